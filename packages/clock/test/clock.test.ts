@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock, VirtualClock, createClock, parseClockSpec, SystemClock } from '../src/index.ts';
+
+describe('parseClockSpec', () => {
+  it.each([undefined, '', 'system', '  system '])('reads %j as the system clock', (value) => {
+    expect(parseClockSpec(value)).toEqual({ kind: 'system' });
+  });
+
+  it('reads an instant as a virtual clock at rate 1', () => {
+    expect(parseClockSpec('2026-10-24T22:00:00Z')).toEqual({ kind: 'virtual', start: new Date('2026-10-24T22:00:00Z'), rate: 1 });
+  });
+
+  it('reads an instant with a rate', () => {
+    expect(parseClockSpec('2026-10-24T22:00:00+02:00@60x')).toEqual({
+      kind: 'virtual',
+      start: new Date('2026-10-24T20:00:00Z'),
+      rate: 60,
+    });
+  });
+
+  it.each(['tomorrow', '2026-13-40T00:00:00Z', '2026-10-24T22:00:00Z@0x', '2026-10-24T22:00:00Z@fastx', '1700000000'])(
+    'refuses %j with what is wrong',
+    (value) => {
+      expect(() => parseClockSpec(value)).toThrow(/ISO-8601|rate/);
+    },
+  );
+});
+
+describe('VirtualClock', () => {
+  it('starts at its instant at the shared epoch and runs N times faster', () => {
+    let real = 1_000_000;
+    const clock = new VirtualClock(new Date('2026-10-24T22:00:00Z'), 60, 1_000_000, () => real);
+    expect(clock.now().toISOString()).toBe('2026-10-24T22:00:00.000Z');
+    real += 500;
+    expect(clock.now().toISOString()).toBe('2026-10-24T22:00:30.000Z');
+  });
+
+  it('scales timers: 30 s of clock time at 60x is half a real second', async () => {
+    const clock = new VirtualClock(new Date('2026-01-01T00:00:00Z'), 600, Date.now());
+    const before = clock.now().getTime();
+    await clock.sleep(30_000);
+    expect(clock.now().getTime() - before).toBeGreaterThanOrEqual(30_000);
+  });
+
+  it('is what createClock builds for a virtual spec, and two services with one epoch agree', () => {
+    const spec = parseClockSpec('2026-10-24T22:00:00Z@60x');
+    const epoch = Date.now() - 1000;
+    const a = createClock(spec, epoch);
+    const b = createClock(spec, epoch);
+    expect(Math.abs(a.now().getTime() - b.now().getTime())).toBeLessThan(60 * 50);
+    expect(createClock({ kind: 'system' })).toBeInstanceOf(SystemClock);
+  });
+});
+
+describe('ManualClock', () => {
+  it('fires timers in order as time passes them, and not before', () => {
+    const clock = new ManualClock('2026-03-29T00:00:00Z');
+    const fired: string[] = [];
+    clock.setTimer(2000, () => fired.push('b'));
+    clock.setTimer(1000, () => fired.push('a'));
+    const cancelled = clock.setTimer(1500, () => fired.push('x'));
+    cancelled.cancel();
+    clock.advance(999);
+    expect(fired).toEqual([]);
+    clock.advance(1001);
+    expect(fired).toEqual(['a', 'b']);
+    expect(clock.now().toISOString()).toBe('2026-03-29T00:00:02.000Z');
+  });
+
+  it('rejects a sleep when its signal aborts', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:00Z');
+    const controller = new AbortController();
+    const sleeping = clock.sleep(10_000, controller.signal);
+    controller.abort(new Error('stopped'));
+    await expect(sleeping).rejects.toThrow('stopped');
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Config from the environment, parsed once by each service's zod schema. A bad environment is
+ * reported in full — every bad variable named — and the process exits non-zero.
+ */
+import { z } from 'zod';
+import { parseClockSpec, type ClockSpec } from '@relay/clock';
+
+/** Every variable that is missing or wrong, each with what is wrong. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
+  }
+}
+
+/** Parses `env` with `schema`; throws a ConfigError naming every bad variable. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => ({
+      variable: issue.path.map(String).join('.') || '(environment)',
+      message: issue.message,
+    })),
+  );
+}
+
+/** A TCP port; 0 asks the OS for a free one. */
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** RELAY_CLOCK: "system", an ISO-8601 instant, or "<instant>@<N>x". */
+export const clockSpec = z
+  .string()
+  .optional()
+  .transform((value, ctx): ClockSpec => {
+    try {
+      return parseClockSpec(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+const url = (protocols: string[], example: string) =>
+  z
+    .string({ error: `required, for example ${example}` })
+    .refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a ${protocols.join(' or ')} URL, for example ${example}`);
+
+/** The variables every service reads the same way. */
+export const baseEnv = {
+  NATS_URL: url(['nats:', 'tls:'], 'nats://127.0.0.1:4222').default('nats://127.0.0.1:4222'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RELAY_CLOCK: clockSpec,
+  /** Real epoch ms at which the virtual clock reads its start; set by whoever starts the services together. */
+  RELAY_CLOCK_EPOCH: z.coerce.number().int().positive().optional(),
+};
+
+/** DATABASE_URL for the services that own data. */
+export const databaseUrl = url(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/relay_session');
+
+/** A host:port gRPC address of another service. */
+export const grpcAddress = (example: string) =>
+  z.string({ error: `required, for example ${example}` }).regex(/^[\w.-]+:\d+$/, `must be host:port, for example ${example}`);

@@ -1,0 +1,49 @@
+/**
+ * The one error type of the relay. Every refusal a caller can act on is an AppError with a stable
+ * code from a service's catalogue; anything else is a bug and stays a plain Error.
+ */
+
+/** gRPC's vocabulary for what went wrong, independent of any transport. */
+export type ErrorKind =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'already_exists'
+  | 'failed_precondition'
+  | 'permission_denied'
+  | 'unauthenticated'
+  | 'resource_exhausted'
+  | 'unavailable'
+  | 'deadline_exceeded'
+  | 'aborted'
+  | 'unimplemented'
+  | 'internal';
+
+/** Extra, JSON-safe fields a refusal carries to the caller (e.g. `suggestions`, `groups`). */
+export type ErrorDetails = Record<string, unknown>;
+
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly code: string;
+  readonly kind: ErrorKind;
+  readonly details: ErrorDetails;
+
+  constructor(code: string, kind: ErrorKind, message: string, options: { cause?: unknown; details?: ErrorDetails } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.kind = kind;
+    this.details = options.details ?? {};
+  }
+}
+
+/** True for errors a caller may act on; false for bugs. */
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+/** Kinds whose cause may pass: a bus handler naks these and terminates the rest. */
+export function isTransient(error: unknown): boolean {
+  return isAppError(error) && (error.kind === 'unavailable' || error.kind === 'deadline_exceeded' || error.kind === 'aborted');
+}
+
+/** The code every unexpected fault is shown as; its message never carries internals. */
+export const INTERNAL_CODE = 'REMOTE_RELAY_INTERNAL';
