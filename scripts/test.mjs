@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// `npm test`: generate, type-check, check the protos, then run every test (unit, integration, end to end).
+// Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+
+function run(title, command, args, options = {}) {
+  process.stdout.write(`\n▶ ${title}\n`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env, ...options });
+  if (result.status !== 0) {
+    process.stderr.write(`✖ ${title} failed (exit ${result.status ?? result.signal})\n`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function git(...args) {
+  return spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+}
+
+run('generate (Prisma clients)', 'npx', ['turbo', 'run', 'generate', '--output-logs=errors-only']);
+run('buf lint', 'npx', ['buf', 'lint'], { cwd: `${root}/proto` });
+run('generated proto code is up to date', 'npx', ['buf', 'generate'], { cwd: `${root}/proto` });
+if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
+  git('diff', '--stat', '--', 'packages/proto/src/gen');
+  process.stderr.write('✖ packages/proto/src/gen differs from `buf generate`: regenerate and commit it\n');
+  process.exit(1);
+}
+const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && git('cat-file', '-e', 'HEAD~1:proto').status === 0;
+if (base) run('buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` });
+run('typecheck', 'npx', ['turbo', 'run', 'typecheck', '--output-logs=errors-only']);
+run('tests', 'npx', ['vitest', 'run', ...process.argv.slice(2)]);
