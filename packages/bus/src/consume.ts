@@ -1,0 +1,195 @@
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { nanos } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type ConsumerConfig,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { isAppError, isTransient } from '@relay/errors';
+import { Attr, tracer, type Logger } from '@relay/telemetry';
+import type { Bus } from './connect-bus.ts';
+import { Messaging } from './messaging-attributes.ts';
+import { natsHeaderGetter } from './trace-headers.ts';
+
+/** A message as a handler sees it. */
+export type BusMessage = {
+  /** The Nats-Msg-Id (the outbox row id): what processOnce deduplicates on. */
+  id: string;
+  subject: string;
+  /** The parsed JSON payload. */
+  data: unknown;
+  /** 1 on the first delivery. */
+  deliveryCount: number;
+};
+
+/** A running consumer. */
+export type Consumer = {
+  /** Stops pulling, hands back messages not yet started, and waits for the handler in flight. */
+  stop(): Promise<void>;
+};
+
+export type ConsumeOptions = {
+  stream: string;
+  durable: string;
+  filterSubjects: string[];
+  maxDeliver?: number;
+  logger: Logger;
+  handler: (message: BusMessage) => Promise<void>;
+};
+
+export const DEFAULT_MAX_DELIVER = 10;
+const ACK_WAIT_MS = 30_000;
+// Few messages wait in the client at once, so none sits there past its ack wait behind slow handlers.
+const PREFETCH = 10;
+const MAX_BACKOFF_MS = 30_000;
+
+const busTracer = tracer('bus');
+
+/** The redelivery delay after the `deliveryCount`-th delivery failed: 1 s, 2 s, 4 s, … at most 30 s. */
+export function nakDelayMs(deliveryCount: number): number {
+  return Math.min(1000 * 2 ** Math.max(deliveryCount - 1, 0), MAX_BACKOFF_MS);
+}
+
+/**
+ * Creates or updates the durable pull consumer and runs `handler` on each message, one at a time, in a
+ * CONSUMER span continuing the message's trace. Resolve → ack; a transient AppError or a plain Error
+ * → nak with backoff; any other AppError → term, logged with its code.
+ */
+export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consumer> {
+  const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
+  await ensureConsumer(bus, options.stream, {
+    durable_name: options.durable,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_deliver: maxDeliver,
+    ...filterConfig(options.filterSubjects),
+  });
+  const consumer = await bus.js.consumers.get(options.stream, options.durable);
+  const messages = await consumer.consume({ max_messages: PREFETCH });
+  let stopping = false;
+  const loop = (async () => {
+    for await (const message of messages) {
+      if (stopping) {
+        // Buffered but not started: give it straight back for another replica.
+        message.nak();
+        continue;
+      }
+      await handle(message, options, maxDeliver);
+    }
+  })();
+  loop.catch((error: unknown) => options.logger.error({ err: error, durable: options.durable }, 'consumer loop failed'));
+  return {
+    stop: async () => {
+      stopping = true;
+      await messages.close();
+      await loop.catch(() => undefined);
+    },
+  };
+}
+
+function filterConfig(subjects: string[]): Pick<ConsumerConfig, 'filter_subject' | 'filter_subjects'> {
+  // A single filter uses the field every server version knows; several need nats-server 2.10+.
+  return subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects };
+}
+
+async function ensureConsumer(bus: Bus, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  const durable = config.durable_name;
+  const { ack_policy: _ackPolicy, durable_name: _durable, ...updatable } = config;
+  for (let attempt = 1; ; attempt++) {
+    if (await consumerExists(bus, stream, durable)) {
+      await bus.jsm.consumers.update(stream, durable, updatable);
+      break;
+    }
+    try {
+      await bus.jsm.consumers.add(stream, config);
+      break;
+    } catch (error) {
+      // Another replica created it between our look and our add: go round once more and update.
+      if (attempt < 3) continue;
+      throw error;
+    }
+  }
+  const info = await bus.jsm.consumers.info(stream, durable);
+  const wanted = [config.filter_subject, ...(config.filter_subjects ?? [])].filter((s) => s !== undefined);
+  const actual = [info.config.filter_subject, ...(info.config.filter_subjects ?? [])].filter((s) => s !== undefined && s !== '');
+  // Older servers silently drop fields they do not know; a consumer that receives everything is worse than none.
+  if (wanted.length !== actual.length || wanted.some((subject) => !actual.includes(subject))) {
+    throw new Error(`consumer ${stream}/${durable} filters ${JSON.stringify(actual)}, wanted ${JSON.stringify(wanted)}`);
+  }
+}
+
+async function consumerExists(bus: Bus, stream: string, durable: string): Promise<boolean> {
+  try {
+    await bus.jsm.consumers.info(stream, durable);
+    return true;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return false;
+    throw error;
+  }
+}
+
+async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: number): Promise<void> {
+  const id = message.headers?.has('Nats-Msg-Id') ? message.headers.get('Nats-Msg-Id') : `${message.info.stream}:${message.info.streamSequence}`;
+  const deliveryCount = message.info.deliveryCount;
+  const parent = message.headers ? propagation.extract(ROOT_CONTEXT, message.headers, natsHeaderGetter) : ROOT_CONTEXT;
+  const attributes = {
+    [Messaging.SYSTEM]: 'nats',
+    [Messaging.OPERATION_TYPE]: 'process',
+    [Messaging.DESTINATION_NAME]: message.subject,
+    [Messaging.MESSAGE_ID]: id,
+    [Messaging.CONSUMER_GROUP_NAME]: options.durable,
+    [Attr.BUS_SUBJECT]: message.subject,
+    [Attr.BUS_MESSAGE_ID]: id,
+    [Attr.BUS_CONSUMER]: options.durable,
+    [Attr.BUS_DELIVERY_COUNT]: deliveryCount,
+  };
+  await busTracer.startActiveSpan(`${message.subject} process`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
+    const log = options.logger.child({ messageId: id, subject: message.subject, durable: options.durable, deliveryCount });
+    // Long handlers keep the message: without this JetStream would hand it to another replica after the ack wait.
+    const keepAlive = setInterval(() => message.working(), ACK_WAIT_MS / 3);
+    try {
+      let data: unknown;
+      try {
+        data = message.json();
+      } catch (error) {
+        settle(span, 'term', error);
+        log.error({ err: error, code: 'BUS_MALFORMED_MESSAGE' }, 'message is not JSON; terminated');
+        message.term('malformed JSON');
+        return;
+      }
+      try {
+        await options.handler({ id, subject: message.subject, data, deliveryCount });
+        settle(span, 'ack');
+        message.ack();
+      } catch (error) {
+        if (isAppError(error) && !isTransient(error)) {
+          settle(span, 'term', error);
+          log.error({ err: error, code: error.code }, 'message cannot succeed; terminated');
+          message.term(error.code);
+        } else if (deliveryCount >= maxDeliver) {
+          settle(span, 'term', error);
+          log.error({ err: error, code: isAppError(error) ? error.code : undefined }, 'message failed its last delivery; terminated');
+          message.term('max deliveries');
+        } else {
+          const delayMs = nakDelayMs(deliveryCount);
+          settle(span, 'nak', error);
+          log.warn({ err: error, code: isAppError(error) ? error.code : undefined, delayMs }, 'message failed; will be redelivered');
+          message.nak(delayMs);
+        }
+      }
+    } finally {
+      clearInterval(keepAlive);
+      span.end();
+    }
+  });
+}
+
+function settle(span: Span, outcome: 'ack' | 'nak' | 'term', error?: unknown): void {
+  span.addEvent(outcome);
+  if (error === undefined) return;
+  if (isAppError(error)) span.setAttribute(Attr.ERROR_CODE, error.code);
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}

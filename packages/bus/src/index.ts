@@ -1,0 +1,7 @@
+export { connectBus, type Bus } from './connect-bus.ts';
+export { ensureStream, DUPLICATE_WINDOW_MS } from './ensure-stream.ts';
+export type { Sql } from './sql.ts';
+export { enqueue } from './enqueue.ts';
+export { OutboxRelay } from './outbox-relay.ts';
+export { consume, nakDelayMs, DEFAULT_MAX_DELIVER, type BusMessage, type Consumer, type ConsumeOptions } from './consume.ts';
+export { processOnce } from './process-once.ts';

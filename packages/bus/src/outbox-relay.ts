@@ -1,0 +1,145 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { Attr, tracer, type Logger } from '@relay/telemetry';
+import type { Bus } from './connect-bus.ts';
+import { Messaging } from './messaging-attributes.ts';
+import type { Sql } from './sql.ts';
+import { TRACE_HEADERS } from './trace-headers.ts';
+
+const BATCH_SIZE = 100;
+
+type OutboxRow = { id: string; subject: string; payload: unknown; headers: Record<string, string> | null };
+
+type Round = { published: number; pending: boolean };
+
+const busTracer = tracer('bus');
+
+/**
+ * Publishes committed outbox rows to JetStream, oldest first, with Nats-Msg-Id = row id, and marks
+ * them published after the ack. A crash between the two republishes the row, which JetStream drops
+ * as a duplicate; for the same reason two relays on one table are safe.
+ */
+export class OutboxRelay {
+  readonly #db: Sql;
+  readonly #bus: Bus;
+  readonly #logger: Logger;
+  readonly #pollIntervalMs: number;
+  #started = false;
+  #timer: NodeJS.Timeout | undefined;
+  // Rounds run one after another on this chain, never two at once.
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(options: { db: Sql; bus: Bus; logger: Logger; pollIntervalMs?: number }) {
+    this.#db = options.db;
+    this.#bus = options.bus;
+    this.#logger = options.logger;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 200;
+  }
+
+  /** Starts polling the outbox. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#schedule(0);
+  }
+
+  /** Publishes everything pending now; returns how many rows it published. */
+  async flush(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const round = await this.#exclusive(() => this.#round());
+      total += round.published;
+      if (!round.pending || round.published === 0) return total;
+    }
+  }
+
+  /** Stops polling and waits for the batch in flight. */
+  async stop(): Promise<void> {
+    this.#started = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#tail;
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => void this.#tick(), delayMs);
+  }
+
+  async #tick(): Promise<void> {
+    this.#timer = undefined;
+    let round: Round = { published: 0, pending: false };
+    try {
+      round = await this.#exclusive(() => this.#round());
+    } catch (error) {
+      this.#logger.error({ err: error }, 'outbox round failed');
+    }
+    // A full batch means more may be waiting: go again at once rather than after the interval.
+    if (this.#started) this.#schedule(round.pending && round.published > 0 ? 0 : this.#pollIntervalMs);
+  }
+
+  #exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(run);
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+
+  async #round(): Promise<Round> {
+    const rows = await this.#db.$queryRawUnsafe<OutboxRow[]>(
+      `SELECT "id", "subject", "payload", "headers" FROM "outbox" WHERE "published_at" IS NULL ORDER BY "created_at", "id" LIMIT ${BATCH_SIZE}`,
+    );
+    const published: string[] = [];
+    let failed = false;
+    for (const row of rows) {
+      try {
+        await this.#publish(row);
+        published.push(row.id);
+      } catch (error) {
+        // Later rows wait too, so the stream keeps the outbox's order.
+        this.#logger.warn({ err: error, messageId: row.id, subject: row.subject }, 'outbox publish failed; will retry');
+        failed = true;
+        break;
+      }
+    }
+    if (published.length > 0) {
+      const placeholders = published.map((_, index) => `$${index + 1}`).join(', ');
+      await this.#db.$executeRawUnsafe(
+        `UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "id" IN (${placeholders})`,
+        ...published,
+      );
+    }
+    return { published: published.length, pending: failed || rows.length === BATCH_SIZE };
+  }
+
+  async #publish(row: OutboxRow): Promise<void> {
+    const stored = row.headers ?? {};
+    const parent = propagation.extract(ROOT_CONTEXT, stored);
+    const attributes = {
+      [Messaging.SYSTEM]: 'nats',
+      [Messaging.OPERATION_TYPE]: 'send',
+      [Messaging.DESTINATION_NAME]: row.subject,
+      [Messaging.MESSAGE_ID]: row.id,
+      [Attr.BUS_SUBJECT]: row.subject,
+      [Attr.BUS_MESSAGE_ID]: row.id,
+    };
+    await busTracer.startActiveSpan(`${row.subject} publish`, { kind: SpanKind.PRODUCER, attributes }, parent, async (span) => {
+      try {
+        const outgoing = natsHeaders();
+        for (const [key, value] of Object.entries(stored)) {
+          if (!(TRACE_HEADERS as readonly string[]).includes(key)) outgoing.set(key, value);
+        }
+        // Consumers continue from this producer span, not from the enqueuing one.
+        const trace: Record<string, string> = {};
+        propagation.inject(context.active(), trace);
+        for (const [key, value] of Object.entries(trace)) outgoing.set(key, value);
+        const ack = await this.#bus.js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, headers: outgoing });
+        if (ack.duplicate) span.addEvent('duplicate', { stream: ack.stream, seq: ack.seq });
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+}
