@@ -1,0 +1,1 @@
+export { migrate, createDatabaseIfMissing, quoteIdentifier, type MigrateOptions, type MigrateLogger } from './migrate.ts';
