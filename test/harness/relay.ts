@@ -1,0 +1,185 @@
+/**
+ * Starts a whole relay for end-to-end tests: the six services as real processes, each with its own fresh database
+ * and one shared nats-server of the suite's own, exactly as `relay up` starts them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { callUnary, checkHealth, createClient } from '@relay/rpc';
+import { createTestDatabase, freePort, startNats } from '@relay/testing';
+import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const STATEFUL = ['session', 'subscription', 'scheduler', 'question', 'pairing'] as const;
+export type ServiceName = (typeof STATEFUL)[number] | 'gateway';
+
+export interface RelayOptions {
+  name?: string;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT for every service. */
+  otlpEndpoint?: string;
+  /** Extra environment for every service. */
+  env?: Record<string, string>;
+}
+
+class ServiceProcess {
+  private child?: ChildProcess;
+  output = '';
+  constructor(
+    readonly name: ServiceName,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    this.child = spawn(process.execPath, ['--import', '@relay/telemetry/register', '--import', 'tsx', 'src/main.ts'], {
+      cwd: `${root}/services/${this.name}`,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString('utf8')).slice(-20_000);
+    };
+    this.child.stdout?.on('data', keep);
+    this.child.stderr?.on('data', keep);
+  }
+
+  /** SIGKILL: the process gets no chance to clean up. */
+  async kill(): Promise<void> {
+    await this.signal('SIGKILL');
+  }
+
+  /** SIGTERM and wait for the graceful shutdown. */
+  async stop(): Promise<void> {
+    await this.signal('SIGTERM');
+  }
+
+  private async signal(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await exited;
+  }
+}
+
+export interface Relay {
+  name: string;
+  gatewayUrl: string;
+  mcpUrl: string;
+  userToken: string;
+  databaseUrls: Record<(typeof STATEFUL)[number], string>;
+  services: Record<ServiceName, ServiceProcess>;
+  sessionClient: SessionServiceClient;
+  /** Creates an external session through the user API; returns its id and bearer token. */
+  createExternalSession(title: string): Promise<{ id: string; token: string }>;
+  /** An MCP client (the SDK's) connected as the session whose token is given. */
+  connectAgent(token: string): Promise<Client>;
+  /** Waits until the service answers its health check again. */
+  waitReady(name: ServiceName): Promise<void>;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
+}
+
+/** Starts a relay; call stop() in afterAll. */
+export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
+  const name = options.name ?? 'e2e';
+  const nats = await startNats();
+  const databases = await Promise.all(
+    STATEFUL.map((service) => createTestDatabase({ migrationsDir: `${root}/services/${service}/prisma/migrations` })),
+  );
+  const ports = Object.fromEntries(await Promise.all([...STATEFUL, 'gateway'].map(async (s) => [s, await freePort()] as const))) as Record<ServiceName, number>;
+  const address = (service: ServiceName) => `127.0.0.1:${ports[service]}`;
+  const common: Record<string, string> = {
+    NATS_URL: nats.url,
+    LOG_LEVEL: 'warn',
+    RELAY_CLOCK_EPOCH: String(Date.now()),
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    ...(options.otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint } : {}),
+    SESSION_GRPC_ADDR: address('session'),
+    SUBSCRIPTION_GRPC_ADDR: address('subscription'),
+    SCHEDULER_GRPC_ADDR: address('scheduler'),
+    QUESTION_GRPC_ADDR: address('question'),
+    PAIRING_GRPC_ADDR: address('pairing'),
+    ...options.env,
+  };
+  const services = {} as Record<ServiceName, ServiceProcess>;
+  const databaseUrls = {} as Relay['databaseUrls'];
+  STATEFUL.forEach((service, index) => {
+    databaseUrls[service] = databases[index]!.url;
+    services[service] = new ServiceProcess(service, {
+      ...common,
+      OTEL_SERVICE_NAME: `relay-${service}`,
+      DATABASE_URL: databases[index]!.url,
+      GRPC_PORT: String(ports[service]),
+      RELAY_AGENT_SESSIONS: 'on',
+    });
+  });
+  services.gateway = new ServiceProcess('gateway', {
+    ...common,
+    OTEL_SERVICE_NAME: 'relay-gateway',
+    PORT: String(ports.gateway),
+    HOST: '127.0.0.1',
+    RELAY_NAME: name,
+  });
+  const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+
+  const waitReady = (service: ServiceName) =>
+    service === 'gateway'
+      ? until('gateway', async () => (await fetch(`${gatewayUrl}/readyz`)).ok)
+      : until(service, () => checkHealth(address(service)));
+
+  const relay: Relay = {
+    name,
+    gatewayUrl,
+    mcpUrl: `${gatewayUrl}/mcp`,
+    userToken: '',
+    databaseUrls,
+    services,
+    sessionClient: createClient(SessionServiceClient, address('session')),
+    async createExternalSession(title) {
+      const response = await fetch(`${gatewayUrl}/api/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${relay.userToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ external: true, title }),
+      });
+      if (!response.ok) throw new Error(`POST /api/v1/sessions answered ${response.status}: ${await response.text()}`);
+      const body = (await response.json()) as { session: { id: string }; token: string };
+      return { id: body.session.id, token: body.token };
+    },
+    async connectAgent(token) {
+      const client = new Client({ name: 'e2e-agent', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return client;
+    },
+    waitReady,
+    logs: () => Object.values(services).map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
+    async stop() {
+      relay.sessionClient.close();
+      await services.gateway.stop();
+      await Promise.all(STATEFUL.map((service) => services[service].stop()));
+      await nats.stop();
+      await Promise.all(databases.map((database) => database.drop()));
+    },
+  };
+
+  try {
+    for (const service of [...STATEFUL, 'gateway'] as const) services[service].start();
+    for (const service of [...STATEFUL, 'gateway'] as const) await waitReady(service);
+    const user = await callUnary<{ name: string }, { userId: string; token: string }>(relay.sessionClient, 'createUser', { name: 'e2e user' });
+    relay.userToken = user.token;
+  } catch (error) {
+    const logs = relay.logs();
+    await relay.stop().catch(() => undefined);
+    throw new Error(`the relay did not start: ${(error as Error).message}\n${logs}`);
+  }
+  return relay;
+}
