@@ -1,0 +1,46 @@
+import { Metadata, type CallOptions, type Client, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { fromGrpcError } from './grpc-error.ts';
+
+export interface CallOptionsLite {
+  /** Fails the call with DEADLINE_EXCEEDED after this long. */
+  deadlineMs?: number;
+  metadata?: Metadata;
+}
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** The names of a generated client's unary methods. */
+export type UnaryMethodName<C> = {
+  [K in keyof C]: C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never;
+}[keyof C] &
+  string;
+type RequestOf<F> = F extends UnaryMethod<infer Req, infer _Res> ? Req : never;
+type ResponseOf<F> = F extends UnaryMethod<infer _Req, infer Res> ? Res : never;
+
+/**
+ * Calls a unary method and returns its response; a failure rejects with an AppError carrying the
+ * server's code, kind and details (SERVICE_UNAVAILABLE when the service could not be reached).
+ */
+export function callUnary<C extends Client, M extends UnaryMethodName<C>>(
+  client: C,
+  method: M,
+  request: RequestOf<C[M]>,
+  options?: CallOptionsLite,
+): Promise<ResponseOf<C[M]>>;
+export function callUnary<Req, Res>(client: Client, method: string, request: Req, options?: CallOptionsLite): Promise<Res>;
+export function callUnary(client: Client, method: string, request: unknown, options: CallOptionsLite = {}): Promise<unknown> {
+  const fn = (client as unknown as Record<string, UnaryMethod<unknown, unknown> | undefined>)[method];
+  if (typeof fn !== 'function') return Promise.reject(new Error(`the client has no method ${method}`));
+  const callOptions: Partial<CallOptions> = options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };
+  return new Promise((resolve, reject) => {
+    fn.call(client, request, options.metadata ?? new Metadata(), callOptions, (error, response) => {
+      if (error) reject(fromGrpcError(error));
+      else resolve(response);
+    });
+  });
+}

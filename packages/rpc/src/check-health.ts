@@ -1,0 +1,23 @@
+import { credentials, makeGenericClientConstructor, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+
+const HealthClient = makeGenericClientConstructor(healthService as unknown as ServiceDefinition, 'grpc.health.v1.Health');
+
+/** True when the server at `host:port` reports SERVING for `service` ('' = the whole server); false on any failure. */
+export async function checkHealth(address: string, service = '', timeoutMs = 2000): Promise<boolean> {
+  const client = new HealthClient(address, credentials.createInsecure());
+  try {
+    return await new Promise<boolean>((resolve) => {
+      client.makeUnaryRequest(
+        '/grpc.health.v1.Health/Check',
+        (value: { service: string }) => healthService.Check!.requestSerialize(value),
+        (buffer: Buffer) => healthService.Check!.responseDeserialize(buffer) as { status?: string },
+        { service },
+        { deadline: Date.now() + timeoutMs },
+        (error: ServiceError | null, response?: { status?: string }) => resolve(!error && response?.status === 'SERVING'),
+      );
+    });
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,16 @@
+export { callStream, type StreamCallOptions, type StreamMethodName } from './call-stream.ts';
+export { callUnary, type CallOptionsLite, type UnaryMethodName } from './call-unary.ts';
+export { checkHealth } from './check-health.ts';
+export { createClient, type ClientConstructor } from './create-client.ts';
+export {
+  CODE_METADATA_KEY,
+  DEADLINE_CODE,
+  DETAILS_METADATA_KEY,
+  fromGrpcError,
+  STATUS_BY_KIND,
+  toGrpcStatus,
+  UNAVAILABLE_CODE,
+} from './grpc-error.ts';
+export { serveStream, type StreamHandler, type StreamHandlers } from './serve-stream.ts';
+export { serveUnary, type UnaryHandler, type UnaryHandlers } from './serve-unary.ts';
+export { serviceName, startGrpcServer, type GrpcServer, type GrpcServerOptions, type GrpcService } from './start-grpc-server.ts';

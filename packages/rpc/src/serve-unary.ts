@@ -1,0 +1,38 @@
+import type { handleUnaryCall, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { isAppError } from '@relay/errors';
+import { annotateActiveSpan, Attr, type Logger } from '@relay/telemetry';
+import { CODE_METADATA_KEY, toGrpcStatus } from './grpc-error.ts';
+
+/** A unary method as a use case sees it: a request in, a response or a thrown error out. */
+export type UnaryHandler<Req, Res> = (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>;
+
+/** The promise-returning handlers for the unary methods of a generated `…Server` interface. */
+export type UnaryHandlers<S> = {
+  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res> ? UnaryHandler<Req, Res> : never;
+};
+
+/**
+ * Adapts promise handlers to grpc-js: an AppError becomes its gRPC status with `relay-code` and
+ * `relay-details` metadata; anything else becomes INTERNAL / REMOTE_RELAY_INTERNAL, logged with its stack.
+ */
+export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>): UntypedServiceImplementation {
+  const served: UntypedServiceImplementation = {};
+  for (const [method, handler] of Object.entries(implementation) as [string, UnaryHandler<unknown, unknown>][]) {
+    served[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      handler(call.request, call).then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(reportFailure(logger, call.getPath(), error)),
+      );
+    };
+  }
+  return served;
+}
+
+/** Logs a handler's failure and records it on the active (server) span; returns the status to send. */
+export function reportFailure(logger: Logger, path: string, error: unknown): ReturnType<typeof toGrpcStatus> {
+  const grpcStatus = toGrpcStatus(error);
+  annotateActiveSpan({ [Attr.ERROR_CODE]: String(grpcStatus.metadata.get(CODE_METADATA_KEY)[0]) });
+  if (isAppError(error)) logger.debug({ path, code: error.code, kind: error.kind }, 'rpc refused');
+  else logger.error({ path, err: error }, 'rpc failed');
+  return grpcStatus;
+}

@@ -1,0 +1,28 @@
+/**
+ * The relay's span attribute names, declared once so every service spells them the same way
+ * (`relay.<area>.<name>`). Standard attributes (rpc.*, messaging.*, http.*) come from the semantic
+ * conventions and are set by the instrumentations.
+ */
+export const Attr = {
+  SESSION_ID: 'relay.session.id',
+  USER_ID: 'relay.user.id',
+  GROUP_ID: 'relay.group.id',
+  TURN_ID: 'relay.turn.id',
+  TASK_ID: 'relay.task.id',
+  QUESTION_ID: 'relay.question.id',
+  SCHEDULE_ID: 'relay.schedule.id',
+  SUBSCRIPTION_ID: 'relay.subscription.id',
+  /** The paired relay a call was forwarded to or came from. */
+  PEER_RELAY: 'relay.pairing.peer',
+  TOOL_ACTION: 'relay.tool.action',
+  /** The `code` of a relay_tool result (e.g. REMOTE_RELAY_UNKNOWN_GROUP); absent on success. */
+  TOOL_CODE: 'relay.tool.code',
+  /** The AppError code an RPC or handler failed with. */
+  ERROR_CODE: 'relay.error.code',
+  BUS_SUBJECT: 'relay.bus.subject',
+  BUS_MESSAGE_ID: 'relay.bus.message_id',
+  BUS_CONSUMER: 'relay.bus.consumer',
+  BUS_DELIVERY_COUNT: 'relay.bus.delivery_count',
+} as const;
+
+export type AttrName = (typeof Attr)[keyof typeof Attr];

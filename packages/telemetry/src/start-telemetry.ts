@@ -1,0 +1,54 @@
+import { createRequire } from 'node:module';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { signalsFromEnv } from './signals-from-env.ts';
+
+export interface TelemetryOptions {
+  /** Overrides OTEL_SERVICE_NAME (tests; services set the variable instead). */
+  serviceName?: string;
+  /** Replaces the exporters chosen from OTEL_* (tests pass a SimpleSpanProcessor over an InMemorySpanExporter). */
+  spanProcessors?: SpanProcessor[];
+  /** The variables to read; the SDK itself also reads process.env, so this defaults to it. */
+  env?: Record<string, string | undefined>;
+}
+
+// The OpenTelemetry API is process-global, so the SDK behind it is too.
+let sdk: NodeSDK | undefined;
+
+/**
+ * Starts the OpenTelemetry SDK once per process (later calls do nothing): http, gRPC and Fastify
+ * instrumentations, exporters from OTEL_* only. Must run before the instrumented modules load.
+ */
+export function startTelemetry(options: TelemetryOptions = {}): void {
+  if (sdk) return;
+  const signals = signalsFromEnv(options.env ?? process.env);
+  const configuration: Partial<NodeSDKConfiguration> = {
+    instrumentations: [
+      new HttpInstrumentation(),
+      new GrpcInstrumentation(),
+      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+    ],
+  };
+  if (options.serviceName) configuration.serviceName = options.serviceName;
+  if (options.spanProcessors) configuration.spanProcessors = options.spanProcessors;
+  // Spans are still recorded without an exporter, so trace ids reach the logs and propagate downstream.
+  else if (!signals.traces) configuration.spanProcessors = [new NoopSpanProcessor()];
+  if (!signals.metrics) configuration.metricReaders = [];
+  if (!signals.logs) configuration.logRecordProcessors = [];
+
+  sdk = new NodeSDK(configuration);
+  sdk.start();
+  // ESM imports of grpc-js bypass require-in-the-middle (always under vitest); requiring it once here
+  // patches the shared CJS exports that every later import reuses.
+  createRequire(import.meta.url)('@grpc/grpc-js');
+}
+
+/** Flushes and stops the SDK; call it last in a service's shutdown. Safe to call when not started. */
+export async function shutdownTelemetry(): Promise<void> {
+  const running = sdk;
+  sdk = undefined;
+  await running?.shutdown();
+}
