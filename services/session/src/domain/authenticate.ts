@@ -1,0 +1,20 @@
+import type { Caller } from './entities.ts';
+import { unauthenticated } from './errors.ts';
+import { tokenKindOf } from './mint-token.ts';
+import type { SessionStore, TokenHasher } from './ports.ts';
+
+/**
+ * Resolves a bearer token to its caller. Refuses, always with the same error, a token that is not
+ * ours, unknown, or bound to a session that is gone or archived.
+ */
+export async function authenticate(deps: { store: SessionStore; hasher: TokenHasher }, token: string): Promise<Caller> {
+  const kind = tokenKindOf(token);
+  if (kind === undefined) throw unauthenticated();
+  // Looked up by hash: equality on a sha256 of a 256-bit secret leaks nothing useful through timing.
+  const record = await deps.store.findToken(deps.hasher.hash(token));
+  if (record === undefined || record.kind !== kind) throw unauthenticated();
+  if (record.kind === 'user') return { userId: record.userId };
+  const session = record.sessionId === null ? undefined : await deps.store.findSession(record.sessionId);
+  if (session === undefined || session.archived) throw unauthenticated();
+  return { userId: record.userId, sessionId: session.id };
+}

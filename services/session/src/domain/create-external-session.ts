@@ -1,0 +1,43 @@
+import type { Session } from './entities.ts';
+import { invalidInput, notFound } from './errors.ts';
+import { mintToken } from './mint-token.ts';
+import type { SessionDeps } from './ports.ts';
+
+export const MAX_TITLE_LENGTH = 200;
+export const DEFAULT_EXTERNAL_TITLE = 'External session';
+
+/**
+ * Creates a session for an MCP client the user runs themselves, mints its token, and records the
+ * session_created event with it. The token is returned once.
+ */
+export async function createExternalSession(
+  deps: SessionDeps,
+  input: { userId: string; title: string },
+  now: Date,
+): Promise<{ session: Session; token: string }> {
+  if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
+  const title = input.title.trim() || DEFAULT_EXTERNAL_TITLE;
+  if (title.length > MAX_TITLE_LENGTH) {
+    throw invalidInput(`title is longer than ${MAX_TITLE_LENGTH} characters`, { field: 'title', max: MAX_TITLE_LENGTH });
+  }
+  if (!(await deps.store.userExists(input.userId))) {
+    throw notFound('no such user', { field: 'user_id', userId: input.userId });
+  }
+  const session: Session = {
+    id: deps.ids.newId(),
+    userId: input.userId,
+    title,
+    provider: 'external',
+    model: '',
+    origin: 'external',
+    state: 'idle',
+    cwd: '',
+    archived: false,
+    messageCount: 0,
+    createdAt: now,
+    lastActivityAt: now,
+  };
+  const { token, record } = mintToken(deps, { kind: 'session', userId: session.userId, sessionId: session.id }, now);
+  await deps.store.createSession(session, record, { eventId: deps.ids.newId(), occurredAt: now, session });
+  return { session, token };
+}

@@ -1,0 +1,36 @@
+import type { Session } from './entities.ts';
+import { invalidInput } from './errors.ts';
+import type { SessionFilter, SessionStore } from './ports.ts';
+
+/** Which of a user's sessions to list. */
+export type SessionScope = 'active' | 'archived' | 'all';
+
+const FILTERS: Record<SessionScope, SessionFilter> = {
+  active: { archived: false },
+  archived: { archived: true },
+  all: {},
+};
+
+/** Lists a user's sessions in a scope ('' means active), most recently active first. */
+export async function listSessions(store: SessionStore, input: { userId: string; scope: string }): Promise<Session[]> {
+  if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
+  const scope = input.scope === '' ? 'active' : input.scope;
+  if (!isScope(scope)) {
+    throw invalidInput(`unknown scope "${scope}"`, { field: 'scope', allowed: Object.keys(FILTERS) });
+  }
+  const sessions = await store.listSessions(input.userId, FILTERS[scope]);
+  return sessions.sort(byRecentActivity);
+}
+
+/** Most recent activity first; ties by newest creation, then id, so the order is stable. */
+export function byRecentActivity(a: Session, b: Session): number {
+  return (
+    b.lastActivityAt.getTime() - a.lastActivityAt.getTime() ||
+    b.createdAt.getTime() - a.createdAt.getTime() ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+function isScope(value: string): value is SessionScope {
+  return Object.hasOwn(FILTERS, value);
+}

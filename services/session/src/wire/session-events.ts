@@ -1,0 +1,6 @@
+/** The stream this service declares and the subjects it publishes on. */
+export const SESSION_EVENTS_STREAM = { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] };
+
+export const SessionSubject = {
+  SESSION_CREATED: 'relay.session.v1.session_created',
+} as const;
