@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+interface OtlpSpan {
+  traceId: string;
+  name: string;
+  kind: number;
+}
+interface OtlpRequest {
+  resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
+}
+
+/** Runs the echo fixture the way services start: `node --import @relay/telemetry/register --import tsx`. */
+function runFixture(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', '@relay/telemetry/register', '--import', 'tsx', 'test/fixtures/echo-main.ts'], {
+      cwd: packageDir,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('@relay/telemetry/register', () => {
+  const received: OtlpRequest[] = [];
+  let collector: Server;
+  let endpoint: string;
+
+  beforeAll(async () => {
+    // A stand-in OTLP/HTTP collector on loopback.
+    collector = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        if (request.url === '/v1/traces') received.push(JSON.parse(body) as OtlpRequest);
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((resolve) => collector.close(() => resolve())));
+
+  it('exports the gRPC client and server spans of one trace to OTEL_EXPORTER_OTLP_ENDPOINT, flushed by shutdownTelemetry', async () => {
+    const result = await runFixture({
+      OTEL_SERVICE_NAME: 'echo-fixture',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+    expect(result).toMatchObject({ code: 0 });
+
+    const resources = received.flatMap((request) => request.resourceSpans);
+    const serviceNames = resources.map((resource) => resource.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue);
+    expect(new Set(serviceNames)).toEqual(new Set(['echo-fixture']));
+    const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+    const parent = spans.find((span) => span.name === 'fixture.call');
+    const grpcSpans = spans.filter((span) => span.traceId === parent?.traceId && span.name === 'grpc.relay.test.v1.EchoService/Echo');
+    // OTLP span kinds: 2 = SERVER, 3 = CLIENT.
+    expect(grpcSpans.map((span) => span.kind).sort()).toEqual([2, 3]);
+  });
+
+  it('exports nothing and complains about nothing without an exporter or endpoint', async () => {
+    const before = received.length;
+    const result = await runFixture({ OTEL_SERVICE_NAME: 'echo-fixture' });
+    expect(result).toEqual({ code: 0, stderr: '' });
+    expect(received.length).toBe(before);
+  });
+});
