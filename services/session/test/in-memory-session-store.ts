@@ -1,0 +1,43 @@
+import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, User } from '../src/domain/entities.ts';
+import type { SessionFilter, SessionStore } from '../src/domain/ports.ts';
+
+/** A SessionStore in memory, for unit tests of the use cases. */
+export class InMemorySessionStore implements SessionStore {
+  readonly users = new Map<string, User>();
+  readonly tokens = new Map<string, ApiToken>();
+  readonly sessions = new Map<string, Session>();
+  readonly events: SessionCreatedEvent[] = [];
+  settings: RelaySettings | undefined;
+
+  async findToken(tokenHash: string): Promise<ApiToken | undefined> {
+    return this.tokens.get(tokenHash);
+  }
+  async findSession(sessionId: string): Promise<Session | undefined> {
+    return this.sessions.get(sessionId);
+  }
+  async userExists(userId: string): Promise<boolean> {
+    return this.users.has(userId);
+  }
+  async createUser(user: User, token: ApiToken): Promise<void> {
+    this.users.set(user.id, user);
+    this.tokens.set(token.tokenHash, token);
+  }
+  async createSession(session: Session, token: ApiToken, event: SessionCreatedEvent): Promise<void> {
+    this.sessions.set(session.id, session);
+    this.tokens.set(token.tokenHash, token);
+    this.events.push(event);
+  }
+  async listSessions(userId: string, filter: SessionFilter): Promise<Session[]> {
+    // Insertion order, not activity order: the use case must sort.
+    return [...this.sessions.values()].filter(
+      (session) => session.userId === userId && (filter.archived === undefined || session.archived === filter.archived),
+    );
+  }
+  async findRelaySettings(): Promise<RelaySettings | undefined> {
+    return this.settings;
+  }
+  async seedRelaySettings(defaults: RelaySettings): Promise<RelaySettings> {
+    this.settings ??= defaults;
+    return this.settings;
+  }
+}

@@ -1,0 +1,171 @@
+import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
+import { ManualClock } from '@relay/clock';
+import { AppError } from '@relay/errors';
+import { SessionOrigin, SessionState } from '@relay/proto/relay/session/v1/session';
+import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
+import { createLogger } from '@relay/telemetry';
+import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { nodeCrypto } from '../src/crypto/node-crypto.ts';
+import { seedRelaySettings } from '../src/domain/relay-settings.ts';
+import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { sessionGrpc } from '../src/grpc/session-grpc.ts';
+import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
+import { SESSION_EVENTS_STREAM, SessionSubject } from '../src/wire/session-events.ts';
+
+const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+const NOW = new Date('2026-11-30T10:00:00.000Z');
+const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45 };
+
+let database: TestDatabase;
+let nats: NatsServer;
+let prisma: PrismaClient;
+let store: PrismaSessionStore;
+let bus: Bus;
+let outbox: OutboxRelay;
+let server: GrpcServer;
+let client: SessionServiceClient;
+const clock = new ManualClock(NOW);
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+beforeAll(async () => {
+  const logger = createLogger({ name: 'session-test', level: 'silent' });
+  [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  store = new PrismaSessionStore(prisma);
+  await seedRelaySettings(store, SETTINGS);
+  bus = await connectBus({ url: nats.url, name: 'session-test', logger });
+  await ensureStream(bus, SESSION_EVENTS_STREAM);
+  outbox = new OutboxRelay({ db: prisma, bus, logger });
+  server = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    services: [
+      {
+        definition: SessionServiceService,
+        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto }),
+      },
+    ],
+    logger,
+  });
+  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+});
+
+afterAll(async () => {
+  client?.close();
+  await server?.shutdown();
+  await outbox?.stop();
+  await prisma?.$disconnect();
+  await bus?.close();
+  await Promise.all([nats?.stop(), database?.drop()]);
+});
+
+describe('SessionService over gRPC', () => {
+  it('creates a user and an external session, authenticates the session token, and lists the session', async () => {
+    const { userId, token: userToken } = await callUnary(client, 'createUser', { name: 'Ada' });
+    expect(userToken).toMatch(/^rly_u_[A-Za-z0-9_-]{43}$/);
+
+    const created = await callUnary(client, 'createExternalSession', { userId, title: 'My IDE' });
+    expect(created.token).toMatch(/^rly_s_[A-Za-z0-9_-]{43}$/);
+    expect(created.session).toMatchObject({
+      userId,
+      title: 'My IDE',
+      provider: 'external',
+      model: '',
+      origin: SessionOrigin.SESSION_ORIGIN_EXTERNAL,
+      state: SessionState.SESSION_STATE_IDLE,
+      archived: false,
+      messageCount: 0,
+      createdAt: NOW,
+      lastActivityAt: NOW,
+    });
+    const sessionId = created.session!.id;
+
+    const asSession = await callUnary(client, 'authenticate', { token: created.token });
+    expect(asSession.caller).toEqual({ userId, sessionId });
+    const asUser = await callUnary(client, 'authenticate', { token: userToken });
+    expect(asUser.caller).toEqual({ userId, sessionId: '' });
+
+    clock.advance(60_000);
+    const later = await callUnary(client, 'createExternalSession', { userId, title: '' });
+    const listed = await callUnary(client, 'listSessions', { userId, scope: '' });
+    expect(listed.sessions.map((s) => s.id)).toEqual([later.session!.id, sessionId]);
+    expect((await callUnary(client, 'listSessions', { userId, scope: 'archived' })).sessions).toEqual([]);
+
+    // Only hashes are stored.
+    const stored = await prisma.apiToken.findMany();
+    expect(stored.map((t) => t.tokenHash).sort()).toEqual(
+      [userToken, created.token, later.token].map((t) => nodeCrypto.hash(t)).sort(),
+    );
+  });
+
+  it('refuses a bad token with UNAUTHENTICATED', async () => {
+    for (const token of ['', 'rly_s_not-a-real-token', 'nonsense']) {
+      const error = await refusal(callUnary(client, 'authenticate', { token }));
+      expect(error.code).toBe('UNAUTHENTICATED');
+      expect(error.kind).toBe('unauthenticated');
+    }
+  });
+
+  it('answers invalid input and unknown users with their codes', async () => {
+    expect((await refusal(callUnary(client, 'createUser', { name: ' ' }))).code).toBe('REMOTE_RELAY_INVALID_INPUT');
+    const unknown = await refusal(callUnary(client, 'createExternalSession', { userId: 'nobody', title: 't' }));
+    expect([unknown.code, unknown.kind]).toEqual(['REMOTE_RELAY_NOT_FOUND', 'not_found']);
+    const scope = await refusal(callUnary(client, 'listSessions', { userId: 'u', scope: 'recent' }));
+    expect([scope.code, scope.kind, scope.details['field']]).toEqual(['REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'scope']);
+  });
+
+  it('serves the settings seeded at boot', async () => {
+    expect((await callUnary(client, 'getRelaySettings', {})).settings).toEqual(SETTINGS);
+    // A second boot with other defaults leaves the stored row alone.
+    await seedRelaySettings(store, { agentSessionsEnabled: false, maxWaitSeconds: 120, maxTurnMinutes: 1 });
+    expect((await callUnary(client, 'getRelaySettings', {})).settings).toEqual(SETTINGS);
+  });
+
+  it('publishes session_created on SESSION_EVENTS with Nats-Msg-Id = the outbox id', async () => {
+    const { userId } = await callUnary(client, 'createUser', { name: 'Grace' });
+    const { session } = await callUnary(client, 'createExternalSession', { userId, title: 'evented' });
+    const [row] = await prisma.outboxMessage.findMany({ where: { payload: { path: ['session', 'id'], equals: session!.id } } });
+    expect(row).toBeDefined();
+
+    await outbox.flush();
+    const message = await bus.jsm.streams.getMessage(SESSION_EVENTS_STREAM.name, { last_by_subj: SessionSubject.SESSION_CREATED });
+    expect(message).not.toBeNull();
+    expect(message!.header.get('Nats-Msg-Id')).toBe(row!.id);
+    expect(message!.json()).toMatchObject({
+      eventId: row!.id,
+      occurredAt: clock.now().toISOString(),
+      session: { id: session!.id, userId, title: 'evented', origin: 'SESSION_ORIGIN_EXTERNAL', state: 'SESSION_STATE_IDLE' },
+    });
+    const published = await prisma.outboxMessage.findUnique({ where: { id: row!.id } });
+    expect(published?.publishedAt).not.toBeNull();
+  });
+
+  it('leaves no session and no outbox row when the creation rolls back', async () => {
+    const { userId, token: userToken } = await callUnary(client, 'createUser', { name: 'Edsger' });
+    const sessionsBefore = await prisma.session.count();
+    const outboxBefore = await prisma.outboxMessage.count();
+    const session = {
+      id: nodeCrypto.newId(), userId, title: 'doomed', provider: 'external', model: '', origin: 'external' as const,
+      state: 'idle' as const, cwd: '', archived: false, messageCount: 0, createdAt: NOW, lastActivityAt: NOW,
+    };
+    // The token insert comes last and collides with the user's token: the whole transaction must go.
+    const clash = { tokenHash: nodeCrypto.hash(userToken), kind: 'session' as const, userId, sessionId: session.id, createdAt: NOW };
+    await expect(store.createSession(session, clash, { eventId: nodeCrypto.newId(), occurredAt: NOW, session })).rejects.toThrow();
+    expect(await prisma.session.count()).toBe(sessionsBefore);
+    expect(await prisma.session.findUnique({ where: { id: session.id } })).toBeNull();
+    expect(await prisma.outboxMessage.count()).toBe(outboxBefore);
+  });
+});

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '@relay/errors';
+import { authenticate } from '../src/domain/authenticate.ts';
+import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from '../src/domain/create-external-session.ts';
+import { createUser, MAX_USER_NAME_LENGTH } from '../src/domain/create-user.ts';
+import type { Session } from '../src/domain/entities.ts';
+import { listSessions } from '../src/domain/list-sessions.ts';
+import { getRelaySettings, seedRelaySettings } from '../src/domain/relay-settings.ts';
+import { fixedCrypto } from './fixed-crypto.ts';
+import { InMemorySessionStore } from './in-memory-session-store.ts';
+
+const NOW = new Date('2026-11-30T10:00:00Z');
+
+function setup() {
+  const store = new InMemorySessionStore();
+  const crypto = fixedCrypto();
+  return { store, deps: { store, ids: crypto, secrets: crypto, hasher: crypto } };
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isAppError(error)) return error.code;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+function session(overrides: Partial<Session> & { id: string }): Session {
+  return {
+    userId: 'u1',
+    title: overrides.id,
+    provider: 'script',
+    model: 'm',
+    origin: 'hosted',
+    state: 'idle',
+    cwd: '/w',
+    archived: false,
+    messageCount: 0,
+    createdAt: NOW,
+    lastActivityAt: NOW,
+    ...overrides,
+  };
+}
+
+describe('createUser', () => {
+  it('stores the user and only the hash of a user token it returns once', async () => {
+    const { store, deps } = setup();
+    const { user, token } = await createUser(deps, { name: '  Ada ' }, NOW);
+    expect(user).toEqual({ id: 'id-1', name: 'Ada', createdAt: NOW });
+    expect(token).toBe('rly_u_secret-1');
+    expect([...store.tokens.keys()]).toEqual([`hash(${token})`]);
+    expect(store.tokens.get(`hash(${token})`)).toMatchObject({ kind: 'user', userId: 'id-1', sessionId: null, createdAt: NOW });
+  });
+
+  it.each([['', 'empty'], ['   ', 'blank'], ['x'.repeat(MAX_USER_NAME_LENGTH + 1), 'too long']])('refuses a name that is %s (%s)', async (name) => {
+    const { store, deps } = setup();
+    expect(await codeOf(createUser(deps, { name }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(store.users.size).toBe(0);
+  });
+});
+
+describe('createExternalSession', () => {
+  it('creates an idle external session, its session token and its event, all at now', async () => {
+    const { store, deps } = setup();
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { session: created, token } = await createExternalSession(deps, { userId: user.id, title: 'My IDE' }, NOW);
+    expect(created).toEqual({
+      id: 'id-2', userId: user.id, title: 'My IDE', provider: 'external', model: '', origin: 'external', state: 'idle',
+      cwd: '', archived: false, messageCount: 0, createdAt: NOW, lastActivityAt: NOW,
+    });
+    expect(token).toBe('rly_s_secret-2');
+    expect(store.tokens.get(`hash(${token})`)).toMatchObject({ kind: 'session', userId: user.id, sessionId: 'id-2' });
+    expect(store.events).toEqual([{ eventId: 'id-3', occurredAt: NOW, session: created }]);
+  });
+
+  it('gives an untitled session a default title', async () => {
+    const { deps } = setup();
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { session: created } = await createExternalSession(deps, { userId: user.id, title: ' ' }, NOW);
+    expect(created.title).toBe(DEFAULT_EXTERNAL_TITLE);
+  });
+
+  it('refuses an unknown user, a missing user id and an overlong title', async () => {
+    const { store, deps } = setup();
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    expect(await codeOf(createExternalSession(deps, { userId: 'nobody', title: 't' }, NOW))).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect(await codeOf(createExternalSession(deps, { userId: '', title: 't' }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(await codeOf(createExternalSession(deps, { userId: user.id, title: 'x'.repeat(MAX_TITLE_LENGTH + 1) }, NOW))).toBe(
+      'REMOTE_RELAY_INVALID_INPUT',
+    );
+    expect(store.sessions.size).toBe(0);
+    expect(store.events).toEqual([]);
+  });
+});
+
+describe('authenticate', () => {
+  it('resolves a user token to its user and a session token to its session', async () => {
+    const { deps } = setup();
+    const { user, token: userToken } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { session: created, token: sessionToken } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
+    expect(await authenticate(deps, userToken)).toEqual({ userId: user.id });
+    expect(await authenticate(deps, sessionToken)).toEqual({ userId: user.id, sessionId: created.id });
+  });
+
+  it('refuses a token that is empty, foreign, unknown, or of the other kind than its prefix says', async () => {
+    const { store, deps } = setup();
+    const { token } = await createUser(deps, { name: 'Ada' }, NOW);
+    const forged = token.replace('rly_u_', 'rly_s_');
+    store.tokens.set(`hash(${forged})`, { ...store.tokens.get(`hash(${token})`)!, tokenHash: `hash(${forged})` });
+    for (const bad of ['', 'Bearer x', 'rly_u_unknown', 'rly_s_unknown', forged]) {
+      expect(await codeOf(authenticate(deps, bad)), bad).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('refuses the token of an archived or vanished session', async () => {
+    const { store, deps } = setup();
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    const first = await createExternalSession(deps, { userId: user.id, title: 'a' }, NOW);
+    const second = await createExternalSession(deps, { userId: user.id, title: 'b' }, NOW);
+    store.sessions.set(first.session.id, { ...first.session, archived: true });
+    store.sessions.delete(second.session.id);
+    expect(await codeOf(authenticate(deps, first.token))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(authenticate(deps, second.token))).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('listSessions', () => {
+  const at = (minute: number) => new Date(NOW.getTime() + minute * 60_000);
+
+  function storeWith(sessions: Session[]) {
+    const store = new InMemorySessionStore();
+    for (const s of sessions) store.sessions.set(s.id, s);
+    return store;
+  }
+
+  it('lists the most recently active first, ties by newest creation, then id', async () => {
+    const store = storeWith([
+      session({ id: 'old', lastActivityAt: at(1) }),
+      session({ id: 'new', lastActivityAt: at(5) }),
+      session({ id: 'tie-b', lastActivityAt: at(3), createdAt: at(0) }),
+      session({ id: 'tie-newer', lastActivityAt: at(3), createdAt: at(2) }),
+      session({ id: 'tie-a', lastActivityAt: at(3), createdAt: at(0) }),
+    ]);
+    const listed = await listSessions(store, { userId: 'u1', scope: '' });
+    expect(listed.map((s) => s.id)).toEqual(['new', 'tie-newer', 'tie-a', 'tie-b', 'old']);
+  });
+
+  it.each([
+    ['', ['live']],
+    ['active', ['live']],
+    ['archived', ['gone']],
+    ['all', ['live', 'gone']],
+  ])('scope "%s" lists %j', async (scope, expected) => {
+    const store = storeWith([
+      session({ id: 'gone', archived: true, lastActivityAt: at(1) }),
+      session({ id: 'live', lastActivityAt: at(2) }),
+      session({ id: 'someone-else', userId: 'u2', lastActivityAt: at(3) }),
+    ]);
+    const listed = await listSessions(store, { userId: 'u1', scope });
+    expect(listed.map((s) => s.id)).toEqual(expected);
+  });
+
+  it('refuses an unknown scope and a missing user id', async () => {
+    const store = storeWith([]);
+    expect(await codeOf(listSessions(store, { userId: 'u1', scope: 'recent' }))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(await codeOf(listSessions(store, { userId: '', scope: '' }))).toBe('REMOTE_RELAY_INVALID_INPUT');
+  });
+});
+
+describe('relay settings', () => {
+  it('seeds the configured defaults once; the stored settings win afterwards', async () => {
+    const { store } = setup();
+    const defaults = { agentSessionsEnabled: false, maxWaitSeconds: 600, maxTurnMinutes: 60 };
+    expect(await seedRelaySettings(store, defaults)).toEqual(defaults);
+    store.settings = { ...defaults, maxWaitSeconds: 1200 };
+    expect(await seedRelaySettings(store, { ...defaults, agentSessionsEnabled: true })).toEqual({ ...defaults, maxWaitSeconds: 1200 });
+    expect(await getRelaySettings(store)).toEqual({ ...defaults, maxWaitSeconds: 1200 });
+  });
+});
