@@ -5,6 +5,7 @@ import {
   JetStreamApiCodes,
   JetStreamApiError,
   type ConsumerConfig,
+  type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
 import { isAppError, isTransient } from '@relay/errors';
@@ -46,6 +47,7 @@ const PREFETCH = 10;
 const MAX_BACKOFF_MS = 30_000;
 
 const busTracer = tracer('bus');
+// term() is called without a reason on purpose: nats-server 2.9 silently ignores `+TERM <reason>`.
 
 /** The redelivery delay after the `deliveryCount`-th delivery failed: 1 s, 2 s, 4 s, … at most 30 s. */
 export function nakDelayMs(deliveryCount: number): number {
@@ -68,15 +70,21 @@ export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consum
   });
   const consumer = await bus.js.consumers.get(options.stream, options.durable);
   const messages = await consumer.consume({ max_messages: PREFETCH });
+  void logNotifications(messages, options);
   let stopping = false;
   const loop = (async () => {
     for await (const message of messages) {
-      if (stopping) {
-        // Buffered but not started: give it straight back for another replica.
-        message.nak();
-        continue;
+      try {
+        if (stopping) {
+          // Buffered but not started: give it straight back for another replica.
+          message.nak();
+          continue;
+        }
+        await handle(message, options, maxDeliver);
+      } catch (error) {
+        // Acking on a closed connection, say: the message comes back after its ack wait.
+        options.logger.error({ err: error, durable: options.durable }, 'could not settle message');
       }
-      await handle(message, options, maxDeliver);
     }
   })();
   loop.catch((error: unknown) => options.logger.error({ err: error, durable: options.durable }, 'consumer loop failed'));
@@ -87,6 +95,22 @@ export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consum
       await loop.catch(() => undefined);
     },
   };
+}
+
+async function logNotifications(messages: ConsumerMessages, options: ConsumeOptions): Promise<void> {
+  for await (const notification of messages.status()) {
+    switch (notification.type) {
+      case 'heartbeats_missed':
+      case 'consumer_not_found':
+      case 'stream_not_found':
+      case 'consumer_deleted':
+      case 'exceeded_limits':
+        options.logger.warn({ notification, stream: options.stream, durable: options.durable }, `consumer ${notification.type}`);
+        break;
+      default:
+        break;
+    }
+  }
 }
 
 function filterConfig(subjects: string[]): Pick<ConsumerConfig, 'filter_subject' | 'filter_subjects'> {
@@ -156,7 +180,7 @@ async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: numbe
       } catch (error) {
         settle(span, 'term', error);
         log.error({ err: error, code: 'BUS_MALFORMED_MESSAGE' }, 'message is not JSON; terminated');
-        message.term('malformed JSON');
+        message.term();
         return;
       }
       try {
@@ -167,11 +191,11 @@ async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: numbe
         if (isAppError(error) && !isTransient(error)) {
           settle(span, 'term', error);
           log.error({ err: error, code: error.code }, 'message cannot succeed; terminated');
-          message.term(error.code);
+          message.term();
         } else if (deliveryCount >= maxDeliver) {
           settle(span, 'term', error);
           log.error({ err: error, code: isAppError(error) ? error.code : undefined }, 'message failed its last delivery; terminated');
-          message.term('max deliveries');
+          message.term();
         } else {
           const delayMs = nakDelayMs(deliveryCount);
           settle(span, 'nak', error);

@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { headers } from '@nats-io/transport-node';
+import { AppError } from '@relay/errors';
+import { consume, ensureStream, processOnce, type BusMessage, type Consumer } from '@relay/bus';
+import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
+import { transaction } from './fixtures/pg-sql.ts';
+
+let f: BusFixture;
+let count = 0;
+const consumers: Consumer[] = [];
+
+beforeAll(async () => {
+  f = await startBusFixture();
+});
+
+afterAll(async () => {
+  for (const consumer of consumers) await consumer.stop();
+  await f?.close();
+});
+
+/** A fresh stream per test, a publisher with a Nats-Msg-Id, and a consumer that is stopped at the end. */
+async function setup(handler: (message: BusMessage) => Promise<void>, options: { maxDeliver?: number } = {}) {
+  count += 1;
+  const stream = `CONSUME_TEST_${count}`;
+  const subject = `relay.consume${count}.v1.happened`;
+  const durable = `test-consumer-${count}`;
+  await ensureStream(f.bus, { name: stream, subjects: [`relay.consume${count}.v1.>`] });
+  const consumer = await consume(f.bus, { stream, durable, filterSubjects: [subject], logger: f.logger, handler, ...options });
+  consumers.push(consumer);
+  const publish = async (id: string, data: unknown) => {
+    await f.bus.js.publish(subject, JSON.stringify(data), { msgID: id });
+  };
+  const info = () => f.bus.jsm.consumers.info(stream, durable);
+  return { stream, subject, durable, consumer, publish, info };
+}
+
+/** Settled: delivered, and acked or terminated; nothing waiting for an ack or a redelivery. */
+async function waitSettled(info: () => Promise<{ num_ack_pending: number; num_pending: number; num_redelivered: number }>) {
+  await vi.waitFor(async () => {
+    const state = await info();
+    expect(state.num_pending + state.num_ack_pending).toBe(0);
+  }, { timeout: 10_000 });
+}
+
+describe('consume', () => {
+  it('hands the handler the parsed message and acks it when the handler resolves', async () => {
+    const seen: BusMessage[] = [];
+    const { subject, publish, info } = await setup(async (message) => {
+      seen.push(message);
+    });
+    await publish('m-1', { hello: 'world' });
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    expect(seen[0]).toEqual({ id: 'm-1', subject, data: { hello: 'world' }, deliveryCount: 1 });
+    await waitSettled(info);
+    expect((await info()).num_redelivered).toBe(0);
+  });
+
+  it('sets ack_policy explicit, ack_wait 30 s, max_deliver (10 by default) and the filter', async () => {
+    const { subject, info } = await setup(async () => {});
+    const { config } = await info();
+    expect(config.ack_policy).toBe('explicit');
+    expect(config.ack_wait).toBe(30_000_000_000);
+    expect(config.max_deliver).toBe(10);
+    expect(config.filter_subject).toBe(subject);
+  });
+
+  it('updates an existing durable instead of failing (a second replica, or a new version)', async () => {
+    const { stream, durable, subject, info } = await setup(async () => {});
+    const second = await consume(f.bus, { stream, durable, filterSubjects: [subject], maxDeliver: 4, logger: f.logger, handler: async () => {} });
+    consumers.push(second);
+    expect((await info()).config.max_deliver).toBe(4);
+  });
+
+  it('redelivers after a thrown plain Error or transient AppError, then acks', async () => {
+    const deliveries: number[] = [];
+    const { publish, info } = await setup(async (message) => {
+      deliveries.push(message.deliveryCount);
+      if (message.deliveryCount === 1) throw new Error('database hiccup');
+      if (message.deliveryCount === 2) throw new AppError('TEST_UNAVAILABLE', 'unavailable', 'peer down');
+    });
+    await publish('m-1', {});
+    await vi.waitFor(() => expect(deliveries).toEqual([1, 2, 3]), { timeout: 10_000 });
+    await waitSettled(info);
+    expect(f.logs.filter((line) => line.msg === 'message failed; will be redelivered' && line['messageId'] === 'm-1')).toHaveLength(2);
+  });
+
+  it('terminates a message whose handler throws a non-transient AppError, logged with its code', async () => {
+    const deliveries: string[] = [];
+    const { publish, info } = await setup(async (message) => {
+      deliveries.push(message.id);
+      if (message.id === 'bad') throw new AppError('TEST_UNKNOWN_GROUP', 'not_found', 'no such group');
+    });
+    await publish('bad', {});
+    await publish('good', {});
+    await vi.waitFor(() => expect(deliveries).toEqual(['bad', 'good']));
+    await waitSettled(info);
+    expect((await info()).num_redelivered).toBe(0);
+    expect(deliveries).toEqual(['bad', 'good']);
+    const line = f.logs.find((entry) => entry['messageId'] === 'bad' && entry.level === 'error');
+    expect(line?.code).toBe('TEST_UNKNOWN_GROUP');
+  });
+
+  it('terminates a message that is not JSON', async () => {
+    const handler = vi.fn(async () => {});
+    const { subject, info } = await setup(handler);
+    await f.bus.js.publish(subject, 'not json{', { msgID: 'garbled' });
+    await waitSettled(info);
+    expect(handler).not.toHaveBeenCalled();
+    expect(f.logs.find((entry) => entry['messageId'] === 'garbled')?.code).toBe('BUS_MALFORMED_MESSAGE');
+  });
+
+  it('gives up after max_deliver deliveries and terminates the message', async () => {
+    const deliveries: number[] = [];
+    const { publish, info } = await setup(
+      async (message) => {
+        deliveries.push(message.deliveryCount);
+        throw new Error('always failing');
+      },
+      { maxDeliver: 2 },
+    );
+    await publish('doomed', {});
+    await vi.waitFor(() => expect(deliveries).toEqual([1, 2]), { timeout: 10_000 });
+    await waitSettled(info);
+    expect(f.logs.some((entry) => entry['messageId'] === 'doomed' && entry.msg === 'message failed its last delivery; terminated')).toBe(true);
+  });
+
+  it('with processOnce, a redelivered message that was already handled changes nothing', async () => {
+    const deliveries: number[] = [];
+    const { publish, info, durable } = await setup(async (message) => {
+      deliveries.push(message.deliveryCount);
+      await transaction(f.pool, async (tx) => {
+        if (!(await processOnce(tx, durable, message.id))) return;
+        await tx.$executeRawUnsafe('INSERT INTO "effects" ("message_id") VALUES ($1)', message.id);
+      });
+      // The work committed but the ack is lost (the process died, say): JetStream delivers again.
+      if (message.deliveryCount === 1) throw new Error('crashed before the ack');
+    });
+    await publish('once', {});
+    await vi.waitFor(() => expect(deliveries).toEqual([1, 2]), { timeout: 10_000 });
+    await waitSettled(info);
+    expect(await f.db.$queryRawUnsafe('SELECT "message_id" FROM "effects" WHERE "message_id" = $1', 'once')).toEqual([{ message_id: 'once' }]);
+  });
+
+  it('stop() waits for the handler in flight, whose message is then acked', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const started = vi.fn();
+    let finished = false;
+    const { consumer, publish, info } = await setup(async () => {
+      started();
+      await released;
+      finished = true;
+    });
+    await publish('slow', {});
+    await vi.waitFor(() => expect(started).toHaveBeenCalled());
+    let stopped = false;
+    const stopping = consumer.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(finished).toBe(true);
+    await waitSettled(info);
+    expect(started).toHaveBeenCalledTimes(1);
+  });
+
+  it('stop() hands buffered messages back at once for another replica', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const { stream, durable, subject, consumer, publish } = await setup(async (message) => {
+      handled.push(message.id);
+      await released;
+    });
+    for (const id of ['a', 'b', 'c']) await publish(id, {});
+    await vi.waitFor(() => expect(handled).toEqual(['a']));
+    // Wait until b and c have been pulled into the first consumer's buffer.
+    await vi.waitFor(async () => expect((await f.bus.jsm.consumers.info(stream, durable)).num_ack_pending).toBe(3));
+    const stopping = consumer.stop();
+    release();
+    await stopping;
+    expect(handled).toEqual(['a']);
+    const taken: string[] = [];
+    const replica = await consume(f.bus, {
+      stream,
+      durable,
+      filterSubjects: [subject],
+      logger: f.logger,
+      handler: async (message) => void taken.push(message.id),
+    });
+    consumers.push(replica);
+    // Well inside the 30 s ack wait: they were nak'ed, not left to time out.
+    await vi.waitFor(() => expect(taken.sort()).toEqual(['b', 'c']), { timeout: 5_000 });
+  });
+
+  it('refuses several filter subjects on a server that cannot filter by them', async () => {
+    count += 1;
+    const stream = `CONSUME_TEST_${count}`;
+    await ensureStream(f.bus, { name: stream, subjects: [`relay.multi${count}.v1.>`] });
+    await expect(
+      consume(f.bus, {
+        stream,
+        durable: 'multi',
+        filterSubjects: [`relay.multi${count}.v1.a`, `relay.multi${count}.v1.b`],
+        logger: f.logger,
+        handler: async () => {},
+      }),
+    ).rejects.toThrow(/2\.10/);
+  });
+});

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ensureStream, enqueue, OutboxRelay, DUPLICATE_WINDOW_MS } from '@relay/bus';
+import { StorageType } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
+import { transaction } from './fixtures/pg-sql.ts';
+
+let f: BusFixture;
+let streamCount = 0;
+
+beforeAll(async () => {
+  f = await startBusFixture();
+});
+
+afterAll(async () => {
+  await f?.close();
+});
+
+/** A fresh stream and subject prefix per test, and an empty outbox. */
+async function freshStream(): Promise<{ stream: string; subject: (event: string) => string }> {
+  streamCount += 1;
+  const stream = `RELAY_TEST_${streamCount}`;
+  const prefix = `relay.test${streamCount}.v1`;
+  await ensureStream(f.bus, { name: stream, subjects: [`${prefix}.>`] });
+  await f.db.$executeRawUnsafe('DELETE FROM "outbox"');
+  return { stream, subject: (event) => `${prefix}.${event}` };
+}
+
+async function streamMessages(stream: string): Promise<{ subject: string; msgId: string; data: unknown }[]> {
+  const info = await f.bus.jsm.streams.info(stream);
+  const messages = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const stored = await f.bus.jsm.streams.getMessage(stream, { seq });
+    if (!stored) continue;
+    messages.push({ subject: stored.subject, msgId: stored.header.get('Nats-Msg-Id'), data: stored.json() });
+  }
+  return messages;
+}
+
+describe('ensureStream', () => {
+  it('creates a file stream with a 2-minute duplicate window, and replicas racing to declare it agree', async () => {
+    await Promise.all([
+      ensureStream(f.bus, { name: 'RACE', subjects: ['relay.race.v1.a'] }),
+      ensureStream(f.bus, { name: 'RACE', subjects: ['relay.race.v1.a'] }),
+      ensureStream(f.bus, { name: 'RACE', subjects: ['relay.race.v1.a'] }),
+    ]);
+    await ensureStream(f.bus, { name: 'RACE', subjects: ['relay.race.v1.b'] });
+    const info = await f.bus.jsm.streams.info('RACE');
+    expect(info.config.storage).toBe(StorageType.File);
+    expect(info.config.duplicate_window).toBe(nanos(DUPLICATE_WINDOW_MS));
+    // Subjects are only added, so an older replica never takes a newer one's subjects away.
+    expect(info.config.subjects).toEqual(['relay.race.v1.a', 'relay.race.v1.b']);
+  });
+});
+
+describe('enqueue and OutboxRelay', () => {
+  it('leaves nothing behind when the transaction rolls back', async () => {
+    const { stream, subject } = await freshStream();
+    await expect(
+      transaction(f.pool, async (tx) => {
+        await enqueue(tx, { subject: subject('created'), payload: { n: 1 } });
+        throw new Error('business rule failed');
+      }),
+    ).rejects.toThrow('business rule failed');
+    expect(await f.db.$queryRawUnsafe('SELECT * FROM "outbox"')).toEqual([]);
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    expect(await relay.flush()).toBe(0);
+    expect(await streamMessages(stream)).toEqual([]);
+  });
+
+  it('publishes a committed message once, with Nats-Msg-Id = its id, and marks it published', async () => {
+    const { stream, subject } = await freshStream();
+    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: { n: 1 } }));
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    expect(await relay.flush()).toBe(1);
+    expect(await relay.flush()).toBe(0);
+    expect(await streamMessages(stream)).toEqual([{ subject: subject('created'), msgId: id, data: { n: 1 } }]);
+    const rows = await f.db.$queryRawUnsafe<{ published_at: Date | null }[]>('SELECT "published_at" FROM "outbox" WHERE "id" = $1', id);
+    expect(rows[0]?.published_at).toBeInstanceOf(Date);
+  });
+
+  it('keeps a given id', async () => {
+    const { stream, subject } = await freshStream();
+    await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('delivered'), payload: 'x', id: 'watcher-1:7' }));
+    await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).flush();
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(['watcher-1:7']);
+  });
+
+  it('publishes in the order messages were enqueued, also within one transaction', async () => {
+    const { stream, subject } = await freshStream();
+    const ids = await transaction(f.pool, async (tx) => {
+      const enqueued = [];
+      for (let n = 0; n < 20; n++) enqueued.push(await enqueue(tx, { subject: subject('step'), payload: { n } }));
+      return enqueued;
+    });
+    ids.push(await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('step'), payload: { n: 20 } })));
+    expect(await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).flush()).toBe(21);
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(ids);
+  });
+
+  it('a row republished after a crash between publish and mark is deduplicated by JetStream', async () => {
+    const { stream, subject } = await freshStream();
+    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: {} }));
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    expect(await relay.flush()).toBe(1);
+    await f.db.$executeRawUnsafe('UPDATE "outbox" SET "published_at" = NULL WHERE "id" = $1', id);
+    expect(await relay.flush()).toBe(1);
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([id]);
+  });
+
+  it('two relays on one table publish each message once', async () => {
+    const { stream, subject } = await freshStream();
+    const ids = await transaction(f.pool, async (tx) => {
+      const enqueued = [];
+      for (let n = 0; n < 250; n++) enqueued.push(await enqueue(tx, { subject: subject('step'), payload: { n } }));
+      return enqueued;
+    });
+    const a = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    const b = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    await Promise.all([a.flush(), b.flush()]);
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(ids);
+    expect(await f.db.$queryRawUnsafe('SELECT "id" FROM "outbox" WHERE "published_at" IS NULL')).toEqual([]);
+  });
+
+  it('leaves a row whose publish fails for a later round, and logs it', async () => {
+    const { stream } = await freshStream();
+    const unrouted = 'relay.nostream.v1.created';
+    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: unrouted, payload: {} }));
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    expect(await relay.flush()).toBe(0);
+    expect(f.logs.some((line) => line.msg === 'outbox publish failed; will retry' && line['messageId'] === id)).toBe(true);
+    await ensureStream(f.bus, { name: stream, subjects: [unrouted] });
+    expect(await relay.flush()).toBe(1);
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([id]);
+  });
+
+  it('once started, publishes what is committed later; stop() ends polling', async () => {
+    const { stream, subject } = await freshStream();
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger, pollIntervalMs: 20 });
+    relay.start();
+    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: {} }));
+    await vi.waitFor(async () => expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([id]), { timeout: 5000 });
+    await relay.stop();
+    const later = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: {} }));
+    // Nothing polls any more: the row is still pending until someone flushes.
+    const pending = await f.db.$queryRawUnsafe<{ id: string }[]>('SELECT "id" FROM "outbox" WHERE "published_at" IS NULL');
+    expect(pending.map((row) => row.id)).toEqual([later]);
+    expect(await relay.flush()).toBe(1);
+  });
+});
