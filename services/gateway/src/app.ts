@@ -1,0 +1,43 @@
+/**
+ * The gateway's HTTP app, built without listening: `/mcp` for agents, `/api/v1` for users, and the
+ * health endpoints. It holds no data; every fact comes from the owners it is given.
+ */
+import { INTERNAL_CODE } from '@relay/errors';
+import type { Logger } from '@relay/telemetry';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { registerApiRoutes } from './http/api-routes.ts';
+import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
+import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
+import type { PairingOwner, SessionOwner } from './ports.ts';
+
+export interface AppDeps {
+  relayName: string;
+  /** The base URL users and clients reach this gateway at, without a trailing slash. */
+  publicUrl: string;
+  sessions: SessionOwner;
+  pairing: PairingOwner;
+  readiness: ReadinessChecks;
+  logger: Logger;
+}
+
+/** The Fastify app with every route registered; call `listen` or `inject` on it. */
+export function buildApp(deps: AppDeps): FastifyInstance {
+  // Typed as Fastify's base logger so route modules take a plain FastifyInstance.
+  const loggerInstance: FastifyBaseLogger = deps.logger;
+  const app = Fastify({ loggerInstance, disableRequestLogging: true });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'request failed');
+    const message = status === 500 ? 'internal error' : error.message;
+    if (request.url.startsWith('/mcp')) {
+      return sendJsonRpcError(reply, status, error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? -32700 : -32603, message);
+    }
+    return reply.code(status).send({ code: status === 500 ? INTERNAL_CODE : 'REMOTE_RELAY_INVALID_INPUT', error: message });
+  });
+
+  registerHealthRoutes(app, deps.readiness);
+  registerMcpRoutes(app, deps);
+  registerApiRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,38 @@
+/**
+ * The gateway's environment: the only place it reads process.env.
+ */
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { baseEnv, grpcAddress, parseEnv, port } from '@relay/config';
+
+const schema = z
+  .object({
+    PORT: port(7420),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    /** This relay's name as agents and paired relays see it ("this" also names it). */
+    RELAY_NAME: z
+      .string()
+      .trim()
+      .regex(/^[\w.-]+$/, 'must be letters, digits, ".", "-" or "_", for example desk')
+      .default(() => hostname()),
+    /** The base URL users and clients reach this gateway at; defaults to loopback on PORT. */
+    RELAY_PUBLIC_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example https://relay.example.com' })
+      .optional(),
+    SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
+    PAIRING_GRPC_ADDR: grpcAddress('127.0.0.1:50055').default('127.0.0.1:50055'),
+    LOG_LEVEL: baseEnv.LOG_LEVEL,
+    RELAY_CLOCK: baseEnv.RELAY_CLOCK,
+    RELAY_CLOCK_EPOCH: baseEnv.RELAY_CLOCK_EPOCH,
+  })
+  .transform(({ RELAY_PUBLIC_URL, ...rest }) => ({
+    ...rest,
+    RELAY_PUBLIC_URL: (RELAY_PUBLIC_URL ?? `http://127.0.0.1:${rest.PORT}`).replace(/\/+$/, ''),
+  }));
+
+export type Config = z.infer<typeof schema>;
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  return parseEnv(schema, env);
+}

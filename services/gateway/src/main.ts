@@ -1,0 +1,40 @@
+/**
+ * The gateway process: reads its environment, connects to the owners over gRPC, serves HTTP, and
+ * shuts down in order on SIGTERM/SIGINT. Telemetry is started by `--import @relay/telemetry/register`.
+ */
+import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import { checkHealth, createClient, serviceName } from '@relay/rpc';
+import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { buildApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { GrpcPairingOwner } from './grpc/grpc-pairing-owner.ts';
+import { GrpcSessionOwner } from './grpc/grpc-session-owner.ts';
+
+const config = loadConfig();
+const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
+
+const sessionClient = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR);
+const pairingClient = createClient(PairingServiceClient, config.PAIRING_GRPC_ADDR);
+
+const app = buildApp({
+  relayName: config.RELAY_NAME,
+  publicUrl: config.RELAY_PUBLIC_URL,
+  sessions: new GrpcSessionOwner(sessionClient),
+  pairing: new GrpcPairingOwner(pairingClient),
+  readiness: {
+    session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService)),
+    pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService)),
+  },
+  logger,
+});
+
+onShutdownSignal(logger, async () => {
+  await app.close();
+  sessionClient.close();
+  pairingClient.close();
+  await shutdownTelemetry();
+});
+
+await app.listen({ port: config.PORT, host: config.HOST });
+logger.info({ relay: config.RELAY_NAME, publicUrl: config.RELAY_PUBLIC_URL }, 'gateway listening');

@@ -1,0 +1,119 @@
+/**
+ * Turns the raw arguments of a relay_tool call into an action and the arguments it takes, by the
+ * spec's rules: an empty value counts as no argument, and an argument the action does not take is
+ * listed in `ignored` (create_session and update_session refuse it instead).
+ */
+import { ACTION_NAMES, ACTION_TABLE, ARGUMENTS, isActionName, type ActionName, type ActionSpec, type ArgumentName, type ArgumentType } from './action-table.ts';
+import { toolError } from './errors.ts';
+import { IGNORED_LIMIT } from './limits.ts';
+
+type ValueOf<T extends ArgumentType> = T extends 'string'
+  ? string
+  : T extends 'integer'
+    ? number
+    : T extends 'boolean'
+      ? boolean
+      : T extends 'strings'
+        ? string[]
+        : T extends 'object'
+          ? Record<string, unknown>
+          : string | number;
+
+/** The arguments an action takes, each present only when given and not empty, with its checked type. */
+export type ToolArguments = { [K in ArgumentName]?: ValueOf<(typeof ARGUMENTS)[K]['type']> };
+
+export interface ParsedArguments {
+  args: ToolArguments;
+  /** Given arguments the action does not take, in the order given, at most IGNORED_LIMIT. */
+  ignored: string[];
+}
+
+export interface NamedCall {
+  action: ActionName;
+  /** The call's raw arguments, `action` included. */
+  input: Record<string, unknown>;
+}
+
+/** The action a call names; throws REMOTE_RELAY_INVALID_INPUT for a call that is not an object or names no known action. */
+export function parseAction(input: unknown): NamedCall {
+  if (!isPlainObject(input)) {
+    throw invalid(`relay_tool takes a JSON object of arguments, for example {"action": "list_relays"}; got ${describe(input)}.`);
+  }
+  const value = input.action;
+  const valid = `Valid actions: ${ACTION_NAMES.join(', ')}.`;
+  if (isEmpty(value)) throw invalid(`relay_tool needs "action". ${valid}`);
+  if (typeof value !== 'string') throw invalid(`"action" must be a string; got ${describe(value)}. ${valid}`);
+  const name = value.trim().toLowerCase();
+  if (!isActionName(name)) throw invalid(`Unknown action "${value}". ${valid}`);
+  return { action: name, input };
+}
+
+/** The arguments the call's action takes; throws REMOTE_RELAY_INVALID_INPUT naming what is wrong. */
+export function parseArguments({ action, input }: NamedCall): ParsedArguments {
+  const spec: ActionSpec = ACTION_TABLE[action];
+  const taken = new Set<string>(spec.arguments);
+  const given = Object.entries(input).filter(([name, value]) => name !== 'action' && !isEmpty(value));
+  const others = given.filter(([name]) => !taken.has(name)).map(([name]) => name);
+
+  if (spec.refusesOthers && others.length > 0) {
+    throw invalid(`${action} does not take: ${others.join(', ')}. Its arguments: ${spec.arguments.join(', ')}. ${spec.refusesOthers}`);
+  }
+
+  const args: Record<string, unknown> = {};
+  for (const [name, value] of given) {
+    if (!taken.has(name)) continue;
+    const type = ARGUMENTS[name as ArgumentName].type;
+    if (!hasType(value, type)) throw invalid(`${action}: "${name}" must be ${TYPE_WORDS[type]}; got ${describe(value)}.`);
+    args[name] = value;
+  }
+  if (spec.relay === 'required' && args.relay === undefined) {
+    throw invalid(`${action} needs relay: "this" for the relay you run on, or a paired relay's name as list_relays shows it.`);
+  }
+  return { args: args as ToolArguments, ignored: others.slice(0, IGNORED_LIMIT) };
+}
+
+/** An empty value counts as no argument, because some providers send every field (spec, Actions). */
+export function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === '' || value === false || (Array.isArray(value) && value.length === 0);
+}
+
+const TYPE_WORDS: Record<ArgumentType, string> = {
+  string: 'a string',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  strings: 'a list of strings',
+  object: 'an object',
+  string_or_integer: 'a string or a whole number',
+};
+
+function hasType(value: unknown, type: ArgumentType): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'strings':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'object':
+      return isPlainObject(value);
+    case 'string_or_integer':
+      return typeof value === 'string' || Number.isSafeInteger(value);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'number' && !Number.isInteger(value)) return 'a fractional number';
+  return { string: 'a string', number: 'a number', boolean: 'a boolean', object: 'an object', undefined: 'nothing' }[typeof value as string] ?? typeof value;
+}
+
+function invalid(message: string) {
+  return toolError('REMOTE_RELAY_INVALID_INPUT', message);
+}

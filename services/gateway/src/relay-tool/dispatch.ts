@@ -1,0 +1,73 @@
+/**
+ * One relay_tool call, start to end: read the action, check that the tool is on, read the
+ * arguments, run the action and shape its result. Every outcome is a result the agent can read;
+ * nothing thrown escapes. Each call is one span.
+ */
+import { SpanStatusCode } from '@opentelemetry/api';
+import { INTERNAL_CODE } from '@relay/errors';
+import { Attr, tracer, type Logger } from '@relay/telemetry';
+import type { Caller, PairingOwner, SessionOwner } from '../ports.ts';
+import type { Action } from './action-context.ts';
+import type { ActionName } from './action-table.ts';
+import { listRelays } from './actions/list-relays.ts';
+import { listSessions } from './actions/list-sessions.ts';
+import { parseAction, parseArguments } from './arguments.ts';
+import { toolError } from './errors.ts';
+import { isRelayToolOn } from './is-relay-tool-on.ts';
+import { readRelayState } from './read-relay-state.ts';
+import { refusalFrom, type ToolResult } from './result.ts';
+
+/** The actions built so far; the others answer REMOTE_RELAY_UNSUPPORTED. */
+const ACTIONS: Partial<Record<ActionName, Action>> = {
+  list_relays: listRelays,
+  list_sessions: listSessions,
+};
+
+export interface DispatchDeps {
+  relayName: string;
+  sessions: SessionOwner;
+  pairing: PairingOwner;
+  logger: Logger;
+}
+
+/** Runs one relay_tool call for the agent of `caller`'s session and answers its result. */
+export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: string }, deps: DispatchDeps): Promise<ToolResult> {
+  return tracer('gateway').startActiveSpan(
+    'relay_tool',
+    { attributes: { [Attr.SESSION_ID]: caller.sessionId, [Attr.USER_ID]: caller.userId } },
+    async (span) => {
+      let action: ActionName | undefined;
+      let ignored: string[] = [];
+      let result: ToolResult;
+      try {
+        const call = parseAction(input);
+        action = call.action;
+        span.updateName(`relay_tool ${action}`);
+        span.setAttribute(Attr.TOOL_ACTION, action);
+
+        const { settings, paired } = await readRelayState(deps);
+        if (action !== 'list_relays' && !isRelayToolOn(settings, paired)) {
+          throw toolError(
+            'REMOTE_RELAY_DISABLED',
+            'relay_tool is not switched on for this relay: agent sessions are off and no paired relay lets agents in. Only list_relays works. Ask the user to switch on "Agents may start and use sessions on this relay" (Settings → Relays).',
+          );
+        }
+        const parsed = parseArguments(call);
+        ignored = parsed.ignored;
+        const run = ACTIONS[action];
+        if (!run) throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action} is not available on this relay yet.`);
+        result = await run(parsed.args, { caller, relayName: deps.relayName, settings, paired, sessions: deps.sessions, pairing: deps.pairing });
+      } catch (error) {
+        result = refusalFrom(error);
+        if (result.code === INTERNAL_CODE) {
+          deps.logger.error({ err: error, action }, 'relay_tool call failed');
+          span.recordException(error instanceof Error ? error : String(error));
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+      }
+      if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
+      span.end();
+      return ignored.length > 0 ? { ...result, ignored } : result;
+    },
+  );
+}

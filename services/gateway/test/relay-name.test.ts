@@ -1,0 +1,27 @@
+import { isAppError } from '@relay/errors';
+import { describe, expect, it } from 'vitest';
+import type { PairedRelay } from '../src/ports.ts';
+import { resolveRelay } from '../src/relay-tool/relay-name.ts';
+
+const buildBox: PairedRelay = { name: 'build-box', url: 'https://ci.example.com:8443', online: true, version: '0.9.19', level: 'full' };
+
+describe('resolveRelay', () => {
+  it.each([undefined, 'this', 'THIS', 'desk', 'Desk', ' desk ', '@desk'])('takes %j as this relay', (name) => {
+    expect(resolveRelay(name, 'desk', [buildBox])).toEqual({ kind: 'this', name: 'desk' });
+  });
+
+  it.each(['build-box', 'Build-Box', 'ci.example.com', '@build-box'])('finds the paired relay by name or host: %j', (name) => {
+    expect(resolveRelay(name, 'desk', [buildBox])).toEqual({ kind: 'paired', relay: buildBox });
+  });
+
+  it('refuses any other name with REMOTE_RELAY_UNKNOWN_RELAY, listing the names it knows', () => {
+    try {
+      resolveRelay('laptop', 'desk', [buildBox]);
+      expect.unreachable();
+    } catch (error) {
+      expect(isAppError(error) && error.code).toBe('REMOTE_RELAY_UNKNOWN_RELAY');
+      expect((error as Error).message).toContain('build-box');
+      expect((error as Error).message).toContain('desk');
+    }
+  });
+});
