@@ -1,7 +1,7 @@
 import { Metadata, type CallOptions, type Client, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { fromGrpcError } from './grpc-error.ts';
 
-export interface CallOptionsLite {
+export interface UnaryCallOptions {
   /** Fails the call with DEADLINE_EXCEEDED after this long. */
   deadlineMs?: number;
   metadata?: Metadata;
@@ -30,10 +30,10 @@ export function callUnary<C extends Client, M extends UnaryMethodName<C>>(
   client: C,
   method: M,
   request: RequestOf<C[M]>,
-  options?: CallOptionsLite,
+  options?: UnaryCallOptions,
 ): Promise<ResponseOf<C[M]>>;
-export function callUnary<Req, Res>(client: Client, method: string, request: Req, options?: CallOptionsLite): Promise<Res>;
-export function callUnary(client: Client, method: string, request: unknown, options: CallOptionsLite = {}): Promise<unknown> {
+export function callUnary<Req, Res>(client: Client, method: string, request: Req, options?: UnaryCallOptions): Promise<Res>;
+export function callUnary(client: Client, method: string, request: unknown, options: UnaryCallOptions = {}): Promise<unknown> {
   const fn = (client as unknown as Record<string, UnaryMethod<unknown, unknown> | undefined>)[method];
   if (typeof fn !== 'function') return Promise.reject(new Error(`the client has no method ${method}`));
   const callOptions: Partial<CallOptions> = options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };

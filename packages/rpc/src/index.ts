@@ -1,5 +1,5 @@
 export { callStream, type StreamCallOptions, type StreamMethodName } from './call-stream.ts';
-export { callUnary, type CallOptionsLite, type UnaryMethodName } from './call-unary.ts';
+export { callUnary, type UnaryCallOptions, type UnaryMethodName } from './call-unary.ts';
 export { checkHealth } from './check-health.ts';
 export { createClient, type ClientConstructor } from './create-client.ts';
 export {

@@ -9,9 +9,14 @@ import { reportFailure } from './serve-unary.ts';
  */
 export type StreamHandler<Req, Res> = (request: Req, signal: AbortSignal, call: ServerWritableStream<Req, Res>) => AsyncIterable<Res>;
 
-/** The async-iterable handlers for the server-streaming methods of a generated `…Server` interface. */
+/** The async-iterable handlers for the server-streaming methods of a generated `…Server` interface (its unary methods are left out). */
 export type StreamHandlers<S> = {
-  [K in keyof S]: S[K] extends handleServerStreamingCall<infer Req, infer Res> ? StreamHandler<Req, Res> : never;
+  [K in keyof S as string extends K ? never : S[K] extends handleServerStreamingCall<infer _Req, infer _Res> ? K : never]: S[K] extends handleServerStreamingCall<
+    infer Req,
+    infer Res
+  >
+    ? StreamHandler<Req, Res>
+    : never;
 };
 
 /**
@@ -24,7 +29,7 @@ export function serveStream<S>(logger: Logger, implementation: StreamHandlers<S>
     served[method] = (call: ServerWritableStream<unknown, unknown>) => {
       const abort = new AbortController();
       call.once('cancelled', () => abort.abort());
-      pump(handler(call.request, abort.signal, call), call, abort.signal).then(
+      pump(() => handler(call.request, abort.signal, call), call, abort.signal).then(
         () => {
           if (!abort.signal.aborted) call.end();
         },
@@ -37,8 +42,8 @@ export function serveStream<S>(logger: Logger, implementation: StreamHandlers<S>
   return served;
 }
 
-async function pump(responses: AsyncIterable<unknown>, call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
-  for await (const response of responses) {
+async function pump(responses: () => AsyncIterable<unknown>, call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
+  for await (const response of responses()) {
     if (signal.aborted) return;
     // Respect backpressure: a slow client must not make the server buffer without bound.
     if (!call.write(response)) await once(call, 'drain', { signal });

@@ -6,9 +6,11 @@ import { CODE_METADATA_KEY, toGrpcStatus } from './grpc-error.ts';
 /** A unary method as a use case sees it: a request in, a response or a thrown error out. */
 export type UnaryHandler<Req, Res> = (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>;
 
-/** The promise-returning handlers for the unary methods of a generated `…Server` interface. */
+/** The promise-returning handlers for the unary methods of a generated `…Server` interface (its streaming methods are left out). */
 export type UnaryHandlers<S> = {
-  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res> ? UnaryHandler<Req, Res> : never;
+  [K in keyof S as string extends K ? never : S[K] extends handleUnaryCall<infer _Req, infer _Res> ? K : never]: S[K] extends handleUnaryCall<infer Req, infer Res>
+    ? UnaryHandler<Req, Res>
+    : never;
 };
 
 /**
@@ -19,7 +21,8 @@ export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>):
   const served: UntypedServiceImplementation = {};
   for (const [method, handler] of Object.entries(implementation) as [string, UnaryHandler<unknown, unknown>][]) {
     served[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-      handler(call.request, call).then(
+      // Through a promise so that a handler throwing synchronously is mapped like one that rejects.
+      Promise.resolve(call.request).then((request) => handler(request, call)).then(
         (response) => callback(null, response),
         (error: unknown) => callback(reportFailure(logger, call.getPath(), error)),
       );
@@ -32,7 +35,8 @@ export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>):
 export function reportFailure(logger: Logger, path: string, error: unknown): ReturnType<typeof toGrpcStatus> {
   const grpcStatus = toGrpcStatus(error);
   annotateActiveSpan({ [Attr.ERROR_CODE]: String(grpcStatus.metadata.get(CODE_METADATA_KEY)[0]) });
-  if (isAppError(error)) logger.debug({ path, code: error.code, kind: error.kind }, 'rpc refused');
+  // Refusals are part of normal operation; only faults deserve an error line.
+  if (isAppError(error) && error.kind !== 'internal') logger.debug({ path, code: error.code, kind: error.kind }, 'rpc refused');
   else logger.error({ path, err: error }, 'rpc failed');
   return grpcStatus;
 }
