@@ -1,0 +1,33 @@
+export type BannerInput = {
+  relayName: string;
+  gatewayUrl: string;
+  mcpUrl: string;
+  token: string;
+  sessionTitle: string;
+  /** Whether @modelcontextprotocol/inspector is installed, so the "Try:" line works as printed. */
+  inspectorInstalled: boolean;
+};
+
+/** What `relay up` prints once everything is ready. */
+export function formatBanner(input: BannerInput): string {
+  const lines = [
+    `Relay "${input.relayName}" is up.`,
+    `  Gateway:  ${input.gatewayUrl}`,
+    `  MCP:      ${input.mcpUrl}`,
+    `  Token:    ${input.token}   (an external session "${input.sessionTitle}"; use it as Authorization: Bearer <token>)`,
+  ];
+  if (input.inspectorInstalled) lines.push(`Try: ${inspectorCommand(input.mcpUrl, input.token)}`);
+  lines.push('Ctrl-C stops everything.');
+  return lines.join('\n');
+}
+
+/** The MCP Inspector CLI call that lists the caller's sessions through relay_tool. */
+export function inspectorCommand(mcpUrl: string, token: string): string {
+  return [
+    'npx mcp-inspector --cli',
+    mcpUrl,
+    '--transport http',
+    `--header "Authorization: Bearer ${token}"`,
+    '--method tools/call --tool-name relay_tool --tool-arg action=list_sessions',
+  ].join(' ');
+}

@@ -1,0 +1,83 @@
+/** The six services `relay up` runs, in the order they start; the gateway comes last and stops first. */
+export const SERVICE_NAMES = ['session', 'subscription', 'scheduler', 'question', 'pairing', 'gateway'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+export type GrpcServiceName = Exclude<ServiceName, 'gateway'>;
+
+export const GRPC_SERVICE_NAMES = SERVICE_NAMES.filter((name): name is GrpcServiceName => name !== 'gateway');
+
+export const DEFAULT_GRPC_PORTS: Record<GrpcServiceName, number> = {
+  session: 50051,
+  subscription: 50052,
+  scheduler: 50053,
+  question: 50054,
+  pairing: 50055,
+};
+
+export const DEFAULT_GATEWAY_PORT = 7420;
+
+/** Each stateful service's own database on the shared server. */
+export const SERVICE_DATABASES: Record<GrpcServiceName, string> = {
+  session: 'relay_session',
+  subscription: 'relay_subscription',
+  scheduler: 'relay_scheduler',
+  question: 'relay_question',
+  pairing: 'relay_pairing',
+};
+
+const ADDRESS_VARIABLES: Record<GrpcServiceName, string> = {
+  session: 'SESSION_GRPC_ADDR',
+  subscription: 'SUBSCRIPTION_GRPC_ADDR',
+  scheduler: 'SCHEDULER_GRPC_ADDR',
+  question: 'QUESTION_GRPC_ADDR',
+  pairing: 'PAIRING_GRPC_ADDR',
+};
+
+export type ServicePlanInput = {
+  grpcPorts: Record<GrpcServiceName, number>;
+  gatewayPort: number;
+  /** The address the gateway binds. */
+  gatewayHost: string;
+  /** How other relays and clients reach this relay (RELAY_PUBLIC_URL). */
+  publicUrl: string;
+  natsUrl: string;
+  databaseServerUrl: string;
+  relayName: string;
+  logLevel: string;
+  clockEpochMs: number;
+  /** RELAY_CLOCK as the user gave it; unset means the system clock. */
+  clockSpec?: string;
+};
+
+/** The same server URL with another database name; credentials, host and query stay as they were. */
+export function databaseUrlFor(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${encodeURIComponent(database)}`;
+  return url.toString();
+}
+
+/** A service's gRPC address as the other services and the CLI dial it. */
+export function grpcAddress(port: number): string {
+  return `127.0.0.1:${port}`;
+}
+
+/** The relay's variables for one service; the caller lays them over the inherited environment. */
+export function serviceEnv(name: ServiceName, input: ServicePlanInput): Record<string, string> {
+  const env: Record<string, string> = {
+    NATS_URL: input.natsUrl,
+    RELAY_NAME: input.relayName,
+    RELAY_PUBLIC_URL: input.publicUrl,
+    LOG_LEVEL: input.logLevel,
+    OTEL_SERVICE_NAME: `relay-${name}`,
+    RELAY_CLOCK_EPOCH: String(input.clockEpochMs),
+  };
+  if (input.clockSpec !== undefined) env['RELAY_CLOCK'] = input.clockSpec;
+  for (const other of GRPC_SERVICE_NAMES) env[ADDRESS_VARIABLES[other]] = grpcAddress(input.grpcPorts[other]);
+  if (name === 'gateway') {
+    env['PORT'] = String(input.gatewayPort);
+    env['HOST'] = input.gatewayHost;
+  } else {
+    env['GRPC_PORT'] = String(input.grpcPorts[name]);
+    env['DATABASE_URL'] = databaseUrlFor(input.databaseServerUrl, SERVICE_DATABASES[name]);
+  }
+  return env;
+}

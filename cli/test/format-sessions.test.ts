@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { formatSessionsTable, sessionRow, timeAgo } from '../src/format-sessions.ts';
+
+const now = new Date('2026-11-30T12:00:00.000Z');
+
+describe('formatSessionsTable', () => {
+  it('aligns the columns', () => {
+    const table = formatSessionsTable(
+      [
+        { id: 's1', title: 'Terminal', provider: '', model: '', state: 'idle', messageCount: 0, lastActivityAt: '2026-11-30T11:55:00.000Z' },
+        { id: 's-long', title: 'Refactor', provider: 'claude', model: 'sonnet', state: 1, messageCount: 12, lastActivityAt: '2026-11-30T09:00:00.000Z', archived: true },
+      ],
+      'all',
+      now,
+    );
+    expect(table.split('\n')).toEqual([
+      'ID      TITLE     STATE                   MODEL          MSGS  LAST ACTIVITY',
+      's1      Terminal  idle                    -              0     5 min ago',
+      's-long  Refactor  running_turn, archived  claude/sonnet  12    3 h ago',
+    ]);
+  });
+
+  it('says so when there are none', () => {
+    expect(formatSessionsTable([], 'active', now)).toBe('No active sessions.');
+    expect(formatSessionsTable([], 'all', now)).toBe('No sessions.');
+  });
+});
+
+describe('sessionRow', () => {
+  it('reads proto enum names and snake_case fields, and shortens long titles', () => {
+    const row = sessionRow({ id: 'x', title: 'a'.repeat(60), state: 'SESSION_STATE_BACKGROUND_ONLY', message_count: 3 }, now);
+    expect(row).toMatchObject({ state: 'background_only', messages: '3', lastActivity: '-' });
+    expect(row.title).toHaveLength(40);
+  });
+});
+
+describe('timeAgo', () => {
+  it.each([
+    ['2026-11-30T11:59:30.000Z', 'just now'],
+    ['2026-11-30T11:00:00.000Z', '1 h ago'],
+    ['2026-11-27T12:00:00.000Z', '3 d ago'],
+    ['not a date', '-'],
+  ])('%s → %s', (value, expected) => {
+    expect(timeAgo(value, now)).toBe(expected);
+  });
+});

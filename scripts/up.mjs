@@ -1,0 +1,45 @@
+// `npm run up`: make the checkout runnable (npm ci, generated code), then run `relay up`.
+// Plain Node, no dependencies: it runs before node_modules exists.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchCli } from '../cli/bin/launch-cli.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** npm writes node_modules/.package-lock.json on every install, so it is older than the lock file only when stale. */
+function needsInstall() {
+  const installed = join(root, 'node_modules', '.package-lock.json');
+  if (!existsSync(installed)) return true;
+  return statSync(installed).mtimeMs < statSync(join(root, 'package-lock.json')).mtimeMs;
+}
+
+/** Services whose generated code (Prisma client) is missing. */
+function servicesMissingGeneratedCode() {
+  const servicesDir = join(root, 'services');
+  return readdirSync(servicesDir).filter((name) => {
+    const manifest = join(servicesDir, name, 'package.json');
+    if (!existsSync(manifest)) return false;
+    const scripts = JSON.parse(readFileSync(manifest, 'utf8')).scripts ?? {};
+    return typeof scripts.generate === 'string' && !existsSync(join(servicesDir, name, 'src', 'generated'));
+  });
+}
+
+function run(args, env = process.env) {
+  process.stdout.write(`> npm ${args.join(' ')}\n`);
+  const result = spawnSync(npm, args, { cwd: root, stdio: 'inherit', env });
+  if (result.status !== 0) {
+    process.stderr.write(`relay: npm ${args.join(' ')} failed (${result.error?.message ?? `exit code ${result.status ?? result.signal}`})\n`);
+    process.exit(1);
+  }
+}
+
+if (needsInstall()) run(['ci']);
+const missing = servicesMissingGeneratedCode();
+if (missing.length > 0) {
+  process.stdout.write(`Generating code for ${missing.join(', ')}\n`);
+  run(['run', 'generate'], { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' });
+}
+launchCli(['up', ...process.argv.slice(2)], { isolate: true });
