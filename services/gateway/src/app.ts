@@ -4,7 +4,7 @@
  */
 import { INTERNAL_CODE } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { registerApiRoutes } from './http/api-routes.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
@@ -24,7 +24,11 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): FastifyInstance {
   // Typed as Fastify's base logger so route modules take a plain FastifyInstance.
   const loggerInstance: FastifyBaseLogger = deps.logger;
-  const app = Fastify({ loggerInstance, disableRequestLogging: true });
+  const app = Fastify({
+    loggerInstance,
+    // Probes would drown the request log.
+    logController: new LogController({ disableRequestLogging: (request) => request.url === '/healthz' || request.url === '/readyz' }),
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

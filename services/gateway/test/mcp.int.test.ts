@@ -1,0 +1,290 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { SessionState } from '@relay/proto/relay/session/v1/session';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from './start-gateway.ts';
+
+let gateway: TestGateway;
+let token: string;
+let sessionId: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  gateway = await startGateway('desk');
+  const agent = gateway.owners.addAgentSession('u1', { title: 'Watcher' });
+  token = agent.token;
+  sessionId = agent.session.id;
+});
+
+afterAll(async () => {
+  await gateway.close();
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  gateway.owners.settings.agentSessionsEnabled = true;
+  gateway.owners.paired.splice(0);
+  gateway.owners.failing.clear();
+});
+
+async function connect(bearer = token): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+  });
+  const client = new Client({ name: 'gateway-test', version: '0.0.1' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+async function call(client: Client, args: unknown, name = 'relay_tool') {
+  const result = await client.callTool({ name, arguments: args as Record<string, unknown> });
+  const content = result.content as { type: string; text: string }[];
+  expect(content).toHaveLength(1);
+  expect(content[0]?.type).toBe('text');
+  return { isError: result.isError, body: JSON.parse(content[0]!.text) as Record<string, unknown> };
+}
+
+function pair(name: string, level: AgentLevel) {
+  gateway.owners.paired.push({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level });
+}
+
+describe('tools/list', () => {
+  it('lists only relay_tool, with every action in its schema', async () => {
+    const { tools } = await (await connect()).listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['relay_tool']);
+    const action = (tools[0]!.inputSchema.properties as Record<string, { enum: string[] }>).action!;
+    expect(action.enum).toContain('list_relays');
+    expect(action.enum).toContain('list_sessions');
+    expect(action.enum).toContain('withdraw');
+  });
+
+  it('lists nothing when relay_tool is off', async () => {
+    gateway.owners.settings.agentSessionsEnabled = false;
+    pair('build-box', AgentLevel.AGENT_LEVEL_OFF);
+    expect((await (await connect()).listTools()).tools).toEqual([]);
+  });
+
+  it('lists relay_tool when only a paired relay lets agents in', async () => {
+    gateway.owners.settings.agentSessionsEnabled = false;
+    pair('build-box', AgentLevel.AGENT_LEVEL_READ);
+    expect((await (await connect()).listTools()).tools.map((tool) => tool.name)).toEqual(['relay_tool']);
+  });
+});
+
+describe('list_relays', () => {
+  it('answers the spec shape, this relay first', async () => {
+    pair('build-box', AgentLevel.AGENT_LEVEL_FULL);
+    pair('nas', AgentLevel.AGENT_LEVEL_READ_AND_PROMPT);
+    const { isError, body } = await call(await connect(), { action: 'list_relays' });
+    expect(isError).toBe(false);
+    expect(body).toEqual({
+      ok: true,
+      summary: 'list_relays: 3 relays, 1 unlocked',
+      self: { name: 'desk' },
+      relays: [
+        { name: 'desk', self: true, online: true, version: '0.9.19', permission: 'full', unlocked: true },
+        { name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', permission: 'full', unlocked: false },
+        { name: 'nas', url: 'https://nas.example.com', online: true, version: '0.9.19', permission: 'read_and_prompt', unlocked: false },
+      ],
+      limits: { maxWaitSeconds: 600, maxActiveSessions: 4 },
+    });
+  });
+
+  it('answers the same under the old name remote_relay', async () => {
+    const client = await connect();
+    const current = await call(client, { action: 'list_relays' });
+    const legacy = await call(client, { action: 'list_relays' }, 'remote_relay');
+    expect(legacy).toEqual(current);
+  });
+
+  it('still works while relay_tool is off, without this relay', async () => {
+    gateway.owners.settings.agentSessionsEnabled = false;
+    const { body } = await call(await connect(), { action: 'list_relays' });
+    expect(body).toMatchObject({ ok: true, summary: 'list_relays: 0 relays, 0 unlocked', self: { name: 'desk' }, relays: [] });
+  });
+
+  it('lists the arguments it does not take in ignored', async () => {
+    const { body } = await call(await connect(), { action: 'list_relays', relay: 'this', scope: '', text: 'hi' });
+    expect(body).toMatchObject({ ok: true, ignored: ['relay', 'text'] });
+  });
+});
+
+describe('list_sessions', () => {
+  it("lists the caller's user's active sessions", async () => {
+    const other = gateway.owners.addAgentSession('u1', {
+      title: 'Review: server/',
+      state: SessionState.SESSION_STATE_RUNNING_TURN,
+      cwd: '/home/dev/shop',
+      messageCount: 7,
+      lastActivityAt: new Date('2026-10-18T09:12:00.000Z'),
+    }).session;
+    gateway.owners.addAgentSession('u1', { title: 'Old', archived: true });
+    gateway.owners.addAgentSession('u2', { title: 'Not mine' });
+
+    const { isError, body } = await call(await connect(), { action: 'list_sessions', relay: 'this' });
+    expect(isError).toBe(false);
+    expect(body).toMatchObject({ ok: true, relay: 'desk', summary: 'list_sessions → desk: 2 sessions' });
+    const sessions = body.sessions as Record<string, unknown>[];
+    expect(sessions.map((s) => s.title).sort()).toEqual(['Review: server/', 'Watcher']);
+    expect(sessions.find((s) => s.id === other.id)).toEqual({
+      id: other.id,
+      title: 'Review: server/',
+      provider: 'script',
+      model: 'script-1',
+      state: 'running_turn',
+      cwd: '/home/dev/shop',
+      lastActivityAt: '2026-10-18T09:12:00.000Z',
+      messageCount: 7,
+      tasks: [],
+    });
+  });
+
+  it('takes scope archived and all, and the relay by its own name', async () => {
+    const client = await connect();
+    const archived = await call(client, { action: 'list_sessions', relay: 'Desk', scope: 'archived' });
+    expect((archived.body.sessions as { title: string; archived: boolean }[]).every((s) => s.archived)).toBe(true);
+    const all = await call(client, { action: 'list_sessions', relay: 'this', scope: 'all' });
+    expect((all.body.sessions as unknown[]).length).toBeGreaterThan((archived.body.sessions as unknown[]).length);
+  });
+
+  it('refuses an unknown scope', async () => {
+    const { isError, body } = await call(await connect(), { action: 'list_sessions', relay: 'this', scope: 'recent' });
+    expect(isError).toBe(true);
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+
+  it('refuses an unknown relay', async () => {
+    const { body } = await call(await connect(), { action: 'list_sessions', relay: 'laptop' });
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_RELAY' });
+  });
+
+  it('answers REMOTE_RELAY_DISABLED while relay_tool is off', async () => {
+    gateway.owners.settings.agentSessionsEnabled = false;
+    const { isError, body } = await call(await connect(), { action: 'list_sessions', relay: 'this' });
+    expect(isError).toBe(true);
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_DISABLED' });
+  });
+
+  it('answers REMOTE_RELAY_DISABLED for this relay when only a paired relay lets agents in', async () => {
+    gateway.owners.settings.agentSessionsEnabled = false;
+    pair('build-box', AgentLevel.AGENT_LEVEL_FULL);
+    const { body } = await call(await connect(), { action: 'list_sessions', relay: 'this' });
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_DISABLED' });
+  });
+
+  it('hides a fault of the session service as REMOTE_RELAY_INTERNAL', async () => {
+    gateway.owners.failing.add('listSessions');
+    const { body } = await call(await connect(), { action: 'list_sessions', relay: 'this' });
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INTERNAL' });
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+  });
+});
+
+describe('bad calls', () => {
+  it.each([
+    ['an unknown action', { action: 'dance' }],
+    ['no action', { relay: 'this' }],
+    ['a wrong type', { action: 'list_sessions', relay: 42 }],
+    ['a wrong list', { action: 'list_sessions', relay: 'this', scope: ['all'] }],
+  ])('answers REMOTE_RELAY_INVALID_INPUT for %s, and keeps answering', async (_label, args) => {
+    const client = await connect();
+    const { isError, body } = await call(client, args);
+    expect(isError).toBe(true);
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(typeof body.error).toBe('string');
+    expect((await call(client, { action: 'list_relays' })).body.ok).toBe(true);
+  });
+
+  it('names the valid actions for an unknown one', async () => {
+    const { body } = await call(await connect(), { action: 'dance' });
+    expect(body.error).toContain('list_sessions');
+  });
+
+  it.each([
+    ['a string', 'list_relays'],
+    ['a list', [{ action: 'list_relays' }]],
+    ['a number', 7],
+  ])('answers REMOTE_RELAY_INVALID_INPUT for arguments that are %s', async (_label, args) => {
+    const client = await connect();
+    const { isError, body } = await call(client, args);
+    expect(isError).toBe(true);
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect((await call(client, { action: 'list_relays' })).body.ok).toBe(true);
+  });
+
+  it('answers REMOTE_RELAY_UNSUPPORTED for an action not built yet', async () => {
+    const { body } = await call(await connect(), { action: 'read_session', relay: 'this', session: sessionId });
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNSUPPORTED' });
+    expect(body.error).toContain('not available on this relay yet');
+  });
+
+  it('refuses create_session with an argument it does not take before anything else', async () => {
+    const { body } = await call(await connect(), { action: 'create_session', relay: 'this', text: 'go', session: 'x' });
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(body.error).toContain('Nothing was created.');
+  });
+
+  it('answers a protocol error for another tool name', async () => {
+    const client = await connect();
+    await expect(client.callTool({ name: 'other_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    expect((await call(client, { action: 'list_relays' })).body.ok).toBe(true);
+  });
+});
+
+describe('authentication', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '0' } },
+  };
+  const post = (headers: Record<string, string>) =>
+    fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(initialize),
+    });
+
+  it('answers 401 with WWW-Authenticate without a token', async () => {
+    const response = await post({});
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 }, id: null });
+  });
+
+  it('answers 401 for an unknown token', async () => {
+    const response = await post({ authorization: 'Bearer rs_nope' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it("answers 403 for a user's token", async () => {
+    const response = await post({ authorization: `Bearer ${gateway.owners.addUser('u1')}` });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain('/api/v1/sessions');
+  });
+
+  it('answers 503 when tokens cannot be checked', async () => {
+    gateway.owners.failing.add('authenticate');
+    expect((await post({ authorization: `Bearer ${token}` })).status).toBe(503);
+  });
+
+  it('answers a JSON-RPC parse error to a body that is not JSON', async () => {
+    const response = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      body: '{"jsonrpc": "2.0",',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+  });
+
+  it('answers 405 to GET and DELETE', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${gateway.url}/mcp`, { method, headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(405);
+    }
+  });
+});
