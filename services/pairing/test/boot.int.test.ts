@@ -1,0 +1,85 @@
+// The pairing service as a real process against a real PostgreSQL and nats-server: it boots, declares its stream,
+// answers its health check and ListPairedRelays, and shuts down cleanly on SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { connectBus, type Bus } from '@relay/bus';
+import { AgentLevel, PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { callUnary, checkHealth, createClient } from '@relay/rpc';
+import { createLogger } from '@relay/telemetry';
+import { createTestDatabase, freePort, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+const serviceDir = fileURLToPath(new URL('..', import.meta.url));
+const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+
+let nats: NatsServer;
+let database: TestDatabase;
+let bus: Bus;
+let address: string;
+let child: ChildProcess;
+let output = '';
+
+beforeAll(async () => {
+  let port: number;
+  [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
+  address = `127.0.0.1:${port}`;
+  bus = await connectBus({ url: nats.url, name: 'pairing-boot-test', logger: createLogger({ name: 'pairing-boot-test', level: 'silent' }) });
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: serviceDir,
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  await vi.waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}):\n${output}`);
+      expect(await checkHealth(address)).toBe(true);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await bus?.close();
+  await nats?.stop();
+  await database?.drop();
+});
+
+it('declares PAIRING_EVENTS for relay.pairing.v1.>', async () => {
+  const info = await bus.jsm.streams.info('PAIRING_EVENTS');
+  expect(info.config.subjects).toEqual(['relay.pairing.v1.>']);
+});
+
+it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, offline until links exist', async () => {
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  try {
+    await db.query("INSERT INTO paired_relays (name, url, level, accept_prompts) VALUES ('lab', 'https://lab.example:8443', 'read', false)");
+    await db.query("INSERT INTO paired_relays (name, url) VALUES ('desk', 'https://desk.example')");
+  } finally {
+    await db.end();
+  }
+  expect(await checkHealth(address, 'relay.pairing.v1.PairingService')).toBe(true);
+  const client = createClient(PairingServiceClient, address);
+  try {
+    expect(await callUnary(client, 'listPairedRelays', {})).toEqual({
+      relays: [
+        { name: 'desk', url: 'https://desk.example', online: false, version: '', level: AgentLevel.AGENT_LEVEL_FULL },
+        { name: 'lab', url: 'https://lab.example:8443', online: false, version: '', level: AgentLevel.AGENT_LEVEL_READ },
+      ],
+    });
+  } finally {
+    client.close();
+  }
+});
+
+it('shuts down cleanly on SIGTERM', async () => {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+});

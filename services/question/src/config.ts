@@ -1,0 +1,18 @@
+/**
+ * The question service's environment: the only place it reads process.env.
+ */
+import { z } from 'zod';
+import { baseEnv, databaseUrl, parseEnv, port } from '@relay/config';
+
+const schema = z.object({
+  ...baseEnv,
+  DATABASE_URL: databaseUrl,
+  GRPC_PORT: port(50054),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  return parseEnv(schema, env);
+}

@@ -1,0 +1,53 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { consume, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import type { Logger } from '@relay/telemetry';
+import type { SessionActivityStore } from '../domain/ports.ts';
+import { recordSessionEvent } from '../domain/record-session-event.ts';
+import { decodeSessionEvent } from './decode-session-event.ts';
+
+/** The session service's stream, the subjects taken from it, and this service's durable consumer on it. */
+export const SESSION_EVENTS = {
+  stream: 'SESSION_EVENTS',
+  durable: 'subscription-session-events',
+  filterSubjects: ['relay.session.v1.>'],
+} as const;
+
+const STREAM_POLL_MS = 500;
+
+/**
+ * Consumes the session events into the session-activity projection, once per message id. The session
+ * service declares the stream; if this service starts first it waits for it.
+ */
+export async function startSessionEventsConsumer(bus: Bus, options: { store: SessionActivityStore; logger: Logger }): Promise<Consumer> {
+  const { store, logger } = options;
+  await waitForStream(bus, SESSION_EVENTS.stream, logger);
+  return consume(bus, {
+    stream: SESSION_EVENTS.stream,
+    durable: SESSION_EVENTS.durable,
+    filterSubjects: [...SESSION_EVENTS.filterSubjects],
+    logger,
+    handler: (message) => handleSessionEvent(store, message, logger),
+  });
+}
+
+/** Decodes one delivered message and applies it to the projection; a redelivery changes nothing. */
+export async function handleSessionEvent(store: SessionActivityStore, message: BusMessage, logger: Logger): Promise<void> {
+  const event = decodeSessionEvent(message.subject, message.data);
+  if (event === undefined) return;
+  const applied = await recordSessionEvent(store, message.id, event);
+  if (!applied) logger.debug({ messageId: message.id, subject: message.subject }, 'session event already processed');
+}
+
+async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await bus.jsm.streams.info(stream);
+      return;
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
+      if (attempt === 1) logger.info({ stream }, 'waiting for the stream to be declared by its publisher');
+      await sleep(STREAM_POLL_MS);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The subscription service process: the only place its parts are wired together.
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { ConfigError } from '@relay/config';
+import { startGrpcServer } from '@relay/rpc';
+import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { SESSION_EVENTS, startSessionEventsConsumer } from './bus/session-events-consumer.ts';
+import { SUBSCRIPTION_COMMANDS_STREAM } from './bus/subscription-commands.ts';
+import { loadConfig, type Config } from './config.ts';
+import { PrismaClient } from './generated/prisma/client.ts';
+import { PrismaSessionActivityStore } from './store/prisma-session-activity-store.ts';
+
+const logger = createLogger({ name: 'subscription' });
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  logger.fatal({ problems: error.problems }, error.message);
+  process.exit(1);
+}
+logger.level = config.LOG_LEVEL;
+
+const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+
+try {
+  const bus = await connectBus({ url: config.NATS_URL, name: 'subscription', logger });
+  await ensureStream(bus, SUBSCRIPTION_COMMANDS_STREAM);
+  const outbox = new OutboxRelay({ db: prisma, bus, logger });
+  outbox.start();
+
+  const sessionEvents = await startSessionEventsConsumer(bus, {
+    store: new PrismaSessionActivityStore(prisma, SESSION_EVENTS.durable),
+    logger,
+  });
+
+  // Only grpc.health.v1 until subscribe, unsubscribe, list and transfer arrive.
+  const server = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+
+  onShutdownSignal(logger, async () => {
+    await server.shutdown();
+    await sessionEvents.stop();
+    await outbox.stop();
+    try {
+      await outbox.flush();
+    } catch (error) {
+      // The rows stay in the outbox and the next start publishes them.
+      logger.warn({ err: error }, 'outbox not fully flushed at shutdown');
+    }
+    await prisma.$disconnect();
+    await bus.close();
+    await shutdownTelemetry();
+  });
+} catch (error) {
+  logger.fatal({ err: error }, 'subscription service failed to start');
+  await prisma.$disconnect().catch(() => undefined);
+  await shutdownTelemetry().catch(() => undefined);
+  process.exit(1);
+}

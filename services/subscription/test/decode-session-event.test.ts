@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '@relay/errors';
+import { SessionCreated } from '@relay/proto/relay/session/v1/events';
+import { SessionOrigin, SessionState } from '@relay/proto/relay/session/v1/session';
+import { decodeSessionEvent, SessionSubject } from '../src/bus/decode-session-event.ts';
+import { SubscriptionErrorCode } from '../src/domain/errors.ts';
+
+const payload = (state = SessionState.SESSION_STATE_IDLE) =>
+  SessionCreated.toJSON({
+    eventId: 'e1',
+    occurredAt: new Date('2026-11-30T10:00:00Z'),
+    session: {
+      id: 's1',
+      userId: 'u1',
+      title: 'Refactor',
+      provider: 'script',
+      model: '',
+      state,
+      cwd: '/tmp',
+      archived: false,
+      origin: SessionOrigin.SESSION_ORIGIN_EXTERNAL,
+      messageCount: 0,
+      createdAt: new Date('2026-11-30T10:00:00Z'),
+      lastActivityAt: new Date('2026-11-30T10:00:00Z'),
+    },
+  });
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return isAppError(error) ? error.code : 'not an AppError';
+  }
+  return undefined;
+}
+
+describe('decodeSessionEvent', () => {
+  it('reads session_created as the session service encodes it', () => {
+    expect(decodeSessionEvent(SessionSubject.SESSION_CREATED, payload())).toEqual({
+      type: 'session_created',
+      eventId: 'e1',
+      occurredAt: new Date('2026-11-30T10:00:00Z'),
+      session: { id: 's1', userId: 'u1', title: 'Refactor', state: 'idle' },
+    });
+  });
+
+  it('passes over session events this service does not use yet', () => {
+    expect(decodeSessionEvent('relay.session.v1.turn_ended', { anything: true })).toBeUndefined();
+  });
+
+  it.each([
+    ['no session', { eventId: 'e1', occurredAt: '2026-11-30T10:00:00Z' }],
+    ['no event id', { ...(payload() as object), eventId: '' }],
+    ['no time', { ...(payload() as object), occurredAt: undefined }],
+    ['a state it cannot read', payload(SessionState.SESSION_STATE_UNSPECIFIED)],
+    ['not an object', 'session_created'],
+  ])('refuses a payload with %s as SUBSCRIPTION_INVALID_EVENT (terminated, never retried)', (_, data) => {
+    expect(codeOf(() => decodeSessionEvent(SessionSubject.SESSION_CREATED, data))).toBe(SubscriptionErrorCode.INVALID_EVENT);
+  });
+});
