@@ -31,7 +31,7 @@ class ServiceProcess {
   ) {}
 
   start(): void {
-    this.child = spawn(process.execPath, ['--import', '@relay/telemetry/register', '--import', 'tsx', 'src/main.ts'], {
+    this.child = spawn(process.execPath, ['--import', 'tsx', '--import', '@relay/telemetry/register', 'src/main.ts'], {
       cwd: `${root}/services/${this.name}`,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('one relay_tool call is one trace', () => {
   it('covers the MCP call in the gateway, the gRPC call and the session service database work', async () => {
-    await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions' } });
+    await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
     const toolSpan = await eventually(
       () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'list_sessions'),
       'relay_tool span',
