@@ -9,7 +9,7 @@ export type LogLineOptions = {
   color: boolean;
   /** Picks the name's colour, so each process keeps one. */
   colorIndex?: number;
-  /** Renders pino's `time` (epoch ms); the caller decides the time zone. */
+  /** Renders pino's `time` (epoch ms, or an ISO string turned into one); the caller decides the time zone. */
   formatTime: (epochMs: number) => string;
 };
 
@@ -24,7 +24,8 @@ export function formatLogLine(name: string, line: string, options: LogLineOption
   const levelNumber = typeof record['level'] === 'number' ? record['level'] : 30;
   const level = (PINO_LEVELS[levelNumber] ?? String(levelNumber)).padEnd(5);
   const levelText = levelNumber >= 50 ? paint(options.color, 31, level) : levelNumber >= 40 ? paint(options.color, 33, level) : level;
-  const time = typeof record['time'] === 'number' ? options.formatTime(record['time']) : ' '.repeat(8);
+  const epochMs = typeof record['time'] === 'number' ? record['time'] : typeof record['time'] === 'string' ? Date.parse(record['time']) : Number.NaN;
+  const time = Number.isNaN(epochMs) ? ' '.repeat(8) : options.formatTime(epochMs);
   const message = typeof record['msg'] === 'string' ? record['msg'] : '';
   const fields = Object.entries(record)
     .filter(([key]) => !HIDDEN_FIELDS.has(key))

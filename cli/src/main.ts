@@ -1,7 +1,5 @@
 import { ConfigError } from '@relay/config';
 import { CliError } from './cli-error.ts';
-import { runCreateSession, runSessions } from './commands/sessions.ts';
-import { runUp } from './commands/up.ts';
 import { HELP_TEXT, parseCommand, type Command } from './parse-command.ts';
 
 /** Runs one command; every failure the user can act on becomes one line on stderr and exit code 1. */
@@ -13,15 +11,22 @@ async function main(argv: readonly string[]): Promise<number> {
       case 'help':
         process.stdout.write(HELP_TEXT);
         return 0;
-      case 'up':
+      // Each command loads only its own modules, so `relay sessions` does not wait for gRPC and Prisma to load.
+      case 'up': {
+        const { runUp } = await import('./commands/up.ts');
         return await runUp(
           { json: command.json },
           { out: process.stdout, err: process.stderr, hasParentChannel: typeof process.send === 'function' },
         );
-      case 'sessions':
+      }
+      case 'sessions': {
+        const { runSessions } = await import('./commands/sessions.ts');
         return await runSessions({ scope: command.scope, json: command.json }, { out: process.stdout });
-      case 'create-session':
+      }
+      case 'create-session': {
+        const { runCreateSession } = await import('./commands/sessions.ts');
         return await runCreateSession({ title: command.title, json: command.json }, { out: process.stdout });
+      }
     }
   } catch (error) {
     if (error instanceof CliError || error instanceof ConfigError) {

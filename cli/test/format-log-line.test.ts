@@ -9,6 +9,12 @@ describe('formatLogLine', () => {
     expect(formatLogLine('session', line, options)).toBe('12:03:04 session      INFO  gRPC server listening port=50051 note="two words"');
   });
 
+  it('reads an ISO time as well as epoch milliseconds', () => {
+    const seen: number[] = [];
+    formatLogLine('session', JSON.stringify({ level: 30, time: '2026-11-30T05:11:55.978Z', msg: 'x' }), { color: false, formatTime: (ms) => String(seen.push(ms)) });
+    expect(seen).toEqual([Date.parse('2026-11-30T05:11:55.978Z')]);
+  });
+
   it('puts an error’s stack under the line', () => {
     const line = JSON.stringify({ level: 50, time: 1, msg: 'handler failed', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at x (y.ts:1:1)' } });
     expect(formatLogLine('gateway', line, options)).toBe(
