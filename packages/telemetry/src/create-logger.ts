@@ -21,7 +21,8 @@ export function createLogger(options: LoggerOptions): Logger {
       formatters: { level: (label) => ({ level: label }) },
       mixin: activeSpanFields,
     },
-    options.destination ?? pino.destination(1),
+    // Synchronous writes: lines stay in order and survive process.exit and crashes; the relay logs little.
+    options.destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }
 
