@@ -1,5 +1,7 @@
 const PINO_LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
-const HIDDEN_FIELDS = new Set(['level', 'time', 'msg', 'name', 'pid', 'hostname', 'trace_id', 'span_id', 'trace_flags', 'err']);
+const LEVEL_NUMBERS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+/** Shown elsewhere on the line (time, name, level, message) or too noisy for a terminal; `--json` keeps them. */
+const HIDDEN_FIELDS = new Set(['level', 'time', 'msg', 'name', 'service', 'pid', 'hostname', 'trace_id', 'span_id', 'trace_flags', 'err']);
 const NAME_WIDTH = 'subscription'.length;
 const NAME_COLORS = [36, 35, 34, 32, 33, 96, 95, 94];
 
@@ -21,7 +23,8 @@ export function formatLogLine(name: string, line: string, options: LogLineOption
   const label = paint(options.color, NAME_COLORS[(options.colorIndex ?? 0) % NAME_COLORS.length] ?? 36, name.padEnd(NAME_WIDTH));
   const record = parseRecord(line);
   if (record === undefined) return `${' '.repeat(8)} ${label} ${line}`;
-  const levelNumber = typeof record['level'] === 'number' ? record['level'] : 30;
+  const rawLevel = record['level'];
+  const levelNumber = typeof rawLevel === 'number' ? rawLevel : typeof rawLevel === 'string' ? (LEVEL_NUMBERS[rawLevel] ?? 30) : 30;
   const level = (PINO_LEVELS[levelNumber] ?? String(levelNumber)).padEnd(5);
   const levelText = levelNumber >= 50 ? paint(options.color, 31, level) : levelNumber >= 40 ? paint(options.color, 33, level) : level;
   const epochMs = typeof record['time'] === 'number' ? record['time'] : typeof record['time'] === 'string' ? Date.parse(record['time']) : Number.NaN;

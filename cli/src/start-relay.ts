@@ -114,7 +114,9 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     const child = await ManagedProcess.start({
       name,
       command: process.execPath,
-      args: ['--import', '@relay/telemetry/register', '--import', 'tsx', 'src/main.ts'],
+      // tsx first: with the telemetry hook registered first, its import-in-the-middle loader cannot load
+      // the generated Prisma client (.ts) and the service dies with ERR_UNKNOWN_FILE_EXTENSION.
+      args: ['--import', 'tsx', '--import', '@relay/telemetry/register', 'src/main.ts'],
       cwd: serviceDir(paths, name),
       env,
       onLine: (_stream, line) => reporter.child(name, line),

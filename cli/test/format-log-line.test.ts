@@ -9,6 +9,11 @@ describe('formatLogLine', () => {
     expect(formatLogLine('session', line, options)).toBe('12:03:04 session      INFO  gRPC server listening port=50051 note="two words"');
   });
 
+  it('reads level labels as well as numbers, and hides the service field the name already shows', () => {
+    const line = JSON.stringify({ level: 'error', time: 1, service: 'scheduler', msg: 'claim failed' });
+    expect(formatLogLine('scheduler', line, options)).toBe('12:03:04 scheduler    ERROR claim failed');
+  });
+
   it('reads an ISO time as well as epoch milliseconds', () => {
     const seen: number[] = [];
     formatLogLine('session', JSON.stringify({ level: 30, time: '2026-11-30T05:11:55.978Z', msg: 'x' }), { color: false, formatTime: (ms) => String(seen.push(ms)) });
