@@ -3,6 +3,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 
 export interface ReceivedSpan {
   service: string;
@@ -44,11 +45,13 @@ export class OtlpReceiver {
 
   async start(): Promise<void> {
     this.server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        if (request.url === '/v1/traces' && request.headers['content-type']?.includes('json')) this.record(JSON.parse(body) as OtlpRequest);
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        const body = Buffer.concat(chunks);
+        const json = request.headers['content-type']?.includes('json') ?? false;
+        if (request.url === '/v1/traces') this.record(json ? (JSON.parse(body.toString('utf8')) as OtlpRequest) : decodeTraceRequest(body));
+        response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -82,4 +85,70 @@ export class OtlpReceiver {
       }
     }
   }
+}
+
+// OTLP/HTTP's default encoding is protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf): decode the few fields we read
+// from opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest into the JSON mapping's shape.
+function fields(bytes: Uint8Array, read: (reader: BinaryReader, field: number, wireType: WireType) => boolean): void {
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (!read(reader, field, wireType)) reader.skip(wireType, field);
+  }
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+function decodeKeyValue(bytes: Uint8Array): OtlpAttribute {
+  const attribute: OtlpAttribute = { key: '', value: {} };
+  fields(bytes, (reader, field) => {
+    if (field === 1) attribute.key = reader.string();
+    else if (field === 2)
+      fields(reader.bytes(), (value, kind) => {
+        if (kind === 1) attribute.value.stringValue = value.string();
+        else if (kind === 2) attribute.value.boolValue = value.bool();
+        else if (kind === 3) attribute.value.intValue = String(value.int64());
+        else if (kind === 4) attribute.value.doubleValue = value.double();
+        else return false;
+        return true;
+      });
+    else return false;
+    return true;
+  });
+  return attribute;
+}
+
+function decodeTraceRequest(body: Uint8Array): OtlpRequest {
+  const request: Required<OtlpRequest> = { resourceSpans: [] };
+  fields(body, (reader, field) => {
+    if (field !== 1) return false;
+    const resourceSpans: NonNullable<OtlpRequest['resourceSpans']>[number] = { resource: { attributes: [] }, scopeSpans: [] };
+    fields(reader.bytes(), (rs, rsField) => {
+      if (rsField === 1) fields(rs.bytes(), (r, f) => (f === 1 ? (resourceSpans.resource!.attributes!.push(decodeKeyValue(r.bytes())), true) : false));
+      else if (rsField === 2) {
+        const spans: NonNullable<NonNullable<OtlpRequest['resourceSpans']>[number]['scopeSpans']>[number]['spans'] = [];
+        fields(rs.bytes(), (ss, ssField) => {
+          if (ssField !== 2) return false;
+          const span = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: [] as OtlpAttribute[] };
+          fields(ss.bytes(), (s, f) => {
+            if (f === 1) span.traceId = hex(s.bytes());
+            else if (f === 2) span.spanId = hex(s.bytes());
+            else if (f === 4) span.parentSpanId = hex(s.bytes());
+            else if (f === 5) span.name = s.string();
+            else if (f === 6) span.kind = s.int32();
+            else if (f === 9) span.attributes.push(decodeKeyValue(s.bytes()));
+            else return false;
+            return true;
+          });
+          spans!.push(span);
+          return true;
+        });
+        resourceSpans.scopeSpans!.push({ spans });
+      } else return false;
+      return true;
+    });
+    request.resourceSpans.push(resourceSpans);
+    return true;
+  });
+  return request;
 }
