@@ -15,10 +15,18 @@ interface OtlpRequest {
   resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
 }
 
+const REGISTER = ['--import', '@relay/telemetry/register'];
+const TSX = ['--import', 'tsx'];
+// Services may name the two hooks in either order.
+const ORDERS = [
+  { order: 'register first', flags: [...REGISTER, ...TSX] },
+  { order: 'tsx first', flags: [...TSX, ...REGISTER] },
+];
+
 /** Runs the echo fixture the way services start: `node --import @relay/telemetry/register --import tsx`. */
-function runFixture(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+function runFixture(flags: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', '@relay/telemetry/register', '--import', 'tsx', 'test/fixtures/echo-main.ts'], {
+    const child = spawn(process.execPath, [...flags, 'test/fixtures/echo-main.ts'], {
       cwd: packageDir,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -51,13 +59,14 @@ describe('@relay/telemetry/register', () => {
 
   afterAll(() => new Promise<void>((resolve) => collector.close(() => resolve())));
 
-  it('exports the gRPC client and server spans of one trace to OTEL_EXPORTER_OTLP_ENDPOINT, flushed by shutdownTelemetry', async () => {
-    const result = await runFixture({
+  it.each(ORDERS)('exports the gRPC client and server spans of one trace to OTEL_EXPORTER_OTLP_ENDPOINT, flushed by shutdownTelemetry ($order)', async ({ flags }) => {
+    received.length = 0;
+    const result = await runFixture(flags, {
       OTEL_SERVICE_NAME: 'echo-fixture',
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
-    expect(result).toMatchObject({ code: 0 });
+    expect(result).toEqual({ code: 0, stderr: '' });
 
     const resources = received.flatMap((request) => request.resourceSpans);
     const serviceNames = resources.map((resource) => resource.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue);
@@ -71,7 +80,7 @@ describe('@relay/telemetry/register', () => {
 
   it('exports nothing and complains about nothing without an exporter or endpoint', async () => {
     const before = received.length;
-    const result = await runFixture({ OTEL_SERVICE_NAME: 'echo-fixture' });
+    const result = await runFixture([...REGISTER, ...TSX], { OTEL_SERVICE_NAME: 'echo-fixture' });
     expect(result).toEqual({ code: 0, stderr: '' });
     expect(received.length).toBe(before);
   });
