@@ -49,7 +49,8 @@ export class GatewayApi {
         signal: AbortSignal.timeout(30_000),
       });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      const { cause: reason } = error as { cause?: { code?: string; message?: string } };
+      const cause = reason?.code ?? reason?.message ?? (error as Error).message;
       throw new CliError(`cannot reach the relay at ${this.baseUrl} (${cause})`, 1, { cause: error });
     }
     const text = await response.text();

@@ -2,6 +2,12 @@ import { formatLogLine, localClockTime } from './format-log-line.ts';
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
 export type LevelName = keyof typeof LEVELS;
+const LEVEL_NAMES: Record<number, LevelName> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/** A line shaped like the services' own pino lines (label level, ISO time, `service`). */
+function jsonLine(level: LevelName, service: string, message: string): string {
+  return `${JSON.stringify({ level, time: new Date().toISOString(), service, msg: message })}\n`;
+}
 
 /**
  * The CLI's terminal output: its own status lines and the children's log lines, readable or, with
@@ -33,9 +39,15 @@ export class Reporter {
     this.own(50, message);
   }
 
-  /** Text meant for the reader (the banner), printed as is even in JSON mode, on stdout. */
+  /** Text meant for the reader, printed as is even in JSON mode, on stdout. */
   print(text: string): void {
     this.options.out.write(`${text}\n`);
+  }
+
+  /** The "relay is up" moment: `text` for a reader; in JSON mode one line carrying `fields` instead. */
+  ready(text: string, fields: Record<string, string>): void {
+    if (!this.options.json) return this.print(text);
+    this.options.out.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), service: 'relay-up', msg: 'relay is up', ...fields })}\n`);
   }
 
   /** One output line of a child process; `level` is used for lines that are not already JSON. */
@@ -43,7 +55,7 @@ export class Reporter {
     const isJson = line.startsWith('{');
     if (!isJson && LEVELS[level] < this.threshold) return;
     if (this.options.json) {
-      this.options.out.write(isJson ? `${line}\n` : `${JSON.stringify({ level: LEVELS[level], time: Date.now(), name: `relay-${name}`, msg: line })}\n`);
+      this.options.out.write(isJson ? `${line}\n` : jsonLine(level, name, line));
       return;
     }
     if (!this.colorIndexes.has(name)) this.colorIndexes.set(name, this.colorIndexes.size + 1);
@@ -54,7 +66,7 @@ export class Reporter {
   private own(level: number, message: string): void {
     if (level < this.threshold) return;
     if (this.options.json) {
-      this.options.out.write(`${JSON.stringify({ level, time: Date.now(), name: 'relay-up', msg: message })}\n`);
+      this.options.out.write(jsonLine(LEVEL_NAMES[level] ?? 'info', 'relay-up', message));
       return;
     }
     const stream = level >= 40 ? this.options.err : this.options.out;

@@ -155,7 +155,7 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     reporter,
   });
   lifecycle.signal.throwIfAborted();
-  reporter.print(
+  reporter.ready(
     formatBanner({
       relayName: config.relayName,
       gatewayUrl,
@@ -164,6 +164,7 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
       sessionTitle: terminal.title,
       inspectorInstalled: existsSync(join(paths.repoRoot, 'node_modules', '@modelcontextprotocol', 'inspector', 'package.json')),
     }),
+    { relay: config.relayName, gatewayUrl, mcpUrl, token: terminal.token, session: terminal.title },
   );
 }
 
