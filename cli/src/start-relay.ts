@@ -43,8 +43,12 @@ const READY_TIMEOUT_MS = 120_000;
 export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: UpLockFile, lifecycle: Lifecycle, reporter: Reporter): Promise<void> {
   const isRoot = process.getuid?.() === 0;
   for (const service of SERVICE_NAMES) {
-    if (!existsSync(join(serviceDir(paths, service), 'src', 'main.ts'))) {
+    const dir = serviceDir(paths, service);
+    if (!existsSync(join(dir, 'src', 'main.ts'))) {
       throw new CliError(`services/${service}/src/main.ts is missing; this checkout cannot run the ${service} service`);
+    }
+    if (existsSync(join(dir, 'prisma', 'schema.prisma')) && !existsSync(join(dir, 'src', 'generated'))) {
+      throw new CliError(`services/${service}/src/generated is missing: run "npm run generate" (npm run up does it for you)`);
     }
   }
   const natsBinary =
