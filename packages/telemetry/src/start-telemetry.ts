@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { signalsFromEnv } from './signals-from-env.ts';
@@ -15,6 +16,8 @@ export interface TelemetryOptions {
   env?: Record<string, string | undefined>;
 }
 
+const PROBE_PATHS = new Set(['/healthz', '/readyz']);
+
 // The OpenTelemetry API is process-global, so the SDK behind it is too.
 let sdk: NodeSDK | undefined;
 
@@ -27,8 +30,11 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
   const signals = signalsFromEnv(options.env ?? process.env);
   const configuration: Partial<NodeSDKConfiguration> = {
     instrumentations: [
-      new HttpInstrumentation(),
-      new GrpcInstrumentation(),
+      // Probes would otherwise start a trace every few seconds per pod.
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => PROBE_PATHS.has(request.url ?? '') }),
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+      // Only queries made inside a traced operation: the outbox relay's polling is not worth a trace each.
+      new PgInstrumentation({ requireParentSpan: true }),
       new FastifyOtelInstrumentation({ registerOnInitialization: true }),
     ],
   };
