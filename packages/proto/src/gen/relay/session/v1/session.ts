@@ -95,6 +95,69 @@ export function sessionOriginToJSON(object: SessionOrigin): string {
   }
 }
 
+/** Where a turn stands. */
+export enum TurnStatus {
+  TURN_STATUS_UNSPECIFIED = 0,
+  /** TURN_STATUS_QUEUED - Waits behind another turn in that session. */
+  TURN_STATUS_QUEUED = 1,
+  /** TURN_STATUS_RUNNING - Started and not finished. */
+  TURN_STATUS_RUNNING = 2,
+  /** TURN_STATUS_WAITING_FOR_ANSWER - Blocked on a question card in that session. */
+  TURN_STATUS_WAITING_FOR_ANSWER = 3,
+  TURN_STATUS_DONE = 4,
+  TURN_STATUS_ERROR = 5,
+  TURN_STATUS_STOPPED = 6,
+}
+
+export function turnStatusFromJSON(object: any): TurnStatus {
+  switch (object) {
+    case 0:
+    case "TURN_STATUS_UNSPECIFIED":
+      return TurnStatus.TURN_STATUS_UNSPECIFIED;
+    case 1:
+    case "TURN_STATUS_QUEUED":
+      return TurnStatus.TURN_STATUS_QUEUED;
+    case 2:
+    case "TURN_STATUS_RUNNING":
+      return TurnStatus.TURN_STATUS_RUNNING;
+    case 3:
+    case "TURN_STATUS_WAITING_FOR_ANSWER":
+      return TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER;
+    case 4:
+    case "TURN_STATUS_DONE":
+      return TurnStatus.TURN_STATUS_DONE;
+    case 5:
+    case "TURN_STATUS_ERROR":
+      return TurnStatus.TURN_STATUS_ERROR;
+    case 6:
+    case "TURN_STATUS_STOPPED":
+      return TurnStatus.TURN_STATUS_STOPPED;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum TurnStatus");
+  }
+}
+
+export function turnStatusToJSON(object: TurnStatus): string {
+  switch (object) {
+    case TurnStatus.TURN_STATUS_UNSPECIFIED:
+      return "TURN_STATUS_UNSPECIFIED";
+    case TurnStatus.TURN_STATUS_QUEUED:
+      return "TURN_STATUS_QUEUED";
+    case TurnStatus.TURN_STATUS_RUNNING:
+      return "TURN_STATUS_RUNNING";
+    case TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER:
+      return "TURN_STATUS_WAITING_FOR_ANSWER";
+    case TurnStatus.TURN_STATUS_DONE:
+      return "TURN_STATUS_DONE";
+    case TurnStatus.TURN_STATUS_ERROR:
+      return "TURN_STATUS_ERROR";
+    case TurnStatus.TURN_STATUS_STOPPED:
+      return "TURN_STATUS_STOPPED";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum TurnStatus");
+  }
+}
+
 /** One agent conversation. */
 export interface Session {
   id: string;
@@ -108,7 +171,119 @@ export interface Session {
   origin: SessionOrigin;
   messageCount: number;
   createdAt: Date | undefined;
-  lastActivityAt: Date | undefined;
+  lastActivityAt:
+    | Date
+    | undefined;
+  /** A reasoning effort the model offers, or "" for the provider's default. */
+  effort: string;
+  /** The relay mode of this conversation: "agent", "ask" or "plan". */
+  mode: string;
+  /** A cloud session's repository and branch (claude-cloud); empty otherwise. */
+  repo: string;
+  branch: string;
+  /** The session group it is in; unset when in none. */
+  group:
+    | GroupRef
+    | undefined;
+  /** The conversation whose agent started it ("via agent"); empty when a user did. */
+  startedBySessionId: string;
+  startedByTitle: string;
+  /** The owner's switch "Agents in this conversation may start sessions" (only for agent-started sessions). */
+  mayCreateSessions: boolean;
+  /** Claude's auto-compaction window: "auto" or a number of tokens. */
+  autoCompactWindow: string;
+  thinkingEnabled: boolean;
+  /** "summarized", "full" or "hidden". */
+  thinkingDisplay: string;
+}
+
+/** A session's place in a session group. */
+export interface GroupRef {
+  id: string;
+  /** What the sidebar shows: the group's name, or its head session's title when nobody named it. */
+  name: string;
+  /** "head" or "member". */
+  role: string;
+}
+
+/** A session group as relay_info lists it. */
+export interface GroupSummary {
+  id: string;
+  name: string;
+  memberCount: number;
+}
+
+/** Another member of a session's group, as read_session lists it. */
+export interface GroupMember {
+  id: string;
+  title: string;
+  role: string;
+  state: SessionState;
+  archived: boolean;
+}
+
+/** Where a prompt came from. A prompt typed by a user has hops 0 and no origin session. */
+export interface Provenance {
+  originRelay: string;
+  originSessionId: string;
+  originSessionTitle: string;
+  model: string;
+  /** Relay boundaries the chain of prompts has crossed. */
+  hops: number;
+}
+
+/** A question waiting for an answer in a session. */
+export interface PendingQuestion {
+  id: string;
+  /** "ask_user" for a card the session waits on, "ask" for a non-blocking ask. */
+  kind: string;
+  question: string;
+  options: string[];
+}
+
+/** The outcome of the turn a message started, as far as it has come. */
+export interface TurnResult {
+  sessionId: string;
+  messageId: string;
+  status: TurnStatus;
+  /** The final reply (status done), and the model that wrote it. */
+  replyText: string;
+  replyModel: string;
+  /** Why the turn failed (status error). */
+  error: string;
+  pendingQuestions: PendingQuestion[];
+}
+
+/** One message of a conversation. */
+export interface ChatMessage {
+  id: string;
+  /**
+   * "user" (typed by the user), "agent" (sent by another agent), "event" (a relay event row),
+   * "schedule" (a scheduled prompt) or "assistant" (the session's own reply).
+   */
+  role: string;
+  text: string;
+  /** Set on prompts another agent sent. */
+  provenance: Provenance | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /** The model that wrote an assistant message. */
+  model: string;
+}
+
+/** A provider of the catalogue, as relay_info shows it. */
+export interface ProviderInfo {
+  id: string;
+  name: string;
+  available: boolean;
+  /** Why it is not available ("no credentials", "binary not found", …). */
+  reason: string;
+  defaultModel: string;
+  models: string[];
+  efforts: string[];
+  /** False when the provider's model list is not known yet (discovery has not run or failed). */
+  modelsKnown: boolean;
 }
 
 /** The relay-wide settings the session service owns. */
@@ -142,6 +317,17 @@ function createBaseSession(): Session {
     messageCount: 0,
     createdAt: undefined,
     lastActivityAt: undefined,
+    effort: "",
+    mode: "",
+    repo: "",
+    branch: "",
+    group: undefined,
+    startedBySessionId: "",
+    startedByTitle: "",
+    mayCreateSessions: false,
+    autoCompactWindow: "",
+    thinkingEnabled: false,
+    thinkingDisplay: "",
   };
 }
 
@@ -182,6 +368,39 @@ export const Session: MessageFns<Session> = {
     }
     if (message.lastActivityAt !== undefined) {
       Timestamp.encode(toTimestamp(message.lastActivityAt), writer.uint32(98).fork()).join();
+    }
+    if (message.effort !== "") {
+      writer.uint32(106).string(message.effort);
+    }
+    if (message.mode !== "") {
+      writer.uint32(114).string(message.mode);
+    }
+    if (message.repo !== "") {
+      writer.uint32(122).string(message.repo);
+    }
+    if (message.branch !== "") {
+      writer.uint32(130).string(message.branch);
+    }
+    if (message.group !== undefined) {
+      GroupRef.encode(message.group, writer.uint32(138).fork()).join();
+    }
+    if (message.startedBySessionId !== "") {
+      writer.uint32(146).string(message.startedBySessionId);
+    }
+    if (message.startedByTitle !== "") {
+      writer.uint32(154).string(message.startedByTitle);
+    }
+    if (message.mayCreateSessions !== false) {
+      writer.uint32(160).bool(message.mayCreateSessions);
+    }
+    if (message.autoCompactWindow !== "") {
+      writer.uint32(170).string(message.autoCompactWindow);
+    }
+    if (message.thinkingEnabled !== false) {
+      writer.uint32(176).bool(message.thinkingEnabled);
+    }
+    if (message.thinkingDisplay !== "") {
+      writer.uint32(186).string(message.thinkingDisplay);
     }
     return writer;
   },
@@ -295,6 +514,94 @@ export const Session: MessageFns<Session> = {
             message.lastActivityAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.effort = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.repo = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.branch = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.group = GroupRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.startedBySessionId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.startedByTitle = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.mayCreateSessions = reader.bool();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.autoCompactWindow = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.thinkingEnabled = reader.bool();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.thinkingDisplay = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -337,6 +644,41 @@ export const Session: MessageFns<Session> = {
         : isSet(object.last_activity_at)
         ? fromJsonTimestamp(object.last_activity_at)
         : undefined,
+      effort: isSet(object.effort) ? globalThis.String(object.effort) : "",
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      repo: isSet(object.repo) ? globalThis.String(object.repo) : "",
+      branch: isSet(object.branch) ? globalThis.String(object.branch) : "",
+      group: isSet(object.group) ? GroupRef.fromJSON(object.group) : undefined,
+      startedBySessionId: isSet(object.startedBySessionId)
+        ? globalThis.String(object.startedBySessionId)
+        : isSet(object.started_by_session_id)
+        ? globalThis.String(object.started_by_session_id)
+        : "",
+      startedByTitle: isSet(object.startedByTitle)
+        ? globalThis.String(object.startedByTitle)
+        : isSet(object.started_by_title)
+        ? globalThis.String(object.started_by_title)
+        : "",
+      mayCreateSessions: isSet(object.mayCreateSessions)
+        ? globalThis.Boolean(object.mayCreateSessions)
+        : isSet(object.may_create_sessions)
+        ? globalThis.Boolean(object.may_create_sessions)
+        : false,
+      autoCompactWindow: isSet(object.autoCompactWindow)
+        ? globalThis.String(object.autoCompactWindow)
+        : isSet(object.auto_compact_window)
+        ? globalThis.String(object.auto_compact_window)
+        : "",
+      thinkingEnabled: isSet(object.thinkingEnabled)
+        ? globalThis.Boolean(object.thinkingEnabled)
+        : isSet(object.thinking_enabled)
+        ? globalThis.Boolean(object.thinking_enabled)
+        : false,
+      thinkingDisplay: isSet(object.thinkingDisplay)
+        ? globalThis.String(object.thinkingDisplay)
+        : isSet(object.thinking_display)
+        ? globalThis.String(object.thinking_display)
+        : "",
     };
   },
 
@@ -378,6 +720,39 @@ export const Session: MessageFns<Session> = {
     if (message.lastActivityAt !== undefined) {
       obj.lastActivityAt = message.lastActivityAt.toISOString();
     }
+    if (message.effort !== "") {
+      obj.effort = message.effort;
+    }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.repo !== "") {
+      obj.repo = message.repo;
+    }
+    if (message.branch !== "") {
+      obj.branch = message.branch;
+    }
+    if (message.group !== undefined) {
+      obj.group = GroupRef.toJSON(message.group);
+    }
+    if (message.startedBySessionId !== "") {
+      obj.startedBySessionId = message.startedBySessionId;
+    }
+    if (message.startedByTitle !== "") {
+      obj.startedByTitle = message.startedByTitle;
+    }
+    if (message.mayCreateSessions !== false) {
+      obj.mayCreateSessions = message.mayCreateSessions;
+    }
+    if (message.autoCompactWindow !== "") {
+      obj.autoCompactWindow = message.autoCompactWindow;
+    }
+    if (message.thinkingEnabled !== false) {
+      obj.thinkingEnabled = message.thinkingEnabled;
+    }
+    if (message.thinkingDisplay !== "") {
+      obj.thinkingDisplay = message.thinkingDisplay;
+    }
     return obj;
   },
 
@@ -398,6 +773,1158 @@ export const Session: MessageFns<Session> = {
     message.messageCount = object.messageCount ?? 0;
     message.createdAt = object.createdAt ?? undefined;
     message.lastActivityAt = object.lastActivityAt ?? undefined;
+    message.effort = object.effort ?? "";
+    message.mode = object.mode ?? "";
+    message.repo = object.repo ?? "";
+    message.branch = object.branch ?? "";
+    message.group = (object.group !== undefined && object.group !== null)
+      ? GroupRef.fromPartial(object.group)
+      : undefined;
+    message.startedBySessionId = object.startedBySessionId ?? "";
+    message.startedByTitle = object.startedByTitle ?? "";
+    message.mayCreateSessions = object.mayCreateSessions ?? false;
+    message.autoCompactWindow = object.autoCompactWindow ?? "";
+    message.thinkingEnabled = object.thinkingEnabled ?? false;
+    message.thinkingDisplay = object.thinkingDisplay ?? "";
+    return message;
+  },
+};
+
+function createBaseGroupRef(): GroupRef {
+  return { id: "", name: "", role: "" };
+}
+
+export const GroupRef: MessageFns<GroupRef> = {
+  encode(message: GroupRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GroupRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGroupRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GroupRef {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: GroupRef): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GroupRef>, I>>(base?: I): GroupRef {
+    return GroupRef.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GroupRef>, I>>(object: I): GroupRef {
+    const message = createBaseGroupRef();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseGroupSummary(): GroupSummary {
+  return { id: "", name: "", memberCount: 0 };
+}
+
+export const GroupSummary: MessageFns<GroupSummary> = {
+  encode(message: GroupSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.memberCount !== 0) {
+      writer.uint32(24).int32(message.memberCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GroupSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGroupSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.memberCount = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GroupSummary {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      memberCount: isSet(object.memberCount)
+        ? globalThis.Number(object.memberCount)
+        : isSet(object.member_count)
+        ? globalThis.Number(object.member_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: GroupSummary): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.memberCount !== 0) {
+      obj.memberCount = Math.round(message.memberCount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GroupSummary>, I>>(base?: I): GroupSummary {
+    return GroupSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GroupSummary>, I>>(object: I): GroupSummary {
+    const message = createBaseGroupSummary();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.memberCount = object.memberCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseGroupMember(): GroupMember {
+  return { id: "", title: "", role: "", state: 0, archived: false };
+}
+
+export const GroupMember: MessageFns<GroupMember> = {
+  encode(message: GroupMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.state !== 0) {
+      writer.uint32(32).int32(message.state);
+    }
+    if (message.archived !== false) {
+      writer.uint32(40).bool(message.archived);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GroupMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGroupMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GroupMember {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      state: isSet(object.state) ? sessionStateFromJSON(object.state) : 0,
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
+    };
+  },
+
+  toJSON(message: GroupMember): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.state !== 0) {
+      obj.state = sessionStateToJSON(message.state);
+    }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GroupMember>, I>>(base?: I): GroupMember {
+    return GroupMember.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GroupMember>, I>>(object: I): GroupMember {
+    const message = createBaseGroupMember();
+    message.id = object.id ?? "";
+    message.title = object.title ?? "";
+    message.role = object.role ?? "";
+    message.state = object.state ?? 0;
+    message.archived = object.archived ?? false;
+    return message;
+  },
+};
+
+function createBaseProvenance(): Provenance {
+  return { originRelay: "", originSessionId: "", originSessionTitle: "", model: "", hops: 0 };
+}
+
+export const Provenance: MessageFns<Provenance> = {
+  encode(message: Provenance, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.originRelay !== "") {
+      writer.uint32(10).string(message.originRelay);
+    }
+    if (message.originSessionId !== "") {
+      writer.uint32(18).string(message.originSessionId);
+    }
+    if (message.originSessionTitle !== "") {
+      writer.uint32(26).string(message.originSessionTitle);
+    }
+    if (message.model !== "") {
+      writer.uint32(34).string(message.model);
+    }
+    if (message.hops !== 0) {
+      writer.uint32(40).int32(message.hops);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Provenance {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProvenance();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.originRelay = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.originSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.originSessionTitle = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.hops = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Provenance {
+    return {
+      originRelay: isSet(object.originRelay)
+        ? globalThis.String(object.originRelay)
+        : isSet(object.origin_relay)
+        ? globalThis.String(object.origin_relay)
+        : "",
+      originSessionId: isSet(object.originSessionId)
+        ? globalThis.String(object.originSessionId)
+        : isSet(object.origin_session_id)
+        ? globalThis.String(object.origin_session_id)
+        : "",
+      originSessionTitle: isSet(object.originSessionTitle)
+        ? globalThis.String(object.originSessionTitle)
+        : isSet(object.origin_session_title)
+        ? globalThis.String(object.origin_session_title)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
+    };
+  },
+
+  toJSON(message: Provenance): unknown {
+    const obj: any = {};
+    if (message.originRelay !== "") {
+      obj.originRelay = message.originRelay;
+    }
+    if (message.originSessionId !== "") {
+      obj.originSessionId = message.originSessionId;
+    }
+    if (message.originSessionTitle !== "") {
+      obj.originSessionTitle = message.originSessionTitle;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.hops !== 0) {
+      obj.hops = Math.round(message.hops);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Provenance>, I>>(base?: I): Provenance {
+    return Provenance.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Provenance>, I>>(object: I): Provenance {
+    const message = createBaseProvenance();
+    message.originRelay = object.originRelay ?? "";
+    message.originSessionId = object.originSessionId ?? "";
+    message.originSessionTitle = object.originSessionTitle ?? "";
+    message.model = object.model ?? "";
+    message.hops = object.hops ?? 0;
+    return message;
+  },
+};
+
+function createBasePendingQuestion(): PendingQuestion {
+  return { id: "", kind: "", question: "", options: [] };
+}
+
+export const PendingQuestion: MessageFns<PendingQuestion> = {
+  encode(message: PendingQuestion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.question !== "") {
+      writer.uint32(26).string(message.question);
+    }
+    for (const v of message.options) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingQuestion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingQuestion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.question = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.options.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PendingQuestion {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
+      options: globalThis.Array.isArray(object?.options) ? object.options.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: PendingQuestion): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.question !== "") {
+      obj.question = message.question;
+    }
+    if (message.options?.length) {
+      obj.options = message.options;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PendingQuestion>, I>>(base?: I): PendingQuestion {
+    return PendingQuestion.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PendingQuestion>, I>>(object: I): PendingQuestion {
+    const message = createBasePendingQuestion();
+    message.id = object.id ?? "";
+    message.kind = object.kind ?? "";
+    message.question = object.question ?? "";
+    message.options = object.options?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseTurnResult(): TurnResult {
+  return { sessionId: "", messageId: "", status: 0, replyText: "", replyModel: "", error: "", pendingQuestions: [] };
+}
+
+export const TurnResult: MessageFns<TurnResult> = {
+  encode(message: TurnResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.messageId !== "") {
+      writer.uint32(18).string(message.messageId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    if (message.replyText !== "") {
+      writer.uint32(34).string(message.replyText);
+    }
+    if (message.replyModel !== "") {
+      writer.uint32(42).string(message.replyModel);
+    }
+    if (message.error !== "") {
+      writer.uint32(50).string(message.error);
+    }
+    for (const v of message.pendingQuestions) {
+      PendingQuestion.encode(v!, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TurnResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTurnResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.replyText = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.replyModel = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.pendingQuestions.push(PendingQuestion.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TurnResult {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+      status: isSet(object.status) ? turnStatusFromJSON(object.status) : 0,
+      replyText: isSet(object.replyText)
+        ? globalThis.String(object.replyText)
+        : isSet(object.reply_text)
+        ? globalThis.String(object.reply_text)
+        : "",
+      replyModel: isSet(object.replyModel)
+        ? globalThis.String(object.replyModel)
+        : isSet(object.reply_model)
+        ? globalThis.String(object.reply_model)
+        : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+      pendingQuestions: globalThis.Array.isArray(object?.pendingQuestions)
+        ? object.pendingQuestions.map((e: any) => PendingQuestion.fromJSON(e))
+        : globalThis.Array.isArray(object?.pending_questions)
+        ? object.pending_questions.map((e: any) => PendingQuestion.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: TurnResult): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    if (message.status !== 0) {
+      obj.status = turnStatusToJSON(message.status);
+    }
+    if (message.replyText !== "") {
+      obj.replyText = message.replyText;
+    }
+    if (message.replyModel !== "") {
+      obj.replyModel = message.replyModel;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    if (message.pendingQuestions?.length) {
+      obj.pendingQuestions = message.pendingQuestions.map((e) => PendingQuestion.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TurnResult>, I>>(base?: I): TurnResult {
+    return TurnResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TurnResult>, I>>(object: I): TurnResult {
+    const message = createBaseTurnResult();
+    message.sessionId = object.sessionId ?? "";
+    message.messageId = object.messageId ?? "";
+    message.status = object.status ?? 0;
+    message.replyText = object.replyText ?? "";
+    message.replyModel = object.replyModel ?? "";
+    message.error = object.error ?? "";
+    message.pendingQuestions = object.pendingQuestions?.map((e) => PendingQuestion.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseChatMessage(): ChatMessage {
+  return { id: "", role: "", text: "", provenance: undefined, createdAt: undefined, model: "" };
+}
+
+export const ChatMessage: MessageFns<ChatMessage> = {
+  encode(message: ChatMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.provenance !== undefined) {
+      Provenance.encode(message.provenance, writer.uint32(34).fork()).join();
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.model !== "") {
+      writer.uint32(50).string(message.model);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChatMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChatMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.provenance = Provenance.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChatMessage {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      provenance: isSet(object.provenance) ? Provenance.fromJSON(object.provenance) : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+    };
+  },
+
+  toJSON(message: ChatMessage): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.provenance !== undefined) {
+      obj.provenance = Provenance.toJSON(message.provenance);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChatMessage>, I>>(base?: I): ChatMessage {
+    return ChatMessage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChatMessage>, I>>(object: I): ChatMessage {
+    const message = createBaseChatMessage();
+    message.id = object.id ?? "";
+    message.role = object.role ?? "";
+    message.text = object.text ?? "";
+    message.provenance = (object.provenance !== undefined && object.provenance !== null)
+      ? Provenance.fromPartial(object.provenance)
+      : undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.model = object.model ?? "";
+    return message;
+  },
+};
+
+function createBaseProviderInfo(): ProviderInfo {
+  return {
+    id: "",
+    name: "",
+    available: false,
+    reason: "",
+    defaultModel: "",
+    models: [],
+    efforts: [],
+    modelsKnown: false,
+  };
+}
+
+export const ProviderInfo: MessageFns<ProviderInfo> = {
+  encode(message: ProviderInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.available !== false) {
+      writer.uint32(24).bool(message.available);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.defaultModel !== "") {
+      writer.uint32(42).string(message.defaultModel);
+    }
+    for (const v of message.models) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.efforts) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.modelsKnown !== false) {
+      writer.uint32(64).bool(message.modelsKnown);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.available = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.defaultModel = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.models.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.efforts.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.modelsKnown = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderInfo {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      available: isSet(object.available) ? globalThis.Boolean(object.available) : false,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      defaultModel: isSet(object.defaultModel)
+        ? globalThis.String(object.defaultModel)
+        : isSet(object.default_model)
+        ? globalThis.String(object.default_model)
+        : "",
+      models: globalThis.Array.isArray(object?.models) ? object.models.map((e: any) => globalThis.String(e)) : [],
+      efforts: globalThis.Array.isArray(object?.efforts) ? object.efforts.map((e: any) => globalThis.String(e)) : [],
+      modelsKnown: isSet(object.modelsKnown)
+        ? globalThis.Boolean(object.modelsKnown)
+        : isSet(object.models_known)
+        ? globalThis.Boolean(object.models_known)
+        : false,
+    };
+  },
+
+  toJSON(message: ProviderInfo): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.available !== false) {
+      obj.available = message.available;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.defaultModel !== "") {
+      obj.defaultModel = message.defaultModel;
+    }
+    if (message.models?.length) {
+      obj.models = message.models;
+    }
+    if (message.efforts?.length) {
+      obj.efforts = message.efforts;
+    }
+    if (message.modelsKnown !== false) {
+      obj.modelsKnown = message.modelsKnown;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProviderInfo>, I>>(base?: I): ProviderInfo {
+    return ProviderInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProviderInfo>, I>>(object: I): ProviderInfo {
+    const message = createBaseProviderInfo();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.available = object.available ?? false;
+    message.reason = object.reason ?? "";
+    message.defaultModel = object.defaultModel ?? "";
+    message.models = object.models?.map((e) => e) || [];
+    message.efforts = object.efforts?.map((e) => e) || [];
+    message.modelsKnown = object.modelsKnown ?? false;
     return message;
   },
 };

@@ -11,14 +11,28 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Caller, RelaySettings, Session } from "./session.js";
+import {
+  Caller,
+  ChatMessage,
+  GroupMember,
+  GroupRef,
+  GroupSummary,
+  PendingQuestion,
+  Provenance,
+  ProviderInfo,
+  RelaySettings,
+  Session,
+  TurnResult,
+} from "./session.js";
 
 export const protobufPackage = "relay.session.v1";
 
@@ -76,6 +90,235 @@ export interface GetRelaySettingsRequest {
 /** The relay's settings. */
 export interface GetRelaySettingsResponse {
   settings: RelaySettings | undefined;
+}
+
+/** Who asks for relay info. */
+export interface GetRelayInfoRequest {
+  userId: string;
+}
+
+/** What relay_info shows. */
+export interface GetRelayInfoResponse {
+  providers: ProviderInfo[];
+  defaultCwd: string;
+  recentCwds: string[];
+  modes: string[];
+  /** The user's groups with at least one session that is not deleted, latest activity first, at most 50. */
+  groups: GroupSummary[];
+  groupsTotal: number;
+  settings: RelaySettings | undefined;
+}
+
+/** Which session to read. */
+export interface ReadSessionRequest {
+  userId: string;
+  sessionId: string;
+  /** Messages to return, 1–100 (0 = 10). */
+  last: number;
+}
+
+/** The session and what goes on there. */
+export interface ReadSessionResponse {
+  session: Session | undefined;
+  messages: ChatMessage[];
+  /** The reply still being written, if a turn runs. */
+  inFlight: string;
+  pendingQuestions: PendingQuestion[];
+  /** The other members of its group, at most 50. */
+  groupMembers: GroupMember[];
+}
+
+/** A new session and its first prompt. Empty strings mean "not given". */
+export interface CreateSessionRequest {
+  userId: string;
+  /** The conversation whose agent starts it; empty when the user does. */
+  callerSessionId: string;
+  title: string;
+  provider: string;
+  model: string;
+  effort: string;
+  mode: string;
+  cwd: string;
+  repo: string;
+  branch: string;
+  /** A group id or name (any case). */
+  group: string;
+  text: string;
+  provenance: Provenance | undefined;
+  dryRun: boolean;
+}
+
+/** The session as created (or as it would be, on a dry run). */
+export interface CreateSessionResponse {
+  session:
+    | Session
+    | undefined;
+  /** The queued first prompt; empty on a dry run. */
+  messageId: string;
+  /** Set when the model that runs differs from the one asked for, or was not checked. */
+  modelNote: string;
+  /** Set when the session did not land in the group asked for. */
+  groupWarning: string;
+  /** True when this is the first session the calling conversation starts (the user is asked first). */
+  firstStartedByCaller: boolean;
+}
+
+/** A prompt for an existing session. */
+export interface SendMessageRequest {
+  userId: string;
+  /** The conversation whose agent sends it; empty when the user writes it. */
+  callerSessionId: string;
+  sessionId: string;
+  text: string;
+  /** "claude" or "claude-api": switch a Claude session's billing with this message. */
+  provider: string;
+  model: string;
+  effort: string;
+  /** The mode the turn runs in; empty passes the caller's own. */
+  mode: string;
+  provenance: Provenance | undefined;
+  dryRun: boolean;
+}
+
+/** The queued message. */
+export interface SendMessageResponse {
+  session:
+    | Session
+    | undefined;
+  /** Empty on a dry run. */
+  messageId: string;
+  modelNote: string;
+  /** "API key" or "subscription" when the call switches billing. */
+  billingSwitch: string;
+}
+
+/** The turn to wait for. */
+export interface WaitRequest {
+  userId: string;
+  callerSessionId: string;
+  sessionId: string;
+  messageId: string;
+  /** On the relay clock; the caller has already capped it by the relay's longest wait. */
+  waitSeconds: number;
+}
+
+/** Either a keep-alive while the turn goes on, or the result (the last message of the stream). */
+export interface WaitResponse {
+  /** Seconds waited so far (relay clock). */
+  progressSeconds?: number | undefined;
+  result?: TurnResult | undefined;
+}
+
+/** Settings to change; an unset field is left as it is. */
+export interface UpdateSessionRequest {
+  userId: string;
+  callerSessionId: string;
+  sessionId: string;
+  model?: string | undefined;
+  effort?: string | undefined;
+  mode?: string | undefined;
+  autoCompactWindow?: string | undefined;
+  title?:
+    | string
+    | undefined;
+  /** A group id or name; a name the relay does not have makes a new group; "" takes it out of its group. */
+  group?: string | undefined;
+  thinkingEnabled?: boolean | undefined;
+  thinkingDisplay?: string | undefined;
+  cwd?:
+    | string
+    | undefined;
+  /** The user allowed this conversation to change sessions it did not start (the Allow card). */
+  allowed: boolean;
+  dryRun: boolean;
+}
+
+/** The settings now, and what changed. */
+export interface UpdateSessionResponse {
+  settings: SessionSettings | undefined;
+  changed: string[];
+  /** Set when the folder changed: whether the CLI was restarted. */
+  relaunched?:
+    | boolean
+    | undefined;
+  /** Set when a group was made for this call. */
+  groupCreated:
+    | GroupSummary
+    | undefined;
+  /** What the agent should know (nearest window taken, settings that do nothing on this provider, …). */
+  note: string;
+  /** On a dry run: the user must Allow this conversation to change the session first. */
+  needsAllow: boolean;
+}
+
+/** A session's settings as update_session reports them. */
+export interface SessionSettings {
+  model: string;
+  effort: string;
+  mode: string;
+  autoCompactWindow: string;
+  title: string;
+  group: GroupRef | undefined;
+  thinkingEnabled: boolean;
+  thinkingDisplay: string;
+  cwd: string;
+}
+
+/** The session whose turn to stop. */
+export interface StopTurnRequest {
+  userId: string;
+  callerSessionId: string;
+  sessionId: string;
+}
+
+/** Whether a stop was requested or nothing was running. */
+export interface StopTurnResponse {
+  stopRequested: boolean;
+}
+
+/** The session to archive. */
+export interface ArchiveSessionRequest {
+  userId: string;
+  callerSessionId: string;
+  sessionId: string;
+}
+
+/** The archived session. */
+export interface ArchiveSessionResponse {
+  session: Session | undefined;
+}
+
+/** The calling conversation. */
+export interface GetConversationRequest {
+  sessionId: string;
+}
+
+/** Policy facts about a conversation. */
+export interface GetConversationResponse {
+  session:
+    | Session
+    | undefined;
+  /** A turn runs there now (a card can show). */
+  hasRunningTurn: boolean;
+  /** The provenance of that running turn (hops travel with the prompts it sends). */
+  turnProvenance:
+    | Provenance
+    | undefined;
+  /** Sessions this conversation's agent has started. */
+  startedSessions: number;
+}
+
+/** The owner's switches; an unset field is left as it is. */
+export interface SetConversationOptionsRequest {
+  userId: string;
+  sessionId: string;
+  mode?: string | undefined;
+  mayCreateSessions?: boolean | undefined;
+}
+
+/** The conversation after the change. */
+export interface SetConversationOptionsResponse {
+  session: Session | undefined;
 }
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
@@ -827,6 +1070,3077 @@ export const GetRelaySettingsResponse: MessageFns<GetRelaySettingsResponse> = {
   },
 };
 
+function createBaseGetRelayInfoRequest(): GetRelayInfoRequest {
+  return { userId: "" };
+}
+
+export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
+  encode(message: GetRelayInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRelayInfoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRelayInfoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetRelayInfoRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetRelayInfoRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetRelayInfoRequest>, I>>(base?: I): GetRelayInfoRequest {
+    return GetRelayInfoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetRelayInfoRequest>, I>>(object: I): GetRelayInfoRequest {
+    const message = createBaseGetRelayInfoRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetRelayInfoResponse(): GetRelayInfoResponse {
+  return { providers: [], defaultCwd: "", recentCwds: [], modes: [], groups: [], groupsTotal: 0, settings: undefined };
+}
+
+export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
+  encode(message: GetRelayInfoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.providers) {
+      ProviderInfo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.defaultCwd !== "") {
+      writer.uint32(18).string(message.defaultCwd);
+    }
+    for (const v of message.recentCwds) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.modes) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.groups) {
+      GroupSummary.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.groupsTotal !== 0) {
+      writer.uint32(48).int32(message.groupsTotal);
+    }
+    if (message.settings !== undefined) {
+      RelaySettings.encode(message.settings, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRelayInfoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRelayInfoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providers.push(ProviderInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.defaultCwd = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.recentCwds.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.modes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.groups.push(GroupSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.groupsTotal = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.settings = RelaySettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetRelayInfoResponse {
+    return {
+      providers: globalThis.Array.isArray(object?.providers)
+        ? object.providers.map((e: any) => ProviderInfo.fromJSON(e))
+        : [],
+      defaultCwd: isSet(object.defaultCwd)
+        ? globalThis.String(object.defaultCwd)
+        : isSet(object.default_cwd)
+        ? globalThis.String(object.default_cwd)
+        : "",
+      recentCwds: globalThis.Array.isArray(object?.recentCwds)
+        ? object.recentCwds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.recent_cwds)
+        ? object.recent_cwds.map((e: any) => globalThis.String(e))
+        : [],
+      modes: globalThis.Array.isArray(object?.modes) ? object.modes.map((e: any) => globalThis.String(e)) : [],
+      groups: globalThis.Array.isArray(object?.groups) ? object.groups.map((e: any) => GroupSummary.fromJSON(e)) : [],
+      groupsTotal: isSet(object.groupsTotal)
+        ? globalThis.Number(object.groupsTotal)
+        : isSet(object.groups_total)
+        ? globalThis.Number(object.groups_total)
+        : 0,
+      settings: isSet(object.settings) ? RelaySettings.fromJSON(object.settings) : undefined,
+    };
+  },
+
+  toJSON(message: GetRelayInfoResponse): unknown {
+    const obj: any = {};
+    if (message.providers?.length) {
+      obj.providers = message.providers.map((e) => ProviderInfo.toJSON(e));
+    }
+    if (message.defaultCwd !== "") {
+      obj.defaultCwd = message.defaultCwd;
+    }
+    if (message.recentCwds?.length) {
+      obj.recentCwds = message.recentCwds;
+    }
+    if (message.modes?.length) {
+      obj.modes = message.modes;
+    }
+    if (message.groups?.length) {
+      obj.groups = message.groups.map((e) => GroupSummary.toJSON(e));
+    }
+    if (message.groupsTotal !== 0) {
+      obj.groupsTotal = Math.round(message.groupsTotal);
+    }
+    if (message.settings !== undefined) {
+      obj.settings = RelaySettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetRelayInfoResponse>, I>>(base?: I): GetRelayInfoResponse {
+    return GetRelayInfoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetRelayInfoResponse>, I>>(object: I): GetRelayInfoResponse {
+    const message = createBaseGetRelayInfoResponse();
+    message.providers = object.providers?.map((e) => ProviderInfo.fromPartial(e)) || [];
+    message.defaultCwd = object.defaultCwd ?? "";
+    message.recentCwds = object.recentCwds?.map((e) => e) || [];
+    message.modes = object.modes?.map((e) => e) || [];
+    message.groups = object.groups?.map((e) => GroupSummary.fromPartial(e)) || [];
+    message.groupsTotal = object.groupsTotal ?? 0;
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? RelaySettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseReadSessionRequest(): ReadSessionRequest {
+  return { userId: "", sessionId: "", last: 0 };
+}
+
+export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
+  encode(message: ReadSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.last !== 0) {
+      writer.uint32(24).int32(message.last);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.last = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadSessionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      last: isSet(object.last) ? globalThis.Number(object.last) : 0,
+    };
+  },
+
+  toJSON(message: ReadSessionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.last !== 0) {
+      obj.last = Math.round(message.last);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadSessionRequest>, I>>(base?: I): ReadSessionRequest {
+    return ReadSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadSessionRequest>, I>>(object: I): ReadSessionRequest {
+    const message = createBaseReadSessionRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.last = object.last ?? 0;
+    return message;
+  },
+};
+
+function createBaseReadSessionResponse(): ReadSessionResponse {
+  return { session: undefined, messages: [], inFlight: "", pendingQuestions: [], groupMembers: [] };
+}
+
+export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
+  encode(message: ReadSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.messages) {
+      ChatMessage.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.inFlight !== "") {
+      writer.uint32(26).string(message.inFlight);
+    }
+    for (const v of message.pendingQuestions) {
+      PendingQuestion.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.groupMembers) {
+      GroupMember.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.messages.push(ChatMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.inFlight = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pendingQuestions.push(PendingQuestion.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.groupMembers.push(GroupMember.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadSessionResponse {
+    return {
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      messages: globalThis.Array.isArray(object?.messages)
+        ? object.messages.map((e: any) => ChatMessage.fromJSON(e))
+        : [],
+      inFlight: isSet(object.inFlight)
+        ? globalThis.String(object.inFlight)
+        : isSet(object.in_flight)
+        ? globalThis.String(object.in_flight)
+        : "",
+      pendingQuestions: globalThis.Array.isArray(object?.pendingQuestions)
+        ? object.pendingQuestions.map((e: any) => PendingQuestion.fromJSON(e))
+        : globalThis.Array.isArray(object?.pending_questions)
+        ? object.pending_questions.map((e: any) => PendingQuestion.fromJSON(e))
+        : [],
+      groupMembers: globalThis.Array.isArray(object?.groupMembers)
+        ? object.groupMembers.map((e: any) => GroupMember.fromJSON(e))
+        : globalThis.Array.isArray(object?.group_members)
+        ? object.group_members.map((e: any) => GroupMember.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ReadSessionResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.messages?.length) {
+      obj.messages = message.messages.map((e) => ChatMessage.toJSON(e));
+    }
+    if (message.inFlight !== "") {
+      obj.inFlight = message.inFlight;
+    }
+    if (message.pendingQuestions?.length) {
+      obj.pendingQuestions = message.pendingQuestions.map((e) => PendingQuestion.toJSON(e));
+    }
+    if (message.groupMembers?.length) {
+      obj.groupMembers = message.groupMembers.map((e) => GroupMember.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadSessionResponse>, I>>(base?: I): ReadSessionResponse {
+    return ReadSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadSessionResponse>, I>>(object: I): ReadSessionResponse {
+    const message = createBaseReadSessionResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.messages = object.messages?.map((e) => ChatMessage.fromPartial(e)) || [];
+    message.inFlight = object.inFlight ?? "";
+    message.pendingQuestions = object.pendingQuestions?.map((e) => PendingQuestion.fromPartial(e)) || [];
+    message.groupMembers = object.groupMembers?.map((e) => GroupMember.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCreateSessionRequest(): CreateSessionRequest {
+  return {
+    userId: "",
+    callerSessionId: "",
+    title: "",
+    provider: "",
+    model: "",
+    effort: "",
+    mode: "",
+    cwd: "",
+    repo: "",
+    branch: "",
+    group: "",
+    text: "",
+    provenance: undefined,
+    dryRun: false,
+  };
+}
+
+export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
+  encode(message: CreateSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.callerSessionId !== "") {
+      writer.uint32(18).string(message.callerSessionId);
+    }
+    if (message.title !== "") {
+      writer.uint32(26).string(message.title);
+    }
+    if (message.provider !== "") {
+      writer.uint32(34).string(message.provider);
+    }
+    if (message.model !== "") {
+      writer.uint32(42).string(message.model);
+    }
+    if (message.effort !== "") {
+      writer.uint32(50).string(message.effort);
+    }
+    if (message.mode !== "") {
+      writer.uint32(58).string(message.mode);
+    }
+    if (message.cwd !== "") {
+      writer.uint32(66).string(message.cwd);
+    }
+    if (message.repo !== "") {
+      writer.uint32(74).string(message.repo);
+    }
+    if (message.branch !== "") {
+      writer.uint32(82).string(message.branch);
+    }
+    if (message.group !== "") {
+      writer.uint32(90).string(message.group);
+    }
+    if (message.text !== "") {
+      writer.uint32(98).string(message.text);
+    }
+    if (message.provenance !== undefined) {
+      Provenance.encode(message.provenance, writer.uint32(106).fork()).join();
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(112).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callerSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.effort = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.cwd = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.repo = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.branch = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.provenance = Provenance.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateSessionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      callerSessionId: isSet(object.callerSessionId)
+        ? globalThis.String(object.callerSessionId)
+        : isSet(object.caller_session_id)
+        ? globalThis.String(object.caller_session_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      effort: isSet(object.effort) ? globalThis.String(object.effort) : "",
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      cwd: isSet(object.cwd) ? globalThis.String(object.cwd) : "",
+      repo: isSet(object.repo) ? globalThis.String(object.repo) : "",
+      branch: isSet(object.branch) ? globalThis.String(object.branch) : "",
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      provenance: isSet(object.provenance) ? Provenance.fromJSON(object.provenance) : undefined,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: CreateSessionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.callerSessionId !== "") {
+      obj.callerSessionId = message.callerSessionId;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.effort !== "") {
+      obj.effort = message.effort;
+    }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.cwd !== "") {
+      obj.cwd = message.cwd;
+    }
+    if (message.repo !== "") {
+      obj.repo = message.repo;
+    }
+    if (message.branch !== "") {
+      obj.branch = message.branch;
+    }
+    if (message.group !== "") {
+      obj.group = message.group;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.provenance !== undefined) {
+      obj.provenance = Provenance.toJSON(message.provenance);
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateSessionRequest>, I>>(base?: I): CreateSessionRequest {
+    return CreateSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateSessionRequest>, I>>(object: I): CreateSessionRequest {
+    const message = createBaseCreateSessionRequest();
+    message.userId = object.userId ?? "";
+    message.callerSessionId = object.callerSessionId ?? "";
+    message.title = object.title ?? "";
+    message.provider = object.provider ?? "";
+    message.model = object.model ?? "";
+    message.effort = object.effort ?? "";
+    message.mode = object.mode ?? "";
+    message.cwd = object.cwd ?? "";
+    message.repo = object.repo ?? "";
+    message.branch = object.branch ?? "";
+    message.group = object.group ?? "";
+    message.text = object.text ?? "";
+    message.provenance = (object.provenance !== undefined && object.provenance !== null)
+      ? Provenance.fromPartial(object.provenance)
+      : undefined;
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseCreateSessionResponse(): CreateSessionResponse {
+  return { session: undefined, messageId: "", modelNote: "", groupWarning: "", firstStartedByCaller: false };
+}
+
+export const CreateSessionResponse: MessageFns<CreateSessionResponse> = {
+  encode(message: CreateSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    if (message.messageId !== "") {
+      writer.uint32(18).string(message.messageId);
+    }
+    if (message.modelNote !== "") {
+      writer.uint32(26).string(message.modelNote);
+    }
+    if (message.groupWarning !== "") {
+      writer.uint32(34).string(message.groupWarning);
+    }
+    if (message.firstStartedByCaller !== false) {
+      writer.uint32(40).bool(message.firstStartedByCaller);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.modelNote = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.groupWarning = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.firstStartedByCaller = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateSessionResponse {
+    return {
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+      modelNote: isSet(object.modelNote)
+        ? globalThis.String(object.modelNote)
+        : isSet(object.model_note)
+        ? globalThis.String(object.model_note)
+        : "",
+      groupWarning: isSet(object.groupWarning)
+        ? globalThis.String(object.groupWarning)
+        : isSet(object.group_warning)
+        ? globalThis.String(object.group_warning)
+        : "",
+      firstStartedByCaller: isSet(object.firstStartedByCaller)
+        ? globalThis.Boolean(object.firstStartedByCaller)
+        : isSet(object.first_started_by_caller)
+        ? globalThis.Boolean(object.first_started_by_caller)
+        : false,
+    };
+  },
+
+  toJSON(message: CreateSessionResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    if (message.modelNote !== "") {
+      obj.modelNote = message.modelNote;
+    }
+    if (message.groupWarning !== "") {
+      obj.groupWarning = message.groupWarning;
+    }
+    if (message.firstStartedByCaller !== false) {
+      obj.firstStartedByCaller = message.firstStartedByCaller;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateSessionResponse>, I>>(base?: I): CreateSessionResponse {
+    return CreateSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateSessionResponse>, I>>(object: I): CreateSessionResponse {
+    const message = createBaseCreateSessionResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.messageId = object.messageId ?? "";
+    message.modelNote = object.modelNote ?? "";
+    message.groupWarning = object.groupWarning ?? "";
+    message.firstStartedByCaller = object.firstStartedByCaller ?? false;
+    return message;
+  },
+};
+
+function createBaseSendMessageRequest(): SendMessageRequest {
+  return {
+    userId: "",
+    callerSessionId: "",
+    sessionId: "",
+    text: "",
+    provider: "",
+    model: "",
+    effort: "",
+    mode: "",
+    provenance: undefined,
+    dryRun: false,
+  };
+}
+
+export const SendMessageRequest: MessageFns<SendMessageRequest> = {
+  encode(message: SendMessageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.callerSessionId !== "") {
+      writer.uint32(18).string(message.callerSessionId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.text !== "") {
+      writer.uint32(34).string(message.text);
+    }
+    if (message.provider !== "") {
+      writer.uint32(42).string(message.provider);
+    }
+    if (message.model !== "") {
+      writer.uint32(50).string(message.model);
+    }
+    if (message.effort !== "") {
+      writer.uint32(58).string(message.effort);
+    }
+    if (message.mode !== "") {
+      writer.uint32(66).string(message.mode);
+    }
+    if (message.provenance !== undefined) {
+      Provenance.encode(message.provenance, writer.uint32(74).fork()).join();
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(80).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendMessageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendMessageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callerSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.effort = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.provenance = Provenance.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendMessageRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      callerSessionId: isSet(object.callerSessionId)
+        ? globalThis.String(object.callerSessionId)
+        : isSet(object.caller_session_id)
+        ? globalThis.String(object.caller_session_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      effort: isSet(object.effort) ? globalThis.String(object.effort) : "",
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      provenance: isSet(object.provenance) ? Provenance.fromJSON(object.provenance) : undefined,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: SendMessageRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.callerSessionId !== "") {
+      obj.callerSessionId = message.callerSessionId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.effort !== "") {
+      obj.effort = message.effort;
+    }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.provenance !== undefined) {
+      obj.provenance = Provenance.toJSON(message.provenance);
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendMessageRequest>, I>>(base?: I): SendMessageRequest {
+    return SendMessageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendMessageRequest>, I>>(object: I): SendMessageRequest {
+    const message = createBaseSendMessageRequest();
+    message.userId = object.userId ?? "";
+    message.callerSessionId = object.callerSessionId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.text = object.text ?? "";
+    message.provider = object.provider ?? "";
+    message.model = object.model ?? "";
+    message.effort = object.effort ?? "";
+    message.mode = object.mode ?? "";
+    message.provenance = (object.provenance !== undefined && object.provenance !== null)
+      ? Provenance.fromPartial(object.provenance)
+      : undefined;
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseSendMessageResponse(): SendMessageResponse {
+  return { session: undefined, messageId: "", modelNote: "", billingSwitch: "" };
+}
+
+export const SendMessageResponse: MessageFns<SendMessageResponse> = {
+  encode(message: SendMessageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    if (message.messageId !== "") {
+      writer.uint32(18).string(message.messageId);
+    }
+    if (message.modelNote !== "") {
+      writer.uint32(26).string(message.modelNote);
+    }
+    if (message.billingSwitch !== "") {
+      writer.uint32(34).string(message.billingSwitch);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendMessageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendMessageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.modelNote = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.billingSwitch = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendMessageResponse {
+    return {
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+      modelNote: isSet(object.modelNote)
+        ? globalThis.String(object.modelNote)
+        : isSet(object.model_note)
+        ? globalThis.String(object.model_note)
+        : "",
+      billingSwitch: isSet(object.billingSwitch)
+        ? globalThis.String(object.billingSwitch)
+        : isSet(object.billing_switch)
+        ? globalThis.String(object.billing_switch)
+        : "",
+    };
+  },
+
+  toJSON(message: SendMessageResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    if (message.modelNote !== "") {
+      obj.modelNote = message.modelNote;
+    }
+    if (message.billingSwitch !== "") {
+      obj.billingSwitch = message.billingSwitch;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendMessageResponse>, I>>(base?: I): SendMessageResponse {
+    return SendMessageResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendMessageResponse>, I>>(object: I): SendMessageResponse {
+    const message = createBaseSendMessageResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.messageId = object.messageId ?? "";
+    message.modelNote = object.modelNote ?? "";
+    message.billingSwitch = object.billingSwitch ?? "";
+    return message;
+  },
+};
+
+function createBaseWaitRequest(): WaitRequest {
+  return { userId: "", callerSessionId: "", sessionId: "", messageId: "", waitSeconds: 0 };
+}
+
+export const WaitRequest: MessageFns<WaitRequest> = {
+  encode(message: WaitRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.callerSessionId !== "") {
+      writer.uint32(18).string(message.callerSessionId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.messageId !== "") {
+      writer.uint32(34).string(message.messageId);
+    }
+    if (message.waitSeconds !== 0) {
+      writer.uint32(40).int32(message.waitSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaitRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callerSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.messageId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.waitSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WaitRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      callerSessionId: isSet(object.callerSessionId)
+        ? globalThis.String(object.callerSessionId)
+        : isSet(object.caller_session_id)
+        ? globalThis.String(object.caller_session_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      messageId: isSet(object.messageId)
+        ? globalThis.String(object.messageId)
+        : isSet(object.message_id)
+        ? globalThis.String(object.message_id)
+        : "",
+      waitSeconds: isSet(object.waitSeconds)
+        ? globalThis.Number(object.waitSeconds)
+        : isSet(object.wait_seconds)
+        ? globalThis.Number(object.wait_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: WaitRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.callerSessionId !== "") {
+      obj.callerSessionId = message.callerSessionId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.messageId !== "") {
+      obj.messageId = message.messageId;
+    }
+    if (message.waitSeconds !== 0) {
+      obj.waitSeconds = Math.round(message.waitSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WaitRequest>, I>>(base?: I): WaitRequest {
+    return WaitRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WaitRequest>, I>>(object: I): WaitRequest {
+    const message = createBaseWaitRequest();
+    message.userId = object.userId ?? "";
+    message.callerSessionId = object.callerSessionId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.messageId = object.messageId ?? "";
+    message.waitSeconds = object.waitSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseWaitResponse(): WaitResponse {
+  return { progressSeconds: undefined, result: undefined };
+}
+
+export const WaitResponse: MessageFns<WaitResponse> = {
+  encode(message: WaitResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.progressSeconds !== undefined) {
+      writer.uint32(8).int32(message.progressSeconds);
+    }
+    if (message.result !== undefined) {
+      TurnResult.encode(message.result, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaitResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.progressSeconds = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = TurnResult.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WaitResponse {
+    return {
+      progressSeconds: isSet(object.progressSeconds)
+        ? globalThis.Number(object.progressSeconds)
+        : isSet(object.progress_seconds)
+        ? globalThis.Number(object.progress_seconds)
+        : undefined,
+      result: isSet(object.result) ? TurnResult.fromJSON(object.result) : undefined,
+    };
+  },
+
+  toJSON(message: WaitResponse): unknown {
+    const obj: any = {};
+    if (message.progressSeconds !== undefined) {
+      obj.progressSeconds = Math.round(message.progressSeconds);
+    }
+    if (message.result !== undefined) {
+      obj.result = TurnResult.toJSON(message.result);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WaitResponse>, I>>(base?: I): WaitResponse {
+    return WaitResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WaitResponse>, I>>(object: I): WaitResponse {
+    const message = createBaseWaitResponse();
+    message.progressSeconds = object.progressSeconds ?? undefined;
+    message.result = (object.result !== undefined && object.result !== null)
+      ? TurnResult.fromPartial(object.result)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateSessionRequest(): UpdateSessionRequest {
+  return {
+    userId: "",
+    callerSessionId: "",
+    sessionId: "",
+    model: undefined,
+    effort: undefined,
+    mode: undefined,
+    autoCompactWindow: undefined,
+    title: undefined,
+    group: undefined,
+    thinkingEnabled: undefined,
+    thinkingDisplay: undefined,
+    cwd: undefined,
+    allowed: false,
+    dryRun: false,
+  };
+}
+
+export const UpdateSessionRequest: MessageFns<UpdateSessionRequest> = {
+  encode(message: UpdateSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.callerSessionId !== "") {
+      writer.uint32(18).string(message.callerSessionId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.model !== undefined) {
+      writer.uint32(34).string(message.model);
+    }
+    if (message.effort !== undefined) {
+      writer.uint32(42).string(message.effort);
+    }
+    if (message.mode !== undefined) {
+      writer.uint32(50).string(message.mode);
+    }
+    if (message.autoCompactWindow !== undefined) {
+      writer.uint32(58).string(message.autoCompactWindow);
+    }
+    if (message.title !== undefined) {
+      writer.uint32(66).string(message.title);
+    }
+    if (message.group !== undefined) {
+      writer.uint32(74).string(message.group);
+    }
+    if (message.thinkingEnabled !== undefined) {
+      writer.uint32(80).bool(message.thinkingEnabled);
+    }
+    if (message.thinkingDisplay !== undefined) {
+      writer.uint32(90).string(message.thinkingDisplay);
+    }
+    if (message.cwd !== undefined) {
+      writer.uint32(98).string(message.cwd);
+    }
+    if (message.allowed !== false) {
+      writer.uint32(104).bool(message.allowed);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(112).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callerSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.effort = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.autoCompactWindow = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.thinkingEnabled = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.thinkingDisplay = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.cwd = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.allowed = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateSessionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      callerSessionId: isSet(object.callerSessionId)
+        ? globalThis.String(object.callerSessionId)
+        : isSet(object.caller_session_id)
+        ? globalThis.String(object.caller_session_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : undefined,
+      effort: isSet(object.effort) ? globalThis.String(object.effort) : undefined,
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : undefined,
+      autoCompactWindow: isSet(object.autoCompactWindow)
+        ? globalThis.String(object.autoCompactWindow)
+        : isSet(object.auto_compact_window)
+        ? globalThis.String(object.auto_compact_window)
+        : undefined,
+      title: isSet(object.title) ? globalThis.String(object.title) : undefined,
+      group: isSet(object.group) ? globalThis.String(object.group) : undefined,
+      thinkingEnabled: isSet(object.thinkingEnabled)
+        ? globalThis.Boolean(object.thinkingEnabled)
+        : isSet(object.thinking_enabled)
+        ? globalThis.Boolean(object.thinking_enabled)
+        : undefined,
+      thinkingDisplay: isSet(object.thinkingDisplay)
+        ? globalThis.String(object.thinkingDisplay)
+        : isSet(object.thinking_display)
+        ? globalThis.String(object.thinking_display)
+        : undefined,
+      cwd: isSet(object.cwd) ? globalThis.String(object.cwd) : undefined,
+      allowed: isSet(object.allowed) ? globalThis.Boolean(object.allowed) : false,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: UpdateSessionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.callerSessionId !== "") {
+      obj.callerSessionId = message.callerSessionId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.model !== undefined) {
+      obj.model = message.model;
+    }
+    if (message.effort !== undefined) {
+      obj.effort = message.effort;
+    }
+    if (message.mode !== undefined) {
+      obj.mode = message.mode;
+    }
+    if (message.autoCompactWindow !== undefined) {
+      obj.autoCompactWindow = message.autoCompactWindow;
+    }
+    if (message.title !== undefined) {
+      obj.title = message.title;
+    }
+    if (message.group !== undefined) {
+      obj.group = message.group;
+    }
+    if (message.thinkingEnabled !== undefined) {
+      obj.thinkingEnabled = message.thinkingEnabled;
+    }
+    if (message.thinkingDisplay !== undefined) {
+      obj.thinkingDisplay = message.thinkingDisplay;
+    }
+    if (message.cwd !== undefined) {
+      obj.cwd = message.cwd;
+    }
+    if (message.allowed !== false) {
+      obj.allowed = message.allowed;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateSessionRequest>, I>>(base?: I): UpdateSessionRequest {
+    return UpdateSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateSessionRequest>, I>>(object: I): UpdateSessionRequest {
+    const message = createBaseUpdateSessionRequest();
+    message.userId = object.userId ?? "";
+    message.callerSessionId = object.callerSessionId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.model = object.model ?? undefined;
+    message.effort = object.effort ?? undefined;
+    message.mode = object.mode ?? undefined;
+    message.autoCompactWindow = object.autoCompactWindow ?? undefined;
+    message.title = object.title ?? undefined;
+    message.group = object.group ?? undefined;
+    message.thinkingEnabled = object.thinkingEnabled ?? undefined;
+    message.thinkingDisplay = object.thinkingDisplay ?? undefined;
+    message.cwd = object.cwd ?? undefined;
+    message.allowed = object.allowed ?? false;
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseUpdateSessionResponse(): UpdateSessionResponse {
+  return {
+    settings: undefined,
+    changed: [],
+    relaunched: undefined,
+    groupCreated: undefined,
+    note: "",
+    needsAllow: false,
+  };
+}
+
+export const UpdateSessionResponse: MessageFns<UpdateSessionResponse> = {
+  encode(message: UpdateSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      SessionSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.changed) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.relaunched !== undefined) {
+      writer.uint32(24).bool(message.relaunched);
+    }
+    if (message.groupCreated !== undefined) {
+      GroupSummary.encode(message.groupCreated, writer.uint32(34).fork()).join();
+    }
+    if (message.note !== "") {
+      writer.uint32(42).string(message.note);
+    }
+    if (message.needsAllow !== false) {
+      writer.uint32(48).bool(message.needsAllow);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = SessionSettings.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.changed.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.relaunched = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.groupCreated = GroupSummary.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.needsAllow = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateSessionResponse {
+    return {
+      settings: isSet(object.settings) ? SessionSettings.fromJSON(object.settings) : undefined,
+      changed: globalThis.Array.isArray(object?.changed) ? object.changed.map((e: any) => globalThis.String(e)) : [],
+      relaunched: isSet(object.relaunched) ? globalThis.Boolean(object.relaunched) : undefined,
+      groupCreated: isSet(object.groupCreated)
+        ? GroupSummary.fromJSON(object.groupCreated)
+        : isSet(object.group_created)
+        ? GroupSummary.fromJSON(object.group_created)
+        : undefined,
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+      needsAllow: isSet(object.needsAllow)
+        ? globalThis.Boolean(object.needsAllow)
+        : isSet(object.needs_allow)
+        ? globalThis.Boolean(object.needs_allow)
+        : false,
+    };
+  },
+
+  toJSON(message: UpdateSessionResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = SessionSettings.toJSON(message.settings);
+    }
+    if (message.changed?.length) {
+      obj.changed = message.changed;
+    }
+    if (message.relaunched !== undefined) {
+      obj.relaunched = message.relaunched;
+    }
+    if (message.groupCreated !== undefined) {
+      obj.groupCreated = GroupSummary.toJSON(message.groupCreated);
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    if (message.needsAllow !== false) {
+      obj.needsAllow = message.needsAllow;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateSessionResponse>, I>>(base?: I): UpdateSessionResponse {
+    return UpdateSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateSessionResponse>, I>>(object: I): UpdateSessionResponse {
+    const message = createBaseUpdateSessionResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? SessionSettings.fromPartial(object.settings)
+      : undefined;
+    message.changed = object.changed?.map((e) => e) || [];
+    message.relaunched = object.relaunched ?? undefined;
+    message.groupCreated = (object.groupCreated !== undefined && object.groupCreated !== null)
+      ? GroupSummary.fromPartial(object.groupCreated)
+      : undefined;
+    message.note = object.note ?? "";
+    message.needsAllow = object.needsAllow ?? false;
+    return message;
+  },
+};
+
+function createBaseSessionSettings(): SessionSettings {
+  return {
+    model: "",
+    effort: "",
+    mode: "",
+    autoCompactWindow: "",
+    title: "",
+    group: undefined,
+    thinkingEnabled: false,
+    thinkingDisplay: "",
+    cwd: "",
+  };
+}
+
+export const SessionSettings: MessageFns<SessionSettings> = {
+  encode(message: SessionSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== "") {
+      writer.uint32(10).string(message.model);
+    }
+    if (message.effort !== "") {
+      writer.uint32(18).string(message.effort);
+    }
+    if (message.mode !== "") {
+      writer.uint32(26).string(message.mode);
+    }
+    if (message.autoCompactWindow !== "") {
+      writer.uint32(34).string(message.autoCompactWindow);
+    }
+    if (message.title !== "") {
+      writer.uint32(42).string(message.title);
+    }
+    if (message.group !== undefined) {
+      GroupRef.encode(message.group, writer.uint32(50).fork()).join();
+    }
+    if (message.thinkingEnabled !== false) {
+      writer.uint32(56).bool(message.thinkingEnabled);
+    }
+    if (message.thinkingDisplay !== "") {
+      writer.uint32(66).string(message.thinkingDisplay);
+    }
+    if (message.cwd !== "") {
+      writer.uint32(74).string(message.cwd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.effort = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.autoCompactWindow = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.group = GroupRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.thinkingEnabled = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.thinkingDisplay = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.cwd = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionSettings {
+    return {
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      effort: isSet(object.effort) ? globalThis.String(object.effort) : "",
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      autoCompactWindow: isSet(object.autoCompactWindow)
+        ? globalThis.String(object.autoCompactWindow)
+        : isSet(object.auto_compact_window)
+        ? globalThis.String(object.auto_compact_window)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      group: isSet(object.group) ? GroupRef.fromJSON(object.group) : undefined,
+      thinkingEnabled: isSet(object.thinkingEnabled)
+        ? globalThis.Boolean(object.thinkingEnabled)
+        : isSet(object.thinking_enabled)
+        ? globalThis.Boolean(object.thinking_enabled)
+        : false,
+      thinkingDisplay: isSet(object.thinkingDisplay)
+        ? globalThis.String(object.thinkingDisplay)
+        : isSet(object.thinking_display)
+        ? globalThis.String(object.thinking_display)
+        : "",
+      cwd: isSet(object.cwd) ? globalThis.String(object.cwd) : "",
+    };
+  },
+
+  toJSON(message: SessionSettings): unknown {
+    const obj: any = {};
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.effort !== "") {
+      obj.effort = message.effort;
+    }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.autoCompactWindow !== "") {
+      obj.autoCompactWindow = message.autoCompactWindow;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.group !== undefined) {
+      obj.group = GroupRef.toJSON(message.group);
+    }
+    if (message.thinkingEnabled !== false) {
+      obj.thinkingEnabled = message.thinkingEnabled;
+    }
+    if (message.thinkingDisplay !== "") {
+      obj.thinkingDisplay = message.thinkingDisplay;
+    }
+    if (message.cwd !== "") {
+      obj.cwd = message.cwd;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionSettings>, I>>(base?: I): SessionSettings {
+    return SessionSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionSettings>, I>>(object: I): SessionSettings {
+    const message = createBaseSessionSettings();
+    message.model = object.model ?? "";
+    message.effort = object.effort ?? "";
+    message.mode = object.mode ?? "";
+    message.autoCompactWindow = object.autoCompactWindow ?? "";
+    message.title = object.title ?? "";
+    message.group = (object.group !== undefined && object.group !== null)
+      ? GroupRef.fromPartial(object.group)
+      : undefined;
+    message.thinkingEnabled = object.thinkingEnabled ?? false;
+    message.thinkingDisplay = object.thinkingDisplay ?? "";
+    message.cwd = object.cwd ?? "";
+    return message;
+  },
+};
+
+function createBaseStopTurnRequest(): StopTurnRequest {
+  return { userId: "", callerSessionId: "", sessionId: "" };
+}
+
+export const StopTurnRequest: MessageFns<StopTurnRequest> = {
+  encode(message: StopTurnRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.callerSessionId !== "") {
+      writer.uint32(18).string(message.callerSessionId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopTurnRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopTurnRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callerSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopTurnRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      callerSessionId: isSet(object.callerSessionId)
+        ? globalThis.String(object.callerSessionId)
+        : isSet(object.caller_session_id)
+        ? globalThis.String(object.caller_session_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: StopTurnRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.callerSessionId !== "") {
+      obj.callerSessionId = message.callerSessionId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopTurnRequest>, I>>(base?: I): StopTurnRequest {
+    return StopTurnRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopTurnRequest>, I>>(object: I): StopTurnRequest {
+    const message = createBaseStopTurnRequest();
+    message.userId = object.userId ?? "";
+    message.callerSessionId = object.callerSessionId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseStopTurnResponse(): StopTurnResponse {
+  return { stopRequested: false };
+}
+
+export const StopTurnResponse: MessageFns<StopTurnResponse> = {
+  encode(message: StopTurnResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.stopRequested !== false) {
+      writer.uint32(8).bool(message.stopRequested);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopTurnResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopTurnResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.stopRequested = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopTurnResponse {
+    return {
+      stopRequested: isSet(object.stopRequested)
+        ? globalThis.Boolean(object.stopRequested)
+        : isSet(object.stop_requested)
+        ? globalThis.Boolean(object.stop_requested)
+        : false,
+    };
+  },
+
+  toJSON(message: StopTurnResponse): unknown {
+    const obj: any = {};
+    if (message.stopRequested !== false) {
+      obj.stopRequested = message.stopRequested;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopTurnResponse>, I>>(base?: I): StopTurnResponse {
+    return StopTurnResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopTurnResponse>, I>>(object: I): StopTurnResponse {
+    const message = createBaseStopTurnResponse();
+    message.stopRequested = object.stopRequested ?? false;
+    return message;
+  },
+};
+
+function createBaseArchiveSessionRequest(): ArchiveSessionRequest {
+  return { userId: "", callerSessionId: "", sessionId: "" };
+}
+
+export const ArchiveSessionRequest: MessageFns<ArchiveSessionRequest> = {
+  encode(message: ArchiveSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.callerSessionId !== "") {
+      writer.uint32(18).string(message.callerSessionId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchiveSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchiveSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callerSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchiveSessionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      callerSessionId: isSet(object.callerSessionId)
+        ? globalThis.String(object.callerSessionId)
+        : isSet(object.caller_session_id)
+        ? globalThis.String(object.caller_session_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ArchiveSessionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.callerSessionId !== "") {
+      obj.callerSessionId = message.callerSessionId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchiveSessionRequest>, I>>(base?: I): ArchiveSessionRequest {
+    return ArchiveSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchiveSessionRequest>, I>>(object: I): ArchiveSessionRequest {
+    const message = createBaseArchiveSessionRequest();
+    message.userId = object.userId ?? "";
+    message.callerSessionId = object.callerSessionId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseArchiveSessionResponse(): ArchiveSessionResponse {
+  return { session: undefined };
+}
+
+export const ArchiveSessionResponse: MessageFns<ArchiveSessionResponse> = {
+  encode(message: ArchiveSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchiveSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchiveSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchiveSessionResponse {
+    return { session: isSet(object.session) ? Session.fromJSON(object.session) : undefined };
+  },
+
+  toJSON(message: ArchiveSessionResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchiveSessionResponse>, I>>(base?: I): ArchiveSessionResponse {
+    return ArchiveSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchiveSessionResponse>, I>>(object: I): ArchiveSessionResponse {
+    const message = createBaseArchiveSessionResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetConversationRequest(): GetConversationRequest {
+  return { sessionId: "" };
+}
+
+export const GetConversationRequest: MessageFns<GetConversationRequest> = {
+  encode(message: GetConversationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetConversationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetConversationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetConversationRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetConversationRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetConversationRequest>, I>>(base?: I): GetConversationRequest {
+    return GetConversationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetConversationRequest>, I>>(object: I): GetConversationRequest {
+    const message = createBaseGetConversationRequest();
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetConversationResponse(): GetConversationResponse {
+  return { session: undefined, hasRunningTurn: false, turnProvenance: undefined, startedSessions: 0 };
+}
+
+export const GetConversationResponse: MessageFns<GetConversationResponse> = {
+  encode(message: GetConversationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    if (message.hasRunningTurn !== false) {
+      writer.uint32(16).bool(message.hasRunningTurn);
+    }
+    if (message.turnProvenance !== undefined) {
+      Provenance.encode(message.turnProvenance, writer.uint32(26).fork()).join();
+    }
+    if (message.startedSessions !== 0) {
+      writer.uint32(32).int32(message.startedSessions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetConversationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetConversationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasRunningTurn = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.turnProvenance = Provenance.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.startedSessions = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetConversationResponse {
+    return {
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      hasRunningTurn: isSet(object.hasRunningTurn)
+        ? globalThis.Boolean(object.hasRunningTurn)
+        : isSet(object.has_running_turn)
+        ? globalThis.Boolean(object.has_running_turn)
+        : false,
+      turnProvenance: isSet(object.turnProvenance)
+        ? Provenance.fromJSON(object.turnProvenance)
+        : isSet(object.turn_provenance)
+        ? Provenance.fromJSON(object.turn_provenance)
+        : undefined,
+      startedSessions: isSet(object.startedSessions)
+        ? globalThis.Number(object.startedSessions)
+        : isSet(object.started_sessions)
+        ? globalThis.Number(object.started_sessions)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetConversationResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.hasRunningTurn !== false) {
+      obj.hasRunningTurn = message.hasRunningTurn;
+    }
+    if (message.turnProvenance !== undefined) {
+      obj.turnProvenance = Provenance.toJSON(message.turnProvenance);
+    }
+    if (message.startedSessions !== 0) {
+      obj.startedSessions = Math.round(message.startedSessions);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetConversationResponse>, I>>(base?: I): GetConversationResponse {
+    return GetConversationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetConversationResponse>, I>>(object: I): GetConversationResponse {
+    const message = createBaseGetConversationResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.hasRunningTurn = object.hasRunningTurn ?? false;
+    message.turnProvenance = (object.turnProvenance !== undefined && object.turnProvenance !== null)
+      ? Provenance.fromPartial(object.turnProvenance)
+      : undefined;
+    message.startedSessions = object.startedSessions ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetConversationOptionsRequest(): SetConversationOptionsRequest {
+  return { userId: "", sessionId: "", mode: undefined, mayCreateSessions: undefined };
+}
+
+export const SetConversationOptionsRequest: MessageFns<SetConversationOptionsRequest> = {
+  encode(message: SetConversationOptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.mode !== undefined) {
+      writer.uint32(26).string(message.mode);
+    }
+    if (message.mayCreateSessions !== undefined) {
+      writer.uint32(32).bool(message.mayCreateSessions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetConversationOptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetConversationOptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mayCreateSessions = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetConversationOptionsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : undefined,
+      mayCreateSessions: isSet(object.mayCreateSessions)
+        ? globalThis.Boolean(object.mayCreateSessions)
+        : isSet(object.may_create_sessions)
+        ? globalThis.Boolean(object.may_create_sessions)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetConversationOptionsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.mode !== undefined) {
+      obj.mode = message.mode;
+    }
+    if (message.mayCreateSessions !== undefined) {
+      obj.mayCreateSessions = message.mayCreateSessions;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetConversationOptionsRequest>, I>>(base?: I): SetConversationOptionsRequest {
+    return SetConversationOptionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetConversationOptionsRequest>, I>>(
+    object: I,
+  ): SetConversationOptionsRequest {
+    const message = createBaseSetConversationOptionsRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.mode = object.mode ?? undefined;
+    message.mayCreateSessions = object.mayCreateSessions ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetConversationOptionsResponse(): SetConversationOptionsResponse {
+  return { session: undefined };
+}
+
+export const SetConversationOptionsResponse: MessageFns<SetConversationOptionsResponse> = {
+  encode(message: SetConversationOptionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetConversationOptionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetConversationOptionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetConversationOptionsResponse {
+    return { session: isSet(object.session) ? Session.fromJSON(object.session) : undefined };
+  },
+
+  toJSON(message: SetConversationOptionsResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetConversationOptionsResponse>, I>>(base?: I): SetConversationOptionsResponse {
+    return SetConversationOptionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetConversationOptionsResponse>, I>>(
+    object: I,
+  ): SetConversationOptionsResponse {
+    const message = createBaseSetConversationOptionsResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -901,6 +4215,145 @@ export const SessionServiceService = {
       Buffer.from(GetRelaySettingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetRelaySettingsResponse => GetRelaySettingsResponse.decode(value),
   },
+  /** What this relay offers for a new session: providers and models, folders, modes, groups. */
+  getRelayInfo: {
+    path: "/relay.session.v1.SessionService/GetRelayInfo" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRelayInfoRequest): Buffer => Buffer.from(GetRelayInfoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRelayInfoRequest => GetRelayInfoRequest.decode(value),
+    responseSerialize: (value: GetRelayInfoResponse): Buffer =>
+      Buffer.from(GetRelayInfoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRelayInfoResponse => GetRelayInfoResponse.decode(value),
+  },
+  /**
+   * A session's recent messages and what is going on there.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such session of this user), REMOTE_RELAY_INVALID_INPUT (last out of range).
+   */
+  readSession: {
+    path: "/relay.session.v1.SessionService/ReadSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReadSessionRequest): Buffer => Buffer.from(ReadSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReadSessionRequest => ReadSessionRequest.decode(value),
+    responseSerialize: (value: ReadSessionResponse): Buffer => Buffer.from(ReadSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReadSessionResponse => ReadSessionResponse.decode(value),
+  },
+  /**
+   * Starts a session and queues its first prompt; with dry_run, checks everything and creates nothing.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NESTING, REMOTE_RELAY_ACTIVE_LIMIT,
+   * REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_UNKNOWN_GROUP, REMOTE_RELAY_PROVIDER_UNAVAILABLE,
+   * REMOTE_RELAY_UNSUPPORTED, COPILOT_MODEL_UNAVAILABLE, CLAUDE_PROVIDER_REQUIRED.
+   */
+  createSession: {
+    path: "/relay.session.v1.SessionService/CreateSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateSessionRequest): Buffer => Buffer.from(CreateSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateSessionRequest => CreateSessionRequest.decode(value),
+    responseSerialize: (value: CreateSessionResponse): Buffer =>
+      Buffer.from(CreateSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateSessionResponse => CreateSessionResponse.decode(value),
+  },
+  /**
+   * Queues a prompt in an existing session (a user's message or another agent's); with dry_run, only checks.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED, REMOTE_RELAY_FORBIDDEN (the caller's own conversation),
+   * REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_PROVIDER_UNAVAILABLE, REMOTE_RELAY_ACTIVE_LIMIT.
+   */
+  sendMessage: {
+    path: "/relay.session.v1.SessionService/SendMessage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendMessageRequest): Buffer => Buffer.from(SendMessageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendMessageRequest => SendMessageRequest.decode(value),
+    responseSerialize: (value: SendMessageResponse): Buffer => Buffer.from(SendMessageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendMessageResponse => SendMessageResponse.decode(value),
+  },
+  /**
+   * Waits for the turn a message started: progress every few seconds, then the result once the turn ends or
+   * wait_seconds (on the relay clock) runs out. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN.
+   */
+  wait: {
+    path: "/relay.session.v1.SessionService/Wait" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WaitRequest): Buffer => Buffer.from(WaitRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WaitRequest => WaitRequest.decode(value),
+    responseSerialize: (value: WaitResponse): Buffer => Buffer.from(WaitResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WaitResponse => WaitResponse.decode(value),
+  },
+  /**
+   * Changes a session's settings for its next turns; with dry_run, checks the whole call and changes nothing.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED, REMOTE_RELAY_FORBIDDEN,
+   * REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_UNKNOWN_GROUP, REMOTE_RELAY_BUSY, REMOTE_RELAY_PERMISSION (needs the
+   * user's Allow and allowed was not set).
+   */
+  updateSession: {
+    path: "/relay.session.v1.SessionService/UpdateSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateSessionRequest): Buffer => Buffer.from(UpdateSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateSessionRequest => UpdateSessionRequest.decode(value),
+    responseSerialize: (value: UpdateSessionResponse): Buffer =>
+      Buffer.from(UpdateSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateSessionResponse => UpdateSessionResponse.decode(value),
+  },
+  /** Stops the turn running in a session. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN. */
+  stopTurn: {
+    path: "/relay.session.v1.SessionService/StopTurn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StopTurnRequest): Buffer => Buffer.from(StopTurnRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StopTurnRequest => StopTurnRequest.decode(value),
+    responseSerialize: (value: StopTurnResponse): Buffer => Buffer.from(StopTurnResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StopTurnResponse => StopTurnResponse.decode(value),
+  },
+  /**
+   * Archives a session; its queued turns are dropped and a running one is stopped.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN.
+   */
+  archiveSession: {
+    path: "/relay.session.v1.SessionService/ArchiveSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ArchiveSessionRequest): Buffer =>
+      Buffer.from(ArchiveSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ArchiveSessionRequest => ArchiveSessionRequest.decode(value),
+    responseSerialize: (value: ArchiveSessionResponse): Buffer =>
+      Buffer.from(ArchiveSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ArchiveSessionResponse => ArchiveSessionResponse.decode(value),
+  },
+  /**
+   * What the gateway needs to apply policy to a calling conversation: its mode, whether a turn runs there
+   * (a card needs one to show in), and what it has started. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getConversation: {
+    path: "/relay.session.v1.SessionService/GetConversation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetConversationRequest): Buffer =>
+      Buffer.from(GetConversationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetConversationRequest => GetConversationRequest.decode(value),
+    responseSerialize: (value: GetConversationResponse): Buffer =>
+      Buffer.from(GetConversationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetConversationResponse => GetConversationResponse.decode(value),
+  },
+  /**
+   * The owner's switches on one of their conversations (relay mode, mayCreateSessions). Users only.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  setConversationOptions: {
+    path: "/relay.session.v1.SessionService/SetConversationOptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetConversationOptionsRequest): Buffer =>
+      Buffer.from(SetConversationOptionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetConversationOptionsRequest => SetConversationOptionsRequest.decode(value),
+    responseSerialize: (value: SetConversationOptionsResponse): Buffer =>
+      Buffer.from(SetConversationOptionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetConversationOptionsResponse =>
+      SetConversationOptionsResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -926,6 +4379,55 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   createExternalSession: handleUnaryCall<CreateExternalSessionRequest, CreateExternalSessionResponse>;
   /** Reads the relay's settings. */
   getRelaySettings: handleUnaryCall<GetRelaySettingsRequest, GetRelaySettingsResponse>;
+  /** What this relay offers for a new session: providers and models, folders, modes, groups. */
+  getRelayInfo: handleUnaryCall<GetRelayInfoRequest, GetRelayInfoResponse>;
+  /**
+   * A session's recent messages and what is going on there.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such session of this user), REMOTE_RELAY_INVALID_INPUT (last out of range).
+   */
+  readSession: handleUnaryCall<ReadSessionRequest, ReadSessionResponse>;
+  /**
+   * Starts a session and queues its first prompt; with dry_run, checks everything and creates nothing.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NESTING, REMOTE_RELAY_ACTIVE_LIMIT,
+   * REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_UNKNOWN_GROUP, REMOTE_RELAY_PROVIDER_UNAVAILABLE,
+   * REMOTE_RELAY_UNSUPPORTED, COPILOT_MODEL_UNAVAILABLE, CLAUDE_PROVIDER_REQUIRED.
+   */
+  createSession: handleUnaryCall<CreateSessionRequest, CreateSessionResponse>;
+  /**
+   * Queues a prompt in an existing session (a user's message or another agent's); with dry_run, only checks.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED, REMOTE_RELAY_FORBIDDEN (the caller's own conversation),
+   * REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_PROVIDER_UNAVAILABLE, REMOTE_RELAY_ACTIVE_LIMIT.
+   */
+  sendMessage: handleUnaryCall<SendMessageRequest, SendMessageResponse>;
+  /**
+   * Waits for the turn a message started: progress every few seconds, then the result once the turn ends or
+   * wait_seconds (on the relay clock) runs out. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN.
+   */
+  wait: handleServerStreamingCall<WaitRequest, WaitResponse>;
+  /**
+   * Changes a session's settings for its next turns; with dry_run, checks the whole call and changes nothing.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED, REMOTE_RELAY_FORBIDDEN,
+   * REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_UNKNOWN_GROUP, REMOTE_RELAY_BUSY, REMOTE_RELAY_PERMISSION (needs the
+   * user's Allow and allowed was not set).
+   */
+  updateSession: handleUnaryCall<UpdateSessionRequest, UpdateSessionResponse>;
+  /** Stops the turn running in a session. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN. */
+  stopTurn: handleUnaryCall<StopTurnRequest, StopTurnResponse>;
+  /**
+   * Archives a session; its queued turns are dropped and a running one is stopped.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN.
+   */
+  archiveSession: handleUnaryCall<ArchiveSessionRequest, ArchiveSessionResponse>;
+  /**
+   * What the gateway needs to apply policy to a calling conversation: its mode, whether a turn runs there
+   * (a card needs one to show in), and what it has started. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getConversation: handleUnaryCall<GetConversationRequest, GetConversationResponse>;
+  /**
+   * The owner's switches on one of their conversations (relay mode, mayCreateSessions). Users only.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  setConversationOptions: handleUnaryCall<SetConversationOptionsRequest, SetConversationOptionsResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -1020,6 +4522,182 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetRelaySettingsResponse) => void,
+  ): ClientUnaryCall;
+  /** What this relay offers for a new session: providers and models, folders, modes, groups. */
+  getRelayInfo(
+    request: GetRelayInfoRequest,
+    callback: (error: ServiceError | null, response: GetRelayInfoResponse) => void,
+  ): ClientUnaryCall;
+  getRelayInfo(
+    request: GetRelayInfoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRelayInfoResponse) => void,
+  ): ClientUnaryCall;
+  getRelayInfo(
+    request: GetRelayInfoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRelayInfoResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A session's recent messages and what is going on there.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such session of this user), REMOTE_RELAY_INVALID_INPUT (last out of range).
+   */
+  readSession(
+    request: ReadSessionRequest,
+    callback: (error: ServiceError | null, response: ReadSessionResponse) => void,
+  ): ClientUnaryCall;
+  readSession(
+    request: ReadSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReadSessionResponse) => void,
+  ): ClientUnaryCall;
+  readSession(
+    request: ReadSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReadSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Starts a session and queues its first prompt; with dry_run, checks everything and creates nothing.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NESTING, REMOTE_RELAY_ACTIVE_LIMIT,
+   * REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_UNKNOWN_GROUP, REMOTE_RELAY_PROVIDER_UNAVAILABLE,
+   * REMOTE_RELAY_UNSUPPORTED, COPILOT_MODEL_UNAVAILABLE, CLAUDE_PROVIDER_REQUIRED.
+   */
+  createSession(
+    request: CreateSessionRequest,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
+  ): ClientUnaryCall;
+  createSession(
+    request: CreateSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
+  ): ClientUnaryCall;
+  createSession(
+    request: CreateSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Queues a prompt in an existing session (a user's message or another agent's); with dry_run, only checks.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED, REMOTE_RELAY_FORBIDDEN (the caller's own conversation),
+   * REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_PROVIDER_UNAVAILABLE, REMOTE_RELAY_ACTIVE_LIMIT.
+   */
+  sendMessage(
+    request: SendMessageRequest,
+    callback: (error: ServiceError | null, response: SendMessageResponse) => void,
+  ): ClientUnaryCall;
+  sendMessage(
+    request: SendMessageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendMessageResponse) => void,
+  ): ClientUnaryCall;
+  sendMessage(
+    request: SendMessageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendMessageResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Waits for the turn a message started: progress every few seconds, then the result once the turn ends or
+   * wait_seconds (on the relay clock) runs out. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN.
+   */
+  wait(request: WaitRequest, options?: Partial<CallOptions>): ClientReadableStream<WaitResponse>;
+  wait(request: WaitRequest, metadata?: Metadata, options?: Partial<CallOptions>): ClientReadableStream<WaitResponse>;
+  /**
+   * Changes a session's settings for its next turns; with dry_run, checks the whole call and changes nothing.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED, REMOTE_RELAY_FORBIDDEN,
+   * REMOTE_RELAY_UNKNOWN_MODEL, REMOTE_RELAY_UNKNOWN_GROUP, REMOTE_RELAY_BUSY, REMOTE_RELAY_PERMISSION (needs the
+   * user's Allow and allowed was not set).
+   */
+  updateSession(
+    request: UpdateSessionRequest,
+    callback: (error: ServiceError | null, response: UpdateSessionResponse) => void,
+  ): ClientUnaryCall;
+  updateSession(
+    request: UpdateSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateSessionResponse) => void,
+  ): ClientUnaryCall;
+  updateSession(
+    request: UpdateSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateSessionResponse) => void,
+  ): ClientUnaryCall;
+  /** Stops the turn running in a session. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN. */
+  stopTurn(
+    request: StopTurnRequest,
+    callback: (error: ServiceError | null, response: StopTurnResponse) => void,
+  ): ClientUnaryCall;
+  stopTurn(
+    request: StopTurnRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StopTurnResponse) => void,
+  ): ClientUnaryCall;
+  stopTurn(
+    request: StopTurnRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StopTurnResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Archives a session; its queued turns are dropped and a running one is stopped.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN.
+   */
+  archiveSession(
+    request: ArchiveSessionRequest,
+    callback: (error: ServiceError | null, response: ArchiveSessionResponse) => void,
+  ): ClientUnaryCall;
+  archiveSession(
+    request: ArchiveSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ArchiveSessionResponse) => void,
+  ): ClientUnaryCall;
+  archiveSession(
+    request: ArchiveSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ArchiveSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * What the gateway needs to apply policy to a calling conversation: its mode, whether a turn runs there
+   * (a card needs one to show in), and what it has started. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getConversation(
+    request: GetConversationRequest,
+    callback: (error: ServiceError | null, response: GetConversationResponse) => void,
+  ): ClientUnaryCall;
+  getConversation(
+    request: GetConversationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetConversationResponse) => void,
+  ): ClientUnaryCall;
+  getConversation(
+    request: GetConversationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetConversationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The owner's switches on one of their conversations (relay mode, mayCreateSessions). Users only.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  setConversationOptions(
+    request: SetConversationOptionsRequest,
+    callback: (error: ServiceError | null, response: SetConversationOptionsResponse) => void,
+  ): ClientUnaryCall;
+  setConversationOptions(
+    request: SetConversationOptionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetConversationOptionsResponse) => void,
+  ): ClientUnaryCall;
+  setConversationOptions(
+    request: SetConversationOptionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetConversationOptionsResponse) => void,
   ): ClientUnaryCall;
 }
 
