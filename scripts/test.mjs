@@ -2,6 +2,7 @@
 // `npm test`: generate, type-check, check the protos, then run every test (unit, integration, end to end).
 // Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -31,4 +32,10 @@ if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
 const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && git('cat-file', '-e', 'HEAD~1:proto').status === 0;
 if (base) run('buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` });
 run('typecheck', 'npx', ['turbo', 'run', 'typecheck', '--output-logs=errors-only']);
-run('tests', 'npx', ['vitest', 'run', ...process.argv.slice(2)]);
+const results = `${root}/.relay/test-results.json`;
+const tests = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env });
+if (existsSync(results)) {
+  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(readFileSync(results, 'utf8'));
+  process.stdout.write(`\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped\n`);
+}
+process.exit(tests.status ?? 1);
