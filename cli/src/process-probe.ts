@@ -11,16 +11,17 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
- * True when `pid` is alive and, where /proc can tell, its command line contains `fragment`, so a pid
- * the OS has since given to an unrelated process is not mistaken for ours.
+ * True when `pid` is alive and its command line (read from /proc) contains `fragment`, so a pid the OS
+ * has since given to an unrelated process is not mistaken for ours. Without /proc (macOS) the answer
+ * is `whenUnknown`: true where a wrong yes is harmless (refusing a second `relay up`), false before a kill.
  */
-export function isProcessRunning(pid: number, fragment: string): boolean {
+export function isProcessRunning(pid: number, fragment: string, whenUnknown = false): boolean {
   if (pid === process.pid || !isProcessAlive(pid)) return false;
   let cmdline: string;
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
   } catch {
-    return process.platform !== 'linux';
+    return process.platform === 'linux' ? false : whenUnknown;
   }
   return cmdline.includes(fragment);
 }

@@ -28,5 +28,5 @@ function runningGatewayUrl(lockFile: string): string | undefined {
     return undefined;
   }
   const lock = parseUpLock(text);
-  return lock !== undefined && isProcessRunning(lock.pid, RELAY_UP_FRAGMENT) ? lock.gatewayUrl : undefined;
+  return lock !== undefined && isProcessRunning(lock.pid, RELAY_UP_FRAGMENT, true) ? lock.gatewayUrl : undefined;
 }

@@ -64,7 +64,7 @@ export function acquireUpLock(path: string, now: Date): AcquireResult {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      const decision = decideUpLock(readIfExists(path), (pid) => isProcessRunning(pid, RELAY_UP_FRAGMENT));
+      const decision = decideUpLock(readIfExists(path), (pid) => isProcessRunning(pid, RELAY_UP_FRAGMENT, true));
       if (decision.action === 'report-running') return { kind: 'running', message: runningMessage(decision.lock) };
       if (decision.action === 'take-over') {
         stale = decision.stale ?? stale;
