@@ -3,12 +3,19 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { createClock, SystemClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
+import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
-import { QUESTION_EVENTS_STREAM } from './bus/question-events.ts';
 import { loadConfig, type Config } from './config.ts';
+import { nodeIds } from './crypto/node-ids.ts';
+import { PROGRESS_INTERVAL_MS } from './domain/card-limits.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { questionGrpc } from './grpc/question-grpc.ts';
+import { PgCardDecisions } from './store/pg-card-decisions.ts';
+import { PrismaCardStore } from './store/prisma-card-store.ts';
+import { QUESTION_EVENTS_STREAM } from './wire/question-events.ts';
 
 const logger = createLogger({ name: 'question' });
 
@@ -22,19 +29,43 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+const decisions = new PgCardDecisions({ connectionString: config.DATABASE_URL, logger });
+const stopping = new AbortController();
 
 try {
+  await decisions.start();
   const bus = await connectBus({ url: config.NATS_URL, name: 'question', logger });
   await ensureStream(bus, QUESTION_EVENTS_STREAM);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 
-  // Only grpc.health.v1 until ask, list, withdraw, answer, raise card and the Inbox arrive.
-  const server = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+  const server = await startGrpcServer({
+    port: config.GRPC_PORT,
+    services: [
+      {
+        definition: QuestionServiceService,
+        implementation: questionGrpc({
+          store: new PrismaCardStore(prisma),
+          ids: nodeIds,
+          decisions,
+          clock,
+          realTime: new SystemClock(),
+          progressIntervalMs: PROGRESS_INTERVAL_MS,
+          stopping: stopping.signal,
+          logger,
+        }),
+      },
+    ],
+    logger,
+  });
 
   onShutdownSignal(logger, async () => {
+    // Waiting streams would hold the server open until its timeout; they end now and their callers await again.
+    stopping.abort();
     await server.shutdown();
+    await decisions.stop();
     // No consumers yet; they drain here, before the outbox's last flush.
     await outbox.stop();
     try {
@@ -49,6 +80,7 @@ try {
   });
 } catch (error) {
   logger.fatal({ err: error }, 'question service failed to start');
+  await decisions.stop().catch(() => undefined);
   await prisma.$disconnect().catch(() => undefined);
   await shutdownTelemetry().catch(() => undefined);
   process.exit(1);

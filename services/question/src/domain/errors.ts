@@ -1,5 +1,26 @@
 /**
- * The question service's error codes: the one catalogue of its refusals, filled by ask, withdraw, answer
- * and raise card.
+ * The question service's error catalogue: every refusal it returns, with its stable code.
  */
-export const QuestionErrorCode = {} as const;
+import { AppError, type ErrorDetails } from '@relay/errors';
+
+export const QuestionErrorCode = {
+  INVALID_INPUT: 'REMOTE_RELAY_INVALID_INPUT',
+  NOT_FOUND: 'REMOTE_RELAY_NOT_FOUND',
+  FORBIDDEN: 'REMOTE_RELAY_FORBIDDEN',
+} as const;
+
+/** A wrong or missing argument, or a decision the card does not take; `details.field` names the argument. */
+export function invalidInput(message: string, details: ErrorDetails = {}): AppError {
+  return new AppError(QuestionErrorCode.INVALID_INPUT, 'invalid_argument', message, { details });
+}
+
+/** No such card, or it belongs to another user (the two are never told apart). */
+export function notFound(cardId: string): AppError {
+  return new AppError(QuestionErrorCode.NOT_FOUND, 'not_found', `no card ${cardId}`, { details: { card: cardId } });
+}
+
+/** Never allowed: an agent deciding an approval card or its own session's card. */
+export function forbidden(message: string, details: ErrorDetails = {}): AppError {
+  return new AppError(QuestionErrorCode.FORBIDDEN, 'permission_denied', message, { details });
+}
+

@@ -1,2 +1,6 @@
-/** The stream this service declares for its events (question_asked, question_answered, card_decided come with ask). */
+/** The stream this service declares and the subjects it publishes on. */
 export const QUESTION_EVENTS_STREAM = { name: 'QUESTION_EVENTS', subjects: ['relay.question.v1.>'] };
+
+export const QuestionSubject = {
+  CARD_DECIDED: 'relay.question.v1.card_decided',
+} as const;

@@ -1,0 +1,19 @@
+/**
+ * The question service's limits in one place. The spec fixes none of these; they keep a card
+ * readable and a request bounded.
+ */
+export const CardLimits = {
+  TITLE_CHARS: 300,
+  LINES: 50,
+  LINE_CHARS: 1_000,
+  OPTIONS: 20,
+  OPTION_CHARS: 200,
+  ANSWER_CHARS: 10_000,
+  /** The longest AwaitCard, in relay-clock seconds: a week, well inside a timer's range at any clock rate. */
+  WAIT_SECONDS: 604_800,
+  /** Cards one listing returns, newest first. */
+  LIST: 500,
+} as const;
+
+/** How often (real time) an AwaitCard stream sends progress, so proxies and clients keep the call open. */
+export const PROGRESS_INTERVAL_MS = 5_000;

@@ -1,0 +1,21 @@
+import { CardLimits } from './card-limits.ts';
+import type { Card } from './entities.ts';
+import { invalidInput } from './errors.ts';
+import type { CardStore } from './ports.ts';
+
+export interface ListCardsInput {
+  userId: string;
+  /** One session's cards; empty for all of the user's (the Inbox). */
+  sessionId: string;
+  pendingOnly: boolean;
+}
+
+/** A user's cards, newest first, at most CardLimits.LIST of them. */
+export async function listCards(store: CardStore, input: ListCardsInput): Promise<Card[]> {
+  if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
+  return store.list(input.userId, {
+    ...(input.sessionId === '' ? {} : { sessionId: input.sessionId }),
+    pendingOnly: input.pendingOnly,
+    limit: CardLimits.LIST,
+  });
+}

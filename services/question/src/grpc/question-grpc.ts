@@ -1,0 +1,70 @@
+import { AppError } from '@relay/errors';
+import type { QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
+import { serveStream, serveUnary, UNAVAILABLE_CODE } from '@relay/rpc';
+import type { Logger } from '@relay/telemetry';
+import { awaitCard, type AwaitCardDeps } from '../domain/await-card.ts';
+import { cancelCards } from '../domain/cancel-cards.ts';
+import { decideCard } from '../domain/decide-card.ts';
+import { listCards } from '../domain/list-cards.ts';
+import type { CardDeps } from '../domain/ports.ts';
+import { raiseCard } from '../domain/raise-card.ts';
+import { cardKindOf, toCardMessage } from '../wire/card-wire.ts';
+
+/** The generated server interface without grpc-js's index signature, which the handler types would map to never. */
+type QuestionServiceMethods = { [K in keyof QuestionServiceServer as string extends K ? never : K]: QuestionServiceServer[K] };
+
+export type QuestionGrpcDeps = CardDeps &
+  AwaitCardDeps & {
+    logger: Logger;
+    /** Aborts when the service stops: open AwaitCard streams end with UNAVAILABLE so callers await again elsewhere. */
+    stopping: AbortSignal;
+  };
+
+/** relay.question.v1.QuestionService: decode the request, run the use case, encode the answer. */
+export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUnary> {
+  const { clock, logger } = deps;
+  return {
+    ...serveUnary<QuestionServiceMethods>(logger, {
+      raiseCard: async (request) => {
+        const card = await raiseCard(
+          deps,
+          { userId: request.userId, sessionId: request.sessionId, kind: cardKindOf(request.kind), title: request.title, lines: request.lines, options: request.options },
+          clock.now(),
+        );
+        return { card: toCardMessage(card) };
+      },
+      decideCard: async (request) => {
+        const card = await decideCard(
+          deps,
+          {
+            userId: request.userId,
+            cardId: request.cardId,
+            decision: request.decision,
+            answer: request.answer,
+            choices: request.choices,
+            ...(request.agentSessionId === '' ? {} : { agentSessionId: request.agentSessionId }),
+          },
+          clock.now(),
+        );
+        return { card: toCardMessage(card) };
+      },
+      listCards: async (request) => ({
+        cards: (await listCards(deps.store, { userId: request.userId, sessionId: request.sessionId, pendingOnly: request.pendingOnly })).map(toCardMessage),
+      }),
+      cancelCards: async (request) => ({ cancelled: await cancelCards(deps, request.sessionId, clock.now()) }),
+    }),
+    ...serveStream<QuestionServiceMethods>(logger, {
+      awaitCard: async function* (request, signal) {
+        const events = awaitCard(deps, { cardId: request.cardId, waitSeconds: request.waitSeconds }, AbortSignal.any([signal, deps.stopping]));
+        let answered = false;
+        for await (const event of events) {
+          answered = 'card' in event;
+          yield 'card' in event ? { card: toCardMessage(event.card) } : { progressSeconds: event.progressSeconds };
+        }
+        if (!answered && deps.stopping.aborted && !signal.aborted) {
+          throw new AppError(UNAVAILABLE_CODE, 'unavailable', 'the question service is restarting; await the card again');
+        }
+      },
+    }),
+  };
+}

@@ -1,0 +1,92 @@
+import { enqueue } from '@relay/bus';
+import type { Card as CardRow, PrismaClient } from '../generated/prisma/client.ts';
+import { CARD_KINDS, CARD_STATUSES, type Card, type CardDecidedEvent } from '../domain/entities.ts';
+import type { CardFilter, CardStore } from '../domain/ports.ts';
+import { toCardDecidedPayload } from '../wire/card-wire.ts';
+import { QuestionSubject } from '../wire/question-events.ts';
+import { CARD_DECIDED_CHANNEL } from './pg-card-decisions.ts';
+
+type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+/** The question service's cards in its own PostgreSQL database, through Prisma. */
+export class PrismaCardStore implements CardStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async create(card: Card): Promise<void> {
+    await this.prisma.card.create({ data: { ...card, decidedAt: card.decidedAt ?? null } });
+  }
+
+  async find(cardId: string): Promise<Card | undefined> {
+    const row = await this.prisma.card.findUnique({ where: { id: cardId } });
+    return row === null ? undefined : toCard(row);
+  }
+
+  async saveDecision(card: Card, event: CardDecidedEvent): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      // Conditional on pending: of two racing decisions (or a decision and a cancel) only one writes.
+      const { count } = await tx.card.updateMany({
+        where: { id: card.id, status: 'pending' },
+        data: { status: card.status, answer: card.answer, choices: card.choices, decidedAt: card.decidedAt ?? null },
+      });
+      if (count === 0) return false;
+      await announce(tx, event);
+      return true;
+    });
+  }
+
+  async list(userId: string, filter: CardFilter): Promise<Card[]> {
+    const rows = await this.prisma.card.findMany({
+      where: {
+        userId,
+        ...(filter.sessionId === undefined ? {} : { sessionId: filter.sessionId }),
+        ...(filter.pendingOnly ? { status: 'pending' } : {}),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: filter.limit,
+    });
+    return rows.map(toCard);
+  }
+
+  async cancelPending(sessionId: string, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]> {
+    return this.prisma.$transaction(async (tx) => {
+      const rows = await tx.card.updateManyAndReturn({ where: { sessionId, status: 'pending' }, data: { status: 'cancelled', decidedAt } });
+      const cards = rows.map(toCard);
+      for (const card of cards) await announce(tx, eventFor(card));
+      return cards;
+    });
+  }
+}
+
+// The event goes out through the outbox; the NOTIFY wakes this process's and other replicas' waiters on commit.
+async function announce(tx: Tx, event: CardDecidedEvent): Promise<void> {
+  await enqueue(tx, { subject: QuestionSubject.CARD_DECIDED, payload: toCardDecidedPayload(event), id: event.eventId });
+  await tx.$executeRawUnsafe('SELECT pg_notify($1, $2)', CARD_DECIDED_CHANNEL, event.card.id);
+}
+
+function toCard(row: CardRow): Card {
+  return {
+    id: row.id,
+    userId: row.userId,
+    sessionId: row.sessionId,
+    kind: oneOf(CARD_KINDS, row.kind, 'kind'),
+    title: row.title,
+    lines: strings(row.lines, 'lines'),
+    options: strings(row.options, 'options'),
+    status: oneOf(CARD_STATUSES, row.status, 'status'),
+    answer: row.answer,
+    choices: strings(row.choices, 'choices'),
+    createdAt: row.createdAt,
+    decidedAt: row.decidedAt ?? undefined,
+  };
+}
+
+// Only this service writes these columns; a value outside them is a bug, not input.
+function oneOf<T extends string>(values: readonly T[], value: string, column: string): T {
+  if (!(values as readonly string[]).includes(value)) throw new Error(`cards.${column} holds unknown value "${value}"`);
+  return value as T;
+}
+
+function strings(value: unknown, column: string): string[] {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new Error(`cards.${column} is not a list of strings`);
+  return value;
+}

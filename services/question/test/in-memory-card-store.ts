@@ -1,0 +1,78 @@
+/**
+ * In-memory fakes of the domain's ports, for unit tests of the use cases.
+ */
+import type { Card, CardDecidedEvent } from '../src/domain/entities.ts';
+import type { CardDecisions, CardFilter, CardStore, IdGenerator } from '../src/domain/ports.ts';
+
+/** Cards in a map; decisions tell the watchers, as the NOTIFY does. */
+export class InMemoryCardStore implements CardStore {
+  readonly cards = new Map<string, Card>();
+  readonly events: CardDecidedEvent[] = [];
+
+  constructor(private readonly decisions?: FakeDecisions) {}
+
+  async create(card: Card): Promise<void> {
+    this.cards.set(card.id, structuredClone(card));
+  }
+
+  async find(cardId: string): Promise<Card | undefined> {
+    const card = this.cards.get(cardId);
+    return card === undefined ? undefined : structuredClone(card);
+  }
+
+  async saveDecision(card: Card, event: CardDecidedEvent): Promise<boolean> {
+    if (this.cards.get(card.id)?.status !== 'pending') return false;
+    this.cards.set(card.id, structuredClone(card));
+    this.events.push(event);
+    this.decisions?.decided(card.id);
+    return true;
+  }
+
+  async list(userId: string, filter: CardFilter): Promise<Card[]> {
+    return [...this.cards.values()]
+      .filter((card) => card.userId === userId && (filter.sessionId === undefined || card.sessionId === filter.sessionId))
+      .filter((card) => !filter.pendingOnly || card.status === 'pending')
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      .slice(0, filter.limit);
+  }
+
+  async cancelPending(sessionId: string, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]> {
+    const cancelled: Card[] = [];
+    for (const card of this.cards.values()) {
+      if (card.sessionId !== sessionId || card.status !== 'pending') continue;
+      const next: Card = { ...card, status: 'cancelled', decidedAt };
+      this.cards.set(card.id, next);
+      this.events.push(eventFor(next));
+      cancelled.push(next);
+      this.decisions?.decided(card.id);
+    }
+    return cancelled;
+  }
+}
+
+/** Watchers by card id; `decided` tells them. */
+export class FakeDecisions implements CardDecisions {
+  private readonly watchers = new Map<string, Set<() => void>>();
+
+  watch(cardId: string, onDecided: () => void): () => void {
+    const set = this.watchers.get(cardId) ?? new Set();
+    this.watchers.set(cardId, set);
+    set.add(onDecided);
+    return () => set.delete(onDecided);
+  }
+
+  decided(cardId: string): void {
+    for (const onDecided of [...(this.watchers.get(cardId) ?? [])]) onDecided();
+  }
+
+  watching(cardId: string): number {
+    return this.watchers.get(cardId)?.size ?? 0;
+  }
+}
+
+/** card_1, card_2, … and evt_1, evt_2, … */
+export function sequentialIds(): IdGenerator {
+  let cards = 0;
+  let events = 0;
+  return { newCardId: () => `card_${++cards}`, newEventId: () => `evt_${++events}` };
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { buildCard, raiseCard, type RaiseCardInput } from '../src/domain/raise-card.ts';
+import { cancelCards } from '../src/domain/cancel-cards.ts';
+import { listCards } from '../src/domain/list-cards.ts';
+import { InMemoryCardStore, sequentialIds } from './in-memory-card-store.ts';
+
+const NOW = new Date('2026-11-30T10:00:00.000Z');
+const raise = (fields: Partial<RaiseCardInput>): RaiseCardInput => ({
+  userId: 'u1',
+  sessionId: 's1',
+  kind: 'question',
+  title: 'Ship tonight?',
+  lines: [],
+  options: ['Tonight', 'Wait'],
+  ...fields,
+});
+
+describe('buildCard', () => {
+  it('makes a pending card stamped now, title and options trimmed', () => {
+    expect(buildCard(raise({ title: '  Ship tonight?  ', options: [' Tonight', 'Wait '], lines: ['  as is  '] }), 'card_1', NOW)).toEqual({
+      id: 'card_1',
+      userId: 'u1',
+      sessionId: 's1',
+      kind: 'question',
+      title: 'Ship tonight?',
+      lines: ['  as is  '],
+      options: ['Tonight', 'Wait'],
+      status: 'pending',
+      answer: '',
+      choices: [],
+      createdAt: NOW,
+      decidedAt: undefined,
+    });
+  });
+
+  it('makes an approval card with lines and no options', () => {
+    expect(buildCard(raise({ kind: 'approval', options: [], lines: ['Group: Release 2.4 (grp_1)'] }), 'card_2', NOW)).toMatchObject({
+      kind: 'approval',
+      lines: ['Group: Release 2.4 (grp_1)'],
+      options: [],
+    });
+  });
+
+  it.each([
+    ['user_id', raise({ userId: '' })],
+    ['session_id', raise({ sessionId: '' })],
+    ['kind', raise({ kind: '' })],
+    ['kind', raise({ kind: 'poll' })],
+    ['title', raise({ title: '   ' })],
+    ['title', raise({ title: 'x'.repeat(301) })],
+    ['lines', raise({ lines: Array.from({ length: 51 }, () => 'l') })],
+    ['lines', raise({ lines: ['x'.repeat(1001)] })],
+    ['options', raise({ kind: 'approval', options: ['Yes'] })],
+    ['options', raise({ options: Array.from({ length: 21 }, (_, i) => `o${i}`) })],
+    ['options', raise({ options: ['Tonight', ' '] })],
+    ['options', raise({ options: ['x'.repeat(201)] })],
+    ['options', raise({ options: ['Wait', ' Wait'] })],
+  ])('refuses a bad %s', (field, request) => {
+    expect(() => buildCard(request, 'card_x', NOW)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', details: expect.objectContaining({ field }) }));
+  });
+});
+
+describe('raiseCard, listCards, cancelCards', () => {
+  it('stores a raised card; a refused one stores nothing', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const card = await raiseCard(deps, raise({}), NOW);
+    expect(await store.find(card.id)).toEqual(card);
+    await expect(raiseCard(deps, raise({ title: '' }), NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(store.cards.size).toBe(1);
+  });
+
+  it('lists newest first, by session and pending, only the user’s', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const first = await raiseCard(deps, raise({}), NOW);
+    const second = await raiseCard(deps, raise({ sessionId: 's2' }), new Date(NOW.getTime() + 1000));
+    const third = await raiseCard(deps, raise({}), new Date(NOW.getTime() + 2000));
+    await raiseCard(deps, raise({ userId: 'u2' }), NOW);
+    await cancelCards(deps, 's2', NOW);
+    const ids = async (sessionId: string, pendingOnly: boolean) => (await listCards(store, { userId: 'u1', sessionId, pendingOnly })).map((c) => c.id);
+    expect(await ids('', false)).toEqual([third.id, second.id, first.id]);
+    expect(await ids('', true)).toEqual([third.id, first.id]);
+    expect(await ids('s1', false)).toEqual([third.id, first.id]);
+    expect(await ids('s2', true)).toEqual([]);
+    await expect(listCards(store, { userId: '', sessionId: '', pendingOnly: false })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+
+  it('cancels only the session’s pending cards, one event each', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const a = await raiseCard(deps, raise({}), NOW);
+    const b = await raiseCard(deps, raise({ kind: 'approval', options: [] }), NOW);
+    const other = await raiseCard(deps, raise({ sessionId: 's2' }), NOW);
+    const dismissed = { ...a, status: 'dismissed' as const, decidedAt: NOW };
+    await store.saveDecision(dismissed, { eventId: 'e0', occurredAt: NOW, card: dismissed });
+    const later = new Date(NOW.getTime() + 60_000);
+    expect(await cancelCards(deps, 's1', later)).toBe(1);
+    expect(await store.find(b.id)).toMatchObject({ status: 'cancelled', decidedAt: later });
+    expect((await store.find(a.id))?.status).toBe('dismissed');
+    expect((await store.find(other.id))?.status).toBe('pending');
+    expect(store.events.map((e) => [e.card.id, e.card.status])).toEqual([
+      [a.id, 'dismissed'],
+      [b.id, 'cancelled'],
+    ]);
+    expect(await cancelCards(deps, 's1', later)).toBe(0);
+    await expect(cancelCards(deps, '', later)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+});
