@@ -8,14 +8,18 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { registerApiRoutes } from './http/api-routes.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
-import type { PairingOwner, SessionOwner } from './ports.ts';
+import type { PairingOwner, QuestionOwner, SessionOwner } from './ports.ts';
+import { registerCardRoutes } from './routes/cards.ts';
 
 export interface AppDeps {
   relayName: string;
   /** The base URL users and clients reach this gateway at, without a trailing slash. */
   publicUrl: string;
+  /** The base of openUrl links: RELAY_PUBLIC_URL when it is set, else none (a loopback default opens nothing for anyone else). */
+  openUrlBase: string | undefined;
   sessions: SessionOwner;
   pairing: PairingOwner;
+  questions: QuestionOwner;
   readiness: ReadinessChecks;
   logger: Logger;
 }
@@ -43,5 +47,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerHealthRoutes(app, deps.readiness);
   registerMcpRoutes(app, deps);
   registerApiRoutes(app, deps);
+  registerCardRoutes(app, deps);
   return app;
 }

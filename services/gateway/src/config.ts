@@ -21,6 +21,7 @@ const schema = z
       .optional(),
     SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
     PAIRING_GRPC_ADDR: grpcAddress('127.0.0.1:50055').default('127.0.0.1:50055'),
+    QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),
     LOG_LEVEL: baseEnv.LOG_LEVEL,
     RELAY_CLOCK: baseEnv.RELAY_CLOCK,
     RELAY_CLOCK_EPOCH: baseEnv.RELAY_CLOCK_EPOCH,
@@ -28,6 +29,8 @@ const schema = z
   .transform(({ RELAY_PUBLIC_URL, ...rest }) => ({
     ...rest,
     RELAY_PUBLIC_URL: (RELAY_PUBLIC_URL ?? `http://127.0.0.1:${rest.PORT}`).replace(/\/+$/, ''),
+    /** Set only when RELAY_PUBLIC_URL is: the loopback default opens nothing for anyone else, so no openUrl is shown. */
+    OPEN_URL_BASE: RELAY_PUBLIC_URL?.replace(/\/+$/, ''),
   }));
 
 export type Config = z.infer<typeof schema>;

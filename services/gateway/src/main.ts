@@ -3,12 +3,14 @@
  * shuts down in order on SIGTERM/SIGINT. Telemetry is started by `--import @relay/telemetry/register`.
  */
 import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { checkHealth, createClient, serviceName } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { GrpcPairingOwner } from './grpc/grpc-pairing-owner.ts';
+import { GrpcQuestionOwner } from './grpc/grpc-question-owner.ts';
 import { GrpcSessionOwner } from './grpc/grpc-session-owner.ts';
 
 const config = loadConfig();
@@ -16,12 +18,15 @@ const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
 
 const sessionClient = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR);
 const pairingClient = createClient(PairingServiceClient, config.PAIRING_GRPC_ADDR);
+const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
 
 const app = buildApp({
   relayName: config.RELAY_NAME,
   publicUrl: config.RELAY_PUBLIC_URL,
+  openUrlBase: config.OPEN_URL_BASE,
   sessions: new GrpcSessionOwner(sessionClient),
   pairing: new GrpcPairingOwner(pairingClient),
+  questions: new GrpcQuestionOwner(questionClient),
   readiness: {
     session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService)),
     pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService)),
@@ -33,6 +38,7 @@ onShutdownSignal(logger, async () => {
   await app.close();
   sessionClient.close();
   pairingClient.close();
+  questionClient.close();
   await shutdownTelemetry();
 });
 

@@ -25,6 +25,255 @@ export interface Session {
   external: boolean;
   messageCount: number;
   lastActivityAt: Date | undefined;
+  /** "" for the provider's default. */
+  effort: string;
+  /** The relay mode of this conversation: "agent", "ask" or "plan". */
+  mode: string;
+  /** A cloud session's repository and branch; "" otherwise. */
+  repo: string;
+  branch: string;
+  group: GroupRef | undefined;
+  /** The conversation whose agent started it ("via agent"); unset when a user did. */
+  startedBy: { id: string; title: string } | undefined;
+  mayCreateSessions: boolean;
+}
+
+/** A session's place in a session group. */
+export interface GroupRef {
+  id: string;
+  /** The group's name, or its head session's title when nobody named it. */
+  name: string;
+  /** "head" or "member". */
+  role: string;
+}
+
+/** A session group as relay_info lists it. */
+export interface GroupSummary {
+  id: string;
+  name: string;
+  memberCount: number;
+}
+
+/** Another member of a session's group. */
+export interface GroupMember {
+  id: string;
+  title: string;
+  role: string;
+  state: SessionState;
+  archived: boolean;
+}
+
+/** Where a prompt came from (decisions.md, Across relays). A user's prompt has hops 0 and no origin session. */
+export interface Provenance {
+  originRelay: string;
+  originSessionId: string;
+  originSessionTitle: string;
+  model: string;
+  hops: number;
+}
+
+/** A provider of the catalogue, as relay_info shows it. */
+export interface ProviderInfo {
+  id: string;
+  name: string;
+  available: boolean;
+  /** Why it is not available. */
+  reason: string;
+  defaultModel: string;
+  models: string[];
+  efforts: string[];
+  /** False while the provider's model list is not known (discovery has not run or failed). */
+  modelsKnown: boolean;
+}
+
+/** What this relay offers for a new session. */
+export interface RelayInfo {
+  providers: ProviderInfo[];
+  defaultCwd: string;
+  recentCwds: string[];
+  modes: string[];
+  /** At most 50, latest activity first. */
+  groups: GroupSummary[];
+  groupsTotal: number;
+}
+
+/** One message of a conversation. */
+export interface ChatMessage {
+  id: string;
+  /** "user", "agent", "event", "schedule" or "assistant". */
+  role: string;
+  text: string;
+  provenance: Provenance | undefined;
+  createdAt: Date | undefined;
+  /** The model that wrote an assistant message; "" otherwise. */
+  model: string;
+}
+
+/** A question waiting for an answer in a session. */
+export interface PendingQuestion {
+  id: string;
+  /** "ask_user" for a card the session waits on, "ask" for a non-blocking ask. */
+  kind: string;
+  question: string;
+  options: string[];
+}
+
+/** A session, its recent messages and what goes on there. */
+export interface SessionRead {
+  session: Session;
+  messages: ChatMessage[];
+  /** The reply still being written; "" when none. */
+  inFlight: string;
+  pendingQuestions: PendingQuestion[];
+  /** The other members of its group, at most 50. */
+  groupMembers: GroupMember[];
+}
+
+/** Where a turn stands (decisions.md, Result status). */
+export const TURN_STATUSES = ['queued', 'running', 'waiting_for_answer', 'done', 'error', 'stopped'] as const;
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+/** The outcome of the turn a message started, as far as it has come. */
+export interface TurnResult {
+  sessionId: string;
+  messageId: string;
+  status: TurnStatus;
+  replyText: string;
+  replyModel: string;
+  error: string;
+  pendingQuestions: PendingQuestion[];
+}
+
+/** One message of a wait: a keep-alive while the turn goes on, or its result (the last one). */
+export type WaitEvent = { kind: 'progress'; seconds: number } | { kind: 'result'; result: TurnResult };
+
+/** Who asks the session service to act: a user, or (with callerSessionId) the agent of one of their sessions. */
+export interface Actor {
+  userId: string;
+  /** The conversation whose agent acts; unset when the user does. */
+  callerSessionId?: string;
+}
+
+/** A new session and its first prompt; unset fields follow the caller's session or the relay's defaults. */
+export interface CreateSessionInput extends Actor {
+  text: string;
+  title?: string;
+  provider?: string;
+  model?: string;
+  effort?: string;
+  mode?: string;
+  cwd?: string;
+  repo?: string;
+  branch?: string;
+  /** A group id or name. */
+  group?: string;
+  provenance?: Provenance;
+  /** Run every check and create nothing. */
+  dryRun: boolean;
+}
+
+export interface CreatedSession {
+  /** As created, or as it would be on a dry run. */
+  session: Session;
+  /** The queued first prompt; "" on a dry run. */
+  messageId: string;
+  modelNote: string;
+  groupWarning: string;
+  /** The first session the calling conversation starts: the user is asked first. */
+  firstStartedByCaller: boolean;
+}
+
+/** A prompt for an existing session. */
+export interface SendMessageInput extends Actor {
+  sessionId: string;
+  text: string;
+  /** "claude" or "claude-api": switches a Claude session's billing with this message. */
+  provider?: string;
+  model?: string;
+  effort?: string;
+  /** The mode the turn runs in; unset passes the caller's own. */
+  mode?: string;
+  provenance?: Provenance;
+  dryRun: boolean;
+}
+
+export interface SentMessage {
+  session: Session;
+  /** "" on a dry run. */
+  messageId: string;
+  modelNote: string;
+  /** "API key" or "subscription" when the message switches billing; "" otherwise. */
+  billingSwitch: string;
+}
+
+/** The turn to wait for, for at most waitSeconds on the relay clock. */
+export interface WaitInput extends Actor {
+  sessionId: string;
+  messageId: string;
+  waitSeconds: number;
+}
+
+/** Settings to change; an unset field is left as it is. */
+export interface SettingsChange {
+  model?: string;
+  effort?: string;
+  mode?: string;
+  autoCompactWindow?: string;
+  title?: string;
+  group?: string;
+  thinkingEnabled?: boolean;
+  thinkingDisplay?: string;
+  cwd?: string;
+}
+
+export interface UpdateSessionInput extends Actor {
+  sessionId: string;
+  change: SettingsChange;
+  /** The user allowed this conversation to change sessions it did not start. */
+  allowed: boolean;
+  dryRun: boolean;
+}
+
+/** A session's settings as update_session reports them. */
+export interface SessionSettings {
+  model: string;
+  effort: string;
+  mode: string;
+  autoCompactWindow: string;
+  title: string;
+  group: GroupRef | undefined;
+  thinkingEnabled: boolean;
+  thinkingDisplay: string;
+  cwd: string;
+}
+
+export interface UpdatedSession {
+  settings: SessionSettings;
+  /** What changed (or, on a dry run, would change). */
+  changed: string[];
+  /** Set when the folder changed: whether the CLI was restarted. */
+  relaunched: boolean | undefined;
+  /** Set when a group was made for this call. */
+  groupCreated: GroupSummary | undefined;
+  note: string;
+  /** On a dry run: the user must Allow this conversation to change the session first. */
+  needsAllow: boolean;
+}
+
+/** What policy needs to know about a calling conversation. */
+export interface Conversation {
+  session: Session;
+  /** A turn runs there now, so a card can show. */
+  hasRunningTurn: boolean;
+  /** The provenance of that running turn. */
+  turnProvenance: Provenance | undefined;
+  startedSessions: number;
+}
+
+/** The owner's switches on one of their conversations; an unset field is left as it is. */
+export interface ConversationOptions {
+  mode?: string;
+  mayCreateSessions?: boolean;
 }
 
 export interface RelaySettings {
@@ -54,9 +303,85 @@ export interface SessionOwner {
   /** A session for an MCP client the user runs themselves, with its token (shown once). */
   createExternalSession(userId: string, title: string): Promise<{ session: Session; token: string }>;
   getRelaySettings(): Promise<RelaySettings>;
+  /** What this relay offers the user for a new session. */
+  getRelayInfo(userId: string): Promise<RelayInfo>;
+  /** A session's `last` messages (0 = the default) and what goes on there. */
+  readSession(userId: string, sessionId: string, last: number): Promise<SessionRead>;
+  createSession(input: CreateSessionInput): Promise<CreatedSession>;
+  sendMessage(input: SendMessageInput): Promise<SentMessage>;
+  /** Progress while the turn goes on, then its result; ends early, without a result, when `signal` aborts. */
+  wait(input: WaitInput, signal: AbortSignal): AsyncIterable<WaitEvent>;
+  updateSession(input: UpdateSessionInput): Promise<UpdatedSession>;
+  /** Stops the turn running in a session; false when nothing was running. */
+  stopTurn(actor: Actor, sessionId: string): Promise<{ stopRequested: boolean }>;
+  archiveSession(actor: Actor, sessionId: string): Promise<Session>;
+  getConversation(sessionId: string): Promise<Conversation>;
+  setConversationOptions(userId: string, sessionId: string, options: ConversationOptions): Promise<Session>;
 }
 
 /** The pairing service: the relays paired with this one. */
 export interface PairingOwner {
   listPairedRelays(): Promise<PairedRelay[]>;
+}
+
+export type CardKind = 'approval' | 'question';
+export type CardStatus = 'pending' | 'allowed' | 'denied' | 'answered' | 'dismissed' | 'cancelled';
+
+/** A card shown in a session and in its user's Inbox. */
+export interface Card {
+  id: string;
+  userId: string;
+  sessionId: string;
+  kind: CardKind;
+  title: string;
+  lines: string[];
+  options: string[];
+  status: CardStatus;
+  answer: string;
+  choices: string[];
+  createdAt: Date | undefined;
+  decidedAt: Date | undefined;
+}
+
+/** A card to show in a session. */
+export interface CardRequest {
+  userId: string;
+  sessionId: string;
+  kind: CardKind;
+  title: string;
+  lines: string[];
+  options?: string[];
+}
+
+/** One message of a card wait: a keep-alive, or the card (the last one, pending when the wait ran out). */
+export type CardEvent = { kind: 'progress'; seconds: number } | { kind: 'card'; card: Card };
+
+/** The question service: cards the user decides. */
+export interface QuestionOwner {
+  /** Shows a card and returns it pending. */
+  raiseCard(request: CardRequest): Promise<Card>;
+  /** Progress until the card is decided or waitSeconds run out, then the card; ends early when `signal` aborts. */
+  awaitCard(cardId: string, waitSeconds: number, signal: AbortSignal): AsyncIterable<CardEvent>;
+  /** The user's cards, newest first: all of them (the Inbox) or one session's, optionally only the pending ones. */
+  listCards(userId: string, filter: CardFilter): Promise<Card[]>;
+  /** The user decides one of their pending cards. */
+  decideCard(decision: CardDecision): Promise<Card>;
+}
+
+/** Which of a user's cards. */
+export interface CardFilter {
+  sessionId?: string;
+  pendingOnly: boolean;
+}
+
+/** allow | deny (approval cards), answer | dismiss (question cards). */
+export const CARD_DECISIONS = ['allow', 'deny', 'answer', 'dismiss'] as const;
+
+/** A user's decision on a card; an answer carries answer text, choices among the card's options, or both. */
+export interface CardDecision {
+  userId: string;
+  cardId: string;
+  decision: (typeof CARD_DECISIONS)[number];
+  answer?: string;
+  choices?: string[];
 }

@@ -23,9 +23,7 @@ afterAll(async () => {
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
-  gateway.owners.settings.agentSessionsEnabled = true;
-  gateway.owners.paired.splice(0);
-  gateway.owners.failing.clear();
+  gateway.owners.reset();
 });
 
 async function connect(bearer = token): Promise<Client> {
@@ -215,7 +213,7 @@ describe('bad calls', () => {
   });
 
   it('answers REMOTE_RELAY_UNSUPPORTED for an action not built yet', async () => {
-    const { body } = await call(await connect(), { action: 'read_session', relay: 'this', session: sessionId });
+    const { body } = await call(await connect(), { action: 'usage', relay: 'this' });
     expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNSUPPORTED' });
     expect(body.error).toContain('not available on this relay yet');
   });

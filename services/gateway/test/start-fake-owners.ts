@@ -1,40 +1,146 @@
 /**
- * Small fakes of the session and pairing services, served over real gRPC on port 0, so the
- * gateway's integration tests exercise its real clients. The real services are tested end to end.
+ * Small fakes of the session, pairing and question services, served over real gRPC on port 0, so
+ * the gateway's integration tests exercise its real clients. They keep just enough state to answer
+ * like the real services; tests steer them (refusals, turn results, card decisions) and read back
+ * every call they answered. The real services are tested end to end.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@relay/errors';
-import { AgentLevel, PairingServiceService, type PairedRelay, type PairingServiceServer } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { SessionOrigin, SessionState, type RelaySettings, type Session } from '@relay/proto/relay/session/v1/session';
-import { SessionServiceService, type SessionServiceServer } from '@relay/proto/relay/session/v1/session_service';
-import { serveUnary, startGrpcServer, type GrpcServer } from '@relay/rpc';
+import { PairingServiceService, type PairedRelay, type PairingServiceServer } from '@relay/proto/relay/pairing/v1/pairing_service';
+import {
+  CardStatus,
+  QuestionServiceService,
+  type AwaitCardResponse,
+  type Card,
+  type QuestionServiceServer,
+} from '@relay/proto/relay/question/v1/question_service';
+import {
+  SessionOrigin,
+  SessionState,
+  TurnStatus,
+  type ChatMessage,
+  type GroupSummary,
+  type ProviderInfo,
+  type Provenance,
+  type RelaySettings,
+  type Session,
+  type TurnResult,
+} from '@relay/proto/relay/session/v1/session';
+import { SessionServiceService, type SessionServiceServer, type WaitRequest, type WaitResponse } from '@relay/proto/relay/session/v1/session_service';
+import { serveStream, serveUnary, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
+
+/** One call a fake answered. */
+export interface FakeCall {
+  method: string;
+  // The decoded request, as the fake's handler saw it.
+  request: Record<string, unknown>;
+}
+
+/** How the fake question service decides the next cards. */
+export type CardDecision = 'allow' | 'deny' | 'pending';
+
+/** Produces the Wait stream of one call; the default yields one progress and the stored result. */
+export type WaitScript = (request: WaitRequest, signal: AbortSignal) => AsyncIterable<WaitResponse>;
 
 export interface FakeOwners {
   sessionAddress: string;
   pairingAddress: string;
+  questionAddress: string;
   settings: RelaySettings;
   paired: PairedRelay[];
   sessions: Session[];
+  /** Messages per session id. */
+  messages: Map<string, ChatMessage[]>;
+  /** The result Wait answers for a message id; send and create store a done turn. */
+  turns: Map<string, TurnResult>;
+  providers: ProviderInfo[];
+  groups: GroupSummary[];
+  groupsTotal: number;
+  /** Sessions whose conversation has no running turn (a card cannot show there). */
+  noRunningTurn: Set<string>;
+  /** The hops of every caller's running turn. */
+  turnHops: number;
   /** bearer token → caller */
   tokens: Map<string, { userId: string; sessionId?: string }>;
+  /** Every call the session service answered, in order. */
+  calls: FakeCall[];
+  /** Refusals: the next call of the method (dry run or not) throws this error. */
+  refusals: Map<string, AppError>;
+  /** Makes the next calls of `method` fail with a plain error (an internal fault). */
+  failing: Set<string>;
+  /** The Wait stream; replace it to script progress and results. */
+  waitScript: WaitScript;
+  /** Wait streams whose caller went away (the stream was cancelled). */
+  cancelledWaits: string[];
+  cards: Card[];
+  cardDecision: CardDecision;
+  /** wait_seconds of every AwaitCard call. */
+  cardWaits: number[];
   /** Adds a session of `userId` with a token for its agent; returns the token. */
   addAgentSession(userId: string, fields?: Partial<Session>): { session: Session; token: string };
   addUser(userId: string): string;
-  /** Makes the next calls of `method` fail with a plain error (an internal fault). */
-  failing: Set<string>;
+  /** The calls of the session service that change something (not dry runs, not reads). */
+  writes(): FakeCall[];
+  reset(): void;
   stop(): Promise<void>;
 }
 
-/** Starts both fakes on loopback. */
+const WRITES = ['createSession', 'sendMessage', 'updateSession', 'stopTurn', 'archiveSession', 'setConversationOptions'];
+
+/** Starts the three fakes on loopback. */
 export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const settings: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60 };
   const paired: PairedRelay[] = [];
   const sessions: Session[] = [];
+  const messages = new Map<string, ChatMessage[]>();
+  const turns = new Map<string, TurnResult>();
   const tokens = new Map<string, { userId: string; sessionId?: string }>();
+  const calls: FakeCall[] = [];
+  const refusals = new Map<string, AppError>();
   const failing = new Set<string>();
-  const guard = (method: string) => {
+  const cancelledWaits: string[] = [];
+  const cards: Card[] = [];
+  const cardWaits: number[] = [];
+  const grants = new Set<string>();
+  const noRunningTurn = new Set<string>();
+
+  const owners = {} as FakeOwners;
+
+  const record = (method: string, request: object) => {
+    calls.push({ method, request: { ...request } as Record<string, unknown> });
     if (failing.has(method)) throw new Error(`${method} broke: password=hunter2`);
+    const refusal = refusals.get(method);
+    if (refusal) throw refusal;
+  };
+  const notFound = (id: string) => new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${id} on this relay.`);
+  const sessionOf = (userId: string, id: string): Session => {
+    const session = sessions.find((candidate) => candidate.id === id && candidate.userId === userId);
+    if (!session) throw notFound(id);
+    return session;
+  };
+  const writable = (userId: string, id: string): Session => {
+    const session = sessionOf(userId, id);
+    if (session.archived) throw new AppError('REMOTE_RELAY_ARCHIVED', 'failed_precondition', `Session ${id} is archived.`);
+    return session;
+  };
+  const queue = (session: Session, text: string, role: string, provenance: Provenance | undefined, model: string): string => {
+    const messageId = randomUUID();
+    const list = messages.get(session.id) ?? [];
+    list.push({ id: messageId, role, text, provenance, createdAt: new Date('2026-10-18T09:00:00Z'), model: '' });
+    messages.set(session.id, list);
+    session.messageCount = list.length;
+    turns.set(messageId, {
+      sessionId: session.id,
+      messageId,
+      status: TurnStatus.TURN_STATUS_DONE,
+      replyText: `${model}: ${text}`,
+      replyModel: model,
+      error: '',
+      pendingQuestions: [],
+    });
+    return messageId;
   };
 
   const newSession = (userId: string, fields: Partial<Session> = {}): Session => ({
@@ -50,8 +156,26 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     messageCount: 0,
     createdAt: new Date('2026-01-01T00:00:00Z'),
     lastActivityAt: new Date('2026-01-01T00:00:00Z'),
+    effort: '',
+    mode: 'agent',
+    repo: '',
+    branch: '',
+    group: undefined,
+    startedBySessionId: '',
+    startedByTitle: '',
+    mayCreateSessions: false,
+    autoCompactWindow: 'auto',
+    thinkingEnabled: true,
+    thinkingDisplay: 'summarized',
     ...fields,
   });
+
+  const defaultWait: WaitScript = async function* (request) {
+    const result = turns.get(request.messageId);
+    if (!result || result.sessionId !== request.sessionId) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No message ${request.messageId} in that session.`);
+    yield { progressSeconds: 0 };
+    yield { result };
+  };
 
   const sessionService: GrpcServer = await startGrpcServer({
     port: 0,
@@ -60,42 +184,215 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     services: [
       {
         definition: SessionServiceService,
-        implementation: serveUnary<SessionServiceServer>(logger, {
-          authenticate: async ({ token }) => {
-            guard('authenticate');
-            const caller = tokens.get(token);
-            if (!caller) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown or revoked token');
-            return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' } };
-          },
-          createUser: async () => {
-            throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
-          },
-          listSessions: async ({ userId, scope }) => {
-            guard('listSessions');
-            const wanted = scope === '' ? 'active' : scope;
-            if (!['active', 'archived', 'all'].includes(wanted)) {
-              throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown scope "${scope}"`);
-            }
-            const mine = sessions.filter((s) => s.userId === userId && (wanted === 'all' || s.archived === (wanted === 'archived')));
-            return { sessions: mine };
-          },
-          createExternalSession: async ({ userId, title }) => {
-            guard('createExternalSession');
-            if (title.length > 200) throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'title is longer than 200 characters');
-            const session = newSession(userId, { title: title || 'External session', provider: 'external', model: '', cwd: '', origin: SessionOrigin.SESSION_ORIGIN_EXTERNAL });
-            sessions.push(session);
-            const token = `rs_${randomUUID()}`;
-            tokens.set(token, { userId, sessionId: session.id });
-            return { session, token };
-          },
-          getRelaySettings: async () => {
-            guard('getRelaySettings');
-            return { settings };
-          },
-        }),
+        implementation: {
+          ...serveUnary<SessionServiceServer>(logger, {
+            authenticate: async ({ token }) => {
+              if (failing.has('authenticate')) throw new Error('authenticate broke: password=hunter2');
+              const caller = tokens.get(token);
+              if (!caller) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown or revoked token');
+              return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' } };
+            },
+            createUser: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            listSessions: async (request) => {
+              record('listSessions', request);
+              const wanted = request.scope === '' ? 'active' : request.scope;
+              if (!['active', 'archived', 'all'].includes(wanted)) {
+                throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown scope "${request.scope}"`);
+              }
+              const mine = sessions.filter((s) => s.userId === request.userId && (wanted === 'all' || s.archived === (wanted === 'archived')));
+              return { sessions: mine };
+            },
+            createExternalSession: async (request) => {
+              record('createExternalSession', request);
+              if (request.title.length > 200) throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'title is longer than 200 characters');
+              const session = newSession(request.userId, {
+                title: request.title || 'External session',
+                provider: 'external',
+                model: '',
+                cwd: '',
+                origin: SessionOrigin.SESSION_ORIGIN_EXTERNAL,
+              });
+              sessions.push(session);
+              const token = `rs_${randomUUID()}`;
+              tokens.set(token, { userId: request.userId, sessionId: session.id });
+              return { session, token };
+            },
+            getRelaySettings: async () => {
+              if (failing.has('getRelaySettings')) throw new Error('getRelaySettings broke: password=hunter2');
+              return { settings };
+            },
+            getRelayInfo: async (request) => {
+              record('getRelayInfo', request);
+              return {
+                providers: owners.providers,
+                defaultCwd: '/home/dev',
+                recentCwds: ['/home/dev/shop', '/home/dev/site'],
+                modes: ['agent', 'ask', 'plan'],
+                groups: owners.groups,
+                groupsTotal: owners.groupsTotal,
+                settings,
+              };
+            },
+            readSession: async (request) => {
+              record('readSession', request);
+              const session = sessionOf(request.userId, request.sessionId);
+              const last = request.last === 0 ? 10 : request.last;
+              const members = session.group
+                ? sessions
+                    .filter((other) => other.id !== session.id && other.group?.id === session.group?.id)
+                    .map((other) => ({ id: other.id, title: other.title, role: other.group?.role ?? 'member', state: other.state, archived: other.archived }))
+                : [];
+              return {
+                session,
+                messages: (messages.get(session.id) ?? []).slice(-last),
+                inFlight: session.state === SessionState.SESSION_STATE_RUNNING_TURN ? 'Checking the deploy log…' : '',
+                pendingQuestions: [],
+                groupMembers: members,
+              };
+            },
+            createSession: async (request) => {
+              record('createSession', request);
+              const caller = request.callerSessionId ? sessionOf(request.userId, request.callerSessionId) : undefined;
+              const group = request.group ? owners.groups.find((g) => g.id === request.group || g.name.toLowerCase() === request.group.toLowerCase()) : undefined;
+              if (request.group && !group) {
+                throw new AppError('REMOTE_RELAY_UNKNOWN_GROUP', 'invalid_argument', `Relay "desk" has no session group "${request.group}". No session was created.`, {
+                  details: { groups: owners.groups.slice(0, 20).map(({ id, name }) => ({ id, name })), groupsTotal: owners.groups.length },
+                });
+              }
+              const session = newSession(request.userId, {
+                id: request.dryRun ? '' : randomUUID(),
+                title: request.title || request.text.slice(0, 40),
+                provider: request.provider || caller?.provider || 'script',
+                model: request.model || caller?.model || 'script-1',
+                effort: request.effort,
+                mode: request.mode || 'agent',
+                cwd: request.repo ? '' : request.cwd || caller?.cwd || '/home/dev',
+                repo: request.repo,
+                branch: request.branch,
+                group: group ? { id: group.id, name: group.name, role: 'member' } : caller ? { id: 'grp_caller', name: caller.title, role: 'member' } : undefined,
+                startedBySessionId: caller?.id ?? '',
+                startedByTitle: caller?.title ?? '',
+                state: SessionState.SESSION_STATE_RUNNING_TURN,
+              });
+              const firstStartedByCaller = caller !== undefined && !sessions.some((s) => s.startedBySessionId === caller.id);
+              if (request.dryRun) return { session, messageId: '', modelNote: '', groupWarning: '', firstStartedByCaller };
+              sessions.push(session);
+              const messageId = queue(session, request.text, caller ? 'agent' : 'user', request.provenance, session.model);
+              return { session, messageId, modelNote: '', groupWarning: '', firstStartedByCaller };
+            },
+            sendMessage: async (request) => {
+              record('sendMessage', request);
+              const session = writable(request.userId, request.sessionId);
+              if (request.callerSessionId === request.sessionId) throw new AppError('REMOTE_RELAY_FORBIDDEN', 'permission_denied', 'not on itself');
+              const billingSwitch = request.provider === 'claude-api' ? 'API key' : request.provider === 'claude' ? 'subscription' : '';
+              if (request.dryRun) return { session, messageId: '', modelNote: '', billingSwitch };
+              const messageId = queue(session, request.text, request.callerSessionId ? 'agent' : 'user', request.provenance, request.model || session.model);
+              return { session, messageId, modelNote: '', billingSwitch };
+            },
+            updateSession: async (request) => {
+              record('updateSession', request);
+              const session = writable(request.userId, request.sessionId);
+              const changed: string[] = [];
+              const next = { ...session };
+              const set = <K extends keyof Session>(name: string, key: K, value: Session[K] | undefined) => {
+                if (value === undefined || value === session[key]) return;
+                changed.push(name);
+                next[key] = value;
+              };
+              set('model', 'model', request.model);
+              set('effort', 'effort', request.effort);
+              set('mode', 'mode', request.mode);
+              set('auto_compact_window', 'autoCompactWindow', request.autoCompactWindow);
+              set('title', 'title', request.title);
+              set('thinking_enabled', 'thinkingEnabled', request.thinkingEnabled);
+              set('thinking_display', 'thinkingDisplay', request.thinkingDisplay);
+              set('cwd', 'cwd', request.cwd);
+              let groupCreated: GroupSummary | undefined;
+              if (request.group !== undefined && request.group.toLowerCase() !== session.group?.name.toLowerCase() && request.group !== session.group?.id) {
+                const existing = owners.groups.find((g) => g.id === request.group || g.name.toLowerCase() === request.group?.toLowerCase());
+                const group = existing ?? { id: `grp_${request.group.toLowerCase().replace(/\W+/g, '')}`, name: request.group, memberCount: 1 };
+                if (!existing) groupCreated = group;
+                next.group = { id: existing ? group.id : '', name: group.name, role: 'member' };
+                changed.push('group');
+              }
+              const needsAllow = session.startedBySessionId !== request.callerSessionId && !grants.has(request.callerSessionId);
+              const settingsOf = (s: Session) => ({
+                model: s.model,
+                effort: s.effort,
+                mode: s.mode,
+                autoCompactWindow: s.autoCompactWindow,
+                title: s.title,
+                group: s.group,
+                thinkingEnabled: s.thinkingEnabled,
+                thinkingDisplay: s.thinkingDisplay,
+                cwd: s.cwd,
+              });
+              if (request.dryRun) return { settings: settingsOf(next), changed, needsAllow: changed.length > 0 && needsAllow, note: '', groupCreated: undefined };
+              if (changed.length > 0 && needsAllow && !request.allowed) throw new AppError('REMOTE_RELAY_PERMISSION', 'permission_denied', 'needs the user');
+              if (request.allowed) grants.add(request.callerSessionId);
+              if (groupCreated) {
+                owners.groups.push(groupCreated);
+                next.group = { id: groupCreated.id, name: groupCreated.name, role: 'member' };
+              }
+              Object.assign(session, next);
+              return {
+                settings: settingsOf(session),
+                changed,
+                relaunched: changed.includes('cwd') ? true : undefined,
+                groupCreated,
+                note: '',
+                needsAllow: false,
+              };
+            },
+            stopTurn: async (request) => {
+              record('stopTurn', request);
+              const session = sessionOf(request.userId, request.sessionId);
+              const running = session.state === SessionState.SESSION_STATE_RUNNING_TURN;
+              session.state = SessionState.SESSION_STATE_IDLE;
+              return { stopRequested: running };
+            },
+            archiveSession: async (request) => {
+              record('archiveSession', request);
+              const session = sessionOf(request.userId, request.sessionId);
+              session.archived = true;
+              return { session };
+            },
+            getConversation: async (request) => {
+              record('getConversation', request);
+              const session = sessions.find((candidate) => candidate.id === request.sessionId);
+              if (!session) throw notFound(request.sessionId);
+              return {
+                session,
+                hasRunningTurn: !noRunningTurn.has(session.id),
+                turnProvenance: { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: owners.turnHops },
+                startedSessions: sessions.filter((s) => s.startedBySessionId === session.id).length,
+              };
+            },
+            setConversationOptions: async (request) => {
+              record('setConversationOptions', request);
+              const session = sessionOf(request.userId, request.sessionId);
+              if (request.mode !== undefined) {
+                if (!['agent', 'ask', 'plan'].includes(request.mode)) throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown mode "${request.mode}"`);
+                session.mode = request.mode;
+              }
+              if (request.mayCreateSessions !== undefined) session.mayCreateSessions = request.mayCreateSessions;
+              return { session };
+            },
+          }),
+          ...serveStream<SessionServiceServer>(logger, {
+            wait: (request, signal) => {
+              record('wait', request);
+              signal.addEventListener('abort', () => cancelledWaits.push(request.messageId), { once: true });
+              return owners.waitScript(request, signal);
+            },
+          }),
+        },
       },
     ],
   });
+
   const pairingService: GrpcServer = await startGrpcServer({
     port: 0,
     host: '127.0.0.1',
@@ -105,7 +402,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
         definition: PairingServiceService,
         implementation: serveUnary<PairingServiceServer>(logger, {
           listPairedRelays: async () => {
-            guard('listPairedRelays');
+            if (failing.has('listPairedRelays')) throw new Error('listPairedRelays broke');
             return { relays: paired };
           },
         }),
@@ -113,28 +410,133 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     ],
   });
 
-  return {
+  const questionService: GrpcServer = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    logger,
+    services: [
+      {
+        definition: QuestionServiceService,
+        implementation: {
+          ...serveUnary<QuestionServiceServer>(logger, {
+            raiseCard: async (request) => {
+              const card: Card = {
+                id: `card_${cards.length + 1}`,
+                userId: request.userId,
+                sessionId: request.sessionId,
+                kind: request.kind,
+                title: request.title,
+                lines: request.lines,
+                options: request.options,
+                status: CardStatus.CARD_STATUS_PENDING,
+                answer: '',
+                choices: [],
+                createdAt: new Date('2026-10-18T09:00:00Z'),
+                decidedAt: undefined,
+              };
+              cards.push(card);
+              return { card };
+            },
+            decideCard: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            listCards: async () => ({ cards }),
+            cancelCards: async () => ({ cancelled: 0 }),
+          }),
+          ...serveStream<QuestionServiceServer>(logger, {
+            awaitCard: async function* (request): AsyncIterable<AwaitCardResponse> {
+              cardWaits.push(request.waitSeconds);
+              const card = cards.find((candidate) => candidate.id === request.cardId);
+              if (!card) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', 'no such card');
+              yield { progressSeconds: 0 };
+              const statuses = { allow: CardStatus.CARD_STATUS_ALLOWED, deny: CardStatus.CARD_STATUS_DENIED, pending: CardStatus.CARD_STATUS_PENDING };
+              card.status = statuses[owners.cardDecision];
+              yield { card };
+            },
+          }),
+        },
+      },
+    ],
+  });
+
+  const defaults = () => ({
+    providers: [
+      { id: 'script', name: 'Script', available: true, reason: '', defaultModel: 'script-1', models: ['script-1'], efforts: [], modelsKnown: true },
+      { id: 'claude', name: 'Claude', available: false, reason: 'no credentials', defaultModel: 'claude-sonnet-5-5', models: [], efforts: ['low', 'medium', 'high'], modelsKnown: false },
+    ],
+    groups: [{ id: 'grp_release', name: 'Release 2.4', memberCount: 3 }],
+  });
+
+  Object.assign(owners, {
     sessionAddress: `127.0.0.1:${sessionService.port}`,
     pairingAddress: `127.0.0.1:${pairingService.port}`,
+    questionAddress: `127.0.0.1:${questionService.port}`,
     settings,
     paired,
     sessions,
+    messages,
+    turns,
+    ...defaults(),
+    groupsTotal: 1,
+    noRunningTurn,
+    turnHops: 0,
     tokens,
+    calls,
+    refusals,
     failing,
-    addAgentSession(userId, fields) {
+    waitScript: defaultWait,
+    cancelledWaits,
+    cards,
+    cardDecision: 'allow' as CardDecision,
+    cardWaits,
+    addAgentSession(userId: string, fields?: Partial<Session>) {
       const session = newSession(userId, fields);
       sessions.push(session);
       const token = `rs_${randomUUID()}`;
       tokens.set(token, { userId, sessionId: session.id });
       return { session, token };
     },
-    addUser(userId) {
+    addUser(userId: string) {
       const token = `ru_${randomUUID()}`;
       tokens.set(token, { userId });
       return token;
     },
-    async stop() {
-      await Promise.all([sessionService.shutdown(), pairingService.shutdown()]);
+    writes() {
+      return calls.filter((call) => WRITES.includes(call.method) && call.request.dryRun !== true);
     },
+    reset() {
+      settings.agentSessionsEnabled = true;
+      settings.maxWaitSeconds = 600;
+      paired.splice(0);
+      calls.splice(0);
+      refusals.clear();
+      failing.clear();
+      cards.splice(0);
+      cardWaits.splice(0);
+      cancelledWaits.splice(0);
+      noRunningTurn.clear();
+      grants.clear();
+      Object.assign(owners, { ...defaults(), groupsTotal: 1, turnHops: 0, waitScript: defaultWait, cardDecision: 'allow' });
+    },
+    async stop() {
+      await Promise.all([sessionService.shutdown(), pairingService.shutdown(), questionService.shutdown()]);
+    },
+  } satisfies FakeOwners);
+  return owners;
+}
+
+/** A Wait stream that sends progress every `everyMs` and the result after `afterMs` (wall time, for the progress tests). */
+export function slowWait(owners: FakeOwners, everyMs: number, afterMs: number): WaitScript {
+  return async function* (request, signal) {
+    const started = Date.now();
+    let seconds = 0;
+    while (Date.now() - started < afterMs) {
+      await sleep(everyMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
+      seconds += 1;
+      yield { progressSeconds: seconds };
+    }
+    const result = owners.turns.get(request.messageId);
+    if (result) yield { result };
   };
 }

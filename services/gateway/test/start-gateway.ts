@@ -2,12 +2,14 @@
  * The real gateway app, listening on a loopback port, in front of fake owners served over gRPC.
  */
 import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { checkHealth, createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { GrpcPairingOwner } from '../src/grpc/grpc-pairing-owner.ts';
+import { GrpcQuestionOwner } from '../src/grpc/grpc-question-owner.ts';
 import { GrpcSessionOwner } from '../src/grpc/grpc-session-owner.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
 
@@ -20,17 +22,20 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** Starts fake owners and the gateway in front of them; `close` stops both. */
-export async function startGateway(relayName = 'desk'): Promise<TestGateway> {
+/** Starts fake owners and the gateway in front of them; `close` stops both. Without `openUrlBase` results carry no openUrl. */
+export async function startGateway(relayName = 'desk', openUrlBase: string | undefined = 'https://desk.example.com'): Promise<TestGateway> {
   const logger = createLogger({ name: 'gateway-test', level: 'silent' });
   const owners = await startFakeOwners(logger);
   const sessionClient = createClient(SessionServiceClient, owners.sessionAddress);
   const pairingClient = createClient(PairingServiceClient, owners.pairingAddress);
+  const questionClient = createClient(QuestionServiceClient, owners.questionAddress);
   const app = buildApp({
     relayName,
     publicUrl: 'https://desk.example.com',
+    openUrlBase,
     sessions: new GrpcSessionOwner(sessionClient),
     pairing: new GrpcPairingOwner(pairingClient),
+    questions: new GrpcQuestionOwner(questionClient),
     readiness: {
       session: () => checkHealth(owners.sessionAddress),
       pairing: () => checkHealth(owners.pairingAddress),
@@ -49,6 +54,7 @@ export async function startGateway(relayName = 'desk'): Promise<TestGateway> {
       await app.close();
       sessionClient.close();
       pairingClient.close();
+      questionClient.close();
       await owners.stop();
     },
   };

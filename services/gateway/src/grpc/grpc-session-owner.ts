@@ -2,11 +2,45 @@
  * SessionOwner over gRPC: encodes calls to relay.session.v1.SessionService and decodes its answers
  * into the gateway's types. Nothing more.
  */
-import { callUnary } from '@relay/rpc';
-import type { Session as SessionMessage } from '@relay/proto/relay/session/v1/session';
-import { SessionOrigin, SessionState } from '@relay/proto/relay/session/v1/session';
+import { callStream, callUnary } from '@relay/rpc';
+import type {
+  ChatMessage as ChatMessageMessage,
+  GroupRef as GroupRefMessage,
+  GroupSummary as GroupSummaryMessage,
+  PendingQuestion as PendingQuestionMessage,
+  Provenance as ProvenanceMessage,
+  Session as SessionMessage,
+  TurnResult as TurnResultMessage,
+} from '@relay/proto/relay/session/v1/session';
+import { SessionOrigin, SessionState, TurnStatus } from '@relay/proto/relay/session/v1/session';
 import type { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
-import type { Caller, RelaySettings, Session, SessionOwner, SessionScope } from '../ports.ts';
+import type {
+  Actor,
+  Caller,
+  ChatMessage,
+  Conversation,
+  ConversationOptions,
+  CreatedSession,
+  CreateSessionInput,
+  GroupRef,
+  GroupSummary,
+  PendingQuestion,
+  Provenance,
+  RelayInfo,
+  RelaySettings,
+  SendMessageInput,
+  SentMessage,
+  Session,
+  SessionOwner,
+  SessionRead,
+  SessionScope,
+  TurnResult,
+  TurnStatus as TurnStatusName,
+  UpdatedSession,
+  UpdateSessionInput,
+  WaitEvent,
+  WaitInput,
+} from '../ports.ts';
 
 /** How long a question to the session service may take before the caller hears it did not answer. */
 const DEADLINE_MS = 10_000;
@@ -17,6 +51,18 @@ const STATES: Record<number, Session['state']> = {
   [SessionState.SESSION_STATE_RUNNING_TURN]: 'running_turn',
   [SessionState.SESSION_STATE_BACKGROUND_ONLY]: 'background_only',
   [SessionState.SESSION_STATE_IDLE]: 'idle',
+};
+
+// A status this gateway does not know shows as running: not finished as far as it can tell, so the
+// agent waits again rather than taking it for an answer.
+const TURN_STATUSES: Record<number, TurnStatusName> = {
+  [TurnStatus.TURN_STATUS_UNSPECIFIED]: 'running',
+  [TurnStatus.TURN_STATUS_QUEUED]: 'queued',
+  [TurnStatus.TURN_STATUS_RUNNING]: 'running',
+  [TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER]: 'waiting_for_answer',
+  [TurnStatus.TURN_STATUS_DONE]: 'done',
+  [TurnStatus.TURN_STATUS_ERROR]: 'error',
+  [TurnStatus.TURN_STATUS_STOPPED]: 'stopped',
 };
 
 export class GrpcSessionOwner implements SessionOwner {
@@ -35,15 +81,208 @@ export class GrpcSessionOwner implements SessionOwner {
 
   async createExternalSession(userId: string, title: string): Promise<{ session: Session; token: string }> {
     const { session, token } = await callUnary(this.client, 'createExternalSession', { userId, title }, { deadlineMs: DEADLINE_MS });
-    if (!session) throw new Error('CreateExternalSession answered without a session');
-    return { session: toSession(session), token };
+    return { session: toSession(required(session, 'CreateExternalSession', 'session')), token };
   }
 
   async getRelaySettings(): Promise<RelaySettings> {
     const { settings } = await callUnary(this.client, 'getRelaySettings', {}, { deadlineMs: DEADLINE_MS });
-    if (!settings) throw new Error('GetRelaySettings answered without settings');
-    return { agentSessionsEnabled: settings.agentSessionsEnabled, maxWaitSeconds: settings.maxWaitSeconds };
+    const { agentSessionsEnabled, maxWaitSeconds } = required(settings, 'GetRelaySettings', 'settings');
+    return { agentSessionsEnabled, maxWaitSeconds };
   }
+
+  async getRelayInfo(userId: string): Promise<RelayInfo> {
+    const info = await callUnary(this.client, 'getRelayInfo', { userId }, { deadlineMs: DEADLINE_MS });
+    return {
+      providers: info.providers.map((provider) => ({
+        id: provider.id,
+        name: provider.name,
+        available: provider.available,
+        reason: provider.reason,
+        defaultModel: provider.defaultModel,
+        models: provider.models,
+        efforts: provider.efforts,
+        modelsKnown: provider.modelsKnown,
+      })),
+      defaultCwd: info.defaultCwd,
+      recentCwds: info.recentCwds,
+      modes: info.modes,
+      groups: info.groups.map(toGroupSummary),
+      groupsTotal: info.groupsTotal,
+    };
+  }
+
+  async readSession(userId: string, sessionId: string, last: number): Promise<SessionRead> {
+    const read = await callUnary(this.client, 'readSession', { userId, sessionId, last }, { deadlineMs: DEADLINE_MS });
+    return {
+      session: toSession(required(read.session, 'ReadSession', 'session')),
+      messages: read.messages.map(toChatMessage),
+      inFlight: read.inFlight,
+      pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
+      groupMembers: read.groupMembers.map((member) => ({
+        id: member.id,
+        title: member.title,
+        role: member.role,
+        state: STATES[member.state] ?? 'idle',
+        archived: member.archived,
+      })),
+    };
+  }
+
+  async createSession(input: CreateSessionInput): Promise<CreatedSession> {
+    const created = await callUnary(
+      this.client,
+      'createSession',
+      {
+        userId: input.userId,
+        callerSessionId: input.callerSessionId ?? '',
+        title: input.title ?? '',
+        provider: input.provider ?? '',
+        model: input.model ?? '',
+        effort: input.effort ?? '',
+        mode: input.mode ?? '',
+        cwd: input.cwd ?? '',
+        repo: input.repo ?? '',
+        branch: input.branch ?? '',
+        group: input.group ?? '',
+        text: input.text,
+        provenance: input.provenance,
+        dryRun: input.dryRun,
+      },
+      { deadlineMs: DEADLINE_MS },
+    );
+    return {
+      session: toSession(required(created.session, 'CreateSession', 'session')),
+      messageId: created.messageId,
+      modelNote: created.modelNote,
+      groupWarning: created.groupWarning,
+      firstStartedByCaller: created.firstStartedByCaller,
+    };
+  }
+
+  async sendMessage(input: SendMessageInput): Promise<SentMessage> {
+    const sent = await callUnary(
+      this.client,
+      'sendMessage',
+      {
+        userId: input.userId,
+        callerSessionId: input.callerSessionId ?? '',
+        sessionId: input.sessionId,
+        text: input.text,
+        provider: input.provider ?? '',
+        model: input.model ?? '',
+        effort: input.effort ?? '',
+        mode: input.mode ?? '',
+        provenance: input.provenance,
+        dryRun: input.dryRun,
+      },
+      { deadlineMs: DEADLINE_MS },
+    );
+    return {
+      session: toSession(required(sent.session, 'SendMessage', 'session')),
+      messageId: sent.messageId,
+      modelNote: sent.modelNote,
+      billingSwitch: sent.billingSwitch,
+    };
+  }
+
+  async *wait(input: WaitInput, signal: AbortSignal): AsyncIterable<WaitEvent> {
+    const request = {
+      userId: input.userId,
+      callerSessionId: input.callerSessionId ?? '',
+      sessionId: input.sessionId,
+      messageId: input.messageId,
+      waitSeconds: input.waitSeconds,
+    };
+    // No deadline: the wait is bounded by wait_seconds on the relay clock, and the caller's going
+    // away cancels it through `signal`.
+    for await (const event of callStream(this.client, 'wait', request, { signal })) {
+      if (event.result) yield { kind: 'result', result: toTurnResult(event.result) };
+      else yield { kind: 'progress', seconds: event.progressSeconds ?? 0 };
+    }
+  }
+
+  async updateSession(input: UpdateSessionInput): Promise<UpdatedSession> {
+    const { change } = input;
+    const updated = await callUnary(
+      this.client,
+      'updateSession',
+      {
+        userId: input.userId,
+        callerSessionId: input.callerSessionId ?? '',
+        sessionId: input.sessionId,
+        model: change.model,
+        effort: change.effort,
+        mode: change.mode,
+        autoCompactWindow: change.autoCompactWindow,
+        title: change.title,
+        group: change.group,
+        thinkingEnabled: change.thinkingEnabled,
+        thinkingDisplay: change.thinkingDisplay,
+        cwd: change.cwd,
+        allowed: input.allowed,
+        dryRun: input.dryRun,
+      },
+      { deadlineMs: DEADLINE_MS },
+    );
+    const settings = required(updated.settings, 'UpdateSession', 'settings');
+    return {
+      settings: {
+        model: settings.model,
+        effort: settings.effort,
+        mode: settings.mode,
+        autoCompactWindow: settings.autoCompactWindow,
+        title: settings.title,
+        group: toGroupRef(settings.group),
+        thinkingEnabled: settings.thinkingEnabled,
+        thinkingDisplay: settings.thinkingDisplay,
+        cwd: settings.cwd,
+      },
+      changed: updated.changed,
+      relaunched: updated.relaunched,
+      groupCreated: updated.groupCreated ? toGroupSummary(updated.groupCreated) : undefined,
+      note: updated.note,
+      needsAllow: updated.needsAllow,
+    };
+  }
+
+  async stopTurn(actor: Actor, sessionId: string): Promise<{ stopRequested: boolean }> {
+    const { stopRequested } = await callUnary(this.client, 'stopTurn', { ...actorFields(actor), sessionId }, { deadlineMs: DEADLINE_MS });
+    return { stopRequested };
+  }
+
+  async archiveSession(actor: Actor, sessionId: string): Promise<Session> {
+    const { session } = await callUnary(this.client, 'archiveSession', { ...actorFields(actor), sessionId }, { deadlineMs: DEADLINE_MS });
+    return toSession(required(session, 'ArchiveSession', 'session'));
+  }
+
+  async getConversation(sessionId: string): Promise<Conversation> {
+    const conversation = await callUnary(this.client, 'getConversation', { sessionId }, { deadlineMs: DEADLINE_MS });
+    return {
+      session: toSession(required(conversation.session, 'GetConversation', 'session')),
+      hasRunningTurn: conversation.hasRunningTurn,
+      turnProvenance: conversation.turnProvenance ? toProvenance(conversation.turnProvenance) : undefined,
+      startedSessions: conversation.startedSessions,
+    };
+  }
+
+  async setConversationOptions(userId: string, sessionId: string, options: ConversationOptions): Promise<Session> {
+    const { session } = await callUnary(
+      this.client,
+      'setConversationOptions',
+      { userId, sessionId, mode: options.mode, mayCreateSessions: options.mayCreateSessions },
+      { deadlineMs: DEADLINE_MS },
+    );
+    return toSession(required(session, 'SetConversationOptions', 'session'));
+  }
+}
+
+function required<T>(value: T | undefined, rpc: string, field: string): T {
+  if (value === undefined) throw new Error(`${rpc} answered without ${field}`);
+  return value;
+}
+
+function actorFields(actor: Actor): { userId: string; callerSessionId: string } {
+  return { userId: actor.userId, callerSessionId: actor.callerSessionId ?? '' };
 }
 
 function toSession(message: SessionMessage): Session {
@@ -58,5 +297,57 @@ function toSession(message: SessionMessage): Session {
     external: message.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL,
     messageCount: message.messageCount,
     lastActivityAt: message.lastActivityAt,
+    effort: message.effort,
+    mode: message.mode,
+    repo: message.repo,
+    branch: message.branch,
+    group: toGroupRef(message.group),
+    startedBy: message.startedBySessionId ? { id: message.startedBySessionId, title: message.startedByTitle } : undefined,
+    mayCreateSessions: message.mayCreateSessions,
+  };
+}
+
+function toGroupRef(message: GroupRefMessage | undefined): GroupRef | undefined {
+  return message?.id ? { id: message.id, name: message.name, role: message.role } : undefined;
+}
+
+function toGroupSummary(message: GroupSummaryMessage): GroupSummary {
+  return { id: message.id, name: message.name, memberCount: message.memberCount };
+}
+
+function toProvenance(message: ProvenanceMessage): Provenance {
+  return {
+    originRelay: message.originRelay,
+    originSessionId: message.originSessionId,
+    originSessionTitle: message.originSessionTitle,
+    model: message.model,
+    hops: message.hops,
+  };
+}
+
+function toChatMessage(message: ChatMessageMessage): ChatMessage {
+  return {
+    id: message.id,
+    role: message.role,
+    text: message.text,
+    provenance: message.provenance ? toProvenance(message.provenance) : undefined,
+    createdAt: message.createdAt,
+    model: message.model,
+  };
+}
+
+function toPendingQuestion(message: PendingQuestionMessage): PendingQuestion {
+  return { id: message.id, kind: message.kind, question: message.question, options: message.options };
+}
+
+function toTurnResult(message: TurnResultMessage): TurnResult {
+  return {
+    sessionId: message.sessionId,
+    messageId: message.messageId,
+    status: TURN_STATUSES[message.status] ?? 'running',
+    replyText: message.replyText,
+    replyModel: message.replyModel,
+    error: message.error,
+    pendingQuestions: message.pendingQuestions.map(toPendingQuestion),
   };
 }

@@ -1,14 +1,19 @@
 /**
- * The user API, /api/v1, for a user's own bearer token: their sessions, external sessions for MCP
- * clients they run themselves, and what this relay is. Errors answer `{ code, error }`.
+ * The user API, /api/v1, for a user's own bearer token: their sessions (hosted ones with their
+ * first prompt, and external ones for MCP clients they run themselves), messages to them, their
+ * turns' results, the owner's switches on a conversation, and what this relay is. Errors answer
+ * `{ code, error }`.
  */
 import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Logger } from '@relay/telemetry';
-import { SESSION_SCOPES, type SessionOwner } from '../ports.ts';
+import { SESSION_SCOPES, type SessionOwner, type TurnResult } from '../ports.ts';
 import { isToolErrorCode } from '../relay-tool/errors.ts';
-import { sessionView } from '../session-view.ts';
+import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../relay-tool/limits.ts';
+import { turnFields } from '../relay-tool/turn-result.ts';
+import { planWait } from '../relay-tool/wait-seconds.ts';
+import { sessionReadView, sessionView } from '../session-view.ts';
 import { RELAY_VERSION } from '../version.ts';
 import { authenticateBearer } from './authenticate-bearer.ts';
 
@@ -16,6 +21,8 @@ export interface ApiDeps {
   relayName: string;
   /** The base URL users and clients reach this gateway at, without a trailing slash. */
   publicUrl: string;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
   sessions: SessionOwner;
   logger: Logger;
 }
@@ -24,14 +31,60 @@ const ListQuery = z.object({
   scope: z.enum(SESSION_SCOPES, { error: `scope must be one of: ${SESSION_SCOPES.join(', ')}` }).default('active'),
 });
 
-const CreateBody = z.object(
+const ExternalBody = z.object({
+  external: z.literal(true),
+  // The session service owns the title's rules; it is only typed here.
+  title: z.string({ error: 'title must be a string' }).optional(),
+});
+
+// A hosted session and its first prompt; what is left out follows the relay's defaults.
+const HostedBody = z.object(
   {
-    external: z.literal(true, { error: 'only external sessions can be created through the API yet: send "external": true' }),
-    // The session service owns the title's rules; it is only typed here.
+    text: z.string({ error: 'text (the first prompt) is required, as a string' }).trim().min(1, { error: 'text (the first prompt) must not be empty' }),
+    provider: z.string({ error: 'provider must be a string' }).optional(),
+    model: z.string({ error: 'model must be a string' }).optional(),
+    effort: z.string({ error: 'effort must be a string' }).optional(),
     title: z.string({ error: 'title must be a string' }).optional(),
+    cwd: z.string({ error: 'cwd must be a string' }).optional(),
+    mode: z.string({ error: 'mode must be a string' }).optional(),
   },
-  { error: 'the body must be a JSON object, for example {"external": true, "title": "My editor"}' },
+  { error: 'the body must be a JSON object, for example {"title": "Review", "text": "reply hello"} or {"external": true, "title": "My editor"}' },
 );
+
+const MessageBody = z.object(
+  { text: z.string({ error: 'text is required, as a string' }).trim().min(1, { error: 'text must not be empty' }) },
+  { error: 'the body must be a JSON object, for example {"text": "reply hello"}' },
+);
+
+const OptionsBody = z
+  .object(
+    {
+      mode: z.string({ error: 'mode must be a string: agent, ask or plan' }).optional(),
+      may_create_sessions: z.boolean({ error: 'may_create_sessions must be true or false' }).optional(),
+    },
+    { error: 'the body must be a JSON object, for example {"mode": "ask"} or {"may_create_sessions": true}' },
+  )
+  .refine((body) => body.mode !== undefined || body.may_create_sessions !== undefined, { error: 'give mode, may_create_sessions or both' });
+
+const SessionParams = z.object({ id: z.string().min(1) });
+
+const ReadQuery = z.object({
+  last: z.coerce
+    .number({ error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .int({ error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .min(1, { error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .max(READ_LAST_MAX, { error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .default(READ_LAST_DEFAULT),
+});
+
+const WaitQuery = z.object({
+  message_id: z.string({ error: 'message_id is required' }).min(1, { error: 'message_id is required' }),
+  wait_seconds: z.coerce
+    .number({ error: 'wait_seconds must be a whole number of seconds, 0 or more' })
+    .int({ error: 'wait_seconds must be a whole number of seconds, 0 or more' })
+    .min(0, { error: 'wait_seconds must be a whole number of seconds, 0 or more' })
+    .optional(),
+});
 
 /** Registers /api/v1 on `app`. */
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
@@ -71,11 +124,81 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/api/v1/sessions', async (request, reply) => {
     const userId = await userOf(request, reply);
     if (userId === undefined) return reply;
-    const body = CreateBody.safeParse(request.body);
+    const raw = request.body as { external?: unknown } | null | undefined;
+    if (typeof raw === 'object' && raw !== null && raw.external !== undefined) {
+      const body = ExternalBody.safeParse(raw);
+      if (!body.success) return sendInvalid(reply, body.error);
+      const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession(userId, body.data.title ?? ''));
+      if (created === undefined) return reply;
+      return reply.code(201).send({ session: sessionView(created.session), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
+    }
+    const body = HostedBody.safeParse(raw);
     if (!body.success) return sendInvalid(reply, body.error);
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession(userId, body.data.title ?? ''));
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession({ userId, ...body.data, dryRun: false }));
     if (created === undefined) return reply;
-    return reply.code(201).send({ session: sessionView(created.session), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
+    return reply.code(201).send({
+      session: sessionView(created.session),
+      message_id: created.messageId,
+      ...(created.modelNote ? { modelNote: created.modelNote } : {}),
+    });
+  });
+
+  app.get('/api/v1/sessions/:id', async (request, reply) => {
+    const userId = await userOf(request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const query = ReadQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.readSession(userId, id, query.data.last));
+    if (read === undefined) return reply;
+    return sessionReadView(read);
+  });
+
+  app.patch('/api/v1/sessions/:id', async (request, reply) => {
+    const userId = await userOf(request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const body = OptionsBody.safeParse(request.body);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const options = { mode: body.data.mode, mayCreateSessions: body.data.may_create_sessions };
+    const session = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(userId, id, options));
+    if (session === undefined) return reply;
+    return { session: sessionView(session) };
+  });
+
+  app.post('/api/v1/sessions/:id/messages', async (request, reply) => {
+    const userId = await userOf(request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const body = MessageBody.safeParse(request.body);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage({ userId, sessionId: id, text: body.data.text, dryRun: false }));
+    if (sent === undefined) return reply;
+    return reply.code(201).send({ message_id: sent.messageId });
+  });
+
+  // The turn a message started, once it ends or wait_seconds (capped by the relay's longest wait) runs out.
+  app.get('/api/v1/sessions/:id/wait', async (request, reply) => {
+    const userId = await userOf(request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const query = WaitQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const settings = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings());
+    if (settings === undefined) return reply;
+    const plan = planWait('wait', query.data.wait_seconds, settings.maxWaitSeconds);
+    // A client that goes away ends the wait; the turn goes on.
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    const result = await callOwner(reply, deps.logger, async () => {
+      let last: TurnResult | undefined;
+      const events = deps.sessions.wait({ userId, sessionId: id, messageId: query.data.message_id, waitSeconds: plan.waitSeconds }, gone.signal);
+      for await (const event of events) if (event.kind === 'result') last = event.result;
+      if (last === undefined && !gone.signal.aborted) throw new Error('Wait ended without a result');
+      return last;
+    });
+    if (result === undefined) return reply;
+    return { ...turnFields(result, deps.openUrlBase), ...(plan.note ? { note: plan.note } : {}) };
   });
 }
 

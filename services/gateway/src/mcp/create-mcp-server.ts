@@ -3,12 +3,19 @@
  * so any replica answers any request (no server-side MCP session).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@relay/telemetry';
 import { z } from 'zod';
-import type { Caller, PairingOwner, SessionOwner } from '../ports.ts';
-import { dispatchToolCall } from '../relay-tool/dispatch.ts';
+import type { Caller, PairingOwner, QuestionOwner, SessionOwner } from '../ports.ts';
+import { dispatchToolCall, type CallChannel } from '../relay-tool/dispatch.ts';
 import { isRelayToolOn } from '../relay-tool/is-relay-tool-on.ts';
 import { readRelayState } from '../relay-tool/read-relay-state.ts';
 import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from '../relay-tool/relay-tool-definition.ts';
@@ -17,10 +24,15 @@ import { RELAY_VERSION } from '../version.ts';
 
 export interface McpDeps {
   relayName: string;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
   sessions: SessionOwner;
   pairing: PairingOwner;
+  questions: QuestionOwner;
   logger: Logger;
 }
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 // Looser than the SDK's CallToolRequestSchema: arguments that are not an object must still reach
 // dispatch, so the agent gets REMOTE_RELAY_INVALID_INPUT rather than a protocol error.
@@ -41,20 +53,43 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
     return { tools: isRelayToolOn(settings, paired) ? [RELAY_TOOL_DEFINITION] : [] };
   });
 
-  const callTool = async (request: z.infer<typeof CallToolRequest>): Promise<CallToolResult> => {
+  const callTool = async (request: z.infer<typeof CallToolRequest>, extra: Extra): Promise<CallToolResult> => {
     const { name, arguments: input } = request.params;
     if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. This server offers ${TOOL_NAME}.`);
     }
-    return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps));
+    return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps, channelOf(extra, deps.logger)));
   };
   // Server.setRequestHandler re-validates tools/call against the SDK's strict schema before any
   // handler runs; the base Protocol registration keeps our own validation in charge.
   const register = Protocol.prototype.setRequestHandler as (
     this: Server,
     schema: typeof CallToolRequest,
-    handler: (request: z.infer<typeof CallToolRequest>) => Promise<CallToolResult>,
+    handler: (request: z.infer<typeof CallToolRequest>, extra: Extra) => Promise<CallToolResult>,
   ) => void;
   register.call(server, CallToolRequest, callTool);
   return server;
+}
+
+/**
+ * The call's line to the agent: the request's abort signal (the client cancelled or went away), and
+ * progress notifications on the request's progressToken, so a client whose tool timeout resets on
+ * progress keeps waiting through a long turn. Without a progressToken nothing is sent.
+ */
+function channelOf(extra: Extra, logger: Logger): CallChannel {
+  const progressToken = extra._meta?.progressToken;
+  let progress = 0;
+  return {
+    signal: extra.signal,
+    async progress(message) {
+      if (progressToken === undefined) return;
+      progress += 1;
+      try {
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } });
+      } catch (error) {
+        // A client that went away misses its progress; the call itself goes on to its end.
+        logger.debug({ err: error }, 'progress notification not sent');
+      }
+    },
+  };
 }

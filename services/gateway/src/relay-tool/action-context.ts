@@ -1,8 +1,8 @@
 /**
  * What every action receives besides its arguments: who calls, this relay's name and state as read
- * for this call, and the owners to call.
+ * for this call, the owners to call, and the call's own line to the agent (progress, going away).
  */
-import type { Caller, PairedRelay, PairingOwner, RelaySettings, SessionOwner } from '../ports.ts';
+import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner } from '../ports.ts';
 import type { ToolArguments } from './arguments.ts';
 import type { Success } from './result.ts';
 
@@ -10,12 +10,19 @@ export interface ActionContext {
   /** The calling session's agent, acting for its user. */
   caller: Caller & { sessionId: string };
   relayName: string;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
   /** The relay's settings, read once for this call. */
   settings: RelaySettings;
   /** The paired relays, read once for this call. */
   paired: PairedRelay[];
   sessions: SessionOwner;
   pairing: PairingOwner;
+  questions: QuestionOwner;
+  /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */
+  signal: AbortSignal;
+  /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */
+  progress(message: string): Promise<void>;
 }
 
 /** One relay_tool action: validate, resolve the relay, check policy, call the owner, shape the result. */

@@ -72,6 +72,23 @@ export function parseArguments({ action, input }: NamedCall): ParsedArguments {
   return { args: args as ToolArguments, ignored: others.slice(0, IGNORED_LIMIT) };
 }
 
+/** Throws REMOTE_RELAY_INVALID_INPUT unless every one of `names` was given (and not empty). */
+export function requireArguments<K extends ArgumentName>(
+  action: ActionName,
+  args: ToolArguments,
+  names: readonly K[],
+): asserts args is ToolArguments & { [P in K]-?: NonNullable<ToolArguments[P]> } {
+  const missing = names.filter((name) => args[name] === undefined);
+  if (missing.length === 0) return;
+  const spec: ActionSpec = ACTION_TABLE[action];
+  const ending = spec.refusesOthers ? ` ${spec.refusesOthers}` : '';
+  throw invalid(`${action} needs ${listWords(names)}; missing: ${missing.join(', ')}.${ending}`);
+}
+
+function listWords(names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 /** An empty value counts as no argument, because some providers send every field (spec, Actions). */
 export function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || value === '' || value === false || (Array.isArray(value) && value.length === 0);

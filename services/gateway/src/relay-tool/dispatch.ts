@@ -6,11 +6,19 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
-import type { Caller, PairingOwner, SessionOwner } from '../ports.ts';
-import type { Action } from './action-context.ts';
+import type { Caller, PairingOwner, QuestionOwner, SessionOwner } from '../ports.ts';
+import type { Action, ActionContext } from './action-context.ts';
 import type { ActionName } from './action-table.ts';
+import { archive } from './actions/archive.ts';
+import { createSession } from './actions/create-session.ts';
 import { listRelays } from './actions/list-relays.ts';
 import { listSessions } from './actions/list-sessions.ts';
+import { readSession } from './actions/read-session.ts';
+import { relayInfo } from './actions/relay-info.ts';
+import { send } from './actions/send.ts';
+import { stop } from './actions/stop.ts';
+import { updateSession } from './actions/update-session.ts';
+import { wait } from './actions/wait.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from './errors.ts';
 import { isRelayToolOn } from './is-relay-tool-on.ts';
@@ -20,18 +28,32 @@ import { refusalFrom, type ToolResult } from './result.ts';
 /** The actions built so far; the others answer REMOTE_RELAY_UNSUPPORTED. */
 const ACTIONS: Partial<Record<ActionName, Action>> = {
   list_relays: listRelays,
+  relay_info: relayInfo,
   list_sessions: listSessions,
+  read_session: readSession,
+  send,
+  create_session: createSession,
+  update_session: updateSession,
+  wait,
+  stop,
+  archive,
 };
 
 export interface DispatchDeps {
   relayName: string;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
   sessions: SessionOwner;
   pairing: PairingOwner;
+  questions: QuestionOwner;
   logger: Logger;
 }
 
+/** The call's line to the agent: whether it is still there, and progress while it waits. */
+export type CallChannel = Pick<ActionContext, 'signal' | 'progress'>;
+
 /** Runs one relay_tool call for the agent of `caller`'s session and answers its result. */
-export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: string }, deps: DispatchDeps): Promise<ToolResult> {
+export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: string }, deps: DispatchDeps, channel: CallChannel): Promise<ToolResult> {
   return tracer('gateway').startActiveSpan(
     'relay_tool',
     { attributes: { [Attr.SESSION_ID]: caller.sessionId, [Attr.USER_ID]: caller.userId } },
@@ -56,7 +78,18 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         ignored = parsed.ignored;
         const run = ACTIONS[action];
         if (!run) throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action} is not available on this relay yet.`);
-        result = await run(parsed.args, { caller, relayName: deps.relayName, settings, paired, sessions: deps.sessions, pairing: deps.pairing });
+        result = await run(parsed.args, {
+          caller,
+          relayName: deps.relayName,
+          openUrlBase: deps.openUrlBase,
+          settings,
+          paired,
+          sessions: deps.sessions,
+          pairing: deps.pairing,
+          questions: deps.questions,
+          signal: channel.signal,
+          progress: channel.progress,
+        });
       } catch (error) {
         result = refusalFrom(error);
         if (result.code === INTERNAL_CODE) {

@@ -5,3 +5,13 @@ export const MAX_ACTIVE_SESSIONS = 4;
 
 /** The most arguments a result lists in `ignored`. */
 export const IGNORED_LIMIT = 20;
+
+/** The most session groups relay_info lists. */
+export const GROUPS_LIMIT = 50;
+
+/** The most other group members read_session lists. */
+export const GROUP_MEMBERS_LIMIT = 50;
+
+/** read_session's `last`: the default and the most. */
+export const READ_LAST_DEFAULT = 10;
+export const READ_LAST_MAX = 100;

@@ -1,0 +1,86 @@
+/**
+ * create_session: starts a new session with its first prompt and waits for the reply. What the
+ * agent leaves out follows the session it works in. Without group, the new session joins the
+ * caller's group (or starts one headed by the caller); with group, that existing group. The session
+ * service checks everything (model, group, limits, nesting) on a dry run before any card; the user
+ * allows the first session a conversation starts, and every one in the ask and plan modes. When the
+ * session did not land in the group asked for, the result has groupWarning, its summary ends with
+ * "(no group: …)" and the note asks the agent to tell the user.
+ */
+import type { Session } from '../../ports.ts';
+import { groupView } from '../../session-view.ts';
+import type { Action } from '../action-context.ts';
+import { requireArguments } from '../arguments.ts';
+import { askApproval } from '../ask-approval.ts';
+import { awaitTurn } from '../await-turn.ts';
+import { needsCard } from '../card-policy.ts';
+import { createSessionCard } from '../card-text.ts';
+import { provenanceOf } from '../provenance.ts';
+import { success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
+import { planWait } from '../wait-seconds.ts';
+
+export const createSession: Action = async (args, context) => {
+  requireArguments('create_session', args, ['text']);
+  const wait = planWait('create_session', args.wait_seconds, context.settings.maxWaitSeconds);
+  const relay = thisRelay(args.relay, context);
+  const { caller, sessions } = context;
+
+  const conversation = await sessions.getConversation(caller.sessionId);
+  const request = {
+    userId: caller.userId,
+    callerSessionId: caller.sessionId,
+    text: args.text,
+    title: args.title,
+    provider: args.provider,
+    model: args.model,
+    effort: args.effort,
+    mode: args.mode,
+    cwd: args.cwd,
+    repo: args.repo,
+    branch: args.branch,
+    group: args.group,
+    provenance: provenanceOf(relay, conversation),
+  };
+  const checked = await sessions.createSession({ ...request, dryRun: true });
+  if (needsCard({ mode: conversation.session.mode, writes: true, firstStartedByCaller: checked.firstStartedByCaller })) {
+    await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
+  }
+
+  const created = await sessions.createSession({ ...request, dryRun: false });
+  const { session } = created;
+  const result = await awaitTurn(
+    { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: session.id, messageId: created.messageId, waitSeconds: wait.waitSeconds },
+    context,
+  );
+  const notes = [
+    created.groupWarning && `The session was created but did not land in the group asked for: ${created.groupWarning} Tell the user; they can move it by hand.`,
+    wait.note,
+  ].filter(Boolean);
+  const noGroup = created.groupWarning ? ` (no group: ${created.groupWarning})` : '';
+  return success(
+    `create_session → ${relay} session ${shortId(session.id)} "${session.title}": ${turnPhrase(result)}${noGroup}`,
+    {
+      ...turnFields(result, context.openUrlBase),
+      ...startedWith(session),
+      ...(created.groupWarning ? { groupWarning: created.groupWarning } : {}),
+      ...(created.modelNote ? { modelNote: created.modelNote } : {}),
+      ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
+    },
+    relay,
+  );
+};
+
+/** What the session was started with: provider, model, mode, effort, title, repo/branch for a cloud session, group or null. */
+function startedWith(session: Session) {
+  return {
+    provider: session.provider,
+    model: session.model,
+    mode: session.mode,
+    effort: session.effort,
+    title: session.title,
+    ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
+    group: session.group ? groupView(session.group) : null,
+  };
+}

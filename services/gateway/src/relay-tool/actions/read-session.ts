@@ -1,0 +1,34 @@
+/**
+ * read_session: the most recent messages of a session (`last`, default 10, at most 100) with what
+ * is going on there: its state, a reply still being written (inFlight) and the pendingQuestions
+ * waiting for an answer, each with its kind (ask, or ask_user for a card the session waits on). For
+ * a session in a group, group adds the other members, up to 50, each with id, title, role, state
+ * and archived when it is archived.
+ */
+import type { SessionRead } from '../../ports.ts';
+import { sessionReadView } from '../../session-view.ts';
+import type { Action } from '../action-context.ts';
+import { requireArguments } from '../arguments.ts';
+import { toolError } from '../errors.ts';
+import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../limits.ts';
+import { count, success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+import { shortId } from '../turn-result.ts';
+
+export const readSession: Action = async (args, context) => {
+  requireArguments('read_session', args, ['session']);
+  const last = args.last ?? READ_LAST_DEFAULT;
+  if (last < 1 || last > READ_LAST_MAX) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_session: last must be from 1 to ${READ_LAST_MAX}; got ${last}.`);
+  }
+  const relay = thisRelay(args.relay, context);
+  const read = await context.sessions.readSession(context.caller.userId, args.session, last);
+  return success(summaryOf(relay, read), sessionReadView(read), relay);
+};
+
+function summaryOf(relay: string, read: SessionRead): string {
+  const parts = [count(read.messages.length, 'message'), read.session.state];
+  if (read.inFlight !== '') parts.push('a reply in flight');
+  if (read.pendingQuestions.length > 0) parts.push(count(read.pendingQuestions.length, 'pending question'));
+  return `read_session → ${relay} session ${shortId(read.session.id)} "${read.session.title}": ${parts.join(', ')}`;
+}

@@ -1,0 +1,52 @@
+/**
+ * relay_info: what a relay offers, so the agent can choose a provider, model and folder for a new
+ * session: its name, version and platform, whether it accepts agent prompts, each provider with its
+ * default model, models and reasoning efforts, the default and recent working folders, the relay
+ * modes, and its session groups (id, name, memberCount; latest activity first; at most 50, with
+ * groupsTotal when there are more).
+ */
+import { arch, platform } from 'node:os';
+import type { ProviderInfo } from '../../ports.ts';
+import { RELAY_VERSION } from '../../version.ts';
+import type { Action } from '../action-context.ts';
+import { GROUPS_LIMIT } from '../limits.ts';
+import { count, success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+
+export const relayInfo: Action = async (args, context) => {
+  const relay = thisRelay(args.relay, context);
+  const info = await context.sessions.getRelayInfo(context.caller.userId);
+  const groups = info.groups.slice(0, GROUPS_LIMIT).map(({ id, name, memberCount }) => ({ id, name, memberCount }));
+  const groupsTotal = Math.max(info.groupsTotal, groups.length);
+  const available = info.providers.filter((provider) => provider.available).length;
+  return success(
+    `relay_info → ${relay}: ${count(info.providers.length, 'provider')} (${available} available), ${count(groupsTotal, 'group')}`,
+    {
+      name: relay,
+      version: RELAY_VERSION,
+      platform: `${platform()}-${arch()}`,
+      // The owner's switch "Accept prompts from other relays' agents" comes with pairing; until then
+      // this relay keeps its default, on.
+      acceptsAgentPrompts: true,
+      providers: info.providers.map(providerView),
+      folders: { default: info.defaultCwd, recent: info.recentCwds },
+      modes: info.modes,
+      groups,
+      ...(groupsTotal > groups.length ? { groupsTotal } : {}),
+    },
+    relay,
+  );
+};
+
+function providerView(provider: ProviderInfo) {
+  return {
+    id: provider.id,
+    name: provider.name,
+    available: provider.available,
+    ...(provider.available ? {} : { reason: provider.reason }),
+    defaultModel: provider.defaultModel,
+    models: provider.models,
+    efforts: provider.efforts,
+    ...(provider.modelsKnown ? {} : { modelsNote: 'This relay has no model list for this provider yet: a model goes on unchecked.' }),
+  };
+}

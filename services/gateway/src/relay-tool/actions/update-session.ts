@@ -1,0 +1,94 @@
+/**
+ * update_session: changes another session's settings for its next turns, without prompting it, and
+ * answers the settings it has now and what changed. At least one setting is needed. The session
+ * service checks the whole call on a dry run first (model, effort, group, folder, busy, whether the
+ * user must be asked); a call that would change nothing answers changed: [] and asks nobody. A
+ * session the caller's conversation did not start needs the user's Allow on a card (which then
+ * covers its later changes there), and in the ask and plan modes every change asks.
+ */
+import type { SessionSettings, SettingsChange, UpdatedSession } from '../../ports.ts';
+import type { Action } from '../action-context.ts';
+import { requireArguments, type ToolArguments } from '../arguments.ts';
+import { askApproval } from '../ask-approval.ts';
+import { needsCard } from '../card-policy.ts';
+import { updateSessionCard } from '../card-text.ts';
+import { toolError } from '../errors.ts';
+import { requireNotOnItself } from '../not-on-itself.ts';
+import { success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+import { shortId } from '../turn-result.ts';
+
+/** The settings update_session takes, as the agent names them. */
+const SETTINGS = ['model', 'effort', 'mode', 'auto_compact_window', 'title', 'group', 'thinking_enabled', 'thinking_display', 'cwd'] as const;
+
+export const updateSession: Action = async (args, context) => {
+  requireArguments('update_session', args, ['session']);
+  const change = settingsChange(args);
+  const relay = thisRelay(args.relay, context);
+  const { caller, sessions } = context;
+  requireNotOnItself('update_session', args.session, caller);
+
+  const conversation = await sessions.getConversation(caller.sessionId);
+  const request = { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: args.session, change };
+  const checked = await sessions.updateSession({ ...request, allowed: false, dryRun: true });
+  if (checked.changed.length === 0) return result(relay, args.session, checked);
+
+  if (needsCard({ mode: conversation.session.mode, writes: true, needsAllow: checked.needsAllow })) {
+    // A new title shows on its line; the card's heading names the session as it is known now.
+    const title = change.title === undefined ? checked.settings.title : `session ${shortId(args.session)}`;
+    await askApproval(updateSessionCard(relay, title, change, checked.settings.group, checked.needsAllow), conversation, context);
+  }
+  const updated = await sessions.updateSession({ ...request, allowed: checked.needsAllow, dryRun: false });
+  return result(relay, args.session, updated);
+};
+
+/** The settings the call names; REMOTE_RELAY_INVALID_INPUT when it names none. */
+function settingsChange(args: ToolArguments): SettingsChange {
+  const change: SettingsChange = {
+    model: args.model,
+    effort: args.effort,
+    mode: args.mode,
+    autoCompactWindow: args.auto_compact_window === undefined ? undefined : String(args.auto_compact_window),
+    title: args.title,
+    group: args.group,
+    thinkingEnabled: args.thinking_enabled,
+    thinkingDisplay: args.thinking_display,
+    cwd: args.cwd,
+  };
+  const given = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)) as SettingsChange;
+  if (Object.keys(given).length === 0) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', `update_session needs at least one setting: ${SETTINGS.join(', ')}. Nothing was changed.`);
+  }
+  return given;
+}
+
+function result(relay: string, sessionId: string, updated: UpdatedSession) {
+  const what = updated.changed.length === 0 ? 'nothing to change' : updated.changed.join(', ');
+  return success(
+    `update_session → ${relay} session ${shortId(sessionId)}: ${what}`,
+    {
+      session: sessionId,
+      settings: settingsView(updated.settings),
+      changed: updated.changed,
+      ...(updated.relaunched === undefined ? {} : { relaunched: updated.relaunched }),
+      ...(updated.groupCreated ? { groupCreated: { ...updated.groupCreated } } : {}),
+      ...(updated.note ? { note: updated.note } : {}),
+    },
+    relay,
+  );
+}
+
+/** The settings in the spec's words (snake_case, as update_session takes them). */
+function settingsView(settings: SessionSettings) {
+  return {
+    model: settings.model,
+    effort: settings.effort,
+    mode: settings.mode,
+    auto_compact_window: settings.autoCompactWindow,
+    title: settings.title,
+    group: settings.group ? { id: settings.group.id, name: settings.group.name, role: settings.group.role } : null,
+    thinking_enabled: settings.thinkingEnabled,
+    thinking_display: settings.thinkingDisplay,
+    cwd: settings.cwd,
+  };
+}
