@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { TurnResult } from '../src/ports.ts';
+import { sessionUrl, shortId, turnFields, turnPhrase } from '../src/relay-tool/turn-result.ts';
+
+const base: TurnResult = {
+  sessionId: '3f9c2a1e-7b04-4c1d-9e55-0a1b2c3d4e5f',
+  messageId: 'b41e0000-0000-4000-8000-000000000000',
+  status: 'done',
+  replyText: 'Yes. The deploy finished at 02:14 and the health check is green.',
+  replyModel: 'script-1',
+  error: '',
+  pendingQuestions: [],
+};
+const question = { id: 'card_1', kind: 'ask_user', question: 'Merge now?', options: ['Merge', 'Wait'] };
+
+describe('turnFields', () => {
+  it('carries the reply when done, in the spec order', () => {
+    const fields = turnFields(base, undefined);
+    expect(Object.keys(fields)).toEqual(['status', 'session', 'message_id', 'reply']);
+    expect(fields).toEqual({
+      status: 'done',
+      session: base.sessionId,
+      message_id: base.messageId,
+      reply: { text: base.replyText, model: 'script-1' },
+    });
+  });
+
+  it('carries the error when the turn failed, and no reply', () => {
+    expect(turnFields({ ...base, status: 'error', error: 'script: boom' }, undefined)).toEqual({
+      status: 'error',
+      session: base.sessionId,
+      message_id: base.messageId,
+      error: 'script: boom',
+    });
+  });
+
+  it('carries pendingQuestions while the turn waits for an answer', () => {
+    expect(turnFields({ ...base, status: 'waiting_for_answer', pendingQuestions: [question] }, undefined)).toMatchObject({
+      status: 'waiting_for_answer',
+      pendingQuestions: [question],
+    });
+  });
+
+  it.each(['queued', 'running', 'stopped'] as const)('carries only where it stands when %s', (status) => {
+    expect(turnFields({ ...base, status, pendingQuestions: [question] }, undefined)).toEqual({ status, session: base.sessionId, message_id: base.messageId });
+  });
+
+  it('adds openUrl when the relay has a public URL', () => {
+    expect(turnFields(base, 'https://desk.example.com').openUrl).toBe(`https://desk.example.com/sessions/${base.sessionId}`);
+    expect(turnFields(base, undefined)).not.toHaveProperty('openUrl');
+  });
+});
+
+describe('turnPhrase', () => {
+  it.each([
+    [{ status: 'done' }, 'done: "Yes. The deploy finished at 02:14 and the health check is green."'],
+    [{ status: 'error', error: 'script: boom\nat line 2' }, 'error: script: boom at line 2'],
+    [{ status: 'stopped' }, 'stopped'],
+    [{ status: 'waiting_for_answer', pendingQuestions: [question] }, 'waiting for an answer to "Merge now?"'],
+    [{ status: 'queued' }, `queued behind another turn; call wait with message_id ${base.messageId} for the reply`],
+    [{ status: 'running' }, `running; call wait with message_id ${base.messageId} for the reply`],
+  ] as const)('%o → %s', (change, phrase) => {
+    expect(turnPhrase({ ...base, ...change } as TurnResult)).toBe(phrase);
+  });
+
+  it('keeps a long reply to one short line', () => {
+    const phrase = turnPhrase({ ...base, replyText: `${'word '.repeat(60)}\n\nmore` });
+    expect(phrase.length).toBeLessThanOrEqual(90);
+    expect(phrase).toMatch(/…"$/);
+    expect(phrase).not.toContain('\n');
+  });
+});
+
+describe('ids and links', () => {
+  it('shortens a UUID to its first 8 characters, as the spec shows', () => {
+    expect(shortId(base.sessionId)).toBe('3f9c2a1e');
+    expect(shortId('s1')).toBe('s1');
+  });
+
+  it('builds the session link without a double slash', () => {
+    expect(sessionUrl('https://desk.example.com/', 'a b')).toBe('https://desk.example.com/sessions/a%20b');
+  });
+});
