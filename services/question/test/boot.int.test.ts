@@ -54,6 +54,10 @@ it('declares QUESTION_EVENTS for relay.question.v1.>', async () => {
   expect(info.config.subjects).toEqual(['relay.question.v1.>']);
 });
 
+it('serves relay.question.v1.QuestionService', async () => {
+  expect(await checkHealth(address, 'relay.question.v1.QuestionService')).toBe(true);
+});
+
 it('shuts down cleanly on SIGTERM', async () => {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
