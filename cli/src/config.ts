@@ -20,6 +20,8 @@ const upSchema = z.object({
   RELAY_NAME: z.preprocess(blankAsUnset, z.string().optional()),
   RELAY_HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   RELAY_PUBLIC_URL: z.preprocess(blankAsUnset, urlWith(['http:', 'https:'], 'https://relay.example.com').optional()),
+  // The one-machine stack is for trying the relay: agent sessions start switched on (the services' default is off).
+  RELAY_AGENT_SESSIONS: z.preprocess(blankAsUnset, z.enum(['on', 'off']).default('on')),
   LOG_LEVEL: z.preprocess(blankAsUnset, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   RELAY_CLOCK: z.preprocess(blankAsUnset, z.string().optional()),
   RELAY_CLOCK_EPOCH: z.preprocess(blankAsUnset, z.coerce.number().int().positive().optional()),
@@ -40,6 +42,8 @@ export type UpConfig = {
   /** The address the gateway binds (RELAY_HOST, default loopback only). */
   host: string;
   publicUrl?: string;
+  /** "Agents may start and use sessions on this relay" on a relay's first start. */
+  agentSessions: 'on' | 'off';
   logLevel: string;
   clockSpec?: string;
   clockEpochMs?: number;
@@ -64,6 +68,7 @@ export function loadUpConfig(hostname: string, env: NodeJS.ProcessEnv = process.
     relayName: parsed.RELAY_NAME ?? hostname,
     host: parsed.RELAY_HOST,
     ...(parsed.RELAY_PUBLIC_URL !== undefined ? { publicUrl: parsed.RELAY_PUBLIC_URL } : {}),
+    agentSessions: parsed.RELAY_AGENT_SESSIONS,
     logLevel: parsed.LOG_LEVEL,
     ...(parsed.RELAY_CLOCK !== undefined ? { clockSpec: parsed.RELAY_CLOCK } : {}),
     ...(parsed.RELAY_CLOCK_EPOCH !== undefined ? { clockEpochMs: parsed.RELAY_CLOCK_EPOCH } : {}),

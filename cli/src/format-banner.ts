@@ -4,8 +4,6 @@ export type BannerInput = {
   mcpUrl: string;
   token: string;
   sessionTitle: string;
-  /** Whether @modelcontextprotocol/inspector is installed, so the "Try:" line works as printed. */
-  inspectorInstalled: boolean;
 };
 
 /** What `relay up` prints once everything is ready. */
@@ -16,18 +14,18 @@ export function formatBanner(input: BannerInput): string {
     `  MCP:      ${input.mcpUrl}`,
     `  Token:    ${input.token}   (an external session "${input.sessionTitle}"; use it as Authorization: Bearer <token>)`,
   ];
-  if (input.inspectorInstalled) lines.push(`Try: ${inspectorCommand(input.mcpUrl, input.token)}`);
+  lines.push(`Try:      ${inspectorCommand(input.mcpUrl, input.token)}`);
   lines.push('Ctrl-C stops everything.');
   return lines.join('\n');
 }
 
-/** The MCP Inspector CLI call that lists the caller's sessions through relay_tool. */
+/** The MCP Inspector CLI call (the last version whose CLI runs on Node 20) that lists the relays through relay_tool. */
 export function inspectorCommand(mcpUrl: string, token: string): string {
   return [
-    'npx mcp-inspector --cli',
+    'npx -y @modelcontextprotocol/inspector@0.21.2 --cli',
     mcpUrl,
     '--transport http',
     `--header "Authorization: Bearer ${token}"`,
-    '--method tools/call --tool-name relay_tool --tool-arg action=list_sessions',
+    '--method tools/call --tool-name relay_tool --tool-arg action=list_relays',
   ].join(' ');
 }

@@ -42,6 +42,7 @@ export type ServicePlanInput = {
   natsUrl: string;
   databaseServerUrl: string;
   relayName: string;
+  agentSessions: 'on' | 'off';
   logLevel: string;
   clockEpochMs: number;
   /** RELAY_CLOCK as the user gave it; unset means the system clock. */
@@ -78,6 +79,11 @@ export function serviceEnv(name: ServiceName, input: ServicePlanInput): Record<s
   } else {
     env['GRPC_PORT'] = String(input.grpcPorts[name]);
     env['DATABASE_URL'] = databaseUrlFor(input.databaseServerUrl, SERVICE_DATABASES[name]);
+  }
+  if (name === 'session') {
+    env['RELAY_AGENT_SESSIONS'] = input.agentSessions;
+    // Hosted agents reach relay_tool through the gateway's MCP endpoint, like any other client.
+    env['RELAY_GATEWAY_URL'] = `http://127.0.0.1:${input.gatewayPort}`;
   }
   return env;
 }

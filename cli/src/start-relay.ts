@@ -108,6 +108,7 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     natsUrl,
     databaseServerUrl,
     relayName: config.relayName,
+    agentSessions: config.agentSessions,
     logLevel: config.logLevel,
     clockEpochMs,
     ...(config.clockSpec !== undefined ? { clockSpec: config.clockSpec } : {}),
@@ -166,7 +167,6 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
       mcpUrl,
       token: terminal.token,
       sessionTitle: terminal.title,
-      inspectorInstalled: existsSync(join(paths.repoRoot, 'node_modules', '@modelcontextprotocol', 'inspector', 'package.json')),
     }),
     { relay: config.relayName, gatewayUrl, mcpUrl, token: terminal.token, session: terminal.title },
   );

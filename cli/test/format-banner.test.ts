@@ -7,22 +7,17 @@ const input = {
   mcpUrl: 'http://127.0.0.1:7420/mcp',
   token: 'rly_s_abc',
   sessionTitle: 'Terminal',
-  inspectorInstalled: true,
 };
 
 describe('formatBanner', () => {
-  it('prints the URLs, the token and the inspector command', () => {
+  it('prints the URLs, the token and a pinned inspector command that lists the relays', () => {
     expect(formatBanner(input).split('\n')).toEqual([
       'Relay "build-box" is up.',
       '  Gateway:  http://127.0.0.1:7420',
       '  MCP:      http://127.0.0.1:7420/mcp',
       '  Token:    rly_s_abc   (an external session "Terminal"; use it as Authorization: Bearer <token>)',
-      'Try: npx mcp-inspector --cli http://127.0.0.1:7420/mcp --transport http --header "Authorization: Bearer rly_s_abc" --method tools/call --tool-name relay_tool --tool-arg action=list_sessions',
+      'Try:      npx -y @modelcontextprotocol/inspector@0.21.2 --cli http://127.0.0.1:7420/mcp --transport http --header "Authorization: Bearer rly_s_abc" --method tools/call --tool-name relay_tool --tool-arg action=list_relays',
       'Ctrl-C stops everything.',
     ]);
-  });
-
-  it('leaves the inspector line out when the inspector is not installed', () => {
-    expect(formatBanner({ ...input, inspectorInstalled: false })).not.toContain('Try:');
   });
 });

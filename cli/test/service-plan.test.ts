@@ -9,6 +9,7 @@ const input: ServicePlanInput = {
   natsUrl: 'nats://127.0.0.1:4222',
   databaseServerUrl: 'postgresql://postgres:s%40cret@127.0.0.1:54329/postgres?sslmode=disable',
   relayName: 'build-box',
+  agentSessions: 'on',
   logLevel: 'info',
   clockEpochMs: 1_800_000_000_000,
 };
@@ -45,5 +46,11 @@ describe('serviceEnv', () => {
     expect(env).toMatchObject({ PORT: '7420', HOST: '127.0.0.1', OTEL_SERVICE_NAME: 'relay-gateway', RELAY_CLOCK: '2026-10-24T22:30:00+02:00@60x' });
     expect(env).not.toHaveProperty('DATABASE_URL');
     expect(env).not.toHaveProperty('GRPC_PORT');
+  });
+
+  it('switches agent sessions on in the session service and points its agents at the gateway', () => {
+    expect(serviceEnv('session', input)).toMatchObject({ RELAY_AGENT_SESSIONS: 'on', RELAY_GATEWAY_URL: 'http://127.0.0.1:7420' });
+    expect(serviceEnv('session', { ...input, agentSessions: 'off' }).RELAY_AGENT_SESSIONS).toBe('off');
+    expect(serviceEnv('gateway', input)).not.toHaveProperty('RELAY_AGENT_SESSIONS');
   });
 });
