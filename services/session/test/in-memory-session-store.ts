@@ -1,4 +1,4 @@
-import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, User } from '../src/domain/entities.ts';
+import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, SessionView, User } from '../src/domain/entities.ts';
 import type { SessionFilter, SessionStore } from '../src/domain/ports.ts';
 
 /** A SessionStore in memory, for unit tests of the use cases. */
@@ -32,6 +32,10 @@ export class InMemorySessionStore implements SessionStore {
     return [...this.sessions.values()].filter(
       (session) => session.userId === userId && (filter.archived === undefined || session.archived === filter.archived),
     );
+  }
+  /** Groups and starters are not modelled here: every session shows none. */
+  async viewSessions(sessions: readonly Session[]): Promise<SessionView[]> {
+    return sessions.map((session) => ({ ...session, group: null, startedByTitle: '' }));
   }
   async findRelaySettings(): Promise<RelaySettings | undefined> {
     return this.settings;

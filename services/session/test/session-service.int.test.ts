@@ -9,7 +9,9 @@ import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { ConfiguredCatalogue } from '../src/catalogue/configured-catalogue.ts';
 import { nodeCrypto } from '../src/crypto/node-crypto.ts';
+import { NEW_SESSION_SETTINGS } from '../src/domain/entities.ts';
 import { seedRelaySettings } from '../src/domain/relay-settings.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { sessionGrpc } from '../src/grpc/session-grpc.ts';
@@ -55,7 +57,16 @@ beforeAll(async () => {
     services: [
       {
         definition: SessionServiceService,
-        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto }),
+        implementation: sessionGrpc({
+          store,
+          clock,
+          logger,
+          ids: nodeCrypto,
+          secrets: nodeCrypto,
+          hasher: nodeCrypto,
+          catalogue: new ConfiguredCatalogue({}),
+          relay: { name: 'desk', defaultCwd: '/tmp', allowedRoots: ['/tmp'] },
+        }),
       },
     ],
     logger,
@@ -160,6 +171,7 @@ describe('SessionService over gRPC', () => {
     const session = {
       id: nodeCrypto.newId(), userId, title: 'doomed', provider: 'external', model: '', origin: 'external' as const,
       state: 'idle' as const, cwd: '', archived: false, messageCount: 0, createdAt: NOW, lastActivityAt: NOW,
+      ...NEW_SESSION_SETTINGS,
     };
     // The token insert comes last and collides with the user's token: the whole transaction must go.
     const clash = { tokenHash: nodeCrypto.hash(userToken), kind: 'session' as const, userId, sessionId: session.id, createdAt: NOW };

@@ -3,7 +3,7 @@ import { isAppError } from '@relay/errors';
 import { authenticate } from '../src/domain/authenticate.ts';
 import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from '../src/domain/create-external-session.ts';
 import { createUser, MAX_USER_NAME_LENGTH } from '../src/domain/create-user.ts';
-import type { Session } from '../src/domain/entities.ts';
+import { NEW_SESSION_SETTINGS, type Session } from '../src/domain/entities.ts';
 import { listSessions } from '../src/domain/list-sessions.ts';
 import { getRelaySettings, seedRelaySettings } from '../src/domain/relay-settings.ts';
 import { fixedCrypto } from './fixed-crypto.ts';
@@ -40,6 +40,7 @@ function session(overrides: Partial<Session> & { id: string }): Session {
     messageCount: 0,
     createdAt: NOW,
     lastActivityAt: NOW,
+    ...NEW_SESSION_SETTINGS,
     ...overrides,
   };
 }
@@ -68,7 +69,7 @@ describe('createExternalSession', () => {
     const { session: created, token } = await createExternalSession(deps, { userId: user.id, title: 'My IDE' }, NOW);
     expect(created).toEqual({
       id: 'id-2', userId: user.id, title: 'My IDE', provider: 'external', model: '', origin: 'external', state: 'idle',
-      cwd: '', archived: false, messageCount: 0, createdAt: NOW, lastActivityAt: NOW,
+      cwd: '', archived: false, messageCount: 0, createdAt: NOW, lastActivityAt: NOW, ...NEW_SESSION_SETTINGS,
     });
     expect(token).toBe('rly_s_secret-2');
     expect(store.tokens.get(`hash(${token})`)).toMatchObject({ kind: 'session', userId: user.id, sessionId: 'id-2' });

@@ -1,6 +1,7 @@
-import type { Session } from './entities.ts';
+import { NEW_SESSION_SETTINGS, type Session } from './entities.ts';
 import { invalidInput, notFound } from './errors.ts';
 import { mintToken } from './mint-token.ts';
+import { EXTERNAL_PROVIDER } from './provider-catalogue.ts';
 import type { SessionDeps } from './ports.ts';
 
 export const MAX_TITLE_LENGTH = 200;
@@ -27,7 +28,7 @@ export async function createExternalSession(
     id: deps.ids.newId(),
     userId: input.userId,
     title,
-    provider: 'external',
+    provider: EXTERNAL_PROVIDER,
     model: '',
     origin: 'external',
     state: 'idle',
@@ -36,6 +37,7 @@ export async function createExternalSession(
     messageCount: 0,
     createdAt: now,
     lastActivityAt: now,
+    ...NEW_SESSION_SETTINGS,
   };
   const { token, record } = mintToken(deps, { kind: 'session', userId: session.userId, sessionId: session.id }, now);
   await deps.store.createSession(session, record, { eventId: deps.ids.newId(), occurredAt: now, session });

@@ -1,5 +1,6 @@
 /**
- * The session service's error catalogue: every refusal it returns, with its stable code.
+ * The session service's error catalogue: every refusal it returns, with its stable code (decisions.md, Errors).
+ * Messages are the sentences the agent reads; `details` carries the extra result fields the gateway copies.
  */
 import { AppError, type ErrorDetails } from '@relay/errors';
 
@@ -7,6 +8,17 @@ export const SessionErrorCode = {
   INVALID_INPUT: 'REMOTE_RELAY_INVALID_INPUT',
   NOT_FOUND: 'REMOTE_RELAY_NOT_FOUND',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'REMOTE_RELAY_FORBIDDEN',
+  ARCHIVED: 'REMOTE_RELAY_ARCHIVED',
+  BUSY: 'REMOTE_RELAY_BUSY',
+  ACTIVE_LIMIT: 'REMOTE_RELAY_ACTIVE_LIMIT',
+  NESTING: 'REMOTE_RELAY_NESTING',
+  PERMISSION: 'REMOTE_RELAY_PERMISSION',
+  UNKNOWN_MODEL: 'REMOTE_RELAY_UNKNOWN_MODEL',
+  UNKNOWN_GROUP: 'REMOTE_RELAY_UNKNOWN_GROUP',
+  PROVIDER_UNAVAILABLE: 'REMOTE_RELAY_PROVIDER_UNAVAILABLE',
+  UNSUPPORTED: 'REMOTE_RELAY_UNSUPPORTED',
+  COPILOT_MODEL_UNAVAILABLE: 'COPILOT_MODEL_UNAVAILABLE',
 } as const;
 
 /** A wrong or missing argument; `details.field` names it. */
@@ -22,4 +34,54 @@ export function notFound(message: string, details: ErrorDetails): AppError {
 /** A token that is unknown, malformed, or whose session is archived. Never says which, never echoes it. */
 export function unauthenticated(): AppError {
   return new AppError(SessionErrorCode.UNAUTHENTICATED, 'unauthenticated', 'unknown or revoked token');
+}
+
+/** Never allowed, e.g. acting on the caller's own conversation. */
+export function forbidden(message: string): AppError {
+  return new AppError(SessionErrorCode.FORBIDDEN, 'permission_denied', message);
+}
+
+/** The session is archived. */
+export function archived(message: string): AppError {
+  return new AppError(SessionErrorCode.ARCHIVED, 'failed_precondition', message);
+}
+
+/** A new folder for a session that is at work. */
+export function busy(message: string): AppError {
+  return new AppError(SessionErrorCode.BUSY, 'failed_precondition', message);
+}
+
+/** The calling conversation already has its maximum of started sessions at work. */
+export function activeLimit(message: string, details: ErrorDetails): AppError {
+  return new AppError(SessionErrorCode.ACTIVE_LIMIT, 'resource_exhausted', message, { details });
+}
+
+/** An agent-created session tries to start sessions without the owner's switch. */
+export function nesting(message: string): AppError {
+  return new AppError(SessionErrorCode.NESTING, 'permission_denied', message);
+}
+
+/** The user has not allowed this (or chose Deny). */
+export function permission(message: string): AppError {
+  return new AppError(SessionErrorCode.PERMISSION, 'permission_denied', message);
+}
+
+/** A model refused by the provider's list; details carry `suggestions` and `models`. */
+export function modelRefused(code: string, message: string, details: ErrorDetails): AppError {
+  return new AppError(code, 'invalid_argument', message, { details });
+}
+
+/** A group id or name not found, or a name that fits several groups; details carry `groups` and `groupsTotal`. */
+export function unknownGroup(message: string, details: ErrorDetails): AppError {
+  return new AppError(SessionErrorCode.UNKNOWN_GROUP, 'not_found', message, { details });
+}
+
+/** A provider not set up or not usable here; details carry `remoteCode` when the provider has its own. */
+export function providerUnavailable(message: string, details: ErrorDetails): AppError {
+  return new AppError(SessionErrorCode.PROVIDER_UNAVAILABLE, 'failed_precondition', message, { details });
+}
+
+/** Something this relay does not do (an OpenAI Image chat through create_session, an external session's turn). */
+export function unsupported(message: string): AppError {
+  return new AppError(SessionErrorCode.UNSUPPORTED, 'failed_precondition', message);
 }

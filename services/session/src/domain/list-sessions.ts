@@ -1,6 +1,6 @@
-import type { Session } from './entities.ts';
+import type { Session, SessionView } from './entities.ts';
 import { invalidInput } from './errors.ts';
-import type { SessionFilter, SessionStore } from './ports.ts';
+import type { ConversationStore, SessionFilter, SessionStore } from './ports.ts';
 
 /** Which of a user's sessions to list. */
 export type SessionScope = 'active' | 'archived' | 'all';
@@ -11,15 +11,18 @@ const FILTERS: Record<SessionScope, SessionFilter> = {
   all: {},
 };
 
-/** Lists a user's sessions in a scope ('' means active), most recently active first. */
-export async function listSessions(store: SessionStore, input: { userId: string; scope: string }): Promise<Session[]> {
+/** Lists a user's sessions in a scope ('' means active), most recently active first, with their groups. */
+export async function listSessions(
+  store: Pick<SessionStore, 'listSessions'> & Pick<ConversationStore, 'viewSessions'>,
+  input: { userId: string; scope: string },
+): Promise<SessionView[]> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   const scope = input.scope === '' ? 'active' : input.scope;
   if (!isScope(scope)) {
     throw invalidInput(`unknown scope "${scope}"`, { field: 'scope', allowed: Object.keys(FILTERS) });
   }
   const sessions = await store.listSessions(input.userId, FILTERS[scope]);
-  return sessions.sort(byRecentActivity);
+  return store.viewSessions(sessions.sort(byRecentActivity));
 }
 
 /** Most recent activity first; ties by newest creation, then id, so the order is stable. */

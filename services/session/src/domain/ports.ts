@@ -2,7 +2,23 @@
  * What the use cases need from the outside world. Adapters in store/ and crypto/ implement these;
  * unit tests use in-memory fakes.
  */
-import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, User } from './entities.ts';
+import type {
+  ApiToken,
+  ConversationGrant,
+  Group,
+  GroupInfo,
+  GroupMember,
+  Message,
+  RelaySettings,
+  Session,
+  SessionArchivedEvent,
+  SessionCreatedEvent,
+  SessionView,
+  Turn,
+  TurnQueuedEvent,
+  User,
+} from './entities.ts';
+import type { ProviderCatalogue } from './provider-catalogue.ts';
 
 /** Which sessions a listing wants: archived ones, unarchived ones, or all when undefined. */
 export type SessionFilter = { archived?: boolean };
@@ -23,6 +39,80 @@ export interface SessionStore {
   /** Stores `defaults` unless settings exist already; returns the settings now stored. */
   seedRelaySettings(defaults: RelaySettings): Promise<RelaySettings>;
 }
+
+/** A fact to publish through the outbox, in the transaction of the change it reports. */
+export type SessionEvent =
+  | ({ type: 'session_created' } & SessionCreatedEvent)
+  | ({ type: 'turn_queued' } & TurnQueuedEvent)
+  | ({ type: 'archived' } & SessionArchivedEvent);
+
+/** The settings of a session that update_session, send and the owner may change. */
+export type SessionChanges = Partial<Omit<Session, 'id' | 'userId' | 'origin' | 'createdAt'>>;
+
+/**
+ * Sessions, groups, messages and turns as the session actions read and write them. A use case runs its
+ * checks and its writes in one `transaction`, so a refusal (or a dry run) writes nothing.
+ */
+export interface ConversationStore {
+  /** Runs `work` in one database transaction: everything done through `tx` commits or rolls back together. */
+  transaction<T>(work: (tx: ConversationStore) => Promise<T>): Promise<T>;
+  /** The session with its row locked until the transaction ends (serialises the active limit, groups, queuing). */
+  lockSession(sessionId: string): Promise<Session | undefined>;
+  findSession(sessionId: string): Promise<Session | undefined>;
+  /** The sessions with their group and the title of the conversation that started them resolved, in the same order. */
+  viewSessions(sessions: readonly Session[]): Promise<SessionView[]>;
+  /** Sessions this conversation's agent started that have a turn queued, running or waiting for an answer. */
+  countSessionsAtWork(startedBySessionId: string): Promise<number>;
+  /** Sessions this conversation's agent started, archived ones included. */
+  countStartedSessions(startedBySessionId: string): Promise<number>;
+  /** The session's turns that are not over (queued, running, waiting_for_answer), oldest first. */
+  openTurns(sessionId: string): Promise<Turn[]>;
+  /** The user's groups (empty ones included), latest activity first. */
+  listGroups(userId: string): Promise<GroupInfo[]>;
+  findGroup(groupId: string): Promise<GroupInfo | undefined>;
+  /** A group's sessions, head first, then oldest first; at most `limit`. */
+  groupMembers(groupId: string, limit: number): Promise<GroupMember[]>;
+  /** The session's last `last` messages, oldest first (newest last). */
+  recentMessages(sessionId: string, last: number): Promise<Message[]>;
+  /** Distinct non-empty folders of the user's sessions, most recently active first, at most `limit`. */
+  recentCwds(userId: string, limit: number): Promise<string[]>;
+  hasGrant(grant: Omit<ConversationGrant, 'createdAt'>): Promise<boolean>;
+
+  insertSession(session: Session): Promise<void>;
+  updateSession(sessionId: string, changes: SessionChanges): Promise<void>;
+  insertGroup(group: Group): Promise<void>;
+  deleteGroup(groupId: string): Promise<void>;
+  /**
+   * Queues a message: inserts it and its queued turn, counts it on the session (message_count + 1,
+   * last_activity_at, state running_turn), touches the session's group, and records turn_queued, atomically.
+   */
+  queueMessage(input: { message: Message; turn: Turn; event: TurnQueuedEvent }): Promise<void>;
+  /** Ends the session's queued turns as stopped; returns how many. */
+  stopQueuedTurns(sessionId: string, now: Date): Promise<number>;
+  /** Asks the runner to stop the session's running (or waiting) turn; false when none runs. */
+  requestStop(sessionId: string): Promise<boolean>;
+  insertGrant(grant: ConversationGrant): Promise<void>;
+  /** Stores a token record (e.g. a session token the runtime mints for a worker). */
+  insertToken(token: ApiToken): Promise<void>;
+  /** Publishes a fact through the outbox in the current transaction. */
+  recordEvent(event: SessionEvent): Promise<void>;
+}
+
+/** Where this relay stands: its name and the folders sessions may use. */
+export interface RelayPlace {
+  /** RELAY_NAME, as refusals and provenance name it. */
+  name: string;
+  defaultCwd: string;
+  allowedRoots: readonly string[];
+}
+
+/** Everything the session actions need. */
+export type ActionDeps = {
+  store: ConversationStore;
+  catalogue: ProviderCatalogue;
+  ids: IdGenerator;
+  relay: RelayPlace;
+};
 
 /** New unique ids for users, sessions and events. */
 export interface IdGenerator {

@@ -2,21 +2,51 @@ import type { Clock } from '@relay/clock';
 import type { SessionServiceServer } from '@relay/proto/relay/session/v1/session_service';
 import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
+import { archiveSession } from '../domain/archive-session.ts';
 import { authenticate } from '../domain/authenticate.ts';
 import { createExternalSession } from '../domain/create-external-session.ts';
+import { createSession } from '../domain/create-session.ts';
 import { createUser } from '../domain/create-user.ts';
+import { getConversation } from '../domain/get-conversation.ts';
+import { getRelayInfo } from '../domain/get-relay-info.ts';
 import { listSessions } from '../domain/list-sessions.ts';
-import type { SessionDeps } from '../domain/ports.ts';
+import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../domain/ports.ts';
+import { readSession } from '../domain/read-session.ts';
 import { getRelaySettings } from '../domain/relay-settings.ts';
-import { toCallerMessage, toRelaySettingsMessage, toSessionMessage } from '../wire/session-wire.ts';
+import { sendMessage } from '../domain/send-message.ts';
+import { setConversationOptions } from '../domain/set-conversation-options.ts';
+import { updateSession } from '../domain/update-session.ts';
+import {
+  fromProvenanceMessage,
+  toCallerMessage,
+  toChatMessage,
+  toGroupMemberMessage,
+  toGroupRefMessage,
+  toPendingQuestion,
+  toProvenanceMessage,
+  toProviderInfoMessage,
+  toRelaySettingsMessage,
+  toSessionMessage,
+} from '../wire/session-wire.ts';
 
 /** The generated server interface without grpc-js's index signature, which UnaryHandlers would map to never. */
 type SessionServiceMethods = { [K in keyof SessionServiceServer as string extends K ? never : K]: SessionServiceServer[K] };
 
-/** relay.session.v1.SessionService: decode the request, run the use case, encode the answer. */
-export function sessionGrpc(deps: SessionDeps & { clock: Clock; logger: Logger }): ReturnType<typeof serveUnary> {
+/** Everything the session RPCs need; the turn RPCs (Wait, StopTurn) are turn-grpc.ts's. */
+export type SessionGrpcDeps = SessionDeps &
+  Omit<ActionDeps, 'store'> & {
+    store: SessionStore & ConversationStore;
+    clock: Clock;
+    logger: Logger;
+  };
+
+/**
+ * relay.session.v1.SessionService without Wait and StopTurn (merge with turnGrpc): decode the request,
+ * run the use case, encode the answer.
+ */
+export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary> {
   const { store, clock } = deps;
-  return serveUnary<SessionServiceMethods>(deps.logger, {
+  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn'>>(deps.logger, {
     authenticate: async (request) => ({
       caller: toCallerMessage(await authenticate(deps, request.token)),
     }),
@@ -34,5 +64,132 @@ export function sessionGrpc(deps: SessionDeps & { clock: Clock; logger: Logger }
     getRelaySettings: async () => ({
       settings: toRelaySettingsMessage(await getRelaySettings(store)),
     }),
+    getRelayInfo: async (request) => {
+      const [info, settings] = await Promise.all([getRelayInfo(deps, { userId: request.userId }), getRelaySettings(store)]);
+      return {
+        providers: info.providers.map(toProviderInfoMessage),
+        defaultCwd: info.defaultCwd,
+        recentCwds: info.recentCwds,
+        modes: info.modes,
+        groups: info.groups,
+        groupsTotal: info.groupsTotal,
+        settings: toRelaySettingsMessage(settings),
+      };
+    },
+    readSession: async (request) => {
+      const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last });
+      return {
+        session: toSessionMessage(read.session),
+        messages: read.messages.map(toChatMessage),
+        inFlight: read.inFlight,
+        pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
+        groupMembers: read.groupMembers.map(toGroupMemberMessage),
+      };
+    },
+    createSession: async (request) => {
+      const created = await createSession(
+        deps,
+        {
+          userId: request.userId,
+          callerSessionId: request.callerSessionId,
+          title: request.title,
+          provider: request.provider,
+          model: request.model,
+          effort: request.effort,
+          mode: request.mode,
+          cwd: request.cwd,
+          repo: request.repo,
+          branch: request.branch,
+          group: request.group,
+          text: request.text,
+          provenance: fromProvenanceMessage(request.provenance),
+          dryRun: request.dryRun,
+        },
+        clock.now(),
+      );
+      return {
+        session: toSessionMessage(created.session),
+        messageId: created.messageId,
+        modelNote: created.modelNote,
+        groupWarning: created.groupWarning,
+        firstStartedByCaller: created.firstStartedByCaller,
+      };
+    },
+    sendMessage: async (request) => {
+      const sent = await sendMessage(
+        deps,
+        {
+          userId: request.userId,
+          callerSessionId: request.callerSessionId,
+          sessionId: request.sessionId,
+          text: request.text,
+          provider: request.provider,
+          model: request.model,
+          effort: request.effort,
+          mode: request.mode,
+          provenance: fromProvenanceMessage(request.provenance),
+          dryRun: request.dryRun,
+        },
+        clock.now(),
+      );
+      return { session: toSessionMessage(sent.session), messageId: sent.messageId, modelNote: sent.modelNote, billingSwitch: sent.billingSwitch };
+    },
+    updateSession: async (request) => {
+      const updated = await updateSession(
+        deps,
+        {
+          userId: request.userId,
+          callerSessionId: request.callerSessionId,
+          sessionId: request.sessionId,
+          model: request.model,
+          effort: request.effort,
+          mode: request.mode,
+          autoCompactWindow: request.autoCompactWindow,
+          title: request.title,
+          group: request.group,
+          thinkingEnabled: request.thinkingEnabled,
+          thinkingDisplay: request.thinkingDisplay,
+          cwd: request.cwd,
+          allowed: request.allowed,
+          dryRun: request.dryRun,
+        },
+        clock.now(),
+      );
+      const { settings } = updated;
+      return {
+        settings: { ...settings, group: settings.group === null ? undefined : toGroupRefMessage(settings.group) },
+        changed: updated.changed,
+        relaunched: updated.relaunched,
+        groupCreated: updated.groupCreated,
+        note: updated.note,
+        needsAllow: updated.needsAllow,
+      };
+    },
+    archiveSession: async (request) => {
+      const { session } = await archiveSession(
+        deps,
+        { userId: request.userId, callerSessionId: request.callerSessionId, sessionId: request.sessionId },
+        clock.now(),
+      );
+      return { session: toSessionMessage(session) };
+    },
+    getConversation: async (request) => {
+      const conversation = await getConversation(deps, { sessionId: request.sessionId });
+      return {
+        session: toSessionMessage(conversation.session),
+        hasRunningTurn: conversation.hasRunningTurn,
+        turnProvenance: conversation.turnProvenance === null ? undefined : toProvenanceMessage(conversation.turnProvenance),
+        startedSessions: conversation.startedSessions,
+      };
+    },
+    setConversationOptions: async (request) => {
+      const session = await setConversationOptions(deps, {
+        userId: request.userId,
+        sessionId: request.sessionId,
+        mode: request.mode,
+        mayCreateSessions: request.mayCreateSessions,
+      });
+      return { session: toSessionMessage(session) };
+    },
   });
 }

@@ -1,40 +1,92 @@
 import { enqueue } from '@relay/bus';
-import type { PrismaClient, Session as SessionRow, ApiToken as ApiTokenRow } from '../generated/prisma/client.ts';
-import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, User } from '../domain/entities.ts';
-import type { SessionFilter, SessionStore } from '../domain/ports.ts';
+import type {
+  ApiToken,
+  ConversationGrant,
+  Group,
+  GroupInfo,
+  GroupMember,
+  GroupRole,
+  Message,
+  MessageRole,
+  PendingQuestion,
+  Provenance,
+  RelayMode,
+  RelaySettings,
+  Session,
+  SessionView,
+  ThinkingDisplay,
+  Turn,
+  TurnQueuedEvent,
+  TurnStatus,
+  User,
+} from '../domain/entities.ts';
+import { OPEN_TURN_STATUSES } from '../domain/entities.ts';
+import { toGroupRef } from '../domain/groups.ts';
+import type { ConversationStore, SessionChanges, SessionEvent, SessionFilter, SessionStore } from '../domain/ports.ts';
+import {
+  Prisma,
+  type ApiToken as ApiTokenRow,
+  type Message as MessageRow,
+  type PrismaClient,
+  type Session as SessionRow,
+  type Turn as TurnRow,
+} from '../generated/prisma/client.ts';
 import { SessionSubject } from '../wire/session-events.ts';
-import { toSessionCreatedPayload } from '../wire/session-wire.ts';
+import { toSessionArchivedPayload, toSessionCreatedPayload, toTurnQueuedPayload } from '../wire/session-wire.ts';
 
 /** The single row of relay_settings. */
 const SETTINGS_ID = 1;
 
-/** The session service's store in its own PostgreSQL database, through Prisma. */
-export class PrismaSessionStore implements SessionStore {
-  constructor(private readonly prisma: PrismaClient) {}
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * The session service's store in its own PostgreSQL database, through Prisma. Built on the client, or
+ * (inside `transaction`) on one interactive transaction, so a use case's reads and writes commit together.
+ */
+export class PrismaSessionStore implements SessionStore, ConversationStore {
+  constructor(
+    private readonly db: Db,
+    private readonly inTransaction = false,
+  ) {}
+
+  /** Runs work atomically: in the surrounding transaction if there is one, else in a new one. */
+  private atomically<T>(work: (db: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.inTransaction ? work(this.db) : (this.db as PrismaClient).$transaction(work);
+  }
+
+  async transaction<T>(work: (tx: ConversationStore) => Promise<T>): Promise<T> {
+    return this.atomically((tx) => work(new PrismaSessionStore(tx, true)));
+  }
 
   async findToken(tokenHash: string): Promise<ApiToken | undefined> {
-    const row = await this.prisma.apiToken.findUnique({ where: { tokenHash } });
+    const row = await this.db.apiToken.findUnique({ where: { tokenHash } });
     return row === null ? undefined : toApiToken(row);
   }
 
   async findSession(sessionId: string): Promise<Session | undefined> {
-    const row = await this.prisma.session.findUnique({ where: { id: sessionId } });
+    const row = await this.db.session.findUnique({ where: { id: sessionId } });
     return row === null ? undefined : toSession(row);
   }
 
+  async lockSession(sessionId: string): Promise<Session | undefined> {
+    // NO KEY UPDATE: serialises writers of this session without blocking rows that merely reference it.
+    await this.db.$queryRawUnsafe('SELECT 1 FROM "sessions" WHERE "id" = $1 FOR NO KEY UPDATE', sessionId);
+    return this.findSession(sessionId);
+  }
+
   async userExists(userId: string): Promise<boolean> {
-    return (await this.prisma.user.count({ where: { id: userId } })) > 0;
+    return (await this.db.user.count({ where: { id: userId } })) > 0;
   }
 
   async createUser(user: User, token: ApiToken): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
+    await this.atomically(async (tx) => {
       await tx.user.create({ data: user });
       await tx.apiToken.create({ data: token });
     });
   }
 
-  async createSession(session: Session, token: ApiToken, event: SessionCreatedEvent): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
+  async createSession(session: Session, token: ApiToken, event: { eventId: string; occurredAt: Date; session: Session }): Promise<void> {
+    await this.atomically(async (tx) => {
       await tx.session.create({ data: session });
       await enqueue(tx, { subject: SessionSubject.SESSION_CREATED, payload: toSessionCreatedPayload(event), id: event.eventId });
       await tx.apiToken.create({ data: token });
@@ -42,25 +94,206 @@ export class PrismaSessionStore implements SessionStore {
   }
 
   async listSessions(userId: string, filter: SessionFilter): Promise<Session[]> {
-    const rows = await this.prisma.session.findMany({
+    const rows = await this.db.session.findMany({
       where: { userId, ...(filter.archived === undefined ? {} : { archived: filter.archived }) },
       orderBy: [{ lastActivityAt: 'desc' }, { createdAt: 'desc' }],
     });
     return rows.map(toSession);
   }
 
+  async viewSessions(sessions: readonly Session[]): Promise<SessionView[]> {
+    const groupIds = [...new Set(sessions.flatMap((session) => (session.groupId === null ? [] : [session.groupId])))];
+    const starterIds = [...new Set(sessions.flatMap((session) => (session.startedBySessionId === null ? [] : [session.startedBySessionId])))];
+    const [groups, starters] = await Promise.all([
+      groupIds.length === 0 ? [] : this.groupInfos({ id: { in: groupIds } }),
+      starterIds.length === 0 ? [] : this.db.session.findMany({ where: { id: { in: starterIds } }, select: { id: true, title: true } }),
+    ]);
+    const groupById = new Map(groups.map((group) => [group.id, group]));
+    const titleById = new Map(starters.map((starter) => [starter.id, starter.title]));
+    return sessions.map((session) => {
+      const group = session.groupId === null ? undefined : groupById.get(session.groupId);
+      return {
+        ...session,
+        group: group === undefined ? null : toGroupRef(group, session.groupRole ?? 'member'),
+        startedByTitle: session.startedBySessionId === null ? '' : (titleById.get(session.startedBySessionId) ?? ''),
+      };
+    });
+  }
+
+  async countSessionsAtWork(startedBySessionId: string): Promise<number> {
+    return this.db.session.count({
+      where: { startedBySessionId, turns: { some: { status: { in: [...OPEN_TURN_STATUSES] } } } },
+    });
+  }
+
+  async countStartedSessions(startedBySessionId: string): Promise<number> {
+    return this.db.session.count({ where: { startedBySessionId } });
+  }
+
+  async openTurns(sessionId: string): Promise<Turn[]> {
+    const rows = await this.db.turn.findMany({
+      where: { sessionId, status: { in: [...OPEN_TURN_STATUSES] } },
+      orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
+    });
+    return rows.map(toTurn);
+  }
+
+  async listGroups(userId: string): Promise<GroupInfo[]> {
+    return this.groupInfos({ userId });
+  }
+
+  async findGroup(groupId: string): Promise<GroupInfo | undefined> {
+    const [group] = await this.groupInfos({ id: groupId });
+    return group;
+  }
+
+  private async groupInfos(where: Prisma.GroupWhereInput): Promise<GroupInfo[]> {
+    const rows = await this.db.group.findMany({
+      where,
+      orderBy: [{ lastActivityAt: 'desc' }, { createdAt: 'desc' }, { id: 'asc' }],
+      include: { sessions: { select: { title: true, groupRole: true, archived: true } } },
+    });
+    return rows.map(({ sessions, ...group }) => ({
+      id: group.id,
+      userId: group.userId,
+      name: group.name,
+      madeBy: group.madeBy === 'user' ? 'user' : 'agent',
+      createdAt: group.createdAt,
+      lastActivityAt: group.lastActivityAt,
+      headTitle: sessions.find((session) => session.groupRole === 'head')?.title ?? '',
+      memberCount: sessions.length,
+      activeCount: sessions.filter((session) => !session.archived).length,
+    }));
+  }
+
+  async groupMembers(groupId: string, limit: number): Promise<GroupMember[]> {
+    const rows = await this.db.session.findMany({
+      where: { groupId },
+      // 'head' sorts before 'member'.
+      orderBy: [{ groupRole: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+      ...(Number.isSafeInteger(limit) && limit < 1_000_000 ? { take: limit } : {}),
+      select: { id: true, title: true, groupRole: true, state: true, archived: true },
+    });
+    return rows.map((row) => ({ id: row.id, title: row.title, role: toRole(row.groupRole) ?? 'member', state: row.state, archived: row.archived }));
+  }
+
+  async recentMessages(sessionId: string, last: number): Promise<Message[]> {
+    const rows = await this.db.message.findMany({
+      where: { sessionId },
+      orderBy: [{ createdAt: 'desc' }, { seq: 'desc' }],
+      take: last,
+    });
+    return rows.reverse().map(toMessage);
+  }
+
+  async recentCwds(userId: string, limit: number): Promise<string[]> {
+    const rows = await this.db.$queryRawUnsafe<{ cwd: string }[]>(
+      `SELECT "cwd" FROM "sessions" WHERE "user_id" = $1 AND "cwd" <> ''
+        GROUP BY "cwd" ORDER BY MAX("last_activity_at") DESC, "cwd" LIMIT $2`,
+      userId,
+      limit,
+    );
+    return rows.map((row) => row.cwd);
+  }
+
+  async hasGrant(grant: Omit<ConversationGrant, 'createdAt'>): Promise<boolean> {
+    return (await this.db.conversationGrant.count({ where: grant })) > 0;
+  }
+
+  async insertSession(session: Session): Promise<void> {
+    await this.db.session.create({ data: session });
+  }
+
+  async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
+    await this.db.session.update({ where: { id: sessionId }, data: changes });
+  }
+
+  async insertGroup(group: Group): Promise<void> {
+    await this.db.group.create({ data: group });
+  }
+
+  async deleteGroup(groupId: string): Promise<void> {
+    await this.atomically(async (tx) => {
+      // The foreign key clears group_id; the role goes with it.
+      await tx.session.updateMany({ where: { groupId }, data: { groupRole: null } });
+      await tx.group.delete({ where: { id: groupId } });
+    });
+  }
+
+  async queueMessage(input: { message: Message; turn: Turn; event: TurnQueuedEvent }): Promise<void> {
+    const { message, turn, event } = input;
+    await this.atomically(async (tx) => {
+      await tx.message.create({ data: { ...message, provenance: jsonOrNull(message.provenance) } });
+      await tx.turn.create({
+        data: {
+          ...turn,
+          provenance: jsonOrNull(turn.provenance),
+          pendingQuestions: turn.pendingQuestions as unknown as Prisma.InputJsonValue,
+        },
+      });
+      const session = await tx.session.update({
+        where: { id: message.sessionId },
+        data: { messageCount: { increment: 1 }, state: 'running_turn', lastActivityAt: message.createdAt },
+        select: { groupId: true },
+      });
+      if (session.groupId !== null) {
+        await tx.group.update({ where: { id: session.groupId }, data: { lastActivityAt: message.createdAt } });
+      }
+      await this.enqueueEvent(tx, { type: 'turn_queued', ...event });
+    });
+  }
+
+  async stopQueuedTurns(sessionId: string, now: Date): Promise<number> {
+    const { count } = await this.db.turn.updateMany({ where: { sessionId, status: 'queued' }, data: { status: 'stopped', endedAt: now } });
+    return count;
+  }
+
+  async requestStop(sessionId: string): Promise<boolean> {
+    const { count } = await this.db.turn.updateMany({
+      where: { sessionId, status: { in: ['running', 'waiting_for_answer'] } },
+      data: { stopRequested: true },
+    });
+    return count > 0;
+  }
+
+  async insertGrant(grant: ConversationGrant): Promise<void> {
+    await this.db.conversationGrant.createMany({ data: [grant], skipDuplicates: true });
+  }
+
+  async insertToken(token: ApiToken): Promise<void> {
+    await this.db.apiToken.create({ data: token });
+  }
+
+  async recordEvent(event: SessionEvent): Promise<void> {
+    await this.enqueueEvent(this.db, event);
+  }
+
+  private async enqueueEvent(db: Db, event: SessionEvent): Promise<void> {
+    const { subject, payload } =
+      event.type === 'session_created'
+        ? { subject: SessionSubject.SESSION_CREATED, payload: toSessionCreatedPayload(event) }
+        : event.type === 'turn_queued'
+          ? { subject: SessionSubject.TURN_QUEUED, payload: toTurnQueuedPayload(event) }
+          : { subject: SessionSubject.ARCHIVED, payload: toSessionArchivedPayload(event) };
+    await enqueue(db, { subject, payload, id: event.eventId });
+  }
+
   async findRelaySettings(): Promise<RelaySettings | undefined> {
-    const row = await this.prisma.relaySettings.findUnique({ where: { id: SETTINGS_ID } });
+    const row = await this.db.relaySettings.findUnique({ where: { id: SETTINGS_ID } });
     return row === null ? undefined : { agentSessionsEnabled: row.agentSessionsEnabled, maxWaitSeconds: row.maxWaitSeconds, maxTurnMinutes: row.maxTurnMinutes };
   }
 
   async seedRelaySettings(defaults: RelaySettings): Promise<RelaySettings> {
     // skipDuplicates is INSERT … ON CONFLICT DO NOTHING: replicas booting together do not race.
-    await this.prisma.relaySettings.createMany({ data: [{ id: SETTINGS_ID, ...defaults }], skipDuplicates: true });
+    await this.db.relaySettings.createMany({ data: [{ id: SETTINGS_ID, ...defaults }], skipDuplicates: true });
     const settings = await this.findRelaySettings();
     if (settings === undefined) throw new Error('relay_settings row missing right after seeding');
     return settings;
   }
+}
+
+function jsonOrNull(value: Provenance | null): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue);
 }
 
 function toSession(row: SessionRow): Session {
@@ -77,6 +310,56 @@ function toSession(row: SessionRow): Session {
     messageCount: row.messageCount,
     createdAt: row.createdAt,
     lastActivityAt: row.lastActivityAt,
+    effort: row.effort,
+    mode: row.mode as RelayMode,
+    repo: row.repo,
+    branch: row.branch,
+    groupId: row.groupId,
+    groupRole: toRole(row.groupRole),
+    startedBySessionId: row.startedBySessionId,
+    mayCreateSessions: row.mayCreateSessions,
+    autoCompactWindow: row.autoCompactWindow,
+    thinkingEnabled: row.thinkingEnabled,
+    thinkingDisplay: row.thinkingDisplay as ThinkingDisplay,
+    workerStarted: row.workerStarted,
+  };
+}
+
+function toRole(value: string | null): GroupRole | null {
+  return value === 'head' || value === 'member' ? value : null;
+}
+
+function toMessage(row: MessageRow): Message {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    role: row.role as MessageRole,
+    text: row.text,
+    provenance: row.provenance as Provenance | null,
+    model: row.model,
+    senderSessionId: row.senderSessionId,
+    createdAt: row.createdAt,
+  };
+}
+
+function toTurn(row: TurnRow): Turn {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    messageId: row.messageId,
+    status: row.status as TurnStatus,
+    mode: row.mode as RelayMode,
+    provenance: row.provenance as Provenance | null,
+    senderSessionId: row.senderSessionId,
+    replyText: row.replyText,
+    replyModel: row.replyModel,
+    error: row.error,
+    inFlight: row.inFlight,
+    pendingQuestions: row.pendingQuestions as unknown as PendingQuestion[],
+    stopRequested: row.stopRequested,
+    queuedAt: row.queuedAt,
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
   };
 }
 

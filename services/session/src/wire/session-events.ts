@@ -3,4 +3,6 @@ export const SESSION_EVENTS_STREAM = { name: 'SESSION_EVENTS', subjects: ['relay
 
 export const SessionSubject = {
   SESSION_CREATED: 'relay.session.v1.session_created',
+  TURN_QUEUED: 'relay.session.v1.turn_queued',
+  ARCHIVED: 'relay.session.v1.archived',
 } as const;

@@ -6,11 +6,33 @@ import {
   SessionOrigin as SessionOriginMessage,
   SessionState as SessionStateMessage,
   type Caller as CallerMessage,
+  type ChatMessage,
+  type GroupMember as GroupMemberMessage,
+  type GroupRef as GroupRefMessage,
+  type PendingQuestion as PendingQuestionMessage,
+  type Provenance as ProvenanceMessage,
+  type ProviderInfo as ProviderInfoMessage,
   type RelaySettings as RelaySettingsMessage,
   type Session as SessionMessage,
 } from '@relay/proto/relay/session/v1/session';
-import { SessionCreated } from '@relay/proto/relay/session/v1/events';
-import type { Caller, RelaySettings, Session, SessionCreatedEvent, SessionOrigin, SessionState } from '../domain/entities.ts';
+import { SessionArchived, SessionCreated, TurnQueued } from '@relay/proto/relay/session/v1/events';
+import type {
+  Caller,
+  GroupMember,
+  GroupRef,
+  Message,
+  PendingQuestion,
+  Provenance,
+  RelaySettings,
+  Session,
+  SessionArchivedEvent,
+  SessionCreatedEvent,
+  SessionOrigin,
+  SessionState,
+  SessionView,
+  TurnQueuedEvent,
+} from '../domain/entities.ts';
+import type { ProviderInfo } from '../domain/provider-catalogue.ts';
 
 const STATES: Record<SessionState, SessionStateMessage> = {
   running_turn: SessionStateMessage.SESSION_STATE_RUNNING_TURN,
@@ -23,8 +45,9 @@ const ORIGINS: Record<SessionOrigin, SessionOriginMessage> = {
   external: SessionOriginMessage.SESSION_ORIGIN_EXTERNAL,
 };
 
-/** A session as relay.session.v1.Session. */
-export function toSessionMessage(session: Session): SessionMessage {
+/** A session as relay.session.v1.Session; a bare Session (no view) has no group and no starter title. */
+export function toSessionMessage(session: Session | SessionView): SessionMessage {
+  const view = 'group' in session ? session : undefined;
   return {
     id: session.id,
     userId: session.userId,
@@ -38,7 +61,82 @@ export function toSessionMessage(session: Session): SessionMessage {
     messageCount: session.messageCount,
     createdAt: session.createdAt,
     lastActivityAt: session.lastActivityAt,
+    effort: session.effort,
+    mode: session.mode,
+    repo: session.repo,
+    branch: session.branch,
+    group: view?.group == null ? undefined : toGroupRefMessage(view.group),
+    startedBySessionId: session.startedBySessionId ?? '',
+    startedByTitle: view?.startedByTitle ?? '',
+    mayCreateSessions: session.mayCreateSessions,
+    autoCompactWindow: session.autoCompactWindow,
+    thinkingEnabled: session.thinkingEnabled,
+    thinkingDisplay: session.thinkingDisplay,
   };
+}
+
+/** A session state as relay.session.v1.SessionState. */
+export function toSessionStateMessage(state: SessionState): SessionStateMessage {
+  return STATES[state];
+}
+
+/** A group reference as relay.session.v1.GroupRef. */
+export function toGroupRefMessage(group: GroupRef): GroupRefMessage {
+  return { id: group.id, name: group.name, role: group.role };
+}
+
+/** A group member as relay.session.v1.GroupMember. */
+export function toGroupMemberMessage(member: GroupMember): GroupMemberMessage {
+  return { id: member.id, title: member.title, role: member.role, state: STATES[member.state], archived: member.archived };
+}
+
+/** A provider as relay.session.v1.ProviderInfo. */
+export function toProviderInfoMessage(provider: ProviderInfo): ProviderInfoMessage {
+  return {
+    id: provider.id,
+    name: provider.name,
+    available: provider.available,
+    reason: provider.reason,
+    defaultModel: provider.defaultModel,
+    models: [...provider.models],
+    efforts: [...provider.efforts],
+    modelsKnown: provider.modelsKnown,
+  };
+}
+
+/** Provenance as relay.session.v1.Provenance. */
+export function toProvenanceMessage(provenance: Provenance): ProvenanceMessage {
+  return { ...provenance };
+}
+
+/** A relay.session.v1.Provenance from a request; unset (or all empty) means none. */
+export function fromProvenanceMessage(message: ProvenanceMessage | undefined): Provenance | null {
+  if (message === undefined) return null;
+  if (message.originRelay === '' && message.originSessionId === '' && message.hops === 0) return null;
+  return {
+    originRelay: message.originRelay,
+    originSessionId: message.originSessionId,
+    originSessionTitle: message.originSessionTitle,
+    model: message.model,
+    hops: message.hops,
+  };
+}
+
+/** A message as relay.session.v1.ChatMessage. */
+export function toChatMessage(message: Message): ChatMessage {
+  return {
+    id: message.id,
+    role: message.role,
+    text: message.text,
+    provenance: message.provenance === null ? undefined : toProvenanceMessage(message.provenance),
+    createdAt: message.createdAt,
+    model: message.model,
+  };
+}
+
+/** A pending question as relay.session.v1.PendingQuestion. */
+export function toPendingQuestion(question: PendingQuestion): PendingQuestionMessage {
+  return { id: question.id, kind: question.kind, question: question.question, options: [...question.options] };
 }
 
 /** Settings as relay.session.v1.RelaySettings. */
@@ -54,4 +152,21 @@ export function toCallerMessage(caller: Caller): CallerMessage {
 /** The JSON payload of relay.session.v1.session_created. */
 export function toSessionCreatedPayload(event: SessionCreatedEvent): unknown {
   return SessionCreated.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, session: toSessionMessage(event.session) });
+}
+
+/** The JSON payload of relay.session.v1.turn_queued. */
+export function toTurnQueuedPayload(event: TurnQueuedEvent): unknown {
+  return TurnQueued.toJSON({
+    eventId: event.eventId,
+    occurredAt: event.occurredAt,
+    sessionId: event.sessionId,
+    userId: event.userId,
+    turnId: event.turnId,
+    messageId: event.messageId,
+  });
+}
+
+/** The JSON payload of relay.session.v1.archived. */
+export function toSessionArchivedPayload(event: SessionArchivedEvent): unknown {
+  return SessionArchived.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.sessionId, userId: event.userId });
 }

@@ -1,0 +1,37 @@
+import type { SessionView } from './entities.ts';
+import { forbidden, invalidInput, notFound } from './errors.ts';
+import { tidyGroup } from './groups.ts';
+import type { ActionDeps } from './ports.ts';
+
+/**
+ * archive: marks the session archived, drops its queued turns (stopped), asks the runner to stop a running
+ * one, records relay.session.v1.archived, and removes an agent-made group left with no unarchived session,
+ * in one transaction. Archiving an archived session changes nothing. Never the caller's own conversation.
+ */
+export async function archiveSession(
+  deps: Pick<ActionDeps, 'store' | 'ids' | 'relay'>,
+  input: { userId: string; callerSessionId: string; sessionId: string },
+  now: Date,
+): Promise<{ session: SessionView; stopRequested: boolean }> {
+  if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
+  return deps.store.transaction(async (tx) => {
+    const target = await tx.lockSession(input.sessionId);
+    if (target === undefined || target.userId !== input.userId) {
+      throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}". Nothing was archived.`, { field: 'session' });
+    }
+    if (target.id === input.callerSessionId) {
+      throw forbidden('An agent cannot archive the conversation it runs in. Nothing was archived.');
+    }
+    if (target.archived) return { session: (await tx.viewSessions([target]))[0]!, stopRequested: false };
+
+    await tx.stopQueuedTurns(target.id, now);
+    const stopRequested = await tx.requestStop(target.id);
+    // A running turn keeps the session at work until the runner has stopped it (and sets it idle).
+    await tx.updateSession(target.id, { archived: true, ...(stopRequested ? {} : { state: 'idle' as const }) });
+    await tx.recordEvent({ type: 'archived', eventId: deps.ids.newId(), occurredAt: now, sessionId: target.id, userId: target.userId });
+    if (target.groupId !== null) await tidyGroup(tx, target.groupId, { headLeft: false });
+    const stored = await tx.findSession(target.id);
+    if (stored === undefined) throw new Error('the session just archived is missing');
+    return { session: (await tx.viewSessions([stored]))[0]!, stopRequested };
+  });
+}

@@ -1,0 +1,27 @@
+import type { Provenance, SessionView } from './entities.ts';
+import { notFound } from './errors.ts';
+import type { ConversationStore } from './ports.ts';
+
+/** What the gateway needs to apply policy to a calling conversation. */
+export interface Conversation {
+  session: SessionView;
+  /** A turn runs there now (running or waiting for an answer), so a card can show in it. */
+  hasRunningTurn: boolean;
+  /** The provenance of that turn; null when none runs or a user typed its prompt. */
+  turnProvenance: Provenance | null;
+  /** Sessions this conversation's agent has started. */
+  startedSessions: number;
+}
+
+/** The calling conversation's mode, running turn and what it started. */
+export async function getConversation(deps: { store: ConversationStore; relay: { name: string } }, input: { sessionId: string }): Promise<Conversation> {
+  const session = await deps.store.findSession(input.sessionId);
+  if (session === undefined) throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+  const [views, openTurns, startedSessions] = await Promise.all([
+    deps.store.viewSessions([session]),
+    deps.store.openTurns(session.id),
+    deps.store.countStartedSessions(session.id),
+  ]);
+  const running = openTurns.find((turn) => turn.status === 'running' || turn.status === 'waiting_for_answer');
+  return { session: views[0]!, hasRunningTurn: running !== undefined, turnProvenance: running?.provenance ?? null, startedSessions };
+}

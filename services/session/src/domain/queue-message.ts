@@ -1,0 +1,99 @@
+import type { Message, MessageRole, Provenance, RelayMode, Session, Turn, TurnQueuedEvent } from './entities.ts';
+import type { ConversationStore, IdGenerator } from './ports.ts';
+
+/** What is queued into a session: the text and who wrote it. */
+export interface QueuedPrompt {
+  text: string;
+  role: MessageRole;
+  /** Set on prompts another agent sent (and carried into the turn, so hops travel on). */
+  provenance: Provenance | null;
+  /** The conversation whose agent sent it, if one did. */
+  senderSessionId: string | null;
+  /** The relay mode the turn runs in. */
+  mode: RelayMode;
+}
+
+/** The rows and the event that queuing a prompt writes: the message, its queued turn, turn_queued. */
+export function buildQueuedMessage(
+  ids: IdGenerator,
+  session: Pick<Session, 'id' | 'userId'>,
+  prompt: QueuedPrompt,
+  now: Date,
+): { message: Message; turn: Turn; event: TurnQueuedEvent } {
+  const message: Message = {
+    id: ids.newId(),
+    sessionId: session.id,
+    role: prompt.role,
+    text: prompt.text,
+    provenance: prompt.provenance,
+    model: '',
+    senderSessionId: prompt.senderSessionId,
+    createdAt: now,
+  };
+  const turn: Turn = {
+    id: ids.newId(),
+    sessionId: session.id,
+    messageId: message.id,
+    status: 'queued',
+    mode: prompt.mode,
+    provenance: prompt.provenance,
+    senderSessionId: prompt.senderSessionId,
+    replyText: '',
+    replyModel: '',
+    error: '',
+    inFlight: '',
+    pendingQuestions: [],
+    stopRequested: false,
+    queuedAt: now,
+    startedAt: null,
+    endedAt: null,
+  };
+  const event: TurnQueuedEvent = {
+    eventId: ids.newId(),
+    occurredAt: now,
+    sessionId: session.id,
+    userId: session.userId,
+    turnId: turn.id,
+    messageId: message.id,
+  };
+  return { message, turn, event };
+}
+
+/**
+ * Queues a prompt in a session in one transaction (message, queued turn, session counters, turn_queued
+ * event) and returns the message id. The caller has checked the session may take it.
+ */
+export async function queueMessage(
+  deps: { store: ConversationStore; ids: IdGenerator },
+  session: Pick<Session, 'id' | 'userId'>,
+  prompt: QueuedPrompt,
+  now: Date,
+): Promise<string> {
+  const records = buildQueuedMessage(deps.ids, session, prompt, now);
+  await deps.store.queueMessage(records);
+  return records.message.id;
+}
+
+/**
+ * The provenance of a prompt the caller's agent sends on this relay: it keeps the hops of the turn that
+ * sends it (decisions.md, Across relays).
+ */
+export function agentProvenance(caller: Session, callerOpenTurns: readonly Turn[], relayName: string): Provenance {
+  const running = callerOpenTurns.find((turn) => turn.status === 'running' || turn.status === 'waiting_for_answer');
+  return {
+    originRelay: relayName,
+    originSessionId: caller.id,
+    originSessionTitle: caller.title,
+    model: caller.model,
+    hops: running?.provenance?.hops ?? 0,
+  };
+}
+
+/**
+ * The line an agent-sent prompt starts with on the receiving side (decisions.md, Across relays), so the
+ * agent knows another agent, not the user, is talking.
+ */
+export function remotePromptHeader(provenance: Provenance): string {
+  const model = provenance.model === '' ? 'unknown model' : provenance.model;
+  return `[Remote prompt from an agent on relay "${provenance.originRelay}" · session "${provenance.originSessionTitle}" · ${model} · acting for the user]`;
+}
