@@ -21,6 +21,7 @@ import {
   TurnStatus,
   type ChatMessage,
   type GroupSummary,
+  type PendingQuestion,
   type ProviderInfo,
   type Provenance,
   type RelaySettings,
@@ -53,6 +54,8 @@ export interface FakeOwners {
   sessions: Session[];
   /** Messages per session id. */
   messages: Map<string, ChatMessage[]>;
+  /** Questions waiting in a session, as ReadSession lists them. */
+  pendingQuestions: Map<string, PendingQuestion[]>;
   /** The result Wait answers for a message id; send and create store a done turn. */
   turns: Map<string, TurnResult>;
   providers: ProviderInfo[];
@@ -62,12 +65,16 @@ export interface FakeOwners {
   noRunningTurn: Set<string>;
   /** The hops of every caller's running turn. */
   turnHops: number;
+  /** What the next created or sent messages report besides their id. */
+  notes: { modelNote: string; groupWarning: string };
   /** bearer token → caller */
   tokens: Map<string, { userId: string; sessionId?: string }>;
   /** Every call the session service answered, in order. */
   calls: FakeCall[];
-  /** Refusals: the next call of the method (dry run or not) throws this error. */
+  /** Refusals: every call of the method (dry run or not) throws this error. */
   refusals: Map<string, AppError>;
+  /** Refusals of the real calls only: the dry run passes, the call that would write throws (a partial write). */
+  realRefusals: Map<string, AppError>;
   /** Makes the next calls of `method` fail with a plain error (an internal fault). */
   failing: Set<string>;
   /** The Wait stream; replace it to script progress and results. */
@@ -96,9 +103,11 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const sessions: Session[] = [];
   const messages = new Map<string, ChatMessage[]>();
   const turns = new Map<string, TurnResult>();
+  const pendingQuestions = new Map<string, PendingQuestion[]>();
   const tokens = new Map<string, { userId: string; sessionId?: string }>();
   const calls: FakeCall[] = [];
   const refusals = new Map<string, AppError>();
+  const realRefusals = new Map<string, AppError>();
   const failing = new Set<string>();
   const cancelledWaits: string[] = [];
   const cards: Card[] = [];
@@ -111,7 +120,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const record = (method: string, request: object) => {
     calls.push({ method, request: { ...request } as Record<string, unknown> });
     if (failing.has(method)) throw new Error(`${method} broke: password=hunter2`);
-    const refusal = refusals.get(method);
+    const refusal = refusals.get(method) ?? ('dryRun' in request && request.dryRun === false ? realRefusals.get(method) : undefined);
     if (refusal) throw refusal;
   };
   const notFound = (id: string) => new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${id} on this relay.`);
@@ -248,7 +257,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 session,
                 messages: (messages.get(session.id) ?? []).slice(-last),
                 inFlight: session.state === SessionState.SESSION_STATE_RUNNING_TURN ? 'Checking the deploy log…' : '',
-                pendingQuestions: [],
+                pendingQuestions: pendingQuestions.get(session.id) ?? [],
                 groupMembers: members,
               };
             },
@@ -278,9 +287,10 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               });
               const firstStartedByCaller = caller !== undefined && !sessions.some((s) => s.startedBySessionId === caller.id);
               if (request.dryRun) return { session, messageId: '', modelNote: '', groupWarning: '', firstStartedByCaller };
+              if (owners.notes.groupWarning) session.group = undefined;
               sessions.push(session);
               const messageId = queue(session, request.text, caller ? 'agent' : 'user', request.provenance, session.model);
-              return { session, messageId, modelNote: '', groupWarning: '', firstStartedByCaller };
+              return { session, messageId, ...owners.notes, firstStartedByCaller };
             },
             sendMessage: async (request) => {
               record('sendMessage', request);
@@ -289,7 +299,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               const billingSwitch = request.provider === 'claude-api' ? 'API key' : request.provider === 'claude' ? 'subscription' : '';
               if (request.dryRun) return { session, messageId: '', modelNote: '', billingSwitch };
               const messageId = queue(session, request.text, request.callerSessionId ? 'agent' : 'user', request.provenance, request.model || session.model);
-              return { session, messageId, modelNote: '', billingSwitch };
+              return { session, messageId, modelNote: owners.notes.modelNote, billingSwitch };
             },
             updateSession: async (request) => {
               record('updateSession', request);
@@ -475,14 +485,17 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     paired,
     sessions,
     messages,
+    pendingQuestions,
     turns,
     ...defaults(),
     groupsTotal: 1,
     noRunningTurn,
     turnHops: 0,
+    notes: { modelNote: '', groupWarning: '' },
     tokens,
     calls,
     refusals,
+    realRefusals,
     failing,
     waitScript: defaultWait,
     cancelledWaits,
@@ -510,13 +523,21 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       paired.splice(0);
       calls.splice(0);
       refusals.clear();
+      realRefusals.clear();
       failing.clear();
       cards.splice(0);
       cardWaits.splice(0);
       cancelledWaits.splice(0);
       noRunningTurn.clear();
       grants.clear();
-      Object.assign(owners, { ...defaults(), groupsTotal: 1, turnHops: 0, waitScript: defaultWait, cardDecision: 'allow' });
+      Object.assign(owners, {
+        ...defaults(),
+        groupsTotal: 1,
+        turnHops: 0,
+        notes: { modelNote: '', groupWarning: '' },
+        waitScript: defaultWait,
+        cardDecision: 'allow',
+      });
     },
     async stop() {
       await Promise.all([sessionService.shutdown(), pairingService.shutdown(), questionService.shutdown()]);

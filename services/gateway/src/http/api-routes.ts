@@ -163,7 +163,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const options = { mode: body.data.mode, mayCreateSessions: body.data.may_create_sessions };
     const session = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(userId, id, options));
     if (session === undefined) return reply;
-    return { session: sessionView(session) };
+    return { session: sessionView(session), mode: session.mode, mayCreateSessions: session.mayCreateSessions };
   });
 
   app.post('/api/v1/sessions/:id/messages', async (request, reply) => {
