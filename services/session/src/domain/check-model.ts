@@ -92,7 +92,7 @@ function refuse(code: string, message: string, details: Record<string, unknown>)
  */
 export function suggestModels(model: string, models: readonly string[]): string[] {
   const asked = normaliseModelId(model);
-  const limit = Math.max(2, Math.floor(asked.length / 4));
+  const limit = Math.max(2, Math.floor(asked.length / 6));
   return models
     .map((id, index) => ({ id, index, distance: editDistance(asked, normaliseModelId(id)) }))
     .filter((candidate) => candidate.distance <= limit)
