@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '@relay/clock';
+import { createLogger } from '@relay/telemetry';
+import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/providers/provider.ts';
+import type { QuestionCards } from '../../src/providers/question-cards.ts';
+import { NO_STEPS_REPLY, ScriptProvider } from '../../src/providers/script/script-provider.ts';
+
+const logger = createLogger({ name: 'script-provider-test', level: 'silent' });
+const session = { id: 's-1', userId: 'u-1', title: 'T', provider: 'script', model: 'script-1', effort: '', mode: 'agent' as const, cwd: '/tmp' };
+
+class FakeCards implements QuestionCards {
+  raised: { userId: string; sessionId: string; question: string; options: string[] }[] = [];
+  cancelled: string[] = [];
+  #decide = new Map<string, (answer: string) => void>();
+
+  async raise(input: { userId: string; sessionId: string; question: string; options: string[] }): Promise<string> {
+    this.raised.push(input);
+    return `card-${this.raised.length}`;
+  }
+  awaitAnswer(cardId: string, signal: AbortSignal): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.#decide.set(cardId, resolve);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+  async cancel(sessionId: string): Promise<void> {
+    this.cancelled.push(sessionId);
+  }
+  answer(cardId: string, answer: string): void {
+    this.#decide.get(cardId)?.(answer);
+  }
+}
+
+function turn(text: string, options: { cards?: FakeCards; clock?: ManualClock; abort?: AbortController } = {}) {
+  const events: ProviderEvent[] = [];
+  const cards = options.cards ?? new FakeCards();
+  const provider = new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards, logger });
+  const input: TurnInput = {
+    session,
+    message: { id: 'm-1', text },
+    token: 'rly_s_test',
+    signal: (options.abort ?? new AbortController()).signal,
+    clock: options.clock ?? new ManualClock('2026-11-30T10:00:00Z'),
+    emit: async (event) => void events.push(event),
+  };
+  return { reply: provider.startTurn(input), events, cards };
+}
+
+async function settled<T>(promise: Promise<T>): Promise<'pending' | 'settled'> {
+  return Promise.race([promise.then(() => 'settled' as const, () => 'settled' as const), new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
+}
+
+describe('the script provider', () => {
+  it('replies with its reply lines as model script-1, reporting each as text', async () => {
+    const { reply, events } = turn('reply one\n# note\nreply two');
+    expect(await reply).toEqual({ text: 'one\ntwo', model: 'script-1' });
+    expect(events).toEqual([
+      { type: 'text', delta: 'one' },
+      { type: 'text', delta: '\ntwo' },
+    ]);
+  });
+
+  it('answers a prompt without steps with the no-steps reply', async () => {
+    expect(await turn('Hello, could you look at this?').reply).toEqual({ text: NO_STEPS_REPLY, model: 'script-1' });
+    expect(await turn('').reply).toEqual({ text: NO_STEPS_REPLY, model: 'script-1' });
+  });
+
+  it('waits on the relay clock', async () => {
+    const clock = new ManualClock('2026-11-30T10:00:00Z');
+    const { reply } = turn('wait 90\nreply later', { clock });
+    expect(await settled(reply)).toBe('pending');
+    clock.advance(89_999);
+    expect(await settled(reply)).toBe('pending');
+    clock.advance(1);
+    expect(await reply).toEqual({ text: 'later', model: 'script-1' });
+  });
+
+  it('a stop ends a wait at once with the signal’s reason', async () => {
+    const abort = new AbortController();
+    const { reply } = turn('wait 600\nreply never', { abort });
+    expect(await settled(reply)).toBe('pending');
+    const reason = new Error('turn aborted: stopped');
+    abort.abort(reason);
+    await expect(reply).rejects.toBe(reason);
+  });
+
+  it('ask_user raises a card in its own session, reports the question while it waits, and goes on with the answer', async () => {
+    const { reply, events, cards } = turn('ask_user Ship {{answer}}tonight? | Tonight | Wait\nreply You chose {{answer}}.');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cards.raised).toEqual([{ userId: 'u-1', sessionId: 's-1', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
+    expect(events).toEqual([{ type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }]);
+    cards.answer('card-1', 'Tonight');
+    expect(await reply).toEqual({ text: 'You chose Tonight.', model: 'script-1' });
+    expect(events.slice(1)).toEqual([
+      { type: 'question_answered', questionId: 'card-1' },
+      { type: 'text', delta: 'You chose Tonight.' },
+    ]);
+  });
+
+  it('a stop while ask_user waits withdraws the card', async () => {
+    const abort = new AbortController();
+    const { reply, events, cards } = turn('ask_user Really?\nreply never', { abort });
+    await new Promise((resolve) => setImmediate(resolve));
+    abort.abort(new Error('stopped'));
+    await expect(reply).rejects.toThrow('stopped');
+    expect(cards.cancelled).toEqual(['s-1']);
+    expect(events.map((e) => e.type)).toEqual(['question_raised']);
+  });
+
+  it.each([
+    ['fail Deploy blocked', 'Deploy blocked'],
+    ['reply first\ntask npm test', 'task is not available yet'],
+    ['reply ok\nwat 5', 'script-1: line 2 is not a step (reply, relay_tool, wait, ask_user, fail, task): wat 5'],
+    ['wait {{answer}}', 'script-1: line 1: wait needs a number of seconds'],
+    ['relay_tool {"action": {{answer}}}', 'script-1: line 1: relay_tool needs a JSON object, and this is not JSON: {"action": }'],
+  ])('fails %j with "%s", before anything else runs', async (prompt, message) => {
+    const { reply, events } = turn(prompt);
+    const error = await reply.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TurnFailed);
+    expect((error as Error).message).toBe(message);
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([]);
+  });
+});
