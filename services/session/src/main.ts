@@ -5,15 +5,26 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
+import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
-import { startGrpcServer } from '@relay/rpc';
+import { createClient, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { ConfiguredCatalogue } from './catalogue/configured-catalogue.ts';
 import { loadConfig, type Config } from './config.ts';
 import { nodeCrypto } from './crypto/node-crypto.ts';
-import { seedRelaySettings } from './domain/relay-settings.ts';
+import { getRelaySettings, seedRelaySettings } from './domain/relay-settings.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { sessionGrpc } from './grpc/session-grpc.ts';
+import { turnGrpc } from './grpc/turn-grpc.ts';
+import { ProviderRegistry } from './providers/provider-registry.ts';
+import { ScriptProvider } from './providers/script/script-provider.ts';
+import { listenForTurnSignals } from './runtime/bus-turn-signals.ts';
+import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';
+import { SessionWorkers } from './runtime/session-workers.ts';
+import { TurnRunner } from './runtime/turn-runner.ts';
+import { TurnSignals } from './runtime/turn-signals.ts';
 import { PrismaSessionStore } from './store/prisma-session-store.ts';
+import { PrismaTurnStore } from './store/prisma-turn-store.ts';
 import { SESSION_EVENTS_STREAM } from './wire/session-events.ts';
 
 const logger = createLogger({ name: 'session' });
@@ -31,6 +42,14 @@ logger.level = config.LOG_LEVEL;
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaSessionStore(prisma);
+const turns = new PrismaTurnStore(prisma);
+const signals = new TurnSignals();
+const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
+const providers = new ProviderRegistry([
+  new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: new GrpcQuestionCards(questions), logger }),
+]);
+// A provider is offered as available only when this relay can also run its turns.
+const catalogue = new ConfiguredCatalogue(config, (providerId) => providers.canRun(providerId));
 
 try {
   const settings = await seedRelaySettings(store, {
@@ -44,13 +63,39 @@ try {
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
+  const listening = listenForTurnSignals(bus, signals, logger);
+
+  const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
+  const runner = new TurnRunner({
+    store: turns,
+    providers,
+    workers,
+    signals,
+    clock,
+    logger,
+    maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
+  });
+  runner.start();
+  logger.info({ runnerId: runner.runnerId }, 'turn runner started');
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     services: [
       {
         definition: SessionServiceService,
-        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto }),
+        implementation: {
+          ...sessionGrpc({
+            store,
+            clock,
+            logger,
+            ids: nodeCrypto,
+            secrets: nodeCrypto,
+            hasher: nodeCrypto,
+            catalogue,
+            relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
+          }),
+          ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
+        },
       },
     ],
     logger,
@@ -58,7 +103,11 @@ try {
 
   onShutdownSignal(logger, async () => {
     await server.shutdown();
-    // No consumers yet; they drain here, before the outbox's last flush.
+    // The turns running here end as "the relay stopped"; their events go out with the last flush.
+    await runner.stop();
+    listening.stop();
+    await workers.stopAll();
+    questions.close();
     await outbox.stop();
     try {
       await outbox.flush();

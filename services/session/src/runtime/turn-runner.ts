@@ -1,0 +1,278 @@
+/**
+ * The turn runner: every replica runs one. It claims queued turns from the database (one at a time
+ * per session, any replica any session), runs each with its session's provider under a lease it
+ * renews, and ends it (done, error or stopped) with its events. docs/adr/0009-turn-runtime.md says why.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock, Timer } from '@relay/clock';
+import type { Logger } from '@relay/telemetry';
+import { endTurnAs, LEASE_RENEW_MS, leaseUntil, TURN_LEASE_MS, turnDeadline, type TurnOutcome } from '../domain/turns/turn-rules.ts';
+import type { ClaimedTurn, TurnStore } from '../domain/turns/turn-store.ts';
+import { TurnFailed, type ProviderEvent } from '../providers/provider.ts';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import { InFlightWriter } from './in-flight-writer.ts';
+import type { SessionWorkers } from './session-workers.ts';
+import type { TurnSignals } from './turn-signals.ts';
+
+export interface TurnRunnerOptions {
+  store: TurnStore;
+  providers: ProviderRegistry;
+  workers: Pick<SessionWorkers, 'acquire' | 'release'>;
+  signals: TurnSignals;
+  /** The relay clock: leases, Max turn duration and every wait a provider makes. */
+  clock: Clock;
+  logger: Logger;
+  /** The relay's Max turn duration, read when a turn starts. */
+  maxTurnMinutes: () => Promise<number>;
+  /** Defaults to a fresh id per process, so a restarted replica never mistakes a dead run for its own. */
+  runnerId?: string;
+  /** Relay-clock lease and renewal period (defaults 30 s and 10 s). */
+  leaseMs?: number;
+  renewMs?: number;
+  /** Real time between looks at the turns table when no nudge came (default 250 ms). */
+  pollIntervalMs?: number;
+  /** Turns this replica runs at once (default 16). */
+  maxConcurrentTurns?: number;
+  /** Real time between writes of a turn's in-flight reply (default 500 ms). */
+  inFlightIntervalMs?: number;
+}
+
+/** Why a runner aborted a turn's provider. */
+type AbortCause = 'stopped' | 'overran' | 'relay_stopped' | 'lease_lost';
+
+type RunningTurn = { abort: AbortController; cause?: AbortCause; finished?: Promise<void> };
+
+const DEFAULT_POLL_INTERVAL_MS = 250;
+const DEFAULT_MAX_CONCURRENT_TURNS = 16;
+const END_ATTEMPTS = 3;
+/** What a turn says when the relay itself failed while running it; the details stay in the log. */
+const INTERNAL_TURN_ERROR = 'the turn failed on this relay (internal error); send it again';
+
+export class TurnRunner {
+  readonly runnerId: string;
+  readonly #o: Required<Omit<TurnRunnerOptions, 'runnerId'>>;
+  readonly #running = new Map<string, RunningTurn>();
+  #stopped = true;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #again = false;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(options: TurnRunnerOptions) {
+    this.runnerId = options.runnerId ?? `runner-${randomUUID()}`;
+    this.#o = {
+      leaseMs: TURN_LEASE_MS,
+      renewMs: LEASE_RENEW_MS,
+      pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
+      maxConcurrentTurns: DEFAULT_MAX_CONCURRENT_TURNS,
+      inFlightIntervalMs: 500,
+      ...options,
+    };
+  }
+
+  /** Starts claiming turns: at once, on every nudge, and every poll interval. */
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#unsubscribe = this.#o.signals.onWork(() => this.kick());
+    this.kick();
+  }
+
+  /** Looks at the turns table now (or right after the look in progress). */
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#ticking) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#ticking = this.#tick()
+      .catch((error: unknown) => this.#o.logger.error({ err: error, runnerId: this.runnerId }, 'turn runner tick failed'))
+      .finally(() => {
+        this.#ticking = undefined;
+        if (this.#stopped) return;
+        if (this.#again) {
+          this.#again = false;
+          this.kick();
+        } else {
+          this.#timer = setTimeout(() => this.kick(), this.#o.pollIntervalMs);
+          this.#timer.unref();
+        }
+      });
+  }
+
+  /**
+   * Stops claiming and ends the turns running here as error ("the relay stopped while this turn
+   * ran; send it again"), as a crash would after the lease, only sooner.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#unsubscribe?.();
+    await this.#ticking;
+    for (const turn of this.#running.values()) this.#abort(turn, 'relay_stopped');
+    await Promise.all([...this.#running.values()].map((turn) => turn.finished));
+  }
+
+  /** Ids of the turns running here now. */
+  runningTurnIds(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  async #tick(): Promise<void> {
+    const { store, clock, signals } = this.#o;
+    // The turns running here are alive by definition, whatever their lease says at this instant.
+    for (const turnId of await store.endExpiredLeases(clock.now(), new Set(this.#running.keys()))) signals.ended(turnId);
+    if (this.#running.size > 0) {
+      for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
+    }
+    while (!this.#stopped && this.#running.size < this.#o.maxConcurrentTurns) {
+      const claim = await store.claimNext({
+        runnerId: this.runnerId,
+        now: clock.now(),
+        canRun: (provider) => this.#o.providers.canRun(provider),
+        leaseMs: this.#o.leaseMs,
+      });
+      if (claim === undefined) return;
+      if (claim.kind === 'ended') {
+        signals.ended(claim.turnId);
+        continue;
+      }
+      this.#launch(claim.claimed);
+    }
+  }
+
+  #launch(claimed: ClaimedTurn): void {
+    const turn: RunningTurn = { abort: new AbortController() };
+    this.#running.set(claimed.turnId, turn);
+    turn.finished = this.#run(claimed, turn)
+      .catch((error: unknown) => this.#o.logger.error({ err: error, turnId: claimed.turnId }, 'turn run failed'))
+      .finally(() => {
+        this.#running.delete(claimed.turnId);
+        // The session's next turn may be waiting for this one.
+        this.kick();
+      });
+  }
+
+  async #run(claimed: ClaimedTurn, turn: RunningTurn): Promise<void> {
+    const { store, clock, providers, workers } = this.#o;
+    const log = this.#o.logger.child({ turnId: claimed.turnId, sessionId: claimed.session.id, provider: claimed.session.provider });
+    const timers: Pick<Timer, 'cancel'>[] = [];
+    const inFlight = new InFlightWriter((text) => store.setInFlight(claimed.turnId, this.runnerId, text), this.#o.inFlightIntervalMs, log);
+    let maxTurnMinutes = 0;
+    let outcome: TurnOutcome;
+    log.info('turn started');
+    try {
+      timers.push(this.#keepLease(claimed.turnId, turn, log));
+      maxTurnMinutes = await this.#o.maxTurnMinutes();
+      const overrunMs = turnDeadline(claimed.startedAt, maxTurnMinutes).getTime() - clock.now().getTime();
+      timers.push(clock.setTimer(overrunMs, () => this.#abort(turn, 'overran')));
+
+      const provider = providers.get(claimed.session.provider);
+      if (provider === undefined) throw new Error(`claimed a turn of provider ${claimed.session.provider}, which this runner cannot run`);
+      const token = await workers.acquire(claimed.session);
+      try {
+        turn.abort.signal.throwIfAborted();
+        const reply = await provider.startTurn({
+          session: claimed.session,
+          message: { id: claimed.messageId, text: claimed.text },
+          token,
+          signal: turn.abort.signal,
+          clock,
+          emit: (event) => this.#report(claimed.turnId, event, inFlight, log),
+        });
+        outcome = { kind: 'replied', text: reply.text, model: reply.model };
+      } finally {
+        workers.release(claimed.session.id);
+      }
+    } catch (error) {
+      outcome = this.#outcomeOf(error, turn, maxTurnMinutes, log);
+    } finally {
+      for (const timer of timers) timer.cancel();
+      await inFlight.close();
+    }
+    if (turn.cause === 'lease_lost') {
+      log.warn('turn lease lost; another replica ended it');
+      return;
+    }
+    await this.#end(claimed.turnId, outcome, log);
+  }
+
+  /** Renews the lease every renewMs of relay time until cancelled; a renewal that finds the turn gone aborts it. */
+  #keepLease(turnId: string, turn: RunningTurn, log: Logger): Pick<Timer, 'cancel'> {
+    const { store, clock } = this.#o;
+    let next: Timer;
+    const renew = (): void => {
+      store.renewLease(turnId, this.runnerId, leaseUntil(clock.now(), this.#o.leaseMs)).then(
+        (held) => {
+          if (!held) this.#abort(turn, 'lease_lost');
+        },
+        (error: unknown) => log.warn({ err: error }, 'could not renew the turn lease; will try again'),
+      );
+      next = clock.setTimer(this.#o.renewMs, renew);
+    };
+    next = clock.setTimer(this.#o.renewMs, renew);
+    return { cancel: () => next.cancel() };
+  }
+
+  async #report(turnId: string, event: ProviderEvent, inFlight: InFlightWriter, log: Logger): Promise<void> {
+    switch (event.type) {
+      case 'text':
+        inFlight.append(event.delta);
+        return;
+      case 'question_raised':
+        await this.#o.store.raiseQuestion(turnId, this.runnerId, event.question, this.#o.clock.now());
+        return;
+      case 'question_answered':
+        await this.#o.store.settleQuestion(turnId, this.runnerId, event.questionId);
+        return;
+      case 'tool_call':
+        log.debug({ tool: event.name }, 'tool call');
+        return;
+    }
+  }
+
+  #outcomeOf(error: unknown, turn: RunningTurn, maxTurnMinutes: number, log: Logger): TurnOutcome {
+    switch (turn.cause) {
+      case 'stopped':
+        return { kind: 'stopped' };
+      case 'overran':
+        return { kind: 'overran', maxTurnMinutes };
+      case 'relay_stopped':
+      case 'lease_lost':
+        return { kind: 'relay_stopped' };
+      case undefined:
+        break;
+    }
+    if (error instanceof TurnFailed) return { kind: 'failed', error: error.message };
+    log.error({ err: error }, 'turn failed on this relay');
+    return { kind: 'failed', error: INTERNAL_TURN_ERROR };
+  }
+
+  async #end(turnId: string, outcome: TurnOutcome, log: Logger): Promise<void> {
+    const ending = endTurnAs(outcome);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const ended = await this.#o.store.endTurn(turnId, this.runnerId, ending, this.#o.clock.now());
+        if (ended) {
+          log.info({ status: ending.status }, 'turn ended');
+          this.#o.signals.ended(turnId);
+        } else {
+          log.warn({ status: ending.status }, 'turn was no longer this runner’s to end');
+        }
+        return;
+      } catch (error) {
+        // Left running, the turn's lease lapses and the next sweep ends it as "the relay stopped".
+        if (attempt >= END_ATTEMPTS) return void log.error({ err: error }, 'could not end the turn');
+        log.warn({ err: error, attempt }, 'could not end the turn; trying again');
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  }
+
+  #abort(turn: RunningTurn | undefined, cause: AbortCause): void {
+    if (turn === undefined || turn.abort.signal.aborted) return;
+    turn.cause = cause;
+    turn.abort.abort(new Error(`turn aborted: ${cause}`));
+  }
+}

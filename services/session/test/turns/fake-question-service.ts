@@ -1,0 +1,92 @@
+/**
+ * A stand-in for the question service's card RPCs (a port we own): cards live in memory and the
+ * test decides them with answer()/dismiss().
+ */
+import { CardStatus, QuestionServiceService, type Card, type QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
+import { serveStream, serveUnary, startGrpcServer, type GrpcServer } from '@relay/rpc';
+import type { Logger } from '@relay/telemetry';
+
+type Methods = { [K in keyof QuestionServiceServer as string extends K ? never : K]: QuestionServiceServer[K] };
+
+export interface FakeQuestionService {
+  address: string;
+  cards: Card[];
+  answer(cardId: string, answer: string): void;
+  dismiss(cardId: string): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeQuestionService(logger: Logger): Promise<FakeQuestionService> {
+  const cards: Card[] = [];
+  const waiters = new Set<() => void>();
+  const decide = (cardId: string, change: Partial<Card>): void => {
+    const card = cards.find((c) => c.id === cardId);
+    if (card === undefined) throw new Error(`no card ${cardId}`);
+    Object.assign(card, change);
+    for (const wake of waiters) wake();
+  };
+  let next = 0;
+  const server: GrpcServer = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    logger,
+    services: [
+      {
+        definition: QuestionServiceService,
+        implementation: {
+          ...serveUnary<Pick<Methods, 'raiseCard' | 'cancelCards'>>(logger, {
+            raiseCard: async (request) => {
+              const card: Card = {
+                id: `card-${++next}`,
+                userId: request.userId,
+                sessionId: request.sessionId,
+                kind: request.kind,
+                title: request.title,
+                lines: request.lines,
+                options: request.options,
+                status: CardStatus.CARD_STATUS_PENDING,
+                answer: '',
+                choices: [],
+                createdAt: new Date(),
+                decidedAt: undefined,
+              };
+              cards.push(card);
+              return { card };
+            },
+            cancelCards: async (request) => {
+              const pending = cards.filter((c) => c.sessionId === request.sessionId && c.status === CardStatus.CARD_STATUS_PENDING);
+              for (const card of pending) decide(card.id, { status: CardStatus.CARD_STATUS_CANCELLED });
+              return { cancelled: pending.length };
+            },
+          }),
+          ...serveStream<Pick<Methods, 'awaitCard'>>(logger, {
+            awaitCard: async function* (request, signal) {
+              for (;;) {
+                const card = cards.find((c) => c.id === request.cardId);
+                if (card === undefined || card.status !== CardStatus.CARD_STATUS_PENDING || signal.aborted) {
+                  if (card) yield { card };
+                  return;
+                }
+                await new Promise<void>((resolve) => {
+                  const wake = (): void => {
+                    waiters.delete(wake);
+                    resolve();
+                  };
+                  waiters.add(wake);
+                  signal.addEventListener('abort', wake, { once: true });
+                });
+              }
+            },
+          }),
+        },
+      },
+    ],
+  });
+  return {
+    address: `127.0.0.1:${server.port}`,
+    cards,
+    answer: (cardId, answer) => decide(cardId, { status: CardStatus.CARD_STATUS_ANSWERED, answer }),
+    dismiss: (cardId) => decide(cardId, { status: CardStatus.CARD_STATUS_DISMISSED }),
+    close: () => server.shutdown(),
+  };
+}

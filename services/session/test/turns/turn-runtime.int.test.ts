@@ -1,0 +1,519 @@
+/**
+ * The turn runtime against real PostgreSQL and NATS: the real runner, store and script provider,
+ * Wait and StopTurn over real gRPC; the gateway's MCP endpoint and the question service are fakes
+ * of our own ports. Nothing here measures wall-clock time: relay time is a ManualClock moved by hand.
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectBus, enqueue, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
+import { ManualClock, type Clock } from '@relay/clock';
+import { AppError } from '@relay/errors';
+import { CardKind, CardStatus, QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
+import { TurnStatus } from '@relay/proto/relay/session/v1/session';
+import { SessionServiceClient, SessionServiceService, type WaitRequest, type WaitResponse } from '@relay/proto/relay/session/v1/session_service';
+import { callStream, callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
+import { createLogger } from '@relay/telemetry';
+import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
+import { RELAY_STOPPED_ERROR } from '../../src/domain/turns/turn-rules.ts';
+import { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { turnGrpc } from '../../src/grpc/turn-grpc.ts';
+import { ProviderRegistry } from '../../src/providers/provider-registry.ts';
+import { ScriptProvider } from '../../src/providers/script/script-provider.ts';
+import { listenForTurnSignals } from '../../src/runtime/bus-turn-signals.ts';
+import { GrpcQuestionCards } from '../../src/runtime/grpc-question-cards.ts';
+import { SessionWorkers } from '../../src/runtime/session-workers.ts';
+import { TurnRunner } from '../../src/runtime/turn-runner.ts';
+import { TurnSignals } from '../../src/runtime/turn-signals.ts';
+import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
+import { PrismaTurnStore } from '../../src/store/prisma-turn-store.ts';
+import { SESSION_EVENTS_STREAM } from '../../src/wire/session-events.ts';
+import { TurnSubject } from '../../src/wire/turn-wire.ts';
+import { startFakeMcpGateway, type FakeMcpGateway } from './fake-mcp-gateway.ts';
+import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
+
+const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+const logger = createLogger({ name: 'turn-runtime-test', level: 'silent' });
+const clock = new ManualClock('2026-11-30T10:00:00.000Z');
+
+let database: TestDatabase;
+let nats: NatsServer;
+let prisma: PrismaClient;
+let turns: PrismaTurnStore;
+let bus: Bus;
+let outbox: OutboxRelay;
+let listening: { stop(): void };
+let gateway: FakeMcpGateway;
+let questionService: FakeQuestionService;
+let questionClient: QuestionServiceClient;
+let server: GrpcServer;
+let client: SessionServiceClient;
+const signals = new TurnSignals();
+let maxTurnMinutes = 60;
+let runners: TurnRunner[] = [];
+let userId: string;
+
+beforeAll(async () => {
+  [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  turns = new PrismaTurnStore(prisma);
+  bus = await connectBus({ url: nats.url, name: 'turn-runtime-test', logger });
+  await ensureStream(bus, SESSION_EVENTS_STREAM);
+  outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: 20 });
+  outbox.start();
+  listening = listenForTurnSignals(bus, signals, logger);
+  [gateway, questionService] = await Promise.all([startFakeMcpGateway(), startFakeQuestionService(logger)]);
+  questionClient = createClient(QuestionServiceClient, questionService.address);
+  server = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    logger,
+    services: [
+      {
+        definition: SessionServiceService,
+        implementation: turnGrpc({
+          sessions: new PrismaSessionStore(prisma),
+          turns,
+          signals,
+          clock,
+          logger,
+          wait: { progressIntervalMs: 50, pollIntervalMs: 100 },
+        }),
+      },
+    ],
+  });
+  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+  userId = await newUser();
+});
+
+afterEach(async () => {
+  await Promise.all(runners.map((runner) => runner.stop()));
+  runners = [];
+  maxTurnMinutes = 60;
+  gateway.answer = async (call) => ({ ok: true, action: call.args['action'], args: call.args });
+});
+
+afterAll(async () => {
+  client?.close();
+  questionClient?.close();
+  await server?.shutdown();
+  await Promise.all([gateway?.close(), questionService?.close()]);
+  listening?.stop();
+  await outbox?.stop();
+  await prisma?.$disconnect();
+  await bus?.close();
+  await Promise.all([nats?.stop(), database?.drop()]);
+});
+
+/** A runner wired as main.ts wires it, on `runnerClock` (the shared ManualClock unless given). */
+function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): TurnRunner {
+  const runnerClock = options.runnerClock ?? clock;
+  const runner = new TurnRunner({
+    store: turns,
+    providers: new ProviderRegistry([
+      new ScriptProvider({ gatewayUrl: gateway.url, cards: new GrpcQuestionCards(questionClient), logger }),
+    ]),
+    workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock: runnerClock, logger }),
+    signals,
+    clock: runnerClock,
+    logger,
+    maxTurnMinutes: async () => maxTurnMinutes,
+    pollIntervalMs: 50,
+    inFlightIntervalMs: 0,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+  runners.push(runner);
+  runner.start();
+  return runner;
+}
+
+async function newUser(): Promise<string> {
+  const id = randomUUID();
+  await prisma.user.create({ data: { id, name: 'Ada', createdAt: clock.now() } });
+  return id;
+}
+
+async function newSession(options: { provider?: string; owner?: string } = {}): Promise<string> {
+  const id = randomUUID();
+  await prisma.session.create({
+    data: {
+      id,
+      userId: options.owner ?? userId,
+      title: `Session ${id.slice(0, 4)}`,
+      provider: options.provider ?? 'script',
+      model: 'script-1',
+      origin: 'hosted',
+      state: 'running_turn',
+      cwd: '/tmp',
+      createdAt: clock.now(),
+      lastActivityAt: clock.now(),
+    },
+  });
+  return id;
+}
+
+let queuedCount = 0;
+
+/** Queues a message as SendMessage does: message, turn (queued) and turn_queued in one transaction. */
+async function queue(sessionId: string, text: string, options: { stopRequested?: boolean } = {}): Promise<{ turnId: string; messageId: string }> {
+  const turnId = randomUUID();
+  const messageId = randomUUID();
+  // Distinct queue times keep the order of turns queued within one relay-clock instant.
+  const queuedAt = new Date(clock.now().getTime() + queuedCount++);
+  await prisma.$transaction(async (tx) => {
+    await tx.message.create({ data: { id: messageId, sessionId, role: 'user', text, createdAt: queuedAt } });
+    await tx.turn.create({
+      data: { id: turnId, sessionId, messageId, status: 'queued', mode: 'agent', queuedAt, stopRequested: options.stopRequested ?? false },
+    });
+    await tx.session.update({ where: { id: sessionId }, data: { state: 'running_turn' } });
+    await enqueue(tx, { subject: TurnSubject.TURN_QUEUED, payload: { sessionId, turnId, messageId } });
+  });
+  return { turnId, messageId };
+}
+
+async function turnRow(turnId: string) {
+  return prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
+}
+
+/** Polls `check` until it returns something other than undefined/false (real time, generous limit). */
+async function until<T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> {
+  for (let i = 0; i < 750; i++) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+async function untilStatus(turnId: string, ...statuses: string[]) {
+  return until(async () => {
+    const row = await turnRow(turnId);
+    return statuses.includes(row.status) ? row : undefined;
+  }, `turn ${turnId} is ${statuses.join(' or ')}`);
+}
+
+/** A running turn of a script parked on `wait`: its in_flight line is written after the wait began. */
+async function untilParked(turnId: string, inFlight: string) {
+  return until(async () => {
+    const row = await turnRow(turnId);
+    return row.status === 'running' && row.inFlight === inFlight ? row : undefined;
+  }, `turn ${turnId} waits with "${inFlight}" in flight`);
+}
+
+async function outboxEvents(subject: string, turnId: string): Promise<Record<string, unknown>[]> {
+  const rows = await prisma.outboxMessage.findMany({ where: { subject }, orderBy: { createdAt: 'asc' } });
+  return rows.map((row) => row.payload as Record<string, unknown>).filter((payload) => payload['turnId'] === turnId);
+}
+
+async function waitCall(request: Partial<WaitRequest>): Promise<WaitResponse[]> {
+  const responses: WaitResponse[] = [];
+  for await (const response of callStream(client, 'wait', { userId, callerSessionId: '', sessionId: '', messageId: '', waitSeconds: 60, ...request })) {
+    responses.push(response);
+  }
+  return responses;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('the turn runner with the script provider', () => {
+  it('runs a queued turn to done: reply lines, relay_tool through MCP with the session worker token, the reply as a message, events, idle', async () => {
+    const sessionId = await newSession();
+    const { turnId, messageId } = await queue(
+      sessionId,
+      ['[Remote prompt from an agent on relay "desk" · session "Lead" · script-1 · acting for the user]', 'reply Looking.', `relay_tool {"action":"list_sessions","session":"${sessionId}"}`, 'reply Found {{result.action}} for {{result.args.session}}.'].join('\n'),
+    );
+    startRunner();
+
+    const row = await untilStatus(turnId, 'done', 'error', 'stopped');
+    expect(row).toMatchObject({ status: 'done', replyText: `Looking.\nFound list_sessions for ${sessionId}.`, replyModel: 'script-1', error: '', inFlight: '', leaseUntil: null });
+
+    const call = gateway.calls.find((c) => c.args['session'] === sessionId);
+    expect(call?.args).toEqual({ action: 'list_sessions', session: sessionId });
+    const token = await prisma.apiToken.findUnique({ where: { tokenHash: nodeCrypto.hash(call?.token ?? '') } });
+    expect(token).toMatchObject({ kind: 'session', sessionId, userId });
+    expect(call?.token).toMatch(/^rly_s_/);
+
+    const session = await prisma.session.findUniqueOrThrow({ where: { id: sessionId } });
+    expect(session).toMatchObject({ state: 'idle', workerStarted: true, messageCount: 1 });
+    const messages = await prisma.message.findMany({ where: { sessionId }, orderBy: { seq: 'asc' } });
+    expect(messages.map((m) => [m.role, m.text, m.model])).toEqual([
+      ['user', expect.any(String), ''],
+      ['assistant', `Looking.\nFound list_sessions for ${sessionId}.`, 'script-1'],
+    ]);
+
+    expect(await outboxEvents(TurnSubject.TURN_STARTED, turnId)).toEqual([expect.objectContaining({ sessionId, userId, turnId, messageId })]);
+    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([
+      expect.objectContaining({ sessionId, userId, turnId, messageId, status: 'TURN_STATUS_DONE', text: `Looking.\nFound list_sessions for ${sessionId}.` }),
+    ]);
+  });
+
+  it('replies with the last relay_tool result as JSON when the prompt has no reply step, and "ok" without one', async () => {
+    const sessionId = await newSession();
+    const withResult = await queue(sessionId, `relay_tool {"action":"relay_info","session":"${sessionId}"}`);
+    const without = await queue(sessionId, '# nothing to do\nwait 0');
+    startRunner();
+    expect(JSON.parse((await untilStatus(withResult.turnId, 'done')).replyText)).toEqual({ ok: true, action: 'relay_info', args: { action: 'relay_info', session: sessionId } });
+    expect((await untilStatus(without.turnId, 'done')).replyText).toBe('ok');
+  });
+
+  it('answers a prompt that is not a script with "no steps", and runs nothing', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'Please review the code under server/.');
+    startRunner();
+    expect(await untilStatus(turnId, 'done')).toMatchObject({ replyText: 'script-1: no steps in the prompt', replyModel: 'script-1' });
+  });
+
+  it.each([
+    ['fail Out of coffee: {{answer}}done', 'Out of coffee: done'],
+    ['reply never\ntask npm test', 'task is not available yet'],
+    ['reply one\nthis is not a step', 'script-1: line 2 is not a step (reply, relay_tool, wait, ask_user, fail, task): this is not a step'],
+  ])('ends %j as error "%s"', async (prompt, error) => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, prompt);
+    startRunner();
+    expect(await untilStatus(turnId, 'error', 'done')).toMatchObject({ status: 'error', error, replyText: '' });
+    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: error })]);
+    expect(gateway.calls.some((c) => c.args['session'] === sessionId)).toBe(false);
+  });
+
+  it('ends a turn whose session provider cannot run here as an error, and a turn stopped before it started as stopped', async () => {
+    const claude = await newSession({ provider: 'claude' });
+    const cannot = await queue(claude, 'reply hi');
+    const script = await newSession();
+    const stoppedEarly = await queue(script, 'reply hi', { stopRequested: true });
+    startRunner();
+    expect(await untilStatus(cannot.turnId, 'error')).toMatchObject({ error: 'provider "claude" does not run turns on this relay' });
+    expect(await untilStatus(stoppedEarly.turnId, 'stopped')).toMatchObject({ replyText: '', error: '' });
+    expect((await prisma.session.findUniqueOrThrow({ where: { id: script } })).state).toBe('idle');
+  });
+
+  it('runs the turns of one session one after another while two sessions run side by side', async () => {
+    const a = await newSession();
+    const b = await newSession();
+    const a1 = await queue(a, 'reply a1 waits\nwait 5\nreply a1 done');
+    const a2 = await queue(a, 'reply a2 ran');
+    const b1 = await queue(b, 'reply b1 waits\nwait 5\nreply b1 done');
+    startRunner();
+
+    await Promise.all([untilParked(a1.turnId, 'a1 waits'), untilParked(b1.turnId, 'b1 waits')]);
+    expect((await turnRow(a2.turnId)).status).toBe('queued');
+    expect((await prisma.session.findUniqueOrThrow({ where: { id: a } })).state).toBe('running_turn');
+
+    clock.advance(5_000);
+    const [a1Row, a2Row] = [await untilStatus(a1.turnId, 'done'), await untilStatus(a2.turnId, 'done')];
+    await untilStatus(b1.turnId, 'done');
+    expect(a1Row.replyText).toBe('a1 waits\na1 done');
+    expect(a2Row.replyText).toBe('a2 ran');
+    expect(a2Row.startedAt!.getTime()).toBeGreaterThanOrEqual(a1Row.endedAt!.getTime());
+    expect((await prisma.session.findUniqueOrThrow({ where: { id: a } })).state).toBe('idle');
+  });
+
+  it('two runners on one database never run one turn twice, nor two turns of a session at once', async () => {
+    gateway.answer = async (call) => {
+      // Widen each call so that overlapping turns of one session would be seen.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { ok: true, action: call.args['action'] };
+    };
+    const sessions = await Promise.all(Array.from({ length: 4 }, () => newSession()));
+    const queued: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      for (const sessionId of sessions) {
+        queued.push((await queue(sessionId, `relay_tool {"action":"ping","session":"${sessionId}"}\nreply ${round}`)).turnId);
+      }
+    }
+    const [first, second] = [startRunner(), startRunner()];
+    expect(first.runnerId).not.toBe(second.runnerId);
+
+    for (const turnId of queued) await untilStatus(turnId, 'done');
+    for (const turnId of queued) expect(await outboxEvents(TurnSubject.TURN_STARTED, turnId)).toHaveLength(1);
+    for (const sessionId of sessions) {
+      expect(gateway.calls.filter((c) => c.args['session'] === sessionId)).toHaveLength(5);
+      expect(gateway.maxConcurrentBySession.get(sessionId)).toBe(1);
+      const replies = await prisma.turn.findMany({ where: { sessionId }, orderBy: { queuedAt: 'asc' }, select: { replyText: true } });
+      expect(replies.map((r) => r.replyText)).toEqual(['0', '1', '2', '3', '4']);
+    }
+    const ranBy = await prisma.turn.groupBy({ by: ['runnerId'], where: { id: { in: queued } }, _count: true });
+    expect(ranBy.map((g) => g.runnerId).every((id) => id === first.runnerId || id === second.runnerId)).toBe(true);
+  });
+
+  it('stop ends a `wait 600` turn as stopped, at once; StopTurn answers false when nothing runs or is queued', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply partial\nwait 600\nreply never');
+    startRunner();
+    await untilParked(turnId, 'partial');
+
+    expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: true });
+    expect(await untilStatus(turnId, 'stopped', 'done', 'error')).toMatchObject({ status: 'stopped', replyText: '', inFlight: '' });
+    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_STOPPED' })]);
+    expect((await prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).state).toBe('idle');
+
+    expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: false });
+  });
+
+  it('StopTurn refuses the caller’s own conversation and another user’s session, and changes nothing', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply x');
+    const own = await refusal(callUnary(client, 'stopTurn', { userId, callerSessionId: sessionId, sessionId }));
+    expect(own.code).toBe('REMOTE_RELAY_FORBIDDEN');
+    const other = await refusal(callUnary(client, 'stopTurn', { userId: await newUser(), callerSessionId: '', sessionId }));
+    expect(other.code).toBe('REMOTE_RELAY_NOT_FOUND');
+    const missing = await refusal(callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId: randomUUID() }));
+    expect(missing.code).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect(await turnRow(turnId)).toMatchObject({ status: 'queued', stopRequested: false });
+    await prisma.turn.update({ where: { id: turnId }, data: { status: 'stopped' } });
+  });
+
+  it('ends the turn of a runner that died (its lease ran out) as error with the reason, once', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply working\nwait 600\nreply never');
+    // This runner's clock never moves: it stops renewing, as a killed process would.
+    const frozen = new ManualClock(clock.now());
+    const dying = startRunner({ runnerClock: frozen });
+    await untilParked(turnId, 'working');
+    expect((await turnRow(turnId)).runnerId).toBe(dying.runnerId);
+
+    clock.advance(31_000);
+    const survivor = startRunner();
+    const row = await untilStatus(turnId, 'error');
+    expect(row).toMatchObject({ error: RELAY_STOPPED_ERROR, runnerId: dying.runnerId, inFlight: '' });
+    expect(survivor.runningTurnIds()).not.toContain(turnId);
+    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
+    expect((await prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).state).toBe('idle');
+
+    // The dead runner coming back to life cannot touch the turn again.
+    await dying.stop();
+    expect(await turnRow(turnId)).toMatchObject({ status: 'error', error: RELAY_STOPPED_ERROR });
+    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toHaveLength(1);
+  });
+
+  it('a live runner keeps its lease across relay time', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply working\nwait 60\nreply finished');
+    startRunner();
+    await untilParked(turnId, 'working');
+    for (let i = 0; i < 6; i++) {
+      clock.advance(9_000);
+      await until(async () => ((await turnRow(turnId)).leaseUntil?.getTime() ?? 0) > clock.now().getTime(), 'the lease is renewed');
+    }
+    clock.advance(10_000);
+    expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'working\nfinished' });
+  });
+
+  it('ends a turn that runs past Max turn duration as error', async () => {
+    maxTurnMinutes = 1;
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply working\nwait 600');
+    startRunner();
+    await untilParked(turnId, 'working');
+    for (let i = 0; i < 7; i++) clock.advance(9_000);
+    expect(await untilStatus(turnId, 'error', 'done')).toMatchObject({ status: 'error', error: "the turn ran longer than this relay's Max turn duration (1 minute)" });
+  });
+
+  it('ask_user raises a question card, waits for the answer as waiting_for_answer, then goes on with it', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'ask_user Ship tonight? | Tonight | Wait\nreply You chose {{answer}}.');
+    startRunner();
+
+    const waiting = await untilStatus(turnId, 'waiting_for_answer');
+    const card = questionService.cards.find((c) => c.sessionId === sessionId);
+    expect(card).toMatchObject({ userId, kind: CardKind.CARD_KIND_QUESTION, title: 'Ship tonight?', options: ['Tonight', 'Wait'] });
+    expect(waiting.pendingQuestions).toEqual([{ id: card!.id, kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
+    const asked = (await prisma.outboxMessage.findMany({ where: { subject: TurnSubject.QUESTION_ASKED } })).map((row) => row.payload as Record<string, unknown>);
+    expect(asked).toContainEqual(expect.objectContaining({ sessionId, userId, question: { id: card!.id, kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }));
+
+    questionService.answer(card!.id, 'Tonight');
+    expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'You chose Tonight.', pendingQuestions: [] });
+  });
+
+  it('stopping a turn that waits for an answer withdraws its card', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'ask_user Really?\nreply never');
+    startRunner();
+    await untilStatus(turnId, 'waiting_for_answer');
+    expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: true });
+    expect(await untilStatus(turnId, 'stopped', 'error', 'done')).toMatchObject({ status: 'stopped', pendingQuestions: [] });
+    await until(async () => questionService.cards.find((c) => c.sessionId === sessionId)?.status === CardStatus.CARD_STATUS_CANCELLED, 'the card is withdrawn');
+  });
+});
+
+describe('Wait', () => {
+  it('returns the result at once when the turn has ended', async () => {
+    const sessionId = await newSession();
+    const { turnId, messageId } = await queue(sessionId, 'reply Yes. The deploy is green.');
+    startRunner();
+    await untilStatus(turnId, 'done');
+    expect(await waitCall({ sessionId, messageId, waitSeconds: 600 })).toEqual([
+      { result: { sessionId, messageId, status: TurnStatus.TURN_STATUS_DONE, replyText: 'Yes. The deploy is green.', replyModel: 'script-1', error: '', pendingQuestions: [] } },
+    ]);
+  });
+
+  it('keeps the call alive with progress and returns the result when the turn ends', async () => {
+    const sessionId = await newSession();
+    const { turnId, messageId } = await queue(sessionId, 'reply started\nwait 30\nreply finished');
+    startRunner();
+    await untilParked(turnId, 'started');
+
+    const waiting = waitCall({ sessionId, messageId, waitSeconds: 600 });
+    // Let at least one keep-alive go out before the turn ends.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    clock.advance(30_000);
+    const responses = await waiting;
+    expect(responses.at(-1)).toEqual({
+      result: expect.objectContaining({ sessionId, messageId, status: TurnStatus.TURN_STATUS_DONE, replyText: 'started\nfinished' }),
+    });
+    expect(responses.slice(0, -1).length).toBeGreaterThan(0);
+    expect(responses.slice(0, -1).every((r) => r.progressSeconds !== undefined && r.result === undefined)).toBe(true);
+  });
+
+  it('returns running when wait_seconds of relay time run out, and the turn goes on', async () => {
+    const sessionId = await newSession();
+    const { turnId, messageId } = await queue(sessionId, 'reply working\nwait 600');
+    startRunner();
+    await untilParked(turnId, 'working');
+
+    const waiting = waitCall({ sessionId, messageId, waitSeconds: 10 });
+    let result: WaitResponse[] | undefined;
+    void waiting.then((responses) => (result = responses));
+    await until(async () => {
+      clock.advance(1_000);
+      return result;
+    }, 'the wait returns');
+    expect(result!.at(-1)?.result).toMatchObject({ status: TurnStatus.TURN_STATUS_RUNNING, replyText: '' });
+    expect((await turnRow(turnId)).status).toBe('running');
+  });
+
+  it('returns waiting_for_answer with the pending question when time runs out on a question', async () => {
+    const sessionId = await newSession();
+    const { turnId, messageId } = await queue(sessionId, 'ask_user Which region? | eu | us\nreply {{answer}}');
+    startRunner();
+    await untilStatus(turnId, 'waiting_for_answer');
+    const [only] = await waitCall({ sessionId, messageId, waitSeconds: 0 });
+    expect(only?.result).toMatchObject({
+      status: TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER,
+      pendingQuestions: [{ id: expect.any(String), kind: 'ask_user', question: 'Which region?', options: ['eu', 'us'] }],
+    });
+    questionService.answer(only!.result!.pendingQuestions[0]!.id, 'eu');
+    expect(await untilStatus(turnId, 'done')).toMatchObject({ replyText: 'eu' });
+  });
+
+  it('answers NOT_FOUND for a message of another session or user, and FORBIDDEN on the caller’s own conversation', async () => {
+    const sessionId = await newSession();
+    const other = await newSession();
+    const { messageId } = await queue(sessionId, 'reply hi');
+    startRunner();
+    expect((await refusal(waitCall({ sessionId: other, messageId }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect((await refusal(waitCall({ sessionId, messageId: randomUUID() }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect((await refusal(waitCall({ userId: await newUser(), sessionId, messageId }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect((await refusal(waitCall({ callerSessionId: sessionId, sessionId, messageId }))).code).toBe('REMOTE_RELAY_FORBIDDEN');
+  });
+});
