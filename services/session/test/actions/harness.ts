@@ -1,0 +1,118 @@
+import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
+import { ManualClock } from '@relay/clock';
+import { AppError } from '@relay/errors';
+import { CreateSessionRequest, SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
+import { createLogger } from '@relay/telemetry';
+import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { ConfiguredCatalogue } from '../../src/catalogue/configured-catalogue.ts';
+import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
+import { seedRelaySettings } from '../../src/domain/relay-settings.ts';
+import { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { sessionGrpc } from '../../src/grpc/session-grpc.ts';
+import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
+import { SESSION_EVENTS_STREAM } from '../../src/wire/session-events.ts';
+
+const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+export const NOW = new Date('2026-11-30T10:00:00.000Z');
+export const RELAY = { name: 'build-box', defaultCwd: '/home/dev', allowedRoots: ['/home/dev', '/tmp'] };
+
+/** The session service's RPCs served for real (PostgreSQL, NATS, gRPC on a free port), with no turn runner. */
+export interface Harness {
+  prisma: PrismaClient;
+  bus: Bus;
+  outbox: OutboxRelay;
+  clock: ManualClock;
+  client: SessionServiceClient;
+  /** Every row the session actions could write, to show a refusal changed nothing. */
+  dumpState(): Promise<unknown>;
+  /** A new user's id. */
+  newUser(name?: string): Promise<string>;
+  /** A session the user starts on script with a first prompt: its id. */
+  newSession(userId: string, overrides?: Partial<CreateSessionRequest>): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the service: script and Claude (subscription) run here; Claude API, Copilot, DeepSeek and the rest
+ * are listed with their default model lists but not available.
+ */
+export async function startHarness(): Promise<Harness> {
+  const logger = createLogger({ name: 'session-actions-test', level: 'silent' });
+  const [database, nats]: [TestDatabase, NatsServer] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  const store = new PrismaSessionStore(prisma);
+  await seedRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60 });
+  const bus = await connectBus({ url: nats.url, name: 'session-actions-test', logger });
+  await ensureStream(bus, SESSION_EVENTS_STREAM);
+  const outbox = new OutboxRelay({ db: prisma, bus, logger });
+  const clock = new ManualClock(NOW);
+  const catalogue = new ConfiguredCatalogue(
+    {
+      CLAUDE_CODE_OAUTH_TOKEN: 'configured',
+      RELAY_CLAUDE_MODELS: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5'],
+      RELAY_COPILOT_MODELS: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'],
+      RELAY_DEEPSEEK_MODELS: ['deepseek-chat', 'deepseek-reasoner'],
+    },
+    (id) => id === 'script' || id === 'claude',
+  );
+  const server: GrpcServer = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    services: [
+      {
+        definition: SessionServiceService,
+        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY }),
+      },
+    ],
+    logger,
+  });
+  const client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+  const byId = { orderBy: { id: 'asc' as const } };
+
+  return {
+    prisma,
+    bus,
+    outbox,
+    clock,
+    client,
+    dumpState: async () => {
+      const [sessions, groups, messages, turns, grants, outboxRows, tokens] = await Promise.all([
+        prisma.session.findMany(byId),
+        prisma.group.findMany(byId),
+        prisma.message.findMany(byId),
+        prisma.turn.findMany(byId),
+        prisma.conversationGrant.findMany({ orderBy: [{ sessionId: 'asc' }, { kind: 'asc' }] }),
+        prisma.outboxMessage.findMany({ ...byId, select: { id: true, subject: true, payload: true } }),
+        prisma.apiToken.findMany({ orderBy: { tokenHash: 'asc' } }),
+      ]);
+      return { sessions, groups, messages, turns, grants, outboxRows, tokens };
+    },
+    newUser: async (name = 'Ada') => (await callUnary(client, 'createUser', { name })).userId,
+    newSession: async (userId, overrides = {}) => {
+      const created = await callUnary(client, 'createSession', CreateSessionRequest.fromPartial({ userId, text: 'reply hello', cwd: '/home/dev/shop', ...overrides }));
+      return created.session!.id;
+    },
+    stop: async () => {
+      client.close();
+      await server.shutdown();
+      await outbox.stop();
+      await prisma.$disconnect();
+      await bus.close();
+      await Promise.all([nats.stop(), database.drop()]);
+    },
+  };
+}
+
+/** The AppError a call fails with (the test fails when it succeeds). */
+export async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to be refused');
+}
