@@ -22,8 +22,9 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** Starts fake owners and the gateway in front of them; `close` stops both. Without `openUrlBase` results carry no openUrl. */
-export async function startGateway(relayName = 'desk', openUrlBase: string | undefined = 'https://desk.example.com'): Promise<TestGateway> {
+/** Starts fake owners and the gateway in front of them; `close` stops both. withoutPublicUrl: as without RELAY_PUBLIC_URL (no openUrl). */
+export async function startGateway(relayName = 'desk', options: { withoutPublicUrl?: boolean } = {}): Promise<TestGateway> {
+  const openUrlBase = options.withoutPublicUrl ? undefined : 'https://desk.example.com';
   const logger = createLogger({ name: 'gateway-test', level: 'silent' });
   const owners = await startFakeOwners(logger);
   const sessionClient = createClient(SessionServiceClient, owners.sessionAddress);

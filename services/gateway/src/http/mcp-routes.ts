@@ -5,10 +5,12 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { createMcpServer, type McpDeps } from '../mcp/create-mcp-server.ts';
+import { InFlightCalls } from '../mcp/in-flight-calls.ts';
 import { authenticateBearer } from './authenticate-bearer.ts';
 
 /** Registers POST /mcp, and GET/DELETE /mcp answering 405 (there are no MCP sessions to stream or end). */
 export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps): void {
+  const inFlight = new InFlightCalls();
   app.post('/mcp', async (request, reply) => {
     const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
     if (!outcome.ok) {
@@ -25,7 +27,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps): void {
       );
     }
 
-    const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId }, deps);
+    const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId }, deps, inFlight);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.raw.on('close', () => {
       void transport.close();

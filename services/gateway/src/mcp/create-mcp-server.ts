@@ -5,6 +5,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  CancelledNotificationSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -21,6 +22,7 @@ import { readRelayState } from '../relay-tool/read-relay-state.ts';
 import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from '../relay-tool/relay-tool-definition.ts';
 import { toCallToolResult } from '../relay-tool/result.ts';
 import { RELAY_VERSION } from '../version.ts';
+import type { InFlightCalls } from './in-flight-calls.ts';
 
 export interface McpDeps {
   relayName: string;
@@ -41,8 +43,8 @@ const CallToolRequest = z.object({
   params: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }),
 });
 
-/** A low-level MCP server offering relay_tool to the agent of `caller`'s session. */
-export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps): Server {
+/** A low-level MCP server offering relay_tool to the agent of `caller`'s session; `inFlight` spans the process. */
+export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls): Server {
   const server = new Server(
     { name: 'relay', title: `Relay ${deps.relayName}`, version: RELAY_VERSION },
     { capabilities: { tools: {} } },
@@ -58,7 +60,14 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
     if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. This server offers ${TOOL_NAME}.`);
     }
-    return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps, channelOf(extra, deps.logger)));
+    const cancelled = new AbortController();
+    const forget = inFlight.register(caller.sessionId, extra.requestId, cancelled);
+    try {
+      const signal = AbortSignal.any([extra.signal, cancelled.signal]);
+      return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps, channelOf(extra, signal, deps.logger)));
+    } finally {
+      forget();
+    }
   };
   // Server.setRequestHandler re-validates tools/call against the SDK's strict schema before any
   // handler runs; the base Protocol registration keeps our own validation in charge.
@@ -68,19 +77,23 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
     handler: (request: z.infer<typeof CallToolRequest>, extra: Extra) => Promise<CallToolResult>,
   ) => void;
   register.call(server, CallToolRequest, callTool);
+  // The call being cancelled was answered by another server of this process (one per POST).
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    if (notification.params.requestId !== undefined) inFlight.cancel(caller.sessionId, notification.params.requestId);
+  });
   return server;
 }
 
 /**
- * The call's line to the agent: the request's abort signal (the client cancelled or went away), and
- * progress notifications on the request's progressToken, so a client whose tool timeout resets on
- * progress keeps waiting through a long turn. Without a progressToken nothing is sent.
+ * The call's line to the agent: `signal` (the client cancelled or went away), and progress
+ * notifications on the request's progressToken, so a client whose tool timeout resets on progress
+ * keeps waiting through a long turn. Without a progressToken nothing is sent.
  */
-function channelOf(extra: Extra, logger: Logger): CallChannel {
+function channelOf(extra: Extra, signal: AbortSignal, logger: Logger): CallChannel {
   const progressToken = extra._meta?.progressToken;
   let progress = 0;
   return {
-    signal: extra.signal,
+    signal,
     async progress(message) {
       if (progressToken === undefined) return;
       progress += 1;
