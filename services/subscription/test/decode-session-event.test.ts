@@ -6,7 +6,7 @@ import { decodeSessionEvent, SessionSubject } from '../src/bus/decode-session-ev
 import { SubscriptionErrorCode } from '../src/domain/errors.ts';
 
 const payload = (state = SessionState.SESSION_STATE_IDLE) =>
-  SessionCreated.toJSON({
+  SessionCreated.toJSON(SessionCreated.fromPartial({
     eventId: 'e1',
     occurredAt: new Date('2026-11-30T10:00:00Z'),
     session: {
@@ -23,7 +23,7 @@ const payload = (state = SessionState.SESSION_STATE_IDLE) =>
       createdAt: new Date('2026-11-30T10:00:00Z'),
       lastActivityAt: new Date('2026-11-30T10:00:00Z'),
     },
-  });
+  }));
 
 function codeOf(run: () => unknown): string | undefined {
   try {
