@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '@relay/errors';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from './start-gateway.ts';
 
 let gateway: TestGateway;
@@ -110,6 +111,133 @@ describe('/api/v1', () => {
       version: '0.9.19',
       urls: { base: 'https://desk.example.com', api: 'https://desk.example.com/api/v1', mcp: 'https://desk.example.com/mcp' },
     });
+  });
+});
+
+describe('/api/v1 hosted sessions', () => {
+  afterEach(() => gateway.owners.reset());
+
+  async function created(body: Record<string, unknown> = { title: 'Review', text: 'reply hello' }) {
+    const response = await api('/api/v1/sessions', { method: 'POST', token: userToken, body });
+    expect(response.status).toBe(201);
+    return (await response.json()) as { session: { id: string; title: string; provider: string }; message_id: string };
+  }
+
+  it('creates a hosted session with its first prompt, as the user (no caller, no provenance)', async () => {
+    const body = await created({ title: 'Review', text: 'reply hello', provider: 'script', model: 'script-1', cwd: '/home/dev/shop', mode: 'ask' });
+    expect(body.session).toMatchObject({ title: 'Review', provider: 'script' });
+    expect(body.message_id).toMatch(/\S+/);
+    expect(gateway.owners.writes()).toEqual([
+      {
+        method: 'createSession',
+        request: expect.objectContaining({
+          userId: 'u1',
+          callerSessionId: '',
+          title: 'Review',
+          text: 'reply hello',
+          provider: 'script',
+          model: 'script-1',
+          cwd: '/home/dev/shop',
+          mode: 'ask',
+          provenance: undefined,
+          dryRun: false,
+        }),
+      },
+    ]);
+  });
+
+  it.each([
+    ['no text', { title: 'x' }],
+    ['an empty text', { text: '  ' }],
+    ['a model that is not a string', { text: 'x', model: 5 }],
+  ])('answers 400 for %s and creates nothing', async (_label, body) => {
+    const response = await api('/api/v1/sessions', { method: 'POST', token: userToken, body });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(gateway.owners.writes()).toEqual([]);
+  });
+
+  it("passes the session service's refusal through with its status", async () => {
+    gateway.owners.refusals.set('createSession', new AppError('REMOTE_RELAY_UNKNOWN_MODEL', 'invalid_argument', "Unknown model 'gpt-5-4'"));
+    const response = await api('/api/v1/sessions', { method: 'POST', token: userToken, body: { text: 'x', model: 'gpt-5-4' } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 'REMOTE_RELAY_UNKNOWN_MODEL', error: "Unknown model 'gpt-5-4'" });
+  });
+
+  it('writes a message as the user, and waits for its turn', async () => {
+    const { session } = await created();
+    const sent = await api(`/api/v1/sessions/${session.id}/messages`, { method: 'POST', token: userToken, body: { text: 'and again' } });
+    expect(sent.status).toBe(201);
+    const { message_id } = (await sent.json()) as { message_id: string };
+    expect(gateway.owners.writes().at(-1)).toMatchObject({
+      method: 'sendMessage',
+      request: { userId: 'u1', callerSessionId: '', sessionId: session.id, text: 'and again', dryRun: false },
+    });
+
+    const waited = await api(`/api/v1/sessions/${session.id}/wait?message_id=${message_id}&wait_seconds=9999`, { token: userToken });
+    expect(waited.status).toBe(200);
+    expect(await waited.json()).toEqual({
+      status: 'done',
+      session: session.id,
+      message_id,
+      reply: { text: 'script-1: and again', model: 'script-1' },
+      openUrl: `https://desk.example.com/sessions/${session.id}`,
+      note: "wait_seconds 9999 is more than this relay's longest wait per tool call (600 s), so this call waited at most 600 s.",
+    });
+    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'wait', request: { callerSessionId: '', waitSeconds: 600 } });
+  });
+
+  it('answers 400 for a message without text and a wait without message_id, and 404 for an unknown session', async () => {
+    const { session } = await created();
+    expect((await api(`/api/v1/sessions/${session.id}/messages`, { method: 'POST', token: userToken, body: {} })).status).toBe(400);
+    expect((await api(`/api/v1/sessions/${session.id}/wait`, { token: userToken })).status).toBe(400);
+    expect((await api(`/api/v1/sessions/${session.id}/wait?message_id=m&wait_seconds=-1`, { token: userToken })).status).toBe(400);
+    const missing = await api('/api/v1/sessions/nope/messages', { method: 'POST', token: userToken, body: { text: 'x' } });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+  });
+
+  it('reads a session as read_session shows it', async () => {
+    const { session } = await created({ title: 'Review', text: 'first' });
+    const response = await api(`/api/v1/sessions/${session.id}?last=5`, { token: userToken });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      session: { id: session.id, title: 'Review' },
+      messages: [{ role: 'user', text: 'first' }],
+      inFlight: expect.any(String),
+      pendingQuestions: [],
+    });
+    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'readSession', request: { last: 5 } });
+    expect((await api(`/api/v1/sessions/${session.id}?last=500`, { token: userToken })).status).toBe(400);
+    expect((await api('/api/v1/sessions/nope', { token: userToken })).status).toBe(404);
+  });
+
+  it("sets a conversation's mode and mayCreateSessions", async () => {
+    const { session } = await created();
+    const response = await api(`/api/v1/sessions/${session.id}`, { method: 'PATCH', token: userToken, body: { mode: 'plan', may_create_sessions: true } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ session: { id: session.id, mayCreateSessions: true }, mode: 'plan', mayCreateSessions: true });
+    expect(gateway.owners.writes().at(-1)).toMatchObject({
+      method: 'setConversationOptions',
+      request: { userId: 'u1', sessionId: session.id, mode: 'plan', mayCreateSessions: true },
+    });
+
+    const off = await api(`/api/v1/sessions/${session.id}`, { method: 'PATCH', token: userToken, body: { may_create_sessions: false } });
+    expect(await off.json()).toMatchObject({ mode: 'plan', mayCreateSessions: false });
+  });
+
+  it('answers 400 for a PATCH with nothing to set, or a bad mode', async () => {
+    const { session } = await created();
+    expect((await api(`/api/v1/sessions/${session.id}`, { method: 'PATCH', token: userToken, body: {} })).status).toBe(400);
+    const bad = await api(`/api/v1/sessions/${session.id}`, { method: 'PATCH', token: userToken, body: { mode: 'yolo' } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+
+  it("takes only a user's token", async () => {
+    const agent = gateway.owners.addAgentSession('u1');
+    expect((await api(`/api/v1/sessions/${agent.session.id}`, { token: agent.token })).status).toBe(403);
+    expect((await api(`/api/v1/sessions/${agent.session.id}/messages`, { method: 'POST', body: { text: 'x' } })).status).toBe(401);
   });
 });
 

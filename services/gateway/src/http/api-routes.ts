@@ -210,6 +210,7 @@ const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
   already_exists: 409,
   failed_precondition: 409,
   resource_exhausted: 429,
+  unimplemented: 501,
   unavailable: 503,
   deadline_exceeded: 503,
 };
