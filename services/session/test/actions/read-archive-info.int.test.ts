@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionState } from '@relay/proto/relay/session/v1/session';
+import {
+  ArchiveSessionRequest,
+  CreateSessionRequest,
+  ReadSessionRequest,
+  SendMessageRequest,
+  SetConversationOptionsRequest,
+} from '@relay/proto/relay/session/v1/session_service';
+import { callUnary } from '@relay/rpc';
+import { SESSION_EVENTS_STREAM, SessionSubject } from '../../src/wire/session-events.ts';
+import { NOW, refusal, startHarness, type Harness } from './harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const read = (request: Partial<ReadSessionRequest>) => callUnary(h.client, 'readSession', ReadSessionRequest.fromPartial(request));
+const archive = (request: Partial<ArchiveSessionRequest>) => callUnary(h.client, 'archiveSession', ArchiveSessionRequest.fromPartial(request));
+const create = (request: Partial<CreateSessionRequest>) => callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial(request));
+
+describe('ReadSession', () => {
+  it('returns the last messages newest last, and what the running turn is doing', async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId, { text: 'first' });
+    await callUnary(h.client, 'sendMessage', SendMessageRequest.fromPartial({ userId, sessionId, text: 'second' }));
+    await h.prisma.message.create({ data: { id: 'reply-1', sessionId, role: 'assistant', text: 'third', model: 'script-1', createdAt: NOW } });
+    const [turn] = await h.prisma.turn.findMany({ where: { sessionId }, orderBy: { queuedAt: 'asc' } });
+    await h.prisma.turn.update({
+      where: { id: turn!.id },
+      data: { status: 'waiting_for_answer', inFlight: 'Thinking…', pendingQuestions: [{ id: 'card-1', kind: 'ask_user', question: 'Ship?', options: ['Yes', 'No'] }] },
+    });
+
+    const all = await read({ userId, sessionId });
+    expect(all.messages.map((message) => message.text)).toEqual(['first', 'second', 'third']);
+    expect(all.inFlight).toBe('Thinking…');
+    expect(all.pendingQuestions).toEqual([{ id: 'card-1', kind: 'ask_user', question: 'Ship?', options: ['Yes', 'No'] }]);
+    expect((await read({ userId, sessionId, last: 2 })).messages.map((message) => message.text)).toEqual(['second', 'third']);
+  });
+
+  it('lists the other members of its group', async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId, { title: 'Lead' });
+    const worker = await create({ userId, callerSessionId: leadId, text: 'reply', title: 'Worker' });
+    const members = (await read({ userId, sessionId: worker.session!.id })).groupMembers;
+    expect(members).toEqual([{ id: leadId, title: 'Lead', role: 'head', state: SessionState.SESSION_STATE_RUNNING_TURN, archived: false }]);
+  });
+
+  it('refuses last outside 1–100 and a session of another user', async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    for (const last of [-1, 101]) expect((await refusal(read({ userId, sessionId, last }))).code).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect((await refusal(read({ userId: await h.newUser('Bob'), sessionId }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+});
+
+describe('ArchiveSession', () => {
+  it('archives, drops queued turns, asks a running one to stop, and publishes archived', async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId);
+    const worker = (await create({ userId, callerSessionId: leadId, text: 'one' })).session!.id;
+    await callUnary(h.client, 'sendMessage', SendMessageRequest.fromPartial({ userId, sessionId: worker, text: 'two' }));
+    const [running] = await h.prisma.turn.findMany({ where: { sessionId: worker }, orderBy: { queuedAt: 'asc' } });
+    await h.prisma.turn.update({ where: { id: running!.id }, data: { status: 'running' } });
+
+    const archived = await archive({ userId, callerSessionId: leadId, sessionId: worker });
+    expect(archived.session).toMatchObject({ id: worker, archived: true });
+    const turns = await h.prisma.turn.findMany({ where: { sessionId: worker }, orderBy: { queuedAt: 'asc' } });
+    expect(turns.map((turn) => [turn.status, turn.stopRequested])).toEqual([
+      ['running', true],
+      ['stopped', false],
+    ]);
+
+    await h.outbox.flush();
+    const event = await h.bus.jsm.streams.getMessage(SESSION_EVENTS_STREAM.name, { last_by_subj: SessionSubject.ARCHIVED });
+    expect(event!.json()).toMatchObject({ sessionId: worker, userId });
+
+    // Archiving again changes nothing.
+    const before = await h.dumpState();
+    await archive({ userId, callerSessionId: leadId, sessionId: worker });
+    expect(await h.dumpState()).toEqual(before);
+  });
+
+  it('removes an agent-made group once every session in it is archived', async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId);
+    const worker = (await create({ userId, callerSessionId: leadId, text: 'one' })).session!.id;
+    const groupId = (await h.prisma.session.findUnique({ where: { id: worker } }))!.groupId!;
+    await archive({ userId, callerSessionId: leadId, sessionId: worker });
+    expect(await h.prisma.group.findUnique({ where: { id: groupId } })).not.toBeNull();
+    await archive({ userId, sessionId: leadId });
+    expect(await h.prisma.group.findUnique({ where: { id: groupId } })).toBeNull();
+    expect(await h.prisma.session.findUnique({ where: { id: worker } })).toMatchObject({ groupId: null, groupRole: null });
+  });
+
+  it("refuses the caller's own conversation and an unknown session, changing nothing", async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId);
+    const before = await h.dumpState();
+    expect((await refusal(archive({ userId, callerSessionId: leadId, sessionId: leadId }))).code).toBe('REMOTE_RELAY_FORBIDDEN');
+    expect((await refusal(archive({ userId, callerSessionId: leadId, sessionId: 'nope' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect(await h.dumpState()).toEqual(before);
+  });
+});
+
+describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', () => {
+  it('shows providers, folders, modes and the groups with sessions, latest activity first', async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId, { title: 'Lead', cwd: '/home/dev/a' });
+    h.clock.advance(1000);
+    await h.newSession(userId, { cwd: '/tmp/b' });
+    h.clock.advance(1000);
+    await create({ userId, callerSessionId: leadId, text: 'reply' });
+    await h.prisma.group.create({ data: { id: 'grp_empty', userId, name: 'Empty', madeBy: 'user', createdAt: NOW, lastActivityAt: NOW } });
+
+    const info = await callUnary(h.client, 'getRelayInfo', { userId });
+    expect(info.providers.map((p) => [p.id, p.available])).toContainEqual(['script', true]);
+    expect(info.providers.find((p) => p.id === 'copilot')).toMatchObject({ available: false, models: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'] });
+    expect(info).toMatchObject({ defaultCwd: '/home/dev', recentCwds: ['/home/dev/a', '/tmp/b'], modes: ['agent', 'ask', 'plan'], groupsTotal: 1 });
+    expect(info.groups).toEqual([{ id: expect.stringMatching(/^grp_/), name: 'Lead', memberCount: 2 }]);
+    expect(info.settings).toMatchObject({ agentSessionsEnabled: true, maxWaitSeconds: 600 });
+  });
+
+  it('lists sessions with every field: group, starter, mode, effort, mayCreateSessions', async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId, { title: 'Lead' });
+    const worker = (await create({ userId, callerSessionId: leadId, provider: 'claude', effort: 'low', text: 'go' })).session!.id;
+    await callUnary(h.client, 'setConversationOptions', SetConversationOptionsRequest.fromPartial({ userId, sessionId: worker, mayCreateSessions: true, mode: 'ask' }));
+    const listed = await callUnary(h.client, 'listSessions', { userId, scope: '' });
+    expect(listed.sessions.find((session) => session.id === worker)).toMatchObject({
+      provider: 'claude',
+      effort: 'low',
+      mode: 'ask',
+      startedBySessionId: leadId,
+      startedByTitle: 'Lead',
+      mayCreateSessions: true,
+      group: { name: 'Lead', role: 'member' },
+    });
+    expect(listed.sessions.find((session) => session.id === leadId)!.group).toMatchObject({ name: 'Lead', role: 'head' });
+  });
+
+  it("answers a conversation's running turn and what it started", async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId);
+    await create({ userId, callerSessionId: leadId, text: 'reply' });
+    expect(await callUnary(h.client, 'getConversation', { sessionId: leadId })).toMatchObject({ hasRunningTurn: false, startedSessions: 1 });
+    await h.prisma.turn.updateMany({ where: { sessionId: leadId }, data: { status: 'running' } });
+    expect((await callUnary(h.client, 'getConversation', { sessionId: leadId })).hasRunningTurn).toBe(true);
+    expect((await refusal(callUnary(h.client, 'getConversation', { sessionId: 'nope' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+
+  it('refuses a bad mode in the owner options, changing nothing', async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    const before = await h.dumpState();
+    const error = await refusal(callUnary(h.client, 'setConversationOptions', SetConversationOptionsRequest.fromPartial({ userId, sessionId, mode: 'yolo' })));
+    expect(error.code).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(await h.dumpState()).toEqual(before);
+  });
+});
