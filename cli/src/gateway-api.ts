@@ -1,7 +1,26 @@
 import { CliError } from './cli-error.ts';
-import type { SessionScope } from './parse-command.ts';
+import type { HostedSessionOptions, RelayMode, SessionScope } from './parse-command.ts';
 
 export type CreatedSession = { session: Record<string, unknown> & { id: string }; token: string; mcpUrl?: string };
+
+/** A hosted session as created, with its queued first prompt. */
+export type StartedSession = { session: Record<string, unknown> & { id: string }; message_id: string };
+
+/** Where a turn stands, as the gateway's wait answers it. */
+export type TurnResult = {
+  status: string;
+  session: string;
+  message_id: string;
+  reply?: { text: string; model: string };
+  error?: string;
+  pendingQuestions?: { id: string; kind: string; question: string; options: string[] }[];
+  openUrl?: string;
+  note?: string;
+};
+
+// A wait lasts up to the relay's longest wait per tool call (at most an hour); the request may take that long.
+const WAIT_TIMEOUT_MS = 3_700_000;
+const TIMEOUT_MS = 30_000;
 
 /** A refusal from the gateway's user API, with the HTTP status and the relay's error code. */
 export class GatewayHttpError extends CliError {
@@ -38,7 +57,43 @@ export class GatewayApi {
     return body as CreatedSession;
   }
 
-  private async request(method: 'GET' | 'POST', path: string, json?: unknown): Promise<unknown> {
+  /** POST /api/v1/sessions {text, …} → a hosted session and the id of its first prompt. */
+  async createHostedSession(options: HostedSessionOptions): Promise<StartedSession> {
+    const body = (await this.request('POST', '/api/v1/sessions', options)) as Partial<StartedSession>;
+    if (typeof body.message_id !== 'string' || typeof body.session?.id !== 'string') {
+      throw new CliError(`${this.baseUrl}/api/v1/sessions answered without a session and message_id`);
+    }
+    return body as StartedSession;
+  }
+
+  /** POST /api/v1/sessions/:id/messages {text} → the id of the message, written as the user. */
+  async sendMessage(sessionId: string, text: string): Promise<string> {
+    const body = (await this.request('POST', `/api/v1/sessions/${encodeURIComponent(sessionId)}/messages`, { text })) as { message_id?: unknown };
+    if (typeof body.message_id !== 'string') throw new CliError(`${this.baseUrl} answered the message without a message_id`);
+    return body.message_id;
+  }
+
+  /** GET /api/v1/sessions/:id/wait → the turn once it ends, or where it stands when the relay's longest wait runs out. */
+  async waitForTurn(sessionId: string, messageId: string): Promise<TurnResult> {
+    const path = `/api/v1/sessions/${encodeURIComponent(sessionId)}/wait?message_id=${encodeURIComponent(messageId)}`;
+    const body = (await this.request('GET', path, undefined, WAIT_TIMEOUT_MS)) as Partial<TurnResult>;
+    if (typeof body.status !== 'string') throw new CliError(`${this.baseUrl} answered the wait without a status`);
+    return body as TurnResult;
+  }
+
+  /** GET /api/v1/sessions/:id?last= → the session as read_session shows it. */
+  async readSession(sessionId: string, last?: number): Promise<Record<string, unknown>> {
+    const query = last === undefined ? '' : `?last=${last}`;
+    return (await this.request('GET', `/api/v1/sessions/${encodeURIComponent(sessionId)}${query}`)) as Record<string, unknown>;
+  }
+
+  /** PATCH /api/v1/sessions/:id {mode, may_create_sessions} → the conversation after the change. */
+  async setSessionOptions(sessionId: string, options: { mode?: RelayMode; mayCreateSessions?: boolean }): Promise<Record<string, unknown>> {
+    const body = { mode: options.mode, may_create_sessions: options.mayCreateSessions };
+    return (await this.request('PATCH', `/api/v1/sessions/${encodeURIComponent(sessionId)}`, body)) as Record<string, unknown>;
+  }
+
+  private async request(method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {
     const url = `${this.baseUrl}${path}`;
     let response: Response;
     try {
@@ -46,7 +101,7 @@ export class GatewayApi {
         method,
         headers: { authorization: `Bearer ${this.token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       const { cause: reason } = error as { cause?: { code?: string; message?: string } };

@@ -27,6 +27,22 @@ async function main(argv: readonly string[]): Promise<number> {
         const { runCreateSession } = await import('./commands/sessions.ts');
         return await runCreateSession({ title: command.title, json: command.json }, { out: process.stdout });
       }
+      case 'create-hosted-session': {
+        const { runCreateHostedSession } = await import('./commands/sessions.ts');
+        return await runCreateHostedSession(command, { out: process.stdout });
+      }
+      case 'say': {
+        const { runSay } = await import('./commands/sessions.ts');
+        return await runSay(command, { out: process.stdout });
+      }
+      case 'show-session': {
+        const { runShowSession } = await import('./commands/sessions.ts');
+        return await runShowSession(command, { out: process.stdout });
+      }
+      case 'set-session': {
+        const { runSetSession } = await import('./commands/sessions.ts');
+        return await runSetSession(command, { out: process.stdout });
+      }
     }
   } catch (error) {
     if (error instanceof CliError || error instanceof ConfigError) {

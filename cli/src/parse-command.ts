@@ -3,13 +3,23 @@ import { CliError } from './cli-error.ts';
 
 export type SessionScope = 'active' | 'archived' | 'all';
 
+export type RelayMode = 'agent' | 'ask' | 'plan';
+
+/** A hosted session to create: its first prompt and what it runs with (unset: the relay's defaults). */
+export type HostedSessionOptions = { text: string; title?: string; provider?: string; model?: string; cwd?: string; mode?: RelayMode };
+
 export type Command =
   | { kind: 'up'; json: boolean }
   | { kind: 'sessions'; scope: SessionScope; json: boolean }
   | { kind: 'create-session'; title: string; json: boolean }
+  | { kind: 'create-hosted-session'; session: HostedSessionOptions; wait: boolean; json: boolean }
+  | { kind: 'say'; sessionId: string; text: string; wait: boolean; json: boolean }
+  | { kind: 'show-session'; sessionId: string; last?: number; json: boolean }
+  | { kind: 'set-session'; sessionId: string; mode?: RelayMode; mayCreateSessions?: boolean; json: boolean }
   | { kind: 'help' };
 
 const SCOPES: readonly SessionScope[] = ['active', 'archived', 'all'];
+const MODES: readonly RelayMode[] = ['agent', 'ask', 'plan'];
 
 export const HELP_TEXT = `relay: run a relay on this machine and talk to it
 
@@ -17,8 +27,16 @@ Usage:
   relay up [--json]                              start NATS, PostgreSQL and the six services; Ctrl-C stops them
   relay sessions [--scope active|archived|all] [--json]
                                                  list your sessions
+  relay session create --text PROMPT [--title T] [--provider P] [--model M] [--cwd DIR] [--mode agent|ask|plan]
+                      [--no-wait] [--json]
+                                                 start a session on this relay with its first prompt and wait for the reply
   relay session create --external [--title T] [--json]
                                                  create a session for an MCP client you run, and print its token
+  relay say SESSION TEXT… [--no-wait] [--json]  write to a session and wait for its reply
+  relay session show SESSION [--last N] [--json]
+                                                 a session's recent messages and what goes on there
+  relay session set SESSION [--mode agent|ask|plan] [--may-create-sessions on|off] [--json]
+                                                 the conversation's relay mode, and whether its agent may start sessions
   relay help                                     this text
 
 relay up reads NATS_URL, DATABASE_URL (a server URL; each service gets its own database on it),
@@ -50,13 +68,60 @@ export function parseCommand(argv: readonly string[]): Command {
       json: { type: 'boolean' },
       external: { type: 'boolean' },
       title: { type: 'string' },
+      text: { type: 'string' },
+      provider: { type: 'string' },
+      model: { type: 'string' },
+      cwd: { type: 'string' },
+      mode: { type: 'string' },
+      'no-wait': { type: 'boolean' },
     });
-    if (values.external !== true) {
-      throw new CliError('relay session create: only external sessions can be created here; add --external');
+    const json = values.json === true;
+    if (values.external === true) {
+      const hosted = ['text', 'provider', 'model', 'cwd', 'mode', 'no-wait'].filter((name) => values[name] !== undefined);
+      if (hosted.length > 0) {
+        throw new CliError(`relay session create --external takes only --title and --json; --${hosted[0]} is for a session this relay runs`);
+      }
+      const title = typeof values.title === 'string' ? values.title.trim() : 'Terminal';
+      if (title === '') throw new CliError('relay session create: --title must not be empty');
+      return { kind: 'create-session', title, json };
     }
-    const title = typeof values.title === 'string' ? values.title.trim() : 'Terminal';
-    if (title === '') throw new CliError('relay session create: --title must not be empty');
-    return { kind: 'create-session', title, json: values.json === true };
+    const text = typeof values.text === 'string' ? values.text : '';
+    if (text.trim() === '') {
+      throw new CliError('relay session create needs --text (the first prompt), or --external for a session of an MCP client you run');
+    }
+    const session: HostedSessionOptions = { text };
+    for (const name of ['title', 'provider', 'model', 'cwd'] as const) {
+      const value = values[name];
+      if (typeof value !== 'string') continue;
+      if (value.trim() === '') throw new CliError(`relay session create: --${name} must not be empty`);
+      session[name] = value.trim();
+    }
+    if (values.mode !== undefined) session.mode = parseMode(values.mode);
+    return { kind: 'create-hosted-session', session, wait: values['no-wait'] !== true, json };
+  }
+  if (first === 'say') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, 'no-wait': { type: 'boolean' } });
+    const text = extra.join(' ');
+    if (second === undefined || text.trim() === '') throw new CliError('relay say needs a session id and a text: relay say SESSION TEXT');
+    return { kind: 'say', sessionId: second, text, wait: values['no-wait'] !== true, json: values.json === true };
+  }
+  if (first === 'session' && second === 'show') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, last: { type: 'string' } });
+    const sessionId = onlySession('show', extra);
+    const command: Command = { kind: 'show-session', sessionId, json: values.json === true };
+    if (values.last !== undefined) command.last = parseLast(values.last);
+    return command;
+  }
+  if (first === 'session' && second === 'set') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, mode: { type: 'string' }, 'may-create-sessions': { type: 'string' } });
+    const sessionId = onlySession('set', extra);
+    if (values.mode === undefined && values['may-create-sessions'] === undefined) {
+      throw new CliError('relay session set needs --mode agent|ask|plan, --may-create-sessions on|off, or both');
+    }
+    const command: Command = { kind: 'set-session', sessionId, json: values.json === true };
+    if (values.mode !== undefined) command.mode = parseMode(values.mode);
+    if (values['may-create-sessions'] !== undefined) command.mayCreateSessions = parseSwitch(values['may-create-sessions']);
+    return command;
   }
   throw new CliError(`unknown command "${words.join(' ')}"; run "relay help"`);
 }
@@ -83,4 +148,29 @@ function parseScope(value: string | boolean | undefined): SessionScope {
   const scope = SCOPES.find((candidate) => candidate === value);
   if (scope === undefined) throw new CliError(`--scope must be one of ${SCOPES.join(', ')}`);
   return scope;
+}
+
+function onlySession(verb: string, words: readonly string[]): string {
+  const [sessionId, ...more] = words;
+  if (sessionId === undefined) throw new CliError(`relay session ${verb} needs a session id; relay sessions lists them`);
+  if (more.length > 0) throw new CliError(`relay session ${verb} takes one session id; got also "${more.join(' ')}"`);
+  return sessionId;
+}
+
+function parseMode(value: string | boolean): RelayMode {
+  const mode = MODES.find((candidate) => candidate === value);
+  if (mode === undefined) throw new CliError(`--mode must be one of ${MODES.join(', ')}`);
+  return mode;
+}
+
+function parseSwitch(value: string | boolean): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new CliError('--may-create-sessions must be on or off');
+}
+
+function parseLast(value: string | boolean): number {
+  const last = Number(value);
+  if (!Number.isInteger(last) || last < 1 || last > 100) throw new CliError('--last must be a whole number from 1 to 100');
+  return last;
 }

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { formatSessionRead } from '../src/format-session-read.ts';
+
+const now = new Date('2026-10-18T09:10:00.000Z');
+
+describe('formatSessionRead', () => {
+  it('prints the header, group, messages with provenance, what is being written and the questions waiting', () => {
+    const text = formatSessionRead(
+      {
+        session: { id: 's1', title: 'Review', provider: 'script', model: 'script-1', state: 'running_turn', cwd: '/srv', startedBy: { id: 's0', title: 'Planner' } },
+        state: 'running_turn',
+        group: { id: 'g', name: 'Release 2.4', role: 'member', members: [{ id: 's0' }] },
+        messages: [
+          {
+            id: 'm1',
+            role: 'agent',
+            text: 'Check it.\nTwice.',
+            createdAt: '2026-10-18T09:00:00.000Z',
+            provenance: { originRelay: 'desk', originSessionTitle: 'Planner' },
+          },
+          { id: 'm2', role: 'assistant', text: 'Done.', createdAt: '2026-10-18T09:09:30.000Z', model: 'script-1' },
+        ],
+        inFlight: 'Checking…',
+        pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'Merge?', options: ['Yes', 'No'] }],
+      },
+      now,
+    );
+    expect(text).toBe(
+      [
+        'Review (s1) · script/script-1 · running_turn · /srv',
+        'via agent · "Planner"',
+        'Group: Release 2.4 (member), 1 other member',
+        '',
+        'agent ↗ from desk · "Planner" · 10 min ago',
+        '  Check it.',
+        '  Twice.',
+        '',
+        'assistant (script-1) · just now',
+        '  Done.',
+        '',
+        'Writing: Checking…',
+        '',
+        'Waiting for an answer: Merge? [Yes | No] (ask_user card_1)',
+      ].join('\n'),
+    );
+  });
+
+  it('says when there are no messages yet', () => {
+    expect(formatSessionRead({ session: { id: 's1', title: 'New' }, messages: [] }, now)).toContain('No messages yet.');
+  });
+});
