@@ -2,8 +2,7 @@
  * relay_tool as the script agent calls it: through the gateway's MCP endpoint with the session's
  * own token, like any agent, never around the gateway.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TurnFailed } from '../provider.ts';
 
 const TOOL_NAME = 'relay_tool';
@@ -55,6 +54,11 @@ export class McpRelayTool {
 
   async #connect(signal: AbortSignal): Promise<Client> {
     if (this.#client) return this.#client;
+    // Loaded on first use: the SDK costs about a second of start-up that a relay without script turns need not pay.
+    const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    ]);
     const transport = new StreamableHTTPClientTransport(this.#url, {
       requestInit: { headers: { Authorization: `Bearer ${this.#token}` } },
     });
