@@ -463,11 +463,12 @@ describe('Wait', () => {
     startRunner();
     await untilParked(turnId, 'started');
 
-    const waiting = waitCall({ sessionId, messageId, waitSeconds: 600 });
-    // Let at least one keep-alive go out before the turn ends.
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    clock.advance(30_000);
-    const responses = await waiting;
+    const responses: WaitResponse[] = [];
+    for await (const response of callStream(client, 'wait', { userId, callerSessionId: '', sessionId, messageId, waitSeconds: 600 })) {
+      responses.push(response);
+      // The turn ends only after a keep-alive went out.
+      if (responses.length === 1) clock.advance(30_000);
+    }
     expect(responses.at(-1)).toEqual({
       result: expect.objectContaining({ sessionId, messageId, status: TurnStatus.TURN_STATUS_DONE, replyText: 'started\nfinished' }),
     });
