@@ -446,6 +446,28 @@ describe('the turn runner with the script provider', () => {
   });
 });
 
+describe('bus nudges', () => {
+  it('turn_queued and turn_ended published through the outbox reach every listener as work and ended signals', async () => {
+    const local = new TurnSignals();
+    const listener = listenForTurnSignals(bus, local, logger);
+    try {
+      const turnId = randomUUID();
+      const heard = { work: 0, ended: 0 };
+      const stopWork = local.onWork(() => heard.work++);
+      const stopEnded = local.onEnded(turnId, () => heard.ended++);
+      await prisma.$transaction(async (tx) => {
+        await enqueue(tx, { subject: TurnSubject.TURN_QUEUED, payload: { turnId } });
+        await enqueue(tx, { subject: TurnSubject.TURN_ENDED, payload: { turnId, status: 'TURN_STATUS_DONE' } });
+      });
+      await until(async () => heard.work > 0 && heard.ended === 1, 'both nudges are heard');
+      stopWork();
+      stopEnded();
+    } finally {
+      listener.stop();
+    }
+  });
+});
+
 describe('Wait', () => {
   it('returns the result at once when the turn has ended', async () => {
     const sessionId = await newSession();
