@@ -34,8 +34,15 @@ const app = buildApp({
   logger,
 });
 
+// Tool calls may wait for an hour. On shutdown they get a grace period, then their connections are closed: the
+// turns go on in the session service and the agent's `wait` picks them up on another replica.
+const SHUTDOWN_GRACE_MS = 10_000;
+
 onShutdownSignal(logger, async () => {
-  await app.close();
+  const closed = app.close();
+  const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await closed;
+  clearTimeout(grace);
   sessionClient.close();
   pairingClient.close();
   questionClient.close();
