@@ -72,6 +72,8 @@ export interface Relay {
   sessionClient: SessionServiceClient;
   /** Creates an external session through the user API; returns its id and bearer token. */
   createExternalSession(title: string): Promise<{ id: string; token: string }>;
+  /** Calls the user API (`/api/v1…`) with the user's token; returns the status and the parsed body. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** An MCP client (the SDK's) connected as the session whose token is given. */
   connectAgent(token: string): Promise<Client>;
   /** Waits until the service answers its health check again. */
@@ -80,7 +82,7 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
@@ -109,6 +111,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     SCHEDULER_GRPC_ADDR: address('scheduler'),
     QUESTION_GRPC_ADDR: address('question'),
     PAIRING_GRPC_ADDR: address('pairing'),
+    RELAY_GATEWAY_URL: `http://127.0.0.1:${ports.gateway}`,
+    RELAY_NAME: name,
     ...options.env,
   };
   const services = {} as Record<ServiceName, ServiceProcess>;
@@ -128,7 +132,6 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     OTEL_SERVICE_NAME: 'relay-gateway',
     PORT: String(ports.gateway),
     HOST: '127.0.0.1',
-    RELAY_NAME: name,
   });
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 
@@ -154,6 +157,15 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       if (!response.ok) throw new Error(`POST /api/v1/sessions answered ${response.status}: ${await response.text()}`);
       const body = (await response.json()) as { session: { id: string }; token: string };
       return { id: body.session.id, token: body.token };
+    },
+    async api(method, path, body) {
+      const response = await fetch(`${gatewayUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${relay.userToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
     },
     async connectAgent(token) {
       const client = new Client({ name: 'e2e-agent', version: '0.0.0' });

@@ -1,0 +1,165 @@
+// The house rules for rendered manifests (STYLE.md, Kubernetes). Each check takes every object of one
+// render and returns its violations, one readable line each; [] means the render passes.
+import type { K8sObject } from './render-kustomization.ts';
+
+type Container = {
+  name: string;
+  image?: string;
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
+  resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
+  readinessProbe?: unknown;
+  livenessProbe?: unknown;
+  securityContext?: SecurityContext;
+  volumeMounts?: { name: string; mountPath: string }[];
+};
+type SecurityContext = {
+  runAsNonRoot?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  capabilities?: { drop?: string[]; add?: string[] };
+  seccompProfile?: { type?: string };
+};
+type PodSpec = {
+  automountServiceAccountToken?: boolean;
+  securityContext?: SecurityContext;
+  containers?: Container[];
+  initContainers?: Container[];
+  volumes?: { name: string; emptyDir?: unknown }[];
+};
+type Workload = { object: K8sObject; pod: PodSpec; labels: Record<string, string>; longRunning: boolean };
+
+const LONG_RUNNING = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
+const SECRET_NAME = /(PASSWORD|TOKEN|SECRET|API_KEY|PRIVATE_KEY|DATABASE_URL)/i;
+/** The relay's own images: `relay/<service>` under any registry. */
+const RELAY_IMAGE = /(^|\/)relay\/[a-z-]+(?=[:@]|$)/;
+
+const label = (object: K8sObject) => `${object.kind}/${object.metadata.name}`;
+
+/** The pod templates of Deployments, StatefulSets, DaemonSets, Jobs and CronJobs. */
+export function workloadsOf(objects: K8sObject[]): Workload[] {
+  const workloads: Workload[] = [];
+  for (const object of objects) {
+    const spec = object['spec'] as Record<string, any> | undefined;
+    const template = object.kind === 'CronJob' ? spec?.['jobTemplate']?.spec?.template : spec?.['template'];
+    if (!['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(object.kind) || !template) continue;
+    workloads.push({ object, pod: template.spec ?? {}, labels: template.metadata?.labels ?? {}, longRunning: LONG_RUNNING.has(object.kind) });
+  }
+  return workloads;
+}
+
+/**
+ * Every container: requests and limits for cpu and memory; readiness and liveness probes in long-running
+ * workloads; non-root, no privilege escalation, read-only root filesystem, ALL capabilities dropped,
+ * RuntimeDefault seccomp; no service account token; the relay's own containers write to an emptyDir on /tmp.
+ */
+export function containerViolations(objects: K8sObject[]): string[] {
+  const found: string[] = [];
+  for (const { object, pod, longRunning } of workloadsOf(objects)) {
+    if (pod.automountServiceAccountToken !== false) found.push(`${label(object)}: automountServiceAccountToken is not false`);
+    for (const container of [...(pod.containers ?? []), ...(pod.initContainers ?? [])]) {
+      const where = `${label(object)} container ${container.name}`;
+      for (const kind of ['requests', 'limits'] as const) {
+        for (const resource of ['cpu', 'memory']) {
+          if (container.resources?.[kind]?.[resource] === undefined) found.push(`${where}: no ${resource} ${kind}`);
+        }
+      }
+      const isInit = pod.initContainers?.includes(container) ?? false;
+      if (longRunning && !isInit) {
+        if (container.readinessProbe === undefined) found.push(`${where}: no readinessProbe`);
+        if (container.livenessProbe === undefined) found.push(`${where}: no livenessProbe`);
+      }
+      const own = container.securityContext ?? {};
+      const podLevel = pod.securityContext ?? {};
+      if ((own.runAsNonRoot ?? podLevel.runAsNonRoot) !== true) found.push(`${where}: runAsNonRoot is not true`);
+      if (own.allowPrivilegeEscalation !== false) found.push(`${where}: allowPrivilegeEscalation is not false`);
+      if (own.readOnlyRootFilesystem !== true) found.push(`${where}: readOnlyRootFilesystem is not true`);
+      if (!(own.capabilities?.drop ?? []).includes('ALL')) found.push(`${where}: capabilities do not drop ALL`);
+      if ((own.capabilities?.add ?? []).length > 0) found.push(`${where}: adds capabilities`);
+      if ((own.seccompProfile?.type ?? podLevel.seccompProfile?.type) !== 'RuntimeDefault') {
+        found.push(`${where}: seccompProfile is not RuntimeDefault`);
+      }
+      if (container.image !== undefined && RELAY_IMAGE.test(container.image)) {
+        const tmp = container.volumeMounts?.find((mount) => mount.mountPath === '/tmp');
+        const volume = pod.volumes?.find((v) => v.name === tmp?.name);
+        if (volume?.emptyDir === undefined) found.push(`${where}: no emptyDir mounted on /tmp`);
+      }
+    }
+  }
+  return found;
+}
+
+function selects(selector: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined, labels: Record<string, string>): boolean {
+  if (selector === undefined) return false;
+  const pairs = Object.entries(selector.matchLabels ?? {});
+  // Only label pairs count as naming a workload; expressions and the empty selector are namespace-wide.
+  return pairs.length > 0 && (selector.matchExpressions ?? []).length === 0 && pairs.every(([key, value]) => labels[key] === value);
+}
+
+/** A default-deny policy for ingress and egress, and for every workload a policy that selects it by its labels. */
+export function networkPolicyViolations(objects: K8sObject[]): string[] {
+  const policies = objects.filter((object) => object.kind === 'NetworkPolicy');
+  const specs = policies.map((policy) => policy['spec'] as Record<string, any>);
+  const found: string[] = [];
+  const denies = specs.some(
+    (spec) =>
+      Object.keys(spec['podSelector'] ?? {}).length === 0 &&
+      ['Ingress', 'Egress'].every((type) => (spec['policyTypes'] ?? []).includes(type)) &&
+      spec['ingress'] === undefined &&
+      spec['egress'] === undefined,
+  );
+  if (!denies) found.push('no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)');
+  for (const { object, labels } of workloadsOf(objects)) {
+    if (!specs.some((spec) => selects(spec['podSelector'], labels))) found.push(`${label(object)}: no NetworkPolicy selects its pods`);
+  }
+  return found;
+}
+
+/** No `latest` or missing tags; with `relayByDigest`, the relay's own images are pinned by sha256 digest. */
+export function imageViolations(objects: K8sObject[], options: { relayByDigest: boolean }): string[] {
+  const found: string[] = [];
+  for (const { object, pod } of workloadsOf(objects)) {
+    for (const container of [...(pod.containers ?? []), ...(pod.initContainers ?? [])]) {
+      const image = container.image ?? '';
+      const where = `${label(object)} container ${container.name}: image ${image || '(none)'}`;
+      const digest = /@sha256:[0-9a-f]{64}$/.test(image);
+      const tag = /:([\w][\w.-]*)$/.exec(image.replace(/@.*$/, '').replace(/^[^/]*:\d+\//, 'registry/'))?.[1];
+      if (!digest && (tag === undefined || tag === 'latest')) found.push(`${where} has no version (latest)`);
+      if (options.relayByDigest && RELAY_IMAGE.test(image) && !digest) found.push(`${where} is not pinned by digest`);
+    }
+  }
+  return found;
+}
+
+/** No Secret objects (their values would live in git), no secret-looking values inline in env or ConfigMaps. */
+export function secretViolations(objects: K8sObject[]): string[] {
+  const found: string[] = [];
+  for (const object of objects) {
+    if (object.kind === 'Secret') found.push(`${label(object)}: Secrets are created in the cluster and only referenced here`);
+    if (object.kind === 'ConfigMap') {
+      for (const key of Object.keys((object['data'] as Record<string, string> | undefined) ?? {})) {
+        if (SECRET_NAME.test(key)) found.push(`${label(object)}: ${key} belongs in a Secret`);
+      }
+    }
+  }
+  for (const { object, pod } of workloadsOf(objects)) {
+    for (const container of [...(pod.containers ?? []), ...(pod.initContainers ?? [])]) {
+      for (const variable of container.env ?? []) {
+        if (SECRET_NAME.test(variable.name) && variable.value !== undefined) {
+          found.push(`${label(object)} container ${container.name}: ${variable.name} has an inline value; use secretKeyRef`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** Every Service port has a name (probes, NetworkPolicies and the docs refer to them by name). */
+export function serviceViolations(objects: K8sObject[]): string[] {
+  return objects
+    .filter((object) => object.kind === 'Service')
+    .flatMap((object) =>
+      (((object['spec'] as Record<string, any>)['ports'] ?? []) as { name?: string; port: number }[])
+        .filter((port) => !port.name)
+        .map((port) => `${label(object)}: port ${port.port} has no name`),
+    );
+}

@@ -1,0 +1,146 @@
+// The images, checked without a Docker engine: every service's Dockerfile and the migration runner's.
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseObjects } from './render-kustomization.ts';
+import { dockerfileViolations, readIgnoreLines, satisfiesMajor, type ImageSpec } from './check-dockerfile.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+type PackageJson = { scripts?: Record<string, string>; dependencies?: Record<string, string>; engines?: { node?: string } };
+const readJson = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as PackageJson;
+const rootEngines = readJson('package.json').engines?.node;
+
+const services = readdirSync(join(ROOT, 'services')).filter((name) => readJson(`services/${name}/package.json`).scripts?.['start']);
+
+/** What a Dockerfile in the repository must satisfy, read from its workspace's package.json. */
+function specFor(dockerfile: string, workspace: string, overrides: Partial<ImageSpec> = {}): ImageSpec {
+  const pkg = readJson(`${workspace}/package.json`);
+  const ignoreFile = join(ROOT, `${dockerfile}.dockerignore`);
+  return {
+    text: readFileSync(join(ROOT, dockerfile), 'utf8'),
+    ignore: existsSync(ignoreFile) ? readIgnoreLines(readFileSync(ignoreFile, 'utf8')) : [],
+    contextDir: ROOT,
+    workspace,
+    engines: [rootEngines, pkg.engines?.node].filter((range): range is string => range !== undefined),
+    command: (pkg.scripts?.['start'] ?? '').split(/\s+/),
+    buildScripts: pkg.scripts?.['generate'] ? ['generate'] : [],
+    requiredPaths: [],
+    ...overrides,
+  };
+}
+
+/** The folders the migration Jobs in k8s/base pass to relay-migrate. */
+function migrationJobFolders(): string[] {
+  const base = join(ROOT, 'k8s/base');
+  return readdirSync(base)
+    .filter((name) => existsSync(join(base, name, 'migration-job.yaml')))
+    .flatMap((name) => parseObjects(readFileSync(join(base, name, 'migration-job.yaml'), 'utf8')))
+    .map((job) => (job['spec'] as any).template.spec.containers[0].args[0] as string);
+}
+
+describe('service images', () => {
+  it('exist for the six services', () => {
+    expect(services.sort()).toEqual(['gateway', 'pairing', 'question', 'scheduler', 'session', 'subscription']);
+    for (const name of services) expect(existsSync(join(ROOT, 'services', name, 'Dockerfile')), name).toBe(true);
+  });
+
+  it.each(services)('%s: copies what exists, runs npm start as a non-root user on an allowed Node LTS, with its entry file', (name) => {
+    expect(dockerfileViolations(specFor(`services/${name}/Dockerfile`, `services/${name}`))).toEqual([]);
+  });
+
+  it.each(services)('%s: keeps what `npm start` imports among its production dependencies', (name) => {
+    const pkg = readJson(`services/${name}/package.json`);
+    const start = pkg.scripts?.['start'] ?? '';
+    // `--import tsx --import @relay/telemetry/register`: OpenTelemetry loads before the app, through tsx.
+    expect(start).toMatch(/^node --import tsx --import @relay\/telemetry\/register src\/main\.ts$/);
+    expect(Object.keys(pkg.dependencies ?? {})).toEqual(expect.arrayContaining(['tsx', '@relay/telemetry']));
+  });
+
+  it.each(services)('%s: the workspace packages it depends on are in the build context', (name) => {
+    const seen = new Set<string>();
+    const visit = (workspace: string) => {
+      for (const dep of Object.keys(readJson(`${workspace}/package.json`).dependencies ?? {})) {
+        if (!dep.startsWith('@relay/') || seen.has(dep)) continue;
+        seen.add(dep);
+        const folder = `packages/${dep.slice('@relay/'.length)}`;
+        expect(existsSync(join(ROOT, folder, 'package.json')), `${dep} in ${folder}`).toBe(true);
+        visit(folder);
+      }
+    };
+    visit(`services/${name}`);
+    const text = readFileSync(join(ROOT, `services/${name}/Dockerfile`), 'utf8');
+    expect(text).toMatch(/^COPY packages\/ packages\/$/m);
+  });
+});
+
+describe('the migration runner image', () => {
+  const command = ['node', 'packages/db/bin/relay-migrate.mjs'];
+
+  it('copies what exists, runs relay-migrate as a non-root user and carries every folder a migration Job names', () => {
+    const folders = migrationJobFolders();
+    expect(folders.sort()).toEqual(['/app/migrations/pairing', '/app/migrations/question', '/app/migrations/scheduler', '/app/migrations/session', '/app/migrations/subscription']);
+    const spec = specFor('docker/migrate/Dockerfile', 'packages/db', { command, buildScripts: [], requiredPaths: folders });
+    expect(dockerfileViolations(spec)).toEqual([]);
+    const without = spec.text.replace('COPY services/question/prisma/migrations/ /app/migrations/question/\n', '');
+    expect(dockerfileViolations({ ...spec, text: without })).toEqual(['/app/migrations/question is not in the image (no COPY brings it)']);
+  });
+});
+
+describe('the Dockerfile checks catch a broken image', () => {
+  const good = readFileSync(join(ROOT, 'services/session/Dockerfile'), 'utf8');
+  const spec = (text: string) => specFor('services/session/Dockerfile', 'services/session', { text });
+
+  it('accept the real one', () => {
+    expect(dockerfileViolations(spec(good))).toEqual([]);
+  });
+
+  it('a COPY of a path that does not exist', () => {
+    expect(dockerfileViolations(spec(good.replace('COPY services/session/ services/session/', 'COPY services/sesion/ services/session/')))).toEqual(
+      expect.arrayContaining(['COPY services/sesion/: not in the build context', '/app/services/session/src/main.ts is not in the image (no COPY brings it)']),
+    );
+  });
+
+  it('a COPY the dockerignore file excludes', () => {
+    const broken = good.replace('COPY packages/ packages/', 'COPY packages/ packages/\nCOPY services/session/src/generated/ services/session/src/generated/');
+    const violations = dockerfileViolations({ ...spec(broken), ignore: ['**/src/generated'], contextDir: ROOT });
+    expect(violations.some((v) => /services\/session\/src\/generated\/: (excluded by the dockerignore file|not in the build context)/.test(v))).toBe(true);
+  });
+
+  it('a Node major that is not LTS or that engines refuses', () => {
+    expect(dockerfileViolations(spec(good.replaceAll('node:24-slim', 'node:23-slim')))).toContain('FROM node:23-slim: Node 23 is not an LTS line');
+    expect(dockerfileViolations(spec(good.replaceAll('node:24-slim', 'node:18-slim')))).toContain('FROM node:18-slim: Node 18 does not satisfy engines ">=20.19"');
+    expect(dockerfileViolations(spec(good.replaceAll('node:24-slim', 'node:24')))).toContain('FROM node:24: not a node:<major>-slim image');
+  });
+
+  it('root, or a user Kubernetes cannot check', () => {
+    expect(dockerfileViolations(spec(good.replace('USER 1000:1000', 'USER 0')))).toContain('USER is root');
+    expect(dockerfileViolations(spec(good.replace('USER 1000:1000', 'USER node')))).toContain('USER node is not numeric (Kubernetes cannot check runAsNonRoot)');
+  });
+
+  it('OpenTelemetry not imported first, a dev install, a missing generate step', () => {
+    const violations = dockerfileViolations(
+      spec(
+        good
+          .replace('"--import", "@relay/telemetry/register", ', '')
+          .replace('npm ci --omit=dev', 'npm ci')
+          .replace('RUN npm run generate --workspace services/session', ''),
+      ),
+    );
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        'runs "node --import tsx src/main.ts", expected "node --import tsx --import @relay/telemetry/register src/main.ts"',
+        'no build step runs npm ci --omit=dev --workspace services/session',
+        'no build step runs npm run generate --workspace services/session',
+      ]),
+    );
+  });
+
+  it('reads engines ranges it understands and refuses the rest', () => {
+    expect(satisfiesMajor(24, '>=20.19')).toBe(true);
+    expect(satisfiesMajor(18, '>=20.19')).toBe(false);
+    expect(satisfiesMajor(24, '^22 || ^24')).toBe(true);
+    expect(satisfiesMajor(24, '>=20 <24')).toBe(false);
+    expect(() => satisfiesMajor(24, 'lts/*')).toThrow(/unsupported engines range/);
+  });
+});

@@ -1,0 +1,194 @@
+// k8s/ rendered offline by `kubectl kustomize`: every overlay, every overlay with each component it leaves
+// out, and the base with every subset of the components. Each render must validate against the Kubernetes
+// schemas and pass the house rules (check-policies.ts).
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  K8S_DIR,
+  checkKubectl,
+  listFolders,
+  renderCombination,
+  renderKustomization,
+  type K8sObject,
+} from './render-kustomization.ts';
+import { createFieldChecker, validateObject } from './validate-object.ts';
+import {
+  containerViolations,
+  imageViolations,
+  networkPolicyViolations,
+  secretViolations,
+  serviceViolations,
+  workloadsOf,
+} from './check-policies.ts';
+
+type Render = { name: string; overlay?: string; components: string[]; objects: K8sObject[] };
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const GRPC_SERVICES = { session: 50051, subscription: 50052, scheduler: 50053, question: 50054, pairing: 50055 };
+let renders: Render[] = [];
+let overlays: string[] = [];
+let components: string[] = [];
+
+/** The components an overlay's kustomization lists, by folder name. */
+function overlayComponents(overlay: string): string[] {
+  const kustomization = parse(readFileSync(join(K8S_DIR, 'overlays', overlay, 'kustomization.yaml'), 'utf8')) as { components?: string[] };
+  return (kustomization.components ?? []).map((path) => basename(path));
+}
+
+function subsets<T>(items: T[]): T[][] {
+  return items.reduce<T[][]>((all, item) => [...all, ...all.map((subset) => [...subset, item])], [[]]);
+}
+
+/** Runs the tasks with at most `limit` at once (kubectl is a process each). */
+async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
+
+const byName = (render: Render, kind: string, name: string) => render.objects.find((o) => o.kind === kind && o.metadata.name === name);
+const overlayRenders = () => renders.filter((render) => render.overlay !== undefined);
+
+beforeAll(async () => {
+  await checkKubectl();
+  overlays = await listFolders('overlays');
+  components = await listFolders('components');
+  const tasks: (() => Promise<Render>)[] = [];
+  for (const overlay of overlays) {
+    const own = overlayComponents(overlay);
+    tasks.push(async () => ({ name: `overlays/${overlay}`, overlay, components: own, objects: await renderKustomization(join(K8S_DIR, 'overlays', overlay)) }));
+    for (const extra of components.filter((name) => !own.includes(name))) {
+      tasks.push(async () => ({ name: `overlays/${overlay} + ${extra}`, overlay, components: [...own, extra], objects: await renderCombination(`overlays/${overlay}`, [extra]) }));
+    }
+  }
+  for (const subset of subsets(components)) {
+    tasks.push(async () => ({ name: `base + [${subset.join(', ')}]`, components: subset, objects: await renderCombination('base', subset) }));
+  }
+  renders = await pool(tasks, 4);
+});
+
+describe('rendering', () => {
+  it('renders every overlay, every overlay with each component it leaves out, and the base with every subset of components', () => {
+    expect(overlays).toEqual(['dev', 'prod']);
+    expect(components).toEqual(['jaeger', 'keda', 'nats', 'network-policies', 'otel-collector', 'postgres']);
+    expect(renders.length).toBe(2 ** components.length + overlays.length + overlays.reduce((n, o) => n + components.length - overlayComponents(o).length, 0));
+    for (const render of renders) expect(render.objects.length, render.name).toBeGreaterThan(0);
+  });
+
+  it('validates every rendered object against the Kubernetes schemas (types, formats, required and unknown fields)', async () => {
+    const fields = createFieldChecker(renders.flatMap((render) => render.objects));
+    const problems = new Set<string>();
+    for (const render of renders) {
+      for (const object of render.objects) for (const problem of await validateObject(object, fields)) problems.add(`${render.name}: ${problem}`);
+    }
+    expect([...problems]).toEqual([]);
+  });
+});
+
+describe('policies over every render', () => {
+  it('every container has requests, limits, probes (long-running ones) and the security settings', () => {
+    expect(renders.flatMap((render) => containerViolations(render.objects).map((v) => `${render.name}: ${v}`))).toEqual([]);
+  });
+
+  it('Secrets are references, never values', () => {
+    expect(renders.flatMap((render) => secretViolations(render.objects).map((v) => `${render.name}: ${v}`))).toEqual([]);
+  });
+
+  it('every Service port is named', () => {
+    expect(renders.flatMap((render) => serviceViolations(render.objects).map((v) => `${render.name}: ${v}`))).toEqual([]);
+  });
+
+  it('with the network-policies component, traffic is denied by default and every workload has its own allow policy', () => {
+    const withPolicies = renders.filter((render) => render.components.includes('network-policies'));
+    expect(withPolicies.length).toBeGreaterThan(overlays.length);
+    expect(withPolicies.flatMap((render) => networkPolicyViolations(render.objects).map((v) => `${render.name}: ${v}`))).toEqual([]);
+  });
+
+  it('overlays pin every image to a version, never latest; prod pins the relay images by digest', () => {
+    for (const render of overlayRenders()) {
+      expect(imageViolations(render.objects, { relayByDigest: render.overlay === 'prod' }), render.name).toEqual([]);
+    }
+  });
+});
+
+describe('the overlays', () => {
+  it('every overlay includes the network policies', () => {
+    for (const overlay of overlays) expect(overlayComponents(overlay)).toContain('network-policies');
+  });
+
+  it('dev: one replica of each service; NATS, PostgreSQL, the Collector and Jaeger in the cluster', () => {
+    const dev = renders.find((render) => render.name === 'overlays/dev')!;
+    for (const { object } of workloadsOf(dev.objects).filter((w) => w.object.kind === 'Deployment' && w.labels['app.kubernetes.io/component'] === 'service')) {
+      expect((object['spec'] as any).replicas ?? 1, object.metadata.name).toBe(1);
+    }
+    expect((byName(dev, 'HorizontalPodAutoscaler', 'subscription')?.['spec'] as any).minReplicas).toBe(1);
+    for (const [kind, name] of [['StatefulSet', 'nats'], ['StatefulSet', 'postgres'], ['Deployment', 'otel-collector'], ['Deployment', 'jaeger']]) {
+      expect(byName(dev, kind!, name!), `${kind}/${name}`).toBeDefined();
+    }
+    expect((byName(dev, 'StatefulSet', 'nats')?.['spec'] as any).replicas).toBe(1);
+  });
+
+  it('prod: several replicas, an external PostgreSQL by Secret, a 3-node NATS cluster, KEDA scaling the subscription service', () => {
+    const prod = renders.find((render) => render.name === 'overlays/prod')!;
+    for (const name of ['gateway', 'session', 'scheduler', 'question', 'pairing']) {
+      expect((byName(prod, 'Deployment', name)?.['spec'] as any).replicas, name).toBeGreaterThan(1);
+    }
+    expect(byName(prod, 'StatefulSet', 'postgres')).toBeUndefined();
+    expect((byName(prod, 'StatefulSet', 'nats')?.['spec'] as any).replicas).toBe(3);
+    expect(byName(prod, 'HorizontalPodAutoscaler', 'subscription')).toBeUndefined();
+    expect((byName(prod, 'ScaledObject', 'subscription')?.['spec'] as any).minReplicaCount).toBeGreaterThan(1);
+    const gateway = byName(prod, 'ConfigMap', 'gateway')?.['data'] as Record<string, string>;
+    expect(gateway['RELAY_PUBLIC_URL']).toMatch(/^https:\/\//);
+  });
+});
+
+describe('the relay services', () => {
+  it('the five gRPC services are probed over grpc.health.v1 on their port, the gateway over /healthz and /readyz', () => {
+    const base = renders.find((render) => render.name === 'base + []')!;
+    for (const [name, port] of Object.entries(GRPC_SERVICES)) {
+      const container = (byName(base, 'Deployment', name)?.['spec'] as any).template.spec.containers[0];
+      for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(container[probe].grpc, `${name} ${probe}`).toEqual({ port });
+      expect((byName(base, 'ConfigMap', name)?.['data'] as Record<string, string>)['GRPC_PORT']).toBe(String(port));
+    }
+    const gateway = (byName(base, 'Deployment', 'gateway')?.['spec'] as any).template.spec.containers[0];
+    expect(gateway.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(gateway.livenessProbe.httpGet.path).toBe('/healthz');
+  });
+
+  it('each stateful service reads DATABASE_URL from its own Secret and has a migration Job using the same one', () => {
+    const base = renders.find((render) => render.name === 'base + []')!;
+    for (const name of Object.keys(GRPC_SERVICES)) {
+      const ref = { secretKeyRef: { name: `${name}-database`, key: 'DATABASE_URL' } };
+      const env = (object: K8sObject | undefined) => ((object?.['spec'] as any).template.spec.containers[0].env as { name: string; valueFrom?: unknown }[]).find((e) => e.name === 'DATABASE_URL');
+      expect(env(byName(base, 'Deployment', name))?.valueFrom, name).toEqual(ref);
+      expect(env(byName(base, 'Job', `${name}-migrate`))?.valueFrom, `${name}-migrate`).toEqual(ref);
+    }
+  });
+
+  it('the subscription service scales on CPU in the base and, with KEDA, on its durable consumer\'s pending messages', () => {
+    const base = renders.find((render) => render.name === 'base + []')!;
+    const hpa = byName(base, 'HorizontalPodAutoscaler', 'subscription')?.['spec'] as any;
+    expect(hpa.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'subscription' });
+    expect(hpa.metrics[0].resource.name).toBe('cpu');
+    const keda = renders.find((render) => render.name === 'base + [keda]')!;
+    expect(byName(keda, 'HorizontalPodAutoscaler', 'subscription')).toBeUndefined();
+    const scaled = byName(keda, 'ScaledObject', 'subscription')?.['spec'] as any;
+    expect(scaled.maxReplicaCount).toBeGreaterThan(scaled.minReplicaCount);
+    const trigger = scaled.triggers.find((t: { type: string }) => t.type === 'nats-jetstream');
+    // The stream and durable the service really consumes (services/subscription/src/bus).
+    const consumer = readFileSync(join(ROOT, 'services/subscription/src/bus/session-events-consumer.ts'), 'utf8');
+    expect(consumer).toContain(`'${trigger.metadata.consumer}'`);
+    expect(consumer).toContain(trigger.metadata.stream);
+    expect(trigger.metadata.natsServerMonitoringEndpoint).toMatch(/^nats-headless\.relay\.svc\.cluster\.local:8222$/);
+  });
+});
