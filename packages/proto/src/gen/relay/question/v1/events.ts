@@ -23,6 +23,33 @@ export interface CardDecided {
   card: Card | undefined;
 }
 
+/**
+ * Published on relay.question.v1.question_answered (stream QUESTION_EVENTS) when the user (or another session's
+ * agent) answers or dismisses an ask. The subscription service wakes the asking conversation with it at once (no
+ * subscription needed, never held by a digest or quiet hours), and the session asked about when the ask was made
+ * on its behalf.
+ */
+export interface QuestionAnswered {
+  eventId: string;
+  occurredAt:
+    | Date
+    | undefined;
+  /** The ask: ask_…. */
+  questionId: string;
+  /** The conversation that asked. */
+  askingSessionId: string;
+  /** The session the ask is about when it was asked on another session's behalf; empty otherwise. */
+  aboutSessionId: string;
+  userId: string;
+  /** The free-text answer; empty when dismissed or only a choice was made. */
+  answer: string;
+  /** The option chosen; empty when none. */
+  choice: string;
+  dismissed: boolean;
+  /** The relay the answer was given on: the one the ask is kept on, or a paired relay whose Inbox was used. */
+  via: string;
+}
+
 function createBaseCardDecided(): CardDecided {
   return { eventId: "", occurredAt: undefined, card: undefined };
 }
@@ -128,6 +155,254 @@ export const CardDecided: MessageFns<CardDecided> = {
     message.eventId = object.eventId ?? "";
     message.occurredAt = object.occurredAt ?? undefined;
     message.card = (object.card !== undefined && object.card !== null) ? Card.fromPartial(object.card) : undefined;
+    return message;
+  },
+};
+
+function createBaseQuestionAnswered(): QuestionAnswered {
+  return {
+    eventId: "",
+    occurredAt: undefined,
+    questionId: "",
+    askingSessionId: "",
+    aboutSessionId: "",
+    userId: "",
+    answer: "",
+    choice: "",
+    dismissed: false,
+    via: "",
+  };
+}
+
+export const QuestionAnswered: MessageFns<QuestionAnswered> = {
+  encode(message: QuestionAnswered, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(18).fork()).join();
+    }
+    if (message.questionId !== "") {
+      writer.uint32(26).string(message.questionId);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(34).string(message.askingSessionId);
+    }
+    if (message.aboutSessionId !== "") {
+      writer.uint32(42).string(message.aboutSessionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(50).string(message.userId);
+    }
+    if (message.answer !== "") {
+      writer.uint32(58).string(message.answer);
+    }
+    if (message.choice !== "") {
+      writer.uint32(66).string(message.choice);
+    }
+    if (message.dismissed !== false) {
+      writer.uint32(72).bool(message.dismissed);
+    }
+    if (message.via !== "") {
+      writer.uint32(82).string(message.via);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuestionAnswered {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuestionAnswered();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.questionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.aboutSessionId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.choice = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.dismissed = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.via = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QuestionAnswered {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      questionId: isSet(object.questionId)
+        ? globalThis.String(object.questionId)
+        : isSet(object.question_id)
+        ? globalThis.String(object.question_id)
+        : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      aboutSessionId: isSet(object.aboutSessionId)
+        ? globalThis.String(object.aboutSessionId)
+        : isSet(object.about_session_id)
+        ? globalThis.String(object.about_session_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      answer: isSet(object.answer) ? globalThis.String(object.answer) : "",
+      choice: isSet(object.choice) ? globalThis.String(object.choice) : "",
+      dismissed: isSet(object.dismissed) ? globalThis.Boolean(object.dismissed) : false,
+      via: isSet(object.via) ? globalThis.String(object.via) : "",
+    };
+  },
+
+  toJSON(message: QuestionAnswered): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.questionId !== "") {
+      obj.questionId = message.questionId;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.aboutSessionId !== "") {
+      obj.aboutSessionId = message.aboutSessionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.answer !== "") {
+      obj.answer = message.answer;
+    }
+    if (message.choice !== "") {
+      obj.choice = message.choice;
+    }
+    if (message.dismissed !== false) {
+      obj.dismissed = message.dismissed;
+    }
+    if (message.via !== "") {
+      obj.via = message.via;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QuestionAnswered>, I>>(base?: I): QuestionAnswered {
+    return QuestionAnswered.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QuestionAnswered>, I>>(object: I): QuestionAnswered {
+    const message = createBaseQuestionAnswered();
+    message.eventId = object.eventId ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.questionId = object.questionId ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.aboutSessionId = object.aboutSessionId ?? "";
+    message.userId = object.userId ?? "";
+    message.answer = object.answer ?? "";
+    message.choice = object.choice ?? "";
+    message.dismissed = object.dismissed ?? false;
+    message.via = object.via ?? "";
     return message;
   },
 };
