@@ -195,6 +195,8 @@ export interface Session {
   thinkingEnabled: boolean;
   /** "summarized", "full" or "hidden". */
   thinkingDisplay: string;
+  /** Its background shell tasks: those running, and those that ended within the last hour. */
+  tasks: Task[];
 }
 
 /** A session's place in a session group. */
@@ -303,6 +305,46 @@ export interface Caller {
   sessionId: string;
 }
 
+/** A background shell task a session's agent started (read_session's tasks, read_task_output's task). */
+export interface Task {
+  /** "task_…". */
+  id: string;
+  sessionId: string;
+  /** The command as the agent gave it. */
+  description: string;
+  /** "local_bash". */
+  type: string;
+  /** "running", "completed", "failed" or "stopped". */
+  status: string;
+  /** The exit code once it ended; unset while it runs or when it was killed by a signal. */
+  exitCode?: number | undefined;
+  startedAt: Date | undefined;
+  endedAt:
+    | Date
+    | undefined;
+  /** When it last wrote output; unset when it never did. */
+  lastOutputAt:
+    | Date
+    | undefined;
+  /** Whether there is output to read with read_task_output. */
+  hasOutput: boolean;
+  /** Why it failed without an exit code (e.g. the relay restarted while it ran). */
+  reason: string;
+  /** The test-run counts when its output is a test run. */
+  counts: TestCounts | undefined;
+}
+
+/** The counts of a test run read from its output. */
+export interface TestCounts {
+  /** "vitest", "jest", "node:test", "pytest", "go test" or "cargo test". */
+  runner: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** True once the runner printed its final summary. */
+  final: boolean;
+}
+
 function createBaseSession(): Session {
   return {
     id: "",
@@ -328,6 +370,7 @@ function createBaseSession(): Session {
     autoCompactWindow: "",
     thinkingEnabled: false,
     thinkingDisplay: "",
+    tasks: [],
   };
 }
 
@@ -401,6 +444,9 @@ export const Session: MessageFns<Session> = {
     }
     if (message.thinkingDisplay !== "") {
       writer.uint32(186).string(message.thinkingDisplay);
+    }
+    for (const v of message.tasks) {
+      Task.encode(v!, writer.uint32(194).fork()).join();
     }
     return writer;
   },
@@ -602,6 +648,14 @@ export const Session: MessageFns<Session> = {
             message.thinkingDisplay = reader.string();
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.tasks.push(Task.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -679,6 +733,9 @@ export const Session: MessageFns<Session> = {
         : isSet(object.thinking_display)
         ? globalThis.String(object.thinking_display)
         : "",
+      tasks: globalThis.Array.isArray(object?.tasks)
+        ? object.tasks.map((e: any) => Task.fromJSON(e))
+        : [],
     };
   },
 
@@ -753,6 +810,9 @@ export const Session: MessageFns<Session> = {
     if (message.thinkingDisplay !== "") {
       obj.thinkingDisplay = message.thinkingDisplay;
     }
+    if (message.tasks?.length) {
+      obj.tasks = message.tasks.map((e) => Task.toJSON(e));
+    }
     return obj;
   },
 
@@ -786,6 +846,7 @@ export const Session: MessageFns<Session> = {
     message.autoCompactWindow = object.autoCompactWindow ?? "";
     message.thinkingEnabled = object.thinkingEnabled ?? false;
     message.thinkingDisplay = object.thinkingDisplay ?? "";
+    message.tasks = object.tasks?.map((e) => Task.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2131,6 +2192,423 @@ export const Caller: MessageFns<Caller> = {
     const message = createBaseCaller();
     message.userId = object.userId ?? "";
     message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseTask(): Task {
+  return {
+    id: "",
+    sessionId: "",
+    description: "",
+    type: "",
+    status: "",
+    exitCode: undefined,
+    startedAt: undefined,
+    endedAt: undefined,
+    lastOutputAt: undefined,
+    hasOutput: false,
+    reason: "",
+    counts: undefined,
+  };
+}
+
+export const Task: MessageFns<Task> = {
+  encode(message: Task, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.type !== "") {
+      writer.uint32(34).string(message.type);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.exitCode !== undefined) {
+      writer.uint32(48).int32(message.exitCode);
+    }
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(58).fork()).join();
+    }
+    if (message.endedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.endedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.lastOutputAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastOutputAt), writer.uint32(74).fork()).join();
+    }
+    if (message.hasOutput !== false) {
+      writer.uint32(80).bool(message.hasOutput);
+    }
+    if (message.reason !== "") {
+      writer.uint32(90).string(message.reason);
+    }
+    if (message.counts !== undefined) {
+      TestCounts.encode(message.counts, writer.uint32(98).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Task {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTask();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.exitCode = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.endedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.lastOutputAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.hasOutput = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.counts = TestCounts.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Task {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      exitCode: isSet(object.exitCode)
+        ? globalThis.Number(object.exitCode)
+        : isSet(object.exit_code)
+        ? globalThis.Number(object.exit_code)
+        : undefined,
+      startedAt: isSet(object.startedAt)
+        ? fromJsonTimestamp(object.startedAt)
+        : isSet(object.started_at)
+        ? fromJsonTimestamp(object.started_at)
+        : undefined,
+      endedAt: isSet(object.endedAt)
+        ? fromJsonTimestamp(object.endedAt)
+        : isSet(object.ended_at)
+        ? fromJsonTimestamp(object.ended_at)
+        : undefined,
+      lastOutputAt: isSet(object.lastOutputAt)
+        ? fromJsonTimestamp(object.lastOutputAt)
+        : isSet(object.last_output_at)
+        ? fromJsonTimestamp(object.last_output_at)
+        : undefined,
+      hasOutput: isSet(object.hasOutput)
+        ? globalThis.Boolean(object.hasOutput)
+        : isSet(object.has_output)
+        ? globalThis.Boolean(object.has_output)
+        : false,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      counts: isSet(object.counts) ? TestCounts.fromJSON(object.counts) : undefined,
+    };
+  },
+
+  toJSON(message: Task): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.exitCode !== undefined) {
+      obj.exitCode = Math.round(message.exitCode);
+    }
+    if (message.startedAt !== undefined) {
+      obj.startedAt = message.startedAt.toISOString();
+    }
+    if (message.endedAt !== undefined) {
+      obj.endedAt = message.endedAt.toISOString();
+    }
+    if (message.lastOutputAt !== undefined) {
+      obj.lastOutputAt = message.lastOutputAt.toISOString();
+    }
+    if (message.hasOutput !== false) {
+      obj.hasOutput = message.hasOutput;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.counts !== undefined) {
+      obj.counts = TestCounts.toJSON(message.counts);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Task>, I>>(base?: I): Task {
+    return Task.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Task>, I>>(object: I): Task {
+    const message = createBaseTask();
+    message.id = object.id ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.description = object.description ?? "";
+    message.type = object.type ?? "";
+    message.status = object.status ?? "";
+    message.exitCode = object.exitCode ?? undefined;
+    message.startedAt = object.startedAt ?? undefined;
+    message.endedAt = object.endedAt ?? undefined;
+    message.lastOutputAt = object.lastOutputAt ?? undefined;
+    message.hasOutput = object.hasOutput ?? false;
+    message.reason = object.reason ?? "";
+    message.counts = (object.counts !== undefined && object.counts !== null)
+      ? TestCounts.fromPartial(object.counts)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseTestCounts(): TestCounts {
+  return { runner: "", passed: 0, failed: 0, skipped: 0, final: false };
+}
+
+export const TestCounts: MessageFns<TestCounts> = {
+  encode(message: TestCounts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runner !== "") {
+      writer.uint32(10).string(message.runner);
+    }
+    if (message.passed !== 0) {
+      writer.uint32(16).int32(message.passed);
+    }
+    if (message.failed !== 0) {
+      writer.uint32(24).int32(message.failed);
+    }
+    if (message.skipped !== 0) {
+      writer.uint32(32).int32(message.skipped);
+    }
+    if (message.final !== false) {
+      writer.uint32(40).bool(message.final);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestCounts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestCounts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runner = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.passed = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.failed = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.skipped = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.final = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestCounts {
+    return {
+      runner: isSet(object.runner) ? globalThis.String(object.runner) : "",
+      passed: isSet(object.passed) ? globalThis.Number(object.passed) : 0,
+      failed: isSet(object.failed) ? globalThis.Number(object.failed) : 0,
+      skipped: isSet(object.skipped) ? globalThis.Number(object.skipped) : 0,
+      final: isSet(object.final) ? globalThis.Boolean(object.final) : false,
+    };
+  },
+
+  toJSON(message: TestCounts): unknown {
+    const obj: any = {};
+    if (message.runner !== "") {
+      obj.runner = message.runner;
+    }
+    if (message.passed !== 0) {
+      obj.passed = Math.round(message.passed);
+    }
+    if (message.failed !== 0) {
+      obj.failed = Math.round(message.failed);
+    }
+    if (message.skipped !== 0) {
+      obj.skipped = Math.round(message.skipped);
+    }
+    if (message.final !== false) {
+      obj.final = message.final;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TestCounts>, I>>(base?: I): TestCounts {
+    return TestCounts.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TestCounts>, I>>(object: I): TestCounts {
+    const message = createBaseTestCounts();
+    message.runner = object.runner ?? "";
+    message.passed = object.passed ?? 0;
+    message.failed = object.failed ?? 0;
+    message.skipped = object.skipped ?? 0;
+    message.final = object.final ?? false;
     return message;
   },
 };

@@ -20,6 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import {
   Caller,
   ChatMessage,
@@ -31,6 +32,8 @@ import {
   ProviderInfo,
   RelaySettings,
   Session,
+  Task,
+  TestCounts,
   TurnResult,
 } from "./session.js";
 
@@ -319,6 +322,41 @@ export interface SetConversationOptionsRequest {
 /** The conversation after the change. */
 export interface SetConversationOptionsResponse {
   session: Session | undefined;
+}
+
+/** Which task's output to read, and how many lines of its end. */
+export interface ReadTaskOutputRequest {
+  userId: string;
+  sessionId: string;
+  taskId: string;
+  /** 1–1000 (0 = 50). */
+  lines: number;
+}
+
+/** How long a running task has been silent, against the relay's quiet setting. */
+export interface TaskStall {
+  minutes: number;
+  since: Date | undefined;
+  quiet: boolean;
+  quietAfterMinutes: number;
+}
+
+/** The end of a task's output, as the console shows it. */
+export interface ReadTaskOutputResponse {
+  task:
+    | Task
+    | undefined;
+  /** Plain text lines, colours removed, credentials blanked, a run of identical lines as one marked [×N]. */
+  tail: string[];
+  /** There is more output before the tail. */
+  truncated: boolean;
+  /** Set while the task runs. */
+  stall:
+    | TaskStall
+    | undefined;
+  /** Set when the output is a test run. */
+  counts: TestCounts | undefined;
+  notes: string[];
 }
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
@@ -4141,6 +4179,409 @@ export const SetConversationOptionsResponse: MessageFns<SetConversationOptionsRe
   },
 };
 
+function createBaseReadTaskOutputRequest(): ReadTaskOutputRequest {
+  return { userId: "", sessionId: "", taskId: "", lines: 0 };
+}
+
+export const ReadTaskOutputRequest: MessageFns<ReadTaskOutputRequest> = {
+  encode(message: ReadTaskOutputRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.taskId !== "") {
+      writer.uint32(26).string(message.taskId);
+    }
+    if (message.lines !== 0) {
+      writer.uint32(32).int32(message.lines);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadTaskOutputRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadTaskOutputRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.lines = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadTaskOutputRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      taskId: isSet(object.taskId)
+        ? globalThis.String(object.taskId)
+        : isSet(object.task_id)
+        ? globalThis.String(object.task_id)
+        : "",
+      lines: isSet(object.lines) ? globalThis.Number(object.lines) : 0,
+    };
+  },
+
+  toJSON(message: ReadTaskOutputRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.taskId !== "") {
+      obj.taskId = message.taskId;
+    }
+    if (message.lines !== 0) {
+      obj.lines = Math.round(message.lines);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadTaskOutputRequest>, I>>(base?: I): ReadTaskOutputRequest {
+    return ReadTaskOutputRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadTaskOutputRequest>, I>>(object: I): ReadTaskOutputRequest {
+    const message = createBaseReadTaskOutputRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.taskId = object.taskId ?? "";
+    message.lines = object.lines ?? 0;
+    return message;
+  },
+};
+
+function createBaseTaskStall(): TaskStall {
+  return { minutes: 0, since: undefined, quiet: false, quietAfterMinutes: 0 };
+}
+
+export const TaskStall: MessageFns<TaskStall> = {
+  encode(message: TaskStall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.minutes !== 0) {
+      writer.uint32(8).int32(message.minutes);
+    }
+    if (message.since !== undefined) {
+      Timestamp.encode(toTimestamp(message.since), writer.uint32(18).fork()).join();
+    }
+    if (message.quiet !== false) {
+      writer.uint32(24).bool(message.quiet);
+    }
+    if (message.quietAfterMinutes !== 0) {
+      writer.uint32(32).int32(message.quietAfterMinutes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TaskStall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTaskStall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.minutes = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.since = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quiet = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.quietAfterMinutes = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TaskStall {
+    return {
+      minutes: isSet(object.minutes) ? globalThis.Number(object.minutes) : 0,
+      since: isSet(object.since) ? fromJsonTimestamp(object.since) : undefined,
+      quiet: isSet(object.quiet) ? globalThis.Boolean(object.quiet) : false,
+      quietAfterMinutes: isSet(object.quietAfterMinutes)
+        ? globalThis.Number(object.quietAfterMinutes)
+        : isSet(object.quiet_after_minutes)
+        ? globalThis.Number(object.quiet_after_minutes)
+        : 0,
+    };
+  },
+
+  toJSON(message: TaskStall): unknown {
+    const obj: any = {};
+    if (message.minutes !== 0) {
+      obj.minutes = Math.round(message.minutes);
+    }
+    if (message.since !== undefined) {
+      obj.since = message.since.toISOString();
+    }
+    if (message.quiet !== false) {
+      obj.quiet = message.quiet;
+    }
+    if (message.quietAfterMinutes !== 0) {
+      obj.quietAfterMinutes = Math.round(message.quietAfterMinutes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TaskStall>, I>>(base?: I): TaskStall {
+    return TaskStall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TaskStall>, I>>(object: I): TaskStall {
+    const message = createBaseTaskStall();
+    message.minutes = object.minutes ?? 0;
+    message.since = object.since ?? undefined;
+    message.quiet = object.quiet ?? false;
+    message.quietAfterMinutes = object.quietAfterMinutes ?? 0;
+    return message;
+  },
+};
+
+function createBaseReadTaskOutputResponse(): ReadTaskOutputResponse {
+  return { task: undefined, tail: [], truncated: false, stall: undefined, counts: undefined, notes: [] };
+}
+
+export const ReadTaskOutputResponse: MessageFns<ReadTaskOutputResponse> = {
+  encode(message: ReadTaskOutputResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.task !== undefined) {
+      Task.encode(message.task, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.tail) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.truncated !== false) {
+      writer.uint32(24).bool(message.truncated);
+    }
+    if (message.stall !== undefined) {
+      TaskStall.encode(message.stall, writer.uint32(34).fork()).join();
+    }
+    if (message.counts !== undefined) {
+      TestCounts.encode(message.counts, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.notes) {
+      writer.uint32(50).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadTaskOutputResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadTaskOutputResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.task = Task.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tail.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.truncated = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.stall = TaskStall.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.counts = TestCounts.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.notes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadTaskOutputResponse {
+    return {
+      task: isSet(object.task) ? Task.fromJSON(object.task) : undefined,
+      tail: globalThis.Array.isArray(object?.tail) ? object.tail.map((e: any) => globalThis.String(e)) : [],
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+      stall: isSet(object.stall) ? TaskStall.fromJSON(object.stall) : undefined,
+      counts: isSet(object.counts) ? TestCounts.fromJSON(object.counts) : undefined,
+      notes: globalThis.Array.isArray(object?.notes) ? object.notes.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: ReadTaskOutputResponse): unknown {
+    const obj: any = {};
+    if (message.task !== undefined) {
+      obj.task = Task.toJSON(message.task);
+    }
+    if (message.tail?.length) {
+      obj.tail = message.tail;
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
+    }
+    if (message.stall !== undefined) {
+      obj.stall = TaskStall.toJSON(message.stall);
+    }
+    if (message.counts !== undefined) {
+      obj.counts = TestCounts.toJSON(message.counts);
+    }
+    if (message.notes?.length) {
+      obj.notes = message.notes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadTaskOutputResponse>, I>>(base?: I): ReadTaskOutputResponse {
+    return ReadTaskOutputResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadTaskOutputResponse>, I>>(object: I): ReadTaskOutputResponse {
+    const message = createBaseReadTaskOutputResponse();
+    message.task = (object.task !== undefined && object.task !== null) ? Task.fromPartial(object.task) : undefined;
+    message.tail = object.tail?.map((e) => e) || [];
+    message.truncated = object.truncated ?? false;
+    message.stall = (object.stall !== undefined && object.stall !== null)
+      ? TaskStall.fromPartial(object.stall)
+      : undefined;
+    message.counts = (object.counts !== undefined && object.counts !== null)
+      ? TestCounts.fromPartial(object.counts)
+      : undefined;
+    message.notes = object.notes?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -4354,6 +4795,21 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): SetConversationOptionsResponse =>
       SetConversationOptionsResponse.decode(value),
   },
+  /**
+   * The end of a background task's output (read_task_output): while it runs and for an hour after it ended.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  readTaskOutput: {
+    path: "/relay.session.v1.SessionService/ReadTaskOutput" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReadTaskOutputRequest): Buffer =>
+      Buffer.from(ReadTaskOutputRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReadTaskOutputRequest => ReadTaskOutputRequest.decode(value),
+    responseSerialize: (value: ReadTaskOutputResponse): Buffer =>
+      Buffer.from(ReadTaskOutputResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReadTaskOutputResponse => ReadTaskOutputResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -4428,6 +4884,11 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
    */
   setConversationOptions: handleUnaryCall<SetConversationOptionsRequest, SetConversationOptionsResponse>;
+  /**
+   * The end of a background task's output (read_task_output): while it runs and for an hour after it ended.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  readTaskOutput: handleUnaryCall<ReadTaskOutputRequest, ReadTaskOutputResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -4699,6 +5160,25 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetConversationOptionsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The end of a background task's output (read_task_output): while it runs and for an hour after it ended.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  readTaskOutput(
+    request: ReadTaskOutputRequest,
+    callback: (error: ServiceError | null, response: ReadTaskOutputResponse) => void,
+  ): ClientUnaryCall;
+  readTaskOutput(
+    request: ReadTaskOutputRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReadTaskOutputResponse) => void,
+  ): ClientUnaryCall;
+  readTaskOutput(
+    request: ReadTaskOutputRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReadTaskOutputResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const SessionServiceClient = makeGenericClientConstructor(
@@ -4721,6 +5201,28 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
