@@ -122,6 +122,11 @@ export interface SubscribeRequest {
   digestMinutes: number;
   quietHours: QuietHours | undefined;
   dryRun: boolean;
+  /**
+   * The listed sessions as the gateway read them from the session service (which refuses unknown ones), so the
+   * rows can name them; a listed id missing here is refused with REMOTE_RELAY_NOT_FOUND.
+   */
+  resolvedSessions: WatchedSession[];
 }
 
 /**
@@ -768,6 +773,7 @@ function createBaseSubscribeRequest(): SubscribeRequest {
     digestMinutes: 0,
     quietHours: undefined,
     dryRun: false,
+    resolvedSessions: [],
   };
 }
 
@@ -808,6 +814,9 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
     }
     if (message.dryRun !== false) {
       writer.uint32(96).bool(message.dryRun);
+    }
+    for (const v of message.resolvedSessions) {
+      WatchedSession.encode(v!, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -921,6 +930,14 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
             message.dryRun = reader.bool();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.resolvedSessions.push(WatchedSession.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -975,6 +992,11 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
+      resolvedSessions: globalThis.Array.isArray(object?.resolvedSessions)
+        ? object.resolvedSessions.map((e: any) => WatchedSession.fromJSON(e))
+        : globalThis.Array.isArray(object?.resolved_sessions)
+        ? object.resolved_sessions.map((e: any) => WatchedSession.fromJSON(e))
+        : [],
     };
   },
 
@@ -1016,6 +1038,9 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
     if (message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
+    if (message.resolvedSessions?.length) {
+      obj.resolvedSessions = message.resolvedSessions.map((e) => WatchedSession.toJSON(e));
+    }
     return obj;
   },
 
@@ -1038,6 +1063,7 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
       ? QuietHours.fromPartial(object.quietHours)
       : undefined;
     message.dryRun = object.dryRun ?? false;
+    message.resolvedSessions = object.resolvedSessions?.map((e) => WatchedSession.fromPartial(e)) || [];
     return message;
   },
 };
