@@ -1,5 +1,61 @@
 /**
- * What the scheduler's use cases need from the outside world. Empty until schedule, list and unschedule
- * arrive: then a schedule store (due rows claimed with SELECT … FOR UPDATE SKIP LOCKED) and the Clock.
+ * What the scheduler's use cases need from the outside world: the schedule store (due rows claimed with
+ * SELECT … FOR UPDATE SKIP LOCKED, firings and their commands written in one transaction) and the loop guard.
  */
-export {};
+import type { Firing, ScheduleUpdate } from './firing.ts';
+import type { EndReason, Schedule } from './schedule.ts';
+
+/** The scheduled-prompt command a firing publishes (proto relay.scheduler.v1.QueuePrompt, JSON). */
+export interface QueuePromptCommand {
+  firingId: string;
+  scheduleId: string;
+  userId: string;
+  targetSessionId: string;
+  title: string;
+  text: string;
+  dueAt: string;
+  provenance: Schedule['provenance'];
+  settingSessionId: string;
+}
+
+/** One claimed due schedule inside the claiming transaction. */
+export interface DueSchedule {
+  schedule: Schedule;
+  /** The previous firing's message has not started a turn in the target yet. */
+  previousStillWaits: boolean;
+}
+
+/** The writes a firing transaction makes; they commit together or not at all. */
+export interface FiringTransaction {
+  /** Locks and returns up to `limit` schedules due at `now`, skipping rows another replica holds. */
+  claimDue(now: Date, limit: number): Promise<DueSchedule[]>;
+  update(scheduleId: string, update: ScheduleUpdate): Promise<void>;
+  /** Records a firing and enqueues its queue_prompt command (Nats-Msg-Id = firing id). */
+  recordFiring(firing: Firing, command: QueuePromptCommand): Promise<void>;
+}
+
+export interface ScheduleStore {
+  /** Runs `work` in one interactive transaction. */
+  firingTransaction<T>(work: (tx: FiringTransaction) => Promise<T>): Promise<T>;
+  /** Inserts a schedule after counting, under a lock per user, the active schedules the limits apply to. */
+  create(plan: (counts: { firingIntoTarget: number; setBySetterForOthers: number }) => Schedule): Promise<Schedule>;
+  /** Schedules of a conversation (firing into it or set by it), or of the user when sessionId is empty. */
+  list(userId: string, sessionId: string): Promise<Schedule[]>;
+  find(scheduleId: string): Promise<Schedule | undefined>;
+  /** Ends the schedule if it is still active; false when it had already ended. */
+  endIfActive(scheduleId: string, reason: EndReason, now: Date): Promise<Schedule | undefined>;
+  /** Ends every active schedule that fires into or was set by the session. */
+  endForSession(sessionId: string, reason: EndReason, now: Date): Promise<number>;
+  /** The earliest next_fire_at of an active schedule. */
+  earliestDue(): Promise<Date | undefined>;
+  /** Marks a firing's message as taken by a turn (started, or ended without starting). */
+  markFiringTaken(firingId: string, now: Date): Promise<boolean>;
+}
+
+/**
+ * The loop guard (decisions.md, Across relays): counts one prompt to another agent for the setting
+ * conversation. false = used up, so the firing is held.
+ */
+export interface LoopGuard {
+  countPrompt(settingSessionId: string): Promise<boolean>;
+}
