@@ -16,6 +16,7 @@ import { getRelaySettings, seedRelaySettings } from './domain/relay-settings.ts'
 import { PrismaClient } from './generated/prisma/client.ts';
 import { sessionGrpc } from './grpc/session-grpc.ts';
 import { turnGrpc } from './grpc/turn-grpc.ts';
+import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { ScriptProvider } from './providers/script/script-provider.ts';
 import { listenForTurnSignals } from './runtime/bus-turn-signals.ts';
@@ -24,6 +25,7 @@ import { SessionWorkers } from './runtime/session-workers.ts';
 import { TurnRunner } from './runtime/turn-runner.ts';
 import { TurnSignals } from './runtime/turn-signals.ts';
 import { PrismaSessionStore } from './store/prisma-session-store.ts';
+import { PrismaLoopGuardStore } from './store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './store/prisma-turn-store.ts';
 import { SESSION_EVENTS_STREAM } from './wire/session-events.ts';
 
@@ -95,6 +97,7 @@ try {
             relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
+          ...loopGuardGrpc({ loopGuards: new PrismaLoopGuardStore(prisma), clock, logger }),
         },
       },
     ],

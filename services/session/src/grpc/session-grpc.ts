@@ -16,6 +16,7 @@ import { getRelaySettings } from '../domain/relay-settings.ts';
 import { sendMessage } from '../domain/send-message.ts';
 import { setConversationOptions } from '../domain/set-conversation-options.ts';
 import { updateSession } from '../domain/update-session.ts';
+import type { LoopGuardMethod } from './loop-guard-grpc.ts';
 import {
   fromProvenanceMessage,
   toCallerMessage,
@@ -46,7 +47,7 @@ export type SessionGrpcDeps = SessionDeps &
  */
 export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary> {
   const { store, clock } = deps;
-  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn'>>(deps.logger, {
+  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod>>(deps.logger, {
     authenticate: async (request) => ({
       caller: toCallerMessage(await authenticate(deps, request.token)),
     }),

@@ -124,6 +124,61 @@ export function cardStatusToJSON(object: CardStatus): string {
   }
 }
 
+/** Where an ask stands. */
+export enum AskStatus {
+  ASK_STATUS_UNSPECIFIED = 0,
+  ASK_STATUS_PENDING = 1,
+  ASK_STATUS_ANSWERED = 2,
+  ASK_STATUS_DISMISSED = 3,
+  ASK_STATUS_WITHDRAWN = 4,
+  /** ASK_STATUS_ENDED - Its session was archived or deleted; nobody was told. */
+  ASK_STATUS_ENDED = 5,
+}
+
+export function askStatusFromJSON(object: any): AskStatus {
+  switch (object) {
+    case 0:
+    case "ASK_STATUS_UNSPECIFIED":
+      return AskStatus.ASK_STATUS_UNSPECIFIED;
+    case 1:
+    case "ASK_STATUS_PENDING":
+      return AskStatus.ASK_STATUS_PENDING;
+    case 2:
+    case "ASK_STATUS_ANSWERED":
+      return AskStatus.ASK_STATUS_ANSWERED;
+    case 3:
+    case "ASK_STATUS_DISMISSED":
+      return AskStatus.ASK_STATUS_DISMISSED;
+    case 4:
+    case "ASK_STATUS_WITHDRAWN":
+      return AskStatus.ASK_STATUS_WITHDRAWN;
+    case 5:
+    case "ASK_STATUS_ENDED":
+      return AskStatus.ASK_STATUS_ENDED;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum AskStatus");
+  }
+}
+
+export function askStatusToJSON(object: AskStatus): string {
+  switch (object) {
+    case AskStatus.ASK_STATUS_UNSPECIFIED:
+      return "ASK_STATUS_UNSPECIFIED";
+    case AskStatus.ASK_STATUS_PENDING:
+      return "ASK_STATUS_PENDING";
+    case AskStatus.ASK_STATUS_ANSWERED:
+      return "ASK_STATUS_ANSWERED";
+    case AskStatus.ASK_STATUS_DISMISSED:
+      return "ASK_STATUS_DISMISSED";
+    case AskStatus.ASK_STATUS_WITHDRAWN:
+      return "ASK_STATUS_WITHDRAWN";
+    case AskStatus.ASK_STATUS_ENDED:
+      return "ASK_STATUS_ENDED";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum AskStatus");
+  }
+}
+
 /** A card shown in a session and in its user's Inbox. */
 export interface Card {
   id: string;
@@ -181,6 +236,8 @@ export interface DecideCardRequest {
   choices: string[];
   /** Set when another session's agent answers (answer_question): it may not decide approval cards or its own. */
   agentSessionId: string;
+  /** Run every check and decide nothing; the response holds the card as it stands. */
+  dryRun: boolean;
 }
 
 /** The decided card. */
@@ -210,6 +267,93 @@ export interface CancelCardsRequest {
 /** How many were cancelled. */
 export interface CancelCardsResponse {
   cancelled: number;
+}
+
+/** A question an agent asked without blocking; it shows in the session it is about and in the Inbox. */
+export interface Ask {
+  /** ask_… */
+  id: string;
+  userId: string;
+  /** The conversation that asked (and gets the answer). */
+  askingSessionId: string;
+  /** The session it is about: the asking conversation itself, or the session it asked on behalf of. */
+  aboutSessionId: string;
+  question: string;
+  options: string[];
+  recommendation: string;
+  detail: string;
+  status: AskStatus;
+  answer: string;
+  /** The option chosen; empty when none. */
+  choice: string;
+  /** The relay it was answered on. */
+  via: string;
+  createdAt: Date | undefined;
+  endedAt: Date | undefined;
+}
+
+/** A new ask. */
+export interface AskRequest {
+  userId: string;
+  askingSessionId: string;
+  /** Another session it is asked on behalf of; empty for the asking conversation itself. */
+  aboutSessionId: string;
+  question: string;
+  options: string[];
+  recommendation: string;
+  detail: string;
+  /** Check everything (limits included) and store nothing. */
+  dryRun: boolean;
+}
+
+/** The ask, pending. */
+export interface AskResponse {
+  ask: Ask | undefined;
+}
+
+/** Which asks. Exactly one of: pending_only with neither session (the Inbox), asking_session_id, about_session_id. */
+export interface ListAsksRequest {
+  userId: string;
+  /** The asks this conversation asked: pending, and those ended in the last day. */
+  askingSessionId: string;
+  /** The asks about this session: pending, and those ended in the last day. */
+  aboutSessionId: string;
+  pendingOnly: boolean;
+}
+
+/** The asks, newest first. */
+export interface ListAsksResponse {
+  asks: Ask[];
+}
+
+/** The ask to take back, by the conversation that asked it. */
+export interface WithdrawAskRequest {
+  userId: string;
+  askingSessionId: string;
+  askId: string;
+}
+
+/** The withdrawn ask. */
+export interface WithdrawAskResponse {
+  ask: Ask | undefined;
+}
+
+/** The user's answer to an ask. */
+export interface AnswerAskRequest {
+  userId: string;
+  askId: string;
+  /** "answer" or "dismiss". */
+  decision: string;
+  answer: string;
+  /** The option chosen (one of the ask's options); empty for none. */
+  choice: string;
+  /** The relay it is answered on; empty for this one. */
+  via: string;
+}
+
+/** The answered ask. */
+export interface AnswerAskResponse {
+  ask: Ask | undefined;
 }
 
 function createBaseCard(): Card {
@@ -893,7 +1037,7 @@ export const AwaitCardResponse: MessageFns<AwaitCardResponse> = {
 };
 
 function createBaseDecideCardRequest(): DecideCardRequest {
-  return { userId: "", cardId: "", decision: "", answer: "", choices: [], agentSessionId: "" };
+  return { userId: "", cardId: "", decision: "", answer: "", choices: [], agentSessionId: "", dryRun: false };
 }
 
 export const DecideCardRequest: MessageFns<DecideCardRequest> = {
@@ -915,6 +1059,9 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
     }
     if (message.agentSessionId !== "") {
       writer.uint32(50).string(message.agentSessionId);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(56).bool(message.dryRun);
     }
     return writer;
   },
@@ -980,6 +1127,14 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
             message.agentSessionId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1012,6 +1167,11 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
         : isSet(object.agent_session_id)
         ? globalThis.String(object.agent_session_id)
         : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
     };
   },
 
@@ -1035,6 +1195,9 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
     if (message.agentSessionId !== "") {
       obj.agentSessionId = message.agentSessionId;
     }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
     return obj;
   },
 
@@ -1049,6 +1212,7 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
     message.answer = object.answer ?? "";
     message.choices = object.choices?.map((e) => e) || [];
     message.agentSessionId = object.agentSessionId ?? "";
+    message.dryRun = object.dryRun ?? false;
     return message;
   },
 };
@@ -1440,6 +1604,1195 @@ export const CancelCardsResponse: MessageFns<CancelCardsResponse> = {
   },
 };
 
+function createBaseAsk(): Ask {
+  return {
+    id: "",
+    userId: "",
+    askingSessionId: "",
+    aboutSessionId: "",
+    question: "",
+    options: [],
+    recommendation: "",
+    detail: "",
+    status: 0,
+    answer: "",
+    choice: "",
+    via: "",
+    createdAt: undefined,
+    endedAt: undefined,
+  };
+}
+
+export const Ask: MessageFns<Ask> = {
+  encode(message: Ask, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(26).string(message.askingSessionId);
+    }
+    if (message.aboutSessionId !== "") {
+      writer.uint32(34).string(message.aboutSessionId);
+    }
+    if (message.question !== "") {
+      writer.uint32(42).string(message.question);
+    }
+    for (const v of message.options) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.recommendation !== "") {
+      writer.uint32(58).string(message.recommendation);
+    }
+    if (message.detail !== "") {
+      writer.uint32(66).string(message.detail);
+    }
+    if (message.status !== 0) {
+      writer.uint32(72).int32(message.status);
+    }
+    if (message.answer !== "") {
+      writer.uint32(82).string(message.answer);
+    }
+    if (message.choice !== "") {
+      writer.uint32(90).string(message.choice);
+    }
+    if (message.via !== "") {
+      writer.uint32(98).string(message.via);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(106).fork()).join();
+    }
+    if (message.endedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.endedAt), writer.uint32(114).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Ask {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAsk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.aboutSessionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.question = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.options.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.recommendation = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.choice = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.via = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.endedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Ask {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      aboutSessionId: isSet(object.aboutSessionId)
+        ? globalThis.String(object.aboutSessionId)
+        : isSet(object.about_session_id)
+        ? globalThis.String(object.about_session_id)
+        : "",
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
+      options: globalThis.Array.isArray(object?.options) ? object.options.map((e: any) => globalThis.String(e)) : [],
+      recommendation: isSet(object.recommendation) ? globalThis.String(object.recommendation) : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+      status: isSet(object.status) ? askStatusFromJSON(object.status) : 0,
+      answer: isSet(object.answer) ? globalThis.String(object.answer) : "",
+      choice: isSet(object.choice) ? globalThis.String(object.choice) : "",
+      via: isSet(object.via) ? globalThis.String(object.via) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      endedAt: isSet(object.endedAt)
+        ? fromJsonTimestamp(object.endedAt)
+        : isSet(object.ended_at)
+        ? fromJsonTimestamp(object.ended_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Ask): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.aboutSessionId !== "") {
+      obj.aboutSessionId = message.aboutSessionId;
+    }
+    if (message.question !== "") {
+      obj.question = message.question;
+    }
+    if (message.options?.length) {
+      obj.options = message.options;
+    }
+    if (message.recommendation !== "") {
+      obj.recommendation = message.recommendation;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    if (message.status !== 0) {
+      obj.status = askStatusToJSON(message.status);
+    }
+    if (message.answer !== "") {
+      obj.answer = message.answer;
+    }
+    if (message.choice !== "") {
+      obj.choice = message.choice;
+    }
+    if (message.via !== "") {
+      obj.via = message.via;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.endedAt !== undefined) {
+      obj.endedAt = message.endedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Ask>, I>>(base?: I): Ask {
+    return Ask.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Ask>, I>>(object: I): Ask {
+    const message = createBaseAsk();
+    message.id = object.id ?? "";
+    message.userId = object.userId ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.aboutSessionId = object.aboutSessionId ?? "";
+    message.question = object.question ?? "";
+    message.options = object.options?.map((e) => e) || [];
+    message.recommendation = object.recommendation ?? "";
+    message.detail = object.detail ?? "";
+    message.status = object.status ?? 0;
+    message.answer = object.answer ?? "";
+    message.choice = object.choice ?? "";
+    message.via = object.via ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.endedAt = object.endedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAskRequest(): AskRequest {
+  return {
+    userId: "",
+    askingSessionId: "",
+    aboutSessionId: "",
+    question: "",
+    options: [],
+    recommendation: "",
+    detail: "",
+    dryRun: false,
+  };
+}
+
+export const AskRequest: MessageFns<AskRequest> = {
+  encode(message: AskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(18).string(message.askingSessionId);
+    }
+    if (message.aboutSessionId !== "") {
+      writer.uint32(26).string(message.aboutSessionId);
+    }
+    if (message.question !== "") {
+      writer.uint32(34).string(message.question);
+    }
+    for (const v of message.options) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.recommendation !== "") {
+      writer.uint32(50).string(message.recommendation);
+    }
+    if (message.detail !== "") {
+      writer.uint32(58).string(message.detail);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(64).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.aboutSessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.question = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.options.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.recommendation = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AskRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      aboutSessionId: isSet(object.aboutSessionId)
+        ? globalThis.String(object.aboutSessionId)
+        : isSet(object.about_session_id)
+        ? globalThis.String(object.about_session_id)
+        : "",
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
+      options: globalThis.Array.isArray(object?.options) ? object.options.map((e: any) => globalThis.String(e)) : [],
+      recommendation: isSet(object.recommendation) ? globalThis.String(object.recommendation) : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: AskRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.aboutSessionId !== "") {
+      obj.aboutSessionId = message.aboutSessionId;
+    }
+    if (message.question !== "") {
+      obj.question = message.question;
+    }
+    if (message.options?.length) {
+      obj.options = message.options;
+    }
+    if (message.recommendation !== "") {
+      obj.recommendation = message.recommendation;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AskRequest>, I>>(base?: I): AskRequest {
+    return AskRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AskRequest>, I>>(object: I): AskRequest {
+    const message = createBaseAskRequest();
+    message.userId = object.userId ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.aboutSessionId = object.aboutSessionId ?? "";
+    message.question = object.question ?? "";
+    message.options = object.options?.map((e) => e) || [];
+    message.recommendation = object.recommendation ?? "";
+    message.detail = object.detail ?? "";
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseAskResponse(): AskResponse {
+  return { ask: undefined };
+}
+
+export const AskResponse: MessageFns<AskResponse> = {
+  encode(message: AskResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ask !== undefined) {
+      Ask.encode(message.ask, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AskResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAskResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ask = Ask.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AskResponse {
+    return { ask: isSet(object.ask) ? Ask.fromJSON(object.ask) : undefined };
+  },
+
+  toJSON(message: AskResponse): unknown {
+    const obj: any = {};
+    if (message.ask !== undefined) {
+      obj.ask = Ask.toJSON(message.ask);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AskResponse>, I>>(base?: I): AskResponse {
+    return AskResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AskResponse>, I>>(object: I): AskResponse {
+    const message = createBaseAskResponse();
+    message.ask = (object.ask !== undefined && object.ask !== null) ? Ask.fromPartial(object.ask) : undefined;
+    return message;
+  },
+};
+
+function createBaseListAsksRequest(): ListAsksRequest {
+  return { userId: "", askingSessionId: "", aboutSessionId: "", pendingOnly: false };
+}
+
+export const ListAsksRequest: MessageFns<ListAsksRequest> = {
+  encode(message: ListAsksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(18).string(message.askingSessionId);
+    }
+    if (message.aboutSessionId !== "") {
+      writer.uint32(26).string(message.aboutSessionId);
+    }
+    if (message.pendingOnly !== false) {
+      writer.uint32(32).bool(message.pendingOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAsksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAsksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.aboutSessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pendingOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAsksRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      aboutSessionId: isSet(object.aboutSessionId)
+        ? globalThis.String(object.aboutSessionId)
+        : isSet(object.about_session_id)
+        ? globalThis.String(object.about_session_id)
+        : "",
+      pendingOnly: isSet(object.pendingOnly)
+        ? globalThis.Boolean(object.pendingOnly)
+        : isSet(object.pending_only)
+        ? globalThis.Boolean(object.pending_only)
+        : false,
+    };
+  },
+
+  toJSON(message: ListAsksRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.aboutSessionId !== "") {
+      obj.aboutSessionId = message.aboutSessionId;
+    }
+    if (message.pendingOnly !== false) {
+      obj.pendingOnly = message.pendingOnly;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAsksRequest>, I>>(base?: I): ListAsksRequest {
+    return ListAsksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAsksRequest>, I>>(object: I): ListAsksRequest {
+    const message = createBaseListAsksRequest();
+    message.userId = object.userId ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.aboutSessionId = object.aboutSessionId ?? "";
+    message.pendingOnly = object.pendingOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseListAsksResponse(): ListAsksResponse {
+  return { asks: [] };
+}
+
+export const ListAsksResponse: MessageFns<ListAsksResponse> = {
+  encode(message: ListAsksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.asks) {
+      Ask.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAsksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAsksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.asks.push(Ask.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAsksResponse {
+    return { asks: globalThis.Array.isArray(object?.asks) ? object.asks.map((e: any) => Ask.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListAsksResponse): unknown {
+    const obj: any = {};
+    if (message.asks?.length) {
+      obj.asks = message.asks.map((e) => Ask.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAsksResponse>, I>>(base?: I): ListAsksResponse {
+    return ListAsksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAsksResponse>, I>>(object: I): ListAsksResponse {
+    const message = createBaseListAsksResponse();
+    message.asks = object.asks?.map((e) => Ask.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWithdrawAskRequest(): WithdrawAskRequest {
+  return { userId: "", askingSessionId: "", askId: "" };
+}
+
+export const WithdrawAskRequest: MessageFns<WithdrawAskRequest> = {
+  encode(message: WithdrawAskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(18).string(message.askingSessionId);
+    }
+    if (message.askId !== "") {
+      writer.uint32(26).string(message.askId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawAskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawAskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.askId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WithdrawAskRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      askId: isSet(object.askId)
+        ? globalThis.String(object.askId)
+        : isSet(object.ask_id)
+        ? globalThis.String(object.ask_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WithdrawAskRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.askId !== "") {
+      obj.askId = message.askId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WithdrawAskRequest>, I>>(base?: I): WithdrawAskRequest {
+    return WithdrawAskRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WithdrawAskRequest>, I>>(object: I): WithdrawAskRequest {
+    const message = createBaseWithdrawAskRequest();
+    message.userId = object.userId ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.askId = object.askId ?? "";
+    return message;
+  },
+};
+
+function createBaseWithdrawAskResponse(): WithdrawAskResponse {
+  return { ask: undefined };
+}
+
+export const WithdrawAskResponse: MessageFns<WithdrawAskResponse> = {
+  encode(message: WithdrawAskResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ask !== undefined) {
+      Ask.encode(message.ask, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawAskResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawAskResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ask = Ask.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WithdrawAskResponse {
+    return { ask: isSet(object.ask) ? Ask.fromJSON(object.ask) : undefined };
+  },
+
+  toJSON(message: WithdrawAskResponse): unknown {
+    const obj: any = {};
+    if (message.ask !== undefined) {
+      obj.ask = Ask.toJSON(message.ask);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WithdrawAskResponse>, I>>(base?: I): WithdrawAskResponse {
+    return WithdrawAskResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WithdrawAskResponse>, I>>(object: I): WithdrawAskResponse {
+    const message = createBaseWithdrawAskResponse();
+    message.ask = (object.ask !== undefined && object.ask !== null) ? Ask.fromPartial(object.ask) : undefined;
+    return message;
+  },
+};
+
+function createBaseAnswerAskRequest(): AnswerAskRequest {
+  return { userId: "", askId: "", decision: "", answer: "", choice: "", via: "" };
+}
+
+export const AnswerAskRequest: MessageFns<AnswerAskRequest> = {
+  encode(message: AnswerAskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.askId !== "") {
+      writer.uint32(18).string(message.askId);
+    }
+    if (message.decision !== "") {
+      writer.uint32(26).string(message.decision);
+    }
+    if (message.answer !== "") {
+      writer.uint32(34).string(message.answer);
+    }
+    if (message.choice !== "") {
+      writer.uint32(42).string(message.choice);
+    }
+    if (message.via !== "") {
+      writer.uint32(50).string(message.via);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnswerAskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnswerAskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.askId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.decision = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.choice = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.via = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AnswerAskRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      askId: isSet(object.askId)
+        ? globalThis.String(object.askId)
+        : isSet(object.ask_id)
+        ? globalThis.String(object.ask_id)
+        : "",
+      decision: isSet(object.decision) ? globalThis.String(object.decision) : "",
+      answer: isSet(object.answer) ? globalThis.String(object.answer) : "",
+      choice: isSet(object.choice) ? globalThis.String(object.choice) : "",
+      via: isSet(object.via) ? globalThis.String(object.via) : "",
+    };
+  },
+
+  toJSON(message: AnswerAskRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.askId !== "") {
+      obj.askId = message.askId;
+    }
+    if (message.decision !== "") {
+      obj.decision = message.decision;
+    }
+    if (message.answer !== "") {
+      obj.answer = message.answer;
+    }
+    if (message.choice !== "") {
+      obj.choice = message.choice;
+    }
+    if (message.via !== "") {
+      obj.via = message.via;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AnswerAskRequest>, I>>(base?: I): AnswerAskRequest {
+    return AnswerAskRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AnswerAskRequest>, I>>(object: I): AnswerAskRequest {
+    const message = createBaseAnswerAskRequest();
+    message.userId = object.userId ?? "";
+    message.askId = object.askId ?? "";
+    message.decision = object.decision ?? "";
+    message.answer = object.answer ?? "";
+    message.choice = object.choice ?? "";
+    message.via = object.via ?? "";
+    return message;
+  },
+};
+
+function createBaseAnswerAskResponse(): AnswerAskResponse {
+  return { ask: undefined };
+}
+
+export const AnswerAskResponse: MessageFns<AnswerAskResponse> = {
+  encode(message: AnswerAskResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ask !== undefined) {
+      Ask.encode(message.ask, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnswerAskResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnswerAskResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ask = Ask.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AnswerAskResponse {
+    return { ask: isSet(object.ask) ? Ask.fromJSON(object.ask) : undefined };
+  },
+
+  toJSON(message: AnswerAskResponse): unknown {
+    const obj: any = {};
+    if (message.ask !== undefined) {
+      obj.ask = Ask.toJSON(message.ask);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AnswerAskResponse>, I>>(base?: I): AnswerAskResponse {
+    return AnswerAskResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AnswerAskResponse>, I>>(object: I): AnswerAskResponse {
+    const message = createBaseAnswerAskResponse();
+    message.ask = (object.ask !== undefined && object.ask !== null) ? Ask.fromPartial(object.ask) : undefined;
+    return message;
+  },
+};
+
 /**
  * Owns asks, cards and their answers. Cards are what the user decides in a session or the Inbox:
  * approval cards the gateway raises for relay_tool calls, and question cards a session's agent raises.
@@ -1507,6 +2860,60 @@ export const QuestionServiceService = {
     responseSerialize: (value: CancelCardsResponse): Buffer => Buffer.from(CancelCardsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CancelCardsResponse => CancelCardsResponse.decode(value),
   },
+  /**
+   * An agent asks the user without blocking (spec, Questions that don't block): pending at once, no expiry.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_QUESTION_LIMIT (20 pending per asking conversation, 20 per
+   * session asked about).
+   */
+  ask: {
+    path: "/relay.question.v1.QuestionService/Ask" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AskRequest): Buffer => Buffer.from(AskRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AskRequest => AskRequest.decode(value),
+    responseSerialize: (value: AskResponse): Buffer => Buffer.from(AskResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AskResponse => AskResponse.decode(value),
+  },
+  /**
+   * A user's asks: the Inbox's pending ones, a conversation's (pending and those ended in the last day), or those
+   * about one session.
+   */
+  listAsks: {
+    path: "/relay.question.v1.QuestionService/ListAsks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAsksRequest): Buffer => Buffer.from(ListAsksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAsksRequest => ListAsksRequest.decode(value),
+    responseSerialize: (value: ListAsksResponse): Buffer => Buffer.from(ListAsksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAsksResponse => ListAsksResponse.decode(value),
+  },
+  /**
+   * The asking conversation takes back a pending ask.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such ask of this user, or another conversation's), REMOTE_RELAY_INVALID_INPUT
+   * (no longer pending).
+   */
+  withdrawAsk: {
+    path: "/relay.question.v1.QuestionService/WithdrawAsk" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WithdrawAskRequest): Buffer => Buffer.from(WithdrawAskRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WithdrawAskRequest => WithdrawAskRequest.decode(value),
+    responseSerialize: (value: WithdrawAskResponse): Buffer => Buffer.from(WithdrawAskResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WithdrawAskResponse => WithdrawAskResponse.decode(value),
+  },
+  /**
+   * The user answers or dismisses an ask (never an agent); publishes relay.question.v1.question_answered.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  answerAsk: {
+    path: "/relay.question.v1.QuestionService/AnswerAsk" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AnswerAskRequest): Buffer => Buffer.from(AnswerAskRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AnswerAskRequest => AnswerAskRequest.decode(value),
+    responseSerialize: (value: AnswerAskResponse): Buffer => Buffer.from(AnswerAskResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AnswerAskResponse => AnswerAskResponse.decode(value),
+  },
 } as const;
 
 export interface QuestionServiceServer extends UntypedServiceImplementation {
@@ -1531,6 +2938,28 @@ export interface QuestionServiceServer extends UntypedServiceImplementation {
   listCards: handleUnaryCall<ListCardsRequest, ListCardsResponse>;
   /** Withdraws the pending cards of a session (its turn ended or it was archived). */
   cancelCards: handleUnaryCall<CancelCardsRequest, CancelCardsResponse>;
+  /**
+   * An agent asks the user without blocking (spec, Questions that don't block): pending at once, no expiry.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_QUESTION_LIMIT (20 pending per asking conversation, 20 per
+   * session asked about).
+   */
+  ask: handleUnaryCall<AskRequest, AskResponse>;
+  /**
+   * A user's asks: the Inbox's pending ones, a conversation's (pending and those ended in the last day), or those
+   * about one session.
+   */
+  listAsks: handleUnaryCall<ListAsksRequest, ListAsksResponse>;
+  /**
+   * The asking conversation takes back a pending ask.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such ask of this user, or another conversation's), REMOTE_RELAY_INVALID_INPUT
+   * (no longer pending).
+   */
+  withdrawAsk: handleUnaryCall<WithdrawAskRequest, WithdrawAskResponse>;
+  /**
+   * The user answers or dismisses an ask (never an agent); publishes relay.question.v1.question_answered.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  answerAsk: handleUnaryCall<AnswerAskRequest, AnswerAskResponse>;
 }
 
 export interface QuestionServiceClient extends Client {
@@ -1615,6 +3044,81 @@ export interface QuestionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CancelCardsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An agent asks the user without blocking (spec, Questions that don't block): pending at once, no expiry.
+   * Codes: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_QUESTION_LIMIT (20 pending per asking conversation, 20 per
+   * session asked about).
+   */
+  ask(request: AskRequest, callback: (error: ServiceError | null, response: AskResponse) => void): ClientUnaryCall;
+  ask(
+    request: AskRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AskResponse) => void,
+  ): ClientUnaryCall;
+  ask(
+    request: AskRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AskResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A user's asks: the Inbox's pending ones, a conversation's (pending and those ended in the last day), or those
+   * about one session.
+   */
+  listAsks(
+    request: ListAsksRequest,
+    callback: (error: ServiceError | null, response: ListAsksResponse) => void,
+  ): ClientUnaryCall;
+  listAsks(
+    request: ListAsksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAsksResponse) => void,
+  ): ClientUnaryCall;
+  listAsks(
+    request: ListAsksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAsksResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The asking conversation takes back a pending ask.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such ask of this user, or another conversation's), REMOTE_RELAY_INVALID_INPUT
+   * (no longer pending).
+   */
+  withdrawAsk(
+    request: WithdrawAskRequest,
+    callback: (error: ServiceError | null, response: WithdrawAskResponse) => void,
+  ): ClientUnaryCall;
+  withdrawAsk(
+    request: WithdrawAskRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WithdrawAskResponse) => void,
+  ): ClientUnaryCall;
+  withdrawAsk(
+    request: WithdrawAskRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WithdrawAskResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The user answers or dismisses an ask (never an agent); publishes relay.question.v1.question_answered.
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  answerAsk(
+    request: AnswerAskRequest,
+    callback: (error: ServiceError | null, response: AnswerAskResponse) => void,
+  ): ClientUnaryCall;
+  answerAsk(
+    request: AnswerAskRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AnswerAskResponse) => void,
+  ): ClientUnaryCall;
+  answerAsk(
+    request: AnswerAskRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AnswerAskResponse) => void,
   ): ClientUnaryCall;
 }
 

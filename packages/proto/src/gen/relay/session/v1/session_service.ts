@@ -359,6 +359,33 @@ export interface ReadTaskOutputResponse {
   notes: string[];
 }
 
+/** One prompt to another agent by the conversation session_id (or, with dry_run, whether one more fits). */
+export interface CountAgentPromptRequest {
+  sessionId: string;
+  dryRun: boolean;
+}
+
+/** The conversation's loop guard after the count. */
+export interface CountAgentPromptResponse {
+  /** Prompts sent to other agents since the user last wrote in the conversation. */
+  sent: number;
+  /** How many may be sent before the user is asked again (30, plus 30 per Allow). */
+  allowed: number;
+  /** No more fit: the user must Allow more on a card. */
+  usedUp: boolean;
+}
+
+/** The conversation whose user allowed more prompts. */
+export interface GrantAgentPromptsRequest {
+  sessionId: string;
+}
+
+/** The loop guard after the grant. */
+export interface GrantAgentPromptsResponse {
+  sent: number;
+  allowed: number;
+}
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { token: "" };
 }
@@ -4582,6 +4609,362 @@ export const ReadTaskOutputResponse: MessageFns<ReadTaskOutputResponse> = {
   },
 };
 
+function createBaseCountAgentPromptRequest(): CountAgentPromptRequest {
+  return { sessionId: "", dryRun: false };
+}
+
+export const CountAgentPromptRequest: MessageFns<CountAgentPromptRequest> = {
+  encode(message: CountAgentPromptRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(16).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountAgentPromptRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountAgentPromptRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountAgentPromptRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: CountAgentPromptRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CountAgentPromptRequest>, I>>(base?: I): CountAgentPromptRequest {
+    return CountAgentPromptRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CountAgentPromptRequest>, I>>(object: I): CountAgentPromptRequest {
+    const message = createBaseCountAgentPromptRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseCountAgentPromptResponse(): CountAgentPromptResponse {
+  return { sent: 0, allowed: 0, usedUp: false };
+}
+
+export const CountAgentPromptResponse: MessageFns<CountAgentPromptResponse> = {
+  encode(message: CountAgentPromptResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sent !== 0) {
+      writer.uint32(8).int32(message.sent);
+    }
+    if (message.allowed !== 0) {
+      writer.uint32(16).int32(message.allowed);
+    }
+    if (message.usedUp !== false) {
+      writer.uint32(24).bool(message.usedUp);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountAgentPromptResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountAgentPromptResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sent = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.allowed = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.usedUp = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountAgentPromptResponse {
+    return {
+      sent: isSet(object.sent) ? globalThis.Number(object.sent) : 0,
+      allowed: isSet(object.allowed) ? globalThis.Number(object.allowed) : 0,
+      usedUp: isSet(object.usedUp)
+        ? globalThis.Boolean(object.usedUp)
+        : isSet(object.used_up)
+        ? globalThis.Boolean(object.used_up)
+        : false,
+    };
+  },
+
+  toJSON(message: CountAgentPromptResponse): unknown {
+    const obj: any = {};
+    if (message.sent !== 0) {
+      obj.sent = Math.round(message.sent);
+    }
+    if (message.allowed !== 0) {
+      obj.allowed = Math.round(message.allowed);
+    }
+    if (message.usedUp !== false) {
+      obj.usedUp = message.usedUp;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CountAgentPromptResponse>, I>>(base?: I): CountAgentPromptResponse {
+    return CountAgentPromptResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CountAgentPromptResponse>, I>>(object: I): CountAgentPromptResponse {
+    const message = createBaseCountAgentPromptResponse();
+    message.sent = object.sent ?? 0;
+    message.allowed = object.allowed ?? 0;
+    message.usedUp = object.usedUp ?? false;
+    return message;
+  },
+};
+
+function createBaseGrantAgentPromptsRequest(): GrantAgentPromptsRequest {
+  return { sessionId: "" };
+}
+
+export const GrantAgentPromptsRequest: MessageFns<GrantAgentPromptsRequest> = {
+  encode(message: GrantAgentPromptsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GrantAgentPromptsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGrantAgentPromptsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GrantAgentPromptsRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GrantAgentPromptsRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GrantAgentPromptsRequest>, I>>(base?: I): GrantAgentPromptsRequest {
+    return GrantAgentPromptsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GrantAgentPromptsRequest>, I>>(object: I): GrantAgentPromptsRequest {
+    const message = createBaseGrantAgentPromptsRequest();
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseGrantAgentPromptsResponse(): GrantAgentPromptsResponse {
+  return { sent: 0, allowed: 0 };
+}
+
+export const GrantAgentPromptsResponse: MessageFns<GrantAgentPromptsResponse> = {
+  encode(message: GrantAgentPromptsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sent !== 0) {
+      writer.uint32(8).int32(message.sent);
+    }
+    if (message.allowed !== 0) {
+      writer.uint32(16).int32(message.allowed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GrantAgentPromptsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGrantAgentPromptsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sent = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.allowed = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GrantAgentPromptsResponse {
+    return {
+      sent: isSet(object.sent) ? globalThis.Number(object.sent) : 0,
+      allowed: isSet(object.allowed) ? globalThis.Number(object.allowed) : 0,
+    };
+  },
+
+  toJSON(message: GrantAgentPromptsResponse): unknown {
+    const obj: any = {};
+    if (message.sent !== 0) {
+      obj.sent = Math.round(message.sent);
+    }
+    if (message.allowed !== 0) {
+      obj.allowed = Math.round(message.allowed);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GrantAgentPromptsResponse>, I>>(base?: I): GrantAgentPromptsResponse {
+    return GrantAgentPromptsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GrantAgentPromptsResponse>, I>>(object: I): GrantAgentPromptsResponse {
+    const message = createBaseGrantAgentPromptsResponse();
+    message.sent = object.sent ?? 0;
+    message.allowed = object.allowed ?? 0;
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -4810,6 +5193,39 @@ export const SessionServiceService = {
       Buffer.from(ReadTaskOutputResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReadTaskOutputResponse => ReadTaskOutputResponse.decode(value),
   },
+  /**
+   * The loop guard (decisions.md, Across relays): counts one prompt a conversation sends to another agent (send,
+   * create_session, a schedule for another session when set and at each firing). With dry_run it only tells whether
+   * one more prompt fits. used_up = the allowance is spent: the caller asks the user on a card (GrantAgentPrompts on
+   * Allow), and refuses with REMOTE_RELAY_LOOP_GUARD on Deny or with no running turn (a held schedule firing waits).
+   * Counting is refused with REMOTE_RELAY_LOOP_GUARD when used up. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_LOOP_GUARD.
+   */
+  countAgentPrompt: {
+    path: "/relay.session.v1.SessionService/CountAgentPrompt" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CountAgentPromptRequest): Buffer =>
+      Buffer.from(CountAgentPromptRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CountAgentPromptRequest => CountAgentPromptRequest.decode(value),
+    responseSerialize: (value: CountAgentPromptResponse): Buffer =>
+      Buffer.from(CountAgentPromptResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CountAgentPromptResponse => CountAgentPromptResponse.decode(value),
+  },
+  /**
+   * The user allowed more prompts on the loop-guard card: another 30 from now.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  grantAgentPrompts: {
+    path: "/relay.session.v1.SessionService/GrantAgentPrompts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GrantAgentPromptsRequest): Buffer =>
+      Buffer.from(GrantAgentPromptsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GrantAgentPromptsRequest => GrantAgentPromptsRequest.decode(value),
+    responseSerialize: (value: GrantAgentPromptsResponse): Buffer =>
+      Buffer.from(GrantAgentPromptsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GrantAgentPromptsResponse => GrantAgentPromptsResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -4889,6 +5305,19 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
    */
   readTaskOutput: handleUnaryCall<ReadTaskOutputRequest, ReadTaskOutputResponse>;
+  /**
+   * The loop guard (decisions.md, Across relays): counts one prompt a conversation sends to another agent (send,
+   * create_session, a schedule for another session when set and at each firing). With dry_run it only tells whether
+   * one more prompt fits. used_up = the allowance is spent: the caller asks the user on a card (GrantAgentPrompts on
+   * Allow), and refuses with REMOTE_RELAY_LOOP_GUARD on Deny or with no running turn (a held schedule firing waits).
+   * Counting is refused with REMOTE_RELAY_LOOP_GUARD when used up. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_LOOP_GUARD.
+   */
+  countAgentPrompt: handleUnaryCall<CountAgentPromptRequest, CountAgentPromptResponse>;
+  /**
+   * The user allowed more prompts on the loop-guard card: another 30 from now.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  grantAgentPrompts: handleUnaryCall<GrantAgentPromptsRequest, GrantAgentPromptsResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -5178,6 +5607,47 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReadTaskOutputResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The loop guard (decisions.md, Across relays): counts one prompt a conversation sends to another agent (send,
+   * create_session, a schedule for another session when set and at each firing). With dry_run it only tells whether
+   * one more prompt fits. used_up = the allowance is spent: the caller asks the user on a card (GrantAgentPrompts on
+   * Allow), and refuses with REMOTE_RELAY_LOOP_GUARD on Deny or with no running turn (a held schedule firing waits).
+   * Counting is refused with REMOTE_RELAY_LOOP_GUARD when used up. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_LOOP_GUARD.
+   */
+  countAgentPrompt(
+    request: CountAgentPromptRequest,
+    callback: (error: ServiceError | null, response: CountAgentPromptResponse) => void,
+  ): ClientUnaryCall;
+  countAgentPrompt(
+    request: CountAgentPromptRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CountAgentPromptResponse) => void,
+  ): ClientUnaryCall;
+  countAgentPrompt(
+    request: CountAgentPromptRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CountAgentPromptResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The user allowed more prompts on the loop-guard card: another 30 from now.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  grantAgentPrompts(
+    request: GrantAgentPromptsRequest,
+    callback: (error: ServiceError | null, response: GrantAgentPromptsResponse) => void,
+  ): ClientUnaryCall;
+  grantAgentPrompts(
+    request: GrantAgentPromptsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GrantAgentPromptsResponse) => void,
+  ): ClientUnaryCall;
+  grantAgentPrompts(
+    request: GrantAgentPromptsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GrantAgentPromptsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { countAgentPrompt, grantAgentPrompts, type GuardChange, type LoopGuardStore } from '../src/domain/agent-prompts.ts';
+import { countPrompt, currentGuard, FRESH_GUARD, grantPrompts, isUsedUp, LOOP_GUARD_PROMPTS, type LoopGuard } from '../src/domain/loop-guard.ts';
+
+const NOW = new Date('2026-11-30T10:00:00.000Z');
+
+function sendPrompts(guard: LoopGuard, n: number): LoopGuard {
+  let current = guard;
+  for (let i = 0; i < n; i++) {
+    const next = countPrompt(current);
+    if (next === undefined) throw new Error(`used up after ${i}`);
+    current = next;
+  }
+  return current;
+}
+
+describe('the loop guard rule', () => {
+  it('lets 30 prompts through, then is used up', () => {
+    const after30 = sendPrompts(FRESH_GUARD, LOOP_GUARD_PROMPTS);
+    expect(after30.sent).toBe(30);
+    expect(isUsedUp(after30)).toBe(true);
+    expect(countPrompt(after30)).toBeUndefined();
+  });
+
+  it('Allow grants another 30 from what was sent', () => {
+    const granted = grantPrompts(sendPrompts(FRESH_GUARD, 30));
+    expect(granted.allowed).toBe(60);
+    expect(isUsedUp(sendPrompts(granted, 30))).toBe(true);
+  });
+
+  it("resets when the user wrote a message the count has not seen", () => {
+    const used = { ...sendPrompts(FRESH_GUARD, 30), userSeq: 5 };
+    expect(currentGuard(used, 5)).toBe(used);
+    expect(currentGuard(used, 9)).toEqual({ sent: 0, allowed: 30, userSeq: 9 });
+  });
+
+  it('starts fresh for a conversation that never sent', () => {
+    expect(currentGuard(undefined, 0)).toEqual(FRESH_GUARD);
+  });
+});
+
+class MemoryGuards implements LoopGuardStore {
+  guard: LoopGuard = FRESH_GUARD;
+  async change<T>(_sessionId: string, _now: Date, change: (guard: LoopGuard) => GuardChange<T>): Promise<T> {
+    const { next, result } = change(this.guard);
+    if (next) this.guard = next;
+    return result;
+  }
+}
+
+describe('countAgentPrompt and grantAgentPrompts', () => {
+  it('a dry run counts nothing', async () => {
+    const store = new MemoryGuards();
+    expect(await countAgentPrompt(store, { sessionId: 's1', dryRun: true }, NOW)).toEqual({ sent: 0, allowed: 30, usedUp: false });
+    expect(store.guard.sent).toBe(0);
+  });
+
+  it('refuses the 31st prompt with REMOTE_RELAY_LOOP_GUARD and counts nothing more', async () => {
+    const store = new MemoryGuards();
+    for (let i = 0; i < 30; i++) await countAgentPrompt(store, { sessionId: 's1', dryRun: false }, NOW);
+    expect(await countAgentPrompt(store, { sessionId: 's1', dryRun: true }, NOW)).toMatchObject({ usedUp: true });
+    await expect(countAgentPrompt(store, { sessionId: 's1', dryRun: false }, NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_LOOP_GUARD' });
+    expect(store.guard.sent).toBe(30);
+    expect(await grantAgentPrompts(store, 's1', NOW)).toEqual({ sent: 30, allowed: 60 });
+    expect(await countAgentPrompt(store, { sessionId: 's1', dryRun: false }, NOW)).toEqual({ sent: 31, allowed: 60, usedUp: false });
+  });
+
+  it('needs a session id', async () => {
+    await expect(countAgentPrompt(new MemoryGuards(), { sessionId: '', dryRun: true }, NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+});
