@@ -1,0 +1,59 @@
+/**
+ * read_task_output (pure use case): the end of a task's output as the console shows it (colours
+ * removed, credentials blanked, repeats collapsed), whether there is more, how quiet a running task
+ * is, and its test-run counts.
+ */
+import { invalidInput, notFound } from '../errors.ts';
+import { collapseRepeats, consoleLines, stripAnsi, tailOf } from './console-text.ts';
+import type { TaskOutputReader, TaskStore } from './ports.ts';
+import { redactCredentials } from './redact-credentials.ts';
+import { DEFAULT_TASK_LINES, isOutputKept, MAX_TASK_LINES, stallOf, type Task, type TaskStall } from './task.ts';
+import { parseTestCounts, type TestCounts } from './test-counts.ts';
+
+/** How much of the end of the output file is read: about the console's scrollback. */
+export const TASK_OUTPUT_READ_BYTES = 512 * 1024;
+
+export interface TaskOutput {
+  task: Task;
+  tail: string[];
+  truncated: boolean;
+  /** Set while the task runs. */
+  stall: TaskStall | undefined;
+  counts: TestCounts | undefined;
+  notes: string[];
+}
+
+/** The console's reading of the end of an output: plain lines, collapsed and blanked, and the counts. */
+export function readConsole(text: string): { lines: string[]; counts: TestCounts | undefined } {
+  const plain = stripAnsi(text);
+  return { lines: collapseRepeats(consoleLines(redactCredentials(plain))), counts: parseTestCounts(plain) };
+}
+
+export async function readTaskOutput(
+  deps: { tasks: TaskStore; output: TaskOutputReader; relay: { name: string }; quietAfterMinutes: number },
+  input: { userId: string; sessionId: string; taskId: string; lines: number; now: Date },
+): Promise<TaskOutput> {
+  const lines = input.lines === 0 ? DEFAULT_TASK_LINES : input.lines;
+  if (!Number.isInteger(lines) || lines < 1 || lines > MAX_TASK_LINES) {
+    throw invalidInput(`lines must be a whole number from 1 to ${MAX_TASK_LINES} (default ${DEFAULT_TASK_LINES}).`, { field: 'lines', min: 1, max: MAX_TASK_LINES });
+  }
+  const task = await deps.tasks.findTask(input.taskId);
+  if (task === undefined || task.userId !== input.userId || task.sessionId !== input.sessionId) {
+    throw notFound(`No task '${input.taskId}' in session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'task_id' });
+  }
+  if (!isOutputKept(task, input.now)) {
+    throw notFound(`Task '${input.taskId}' ended more than an hour ago; its output is no longer kept on relay "${deps.relay.name}".`, { field: 'task_id' });
+  }
+  const { userId: _userId, ...plainTask } = task;
+  const notes: string[] = [];
+  const stall = task.status === 'running' ? stallOf(task, input.now, deps.quietAfterMinutes) : undefined;
+  const read = await deps.output.readEnd(task.outputPath, TASK_OUTPUT_READ_BYTES);
+  if (read === undefined) {
+    notes.push('The output is no longer there (its file was removed, or it is on a relay replica that has since restarted).');
+    return { task: plainTask, tail: [], truncated: false, stall, counts: undefined, notes };
+  }
+  if (read.cut) notes.push(`Only the end of the output exists here (the last ${TASK_OUTPUT_READ_BYTES / 1024} KB); the tail is taken from it.`);
+  const { lines: consoleView, counts } = readConsole(read.text);
+  const { tail, truncated } = tailOf(consoleView, lines);
+  return { task: plainTask, tail, truncated: truncated || read.cut, stall, counts, notes };
+}

@@ -1,0 +1,67 @@
+/**
+ * A background shell task and the rules about it (pure): its statuses, how long its output is
+ * kept, how quiet it is, and what read_session shows of it.
+ */
+import type { TestCounts } from './test-counts.ts';
+
+export type TaskStatus = 'running' | 'completed' | 'failed' | 'stopped';
+
+export interface Task {
+  id: string;
+  sessionId: string;
+  description: string;
+  type: 'local_bash';
+  status: TaskStatus;
+  exitCode: number | null;
+  reason: string;
+  cwd: string;
+  outputPath: string;
+  startedAt: Date;
+  endedAt: Date | null;
+  lastOutputAt: Date | null;
+}
+
+/** Output is readable while the task runs and for an hour after it ended (spec, read_task_output). */
+export const TASK_OUTPUT_KEPT_MS = 60 * 60_000;
+export const DEFAULT_TASK_LINES = 50;
+export const MAX_TASK_LINES = 1000;
+/** Default of the relay's quiet setting (RELAY_TASK_QUIET_MINUTES). */
+export const DEFAULT_QUIET_AFTER_MINUTES = 10;
+
+/** How an ended process's exit maps to the task's status: 0 completed, anything else failed. */
+export function endedStatus(exitCode: number | null): 'completed' | 'failed' {
+  return exitCode === 0 ? 'completed' : 'failed';
+}
+
+/** Whether `task`'s output may still be read at `now`. */
+export function isOutputKept(task: Pick<Task, 'status' | 'endedAt'>, now: Date): boolean {
+  if (task.status === 'running' || task.endedAt === null) return true;
+  return now.getTime() - task.endedAt.getTime() <= TASK_OUTPUT_KEPT_MS;
+}
+
+export interface TaskStall {
+  minutes: number;
+  since: Date;
+  quiet: boolean;
+  quietAfterMinutes: number;
+}
+
+/** How long a running task has written nothing (since its last output, or its start), against the quiet setting. */
+export function stallOf(task: Pick<Task, 'startedAt' | 'lastOutputAt'>, now: Date, quietAfterMinutes: number): TaskStall {
+  const since = task.lastOutputAt ?? task.startedAt;
+  const minutes = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 60_000));
+  return { minutes, since, quiet: minutes >= quietAfterMinutes, quietAfterMinutes };
+}
+
+/** A task as read_session and list_sessions show it. */
+export interface TaskView {
+  task: Task;
+  /** Whether there is output to read with read_task_output. */
+  hasOutput: boolean;
+  counts: TestCounts | undefined;
+}
+
+/** The session state with its tasks: an idle session whose task still runs is background_only. */
+export function stateWithTasks<S extends string>(state: S, tasks: readonly Pick<Task, 'status'>[]): S | 'background_only' {
+  return state === 'idle' && tasks.some((task) => task.status === 'running') ? 'background_only' : state;
+}
