@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { K8S_DIR, checkKubectl, renderKustomization, type K8sObject } from './render-kustomization.ts';
 import { createFieldChecker, validateObject, type FieldChecker } from './validate-object.ts';
-import { containerViolations, imageViolations, networkPolicyViolations, secretViolations, serviceViolations } from './check-policies.ts';
+import { containerViolations, imageViolations, networkPolicyViolations, networkPortViolations, secretViolations, serviceViolations } from './check-policies.ts';
 
 /** A Deployment that passes every check; each test breaks one thing in a copy. */
 function goodDeployment(): K8sObject {
@@ -138,6 +138,20 @@ describe('policies', () => {
   it('a Deployment no NetworkPolicy selects, and no default deny', () => {
     expect(networkPolicyViolations([goodDeployment(), policies[1]!])).toEqual(['no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)']);
     expect(networkPolicyViolations([goodDeployment(), policies[0]!])).toEqual(['Deployment/session: no NetworkPolicy selects its pods']);
+  });
+
+  it('a NetworkPolicy opening a port the pods do not listen on', () => {
+    const deployment = goodDeployment();
+    container(deployment).ports = [{ name: 'grpc', containerPort: 50051 }];
+    const policy: K8sObject = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'gateway' },
+      spec: { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } }, egress: [{ to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'session' } } }], ports: [{ port: 50052 }] }] },
+    };
+    expect(networkPortViolations([deployment, policy])).toEqual(['NetworkPolicy/gateway: egress port 50052 is not a port of {"app.kubernetes.io/name":"session"}']);
+    (policy['spec'] as any).egress[0].ports = [{ port: 50051 }];
+    expect(networkPortViolations([deployment, policy])).toEqual([]);
   });
 
   it('latest or untagged images, and relay images not pinned by digest in prod', () => {

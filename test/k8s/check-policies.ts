@@ -163,3 +163,42 @@ export function serviceViolations(objects: K8sObject[]): string[] {
         .map((port) => `${label(object)}: port ${port.port} has no name`),
     );
 }
+
+type PolicyPeer = { podSelector?: { matchLabels?: Record<string, string> } };
+type PolicyRule = { from?: PolicyPeer[]; to?: PolicyPeer[]; ports?: { port?: number | string }[] };
+
+/**
+ * Every port a NetworkPolicy opens towards one of the render's workloads is a port its containers listen
+ * on: ingress ports on the pods a policy selects, egress ports on the pods a rule names.
+ */
+export function networkPortViolations(objects: K8sObject[]): string[] {
+  const workloads = workloadsOf(objects);
+  const portsOf = (selector: { matchLabels?: Record<string, string> } | undefined) => {
+    const matched = workloads.filter((w) => selects(selector, w.labels));
+    if (matched.length === 0) return undefined;
+    return new Set(
+      matched.flatMap((w) => (w.pod.containers ?? []).flatMap((c) => ((c as { ports?: { containerPort: number; name?: string }[] }).ports ?? []).flatMap((p) => [p.containerPort, p.name]))),
+    );
+  };
+  const found: string[] = [];
+  for (const policy of objects.filter((object) => object.kind === 'NetworkPolicy')) {
+    const spec = policy['spec'] as { podSelector?: { matchLabels?: Record<string, string> }; ingress?: PolicyRule[]; egress?: PolicyRule[] };
+    const own = portsOf(spec.podSelector);
+    for (const rule of spec.ingress ?? []) {
+      for (const { port } of rule.ports ?? []) {
+        if (own !== undefined && port !== undefined && !own.has(port)) found.push(`${label(policy)}: ingress port ${port} is not a port of the pods it selects`);
+      }
+    }
+    for (const rule of spec.egress ?? []) {
+      for (const peer of rule.to ?? []) {
+        const theirs = portsOf(peer.podSelector);
+        for (const { port } of rule.ports ?? []) {
+          if (theirs !== undefined && port !== undefined && !theirs.has(port)) {
+            found.push(`${label(policy)}: egress port ${port} is not a port of ${JSON.stringify(peer.podSelector?.matchLabels)}`);
+          }
+        }
+      }
+    }
+  }
+  return found;
+}

@@ -19,6 +19,7 @@ import {
   containerViolations,
   imageViolations,
   networkPolicyViolations,
+  networkPortViolations,
   secretViolations,
   serviceViolations,
   workloadsOf,
@@ -112,6 +113,10 @@ describe('policies over every render', () => {
     const withPolicies = renders.filter((render) => render.components.includes('network-policies'));
     expect(withPolicies.length).toBeGreaterThan(overlays.length);
     expect(withPolicies.flatMap((render) => networkPolicyViolations(render.objects).map((v) => `${render.name}: ${v}`))).toEqual([]);
+  });
+
+  it('every port a NetworkPolicy opens to a rendered workload is one its containers listen on', () => {
+    expect(renders.flatMap((render) => networkPortViolations(render.objects).map((v) => `${render.name}: ${v}`))).toEqual([]);
   });
 
   it('overlays pin every image to a version, never latest; prod pins the relay images by digest', () => {
