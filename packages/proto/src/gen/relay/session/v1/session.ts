@@ -331,7 +331,21 @@ export interface Task {
   /** Why it failed without an exit code (e.g. the relay restarted while it ran). */
   reason: string;
   /** The test-run counts when its output is a test run. */
-  counts: TestCounts | undefined;
+  counts:
+    | TestCounts
+    | undefined;
+  /**
+   * Health while it runs (read_session): minutes since its last output (or its start), and whether
+   * that is quiet against the relay's quiet setting. Unset once it ended.
+   */
+  health: TaskHealth | undefined;
+}
+
+/** How a running task's output is doing. */
+export interface TaskHealth {
+  minutesSinceOutput: number;
+  quiet: boolean;
+  quietAfterMinutes: number;
 }
 
 /** The counts of a test run read from its output. */
@@ -2210,6 +2224,7 @@ function createBaseTask(): Task {
     hasOutput: false,
     reason: "",
     counts: undefined,
+    health: undefined,
   };
 }
 
@@ -2250,6 +2265,9 @@ export const Task: MessageFns<Task> = {
     }
     if (message.counts !== undefined) {
       TestCounts.encode(message.counts, writer.uint32(98).fork()).join();
+    }
+    if (message.health !== undefined) {
+      TaskHealth.encode(message.health, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -2363,6 +2381,14 @@ export const Task: MessageFns<Task> = {
             message.counts = TestCounts.decode(reader, reader.uint32());
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.health = TaskHealth.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2413,6 +2439,7 @@ export const Task: MessageFns<Task> = {
         : false,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
       counts: isSet(object.counts) ? TestCounts.fromJSON(object.counts) : undefined,
+      health: isSet(object.health) ? TaskHealth.fromJSON(object.health) : undefined,
     };
   },
 
@@ -2454,6 +2481,9 @@ export const Task: MessageFns<Task> = {
     if (message.counts !== undefined) {
       obj.counts = TestCounts.toJSON(message.counts);
     }
+    if (message.health !== undefined) {
+      obj.health = TaskHealth.toJSON(message.health);
+    }
     return obj;
   },
 
@@ -2476,6 +2506,118 @@ export const Task: MessageFns<Task> = {
     message.counts = (object.counts !== undefined && object.counts !== null)
       ? TestCounts.fromPartial(object.counts)
       : undefined;
+    message.health = (object.health !== undefined && object.health !== null)
+      ? TaskHealth.fromPartial(object.health)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseTaskHealth(): TaskHealth {
+  return { minutesSinceOutput: 0, quiet: false, quietAfterMinutes: 0 };
+}
+
+export const TaskHealth: MessageFns<TaskHealth> = {
+  encode(message: TaskHealth, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.minutesSinceOutput !== 0) {
+      writer.uint32(8).int32(message.minutesSinceOutput);
+    }
+    if (message.quiet !== false) {
+      writer.uint32(16).bool(message.quiet);
+    }
+    if (message.quietAfterMinutes !== 0) {
+      writer.uint32(24).int32(message.quietAfterMinutes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TaskHealth {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTaskHealth();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.minutesSinceOutput = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quiet = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quietAfterMinutes = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TaskHealth {
+    return {
+      minutesSinceOutput: isSet(object.minutesSinceOutput)
+        ? globalThis.Number(object.minutesSinceOutput)
+        : isSet(object.minutes_since_output)
+        ? globalThis.Number(object.minutes_since_output)
+        : 0,
+      quiet: isSet(object.quiet) ? globalThis.Boolean(object.quiet) : false,
+      quietAfterMinutes: isSet(object.quietAfterMinutes)
+        ? globalThis.Number(object.quietAfterMinutes)
+        : isSet(object.quiet_after_minutes)
+        ? globalThis.Number(object.quiet_after_minutes)
+        : 0,
+    };
+  },
+
+  toJSON(message: TaskHealth): unknown {
+    const obj: any = {};
+    if (message.minutesSinceOutput !== 0) {
+      obj.minutesSinceOutput = Math.round(message.minutesSinceOutput);
+    }
+    if (message.quiet !== false) {
+      obj.quiet = message.quiet;
+    }
+    if (message.quietAfterMinutes !== 0) {
+      obj.quietAfterMinutes = Math.round(message.quietAfterMinutes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TaskHealth>, I>>(base?: I): TaskHealth {
+    return TaskHealth.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TaskHealth>, I>>(object: I): TaskHealth {
+    const message = createBaseTaskHealth();
+    message.minutesSinceOutput = object.minutesSinceOutput ?? 0;
+    message.quiet = object.quiet ?? false;
+    message.quietAfterMinutes = object.quietAfterMinutes ?? 0;
     return message;
   },
 };
