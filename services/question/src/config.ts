@@ -1,6 +1,7 @@
 /**
  * The question service's environment: the only place it reads process.env.
  */
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { baseEnv, databaseUrl, parseEnv, port } from '@relay/config';
 
@@ -8,6 +9,12 @@ const schema = z.object({
   ...baseEnv,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50054),
+  /** This relay's name: the `via` of an ask answered here. The same value the gateway is given. */
+  RELAY_NAME: z
+    .string()
+    .trim()
+    .regex(/^[\w.-]+$/, 'must be letters, digits, ".", "-" or "_", for example desk')
+    .default(() => hostname()),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -9,11 +9,13 @@ import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_
 import { startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { loadConfig, type Config } from './config.ts';
+import { startSessionArchivedConsumer } from './bus/session-archived-consumer.ts';
 import { nodeIds } from './crypto/node-ids.ts';
 import { PROGRESS_INTERVAL_MS } from './domain/card-limits.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { questionGrpc } from './grpc/question-grpc.ts';
 import { PgCardDecisions } from './store/pg-card-decisions.ts';
+import { PrismaAskStore } from './store/prisma-ask-store.ts';
 import { PrismaCardStore } from './store/prisma-card-store.ts';
 import { QUESTION_EVENTS_STREAM } from './wire/question-events.ts';
 
@@ -40,6 +42,11 @@ try {
   await ensureStream(bus, QUESTION_EVENTS_STREAM);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
+  const asks = new PrismaAskStore(prisma);
+  const archived = startSessionArchivedConsumer(bus, { asks, clock, logger }, stopping.signal).catch((error: unknown) => {
+    logger.error({ err: error }, 'the session-archived consumer failed to start');
+    return undefined;
+  });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
@@ -48,6 +55,8 @@ try {
         definition: QuestionServiceService,
         implementation: questionGrpc({
           store: new PrismaCardStore(prisma),
+          asks,
+          relayName: config.RELAY_NAME,
           ids: nodeIds,
           decisions,
           clock,
@@ -66,7 +75,7 @@ try {
     stopping.abort();
     await server.shutdown();
     await decisions.stop();
-    // No consumers yet; they drain here, before the outbox's last flush.
+    await (await archived)?.stop();
     await outbox.stop();
     try {
       await outbox.flush();

@@ -70,9 +70,10 @@ export class FakeDecisions implements CardDecisions {
   }
 }
 
-/** card_1, card_2, … and evt_1, evt_2, … */
+/** card_1, card_2, …, ask_1, ask_2, … and evt_1, evt_2, … */
 export function sequentialIds(): IdGenerator {
   let cards = 0;
+  let asks = 0;
   let events = 0;
-  return { newCardId: () => `card_${++cards}`, newEventId: () => `evt_${++events}` };
+  return { newCardId: () => `card_${++cards}`, newAskId: () => `ask_${++asks}`, newEventId: () => `evt_${++events}` };
 }

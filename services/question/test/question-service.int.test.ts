@@ -22,6 +22,7 @@ import type { CardDecisions } from '../src/domain/ports.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { questionGrpc } from '../src/grpc/question-grpc.ts';
 import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
+import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
 import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
 
@@ -63,6 +64,8 @@ async function serve(progressIntervalMs: number, stop: AbortSignal) {
         definition: QuestionServiceService,
         implementation: questionGrpc({
           store: new PrismaCardStore(prisma),
+          asks: new PrismaAskStore(prisma),
+          relayName: 'desk',
           ids: nodeIds,
           decisions: spy,
           clock,
@@ -120,7 +123,7 @@ async function raise(request: RaiseCardRequest) {
 }
 
 const decide = (cardId: string, decision: string, fields: { userId?: string; answer?: string; choices?: string[]; agentSessionId?: string } = {}) =>
-  callUnary(client, 'decideCard', { userId: 'u1', cardId, decision, answer: '', choices: [], agentSessionId: '', ...fields });
+  callUnary(client, 'decideCard', { userId: 'u1', cardId, decision, answer: '', choices: [], agentSessionId: '', dryRun: false, ...fields });
 
 /** Reads an AwaitCard stream in the background. */
 function listen(on: QuestionServiceClient, cardId: string, waitSeconds: number) {

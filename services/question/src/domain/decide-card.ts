@@ -13,6 +13,8 @@ export interface DecideCardInput {
   choices: string[];
   /** Set when another session's agent answers (answer_question) rather than the user. */
   agentSessionId?: string;
+  /** Run every check and decide nothing: the answer is the card as it would be decided. */
+  dryRun?: boolean;
 }
 
 const TAKES: Record<CardKind, readonly Decision[]> = { approval: ['allow', 'deny'], question: ['answer', 'dismiss'] };
@@ -52,13 +54,14 @@ export function applyDecision(card: Card, input: DecideCardInput, now: Date): Ca
   return { ...card, status: 'answered', answer, choices, decidedAt: now };
 }
 
-/** Decides a card of the user's and writes the decision with its card_decided event. */
+/** Decides a card of the user's and writes the decision with its card_decided event (on a dry run, only checks). */
 export async function decideCard(deps: CardDeps, input: DecideCardInput, now: Date): Promise<Card> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   if (input.cardId === '') throw invalidInput('card_id is required', { field: 'card_id' });
   const card = await deps.store.find(input.cardId);
   if (card === undefined) throw notFound(input.cardId);
   const decided = applyDecision(card, input, now);
+  if (input.dryRun) return decided;
   if (await deps.store.saveDecision(decided, { eventId: deps.ids.newEventId(), occurredAt: now, card: decided })) return decided;
   // Someone decided it between our read and our write; report what they decided.
   const current = await deps.store.find(input.cardId);

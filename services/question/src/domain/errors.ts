@@ -7,6 +7,7 @@ export const QuestionErrorCode = {
   INVALID_INPUT: 'REMOTE_RELAY_INVALID_INPUT',
   NOT_FOUND: 'REMOTE_RELAY_NOT_FOUND',
   FORBIDDEN: 'REMOTE_RELAY_FORBIDDEN',
+  QUESTION_LIMIT: 'REMOTE_RELAY_QUESTION_LIMIT',
 } as const;
 
 /** A wrong or missing argument, or a decision the card does not take; `details.field` names the argument. */

@@ -2,6 +2,8 @@
  * What the question service's use cases need from the outside world. Adapters in store/ implement
  * these; unit tests use in-memory fakes.
  */
+import type { Ask, QuestionAnsweredEvent } from './ask-entities.ts';
+import type { PendingAsks } from './asks.ts';
 import type { Card, CardDecidedEvent } from './entities.ts';
 
 /** Which of a user's cards a listing wants. */
@@ -28,6 +30,8 @@ export interface CardStore {
 /** Fresh ids: card ids (`card_` + 12 base36) and event ids (the outbox id, Nats-Msg-Id). */
 export interface IdGenerator {
   newCardId(): string;
+  /** `ask_` + 12 base36. */
+  newAskId(): string;
   newEventId(): string;
 }
 
@@ -48,4 +52,28 @@ export interface Clock {
 export interface CardDeps {
   store: CardStore;
   ids: IdGenerator;
+}
+
+/** Which of a user's asks a listing wants. */
+export interface AskFilter {
+  askingSessionId?: string;
+  aboutSessionId?: string;
+  pendingOnly: boolean;
+  /** Ended asks only when they ended at or after this. */
+  endedSince: Date;
+  limit: number;
+}
+
+/** Durable asks. Each write is one transaction; an answer carries its question_answered event with it. */
+export interface AskStore {
+  /** The pending asks held by the asking conversation and about the session asked about. */
+  pendingCounts(askingSessionId: string, aboutSessionId: string): Promise<PendingAsks>;
+  /** Stores a new ask if `admit` (called with the pending counts, under a lock on both sessions) does not throw. */
+  create(ask: Ask, admit: (pending: PendingAsks) => void): Promise<void>;
+  find(askId: string): Promise<Ask | undefined>;
+  list(userId: string, filter: AskFilter): Promise<Ask[]>;
+  /** Stores an ended ask (and its event) unless it is no longer pending: then writes nothing and answers false. */
+  saveEnd(ask: Ask, event: QuestionAnsweredEvent | undefined): Promise<boolean>;
+  /** Ends every pending ask the session asked or that is about it; returns how many. */
+  endPending(sessionId: string, now: Date): Promise<number>;
 }

@@ -2,19 +2,24 @@ import { AppError } from '@relay/errors';
 import type { QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
 import { serveStream, serveUnary, UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
+import { answerAsk, ask, listAsks, withdrawAsk, type AskDeps } from '../domain/ask-use-cases.ts';
 import { awaitCard, type AwaitCardDeps } from '../domain/await-card.ts';
 import { cancelCards } from '../domain/cancel-cards.ts';
 import { decideCard } from '../domain/decide-card.ts';
 import { listCards } from '../domain/list-cards.ts';
 import type { CardDeps } from '../domain/ports.ts';
 import { raiseCard } from '../domain/raise-card.ts';
+import { toAskMessage } from '../wire/ask-wire.ts';
 import { cardKindOf, toCardMessage } from '../wire/card-wire.ts';
 
 /** The generated server interface without grpc-js's index signature, which the handler types would map to never. */
 type QuestionServiceMethods = { [K in keyof QuestionServiceServer as string extends K ? never : K]: QuestionServiceServer[K] };
 
 export type QuestionGrpcDeps = CardDeps &
-  AwaitCardDeps & {
+  AwaitCardDeps &
+  AskDeps & {
+    /** This relay's name: where an ask is answered when the request names no other. */
+    relayName: string;
     logger: Logger;
     /** Aborts when the service stops: open AwaitCard streams end with UNAVAILABLE so callers await again elsewhere. */
     stopping: AbortSignal;
@@ -43,6 +48,7 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
             answer: request.answer,
             choices: request.choices,
             ...(request.agentSessionId === '' ? {} : { agentSessionId: request.agentSessionId }),
+            dryRun: request.dryRun,
           },
           clock.now(),
         );
@@ -52,6 +58,45 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
         cards: (await listCards(deps.store, { userId: request.userId, sessionId: request.sessionId, pendingOnly: request.pendingOnly })).map(toCardMessage),
       }),
       cancelCards: async (request) => ({ cancelled: await cancelCards(deps, request.sessionId, clock.now()) }),
+      ask: async (request) => ({
+        ask: toAskMessage(
+          await ask(
+            deps,
+            {
+              userId: request.userId,
+              askingSessionId: request.askingSessionId,
+              aboutSessionId: request.aboutSessionId,
+              question: request.question,
+              options: request.options,
+              recommendation: request.recommendation,
+              detail: request.detail,
+              dryRun: request.dryRun,
+            },
+            clock.now(),
+          ),
+        ),
+      }),
+      listAsks: async (request) => ({
+        asks: (
+          await listAsks(
+            deps.asks,
+            { userId: request.userId, askingSessionId: request.askingSessionId, aboutSessionId: request.aboutSessionId, pendingOnly: request.pendingOnly },
+            clock.now(),
+          )
+        ).map(toAskMessage),
+      }),
+      withdrawAsk: async (request) => ({
+        ask: toAskMessage(await withdrawAsk(deps.asks, { userId: request.userId, askingSessionId: request.askingSessionId, askId: request.askId }, clock.now())),
+      }),
+      answerAsk: async (request) => ({
+        ask: toAskMessage(
+          await answerAsk(
+            deps,
+            { userId: request.userId, askId: request.askId, decision: request.decision, answer: request.answer, choice: request.choice, via: request.via || deps.relayName },
+            clock.now(),
+          ),
+        ),
+      }),
     }),
     ...serveStream<QuestionServiceMethods>(logger, {
       awaitCard: async function* (request, signal) {

@@ -3,4 +3,5 @@ export const QUESTION_EVENTS_STREAM = { name: 'QUESTION_EVENTS', subjects: ['rel
 
 export const QuestionSubject = {
   CARD_DECIDED: 'relay.question.v1.card_decided',
+  QUESTION_ANSWERED: 'relay.question.v1.question_answered',
 } as const;

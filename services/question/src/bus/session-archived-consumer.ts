@@ -1,0 +1,58 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { consume, type Bus, type Consumer } from '@relay/bus';
+import type { Clock } from '@relay/clock';
+import { SessionArchived } from '@relay/proto/relay/session/v1/events';
+import type { Logger } from '@relay/telemetry';
+import { endAsksOf } from '../domain/ask-use-cases.ts';
+import type { AskStore } from '../domain/ports.ts';
+
+/** The session service's stream and this service's durable consumer of its archived events. */
+export const SESSION_ARCHIVED = {
+  stream: 'SESSION_EVENTS',
+  durable: 'question-session-archived',
+  subject: 'relay.session.v1.archived',
+} as const;
+
+const STREAM_POLL_MS = 500;
+
+export interface SessionArchivedDeps {
+  asks: AskStore;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Ends the pending asks of archived sessions (spec: an ask ends when its session is archived or
+ * deleted; nobody is told). Ending only touches pending asks, so a redelivery changes nothing. The
+ * session service declares the stream; until it exists this waits (call it without awaiting).
+ */
+export async function startSessionArchivedConsumer(bus: Bus, deps: SessionArchivedDeps, signal: AbortSignal): Promise<Consumer | undefined> {
+  while (!(await streamExists(bus, SESSION_ARCHIVED.stream))) {
+    if (signal.aborted) return undefined;
+    await sleep(STREAM_POLL_MS);
+  }
+  return consume(bus, {
+    stream: SESSION_ARCHIVED.stream,
+    durable: SESSION_ARCHIVED.durable,
+    filterSubjects: [SESSION_ARCHIVED.subject],
+    logger: deps.logger,
+    handler: (message) => endAsksOfArchived(deps, message.data),
+  });
+}
+
+/** Ends the pending asks the archived session asked or that are about it. */
+export async function endAsksOfArchived(deps: SessionArchivedDeps, data: unknown): Promise<void> {
+  const event = SessionArchived.fromJSON(data);
+  if (event.sessionId === '') return;
+  const ended = await endAsksOf(deps.asks, event.sessionId, deps.clock.now());
+  if (ended > 0) deps.logger.info({ sessionId: event.sessionId, ended }, 'asks ended: their session was archived');
+}
+
+async function streamExists(bus: Bus, stream: string): Promise<boolean> {
+  try {
+    await bus.jsm.streams.info(stream);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The use cases of asks: ask, list, withdraw, answer (by the user) and end (the session was archived).
+ */
+import type { Ask } from './ask-entities.ts';
+import { admitAsk, applyAnswer, applyWithdraw, askNotFound, AskLimits, buildAsk, isRecent, type AnswerAskInput, type AskInput } from './asks.ts';
+import { invalidInput } from './errors.ts';
+import type { AskStore, IdGenerator } from './ports.ts';
+
+export interface AskDeps {
+  asks: AskStore;
+  ids: IdGenerator;
+}
+
+/** Stores a new pending ask within the limits; a dry run checks the same and stores nothing. */
+export async function ask(deps: AskDeps, input: AskInput & { dryRun: boolean }, now: Date): Promise<Ask> {
+  const built = buildAsk(input, deps.ids.newAskId(), now);
+  if (input.dryRun) {
+    admitAsk(built, await deps.asks.pendingCounts(built.askingSessionId, built.aboutSessionId));
+    return built;
+  }
+  await deps.asks.create(built, (pending) => admitAsk(built, pending));
+  return built;
+}
+
+export interface ListAsksInput {
+  userId: string;
+  askingSessionId: string;
+  aboutSessionId: string;
+  pendingOnly: boolean;
+}
+
+/** A user's asks, newest first: a conversation's or those about a session (pending and ended in the last day), or all pending (the Inbox). */
+export async function listAsks(store: AskStore, input: ListAsksInput, now: Date): Promise<Ask[]> {
+  if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
+  const asks = await store.list(input.userId, {
+    ...(input.askingSessionId === '' ? {} : { askingSessionId: input.askingSessionId }),
+    ...(input.aboutSessionId === '' ? {} : { aboutSessionId: input.aboutSessionId }),
+    pendingOnly: input.pendingOnly || (input.askingSessionId === '' && input.aboutSessionId === ''),
+    endedSince: new Date(now.getTime() - AskLimits.RECENT_MS),
+    limit: AskLimits.LIST,
+  });
+  return asks.filter((one) => isRecent(one, now));
+}
+
+/** The asking conversation takes back a pending ask. */
+export async function withdrawAsk(store: AskStore, input: { userId: string; askingSessionId: string; askId: string }, now: Date): Promise<Ask> {
+  const found = await store.find(input.askId);
+  if (found === undefined) throw askNotFound(input.askId);
+  const withdrawn = applyWithdraw(found, input.userId, input.askingSessionId, now);
+  if (await store.saveEnd(withdrawn, undefined)) return withdrawn;
+  throw raced(store, input.askId);
+}
+
+/** The user answers or dismisses an ask; the question_answered event goes with it. */
+export async function answerAsk(deps: AskDeps, input: AnswerAskInput, now: Date): Promise<Ask> {
+  if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
+  const found = await deps.asks.find(input.askId);
+  if (found === undefined) throw askNotFound(input.askId);
+  const answered = applyAnswer(found, input, now);
+  if (await deps.asks.saveEnd(answered, { eventId: deps.ids.newEventId(), occurredAt: now, ask: answered })) return answered;
+  throw raced(deps.asks, input.askId);
+}
+
+/** Ends (nobody told) the pending asks a session asked or that are about it: it was archived or deleted. */
+export async function endAsksOf(store: AskStore, sessionId: string, now: Date): Promise<number> {
+  return store.endPending(sessionId, now);
+}
+
+// Someone ended the ask between our read and our write; report how it stands now.
+async function raced(store: AskStore, askId: string): Promise<never> {
+  const current = await store.find(askId);
+  throw invalidInput(`ask ${askId} is already ${current?.status ?? 'gone'}`, { field: 'question_id', status: current?.status ?? '' });
+}

@@ -1,0 +1,101 @@
+import { enqueue } from '@relay/bus';
+import { ASK_STATUSES, type Ask, type AskStatus, type QuestionAnsweredEvent } from '../domain/ask-entities.ts';
+import type { PendingAsks } from '../domain/asks.ts';
+import type { AskFilter, AskStore } from '../domain/ports.ts';
+import type { Ask as AskRow, Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { toQuestionAnsweredPayload } from '../wire/ask-wire.ts';
+import { QuestionSubject } from '../wire/question-events.ts';
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/** The question service's asks in its own PostgreSQL database, through Prisma. */
+export class PrismaAskStore implements AskStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  pendingCounts(askingSessionId: string, aboutSessionId: string): Promise<PendingAsks> {
+    return counts(this.prisma, askingSessionId, aboutSessionId);
+  }
+
+  async create(ask: Ask, admit: (pending: PendingAsks) => void): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      // Two racing asks of one conversation (or about one session) count one after the other.
+      for (const id of [...new Set([ask.askingSessionId, ask.aboutSessionId])].sort()) {
+        await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `asks:${id}`);
+      }
+      admit(await counts(tx, ask.askingSessionId, ask.aboutSessionId));
+      await tx.ask.create({ data: { ...ask, endedAt: null } });
+    });
+  }
+
+  async find(askId: string): Promise<Ask | undefined> {
+    const row = await this.prisma.ask.findUnique({ where: { id: askId } });
+    return row === null ? undefined : toAsk(row);
+  }
+
+  async list(userId: string, filter: AskFilter): Promise<Ask[]> {
+    const rows = await this.prisma.ask.findMany({
+      where: {
+        userId,
+        ...(filter.askingSessionId === undefined ? {} : { askingSessionId: filter.askingSessionId }),
+        ...(filter.aboutSessionId === undefined ? {} : { aboutSessionId: filter.aboutSessionId }),
+        ...(filter.pendingOnly ? { status: 'pending' } : { OR: [{ status: 'pending' }, { endedAt: { gte: filter.endedSince } }] }),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: filter.limit,
+    });
+    return rows.map(toAsk);
+  }
+
+  async saveEnd(ask: Ask, event: QuestionAnsweredEvent | undefined): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      // Conditional on pending: of an answer and a withdrawal racing, only one writes.
+      const { count } = await tx.ask.updateMany({
+        where: { id: ask.id, status: 'pending' },
+        data: { status: ask.status, answer: ask.answer, choice: ask.choice, via: ask.via, endedAt: ask.endedAt ?? null },
+      });
+      if (count === 0) return false;
+      if (event !== undefined) {
+        await enqueue(tx, { subject: QuestionSubject.QUESTION_ANSWERED, payload: toQuestionAnsweredPayload(event), id: event.eventId });
+      }
+      return true;
+    });
+  }
+
+  async endPending(sessionId: string, now: Date): Promise<number> {
+    const { count } = await this.prisma.ask.updateMany({
+      where: { status: 'pending', OR: [{ askingSessionId: sessionId }, { aboutSessionId: sessionId }] },
+      data: { status: 'ended', endedAt: now },
+    });
+    return count;
+  }
+}
+
+async function counts(db: Db, askingSessionId: string, aboutSessionId: string): Promise<PendingAsks> {
+  const [asking, about] = await Promise.all([
+    db.ask.count({ where: { askingSessionId, status: 'pending' } }),
+    db.ask.count({ where: { aboutSessionId, status: 'pending' } }),
+  ]);
+  return { asking, about };
+}
+
+function toAsk(row: AskRow): Ask {
+  if (!(ASK_STATUSES as readonly string[]).includes(row.status)) throw new Error(`asks.status holds unknown value "${row.status}"`);
+  const options = row.options;
+  if (!Array.isArray(options) || !options.every((item) => typeof item === 'string')) throw new Error('asks.options is not a list of strings');
+  return {
+    id: row.id,
+    userId: row.userId,
+    askingSessionId: row.askingSessionId,
+    aboutSessionId: row.aboutSessionId,
+    question: row.question,
+    options,
+    recommendation: row.recommendation,
+    detail: row.detail,
+    status: row.status as AskStatus,
+    answer: row.answer,
+    choice: row.choice,
+    via: row.via,
+    createdAt: row.createdAt,
+    endedAt: row.endedAt ?? undefined,
+  };
+}

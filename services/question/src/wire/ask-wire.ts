@@ -1,0 +1,36 @@
+/**
+ * Domain asks as the proto messages the gRPC API and the question_answered event carry.
+ */
+import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
+import { AskStatus as AskStatusMessage, type Ask as AskMessage } from '@relay/proto/relay/question/v1/question_service';
+import type { Ask, AskStatus, QuestionAnsweredEvent } from '../domain/ask-entities.ts';
+
+const STATUSES: Record<AskStatus, AskStatusMessage> = {
+  pending: AskStatusMessage.ASK_STATUS_PENDING,
+  answered: AskStatusMessage.ASK_STATUS_ANSWERED,
+  dismissed: AskStatusMessage.ASK_STATUS_DISMISSED,
+  withdrawn: AskStatusMessage.ASK_STATUS_WITHDRAWN,
+  ended: AskStatusMessage.ASK_STATUS_ENDED,
+};
+
+/** An ask as relay.question.v1.Ask. */
+export function toAskMessage(ask: Ask): AskMessage {
+  return { ...ask, status: STATUSES[ask.status] };
+}
+
+/** The JSON payload of relay.question.v1.question_answered; about_session_id only when asked on another session's behalf. */
+export function toQuestionAnsweredPayload(event: QuestionAnsweredEvent): unknown {
+  const { ask } = event;
+  return QuestionAnswered.toJSON({
+    eventId: event.eventId,
+    occurredAt: event.occurredAt,
+    questionId: ask.id,
+    askingSessionId: ask.askingSessionId,
+    aboutSessionId: ask.aboutSessionId === ask.askingSessionId ? '' : ask.aboutSessionId,
+    userId: ask.userId,
+    answer: ask.answer,
+    choice: ask.choice,
+    dismissed: ask.status === 'dismissed',
+    via: ask.via,
+  });
+}
