@@ -2,12 +2,14 @@
  * The scheduler service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, databaseUrl, parseEnv, port } from '@relay/config';
+import { baseEnv, databaseUrl, grpcAddress, parseEnv, port } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50053),
+  /** The session service: the loop guard. */
+  SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,14 +1,23 @@
 /**
  * The scheduler service process: the only place its parts are wired together.
  */
+import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
-import { startGrpcServer } from '@relay/rpc';
+import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
+import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
+import { createClient, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { SCHEDULER_COMMANDS_STREAM } from './bus/scheduler-commands.ts';
+import { startSessionEventsConsumer } from './bus/session-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { schedulerGrpc } from './grpc/scheduler-grpc.ts';
+import { GrpcLoopGuard } from './guard/grpc-loop-guard.ts';
+import { FiringLoop } from './runtime/firing-loop.ts';
+import { PrismaScheduleStore } from './store/prisma-schedule-store.ts';
 
 const logger = createLogger({ name: 'scheduler' });
 
@@ -22,7 +31,13 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+const store = new PrismaScheduleStore(prisma);
+const sessions = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR);
+const guard = new GrpcLoopGuard(sessions);
+const loop = new FiringLoop({ store, guard, clock, logger });
+const changed = () => loop.nudge();
 
 try {
   const bus = await connectBus({ url: config.NATS_URL, name: 'scheduler', logger });
@@ -30,12 +45,24 @@ try {
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 
-  // Only grpc.health.v1 until schedule, list and unschedule arrive.
-  const server = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+  const server = await startGrpcServer({
+    port: config.GRPC_PORT,
+    services: [
+      {
+        definition: SchedulerServiceService,
+        implementation: schedulerGrpc({ store, guard, clock, logger, changed, randomHex: (bytes) => randomBytes(bytes).toString('hex') }),
+      },
+    ],
+    logger,
+  });
+  loop.start();
+  const sessionEvents = await startSessionEventsConsumer(bus, { store, clock, logger, changed });
 
   onShutdownSignal(logger, async () => {
     await server.shutdown();
-    // No consumers yet; they drain here, before the outbox's last flush.
+    await loop.stop();
+    await sessionEvents.stop();
+    sessions.close();
     await outbox.stop();
     try {
       await outbox.flush();

@@ -9,6 +9,8 @@ import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_s
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { startScheduledPromptConsumer } from './bus/scheduled-prompt-consumer.ts';
+import { startWakeupConsumer } from './bus/wakeup-consumer.ts';
 import { ConfiguredCatalogue } from './catalogue/configured-catalogue.ts';
 import { loadConfig, type Config } from './config.ts';
 import { nodeCrypto } from './crypto/node-crypto.ts';
@@ -66,6 +68,10 @@ try {
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
   const listening = listenForTurnSignals(bus, signals, logger);
+  // Not awaited: the scheduler declares its stream, and may start after this service.
+  const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger });
+  // Not awaited: the subscription service declares its stream, and may start after this service.
+  const wakeups = startWakeupConsumer(bus, { prisma, ids: nodeCrypto, clock, logger });
 
   const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
   const runner = new TurnRunner({
@@ -109,6 +115,8 @@ try {
     // The turns running here end as "the relay stopped"; their events go out with the last flush.
     await runner.stop();
     listening.stop();
+    await (await scheduledPrompts).stop();
+    await (await wakeups).stop();
     await workers.stopAll();
     questions.close();
     await outbox.stop();

@@ -3,14 +3,20 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
+import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { SESSION_EVENTS, startSessionEventsConsumer } from './bus/session-events-consumer.ts';
 import { SUBSCRIPTION_COMMANDS_STREAM } from './bus/subscription-commands.ts';
+import { startWatchEventsConsumers } from './bus/watch-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
+import { Planner } from './domain/subscriptions/planner.ts';
+import { subscriptionGrpc } from './grpc/subscription-grpc.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { PrismaSessionActivityStore } from './store/prisma-session-activity-store.ts';
+import { PrismaWatchStore } from './store/prisma-watch-store.ts';
 
 const logger = createLogger({ name: 'subscription' });
 
@@ -37,12 +43,23 @@ try {
     logger,
   });
 
-  // Only grpc.health.v1 until subscribe, unsubscribe, list and transfer arrive.
-  const server = await startGrpcServer({ port: config.GRPC_PORT, services: [], logger });
+  const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+  const watchStore = new PrismaWatchStore(prisma);
+  const planner = new Planner({ watchers: watchStore, clock, logger });
+  planner.start();
+  const watchEvents = await startWatchEventsConsumers(bus, { store: watchStore, clock, logger, onIngested: () => planner.nudge() });
+
+  const server = await startGrpcServer({
+    port: config.GRPC_PORT,
+    services: [{ definition: SubscriptionServiceService, implementation: subscriptionGrpc({ store: watchStore, clock, logger, onChange: () => planner.nudge() }) }],
+    logger,
+  });
 
   onShutdownSignal(logger, async () => {
     await server.shutdown();
     await sessionEvents.stop();
+    for (const consumer of watchEvents) await consumer.stop();
+    await planner.stop();
     await outbox.stop();
     try {
       await outbox.flush();

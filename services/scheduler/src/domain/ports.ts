@@ -58,4 +58,6 @@ export interface ScheduleStore {
  */
 export interface LoopGuard {
   countPrompt(settingSessionId: string): Promise<boolean>;
+  /** Whether one more prompt fits, counting nothing. */
+  hasRoom(settingSessionId: string): Promise<boolean>;
 }

@@ -15,6 +15,7 @@ export const SESSION_EVENTS = {
 
 const STREAM_POLL_MS = 500;
 
+
 /**
  * Consumes the session events into the session-activity projection, once per message id. The session
  * service declares the stream; if this service starts first it waits for it.
@@ -39,7 +40,8 @@ export async function handleSessionEvent(store: SessionActivityStore, message: B
   if (!applied) logger.debug({ messageId: message.id, subject: message.subject }, 'session event already processed');
 }
 
-async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
+/** Waits until `stream` is declared by its publisher. */
+export async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await bus.jsm.streams.info(stream);

@@ -14,3 +14,13 @@ export function invalidEvent(subject: string, reason: string): AppError {
     details: { subject, reason },
   });
 }
+
+/** A refusal of subscribe, unsubscribe, list_subscriptions or transfer_subscriptions, with the spec's code. */
+export function subscriptionRefusal(
+  code: 'REMOTE_RELAY_INVALID_INPUT' | 'REMOTE_RELAY_NOT_FOUND' | 'REMOTE_RELAY_SUBSCRIPTION_LIMIT' | 'REMOTE_RELAY_FORBIDDEN',
+  message: string,
+  details?: Record<string, unknown>,
+): AppError {
+  const kind = code === 'REMOTE_RELAY_INVALID_INPUT' ? 'invalid_argument' : code === 'REMOTE_RELAY_NOT_FOUND' ? 'not_found' : code === 'REMOTE_RELAY_FORBIDDEN' ? 'permission_denied' : 'resource_exhausted';
+  return new AppError(code, kind, message, details === undefined ? {} : { details });
+}

@@ -1,0 +1,57 @@
+import { consume, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import type { Clock } from '@relay/clock';
+import type { Logger } from '@relay/telemetry';
+import type { ScheduleStore } from '../domain/ports.ts';
+
+/** The session service's stream, the subjects the scheduler takes from it, and its durable consumer. */
+export const SESSION_EVENTS = {
+  stream: 'SESSION_EVENTS',
+  durable: 'scheduler-session-events',
+  filterSubjects: ['relay.session.v1.turn_started', 'relay.session.v1.turn_ended', 'relay.session.v1.archived'],
+} as const;
+
+const STREAM_POLL_MS = 500;
+
+/**
+ * Follows the sessions the schedules touch: a turn that starts (or ends) on a firing's message means the
+ * message no longer waits (the next repeat may fire); an archived session ends every schedule firing into
+ * it or set by it. Both writes are idempotent, so a redelivery changes nothing.
+ */
+export async function startSessionEventsConsumer(bus: Bus, deps: { store: ScheduleStore; clock: Clock; logger: Logger; changed: () => void }): Promise<Consumer> {
+  await waitForStream(bus, SESSION_EVENTS.stream, deps.logger);
+  return consume(bus, {
+    stream: SESSION_EVENTS.stream,
+    durable: SESSION_EVENTS.durable,
+    filterSubjects: [...SESSION_EVENTS.filterSubjects],
+    logger: deps.logger,
+    handler: (message) => handleSessionEvent(deps, message),
+  });
+}
+
+/** Applies one session event to the schedules. */
+export async function handleSessionEvent(deps: { store: ScheduleStore; clock: Clock; changed: () => void }, message: BusMessage): Promise<void> {
+  const data = (message.data ?? {}) as { messageId?: unknown; sessionId?: unknown };
+  if (message.subject === 'relay.session.v1.archived') {
+    if (typeof data.sessionId !== 'string') return;
+    const ended = await deps.store.endForSession(data.sessionId, 'archived', deps.clock.now());
+    if (ended > 0) deps.changed();
+    return;
+  }
+  // Only messages a firing queued carry a firing id ("sch_…:<due time>") as their id.
+  if (typeof data.messageId === 'string' && data.messageId.startsWith('sch_')) {
+    await deps.store.markFiringTaken(data.messageId, deps.clock.now());
+  }
+}
+
+async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await bus.jsm.streams.info(stream);
+      return;
+    } catch (error) {
+      // Until the session service declares it (or while the bus is not there yet).
+      if (attempt === 1) logger.info({ stream, err: error }, 'waiting for the stream to be declared by its publisher');
+      await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
+    }
+  }
+}

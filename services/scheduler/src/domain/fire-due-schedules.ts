@@ -1,0 +1,57 @@
+/**
+ * One pass of the firing loop: claims the due schedules (rows another replica holds are skipped) and,
+ * per schedule, fires, skips or holds it, in one transaction with its firing and queue_prompt command.
+ */
+import { dueAction, fire, hold, scheduledPromptHeader, skip } from './firing.ts';
+import type { LoopGuard, QueuePromptCommand, ScheduleStore } from './ports.ts';
+import { isForAnother, type Schedule } from './schedule.ts';
+
+/** Due rows claimed per transaction; the loop runs again at once while a batch came back full. */
+export const CLAIM_BATCH = 50;
+
+export interface FiringOutcome {
+  fired: number;
+  skipped: number;
+  held: number;
+}
+
+/** The command a firing publishes: the full message text, header first, and the setter's provenance. */
+export function queuePromptCommand(schedule: Schedule, firingId: string, dueAt: Date): QueuePromptCommand {
+  return {
+    firingId,
+    scheduleId: schedule.id,
+    userId: schedule.userId,
+    targetSessionId: schedule.targetSessionId,
+    title: schedule.title,
+    text: `${scheduledPromptHeader(schedule.id, schedule.title, schedule.everyMinutes)}\n${schedule.text}`,
+    dueAt: dueAt.toISOString(),
+    provenance: schedule.provenance,
+    settingSessionId: schedule.settingSessionId,
+  };
+}
+
+/** Fires what is due at `now`; returns what it did. */
+export async function fireDueSchedules(deps: { store: ScheduleStore; guard: LoopGuard }, now: Date): Promise<FiringOutcome & { full: boolean }> {
+  return deps.store.firingTransaction(async (tx) => {
+    const due = await tx.claimDue(now, CLAIM_BATCH);
+    const outcome = { fired: 0, skipped: 0, held: 0, full: due.length === CLAIM_BATCH };
+    for (const { schedule, previousStillWaits } of due) {
+      if (dueAction(schedule, previousStillWaits) === 'skip') {
+        await tx.update(schedule.id, skip(schedule, now));
+        outcome.skipped += 1;
+        continue;
+      }
+      // A schedule into another session counts toward the setter's loop guard once per firing.
+      if (isForAnother(schedule) && !(await deps.guard.countPrompt(schedule.settingSessionId))) {
+        await tx.update(schedule.id, hold(schedule, now));
+        outcome.held += 1;
+        continue;
+      }
+      const { firing, update } = fire(schedule, now);
+      await tx.recordFiring(firing, queuePromptCommand(schedule, firing.id, firing.dueAt));
+      await tx.update(schedule.id, update);
+      outcome.fired += 1;
+    }
+    return outcome;
+  });
+}

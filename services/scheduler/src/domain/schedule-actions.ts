@@ -1,0 +1,62 @@
+/**
+ * The scheduler's use cases behind its RPCs: set a schedule, list a conversation's (or user's) schedules,
+ * end one.
+ */
+import { loopGuardUsedUp, scheduleNotFound } from './errors.ts';
+import type { LoopGuard, ScheduleStore } from './ports.ts';
+import { isForAnother, isListed, newScheduleId, planSchedule, type EndReason, type Schedule, type ScheduleRequest } from './schedule.ts';
+
+export interface ScheduleDeps {
+  store: ScheduleStore;
+  guard: LoopGuard;
+  randomHex: (bytes: number) => string;
+}
+
+/**
+ * Sets a schedule (or, with dryRun, runs every check and creates nothing). One for another session counts
+ * once toward the setter's loop guard when set (a dry run refuses with LOOP_GUARD when it is used up).
+ */
+export async function createSchedule(deps: ScheduleDeps, request: ScheduleRequest, now: Date, dryRun: boolean): Promise<Schedule | undefined> {
+  const id = newScheduleId(deps.randomHex);
+  if (dryRun) {
+    // Validation without the counts first, then the limits as they stand.
+    planSchedule(request, { firingIntoTarget: 0, setBySetterForOthers: 0 }, id, now);
+    const listed = await deps.store.list(request.userId, '');
+    const active = listed.filter((s) => s.endedAt === null);
+    const planned = planSchedule(request, countsFor(active, request), id, now);
+    if (isForAnother(planned) && !(await deps.guard.hasRoom(planned.settingSessionId))) throw loopGuardUsedUp();
+    return undefined;
+  }
+  const schedule = await deps.store.create((counts) => planSchedule(request, counts, id, now));
+  if (isForAnother(schedule)) await deps.guard.countPrompt(schedule.settingSessionId);
+  return schedule;
+}
+
+function countsFor(active: readonly Schedule[], request: ScheduleRequest) {
+  return {
+    firingIntoTarget: active.filter((s) => s.targetSessionId === request.targetSessionId).length,
+    setBySetterForOthers: active.filter((s) => s.settingSessionId === request.settingSessionId && isForAnother(s)).length,
+  };
+}
+
+/** The listed schedules of a conversation (firing into it or set by it), or of the user when sessionId is "". */
+export async function listSchedules(store: ScheduleStore, userId: string, sessionId: string, now: Date): Promise<Schedule[]> {
+  return (await store.list(userId, sessionId)).filter((schedule) => isListed(schedule, now));
+}
+
+/**
+ * Ends one active schedule of the conversation (one firing into it or set by it) or, with sessionId "",
+ * of the user (Cancel). Anything else is NOT_FOUND.
+ */
+export async function endSchedule(store: ScheduleStore, input: { userId: string; sessionId: string; scheduleId: string }, now: Date): Promise<Schedule> {
+  const schedule = await store.find(input.scheduleId);
+  const mine =
+    schedule !== undefined &&
+    schedule.userId === input.userId &&
+    schedule.endedAt === null &&
+    (input.sessionId === '' || schedule.targetSessionId === input.sessionId || schedule.settingSessionId === input.sessionId);
+  const reason: EndReason = 'unscheduled';
+  const ended = mine ? await store.endIfActive(input.scheduleId, reason, now) : undefined;
+  if (!ended) throw scheduleNotFound(input.scheduleId);
+  return ended;
+}

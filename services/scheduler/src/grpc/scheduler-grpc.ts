@@ -1,0 +1,75 @@
+import type { Clock } from '@relay/clock';
+import type { Schedule as ScheduleMessage, SchedulerServiceServer } from '@relay/proto/relay/scheduler/v1/scheduler_service';
+import { serveUnary } from '@relay/rpc';
+import type { Logger } from '@relay/telemetry';
+import { createSchedule, endSchedule, listSchedules, type ScheduleDeps } from '../domain/schedule-actions.ts';
+import type { Schedule } from '../domain/schedule.ts';
+
+/** The generated server interface without grpc-js's index signature. */
+type Methods = { [K in keyof SchedulerServiceServer as string extends K ? never : K]: SchedulerServiceServer[K] };
+
+/** relay.scheduler.v1.SchedulerService; `changed` tells the firing loop to look again. */
+export function schedulerGrpc(deps: ScheduleDeps & { clock: Clock; logger: Logger; changed: () => void }): ReturnType<typeof serveUnary> {
+  return serveUnary<Methods>(deps.logger, {
+    createSchedule: async (request) => {
+      const schedule = await createSchedule(
+        deps,
+        {
+          userId: request.userId,
+          settingSessionId: request.settingSessionId,
+          settingSessionTitle: request.settingSessionTitle,
+          targetSessionId: request.targetSessionId,
+          targetSessionTitle: request.targetSessionTitle,
+          title: request.title,
+          text: request.text,
+          at: request.at,
+          everyMinutes: request.everyMinutes,
+          provenance: {
+            originRelay: request.provenance?.originRelay ?? '',
+            originSessionId: request.provenance?.originSessionId ?? request.settingSessionId,
+            originSessionTitle: request.provenance?.originSessionTitle ?? request.settingSessionTitle,
+            model: request.provenance?.model ?? '',
+            hops: request.provenance?.hops ?? 0,
+          },
+        },
+        deps.clock.now(),
+        request.dryRun,
+      );
+      if (schedule) deps.changed();
+      return { schedule: schedule ? toMessage(schedule) : undefined };
+    },
+    listSchedules: async (request) => ({
+      schedules: (await listSchedules(deps.store, request.userId, request.sessionId, deps.clock.now())).map(toMessage),
+    }),
+    endSchedule: async (request) => {
+      const schedule = await endSchedule(deps.store, request, deps.clock.now());
+      deps.changed();
+      return { schedule: toMessage(schedule) };
+    },
+  });
+}
+
+/** A schedule on the wire. */
+export function toMessage(schedule: Schedule): ScheduleMessage {
+  return {
+    id: schedule.id,
+    userId: schedule.userId,
+    title: schedule.title,
+    text: schedule.text,
+    targetSessionId: schedule.targetSessionId,
+    targetSessionTitle: schedule.targetSessionTitle,
+    settingSessionId: schedule.settingSessionId,
+    settingSessionTitle: schedule.settingSessionTitle,
+    at: schedule.at,
+    everyMinutes: schedule.everyMinutes,
+    once: schedule.once,
+    nextFireAt: schedule.nextFireAt,
+    lastFiredAt: schedule.lastFiredAt ?? undefined,
+    firedCount: schedule.firedCount,
+    skippedCount: schedule.skippedCount,
+    heldForApproval: schedule.heldForApproval,
+    heldSince: schedule.heldSince ?? undefined,
+    endedAt: schedule.endedAt ?? undefined,
+    endReason: schedule.endReason ?? '',
+  };
+}

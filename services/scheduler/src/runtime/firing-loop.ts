@@ -1,0 +1,62 @@
+import type { Clock } from '@relay/clock';
+import type { Logger } from '@relay/telemetry';
+import { fireDueSchedules } from '../domain/fire-due-schedules.ts';
+import type { LoopGuard, ScheduleStore } from '../domain/ports.ts';
+
+/** The longest sleep between looks (relay time): held firings and other replicas' new schedules wait no longer. */
+export const MAX_SLEEP_MS = 60_000;
+/** The shortest sleep (relay time), so a row another replica holds is not polled in a tight loop. */
+const MIN_SLEEP_MS = 1_000;
+
+/**
+ * The firing loop on the relay Clock: fires what is due, then sleeps until the earliest due time, at most a
+ * minute, or until `nudge` (a schedule changed here). Any number of replicas run it on one database.
+ */
+export class FiringLoop {
+  private stopped = false;
+  private wake = new AbortController();
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly deps: { store: ScheduleStore; guard: LoopGuard; clock: Clock; logger: Logger }) {}
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /** Looks again now (a schedule was set or ended). */
+  nudge(): void {
+    this.wake.abort();
+  }
+
+  /** Stops after the current pass; its transaction commits or rolls back as a whole. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake.abort();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    const { store, clock, logger } = this.deps;
+    while (!this.stopped) {
+      this.wake = new AbortController();
+      try {
+        for (;;) {
+          const outcome = await fireDueSchedules(this.deps, clock.now());
+          if (outcome.fired + outcome.skipped + outcome.held > 0) logger.info(outcome, 'due schedules handled');
+          if (!outcome.full || this.stopped) break;
+        }
+      } catch (error) {
+        logger.error({ err: error }, 'firing pass failed; trying again');
+      }
+      if (this.stopped) break;
+      let sleepMs = MAX_SLEEP_MS;
+      try {
+        const earliest = await store.earliestDue();
+        if (earliest) sleepMs = Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, earliest.getTime() - clock.now().getTime()));
+      } catch (error) {
+        logger.error({ err: error }, 'reading the next due time failed');
+      }
+      await clock.sleep(sleepMs, this.wake.signal).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { consume, processOnce, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import type { Clock } from '@relay/clock';
+import type { Logger } from '@relay/telemetry';
+import type { Provenance } from '../domain/entities.ts';
+import type { IdGenerator } from '../domain/ports.ts';
+import { buildQueuedMessage } from '../domain/queue-message.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { PrismaSessionStore } from '../store/prisma-session-store.ts';
+
+/** The scheduler's command stream, the subject taken from it, and this service's durable consumer. */
+export const SCHEDULED_PROMPTS = {
+  stream: 'SCHEDULER_COMMANDS',
+  durable: 'session-scheduled-prompts',
+  filterSubjects: ['relay.scheduler.v1.cmd.queue_prompt'],
+} as const;
+
+const STREAM_POLL_MS = 500;
+
+/** The fields of relay.scheduler.v1.QueuePrompt this consumer uses (JSON). */
+interface QueuePrompt {
+  firingId: string;
+  targetSessionId: string;
+  settingSessionId: string;
+  /** The whole message: the "[relay schedule …]" header line, then the schedule's text. */
+  text: string;
+  provenance: Provenance;
+}
+
+/**
+ * Queues each scheduled prompt into its target session, with role "schedule", in the target's own relay
+ * mode and with the provenance of the turn that set the schedule. The message id is the firing id, so the
+ * scheduler can tell from turn_started/turn_ended when the message stops waiting. A redelivery changes nothing.
+ */
+export async function startScheduledPromptConsumer(
+  bus: Bus,
+  deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger },
+): Promise<Consumer> {
+  await waitForStream(bus, deps.logger);
+  return consume(bus, {
+    stream: SCHEDULED_PROMPTS.stream,
+    durable: SCHEDULED_PROMPTS.durable,
+    filterSubjects: [...SCHEDULED_PROMPTS.filterSubjects],
+    logger: deps.logger,
+    handler: (message) => queueScheduledPrompt(deps, message),
+  });
+}
+
+/** Queues one scheduled prompt, once per message id; a target that is gone, archived or external takes nothing. */
+export async function queueScheduledPrompt(
+  deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger },
+  message: BusMessage,
+): Promise<void> {
+  const command = message.data as QueuePrompt;
+  await deps.prisma.$transaction(async (tx) => {
+    if (!(await processOnce(tx, SCHEDULED_PROMPTS.durable, message.id))) return;
+    const store = new PrismaSessionStore(tx, true);
+    const session = await store.lockSession(command.targetSessionId);
+    if (!session || session.archived || session.origin === 'external') {
+      deps.logger.info({ firingId: command.firingId, sessionId: command.targetSessionId }, 'scheduled prompt dropped: its session takes no turns');
+      return;
+    }
+    const own = command.settingSessionId === command.targetSessionId;
+    const records = buildQueuedMessage(
+      deps.ids,
+      session,
+      { text: command.text, role: 'schedule', provenance: command.provenance, senderSessionId: own ? null : command.settingSessionId, mode: session.mode },
+      deps.clock.now(),
+    );
+    const messageId = command.firingId;
+    await store.queueMessage({
+      message: { ...records.message, id: messageId },
+      turn: { ...records.turn, messageId },
+      event: { ...records.event, messageId },
+    });
+  });
+}
+
+async function waitForStream(bus: Bus, logger: Logger): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await bus.jsm.streams.info(SCHEDULED_PROMPTS.stream);
+      return;
+    } catch (error) {
+      // Until the scheduler declares it.
+      if (attempt === 1) logger.info({ stream: SCHEDULED_PROMPTS.stream, err: error }, 'waiting for the stream to be declared by its publisher');
+      await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { consume, processOnce, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import type { Clock } from '@relay/clock';
+import type { Logger } from '@relay/telemetry';
+import type { IdGenerator } from '../domain/ports.ts';
+import { buildQueuedMessage } from '../domain/queue-message.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { PrismaSessionStore } from '../store/prisma-session-store.ts';
+
+/** The subscription service's command stream, the subject taken from it, and this service's durable consumer. */
+export const WAKEUPS = {
+  stream: 'SUBSCRIPTION_COMMANDS',
+  durable: 'session-wakeups',
+  filterSubjects: ['relay.subscription.v1.cmd.deliver_wakeup'],
+} as const;
+
+const STREAM_POLL_MS = 500;
+
+/** The fields of relay.subscription.v1.DeliverWakeup this consumer uses (JSON). */
+interface DeliverWakeup {
+  wakeupId: string;
+  watcherSessionId: string;
+  /** The whole message: the "[relay event · …]" header line, then its rows. */
+  text: string;
+}
+
+/**
+ * Queues each wake-up into the watcher as one message with role "event": a new turn if it is idle, else
+ * behind the running turn (decisions.md, While the watcher is mid-turn, for providers that do not steer).
+ * Wake-ups that arrive while an event message still waits unstarted at the end of the queue are merged into
+ * it (its rows appended, the header kept once), so rows queued during one turn come as one message.
+ */
+export async function startWakeupConsumer(bus: Bus, deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger }): Promise<Consumer> {
+  await waitForStream(bus, deps.logger);
+  return consume(bus, {
+    stream: WAKEUPS.stream,
+    durable: WAKEUPS.durable,
+    filterSubjects: [...WAKEUPS.filterSubjects],
+    logger: deps.logger,
+    handler: (message) => queueWakeup(deps, message),
+  });
+}
+
+/** Queues or merges one wake-up, once per message id; a watcher that is gone, archived or external takes nothing. */
+export async function queueWakeup(deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger }, message: BusMessage): Promise<void> {
+  const command = message.data as DeliverWakeup;
+  await deps.prisma.$transaction(async (tx) => {
+    if (!(await processOnce(tx, WAKEUPS.durable, message.id))) return;
+    const store = new PrismaSessionStore(tx, true);
+    // The session row lock also keeps the turn runner from claiming the waiting turn while it is merged into.
+    const session = await store.lockSession(command.watcherSessionId);
+    if (!session || session.archived || session.origin === 'external') {
+      deps.logger.info({ wakeupId: command.wakeupId, sessionId: command.watcherSessionId }, 'wake-up dropped: its session takes no turns');
+      return;
+    }
+    const [last] = await tx.$queryRaw<{ message_id: string; role: string; text: string }[]>`
+      SELECT t.message_id, m.role, m.text FROM turns t JOIN messages m ON m.id = t.message_id
+       WHERE t.session_id = ${session.id} AND t.status = 'queued'
+       ORDER BY t.queued_at DESC, t.id DESC LIMIT 1`;
+    if (last?.role === 'event') {
+      const rows = command.text.split('\n').slice(1).join('\n');
+      await tx.$executeRaw`UPDATE messages SET text = ${`${last.text}\n${rows}`} WHERE id = ${last.message_id}`;
+      return;
+    }
+    const records = buildQueuedMessage(deps.ids, session, { text: command.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode }, deps.clock.now());
+    await store.queueMessage(records);
+  });
+}
+
+async function waitForStream(bus: Bus, logger: Logger): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await bus.jsm.streams.info(WAKEUPS.stream);
+      return;
+    } catch (error) {
+      // Until the subscription service declares it.
+      if (attempt === 1) logger.info({ stream: WAKEUPS.stream, err: error }, 'waiting for the stream to be declared by its publisher');
+      await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The session and question events subscriptions react to, decoded from their JSON payloads.
+ */
+import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
+import { QuestionAsked, SessionArchived, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { TurnStatus } from '@relay/proto/relay/session/v1/session';
+import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
+import { invalidEvent } from '../domain/errors.ts';
+
+export const WatchSubject = {
+  TURN_ENDED: 'relay.session.v1.turn_ended',
+  QUESTION_ASKED: 'relay.session.v1.question_asked',
+  ARCHIVED: 'relay.session.v1.archived',
+  QUESTION_ANSWERED: 'relay.question.v1.question_answered',
+} as const;
+
+const ENDINGS: Partial<Record<TurnStatus, 'done' | 'error' | 'stopped'>> = {
+  [TurnStatus.TURN_STATUS_DONE]: 'done',
+  [TurnStatus.TURN_STATUS_ERROR]: 'error',
+  [TurnStatus.TURN_STATUS_STOPPED]: 'stopped',
+};
+
+function required(subject: string, eventId: string, occurredAt: Date | undefined): Date {
+  if (eventId === '') throw invalidEvent(subject, 'eventId is missing');
+  if (occurredAt === undefined || Number.isNaN(occurredAt.getTime())) throw invalidEvent(subject, 'occurredAt is missing');
+  return occurredAt;
+}
+
+/** The watch input of one bus message; undefined for a subject subscriptions do not use. */
+export function decodeWatchEvent(subject: string, data: unknown): WatchInput | undefined {
+  if (typeof data !== 'object' || data === null) {
+    if (Object.values(WatchSubject).includes(subject as never)) throw invalidEvent(subject, 'payload is not an object');
+    return undefined;
+  }
+  if (subject === WatchSubject.TURN_ENDED) {
+    const message = TurnEnded.fromJSON(data);
+    const occurredAt = required(subject, message.eventId, message.occurredAt);
+    const status = ENDINGS[message.status];
+    if (status === undefined) throw invalidEvent(subject, `status ${String(message.status)} is not an ending`);
+    const session = { id: message.sessionId, title: '' };
+    const base = { occurredAt, relay: null, session };
+    const candidates: Extract<WatchInput, { type: 'session_events' }>['candidates'] = [
+      {
+        sourceEventId: message.eventId,
+        kind: 'turn_end',
+        text: message.text,
+        event: { ...base, id: message.eventId, kind: 'turn_end', status, text: message.text === '' ? null : message.text, promptMessageId: message.messageId || null },
+      },
+    ];
+    if (status === 'error') {
+      const id = `${message.eventId}:error`;
+      candidates.push({ sourceEventId: id, kind: 'error', text: message.text, event: { ...base, id, kind: 'error', message: message.text } });
+    }
+    return { type: 'session_events', userId: message.userId, sessionId: message.sessionId, senderSessionId: message.senderSessionId || null, candidates };
+  }
+  if (subject === WatchSubject.QUESTION_ASKED) {
+    const message = QuestionAsked.fromJSON(data);
+    const occurredAt = required(subject, message.eventId, message.occurredAt);
+    const question = message.question;
+    return {
+      type: 'session_events',
+      userId: message.userId,
+      sessionId: message.sessionId,
+      senderSessionId: null,
+      candidates: [
+        {
+          sourceEventId: message.eventId,
+          kind: 'question_asked',
+          text: question?.question ?? '',
+          event: {
+            id: message.eventId,
+            kind: 'question_asked',
+            occurredAt,
+            relay: null,
+            session: { id: message.sessionId, title: '' },
+            questionId: question?.id ?? '',
+            question: question?.question ?? '',
+          },
+        },
+      ],
+    };
+  }
+  if (subject === WatchSubject.ARCHIVED) {
+    const message = SessionArchived.fromJSON(data);
+    const occurredAt = required(subject, message.eventId, message.occurredAt);
+    return { type: 'archived', userId: message.userId, sessionId: message.sessionId, occurredAt };
+  }
+  if (subject === WatchSubject.QUESTION_ANSWERED) {
+    const message = QuestionAnswered.fromJSON(data);
+    const occurredAt = required(subject, message.eventId, message.occurredAt);
+    if (message.askingSessionId === '') throw invalidEvent(subject, 'askingSessionId is missing');
+    return {
+      type: 'direct',
+      userId: message.userId,
+      watcherSessionId: message.askingSessionId,
+      sourceEventId: message.eventId,
+      event: {
+        id: message.eventId,
+        kind: 'question_answered',
+        occurredAt,
+        relay: null,
+        questionId: message.questionId,
+        answer: message.answer === '' ? null : message.answer,
+        choices: message.choice === '' ? [] : [message.choice],
+        dismissed: message.dismissed,
+        via: message.via,
+      },
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,92 @@
+/**
+ * relay.subscription.v1.SubscriptionService: decode the request, run the rule or the store, encode the answer.
+ */
+import type { Clock } from '@relay/clock';
+import {
+  PromptState,
+  type Subscription as SubscriptionMessage,
+  type SubscriptionServiceServer,
+} from '@relay/proto/relay/subscription/v1/subscription_service';
+import { serveUnary } from '@relay/rpc';
+import type { Logger } from '@relay/telemetry';
+import type { OwnPromptState } from '../domain/delivery/index.ts';
+import { subscriptionRefusal } from '../domain/errors.ts';
+import { parseSubscribe } from '../domain/subscriptions/subscribe-rules.ts';
+import type { Subscription } from '../domain/subscriptions/subscription.ts';
+import type { ListedSubscription, PrismaWatchStore } from '../store/prisma-watch-store.ts';
+
+type Methods = { [K in keyof SubscriptionServiceServer as string extends K ? never : K]: SubscriptionServiceServer[K] };
+
+const PROMPT_STATES: Partial<Record<PromptState, OwnPromptState>> = {
+  [PromptState.PROMPT_STATE_WAITING]: 'waiting',
+  [PromptState.PROMPT_STATE_REPLY_RETURNED]: 'reply_returned',
+  [PromptState.PROMPT_STATE_NOT_WAITING]: 'not_waiting',
+};
+
+/** A subscription on the wire; held_count and next_delivery_at when the store counted them. */
+export function toSubscriptionMessage(subscription: Subscription | ListedSubscription): SubscriptionMessage {
+  const listed = 'heldCount' in subscription ? subscription : undefined;
+  return {
+    id: subscription.id,
+    watcherSessionId: subscription.watcherSessionId,
+    scope: subscription.scope,
+    sessions: subscription.sessions,
+    exclude: subscription.exclude,
+    events: subscription.events,
+    once: subscription.once,
+    match: subscription.match,
+    stalledMinutes: subscription.stalledMinutes,
+    heartbeatMinutes: subscription.heartbeatMinutes ?? 0,
+    digestMinutes: subscription.digestMinutes ?? 0,
+    quietHours: subscription.quietHours ?? undefined,
+    createdAt: subscription.createdAt,
+    endedAt: subscription.endedAt ?? undefined,
+    endReason: subscription.endReason ?? '',
+    heldCount: listed?.heldCount ?? 0,
+    nextDeliveryAt: listed?.nextDeliveryAt ?? undefined,
+  };
+}
+
+export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; logger: Logger; onChange: () => void }): ReturnType<typeof serveUnary> {
+  const { store, clock } = deps;
+  return serveUnary<Methods>(deps.logger, {
+    subscribe: async (request) => {
+      const spec = parseSubscribe({
+        watcherSessionId: request.watcherSessionId,
+        sessions: request.sessions,
+        exclude: request.exclude,
+        events: request.events,
+        once: request.once,
+        match: request.match,
+        stalledMinutes: request.stalledMinutes,
+        heartbeatMinutes: request.heartbeatMinutes,
+        digestMinutes: request.digestMinutes,
+        quietHours: request.quietHours ?? null,
+        resolved: request.resolvedSessions,
+      });
+      const { subscription, first } = await store.subscribe({ userId: request.userId, watcherSessionId: request.watcherSessionId, spec, now: clock.now(), dryRun: request.dryRun });
+      return { subscription: toSubscriptionMessage(subscription), firstForWatcher: first };
+    },
+    unsubscribe: async (request) => {
+      const id = request.all ? null : request.subscriptionId.trim();
+      if (id === '') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'unsubscribe needs subscription_id: a subscription id, or "all".');
+      return { endedIds: await store.unsubscribe({ watcherSessionId: request.watcherSessionId, subscriptionId: id, now: clock.now() }) };
+    },
+    listSubscriptions: async (request) => ({ subscriptions: (await store.list(request.watcherSessionId, clock.now())).map(toSubscriptionMessage) }),
+    transferSubscriptions: async (request) => {
+      if (request.fromSessionId === request.watcherSessionId) {
+        throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'transfer_subscriptions: from names this conversation; name the conversation to take them from.');
+      }
+      const moved = await store.transfer({ userId: request.userId, from: request.fromSessionId, to: request.watcherSessionId, now: clock.now(), dryRun: request.dryRun });
+      if (!request.dryRun) deps.onChange();
+      return { subscriptions: moved.map(toSubscriptionMessage) };
+    },
+    notePromptState: async (request) => {
+      const state = PROMPT_STATES[request.state];
+      if (state === undefined || request.messageId === '') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'notePromptState needs a message_id and a state.');
+      await store.notePromptState({ watcherSessionId: request.watcherSessionId, messageId: request.messageId, state, now: clock.now() });
+      deps.onChange();
+      return {};
+    },
+  });
+}

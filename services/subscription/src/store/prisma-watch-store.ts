@@ -1,0 +1,288 @@
+/**
+ * Subscriptions, watchers and their events in PostgreSQL. Every decision for a watcher is taken in an
+ * interactive transaction that holds the watcher's row (`FOR UPDATE SKIP LOCKED` on watchers that are due),
+ * so replicas share watchers without ever planning one twice; a wake-up is an outbox row with the
+ * deterministic id `<watcher>:<seq>` written in that same transaction.
+ */
+import { enqueue, processOnce } from '@relay/bus';
+import type { OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
+import { evaluateWatcher, EMPTY_WATCHER_STATE, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
+import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
+import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
+import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
+import { subscriptionRefusal } from '../domain/errors.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { eventFromJson, eventToJson, stateFromJson, stateToJson } from './watch-codec.ts';
+
+type Tx = Prisma.TransactionClient;
+type SubscriptionRow = Awaited<ReturnType<PrismaClient['subscription']['findFirstOrThrow']>>;
+type EventRow = Awaited<ReturnType<PrismaClient['watcherEvent']['findFirstOrThrow']>>;
+
+/** The subject of the wake-up command the session service consumes. */
+export const DELIVER_WAKEUP_SUBJECT = 'relay.subscription.v1.cmd.deliver_wakeup';
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+function toSubscription(row: SubscriptionRow): Subscription {
+  return {
+    id: row.id,
+    userId: row.userId,
+    watcherSessionId: row.watcherSessionId,
+    scope: row.scope === 'all' ? 'all' : 'sessions',
+    sessions: row.sessions as Subscription['sessions'],
+    exclude: row.exclude as string[],
+    events: row.events as Subscription['events'],
+    once: row.once,
+    match: row.match,
+    stalledMinutes: row.stalledMinutes,
+    heartbeatMinutes: row.heartbeatMinutes,
+    digestMinutes: row.digestMinutes,
+    quietHours: row.quietHours as Subscription['quietHours'],
+    createdAt: row.createdAt,
+    lastDeliveredAt: row.lastDeliveredAt,
+    endedAt: row.endedAt,
+    endReason: row.endReason,
+  };
+}
+
+function toWatcherEvent(row: EventRow): WatcherEvent {
+  return {
+    id: row.id,
+    sourceEventId: row.sourceEventId,
+    event: eventFromJson(row.event),
+    subscriptionIds: row.subscriptionIds as string[],
+    status: row.status as WatcherEvent['status'],
+    releaseAt: row.releaseAt,
+    deliverAt: row.deliverAt,
+    heldBy: row.heldBy as WatcherEvent['heldBy'],
+    capDigest: row.capDigest,
+    wakeupId: row.wakeupId,
+  };
+}
+
+/** A subscription with what its digest or quiet hours hold now. */
+export type ListedSubscription = Subscription & { heldCount: number; nextDeliveryAt: Date | null };
+
+export class PrismaWatchStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Makes a subscription (or only checks it, with dryRun). Answers it and whether it is the watcher's first. */
+  async subscribe(input: { userId: string; watcherSessionId: string; spec: SubscriptionSpec; now: Date; dryRun: boolean }): Promise<{ subscription: Subscription; first: boolean }> {
+    return this.prisma.$transaction(async (tx) => {
+      await this.#lockWatcher(tx, input.watcherSessionId, input.userId);
+      const active = await tx.subscription.count({ where: { watcherSessionId: input.watcherSessionId, endedAt: null } });
+      requireRoomFor(active);
+      const subscription: Subscription = {
+        ...input.spec,
+        id: input.dryRun ? '' : newSubscriptionId(),
+        userId: input.userId,
+        watcherSessionId: input.watcherSessionId,
+        createdAt: input.now,
+        lastDeliveredAt: null,
+        endedAt: null,
+        endReason: null,
+      };
+      if (!input.dryRun) {
+        const { quietHours, sessions, exclude, events, ...rest } = subscription;
+        await tx.subscription.create({ data: { ...rest, sessions: json(sessions), exclude: json(exclude), events: json(events), quietHours: quietHours === null ? undefined : json(quietHours) } });
+      }
+      return { subscription, first: active === 0 };
+    });
+  }
+
+  /** Ends one subscription of the watcher, or every active one; answers the ids ended. */
+  async unsubscribe(input: { watcherSessionId: string; subscriptionId: string | null; now: Date }): Promise<string[]> {
+    const where = { watcherSessionId: input.watcherSessionId, endedAt: null, ...(input.subscriptionId === null ? {} : { id: input.subscriptionId }) };
+    const rows = await this.prisma.subscription.findMany({ where, select: { id: true } });
+    if (input.subscriptionId !== null && rows.length === 0) {
+      throw subscriptionRefusal('REMOTE_RELAY_NOT_FOUND', `No active subscription ${input.subscriptionId} in this conversation; list_subscriptions shows them.`);
+    }
+    await this.prisma.subscription.updateMany({ where: { id: { in: rows.map((row) => row.id) } }, data: { endedAt: input.now, endReason: 'unsubscribed' } });
+    return rows.map((row) => row.id);
+  }
+
+  /** The watcher's active subscriptions and those ended in the last hour, with their held events. */
+  async list(watcherSessionId: string, now: Date): Promise<ListedSubscription[]> {
+    const rows = await this.prisma.subscription.findMany({
+      where: { watcherSessionId, OR: [{ endedAt: null }, { endedAt: { gte: new Date(now.getTime() - ENDED_LISTED_MS) } }] },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    const held = await this.prisma.watcherEvent.findMany({ where: { watcherSessionId, status: 'held' }, select: { subscriptionIds: true, releaseAt: true, heldBy: true } });
+    return rows
+      .map(toSubscription)
+      .map((subscription) => {
+        const mine = held.filter((event) => (event.heldBy as { subscriptionId?: string } | null)?.subscriptionId === subscription.id);
+        const times = mine.map((event) => event.releaseAt?.getTime() ?? Infinity);
+        const first = Math.min(...times);
+        return { ...subscription, heldCount: mine.length, nextDeliveryAt: Number.isFinite(first) ? new Date(first) : null };
+      })
+      .sort((a, b) => Number(a.endedAt !== null) - Number(b.endedAt !== null));
+  }
+
+  /** Moves every active subscription of `from` to `to`, their held events and own-prompt states with them. */
+  async transfer(input: { userId: string; from: string; to: string; now: Date; dryRun: boolean }): Promise<Subscription[]> {
+    return this.prisma.$transaction(async (tx) => {
+      await this.#lockWatcher(tx, input.to, input.userId);
+      const moving = (await tx.subscription.findMany({ where: { watcherSessionId: input.from, userId: input.userId, endedAt: null }, orderBy: { createdAt: 'asc' } })).map(toSubscription);
+      const active = await tx.subscription.count({ where: { watcherSessionId: input.to, endedAt: null } });
+      requireRoomFor(active, moving.length);
+      if (input.dryRun || moving.length === 0) return moving;
+      await tx.subscription.updateMany({ where: { id: { in: moving.map((s) => s.id) } }, data: { watcherSessionId: input.to } });
+      // Events still waiting move with them; the new watcher is evaluated at once.
+      await tx.$executeRaw`UPDATE watcher_events SET watcher_session_id = ${input.to}
+        WHERE watcher_session_id = ${input.from} AND status IN ('new', 'held', 'waiting', 'released')
+          AND source_event_id NOT IN (SELECT source_event_id FROM watcher_events WHERE watcher_session_id = ${input.to})`;
+      await tx.watcher.update({ where: { sessionId: input.to }, data: { nextEvaluationAt: input.now } });
+      return moving.map((s) => ({ ...s, watcherSessionId: input.to }));
+    });
+  }
+
+  /** Records where the watcher stands with its prompt; events held while it waited are planned again. */
+  async notePromptState(input: { watcherSessionId: string; messageId: string; state: OwnPromptState; now: Date }): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ state: unknown }[]>`SELECT state FROM watchers WHERE session_id = ${input.watcherSessionId} FOR UPDATE`;
+      const row = rows[0];
+      if (row === undefined) return;
+      const state = stateFromJson(row.state);
+      const ownPrompts = { ...state.ownPrompts, [input.messageId]: input.state };
+      await tx.watcher.update({ where: { sessionId: input.watcherSessionId }, data: { state: json(stateToJson({ ...state, ownPrompts })), nextEvaluationAt: input.now } });
+      if (input.state !== 'waiting') await tx.watcherEvent.updateMany({ where: { watcherSessionId: input.watcherSessionId, status: 'waiting' }, data: { status: 'new' } });
+    });
+  }
+
+  /**
+   * Applies one bus message once (`consumer`, `messageId`): stores each event for every watcher whose
+   * subscriptions take it (one row per watcher and source event) and makes those watchers due now.
+   */
+  async ingest(consumer: string, messageId: string, input: WatchInput, now: Date): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      if (!(await processOnce(tx, consumer, messageId))) return false;
+      if (input.type === 'archived') {
+        await this.#endForArchive(tx, input.sessionId, now);
+        return true;
+      }
+      if (input.type === 'direct') {
+        await this.#store(tx, input.watcherSessionId, input.userId, [{ sourceEventId: input.sourceEventId, event: input.event, subscriptionIds: [] }], now);
+        return true;
+      }
+      const subscriptions = (await tx.subscription.findMany({ where: { userId: input.userId, endedAt: null, relay: '' } })).map(toSubscription);
+      if (subscriptions.length === 0) return true;
+      const activity = await tx.sessionActivity.findUnique({ where: { sessionId: input.sessionId }, select: { title: true } });
+      const byWatcher = new Map<string, { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[]>();
+      for (const candidate of input.candidates) {
+        const taking = subscriptions.filter((s) => takesEvent(s, input.sessionId, candidate.kind, candidate.text));
+        for (const subscription of taking) {
+          const listedTitle = subscription.sessions.find((session) => session.id === input.sessionId)?.title;
+          const title = activity?.title ?? listedTitle ?? input.sessionId;
+          const event = 'session' in candidate.event ? { ...candidate.event, session: { id: input.sessionId, title } } : candidate.event;
+          const list = byWatcher.get(subscription.watcherSessionId) ?? [];
+          const existing = list.find((item) => item.sourceEventId === candidate.sourceEventId);
+          if (existing) existing.subscriptionIds.push(subscription.id);
+          else list.push({ sourceEventId: candidate.sourceEventId, event: event as RelayEvent, subscriptionIds: [subscription.id] });
+          byWatcher.set(subscription.watcherSessionId, list);
+        }
+      }
+      for (const [watcher, events] of byWatcher) await this.#store(tx, watcher, input.userId, events, now);
+      return true;
+    });
+  }
+
+  /**
+   * Evaluates one due watcher, if any is free: plans, gathers, enqueues its wake-up. Answers false when
+   * no watcher is due (or every due one is held by another replica).
+   */
+  async evaluateNextDue(now: Date): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const due = await tx.$queryRaw<{ session_id: string; user_id: string; state: unknown; seq: number }[]>`
+        SELECT session_id, user_id, state, seq FROM watchers
+         WHERE next_evaluation_at <= ${now.toISOString()}::timestamp(3)
+         ORDER BY next_evaluation_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+      const watcher = due[0];
+      if (watcher === undefined) return false;
+      const events = (
+        await tx.watcherEvent.findMany({ where: { watcherSessionId: watcher.session_id, status: { in: ['new', 'held', 'released'] } }, orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }] })
+      ).map(toWatcherEvent);
+      const ids = [...new Set(events.flatMap((event) => event.subscriptionIds))];
+      const subscriptions = (await tx.subscription.findMany({ where: { id: { in: ids } } })).map(toSubscription);
+      const result = evaluateWatcher({
+        watcherSessionId: watcher.session_id,
+        now,
+        state: stateFromJson(watcher.state),
+        seq: watcher.seq,
+        events,
+        subscriptions: new Map(subscriptions.map((s) => [s.id, deliveryView(s)])),
+      });
+      for (const event of result.events) {
+        await tx.watcherEvent.update({
+          where: { id: event.id },
+          data: {
+            status: event.status,
+            releaseAt: event.releaseAt,
+            deliverAt: event.deliverAt,
+            heldBy: event.heldBy === null ? undefined : json(event.heldBy),
+            capDigest: event.capDigest,
+            wakeupId: event.wakeupId,
+          },
+        });
+      }
+      if (result.endSubscriptionIds.length > 0) {
+        await tx.subscription.updateMany({ where: { id: { in: result.endSubscriptionIds }, endedAt: null }, data: { endedAt: now, endReason: 'once_fired' satisfies EndReason } });
+      }
+      if (result.deliveredSubscriptionIds.length > 0) {
+        await tx.subscription.updateMany({ where: { id: { in: result.deliveredSubscriptionIds } }, data: { lastDeliveredAt: now } });
+      }
+      if (result.wakeUp !== null) {
+        const { wakeUp } = result;
+        await enqueue(tx, {
+          subject: DELIVER_WAKEUP_SUBJECT,
+          id: wakeUp.wakeupId,
+          payload: {
+            wakeupId: wakeUp.wakeupId,
+            watcherSessionId: watcher.session_id,
+            userId: watcher.user_id,
+            seq: String(wakeUp.seq),
+            text: wakeUp.text,
+            sourceEventIds: wakeUp.sourceEventIds,
+          },
+        });
+      }
+      await tx.watcher.update({
+        where: { sessionId: watcher.session_id },
+        data: { state: json(stateToJson(result.state)), seq: result.seq, nextEvaluationAt: result.nextEvaluationAt },
+      });
+      return true;
+    });
+  }
+
+  /** The watcher's row exists and is locked for the rest of the transaction. */
+  async #lockWatcher(tx: Tx, sessionId: string, userId: string): Promise<void> {
+    await tx.$executeRaw`INSERT INTO watchers (session_id, user_id, state) VALUES (${sessionId}, ${userId}, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb)
+      ON CONFLICT (session_id) DO NOTHING`;
+    await tx.$queryRaw`SELECT session_id FROM watchers WHERE session_id = ${sessionId} FOR UPDATE`;
+  }
+
+  async #store(tx: Tx, watcherSessionId: string, userId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<void> {
+    await this.#lockWatcher(tx, watcherSessionId, userId);
+    for (const item of events) {
+      await tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at)
+        VALUES (${`${watcherSessionId}:${item.sourceEventId}`}, ${watcherSessionId}, ${item.sourceEventId}, ${JSON.stringify(eventToJson(item.event))}::jsonb,
+                ${JSON.stringify(item.subscriptionIds)}::jsonb, 'new', ${now.toISOString()}::timestamp(3))
+        ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
+    }
+    await tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${now.toISOString()}::timestamp(3)), ${now.toISOString()}::timestamp(3))
+      WHERE session_id = ${watcherSessionId}`;
+  }
+
+  /** Archive: the session's own subscriptions end, and it leaves every list that names it (a list left empty ends). */
+  async #endForArchive(tx: Tx, sessionId: string, now: Date): Promise<void> {
+    await tx.subscription.updateMany({ where: { watcherSessionId: sessionId, endedAt: null }, data: { endedAt: now, endReason: 'watcher_archived' satisfies EndReason } });
+    const naming = (await tx.subscription.findMany({ where: { endedAt: null, scope: 'sessions', sessions: { array_contains: [{ id: sessionId }] } } })).map(toSubscription);
+    for (const subscription of naming) {
+      const left = subscription.sessions.filter((session) => session.id !== sessionId);
+      await tx.subscription.update({
+        where: { id: subscription.id },
+        data: left.length === 0 ? { endedAt: now, endReason: 'session_archived' satisfies EndReason } : { sessions: json(left) },
+      });
+    }
+  }
+}
