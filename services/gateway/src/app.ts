@@ -8,7 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { registerApiRoutes } from './http/api-routes.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
-import type { PairingOwner, QuestionOwner, SessionOwner } from './ports.ts';
+import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerCardRoutes } from './routes/cards.ts';
 
 export interface AppDeps {
@@ -20,6 +20,7 @@ export interface AppDeps {
   sessions: SessionOwner;
   pairing: PairingOwner;
   questions: QuestionOwner;
+  subscriptions?: SubscriptionOwner;
   readiness: ReadinessChecks;
   logger: Logger;
 }

@@ -22,6 +22,7 @@ const schema = z
     SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
     PAIRING_GRPC_ADDR: grpcAddress('127.0.0.1:50055').default('127.0.0.1:50055'),
     QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),
+    SUBSCRIPTION_GRPC_ADDR: grpcAddress('127.0.0.1:50052').default('127.0.0.1:50052'),
     LOG_LEVEL: baseEnv.LOG_LEVEL,
     RELAY_CLOCK: baseEnv.RELAY_CLOCK,
     RELAY_CLOCK_EPOCH: baseEnv.RELAY_CLOCK_EPOCH,

@@ -5,6 +5,7 @@
 import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { checkHealth, createClient, serviceName } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { buildApp } from './app.ts';
@@ -12,6 +13,7 @@ import { loadConfig } from './config.ts';
 import { GrpcPairingOwner } from './grpc/grpc-pairing-owner.ts';
 import { GrpcQuestionOwner } from './grpc/grpc-question-owner.ts';
 import { GrpcSessionOwner } from './grpc/grpc-session-owner.ts';
+import { GrpcSubscriptionOwner } from './grpc/grpc-subscription-owner.ts';
 
 const config = loadConfig();
 const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
@@ -19,6 +21,7 @@ const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
 const sessionClient = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR);
 const pairingClient = createClient(PairingServiceClient, config.PAIRING_GRPC_ADDR);
 const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
+const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR);
 
 const app = buildApp({
   relayName: config.RELAY_NAME,
@@ -27,6 +30,7 @@ const app = buildApp({
   sessions: new GrpcSessionOwner(sessionClient),
   pairing: new GrpcPairingOwner(pairingClient),
   questions: new GrpcQuestionOwner(questionClient),
+  subscriptions: new GrpcSubscriptionOwner(subscriptionClient),
   readiness: {
     session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService)),
     pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService)),
@@ -46,6 +50,7 @@ onShutdownSignal(logger, async () => {
   sessionClient.close();
   pairingClient.close();
   questionClient.close();
+  subscriptionClient.close();
   await shutdownTelemetry();
 });
 

@@ -385,3 +385,55 @@ export interface CardDecision {
   answer?: string;
   choices?: string[];
 }
+
+/** A daily quiet window of a subscription. */
+export interface QuietHours {
+  from: string;
+  to: string;
+  tz: string;
+}
+
+/** A subscription as the subscription service keeps it. */
+export interface WatchSubscription {
+  id: string;
+  watcherSessionId: string;
+  scope: 'sessions' | 'all';
+  sessions: { id: string; title: string }[];
+  exclude: string[];
+  events: string[];
+  once: boolean;
+  match: string;
+  stalledMinutes: number;
+  heartbeatMinutes: number | null;
+  digestMinutes: number | null;
+  quietHours: QuietHours | null;
+  endedAt: Date | undefined;
+  endReason: string;
+  heldCount: number;
+  nextDeliveryAt: Date | undefined;
+}
+
+/** subscribe's arguments, checked by the subscription service; `resolved` are the listed sessions as read. */
+export interface SubscribeInput {
+  userId: string;
+  watcherSessionId: string;
+  sessions: string[];
+  exclude: string[];
+  events: string[];
+  once: boolean;
+  match: string;
+  stalledMinutes: number;
+  heartbeatMinutes: number;
+  digestMinutes: number;
+  quietHours: QuietHours | undefined;
+  resolved: { id: string; title: string }[];
+  dryRun: boolean;
+}
+
+/** The subscription service: a conversation's subscriptions to sessions. */
+export interface SubscriptionOwner {
+  subscribe(input: SubscribeInput): Promise<{ subscription: WatchSubscription; firstForWatcher: boolean }>;
+  unsubscribe(userId: string, watcherSessionId: string, subscriptionId: string | 'all'): Promise<string[]>;
+  listSubscriptions(userId: string, watcherSessionId: string): Promise<WatchSubscription[]>;
+  transferSubscriptions(userId: string, watcherSessionId: string, fromSessionId: string, dryRun: boolean): Promise<WatchSubscription[]>;
+}

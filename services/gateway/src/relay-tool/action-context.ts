@@ -2,7 +2,7 @@
  * What every action receives besides its arguments: who calls, this relay's name and state as read
  * for this call, the owners to call, and the call's own line to the agent (progress, going away).
  */
-import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner } from '../ports.ts';
+import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner, SubscriptionOwner } from '../ports.ts';
 import type { ToolArguments } from './arguments.ts';
 import type { Success } from './result.ts';
 
@@ -19,6 +19,8 @@ export interface ActionContext {
   sessions: SessionOwner;
   pairing: PairingOwner;
   questions: QuestionOwner;
+  /** The subscription service; absent where this gateway runs without one (subscription actions then answer UNSUPPORTED). */
+  subscriptions?: SubscriptionOwner;
   /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */
   signal: AbortSignal;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */

@@ -6,17 +6,21 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
-import type { Caller, PairingOwner, QuestionOwner, SessionOwner } from '../ports.ts';
+import type { Caller, PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from '../ports.ts';
 import type { Action, ActionContext } from './action-context.ts';
 import type { ActionName } from './action-table.ts';
 import { archive } from './actions/archive.ts';
 import { createSession } from './actions/create-session.ts';
 import { listRelays } from './actions/list-relays.ts';
 import { listSessions } from './actions/list-sessions.ts';
+import { listSubscriptions } from './actions/list-subscriptions.ts';
 import { readSession } from './actions/read-session.ts';
 import { relayInfo } from './actions/relay-info.ts';
 import { send } from './actions/send.ts';
 import { stop } from './actions/stop.ts';
+import { subscribe } from './actions/subscribe.ts';
+import { transferSubscriptions } from './actions/transfer-subscriptions.ts';
+import { unsubscribe } from './actions/unsubscribe.ts';
 import { updateSession } from './actions/update-session.ts';
 import { wait } from './actions/wait.ts';
 import { parseAction, parseArguments } from './arguments.ts';
@@ -37,6 +41,10 @@ const ACTIONS: Partial<Record<ActionName, Action>> = {
   wait,
   stop,
   archive,
+  subscribe,
+  unsubscribe,
+  list_subscriptions: listSubscriptions,
+  transfer_subscriptions: transferSubscriptions,
 };
 
 export interface DispatchDeps {
@@ -46,6 +54,7 @@ export interface DispatchDeps {
   sessions: SessionOwner;
   pairing: PairingOwner;
   questions: QuestionOwner;
+  subscriptions?: SubscriptionOwner;
   logger: Logger;
 }
 
@@ -87,6 +96,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           sessions: deps.sessions,
           pairing: deps.pairing,
           questions: deps.questions,
+          subscriptions: deps.subscriptions,
           signal: channel.signal,
           progress: channel.progress,
         });

@@ -1,0 +1,29 @@
+/**
+ * list_subscriptions: the conversation's subscriptions (or, with watcher, another conversation's of the same
+ * user): the active ones with what their digest or quiet hours hold now, and those ended in the last hour.
+ */
+import type { Action } from '../action-context.ts';
+import { count, success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+
+export const listSubscriptions: Action = async (args, context) => {
+  const relay = thisRelay(args.relay, context);
+  const { caller, sessions } = context;
+  const watcher = args.watcher?.trim() || caller.sessionId;
+  // Another conversation must be one of the user's: reading it refuses an unknown one.
+  if (watcher !== caller.sessionId) await sessions.readSession(caller.userId, watcher, 1);
+  const all = await subscriptionOwner(context).listSubscriptions(caller.userId, watcher);
+  const active = all.filter((subscription) => subscription.endedAt === undefined);
+  const view = all.map((subscription) => {
+    const ended = subscription.endedAt !== undefined;
+    const held = !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
+    return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
+  });
+  const endedCount = all.length - active.length;
+  return success(
+    `list_subscriptions → ${relay}: ${count(active.length, 'active subscription')}${endedCount > 0 ? `, ${endedCount} ended in the last hour` : ''}${watcher === caller.sessionId ? '' : ` of ${watcher}`}`,
+    { watcher, subscriptions: view },
+    relay,
+  );
+};

@@ -1,0 +1,35 @@
+/**
+ * transfer_subscriptions: moves every subscription of another conversation of the user to this one, always
+ * after the user's Allow on a card.
+ */
+import type { Action } from '../action-context.ts';
+import { requireArguments } from '../arguments.ts';
+import { askApproval } from '../ask-approval.ts';
+import { toolError } from '../errors.ts';
+import { count, success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+
+export const transferSubscriptions: Action = async (args, context) => {
+  requireArguments('transfer_subscriptions', args, ['from']);
+  const relay = thisRelay(args.relay, context);
+  const { caller, sessions } = context;
+  const from = args.from.trim();
+  if (from === caller.sessionId) throw toolError('REMOTE_RELAY_INVALID_INPUT', 'transfer_subscriptions: from names this conversation; name the conversation to take them from.');
+  const { session } = await sessions.readSession(caller.userId, from, 1);
+  const owner = subscriptionOwner(context);
+  const planned = await owner.transferSubscriptions(caller.userId, caller.sessionId, from, true);
+  const conversation = await sessions.getConversation(caller.sessionId);
+  await askApproval(
+    {
+      title: `Move ${count(planned.length, 'subscription')} of "${session.title}" to this conversation on ${relay}`,
+      lines: planned.map((subscription) => `${subscription.id}: ${subscription.scope === 'all' ? 'all sessions' : subscription.sessions.map((s) => `"${s.title}"`).join(', ')}`),
+      asked: `moving the subscriptions of "${session.title}" here`,
+      nothing: 'No subscription was moved.',
+    },
+    conversation,
+    context,
+  );
+  const moved = await owner.transferSubscriptions(caller.userId, caller.sessionId, from, false);
+  return success(`transfer_subscriptions → ${relay}: ${count(moved.length, 'subscription')} from ${from}`, { from, subscriptions: moved.map(subscriptionView) }, relay);
+};
