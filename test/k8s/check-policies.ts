@@ -202,3 +202,27 @@ export function networkPortViolations(objects: K8sObject[]): string[] {
   }
   return found;
 }
+
+function matches(selector: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined, labels: Record<string, string>): boolean {
+  if (selector === undefined || (selector.matchExpressions ?? []).length > 0) return false;
+  return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+}
+
+/**
+ * Whether the render's NetworkPolicies let pods labelled `from` open a TCP connection to pods labelled `to` on
+ * `port`: some policy selecting `from` allows the egress and some policy selecting `to` allows the ingress.
+ */
+export function policyAllows(objects: K8sObject[], from: Record<string, string>, to: Record<string, string>, port: number): boolean {
+  const specs = objects
+    .filter((object) => object.kind === 'NetworkPolicy')
+    .map((policy) => policy['spec'] as { podSelector?: { matchLabels?: Record<string, string> }; ingress?: PolicyRule[]; egress?: PolicyRule[] });
+  const allows = (rules: PolicyRule[] | undefined, peers: 'to' | 'from', other: Record<string, string>) =>
+    (rules ?? []).some(
+      (rule) =>
+        (rule[peers] === undefined || rule[peers]!.some((peer) => matches(peer.podSelector, other))) &&
+        (rule.ports === undefined || rule.ports.some((p) => p.port === port)),
+    );
+  const egress = specs.some((spec) => matches(spec.podSelector ?? {}, from) && allows(spec.egress, 'to', to));
+  const ingress = specs.some((spec) => matches(spec.podSelector ?? {}, to) && allows(spec.ingress, 'from', from));
+  return egress && ingress;
+}

@@ -20,6 +20,7 @@ import {
   imageViolations,
   networkPolicyViolations,
   networkPortViolations,
+  policyAllows,
   secretViolations,
   serviceViolations,
   workloadsOf,
@@ -168,6 +169,30 @@ describe('the relay services', () => {
     const gateway = (byName(base, 'Deployment', 'gateway')?.['spec'] as any).template.spec.containers[0];
     expect(gateway.readinessProbe.httpGet.path).toBe('/readyz');
     expect(gateway.livenessProbe.httpGet.path).toBe('/healthz');
+  });
+
+  it('every *_GRPC_ADDR a service reads (its src/config.ts) names that service in its ConfigMap, and the network policies let the call through', () => {
+    const dev = renders.find((render) => render.name === 'overlays/dev')!;
+    const label = (name: string) => ({ 'app.kubernetes.io/name': name });
+    let edges = 0;
+    for (const caller of ['gateway', ...Object.keys(GRPC_SERVICES)]) {
+      const config = readFileSync(join(ROOT, 'services', caller, 'src/config.ts'), 'utf8');
+      const data = byName(dev, 'ConfigMap', caller)?.['data'] as Record<string, string>;
+      for (const [variable, target] of config.matchAll(/\b([A-Z]+)_GRPC_ADDR\b/g)) {
+        const callee = target!.toLowerCase();
+        const port = GRPC_SERVICES[callee as keyof typeof GRPC_SERVICES];
+        expect(port, `${caller}: ${variable}`).toBeDefined();
+        expect(data[variable], `${caller}: ${variable}`).toBe(`${callee}:${port}`);
+        expect(policyAllows(dev.objects, label(caller), label(callee), port), `${caller} → ${callee}:${port}`).toBe(true);
+        edges++;
+      }
+    }
+    expect(edges).toBeGreaterThanOrEqual(4);
+    // The session's agents call back through the gateway (RELAY_GATEWAY_URL).
+    expect((byName(dev, 'ConfigMap', 'session')?.['data'] as Record<string, string>)['RELAY_GATEWAY_URL']).toBe('http://gateway:7420');
+    expect(policyAllows(dev.objects, label('session'), label('gateway'), 7420)).toBe(true);
+    // Nothing else gets through: the subscription service may not call the session service.
+    expect(policyAllows(dev.objects, label('subscription'), label('session'), 50051)).toBe(false);
   });
 
   it('each stateful service reads DATABASE_URL from its own Secret and has a migration Job using the same one', () => {
