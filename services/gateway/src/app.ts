@@ -10,6 +10,8 @@ import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerCardRoutes } from './routes/cards.ts';
+import { registerScheduleRoutes } from './routes/schedules.ts';
+import type { SchedulerOwner } from './scheduler-owner.ts';
 
 export interface AppDeps {
   relayName: string;
@@ -21,6 +23,8 @@ export interface AppDeps {
   pairing: PairingOwner;
   questions: QuestionOwner;
   subscriptions?: SubscriptionOwner;
+  /** The scheduler; absent where this gateway runs without one. */
+  schedules?: SchedulerOwner;
   readiness: ReadinessChecks;
   logger: Logger;
 }
@@ -49,5 +53,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerMcpRoutes(app, deps);
   registerApiRoutes(app, deps);
   registerCardRoutes(app, deps);
+  registerScheduleRoutes(app, deps);
   return app;
 }

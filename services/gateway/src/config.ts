@@ -23,6 +23,7 @@ const schema = z
     PAIRING_GRPC_ADDR: grpcAddress('127.0.0.1:50055').default('127.0.0.1:50055'),
     QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),
     SUBSCRIPTION_GRPC_ADDR: grpcAddress('127.0.0.1:50052').default('127.0.0.1:50052'),
+    SCHEDULER_GRPC_ADDR: grpcAddress('127.0.0.1:50053').default('127.0.0.1:50053'),
     LOG_LEVEL: baseEnv.LOG_LEVEL,
     RELAY_CLOCK: baseEnv.RELAY_CLOCK,
     RELAY_CLOCK_EPOCH: baseEnv.RELAY_CLOCK_EPOCH,

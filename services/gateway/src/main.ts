@@ -4,6 +4,7 @@
  */
 import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
+import { SchedulerServiceClient } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { checkHealth, createClient, serviceName } from '@relay/rpc';
@@ -12,6 +13,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { GrpcPairingOwner } from './grpc/grpc-pairing-owner.ts';
 import { GrpcQuestionOwner } from './grpc/grpc-question-owner.ts';
+import { GrpcSchedulerOwner } from './grpc/grpc-scheduler-owner.ts';
 import { GrpcSessionOwner } from './grpc/grpc-session-owner.ts';
 import { GrpcSubscriptionOwner } from './grpc/grpc-subscription-owner.ts';
 
@@ -22,6 +24,7 @@ const sessionClient = createClient(SessionServiceClient, config.SESSION_GRPC_ADD
 const pairingClient = createClient(PairingServiceClient, config.PAIRING_GRPC_ADDR);
 const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
 const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR);
+const schedulerClient = createClient(SchedulerServiceClient, config.SCHEDULER_GRPC_ADDR);
 
 const app = buildApp({
   relayName: config.RELAY_NAME,
@@ -31,6 +34,7 @@ const app = buildApp({
   pairing: new GrpcPairingOwner(pairingClient),
   questions: new GrpcQuestionOwner(questionClient),
   subscriptions: new GrpcSubscriptionOwner(subscriptionClient),
+  schedules: new GrpcSchedulerOwner(schedulerClient),
   readiness: {
     session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService)),
     pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService)),
@@ -51,6 +55,7 @@ onShutdownSignal(logger, async () => {
   pairingClient.close();
   questionClient.close();
   subscriptionClient.close();
+  schedulerClient.close();
   await shutdownTelemetry();
 });
 

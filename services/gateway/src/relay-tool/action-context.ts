@@ -5,6 +5,7 @@
 import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner, SubscriptionOwner } from '../ports.ts';
 import type { ToolArguments } from './arguments.ts';
 import type { Success } from './result.ts';
+import type { SchedulerOwner } from '../scheduler-owner.ts';
 
 export interface ActionContext {
   /** The calling session's agent, acting for its user. */
@@ -19,6 +20,8 @@ export interface ActionContext {
   sessions: SessionOwner;
   pairing: PairingOwner;
   questions: QuestionOwner;
+  /** The scheduler; absent where it is not wired (schedule actions then answer REMOTE_RELAY_UNSUPPORTED). */
+  schedules?: SchedulerOwner;
   /** The subscription service; absent where this gateway runs without one (subscription actions then answer UNSUPPORTED). */
   subscriptions?: SubscriptionOwner;
   /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */

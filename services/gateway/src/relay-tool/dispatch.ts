@@ -9,25 +9,33 @@ import { Attr, tracer, type Logger } from '@relay/telemetry';
 import type { Caller, PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from '../ports.ts';
 import type { Action, ActionContext } from './action-context.ts';
 import type { ActionName } from './action-table.ts';
+import { answerQuestion } from './actions/answer-question.ts';
 import { archive } from './actions/archive.ts';
+import { ask } from './actions/ask.ts';
 import { createSession } from './actions/create-session.ts';
+import { listQuestions } from './actions/list-questions.ts';
 import { listRelays } from './actions/list-relays.ts';
+import { listSchedules } from './actions/list-schedules.ts';
 import { listSessions } from './actions/list-sessions.ts';
 import { listSubscriptions } from './actions/list-subscriptions.ts';
 import { readSession } from './actions/read-session.ts';
 import { relayInfo } from './actions/relay-info.ts';
+import { schedule } from './actions/schedule.ts';
 import { send } from './actions/send.ts';
 import { stop } from './actions/stop.ts';
 import { subscribe } from './actions/subscribe.ts';
 import { transferSubscriptions } from './actions/transfer-subscriptions.ts';
+import { unschedule } from './actions/unschedule.ts';
 import { unsubscribe } from './actions/unsubscribe.ts';
 import { updateSession } from './actions/update-session.ts';
 import { wait } from './actions/wait.ts';
+import { withdraw } from './actions/withdraw.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from './errors.ts';
 import { isRelayToolOn } from './is-relay-tool-on.ts';
 import { readRelayState } from './read-relay-state.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
+import type { SchedulerOwner } from '../scheduler-owner.ts';
 
 /** The actions built so far; the others answer REMOTE_RELAY_UNSUPPORTED. */
 const ACTIONS: Partial<Record<ActionName, Action>> = {
@@ -45,6 +53,13 @@ const ACTIONS: Partial<Record<ActionName, Action>> = {
   unsubscribe,
   list_subscriptions: listSubscriptions,
   transfer_subscriptions: transferSubscriptions,
+  ask,
+  list_questions: listQuestions,
+  withdraw,
+  answer_question: answerQuestion,
+  schedule,
+  list_schedules: listSchedules,
+  unschedule,
 };
 
 export interface DispatchDeps {
@@ -55,6 +70,7 @@ export interface DispatchDeps {
   pairing: PairingOwner;
   questions: QuestionOwner;
   subscriptions?: SubscriptionOwner;
+  schedules?: SchedulerOwner;
   logger: Logger;
 }
 
@@ -97,6 +113,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           pairing: deps.pairing,
           questions: deps.questions,
           subscriptions: deps.subscriptions,
+          schedules: deps.schedules,
           signal: channel.signal,
           progress: channel.progress,
         });

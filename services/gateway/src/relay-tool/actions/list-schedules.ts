@@ -1,0 +1,64 @@
+/**
+ * list_schedules: the schedules that fire into the calling conversation or that it set, the active ones
+ * and those that ended in the last hour (with endReason). Schedules live on this relay only.
+ */
+import type { Schedule } from '../../scheduler-owner.ts';
+import type { Action, ActionContext } from '../action-context.ts';
+import { toolError } from '../errors.ts';
+import { resolveRelay } from '../relay-name.ts';
+import { requireAgentSessions } from '../require-agent-sessions.ts';
+import { count, success } from '../result.ts';
+import type { SchedulerOwner } from '../../scheduler-owner.ts';
+
+/** How much of a schedule's text a listing shows. */
+const TEXT_START = 200;
+
+/** Said wherever repeats are listed: the grid does not follow local clock changes. */
+export const GRID_NOTE =
+  'Repeats keep to a grid of whole minutes in UTC (the first time plus whole intervals); they do not follow daylight-saving changes, so a daily 02:00 winter schedule fires at 03:00 local time in summer.';
+
+/**
+ * The relay schedules work on: this one. A paired relay answers REMOTE_RELAY_UNSUPPORTED, an unknown
+ * name REMOTE_RELAY_UNKNOWN_RELAY; agent sessions must be on, even for the caller's own conversation.
+ */
+export function scheduleRelay(action: string, relay: string | undefined, context: ActionContext): { relay: string; scheduler: SchedulerOwner } {
+  const target = resolveRelay(relay, context.relayName, context.paired);
+  if (target.kind === 'paired') {
+    throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action}: schedules work on this relay only; "${target.relay.name}" keeps no schedules for agents here. Leave out relay.`);
+  }
+  requireAgentSessions(context.settings);
+  if (!context.schedules) throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action} is not available on this relay yet.`);
+  return { relay: target.name, scheduler: context.schedules };
+}
+
+/** A schedule as list_schedules, schedule and unschedule show it, seen from the conversation `viewer`. */
+export function scheduleView(schedule: Schedule): Record<string, unknown> {
+  const text = schedule.text.length > TEXT_START ? `${schedule.text.slice(0, TEXT_START)}…` : schedule.text;
+  return {
+    id: schedule.id,
+    session: schedule.target,
+    ...(schedule.setting.id !== schedule.target.id ? { setBy: schedule.setting } : {}),
+    title: schedule.title,
+    text,
+    at: schedule.at.toISOString(),
+    everyMinutes: schedule.everyMinutes,
+    once: schedule.once,
+    nextFireAt: schedule.endedAt ? null : schedule.nextFireAt.toISOString(),
+    lastFiredAt: schedule.lastFiredAt?.toISOString() ?? null,
+    firedCount: schedule.firedCount,
+    ...(schedule.skippedCount > 0 ? { skippedCount: schedule.skippedCount } : {}),
+    ...(schedule.heldForApproval ? { heldForApproval: true, heldSince: schedule.heldSince?.toISOString() ?? null } : {}),
+    ...(schedule.endedAt ? { endedAt: schedule.endedAt.toISOString(), endReason: schedule.endReason } : {}),
+  };
+}
+
+export const listSchedules: Action = async (args, context) => {
+  const { relay, scheduler } = scheduleRelay('list_schedules', args.relay, context);
+  const schedules = await scheduler.listSchedules(context.caller.userId, context.caller.sessionId);
+  const active = schedules.filter((schedule) => !schedule.endedAt).length;
+  return success(
+    `list_schedules → ${relay}: ${count(schedules.length, 'schedule')}, ${active} active`,
+    { schedules: schedules.map(scheduleView), note: GRID_NOTE },
+    relay,
+  );
+};

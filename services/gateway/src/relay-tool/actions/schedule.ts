@@ -1,0 +1,71 @@
+/**
+ * schedule: has this relay queue a prompt later, once at `at` or every `every_minutes` (from `at`, or
+ * from now), into the caller's own conversation or, with `session`, another session here. Another
+ * session is gated like a send; in the ask and plan modes the user allows it on a card first. The
+ * scheduler checks every argument and the limits in a dry run before any card.
+ */
+import type { Action } from '../action-context.ts';
+import { requireArguments } from '../arguments.ts';
+import { askApproval } from '../ask-approval.ts';
+import { needsCard } from '../card-policy.ts';
+import { toolError } from '../errors.ts';
+import { provenanceOf } from '../provenance.ts';
+import { success } from '../result.ts';
+import { quoteStart } from '../turn-result.ts';
+import { GRID_NOTE, scheduleRelay } from './list-schedules.ts';
+
+export const schedule: Action = async (args, context) => {
+  requireArguments('schedule', args, ['title', 'text']);
+  if (args.at === undefined && args.every_minutes === undefined) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', 'schedule needs at (an ISO 8601 time), every_minutes (a whole number of minutes), or both. Nothing was scheduled.', { field: 'at' });
+  }
+  const { relay, scheduler } = scheduleRelay('schedule', args.relay, context);
+  const { caller, sessions } = context;
+
+  const conversation = await sessions.getConversation(caller.sessionId);
+  const setting = { id: conversation.session.id, title: conversation.session.title };
+  let target = setting;
+  if (args.session !== undefined && args.session !== caller.sessionId) {
+    const read = await sessions.readSession(caller.userId, args.session, 1);
+    if (read.session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `Session ${args.session} is archived; it takes no scheduled prompts. Nothing was scheduled.`);
+    target = { id: read.session.id, title: read.session.title };
+  }
+  const input = {
+    userId: caller.userId,
+    setting,
+    target,
+    title: args.title,
+    text: args.text,
+    at: args.at ?? '',
+    everyMinutes: args.every_minutes ?? 0,
+    provenance: provenanceOf(relay, conversation),
+  };
+  await scheduler.createSchedule({ ...input, dryRun: true });
+  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+    const cadence = input.everyMinutes > 0 ? `every ${input.everyMinutes} min` : 'once';
+    await askApproval(
+      {
+        title: `Schedule a prompt on ${relay} into "${target.title}": "${input.title}"`,
+        lines: [`When: ${input.at || 'from now'}, ${cadence}`, `Prompt: ${quoteStart(input.text, 200)}`],
+        asked: `scheduling "${input.title}" into "${target.title}"`,
+        nothing: 'Nothing was scheduled.',
+      },
+      conversation,
+      context,
+    );
+  }
+
+  const set = await scheduler.createSchedule({ ...input, dryRun: false });
+  if (!set) throw new Error('CreateSchedule answered no schedule');
+  const cadence = set.once ? 'once' : `every ${set.everyMinutes} min`;
+  const into = target.id === setting.id ? '' : ` into session "${target.title}"`;
+  return success(
+    `schedule → ${relay}${into}: ${cadence}, next ${set.nextFireAt.toISOString()} (${set.id})`,
+    {
+      schedule_id: set.id,
+      schedule: { id: set.id, title: set.title, everyMinutes: set.everyMinutes, once: set.once, nextFireAt: set.nextFireAt.toISOString() },
+      ...(set.once ? {} : { note: GRID_NOTE }),
+    },
+    relay,
+  );
+};

@@ -1,0 +1,33 @@
+/**
+ * unschedule: ends one schedule of the calling conversation, one that fires into it or that it set.
+ * In the ask and plan modes the user allows it on a card first.
+ */
+import type { Action } from '../action-context.ts';
+import { requireArguments } from '../arguments.ts';
+import { askApproval } from '../ask-approval.ts';
+import { needsCard } from '../card-policy.ts';
+import { toolError } from '../errors.ts';
+import { success } from '../result.ts';
+import { scheduleRelay, scheduleView } from './list-schedules.ts';
+
+export const unschedule: Action = async (args, context) => {
+  requireArguments('unschedule', args, ['schedule_id']);
+  const { relay, scheduler } = scheduleRelay('unschedule', args.relay, context);
+  const { caller, sessions } = context;
+
+  const listed = await scheduler.listSchedules(caller.userId, caller.sessionId);
+  const found = listed.find((schedule) => schedule.id === args.schedule_id && !schedule.endedAt);
+  if (!found) {
+    throw toolError('REMOTE_RELAY_NOT_FOUND', `No active schedule ${args.schedule_id} fires into or was set by this conversation. list_schedules shows them.`);
+  }
+  const conversation = await sessions.getConversation(caller.sessionId);
+  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+    await askApproval(
+      { title: `End the schedule "${found.title}" on ${relay}`, lines: [`Schedule: ${found.id}`], asked: `ending the schedule "${found.title}"`, nothing: 'Nothing was ended.' },
+      conversation,
+      context,
+    );
+  }
+  const ended = await scheduler.endSchedule(caller.userId, caller.sessionId, found.id);
+  return success(`unschedule → ${relay}: ended "${ended.title}" (${ended.id})`, { schedule: scheduleView(ended) }, relay);
+};
