@@ -1,7 +1,8 @@
 /**
  * The session service's environment: the only place it reads process.env.
  */
-import { homedir, hostname } from 'node:os';
+import { homedir, hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { baseEnv, databaseUrl, grpcAddress, parseEnv, port } from '@relay/config';
 import { isInsideAny, normaliseFolder } from './domain/folders.ts';
@@ -75,6 +76,12 @@ const schema = z.object({
   RELAY_DEEPSEEK_MODELS: modelList(['deepseek-chat', 'deepseek-reasoner']),
   /** OpenAI's API key for image chats (provider "openai-image", which create_session refuses anyway). */
   OPENAI_API_KEY: optionalSecret,
+
+  // Background tasks.
+  /** Where background tasks' output files go (default: relay-tasks in the system's temp folder). */
+  RELAY_DATA_DIR: absolutePath.default(() => join(tmpdir(), 'relay-tasks')),
+  /** Minutes without output after which a running task counts as quiet (read_session, read_task_output). */
+  RELAY_TASK_QUIET_MINUTES: z.coerce.number().int().positive().default(10),
 }).superRefine((config, context) => {
   if (!isInsideAny(normaliseFolder(config.RELAY_DEFAULT_CWD) ?? '', config.RELAY_ALLOWED_ROOTS)) {
     context.addIssue({ code: 'custom', path: ['RELAY_DEFAULT_CWD'], message: `must lie inside RELAY_ALLOWED_ROOTS (${config.RELAY_ALLOWED_ROOTS.join(', ')})` });

@@ -1,6 +1,8 @@
 /**
  * The session service process: the only place its parts are wired together.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
@@ -26,6 +28,10 @@ import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';
 import { SessionWorkers } from './runtime/session-workers.ts';
 import { TurnRunner } from './runtime/turn-runner.ts';
 import { TurnSignals } from './runtime/turn-signals.ts';
+import { BackgroundTasks } from './tasks/background-tasks.ts';
+import { fileTaskOutput } from './tasks/file-task-output.ts';
+import { PrismaTaskStore } from './tasks/prisma-task-store.ts';
+import { taskGrpc } from './tasks/task-grpc.ts';
 import { PrismaSessionStore } from './store/prisma-session-store.ts';
 import { PrismaLoopGuardStore } from './store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './store/prisma-turn-store.ts';
@@ -49,8 +55,17 @@ const store = new PrismaSessionStore(prisma);
 const turns = new PrismaTurnStore(prisma);
 const signals = new TurnSignals();
 const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
+const taskStore = new PrismaTaskStore(prisma);
+const backgroundTasks = new BackgroundTasks({
+  store: taskStore,
+  clock,
+  logger,
+  dataDir: config.RELAY_DATA_DIR,
+  host: hostname(),
+  runnerId: `tasks-${randomUUID()}`,
+});
 const providers = new ProviderRegistry([
-  new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: new GrpcQuestionCards(questions), logger }),
+  new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: new GrpcQuestionCards(questions), logger, tasks: backgroundTasks }),
 ]);
 // A provider is offered as available only when this relay can also run its turns.
 const catalogue = new ConfiguredCatalogue(config, (providerId) => providers.canRun(providerId));
@@ -68,6 +83,12 @@ try {
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
   const listening = listenForTurnSignals(bus, signals, logger);
+  // Tasks survive nothing across a restart: the ones the last run of this host left are failed.
+  await backgroundTasks.recover();
+  const sweeping = setInterval(() => {
+    backgroundTasks.sweep().catch((error: unknown) => logger.warn({ err: error }, 'could not remove old task output'));
+  }, 5 * 60_000);
+  sweeping.unref();
   // Not awaited: the scheduler declares its stream, and may start after this service.
   const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger });
   // Not awaited: the subscription service declares its stream, and may start after this service.
@@ -101,8 +122,17 @@ try {
             hasher: nodeCrypto,
             catalogue,
             relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
+            tasks: { store: taskStore, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: config.RELAY_TASK_QUIET_MINUTES },
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
+          ...taskGrpc({
+            tasks: taskStore,
+            output: fileTaskOutput,
+            relay: { name: config.RELAY_NAME },
+            quietAfterMinutes: config.RELAY_TASK_QUIET_MINUTES,
+            clock,
+            logger,
+          }),
           ...loopGuardGrpc({ loopGuards: new PrismaLoopGuardStore(prisma), clock, logger }),
         },
       },
@@ -114,6 +144,8 @@ try {
     await server.shutdown();
     // The turns running here end as "the relay stopped"; their events go out with the last flush.
     await runner.stop();
+    clearInterval(sweeping);
+    await backgroundTasks.stopAll();
     listening.stop();
     await (await scheduledPrompts).stop();
     await (await wakeups).stop();

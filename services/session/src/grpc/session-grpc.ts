@@ -17,6 +17,8 @@ import { sendMessage } from '../domain/send-message.ts';
 import { setConversationOptions } from '../domain/set-conversation-options.ts';
 import { updateSession } from '../domain/update-session.ts';
 import type { LoopGuardMethod } from './loop-guard-grpc.ts';
+import { withTasks, type SessionTasksDeps } from '../tasks/session-tasks.ts';
+import type { TaskMethod } from '../tasks/task-grpc.ts';
 import {
   fromProvenanceMessage,
   toCallerMessage,
@@ -39,6 +41,8 @@ export type SessionGrpcDeps = SessionDeps &
     store: SessionStore & ConversationStore;
     clock: Clock;
     logger: Logger;
+    /** Where each session's background tasks come from (read_session and list_sessions show them). */
+    tasks?: SessionTasksDeps;
   };
 
 /**
@@ -47,7 +51,7 @@ export type SessionGrpcDeps = SessionDeps &
  */
 export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary> {
   const { store, clock } = deps;
-  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod>>(deps.logger, {
+  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod>>(deps.logger, {
     authenticate: async (request) => ({
       caller: toCallerMessage(await authenticate(deps, request.token)),
     }),
@@ -56,7 +60,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { userId: user.id, token };
     },
     listSessions: async (request) => ({
-      sessions: (await listSessions(store, { userId: request.userId, scope: request.scope })).map(toSessionMessage),
+      sessions: await withTasks(deps.tasks, (await listSessions(store, { userId: request.userId, scope: request.scope })).map(toSessionMessage)),
     }),
     createExternalSession: async (request) => {
       const { session, token } = await createExternalSession(deps, { userId: request.userId, title: request.title }, clock.now());
@@ -79,8 +83,9 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     },
     readSession: async (request) => {
       const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last });
+      const [session] = await withTasks(deps.tasks, [toSessionMessage(read.session)]);
       return {
-        session: toSessionMessage(read.session),
+        session,
         messages: read.messages.map(toChatMessage),
         inFlight: read.inFlight,
         pendingQuestions: read.pendingQuestions.map(toPendingQuestion),

@@ -72,6 +72,8 @@ export function toSessionMessage(session: Session | SessionView): SessionMessage
     autoCompactWindow: session.autoCompactWindow,
     thinkingEnabled: session.thinkingEnabled,
     thinkingDisplay: session.thinkingDisplay,
+    // Tasks are added by the RPCs that show them (tasks/session-tasks.ts).
+    tasks: [],
   };
 }
 

@@ -3,6 +3,7 @@
  * parse-script.ts and the service README). It reaches relay_tool only through the gateway.
  */
 import type { Logger } from '@relay/telemetry';
+import type { BackgroundTaskStarter } from '../background-task-starter.ts';
 import { TurnFailed, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import type { QuestionCards } from '../question-cards.ts';
 import { interpolate, type ScriptVariables } from './interpolate.ts';
@@ -19,6 +20,8 @@ export interface ScriptProviderOptions {
   gatewayUrl: string;
   cards: QuestionCards;
   logger: Logger;
+  /** Starts `task` steps; without it a task step fails the turn. */
+  tasks?: BackgroundTaskStarter;
 }
 
 /** Runs script prompts step by step on the relay clock. */
@@ -34,7 +37,7 @@ export class ScriptProvider implements Provider {
     const script = parseScript(input.message.text);
     if (script.steps.length === 0) return { text: NO_STEPS_REPLY, model: SCRIPT_MODEL };
     if (script.problems.length > 0) throw new TurnFailed(`script-1: ${script.problems.join('; ')}`);
-    if (script.steps.some((step) => step.kind === 'task')) throw new TurnFailed(TASK_UNAVAILABLE);
+    if (this.#options.tasks === undefined && script.steps.some((step) => step.kind === 'task')) throw new TurnFailed(TASK_UNAVAILABLE);
 
     const relayTool = new McpRelayTool(this.#options.gatewayUrl, input.token);
     const variables: ScriptVariables = { answer: '' };
@@ -85,7 +88,21 @@ export class ScriptProvider implements Provider {
       case 'fail':
         throw new TurnFailed(interpolate(step.message, variables));
       case 'task':
-        throw new TurnFailed(TASK_UNAVAILABLE);
+        variables.result = await this.#startTask(input, interpolate(step.command, variables));
+        return;
+    }
+  }
+
+  /** Starts a background task; it runs on after the turn. Its id, status and command become {{result}}. */
+  async #startTask(input: TurnInput, command: string): Promise<unknown> {
+    const tasks = this.#options.tasks;
+    if (tasks === undefined) throw new TurnFailed(TASK_UNAVAILABLE);
+    await input.emit({ type: 'tool_call', name: 'task', input: { command } });
+    try {
+      const task = await tasks.start({ sessionId: input.session.id, cwd: input.session.cwd, command });
+      return { taskId: task.id, status: task.status, description: task.description };
+    } catch (error) {
+      throw new TurnFailed(`task: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 

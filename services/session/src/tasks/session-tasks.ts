@@ -1,0 +1,46 @@
+/**
+ * The tasks list_sessions and read_session show on each session: those running and those that
+ * ended within the hour, each with whether it has output, its health while it runs and its
+ * test-run counts; a session whose only work left is a task is background_only.
+ */
+import { SessionState, type Session as SessionMessage, type Task as TaskMessage } from '@relay/proto/relay/session/v1/session';
+import type { TaskOutputReader } from '../domain/tasks/ports.ts';
+import { readConsole } from '../domain/tasks/read-task-output.ts';
+import { stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
+import type { PrismaTaskStore } from './prisma-task-store.ts';
+import { toTaskMessage } from './task-wire.ts';
+
+/** Enough of the end of the output for the counts of a run's summary. */
+const COUNTS_READ_BYTES = 64 * 1024;
+
+export interface SessionTasksDeps {
+  store: Pick<PrismaTaskStore, 'tasksOf'>;
+  output: TaskOutputReader;
+  now: () => Date;
+  quietAfterMinutes: number;
+}
+
+/** `sessions` with their tasks, and background_only where an idle session's task still runs. */
+export async function withTasks(deps: SessionTasksDeps | undefined, sessions: SessionMessage[]): Promise<SessionMessage[]> {
+  if (deps === undefined || sessions.length === 0) return sessions;
+  const now = deps.now();
+  const tasks = await deps.store.tasksOf(
+    sessions.map((session) => session.id),
+    new Date(now.getTime() - TASK_OUTPUT_KEPT_MS),
+  );
+  const views = await Promise.all(tasks.map((task) => taskView(deps, task, now)));
+  return sessions.map((session) => {
+    const own = views.filter((view) => view.sessionId === session.id);
+    const background = session.state === SessionState.SESSION_STATE_IDLE && own.some((view) => view.status === 'running');
+    return { ...session, tasks: own, ...(background ? { state: SessionState.SESSION_STATE_BACKGROUND_ONLY } : {}) };
+  });
+}
+
+async function taskView(deps: SessionTasksDeps, task: Task, now: Date): Promise<TaskMessage> {
+  const read = await deps.output.readEnd(task.outputPath, COUNTS_READ_BYTES);
+  const hasOutput = read !== undefined && read.text.length > 0;
+  const message = toTaskMessage(task, { hasOutput, counts: hasOutput ? readConsole(read.text).counts : undefined });
+  if (task.status !== 'running') return message;
+  const stall = stallOf(task, now, deps.quietAfterMinutes);
+  return { ...message, health: { minutesSinceOutput: stall.minutes, quiet: stall.quiet, quietAfterMinutes: stall.quietAfterMinutes } };
+}

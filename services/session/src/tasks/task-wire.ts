@@ -1,0 +1,45 @@
+/**
+ * Tasks on the wire: the proto Task of read_session, list_sessions and read_task_output, and the
+ * JSON payloads of relay.session.v1.task_started / task_finished / task_failed.
+ */
+import { TaskEnded, TaskStarted } from '@relay/proto/relay/session/v1/events';
+import type { Task as TaskMessage, TestCounts as TestCountsMessage } from '@relay/proto/relay/session/v1/session';
+import type { Task } from '../domain/tasks/task.ts';
+import type { TestCounts } from '../domain/tasks/test-counts.ts';
+
+export const TaskSubject = {
+  TASK_STARTED: 'relay.session.v1.task_started',
+  TASK_FINISHED: 'relay.session.v1.task_finished',
+  TASK_FAILED: 'relay.session.v1.task_failed',
+} as const;
+
+/** The proto Task of `task`. */
+export function toTaskMessage(task: Task, extra: { hasOutput?: boolean; counts?: TestCounts | undefined } = {}): TaskMessage {
+  return {
+    id: task.id,
+    sessionId: task.sessionId,
+    description: task.description,
+    type: task.type,
+    status: task.status,
+    ...(task.exitCode === null ? {} : { exitCode: task.exitCode }),
+    startedAt: task.startedAt,
+    endedAt: task.endedAt ?? undefined,
+    lastOutputAt: task.lastOutputAt ?? undefined,
+    hasOutput: extra.hasOutput ?? task.lastOutputAt !== null,
+    reason: task.reason,
+    counts: extra.counts === undefined ? undefined : toTestCountsMessage(extra.counts),
+    health: undefined,
+  };
+}
+
+export function toTestCountsMessage(counts: TestCounts): TestCountsMessage {
+  return { runner: counts.runner, passed: counts.passed, failed: counts.failed, skipped: counts.skipped, final: counts.final };
+}
+
+/** The subject and JSON payload of a task's start or end event. */
+export function taskEvent(kind: 'started' | 'ended', event: { eventId: string; occurredAt: Date; userId: string; task: Task }): { subject: string; payload: unknown } {
+  const message = { eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.task.sessionId, userId: event.userId, task: toTaskMessage(event.task) };
+  if (kind === 'started') return { subject: TaskSubject.TASK_STARTED, payload: TaskStarted.toJSON(message) };
+  const subject = event.task.status === 'completed' ? TaskSubject.TASK_FINISHED : TaskSubject.TASK_FAILED;
+  return { subject, payload: TaskEnded.toJSON(message) };
+}
