@@ -317,6 +317,18 @@ export interface SessionOwner {
   archiveSession(actor: Actor, sessionId: string): Promise<Session>;
   getConversation(sessionId: string): Promise<Conversation>;
   setConversationOptions(userId: string, sessionId: string, options: ConversationOptions): Promise<Session>;
+  /** The loop guard: counts one prompt the conversation sends to another agent (dryRun: only whether one fits). */
+  countAgentPrompt(sessionId: string, dryRun: boolean): Promise<AgentPromptCount>;
+  /** The user allowed 30 more prompts on the loop-guard card. */
+  grantAgentPrompts(sessionId: string): Promise<void>;
+}
+
+/** A conversation's loop guard (decisions.md, Across relays). */
+export interface AgentPromptCount {
+  sent: number;
+  allowed: number;
+  /** No more prompts fit until the user allows more. */
+  usedUp: boolean;
 }
 
 /** The pairing service: the relays paired with this one. */
@@ -364,8 +376,66 @@ export interface QuestionOwner {
   awaitCard(cardId: string, waitSeconds: number, signal: AbortSignal): AsyncIterable<CardEvent>;
   /** The user's cards, newest first: all of them (the Inbox) or one session's, optionally only the pending ones. */
   listCards(userId: string, filter: CardFilter): Promise<Card[]>;
-  /** The user decides one of their pending cards. */
+  /** The user (or, with agentSessionId, another session's agent) decides a pending card; dryRun only checks. */
   decideCard(decision: CardDecision): Promise<Card>;
+  /** A new ask (dryRun: every check, nothing stored). */
+  ask(request: AskRequest): Promise<Ask>;
+  /** A user's asks, newest first: a conversation's, those about a session, or (neither) the pending ones. */
+  listAsks(userId: string, filter: AskFilter): Promise<Ask[]>;
+  /** The asking conversation takes back a pending ask. */
+  withdrawAsk(userId: string, askingSessionId: string, askId: string): Promise<Ask>;
+  /** The user answers or dismisses an ask. */
+  answerAsk(answer: AskAnswer): Promise<Ask>;
+}
+
+export type AskStatus = 'pending' | 'answered' | 'dismissed' | 'withdrawn' | 'ended';
+
+/** A question an agent asked without blocking (spec, Questions that don't block). */
+export interface Ask {
+  /** ask_… */
+  id: string;
+  userId: string;
+  askingSessionId: string;
+  /** The session it is about: the asking conversation itself, or the one it asked on behalf of. */
+  aboutSessionId: string;
+  question: string;
+  options: string[];
+  recommendation: string;
+  detail: string;
+  status: AskStatus;
+  answer: string;
+  choice: string;
+  via: string;
+  createdAt: Date | undefined;
+  endedAt: Date | undefined;
+}
+
+export interface AskRequest {
+  userId: string;
+  askingSessionId: string;
+  /** Another session to ask on behalf of; unset for the asking conversation itself. */
+  aboutSessionId?: string;
+  question: string;
+  options: string[];
+  recommendation: string;
+  detail: string;
+  dryRun: boolean;
+}
+
+/** Which asks: a conversation's, those about a session, or neither (every pending one, the Inbox). */
+export interface AskFilter {
+  askingSessionId?: string;
+  aboutSessionId?: string;
+  pendingOnly: boolean;
+}
+
+/** The user's answer to an ask: answer text, a choice among its options, or both; or dismiss. */
+export interface AskAnswer {
+  userId: string;
+  askId: string;
+  decision: 'answer' | 'dismiss';
+  answer?: string;
+  choice?: string;
 }
 
 /** Which of a user's cards. */
@@ -384,6 +454,10 @@ export interface CardDecision {
   decision: (typeof CARD_DECISIONS)[number];
   answer?: string;
   choices?: string[];
+  /** Set when another session's agent answers a question card (answer_question). */
+  agentSessionId?: string;
+  /** Run every check and decide nothing. */
+  dryRun?: boolean;
 }
 
 /** A daily quiet window of a subscription. */

@@ -390,6 +390,14 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               if (request.mayCreateSessions !== undefined) session.mayCreateSessions = request.mayCreateSessions;
               return { session };
             },
+            countAgentPrompt: async (request) => {
+              record('countAgentPrompt', request);
+              return { sent: 0, allowed: 30, usedUp: false };
+            },
+            grantAgentPrompts: async (request) => {
+              record('grantAgentPrompts', request);
+              return { sent: 0, allowed: 30 };
+            },
           }),
           ...serveStream<SessionServiceServer>(logger, {
             wait: (request, signal) => {
@@ -452,6 +460,17 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             },
             listCards: async () => ({ cards }),
             cancelCards: async () => ({ cancelled: 0 }),
+            // Asks are tested against the real question service (e2e); here there are none.
+            listAsks: async () => ({ asks: [] }),
+            ask: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            withdrawAsk: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            answerAsk: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
           }),
           ...serveStream<QuestionServiceServer>(logger, {
             awaitCard: async function* (request): AsyncIterable<AwaitCardResponse> {

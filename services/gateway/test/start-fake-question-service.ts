@@ -82,6 +82,17 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
               return { card };
             },
             cancelCards: async () => ({ cancelled: 0 }),
+            // Asks are tested against the real question service (e2e); here there are none.
+            listAsks: async () => ({ asks: [] }),
+            ask: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            withdrawAsk: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            answerAsk: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
           }),
           ...serveStream<QuestionServiceServer>(logger, {
             awaitCard: async function* () {

@@ -3,12 +3,14 @@
  */
 import { callStream, callUnary } from '@relay/rpc';
 import {
+  AskStatus as AskStatusMessage,
   CardKind as KindMessage,
   CardStatus as StatusMessage,
+  type Ask as AskMessage,
   type Card as CardMessage,
   type QuestionServiceClient,
 } from '@relay/proto/relay/question/v1/question_service';
-import type { Card, CardDecision, CardEvent, CardFilter, CardKind, CardRequest, CardStatus, QuestionOwner } from '../ports.ts';
+import type { Ask, AskAnswer, AskFilter, AskRequest, AskStatus, Card, CardDecision, CardEvent, CardFilter, CardKind, CardRequest, CardStatus, QuestionOwner } from '../ports.ts';
 
 const DEADLINE_MS = 10_000;
 
@@ -77,13 +79,74 @@ export class GrpcQuestionOwner implements QuestionOwner {
         decision: decision.decision,
         answer: decision.answer ?? '',
         choices: decision.choices ?? [],
-        agentSessionId: '',
+        agentSessionId: decision.agentSessionId ?? '',
+        dryRun: decision.dryRun ?? false,
       },
       { deadlineMs: DEADLINE_MS },
     );
     if (!card) throw new Error('DecideCard answered without a card');
     return toCard(card);
   }
+
+  async ask(request: AskRequest): Promise<Ask> {
+    const { ask } = await callUnary(
+      this.client,
+      'ask',
+      {
+        userId: request.userId,
+        askingSessionId: request.askingSessionId,
+        aboutSessionId: request.aboutSessionId ?? '',
+        question: request.question,
+        options: request.options,
+        recommendation: request.recommendation,
+        detail: request.detail,
+        dryRun: request.dryRun,
+      },
+      { deadlineMs: DEADLINE_MS },
+    );
+    if (!ask) throw new Error('Ask answered without an ask');
+    return toAsk(ask);
+  }
+
+  async listAsks(userId: string, filter: AskFilter): Promise<Ask[]> {
+    const { asks } = await callUnary(
+      this.client,
+      'listAsks',
+      { userId, askingSessionId: filter.askingSessionId ?? '', aboutSessionId: filter.aboutSessionId ?? '', pendingOnly: filter.pendingOnly },
+      { deadlineMs: DEADLINE_MS },
+    );
+    return asks.map(toAsk);
+  }
+
+  async withdrawAsk(userId: string, askingSessionId: string, askId: string): Promise<Ask> {
+    const { ask } = await callUnary(this.client, 'withdrawAsk', { userId, askingSessionId, askId }, { deadlineMs: DEADLINE_MS });
+    if (!ask) throw new Error('WithdrawAsk answered without an ask');
+    return toAsk(ask);
+  }
+
+  async answerAsk(answer: AskAnswer): Promise<Ask> {
+    const { ask } = await callUnary(
+      this.client,
+      'answerAsk',
+      { userId: answer.userId, askId: answer.askId, decision: answer.decision, answer: answer.answer ?? '', choice: answer.choice ?? '', via: '' },
+      { deadlineMs: DEADLINE_MS },
+    );
+    if (!ask) throw new Error('AnswerAsk answered without an ask');
+    return toAsk(ask);
+  }
+}
+
+// An ask status this gateway does not know reads as ended: it is no longer open.
+const ASK_STATUSES: Record<number, AskStatus> = {
+  [AskStatusMessage.ASK_STATUS_PENDING]: 'pending',
+  [AskStatusMessage.ASK_STATUS_ANSWERED]: 'answered',
+  [AskStatusMessage.ASK_STATUS_DISMISSED]: 'dismissed',
+  [AskStatusMessage.ASK_STATUS_WITHDRAWN]: 'withdrawn',
+  [AskStatusMessage.ASK_STATUS_ENDED]: 'ended',
+};
+
+function toAsk(message: AskMessage): Ask {
+  return { ...message, status: ASK_STATUSES[message.status] ?? 'ended' };
 }
 
 function toCard(message: CardMessage): Card {

@@ -16,6 +16,7 @@ import { SessionOrigin, SessionState, TurnStatus } from '@relay/proto/relay/sess
 import type { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import type {
   Actor,
+  AgentPromptCount,
   Caller,
   ChatMessage,
   Conversation,
@@ -273,6 +274,15 @@ export class GrpcSessionOwner implements SessionOwner {
       { deadlineMs: DEADLINE_MS },
     );
     return toSession(required(session, 'SetConversationOptions', 'session'));
+  }
+
+  async countAgentPrompt(sessionId: string, dryRun: boolean): Promise<AgentPromptCount> {
+    const { sent, allowed, usedUp } = await callUnary(this.client, 'countAgentPrompt', { sessionId, dryRun }, { deadlineMs: DEADLINE_MS });
+    return { sent, allowed, usedUp };
+  }
+
+  async grantAgentPrompts(sessionId: string): Promise<void> {
+    await callUnary(this.client, 'grantAgentPrompts', { sessionId }, { deadlineMs: DEADLINE_MS });
   }
 }
 

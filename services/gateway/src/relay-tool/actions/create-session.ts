@@ -15,6 +15,7 @@ import { askApproval } from '../ask-approval.ts';
 import { awaitTurn } from '../await-turn.ts';
 import { needsCard } from '../card-policy.ts';
 import { createSessionCard } from '../card-text.ts';
+import { passLoopGuard } from '../loop-guard.ts';
 import { provenanceOf } from '../provenance.ts';
 import { success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
@@ -47,6 +48,7 @@ export const createSession: Action = async (args, context) => {
   if (needsCard({ mode: conversation.session.mode, writes: true, firstStartedByCaller: checked.firstStartedByCaller })) {
     await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
   }
+  await passLoopGuard(conversation, context, 'Nothing was created.');
 
   const created = await sessions.createSession({ ...request, dryRun: false });
   const { session } = created;

@@ -11,6 +11,7 @@ import { awaitTurn } from '../await-turn.ts';
 import { needsCard } from '../card-policy.ts';
 import { sendCard } from '../card-text.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
+import { passLoopGuard } from '../loop-guard.ts';
 import { provenanceOf } from '../provenance.ts';
 import { success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
@@ -41,6 +42,7 @@ export const send: Action = async (args, context) => {
     const choice = { text: args.text, model: args.model, effort: args.effort, mode: args.mode, billingSwitch: checked.billingSwitch };
     await askApproval(sendCard(relay, checked.session, choice), conversation, context);
   }
+  await passLoopGuard(conversation, context, 'Nothing was sent.');
 
   const sent = await sessions.sendMessage({ ...message, dryRun: false });
   const result = await awaitTurn(

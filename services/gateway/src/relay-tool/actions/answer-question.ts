@@ -1,0 +1,60 @@
+/**
+ * answer_question: answers a question card waiting in another session (`choices` or `answer`). An
+ * agent cannot answer its own question or a relay's approval card (the question service refuses
+ * both), nor an ask: that is refused with REMOTE_RELAY_FORBIDDEN before anyone is called. A write:
+ * in the ask and plan modes the user allows it on a card first.
+ */
+import type { Action } from '../action-context.ts';
+import { requireArguments } from '../arguments.ts';
+import { askApproval } from '../ask-approval.ts';
+import { needsCard } from '../card-policy.ts';
+import { toolError } from '../errors.ts';
+import { success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+import { quoteStart, shortId } from '../turn-result.ts';
+
+export const answerQuestion: Action = async (args, context) => {
+  requireArguments('answer_question', args, ['question_id']);
+  if ((args.choices === undefined || args.choices.length === 0) && args.answer === undefined) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', 'answer_question: one of choices and answer is required. Nothing was answered.');
+  }
+  if (args.question_id.startsWith('ask_')) {
+    throw toolError(
+      'REMOTE_RELAY_FORBIDDEN',
+      `answer_question: ${args.question_id} is an ask; only the user answers asks, in the session or an Inbox. Nothing was answered.`,
+    );
+  }
+  const relay = thisRelay(args.relay, context);
+  const { caller, questions, sessions } = context;
+  if (args.session === caller.sessionId) {
+    throw toolError('REMOTE_RELAY_FORBIDDEN', "answer_question: that is your own conversation's question; it is the user's to answer. Nothing was answered.");
+  }
+  const decision = {
+    userId: caller.userId,
+    cardId: args.question_id,
+    decision: 'answer' as const,
+    ...(args.answer === undefined ? {} : { answer: args.answer }),
+    ...(args.choices === undefined ? {} : { choices: args.choices }),
+    agentSessionId: caller.sessionId,
+  };
+  const checked = await questions.decideCard({ ...decision, dryRun: true });
+  if (args.session !== undefined && checked.sessionId !== args.session) {
+    throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
+  }
+  const conversation = await sessions.getConversation(caller.sessionId);
+  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+    const card = {
+      title: `Answer a question in session ${shortId(checked.sessionId)} on ${relay}`,
+      lines: [`Question: ${quoteStart(checked.title, 200)}`, `Answer: ${quoteStart([...(args.choices ?? []), args.answer ?? ''].filter(Boolean).join(' · '), 200)}`],
+      asked: `answering question ${checked.id} on ${relay}`,
+      nothing: 'Nothing was answered.',
+    };
+    await askApproval(card, conversation, context);
+  }
+  const card = await questions.decideCard({ ...decision, dryRun: false });
+  return success(
+    `answer_question → ${relay} session ${shortId(card.sessionId)}: question ${card.id} answered`,
+    { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
+    relay,
+  );
+};
