@@ -390,14 +390,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               if (request.mayCreateSessions !== undefined) session.mayCreateSessions = request.mayCreateSessions;
               return { session };
             },
-            countAgentPrompt: async (request) => {
-              record('countAgentPrompt', request);
-              return { sent: 0, allowed: 30, usedUp: false };
-            },
-            grantAgentPrompts: async (request) => {
-              record('grantAgentPrompts', request);
-              return { sent: 0, allowed: 30 };
-            },
+            // The loop guard is tested against the real session service (e2e); here it never runs out.
+            countAgentPrompt: async () => ({ sent: 0, allowed: 30, usedUp: false }),
+            grantAgentPrompts: async () => ({ sent: 0, allowed: 30 }),
           }),
           ...serveStream<SessionServiceServer>(logger, {
             wait: (request, signal) => {
