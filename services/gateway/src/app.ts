@@ -9,6 +9,7 @@ import { registerApiRoutes } from './http/api-routes.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
+import { registerAskRoutes } from './routes/asks.ts';
 import { registerCardRoutes } from './routes/cards.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import type { SchedulerOwner } from './scheduler-owner.ts';
@@ -53,6 +54,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerMcpRoutes(app, deps);
   registerApiRoutes(app, deps);
   registerCardRoutes(app, deps);
+  registerAskRoutes(app, deps);
   registerScheduleRoutes(app, deps);
   return app;
 }

@@ -92,7 +92,8 @@ export function cardView(card: Card): CardView {
 }
 
 // Cards are the user's to decide: a session's token (an agent) is refused here.
-async function userOf(deps: CardRouteDeps, request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
+/** The user behind a user token; answers 401/403 itself and returns undefined otherwise. */
+export async function userOf(deps: CardRouteDeps, request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
   const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
   if (!outcome.ok) {
     if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
@@ -113,7 +114,8 @@ const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
 };
 
 // The question service's refusals (REMOTE_RELAY_*) reach the user with their code and message; anything else is hidden.
-async function callOwner<T>(reply: FastifyReply, logger: Logger, call: () => Promise<T>): Promise<T | undefined> {
+/** Runs an owner call; a refusal or fault is answered on `reply` and undefined returned. */
+export async function callOwner<T>(reply: FastifyReply, logger: Logger, call: () => Promise<T>): Promise<T | undefined> {
   try {
     return await call();
   } catch (error) {
@@ -129,7 +131,8 @@ async function callOwner<T>(reply: FastifyReply, logger: Logger, call: () => Pro
   }
 }
 
-function sendInvalid(reply: FastifyReply, error: z.ZodError): FastifyReply {
+/** 400 REMOTE_RELAY_INVALID_INPUT with the zod issues. */
+export function sendInvalid(reply: FastifyReply, error: z.ZodError): FastifyReply {
   return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', error.issues.map((issue) => issue.message).join('; '));
 }
 
