@@ -9,8 +9,9 @@ import type { PrismaWatchStore } from '../store/prisma-watch-store.ts';
 import { decodeWatchEvent } from './decode-watch-event.ts';
 import { waitForStream } from './session-events-consumer.ts';
 
+// One filter subject each: the nats-server here (before 2.10) takes no list of them.
 export const WATCH_CONSUMERS = [
-  { stream: 'SESSION_EVENTS', durable: 'subscription-watch-session-events', filterSubjects: ['relay.session.v1.turn_ended', 'relay.session.v1.question_asked', 'relay.session.v1.archived'] },
+  { stream: 'SESSION_EVENTS', durable: 'subscription-watch-session-events', filterSubjects: ['relay.session.v1.>'] },
   { stream: 'QUESTION_EVENTS', durable: 'subscription-watch-question-events', filterSubjects: ['relay.question.v1.question_answered'] },
 ] as const;
 
