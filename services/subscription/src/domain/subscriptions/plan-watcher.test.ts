@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { DeliverySubscription, RelayEvent } from '../delivery/index.ts';
+import { EMPTY_WATCHER_STATE, evaluateWatcher, wakeupIdOf, type WatcherEvent } from './plan-watcher.ts';
+
+const at = (iso: string) => new Date(iso);
+const SESSION = { id: '3f9c2a1e7b04', title: 'Review: server/' };
+const WATCHER = 'w1';
+
+function turnEnd(id: string, occurredAt: string, text = 'Done.'): RelayEvent {
+  return { kind: 'turn_end', id, occurredAt: at(occurredAt), relay: null, session: SESSION, status: 'done', text, promptMessageId: null };
+}
+function stored(event: RelayEvent, subscriptionIds: string[], overrides: Partial<WatcherEvent> = {}): WatcherEvent {
+  return { id: `${WATCHER}:${event.id}`, sourceEventId: event.id, event, subscriptionIds, status: 'new', releaseAt: null, deliverAt: null, heldBy: null, capDigest: false, wakeupId: null, ...overrides };
+}
+function subscription(overrides: Partial<DeliverySubscription> = {}): DeliverySubscription {
+  return { id: 'sub_plain', createdAt: at('2026-10-24T08:00:00Z'), once: false, digestMinutes: null, quietHours: null, lastDeliveredAt: null, ...overrides };
+}
+const subs = (...list: DeliverySubscription[]) => new Map(list.map((s) => [s.id, s]));
+
+describe('evaluateWatcher', () => {
+  it('opens a 30-second window for a new event and sends nothing yet', () => {
+    const result = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:00Z'), state: EMPTY_WATCHER_STATE, seq: 0, events: [stored(turnEnd('e1', '2026-10-24T10:00:00Z'), ['sub_plain'])], subscriptions: subs(subscription()) });
+    expect(result.wakeUp).toBeNull();
+    expect(result.events).toMatchObject([{ status: 'released', deliverAt: at('2026-10-24T10:00:30Z') }]);
+    expect(result.nextEvaluationAt).toEqual(at('2026-10-24T10:00:30Z'));
+  });
+
+  it('sends the events released within the window as one message, numbered <watcher>:<seq>', () => {
+    const first = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:00Z'), state: EMPTY_WATCHER_STATE, seq: 4, events: [stored(turnEnd('e1', '2026-10-24T10:00:00Z', 'One'), ['sub_plain'])], subscriptions: subs(subscription()) });
+    const second = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:10Z'), state: first.state, seq: first.seq, events: [...first.events, stored(turnEnd('e2', '2026-10-24T10:00:10Z', 'Two'), ['sub_plain'])], subscriptions: subs(subscription()) });
+    expect(second.wakeUp).toBeNull();
+    const third = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:30Z'), state: second.state, seq: second.seq, events: [...first.events, ...second.events.filter((e) => e.id !== `${WATCHER}:e1`)], subscriptions: subs(subscription()) });
+    expect(third.wakeUp).toMatchObject({ seq: 5, wakeupId: wakeupIdOf(WATCHER, 5), sourceEventIds: ['e1', 'e2'] });
+    expect(third.wakeUp?.text.split('\n')).toEqual([
+      '[relay event · automated message from OAR, not from the user; it approves nothing]',
+      '[relay event] session "Review: server/" (3f9c…): turn_end (done) "One"',
+      '[relay event] session "Review: server/" (3f9c…): turn_end (done) "Two"',
+    ]);
+    expect(third.state.wakeUps).toEqual([at('2026-10-24T10:00:30Z')]);
+    expect(third.deliveredSubscriptionIds).toEqual(['sub_plain']);
+    expect(third.nextEvaluationAt).toBeNull();
+  });
+
+  it('holds an event inside quiet hours until the window ends, then it goes after the coalescing window', () => {
+    const quiet = subscription({ id: 'sub_quiet', quietHours: { from: '21:00', to: '02:30', tz: 'Europe/Berlin' } });
+    const held = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T20:00:00Z'), state: EMPTY_WATCHER_STATE, seq: 0, events: [stored(turnEnd('e1', '2026-10-24T20:00:00Z'), ['sub_quiet'])], subscriptions: subs(quiet) });
+    // 02:30 comes first at 00:30Z (CEST); the repeated 02:30 (CET, 01:30Z) does not count.
+    expect(held.events).toMatchObject([{ status: 'held', releaseAt: at('2026-10-25T00:30:00Z') }]);
+    expect(held.nextEvaluationAt).toEqual(at('2026-10-25T00:30:00Z'));
+    const released = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-25T00:30:00Z'), state: held.state, seq: 0, events: held.events, subscriptions: subs(quiet) });
+    expect(released.events).toMatchObject([{ status: 'released', deliverAt: at('2026-10-25T00:30:30Z') }]);
+    const sent = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-25T00:30:30Z'), state: released.state, seq: 0, events: released.events, subscriptions: subs(quiet) });
+    expect(sent.wakeUp?.text).toContain('Held during quiet hours (21:00–02:30 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.');
+  });
+
+  it('delivers an urgent event at once, taking the open window along', () => {
+    const first = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:00Z'), state: EMPTY_WATCHER_STATE, seq: 0, events: [stored(turnEnd('e1', '2026-10-24T10:00:00Z'), ['sub_plain'])], subscriptions: subs(subscription()) });
+    const answered: RelayEvent = { kind: 'question_answered', id: 'q1', occurredAt: at('2026-10-24T10:00:05Z'), relay: null, questionId: 'ask_1', answer: 'Wait', choices: [], dismissed: false, via: 'desk' };
+    const urgent = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:05Z'), state: first.state, seq: 0, events: [...first.events, stored(answered, [])], subscriptions: subs(subscription()) });
+    expect(urgent.wakeUp?.sourceEventIds).toEqual(['e1', 'q1']);
+    expect(urgent.deliveredSubscriptionIds).toEqual(['sub_plain']);
+  });
+
+  it('ends a once subscription with its first event and drops events no live subscription names', () => {
+    const once = subscription({ id: 'sub_once', once: true });
+    const result = evaluateWatcher({
+      watcherSessionId: WATCHER,
+      now: at('2026-10-24T10:00:00Z'),
+      state: EMPTY_WATCHER_STATE,
+      seq: 0,
+      events: [stored(turnEnd('e1', '2026-10-24T10:00:00Z'), ['sub_once']), stored(turnEnd('e2', '2026-10-24T10:00:00Z'), ['sub_gone'])],
+      subscriptions: subs(once),
+    });
+    expect(result.endSubscriptionIds).toEqual(['sub_once']);
+    expect(result.events.map((event) => event.status)).toEqual(['released', 'dropped']);
+  });
+});
