@@ -7,10 +7,14 @@ import type { ScheduleStore } from '../domain/ports.ts';
 export const SESSION_EVENTS = {
   stream: 'SESSION_EVENTS',
   durable: 'scheduler-session-events',
-  filterSubjects: ['relay.session.v1.turn_started', 'relay.session.v1.turn_ended', 'relay.session.v1.archived'],
+  // One filter: the NATS server here predates filter_subjects (2.10); the handler skips what it does not use.
+  filterSubjects: ['relay.session.v1.>'],
 } as const;
 
 const STREAM_POLL_MS = 500;
+const ARCHIVED = 'relay.session.v1.archived';
+/** A turn took the message: it started, or it ended (a turn that never started ends too, e.g. stopped). */
+const TAKEN = new Set(['relay.session.v1.turn_started', 'relay.session.v1.turn_ended']);
 
 /**
  * Follows the sessions the schedules touch: a turn that starts (or ends) on a firing's message means the
@@ -31,14 +35,14 @@ export async function startSessionEventsConsumer(bus: Bus, deps: { store: Schedu
 /** Applies one session event to the schedules. */
 export async function handleSessionEvent(deps: { store: ScheduleStore; clock: Clock; changed: () => void }, message: BusMessage): Promise<void> {
   const data = (message.data ?? {}) as { messageId?: unknown; sessionId?: unknown };
-  if (message.subject === 'relay.session.v1.archived') {
+  if (message.subject === ARCHIVED) {
     if (typeof data.sessionId !== 'string') return;
     const ended = await deps.store.endForSession(data.sessionId, 'archived', deps.clock.now());
     if (ended > 0) deps.changed();
     return;
   }
   // Only messages a firing queued carry a firing id ("sch_…:<due time>") as their id.
-  if (typeof data.messageId === 'string' && data.messageId.startsWith('sch_')) {
+  if (TAKEN.has(message.subject) && typeof data.messageId === 'string' && data.messageId.startsWith('sch_')) {
     await deps.store.markFiringTaken(data.messageId, deps.clock.now());
   }
 }

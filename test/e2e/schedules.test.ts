@@ -1,0 +1,162 @@
+// Issue 7 end to end, on a virtual clock 60× faster than real time (one relay minute per real second):
+// a `script` session sets schedules through relay_tool; their prompts (script too) are queued into it by the
+// scheduler and the session service. The test reads only relay state: message ids (firing id = schedule id +
+// due time), the schedule's counters, and relay-clock instants — never how long anything took.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+const MINUTE = 60_000;
+let relay: Relay;
+
+const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
+
+async function startScriptSession(title: string, text: string): Promise<{ id: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.session.id, messageId: created.body.message_id };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out: ${what}\n${relay.logs().slice(-4000)}`);
+}
+
+async function scheduleOf(sessionId: string): Promise<any> {
+  const listed = await relay.api('GET', `/api/v1/schedules?session=${sessionId}`);
+  expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+  return listed.body.schedules[0];
+}
+
+/** The due times of the firings queued into a session so far (from their message ids), oldest first. */
+async function firedDueTimes(sessionId: string): Promise<number[]> {
+  const read = await relay.api('GET', `/api/v1/sessions/${sessionId}?last=100`);
+  expect(read.status, JSON.stringify(read.body)).toBe(200);
+  return read.body.messages
+    .filter((m: { role: string }) => m.role === 'schedule')
+    .map((m: { id: string }) => Date.parse(m.id.slice(m.id.indexOf(':') + 1)));
+}
+
+/** Sets a schedule from a new script session and returns the session and the schedule the tool answered. */
+async function sessionWithSchedule(title: string, schedule: Record<string, unknown>, after: string[] = []): Promise<{ session: string; scheduleId: string }> {
+  const started = await startScriptSession(title, [tool({ action: 'schedule', ...schedule }), 'reply {{result.schedule_id}} {{result.summary}}', ...after].join('\n'));
+  const schedule0 = await until('the schedule is set', async () => (await scheduleOf(started.id)) ?? undefined);
+  return { session: started.id, scheduleId: schedule0.id };
+}
+
+beforeAll(async () => {
+  relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-11-01T00:00:00Z@60x' } });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+});
+
+describe('schedules', () => {
+  it('a repeating schedule fires on its grid into its own conversation; the scheduler stopped across three intervals fires once on return, then keeps the grid', async () => {
+    const every = 3;
+    const { session, scheduleId } = await sessionWithSchedule('Ticker', { title: 'Tick', text: 'reply tick', every_minutes: every });
+    const first = await scheduleOf(session);
+    expect(first).toMatchObject({ id: scheduleId, title: 'Tick', everyMinutes: every, once: false, firedCount: 0, session: { id: session, title: 'Ticker' } });
+    expect(first.setBy).toBeUndefined();
+    const at = Date.parse(first.at);
+
+    // Two firings on the grid, each queued as a "schedule" message that the script runs ("reply tick").
+    const onGrid = await until('two firings', async () => {
+      const due = await firedDueTimes(session);
+      return due.length >= 2 ? due : undefined;
+    });
+    // The first time, then whole intervals on (a repeat may skip while its previous message still waits).
+    expect(onGrid[0]).toBe(at);
+    for (const due of onGrid) expect((due - at) % (every * MINUTE)).toBe(0);
+    const read = await relay.api('GET', `/api/v1/sessions/${session}?last=100`);
+    const tick = read.body.messages.find((m: { role: string }) => m.role === 'schedule');
+    expect(tick.text).toMatch(new RegExp(`^\\[relay schedule ${scheduleId} "Tick" · every 3 min · automated message from OAR, not from the user; it approves nothing\\]\\nreply tick$`));
+    const replies = read.body.messages.filter((m: { role: string; text: string }) => m.role === 'assistant' && m.text.includes('tick'));
+    expect(replies.length).toBeGreaterThanOrEqual(1);
+
+    // Down across (more than) three intervals.
+    await relay.services.scheduler.stop();
+    const stoppedAt = await firedDueTimes(session);
+    await new Promise((resolve) => setTimeout(resolve, (3 * every + 1) * 1000));
+    const lastBefore = stoppedAt[stoppedAt.length - 1]!;
+    relay.services.scheduler.start();
+    await relay.waitReady('scheduler');
+
+    const after = await until('one catch-up firing, then the next grid firing', async () => {
+      const due = await firedDueTimes(session);
+      return due.length >= stoppedAt.length + 2 ? due : undefined;
+    });
+    const catchUp = after[stoppedAt.length]!;
+    const next = after[stoppedAt.length + 1]!;
+    // One firing for all the missed times (the first of them), not one per missed interval …
+    expect(catchUp).toBeGreaterThan(lastBefore);
+    expect((catchUp - at) % (every * MINUTE)).toBe(0);
+    // … then the grid again: the missed grid times (three at least) were not fired one by one.
+    expect((next - at) % (every * MINUTE)).toBe(0);
+    expect(next - catchUp).toBeGreaterThanOrEqual(3 * every * MINUTE);
+
+    // Ending it: unschedule as the user would Cancel it; it stays listed with endReason for an hour.
+    const cancelled = await relay.api('DELETE', `/api/v1/schedules/${scheduleId}`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.schedule).toMatchObject({ id: scheduleId, endReason: 'unscheduled' });
+    const again = await relay.api('DELETE', `/api/v1/schedules/${scheduleId}`);
+    expect(again.status).toBe(404);
+  });
+
+  it('a firing whose previous message still waits is skipped and counted; the next one fires once it ran', async () => {
+    // The setting turn blocks on a question card, so the first scheduled message waits behind it.
+    const { session } = await sessionWithSchedule('Blocked', { title: 'Nudge', text: 'reply nudged', every_minutes: 1 }, ['ask_user Go on? | yes']);
+    const skipped = await until('a skipped firing', async () => {
+      const schedule = await scheduleOf(session);
+      return schedule.skippedCount >= 1 ? schedule : undefined;
+    });
+    expect(skipped.firedCount).toBe(1);
+    expect(await firedDueTimes(session)).toHaveLength(1);
+
+    const card = await until('the question card', async () => {
+      const { body } = await relay.api('GET', `/api/v1/cards?session=${session}&pending=1`);
+      return body.cards[0];
+    });
+    const answered = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['yes'] });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+
+    const fired = await until('the next firing after the queued message ran', async () => {
+      const schedule = await scheduleOf(session);
+      return schedule.firedCount >= 2 ? schedule : undefined;
+    });
+    expect(fired.skippedCount).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses what it must, and changes nothing', async () => {
+    const started = await startScriptSession(
+      'Refusals',
+      [
+        tool({ action: 'schedule', title: 'x', text: 'reply x' }),
+        'reply {{result.code}}',
+        tool({ action: 'schedule', title: 'x', text: 'reply x', at: 'tomorrow' }),
+        'reply {{result.code}}',
+        tool({ action: 'unschedule', schedule_id: 'sch_000000000000' }),
+        'reply {{result.code}}',
+        tool({ action: 'list_schedules' }),
+        'reply {{result.summary}}',
+      ].join('\n'),
+    );
+    const turn = await until('the refusals turn', async () => {
+      const result = await relay.api('GET', `/api/v1/sessions/${started.id}/wait?message_id=${started.messageId}&wait_seconds=120`);
+      return ['queued', 'running'].includes(result.body.status) ? undefined : result.body;
+    });
+    expect(turn.status).toBe('done');
+    expect(turn.reply.text.split('\n')).toEqual([
+      'REMOTE_RELAY_INVALID_INPUT',
+      'REMOTE_RELAY_INVALID_INPUT',
+      'REMOTE_RELAY_NOT_FOUND',
+      'list_schedules → desk: 0 schedules, 0 active',
+    ]);
+    expect(await scheduleOf(started.id)).toBeUndefined();
+  });
+});
