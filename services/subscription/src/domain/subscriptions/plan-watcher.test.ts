@@ -75,3 +75,27 @@ describe('evaluateWatcher', () => {
     expect(result.events.map((event) => event.status)).toEqual(['released', 'dropped']);
   });
 });
+
+describe('evaluateWatcher and the watcher\'s own prompts', () => {
+  const own = (id: string, occurredAt: string): RelayEvent => ({ ...(turnEnd(id, occurredAt) as Extract<RelayEvent, { kind: 'turn_end' }>), promptMessageId: 'msg_1' });
+
+  it('drops a released turn_end whose reply the watcher got back before the window closed', () => {
+    const first = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:00Z'), state: EMPTY_WATCHER_STATE, seq: 0, events: [stored(own('e1', '2026-10-24T10:00:00Z'), ['sub_plain'])], subscriptions: subs(subscription()) });
+    expect(first.events).toMatchObject([{ status: 'released' }]);
+    const state = { ...first.state, ownPrompts: { msg_1: 'reply_returned' as const } };
+    const closed = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:30Z'), state, seq: 0, events: first.events, subscriptions: subs(subscription()) });
+    expect(closed.wakeUp).toBeNull();
+    expect(closed.events).toMatchObject([{ status: 'dropped' }]);
+  });
+
+  it('holds it while the watcher still waits, and a once subscription\'s turn_end still comes', () => {
+    const waiting = { ...EMPTY_WATCHER_STATE, ownPrompts: { msg_1: 'waiting' as const } };
+    const held = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:00Z'), state: waiting, seq: 0, events: [stored(own('e1', '2026-10-24T10:00:00Z'), ['sub_plain'])], subscriptions: subs(subscription()) });
+    expect(held.events).toMatchObject([{ status: 'waiting' }]);
+    const returned = { ...EMPTY_WATCHER_STATE, ownPrompts: { msg_1: 'reply_returned' as const } };
+    const once = subscription({ id: 'sub_once', once: true });
+    const first = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:00Z'), state: returned, seq: 0, events: [stored(own('e1', '2026-10-24T10:00:00Z'), ['sub_once'])], subscriptions: subs(once) });
+    const sent = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:30Z'), state: first.state, seq: 0, events: first.events, subscriptions: subs(once) });
+    expect(sent.wakeUp?.sourceEventIds).toEqual(['e1']);
+  });
+});

@@ -108,6 +108,17 @@ export function evaluateWatcher(input: {
     }
   }
 
+  // No echo, checked again when the message goes: the watcher's call or wait may have returned the finished reply
+  // (NotePromptState) after the turn_end was planned; the coalescing window leaves it that time.
+  for (const event of current.values()) {
+    const prompt = event.event.kind === 'turn_end' ? event.event.promptMessageId : null;
+    const once = event.subscriptionIds.some((id) => input.subscriptions.get(id)?.once === true);
+    if (event.status === 'released' && prompt !== null && state.ownPrompts[prompt] === 'reply_returned' && !once) {
+      event.status = 'dropped';
+      changed.add(event.id);
+    }
+  }
+
   const due = [...current.values()].filter((event) => event.status === 'released' && event.deliverAt !== null && event.deliverAt.getTime() <= now.getTime());
   let wakeUp: PlannedWakeUp | null = null;
   let seq = input.seq;
