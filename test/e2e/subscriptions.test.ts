@@ -1,0 +1,142 @@
+// Issue 5 end to end: a `script` watcher subscribes to a worker session through relay_tool (the user allows the
+// first-watch card), and the worker's turn_end wakes it with a new turn whose message is the relay event row.
+// The second relay runs on a fast virtual clock through a real DST night: quiet hours hold the row until the
+// window's first end.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+const HEADER = '[relay event · automated message from OAR, not from the user; it approves nothing]';
+const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
+
+async function finish(relay: Relay, sessionId: string, messageId: string): Promise<any> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
+  }
+}
+
+async function startScriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.session.id, messageId: created.body.message_id };
+}
+
+async function decideCard(relay: Relay, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
+    const card = body.cards[0];
+    if (card) {
+      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+      return card;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no card showed in ${sessionId}`);
+}
+
+/** The watcher's event messages, once at least `count` came (real-time deadline). */
+async function eventMessages(relay: Relay, sessionId: string, count: number, timeoutMs = 90_000): Promise<{ text: string; created_at?: string; createdAt?: string }[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}?last=50`);
+    const events = (body.messages ?? []).filter((message: { role: string }) => message.role === 'event');
+    if (events.length >= count) return events;
+    if (Date.now() > deadline) throw new Error(`no event message in ${sessionId}: ${JSON.stringify(body.messages)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** A watcher subscribes to `worker` with `extra` arguments; answers its id and the subscribe result. */
+async function subscribeWatcher(relay: Relay, worker: string, extra: Record<string, unknown> = {}): Promise<{ watcher: string; result: any }> {
+  const started = await startScriptSession(relay, 'Watcher', [tool({ action: 'subscribe', sessions: [worker], ...extra })].join('\n'));
+  const card = await decideCard(relay, started.id, 'allow');
+  expect(card.kind).toBe('approval');
+  const turn = await finish(relay, started.id, started.messageId);
+  expect(turn.status).toBe('done');
+  return { watcher: started.id, result: JSON.parse(turn.reply.text) };
+}
+
+describe('a watcher is woken by a watched session', () => {
+  let relay: Relay;
+  beforeAll(async () => {
+    // 60x: the 30-second coalescing window is half a second.
+    relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@60x` } });
+  });
+  afterAll(async () => {
+    await relay?.stop();
+  });
+
+  it('turn_end of the worker starts a new turn of the watcher with the relay event row', async () => {
+    const worker = await startScriptSession(relay, 'Review: server/', 'reply ready');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher, result } = await subscribeWatcher(relay, worker.id);
+    expect(result).toMatchObject({
+      ok: true,
+      relay: 'desk',
+      subscription: { sessions: [{ id: worker.id, title: 'Review: server/' }], events: ['question_asked', 'error', 'turn_end', 'subagent_finished', 'task_failed', 'stalled', 'all_idle'], once: false, stalledMinutes: 15 },
+    });
+    expect(result.summary).toBe(`subscribe → desk: 1 session (${result.subscription.id})`);
+
+    const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Found 4 places without input checks' });
+    expect(sent.status).toBe(201);
+    await finish(relay, worker.id, sent.body.message_id);
+
+    const [event] = await eventMessages(relay, watcher, 1);
+    const lines = event!.text.split('\n');
+    expect(lines[0]).toBe(HEADER);
+    expect(lines).toContain(`[relay event] session "Review: server/" (${worker.id.slice(0, 4)}…): turn_end (done) "Found 4 places without input checks"`);
+
+    const listed = await relay.api('POST', `/api/v1/sessions/${watcher}/messages`, { text: tool({ action: 'list_subscriptions' }) });
+    const turn = await finish(relay, watcher, listed.body.message_id);
+    expect(JSON.parse(turn.reply.text).subscriptions).toEqual([expect.objectContaining({ id: result.subscription.id, heldCount: 0, nextDeliveryAt: null })]);
+  });
+
+  it('refuses exclude with a list of sessions, and makes nothing', async () => {
+    const worker = await startScriptSession(relay, 'Other', 'reply ok');
+    const started = await startScriptSession(
+      relay,
+      'Careless watcher',
+      [tool({ action: 'subscribe', sessions: [worker.id], exclude: ['abcd'] }), tool({ action: 'list_subscriptions' })].join('\n'),
+    );
+    const turn = await finish(relay, started.id, started.messageId);
+    expect(JSON.parse(turn.reply.text).subscriptions).toEqual([]);
+    const { body } = await relay.api('GET', `/api/v1/sessions/${started.id}?last=10`);
+    expect(JSON.stringify(body)).not.toContain('sub_');
+  });
+});
+
+describe('quiet hours across the night the clocks go back (Europe/Berlin, 2026-10-25)', () => {
+  let relay: Relay;
+  beforeAll(async () => {
+    // 21:05 CEST on 24 October, inside the window from the start; 300x: the 5 h 25 min to its end are 65 s, enough
+    // for starting the relay and subscribing (relay time runs from the harness's epoch, startup included).
+    relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-10-24T19:05:00Z@300x' } });
+  });
+  afterAll(async () => {
+    await relay?.stop();
+  });
+
+  it('holds the turn_end until 02:30 comes the first time, then delivers it with the held line', async () => {
+    const worker = await startScriptSession(relay, 'Nightly', 'reply ready');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher, result } = await subscribeWatcher(relay, worker.id, { quiet_hours: { from: '21:00', to: '02:30', tz: 'europe/berlin' } });
+    expect(result.subscription.quietHours).toEqual({ from: '21:00', to: '02:30', tz: 'Europe/Berlin' });
+
+    const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Deployed.' });
+    await finish(relay, worker.id, sent.body.message_id);
+
+    const [event] = await eventMessages(relay, watcher, 1, 120_000);
+    expect(event!.text.split('\n')).toEqual([
+      HEADER,
+      'Held during quiet hours (21:00–02:30 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.',
+      `[relay event] session "Nightly" (${worker.id.slice(0, 4)}…): turn_end (done) "Deployed."`,
+    ]);
+    // 02:30 CEST is 00:30Z; the second 02:30 (CET) would be 01:30Z. The row goes after the 30-second window.
+    const at = new Date((event!.created_at ?? event!.createdAt) as string).getTime();
+    expect(at).toBeGreaterThanOrEqual(Date.parse('2026-10-25T00:30:30Z'));
+    expect(at).toBeLessThan(Date.parse('2026-10-25T01:00:00Z'));
+  });
+});
