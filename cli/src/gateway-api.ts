@@ -18,6 +18,12 @@ export type TurnResult = {
   note?: string;
 };
 
+/** A pending ask as the Inbox lists it. */
+export type InboxAsk = { id: string; sessionId: string; question: string; options: string[]; recommendation: string; detail: string; createdAt: string | null };
+
+/** A pending card as the Inbox lists it. */
+export type InboxCard = { id: string; sessionId: string; kind: 'approval' | 'question'; title: string; lines: string[]; options: string[]; createdAt: string | null };
+
 // A wait lasts up to the relay's longest wait per tool call (at most an hour); the request may take that long.
 const WAIT_TIMEOUT_MS = 3_700_000;
 const TIMEOUT_MS = 30_000;
@@ -91,6 +97,23 @@ export class GatewayApi {
   async setSessionOptions(sessionId: string, options: { mode?: RelayMode; mayCreateSessions?: boolean }): Promise<Record<string, unknown>> {
     const body = { mode: options.mode, may_create_sessions: options.mayCreateSessions };
     return (await this.request('PATCH', `/api/v1/sessions/${encodeURIComponent(sessionId)}`, body)) as Record<string, unknown>;
+  }
+
+  /** GET /api/v1/inbox → the user's pending asks and cards. */
+  async inbox(): Promise<{ asks: InboxAsk[]; cards: InboxCard[] }> {
+    const body = (await this.request('GET', '/api/v1/inbox')) as { asks?: unknown; cards?: unknown };
+    if (!Array.isArray(body.asks) || !Array.isArray(body.cards)) throw new CliError(`${this.baseUrl}/api/v1/inbox answered without asks and cards`);
+    return body as { asks: InboxAsk[]; cards: InboxCard[] };
+  }
+
+  /** POST /api/v1/asks/:id {decision, answer, choice} → the ask answered or dismissed. */
+  async answerAsk(askId: string, decision: { decision: 'answer' | 'dismiss'; answer?: string; choice?: string }): Promise<Record<string, unknown>> {
+    return (await this.request('POST', `/api/v1/asks/${encodeURIComponent(askId)}`, decision)) as Record<string, unknown>;
+  }
+
+  /** POST /api/v1/cards/:id {decision, answer, choices} → the card decided. */
+  async decideCard(cardId: string, decision: { decision: 'allow' | 'deny' | 'answer' | 'dismiss'; answer?: string; choices?: string[] }): Promise<Record<string, unknown>> {
+    return (await this.request('POST', `/api/v1/cards/${encodeURIComponent(cardId)}`, decision)) as Record<string, unknown>;
   }
 
   private async request(method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {

@@ -43,6 +43,18 @@ async function main(argv: readonly string[]): Promise<number> {
         const { runSetSession } = await import('./commands/sessions.ts');
         return await runSetSession(command, { out: process.stdout });
       }
+      case 'inbox': {
+        const { runInbox } = await import('./commands/inbox.ts');
+        return await runInbox(command, { out: process.stdout });
+      }
+      case 'answer': {
+        const { runAnswer } = await import('./commands/inbox.ts');
+        return await runAnswer(command, { out: process.stdout });
+      }
+      case 'decide': {
+        const { runDecide } = await import('./commands/inbox.ts');
+        return await runDecide(command, { out: process.stdout });
+      }
     }
   } catch (error) {
     if (error instanceof CliError || error instanceof ConfigError) {

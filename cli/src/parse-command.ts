@@ -16,6 +16,9 @@ export type Command =
   | { kind: 'say'; sessionId: string; text: string; wait: boolean; json: boolean }
   | { kind: 'show-session'; sessionId: string; last?: number; json: boolean }
   | { kind: 'set-session'; sessionId: string; mode?: RelayMode; mayCreateSessions?: boolean; json: boolean }
+  | { kind: 'inbox'; json: boolean }
+  | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
+  | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
   | { kind: 'help' };
 
 const SCOPES: readonly SessionScope[] = ['active', 'archived', 'all'];
@@ -37,6 +40,11 @@ Usage:
                                                  a session's recent messages and what goes on there
   relay session set SESSION [--mode agent|ask|plan] [--may-create-sessions on|off] [--json]
                                                  the conversation's relay mode, and whether its agent may start sessions
+  relay inbox [--json]                           pending asks and cards across your sessions
+  relay answer ID [TEXT…] [--choice C] [--dismiss] [--json]
+                                                 answer (or dismiss) an ask (ask_…) or a question card (card_…)
+  relay allow CARD [--json]                      allow what an approval card asks
+  relay deny CARD [--json]                       deny what an approval card asks
   relay help                                     this text
 
 relay up reads NATS_URL, DATABASE_URL (a server URL; each service gets its own database on it),
@@ -122,6 +130,27 @@ export function parseCommand(argv: readonly string[]): Command {
     if (values.mode !== undefined) command.mode = parseMode(values.mode);
     if (values['may-create-sessions'] !== undefined) command.mayCreateSessions = parseSwitch(values['may-create-sessions']);
     return command;
+  }
+  if (first === 'inbox' && second === undefined) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    return { kind: 'inbox', json: values.json === true };
+  }
+  if (first === 'answer') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, choice: { type: 'string' }, dismiss: { type: 'boolean' } });
+    if (second === undefined) throw new CliError('relay answer needs an ask or card id; relay inbox lists them');
+    const answer = extra.join(' ').trim();
+    const choice = typeof values.choice === 'string' ? values.choice.trim() : undefined;
+    const dismiss = values.dismiss === true;
+    if (dismiss && (answer !== '' || choice !== undefined)) throw new CliError('relay answer --dismiss takes no answer or --choice');
+    if (!dismiss && answer === '' && (choice === undefined || choice === '')) {
+      throw new CliError('relay answer needs an answer text, --choice C, or --dismiss: relay answer ID TEXT');
+    }
+    return { kind: 'answer', id: second, answer, ...(choice ? { choice } : {}), dismiss, json: values.json === true };
+  }
+  if ((first === 'allow' || first === 'deny') && extra.length === 0) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    if (second === undefined) throw new CliError(`relay ${first} needs a card id; relay inbox lists them`);
+    return { kind: 'decide', id: second, decision: first, json: values.json === true };
   }
   throw new CliError(`unknown command "${words.join(' ')}"; run "relay help"`);
 }

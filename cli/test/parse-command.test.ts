@@ -88,3 +88,27 @@ describe('parseCommand', () => {
     expect(() => parseCommand(argv)).toThrow(CliError);
   });
 });
+
+describe('parseCommand: the Inbox', () => {
+  it('reads relay inbox', () => {
+    expect(parseCommand(['inbox', '--json'])).toEqual({ kind: 'inbox', json: true });
+  });
+
+  it('reads relay answer with a text, a choice or --dismiss', () => {
+    expect(parseCommand(['answer', 'ask_1', 'after', 'the', 'review'])).toEqual({ kind: 'answer', id: 'ask_1', answer: 'after the review', dismiss: false, json: false });
+    expect(parseCommand(['answer', 'card_1', '--choice', 'Merge'])).toEqual({ kind: 'answer', id: 'card_1', answer: '', choice: 'Merge', dismiss: false, json: false });
+    expect(parseCommand(['answer', 'ask_1', '--dismiss'])).toEqual({ kind: 'answer', id: 'ask_1', answer: '', dismiss: true, json: false });
+  });
+
+  it('refuses relay answer without an answer, or a dismiss with one', () => {
+    expect(() => parseCommand(['answer', 'ask_1'])).toThrow(/needs an answer/);
+    expect(() => parseCommand(['answer', 'ask_1', 'yes', '--dismiss'])).toThrow(/--dismiss takes no answer/);
+    expect(() => parseCommand(['answer'])).toThrow(/needs an ask or card id/);
+  });
+
+  it('reads relay allow and relay deny', () => {
+    expect(parseCommand(['allow', 'card_1'])).toEqual({ kind: 'decide', id: 'card_1', decision: 'allow', json: false });
+    expect(parseCommand(['deny', 'card_1', '--json'])).toEqual({ kind: 'decide', id: 'card_1', decision: 'deny', json: true });
+    expect(() => parseCommand(['allow'])).toThrow(/needs a card id/);
+  });
+});

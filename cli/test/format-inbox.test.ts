@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { formatInbox } from '../src/format-inbox.ts';
+
+describe('formatInbox', () => {
+  it('says when nothing waits', () => {
+    expect(formatInbox({ asks: [], cards: [] })).toBe('Inbox: nothing waits for you.');
+  });
+
+  it('lists cards and asks with their ids and how to answer them', () => {
+    const text = formatInbox({
+      cards: [{ id: 'card_1', sessionId: 's1', kind: 'approval', title: 'Start a session on desk: "Worker"', lines: ['Provider: script'], options: [], createdAt: null }],
+      asks: [{ id: 'ask_1', sessionId: 's2', question: 'Ship tonight?', options: ['Tonight', 'Wait'], recommendation: 'Wait', detail: 'The review is open.', createdAt: null }],
+    });
+    expect(text.split('\n')).toEqual([
+      'card_1  approve in session s1: Start a session on desk: "Worker"',
+      '    Provider: script',
+      '    relay allow card_1  ·  relay deny card_1',
+      'ask_1  ask in session s2: Ship tonight?',
+      '    The review is open.',
+      '    options: Tonight | Wait (recommended: Wait)',
+      '    relay answer ask_1 TEXT [--choice C]  ·  relay answer ask_1 --dismiss',
+    ]);
+  });
+});
