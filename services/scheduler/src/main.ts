@@ -56,12 +56,15 @@ try {
     logger,
   });
   loop.start();
-  const sessionEvents = await startSessionEventsConsumer(bus, { store, clock, logger, changed });
+  // Not awaited: the session service declares its stream, and may start after this one.
+  const stopping = new AbortController();
+  const sessionEvents = startSessionEventsConsumer(bus, { store, clock, logger, changed, signal: stopping.signal });
 
   onShutdownSignal(logger, async () => {
     await server.shutdown();
     await loop.stop();
-    await sessionEvents.stop();
+    stopping.abort();
+    await (await sessionEvents)?.stop();
     sessions.close();
     await outbox.stop();
     try {

@@ -90,7 +90,8 @@ try {
   }, 5 * 60_000);
   sweeping.unref();
   // Not awaited: the scheduler declares its stream, and may start after this service.
-  const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger });
+  const stopping = new AbortController();
+  const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, signal: stopping.signal });
   // Not awaited: the subscription service declares its stream, and may start after this service.
   const wakeups = startWakeupConsumer(bus, { prisma, ids: nodeCrypto, clock, logger });
 
@@ -147,7 +148,8 @@ try {
     clearInterval(sweeping);
     await backgroundTasks.stopAll();
     listening.stop();
-    await (await scheduledPrompts).stop();
+    stopping.abort();
+    await (await scheduledPrompts)?.stop();
     await (await wakeups).stop();
     await workers.stopAll();
     questions.close();

@@ -21,8 +21,11 @@ const TAKEN = new Set(['relay.session.v1.turn_started', 'relay.session.v1.turn_e
  * message no longer waits (the next repeat may fire); an archived session ends every schedule firing into
  * it or set by it. Both writes are idempotent, so a redelivery changes nothing.
  */
-export async function startSessionEventsConsumer(bus: Bus, deps: { store: ScheduleStore; clock: Clock; logger: Logger; changed: () => void }): Promise<Consumer> {
-  await waitForStream(bus, SESSION_EVENTS.stream, deps.logger);
+export async function startSessionEventsConsumer(
+  bus: Bus,
+  deps: { store: ScheduleStore; clock: Clock; logger: Logger; changed: () => void; signal: AbortSignal },
+): Promise<Consumer | undefined> {
+  if (!(await waitForStream(bus, SESSION_EVENTS.stream, deps.logger, deps.signal))) return undefined;
   return consume(bus, {
     stream: SESSION_EVENTS.stream,
     durable: SESSION_EVENTS.durable,
@@ -47,15 +50,17 @@ export async function handleSessionEvent(deps: { store: ScheduleStore; clock: Cl
   }
 }
 
-async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+/** Waits until the stream exists (true) or `signal` aborts (false). */
+async function waitForStream(bus: Bus, stream: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
+  for (let attempt = 1; !signal.aborted; attempt++) {
     try {
       await bus.jsm.streams.info(stream);
-      return;
+      return true;
     } catch (error) {
       // Until the session service declares it (or while the bus is not there yet).
       if (attempt === 1) logger.info({ stream, err: error }, 'waiting for the stream to be declared by its publisher');
       await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
     }
   }
+  return false;
 }

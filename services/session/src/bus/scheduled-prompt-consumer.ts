@@ -33,9 +33,9 @@ interface QueuePrompt {
  */
 export async function startScheduledPromptConsumer(
   bus: Bus,
-  deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger },
-): Promise<Consumer> {
-  await waitForStream(bus, deps.logger);
+  deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger; signal: AbortSignal },
+): Promise<Consumer | undefined> {
+  if (!(await waitForStream(bus, deps.logger, deps.signal))) return undefined;
   return consume(bus, {
     stream: SCHEDULED_PROMPTS.stream,
     durable: SCHEDULED_PROMPTS.durable,
@@ -75,15 +75,17 @@ export async function queueScheduledPrompt(
   });
 }
 
-async function waitForStream(bus: Bus, logger: Logger): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+/** Waits until the stream exists (true) or `signal` aborts (false). */
+async function waitForStream(bus: Bus, logger: Logger, signal: AbortSignal): Promise<boolean> {
+  for (let attempt = 1; !signal.aborted; attempt++) {
     try {
       await bus.jsm.streams.info(SCHEDULED_PROMPTS.stream);
-      return;
+      return true;
     } catch (error) {
       // Until the scheduler declares it.
       if (attempt === 1) logger.info({ stream: SCHEDULED_PROMPTS.stream, err: error }, 'waiting for the stream to be declared by its publisher');
       await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
     }
   }
+  return false;
 }
