@@ -1,7 +1,7 @@
 // k8s/ rendered offline by `kubectl kustomize`: every overlay, every overlay with each component it leaves
 // out, and the base with every subset of the components. Each render must validate against the Kubernetes
 // schemas and pass the house rules (check-policies.ts).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -214,11 +214,19 @@ describe('the relay services', () => {
     expect(byName(keda, 'HorizontalPodAutoscaler', 'subscription')).toBeUndefined();
     const scaled = byName(keda, 'ScaledObject', 'subscription')?.['spec'] as any;
     expect(scaled.maxReplicaCount).toBeGreaterThan(scaled.minReplicaCount);
-    const trigger = scaled.triggers.find((t: { type: string }) => t.type === 'nats-jetstream');
-    // The stream and durable the service really consumes (services/subscription/src/bus).
-    const consumer = readFileSync(join(ROOT, 'services/subscription/src/bus/session-events-consumer.ts'), 'utf8');
-    expect(consumer).toContain(`'${trigger.metadata.consumer}'`);
-    expect(consumer).toContain(trigger.metadata.stream);
-    expect(trigger.metadata.natsServerMonitoringEndpoint).toMatch(/^nats-headless\.relay\.svc\.cluster\.local:8222$/);
+    // One trigger per durable consumer the service really declares (services/subscription/src/bus), no more.
+    const bus = join(ROOT, 'services/subscription/src/bus');
+    const declared = readdirSync(bus)
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+      .flatMap((file) => [...readFileSync(join(bus, file), 'utf8').matchAll(/stream:\s*'([A-Z_]+)',\s*durable:\s*'([\w-]+)'/g)])
+      .map(([, stream, durable]) => `${stream}/${durable}`);
+    const triggers = (scaled.triggers as { type: string; metadata: Record<string, string> }[]).filter((t) => t.type === 'nats-jetstream');
+    expect(declared.length).toBeGreaterThan(0);
+    expect(triggers.map((t) => `${t.metadata['stream']}/${t.metadata['consumer']}`).sort()).toEqual(declared.sort());
+    for (const trigger of triggers) {
+      expect(trigger.metadata['natsServerMonitoringEndpoint']).toBe('nats-headless.relay.svc.cluster.local:8222');
+      expect(Number(trigger.metadata['lagThreshold'])).toBeGreaterThan(0);
+    }
+    expect(scaled.triggers.some((t: { type: string }) => t.type === 'cpu')).toBe(true);
   });
 });
