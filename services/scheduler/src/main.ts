@@ -50,7 +50,7 @@ try {
     services: [
       {
         definition: SchedulerServiceService,
-        implementation: schedulerGrpc({ store, guard, clock, logger, changed, randomHex: (bytes) => randomBytes(bytes).toString('hex') }),
+        implementation: schedulerGrpc({ store, clock, logger, changed, randomHex: (bytes) => randomBytes(bytes).toString('hex') }),
       },
     ],
     logger,

@@ -19,7 +19,7 @@ const SCHEDULES = 60;
 let database: TestDatabase;
 let a: PrismaClient;
 let b: PrismaClient;
-const allow: LoopGuard = { countPrompt: async () => true, hasRoom: async () => true };
+const allow: LoopGuard = { countPrompt: async () => true };
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
@@ -108,7 +108,6 @@ it('a replica that dies mid-firing loses nothing: its rows stay locked, then due
   let calls = 0;
   // The dying replica claims every due row, fires one, then "dies" (its transaction throws and rolls back).
   const dyingGuard: LoopGuard = {
-    hasRoom: async () => true,
     countPrompt: async () => {
       calls += 1;
       if (calls === 2) {
@@ -138,7 +137,7 @@ it('a replica that dies mid-firing loses nothing: its rows stay locked, then due
 it('a repeat whose previous message still waits is skipped and counted, and a held firing stays due', async () => {
   await seed(new PrismaScheduleStore(a), 1);
   const store = new PrismaScheduleStore(a);
-  const used: LoopGuard = { countPrompt: async () => false, hasRoom: async () => false };
+  const used: LoopGuard = { countPrompt: async () => false };
   expect(await fireDueSchedules({ store, guard: allow }, new Date(START))).toMatchObject({ fired: 1 });
   expect(await fireDueSchedules({ store, guard: allow }, new Date(START + MINUTE))).toMatchObject({ skipped: 1 });
   await takeAll();

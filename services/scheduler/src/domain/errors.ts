@@ -8,7 +8,6 @@ export const SchedulerErrorCode = {
   INVALID_INPUT: 'REMOTE_RELAY_INVALID_INPUT',
   NOT_FOUND: 'REMOTE_RELAY_NOT_FOUND',
   SCHEDULE_LIMIT: 'REMOTE_RELAY_SCHEDULE_LIMIT',
-  LOOP_GUARD: 'REMOTE_RELAY_LOOP_GUARD',
 } as const;
 
 /** A wrong or missing argument; `details.field` names it. */
@@ -26,13 +25,4 @@ export function scheduleNotFound(scheduleId: string): AppError {
 /** One of the two limits of 20 (decisions.md, Limits). */
 export function scheduleLimit(message: string): AppError {
   return new AppError(SchedulerErrorCode.SCHEDULE_LIMIT, 'resource_exhausted', message);
-}
-
-/** The setting conversation's prompts to other agents are used up (decisions.md, Across relays). */
-export function loopGuardUsedUp(): AppError {
-  return new AppError(
-    SchedulerErrorCode.LOOP_GUARD,
-    'resource_exhausted',
-    'This conversation has sent its 30 prompts to other agents; a schedule for another session counts as one. The user resets the count by writing in this conversation.',
-  );
 }

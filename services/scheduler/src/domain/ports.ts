@@ -58,6 +58,4 @@ export interface ScheduleStore {
  */
 export interface LoopGuard {
   countPrompt(settingSessionId: string): Promise<boolean>;
-  /** Whether one more prompt fits, counting nothing. */
-  hasRoom(settingSessionId: string): Promise<boolean>;
 }

@@ -2,19 +2,18 @@
  * The scheduler's use cases behind its RPCs: set a schedule, list a conversation's (or user's) schedules,
  * end one.
  */
-import { loopGuardUsedUp, scheduleNotFound } from './errors.ts';
-import type { LoopGuard, ScheduleStore } from './ports.ts';
+import { scheduleNotFound } from './errors.ts';
+import type { ScheduleStore } from './ports.ts';
 import { isForAnother, isListed, newScheduleId, planSchedule, type EndReason, type Schedule, type ScheduleRequest } from './schedule.ts';
 
 export interface ScheduleDeps {
   store: ScheduleStore;
-  guard: LoopGuard;
   randomHex: (bytes: number) => string;
 }
 
 /**
- * Sets a schedule (or, with dryRun, runs every check and creates nothing). One for another session counts
- * once toward the setter's loop guard when set (a dry run refuses with LOOP_GUARD when it is used up).
+ * Sets a schedule (or, with dryRun, runs every check and creates nothing). The gateway has passed the
+ * setter's loop guard (a schedule for another session counts once when set); the firings count here.
  */
 export async function createSchedule(deps: ScheduleDeps, request: ScheduleRequest, now: Date, dryRun: boolean): Promise<Schedule | undefined> {
   const id = newScheduleId(deps.randomHex);
@@ -23,13 +22,10 @@ export async function createSchedule(deps: ScheduleDeps, request: ScheduleReques
     planSchedule(request, { firingIntoTarget: 0, setBySetterForOthers: 0 }, id, now);
     const listed = await deps.store.list(request.userId, '');
     const active = listed.filter((s) => s.endedAt === null);
-    const planned = planSchedule(request, countsFor(active, request), id, now);
-    if (isForAnother(planned) && !(await deps.guard.hasRoom(planned.settingSessionId))) throw loopGuardUsedUp();
+    planSchedule(request, countsFor(active, request), id, now);
     return undefined;
   }
-  const schedule = await deps.store.create((counts) => planSchedule(request, counts, id, now));
-  if (isForAnother(schedule)) await deps.guard.countPrompt(schedule.settingSessionId);
-  return schedule;
+  return deps.store.create((counts) => planSchedule(request, counts, id, now));
 }
 
 function countsFor(active: readonly Schedule[], request: ScheduleRequest) {

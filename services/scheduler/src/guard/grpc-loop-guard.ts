@@ -12,17 +12,9 @@ import type { LoopGuard } from '../domain/ports.ts';
 export class GrpcLoopGuard implements LoopGuard {
   constructor(private readonly client: SessionServiceClient) {}
 
-  countPrompt(settingSessionId: string): Promise<boolean> {
-    return this.call(settingSessionId, false);
-  }
-
-  hasRoom(settingSessionId: string): Promise<boolean> {
-    return this.call(settingSessionId, true);
-  }
-
-  private async call(settingSessionId: string, dryRun: boolean): Promise<boolean> {
+  async countPrompt(settingSessionId: string): Promise<boolean> {
     try {
-      const counted = await callUnary(this.client, 'countAgentPrompt', { sessionId: settingSessionId, dryRun });
+      const counted = await callUnary(this.client, 'countAgentPrompt', { sessionId: settingSessionId, dryRun: false });
       return !counted.usedUp;
     } catch (error) {
       if (isAppError(error) && error.code === 'REMOTE_RELAY_LOOP_GUARD') return false;

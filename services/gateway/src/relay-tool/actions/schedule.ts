@@ -8,6 +8,7 @@ import type { Action } from '../action-context.ts';
 import { requireArguments } from '../arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
+import { passLoopGuard } from '../loop-guard.ts';
 import { toolError } from '../errors.ts';
 import { provenanceOf } from '../provenance.ts';
 import { success } from '../result.ts';
@@ -54,6 +55,8 @@ export const schedule: Action = async (args, context) => {
       context,
     );
   }
+  // A schedule for another session counts once toward the loop guard when set (the scheduler counts each firing).
+  if (target.id !== setting.id) await passLoopGuard(conversation, context, 'Nothing was scheduled.');
 
   const set = await scheduler.createSchedule({ ...input, dryRun: false });
   if (!set) throw new Error('CreateSchedule answered no schedule');
