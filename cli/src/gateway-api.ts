@@ -116,7 +116,20 @@ export class GatewayApi {
     return (await this.request('POST', `/api/v1/cards/${encodeURIComponent(cardId)}`, decision)) as Record<string, unknown>;
   }
 
-  private async request(method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {
+  /** The ⏰ list: the user's schedules (or one conversation's), active and ended in the last hour. */
+  async listSchedules(sessionId?: string): Promise<Record<string, unknown>[]> {
+    const query = sessionId ? `?session=${encodeURIComponent(sessionId)}` : '';
+    const body = (await this.request('GET', `/api/v1/schedules${query}`)) as { schedules?: unknown };
+    return Array.isArray(body.schedules) ? (body.schedules as Record<string, unknown>[]) : [];
+  }
+
+  /** Cancel in the ⏰ list: ends a schedule. */
+  async cancelSchedule(scheduleId: string): Promise<Record<string, unknown>> {
+    const body = (await this.request('DELETE', `/api/v1/schedules/${encodeURIComponent(scheduleId)}`)) as { schedule?: Record<string, unknown> };
+    return body.schedule ?? {};
+  }
+
+  private async request(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {
     const url = `${this.baseUrl}${path}`;
     let response: Response;
     try {

@@ -19,6 +19,7 @@ export type Command =
   | { kind: 'inbox'; json: boolean }
   | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
+  | { kind: 'schedules'; sessionId?: string; cancel?: string; json: boolean }
   | { kind: 'help' };
 
 const SCOPES: readonly SessionScope[] = ['active', 'archived', 'all'];
@@ -45,6 +46,8 @@ Usage:
                                                  answer (or dismiss) an ask (ask_…) or a question card (card_…)
   relay allow CARD [--json]                      allow what an approval card asks
   relay deny CARD [--json]                       deny what an approval card asks
+  relay schedules [--session SESSION] [--cancel SCHEDULE] [--json]
+                                                 your schedules (the ⏰ list), or Cancel one
   relay help                                     this text
 
 relay up reads NATS_URL, DATABASE_URL (a server URL; each service gets its own database on it),
@@ -146,6 +149,13 @@ export function parseCommand(argv: readonly string[]): Command {
       throw new CliError('relay answer needs an answer text, --choice C, or --dismiss: relay answer ID TEXT');
     }
     return { kind: 'answer', id: second, answer, ...(choice ? { choice } : {}), dismiss, json: values.json === true };
+  }
+  if (first === 'schedules' && second === undefined) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, session: { type: 'string' }, cancel: { type: 'string' } });
+    const command: Command = { kind: 'schedules', json: values.json === true };
+    if (typeof values.session === 'string') command.sessionId = values.session;
+    if (typeof values.cancel === 'string') command.cancel = values.cancel;
+    return command;
   }
   if ((first === 'allow' || first === 'deny') && extra.length === 0) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
