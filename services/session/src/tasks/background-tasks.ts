@@ -58,6 +58,22 @@ export class BackgroundTasks {
     await new Promise<void>((resolve, reject) => output.once('open', () => resolve()).once('error', reject));
     // Its own process group, so a stop ends the command's children too.
     const child = spawn('sh', ['-c', input.command], { cwd: input.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Listened to at once: a quick command ends before its row is written.
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+    const running: RunningTask = { child, stopping: false, lastOutputAt: null, lastTouch: Number.NEGATIVE_INFINITY, ended: Promise.resolve() };
+    const log = logger.child({ taskId: id, sessionId: input.sessionId });
+    let recorded = false;
+    const onData = (chunk: Buffer): void => {
+      output.write(chunk);
+      const now = clock.now();
+      running.lastOutputAt = now;
+      if (recorded && now.getTime() - running.lastTouch >= OUTPUT_TOUCH_MS) {
+        running.lastTouch = now.getTime();
+        store.touchOutput(id, now).catch((error: unknown) => log.warn({ err: error }, 'could not note the task output time'));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
     const spawned = await new Promise<Error | undefined>((resolve) => child.once('spawn', () => resolve(undefined)).once('error', resolve));
     if (spawned) {
       output.end();
@@ -69,35 +85,24 @@ export class BackgroundTasks {
       output.end();
       throw new TaskStartRefused('the session is gone');
     }
-    const running: RunningTask = { child, stopping: false, lastOutputAt: null, lastTouch: Number.NEGATIVE_INFINITY, ended: Promise.resolve() };
-    const log = logger.child({ taskId: id, sessionId: input.sessionId });
-    const onData = (chunk: Buffer): void => {
-      output.write(chunk);
-      const now = clock.now();
-      running.lastOutputAt = now;
-      if (now.getTime() - running.lastTouch >= OUTPUT_TOUCH_MS) {
-        running.lastTouch = now.getTime();
-        store.touchOutput(id, now).catch((error: unknown) => log.warn({ err: error }, 'could not note the task output time'));
+    recorded = true;
+    if (running.lastOutputAt !== null) {
+      running.lastTouch = running.lastOutputAt.getTime();
+      await store.touchOutput(id, running.lastOutputAt);
+    }
+    running.ended = closed.then(async ({ code, signal }) => {
+      await new Promise<void>((resolve) => output.end(() => resolve()));
+      const end: TaskEnd = running.stopping
+        ? { status: 'stopped', exitCode: code, reason: STOPPED_REASON, endedAt: clock.now() }
+        : { status: endedStatus(code), exitCode: code, reason: signal ? `ended by signal ${signal}` : '', endedAt: clock.now() };
+      try {
+        const ended = await store.endTask(id, end, running.lastOutputAt);
+        log.info({ status: ended?.status, exitCode: code }, 'task ended');
+      } catch (error) {
+        log.error({ err: error }, 'could not record the task end');
+      } finally {
+        this.#running.delete(id);
       }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    running.ended = new Promise<void>((resolve) => {
-      child.once('close', (code, signal) => {
-        output.end(() => {
-          const end: TaskEnd = running.stopping
-            ? { status: 'stopped', exitCode: code, reason: STOPPED_REASON, endedAt: clock.now() }
-            : { status: endedStatus(code), exitCode: code, reason: signal ? `ended by signal ${signal}` : '', endedAt: clock.now() };
-          store
-            .endTask(id, end, running.lastOutputAt)
-            .then((ended) => log.info({ status: ended?.status, exitCode: code }, 'task ended'))
-            .catch((error: unknown) => log.error({ err: error }, 'could not record the task end'))
-            .finally(() => {
-              this.#running.delete(id);
-              resolve();
-            });
-        });
-      });
     });
     this.#running.set(id, running);
     log.info({ pid: child.pid }, 'task started');

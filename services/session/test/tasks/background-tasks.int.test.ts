@@ -1,0 +1,208 @@
+/**
+ * Background tasks against real PostgreSQL and a real shell: start, output, end and their outbox
+ * events; read_task_output and the tasks on a session's view. Relay time is a ManualClock moved by
+ * hand, so the stall is counted without sleeping.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '@relay/clock';
+import { isAppError } from '@relay/errors';
+import { SessionState, type Session as SessionMessage } from '@relay/proto/relay/session/v1/session';
+import { createLogger } from '@relay/telemetry';
+import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { readTaskOutput } from '../../src/domain/tasks/read-task-output.ts';
+import { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { BackgroundTasks, RESTARTED_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/tasks/background-tasks.ts';
+import { fileTaskOutput } from '../../src/tasks/file-task-output.ts';
+import { PrismaTaskStore } from '../../src/tasks/prisma-task-store.ts';
+import { withTasks } from '../../src/tasks/session-tasks.ts';
+import { TaskSubject } from '../../src/tasks/task-wire.ts';
+
+const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+const logger = createLogger({ name: 'background-tasks-test', level: 'silent' });
+const clock = new ManualClock('2026-11-30T10:00:00.000Z');
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+let store: PrismaTaskStore;
+let tasks: BackgroundTasks;
+let dataDir: string;
+let workDir: string;
+let userId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrationsDir });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  store = new PrismaTaskStore(prisma);
+  dataDir = await mkdtemp(join(tmpdir(), 'relay-tasks-test-'));
+  workDir = await mkdtemp(join(tmpdir(), 'relay-task-cwd-'));
+  tasks = new BackgroundTasks({ store, clock, logger, dataDir, host: hostname(), runnerId: 'runner-now' });
+  userId = randomUUID();
+  await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });
+}, 60_000);
+
+afterEach(async () => {
+  await tasks.stopAll();
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await database?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(workDir, { recursive: true, force: true });
+});
+
+async function newSession(state: 'idle' | 'running_turn' = 'idle'): Promise<string> {
+  const id = randomUUID();
+  await prisma.session.create({
+    data: { id, userId, title: 'Build', provider: 'script', model: 'script-1', origin: 'hosted', state, cwd: workDir, createdAt: clock.now(), lastActivityAt: clock.now() },
+  });
+  return id;
+}
+
+async function until<T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> {
+  for (let i = 0; i < 750; i++) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+const untilEnded = (taskId: string) =>
+  until(async () => {
+    const row = await prisma.task.findUniqueOrThrow({ where: { id: taskId } });
+    return row.status !== 'running' ? row : undefined;
+  }, `task ${taskId} ended`);
+
+async function events(taskId: string): Promise<{ subject: string; payload: Record<string, unknown> }[]> {
+  const rows = await prisma.outboxMessage.findMany({ orderBy: { createdAt: 'asc' } });
+  return rows
+    .map((row) => ({ subject: row.subject, payload: row.payload as Record<string, unknown> }))
+    .filter((row) => (row.payload.task as { id?: string } | undefined)?.id === taskId);
+}
+
+const read = (sessionId: string, taskId: string, lines = 0) =>
+  readTaskOutput({ tasks: store, output: fileTaskOutput, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId, sessionId, taskId, lines, now: clock.now() });
+
+const sessionMessage = (id: string, state: SessionState): SessionMessage => ({ id, state, tasks: [] }) as unknown as SessionMessage;
+const tasksDeps = () => ({ store, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: 10 });
+
+describe('a background task', () => {
+  it('runs in the session folder, captures its output and completes with exit code 0 and its events', async () => {
+    const sessionId = await newSession();
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'pwd; echo done' });
+    expect(task).toMatchObject({ id: expect.stringMatching(/^task_[0-9a-f]{16}$/), status: 'running', type: 'local_bash', description: 'pwd; echo done' });
+    const ended = await untilEnded(task.id);
+    expect(ended).toMatchObject({ status: 'completed', exitCode: 0, reason: '' });
+    const output = await read(sessionId, task.id);
+    expect(output.tail).toEqual([workDir, 'done']);
+    expect(output.stall).toBeUndefined();
+    expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FINISHED]);
+    const [started] = await events(task.id);
+    expect(started!.payload).toMatchObject({ sessionId, userId, task: { id: task.id, status: 'running', type: 'local_bash' } });
+  });
+
+  it('a non-zero exit fails it, with task_failed', async () => {
+    const sessionId = await newSession();
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo boom >&2; exit 3' });
+    expect(await untilEnded(task.id)).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FAILED]);
+    expect((await read(sessionId, task.id)).task).toMatchObject({ status: 'failed', exitCode: 3 });
+  });
+
+  it('a task that goes quiet: stall and health count relay minutes since its last output; the idle session is background_only', async () => {
+    const sessionId = await newSession('idle');
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo "ok 1 - adds"; echo "not ok 2 - fails"; exec sleep 60' });
+    const outputAt = clock.now();
+    await until(async () => (await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).lastOutputAt !== null, 'the output is noted');
+    await until(async () => (await read(sessionId, task.id)).tail.length === 2, 'both lines are in the file');
+    clock.advance(14 * 60_000 + 30_000);
+
+    const output = await read(sessionId, task.id);
+    expect(output.stall).toEqual({ minutes: 14, since: outputAt, quiet: true, quietAfterMinutes: 10 });
+    expect(output.counts).toEqual({ runner: 'node:test', passed: 1, failed: 1, skipped: 0, final: false });
+    expect(output.task.status).toBe('running');
+
+    const [shown] = await withTasks(tasksDeps(), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
+    expect(shown!.state).toBe(SessionState.SESSION_STATE_BACKGROUND_ONLY);
+    expect(shown!.tasks).toEqual([
+      expect.objectContaining({
+        id: task.id,
+        status: 'running',
+        hasOutput: true,
+        health: { minutesSinceOutput: 14, quiet: true, quietAfterMinutes: 10 },
+        counts: { runner: 'node:test', passed: 1, failed: 1, skipped: 0, final: false },
+      }),
+    ]);
+    const [busy] = await withTasks(tasksDeps(), [sessionMessage(sessionId, SessionState.SESSION_STATE_RUNNING_TURN)]);
+    expect(busy!.state).toBe(SessionState.SESSION_STATE_RUNNING_TURN);
+
+    await tasks.stopAll();
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'stopped', reason: STOPPED_REASON });
+    const [after] = await withTasks(tasksDeps(), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
+    expect(after!.state).toBe(SessionState.SESSION_STATE_IDLE);
+    expect(after!.tasks[0]!.health).toBeUndefined();
+  });
+
+  it('credentials in the output are blanked', async () => {
+    const sessionId = await newSession();
+    const task = await tasks.start({
+      sessionId,
+      cwd: workDir,
+      command: 'echo "Authorization: Bearer abcdefghijklmnop"; echo "push https://bot:hunter22@git.example.com/x.git"; echo AKIAIOSFODNN7EXAMPLE',
+    });
+    await untilEnded(task.id);
+    const { tail } = await read(sessionId, task.id);
+    expect(tail).toEqual(['Authorization: [redacted]', 'push https://bot:[redacted]@git.example.com/x.git', '[redacted]']);
+    expect(tail.join('\n')).not.toMatch(/abcdefghijklmnop|hunter22|AKIAIOSFODNN7EXAMPLE/);
+  });
+
+  it('lines: repeated lines collapse, the tail is the end, truncated says there is more', async () => {
+    const sessionId = await newSession();
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo first; for i in 1 2 3 4; do echo waiting; done; echo a; echo b' });
+    await untilEnded(task.id);
+    expect(await read(sessionId, task.id)).toMatchObject({ tail: ['first', 'waiting [×4]', 'a', 'b'], truncated: false });
+    expect(await read(sessionId, task.id, 2)).toMatchObject({ tail: ['a', 'b'], truncated: true });
+    await expect(read(sessionId, task.id, 1001)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+
+  it('output is kept for an hour after the end, then REMOTE_RELAY_NOT_FOUND; another user or session never sees it', async () => {
+    const sessionId = await newSession();
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo bye' });
+    await untilEnded(task.id);
+    await expect(readTaskOutput({ tasks: store, output: fileTaskOutput, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId: randomUUID(), sessionId, taskId: task.id, lines: 0, now: clock.now() })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(read(randomUUID(), task.id)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    clock.advance(60 * 60_000);
+    expect((await read(sessionId, task.id)).tail).toEqual(['bye']);
+    clock.advance(1);
+    const refusal = await read(sessionId, task.id).catch((error: unknown) => error);
+    expect(isAppError(refusal) && refusal.code).toBe('REMOTE_RELAY_NOT_FOUND');
+    const [shown] = await withTasks(tasksDeps(), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
+    expect(shown!.tasks).toEqual([]);
+  });
+
+  it('refuses a session folder that does not exist, and records nothing', async () => {
+    const sessionId = await newSession();
+    await expect(tasks.start({ sessionId, cwd: join(workDir, 'missing'), command: 'echo hi' })).rejects.toBeInstanceOf(TaskStartRefused);
+    expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
+  });
+
+  it('on restart, a task an earlier run of this host left running is failed with a reason and task_failed', async () => {
+    const sessionId = await newSession();
+    const id = `task_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    await prisma.task.create({
+      data: { id, sessionId, description: 'npm test', status: 'running', cwd: workDir, outputPath: join(dataDir, `${id}.log`), host: hostname(), runnerId: 'runner-before', pid: null, startedAt: clock.now() },
+    });
+    expect(await tasks.recover()).toBe(1);
+    expect(await prisma.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'failed', exitCode: null, reason: RESTARTED_REASON });
+    expect((await events(id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_FAILED]);
+    const output = await read(sessionId, id);
+    expect(output.notes).toEqual([expect.stringContaining('no longer there')]);
+  });
+});
