@@ -47,7 +47,8 @@ try {
   const watchStore = new PrismaWatchStore(prisma);
   const planner = new Planner({ watchers: watchStore, clock, logger });
   planner.start();
-  const watchEvents = await startWatchEventsConsumers(bus, { store: watchStore, clock, logger, onIngested: () => planner.nudge() });
+  // Not awaited: the session and question services declare their streams and may start after this service.
+  const watchEvents = startWatchEventsConsumers(bus, { store: watchStore, clock, logger, onIngested: () => planner.nudge() });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
@@ -58,7 +59,7 @@ try {
   onShutdownSignal(logger, async () => {
     await server.shutdown();
     await sessionEvents.stop();
-    for (const consumer of watchEvents) await consumer.stop();
+    await watchEvents.stop();
     await planner.stop();
     await outbox.stop();
     try {

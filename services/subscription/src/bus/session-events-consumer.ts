@@ -15,7 +15,6 @@ export const SESSION_EVENTS = {
 
 const STREAM_POLL_MS = 500;
 
-
 /**
  * Consumes the session events into the session-activity projection, once per message id. The session
  * service declares the stream; if this service starts first it waits for it.
@@ -40,8 +39,7 @@ export async function handleSessionEvent(store: SessionActivityStore, message: B
   if (!applied) logger.debug({ messageId: message.id, subject: message.subject }, 'session event already processed');
 }
 
-/** Waits until `stream` is declared by its publisher. */
-export async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
+async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await bus.jsm.streams.info(stream);
