@@ -94,6 +94,35 @@ describe('a watcher is woken by a watched session', () => {
     expect(JSON.parse(turn.reply.text).subscriptions).toEqual([expect.objectContaining({ id: result.subscription.id, heldCount: 0, nextDeliveryAt: null })]);
   });
 
+  it('a new watcher looks at the old watcher\'s subscriptions, takes them over on a card, and ends them', async () => {
+    const worker = await startScriptSession(relay, 'Build', 'reply ok');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher: old, result } = await subscribeWatcher(relay, worker.id, { digest_minutes: 30 });
+    expect(result.summary).toBe(`subscribe → desk: 1 session, digest every 30 min (${result.subscription.id})`);
+    const started = await startScriptSession(
+      relay,
+      'New watcher',
+      [
+        tool({ action: 'list_subscriptions', watcher: old }),
+        'reply {{result.subscriptions}}',
+        tool({ action: 'transfer_subscriptions', from: old }),
+        'reply {{result.summary}}',
+        tool({ action: 'unsubscribe', subscription_id: 'all' }),
+        'reply {{result.ended}}',
+        tool({ action: 'list_subscriptions' }),
+        'reply {{result.subscriptions}}',
+      ].join('\n'),
+    );
+    const card = await decideCard(relay, started.id, 'allow');
+    expect(card.title).toContain('Move 1 subscription of "Watcher"');
+    const turn = await finish(relay, started.id, started.messageId);
+    const [listed, moved, ended, after] = turn.reply.text.split('\n');
+    expect(JSON.parse(listed)).toEqual([expect.objectContaining({ id: result.subscription.id, digestMinutes: 30, heldCount: 0, nextDeliveryAt: null })]);
+    expect(moved).toBe(`transfer_subscriptions → desk: 1 subscription from ${old}`);
+    expect(JSON.parse(ended)).toEqual([result.subscription.id]);
+    expect(JSON.parse(after)).toEqual([expect.objectContaining({ id: result.subscription.id, ended: true, reason: 'unsubscribed' })]);
+  });
+
   it('refuses exclude with a list of sessions, and makes nothing', async () => {
     const worker = await startScriptSession(relay, 'Other', 'reply ok');
     const started = await startScriptSession(
