@@ -121,6 +121,22 @@ describe('asks', () => {
     ]);
   });
 
+  it('wakes the asking conversation with question_answered, with no subscription', async () => {
+    const script = await startScriptSession('Script asker', `${tool({ action: 'ask', question: 'Wake me?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`);
+    const questionId = (await finish(script.id, script.messageId)).reply.text;
+    expect(questionId).toMatch(/^ask_/);
+    expect((await relay.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', choice: 'Yes' })).status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const { body } = await relay.api('GET', `/api/v1/sessions/${script.id}?last=20`);
+          return body.messages.filter((m: { role: string }) => m.role === 'event').map((m: { text: string }) => m.text);
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toEqual([expect.stringMatching(new RegExp(`question_answered: question ${questionId} answered \\(chose "Yes"; via desk\\)`))]);
+  });
+
   it('dismissing publishes question_answered with dismissed; a decided ask is not decided again', async () => {
     const asked = await call(asker.agent, { action: 'ask', question: 'Rename the flag?' });
     const dismissed = await relay.api('POST', `/api/v1/asks/${asked.question_id}`, { decision: 'dismiss' });
@@ -252,6 +268,10 @@ describe('isolation between users', () => {
         { action: 'withdraw', question_id: ask.question_id },
         { action: 'list_questions', session: mine.id },
         { action: 'ask', session: mine.id, question: 'Can I see this?' },
+        { action: 'subscribe', sessions: [mine.id] },
+        { action: 'list_subscriptions', watcher: mine.id },
+        { action: 'transfer_subscriptions', from: mine.id },
+        { action: 'schedule', session: mine.id, title: 'Later', text: 'reply later', at: '2030-01-01T00:00:00Z' },
       ];
       for (const args of calls) expect(await call(theirs.agent, args), JSON.stringify(args)).toMatchObject(notFound);
 
