@@ -132,6 +132,32 @@ describe('schedules', () => {
     expect(fired.skippedCount).toBeGreaterThanOrEqual(1);
   });
 
+  it('a schedule for another session shows setBy there, and ends when that session is archived', async () => {
+    const target = await startScriptSession('Target', 'reply ready');
+    const setter = await startScriptSession(
+      'Setter',
+      [
+        tool({ action: 'schedule', session: target.id, title: 'Ping', text: 'reply ping', every_minutes: 600 }),
+        'reply {{result.summary}}',
+        tool({ action: 'archive', relay: 'this', session: target.id }),
+        'reply {{result}}',
+      ].join('\n'),
+    );
+    const turn = await until('the setter turn', async () => {
+      const result = await relay.api('GET', `/api/v1/sessions/${setter.id}/wait?message_id=${setter.messageId}&wait_seconds=120`);
+      return ['queued', 'running'].includes(result.body.status) ? undefined : result.body;
+    });
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text.split('\n')[1], turn.reply.text).toMatch(/"ok":true/);
+    expect(turn.reply.text).toMatch(/^schedule → desk into session "Target": every 600 min, next \S+ \(sch_[0-9a-f]{12}\)/);
+    const ended = await until('the schedule ends with its archived target', async () => {
+      const schedule = await scheduleOf(target.id);
+      return schedule?.endReason ? schedule : undefined;
+    });
+    expect(ended).toMatchObject({ title: 'Ping', session: { id: target.id, title: 'Target' }, setBy: { id: setter.id, title: 'Setter' }, endReason: 'archived' });
+    expect((await scheduleOf(setter.id)).id).toBe(ended.id);
+  });
+
   it('refuses what it must, and changes nothing', async () => {
     const started = await startScriptSession(
       'Refusals',
