@@ -36,6 +36,47 @@ export interface Session {
   /** The conversation whose agent started it ("via agent"); unset when a user did. */
   startedBy: { id: string; title: string } | undefined;
   mayCreateSessions: boolean;
+  /** Its background shell tasks: running, or ended within the hour. */
+  tasks: SessionTask[];
+}
+
+/** A background shell task of a session. */
+export interface SessionTask {
+  id: string;
+  description: string;
+  /** "local_bash". */
+  type: string;
+  /** "running", "completed", "failed" or "stopped". */
+  status: string;
+  exitCode: number | null;
+  startedAt: Date | undefined;
+  endedAt: Date | undefined;
+  /** Whether there is output to read with read_task_output. */
+  hasOutput: boolean;
+  /** Why it failed without an exit code. */
+  reason: string;
+  /** While it runs. */
+  health: { minutesSinceOutput: number; quiet: boolean; quietAfterMinutes: number } | undefined;
+  counts: TestCounts | undefined;
+}
+
+/** A test run's counts, read from a task's output. */
+export interface TestCounts {
+  runner: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  final: boolean;
+}
+
+/** The end of a task's output (read_task_output). */
+export interface TaskOutput {
+  task: SessionTask;
+  tail: string[];
+  truncated: boolean;
+  stall: { minutes: number; since: Date | undefined; quiet: boolean; quietAfterMinutes: number } | undefined;
+  counts: TestCounts | undefined;
+  notes: string[];
 }
 
 /** A session's place in a session group. */
@@ -321,6 +362,8 @@ export interface SessionOwner {
   countAgentPrompt(sessionId: string, dryRun: boolean): Promise<AgentPromptCount>;
   /** The user allowed 30 more prompts on the loop-guard card. */
   grantAgentPrompts(sessionId: string): Promise<void>;
+  /** The last `lines` (0 = 50) of a task's output, as the console shows it. */
+  readTaskOutput(userId: string, sessionId: string, taskId: string, lines: number): Promise<TaskOutput>;
 }
 
 /** A conversation's loop guard (decisions.md, Across relays). */

@@ -1,7 +1,7 @@
 /**
  * A session as agents and users see it, in list_sessions, read_session and the user API alike.
  */
-import type { ChatMessage, GroupMember, GroupRef, Session, SessionRead } from './ports.ts';
+import type { ChatMessage, GroupMember, GroupRef, Session, SessionRead, SessionTask, TestCounts } from './ports.ts';
 import { GROUP_MEMBERS_LIMIT } from './relay-tool/limits.ts';
 
 export interface SessionView {
@@ -16,8 +16,8 @@ export interface SessionView {
   branch?: string;
   lastActivityAt: string | null;
   messageCount: number;
-  /** Background agents and shell tasks; none are tracked yet. */
-  tasks: unknown[];
+  /** Background shell tasks: running, or ended within the hour. */
+  tasks: TaskView[];
   /** Its session group and its role there, when it is in one. */
   group?: GroupView;
   /** The owner let agents in this conversation start sessions. */
@@ -45,11 +45,46 @@ export function sessionView(session: Session): SessionView {
     ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
     lastActivityAt: session.lastActivityAt?.toISOString() ?? null,
     messageCount: session.messageCount,
-    tasks: [],
+    tasks: session.tasks.map(taskView),
     ...(session.group ? { group: groupView(session.group) } : {}),
     ...(session.mayCreateSessions ? { mayCreateSessions: true as const } : {}),
     ...(session.startedBy ? { startedBy: { id: session.startedBy.id, title: session.startedBy.title } } : {}),
     ...(session.archived ? { archived: true as const } : {}),
+  };
+}
+
+/** A task as list_sessions and read_session show it (spec, read_session: taskId, output, health, counts). */
+export interface TaskView {
+  taskId: string;
+  description: string;
+  type: string;
+  status: string;
+  exitCode: number | null;
+  /** Whether there is output to read with read_task_output. */
+  output: boolean;
+  startedAt: string | null;
+  endedAt?: string;
+  /** Why it failed without an exit code. */
+  reason?: string;
+  /** While it runs. */
+  health?: { minutesSinceOutput: number; quiet: boolean; quietAfterMinutes: number };
+  counts?: TestCounts;
+}
+
+/** The JSON view of one of a session's tasks. */
+export function taskView(task: SessionTask): TaskView {
+  return {
+    taskId: task.id,
+    description: task.description,
+    type: task.type,
+    status: task.status,
+    exitCode: task.exitCode,
+    output: task.hasOutput,
+    startedAt: task.startedAt?.toISOString() ?? null,
+    ...(task.endedAt ? { endedAt: task.endedAt.toISOString() } : {}),
+    ...(task.reason ? { reason: task.reason } : {}),
+    ...(task.health ? { health: task.health } : {}),
+    ...(task.counts ? { counts: task.counts } : {}),
   };
 }
 

@@ -20,6 +20,7 @@ const session: Session = {
   group: { id: 'grp_7a1', name: 'Release 2.4', role: 'member' },
   startedBy: undefined,
   mayCreateSessions: false,
+  tasks: [],
 };
 
 describe('createSessionCard', () => {

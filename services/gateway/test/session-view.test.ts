@@ -20,6 +20,7 @@ const session: Session = {
   group: undefined,
   startedBy: undefined,
   mayCreateSessions: false,
+  tasks: [],
 };
 
 describe('sessionView', () => {

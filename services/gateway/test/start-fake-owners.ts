@@ -176,6 +176,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     autoCompactWindow: 'auto',
     thinkingEnabled: true,
     thinkingDisplay: 'summarized',
+    tasks: [],
     ...fields,
   });
 
@@ -393,6 +394,10 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             // The loop guard is tested against the real session service (e2e); here it never runs out.
             countAgentPrompt: async () => ({ sent: 0, allowed: 30, usedUp: false }),
             grantAgentPrompts: async () => ({ sent: 0, allowed: 30 }),
+            // Tasks are tested against the real session service (services/session, e2e).
+            readTaskOutput: async (request) => {
+              throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No task '${request.taskId}'.`);
+            },
           }),
           ...serveStream<SessionServiceServer>(logger, {
             wait: (request, signal) => {

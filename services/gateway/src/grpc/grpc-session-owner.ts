@@ -10,6 +10,8 @@ import type {
   PendingQuestion as PendingQuestionMessage,
   Provenance as ProvenanceMessage,
   Session as SessionMessage,
+  Task as TaskMessage,
+  TestCounts as TestCountsMessage,
   TurnResult as TurnResultMessage,
 } from '@relay/proto/relay/session/v1/session';
 import { SessionOrigin, SessionState, TurnStatus } from '@relay/proto/relay/session/v1/session';
@@ -35,6 +37,9 @@ import type {
   SessionOwner,
   SessionRead,
   SessionScope,
+  SessionTask,
+  TaskOutput,
+  TestCounts,
   TurnResult,
   TurnStatus as TurnStatusName,
   UpdatedSession,
@@ -284,6 +289,42 @@ export class GrpcSessionOwner implements SessionOwner {
   async grantAgentPrompts(sessionId: string): Promise<void> {
     await callUnary(this.client, 'grantAgentPrompts', { sessionId }, { deadlineMs: DEADLINE_MS });
   }
+
+  async readTaskOutput(userId: string, sessionId: string, taskId: string, lines: number): Promise<TaskOutput> {
+    const read = await callUnary(this.client, 'readTaskOutput', { userId, sessionId, taskId, lines }, { deadlineMs: DEADLINE_MS });
+    return {
+      task: toSessionTask(required(read.task, 'ReadTaskOutput', 'task')),
+      tail: read.tail,
+      truncated: read.truncated,
+      stall: read.stall && { minutes: read.stall.minutes, since: read.stall.since, quiet: read.stall.quiet, quietAfterMinutes: read.stall.quietAfterMinutes },
+      counts: toTestCounts(read.counts),
+      notes: read.notes,
+    };
+  }
+}
+
+function toSessionTask(message: TaskMessage): SessionTask {
+  return {
+    id: message.id,
+    description: message.description,
+    type: message.type,
+    status: message.status,
+    exitCode: message.exitCode ?? null,
+    startedAt: message.startedAt,
+    endedAt: message.endedAt,
+    hasOutput: message.hasOutput,
+    reason: message.reason,
+    health: message.health && {
+      minutesSinceOutput: message.health.minutesSinceOutput,
+      quiet: message.health.quiet,
+      quietAfterMinutes: message.health.quietAfterMinutes,
+    },
+    counts: toTestCounts(message.counts),
+  };
+}
+
+function toTestCounts(message: TestCountsMessage | undefined): TestCounts | undefined {
+  return message && { runner: message.runner, passed: message.passed, failed: message.failed, skipped: message.skipped, final: message.final };
 }
 
 function required<T>(value: T | undefined, rpc: string, field: string): T {
@@ -314,6 +355,7 @@ function toSession(message: SessionMessage): Session {
     group: toGroupRef(message.group),
     startedBy: message.startedBySessionId ? { id: message.startedBySessionId, title: message.startedByTitle } : undefined,
     mayCreateSessions: message.mayCreateSessions,
+    tasks: message.tasks.map(toSessionTask),
   };
 }
 

@@ -19,6 +19,7 @@ import { listSchedules } from './actions/list-schedules.ts';
 import { listSessions } from './actions/list-sessions.ts';
 import { listSubscriptions } from './actions/list-subscriptions.ts';
 import { readSession } from './actions/read-session.ts';
+import { readTaskOutput } from './actions/read-task-output.ts';
 import { relayInfo } from './actions/relay-info.ts';
 import { schedule } from './actions/schedule.ts';
 import { send } from './actions/send.ts';
@@ -43,6 +44,7 @@ const ACTIONS: Partial<Record<ActionName, Action>> = {
   relay_info: relayInfo,
   list_sessions: listSessions,
   read_session: readSession,
+  read_task_output: readTaskOutput,
   send,
   create_session: createSession,
   update_session: updateSession,

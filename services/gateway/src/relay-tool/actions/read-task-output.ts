@@ -1,0 +1,60 @@
+/**
+ * read_task_output: the end of a background shell command's output, as the task console shows it
+ * (plain text, a repeated line marked [×N], credentials blanked), while it runs and for an hour after
+ * it ended: task, tail, truncated, stall while it runs, counts for a test run, and notes.
+ */
+import type { TaskOutput } from '../../ports.ts';
+import type { Action } from '../action-context.ts';
+import { requireArguments } from '../arguments.ts';
+import { toolError } from '../errors.ts';
+import { count, success } from '../result.ts';
+import { thisRelay } from '../this-relay.ts';
+import { shortId } from '../turn-result.ts';
+
+export const TASK_LINES_DEFAULT = 50;
+export const TASK_LINES_MAX = 1000;
+
+export const readTaskOutput: Action = async (args, context) => {
+  requireArguments('read_task_output', args, ['session', 'task_id']);
+  const lines = args.lines ?? TASK_LINES_DEFAULT;
+  if (!Number.isInteger(lines) || lines < 1 || lines > TASK_LINES_MAX) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_task_output: lines must be from 1 to ${TASK_LINES_MAX}; got ${lines}.`);
+  }
+  const relay = thisRelay(args.relay, context);
+  const read = await context.sessions.readTaskOutput(context.caller.userId, args.session, args.task_id, lines);
+  const { task } = read;
+  return success(
+    summaryOf(relay, args.session, read),
+    {
+      task: {
+        id: task.id,
+        description: task.description,
+        type: task.type,
+        start: task.startedAt?.toISOString() ?? null,
+        status: task.status,
+        exitCode: task.exitCode,
+        ...(task.reason ? { reason: task.reason } : {}),
+      },
+      ...(read.stall
+        ? { stall: { minutes: read.stall.minutes, since: read.stall.since?.toISOString() ?? null, quiet: read.stall.quiet, quietAfterMinutes: read.stall.quietAfterMinutes } }
+        : {}),
+      ...(read.counts ? { counts: read.counts } : {}),
+      tail: read.tail,
+      truncated: read.truncated,
+      ...(read.notes.length > 0 ? { notes: read.notes } : {}),
+    },
+    relay,
+  );
+};
+
+/** "read_task_output → desk session 3f9c2a1e task b7k2m9q4: 50 lines, running, last output 14 min ago, 412 passed, 2 failed" */
+function summaryOf(relay: string, sessionId: string, read: TaskOutput): string {
+  const parts = [count(read.tail.length, 'line'), read.task.status];
+  if (read.task.exitCode !== null && read.task.status !== 'running') parts.push(`exit code ${read.task.exitCode}`);
+  if (read.stall) parts.push(read.stall.minutes === 0 ? 'output just now' : `last output ${read.stall.minutes} min ago${read.stall.quiet ? ' (quiet)' : ''}`);
+  if (read.counts) {
+    parts.push(`${read.counts.passed} passed`, `${read.counts.failed} failed`);
+    if (read.counts.skipped > 0) parts.push(`${read.counts.skipped} skipped`);
+  }
+  return `read_task_output → ${relay} session ${shortId(sessionId)} task ${shortId(read.task.id.replace(/^task_/, ''))}: ${parts.join(', ')}`;
+}
