@@ -553,4 +553,6 @@ export interface SubscriptionOwner {
   unsubscribe(userId: string, watcherSessionId: string, subscriptionId: string | 'all'): Promise<string[]>;
   listSubscriptions(userId: string, watcherSessionId: string): Promise<WatchSubscription[]>;
   transferSubscriptions(userId: string, watcherSessionId: string, fromSessionId: string, dryRun: boolean): Promise<WatchSubscription[]>;
+  /** No echo: where the watcher stands with a prompt's turn (its call or wait runs, got the finished reply, or neither). */
+  notePromptState(watcherSessionId: string, messageId: string, state: 'waiting' | 'reply_returned' | 'not_waiting'): Promise<void>;
 }

@@ -2,10 +2,16 @@
  * SubscriptionOwner over gRPC: relay.subscription.v1.SubscriptionService in the gateway's types.
  */
 import { callUnary } from '@relay/rpc';
-import type { Subscription, SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
+import { PromptState, type Subscription, type SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { SubscribeInput, SubscriptionOwner, WatchSubscription } from '../ports.ts';
 
 const DEADLINE_MS = 10_000;
+
+const PROMPT_STATES = {
+  waiting: PromptState.PROMPT_STATE_WAITING,
+  reply_returned: PromptState.PROMPT_STATE_REPLY_RETURNED,
+  not_waiting: PromptState.PROMPT_STATE_NOT_WAITING,
+} as const;
 
 function toSubscription(message: Subscription): WatchSubscription {
   return {
@@ -70,5 +76,9 @@ export class GrpcSubscriptionOwner implements SubscriptionOwner {
   async transferSubscriptions(userId: string, watcherSessionId: string, fromSessionId: string, dryRun: boolean): Promise<WatchSubscription[]> {
     const response = await callUnary(this.client, 'transferSubscriptions', { userId, watcherSessionId, fromSessionId, dryRun }, { deadlineMs: DEADLINE_MS });
     return response.subscriptions.map(toSubscription);
+  }
+
+  async notePromptState(watcherSessionId: string, messageId: string, state: keyof typeof PROMPT_STATES): Promise<void> {
+    await callUnary(this.client, 'notePromptState', { watcherSessionId, messageId, state: PROMPT_STATES[state] }, { deadlineMs: DEADLINE_MS });
   }
 }
