@@ -31,7 +31,7 @@ export function scheduleRelay(action: string, relay: string | undefined, context
   return { relay: target.name, scheduler: context.schedules };
 }
 
-/** A schedule as list_schedules, schedule and unschedule show it, seen from the conversation `viewer`. */
+/** A schedule as list_schedules, unschedule and the ⏰ list show it; setBy when another conversation set it. */
 export function scheduleView(schedule: Schedule): Record<string, unknown> {
   const text = schedule.text.length > TEXT_START ? `${schedule.text.slice(0, TEXT_START)}…` : schedule.text;
   return {

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { ActionContext } from '../src/relay-tool/action-context.ts';
+import { listSchedules } from '../src/relay-tool/actions/list-schedules.ts';
+import { schedule } from '../src/relay-tool/actions/schedule.ts';
+import { unschedule } from '../src/relay-tool/actions/unschedule.ts';
+import type { ToolArguments } from '../src/relay-tool/arguments.ts';
+import type { Card, CardEvent } from '../src/ports.ts';
+import type { CreateScheduleInput, Schedule } from '../src/scheduler-owner.ts';
+
+const NEXT = new Date('2026-11-02T02:00:00.000Z');
+
+function stored(over: Partial<Schedule> = {}): Schedule {
+  return {
+    id: 'sch_3f9c2a1e7b04',
+    title: 'Nightly review',
+    text: 'Review yesterday',
+    target: { id: 'caller', title: 'Desk' },
+    setting: { id: 'caller', title: 'Desk' },
+    at: NEXT,
+    everyMinutes: 1440,
+    once: false,
+    nextFireAt: NEXT,
+    lastFiredAt: undefined,
+    firedCount: 0,
+    skippedCount: 0,
+    heldForApproval: false,
+    heldSince: undefined,
+    endedAt: undefined,
+    endReason: '',
+    ...over,
+  };
+}
+
+/** A context whose owners record what they were asked to do. */
+function contextWith(options: { mode?: string; agentSessions?: boolean; decision?: Card['status']; listed?: Schedule[]; targetArchived?: boolean } = {}) {
+  const did: string[] = [];
+  const card = (status: Card['status']): Card => ({
+    id: 'card_1', userId: 'u1', sessionId: 'caller', kind: 'approval', title: '', lines: [], options: [], status, answer: '', choices: [], createdAt: undefined, decidedAt: undefined,
+  });
+  const context = {
+    caller: { userId: 'u1', sessionId: 'caller' },
+    relayName: 'desk',
+    paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 'full' }],
+    settings: { agentSessionsEnabled: options.agentSessions ?? true, maxWaitSeconds: 600 },
+    signal: new AbortController().signal,
+    progress: async () => undefined,
+    sessions: {
+      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent' }, hasRunningTurn: true, turnProvenance: { hops: 1 }, startedSessions: 0 }),
+      readSession: async (_u: string, id: string) => ({ session: { id, title: 'Other', archived: options.targetArchived ?? false } }),
+      countAgentPrompt: async (_id: string, dryRun: boolean) => {
+        did.push(dryRun ? 'guard check' : 'guard count');
+        return { sent: 1, allowed: 30, usedUp: false };
+      },
+      grantAgentPrompts: async () => undefined,
+    },
+    questions: {
+      raiseCard: async (request: { title: string }) => {
+        did.push(`card: ${request.title}`);
+        return card('pending');
+      },
+      awaitCard: async function* (): AsyncIterable<CardEvent> {
+        if (options.decision) yield { kind: 'card', card: card(options.decision) };
+      },
+    },
+    schedules: {
+      createSchedule: async (input: CreateScheduleInput) => {
+        did.push(input.dryRun ? `dry run → ${input.target.id}` : `create → ${input.target.id} hops ${input.provenance.hops}`);
+        return input.dryRun ? undefined : stored({ target: input.target, setting: input.setting });
+      },
+      listSchedules: async () => options.listed ?? [],
+      endSchedule: async (_u: string, _s: string, id: string) => {
+        did.push(`end ${id}`);
+        return stored({ endedAt: NEXT, endReason: 'unscheduled' });
+      },
+    },
+  } as unknown as ActionContext;
+  return { context, did };
+}
+
+const nightly: ToolArguments = { title: 'Nightly review', text: 'Review yesterday', at: '2026-11-02T02:00:00Z', every_minutes: 1440 };
+
+describe('schedule', () => {
+  it('sets a schedule into the own conversation: neither a card nor the loop guard', async () => {
+    const { context, did } = contextWith();
+    const result = await schedule(nightly, context);
+    expect(result).toMatchObject({
+      ok: true,
+      relay: 'desk',
+      summary: 'schedule → desk: every 1440 min, next 2026-11-02T02:00:00.000Z (sch_3f9c2a1e7b04)',
+      schedule_id: 'sch_3f9c2a1e7b04',
+      schedule: { id: 'sch_3f9c2a1e7b04', title: 'Nightly review', everyMinutes: 1440, once: false, nextFireAt: '2026-11-02T02:00:00.000Z' },
+    });
+    expect(String(result.note)).toContain('UTC');
+    expect(did).toEqual(['dry run → caller', 'create → caller hops 1']);
+  });
+
+  it('for another session: card in ask mode, then the loop guard counted once', async () => {
+    const { context, did } = contextWith({ mode: 'ask', decision: 'allowed' });
+    const result = await schedule({ ...nightly, session: 'other' }, context);
+    expect(result.summary).toContain('into session "Other"');
+    expect(did).toEqual(['dry run → other', 'card: Schedule a prompt on desk into "Other": "Nightly review"', 'guard check', 'guard count', 'create → other hops 1']);
+  });
+
+  it.each([
+    ['neither at nor every_minutes', { title: 't', text: 'x' }, {}, 'REMOTE_RELAY_INVALID_INPUT'],
+    ['no title', { text: 'x', every_minutes: 5 }, {}, 'REMOTE_RELAY_INVALID_INPUT'],
+    ['a paired relay', { ...nightly, relay: 'build-box' }, {}, 'REMOTE_RELAY_UNSUPPORTED'],
+    ['agent sessions off, even for the own conversation', nightly, { agentSessions: false }, 'REMOTE_RELAY_DISABLED'],
+    ['an archived target', { ...nightly, session: 'other' }, { targetArchived: true }, 'REMOTE_RELAY_ARCHIVED'],
+    ['Deny on the card', nightly, { mode: 'plan', decision: 'denied' as const }, 'REMOTE_RELAY_PERMISSION'],
+  ])('refuses %s and creates nothing', async (_name, args, options, code) => {
+    const { context, did } = contextWith(options);
+    await expect(schedule(args as ToolArguments, context)).rejects.toMatchObject({ code });
+    expect(did.filter((step) => step.startsWith('create'))).toEqual([]);
+  });
+});
+
+describe('list_schedules and unschedule', () => {
+  it('lists with setBy, skippedCount and held fields only when they apply', async () => {
+    const listed = [
+      stored(),
+      stored({ id: 'sch_2', target: { id: 'other', title: 'Other' }, skippedCount: 2, heldForApproval: true, heldSince: NEXT }),
+      stored({ id: 'sch_3', endedAt: NEXT, endReason: 'fired', once: true, everyMinutes: 0 }),
+    ];
+    const result = await listSchedules({}, contextWith({ listed }).context);
+    expect(result.summary).toBe('list_schedules → desk: 3 schedules, 2 active');
+    const [own, other, ended] = result.schedules as Record<string, unknown>[];
+    expect(own).not.toHaveProperty('setBy');
+    expect(own).not.toHaveProperty('skippedCount');
+    expect(other).toMatchObject({ setBy: { id: 'caller', title: 'Desk' }, skippedCount: 2, heldForApproval: true, heldSince: NEXT.toISOString() });
+    expect(ended).toMatchObject({ endReason: 'fired', nextFireAt: null });
+  });
+
+  it('unschedule ends an active schedule of the conversation; an unknown one is NOT_FOUND before any card', async () => {
+    const { context, did } = contextWith({ listed: [stored()], mode: 'ask', decision: 'allowed' });
+    await expect(unschedule({ schedule_id: 'sch_nope' }, context)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    expect(did).toEqual([]);
+    const result = await unschedule({ schedule_id: 'sch_3f9c2a1e7b04' }, context);
+    expect(result).toMatchObject({ summary: 'unschedule → desk: ended "Nightly review" (sch_3f9c2a1e7b04)', schedule: { endReason: 'unscheduled' } });
+    expect(did).toEqual(['card: End the schedule "Nightly review" on desk', 'end sch_3f9c2a1e7b04']);
+  });
+});
