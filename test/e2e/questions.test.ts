@@ -173,6 +173,8 @@ describe('asks', () => {
     expect(asked).toMatchObject({ ok: true, status: 'pending' });
     const read = await call(asker.agent, { action: 'read_session', relay: 'this', session: about.id });
     expect(read.pendingQuestions).toEqual([expect.objectContaining({ id: asked.question_id, kind: 'ask' })]);
+    const viaApi = await relay.api('GET', `/api/v1/sessions/${about.id}`);
+    expect(viaApi.body.pendingQuestions).toEqual([expect.objectContaining({ id: asked.question_id, kind: 'ask' })]);
     const listed = await call(asker.agent, { action: 'list_questions', session: about.id });
     expect(listed.questions).toEqual([expect.objectContaining({ question_id: asked.question_id, session: about.id, askedBy: asker.id })]);
   });

@@ -133,7 +133,7 @@ describe('POST /api/v1/cards/:id', () => {
     const { status, body } = await decide(card.id, { decision: 'allow' });
     expect(status).toBe(200);
     expect(body.card).toMatchObject({ id: card.id, kind: 'approval', status: 'allowed', decidedAt: '2026-11-30T10:05:00.000Z' });
-    expect(questions.decided).toEqual([{ userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [], agentSessionId: '' }]);
+    expect(questions.decided).toEqual([{ userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [], agentSessionId: '', dryRun: false }]);
   });
 
   it('answers a question card with text and choices', async () => {

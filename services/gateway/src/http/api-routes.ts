@@ -8,7 +8,8 @@ import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Logger } from '@relay/telemetry';
-import { SESSION_SCOPES, type SessionOwner, type TurnResult } from '../ports.ts';
+import { withPendingAsks } from '../pending-asks.ts';
+import { SESSION_SCOPES, type QuestionOwner, type SessionOwner, type TurnResult } from '../ports.ts';
 import { isToolErrorCode } from '../relay-tool/errors.ts';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../relay-tool/limits.ts';
 import { turnFields } from '../relay-tool/turn-result.ts';
@@ -24,6 +25,8 @@ export interface ApiDeps {
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
   sessions: SessionOwner;
+  /** Where a session read gets its pending asks; without it, reads list only the cards turns wait on. */
+  questions?: QuestionOwner;
   logger: Logger;
 }
 
@@ -149,7 +152,10 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = SessionParams.parse(request.params);
     const query = ReadQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const read = await callOwner(reply, deps.logger, () => deps.sessions.readSession(userId, id, query.data.last));
+    const read = await callOwner(reply, deps.logger, async () => {
+      const session = await deps.sessions.readSession(userId, id, query.data.last);
+      return deps.questions ? withPendingAsks(session, await deps.questions.listAsks(userId, { aboutSessionId: id, pendingOnly: true })) : session;
+    });
     if (read === undefined) return reply;
     return sessionReadView(read);
   });

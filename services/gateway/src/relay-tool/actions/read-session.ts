@@ -5,7 +5,8 @@
  * a session in a group, group adds the other members, up to 50, each with id, title, role, state
  * and archived when it is archived.
  */
-import type { Ask, SessionRead } from '../../ports.ts';
+import { withPendingAsks } from '../../pending-asks.ts';
+import type { SessionRead } from '../../ports.ts';
 import { sessionReadView } from '../../session-view.ts';
 import type { Action } from '../action-context.ts';
 import { requireArguments } from '../arguments.ts';
@@ -22,18 +23,12 @@ export const readSession: Action = async (args, context) => {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_session: last must be from 1 to ${READ_LAST_MAX}; got ${last}.`);
   }
   const relay = thisRelay(args.relay, context);
-  const read = withAsks(
+  const read = withPendingAsks(
     await context.sessions.readSession(context.caller.userId, args.session, last),
     await context.questions.listAsks(context.caller.userId, { aboutSessionId: args.session, pendingOnly: true }),
   );
   return success(summaryOf(relay, read), sessionReadView(read), relay);
 };
-
-// The session service knows the cards a turn waits on; the question service knows the asks about the session.
-function withAsks(read: SessionRead, asks: Ask[]): SessionRead {
-  const pending = asks.filter((one) => one.status === 'pending').map((one) => ({ id: one.id, kind: 'ask', question: one.question, options: one.options }));
-  return pending.length === 0 ? read : { ...read, pendingQuestions: [...read.pendingQuestions, ...pending] };
-}
 
 function summaryOf(relay: string, read: SessionRead): string {
   const parts = [count(read.messages.length, 'message'), read.session.state];
