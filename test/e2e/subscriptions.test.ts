@@ -123,6 +123,27 @@ describe('a watcher is woken by a watched session', () => {
     expect(JSON.parse(after)).toEqual([expect.objectContaining({ id: result.subscription.id, ended: true, reason: 'unsubscribed' })]);
   });
 
+  it('no echo: a turn the watcher prompted and got the reply of does not wake it; one it did not wait for does', async () => {
+    const worker = await startScriptSession(relay, 'Helper', 'reply ok');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher } = await subscribeWatcher(relay, worker.id);
+    const waited = await relay.api('POST', `/api/v1/sessions/${watcher}/messages`, {
+      text: [tool({ action: 'send', session: worker.id, relay: 'this', text: 'reply first answer', wait_seconds: 120 }), 'reply {{result.status}}'].join('\n'),
+    });
+    expect((await finish(relay, watcher, waited.body.message_id)).reply.text).toBe('done');
+    const unwaited = await relay.api('POST', `/api/v1/sessions/${watcher}/messages`, {
+      text: [tool({ action: 'send', session: worker.id, relay: 'this', text: 'reply second answer', wait_seconds: 0 }), 'reply sent'].join('\n'),
+    });
+    await finish(relay, watcher, unwaited.body.message_id);
+    const events = await eventMessages(relay, watcher, 1);
+    // Give a wrongly delivered first turn_end time to show up as a second message.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const all = await eventMessages(relay, watcher, 1);
+    expect(all).toHaveLength(1);
+    expect(events[0]!.text).toContain('turn_end (done) "second answer"');
+    expect(events[0]!.text).not.toContain('first answer');
+  });
+
   it('refuses exclude with a list of sessions, and makes nothing', async () => {
     const worker = await startScriptSession(relay, 'Other', 'reply ok');
     const started = await startScriptSession(
