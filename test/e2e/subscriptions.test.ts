@@ -144,6 +144,18 @@ describe('a watcher is woken by a watched session', () => {
     expect(events[0]!.text).not.toContain('first answer');
   });
 
+  it('question_asked comes at once, while the watched turn waits for the answer', async () => {
+    const worker = await startScriptSession(relay, 'Asker', 'reply ok');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher } = await subscribeWatcher(relay, worker.id, { events: ['question_asked'] });
+    const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'ask_user Ship tonight? | Yes | No\nreply {{answer}}' });
+    const [event] = await eventMessages(relay, watcher, 1);
+    expect(event!.text).toContain(`[relay event] session "Asker" (${worker.id.slice(0, 4)}…): question_asked "Ship tonight?"`);
+    const { body } = await relay.api('GET', `/api/v1/cards?session=${worker.id}&pending=1`);
+    await relay.api('POST', `/api/v1/cards/${body.cards[0].id}`, { decision: 'answer', answer: 'Yes' });
+    expect((await finish(relay, worker.id, sent.body.message_id)).status).toBe('done');
+  });
+
   it('refuses exclude with a list of sessions, and makes nothing', async () => {
     const worker = await startScriptSession(relay, 'Other', 'reply ok');
     const started = await startScriptSession(
