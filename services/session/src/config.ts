@@ -63,6 +63,8 @@ const schema = z.object({
   RELAY_OPENAI_BASE_URL: optionalUrl,
   /** The endpoint's model ids; without them the list is unknown until discovery and models go on unchecked. */
   RELAY_OPENAI_MODELS: modelList(),
+  /** The endpoint's API key, sent as a bearer token; unset for endpoints that take none (Ollama, llama.cpp). */
+  RELAY_OPENAI_API_KEY: optionalSecret,
   /** Claude Code's subscription credentials (providers "claude" and "claude-cloud"). */
   CLAUDE_CODE_OAUTH_TOKEN: optionalSecret,
   /** The Anthropic API key (provider "claude-api"). */

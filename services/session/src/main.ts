@@ -22,6 +22,7 @@ import { sessionGrpc } from './grpc/session-grpc.ts';
 import { turnGrpc } from './grpc/turn-grpc.ts';
 import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
+import { OpenAIProvider } from './providers/openai/openai-provider.ts';
 import { ScriptProvider } from './providers/script/script-provider.ts';
 import { listenForTurnSignals } from './runtime/bus-turn-signals.ts';
 import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';
@@ -66,6 +67,9 @@ const backgroundTasks = new BackgroundTasks({
 });
 const providers = new ProviderRegistry([
   new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: new GrpcQuestionCards(questions), logger, tasks: backgroundTasks }),
+  ...(config.RELAY_OPENAI_BASE_URL === undefined
+    ? []
+    : [new OpenAIProvider({ baseUrl: config.RELAY_OPENAI_BASE_URL, apiKey: config.RELAY_OPENAI_API_KEY, gatewayUrl: config.RELAY_GATEWAY_URL })]),
 ]);
 // A provider is offered as available only when this relay can also run its turns.
 const catalogue = new ConfiguredCatalogue(config, (providerId) => providers.canRun(providerId));

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ChatStreamReader } from '../../src/providers/openai/chat-stream.ts';
+
+const event = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+describe('a streamed chat-completions answer', () => {
+  it('joins content deltas and reports each as it comes, across arbitrary network chunks', () => {
+    const seen: string[] = [];
+    const reader = new ChatStreamReader((delta) => seen.push(delta));
+    const body = event({ role: 'assistant', content: 'Hel' }) + event({ content: 'lo' }) + event({}, 'stop') + 'data: [DONE]\n\n';
+    for (let i = 0; i < body.length; i += 7) reader.push(body.slice(i, i + 7));
+    expect(reader.done).toBe(true);
+    expect(reader.answer()).toEqual({ content: 'Hello', toolCalls: [], finishReason: 'stop' });
+    expect(seen).toEqual(['Hel', 'lo']);
+  });
+
+  it('assembles tool calls from pieces by index', () => {
+    const reader = new ChatStreamReader();
+    reader.push(event({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'relay_tool', arguments: '' } }] }));
+    reader.push(event({ tool_calls: [{ index: 1, id: 'call_b', function: { name: 'relay_tool', arguments: '{"action":' } }] }));
+    reader.push(event({ tool_calls: [{ index: 0, function: { arguments: '{"action":"list_relays"}' } }] }));
+    reader.push(event({ tool_calls: [{ index: 1, function: { arguments: '"wait"}' } }] }));
+    reader.push(event({}, 'tool_calls') + ': keep-alive comment\n\ndata: [DONE]\n\n');
+    expect(reader.answer()).toEqual({
+      content: '',
+      toolCalls: [
+        { id: 'call_a', name: 'relay_tool', arguments: '{"action":"list_relays"}' },
+        { id: 'call_b', name: 'relay_tool', arguments: '{"action":"wait"}' },
+      ],
+      finishReason: 'tool_calls',
+    });
+  });
+});

@@ -1,0 +1,105 @@
+// Issue 4 end to end: the `openai` provider against an OpenAI-compatible server the test runs on loopback,
+// speaking the real wire format (SSE chat.completion.chunk events, tool_calls in pieces). The model calls
+// relay_tool (list_sessions); the call reaches the gateway through MCP with the session's token, and its answer
+// flows back to the model and into the turn's reply.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+let relay: Relay;
+let server: Server;
+const requests: { authorization: string | undefined; body: any }[] = [];
+
+function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model: 'fake-1', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+}
+
+/** The fake model: first asks for list_sessions (arguments in two pieces), then answers with what the tool said. */
+function answer(body: any): string[] {
+  const toolMessage = [...body.messages].reverse().find((message: any) => message.role === 'tool');
+  if (toolMessage === undefined) {
+    return [
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'relay_tool', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"action":"list_sessions",' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"relay":"this"}' } }] }),
+      chunk({}, 'tool_calls'),
+      'data: [DONE]\n\n',
+    ];
+  }
+  const result = JSON.parse(toolMessage.content);
+  return [chunk({ role: 'assistant', content: 'The relay says: ' }), chunk({ content: result.summary }), chunk({}, 'stop'), 'data: [DONE]\n\n'];
+}
+
+async function readBody(request: IncomingMessage): Promise<any> {
+  let text = '';
+  for await (const part of request) text += part;
+  return JSON.parse(text);
+}
+
+async function finish(sessionId: string, messageId: string): Promise<any> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
+  }
+}
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    void (async () => {
+      if (request.method === 'POST' && request.url === '/v1/chat/completions') {
+        const body = await readBody(request);
+        requests.push({ authorization: request.headers.authorization, body });
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const event of answer(body)) response.write(event);
+        response.end();
+        return;
+      }
+      response.writeHead(404).end();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  relay = await startRelay({
+    name: 'desk',
+    env: { RELAY_AGENT_SESSIONS: 'on', RELAY_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, RELAY_OPENAI_API_KEY: 'sk-test-key', RELAY_OPENAI_MODELS: 'fake-1' },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('the openai provider', () => {
+  it('relay_info lists it as available with its configured models once configured', async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Info', text: 'relay_tool {"action":"relay_info","relay":"this"}' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const turn = await finish(created.body.session.id, created.body.message_id);
+    const info = JSON.parse(turn.reply.text);
+    expect(JSON.stringify(info)).not.toContain('sk-test-key');
+    expect(info.providers.find((provider: any) => provider.id === 'openai')).toMatchObject({ available: true, models: ['fake-1'] });
+  });
+
+  it("runs a turn whose tool call reaches the gateway through MCP with the session's token, and answers with its result", async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'openai', model: 'fake-1', title: 'Chat', text: 'Which sessions are there?' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const turn = await finish(created.body.session.id, created.body.message_id);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply).toMatchObject({ model: 'fake-1' });
+    // list_sessions ran as the session's user: it sees its sessions (this one and the relay_info one).
+    expect(turn.reply.text).toMatch(/^The relay says: list_sessions → desk: 2 sessions$/);
+
+    expect(requests).toHaveLength(2);
+    const [first, second] = requests;
+    expect(first!.authorization).toBe('Bearer sk-test-key');
+    expect(first!.body).toMatchObject({ model: 'fake-1', stream: true, messages: [{ role: 'user', content: 'Which sessions are there?' }] });
+    const relayTool = first!.body.tools.find((tool: any) => tool.function.name === 'relay_tool');
+    expect(relayTool).toMatchObject({ type: 'function', function: { parameters: { type: 'object', properties: { action: expect.any(Object) } } } });
+    expect(second!.body.messages.slice(1)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'relay_tool', arguments: '{"action":"list_sessions","relay":"this"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: expect.stringContaining('"ok":true') },
+    ]);
+  });
+});
