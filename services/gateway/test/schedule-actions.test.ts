@@ -32,7 +32,7 @@ function stored(over: Partial<Schedule> = {}): Schedule {
 }
 
 /** A context whose owners record what they were asked to do. */
-function contextWith(options: { mode?: string; agentSessions?: boolean; decision?: Card['status']; listed?: Schedule[]; targetArchived?: boolean } = {}) {
+function contextWith(options: { mode?: string; agentSessions?: boolean; decision?: Card['status']; listed?: Schedule[]; targetArchived?: boolean; targetExternal?: boolean } = {}) {
   const did: string[] = [];
   const card = (status: Card['status']): Card => ({
     id: 'card_1', userId: 'u1', sessionId: 'caller', kind: 'approval', title: '', lines: [], options: [], status, answer: '', choices: [], createdAt: undefined, decidedAt: undefined,
@@ -45,8 +45,8 @@ function contextWith(options: { mode?: string; agentSessions?: boolean; decision
     signal: new AbortController().signal,
     progress: async () => undefined,
     sessions: {
-      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent' }, hasRunningTurn: true, turnProvenance: { hops: 1 }, startedSessions: 0 }),
-      readSession: async (_u: string, id: string) => ({ session: { id, title: 'Other', archived: options.targetArchived ?? false } }),
+      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent', external: false }, hasRunningTurn: true, turnProvenance: { hops: 1 }, startedSessions: 0 }),
+      readSession: async (_u: string, id: string) => ({ session: { id, title: 'Other', archived: options.targetArchived ?? false, external: options.targetExternal ?? false } }),
       countAgentPrompt: async (_id: string, dryRun: boolean) => {
         did.push(dryRun ? 'guard check' : 'guard count');
         return { sent: 1, allowed: 30, usedUp: false };
@@ -107,6 +107,7 @@ describe('schedule', () => {
     ['a paired relay', { ...nightly, relay: 'build-box' }, {}, 'REMOTE_RELAY_UNSUPPORTED'],
     ['agent sessions off, even for the own conversation', nightly, { agentSessions: false }, 'REMOTE_RELAY_DISABLED'],
     ['an archived target', { ...nightly, session: 'other' }, { targetArchived: true }, 'REMOTE_RELAY_ARCHIVED'],
+    ['an external target (its agent runs elsewhere)', { ...nightly, session: 'other' }, { targetExternal: true }, 'REMOTE_RELAY_UNSUPPORTED'],
     ['Deny on the card', nightly, { mode: 'plan', decision: 'denied' as const }, 'REMOTE_RELAY_PERMISSION'],
   ])('refuses %s and creates nothing', async (_name, args, options, code) => {
     const { context, did } = contextWith(options);
