@@ -82,14 +82,25 @@ describe('the openai provider', () => {
     expect(info.providers.find((provider: any) => provider.id === 'openai')).toMatchObject({ available: true, models: ['fake-1'] });
   });
 
+  it('usage: the configured provider is not tracked yet, one without credentials is not set up; no secrets', async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Usage', text: 'relay_tool {"action":"usage","relay":"this"}' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const turn = await finish(created.body.session.id, created.body.message_id);
+    const result = JSON.parse(turn.reply.text);
+    expect(result).toMatchObject({ ok: true, relay: 'desk', claudeUsageLimitPaused: false });
+    expect(result.providers.find((provider: any) => provider.provider === 'openai')).toEqual({ provider: 'openai', status: 'not_tracked', meters: [] });
+    expect(result.providers.find((provider: any) => provider.provider === 'claude-api')).toMatchObject({ status: 'not_set_up', reason: expect.any(String) });
+    expect(JSON.stringify(result)).not.toContain('sk-test-key');
+  });
+
   it("runs a turn whose tool call reaches the gateway through MCP with the session's token, and answers with its result", async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'openai', model: 'fake-1', title: 'Chat', text: 'Which sessions are there?' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const turn = await finish(created.body.session.id, created.body.message_id);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply).toMatchObject({ model: 'fake-1' });
-    // list_sessions ran as the session's user: it sees its sessions (this one and the relay_info one).
-    expect(turn.reply.text).toMatch(/^The relay says: list_sessions → desk: 2 sessions$/);
+    // list_sessions ran as the session's user: it sees its sessions (this one, and the relay_info and usage ones).
+    expect(turn.reply.text).toMatch(/^The relay says: list_sessions → desk: 3 sessions$/);
 
     expect(requests).toHaveLength(2);
     const [first, second] = requests;

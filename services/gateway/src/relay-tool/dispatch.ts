@@ -29,6 +29,7 @@ import { transferSubscriptions } from './actions/transfer-subscriptions.ts';
 import { unschedule } from './actions/unschedule.ts';
 import { unsubscribe } from './actions/unsubscribe.ts';
 import { updateSession } from './actions/update-session.ts';
+import { usage } from './actions/usage.ts';
 import { wait } from './actions/wait.ts';
 import { withdraw } from './actions/withdraw.ts';
 import { parseAction, parseArguments } from './arguments.ts';
@@ -45,6 +46,7 @@ const ACTIONS: Partial<Record<ActionName, Action>> = {
   list_sessions: listSessions,
   read_session: readSession,
   read_task_output: readTaskOutput,
+  usage,
   send,
   create_session: createSession,
   update_session: updateSession,
