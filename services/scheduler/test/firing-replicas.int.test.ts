@@ -6,7 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fireDueSchedules } from '../src/domain/fire-due-schedules.ts';
-import type { LoopGuard } from '../src/domain/ports.ts';
+import type { FiringTransaction, LoopGuard, ScheduleStore } from '../src/domain/ports.ts';
 import { planSchedule } from '../src/domain/schedule.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaScheduleStore } from '../src/store/prisma-schedule-store.ts';
@@ -106,19 +106,26 @@ it('a replica that dies mid-firing loses nothing: its rows stay locked, then due
   let claimedByDying!: () => void;
   const claimed = new Promise<void>((resolve) => (claimedByDying = resolve));
   let calls = 0;
-  // The dying replica claims every due row, fires one, then "dies" (its transaction throws and rolls back).
-  const dyingGuard: LoopGuard = {
-    countPrompt: async () => {
-      calls += 1;
-      if (calls === 2) {
-        claimedByDying();
-        await held;
-        throw new Error('replica killed');
-      }
-      return true;
-    },
-  };
-  const dyingPass = fireDueSchedules({ store: dying, guard: dyingGuard }, now).catch((error: Error) => error);
+  // The dying replica claims every due row, fires one, then "dies" inside its transaction (it rolls back).
+  const dyingStore: ScheduleStore = Object.assign(Object.create(dying) as PrismaScheduleStore, {
+    firingTransaction: <T>(work: (tx: FiringTransaction) => Promise<T>) =>
+      dying.firingTransaction((tx) =>
+        work({
+          claimDue: (at, limit) => tx.claimDue(at, limit),
+          update: (id, update) => tx.update(id, update),
+          recordFiring: async (firing, command) => {
+            calls += 1;
+            if (calls === 2) {
+              claimedByDying();
+              await held;
+              throw new Error('replica killed');
+            }
+            return tx.recordFiring(firing, command);
+          },
+        }),
+      ),
+  });
+  const dyingPass = fireDueSchedules({ store: dyingStore, guard: allow }, now).catch((error: Error) => error);
   await claimed;
 
   // While the dying replica holds the rows, the other one skips them (SKIP LOCKED) and fires nothing twice.
@@ -144,6 +151,9 @@ it('a repeat whose previous message still waits is skipped and counted, and a he
   expect(await fireDueSchedules({ store, guard: used }, new Date(START + 2 * MINUTE))).toMatchObject({ held: 1 });
   const held = await a.schedule.findFirstOrThrow();
   expect(held).toMatchObject({ heldForApproval: true, heldSince: new Date(START + 2 * MINUTE), firedCount: 1, skippedCount: 1 });
+  const away: LoopGuard = { countPrompt: async () => Promise.reject(new Error('session service unavailable')) };
+  expect(await fireDueSchedules({ store, guard: away }, new Date(START + 4 * MINUTE))).toMatchObject({ deferred: 1, fired: 0 });
+  expect(await a.schedule.findFirstOrThrow()).toMatchObject({ nextFireAt: new Date(START + 5 * MINUTE), firedCount: 1 });
   expect(await fireDueSchedules({ store, guard: allow }, new Date(START + 5 * MINUTE))).toMatchObject({ fired: 1 });
   expect(await a.schedule.findFirstOrThrow()).toMatchObject({ heldForApproval: false, heldSince: null, firedCount: 2, nextFireAt: new Date(START + 6 * MINUTE) });
 });

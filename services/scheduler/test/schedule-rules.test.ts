@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dueAction, end, fire, firingId, hold, HOLD_RECHECK_MS, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
+import { dueAction, end, fire, firingId, hold, HOLD_RECHECK_MS, retryLater, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
 import { nextGridTime } from '../src/domain/grid.ts';
 import { isListed, newScheduleId, parseInstant, planSchedule, type Schedule, type ScheduleRequest } from '../src/domain/schedule.ts';
 
@@ -129,6 +129,10 @@ describe('due times', () => {
     const held = every10({ heldForApproval: true, heldSince: t('2026-11-01T00:00:00Z'), nextFireAt: t('2026-11-01T00:36:00Z') });
     const { update } = fire(held, t('2026-11-01T00:36:00Z'));
     expect(update).toMatchObject({ heldForApproval: false, heldSince: null, firedCount: 1, nextFireAt: t('2026-11-01T00:40:00Z') });
+  });
+  it('a firing whose guard could not be asked stays due a minute on, with nothing else changed', () => {
+    const s = every10();
+    expect(retryLater(s, t('2026-11-01T00:00:00Z'))).toEqual({ ...skip(s, t('2026-11-01T00:00:00Z')), skippedCount: 0, nextFireAt: t('2026-11-01T00:01:00Z') });
   });
   it('end records why', () => {
     expect(end(every10(), 'archived', NOW)).toMatchObject({ endedAt: NOW, endReason: 'archived' });

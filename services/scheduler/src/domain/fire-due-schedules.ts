@@ -2,7 +2,7 @@
  * One pass of the firing loop: claims the due schedules (rows another replica holds are skipped) and,
  * per schedule, fires, skips or holds it, in one transaction with its firing and queue_prompt command.
  */
-import { dueAction, fire, hold, scheduledPromptHeader, skip } from './firing.ts';
+import { dueAction, fire, hold, retryLater, scheduledPromptHeader, skip } from './firing.ts';
 import type { LoopGuard, QueuePromptCommand, ScheduleStore } from './ports.ts';
 import { isForAnother, type Schedule } from './schedule.ts';
 
@@ -13,6 +13,8 @@ export interface FiringOutcome {
   fired: number;
   skipped: number;
   held: number;
+  /** Due firings the loop guard could not be asked about; looked at again in a minute. */
+  deferred: number;
 }
 
 /** The command a firing publishes: the full message text, header first, and the setter's provenance. */
@@ -34,7 +36,7 @@ export function queuePromptCommand(schedule: Schedule, firingId: string, dueAt: 
 export async function fireDueSchedules(deps: { store: ScheduleStore; guard: LoopGuard }, now: Date): Promise<FiringOutcome & { full: boolean }> {
   return deps.store.firingTransaction(async (tx) => {
     const due = await tx.claimDue(now, CLAIM_BATCH);
-    const outcome = { fired: 0, skipped: 0, held: 0, full: due.length === CLAIM_BATCH };
+    const outcome = { fired: 0, skipped: 0, held: 0, deferred: 0, full: due.length === CLAIM_BATCH };
     for (const { schedule, previousStillWaits } of due) {
       if (dueAction(schedule, previousStillWaits) === 'skip') {
         await tx.update(schedule.id, skip(schedule, now));
@@ -42,10 +44,15 @@ export async function fireDueSchedules(deps: { store: ScheduleStore; guard: Loop
         continue;
       }
       // A schedule into another session counts toward the setter's loop guard once per firing.
-      if (isForAnother(schedule) && !(await deps.guard.countPrompt(schedule.settingSessionId))) {
-        await tx.update(schedule.id, hold(schedule, now));
-        outcome.held += 1;
-        continue;
+      if (isForAnother(schedule)) {
+        // One schedule whose guard cannot be asked (the session service is away) must not stop the others.
+        const allowed = await deps.guard.countPrompt(schedule.settingSessionId).catch(() => undefined);
+        if (allowed !== true) {
+          await tx.update(schedule.id, allowed === false ? hold(schedule, now) : retryLater(schedule, now));
+          if (allowed === false) outcome.held += 1;
+          else outcome.deferred += 1;
+          continue;
+        }
       }
       const { firing, update } = fire(schedule, now);
       await tx.recordFiring(firing, queuePromptCommand(schedule, firing.id, firing.dueAt));

@@ -84,6 +84,11 @@ export function hold(schedule: Schedule, now: Date): ScheduleUpdate {
   };
 }
 
+/** Keeps a due firing due and looks again in a minute (the loop guard could not be asked). */
+export function retryLater(schedule: Schedule, now: Date): ScheduleUpdate {
+  return { ...unchanged(schedule), nextFireAt: new Date(now.getTime() + HOLD_RECHECK_MS) };
+}
+
 /** Ends a schedule (unschedule, Cancel, archived or deleted session). */
 export function end(schedule: Schedule, reason: EndReason, now: Date): ScheduleUpdate {
   return { ...unchanged(schedule), endedAt: now, endReason: reason, heldForApproval: false, heldSince: null };

@@ -6,8 +6,7 @@ import type { LoopGuard } from '../domain/ports.ts';
 /**
  * The session service's loop guard (CountAgentPrompt): counts one prompt to another agent for the setting
  * conversation; false when the allowance is used up, so the firing is held. Any other failure (but a
- * conversation that is gone) throws, and
- * the firing transaction rolls back to be tried again.
+ * conversation that is gone) throws, and the firing is looked at again in a minute.
  */
 export class GrpcLoopGuard implements LoopGuard {
   constructor(private readonly client: SessionServiceClient) {}

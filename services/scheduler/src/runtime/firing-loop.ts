@@ -42,7 +42,7 @@ export class FiringLoop {
       try {
         for (;;) {
           const outcome = await fireDueSchedules(this.deps, clock.now());
-          if (outcome.fired + outcome.skipped + outcome.held > 0) logger.info(outcome, 'due schedules handled');
+          if (outcome.fired + outcome.skipped + outcome.held + outcome.deferred > 0) logger.info(outcome, 'due schedules handled');
           if (!outcome.full || this.stopped) break;
         }
       } catch (error) {
