@@ -112,5 +112,16 @@ describe('the openai provider', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'relay_tool', arguments: '{"action":"list_sessions","relay":"this"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: expect.stringContaining('"ok":true') },
     ]);
+
+    // The next message in the conversation carries what was said before.
+    const sent = await relay.api('POST', `/api/v1/sessions/${created.body.session.id}/messages`, { text: 'And now?' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const again = await finish(created.body.session.id, sent.body.message_id);
+    expect(again.status, JSON.stringify(again)).toBe('done');
+    expect(requests[2]!.body.messages).toEqual([
+      { role: 'user', content: 'Which sessions are there?' },
+      { role: 'assistant', content: turn.reply.text },
+      { role: 'user', content: 'And now?' },
+    ]);
   });
 });

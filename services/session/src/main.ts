@@ -23,6 +23,7 @@ import { turnGrpc } from './grpc/turn-grpc.ts';
 import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { OpenAIProvider } from './providers/openai/openai-provider.ts';
+import { prismaConversationHistory } from './providers/openai/prisma-conversation-history.ts';
 import { ScriptProvider } from './providers/script/script-provider.ts';
 import { listenForTurnSignals } from './runtime/bus-turn-signals.ts';
 import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';
@@ -69,7 +70,14 @@ const providers = new ProviderRegistry([
   new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: new GrpcQuestionCards(questions), logger, tasks: backgroundTasks }),
   ...(config.RELAY_OPENAI_BASE_URL === undefined
     ? []
-    : [new OpenAIProvider({ baseUrl: config.RELAY_OPENAI_BASE_URL, apiKey: config.RELAY_OPENAI_API_KEY, gatewayUrl: config.RELAY_GATEWAY_URL })]),
+    : [
+        new OpenAIProvider({
+          baseUrl: config.RELAY_OPENAI_BASE_URL,
+          apiKey: config.RELAY_OPENAI_API_KEY,
+          gatewayUrl: config.RELAY_GATEWAY_URL,
+          history: prismaConversationHistory(prisma),
+        }),
+      ]),
 ]);
 // A provider is offered as available only when this relay can also run its turns.
 const catalogue = new ConfiguredCatalogue(config, (providerId) => providers.canRun(providerId));

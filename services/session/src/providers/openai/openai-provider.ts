@@ -17,7 +17,12 @@ export interface OpenAIProviderOptions {
   gatewayUrl: string;
   /** Model answers per turn at most (each tool round is one). */
   maxSteps?: number;
+  /** The conversation before the turn's message; none when not given. */
+  history?: ConversationHistory;
 }
+
+/** The messages of a session before `messageId`, oldest first. */
+export type ConversationHistory = (sessionId: string, messageId: string) => Promise<{ role: 'user' | 'assistant'; content: string }[]>;
 
 type ChatMessage =
   | { role: 'user' | 'system'; content: string }
@@ -37,7 +42,8 @@ export class OpenAIProvider implements Provider {
 
   async startTurn(input: TurnInput): Promise<TurnReply> {
     const tools = new McpTools(this.#options.gatewayUrl, input.token);
-    const messages: ChatMessage[] = [{ role: 'user', content: input.message.text }];
+    const earlier = (await this.#options.history?.(input.session.id, input.message.id)) ?? [];
+    const messages: ChatMessage[] = [...earlier.map((message) => ({ ...message }) as ChatMessage), { role: 'user', content: input.message.text }];
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
     try {
       const functions = await tools.list(input.signal).catch((error: unknown) => {
