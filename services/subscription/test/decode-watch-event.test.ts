@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { decodeWatchEvent } from '../src/bus/decode-watch-event.ts';
+
+const occurredAt = '2026-10-24T10:00:00.000Z';
+
+describe('decodeWatchEvent', () => {
+  it('turn_ended done is one turn_end with the reply, its prompt and its sender', () => {
+    const input = decodeWatchEvent('relay.session.v1.turn_ended', {
+      eventId: 'ev1', occurredAt, sessionId: 's1', userId: 'u1', turnId: 't1', messageId: 'm1', status: 'TURN_STATUS_DONE', text: 'Done.', senderSessionId: 'w1',
+    });
+    expect(input).toMatchObject({
+      type: 'session_events',
+      sessionId: 's1',
+      senderSessionId: 'w1',
+      candidates: [{ sourceEventId: 'ev1', kind: 'turn_end', event: { kind: 'turn_end', status: 'done', text: 'Done.', promptMessageId: 'm1' } }],
+    });
+  });
+
+  it('turn_ended error is a turn_end (error) and an error event', () => {
+    const input = decodeWatchEvent('relay.session.v1.turn_ended', { eventId: 'ev2', occurredAt, sessionId: 's1', userId: 'u1', messageId: 'm2', status: 'TURN_STATUS_ERROR', text: 'boom' });
+    expect(input?.type === 'session_events' && input.candidates.map((c) => [c.sourceEventId, c.kind])).toEqual([['ev2', 'turn_end'], ['ev2:error', 'error']]);
+  });
+
+  it('question_answered goes to the asking conversation', () => {
+    const input = decodeWatchEvent('relay.question.v1.question_answered', { eventId: 'q1', occurredAt, questionId: 'ask_1', askingSessionId: 'w1', userId: 'u1', choice: 'Wait', via: 'desk' });
+    expect(input).toMatchObject({ type: 'direct', watcherSessionId: 'w1', event: { kind: 'question_answered', choices: ['Wait'], answer: null, via: 'desk' } });
+  });
+
+  it('archived, and subjects subscriptions do not use', () => {
+    expect(decodeWatchEvent('relay.session.v1.archived', { eventId: 'a1', occurredAt, sessionId: 's1', userId: 'u1' })).toMatchObject({ type: 'archived', sessionId: 's1' });
+    expect(decodeWatchEvent('relay.session.v1.turn_started', { eventId: 'x', occurredAt })).toBeUndefined();
+  });
+
+  it('terminates a payload that can never be applied', () => {
+    expect(() => decodeWatchEvent('relay.session.v1.turn_ended', { occurredAt, status: 'TURN_STATUS_DONE' })).toThrow(expect.objectContaining({ code: 'SUBSCRIPTION_INVALID_EVENT' }));
+    expect(() => decodeWatchEvent('relay.session.v1.turn_ended', { eventId: 'e', occurredAt, status: 'TURN_STATUS_RUNNING' })).toThrow(expect.objectContaining({ code: 'SUBSCRIPTION_INVALID_EVENT' }));
+  });
+});
