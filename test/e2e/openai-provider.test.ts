@@ -1,7 +1,7 @@
 // Issue 4 end to end: the `openai` provider against an OpenAI-compatible server the test runs on loopback,
 // speaking the real wire format (SSE chat.completion.chunk events, tool_calls in pieces). The model calls
 // relay_tool (list_sessions); the call reaches the gateway through MCP with the session's token, and its answer
-// flows back to the model and into the turn's reply.
+// flows back to the model and into the turn's reply. Its models are discovered from the server's GET /v1/models.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,11 @@ beforeAll(async () => {
         response.end();
         return;
       }
+      if (request.method === 'GET' && request.url === '/v1/models') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-1', object: 'model', owned_by: 'test' }] }));
+        return;
+      }
       response.writeHead(404).end();
     })();
   });
@@ -63,7 +68,7 @@ beforeAll(async () => {
   const { port } = server.address() as AddressInfo;
   relay = await startRelay({
     name: 'desk',
-    env: { RELAY_AGENT_SESSIONS: 'on', RELAY_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, RELAY_OPENAI_API_KEY: 'sk-test-key', RELAY_OPENAI_MODELS: 'fake-1' },
+    env: { RELAY_AGENT_SESSIONS: 'on', RELAY_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, RELAY_OPENAI_API_KEY: 'sk-test-key' },
   });
 });
 
@@ -73,7 +78,7 @@ afterAll(async () => {
 });
 
 describe('the openai provider', () => {
-  it('relay_info lists it as available with its configured models once configured', async () => {
+  it('relay_info lists it as available, with the models discovered from GET /v1/models', async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Info', text: 'relay_tool {"action":"relay_info","relay":"this"}' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const turn = await finish(created.body.session.id, created.body.message_id);

@@ -22,6 +22,7 @@ import { sessionGrpc } from './grpc/session-grpc.ts';
 import { turnGrpc } from './grpc/turn-grpc.ts';
 import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
+import { discoverModels } from './providers/openai/discover-models.ts';
 import { OpenAIProvider } from './providers/openai/openai-provider.ts';
 import { prismaConversationHistory } from './providers/openai/prisma-conversation-history.ts';
 import { ScriptProvider } from './providers/script/script-provider.ts';
@@ -79,8 +80,16 @@ const providers = new ProviderRegistry([
         }),
       ]),
 ]);
+// The openai endpoint's models: configured, else discovered once at start (unknown when it cannot say).
+const openaiModels =
+  config.RELAY_OPENAI_MODELS ??
+  (config.RELAY_OPENAI_BASE_URL === undefined
+    ? undefined
+    : await discoverModels({ baseUrl: config.RELAY_OPENAI_BASE_URL, apiKey: config.RELAY_OPENAI_API_KEY, signal: AbortSignal.timeout(5_000) }).catch(
+        (error: unknown) => void logger.warn({ err: error }, 'could not discover the openai endpoint’s models; they stay unknown'),
+      ));
 // A provider is offered as available only when this relay can also run its turns.
-const catalogue = new ConfiguredCatalogue(config, (providerId) => providers.canRun(providerId));
+const catalogue = new ConfiguredCatalogue({ ...config, RELAY_OPENAI_MODELS: openaiModels }, (providerId) => providers.canRun(providerId));
 
 try {
   const settings = await seedRelaySettings(store, {
