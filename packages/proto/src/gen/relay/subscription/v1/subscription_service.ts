@@ -1900,7 +1900,7 @@ export type SubscriptionServiceService = typeof SubscriptionServiceService;
 export const SubscriptionServiceService = {
   /**
    * Makes a subscription for the watcher. dry_run runs every check and creates nothing.
-   * Errors: REMOTE_RELAY_INVALID_ARGUMENT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_SUBSCRIPTION_LIMIT.
+   * Errors: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_SUBSCRIPTION_LIMIT.
    */
   subscribe: {
     path: "/relay.subscription.v1.SubscriptionService/Subscribe" as const,
@@ -1935,7 +1935,7 @@ export const SubscriptionServiceService = {
   },
   /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
-   * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_ARGUMENT.
+   * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_INPUT.
    */
   transferSubscriptions: {
     path: "/relay.subscription.v1.SubscriptionService/TransferSubscriptions" as const,
@@ -1968,7 +1968,7 @@ export const SubscriptionServiceService = {
 export interface SubscriptionServiceServer extends UntypedServiceImplementation {
   /**
    * Makes a subscription for the watcher. dry_run runs every check and creates nothing.
-   * Errors: REMOTE_RELAY_INVALID_ARGUMENT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_SUBSCRIPTION_LIMIT.
+   * Errors: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_SUBSCRIPTION_LIMIT.
    */
   subscribe: handleUnaryCall<SubscribeRequest, SubscribeResponse>;
   /** Ends one subscription, or with all every active one of the watcher. Errors: REMOTE_RELAY_NOT_FOUND. */
@@ -1977,7 +1977,7 @@ export interface SubscriptionServiceServer extends UntypedServiceImplementation 
   listSubscriptions: handleUnaryCall<ListSubscriptionsRequest, ListSubscriptionsResponse>;
   /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
-   * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_ARGUMENT.
+   * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_INPUT.
    */
   transferSubscriptions: handleUnaryCall<TransferSubscriptionsRequest, TransferSubscriptionsResponse>;
   /**
@@ -1990,7 +1990,7 @@ export interface SubscriptionServiceServer extends UntypedServiceImplementation 
 export interface SubscriptionServiceClient extends Client {
   /**
    * Makes a subscription for the watcher. dry_run runs every check and creates nothing.
-   * Errors: REMOTE_RELAY_INVALID_ARGUMENT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_SUBSCRIPTION_LIMIT.
+   * Errors: REMOTE_RELAY_INVALID_INPUT, REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_SUBSCRIPTION_LIMIT.
    */
   subscribe(
     request: SubscribeRequest,
@@ -2041,7 +2041,7 @@ export interface SubscriptionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
-   * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_ARGUMENT.
+   * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_INPUT.
    */
   transferSubscriptions(
     request: TransferSubscriptionsRequest,
