@@ -212,10 +212,11 @@ describe('bad calls', () => {
     expect((await call(client, { action: 'list_relays' })).body.ok).toBe(true);
   });
 
-  it('answers REMOTE_RELAY_UNSUPPORTED for an action not built yet', async () => {
+  it('usage answers each provider as not tracked or not set up, with no meters yet', async () => {
     const { body } = await call(await connect(), { action: 'usage', relay: 'this' });
-    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNSUPPORTED' });
-    expect(body.error).toContain('not available on this relay yet');
+    expect(body).toMatchObject({ ok: true, claudeUsageLimitPaused: false });
+    expect(body.providers.length).toBeGreaterThan(0);
+    for (const provider of body.providers) expect(['not_tracked', 'not_set_up']).toContain(provider.status);
   });
 
   it('refuses create_session with an argument it does not take before anything else', async () => {

@@ -24,7 +24,7 @@ import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { discoverModels } from './providers/openai/discover-models.ts';
 import { OpenAIProvider } from './providers/openai/openai-provider.ts';
-import { prismaConversationHistory } from './providers/openai/prisma-conversation-history.ts';
+import { prismaConversationHistory } from './store/prisma-conversation-history.ts';
 import { ScriptProvider } from './providers/script/script-provider.ts';
 import { listenForTurnSignals } from './runtime/bus-turn-signals.ts';
 import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';

@@ -2,8 +2,8 @@
  * The conversation before a turn's message, as chat messages: the session's own replies are the
  * assistant's, everything else (user, other agents, events, schedules) is the user's side.
  */
-import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { ConversationHistory } from './openai-provider.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { ConversationHistory } from '../providers/openai/openai-provider.ts';
 
 /** How many earlier messages a turn sends the model. */
 const HISTORY_MESSAGES = 100;
