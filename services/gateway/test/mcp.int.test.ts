@@ -215,8 +215,9 @@ describe('bad calls', () => {
   it('usage answers each provider as not tracked or not set up, with no meters yet', async () => {
     const { body } = await call(await connect(), { action: 'usage', relay: 'this' });
     expect(body).toMatchObject({ ok: true, claudeUsageLimitPaused: false });
-    expect(body.providers.length).toBeGreaterThan(0);
-    for (const provider of body.providers) expect(['not_tracked', 'not_set_up']).toContain(provider.status);
+    const providers = body.providers as { status: string }[];
+    expect(providers.length).toBeGreaterThan(0);
+    for (const provider of providers) expect(['not_tracked', 'not_set_up']).toContain(provider.status);
   });
 
   it('refuses create_session with an argument it does not take before anything else', async () => {
