@@ -88,3 +88,18 @@ describe('an outbox event keeps its trace', () => {
     expect(descends(consumer, producer, receiver.trace(producer.traceId))).toBe(true);
   });
 });
+
+describe('gateway → question', () => {
+  it('an ask is one trace from the MCP call to the question service', async () => {
+    await agent.callTool({ name: 'relay_tool', arguments: { action: 'ask', question: 'Ship tonight?', options: ['Yes', 'No'] } });
+    const toolSpan = await eventually(
+      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'ask'),
+      'relay_tool ask span',
+    );
+    const server = await eventually(
+      () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-question' && s.kind === SERVER && s.name.includes('QuestionService/')),
+      'question service gRPC server span in the same trace',
+    );
+    expect(descends(server, toolSpan, receiver.trace(toolSpan.traceId))).toBe(true);
+  });
+});

@@ -39,8 +39,8 @@ import { readRelayState } from './read-relay-state.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
 
-/** The actions built so far; the others answer REMOTE_RELAY_UNSUPPORTED. */
-const ACTIONS: Partial<Record<ActionName, Action>> = {
+/** Every action of the spec, one file each. */
+const ACTIONS: Record<ActionName, Action> = {
   list_relays: listRelays,
   relay_info: relayInfo,
   list_sessions: listSessions,
@@ -105,9 +105,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         }
         const parsed = parseArguments(call);
         ignored = parsed.ignored;
-        const run = ACTIONS[action];
-        if (!run) throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action} is not available on this relay yet.`);
-        result = await run(parsed.args, {
+        result = await ACTIONS[action](parsed.args, {
           caller,
           relayName: deps.relayName,
           openUrlBase: deps.openUrlBase,
