@@ -53,12 +53,20 @@ export class OutboxRelay {
     }
   }
 
-  /** Stops polling and waits for the batch in flight. */
+  /**
+   * Stops polling, waits for the batch in flight, then publishes what is still pending (the last step of a
+   * service's shutdown). Rows that cannot be published now stay in the outbox for the next start.
+   */
   async stop(): Promise<void> {
     this.#started = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#tail;
+    try {
+      await this.flush();
+    } catch (error) {
+      this.#logger.warn({ err: error }, 'outbox not fully flushed at shutdown');
+    }
   }
 
   #schedule(delayMs: number): void {

@@ -48,12 +48,6 @@ try {
     await server.shutdown();
     // No consumers yet; they drain here, before the outbox's last flush.
     await outbox.stop();
-    try {
-      await outbox.flush();
-    } catch (error) {
-      // The rows stay in the outbox and the next start publishes them.
-      logger.warn({ err: error }, 'outbox not fully flushed at shutdown');
-    }
     await prisma.$disconnect();
     await bus.close();
     await shutdownTelemetry();

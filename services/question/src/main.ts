@@ -77,12 +77,6 @@ try {
     await decisions.stop();
     await (await archived)?.stop();
     await outbox.stop();
-    try {
-      await outbox.flush();
-    } catch (error) {
-      // The rows stay in the outbox and the next start publishes them.
-      logger.warn({ err: error }, 'outbox not fully flushed at shutdown');
-    }
     await prisma.$disconnect();
     await bus.close();
     await shutdownTelemetry();

@@ -175,12 +175,6 @@ try {
     await workers.stopAll();
     questions.close();
     await outbox.stop();
-    try {
-      await outbox.flush();
-    } catch (error) {
-      // The rows stay in the outbox and the next start publishes them.
-      logger.warn({ err: error }, 'outbox not fully flushed at shutdown');
-    }
     await prisma.$disconnect();
     await bus.close();
     await shutdownTelemetry();

@@ -62,12 +62,6 @@ try {
     await watchEvents.stop();
     await planner.stop();
     await outbox.stop();
-    try {
-      await outbox.flush();
-    } catch (error) {
-      // The rows stay in the outbox and the next start publishes them.
-      logger.warn({ err: error }, 'outbox not fully flushed at shutdown');
-    }
     await prisma.$disconnect();
     await bus.close();
     await shutdownTelemetry();
