@@ -2,6 +2,7 @@
  * relay.subscription.v1.SubscriptionService: decode the request, run the rule or the store, encode the answer.
  */
 import type { Clock } from '@relay/clock';
+import { AppError } from '@relay/errors';
 import {
   PromptState,
   type Subscription as SubscriptionMessage,
@@ -44,6 +45,8 @@ export function toSubscriptionMessage(subscription: Subscription | ListedSubscri
     endReason: subscription.endReason ?? '',
     heldCount: listed?.heldCount ?? 0,
     nextDeliveryAt: listed?.nextDeliveryAt ?? undefined,
+    // Watching a paired relay's sessions comes with the relay column (the paired-relay seams).
+    relay: '',
   };
 }
 
@@ -88,5 +91,19 @@ export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; 
       deps.onChange();
       return {};
     },
+    // The paired-relay seams: the contract is fixed, the implementation follows within the hour.
+    ingestRemoteEvents: async () => {
+      throw notYet('IngestRemoteEvents');
+    },
+    reportLinkState: async () => {
+      throw notYet('ReportLinkState');
+    },
+    endRelaySubscriptions: async () => {
+      throw notYet('EndRelaySubscriptions');
+    },
   });
+}
+
+function notYet(method: string): AppError {
+  return new AppError('REMOTE_RELAY_INTERNAL', 'unimplemented', `${method} is not implemented yet.`);
 }

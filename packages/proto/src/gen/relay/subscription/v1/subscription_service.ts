@@ -105,7 +105,11 @@ export interface Subscription {
   endReason: string;
   /** Events its digest or quiet hours hold now, and when the first is due (unset when none). */
   heldCount: number;
-  nextDeliveryAt: Date | undefined;
+  nextDeliveryAt:
+    | Date
+    | undefined;
+  /** The paired relay whose sessions it watches; empty = this relay. */
+  relay: string;
 }
 
 /** sessions: ids, or ["all"]; events empty = the default set; quiet_hours unset = none. */
@@ -127,6 +131,8 @@ export interface SubscribeRequest {
    * rows can name them; a listed id missing here is refused with REMOTE_RELAY_NOT_FOUND.
    */
   resolvedSessions: WatchedSession[];
+  /** The paired relay whose sessions are watched (its name); empty = this relay. */
+  relay: string;
 }
 
 /**
@@ -184,6 +190,63 @@ export interface NotePromptStateRequest {
 
 /** Nothing. */
 export interface NotePromptStateResponse {
+}
+
+/** One event of a paired relay's session, as that relay rendered its parts. */
+export interface RemoteEvent {
+  /** The event's id on the other relay; the dedupe key within the subscription. */
+  id: string;
+  /** turn_end, question_asked, error, task_failed, ... (the kinds subscribe takes). */
+  kind: string;
+  sessionId: string;
+  sessionTitle: string;
+  /** The event's text (the reply's first words, the question, the error). */
+  text: string;
+  /** turn_end's status (done, failed, interrupted), a task's exit; empty when the kind has none. */
+  status: string;
+  occurredAt: Date | undefined;
+}
+
+/**
+ * A batch of a paired relay's events for one subscription. replayed: held on the other relay while the link was
+ * down; dropped: how many older events that relay dropped past its newest 500.
+ */
+export interface IngestRemoteEventsRequest {
+  subscriptionId: string;
+  relay: string;
+  events: RemoteEvent[];
+  replayed: boolean;
+  dropped: number;
+}
+
+/** accepted: events new to the subscription that matched it; duplicates: ids already taken before. */
+export interface IngestRemoteEventsResponse {
+  accepted: number;
+  duplicates: number;
+}
+
+/** The link to relay, as seen at `at`. */
+export interface ReportLinkStateRequest {
+  subscriptionId: string;
+  relay: string;
+  online: boolean;
+  at: Date | undefined;
+}
+
+/** changed: false when the link was already in that state (nothing written). */
+export interface ReportLinkStateResponse {
+  changed: boolean;
+}
+
+/** user_id empty = every user's subscriptions on that relay. */
+export interface EndRelaySubscriptionsRequest {
+  userId: string;
+  relay: string;
+}
+
+/** The subscriptions ended. */
+export interface EndRelaySubscriptionsResponse {
+  endedIds: string[];
 }
 
 function createBaseQuietHours(): QuietHours {
@@ -391,6 +454,7 @@ function createBaseSubscription(): Subscription {
     endReason: "",
     heldCount: 0,
     nextDeliveryAt: undefined,
+    relay: "",
   };
 }
 
@@ -446,6 +510,9 @@ export const Subscription: MessageFns<Subscription> = {
     }
     if (message.nextDeliveryAt !== undefined) {
       Timestamp.encode(toTimestamp(message.nextDeliveryAt), writer.uint32(138).fork()).join();
+    }
+    if (message.relay !== "") {
+      writer.uint32(146).string(message.relay);
     }
     return writer;
   },
@@ -599,6 +666,14 @@ export const Subscription: MessageFns<Subscription> = {
             message.nextDeliveryAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -672,6 +747,7 @@ export const Subscription: MessageFns<Subscription> = {
         : isSet(object.next_delivery_at)
         ? fromJsonTimestamp(object.next_delivery_at)
         : undefined,
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
     };
   },
 
@@ -728,6 +804,9 @@ export const Subscription: MessageFns<Subscription> = {
     if (message.nextDeliveryAt !== undefined) {
       obj.nextDeliveryAt = message.nextDeliveryAt.toISOString();
     }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
     return obj;
   },
 
@@ -755,6 +834,7 @@ export const Subscription: MessageFns<Subscription> = {
     message.endReason = object.endReason ?? "";
     message.heldCount = object.heldCount ?? 0;
     message.nextDeliveryAt = object.nextDeliveryAt ?? undefined;
+    message.relay = object.relay ?? "";
     return message;
   },
 };
@@ -774,6 +854,7 @@ function createBaseSubscribeRequest(): SubscribeRequest {
     quietHours: undefined,
     dryRun: false,
     resolvedSessions: [],
+    relay: "",
   };
 }
 
@@ -817,6 +898,9 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
     }
     for (const v of message.resolvedSessions) {
       WatchedSession.encode(v!, writer.uint32(106).fork()).join();
+    }
+    if (message.relay !== "") {
+      writer.uint32(114).string(message.relay);
     }
     return writer;
   },
@@ -938,6 +1022,14 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
             message.resolvedSessions.push(WatchedSession.decode(reader, reader.uint32()));
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -997,6 +1089,7 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
         : globalThis.Array.isArray(object?.resolved_sessions)
         ? object.resolved_sessions.map((e: any) => WatchedSession.fromJSON(e))
         : [],
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
     };
   },
 
@@ -1041,6 +1134,9 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
     if (message.resolvedSessions?.length) {
       obj.resolvedSessions = message.resolvedSessions.map((e) => WatchedSession.toJSON(e));
     }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
     return obj;
   },
 
@@ -1064,6 +1160,7 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
       : undefined;
     message.dryRun = object.dryRun ?? false;
     message.resolvedSessions = object.resolvedSessions?.map((e) => WatchedSession.fromPartial(e)) || [];
+    message.relay = object.relay ?? "";
     return message;
   },
 };
@@ -1892,6 +1989,757 @@ export const NotePromptStateResponse: MessageFns<NotePromptStateResponse> = {
   },
 };
 
+function createBaseRemoteEvent(): RemoteEvent {
+  return { id: "", kind: "", sessionId: "", sessionTitle: "", text: "", status: "", occurredAt: undefined };
+}
+
+export const RemoteEvent: MessageFns<RemoteEvent> = {
+  encode(message: RemoteEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.sessionTitle !== "") {
+      writer.uint32(34).string(message.sessionTitle);
+    }
+    if (message.text !== "") {
+      writer.uint32(42).string(message.text);
+    }
+    if (message.status !== "") {
+      writer.uint32(50).string(message.status);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoteEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoteEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sessionTitle = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoteEvent {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      sessionTitle: isSet(object.sessionTitle)
+        ? globalThis.String(object.sessionTitle)
+        : isSet(object.session_title)
+        ? globalThis.String(object.session_title)
+        : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RemoteEvent): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.sessionTitle !== "") {
+      obj.sessionTitle = message.sessionTitle;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoteEvent>, I>>(base?: I): RemoteEvent {
+    return RemoteEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoteEvent>, I>>(object: I): RemoteEvent {
+    const message = createBaseRemoteEvent();
+    message.id = object.id ?? "";
+    message.kind = object.kind ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.sessionTitle = object.sessionTitle ?? "";
+    message.text = object.text ?? "";
+    message.status = object.status ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseIngestRemoteEventsRequest(): IngestRemoteEventsRequest {
+  return { subscriptionId: "", relay: "", events: [], replayed: false, dropped: 0 };
+}
+
+export const IngestRemoteEventsRequest: MessageFns<IngestRemoteEventsRequest> = {
+  encode(message: IngestRemoteEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subscriptionId !== "") {
+      writer.uint32(10).string(message.subscriptionId);
+    }
+    if (message.relay !== "") {
+      writer.uint32(18).string(message.relay);
+    }
+    for (const v of message.events) {
+      RemoteEvent.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(32).bool(message.replayed);
+    }
+    if (message.dropped !== 0) {
+      writer.uint32(40).int32(message.dropped);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IngestRemoteEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIngestRemoteEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.events.push(RemoteEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.dropped = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IngestRemoteEventsRequest {
+    return {
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => RemoteEvent.fromJSON(e)) : [],
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+      dropped: isSet(object.dropped) ? globalThis.Number(object.dropped) : 0,
+    };
+  },
+
+  toJSON(message: IngestRemoteEventsRequest): unknown {
+    const obj: any = {};
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => RemoteEvent.toJSON(e));
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    if (message.dropped !== 0) {
+      obj.dropped = Math.round(message.dropped);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IngestRemoteEventsRequest>, I>>(base?: I): IngestRemoteEventsRequest {
+    return IngestRemoteEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IngestRemoteEventsRequest>, I>>(object: I): IngestRemoteEventsRequest {
+    const message = createBaseIngestRemoteEventsRequest();
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.relay = object.relay ?? "";
+    message.events = object.events?.map((e) => RemoteEvent.fromPartial(e)) || [];
+    message.replayed = object.replayed ?? false;
+    message.dropped = object.dropped ?? 0;
+    return message;
+  },
+};
+
+function createBaseIngestRemoteEventsResponse(): IngestRemoteEventsResponse {
+  return { accepted: 0, duplicates: 0 };
+}
+
+export const IngestRemoteEventsResponse: MessageFns<IngestRemoteEventsResponse> = {
+  encode(message: IngestRemoteEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accepted !== 0) {
+      writer.uint32(8).int32(message.accepted);
+    }
+    if (message.duplicates !== 0) {
+      writer.uint32(16).int32(message.duplicates);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IngestRemoteEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIngestRemoteEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.accepted = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.duplicates = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IngestRemoteEventsResponse {
+    return {
+      accepted: isSet(object.accepted) ? globalThis.Number(object.accepted) : 0,
+      duplicates: isSet(object.duplicates) ? globalThis.Number(object.duplicates) : 0,
+    };
+  },
+
+  toJSON(message: IngestRemoteEventsResponse): unknown {
+    const obj: any = {};
+    if (message.accepted !== 0) {
+      obj.accepted = Math.round(message.accepted);
+    }
+    if (message.duplicates !== 0) {
+      obj.duplicates = Math.round(message.duplicates);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IngestRemoteEventsResponse>, I>>(base?: I): IngestRemoteEventsResponse {
+    return IngestRemoteEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IngestRemoteEventsResponse>, I>>(object: I): IngestRemoteEventsResponse {
+    const message = createBaseIngestRemoteEventsResponse();
+    message.accepted = object.accepted ?? 0;
+    message.duplicates = object.duplicates ?? 0;
+    return message;
+  },
+};
+
+function createBaseReportLinkStateRequest(): ReportLinkStateRequest {
+  return { subscriptionId: "", relay: "", online: false, at: undefined };
+}
+
+export const ReportLinkStateRequest: MessageFns<ReportLinkStateRequest> = {
+  encode(message: ReportLinkStateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subscriptionId !== "") {
+      writer.uint32(10).string(message.subscriptionId);
+    }
+    if (message.relay !== "") {
+      writer.uint32(18).string(message.relay);
+    }
+    if (message.online !== false) {
+      writer.uint32(24).bool(message.online);
+    }
+    if (message.at !== undefined) {
+      Timestamp.encode(toTimestamp(message.at), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportLinkStateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportLinkStateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.online = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportLinkStateRequest {
+    return {
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      online: isSet(object.online) ? globalThis.Boolean(object.online) : false,
+      at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
+    };
+  },
+
+  toJSON(message: ReportLinkStateRequest): unknown {
+    const obj: any = {};
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.online !== false) {
+      obj.online = message.online;
+    }
+    if (message.at !== undefined) {
+      obj.at = message.at.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportLinkStateRequest>, I>>(base?: I): ReportLinkStateRequest {
+    return ReportLinkStateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportLinkStateRequest>, I>>(object: I): ReportLinkStateRequest {
+    const message = createBaseReportLinkStateRequest();
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.relay = object.relay ?? "";
+    message.online = object.online ?? false;
+    message.at = object.at ?? undefined;
+    return message;
+  },
+};
+
+function createBaseReportLinkStateResponse(): ReportLinkStateResponse {
+  return { changed: false };
+}
+
+export const ReportLinkStateResponse: MessageFns<ReportLinkStateResponse> = {
+  encode(message: ReportLinkStateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.changed !== false) {
+      writer.uint32(8).bool(message.changed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportLinkStateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportLinkStateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.changed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportLinkStateResponse {
+    return { changed: isSet(object.changed) ? globalThis.Boolean(object.changed) : false };
+  },
+
+  toJSON(message: ReportLinkStateResponse): unknown {
+    const obj: any = {};
+    if (message.changed !== false) {
+      obj.changed = message.changed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportLinkStateResponse>, I>>(base?: I): ReportLinkStateResponse {
+    return ReportLinkStateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportLinkStateResponse>, I>>(object: I): ReportLinkStateResponse {
+    const message = createBaseReportLinkStateResponse();
+    message.changed = object.changed ?? false;
+    return message;
+  },
+};
+
+function createBaseEndRelaySubscriptionsRequest(): EndRelaySubscriptionsRequest {
+  return { userId: "", relay: "" };
+}
+
+export const EndRelaySubscriptionsRequest: MessageFns<EndRelaySubscriptionsRequest> = {
+  encode(message: EndRelaySubscriptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.relay !== "") {
+      writer.uint32(18).string(message.relay);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndRelaySubscriptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndRelaySubscriptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndRelaySubscriptionsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+    };
+  },
+
+  toJSON(message: EndRelaySubscriptionsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EndRelaySubscriptionsRequest>, I>>(base?: I): EndRelaySubscriptionsRequest {
+    return EndRelaySubscriptionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EndRelaySubscriptionsRequest>, I>>(object: I): EndRelaySubscriptionsRequest {
+    const message = createBaseEndRelaySubscriptionsRequest();
+    message.userId = object.userId ?? "";
+    message.relay = object.relay ?? "";
+    return message;
+  },
+};
+
+function createBaseEndRelaySubscriptionsResponse(): EndRelaySubscriptionsResponse {
+  return { endedIds: [] };
+}
+
+export const EndRelaySubscriptionsResponse: MessageFns<EndRelaySubscriptionsResponse> = {
+  encode(message: EndRelaySubscriptionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.endedIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndRelaySubscriptionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndRelaySubscriptionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endedIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndRelaySubscriptionsResponse {
+    return {
+      endedIds: globalThis.Array.isArray(object?.endedIds)
+        ? object.endedIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ended_ids)
+        ? object.ended_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: EndRelaySubscriptionsResponse): unknown {
+    const obj: any = {};
+    if (message.endedIds?.length) {
+      obj.endedIds = message.endedIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EndRelaySubscriptionsResponse>, I>>(base?: I): EndRelaySubscriptionsResponse {
+    return EndRelaySubscriptionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EndRelaySubscriptionsResponse>, I>>(
+    object: I,
+  ): EndRelaySubscriptionsResponse {
+    const message = createBaseEndRelaySubscriptionsResponse();
+    message.endedIds = object.endedIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * Owns subscriptions (a conversation watching sessions), their held events and the wake-ups they cause.
  * Refusals are AppErrors with the spec's codes (REMOTE_RELAY_*), details carrying extra result fields.
@@ -1963,6 +2811,52 @@ export const SubscriptionServiceService = {
       Buffer.from(NotePromptStateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): NotePromptStateResponse => NotePromptStateResponse.decode(value),
   },
+  /**
+   * Takes events a paired relay's sessions produced for a subscription whose relay is set. Idempotent per
+   * (subscription, event id): a batch sent again adds nothing. replayed: the batch was held while the link was
+   * down and comes as one row tagged replayed. Errors: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  ingestRemoteEvents: {
+    path: "/relay.subscription.v1.SubscriptionService/IngestRemoteEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IngestRemoteEventsRequest): Buffer =>
+      Buffer.from(IngestRemoteEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IngestRemoteEventsRequest => IngestRemoteEventsRequest.decode(value),
+    responseSerialize: (value: IngestRemoteEventsResponse): Buffer =>
+      Buffer.from(IngestRemoteEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IngestRemoteEventsResponse => IngestRemoteEventsResponse.decode(value),
+  },
+  /**
+   * The link to a paired relay went down (a link_lost row) or came back (a link_restored line saying how many
+   * replayed events are held for later). Link rows are never held. Errors: REMOTE_RELAY_NOT_FOUND.
+   */
+  reportLinkState: {
+    path: "/relay.subscription.v1.SubscriptionService/ReportLinkState" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReportLinkStateRequest): Buffer =>
+      Buffer.from(ReportLinkStateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReportLinkStateRequest => ReportLinkStateRequest.decode(value),
+    responseSerialize: (value: ReportLinkStateResponse): Buffer =>
+      Buffer.from(ReportLinkStateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReportLinkStateResponse => ReportLinkStateResponse.decode(value),
+  },
+  /**
+   * Ends the subscriptions that watch a paired relay (of one user, or of all users when user_id is empty) with
+   * reason "unpaired".
+   */
+  endRelaySubscriptions: {
+    path: "/relay.subscription.v1.SubscriptionService/EndRelaySubscriptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EndRelaySubscriptionsRequest): Buffer =>
+      Buffer.from(EndRelaySubscriptionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EndRelaySubscriptionsRequest => EndRelaySubscriptionsRequest.decode(value),
+    responseSerialize: (value: EndRelaySubscriptionsResponse): Buffer =>
+      Buffer.from(EndRelaySubscriptionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EndRelaySubscriptionsResponse => EndRelaySubscriptionsResponse.decode(value),
+  },
 } as const;
 
 export interface SubscriptionServiceServer extends UntypedServiceImplementation {
@@ -1985,6 +2879,22 @@ export interface SubscriptionServiceServer extends UntypedServiceImplementation 
    * wait is running (waiting), returned the finished reply (reply_returned), or returned before the end.
    */
   notePromptState: handleUnaryCall<NotePromptStateRequest, NotePromptStateResponse>;
+  /**
+   * Takes events a paired relay's sessions produced for a subscription whose relay is set. Idempotent per
+   * (subscription, event id): a batch sent again adds nothing. replayed: the batch was held while the link was
+   * down and comes as one row tagged replayed. Errors: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  ingestRemoteEvents: handleUnaryCall<IngestRemoteEventsRequest, IngestRemoteEventsResponse>;
+  /**
+   * The link to a paired relay went down (a link_lost row) or came back (a link_restored line saying how many
+   * replayed events are held for later). Link rows are never held. Errors: REMOTE_RELAY_NOT_FOUND.
+   */
+  reportLinkState: handleUnaryCall<ReportLinkStateRequest, ReportLinkStateResponse>;
+  /**
+   * Ends the subscriptions that watch a paired relay (of one user, or of all users when user_id is empty) with
+   * reason "unpaired".
+   */
+  endRelaySubscriptions: handleUnaryCall<EndRelaySubscriptionsRequest, EndRelaySubscriptionsResponse>;
 }
 
 export interface SubscriptionServiceClient extends Client {
@@ -2076,6 +2986,64 @@ export interface SubscriptionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: NotePromptStateResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Takes events a paired relay's sessions produced for a subscription whose relay is set. Idempotent per
+   * (subscription, event id): a batch sent again adds nothing. replayed: the batch was held while the link was
+   * down and comes as one row tagged replayed. Errors: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  ingestRemoteEvents(
+    request: IngestRemoteEventsRequest,
+    callback: (error: ServiceError | null, response: IngestRemoteEventsResponse) => void,
+  ): ClientUnaryCall;
+  ingestRemoteEvents(
+    request: IngestRemoteEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IngestRemoteEventsResponse) => void,
+  ): ClientUnaryCall;
+  ingestRemoteEvents(
+    request: IngestRemoteEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IngestRemoteEventsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The link to a paired relay went down (a link_lost row) or came back (a link_restored line saying how many
+   * replayed events are held for later). Link rows are never held. Errors: REMOTE_RELAY_NOT_FOUND.
+   */
+  reportLinkState(
+    request: ReportLinkStateRequest,
+    callback: (error: ServiceError | null, response: ReportLinkStateResponse) => void,
+  ): ClientUnaryCall;
+  reportLinkState(
+    request: ReportLinkStateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReportLinkStateResponse) => void,
+  ): ClientUnaryCall;
+  reportLinkState(
+    request: ReportLinkStateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReportLinkStateResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Ends the subscriptions that watch a paired relay (of one user, or of all users when user_id is empty) with
+   * reason "unpaired".
+   */
+  endRelaySubscriptions(
+    request: EndRelaySubscriptionsRequest,
+    callback: (error: ServiceError | null, response: EndRelaySubscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  endRelaySubscriptions(
+    request: EndRelaySubscriptionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EndRelaySubscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  endRelaySubscriptions(
+    request: EndRelaySubscriptionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EndRelaySubscriptionsResponse) => void,
   ): ClientUnaryCall;
 }
 
