@@ -528,6 +528,8 @@ export interface WatchSubscription {
   endReason: string;
   heldCount: number;
   nextDeliveryAt: Date | undefined;
+  /** The paired relay whose sessions it watches; '' = this relay. */
+  relay: string;
 }
 
 /** subscribe's arguments, checked by the subscription service; `resolved` are the listed sessions as read. */
@@ -545,6 +547,20 @@ export interface SubscribeInput {
   quietHours: QuietHours | undefined;
   resolved: { id: string; title: string }[];
   dryRun: boolean;
+  /** The paired relay whose sessions are watched (its name); absent or '' = this relay. */
+  relay?: string;
+}
+
+/** One event of a paired relay's session, as that relay rendered it (kind: turn_end, question_asked, …). */
+export interface RemoteWatchEvent {
+  id: string;
+  kind: string;
+  sessionId: string;
+  sessionTitle: string;
+  text: string;
+  /** turn_end's status, a task's exit; '' when the kind has none. */
+  status: string;
+  occurredAt: Date;
 }
 
 /** The subscription service: a conversation's subscriptions to sessions. */
@@ -555,4 +571,13 @@ export interface SubscriptionOwner {
   transferSubscriptions(userId: string, watcherSessionId: string, fromSessionId: string, dryRun: boolean): Promise<WatchSubscription[]>;
   /** No echo: where the watcher stands with a prompt's turn (its call or wait runs, got the finished reply, or neither). */
   notePromptState(watcherSessionId: string, messageId: string, state: 'waiting' | 'reply_returned' | 'not_waiting'): Promise<void>;
+  /**
+   * A paired relay's events for a subscription watching it; idempotent per (subscription, event id). replayed: held
+   * there while the link was down (one row tagged replayed); dropped: older events it dropped past its newest 500.
+   */
+  ingestRemoteEvents(input: { subscriptionId: string; relay: string; events: RemoteWatchEvent[]; replayed: boolean; dropped: number }): Promise<{ accepted: number; duplicates: number }>;
+  /** The link to a paired relay went down (a link_lost row) or came back (a link_restored line); changed: false when it already was. */
+  reportLinkState(input: { subscriptionId: string; relay: string; online: boolean; at: Date }): Promise<{ changed: boolean }>;
+  /** Ends the subscriptions watching `relay` (of userId, or of every user when null) with reason "unpaired". */
+  endRelaySubscriptions(userId: string | null, relay: string): Promise<string[]>;
 }

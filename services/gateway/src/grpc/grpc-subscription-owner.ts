@@ -3,7 +3,7 @@
  */
 import { callUnary } from '@relay/rpc';
 import { PromptState, type Subscription, type SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
-import type { SubscribeInput, SubscriptionOwner, WatchSubscription } from '../ports.ts';
+import type { RemoteWatchEvent, SubscribeInput, SubscriptionOwner, WatchSubscription } from '../ports.ts';
 
 const DEADLINE_MS = 10_000;
 
@@ -31,6 +31,7 @@ function toSubscription(message: Subscription): WatchSubscription {
     endReason: message.endReason,
     heldCount: message.heldCount,
     nextDeliveryAt: message.nextDeliveryAt,
+    relay: message.relay,
   };
 }
 
@@ -55,6 +56,7 @@ export class GrpcSubscriptionOwner implements SubscriptionOwner {
         quietHours: input.quietHours,
         dryRun: input.dryRun,
         resolvedSessions: input.resolved,
+        relay: input.relay ?? '',
       },
       { deadlineMs: DEADLINE_MS },
     );
@@ -80,5 +82,18 @@ export class GrpcSubscriptionOwner implements SubscriptionOwner {
 
   async notePromptState(watcherSessionId: string, messageId: string, state: keyof typeof PROMPT_STATES): Promise<void> {
     await callUnary(this.client, 'notePromptState', { watcherSessionId, messageId, state: PROMPT_STATES[state] }, { deadlineMs: DEADLINE_MS });
+  }
+
+  async ingestRemoteEvents(input: { subscriptionId: string; relay: string; events: RemoteWatchEvent[]; replayed: boolean; dropped: number }): Promise<{ accepted: number; duplicates: number }> {
+    return callUnary(this.client, 'ingestRemoteEvents', input, { deadlineMs: DEADLINE_MS });
+  }
+
+  async reportLinkState(input: { subscriptionId: string; relay: string; online: boolean; at: Date }): Promise<{ changed: boolean }> {
+    return callUnary(this.client, 'reportLinkState', input, { deadlineMs: DEADLINE_MS });
+  }
+
+  async endRelaySubscriptions(userId: string | null, relay: string): Promise<string[]> {
+    const response = await callUnary(this.client, 'endRelaySubscriptions', { userId: userId ?? '', relay }, { deadlineMs: DEADLINE_MS });
+    return response.endedIds;
   }
 }
