@@ -4,30 +4,25 @@
  * turns' results, the owner's switches on a conversation, and what this relay is. Errors answer
  * `{ code, error }`.
  */
-import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Logger } from '@relay/telemetry';
 import { withPendingAsks } from '../pending-asks.ts';
-import { SESSION_SCOPES, type QuestionOwner, type SessionOwner, type TurnResult } from '../ports.ts';
-import { isToolErrorCode } from '../relay-tool/errors.ts';
+import { SESSION_SCOPES, type QuestionOwner, type TurnResult } from '../ports.ts';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../relay-tool/limits.ts';
 import { turnFields } from '../relay-tool/turn-result.ts';
 import { planWait } from '../relay-tool/wait-seconds.ts';
 import { sessionReadView, sessionView } from '../session-view.ts';
 import { RELAY_VERSION } from '../version.ts';
-import { authenticateBearer } from './authenticate-bearer.ts';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 
-export interface ApiDeps {
+export interface ApiDeps extends UserApiDeps {
   relayName: string;
   /** The base URL users and clients reach this gateway at, without a trailing slash. */
   publicUrl: string;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
-  sessions: SessionOwner;
   /** Where a session read gets its pending asks; without it, reads list only the cards turns wait on. */
   questions?: QuestionOwner;
-  logger: Logger;
 }
 
 const ListQuery = z.object({
@@ -91,22 +86,8 @@ const WaitQuery = z.object({
 
 /** Registers /api/v1 on `app`. */
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  const userOf = async (request: FastifyRequest, reply: FastifyReply) => {
-    const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
-    if (!outcome.ok) {
-      if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
-      sendError(reply, outcome.status, outcome.status === 401 ? 'UNAUTHENTICATED' : INTERNAL_CODE, outcome.message);
-      return undefined;
-    }
-    if (outcome.caller.sessionId !== undefined) {
-      sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "This is a session's token; the user API takes a user's own token.");
-      return undefined;
-    }
-    return outcome.caller.userId;
-  };
-
   app.get('/api/v1/relay', async (request, reply) => {
-    if ((await userOf(request, reply)) === undefined) return reply;
+    if ((await userOf(deps, request, reply)) === undefined) return reply;
     return {
       name: deps.relayName,
       version: RELAY_VERSION,
@@ -115,7 +96,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.get('/api/v1/sessions', async (request, reply) => {
-    const userId = await userOf(request, reply);
+    const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
@@ -125,7 +106,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.post('/api/v1/sessions', async (request, reply) => {
-    const userId = await userOf(request, reply);
+    const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const raw = request.body as { external?: unknown } | null | undefined;
     if (typeof raw === 'object' && raw !== null && raw.external !== undefined) {
@@ -147,7 +128,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.get('/api/v1/sessions/:id', async (request, reply) => {
-    const userId = await userOf(request, reply);
+    const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id } = SessionParams.parse(request.params);
     const query = ReadQuery.safeParse(request.query ?? {});
@@ -161,7 +142,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.patch('/api/v1/sessions/:id', async (request, reply) => {
-    const userId = await userOf(request, reply);
+    const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id } = SessionParams.parse(request.params);
     const body = OptionsBody.safeParse(request.body);
@@ -173,7 +154,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.post('/api/v1/sessions/:id/messages', async (request, reply) => {
-    const userId = await userOf(request, reply);
+    const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id } = SessionParams.parse(request.params);
     const body = MessageBody.safeParse(request.body);
@@ -185,7 +166,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   // The turn a message started, once it ends or wait_seconds (capped by the relay's longest wait) runs out.
   app.get('/api/v1/sessions/:id/wait', async (request, reply) => {
-    const userId = await userOf(request, reply);
+    const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id } = SessionParams.parse(request.params);
     const query = WaitQuery.safeParse(request.query ?? {});
@@ -206,41 +187,4 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (result === undefined) return reply;
     return { ...turnFields(result, deps.openUrlBase), ...(plan.note ? { note: plan.note } : {}) };
   });
-}
-
-const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
-  invalid_argument: 400,
-  unauthenticated: 401,
-  permission_denied: 403,
-  not_found: 404,
-  already_exists: 409,
-  failed_precondition: 409,
-  resource_exhausted: 429,
-  unimplemented: 501,
-  unavailable: 503,
-  deadline_exceeded: 503,
-};
-
-// An owner's catalogued refusal reaches the user with its code and message; anything else is hidden.
-async function callOwner<T>(reply: FastifyReply, logger: Logger, call: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await call();
-  } catch (error) {
-    if (isAppError(error) && isToolErrorCode(error.code) && error.code !== INTERNAL_CODE) {
-      sendError(reply, STATUS_BY_KIND[error.kind] ?? 500, error.code, error.message);
-      return undefined;
-    }
-    logger.error({ err: error }, 'user API call failed');
-    const unreachable = isAppError(error) && (error.kind === 'unavailable' || error.kind === 'deadline_exceeded');
-    sendError(reply, unreachable ? 503 : 500, INTERNAL_CODE, unreachable ? 'A service of this relay did not answer; try again in a moment.' : 'internal error');
-    return undefined;
-  }
-}
-
-function sendInvalid(reply: FastifyReply, error: z.ZodError): FastifyReply {
-  return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', error.issues.map((issue) => issue.message).join('; '));
-}
-
-function sendError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
-  return reply.code(status).send({ code, error: message });
 }

@@ -2,12 +2,13 @@
  * The user's asks (spec, Questions that don't block), for a user's own bearer token: the Inbox
  * (pending asks and pending cards together), a listing of asks, and answering or dismissing an ask.
  * Answering publishes question_answered, which wakes the asking conversation. Errors answer
- * `{ code, error }` like the cards API.
+ * `{ code, error }` (http/user-api.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Ask } from '../ports.ts';
-import { callOwner, cardView, sendInvalid, userOf, type CardRouteDeps } from './cards.ts';
+import { callOwner, sendInvalid, userOf } from '../http/user-api.ts';
+import { cardView, type CardRouteDeps } from './cards.ts';
 
 const ListQuery = z.object({
   session: z.string({ error: 'session must be a session id' }).optional(),

@@ -1,19 +1,15 @@
 /**
  * The user's cards, /api/v1/cards, for a user's own bearer token: the Inbox (or one session's cards)
  * and deciding a card (allow/deny an approval card, answer/dismiss a question card). Errors answer
- * `{ code, error }` with 400, 401, 403, 404 (or 503 when the question service does not answer).
+ * `{ code, error }` (http/user-api.ts).
  */
-import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
-import type { Logger } from '@relay/telemetry';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { authenticateBearer } from '../http/authenticate-bearer.ts';
-import { CARD_DECISIONS, type Card, type QuestionOwner, type SessionOwner } from '../ports.ts';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
+import { CARD_DECISIONS, type Card, type QuestionOwner } from '../ports.ts';
 
-export interface CardRouteDeps {
-  sessions: SessionOwner;
+export interface CardRouteDeps extends UserApiDeps {
   questions: QuestionOwner;
-  logger: Logger;
 }
 
 /** A card as the user API shows it. */
@@ -89,53 +85,4 @@ export function cardView(card: Card): CardView {
     createdAt: card.createdAt?.toISOString() ?? null,
     decidedAt: card.decidedAt?.toISOString() ?? null,
   };
-}
-
-// Cards are the user's to decide: a session's token (an agent) is refused here.
-/** The user behind a user token; answers 401/403 itself and returns undefined otherwise. */
-export async function userOf(deps: CardRouteDeps, request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
-  const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
-  if (!outcome.ok) {
-    if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
-    sendError(reply, outcome.status, outcome.status === 401 ? 'UNAUTHENTICATED' : INTERNAL_CODE, outcome.message);
-    return undefined;
-  }
-  if (outcome.caller.sessionId !== undefined) {
-    sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "This is a session's token; cards are decided with a user's own token.");
-    return undefined;
-  }
-  return outcome.caller.userId;
-}
-
-const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
-  invalid_argument: 400,
-  permission_denied: 403,
-  not_found: 404,
-};
-
-// The question service's refusals (REMOTE_RELAY_*) reach the user with their code and message; anything else is hidden.
-/** Runs an owner call; a refusal or fault is answered on `reply` and undefined returned. */
-export async function callOwner<T>(reply: FastifyReply, logger: Logger, call: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await call();
-  } catch (error) {
-    const status = isAppError(error) && error.code.startsWith('REMOTE_RELAY_') ? STATUS_BY_KIND[error.kind] : undefined;
-    if (isAppError(error) && status !== undefined) {
-      sendError(reply, status, error.code, error.message);
-      return undefined;
-    }
-    logger.error({ err: error }, 'cards API call failed');
-    const unreachable = isAppError(error) && (error.kind === 'unavailable' || error.kind === 'deadline_exceeded');
-    sendError(reply, unreachable ? 503 : 500, INTERNAL_CODE, unreachable ? 'The question service did not answer; try again in a moment.' : 'internal error');
-    return undefined;
-  }
-}
-
-/** 400 REMOTE_RELAY_INVALID_INPUT with the zod issues. */
-export function sendInvalid(reply: FastifyReply, error: z.ZodError): FastifyReply {
-  return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', error.issues.map((issue) => issue.message).join('; '));
-}
-
-function sendError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
-  return reply.code(status).send({ code, error: message });
 }

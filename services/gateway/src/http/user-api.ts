@@ -1,0 +1,74 @@
+/**
+ * What every /api/v1 route shares: the user behind a user's own bearer token, the one mapping from
+ * an owner's refusal (AppError kind) to an HTTP status, and the `{ code, error }` body of a refusal.
+ */
+import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
+import type { Logger } from '@relay/telemetry';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { SessionOwner } from '../ports.ts';
+import { isToolErrorCode } from '../relay-tool/errors.ts';
+import { authenticateBearer } from './authenticate-bearer.ts';
+
+/** What the helpers below need: tokens are checked by the session service. */
+export interface UserApiDeps {
+  sessions: SessionOwner;
+  logger: Logger;
+}
+
+/** The HTTP status of each kind of refusal; a kind not listed is a fault (500). */
+export const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  already_exists: 409,
+  failed_precondition: 409,
+  resource_exhausted: 429,
+  unimplemented: 501,
+  unavailable: 503,
+  deadline_exceeded: 503,
+};
+
+// The user API is the user's own: a session's token (an agent) uses relay_tool instead.
+/** The user behind a user token; answers 401/403/503 itself and returns undefined otherwise. */
+export async function userOf(deps: UserApiDeps, request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
+  const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
+  if (!outcome.ok) {
+    if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
+    sendError(reply, outcome.status, outcome.status === 401 ? 'UNAUTHENTICATED' : INTERNAL_CODE, outcome.message);
+    return undefined;
+  }
+  if (outcome.caller.sessionId !== undefined) {
+    sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "This is a session's token; the user API takes a user's own token.");
+    return undefined;
+  }
+  return outcome.caller.userId;
+}
+
+// An owner's catalogued refusal reaches the user with its code and message; anything else is hidden.
+/** Runs an owner call; a refusal or fault is answered on `reply` and undefined returned. */
+export async function callOwner<T>(reply: FastifyReply, logger: Logger, call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isAppError(error) && isToolErrorCode(error.code) && error.code !== INTERNAL_CODE) {
+      sendError(reply, STATUS_BY_KIND[error.kind] ?? 500, error.code, error.message);
+      return undefined;
+    }
+    logger.error({ err: error }, 'user API call failed');
+    const unreachable = isAppError(error) && (error.kind === 'unavailable' || error.kind === 'deadline_exceeded');
+    sendError(reply, unreachable ? 503 : 500, INTERNAL_CODE, unreachable ? 'A service of this relay did not answer; try again in a moment.' : 'internal error');
+    return undefined;
+  }
+}
+
+/** 400 REMOTE_RELAY_INVALID_INPUT with the zod issues. */
+export function sendInvalid(reply: FastifyReply, error: z.ZodError): FastifyReply {
+  return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', error.issues.map((issue) => issue.message).join('; '));
+}
+
+/** A refusal: `status` with `{ code, error }`. */
+export function sendError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).send({ code, error: message });
+}
