@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "relay.pairing.v1";
 
@@ -75,9 +76,14 @@ export function agentLevelToJSON(object: AgentLevel): string {
 export interface PairedRelay {
   name: string;
   url: string;
+  /** Whether the last contact with it succeeded. */
   online: boolean;
+  /** Its version as it last reported it; "" when not known. */
   version: string;
   level: AgentLevel;
+  /** The local user who made the pairing: calls from that relay act for them. */
+  ownerUserId: string;
+  pairedAt: Date | undefined;
 }
 
 /** No arguments. */
@@ -89,8 +95,140 @@ export interface ListPairedRelaysResponse {
   relays: PairedRelay[];
 }
 
+/** The user who makes the code; relays that pair with it act for them here. */
+export interface CreatePairingCodeRequest {
+  userId: string;
+}
+
+/** The code (shown once; stored hashed) and when it stops working. */
+export interface CreatePairingCodeResponse {
+  code: string;
+  expiresAt: Date | undefined;
+}
+
+/** Pair this relay (self_*) with the relay at url, using that relay's code. */
+export interface PairRequest {
+  userId: string;
+  url: string;
+  code: string;
+  selfName: string;
+  selfUrl: string;
+  selfVersion: string;
+}
+
+/** The relay as now paired. */
+export interface PairResponse {
+  relay: PairedRelay | undefined;
+}
+
+/** A relay asks to pair with this one (self_*), offering the token this relay will call it with. */
+export interface AcceptPairingRequest {
+  code: string;
+  name: string;
+  url: string;
+  version: string;
+  token: string;
+  selfName: string;
+  selfVersion: string;
+}
+
+/** This relay's name and version, and the token the calling relay calls this one with. */
+export interface AcceptPairingResponse {
+  name: string;
+  version: string;
+  token: string;
+}
+
+/** The paired relay to remove, by name. */
+export interface UnpairRequest {
+  name: string;
+}
+
+/** The relay as it was removed. */
+export interface UnpairResponse {
+  relay: PairedRelay | undefined;
+}
+
+/** The paired relay and its new level. */
+export interface SetAgentLevelRequest {
+  name: string;
+  level: AgentLevel;
+}
+
+/** The relay with its new level. */
+export interface SetAgentLevelResponse {
+  relay: PairedRelay | undefined;
+}
+
+/** No arguments. */
+export interface GetPairingSettingsRequest {
+}
+
+/** This relay's pairing settings. */
+export interface PairingSettings {
+  /** "Accept prompts from other relays' agents" (on by default). */
+  acceptPrompts: boolean;
+}
+
+/** The settings as they are. */
+export interface GetPairingSettingsResponse {
+  settings: PairingSettings | undefined;
+}
+
+/** The settings to change; an unset field is left as it is. */
+export interface SetPairingSettingsRequest {
+  acceptPrompts?: boolean | undefined;
+}
+
+/** The settings as they are now. */
+export interface SetPairingSettingsResponse {
+  settings: PairingSettings | undefined;
+}
+
+/** A relay token from an Authorization header. */
+export interface AuthenticateRelayRequest {
+  token: string;
+}
+
+/** The calling relay as paired here, the local user its calls act for, and this relay's switch. */
+export interface AuthenticateRelayResponse {
+  relayName: string;
+  userId: string;
+  acceptPrompts: boolean;
+}
+
+/** Where a prompt came from (decisions.md, Across relays), as the forwarding relay sends it on. */
+export interface Provenance {
+  originRelay: string;
+  originSessionId: string;
+  originSessionTitle: string;
+  model: string;
+  /** The hops the forwarded call carries (already counting this boundary). */
+  hops: number;
+}
+
+/** One relay_tool call for a paired relay: its action and arguments (relay already "this"), as JSON. */
+export interface ForwardToolCallRequest {
+  relay: string;
+  action: string;
+  argumentsJson: string;
+  provenance:
+    | Provenance
+    | undefined;
+  /** How long the other relay may take to answer (a wait included). */
+  timeoutSeconds: number;
+  /** The user allowed this conversation's change on a card (update_session on a session it did not start). */
+  allowed: boolean;
+}
+
+/** The other relay's relay_tool result, as JSON, and its version. */
+export interface ForwardToolCallResponse {
+  resultJson: string;
+  version: string;
+}
+
 function createBasePairedRelay(): PairedRelay {
-  return { name: "", url: "", online: false, version: "", level: 0 };
+  return { name: "", url: "", online: false, version: "", level: 0, ownerUserId: "", pairedAt: undefined };
 }
 
 export const PairedRelay: MessageFns<PairedRelay> = {
@@ -109,6 +247,12 @@ export const PairedRelay: MessageFns<PairedRelay> = {
     }
     if (message.level !== 0) {
       writer.uint32(40).int32(message.level);
+    }
+    if (message.ownerUserId !== "") {
+      writer.uint32(50).string(message.ownerUserId);
+    }
+    if (message.pairedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.pairedAt), writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -166,6 +310,22 @@ export const PairedRelay: MessageFns<PairedRelay> = {
             message.level = reader.int32() as any;
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.ownerUserId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.pairedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -185,6 +345,16 @@ export const PairedRelay: MessageFns<PairedRelay> = {
       online: isSet(object.online) ? globalThis.Boolean(object.online) : false,
       version: isSet(object.version) ? globalThis.String(object.version) : "",
       level: isSet(object.level) ? agentLevelFromJSON(object.level) : 0,
+      ownerUserId: isSet(object.ownerUserId)
+        ? globalThis.String(object.ownerUserId)
+        : isSet(object.owner_user_id)
+        ? globalThis.String(object.owner_user_id)
+        : "",
+      pairedAt: isSet(object.pairedAt)
+        ? fromJsonTimestamp(object.pairedAt)
+        : isSet(object.paired_at)
+        ? fromJsonTimestamp(object.paired_at)
+        : undefined,
     };
   },
 
@@ -205,6 +375,12 @@ export const PairedRelay: MessageFns<PairedRelay> = {
     if (message.level !== 0) {
       obj.level = agentLevelToJSON(message.level);
     }
+    if (message.ownerUserId !== "") {
+      obj.ownerUserId = message.ownerUserId;
+    }
+    if (message.pairedAt !== undefined) {
+      obj.pairedAt = message.pairedAt.toISOString();
+    }
     return obj;
   },
 
@@ -218,6 +394,8 @@ export const PairedRelay: MessageFns<PairedRelay> = {
     message.online = object.online ?? false;
     message.version = object.version ?? "";
     message.level = object.level ?? 0;
+    message.ownerUserId = object.ownerUserId ?? "";
+    message.pairedAt = object.pairedAt ?? undefined;
     return message;
   },
 };
@@ -343,7 +521,1880 @@ export const ListPairedRelaysResponse: MessageFns<ListPairedRelaysResponse> = {
   },
 };
 
-/** Owns the relays paired with this one, their levels and links. */
+function createBaseCreatePairingCodeRequest(): CreatePairingCodeRequest {
+  return { userId: "" };
+}
+
+export const CreatePairingCodeRequest: MessageFns<CreatePairingCodeRequest> = {
+  encode(message: CreatePairingCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePairingCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePairingCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePairingCodeRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CreatePairingCodeRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePairingCodeRequest>, I>>(base?: I): CreatePairingCodeRequest {
+    return CreatePairingCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePairingCodeRequest>, I>>(object: I): CreatePairingCodeRequest {
+    const message = createBaseCreatePairingCodeRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseCreatePairingCodeResponse(): CreatePairingCodeResponse {
+  return { code: "", expiresAt: undefined };
+}
+
+export const CreatePairingCodeResponse: MessageFns<CreatePairingCodeResponse> = {
+  encode(message: CreatePairingCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePairingCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePairingCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePairingCodeResponse {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreatePairingCodeResponse): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePairingCodeResponse>, I>>(base?: I): CreatePairingCodeResponse {
+    return CreatePairingCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePairingCodeResponse>, I>>(object: I): CreatePairingCodeResponse {
+    const message = createBaseCreatePairingCodeResponse();
+    message.code = object.code ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBasePairRequest(): PairRequest {
+  return { userId: "", url: "", code: "", selfName: "", selfUrl: "", selfVersion: "" };
+}
+
+export const PairRequest: MessageFns<PairRequest> = {
+  encode(message: PairRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    if (message.code !== "") {
+      writer.uint32(26).string(message.code);
+    }
+    if (message.selfName !== "") {
+      writer.uint32(34).string(message.selfName);
+    }
+    if (message.selfUrl !== "") {
+      writer.uint32(42).string(message.selfUrl);
+    }
+    if (message.selfVersion !== "") {
+      writer.uint32(50).string(message.selfVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PairRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePairRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.selfName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.selfUrl = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.selfVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PairRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      selfName: isSet(object.selfName)
+        ? globalThis.String(object.selfName)
+        : isSet(object.self_name)
+        ? globalThis.String(object.self_name)
+        : "",
+      selfUrl: isSet(object.selfUrl)
+        ? globalThis.String(object.selfUrl)
+        : isSet(object.self_url)
+        ? globalThis.String(object.self_url)
+        : "",
+      selfVersion: isSet(object.selfVersion)
+        ? globalThis.String(object.selfVersion)
+        : isSet(object.self_version)
+        ? globalThis.String(object.self_version)
+        : "",
+    };
+  },
+
+  toJSON(message: PairRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.selfName !== "") {
+      obj.selfName = message.selfName;
+    }
+    if (message.selfUrl !== "") {
+      obj.selfUrl = message.selfUrl;
+    }
+    if (message.selfVersion !== "") {
+      obj.selfVersion = message.selfVersion;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PairRequest>, I>>(base?: I): PairRequest {
+    return PairRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PairRequest>, I>>(object: I): PairRequest {
+    const message = createBasePairRequest();
+    message.userId = object.userId ?? "";
+    message.url = object.url ?? "";
+    message.code = object.code ?? "";
+    message.selfName = object.selfName ?? "";
+    message.selfUrl = object.selfUrl ?? "";
+    message.selfVersion = object.selfVersion ?? "";
+    return message;
+  },
+};
+
+function createBasePairResponse(): PairResponse {
+  return { relay: undefined };
+}
+
+export const PairResponse: MessageFns<PairResponse> = {
+  encode(message: PairResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== undefined) {
+      PairedRelay.encode(message.relay, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PairResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePairResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = PairedRelay.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PairResponse {
+    return { relay: isSet(object.relay) ? PairedRelay.fromJSON(object.relay) : undefined };
+  },
+
+  toJSON(message: PairResponse): unknown {
+    const obj: any = {};
+    if (message.relay !== undefined) {
+      obj.relay = PairedRelay.toJSON(message.relay);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PairResponse>, I>>(base?: I): PairResponse {
+    return PairResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PairResponse>, I>>(object: I): PairResponse {
+    const message = createBasePairResponse();
+    message.relay = (object.relay !== undefined && object.relay !== null)
+      ? PairedRelay.fromPartial(object.relay)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAcceptPairingRequest(): AcceptPairingRequest {
+  return { code: "", name: "", url: "", version: "", token: "", selfName: "", selfVersion: "" };
+}
+
+export const AcceptPairingRequest: MessageFns<AcceptPairingRequest> = {
+  encode(message: AcceptPairingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.url !== "") {
+      writer.uint32(26).string(message.url);
+    }
+    if (message.version !== "") {
+      writer.uint32(34).string(message.version);
+    }
+    if (message.token !== "") {
+      writer.uint32(42).string(message.token);
+    }
+    if (message.selfName !== "") {
+      writer.uint32(50).string(message.selfName);
+    }
+    if (message.selfVersion !== "") {
+      writer.uint32(58).string(message.selfVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptPairingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptPairingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.selfName = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.selfVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcceptPairingRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      selfName: isSet(object.selfName)
+        ? globalThis.String(object.selfName)
+        : isSet(object.self_name)
+        ? globalThis.String(object.self_name)
+        : "",
+      selfVersion: isSet(object.selfVersion)
+        ? globalThis.String(object.selfVersion)
+        : isSet(object.self_version)
+        ? globalThis.String(object.self_version)
+        : "",
+    };
+  },
+
+  toJSON(message: AcceptPairingRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.selfName !== "") {
+      obj.selfName = message.selfName;
+    }
+    if (message.selfVersion !== "") {
+      obj.selfVersion = message.selfVersion;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AcceptPairingRequest>, I>>(base?: I): AcceptPairingRequest {
+    return AcceptPairingRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcceptPairingRequest>, I>>(object: I): AcceptPairingRequest {
+    const message = createBaseAcceptPairingRequest();
+    message.code = object.code ?? "";
+    message.name = object.name ?? "";
+    message.url = object.url ?? "";
+    message.version = object.version ?? "";
+    message.token = object.token ?? "";
+    message.selfName = object.selfName ?? "";
+    message.selfVersion = object.selfVersion ?? "";
+    return message;
+  },
+};
+
+function createBaseAcceptPairingResponse(): AcceptPairingResponse {
+  return { name: "", version: "", token: "" };
+}
+
+export const AcceptPairingResponse: MessageFns<AcceptPairingResponse> = {
+  encode(message: AcceptPairingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    if (message.token !== "") {
+      writer.uint32(26).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptPairingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptPairingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcceptPairingResponse {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+    };
+  },
+
+  toJSON(message: AcceptPairingResponse): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AcceptPairingResponse>, I>>(base?: I): AcceptPairingResponse {
+    return AcceptPairingResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcceptPairingResponse>, I>>(object: I): AcceptPairingResponse {
+    const message = createBaseAcceptPairingResponse();
+    message.name = object.name ?? "";
+    message.version = object.version ?? "";
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseUnpairRequest(): UnpairRequest {
+  return { name: "" };
+}
+
+export const UnpairRequest: MessageFns<UnpairRequest> = {
+  encode(message: UnpairRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnpairRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnpairRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnpairRequest {
+    return { name: isSet(object.name) ? globalThis.String(object.name) : "" };
+  },
+
+  toJSON(message: UnpairRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnpairRequest>, I>>(base?: I): UnpairRequest {
+    return UnpairRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnpairRequest>, I>>(object: I): UnpairRequest {
+    const message = createBaseUnpairRequest();
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseUnpairResponse(): UnpairResponse {
+  return { relay: undefined };
+}
+
+export const UnpairResponse: MessageFns<UnpairResponse> = {
+  encode(message: UnpairResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== undefined) {
+      PairedRelay.encode(message.relay, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnpairResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnpairResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = PairedRelay.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnpairResponse {
+    return { relay: isSet(object.relay) ? PairedRelay.fromJSON(object.relay) : undefined };
+  },
+
+  toJSON(message: UnpairResponse): unknown {
+    const obj: any = {};
+    if (message.relay !== undefined) {
+      obj.relay = PairedRelay.toJSON(message.relay);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnpairResponse>, I>>(base?: I): UnpairResponse {
+    return UnpairResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnpairResponse>, I>>(object: I): UnpairResponse {
+    const message = createBaseUnpairResponse();
+    message.relay = (object.relay !== undefined && object.relay !== null)
+      ? PairedRelay.fromPartial(object.relay)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetAgentLevelRequest(): SetAgentLevelRequest {
+  return { name: "", level: 0 };
+}
+
+export const SetAgentLevelRequest: MessageFns<SetAgentLevelRequest> = {
+  encode(message: SetAgentLevelRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.level !== 0) {
+      writer.uint32(16).int32(message.level);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAgentLevelRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAgentLevelRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.level = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAgentLevelRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      level: isSet(object.level) ? agentLevelFromJSON(object.level) : 0,
+    };
+  },
+
+  toJSON(message: SetAgentLevelRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.level !== 0) {
+      obj.level = agentLevelToJSON(message.level);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAgentLevelRequest>, I>>(base?: I): SetAgentLevelRequest {
+    return SetAgentLevelRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAgentLevelRequest>, I>>(object: I): SetAgentLevelRequest {
+    const message = createBaseSetAgentLevelRequest();
+    message.name = object.name ?? "";
+    message.level = object.level ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetAgentLevelResponse(): SetAgentLevelResponse {
+  return { relay: undefined };
+}
+
+export const SetAgentLevelResponse: MessageFns<SetAgentLevelResponse> = {
+  encode(message: SetAgentLevelResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== undefined) {
+      PairedRelay.encode(message.relay, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAgentLevelResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAgentLevelResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = PairedRelay.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAgentLevelResponse {
+    return { relay: isSet(object.relay) ? PairedRelay.fromJSON(object.relay) : undefined };
+  },
+
+  toJSON(message: SetAgentLevelResponse): unknown {
+    const obj: any = {};
+    if (message.relay !== undefined) {
+      obj.relay = PairedRelay.toJSON(message.relay);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAgentLevelResponse>, I>>(base?: I): SetAgentLevelResponse {
+    return SetAgentLevelResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAgentLevelResponse>, I>>(object: I): SetAgentLevelResponse {
+    const message = createBaseSetAgentLevelResponse();
+    message.relay = (object.relay !== undefined && object.relay !== null)
+      ? PairedRelay.fromPartial(object.relay)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetPairingSettingsRequest(): GetPairingSettingsRequest {
+  return {};
+}
+
+export const GetPairingSettingsRequest: MessageFns<GetPairingSettingsRequest> = {
+  encode(_: GetPairingSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPairingSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPairingSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetPairingSettingsRequest {
+    return {};
+  },
+
+  toJSON(_: GetPairingSettingsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPairingSettingsRequest>, I>>(base?: I): GetPairingSettingsRequest {
+    return GetPairingSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPairingSettingsRequest>, I>>(_: I): GetPairingSettingsRequest {
+    const message = createBaseGetPairingSettingsRequest();
+    return message;
+  },
+};
+
+function createBasePairingSettings(): PairingSettings {
+  return { acceptPrompts: false };
+}
+
+export const PairingSettings: MessageFns<PairingSettings> = {
+  encode(message: PairingSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.acceptPrompts !== false) {
+      writer.uint32(8).bool(message.acceptPrompts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PairingSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePairingSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.acceptPrompts = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PairingSettings {
+    return {
+      acceptPrompts: isSet(object.acceptPrompts)
+        ? globalThis.Boolean(object.acceptPrompts)
+        : isSet(object.accept_prompts)
+        ? globalThis.Boolean(object.accept_prompts)
+        : false,
+    };
+  },
+
+  toJSON(message: PairingSettings): unknown {
+    const obj: any = {};
+    if (message.acceptPrompts !== false) {
+      obj.acceptPrompts = message.acceptPrompts;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PairingSettings>, I>>(base?: I): PairingSettings {
+    return PairingSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PairingSettings>, I>>(object: I): PairingSettings {
+    const message = createBasePairingSettings();
+    message.acceptPrompts = object.acceptPrompts ?? false;
+    return message;
+  },
+};
+
+function createBaseGetPairingSettingsResponse(): GetPairingSettingsResponse {
+  return { settings: undefined };
+}
+
+export const GetPairingSettingsResponse: MessageFns<GetPairingSettingsResponse> = {
+  encode(message: GetPairingSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      PairingSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPairingSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPairingSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = PairingSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPairingSettingsResponse {
+    return { settings: isSet(object.settings) ? PairingSettings.fromJSON(object.settings) : undefined };
+  },
+
+  toJSON(message: GetPairingSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = PairingSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPairingSettingsResponse>, I>>(base?: I): GetPairingSettingsResponse {
+    return GetPairingSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPairingSettingsResponse>, I>>(object: I): GetPairingSettingsResponse {
+    const message = createBaseGetPairingSettingsResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? PairingSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetPairingSettingsRequest(): SetPairingSettingsRequest {
+  return { acceptPrompts: undefined };
+}
+
+export const SetPairingSettingsRequest: MessageFns<SetPairingSettingsRequest> = {
+  encode(message: SetPairingSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.acceptPrompts !== undefined) {
+      writer.uint32(8).bool(message.acceptPrompts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPairingSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPairingSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.acceptPrompts = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPairingSettingsRequest {
+    return {
+      acceptPrompts: isSet(object.acceptPrompts)
+        ? globalThis.Boolean(object.acceptPrompts)
+        : isSet(object.accept_prompts)
+        ? globalThis.Boolean(object.accept_prompts)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetPairingSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.acceptPrompts !== undefined) {
+      obj.acceptPrompts = message.acceptPrompts;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPairingSettingsRequest>, I>>(base?: I): SetPairingSettingsRequest {
+    return SetPairingSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPairingSettingsRequest>, I>>(object: I): SetPairingSettingsRequest {
+    const message = createBaseSetPairingSettingsRequest();
+    message.acceptPrompts = object.acceptPrompts ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetPairingSettingsResponse(): SetPairingSettingsResponse {
+  return { settings: undefined };
+}
+
+export const SetPairingSettingsResponse: MessageFns<SetPairingSettingsResponse> = {
+  encode(message: SetPairingSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      PairingSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPairingSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPairingSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = PairingSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPairingSettingsResponse {
+    return { settings: isSet(object.settings) ? PairingSettings.fromJSON(object.settings) : undefined };
+  },
+
+  toJSON(message: SetPairingSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = PairingSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPairingSettingsResponse>, I>>(base?: I): SetPairingSettingsResponse {
+    return SetPairingSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPairingSettingsResponse>, I>>(object: I): SetPairingSettingsResponse {
+    const message = createBaseSetPairingSettingsResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? PairingSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAuthenticateRelayRequest(): AuthenticateRelayRequest {
+  return { token: "" };
+}
+
+export const AuthenticateRelayRequest: MessageFns<AuthenticateRelayRequest> = {
+  encode(message: AuthenticateRelayRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateRelayRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthenticateRelayRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthenticateRelayRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: AuthenticateRelayRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuthenticateRelayRequest>, I>>(base?: I): AuthenticateRelayRequest {
+    return AuthenticateRelayRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthenticateRelayRequest>, I>>(object: I): AuthenticateRelayRequest {
+    const message = createBaseAuthenticateRelayRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseAuthenticateRelayResponse(): AuthenticateRelayResponse {
+  return { relayName: "", userId: "", acceptPrompts: false };
+}
+
+export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = {
+  encode(message: AuthenticateRelayResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relayName !== "") {
+      writer.uint32(10).string(message.relayName);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.acceptPrompts !== false) {
+      writer.uint32(24).bool(message.acceptPrompts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateRelayResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthenticateRelayResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relayName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.acceptPrompts = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthenticateRelayResponse {
+    return {
+      relayName: isSet(object.relayName)
+        ? globalThis.String(object.relayName)
+        : isSet(object.relay_name)
+        ? globalThis.String(object.relay_name)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      acceptPrompts: isSet(object.acceptPrompts)
+        ? globalThis.Boolean(object.acceptPrompts)
+        : isSet(object.accept_prompts)
+        ? globalThis.Boolean(object.accept_prompts)
+        : false,
+    };
+  },
+
+  toJSON(message: AuthenticateRelayResponse): unknown {
+    const obj: any = {};
+    if (message.relayName !== "") {
+      obj.relayName = message.relayName;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.acceptPrompts !== false) {
+      obj.acceptPrompts = message.acceptPrompts;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuthenticateRelayResponse>, I>>(base?: I): AuthenticateRelayResponse {
+    return AuthenticateRelayResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthenticateRelayResponse>, I>>(object: I): AuthenticateRelayResponse {
+    const message = createBaseAuthenticateRelayResponse();
+    message.relayName = object.relayName ?? "";
+    message.userId = object.userId ?? "";
+    message.acceptPrompts = object.acceptPrompts ?? false;
+    return message;
+  },
+};
+
+function createBaseProvenance(): Provenance {
+  return { originRelay: "", originSessionId: "", originSessionTitle: "", model: "", hops: 0 };
+}
+
+export const Provenance: MessageFns<Provenance> = {
+  encode(message: Provenance, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.originRelay !== "") {
+      writer.uint32(10).string(message.originRelay);
+    }
+    if (message.originSessionId !== "") {
+      writer.uint32(18).string(message.originSessionId);
+    }
+    if (message.originSessionTitle !== "") {
+      writer.uint32(26).string(message.originSessionTitle);
+    }
+    if (message.model !== "") {
+      writer.uint32(34).string(message.model);
+    }
+    if (message.hops !== 0) {
+      writer.uint32(40).int32(message.hops);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Provenance {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProvenance();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.originRelay = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.originSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.originSessionTitle = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.hops = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Provenance {
+    return {
+      originRelay: isSet(object.originRelay)
+        ? globalThis.String(object.originRelay)
+        : isSet(object.origin_relay)
+        ? globalThis.String(object.origin_relay)
+        : "",
+      originSessionId: isSet(object.originSessionId)
+        ? globalThis.String(object.originSessionId)
+        : isSet(object.origin_session_id)
+        ? globalThis.String(object.origin_session_id)
+        : "",
+      originSessionTitle: isSet(object.originSessionTitle)
+        ? globalThis.String(object.originSessionTitle)
+        : isSet(object.origin_session_title)
+        ? globalThis.String(object.origin_session_title)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
+    };
+  },
+
+  toJSON(message: Provenance): unknown {
+    const obj: any = {};
+    if (message.originRelay !== "") {
+      obj.originRelay = message.originRelay;
+    }
+    if (message.originSessionId !== "") {
+      obj.originSessionId = message.originSessionId;
+    }
+    if (message.originSessionTitle !== "") {
+      obj.originSessionTitle = message.originSessionTitle;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.hops !== 0) {
+      obj.hops = Math.round(message.hops);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Provenance>, I>>(base?: I): Provenance {
+    return Provenance.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Provenance>, I>>(object: I): Provenance {
+    const message = createBaseProvenance();
+    message.originRelay = object.originRelay ?? "";
+    message.originSessionId = object.originSessionId ?? "";
+    message.originSessionTitle = object.originSessionTitle ?? "";
+    message.model = object.model ?? "";
+    message.hops = object.hops ?? 0;
+    return message;
+  },
+};
+
+function createBaseForwardToolCallRequest(): ForwardToolCallRequest {
+  return { relay: "", action: "", argumentsJson: "", provenance: undefined, timeoutSeconds: 0, allowed: false };
+}
+
+export const ForwardToolCallRequest: MessageFns<ForwardToolCallRequest> = {
+  encode(message: ForwardToolCallRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== "") {
+      writer.uint32(10).string(message.relay);
+    }
+    if (message.action !== "") {
+      writer.uint32(18).string(message.action);
+    }
+    if (message.argumentsJson !== "") {
+      writer.uint32(26).string(message.argumentsJson);
+    }
+    if (message.provenance !== undefined) {
+      Provenance.encode(message.provenance, writer.uint32(34).fork()).join();
+    }
+    if (message.timeoutSeconds !== 0) {
+      writer.uint32(40).int32(message.timeoutSeconds);
+    }
+    if (message.allowed !== false) {
+      writer.uint32(48).bool(message.allowed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForwardToolCallRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForwardToolCallRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.argumentsJson = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.provenance = Provenance.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.timeoutSeconds = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.allowed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForwardToolCallRequest {
+    return {
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      argumentsJson: isSet(object.argumentsJson)
+        ? globalThis.String(object.argumentsJson)
+        : isSet(object.arguments_json)
+        ? globalThis.String(object.arguments_json)
+        : "",
+      provenance: isSet(object.provenance) ? Provenance.fromJSON(object.provenance) : undefined,
+      timeoutSeconds: isSet(object.timeoutSeconds)
+        ? globalThis.Number(object.timeoutSeconds)
+        : isSet(object.timeout_seconds)
+        ? globalThis.Number(object.timeout_seconds)
+        : 0,
+      allowed: isSet(object.allowed) ? globalThis.Boolean(object.allowed) : false,
+    };
+  },
+
+  toJSON(message: ForwardToolCallRequest): unknown {
+    const obj: any = {};
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.argumentsJson !== "") {
+      obj.argumentsJson = message.argumentsJson;
+    }
+    if (message.provenance !== undefined) {
+      obj.provenance = Provenance.toJSON(message.provenance);
+    }
+    if (message.timeoutSeconds !== 0) {
+      obj.timeoutSeconds = Math.round(message.timeoutSeconds);
+    }
+    if (message.allowed !== false) {
+      obj.allowed = message.allowed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ForwardToolCallRequest>, I>>(base?: I): ForwardToolCallRequest {
+    return ForwardToolCallRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ForwardToolCallRequest>, I>>(object: I): ForwardToolCallRequest {
+    const message = createBaseForwardToolCallRequest();
+    message.relay = object.relay ?? "";
+    message.action = object.action ?? "";
+    message.argumentsJson = object.argumentsJson ?? "";
+    message.provenance = (object.provenance !== undefined && object.provenance !== null)
+      ? Provenance.fromPartial(object.provenance)
+      : undefined;
+    message.timeoutSeconds = object.timeoutSeconds ?? 0;
+    message.allowed = object.allowed ?? false;
+    return message;
+  },
+};
+
+function createBaseForwardToolCallResponse(): ForwardToolCallResponse {
+  return { resultJson: "", version: "" };
+}
+
+export const ForwardToolCallResponse: MessageFns<ForwardToolCallResponse> = {
+  encode(message: ForwardToolCallResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resultJson !== "") {
+      writer.uint32(10).string(message.resultJson);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForwardToolCallResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForwardToolCallResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForwardToolCallResponse {
+    return {
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+    };
+  },
+
+  toJSON(message: ForwardToolCallResponse): unknown {
+    const obj: any = {};
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ForwardToolCallResponse>, I>>(base?: I): ForwardToolCallResponse {
+    return ForwardToolCallResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ForwardToolCallResponse>, I>>(object: I): ForwardToolCallResponse {
+    const message = createBaseForwardToolCallResponse();
+    message.resultJson = object.resultJson ?? "";
+    message.version = object.version ?? "";
+    return message;
+  },
+};
+
+/**
+ * Owns the relays paired with this one: pairing codes, the tokens each side holds for the other (stored
+ * hashed where they are verified), each pairing's "Agents may" level, this relay's "Accept prompts from
+ * other relays' agents" switch, and the calls this relay forwards to a paired relay.
+ */
 export type PairingServiceService = typeof PairingServiceService;
 export const PairingServiceService = {
   /** Lists the paired relays as list_relays shows them. Returns no error codes of its own. */
@@ -358,11 +2409,151 @@ export const PairingServiceService = {
       Buffer.from(ListPairedRelaysResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPairedRelaysResponse => ListPairedRelaysResponse.decode(value),
   },
+  /** Makes a one-time pairing code a user of another relay pairs with. REMOTE_RELAY_INVALID_INPUT without a user. */
+  createPairingCode: {
+    path: "/relay.pairing.v1.PairingService/CreatePairingCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreatePairingCodeRequest): Buffer =>
+      Buffer.from(CreatePairingCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreatePairingCodeRequest => CreatePairingCodeRequest.decode(value),
+    responseSerialize: (value: CreatePairingCodeResponse): Buffer =>
+      Buffer.from(CreatePairingCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreatePairingCodeResponse => CreatePairingCodeResponse.decode(value),
+  },
+  /**
+   * Pairs with the relay at `url` using its pairing code: calls its /relay/v1/pair and keeps the token it
+   * answers. REMOTE_RELAY_INVALID_INPUT (a bad URL, plain http:// outside loopback and private ranges, the
+   * relay's own name), REMOTE_RELAY_OFFLINE (it did not answer), REMOTE_RELAY_AUTH (it refused the code).
+   */
+  pair: {
+    path: "/relay.pairing.v1.PairingService/Pair" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PairRequest): Buffer => Buffer.from(PairRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PairRequest => PairRequest.decode(value),
+    responseSerialize: (value: PairResponse): Buffer => Buffer.from(PairResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PairResponse => PairResponse.decode(value),
+  },
+  /**
+   * The other side of Pair, called by this relay's gateway for POST /relay/v1/pair: spends the code and
+   * keeps the calling relay. REMOTE_RELAY_AUTH (unknown, used or expired code), REMOTE_RELAY_INVALID_INPUT.
+   */
+  acceptPairing: {
+    path: "/relay.pairing.v1.PairingService/AcceptPairing" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AcceptPairingRequest): Buffer => Buffer.from(AcceptPairingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AcceptPairingRequest => AcceptPairingRequest.decode(value),
+    responseSerialize: (value: AcceptPairingResponse): Buffer =>
+      Buffer.from(AcceptPairingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AcceptPairingResponse => AcceptPairingResponse.decode(value),
+  },
+  /** Removes a paired relay on this side and publishes relay.pairing.v1.unpaired. REMOTE_RELAY_UNKNOWN_RELAY. */
+  unpair: {
+    path: "/relay.pairing.v1.PairingService/Unpair" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnpairRequest): Buffer => Buffer.from(UnpairRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnpairRequest => UnpairRequest.decode(value),
+    responseSerialize: (value: UnpairResponse): Buffer => Buffer.from(UnpairResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnpairResponse => UnpairResponse.decode(value),
+  },
+  /** Sets a paired relay's "Agents may" level. REMOTE_RELAY_UNKNOWN_RELAY, REMOTE_RELAY_INVALID_INPUT. */
+  setAgentLevel: {
+    path: "/relay.pairing.v1.PairingService/SetAgentLevel" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetAgentLevelRequest): Buffer => Buffer.from(SetAgentLevelRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetAgentLevelRequest => SetAgentLevelRequest.decode(value),
+    responseSerialize: (value: SetAgentLevelResponse): Buffer =>
+      Buffer.from(SetAgentLevelResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetAgentLevelResponse => SetAgentLevelResponse.decode(value),
+  },
+  /** This relay's pairing settings. Returns no error codes of its own. */
+  getPairingSettings: {
+    path: "/relay.pairing.v1.PairingService/GetPairingSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPairingSettingsRequest): Buffer =>
+      Buffer.from(GetPairingSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPairingSettingsRequest => GetPairingSettingsRequest.decode(value),
+    responseSerialize: (value: GetPairingSettingsResponse): Buffer =>
+      Buffer.from(GetPairingSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPairingSettingsResponse => GetPairingSettingsResponse.decode(value),
+  },
+  /** Changes this relay's pairing settings. Returns no error codes of its own. */
+  setPairingSettings: {
+    path: "/relay.pairing.v1.PairingService/SetPairingSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetPairingSettingsRequest): Buffer =>
+      Buffer.from(SetPairingSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetPairingSettingsRequest => SetPairingSettingsRequest.decode(value),
+    responseSerialize: (value: SetPairingSettingsResponse): Buffer =>
+      Buffer.from(SetPairingSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetPairingSettingsResponse => SetPairingSettingsResponse.decode(value),
+  },
+  /** The paired relay behind a relay token (a call to /relay/v1). REMOTE_RELAY_AUTH for any other token. */
+  authenticateRelay: {
+    path: "/relay.pairing.v1.PairingService/AuthenticateRelay" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuthenticateRelayRequest): Buffer =>
+      Buffer.from(AuthenticateRelayRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuthenticateRelayRequest => AuthenticateRelayRequest.decode(value),
+    responseSerialize: (value: AuthenticateRelayResponse): Buffer =>
+      Buffer.from(AuthenticateRelayResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuthenticateRelayResponse => AuthenticateRelayResponse.decode(value),
+  },
+  /**
+   * Forwards one relay_tool call to a paired relay's /relay/v1/tool and answers its result.
+   * REMOTE_RELAY_UNKNOWN_RELAY, REMOTE_RELAY_OFFLINE (no answer), REMOTE_RELAY_AUTH (token refused).
+   */
+  forwardToolCall: {
+    path: "/relay.pairing.v1.PairingService/ForwardToolCall" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ForwardToolCallRequest): Buffer =>
+      Buffer.from(ForwardToolCallRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ForwardToolCallRequest => ForwardToolCallRequest.decode(value),
+    responseSerialize: (value: ForwardToolCallResponse): Buffer =>
+      Buffer.from(ForwardToolCallResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ForwardToolCallResponse => ForwardToolCallResponse.decode(value),
+  },
 } as const;
 
 export interface PairingServiceServer extends UntypedServiceImplementation {
   /** Lists the paired relays as list_relays shows them. Returns no error codes of its own. */
   listPairedRelays: handleUnaryCall<ListPairedRelaysRequest, ListPairedRelaysResponse>;
+  /** Makes a one-time pairing code a user of another relay pairs with. REMOTE_RELAY_INVALID_INPUT without a user. */
+  createPairingCode: handleUnaryCall<CreatePairingCodeRequest, CreatePairingCodeResponse>;
+  /**
+   * Pairs with the relay at `url` using its pairing code: calls its /relay/v1/pair and keeps the token it
+   * answers. REMOTE_RELAY_INVALID_INPUT (a bad URL, plain http:// outside loopback and private ranges, the
+   * relay's own name), REMOTE_RELAY_OFFLINE (it did not answer), REMOTE_RELAY_AUTH (it refused the code).
+   */
+  pair: handleUnaryCall<PairRequest, PairResponse>;
+  /**
+   * The other side of Pair, called by this relay's gateway for POST /relay/v1/pair: spends the code and
+   * keeps the calling relay. REMOTE_RELAY_AUTH (unknown, used or expired code), REMOTE_RELAY_INVALID_INPUT.
+   */
+  acceptPairing: handleUnaryCall<AcceptPairingRequest, AcceptPairingResponse>;
+  /** Removes a paired relay on this side and publishes relay.pairing.v1.unpaired. REMOTE_RELAY_UNKNOWN_RELAY. */
+  unpair: handleUnaryCall<UnpairRequest, UnpairResponse>;
+  /** Sets a paired relay's "Agents may" level. REMOTE_RELAY_UNKNOWN_RELAY, REMOTE_RELAY_INVALID_INPUT. */
+  setAgentLevel: handleUnaryCall<SetAgentLevelRequest, SetAgentLevelResponse>;
+  /** This relay's pairing settings. Returns no error codes of its own. */
+  getPairingSettings: handleUnaryCall<GetPairingSettingsRequest, GetPairingSettingsResponse>;
+  /** Changes this relay's pairing settings. Returns no error codes of its own. */
+  setPairingSettings: handleUnaryCall<SetPairingSettingsRequest, SetPairingSettingsResponse>;
+  /** The paired relay behind a relay token (a call to /relay/v1). REMOTE_RELAY_AUTH for any other token. */
+  authenticateRelay: handleUnaryCall<AuthenticateRelayRequest, AuthenticateRelayResponse>;
+  /**
+   * Forwards one relay_tool call to a paired relay's /relay/v1/tool and answers its result.
+   * REMOTE_RELAY_UNKNOWN_RELAY, REMOTE_RELAY_OFFLINE (no answer), REMOTE_RELAY_AUTH (token refused).
+   */
+  forwardToolCall: handleUnaryCall<ForwardToolCallRequest, ForwardToolCallResponse>;
 }
 
 export interface PairingServiceClient extends Client {
@@ -381,6 +2572,157 @@ export interface PairingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPairedRelaysResponse) => void,
+  ): ClientUnaryCall;
+  /** Makes a one-time pairing code a user of another relay pairs with. REMOTE_RELAY_INVALID_INPUT without a user. */
+  createPairingCode(
+    request: CreatePairingCodeRequest,
+    callback: (error: ServiceError | null, response: CreatePairingCodeResponse) => void,
+  ): ClientUnaryCall;
+  createPairingCode(
+    request: CreatePairingCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreatePairingCodeResponse) => void,
+  ): ClientUnaryCall;
+  createPairingCode(
+    request: CreatePairingCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreatePairingCodeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Pairs with the relay at `url` using its pairing code: calls its /relay/v1/pair and keeps the token it
+   * answers. REMOTE_RELAY_INVALID_INPUT (a bad URL, plain http:// outside loopback and private ranges, the
+   * relay's own name), REMOTE_RELAY_OFFLINE (it did not answer), REMOTE_RELAY_AUTH (it refused the code).
+   */
+  pair(request: PairRequest, callback: (error: ServiceError | null, response: PairResponse) => void): ClientUnaryCall;
+  pair(
+    request: PairRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PairResponse) => void,
+  ): ClientUnaryCall;
+  pair(
+    request: PairRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PairResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The other side of Pair, called by this relay's gateway for POST /relay/v1/pair: spends the code and
+   * keeps the calling relay. REMOTE_RELAY_AUTH (unknown, used or expired code), REMOTE_RELAY_INVALID_INPUT.
+   */
+  acceptPairing(
+    request: AcceptPairingRequest,
+    callback: (error: ServiceError | null, response: AcceptPairingResponse) => void,
+  ): ClientUnaryCall;
+  acceptPairing(
+    request: AcceptPairingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AcceptPairingResponse) => void,
+  ): ClientUnaryCall;
+  acceptPairing(
+    request: AcceptPairingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AcceptPairingResponse) => void,
+  ): ClientUnaryCall;
+  /** Removes a paired relay on this side and publishes relay.pairing.v1.unpaired. REMOTE_RELAY_UNKNOWN_RELAY. */
+  unpair(
+    request: UnpairRequest,
+    callback: (error: ServiceError | null, response: UnpairResponse) => void,
+  ): ClientUnaryCall;
+  unpair(
+    request: UnpairRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnpairResponse) => void,
+  ): ClientUnaryCall;
+  unpair(
+    request: UnpairRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnpairResponse) => void,
+  ): ClientUnaryCall;
+  /** Sets a paired relay's "Agents may" level. REMOTE_RELAY_UNKNOWN_RELAY, REMOTE_RELAY_INVALID_INPUT. */
+  setAgentLevel(
+    request: SetAgentLevelRequest,
+    callback: (error: ServiceError | null, response: SetAgentLevelResponse) => void,
+  ): ClientUnaryCall;
+  setAgentLevel(
+    request: SetAgentLevelRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetAgentLevelResponse) => void,
+  ): ClientUnaryCall;
+  setAgentLevel(
+    request: SetAgentLevelRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetAgentLevelResponse) => void,
+  ): ClientUnaryCall;
+  /** This relay's pairing settings. Returns no error codes of its own. */
+  getPairingSettings(
+    request: GetPairingSettingsRequest,
+    callback: (error: ServiceError | null, response: GetPairingSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getPairingSettings(
+    request: GetPairingSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPairingSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getPairingSettings(
+    request: GetPairingSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPairingSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /** Changes this relay's pairing settings. Returns no error codes of its own. */
+  setPairingSettings(
+    request: SetPairingSettingsRequest,
+    callback: (error: ServiceError | null, response: SetPairingSettingsResponse) => void,
+  ): ClientUnaryCall;
+  setPairingSettings(
+    request: SetPairingSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetPairingSettingsResponse) => void,
+  ): ClientUnaryCall;
+  setPairingSettings(
+    request: SetPairingSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetPairingSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /** The paired relay behind a relay token (a call to /relay/v1). REMOTE_RELAY_AUTH for any other token. */
+  authenticateRelay(
+    request: AuthenticateRelayRequest,
+    callback: (error: ServiceError | null, response: AuthenticateRelayResponse) => void,
+  ): ClientUnaryCall;
+  authenticateRelay(
+    request: AuthenticateRelayRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AuthenticateRelayResponse) => void,
+  ): ClientUnaryCall;
+  authenticateRelay(
+    request: AuthenticateRelayRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AuthenticateRelayResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Forwards one relay_tool call to a paired relay's /relay/v1/tool and answers its result.
+   * REMOTE_RELAY_UNKNOWN_RELAY, REMOTE_RELAY_OFFLINE (no answer), REMOTE_RELAY_AUTH (token refused).
+   */
+  forwardToolCall(
+    request: ForwardToolCallRequest,
+    callback: (error: ServiceError | null, response: ForwardToolCallResponse) => void,
+  ): ClientUnaryCall;
+  forwardToolCall(
+    request: ForwardToolCallRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ForwardToolCallResponse) => void,
+  ): ClientUnaryCall;
+  forwardToolCall(
+    request: ForwardToolCallRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ForwardToolCallResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -404,6 +2746,28 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
