@@ -1,6 +1,7 @@
-import type { handleServerStreamingCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { status, type handleServerStreamingCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from '@relay/telemetry';
 import { once } from 'node:events';
+import { recordServedCall } from './served-call-metrics.ts';
 import { reportFailure } from './serve-unary.ts';
 
 /**
@@ -21,20 +22,29 @@ export type StreamHandlers<S> = {
 
 /**
  * Adapts async-iterable handlers to grpc-js server streams, with the same error mapping as
- * serveUnary. Merge the result with serveUnary's for a service that has both kinds of methods.
+ * serveUnary, measured the same way (a stream's duration is its whole life; one the client cancels counts
+ * as CANCELLED). Merge the result with serveUnary's for a service that has both kinds of methods.
  */
 export function serveStream<S>(logger: Logger, implementation: StreamHandlers<S>): UntypedServiceImplementation {
   const served: UntypedServiceImplementation = {};
   for (const [method, handler] of Object.entries(implementation) as [string, StreamHandler<unknown, unknown>][]) {
     served[method] = (call: ServerWritableStream<unknown, unknown>) => {
+      const startedAt = performance.now();
       const abort = new AbortController();
       call.once('cancelled', () => abort.abort());
       pump(() => handler(call.request, abort.signal, call), call, abort.signal).then(
         () => {
+          recordServedCall(call.getPath(), startedAt, abort.signal.aborted ? status.CANCELLED : status.OK);
           if (!abort.signal.aborted) call.end();
         },
         (error: unknown) => {
-          if (!abort.signal.aborted) call.emit('error', reportFailure(logger, call.getPath(), error));
+          if (abort.signal.aborted) {
+            recordServedCall(call.getPath(), startedAt, status.CANCELLED);
+            return;
+          }
+          const failure = reportFailure(logger, call.getPath(), error);
+          recordServedCall(call.getPath(), startedAt, failure);
+          call.emit('error', failure);
         },
       );
     };

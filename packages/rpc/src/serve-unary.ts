@@ -1,7 +1,8 @@
-import type { handleUnaryCall, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { isAppError } from '@relay/errors';
 import { annotateActiveSpan, Attr, type Logger } from '@relay/telemetry';
 import { CODE_METADATA_KEY, toGrpcStatus } from './grpc-error.ts';
+import { recordServedCall } from './served-call-metrics.ts';
 
 /** A unary method as a use case sees it: a request in, a response or a thrown error out. */
 export type UnaryHandler<Req, Res> = (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>;
@@ -16,15 +17,24 @@ export type UnaryHandlers<S> = {
 /**
  * Adapts promise handlers to grpc-js: an AppError becomes its gRPC status with `relay-code` and
  * `relay-details` metadata; anything else becomes INTERNAL / REMOTE_RELAY_INTERNAL, logged with its stack.
+ * Every call is measured in `rpc.server.call.duration`.
  */
 export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>): UntypedServiceImplementation {
   const served: UntypedServiceImplementation = {};
   for (const [method, handler] of Object.entries(implementation) as [string, UnaryHandler<unknown, unknown>][]) {
     served[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      const startedAt = performance.now();
       // Through a promise so that a handler throwing synchronously is mapped like one that rejects.
       Promise.resolve(call.request).then((request) => handler(request, call)).then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(reportFailure(logger, call.getPath(), error)),
+        (response) => {
+          recordServedCall(call.getPath(), startedAt, status.OK);
+          callback(null, response);
+        },
+        (error: unknown) => {
+          const failure = reportFailure(logger, call.getPath(), error);
+          recordServedCall(call.getPath(), startedAt, failure);
+          callback(failure);
+        },
       );
     };
   }

@@ -2,7 +2,7 @@
 export interface Signals {
   /** Let the SDK build trace exporters from OTEL_* (otlp, console, zipkin…); false = record but export nothing. */
   traces: boolean;
-  /** Let the SDK build metric readers from OTEL_METRICS_EXPORTER; off unless asked (its default OTLP reader hangs shutdown). */
+  /** Let the SDK build metric readers from OTEL_* (otlp, console, prometheus); false = no MeterProvider, instruments are no-ops. */
   metrics: boolean;
   /** Let the SDK build log processors from OTEL_LOGS_EXPORTER; off unless asked (pino writes logs to stdout). */
   logs: boolean;
@@ -13,13 +13,21 @@ export interface Signals {
  * and no endpoint is set: the SDK's default (OTLP to localhost) would log a connection error per batch.
  */
 export function signalsFromEnv(env: Record<string, string | undefined>): Signals {
-  const tracesExporters = list(env.OTEL_TRACES_EXPORTER);
-  const endpoint = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+  const endpoint = set(env.OTEL_EXPORTER_OTLP_ENDPOINT);
   return {
-    traces: tracesExporters.length > 0 ? !isNone(tracesExporters) : endpoint,
-    metrics: asked(list(env.OTEL_METRICS_EXPORTER)),
+    traces: exporting(list(env.OTEL_TRACES_EXPORTER), endpoint || set(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)),
+    metrics: exporting(list(env.OTEL_METRICS_EXPORTER), endpoint || set(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)),
     logs: asked(list(env.OTEL_LOGS_EXPORTER)),
   };
+}
+
+/** Named exporters decide; with none named, an OTLP endpoint means the SDK's default (otlp). */
+function exporting(exporters: string[], endpoint: boolean): boolean {
+  return exporters.length > 0 ? !isNone(exporters) : endpoint;
+}
+
+function set(value: string | undefined): boolean {
+  return Boolean(value?.trim());
 }
 
 function list(value: string | undefined): string[] {

@@ -42,6 +42,7 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
   if (options.spanProcessors) configuration.spanProcessors = options.spanProcessors;
   // Spans are still recorded without an exporter, so trace ids reach the logs and propagate downstream.
   else if (!signals.traces) configuration.spanProcessors = [new NoopSpanProcessor()];
+  // No reader, no MeterProvider: every instrument stays the API's no-op.
   if (!signals.metrics) configuration.metricReaders = [];
   if (!signals.logs) configuration.logRecordProcessors = [];
 
@@ -52,9 +53,25 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
   createRequire(import.meta.url)('@grpc/grpc-js');
 }
 
-/** Flushes and stops the SDK; call it last in a service's shutdown. Safe to call when not started. */
+/** How long shutdownTelemetry waits for the last export; a Collector that is away must not hold up a shutdown. */
+export const SHUTDOWN_TIMEOUT_MS = 2000;
+
+/**
+ * Flushes and stops the SDK, waiting at most SHUTDOWN_TIMEOUT_MS: an exporter retrying an unreachable
+ * endpoint would otherwise hold the process for its whole back-off. Call it last in a service's
+ * shutdown. Safe to call when not started.
+ */
 export async function shutdownTelemetry(): Promise<void> {
   const running = sdk;
   sdk = undefined;
-  await running?.shutdown();
+  if (!running) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, SHUTDOWN_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([running.shutdown(), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

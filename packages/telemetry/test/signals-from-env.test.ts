@@ -15,9 +15,20 @@ describe('signalsFromEnv', () => {
     expect(signalsFromEnv(env).traces).toBe(traces);
   });
 
-  it('keeps metrics and logs off unless an exporter is named', () => {
-    expect(signalsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toMatchObject({ metrics: false, logs: false });
-    expect(signalsFromEnv({ OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' })).toMatchObject({ metrics: false, logs: false });
-    expect(signalsFromEnv({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_LOGS_EXPORTER: 'console' })).toMatchObject({ metrics: true, logs: true });
+  it.each([
+    { env: {}, metrics: false },
+    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, metrics: true },
+    { env: { OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://collector:4318/v1/metrics' }, metrics: true },
+    { env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }, metrics: false },
+    { env: { OTEL_METRICS_EXPORTER: 'otlp' }, metrics: true },
+    { env: { OTEL_METRICS_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, metrics: false },
+  ])('exports metrics $metrics for $env', ({ env, metrics }) => {
+    expect(signalsFromEnv(env).metrics).toBe(metrics);
+  });
+
+  it('keeps logs off unless an exporter is named', () => {
+    expect(signalsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).logs).toBe(false);
+    expect(signalsFromEnv({ OTEL_LOGS_EXPORTER: 'none' }).logs).toBe(false);
+    expect(signalsFromEnv({ OTEL_LOGS_EXPORTER: 'console' }).logs).toBe(true);
   });
 });
