@@ -3,15 +3,20 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
 import { startGrpcServer } from '@relay/rpc';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { PAIRING_EVENTS_STREAM } from './bus/pairing-events.ts';
 import { loadConfig, type Config } from './config.ts';
+import { nodeSecrets } from './crypto/node-secrets.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { pairingGrpc } from './grpc/pairing-grpc.ts';
+import { httpRelayLink } from './http/relay-client.ts';
 import { PrismaPairedRelayStore } from './store/prisma-paired-relay-store.ts';
+import { PrismaPairingCodeStore } from './store/prisma-pairing-code-store.ts';
+import { PrismaPairingSettingsStore } from './store/prisma-pairing-settings-store.ts';
 
 const logger = createLogger({ name: 'pairing' });
 
@@ -25,6 +30,7 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 
 try {
@@ -38,7 +44,15 @@ try {
     services: [
       {
         definition: PairingServiceService,
-        implementation: pairingGrpc({ relays: new PrismaPairedRelayStore(prisma), logger }),
+        implementation: pairingGrpc({
+          relays: new PrismaPairedRelayStore(prisma),
+          codes: new PrismaPairingCodeStore(prisma),
+          settings: new PrismaPairingSettingsStore(prisma),
+          secrets: nodeSecrets,
+          link: httpRelayLink,
+          clock,
+          logger,
+        }),
       },
     ],
     logger,

@@ -55,12 +55,14 @@ it('declares PAIRING_EVENTS for relay.pairing.v1.>', async () => {
   expect(info.config.subjects).toEqual(['relay.pairing.v1.>']);
 });
 
-it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, offline until links exist', async () => {
+it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, never their tokens', async () => {
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   try {
-    await db.query("INSERT INTO paired_relays (name, url, level, accept_prompts) VALUES ('lab', 'https://lab.example:8443', 'read', false)");
-    await db.query("INSERT INTO paired_relays (name, url) VALUES ('desk', 'https://desk.example')");
+    await db.query(
+      "INSERT INTO paired_relays (name, url, level, owner_user_id, inbound_token_hash, outbound_token, version, online, created_at) VALUES ('lab', 'https://lab.example:8443', 'read', 'u1', 'h1', 't1', '0.9.19', false, '2026-11-30T08:00:00Z')",
+    );
+    await db.query("INSERT INTO paired_relays (name, url, owner_user_id, inbound_token_hash, outbound_token, created_at) VALUES ('desk', 'https://desk.example', 'u1', 'h2', 't2', '2026-11-30T08:00:00Z')");
   } finally {
     await db.end();
   }
@@ -69,8 +71,8 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
   try {
     expect(await callUnary(client, 'listPairedRelays', {})).toEqual({
       relays: [
-        { name: 'desk', url: 'https://desk.example', online: false, version: '', level: AgentLevel.AGENT_LEVEL_FULL },
-        { name: 'lab', url: 'https://lab.example:8443', online: false, version: '', level: AgentLevel.AGENT_LEVEL_READ },
+        { name: 'desk', url: 'https://desk.example', online: true, version: '', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: new Date('2026-11-30T08:00:00Z') },
+        { name: 'lab', url: 'https://lab.example:8443', online: false, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_READ, ownerUserId: 'u1', pairedAt: new Date('2026-11-30T08:00:00Z') },
       ],
     });
   } finally {

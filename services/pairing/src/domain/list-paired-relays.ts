@@ -1,11 +1,7 @@
-import type { PairedRelayStatus } from './paired-relay.ts';
+import { statusOf, type PairedRelayStatus } from './paired-relay.ts';
 import type { PairedRelayStore } from './ports.ts';
 
-/**
- * Every paired relay, by name, with its link state. No links exist yet: until the fetch loops keep
- * them, every relay reads as offline with an unknown version ("").
- */
+/** Every paired relay, by name, with what the last contact showed of it (online, version). */
 export async function listPairedRelays(store: PairedRelayStore): Promise<PairedRelayStatus[]> {
-  const relays = await store.list();
-  return relays.map((relay) => ({ name: relay.name, url: relay.url, level: relay.level, online: false, version: '' }));
+  return (await store.list()).map(statusOf);
 }

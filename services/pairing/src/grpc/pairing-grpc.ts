@@ -1,3 +1,4 @@
+import type { Clock } from '@relay/clock';
 import {
   AgentLevel as AgentLevelMessage,
   type PairedRelay as PairedRelayMessage,
@@ -5,9 +6,16 @@ import {
 } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
+import { acceptPairing } from '../domain/accept-pairing.ts';
+import { authenticateRelay } from '../domain/authenticate-relay.ts';
+import { invalidInput } from '../domain/errors.ts';
+import { forwardToolCall } from '../domain/forward-tool-call.ts';
 import { listPairedRelays } from '../domain/list-paired-relays.ts';
+import { setAgentLevel, unpair } from '../domain/manage-pairing.ts';
+import { pair } from '../domain/pair.ts';
+import { createPairingCode } from '../domain/pairing-codes.ts';
 import type { AgentLevel, PairedRelayStatus } from '../domain/paired-relay.ts';
-import type { PairedRelayStore } from '../domain/ports.ts';
+import type { PairedRelayStore, PairingCodeStore, PairingSettingsStore, RelayLink, Secrets } from '../domain/ports.ts';
 
 /** The generated server interface without grpc-js's index signature, which UnaryHandlers would map to never. */
 type PairingServiceMethods = { [K in keyof PairingServiceServer as string extends K ? never : K]: PairingServiceServer[K] };
@@ -19,13 +27,73 @@ const LEVELS: Record<AgentLevel, AgentLevelMessage> = {
   full: AgentLevelMessage.AGENT_LEVEL_FULL,
 };
 
+export interface PairingGrpcDeps {
+  relays: PairedRelayStore;
+  codes: PairingCodeStore;
+  settings: PairingSettingsStore;
+  secrets: Secrets;
+  link: RelayLink;
+  clock: Clock;
+  logger: Logger;
+}
+
 /** relay.pairing.v1.PairingService: decode the request, run the use case, encode the answer. */
-export function pairingGrpc(deps: { relays: PairedRelayStore; logger: Logger }): ReturnType<typeof serveUnary> {
+export function pairingGrpc(deps: PairingGrpcDeps): ReturnType<typeof serveUnary> {
+  const now = () => deps.clock.now();
   return serveUnary<PairingServiceMethods>(deps.logger, {
     listPairedRelays: async () => ({ relays: (await listPairedRelays(deps.relays)).map(toPairedRelayMessage) }),
+    createPairingCode: async (request) => createPairingCode(deps, request.userId, now()),
+    pair: async (request) => {
+      const self = { name: request.selfName, url: request.selfUrl, version: request.selfVersion };
+      const relay = await pair(deps, { userId: request.userId, url: request.url, code: request.code, self }, now());
+      deps.logger.info({ relay: relay.name, url: relay.url }, 'paired with a relay');
+      return { relay: toPairedRelayMessage(relay) };
+    },
+    acceptPairing: async (request) => {
+      const self = { name: request.selfName, version: request.selfVersion };
+      const answer = await acceptPairing(deps, { code: request.code, name: request.name, url: request.url, version: request.version, token: request.token, self }, now());
+      deps.logger.info({ relay: request.name, url: request.url }, 'a relay paired with this one');
+      return answer;
+    },
+    unpair: async (request) => ({ relay: toPairedRelayMessage(await unpair(deps, request.name, now())) }),
+    setAgentLevel: async (request) => ({ relay: toPairedRelayMessage(await setAgentLevel(deps.relays, request.name, levelOf(request.level))) }),
+    getPairingSettings: async () => ({ settings: await deps.settings.get() }),
+    setPairingSettings: async (request) => ({
+      settings: await deps.settings.set(request.acceptPrompts === undefined ? {} : { acceptPrompts: request.acceptPrompts }),
+    }),
+    authenticateRelay: async (request) => authenticateRelay(deps, request.token),
+    forwardToolCall: async (request) => {
+      const provenance = request.provenance ?? { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: 0 };
+      return forwardToolCall(
+        deps,
+        {
+          relay: request.relay,
+          action: request.action,
+          argumentsJson: request.argumentsJson,
+          provenance,
+          timeoutMs: Math.max(1, request.timeoutSeconds) * 1000,
+          allowed: request.allowed,
+        },
+        now(),
+      );
+    },
   });
 }
 
+function levelOf(level: AgentLevelMessage): AgentLevel {
+  const found = (Object.entries(LEVELS) as [AgentLevel, AgentLevelMessage][]).find(([, message]) => message === level);
+  if (found === undefined) throw invalidInput('level must be one of: off, read, read_and_prompt, full');
+  return found[0];
+}
+
 function toPairedRelayMessage(relay: PairedRelayStatus): PairedRelayMessage {
-  return { name: relay.name, url: relay.url, online: relay.online, version: relay.version, level: LEVELS[relay.level] };
+  return {
+    name: relay.name,
+    url: relay.url,
+    online: relay.online,
+    version: relay.version,
+    level: LEVELS[relay.level],
+    ownerUserId: relay.ownerUserId,
+    pairedAt: relay.pairedAt,
+  };
 }

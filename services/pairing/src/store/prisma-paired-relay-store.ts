@@ -1,23 +1,80 @@
-import type { PairedRelay } from '../domain/paired-relay.ts';
-import type { PairedRelayStore } from '../domain/ports.ts';
+import { enqueue } from '@relay/bus';
+import { Unpaired } from '@relay/proto/relay/pairing/v1/events';
+import { PairingSubject } from '../bus/pairing-events.ts';
+import type { AgentLevel, PairedRelay } from '../domain/paired-relay.ts';
+import type { PairedRelayStore, UnpairedEvent } from '../domain/ports.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+
+type Row = Awaited<ReturnType<PrismaClient['pairedRelay']['findMany']>>[number];
 
 /** The paired relays in PostgreSQL. */
 export class PrismaPairedRelayStore implements PairedRelayStore {
-  readonly #prisma: PrismaClient;
-
-  constructor(prisma: PrismaClient) {
-    this.#prisma = prisma;
-  }
+  constructor(private readonly prisma: PrismaClient) {}
 
   async list(): Promise<PairedRelay[]> {
-    const rows = await this.#prisma.pairedRelay.findMany({ orderBy: { name: 'asc' } });
-    return rows.map((row) => ({
-      name: row.name,
-      url: row.url,
-      level: row.level,
-      acceptPrompts: row.acceptPrompts,
-      createdAt: row.createdAt,
-    }));
+    return (await this.prisma.pairedRelay.findMany({ orderBy: { name: 'asc' } })).map(toRelay);
   }
+
+  async find(name: string): Promise<PairedRelay | undefined> {
+    const row = await this.prisma.pairedRelay.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } });
+    return row ? toRelay(row) : undefined;
+  }
+
+  async findByInboundHash(hash: string): Promise<PairedRelay | undefined> {
+    const row = await this.prisma.pairedRelay.findUnique({ where: { inboundTokenHash: hash } });
+    return row ? toRelay(row) : undefined;
+  }
+
+  async save(relay: PairedRelay): Promise<void> {
+    const data = {
+      url: relay.url,
+      level: relay.level,
+      ownerUserId: relay.ownerUserId,
+      inboundTokenHash: relay.inboundTokenHash,
+      outboundToken: relay.outboundToken,
+      version: relay.version,
+      online: relay.online,
+      lastContactAt: relay.createdAt,
+      createdAt: relay.createdAt,
+    };
+    await this.prisma.pairedRelay.upsert({ where: { name: relay.name }, create: { name: relay.name, ...data }, update: data });
+  }
+
+  async remove(name: string, event: UnpairedEvent): Promise<PairedRelay | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await tx.pairedRelay.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } });
+      if (row === null) return undefined;
+      await tx.pairedRelay.delete({ where: { name: row.name } });
+      const payload = Unpaired.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, relay: row.name });
+      await enqueue(tx, { subject: PairingSubject.UNPAIRED, payload, id: event.eventId });
+      return toRelay(row);
+    });
+  }
+
+  async setLevel(name: string, level: AgentLevel): Promise<PairedRelay | undefined> {
+    const relay = await this.find(name);
+    if (relay === undefined) return undefined;
+    return toRelay(await this.prisma.pairedRelay.update({ where: { name: relay.name }, data: { level } }));
+  }
+
+  async noteContact(name: string, contact: { online: boolean; version?: string; at: Date }): Promise<void> {
+    await this.prisma.pairedRelay.updateMany({
+      where: { name },
+      data: { online: contact.online, lastContactAt: contact.at, ...(contact.version === undefined ? {} : { version: contact.version }) },
+    });
+  }
+}
+
+function toRelay(row: Row): PairedRelay {
+  return {
+    name: row.name,
+    url: row.url,
+    level: row.level,
+    ownerUserId: row.ownerUserId,
+    inboundTokenHash: row.inboundTokenHash,
+    outboundToken: row.outboundToken,
+    version: row.version,
+    online: row.online,
+    createdAt: row.createdAt,
+  };
 }

@@ -1,0 +1,48 @@
+import { invalidInput } from './errors.ts';
+import { statusOf, type PairedRelayStatus } from './paired-relay.ts';
+import type { PairedRelayStore, RelayLink, Secrets } from './ports.ts';
+import { checkRelayName } from './relay-name.ts';
+import { checkRelayUrl } from './relay-url.ts';
+
+export interface PairInput {
+  userId: string;
+  /** The other relay's base URL. */
+  url: string;
+  /** The code a user made on the other relay. */
+  code: string;
+  /** This relay, as the other one will know it. */
+  self: { name: string; url: string; version: string };
+}
+
+/**
+ * Pairs this relay with the one at `url`: offers it a fresh token to call this relay with (kept here only as a
+ * hash) together with its code, and keeps the token it answers to call it with. New pairings start at full.
+ */
+export async function pair(
+  deps: { relays: PairedRelayStore; link: RelayLink; secrets: Secrets },
+  input: PairInput,
+  now: Date,
+): Promise<PairedRelayStatus> {
+  if (input.userId === '') throw invalidInput('user_id is required');
+  if (input.code.trim() === '') throw invalidInput('The pairing code is required: make one on the other relay (relay pair --code).');
+  const url = checkRelayUrl(input.url);
+  const inbound = deps.secrets.newToken();
+  const answer = await deps.link.pair(url, { code: input.code.trim(), name: input.self.name, url: input.self.url, version: input.self.version, token: inbound });
+  const name = checkRelayName(answer.name, 'The other relay answered a name');
+  if (name.toLowerCase() === input.self.name.toLowerCase()) {
+    throw invalidInput(`The relay at ${url} is named "${name}", like this one; a relay cannot pair with itself or with a relay of its own name.`);
+  }
+  const relay = {
+    name,
+    url,
+    level: 'full' as const,
+    ownerUserId: input.userId,
+    inboundTokenHash: deps.secrets.hash(inbound),
+    outboundToken: answer.token,
+    version: answer.version,
+    online: true,
+    createdAt: now,
+  };
+  await deps.relays.save(relay);
+  return statusOf(relay);
+}
