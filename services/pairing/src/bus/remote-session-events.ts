@@ -1,0 +1,87 @@
+/**
+ * The consumer that keeps our sessions' events for paired relays' subscriptions: turn ends (and the error of a
+ * failed one) and questions, decoded from the session service's events, appended to every watch that takes them.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { consume, type Bus, type Consumer } from '@relay/bus';
+import type { Clock } from '@relay/clock';
+import { AppError } from '@relay/errors';
+import { QuestionAsked, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { TurnStatus } from '@relay/proto/relay/session/v1/session';
+import type { Logger } from '@relay/telemetry';
+import type { RemoteWatchStore } from '../domain/remote-ports.ts';
+import type { RemoteEventInput } from '../domain/remote-watch.ts';
+
+// One filter subject: the nats-server here (before 2.10) takes no list of them.
+export const REMOTE_SESSION_EVENTS_CONSUMER = { stream: 'SESSION_EVENTS', durable: 'pairing-remote-session-events', filterSubjects: ['relay.session.v1.>'] };
+
+const STREAM_POLL_MS = 500;
+
+const ENDINGS: Partial<Record<TurnStatus, string>> = {
+  [TurnStatus.TURN_STATUS_DONE]: 'done',
+  [TurnStatus.TURN_STATUS_ERROR]: 'error',
+  [TurnStatus.TURN_STATUS_STOPPED]: 'stopped',
+};
+
+function invalid(subject: string, reason: string): AppError {
+  return new AppError('PAIRING_INVALID_EVENT', 'invalid_argument', `${subject}: ${reason}`);
+}
+
+function occurred(subject: string, eventId: string, occurredAt: Date | undefined): Date {
+  if (eventId === '') throw invalid(subject, 'eventId is missing');
+  if (occurredAt === undefined || Number.isNaN(occurredAt.getTime())) throw invalid(subject, 'occurredAt is missing');
+  return occurredAt;
+}
+
+/** The events a paired relay may watch in one bus message; [] for a subject they do not use. */
+export function decodeRemoteSessionEvent(subject: string, data: unknown): RemoteEventInput[] {
+  if (subject === 'relay.session.v1.turn_ended') {
+    const message = TurnEnded.fromJSON(data);
+    const occurredAt = occurred(subject, message.eventId, message.occurredAt);
+    const status = ENDINGS[message.status];
+    if (status === undefined) throw invalid(subject, `status ${String(message.status)} is not an ending`);
+    const base = { userId: message.userId, sessionId: message.sessionId, occurredAt };
+    const events: RemoteEventInput[] = [{ ...base, id: message.eventId, kind: 'turn_end', text: message.text, status }];
+    if (status === 'error') events.push({ ...base, id: `${message.eventId}:error`, kind: 'error', text: message.text, status: '' });
+    return events;
+  }
+  if (subject === 'relay.session.v1.question_asked') {
+    const message = QuestionAsked.fromJSON(data);
+    const occurredAt = occurred(subject, message.eventId, message.occurredAt);
+    return [{ id: message.eventId, kind: 'question_asked', userId: message.userId, sessionId: message.sessionId, text: message.question?.question ?? '', status: '', occurredAt }];
+  }
+  return [];
+}
+
+/** Starts the consumer once SESSION_EVENTS is declared (the session service may start after this one). */
+export function startRemoteSessionEventsConsumer(bus: Bus, options: { watches: RemoteWatchStore; clock: Clock; logger: Logger }): Consumer {
+  const spec = REMOTE_SESSION_EVENTS_CONSUMER;
+  const stopping = new AbortController();
+  const started = (async (): Promise<Consumer | undefined> => {
+    while (!stopping.signal.aborted) {
+      try {
+        await bus.jsm.streams.info(spec.stream);
+        break;
+      } catch {
+        await sleep(STREAM_POLL_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
+      }
+    }
+    if (stopping.signal.aborted) return undefined;
+    return consume(bus, {
+      ...spec,
+      logger: options.logger,
+      handler: async (message) => {
+        const events = decodeRemoteSessionEvent(message.subject, message.data);
+        if (events.length > 0) await options.watches.append(spec.durable, message.id, events, options.clock.now());
+      },
+    });
+  })();
+  started.catch((error: unknown) => options.logger.error({ err: error }, 'the remote session events consumer did not start'));
+  return {
+    async stop() {
+      stopping.abort();
+      const consumer = await started.catch(() => undefined);
+      await consumer?.stop();
+    },
+  };
+}

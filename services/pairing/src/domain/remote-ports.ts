@@ -1,0 +1,98 @@
+/**
+ * The ports of events across relays: the watches kept here for paired relays, this relay's cursors on them, the
+ * line to a paired relay's /relay/v1, and our subscription service that takes what is fetched.
+ */
+import type { FetchOutcome } from './remote-link.ts';
+import type { RemoteEventInput, RemoteWatch } from './remote-watch.ts';
+
+/** An event kept for a watch. */
+export interface KeptEvent {
+  seq: number;
+  id: string;
+  kind: string;
+  sessionId: string;
+  sessionTitle: string;
+  text: string;
+  status: string;
+  occurredAt: Date;
+}
+
+/** The watches paired relays registered here, with their kept events. */
+export interface RemoteWatchStore {
+  /** Registers a watch; a second call for the same relay and id changes nothing. */
+  keep(watch: RemoteWatch, now: Date): Promise<void>;
+  /** Ends a watch and drops its events; false when there was none. */
+  end(relay: string, id: string): Promise<boolean>;
+  /** Ends every watch of a relay (it was unpaired). */
+  endRelay(relay: string): Promise<number>;
+  /**
+   * Keeps an event for every watch that takes it (each its next seq), once per (watch, event id), and drops what
+   * falls out of each watch's bounds. Runs inside processOnce for the bus message `messageId`.
+   */
+  append(consumer: string, messageId: string, events: RemoteEventInput[], now: Date): Promise<void>;
+  /** Drops events at or before `after` (acknowledged), then reads the rest: undefined when there is no such watch. */
+  fetch(relay: string, id: string, after: number, now: Date): Promise<{ events: KeptEvent[]; cursor: number; dropped: number; userId: string } | undefined>;
+}
+
+/** One of this relay's subscriptions to a paired relay, as its fetch loop keeps it. */
+export interface RemoteSubscription {
+  subscriptionId: string;
+  relay: string;
+  cursor: number;
+  online: boolean;
+}
+
+/** This relay's cursors on paired relays. */
+export interface RemoteSubscriptionStore {
+  open(subscriptionId: string, relay: string, now: Date): Promise<void>;
+  /** Stops fetching one; returns it, or undefined when it was not being fetched. */
+  close(subscriptionId: string): Promise<RemoteSubscription | undefined>;
+  /** Stops fetching every subscription to `relay`; returns their ids. */
+  closeRelay(relay: string): Promise<string[]>;
+  /** Takes up to `limit` subscriptions due for a fetch, each leased to the caller until `leaseUntil`. */
+  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<RemoteSubscription[]>;
+  /** Stores the outcome of a fetch and frees the lease; the next fetch is due at `nextFetchAt`. */
+  settle(subscriptionId: string, state: { cursor: number; online: boolean }, nextFetchAt: Date): Promise<void>;
+}
+
+/** What this relay registers on a paired relay for one of its subscriptions. */
+export interface RemoteWatchSpec {
+  /** Our subscription id ("" on a dry run): the watch's id there. */
+  id: string;
+  /** ids, or ["all"]. */
+  sessions: string[];
+  exclude: string[];
+  events: string[];
+  stalledMinutes: number;
+  heartbeatMinutes: number;
+  dryRun: boolean;
+}
+
+/** The /relay/v1 routes of a paired relay that carry remote events, called with this relay's token for it. */
+export interface RemoteEventsLine {
+  /** Registers (or on a dry run checks) a watch there; throws an AppError with that relay's refusal, or OFFLINE. */
+  register(relay: string, spec: RemoteWatchSpec): Promise<{ sessions: { id: string; title: string }[] }>;
+  /** The events kept there after `after`; { ok: false } when that relay does not answer. */
+  fetch(relay: string, id: string, after: number): Promise<FetchOutcome<IngestEvent>>;
+  /** Ends the watch there; throws when that relay does not answer. */
+  end(relay: string, id: string): Promise<void>;
+}
+
+/** A fetched event as our subscription service takes it. */
+export interface IngestEvent {
+  id: string;
+  kind: string;
+  sessionId: string;
+  sessionTitle: string;
+  text: string;
+  status: string;
+  occurredAt: Date;
+}
+
+/** Our subscription service's side of remote events. */
+export interface RemoteIngest {
+  /** Throws an AppError REMOTE_RELAY_NOT_FOUND when the subscription ended here. */
+  ingest(input: { subscriptionId: string; relay: string; events: IngestEvent[]; replayed: boolean; dropped: number }): Promise<void>;
+  reportLink(input: { subscriptionId: string; relay: string; online: boolean; at: Date }): Promise<void>;
+  endRelay(relay: string): Promise<string[]>;
+}

@@ -1,0 +1,38 @@
+/**
+ * A paired relay's subscription to sessions of this relay, and which of our sessions' events it keeps.
+ */
+
+/** A subscription another relay registered here. */
+export interface RemoteWatch {
+  /** The watching relay's name. */
+  relay: string;
+  /** Its subscription id there. */
+  id: string;
+  userId: string;
+  scope: 'sessions' | 'all';
+  sessions: { id: string; title: string }[];
+  exclude: string[];
+  /** The kinds it takes; empty = every kind (the watching relay applies its default). */
+  events: string[];
+  stalledMinutes: number;
+  heartbeatMinutes: number;
+}
+
+/** One event of a session of this relay, as it travels to a watching relay. */
+export interface RemoteEventInput {
+  id: string;
+  kind: string;
+  userId: string;
+  sessionId: string;
+  text: string;
+  status: string;
+  occurredAt: Date;
+}
+
+/** Whether `watch` keeps `event`: a session it lists, or any of its user's sessions but those it excludes. */
+export function watchKeeps(watch: RemoteWatch, event: RemoteEventInput): boolean {
+  if (event.userId !== watch.userId) return false;
+  if (watch.events.length > 0 && !watch.events.includes(event.kind)) return false;
+  if (watch.scope === 'all') return !watch.exclude.includes(event.sessionId);
+  return watch.sessions.some((session) => session.id === event.sessionId);
+}
