@@ -1,7 +1,7 @@
 /**
  * One relay_tool call, start to end: read the action, check that the tool is on, read the
  * arguments, run the action and shape its result. Every outcome is a result the agent can read;
- * nothing thrown escapes. Each call is one span.
+ * nothing thrown escapes. Each call is one span, counted and timed per action (tool-call-metrics.ts).
  */
 import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
@@ -34,6 +34,7 @@ import { wait } from './actions/wait.ts';
 import { withdraw } from './actions/withdraw.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from './errors.ts';
+import { recordToolCall } from './tool-call-metrics.ts';
 import { isRelayToolOn } from './is-relay-tool-on.ts';
 import { readRelayState } from './read-relay-state.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
@@ -87,6 +88,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
     'relay_tool',
     { attributes: { [Attr.SESSION_ID]: caller.sessionId, [Attr.USER_ID]: caller.userId } },
     async (span) => {
+      const startedAt = performance.now();
       let action: ActionName | undefined;
       let ignored: string[] = [];
       let result: ToolResult;
@@ -129,6 +131,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
       }
       if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
       span.end();
+      recordToolCall(action, result, startedAt);
       return ignored.length > 0 ? { ...result, ignored } : result;
     },
   );
