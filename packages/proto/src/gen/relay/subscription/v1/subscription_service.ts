@@ -192,7 +192,11 @@ export interface NotePromptStateRequest {
 export interface NotePromptStateResponse {
 }
 
-/** One event of a paired relay's session, as that relay rendered its parts. */
+/**
+ * One event of a paired relay's session, as that relay rendered its parts. kind: question_asked, error, turn_end,
+ * subagent_finished, task_started, task_finished, task_failed, stalled, all_idle (no session) or heartbeat (no
+ * session); for stalled, all_idle and heartbeat `text` is that relay's wording of the row.
+ */
 export interface RemoteEvent {
   /** The event's id on the other relay; the dedupe key within the subscription. */
   id: string;
@@ -202,9 +206,16 @@ export interface RemoteEvent {
   sessionTitle: string;
   /** The event's text (the reply's first words, the question, the error). */
   text: string;
-  /** turn_end's status (done, failed, interrupted), a task's exit; empty when the kind has none. */
+  /**
+   * turn_end's status (done, error, stopped); task_finished/task_failed: the exit code as digits, empty when the
+   * task has none (a signal); empty for the other kinds.
+   */
   status: string;
-  occurredAt: Date | undefined;
+  occurredAt:
+    | Date
+    | undefined;
+  /** question_asked: the question id; task_started/task_finished/task_failed: the task id; empty otherwise. */
+  refId: string;
 }
 
 /**
@@ -1990,7 +2001,7 @@ export const NotePromptStateResponse: MessageFns<NotePromptStateResponse> = {
 };
 
 function createBaseRemoteEvent(): RemoteEvent {
-  return { id: "", kind: "", sessionId: "", sessionTitle: "", text: "", status: "", occurredAt: undefined };
+  return { id: "", kind: "", sessionId: "", sessionTitle: "", text: "", status: "", occurredAt: undefined, refId: "" };
 }
 
 export const RemoteEvent: MessageFns<RemoteEvent> = {
@@ -2015,6 +2026,9 @@ export const RemoteEvent: MessageFns<RemoteEvent> = {
     }
     if (message.occurredAt !== undefined) {
       Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(58).fork()).join();
+    }
+    if (message.refId !== "") {
+      writer.uint32(66).string(message.refId);
     }
     return writer;
   },
@@ -2088,6 +2102,14 @@ export const RemoteEvent: MessageFns<RemoteEvent> = {
             message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.refId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2121,6 +2143,11 @@ export const RemoteEvent: MessageFns<RemoteEvent> = {
         : isSet(object.occurred_at)
         ? fromJsonTimestamp(object.occurred_at)
         : undefined,
+      refId: isSet(object.refId)
+        ? globalThis.String(object.refId)
+        : isSet(object.ref_id)
+        ? globalThis.String(object.ref_id)
+        : "",
     };
   },
 
@@ -2147,6 +2174,9 @@ export const RemoteEvent: MessageFns<RemoteEvent> = {
     if (message.occurredAt !== undefined) {
       obj.occurredAt = message.occurredAt.toISOString();
     }
+    if (message.refId !== "") {
+      obj.refId = message.refId;
+    }
     return obj;
   },
 
@@ -2162,6 +2192,7 @@ export const RemoteEvent: MessageFns<RemoteEvent> = {
     message.text = object.text ?? "";
     message.status = object.status ?? "";
     message.occurredAt = object.occurredAt ?? undefined;
+    message.refId = object.refId ?? "";
     return message;
   },
 };
