@@ -42,7 +42,7 @@ const schema = z.object({
   /** Default of the relay's Longest wait per tool call; the settings row wins once it exists. */
   RELAY_MAX_WAIT_SECONDS: z.coerce.number().int().min(120).max(3600).default(600),
   /** Default of the relay's Max turn duration; the settings row wins once it exists. */
-  RELAY_MAX_TURN_MINUTES: z.coerce.number().int().positive().default(60),
+  RELAY_MAX_TURN_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
   /** This relay's name, as refusals and provenance name it; the same value the gateway is given. */
   RELAY_NAME: z
     .string()
@@ -82,8 +82,8 @@ const schema = z.object({
   // Background tasks.
   /** Where background tasks' output files go (default: relay-tasks in the system's temp folder). */
   RELAY_DATA_DIR: absolutePath.default(() => join(tmpdir(), 'relay-tasks')),
-  /** Minutes without output after which a running task counts as quiet (read_session, read_task_output). */
-  RELAY_TASK_QUIET_MINUTES: z.coerce.number().int().positive().default(10),
+  /** Default of the relay's quiet setting for tasks (minutes without output, read_session and read_task_output); the settings row wins once it exists. */
+  RELAY_TASK_QUIET_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
 }).superRefine((config, context) => {
   if (!isInsideAny(normaliseFolder(config.RELAY_DEFAULT_CWD) ?? '', config.RELAY_ALLOWED_ROOTS)) {
     context.addIssue({ code: 'custom', path: ['RELAY_DEFAULT_CWD'], message: `must lie inside RELAY_ALLOWED_ROOTS (${config.RELAY_ALLOWED_ROOTS.join(', ')})` });

@@ -96,6 +96,7 @@ try {
     agentSessionsEnabled: config.RELAY_AGENT_SESSIONS === 'on',
     maxWaitSeconds: config.RELAY_MAX_WAIT_SECONDS,
     maxTurnMinutes: config.RELAY_MAX_TURN_MINUTES,
+    taskQuietMinutes: config.RELAY_TASK_QUIET_MINUTES,
   });
   logger.info({ settings }, 'relay settings loaded');
 
@@ -126,6 +127,7 @@ try {
     logger,
     maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
   });
+  const taskQuietMinutes = async () => (await getRelaySettings(store)).taskQuietMinutes;
   runner.start();
   logger.info({ runnerId: runner.runnerId }, 'turn runner started');
 
@@ -144,14 +146,14 @@ try {
             hasher: nodeCrypto,
             catalogue,
             relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
-            tasks: { store: taskStore, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: config.RELAY_TASK_QUIET_MINUTES },
+            tasks: { store: taskStore, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: taskQuietMinutes },
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
           ...taskGrpc({
             tasks: taskStore,
             output: fileTaskOutput,
             relay: { name: config.RELAY_NAME },
-            quietAfterMinutes: config.RELAY_TASK_QUIET_MINUTES,
+            quietAfterMinutes: taskQuietMinutes,
             clock,
             logger,
           }),

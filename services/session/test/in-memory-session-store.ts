@@ -44,4 +44,9 @@ export class InMemorySessionStore implements SessionStore {
     this.settings ??= defaults;
     return this.settings;
   }
+  async updateRelaySettings(change: Partial<RelaySettings>): Promise<RelaySettings> {
+    if (this.settings === undefined) throw new Error('no relay settings to update');
+    this.settings = { ...this.settings, ...change };
+    return this.settings;
+  }
 }

@@ -20,7 +20,7 @@ import { SESSION_EVENTS_STREAM, SessionSubject } from '../src/wire/session-event
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');
-const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45 };
+const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45, taskQuietMinutes: 10 };
 
 let database: TestDatabase;
 let nats: NatsServer;
@@ -141,8 +141,22 @@ describe('SessionService over gRPC', () => {
   it('serves the settings seeded at boot', async () => {
     expect((await callUnary(client, 'getRelaySettings', {})).settings).toEqual(SETTINGS);
     // A second boot with other defaults leaves the stored row alone.
-    await seedRelaySettings(store, { agentSessionsEnabled: false, maxWaitSeconds: 120, maxTurnMinutes: 1 });
+    await seedRelaySettings(store, { agentSessionsEnabled: false, maxWaitSeconds: 120, maxTurnMinutes: 1, taskQuietMinutes: 5 });
     expect((await callUnary(client, 'getRelaySettings', {})).settings).toEqual(SETTINGS);
+  });
+
+  it('changes the settings over UpdateRelaySettings; a bad value names its field and changes nothing', async () => {
+    const bad = await refusal(callUnary(client, 'updateRelaySettings', { taskQuietMinutes: 5, maxWaitSeconds: 60 }));
+    expect([bad.code, bad.kind, bad.details['field']]).toEqual(['REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'max_wait_seconds']);
+    expect((await callUnary(client, 'getRelaySettings', {})).settings).toEqual(SETTINGS);
+    try {
+      const updated = await callUnary(client, 'updateRelaySettings', { agentSessionsEnabled: false, maxWaitSeconds: 3600, taskQuietMinutes: 15 });
+      const now = { ...SETTINGS, agentSessionsEnabled: false, maxWaitSeconds: 3600, taskQuietMinutes: 15 };
+      expect(updated).toEqual({ settings: now, changed: ['agent_sessions_enabled', 'max_wait_seconds', 'task_quiet_minutes'] });
+      expect((await callUnary(client, 'getRelaySettings', {})).settings).toEqual(now);
+    } finally {
+      await callUnary(client, 'updateRelaySettings', SETTINGS);
+    }
   });
 
   it('publishes session_created on SESSION_EVENTS with Nats-Msg-Id = the outbox id', async () => {

@@ -5,7 +5,7 @@ import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from 
 import { createUser, MAX_USER_NAME_LENGTH } from '../src/domain/create-user.ts';
 import { NEW_SESSION_SETTINGS, type Session } from '../src/domain/entities.ts';
 import { listSessions } from '../src/domain/list-sessions.ts';
-import { getRelaySettings, seedRelaySettings } from '../src/domain/relay-settings.ts';
+import { getRelaySettings, seedRelaySettings, updateRelaySettings } from '../src/domain/relay-settings.ts';
 import { fixedCrypto } from './fixed-crypto.ts';
 import { InMemorySessionStore } from './in-memory-session-store.ts';
 
@@ -173,10 +173,49 @@ describe('listSessions', () => {
 describe('relay settings', () => {
   it('seeds the configured defaults once; the stored settings win afterwards', async () => {
     const { store } = setup();
-    const defaults = { agentSessionsEnabled: false, maxWaitSeconds: 600, maxTurnMinutes: 60 };
+    const defaults = { agentSessionsEnabled: false, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
     expect(await seedRelaySettings(store, defaults)).toEqual(defaults);
     store.settings = { ...defaults, maxWaitSeconds: 1200 };
     expect(await seedRelaySettings(store, { ...defaults, agentSessionsEnabled: true })).toEqual({ ...defaults, maxWaitSeconds: 1200 });
     expect(await getRelaySettings(store)).toEqual({ ...defaults, maxWaitSeconds: 1200 });
+  });
+
+  const defaults = { agentSessionsEnabled: false, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
+
+  it('changes what is given and names what changed; a value equal to the stored one is no change', async () => {
+    const { store } = setup();
+    await seedRelaySettings(store, defaults);
+    expect(await updateRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, taskQuietMinutes: 25 })).toEqual({
+      settings: { ...defaults, agentSessionsEnabled: true, taskQuietMinutes: 25 },
+      changed: ['agent_sessions_enabled', 'task_quiet_minutes'],
+    });
+    expect(await updateRelaySettings(store, { maxTurnMinutes: 60 })).toEqual({ settings: { ...defaults, agentSessionsEnabled: true, taskQuietMinutes: 25 }, changed: [] });
+  });
+
+  it.each([
+    [{ maxWaitSeconds: 119 }, 'max_wait_seconds'],
+    [{ maxWaitSeconds: 3601 }, 'max_wait_seconds'],
+    [{ maxWaitSeconds: 600.5 }, 'max_wait_seconds'],
+    [{ maxTurnMinutes: 0 }, 'max_turn_minutes'],
+    [{ maxTurnMinutes: 1441 }, 'max_turn_minutes'],
+    [{ taskQuietMinutes: 0 }, 'task_quiet_minutes'],
+    [{ agentSessionsEnabled: true, taskQuietMinutes: 5000 }, 'task_quiet_minutes'],
+  ])('refuses %j with REMOTE_RELAY_INVALID_INPUT naming %s, and changes nothing', async (change, field) => {
+    const { store } = setup();
+    await seedRelaySettings(store, defaults);
+    await expect(updateRelaySettings(store, change)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT', details: { field } });
+    expect(await getRelaySettings(store)).toEqual(defaults);
+  });
+
+  it('takes the range ends: 120 and 3600 s, 1 and 1440 min', async () => {
+    const { store } = setup();
+    await seedRelaySettings(store, defaults);
+    expect((await updateRelaySettings(store, { maxWaitSeconds: 120, maxTurnMinutes: 1440, taskQuietMinutes: 1 })).settings).toEqual({
+      ...defaults,
+      maxWaitSeconds: 120,
+      maxTurnMinutes: 1440,
+      taskQuietMinutes: 1,
+    });
+    expect((await updateRelaySettings(store, { maxWaitSeconds: 3600 })).settings.maxWaitSeconds).toBe(3600);
   });
 });

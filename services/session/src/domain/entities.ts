@@ -216,9 +216,14 @@ export interface Caller {
 
 /** The relay-wide settings; the stored row is the source of truth once seeded. */
 export interface RelaySettings {
+  /** "Agents may start and use sessions on this relay". */
   agentSessionsEnabled: boolean;
+  /** Longest wait per tool call. */
   maxWaitSeconds: number;
+  /** Max turn duration. */
   maxTurnMinutes: number;
+  /** The quiet setting for tasks: minutes without output after which a running task counts as quiet. */
+  taskQuietMinutes: number;
 }
 
 /** The fact published on relay.session.v1.turn_queued; eventId is also the outbox id. */

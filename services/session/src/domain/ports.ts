@@ -38,6 +38,8 @@ export interface SessionStore {
   findRelaySettings(): Promise<RelaySettings | undefined>;
   /** Stores `defaults` unless settings exist already; returns the settings now stored. */
   seedRelaySettings(defaults: RelaySettings): Promise<RelaySettings>;
+  /** Writes the given settings over the stored ones; returns the settings now stored. */
+  updateRelaySettings(change: Partial<RelaySettings>): Promise<RelaySettings>;
 }
 
 /** A fact to publish through the outbox, in the transaction of the change it reports. */

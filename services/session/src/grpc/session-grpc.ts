@@ -12,7 +12,7 @@ import { getRelayInfo } from '../domain/get-relay-info.ts';
 import { listSessions } from '../domain/list-sessions.ts';
 import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../domain/ports.ts';
 import { readSession } from '../domain/read-session.ts';
-import { getRelaySettings } from '../domain/relay-settings.ts';
+import { getRelaySettings, updateRelaySettings } from '../domain/relay-settings.ts';
 import { sendMessage } from '../domain/send-message.ts';
 import { setConversationOptions } from '../domain/set-conversation-options.ts';
 import { updateSession } from '../domain/update-session.ts';
@@ -69,6 +69,15 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     getRelaySettings: async () => ({
       settings: toRelaySettingsMessage(await getRelaySettings(store)),
     }),
+    updateRelaySettings: async (request) => {
+      const { settings, changed } = await updateRelaySettings(store, {
+        agentSessionsEnabled: request.agentSessionsEnabled,
+        maxWaitSeconds: request.maxWaitSeconds,
+        maxTurnMinutes: request.maxTurnMinutes,
+        taskQuietMinutes: request.taskQuietMinutes,
+      });
+      return { settings: toRelaySettingsMessage(settings), changed };
+    },
     getRelayInfo: async (request) => {
       const [info, settings] = await Promise.all([getRelayInfo(deps, { userId: request.userId }), getRelaySettings(store)]);
       return {

@@ -280,7 +280,11 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
 
   async findRelaySettings(): Promise<RelaySettings | undefined> {
     const row = await this.db.relaySettings.findUnique({ where: { id: SETTINGS_ID } });
-    return row === null ? undefined : { agentSessionsEnabled: row.agentSessionsEnabled, maxWaitSeconds: row.maxWaitSeconds, maxTurnMinutes: row.maxTurnMinutes };
+    return row === null ? undefined : toRelaySettings(row);
+  }
+
+  async updateRelaySettings(change: Partial<RelaySettings>): Promise<RelaySettings> {
+    return toRelaySettings(await this.db.relaySettings.update({ where: { id: SETTINGS_ID }, data: change }));
   }
 
   async seedRelaySettings(defaults: RelaySettings): Promise<RelaySettings> {
@@ -290,6 +294,10 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     if (settings === undefined) throw new Error('relay_settings row missing right after seeding');
     return settings;
   }
+}
+
+function toRelaySettings(row: RelaySettings): RelaySettings {
+  return { agentSessionsEnabled: row.agentSessionsEnabled, maxWaitSeconds: row.maxWaitSeconds, maxTurnMinutes: row.maxTurnMinutes, taskQuietMinutes: row.taskQuietMinutes };
 }
 
 function jsonOrNull(value: Provenance | null): Prisma.InputJsonValue | typeof Prisma.DbNull {

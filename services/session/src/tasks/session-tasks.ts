@@ -17,7 +17,8 @@ export interface SessionTasksDeps {
   store: Pick<PrismaTaskStore, 'tasksOf'>;
   output: TaskOutputReader;
   now: () => Date;
-  quietAfterMinutes: number;
+  /** The relay's quiet setting for tasks, read for each listing (the user may change it). */
+  quietAfterMinutes: () => Promise<number>;
 }
 
 /** `sessions` with their tasks, and background_only where an idle session's task still runs. */
@@ -28,7 +29,8 @@ export async function withTasks(deps: SessionTasksDeps | undefined, sessions: Se
     sessions.map((session) => session.id),
     new Date(now.getTime() - TASK_OUTPUT_KEPT_MS),
   );
-  const views = await Promise.all(tasks.map((task) => taskView(deps, task, now)));
+  const quietAfterMinutes = tasks.some((task) => task.status === 'running') ? await deps.quietAfterMinutes() : 0;
+  const views = await Promise.all(tasks.map((task) => taskView(deps, task, now, quietAfterMinutes)));
   return sessions.map((session) => {
     const own = views.filter((view) => view.sessionId === session.id);
     const background = session.state === SessionState.SESSION_STATE_IDLE && own.some((view) => view.status === 'running');
@@ -36,11 +38,11 @@ export async function withTasks(deps: SessionTasksDeps | undefined, sessions: Se
   });
 }
 
-async function taskView(deps: SessionTasksDeps, task: Task, now: Date): Promise<TaskMessage> {
+async function taskView(deps: SessionTasksDeps, task: Task, now: Date, quietAfterMinutes: number): Promise<TaskMessage> {
   const read = await deps.output.readEnd(task.outputPath, COUNTS_READ_BYTES);
   const hasOutput = read !== undefined && read.text.length > 0;
   const message = toTaskMessage(task, { hasOutput, counts: hasOutput ? readConsole(read.text).counts : undefined });
   if (task.status !== 'running') return message;
-  const stall = stallOf(task, now, deps.quietAfterMinutes);
+  const stall = stallOf(task, now, quietAfterMinutes);
   return { ...message, health: { minutesSinceOutput: stall.minutes, quiet: stall.quiet, quietAfterMinutes: stall.quietAfterMinutes } };
 }

@@ -18,13 +18,14 @@ export function taskGrpc(deps: {
   tasks: TaskStore;
   output: TaskOutputReader;
   relay: { name: string };
-  quietAfterMinutes: number;
+  /** The relay's quiet setting for tasks, read for each call (the user may change it). */
+  quietAfterMinutes: () => Promise<number>;
   clock: Clock;
   logger: Logger;
 }): ReturnType<typeof serveUnary> {
   return serveUnary<Pick<SessionServiceMethods, TaskMethod>>(deps.logger, {
     readTaskOutput: async (request) => {
-      const read = await readTaskOutput(deps, {
+      const read = await readTaskOutput({ ...deps, quietAfterMinutes: await deps.quietAfterMinutes() }, {
         userId: request.userId,
         sessionId: request.sessionId,
         taskId: request.taskId,

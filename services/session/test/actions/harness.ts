@@ -44,7 +44,7 @@ export async function startHarness(): Promise<Harness> {
   const [database, nats]: [TestDatabase, NatsServer] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   const store = new PrismaSessionStore(prisma);
-  await seedRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60 });
+  await seedRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 });
   const bus = await connectBus({ url: nats.url, name: 'session-actions-test', logger });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });

@@ -91,7 +91,7 @@ const read = (sessionId: string, taskId: string, lines = 0) =>
   readTaskOutput({ tasks: store, output: fileTaskOutput, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId, sessionId, taskId, lines, now: clock.now() });
 
 const sessionMessage = (id: string, state: SessionState): SessionMessage => ({ id, state, tasks: [] }) as unknown as SessionMessage;
-const tasksDeps = () => ({ store, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: 10 });
+const tasksDeps = () => ({ store, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: async () => 10 });
 
 describe('a background task', () => {
   it('runs in the session folder, captures its output and completes with exit code 0 and its events', async () => {

@@ -296,6 +296,8 @@ export interface RelaySettings {
   maxWaitSeconds: number;
   /** Max turn duration. */
   maxTurnMinutes: number;
+  /** The quiet setting for tasks: a running task with no output for this many minutes counts as quiet, 1–1440. */
+  taskQuietMinutes: number;
 }
 
 /** The party behind a bearer token. */
@@ -2005,7 +2007,7 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
 };
 
 function createBaseRelaySettings(): RelaySettings {
-  return { agentSessionsEnabled: false, maxWaitSeconds: 0, maxTurnMinutes: 0 };
+  return { agentSessionsEnabled: false, maxWaitSeconds: 0, maxTurnMinutes: 0, taskQuietMinutes: 0 };
 }
 
 export const RelaySettings: MessageFns<RelaySettings> = {
@@ -2018,6 +2020,9 @@ export const RelaySettings: MessageFns<RelaySettings> = {
     }
     if (message.maxTurnMinutes !== 0) {
       writer.uint32(24).int32(message.maxTurnMinutes);
+    }
+    if (message.taskQuietMinutes !== 0) {
+      writer.uint32(32).int32(message.taskQuietMinutes);
     }
     return writer;
   },
@@ -2059,6 +2064,14 @@ export const RelaySettings: MessageFns<RelaySettings> = {
             message.maxTurnMinutes = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.taskQuietMinutes = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2088,6 +2101,11 @@ export const RelaySettings: MessageFns<RelaySettings> = {
         : isSet(object.max_turn_minutes)
         ? globalThis.Number(object.max_turn_minutes)
         : 0,
+      taskQuietMinutes: isSet(object.taskQuietMinutes)
+        ? globalThis.Number(object.taskQuietMinutes)
+        : isSet(object.task_quiet_minutes)
+        ? globalThis.Number(object.task_quiet_minutes)
+        : 0,
     };
   },
 
@@ -2102,6 +2120,9 @@ export const RelaySettings: MessageFns<RelaySettings> = {
     if (message.maxTurnMinutes !== 0) {
       obj.maxTurnMinutes = Math.round(message.maxTurnMinutes);
     }
+    if (message.taskQuietMinutes !== 0) {
+      obj.taskQuietMinutes = Math.round(message.taskQuietMinutes);
+    }
     return obj;
   },
 
@@ -2113,6 +2134,7 @@ export const RelaySettings: MessageFns<RelaySettings> = {
     message.agentSessionsEnabled = object.agentSessionsEnabled ?? false;
     message.maxWaitSeconds = object.maxWaitSeconds ?? 0;
     message.maxTurnMinutes = object.maxTurnMinutes ?? 0;
+    message.taskQuietMinutes = object.taskQuietMinutes ?? 0;
     return message;
   },
 };

@@ -95,6 +95,29 @@ export interface GetRelaySettingsResponse {
   settings: RelaySettings | undefined;
 }
 
+/** The settings to change; an unset field keeps its value. */
+export interface UpdateRelaySettingsRequest {
+  agentSessionsEnabled?:
+    | boolean
+    | undefined;
+  /** 120–3600. */
+  maxWaitSeconds?:
+    | number
+    | undefined;
+  /** 1–1440. */
+  maxTurnMinutes?:
+    | number
+    | undefined;
+  /** 1–1440. */
+  taskQuietMinutes?: number | undefined;
+}
+
+/** The settings as they are now, and the fields whose value changed. */
+export interface UpdateRelaySettingsResponse {
+  settings: RelaySettings | undefined;
+  changed: string[];
+}
+
 /** Who asks for relay info. */
 export interface GetRelayInfoRequest {
   userId: string;
@@ -1131,6 +1154,231 @@ export const GetRelaySettingsResponse: MessageFns<GetRelaySettingsResponse> = {
     message.settings = (object.settings !== undefined && object.settings !== null)
       ? RelaySettings.fromPartial(object.settings)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateRelaySettingsRequest(): UpdateRelaySettingsRequest {
+  return {
+    agentSessionsEnabled: undefined,
+    maxWaitSeconds: undefined,
+    maxTurnMinutes: undefined,
+    taskQuietMinutes: undefined,
+  };
+}
+
+export const UpdateRelaySettingsRequest: MessageFns<UpdateRelaySettingsRequest> = {
+  encode(message: UpdateRelaySettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentSessionsEnabled !== undefined) {
+      writer.uint32(8).bool(message.agentSessionsEnabled);
+    }
+    if (message.maxWaitSeconds !== undefined) {
+      writer.uint32(16).int32(message.maxWaitSeconds);
+    }
+    if (message.maxTurnMinutes !== undefined) {
+      writer.uint32(24).int32(message.maxTurnMinutes);
+    }
+    if (message.taskQuietMinutes !== undefined) {
+      writer.uint32(32).int32(message.taskQuietMinutes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRelaySettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRelaySettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentSessionsEnabled = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxWaitSeconds = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxTurnMinutes = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.taskQuietMinutes = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateRelaySettingsRequest {
+    return {
+      agentSessionsEnabled: isSet(object.agentSessionsEnabled)
+        ? globalThis.Boolean(object.agentSessionsEnabled)
+        : isSet(object.agent_sessions_enabled)
+        ? globalThis.Boolean(object.agent_sessions_enabled)
+        : undefined,
+      maxWaitSeconds: isSet(object.maxWaitSeconds)
+        ? globalThis.Number(object.maxWaitSeconds)
+        : isSet(object.max_wait_seconds)
+        ? globalThis.Number(object.max_wait_seconds)
+        : undefined,
+      maxTurnMinutes: isSet(object.maxTurnMinutes)
+        ? globalThis.Number(object.maxTurnMinutes)
+        : isSet(object.max_turn_minutes)
+        ? globalThis.Number(object.max_turn_minutes)
+        : undefined,
+      taskQuietMinutes: isSet(object.taskQuietMinutes)
+        ? globalThis.Number(object.taskQuietMinutes)
+        : isSet(object.task_quiet_minutes)
+        ? globalThis.Number(object.task_quiet_minutes)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateRelaySettingsRequest): unknown {
+    const obj: any = {};
+    if (message.agentSessionsEnabled !== undefined) {
+      obj.agentSessionsEnabled = message.agentSessionsEnabled;
+    }
+    if (message.maxWaitSeconds !== undefined) {
+      obj.maxWaitSeconds = Math.round(message.maxWaitSeconds);
+    }
+    if (message.maxTurnMinutes !== undefined) {
+      obj.maxTurnMinutes = Math.round(message.maxTurnMinutes);
+    }
+    if (message.taskQuietMinutes !== undefined) {
+      obj.taskQuietMinutes = Math.round(message.taskQuietMinutes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRelaySettingsRequest>, I>>(base?: I): UpdateRelaySettingsRequest {
+    return UpdateRelaySettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRelaySettingsRequest>, I>>(object: I): UpdateRelaySettingsRequest {
+    const message = createBaseUpdateRelaySettingsRequest();
+    message.agentSessionsEnabled = object.agentSessionsEnabled ?? undefined;
+    message.maxWaitSeconds = object.maxWaitSeconds ?? undefined;
+    message.maxTurnMinutes = object.maxTurnMinutes ?? undefined;
+    message.taskQuietMinutes = object.taskQuietMinutes ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateRelaySettingsResponse(): UpdateRelaySettingsResponse {
+  return { settings: undefined, changed: [] };
+}
+
+export const UpdateRelaySettingsResponse: MessageFns<UpdateRelaySettingsResponse> = {
+  encode(message: UpdateRelaySettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      RelaySettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.changed) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRelaySettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRelaySettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = RelaySettings.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.changed.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateRelaySettingsResponse {
+    return {
+      settings: isSet(object.settings) ? RelaySettings.fromJSON(object.settings) : undefined,
+      changed: globalThis.Array.isArray(object?.changed) ? object.changed.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: UpdateRelaySettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = RelaySettings.toJSON(message.settings);
+    }
+    if (message.changed?.length) {
+      obj.changed = message.changed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRelaySettingsResponse>, I>>(base?: I): UpdateRelaySettingsResponse {
+    return UpdateRelaySettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRelaySettingsResponse>, I>>(object: I): UpdateRelaySettingsResponse {
+    const message = createBaseUpdateRelaySettingsResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? RelaySettings.fromPartial(object.settings)
+      : undefined;
+    message.changed = object.changed?.map((e) => e) || [];
     return message;
   },
 };
@@ -5039,6 +5287,21 @@ export const SessionServiceService = {
       Buffer.from(GetRelaySettingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetRelaySettingsResponse => GetRelaySettingsResponse.decode(value),
   },
+  /**
+   * Changes the relay's settings (Settings → Relays); a field left unset keeps its value. Checks every field
+   * before anything changes. Codes: REMOTE_RELAY_INVALID_INPUT (details.field names the bad one).
+   */
+  updateRelaySettings: {
+    path: "/relay.session.v1.SessionService/UpdateRelaySettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRelaySettingsRequest): Buffer =>
+      Buffer.from(UpdateRelaySettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRelaySettingsRequest => UpdateRelaySettingsRequest.decode(value),
+    responseSerialize: (value: UpdateRelaySettingsResponse): Buffer =>
+      Buffer.from(UpdateRelaySettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRelaySettingsResponse => UpdateRelaySettingsResponse.decode(value),
+  },
   /** What this relay offers for a new session: providers and models, folders, modes, groups. */
   getRelayInfo: {
     path: "/relay.session.v1.SessionService/GetRelayInfo" as const,
@@ -5251,6 +5514,11 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   createExternalSession: handleUnaryCall<CreateExternalSessionRequest, CreateExternalSessionResponse>;
   /** Reads the relay's settings. */
   getRelaySettings: handleUnaryCall<GetRelaySettingsRequest, GetRelaySettingsResponse>;
+  /**
+   * Changes the relay's settings (Settings → Relays); a field left unset keeps its value. Checks every field
+   * before anything changes. Codes: REMOTE_RELAY_INVALID_INPUT (details.field names the bad one).
+   */
+  updateRelaySettings: handleUnaryCall<UpdateRelaySettingsRequest, UpdateRelaySettingsResponse>;
   /** What this relay offers for a new session: providers and models, folders, modes, groups. */
   getRelayInfo: handleUnaryCall<GetRelayInfoRequest, GetRelayInfoResponse>;
   /**
@@ -5412,6 +5680,25 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetRelaySettingsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes the relay's settings (Settings → Relays); a field left unset keeps its value. Checks every field
+   * before anything changes. Codes: REMOTE_RELAY_INVALID_INPUT (details.field names the bad one).
+   */
+  updateRelaySettings(
+    request: UpdateRelaySettingsRequest,
+    callback: (error: ServiceError | null, response: UpdateRelaySettingsResponse) => void,
+  ): ClientUnaryCall;
+  updateRelaySettings(
+    request: UpdateRelaySettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRelaySettingsResponse) => void,
+  ): ClientUnaryCall;
+  updateRelaySettings(
+    request: UpdateRelaySettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRelaySettingsResponse) => void,
   ): ClientUnaryCall;
   /** What this relay offers for a new session: providers and models, folders, modes, groups. */
   getRelayInfo(
