@@ -2,7 +2,7 @@
  * One pass of the firing loop: claims the due schedules (rows another replica holds are skipped) and,
  * per schedule, fires, skips or holds it, in one transaction with its firing and queue_prompt command.
  */
-import { dueAction, fire, hold, retryLater, scheduledPromptHeader, skip } from './firing.ts';
+import { dueAction, fire, hold, retryLater, scheduledPromptHeader, skip, type Firing } from './firing.ts';
 import type { LoopGuard, QueuePromptCommand, ScheduleStore } from './ports.ts';
 import { isForAnother, type Schedule } from './schedule.ts';
 
@@ -32,11 +32,14 @@ export function queuePromptCommand(schedule: Schedule, firingId: string, dueAt: 
   };
 }
 
-/** Fires what is due at `now`; returns what it did. */
-export async function fireDueSchedules(deps: { store: ScheduleStore; guard: LoopGuard }, now: Date): Promise<FiringOutcome & { full: boolean }> {
+/** Fires what is due at `now`; returns what it did, and the firings it recorded (their lateness is measured). */
+export async function fireDueSchedules(
+  deps: { store: ScheduleStore; guard: LoopGuard },
+  now: Date,
+): Promise<FiringOutcome & { full: boolean; firings: Firing[] }> {
   return deps.store.firingTransaction(async (tx) => {
     const due = await tx.claimDue(now, CLAIM_BATCH);
-    const outcome = { fired: 0, skipped: 0, held: 0, deferred: 0, full: due.length === CLAIM_BATCH };
+    const outcome = { fired: 0, skipped: 0, held: 0, deferred: 0, full: due.length === CLAIM_BATCH, firings: [] as Firing[] };
     for (const { schedule, previousStillWaits } of due) {
       if (dueAction(schedule, previousStillWaits) === 'skip') {
         await tx.update(schedule.id, skip(schedule, now));
@@ -58,6 +61,7 @@ export async function fireDueSchedules(deps: { store: ScheduleStore; guard: Loop
       await tx.recordFiring(firing, queuePromptCommand(schedule, firing.id, firing.dueAt));
       await tx.update(schedule.id, update);
       outcome.fired += 1;
+      outcome.firings.push(firing);
     }
     return outcome;
   });

@@ -2,6 +2,7 @@ import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { fireDueSchedules } from '../domain/fire-due-schedules.ts';
 import type { LoopGuard, ScheduleStore } from '../domain/ports.ts';
+import { recordFiringLateness } from '../telemetry/firing-lateness.ts';
 
 /** The longest sleep between looks (relay time): held firings and other replicas' new schedules wait no longer. */
 export const MAX_SLEEP_MS = 60_000;
@@ -41,9 +42,11 @@ export class FiringLoop {
       this.wake = new AbortController();
       try {
         for (;;) {
-          const outcome = await fireDueSchedules(this.deps, clock.now());
+          const { firings, full, ...outcome } = await fireDueSchedules(this.deps, clock.now());
+          // Measured once the pass's transaction has committed: a rolled-back firing did not happen.
+          recordFiringLateness(firings);
           if (outcome.fired + outcome.skipped + outcome.held + outcome.deferred > 0) logger.info(outcome, 'due schedules handled');
-          if (!outcome.full || this.stopped) break;
+          if (!full || this.stopped) break;
         }
       } catch (error) {
         logger.error({ err: error }, 'firing pass failed; trying again');
