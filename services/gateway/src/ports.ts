@@ -322,6 +322,16 @@ export interface RelaySettings {
   agentSessionsEnabled: boolean;
   /** Longest wait per tool call. */
   maxWaitSeconds: number;
+  /** Max turn duration. */
+  maxTurnMinutes: number;
+  /** The quiet setting for tasks: minutes without output after which a running task counts as quiet. */
+  taskQuietMinutes: number;
+}
+
+/** The relay's settings after a change, and the fields (as the API names them) whose value changed. */
+export interface UpdatedRelaySettings {
+  settings: RelaySettings;
+  changed: string[];
 }
 
 /** An "Agents may" level, lowest first. */
@@ -344,6 +354,8 @@ export interface SessionOwner {
   /** A session for an MCP client the user runs themselves, with its token (shown once). */
   createExternalSession(userId: string, title: string): Promise<{ session: Session; token: string }>;
   getRelaySettings(): Promise<RelaySettings>;
+  /** Changes the relay's settings (a field left out keeps its value); REMOTE_RELAY_INVALID_INPUT names a bad one. */
+  updateRelaySettings(change: Partial<RelaySettings>): Promise<UpdatedRelaySettings>;
   /** What this relay offers the user for a new session. */
   getRelayInfo(userId: string): Promise<RelayInfo>;
   /** A session's `last` messages (0 = the default) and what goes on there. */
@@ -377,6 +389,54 @@ export interface AgentPromptCount {
 /** The pairing service: the relays paired with this one. */
 export interface PairingOwner {
   listPairedRelays(): Promise<PairedRelay[]>;
+  /** A one-time code a user of another relay pairs with (shown once). */
+  createPairingCode(userId: string): Promise<{ code: string; expiresAt: Date }>;
+  /** Pairs with the relay at `url` using its code; this relay introduces itself as `self`. */
+  pair(input: { userId: string; url: string; code: string; self: RelayIdentity }): Promise<PairedRelay>;
+  /** The other side of pair (POST /relay/v1/pair): spends the code and answers this relay and a token for the caller. */
+  acceptPairing(input: { code: string; name: string; url: string; version: string; token: string; self: RelayIdentity }): Promise<{ name: string; version: string; token: string }>;
+  unpair(name: string): Promise<PairedRelay>;
+  setAgentLevel(name: string, level: AgentLevel): Promise<PairedRelay>;
+  getPairingSettings(): Promise<PairingSettings>;
+  setPairingSettings(change: Partial<PairingSettings>): Promise<PairingSettings>;
+  /** The paired relay behind a relay token; an AppError of kind `unauthenticated` (REMOTE_RELAY_AUTH) otherwise. */
+  authenticateRelay(token: string): Promise<RelayCaller>;
+  /** One relay_tool call answered by a paired relay (its result as it sent it). */
+  forwardToolCall(call: ForwardedCall): Promise<{ result: Record<string, unknown>; version: string }>;
+}
+
+/** This relay as it introduces itself to another. */
+export interface RelayIdentity {
+  name: string;
+  url: string;
+  version: string;
+}
+
+/** This relay's pairing settings. */
+export interface PairingSettings {
+  /** "Accept prompts from other relays' agents". */
+  acceptPrompts: boolean;
+}
+
+/** A paired relay calling /relay/v1, as paired here, and the local user its calls act for. */
+export interface RelayCaller {
+  relayName: string;
+  userId: string;
+  acceptPrompts: boolean;
+}
+
+/** A relay_tool call for a paired relay. */
+export interface ForwardedCall {
+  relay: string;
+  action: string;
+  /** The call's arguments, `relay` set to "this". */
+  args: Record<string, unknown>;
+  /** The prompt's provenance as it crosses (hops already counting this boundary). */
+  provenance: Provenance;
+  /** How long the other relay may take (its wait included). */
+  timeoutSeconds: number;
+  /** The user allowed it on a card here (update_session on a session this conversation did not start). */
+  allowed: boolean;
 }
 
 export type CardKind = 'approval' | 'question';

@@ -45,7 +45,7 @@ async function call(client: Client, args: unknown, name = 'relay_tool') {
 }
 
 function pair(name: string, level: AgentLevel) {
-  gateway.owners.paired.push({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level });
+  gateway.owners.paired.push({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level, ownerUserId: 'u1', pairedAt: undefined });
 }
 
 describe('tools/list', () => {

@@ -357,7 +357,7 @@ describe('create_session', () => {
 
   it('answers REMOTE_RELAY_UNSUPPORTED for a paired relay and REMOTE_RELAY_UNKNOWN_RELAY for an unknown one', async () => {
     const agent = await newAgent();
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 3 });
+    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 3, ownerUserId: 'u1', pairedAt: undefined });
     expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_UNSUPPORTED' });
     expect((await agent.call({ action: 'create_session', relay: 'laptop', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_UNKNOWN_RELAY' });
     expectNothingWritten();

@@ -418,7 +418,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     services: [
       {
         definition: PairingServiceService,
-        implementation: serveUnary<PairingServiceServer>(logger, {
+        implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays'>>(logger, {
           listPairedRelays: async () => {
             if (failing.has('listPairedRelays')) throw new Error('listPairedRelays broke');
             return { relays: paired };

@@ -7,13 +7,13 @@ export interface TaskStore {
   tasksOf(sessionIds: readonly string[], endedSince: Date): Promise<Task[]>;
 }
 
-/** A task's kept output, read from any replica. */
+/** A task's output file, as far as it can be read. */
 export interface TaskOutputReader {
   /**
-   * The end of the task's kept output, at most about `maxBytes` of it (UTF-8, a cut first line dropped), and
-   * whether kept output came before it.
+   * The last `maxBytes` of the output at `path` (UTF-8, a cut first line dropped) and whether
+   * anything came before them; undefined when the file is not there.
    */
-  readEnd(taskId: string, maxBytes: number): Promise<{ text: string; cut: boolean }>;
+  readEnd(path: string, maxBytes: number): Promise<{ text: string; cut: boolean } | undefined>;
 }
 
 export type { Task, TaskStatus };
