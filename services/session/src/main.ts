@@ -32,7 +32,6 @@ import { SessionWorkers } from './runtime/session-workers.ts';
 import { TurnRunner } from './runtime/turn-runner.ts';
 import { TurnSignals } from './runtime/turn-signals.ts';
 import { BackgroundTasks } from './tasks/background-tasks.ts';
-import { fileTaskOutput } from './tasks/file-task-output.ts';
 import { PrismaTaskStore } from './tasks/prisma-task-store.ts';
 import { taskGrpc } from './tasks/task-grpc.ts';
 import { PrismaSessionStore } from './store/prisma-session-store.ts';
@@ -63,7 +62,6 @@ const backgroundTasks = new BackgroundTasks({
   store: taskStore,
   clock,
   logger,
-  dataDir: config.RELAY_DATA_DIR,
   host: hostname(),
   runnerId: `tasks-${randomUUID()}`,
 });
@@ -105,12 +103,10 @@ try {
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
   const listening = listenForTurnSignals(bus, signals, logger);
-  // Tasks survive nothing across a restart: the ones the last run of this host left are failed.
+  // A task's process does not survive a restart: the ones the last run of this host left are failed at once
+  // (another replica's are failed by the sweep once their lease runs out).
   await backgroundTasks.recover();
-  const sweeping = setInterval(() => {
-    backgroundTasks.sweep().catch((error: unknown) => logger.warn({ err: error }, 'could not remove old task output'));
-  }, 5 * 60_000);
-  sweeping.unref();
+  const taskUpkeep = backgroundTasks.keepUp();
   // Not awaited: the scheduler declares its stream, and may start after this service.
   const stopping = new AbortController();
   const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, signal: stopping.signal });
@@ -146,12 +142,12 @@ try {
             hasher: nodeCrypto,
             catalogue,
             relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
-            tasks: { store: taskStore, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: taskQuietMinutes },
+            tasks: { store: taskStore, output: taskStore, now: () => clock.now(), quietAfterMinutes: taskQuietMinutes },
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
           ...taskGrpc({
             tasks: taskStore,
-            output: fileTaskOutput,
+            output: taskStore,
             relay: { name: config.RELAY_NAME },
             quietAfterMinutes: taskQuietMinutes,
             clock,
@@ -168,7 +164,7 @@ try {
     await server.shutdown();
     // The turns running here end as "the relay stopped"; their events go out with the last flush.
     await runner.stop();
-    clearInterval(sweeping);
+    taskUpkeep.stop();
     await backgroundTasks.stopAll();
     listening.stop();
     stopping.abort();

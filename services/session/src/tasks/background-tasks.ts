@@ -1,25 +1,22 @@
 /**
- * Background shell tasks: `sh -c <command>` in the session's folder, its output (stdout and
- * stderr) appended to a file under the relay's data folder, its start and end recorded with their
- * events. A task keeps running after the turn that started it ends; nothing survives a restart of
- * the process that runs it (recover() fails the orphans the last run left).
+ * Background shell tasks: `sh -c <command>` in the session's folder, its output (stdout and stderr) kept in
+ * PostgreSQL as it comes (TaskOutputLog), its start and end recorded with their events. A task keeps running
+ * after the turn that started it ends. Its runner holds a lease on it (relay time); when the runner dies, any
+ * replica's sweep fails it once the lease has run out, and a restart on the same host fails it at once
+ * (recover()). The output stays readable from any replica for an hour after the end, then the sweep removes it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '@relay/clock';
+import type { Clock, Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
-import { endedStatus, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
+import { endedStatus, TASK_LEASE_MS, TASK_LEASE_RENEW_MS, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
 import type { PrismaTaskStore, TaskEnd } from './prisma-task-store.ts';
+import { TaskOutputLog } from './task-output-log.ts';
 
-/** Relay time between two writes of a task's last-output time: the stall is counted in minutes. */
-const OUTPUT_TOUCH_MS = 5_000;
-/** How far back the sweep looks for ended tasks whose output to remove. */
-const SWEEP_WINDOW_MS = 7 * 24 * 60 * 60_000;
 export const RESTARTED_REASON = 'the relay restarted while the task ran; its process is gone';
 export const STOPPED_REASON = 'the relay stopped while the task ran';
+export const RUNNER_GONE_REASON = 'the relay replica that ran it stopped answering; its process is gone';
 
 /** A task could not be started; the message says why. */
 export class TaskStartRefused extends Error {
@@ -30,14 +27,12 @@ export interface BackgroundTasksOptions {
   store: PrismaTaskStore;
   clock: Clock;
   logger: Logger;
-  /** The folder output files go to (RELAY_DATA_DIR). */
-  dataDir: string;
   host: string;
   /** This process's runner id: tasks of another id on this host are orphans. */
   runnerId: string;
 }
 
-type RunningTask = { child: ChildProcess; stopping: boolean; lastOutputAt: Date | null; lastTouch: number; ended: Promise<void> };
+type RunningTask = { child: ChildProcess; stopping: boolean; ended: Promise<void> };
 
 export class BackgroundTasks {
   readonly #o: BackgroundTasksOptions;
@@ -49,55 +44,40 @@ export class BackgroundTasks {
 
   /** Starts `command` in `cwd` for the session; refuses when the folder does not exist. */
   async start(input: { sessionId: string; cwd: string; command: string }): Promise<Task> {
-    const { store, clock, logger, dataDir, host, runnerId } = this.#o;
+    const { store, clock, logger, host, runnerId } = this.#o;
     if (!(await isFolder(input.cwd))) throw new TaskStartRefused(`the session's folder ${input.cwd} does not exist on this relay`);
-    await mkdir(dataDir, { recursive: true });
     const id = `task_${randomBytes(8).toString('hex')}`;
-    const outputPath = join(dataDir, `${id}.log`);
-    const output = createWriteStream(outputPath, { flags: 'a' });
-    await new Promise<void>((resolve, reject) => output.once('open', () => resolve()).once('error', reject));
+    const log = logger.child({ taskId: id, sessionId: input.sessionId });
+    const output = new TaskOutputLog({ taskId: id, store, logger: log });
     // Its own process group, so a stop ends the command's children too.
     const child = spawn('sh', ['-c', input.command], { cwd: input.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     // Listened to at once: a quick command ends before its row is written.
     const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-    const running: RunningTask = { child, stopping: false, lastOutputAt: null, lastTouch: Number.NEGATIVE_INFINITY, ended: Promise.resolve() };
-    const log = logger.child({ taskId: id, sessionId: input.sessionId });
-    let recorded = false;
-    const onData = (chunk: Buffer): void => {
-      output.write(chunk);
-      const now = clock.now();
-      running.lastOutputAt = now;
-      if (recorded && now.getTime() - running.lastTouch >= OUTPUT_TOUCH_MS) {
-        running.lastTouch = now.getTime();
-        store.touchOutput(id, now).catch((error: unknown) => log.warn({ err: error }, 'could not note the task output time'));
-      }
-    };
+    const running: RunningTask = { child, stopping: false, ended: Promise.resolve() };
+    const onData = (chunk: Buffer): void => output.write(chunk, clock.now());
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     const spawned = await new Promise<Error | undefined>((resolve) => child.once('spawn', () => resolve(undefined)).once('error', resolve));
-    if (spawned) {
-      output.end();
-      throw new TaskStartRefused(`could not start the command: ${spawned.message}`);
-    }
-    const task = await store.insertTask({ id, sessionId: input.sessionId, description: input.command, cwd: input.cwd, outputPath, host, runnerId, startedAt: clock.now() }, child.pid ?? null);
+    if (spawned) throw new TaskStartRefused(`could not start the command: ${spawned.message}`);
+    const startedAt = clock.now();
+    const task = await store.insertTask(
+      { id, sessionId: input.sessionId, description: input.command, cwd: input.cwd, host, runnerId, startedAt, leaseUntil: new Date(startedAt.getTime() + TASK_LEASE_MS) },
+      child.pid ?? null,
+    );
     if (task === undefined) {
       killGroup(child);
-      output.end();
       throw new TaskStartRefused('the session is gone');
     }
-    recorded = true;
-    if (running.lastOutputAt !== null) {
-      running.lastTouch = running.lastOutputAt.getTime();
-      await store.touchOutput(id, running.lastOutputAt);
-    }
+    output.open();
     running.ended = closed.then(async ({ code, signal }) => {
-      await new Promise<void>((resolve) => output.end(() => resolve()));
+      // All the output is in before the end is recorded: a reader that sees the end sees all of it.
+      await output.flush();
       const end: TaskEnd = running.stopping
         ? { status: 'stopped', exitCode: code, reason: STOPPED_REASON, endedAt: clock.now() }
         : { status: endedStatus(code), exitCode: code, reason: signal ? `ended by signal ${signal}` : '', endedAt: clock.now() };
       try {
-        const ended = await store.endTask(id, end, running.lastOutputAt);
-        log.info({ status: ended?.status, exitCode: code }, 'task ended');
+        const ended = await store.endTask(id, end);
+        log.info({ status: ended?.status, exitCode: code }, ended ? 'task ended' : 'task ended after another replica had failed it');
       } catch (error) {
         log.error({ err: error }, 'could not record the task end');
       } finally {
@@ -115,17 +95,62 @@ export class BackgroundTasks {
     const orphans = await store.orphans(host, runnerId);
     for (const orphan of orphans) {
       if (orphan.pid !== null) killGroupById(orphan.pid);
-      await store.endTask(orphan.id, { status: 'failed', exitCode: null, reason: RESTARTED_REASON, endedAt: clock.now() }, null);
+      await store.endTask(orphan.id, { status: 'failed', exitCode: null, reason: RESTARTED_REASON, endedAt: clock.now() });
     }
     if (orphans.length > 0) logger.warn({ count: orphans.length }, 'failed the tasks an earlier run left');
     return orphans.length;
   }
 
-  /** Removes the output files of tasks that ended more than an hour ago. */
+  /**
+   * Renews the leases of the tasks running here, and ends a task whose lease another replica took (it failed
+   * the task thinking this runner dead): its process must not run on unseen.
+   */
+  async renewLeases(): Promise<void> {
+    const { store, clock, runnerId } = this.#o;
+    const ids = [...this.#running.keys()];
+    const held = await store.renewLeases(runnerId, ids, new Date(clock.now().getTime() + TASK_LEASE_MS));
+    for (const id of ids) {
+      const running = this.#running.get(id);
+      if (!held.has(id) && running !== undefined) {
+        this.#o.logger.warn({ taskId: id }, 'task lease lost; ending its process');
+        killGroup(running.child);
+      }
+    }
+  }
+
+  /**
+   * Any replica's sweep: fails the running tasks whose runner stopped renewing their lease (it died with
+   * their process), and removes the output of tasks that ended more than an hour ago.
+   */
   async sweep(): Promise<void> {
-    const now = this.#o.clock.now().getTime();
-    const paths = await this.#o.store.endedOutputs(this.#o.host, new Date(now - SWEEP_WINDOW_MS), new Date(now - TASK_OUTPUT_KEPT_MS));
-    await Promise.all(paths.map((path) => rm(path, { force: true })));
+    const { store, clock, logger, runnerId } = this.#o;
+    const now = clock.now();
+    for (const id of await store.expiredLeases(runnerId, now)) {
+      const ended = await store.endTask(id, { status: 'failed', exitCode: null, reason: RUNNER_GONE_REASON, endedAt: now }, { leaseBefore: now });
+      if (ended) logger.warn({ taskId: id }, 'failed a task whose runner is gone');
+    }
+    const removed = await store.removeOutputs(new Date(now.getTime() - TASK_OUTPUT_KEPT_MS));
+    if (removed > 0) logger.info({ count: removed }, 'removed the output of tasks that ended over an hour ago');
+  }
+
+  /** Renews this runner's leases and sweeps every TASK_LEASE_RENEW_MS of relay time, until stopped. */
+  keepUp(): { stop(): void } {
+    let stopped = false;
+    let timer: Timer;
+    const round = (): void => {
+      Promise.all([this.renewLeases(), this.sweep()])
+        .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'could not renew task leases or sweep; will try again'))
+        .finally(() => {
+          if (!stopped) timer = this.#o.clock.setTimer(TASK_LEASE_RENEW_MS, round);
+        });
+    };
+    timer = this.#o.clock.setTimer(TASK_LEASE_RENEW_MS, round);
+    return {
+      stop: () => {
+        stopped = true;
+        timer.cancel();
+      },
+    };
   }
 
   /** Ids of the tasks running in this process. */

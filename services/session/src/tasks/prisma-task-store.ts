@@ -1,11 +1,13 @@
 /**
- * Tasks in PostgreSQL: each start and end is one transaction with its event in the outbox.
+ * Tasks in PostgreSQL: each start and end is one transaction with its event in the outbox, and a task's
+ * output is kept there too, as chunks in the order it came (ADR 0010), so any replica reads it and it
+ * outlives the process that ran the command.
  */
 import { randomUUID } from 'node:crypto';
 import { enqueue } from '@relay/bus';
-import type { TaskStore } from '../domain/tasks/ports.ts';
+import type { TaskOutputReader, TaskStore } from '../domain/tasks/ports.ts';
 import type { Task, TaskStatus } from '../domain/tasks/task.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { taskEvent } from './task-wire.ts';
 
 type TaskRow = Awaited<ReturnType<PrismaClient['task']['findFirstOrThrow']>>;
@@ -16,10 +18,10 @@ export interface NewTask {
   sessionId: string;
   description: string;
   cwd: string;
-  outputPath: string;
   host: string;
   runnerId: string;
   startedAt: Date;
+  leaseUntil: Date;
 }
 
 /** How a task ended. */
@@ -30,7 +32,19 @@ export interface TaskEnd {
   endedAt: Date;
 }
 
-export class PrismaTaskStore implements TaskStore {
+/** One batch of a task's output: new chunks, and the chunks up to `dropThroughSeq` to drop to stay in bounds. */
+export interface OutputBatch {
+  chunks: { seq: number; data: Uint8Array }[];
+  /** Bytes the command wrote in this batch, kept or not. */
+  bytes: number;
+  lastOutputAt: Date;
+  /** Chunks with a seq up to this one are dropped (the start of the output); undefined drops none. */
+  dropThroughSeq: number | undefined;
+  /** Part of the batch itself was dropped before it was written. */
+  droppedUnwritten: boolean;
+}
+
+export class PrismaTaskStore implements TaskStore, TaskOutputReader {
   readonly #prisma: PrismaClient;
 
   constructor(prisma: PrismaClient) {
@@ -50,12 +64,15 @@ export class PrismaTaskStore implements TaskStore {
     });
   }
 
-  /** Ends a running task with its event; undefined when it had ended already. */
-  async endTask(taskId: string, end: TaskEnd, lastOutputAt: Date | null): Promise<Task | undefined> {
+  /**
+   * Ends a running task with its event; undefined when it had ended already. With `leaseBefore`, only a
+   * task whose lease ran out before that instant (its runner is gone) is ended.
+   */
+  async endTask(taskId: string, end: TaskEnd, options: { leaseBefore?: Date } = {}): Promise<Task | undefined> {
     return this.#prisma.$transaction(async (tx) => {
       const updated = await tx.task.updateMany({
-        where: { id: taskId, status: 'running' },
-        data: { ...end, ...(lastOutputAt === null ? {} : { lastOutputAt }) },
+        where: { id: taskId, status: 'running', ...(options.leaseBefore ? { leaseUntil: { lt: options.leaseBefore } } : {}) },
+        data: { ...end, leaseUntil: null },
       });
       if (updated.count === 0) return undefined;
       const row = await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { session: { select: { userId: true } } } });
@@ -66,9 +83,47 @@ export class PrismaTaskStore implements TaskStore {
     });
   }
 
-  /** Notes that a running task wrote output at `at`. */
-  async touchOutput(taskId: string, at: Date): Promise<void> {
-    await this.#prisma.task.updateMany({ where: { id: taskId, status: 'running' }, data: { lastOutputAt: at } });
+  /** Appends a batch of output, notes when it came, and drops the chunks past the task's bound, in one transaction. */
+  async appendOutput(taskId: string, batch: OutputBatch): Promise<void> {
+    const dropped = batch.dropThroughSeq !== undefined || batch.droppedUnwritten;
+    await this.#prisma.$transaction([
+      this.#prisma.taskOutputChunk.createMany({ data: batch.chunks.map((chunk) => ({ taskId, seq: chunk.seq, data: new Uint8Array(chunk.data), size: chunk.data.byteLength })) }),
+      this.#prisma.task.update({
+        where: { id: taskId },
+        data: { outputBytes: { increment: batch.bytes }, lastOutputAt: batch.lastOutputAt, ...(dropped ? { outputDropped: true } : {}) },
+      }),
+      ...(batch.dropThroughSeq === undefined ? [] : [this.#prisma.taskOutputChunk.deleteMany({ where: { taskId, seq: { lte: batch.dropThroughSeq } } })]),
+    ]);
+  }
+
+  /** The last `maxBytes` (or a little more: whole chunks) of a task's kept output, and whether kept chunks came before. */
+  async readEnd(taskId: string, maxBytes: number): Promise<{ text: string; cut: boolean }> {
+    const rows = await this.#prisma.$queryRaw<{ data: Uint8Array; earlier: bigint }[]>`
+      WITH chunks AS (
+        SELECT seq, data, SUM(size) OVER (ORDER BY seq DESC) - size AS after, COUNT(*) OVER (ORDER BY seq) - 1 AS earlier
+          FROM task_output_chunks WHERE task_id = ${taskId}
+      )
+      SELECT data, earlier FROM chunks WHERE after < ${maxBytes} ORDER BY seq`;
+    if (rows.length === 0) return { text: '', cut: false };
+    let bytes = Buffer.concat(rows.map((row) => row.data));
+    let cut = rows[0]!.earlier > 0n;
+    if (bytes.length > maxBytes) {
+      bytes = bytes.subarray(bytes.length - maxBytes);
+      cut = true;
+    }
+    let text = bytes.toString('utf8');
+    // The first line was cut in the middle: the console would not show half a line.
+    if (cut) text = text.slice(text.indexOf('\n') + 1);
+    return { text, cut };
+  }
+
+  /** Renews the leases of this runner's running tasks among `taskIds`; answers the ids it still holds. */
+  async renewLeases(runnerId: string, taskIds: readonly string[], leaseUntil: Date): Promise<Set<string>> {
+    if (taskIds.length === 0) return new Set();
+    const where: Prisma.TaskWhereInput = { id: { in: [...taskIds] }, runnerId, status: 'running' };
+    await this.#prisma.task.updateMany({ where, data: { leaseUntil } });
+    const held = await this.#prisma.task.findMany({ where, select: { id: true } });
+    return new Set(held.map((row) => row.id));
   }
 
   async findTask(taskId: string): Promise<(Task & { userId: string }) | undefined> {
@@ -91,10 +146,20 @@ export class PrismaTaskStore implements TaskStore {
     return rows.map((row) => ({ ...toTask(row), pid: row.pid }));
   }
 
-  /** Output files of this host's tasks that ended before `before` (and after `after`), to remove. */
-  async endedOutputs(host: string, after: Date, before: Date): Promise<string[]> {
-    const rows = await this.#prisma.task.findMany({ where: { host, endedAt: { gte: after, lt: before } }, select: { outputPath: true } });
-    return rows.map((row) => row.outputPath);
+  /** Ids of running tasks of other runners whose lease ran out before `now`: their runner is gone. */
+  async expiredLeases(runnerId: string, now: Date): Promise<string[]> {
+    const rows = await this.#prisma.task.findMany({ where: { status: 'running', runnerId: { not: runnerId }, leaseUntil: { lt: now } }, select: { id: true } });
+    return rows.map((row) => row.id);
+  }
+
+  /** Removes the output of the tasks that ended before `before`; answers how many tasks lost theirs. */
+  async removeOutputs(before: Date): Promise<number> {
+    const ended = { endedAt: { lt: before }, outputRemoved: false };
+    const [, removed] = await this.#prisma.$transaction([
+      this.#prisma.taskOutputChunk.deleteMany({ where: { task: ended } }),
+      this.#prisma.task.updateMany({ where: ended, data: { outputRemoved: true } }),
+    ]);
+    return removed.count;
   }
 }
 
@@ -108,9 +173,11 @@ function toTask(row: TaskRow): Task {
     exitCode: row.exitCode,
     reason: row.reason,
     cwd: row.cwd,
-    outputPath: row.outputPath,
     startedAt: row.startedAt,
     endedAt: row.endedAt,
     lastOutputAt: row.lastOutputAt,
+    outputBytes: Number(row.outputBytes),
+    outputDropped: row.outputDropped,
+    outputRemoved: row.outputRemoved,
   };
 }

@@ -4,17 +4,16 @@
  * test-run counts; a session whose only work left is a task is background_only.
  */
 import { SessionState, type Session as SessionMessage, type Task as TaskMessage } from '@relay/proto/relay/session/v1/session';
-import type { TaskOutputReader } from '../domain/tasks/ports.ts';
+import type { TaskOutputReader, TaskStore } from '../domain/tasks/ports.ts';
 import { readConsole } from '../domain/tasks/read-task-output.ts';
 import { stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
-import type { PrismaTaskStore } from './prisma-task-store.ts';
 import { toTaskMessage } from './task-wire.ts';
 
 /** Enough of the end of the output for the counts of a run's summary. */
 const COUNTS_READ_BYTES = 64 * 1024;
 
 export interface SessionTasksDeps {
-  store: Pick<PrismaTaskStore, 'tasksOf'>;
+  store: Pick<TaskStore, 'tasksOf'>;
   output: TaskOutputReader;
   now: () => Date;
   /** The relay's quiet setting for tasks, read for each listing (the user may change it). */
@@ -39,9 +38,9 @@ export async function withTasks(deps: SessionTasksDeps | undefined, sessions: Se
 }
 
 async function taskView(deps: SessionTasksDeps, task: Task, now: Date, quietAfterMinutes: number): Promise<TaskMessage> {
-  const read = await deps.output.readEnd(task.outputPath, COUNTS_READ_BYTES);
-  const hasOutput = read !== undefined && read.text.length > 0;
-  const message = toTaskMessage(task, { hasOutput, counts: hasOutput ? readConsole(read.text).counts : undefined });
+  const hasOutput = task.outputBytes > 0 && !task.outputRemoved;
+  const counts = hasOutput ? readConsole((await deps.output.readEnd(task.id, COUNTS_READ_BYTES)).text).counts : undefined;
+  const message = toTaskMessage(task, { hasOutput, counts });
   if (task.status !== 'running') return message;
   const stall = stallOf(task, now, quietAfterMinutes);
   return { ...message, health: { minutesSinceOutput: stall.minutes, quiet: stall.quiet, quietAfterMinutes: stall.quietAfterMinutes } };

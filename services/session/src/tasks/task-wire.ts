@@ -25,7 +25,7 @@ export function toTaskMessage(task: Task, extra: { hasOutput?: boolean; counts?:
     startedAt: task.startedAt,
     endedAt: task.endedAt ?? undefined,
     lastOutputAt: task.lastOutputAt ?? undefined,
-    hasOutput: extra.hasOutput ?? task.lastOutputAt !== null,
+    hasOutput: extra.hasOutput ?? (task.outputBytes > 0 && !task.outputRemoved),
     reason: task.reason,
     counts: extra.counts === undefined ? undefined : toTestCountsMessage(extra.counts),
     health: undefined,

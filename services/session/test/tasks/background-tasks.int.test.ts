@@ -1,10 +1,11 @@
 /**
  * Background tasks against real PostgreSQL and a real shell: start, output, end and their outbox
- * events; read_task_output and the tasks on a session's view. Relay time is a ManualClock moved by
- * hand, so the stall is counted without sleeping.
+ * events; read_task_output and the tasks on a session's view, also from a second replica (its own
+ * database client, runner and host); a replica's death, the bound on kept output and the sweep.
+ * Relay time is a ManualClock moved by hand, so the stall and the lease are counted without sleeping.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +18,8 @@ import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { readTaskOutput } from '../../src/domain/tasks/read-task-output.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
-import { BackgroundTasks, RESTARTED_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/tasks/background-tasks.ts';
-import { fileTaskOutput } from '../../src/tasks/file-task-output.ts';
+import { TASK_LEASE_MS, TASK_OUTPUT_KEPT_BYTES, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
+import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/tasks/background-tasks.ts';
 import { PrismaTaskStore } from '../../src/tasks/prisma-task-store.ts';
 import { withTasks } from '../../src/tasks/session-tasks.ts';
 import { TaskSubject } from '../../src/tasks/task-wire.ts';
@@ -31,7 +32,10 @@ let database: TestDatabase;
 let prisma: PrismaClient;
 let store: PrismaTaskStore;
 let tasks: BackgroundTasks;
-let dataDir: string;
+/** A second replica: its own client and store, and its own runner on another host. */
+let otherPrisma: PrismaClient;
+let otherStore: PrismaTaskStore;
+let otherTasks: BackgroundTasks;
 let workDir: string;
 let userId: string;
 
@@ -39,21 +43,23 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   store = new PrismaTaskStore(prisma);
-  dataDir = await mkdtemp(join(tmpdir(), 'relay-tasks-test-'));
+  otherPrisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  otherStore = new PrismaTaskStore(otherPrisma);
   workDir = await mkdtemp(join(tmpdir(), 'relay-task-cwd-'));
-  tasks = new BackgroundTasks({ store, clock, logger, dataDir, host: hostname(), runnerId: 'runner-now' });
+  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-now' });
+  otherTasks = new BackgroundTasks({ store: otherStore, clock, logger, host: 'other-pod', runnerId: 'runner-other' });
   userId = randomUUID();
   await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });
 }, 60_000);
 
 afterEach(async () => {
-  await tasks.stopAll();
+  await Promise.all([tasks.stopAll(), otherTasks.stopAll()]);
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
+  await otherPrisma?.$disconnect();
   await database?.drop();
-  await rm(dataDir, { recursive: true, force: true });
   await rm(workDir, { recursive: true, force: true });
 });
 
@@ -87,11 +93,12 @@ async function events(taskId: string): Promise<{ subject: string; payload: Recor
     .filter((row) => (row.payload.task as { id?: string } | undefined)?.id === taskId);
 }
 
-const read = (sessionId: string, taskId: string, lines = 0) =>
-  readTaskOutput({ tasks: store, output: fileTaskOutput, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId, sessionId, taskId, lines, now: clock.now() });
+/** read_task_output on this replica, or with `on` another one. */
+const read = (sessionId: string, taskId: string, lines = 0, on: PrismaTaskStore = store) =>
+  readTaskOutput({ tasks: on, output: on, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId, sessionId, taskId, lines, now: clock.now() });
 
 const sessionMessage = (id: string, state: SessionState): SessionMessage => ({ id, state, tasks: [] }) as unknown as SessionMessage;
-const tasksDeps = () => ({ store, output: fileTaskOutput, now: () => clock.now(), quietAfterMinutes: async () => 10 });
+const tasksDeps = (on: PrismaTaskStore = store) => ({ store: on, output: on, now: () => clock.now(), quietAfterMinutes: async () => 10 });
 
 describe('a background task', () => {
   it('runs in the session folder, captures its output and completes with exit code 0 and its events', async () => {
@@ -176,7 +183,7 @@ describe('a background task', () => {
     const sessionId = await newSession();
     const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo bye' });
     await untilEnded(task.id);
-    await expect(readTaskOutput({ tasks: store, output: fileTaskOutput, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId: randomUUID(), sessionId, taskId: task.id, lines: 0, now: clock.now() })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(readTaskOutput({ tasks: store, output: store, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId: randomUUID(), sessionId, taskId: task.id, lines: 0, now: clock.now() })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     await expect(read(randomUUID(), task.id)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     clock.advance(60 * 60_000);
     expect((await read(sessionId, task.id)).tail).toEqual(['bye']);
@@ -193,16 +200,107 @@ describe('a background task', () => {
     expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
   });
 
-  it('on restart, a task an earlier run of this host left running is failed with a reason and task_failed', async () => {
+  it('on restart, a task an earlier run of this host left running is failed with a reason and task_failed; its output stays', async () => {
     const sessionId = await newSession();
     const id = `task_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     await prisma.task.create({
-      data: { id, sessionId, description: 'npm test', status: 'running', cwd: workDir, outputPath: join(dataDir, `${id}.log`), host: hostname(), runnerId: 'runner-before', pid: null, startedAt: clock.now() },
+      data: { id, sessionId, description: 'npm test', status: 'running', cwd: workDir, host: hostname(), runnerId: 'runner-before', pid: null, startedAt: clock.now(), outputBytes: 9 },
     });
+    await prisma.taskOutputChunk.create({ data: { taskId: id, seq: 0, data: new Uint8Array(Buffer.from('building\n')), size: 9 } });
     expect(await tasks.recover()).toBe(1);
     expect(await prisma.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'failed', exitCode: null, reason: RESTARTED_REASON });
     expect((await events(id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_FAILED]);
-    const output = await read(sessionId, id);
-    expect(output.notes).toEqual([expect.stringContaining('no longer there')]);
+    expect(await read(sessionId, id)).toMatchObject({ tail: ['building'], notes: [] });
+  });
+});
+
+describe('across replicas', () => {
+  it('a task started on one replica is read on another, while it runs and after it ended, with its health and counts', async () => {
+    const sessionId = await newSession('idle');
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo "ok 1 - adds"; echo "not ok 2 - fails"; while [ ! -e release ]; do sleep 0.05; done; echo "ok 3 - later"; echo "1..3"; echo "# tests 3"; echo "# pass 2"; echo "# fail 1"' });
+    const running = await until(async () => {
+      const output = await read(sessionId, task.id, 0, otherStore);
+      return output.tail.length === 2 ? output : undefined;
+    }, 'the other replica reads the first lines');
+    expect(running).toMatchObject({ task: { status: 'running' }, tail: ['ok 1 - adds', 'not ok 2 - fails'], counts: { runner: 'node:test', passed: 1, failed: 1, final: false } });
+    const [shown] = await withTasks(tasksDeps(otherStore), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
+    expect(shown).toMatchObject({ state: SessionState.SESSION_STATE_BACKGROUND_ONLY, tasks: [{ id: task.id, hasOutput: true, health: { quiet: false } }] });
+
+    await writeFile(join(workDir, 'release'), '');
+    try {
+      await untilEnded(task.id);
+    } finally {
+      await rm(join(workDir, 'release'), { force: true });
+    }
+    const ended = await read(sessionId, task.id, 0, otherStore);
+    expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, counts: { runner: 'node:test', passed: 2, failed: 1, final: true } });
+  });
+
+  it('a replica that dies: another fails its task once the lease ran out, with task_failed; the output stays readable; the dead runner, if it comes back, ends the process', async () => {
+    const sessionId = await newSession('idle');
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo "step 1 done"; exec sleep 60' });
+    await until(async () => (await read(sessionId, task.id, 0, otherStore)).tail.length === 1 || undefined, 'the output is in');
+    // This replica stops renewing (it died); within the lease the other leaves the task alone.
+    clock.advance(TASK_LEASE_MS - 1);
+    await otherTasks.sweep();
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).status).toBe('running');
+    clock.advance(2);
+    await otherTasks.sweep();
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'failed', exitCode: null, reason: RUNNER_GONE_REASON });
+    expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FAILED]);
+    expect(await read(sessionId, task.id, 0, otherStore)).toMatchObject({ task: { status: 'failed' }, tail: ['step 1 done'] });
+    const [shown] = await withTasks(tasksDeps(otherStore), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
+    expect(shown!.state).toBe(SessionState.SESSION_STATE_IDLE);
+
+    // The runner was only stalled: its renewal finds the task taken and ends the process, whose end changes nothing.
+    expect(tasks.runningTaskIds()).toContain(task.id);
+    await tasks.renewLeases();
+    await until(async () => !tasks.runningTaskIds().includes(task.id) || undefined, 'the process ended');
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'failed', reason: RUNNER_GONE_REASON });
+  });
+
+  it('a live runner renews its lease: the other replica\'s sweep leaves its task running', async () => {
+    const sessionId = await newSession();
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'exec sleep 60' });
+    for (let i = 0; i < 4; i++) {
+      clock.advance(TASK_LEASE_MS / 2);
+      await tasks.renewLeases();
+      await otherTasks.sweep();
+    }
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).status).toBe('running');
+  });
+
+  it('a long output keeps its end within the bound: truncated, with a note that only the end exists; the final counts are read', async () => {
+    const sessionId = await newSession();
+    // About 1.2 MB of numbered lines, then a vitest summary.
+    const task = await tasks.start({ sessionId, cwd: workDir, command: 'seq 1 160000 | sed "s/^/line /"; printf "      Tests  3 passed (3)\\n"' });
+    await untilEnded(task.id);
+    const row = await prisma.task.findUniqueOrThrow({ where: { id: task.id } });
+    expect(row.outputDropped).toBe(true);
+    expect(Number(row.outputBytes)).toBeGreaterThan(1_000_000);
+    const kept = await prisma.taskOutputChunk.aggregate({ where: { taskId: task.id }, _sum: { size: true } });
+    expect(kept._sum.size).toBeLessThanOrEqual(TASK_OUTPUT_KEPT_BYTES);
+    const output = await read(sessionId, task.id, 3, otherStore);
+    expect(output).toMatchObject({ tail: ['line 159999', 'line 160000', '      Tests  3 passed (3)'], truncated: true, counts: { runner: 'vitest', passed: 3, final: true } });
+    expect(output.notes).toEqual([expect.stringMatching(/^Only the end of the output exists: the relay keeps the last 512 KB of the 1\.\d MB written\.$/)]);
+    const all = await read(sessionId, task.id, 1000, otherStore);
+    expect(all.tail[0]).toMatch(/^line \d+$/);
+  });
+
+  it('the sweep removes the output of tasks that ended over an hour ago, and only theirs', async () => {
+    const sessionId = await newSession();
+    const old = await tasks.start({ sessionId, cwd: workDir, command: 'echo old' });
+    await untilEnded(old.id);
+    clock.advance(TASK_OUTPUT_KEPT_MS / 2);
+    const recent = await tasks.start({ sessionId, cwd: workDir, command: 'echo recent' });
+    await untilEnded(recent.id);
+    clock.advance(TASK_OUTPUT_KEPT_MS / 2 + 1);
+    await otherTasks.sweep();
+    expect(await prisma.taskOutputChunk.count({ where: { taskId: old.id } })).toBe(0);
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ outputRemoved: true });
+    await expect(read(sessionId, old.id)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    expect((await read(sessionId, recent.id, 0, otherStore)).tail).toEqual(['recent']);
+    const [shown] = await withTasks(tasksDeps(otherStore), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
+    expect(shown!.tasks.map((task) => task.id)).toEqual([recent.id]);
   });
 });

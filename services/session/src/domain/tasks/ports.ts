@@ -7,13 +7,13 @@ export interface TaskStore {
   tasksOf(sessionIds: readonly string[], endedSince: Date): Promise<Task[]>;
 }
 
-/** A task's output file, as far as it can be read. */
+/** A task's kept output, read from any replica. */
 export interface TaskOutputReader {
   /**
-   * The last `maxBytes` of the output at `path` (UTF-8, a cut first line dropped) and whether
-   * anything came before them; undefined when the file is not there.
+   * The end of the task's kept output, at most about `maxBytes` of it (UTF-8, a cut first line dropped), and
+   * whether kept output came before it.
    */
-  readEnd(path: string, maxBytes: number): Promise<{ text: string; cut: boolean } | undefined>;
+  readEnd(taskId: string, maxBytes: number): Promise<{ text: string; cut: boolean }>;
 }
 
 export type { Task, TaskStatus };

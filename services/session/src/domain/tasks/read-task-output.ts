@@ -7,11 +7,11 @@ import { invalidInput, notFound } from '../errors.ts';
 import { collapseRepeats, consoleLines, stripAnsi, tailOf } from './console-text.ts';
 import type { TaskOutputReader, TaskStore } from './ports.ts';
 import { redactCredentials } from './redact-credentials.ts';
-import { DEFAULT_TASK_LINES, isOutputKept, MAX_TASK_LINES, stallOf, type Task, type TaskStall } from './task.ts';
+import { DEFAULT_TASK_LINES, isOutputKept, MAX_TASK_LINES, stallOf, TASK_OUTPUT_KEPT_BYTES, type Task, type TaskStall } from './task.ts';
 import { parseTestCounts, type TestCounts } from './test-counts.ts';
 
-/** How much of the end of the output file is read: about the console's scrollback. */
-export const TASK_OUTPUT_READ_BYTES = 512 * 1024;
+/** How much of the end of the output is read: all that is kept. */
+export const TASK_OUTPUT_READ_BYTES = TASK_OUTPUT_KEPT_BYTES;
 
 export interface TaskOutput {
   task: Task;
@@ -47,13 +47,20 @@ export async function readTaskOutput(
   const { userId: _userId, ...plainTask } = task;
   const notes: string[] = [];
   const stall = task.status === 'running' ? stallOf(task, input.now, deps.quietAfterMinutes) : undefined;
-  const read = await deps.output.readEnd(task.outputPath, TASK_OUTPUT_READ_BYTES);
-  if (read === undefined) {
-    notes.push('The output is no longer there (its file was removed, or it is on a relay replica that has since restarted).');
+  if (task.outputRemoved) {
+    notes.push('The output is no longer there: it is removed an hour after the task ends.');
     return { task: plainTask, tail: [], truncated: false, stall, counts: undefined, notes };
   }
-  if (read.cut) notes.push(`Only the end of the output exists here (the last ${TASK_OUTPUT_READ_BYTES / 1024} KB); the tail is taken from it.`);
+  const read = await deps.output.readEnd(task.id, TASK_OUTPUT_READ_BYTES);
   const { lines: consoleView, counts } = readConsole(read.text);
+  if (task.outputDropped) {
+    const partial = counts !== undefined && !counts.final ? '; the counts so far cover only that end' : '';
+    notes.push(`Only the end of the output exists: the relay keeps the last ${TASK_OUTPUT_KEPT_BYTES / 1024} KB of the ${formatBytes(task.outputBytes)} written${partial}.`);
+  }
   const { tail, truncated } = tailOf(consoleView, lines);
-  return { task: plainTask, tail, truncated: truncated || read.cut, stall, counts, notes };
+  return { task: plainTask, tail, truncated: truncated || read.cut || task.outputDropped, stall, counts, notes };
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }

@@ -15,14 +15,27 @@ export interface Task {
   exitCode: number | null;
   reason: string;
   cwd: string;
-  outputPath: string;
   startedAt: Date;
   endedAt: Date | null;
   lastOutputAt: Date | null;
+  /** Bytes of output written in all; only the last TASK_OUTPUT_KEPT_BYTES of them are kept. */
+  outputBytes: number;
+  /** The start of the output was dropped to keep it within TASK_OUTPUT_KEPT_BYTES. */
+  outputDropped: boolean;
+  /** The output was removed (an hour after the task ended). */
+  outputRemoved: boolean;
 }
 
 /** Output is readable while the task runs and for an hour after it ended (spec, read_task_output). */
 export const TASK_OUTPUT_KEPT_MS = 60 * 60_000;
+/** The end of a task's output kept for reading (about a console's scrollback); the start past it is dropped. */
+export const TASK_OUTPUT_KEPT_BYTES = 512 * 1024;
+/**
+ * A running task's lease (relay time): its runner renews it every TASK_LEASE_RENEW_MS; once it is past, the
+ * runner is taken for dead and any replica fails the task.
+ */
+export const TASK_LEASE_MS = 30_000;
+export const TASK_LEASE_RENEW_MS = 10_000;
 export const DEFAULT_TASK_LINES = 50;
 export const MAX_TASK_LINES = 1000;
 /** Default of the relay's quiet setting (RELAY_TASK_QUIET_MINUTES). */
