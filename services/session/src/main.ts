@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { query } from '@anthropic-ai/claude-agent-sdk';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
@@ -14,18 +15,18 @@ import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/teleme
 import { startScheduledPromptConsumer } from './bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './bus/wakeup-consumer.ts';
 import { ConfiguredCatalogue } from './catalogue/configured-catalogue.ts';
-import { loadConfig, type Config } from './config.ts';
+import { childProcessEnv, loadConfig, type Config } from './config.ts';
 import { nodeCrypto } from './crypto/node-crypto.ts';
 import { getRelaySettings, seedRelaySettings } from './domain/relay-settings.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { sessionGrpc } from './grpc/session-grpc.ts';
 import { turnGrpc } from './grpc/turn-grpc.ts';
 import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
+import { configuredProviders, discoverModelLists } from './providers/configured-providers.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
-import { discoverModels } from './providers/openai/discover-models.ts';
-import { OpenAIProvider } from './providers/openai/openai-provider.ts';
 import { prismaConversationHistory } from './store/prisma-conversation-history.ts';
-import { ScriptProvider } from './providers/script/script-provider.ts';
+import { PrismaClaudeSessionStates } from './store/prisma-claude-session-states.ts';
+import { PrismaUsageLedger } from './store/prisma-usage-ledger.ts';
 import { listenForTurnSignals } from './runtime/bus-turn-signals.ts';
 import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';
 import { SessionWorkers } from './runtime/session-workers.ts';
@@ -65,29 +66,39 @@ const backgroundTasks = new BackgroundTasks({
   host: hostname(),
   runnerId: `tasks-${randomUUID()}`,
 });
-const providers = new ProviderRegistry([
-  new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: new GrpcQuestionCards(questions), logger, tasks: backgroundTasks }),
-  ...(config.RELAY_OPENAI_BASE_URL === undefined
-    ? []
-    : [
-        new OpenAIProvider({
-          baseUrl: config.RELAY_OPENAI_BASE_URL,
-          apiKey: config.RELAY_OPENAI_API_KEY,
-          gatewayUrl: config.RELAY_GATEWAY_URL,
-          history: prismaConversationHistory(prisma),
-        }),
-      ]),
-]);
-// The openai endpoint's models: configured, else discovered once at start (unknown when it cannot say).
-const openaiModels =
-  config.RELAY_OPENAI_MODELS ??
-  (config.RELAY_OPENAI_BASE_URL === undefined
-    ? undefined
-    : await discoverModels({ baseUrl: config.RELAY_OPENAI_BASE_URL, apiKey: config.RELAY_OPENAI_API_KEY, signal: AbortSignal.timeout(5_000) }).catch(
-        (error: unknown) => void logger.warn({ err: error }, 'could not discover the openai endpoint’s models; they stay unknown'),
-      ));
-// A provider is offered as available only when this relay can also run its turns.
-const catalogue = new ConfiguredCatalogue({ ...config, RELAY_OPENAI_MODELS: openaiModels }, (providerId) => providers.canRun(providerId));
+const usageLedger = new PrismaUsageLedger(prisma);
+const providers = new ProviderRegistry(
+  configuredProviders(config, {
+    cards: new GrpcQuestionCards(questions),
+    tasks: backgroundTasks,
+    history: prismaConversationHistory(prisma),
+    usage: usageLedger,
+    claudeStates: new PrismaClaudeSessionStates(prisma, clock),
+    claudeQuery: query,
+    childEnv: childProcessEnv(),
+    logger,
+  }),
+);
+// Model lists: configured, else discovered once at start (unknown when an endpoint cannot say).
+const modelLists = await discoverModelLists([providers.get('openai'), ...config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => providers.get(endpoint.id))].filter((p) => p !== undefined), logger);
+const usageAllowances = {
+  ...config.RELAY_USAGE_ALLOWANCES,
+  ...(config.RELAY_CLAUDE_API_MONTHLY_CAP_USD === undefined
+    ? {}
+    : { 'claude-api': { ...config.RELAY_USAGE_ALLOWANCES['claude-api'], monthlyUsd: config.RELAY_CLAUDE_API_MONTHLY_CAP_USD } }),
+};
+// A provider is offered as available only when its plug-in can run here and its plan lets it.
+const catalogue = new ConfiguredCatalogue(
+  {
+    ...config,
+    RELAY_OPENAI_MODELS: modelLists.get('openai') ?? config.RELAY_OPENAI_MODELS,
+    RELAY_OPENAI_ENDPOINTS: config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => ({ ...endpoint, models: modelLists.get(endpoint.id) ?? endpoint.models })),
+  },
+  {
+    availability: (providerId) => providers.availability(providerId),
+    usage: { ledger: usageLedger, allowances: usageAllowances, now: () => clock.now() },
+  },
+);
 
 try {
   const settings = await seedRelaySettings(store, {
@@ -111,7 +122,9 @@ try {
   const stopping = new AbortController();
   const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, signal: stopping.signal });
   // Not awaited: the subscription service declares its stream, and may start after this service.
-  const wakeups = startWakeupConsumer(bus, { prisma, ids: nodeCrypto, clock, logger });
+  // An event row for a watcher mid-turn on a provider that steers goes into that turn (when it runs here).
+  const steer = (providerId: string, sessionId: string, text: string) => providers.steer(providerId, sessionId, text);
+  const wakeups = startWakeupConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, steer });
 
   const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
   const runner = new TurnRunner({
@@ -143,6 +156,7 @@ try {
             catalogue,
             relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
             tasks: { store: taskStore, output: taskStore, now: () => clock.now(), quietAfterMinutes: taskQuietMinutes },
+            usage: { ledger: usageLedger, allowances: usageAllowances },
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
           ...taskGrpc({

@@ -23,13 +23,24 @@ interface DeliverWakeup {
   text: string;
 }
 
+/** What the consumer needs; `steer` takes text into a session's running turn when its provider steers (else false). */
+export interface WakeupDeps {
+  prisma: PrismaClient;
+  ids: IdGenerator;
+  clock: Clock;
+  logger: Logger;
+  steer?: (providerId: string, sessionId: string, text: string) => boolean;
+}
+
 /**
- * Queues each wake-up into the watcher as one message with role "event": a new turn if it is idle, else
- * behind the running turn (decisions.md, While the watcher is mid-turn, for providers that do not steer).
+ * Delivers each wake-up into the watcher (decisions.md, While the watcher is mid-turn). Mid-turn on a
+ * provider that steers (claude, claude-api) and running on this replica, it is steered into the turn as it
+ * is (no steer note speaking as the user). Otherwise it is queued as one message with role "event": a new
+ * turn if the watcher is idle, else behind the running turn.
  * Wake-ups that arrive while an event message still waits unstarted at the end of the queue are merged into
  * it (its rows appended, the header kept once), so rows queued during one turn come as one message.
  */
-export async function startWakeupConsumer(bus: Bus, deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger }): Promise<Consumer> {
+export async function startWakeupConsumer(bus: Bus, deps: WakeupDeps): Promise<Consumer> {
   await waitForStream(bus, deps.logger);
   return consume(bus, {
     stream: WAKEUPS.stream,
@@ -41,7 +52,7 @@ export async function startWakeupConsumer(bus: Bus, deps: { prisma: PrismaClient
 }
 
 /** Queues or merges one wake-up, once per message id; a watcher that is gone, archived or external takes nothing. */
-export async function queueWakeup(deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger }, message: BusMessage): Promise<void> {
+export async function queueWakeup(deps: WakeupDeps, message: BusMessage): Promise<void> {
   const command = message.data as DeliverWakeup;
   await deps.prisma.$transaction(async (tx) => {
     if (!(await processOnce(tx, WAKEUPS.durable, message.id))) return;
@@ -51,6 +62,15 @@ export async function queueWakeup(deps: { prisma: PrismaClient; ids: IdGenerator
     if (!session || session.archived || session.origin === 'external') {
       deps.logger.info({ wakeupId: command.wakeupId, sessionId: command.watcherSessionId }, 'wake-up dropped: its session takes no turns');
       return;
+    }
+    if (deps.steer !== undefined) {
+      const [running] = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id FROM turns WHERE session_id = ${session.id} AND status IN ('running', 'waiting_for_answer') LIMIT 1`;
+      // Steered last in the transaction: a redelivery after a failed commit could steer it twice, never lose it.
+      if (running !== undefined && deps.steer(session.provider, session.id, command.text)) {
+        deps.logger.info({ wakeupId: command.wakeupId, sessionId: session.id, turnId: running.id }, 'wake-up steered into the running turn');
+        return;
+      }
     }
     const [last] = await tx.$queryRaw<{ message_id: string; role: string; text: string }[]>`
       SELECT t.message_id, m.role, m.text FROM turns t JOIN messages m ON m.id = t.message_id

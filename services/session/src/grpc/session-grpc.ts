@@ -9,6 +9,8 @@ import { createSession } from '../domain/create-session.ts';
 import { createUser } from '../domain/create-user.ts';
 import { getConversation } from '../domain/get-conversation.ts';
 import { getRelayInfo } from '../domain/get-relay-info.ts';
+import { getUsage, type UsageDeps } from '../domain/usage/get-usage.ts';
+import { toUsageReportMessage } from '../wire/usage-wire.ts';
 import { listSessions } from '../domain/list-sessions.ts';
 import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../domain/ports.ts';
 import { readSession } from '../domain/read-session.ts';
@@ -43,7 +45,12 @@ export type SessionGrpcDeps = SessionDeps &
     logger: Logger;
     /** Where each session's background tasks come from (read_session and list_sessions show them). */
     tasks?: SessionTasksDeps;
+    /** The relay's usage accounting (relay_info carries the usage report); without it, no provider is tracked. */
+    usage?: Omit<UsageDeps, 'catalogue'>;
   };
+
+/** A relay that accounts nothing: every tracked provider shows empty meters. */
+const NO_USAGE: UsageDeps['ledger'] = { totalsSince: async () => [], pausesAt: async () => [] };
 
 /**
  * relay.session.v1.SessionService without Wait and StopTurn (merge with turnGrpc): decode the request,
@@ -79,8 +86,13 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { settings: toRelaySettingsMessage(settings), changed };
     },
     getRelayInfo: async (request) => {
-      const [info, settings] = await Promise.all([getRelayInfo(deps, { userId: request.userId }), getRelaySettings(store)]);
+      const [info, settings, usage] = await Promise.all([
+        getRelayInfo(deps, { userId: request.userId }),
+        getRelaySettings(store),
+        getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {} }, clock.now()),
+      ]);
       return {
+        usage: toUsageReportMessage(usage),
         providers: info.providers.map(toProviderInfoMessage),
         defaultCwd: info.defaultCwd,
         recentCwds: info.recentCwds,

@@ -1,4 +1,4 @@
-import type { Provider } from './provider.ts';
+import type { Availability, Provider } from './provider.ts';
 
 /** The providers this relay can run turns with, by provider id. */
 export class ProviderRegistry {
@@ -8,13 +8,24 @@ export class ProviderRegistry {
     this.#providers = new Map(providers.map((provider) => [provider.id, provider]));
   }
 
-  /** The provider for this id, or undefined when this relay cannot run its turns. */
+  /** The provider for this id, or undefined when this relay has no plug-in for it. */
   get(id: string): Provider | undefined {
     return this.#providers.get(id);
   }
 
-  /** Whether turns of sessions on this provider can run here. */
+  /** Whether turns of sessions on this provider can run here now. */
   canRun(id: string): boolean {
-    return this.#providers.has(id);
+    return this.#providers.get(id)?.availability().available ?? false;
+  }
+
+  /** The provider's own availability; undefined when this relay has no plug-in for it. */
+  availability(id: string): Availability | undefined {
+    return this.#providers.get(id)?.availability();
+  }
+
+  /** Steers text into the session's running turn when its provider steers and runs it here; false otherwise. */
+  steer(providerId: string, sessionId: string, text: string): boolean {
+    const provider = this.#providers.get(providerId);
+    return provider?.canSteer === true && provider.steer !== undefined && provider.steer(sessionId, text);
   }
 }

@@ -15,7 +15,9 @@ export type ProviderEvent =
   /** The question was answered, dismissed or withdrawn; the turn runs on. */
   | { type: 'question_answered'; questionId: string }
   /** A tool the agent calls (the session's activity line). */
-  | { type: 'tool_call'; name: string; input: unknown };
+  | { type: 'tool_call'; name: string; input: unknown }
+  /** A sub-agent the provider runs inside the turn finished (where the provider reports them). */
+  | { type: 'subagent_finished'; description: string; status: 'completed' | 'failed' | 'stopped'; summary: string };
 
 /** One turn as a provider sees it. */
 export interface TurnInput {
@@ -38,12 +40,34 @@ export interface TurnReply {
   model: string;
 }
 
-/** Runs a provider's turns. */
+/** Whether a provider can run turns here, and why not (never a secret in the reason). */
+export interface Availability {
+  available: boolean;
+  /** '' when available. */
+  reason: string;
+}
+
+/**
+ * A provider plug-in: one per provider id. It says whether it can run here, which models it offers,
+ * runs a turn streaming its events through `emit`, stops when the turn's signal aborts, and, where
+ * the provider can, takes text steered into a turn while it runs.
+ */
 export interface Provider {
   readonly id: string;
+  /** Whether this relay can run the provider's turns now (credentials, binary), with why not. */
+  availability(): Availability;
+  /** The model ids it offers (discovery or configuration); undefined while not known. */
+  listModels(signal?: AbortSignal): Promise<string[] | undefined>;
+  /** Whether steer() may take text into a running turn (decisions.md, While the watcher is mid-turn). */
+  readonly canSteer: boolean;
+  /** Steers text into the session's turn running here; false when none runs here (the caller queues it instead). */
+  steer?(sessionId: string, text: string): boolean;
   /** Runs the turn to its reply; throws TurnFailed for a failure to show, or the signal's reason once aborted. */
   startTurn(input: TurnInput): Promise<TurnReply>;
 }
+
+/** Always able to run: a provider that needs nothing from outside. */
+export const ALWAYS_AVAILABLE: Availability = { available: true, reason: '' };
 
 /** A turn that failed for a reason the user and the calling agent should read (its message becomes the turn's error). */
 export class TurnFailed extends Error {

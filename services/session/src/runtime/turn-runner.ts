@@ -229,6 +229,9 @@ export class TurnRunner {
       case 'tool_call':
         log.debug({ tool: event.name }, 'tool call');
         return;
+      case 'subagent_finished':
+        log.info({ subagent: event.description, status: event.status }, 'sub-agent finished');
+        return;
     }
   }
 

@@ -39,6 +39,9 @@ type CandidateRow = {
   session_mode: string;
   cwd: string;
   archived: boolean;
+  auto_compact_window: string;
+  thinking_enabled: boolean;
+  thinking_display: string;
   text: string;
 };
 
@@ -66,6 +69,7 @@ export class PrismaTurnStore implements TurnStore {
       const [row] = await tx.$queryRaw<CandidateRow[]>`
         SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id,
                s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd, s.archived,
+               s.auto_compact_window, s.thinking_enabled, s.thinking_display,
                m.text
           FROM turns t
           JOIN sessions s ON s.id = t.session_id
@@ -127,6 +131,9 @@ export class PrismaTurnStore implements TurnStore {
             effort: row.effort,
             mode: row.session_mode as RelayMode,
             cwd: row.cwd,
+            autoCompactWindow: row.auto_compact_window,
+            thinkingEnabled: row.thinking_enabled,
+            thinkingDisplay: row.thinking_display,
           },
         },
       };

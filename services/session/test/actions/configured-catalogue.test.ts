@@ -51,7 +51,9 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
 
   it('makes a configured provider available only when the relay can run it', async () => {
     const configured = loadConfig({ DATABASE_URL, DEEPSEEK_API_KEY: 'k', RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', RELAY_OPENAI_MODELS: 'llama3, qwen' });
-    const runsDeepSeek = new ConfiguredCatalogue(configured, (id) => id === 'script' || id === 'deepseek');
+    const runsDeepSeek = new ConfiguredCatalogue(configured, {
+      availability: (id) => (id === 'script' || id === 'deepseek' ? { available: true, reason: '' } : undefined),
+    });
     const byId = Object.fromEntries((await runsDeepSeek.providers()).map((p) => [p.id, p]));
     expect(byId['deepseek']!.available).toBe(true);
     expect(byId['openai']).toMatchObject({ available: false, reasonCode: 'OPENAI_NOT_RUNNABLE', models: ['llama3', 'qwen'], modelsKnown: true });

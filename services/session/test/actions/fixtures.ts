@@ -20,7 +20,7 @@ export async function allProviders(unavailable: string[] = []): Promise<Provider
       RELAY_DEEPSEEK_MODELS: ['deepseek-chat', 'deepseek-reasoner'],
       OPENAI_API_KEY: 'o',
     },
-    (id) => !unavailable.includes(id),
+    { availability: (id) => (unavailable.includes(id) ? undefined : { available: true, reason: '' }) },
   );
   return catalogue.providers();
 }

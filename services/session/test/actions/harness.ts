@@ -56,7 +56,7 @@ export async function startHarness(): Promise<Harness> {
       RELAY_COPILOT_MODELS: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'],
       RELAY_DEEPSEEK_MODELS: ['deepseek-chat', 'deepseek-reasoner'],
     },
-    (id) => id === 'script' || id === 'claude',
+    { availability: (id) => (id === 'script' || id === 'claude' ? { available: true, reason: '' } : undefined) },
   );
   const server: GrpcServer = await startGrpcServer({
     port: 0,

@@ -16,6 +16,10 @@ export interface RunnableSession {
   effort: string;
   mode: RelayMode;
   cwd: string;
+  /** The Claude-only settings (update_session); absent where a store does not read them. */
+  autoCompactWindow?: string;
+  thinkingEnabled?: boolean;
+  thinkingDisplay?: string;
 }
 
 /** A turn this runner now holds, with its session and the message that started it. */

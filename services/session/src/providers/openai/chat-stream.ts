@@ -14,16 +14,22 @@ export interface ChatAnswer {
   content: string;
   toolCalls: ToolCall[];
   finishReason: string | null;
+  /** The tokens the endpoint reported (its last chunk, with stream_options.include_usage); undefined when it reported none. */
+  usage: { inputTokens: number; outputTokens: number } | undefined;
 }
 
 type Delta = { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] };
-type Chunk = { choices?: { delta?: Delta; finish_reason?: string | null }[] };
+type Chunk = {
+  choices?: { delta?: Delta; finish_reason?: string | null }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+};
 
 /** Collects one answer from its SSE events; `onText` sees each content delta as it comes. */
 export class ChatStreamReader {
   readonly #calls = new Map<number, ToolCall>();
   #content = '';
   #finishReason: string | null = null;
+  #usage: ChatAnswer['usage'];
   #buffer = '';
   done = false;
 
@@ -43,7 +49,7 @@ export class ChatStreamReader {
   answer(): ChatAnswer {
     if (this.#buffer.trim() !== '') this.#line(this.#buffer.trim());
     this.#buffer = '';
-    return { content: this.#content, toolCalls: [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call), finishReason: this.#finishReason };
+    return { content: this.#content, toolCalls: [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call), finishReason: this.#finishReason, usage: this.#usage };
   }
 
   #line(line: string): void {
@@ -55,6 +61,7 @@ export class ChatStreamReader {
     }
     if (data === '') return;
     const chunk = JSON.parse(data) as Chunk;
+    if (chunk.usage) this.#usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
     for (const choice of chunk.choices ?? []) {
       if (choice.finish_reason) this.#finishReason = choice.finish_reason;
       const delta = choice.delta ?? {};

@@ -4,8 +4,10 @@
  * the gateway's MCP endpoint with the session's token; the turn loops until the model answers
  * without a tool call, or the step limit or the turn's signal (stop, Max turn duration) ends it.
  */
-import { TurnFailed, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
+import type { UsageLedger } from '../../domain/usage/usage.ts';
+import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
+import { discoverModels } from './discover-models.ts';
 import { McpTools } from './mcp-tools.ts';
 
 export interface OpenAIProviderOptions {
@@ -19,6 +21,10 @@ export interface OpenAIProviderOptions {
   maxSteps?: number;
   /** The conversation before the turn's message; none when not given. */
   history?: ConversationHistory;
+  /** The configured model ids; undefined: discovered from GET {baseUrl}/models. */
+  models?: string[] | undefined;
+  /** Where each turn's tokens are recorded; not recorded when not given. */
+  usage?: Pick<UsageLedger, 'record'>;
 }
 
 /** The messages of a session before `messageId`, oldest first. */
@@ -33,6 +39,8 @@ const DEFAULT_MAX_STEPS = 25;
 
 export class OpenAIProvider implements Provider {
   readonly id: string;
+  /** Chat completions have no way to take text into an answer being streamed. */
+  readonly canSteer = false;
   readonly #options: OpenAIProviderOptions;
 
   constructor(options: OpenAIProviderOptions) {
@@ -40,7 +48,41 @@ export class OpenAIProvider implements Provider {
     this.#options = options;
   }
 
+  /** Configured means reachable as far as the relay can tell before a turn: an endpoint that fails fails its turn. */
+  availability(): Availability {
+    return ALWAYS_AVAILABLE;
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[] | undefined> {
+    if (this.#options.models !== undefined) return [...this.#options.models];
+    return discoverModels({ baseUrl: this.#options.baseUrl, apiKey: this.#options.apiKey, ...(signal ? { signal } : {}) });
+  }
+
   async startTurn(input: TurnInput): Promise<TurnReply> {
+    const used = { inputTokens: 0, outputTokens: 0 };
+    try {
+      return await this.#run(input, used);
+    } finally {
+      if (used.inputTokens + used.outputTokens > 0) await this.#record(input, used);
+    }
+  }
+
+  async #record(input: TurnInput, used: { inputTokens: number; outputTokens: number }): Promise<void> {
+    await this.#options.usage
+      ?.record({
+        messageId: input.message.id,
+        sessionId: input.session.id,
+        provider: this.id,
+        model: input.session.model,
+        ...used,
+        costUsd: null,
+        recordedAt: input.clock.now(),
+      })
+      // Accounting never fails a turn that ran.
+      .catch(() => undefined);
+  }
+
+  async #run(input: TurnInput, used: { inputTokens: number; outputTokens: number }): Promise<TurnReply> {
     const tools = new McpTools(this.#options.gatewayUrl, input.token);
     const earlier = (await this.#options.history?.(input.session.id, input.message.id)) ?? [];
     const messages: ChatMessage[] = [...earlier.map((message) => ({ ...message }) as ChatMessage), { role: 'user', content: input.message.text }];
@@ -52,6 +94,8 @@ export class OpenAIProvider implements Provider {
       });
       for (let step = 0; step < maxSteps; step++) {
         const answer = await this.#complete(input, { model: input.session.model, messages, tools: functions }, (delta) => input.emit({ type: 'text', delta }));
+        used.inputTokens += answer.usage?.inputTokens ?? 0;
+        used.outputTokens += answer.usage?.outputTokens ?? 0;
         if (answer.toolCalls.length === 0) return { text: answer.content, model: input.session.model };
         messages.push({
           role: 'assistant',
@@ -94,7 +138,8 @@ export class OpenAIProvider implements Provider {
       response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.#options.apiKey ? { authorization: `Bearer ${this.#options.apiKey}` } : {}) },
-        body: JSON.stringify({ ...body, stream: true }),
+        // include_usage: the last chunk reports the answer's tokens (the relay's own accounting, usage).
+        body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
         signal: input.signal,
       });
     } catch (error) {

@@ -4,7 +4,7 @@
  */
 import type { Logger } from '@relay/telemetry';
 import type { BackgroundTaskStarter } from '../background-task-starter.ts';
-import { TurnFailed, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
+import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import type { QuestionCards } from '../question-cards.ts';
 import { interpolate, type ScriptVariables } from './interpolate.ts';
 import { McpRelayTool } from './mcp-relay-tool.ts';
@@ -27,10 +27,20 @@ export interface ScriptProviderOptions {
 /** Runs script prompts step by step on the relay clock. */
 export class ScriptProvider implements Provider {
   readonly id = 'script';
+  /** A script runs its steps as written: nothing is steered into it; wake-ups queue behind it. */
+  readonly canSteer = false;
   readonly #options: ScriptProviderOptions;
 
   constructor(options: ScriptProviderOptions) {
     this.#options = options;
+  }
+
+  availability(): Availability {
+    return ALWAYS_AVAILABLE;
+  }
+
+  async listModels(): Promise<string[]> {
+    return [SCRIPT_MODEL];
   }
 
   async startTurn(input: TurnInput): Promise<TurnReply> {

@@ -288,6 +288,43 @@ export interface ProviderInfo {
   modelsKnown: boolean;
 }
 
+/** One meter of a provider's plan this month, from the relay's own accounting of its turns. */
+export interface UsageMeter {
+  /** "tokens" or "cost_usd". */
+  name: string;
+  used: number;
+  /** Unset when no allowance is configured. */
+  allowance?: number | undefined;
+  remaining?:
+    | number
+    | undefined;
+  /** used / allowance (1 = all used). */
+  utilization?:
+    | number
+    | undefined;
+  /** When the meter starts again from zero (the next calendar month, UTC). */
+  resetsAt: Date | undefined;
+}
+
+/** What a provider's plan has left on this relay. Never an account name, address or token. */
+export interface ProviderUsage {
+  provider: string;
+  /** ok | limit_reached | paused | not_tracked | not_set_up */
+  status: string;
+  /** Why it is not set up, paused or at its limit. */
+  reason: string;
+  meters: UsageMeter[];
+  /** Set while a usage limit holds the provider's turns. */
+  pausedUntil: Date | undefined;
+}
+
+/** The usage action's answer. */
+export interface UsageReport {
+  providers: ProviderUsage[];
+  /** Whether a Claude usage limit holds turns of claude or claude-api now. */
+  claudeUsageLimitPaused: boolean;
+}
+
 /** The relay-wide settings the session service owns. */
 export interface RelaySettings {
   /** "Agents may start and use sessions on this relay". */
@@ -2006,6 +2043,387 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
   },
 };
 
+function createBaseUsageMeter(): UsageMeter {
+  return { name: "", used: 0, allowance: undefined, remaining: undefined, utilization: undefined, resetsAt: undefined };
+}
+
+export const UsageMeter: MessageFns<UsageMeter> = {
+  encode(message: UsageMeter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.used !== 0) {
+      writer.uint32(17).double(message.used);
+    }
+    if (message.allowance !== undefined) {
+      writer.uint32(25).double(message.allowance);
+    }
+    if (message.remaining !== undefined) {
+      writer.uint32(33).double(message.remaining);
+    }
+    if (message.utilization !== undefined) {
+      writer.uint32(41).double(message.utilization);
+    }
+    if (message.resetsAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.resetsAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageMeter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageMeter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.used = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.allowance = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.remaining = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.utilization = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.resetsAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageMeter {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      used: isSet(object.used) ? globalThis.Number(object.used) : 0,
+      allowance: isSet(object.allowance) ? globalThis.Number(object.allowance) : undefined,
+      remaining: isSet(object.remaining) ? globalThis.Number(object.remaining) : undefined,
+      utilization: isSet(object.utilization) ? globalThis.Number(object.utilization) : undefined,
+      resetsAt: isSet(object.resetsAt)
+        ? fromJsonTimestamp(object.resetsAt)
+        : isSet(object.resets_at)
+        ? fromJsonTimestamp(object.resets_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UsageMeter): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.used !== 0) {
+      obj.used = floatToJson(message.used);
+    }
+    if (message.allowance !== undefined) {
+      obj.allowance = floatToJson(message.allowance);
+    }
+    if (message.remaining !== undefined) {
+      obj.remaining = floatToJson(message.remaining);
+    }
+    if (message.utilization !== undefined) {
+      obj.utilization = floatToJson(message.utilization);
+    }
+    if (message.resetsAt !== undefined) {
+      obj.resetsAt = message.resetsAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageMeter>, I>>(base?: I): UsageMeter {
+    return UsageMeter.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageMeter>, I>>(object: I): UsageMeter {
+    const message = createBaseUsageMeter();
+    message.name = object.name ?? "";
+    message.used = object.used ?? 0;
+    message.allowance = object.allowance ?? undefined;
+    message.remaining = object.remaining ?? undefined;
+    message.utilization = object.utilization ?? undefined;
+    message.resetsAt = object.resetsAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProviderUsage(): ProviderUsage {
+  return { provider: "", status: "", reason: "", meters: [], pausedUntil: undefined };
+}
+
+export const ProviderUsage: MessageFns<ProviderUsage> = {
+  encode(message: ProviderUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.provider !== "") {
+      writer.uint32(10).string(message.provider);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    for (const v of message.meters) {
+      UsageMeter.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.pausedUntil !== undefined) {
+      Timestamp.encode(toTimestamp(message.pausedUntil), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.meters.push(UsageMeter.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.pausedUntil = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderUsage {
+    return {
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      meters: globalThis.Array.isArray(object?.meters) ? object.meters.map((e: any) => UsageMeter.fromJSON(e)) : [],
+      pausedUntil: isSet(object.pausedUntil)
+        ? fromJsonTimestamp(object.pausedUntil)
+        : isSet(object.paused_until)
+        ? fromJsonTimestamp(object.paused_until)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProviderUsage): unknown {
+    const obj: any = {};
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.meters?.length) {
+      obj.meters = message.meters.map((e) => UsageMeter.toJSON(e));
+    }
+    if (message.pausedUntil !== undefined) {
+      obj.pausedUntil = message.pausedUntil.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProviderUsage>, I>>(base?: I): ProviderUsage {
+    return ProviderUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProviderUsage>, I>>(object: I): ProviderUsage {
+    const message = createBaseProviderUsage();
+    message.provider = object.provider ?? "";
+    message.status = object.status ?? "";
+    message.reason = object.reason ?? "";
+    message.meters = object.meters?.map((e) => UsageMeter.fromPartial(e)) || [];
+    message.pausedUntil = object.pausedUntil ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUsageReport(): UsageReport {
+  return { providers: [], claudeUsageLimitPaused: false };
+}
+
+export const UsageReport: MessageFns<UsageReport> = {
+  encode(message: UsageReport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.providers) {
+      ProviderUsage.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.claudeUsageLimitPaused !== false) {
+      writer.uint32(16).bool(message.claudeUsageLimitPaused);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageReport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageReport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providers.push(ProviderUsage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.claudeUsageLimitPaused = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageReport {
+    return {
+      providers: globalThis.Array.isArray(object?.providers)
+        ? object.providers.map((e: any) => ProviderUsage.fromJSON(e))
+        : [],
+      claudeUsageLimitPaused: isSet(object.claudeUsageLimitPaused)
+        ? globalThis.Boolean(object.claudeUsageLimitPaused)
+        : isSet(object.claude_usage_limit_paused)
+        ? globalThis.Boolean(object.claude_usage_limit_paused)
+        : false,
+    };
+  },
+
+  toJSON(message: UsageReport): unknown {
+    const obj: any = {};
+    if (message.providers?.length) {
+      obj.providers = message.providers.map((e) => ProviderUsage.toJSON(e));
+    }
+    if (message.claudeUsageLimitPaused !== false) {
+      obj.claudeUsageLimitPaused = message.claudeUsageLimitPaused;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageReport>, I>>(base?: I): UsageReport {
+    return UsageReport.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageReport>, I>>(object: I): UsageReport {
+    const message = createBaseUsageReport();
+    message.providers = object.providers?.map((e) => ProviderUsage.fromPartial(e)) || [];
+    message.claudeUsageLimitPaused = object.claudeUsageLimitPaused ?? false;
+    return message;
+  },
+};
+
 function createBaseRelaySettings(): RelaySettings {
   return { agentSessionsEnabled: false, maxWaitSeconds: 0, maxTurnMinutes: 0, taskQuietMinutes: 0 };
 }
@@ -2776,6 +3194,10 @@ export const TestCounts: MessageFns<TestCounts> = {
     return message;
   },
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

@@ -35,6 +35,7 @@ import {
   Task,
   TestCounts,
   TurnResult,
+  UsageReport,
 } from "./session.js";
 
 export const protobufPackage = "relay.session.v1";
@@ -132,7 +133,11 @@ export interface GetRelayInfoResponse {
   /** The user's groups with at least one session that is not deleted, latest activity first, at most 50. */
   groups: GroupSummary[];
   groupsTotal: number;
-  settings: RelaySettings | undefined;
+  settings:
+    | RelaySettings
+    | undefined;
+  /** What each provider's plan has left (the usage action), from the same accounting that decides availability. */
+  usage: UsageReport | undefined;
 }
 
 /** Which session to read. */
@@ -1457,7 +1462,16 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
 };
 
 function createBaseGetRelayInfoResponse(): GetRelayInfoResponse {
-  return { providers: [], defaultCwd: "", recentCwds: [], modes: [], groups: [], groupsTotal: 0, settings: undefined };
+  return {
+    providers: [],
+    defaultCwd: "",
+    recentCwds: [],
+    modes: [],
+    groups: [],
+    groupsTotal: 0,
+    settings: undefined,
+    usage: undefined,
+  };
 }
 
 export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
@@ -1482,6 +1496,9 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
     }
     if (message.settings !== undefined) {
       RelaySettings.encode(message.settings, writer.uint32(58).fork()).join();
+    }
+    if (message.usage !== undefined) {
+      UsageReport.encode(message.usage, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1555,6 +1572,14 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
             message.settings = RelaySettings.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.usage = UsageReport.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1590,6 +1615,7 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
         ? globalThis.Number(object.groups_total)
         : 0,
       settings: isSet(object.settings) ? RelaySettings.fromJSON(object.settings) : undefined,
+      usage: isSet(object.usage) ? UsageReport.fromJSON(object.usage) : undefined,
     };
   },
 
@@ -1616,6 +1642,9 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
     if (message.settings !== undefined) {
       obj.settings = RelaySettings.toJSON(message.settings);
     }
+    if (message.usage !== undefined) {
+      obj.usage = UsageReport.toJSON(message.usage);
+    }
     return obj;
   },
 
@@ -1632,6 +1661,9 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
     message.groupsTotal = object.groupsTotal ?? 0;
     message.settings = (object.settings !== undefined && object.settings !== null)
       ? RelaySettings.fromPartial(object.settings)
+      : undefined;
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? UsageReport.fromPartial(object.usage)
       : undefined;
     return message;
   },

@@ -1,0 +1,266 @@
+/**
+ * The `claude` and `claude-api` providers: Claude Code through the Claude Agent SDK, billed to the
+ * subscription or to the Anthropic API key. The relay is Claude Code's HTTP MCP server `relay`, so
+ * the agent calls relay_tool as mcp__relay__relay_tool, through the gateway with the session's token.
+ * Permission prompts and the agent's questions become the session's ask_user cards; text steered in
+ * mid-turn goes into the running query; the Claude Code session id is kept per session to resume.
+ */
+import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Logger } from '@relay/telemetry';
+import type { UsageLedger } from '../../domain/usage/usage.ts';
+import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
+import type { QuestionCards } from '../question-cards.ts';
+import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
+
+/** What a Claude session keeps between turns: Claude Code's session to resume, and its running cost total. */
+export interface ClaudeSessionState {
+  resumeId: string;
+  /** The SDK's cumulative total_cost_usd at the end of the last turn (a resumed session continues it). */
+  costUsdTotal: number;
+}
+
+/** Where the state of Claude sessions is kept, with the session. */
+export interface ClaudeSessionStates {
+  get(sessionId: string): Promise<ClaudeSessionState | undefined>;
+  set(sessionId: string, state: ClaudeSessionState): Promise<void>;
+}
+
+/** The SDK's query(), as the provider calls it (tests pass a scripted one). */
+export type QueryFn = (params: { prompt: AsyncIterable<SDKUserMessage>; options: Options }) => Query;
+
+export interface ClaudeProviderOptions {
+  /** The billing, and with it the provider id; undefined when its credential is not configured. */
+  billing: ClaudeBilling | undefined;
+  /** What is missing when billing is undefined. */
+  missing: string;
+  /** Claude Code's executable, or why there is none. */
+  executable: { path: string | undefined; reason: string };
+  models: string[];
+  gatewayUrl: string;
+  cards: QuestionCards;
+  states: ClaudeSessionStates;
+  usage: Pick<UsageLedger, 'record' | 'pause'>;
+  logger: Logger;
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  query: QueryFn;
+}
+
+/** Pushes user messages into a running query (streaming input), until closed. */
+class PromptQueue implements AsyncIterable<SDKUserMessage> {
+  readonly #waiting: SDKUserMessage[] = [];
+  #wake: (() => void) | undefined;
+  #closed = false;
+
+  /** Takes the text into the query; false once the turn is over. */
+  push(text: string): boolean {
+    if (this.#closed) return false;
+    this.#waiting.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null });
+    this.#wake?.();
+    return true;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<SDKUserMessage> {
+    for (;;) {
+      const next = this.#waiting.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+  }
+}
+
+export class ClaudeProvider implements Provider {
+  readonly id: 'claude' | 'claude-api';
+  readonly canSteer = true;
+  readonly #o: ClaudeProviderOptions;
+  /** The turns running here, by session id: where steered text goes. */
+  readonly #running = new Map<string, PromptQueue>();
+
+  constructor(id: 'claude' | 'claude-api', options: ClaudeProviderOptions) {
+    if (options.billing !== undefined && options.billing.provider !== id) throw new Error(`${id} was given the credential of ${options.billing.provider}`);
+    this.id = id;
+    this.#o = options;
+  }
+
+  availability(): Availability {
+    if (this.#o.billing === undefined) return { available: false, reason: this.#o.missing };
+    if (this.#o.executable.path === undefined) return { available: false, reason: this.#o.executable.reason };
+    return ALWAYS_AVAILABLE;
+  }
+
+  async listModels(): Promise<string[]> {
+    return [...this.#o.models];
+  }
+
+  steer(sessionId: string, text: string): boolean {
+    return this.#running.get(sessionId)?.push(text) ?? false;
+  }
+
+  async startTurn(input: TurnInput): Promise<TurnReply> {
+    const { billing, executable } = this.#o;
+    if (billing === undefined || executable.path === undefined) throw new TurnFailed(`${this.id} is not available on this relay: ${this.availability().reason}`);
+    const state = await this.#o.states.get(input.session.id);
+    const abort = new AbortController();
+    const onAbort = () => abort.abort(input.signal.reason);
+    input.signal.addEventListener('abort', onAbort, { once: true });
+    const prompt = new PromptQueue();
+    prompt.push(input.message.text);
+    this.#running.set(input.session.id, prompt);
+    const log = this.#o.logger.child({ sessionId: input.session.id, provider: this.id });
+    const options: Options = {
+      ...buildClaudeQueryOptions({
+        billing,
+        session: input.session,
+        token: input.token,
+        gatewayUrl: this.#o.gatewayUrl,
+        executable: executable.path,
+        resumeId: state?.resumeId,
+        baseEnv: this.#o.baseEnv,
+      }),
+      abortController: abort,
+      canUseTool: this.#canUseTool(input),
+      stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
+    };
+    let turn = { text: '', resumeId: state?.resumeId, costUsdTotal: state?.costUsdTotal ?? 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    try {
+      for await (const message of this.#o.query({ prompt, options })) {
+        const ended = await this.#handle(message, input, turn);
+        turn = ended.turn;
+        if (ended.done) {
+          // From here on a wake-up is queued as the next turn instead of steered into this one.
+          prompt.close();
+          break;
+        }
+      }
+      input.signal.throwIfAborted();
+      return { text: turn.text, model: input.session.model };
+    } finally {
+      this.#running.delete(input.session.id);
+      prompt.close();
+      input.signal.removeEventListener('abort', onAbort);
+      if (turn.resumeId !== undefined) {
+        await this.#o.states
+          .set(input.session.id, { resumeId: turn.resumeId, costUsdTotal: turn.costUsdTotal })
+          .catch((error: unknown) => log.warn({ err: error }, 'could not keep the Claude session to resume'));
+      }
+      if (turn.inputTokens + turn.outputTokens > 0 || turn.costUsd > 0) {
+        await this.#o.usage
+          .record({
+            messageId: input.message.id,
+            sessionId: input.session.id,
+            provider: this.id,
+            model: input.session.model,
+            inputTokens: turn.inputTokens,
+            outputTokens: turn.outputTokens,
+            costUsd: turn.costUsd,
+            recordedAt: input.clock.now(),
+          })
+          .catch((error: unknown) => log.warn({ err: error }, 'could not record the turn’s usage'));
+      }
+    }
+  }
+
+  /** One SDK message: text deltas, tool calls and sub-agents go out as events; a result ends the turn. */
+  async #handle(
+    message: SDKMessage,
+    input: TurnInput,
+    turn: { text: string; resumeId: string | undefined; costUsdTotal: number; inputTokens: number; outputTokens: number; costUsd: number },
+  ): Promise<{ done: boolean; turn: typeof turn }> {
+    const next = { ...turn, resumeId: 'session_id' in message && typeof message.session_id === 'string' ? message.session_id : turn.resumeId };
+    switch (message.type) {
+      case 'stream_event': {
+        const event = message.event;
+        if (message.parent_tool_use_id === null && event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+          await input.emit({ type: 'text', delta: event.delta.text });
+        }
+        return { done: false, turn: next };
+      }
+      case 'assistant': {
+        for (const block of message.message.content) {
+          if (block.type === 'tool_use') await input.emit({ type: 'tool_call', name: block.name, input: block.input });
+        }
+        return { done: false, turn: next };
+      }
+      case 'rate_limit_event': {
+        const info = message.rate_limit_info;
+        if (info.status === 'rejected' && info.resetsAt !== undefined) {
+          const until = new Date(info.resetsAt * 1000);
+          await this.#o.usage.pause({ provider: this.id, until, reason: `a Claude usage limit holds turns until ${until.toISOString()}` });
+        }
+        return { done: false, turn: next };
+      }
+      case 'system': {
+        if (message.subtype === 'task_notification') {
+          await input.emit({ type: 'subagent_finished', description: message.summary, status: message.status, summary: message.summary });
+        }
+        return { done: false, turn: next };
+      }
+      case 'result': {
+        // total_cost_usd is cumulative over the query and a resumed transcript: this turn's share is the rise.
+        const costUsd = message.total_cost_usd >= turn.costUsdTotal ? message.total_cost_usd - turn.costUsdTotal : message.total_cost_usd;
+        const counted = {
+          ...next,
+          costUsdTotal: message.total_cost_usd,
+          costUsd: turn.costUsd + costUsd,
+          inputTokens: turn.inputTokens + message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0),
+          outputTokens: turn.outputTokens + message.usage.output_tokens,
+        };
+        if (message.subtype !== 'success' || message.is_error) {
+          const why = message.subtype === 'success' ? message.result : message.errors.join('; ') || message.subtype;
+          throw new TurnFailed(`Claude Code: ${why || 'the turn failed'}`);
+        }
+        // Text steered in while the turn ran comes as further results before the turn is over.
+        const more = (message.queued_turn_count ?? 0) > 0;
+        return { done: !more, turn: { ...counted, text: message.result } };
+      }
+      default:
+        return { done: false, turn: next };
+    }
+  }
+
+  /** Permission prompts and AskUserQuestion become ask_user cards in the session; the user's choice decides. */
+  #canUseTool(input: TurnInput): CanUseTool {
+    return async (toolName, toolInput, options): Promise<PermissionResult> => {
+      if (toolName === 'AskUserQuestion') {
+        const questions = Array.isArray(toolInput['questions']) ? (toolInput['questions'] as { question?: unknown; options?: { label?: unknown }[] }[]) : [];
+        const answers: Record<string, string> = {};
+        for (const question of questions) {
+          const text = typeof question.question === 'string' ? question.question : '';
+          const labels = (question.options ?? []).map((option) => option.label).filter((label): label is string => typeof label === 'string');
+          answers[text] = await this.#ask(input, text, labels, options.signal);
+        }
+        return { behavior: 'allow', updatedInput: { ...toolInput, answers } };
+      }
+      const question = options.title ?? `Claude wants to use ${toolName}${options.decisionReason ? ` (${options.decisionReason})` : ''}`;
+      const answer = await this.#ask(input, question, ['Allow', 'Deny'], options.signal);
+      return answer === 'Allow'
+        ? { behavior: 'allow', updatedInput: toolInput }
+        : { behavior: 'deny', message: answer === '' ? 'The user dismissed the question.' : 'The user chose Deny.' };
+    };
+  }
+
+  /** Raises a card, reports the wait, and returns the answer ('' when dismissed). */
+  async #ask(input: TurnInput, question: string, options: string[], signal: AbortSignal): Promise<string> {
+    const { cards } = this.#o;
+    const cardId = await cards.raise({ userId: input.session.userId, sessionId: input.session.id, question, options });
+    await input.emit({ type: 'question_raised', question: { id: cardId, kind: 'ask_user', question, options } });
+    const both = AbortSignal.any([signal, input.signal]);
+    try {
+      return await cards.awaitAnswer(cardId, both);
+    } catch (error) {
+      if (both.aborted) await cards.cancel(input.session.id).catch(() => undefined);
+      throw error;
+    } finally {
+      if (!both.aborted) await input.emit({ type: 'question_answered', questionId: cardId });
+    }
+  }
+}
