@@ -29,6 +29,42 @@ function modelList(fallback?: string[]) {
   );
 }
 
+/** A JSON text holding a value of `inner`. */
+function jsonOf<T extends z.ZodType>(inner: T) {
+  return z
+    .string()
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(inner);
+}
+
+/** Provider ids the relay's own table has: an extra endpoint may not take one. */
+const RESERVED_PROVIDER_IDS = ['script', 'openai', 'claude', 'claude-api', 'claude-cloud', 'copilot', 'deepseek', 'openai-image', 'external'];
+
+const openAIEndpoint = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes, for example grok')
+    .refine((id) => !RESERVED_PROVIDER_IDS.includes(id), { message: `must not be one of the relay's own provider ids (${RESERVED_PROVIDER_IDS.join(', ')})` }),
+  /** What relay_info shows; the id when not given. */
+  name: z.string().trim().min(1).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example http://127.0.0.1:11434/v1' }),
+  apiKey: z.string().min(1).optional(),
+  models: z.array(z.string().trim().min(1)).min(1).optional(),
+});
+export type OpenAIEndpointConfig = z.infer<typeof openAIEndpoint>;
+
+const allowance = z.strictObject({
+  monthlyTokens: z.number().int().nonnegative().optional(),
+  monthlyUsd: z.number().nonnegative().optional(),
+});
+
 const schema = z.object({
   ...baseEnv,
   DATABASE_URL: databaseUrl,
@@ -77,11 +113,33 @@ const schema = z.object({
   RELAY_DEEPSEEK_MODELS: modelList(['deepseek-chat', 'deepseek-reasoner']),
   /** OpenAI's API key for image chats (provider "openai-image", which create_session refuses anyway). */
   OPENAI_API_KEY: optionalSecret,
+  /** DeepSeek's OpenAI-compatible endpoint. */
+  RELAY_DEEPSEEK_BASE_URL: optionalUrl.transform((value) => value ?? 'https://api.deepseek.com/v1'),
+  /**
+   * More OpenAI-compatible endpoints, each its own provider id (decisions.md, Providers), as a JSON list:
+   * [{"id":"grok","baseUrl":"https://api.x.ai/v1","apiKey":"…","models":["grok-4"]},{"id":"ollama","baseUrl":"http://127.0.0.1:11434/v1"}].
+   * Without models, an endpoint's list is discovered from GET {baseUrl}/models.
+   */
+  RELAY_OPENAI_ENDPOINTS: z.preprocess(blankAsUnset, jsonOf(z.array(openAIEndpoint)).optional().transform((value) => value ?? [])),
+  /** Claude Code's executable; unset: the one the Claude Agent SDK ships for this platform. */
+  RELAY_CLAUDE_EXECUTABLE: z.preprocess(blankAsUnset, absolutePath.optional()),
+  /** The monthly cap of the Anthropic API key (provider "claude-api"), in US dollars of the relay's own cost accounting. */
+  RELAY_CLAUDE_API_MONTHLY_CAP_USD: z.preprocess(blankAsUnset, z.coerce.number().nonnegative().optional()),
+  /**
+   * Monthly allowances per provider for usage's meters, as JSON: {"openai":{"monthlyTokens":2000000},"deepseek":{"monthlyUsd":20}}.
+   * claude-api's monthlyUsd is RELAY_CLAUDE_API_MONTHLY_CAP_USD.
+   */
+  RELAY_USAGE_ALLOWANCES: z.preprocess(blankAsUnset, jsonOf(z.record(z.string(), allowance)).optional().transform((value) => value ?? {})),
 
   // Background tasks.
   /** Default of the relay's quiet setting for tasks (minutes without output, read_session and read_task_output); the settings row wins once it exists. */
   RELAY_TASK_QUIET_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
 }).superRefine((config, context) => {
+  const ids = config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => endpoint.id);
+  const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
+  if (repeated.length > 0) {
+    context.addIssue({ code: 'custom', path: ['RELAY_OPENAI_ENDPOINTS'], message: `names provider id ${[...new Set(repeated)].join(', ')} more than once` });
+  }
   if (!isInsideAny(normaliseFolder(config.RELAY_DEFAULT_CWD) ?? '', config.RELAY_ALLOWED_ROOTS)) {
     context.addIssue({ code: 'custom', path: ['RELAY_DEFAULT_CWD'], message: `must lie inside RELAY_ALLOWED_ROOTS (${config.RELAY_ALLOWED_ROOTS.join(', ')})` });
   }
@@ -92,4 +150,12 @@ export type Config = z.infer<typeof schema>;
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   return parseEnv(schema, env);
+}
+
+/** The variables of the relay's environment a provider's child process (Claude Code) is given; no credentials. */
+const CHILD_VARIABLES = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'SHELL', 'TERM', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'];
+
+/** The environment a provider's child process starts from (the provider adds its own credential). */
+export function childProcessEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {
+  return Object.fromEntries(CHILD_VARIABLES.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
 }
