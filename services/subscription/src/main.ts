@@ -17,6 +17,7 @@ import { subscriptionGrpc } from './grpc/subscription-grpc.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { PrismaSessionActivityStore } from './store/prisma-session-activity-store.ts';
 import { PrismaWatchStore } from './store/prisma-watch-store.ts';
+import { registerSubscriptionMetrics } from './telemetry/subscription-metrics.ts';
 
 const logger = createLogger({ name: 'subscription' });
 
@@ -49,6 +50,7 @@ try {
   planner.start();
   // Not awaited: the session and question services declare their streams and may start after this service.
   const watchEvents = startWatchEventsConsumers(bus, { store: watchStore, clock, logger, onIngested: () => planner.nudge() });
+  const subscriptionMetrics = registerSubscriptionMetrics({ prisma, bus, clock, logger });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
@@ -62,6 +64,7 @@ try {
     await watchEvents.stop();
     await planner.stop();
     await outbox.stop();
+    subscriptionMetrics.stop();
     await prisma.$disconnect();
     await bus.close();
     await shutdownTelemetry();
