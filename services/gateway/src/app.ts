@@ -11,6 +11,7 @@ import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerAskRoutes } from './routes/asks.ts';
 import { registerCardRoutes } from './routes/cards.ts';
+import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import type { SchedulerOwner } from './scheduler-owner.ts';
 
@@ -56,5 +57,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerCardRoutes(app, deps);
   registerAskRoutes(app, deps);
   registerScheduleRoutes(app, deps);
+  registerRelaySettingsRoutes(app, deps);
   return app;
 }

@@ -22,7 +22,7 @@ function contextWith(guard: AgentPromptCount, decision: Card['status'] | undefin
   });
   const context = {
     caller: { userId: 'u1', sessionId: 'caller' },
-    settings: { agentSessionsEnabled: true, maxWaitSeconds: 600 },
+    settings: { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 },
     signal: new AbortController().signal,
     progress: async () => undefined,
     sessions: {

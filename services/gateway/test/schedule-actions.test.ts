@@ -41,7 +41,7 @@ function contextWith(options: { mode?: string; agentSessions?: boolean; decision
     caller: { userId: 'u1', sessionId: 'caller' },
     relayName: 'desk',
     paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 'full' }],
-    settings: { agentSessionsEnabled: options.agentSessions ?? true, maxWaitSeconds: 600 },
+    settings: { agentSessionsEnabled: options.agentSessions ?? true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 },
     signal: new AbortController().signal,
     progress: async () => undefined,
     sessions: {

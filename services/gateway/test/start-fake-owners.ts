@@ -98,7 +98,7 @@ const WRITES = ['createSession', 'sendMessage', 'updateSession', 'stopTurn', 'ar
 
 /** Starts the three fakes on loopback. */
 export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
-  const settings: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60 };
+  const settings: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
   const paired: PairedRelay[] = [];
   const sessions: Session[] = [];
   const messages = new Map<string, ChatMessage[]>();
@@ -232,6 +232,13 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             getRelaySettings: async () => {
               if (failing.has('getRelaySettings')) throw new Error('getRelaySettings broke: password=hunter2');
               return { settings };
+            },
+            // Stores what it is given; the real service's range checks are steered with refusals.
+            updateRelaySettings: async (request) => {
+              record('updateRelaySettings', request);
+              const change = Object.entries(request).filter(([key, value]) => value !== undefined && value !== settings[key as keyof RelaySettings]);
+              Object.assign(settings, Object.fromEntries(change));
+              return { settings, changed: change.map(([key]) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)) };
             },
             getRelayInfo: async (request) => {
               record('getRelayInfo', request);
@@ -537,8 +544,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       return calls.filter((call) => WRITES.includes(call.method) && call.request.dryRun !== true);
     },
     reset() {
-      settings.agentSessionsEnabled = true;
-      settings.maxWaitSeconds = 600;
+      Object.assign(settings, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 });
       paired.splice(0);
       calls.splice(0);
       refusals.clear();

@@ -9,6 +9,7 @@ import type {
   GroupSummary as GroupSummaryMessage,
   PendingQuestion as PendingQuestionMessage,
   Provenance as ProvenanceMessage,
+  RelaySettings as RelaySettingsMessage,
   Session as SessionMessage,
   Task as TaskMessage,
   TestCounts as TestCountsMessage,
@@ -42,6 +43,7 @@ import type {
   TestCounts,
   TurnResult,
   TurnStatus as TurnStatusName,
+  UpdatedRelaySettings,
   UpdatedSession,
   UpdateSessionInput,
   WaitEvent,
@@ -92,8 +94,12 @@ export class GrpcSessionOwner implements SessionOwner {
 
   async getRelaySettings(): Promise<RelaySettings> {
     const { settings } = await callUnary(this.client, 'getRelaySettings', {}, { deadlineMs: DEADLINE_MS });
-    const { agentSessionsEnabled, maxWaitSeconds } = required(settings, 'GetRelaySettings', 'settings');
-    return { agentSessionsEnabled, maxWaitSeconds };
+    return toRelaySettings(required(settings, 'GetRelaySettings', 'settings'));
+  }
+
+  async updateRelaySettings(change: Partial<RelaySettings>): Promise<UpdatedRelaySettings> {
+    const { settings, changed } = await callUnary(this.client, 'updateRelaySettings', change, { deadlineMs: DEADLINE_MS });
+    return { settings: toRelaySettings(required(settings, 'UpdateRelaySettings', 'settings')), changed };
   }
 
   async getRelayInfo(userId: string): Promise<RelayInfo> {
@@ -325,6 +331,11 @@ function toSessionTask(message: TaskMessage): SessionTask {
 
 function toTestCounts(message: TestCountsMessage | undefined): TestCounts | undefined {
   return message && { runner: message.runner, passed: message.passed, failed: message.failed, skipped: message.skipped, final: message.final };
+}
+
+function toRelaySettings(message: RelaySettingsMessage): RelaySettings {
+  const { agentSessionsEnabled, maxWaitSeconds, maxTurnMinutes, taskQuietMinutes } = message;
+  return { agentSessionsEnabled, maxWaitSeconds, maxTurnMinutes, taskQuietMinutes };
 }
 
 function required<T>(value: T | undefined, rpc: string, field: string): T {
