@@ -5,10 +5,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { consume, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
-import { AppError } from '@relay/errors';
 import { QuestionAsked, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import type { Logger } from '@relay/telemetry';
+import { invalidEvent } from '../domain/errors.ts';
 import type { RemoteWatchStore } from '../domain/remote-ports.ts';
 import type { RemoteEventInput } from '../domain/remote-watch.ts';
 
@@ -23,13 +23,9 @@ const ENDINGS: Partial<Record<TurnStatus, string>> = {
   [TurnStatus.TURN_STATUS_STOPPED]: 'stopped',
 };
 
-function invalid(subject: string, reason: string): AppError {
-  return new AppError('PAIRING_INVALID_EVENT', 'invalid_argument', `${subject}: ${reason}`);
-}
-
 function occurred(subject: string, eventId: string, occurredAt: Date | undefined): Date {
-  if (eventId === '') throw invalid(subject, 'eventId is missing');
-  if (occurredAt === undefined || Number.isNaN(occurredAt.getTime())) throw invalid(subject, 'occurredAt is missing');
+  if (eventId === '') throw invalidEvent(subject, 'eventId is missing');
+  if (occurredAt === undefined || Number.isNaN(occurredAt.getTime())) throw invalidEvent(subject, 'occurredAt is missing');
   return occurredAt;
 }
 
@@ -39,7 +35,7 @@ export function decodeRemoteSessionEvent(subject: string, data: unknown): Remote
     const message = TurnEnded.fromJSON(data);
     const occurredAt = occurred(subject, message.eventId, message.occurredAt);
     const status = ENDINGS[message.status];
-    if (status === undefined) throw invalid(subject, `status ${String(message.status)} is not an ending`);
+    if (status === undefined) throw invalidEvent(subject, `status ${String(message.status)} is not an ending`);
     const base = { userId: message.userId, sessionId: message.sessionId, occurredAt };
     const events: RemoteEventInput[] = [{ ...base, id: message.eventId, kind: 'turn_end', text: message.text, status }];
     if (status === 'error') events.push({ ...base, id: `${message.eventId}:error`, kind: 'error', text: message.text, status: '' });

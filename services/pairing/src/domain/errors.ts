@@ -9,6 +9,9 @@ export const PairingErrorCode = {
   UNKNOWN_RELAY: 'REMOTE_RELAY_UNKNOWN_RELAY',
   OFFLINE: 'REMOTE_RELAY_OFFLINE',
   AUTH: 'REMOTE_RELAY_AUTH',
+  NOT_FOUND: 'REMOTE_RELAY_NOT_FOUND',
+  /** A bus message that can never be applied (missing fields): terminated, not retried. */
+  INVALID_EVENT: 'PAIRING_INVALID_EVENT',
 } as const;
 
 /** A wrong or missing argument. */
@@ -29,4 +32,14 @@ export function offline(message: string, cause?: unknown): AppError {
 /** A token or pairing code refused, here or by the other relay. Never says which part was wrong. */
 export function auth(message: string): AppError {
   return new AppError(PairingErrorCode.AUTH, 'unauthenticated', message);
+}
+
+/** No such subscription (or other thing the call names). */
+export function notFound(message: string): AppError {
+  return new AppError(PairingErrorCode.NOT_FOUND, 'not_found', message);
+}
+
+/** A bus message this service cannot read; `reason` says which field is wrong. */
+export function invalidEvent(subject: string, reason: string): AppError {
+  return new AppError(PairingErrorCode.INVALID_EVENT, 'invalid_argument', `${subject}: ${reason}`);
 }

@@ -1,0 +1,30 @@
+/**
+ * When a pairing is removed here (relay.pairing.v1.unpaired), the remote events that depend on it end: our
+ * subscriptions to that relay's sessions (ended in the subscription service, no longer fetched) and the watches
+ * that relay kept here. Ending them again changes nothing, so a redelivery is harmless.
+ */
+import { consume, type Bus, type Consumer } from '@relay/bus';
+import { Unpaired } from '@relay/proto/relay/pairing/v1/events';
+import type { Logger } from '@relay/telemetry';
+import type { RemoteIngest, RemoteSubscriptionStore, RemoteWatchStore } from '../domain/remote-ports.ts';
+import { invalidEvent } from '../domain/errors.ts';
+import { endRelayEvents } from '../domain/remote-subscriptions.ts';
+import { PAIRING_EVENTS_STREAM, PairingSubject } from './pairing-events.ts';
+
+export const REMOTE_UNPAIRED_CONSUMER = { stream: PAIRING_EVENTS_STREAM.name, durable: 'pairing-remote-unpaired', filterSubjects: [PairingSubject.UNPAIRED] };
+
+export function startRemoteUnpairedConsumer(
+  bus: Bus,
+  deps: { subscriptions: RemoteSubscriptionStore; watches: RemoteWatchStore; ingest: RemoteIngest; logger: Logger },
+): Promise<Consumer> {
+  return consume(bus, {
+    ...REMOTE_UNPAIRED_CONSUMER,
+    logger: deps.logger,
+    handler: async (message) => {
+      const { relay } = Unpaired.fromJSON(message.data);
+      if (relay === '') throw invalidEvent(message.subject, 'relay is missing');
+      const { ended } = await endRelayEvents(relay, deps);
+      deps.logger.info({ relay, ended: ended.length }, 'remote subscriptions ended with the pairing');
+    },
+  });
+}
