@@ -136,6 +136,33 @@ export interface RelayInfo {
   /** At most 50, latest activity first. */
   groups: GroupSummary[];
   groupsTotal: number;
+  /** What each provider's plan has left (the usage action); undefined from a session service that does not report it. */
+  usage?: UsageReport | undefined;
+}
+
+/** One meter of a provider's plan this month; allowance, remaining and utilization are null without an allowance. */
+export interface UsageMeter {
+  name: string;
+  used: number;
+  allowance: number | null;
+  remaining: number | null;
+  utilization: number | null;
+  resetsAt: Date | null;
+}
+
+/** What a provider's plan has left: never an account name, address or token. */
+export interface ProviderUsage {
+  provider: string;
+  /** ok | limit_reached | paused | not_tracked | not_set_up */
+  status: string;
+  reason: string;
+  meters: UsageMeter[];
+  pausedUntil: Date | null;
+}
+
+export interface UsageReport {
+  providers: ProviderUsage[];
+  claudeUsageLimitPaused: boolean;
 }
 
 /** One message of a conversation. */

@@ -249,6 +249,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 modes: ['agent', 'ask', 'plan'],
                 groups: owners.groups,
                 groupsTotal: owners.groupsTotal,
+                // A session service without usage accounting: the gateway shows providers as not tracked.
+                usage: undefined,
                 settings,
               };
             },

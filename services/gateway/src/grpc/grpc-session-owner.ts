@@ -120,6 +120,26 @@ export class GrpcSessionOwner implements SessionOwner {
       modes: info.modes,
       groups: info.groups.map(toGroupSummary),
       groupsTotal: info.groupsTotal,
+      usage:
+        info.usage === undefined
+          ? undefined
+          : {
+              claudeUsageLimitPaused: info.usage.claudeUsageLimitPaused,
+              providers: info.usage.providers.map((usage) => ({
+                provider: usage.provider,
+                status: usage.status,
+                reason: usage.reason,
+                pausedUntil: usage.pausedUntil ?? null,
+                meters: usage.meters.map((meter) => ({
+                  name: meter.name,
+                  used: meter.used,
+                  allowance: meter.allowance ?? null,
+                  remaining: meter.remaining ?? null,
+                  utilization: meter.utilization ?? null,
+                  resetsAt: meter.resetsAt ?? null,
+                })),
+              })),
+            },
     };
   }
 

@@ -1,10 +1,10 @@
 /**
- * usage: what each provider's plan has left on this relay. This relay does not account tokens or
- * cost per turn yet, so no provider has meters: a provider that is set up says "not_tracked", one
- * that is not says "not_set_up" (with why); no Claude usage limit has paused turns. Account names,
- * addresses and tokens are never included.
+ * usage: what each provider's plan has left on this relay, from the relay's own accounting of tokens
+ * and cost per turn: per provider a status (ok, limit_reached, paused, not_tracked, not_set_up), its
+ * meters this month (used, allowance, remaining, utilization, resetsAt), and whether a Claude usage
+ * limit has paused turns. Account names, addresses and tokens are never included: the report holds none.
  */
-import type { ProviderInfo } from '../../ports.ts';
+import type { ProviderInfo, ProviderUsage, UsageMeter } from '../../ports.ts';
 import type { Action } from '../action-context.ts';
 import { success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
@@ -12,17 +12,41 @@ import { thisRelay } from '../this-relay.ts';
 export const usage: Action = async (args, context) => {
   const relay = thisRelay(args.relay, context);
   const info = await context.sessions.getRelayInfo(context.caller.userId);
-  const providers = info.providers.map(providerUsage);
-  const tracked = providers.filter((provider) => provider.status === 'not_tracked').length;
-  return success(
-    `usage → ${relay}: ${providers.length - tracked} of ${providers.length} providers not set up; no usage is tracked on this relay yet`,
-    { providers, claudeUsageLimitPaused: false },
-    relay,
-  );
+  // A session service that reports no accounting: every provider set up is not tracked.
+  const report = info.usage ?? { providers: info.providers.map(untracked), claudeUsageLimitPaused: false };
+  const providers = report.providers.map(providerView);
+  const by = (status: string) => providers.filter((provider) => provider.status === status).length;
+  const parts = [
+    `${by('ok')} tracked`,
+    ...(by('limit_reached') > 0 ? [`${by('limit_reached')} at their limit`] : []),
+    ...(by('paused') > 0 ? [`${by('paused')} paused by a usage limit`] : []),
+    `${by('not_tracked')} not tracked`,
+    `${by('not_set_up')} not set up`,
+  ];
+  return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused: report.claudeUsageLimitPaused }, relay);
 };
 
-function providerUsage(provider: ProviderInfo) {
-  return provider.available
-    ? { provider: provider.id, status: 'not_tracked' as const, meters: [] }
-    : { provider: provider.id, status: 'not_set_up' as const, reason: provider.reason, meters: [] };
+function untracked(provider: ProviderInfo): ProviderUsage {
+  return { provider: provider.id, status: provider.available ? 'not_tracked' : 'not_set_up', reason: provider.available ? '' : provider.reason, meters: [], pausedUntil: null };
+}
+
+function providerView(usage: ProviderUsage) {
+  return {
+    provider: usage.provider,
+    status: usage.status,
+    ...(usage.reason === '' ? {} : { reason: usage.reason }),
+    meters: usage.meters.map(meterView),
+    ...(usage.pausedUntil === null ? {} : { pausedUntil: usage.pausedUntil.toISOString() }),
+  };
+}
+
+function meterView(meter: UsageMeter) {
+  return {
+    name: meter.name,
+    used: meter.used,
+    allowance: meter.allowance,
+    remaining: meter.remaining,
+    utilization: meter.utilization === null ? null : Math.round(meter.utilization * 1000) / 1000,
+    resetsAt: meter.resetsAt?.toISOString() ?? null,
+  };
 }
