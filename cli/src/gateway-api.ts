@@ -1,5 +1,5 @@
 import { CliError } from './cli-error.ts';
-import type { HostedSessionOptions, RelayMode, SessionScope } from './parse-command.ts';
+import type { HostedSessionOptions, RelayMode, RelaySettingsChange, SessionScope } from './parse-command.ts';
 
 export type CreatedSession = { session: Record<string, unknown> & { id: string }; token: string; mcpUrl?: string };
 
@@ -23,6 +23,9 @@ export type InboxAsk = { id: string; sessionId: string; question: string; option
 
 /** A pending card as the Inbox lists it. */
 export type InboxCard = { id: string; sessionId: string; kind: 'approval' | 'question'; title: string; lines: string[]; options: string[]; createdAt: string | null };
+
+/** This relay's settings as the user API shows them. */
+export type RelaySettingsView = { agentSessionsEnabled: boolean; maxWaitSeconds: number; maxTurnMinutes: number; taskQuietMinutes: number };
 
 // A wait lasts up to the relay's longest wait per tool call (at most an hour); the request may take that long.
 const WAIT_TIMEOUT_MS = 3_700_000;
@@ -114,6 +117,23 @@ export class GatewayApi {
   /** POST /api/v1/cards/:id {decision, answer, choices} → the card decided. */
   async decideCard(cardId: string, decision: { decision: 'allow' | 'deny' | 'answer' | 'dismiss'; answer?: string; choices?: string[] }): Promise<Record<string, unknown>> {
     return (await this.request('POST', `/api/v1/cards/${encodeURIComponent(cardId)}`, decision)) as Record<string, unknown>;
+  }
+
+  /** GET /api/v1/settings → this relay's settings. */
+  async relaySettings(): Promise<RelaySettingsView> {
+    return this.settingsOf('GET /api/v1/settings', await this.request('GET', '/api/v1/settings')).settings;
+  }
+
+  /** PATCH /api/v1/settings → the settings after the change, and which changed. */
+  async updateRelaySettings(change: RelaySettingsChange): Promise<{ settings: RelaySettingsView; changed: string[] }> {
+    const body = this.settingsOf('PATCH /api/v1/settings', await this.request('PATCH', '/api/v1/settings', change));
+    return { settings: body.settings, changed: Array.isArray(body.changed) ? (body.changed as string[]) : [] };
+  }
+
+  private settingsOf(call: string, body: unknown): { settings: RelaySettingsView; changed?: unknown } {
+    const settings = (body as { settings?: unknown } | null)?.settings;
+    if (typeof settings !== 'object' || settings === null) throw new CliError(`${this.baseUrl}: ${call} answered without settings`);
+    return body as { settings: RelaySettingsView; changed?: unknown };
   }
 
   /** The ⏰ list: the user's schedules (or one conversation's), active and ended in the last hour. */

@@ -55,6 +55,10 @@ async function main(argv: readonly string[]): Promise<number> {
         const { runDecide } = await import('./commands/inbox.ts');
         return await runDecide(command, { out: process.stdout });
       }
+      case 'settings': {
+        const { runSettings } = await import('./commands/settings.ts');
+        return await runSettings(command, { out: process.stdout });
+      }
       case 'schedules': {
         const { runSchedules } = await import('./commands/schedules.ts');
         return await runSchedules(command, { out: process.stdout });

@@ -8,6 +8,14 @@ export type RelayMode = 'agent' | 'ask' | 'plan';
 /** A hosted session to create: its first prompt and what it runs with (unset: the relay's defaults). */
 export type HostedSessionOptions = { text: string; title?: string; provider?: string; model?: string; cwd?: string; mode?: RelayMode };
 
+/** Relay settings to change, named as the user API names them; none: only show them. */
+export type RelaySettingsChange = {
+  agent_sessions_enabled?: boolean;
+  max_wait_seconds?: number;
+  max_turn_minutes?: number;
+  task_quiet_minutes?: number;
+};
+
 export type Command =
   | { kind: 'up'; json: boolean }
   | { kind: 'sessions'; scope: SessionScope; json: boolean }
@@ -20,6 +28,7 @@ export type Command =
   | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
   | { kind: 'schedules'; sessionId?: string; cancel?: string; json: boolean }
+  | { kind: 'settings'; change: RelaySettingsChange; json: boolean }
   | { kind: 'help' };
 
 const SCOPES: readonly SessionScope[] = ['active', 'archived', 'all'];
@@ -48,6 +57,10 @@ Usage:
   relay deny CARD [--json]                       deny what an approval card asks
   relay schedules [--session SESSION] [--cancel SCHEDULE] [--json]
                                                  your schedules (the ⏰ list), or Cancel one
+  relay settings [--agent-sessions on|off] [--max-wait SECONDS] [--max-turn MINUTES] [--task-quiet MINUTES] [--json]
+                                                 this relay's settings: agents may start and use sessions here, the
+                                                 longest wait per tool call (120–3600 s), max turn duration, and the
+                                                 minutes without output after which a task counts as quiet; options change them
   relay help                                     this text
 
 relay up reads NATS_URL, DATABASE_URL (a server URL; each service gets its own database on it),
@@ -131,7 +144,7 @@ export function parseCommand(argv: readonly string[]): Command {
     }
     const command: Command = { kind: 'set-session', sessionId, json: values.json === true };
     if (values.mode !== undefined) command.mode = parseMode(values.mode);
-    if (values['may-create-sessions'] !== undefined) command.mayCreateSessions = parseSwitch(values['may-create-sessions']);
+    if (values['may-create-sessions'] !== undefined) command.mayCreateSessions = parseSwitch(values['may-create-sessions'], '--may-create-sessions');
     return command;
   }
   if (first === 'inbox' && second === undefined) {
@@ -156,6 +169,21 @@ export function parseCommand(argv: readonly string[]): Command {
     if (typeof values.session === 'string') command.sessionId = values.session;
     if (typeof values.cancel === 'string') command.cancel = values.cancel;
     return command;
+  }
+  if (first === 'settings' && second === undefined) {
+    const { values } = parseOptions(rest, {
+      json: { type: 'boolean' },
+      'agent-sessions': { type: 'string' },
+      'max-wait': { type: 'string' },
+      'max-turn': { type: 'string' },
+      'task-quiet': { type: 'string' },
+    });
+    const change: RelaySettingsChange = {};
+    if (values['agent-sessions'] !== undefined) change.agent_sessions_enabled = parseSwitch(values['agent-sessions'], '--agent-sessions');
+    if (values['max-wait'] !== undefined) change.max_wait_seconds = parseWholeNumber(values['max-wait'], '--max-wait');
+    if (values['max-turn'] !== undefined) change.max_turn_minutes = parseWholeNumber(values['max-turn'], '--max-turn');
+    if (values['task-quiet'] !== undefined) change.task_quiet_minutes = parseWholeNumber(values['task-quiet'], '--task-quiet');
+    return { kind: 'settings', change, json: values.json === true };
   }
   if ((first === 'allow' || first === 'deny') && extra.length === 0) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
@@ -202,10 +230,17 @@ function parseMode(value: string | boolean): RelayMode {
   return mode;
 }
 
-function parseSwitch(value: string | boolean): boolean {
+function parseSwitch(value: string | boolean, option: string): boolean {
   if (value === 'on') return true;
   if (value === 'off') return false;
-  throw new CliError('--may-create-sessions must be on or off');
+  throw new CliError(`${option} must be on or off`);
+}
+
+// The range is the relay's to check; here only that it is a number.
+function parseWholeNumber(value: string | boolean, option: string): number {
+  const number = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number)) throw new CliError(`${option} must be a whole number`);
+  return number;
 }
 
 function parseLast(value: string | boolean): number {
