@@ -2,12 +2,18 @@
  * The pairing service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, databaseUrl, parseEnv, port } from '@relay/config';
+import { baseEnv, databaseUrl, grpcAddress, parseEnv, port } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50055),
+  /** The subscription service, which takes the events fetched from paired relays. */
+  SUBSCRIPTION_GRPC_ADDR: grpcAddress('127.0.0.1:50052').default('127.0.0.1:50052'),
+  /** Between fetches of one subscription to a paired relay ("every few seconds"; relay time). */
+  REMOTE_FETCH_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  /** Events kept per paired relay's subscription while its link is down (500; smaller only for tests). */
+  REMOTE_BUFFER_LIMIT: z.coerce.number().int().min(1).max(500).default(500),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -5,18 +5,29 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
-import { startGrpcServer } from '@relay/rpc';
+import { createClient, startGrpcServer } from '@relay/rpc';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
+import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { PAIRING_EVENTS_STREAM } from './bus/pairing-events.ts';
+import { startRemoteSessionEventsConsumer } from './bus/remote-session-events.ts';
+import { startRemoteUnpairedConsumer } from './bus/remote-unpaired-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
 import { nodeSecrets } from './crypto/node-secrets.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { REMOTE_BUFFER_MAX_AGE_MS } from './domain/remote-buffer.ts';
 import { pairingGrpc } from './grpc/pairing-grpc.ts';
+import { remoteEventsGrpc } from './grpc/remote-events-grpc.ts';
+import { RemoteIngestClient } from './grpc/remote-ingest-client.ts';
 import { httpRelayLink } from './http/relay-client.ts';
+import { RemoteEventsClient } from './http/remote-events-client.ts';
+import { RemoteFetchLoop } from './runtime/remote-fetch-loop.ts';
 import { PrismaPairedRelayStore } from './store/prisma-paired-relay-store.ts';
 import { PrismaPairingCodeStore } from './store/prisma-pairing-code-store.ts';
 import { PrismaPairingSettingsStore } from './store/prisma-pairing-settings-store.ts';
+import { PrismaRemoteSubscriptionStore } from './store/prisma-remote-subscription-store.ts';
+import { PrismaRemoteWatchStore } from './store/prisma-remote-watch-store.ts';
 
 const logger = createLogger({ name: 'pairing' });
 
@@ -32,6 +43,7 @@ logger.level = config.LOG_LEVEL;
 
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR);
 
 try {
   const bus = await connectBus({ url: config.NATS_URL, name: 'pairing', logger });
@@ -39,13 +51,23 @@ try {
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 
+  const relays = new PrismaPairedRelayStore(prisma);
+  // Events across relays: the watches paired relays keep here, and our subscriptions fetched from theirs.
+  const watches = new PrismaRemoteWatchStore(prisma, { limit: config.REMOTE_BUFFER_LIMIT, maxAgeMs: REMOTE_BUFFER_MAX_AGE_MS });
+  const remoteSubscriptions = new PrismaRemoteSubscriptionStore(prisma);
+  const line = new RemoteEventsClient(relays);
+  const ingest = new RemoteIngestClient(subscriptionClient);
+  const fetchLoop = new RemoteFetchLoop({ subscriptions: remoteSubscriptions, line, ingest, clock, logger, intervalMs: config.REMOTE_FETCH_INTERVAL_MS });
+  const sessionEvents = startRemoteSessionEventsConsumer(bus, { watches, clock, logger });
+  const unpaired = await startRemoteUnpairedConsumer(bus, { subscriptions: remoteSubscriptions, watches, ingest, logger });
+
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
     services: [
       {
         definition: PairingServiceService,
         implementation: pairingGrpc({
-          relays: new PrismaPairedRelayStore(prisma),
+          relays,
           codes: new PrismaPairingCodeStore(prisma),
           settings: new PrismaPairingSettingsStore(prisma),
           secrets: nodeSecrets,
@@ -54,14 +76,23 @@ try {
           logger,
         }),
       },
+      {
+        definition: RemoteEventsServiceService,
+        implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, clock, logger, onOpened: () => fetchLoop.nudge() }),
+      },
     ],
     logger,
   });
+  fetchLoop.start();
 
   onShutdownSignal(logger, async () => {
     await server.shutdown();
-    // No consumers yet; they drain here, before the outbox's last flush.
+    await fetchLoop.stop();
+    // The consumers drain before the outbox's last flush.
+    await sessionEvents.stop();
+    await unpaired.stop();
     await outbox.stop();
+    subscriptionClient.close();
     await prisma.$disconnect();
     await bus.close();
     await shutdownTelemetry();
