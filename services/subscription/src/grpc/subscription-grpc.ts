@@ -2,7 +2,6 @@
  * relay.subscription.v1.SubscriptionService: decode the request, run the rule or the store, encode the answer.
  */
 import type { Clock } from '@relay/clock';
-import { AppError } from '@relay/errors';
 import {
   PromptState,
   type Subscription as SubscriptionMessage,
@@ -45,8 +44,7 @@ export function toSubscriptionMessage(subscription: Subscription | ListedSubscri
     endReason: subscription.endReason ?? '',
     heldCount: listed?.heldCount ?? 0,
     nextDeliveryAt: listed?.nextDeliveryAt ?? undefined,
-    // Watching a paired relay's sessions comes with the relay column (the paired-relay seams).
-    relay: '',
+    relay: subscription.relay,
   };
 }
 
@@ -67,7 +65,14 @@ export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; 
         quietHours: request.quietHours ?? null,
         resolved: request.resolvedSessions,
       });
-      const { subscription, first } = await store.subscribe({ userId: request.userId, watcherSessionId: request.watcherSessionId, spec, now: clock.now(), dryRun: request.dryRun });
+      const { subscription, first } = await store.subscribe({
+        userId: request.userId,
+        watcherSessionId: request.watcherSessionId,
+        spec,
+        relay: request.relay.trim(),
+        now: clock.now(),
+        dryRun: request.dryRun,
+      });
       return { subscription: toSubscriptionMessage(subscription), firstForWatcher: first };
     },
     unsubscribe: async (request) => {
@@ -91,19 +96,29 @@ export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; 
       deps.onChange();
       return {};
     },
-    // The paired-relay seams: the contract is fixed, the implementation follows within the hour.
-    ingestRemoteEvents: async () => {
-      throw notYet('IngestRemoteEvents');
+    ingestRemoteEvents: async (request) => {
+      const relay = requireRelay(request.relay, 'IngestRemoteEvents');
+      const result = await store.ingestRemote({ subscriptionId: request.subscriptionId, relay, events: request.events, replayed: request.replayed, dropped: request.dropped, now: clock.now() });
+      if (result.accepted > 0) deps.onChange();
+      return result;
     },
-    reportLinkState: async () => {
-      throw notYet('ReportLinkState');
+    reportLinkState: async (request) => {
+      const relay = requireRelay(request.relay, 'ReportLinkState');
+      const now = clock.now();
+      const changed = await store.reportLinkState({ subscriptionId: request.subscriptionId, relay, online: request.online, at: request.at ?? now, now });
+      if (changed) deps.onChange();
+      return { changed };
     },
-    endRelaySubscriptions: async () => {
-      throw notYet('EndRelaySubscriptions');
+    endRelaySubscriptions: async (request) => {
+      const relay = requireRelay(request.relay, 'EndRelaySubscriptions');
+      return { endedIds: await store.endRelaySubscriptions({ userId: request.userId === '' ? null : request.userId, relay, now: clock.now() }) };
     },
   });
 }
 
-function notYet(method: string): AppError {
-  return new AppError('REMOTE_RELAY_INTERNAL', 'unimplemented', `${method} is not implemented yet.`);
+/** The paired relay's name a paired-relay call needs. */
+function requireRelay(relay: string, method: string): string {
+  const name = relay.trim();
+  if (name === '') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `${method} needs relay: the paired relay's name.`);
+  return name;
 }

@@ -9,6 +9,7 @@ import type { OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
 import { evaluateWatcher, EMPTY_WATCHER_STATE, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
 import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
+import { parseRemoteEvents, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from '../domain/subscriptions/remote-events.ts';
 import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { subscriptionRefusal } from '../domain/errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
@@ -28,6 +29,7 @@ function toSubscription(row: SubscriptionRow): Subscription {
     id: row.id,
     userId: row.userId,
     watcherSessionId: row.watcherSessionId,
+    relay: row.relay,
     scope: row.scope === 'all' ? 'all' : 'sessions',
     sessions: row.sessions as Subscription['sessions'],
     exclude: row.exclude as string[],
@@ -67,7 +69,7 @@ export class PrismaWatchStore {
   constructor(private readonly prisma: PrismaClient) {}
 
   /** Makes a subscription (or only checks it, with dryRun). Answers it and whether it is the watcher's first. */
-  async subscribe(input: { userId: string; watcherSessionId: string; spec: SubscriptionSpec; now: Date; dryRun: boolean }): Promise<{ subscription: Subscription; first: boolean }> {
+  async subscribe(input: { userId: string; watcherSessionId: string; spec: SubscriptionSpec; relay?: string; now: Date; dryRun: boolean }): Promise<{ subscription: Subscription; first: boolean }> {
     return this.prisma.$transaction(async (tx) => {
       await this.#lockWatcher(tx, input.watcherSessionId, input.userId);
       const active = await tx.subscription.count({ where: { watcherSessionId: input.watcherSessionId, endedAt: null } });
@@ -77,6 +79,7 @@ export class PrismaWatchStore {
         id: input.dryRun ? '' : newSubscriptionId(),
         userId: input.userId,
         watcherSessionId: input.watcherSessionId,
+        relay: input.relay ?? '',
         createdAt: input.now,
         lastDeliveredAt: null,
         endedAt: null,
@@ -162,7 +165,9 @@ export class PrismaWatchStore {
         return true;
       }
       if (input.type === 'direct') {
-        await this.#store(tx, input.watcherSessionId, input.userId, [{ sourceEventId: input.sourceEventId, event: input.event, subscriptionIds: [] }], now);
+        for (const watcher of input.watcherSessionIds) {
+          await this.#store(tx, watcher, input.userId, [{ sourceEventId: input.sourceEventId, event: input.event, subscriptionIds: [] }], now);
+        }
         return true;
       }
       const subscriptions = (await tx.subscription.findMany({ where: { userId: input.userId, endedAt: null, relay: '' } })).map(toSubscription);
@@ -216,6 +221,8 @@ export class PrismaWatchStore {
         await tx.watcherEvent.update({
           where: { id: event.id },
           data: {
+            // The event itself changes too: a link_restored line counts the replayed events held when it is planned.
+            event: json(eventToJson(event.event)),
             status: event.status,
             releaseAt: event.releaseAt,
             deliverAt: event.deliverAt,
@@ -254,6 +261,66 @@ export class PrismaWatchStore {
     });
   }
 
+  /**
+   * A paired relay's events for one of its subscriptions: those the subscription takes are stored for its watcher
+   * once per (subscription, event id). Replayed ones are counted for the link_restored line. Answers how many were
+   * new and how many it had taken before.
+   */
+  async ingestRemote(input: { subscriptionId: string; relay: string; events: readonly RemoteEventInput[]; replayed: boolean; dropped: number; now: Date }): Promise<{ accepted: number; duplicates: number }> {
+    const candidates = parseRemoteEvents(input.relay, input.events, input.replayed ? { dropped: Math.max(0, input.dropped) } : null);
+    return this.prisma.$transaction(async (tx) => {
+      const subscription = await this.#relaySubscription(tx, input.subscriptionId, input.relay);
+      const taken = candidates.filter((candidate) => takesRemoteEvent(subscription, candidate));
+      if (taken.length === 0) return { accepted: 0, duplicates: 0 };
+      const accepted = await this.#store(
+        tx,
+        subscription.watcherSessionId,
+        subscription.userId,
+        taken.map((candidate) => ({ sourceEventId: remoteSourceId(subscription.id, candidate.eventId), event: candidate.event, subscriptionIds: [subscription.id] })),
+        input.now,
+      );
+      if (input.replayed && accepted > 0) await tx.subscription.update({ where: { id: subscription.id }, data: { replayedPending: { increment: accepted } } });
+      return { accepted, duplicates: taken.length - accepted };
+    });
+  }
+
+  /**
+   * The link to the subscription's relay went down or came back at `at`: a link_lost row, or a link_restored line
+   * with the replayed events taken since. Answers false when the link already was in that state.
+   */
+  async reportLinkState(input: { subscriptionId: string; relay: string; online: boolean; at: Date; now: Date }): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const subscription = await this.#relaySubscription(tx, input.subscriptionId, input.relay);
+      const row = await tx.subscription.findUniqueOrThrow({ where: { id: subscription.id }, select: { linkOnline: true, replayedPending: true } });
+      if (row.linkOnline === input.online) return false;
+      const base = { id: `link:${subscription.id}:${input.online ? 'restored' : 'lost'}:${input.at.toISOString()}`, occurredAt: input.at, relay: input.relay };
+      const event: RelayEvent = input.online ? { ...base, kind: 'link_restored', replayedCount: row.replayedPending, heldCount: 0 } : { ...base, kind: 'link_lost' };
+      await tx.subscription.update({ where: { id: subscription.id }, data: { linkOnline: input.online, linkChangedAt: input.at, ...(input.online ? { replayedPending: 0 } : {}) } });
+      await this.#store(tx, subscription.watcherSessionId, subscription.userId, [{ sourceEventId: event.id, event, subscriptionIds: [subscription.id] }], input.now);
+      return true;
+    });
+  }
+
+  /** Ends the active subscriptions watching `relay` (of one user, or of all when userId is null): it was unpaired. */
+  async endRelaySubscriptions(input: { userId: string | null; relay: string; now: Date }): Promise<string[]> {
+    const where = { relay: input.relay, endedAt: null, ...(input.userId === null ? {} : { userId: input.userId }) };
+    return this.prisma.$transaction(async (tx) => {
+      const rows = await tx.subscription.findMany({ where, select: { id: true } });
+      await tx.subscription.updateMany({ where: { id: { in: rows.map((row) => row.id) } }, data: { endedAt: input.now, endReason: 'unpaired' satisfies EndReason } });
+      return rows.map((row) => row.id);
+    });
+  }
+
+  /** The active subscription `id` watching `relay`, locked; NOT_FOUND otherwise. */
+  async #relaySubscription(tx: Tx, id: string, relay: string): Promise<Subscription> {
+    await tx.$queryRaw`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
+    const row = await tx.subscription.findUnique({ where: { id } });
+    if (row === null || row.endedAt !== null || row.relay === '' || row.relay !== relay) {
+      throw subscriptionRefusal('REMOTE_RELAY_NOT_FOUND', `No active subscription ${id} to relay ${relay} on this relay.`);
+    }
+    return toSubscription(row);
+  }
+
   /** The watcher's row exists and is locked for the rest of the transaction. */
   async #lockWatcher(tx: Tx, sessionId: string, userId: string): Promise<void> {
     await tx.$executeRaw`INSERT INTO watchers (session_id, user_id, state) VALUES (${sessionId}, ${userId}, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb)
@@ -261,16 +328,19 @@ export class PrismaWatchStore {
     await tx.$queryRaw`SELECT session_id FROM watchers WHERE session_id = ${sessionId} FOR UPDATE`;
   }
 
-  async #store(tx: Tx, watcherSessionId: string, userId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<void> {
+  /** Stores events for the watcher (a source event already there is left alone) and makes it due; answers how many were new. */
+  async #store(tx: Tx, watcherSessionId: string, userId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<number> {
     await this.#lockWatcher(tx, watcherSessionId, userId);
+    let inserted = 0;
     for (const item of events) {
-      await tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at)
+      inserted += await tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at)
         VALUES (${`${watcherSessionId}:${item.sourceEventId}`}, ${watcherSessionId}, ${item.sourceEventId}, ${JSON.stringify(eventToJson(item.event))}::jsonb,
                 ${JSON.stringify(item.subscriptionIds)}::jsonb, 'new', ${now.toISOString()}::timestamp(3))
         ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
     }
     await tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${now.toISOString()}::timestamp(3)), ${now.toISOString()}::timestamp(3))
       WHERE session_id = ${watcherSessionId}`;
+    return inserted;
   }
 
   /** Archive: the session's own subscriptions end, and it leaves every list that names it (a list left empty ends). */

@@ -9,6 +9,12 @@ export const URGENT_EVENT_KINDS = ['question_asked', 'question_answered', 'error
 
 export type UrgentEventKind = (typeof URGENT_EVENT_KINDS)[number];
 
+/**
+ * Rows about the link to a paired relay: never held either. They say what happened to the link, not in a
+ * session, and a link_restored held until a digest would come after the replayed events it announces.
+ */
+export const LINK_EVENT_KINDS = ['link_lost', 'link_restored'] as const;
+
 export type EventKind =
   | UrgentEventKind
   | 'turn_end'
@@ -20,7 +26,8 @@ export type EventKind =
   | 'all_idle'
   | 'heartbeat'
   | 'link_lost'
-  | 'link_restored';
+  | 'link_restored'
+  | 'remote';
 
 /** The session an event happened in, as the row names it. */
 export type EventSession = { id: string; title: string };
@@ -30,6 +37,11 @@ type EventBase = {
   occurredAt: Date;
   /** The paired relay the event comes from; null for this relay. */
   relay: string | null;
+  /**
+   * Set on a paired relay's event that relay kept while the link was down: the rows of a message's replayed
+   * events come as one row tagged replayed. dropped: older events that relay dropped past its newest 500.
+   */
+  replayed?: { dropped: number };
 };
 
 type SessionEventBase = EventBase & { session: EventSession };
@@ -94,6 +106,12 @@ export type LinkRestoredEvent = EventBase & {
   heldCount: number;
 };
 
+/**
+ * A paired relay's computed event (stalled, all_idle, heartbeat) as that relay worded it: this relay does not
+ * see the other one's sessions, so it shows the words, the session when there is one, and the relay's name.
+ */
+export type RemoteTextEvent = EventBase & { kind: 'remote'; remoteKind: string; session: EventSession | null; text: string };
+
 /** An event one or more of a watcher's subscriptions took. */
 export type RelayEvent =
   | TurnEndEvent
@@ -106,7 +124,8 @@ export type RelayEvent =
   | AllIdleEvent
   | HeartbeatEvent
   | LinkLostEvent
-  | LinkRestoredEvent;
+  | LinkRestoredEvent
+  | RemoteTextEvent;
 
 /** A daily window of local time; `tz` is a canonical IANA name, `from`/`to` are "HH:MM". */
 export type QuietHours = { from: string; to: string; tz: string };

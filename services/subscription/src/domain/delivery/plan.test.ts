@@ -50,6 +50,9 @@ describe('isUrgent', () => {
     ['stalled', false],
     ['all_idle', false],
     ['heartbeat', false],
+    ['link_lost', true],
+    ['link_restored', true],
+    ['remote', false],
   ] as const)('%s → %s', (kind, urgent) => {
     expect(isUrgent(kind)).toBe(urgent);
   });

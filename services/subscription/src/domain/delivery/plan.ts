@@ -8,6 +8,7 @@ import { coalesceRelease } from './coalesce.ts';
 import { nextDigestAt } from './digest.ts';
 import {
   DEFAULT_DELIVERY_TIMINGS,
+  LINK_EVENT_KINDS,
   URGENT_EVENT_KINDS,
   type DeliveryPlan,
   type DeliverySubscription,
@@ -21,9 +22,9 @@ import {
 } from './model.ts';
 import { quietWindowAt } from './quiet-hours.ts';
 
-/** question_asked, question_answered and error: never held back by anything. */
+/** question_asked, question_answered and error, and the link rows: never held back by anything. */
 export function isUrgent(kind: EventKind): boolean {
-  return (URGENT_EVENT_KINDS as readonly EventKind[]).includes(kind);
+  return (URGENT_EVENT_KINDS as readonly EventKind[]).includes(kind) || (LINK_EVENT_KINDS as readonly EventKind[]).includes(kind);
 }
 
 /** What one subscription that took the event says about it. */

@@ -129,6 +129,25 @@ describe('renderEventRow: the rows designed here', () => {
   });
 });
 
+describe('renderWakeUpMessage: a paired relay\'s replayed events', () => {
+  it('come as one row tagged replayed: how many, how many that relay dropped, then each event', () => {
+    const replayed = (text: string): MessageItem => ({ event: turnEnd(text, { relay: 'build-box', session: { id: '77aa19f0', title: 'Nightly deploy' }, replayed: { dropped: 7 } }), heldBy: null });
+    const restored: RelayEvent = { kind: 'link_restored', id: 'lr', occurredAt: at('2026-06-10T10:00:00Z'), relay: 'build-box', replayedCount: 2, heldCount: 0 };
+    expect(renderWakeUpMessage({ items: [{ event: restored, heldBy: null }, replayed('Step one.'), replayed('Step two.')], capDigest: false }).split('\n')).toEqual([
+      HEADER_LINE,
+      '[relay event] build-box · replayed: 2 events kept there while the link was down; 7 older events dropped past the newest 500:',
+      '  session "Nightly deploy" (77aa…): turn_end (done) "Step one."',
+      '  session "Nightly deploy" (77aa…): turn_end (done) "Step two."',
+      '[relay event] build-box · link_restored: the relay answers again; 2 events replayed',
+    ]);
+  });
+
+  it('say nothing of drops when that relay dropped none', () => {
+    const item: MessageItem = { event: turnEnd('Only one.', { relay: 'build-box', replayed: { dropped: 0 } }), heldBy: null };
+    expect(renderWakeUpMessage({ items: [item], capDigest: false }).split('\n')[1]).toBe('[relay event] build-box · replayed: 1 event kept there while the link was down:');
+  });
+});
+
 describe('quoteStart', () => {
   it('keeps a short text whole', () => {
     expect(quoteStart('Yes. The deploy finished at 02:14.')).toBe('"Yes. The deploy finished at 02:14."');

@@ -53,8 +53,10 @@ function describe(event: RelayEvent): string {
   switch (event.kind) {
     case 'turn_end':
       return `${sessionLabel(event.session)}: turn_end (${event.status})${event.text ? ` ${quoteStart(event.text)}` : ''}`;
-    case 'question_asked':
-      return `${sessionLabel(event.session)}: question_asked ${quoteStart(event.question)} (question_id ${event.questionId})`;
+    case 'question_asked': {
+      const id = event.questionId === '' ? '' : ` (question_id ${event.questionId})`;
+      return `${sessionLabel(event.session)}: question_asked ${quoteStart(event.question)}${id}`;
+    }
     case 'question_answered': {
       if (event.dismissed) return `question_answered: question ${event.questionId} dismissed (via ${event.via})`;
       const answer = event.answer ? ` ${quoteStart(event.answer)}` : '';
@@ -91,7 +93,23 @@ function describe(event: RelayEvent): string {
       const held = event.heldCount > 0 ? `, ${event.heldCount} of them held by digest or quiet hours and coming later` : '';
       return `link_restored: the relay answers again; ${plural(event.replayedCount, 'event', 'events')} replayed${held}`;
     }
+    case 'remote': {
+      const text = oneLine(event.text);
+      return `${event.session ? `${sessionLabel(event.session)}: ` : ''}${event.remoteKind}${text === '' ? '' : `: ${text}`}`;
+    }
   }
+}
+
+/**
+ * The row of a message's replayed events from one paired relay: a first line that says so, how many, and how
+ * many that relay dropped past its newest 500, then each event indented (no `[relay event]` of its own, so it
+ * reads as part of the one row).
+ */
+function replayedRow(relay: string, events: readonly RelayEvent[]): string[] {
+  const dropped = Math.max(0, ...events.map((event) => event.replayed?.dropped ?? 0));
+  const droppedText = dropped > 0 ? `; ${plural(dropped, 'older event', 'older events')} dropped past the newest 500` : '';
+  const first = `[relay event] ${relay} · replayed: ${plural(events.length, 'event', 'events')} kept there while the link was down${droppedText}:`;
+  return [first, ...events.map((event) => `  ${describe(event)}`)];
 }
 
 /**
@@ -135,7 +153,17 @@ export function renderWakeUpMessage(message: WakeUpMessage, timings: DeliveryTim
       plain.push(item);
     }
   }
-  const rows = (items: readonly MessageItem[]) => items.map((item) => renderEventRow(item.event));
+  const rows = (items: readonly MessageItem[]): string[] => {
+    // A paired relay's replayed events make one row, where the first of them would be.
+    const replayed = new Map<string, RelayEvent[]>();
+    for (const { event } of items) if (event.replayed) replayed.set(event.relay ?? '', [...(replayed.get(event.relay ?? '') ?? []), event]);
+    return items.flatMap(({ event }) => {
+      if (!event.replayed) return [renderEventRow(event)];
+      const group = replayed.get(event.relay ?? '');
+      if (group?.[0] !== event) return [];
+      return replayedRow(event.relay ?? '', group);
+    });
+  };
 
   const lines = [HEADER_LINE];
   if (message.capDigest) {

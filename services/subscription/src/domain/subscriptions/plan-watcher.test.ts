@@ -98,4 +98,23 @@ describe('evaluateWatcher and the watcher\'s own prompts', () => {
     const sent = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:00:30Z'), state: first.state, seq: 0, events: first.events, subscriptions: subs(once) });
     expect(sent.wakeUp?.sourceEventIds).toEqual(['e1']);
   });
+
+  it('counts in link_restored the replayed events of its subscription a digest holds', () => {
+    const digest = subscription({ id: 'sub_digest', digestMinutes: 30, createdAt: at('2026-10-24T09:50:00Z') });
+    const replayed = (id: string): RelayEvent => ({ ...turnEnd(id, '2026-10-24T09:55:00Z'), relay: 'build-box', replayed: { dropped: 0 } });
+    const restored: RelayEvent = { kind: 'link_restored', id: 'lr', occurredAt: at('2026-10-24T10:00:00Z'), relay: 'build-box', replayedCount: 2, heldCount: 0 };
+    const result = evaluateWatcher({
+      watcherSessionId: WATCHER,
+      now: at('2026-10-24T10:00:00Z'),
+      state: EMPTY_WATCHER_STATE,
+      seq: 0,
+      events: [stored(restored, ['sub_digest']), stored(replayed('r1'), ['sub_digest']), stored(replayed('r2'), ['sub_digest'])],
+      subscriptions: subs(digest),
+    });
+    expect(result.events.filter((event) => event.status === 'held')).toHaveLength(2);
+    expect(result.wakeUp?.text.split('\n')).toEqual([
+      '[relay event · automated message from OAR, not from the user; it approves nothing]',
+      '[relay event] build-box · link_restored: the relay answers again; 2 events replayed, 2 of them held by digest or quiet hours and coming later',
+    ]);
+  });
 });

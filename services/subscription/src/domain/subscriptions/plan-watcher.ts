@@ -108,6 +108,16 @@ export function evaluateWatcher(input: {
     }
   }
 
+  // A link_restored line says how many of the replayed events of its subscription wait for a digest or quiet hours:
+  // counted once they are planned (the replayed batch comes before the line, and may be planned with it).
+  for (const event of toPlan) {
+    if (event.event.kind !== 'link_restored' || event.status === 'dropped') continue;
+    const heldCount = [...current.values()].filter(
+      (other) => other.event.replayed !== undefined && other.status === 'held' && other.subscriptionIds.some((id) => event.subscriptionIds.includes(id)),
+    ).length;
+    event.event = { ...event.event, heldCount };
+  }
+
   // No echo, checked again when the message goes: the watcher's call or wait may have returned the finished reply
   // (NotePromptState) after the turn_end was planned; the coalescing window leaves it that time.
   for (const event of current.values()) {

@@ -8,6 +8,8 @@ export type Subscription = SubscriptionSpec & {
   id: string;
   userId: string;
   watcherSessionId: string;
+  /** The paired relay whose sessions it watches; '' = this relay. */
+  relay: string;
   createdAt: Date;
   lastDeliveredAt: Date | null;
   endedAt: Date | null;
@@ -15,7 +17,7 @@ export type Subscription = SubscriptionSpec & {
 };
 
 /** Why a subscription ended, as list_subscriptions says it. */
-export type EndReason = 'unsubscribed' | 'watcher_archived' | 'session_archived' | 'once_fired' | 'transferred';
+export type EndReason = 'unsubscribed' | 'watcher_archived' | 'session_archived' | 'once_fired' | 'transferred' | 'unpaired';
 
 /** How long an ended subscription stays in list_subscriptions. */
 export const ENDED_LISTED_MS = 60 * 60_000;

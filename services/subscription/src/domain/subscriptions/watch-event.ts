@@ -9,6 +9,9 @@ export type SessionCandidate = { sourceEventId: string; kind: string; text: stri
 
 export type WatchInput =
   | { type: 'session_events'; userId: string; sessionId: string; senderSessionId: string | null; candidates: SessionCandidate[] }
-  /** An event for one conversation whatever it subscribed to (question_answered to the asking conversation). */
-  | { type: 'direct'; userId: string; watcherSessionId: string; sourceEventId: string; event: RelayEvent }
+  /**
+   * An event for these conversations whatever they subscribed to: question_answered to the asking conversation,
+   * and to the session asked about when the ask was made on its behalf.
+   */
+  | { type: 'direct'; userId: string; watcherSessionIds: string[]; sourceEventId: string; event: RelayEvent }
   | { type: 'archived'; userId: string; sessionId: string; occurredAt: Date };
