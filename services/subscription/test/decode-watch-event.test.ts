@@ -23,7 +23,14 @@ describe('decodeWatchEvent', () => {
 
   it('question_answered goes to the asking conversation', () => {
     const input = decodeWatchEvent('relay.question.v1.question_answered', { eventId: 'q1', occurredAt, questionId: 'ask_1', askingSessionId: 'w1', userId: 'u1', choice: 'Wait', via: 'desk' });
-    expect(input).toMatchObject({ type: 'direct', watcherSessionId: 'w1', event: { kind: 'question_answered', choices: ['Wait'], answer: null, via: 'desk' } });
+    expect(input).toMatchObject({ type: 'direct', watcherSessionIds: ['w1'], event: { kind: 'question_answered', choices: ['Wait'], answer: null, via: 'desk' } });
+  });
+
+  it('question_answered of an ask made on behalf of another session goes to both conversations', () => {
+    const payload = { eventId: 'q2', occurredAt, questionId: 'ask_2', askingSessionId: 'w1', aboutSessionId: 's9', userId: 'u1', answer: 'later', via: 'desk' };
+    expect(decodeWatchEvent('relay.question.v1.question_answered', payload)).toMatchObject({ type: 'direct', watcherSessionIds: ['w1', 's9'], event: { questionId: 'ask_2', answer: 'later' } });
+    // An ask about the asking conversation itself wakes it once.
+    expect(decodeWatchEvent('relay.question.v1.question_answered', { ...payload, aboutSessionId: 'w1' })).toMatchObject({ watcherSessionIds: ['w1'] });
   });
 
   it('archived, and subjects subscriptions do not use', () => {

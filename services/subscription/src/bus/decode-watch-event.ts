@@ -89,10 +89,11 @@ export function decodeWatchEvent(subject: string, data: unknown): WatchInput | u
     const message = QuestionAnswered.fromJSON(data);
     const occurredAt = required(subject, message.eventId, message.occurredAt);
     if (message.askingSessionId === '') throw invalidEvent(subject, 'askingSessionId is missing');
+    const about = message.aboutSessionId !== '' && message.aboutSessionId !== message.askingSessionId ? [message.aboutSessionId] : [];
     return {
       type: 'direct',
       userId: message.userId,
-      watcherSessionId: message.askingSessionId,
+      watcherSessionIds: [message.askingSessionId, ...about],
       sourceEventId: message.eventId,
       event: {
         id: message.eventId,
