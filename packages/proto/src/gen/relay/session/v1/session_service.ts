@@ -177,6 +177,8 @@ export interface CreateSessionRequest {
   text: string;
   provenance: Provenance | undefined;
   dryRun: boolean;
+  /** Paired relays a user's first message mentions: they are unlocked in the new conversation. */
+  mentionedRelays: string[];
 }
 
 /** The session as created (or as it would be, on a dry run). */
@@ -209,6 +211,8 @@ export interface SendMessageRequest {
   mode: string;
   provenance: Provenance | undefined;
   dryRun: boolean;
+  /** Paired relays a user's message mentions: they are unlocked in the conversation. */
+  mentionedRelays: string[];
 }
 
 /** The queued message. */
@@ -337,6 +341,14 @@ export interface GetConversationResponse {
     | undefined;
   /** Sessions this conversation's agent has started. */
   startedSessions: number;
+  /** The paired relays unlocked in this conversation. */
+  unlockedRelays: RelayUnlock[];
+}
+
+/** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent on that relay writing to it. */
+export interface RelayUnlock {
+  relay: string;
+  byMention: boolean;
 }
 
 /** The owner's switches; an unset field is left as it is. */
@@ -1943,6 +1955,7 @@ function createBaseCreateSessionRequest(): CreateSessionRequest {
     text: "",
     provenance: undefined,
     dryRun: false,
+    mentionedRelays: [],
   };
 }
 
@@ -1989,6 +2002,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     }
     if (message.dryRun !== false) {
       writer.uint32(112).bool(message.dryRun);
+    }
+    for (const v of message.mentionedRelays) {
+      writer.uint32(122).string(v!);
     }
     return writer;
   },
@@ -2118,6 +2134,14 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
             message.dryRun = reader.bool();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.mentionedRelays.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2158,6 +2182,11 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
+      mentionedRelays: globalThis.Array.isArray(object?.mentionedRelays)
+        ? object.mentionedRelays.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.mentioned_relays)
+        ? object.mentioned_relays.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2205,6 +2234,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     if (message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
+    if (message.mentionedRelays?.length) {
+      obj.mentionedRelays = message.mentionedRelays;
+    }
     return obj;
   },
 
@@ -2229,6 +2261,7 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       ? Provenance.fromPartial(object.provenance)
       : undefined;
     message.dryRun = object.dryRun ?? false;
+    message.mentionedRelays = object.mentionedRelays?.map((e) => e) || [];
     return message;
   },
 };
@@ -2396,6 +2429,7 @@ function createBaseSendMessageRequest(): SendMessageRequest {
     mode: "",
     provenance: undefined,
     dryRun: false,
+    mentionedRelays: [],
   };
 }
 
@@ -2430,6 +2464,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     }
     if (message.dryRun !== false) {
       writer.uint32(80).bool(message.dryRun);
+    }
+    for (const v of message.mentionedRelays) {
+      writer.uint32(90).string(v!);
     }
     return writer;
   },
@@ -2527,6 +2564,14 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
             message.dryRun = reader.bool();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.mentionedRelays.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2567,6 +2612,11 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
+      mentionedRelays: globalThis.Array.isArray(object?.mentionedRelays)
+        ? object.mentionedRelays.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.mentioned_relays)
+        ? object.mentioned_relays.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2602,6 +2652,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     if (message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
+    if (message.mentionedRelays?.length) {
+      obj.mentionedRelays = message.mentionedRelays;
+    }
     return obj;
   },
 
@@ -2622,6 +2675,7 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
       ? Provenance.fromPartial(object.provenance)
       : undefined;
     message.dryRun = object.dryRun ?? false;
+    message.mentionedRelays = object.mentionedRelays?.map((e) => e) || [];
     return message;
   },
 };
@@ -4152,7 +4206,13 @@ export const GetConversationRequest: MessageFns<GetConversationRequest> = {
 };
 
 function createBaseGetConversationResponse(): GetConversationResponse {
-  return { session: undefined, hasRunningTurn: false, turnProvenance: undefined, startedSessions: 0 };
+  return {
+    session: undefined,
+    hasRunningTurn: false,
+    turnProvenance: undefined,
+    startedSessions: 0,
+    unlockedRelays: [],
+  };
 }
 
 export const GetConversationResponse: MessageFns<GetConversationResponse> = {
@@ -4168,6 +4228,9 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
     }
     if (message.startedSessions !== 0) {
       writer.uint32(32).int32(message.startedSessions);
+    }
+    for (const v of message.unlockedRelays) {
+      RelayUnlock.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -4217,6 +4280,14 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
             message.startedSessions = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.unlockedRelays.push(RelayUnlock.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4247,6 +4318,11 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
         : isSet(object.started_sessions)
         ? globalThis.Number(object.started_sessions)
         : 0,
+      unlockedRelays: globalThis.Array.isArray(object?.unlockedRelays)
+        ? object.unlockedRelays.map((e: any) => RelayUnlock.fromJSON(e))
+        : globalThis.Array.isArray(object?.unlocked_relays)
+        ? object.unlocked_relays.map((e: any) => RelayUnlock.fromJSON(e))
+        : [],
     };
   },
 
@@ -4264,6 +4340,9 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
     if (message.startedSessions !== 0) {
       obj.startedSessions = Math.round(message.startedSessions);
     }
+    if (message.unlockedRelays?.length) {
+      obj.unlockedRelays = message.unlockedRelays.map((e) => RelayUnlock.toJSON(e));
+    }
     return obj;
   },
 
@@ -4280,6 +4359,96 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
       ? Provenance.fromPartial(object.turnProvenance)
       : undefined;
     message.startedSessions = object.startedSessions ?? 0;
+    message.unlockedRelays = object.unlockedRelays?.map((e) => RelayUnlock.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRelayUnlock(): RelayUnlock {
+  return { relay: "", byMention: false };
+}
+
+export const RelayUnlock: MessageFns<RelayUnlock> = {
+  encode(message: RelayUnlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== "") {
+      writer.uint32(10).string(message.relay);
+    }
+    if (message.byMention !== false) {
+      writer.uint32(16).bool(message.byMention);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelayUnlock {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelayUnlock();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.byMention = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RelayUnlock {
+    return {
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      byMention: isSet(object.byMention)
+        ? globalThis.Boolean(object.byMention)
+        : isSet(object.by_mention)
+        ? globalThis.Boolean(object.by_mention)
+        : false,
+    };
+  },
+
+  toJSON(message: RelayUnlock): unknown {
+    const obj: any = {};
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.byMention !== false) {
+      obj.byMention = message.byMention;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RelayUnlock>, I>>(base?: I): RelayUnlock {
+    return RelayUnlock.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RelayUnlock>, I>>(object: I): RelayUnlock {
+    const message = createBaseRelayUnlock();
+    message.relay = object.relay ?? "";
+    message.byMention = object.byMention ?? false;
     return message;
   },
 };
