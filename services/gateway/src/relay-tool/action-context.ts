@@ -5,6 +5,7 @@
 import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner, SubscriptionOwner } from '../ports.ts';
 import type { ToolArguments } from './arguments.ts';
 import type { Success } from './result.ts';
+import type { RemoteEventsOwner } from '../remote-events-owner.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
 
 export interface ActionContext {
@@ -24,6 +25,8 @@ export interface ActionContext {
   schedules?: SchedulerOwner;
   /** The subscription service; absent where this gateway runs without one (subscription actions then answer UNSUPPORTED). */
   subscriptions?: SubscriptionOwner;
+  /** The pairing service's remote events; absent where this gateway runs without one (subscribing to a paired relay then answers UNSUPPORTED). */
+  remoteEvents?: RemoteEventsOwner;
   /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */
   signal: AbortSignal;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */
