@@ -19,7 +19,7 @@ import { sendMessage } from '../domain/send-message.ts';
 import { setConversationOptions } from '../domain/set-conversation-options.ts';
 import { updateSession } from '../domain/update-session.ts';
 import type { LoopGuardMethod } from './loop-guard-grpc.ts';
-import { withTasks, type SessionTasksDeps } from '../tasks/session-tasks.ts';
+import { withMemberStates, withTasks, type SessionTasksDeps } from '../tasks/session-tasks.ts';
 import type { TaskMethod } from '../tasks/task-grpc.ts';
 import {
   fromProvenanceMessage,
@@ -110,7 +110,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         messages: read.messages.map(toChatMessage),
         inFlight: read.inFlight,
         pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
-        groupMembers: read.groupMembers.map(toGroupMemberMessage),
+        groupMembers: await withMemberStates(deps.tasks, read.groupMembers.map(toGroupMemberMessage)),
       };
     },
     createSession: async (request) => {

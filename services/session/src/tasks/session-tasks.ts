@@ -3,10 +3,10 @@
  * ended within the hour, each with whether it has output, its health while it runs and its
  * test-run counts; a session whose only work left is a task is background_only.
  */
-import { SessionState, type Session as SessionMessage, type Task as TaskMessage } from '@relay/proto/relay/session/v1/session';
+import { SessionState, type GroupMember as GroupMemberMessage, type Session as SessionMessage, type Task as TaskMessage } from '@relay/proto/relay/session/v1/session';
 import type { TaskOutputReader, TaskStore } from '../domain/tasks/ports.ts';
 import { readConsole } from '../domain/tasks/read-task-output.ts';
-import { stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
+import { isBackgroundOnly, stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
 import { toTaskMessage } from './task-wire.ts';
 
 /** Enough of the end of the output for the counts of a run's summary. */
@@ -32,9 +32,21 @@ export async function withTasks(deps: SessionTasksDeps | undefined, sessions: Se
   const views = await Promise.all(tasks.map((task) => taskView(deps, task, now, quietAfterMinutes)));
   return sessions.map((session) => {
     const own = views.filter((view) => view.sessionId === session.id);
-    const background = session.state === SessionState.SESSION_STATE_IDLE && own.some((view) => view.status === 'running');
-    return { ...session, tasks: own, ...(background ? { state: SessionState.SESSION_STATE_BACKGROUND_ONLY } : {}) };
+    return { ...session, tasks: own, state: stateWith(session.state, own) };
   });
+}
+
+/** read_session's group members with background_only where an idle member's task still runs. */
+export async function withMemberStates(deps: SessionTasksDeps | undefined, members: GroupMemberMessage[]): Promise<GroupMemberMessage[]> {
+  const idle = members.filter((member) => member.state === SessionState.SESSION_STATE_IDLE);
+  if (deps === undefined || idle.length === 0) return members;
+  // Ended "since now": only the running ones.
+  const tasks = await deps.store.tasksOf(idle.map((member) => member.id), deps.now());
+  return members.map((member) => ({ ...member, state: stateWith(member.state, tasks.filter((task) => task.sessionId === member.id)) }));
+}
+
+function stateWith(state: SessionState, tasks: readonly { status: string }[]): SessionState {
+  return isBackgroundOnly(state === SessionState.SESSION_STATE_IDLE, tasks) ? SessionState.SESSION_STATE_BACKGROUND_ONLY : state;
 }
 
 async function taskView(deps: SessionTasksDeps, task: Task, now: Date, quietAfterMinutes: number): Promise<TaskMessage> {

@@ -21,7 +21,7 @@ import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { TASK_LEASE_MS, TASK_OUTPUT_KEPT_BYTES, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
 import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/tasks/background-tasks.ts';
 import { PrismaTaskStore } from '../../src/tasks/prisma-task-store.ts';
-import { withTasks } from '../../src/tasks/session-tasks.ts';
+import { withMemberStates, withTasks } from '../../src/tasks/session-tasks.ts';
 import { TaskSubject } from '../../src/tasks/task-wire.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -149,11 +149,19 @@ describe('a background task', () => {
     ]);
     const [busy] = await withTasks(tasksDeps(), [sessionMessage(sessionId, SessionState.SESSION_STATE_RUNNING_TURN)]);
     expect(busy!.state).toBe(SessionState.SESSION_STATE_RUNNING_TURN);
+    // As a group member in another session's read_session.
+    const member = { id: sessionId, title: 'Build', role: 'member', archived: false };
+    const idleOther = { ...member, id: await newSession('idle') };
+    expect(await withMemberStates(tasksDeps(), [{ ...member, state: SessionState.SESSION_STATE_IDLE }, { ...idleOther, state: SessionState.SESSION_STATE_IDLE }])).toEqual([
+      { ...member, state: SessionState.SESSION_STATE_BACKGROUND_ONLY },
+      { ...idleOther, state: SessionState.SESSION_STATE_IDLE },
+    ]);
 
     await tasks.stopAll();
     expect(await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'stopped', reason: STOPPED_REASON });
     const [after] = await withTasks(tasksDeps(), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
     expect(after!.state).toBe(SessionState.SESSION_STATE_IDLE);
+    expect(await withMemberStates(tasksDeps(), [{ ...member, state: SessionState.SESSION_STATE_IDLE }])).toEqual([{ ...member, state: SessionState.SESSION_STATE_IDLE }]);
     expect(after!.tasks[0]!.health).toBeUndefined();
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { collapseRepeats, consoleLines, stripAnsi, tailOf } from '../../src/domain/tasks/console-text.ts';
 import { readConsole } from '../../src/domain/tasks/read-task-output.ts';
 import { redactCredentials } from '../../src/domain/tasks/redact-credentials.ts';
-import { isOutputKept, stallOf, stateWithTasks, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
+import { isBackgroundOnly, isOutputKept, stallOf, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
 import { parseTestCounts } from '../../src/domain/tasks/test-counts.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/task-output/${name}`, import.meta.url), 'utf8');
@@ -106,9 +106,10 @@ describe('task rules', () => {
     expect(isOutputKept({ status: 'completed', endedAt }, new Date(endedAt.getTime() + TASK_OUTPUT_KEPT_MS + 1))).toBe(false);
   });
 
-  it('an idle session with a running task is background_only', () => {
-    expect(stateWithTasks('idle', [{ status: 'running' }])).toBe('background_only');
-    expect(stateWithTasks('idle', [{ status: 'completed' }])).toBe('idle');
-    expect(stateWithTasks('running_turn', [{ status: 'running' }])).toBe('running_turn');
+  it('an idle session with a running task is background_only; a running turn or only ended tasks are not', () => {
+    expect(isBackgroundOnly(true, [{ status: 'completed' }, { status: 'running' }])).toBe(true);
+    expect(isBackgroundOnly(true, [{ status: 'completed' }, { status: 'failed' }, { status: 'stopped' }])).toBe(false);
+    expect(isBackgroundOnly(true, [])).toBe(false);
+    expect(isBackgroundOnly(false, [{ status: 'running' }])).toBe(false);
   });
 });

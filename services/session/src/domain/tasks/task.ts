@@ -2,7 +2,6 @@
  * A background shell task and the rules about it (pure): its statuses, how long its output is
  * kept, how quiet it is, and what read_session shows of it.
  */
-import type { TestCounts } from './test-counts.ts';
 
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'stopped';
 
@@ -66,15 +65,10 @@ export function stallOf(task: Pick<Task, 'startedAt' | 'lastOutputAt'>, now: Dat
   return { minutes, since, quiet: minutes >= quietAfterMinutes, quietAfterMinutes };
 }
 
-/** A task as read_session and list_sessions show it. */
-export interface TaskView {
-  task: Task;
-  /** Whether there is output to read with read_task_output. */
-  hasOutput: boolean;
-  counts: TestCounts | undefined;
-}
-
-/** The session state with its tasks: an idle session whose task still runs is background_only. */
-export function stateWithTasks<S extends string>(state: S, tasks: readonly Pick<Task, 'status'>[]): S | 'background_only' {
-  return state === 'idle' && tasks.some((task) => task.status === 'running') ? 'background_only' : state;
+/**
+ * Whether a session is background_only (list_sessions, read_session): the agent has answered (no turn is
+ * queued or running: the session is idle) and one of its tasks still runs.
+ */
+export function isBackgroundOnly(sessionIdle: boolean, tasks: readonly { status: string }[]): boolean {
+  return sessionIdle && tasks.some((task) => task.status === 'running');
 }
