@@ -7,7 +7,9 @@ import { CreateSessionRequest, SessionServiceClient, SessionServiceService } fro
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
-import { ConfiguredCatalogue } from '../../src/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue, type CatalogueSettings } from '../../src/catalogue/configured-catalogue.ts';
+import type { Allowance } from '../../src/domain/usage/usage.ts';
+import { PrismaUsageLedger } from '../../src/store/prisma-usage-ledger.ts';
 import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
 import { seedRelaySettings } from '../../src/domain/relay-settings.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
@@ -35,11 +37,21 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
+/** What a test changes about the relay it starts. */
+export interface HarnessOptions {
+  /** More provider configuration (credentials, model lists). */
+  settings?: CatalogueSettings;
+  /** The providers whose plug-ins run here (default script and claude). */
+  runs?: string[];
+  /** When given, the relay accounts usage in its database against these allowances (caps, usage). */
+  usageAllowances?: Record<string, Allowance>;
+}
+
 /**
  * Starts the service: script and Claude (subscription) run here; Claude API, Copilot, DeepSeek and the rest
  * are listed with their default model lists but not available.
  */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logger = createLogger({ name: 'session-actions-test', level: 'silent' });
   const [database, nats]: [TestDatabase, NatsServer] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
@@ -49,14 +61,20 @@ export async function startHarness(): Promise<Harness> {
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   const clock = new ManualClock(NOW);
+  const runs = options.runs ?? ['script', 'claude'];
+  const usage = options.usageAllowances === undefined ? undefined : { ledger: new PrismaUsageLedger(prisma), allowances: options.usageAllowances };
   const catalogue = new ConfiguredCatalogue(
     {
       CLAUDE_CODE_OAUTH_TOKEN: 'configured',
       RELAY_CLAUDE_MODELS: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5'],
       RELAY_COPILOT_MODELS: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'],
       RELAY_DEEPSEEK_MODELS: ['deepseek-chat', 'deepseek-reasoner'],
+      ...options.settings,
     },
-    { availability: (id) => (id === 'script' || id === 'claude' ? { available: true, reason: '' } : undefined) },
+    {
+      availability: (id) => (runs.includes(id) ? { available: true, reason: '' } : undefined),
+      ...(usage === undefined ? {} : { usage: { ...usage, now: () => clock.now() } }),
+    },
   );
   const server: GrpcServer = await startGrpcServer({
     port: 0,
@@ -64,7 +82,7 @@ export async function startHarness(): Promise<Harness> {
     services: [
       {
         definition: SessionServiceService,
-        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY }),
+        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, ...(usage === undefined ? {} : { usage }) }),
       },
     ],
     logger,
