@@ -5,7 +5,7 @@ import { checkFolder, isInsideAny, normaliseFolder } from './folders.ts';
 import { findNamedGroup, GROUP_ID_PREFIX, toGroupRef } from './groups.ts';
 import { DEFAULT_PROVIDER, CLOUD_PROVIDER, findProvider, type ProviderInfo } from './provider-catalogue.ts';
 import type { ActionDeps, RelayPlace } from './ports.ts';
-import { agentProvenance, buildQueuedMessage } from './queue-message.ts';
+import { agentProvenance, buildQueuedMessage, promptOf } from './queue-message.ts';
 import { checkEffort, checkMode, checkTitle, nothingDone, requireAvailable, titleFromText } from './session-settings.ts';
 
 /** Sessions one conversation's agent started that may be at work at once (decisions.md, Limits). */
@@ -30,6 +30,8 @@ export interface CreateSessionInput {
   group: string;
   text: string;
   provenance: Provenance | null;
+  /** Paired relays a user's first message mentions (the gateway knows them): they are unlocked in the new conversation. */
+  mentionedRelays?: string[];
   dryRun: boolean;
 }
 
@@ -282,12 +284,13 @@ export async function createSession(deps: ActionDeps, input: CreateSessionInput,
     await tx.recordEvent({ type: 'session_created', eventId: deps.ids.newId(), occurredAt: now, session: created! });
 
     const provenance = input.provenance ?? (caller === undefined ? null : agentProvenance(caller, await tx.openTurns(caller.id), deps.relay.name));
+    const prompt = promptOf({ text: input.text, provenance, mentioned: input.mentionedRelays ?? [] }, caller !== undefined, deps.relay.name);
     const queued = buildQueuedMessage(
       deps.ids,
       session,
       {
-        text: input.text,
-        role: caller === undefined ? 'user' : 'agent',
+        text: prompt.text,
+        role: prompt.role,
         provenance,
         senderSessionId: caller?.id ?? null,
         mode: plan.mode,
@@ -295,6 +298,7 @@ export async function createSession(deps: ActionDeps, input: CreateSessionInput,
       now,
     );
     await tx.queueMessage(queued);
+    if (prompt.unlocks.length > 0) await tx.unlockRelays(session.id, prompt.unlocks, now);
     const stored = await tx.findSession(session.id);
     if (stored === undefined) throw new Error('the session just created is missing');
     const [view] = await tx.viewSessions([stored]);

@@ -178,6 +178,12 @@ export interface Turn {
   endedAt: Date | null;
 }
 
+/** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent on that relay writing to it. */
+export interface RelayUnlock {
+  relay: string;
+  byMention: boolean;
+}
+
 /** A conversation's standing permission, e.g. to change sessions it did not start on a relay. */
 export interface ConversationGrant {
   sessionId: string;

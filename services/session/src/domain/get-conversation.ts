@@ -1,4 +1,4 @@
-import type { Provenance, SessionView } from './entities.ts';
+import type { Provenance, RelayUnlock, SessionView } from './entities.ts';
 import { notFound } from './errors.ts';
 import type { ConversationStore } from './ports.ts';
 
@@ -11,17 +11,20 @@ export interface Conversation {
   turnProvenance: Provenance | null;
   /** Sessions this conversation's agent has started. */
   startedSessions: number;
+  /** The paired relays unlocked in it. */
+  unlockedRelays: RelayUnlock[];
 }
 
 /** The calling conversation's mode, running turn and what it started. */
 export async function getConversation(deps: { store: ConversationStore; relay: { name: string } }, input: { sessionId: string }): Promise<Conversation> {
   const session = await deps.store.findSession(input.sessionId);
   if (session === undefined) throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
-  const [views, openTurns, startedSessions] = await Promise.all([
+  const [views, openTurns, startedSessions, unlockedRelays] = await Promise.all([
     deps.store.viewSessions([session]),
     deps.store.openTurns(session.id),
     deps.store.countStartedSessions(session.id),
+    deps.store.listUnlocks(session.id),
   ]);
   const running = openTurns.find((turn) => turn.status === 'running' || turn.status === 'waiting_for_answer');
-  return { session: views[0]!, hasRunningTurn: running !== undefined, turnProvenance: running?.provenance ?? null, startedSessions };
+  return { session: views[0]!, hasRunningTurn: running !== undefined, turnProvenance: running?.provenance ?? null, startedSessions, unlockedRelays };
 }

@@ -2,22 +2,7 @@
  * What the use cases need from the outside world. Adapters in store/ and crypto/ implement these;
  * unit tests use in-memory fakes.
  */
-import type {
-  ApiToken,
-  ConversationGrant,
-  Group,
-  GroupInfo,
-  GroupMember,
-  Message,
-  RelaySettings,
-  Session,
-  SessionArchivedEvent,
-  SessionCreatedEvent,
-  SessionView,
-  Turn,
-  TurnQueuedEvent,
-  User,
-} from './entities.ts';
+import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, Turn, TurnQueuedEvent, User } from './entities.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 
 /** Which sessions a listing wants: archived ones, unarchived ones, or all when undefined. */
@@ -94,6 +79,10 @@ export interface ConversationStore {
   /** Asks the runner to stop the session's running (or waiting) turn; false when none runs. */
   requestStop(sessionId: string): Promise<boolean>;
   insertGrant(grant: ConversationGrant): Promise<void>;
+  /** Unlocks paired relays in a conversation; a mention upgrades an agent's unlock, nothing locks one again. */
+  unlockRelays(sessionId: string, unlocks: readonly RelayUnlock[], now: Date): Promise<void>;
+  /** The paired relays unlocked in a conversation, oldest first. */
+  listUnlocks(sessionId: string): Promise<RelayUnlock[]>;
   /** Stores a token record (e.g. a session token the runtime mints for a worker). */
   insertToken(token: ApiToken): Promise<void>;
   /** Publishes a fact through the outbox in the current transaction. */

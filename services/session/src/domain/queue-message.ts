@@ -1,4 +1,4 @@
-import type { Message, MessageRole, Provenance, RelayMode, Session, Turn, TurnQueuedEvent } from './entities.ts';
+import type { Message, MessageRole, Provenance, RelayMode, RelayUnlock, Session, Turn, TurnQueuedEvent } from './entities.ts';
 import type { ConversationStore, IdGenerator } from './ports.ts';
 
 /** What is queued into a session: the text and who wrote it. */
@@ -87,6 +87,24 @@ export function agentProvenance(caller: Session, callerOpenTurns: readonly Turn[
     model: caller.model,
     hops: running?.provenance?.hops ?? 0,
   };
+}
+
+/**
+ * A prompt as it is queued (decisions.md, Across relays): a user's message as typed; a prompt from another
+ * relay's agent starts with the "Remote prompt" line and unlocks that relay in the conversation, so the agent
+ * here can answer; `mentioned` are the paired relays a user's message names, which it unlocks too.
+ */
+export function promptOf(
+  input: { text: string; provenance: Provenance | null; mentioned: readonly string[] },
+  fromAgent: boolean,
+  relayName: string,
+): { text: string; role: MessageRole; unlocks: RelayUnlock[] } {
+  const remote = input.provenance !== null && input.provenance.originRelay !== '' && input.provenance.originRelay !== relayName;
+  if (remote) {
+    return { text: `${remotePromptHeader(input.provenance!)}\n${input.text}`, role: 'agent', unlocks: [{ relay: input.provenance!.originRelay, byMention: false }] };
+  }
+  if (fromAgent) return { text: input.text, role: 'agent', unlocks: [] };
+  return { text: input.text, role: 'user', unlocks: input.mentioned.map((relay) => ({ relay, byMention: true })) };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Provenance, Session, SessionView } from './entities.ts';
 import { activeLimit, archived, forbidden, invalidInput, notFound, providerUnavailable, unsupported } from './errors.ts';
 import { CLAUDE_BILLINGS, EXTERNAL_PROVIDER, findProvider, type ProviderInfo } from './provider-catalogue.ts';
 import type { ActionDeps, SessionChanges } from './ports.ts';
-import { agentProvenance, buildQueuedMessage } from './queue-message.ts';
+import { agentProvenance, buildQueuedMessage, promptOf } from './queue-message.ts';
 import { checkEffort, checkMode, nothingDone, requireAvailable } from './session-settings.ts';
 
 /** A send as the gateway passes it (or a user's message when callerSessionId is ''); '' means "not given". */
@@ -20,6 +20,8 @@ export interface SendMessageInput {
   /** The mode the turn runs in; '' passes the caller's own. */
   mode: string;
   provenance: Provenance | null;
+  /** Paired relays a user's message mentions (the gateway knows them): they are unlocked in the conversation. */
+  mentionedRelays?: string[];
   dryRun: boolean;
 }
 
@@ -149,13 +151,15 @@ export async function sendMessage(deps: ActionDeps, input: SendMessageInput, now
 
     if (Object.keys(plan.changes).length > 0) await tx.updateSession(plan.target.id, plan.changes);
     const provenance = input.provenance ?? (caller === undefined ? null : agentProvenance(caller, await tx.openTurns(caller.id), deps.relay.name));
+    const prompt = promptOf({ text: input.text, provenance, mentioned: input.mentionedRelays ?? [] }, caller !== undefined, deps.relay.name);
     const queued = buildQueuedMessage(
       deps.ids,
       plan.target,
-      { text: input.text, role: caller === undefined ? 'user' : 'agent', provenance, senderSessionId: caller?.id ?? null, mode: plan.mode },
+      { text: prompt.text, role: prompt.role, provenance, senderSessionId: caller?.id ?? null, mode: plan.mode },
       now,
     );
     await tx.queueMessage(queued);
+    if (prompt.unlocks.length > 0) await tx.unlockRelays(plan.target.id, prompt.unlocks, now);
     const stored = await tx.findSession(plan.target.id);
     if (stored === undefined) throw new Error('the session just written to is missing');
     const [view] = await tx.viewSessions([stored]);

@@ -130,6 +130,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
           group: request.group,
           text: request.text,
           provenance: fromProvenanceMessage(request.provenance),
+          mentionedRelays: request.mentionedRelays,
           dryRun: request.dryRun,
         },
         clock.now(),
@@ -155,6 +156,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
           effort: request.effort,
           mode: request.mode,
           provenance: fromProvenanceMessage(request.provenance),
+          mentionedRelays: request.mentionedRelays,
           dryRun: request.dryRun,
         },
         clock.now(),
@@ -207,6 +209,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         hasRunningTurn: conversation.hasRunningTurn,
         turnProvenance: conversation.turnProvenance === null ? undefined : toProvenanceMessage(conversation.turnProvenance),
         startedSessions: conversation.startedSessions,
+        unlockedRelays: conversation.unlockedRelays,
       };
     },
     setConversationOptions: async (request) => {

@@ -11,6 +11,7 @@ import type {
   PendingQuestion,
   Provenance,
   RelayMode,
+  RelayUnlock,
   RelaySettings,
   Session,
   SessionView,
@@ -218,6 +219,24 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
       await tx.session.updateMany({ where: { groupId }, data: { groupRole: null } });
       await tx.group.delete({ where: { id: groupId } });
     });
+  }
+
+  async unlockRelays(sessionId: string, unlocks: readonly RelayUnlock[], now: Date): Promise<void> {
+    await this.atomically(async (tx) => {
+      for (const unlock of unlocks) {
+        await tx.conversationUnlock.upsert({
+          where: { sessionId_relay: { sessionId, relay: unlock.relay } },
+          create: { sessionId, relay: unlock.relay, byMention: unlock.byMention, createdAt: now },
+          // A mention upgrades an agent's unlock; an agent's writing never takes a mention back.
+          update: unlock.byMention ? { byMention: true } : {},
+        });
+      }
+    });
+  }
+
+  async listUnlocks(sessionId: string): Promise<RelayUnlock[]> {
+    const rows = await this.db.conversationUnlock.findMany({ where: { sessionId }, orderBy: { createdAt: 'asc' } });
+    return rows.map((row) => ({ relay: row.relay, byMention: row.byMention }));
   }
 
   async queueMessage(input: { message: Message; turn: Turn; event: TurnQueuedEvent }): Promise<void> {

@@ -1,0 +1,65 @@
+// Paired relays unlocked per conversation (spec, Locked and unlocked) and prompts from another relay's agents
+// (decisions.md, Across relays), against the real session service over gRPC and PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
+import { callUnary } from '@relay/rpc';
+import { startHarness, type Harness } from './harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const send = (request: Partial<SendMessageRequest>) => callUnary(h.client, 'sendMessage', SendMessageRequest.fromPartial(request));
+const create = (request: Partial<CreateSessionRequest>) => callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial(request));
+const unlocks = async (sessionId: string) => (await callUnary(h.client, 'getConversation', { sessionId })).unlockedRelays;
+
+const fromDesk = { originRelay: 'desk', originSessionId: 'd1', originSessionTitle: 'Release on desk', model: 'script-1', hops: 1 };
+
+describe('unlocks', () => {
+  it("a user's message unlocks the paired relays it mentions, by mention, and they stay unlocked", async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    expect(await unlocks(sessionId)).toEqual([]);
+    await send({ userId, sessionId, text: 'ask lab about it', mentionedRelays: ['lab'] });
+    expect(await unlocks(sessionId)).toEqual([{ relay: 'lab', byMention: true }]);
+    await send({ userId, sessionId, text: 'thanks' });
+    expect(await unlocks(sessionId)).toEqual([{ relay: 'lab', byMention: true }]);
+  });
+
+  it("a prompt from another relay's agent starts with the Remote prompt line, is an agent's, and unlocks that relay (not by mention)", async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    const sent = await send({ userId, sessionId, text: 'reply hello', provenance: fromDesk });
+    const message = await h.prisma.message.findUnique({ where: { id: sent.messageId } });
+    expect(message).toMatchObject({ role: 'agent', senderSessionId: null, provenance: fromDesk });
+    expect(message!.text).toBe('[Remote prompt from an agent on relay "desk" · session "Release on desk" · script-1 · acting for the user]\nreply hello');
+    expect(await unlocks(sessionId)).toEqual([{ relay: 'desk', byMention: false }]);
+
+    // The user mentioning it later upgrades the unlock; the agent writing again never downgrades it.
+    await send({ userId, sessionId, text: 'go on, desk', mentionedRelays: ['desk'] });
+    await send({ userId, sessionId, text: 'reply again', provenance: fromDesk });
+    expect(await unlocks(sessionId)).toEqual([{ relay: 'desk', byMention: true }]);
+  });
+
+  it('a session started from another relay goes into no group and has that relay unlocked', async () => {
+    const userId = await h.newUser();
+    const created = await create({ userId, text: 'reply hi', provenance: fromDesk });
+    expect(created.session!.group).toBeUndefined();
+    expect(await unlocks(created.session!.id)).toEqual([{ relay: 'desk', byMention: false }]);
+    const message = await h.prisma.message.findUnique({ where: { id: created.messageId } });
+    expect(message!.text.startsWith('[Remote prompt from an agent on relay "desk"')).toBe(true);
+  });
+
+  it('a prompt from an agent on this relay unlocks nothing and carries no Remote prompt line', async () => {
+    const userId = await h.newUser();
+    const callerId = await h.newSession(userId);
+    const targetId = await h.newSession(userId);
+    const sent = await send({ userId, callerSessionId: callerId, sessionId: targetId, text: 'reply hi', mentionedRelays: ['lab'] });
+    expect((await h.prisma.message.findUnique({ where: { id: sent.messageId } }))!.text).toBe('reply hi');
+    expect(await unlocks(targetId)).toEqual([]);
+  });
+});
