@@ -1,7 +1,9 @@
-// Issue 4 end to end: a script session starts `npm test`-like shell work (`node --test` on a tiny suite that
-// holds its last test until the test releases it) with the `task` step; a watcher session reads the run's counts
-// through relay_tool read_task_output while it runs, and again once it ended.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// Issue 4 end to end: a script session starts `npm test` with the `task` step in a folder whose test script
+// (fixtures/vitest-like-run.mjs) prints a vitest run over a second or so, in colour, with a credential and a
+// repeated line, and holds before its last file until the test releases it. A watcher — another session whose
+// agent calls relay_tool through the gateway's MCP endpoint — reads the run's counts with read_task_output while
+// it runs (final: false) and once it ended (final: true).
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,17 +11,6 @@ import { startRelay, type Relay } from '../harness/relay.ts';
 
 let relay: Relay;
 let folder: string;
-
-const SUITE = `import { test } from 'node:test';
-import assert from 'node:assert';
-import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-test('compiles', () => assert.ok(true));
-test('links', () => assert.equal(2 + 2, 5));
-test('waits for release', async () => {
-  while (!existsSync('release')) await sleep(50);
-});
-`;
 
 async function finish(sessionId: string, messageId: string): Promise<any> {
   for (;;) {
@@ -46,15 +37,16 @@ async function until<T>(check: () => Promise<T | undefined>, what: string): Prom
 }
 
 /** The watcher's turn: read_task_output through relay_tool; with no reply step, its reply is the result as JSON. */
-async function watch(sessionId: string, taskId: string): Promise<any> {
-  const { turn } = await run('Watcher', `relay_tool ${JSON.stringify({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId, lines: 20 })}`);
+async function watch(sessionId: string, taskId: string, lines = 20): Promise<any> {
+  const { turn } = await run('Watcher', `relay_tool ${JSON.stringify({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId, lines })}`);
   expect(turn.status, JSON.stringify(turn)).toBe('done');
   return JSON.parse(turn.reply.text);
 }
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'relay-e2e-build-'));
-  await writeFile(join(folder, 'build.test.mjs'), SUITE);
+  await copyFile(new URL('./fixtures/vitest-like-run.mjs', import.meta.url), join(folder, 'run-tests.mjs'));
+  await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'build', version: '1.0.0', private: true, scripts: { test: 'node run-tests.mjs' } }));
   relay = await startRelay({ name: 'desk', env: { RELAY_AGENT_SESSIONS: 'on' } });
 });
 
@@ -63,12 +55,12 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describe('a background test run watched from another session', () => {
+describe('npm test in the background, watched from another session', () => {
   let builder: string;
   let taskId: string;
 
-  it('the task step starts the run in the session folder and the turn ends while it keeps running', async () => {
-    const started = await run('Builder', 'task node --test\nreply started {{result.taskId}} {{result.status}}', folder);
+  it('the task step starts the run in the session folder and the turn ends while it keeps running: background_only', async () => {
+    const started = await run('Builder', 'task npm test\nreply started {{result.taskId}} {{result.status}}', folder);
     builder = started.id;
     expect(started.turn.status, JSON.stringify(started.turn)).toBe('done');
     const [, id, status] = started.turn.reply.text.split(' ');
@@ -82,25 +74,40 @@ describe('a background test run watched from another session', () => {
     }, 'the run has counts');
     expect(read.state).toBe('background_only');
     expect(read.session.tasks).toEqual([
-      expect.objectContaining({ taskId, description: 'node --test', type: 'local_bash', status: 'running', exitCode: null, output: true, health: expect.objectContaining({ quiet: false, quietAfterMinutes: 10 }) }),
+      expect.objectContaining({
+        taskId,
+        description: 'npm test',
+        type: 'local_bash',
+        status: 'running',
+        exitCode: null,
+        output: true,
+        health: expect.objectContaining({ quiet: false, quietAfterMinutes: 10 }),
+        counts: { runner: 'vitest', passed: 45, failed: 1, skipped: 0, final: false },
+      }),
     ]);
+    const { body: listed } = await relay.api('GET', '/api/v1/sessions');
+    expect(listed.sessions.find((session: any) => session.id === builder)).toMatchObject({ state: 'background_only' });
   });
 
-  it('a watcher reads the counts so far with read_task_output while the run goes on', async () => {
-    const result = await watch(builder, taskId);
+  it('the watcher reads the counts so far with read_task_output while the run goes on, as plain text with credentials blanked', async () => {
+    const result = await watch(builder, taskId, 6);
     expect(result).toMatchObject({
       ok: true,
       relay: 'desk',
-      task: { id: taskId, description: 'node --test', type: 'local_bash', status: 'running', exitCode: null },
+      task: { id: taskId, description: 'npm test', type: 'local_bash', status: 'running', exitCode: null },
       stall: { quiet: false, quietAfterMinutes: 10 },
-      counts: { runner: 'node:test', passed: 1, failed: 1, skipped: 0, final: false },
+      counts: { runner: 'vitest', passed: 45, failed: 1, skipped: 0, final: false },
       truncated: true,
     });
-    expect(result.tail).toHaveLength(20);
-    expect(result.summary).toMatch(new RegExp(`^read_task_output → desk session \\S+ task \\S+: 20 lines, running, .*1 passed, 1 failed$`));
+    expect(result.tail).toHaveLength(6);
+    expect(result.tail).toContain(' ❯ src/deploy.test.ts (5 tests | 1 failed) 88ms');
+    const text = result.tail.join('\n');
+    expect(text).not.toContain('\u001b');
+    expect(text).not.toMatch(/s3cr3t-pw|eyJhbGci/);
+    expect(result.summary).toMatch(new RegExp(`^read_task_output → desk session \\S+ task \\S+: 6 lines, running, .*45 passed, 1 failed$`));
   });
 
-  it('once released, the run fails (a test failed), the session goes idle and the watcher reads the final counts', async () => {
+  it('once released, the run fails (a test failed: exit code 1), the session goes idle, and the watcher reads the final counts', async () => {
     await writeFile(join(folder, 'release'), '');
     await until(async () => {
       const { body } = await relay.api('GET', `/api/v1/sessions/${builder}`);
@@ -108,13 +115,22 @@ describe('a background test run watched from another session', () => {
     }, 'the run ended');
     const { body } = await relay.api('GET', `/api/v1/sessions/${builder}`);
     expect(body.state).toBe('idle');
-    expect(body.session.tasks[0]).toMatchObject({ status: 'failed', exitCode: 1 });
+    expect(body.session.tasks[0]).toMatchObject({ status: 'failed', exitCode: 1, counts: { runner: 'vitest', passed: 54, failed: 1, skipped: 0, final: true } });
     expect(body.session.tasks[0].health).toBeUndefined();
 
-    const result = await watch(builder, taskId);
-    expect(result).toMatchObject({ ok: true, task: { status: 'failed', exitCode: 1 }, counts: { runner: 'node:test', passed: 2, failed: 1, skipped: 0, final: true } });
+    const result = await watch(builder, taskId, 50);
+    expect(result).toMatchObject({ ok: true, task: { status: 'failed', exitCode: 1 }, counts: { runner: 'vitest', passed: 54, failed: 1, skipped: 0, final: true }, truncated: false });
     expect(result.stall).toBeUndefined();
-    expect(result.tail.at(-1)).toMatch(/^# duration_ms /);
+    expect(result.tail).toEqual(
+      expect.arrayContaining([
+        '> build@1.0.0 test',
+        '> node run-tests.mjs',
+        '     → fetch https://deploy:[redacted]@registry.example.com/v2/ failed: 401 (Authorization: [redacted]',
+        'stdout | waiting for the mock registry [×3]',
+        '      Tests  1 failed | 54 passed (55)',
+      ]),
+    );
+    expect(result.tail.join('\n')).not.toMatch(/\u001b|s3cr3t-pw|eyJhbGci/);
   });
 
   it('an unknown task and a bad lines answer refusals', async () => {
