@@ -1,19 +1,28 @@
 /**
  * list_subscriptions: the conversation's subscriptions (or, with watcher, another conversation's of the same
  * user): the active ones with what their digest or quiet hours hold now, and those ended in the last hour.
+ * With a paired relay, those that watch that relay's sessions (kept here, where the watcher is).
  */
 import type { Action } from '../action-context.ts';
+import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { resolveRelay } from '../relay-name.ts';
 import { count, success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
 
 export const listSubscriptions: Action = async (args, context) => {
-  const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
+  const target = resolveRelay(args.relay, context.relayName, context.paired);
+  if (target.kind === 'paired') {
+    const conversation = await sessions.getConversation(caller.sessionId);
+    checkPairedRelayCall({ action: 'list_subscriptions', relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  }
+  const relay = target.kind === 'paired' ? target.relay.name : thisRelay(args.relay, context);
   const watcher = args.watcher?.trim() || caller.sessionId;
   // Another conversation must be one of the user's: reading it refuses an unknown one.
   if (watcher !== caller.sessionId) await sessions.readSession(caller.userId, watcher, 1);
-  const all = await subscriptionOwner(context).listSubscriptions(caller.userId, watcher);
+  const held = await subscriptionOwner(context).listSubscriptions(caller.userId, watcher);
+  const all = target.kind === 'paired' ? held.filter((subscription) => subscription.relay === relay) : held;
   const active = all.filter((subscription) => subscription.endedAt === undefined);
   const view = all.map((subscription) => {
     const ended = subscription.endedAt !== undefined;

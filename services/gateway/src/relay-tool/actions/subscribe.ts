@@ -1,18 +1,25 @@
 /**
- * subscribe: the calling conversation watches sessions of this relay and is woken when something happens
- * there. The listed sessions are read first (unknown ones are refused by the subscription service after
- * its argument checks); a dry run checks everything; the user allows it on a card before a conversation
- * first watches (every mode) and before every write in the ask and plan modes.
+ * subscribe: the calling conversation watches sessions of this relay, or of a paired relay, and is woken when
+ * something happens there. The listed sessions are read first (unknown ones are refused by the subscription
+ * service after its argument checks); a dry run checks everything; the user allows it on a card before a
+ * conversation first watches (every mode) and before every write in the ask and plan modes.
+ *
+ * On a paired relay (spec, On a paired relay) the relay must be unlocked and allow at least reading; the
+ * subscription is registered there (that relay checks its sessions and whether it accepts other relays'
+ * agents) and made here, where its digest and quiet hours apply; the pairing service then fetches its events.
  */
-import type { ActionContext } from '../action-context.ts';
-import type { Action } from '../action-context.ts';
+import type { Action, ActionContext } from '../action-context.ts';
+import type { ToolArguments } from '../arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import type { CardText } from '../card-text.ts';
 import { toolError } from '../errors.ts';
+import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { resolveRelay } from '../relay-name.ts';
 import { count, success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
-import type { SubscriptionOwner, WatchSubscription } from '../../ports.ts';
+import type { PairedRelay, SubscribeInput, SubscriptionOwner, WatchSubscription } from '../../ports.ts';
+import type { RemoteEventsOwner } from '../../remote-events-owner.ts';
 
 /** The subscription service, when this gateway was given one. */
 export function subscriptionOwner(context: ActionContext): SubscriptionOwner {
@@ -39,6 +46,7 @@ export function optionsLabel(subscription: WatchSubscription): string {
 export function subscriptionView(subscription: WatchSubscription): Record<string, unknown> {
   return {
     id: subscription.id,
+    ...(subscription.relay !== '' ? { relay: subscription.relay } : {}),
     ...(subscription.scope === 'all' ? { scope: 'all', sessions: 'all' } : { sessions: subscription.sessions }),
     events: subscription.events,
     once: subscription.once,
@@ -67,7 +75,42 @@ function subscribeCard(relay: string, subscription: WatchSubscription): CardText
   };
 }
 
+/** The pairing service's remote events, when this gateway was given them. */
+export function remoteEventsOwner(context: ActionContext): RemoteEventsOwner {
+  if (context.remoteEvents === undefined) throw toolError('REMOTE_RELAY_UNSUPPORTED', 'Subscriptions to paired relays are not available on this relay.');
+  return context.remoteEvents;
+}
+
+/** The subscription's arguments as the subscription service takes them, before its sessions are resolved. */
+function subscribeInput(args: ToolArguments, context: ActionContext): Omit<SubscribeInput, 'resolved' | 'dryRun'> {
+  const quiet = args.quiet_hours;
+  return {
+    userId: context.caller.userId,
+    watcherSessionId: context.caller.sessionId,
+    sessions: [...new Set(args.sessions ?? [])],
+    exclude: args.exclude ?? [],
+    events: args.events ?? [],
+    once: args.once ?? false,
+    match: args.match ?? '',
+    stalledMinutes: args.stalled_minutes ?? 0,
+    heartbeatMinutes: args.heartbeat_minutes ?? 0,
+    digestMinutes: args.digest_minutes ?? 0,
+    quietHours: quiet === undefined ? undefined : { from: String(quiet.from ?? ''), to: String(quiet.to ?? ''), tz: String(quiet.tz ?? '') },
+  };
+}
+
+function subscribedResult(relay: string, subscription: WatchSubscription) {
+  const options = optionsLabel(subscription);
+  return success(
+    `subscribe → ${relay}: ${watchedLabel(subscription)}${options ? `, ${options}` : ''} (${subscription.id})`,
+    { subscription: subscriptionView(subscription) },
+    relay,
+  );
+}
+
 export const subscribe: Action = async (args, context) => {
+  const target = resolveRelay(args.relay, context.relayName, context.paired);
+  if (target.kind === 'paired') return subscribeThere(args, target.relay, context);
   const relay = thisRelay(args.relay, context);
   const owner = subscriptionOwner(context);
   const { caller, sessions } = context;
@@ -83,31 +126,52 @@ export const subscribe: Action = async (args, context) => {
       if (!(error instanceof Error && 'code' in error && error.code === 'REMOTE_RELAY_NOT_FOUND')) throw error;
     }
   }
-  const quiet = args.quiet_hours;
-  const input = {
-    userId: caller.userId,
-    watcherSessionId: caller.sessionId,
-    sessions: listed,
-    exclude: args.exclude ?? [],
-    events: args.events ?? [],
-    once: args.once ?? false,
-    match: args.match ?? '',
-    stalledMinutes: args.stalled_minutes ?? 0,
-    heartbeatMinutes: args.heartbeat_minutes ?? 0,
-    digestMinutes: args.digest_minutes ?? 0,
-    quietHours: quiet === undefined ? undefined : { from: String(quiet.from ?? ''), to: String(quiet.to ?? ''), tz: String(quiet.tz ?? '') },
-    resolved,
-  };
+  const input = { ...subscribeInput(args, context), resolved };
   const planned = await owner.subscribe({ ...input, dryRun: true });
   const conversation = await sessions.getConversation(caller.sessionId);
   if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: true })) {
     await askApproval(subscribeCard(relay, planned.subscription), conversation, context);
   }
   const { subscription } = await owner.subscribe({ ...input, dryRun: false });
-  const options = optionsLabel(subscription);
-  return success(
-    `subscribe → ${relay}: ${watchedLabel(subscription)}${options ? `, ${options}` : ''} (${subscription.id})`,
-    { subscription: subscriptionView(subscription) },
-    relay,
-  );
+  return subscribedResult(relay, subscription);
 };
+
+/**
+ * subscribe with a paired relay: this relay's policy, then every check (the arguments here, the sessions and
+ * the switch there) before the card; the subscription is made here and registered there, or not at all.
+ */
+async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: ActionContext) {
+  const owner = subscriptionOwner(context);
+  const remote = remoteEventsOwner(context);
+  const { caller, sessions } = context;
+  const conversation = await sessions.getConversation(caller.sessionId);
+  checkPairedRelayCall({ action: 'subscribe', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  const input = { ...subscribeInput(args, context), relay: relay.name };
+  const listed = input.sessions.filter((id) => id.toLowerCase() !== 'all');
+  // The arguments are checked here first; the sessions' titles come from that relay.
+  await owner.subscribe({ ...input, resolved: listed.map((id) => ({ id, title: '' })), dryRun: true });
+  const spec = {
+    relay: relay.name,
+    userId: caller.userId,
+    watcherSessionId: caller.sessionId,
+    sessions: input.sessions,
+    exclude: input.exclude,
+    events: input.events,
+    stalledMinutes: input.stalledMinutes,
+    heartbeatMinutes: input.heartbeatMinutes,
+  };
+  const resolved = await remote.openRemoteSubscription({ ...spec, subscriptionId: '', dryRun: true });
+  const planned = await owner.subscribe({ ...input, resolved, dryRun: true });
+  if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: true })) {
+    await askApproval(subscribeCard(relay.name, planned.subscription), conversation, context);
+  }
+  const { subscription } = await owner.subscribe({ ...input, resolved, dryRun: false });
+  try {
+    await remote.openRemoteSubscription({ ...spec, subscriptionId: subscription.id, dryRun: false });
+  } catch (error) {
+    // Not registered there: it would never be woken, so it is not kept here either.
+    await owner.unsubscribe(caller.userId, caller.sessionId, subscription.id).catch(() => undefined);
+    throw error;
+  }
+  return subscribedResult(relay.name, subscription);
+}

@@ -1,17 +1,40 @@
 /**
- * unsubscribe: ends one subscription of the calling conversation, or with "all" every one it holds here.
+ * unsubscribe: ends one subscription of the calling conversation, or with "all" every one it holds on the named
+ * relay. A subscription to a paired relay's sessions also ends there (the pairing service stops fetching it).
  */
-import type { Action } from '../action-context.ts';
+import type { Action, ActionContext } from '../action-context.ts';
 import { requireArguments } from '../arguments.ts';
+import { toolError } from '../errors.ts';
+import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { resolveRelay } from '../relay-name.ts';
 import { count, success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner } from './subscribe.ts';
+import type { PairedRelay } from '../../ports.ts';
 
 export const unsubscribe: Action = async (args, context) => {
   requireArguments('unsubscribe', args, ['subscription_id']);
-  const relay = thisRelay(args.relay, context);
   const id = args.subscription_id.trim();
-  const ended = await subscriptionOwner(context).unsubscribe(context.caller.userId, context.caller.sessionId, id.toLowerCase() === 'all' ? 'all' : id);
-  const summary = id.toLowerCase() === 'all' ? `unsubscribe → ${relay}: ${count(ended.length, 'subscription')} ended` : `unsubscribe → ${relay}: ${id} ended`;
+  const all = id.toLowerCase() === 'all';
+  const target = resolveRelay(args.relay, context.relayName, context.paired);
+  const relay = target.kind === 'paired' ? target.relay.name : thisRelay(args.relay, context);
+  const ended = target.kind === 'paired' ? await endThere(target.relay, all ? 'all' : id, context) : await subscriptionOwner(context).unsubscribe(context.caller.userId, context.caller.sessionId, all ? 'all' : id);
+  // Those that watched a paired relay are no longer fetched, and end there too.
+  if (context.remoteEvents !== undefined) for (const endedId of ended) await context.remoteEvents.closeRemoteSubscription(endedId);
+  const summary = all ? `unsubscribe → ${relay}: ${count(ended.length, 'subscription')} ended` : `unsubscribe → ${relay}: ${id} ended`;
   return success(summary, { ended }, relay);
 };
+
+/** Ends the conversation's subscription `id` (or all of them) that watch `relay`'s sessions. */
+async function endThere(relay: PairedRelay, id: string, context: ActionContext): Promise<string[]> {
+  const { caller, sessions } = context;
+  const conversation = await sessions.getConversation(caller.sessionId);
+  checkPairedRelayCall({ action: 'unsubscribe', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  const owner = subscriptionOwner(context);
+  const held = (await owner.listSubscriptions(caller.userId, caller.sessionId)).filter((subscription) => subscription.endedAt === undefined && subscription.relay === relay.name);
+  const chosen = id === 'all' ? held : held.filter((subscription) => subscription.id === id);
+  if (id !== 'all' && chosen.length === 0) throw toolError('REMOTE_RELAY_NOT_FOUND', `This conversation holds no active subscription ${id} on relay "${relay.name}".`);
+  const ended: string[] = [];
+  for (const subscription of chosen) ended.push(...(await owner.unsubscribe(caller.userId, caller.sessionId, subscription.id)));
+  return ended;
+}
