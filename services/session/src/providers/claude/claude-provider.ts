@@ -130,10 +130,12 @@ export class ClaudeProvider implements Provider {
       canUseTool: this.#canUseTool(input),
       stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
     };
+    // Sub-agents' descriptions by task id, from their start, for the subagent_finished event.
+    const subagents = new Map<string, string>();
     let turn = { text: '', resumeId: state?.resumeId, costUsdTotal: state?.costUsdTotal ?? 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
     try {
       for await (const message of this.#o.query({ prompt, options })) {
-        const ended = await this.#handle(message, input, turn);
+        const ended = await this.#handle(message, input, turn, subagents);
         turn = ended.turn;
         if (ended.done) {
           // From here on a wake-up is queued as the next turn instead of steered into this one.
@@ -174,6 +176,7 @@ export class ClaudeProvider implements Provider {
     message: SDKMessage,
     input: TurnInput,
     turn: { text: string; resumeId: string | undefined; costUsdTotal: number; inputTokens: number; outputTokens: number; costUsd: number },
+    subagents: Map<string, string>,
   ): Promise<{ done: boolean; turn: typeof turn }> {
     const next = { ...turn, resumeId: 'session_id' in message && typeof message.session_id === 'string' ? message.session_id : turn.resumeId };
     switch (message.type) {
@@ -199,8 +202,10 @@ export class ClaudeProvider implements Provider {
         return { done: false, turn: next };
       }
       case 'system': {
+        if (message.subtype === 'task_started') subagents.set(message.task_id, message.description);
         if (message.subtype === 'task_notification') {
-          await input.emit({ type: 'subagent_finished', description: message.summary, status: message.status, summary: message.summary });
+          const description = subagents.get(message.task_id) ?? message.summary;
+          await input.emit({ type: 'subagent_finished', description, status: message.status, summary: message.summary });
         }
         return { done: false, turn: next };
       }

@@ -1,0 +1,191 @@
+// The Claude provider against a scripted stand-in for the SDK's query() (the SDK's own port in the
+// provider; the real one needs credentials): how SDK messages become turn events, reply, usage,
+// resume state, question cards and steering.
+import { describe, expect, it } from 'vitest';
+import type { Options, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import { ManualClock } from '@relay/clock';
+import { createLogger } from '@relay/telemetry';
+import type { ProviderPause, TurnUsage } from '../../src/domain/usage/usage.ts';
+import { ClaudeProvider, type ClaudeProviderOptions, type ClaudeSessionState, type QueryFn } from '../../src/providers/claude/claude-provider.ts';
+import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/providers/provider.ts';
+import type { QuestionCards } from '../../src/providers/question-cards.ts';
+
+const logger = createLogger({ name: 'claude-provider-test', level: 'silent' });
+const NOW = new Date('2026-11-30T10:00:00.000Z');
+const session = {
+  id: 's-1', userId: 'u-1', title: 'T', provider: 'claude', model: 'claude-opus-5-5', effort: '', mode: 'agent' as const, cwd: '/tmp',
+  autoCompactWindow: 'auto', thinkingEnabled: true, thinkingDisplay: 'summarized',
+};
+
+/** A scripted query(): `run` reads the prompt stream and yields SDK messages. */
+function scripted(run: (prompt: AsyncIterator<SDKUserMessage>, options: Options) => AsyncGenerator<SDKMessage>): { query: QueryFn; calls: Options[] } {
+  const calls: Options[] = [];
+  return {
+    calls,
+    query: ({ prompt, options }) => {
+      calls.push(options);
+      return run(prompt[Symbol.asyncIterator](), options) as unknown as Query;
+    },
+  };
+}
+
+const text = (delta: string): SDKMessage =>
+  ({ type: 'stream_event', parent_tool_use_id: null, session_id: 'cc-1', uuid: 'u', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta } } }) as unknown as SDKMessage;
+const result = (reply: string, totalCostUsd: number, extra: Record<string, unknown> = {}): SDKMessage =>
+  ({
+    type: 'result', subtype: 'success', is_error: false, result: reply, total_cost_usd: totalCostUsd, session_id: 'cc-1', uuid: 'u',
+    usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 30, cache_creation_input_tokens: 0 },
+    modelUsage: {}, permission_denials: [], duration_ms: 1, duration_api_ms: 1, num_turns: 1, stop_reason: 'end_turn', ...extra,
+  }) as unknown as SDKMessage;
+const promptText = (message: SDKUserMessage | undefined) => (message === undefined ? undefined : (message.message.content as string));
+
+class Cards implements QuestionCards {
+  raised: { question: string; options: string[] }[] = [];
+  answers: string[] = [];
+  async raise(input: { question: string; options: string[] }): Promise<string> {
+    this.raised.push({ question: input.question, options: input.options });
+    return `card-${this.raised.length}`;
+  }
+  async awaitAnswer(): Promise<string> {
+    return this.answers.shift() ?? '';
+  }
+  async cancel(): Promise<void> {}
+}
+
+function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, state?: ClaudeSessionState) {
+  const recorded: TurnUsage[] = [];
+  const pauses: ProviderPause[] = [];
+  const states = new Map<string, ClaudeSessionState>(state === undefined ? [] : [['s-1', state]]);
+  const cards = new Cards();
+  const provider = new ClaudeProvider('claude', {
+    billing: { provider: 'claude', oauthToken: 'oauth' },
+    missing: 'Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)',
+    executable: { path: '/opt/claude/claude', reason: '' },
+    models: ['claude-opus-5-5'],
+    gatewayUrl: 'http://127.0.0.1:7420',
+    cards,
+    states: { get: async (id) => states.get(id), set: async (id, value) => void states.set(id, value) },
+    usage: { record: async (usage) => void recorded.push(usage), pause: async (pause) => void pauses.push(pause) },
+    logger,
+    baseEnv: {},
+    query,
+    ...overrides,
+  });
+  const events: ProviderEvent[] = [];
+  const abort = new AbortController();
+  const input: TurnInput = {
+    session,
+    message: { id: 'm-1', text: 'Review server/' },
+    token: 'rly_s_t',
+    signal: abort.signal,
+    clock: new ManualClock(NOW),
+    emit: async (event) => void events.push(event),
+  };
+  return { provider, input, events, recorded, pauses, states, cards, abort };
+}
+
+describe('the Claude provider', () => {
+  it('is unavailable without its credential or without Claude Code’s executable, saying why', () => {
+    const { query } = scripted(async function* () {});
+    expect(setUp(query, { billing: undefined }).provider.availability()).toEqual({ available: false, reason: 'Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)' });
+    expect(setUp(query, { executable: { path: undefined, reason: 'no binary' } }).provider.availability()).toEqual({ available: false, reason: 'no binary' });
+    expect(setUp(query).provider.availability()).toEqual({ available: true, reason: '' });
+    expect(setUp(query).provider.canSteer).toBe(true);
+  });
+
+  it('streams text, reports tool calls, replies with the result, records tokens and the turn’s cost, keeps the session to resume', async () => {
+    const { query, calls } = scripted(async function* (prompt) {
+      expect(promptText((await prompt.next()).value)).toBe('Review server/');
+      yield text('Looking');
+      yield { type: 'assistant', parent_tool_use_id: null, session_id: 'cc-1', uuid: 'u', message: { content: [{ type: 'tool_use', id: 't1', name: 'mcp__relay__relay_tool', input: { action: 'list_sessions' } }] } } as unknown as SDKMessage;
+      yield text(' done.');
+      yield result('Looking done.', 1.5);
+    });
+    const { provider, input, events, recorded, states } = setUp(query, {}, { resumeId: 'cc-0', costUsdTotal: 1.25 });
+    expect(await provider.startTurn(input)).toEqual({ text: 'Looking done.', model: 'claude-opus-5-5' });
+    expect(calls[0]).toMatchObject({ resume: 'cc-0', allowedTools: ['mcp__relay__relay_tool'] });
+    expect(events).toEqual([
+      { type: 'text', delta: 'Looking' },
+      { type: 'tool_call', name: 'mcp__relay__relay_tool', input: { action: 'list_sessions' } },
+      { type: 'text', delta: ' done.' },
+    ]);
+    // The SDK's total is cumulative over the resumed session: this turn cost the rise, 0.25.
+    expect(recorded).toEqual([
+      { messageId: 'm-1', sessionId: 's-1', provider: 'claude', model: 'claude-opus-5-5', inputTokens: 130, outputTokens: 20, costUsd: 0.25, recordedAt: NOW },
+    ]);
+    expect(states.get('s-1')).toEqual({ resumeId: 'cc-1', costUsdTotal: 1.5 });
+  });
+
+  it('fails the turn with Claude Code’s error, and a usage limit pauses the provider until its reset', async () => {
+    const resetsAt = Date.parse('2026-11-30T15:00:00.000Z') / 1000;
+    const { query } = scripted(async function* (prompt) {
+      await prompt.next();
+      yield { type: 'rate_limit_event', session_id: 'cc-1', uuid: 'u', rate_limit_info: { status: 'rejected', resetsAt } } as unknown as SDKMessage;
+      yield { ...result('', 0), subtype: 'error_during_execution', is_error: true, errors: ['usage limit reached'] } as unknown as SDKMessage;
+    });
+    const { provider, input, pauses } = setUp(query);
+    const failure = await provider.startTurn(input).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TurnFailed);
+    expect((failure as Error).message).toBe('Claude Code: usage limit reached');
+    expect(pauses).toEqual([{ provider: 'claude', until: new Date('2026-11-30T15:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T15:00:00.000Z' }]);
+  });
+
+  it('takes steered text into the running turn, and refuses it once the turn is over', async () => {
+    let steered: string | undefined;
+    const { query } = scripted(async function* (prompt) {
+      await prompt.next();
+      yield text('working');
+      steered = promptText((await prompt.next()).value);
+      yield result('saw the event', 0.1);
+    });
+    const { provider, input } = setUp(query);
+    const reply = provider.startTurn(input);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(provider.steer('s-1', '[relay event · 1 event]\nsession "B": turn_end')).toBe(true);
+    expect(await reply).toMatchObject({ text: 'saw the event' });
+    expect(steered).toBe('[relay event · 1 event]\nsession "B": turn_end');
+    expect(provider.steer('s-1', 'too late')).toBe(false);
+    expect(provider.steer('s-other', 'no turn')).toBe(false);
+  });
+
+  it('turns a permission prompt into an Allow/Deny card and the agent’s question into an ask_user card', async () => {
+    const decisions: unknown[] = [];
+    const { query } = scripted(async function* (prompt, options) {
+      await prompt.next();
+      const signal = new AbortController().signal;
+      decisions.push(await options.canUseTool!('Bash', { command: 'rm -rf build' }, { signal, toolUseID: 't1', requestId: 'r1', title: 'Claude wants to run rm -rf build' }));
+      decisions.push(await options.canUseTool!('Bash', { command: 'ls' }, { signal, toolUseID: 't2', requestId: 'r2' }));
+      decisions.push(
+        await options.canUseTool!('AskUserQuestion', { questions: [{ question: 'Which branch?', header: 'Branch', multiSelect: false, options: [{ label: 'main' }, { label: 'dev' }] }] }, { signal, toolUseID: 't3', requestId: 'r3' }),
+      );
+      yield result('ok', 0);
+    });
+    const { provider, input, events, cards } = setUp(query);
+    cards.answers = ['Deny', 'Allow', 'dev'];
+    await provider.startTurn(input);
+    expect(cards.raised).toEqual([
+      { question: 'Claude wants to run rm -rf build', options: ['Allow', 'Deny'] },
+      { question: 'Claude wants to use Bash', options: ['Allow', 'Deny'] },
+      { question: 'Which branch?', options: ['main', 'dev'] },
+    ]);
+    expect(decisions).toEqual([
+      { behavior: 'deny', message: 'The user chose Deny.' },
+      { behavior: 'allow', updatedInput: { command: 'ls' } },
+      { behavior: 'allow', updatedInput: expect.objectContaining({ answers: { 'Which branch?': 'dev' } }) },
+    ]);
+    expect(events.filter((event) => event.type === 'question_raised')).toHaveLength(3);
+    expect(events.filter((event) => event.type === 'question_answered')).toHaveLength(3);
+  });
+
+  it('reports a finished sub-agent', async () => {
+    const { query } = scripted(async function* (prompt) {
+      await prompt.next();
+      yield { type: 'system', subtype: 'task_started', task_id: 'a1', description: 'Check web/ for XSS', session_id: 'cc-1', uuid: 'u' } as unknown as SDKMessage;
+      yield { type: 'system', subtype: 'task_notification', task_id: 'a1', status: 'completed', output_file: '', summary: 'No XSS found', session_id: 'cc-1', uuid: 'u' } as unknown as SDKMessage;
+      yield result('ok', 0);
+    });
+    const { provider, input, events } = setUp(query);
+    await provider.startTurn(input);
+    expect(events).toContainEqual({ type: 'subagent_finished', description: 'Check web/ for XSS', status: 'completed', summary: 'No XSS found' });
+  });
+});

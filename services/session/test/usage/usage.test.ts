@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { ProviderInfo } from '../../src/domain/provider-catalogue.ts';
+import { buildUsageReport, metersOf, monthStart, nextMonthStart, planRefusal, type UsageTotals } from '../../src/domain/usage/usage.ts';
+
+const NOW = new Date('2026-11-30T10:00:00.000Z');
+
+function provider(id: string, family: ProviderInfo['family'], available = true, reason = ''): ProviderInfo {
+  return { id, name: id, family, available, reason, reasonCode: '', defaultModel: '', models: [], modelsKnown: true, efforts: [] };
+}
+
+const totals = (provider: string, inputTokens: number, outputTokens: number, costUsd: number): UsageTotals => ({ provider, inputTokens, outputTokens, costUsd, turns: 1 });
+
+describe('the month the meters count', () => {
+  it.each([
+    ['2026-11-30T10:00:00.000Z', '2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'],
+    ['2026-12-31T23:59:59.999Z', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
+    ['2027-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z', '2027-02-01T00:00:00.000Z'],
+    ['2028-02-29T12:00:00.000Z', '2028-02-01T00:00:00.000Z', '2028-03-01T00:00:00.000Z'],
+  ])('at %s it starts %s and resets %s (UTC)', (now, start, reset) => {
+    expect(monthStart(new Date(now)).toISOString()).toBe(start);
+    expect(nextMonthStart(new Date(now)).toISOString()).toBe(reset);
+  });
+});
+
+describe('metersOf', () => {
+  it('meters tokens and cost against allowances: remaining never below 0, utilization may pass 1', () => {
+    expect(metersOf(totals('openai', 700, 500, 3.25), { monthlyTokens: 1000, monthlyUsd: 10 }, NOW)).toEqual([
+      { name: 'tokens', used: 1200, allowance: 1000, remaining: 0, utilization: 1.2, resetsAt: new Date('2026-12-01T00:00:00.000Z') },
+      { name: 'cost_usd', used: 3.25, allowance: 10, remaining: 6.75, utilization: 0.325, resetsAt: new Date('2026-12-01T00:00:00.000Z') },
+    ]);
+  });
+
+  it('without an allowance shows what was used only', () => {
+    expect(metersOf(undefined, undefined, NOW)[0]).toEqual({ name: 'tokens', used: 0, allowance: null, remaining: null, utilization: null, resetsAt: new Date('2026-12-01T00:00:00.000Z') });
+  });
+});
+
+describe('buildUsageReport', () => {
+  const providers = [
+    provider('script', 'script'),
+    provider('openai', 'openai'),
+    provider('claude', 'claude'),
+    provider('claude-api', 'claude'),
+    provider('claude-cloud', 'claude'),
+    provider('copilot', 'copilot', false, 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN)'),
+    provider('deepseek', 'deepseek', false, 'no DeepSeek API key configured (DEEPSEEK_API_KEY)'),
+  ];
+
+  it('says per provider: tracked with meters, not tracked, or not set up with why', () => {
+    const report = buildUsageReport({ providers, totals: [totals('openai', 10, 5, 0)], allowances: {}, pauses: [], now: NOW });
+    const byId = Object.fromEntries(report.providers.map((p) => [p.provider, p]));
+    expect(byId['script']).toEqual({ provider: 'script', status: 'not_tracked', reason: '', meters: [], pausedUntil: null });
+    expect(byId['claude-cloud']!.status).toBe('not_tracked');
+    expect(byId['openai']).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 15 }, { name: 'cost_usd', used: 0 }] });
+    expect(byId['claude']).toMatchObject({ status: 'ok', meters: [{ used: 0 }, { used: 0 }] });
+    expect(byId['copilot']).toEqual({ provider: 'copilot', status: 'not_set_up', reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN)', meters: [], pausedUntil: null });
+    expect(byId['deepseek']!.status).toBe('not_set_up');
+    expect(report.claudeUsageLimitPaused).toBe(false);
+  });
+
+  it('marks a provider whose allowance is used up as at its limit, with when it resets', () => {
+    const report = buildUsageReport({ providers, totals: [totals('openai', 900, 200, 0)], allowances: { openai: { monthlyTokens: 1000 } }, pauses: [], now: NOW });
+    expect(report.providers.find((p) => p.provider === 'openai')).toMatchObject({
+      status: 'limit_reached',
+      reason: 'the monthly allowance of 1000 tokens for openai is reached; it resets 2026-12-01T00:00:00.000Z',
+    });
+  });
+
+  it('shows a Claude usage limit pause while it holds, and not after', () => {
+    const pause = { provider: 'claude', until: new Date('2026-11-30T13:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T13:00:00.000Z' };
+    const during = buildUsageReport({ providers, totals: [], allowances: {}, pauses: [pause], now: NOW });
+    expect(during.claudeUsageLimitPaused).toBe(true);
+    expect(during.providers.find((p) => p.provider === 'claude')).toMatchObject({ status: 'paused', pausedUntil: pause.until, reason: pause.reason });
+    const after = buildUsageReport({ providers, totals: [], allowances: {}, pauses: [pause], now: new Date('2026-11-30T13:00:00.000Z') });
+    expect(after.claudeUsageLimitPaused).toBe(false);
+    expect(after.providers.find((p) => p.provider === 'claude')!.status).toBe('ok');
+  });
+});
+
+describe('planRefusal: the claude-api monthly cap', () => {
+  const claudeApi = { id: 'claude-api', name: 'Claude API' };
+
+  it('refuses with CLAUDE_API_CAP_REACHED once this month’s cost reaches the cap', () => {
+    expect(planRefusal(claudeApi, totals('claude-api', 0, 0, 9.99), { monthlyUsd: 10 }, NOW)).toBeUndefined();
+    expect(planRefusal(claudeApi, totals('claude-api', 0, 0, 10), { monthlyUsd: 10 }, NOW)).toEqual({
+      reasonCode: 'CLAUDE_API_CAP_REACHED',
+      reason: 'the monthly cap of US$10 for Claude API is reached; it resets 2026-12-01T00:00:00.000Z',
+    });
+  });
+
+  it('has no cap without one configured, and caps no other provider', () => {
+    expect(planRefusal(claudeApi, totals('claude-api', 0, 0, 1000), undefined, NOW)).toBeUndefined();
+    expect(planRefusal({ id: 'claude', name: 'Claude' }, totals('claude', 0, 0, 1000), { monthlyUsd: 1 }, NOW)).toBeUndefined();
+  });
+});
