@@ -17,6 +17,7 @@ describe('test-run counts from recorded runner output', () => {
     ['node-test-spec.txt', 'node:test', 1, 1, 2],
     ['pytest.txt', 'pytest', 2, 1, 1],
     ['go-test.txt', 'go test', 2, 1, 1],
+    ['go-test-subtests.txt', 'go test', 3, 1, 1],
     ['cargo-test.txt', 'cargo test', 2, 1, 1],
   ] as const)('%s → %s final counts', (name, runner, passed, failed, skipped) => {
     expect(counts(name)).toEqual({ runner, passed, failed, skipped, final: true });
@@ -34,6 +35,22 @@ describe('test-run counts from recorded runner output', () => {
     expect(parseTestCounts(' ❯ a.test.ts (4 tests | 1 failed | 1 skipped) 9ms\n ✓ b.test.ts (3 tests) 2ms\n')).toEqual({
       runner: 'vitest', passed: 5, failed: 1, skipped: 1, final: false,
     });
+  });
+
+  it.each([
+    ['vitest.txt', /^.*\bTests\b.*\(4\)/m],
+    ['jest.txt', /^.*Tests:/m],
+    ['node-test-tap.txt', /^# tests /m],
+    ['node-test-spec.txt', /^ℹ tests /m],
+    ['pytest.txt', /^.*=+ .*1 failed.* in [\d.]+s/m],
+    ['go-test.txt', /^FAIL\texample\.com/m],
+    ['cargo-test.txt', /^test result: /m],
+  ] as const)('%s: counts are final only once the summary is there', (name, summary) => {
+    const text = stripAnsi(fixture(name));
+    const at = summary.exec(text)!.index;
+    const before = parseTestCounts(text.slice(0, at));
+    expect(before === undefined || before.final === false).toBe(true);
+    expect(parseTestCounts(text.slice(0, text.indexOf('\n', at) + 1))).toMatchObject({ final: true });
   });
 
   it('finds no counts in output that is not a test run', () => {
