@@ -1,6 +1,8 @@
 // Traces as data: one relay_tool call is one trace across the gateway, gRPC and the session service's database
-// work; an outbox event's consumer continues its producer's trace. The services export OTLP to a receiver on
-// loopback, given only OTEL_EXPORTER_OTLP_ENDPOINT.
+// work; an outbox event's or command's consumer continues its producer's trace (session → subscription,
+// subscription → session, scheduler → session). The services export OTLP to a receiver on loopback, given only
+// OTEL_EXPORTER_OTLP_ENDPOINT. The relay clock runs 60× (one relay minute per real second) so a wake-up's
+// coalescing window and a schedule's first minute pass quickly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
@@ -15,14 +17,65 @@ let relay: Relay;
 let agent: Client;
 const receiver = new OtlpReceiver();
 
-async function eventually<T>(find: () => T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
+async function eventually<T>(find: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = find();
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`no ${what} arrived; spans seen: ${receiver.spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
+
+/** Starts a `script` session (its agent calls relay_tool through the gateway's MCP endpoint) with its first message. */
+async function scriptSession(title: string, text: string): Promise<{ id: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.session.id, messageId: created.body.message_id };
+}
+
+/** Waits until the turn of `messageId` has finished. */
+async function finish(sessionId: string, messageId: string): Promise<void> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return;
+  }
+}
+
+/** Allows the first pending card of a session (a first watch asks the user). */
+async function allowCard(sessionId: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const card = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0];
+    if (card) {
+      expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no card showed in ${sessionId}`);
+}
+
+/** The producer span of `subject` from `service`, and the consumer span of the same message in `consumer`, in one trace. */
+async function busEdge(service: string, consumer: string, subject: string): Promise<{ producer: ReceivedSpan; consumed: ReceivedSpan; trace: ReceivedSpan[] }> {
+  const consumed = await eventually(
+    () =>
+      receiver.spans.find(
+        (s) =>
+          s.service === consumer &&
+          s.kind === CONSUMER &&
+          s.attributes['relay.bus.subject'] === subject &&
+          receiver.trace(s.traceId).some((p) => p.service === service && p.kind === PRODUCER && p.attributes['relay.bus.subject'] === subject),
+      ),
+    `a ${consumer} consumer span of ${subject} in a trace with a ${service} producer span`,
+    90_000,
+  );
+  const trace = receiver.trace(consumed.traceId);
+  const producer = trace.find((s) => s.service === service && s.kind === PRODUCER && s.attributes['relay.bus.subject'] === subject)!;
+  return { producer, consumed, trace };
 }
 
 /** True when `span` descends from `ancestor` through parent links inside `trace`. */
@@ -36,7 +89,7 @@ function descends(span: ReceivedSpan, ancestor: ReceivedSpan, trace: ReceivedSpa
 
 beforeAll(async () => {
   await receiver.start();
-  relay = await startRelay({ name: 'traced', otlpEndpoint: receiver.endpoint });
+  relay = await startRelay({ name: 'traced', otlpEndpoint: receiver.endpoint, env: { RELAY_CLOCK: `${new Date().toISOString()}@60x` } });
   const caller = await relay.createExternalSession('Traced');
   agent = await relay.connectAgent(caller.token);
 });
@@ -101,5 +154,37 @@ describe('gateway → question', () => {
       'question service gRPC server span in the same trace',
     );
     expect(descends(server, toolSpan, receiver.trace(toolSpan.traceId))).toBe(true);
+  });
+});
+
+describe('subscription → bus → session', () => {
+  it('the session service consuming a wake-up command continues the subscription service trace that published it', async () => {
+    const worker = await scriptSession('Traced worker', 'reply ready');
+    await finish(worker.id, worker.messageId);
+    const watcher = await scriptSession('Traced watcher', tool({ action: 'subscribe', sessions: [worker.id] }));
+    await allowCard(watcher.id);
+    await finish(watcher.id, watcher.messageId);
+    // The worker's next turn ends: the subscription service plans a wake-up and publishes deliver_wakeup.
+    expect((await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply done again' })).status).toBe(201);
+
+    const { producer, consumed, trace } = await busEdge('relay-subscription', 'relay-session', 'relay.subscription.v1.cmd.deliver_wakeup');
+    expect(descends(consumed, producer, trace)).toBe(true);
+    // The consumer's work (the watcher's new turn) is database work in the same trace.
+    await eventually(() => {
+      const current = receiver.trace(producer.traceId);
+      return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
+    }, 'session service database work under the wake-up consumer span');
+  });
+});
+
+describe('scheduler → bus → session', () => {
+  it('the session service queuing a scheduled prompt continues the scheduler trace that fired it', async () => {
+    await scriptSession('Traced ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
+    const { producer, consumed, trace } = await busEdge('relay-scheduler', 'relay-session', 'relay.scheduler.v1.cmd.queue_prompt');
+    expect(descends(consumed, producer, trace)).toBe(true);
+    await eventually(() => {
+      const current = receiver.trace(producer.traceId);
+      return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
+    }, 'session service database work under the scheduled-prompt consumer span');
   });
 });
