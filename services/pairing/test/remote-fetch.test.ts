@@ -1,0 +1,78 @@
+// One fetch of a subscription to a paired relay, against fakes of our own ports: the cursor moves only once the
+// subscription service took the batch; a drop reports link_lost once; the return delivers one replayed batch and
+// then link_restored; a subscription that ended here ends the fetching.
+import { AppError } from '@relay/errors';
+import { describe, expect, it } from 'vitest';
+import { fetchRemoteSubscription } from '../src/domain/remote-fetch.ts';
+import type { FetchOutcome } from '../src/domain/remote-link.ts';
+import type { IngestEvent, RemoteEventsLine, RemoteIngest } from '../src/domain/remote-ports.ts';
+
+const NOW = new Date('2026-11-30T12:00:00.000Z');
+
+function event(id: string): IngestEvent {
+  return { id, kind: 'turn_end', sessionId: '77aa', sessionTitle: 'Nightly deploy', text: 'done', status: 'done', occurredAt: NOW };
+}
+
+function line(outcome: FetchOutcome<IngestEvent>, asked: number[] = []): RemoteEventsLine {
+  return {
+    register: async () => ({ sessions: [] }),
+    fetch: async (_relay, _id, after) => {
+      asked.push(after);
+      return outcome;
+    },
+    end: async () => undefined,
+  };
+}
+
+function ingest(calls: unknown[], fail?: Error): RemoteIngest {
+  return {
+    ingest: async (input) => {
+      if (fail) throw fail;
+      calls.push({ ingest: input.events.map((e) => e.id), replayed: input.replayed, dropped: input.dropped });
+    },
+    reportLink: async (input) => {
+      calls.push({ online: input.online, at: input.at });
+    },
+    endRelay: async () => [],
+  };
+}
+
+const subscription = (online: boolean) => ({ subscriptionId: 'sub_1', relay: 'build-box', cursor: 4, online });
+
+describe('fetchRemoteSubscription', () => {
+  it('asks after the stored cursor and moves it once the batch was taken', async () => {
+    const calls: unknown[] = [];
+    const asked: number[] = [];
+    const result = await fetchRemoteSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }, asked), ingest: ingest(calls) }, NOW);
+    expect(asked).toEqual([4]);
+    expect(calls).toEqual([{ ingest: ['e5'], replayed: false, dropped: 0 }]);
+    expect(result).toEqual({ kind: 'settled', cursor: 5, online: true });
+  });
+
+  it('reports link_lost at now when the relay does not answer, keeping the cursor', async () => {
+    const calls: unknown[] = [];
+    const result = await fetchRemoteSubscription(subscription(true), { line: line({ ok: false }), ingest: ingest(calls) }, NOW);
+    expect(calls).toEqual([{ online: false, at: NOW }]);
+    expect(result).toEqual({ kind: 'settled', cursor: 4, online: false });
+  });
+
+  it('on return hands over the kept events as one replayed batch with the drop count, then link_restored', async () => {
+    const calls: unknown[] = [];
+    const outcome = { ok: true as const, events: [event('e5'), event('e6')], cursor: 9, dropped: 3 };
+    const result = await fetchRemoteSubscription(subscription(false), { line: line(outcome), ingest: ingest(calls) }, NOW);
+    expect(calls).toEqual([{ ingest: ['e5', 'e6'], replayed: true, dropped: 3 }, { online: true, at: NOW }]);
+    expect(result).toEqual({ kind: 'settled', cursor: 9, online: true });
+  });
+
+  it('throws, storing nothing, when the subscription service fails: the same events are fetched again', async () => {
+    const calls: unknown[] = [];
+    const failing = ingest(calls, new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'down'));
+    await expect(fetchRemoteSubscription(subscription(false), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: failing }, NOW)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(calls).toEqual([]);
+  });
+
+  it('answers ended when the subscription no longer exists here', async () => {
+    const gone = ingest([], new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', 'no such subscription'));
+    expect(await fetchRemoteSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: gone }, NOW)).toEqual({ kind: 'ended' });
+  });
+});
