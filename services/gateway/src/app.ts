@@ -1,6 +1,6 @@
 /**
- * The gateway's HTTP app, built without listening: `/mcp` for agents, `/api/v1` for users, and the
- * health endpoints. It holds no data; every fact comes from the owners it is given.
+ * The gateway's HTTP app, built without listening: `/mcp` for agents, `/api/v1` for users, `/relay/v1`
+ * for paired relays, and the health endpoints. It holds no data; every fact comes from the owners it is given.
  */
 import { INTERNAL_CODE } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
@@ -11,6 +11,8 @@ import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerAskRoutes } from './routes/asks.ts';
 import { registerCardRoutes } from './routes/cards.ts';
+import { registerPairingRoutes } from './routes/pairings.ts';
+import { registerRelayRoutes } from './routes/relay-routes.ts';
 import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import type { SchedulerOwner } from './scheduler-owner.ts';
@@ -57,6 +59,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerCardRoutes(app, deps);
   registerAskRoutes(app, deps);
   registerScheduleRoutes(app, deps);
+  registerPairingRoutes(app, deps);
+  registerRelayRoutes(app, deps);
   registerRelaySettingsRoutes(app, deps);
   return app;
 }

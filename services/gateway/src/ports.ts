@@ -236,6 +236,8 @@ export interface CreateSessionInput extends Actor {
   /** A group id or name. */
   group?: string;
   provenance?: Provenance;
+  /** Paired relays a user's first message mentions: unlocked in the new conversation. */
+  mentionedRelays?: string[];
   /** Run every check and create nothing. */
   dryRun: boolean;
 }
@@ -262,6 +264,8 @@ export interface SendMessageInput extends Actor {
   /** The mode the turn runs in; unset passes the caller's own. */
   mode?: string;
   provenance?: Provenance;
+  /** Paired relays a user's message mentions: unlocked in the conversation. */
+  mentionedRelays?: string[];
   dryRun: boolean;
 }
 
@@ -336,6 +340,14 @@ export interface Conversation {
   /** The provenance of that running turn. */
   turnProvenance: Provenance | undefined;
   startedSessions: number;
+  /** The paired relays unlocked in this conversation (spec, Locked and unlocked). */
+  unlockedRelays: RelayUnlock[];
+}
+
+/** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent of that relay writing to it. */
+export interface RelayUnlock {
+  relay: string;
+  byMention: boolean;
 }
 
 /** The owner's switches on one of their conversations; an unset field is left as it is. */

@@ -355,11 +355,42 @@ describe('create_session', () => {
     expect(gateway.owners.calls).toEqual([]);
   });
 
-  it('answers REMOTE_RELAY_UNSUPPORTED for a paired relay and REMOTE_RELAY_UNKNOWN_RELAY for an unknown one', async () => {
+  it('forwards a call to an unlocked paired relay with relay "this", the provenance one hop on, and answers with relay set to its name', async () => {
+    const agent = await newAgent({ title: 'Lead' });
+    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 3, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: false }]);
+    const { body } = await agent.call({ action: 'send', relay: 'build-box', session: 's1', text: 'reply hi', wait_seconds: 5 });
+    expect(body).toMatchObject({ ok: true, relay: 'build-box' });
+    expect(gateway.owners.forwarded).toHaveLength(1);
+    const forwarded = gateway.owners.forwarded[0]!;
+    expect(forwarded).toMatchObject({ relay: 'build-box', action: 'send', provenance: { originRelay: 'desk', originSessionId: agent.session.id, originSessionTitle: 'Lead', hops: 1 } });
+    expect(JSON.parse(forwarded.argumentsJson)).toEqual({ relay: 'this', session: 's1', text: 'reply hi', wait_seconds: 5 });
+  });
+
+  it('keeps a prompt at 2 hops from a third relay the user did not unlock by mention; reads pass', async () => {
+    const agent = await newAgent();
+    gateway.owners.turnHops = 2;
+    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: false }]);
+    expect((await agent.call({ action: 'send', relay: 'build-box', session: 's1', text: 'reply hi' })).body).toMatchObject({ code: 'REMOTE_RELAY_HOP_LIMIT' });
+    // Reading is never limited by hops.
+    expect((await agent.call({ action: 'read_session', relay: 'build-box', session: 's1' })).body).toMatchObject({ ok: true });
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
+    expect((await agent.call({ action: 'send', relay: 'build-box', session: 's1', text: 'reply hi' })).body).toMatchObject({ ok: true, relay: 'build-box' });
+    expect(gateway.owners.forwarded.map((call) => call.action)).toEqual(['read_session', 'send']);
+    expect(gateway.owners.forwarded[1]!.provenance?.hops).toBe(3);
+  });
+
+  it('refuses a paired relay until it is unlocked, then below its level, and REMOTE_RELAY_UNKNOWN_RELAY for an unknown one, before anything is forwarded', async () => {
     const agent = await newAgent();
     gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 3, ownerUserId: 'u1', pairedAt: undefined });
-    expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_UNSUPPORTED' });
+    expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_LOCKED' });
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
+    // read_and_prompt: a send passes, create_session needs full.
+    expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_PERMISSION' });
     expect((await agent.call({ action: 'create_session', relay: 'laptop', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_UNKNOWN_RELAY' });
+    expect((await agent.call({ action: 'schedule', relay: 'build-box', session: 's', text: 'x', at: '2030-01-01T00:00:00Z' })).body).toMatchObject({ code: 'REMOTE_RELAY_UNSUPPORTED' });
+    expect(gateway.owners.forwarded).toEqual([]);
     expectNothingWritten();
   });
 });

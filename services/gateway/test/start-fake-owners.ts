@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@relay/errors';
-import { PairingServiceService, type PairedRelay, type PairingServiceServer } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { PairingServiceService, type ForwardToolCallRequest, type PairedRelay, type PairingServiceServer } from '@relay/proto/relay/pairing/v1/pairing_service';
 import {
   CardStatus,
   QuestionServiceService,
@@ -51,6 +51,10 @@ export interface FakeOwners {
   questionAddress: string;
   settings: RelaySettings;
   paired: PairedRelay[];
+  /** The calls forwarded to paired relays (the fake answers each with ok). */
+  forwarded: ForwardToolCallRequest[];
+  /** The paired relays unlocked per conversation, as GetConversation answers them. */
+  unlocked: Map<string, { relay: string; byMention: boolean }[]>;
   sessions: Session[];
   /** Messages per session id. */
   messages: Map<string, ChatMessage[]>;
@@ -100,6 +104,8 @@ const WRITES = ['createSession', 'sendMessage', 'updateSession', 'stopTurn', 'ar
 export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const settings: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
   const paired: PairedRelay[] = [];
+  const unlocked = new Map<string, { relay: string; byMention: boolean }[]>();
+  const forwarded: ForwardToolCallRequest[] = [];
   const sessions: Session[] = [];
   const messages = new Map<string, ChatMessage[]>();
   const turns = new Map<string, TurnResult>();
@@ -388,6 +394,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 hasRunningTurn: !noRunningTurn.has(session.id),
                 turnProvenance: { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: owners.turnHops },
                 startedSessions: sessions.filter((s) => s.startedBySessionId === session.id).length,
+                unlockedRelays: unlocked.get(session.id) ?? [],
               };
             },
             setConversationOptions: async (request) => {
@@ -427,10 +434,14 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     services: [
       {
         definition: PairingServiceService,
-        implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays'>>(logger, {
+        implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays' | 'forwardToolCall'>>(logger, {
           listPairedRelays: async () => {
             if (failing.has('listPairedRelays')) throw new Error('listPairedRelays broke');
             return { relays: paired };
+          },
+          forwardToolCall: async (request) => {
+            forwarded.push(request);
+            return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there` }), version: '0.9.19' };
           },
         }),
       },
@@ -510,6 +521,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     pairingAddress: `127.0.0.1:${pairingService.port}`,
     questionAddress: `127.0.0.1:${questionService.port}`,
     settings,
+    unlocked,
+    forwarded,
     paired,
     sessions,
     messages,
@@ -548,6 +561,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     reset() {
       Object.assign(settings, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 });
       paired.splice(0);
+      unlocked.clear();
+      forwarded.splice(0);
       calls.splice(0);
       refusals.clear();
       realRefusals.clear();

@@ -178,6 +178,7 @@ export class GrpcSessionOwner implements SessionOwner {
         group: input.group ?? '',
         text: input.text,
         provenance: input.provenance,
+        mentionedRelays: input.mentionedRelays ?? [],
         dryRun: input.dryRun,
       },
       { deadlineMs: DEADLINE_MS },
@@ -205,6 +206,7 @@ export class GrpcSessionOwner implements SessionOwner {
         effort: input.effort ?? '',
         mode: input.mode ?? '',
         provenance: input.provenance,
+        mentionedRelays: input.mentionedRelays ?? [],
         dryRun: input.dryRun,
       },
       { deadlineMs: DEADLINE_MS },
@@ -294,6 +296,7 @@ export class GrpcSessionOwner implements SessionOwner {
       hasRunningTurn: conversation.hasRunningTurn,
       turnProvenance: conversation.turnProvenance ? toProvenance(conversation.turnProvenance) : undefined,
       startedSessions: conversation.startedSessions,
+      unlockedRelays: conversation.unlockedRelays.map(({ relay, byMention }) => ({ relay, byMention })),
     };
   }
 

@@ -7,8 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { withPendingAsks } from '../pending-asks.ts';
-import { SESSION_SCOPES, type QuestionOwner, type TurnResult } from '../ports.ts';
+import { SESSION_SCOPES, type PairingOwner, type QuestionOwner, type TurnResult } from '../ports.ts';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../relay-tool/limits.ts';
+import { mentionedRelays } from '../relay-tool/mentions.ts';
 import { turnFields } from '../relay-tool/turn-result.ts';
 import { planWait } from '../relay-tool/wait-seconds.ts';
 import { sessionReadView, sessionView } from '../session-view.ts';
@@ -23,6 +24,22 @@ export interface ApiDeps extends UserApiDeps {
   openUrlBase: string | undefined;
   /** Where a session read gets its pending asks; without it, reads list only the cards turns wait on. */
   questions?: QuestionOwner;
+  /** The paired relays a user's message may mention (unlocking them in that conversation). */
+  pairing?: PairingOwner;
+}
+
+/**
+ * The paired relays a user's message mentions. Best effort: a pairing service that does not answer leaves
+ * the message queued with nothing unlocked, rather than refusing what the user wrote.
+ */
+async function mentionsIn(deps: ApiDeps, text: string): Promise<string[]> {
+  if (deps.pairing === undefined) return [];
+  try {
+    return mentionedRelays(text, await deps.pairing.listPairedRelays());
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'paired relays could not be read; the message unlocks none');
+    return [];
+  }
 }
 
 const ListQuery = z.object({
@@ -118,7 +135,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     }
     const body = HostedBody.safeParse(raw);
     if (!body.success) return sendInvalid(reply, body.error);
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession({ userId, ...body.data, dryRun: false }));
+    const mentionedRelays = await mentionsIn(deps, body.data.text);
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession({ userId, ...body.data, mentionedRelays, dryRun: false }));
     if (created === undefined) return reply;
     return reply.code(201).send({
       session: sessionView(created.session),
@@ -159,7 +177,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = SessionParams.parse(request.params);
     const body = MessageBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
-    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage({ userId, sessionId: id, text: body.data.text, dryRun: false }));
+    const mentionedRelays = await mentionsIn(deps, body.data.text);
+    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage({ userId, sessionId: id, text: body.data.text, mentionedRelays, dryRun: false }));
     if (sent === undefined) return reply;
     return reply.code(201).send({ message_id: sent.messageId });
   });

@@ -35,8 +35,10 @@ import { withdraw } from './actions/withdraw.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from './errors.ts';
 import { recordToolCall } from './tool-call-metrics.ts';
+import { forwardCall } from './forward-call.ts';
 import { isRelayToolOn } from './is-relay-tool-on.ts';
 import { readRelayState } from './read-relay-state.ts';
+import { pairedTarget } from './relay-name.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
 
@@ -107,7 +109,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         }
         const parsed = parseArguments(call);
         ignored = parsed.ignored;
-        result = await ACTIONS[action](parsed.args, {
+        const context: ActionContext = {
           caller,
           relayName: deps.relayName,
           openUrlBase: deps.openUrlBase,
@@ -120,7 +122,9 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           schedules: deps.schedules,
           signal: channel.signal,
           progress: channel.progress,
-        });
+        };
+        const target = pairedTarget(action, parsed.args.relay, deps.relayName, paired);
+        result = target ? await forwardCall(action, parsed.args, target, context) : await ACTIONS[action](parsed.args, context);
       } catch (error) {
         result = refusalFrom(error);
         if (result.code === INTERNAL_CODE) {

@@ -1,0 +1,112 @@
+/**
+ * A relay_tool call for a paired relay (DESIGN.md, Paired relay call): this relay checks the lock, the
+ * level and the hop limit, then the card and loop guard as for this relay, and forwards the call through
+ * the pairing service to the other relay's /relay/v1/tool with the prompt's provenance (hops + 1). That
+ * relay applies its own rules and answers; the result comes back with `relay` set to the target's name.
+ */
+import type { PairedRelay, Provenance } from '../ports.ts';
+import type { ActionContext } from './action-context.ts';
+import type { ActionName } from './action-table.ts';
+import type { ToolArguments } from './arguments.ts';
+import { askApproval } from './ask-approval.ts';
+import { needsCard } from './card-policy.ts';
+import { toolError } from './errors.ts';
+import { passLoopGuard } from './loop-guard.ts';
+import { checkPairedRelayCall, sendsPrompt } from './paired-relay-policy.ts';
+import { provenanceOf } from './provenance.ts';
+import type { ToolResult } from './result.ts';
+import { quoteStart } from './turn-result.ts';
+import { planWait } from './wait-seconds.ts';
+
+/** Actions whose calls change something on the target: in the ask and plan modes the user allows each first. */
+const WRITES: ReadonlySet<ActionName> = new Set(['send', 'create_session', 'update_session', 'answer_question', 'stop', 'archive']);
+
+/** Actions that wait for a turn: the forwarded call may take as long as the wait. */
+const WAITS: ReadonlySet<ActionName> = new Set(['send', 'create_session', 'wait']);
+
+/** How long any other forwarded call may take. */
+const CALL_SECONDS = 30;
+
+/** Features and the version of the target relay that first has them (spec, "Added in"), with the spec's refusal. */
+const FEATURES: { applies: (action: ActionName, args: ToolArguments) => boolean; since: string; refusal: string }[] = [
+  {
+    applies: (action, args) => action === 'create_session' && args.group !== undefined,
+    since: '0.9.16',
+    refusal: "The target relay doesn't support groups on create_session yet: it runs OAR {version}; groups need 0.9.16. No session was created.",
+  },
+  { applies: (action) => action === 'update_session', since: '0.9.16', refusal: 'Relay "{relay}" runs OAR {version}, which has no update_session (0.9.16). Nothing was changed.' },
+  { applies: (action) => action === 'read_task_output', since: '0.9.12', refusal: 'Relay "{relay}" runs OAR {version}, which has no read_task_output (0.9.12).' },
+  {
+    applies: (action, args) => action === 'send' && args.provider !== undefined,
+    since: '0.9.18',
+    refusal: 'Relay "{relay}" runs OAR {version}, which cannot switch a session\'s billing (0.9.18); nothing was sent.',
+  },
+];
+
+/** Forwards `action` to `relay` once this relay's rules allow it; answers the other relay's result. */
+export async function forwardCall(action: ActionName, args: ToolArguments, relay: PairedRelay, context: ActionContext): Promise<ToolResult> {
+  const { caller, sessions } = context;
+  const conversation = await sessions.getConversation(caller.sessionId);
+  const prompting = sendsPrompt(action, args);
+  checkPairedRelayCall({ action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: prompting });
+  requireVersion(action, args, relay);
+  const wait = WAITS.has(action) ? planWait(action, args.wait_seconds, context.settings.maxWaitSeconds) : undefined;
+
+  const nothing = action === 'create_session' ? 'Nothing was created.' : action === 'send' ? 'Nothing was sent.' : 'Nothing was done.';
+  const firstStart = action === 'create_session' && conversation.startedSessions === 0;
+  if (needsCard({ mode: conversation.session.mode, writes: WRITES.has(action), firstStartedByCaller: firstStart })) {
+    await askApproval(remoteCard(action, args, relay.name, nothing), conversation, context);
+  }
+  if (prompting && action !== 'ask') await passLoopGuard(conversation, context, nothing);
+
+  const local = provenanceOf(context.relayName, conversation);
+  const provenance: Provenance = { ...local, hops: local.hops + 1 };
+  const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}) };
+  const call = { relay: relay.name, action, args: forwarded, provenance, timeoutSeconds: (wait?.waitSeconds ?? 0) + CALL_SECONDS, allowed: false };
+  let { result } = await context.pairing.forwardToolCall(call);
+  if (result.ok === false && result.needsAllow === true && action === 'update_session') {
+    // That relay did not record this conversation as the session's starter: the user allows it here, on a card.
+    await askApproval(remoteCard(action, args, relay.name, 'Nothing was changed.'), conversation, context);
+    ({ result } = await context.pairing.forwardToolCall({ ...call, allowed: true }));
+  }
+  return shapeResult(result, relay.name, wait?.note);
+}
+
+/** The other relay's result, with `relay` set to the target's name as paired here, and this relay's wait note. */
+function shapeResult(result: Record<string, unknown>, relay: string, note: string | undefined): ToolResult {
+  const { needsAllow: _needsAllow, ...rest } = result;
+  if (rest.ok !== true) {
+    return { ...rest, ok: false, code: typeof rest.code === 'string' ? rest.code : 'REMOTE_RELAY_INTERNAL', error: typeof rest.error === 'string' ? rest.error : `Relay "${relay}" refused the call.` };
+  }
+  const notes = [rest.note, note].filter((part): part is string => typeof part === 'string' && part !== '');
+  return { ...rest, ok: true, relay, summary: typeof rest.summary === 'string' ? rest.summary : `${relay}: done`, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
+}
+
+function requireVersion(action: ActionName, args: ToolArguments, relay: PairedRelay): void {
+  if (relay.version === '') return;
+  for (const feature of FEATURES) {
+    if (feature.applies(action, args) && compareVersions(relay.version, feature.since) < 0) {
+      throw toolError('REMOTE_RELAY_UNSUPPORTED', feature.refusal.replaceAll('{relay}', relay.name).replaceAll('{version}', relay.version), { version: relay.version, needs: feature.since });
+    }
+  }
+}
+
+/** Compares two semver versions by their numbers (pre-release tags are not told apart). */
+export function compareVersions(a: string, b: string): number {
+  const parts = (version: string) => version.replace(/^v/, '').split(/[.+-]/).slice(0, 3).map((part) => Number.parseInt(part, 10) || 0);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i += 1) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+function remoteCard(action: ActionName, args: ToolArguments, relay: string, nothing: string) {
+  const lines = [
+    args.session && `Session: ${args.session}`,
+    args.title && `Title: ${args.title}`,
+    args.provider && `Provider: ${args.provider}`,
+    args.model && `Model: ${args.model}`,
+    args.text && `Prompt: ${quoteStart(args.text, 200)}`,
+  ].filter((line): line is string => typeof line === 'string' && line !== '');
+  const what = action.replace('_', ' ');
+  return { title: `${what[0]!.toUpperCase()}${what.slice(1)} on relay ${relay}`, lines, asked: `${what} on relay ${relay}`, nothing };
+}

@@ -1,0 +1,111 @@
+/**
+ * Pairing in the user API, /api/v1, for a user's own bearer token (spec, Settings → Relays): make a one-time
+ * pairing code, pair with another relay by its URL and code, list the pairings, set a pairing's "Agents may"
+ * level, unpair, and read or set this relay's "Accept prompts from other relays' agents". Errors answer
+ * `{ code, error }` (http/user-api.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
+import { AGENT_LEVELS, type PairedRelay, type PairingOwner } from '../ports.ts';
+import { RELAY_VERSION } from '../version.ts';
+
+export interface PairingRouteDeps extends UserApiDeps {
+  relayName: string;
+  /** The base URL the other relay reaches this one at. */
+  publicUrl: string;
+  pairing: PairingOwner;
+}
+
+const PairBody = z.object(
+  {
+    url: z.string({ error: 'url (the other relay\'s address) is required' }).trim().min(1, { error: 'url must not be empty' }),
+    code: z.string({ error: 'code (made on the other relay) is required' }).trim().min(1, { error: 'code must not be empty' }),
+  },
+  { error: 'the body must be a JSON object, for example {"url": "https://build-box.example.com", "code": "ABCD-EFGH-JKMN"}' },
+);
+
+const LevelBody = z.object(
+  { level: z.enum(AGENT_LEVELS, { error: `level must be one of: ${AGENT_LEVELS.join(', ')}` }) },
+  { error: 'the body must be a JSON object, for example {"level": "read"}' },
+);
+
+const SettingsBody = z.object(
+  { accept_prompts: z.boolean({ error: 'accept_prompts must be true or false' }) },
+  { error: 'the body must be a JSON object, for example {"accept_prompts": false}' },
+);
+
+const NameParams = z.object({ name: z.string().min(1) });
+
+/** A pairing as the user API shows it. */
+function pairingView(relay: PairedRelay) {
+  return { name: relay.name, url: relay.url, level: relay.level, online: relay.online, version: relay.version };
+}
+
+/** Registers /api/v1/pairing-codes, /api/v1/pairings[/:name] and /api/v1/pairing-settings on `app`. */
+export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDeps): void {
+  app.post('/api/v1/pairing-codes', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const made = await callOwner(reply, deps.logger, () => deps.pairing.createPairingCode(userId));
+    if (made === undefined) return reply;
+    return reply.code(201).send({ code: made.code, expiresAt: made.expiresAt.toISOString(), relay: deps.relayName, url: deps.publicUrl });
+  });
+
+  app.post('/api/v1/pairings', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const body = PairBody.safeParse(request.body ?? {});
+    if (!body.success) return sendInvalid(reply, body.error);
+    const self = { name: deps.relayName, url: deps.publicUrl, version: RELAY_VERSION };
+    const relay = await callOwner(reply, deps.logger, () => deps.pairing.pair({ userId, url: body.data.url, code: body.data.code, self }));
+    if (relay === undefined) return reply;
+    return reply.code(201).send({ pairing: pairingView(relay) });
+  });
+
+  app.get('/api/v1/pairings', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const relays = await callOwner(reply, deps.logger, () => deps.pairing.listPairedRelays());
+    if (relays === undefined) return reply;
+    return { pairings: relays.map(pairingView) };
+  });
+
+  app.patch('/api/v1/pairings/:name', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { name } = NameParams.parse(request.params);
+    const body = LevelBody.safeParse(request.body ?? {});
+    if (!body.success) return sendInvalid(reply, body.error);
+    const relay = await callOwner(reply, deps.logger, () => deps.pairing.setAgentLevel(name, body.data.level));
+    if (relay === undefined) return reply;
+    return { pairing: pairingView(relay) };
+  });
+
+  app.delete('/api/v1/pairings/:name', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { name } = NameParams.parse(request.params);
+    const relay = await callOwner(reply, deps.logger, () => deps.pairing.unpair(name));
+    if (relay === undefined) return reply;
+    return { pairing: pairingView(relay), unpaired: true };
+  });
+
+  app.get('/api/v1/pairing-settings', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const settings = await callOwner(reply, deps.logger, () => deps.pairing.getPairingSettings());
+    if (settings === undefined) return reply;
+    return { accept_prompts: settings.acceptPrompts };
+  });
+
+  app.put('/api/v1/pairing-settings', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const body = SettingsBody.safeParse(request.body ?? {});
+    if (!body.success) return sendInvalid(reply, body.error);
+    const settings = await callOwner(reply, deps.logger, () => deps.pairing.setPairingSettings({ acceptPrompts: body.data.accept_prompts }));
+    if (settings === undefined) return reply;
+    return { accept_prompts: settings.acceptPrompts };
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * /relay/v1, where paired relays call this one: POST /relay/v1/pair (a relay pairs with a one-time code; no
+ * token yet) and POST /relay/v1/tool (a relay_tool call from an agent on a paired relay, with its relay token
+ * and the prompt's provenance headers). Every answer carries this relay's version in x-relay-version.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { authenticateRelay } from '../http/authenticate-relay.ts';
+import { callOwner, sendInvalid } from '../http/user-api.ts';
+import type { Provenance } from '../ports.ts';
+import { serveRelayCall, type RelayCallDeps } from '../relay-tool/serve-relay-call.ts';
+import { RELAY_VERSION } from '../version.ts';
+
+/** The headers that carry a forwarded prompt's provenance (the pairing service's RelayClient sends them). */
+export const PROVENANCE_HEADERS = {
+  originRelay: 'x-relay-origin',
+  originSessionId: 'x-relay-session-id',
+  originSessionTitle: 'x-relay-session-title',
+  model: 'x-relay-model',
+  hops: 'x-relay-hops',
+} as const;
+
+export interface RelayRouteDeps extends RelayCallDeps {
+  /** The base URL paired relays reach this one at. */
+  publicUrl: string;
+}
+
+const PairBody = z.object(
+  {
+    code: z.string({ error: 'code is required' }).min(1, { error: 'code is required' }),
+    name: z.string({ error: 'name (the pairing relay\'s) is required' }).min(1, { error: 'name is required' }),
+    url: z.string({ error: 'url (the pairing relay\'s) is required' }).min(1, { error: 'url is required' }),
+    version: z.string({ error: 'version must be a string' }).default(''),
+    token: z.string({ error: 'token (to call the pairing relay with) is required' }).min(1, { error: 'token is required' }),
+  },
+  { error: 'the body must be a JSON object with code, name, url, version and token' },
+);
+
+const ToolBody = z.object(
+  { action: z.string({ error: 'action is required' }), arguments: z.record(z.string(), z.unknown()).default({}) },
+  { error: 'the body must be a JSON object: {"action": "…", "arguments": {…}}' },
+);
+
+/** Registers /relay/v1/pair and /relay/v1/tool on `app`. */
+export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps): void {
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/relay/v1/')) reply.header('x-relay-version', RELAY_VERSION);
+  });
+
+  app.post('/relay/v1/pair', async (request, reply) => {
+    const body = PairBody.safeParse(request.body ?? {});
+    if (!body.success) return sendInvalid(reply, body.error);
+    const self = { name: deps.relayName, url: deps.publicUrl, version: RELAY_VERSION };
+    const answer = await callOwner(reply, deps.logger, () => deps.pairing.acceptPairing({ ...body.data, self }));
+    if (answer === undefined) return reply;
+    return answer;
+  });
+
+  app.post('/relay/v1/tool', async (request, reply) => {
+    const auth = await authenticateRelay(request, deps.pairing);
+    if (!auth.ok) return reply.code(auth.status).send({ code: auth.code, error: auth.message });
+    const body = ToolBody.safeParse(request.body ?? {});
+    if (!body.success) return sendInvalid(reply, body.error);
+    const provenance = provenanceOf(request, auth.caller.relayName);
+    const allowed = request.headers['x-relay-allowed'] === '1';
+    const gone = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    });
+    return serveRelayCall({ ...body.data.arguments, action: body.data.action }, { ...auth.caller, provenance, allowed }, deps, gone.signal);
+  });
+}
+
+/**
+ * The provenance a paired relay's call carries. The origin relay is the caller as paired here, whatever the
+ * header says, so a relay cannot speak for another.
+ */
+function provenanceOf(request: FastifyRequest, relayName: string): Provenance {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : '';
+  };
+  const decoded = (name: string) => {
+    try {
+      return decodeURIComponent(header(name));
+    } catch {
+      return header(name);
+    }
+  };
+  const hops = Number.parseInt(header(PROVENANCE_HEADERS.hops), 10);
+  return {
+    originRelay: relayName,
+    originSessionId: header(PROVENANCE_HEADERS.originSessionId),
+    originSessionTitle: decoded(PROVENANCE_HEADERS.originSessionTitle),
+    model: decoded(PROVENANCE_HEADERS.model),
+    // A call that crossed a boundary has crossed at least one.
+    hops: Number.isFinite(hops) && hops >= 1 ? hops : 1,
+  };
+}
