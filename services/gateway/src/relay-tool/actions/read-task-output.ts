@@ -51,7 +51,7 @@ export const readTaskOutput: Action = async (args, context) => {
 function summaryOf(relay: string, sessionId: string, read: TaskOutput): string {
   const parts = [count(read.tail.length, 'line'), read.task.status];
   if (read.task.exitCode !== null && read.task.status !== 'running') parts.push(`exit code ${read.task.exitCode}`);
-  if (read.stall) parts.push(read.stall.minutes === 0 ? 'output just now' : `last output ${read.stall.minutes} min ago${read.stall.quiet ? ' (quiet)' : ''}`);
+  if (read.stall) parts.push(`last output ${read.stall.minutes} min ago`);
   if (read.counts) {
     parts.push(`${read.counts.passed} passed`, `${read.counts.failed} failed`);
     if (read.counts.skipped > 0) parts.push(`${read.counts.skipped} skipped`);
