@@ -2,6 +2,8 @@
 // speaking the real wire format (SSE chat.completion.chunk events, tool_calls in pieces). The model calls
 // relay_tool (list_sessions); the call reaches the gateway through MCP with the session's token, and its answer
 // flows back to the model and into the turn's reply. Its models are discovered from the server's GET /v1/models.
+// The tokens the endpoint reports (stream_options.include_usage) show in usage; a second endpoint
+// (RELAY_OPENAI_ENDPOINTS) is its own provider.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,11 +26,17 @@ function answer(body: any): string[] {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"action":"list_sessions",' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '"relay":"this"}' } }] }),
       chunk({}, 'tool_calls'),
+      usageChunk(100, 10),
       'data: [DONE]\n\n',
     ];
   }
   const result = JSON.parse(toolMessage.content);
-  return [chunk({ role: 'assistant', content: 'The relay says: ' }), chunk({ content: result.summary }), chunk({}, 'stop'), 'data: [DONE]\n\n'];
+  return [chunk({ role: 'assistant', content: 'The relay says: ' }), chunk({ content: result.summary }), chunk({}, 'stop'), usageChunk(120, 30), 'data: [DONE]\n\n'];
+}
+
+/** The last chunk when stream_options.include_usage is set: no choices, the answer's tokens. */
+function usageChunk(promptTokens: number, completionTokens: number): string {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model: 'fake-1', choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`;
 }
 
 async function readBody(request: IncomingMessage): Promise<any> {
@@ -68,7 +76,14 @@ beforeAll(async () => {
   const { port } = server.address() as AddressInfo;
   relay = await startRelay({
     name: 'desk',
-    env: { RELAY_AGENT_SESSIONS: 'on', RELAY_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, RELAY_OPENAI_API_KEY: 'sk-test-key' },
+    env: {
+      RELAY_AGENT_SESSIONS: 'on',
+      RELAY_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      RELAY_OPENAI_API_KEY: 'sk-test-key',
+      // A second endpoint, its own provider id, with its models configured (the same loopback server here).
+      RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', name: 'Grok', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'xai-test-key', models: ['grok-test'] }]),
+      RELAY_USAGE_ALLOWANCES: JSON.stringify({ openai: { monthlyTokens: 1000 } }),
+    },
   });
 });
 
@@ -87,15 +102,11 @@ describe('the openai provider', () => {
     expect(info.providers.find((provider: any) => provider.id === 'openai')).toMatchObject({ available: true, models: ['fake-1'] });
   });
 
-  it('usage: the configured provider is not tracked yet, one without credentials is not set up; no secrets', async () => {
-    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Usage', text: 'relay_tool {"action":"usage","relay":"this"}' });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const turn = await finish(created.body.session.id, created.body.message_id);
-    const result = JSON.parse(turn.reply.text);
-    expect(result).toMatchObject({ ok: true, relay: 'desk', claudeUsageLimitPaused: false });
-    expect(result.providers.find((provider: any) => provider.provider === 'openai')).toEqual({ provider: 'openai', status: 'not_tracked', meters: [] });
-    expect(result.providers.find((provider: any) => provider.provider === 'claude-api')).toMatchObject({ status: 'not_set_up', reason: expect.any(String) });
-    expect(JSON.stringify(result)).not.toContain('sk-test-key');
+  it('relay_info lists each configured endpoint as its own provider', async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Endpoints', text: 'relay_tool {"action":"relay_info","relay":"this"}' });
+    const info = JSON.parse((await finish(created.body.session.id, created.body.message_id)).reply.text);
+    expect(info.providers.find((provider: any) => provider.id === 'grok')).toMatchObject({ name: 'Grok', available: true, models: ['grok-test'] });
+    expect(JSON.stringify(info)).not.toContain('xai-test-key');
   });
 
   it("runs a turn whose tool call reaches the gateway through MCP with the session's token, and answers with its result", async () => {
@@ -109,6 +120,7 @@ describe('the openai provider', () => {
 
     expect(requests).toHaveLength(2);
     const [first, second] = requests;
+    expect(first!.body.stream_options).toEqual({ include_usage: true });
     expect(first!.authorization).toBe('Bearer sk-test-key');
     expect(first!.body).toMatchObject({ model: 'fake-1', stream: true, messages: [{ role: 'user', content: 'Which sessions are there?' }] });
     const relayTool = first!.body.tools.find((tool: any) => tool.function.name === 'relay_tool');
@@ -128,5 +140,26 @@ describe('the openai provider', () => {
       { role: 'assistant', content: turn.reply.text },
       { role: 'user', content: 'And now?' },
     ]);
+  });
+
+  it('usage meters the tokens the endpoint reported for those turns against the allowance; no secrets', async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Usage', text: 'relay_tool {"action":"usage","relay":"this"}' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const result = JSON.parse((await finish(created.body.session.id, created.body.message_id)).reply.text);
+    expect(result).toMatchObject({ ok: true, relay: 'desk', claudeUsageLimitPaused: false });
+    // Two turns: the first took two answers (100+10, 120+30), the second one (the fake asks for a tool again: 100+10, then 120+30).
+    const used = 2 * (100 + 10 + 120 + 30);
+    expect(result.providers.find((provider: any) => provider.provider === 'openai')).toEqual({
+      provider: 'openai',
+      status: 'ok',
+      meters: [
+        { name: 'tokens', used, allowance: 1000, remaining: 1000 - used, utilization: used / 1000, resetsAt: expect.stringMatching(/T00:00:00.000Z$/) },
+        { name: 'cost_usd', used: 0, allowance: null, remaining: null, utilization: null, resetsAt: expect.any(String) },
+      ],
+    });
+    expect(result.providers.find((provider: any) => provider.provider === 'grok')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 0 }, { name: 'cost_usd', used: 0 }] });
+    expect(result.providers.find((provider: any) => provider.provider === 'script')).toEqual({ provider: 'script', status: 'not_tracked', meters: [] });
+    expect(result.providers.find((provider: any) => provider.provider === 'claude-api')).toMatchObject({ status: 'not_set_up', reason: 'no Anthropic API key configured (ANTHROPIC_API_KEY)' });
+    expect(JSON.stringify(result)).not.toMatch(/sk-test-key|xai-test-key/);
   });
 });
