@@ -85,3 +85,44 @@ describe('loadConfig: the relay and its folders', () => {
     expect(problems({ RELAY_NAME: 'build box' })).toEqual(['RELAY_NAME']);
   });
 });
+
+describe('ConfiguredCatalogue with plug-ins and plans', () => {
+  it('lists each extra endpoint as its own provider, after openai; its models configured or unknown until discovery', async () => {
+    const catalogue = new ConfiguredCatalogue(
+      { RELAY_OPENAI_ENDPOINTS: [{ id: 'grok', name: 'Grok', models: ['grok-4'] }, { id: 'ollama' }] },
+      { availability: (id) => ({ available: id !== 'ollama', reason: id === 'ollama' ? 'unreachable' : '' }) },
+    );
+    const providers = await catalogue.providers();
+    expect(providers.map((p) => p.id).slice(0, 4)).toEqual(['script', 'openai', 'grok', 'ollama']);
+    expect(providers[2]).toMatchObject({ name: 'Grok', family: 'openai', available: true, models: ['grok-4'], modelsKnown: true });
+    expect(providers[3]).toMatchObject({ name: 'ollama', available: false, reason: 'unreachable', reasonCode: 'OLLAMA_NOT_RUNNABLE', modelsKnown: false });
+  });
+
+  it("gives a configured provider whose plug-in cannot run here the plug-in's reason (no binary)", async () => {
+    const catalogue = new ConfiguredCatalogue(
+      { CLAUDE_CODE_OAUTH_TOKEN: 't', RELAY_CLAUDE_MODELS: ['claude-opus-5-5'] },
+      { availability: (id) => (id === 'claude' ? { available: false, reason: "Claude Code's executable is not installed" } : { available: true, reason: '' }) },
+    );
+    const claude = (await catalogue.providers()).find((p) => p.id === 'claude');
+    expect(claude).toMatchObject({ available: false, reason: "Claude Code's executable is not installed", reasonCode: 'CLAUDE_NOT_RUNNABLE' });
+  });
+
+  it('makes claude-api unavailable with CLAUDE_API_CAP_REACHED once this month’s cost reaches the cap', async () => {
+    let spent = 9;
+    const catalogue = new ConfiguredCatalogue(
+      { ANTHROPIC_API_KEY: 'k', RELAY_CLAUDE_MODELS: ['claude-opus-5-5'] },
+      {
+        availability: () => ({ available: true, reason: '' }),
+        usage: {
+          ledger: { totalsSince: async () => [{ provider: 'claude-api', inputTokens: 0, outputTokens: 0, costUsd: spent, turns: 1 }] },
+          allowances: { 'claude-api': { monthlyUsd: 10 } },
+          now: () => new Date('2026-11-30T10:00:00.000Z'),
+        },
+      },
+    );
+    const claudeApi = async () => (await catalogue.providers()).find((p) => p.id === 'claude-api');
+    expect(await claudeApi()).toMatchObject({ available: true, reasonCode: '' });
+    spent = 10;
+    expect(await claudeApi()).toMatchObject({ available: false, reasonCode: 'CLAUDE_API_CAP_REACHED' });
+  });
+});

@@ -31,4 +31,14 @@ describe('a streamed chat-completions answer', () => {
       finishReason: 'tool_calls',
     });
   });
+
+  it('reads the tokens the last chunk reports when include_usage is set, and none when it is not', () => {
+    const reader = new ChatStreamReader();
+    reader.push(event({ content: 'Hi' }, 'stop'));
+    reader.push(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 } })}\n\ndata: [DONE]\n\n`);
+    expect(reader.answer().usage).toEqual({ inputTokens: 42, outputTokens: 7 });
+    const without = new ChatStreamReader();
+    without.push(event({ content: 'Hi' }, 'stop') + 'data: [DONE]\n\n');
+    expect(without.answer().usage).toBeUndefined();
+  });
 });
