@@ -40,12 +40,31 @@ describe('decodeSessionEvent', () => {
       type: 'session_created',
       eventId: 'e1',
       occurredAt: new Date('2026-11-30T10:00:00Z'),
-      session: { id: 's1', userId: 'u1', title: 'Refactor', state: 'idle' },
+      sessionId: 's1',
+      userId: 'u1',
+      title: 'Refactor',
+      state: 'idle',
     });
   });
 
-  it('passes over session events this service does not use yet', () => {
-    expect(decodeSessionEvent('relay.session.v1.turn_ended', { anything: true })).toBeUndefined();
+  const common = { eventId: 'e2', occurredAt: '2026-11-30T10:05:00Z', sessionId: 's1', userId: 'u1' };
+  it.each([
+    ['turn_started', SessionSubject.TURN_STARTED, { ...common, turnId: 't1' }, { type: 'turn_started', turnId: 't1' }],
+    ['turn_ended', SessionSubject.TURN_ENDED, { ...common, turnId: 't1', status: 'TURN_STATUS_DONE' }, { type: 'turn_ended', turnId: 't1' }],
+    ['question_asked', SessionSubject.QUESTION_ASKED, common, { type: 'question_asked' }],
+    ['task_started', SessionSubject.TASK_STARTED, { ...common, task: { id: 'task_1', description: 'npm test' } }, { type: 'task_started', task: { id: 'task_1', description: 'npm test' } }],
+    ['task_failed', SessionSubject.TASK_FAILED, { ...common, task: { id: 'task_1', exitCode: 1 } }, { type: 'task_ended', taskId: 'task_1' }],
+    ['archived', SessionSubject.ARCHIVED, common, { type: 'archived' }],
+  ])('reads %s for the runs of the session', (_, subject, data, expected) => {
+    expect(decodeSessionEvent(subject, data)).toEqual({ eventId: 'e2', occurredAt: new Date('2026-11-30T10:05:00Z'), sessionId: 's1', userId: 'u1', ...expected });
+  });
+
+  it('passes over session events the projection does not use', () => {
+    expect(decodeSessionEvent('relay.session.v1.turn_queued', { anything: true })).toBeUndefined();
+  });
+
+  it('refuses a task event without its task', () => {
+    expect(codeOf(() => decodeSessionEvent(SessionSubject.TASK_STARTED, common))).toBe(SubscriptionErrorCode.INVALID_EVENT);
   });
 
   it.each([

@@ -16,6 +16,21 @@ describe('decodeWatchEvent', () => {
     });
   });
 
+  it.each([
+    ['task_started', 'relay.session.v1.task_started', { id: 'task_1', description: 'npm test' }, 'task_started', null],
+    ['task_finished', 'relay.session.v1.task_finished', { id: 'task_1', description: 'npm test', exitCode: 0 }, 'task_finished', 0],
+    ['task_failed', 'relay.session.v1.task_failed', { id: 'task_1', description: 'npm test', exitCode: 2 }, 'task_failed', 2],
+    ['task_failed by a signal', 'relay.session.v1.task_failed', { id: 'task_1', description: 'npm test' }, 'task_failed', null],
+    ['a non-zero exit, whatever the subject', 'relay.session.v1.task_finished', { id: 'task_1', description: 'npm test', exitCode: 1 }, 'task_failed', 1],
+  ])('%s is a task event subscriptions take, matched on the command', (_, subject, task, kind, exitCode) => {
+    const input = decodeWatchEvent(subject, { eventId: 'ev9', occurredAt, sessionId: 's1', userId: 'u1', task });
+    expect(input).toMatchObject({
+      type: 'session_events',
+      sessionId: 's1',
+      candidates: [{ sourceEventId: 'ev9', kind, text: 'npm test', event: { kind, taskId: 'task_1', description: 'npm test', exitCode } }],
+    });
+  });
+
   it('turn_ended error is a turn_end (error) and an error event', () => {
     const input = decodeWatchEvent('relay.session.v1.turn_ended', { eventId: 'ev2', occurredAt, sessionId: 's1', userId: 'u1', messageId: 'm2', status: 'TURN_STATUS_ERROR', text: 'boom' });
     expect(input?.type === 'session_events' && input.candidates.map((c) => [c.sourceEventId, c.kind])).toEqual([['ev2', 'turn_end'], ['ev2:error', 'error']]);

@@ -1,10 +1,17 @@
-import { SessionCreated } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, SessionCreated, TaskEnded, TaskStarted, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { SessionState as SessionStateMessage } from '@relay/proto/relay/session/v1/session';
 import { invalidEvent } from '../domain/errors.ts';
 import type { SessionEvent, SessionState } from '../domain/session-activity.ts';
 
 export const SessionSubject = {
   SESSION_CREATED: 'relay.session.v1.session_created',
+  TURN_STARTED: 'relay.session.v1.turn_started',
+  TURN_ENDED: 'relay.session.v1.turn_ended',
+  QUESTION_ASKED: 'relay.session.v1.question_asked',
+  TASK_STARTED: 'relay.session.v1.task_started',
+  TASK_FINISHED: 'relay.session.v1.task_finished',
+  TASK_FAILED: 'relay.session.v1.task_failed',
+  ARCHIVED: 'relay.session.v1.archived',
 } as const;
 
 const STATES: Partial<Record<SessionStateMessage, SessionState>> = {
@@ -13,25 +20,54 @@ const STATES: Partial<Record<SessionStateMessage, SessionState>> = {
   [SessionStateMessage.SESSION_STATE_IDLE]: 'idle',
 };
 
+/** The fields every session event carries; throws when one is missing. */
+function base(subject: string, message: { eventId: string; occurredAt?: Date | undefined; sessionId: string; userId: string }) {
+  if (message.eventId === '') throw invalidEvent(subject, 'eventId is missing');
+  if (message.occurredAt === undefined || Number.isNaN(message.occurredAt.getTime())) throw invalidEvent(subject, 'occurredAt is missing');
+  if (message.sessionId === '') throw invalidEvent(subject, 'sessionId is missing');
+  if (message.userId === '') throw invalidEvent(subject, 'userId is missing');
+  return { eventId: message.eventId, occurredAt: message.occurredAt, sessionId: message.sessionId, userId: message.userId };
+}
+
 /**
- * A session event from its subject and JSON payload; undefined for a kind this service does not use (yet).
+ * A session event from its subject and JSON payload; undefined for a kind the projection does not use.
  * Throws SUBSCRIPTION_INVALID_EVENT for a payload that can never be applied, so the consumer terminates it.
  */
 export function decodeSessionEvent(subject: string, data: unknown): SessionEvent | undefined {
-  if (subject !== SessionSubject.SESSION_CREATED) return undefined;
+  if (!(Object.values(SessionSubject) as string[]).includes(subject)) return undefined;
   if (typeof data !== 'object' || data === null) throw invalidEvent(subject, 'payload is not an object');
-  const message = SessionCreated.fromJSON(data);
-  const session = message.session;
-  if (message.eventId === '') throw invalidEvent(subject, 'eventId is missing');
-  if (message.occurredAt === undefined || Number.isNaN(message.occurredAt.getTime())) throw invalidEvent(subject, 'occurredAt is missing');
-  if (session === undefined || session.id === '') throw invalidEvent(subject, 'session.id is missing');
-  if (session.userId === '') throw invalidEvent(subject, 'session.userId is missing');
-  const state = STATES[session.state];
-  if (state === undefined) throw invalidEvent(subject, `session.state ${String(session.state)} is not a known state`);
-  return {
-    type: 'session_created',
-    eventId: message.eventId,
-    occurredAt: message.occurredAt,
-    session: { id: session.id, userId: session.userId, title: session.title, state },
-  };
+  switch (subject) {
+    case SessionSubject.SESSION_CREATED: {
+      const message = SessionCreated.fromJSON(data);
+      const session = message.session;
+      if (session === undefined || session.id === '') throw invalidEvent(subject, 'session.id is missing');
+      if (session.userId === '') throw invalidEvent(subject, 'session.userId is missing');
+      const state = STATES[session.state];
+      if (state === undefined) throw invalidEvent(subject, `session.state ${String(session.state)} is not a known state`);
+      return { ...base(subject, { ...message, sessionId: session.id, userId: session.userId }), type: 'session_created', title: session.title, state };
+    }
+    case SessionSubject.TURN_STARTED: {
+      const message = TurnStarted.fromJSON(data);
+      return { ...base(subject, message), type: 'turn_started', turnId: message.turnId };
+    }
+    case SessionSubject.TURN_ENDED: {
+      const message = TurnEnded.fromJSON(data);
+      return { ...base(subject, message), type: 'turn_ended', turnId: message.turnId };
+    }
+    case SessionSubject.QUESTION_ASKED:
+      return { ...base(subject, QuestionAsked.fromJSON(data)), type: 'question_asked' };
+    case SessionSubject.TASK_STARTED: {
+      const message = TaskStarted.fromJSON(data);
+      if (message.task === undefined || message.task.id === '') throw invalidEvent(subject, 'task.id is missing');
+      return { ...base(subject, message), type: 'task_started', task: { id: message.task.id, description: message.task.description } };
+    }
+    case SessionSubject.TASK_FINISHED:
+    case SessionSubject.TASK_FAILED: {
+      const message = TaskEnded.fromJSON(data);
+      if (message.task === undefined || message.task.id === '') throw invalidEvent(subject, 'task.id is missing');
+      return { ...base(subject, message), type: 'task_ended', taskId: message.task.id };
+    }
+    default:
+      return { ...base(subject, SessionArchived.fromJSON(data)), type: 'archived' };
+  }
 }

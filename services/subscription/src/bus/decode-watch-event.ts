@@ -1,8 +1,9 @@
 /**
- * The session and question events subscriptions react to, decoded from their JSON payloads.
+ * The session and question events subscriptions react to (turn ends, questions, task starts and ends, archives,
+ * answers), decoded from their JSON payloads.
  */
 import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
-import { QuestionAsked, SessionArchived, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { invalidEvent } from '../domain/errors.ts';
@@ -10,9 +11,39 @@ import { invalidEvent } from '../domain/errors.ts';
 export const WatchSubject = {
   TURN_ENDED: 'relay.session.v1.turn_ended',
   QUESTION_ASKED: 'relay.session.v1.question_asked',
+  TASK_STARTED: 'relay.session.v1.task_started',
+  TASK_FINISHED: 'relay.session.v1.task_finished',
+  TASK_FAILED: 'relay.session.v1.task_failed',
   ARCHIVED: 'relay.session.v1.archived',
   QUESTION_ANSWERED: 'relay.question.v1.question_answered',
 } as const;
+
+/**
+ * task_started, task_finished or task_failed as an event subscriptions take. A task that ended with a non-zero exit
+ * is a failure whatever subject it came on (the spec: "any task that failed or exited non-zero").
+ */
+function taskEvent(subject: string, data: object): WatchInput {
+  const message = subject === WatchSubject.TASK_STARTED ? TaskStarted.fromJSON(data) : TaskEnded.fromJSON(data);
+  const occurredAt = required(subject, message.eventId, message.occurredAt);
+  const task = message.task;
+  if (task === undefined || task.id === '') throw invalidEvent(subject, 'task.id is missing');
+  const exitCode = task.exitCode ?? null;
+  const kind = subject === WatchSubject.TASK_STARTED ? 'task_started' : subject === WatchSubject.TASK_FAILED || (exitCode !== null && exitCode !== 0) ? 'task_failed' : 'task_finished';
+  return {
+    type: 'session_events',
+    userId: message.userId,
+    sessionId: message.sessionId,
+    senderSessionId: null,
+    candidates: [
+      {
+        sourceEventId: message.eventId,
+        kind,
+        text: task.description,
+        event: { id: message.eventId, kind, occurredAt, relay: null, session: { id: message.sessionId, title: '' }, taskId: task.id, description: task.description, exitCode: kind === 'task_started' ? null : exitCode },
+      },
+    ],
+  };
+}
 
 const ENDINGS: Partial<Record<TurnStatus, 'done' | 'error' | 'stopped'>> = {
   [TurnStatus.TURN_STATUS_DONE]: 'done',
@@ -80,6 +111,7 @@ export function decodeWatchEvent(subject: string, data: unknown): WatchInput | u
       ],
     };
   }
+  if (subject === WatchSubject.TASK_STARTED || subject === WatchSubject.TASK_FINISHED || subject === WatchSubject.TASK_FAILED) return taskEvent(subject, data);
   if (subject === WatchSubject.ARCHIVED) {
     const message = SessionArchived.fromJSON(data);
     const occurredAt = required(subject, message.eventId, message.occurredAt);

@@ -1,9 +1,20 @@
 import { processOnce } from '@relay/bus';
 import type { SessionActivityStore } from '../domain/ports.ts';
 import type { SessionActivity } from '../domain/session-activity.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { runsFromJson, runsToJson } from './watch-codec.ts';
 
-/** The session-activity projection in PostgreSQL, each update in one transaction with its processed message id. */
+type Row = Awaited<ReturnType<PrismaClient['sessionActivity']['findFirstOrThrow']>>;
+
+export function toSessionActivity(row: Row): SessionActivity {
+  return { ...row, runs: runsFromJson(row.runs) };
+}
+
+/**
+ * The session-activity projection in PostgreSQL, each update in one transaction with its processed message id.
+ * When what runs in a session changes, the watchers whose subscriptions here watch it become due, so stalled,
+ * all_idle and the heartbeat are computed again from the new runs.
+ */
 export class PrismaSessionActivityStore implements SessionActivityStore {
   readonly #prisma: PrismaClient;
   readonly #consumer: string;
@@ -26,9 +37,23 @@ export class PrismaSessionActivityStore implements SessionActivityStore {
       // with the transaction's own connection, unlike a session-level advisory lock through the pool).
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`session_activity:${sessionId}`}, 0))`;
       const row = await tx.sessionActivity.findUnique({ where: { sessionId } });
-      const next = update(row ?? undefined);
-      if (next !== undefined) await tx.sessionActivity.upsert({ where: { sessionId }, create: next, update: next });
+      const current = row === null ? undefined : toSessionActivity(row);
+      const next = update(current);
+      if (next === undefined) return true;
+      const data = { ...next, runs: runsToJson(next.runs) as Prisma.InputJsonValue };
+      await tx.sessionActivity.upsert({ where: { sessionId }, create: data, update: data });
+      const changed = JSON.stringify(data.runs) !== JSON.stringify(current === undefined ? null : runsToJson(current.runs)) || next.archivedAt !== (current?.archivedAt ?? null);
+      if (changed) await this.#wakeWatchersOf(tx, next.userId, sessionId, next.lastEventAt);
       return true;
     });
+  }
+
+  /** Makes due (at `at` at the latest) every watcher with an active subscription here that watches the session. */
+  async #wakeWatchersOf(tx: Prisma.TransactionClient, userId: string, sessionId: string, at: Date): Promise<void> {
+    await tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${at.toISOString()}::timestamp(3)), ${at.toISOString()}::timestamp(3))
+      WHERE session_id IN (
+        SELECT watcher_session_id FROM subscriptions
+         WHERE user_id = ${userId} AND ended_at IS NULL AND relay = '' AND watcher_session_id <> ${sessionId}
+           AND ((scope = 'all' AND NOT (exclude ? ${sessionId})) OR sessions @> jsonb_build_array(jsonb_build_object('id', ${sessionId}::text))))`;
   }
 }

@@ -9,13 +9,17 @@ import type { OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
 import { evaluateWatcher, EMPTY_WATCHER_STATE, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
 import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
+import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
 import { parseRemoteEvents, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from '../domain/subscriptions/remote-events.ts';
 import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { subscriptionRefusal } from '../domain/errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { toSessionActivity } from './prisma-session-activity-store.ts';
 import { eventFromJson, eventToJson, stateFromJson, stateToJson } from './watch-codec.ts';
 
 type Tx = Prisma.TransactionClient;
+
+const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a.getTime() <= b.getTime() ? a : b);
 type SubscriptionRow = Awaited<ReturnType<PrismaClient['subscription']['findFirstOrThrow']>>;
 type EventRow = Awaited<ReturnType<PrismaClient['watcherEvent']['findFirstOrThrow']>>;
 
@@ -88,6 +92,8 @@ export class PrismaWatchStore {
       if (!input.dryRun) {
         const { quietHours, sessions, exclude, events, ...rest } = subscription;
         await tx.subscription.create({ data: { ...rest, sessions: json(sessions), exclude: json(exclude), events: json(events), quietHours: quietHours === null ? undefined : json(quietHours) } });
+        // Due now: the planner computes its stalled, all_idle and heartbeat times from here on.
+        await tx.watcher.update({ where: { sessionId: input.watcherSessionId }, data: { nextEvaluationAt: input.now } });
       }
       return { subscription, first: active === 0 };
     });
@@ -204,6 +210,7 @@ export class PrismaWatchStore {
          ORDER BY next_evaluation_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
       const watcher = due[0];
       if (watcher === undefined) return false;
+      const computedNextDue = await this.#computeEvents(tx, watcher.session_id, watcher.user_id, now);
       const events = (
         await tx.watcherEvent.findMany({ where: { watcherSessionId: watcher.session_id, status: { in: ['new', 'held', 'released'] } }, orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }] })
       ).map(toWatcherEvent);
@@ -255,7 +262,7 @@ export class PrismaWatchStore {
       }
       await tx.watcher.update({
         where: { sessionId: watcher.session_id },
-        data: { state: json(stateToJson(result.state)), seq: result.seq, nextEvaluationAt: result.nextEvaluationAt },
+        data: { state: json(stateToJson(result.state)), seq: result.seq, nextEvaluationAt: earliest(result.nextEvaluationAt, computedNextDue) },
       });
       return true;
     });
@@ -321,6 +328,25 @@ export class PrismaWatchStore {
     return toSubscription(row);
   }
 
+  /**
+   * Stores what stalled, all_idle and the heartbeat make now for the watcher's subscriptions here (each under its
+   * deterministic id, so it is made once); answers when they need computing again.
+   */
+  async #computeEvents(tx: Tx, watcherSessionId: string, userId: string, now: Date): Promise<Date | null> {
+    const subscriptions = (await tx.subscription.findMany({ where: { watcherSessionId, endedAt: null, relay: '' } })).map(toSubscription).filter(computesEvents);
+    if (subscriptions.length === 0) return null;
+    const activity = (await tx.sessionActivity.findMany({ where: { userId } })).map(toSessionActivity);
+    let next: Date | null = null;
+    const made: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[] = [];
+    for (const subscription of subscriptions) {
+      const computed = computeEvents(subscription, activity, now);
+      next = earliest(next, computed.nextDueAt);
+      made.push(...computed.events.map((item) => ({ ...item, subscriptionIds: [subscription.id] })));
+    }
+    await this.#insertEvents(tx, watcherSessionId, made, now);
+    return next;
+  }
+
   /** The watcher's row exists and is locked for the rest of the transaction. */
   async #lockWatcher(tx: Tx, sessionId: string, userId: string): Promise<void> {
     await tx.$executeRaw`INSERT INTO watchers (session_id, user_id, state) VALUES (${sessionId}, ${userId}, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb)
@@ -331,6 +357,14 @@ export class PrismaWatchStore {
   /** Stores events for the watcher (a source event already there is left alone) and makes it due; answers how many were new. */
   async #store(tx: Tx, watcherSessionId: string, userId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<number> {
     await this.#lockWatcher(tx, watcherSessionId, userId);
+    const inserted = await this.#insertEvents(tx, watcherSessionId, events, now);
+    await tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${now.toISOString()}::timestamp(3)), ${now.toISOString()}::timestamp(3))
+      WHERE session_id = ${watcherSessionId}`;
+    return inserted;
+  }
+
+  /** Inserts the events that are new to the watcher (UNIQUE(watcher, source event)); answers how many were. */
+  async #insertEvents(tx: Tx, watcherSessionId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<number> {
     let inserted = 0;
     for (const item of events) {
       inserted += await tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at)
@@ -338,8 +372,6 @@ export class PrismaWatchStore {
                 ${JSON.stringify(item.subscriptionIds)}::jsonb, 'new', ${now.toISOString()}::timestamp(3))
         ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
     }
-    await tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${now.toISOString()}::timestamp(3)), ${now.toISOString()}::timestamp(3))
-      WHERE session_id = ${watcherSessionId}`;
     return inserted;
   }
 

@@ -1,7 +1,9 @@
 /**
- * JSON shapes of the delivery module's data in the database: instants as ISO strings, revived to Dates.
+ * JSON shapes of the domain's data in the database (events, watcher state, session runs): instants as ISO
+ * strings, revived to Dates.
  */
 import type { RelayEvent, WatcherState } from '../domain/delivery/index.ts';
+import type { SessionRuns } from '../domain/session-activity.ts';
 
 type Json = Record<string, unknown>;
 
@@ -36,5 +38,32 @@ export function stateFromJson(json: unknown): WatcherState {
     windowClosesAt: dateOrNull(data.windowClosesAt),
     capSlotAt: dateOrNull(data.capSlotAt),
     ownPrompts: (data.ownPrompts ?? {}) as WatcherState['ownPrompts'],
+  };
+}
+
+/** A session's runs as stored. */
+export function runsToJson(runs: SessionRuns): Json {
+  return {
+    turn: runs.turn === null ? null : { id: runs.turn.id, startedAt: runs.turn.startedAt.toISOString() },
+    turnActivityAt: runs.turnActivityAt?.toISOString() ?? null,
+    tasks: runs.tasks.map((task) => ({ ...task, startedAt: task.startedAt.toISOString(), lastOutputAt: task.lastOutputAt?.toISOString() ?? null })),
+    lastEndedAt: runs.lastEndedAt?.toISOString() ?? null,
+    lastTurnEndedAt: runs.lastTurnEndedAt?.toISOString() ?? null,
+    endedTaskIds: runs.endedTaskIds,
+  };
+}
+
+/** Stored runs ({} for a row from before runs were kept). */
+export function runsFromJson(json: unknown): SessionRuns {
+  const data = (json ?? {}) as Json;
+  const turn = data.turn as { id: string; startedAt: string } | null | undefined;
+  const tasks = Array.isArray(data.tasks) ? (data.tasks as Json[]) : [];
+  return {
+    turn: turn ? { id: turn.id, startedAt: new Date(turn.startedAt) } : null,
+    turnActivityAt: dateOrNull(data.turnActivityAt),
+    tasks: tasks.map((task) => ({ id: String(task.id), description: String(task.description), startedAt: new Date(String(task.startedAt)), lastOutputAt: dateOrNull(task.lastOutputAt) })),
+    lastEndedAt: dateOrNull(data.lastEndedAt),
+    lastTurnEndedAt: dateOrNull(data.lastTurnEndedAt),
+    endedTaskIds: Array.isArray(data.endedTaskIds) ? data.endedTaskIds.map(String) : [],
   };
 }
