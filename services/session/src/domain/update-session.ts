@@ -220,7 +220,8 @@ function valueOf(input: UpdateSessionInput, setting: UpdateSetting): unknown {
 }
 
 function claudeOnlyNote(provider: ProviderInfo): string {
-  return `auto_compact_window and the thinking settings apply to Claude sessions only (Claude API included) and change nothing on a ${provider.name} session.`;
+  const article = /^[aeiou]/i.test(provider.name) ? 'an' : 'a';
+  return `auto_compact_window and the thinking settings apply to Claude sessions only (Claude API included) and change nothing on ${article} ${provider.name} session.`;
 }
 
 /**

@@ -155,6 +155,32 @@ describe('planUpdateSession: window and thinking', () => {
     expect(plan.notes.join(' ')).toContain('always thinks');
   });
 
+  it('applies window and thinking on a Claude API session too, with no note', () => {
+    const onKey = { ...mine, provider: 'claude-api' };
+    const plan = planUpdateSession(input({ autoCompactWindow: '400000', thinkingEnabled: false }), context({ target: onKey }));
+    expect(plan.changes).toEqual({ autoCompactWindow: '400000', thinkingEnabled: false });
+    expect(plan.notes).toEqual([]);
+  });
+
+  it('changes nothing on an OpenAI-compatible session and says so once', () => {
+    const openai = { ...mine, provider: 'openai', model: 'gpt-x' };
+    const plan = planUpdateSession(input({ autoCompactWindow: '200000', thinkingEnabled: false, thinkingDisplay: 'hidden' }), context({ target: openai }));
+    expect(plan.changed).toEqual([]);
+    expect(plan.notes).toEqual([
+      'auto_compact_window and the thinking settings apply to Claude sessions only (Claude API included) and change nothing on an OpenAI-compatible session.',
+    ]);
+  });
+
+  it('takes the nearest window DeepSeek offers, and thinking alone changes nothing there', () => {
+    const deepseek = { ...mine, provider: 'deepseek', model: 'deepseek-chat' };
+    const window = planUpdateSession(input({ autoCompactWindow: '300001' }), context({ target: deepseek }));
+    expect(window.changes).toEqual({ autoCompactWindow: '400000' });
+    expect(window.notes.join(' ')).toContain('was taken as 400,000, the nearest window DeepSeek offers');
+    const thinking = planUpdateSession(input({ thinkingEnabled: false }), context({ target: deepseek }));
+    expect(thinking.changed).toEqual([]);
+    expect(thinking.notes).toEqual(['A DeepSeek session always thinks: thinking_enabled and thinking_display change nothing there.']);
+  });
+
   it('sets thinking on Claude', () => {
     const plan = planUpdateSession(input({ thinkingEnabled: false, thinkingDisplay: 'hidden' }), context());
     expect(plan.changes).toEqual({ thinkingEnabled: false, thinkingDisplay: 'hidden' });

@@ -49,6 +49,7 @@ describe('buildClaudeQueryOptions', () => {
     const set = buildClaudeQueryOptions({ ...base, session: { ...session, thinkingEnabled: false, autoCompactWindow: '400000' } });
     expect(set.thinking).toEqual({ type: 'disabled' });
     expect(set.settings).toEqual({ autoCompactWindow: 400_000 });
-    expect(buildClaudeQueryOptions({ ...base, session: { ...session, thinkingDisplay: 'omitted' } }).thinking).toEqual({ type: 'adaptive', display: 'omitted' });
+    expect(buildClaudeQueryOptions({ ...base, session: { ...session, thinkingDisplay: 'hidden' } }).thinking).toEqual({ type: 'adaptive', display: 'omitted' });
+    expect(buildClaudeQueryOptions({ ...base, session: { ...session, thinkingDisplay: 'full' } }).thinking).toEqual({ type: 'adaptive', display: 'summarized' });
   });
 });

@@ -53,7 +53,8 @@ export function buildClaudeQueryOptions(input: ClaudeQueryInput): Options {
   const thinking: Options['thinking'] =
     session.thinkingEnabled === false
       ? { type: 'disabled' }
-      : { type: 'adaptive', ...(session.thinkingDisplay === 'omitted' ? { display: 'omitted' as const } : { display: 'summarized' as const }) };
+      : // The SDK shows thinking summarized or not at all: 'hidden' omits it; 'full' is the most it offers, summarized.
+        { type: 'adaptive', display: session.thinkingDisplay === 'hidden' ? 'omitted' : 'summarized' };
   return {
     cwd: session.cwd,
     model: session.model,
