@@ -15,6 +15,7 @@ import { registerPairingRoutes } from './routes/pairings.ts';
 import { registerRelayRoutes } from './routes/relay-routes.ts';
 import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
+import { registerSubscriptionRoutes } from './routes/subscriptions.ts';
 import type { SchedulerOwner } from './scheduler-owner.ts';
 
 export interface AppDeps {
@@ -59,6 +60,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerCardRoutes(app, deps);
   registerAskRoutes(app, deps);
   registerScheduleRoutes(app, deps);
+  registerSubscriptionRoutes(app, deps);
   registerPairingRoutes(app, deps);
   registerRelayRoutes(app, deps);
   registerRelaySettingsRoutes(app, deps);
