@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { registerApiRoutes } from './http/api-routes.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
+import { registerRelayEventsRoutes } from './http/relay-events-routes.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerAskRoutes } from './routes/asks.ts';
 import { registerCardRoutes } from './routes/cards.ts';
@@ -16,6 +17,7 @@ import { registerRelayRoutes } from './routes/relay-routes.ts';
 import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import { registerSubscriptionRoutes } from './routes/subscriptions.ts';
+import type { RemoteEventsOwner } from './remote-events-owner.ts';
 import type { SchedulerOwner } from './scheduler-owner.ts';
 
 export interface AppDeps {
@@ -30,6 +32,8 @@ export interface AppDeps {
   subscriptions?: SubscriptionOwner;
   /** The scheduler; absent where this gateway runs without one. */
   schedules?: SchedulerOwner;
+  /** The pairing service's remote events (subscriptions across relays); absent where this gateway runs without them. */
+  remoteEvents?: RemoteEventsOwner;
   readiness: ReadinessChecks;
   logger: Logger;
 }
@@ -63,6 +67,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerSubscriptionRoutes(app, deps);
   registerPairingRoutes(app, deps);
   registerRelayRoutes(app, deps);
+  if (deps.remoteEvents) registerRelayEventsRoutes(app, { ...deps, remoteEvents: deps.remoteEvents });
   registerRelaySettingsRoutes(app, deps);
   return app;
 }

@@ -3,6 +3,7 @@
  * shuts down in order on SIGTERM/SIGINT. Telemetry is started by `--import @relay/telemetry/register`.
  */
 import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SchedulerServiceClient } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
@@ -13,6 +14,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { GrpcPairingOwner } from './grpc/grpc-pairing-owner.ts';
 import { GrpcQuestionOwner } from './grpc/grpc-question-owner.ts';
+import { GrpcRemoteEventsOwner } from './grpc/grpc-remote-events-owner.ts';
 import { GrpcSchedulerOwner } from './grpc/grpc-scheduler-owner.ts';
 import { GrpcSessionOwner } from './grpc/grpc-session-owner.ts';
 import { GrpcSubscriptionOwner } from './grpc/grpc-subscription-owner.ts';
@@ -22,6 +24,7 @@ const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
 
 const sessionClient = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR);
 const pairingClient = createClient(PairingServiceClient, config.PAIRING_GRPC_ADDR);
+const remoteEventsClient = createClient(RemoteEventsServiceClient, config.PAIRING_GRPC_ADDR);
 const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
 const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR);
 const schedulerClient = createClient(SchedulerServiceClient, config.SCHEDULER_GRPC_ADDR);
@@ -35,6 +38,7 @@ const app = buildApp({
   questions: new GrpcQuestionOwner(questionClient),
   subscriptions: new GrpcSubscriptionOwner(subscriptionClient),
   schedules: new GrpcSchedulerOwner(schedulerClient),
+  remoteEvents: new GrpcRemoteEventsOwner(remoteEventsClient),
   readiness: {
     session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService)),
     pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService)),
@@ -53,6 +57,7 @@ onShutdownSignal(logger, async () => {
   clearTimeout(grace);
   sessionClient.close();
   pairingClient.close();
+  remoteEventsClient.close();
   questionClient.close();
   subscriptionClient.close();
   schedulerClient.close();

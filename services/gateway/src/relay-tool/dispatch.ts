@@ -40,6 +40,7 @@ import { isRelayToolOn } from './is-relay-tool-on.ts';
 import { readRelayState } from './read-relay-state.ts';
 import { pairedTarget } from './relay-name.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
+import type { RemoteEventsOwner } from '../remote-events-owner.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
 
 /** Every action of the spec, one file each. */
@@ -78,6 +79,7 @@ export interface DispatchDeps {
   questions: QuestionOwner;
   subscriptions?: SubscriptionOwner;
   schedules?: SchedulerOwner;
+  remoteEvents?: RemoteEventsOwner;
   logger: Logger;
 }
 
@@ -120,6 +122,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           questions: deps.questions,
           subscriptions: deps.subscriptions,
           schedules: deps.schedules,
+          remoteEvents: deps.remoteEvents,
           signal: channel.signal,
           progress: channel.progress,
         };
