@@ -1,0 +1,157 @@
+// Issue 8, events across relays, end to end with two relays on loopback: "desk" (A) pairs with "build-box" (B);
+// a `script` watcher on A subscribes to a session of B through relay_tool (the relay unlocked by the user's
+// message naming it); B's turn_end reaches A as a row starting with B's name. Then B's gateway stops while B's
+// session goes on: A writes link_lost, B keeps what happens, and when B's gateway is back A gets one row tagged
+// replayed with every event in order, nothing twice, then link_restored. Past B's buffer cap (5 here through
+// REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callUnary } from '@relay/rpc';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
+
+async function finish(relay: Relay, sessionId: string, messageId: string): Promise<any> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
+  }
+}
+
+async function startScriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.session.id, messageId: created.body.message_id };
+}
+
+async function decideCard(relay: Relay, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
+    const card = body.cards?.[0];
+    if (card) {
+      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+      return card;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no card showed in ${sessionId}`);
+}
+
+/** The watcher's event rows, once `until` appears in them `times` times (real-time deadline). */
+async function eventRowsUntil(relay: Relay, sessionId: string, until: string, times = 1, timeoutMs = 90_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}?last=100`);
+    const rows: string[] = (body.messages ?? []).filter((message: { role: string }) => message.role === 'event').map((message: { text: string }) => message.text);
+    if (occurrences(rows, until) >= times) return rows;
+    if (Date.now() > deadline) throw new Error(`no event row with ${until} (${times}×) in ${sessionId}: ${JSON.stringify(rows)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Prompts B's session through B's session service (its gateway may be down) and waits for each turn to end. */
+async function produceOnB(b: Relay, userId: string, sessionId: string, texts: string[]): Promise<void> {
+  for (const text of texts) await callUnary(b.sessionClient, 'sendMessage', { userId, sessionId, text: `reply ${text}` });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const read = await callUnary<object, { messages: { role: string; text: string }[] }>(b.sessionClient, 'readSession', { userId, sessionId, last: 100 });
+    const replies = read.messages.filter((message) => message.role === 'assistant').map((message) => message.text);
+    if (texts.every((text) => replies.includes(text))) return;
+    if (Date.now() > deadline) throw new Error(`B's session did not answer ${texts.join(', ')}: ${JSON.stringify(replies)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function occurrences(rows: string[], text: string): number {
+  return rows.join('\n').split(text).length - 1;
+}
+
+describe('events across relays', () => {
+  let a: Relay;
+  let b: Relay;
+  let bUserId: string;
+  let worker: string;
+  let watcher: string;
+
+  beforeAll(async () => {
+    // A runs 60x, so its 30-second coalescing window is half a second, and fetches every 30 s of its time (0.5 s).
+    [a, b] = await Promise.all([
+      startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@60x`, REMOTE_FETCH_INTERVAL_MS: '30000' } }),
+      startRelay({ name: 'build-box', env: { REMOTE_BUFFER_LIMIT: '5' } }),
+    ]);
+    const code = await b.api('POST', '/api/v1/pairing-codes');
+    expect(code.status, JSON.stringify(code.body)).toBe(201);
+    const paired = await a.api('POST', '/api/v1/pairings', { url: b.gatewayUrl, code: code.body.code });
+    expect(paired.status, JSON.stringify(paired.body)).toBe(201);
+    bUserId = (await callUnary<object, { caller: { userId: string } }>(b.sessionClient, 'authenticate', { token: b.userToken })).caller.userId;
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('a watcher on A subscribes to a session of B and is woken by its turn_end, the row starting with B\'s name', async () => {
+    const started = await startScriptSession(b, 'Nightly deploy', 'reply ready');
+    worker = started.id;
+    await finish(b, worker, started.messageId);
+
+    // The user's message names build-box: that unlocks it in the watcher's conversation.
+    const subscribing = await startScriptSession(a, 'Watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [worker] }));
+    watcher = subscribing.id;
+    const card = await decideCard(a, watcher, 'allow');
+    expect(card.title).toContain('on build-box');
+    const turn = await finish(a, watcher, subscribing.messageId);
+    const result = JSON.parse(turn.reply.text);
+    expect(result, turn.reply.text).toMatchObject({ ok: true, relay: 'build-box', subscription: { relay: 'build-box', sessions: [{ id: worker, title: 'Nightly deploy' }] } });
+
+    const sent = await b.api('POST', `/api/v1/sessions/${worker}/messages`, { text: 'reply Deployed. The health check is green.' });
+    expect(sent.status).toBe(201);
+    await finish(b, worker, sent.body.message_id);
+
+    const rows = await eventRowsUntil(a, watcher, 'Deployed.');
+    expect(rows.join('\n')).toContain(`[relay event] build-box · session "Nightly deploy" (${worker.slice(0, 4)}…): turn_end (done) "Deployed. The health check is green."`);
+
+    const listed = await a.api('POST', `/api/v1/sessions/${watcher}/messages`, { text: tool({ action: 'list_subscriptions', relay: 'build-box' }) });
+    const listing = JSON.parse((await finish(a, watcher, listed.body.message_id)).reply.text);
+    expect(listing).toMatchObject({ ok: true, relay: 'build-box', subscriptions: [{ id: result.subscription.id, relay: 'build-box' }] });
+  });
+
+  it('a dropped link: link_lost, then one replayed row with every event in order and nothing twice, then link_restored', async () => {
+    await b.services.gateway.stop();
+    await eventRowsUntil(a, watcher, 'link_lost');
+    await produceOnB(b, bUserId, worker, ['first while down', 'second while down', 'third while down']);
+    b.services.gateway.start();
+    await b.waitReady('gateway');
+
+    const rows = await eventRowsUntil(a, watcher, 'link_restored');
+    const text = rows.join('\n');
+    const lost = text.indexOf('link_lost');
+    const replayed = text.indexOf('[relay event] build-box · replayed: 3 events kept there while the link was down:');
+    const restored = text.indexOf('link_restored: the relay answers again; 3 events replayed');
+    expect(lost, text).toBeGreaterThanOrEqual(0);
+    expect(replayed, text).toBeGreaterThan(lost);
+    expect(restored, text).toBeGreaterThan(replayed);
+    const order = ['first while down', 'second while down', 'third while down'].map((reply) => text.indexOf(`turn_end (done) "${reply}"`));
+    expect(order.every((at, index) => at > replayed && (index === 0 || at > order[index - 1]!)), text).toBe(true);
+    for (const reply of ['first while down', 'second while down', 'third while down', 'Deployed. The health check is green.']) {
+      expect(occurrences(rows, `"${reply}"`), reply).toBe(1);
+    }
+  });
+
+  it('past the buffer\'s cap while the link is down, the replayed row keeps the newest and says how many older were dropped', async () => {
+    await b.services.gateway.stop();
+    await eventRowsUntil(a, watcher, 'link_lost', 2);
+    const texts = Array.from({ length: 8 }, (_, index) => `burst ${index + 1}`);
+    await produceOnB(b, bUserId, worker, texts);
+    b.services.gateway.start();
+    await b.waitReady('gateway');
+
+    const rows = await eventRowsUntil(a, watcher, 'link_restored', 2);
+    const text = rows.join('\n');
+    expect(text).toContain('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped');
+    for (const kept of texts.slice(3)) expect(occurrences(rows, `"${kept}"`), kept).toBe(1);
+    for (const dropped of texts.slice(0, 3)) expect(occurrences(rows, `"${dropped}"`), dropped).toBe(0);
+  });
+});
