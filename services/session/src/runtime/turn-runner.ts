@@ -231,6 +231,7 @@ export class TurnRunner {
         return;
       case 'subagent_finished':
         log.info({ subagent: event.description, status: event.status }, 'sub-agent finished');
+        await this.#o.store.recordSubagentFinished(turnId, this.runnerId, { description: event.description, status: event.status, summary: event.summary }, this.#o.clock.now());
         return;
     }
   }

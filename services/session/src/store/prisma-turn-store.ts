@@ -11,11 +11,12 @@ import {
   withQuestion,
   type TurnEnding,
 } from '../domain/turns/turn-rules.ts';
-import type { ClaimResult, TurnStore } from '../domain/turns/turn-store.ts';
+import type { ClaimResult, SubagentFinished, TurnStore } from '../domain/turns/turn-store.ts';
 import type { Prisma, PrismaClient, Turn as TurnRow } from '../generated/prisma/client.ts';
 import { toPendingQuestion } from '../wire/session-wire.ts';
 import {
   toQuestionAskedPayload,
+  toSubagentFinishedPayload,
   toTurnEndedPayload,
   toTurnStartedPayload,
   toTurnStatusMessage,
@@ -202,6 +203,22 @@ export class PrismaTurnStore implements TurnStore {
           userId: turn.userId,
           question: toPendingQuestion(question),
         }),
+      });
+    });
+  }
+
+  async recordSubagentFinished(turnId: string, runnerId: string, subagent: SubagentFinished, now: Date): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const turn = await tx.turn.findFirst({
+        where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
+        select: { sessionId: true, session: { select: { userId: true } } },
+      });
+      if (turn === null) return;
+      const eventId = randomUUID();
+      await enqueue(tx, {
+        id: eventId,
+        subject: TurnSubject.SUBAGENT_FINISHED,
+        payload: toSubagentFinishedPayload({ eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.session.userId, turnId, ...subagent }),
       });
     });
   }

@@ -2,7 +2,7 @@
  * Turns as the proto messages the gRPC API and the turn events carry, and the turn subjects.
  * Shared by grpc/ and store/ (which writes events), like session-wire.ts.
  */
-import { QuestionAsked, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SubagentFinished, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus as TurnStatusMessage, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { Turn, TurnStatus } from '../domain/entities.ts';
 import { SessionSubject } from './session-events.ts';
@@ -13,6 +13,7 @@ export const TurnSubject = {
   TURN_STARTED: 'relay.session.v1.turn_started',
   TURN_ENDED: 'relay.session.v1.turn_ended',
   QUESTION_ASKED: 'relay.session.v1.question_asked',
+  SUBAGENT_FINISHED: 'relay.session.v1.subagent_finished',
 } as const;
 
 const STATUSES: Record<TurnStatus, TurnStatusMessage> = {
@@ -55,6 +56,11 @@ export function toTurnEndedPayload(event: TurnEnded): unknown {
 /** The JSON payload of relay.session.v1.question_asked. */
 export function toQuestionAskedPayload(event: QuestionAsked): unknown {
   return QuestionAsked.toJSON(event);
+}
+
+/** The JSON payload of relay.session.v1.subagent_finished. */
+export function toSubagentFinishedPayload(event: SubagentFinished): unknown {
+  return SubagentFinished.toJSON(event);
 }
 
 /** The turn id of a turn_ended payload, or undefined when it has none. */

@@ -20,6 +20,7 @@ import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
 import { RELAY_STOPPED_ERROR } from '../../src/domain/turns/turn-rules.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { turnGrpc } from '../../src/grpc/turn-grpc.ts';
+import { ALWAYS_AVAILABLE, type Provider } from '../../src/providers/provider.ts';
 import { ProviderRegistry } from '../../src/providers/provider-registry.ts';
 import { ScriptProvider } from '../../src/providers/script/script-provider.ts';
 import { listenForTurnSignals } from '../../src/runtime/bus-turn-signals.ts';
@@ -107,6 +108,19 @@ afterAll(async () => {
   await Promise.all([nats?.stop(), database?.drop()]);
 });
 
+/** A provider that runs two sub-agents in each turn, as the claude provider reports them, then answers. */
+const subagentProvider: Provider = {
+  id: 'subagents',
+  availability: () => ALWAYS_AVAILABLE,
+  listModels: async () => ['subagents-1'],
+  canSteer: false,
+  async startTurn(input) {
+    await input.emit({ type: 'subagent_finished', description: 'Check web/ for XSS', status: 'completed', summary: 'No XSS found' });
+    await input.emit({ type: 'subagent_finished', description: 'Run the e2e suite', status: 'failed', summary: '' });
+    return { text: 'reviewed', model: 'subagents-1' };
+  },
+};
+
 /** A runner wired as main.ts wires it, on `runnerClock` (the shared ManualClock unless given). */
 function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): TurnRunner {
   const runnerClock = options.runnerClock ?? clock;
@@ -114,6 +128,7 @@ function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): T
     store: turns,
     providers: new ProviderRegistry([
       new ScriptProvider({ gatewayUrl: gateway.url, cards: new GrpcQuestionCards(questionClient), logger }),
+      subagentProvider,
     ]),
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock: runnerClock, logger }),
     signals,
@@ -433,6 +448,17 @@ describe('the turn runner with the script provider', () => {
 
     questionService.answer(card!.id, 'Tonight');
     expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'You chose Tonight.', pendingQuestions: [] });
+  });
+
+  it('a sub-agent the provider reports finishing becomes a subagent_finished event of the turn', async () => {
+    const sessionId = await newSession({ provider: 'subagents' });
+    const { turnId } = await queue(sessionId, 'review the change');
+    startRunner();
+    expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'reviewed' });
+    expect(await outboxEvents(TurnSubject.SUBAGENT_FINISHED, turnId)).toEqual([
+      expect.objectContaining({ sessionId, userId, turnId, description: 'Check web/ for XSS', status: 'completed', summary: 'No XSS found' }),
+      expect.objectContaining({ sessionId, userId, turnId, description: 'Run the e2e suite', status: 'failed' }),
+    ]);
   });
 
   it('stopping a turn that waits for an answer withdraws its card', async () => {

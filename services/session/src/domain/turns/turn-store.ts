@@ -33,6 +33,13 @@ export interface ClaimedTurn {
   session: RunnableSession;
 }
 
+/** A sub-agent's end as the provider reports it. */
+export interface SubagentFinished {
+  description: string;
+  status: 'completed' | 'failed' | 'stopped';
+  summary: string;
+}
+
 /** What one claim did: started a turn, or ended one at once (see planClaim). */
 export type ClaimResult = { kind: 'run'; claimed: ClaimedTurn } | { kind: 'ended'; turnId: string };
 
@@ -55,6 +62,8 @@ export interface TurnStore {
   setInFlight(turnId: string, runnerId: string, text: string): Promise<void>;
   /** The turn waits on `question` (waiting_for_answer), with a question_asked event. */
   raiseQuestion(turnId: string, runnerId: string, question: PendingQuestion, now: Date): Promise<void>;
+  /** A sub-agent the provider ran inside the turn finished: a subagent_finished event, while the turn is this runner's. */
+  recordSubagentFinished(turnId: string, runnerId: string, subagent: SubagentFinished, now: Date): Promise<void>;
   /** The question is settled; the turn runs again when none is left. */
   settleQuestion(turnId: string, runnerId: string, questionId: string): Promise<void>;
   /**

@@ -64,6 +64,24 @@ export interface QuestionAsked {
   question: PendingQuestion | undefined;
 }
 
+/**
+ * Published on relay.session.v1.subagent_finished when a sub-agent the session's provider runs inside a turn
+ * finished (providers that report them, such as claude and claude-api).
+ */
+export interface SubagentFinished {
+  eventId: string;
+  occurredAt: Date | undefined;
+  sessionId: string;
+  userId: string;
+  turnId: string;
+  /** What the sub-agent was asked to do, as the provider describes it. */
+  description: string;
+  /** "completed", "failed" or "stopped". */
+  status: string;
+  /** The sub-agent's own summary of its work (may be empty). */
+  summary: string;
+}
+
 /** Published on relay.session.v1.archived. */
 export interface SessionArchived {
   eventId: string;
@@ -932,6 +950,216 @@ export const QuestionAsked: MessageFns<QuestionAsked> = {
     message.question = (object.question !== undefined && object.question !== null)
       ? PendingQuestion.fromPartial(object.question)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseSubagentFinished(): SubagentFinished {
+  return {
+    eventId: "",
+    occurredAt: undefined,
+    sessionId: "",
+    userId: "",
+    turnId: "",
+    description: "",
+    status: "",
+    summary: "",
+  };
+}
+
+export const SubagentFinished: MessageFns<SubagentFinished> = {
+  encode(message: SubagentFinished, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(18).fork()).join();
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(34).string(message.userId);
+    }
+    if (message.turnId !== "") {
+      writer.uint32(42).string(message.turnId);
+    }
+    if (message.description !== "") {
+      writer.uint32(50).string(message.description);
+    }
+    if (message.status !== "") {
+      writer.uint32(58).string(message.status);
+    }
+    if (message.summary !== "") {
+      writer.uint32(66).string(message.summary);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubagentFinished {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubagentFinished();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.turnId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubagentFinished {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      turnId: isSet(object.turnId)
+        ? globalThis.String(object.turnId)
+        : isSet(object.turn_id)
+        ? globalThis.String(object.turn_id)
+        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
+    };
+  },
+
+  toJSON(message: SubagentFinished): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.turnId !== "") {
+      obj.turnId = message.turnId;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubagentFinished>, I>>(base?: I): SubagentFinished {
+    return SubagentFinished.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubagentFinished>, I>>(object: I): SubagentFinished {
+    const message = createBaseSubagentFinished();
+    message.eventId = object.eventId ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.sessionId = object.sessionId ?? "";
+    message.userId = object.userId ?? "";
+    message.turnId = object.turnId ?? "";
+    message.description = object.description ?? "";
+    message.status = object.status ?? "";
+    message.summary = object.summary ?? "";
     return message;
   },
 };
