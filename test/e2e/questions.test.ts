@@ -1,66 +1,16 @@
 // Issue 6 end to end: asks (ask → the user answers in the Inbox → list_questions shows the answer and
-// question_answered is published), answer_question on a script session's ask_user card, the loop guard between
-// two script sessions prompting each other, and a second user who can neither see nor touch the first one's things.
-// Agents call relay_tool through the gateway's MCP endpoint with their own tokens; the test plays the users.
+// question_answered wakes the asking conversation, and the session asked about), asks on another session's behalf
+// and their approval card in the ask and plan modes, answer_question on a script session's ask_user card, asks ended
+// when their session is archived, and each refusal of ask, withdraw, list_questions and answer_question. The loop
+// guard and the isolation between users have their own files. Agents call relay_tool through the gateway's MCP
+// endpoint with their own tokens; the test plays the user.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callUnary } from '@relay/rpc';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { callTool as call, RelayUser, toolStep as tool, type Agent } from '../harness/relay-user.ts';
 
 let relay: Relay;
-const agents: Client[] = [];
-
-const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
-
-async function call(agent: Client, args: Record<string, unknown>): Promise<any> {
-  const result = await agent.callTool({ name: 'relay_tool', arguments: args });
-  return JSON.parse((result.content as { text: string }[])[0]!.text);
-}
-
-/** An external session of the current user with its agent's MCP client. */
-async function externalAgent(title: string): Promise<{ id: string; agent: Client }> {
-  const external = await relay.createExternalSession(title);
-  const agent = await relay.connectAgent(external.token);
-  agents.push(agent);
-  return { id: external.id, agent };
-}
-
-async function startScriptSession(title: string, text: string): Promise<{ id: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, messageId: created.body.message_id };
-}
-
-async function finish(sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
-/** The first pending card in a session, once one shows. */
-async function pendingCard(sessionId: string): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
-    if (body.cards[0]) return body.cards[0];
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
-}
-
-/** Runs `work` with the user API and external sessions acting as the user of `token`. */
-async function asUser<T>(token: string, work: () => Promise<T>): Promise<T> {
-  const own = relay.userToken;
-  relay.userToken = token;
-  try {
-    return await work();
-  } finally {
-    relay.userToken = own;
-  }
-}
+let user: RelayUser;
 
 async function questionAnsweredEvents(): Promise<any[]> {
   const db = new pg.Client({ connectionString: relay.databaseUrls.question });
@@ -73,24 +23,38 @@ async function questionAnsweredEvents(): Promise<any[]> {
   }
 }
 
+/** The texts of the event rows written into a session. */
+async function eventRows(sessionId: string): Promise<string[]> {
+  const { body } = await user.api('GET', `/api/v1/sessions/${sessionId}?last=50`);
+  return body.messages.filter((m: { role: string }) => m.role === 'event').map((m: { text: string }) => m.text);
+}
+
+/** Asks (as `asker`) and answers the ask's id. */
+async function ask(asker: Agent, args: Record<string, unknown>): Promise<string> {
+  const asked = await call(asker, { action: 'ask', ...args });
+  expect(asked, JSON.stringify(asked)).toMatchObject({ ok: true, status: 'pending' });
+  return asked.question_id;
+}
+
 beforeAll(async () => {
   relay = await startRelay({ name: 'desk' });
+  user = new RelayUser(relay, relay.userToken);
 });
 
 afterAll(async () => {
-  for (const agent of agents) await agent.close().catch(() => undefined);
+  await user?.close();
   await relay?.stop();
 });
 
 describe('asks', () => {
-  let asker: { id: string; agent: Client };
+  let asker: Agent;
 
   beforeAll(async () => {
-    asker = await externalAgent('Asker');
+    asker = await user.externalAgent('Asker');
   });
 
   it('an agent asks and goes on; the user answers in the Inbox; list_questions shows the answer; question_answered is published', async () => {
-    const asked = await call(asker.agent, {
+    const asked = await call(asker, {
       action: 'ask',
       question: 'Ship the migration tonight or wait for the review?',
       options: ['Tonight', 'Wait'],
@@ -100,210 +64,246 @@ describe('asks', () => {
     expect(asked).toMatchObject({ ok: true, status: 'pending', question_id: expect.stringMatching(/^ask_/) });
     expect(asked.summary).toBe(`ask → desk: question ${asked.question_id} pending`);
 
-    const read = await call(asker.agent, { action: 'read_session', relay: 'this', session: asker.id });
+    const read = await call(asker, { action: 'read_session', relay: 'this', session: asker.id });
     expect(read.pendingQuestions).toEqual([{ id: asked.question_id, kind: 'ask', question: 'Ship the migration tonight or wait for the review?', options: ['Tonight', 'Wait'] }]);
 
-    const inbox = await relay.api('GET', '/api/v1/inbox');
+    const inbox = await user.api('GET', '/api/v1/inbox');
     expect(inbox.body.asks).toEqual([expect.objectContaining({ id: asked.question_id, sessionId: asker.id, status: 'pending', recommendation: 'Wait' })]);
 
-    const answered = await relay.api('POST', `/api/v1/asks/${asked.question_id}`, { decision: 'answer', choice: 'Wait', answer: 'after the review' });
+    const answered = await user.api('POST', `/api/v1/asks/${asked.question_id}`, { decision: 'answer', choice: 'Wait', answer: 'after the review' });
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
     expect(answered.body.ask).toMatchObject({ status: 'answered', choice: 'Wait', answer: 'after the review', via: 'desk' });
 
-    const listed = await call(asker.agent, { action: 'list_questions' });
+    const listed = await call(asker, { action: 'list_questions' });
     expect(listed).toMatchObject({ ok: true, relay: 'desk' });
     expect(listed.questions).toEqual([expect.objectContaining({ question_id: asked.question_id, status: 'answered', choice: 'Wait', answer: 'after the review', via: 'desk' })]);
-    expect((await relay.api('GET', '/api/v1/inbox')).body.asks).toEqual([]);
+    expect((await user.api('GET', '/api/v1/inbox')).body.asks).toEqual([]);
 
-    // The wake-up itself is the subscription service's; the event it is made from is published here.
     expect(await questionAnsweredEvents()).toEqual([
       expect.objectContaining({ questionId: asked.question_id, askingSessionId: asker.id, choice: 'Wait', answer: 'after the review', via: 'desk' }),
     ]);
   });
 
   it('wakes the asking conversation with question_answered, with no subscription', async () => {
-    const script = await startScriptSession('Script asker', `${tool({ action: 'ask', question: 'Wake me?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`);
-    const questionId = (await finish(script.id, script.messageId)).reply.text;
+    const script = await user.scriptSession('Script asker', `${tool({ action: 'ask', question: 'Wake me?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`);
+    const questionId = (await user.finish(script.id, script.messageId)).reply.text;
     expect(questionId).toMatch(/^ask_/);
-    expect((await relay.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', choice: 'Yes' })).status).toBe(200);
+    expect((await user.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', choice: 'Yes' })).status).toBe(200);
     await expect
-      .poll(
-        async () => {
-          const { body } = await relay.api('GET', `/api/v1/sessions/${script.id}?last=20`);
-          return body.messages.filter((m: { role: string }) => m.role === 'event').map((m: { text: string }) => m.text);
-        },
-        { timeout: 30_000, interval: 200 },
-      )
+      .poll(() => eventRows(script.id), { timeout: 30_000, interval: 200 })
       .toEqual([expect.stringMatching(new RegExp(`question_answered: question ${questionId} answered \\(chose "Yes"; via desk\\)`))]);
   });
 
   it('dismissing publishes question_answered with dismissed; a decided ask is not decided again', async () => {
-    const asked = await call(asker.agent, { action: 'ask', question: 'Rename the flag?' });
-    const dismissed = await relay.api('POST', `/api/v1/asks/${asked.question_id}`, { decision: 'dismiss' });
+    const questionId = await ask(asker, { question: 'Rename the flag?' });
+    const dismissed = await user.api('POST', `/api/v1/asks/${questionId}`, { decision: 'dismiss' });
     expect(dismissed.body.ask).toMatchObject({ status: 'dismissed' });
-    const again = await relay.api('POST', `/api/v1/asks/${asked.question_id}`, { decision: 'answer', answer: 'yes' });
-    expect(again.status).toBe(400);
-    expect((await questionAnsweredEvents()).at(-1)).toMatchObject({ questionId: asked.question_id, dismissed: true });
+    const again = await user.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', answer: 'yes' });
+    expect([again.status, again.body.code]).toEqual([400, 'REMOTE_RELAY_INVALID_INPUT']);
+    expect((await questionAnsweredEvents()).at(-1)).toMatchObject({ questionId, dismissed: true });
   });
 
   it('withdraw takes back a pending ask, only in the conversation that asked', async () => {
-    const asked = await call(asker.agent, { action: 'ask', question: 'Which port?' });
-    const other = await externalAgent('Other conversation');
-    expect(await call(other.agent, { action: 'withdraw', question_id: asked.question_id })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_FORBIDDEN' });
-    expect(await call(asker.agent, { action: 'withdraw', question_id: asked.question_id })).toMatchObject({ ok: true, status: 'withdrawn' });
-    expect(await call(asker.agent, { action: 'withdraw', question_id: asked.question_id })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
-    const listed = await call(asker.agent, { action: 'list_questions' });
-    expect(listed.questions.find((q: any) => q.question_id === asked.question_id)).toMatchObject({ status: 'withdrawn' });
-  });
-
-  it('answer_question refuses an ask before anyone is called', async () => {
-    const asked = await call(asker.agent, { action: 'ask', question: 'Bump the version?' });
-    const other = await externalAgent('Would-be answerer');
-    expect(await call(other.agent, { action: 'answer_question', relay: 'this', question_id: asked.question_id, choices: ['Yes'] })).toMatchObject({
-      ok: false,
-      code: 'REMOTE_RELAY_FORBIDDEN',
-    });
-    const listed = await call(asker.agent, { action: 'list_questions' });
-    expect(listed.questions.find((q: any) => q.question_id === asked.question_id)).toMatchObject({ status: 'pending' });
+    const questionId = await ask(asker, { question: 'Which port?' });
+    const other = await user.externalAgent('Other conversation');
+    expect(await call(other, { action: 'withdraw', question_id: questionId })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_FORBIDDEN' });
+    expect(await call(asker, { action: 'withdraw', question_id: questionId })).toMatchObject({ ok: true, status: 'withdrawn' });
+    expect(await call(asker, { action: 'withdraw', question_id: questionId })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    const listed = await call(asker, { action: 'list_questions' });
+    expect(listed.questions.find((q: any) => q.question_id === questionId)).toMatchObject({ status: 'withdrawn' });
+    expect((await questionAnsweredEvents()).map((event) => event.questionId)).not.toContain(questionId);
   });
 
   it('ask with session asks on behalf of another session: it shows there and in list_questions with session', async () => {
-    const about = await externalAgent('Asked about');
-    const asked = await call(asker.agent, { action: 'ask', session: about.id, question: 'Merge the branch of this session?' });
-    expect(asked).toMatchObject({ ok: true, status: 'pending' });
-    const read = await call(asker.agent, { action: 'read_session', relay: 'this', session: about.id });
-    expect(read.pendingQuestions).toEqual([expect.objectContaining({ id: asked.question_id, kind: 'ask' })]);
-    const viaApi = await relay.api('GET', `/api/v1/sessions/${about.id}`);
-    expect(viaApi.body.pendingQuestions).toEqual([expect.objectContaining({ id: asked.question_id, kind: 'ask' })]);
-    const listed = await call(asker.agent, { action: 'list_questions', session: about.id });
-    expect(listed.questions).toEqual([expect.objectContaining({ question_id: asked.question_id, session: about.id, askedBy: asker.id })]);
+    const about = await user.externalAgent('Asked about');
+    const questionId = await ask(asker, { session: about.id, question: 'Merge the branch of this session?' });
+    const read = await call(asker, { action: 'read_session', relay: 'this', session: about.id });
+    expect(read.pendingQuestions).toEqual([expect.objectContaining({ id: questionId, kind: 'ask' })]);
+    const viaApi = await user.api('GET', `/api/v1/sessions/${about.id}`);
+    expect(viaApi.body.pendingQuestions).toEqual([expect.objectContaining({ id: questionId, kind: 'ask' })]);
+    const listed = await call(asker, { action: 'list_questions', session: about.id });
+    expect(listed.questions).toEqual([expect.objectContaining({ question_id: questionId, session: about.id, askedBy: asker.id })]);
+  });
+
+  it('the answer to an ask made on behalf of another session wakes both that session and the asking conversation', async () => {
+    const about = await user.scriptSession('Asked-about script', 'reply ready');
+    await user.finish(about.id, about.messageId);
+    const script = await user.scriptSession('Asking script', `${tool({ action: 'ask', session: about.id, question: 'Deploy it?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`);
+    const questionId = (await user.finish(script.id, script.messageId)).reply.text;
+    expect(questionId).toMatch(/^ask_/);
+
+    expect((await user.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', choice: 'No', answer: 'not today' })).status).toBe(200);
+    const row = expect.stringMatching(new RegExp(`question_answered: question ${questionId} answered`));
+    await expect.poll(() => eventRows(script.id), { timeout: 30_000, interval: 200 }).toEqual([row]);
+    await expect.poll(() => eventRows(about.id), { timeout: 30_000, interval: 200 }).toEqual([row]);
+    expect((await questionAnsweredEvents()).at(-1)).toMatchObject({ questionId, askingSessionId: script.id, aboutSessionId: about.id, choice: 'No' });
+  });
+
+  it('an ask ends, and nobody is told, when the session it is about is archived', async () => {
+    const about = await user.externalAgent('To be archived');
+    const aboutIt = await ask(asker, { session: about.id, question: 'Still needed?' });
+    const byIt = await ask(about, { question: 'Asked by the archived one?' });
+    const eventsBefore = (await questionAnsweredEvents()).length;
+    expect(await call(asker, { action: 'archive', relay: 'this', session: about.id })).toMatchObject({ ok: true });
+
+    await expect
+      .poll(async () => (await call(asker, { action: 'list_questions', session: about.id })).questions.map((q: any) => [q.question_id, q.status]), { timeout: 30_000, interval: 200 })
+      .toEqual(expect.arrayContaining([[aboutIt, 'ended'], [byIt, 'ended']]));
+    const inbox = (await user.api('GET', '/api/v1/inbox')).body.asks.map((a: { id: string }) => a.id);
+    expect(inbox).not.toContain(aboutIt);
+    expect(inbox).not.toContain(byIt);
+    expect(await questionAnsweredEvents()).toHaveLength(eventsBefore);
+    // An ended ask is not answered any more.
+    expect((await user.api('POST', `/api/v1/asks/${aboutIt}`, { decision: 'answer', answer: 'late' })).body.code).toBe('REMOTE_RELAY_INVALID_INPUT');
+  });
+});
+
+describe('the approval card for ask with session in the ask and plan modes', () => {
+  let about: Agent;
+
+  beforeAll(async () => {
+    about = await user.externalAgent('Asked about, carded');
+  });
+
+  const askAbout = (sessionId: string) => `${tool({ action: 'ask', session: sessionId, question: 'Tag the release?', options: ['Tag', 'Hold'] })}\nreply {{result.ok}} {{result.code}} {{result.question_id}}`;
+  const asksAbout = async (sessionId: string) => (await user.api('GET', `/api/v1/asks?session=${sessionId}`)).body.asks.map((a: { id: string }) => a.id);
+
+  it.each(['ask', 'plan'])('in %s mode, Allow on the card lets the ask through', async (mode) => {
+    const script = await user.scriptSession(`Asking in ${mode}`, askAbout(about.id), { mode });
+    const card = await user.pendingCard(script.id);
+    expect(card).toMatchObject({ kind: 'approval', title: `Ask a question on behalf of "Asked about, carded" on desk` });
+    expect(card.lines).toEqual(['Question: "Tag the release?"', 'Options: Tag · Hold']);
+    expect((await user.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    const reply = (await user.finish(script.id, script.messageId)).reply.text as string;
+    const [ok, , questionId] = reply.split(' ');
+    expect(ok).toBe('true');
+    expect(await asksAbout(about.id)).toContain(questionId);
+  });
+
+  it('Deny refuses with REMOTE_RELAY_PERMISSION and asks nothing', async () => {
+    const before = await asksAbout(about.id);
+    const script = await user.scriptSession('Denied asker', askAbout(about.id), { mode: 'ask' });
+    const card = await user.pendingCard(script.id);
+    expect((await user.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
+    expect((await user.finish(script.id, script.messageId)).reply.text).toMatch(/^false REMOTE_RELAY_PERMISSION\s*$/);
+    expect(await asksAbout(about.id)).toEqual(before);
+  });
+
+  it('with no running turn to show the card in, refuses with REMOTE_RELAY_NO_ACTIVE_TURN and asks nothing', async () => {
+    const before = await asksAbout(about.id);
+    const asker = await user.externalAgent('External asker in plan mode');
+    expect((await user.api('PATCH', `/api/v1/sessions/${asker.id}`, { mode: 'plan' })).status).toBe(200);
+    expect(await call(asker, { action: 'ask', session: about.id, question: 'Tag the release?' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NO_ACTIVE_TURN' });
+    expect((await user.api('GET', `/api/v1/cards?session=${asker.id}`)).body.cards).toEqual([]);
+    expect(await asksAbout(about.id)).toEqual(before);
+    // An ask about its own conversation is not a write: no card, in any mode.
+    expect(await call(asker, { action: 'ask', question: 'About myself?' })).toMatchObject({ ok: true, status: 'pending' });
+  });
+
+  it('in agent mode, ask with session asks at once without a card', async () => {
+    const script = await user.scriptSession('Asking in agent mode', askAbout(about.id));
+    const reply = (await user.finish(script.id, script.messageId)).reply.text as string;
+    expect(reply).toMatch(/^true {2}ask_/);
+    expect((await user.api('GET', `/api/v1/cards?session=${script.id}`)).body.cards).toEqual([]);
+  });
+});
+
+describe('refusals of ask, withdraw and list_questions', () => {
+  let agent: Agent;
+
+  beforeAll(async () => {
+    agent = await user.externalAgent('Refused');
+  });
+
+  it.each([
+    ['ask without a question', { action: 'ask' }, 'REMOTE_RELAY_INVALID_INPUT'],
+    ['ask with an empty question', { action: 'ask', question: '   ' }, 'REMOTE_RELAY_INVALID_INPUT'],
+    ['ask with options that repeat', { action: 'ask', question: 'Which?', options: ['A', 'A'] }, 'REMOTE_RELAY_INVALID_INPUT'],
+    ['ask with a question of more than 2,000 characters', { action: 'ask', question: 'x'.repeat(2_001) }, 'REMOTE_RELAY_INVALID_INPUT'],
+    ['ask about a session that does not exist', { action: 'ask', session: '00000000-0000-4000-8000-000000000000', question: 'Who?' }, 'REMOTE_RELAY_NOT_FOUND'],
+    ['ask on a relay that is not paired', { action: 'ask', relay: 'nowhere', question: 'Where?' }, 'REMOTE_RELAY_UNKNOWN_RELAY'],
+    ['withdraw without question_id', { action: 'withdraw' }, 'REMOTE_RELAY_INVALID_INPUT'],
+    ['withdraw of an ask that does not exist', { action: 'withdraw', question_id: 'ask_000000000000' }, 'REMOTE_RELAY_NOT_FOUND'],
+    ['list_questions about a session that does not exist', { action: 'list_questions', session: '00000000-0000-4000-8000-000000000000' }, 'REMOTE_RELAY_NOT_FOUND'],
+  ])('refuses %s, and nothing is asked', async (_label, args, code) => {
+    expect(await call(agent, args)).toMatchObject({ ok: false, code });
+    expect((await call(agent, { action: 'list_questions' })).questions).toEqual([]);
+  });
+
+  it('refuses an ask about an archived session with REMOTE_RELAY_ARCHIVED', async () => {
+    const archived = await user.externalAgent('Archived already');
+    expect(await call(agent, { action: 'archive', relay: 'this', session: archived.id })).toMatchObject({ ok: true });
+    expect(await call(agent, { action: 'ask', session: archived.id, question: 'Anyone there?' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_ARCHIVED' });
   });
 
   it('refuses the 21st pending ask of a conversation with REMOTE_RELAY_QUESTION_LIMIT and stores nothing', async () => {
-    const limited = await externalAgent('Many questions');
-    for (let i = 1; i <= 20; i++) expect(await call(limited.agent, { action: 'ask', question: `Question ${i}?` })).toMatchObject({ ok: true });
-    expect(await call(limited.agent, { action: 'ask', question: 'One too many?' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_QUESTION_LIMIT' });
-    const listed = await call(limited.agent, { action: 'list_questions' });
-    expect(listed.questions).toHaveLength(20);
+    const limited = await user.externalAgent('Many questions');
+    for (let i = 1; i <= 20; i++) await ask(limited, { question: `Question ${i}?` });
+    expect(await call(limited, { action: 'ask', question: 'One too many?' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_QUESTION_LIMIT' });
+    expect((await call(limited, { action: 'list_questions' })).questions).toHaveLength(20);
+    // Withdrawing one makes room again.
+    const first = (await call(limited, { action: 'list_questions' })).questions.at(-1).question_id;
+    expect(await call(limited, { action: 'withdraw', question_id: first })).toMatchObject({ ok: true });
+    await ask(limited, { question: 'Now it fits?' });
+  });
+
+  it('refuses the 21st pending ask about one session, whoever asks, with REMOTE_RELAY_QUESTION_LIMIT', async () => {
+    const about = await user.externalAgent('Much asked about');
+    const [first, second, third] = [await user.externalAgent('Asker one'), await user.externalAgent('Asker two'), await user.externalAgent('Asker three')];
+    for (let i = 1; i <= 10; i++) {
+      await ask(first!, { session: about.id, question: `One ${i}?` });
+      await ask(second!, { session: about.id, question: `Two ${i}?` });
+    }
+    expect(await call(third!, { action: 'ask', session: about.id, question: 'One too many about it?' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_QUESTION_LIMIT' });
+    expect((await call(third!, { action: 'list_questions' })).questions).toEqual([]);
+    // The asker's own limit is untouched: it may still ask about itself.
+    await ask(third!, { question: 'About myself?' });
   });
 });
 
 describe('answer_question', () => {
   it("answers a script session's ask_user card from another session; the blocked turn goes on with the answer", async () => {
-    const blocked = await startScriptSession('Blocked', 'ask_user Merge now? | Merge | Wait\nreply got {{answer}}');
-    const card = await pendingCard(blocked.id);
+    const blocked = await user.scriptSession('Blocked', 'ask_user Merge now? | Merge | Wait\nreply got {{answer}}');
+    const card = await user.pendingCard(blocked.id);
     expect(card).toMatchObject({ kind: 'question', options: ['Merge', 'Wait'] });
-    const answerer = await externalAgent('Answerer');
-    expect(await call(answerer.agent, { action: 'answer_question', relay: 'this', question_id: card.id })).toMatchObject({
-      ok: false,
-      code: 'REMOTE_RELAY_INVALID_INPUT',
-    });
-    const answered = await call(answerer.agent, { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Merge'] });
+    const answerer = await user.externalAgent('Answerer');
+    expect(await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id, choices: [] })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    const answered = await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Merge'] });
     expect(answered).toMatchObject({ ok: true, session: blocked.id, question_id: card.id, status: 'answered', choices: ['Merge'] });
-    const turn = await finish(blocked.id, blocked.messageId);
+    const turn = await user.finish(blocked.id, blocked.messageId);
     expect(turn.status).toBe('done');
     expect(turn.reply.text).toContain('Merge');
   });
-});
 
-describe('the loop guard', () => {
-  it('stops two script sessions prompting each other at 30 with a card; Deny ends it and nothing runs away', async () => {
-    const a = await startScriptSession('Ping', 'reply ready');
-    const b = await startScriptSession('Pong', 'reply ready');
-    await finish(a.id, a.messageId);
-    await finish(b.id, b.messageId);
+  it('refuses an ask, an approval card and its own conversation with REMOTE_RELAY_FORBIDDEN, and nothing is answered', async () => {
+    const answerer = await user.externalAgent('Forbidden answerer');
+    const asker = await user.externalAgent('Asks the user');
+    const questionId = await ask(asker, { question: 'Only the user answers this?' });
+    const writer = await user.scriptSession('Written to', 'reply ready');
+    await user.finish(writer.id, writer.messageId);
+    const carded = await user.scriptSession('Needs approval', `${tool({ action: 'send', relay: 'this', session: writer.id, text: 'reply hi', wait_seconds: 0 })}\nreply {{result.code}}`, { mode: 'ask' });
+    const approval = await user.pendingCard(carded.id);
+    expect(approval.kind).toBe('approval');
+    const blocked = await user.scriptSession('Blocked too', 'ask_user Go on? | Yes | No\nreply {{answer}}');
+    const question = await user.pendingCard(blocked.id);
 
-    // Each prompt A sends makes B prompt A back.
-    const back = tool({ action: 'send', relay: 'this', session: a.id, text: 'reply ping', wait_seconds: 0 });
-    const sends = Array.from({ length: 31 }, () => tool({ action: 'send', relay: 'this', session: b.id, text: back, wait_seconds: 0 }));
-    const sent = await relay.api('POST', `/api/v1/sessions/${a.id}/messages`, { text: [...sends, 'reply {{result.code}}'].join('\n') });
-    expect(sent.status).toBe(201);
+    const refusals = [
+      { action: 'answer_question', relay: 'this', question_id: questionId, answer: 'yes' },
+      { action: 'answer_question', relay: 'this', question_id: approval.id, choices: ['Allow'] },
+      { action: 'answer_question', relay: 'this', question_id: question.id, session: answerer.id, choices: ['Yes'] },
+    ];
+    for (const args of refusals) expect(await call(answerer, args), JSON.stringify(args)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_FORBIDDEN' });
 
-    const card = await pendingCard(a.id);
-    expect(card.kind).toBe('approval');
-    expect(`${card.title} ${card.lines.join(' ')}`).toContain('30 prompts');
-    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
-    const turn = await finish(a.id, sent.body.message_id);
-    expect(turn.reply.text).toBe('REMOTE_RELAY_LOOP_GUARD');
+    expect((await call(asker, { action: 'list_questions' })).questions).toEqual([expect.objectContaining({ question_id: questionId, status: 'pending' })]);
+    expect((await user.pendingCard(carded.id)).id).toBe(approval.id);
+    expect((await user.pendingCard(blocked.id)).id).toBe(question.id);
+    expect((await user.api('GET', `/api/v1/cards?session=${answerer.id}`)).body.cards).toEqual([]);
 
-    // Everything settles: B got exactly 30 prompts from A, A got B's 30 answers, and nothing is left running.
-    const settled = async (id: string) => {
-      for (;;) {
-        const { body } = await relay.api('GET', `/api/v1/sessions/${id}?last=100`);
-        if (body.session.state === 'idle') return body;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    };
-    const readB = await settled(b.id);
-    const readA = await settled(a.id);
-    const prompts = (read: any) => read.messages.filter((m: any) => m.role === 'agent');
-    expect(prompts(readB)).toHaveLength(30);
-    expect(prompts(readA)).toHaveLength(30);
-    const again = await relay.api('GET', `/api/v1/sessions/${b.id}?last=100`);
-    expect(again.body.messages).toHaveLength(readB.messages.length);
-    expect((await relay.api('GET', `/api/v1/cards?session=${a.id}&pending=1`)).body.cards).toEqual([]);
-    expect((await relay.api('GET', `/api/v1/cards?session=${b.id}&pending=1`)).body.cards).toEqual([]);
-  });
-});
-
-describe('isolation between users', () => {
-  it("a second user and that user's agents see and touch none of the first user's sessions, asks and cards", async () => {
-    // The first user's things: a session with a pending card, an ask about it.
-    const mine = await startScriptSession('Mine', 'ask_user Keep going? | Yes | No\nreply {{answer}}');
-    const card = await pendingCard(mine.id);
-    const asker = await externalAgent('My asker');
-    const ask = await call(asker.agent, { action: 'ask', session: mine.id, question: 'Mine to answer?' });
-    expect(ask.ok).toBe(true);
-
-    const second = await callUnary<{ name: string }, { userId: string; token: string }>(relay.sessionClient, 'createUser', { name: 'second user' });
-    await asUser(second.token, async () => {
-      const theirs = await externalAgent('Their agent');
-      const notFound = { ok: false, code: 'REMOTE_RELAY_NOT_FOUND' };
-      const calls: Record<string, unknown>[] = [
-        { action: 'read_session', relay: 'this', session: mine.id },
-        { action: 'send', relay: 'this', session: mine.id, text: 'reply hijacked', wait_seconds: 0 },
-        { action: 'wait', relay: 'this', session: mine.id, message_id: mine.messageId, wait_seconds: 0 },
-        { action: 'update_session', relay: 'this', session: mine.id, title: 'Hijacked' },
-        { action: 'stop', relay: 'this', session: mine.id },
-        { action: 'archive', relay: 'this', session: mine.id },
-        { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['No'] },
-        { action: 'withdraw', question_id: ask.question_id },
-        { action: 'list_questions', session: mine.id },
-        { action: 'ask', session: mine.id, question: 'Can I see this?' },
-        { action: 'subscribe', sessions: [mine.id] },
-        { action: 'list_subscriptions', watcher: mine.id },
-        { action: 'transfer_subscriptions', from: mine.id },
-        { action: 'schedule', session: mine.id, title: 'Later', text: 'reply later', at: '2030-01-01T00:00:00Z' },
-      ];
-      for (const args of calls) expect(await call(theirs.agent, args), JSON.stringify(args)).toMatchObject(notFound);
-
-      const listed = await call(theirs.agent, { action: 'list_sessions', relay: 'this', scope: 'all' });
-      expect(listed.sessions.map((s: { id: string }) => s.id)).not.toContain(mine.id);
-
-      const http: [string, string, unknown?][] = [
-        ['GET', `/api/v1/sessions/${mine.id}`],
-        ['POST', `/api/v1/sessions/${mine.id}/messages`, { text: 'reply hijacked' }],
-        ['PATCH', `/api/v1/sessions/${mine.id}`, { mode: 'plan' }],
-        ['GET', `/api/v1/sessions/${mine.id}/wait?message_id=${mine.messageId}&wait_seconds=0`],
-        ['POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['No'] }],
-        ['POST', `/api/v1/asks/${ask.question_id}`, { decision: 'dismiss' }],
-      ];
-      for (const [method, path, body] of http) {
-        const answer = await relay.api(method, path, body);
-        expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(404);
-      }
-      const inbox = await relay.api('GET', '/api/v1/inbox');
-      expect(inbox.body).toEqual({ asks: [], cards: [] });
-      expect((await relay.api('GET', `/api/v1/cards?session=${mine.id}`)).body.cards).toEqual([]);
-      expect((await relay.api('GET', `/api/v1/asks?session=${mine.id}`)).body.asks).toEqual([]);
-      expect((await relay.api('GET', '/api/v1/sessions?scope=all')).body.sessions.map((s: { id: string }) => s.id)).not.toContain(mine.id);
-    });
-
-    // Nothing of the first user's changed.
-    expect((await pendingCard(mine.id)).id).toBe(card.id);
-    const read = await relay.api('GET', `/api/v1/sessions/${mine.id}`);
-    expect(read.body.session.title).toBe('Mine');
-    expect(read.body.session.archived ?? false).toBe(false);
-    expect((await relay.api('GET', '/api/v1/inbox')).body.asks.map((a: { id: string }) => a.id)).toContain(ask.question_id);
+    // The user decides what is theirs: the turns go on.
+    expect((await user.api('POST', `/api/v1/cards/${approval.id}`, { decision: 'deny' })).status).toBe(200);
+    expect((await user.finish(carded.id, carded.messageId)).reply.text).toBe('REMOTE_RELAY_PERMISSION');
+    expect((await user.api('POST', `/api/v1/cards/${question.id}`, { decision: 'answer', choices: ['No'] })).status).toBe(200);
+    expect((await user.finish(blocked.id, blocked.messageId)).reply.text).toContain('No');
   });
 });
