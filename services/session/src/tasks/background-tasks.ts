@@ -177,7 +177,8 @@ async function isFolder(path: string): Promise<boolean> {
 }
 
 function killGroup(child: ChildProcess): void {
-  if (child.pid !== undefined) killGroupById(child.pid);
+  // Not once it exited: its process group id may belong to another process by now.
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) killGroupById(child.pid);
 }
 
 function killGroupById(pid: number): void {

@@ -9,14 +9,13 @@ import { TASK_OUTPUT_KEPT_BYTES } from '../domain/tasks/task.ts';
 import type { OutputBatch, PrismaTaskStore } from './prisma-task-store.ts';
 
 /** Real time between two appends of a task's output: a reader on another replica sees it this late at most. */
-export const FLUSH_MS = 500;
+const FLUSH_MS = 500;
 const CHUNK_BYTES = 64 * 1024;
 
 export class TaskOutputLog {
   readonly #taskId: string;
   readonly #store: Pick<PrismaTaskStore, 'appendOutput'>;
   readonly #log: Logger;
-  readonly #keptBytes: number;
   /** Written by the command and not appended yet (bounded: its start is dropped past the kept bytes). */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
@@ -32,16 +31,10 @@ export class TaskOutputLog {
   /** Appends wait until the task's row exists. */
   #open = false;
 
-  constructor(options: { taskId: string; store: Pick<PrismaTaskStore, 'appendOutput'>; logger: Logger; keptBytes?: number }) {
+  constructor(options: { taskId: string; store: Pick<PrismaTaskStore, 'appendOutput'>; logger: Logger }) {
     this.#taskId = options.taskId;
     this.#store = options.store;
     this.#log = options.logger;
-    this.#keptBytes = options.keptBytes ?? TASK_OUTPUT_KEPT_BYTES;
-  }
-
-  /** When the command last wrote, if it has. */
-  get lastOutputAt(): Date | null {
-    return this.#lastOutputAt;
   }
 
   /** Takes what the command wrote at `at`. */
@@ -79,7 +72,7 @@ export class TaskOutputLog {
 
   /** Drops the start of what is pending past the kept bytes: it could never be read. */
   #trimPending(): void {
-    while (this.#pending.length > 1 && this.#pendingBytes - this.#pending[0]!.length >= this.#keptBytes) {
+    while (this.#pending.length > 1 && this.#pendingBytes - this.#pending[0]!.length >= TASK_OUTPUT_KEPT_BYTES) {
       this.#pendingBytes -= this.#pending.shift()!.length;
       this.#pendingDropped = true;
     }
@@ -95,14 +88,14 @@ export class TaskOutputLog {
     this.#pendingDropped = false;
 
     const all = Buffer.concat(taken.buffers);
-    const data = all.subarray(Math.max(0, all.length - this.#keptBytes));
+    const data = all.subarray(Math.max(0, all.length - TASK_OUTPUT_KEPT_BYTES));
     const chunks: OutputBatch['chunks'] = [];
     for (let start = 0; start < data.length; start += CHUNK_BYTES) chunks.push({ seq: this.#nextSeq + chunks.length, data: data.subarray(start, start + CHUNK_BYTES) });
     // The oldest kept chunks that no longer fit with the new ones (the new ones alone always fit).
     const kept = [...this.#kept, ...chunks.map((chunk) => ({ seq: chunk.seq, size: chunk.data.length }))];
     let keptSize = this.#keptSize + data.length;
     let dropThroughSeq: number | undefined;
-    while (keptSize > this.#keptBytes) {
+    while (keptSize > TASK_OUTPUT_KEPT_BYTES) {
       const oldest = kept.shift()!;
       keptSize -= oldest.size;
       dropThroughSeq = oldest.seq;
