@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '@relay/errors';
+import type { AgentLevel, PairedRelay } from '../src/ports.ts';
+import { ACTION_NAMES, type ActionName } from '../src/relay-tool/action-table.ts';
+import { checkPairedRelayCall, LEVEL_NEEDED, sendsPrompt, type PairedRelayCall } from '../src/relay-tool/paired-relay-policy.ts';
+
+const relay = (level: AgentLevel): PairedRelay => ({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level });
+const provenance = (hops: number, originRelay = 'desk') => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops });
+
+function codeOf(call: Partial<PairedRelayCall> & { action: ActionName }): string | undefined {
+  try {
+    checkPairedRelayCall({ relay: relay('full'), unlocks: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined, sendsPrompt: false, ...call });
+    return undefined;
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return error.code;
+  }
+}
+
+describe('the level table (decisions.md, Agents may)', () => {
+  it.each([
+    ['off', []],
+    ['read', ['relay_info', 'usage', 'list_sessions', 'read_session', 'read_task_output', 'wait', 'subscribe', 'unsubscribe', 'list_subscriptions', 'list_questions']],
+    ['read_and_prompt', ['send', 'ask', 'withdraw']],
+    ['full', ['create_session', 'update_session', 'answer_question', 'stop', 'archive', 'transfer_subscriptions']],
+  ] as const)('at %s, agents gain exactly these actions', (level, gained) => {
+    const allowedAt = (l: AgentLevel) => ACTION_NAMES.filter((action) => codeOf({ action, relay: relay(l) }) === undefined && action !== 'list_relays');
+    const below: Record<AgentLevel, AgentLevel | undefined> = { off: undefined, read: 'off', read_and_prompt: 'read', full: 'read_and_prompt' };
+    const before = below[level] ? allowedAt(below[level]) : [];
+    expect(allowedAt(level).filter((action) => !before.includes(action)).sort()).toEqual([...gained].sort());
+  });
+
+  it('refuses below the level with REMOTE_RELAY_PERMISSION, and the schedule actions at every level with REMOTE_RELAY_UNSUPPORTED', () => {
+    expect(codeOf({ action: 'send', relay: relay('read') })).toBe('REMOTE_RELAY_PERMISSION');
+    for (const action of ['schedule', 'list_schedules', 'unschedule'] as const) {
+      expect(LEVEL_NEEDED[action]).toBeNull();
+      expect(codeOf({ action, relay: relay('full') })).toBe('REMOTE_RELAY_UNSUPPORTED');
+    }
+  });
+});
+
+describe('the lock', () => {
+  it('refuses every action but list_relays until the relay is unlocked, before the level is looked at', () => {
+    expect(codeOf({ action: 'read_session', unlocks: [] })).toBe('REMOTE_RELAY_LOCKED');
+    expect(codeOf({ action: 'send', relay: relay('off'), unlocks: [] })).toBe('REMOTE_RELAY_LOCKED');
+    expect(codeOf({ action: 'read_session', unlocks: [{ relay: 'Build-Box', byMention: false }] })).toBeUndefined();
+  });
+});
+
+describe('the hop limit', () => {
+  const unlockedByAgent = [{ relay: 'build-box', byMention: false }];
+  it('lets a prompt from a turn below 2 hops go anywhere unlocked', () => {
+    expect(codeOf({ action: 'send', unlocks: unlockedByAgent, turnProvenance: provenance(1), sendsPrompt: true })).toBeUndefined();
+  });
+  it('keeps a prompt at 2 hops or more from a third relay the user did not mention', () => {
+    expect(codeOf({ action: 'send', unlocks: unlockedByAgent, turnProvenance: provenance(2), sendsPrompt: true })).toBe('REMOTE_RELAY_HOP_LIMIT');
+    expect(codeOf({ action: 'create_session', unlocks: unlockedByAgent, turnProvenance: provenance(3), sendsPrompt: true })).toBe('REMOTE_RELAY_HOP_LIMIT');
+  });
+  it('lets it go back to the relay it came from, or to one the user mentioned', () => {
+    expect(codeOf({ action: 'send', unlocks: unlockedByAgent, turnProvenance: provenance(2, 'build-box'), sendsPrompt: true })).toBeUndefined();
+    expect(codeOf({ action: 'send', unlocks: [{ relay: 'build-box', byMention: true }], turnProvenance: provenance(2), sendsPrompt: true })).toBeUndefined();
+  });
+  it('never limits reading and waiting', () => {
+    expect(codeOf({ action: 'wait', unlocks: unlockedByAgent, turnProvenance: provenance(5), sendsPrompt: sendsPrompt('wait', {}) })).toBeUndefined();
+    expect(sendsPrompt('ask', { session: 's' })).toBe(true);
+    expect(sendsPrompt('ask', {})).toBe(false);
+  });
+});

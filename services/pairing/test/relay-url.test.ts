@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '@relay/errors';
+import { checkRelayUrl } from '../src/domain/relay-url.ts';
+
+function codeOf(url: string): string {
+  try {
+    checkRelayUrl(url);
+    return 'ok';
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return error.code;
+  }
+}
+
+describe('checkRelayUrl (spec, Across relays: https://, plain http:// only for loopback and private ranges)', () => {
+  it.each([
+    'https://build-box.example.com',
+    'https://203.0.113.9:8443',
+    'http://127.0.0.1:7420',
+    'http://localhost:7420',
+    'http://[::1]:7420',
+    'http://10.1.2.3',
+    'http://172.16.0.1',
+    'http://172.31.255.255',
+    'http://192.168.1.20:7420',
+    'http://[fd12::1]',
+  ])('accepts %s', (url) => {
+    expect(codeOf(url)).toBe('ok');
+  });
+
+  it.each([
+    'http://build-box.example.com',
+    'http://203.0.113.9',
+    'http://172.32.0.1',
+    'http://11.0.0.1',
+    'ftp://10.0.0.1',
+    'not a url',
+    'https://user:secret@build-box.example.com',
+  ])('refuses %s with REMOTE_RELAY_INVALID_INPUT', (url) => {
+    expect(codeOf(url)).toBe('REMOTE_RELAY_INVALID_INPUT');
+  });
+
+  it('keeps the path and drops a trailing slash', () => {
+    expect(checkRelayUrl('https://relay.example.com/team/')).toBe('https://relay.example.com/team');
+  });
+});
