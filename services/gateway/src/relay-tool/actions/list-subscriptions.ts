@@ -3,12 +3,23 @@
  * user): the active ones with what their digest or quiet hours hold now, and those ended in the last hour.
  * With a paired relay, those that watch that relay's sessions (kept here, where the watcher is).
  */
+import type { WatchSubscription } from '../../ports.ts';
 import type { Action } from '../action-context.ts';
 import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
 import { count, success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+
+/**
+ * A subscription as a list shows it (list_subscriptions, the watcher's list in the user API): what its digest or
+ * quiet hours hold, and for an ended one when and why (its held count only while something is still held).
+ */
+export function listedSubscriptionView(subscription: WatchSubscription): Record<string, unknown> {
+  const ended = subscription.endedAt !== undefined;
+  const held = !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
+  return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
+}
 
 export const listSubscriptions: Action = async (args, context) => {
   const { caller, sessions } = context;
@@ -24,11 +35,7 @@ export const listSubscriptions: Action = async (args, context) => {
   const held = await subscriptionOwner(context).listSubscriptions(caller.userId, watcher);
   const all = target.kind === 'paired' ? held.filter((subscription) => subscription.relay === relay) : held;
   const active = all.filter((subscription) => subscription.endedAt === undefined);
-  const view = all.map((subscription) => {
-    const ended = subscription.endedAt !== undefined;
-    const held = !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
-    return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
-  });
+  const view = all.map(listedSubscriptionView);
   const endedCount = all.length - active.length;
   return success(
     `list_subscriptions → ${relay}: ${count(active.length, 'active subscription')}${endedCount > 0 ? `, ${endedCount} ended in the last hour` : ''}${watcher === caller.sessionId ? '' : ` of ${watcher}`}`,
