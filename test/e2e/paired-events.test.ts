@@ -68,7 +68,8 @@ function occurrences(rows: string[], text: string): number {
   return rows.join('\n').split(text).length - 1;
 }
 
-describe('events across relays', () => {
+// Two whole relays, and B's gateway started three times: slower than one relay's tests.
+describe('events across relays', { timeout: 300_000 }, () => {
   let a: Relay;
   let b: Relay;
   let bUserId: string;
@@ -85,7 +86,7 @@ describe('events across relays', () => {
     const paired = await a.api('POST', '/api/v1/pairings', { url: b.gatewayUrl, code: code.body.code });
     expect(paired.status, JSON.stringify(paired.body)).toBe(201);
     bUserId = (await callUnary<object, { caller: { userId: string } }>(b.sessionClient, 'authenticate', { token: b.userToken })).caller.userId;
-  });
+  }, 400_000);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
