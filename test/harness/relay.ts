@@ -20,6 +20,8 @@ export interface RelayOptions {
   otlpEndpoint?: string;
   /** Extra environment for every service. */
   env?: Record<string, string>;
+  /** How long each service may take to become ready (default 90 s); several relays starting on a busy machine need more. */
+  readyTimeoutMs?: number;
 }
 
 class ServiceProcess {
@@ -137,8 +139,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   const waitReady = (service: ServiceName) =>
     service === 'gateway'
-      ? until('gateway', async () => (await fetch(`${gatewayUrl}/readyz`)).ok)
-      : until(service, () => checkHealth(address(service)));
+      ? until('gateway', async () => (await fetch(`${gatewayUrl}/readyz`)).ok, options.readyTimeoutMs)
+      : until(service, () => checkHealth(address(service)), options.readyTimeoutMs);
 
   const relay: Relay = {
     name,
