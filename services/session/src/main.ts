@@ -27,6 +27,7 @@ import { ProviderRegistry } from './providers/provider-registry.ts';
 import { prismaConversationHistory } from './store/prisma-conversation-history.ts';
 import { PrismaClaudeSessionStates } from './store/prisma-claude-session-states.ts';
 import { PrismaUsageLedger } from './store/prisma-usage-ledger.ts';
+import { busSteering } from './runtime/bus-steering.ts';
 import { listenForTurnSignals } from './runtime/bus-turn-signals.ts';
 import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';
 import { SessionWorkers } from './runtime/session-workers.ts';
@@ -122,9 +123,9 @@ try {
   const stopping = new AbortController();
   const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, signal: stopping.signal });
   // Not awaited: the subscription service declares its stream, and may start after this service.
-  // An event row for a watcher mid-turn on a provider that steers goes into that turn (when it runs here).
-  const steer = (providerId: string, sessionId: string, text: string) => providers.steer(providerId, sessionId, text);
-  const wakeups = startWakeupConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, steer });
+  // An event row for a watcher mid-turn on a provider that steers goes into that turn, on whichever replica runs it.
+  const steering = busSteering(bus, providers, logger);
+  const wakeups = startWakeupConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, steer: steering.steer });
 
   const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
   const runner = new TurnRunner({
@@ -181,6 +182,7 @@ try {
     taskUpkeep.stop();
     await backgroundTasks.stopAll();
     listening.stop();
+    steering.stop();
     stopping.abort();
     await (await scheduledPrompts)?.stop();
     await (await wakeups).stop();

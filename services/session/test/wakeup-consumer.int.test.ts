@@ -43,7 +43,7 @@ afterAll(async () => {
 
 const steered: { providerId: string; sessionId: string; text: string }[] = [];
 /** Steers only Claude sessions, as the registry does for providers that steer and run the turn here. */
-const steer = (providerId: string, sessionId: string, text: string) => {
+const steer = async (providerId: string, sessionId: string, text: string) => {
   if (providerId !== 'claude') return false;
   steered.push({ providerId, sessionId, text });
   return true;

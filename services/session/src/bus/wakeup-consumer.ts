@@ -29,13 +29,13 @@ export interface WakeupDeps {
   ids: IdGenerator;
   clock: Clock;
   logger: Logger;
-  steer?: (providerId: string, sessionId: string, text: string) => boolean;
+  steer?: (providerId: string, sessionId: string, text: string) => Promise<boolean>;
 }
 
 /**
  * Delivers each wake-up into the watcher (decisions.md, While the watcher is mid-turn). Mid-turn on a
- * provider that steers (claude, claude-api) and running on this replica, it is steered into the turn as it
- * is (no steer note speaking as the user). Otherwise it is queued as one message with role "event": a new
+ * provider that steers (claude, claude-api), it is steered into the turn as it is (no steer note speaking as
+ * the user), on whichever replica runs it. Otherwise it is queued as one message with role "event": a new
  * turn if the watcher is idle, else behind the running turn.
  * Wake-ups that arrive while an event message still waits unstarted at the end of the queue are merged into
  * it (its rows appended, the header kept once), so rows queued during one turn come as one message.
@@ -67,7 +67,7 @@ export async function queueWakeup(deps: WakeupDeps, message: BusMessage): Promis
       const [running] = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM turns WHERE session_id = ${session.id} AND status IN ('running', 'waiting_for_answer') LIMIT 1`;
       // Steered last in the transaction: a redelivery after a failed commit could steer it twice, never lose it.
-      if (running !== undefined && deps.steer(session.provider, session.id, command.text)) {
+      if (running !== undefined && (await deps.steer(session.provider, session.id, command.text))) {
         deps.logger.info({ wakeupId: command.wakeupId, sessionId: session.id, turnId: running.id }, 'wake-up steered into the running turn');
         return;
       }
