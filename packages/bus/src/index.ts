@@ -1,5 +1,5 @@
 export { connectBus, type Bus } from './connect-bus.ts';
-export { ensureStream, DUPLICATE_WINDOW_MS } from './ensure-stream.ts';
+export { ensureStream, DUPLICATE_WINDOW_MS, type StreamOptions } from './ensure-stream.ts';
 export type { Sql } from './sql.ts';
 export { enqueue } from './enqueue.ts';
 export { OutboxRelay } from './outbox-relay.ts';

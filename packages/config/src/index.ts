@@ -61,6 +61,17 @@ export const baseEnv = {
   RELAY_CLOCK_EPOCH: z.coerce.number().int().positive().optional(),
 };
 
+/**
+ * NATS_STREAM_REPLICAS for the services that declare a JetStream stream: copies kept per stream, one per
+ * server. 1 for a single nats-server; 3 on a three-node cluster, so a stream survives losing a server.
+ */
+export const streamReplicas = z.coerce
+  .number({ error: 'must be a whole number from 1 to 5' })
+  .int('must be a whole number from 1 to 5')
+  .min(1, 'must be a whole number from 1 to 5')
+  .max(5, 'must be a whole number from 1 to 5 (JetStream keeps at most 5 copies)')
+  .default(1);
+
 /** DATABASE_URL for the services that own data. */
 export const databaseUrl = url(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/relay_session');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, baseEnv, databaseUrl, grpcAddress, parseEnv, port } from '../src/index.ts';
+import { ConfigError, baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '../src/index.ts';
 
 const schema = z.object({ ...baseEnv, DATABASE_URL: databaseUrl, GRPC_PORT: port(50051), SESSION_GRPC_ADDR: grpcAddress('session:50051') });
 
@@ -23,5 +23,18 @@ describe('parseEnv', () => {
     const variables = (error as ConfigError).problems.map((p) => p.variable).sort();
     expect(variables).toEqual(['DATABASE_URL', 'GRPC_PORT', 'LOG_LEVEL', 'RELAY_CLOCK', 'SESSION_GRPC_ADDR']);
     expect((error as ConfigError).message).toContain('DATABASE_URL: must be a postgres: or postgresql: URL');
+  });
+});
+
+describe('streamReplicas (NATS_STREAM_REPLICAS)', () => {
+  const replicas = z.object({ NATS_STREAM_REPLICAS: streamReplicas });
+
+  it('is 1 unless set, and takes 1 to 5', () => {
+    expect(parseEnv(replicas, {}).NATS_STREAM_REPLICAS).toBe(1);
+    expect(parseEnv(replicas, { NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+  });
+
+  it.each(['0', '6', '2.5', 'three'])('refuses %s, naming the variable', (value) => {
+    expect(() => parseEnv(replicas, { NATS_STREAM_REPLICAS: value })).toThrow(/NATS_STREAM_REPLICAS: must be a whole number from 1 to 5/);
   });
 });

@@ -2,10 +2,11 @@
  * The pairing service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, databaseUrl, grpcAddress, parseEnv, port } from '@relay/config';
+import { baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
+  NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50055),
   /** The subscription service, which takes the events fetched from paired relays. */

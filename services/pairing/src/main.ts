@@ -47,7 +47,7 @@ const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCR
 
 try {
   const bus = await connectBus({ url: config.NATS_URL, name: 'pairing', logger });
-  await ensureStream(bus, PAIRING_EVENTS_STREAM);
+  await ensureStream(bus, { ...PAIRING_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 

@@ -3,10 +3,11 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, databaseUrl, parseEnv, port } from '@relay/config';
+import { baseEnv, databaseUrl, parseEnv, port, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
+  NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50054),
   /** This relay's name: the `via` of an ask answered here. The same value the gateway is given. */

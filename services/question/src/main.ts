@@ -39,7 +39,7 @@ const stopping = new AbortController();
 try {
   await decisions.start();
   const bus = await connectBus({ url: config.NATS_URL, name: 'question', logger });
-  await ensureStream(bus, QUESTION_EVENTS_STREAM);
+  await ensureStream(bus, { ...QUESTION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
   const asks = new PrismaAskStore(prisma);

@@ -41,7 +41,7 @@ const changed = () => loop.nudge();
 
 try {
   const bus = await connectBus({ url: config.NATS_URL, name: 'scheduler', logger });
-  await ensureStream(bus, SCHEDULER_COMMANDS_STREAM);
+  await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 

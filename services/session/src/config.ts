@@ -3,7 +3,7 @@
  */
 import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, databaseUrl, grpcAddress, parseEnv, port } from '@relay/config';
+import { baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '@relay/config';
 import { isInsideAny, normaliseFolder } from './domain/folders.ts';
 
 /** An absolute folder path. */
@@ -67,6 +67,7 @@ const allowance = z.strictObject({
 
 const schema = z.object({
   ...baseEnv,
+  NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50051),
   /** The gateway's base URL: the script agent calls relay_tool at its /mcp with its session's token. */

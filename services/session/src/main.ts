@@ -111,7 +111,7 @@ try {
   logger.info({ settings }, 'relay settings loaded');
 
   const bus = await connectBus({ url: config.NATS_URL, name: 'session', logger });
-  await ensureStream(bus, SESSION_EVENTS_STREAM);
+  await ensureStream(bus, { ...SESSION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
   const listening = listenForTurnSignals(bus, signals, logger);

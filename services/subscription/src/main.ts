@@ -35,7 +35,7 @@ const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: conf
 
 try {
   const bus = await connectBus({ url: config.NATS_URL, name: 'subscription', logger });
-  await ensureStream(bus, SUBSCRIPTION_COMMANDS_STREAM);
+  await ensureStream(bus, { ...SUBSCRIPTION_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 
