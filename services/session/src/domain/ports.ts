@@ -54,6 +54,8 @@ export interface ConversationStore {
   countStartedSessions(startedBySessionId: string): Promise<number>;
   /** The session's turns that are not over (queued, running, waiting_for_answer), oldest first. */
   openTurns(sessionId: string): Promise<Turn[]>;
+  /** Whether one of the session's background tasks still runs. */
+  hasRunningTask(sessionId: string): Promise<boolean>;
   /** The user's groups (empty ones included), latest activity first. */
   listGroups(userId: string): Promise<GroupInfo[]>;
   findGroup(groupId: string): Promise<GroupInfo | undefined>;

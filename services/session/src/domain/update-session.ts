@@ -62,8 +62,11 @@ export interface UpdateSessionContext {
   providers: readonly ProviderInfo[];
   /** The user's groups, latest activity first. */
   groups: readonly GroupInfo[];
-  /** The target has a turn queued, running or waiting for an answer. */
-  targetAtWork: boolean;
+  /**
+   * What holds the target's folder (decisions.md, REMOTE_RELAY_BUSY): a turn queued, running or waiting for an
+   * answer, or a background task that still runs; false when nothing does.
+   */
+  targetAtWork: 'turn' | 'task' | false;
   /** The caller's conversation holds the Allow for sessions it did not start on this relay. */
   hasGrant: boolean;
   relayName: string;
@@ -166,7 +169,8 @@ export function planUpdateSession(input: UpdateSessionInput, context: UpdateSess
     const cwd = checkFolder(input.cwd, context.allowedRoots);
     if (cwd !== target.cwd) {
       if (context.targetAtWork) {
-        throw busy(`The session cannot move to another folder now: a turn is queued or running there. ${nothing}`);
+        const work = context.targetAtWork === 'turn' ? 'a turn is queued or running there' : 'a background task it started still runs there';
+        throw busy(`The session cannot move to another folder now: ${work}. ${nothing}`);
       }
       changes.cwd = cwd;
       relaunched = target.workerStarted && restartsForFolder(provider);
@@ -293,9 +297,10 @@ export async function updateSession(deps: ActionDeps, input: UpdateSessionInput,
       throw notFound(`No calling session '${input.callerSessionId}' on relay "${deps.relay.name}".`, { field: 'caller_session_id' });
     }
     const target = await tx.lockSession(input.sessionId);
-    const [groups, openTurns, hasGrant] = await Promise.all([
+    const [groups, openTurns, taskRunning, hasGrant] = await Promise.all([
       tx.listGroups(input.userId),
       target === undefined ? [] : tx.openTurns(target.id),
+      target === undefined ? false : tx.hasRunningTask(target.id),
       caller === undefined ? false : tx.hasGrant({ sessionId: caller.id, kind: UPDATE_OTHERS_GRANT, relay: THIS_RELAY }),
     ]);
     const plan = planUpdateSession(input, {
@@ -303,7 +308,7 @@ export async function updateSession(deps: ActionDeps, input: UpdateSessionInput,
       caller,
       providers,
       groups,
-      targetAtWork: openTurns.length > 0,
+      targetAtWork: openTurns.length > 0 ? 'turn' : taskRunning ? 'task' : false,
       hasGrant,
       relayName: deps.relay.name,
       allowedRoots: deps.relay.allowedRoots,

@@ -139,6 +139,10 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return rows.map(toTurn);
   }
 
+  async hasRunningTask(sessionId: string): Promise<boolean> {
+    return (await this.db.task.count({ where: { sessionId, status: 'running' } })) > 0;
+  }
+
   async listGroups(userId: string): Promise<GroupInfo[]> {
     return this.groupInfos({ userId });
   }

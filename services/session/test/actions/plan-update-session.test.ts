@@ -70,7 +70,8 @@ describe('planUpdateSession', () => {
     ['an empty title', { title: ' ' }, {}, 'REMOTE_RELAY_INVALID_INPUT'],
     ['an unknown group id', { group: 'grp_gone' }, {}, 'REMOTE_RELAY_UNKNOWN_GROUP'],
     ['a folder outside the roots', { cwd: '/etc' }, {}, 'REMOTE_RELAY_INVALID_INPUT'],
-    ['a new folder while a turn is queued or running', { cwd: '/tmp/x' }, { targetAtWork: true }, 'REMOTE_RELAY_BUSY'],
+    ['a new folder while a turn is queued or running', { cwd: '/tmp/x' }, { targetAtWork: 'turn' }, 'REMOTE_RELAY_BUSY'],
+    ['a new folder while a background task runs', { cwd: '/tmp/x' }, { targetAtWork: 'task' }, 'REMOTE_RELAY_BUSY'],
     ['a folder for Claude Cloud', { cwd: '/tmp/x' }, { target: { ...mine, provider: 'claude-cloud', cwd: '' } }, 'REMOTE_RELAY_INVALID_INPUT'],
     ["an external session's model", { model: 'x' }, { target: { ...mine, provider: 'external' } }, 'REMOTE_RELAY_UNSUPPORTED'],
   ])('refuses %s', (_, overrides, contextOverrides, code) => {
@@ -78,8 +79,12 @@ describe('planUpdateSession', () => {
   });
 
   it('says why a folder change is refused while busy', () => {
-    const error = refusalOf(() => planUpdateSession(input({ cwd: '/tmp/x' }), context({ targetAtWork: true })));
-    expect(error.message).toMatch(/^The session cannot move to another folder now: /);
+    expect(refusalOf(() => planUpdateSession(input({ cwd: '/tmp/x' }), context({ targetAtWork: 'turn' }))).message).toMatch(
+      /^The session cannot move to another folder now: a turn is queued or running there\. /,
+    );
+    expect(refusalOf(() => planUpdateSession(input({ cwd: '/tmp/x' }), context({ targetAtWork: 'task' }))).message).toMatch(
+      /^The session cannot move to another folder now: a background task it started still runs there\. /,
+    );
   });
 
   it('checks the model before asking whether the user must allow', () => {

@@ -150,6 +150,17 @@ describe('UpdateSession refusals change nothing', () => {
     expect(details['message']).toBe('The session cannot move to another folder now: a turn is queued or running there. Nothing was changed.');
   });
 
+  it('refuses a new folder while one of its background tasks runs, and takes it once the task ended', async () => {
+    const { userId, startedId } = await leadAndStarted();
+    const task = { id: `task_${startedId.replaceAll('-', '').slice(0, 16)}`, sessionId: startedId, description: 'npm test', status: 'running', cwd: '/tmp', host: 'h', runnerId: 'r', startedAt: NOW };
+    await h.prisma.task.create({ data: task });
+    const details = await expectRefused({ userId, sessionId: startedId, cwd: '/tmp/x' }, 'REMOTE_RELAY_BUSY');
+    expect(details['message']).toBe('The session cannot move to another folder now: a background task it started still runs there. Nothing was changed.');
+    await h.prisma.task.update({ where: { id: task.id }, data: { status: 'completed', exitCode: 0, endedAt: NOW } });
+    const updated = await update({ userId, sessionId: startedId, cwd: '/tmp/x' });
+    expect(updated.settings?.cwd).toBe('/tmp/x');
+  });
+
   it('refuses a group name that fits two groups', async () => {
     const { userId, leadId, startedId } = await leadAndStarted();
     for (const id of ['grp_a', 'grp_b']) {
