@@ -45,11 +45,11 @@ export type SessionGrpcDeps = SessionDeps &
     logger: Logger;
     /** Where each session's background tasks come from (read_session and list_sessions show them). */
     tasks?: SessionTasksDeps;
-    /** The relay's usage accounting (relay_info carries the usage report); without it, no provider is tracked. */
+    /** The relay's usage accounting (relay_info carries the usage report); without it (tests) every meter reads zero. */
     usage?: Omit<UsageDeps, 'catalogue'>;
   };
 
-/** A relay that accounts nothing: every tracked provider shows empty meters. */
+/** A ledger with nothing in it: tracked providers show meters at zero. */
 const NO_USAGE: UsageDeps['ledger'] = { totalsSince: async () => [], pausesAt: async () => [] };
 
 /**

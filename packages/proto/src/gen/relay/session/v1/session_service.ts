@@ -5503,7 +5503,10 @@ export const SessionServiceService = {
       Buffer.from(UpdateRelaySettingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateRelaySettingsResponse => UpdateRelaySettingsResponse.decode(value),
   },
-  /** What this relay offers for a new session: providers and models, folders, modes, groups. */
+  /**
+   * What this relay offers for a new session: providers and models, folders, modes, groups; and the usage
+   * report (what each provider's plan has left), from the same accounting that decides availability.
+   */
   getRelayInfo: {
     path: "/relay.session.v1.SessionService/GetRelayInfo" as const,
     requestStream: false as const,
@@ -5720,7 +5723,10 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * before anything changes. Codes: REMOTE_RELAY_INVALID_INPUT (details.field names the bad one).
    */
   updateRelaySettings: handleUnaryCall<UpdateRelaySettingsRequest, UpdateRelaySettingsResponse>;
-  /** What this relay offers for a new session: providers and models, folders, modes, groups. */
+  /**
+   * What this relay offers for a new session: providers and models, folders, modes, groups; and the usage
+   * report (what each provider's plan has left), from the same accounting that decides availability.
+   */
   getRelayInfo: handleUnaryCall<GetRelayInfoRequest, GetRelayInfoResponse>;
   /**
    * A session's recent messages and what is going on there.
@@ -5901,7 +5907,10 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateRelaySettingsResponse) => void,
   ): ClientUnaryCall;
-  /** What this relay offers for a new session: providers and models, folders, modes, groups. */
+  /**
+   * What this relay offers for a new session: providers and models, folders, modes, groups; and the usage
+   * report (what each provider's plan has left), from the same accounting that decides availability.
+   */
   getRelayInfo(
     request: GetRelayInfoRequest,
     callback: (error: ServiceError | null, response: GetRelayInfoResponse) => void,
