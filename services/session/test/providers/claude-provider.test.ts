@@ -188,4 +188,37 @@ describe('the Claude provider', () => {
     await provider.startTurn(input);
     expect(events).toContainEqual({ type: 'subagent_finished', description: 'Check web/ for XSS', status: 'completed', summary: 'No XSS found' });
   });
+
+  it('fails the turn with why when Claude Code cannot run or stops without a result', async () => {
+    const broken = scripted(async function* (prompt) {
+      await prompt.next();
+      throw new Error('Claude Code process exited with code 1');
+    });
+    const first = setUp(broken.query);
+    const failure = await first.provider.startTurn(first.input).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TurnFailed);
+    expect((failure as Error).message).toBe('Claude Code failed: Claude Code process exited with code 1');
+    const silent = scripted(async function* (prompt) {
+      await prompt.next();
+      yield text('half');
+    });
+    const { provider, input } = setUp(silent.query);
+    await expect(provider.startTurn(input)).rejects.toThrow(new TurnFailed('Claude Code ended without finishing the turn'));
+  });
+
+  it('stops when the turn is stopped: the SDK is aborted and the turn ends with the signal’s reason', async () => {
+    let aborted: AbortSignal | undefined;
+    const { query } = scripted(async function* (prompt, options) {
+      await prompt.next();
+      aborted = options.abortController!.signal;
+      yield text('working');
+      await new Promise((_, reject) => aborted!.addEventListener('abort', () => reject(new Error('aborted by the host')), { once: true }));
+    });
+    const { provider, input, abort } = setUp(query);
+    const reply = provider.startTurn(input);
+    await new Promise((resolve) => setImmediate(resolve));
+    abort.abort(new Error('turn aborted: stopped'));
+    await expect(reply).rejects.toThrow('turn aborted: stopped');
+    expect(aborted!.aborted).toBe(true);
+  });
 });

@@ -134,16 +134,26 @@ export class ClaudeProvider implements Provider {
     const subagents = new Map<string, string>();
     let turn = { text: '', resumeId: state?.resumeId, costUsdTotal: state?.costUsdTotal ?? 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
     try {
-      for await (const message of this.#o.query({ prompt, options })) {
-        const ended = await this.#handle(message, input, turn, subagents);
-        turn = ended.turn;
-        if (ended.done) {
-          // From here on a wake-up is queued as the next turn instead of steered into this one.
-          prompt.close();
-          break;
+      let done = false;
+      try {
+        for await (const message of this.#o.query({ prompt, options })) {
+          const ended = await this.#handle(message, input, turn, subagents);
+          turn = ended.turn;
+          if (ended.done) {
+            // From here on a wake-up is queued as the next turn instead of steered into this one.
+            prompt.close();
+            done = true;
+            break;
+          }
         }
+      } catch (error) {
+        input.signal.throwIfAborted();
+        if (error instanceof TurnFailed) throw error;
+        // Claude Code could not start or broke off (no binary, refused credentials, a crash): the user reads why.
+        throw new TurnFailed(`Claude Code failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
       input.signal.throwIfAborted();
+      if (!done) throw new TurnFailed('Claude Code ended without finishing the turn');
       return { text: turn.text, model: input.session.model };
     } finally {
       this.#running.delete(input.session.id);
