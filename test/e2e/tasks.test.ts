@@ -2,7 +2,9 @@
 // (fixtures/vitest-like-run.mjs) prints a vitest run over a second or so, in colour, with a credential and a
 // repeated line, and holds before its last file until the test releases it. A watcher — another session whose
 // agent calls relay_tool through the gateway's MCP endpoint — reads the run's counts with read_task_output while
-// it runs (final: false) and once it ended (final: true).
+// it runs (final: false) and once it ended (final: true). The relay runs a virtual clock 30 times faster than real
+// time and its quiet setting for tasks is changed through the user API, so a task that stops writing goes quiet
+// within seconds, against that setting.
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,8 +49,15 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'relay-e2e-build-'));
   await copyFile(new URL('./fixtures/vitest-like-run.mjs', import.meta.url), join(folder, 'run-tests.mjs'));
   await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'build', version: '1.0.0', private: true, scripts: { test: 'node run-tests.mjs' } }));
-  relay = await startRelay({ name: 'desk', env: { RELAY_AGENT_SESSIONS: 'on' } });
+  relay = await startRelay({ name: 'desk', env: { RELAY_AGENT_SESSIONS: 'on', RELAY_CLOCK: `${new Date().toISOString()}@30x` } });
+  // Long enough that the build below never goes quiet while the test looks at it (a relay minute is 2 s here).
+  await setQuietMinutes(1440);
 });
+
+async function setQuietMinutes(minutes: number): Promise<void> {
+  const changed = await relay.api('PATCH', '/api/v1/settings', { task_quiet_minutes: minutes });
+  expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+}
 
 afterAll(async () => {
   await relay?.stop();
@@ -81,7 +90,7 @@ describe('npm test in the background, watched from another session', () => {
         status: 'running',
         exitCode: null,
         output: true,
-        health: expect.objectContaining({ quiet: false, quietAfterMinutes: 10 }),
+        health: expect.objectContaining({ quiet: false, quietAfterMinutes: 1440 }),
         counts: { runner: 'vitest', passed: 45, failed: 1, skipped: 0, final: false },
       }),
     ]);
@@ -95,7 +104,7 @@ describe('npm test in the background, watched from another session', () => {
       ok: true,
       relay: 'desk',
       task: { id: taskId, description: 'npm test', type: 'local_bash', status: 'running', exitCode: null },
-      stall: { quiet: false, quietAfterMinutes: 10 },
+      stall: { quiet: false, quietAfterMinutes: 1440 },
       counts: { runner: 'vitest', passed: 45, failed: 1, skipped: 0, final: false },
       truncated: true,
     });
@@ -131,6 +140,25 @@ describe('npm test in the background, watched from another session', () => {
       ]),
     );
     expect(result.tail.join('\n')).not.toMatch(/\u001b|s3cr3t-pw|eyJhbGci/);
+  });
+
+  it('a task that stops writing goes quiet against the relay\'s quiet setting: health on the session, stall for the watcher', async () => {
+    await setQuietMinutes(2);
+    const started = await run('Deploy', 'task echo "waiting for the registry"; exec sleep 600\nreply started {{result.taskId}}', folder);
+    const quietTaskId = started.turn.reply.text.split(' ')[1];
+    const { body } = await until(async () => {
+      const read = await relay.api('GET', `/api/v1/sessions/${started.id}`);
+      return read.body.session.tasks[0]?.health?.quiet === true ? read : undefined;
+    }, 'the task is quiet');
+    expect(body.state).toBe('background_only');
+    expect(body.session.tasks[0]).toMatchObject({ taskId: quietTaskId, status: 'running', health: { quiet: true, quietAfterMinutes: 2 } });
+    expect(body.session.tasks[0].health.minutesSinceOutput).toBeGreaterThanOrEqual(2);
+
+    const result = await watch(started.id, quietTaskId);
+    expect(result).toMatchObject({ ok: true, task: { status: 'running' }, stall: { quiet: true, quietAfterMinutes: 2 }, tail: ['waiting for the registry'], truncated: false });
+    expect(result.stall.minutes).toBeGreaterThanOrEqual(2);
+    expect(result.summary).toMatch(new RegExp(`: 1 line, running, last output ${result.stall.minutes} min ago$`));
+    expect(result).not.toHaveProperty('counts');
   });
 
   it('an unknown task and a bad lines answer refusals', async () => {
