@@ -51,7 +51,8 @@ describe('decodeSessionEvent', () => {
   it.each([
     ['turn_started', SessionSubject.TURN_STARTED, { ...common, turnId: 't1' }, { type: 'turn_started', turnId: 't1' }],
     ['turn_ended', SessionSubject.TURN_ENDED, { ...common, turnId: 't1', status: 'TURN_STATUS_DONE' }, { type: 'turn_ended', turnId: 't1' }],
-    ['question_asked', SessionSubject.QUESTION_ASKED, common, { type: 'question_asked' }],
+    ['question_asked', SessionSubject.QUESTION_ASKED, common, { type: 'turn_activity' }],
+    ['subagent_finished', SessionSubject.SUBAGENT_FINISHED, { ...common, description: 'Review the diff' }, { type: 'turn_activity' }],
     ['task_started', SessionSubject.TASK_STARTED, { ...common, task: { id: 'task_1', description: 'npm test' } }, { type: 'task_started', task: { id: 'task_1', description: 'npm test' } }],
     ['task_failed', SessionSubject.TASK_FAILED, { ...common, task: { id: 'task_1', exitCode: 1 } }, { type: 'task_ended', taskId: 'task_1' }],
     ['archived', SessionSubject.ARCHIVED, common, { type: 'archived' }],

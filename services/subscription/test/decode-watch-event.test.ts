@@ -31,6 +31,14 @@ describe('decodeWatchEvent', () => {
     });
   });
 
+  it('subagent_finished is an event subscriptions take, matched on what it was asked and its summary', () => {
+    const input = decodeWatchEvent('relay.session.v1.subagent_finished', { eventId: 'ev8', occurredAt, sessionId: 's1', userId: 'u1', turnId: 't1', description: 'Review the diff', status: 'completed', summary: 'Two nits.' });
+    expect(input).toMatchObject({
+      type: 'session_events',
+      candidates: [{ sourceEventId: 'ev8', kind: 'subagent_finished', text: 'Review the diff Two nits.', event: { kind: 'subagent_finished', description: 'Review the diff' } }],
+    });
+  });
+
   it('turn_ended error is a turn_end (error) and an error event', () => {
     const input = decodeWatchEvent('relay.session.v1.turn_ended', { eventId: 'ev2', occurredAt, sessionId: 's1', userId: 'u1', messageId: 'm2', status: 'TURN_STATUS_ERROR', text: 'boom' });
     expect(input?.type === 'session_events' && input.candidates.map((c) => [c.sourceEventId, c.kind])).toEqual([['ev2', 'turn_end'], ['ev2:error', 'error']]);

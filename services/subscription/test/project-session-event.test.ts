@@ -75,8 +75,8 @@ describe('projectSessionEvent: what runs', () => {
     expect(replay([taskStarted('e2', '2026-11-30T10:01:00Z'), taskEnded('e4', '2026-11-30T10:30:00Z')])).toMatchObject({ state: 'idle', runs: { tasks: [], lastEndedAt: at('2026-11-30T10:30:00Z') } });
   });
 
-  it('a question or a started task is a sign of life of the running turn', () => {
-    const question: SessionEvent = { ...common('e2', '2026-11-30T10:10:00Z'), type: 'question_asked' };
+  it('a question, a finished sub-agent or a started task is a sign of life of the running turn', () => {
+    const question: SessionEvent = { ...common('e2', '2026-11-30T10:10:00Z'), type: 'turn_activity' };
     expect(replay([turnStarted('e1', '2026-11-30T10:00:00Z'), question])?.runs.turnActivityAt).toEqual(at('2026-11-30T10:10:00Z'));
   });
 

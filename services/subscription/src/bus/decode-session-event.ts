@@ -1,4 +1,4 @@
-import { QuestionAsked, SessionArchived, SessionCreated, TaskEnded, TaskStarted, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskStarted, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { SessionState as SessionStateMessage } from '@relay/proto/relay/session/v1/session';
 import { invalidEvent } from '../domain/errors.ts';
 import type { SessionEvent, SessionState } from '../domain/session-activity.ts';
@@ -8,6 +8,7 @@ export const SessionSubject = {
   TURN_STARTED: 'relay.session.v1.turn_started',
   TURN_ENDED: 'relay.session.v1.turn_ended',
   QUESTION_ASKED: 'relay.session.v1.question_asked',
+  SUBAGENT_FINISHED: 'relay.session.v1.subagent_finished',
   TASK_STARTED: 'relay.session.v1.task_started',
   TASK_FINISHED: 'relay.session.v1.task_finished',
   TASK_FAILED: 'relay.session.v1.task_failed',
@@ -55,7 +56,9 @@ export function decodeSessionEvent(subject: string, data: unknown): SessionEvent
       return { ...base(subject, message), type: 'turn_ended', turnId: message.turnId };
     }
     case SessionSubject.QUESTION_ASKED:
-      return { ...base(subject, QuestionAsked.fromJSON(data)), type: 'question_asked' };
+      return { ...base(subject, QuestionAsked.fromJSON(data)), type: 'turn_activity' };
+    case SessionSubject.SUBAGENT_FINISHED:
+      return { ...base(subject, SubagentFinished.fromJSON(data)), type: 'turn_activity' };
     case SessionSubject.TASK_STARTED: {
       const message = TaskStarted.fromJSON(data);
       if (message.task === undefined || message.task.id === '') throw invalidEvent(subject, 'task.id is missing');

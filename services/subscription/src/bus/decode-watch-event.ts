@@ -3,7 +3,7 @@
  * answers), decoded from their JSON payloads.
  */
 import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
-import { QuestionAsked, SessionArchived, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, SubagentFinished, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { invalidEvent } from '../domain/errors.ts';
@@ -11,6 +11,7 @@ import { invalidEvent } from '../domain/errors.ts';
 export const WatchSubject = {
   TURN_ENDED: 'relay.session.v1.turn_ended',
   QUESTION_ASKED: 'relay.session.v1.question_asked',
+  SUBAGENT_FINISHED: 'relay.session.v1.subagent_finished',
   TASK_STARTED: 'relay.session.v1.task_started',
   TASK_FINISHED: 'relay.session.v1.task_finished',
   TASK_FAILED: 'relay.session.v1.task_failed',
@@ -109,6 +110,18 @@ export function decodeWatchEvent(subject: string, data: unknown): WatchInput | u
           },
         },
       ],
+    };
+  }
+  if (subject === WatchSubject.SUBAGENT_FINISHED) {
+    const message = SubagentFinished.fromJSON(data);
+    const occurredAt = required(subject, message.eventId, message.occurredAt);
+    const event = { id: message.eventId, kind: 'subagent_finished' as const, occurredAt, relay: null, session: { id: message.sessionId, title: '' }, description: message.description };
+    return {
+      type: 'session_events',
+      userId: message.userId,
+      sessionId: message.sessionId,
+      senderSessionId: null,
+      candidates: [{ sourceEventId: message.eventId, kind: 'subagent_finished', text: `${message.description} ${message.summary}`.trim(), event }],
     };
   }
   if (subject === WatchSubject.TASK_STARTED || subject === WatchSubject.TASK_FINISHED || subject === WatchSubject.TASK_FAILED) return taskEvent(subject, data);

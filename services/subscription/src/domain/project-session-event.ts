@@ -19,7 +19,7 @@ function applyRuns(runs: SessionRuns, event: SessionEvent): SessionRuns {
       const ends = runs.turn !== null && (runs.turn.id === event.turnId || runs.turn.startedAt.getTime() <= at.getTime());
       return { ...runs, turn: ends ? null : runs.turn, turnActivityAt: ends ? null : runs.turnActivityAt, lastTurnEndedAt: later(runs.lastTurnEndedAt, at), lastEndedAt: later(runs.lastEndedAt, at) };
     }
-    case 'question_asked':
+    case 'turn_activity':
       return runs.turn === null ? runs : { ...runs, turnActivityAt: later(runs.turnActivityAt, at) };
     case 'task_started': {
       if (runs.endedTaskIds.includes(event.task.id) || runs.tasks.some((task) => task.id === event.task.id)) return runs;

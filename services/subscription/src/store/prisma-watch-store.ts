@@ -5,7 +5,7 @@
  * deterministic id `<watcher>:<seq>` written in that same transaction.
  */
 import { enqueue, processOnce } from '@relay/bus';
-import type { OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
+import type { DeliveryTimings, OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
 import { evaluateWatcher, EMPTY_WATCHER_STATE, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
 import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
@@ -70,7 +70,11 @@ function toWatcherEvent(row: EventRow): WatcherEvent {
 export type ListedSubscription = Subscription & { heldCount: number; nextDeliveryAt: Date | null };
 
 export class PrismaWatchStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  /** `timings`: the spec's durations and counts unless a benchmark or test shortens them. */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly options: { timings?: DeliveryTimings } = {},
+  ) {}
 
   /** Makes a subscription (or only checks it, with dryRun). Answers it and whether it is the watcher's first. */
   async subscribe(input: { userId: string; watcherSessionId: string; spec: SubscriptionSpec; relay?: string; now: Date; dryRun: boolean }): Promise<{ subscription: Subscription; first: boolean }> {
@@ -223,6 +227,7 @@ export class PrismaWatchStore {
         seq: watcher.seq,
         events,
         subscriptions: new Map(subscriptions.map((s) => [s.id, deliveryView(s)])),
+        ...(this.options.timings === undefined ? {} : { timings: this.options.timings }),
       });
       for (const event of result.events) {
         await tx.watcherEvent.update({
