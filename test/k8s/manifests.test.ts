@@ -156,6 +156,31 @@ describe('the overlays', () => {
     const gateway = byName(prod, 'ConfigMap', 'gateway')?.['data'] as Record<string, string>;
     expect(gateway['RELAY_PUBLIC_URL']).toMatch(/^https:\/\//);
   });
+
+  it('each overlay keeps as many copies of every stream (NATS_STREAM_REPLICAS) as its NATS cluster has servers', () => {
+    for (const overlay of overlays) {
+      const render = renders.find((candidate) => candidate.name === `overlays/${overlay}`)!;
+      const common = byName(render, 'ConfigMap', 'relay-common')?.['data'] as Record<string, string>;
+      const servers = (byName(render, 'StatefulSet', 'nats')?.['spec'] as any).replicas as number;
+      expect(common['NATS_STREAM_REPLICAS'], overlay).toBe(String(servers));
+    }
+  });
+
+  it('whenever several session replicas run, their /workspace is one ReadWriteMany claim they share', () => {
+    let checked = 0;
+    for (const render of overlayRenders()) {
+      const spec = byName(render, 'Deployment', 'session')?.['spec'] as any;
+      if (!spec || (spec.replicas ?? 1) <= 1) continue;
+      const pod = spec.template.spec;
+      const mount = (pod.containers[0].volumeMounts as { name: string; mountPath: string }[]).find((m) => m.mountPath === '/workspace');
+      const volume = (pod.volumes as { name: string; persistentVolumeClaim?: { claimName: string } }[]).find((v) => v.name === mount?.name);
+      expect(volume?.persistentVolumeClaim, render.name).toBeDefined();
+      const claim = byName(render, 'PersistentVolumeClaim', volume!.persistentVolumeClaim!.claimName)?.['spec'] as any;
+      expect(claim?.accessModes, render.name).toContain('ReadWriteMany');
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
 });
 
 describe('the relay services', () => {
