@@ -99,6 +99,10 @@ describe('credentials are blanked as in the console', () => {
     const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nAAAAbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\nafter';
     expect(redactCredentials(key)).toBe('-----BEGIN OPENSSH PRIVATE KEY----- [redacted] -----END OPENSSH PRIVATE KEY-----\nafter');
     expect(redactCredentials('-----BEGIN RSA PRIVATE KEY-----\nMIIEow')).not.toContain('MIIEow');
+    // The kept end of an output that begins inside a key.
+    expect(redactCredentials('AAAAbm9uZQ\nb3BlbnNzaC1r\n-----END OPENSSH PRIVATE KEY-----\ndone\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----')).toBe(
+      '[redacted] -----END OPENSSH PRIVATE KEY-----\ndone\n-----BEGIN RSA PRIVATE KEY----- [redacted] -----END RSA PRIVATE KEY-----',
+    );
   });
 
   it('leaves ordinary output alone', () => {

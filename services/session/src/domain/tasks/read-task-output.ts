@@ -10,9 +10,6 @@ import { redactCredentials } from './redact-credentials.ts';
 import { DEFAULT_TASK_LINES, isOutputKept, MAX_TASK_LINES, stallOf, TASK_OUTPUT_KEPT_BYTES, type Task, type TaskStall } from './task.ts';
 import { parseTestCounts, type TestCounts } from './test-counts.ts';
 
-/** How much of the end of the output is read: all that is kept. */
-export const TASK_OUTPUT_READ_BYTES = TASK_OUTPUT_KEPT_BYTES;
-
 export interface TaskOutput {
   task: Task;
   tail: string[];
@@ -51,7 +48,7 @@ export async function readTaskOutput(
     notes.push('The output is no longer there: it is removed an hour after the task ends.');
     return { task: plainTask, tail: [], truncated: false, stall, counts: undefined, notes };
   }
-  const read = await deps.output.readEnd(task.id, TASK_OUTPUT_READ_BYTES);
+  const read = await deps.output.readEnd(task.id, TASK_OUTPUT_KEPT_BYTES);
   const { lines: consoleView, counts } = readConsole(read.text);
   if (task.outputDropped) {
     const partial = counts !== undefined && !counts.final ? '; the counts so far cover only that end' : '';

@@ -8,6 +8,8 @@ export const REDACTED = '[redacted]';
 const RULES: readonly [RegExp, string][] = [
   // A private key block, also one whose end is not in the text.
   [/-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g, `-----BEGIN $1PRIVATE KEY----- ${REDACTED} -----END $1PRIVATE KEY-----`],
+  // The end of a private key whose start is cut off (the kept output begins inside it): all before its END line.
+  [/^(?:(?!-----BEGIN )[\s\S])*?-----END ([A-Z ]*)PRIVATE KEY-----/, `${REDACTED} -----END $1PRIVATE KEY-----`],
   // Authorization / Proxy-Authorization headers, whatever the scheme.
   [/\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token|digest)\s+)?[^\s"',]+/gi, `$1$2${REDACTED}`],
   [/\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, `Bearer ${REDACTED}`],
