@@ -5,6 +5,7 @@
 // replayed with every event in order, nothing twice, then link_restored. Past B's buffer cap (5 here through
 // REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
@@ -53,7 +54,7 @@ async function eventRowsUntil(relay: Relay, sessionId: string, until: string, ti
 
 /** Prompts B's session through B's session service (its gateway may be down) and waits for each turn to end. */
 async function produceOnB(b: Relay, userId: string, sessionId: string, texts: string[]): Promise<void> {
-  for (const text of texts) await callUnary(b.sessionClient, 'sendMessage', { userId, sessionId, text: `reply ${text}` });
+  for (const text of texts) await callUnary(b.sessionClient, 'sendMessage', SendMessageRequest.fromPartial({ userId, sessionId, text: `reply ${text}` }));
   const deadline = Date.now() + 90_000;
   for (;;) {
     const read = await callUnary<object, { messages: { role: string; text: string }[] }>(b.sessionClient, 'readSession', { userId, sessionId, last: 100 });

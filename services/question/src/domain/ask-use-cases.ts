@@ -71,3 +71,44 @@ async function raced(store: AskStore, askId: string): Promise<never> {
   const current = await store.find(askId);
   throw invalidInput(`ask ${askId} is already ${current?.status ?? 'gone'}`, { field: 'question_id', status: current?.status ?? '' });
 }
+
+/** The answer to an ask kept on a paired relay (spec, ask): the pairing service polled it there. */
+export interface RemoteAnswerInput {
+  userId: string;
+  askingSessionId: string;
+  /** The ask's id on that relay: the question_id the agent got. */
+  askId: string;
+  answer: string;
+  choice: string;
+  dismissed: boolean;
+  /** The relay it was answered on. */
+  via: string;
+}
+
+/**
+ * Tells the asking conversation here that its ask on a paired relay was answered: question_answered, as for an ask
+ * kept here, once per (via, ask id) however often the pairing service reports it.
+ */
+export async function publishRemoteAnswer(deps: Pick<AskDeps, 'asks'>, input: RemoteAnswerInput, now: Date): Promise<boolean> {
+  for (const [field, value] of [['user_id', input.userId], ['asking_session_id', input.askingSessionId], ['ask_id', input.askId], ['via', input.via]] as const) {
+    if (value === '') throw invalidInput(`${field} is required`, { field });
+  }
+  const ask: Ask = {
+    id: input.askId,
+    userId: input.userId,
+    askingSessionId: input.askingSessionId,
+    // About a session of the other relay: nobody here is told but the asking conversation.
+    aboutSessionId: input.askingSessionId,
+    question: '',
+    options: [],
+    recommendation: '',
+    detail: '',
+    status: input.dismissed ? 'dismissed' : 'answered',
+    answer: input.dismissed ? '' : input.answer,
+    choice: input.dismissed ? '' : input.choice,
+    via: input.via,
+    createdAt: now,
+    endedAt: now,
+  };
+  return deps.asks.publishRemoteAnswer({ eventId: `remote-answer:${input.via}:${input.askId}`, occurredAt: now, ask });
+}

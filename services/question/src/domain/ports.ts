@@ -74,6 +74,8 @@ export interface AskStore {
   list(userId: string, filter: AskFilter): Promise<Ask[]>;
   /** Stores an ended ask (and its event) unless it is no longer pending: then writes nothing and answers false. */
   saveEnd(ask: Ask, event: QuestionAnsweredEvent | undefined): Promise<boolean>;
+  /** Publishes the answer to an ask kept on a paired relay, unless an event with its id was published before. */
+  publishRemoteAnswer(event: QuestionAnsweredEvent): Promise<boolean>;
   /** Ends every pending ask the session asked or that is about it; returns how many. */
   endPending(sessionId: string, now: Date): Promise<number>;
 }

@@ -2,7 +2,7 @@ import { AppError } from '@relay/errors';
 import type { QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
 import { serveStream, serveUnary, UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import { answerAsk, ask, listAsks, withdrawAsk, type AskDeps } from '../domain/ask-use-cases.ts';
+import { answerAsk, ask, listAsks, publishRemoteAnswer, withdrawAsk, type AskDeps } from '../domain/ask-use-cases.ts';
 import { awaitCard, type AwaitCardDeps } from '../domain/await-card.ts';
 import { cancelCards } from '../domain/cancel-cards.ts';
 import { decideCard } from '../domain/decide-card.ts';
@@ -97,6 +97,7 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
           ),
         ),
       }),
+      publishRemoteAnswer: async (request) => ({ published: await publishRemoteAnswer(deps, request, clock.now()) }),
     }),
     ...serveStream<QuestionServiceMethods>(logger, {
       awaitCard: async function* (request, signal) {

@@ -61,6 +61,15 @@ export class PrismaAskStore implements AskStore {
     });
   }
 
+  async publishRemoteAnswer(event: QuestionAnsweredEvent): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const published = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM outbox WHERE id = ${event.eventId} FOR UPDATE`;
+      if (published.length > 0) return false;
+      await enqueue(tx, { subject: QuestionSubject.QUESTION_ANSWERED, payload: toQuestionAnsweredPayload(event), id: event.eventId });
+      return true;
+    });
+  }
+
   async endPending(sessionId: string, now: Date): Promise<number> {
     const { count } = await this.prisma.ask.updateMany({
       where: { status: 'pending', OR: [{ askingSessionId: sessionId }, { aboutSessionId: sessionId }] },

@@ -129,6 +129,65 @@ export interface CloseRemoteSubscriptionResponse {
   closed: boolean;
 }
 
+/** An ask kept on a paired relay, as that relay shows it. */
+export interface RemoteAsk {
+  id: string;
+  /** The session there it is about. */
+  aboutSessionId: string;
+  question: string;
+  options: string[];
+  /** pending, answered, dismissed, withdrawn or ended. */
+  status: string;
+  answer: string;
+  choice: string;
+  /** The relay it was answered on. */
+  via: string;
+  createdAt: Date | undefined;
+  endedAt: Date | undefined;
+}
+
+/** The ask to keep on relay, about its session about_session_id, for the conversation asking_session_id here. */
+export interface OpenRemoteAskRequest {
+  relay: string;
+  userId: string;
+  askingSessionId: string;
+  aboutSessionId: string;
+  question: string;
+  options: string[];
+  recommendation: string;
+  detail: string;
+  /** That relay checks everything and keeps nothing. */
+  dryRun: boolean;
+}
+
+/** The ask as kept there (id empty on a dry run). */
+export interface OpenRemoteAskResponse {
+  ask: RemoteAsk | undefined;
+}
+
+/** The conversation whose asks on relay are listed. */
+export interface ListRemoteAsksRequest {
+  relay: string;
+  askingSessionId: string;
+}
+
+/** Newest first. */
+export interface ListRemoteAsksResponse {
+  asks: RemoteAsk[];
+}
+
+/** The ask to take back. */
+export interface WithdrawRemoteAskRequest {
+  relay: string;
+  askingSessionId: string;
+  askId: string;
+}
+
+/** The withdrawn ask. */
+export interface WithdrawRemoteAskResponse {
+  ask: RemoteAsk | undefined;
+}
+
 function createBaseRemoteSession(): RemoteSession {
   return { id: "", title: "" };
 }
@@ -1521,6 +1580,866 @@ export const CloseRemoteSubscriptionResponse: MessageFns<CloseRemoteSubscription
   },
 };
 
+function createBaseRemoteAsk(): RemoteAsk {
+  return {
+    id: "",
+    aboutSessionId: "",
+    question: "",
+    options: [],
+    status: "",
+    answer: "",
+    choice: "",
+    via: "",
+    createdAt: undefined,
+    endedAt: undefined,
+  };
+}
+
+export const RemoteAsk: MessageFns<RemoteAsk> = {
+  encode(message: RemoteAsk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.aboutSessionId !== "") {
+      writer.uint32(18).string(message.aboutSessionId);
+    }
+    if (message.question !== "") {
+      writer.uint32(26).string(message.question);
+    }
+    for (const v of message.options) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.answer !== "") {
+      writer.uint32(50).string(message.answer);
+    }
+    if (message.choice !== "") {
+      writer.uint32(58).string(message.choice);
+    }
+    if (message.via !== "") {
+      writer.uint32(66).string(message.via);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(74).fork()).join();
+    }
+    if (message.endedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.endedAt), writer.uint32(82).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoteAsk {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoteAsk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.aboutSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.question = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.options.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.choice = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.via = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.endedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoteAsk {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      aboutSessionId: isSet(object.aboutSessionId)
+        ? globalThis.String(object.aboutSessionId)
+        : isSet(object.about_session_id)
+        ? globalThis.String(object.about_session_id)
+        : "",
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
+      options: globalThis.Array.isArray(object?.options) ? object.options.map((e: any) => globalThis.String(e)) : [],
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      answer: isSet(object.answer) ? globalThis.String(object.answer) : "",
+      choice: isSet(object.choice) ? globalThis.String(object.choice) : "",
+      via: isSet(object.via) ? globalThis.String(object.via) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      endedAt: isSet(object.endedAt)
+        ? fromJsonTimestamp(object.endedAt)
+        : isSet(object.ended_at)
+        ? fromJsonTimestamp(object.ended_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RemoteAsk): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.aboutSessionId !== "") {
+      obj.aboutSessionId = message.aboutSessionId;
+    }
+    if (message.question !== "") {
+      obj.question = message.question;
+    }
+    if (message.options?.length) {
+      obj.options = message.options;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.answer !== "") {
+      obj.answer = message.answer;
+    }
+    if (message.choice !== "") {
+      obj.choice = message.choice;
+    }
+    if (message.via !== "") {
+      obj.via = message.via;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.endedAt !== undefined) {
+      obj.endedAt = message.endedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoteAsk>, I>>(base?: I): RemoteAsk {
+    return RemoteAsk.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoteAsk>, I>>(object: I): RemoteAsk {
+    const message = createBaseRemoteAsk();
+    message.id = object.id ?? "";
+    message.aboutSessionId = object.aboutSessionId ?? "";
+    message.question = object.question ?? "";
+    message.options = object.options?.map((e) => e) || [];
+    message.status = object.status ?? "";
+    message.answer = object.answer ?? "";
+    message.choice = object.choice ?? "";
+    message.via = object.via ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.endedAt = object.endedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseOpenRemoteAskRequest(): OpenRemoteAskRequest {
+  return {
+    relay: "",
+    userId: "",
+    askingSessionId: "",
+    aboutSessionId: "",
+    question: "",
+    options: [],
+    recommendation: "",
+    detail: "",
+    dryRun: false,
+  };
+}
+
+export const OpenRemoteAskRequest: MessageFns<OpenRemoteAskRequest> = {
+  encode(message: OpenRemoteAskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== "") {
+      writer.uint32(10).string(message.relay);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(26).string(message.askingSessionId);
+    }
+    if (message.aboutSessionId !== "") {
+      writer.uint32(34).string(message.aboutSessionId);
+    }
+    if (message.question !== "") {
+      writer.uint32(42).string(message.question);
+    }
+    for (const v of message.options) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.recommendation !== "") {
+      writer.uint32(58).string(message.recommendation);
+    }
+    if (message.detail !== "") {
+      writer.uint32(66).string(message.detail);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(72).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OpenRemoteAskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOpenRemoteAskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.aboutSessionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.question = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.options.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.recommendation = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OpenRemoteAskRequest {
+    return {
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      aboutSessionId: isSet(object.aboutSessionId)
+        ? globalThis.String(object.aboutSessionId)
+        : isSet(object.about_session_id)
+        ? globalThis.String(object.about_session_id)
+        : "",
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
+      options: globalThis.Array.isArray(object?.options)
+        ? object.options.map((e: any) => globalThis.String(e))
+        : [],
+      recommendation: isSet(object.recommendation) ? globalThis.String(object.recommendation) : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: OpenRemoteAskRequest): unknown {
+    const obj: any = {};
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.aboutSessionId !== "") {
+      obj.aboutSessionId = message.aboutSessionId;
+    }
+    if (message.question !== "") {
+      obj.question = message.question;
+    }
+    if (message.options?.length) {
+      obj.options = message.options;
+    }
+    if (message.recommendation !== "") {
+      obj.recommendation = message.recommendation;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OpenRemoteAskRequest>, I>>(base?: I): OpenRemoteAskRequest {
+    return OpenRemoteAskRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OpenRemoteAskRequest>, I>>(object: I): OpenRemoteAskRequest {
+    const message = createBaseOpenRemoteAskRequest();
+    message.relay = object.relay ?? "";
+    message.userId = object.userId ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.aboutSessionId = object.aboutSessionId ?? "";
+    message.question = object.question ?? "";
+    message.options = object.options?.map((e) => e) || [];
+    message.recommendation = object.recommendation ?? "";
+    message.detail = object.detail ?? "";
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseOpenRemoteAskResponse(): OpenRemoteAskResponse {
+  return { ask: undefined };
+}
+
+export const OpenRemoteAskResponse: MessageFns<OpenRemoteAskResponse> = {
+  encode(message: OpenRemoteAskResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ask !== undefined) {
+      RemoteAsk.encode(message.ask, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OpenRemoteAskResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOpenRemoteAskResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ask = RemoteAsk.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OpenRemoteAskResponse {
+    return { ask: isSet(object.ask) ? RemoteAsk.fromJSON(object.ask) : undefined };
+  },
+
+  toJSON(message: OpenRemoteAskResponse): unknown {
+    const obj: any = {};
+    if (message.ask !== undefined) {
+      obj.ask = RemoteAsk.toJSON(message.ask);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OpenRemoteAskResponse>, I>>(base?: I): OpenRemoteAskResponse {
+    return OpenRemoteAskResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OpenRemoteAskResponse>, I>>(object: I): OpenRemoteAskResponse {
+    const message = createBaseOpenRemoteAskResponse();
+    message.ask = (object.ask !== undefined && object.ask !== null) ? RemoteAsk.fromPartial(object.ask) : undefined;
+    return message;
+  },
+};
+
+function createBaseListRemoteAsksRequest(): ListRemoteAsksRequest {
+  return { relay: "", askingSessionId: "" };
+}
+
+export const ListRemoteAsksRequest: MessageFns<ListRemoteAsksRequest> = {
+  encode(message: ListRemoteAsksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== "") {
+      writer.uint32(10).string(message.relay);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(18).string(message.askingSessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRemoteAsksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRemoteAsksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRemoteAsksRequest {
+    return {
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRemoteAsksRequest): unknown {
+    const obj: any = {};
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRemoteAsksRequest>, I>>(base?: I): ListRemoteAsksRequest {
+    return ListRemoteAsksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRemoteAsksRequest>, I>>(object: I): ListRemoteAsksRequest {
+    const message = createBaseListRemoteAsksRequest();
+    message.relay = object.relay ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseListRemoteAsksResponse(): ListRemoteAsksResponse {
+  return { asks: [] };
+}
+
+export const ListRemoteAsksResponse: MessageFns<ListRemoteAsksResponse> = {
+  encode(message: ListRemoteAsksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.asks) {
+      RemoteAsk.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRemoteAsksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRemoteAsksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.asks.push(RemoteAsk.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRemoteAsksResponse {
+    return { asks: globalThis.Array.isArray(object?.asks) ? object.asks.map((e: any) => RemoteAsk.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListRemoteAsksResponse): unknown {
+    const obj: any = {};
+    if (message.asks?.length) {
+      obj.asks = message.asks.map((e) => RemoteAsk.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRemoteAsksResponse>, I>>(base?: I): ListRemoteAsksResponse {
+    return ListRemoteAsksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRemoteAsksResponse>, I>>(object: I): ListRemoteAsksResponse {
+    const message = createBaseListRemoteAsksResponse();
+    message.asks = object.asks?.map((e) => RemoteAsk.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWithdrawRemoteAskRequest(): WithdrawRemoteAskRequest {
+  return { relay: "", askingSessionId: "", askId: "" };
+}
+
+export const WithdrawRemoteAskRequest: MessageFns<WithdrawRemoteAskRequest> = {
+  encode(message: WithdrawRemoteAskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relay !== "") {
+      writer.uint32(10).string(message.relay);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(18).string(message.askingSessionId);
+    }
+    if (message.askId !== "") {
+      writer.uint32(26).string(message.askId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawRemoteAskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawRemoteAskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.askId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WithdrawRemoteAskRequest {
+    return {
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      askId: isSet(object.askId)
+        ? globalThis.String(object.askId)
+        : isSet(object.ask_id)
+        ? globalThis.String(object.ask_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WithdrawRemoteAskRequest): unknown {
+    const obj: any = {};
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.askId !== "") {
+      obj.askId = message.askId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WithdrawRemoteAskRequest>, I>>(base?: I): WithdrawRemoteAskRequest {
+    return WithdrawRemoteAskRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WithdrawRemoteAskRequest>, I>>(object: I): WithdrawRemoteAskRequest {
+    const message = createBaseWithdrawRemoteAskRequest();
+    message.relay = object.relay ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.askId = object.askId ?? "";
+    return message;
+  },
+};
+
+function createBaseWithdrawRemoteAskResponse(): WithdrawRemoteAskResponse {
+  return { ask: undefined };
+}
+
+export const WithdrawRemoteAskResponse: MessageFns<WithdrawRemoteAskResponse> = {
+  encode(message: WithdrawRemoteAskResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ask !== undefined) {
+      RemoteAsk.encode(message.ask, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawRemoteAskResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawRemoteAskResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ask = RemoteAsk.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WithdrawRemoteAskResponse {
+    return { ask: isSet(object.ask) ? RemoteAsk.fromJSON(object.ask) : undefined };
+  },
+
+  toJSON(message: WithdrawRemoteAskResponse): unknown {
+    const obj: any = {};
+    if (message.ask !== undefined) {
+      obj.ask = RemoteAsk.toJSON(message.ask);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WithdrawRemoteAskResponse>, I>>(base?: I): WithdrawRemoteAskResponse {
+    return WithdrawRemoteAskResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WithdrawRemoteAskResponse>, I>>(object: I): WithdrawRemoteAskResponse {
+    const message = createBaseWithdrawRemoteAskResponse();
+    message.ask = (object.ask !== undefined && object.ask !== null) ? RemoteAsk.fromPartial(object.ask) : undefined;
+    return message;
+  },
+};
+
 /**
  * Events across relays (spec, "On a paired relay"), hosted by the pairing service. Two sides:
  * - watched: a paired relay registered a subscription to our sessions (KeepWatch); we keep its events, at most the
@@ -1600,6 +2519,46 @@ export const RemoteEventsServiceService = {
     responseDeserialize: (value: Buffer): CloseRemoteSubscriptionResponse =>
       CloseRemoteSubscriptionResponse.decode(value),
   },
+  /**
+   * Asks on a paired relay (spec, ask): keeps the ask there, about one of its sessions, and polls it for the
+   * answer here (every 5 s, every 30 s while that relay does not answer) until it is answered, dismissed or
+   * withdrawn; the answer reaches the asking conversation as question_answered with via = that relay.
+   * Errors: that relay's refusal, REMOTE_RELAY_OFFLINE, REMOTE_RELAY_AUTH, REMOTE_RELAY_UNKNOWN_RELAY.
+   */
+  openRemoteAsk: {
+    path: "/relay.pairing.v1.RemoteEventsService/OpenRemoteAsk" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: OpenRemoteAskRequest): Buffer => Buffer.from(OpenRemoteAskRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): OpenRemoteAskRequest => OpenRemoteAskRequest.decode(value),
+    responseSerialize: (value: OpenRemoteAskResponse): Buffer =>
+      Buffer.from(OpenRemoteAskResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): OpenRemoteAskResponse => OpenRemoteAskResponse.decode(value),
+  },
+  /** The asks a conversation asked on a paired relay, as that relay lists them. Errors as OpenRemoteAsk. */
+  listRemoteAsks: {
+    path: "/relay.pairing.v1.RemoteEventsService/ListRemoteAsks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRemoteAsksRequest): Buffer =>
+      Buffer.from(ListRemoteAsksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRemoteAsksRequest => ListRemoteAsksRequest.decode(value),
+    responseSerialize: (value: ListRemoteAsksResponse): Buffer =>
+      Buffer.from(ListRemoteAsksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRemoteAsksResponse => ListRemoteAsksResponse.decode(value),
+  },
+  /** Takes back a pending ask kept on a paired relay and stops polling it. Errors as OpenRemoteAsk. */
+  withdrawRemoteAsk: {
+    path: "/relay.pairing.v1.RemoteEventsService/WithdrawRemoteAsk" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WithdrawRemoteAskRequest): Buffer =>
+      Buffer.from(WithdrawRemoteAskRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WithdrawRemoteAskRequest => WithdrawRemoteAskRequest.decode(value),
+    responseSerialize: (value: WithdrawRemoteAskResponse): Buffer =>
+      Buffer.from(WithdrawRemoteAskResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WithdrawRemoteAskResponse => WithdrawRemoteAskResponse.decode(value),
+  },
 } as const;
 
 export interface RemoteEventsServiceServer extends UntypedServiceImplementation {
@@ -1624,6 +2583,17 @@ export interface RemoteEventsServiceServer extends UntypedServiceImplementation 
   openRemoteSubscription: handleUnaryCall<OpenRemoteSubscriptionRequest, OpenRemoteSubscriptionResponse>;
   /** Stops fetching a subscription and ends it on the paired relay (as far as that relay answers). */
   closeRemoteSubscription: handleUnaryCall<CloseRemoteSubscriptionRequest, CloseRemoteSubscriptionResponse>;
+  /**
+   * Asks on a paired relay (spec, ask): keeps the ask there, about one of its sessions, and polls it for the
+   * answer here (every 5 s, every 30 s while that relay does not answer) until it is answered, dismissed or
+   * withdrawn; the answer reaches the asking conversation as question_answered with via = that relay.
+   * Errors: that relay's refusal, REMOTE_RELAY_OFFLINE, REMOTE_RELAY_AUTH, REMOTE_RELAY_UNKNOWN_RELAY.
+   */
+  openRemoteAsk: handleUnaryCall<OpenRemoteAskRequest, OpenRemoteAskResponse>;
+  /** The asks a conversation asked on a paired relay, as that relay lists them. Errors as OpenRemoteAsk. */
+  listRemoteAsks: handleUnaryCall<ListRemoteAsksRequest, ListRemoteAsksResponse>;
+  /** Takes back a pending ask kept on a paired relay and stops polling it. Errors as OpenRemoteAsk. */
+  withdrawRemoteAsk: handleUnaryCall<WithdrawRemoteAskRequest, WithdrawRemoteAskResponse>;
 }
 
 export interface RemoteEventsServiceClient extends Client {
@@ -1717,6 +2687,59 @@ export interface RemoteEventsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CloseRemoteSubscriptionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Asks on a paired relay (spec, ask): keeps the ask there, about one of its sessions, and polls it for the
+   * answer here (every 5 s, every 30 s while that relay does not answer) until it is answered, dismissed or
+   * withdrawn; the answer reaches the asking conversation as question_answered with via = that relay.
+   * Errors: that relay's refusal, REMOTE_RELAY_OFFLINE, REMOTE_RELAY_AUTH, REMOTE_RELAY_UNKNOWN_RELAY.
+   */
+  openRemoteAsk(
+    request: OpenRemoteAskRequest,
+    callback: (error: ServiceError | null, response: OpenRemoteAskResponse) => void,
+  ): ClientUnaryCall;
+  openRemoteAsk(
+    request: OpenRemoteAskRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: OpenRemoteAskResponse) => void,
+  ): ClientUnaryCall;
+  openRemoteAsk(
+    request: OpenRemoteAskRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: OpenRemoteAskResponse) => void,
+  ): ClientUnaryCall;
+  /** The asks a conversation asked on a paired relay, as that relay lists them. Errors as OpenRemoteAsk. */
+  listRemoteAsks(
+    request: ListRemoteAsksRequest,
+    callback: (error: ServiceError | null, response: ListRemoteAsksResponse) => void,
+  ): ClientUnaryCall;
+  listRemoteAsks(
+    request: ListRemoteAsksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRemoteAsksResponse) => void,
+  ): ClientUnaryCall;
+  listRemoteAsks(
+    request: ListRemoteAsksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRemoteAsksResponse) => void,
+  ): ClientUnaryCall;
+  /** Takes back a pending ask kept on a paired relay and stops polling it. Errors as OpenRemoteAsk. */
+  withdrawRemoteAsk(
+    request: WithdrawRemoteAskRequest,
+    callback: (error: ServiceError | null, response: WithdrawRemoteAskResponse) => void,
+  ): ClientUnaryCall;
+  withdrawRemoteAsk(
+    request: WithdrawRemoteAskRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WithdrawRemoteAskResponse) => void,
+  ): ClientUnaryCall;
+  withdrawRemoteAsk(
+    request: WithdrawRemoteAskRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WithdrawRemoteAskResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -356,6 +356,24 @@ export interface AnswerAskResponse {
   ask: Ask | undefined;
 }
 
+/** The answer to an ask kept on the paired relay `via`, for the conversation that asked it here. */
+export interface PublishRemoteAnswerRequest {
+  userId: string;
+  askingSessionId: string;
+  /** The ask's id on that relay. */
+  askId: string;
+  answer: string;
+  choice: string;
+  dismissed: boolean;
+  /** The relay it was answered on. */
+  via: string;
+}
+
+/** published: false when it had been published before. */
+export interface PublishRemoteAnswerResponse {
+  published: boolean;
+}
+
 function createBaseCard(): Card {
   return {
     id: "",
@@ -2793,6 +2811,250 @@ export const AnswerAskResponse: MessageFns<AnswerAskResponse> = {
   },
 };
 
+function createBasePublishRemoteAnswerRequest(): PublishRemoteAnswerRequest {
+  return { userId: "", askingSessionId: "", askId: "", answer: "", choice: "", dismissed: false, via: "" };
+}
+
+export const PublishRemoteAnswerRequest: MessageFns<PublishRemoteAnswerRequest> = {
+  encode(message: PublishRemoteAnswerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.askingSessionId !== "") {
+      writer.uint32(18).string(message.askingSessionId);
+    }
+    if (message.askId !== "") {
+      writer.uint32(26).string(message.askId);
+    }
+    if (message.answer !== "") {
+      writer.uint32(34).string(message.answer);
+    }
+    if (message.choice !== "") {
+      writer.uint32(42).string(message.choice);
+    }
+    if (message.dismissed !== false) {
+      writer.uint32(48).bool(message.dismissed);
+    }
+    if (message.via !== "") {
+      writer.uint32(58).string(message.via);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishRemoteAnswerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishRemoteAnswerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.askingSessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.askId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.choice = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.dismissed = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.via = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishRemoteAnswerRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      askingSessionId: isSet(object.askingSessionId)
+        ? globalThis.String(object.askingSessionId)
+        : isSet(object.asking_session_id)
+        ? globalThis.String(object.asking_session_id)
+        : "",
+      askId: isSet(object.askId)
+        ? globalThis.String(object.askId)
+        : isSet(object.ask_id)
+        ? globalThis.String(object.ask_id)
+        : "",
+      answer: isSet(object.answer) ? globalThis.String(object.answer) : "",
+      choice: isSet(object.choice) ? globalThis.String(object.choice) : "",
+      dismissed: isSet(object.dismissed) ? globalThis.Boolean(object.dismissed) : false,
+      via: isSet(object.via) ? globalThis.String(object.via) : "",
+    };
+  },
+
+  toJSON(message: PublishRemoteAnswerRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.askingSessionId !== "") {
+      obj.askingSessionId = message.askingSessionId;
+    }
+    if (message.askId !== "") {
+      obj.askId = message.askId;
+    }
+    if (message.answer !== "") {
+      obj.answer = message.answer;
+    }
+    if (message.choice !== "") {
+      obj.choice = message.choice;
+    }
+    if (message.dismissed !== false) {
+      obj.dismissed = message.dismissed;
+    }
+    if (message.via !== "") {
+      obj.via = message.via;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublishRemoteAnswerRequest>, I>>(base?: I): PublishRemoteAnswerRequest {
+    return PublishRemoteAnswerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublishRemoteAnswerRequest>, I>>(object: I): PublishRemoteAnswerRequest {
+    const message = createBasePublishRemoteAnswerRequest();
+    message.userId = object.userId ?? "";
+    message.askingSessionId = object.askingSessionId ?? "";
+    message.askId = object.askId ?? "";
+    message.answer = object.answer ?? "";
+    message.choice = object.choice ?? "";
+    message.dismissed = object.dismissed ?? false;
+    message.via = object.via ?? "";
+    return message;
+  },
+};
+
+function createBasePublishRemoteAnswerResponse(): PublishRemoteAnswerResponse {
+  return { published: false };
+}
+
+export const PublishRemoteAnswerResponse: MessageFns<PublishRemoteAnswerResponse> = {
+  encode(message: PublishRemoteAnswerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.published !== false) {
+      writer.uint32(8).bool(message.published);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishRemoteAnswerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishRemoteAnswerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.published = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishRemoteAnswerResponse {
+    return { published: isSet(object.published) ? globalThis.Boolean(object.published) : false };
+  },
+
+  toJSON(message: PublishRemoteAnswerResponse): unknown {
+    const obj: any = {};
+    if (message.published !== false) {
+      obj.published = message.published;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublishRemoteAnswerResponse>, I>>(base?: I): PublishRemoteAnswerResponse {
+    return PublishRemoteAnswerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublishRemoteAnswerResponse>, I>>(object: I): PublishRemoteAnswerResponse {
+    const message = createBasePublishRemoteAnswerResponse();
+    message.published = object.published ?? false;
+    return message;
+  },
+};
+
 /**
  * Owns asks, cards and their answers. Cards are what the user decides in a session or the Inbox:
  * approval cards the gateway raises for relay_tool calls, and question cards a session's agent raises.
@@ -2914,6 +3176,22 @@ export const QuestionServiceService = {
     responseSerialize: (value: AnswerAskResponse): Buffer => Buffer.from(AnswerAskResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AnswerAskResponse => AnswerAskResponse.decode(value),
   },
+  /**
+   * An ask this relay keeps on a paired relay was answered there (the pairing service polls it): publishes
+   * relay.question.v1.question_answered to the asking conversation here, once per (via, ask id).
+   * Codes: REMOTE_RELAY_INVALID_INPUT.
+   */
+  publishRemoteAnswer: {
+    path: "/relay.question.v1.QuestionService/PublishRemoteAnswer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PublishRemoteAnswerRequest): Buffer =>
+      Buffer.from(PublishRemoteAnswerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PublishRemoteAnswerRequest => PublishRemoteAnswerRequest.decode(value),
+    responseSerialize: (value: PublishRemoteAnswerResponse): Buffer =>
+      Buffer.from(PublishRemoteAnswerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PublishRemoteAnswerResponse => PublishRemoteAnswerResponse.decode(value),
+  },
 } as const;
 
 export interface QuestionServiceServer extends UntypedServiceImplementation {
@@ -2960,6 +3238,12 @@ export interface QuestionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
    */
   answerAsk: handleUnaryCall<AnswerAskRequest, AnswerAskResponse>;
+  /**
+   * An ask this relay keeps on a paired relay was answered there (the pairing service polls it): publishes
+   * relay.question.v1.question_answered to the asking conversation here, once per (via, ask id).
+   * Codes: REMOTE_RELAY_INVALID_INPUT.
+   */
+  publishRemoteAnswer: handleUnaryCall<PublishRemoteAnswerRequest, PublishRemoteAnswerResponse>;
 }
 
 export interface QuestionServiceClient extends Client {
@@ -3119,6 +3403,26 @@ export interface QuestionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AnswerAskResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An ask this relay keeps on a paired relay was answered there (the pairing service polls it): publishes
+   * relay.question.v1.question_answered to the asking conversation here, once per (via, ask id).
+   * Codes: REMOTE_RELAY_INVALID_INPUT.
+   */
+  publishRemoteAnswer(
+    request: PublishRemoteAnswerRequest,
+    callback: (error: ServiceError | null, response: PublishRemoteAnswerResponse) => void,
+  ): ClientUnaryCall;
+  publishRemoteAnswer(
+    request: PublishRemoteAnswerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PublishRemoteAnswerResponse) => void,
+  ): ClientUnaryCall;
+  publishRemoteAnswer(
+    request: PublishRemoteAnswerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PublishRemoteAnswerResponse) => void,
   ): ClientUnaryCall;
 }
 
