@@ -153,8 +153,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parseEnv(schema, env);
 }
 
-/** The variables of the relay's environment a provider's child process (Claude Code) is given; no credentials. */
-const CHILD_VARIABLES = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'SHELL', 'TERM', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'];
+/**
+ * The variables of the relay's environment a provider's child process (Claude Code) is given; no credentials.
+ * ANTHROPIC_BASE_URL sends Claude Code to an LLM gateway (or a test's loopback server); the others keep it quiet.
+ */
+const CHILD_VARIABLES = [
+  'PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'SHELL', 'TERM', 'XDG_CONFIG_HOME', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY',
+  'CLAUDE_CONFIG_DIR', 'ANTHROPIC_BASE_URL', 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'DISABLE_TELEMETRY', 'DISABLE_AUTOUPDATER', 'DISABLE_ERROR_REPORTING',
+];
 
 /** The environment a provider's child process starts from (the provider adds its own credential). */
 export function childProcessEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {

@@ -17,7 +17,7 @@ describe('buildClaudeQueryOptions', () => {
     const options = buildClaudeQueryOptions(base);
     expect(RELAY_TOOL_FOR_CLAUDE).toBe('mcp__relay__relay_tool');
     expect(options.mcpServers).toEqual({
-      relay: { type: 'http', url: 'http://127.0.0.1:7420/mcp', headers: { Authorization: 'Bearer rly_s_session-token' } },
+      relay: { type: 'http', url: 'http://127.0.0.1:7420/mcp', headers: { Authorization: 'Bearer rly_s_session-token' }, alwaysLoad: true },
     });
     expect(options.allowedTools).toEqual(['mcp__relay__relay_tool']);
     // The token travels over stdin, not on a command line.

@@ -33,9 +33,12 @@ export interface ClaudeQueryInput {
 /** Variables of the relay's own environment that would change which account Claude Code bills. */
 const CREDENTIAL_VARIABLES = ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'];
 
-/** The relay as Claude Code's HTTP MCP server, called with the session's token. */
+/**
+ * The relay as Claude Code's HTTP MCP server, called with the session's token. Always loaded: relay_tool is in
+ * the agent's prompt from the first turn, never deferred behind tool search.
+ */
 export function relayMcpServer(gatewayUrl: string, token: string): McpHttpServerConfig {
-  return { type: 'http', url: new URL('/mcp', gatewayUrl).toString(), headers: { Authorization: `Bearer ${token}` } };
+  return { type: 'http', url: new URL('/mcp', gatewayUrl).toString(), headers: { Authorization: `Bearer ${token}` }, alwaysLoad: true };
 }
 
 const EFFORTS = new Set(['low', 'medium', 'high', 'xhigh', 'max']);

@@ -1,0 +1,163 @@
+// Issue 4 end to end for the `claude-api` provider with no credentials and no network: the real Claude Agent SDK
+// starts the real Claude Code binary it ships, pointed (ANTHROPIC_BASE_URL) at an Anthropic Messages API the test
+// runs on loopback, speaking its streamed wire format. The fake model calls mcp__relay__relay_tool; Claude Code
+// reaches the gateway through the HTTP MCP server `relay` with the session's token, the result flows back to the
+// model, and its answer is the turn's reply. A second turn resumes the same Claude Code session. The turns' tokens
+// show in usage.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+let relay: Relay;
+let server: Server;
+let configDir: string;
+/** The streamed /v1/messages requests the fake model answered (Claude Code's side calls are left out). */
+const requests: { apiKey: string | undefined; body: any }[] = [];
+
+function sse(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+/** The last user message's tool_result for our tool call, if any. */
+function toolResult(body: any): string | undefined {
+  const last = body.messages.at(-1);
+  const block = Array.isArray(last?.content) ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === 'toolu_relay_1') : undefined;
+  if (block === undefined) return undefined;
+  return typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text ?? '').join('');
+}
+
+/** The fake model: asks for list_sessions through relay_tool, then answers with what the tool said. */
+function answer(body: any): string[] {
+  const start = sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 200, output_tokens: 1 } } });
+  const result = toolResult(body);
+  if (result === undefined && !JSON.stringify(body.messages).includes('toolu_relay_1')) {
+    return [
+      start,
+      sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_relay_1', name: 'mcp__relay__relay_tool', input: {} } }),
+      sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"action":"list_sessions",' } }),
+      sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"relay":"this"}' } }),
+      sse('content_block_stop', { index: 0 }),
+      sse('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }),
+      sse('message_stop', {}),
+    ];
+  }
+  const summary = result === undefined ? 'nothing new' : (JSON.parse(result).summary as string);
+  return [
+    start,
+    sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'The relay says: ' } }),
+    sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: summary } }),
+    sse('content_block_stop', { index: 0 }),
+    sse('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 12 } }),
+    sse('message_stop', {}),
+  ];
+}
+
+async function readBody(request: IncomingMessage): Promise<any> {
+  let text = '';
+  for await (const part of request) text += part;
+  return text === '' ? {} : JSON.parse(text);
+}
+
+async function finish(sessionId: string, messageId: string): Promise<any> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
+  }
+}
+
+beforeAll(async () => {
+  configDir = await mkdtemp(join(tmpdir(), 'relay-claude-config-'));
+  server = createServer((request, response) => {
+    void (async () => {
+      const body = await readBody(request);
+      if (request.method === 'POST' && request.url?.startsWith('/v1/messages') && body.stream === true) {
+        // Claude Code also asks small side questions (titles and the like) with its own tools: only the turn's
+        // requests, which carry our tool, are the fake model's conversation.
+        if ((body.tools ?? []).some((tool: any) => tool.name === 'mcp__relay__relay_tool')) requests.push({ apiKey: request.headers['x-api-key'] as string | undefined, body });
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const event of answer(body)) response.write(event);
+        response.end();
+        return;
+      }
+      if (request.method === 'POST' && request.url?.startsWith('/v1/messages')) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ id: 'msg_side', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: 'Side answer' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } }));
+        return;
+      }
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  relay = await startRelay({
+    name: 'desk',
+    env: {
+      RELAY_AGENT_SESSIONS: 'on',
+      ANTHROPIC_API_KEY: 'sk-ant-api-test-key',
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      CLAUDE_CONFIG_DIR: configDir,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      RELAY_CLAUDE_API_MONTHLY_CAP_USD: '100',
+    },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await new Promise((resolve) => server?.close(resolve));
+  if (configDir) await rm(configDir, { recursive: true, force: true });
+});
+
+describe('the claude-api provider with the real Claude Code', () => {
+  let sessionId: string;
+  let firstReply: string;
+
+  it("runs a turn whose mcp__relay__relay_tool call reaches the gateway with the session's token, and answers with its result", async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: '/tmp', title: 'Claude', text: 'Which sessions are there?' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    sessionId = created.body.session.id;
+    const turn = await finish(sessionId, created.body.message_id);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    // list_sessions ran as the session's user, through the gateway: it sees this one session.
+    expect(turn.reply).toMatchObject({ text: 'The relay says: list_sessions → desk: 1 session', model: 'claude-sonnet-5-5' });
+    firstReply = turn.reply.text;
+
+    const [first, second] = requests;
+    expect(first!.apiKey).toBe('sk-ant-api-test-key');
+    expect(first!.body.model).toBe('claude-sonnet-5-5');
+    expect(JSON.stringify(first!.body.messages)).toContain('Which sessions are there?');
+    expect(first!.body.tools.find((tool: any) => tool.name === 'mcp__relay__relay_tool').input_schema).toMatchObject({ type: 'object', properties: { action: expect.any(Object) } });
+    expect(toolResult(second!.body)).toContain('"ok":true');
+  });
+
+  it('resumes the same Claude Code session on the next message', async () => {
+    const before = requests.length;
+    const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text: 'And now?' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const again = await finish(sessionId, sent.body.message_id);
+    expect(again.status, JSON.stringify(again)).toBe('done');
+    // The conversation so far came from Claude Code's own transcript.
+    const conversation = JSON.stringify(requests[before]!.body.messages);
+    expect(conversation).toContain('Which sessions are there?');
+    expect(conversation).toContain(firstReply);
+    expect(conversation).toContain('And now?');
+  });
+
+  it('usage meters the tokens and cost Claude Code reported for those turns against the cap; no secrets', async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Usage', text: 'relay_tool {"action":"usage","relay":"this"}' });
+    const usage = JSON.parse((await finish(created.body.session.id, created.body.message_id)).reply.text);
+    const claudeApi = usage.providers.find((provider: any) => provider.provider === 'claude-api');
+    expect(claudeApi.status).toBe('ok');
+    expect(claudeApi.meters.find((meter: any) => meter.name === 'tokens').used).toBeGreaterThan(0);
+    expect(claudeApi.meters.find((meter: any) => meter.name === 'cost_usd')).toMatchObject({ allowance: 100 });
+    expect(JSON.stringify(usage)).not.toContain('sk-ant-api-test-key');
+  });
+});
