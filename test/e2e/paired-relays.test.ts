@@ -1,0 +1,174 @@
+// Issue 8 end to end: relays paired on loopback (each its own processes, databases and nats-server). A `script`
+// agent on relay-a works sessions on relay-b through relay_tool; every call goes through relay-a's MCP endpoint,
+// its pairing service and relay-b's /relay/v1. The test plays the users of each relay over /api/v1.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+let a: Relay;
+let b: Relay;
+let c: Relay;
+
+/** Sends the user's message to a conversation on `relay` and returns the finished turn. */
+async function say(relay: Relay, sessionId: string, text: string): Promise<any> {
+  const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+  return finish(relay, sessionId, sent.body.message_id);
+}
+
+async function finish(relay: Relay, sessionId: string, messageId: string): Promise<any> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
+  }
+}
+
+/** Waits for the one pending card in a session and decides it as the user. */
+async function decideCard(relay: Relay, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
+    const card = body.cards[0];
+    if (card) {
+      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+      return card;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no card showed in ${sessionId}`);
+}
+
+async function startScriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.session.id, messageId: created.body.message_id };
+}
+
+/** Pairs `from` with `to` the way users do: a code made on `to`, used on `from`. */
+async function pair(from: Relay, to: Relay): Promise<any> {
+  const code = await to.api('POST', '/api/v1/pairing-codes');
+  expect(code.status, JSON.stringify(code.body)).toBe(201);
+  const paired = await from.api('POST', '/api/v1/pairings', { url: to.gatewayUrl, code: code.body.code });
+  expect(paired.status, JSON.stringify(paired.body)).toBe(201);
+  return { ...paired.body.pairing, code: code.body.code };
+}
+
+const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
+
+beforeAll(async () => {
+  // One after the other: eighteen processes starting at once starve each other on a small machine.
+  a = await startRelay({ name: 'relay-a', readyTimeoutMs: 240_000 });
+  b = await startRelay({ name: 'relay-b', readyTimeoutMs: 240_000 });
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop(), c?.stop()]);
+});
+
+describe('two relays paired on loopback', () => {
+  let lead: string;
+  let remote: string;
+
+  it('pairs through the user API with a one-time code; each side lists the other at full', async () => {
+    const paired = await pair(a, b);
+    expect(paired).toMatchObject({ name: 'relay-b', url: b.gatewayUrl, level: 'full', online: true, version: '0.9.19' });
+    expect((await a.api('GET', '/api/v1/pairings')).body.pairings).toEqual([expect.objectContaining({ name: 'relay-b', level: 'full' })]);
+    expect((await b.api('GET', '/api/v1/pairings')).body.pairings).toEqual([expect.objectContaining({ name: 'relay-a', url: a.gatewayUrl, level: 'full' })]);
+
+    // The code is spent; a public address over plain http is refused before anything is sent.
+    const again = await a.api('POST', '/api/v1/pairings', { url: b.gatewayUrl, code: paired.code });
+    expect(again).toMatchObject({ status: 401, body: { code: 'REMOTE_RELAY_AUTH' } });
+    const plain = await a.api('POST', '/api/v1/pairings', { url: 'http://relay.example.com', code: paired.code });
+    expect(plain).toMatchObject({ status: 400, body: { code: 'REMOTE_RELAY_INVALID_INPUT' } });
+  });
+
+  it('refuses a locked relay, then works on it once the user mentions it', async () => {
+    // The host without a leading @ is no mention: 127.0.0.1 is an IP address.
+    const started = await startScriptSession(a, 'Lead', [tool({ action: 'list_sessions', relay: '127.0.0.1' }), 'reply {{result.code}}'].join('\n'));
+    lead = started.id;
+    expect((await finish(a, lead, started.messageId)).reply.text).toBe('REMOTE_RELAY_LOCKED');
+
+    const pending = a.api('POST', `/api/v1/sessions/${lead}/messages`, {
+      text: [
+        '# relay-b may take this',
+        tool({ action: 'create_session', relay: 'relay-b', title: 'Remote worker', text: 'reply pong', wait_seconds: 120 }),
+        'reply {{result.relay}} {{result.session}} {{result.status}} {{result.reply.text}}',
+      ].join('\n'),
+    });
+    const sent = await pending;
+    expect(sent.status).toBe(201);
+    // The first session this conversation starts: the user allows it here, on relay-a.
+    const card = await decideCard(a, lead, 'allow');
+    expect(card.title).toContain('relay-b');
+    const turn = await finish(a, lead, sent.body.message_id);
+    const [relay, id, status, reply] = turn.reply.text.split(' ');
+    expect([relay, status, reply]).toEqual(['relay-b', 'done', 'pong']);
+    remote = id;
+
+    // On relay-b: the prompt says who sent it, the session is in no group, and relay-a is unlocked there.
+    const read = await b.api('GET', `/api/v1/sessions/${remote}`);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.messages[0].text).toBe('[Remote prompt from an agent on relay "relay-a" · session "Lead" · script-1 · acting for the user]\nreply pong');
+    expect(read.body.session.group).toBeUndefined();
+
+    const listed = await say(a, lead, [tool({ action: 'list_relays' }), 'reply {{result.summary}}'].join('\n'));
+    expect(listed.reply.text).toBe('list_relays: 2 relays, 2 unlocked');
+  });
+
+  it('prompts the session on relay-b and waits for its reply', async () => {
+    const turn = await say(a, lead, [tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply again', wait_seconds: 120 }), 'reply {{result.relay}} {{result.reply.text}}'].join('\n'));
+    expect(turn.reply.text).toBe('relay-b again');
+  });
+
+  it("refuses the send when relay-b's level on relay-a is lowered to read; reads still work", async () => {
+    expect((await a.api('PATCH', '/api/v1/pairings/relay-b', { level: 'read' })).status).toBe(200);
+    try {
+      const turn = await say(
+        a,
+        lead,
+        [tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply no' }), 'reply {{result.code}}', tool({ action: 'read_session', relay: 'relay-b', session: remote }), 'reply {{result.ok}}'].join('\n'),
+      );
+      expect(turn.reply.text).toBe('REMOTE_RELAY_PERMISSION\ntrue');
+    } finally {
+      await a.api('PATCH', '/api/v1/pairings/relay-b', { level: 'full' });
+    }
+  });
+
+  it("refuses the send when relay-b does not accept prompts from other relays' agents; reads still work", async () => {
+    expect((await b.api('PUT', '/api/v1/pairing-settings', { accept_prompts: false })).body).toEqual({ accept_prompts: false });
+    try {
+      const turn = await say(
+        a,
+        lead,
+        [tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply no' }), 'reply {{result.code}}', tool({ action: 'read_session', relay: 'relay-b', session: remote }), 'reply {{result.ok}}'].join('\n'),
+      );
+      expect(turn.reply.text).toBe('REMOTE_RELAY_PERMISSION\ntrue');
+    } finally {
+      await b.api('PUT', '/api/v1/pairing-settings', { accept_prompts: true });
+    }
+    const read = await b.api('GET', `/api/v1/sessions/${remote}?last=100`);
+    expect(read.body.messages.filter((message: { text: string }) => message.text.includes('reply no'))).toEqual([]);
+  });
+
+  it('refuses a prompt that already crossed two relays on its way to a third (relay-a → relay-b → relay-c → relay-a)', { timeout: 600_000 }, async () => {
+    c = await startRelay({ name: 'relay-c', readyTimeoutMs: 240_000 });
+    await pair(a, c);
+    await pair(b, c);
+    // relay-a's agent starts a session on relay-c, which unlocks relay-a there (an agent of relay-a wrote to it).
+    const hub = await startScriptSession(a, 'Hub', ['# relay-c', tool({ action: 'create_session', relay: 'relay-c', title: 'Far', text: 'reply far', wait_seconds: 120 }), 'reply {{result.session}}'].join('\n'));
+    await decideCard(a, hub.id, 'allow');
+    const far = (await finish(a, hub.id, hub.messageId)).reply.text;
+    // On relay-b, a user's conversation that mentions relay-c.
+    const middle = await startScriptSession(b, 'Middle', '# relay-c is fine here\nreply ready');
+    await finish(b, middle.id, middle.messageId);
+
+    // relay-a (hops 0) → relay-b (hops 1) → relay-c (hops 2): the turn there may not prompt relay-a, a third relay.
+    const onFar = tool({ action: 'send', relay: 'relay-a', session: hub.id, text: 'reply back' });
+    const onMiddle = tool({ action: 'send', relay: 'relay-c', session: far, text: onFar, wait_seconds: 120 });
+    const turn = await say(a, hub.id, ['# relay-b', tool({ action: 'send', relay: 'relay-b', session: middle.id, text: onMiddle, wait_seconds: 120 }), 'reply {{result.reply.text}}'].join('\n'));
+    const middleResult = JSON.parse(turn.reply.text);
+    expect(middleResult).toMatchObject({ ok: true, relay: 'relay-c', status: 'done' });
+    expect(JSON.parse(middleResult.reply.text)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_HOP_LIMIT' });
+  });
+});
