@@ -43,6 +43,29 @@ export class GatewayHttpError extends CliError {
 }
 
 /** The gateway's user API (`/api/v1`) as one user, identified by their bearer token. */
+/** Pairing takes a round trip to the other relay. */
+const PAIR_TIMEOUT_MS = 35_000;
+
+/** An "Agents may" level. */
+export type AgentLevel = 'off' | 'read' | 'read_and_prompt' | 'full';
+
+/** A paired relay as the user API shows it. */
+export interface PairingView {
+  name: string;
+  url: string;
+  level: AgentLevel;
+  online: boolean;
+  version: string;
+}
+
+/** A one-time pairing code, and the relay that made it. */
+export interface PairingCode {
+  code: string;
+  expiresAt: string;
+  relay: string;
+  url: string;
+}
+
 export class GatewayApi {
   constructor(
     private readonly baseUrl: string,
@@ -149,7 +172,38 @@ export class GatewayApi {
     return body.schedule ?? {};
   }
 
-  private async request(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {
+  /** POST /api/v1/pairing-codes → a one-time code another relay pairs with, this relay's name and URL. */
+  async createPairingCode(): Promise<PairingCode> {
+    return (await this.request('POST', '/api/v1/pairing-codes')) as PairingCode;
+  }
+
+  /** POST /api/v1/pairings → pairs this relay with the one at `url` using its code. */
+  async pair(url: string, code: string): Promise<PairingView> {
+    return ((await this.request('POST', '/api/v1/pairings', { url, code }, PAIR_TIMEOUT_MS)) as { pairing: PairingView }).pairing;
+  }
+
+  /** GET /api/v1/pairings and /api/v1/pairing-settings → the paired relays and whether other relays' agents may prompt here. */
+  async pairings(): Promise<{ pairings: PairingView[]; acceptPrompts: boolean }> {
+    const [list, settings] = await Promise.all([this.request('GET', '/api/v1/pairings'), this.request('GET', '/api/v1/pairing-settings')]);
+    return { pairings: (list as { pairings: PairingView[] }).pairings, acceptPrompts: (settings as { accept_prompts: boolean }).accept_prompts };
+  }
+
+  /** PATCH /api/v1/pairings/:name → sets a paired relay's "Agents may" level. */
+  async setPairingLevel(name: string, level: AgentLevel): Promise<PairingView> {
+    return ((await this.request('PATCH', `/api/v1/pairings/${encodeURIComponent(name)}`, { level })) as { pairing: PairingView }).pairing;
+  }
+
+  /** PUT /api/v1/pairing-settings → "Accept prompts from other relays' agents". */
+  async setAcceptPrompts(acceptPrompts: boolean): Promise<boolean> {
+    return ((await this.request('PUT', '/api/v1/pairing-settings', { accept_prompts: acceptPrompts })) as { accept_prompts: boolean }).accept_prompts;
+  }
+
+  /** DELETE /api/v1/pairings/:name → removes a pairing on this side. */
+  async unpair(name: string): Promise<PairingView> {
+    return ((await this.request('DELETE', `/api/v1/pairings/${encodeURIComponent(name)}`)) as { pairing: PairingView }).pairing;
+  }
+
+  private async request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {
     const url = `${this.baseUrl}${path}`;
     let response: Response;
     try {

@@ -59,6 +59,22 @@ async function main(argv: readonly string[]): Promise<number> {
         const { runSettings } = await import('./commands/settings.ts');
         return await runSettings(command, { out: process.stdout });
       }
+      case 'pairing-code': {
+        const { runPairingCode } = await import('./commands/pairings.ts');
+        return await runPairingCode(command, { out: process.stdout });
+      }
+      case 'pair': {
+        const { runPair } = await import('./commands/pairings.ts');
+        return await runPair(command, { out: process.stdout });
+      }
+      case 'pairs': {
+        const { runPairs } = await import('./commands/pairings.ts');
+        return await runPairs(command, { out: process.stdout });
+      }
+      case 'unpair': {
+        const { runUnpair } = await import('./commands/pairings.ts');
+        return await runUnpair(command, { out: process.stdout });
+      }
       case 'schedules': {
         const { runSchedules } = await import('./commands/schedules.ts');
         return await runSchedules(command, { out: process.stdout });

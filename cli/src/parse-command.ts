@@ -29,7 +29,15 @@ export type Command =
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
   | { kind: 'schedules'; sessionId?: string; cancel?: string; json: boolean }
   | { kind: 'settings'; change: RelaySettingsChange; json: boolean }
+  | { kind: 'pairing-code'; json: boolean }
+  | { kind: 'pair'; url: string; code: string; json: boolean }
+  | { kind: 'pairs'; level?: { name: string; level: AgentLevel }; acceptPrompts?: boolean; json: boolean }
+  | { kind: 'unpair'; name: string; json: boolean }
   | { kind: 'help' };
+
+/** An "Agents may" level of a paired relay. */
+export type AgentLevel = 'off' | 'read' | 'read_and_prompt' | 'full';
+const LEVELS: readonly AgentLevel[] = ['off', 'read', 'read_and_prompt', 'full'];
 
 const SCOPES: readonly SessionScope[] = ['active', 'archived', 'all'];
 const MODES: readonly RelayMode[] = ['agent', 'ask', 'plan'];
@@ -61,6 +69,12 @@ Usage:
                                                  this relay's settings: agents may start and use sessions here, the
                                                  longest wait per tool call (120–3600 s), max turn duration, and the
                                                  minutes without output after which a task counts as quiet; options change them
+  relay pair --code [--json]                     make a one-time code another relay pairs with (shown once)
+  relay pair URL CODE [--json]                   pair this relay with the relay at URL, using a code made there
+  relay pairs [NAME --level off|read|read_and_prompt|full] [--accept-prompts on|off] [--json]
+                                                 the paired relays (agents may, online, version) and whether other
+                                                 relays' agents may prompt here; options change a level or the switch
+  relay unpair NAME [--json]                     remove a pairing on this side (what depends on it ends)
   relay help                                     this text
 
 relay up reads NATS_URL, DATABASE_URL (a server URL; each service gets its own database on it),
@@ -184,6 +198,33 @@ export function parseCommand(argv: readonly string[]): Command {
     if (values['max-turn'] !== undefined) change.max_turn_minutes = parseWholeNumber(values['max-turn'], '--max-turn');
     if (values['task-quiet'] !== undefined) change.task_quiet_minutes = parseWholeNumber(values['task-quiet'], '--task-quiet');
     return { kind: 'settings', change, json: values.json === true };
+  }
+  if (first === 'pair') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, code: { type: 'boolean' } });
+    const json = values.json === true;
+    if (values.code === true) {
+      if (second !== undefined) throw new CliError('relay pair --code takes no URL: it makes a code for another relay to pair with this one');
+      return { kind: 'pairing-code', json };
+    }
+    if (second === undefined || extra.length !== 1) throw new CliError('relay pair needs the other relay\'s URL and a code made there: relay pair URL CODE (or relay pair --code to make one here)');
+    return { kind: 'pair', url: second, code: extra[0]!, json };
+  }
+  if (first === 'pairs' && extra.length === 0) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, level: { type: 'string' }, 'accept-prompts': { type: 'string' } });
+    const command: Command = { kind: 'pairs', json: values.json === true };
+    if ((second === undefined) !== (values.level === undefined)) throw new CliError('relay pairs NAME --level LEVEL sets a paired relay\'s level; give both');
+    if (second !== undefined && typeof values.level === 'string') {
+      const level = LEVELS.find((candidate) => candidate === values.level);
+      if (level === undefined) throw new CliError(`--level must be one of: ${LEVELS.join(', ')}`);
+      command.level = { name: second, level };
+    }
+    if (values['accept-prompts'] !== undefined) command.acceptPrompts = parseSwitch(values['accept-prompts'], '--accept-prompts');
+    return command;
+  }
+  if (first === 'unpair' && extra.length === 0) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    if (second === undefined) throw new CliError('relay unpair needs the paired relay\'s name; relay pairs lists them');
+    return { kind: 'unpair', name: second, json: values.json === true };
   }
   if ((first === 'allow' || first === 'deny') && extra.length === 0) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
