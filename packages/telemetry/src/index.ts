@@ -5,5 +5,5 @@ export { counter, histogram, instruments, observableGauge, secondsSince } from '
 export { Metric, RpcAttr, type MetricDefinition } from './metric.ts';
 export { onShutdownSignal } from './on-shutdown-signal.ts';
 export { signalsFromEnv, type Signals } from './signals-from-env.ts';
-export { SHUTDOWN_TIMEOUT_MS, shutdownTelemetry, startTelemetry, type TelemetryOptions } from './start-telemetry.ts';
+export { shutdownTelemetry, startTelemetry, type TelemetryOptions } from './start-telemetry.ts';
 export { tracer } from './tracer.ts';

@@ -54,7 +54,7 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
 }
 
 /** How long shutdownTelemetry waits for the last export; a Collector that is away must not hold up a shutdown. */
-export const SHUTDOWN_TIMEOUT_MS = 2000;
+const SHUTDOWN_TIMEOUT_MS = 2000;
 
 /**
  * Flushes and stops the SDK, waiting at most SHUTDOWN_TIMEOUT_MS: an exporter retrying an unreachable

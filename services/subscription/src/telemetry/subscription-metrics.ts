@@ -11,10 +11,10 @@ import type { Clock } from '@relay/clock';
 import { Attr, Metric, observableGauge, type Logger } from '@relay/telemetry';
 import { SESSION_EVENTS } from '../bus/session-events-consumer.ts';
 import { WATCH_CONSUMERS } from '../bus/watch-events-consumer.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 
 /** Statuses of an event a subscription took and has not delivered or dropped (plan-watcher's WatcherEventStatus). */
-export const HELD_STATUSES = ['held', 'waiting', 'released'] as const;
+const HELD_STATUSES = ['held', 'waiting', 'released'] as const;
 
 const CONSUMERS = [SESSION_EVENTS, ...WATCH_CONSUMERS].map(({ stream, durable }) => ({ stream, durable }));
 
@@ -52,7 +52,7 @@ async function eventCounts(prisma: PrismaClient, now: Date): Promise<{ held: Par
            count(*) FILTER (WHERE (status = 'held' AND release_at <= ${at}::timestamp(3))
                               OR (status = 'released' AND deliver_at <= ${at}::timestamp(3)))::int AS due
       FROM watcher_events
-     WHERE status IN ('held', 'waiting', 'released')
+     WHERE status IN (${Prisma.join([...HELD_STATUSES])})
      GROUP BY status`;
   return {
     held: Object.fromEntries(rows.map((row) => [row.status, row.total])),
