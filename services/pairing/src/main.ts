@@ -8,6 +8,7 @@ import { ConfigError } from '@relay/config';
 import { createClient, startGrpcServer } from '@relay/rpc';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
+import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { PAIRING_EVENTS_STREAM } from './bus/pairing-events.ts';
@@ -18,14 +19,18 @@ import { nodeSecrets } from './crypto/node-secrets.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { REMOTE_BUFFER_MAX_AGE_MS } from './domain/remote-buffer.ts';
 import { pairingGrpc } from './grpc/pairing-grpc.ts';
+import { RemoteAnswerClient } from './grpc/remote-answer-client.ts';
 import { remoteEventsGrpc } from './grpc/remote-events-grpc.ts';
 import { RemoteIngestClient } from './grpc/remote-ingest-client.ts';
 import { httpRelayLink } from './http/relay-client.ts';
+import { RemoteAsksClient } from './http/remote-asks-client.ts';
 import { RemoteEventsClient } from './http/remote-events-client.ts';
+import { RemoteAskPollLoop } from './runtime/remote-ask-poll-loop.ts';
 import { RemoteFetchLoop } from './runtime/remote-fetch-loop.ts';
 import { PrismaPairedRelayStore } from './store/prisma-paired-relay-store.ts';
 import { PrismaPairingCodeStore } from './store/prisma-pairing-code-store.ts';
 import { PrismaPairingSettingsStore } from './store/prisma-pairing-settings-store.ts';
+import { PrismaRemoteAskStore } from './store/prisma-remote-ask-store.ts';
 import { PrismaRemoteSubscriptionStore } from './store/prisma-remote-subscription-store.ts';
 import { PrismaRemoteWatchStore } from './store/prisma-remote-watch-store.ts';
 
@@ -44,6 +49,7 @@ logger.level = config.LOG_LEVEL;
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR);
+const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
 
 try {
   const bus = await connectBus({ url: config.NATS_URL, name: 'pairing', logger });
@@ -58,8 +64,19 @@ try {
   const line = new RemoteEventsClient(relays);
   const ingest = new RemoteIngestClient(subscriptionClient);
   const fetchLoop = new RemoteFetchLoop({ subscriptions: remoteSubscriptions, line, ingest, clock, logger, intervalMs: config.REMOTE_FETCH_INTERVAL_MS });
+  // Asks kept on paired relays, polled here.
+  const asks = new PrismaRemoteAskStore(prisma);
+  const asksLine = new RemoteAsksClient(relays);
+  const askPollLoop = new RemoteAskPollLoop({
+    asks,
+    line: asksLine,
+    sink: new RemoteAnswerClient(questionClient),
+    clock,
+    logger,
+    intervals: { onlineMs: config.REMOTE_ASK_POLL_MS, offlineMs: config.REMOTE_ASK_POLL_OFFLINE_MS },
+  });
   const sessionEvents = startRemoteSessionEventsConsumer(bus, { watches, clock, logger });
-  const unpaired = await startRemoteUnpairedConsumer(bus, { subscriptions: remoteSubscriptions, watches, ingest, logger });
+  const unpaired = await startRemoteUnpairedConsumer(bus, { subscriptions: remoteSubscriptions, watches, ingest, asks, logger });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
@@ -78,21 +95,24 @@ try {
       },
       {
         definition: RemoteEventsServiceService,
-        implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, clock, logger, onOpened: () => fetchLoop.nudge() }),
+        implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, asks, asksLine, clock, logger, onOpened: () => fetchLoop.nudge() }),
       },
     ],
     logger,
   });
   fetchLoop.start();
+  askPollLoop.start();
 
   onShutdownSignal(logger, async () => {
     await server.shutdown();
     await fetchLoop.stop();
+    await askPollLoop.stop();
     // The consumers drain before the outbox's last flush.
     await sessionEvents.stop();
     await unpaired.stop();
     await outbox.stop();
     subscriptionClient.close();
+    questionClient.close();
     await prisma.$disconnect();
     await bus.close();
     await shutdownTelemetry();

@@ -1,11 +1,12 @@
 /**
  * When a pairing is removed here (relay.pairing.v1.unpaired), the remote events that depend on it end: our
- * subscriptions to that relay's sessions (ended in the subscription service, no longer fetched) and the watches
- * that relay kept here. Ending them again changes nothing, so a redelivery is harmless.
+ * subscriptions to that relay's sessions (ended in the subscription service, no longer fetched), the asks kept
+ * there (no longer polled) and the watches that relay kept here. Ending them again changes nothing, so a redelivery is harmless.
  */
 import { consume, type Bus, type Consumer } from '@relay/bus';
 import { Unpaired } from '@relay/proto/relay/pairing/v1/events';
 import type { Logger } from '@relay/telemetry';
+import type { RemoteAskStore } from '../domain/remote-asks.ts';
 import type { RemoteIngest, RemoteSubscriptionStore, RemoteWatchStore } from '../domain/remote-ports.ts';
 import { invalidEvent } from '../domain/errors.ts';
 import { endRelayEvents } from '../domain/remote-subscriptions.ts';
@@ -15,7 +16,7 @@ export const REMOTE_UNPAIRED_CONSUMER = { stream: PAIRING_EVENTS_STREAM.name, du
 
 export function startRemoteUnpairedConsumer(
   bus: Bus,
-  deps: { subscriptions: RemoteSubscriptionStore; watches: RemoteWatchStore; ingest: RemoteIngest; logger: Logger },
+  deps: { subscriptions: RemoteSubscriptionStore; watches: RemoteWatchStore; ingest: RemoteIngest; asks: RemoteAskStore; logger: Logger },
 ): Promise<Consumer> {
   return consume(bus, {
     ...REMOTE_UNPAIRED_CONSUMER,

@@ -1,9 +1,10 @@
 /**
  * This relay's subscriptions to a paired relay's sessions, and the watches paired relays keep here: registering
  * one there before it is fetched here, ending one on both sides, and ending everything of a relay when the
- * pairing is removed (spec, How long a subscription lives).
+ * pairing is removed (spec, How long a subscription lives; an ask also ends with the pairing).
  */
 import { invalidInput } from './errors.ts';
+import type { RemoteAskStore } from './remote-asks.ts';
 import type { RemoteEventsLine, RemoteIngest, RemoteSubscriptionStore, RemoteWatchSpec, RemoteWatchStore } from './remote-ports.ts';
 
 /**
@@ -33,14 +34,16 @@ export async function closeRemoteSubscription(subscriptionId: string, deps: { li
 
 /**
  * The pairing with `relay` was removed here: our subscriptions to its sessions end (subscription service) and
- * are no longer fetched, and the watches it kept here are dropped. Safe to run again.
+ * are no longer fetched, the asks kept there are no longer polled (they end), and the watches it kept here are
+ * dropped. Safe to run again.
  */
 export async function endRelayEvents(
   relay: string,
-  deps: { subscriptions: RemoteSubscriptionStore; watches: RemoteWatchStore; ingest: RemoteIngest },
+  deps: { subscriptions: RemoteSubscriptionStore; watches: RemoteWatchStore; ingest: RemoteIngest; asks: RemoteAskStore },
 ): Promise<{ ended: string[] }> {
   const ended = await deps.ingest.endRelay(relay);
   await deps.subscriptions.closeRelay(relay);
+  await deps.asks.dropRelay(relay);
   await deps.watches.endRelay(relay);
   return { ended };
 }

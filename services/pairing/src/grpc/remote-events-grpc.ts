@@ -7,6 +7,7 @@ import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { invalidInput, notFound } from '../domain/errors.ts';
 import type { RemoteEventsLine, RemoteSubscriptionStore, RemoteWatchStore } from '../domain/remote-ports.ts';
+import { openRemoteAsk, withdrawRemoteAsk, type RemoteAskStore, type RemoteAsksLine } from '../domain/remote-asks.ts';
 import { closeRemoteSubscription, openRemoteSubscription } from '../domain/remote-subscriptions.ts';
 
 /** The generated server interface without grpc-js's index signature, which UnaryHandlers would map to never. */
@@ -16,6 +17,8 @@ export function remoteEventsGrpc(deps: {
   watches: RemoteWatchStore;
   subscriptions: RemoteSubscriptionStore;
   line: RemoteEventsLine;
+  asks: RemoteAskStore;
+  asksLine: RemoteAsksLine;
   clock: Clock;
   logger: Logger;
   /** A subscription was opened: fetch it now rather than at the next pass. */
@@ -67,5 +70,11 @@ export function remoteEventsGrpc(deps: {
       return { sessions: opened.sessions };
     },
     closeRemoteSubscription: async (request) => ({ closed: await closeRemoteSubscription(request.subscriptionId, { line, subscriptions }) }),
+    openRemoteAsk: async (request) => {
+      const { relay, dryRun, ...ask } = request;
+      return { ask: await openRemoteAsk(relay, { ...ask, dryRun }, { line: deps.asksLine, asks: deps.asks }, clock.now()) };
+    },
+    listRemoteAsks: async (request) => ({ asks: await deps.asksLine.list(request.relay, request.askingSessionId) }),
+    withdrawRemoteAsk: async (request) => ({ ask: await withdrawRemoteAsk(request.relay, request.askingSessionId, request.askId, { line: deps.asksLine, asks: deps.asks }) }),
   });
 }

@@ -3,22 +3,12 @@
  * relay's token for it. A refusal comes back as the AppError that relay answered (its code and message); no answer
  * is REMOTE_RELAY_OFFLINE, a refused token REMOTE_RELAY_AUTH.
  */
-import { AppError, type ErrorKind } from '@relay/errors';
+import { AppError } from '@relay/errors';
 import { z } from 'zod';
-import { offline, unknownRelay } from '../domain/errors.ts';
 import type { FetchOutcome } from '../domain/remote-link.ts';
 import type { IngestEvent, RemoteEventsLine, RemoteWatchSpec } from '../domain/remote-ports.ts';
-import { RelayClient } from './relay-client.ts';
+import { callPairedRelay, type PairedRelayAddresses } from './remote-relay-call.ts';
 
-/** How long a paired relay has to answer one call. */
-const TIMEOUT_MS = 10_000;
-
-/** Where a paired relay is and the token this relay calls it with. */
-export interface PairedRelayAddresses {
-  find(name: string): Promise<{ url: string; outboundToken: string } | undefined>;
-}
-
-const refusalBody = z.object({ code: z.string(), error: z.string() });
 const registeredBody = z.object({ sessions: z.array(z.object({ id: z.string(), title: z.string() })) });
 const fetchedBody = z.object({
   events: z.array(
@@ -36,27 +26,18 @@ const fetchedBody = z.object({
   dropped: z.number().int().nonnegative(),
 });
 
-const KINDS: Record<string, ErrorKind> = {
-  REMOTE_RELAY_NOT_FOUND: 'not_found',
-  REMOTE_RELAY_PERMISSION: 'permission_denied',
-  REMOTE_RELAY_AUTH: 'unauthenticated',
-  REMOTE_RELAY_UNSUPPORTED: 'failed_precondition',
-  REMOTE_RELAY_SUBSCRIPTION_LIMIT: 'resource_exhausted',
-  REMOTE_RELAY_OFFLINE: 'unavailable',
-};
-
 export class RemoteEventsClient implements RemoteEventsLine {
   constructor(private readonly relays: PairedRelayAddresses) {}
 
   async register(relay: string, spec: RemoteWatchSpec): Promise<{ sessions: { id: string; title: string }[] }> {
     const body = { id: spec.id, sessions: spec.sessions, exclude: spec.exclude, events: spec.events, stalledMinutes: spec.stalledMinutes, heartbeatMinutes: spec.heartbeatMinutes, dryRun: spec.dryRun };
     try {
-      return registeredBody.parse(await this.#call(relay, 'POST', '/relay/v1/subscriptions', body));
+      return registeredBody.parse(await callPairedRelay(this.relays, relay, 'POST', '/relay/v1/subscriptions', body));
     } catch (error) {
       // A relay before 0.9.16 does not know exclude (spec, Fewer wake-ups): it watches every session and this
       // relay still drops the events of those it leaves out.
       if (error instanceof AppError && error.code === 'REMOTE_RELAY_UNSUPPORTED' && spec.exclude.length > 0) {
-        return registeredBody.parse(await this.#call(relay, 'POST', '/relay/v1/subscriptions', { ...body, exclude: undefined }));
+        return registeredBody.parse(await callPairedRelay(this.relays, relay, 'POST', '/relay/v1/subscriptions', { ...body, exclude: undefined }));
       }
       throw error;
     }
@@ -64,7 +45,7 @@ export class RemoteEventsClient implements RemoteEventsLine {
 
   async fetch(relay: string, id: string, after: number): Promise<FetchOutcome<IngestEvent>> {
     try {
-      const answer = fetchedBody.parse(await this.#call(relay, 'GET', `/relay/v1/subscriptions/${encodeURIComponent(id)}/events?after=${after}`));
+      const answer = fetchedBody.parse(await callPairedRelay(this.relays, relay, 'GET', `/relay/v1/subscriptions/${encodeURIComponent(id)}/events?after=${after}`));
       return { ok: true, ...answer };
     } catch {
       // No answer, a refusal or an answer we cannot read: the link counts as down until a fetch succeeds.
@@ -73,16 +54,6 @@ export class RemoteEventsClient implements RemoteEventsLine {
   }
 
   async end(relay: string, id: string): Promise<void> {
-    await this.#call(relay, 'DELETE', `/relay/v1/subscriptions/${encodeURIComponent(id)}`);
-  }
-
-  async #call(relay: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
-    const paired = await this.relays.find(relay);
-    if (paired === undefined) throw unknownRelay(relay);
-    const response = await new RelayClient(paired.url, paired.outboundToken).request({ method, path, body, timeoutMs: TIMEOUT_MS });
-    if (response.status >= 200 && response.status < 300) return response.body;
-    const refusal = refusalBody.safeParse(response.body);
-    if (!refusal.success) throw offline(`The relay "${relay}" answered HTTP ${response.status} without a refusal this relay understands.`);
-    throw new AppError(refusal.data.code, KINDS[refusal.data.code] ?? 'failed_precondition', refusal.data.error);
+    await callPairedRelay(this.relays, relay, 'DELETE', `/relay/v1/subscriptions/${encodeURIComponent(id)}`);
   }
 }
