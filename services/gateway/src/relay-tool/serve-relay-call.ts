@@ -72,6 +72,7 @@ const REMOTE_ACTIONS: Partial<Record<ActionName, RemoteAction>> = {
   create_session: remoteCreateSession,
   stop: remoteStop,
   archive: remoteArchive,
+  answer_question: remoteAnswerQuestion,
 };
 
 /** Runs one call from a paired relay and answers its result; nothing thrown escapes. One span per call. */
@@ -200,6 +201,35 @@ async function remoteArchive(args: ToolArguments, context: ActionContext, origin
   requireArguments('archive', args, ['session']);
   const session = await context.sessions.archiveSession({ userId: origin.userId }, args.session);
   return success(`archive → ${context.relayName} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, context.relayName);
+}
+
+async function remoteAnswerQuestion(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments('answer_question', args, ['question_id']);
+  if ((args.choices === undefined || args.choices.length === 0) && args.answer === undefined) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', 'answer_question: one of choices and answer is required. Nothing was answered.');
+  }
+  if (args.question_id.startsWith('ask_')) {
+    throw toolError('REMOTE_RELAY_FORBIDDEN', `answer_question: ${args.question_id} is an ask; only the user answers asks. Nothing was answered.`);
+  }
+  const decision = {
+    userId: origin.userId,
+    cardId: args.question_id,
+    decision: 'answer' as const,
+    ...(args.answer === undefined ? {} : { answer: args.answer }),
+    ...(args.choices === undefined ? {} : { choices: args.choices }),
+    // An agent answers, so the question service refuses approval cards; no session here is the caller's own.
+    agentSessionId: `relay:${origin.relayName}/${origin.provenance.originSessionId}`,
+  };
+  const checked = await context.questions.decideCard({ ...decision, dryRun: true });
+  if (args.session !== undefined && checked.sessionId !== args.session) {
+    throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
+  }
+  const card = await context.questions.decideCard({ ...decision, dryRun: false });
+  return success(
+    `answer_question → ${context.relayName} session ${shortId(card.sessionId)}: question ${card.id} answered`,
+    { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
+    context.relayName,
+  );
 }
 
 function startedWith(session: Session) {
