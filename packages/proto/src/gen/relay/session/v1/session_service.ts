@@ -266,6 +266,11 @@ export interface UpdateSessionRequest {
   /** The user allowed this conversation to change sessions it did not start (the Allow card). */
   allowed: boolean;
   dryRun: boolean;
+  /**
+   * Set when an agent on a paired relay calls (no calling session here): its provenance names that relay and its
+   * conversation, which changes freely only a session it started.
+   */
+  remoteCaller: Provenance | undefined;
 }
 
 /** The settings now, and what changed. */
@@ -3071,6 +3076,7 @@ function createBaseUpdateSessionRequest(): UpdateSessionRequest {
     cwd: undefined,
     allowed: false,
     dryRun: false,
+    remoteCaller: undefined,
   };
 }
 
@@ -3117,6 +3123,9 @@ export const UpdateSessionRequest: MessageFns<UpdateSessionRequest> = {
     }
     if (message.dryRun !== false) {
       writer.uint32(112).bool(message.dryRun);
+    }
+    if (message.remoteCaller !== undefined) {
+      Provenance.encode(message.remoteCaller, writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -3246,6 +3255,14 @@ export const UpdateSessionRequest: MessageFns<UpdateSessionRequest> = {
             message.dryRun = reader.bool();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.remoteCaller = Provenance.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3302,6 +3319,11 @@ export const UpdateSessionRequest: MessageFns<UpdateSessionRequest> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
+      remoteCaller: isSet(object.remoteCaller)
+        ? Provenance.fromJSON(object.remoteCaller)
+        : isSet(object.remote_caller)
+        ? Provenance.fromJSON(object.remote_caller)
+        : undefined,
     };
   },
 
@@ -3349,6 +3371,9 @@ export const UpdateSessionRequest: MessageFns<UpdateSessionRequest> = {
     if (message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
+    if (message.remoteCaller !== undefined) {
+      obj.remoteCaller = Provenance.toJSON(message.remoteCaller);
+    }
     return obj;
   },
 
@@ -3371,6 +3396,9 @@ export const UpdateSessionRequest: MessageFns<UpdateSessionRequest> = {
     message.cwd = object.cwd ?? undefined;
     message.allowed = object.allowed ?? false;
     message.dryRun = object.dryRun ?? false;
+    message.remoteCaller = (object.remoteCaller !== undefined && object.remoteCaller !== null)
+      ? Provenance.fromPartial(object.remoteCaller)
+      : undefined;
     return message;
   },
 };
