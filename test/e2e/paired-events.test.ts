@@ -80,14 +80,14 @@ describe('events across relays', { timeout: 300_000 }, () => {
   beforeAll(async () => {
     // A runs 60x, so its 30-second coalescing window is half a second, and fetches every 30 s of its time (0.5 s).
     // One after the other: twelve processes starting at once crowd a small machine.
-    a = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@60x`, REMOTE_FETCH_INTERVAL_MS: '30000' } });
-    b = await startRelay({ name: 'build-box', env: { REMOTE_BUFFER_LIMIT: '5' } });
+    a = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@60x`, REMOTE_FETCH_INTERVAL_MS: '30000' }, readyTimeoutMs: 300_000 });
+    b = await startRelay({ name: 'build-box', env: { REMOTE_BUFFER_LIMIT: '5' }, readyTimeoutMs: 300_000 });
     const code = await b.api('POST', '/api/v1/pairing-codes');
     expect(code.status, JSON.stringify(code.body)).toBe(201);
     const paired = await a.api('POST', '/api/v1/pairings', { url: b.gatewayUrl, code: code.body.code });
     expect(paired.status, JSON.stringify(paired.body)).toBe(201);
     bUserId = (await callUnary<object, { caller: { userId: string } }>(b.sessionClient, 'authenticate', { token: b.userToken })).caller.userId;
-  }, 400_000);
+  }, 700_000);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
