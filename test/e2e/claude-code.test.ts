@@ -2,9 +2,9 @@
 // starts the real Claude Code binary it ships, pointed (ANTHROPIC_BASE_URL) at an Anthropic Messages API the test
 // runs on loopback, speaking its streamed wire format. The fake model calls mcp__relay__relay_tool; Claude Code
 // reaches the gateway through the HTTP MCP server `relay` with the session's token, the result flows back to the
-// model, and its answer is the turn's reply. A second turn resumes the same Claude Code session. The turns' tokens
-// show in usage.
-import { mkdtemp, rm } from 'node:fs/promises';
+// model, and its answer is the turn's reply. A second turn resumes the same Claude Code session. A shell command
+// the model asks for waits on an ask_user card (Allow runs it, Deny refuses it). The turns' tokens show in usage.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,9 +30,34 @@ function toolResult(body: any): string | undefined {
   return typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text ?? '').join('');
 }
 
+/** The fake model's reply to a prompt that asks for a file: run a shell command (Claude Code asks the user first). */
+function answerWithBash(body: any, start: string): string[] {
+  const last = body.messages.at(-1);
+  const result = Array.isArray(last?.content) ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === 'toolu_bash_1') : undefined;
+  if (result === undefined) {
+    return [
+      start,
+      sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_bash_1', name: 'Bash', input: {} } }),
+      sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command: 'echo made > made-by-claude.txt', description: 'Write a file' }) } }),
+      sse('content_block_stop', { index: 0 }),
+      sse('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }),
+      sse('message_stop', {}),
+    ];
+  }
+  return [
+    start,
+    sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: result.is_error ? 'The command was refused.' : 'The file is written.' } }),
+    sse('content_block_stop', { index: 0 }),
+    sse('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }),
+    sse('message_stop', {}),
+  ];
+}
+
 /** The fake model: asks for list_sessions through relay_tool, then answers with what the tool said. */
 function answer(body: any): string[] {
   const start = sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 200, output_tokens: 1 } } });
+  if (JSON.stringify(body.messages[0]).includes('Make the file')) return answerWithBash(body, start);
   const result = toolResult(body);
   if (result === undefined && !JSON.stringify(body.messages).includes('toolu_relay_1')) {
     return [
@@ -149,6 +174,35 @@ describe('the claude-api provider with the real Claude Code', () => {
     expect(conversation).toContain('Which sessions are there?');
     expect(conversation).toContain(firstReply);
     expect(conversation).toContain('And now?');
+  });
+
+  it('asks the user on a card before a tool other than relay_tool runs: Allow runs it, Deny refuses it', async () => {
+    const allowed = await mkdtemp(join(tmpdir(), 'relay-claude-allow-'));
+    const denied = await mkdtemp(join(tmpdir(), 'relay-claude-deny-'));
+    try {
+      for (const [folder, choice, reply] of [[allowed, 'Allow', 'The file is written.'], [denied, 'Deny', 'The command was refused.']] as const) {
+        const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: choice, text: 'Make the file, please.' });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const id = created.body.session.id;
+        let card: any;
+        for (let look = 0; card === undefined && look < 600; look++) {
+          [card] = (await relay.api('GET', `/api/v1/cards?session=${id}&pending=1`)).body.cards;
+          if (card === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(card).toMatchObject({ kind: 'question', options: ['Allow', 'Deny'] });
+        expect([card.title, ...card.lines].join(' ')).toMatch(/Bash|echo/);
+        const waiting = await relay.api('GET', `/api/v1/sessions/${id}/wait?message_id=${created.body.message_id}&wait_seconds=0`);
+        expect(waiting.body.status).toBe('waiting_for_answer');
+        const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: [choice] });
+        expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+        const turn = await finish(id, created.body.message_id);
+        expect(turn).toMatchObject({ status: 'done', reply: { text: reply } });
+      }
+      expect(await readFile(join(allowed, 'made-by-claude.txt'), 'utf8')).toBe('made\n');
+      await expect(readFile(join(denied, 'made-by-claude.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+    } finally {
+      await Promise.all([rm(allowed, { recursive: true, force: true }), rm(denied, { recursive: true, force: true })]);
+    }
   });
 
   it('usage meters the tokens and cost Claude Code reported for those turns against the cap; no secrets', async () => {
