@@ -5,6 +5,7 @@ import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
 import { baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '@relay/config';
 import { isInsideAny, normaliseFolder } from './domain/folders.ts';
+import { RELAY_SETTING_RANGES } from './domain/relay-settings.ts';
 
 /** An absolute folder path. */
 const absolutePath = z.string().trim().startsWith('/', 'must be an absolute path, for example /home/dev');
@@ -65,6 +66,11 @@ const allowance = z.strictObject({
   monthlyUsd: z.number().nonnegative().optional(),
 });
 
+/** A number setting's default, within the range the user may set it to (relay-settings.ts). */
+function setting(range: { min: number; max: number }) {
+  return z.coerce.number().int().min(range.min).max(range.max);
+}
+
 const schema = z.object({
   ...baseEnv,
   NATS_STREAM_REPLICAS: streamReplicas,
@@ -76,9 +82,9 @@ const schema = z.object({
   /** Default of "Agents may start and use sessions on this relay"; the settings row wins once it exists. */
   RELAY_AGENT_SESSIONS: z.enum(['on', 'off']).default('off'),
   /** Default of the relay's Longest wait per tool call; the settings row wins once it exists. */
-  RELAY_MAX_WAIT_SECONDS: z.coerce.number().int().min(120).max(3600).default(600),
+  RELAY_MAX_WAIT_SECONDS: setting(RELAY_SETTING_RANGES.maxWaitSeconds).default(600),
   /** Default of the relay's Max turn duration; the settings row wins once it exists. */
-  RELAY_MAX_TURN_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
+  RELAY_MAX_TURN_MINUTES: setting(RELAY_SETTING_RANGES.maxTurnMinutes).default(60),
   /** This relay's name, as refusals and provenance name it; the same value the gateway is given. */
   RELAY_NAME: z
     .string()
@@ -134,7 +140,7 @@ const schema = z.object({
 
   // Background tasks.
   /** Default of the relay's quiet setting for tasks (minutes without output, read_session and read_task_output); the settings row wins once it exists. */
-  RELAY_TASK_QUIET_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
+  RELAY_TASK_QUIET_MINUTES: setting(RELAY_SETTING_RANGES.taskQuietMinutes).default(10),
 }).superRefine((config, context) => {
   const ids = config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => endpoint.id);
   const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
