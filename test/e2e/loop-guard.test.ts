@@ -1,7 +1,8 @@
 // The loop guard end to end (decisions.md, Across relays): a conversation may send 30 prompts to other agents
 // before the user is asked on a card; Deny (or no running turn) refuses with REMOTE_RELAY_LOOP_GUARD and nothing
-// runs away; Allow grants 30 more; a user's message resets the count; answering an ask does not. Two `script`
-// sessions, real agents, call relay_tool through the gateway's MCP endpoint; the test plays the user.
+// runs away; Allow grants 30 more; a user's message resets the count; asks are not counted, and answering one does
+// not reset it. Two `script` sessions, real agents, call relay_tool through the gateway's MCP endpoint; the test
+// plays the user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { callTool as call, RelayUser, toolStep as tool } from '../harness/relay-user.ts';
@@ -85,13 +86,15 @@ describe('the loop guard', () => {
     expect(prompts.some((text: string) => text.endsWith('reply got 61'))).toBe(false);
   });
 
-  it("answering an ask does not reset the count, and the user's next message does", async () => {
+  it("asks are not counted, answering one does not reset the count, and the user's next message does", async () => {
     const a = await idleScript('Asker and sender');
     const b = await idleScript('Its receiver');
     const thirty = Array.from({ length: 30 }, () => tool({ action: 'send', relay: 'this', session: b.id, text: 'reply ok', wait_seconds: 0 }));
-    const first = await user.say(a.id, [...thirty, tool({ action: 'ask', question: 'Keep going?' }), 'reply {{result.question_id}}'].join('\n'));
+    // After the 30th prompt an ask on B's behalf still goes without a card: the loop guard does not count asks.
+    const first = await user.say(a.id, [...thirty, tool({ action: 'ask', session: b.id, question: 'Keep going?' }), 'reply {{result.question_id}}'].join('\n'));
     const questionId = (await user.finish(a.id, first)).reply.text;
     expect(questionId).toMatch(/^ask_/);
+    expect((await user.api('GET', `/api/v1/cards?session=${a.id}`)).body.cards).toEqual([]);
 
     // The user answers the ask; question_answered reaches A (as an event row, not a user's message).
     expect((await user.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', answer: 'yes' })).status).toBe(200);
