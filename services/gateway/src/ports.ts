@@ -303,6 +303,8 @@ export interface UpdateSessionInput extends Actor {
   change: SettingsChange;
   /** The user allowed this conversation to change sessions it did not start. */
   allowed: boolean;
+  /** A paired relay's calling conversation (no calling session here); it changes freely only sessions it started. */
+  remoteCaller?: Provenance;
   dryRun: boolean;
 }
 

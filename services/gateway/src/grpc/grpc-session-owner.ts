@@ -254,6 +254,7 @@ export class GrpcSessionOwner implements SessionOwner {
         thinkingDisplay: change.thinkingDisplay,
         cwd: change.cwd,
         allowed: input.allowed,
+        remoteCaller: input.remoteCaller,
         dryRun: input.dryRun,
       },
       { deadlineMs: DEADLINE_MS },

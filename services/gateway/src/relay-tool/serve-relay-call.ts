@@ -17,6 +17,7 @@ import { readSession } from './actions/read-session.ts';
 import { readTaskOutput } from './actions/read-task-output.ts';
 import { relayInfo } from './actions/relay-info.ts';
 import { usage } from './actions/usage.ts';
+import { result as updateResult, settingsChange } from './actions/update-session.ts';
 import { wait } from './actions/wait.ts';
 import { parseAction, parseArguments, requireArguments, type ToolArguments } from './arguments.ts';
 import { awaitTurn } from './await-turn.ts';
@@ -73,6 +74,7 @@ const REMOTE_ACTIONS: Partial<Record<ActionName, RemoteAction>> = {
   stop: remoteStop,
   archive: remoteArchive,
   answer_question: remoteAnswerQuestion,
+  update_session: remoteUpdateSession,
 };
 
 /** Runs one call from a paired relay and answers its result; nothing thrown escapes. One span per call. */
@@ -201,6 +203,28 @@ async function remoteArchive(args: ToolArguments, context: ActionContext, origin
   requireArguments('archive', args, ['session']);
   const session = await context.sessions.archiveSession({ userId: origin.userId }, args.session);
   return success(`archive → ${context.relayName} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, context.relayName);
+}
+
+/**
+ * update_session from a paired relay: its conversation changes freely only a session this relay recorded it as
+ * the starter of; any other needs the user's Allow, which that relay asks on a card in the calling conversation
+ * (the refusal carries needsAllow) and sends with the call again.
+ */
+async function remoteUpdateSession(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments('update_session', args, ['session']);
+  const change = settingsChange(args);
+  const request = { userId: origin.userId, sessionId: args.session, change, remoteCaller: origin.provenance };
+  const checked = await context.sessions.updateSession({ ...request, allowed: false, dryRun: true });
+  if (checked.changed.length === 0) return updateResult(context.relayName, args.session, checked);
+  if (checked.needsAllow && !origin.allowed) {
+    throw toolError(
+      'REMOTE_RELAY_PERMISSION',
+      `Relay "${context.relayName}" did not record this conversation as the starter of session ${shortId(args.session)}: changing it needs the user's Allow first. Nothing was changed.`,
+      { needsAllow: true },
+    );
+  }
+  const updated = await context.sessions.updateSession({ ...request, allowed: origin.allowed, dryRun: false });
+  return updateResult(context.relayName, args.session, updated);
 }
 
 async function remoteAnswerQuestion(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {

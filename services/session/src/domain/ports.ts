@@ -2,7 +2,7 @@
  * What the use cases need from the outside world. Adapters in store/ and crypto/ implement these;
  * unit tests use in-memory fakes.
  */
-import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, Turn, TurnQueuedEvent, User } from './entities.ts';
+import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, Turn, TurnQueuedEvent, User } from './entities.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 
 /** Which sessions a listing wants: archived ones, unarchived ones, or all when undefined. */
@@ -85,6 +85,8 @@ export interface ConversationStore {
   unlockRelays(sessionId: string, unlocks: readonly RelayUnlock[], now: Date): Promise<void>;
   /** The paired relays unlocked in a conversation, oldest first. */
   listUnlocks(sessionId: string): Promise<RelayUnlock[]>;
+  /** The provenance of a session's first message (who started it); null for a user's. */
+  firstPromptProvenance(sessionId: string): Promise<Provenance | null>;
   /** Stores a token record (e.g. a session token the runtime mints for a worker). */
   insertToken(token: ApiToken): Promise<void>;
   /** Publishes a fact through the outbox in the current transaction. */

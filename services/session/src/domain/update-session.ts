@@ -52,6 +52,8 @@ export interface UpdateSessionInput {
   cwd?: string;
   /** The user allowed this conversation to change sessions it did not start (the Allow card). */
   allowed: boolean;
+  /** Set when an agent on a paired relay calls: that relay and its conversation (no calling session here). */
+  remoteCaller?: { relay: string; sessionId: string };
   dryRun: boolean;
 }
 
@@ -69,6 +71,8 @@ export interface UpdateSessionContext {
   targetAtWork: 'turn' | 'task' | false;
   /** The caller's conversation holds the Allow for sessions it did not start on this relay. */
   hasGrant: boolean;
+  /** The conversation that started the target from a paired relay, as its first prompt recorded it; null when none did. */
+  remoteStarter: { relay: string; sessionId: string } | null;
   relayName: string;
   allowedRoots: readonly string[];
 }
@@ -182,7 +186,13 @@ export function planUpdateSession(input: UpdateSessionInput, context: UpdateSess
   const changed = UPDATE_SETTINGS.filter((setting) =>
     setting === 'group' ? groupMove !== undefined : Object.hasOwn(changes, FIELD[setting]),
   );
-  const mustAsk = changed.length > 0 && caller !== undefined && target.startedBySessionId !== caller.id && !context.hasGrant;
+  // A paired relay's agent changes freely only a session its own conversation started here (that relay's rules
+  // hold the Allow, asked on a card there); this relay's agents, only sessions their conversation started.
+  const remote = input.remoteCaller;
+  const startedByRemote = remote !== undefined && context.remoteStarter?.relay === remote.relay && context.remoteStarter.sessionId === remote.sessionId;
+  const mustAsk =
+    changed.length > 0 &&
+    (remote !== undefined ? !startedByRemote : caller !== undefined && target.startedBySessionId !== caller.id && !context.hasGrant);
   return {
     target,
     changes,
@@ -297,11 +307,12 @@ export async function updateSession(deps: ActionDeps, input: UpdateSessionInput,
       throw notFound(`No calling session '${input.callerSessionId}' on relay "${deps.relay.name}".`, { field: 'caller_session_id' });
     }
     const target = await tx.lockSession(input.sessionId);
-    const [groups, openTurns, taskRunning, hasGrant] = await Promise.all([
+    const [groups, openTurns, taskRunning, hasGrant, firstProvenance] = await Promise.all([
       tx.listGroups(input.userId),
       target === undefined ? [] : tx.openTurns(target.id),
       target === undefined ? false : tx.hasRunningTask(target.id),
       caller === undefined ? false : tx.hasGrant({ sessionId: caller.id, kind: UPDATE_OTHERS_GRANT, relay: THIS_RELAY }),
+      target === undefined || input.remoteCaller === undefined ? null : tx.firstPromptProvenance(target.id),
     ]);
     const plan = planUpdateSession(input, {
       target,
@@ -310,6 +321,10 @@ export async function updateSession(deps: ActionDeps, input: UpdateSessionInput,
       groups,
       targetAtWork: openTurns.length > 0 ? 'turn' : taskRunning ? 'task' : false,
       hasGrant,
+      remoteStarter:
+        target !== undefined && target.startedBySessionId === null && firstProvenance !== null && firstProvenance.originRelay !== deps.relay.name
+          ? { relay: firstProvenance.originRelay, sessionId: firstProvenance.originSessionId }
+          : null,
       relayName: deps.relay.name,
       allowedRoots: deps.relay.allowedRoots,
     });

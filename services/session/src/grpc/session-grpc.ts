@@ -180,6 +180,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
           thinkingDisplay: request.thinkingDisplay,
           cwd: request.cwd,
           allowed: request.allowed,
+          ...(request.remoteCaller ? { remoteCaller: { relay: request.remoteCaller.originRelay, sessionId: request.remoteCaller.originSessionId } } : {}),
           dryRun: request.dryRun,
         },
         clock.now(),

@@ -243,6 +243,11 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return rows.map((row) => ({ relay: row.relay, byMention: row.byMention }));
   }
 
+  async firstPromptProvenance(sessionId: string): Promise<Provenance | null> {
+    const row = await this.db.message.findFirst({ where: { sessionId }, orderBy: { seq: 'asc' }, select: { provenance: true } });
+    return (row?.provenance as Provenance | null | undefined) ?? null;
+  }
+
   async queueMessage(input: { message: Message; turn: Turn; event: TurnQueuedEvent }): Promise<void> {
     const { message, turn, event } = input;
     await this.atomically(async (tx) => {

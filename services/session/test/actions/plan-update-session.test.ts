@@ -23,6 +23,7 @@ function context(overrides: Partial<UpdateSessionContext> = {}): UpdateSessionCo
     groups: [],
     targetAtWork: false,
     hasGrant: false,
+    remoteStarter: null,
     relayName: 'build-box',
     allowedRoots: ['/home/dev', '/tmp'],
     ...overrides,
@@ -199,5 +200,21 @@ describe('planUpdateSession: window and thinking', () => {
     ['999999999', '1000000'],
   ])('reads window %j as %j on Claude', (value, expected) => {
     expect(resolveWindow(value, provider(providers, 'claude')).value).toBe(expected);
+  });
+});
+
+describe('a paired relay\'s agent (remoteCaller)', () => {
+  const remoteInput = (overrides: Partial<UpdateSessionInput> = {}) => input({ callerSessionId: '', remoteCaller: { relay: 'desk', sessionId: 'd1' }, model: 'claude-sonnet-5-5', ...overrides });
+  const remoteContext = (remoteStarter: UpdateSessionContext['remoteStarter']) => context({ caller: undefined, target: aSession({ id: 'target', provider: 'claude', model: 'claude-opus-5-5' }), remoteStarter });
+
+  it('changes freely a session that relay recorded its conversation as the starter of', () => {
+    expect(planUpdateSession(remoteInput(), remoteContext({ relay: 'desk', sessionId: 'd1' })).needsAllow).toBe(false);
+  });
+
+  it("needs the user's Allow for any other session: another conversation there, another relay, or a user's own", () => {
+    expect(planUpdateSession(remoteInput(), remoteContext({ relay: 'desk', sessionId: 'd2' })).needsAllow).toBe(true);
+    expect(planUpdateSession(remoteInput(), remoteContext({ relay: 'lab', sessionId: 'd1' })).needsAllow).toBe(true);
+    expect(planUpdateSession(remoteInput(), remoteContext(null)).needsAllow).toBe(true);
+    expect(planUpdateSession(remoteInput({ allowed: true }), remoteContext(null)).needsAllow).toBe(false);
   });
 });

@@ -1,9 +1,9 @@
 // Paired relays unlocked per conversation (spec, Locked and unlocked) and prompts from another relay's agents
 // (decisions.md, Across relays), against the real session service over gRPC and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
+import { CreateSessionRequest, SendMessageRequest, UpdateSessionRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
-import { startHarness, type Harness } from './harness.ts';
+import { refusal, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -61,5 +61,22 @@ describe('unlocks', () => {
     const sent = await send({ userId, callerSessionId: callerId, sessionId: targetId, text: 'reply hi', mentionedRelays: ['lab'] });
     expect((await h.prisma.message.findUnique({ where: { id: sent.messageId } }))!.text).toBe('reply hi');
     expect(await unlocks(targetId)).toEqual([]);
+  });
+});
+
+describe('update_session from a paired relay', () => {
+  it('changes freely a session that relay recorded its conversation as the starter of; any other needs the Allow', async () => {
+    const userId = await h.newUser();
+    const created = await create({ userId, text: 'reply hi', provenance: fromDesk });
+    const update = (remoteCaller: typeof fromDesk, allowed = false) =>
+      callUnary(h.client, 'updateSession', UpdateSessionRequest.fromPartial({ userId, sessionId: created.session!.id, title: `T ${remoteCaller.originRelay}/${remoteCaller.originSessionId}`, remoteCaller, allowed }));
+    expect((await update(fromDesk)).changed).toEqual(['title']);
+    expect((await refusal(update({ ...fromDesk, originSessionId: 'd2' }))).code).toBe('REMOTE_RELAY_PERMISSION');
+    expect((await refusal(update({ ...fromDesk, originRelay: 'lab' }))).code).toBe('REMOTE_RELAY_PERMISSION');
+    expect((await update({ ...fromDesk, originSessionId: 'd2' }, true)).changed).toEqual(['title']);
+
+    const mine = await h.newSession(userId);
+    const refused = callUnary(h.client, 'updateSession', UpdateSessionRequest.fromPartial({ userId, sessionId: mine, title: 'X', remoteCaller: fromDesk }));
+    expect((await refusal(refused)).code).toBe('REMOTE_RELAY_PERMISSION');
   });
 });

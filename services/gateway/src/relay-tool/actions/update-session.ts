@@ -43,7 +43,7 @@ export const updateSession: Action = async (args, context) => {
 };
 
 /** The settings the call names; REMOTE_RELAY_INVALID_INPUT when it names none. */
-function settingsChange(args: ToolArguments): SettingsChange {
+export function settingsChange(args: ToolArguments): SettingsChange {
   const change: SettingsChange = {
     model: args.model,
     effort: args.effort,
@@ -62,7 +62,8 @@ function settingsChange(args: ToolArguments): SettingsChange {
   return given;
 }
 
-function result(relay: string, sessionId: string, updated: UpdatedSession) {
+/** update_session's result: the settings the session has now and what changed. */
+export function result(relay: string, sessionId: string, updated: UpdatedSession) {
   const what = updated.changed.length === 0 ? 'nothing to change' : updated.changed.join(', ');
   return success(
     `update_session → ${relay} session ${shortId(sessionId)}: ${what}`,
