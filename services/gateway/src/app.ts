@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { registerApiRoutes } from './http/api-routes.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
+import { registerRelayAsksRoutes } from './http/relay-asks-routes.ts';
 import { registerRelayEventsRoutes } from './http/relay-events-routes.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerAskRoutes } from './routes/asks.ts';
@@ -68,6 +69,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerPairingRoutes(app, deps);
   registerRelayRoutes(app, deps);
   if (deps.remoteEvents) registerRelayEventsRoutes(app, { ...deps, remoteEvents: deps.remoteEvents });
+  registerRelayAsksRoutes(app, deps);
   registerRelaySettingsRoutes(app, deps);
   return app;
 }

@@ -491,6 +491,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             answerAsk: async () => {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },
+            publishRemoteAnswer: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
           }),
           ...serveStream<QuestionServiceServer>(logger, {
             awaitCard: async function* (request): AsyncIterable<AwaitCardResponse> {

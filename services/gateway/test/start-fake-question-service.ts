@@ -93,6 +93,9 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
             answerAsk: async () => {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },
+            publishRemoteAnswer: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
           }),
           ...serveStream<QuestionServiceServer>(logger, {
             awaitCard: async function* () {

@@ -2,8 +2,8 @@
  * RemoteEventsOwner over gRPC: relay.pairing.v1.RemoteEventsService in the gateway's types.
  */
 import { callUnary } from '@relay/rpc';
-import type { RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
-import type { KeptEvent, RemoteEventsOwner, RemoteSubscriptionSpec, WatchToKeep } from '../remote-events-owner.ts';
+import type { RemoteAsk as RemoteAskMessage, RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
+import type { KeptEvent, RemoteAsk, RemoteAskRequest, RemoteEventsOwner, RemoteSubscriptionSpec, WatchToKeep } from '../remote-events-owner.ts';
 
 const DEADLINE_MS = 10_000;
 /** Opening one reaches the paired relay (up to its own timeout) before it answers. */
@@ -37,4 +37,21 @@ export class GrpcRemoteEventsOwner implements RemoteEventsOwner {
   async closeRemoteSubscription(subscriptionId: string): Promise<boolean> {
     return (await callUnary(this.client, 'closeRemoteSubscription', { subscriptionId }, { deadlineMs: REMOTE_DEADLINE_MS })).closed;
   }
+
+  async openRemoteAsk(request: RemoteAskRequest): Promise<RemoteAsk> {
+    return toAsk((await callUnary(this.client, 'openRemoteAsk', request, { deadlineMs: REMOTE_DEADLINE_MS })).ask);
+  }
+
+  async listRemoteAsks(relay: string, askingSessionId: string): Promise<RemoteAsk[]> {
+    return (await callUnary(this.client, 'listRemoteAsks', { relay, askingSessionId }, { deadlineMs: REMOTE_DEADLINE_MS })).asks.map(toAsk);
+  }
+
+  async withdrawRemoteAsk(relay: string, askingSessionId: string, askId: string): Promise<RemoteAsk> {
+    return toAsk((await callUnary(this.client, 'withdrawRemoteAsk', { relay, askingSessionId, askId }, { deadlineMs: REMOTE_DEADLINE_MS })).ask);
+  }
+}
+
+function toAsk(message: RemoteAskMessage | undefined): RemoteAsk {
+  if (message === undefined) throw new Error('the pairing service answered no ask');
+  return { ...message };
 }

@@ -3,7 +3,7 @@
  * service, which keeps only its hash). The token is never logged.
  */
 import { isAppError } from '@relay/errors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PairingOwner, RelayCaller } from '../ports.ts';
 
 export type RelayAuthOutcome = { ok: true; caller: RelayCaller } | { ok: false; status: 401 | 503; code: string; message: string };
@@ -21,4 +21,12 @@ export async function authenticateRelay(request: FastifyRequest, pairing: Pairin
     request.log.error({ err: error }, 'relay authentication failed');
     return { ok: false, status: 503, code: 'REMOTE_RELAY_INTERNAL', message: 'This relay cannot check relay tokens right now; try again in a moment.' };
   }
+}
+
+/** The calling relay, or undefined once the refusal was sent (401/503 with `{ code, error }`). */
+export async function relayCallerOf(request: FastifyRequest, reply: FastifyReply, pairing: PairingOwner): Promise<RelayCaller | undefined> {
+  const auth = await authenticateRelay(request, pairing);
+  if (auth.ok) return auth.caller;
+  reply.code(auth.status).send({ code: auth.code, error: auth.message });
+  return undefined;
 }

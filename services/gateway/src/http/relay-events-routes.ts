@@ -10,11 +10,11 @@
  * watch is kept (REMOTE_RELAY_PERMISSION).
  */
 import type { Logger } from '@relay/telemetry';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { PairingOwner, RelayCaller, SessionOwner } from '../ports.ts';
 import type { KeptEvent, RemoteEventsOwner } from '../remote-events-owner.ts';
-import { authenticateRelay } from './authenticate-relay.ts';
+import { relayCallerOf } from './authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from './user-api.ts';
 
 export interface RelayEventsRouteDeps {
@@ -44,7 +44,7 @@ const FetchQuery = z.object({ after: z.coerce.number({ error: 'after must be a w
 /** Registers the /relay/v1/subscriptions routes on `app`. */
 export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEventsRouteDeps): void {
   app.post('/relay/v1/subscriptions', async (request, reply) => {
-    const caller = await callerOf(request, reply, deps);
+    const caller = await relayCallerOf(request, reply, deps.pairing);
     if (caller === undefined) return reply;
     if (!caller.acceptPrompts) {
       return sendError(reply, 403, 'REMOTE_RELAY_PERMISSION', 'This relay does not accept other relays\' agents (Settings → Relays): nobody from another relay may watch its sessions. No subscription was made.');
@@ -82,7 +82,7 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
   });
 
   app.get<{ Params: { id: string } }>('/relay/v1/subscriptions/:id/events', async (request, reply) => {
-    const caller = await callerOf(request, reply, deps);
+    const caller = await relayCallerOf(request, reply, deps.pairing);
     if (caller === undefined) return reply;
     const query = FetchQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
@@ -97,19 +97,12 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
   });
 
   app.delete<{ Params: { id: string } }>('/relay/v1/subscriptions/:id', async (request, reply) => {
-    const caller = await callerOf(request, reply, deps);
+    const caller = await relayCallerOf(request, reply, deps.pairing);
     if (caller === undefined) return reply;
     const ended = await callOwner(reply, deps.logger, () => deps.remoteEvents.endWatch(caller.relayName, request.params.id));
     if (ended === undefined) return reply;
     return { ended };
   });
-}
-
-async function callerOf(request: FastifyRequest, reply: FastifyReply, deps: RelayEventsRouteDeps): Promise<RelayCaller | undefined> {
-  const auth = await authenticateRelay(request, deps.pairing);
-  if (auth.ok) return auth.caller;
-  sendError(reply, auth.status, auth.code, auth.message);
-  return undefined;
 }
 
 /** Names the sessions a watch of "all" does not list, as the watching relay's rows show them. */
