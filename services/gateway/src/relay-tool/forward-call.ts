@@ -57,7 +57,7 @@ export async function forwardCall(action: ActionName, args: ToolArguments, relay
   if (needsCard({ mode: conversation.session.mode, writes: WRITES.has(action), firstStartedByCaller: firstStart })) {
     await askApproval(remoteCard(action, args, relay.name, nothing), conversation, context);
   }
-  if (prompting && action !== 'ask') await passLoopGuard(conversation, context, nothing);
+  if (prompting) await passLoopGuard(conversation, context, nothing);
 
   const local = provenanceOf(context.relayName, conversation);
   const provenance: Provenance = { ...local, hops: local.hops + 1 };
@@ -82,7 +82,8 @@ function shapeResult(result: Record<string, unknown>, relay: string, note: strin
   return { ...rest, ok: true, relay, summary: typeof rest.summary === 'string' ? rest.summary : `${relay}: done`, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
 }
 
-function requireVersion(action: ActionName, args: ToolArguments, relay: PairedRelay): void {
+/** REMOTE_RELAY_UNSUPPORTED, with the spec's sentence, when the target relay's version is older than the feature the call uses. */
+export function requireVersion(action: ActionName, args: ToolArguments, relay: PairedRelay): void {
   if (relay.version === '') return;
   for (const feature of FEATURES) {
     if (feature.applies(action, args) && compareVersions(relay.version, feature.since) < 0) {
