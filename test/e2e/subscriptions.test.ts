@@ -55,7 +55,7 @@ async function subscribeWatcher(relay: Relay, worker: string, extra: Record<stri
   const card = await decideCard(relay, started.id, 'allow');
   expect(card.kind).toBe('approval');
   const turn = await finish(relay, started.id, started.messageId);
-  expect(turn.status).toBe('done');
+  expect(turn.status, JSON.stringify(turn)).toBe('done');
   return { watcher: started.id, result: JSON.parse(turn.reply.text) };
 }
 
@@ -94,6 +94,44 @@ describe('a watcher is woken by a watched session', () => {
     expect(JSON.parse(turn.reply.text).subscriptions).toEqual([expect.objectContaining({ id: result.subscription.id, heldCount: 0, nextDeliveryAt: null })]);
   });
 
+  it('a task that exits non-zero wakes the watcher with task_failed, and all_idle follows once nothing runs', async () => {
+    const worker = await startScriptSession(relay, 'Tests', 'reply ready');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher } = await subscribeWatcher(relay, worker.id);
+    const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'task echo checking; exit 3\nreply started the tests' });
+    expect(sent.status).toBe(201);
+    await finish(relay, worker.id, sent.body.message_id);
+    const label = `session "Tests" (${worker.id.slice(0, 4)}…)`;
+    const deadline = Date.now() + 90_000;
+    let rows: string[] = [];
+    while (!rows.some((row) => row.startsWith('[relay event] all_idle')) && Date.now() < deadline) {
+      rows = (await eventMessages(relay, watcher, 1)).flatMap((message) => message.text.split('\n'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(rows).toContain(`[relay event] ${label}: turn_end (done) "started the tests"`);
+    expect(rows.find((row) => row.includes('task_failed'))).toMatch(new RegExp(`^\\[relay event\\] session "Tests" \\(.{4}…\\): task_failed "echo checking; exit 3" \\(exit 3; task_id task_[0-9a-f]+\\)$`));
+    expect(rows.filter((row) => row.startsWith('[relay event] all_idle'))).toEqual([expect.stringMatching(/^\[relay event\] all_idle: no turn or task is running in the watched session \(subscription sub_[a-z0-9]+\)$/)]);
+  });
+
+  it('the user lists the watcher\'s subscriptions and presses Unsubscribe', async () => {
+    const worker = await startScriptSession(relay, 'Docs', 'reply ok');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher, result } = await subscribeWatcher(relay, worker.id);
+    const listed = await relay.api('GET', `/api/v1/sessions/${watcher}/subscriptions`);
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body).toEqual({ watcher, subscriptions: [expect.objectContaining({ id: result.subscription.id, heldCount: 0, nextDeliveryAt: null })] });
+    const pressed = await relay.api('DELETE', `/api/v1/sessions/${watcher}/subscriptions/${result.subscription.id}`);
+    expect(pressed.status, JSON.stringify(pressed.body)).toBe(200);
+    expect(pressed.body).toEqual({ endedIds: [result.subscription.id] });
+    const again = await relay.api('DELETE', `/api/v1/sessions/${watcher}/subscriptions/${result.subscription.id}`);
+    expect(again.status).toBe(404);
+    expect(again.body.code).toBe('REMOTE_RELAY_NOT_FOUND');
+    const after = await relay.api('GET', `/api/v1/sessions/${watcher}/subscriptions`);
+    expect(after.body.subscriptions).toEqual([expect.objectContaining({ id: result.subscription.id, ended: true, reason: 'unsubscribed' })]);
+    const unknown = await relay.api('GET', '/api/v1/sessions/no-such-session/subscriptions');
+    expect(unknown.status).toBe(404);
+  });
+
   it('a new watcher looks at the old watcher\'s subscriptions, takes them over on a card, and ends them', async () => {
     const worker = await startScriptSession(relay, 'Build', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
@@ -126,7 +164,8 @@ describe('a watcher is woken by a watched session', () => {
   it('no echo: a turn the watcher prompted and got the reply of does not wake it; one it did not wait for does', async () => {
     const worker = await startScriptSession(relay, 'Helper', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
-    const { watcher } = await subscribeWatcher(relay, worker.id);
+    // turn_end only: the default events' all_idle would rightly wake it when the worker goes idle after each turn.
+    const { watcher } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'] });
     const waited = await relay.api('POST', `/api/v1/sessions/${watcher}/messages`, {
       text: [tool({ action: 'send', session: worker.id, relay: 'this', text: 'reply first answer', wait_seconds: 120 }), 'reply {{result.status}}'].join('\n'),
     });
@@ -176,6 +215,9 @@ describe('quiet hours across the night the clocks go back (Europe/Berlin, 2026-1
     // 21:05 CEST on 24 October, inside the window from the start; 300x: the 5 h 25 min to its end are 65 s, enough
     // for starting the relay and subscribing (relay time runs from the harness's epoch, startup included).
     relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-10-24T19:05:00Z@300x' } });
+    // At 300x the default 60-minute turn limit is 12 real seconds: the subscribe turn waits for its card longer.
+    const settings = await relay.api('PATCH', '/api/v1/settings', { max_turn_minutes: 1440 });
+    expect(settings.status, JSON.stringify(settings.body)).toBe(200);
   });
   afterAll(async () => {
     await relay?.stop();

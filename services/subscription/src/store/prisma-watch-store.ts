@@ -66,6 +66,30 @@ function toWatcherEvent(row: EventRow): WatcherEvent {
   };
 }
 
+/**
+ * Writes the planned events in one statement (a held_by left null keeps the stored one). The event itself is
+ * written too: a link_restored line counts the replayed events held when it is planned.
+ */
+async function updateEvents(tx: Tx, events: readonly WatcherEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((event) => ({
+    id: event.id,
+    event: eventToJson(event.event),
+    status: event.status,
+    release_at: event.releaseAt?.toISOString() ?? null,
+    deliver_at: event.deliverAt?.toISOString() ?? null,
+    held_by: event.heldBy,
+    cap_digest: event.capDigest,
+    wakeup_id: event.wakeupId,
+  }));
+  await tx.$executeRaw`UPDATE watcher_events AS w
+      SET event = r.event, status = r.status, release_at = r.release_at, deliver_at = r.deliver_at,
+          held_by = COALESCE(r.held_by, w.held_by), cap_digest = r.cap_digest, wakeup_id = r.wakeup_id
+     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+       AS r(id text, event jsonb, status text, release_at timestamp(3), deliver_at timestamp(3), held_by jsonb, cap_digest boolean, wakeup_id text)
+    WHERE w.id = r.id`;
+}
+
 /** A subscription with what its digest or quiet hours hold now. */
 export type ListedSubscription = Subscription & { heldCount: number; nextDeliveryAt: Date | null };
 
@@ -214,36 +238,26 @@ export class PrismaWatchStore {
          ORDER BY next_evaluation_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
       const watcher = due[0];
       if (watcher === undefined) return false;
-      const computedNextDue = await this.#computeEvents(tx, watcher.session_id, watcher.user_id, now);
+      // The watcher's active subscriptions serve both the computed events and planning; an event of one that ended
+      // since (a held event of an unsubscribed subscription) needs one more read.
+      const active = (await tx.subscription.findMany({ where: { watcherSessionId: watcher.session_id, endedAt: null } })).map(toSubscription);
+      const computedNextDue = await this.#computeEvents(tx, watcher.session_id, watcher.user_id, active, now);
       const events = (
         await tx.watcherEvent.findMany({ where: { watcherSessionId: watcher.session_id, status: { in: ['new', 'held', 'released'] } }, orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }] })
       ).map(toWatcherEvent);
-      const ids = [...new Set(events.flatMap((event) => event.subscriptionIds))];
-      const subscriptions = (await tx.subscription.findMany({ where: { id: { in: ids } } })).map(toSubscription);
+      const known = new Set(active.map((subscription) => subscription.id));
+      const missing = [...new Set(events.flatMap((event) => event.subscriptionIds))].filter((id) => !known.has(id));
+      const others = missing.length === 0 ? [] : (await tx.subscription.findMany({ where: { id: { in: missing } } })).map(toSubscription);
       const result = evaluateWatcher({
         watcherSessionId: watcher.session_id,
         now,
         state: stateFromJson(watcher.state),
         seq: watcher.seq,
         events,
-        subscriptions: new Map(subscriptions.map((s) => [s.id, deliveryView(s)])),
+        subscriptions: new Map([...active, ...others].map((s) => [s.id, deliveryView(s)])),
         ...(this.options.timings === undefined ? {} : { timings: this.options.timings }),
       });
-      for (const event of result.events) {
-        await tx.watcherEvent.update({
-          where: { id: event.id },
-          data: {
-            // The event itself changes too: a link_restored line counts the replayed events held when it is planned.
-            event: json(eventToJson(event.event)),
-            status: event.status,
-            releaseAt: event.releaseAt,
-            deliverAt: event.deliverAt,
-            heldBy: event.heldBy === null ? undefined : json(event.heldBy),
-            capDigest: event.capDigest,
-            wakeupId: event.wakeupId,
-          },
-        });
-      }
+      await updateEvents(tx, result.events);
       if (result.endSubscriptionIds.length > 0) {
         await tx.subscription.updateMany({ where: { id: { in: result.endSubscriptionIds }, endedAt: null }, data: { endedAt: now, endReason: 'once_fired' satisfies EndReason } });
       }
@@ -337,10 +351,12 @@ export class PrismaWatchStore {
    * Stores what stalled, all_idle and the heartbeat make now for the watcher's subscriptions here (each under its
    * deterministic id, so it is made once); answers when they need computing again.
    */
-  async #computeEvents(tx: Tx, watcherSessionId: string, userId: string, now: Date): Promise<Date | null> {
-    const subscriptions = (await tx.subscription.findMany({ where: { watcherSessionId, endedAt: null, relay: '' } })).map(toSubscription).filter(computesEvents);
+  async #computeEvents(tx: Tx, watcherSessionId: string, userId: string, active: readonly Subscription[], now: Date): Promise<Date | null> {
+    const subscriptions = active.filter((subscription) => subscription.relay === '' && computesEvents(subscription));
     if (subscriptions.length === 0) return null;
-    const activity = (await tx.sessionActivity.findMany({ where: { userId } })).map(toSessionActivity);
+    // A subscription to all sessions needs every session of the user; lists need only theirs.
+    const listed = subscriptions.some((subscription) => subscription.scope === 'all') ? null : [...new Set(subscriptions.flatMap((subscription) => subscription.sessions.map((session) => session.id)))];
+    const activity = (await tx.sessionActivity.findMany({ where: listed === null ? { userId } : { sessionId: { in: listed } } })).map(toSessionActivity);
     let next: Date | null = null;
     const made: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[] = [];
     for (const subscription of subscriptions) {
@@ -359,25 +375,31 @@ export class PrismaWatchStore {
     await tx.$queryRaw`SELECT session_id FROM watchers WHERE session_id = ${sessionId} FOR UPDATE`;
   }
 
-  /** Stores events for the watcher (a source event already there is left alone) and makes it due; answers how many were new. */
+  /**
+   * Stores events for the watcher (a source event already there is left alone) and makes it due; answers how many
+   * were new. The upsert makes the watcher's row (events reference it) and holds its lock to the commit.
+   */
   async #store(tx: Tx, watcherSessionId: string, userId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<number> {
-    await this.#lockWatcher(tx, watcherSessionId, userId);
-    const inserted = await this.#insertEvents(tx, watcherSessionId, events, now);
-    await tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${now.toISOString()}::timestamp(3)), ${now.toISOString()}::timestamp(3))
-      WHERE session_id = ${watcherSessionId}`;
-    return inserted;
+    const at = now.toISOString();
+    await tx.$executeRaw`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
+      VALUES (${watcherSessionId}, ${userId}, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${at}::timestamp(3))
+      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)`;
+    return this.#insertEvents(tx, watcherSessionId, events, now);
   }
 
-  /** Inserts the events that are new to the watcher (UNIQUE(watcher, source event)); answers how many were. */
+  /** Inserts the events that are new to the watcher (UNIQUE(watcher, source event)) in one statement; answers how many were. */
   async #insertEvents(tx: Tx, watcherSessionId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<number> {
-    let inserted = 0;
-    for (const item of events) {
-      inserted += await tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at)
-        VALUES (${`${watcherSessionId}:${item.sourceEventId}`}, ${watcherSessionId}, ${item.sourceEventId}, ${JSON.stringify(eventToJson(item.event))}::jsonb,
-                ${JSON.stringify(item.subscriptionIds)}::jsonb, 'new', ${now.toISOString()}::timestamp(3))
-        ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
-    }
-    return inserted;
+    if (events.length === 0) return 0;
+    const rows = events.map((item) => ({
+      id: `${watcherSessionId}:${item.sourceEventId}`,
+      source_event_id: item.sourceEventId,
+      event: eventToJson(item.event),
+      subscription_ids: item.subscriptionIds,
+    }));
+    return tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at)
+      SELECT r.id, ${watcherSessionId}, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3)
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id text, source_event_id text, event jsonb, subscription_ids jsonb)
+      ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
   }
 
   /** Archive: the session's own subscriptions end, and it leaves every list that names it (a list left empty ends). */

@@ -138,7 +138,8 @@ export function evaluateWatcher(input: {
     const wakeupId = wakeupIdOf(watcherSessionId, seq);
     const text = renderWakeUpMessage({ items: due.map((event) => ({ event: event.event, heldBy: event.heldBy })), capDigest: due.some((event) => event.capDigest) }, timings);
     for (const event of due) {
-      Object.assign(event, { status: 'delivered', wakeupId });
+      // deliverAt becomes when it went: the instant the cap's log records for this message.
+      Object.assign(event, { status: 'delivered', wakeupId, deliverAt: now });
       changed.add(event.id);
       if (!isUrgent(event.event.kind)) for (const id of event.subscriptionIds) delivered.add(id);
     }
