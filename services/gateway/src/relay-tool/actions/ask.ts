@@ -4,19 +4,34 @@
  * With session, it asks on behalf of another session of this relay: that needs agent sessions on,
  * is a write (a card in the ask and plan modes) and is not counted by the loop guard; the ask shows
  * in that session, and both it and the asking conversation get the answer.
+ *
+ * On a paired relay the ask is about one of its sessions and is kept there (needs the relay unlocked and
+ * Agents may at least read_and_prompt; it keeps to the hop limit); the pairing service polls it and the answer
+ * comes as question_answered via that relay. A relay before 0.9.16 keeps no asks (REMOTE_RELAY_UNSUPPORTED).
  */
-import type { Action } from '../action-context.ts';
+import type { Action, ActionContext } from '../action-context.ts';
+import type { ToolArguments } from '../arguments.ts';
 import { requireArguments } from '../arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { toolError } from '../errors.ts';
+import { compareVersions } from '../forward-call.ts';
+import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { resolveRelay } from '../relay-name.ts';
 import { ownRelay } from '../own-relay.ts';
 import { requireAgentSessions } from '../require-agent-sessions.ts';
 import { success } from '../result.ts';
 import { quoteStart, shortId } from '../turn-result.ts';
+import { remoteEventsOwner } from './subscribe.ts';
+import type { PairedRelay } from '../../ports.ts';
+
+/** The version that first keeps asks (spec, Questions that don't block). */
+const ASKS_SINCE = '0.9.16';
 
 export const ask: Action = async (args, context) => {
   requireArguments('ask', args, ['question']);
+  const target = resolveRelay(args.relay, context.relayName, context.paired);
+  if (target.kind === 'paired') return askThere(args, target.relay, context);
   const relay = ownRelay(args.relay, context);
   const { caller, questions, sessions } = context;
   const about = args.session !== undefined && args.session !== caller.sessionId ? args.session : undefined;
@@ -50,3 +65,39 @@ export const ask: Action = async (args, context) => {
   const on = about === undefined ? '' : ` about session ${shortId(about)}`;
   return success(`ask → ${relay}: question ${asked.id}${on} pending`, { question_id: asked.id, status: 'pending' }, relay);
 };
+
+/** ask with a paired relay: checked here and there before the card, then kept there and polled from here. */
+async function askThere(args: ToolArguments & { question: string }, relay: PairedRelay, context: ActionContext) {
+  const { caller, sessions } = context;
+  if (args.session === undefined || args.session === caller.sessionId) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', `ask on relay "${relay.name}" needs session: the session there it is about. An ask about this conversation is kept on this relay (leave relay out). Nothing was asked.`);
+  }
+  const conversation = await sessions.getConversation(caller.sessionId);
+  checkPairedRelayCall({ action: 'ask', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: true });
+  if (relay.version !== '' && compareVersions(relay.version, ASKS_SINCE) < 0) {
+    throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which keeps no asks (${ASKS_SINCE}). Nothing was asked.`, { version: relay.version, needs: ASKS_SINCE });
+  }
+  const remote = remoteEventsOwner(context);
+  const request = {
+    relay: relay.name,
+    userId: caller.userId,
+    askingSessionId: caller.sessionId,
+    aboutSessionId: args.session,
+    question: args.question,
+    options: args.options ?? [],
+    recommendation: args.recommendation ?? '',
+    detail: args.detail ?? '',
+  };
+  await remote.openRemoteAsk({ ...request, dryRun: true });
+  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+    const card = {
+      title: `Ask a question on behalf of session ${shortId(args.session)} on ${relay.name}`,
+      lines: [`Question: ${quoteStart(args.question, 200)}`, ...(request.options.length > 0 ? [`Options: ${request.options.join(' · ')}`] : [])],
+      asked: `asking on behalf of session ${shortId(args.session)} on ${relay.name}`,
+      nothing: 'Nothing was asked.',
+    };
+    await askApproval(card, conversation, context);
+  }
+  const asked = await remote.openRemoteAsk({ ...request, dryRun: false });
+  return success(`ask → ${relay.name}: question ${asked.id} about session ${shortId(args.session)} pending`, { question_id: asked.id, status: 'pending' }, relay.name);
+}

@@ -1,14 +1,22 @@
 /**
  * list_questions: the conversation's asks, pending and those answered, dismissed or withdrawn in the
- * last day, with their status and answer. With session, the asks about that session.
+ * last day, with their status and answer. With session, the asks about that session. On a paired relay,
+ * the asks this conversation asked there, as that relay lists them.
  */
-import type { Action } from '../action-context.ts';
+import type { Action, ActionContext } from '../action-context.ts';
 import { askView } from '../ask-view.ts';
 import { ownRelay } from '../own-relay.ts';
+import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { resolveRelay } from '../relay-name.ts';
 import { count, success } from '../result.ts';
 import { shortId } from '../turn-result.ts';
+import { remoteEventsOwner } from './subscribe.ts';
+import type { PairedRelay } from '../../ports.ts';
+import type { RemoteAsk } from '../../remote-events-owner.ts';
 
 export const listQuestions: Action = async (args, context) => {
+  const target = resolveRelay(args.relay, context.relayName, context.paired);
+  if (target.kind === 'paired') return listThere(target.relay, args.session, context);
   const relay = ownRelay(args.relay, context);
   const { caller, questions, sessions } = context;
   const about = args.session !== undefined && args.session !== caller.sessionId ? args.session : undefined;
@@ -23,3 +31,34 @@ export const listQuestions: Action = async (args, context) => {
     relay,
   );
 };
+
+async function listThere(relay: PairedRelay, session: string | undefined, context: ActionContext) {
+  const { caller, sessions } = context;
+  const conversation = await sessions.getConversation(caller.sessionId);
+  checkPairedRelayCall({ action: 'list_questions', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  const all = await remoteEventsOwner(context).listRemoteAsks(relay.name, caller.sessionId);
+  const asks = session === undefined ? all : all.filter((ask) => ask.aboutSessionId === session);
+  const pending = asks.filter((ask) => ask.status === 'pending').length;
+  const whose = session === undefined ? '' : ` about session ${shortId(session)}`;
+  return success(
+    `list_questions → ${relay.name}${whose}: ${count(pending, 'pending question')}, ${asks.length - pending} ended in the last day`,
+    { questions: asks.map((ask) => remoteAskView(ask, caller.sessionId)) },
+    relay.name,
+  );
+}
+
+/** An ask kept on a paired relay as list_questions shows it (askView's fields). */
+function remoteAskView(ask: RemoteAsk, askedBy: string) {
+  return {
+    question_id: ask.id,
+    question: ask.question,
+    options: ask.options,
+    status: ask.status,
+    session: ask.aboutSessionId,
+    askedBy,
+    ...(ask.status === 'answered' ? { answer: ask.answer, choice: ask.choice } : {}),
+    ...(ask.via ? { via: ask.via } : {}),
+    createdAt: ask.createdAt?.toISOString() ?? null,
+    endedAt: ask.endedAt?.toISOString() ?? null,
+  };
+}
