@@ -3,7 +3,8 @@
 // message naming it); B's turn_end reaches A as a row starting with B's name. Then B's gateway stops while B's
 // session goes on: A writes link_lost, B keeps what happens, and when B's gateway is back A gets one row tagged
 // replayed with every event in order, nothing twice, then link_restored. Past B's buffer cap (5 here through
-// REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped.
+// REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped. An ask about
+// B's session is kept on B; the user answers it there and A's asking conversation gets question_answered via B.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
@@ -139,6 +140,29 @@ describe('events across relays', { timeout: 300_000 }, () => {
     for (const reply of ['first while down', 'second while down', 'third while down', 'Deployed. The health check is green.']) {
       expect(occurrences(rows, `"${reply}"`), reply).toBe(1);
     }
+  });
+
+  it('an ask about a session of B is kept on B, answered there, and reaches the asking conversation on A via build-box', async () => {
+    const asking = await startScriptSession(
+      a,
+      'Asker',
+      [tool({ action: 'ask', relay: 'build-box', session: worker, question: 'Ship the migration tonight?', options: ['Tonight', 'Wait'] }), 'reply {{result.question_id}}'].join('\n'),
+    );
+    const asked = await finish(a, asking.id, asking.messageId);
+    const questionId = asked.reply.text.trim();
+    expect(questionId, JSON.stringify(asked)).toMatch(/^ask_/);
+
+    const onB = await b.api('GET', `/api/v1/asks?session=${worker}`);
+    expect(onB.status, JSON.stringify(onB.body)).toBe(200);
+    expect(JSON.stringify(onB.body)).toContain(questionId);
+    const answered = await b.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', choice: 'Wait' });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+
+    const rows = await eventRowsUntil(a, asking.id, 'question_answered');
+    expect(rows.join('\n')).toContain(`question_answered: question ${questionId} answered (chose "Wait"; via build-box)`);
+    const listed = await a.api('POST', `/api/v1/sessions/${asking.id}/messages`, { text: tool({ action: 'list_questions', relay: 'build-box' }) });
+    const listing = JSON.parse((await finish(a, asking.id, listed.body.message_id)).reply.text);
+    expect(listing).toMatchObject({ ok: true, relay: 'build-box', questions: [{ question_id: questionId, status: 'answered', choice: 'Wait', session: worker }] });
   });
 
   it('past the buffer\'s cap while the link is down, the replayed row keeps the newest and says how many older were dropped', async () => {
