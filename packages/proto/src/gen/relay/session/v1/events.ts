@@ -100,6 +100,19 @@ export interface TaskStarted {
 }
 
 /**
+ * Published on relay.session.v1.task_output while a task writes output, at most once a minute of relay time per
+ * task: when it last wrote. Watchers measure a task's silence (the stalled event) from it.
+ */
+export interface TaskOutput {
+  eventId: string;
+  occurredAt: Date | undefined;
+  sessionId: string;
+  userId: string;
+  taskId: string;
+  lastOutputAt: Date | undefined;
+}
+
+/**
  * Published on relay.session.v1.task_finished (exit code 0) and relay.session.v1.task_failed
  * (a non-zero exit, a signal, or the relay restarting while it ran).
  */
@@ -1442,6 +1455,179 @@ export const TaskStarted: MessageFns<TaskStarted> = {
     message.sessionId = object.sessionId ?? "";
     message.userId = object.userId ?? "";
     message.task = (object.task !== undefined && object.task !== null) ? Task.fromPartial(object.task) : undefined;
+    return message;
+  },
+};
+
+function createBaseTaskOutput(): TaskOutput {
+  return { eventId: "", occurredAt: undefined, sessionId: "", userId: "", taskId: "", lastOutputAt: undefined };
+}
+
+export const TaskOutput: MessageFns<TaskOutput> = {
+  encode(message: TaskOutput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(18).fork()).join();
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(34).string(message.userId);
+    }
+    if (message.taskId !== "") {
+      writer.uint32(42).string(message.taskId);
+    }
+    if (message.lastOutputAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastOutputAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TaskOutput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTaskOutput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lastOutputAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TaskOutput {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      taskId: isSet(object.taskId)
+        ? globalThis.String(object.taskId)
+        : isSet(object.task_id)
+        ? globalThis.String(object.task_id)
+        : "",
+      lastOutputAt: isSet(object.lastOutputAt)
+        ? fromJsonTimestamp(object.lastOutputAt)
+        : isSet(object.last_output_at)
+        ? fromJsonTimestamp(object.last_output_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TaskOutput): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.taskId !== "") {
+      obj.taskId = message.taskId;
+    }
+    if (message.lastOutputAt !== undefined) {
+      obj.lastOutputAt = message.lastOutputAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TaskOutput>, I>>(base?: I): TaskOutput {
+    return TaskOutput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TaskOutput>, I>>(object: I): TaskOutput {
+    const message = createBaseTaskOutput();
+    message.eventId = object.eventId ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.sessionId = object.sessionId ?? "";
+    message.userId = object.userId ?? "";
+    message.taskId = object.taskId ?? "";
+    message.lastOutputAt = object.lastOutputAt ?? undefined;
     return message;
   },
 };
