@@ -63,13 +63,29 @@ export async function forwardCall(action: ActionName, args: ToolArguments, relay
   const provenance: Provenance = { ...local, hops: local.hops + 1 };
   const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}) };
   const call = { relay: relay.name, action, args: forwarded, provenance, timeoutSeconds: (wait?.waitSeconds ?? 0) + CALL_SECONDS, allowed: false };
-  let { result } = await context.pairing.forwardToolCall(call);
+  let result = await keepAlive(context, relay.name, () => context.pairing.forwardToolCall(call));
   if (result.ok === false && result.needsAllow === true && action === 'update_session') {
     // That relay did not record this conversation as the session's starter: the user allows it here, on a card.
     await askApproval(remoteCard(action, args, relay.name, 'Nothing was changed.'), conversation, context);
-    ({ result } = await context.pairing.forwardToolCall({ ...call, allowed: true }));
+    result = await keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, allowed: true }));
   }
   return shapeResult(result, relay.name, wait?.note);
+}
+
+/** How often the agent hears that a forwarded call is still at work, so a short tool timeout does not end it. */
+const PROGRESS_EVERY_MS = 15_000;
+
+/** Runs the forwarded call, telling the agent it is still at work (MCP progress) while the other relay answers. */
+async function keepAlive(context: ActionContext, relay: string, call: () => Promise<{ result: Record<string, unknown> }>): Promise<Record<string, unknown>> {
+  const startedAt = Date.now();
+  const timer = setInterval(() => {
+    context.progress(`waiting for relay ${relay}: ${Math.round((Date.now() - startedAt) / 1000)} s`).catch(() => undefined);
+  }, PROGRESS_EVERY_MS);
+  try {
+    return (await call()).result;
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** The other relay's result, with `relay` set to the target's name as paired here, and this relay's wait note. */
