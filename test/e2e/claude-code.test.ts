@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
@@ -54,10 +55,42 @@ function answerWithBash(body: any, start: string): string[] {
   ];
 }
 
+/** Held open until the test releases it: the watcher's turn is mid-turn meanwhile. */
+let holdWatcher: { reached: () => void; release: Promise<void> } | undefined;
+
+/** The watcher: subscribes to the session its prompt names, then waits (held), then reads what was steered in. */
+async function answerAsWatcher(body: any, start: string): Promise<string[]> {
+  const text = (chunks: string) => [
+    start,
+    sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: chunks } }),
+    sse('content_block_stop', { index: 0 }),
+    sse('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }),
+    sse('message_stop', {}),
+  ];
+  const conversation = JSON.stringify(body.messages);
+  if (conversation.includes('[relay event')) return text('Saw the event: the helper finished.');
+  if (!conversation.includes('toolu_sub_1')) {
+    const helper = /Watch session ([\w-]+)/.exec(JSON.stringify(body.messages[0]))![1]!;
+    return [
+      start,
+      sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_sub_1', name: 'mcp__relay__relay_tool', input: {} } }),
+      sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ action: 'subscribe', relay: 'this', sessions: [helper], events: ['turn_end'] }) } }),
+      sse('content_block_stop', { index: 0 }),
+      sse('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }),
+      sse('message_stop', {}),
+    ];
+  }
+  holdWatcher?.reached();
+  await holdWatcher?.release;
+  return text('Waiting for the helper.');
+}
+
 /** The fake model: asks for list_sessions through relay_tool, then answers with what the tool said. */
-function answer(body: any): string[] {
+function answer(body: any): string[] | Promise<string[]> {
   const start = sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 200, output_tokens: 1 } } });
   if (JSON.stringify(body.messages[0]).includes('Make the file')) return answerWithBash(body, start);
+  if (JSON.stringify(body.messages[0]).includes('Watch session')) return answerAsWatcher(body, start);
   const result = toolResult(body);
   if (result === undefined && !JSON.stringify(body.messages).includes('toolu_relay_1')) {
     return [
@@ -106,7 +139,7 @@ beforeAll(async () => {
         // requests, which carry our tool, are the fake model's conversation.
         if ((body.tools ?? []).some((tool: any) => tool.name === 'mcp__relay__relay_tool')) requests.push({ apiKey: request.headers['x-api-key'] as string | undefined, body });
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const event of answer(body)) response.write(event);
+        for (const event of await answer(body)) response.write(event);
         response.end();
         return;
       }
@@ -202,6 +235,58 @@ describe('the claude-api provider with the real Claude Code', () => {
       await expect(readFile(join(denied, 'made-by-claude.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
     } finally {
       await Promise.all([rm(allowed, { recursive: true, force: true }), rm(denied, { recursive: true, force: true })]);
+    }
+  });
+
+  it('steers an event row that arrives mid-turn into the running Claude turn, as it is, and queues nothing', async () => {
+    const helper = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Helper', text: 'reply ready' });
+    await finish(helper.body.session.id, helper.body.message_id);
+    let reached!: () => void;
+    const atHold = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    holdWatcher = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
+    const database = new pg.Client({ connectionString: relay.databaseUrls.session });
+    await database.connect();
+    try {
+      const watcher = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: '/tmp', title: 'Watcher', text: `Watch session ${helper.body.session.id}.` });
+      expect(watcher.status, JSON.stringify(watcher.body)).toBe(201);
+      const id = watcher.body.session.id;
+      // The first watch asks the user.
+      let card: any;
+      for (let look = 0; card === undefined && look < 600; look++) {
+        [card] = (await relay.api('GET', `/api/v1/cards?session=${id}&pending=1`)).body.cards;
+        if (card === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+      await atHold;
+
+      // The helper's turn ends while the watcher's turn runs: its turn_end goes out after the 30 s window.
+      const sent = await relay.api('POST', `/api/v1/sessions/${helper.body.session.id}/messages`, { text: 'reply done' });
+      await finish(helper.body.session.id, sent.body.message_id);
+      for (let look = 0; look < 900; look++) {
+        const { rows } = await database.query(`SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'session-wakeups'`);
+        if (rows[0].n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      release();
+
+      const turn = await finish(id, watcher.body.message_id);
+      expect(turn).toMatchObject({ status: 'done', reply: { text: 'Saw the event: the helper finished.' } });
+      // Steered, not queued: the watcher has its one message and no event message or second turn.
+      const { rows: messages } = await database.query(`SELECT role FROM messages WHERE session_id = $1`, [id]);
+      expect(messages.map((row: { role: string }) => row.role).sort()).toEqual(['assistant', 'user']);
+      const { rows: turns } = await database.query(`SELECT status FROM turns WHERE session_id = $1`, [id]);
+      expect(turns).toEqual([{ status: 'done' }]);
+      // The model read the row as it is: a user message starting with the relay's event header, no steer note.
+      const steered = requests
+        .flatMap((request) => request.body.messages)
+        .flatMap((message: any) => (message.role === 'user' ? (typeof message.content === 'string' ? [message.content] : message.content.map((part: any) => part.text ?? '')) : []))
+        .find((content: string) => content.includes('[relay event'));
+      expect(steered).toMatch(/^\[relay event[^\]]*\]\n\[relay event\] session "Helper" \(.{4}…\): turn_end \(done\) "done"$/);
+    } finally {
+      release();
+      holdWatcher = undefined;
+      await database.end();
     }
   });
 

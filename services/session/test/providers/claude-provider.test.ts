@@ -130,13 +130,17 @@ describe('the Claude provider', () => {
     expect(pauses).toEqual([{ provider: 'claude', until: new Date('2026-11-30T15:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T15:00:00.000Z' }]);
   });
 
-  it('takes steered text into the running turn, and refuses it once the turn is over', async () => {
+  it('takes steered text into the running turn and lasts until it is answered; refuses it once the turn is over', async () => {
     let steered: string | undefined;
+    // As Claude Code does: text that arrives after the last tool round is answered by a turn of its own, each
+    // result echoing the uuids of the messages it consumed.
     const { query } = scripted(async function* (prompt) {
-      await prompt.next();
+      const first = (await prompt.next()).value as SDKUserMessage;
       yield text('working');
-      steered = promptText((await prompt.next()).value);
-      yield result('saw the event', 0.1);
+      const second = (await prompt.next()).value as SDKUserMessage;
+      steered = promptText(second);
+      yield result('working on it', 0.1, { user_message_uuids: [first.uuid], queued_turn_count: 0 });
+      yield result('saw the event', 0.2, { user_message_uuids: [second.uuid], queued_turn_count: 0 });
     });
     const { provider, input } = setUp(query);
     const reply = provider.startTurn(input);

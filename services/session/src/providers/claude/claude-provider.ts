@@ -5,6 +5,7 @@
  * Permission prompts and the agent's questions become the session's ask_user cards; text steered in
  * mid-turn goes into the running query; the Claude Code session id is kept per session to resume.
  */
+import { randomUUID } from 'node:crypto';
 import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../domain/usage/usage.ts';
@@ -45,16 +46,24 @@ export interface ClaudeProviderOptions {
   query: QueryFn;
 }
 
-/** Pushes user messages into a running query (streaming input), until closed. */
+/**
+ * Pushes user messages into a running query (streaming input), until closed. Each carries a uuid that the
+ * results echo once a turn consumed it: a text steered in after the model's last tool round starts another
+ * Claude Code turn, and the relay's turn lasts until every text pushed was answered.
+ */
 class PromptQueue implements AsyncIterable<SDKUserMessage> {
   readonly #waiting: SDKUserMessage[] = [];
+  /** Pushed, and not yet echoed by a result. */
+  readonly unanswered = new Set<string>();
   #wake: (() => void) | undefined;
   #closed = false;
 
   /** Takes the text into the query; false once the turn is over. */
   push(text: string): boolean {
     if (this.#closed) return false;
-    this.#waiting.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null });
+    const uuid = randomUUID();
+    this.unanswered.add(uuid);
+    this.#waiting.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, uuid });
     this.#wake?.();
     return true;
   }
@@ -137,7 +146,7 @@ export class ClaudeProvider implements Provider {
       let done = false;
       try {
         for await (const message of this.#o.query({ prompt, options })) {
-          const ended = await this.#handle(message, input, turn, subagents);
+          const ended = await this.#handle(message, input, turn, subagents, prompt);
           turn = ended.turn;
           if (ended.done) {
             // From here on a wake-up is queued as the next turn instead of steered into this one.
@@ -187,6 +196,7 @@ export class ClaudeProvider implements Provider {
     input: TurnInput,
     turn: { text: string; resumeId: string | undefined; costUsdTotal: number; inputTokens: number; outputTokens: number; costUsd: number },
     subagents: Map<string, string>,
+    prompt: PromptQueue,
   ): Promise<{ done: boolean; turn: typeof turn }> {
     const next = { ...turn, resumeId: 'session_id' in message && typeof message.session_id === 'string' ? message.session_id : turn.resumeId };
     switch (message.type) {
@@ -233,8 +243,10 @@ export class ClaudeProvider implements Provider {
           const why = message.subtype === 'success' ? message.result : message.errors.join('; ') || message.subtype;
           throw new TurnFailed(`Claude Code: ${why || 'the turn failed'}`);
         }
-        // Text steered in while the turn ran comes as further results before the turn is over.
-        const more = (message.queued_turn_count ?? 0) > 0;
+        // Text steered in while the turn ran is answered by this result or a later one.
+        const echoed = message.user_message_uuids ?? (message.user_message_uuid === undefined ? [] : [message.user_message_uuid]);
+        for (const uuid of echoed) prompt.unanswered.delete(uuid);
+        const more = echoed.length > 0 ? prompt.unanswered.size > 0 : (message.queued_turn_count ?? 0) > 0;
         return { done: !more, turn: { ...counted, text: message.result } };
       }
       default:
