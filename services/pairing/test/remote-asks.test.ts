@@ -1,0 +1,68 @@
+// Polling an ask kept on a paired relay (spec, ask; decisions.md, Limits): every 5 s while it is open, every 30 s
+// while that relay does not answer; an answer or a dismissal is passed on once and the polling stops; a withdrawn
+// or ended ask, or one that relay no longer has, stops it too.
+import { AppError } from '@relay/errors';
+import { describe, expect, it } from 'vitest';
+import { ASK_POLL_MS, ASK_POLL_OFFLINE_MS, planAskPoll, pollRemoteAsk, type RemoteAskView, type RemoteAsksLine } from '../src/domain/remote-asks.ts';
+
+const NOW = new Date('2026-11-30T12:00:00.000Z');
+const at = (ms: number) => new Date(NOW.getTime() + ms);
+
+function seen(status: string, fields: Partial<RemoteAskView> = {}): RemoteAskView {
+  return { id: 'ask_1', aboutSessionId: '77aa', question: 'Ship?', options: ['Tonight', 'Wait'], status, answer: '', choice: '', via: '', createdAt: NOW, endedAt: undefined, ...fields };
+}
+
+describe('planAskPoll', () => {
+  it('polls again in 5 s while the ask is open', () => {
+    expect(ASK_POLL_MS).toBe(5_000);
+    expect(planAskPoll(seen('pending'), NOW)).toEqual({ kind: 'again', online: true, nextPollAt: at(5_000) });
+  });
+
+  it('polls again in 30 s while that relay does not answer', () => {
+    expect(ASK_POLL_OFFLINE_MS).toBe(30_000);
+    expect(planAskPoll(undefined, NOW)).toEqual({ kind: 'again', online: false, nextPollAt: at(30_000) });
+  });
+
+  it('passes on an answer or a dismissal', () => {
+    expect(planAskPoll(seen('answered'), NOW)).toEqual({ kind: 'answered' });
+    expect(planAskPoll(seen('dismissed'), NOW)).toEqual({ kind: 'answered' });
+  });
+
+  it('stops for a withdrawn or ended ask', () => {
+    expect(planAskPoll(seen('withdrawn'), NOW)).toEqual({ kind: 'stop' });
+    expect(planAskPoll(seen('ended'), NOW)).toEqual({ kind: 'stop' });
+  });
+});
+
+describe('pollRemoteAsk', () => {
+  const ask = { relay: 'build-box', id: 'ask_1', userId: 'u1', askingSessionId: 'c0de', online: true };
+  const intervals = { onlineMs: ASK_POLL_MS, offlineMs: ASK_POLL_OFFLINE_MS };
+  const line = (poll: RemoteAsksLine['poll']): RemoteAsksLine => ({
+    open: async () => seen('pending'),
+    list: async () => [],
+    withdraw: async () => seen('withdrawn'),
+    poll,
+  });
+
+  it('tells the asking conversation the answer, via the relay that kept it', async () => {
+    const published: unknown[] = [];
+    const plan = await pollRemoteAsk(ask, { line: line(async () => seen('answered', { choice: 'Wait', via: 'build-box' })), sink: { publish: async (answer) => void published.push(answer) }, intervals }, NOW);
+    expect(plan).toEqual({ kind: 'answered' });
+    expect(published).toEqual([{ userId: 'u1', askingSessionId: 'c0de', askId: 'ask_1', answer: '', choice: 'Wait', dismissed: false, via: 'build-box' }]);
+  });
+
+  it('tells a dismissal as dismissed, via the relay when it names none', async () => {
+    const published: { dismissed: boolean; via: string }[] = [];
+    await pollRemoteAsk(ask, { line: line(async () => seen('dismissed')), sink: { publish: async (answer) => void published.push(answer) }, intervals }, NOW);
+    expect(published).toMatchObject([{ dismissed: true, via: 'build-box' }]);
+  });
+
+  it('stops, telling nothing, when that relay no longer has the ask', async () => {
+    const published: unknown[] = [];
+    const gone = line(async () => {
+      throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', 'no such ask');
+    });
+    expect(await pollRemoteAsk(ask, { line: gone, sink: { publish: async (answer) => void published.push(answer) }, intervals }, NOW)).toEqual({ kind: 'stop' });
+    expect(published).toEqual([]);
+  });
+});
