@@ -8,7 +8,7 @@ import { enqueue } from '@relay/bus';
 import type { TaskOutputReader, TaskStore } from '../domain/tasks/ports.ts';
 import type { Task, TaskStatus } from '../domain/tasks/task.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { taskEvent } from './task-wire.ts';
+import { taskEvent, taskOutputEvent } from './task-wire.ts';
 
 type TaskRow = Awaited<ReturnType<PrismaClient['task']['findFirstOrThrow']>>;
 
@@ -42,6 +42,8 @@ export interface OutputBatch {
   dropThroughSeq: number | undefined;
   /** Part of the batch itself was dropped before it was written. */
   droppedUnwritten: boolean;
+  /** Publish a task_output event with lastOutputAt (at most once a minute: the log decides). */
+  announce?: boolean;
 }
 
 export class PrismaTaskStore implements TaskStore, TaskOutputReader {
@@ -83,17 +85,25 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
     });
   }
 
-  /** Appends a batch of output, notes when it came, and drops the chunks past the task's bound, in one transaction. */
+  /**
+   * Appends a batch of output, notes when it came, and drops the chunks past the task's bound, in one transaction;
+   * with `announce`, its task_output event goes into the outbox in that transaction too.
+   */
   async appendOutput(taskId: string, batch: OutputBatch): Promise<void> {
     const dropped = batch.dropThroughSeq !== undefined || batch.droppedUnwritten;
-    await this.#prisma.$transaction([
-      this.#prisma.taskOutputChunk.createMany({ data: batch.chunks.map((chunk) => ({ taskId, seq: chunk.seq, data: new Uint8Array(chunk.data), size: chunk.data.byteLength })) }),
-      this.#prisma.task.update({
+    await this.#prisma.$transaction(async (tx) => {
+      await tx.taskOutputChunk.createMany({ data: batch.chunks.map((chunk) => ({ taskId, seq: chunk.seq, data: new Uint8Array(chunk.data), size: chunk.data.byteLength })) });
+      const row = await tx.task.update({
         where: { id: taskId },
         data: { outputBytes: { increment: batch.bytes }, lastOutputAt: batch.lastOutputAt, ...(dropped ? { outputDropped: true } : {}) },
-      }),
-      ...(batch.dropThroughSeq === undefined ? [] : [this.#prisma.taskOutputChunk.deleteMany({ where: { taskId, seq: { lte: batch.dropThroughSeq } } })]),
-    ]);
+        select: { sessionId: true, session: { select: { userId: true } } },
+      });
+      if (batch.dropThroughSeq !== undefined) await tx.taskOutputChunk.deleteMany({ where: { taskId, seq: { lte: batch.dropThroughSeq } } });
+      if (batch.announce) {
+        const eventId = randomUUID();
+        await enqueue(tx, { id: eventId, ...taskOutputEvent({ eventId, occurredAt: batch.lastOutputAt, sessionId: row.sessionId, userId: row.session.userId, taskId, lastOutputAt: batch.lastOutputAt }) });
+      }
+    });
   }
 
   /** The last `maxBytes` (or a little more: whole chunks) of a task's kept output, and whether kept chunks came before. */

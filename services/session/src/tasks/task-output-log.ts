@@ -11,6 +11,8 @@ import type { OutputBatch, PrismaTaskStore } from './prisma-task-store.ts';
 /** Real time between two appends of a task's output: a reader on another replica sees it this late at most. */
 const FLUSH_MS = 500;
 const CHUNK_BYTES = 64 * 1024;
+/** Relay time between two task_output events of a task: watchers count its silence in minutes. */
+export const OUTPUT_ANNOUNCE_MS = 60_000;
 
 export class TaskOutputLog {
   readonly #taskId: string;
@@ -22,6 +24,8 @@ export class TaskOutputLog {
   #pendingWritten = 0;
   #pendingDropped = false;
   #lastOutputAt: Date | null = null;
+  /** The output time the last task_output event carried; null before the first. */
+  #announcedAt: Date | null = null;
   /** The chunks kept in the database, oldest first. */
   readonly #kept: { seq: number; size: number }[] = [];
   #keptSize = 0;
@@ -100,14 +104,18 @@ export class TaskOutputLog {
       keptSize -= oldest.size;
       dropThroughSeq = oldest.seq;
     }
+    const lastOutputAt = this.#lastOutputAt;
+    const announce = this.#announcedAt === null || lastOutputAt.getTime() - this.#announcedAt.getTime() >= OUTPUT_ANNOUNCE_MS;
     try {
       await this.#store.appendOutput(this.#taskId, {
         chunks,
         bytes: taken.written,
-        lastOutputAt: this.#lastOutputAt,
+        lastOutputAt,
         dropThroughSeq,
         droppedUnwritten: taken.dropped || data.length < all.length,
+        announce,
       });
+      if (announce) this.#announcedAt = lastOutputAt;
     } catch (error) {
       // Back in front of what came meanwhile: the next append carries it.
       this.#log.warn({ err: error }, 'could not append the task output; will try again');

@@ -1,8 +1,8 @@
 /**
  * Tasks on the wire: the proto Task of read_session, list_sessions and read_task_output, and the
- * JSON payloads of relay.session.v1.task_started / task_finished / task_failed.
+ * JSON payloads of relay.session.v1.task_started / task_finished / task_failed / task_output.
  */
-import { TaskEnded, TaskStarted } from '@relay/proto/relay/session/v1/events';
+import { TaskEnded, TaskOutput, TaskStarted } from '@relay/proto/relay/session/v1/events';
 import type { Task as TaskMessage, TestCounts as TestCountsMessage } from '@relay/proto/relay/session/v1/session';
 import type { Task } from '../domain/tasks/task.ts';
 import type { TestCounts } from '../domain/tasks/test-counts.ts';
@@ -11,7 +11,13 @@ export const TaskSubject = {
   TASK_STARTED: 'relay.session.v1.task_started',
   TASK_FINISHED: 'relay.session.v1.task_finished',
   TASK_FAILED: 'relay.session.v1.task_failed',
+  TASK_OUTPUT: 'relay.session.v1.task_output',
 } as const;
+
+/** The subject and JSON payload of a task_output event: when the running task last wrote. */
+export function taskOutputEvent(event: { eventId: string; occurredAt: Date; sessionId: string; userId: string; taskId: string; lastOutputAt: Date }): { subject: string; payload: unknown } {
+  return { subject: TaskSubject.TASK_OUTPUT, payload: TaskOutput.toJSON(event) };
+}
 
 /** The proto Task of `task`. */
 export function toTaskMessage(task: Task, extra: { hasOutput?: boolean; counts?: TestCounts | undefined } = {}): TaskMessage {

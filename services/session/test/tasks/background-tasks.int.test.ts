@@ -113,6 +113,9 @@ describe('a background task', () => {
     expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FINISHED]);
     const [started] = await events(task.id);
     expect(started!.payload).toMatchObject({ sessionId, userId, task: { id: task.id, status: 'running', type: 'local_bash' } });
+    // Its output time is announced once (task_output, at most once a minute), for the watchers' stalled rule.
+    const announced = (await prisma.outboxMessage.findMany({ where: { subject: TaskSubject.TASK_OUTPUT } })).map((row) => row.payload as Record<string, unknown>);
+    expect(announced.filter((payload) => payload.taskId === task.id)).toEqual([expect.objectContaining({ sessionId, userId, taskId: task.id, lastOutputAt: expect.any(String) })]);
   });
 
   it('a non-zero exit fails it, with task_failed', async () => {

@@ -37,7 +37,18 @@ describe('a task output log', () => {
     log.write(Buffer.from('one\n'), at);
     log.write(Buffer.from('two\n'), new Date(at.getTime() + 1000));
     await log.flush();
-    expect(store.batches).toEqual([{ chunks: [{ seq: 0, data: Buffer.from('one\ntwo\n') }], bytes: 8, lastOutputAt: new Date(at.getTime() + 1000), dropThroughSeq: undefined, droppedUnwritten: false }]);
+    expect(store.batches).toEqual([{ chunks: [{ seq: 0, data: Buffer.from('one\ntwo\n') }], bytes: 8, lastOutputAt: new Date(at.getTime() + 1000), dropThroughSeq: undefined, droppedUnwritten: false, announce: true }]);
+  });
+
+  it('announces the output time (a task_output event) with the first batch, then at most once a minute of relay time', async () => {
+    const store = fakeStore();
+    const log = new TaskOutputLog({ taskId: 't1', store, logger });
+    log.open();
+    for (const seconds of [0, 30, 59, 60, 90, 125]) {
+      log.write(Buffer.from('x\n'), new Date(at.getTime() + seconds * 1000));
+      await log.flush();
+    }
+    expect(store.batches.map((batch) => batch.announce)).toEqual([true, false, false, true, false, true]);
   });
 
   it('a failed append is carried by the next one, in order, nothing lost', async () => {
