@@ -18,7 +18,6 @@ import { readTaskOutput } from './actions/read-task-output.ts';
 import { relayInfo } from './actions/relay-info.ts';
 import { usage } from './actions/usage.ts';
 import { result as updateResult, settingsChange } from './actions/update-session.ts';
-import { wait } from './actions/wait.ts';
 import { parseAction, parseArguments, requireArguments, type ToolArguments } from './arguments.ts';
 import { awaitTurn } from './await-turn.ts';
 import { toolError } from './errors.ts';
@@ -68,7 +67,7 @@ const REMOTE_ACTIONS: Partial<Record<ActionName, RemoteAction>> = {
   list_sessions: reuse(listSessions),
   read_session: reuse(readSession),
   read_task_output: reuse(readTaskOutput),
-  wait: reuse(wait),
+  wait: remoteWait,
   send: remoteSend,
   create_session: remoteCreateSession,
   stop: remoteStop,
@@ -103,7 +102,8 @@ export function serveRelayCall(input: unknown, origin: RelayCallOrigin, deps: Re
         throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${deps.relayName}" does not take ${call.action} from another relay's agents.`);
       }
       const context: ActionContext = {
-        // The calling conversation lives on the other relay; here the call acts for the pairing's owner.
+        // The calling conversation lives on the other relay; here the call acts for the pairing's owner, and the
+        // reads reused from this relay's actions use only the user.
         caller: { userId: origin.userId, sessionId: '' },
         relayName: deps.relayName,
         openUrlBase: deps.openUrlBase,
@@ -149,6 +149,17 @@ async function remoteSend(args: ToolArguments, context: ActionContext, origin: R
       ...(plan.note ? { note: plan.note } : {}),
     },
     relayName,
+  );
+}
+
+async function remoteWait(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments('wait', args, ['session', 'message_id']);
+  const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
+  const result = await awaitTurn({ userId: origin.userId, sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds }, context);
+  return success(
+    `wait → ${context.relayName} session ${shortId(result.sessionId)}: ${turnPhrase(result)}`,
+    { ...turnFields(result, context.openUrlBase), ...(plan.note ? { note: plan.note } : {}) },
+    context.relayName,
   );
 }
 
