@@ -1,0 +1,119 @@
+// PublishRemoteAnswer over real gRPC against a real PostgreSQL and nats-server: the answer to an ask kept on a paired
+// relay becomes question_answered on QUESTION_EVENTS for the asking conversation here, with via = that relay, once
+// however often the pairing service reports it; a report missing who asked, the ask or the relay is refused.
+import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
+import { ManualClock, SystemClock } from '@relay/clock';
+import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
+import { QuestionServiceClient, QuestionServiceService, type PublishRemoteAnswerRequest } from '@relay/proto/relay/question/v1/question_service';
+import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
+import { createLogger } from '@relay/telemetry';
+import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { nodeIds } from '../src/crypto/node-ids.ts';
+import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { questionGrpc } from '../src/grpc/question-grpc.ts';
+import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
+import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
+import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
+import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
+
+const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+const NOW = new Date('2026-11-30T10:00:00.000Z');
+const logger = createLogger({ name: 'remote-answer-test', level: 'silent' });
+
+let database: TestDatabase;
+let nats: NatsServer;
+let prisma: PrismaClient;
+let bus: Bus;
+let outbox: OutboxRelay;
+let decisions: PgCardDecisions;
+let server: GrpcServer;
+let client: QuestionServiceClient;
+const stopping = new AbortController();
+
+beforeAll(async () => {
+  [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  decisions = new PgCardDecisions({ connectionString: database.url, logger });
+  await decisions.start();
+  bus = await connectBus({ url: nats.url, name: 'remote-answer-test', logger });
+  await ensureStream(bus, QUESTION_EVENTS_STREAM);
+  outbox = new OutboxRelay({ db: prisma, bus, logger });
+  outbox.start();
+  server = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    services: [
+      {
+        definition: QuestionServiceService,
+        implementation: questionGrpc({
+          store: new PrismaCardStore(prisma),
+          asks: new PrismaAskStore(prisma),
+          relayName: 'desk',
+          ids: nodeIds,
+          decisions,
+          clock: new ManualClock(NOW),
+          realTime: new SystemClock(),
+          progressIntervalMs: 60_000,
+          stopping: stopping.signal,
+          logger,
+        }),
+      },
+    ],
+    logger,
+  });
+  client = createClient(QuestionServiceClient, `127.0.0.1:${server.port}`);
+});
+
+afterAll(async () => {
+  stopping.abort();
+  client?.close();
+  await server?.shutdown();
+  await decisions?.stop();
+  await outbox?.stop();
+  await prisma?.$disconnect();
+  await bus?.close();
+  await Promise.all([nats?.stop(), database?.drop()]);
+});
+
+const report = (fields: Partial<PublishRemoteAnswerRequest> = {}): PublishRemoteAnswerRequest => ({
+  userId: 'u1',
+  askingSessionId: 'c0de',
+  askId: 'ask_remote00001',
+  answer: 'after the review',
+  choice: 'Wait',
+  dismissed: false,
+  via: 'build-box',
+  ...fields,
+});
+
+async function published(): Promise<{ id: string; data: ReturnType<typeof QuestionAnswered.fromJSON> }[]> {
+  const consumer = await bus.js.consumers.get(QUESTION_EVENTS_STREAM.name);
+  const out: { id: string; data: ReturnType<typeof QuestionAnswered.fromJSON> }[] = [];
+  for (;;) {
+    const message = await consumer.next({ expires: 1_000 });
+    if (message === null) return out;
+    if (message.subject === QuestionSubject.QUESTION_ANSWERED) out.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', data: QuestionAnswered.fromJSON(message.json()) });
+  }
+}
+
+it('publishes question_answered to the asking conversation, via the relay that kept the ask, once', async () => {
+  expect(await callUnary(client, 'publishRemoteAnswer', report())).toEqual({ published: true });
+  expect(await callUnary(client, 'publishRemoteAnswer', report())).toEqual({ published: false });
+  await callUnary(client, 'publishRemoteAnswer', report({ askId: 'ask_remote00002', dismissed: true }));
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const events = await published();
+  expect(events.map(({ id, data }) => ({ id, questionId: data.questionId, askingSessionId: data.askingSessionId, aboutSessionId: data.aboutSessionId, answer: data.answer, choice: data.choice, dismissed: data.dismissed, via: data.via }))).toEqual([
+    { id: 'remote-answer:build-box:ask_remote00001', questionId: 'ask_remote00001', askingSessionId: 'c0de', aboutSessionId: '', answer: 'after the review', choice: 'Wait', dismissed: false, via: 'build-box' },
+    { id: 'remote-answer:build-box:ask_remote00002', questionId: 'ask_remote00002', askingSessionId: 'c0de', aboutSessionId: '', answer: '', choice: '', dismissed: true, via: 'build-box' },
+  ]);
+});
+
+it('refuses a report without who asked, the ask or the relay, and publishes nothing for it', async () => {
+  for (const fields of [{ askingSessionId: '' }, { askId: '' }, { via: '' }, { userId: '' }]) {
+    await expect(callUnary(client, 'publishRemoteAnswer', report({ ...fields, askId: fields.askId ?? 'ask_refused' }))).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  }
+  expect(await prisma.outboxMessage.count({ where: { id: { contains: 'ask_refused' } } })).toBe(0);
+});
