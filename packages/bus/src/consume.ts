@@ -9,7 +9,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { isAppError, isTransient } from '@relay/errors';
-import { Attr, tracer, type Logger } from '@relay/telemetry';
+import { Attr, histogram, instruments, Metric, secondsSince, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
 import { Messaging } from './messaging-attributes.ts';
 import { natsHeaderGetter } from './trace-headers.ts';
@@ -47,6 +47,7 @@ const PREFETCH = 10;
 const MAX_BACKOFF_MS = 30_000;
 
 const busTracer = tracer('bus');
+const busMetrics = instruments('bus', (meter) => ({ processDuration: histogram(meter, Metric.MESSAGING_PROCESS_DURATION) }));
 // term() is called without a reason on purpose: nats-server 2.9 silently ignores `+TERM <reason>`.
 
 /** The redelivery delay after the `deliveryCount`-th delivery failed: 1 s, 2 s, 4 s, … at most 30 s. */
@@ -155,6 +156,7 @@ async function consumerExists(bus: Bus, stream: string, durable: string): Promis
 }
 
 async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: number): Promise<void> {
+  const startedAt = performance.now();
   const id = message.headers?.has('Nats-Msg-Id') ? message.headers.get('Nats-Msg-Id') : `${message.info.stream}:${message.info.streamSequence}`;
   const deliveryCount = message.info.deliveryCount;
   const parent = message.headers ? propagation.extract(ROOT_CONTEXT, message.headers, natsHeaderGetter) : ROOT_CONTEXT;
@@ -170,6 +172,7 @@ async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: numbe
     [Attr.BUS_DELIVERY_COUNT]: deliveryCount,
   };
   await busTracer.startActiveSpan(`${message.subject} process`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
+    const handling: Handling = { span, startedAt, durable: options.durable, subject: message.subject };
     const log = options.logger.child({ messageId: id, subject: message.subject, durable: options.durable, deliveryCount });
     // Long handlers keep the message: without this JetStream would hand it to another replica after the ack wait.
     const keepAlive = setInterval(() => message.working(), ACK_WAIT_MS / 3);
@@ -178,27 +181,27 @@ async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: numbe
       try {
         data = message.json();
       } catch (error) {
-        settle(span, 'term', error);
+        settle(handling, 'term', error);
         log.error({ err: error, code: 'BUS_MALFORMED_MESSAGE' }, 'message is not JSON; terminated');
         message.term();
         return;
       }
       try {
         await options.handler({ id, subject: message.subject, data, deliveryCount });
-        settle(span, 'ack');
+        settle(handling, 'ack');
         message.ack();
       } catch (error) {
         if (isAppError(error) && !isTransient(error)) {
-          settle(span, 'term', error);
+          settle(handling, 'term', error);
           log.error({ err: error, code: error.code }, 'message cannot succeed; terminated');
           message.term();
         } else if (deliveryCount >= maxDeliver) {
-          settle(span, 'term', error);
+          settle(handling, 'term', error);
           log.error({ err: error, code: isAppError(error) ? error.code : undefined }, 'message failed its last delivery; terminated');
           message.term();
         } else {
           const delayMs = nakDelayMs(deliveryCount);
-          settle(span, 'nak', error);
+          settle(handling, 'nak', error);
           log.warn({ err: error, code: isAppError(error) ? error.code : undefined, delayMs }, 'message failed; will be redelivered');
           message.nak(delayMs);
         }
@@ -210,8 +213,19 @@ async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: numbe
   });
 }
 
-function settle(span: Span, outcome: 'ack' | 'nak' | 'term', error?: unknown): void {
+/** One message being handled: its span, and what its `messaging.process.duration` point is recorded with. */
+type Handling = { span: Span; startedAt: number; durable: string; subject: string };
+
+/** Records how the message was settled, on its span and in `messaging.process.duration`. */
+function settle(handling: Handling, outcome: 'ack' | 'nak' | 'term', error?: unknown): void {
+  const { span } = handling;
   span.addEvent(outcome);
+  busMetrics().processDuration.record(secondsSince(handling.startedAt), {
+    [Messaging.SYSTEM]: 'nats',
+    [Messaging.CONSUMER_GROUP_NAME]: handling.durable,
+    [Messaging.DESTINATION_NAME]: handling.subject,
+    [Attr.BUS_OUTCOME]: outcome,
+  });
   if (error === undefined) return;
   if (isAppError(error)) span.setAttribute(Attr.ERROR_CODE, error.code);
   span.recordException(error instanceof Error ? error : String(error));

@@ -28,6 +28,8 @@ export const Attr = {
   BUS_MESSAGE_ID: 'relay.bus.message_id',
   BUS_CONSUMER: 'relay.bus.consumer',
   BUS_DELIVERY_COUNT: 'relay.bus.delivery_count',
+  /** How a consumer settled a message: ack (done), nak (redelivered later) or term (given up: its effect is lost). */
+  BUS_OUTCOME: 'relay.bus.outcome',
 } as const;
 
 export type AttrName = (typeof Attr)[keyof typeof Attr];

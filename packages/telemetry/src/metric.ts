@@ -48,6 +48,13 @@ export const Metric = {
     unit: '{message}',
     description: "Messages in the stream not yet delivered to the subscription service's durable consumer (num_pending).",
   },
+  /** Semantic conventions' messaging metric: its count per consumer and outcome gives rate, redeliveries (nak) and losses (term). */
+  MESSAGING_PROCESS_DURATION: {
+    name: 'messaging.process.duration',
+    unit: 's',
+    description: 'Time a durable consumer took to handle a JetStream message, by consumer, subject and outcome (ack, nak, term).',
+    buckets: CALL_SECONDS,
+  },
   SCHEDULER_FIRING_LATENESS: {
     name: 'relay.scheduler.firing.lateness',
     unit: 's',
