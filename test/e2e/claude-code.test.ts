@@ -3,7 +3,8 @@
 // runs on loopback, speaking its streamed wire format. The fake model calls mcp__relay__relay_tool; Claude Code
 // reaches the gateway through the HTTP MCP server `relay` with the session's token, the result flows back to the
 // model, and its answer is the turn's reply. A second turn resumes the same Claude Code session. A shell command
-// the model asks for waits on an ask_user card (Allow runs it, Deny refuses it). The turns' tokens show in usage.
+// the model asks for waits on an ask_user card (Allow runs it, Deny refuses it). An event row for a watcher on
+// Claude that arrives mid-turn is steered into that turn. The turns' tokens show in usage.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
