@@ -106,3 +106,16 @@ it('the heartbeat comes every heartbeatMinutes from the subscription, from a due
   clock.set(new Date('2026-10-24T14:00:00Z'));
   expect(await deliveries('w-2')).toHaveLength(2);
 });
+
+it('a task that writes output is silent from its last output, not from its start', { timeout: 60_000 }, async () => {
+  clock.set(new Date('2026-10-25T09:00:00Z'));
+  await happen('s-build', { type: 'session_created', title: 'Build', state: 'idle' });
+  await subscribe('w-3', [{ id: 's-build', title: 'Build' }], { events: ['stalled'], stalledMinutes: 15 });
+  await happen('s-build', { type: 'task_started', task: { id: 'task_b', description: 'make all' } });
+  clock.set(new Date('2026-10-25T09:10:00Z'));
+  await happen('s-build', { type: 'task_output', taskId: 'task_b', lastOutputAt: clock.now() });
+  clock.set(new Date('2026-10-25T09:15:00Z'));
+  expect(await deliveries('w-3')).toEqual([]);
+  clock.set(new Date('2026-10-25T09:25:00Z'));
+  expect(await deliveries('w-3')).toEqual([`${HEADER}\n[relay event] session "Build" (s-bu…): stalled: no output for 15 min from task "make all" (task_id task_b)`]);
+});

@@ -55,6 +55,7 @@ describe('decodeSessionEvent', () => {
     ['subagent_finished', SessionSubject.SUBAGENT_FINISHED, { ...common, description: 'Review the diff' }, { type: 'turn_activity' }],
     ['task_started', SessionSubject.TASK_STARTED, { ...common, task: { id: 'task_1', description: 'npm test' } }, { type: 'task_started', task: { id: 'task_1', description: 'npm test' } }],
     ['task_failed', SessionSubject.TASK_FAILED, { ...common, task: { id: 'task_1', exitCode: 1 } }, { type: 'task_ended', taskId: 'task_1' }],
+    ['task_output', SessionSubject.TASK_OUTPUT, { ...common, taskId: 'task_1', lastOutputAt: '2026-11-30T10:04:30Z' }, { type: 'task_output', taskId: 'task_1', lastOutputAt: new Date('2026-11-30T10:04:30Z') }],
     ['archived', SessionSubject.ARCHIVED, common, { type: 'archived' }],
   ])('reads %s for the runs of the session', (_, subject, data, expected) => {
     expect(decodeSessionEvent(subject, data)).toEqual({ eventId: 'e2', occurredAt: new Date('2026-11-30T10:05:00Z'), sessionId: 's1', userId: 'u1', ...expected });

@@ -85,6 +85,13 @@ describe('projectSessionEvent: what runs', () => {
     expect(replay([taskEnded('e2', '2026-11-30T10:20:00Z'), taskStarted('e1', '2026-11-30T10:00:00Z')])).toMatchObject({ state: 'idle', runs: { tasks: [] } });
   });
 
+  it('a task\'s output time moves its silence later, never earlier, and only for a task that runs', () => {
+    const output = (id: string, when: string, wrote: string, taskId = 'task_1'): SessionEvent => ({ ...common(id, when), type: 'task_output', taskId, lastOutputAt: at(wrote) });
+    const after = replay([taskStarted('e1', '2026-11-30T10:00:00Z'), output('e2', '2026-11-30T10:05:00Z', '2026-11-30T10:05:00Z'), output('e3', '2026-11-30T10:02:00Z', '2026-11-30T10:02:00Z')]);
+    expect(after?.runs.tasks[0]?.lastOutputAt).toEqual(at('2026-11-30T10:05:00Z'));
+    expect(replay([taskStarted('e1', '2026-11-30T10:00:00Z'), output('e2', '2026-11-30T10:05:00Z', '2026-11-30T10:05:00Z', 'task_9')])?.runs.tasks[0]?.lastOutputAt).toBeNull();
+  });
+
   it('an archive keeps the runs and notes when', () => {
     const archived: SessionEvent = { ...common('e9', '2026-11-30T11:00:00Z'), type: 'archived' };
     expect(replay([created('e1', '2026-11-30T10:00:00Z'), archived])).toMatchObject({ archivedAt: at('2026-11-30T11:00:00Z'), title: 'Refactor' });

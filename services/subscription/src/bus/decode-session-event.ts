@@ -1,4 +1,4 @@
-import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskStarted, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { SessionState as SessionStateMessage } from '@relay/proto/relay/session/v1/session';
 import { invalidEvent } from '../domain/errors.ts';
 import type { SessionEvent, SessionState } from '../domain/session-activity.ts';
@@ -12,6 +12,7 @@ export const SessionSubject = {
   TASK_STARTED: 'relay.session.v1.task_started',
   TASK_FINISHED: 'relay.session.v1.task_finished',
   TASK_FAILED: 'relay.session.v1.task_failed',
+  TASK_OUTPUT: 'relay.session.v1.task_output',
   ARCHIVED: 'relay.session.v1.archived',
 } as const;
 
@@ -69,6 +70,12 @@ export function decodeSessionEvent(subject: string, data: unknown): SessionEvent
       const message = TaskEnded.fromJSON(data);
       if (message.task === undefined || message.task.id === '') throw invalidEvent(subject, 'task.id is missing');
       return { ...base(subject, message), type: 'task_ended', taskId: message.task.id };
+    }
+    case SessionSubject.TASK_OUTPUT: {
+      const message = TaskOutput.fromJSON(data);
+      if (message.taskId === '') throw invalidEvent(subject, 'taskId is missing');
+      if (message.lastOutputAt === undefined || Number.isNaN(message.lastOutputAt.getTime())) throw invalidEvent(subject, 'lastOutputAt is missing');
+      return { ...base(subject, message), type: 'task_output', taskId: message.taskId, lastOutputAt: message.lastOutputAt };
     }
     default:
       return { ...base(subject, SessionArchived.fromJSON(data)), type: 'archived' };

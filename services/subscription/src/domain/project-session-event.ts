@@ -34,9 +34,23 @@ function applyRuns(runs: SessionRuns, event: SessionEvent): SessionRuns {
         endedTaskIds: [...runs.endedTaskIds.filter((id) => id !== event.taskId), event.taskId].slice(-ENDED_TASKS_KEPT),
         lastEndedAt: later(runs.lastEndedAt, at),
       };
+    case 'task_output': {
+      const task = runs.tasks.find((candidate) => candidate.id === event.taskId);
+      if (task === undefined || (task.lastOutputAt !== null && task.lastOutputAt.getTime() >= event.lastOutputAt.getTime())) return runs;
+      return { ...runs, tasks: runs.tasks.map((candidate) => (candidate === task ? { ...task, lastOutputAt: event.lastOutputAt } : candidate)) };
+    }
     default:
       return runs;
   }
+}
+
+/**
+ * What decides stalled's due times and all_idle: which turn and tasks run, and when the last run ended. A change
+ * of it makes the watchers of the session due; a task's newer output time only moves a stall later, which the
+ * watcher's next evaluation (already due no later than the old stall) takes up.
+ */
+export function runsKey(runs: SessionRuns): string {
+  return JSON.stringify([runs.turn?.id ?? null, runs.tasks.map((task) => task.id), runs.lastEndedAt?.getTime() ?? null]);
 }
 
 /**

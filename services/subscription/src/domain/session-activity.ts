@@ -51,6 +51,8 @@ export type SessionEvent =
   | (EventBase & { type: 'turn_activity' })
   | (EventBase & { type: 'task_started'; task: { id: string; description: string } })
   | (EventBase & { type: 'task_ended'; taskId: string })
+  /** A running task wrote output (published at most once a minute). */
+  | (EventBase & { type: 'task_output'; taskId: string; lastOutputAt: Date })
   | (EventBase & { type: 'archived' });
 
 /** The state list_sessions would show for these runs. */

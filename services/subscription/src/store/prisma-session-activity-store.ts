@@ -1,5 +1,6 @@
 import { processOnce } from '@relay/bus';
 import type { SessionActivityStore } from '../domain/ports.ts';
+import { runsKey } from '../domain/project-session-event.ts';
 import type { SessionActivity } from '../domain/session-activity.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { runsFromJson, runsToJson } from './watch-codec.ts';
@@ -12,8 +13,8 @@ export function toSessionActivity(row: Row): SessionActivity {
 
 /**
  * The session-activity projection in PostgreSQL, each update in one transaction with its processed message id.
- * When what runs in a session changes, the watchers whose subscriptions here watch it become due, so stalled,
- * all_idle and the heartbeat are computed again from the new runs.
+ * When what runs in a session changes (runsKey), the watchers whose subscriptions here watch it become due, so
+ * stalled, all_idle and the heartbeat are computed again from the new runs.
  */
 export class PrismaSessionActivityStore implements SessionActivityStore {
   readonly #prisma: PrismaClient;
@@ -42,7 +43,7 @@ export class PrismaSessionActivityStore implements SessionActivityStore {
       if (next === undefined) return true;
       const data = { ...next, runs: runsToJson(next.runs) as Prisma.InputJsonValue };
       await tx.sessionActivity.upsert({ where: { sessionId }, create: data, update: data });
-      const changed = JSON.stringify(data.runs) !== JSON.stringify(current === undefined ? null : runsToJson(current.runs)) || next.archivedAt !== (current?.archivedAt ?? null);
+      const changed = current === undefined || runsKey(next.runs) !== runsKey(current.runs) || next.archivedAt?.getTime() !== current.archivedAt?.getTime();
       if (changed) await this.#wakeWatchersOf(tx, next.userId, sessionId, next.lastEventAt);
       return true;
     });
