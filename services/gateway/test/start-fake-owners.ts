@@ -51,6 +51,8 @@ export interface FakeOwners {
   questionAddress: string;
   settings: RelaySettings;
   paired: PairedRelay[];
+  /** Relay tokens of paired relays calling /relay/v1, and who each is. */
+  relayTokens: Map<string, { relayName: string; userId: string; acceptPrompts: boolean }>;
   /** The calls forwarded to paired relays (the fake answers each with ok). */
   forwarded: ForwardToolCallRequest[];
   /** The paired relays unlocked per conversation, as GetConversation answers them. */
@@ -106,6 +108,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const paired: PairedRelay[] = [];
   const unlocked = new Map<string, { relay: string; byMention: boolean }[]>();
   const forwarded: ForwardToolCallRequest[] = [];
+  const relayTokens = new Map<string, { relayName: string; userId: string; acceptPrompts: boolean }>();
   const sessions: Session[] = [];
   const messages = new Map<string, ChatMessage[]>();
   const turns = new Map<string, TurnResult>();
@@ -434,10 +437,15 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     services: [
       {
         definition: PairingServiceService,
-        implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays' | 'forwardToolCall'>>(logger, {
+        implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays' | 'forwardToolCall' | 'authenticateRelay'>>(logger, {
           listPairedRelays: async () => {
             if (failing.has('listPairedRelays')) throw new Error('listPairedRelays broke');
             return { relays: paired };
+          },
+          authenticateRelay: async (request) => {
+            const caller = relayTokens.get(request.token);
+            if (caller === undefined) throw new AppError('REMOTE_RELAY_AUTH', 'unauthenticated', 'unknown relay token');
+            return caller;
           },
           forwardToolCall: async (request) => {
             forwarded.push(request);
@@ -526,6 +534,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     settings,
     unlocked,
     forwarded,
+    relayTokens,
     paired,
     sessions,
     messages,
@@ -566,6 +575,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       paired.splice(0);
       unlocked.clear();
       forwarded.splice(0);
+      relayTokens.clear();
       calls.splice(0);
       refusals.clear();
       realRefusals.clear();
