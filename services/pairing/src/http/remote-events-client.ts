@@ -3,7 +3,6 @@
  * relay's token for it. A refusal comes back as the AppError that relay answered (its code and message); no answer
  * is REMOTE_RELAY_OFFLINE, a refused token REMOTE_RELAY_AUTH.
  */
-import { AppError } from '@relay/errors';
 import { z } from 'zod';
 import type { FetchOutcome } from '../domain/remote-link.ts';
 import type { IngestEvent, RemoteEventsLine, RemoteWatchSpec } from '../domain/remote-ports.ts';
@@ -31,16 +30,7 @@ export class RemoteEventsClient implements RemoteEventsLine {
 
   async register(relay: string, spec: RemoteWatchSpec): Promise<{ sessions: { id: string; title: string }[] }> {
     const body = { id: spec.id, sessions: spec.sessions, exclude: spec.exclude, events: spec.events, stalledMinutes: spec.stalledMinutes, heartbeatMinutes: spec.heartbeatMinutes, dryRun: spec.dryRun };
-    try {
-      return registeredBody.parse(await callPairedRelay(this.relays, relay, 'POST', '/relay/v1/subscriptions', body));
-    } catch (error) {
-      // A relay before 0.9.16 does not know exclude (spec, Fewer wake-ups): it watches every session and this
-      // relay still drops the events of those it leaves out.
-      if (error instanceof AppError && error.code === 'REMOTE_RELAY_UNSUPPORTED' && spec.exclude.length > 0) {
-        return registeredBody.parse(await callPairedRelay(this.relays, relay, 'POST', '/relay/v1/subscriptions', { ...body, exclude: undefined }));
-      }
-      throw error;
-    }
+    return registeredBody.parse(await callPairedRelay(this.relays, relay, 'POST', '/relay/v1/subscriptions', body));
   }
 
   async fetch(relay: string, id: string, after: number): Promise<FetchOutcome<IngestEvent>> {

@@ -14,6 +14,7 @@ import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import type { CardText } from '../card-text.ts';
 import { toolError } from '../errors.ts';
+import { compareVersions } from '../forward-call.ts';
 import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
 import { count, success } from '../result.ts';
@@ -73,6 +74,15 @@ function subscribeCard(relay: string, subscription: WatchSubscription): CardText
     asked: `watching ${what} on ${relay}`,
     nothing: 'No subscription was made.',
   };
+}
+
+/** The versions that first have subscriptions, and exclude (spec, Watching sessions; Fewer wake-ups). */
+const SUBSCRIPTIONS_SINCE = '0.9.10';
+const EXCLUDE_SINCE = '0.9.16';
+
+/** Whether the paired relay is known to run a version before `since`. */
+function older(relay: PairedRelay, since: string): boolean {
+  return relay.version !== '' && compareVersions(relay.version, since) < 0;
 }
 
 /** The pairing service's remote events, when this gateway was given them. */
@@ -146,6 +156,9 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
   const { caller, sessions } = context;
   const conversation = await sessions.getConversation(caller.sessionId);
   checkPairedRelayCall({ action: 'subscribe', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  if (older(relay, SUBSCRIPTIONS_SINCE)) {
+    throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which has no subscriptions (${SUBSCRIPTIONS_SINCE}); it needs an update. No subscription was made.`, { version: relay.version, needs: SUBSCRIPTIONS_SINCE });
+  }
   const input = { ...subscribeInput(args, context), relay: relay.name };
   const listed = input.sessions.filter((id) => id.toLowerCase() !== 'all');
   // The arguments are checked here first; the sessions' titles come from that relay.
@@ -155,7 +168,9 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
     userId: caller.userId,
     watcherSessionId: caller.sessionId,
     sessions: input.sessions,
-    exclude: input.exclude,
+    // A relay before 0.9.16 does not know exclude: it is not sent there, and this relay still drops those
+    // sessions' events (that relay counts them for all_idle, stalls and the heartbeat).
+    exclude: older(relay, EXCLUDE_SINCE) ? [] : input.exclude,
     events: input.events,
     stalledMinutes: input.stalledMinutes,
     heartbeatMinutes: input.heartbeatMinutes,
