@@ -87,6 +87,20 @@ class PromptQueue implements AsyncIterable<SDKUserMessage> {
   }
 }
 
+/** What a turn has gathered so far: its reply, the session to resume, and what it used. */
+interface TurnTally {
+  text: string;
+  resumeId: string | undefined;
+  /** The SDK's cumulative total_cost_usd last seen. */
+  costUsdTotal: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** What one SDK message did to the turn: the tally, whether the turn is over, and why it failed if it did. */
+type Handled = { tally: TurnTally; done: boolean; failure?: string };
+
 export class ClaudeProvider implements Provider {
   readonly id: 'claude' | 'claude-api';
   readonly canSteer = true;
@@ -141,13 +155,14 @@ export class ClaudeProvider implements Provider {
     };
     // Sub-agents' descriptions by task id, from their start, for the subagent_finished event.
     const subagents = new Map<string, string>();
-    let turn = { text: '', resumeId: state?.resumeId, costUsdTotal: state?.costUsdTotal ?? 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    let turn: TurnTally = { text: '', resumeId: state?.resumeId, costUsdTotal: state?.costUsdTotal ?? 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
     try {
       let done = false;
       try {
         for await (const message of this.#o.query({ prompt, options })) {
           const ended = await this.#handle(message, input, turn, subagents, prompt);
-          turn = ended.turn;
+          turn = ended.tally;
+          if (ended.failure !== undefined) throw new TurnFailed(`Claude Code: ${ended.failure}`);
           if (ended.done) {
             // From here on a wake-up is queued as the next turn instead of steered into this one.
             prompt.close();
@@ -194,10 +209,10 @@ export class ClaudeProvider implements Provider {
   async #handle(
     message: SDKMessage,
     input: TurnInput,
-    turn: { text: string; resumeId: string | undefined; costUsdTotal: number; inputTokens: number; outputTokens: number; costUsd: number },
+    turn: TurnTally,
     subagents: Map<string, string>,
     prompt: PromptQueue,
-  ): Promise<{ done: boolean; turn: typeof turn }> {
+  ): Promise<Handled> {
     const next = { ...turn, resumeId: 'session_id' in message && typeof message.session_id === 'string' ? message.session_id : turn.resumeId };
     switch (message.type) {
       case 'stream_event': {
@@ -205,13 +220,13 @@ export class ClaudeProvider implements Provider {
         if (message.parent_tool_use_id === null && event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
           await input.emit({ type: 'text', delta: event.delta.text });
         }
-        return { done: false, turn: next };
+        return { done: false, tally: next };
       }
       case 'assistant': {
         for (const block of message.message.content) {
           if (block.type === 'tool_use') await input.emit({ type: 'tool_call', name: block.name, input: block.input });
         }
-        return { done: false, turn: next };
+        return { done: false, tally: next };
       }
       case 'rate_limit_event': {
         const info = message.rate_limit_info;
@@ -219,7 +234,7 @@ export class ClaudeProvider implements Provider {
           const until = new Date(info.resetsAt * 1000);
           await this.#o.usage.pause({ provider: this.id, until, reason: `a Claude usage limit holds turns until ${until.toISOString()}` });
         }
-        return { done: false, turn: next };
+        return { done: false, tally: next };
       }
       case 'system': {
         if (message.subtype === 'task_started') subagents.set(message.task_id, message.description);
@@ -227,7 +242,7 @@ export class ClaudeProvider implements Provider {
           const description = subagents.get(message.task_id) ?? message.summary;
           await input.emit({ type: 'subagent_finished', description, status: message.status, summary: message.summary });
         }
-        return { done: false, turn: next };
+        return { done: false, tally: next };
       }
       case 'result': {
         // total_cost_usd is cumulative over the query and a resumed transcript: this turn's share is the rise.
@@ -240,17 +255,18 @@ export class ClaudeProvider implements Provider {
           outputTokens: turn.outputTokens + message.usage.output_tokens,
         };
         if (message.subtype !== 'success' || message.is_error) {
+          // Counted all the same: a failed turn used what it used.
           const why = message.subtype === 'success' ? message.result : message.errors.join('; ') || message.subtype;
-          throw new TurnFailed(`Claude Code: ${why || 'the turn failed'}`);
+          return { done: true, tally: counted, failure: why || 'the turn failed' };
         }
         // Text steered in while the turn ran is answered by this result or a later one.
         const echoed = message.user_message_uuids ?? (message.user_message_uuid === undefined ? [] : [message.user_message_uuid]);
         for (const uuid of echoed) prompt.unanswered.delete(uuid);
         const more = echoed.length > 0 ? prompt.unanswered.size > 0 : (message.queued_turn_count ?? 0) > 0;
-        return { done: !more, turn: { ...counted, text: message.result } };
+        return { done: !more, tally: { ...counted, text: message.result } };
       }
       default:
-        return { done: false, turn: next };
+        return { done: false, tally: next };
     }
   }
 
