@@ -1,6 +1,6 @@
 // Metrics as data: a relay exports OTLP metrics to a receiver on loopback, given only OTEL_EXPORTER_OTLP_ENDPOINT
-// (and a short OTEL_METRIC_EXPORT_INTERVAL). A relay_tool call, the gRPC calls behind it and a scheduled firing
-// arrive with their names, UCUM units and attributes; the subscription service reports its gauges.
+// (and a short OTEL_METRIC_EXPORT_INTERVAL). A relay_tool call, the gRPC calls behind it, a consumed event and a
+// scheduled firing arrive with their names, UCUM units and attributes; the subscription service reports its gauges.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
@@ -72,6 +72,17 @@ describe('gRPC RED', () => {
     );
     expect(served).toMatchObject({ unit: 's', kind: 'histogram', attributes: { 'rpc.system.name': 'grpc' } });
     expect(served.count).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('bus consumers', () => {
+  it('count each message they settle by consumer and outcome', async () => {
+    await relay.createExternalSession('Measured event');
+    const processed = await eventually('messaging.process.duration of the subscription service', () =>
+      point('relay-subscription', 'messaging.process.duration', { 'messaging.consumer.group.name': 'subscription-session-events', 'relay.bus.outcome': 'ack' }),
+    );
+    expect(processed).toMatchObject({ unit: 's', kind: 'histogram', attributes: { 'messaging.system': 'nats' } });
+    expect(processed.count).toBeGreaterThanOrEqual(1);
   });
 });
 
