@@ -33,12 +33,12 @@ export function counter(meter: Meter, definition: MetricDefinition): Counter {
   return meter.createCounter(definition.name, { unit: definition.unit, description: definition.description });
 }
 
-/** Seconds since `startedAt` (a `performance.now()` reading), for duration histograms in `s`. */
-export function secondsSince(startedAt: number): number {
-  return (performance.now() - startedAt) / 1000;
-}
-
 /** An observable gauge as declared in Metric; its value is read at each export. */
 export function observableGauge(meter: Meter, definition: MetricDefinition): ObservableGauge {
   return meter.createObservableGauge(definition.name, { unit: definition.unit, description: definition.description });
+}
+
+/** Seconds since `startedAt` (a `performance.now()` reading), for duration histograms in `s`. */
+export function secondsSince(startedAt: number): number {
+  return (performance.now() - startedAt) / 1000;
 }
