@@ -76,6 +76,7 @@ const providers = new ProviderRegistry(
     usage: usageLedger,
     claudeStates: new PrismaClaudeSessionStates(prisma, clock),
     claudeQuery: query,
+    clock,
     childEnv: childProcessEnv(),
     logger,
   }),

@@ -3,6 +3,7 @@
  * one OpenAI-compatible provider per configured endpoint (openai, deepseek, and RELAY_OPENAI_ENDPOINTS),
  * and Claude Code billed to the subscription (claude) or the API key (claude-api).
  */
+import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { Config } from '../config.ts';
 import type { UsageLedger } from '../domain/usage/usage.ts';
@@ -23,6 +24,7 @@ export interface ProviderPorts {
   claudeQuery: QueryFn;
   /** The environment Claude Code starts from, without credentials. */
   childEnv: Readonly<Record<string, string>>;
+  clock: Clock;
   logger: Logger;
 }
 
@@ -41,6 +43,7 @@ export function configuredProviders(config: Config, ports: ProviderPorts): Provi
     logger: ports.logger,
     baseEnv: ports.childEnv,
     query: ports.claudeQuery,
+    clock: ports.clock,
   };
   return [
     new ScriptProvider({ gatewayUrl, cards: ports.cards, logger: ports.logger, tasks: ports.tasks }),

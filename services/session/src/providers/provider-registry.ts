@@ -13,9 +13,10 @@ export class ProviderRegistry {
     return this.#providers.get(id);
   }
 
-  /** Whether turns of sessions on this provider can run here now. */
+  /** Whether turns of sessions on this provider can start here now (available, and not held by a usage limit). */
   canRun(id: string): boolean {
-    return this.#providers.get(id)?.availability().available ?? false;
+    const provider = this.#providers.get(id);
+    return provider !== undefined && provider.availability().available && provider.holdsTurns?.() !== true;
   }
 
   /** The provider's own availability; undefined when this relay has no plug-in for it. */

@@ -8,6 +8,7 @@ import { createLogger } from '@relay/telemetry';
 import type { ProviderPause, TurnUsage } from '../../src/domain/usage/usage.ts';
 import { ClaudeProvider, type ClaudeProviderOptions, type ClaudeSessionState, type QueryFn } from '../../src/providers/claude/claude-provider.ts';
 import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/providers/provider.ts';
+import { ProviderRegistry } from '../../src/providers/provider-registry.ts';
 import type { QuestionCards } from '../../src/providers/question-cards.ts';
 
 const logger = createLogger({ name: 'claude-provider-test', level: 'silent' });
@@ -57,6 +58,7 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
   const pauses: ProviderPause[] = [];
   const states = new Map<string, ClaudeSessionState>(state === undefined ? [] : [['s-1', state]]);
   const cards = new Cards();
+  const clock = new ManualClock(NOW);
   const provider = new ClaudeProvider('claude', {
     billing: { provider: 'claude', oauthToken: 'oauth' },
     missing: 'Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)',
@@ -69,6 +71,7 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     logger,
     baseEnv: {},
     query,
+    clock,
     ...overrides,
   });
   const events: ProviderEvent[] = [];
@@ -78,10 +81,10 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     message: { id: 'm-1', text: 'Review server/' },
     token: 'rly_s_t',
     signal: abort.signal,
-    clock: new ManualClock(NOW),
+    clock,
     emit: async (event) => void events.push(event),
   };
-  return { provider, input, events, recorded, pauses, states, cards, abort };
+  return { provider, input, events, recorded, pauses, states, cards, abort, clock };
 }
 
 describe('the Claude provider', () => {
@@ -123,13 +126,20 @@ describe('the Claude provider', () => {
       yield { type: 'rate_limit_event', session_id: 'cc-1', uuid: 'u', rate_limit_info: { status: 'rejected', resetsAt } } as unknown as SDKMessage;
       yield { ...result('', 0), subtype: 'error_during_execution', is_error: true, errors: ['usage limit reached'] } as unknown as SDKMessage;
     });
-    const { provider, input, pauses, recorded } = setUp(query);
+    const { provider, input, pauses, recorded, clock } = setUp(query);
+    expect(provider.holdsTurns()).toBe(false);
     const failure = await provider.startTurn(input).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TurnFailed);
     expect((failure as Error).message).toBe('Claude Code: usage limit reached');
     // A failed turn used what it used.
     expect(recorded).toMatchObject([{ messageId: 'm-1', provider: 'claude', inputTokens: 130, outputTokens: 20 }]);
     expect(pauses).toEqual([{ provider: 'claude', until: new Date('2026-11-30T15:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T15:00:00.000Z' }]);
+    // Queued turns wait for the reset here (the registry does not let the runner claim them), then go on.
+    expect(provider.holdsTurns()).toBe(true);
+    expect(new ProviderRegistry([provider]).canRun('claude')).toBe(false);
+    clock.set(new Date('2026-11-30T15:00:00.000Z'));
+    expect(provider.holdsTurns()).toBe(false);
+    expect(new ProviderRegistry([provider]).canRun('claude')).toBe(true);
   });
 
   it('takes steered text into the running turn and lasts until it is answered; refuses it once the turn is over', async () => {

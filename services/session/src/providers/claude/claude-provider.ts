@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../domain/usage/usage.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
@@ -44,6 +45,8 @@ export interface ClaudeProviderOptions {
   logger: Logger;
   baseEnv: Readonly<Record<string, string | undefined>>;
   query: QueryFn;
+  /** The relay clock: a usage limit holds turns until its reset on it. */
+  clock: Pick<Clock, 'now'>;
 }
 
 /**
@@ -107,6 +110,8 @@ export class ClaudeProvider implements Provider {
   readonly #o: ClaudeProviderOptions;
   /** The turns running here, by session id: where steered text goes. */
   readonly #running = new Map<string, PromptQueue>();
+  /** Until when a Claude usage limit holds this provider's turns on this replica. */
+  #heldUntil: Date | undefined;
 
   constructor(id: 'claude' | 'claude-api', options: ClaudeProviderOptions) {
     if (options.billing !== undefined && options.billing.provider !== id) throw new Error(`${id} was given the credential of ${options.billing.provider}`);
@@ -122,6 +127,11 @@ export class ClaudeProvider implements Provider {
 
   async listModels(): Promise<string[]> {
     return [...this.#o.models];
+  }
+
+  /** After a rejected rate limit, queued turns wait for its reset instead of failing on it one by one. */
+  holdsTurns(): boolean {
+    return this.#heldUntil !== undefined && this.#heldUntil.getTime() > this.#o.clock.now().getTime();
   }
 
   steer(sessionId: string, text: string): boolean {
@@ -232,6 +242,7 @@ export class ClaudeProvider implements Provider {
         const info = message.rate_limit_info;
         if (info.status === 'rejected' && info.resetsAt !== undefined) {
           const until = new Date(info.resetsAt * 1000);
+          this.#heldUntil = until;
           await this.#o.usage.pause({ provider: this.id, until, reason: `a Claude usage limit holds turns until ${until.toISOString()}` });
         }
         return { done: false, tally: next };
