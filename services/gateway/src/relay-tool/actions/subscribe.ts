@@ -47,7 +47,7 @@ export function optionsLabel(subscription: WatchSubscription): string {
 export function subscriptionView(subscription: WatchSubscription): Record<string, unknown> {
   return {
     id: subscription.id,
-    ...(subscription.relay !== '' ? { relay: subscription.relay } : {}),
+    ...(subscription.relay ? { relay: subscription.relay } : {}),
     ...(subscription.scope === 'all' ? { scope: 'all', sessions: 'all' } : { sessions: subscription.sessions }),
     events: subscription.events,
     once: subscription.once,
