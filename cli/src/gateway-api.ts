@@ -172,6 +172,18 @@ export class GatewayApi {
     return body.schedule ?? {};
   }
 
+  /** The watcher's list: what a conversation watches, active and ended in the last hour. */
+  async listSubscriptions(sessionId: string): Promise<Record<string, unknown>[]> {
+    const body = (await this.request('GET', `/api/v1/sessions/${encodeURIComponent(sessionId)}/subscriptions`)) as { subscriptions?: unknown };
+    return Array.isArray(body.subscriptions) ? (body.subscriptions as Record<string, unknown>[]) : [];
+  }
+
+  /** Unsubscribe in the watcher's list: ends one subscription. */
+  async unsubscribe(sessionId: string, subscriptionId: string): Promise<string[]> {
+    const body = (await this.request('DELETE', `/api/v1/sessions/${encodeURIComponent(sessionId)}/subscriptions/${encodeURIComponent(subscriptionId)}`)) as { endedIds?: string[] };
+    return body.endedIds ?? [];
+  }
+
   /** POST /api/v1/pairing-codes → a one-time code another relay pairs with, this relay's name and URL. */
   async createPairingCode(): Promise<PairingCode> {
     return (await this.request('POST', '/api/v1/pairing-codes')) as PairingCode;

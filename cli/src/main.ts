@@ -79,6 +79,10 @@ async function main(argv: readonly string[]): Promise<number> {
         const { runSchedules } = await import('./commands/schedules.ts');
         return await runSchedules(command, { out: process.stdout });
       }
+      case 'subscriptions': {
+        const { runSubscriptions } = await import('./commands/subscriptions.ts');
+        return await runSubscriptions(command, { out: process.stdout });
+      }
     }
   } catch (error) {
     if (error instanceof CliError || error instanceof ConfigError) {

@@ -28,6 +28,7 @@ export type Command =
   | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
   | { kind: 'schedules'; sessionId?: string; cancel?: string; json: boolean }
+  | { kind: 'subscriptions'; sessionId: string; unsubscribe?: string; json: boolean }
   | { kind: 'settings'; change: RelaySettingsChange; json: boolean }
   | { kind: 'pairing-code'; json: boolean }
   | { kind: 'pair'; url: string; code: string; json: boolean }
@@ -65,6 +66,8 @@ Usage:
   relay deny CARD [--json]                       deny what an approval card asks
   relay schedules [--session SESSION] [--cancel SCHEDULE] [--json]
                                                  your schedules (the ⏰ list), or Cancel one
+  relay subscriptions SESSION [--unsubscribe SUBSCRIPTION] [--json]
+                                                 what a conversation watches (the watcher's list), or Unsubscribe one
   relay settings [--agent-sessions on|off] [--max-wait SECONDS] [--max-turn MINUTES] [--task-quiet MINUTES] [--json]
                                                  this relay's settings: agents may start and use sessions here, the
                                                  longest wait per tool call (120–3600 s), max turn duration, and the
@@ -182,6 +185,13 @@ export function parseCommand(argv: readonly string[]): Command {
     const command: Command = { kind: 'schedules', json: values.json === true };
     if (typeof values.session === 'string') command.sessionId = values.session;
     if (typeof values.cancel === 'string') command.cancel = values.cancel;
+    return command;
+  }
+  if (first === 'subscriptions') {
+    if (second === undefined) throw new CliError('relay subscriptions needs the watching session: relay subscriptions SESSION');
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, unsubscribe: { type: 'string' } });
+    const command: Command = { kind: 'subscriptions', sessionId: second, json: values.json === true };
+    if (typeof values.unsubscribe === 'string') command.unsubscribe = values.unsubscribe;
     return command;
   }
   if (first === 'settings' && second === undefined) {
