@@ -34,6 +34,16 @@ const provenance = {
   'x-relay-hops': '1',
 };
 
+describe('/relay/v1/hello', () => {
+  it("answers this relay's name and version to a paired relay's token only", async () => {
+    gateway.owners.relayTokens.set('t-build-box', { relayName: 'build-box', userId: 'u1', acceptPrompts: true });
+    const hello = await fetch(`${gateway.url}/relay/v1/hello`, { headers: { authorization: 'Bearer t-build-box' } });
+    expect(hello.status).toBe(200);
+    expect(await hello.json()).toEqual({ name: 'desk', version: '0.9.19' });
+    expect((await fetch(`${gateway.url}/relay/v1/hello`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+  });
+});
+
 describe('/relay/v1/tool', () => {
   it('refuses a call without a known relay token with 401 REMOTE_RELAY_AUTH', async () => {
     expect(await callTool(undefined, 'list_sessions', { relay: 'this' })).toMatchObject({ status: 401, body: { code: 'REMOTE_RELAY_AUTH' } });

@@ -25,6 +25,7 @@ import { RemoteIngestClient } from './grpc/remote-ingest-client.ts';
 import { httpRelayLink } from './http/relay-client.ts';
 import { RemoteAsksClient } from './http/remote-asks-client.ts';
 import { RemoteEventsClient } from './http/remote-events-client.ts';
+import { LinkProbeLoop } from './runtime/link-probe-loop.ts';
 import { RemoteAskPollLoop } from './runtime/remote-ask-poll-loop.ts';
 import { RemoteFetchLoop } from './runtime/remote-fetch-loop.ts';
 import { PrismaPairedRelayStore } from './store/prisma-paired-relay-store.ts';
@@ -102,11 +103,14 @@ try {
   });
   fetchLoop.start();
   askPollLoop.start();
+  const probeLoop = new LinkProbeLoop({ relays, link: httpRelayLink, clock, logger });
+  probeLoop.start();
 
   onShutdownSignal(logger, async () => {
     await server.shutdown();
     await fetchLoop.stop();
     await askPollLoop.stop();
+    await probeLoop.stop();
     // The consumers drain before the outbox's last flush.
     await sessionEvents.stop();
     await unpaired.stop();

@@ -11,6 +11,8 @@ import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@rela
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { nodeSecrets } from '../src/crypto/node-secrets.ts';
+import { offline } from '../src/domain/errors.ts';
+import { probeLinks } from '../src/domain/probe-links.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { pairingGrpc } from '../src/grpc/pairing-grpc.ts';
 import type { RelayLink } from '../src/domain/ports.ts';
@@ -40,10 +42,16 @@ const link: RelayLink = {
     offers.push(offer);
     return callUnary(b.client, 'acceptPairing', { ...offer, selfName: 'relay-b', selfVersion: '0.9.19' });
   },
+  async hello() {
+    if (helloAnswer instanceof Error) throw helloAnswer;
+    return helloAnswer;
+  },
   async callTool() {
     throw new Error('not called here');
   },
 };
+/** What relay-b answers a probe (GET /relay/v1/hello) with. */
+let helloAnswer: { name: string; version: string } | Error = { name: 'relay-b', version: '0.9.19' };
 
 async function startSide(): Promise<Side> {
   const database = await createTestDatabase({ migrationsDir });
@@ -164,5 +172,19 @@ describe('levels, the accept-prompts switch and unpairing', () => {
     const published = await a.prisma.outboxMessage.findMany({ where: { subject: 'relay.pairing.v1.unpaired' } });
     expect(published.at(-1)?.payload).toMatchObject({ relay: 'relay-b' });
     expect(await refusal(callUnary(a.client, 'unpair', { name: 'relay-b' }))).toBe('REMOTE_RELAY_UNKNOWN_RELAY');
+  });
+});
+
+describe('probing the links', () => {
+  it('keeps online and version as each paired relay last answered', async () => {
+    const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
+    await pairAWithB(code);
+    const store = new PrismaPairedRelayStore(a.prisma);
+    helloAnswer = { name: 'relay-b', version: '0.9.20' };
+    await probeLinks({ relays: store, link }, clock.now());
+    expect((await callUnary(a.client, 'listPairedRelays', {})).relays[0]).toMatchObject({ name: 'relay-b', online: true, version: '0.9.20' });
+    helloAnswer = offline('no answer');
+    await probeLinks({ relays: store, link }, clock.now());
+    expect((await callUnary(a.client, 'listPairedRelays', {})).relays[0]).toMatchObject({ name: 'relay-b', online: false, version: '0.9.20' });
   });
 });

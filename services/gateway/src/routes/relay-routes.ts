@@ -1,7 +1,8 @@
 /**
  * /relay/v1, where paired relays call this one: POST /relay/v1/pair (a relay pairs with a one-time code; no
  * token yet) and POST /relay/v1/tool (a relay_tool call from an agent on a paired relay, with its relay token
- * and the prompt's provenance headers). Every answer carries this relay's version in x-relay-version.
+ * and the prompt's provenance headers), GET /relay/v1/hello (this relay's name and version, for the paired relay's
+ * link probe). Every answer carries this relay's version in x-relay-version.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -41,7 +42,7 @@ const ToolBody = z.object(
   { error: 'the body must be a JSON object: {"action": "…", "arguments": {…}}' },
 );
 
-/** Registers /relay/v1/pair and /relay/v1/tool on `app`. */
+/** Registers /relay/v1/pair, /relay/v1/hello and /relay/v1/tool on `app`. */
 export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps): void {
   app.addHook('onSend', async (request, reply) => {
     if (request.url.startsWith('/relay/v1/')) reply.header('x-relay-version', RELAY_VERSION);
@@ -54,6 +55,12 @@ export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps):
     const answer = await callOwner(reply, deps.logger, () => deps.pairing.acceptPairing({ ...body.data, self }));
     if (answer === undefined) return reply;
     return answer;
+  });
+
+  app.get('/relay/v1/hello', async (request, reply) => {
+    const auth = await authenticateRelay(request, deps.pairing);
+    if (!auth.ok) return reply.code(auth.status).send({ code: auth.code, error: auth.message });
+    return { name: deps.relayName, version: RELAY_VERSION };
   });
 
   app.post('/relay/v1/tool', async (request, reply) => {

@@ -68,6 +68,8 @@ export interface PairAnswer {
 export interface RelayLink {
   /** POST /relay/v1/pair with a code. */
   pair(url: string, offer: { code: string; name: string; url: string; version: string; token: string }): Promise<PairAnswer>;
+  /** GET /relay/v1/hello: the relay answers its name and version to this relay's token. */
+  hello(relay: { url: string; token: string }): Promise<{ name: string; version: string }>;
   /** POST /relay/v1/tool: one relay_tool call; the result as the other relay answered it. */
   callTool(
     relay: { url: string; token: string },

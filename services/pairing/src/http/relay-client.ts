@@ -141,6 +141,13 @@ export const httpRelayLink: RelayLink = {
     return { name: body.name, version: typeof body.version === 'string' ? body.version : response.version, token: body.token };
   },
 
+  async hello(relay) {
+    const response = await new RelayClient(relay.url, relay.token).request({ method: 'GET', path: '/relay/v1/hello' });
+    const body = response.body as { name?: unknown; version?: unknown } | undefined;
+    if (response.status !== 200 || typeof body?.name !== 'string') throw refusalOf(response, `Relay at ${relay.url}`);
+    return { name: body.name, version: typeof body.version === 'string' ? body.version : response.version };
+  },
+
   async callTool(relay, call) {
     const client = new RelayClient(relay.url, relay.token);
     const response = await client.request({
