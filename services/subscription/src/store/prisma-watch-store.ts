@@ -2,7 +2,9 @@
  * Subscriptions, watchers and their events in PostgreSQL. Every decision for a watcher is taken in an
  * interactive transaction that holds the watcher's row (`FOR UPDATE SKIP LOCKED` on watchers that are due),
  * so replicas share watchers without ever planning one twice; a wake-up is an outbox row with the
- * deterministic id `<watcher>:<seq>` written in that same transaction.
+ * deterministic id `<watcher>:<seq>` written in that same transaction. Events come from this relay's streams
+ * (ingest), from a paired relay (ingestRemote, reportLinkState) and from the computed rules (stalled, all_idle,
+ * the heartbeat), which each evaluation runs first.
  */
 import { enqueue, processOnce } from '@relay/bus';
 import type { DeliveryTimings, OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
@@ -18,8 +20,6 @@ import { toSessionActivity } from './prisma-session-activity-store.ts';
 import { eventFromJson, eventToJson, stateFromJson, stateToJson } from './watch-codec.ts';
 
 type Tx = Prisma.TransactionClient;
-
-const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a.getTime() <= b.getTime() ? a : b);
 type SubscriptionRow = Awaited<ReturnType<PrismaClient['subscription']['findFirstOrThrow']>>;
 type EventRow = Awaited<ReturnType<PrismaClient['watcherEvent']['findFirstOrThrow']>>;
 
@@ -27,6 +27,7 @@ type EventRow = Awaited<ReturnType<PrismaClient['watcherEvent']['findFirstOrThro
 export const DELIVER_WAKEUP_SUBJECT = 'relay.subscription.v1.cmd.deliver_wakeup';
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
+const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a.getTime() <= b.getTime() ? a : b);
 
 function toSubscription(row: SubscriptionRow): Subscription {
   return {
