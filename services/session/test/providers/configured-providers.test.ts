@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '@relay/clock';
+import { createLogger } from '@relay/telemetry';
+import { loadConfig } from '../../src/config.ts';
+import { configuredProviders, discoverModelLists, type ProviderPorts } from '../../src/providers/configured-providers.ts';
+import { ALWAYS_AVAILABLE, type Provider } from '../../src/providers/provider.ts';
+
+const logger = createLogger({ name: 'configured-providers-test', level: 'silent' });
+const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
+
+const ports: ProviderPorts = {
+  cards: { raise: async () => 'card', awaitAnswer: async () => '', cancel: async () => undefined },
+  tasks: { start: async () => ({ id: 't', status: 'running', description: '' }) },
+  history: async () => [],
+  usage: { record: async () => undefined, totalsSince: async () => [], pause: async () => undefined, pausesAt: async () => [] },
+  claudeStates: { get: async () => undefined, set: async () => undefined },
+  claudeQuery: () => {
+    throw new Error('not called');
+  },
+  childEnv: {},
+  clock: new ManualClock('2026-11-30T10:00:00Z'),
+  logger,
+};
+
+describe('configuredProviders', () => {
+  it('sets up script, one OpenAI-compatible provider per endpoint (deepseek included), and both Claude billings', () => {
+    const config = loadConfig({
+      DATABASE_URL,
+      RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'] }]),
+      DEEPSEEK_API_KEY: 'dk',
+      CLAUDE_CODE_OAUTH_TOKEN: 'oauth',
+      RELAY_CLAUDE_EXECUTABLE: '/nonexistent/claude',
+    });
+    const providers = configuredProviders(config, ports);
+    expect(providers.map((p) => [p.id, p.availability().available, p.canSteer])).toEqual([
+      ['script', true, false],
+      ['openai', true, false],
+      ['grok', true, false],
+      ['deepseek', true, false],
+      ['claude', false, true],
+      ['claude-api', false, true],
+    ]);
+    const byId = Object.fromEntries(providers.map((p) => [p.id, p]));
+    expect(byId['claude']!.availability().reason).toBe("Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable");
+    expect(byId['claude-api']!.availability().reason).toBe('no Anthropic API key configured (ANTHROPIC_API_KEY)');
+  });
+
+  it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones stay, unavailable', () => {
+    expect(configuredProviders(loadConfig({ DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api']);
+  });
+});
+
+describe('discoverModelLists', () => {
+  const plugIn = (id: string, listModels: Provider['listModels'], available = true): Provider => ({
+    id,
+    canSteer: false,
+    availability: () => (available ? ALWAYS_AVAILABLE : { available: false, reason: 'no' }),
+    listModels,
+    startTurn: async () => ({ text: '', model: '' }),
+  });
+
+  it('takes each list a provider gives; one that fails or cannot run stays unknown', async () => {
+    let askedUnavailable = false;
+    const lists = await discoverModelLists(
+      [
+        plugIn('a', async () => ['m-2', 'm-1']),
+        plugIn('b', async () => {
+          throw new Error('GET /models answered HTTP 502');
+        }),
+        plugIn('c', async () => ((askedUnavailable = true), ['x']), false),
+      ],
+      logger,
+    );
+    expect([...lists.entries()]).toEqual([
+      ['a', ['m-2', 'm-1']],
+      ['b', undefined],
+      ['c', undefined],
+    ]);
+    expect(askedUnavailable).toBe(false);
+  });
+});
