@@ -30,6 +30,8 @@ export interface KeptEvent {
   sessionTitle: string;
   text: string;
   status: string;
+  /** question_asked: the question's id; task events: the task's id; "" otherwise. */
+  refId: string;
   occurredAt: Date;
 }
 

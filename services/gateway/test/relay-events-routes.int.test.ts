@@ -178,7 +178,7 @@ describe('/relay/v1/subscriptions', () => {
     const session = owners.addAgentSession('u1', { title: 'Review: web/' }).session;
     const occurredAt = new Date('2026-11-30T10:00:00.000Z');
     page = {
-      events: [{ seq: 8, id: 'e8', kind: 'turn_end', sessionId: session.id, sessionTitle: '', text: 'done', status: 'done', occurredAt }],
+      events: [{ seq: 8, id: 'e8', kind: 'turn_end', sessionId: session.id, sessionTitle: '', text: 'done', status: 'done', refId: '', occurredAt }],
       cursor: 8,
       dropped: 3,
       userId: 'u1',
@@ -187,7 +187,7 @@ describe('/relay/v1/subscriptions', () => {
     expect(fetched).toEqual([{ relay: 'desk', id: 'sub_1', after: 4 }]);
     expect(answer).toEqual({
       status: 200,
-      body: { events: [{ seq: 8, id: 'e8', kind: 'turn_end', sessionId: session.id, sessionTitle: 'Review: web/', text: 'done', status: 'done', occurredAt: occurredAt.toISOString() }], cursor: 8, dropped: 3 },
+      body: { events: [{ seq: 8, id: 'e8', kind: 'turn_end', sessionId: session.id, sessionTitle: 'Review: web/', text: 'done', status: 'done', refId: '', occurredAt: occurredAt.toISOString() }], cursor: 8, dropped: 3 },
     });
     page = undefined;
     expect(await call('GET', '/relay/v1/subscriptions/sub_9/events', 't-desk')).toMatchObject({ status: 404, body: { code: 'REMOTE_RELAY_NOT_FOUND' } });

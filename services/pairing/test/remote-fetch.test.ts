@@ -10,7 +10,7 @@ import type { IngestEvent, RemoteEventsLine, RemoteIngest } from '../src/domain/
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 
 function event(id: string): IngestEvent {
-  return { id, kind: 'turn_end', sessionId: '77aa', sessionTitle: 'Nightly deploy', text: 'done', status: 'done', occurredAt: NOW };
+  return { id, kind: 'turn_end', sessionId: '77aa', sessionTitle: 'Nightly deploy', text: 'done', status: 'done', refId: '', occurredAt: NOW };
 }
 
 function line(outcome: FetchOutcome<IngestEvent>, asked: number[] = []): RemoteEventsLine {

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, type Bus } from '@relay/bus';
 import { RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
-import { TurnEnded, QuestionAsked } from '@relay/proto/relay/session/v1/events';
-import { TurnStatus } from '@relay/proto/relay/session/v1/session';
+import { QuestionAsked, TaskEnded, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { Task, TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { callUnary, checkHealth, createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, freePort, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
@@ -92,11 +92,11 @@ it('keeps the listed sessions\' turn ends (and a failed turn\'s error) and quest
   await vi.waitFor(async () => expect((await fetch('desk', 'sub_listed', 0)).events).toHaveLength(4), { timeout: 15_000, interval: 100 });
 
   const page = await fetch('desk', 'sub_listed', 0);
-  expect(page.events.map(({ seq, id, kind, sessionId, sessionTitle, text, status }) => ({ seq, id, kind, sessionId, sessionTitle, text, status }))).toEqual([
-    { seq: 1, id: first, kind: 'turn_end', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'Deployed. The health check is green.', status: 'done' },
-    { seq: 2, id: asked, kind: 'question_asked', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'Roll back?', status: '' },
-    { seq: 3, id: failed, kind: 'turn_end', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'boom', status: 'error' },
-    { seq: 4, id: `${failed}:error`, kind: 'error', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'boom', status: '' },
+  expect(page.events.map(({ seq, id, kind, sessionId, sessionTitle, text, status, refId }) => ({ seq, id, kind, sessionId, sessionTitle, text, status, refId }))).toEqual([
+    { seq: 1, id: first, kind: 'turn_end', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'Deployed. The health check is green.', status: 'done', refId: '' },
+    { seq: 2, id: asked, kind: 'question_asked', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'Roll back?', status: '', refId: `q-${asked.split('-').pop()}` },
+    { seq: 3, id: failed, kind: 'turn_end', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'boom', status: 'error', refId: '' },
+    { seq: 4, id: `${failed}:error`, kind: 'error', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'boom', status: '', refId: '' },
   ]);
   expect(page).toMatchObject({ cursor: 4, dropped: 0, userId: 'u1' });
 
@@ -105,6 +105,16 @@ it('keeps the listed sessions\' turn ends (and a failed turn\'s error) and quest
   await vi.waitFor(async () => expect((await fetch('desk', 'sub_listed', 2)).cursor).toBe(5), { timeout: 15_000, interval: 100 });
   expect((await fetch('desk', 'sub_listed', 2)).events.map((event) => event.seq)).toEqual([3, 4, 5]);
   expect((await fetch('desk', 'sub_listed', 0)).events.map((event) => event.id)).toEqual([failed, `${failed}:error`, later]);
+});
+
+it('keeps a task that exited non-zero as task_failed with its exit code and task id', async () => {
+  await watch('desk', 'sub_tasks', { userId: 'u5', scope: 'sessions', sessions: [{ id: 's5', title: 'Tests' }] });
+  published += 1;
+  const eventId = `evt-task-${published}`;
+  const payload = TaskEnded.toJSON({ eventId, occurredAt: new Date(), sessionId: 's5', userId: 'u5', task: Task.fromPartial({ id: 'task_7', sessionId: 's5', description: 'npm test', exitCode: 1 }) });
+  await bus.js.publish('relay.session.v1.task_finished', JSON.stringify(payload), { msgID: eventId });
+  await vi.waitFor(async () => expect((await fetch('desk', 'sub_tasks', 0)).cursor).toBe(1), { timeout: 15_000, interval: 100 });
+  expect((await fetch('desk', 'sub_tasks', 0)).events).toMatchObject([{ id: eventId, kind: 'task_failed', text: 'npm test', status: '1', refId: 'task_7' }]);
 });
 
 it('keeps every session of the user but those excluded, untitled, for a watch of "all"', async () => {

@@ -1,11 +1,12 @@
 /**
  * The consumer that keeps our sessions' events for paired relays' subscriptions: turn ends (and the error of a
- * failed one) and questions, decoded from the session service's events, appended to every watch that takes them.
+ * failed one), questions, finished sub-agents and tasks, decoded from the session service's events, appended to
+ * every watch that takes them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { consume, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
-import { QuestionAsked, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SubagentFinished, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import type { Logger } from '@relay/telemetry';
 import { invalidEvent } from '../domain/errors.ts';
@@ -36,7 +37,7 @@ export function decodeRemoteSessionEvent(subject: string, data: unknown): Remote
     const occurredAt = occurred(subject, message.eventId, message.occurredAt);
     const status = ENDINGS[message.status];
     if (status === undefined) throw invalidEvent(subject, `status ${String(message.status)} is not an ending`);
-    const base = { userId: message.userId, sessionId: message.sessionId, occurredAt };
+    const base = { userId: message.userId, sessionId: message.sessionId, refId: '', occurredAt };
     const events: RemoteEventInput[] = [{ ...base, id: message.eventId, kind: 'turn_end', text: message.text, status }];
     if (status === 'error') events.push({ ...base, id: `${message.eventId}:error`, kind: 'error', text: message.text, status: '' });
     return events;
@@ -44,7 +45,24 @@ export function decodeRemoteSessionEvent(subject: string, data: unknown): Remote
   if (subject === 'relay.session.v1.question_asked') {
     const message = QuestionAsked.fromJSON(data);
     const occurredAt = occurred(subject, message.eventId, message.occurredAt);
-    return [{ id: message.eventId, kind: 'question_asked', userId: message.userId, sessionId: message.sessionId, text: message.question?.question ?? '', status: '', occurredAt }];
+    const question = message.question;
+    return [{ id: message.eventId, kind: 'question_asked', userId: message.userId, sessionId: message.sessionId, text: question?.question ?? '', status: '', refId: question?.id ?? '', occurredAt }];
+  }
+  if (subject === 'relay.session.v1.subagent_finished') {
+    const message = SubagentFinished.fromJSON(data);
+    const occurredAt = occurred(subject, message.eventId, message.occurredAt);
+    return [{ id: message.eventId, kind: 'subagent_finished', userId: message.userId, sessionId: message.sessionId, text: message.description, status: '', refId: '', occurredAt }];
+  }
+  if (subject === 'relay.session.v1.task_started' || subject === 'relay.session.v1.task_finished' || subject === 'relay.session.v1.task_failed') {
+    const message = subject === 'relay.session.v1.task_started' ? TaskStarted.fromJSON(data) : TaskEnded.fromJSON(data);
+    const occurredAt = occurred(subject, message.eventId, message.occurredAt);
+    const task = message.task;
+    if (task === undefined || task.id === '') throw invalidEvent(subject, 'task.id is missing');
+    const exitCode = task.exitCode ?? null;
+    // A task that exited non-zero failed, whatever subject it came on (spec: "any task that failed or exited non-zero").
+    const kind = subject === 'relay.session.v1.task_started' ? 'task_started' : subject === 'relay.session.v1.task_failed' || (exitCode !== null && exitCode !== 0) ? 'task_failed' : 'task_finished';
+    const status = kind === 'task_started' || exitCode === null ? '' : String(exitCode);
+    return [{ id: message.eventId, kind, userId: message.userId, sessionId: message.sessionId, text: task.description, status, refId: task.id, occurredAt }];
   }
   return [];
 }

@@ -14,6 +14,7 @@ export interface KeptEvent {
   sessionTitle: string;
   text: string;
   status: string;
+  refId: string;
   occurredAt: Date;
 }
 
@@ -86,6 +87,7 @@ export interface IngestEvent {
   sessionTitle: string;
   text: string;
   status: string;
+  refId: string;
   occurredAt: Date;
 }
 

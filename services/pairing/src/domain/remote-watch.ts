@@ -25,7 +25,10 @@ export interface RemoteEventInput {
   userId: string;
   sessionId: string;
   text: string;
+  /** turn_end's ending; a finished or failed task's exit code; '' otherwise. */
   status: string;
+  /** question_asked: the question's id; task events: the task's id; '' otherwise. */
+  refId: string;
   occurredAt: Date;
 }
 

@@ -18,6 +18,7 @@ const fetchedBody = z.object({
       sessionTitle: z.string(),
       text: z.string(),
       status: z.string(),
+      refId: z.string().default(''),
       occurredAt: z.coerce.date(),
     }),
   ),

@@ -77,8 +77,8 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
         for (const event of events) {
           if (!watchKeeps(watch, event)) continue;
           const inserted = await tx.$executeRaw`
-            INSERT INTO remote_watch_events (relay, watch_id, seq, event_id, kind, session_id, text, status, occurred_at)
-            VALUES (${watch.relay}, ${watch.id}, ${lastSeq + 1}, ${event.id}, ${event.kind}, ${event.sessionId}, ${event.text}, ${event.status}, ${event.occurredAt})
+            INSERT INTO remote_watch_events (relay, watch_id, seq, event_id, kind, session_id, text, status, ref_id, occurred_at)
+            VALUES (${watch.relay}, ${watch.id}, ${lastSeq + 1}, ${event.id}, ${event.kind}, ${event.sessionId}, ${event.text}, ${event.status}, ${event.refId}, ${event.occurredAt})
             ON CONFLICT (relay, watch_id, event_id) DO NOTHING`;
           if (inserted === 1) lastSeq += 1;
         }
@@ -108,6 +108,7 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
           sessionTitle: titles.get(event.sessionId) ?? '',
           text: event.text,
           status: event.status,
+          refId: event.refId,
           occurredAt: event.occurredAt,
         })),
         after,

@@ -77,15 +77,19 @@ export interface KeptEvent {
   /** Its place in the watch's sequence (1, 2, 3, …; a gap is a dropped event). */
   seq: number;
   id: string;
-  /** turn_end, error, question_asked. */
+  /** turn_end, error, question_asked, subagent_finished, task_started, task_finished, task_failed. */
   kind: string;
   sessionId: string;
   /** The session's title where the watch names it; "" otherwise (the gateway reads it). */
   sessionTitle: string;
   text: string;
-  /** turn_end's status (done, error, stopped); "" for other kinds. */
+  /** turn_end's status (done, error, stopped); a finished or failed task's exit code; "" otherwise. */
   status: string;
-  occurredAt: Date | undefined;
+  occurredAt:
+    | Date
+    | undefined;
+  /** question_asked: the question's id; task events: the task's id; "" otherwise. */
+  refId: string;
 }
 
 /**
@@ -800,7 +804,17 @@ export const FetchWatchEventsRequest: MessageFns<FetchWatchEventsRequest> = {
 };
 
 function createBaseKeptEvent(): KeptEvent {
-  return { seq: 0, id: "", kind: "", sessionId: "", sessionTitle: "", text: "", status: "", occurredAt: undefined };
+  return {
+    seq: 0,
+    id: "",
+    kind: "",
+    sessionId: "",
+    sessionTitle: "",
+    text: "",
+    status: "",
+    occurredAt: undefined,
+    refId: "",
+  };
 }
 
 export const KeptEvent: MessageFns<KeptEvent> = {
@@ -828,6 +842,9 @@ export const KeptEvent: MessageFns<KeptEvent> = {
     }
     if (message.occurredAt !== undefined) {
       Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(66).fork()).join();
+    }
+    if (message.refId !== "") {
+      writer.uint32(74).string(message.refId);
     }
     return writer;
   },
@@ -909,6 +926,14 @@ export const KeptEvent: MessageFns<KeptEvent> = {
             message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.refId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -943,6 +968,11 @@ export const KeptEvent: MessageFns<KeptEvent> = {
         : isSet(object.occurred_at)
         ? fromJsonTimestamp(object.occurred_at)
         : undefined,
+      refId: isSet(object.refId)
+        ? globalThis.String(object.refId)
+        : isSet(object.ref_id)
+        ? globalThis.String(object.ref_id)
+        : "",
     };
   },
 
@@ -972,6 +1002,9 @@ export const KeptEvent: MessageFns<KeptEvent> = {
     if (message.occurredAt !== undefined) {
       obj.occurredAt = message.occurredAt.toISOString();
     }
+    if (message.refId !== "") {
+      obj.refId = message.refId;
+    }
     return obj;
   },
 
@@ -988,6 +1021,7 @@ export const KeptEvent: MessageFns<KeptEvent> = {
     message.text = object.text ?? "";
     message.status = object.status ?? "";
     message.occurredAt = object.occurredAt ?? undefined;
+    message.refId = object.refId ?? "";
     return message;
   },
 };
