@@ -219,6 +219,8 @@ export interface ForwardToolCallRequest {
   timeoutSeconds: number;
   /** The user allowed this conversation's change on a card (update_session on a session it did not start). */
   allowed: boolean;
+  /** Only check the call there (arguments, the target, its rules) and change nothing: before a card is shown here. */
+  dryRun: boolean;
 }
 
 /** The other relay's relay_tool result, as JSON, and its version. */
@@ -2143,7 +2145,15 @@ export const Provenance: MessageFns<Provenance> = {
 };
 
 function createBaseForwardToolCallRequest(): ForwardToolCallRequest {
-  return { relay: "", action: "", argumentsJson: "", provenance: undefined, timeoutSeconds: 0, allowed: false };
+  return {
+    relay: "",
+    action: "",
+    argumentsJson: "",
+    provenance: undefined,
+    timeoutSeconds: 0,
+    allowed: false,
+    dryRun: false,
+  };
 }
 
 export const ForwardToolCallRequest: MessageFns<ForwardToolCallRequest> = {
@@ -2165,6 +2175,9 @@ export const ForwardToolCallRequest: MessageFns<ForwardToolCallRequest> = {
     }
     if (message.allowed !== false) {
       writer.uint32(48).bool(message.allowed);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(56).bool(message.dryRun);
     }
     return writer;
   },
@@ -2230,6 +2243,14 @@ export const ForwardToolCallRequest: MessageFns<ForwardToolCallRequest> = {
             message.allowed = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2258,6 +2279,11 @@ export const ForwardToolCallRequest: MessageFns<ForwardToolCallRequest> = {
         ? globalThis.Number(object.timeout_seconds)
         : 0,
       allowed: isSet(object.allowed) ? globalThis.Boolean(object.allowed) : false,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
     };
   },
 
@@ -2281,6 +2307,9 @@ export const ForwardToolCallRequest: MessageFns<ForwardToolCallRequest> = {
     if (message.allowed !== false) {
       obj.allowed = message.allowed;
     }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
     return obj;
   },
 
@@ -2297,6 +2326,7 @@ export const ForwardToolCallRequest: MessageFns<ForwardToolCallRequest> = {
       : undefined;
     message.timeoutSeconds = object.timeoutSeconds ?? 0;
     message.allowed = object.allowed ?? false;
+    message.dryRun = object.dryRun ?? false;
     return message;
   },
 };
