@@ -478,6 +478,8 @@ export interface ForwardedCall {
   timeoutSeconds: number;
   /** The user allowed it on a card here (update_session on a session this conversation did not start). */
   allowed: boolean;
+  /** Only check the call there (before a card is shown here); nothing changes. */
+  dryRun: boolean;
 }
 
 export type CardKind = 'approval' | 'question';

@@ -81,6 +81,21 @@ describe('/relay/v1/tool', () => {
     expect((await callTool('t-build-box', 'read_session', { relay: 'this', session: target.id }, provenance)).body).toMatchObject({ ok: true });
   });
 
+  it('on a dry run checks the call and changes nothing', async () => {
+    gateway.owners.relayTokens.set('t-build-box', { relayName: 'build-box', userId: 'u1', acceptPrompts: true });
+    const target = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy' }).session;
+    for (const [action, args] of [
+      ['send', { session: target.id, text: 'reply hi' }],
+      ['create_session', { text: 'reply hi' }],
+      ['archive', { session: target.id }],
+    ] as const) {
+      const answer = await callTool('t-build-box', action, { relay: 'this', ...args }, { ...provenance, 'x-relay-dry-run': '1' });
+      expect(answer.body, action).toMatchObject({ ok: true, relay: 'desk', dryRun: true });
+    }
+    expect(gateway.owners.writes()).toEqual([]);
+    expect((await callTool('t-build-box', 'send', { relay: 'this', session: 'nope', text: 'x' }, { ...provenance, 'x-relay-dry-run': '1' })).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
+  });
+
   it('passes nothing on to a third relay and takes no schedules', async () => {
     gateway.owners.relayTokens.set('t-build-box', { relayName: 'build-box', userId: 'u1', acceptPrompts: true });
     gateway.owners.paired.push({ name: 'lab', url: 'https://lab.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });

@@ -367,6 +367,19 @@ describe('create_session', () => {
     expect(JSON.parse(forwarded.argumentsJson)).toEqual({ relay: 'this', session: 's1', text: 'reply hi', wait_seconds: 5 });
   });
 
+  it('in the ask mode has the paired relay check the call before the card, and asks nothing about a call it refuses', async () => {
+    const agent = await newAgent({ mode: 'ask' });
+    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
+    expect((await agent.call({ action: 'send', relay: 'build-box', session: 'missing', text: 'reply hi' })).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
+    expect(gateway.owners.cards).toHaveLength(0);
+    expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true]);
+
+    expect((await agent.call({ action: 'send', relay: 'build-box', session: 's1', text: 'reply hi' })).body).toMatchObject({ ok: true, relay: 'build-box' });
+    expect(gateway.owners.cards).toHaveLength(1);
+    expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true, true, false]);
+  });
+
   it('keeps a prompt at 2 hops from a third relay the user did not unlock by mention; reads pass', async () => {
     const agent = await newAgent();
     gateway.owners.turnHops = 2;

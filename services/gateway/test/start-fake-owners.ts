@@ -449,6 +449,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
           },
           forwardToolCall: async (request) => {
             forwarded.push(request);
+            if (JSON.parse(request.argumentsJson).session === 'missing') {
+              return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND', error: 'no such session there' }), version: '0.9.19' };
+            }
             return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there` }), version: '0.9.19' };
           },
         }),

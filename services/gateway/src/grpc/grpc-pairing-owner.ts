@@ -83,6 +83,7 @@ export class GrpcPairingOwner implements PairingOwner {
       provenance: call.provenance,
       timeoutSeconds: call.timeoutSeconds,
       allowed: call.allowed,
+      dryRun: call.dryRun,
     };
     const answer = await callUnary(this.client, 'forwardToolCall', request, { deadlineMs: call.timeoutSeconds * 1000 + FORWARD_MARGIN_MS });
     return { result: JSON.parse(answer.resultJson) as Record<string, unknown>, version: answer.version };

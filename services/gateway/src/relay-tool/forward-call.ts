@@ -4,7 +4,7 @@
  * the pairing service to the other relay's /relay/v1/tool with the prompt's provenance (hops + 1). That
  * relay applies its own rules and answers; the result comes back with `relay` set to the target's name.
  */
-import type { PairedRelay, Provenance } from '../ports.ts';
+import type { ForwardedCall, PairedRelay, Provenance } from '../ports.ts';
 import type { ActionContext } from './action-context.ts';
 import type { ActionName } from './action-table.ts';
 import type { ToolArguments } from './arguments.ts';
@@ -52,24 +52,27 @@ export async function forwardCall(action: ActionName, args: ToolArguments, relay
   requireVersion(action, args, relay);
   const wait = WAITS.has(action) ? planWait(action, args.wait_seconds, context.settings.maxWaitSeconds) : undefined;
 
-  const nothing = action === 'create_session' ? 'Nothing was created.' : action === 'send' ? 'Nothing was sent.' : 'Nothing was done.';
-  const firstStart = action === 'create_session' && conversation.startedSessions === 0;
-  if (needsCard({ mode: conversation.session.mode, writes: WRITES.has(action), firstStartedByCaller: firstStart })) {
-    await askApproval(remoteCard(action, args, relay.name, nothing), conversation, context);
-  }
-  if (prompting) await passLoopGuard(conversation, context, nothing);
-
   const local = provenanceOf(context.relayName, conversation);
   const provenance: Provenance = { ...local, hops: local.hops + 1 };
   const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}) };
-  const call = { relay: relay.name, action, args: forwarded, provenance, timeoutSeconds: (wait?.waitSeconds ?? 0) + CALL_SECONDS, allowed: false };
-  let result = await keepAlive(context, relay.name, () => context.pairing.forwardToolCall(call));
-  if (result.ok === false && result.needsAllow === true && action === 'update_session') {
-    // That relay did not record this conversation as the session's starter: the user allows it here, on a card.
-    await askApproval(remoteCard(action, args, relay.name, 'Nothing was changed.'), conversation, context);
-    result = await keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, allowed: true }));
+  const call: ForwardedCall = { relay: relay.name, action, args: forwarded, provenance, timeoutSeconds: (wait?.waitSeconds ?? 0) + CALL_SECONDS, allowed: false, dryRun: false };
+  const forward = (change: Partial<ForwardedCall>) => keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, ...change }));
+
+  const nothing = action === 'create_session' ? 'Nothing was created.' : action === 'send' ? 'Nothing was sent.' : action === 'update_session' ? 'Nothing was changed.' : 'Nothing was done.';
+  const firstStart = action === 'create_session' && conversation.startedSessions === 0;
+  const carded = needsCard({ mode: conversation.session.mode, writes: WRITES.has(action), firstStartedByCaller: firstStart });
+  let allowed = false;
+  if (carded || action === 'update_session') {
+    // That relay checks the whole call first, so nobody is asked about a call it would refuse. For update_session
+    // it also says whether it recorded this conversation as the session's starter; if not, the user allows it here.
+    const checked = await forward({ dryRun: true });
+    const needsAllow = action === 'update_session' && checked.ok === false && checked.needsAllow === true;
+    if (checked.ok !== true && !needsAllow) return shapeResult(checked, relay.name, wait?.note);
+    if (carded || needsAllow) await askApproval(remoteCard(action, args, relay.name, nothing), conversation, context);
+    allowed = needsAllow;
   }
-  return shapeResult(result, relay.name, wait?.note);
+  if (prompting) await passLoopGuard(conversation, context, nothing);
+  return shapeResult(await forward({ allowed }), relay.name, wait?.note);
 }
 
 /** How often the agent hears that a forwarded call is still at work, so a short tool timeout does not end it. */

@@ -32,6 +32,8 @@ export interface RelayCallOrigin extends RelayCaller {
   provenance: Provenance;
   /** The user allowed the change on a card in the calling conversation. */
   allowed: boolean;
+  /** Only check the call (before the calling relay shows a card); nothing changes. */
+  dryRun: boolean;
 }
 
 export interface RelayCallDeps {
@@ -137,6 +139,10 @@ async function remoteSend(args: ToolArguments, context: ActionContext, origin: R
   const { sessions, relayName } = context;
   const userId = origin.userId;
   const message = { userId, sessionId: args.session, text: args.text, provider: args.provider, model: args.model, effort: args.effort, mode: args.mode, provenance: origin.provenance };
+  if (origin.dryRun) {
+    const checked = await sessions.sendMessage({ ...message, dryRun: true });
+    return checkedOnly('send', relayName, { session: checked.session.id, ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
+  }
   const sent = await sessions.sendMessage({ ...message, dryRun: false });
   const result = await awaitTurn({ userId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds }, context);
   const billing = sent.billingSwitch ? ` (billing switched to ${sent.billingSwitch})` : '';
@@ -169,7 +175,7 @@ async function remoteCreateSession(args: ToolArguments, context: ActionContext, 
   const { sessions, relayName } = context;
   const userId = origin.userId;
   // No calling session here: a session started from another relay goes into no group unless one is named.
-  const created = await sessions.createSession({
+  const request = {
     userId,
     text: args.text,
     title: args.title,
@@ -182,8 +188,12 @@ async function remoteCreateSession(args: ToolArguments, context: ActionContext, 
     branch: args.branch,
     group: args.group,
     provenance: origin.provenance,
-    dryRun: false,
-  });
+  };
+  if (origin.dryRun) {
+    const checked = await sessions.createSession({ ...request, dryRun: true });
+    return checkedOnly('create_session', relayName, { ...startedWith(checked.session), ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
+  }
+  const created = await sessions.createSession({ ...request, dryRun: false });
   const { session } = created;
   const result = await awaitTurn({ userId, sessionId: session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
   const notes = [created.groupWarning && `The session was created but did not land in the group asked for: ${created.groupWarning} Tell the user.`, plan.note].filter(Boolean);
@@ -202,6 +212,7 @@ async function remoteCreateSession(args: ToolArguments, context: ActionContext, 
 
 async function remoteStop(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments('stop', args, ['session']);
+  if (origin.dryRun) return checkedOnly('stop', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
   const { stopRequested } = await context.sessions.stopTurn({ userId: origin.userId }, args.session);
   return success(
     `stop → ${context.relayName} session ${shortId(args.session)}: ${stopRequested ? 'stop requested' : 'nothing was running'}`,
@@ -212,6 +223,7 @@ async function remoteStop(args: ToolArguments, context: ActionContext, origin: R
 
 async function remoteArchive(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments('archive', args, ['session']);
+  if (origin.dryRun) return checkedOnly('archive', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
   const session = await context.sessions.archiveSession({ userId: origin.userId }, args.session);
   return success(`archive → ${context.relayName} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, context.relayName);
 }
@@ -234,6 +246,7 @@ async function remoteUpdateSession(args: ToolArguments, context: ActionContext, 
       { needsAllow: true },
     );
   }
+  if (origin.dryRun) return { ...updateResult(context.relayName, args.session, checked), dryRun: true };
   const updated = await context.sessions.updateSession({ ...request, allowed: origin.allowed, dryRun: false });
   return updateResult(context.relayName, args.session, updated);
 }
@@ -259,12 +272,18 @@ async function remoteAnswerQuestion(args: ToolArguments, context: ActionContext,
   if (args.session !== undefined && checked.sessionId !== args.session) {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
   }
+  if (origin.dryRun) return checkedOnly('answer_question', context.relayName, { session: checked.sessionId, question_id: checked.id });
   const card = await context.questions.decideCard({ ...decision, dryRun: false });
   return success(
     `answer_question → ${context.relayName} session ${shortId(card.sessionId)}: question ${card.id} answered`,
     { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
     context.relayName,
   );
+}
+
+/** The answer to a dry run: the call passed every check here, and nothing changed. */
+function checkedOnly(action: ActionName, relayName: string, fields: Record<string, unknown>): Success {
+  return success(`${action} → ${relayName}: checked, nothing changed yet`, { dryRun: true, ...fields }, relayName);
 }
 
 function startedWith(session: Session) {

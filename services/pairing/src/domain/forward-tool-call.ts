@@ -9,6 +9,8 @@ export interface ForwardInput {
   provenance: Provenance;
   timeoutMs: number;
   allowed: boolean;
+  /** Only check the call there; nothing changes. */
+  dryRun: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function forwardToolCall(
   try {
     const answer = await deps.link.callTool(
       { url: relay.url, token: relay.outboundToken },
-      { action: input.action, argumentsJson: input.argumentsJson, provenance: input.provenance, timeoutMs: input.timeoutMs, allowed: input.allowed },
+      { action: input.action, argumentsJson: input.argumentsJson, provenance: input.provenance, timeoutMs: input.timeoutMs, allowed: input.allowed, dryRun: input.dryRun },
     );
     await deps.relays.noteContact(relay.name, { online: true, version: answer.version || undefined, at: now });
     return answer;

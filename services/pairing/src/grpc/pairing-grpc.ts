@@ -73,6 +73,7 @@ export function pairingGrpc(deps: PairingGrpcDeps): ReturnType<typeof serveUnary
           provenance,
           timeoutMs: Math.max(1, request.timeoutSeconds) * 1000,
           allowed: request.allowed,
+          dryRun: request.dryRun,
         },
         now(),
       );
