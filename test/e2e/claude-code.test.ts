@@ -203,8 +203,9 @@ describe('the claude-api provider with the real Claude Code', () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     const again = await finish(sessionId, sent.body.message_id);
     expect(again.status, JSON.stringify(again)).toBe('done');
-    // The conversation so far came from Claude Code's own transcript.
+    // The conversation so far came from Claude Code's own transcript: the first turn's tool call is in it.
     const conversation = JSON.stringify(requests[before]!.body.messages);
+    expect(conversation).toContain('toolu_relay_1');
     expect(conversation).toContain('Which sessions are there?');
     expect(conversation).toContain(firstReply);
     expect(conversation).toContain('And now?');

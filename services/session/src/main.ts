@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { getSessionInfo, query } from '@anthropic-ai/claude-agent-sdk';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
@@ -76,6 +76,7 @@ const providers = new ProviderRegistry(
     usage: usageLedger,
     claudeStates: new PrismaClaudeSessionStates(prisma, clock),
     claudeQuery: query,
+    claudeTranscripts: async (resumeId, cwd) => (await getSessionInfo(resumeId, { dir: cwd })) !== undefined,
     clock,
     childEnv: childProcessEnv(),
     logger,

@@ -22,6 +22,8 @@ export interface ProviderPorts {
   usage: UsageLedger;
   claudeStates: ClaudeSessionStates;
   claudeQuery: QueryFn;
+  /** Whether Claude Code's session is on this machine to resume (its transcript, for the folder). */
+  claudeTranscripts: (resumeId: string, cwd: string) => Promise<boolean>;
   /** The environment Claude Code starts from, without credentials. */
   childEnv: Readonly<Record<string, string>>;
   clock: Clock;
@@ -44,6 +46,8 @@ export function configuredProviders(config: Config, ports: ProviderPorts): Provi
     baseEnv: ports.childEnv,
     query: ports.claudeQuery,
     clock: ports.clock,
+    hasTranscript: ports.claudeTranscripts,
+    history: ports.history,
   };
   return [
     new ScriptProvider({ gatewayUrl, cards: ports.cards, logger: ports.logger, tasks: ports.tasks }),

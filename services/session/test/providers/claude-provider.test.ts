@@ -72,6 +72,8 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     baseEnv: {},
     query,
     clock,
+    hasTranscript: async () => true,
+    history: async () => [],
     ...overrides,
   });
   const events: ProviderEvent[] = [];
@@ -236,5 +238,31 @@ describe('the Claude provider', () => {
     abort.abort(new Error('turn aborted: stopped'));
     await expect(reply).rejects.toThrow('turn aborted: stopped');
     expect(aborted!.aborted).toBe(true);
+  });
+
+  it('starts Claude Code afresh with the relay’s record of the conversation when its session is not here to resume', async () => {
+    let firstPrompt: string | undefined;
+    const { query, calls } = scripted(async function* (prompt) {
+      firstPrompt = promptText((await prompt.next()).value);
+      yield result('ok', 0.05);
+    });
+    const { provider, input, recorded } = setUp(
+      query,
+      {
+        hasTranscript: async (resumeId) => resumeId !== 'cc-on-another-replica',
+        history: async () => [
+          { role: 'user', content: 'Review server/' },
+          { role: 'assistant', content: 'Found 4 places.' },
+        ],
+      },
+      { resumeId: 'cc-on-another-replica', costUsdTotal: 3 },
+    );
+    await provider.startTurn({ ...input, message: { id: 'm-2', text: 'Fix them.' } });
+    expect(calls[0]!.resume).toBeUndefined();
+    expect(firstPrompt).toBe(
+      '[Earlier in this conversation, as the relay recorded it (your own session of it is not on this machine):]\nuser: Review server/\n\nassistant: Found 4 places.\n[End of the earlier conversation.]\n\nFix them.',
+    );
+    // A new Claude Code session counts its cost from zero.
+    expect(recorded[0]!.costUsd).toBeCloseTo(0.05);
   });
 });

@@ -17,6 +17,7 @@ const ports: ProviderPorts = {
   claudeQuery: () => {
     throw new Error('not called');
   },
+  claudeTranscripts: async () => false,
   childEnv: {},
   clock: new ManualClock('2026-11-30T10:00:00Z'),
   logger,

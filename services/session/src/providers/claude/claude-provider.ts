@@ -10,6 +10,7 @@ import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserM
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../domain/usage/usage.ts';
+import type { ConversationHistory } from '../openai/openai-provider.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import type { QuestionCards } from '../question-cards.ts';
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
@@ -47,6 +48,20 @@ export interface ClaudeProviderOptions {
   query: QueryFn;
   /** The relay clock: a usage limit holds turns until its reset on it. */
   clock: Pick<Clock, 'now'>;
+  /** Whether Claude Code's session (its transcript) is on this replica to resume, for the session's folder. */
+  hasTranscript: (resumeId: string, cwd: string) => Promise<boolean>;
+  /** The relay's own record of the conversation before a message, for a turn that cannot resume. */
+  history: ConversationHistory;
+}
+
+/**
+ * The prompt of a turn that cannot resume Claude Code's session (another replica or an earlier pod ran the
+ * earlier turns): the relay's record of the conversation so far, then the message.
+ */
+export function withEarlierConversation(earlier: readonly { role: 'user' | 'assistant'; content: string }[], text: string): string {
+  if (earlier.length === 0) return text;
+  const lines = earlier.map((message) => `${message.role}: ${message.content}`);
+  return `[Earlier in this conversation, as the relay recorded it (your own session of it is not on this machine):]\n${lines.join('\n\n')}\n[End of the earlier conversation.]\n\n${text}`;
 }
 
 /**
@@ -141,12 +156,15 @@ export class ClaudeProvider implements Provider {
   async startTurn(input: TurnInput): Promise<TurnReply> {
     const { billing, executable } = this.#o;
     if (billing === undefined || executable.path === undefined) throw new TurnFailed(`${this.id} is not available on this relay: ${this.availability().reason}`);
-    const state = await this.#o.states.get(input.session.id);
+    const stored = await this.#o.states.get(input.session.id);
+    const resumable = stored !== undefined && (await this.#o.hasTranscript(stored.resumeId, input.session.cwd));
+    const state = resumable ? stored : undefined;
+    const text = resumable || stored === undefined ? input.message.text : withEarlierConversation(await this.#o.history(input.session.id, input.message.id), input.message.text);
     const abort = new AbortController();
     const onAbort = () => abort.abort(input.signal.reason);
     input.signal.addEventListener('abort', onAbort, { once: true });
     const prompt = new PromptQueue();
-    prompt.push(input.message.text);
+    prompt.push(text);
     this.#running.set(input.session.id, prompt);
     const log = this.#o.logger.child({ sessionId: input.session.id, provider: this.id });
     const options: Options = {
