@@ -5,6 +5,7 @@
 // replayed with every event in order, nothing twice, then link_restored. Past B's buffer cap (5 here through
 // REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped. An ask about
 // B's session is kept on B; the user answers it there and A's asking conversation gets question_answered via B.
+// Removing the pairing ends the subscription.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
@@ -178,5 +179,19 @@ describe('events across relays', { timeout: 300_000 }, () => {
     expect(text).toContain('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped');
     for (const kept of texts.slice(3)) expect(occurrences(rows, `"${kept}"`), kept).toBe(1);
     for (const dropped of texts.slice(0, 3)) expect(occurrences(rows, `"${dropped}"`), dropped).toBe(0);
+  });
+
+  it('removing the pairing ends the subscriptions to that relay\'s sessions', async () => {
+    const removed = await a.api('DELETE', '/api/v1/pairings/build-box');
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const listed = await a.api('POST', `/api/v1/sessions/${watcher}/messages`, { text: tool({ action: 'list_subscriptions' }) });
+          return JSON.parse((await finish(a, watcher, listed.body.message_id)).reply.text).subscriptions;
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toEqual([expect.objectContaining({ relay: 'build-box', ended: true, reason: 'unpaired' })]);
   });
 });
