@@ -10,8 +10,8 @@ import type { UsageLedger } from '../domain/usage/usage.ts';
 import type { BackgroundTaskStarter } from './background-task-starter.ts';
 import { ClaudeProvider, type ClaudeSessionStates, type QueryFn } from './claude/claude-provider.ts';
 import { findClaudeExecutable } from './claude/claude-executable.ts';
-import { OpenAIProvider, type ConversationHistory } from './openai/openai-provider.ts';
-import type { Provider } from './provider.ts';
+import { OpenAIProvider } from './openai/openai-provider.ts';
+import type { ConversationHistory, Provider } from './provider.ts';
 import type { QuestionCards } from './question-cards.ts';
 import { ScriptProvider } from './script/script-provider.ts';
 

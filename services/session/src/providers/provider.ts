@@ -34,6 +34,9 @@ export interface TurnInput {
   emit(event: ProviderEvent): Promise<void>;
 }
 
+/** The messages of a session before `messageId`, oldest first (the relay's record of the conversation). */
+export type ConversationHistory = (sessionId: string, messageId: string) => Promise<{ role: 'user' | 'assistant'; content: string }[]>;
+
 /** A finished turn's reply. */
 export interface TurnReply {
   text: string;

@@ -3,7 +3,7 @@
  * assistant's, everything else (user, other agents, events, schedules) is the user's side.
  */
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import type { ConversationHistory } from '../providers/openai/openai-provider.ts';
+import type { ConversationHistory } from '../providers/provider.ts';
 
 /** How many earlier messages a turn sends the model. */
 const HISTORY_MESSAGES = 100;

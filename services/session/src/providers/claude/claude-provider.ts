@@ -10,8 +10,7 @@ import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserM
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../domain/usage/usage.ts';
-import type { ConversationHistory } from '../openai/openai-provider.ts';
-import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
+import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import type { QuestionCards } from '../question-cards.ts';
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
 

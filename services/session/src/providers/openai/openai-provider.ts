@@ -5,7 +5,7 @@
  * without a tool call, or the step limit or the turn's signal (stop, Max turn duration) ends it.
  */
 import type { UsageLedger } from '../../domain/usage/usage.ts';
-import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
+import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
 import { discoverModels } from './discover-models.ts';
 import { McpTools } from './mcp-tools.ts';
@@ -27,8 +27,6 @@ export interface OpenAIProviderOptions {
   usage?: Pick<UsageLedger, 'record'>;
 }
 
-/** The messages of a session before `messageId`, oldest first. */
-export type ConversationHistory = (sessionId: string, messageId: string) => Promise<{ role: 'user' | 'assistant'; content: string }[]>;
 
 type ChatMessage =
   | { role: 'user' | 'system'; content: string }
