@@ -1,6 +1,7 @@
 // The claude-api monthly cap and the billing switch (spec, "Switching a Claude session's billing"), against
 // the real service: turns' cost recorded in PostgreSQL decides availability, relay_info and usage say so, and a
-// refused send or switch writes nothing. Also the providers that are configured but cannot run here.
+// refused send or switch writes nothing. Also the providers that are configured but cannot run here, and a Claude
+// usage limit recorded as a pause.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
@@ -102,5 +103,27 @@ describe('providers configured but not runnable here', () => {
   it('openai-image is refused by create_session as unsupported', async () => {
     const userId = await h.newUser();
     expect((await refusal(create({ userId, text: 'draw', provider: 'openai-image', cwd: '/home/dev/shop' }))).code).toBe('REMOTE_RELAY_UNSUPPORTED');
+  });
+});
+
+describe('a Claude usage limit', () => {
+  it('shows as paused until its reset, and the relay says Claude turns are paused; a later pause replaces it', async () => {
+    const userId = await h.newUser();
+    await ledger.pause({ provider: 'claude', until: new Date(NOW.getTime() + 60 * 60_000), reason: 'a Claude usage limit holds turns until 11:00' });
+    await ledger.pause({ provider: 'claude', until: new Date(NOW.getTime() + 2 * 60 * 60_000), reason: 'a Claude usage limit holds turns until 12:00' });
+    const info = await callUnary(h.client, 'getRelayInfo', { userId });
+    expect(info.usage!.claudeUsageLimitPaused).toBe(true);
+    expect(info.usage!.providers.find((p) => p.provider === 'claude')).toMatchObject({
+      status: 'paused',
+      reason: 'a Claude usage limit holds turns until 12:00',
+      pausedUntil: new Date('2026-11-30T12:00:00.000Z'),
+    });
+    // Paused is not refused: the user may still queue work for when it resets.
+    expect(info.providers.find((p) => p.id === 'claude')!.available).toBe(true);
+
+    h.clock.set(new Date('2026-11-30T12:00:00.000Z'));
+    const after = await callUnary(h.client, 'getRelayInfo', { userId });
+    expect(after.usage!.claudeUsageLimitPaused).toBe(false);
+    expect(after.usage!.providers.find((p) => p.provider === 'claude')!.status).toBe('ok');
   });
 });
