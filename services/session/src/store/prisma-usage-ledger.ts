@@ -15,14 +15,12 @@ export class PrismaUsageLedger implements UsageLedger {
       by: ['provider'],
       where: { recordedAt: { gte: since } },
       _sum: { inputTokens: true, outputTokens: true, costUsd: true },
-      _count: { _all: true },
     });
     return rows.map((row) => ({
       provider: row.provider,
       inputTokens: row._sum.inputTokens ?? 0,
       outputTokens: row._sum.outputTokens ?? 0,
       costUsd: row._sum.costUsd ?? 0,
-      turns: row._count._all,
     }));
   }
 

@@ -114,7 +114,7 @@ describe('ConfiguredCatalogue with plug-ins and plans', () => {
       {
         availability: () => ({ available: true, reason: '' }),
         usage: {
-          ledger: { totalsSince: async () => [{ provider: 'claude-api', inputTokens: 0, outputTokens: 0, costUsd: spent, turns: 1 }] },
+          ledger: { totalsSince: async () => [{ provider: 'claude-api', inputTokens: 0, outputTokens: 0, costUsd: spent }] },
           allowances: { 'claude-api': { monthlyUsd: 10 } },
           now: () => new Date('2026-11-30T10:00:00.000Z'),
         },

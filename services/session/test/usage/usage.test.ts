@@ -8,7 +8,7 @@ function provider(id: string, family: ProviderInfo['family'], available = true, 
   return { id, name: id, family, available, reason, reasonCode: '', defaultModel: '', models: [], modelsKnown: true, efforts: [] };
 }
 
-const totals = (provider: string, inputTokens: number, outputTokens: number, costUsd: number): UsageTotals => ({ provider, inputTokens, outputTokens, costUsd, turns: 1 });
+const totals = (provider: string, inputTokens: number, outputTokens: number, costUsd: number): UsageTotals => ({ provider, inputTokens, outputTokens, costUsd });
 
 describe('the month the meters count', () => {
   it.each([

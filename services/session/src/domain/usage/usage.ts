@@ -25,7 +25,6 @@ export interface UsageTotals {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
-  turns: number;
 }
 
 /** Turns of a provider held back by its plan's usage limit until `until`. */
