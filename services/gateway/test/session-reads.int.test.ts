@@ -51,6 +51,11 @@ describe('relay_info', () => {
     expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'getRelayInfo', request: { userId: 'u1' } });
   });
 
+  it("says whether this relay accepts prompts from other relays' agents, as its pairing settings have it", async () => {
+    gateway.owners.acceptPrompts = false;
+    expect((await agent.call({ action: 'relay_info', relay: 'this' })).body).toMatchObject({ ok: true, acceptsAgentPrompts: false });
+  });
+
   it('lists at most 50 groups, with groupsTotal when there are more', async () => {
     gateway.owners.groups = Array.from({ length: 50 }, (_, i) => ({ id: `grp_${i}`, name: `Group ${i}`, memberCount: 1 }));
     gateway.owners.groupsTotal = 73;

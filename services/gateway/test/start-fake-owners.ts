@@ -51,6 +51,8 @@ export interface FakeOwners {
   questionAddress: string;
   settings: RelaySettings;
   paired: PairedRelay[];
+  /** "Accept prompts from other relays' agents", as GetPairingSettings answers it. */
+  acceptPrompts: boolean;
   /** Relay tokens of paired relays calling /relay/v1, and who each is. */
   relayTokens: Map<string, { relayName: string; userId: string; acceptPrompts: boolean }>;
   /** The calls forwarded to paired relays (the fake answers each with ok). */
@@ -437,11 +439,12 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     services: [
       {
         definition: PairingServiceService,
-        implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays' | 'forwardToolCall' | 'authenticateRelay'>>(logger, {
+        implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays' | 'forwardToolCall' | 'authenticateRelay' | 'getPairingSettings'>>(logger, {
           listPairedRelays: async () => {
             if (failing.has('listPairedRelays')) throw new Error('listPairedRelays broke');
             return { relays: paired };
           },
+          getPairingSettings: async () => ({ settings: { acceptPrompts: owners.acceptPrompts } }),
           authenticateRelay: async (request) => {
             const caller = relayTokens.get(request.token);
             if (caller === undefined) throw new AppError('REMOTE_RELAY_AUTH', 'unauthenticated', 'unknown relay token');
@@ -547,6 +550,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     groupsTotal: 1,
     noRunningTurn,
     turnHops: 0,
+    acceptPrompts: true,
     notes: { modelNote: '', groupWarning: '' },
     tokens,
     calls,
@@ -592,6 +596,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
         ...defaults(),
         groupsTotal: 1,
         turnHops: 0,
+        acceptPrompts: true,
         notes: { modelNote: '', groupWarning: '' },
         waitScript: defaultWait,
         cardDecision: 'allow',

@@ -15,7 +15,7 @@ import { thisRelay } from '../this-relay.ts';
 
 export const relayInfo: Action = async (args, context) => {
   const relay = thisRelay(args.relay, context);
-  const info = await context.sessions.getRelayInfo(context.caller.userId);
+  const [info, pairing] = await Promise.all([context.sessions.getRelayInfo(context.caller.userId), context.pairing.getPairingSettings()]);
   const groups = info.groups.slice(0, GROUPS_LIMIT).map(({ id, name, memberCount }) => ({ id, name, memberCount }));
   const groupsTotal = Math.max(info.groupsTotal, groups.length);
   const available = info.providers.filter((provider) => provider.available).length;
@@ -25,9 +25,8 @@ export const relayInfo: Action = async (args, context) => {
       name: relay,
       version: RELAY_VERSION,
       platform: `${platform()}-${arch()}`,
-      // The owner's switch "Accept prompts from other relays' agents" comes with pairing; until then
-      // this relay keeps its default, on.
-      acceptsAgentPrompts: true,
+      // The owner's switch "Accept prompts from other relays' agents" (Settings → Relays).
+      acceptsAgentPrompts: pairing.acceptPrompts,
       providers: info.providers.map(providerView),
       folders: { default: info.defaultCwd, recent: info.recentCwds },
       modes: info.modes,
