@@ -431,6 +431,17 @@ export interface GrantAgentPromptsResponse {
   allowed: number;
 }
 
+/** The calling conversation, and the session its agent started on a paired relay. */
+export interface NoteRemoteSessionStartedRequest {
+  sessionId: string;
+  relay: string;
+  remoteSessionId: string;
+}
+
+/** Nothing. */
+export interface NoteRemoteSessionStartedResponse {
+}
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { token: "" };
 }
@@ -5442,6 +5453,173 @@ export const GrantAgentPromptsResponse: MessageFns<GrantAgentPromptsResponse> = 
   },
 };
 
+function createBaseNoteRemoteSessionStartedRequest(): NoteRemoteSessionStartedRequest {
+  return { sessionId: "", relay: "", remoteSessionId: "" };
+}
+
+export const NoteRemoteSessionStartedRequest: MessageFns<NoteRemoteSessionStartedRequest> = {
+  encode(message: NoteRemoteSessionStartedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.relay !== "") {
+      writer.uint32(18).string(message.relay);
+    }
+    if (message.remoteSessionId !== "") {
+      writer.uint32(26).string(message.remoteSessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteRemoteSessionStartedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteRemoteSessionStartedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.remoteSessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NoteRemoteSessionStartedRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      remoteSessionId: isSet(object.remoteSessionId)
+        ? globalThis.String(object.remoteSessionId)
+        : isSet(object.remote_session_id)
+        ? globalThis.String(object.remote_session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: NoteRemoteSessionStartedRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.remoteSessionId !== "") {
+      obj.remoteSessionId = message.remoteSessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteRemoteSessionStartedRequest>, I>>(base?: I): NoteRemoteSessionStartedRequest {
+    return NoteRemoteSessionStartedRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteRemoteSessionStartedRequest>, I>>(
+    object: I,
+  ): NoteRemoteSessionStartedRequest {
+    const message = createBaseNoteRemoteSessionStartedRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.relay = object.relay ?? "";
+    message.remoteSessionId = object.remoteSessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseNoteRemoteSessionStartedResponse(): NoteRemoteSessionStartedResponse {
+  return {};
+}
+
+export const NoteRemoteSessionStartedResponse: MessageFns<NoteRemoteSessionStartedResponse> = {
+  encode(_: NoteRemoteSessionStartedResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteRemoteSessionStartedResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteRemoteSessionStartedResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): NoteRemoteSessionStartedResponse {
+    return {};
+  },
+
+  toJSON(_: NoteRemoteSessionStartedResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteRemoteSessionStartedResponse>, I>>(
+    base?: I,
+  ): NoteRemoteSessionStartedResponse {
+    return NoteRemoteSessionStartedResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteRemoteSessionStartedResponse>, I>>(
+    _: I,
+  ): NoteRemoteSessionStartedResponse {
+    const message = createBaseNoteRemoteSessionStartedResponse();
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -5721,6 +5899,23 @@ export const SessionServiceService = {
       Buffer.from(GrantAgentPromptsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GrantAgentPromptsResponse => GrantAgentPromptsResponse.decode(value),
   },
+  /**
+   * Records that a conversation's agent started a session on a paired relay, so it counts among the sessions the
+   * conversation started (the card before the first one is not asked again). REMOTE_RELAY_NOT_FOUND.
+   */
+  noteRemoteSessionStarted: {
+    path: "/relay.session.v1.SessionService/NoteRemoteSessionStarted" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: NoteRemoteSessionStartedRequest): Buffer =>
+      Buffer.from(NoteRemoteSessionStartedRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): NoteRemoteSessionStartedRequest =>
+      NoteRemoteSessionStartedRequest.decode(value),
+    responseSerialize: (value: NoteRemoteSessionStartedResponse): Buffer =>
+      Buffer.from(NoteRemoteSessionStartedResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): NoteRemoteSessionStartedResponse =>
+      NoteRemoteSessionStartedResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -5821,6 +6016,11 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND.
    */
   grantAgentPrompts: handleUnaryCall<GrantAgentPromptsRequest, GrantAgentPromptsResponse>;
+  /**
+   * Records that a conversation's agent started a session on a paired relay, so it counts among the sessions the
+   * conversation started (the card before the first one is not asked again). REMOTE_RELAY_NOT_FOUND.
+   */
+  noteRemoteSessionStarted: handleUnaryCall<NoteRemoteSessionStartedRequest, NoteRemoteSessionStartedResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -6173,6 +6373,25 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GrantAgentPromptsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Records that a conversation's agent started a session on a paired relay, so it counts among the sessions the
+   * conversation started (the card before the first one is not asked again). REMOTE_RELAY_NOT_FOUND.
+   */
+  noteRemoteSessionStarted(
+    request: NoteRemoteSessionStartedRequest,
+    callback: (error: ServiceError | null, response: NoteRemoteSessionStartedResponse) => void,
+  ): ClientUnaryCall;
+  noteRemoteSessionStarted(
+    request: NoteRemoteSessionStartedRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: NoteRemoteSessionStartedResponse) => void,
+  ): ClientUnaryCall;
+  noteRemoteSessionStarted(
+    request: NoteRemoteSessionStartedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: NoteRemoteSessionStartedResponse) => void,
   ): ClientUnaryCall;
 }
 
