@@ -415,6 +415,8 @@ export interface SessionOwner {
   countAgentPrompt(sessionId: string, dryRun: boolean): Promise<AgentPromptCount>;
   /** The user allowed 30 more prompts on the loop-guard card. */
   grantAgentPrompts(sessionId: string): Promise<void>;
+  /** The conversation's agent started a session on a paired relay: it counts among the sessions it started. */
+  noteRemoteSessionStarted(sessionId: string, relay: string, remoteSessionId: string): Promise<void>;
   /** The last `lines` (0 = 50) of a task's output, as the console shows it. */
   readTaskOutput(userId: string, sessionId: string, taskId: string, lines: number): Promise<TaskOutput>;
 }

@@ -380,6 +380,18 @@ describe('create_session', () => {
     expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true, true, false]);
   });
 
+  it('asks before the first session a conversation starts on a paired relay, and counts it among the sessions it started', async () => {
+    const agent = await newAgent();
+    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
+    expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'reply hi' })).body).toMatchObject({ ok: true, relay: 'build-box', session: 'remote-1' });
+    expect(gateway.owners.cards).toHaveLength(1);
+    expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true, false]);
+    expect(gateway.owners.calls.filter((call) => call.method === 'noteRemoteSessionStarted').map((call) => call.request)).toEqual([
+      { sessionId: agent.session.id, relay: 'build-box', remoteSessionId: 'remote-1' },
+    ]);
+  });
+
   it('keeps a prompt at 2 hops from a third relay the user did not unlock by mention; reads pass', async () => {
     const agent = await newAgent();
     gateway.owners.turnHops = 2;

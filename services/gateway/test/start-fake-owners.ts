@@ -415,6 +415,10 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             // The loop guard is tested against the real session service (e2e); here it never runs out.
             countAgentPrompt: async () => ({ sent: 0, allowed: 30, usedUp: false }),
             grantAgentPrompts: async () => ({ sent: 0, allowed: 30 }),
+            noteRemoteSessionStarted: async (request) => {
+              record('noteRemoteSessionStarted', request);
+              return {};
+            },
             // Tasks are tested against the real session service (services/session, e2e).
             readTaskOutput: async (request) => {
               throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No task '${request.taskId}'.`);
@@ -455,7 +459,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             if (JSON.parse(request.argumentsJson).session === 'missing') {
               return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND', error: 'no such session there' }), version: '0.9.19' };
             }
-            return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there` }), version: '0.9.19' };
+            const started = request.action === 'create_session' ? { session: 'remote-1' } : {};
+            return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there`, ...started }), version: '0.9.19' };
           },
         }),
       },

@@ -316,6 +316,10 @@ export class GrpcSessionOwner implements SessionOwner {
     return { sent, allowed, usedUp };
   }
 
+  async noteRemoteSessionStarted(sessionId: string, relay: string, remoteSessionId: string): Promise<void> {
+    await callUnary(this.client, 'noteRemoteSessionStarted', { sessionId, relay, remoteSessionId }, { deadlineMs: DEADLINE_MS });
+  }
+
   async grantAgentPrompts(sessionId: string): Promise<void> {
     await callUnary(this.client, 'grantAgentPrompts', { sessionId }, { deadlineMs: DEADLINE_MS });
   }

@@ -72,7 +72,12 @@ export async function forwardCall(action: ActionName, args: ToolArguments, relay
     allowed = needsAllow;
   }
   if (prompting) await passLoopGuard(conversation, context, nothing);
-  return shapeResult(await forward({ allowed }), relay.name, wait?.note);
+  const result = await forward({ allowed });
+  if (action === 'create_session' && result.ok === true && typeof result.session === 'string') {
+    // Counted among the sessions this conversation started, so the first-session card is not asked again.
+    await sessions.noteRemoteSessionStarted(caller.sessionId, relay.name, result.session);
+  }
+  return shapeResult(result, relay.name, wait?.note);
 }
 
 /** How often the agent hears that a forwarded call is still at work, so a short tool timeout does not end it. */

@@ -187,7 +187,7 @@ export interface RelayUnlock {
 /** A conversation's standing permission, e.g. to change sessions it did not start on a relay. */
 export interface ConversationGrant {
   sessionId: string;
-  kind: 'update_others';
+  kind: 'update_others' | 'started_remote';
   /** 'this' for this relay. */
   relay: string;
   createdAt: Date;

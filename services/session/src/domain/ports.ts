@@ -50,7 +50,7 @@ export interface ConversationStore {
   viewSessions(sessions: readonly Session[]): Promise<SessionView[]>;
   /** Sessions this conversation's agent started that have a turn queued, running or waiting for an answer. */
   countSessionsAtWork(startedBySessionId: string): Promise<number>;
-  /** Sessions this conversation's agent started, archived ones included. */
+  /** Sessions this conversation's agent started, archived ones included, on paired relays too. */
   countStartedSessions(startedBySessionId: string): Promise<number>;
   /** The session's turns that are not over (queued, running, waiting_for_answer), oldest first. */
   openTurns(sessionId: string): Promise<Turn[]>;

@@ -15,6 +15,7 @@ import { listSessions } from '../domain/list-sessions.ts';
 import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../domain/ports.ts';
 import { readSession } from '../domain/read-session.ts';
 import { getRelaySettings, updateRelaySettings } from '../domain/relay-settings.ts';
+import { noteRemoteSessionStarted } from '../domain/remote-sessions.ts';
 import { sendMessage } from '../domain/send-message.ts';
 import { setConversationOptions } from '../domain/set-conversation-options.ts';
 import { updateSession } from '../domain/update-session.ts';
@@ -202,6 +203,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         clock.now(),
       );
       return { session: toSessionMessage(session) };
+    },
+    noteRemoteSessionStarted: async (request) => {
+      await noteRemoteSessionStarted(deps, { sessionId: request.sessionId, relay: request.relay, remoteSessionId: request.remoteSessionId }, clock.now());
+      return {};
     },
     getConversation: async (request) => {
       const conversation = await getConversation(deps, { sessionId: request.sessionId });

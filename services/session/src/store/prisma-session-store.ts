@@ -23,6 +23,7 @@ import type {
 } from '../domain/entities.ts';
 import { OPEN_TURN_STATUSES } from '../domain/entities.ts';
 import { toGroupRef } from '../domain/groups.ts';
+import { STARTED_REMOTE_GRANT } from '../domain/remote-sessions.ts';
 import type { ConversationStore, SessionChanges, SessionEvent, SessionFilter, SessionStore } from '../domain/ports.ts';
 import {
   Prisma,
@@ -128,7 +129,11 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   }
 
   async countStartedSessions(startedBySessionId: string): Promise<number> {
-    return this.db.session.count({ where: { startedBySessionId } });
+    const [here, remote] = await Promise.all([
+      this.db.session.count({ where: { startedBySessionId } }),
+      this.db.conversationGrant.count({ where: { sessionId: startedBySessionId, kind: STARTED_REMOTE_GRANT } }),
+    ]);
+    return here + remote;
   }
 
   async openTurns(sessionId: string): Promise<Turn[]> {

@@ -80,3 +80,17 @@ describe('update_session from a paired relay', () => {
     expect((await refusal(refused)).code).toBe('REMOTE_RELAY_PERMISSION');
   });
 });
+
+describe('sessions started on paired relays', () => {
+  it("count among the conversation's started sessions, once each, so the first-session card is not asked again here", async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId);
+    const note = () => callUnary(h.client, 'noteRemoteSessionStarted', { sessionId: leadId, relay: 'desk', remoteSessionId: 'r1' });
+    await note();
+    await note();
+    expect((await callUnary(h.client, 'getConversation', { sessionId: leadId })).startedSessions).toBe(1);
+    const checked = await create({ userId, callerSessionId: leadId, text: 'reply hi', dryRun: true });
+    expect(checked.firstStartedByCaller).toBe(false);
+    expect((await refusal(callUnary(h.client, 'noteRemoteSessionStarted', { sessionId: 'nope', relay: 'desk', remoteSessionId: 'r1' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+});
