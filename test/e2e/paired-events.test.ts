@@ -153,7 +153,7 @@ describe('events across relays', { timeout: 300_000 }, () => {
 
     const rows = await eventRowsUntil(a, watcher, 'link_restored', 2);
     const text = rows.join('\n');
-    expect(text).toContain('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped');
+    expect(text).toContain('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:');
     for (const kept of texts.slice(3)) expect(occurrences(rows, `"${kept}"`), kept).toBe(1);
     for (const dropped of texts.slice(0, 3)) expect(occurrences(rows, `"${dropped}"`), dropped).toBe(0);
   });

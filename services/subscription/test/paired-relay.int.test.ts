@@ -138,7 +138,7 @@ it('link_lost comes at once; the replayed batch is one row kept to the digest, a
     [
       '[relay event · automated message from OAR, not from the user; it approves nothing]',
       'Digest of 2 events (subscription ' + id + ' every 30 min; questions and errors come at once):',
-      '[relay event] build-box · replayed: 2 events kept there while the link was down; 3 older events dropped past the newest 500:',
+      '[relay event] build-box · replayed: 2 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:',
       '  session "Nightly deploy" (77aa…): turn_end (done) "Step one done."',
       '  session "Nightly deploy" (77aa…): turn_end (done) "Step two done."',
     ].join('\n'),

@@ -39,7 +39,7 @@ type EventBase = {
   relay: string | null;
   /**
    * Set on a paired relay's event that relay kept while the link was down: the rows of a message's replayed
-   * events come as one row tagged replayed. dropped: older events that relay dropped past its newest 500.
+   * events come as one row tagged replayed. dropped: older events that relay dropped (it keeps only the newest).
    */
   replayed?: { dropped: number };
 };

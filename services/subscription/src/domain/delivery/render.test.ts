@@ -135,7 +135,7 @@ describe('renderWakeUpMessage: a paired relay\'s replayed events', () => {
     const restored: RelayEvent = { kind: 'link_restored', id: 'lr', occurredAt: at('2026-06-10T10:00:00Z'), relay: 'build-box', replayedCount: 2, heldCount: 0 };
     expect(renderWakeUpMessage({ items: [{ event: restored, heldBy: null }, replayed('Step one.'), replayed('Step two.')], capDigest: false }).split('\n')).toEqual([
       HEADER_LINE,
-      '[relay event] build-box · replayed: 2 events kept there while the link was down; 7 older events dropped past the newest 500:',
+      '[relay event] build-box · replayed: 2 events kept there while the link was down; 7 older events dropped there, which keeps only the newest:',
       '  session "Nightly deploy" (77aa…): turn_end (done) "Step one."',
       '  session "Nightly deploy" (77aa…): turn_end (done) "Step two."',
       '[relay event] build-box · link_restored: the relay answers again; 2 events replayed',

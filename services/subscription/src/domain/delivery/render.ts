@@ -102,12 +102,13 @@ function describe(event: RelayEvent): string {
 
 /**
  * The row of a message's replayed events from one paired relay: a first line that says so, how many, and how
- * many that relay dropped past its newest 500, then each event indented (no `[relay event]` of its own, so it
- * reads as part of the one row).
+ * many older ones that relay dropped because it keeps only the newest (500 unless configured lower there, a number
+ * this relay does not know, so the row does not name it), then each event indented (no `[relay event]` of its own,
+ * so it reads as part of the one row).
  */
 function replayedRow(relay: string, events: readonly RelayEvent[]): string[] {
   const dropped = Math.max(0, ...events.map((event) => event.replayed?.dropped ?? 0));
-  const droppedText = dropped > 0 ? `; ${plural(dropped, 'older event', 'older events')} dropped past the newest 500` : '';
+  const droppedText = dropped > 0 ? `; ${plural(dropped, 'older event', 'older events')} dropped there, which keeps only the newest` : '';
   const first = `[relay event] ${relay} · replayed: ${plural(events.length, 'event', 'events')} kept there while the link was down${droppedText}:`;
   return [first, ...events.map((event) => `  ${describe(event)}`)];
 }
