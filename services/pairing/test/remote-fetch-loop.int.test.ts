@@ -73,6 +73,7 @@ it('shares the subscriptions between replicas by lease; each event is taken once
     ingest: async ({ subscriptionId, events, replayed }) => {
       taken.set(subscriptionId, [...(taken.get(subscriptionId) ?? []), ...events.map((one) => one.id)]);
       if (subscriptionId === FLAKY) steps.push(replayed ? `replayed ${events.length}` : `batch ${events.length}`);
+      return { ended: false };
     },
     reportLink: async ({ subscriptionId, online }) => {
       if (subscriptionId === FLAKY) steps.push(online ? 'link_restored' : 'link_lost');

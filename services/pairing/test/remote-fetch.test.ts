@@ -24,11 +24,12 @@ function line(outcome: FetchOutcome<IngestEvent>, asked: number[] = []): RemoteE
   };
 }
 
-function ingest(calls: unknown[], fail?: Error): RemoteIngest {
+function ingest(calls: unknown[], fail?: Error, ended = false): RemoteIngest {
   return {
     ingest: async (input) => {
       if (fail) throw fail;
       calls.push({ ingest: input.events.map((e) => e.id), replayed: input.replayed, dropped: input.dropped });
+      return { ended };
     },
     reportLink: async (input) => {
       calls.push({ online: input.online, at: input.at });
@@ -74,5 +75,12 @@ describe('fetchRemoteSubscription', () => {
   it('answers ended when the subscription no longer exists here', async () => {
     const gone = ingest([], new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', 'no such subscription'));
     expect(await fetchRemoteSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: gone }, NOW)).toEqual({ kind: 'ended' });
+  });
+
+  it('answers ended, reporting nothing more, when the batch ended the subscription (its last listed session was archived there)', async () => {
+    const calls: unknown[] = [];
+    const outcome = { ok: true as const, events: [event('e5'), { ...event('e6'), kind: 'archived', text: '', status: '' }], cursor: 6, dropped: 0 };
+    expect(await fetchRemoteSubscription(subscription(false), { line: line(outcome), ingest: ingest(calls, undefined, true) }, NOW)).toEqual({ kind: 'ended' });
+    expect(calls).toEqual([{ ingest: ['e5', 'e6'], replayed: true, dropped: 0 }]);
   });
 });

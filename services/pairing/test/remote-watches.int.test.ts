@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, type Bus } from '@relay/bus';
 import { RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
-import { QuestionAsked, TaskEnded, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, TaskEnded, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { Task, TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { callUnary, checkHealth, createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
@@ -135,6 +135,21 @@ it('past the cap keeps the newest events and counts the older ones as dropped fo
   expect(page.events.map((event) => event.id)).toEqual(ids.slice(3));
   expect(page.dropped).toBe(3);
   expect(await fetch('lab', 'sub_cap', 8)).toMatchObject({ events: [], cursor: 8, dropped: 0 });
+});
+
+it('keeps the archive of a listed session whatever kinds the watch takes, and none for a watch of "all"', async () => {
+  await watch('lab', 'sub_archive_listed', { userId: 'u6', scope: 'sessions', sessions: [{ id: 's6', title: 'Old work' }] });
+  await callUnary(client, 'keepWatch', { relay: 'lab', id: 'sub_archive_listed_errors', userId: 'u6', scope: 'sessions', sessions: [{ id: 's6', title: 'Old work' }], exclude: [], events: ['error'], stalledMinutes: 0, heartbeatMinutes: 0 });
+  await watch('lab', 'sub_archive_all', { userId: 'u6', scope: 'all' });
+  published += 1;
+  const eventId = `evt-archived-${published}`;
+  await bus.js.publish('relay.session.v1.archived', JSON.stringify(SessionArchived.toJSON({ eventId, occurredAt: new Date(), sessionId: 's6', userId: 'u6' })), { msgID: eventId });
+  const marker = await turnEnded('u6', 's7', 'after the archive');
+  await vi.waitFor(async () => expect((await fetch('lab', 'sub_archive_all', 0)).cursor).toBe(1), { timeout: 15_000, interval: 100 });
+  for (const id of ['sub_archive_listed', 'sub_archive_listed_errors']) {
+    expect((await fetch('lab', id, 0)).events).toMatchObject([{ id: eventId, kind: 'archived', sessionId: 's6', sessionTitle: 'Old work', text: '', status: '' }]);
+  }
+  expect((await fetch('lab', 'sub_archive_all', 0)).events.map((event) => event.id)).toEqual([marker]);
 });
 
 it('answers NOT_FOUND for a watch it does not keep, and ending one drops it', async () => {

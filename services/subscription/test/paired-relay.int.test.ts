@@ -82,8 +82,8 @@ async function wakeUps(watcher: string): Promise<string[]> {
 it('takes a paired relay\'s events once and shows them with the relay\'s name', async () => {
   const id = await subscribe('watcher-a');
   const batch = { subscriptionId: id, relay: 'build-box', events: [turnEnd('ev1', 'Deployed. The health check is green.')], replayed: false, dropped: 0 };
-  expect(await callUnary(client, 'ingestRemoteEvents', batch)).toEqual({ accepted: 1, duplicates: 0 });
-  expect(await callUnary(client, 'ingestRemoteEvents', batch)).toEqual({ accepted: 0, duplicates: 1 });
+  expect(await callUnary(client, 'ingestRemoteEvents', batch)).toEqual({ accepted: 1, duplicates: 0, ended: false });
+  expect(await callUnary(client, 'ingestRemoteEvents', batch)).toEqual({ accepted: 0, duplicates: 1, ended: false });
   // Planned now, it waits out the 30-second window.
   expect(await wakeUps('watcher-a')).toEqual([]);
   clock.advance(31_000);
@@ -119,7 +119,7 @@ it('link_lost comes at once; the replayed batch is one row kept to the digest, a
 
   clock.advance(5 * 60_000);
   const replay = [turnEnd('r1', 'Step one done.', new Date(lostAt.getTime() + 60_000)), turnEnd('r2', 'Step two done.', new Date(lostAt.getTime() + 120_000))];
-  expect(await callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'build-box', events: replay, replayed: true, dropped: 3 })).toEqual({ accepted: 2, duplicates: 0 });
+  expect(await callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'build-box', events: replay, replayed: true, dropped: 3 })).toEqual({ accepted: 2, duplicates: 0, ended: false });
   expect(await callUnary(client, 'reportLinkState', { subscriptionId: id, relay: 'build-box', online: true, at: clock.now() })).toEqual({ changed: true });
   const afterRestore = await wakeUps('watcher-c');
   expect(afterRestore).toHaveLength(2);
@@ -160,4 +160,28 @@ it('EndRelaySubscriptions ends a relay\'s subscriptions as unpaired, and only th
     [remote, 'unpaired'],
   ]);
   await expect(callUnary(client, 'reportLinkState', { subscriptionId: remote, relay: 'build-box', online: false, at: clock.now() })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+});
+
+it('an archive there of the only listed session ends the subscription as session_archived, after the batch\'s own rows; one to all sessions keeps going', async () => {
+  const listed = await subscribe('watcher-e');
+  const all = await callUnary(client, 'subscribe', {
+    userId: 'u1', watcherSessionId: 'watcher-f', sessions: ['all'], exclude: [], events: [], once: false, match: '',
+    stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: undefined, dryRun: false, resolvedSessions: [], relay: 'build-box',
+  });
+  const allId = all.subscription?.id ?? '';
+  const archived = { id: 'arch1', kind: 'archived', sessionId: '77aa19f0', sessionTitle: 'Nightly deploy', text: '', status: '', refId: '', occurredAt: clock.now() };
+  const batch = { subscriptionId: listed, relay: 'build-box', events: [turnEnd('last1', 'Wrapped up.'), archived], replayed: false, dropped: 0 };
+  expect(await callUnary(client, 'ingestRemoteEvents', batch)).toEqual({ accepted: 1, duplicates: 0, ended: true });
+  expect(await callUnary(client, 'ingestRemoteEvents', { ...batch, subscriptionId: allId })).toEqual({ accepted: 1, duplicates: 0, ended: false });
+  const endReasons = async (watcher: string) => (await callUnary(client, 'listSubscriptions', { userId: 'u1', watcherSessionId: watcher })).subscriptions.map((s) => [s.id, s.endReason]);
+  expect(await endReasons('watcher-e')).toEqual([[listed, 'session_archived']]);
+  expect(await endReasons('watcher-f')).toEqual([[allId, '']]);
+  await expect(callUnary(client, 'ingestRemoteEvents', batch)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+  // Planned now, they wait out the 30-second window.
+  expect(await wakeUps('watcher-e')).toEqual([]);
+  clock.advance(31_000);
+  // The turn_end before the archive still comes; the archive itself is no row.
+  for (const watcher of ['watcher-e', 'watcher-f']) {
+    expect((await wakeUps(watcher)).map((text) => text.split('\n').slice(1))).toEqual([['[relay event] build-box · session "Nightly deploy" (77aa…): turn_end (done) "Wrapped up."']]);
+  }
 });

@@ -1,12 +1,12 @@
 /**
  * The consumer that keeps our sessions' events for paired relays' subscriptions: turn ends (and the error of a
- * failed one), questions, finished sub-agents and tasks, decoded from the session service's events, appended to
- * every watch that takes them.
+ * failed one), questions, finished sub-agents and tasks, and archives (the watching relay ends what listed only
+ * archived sessions), decoded from the session service's events, appended to every watch that takes them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { consume, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
-import { QuestionAsked, SubagentFinished, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, SubagentFinished, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import type { Logger } from '@relay/telemetry';
 import { invalidEvent } from '../domain/errors.ts';
@@ -47,6 +47,11 @@ export function decodeRemoteSessionEvent(subject: string, data: unknown): Remote
     const occurredAt = occurred(subject, message.eventId, message.occurredAt);
     const question = message.question;
     return [{ id: message.eventId, kind: 'question_asked', userId: message.userId, sessionId: message.sessionId, text: question?.question ?? '', status: '', refId: question?.id ?? '', occurredAt }];
+  }
+  if (subject === 'relay.session.v1.archived') {
+    const message = SessionArchived.fromJSON(data);
+    const occurredAt = occurred(subject, message.eventId, message.occurredAt);
+    return [{ id: message.eventId, kind: 'archived', userId: message.userId, sessionId: message.sessionId, text: '', status: '', refId: '', occurredAt }];
   }
   if (subject === 'relay.session.v1.subagent_finished') {
     const message = SubagentFinished.fromJSON(data);

@@ -8,7 +8,7 @@ import { isAppError } from '@relay/errors';
 import { planFetch } from './remote-link.ts';
 import type { RemoteEventsLine, RemoteIngest, RemoteSubscription } from './remote-ports.ts';
 
-/** What to store after a fetch, or `ended` when the subscription no longer exists here. */
+/** What to store after a fetch, or `ended` when the subscription no longer exists here (or this batch ended it). */
 export type FetchResult = { kind: 'settled'; cursor: number; online: boolean } | { kind: 'ended' };
 
 export async function fetchRemoteSubscription(
@@ -22,7 +22,8 @@ export async function fetchRemoteSubscription(
   try {
     for (const step of plan.steps) {
       if (step.kind === 'ingest') {
-        await deps.ingest.ingest({ subscriptionId, relay, events: step.events, replayed: step.replayed, dropped: step.dropped });
+        const { ended } = await deps.ingest.ingest({ subscriptionId, relay, events: step.events, replayed: step.replayed, dropped: step.dropped });
+        if (ended) return { kind: 'ended' };
       } else {
         await deps.ingest.reportLink({ subscriptionId, relay, online: step.online, at: now });
       }

@@ -93,8 +93,11 @@ export interface IngestEvent {
 
 /** Our subscription service's side of remote events. */
 export interface RemoteIngest {
-  /** Throws an AppError REMOTE_RELAY_NOT_FOUND when the subscription ended here. */
-  ingest(input: { subscriptionId: string; relay: string; events: IngestEvent[]; replayed: boolean; dropped: number }): Promise<void>;
+  /**
+   * Answers ended when the batch ended the subscription (its last listed session was archived there); throws an
+   * AppError REMOTE_RELAY_NOT_FOUND when it had ended here before.
+   */
+  ingest(input: { subscriptionId: string; relay: string; events: IngestEvent[]; replayed: boolean; dropped: number }): Promise<{ ended: boolean }>;
   reportLink(input: { subscriptionId: string; relay: string; online: boolean; at: Date }): Promise<void>;
   endRelay(relay: string): Promise<string[]>;
 }

@@ -32,9 +32,14 @@ export interface RemoteEventInput {
   occurredAt: Date;
 }
 
-/** Whether `watch` keeps `event`: a session it lists, or any of its user's sessions but those it excludes. */
+/**
+ * Whether `watch` keeps `event`: a session it lists, or any of its user's sessions but those it excludes. The
+ * archive of a listed session is kept whatever kinds it takes (the watching relay takes the session off the list,
+ * as a local archive does); one to all sessions needs none.
+ */
 export function watchKeeps(watch: RemoteWatch, event: RemoteEventInput): boolean {
   if (event.userId !== watch.userId) return false;
+  if (event.kind === 'archived') return watch.scope === 'sessions' && watch.sessions.some((session) => session.id === event.sessionId);
   if (watch.events.length > 0 && !watch.events.includes(event.kind)) return false;
   if (watch.scope === 'all') return !watch.exclude.includes(event.sessionId);
   return watch.sessions.some((session) => session.id === event.sessionId);

@@ -10,8 +10,9 @@ const DEADLINE_MS = 10_000;
 export class RemoteIngestClient implements RemoteIngest {
   constructor(private readonly client: SubscriptionServiceClient) {}
 
-  async ingest(input: { subscriptionId: string; relay: string; events: IngestEvent[]; replayed: boolean; dropped: number }): Promise<void> {
-    await callUnary(this.client, 'ingestRemoteEvents', input, { deadlineMs: DEADLINE_MS });
+  async ingest(input: { subscriptionId: string; relay: string; events: IngestEvent[]; replayed: boolean; dropped: number }): Promise<{ ended: boolean }> {
+    const response = await callUnary(this.client, 'ingestRemoteEvents', input, { deadlineMs: DEADLINE_MS });
+    return { ended: response.ended };
   }
 
   async reportLink(input: { subscriptionId: string; relay: string; online: boolean; at: Date }): Promise<void> {

@@ -12,7 +12,7 @@ import { evaluateWatcher, EMPTY_WATCHER_STATE, type WatcherEvent } from '../doma
 import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
 import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
 import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
-import { parseRemoteEvents, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from '../domain/subscriptions/remote-events.ts';
+import { afterRemoteArchives, parseRemoteEvents, remoteArchives, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from '../domain/subscriptions/remote-events.ts';
 import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { subscriptionRefusal } from '../domain/errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
@@ -290,24 +290,35 @@ export class PrismaWatchStore {
 
   /**
    * A paired relay's events for one of its subscriptions: those the subscription takes are stored for its watcher
-   * once per (subscription, event id). Replayed ones are counted for the link_restored line. Answers how many were
-   * new and how many it had taken before.
+   * once per (subscription, event id). Replayed ones are counted for the link_restored line. An archive there of a
+   * session it lists takes that session off the list, after the batch's rows are stored; a list left empty ends the
+   * subscription (`ended`). Answers how many were new and how many it had taken before.
    */
-  async ingestRemote(input: { subscriptionId: string; relay: string; events: readonly RemoteEventInput[]; replayed: boolean; dropped: number; now: Date }): Promise<{ accepted: number; duplicates: number }> {
+  async ingestRemote(input: { subscriptionId: string; relay: string; events: readonly RemoteEventInput[]; replayed: boolean; dropped: number; now: Date }): Promise<{ accepted: number; duplicates: number; ended: boolean }> {
     const candidates = parseRemoteEvents(input.relay, input.events, input.replayed ? { dropped: Math.max(0, input.dropped) } : null);
+    const archived = remoteArchives(input.events);
     return this.prisma.$transaction(async (tx) => {
       const subscription = await this.#relaySubscription(tx, input.subscriptionId, input.relay);
       const taken = candidates.filter((candidate) => takesRemoteEvent(subscription, candidate));
-      if (taken.length === 0) return { accepted: 0, duplicates: 0 };
-      const accepted = await this.#store(
-        tx,
-        subscription.watcherSessionId,
-        subscription.userId,
-        taken.map((candidate) => ({ sourceEventId: remoteSourceId(subscription.id, candidate.eventId), event: candidate.event, subscriptionIds: [subscription.id] })),
-        input.now,
-      );
+      const accepted =
+        taken.length === 0
+          ? 0
+          : await this.#store(
+              tx,
+              subscription.watcherSessionId,
+              subscription.userId,
+              taken.map((candidate) => ({ sourceEventId: remoteSourceId(subscription.id, candidate.eventId), event: candidate.event, subscriptionIds: [subscription.id] })),
+              input.now,
+            );
       if (input.replayed && accepted > 0) await tx.subscription.update({ where: { id: subscription.id }, data: { replayedPending: { increment: accepted } } });
-      return { accepted, duplicates: taken.length - accepted };
+      const left = afterRemoteArchives(subscription, archived);
+      if (left !== null) {
+        await tx.subscription.update({
+          where: { id: subscription.id },
+          data: left.ended ? { endedAt: input.now, endReason: 'session_archived' satisfies EndReason } : { sessions: json(left.sessions) },
+        });
+      }
+      return { accepted, duplicates: taken.length - accepted, ended: left?.ended ?? false };
     });
   }
 

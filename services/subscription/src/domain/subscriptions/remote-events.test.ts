@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderEventRow } from '../delivery/index.ts';
-import { parseRemoteEvents, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from './remote-events.ts';
+import { afterRemoteArchives, parseRemoteEvents, remoteArchives, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from './remote-events.ts';
 import { parseSubscribe } from './subscribe-rules.ts';
 
 const at = new Date('2026-06-10T09:00:00Z');
@@ -40,7 +40,7 @@ describe('parseRemoteEvents: rows with the relay\'s name', () => {
 
   it.each<[string, Partial<RemoteEventInput>, string]>([
     ['no id', { id: '' }, 'events[0] (no id): id is missing.'],
-    ['an unknown kind', { kind: 'turn_started' }, 'events[0] (ev1): kind "turn_started" is not one of question_asked, error, turn_end, subagent_finished, task_started, task_finished, task_failed, stalled, all_idle, heartbeat.'],
+    ['an unknown kind', { kind: 'turn_started' }, 'events[0] (ev1): kind "turn_started" is not one of question_asked, error, turn_end, subagent_finished, task_started, task_finished, task_failed, stalled, all_idle, heartbeat, archived.'],
     ['no session', { sessionId: '' }, 'events[0] (ev1): turn_end needs session_id.'],
     ['no instant', { occurredAt: undefined }, 'events[0] (ev1): occurred_at is missing.'],
     ['a turn status of its own', { status: 'finished' }, 'events[0] (ev1): turn_end status is done, error or stopped, got "finished".'],
@@ -76,5 +76,23 @@ describe('takesRemoteEvent', () => {
 
   it('keys a remote event by subscription and id', () => {
     expect(remoteSourceId('sub_a', 'ev1')).toBe('remote:sub_a:ev1');
+  });
+});
+
+describe('an archive on the other relay', () => {
+  it('is checked like any event but makes no row; remoteArchives reads its session', () => {
+    const events = [remote(), remote({ id: 'ev2', kind: 'archived', text: '', status: '' })];
+    expect(parseRemoteEvents('build-box', events, null).map((candidate) => candidate.eventId)).toEqual(['ev1']);
+    expect(remoteArchives(events)).toEqual(['77aa19f0']);
+    expect(() => parseRemoteEvents('build-box', [remote({ kind: 'archived', sessionId: '' })], null)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT' }));
+    expect(() => parseRemoteEvents('build-box', [remote({ kind: 'archived', occurredAt: undefined })], null)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT' }));
+  });
+
+  it('takes the session off a list, ends a list left empty, and leaves a subscription to all sessions alone', () => {
+    const two = { scope: 'sessions' as const, sessions: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }] };
+    expect(afterRemoteArchives(two, ['a'])).toEqual({ sessions: [{ id: 'b', title: 'B' }], ended: false });
+    expect(afterRemoteArchives(two, ['a', 'b'])).toEqual({ sessions: [], ended: true });
+    expect(afterRemoteArchives(two, ['c'])).toBeNull();
+    expect(afterRemoteArchives({ scope: 'all', sessions: [] }, ['a'])).toBeNull();
   });
 });

@@ -25,7 +25,7 @@ export type RemoteEventInput = {
 /** A checked remote event: what matching looks at, and the event stored for the watcher. */
 export type RemoteCandidate = { eventId: string; kind: string; sessionId: string | null; text: string; event: RelayEvent };
 
-/** The kinds a paired relay may send: those subscribe names, and the heartbeat. */
+/** The kinds a paired relay may send: those subscribe names, the heartbeat, and the archive of a listed session. */
 export const REMOTE_EVENT_KINDS = [
   'question_asked',
   'error',
@@ -37,6 +37,7 @@ export const REMOTE_EVENT_KINDS = [
   'stalled',
   'all_idle',
   'heartbeat',
+  'archived',
 ] as const;
 
 const TURN_STATUSES = ['done', 'error', 'stopped'] as const;
@@ -85,6 +86,7 @@ function toRelayEvent(index: number, input: RemoteEventInput, relay: string, rep
 /**
  * Checks a batch: every event needs an id, a known kind, occurred_at, and a session unless it is about the
  * subscription as a whole (all_idle, heartbeat). A bad one refuses the whole batch, so nothing is half taken.
+ * An archive is checked like the rest but is no row: `remoteArchives` reads it.
  */
 export function parseRemoteEvents(relay: string, events: readonly RemoteEventInput[], replayed: { dropped: number } | null): RemoteCandidate[] {
   const seen = new Set<string>();
@@ -95,6 +97,10 @@ export function parseRemoteEvents(relay: string, events: readonly RemoteEventInp
     // The same id twice in one batch is one event.
     if (seen.has(input.id)) return [];
     seen.add(input.id);
+    if (input.kind === 'archived') {
+      if (input.occurredAt === undefined || Number.isNaN(input.occurredAt.getTime())) refuse(index, input, 'occurred_at is missing');
+      return [];
+    }
     const event = toRelayEvent(index, input, relay, replayed);
     const sessionId = SESSIONLESS_KINDS.includes(input.kind) ? null : input.sessionId;
     return [{ eventId: input.id, kind: input.kind, sessionId, text: input.text, event }];
@@ -109,6 +115,23 @@ export function takesRemoteEvent(subscription: Matchable & { heartbeatMinutes: n
   if (candidate.kind === 'heartbeat') return subscription.heartbeatMinutes !== null;
   if (candidate.sessionId === null) return (subscription.events as readonly string[]).includes(candidate.kind);
   return takesEvent(subscription, candidate.sessionId, candidate.kind, candidate.text);
+}
+
+/** The sessions a (checked) batch says were archived on the other relay. */
+export function remoteArchives(events: readonly RemoteEventInput[]): string[] {
+  return [...new Set(events.filter((event) => event.kind === 'archived').map((event) => event.sessionId))];
+}
+
+/**
+ * A subscription after sessions it lists were archived on the other relay, as a local archive does: they leave
+ * its list, and a list left empty ends it (session_archived). A subscription to all sessions keeps going (its
+ * sessions are whatever is not archived there). Null when nothing changes.
+ */
+export function afterRemoteArchives(subscription: { scope: 'sessions' | 'all'; sessions: readonly { id: string; title: string }[] }, archived: readonly string[]): { sessions: { id: string; title: string }[]; ended: boolean } | null {
+  if (subscription.scope !== 'sessions') return null;
+  const sessions = subscription.sessions.filter((session) => !archived.includes(session.id));
+  if (sessions.length === subscription.sessions.length) return null;
+  return { sessions, ended: sessions.length === 0 };
 }
 
 /** The stored source id of a remote event: unique per (subscription, event id), which makes ingest idempotent. */

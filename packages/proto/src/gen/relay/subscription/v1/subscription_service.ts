@@ -194,8 +194,9 @@ export interface NotePromptStateResponse {
 
 /**
  * One event of a paired relay's session, as that relay rendered its parts. kind: question_asked, error, turn_end,
- * subagent_finished, task_started, task_finished, task_failed, stalled, all_idle (no session) or heartbeat (no
- * session); for stalled, all_idle and heartbeat `text` is that relay's wording of the row.
+ * subagent_finished, task_started, task_finished, task_failed, stalled, all_idle (no session), heartbeat (no
+ * session) or archived (the listed session was archived there: it leaves the subscription's list, as a local archive
+ * does, and shows no row); for stalled, all_idle and heartbeat `text` is that relay's wording of the row.
  */
 export interface RemoteEvent {
   /** The event's id on the other relay; the dedupe key within the subscription. */
@@ -230,10 +231,14 @@ export interface IngestRemoteEventsRequest {
   dropped: number;
 }
 
-/** accepted: events new to the subscription that matched it; duplicates: ids already taken before. */
+/**
+ * accepted: events new to the subscription that matched it; duplicates: ids already taken before; ended: the batch
+ * ended the subscription (its last listed session was archived there), so the caller stops fetching it.
+ */
 export interface IngestRemoteEventsResponse {
   accepted: number;
   duplicates: number;
+  ended: boolean;
 }
 
 /** The link to relay, as seen at `at`. */
@@ -2335,7 +2340,7 @@ export const IngestRemoteEventsRequest: MessageFns<IngestRemoteEventsRequest> = 
 };
 
 function createBaseIngestRemoteEventsResponse(): IngestRemoteEventsResponse {
-  return { accepted: 0, duplicates: 0 };
+  return { accepted: 0, duplicates: 0, ended: false };
 }
 
 export const IngestRemoteEventsResponse: MessageFns<IngestRemoteEventsResponse> = {
@@ -2345,6 +2350,9 @@ export const IngestRemoteEventsResponse: MessageFns<IngestRemoteEventsResponse> 
     }
     if (message.duplicates !== 0) {
       writer.uint32(16).int32(message.duplicates);
+    }
+    if (message.ended !== false) {
+      writer.uint32(24).bool(message.ended);
     }
     return writer;
   },
@@ -2378,6 +2386,14 @@ export const IngestRemoteEventsResponse: MessageFns<IngestRemoteEventsResponse> 
             message.duplicates = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ended = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2394,6 +2410,7 @@ export const IngestRemoteEventsResponse: MessageFns<IngestRemoteEventsResponse> 
     return {
       accepted: isSet(object.accepted) ? globalThis.Number(object.accepted) : 0,
       duplicates: isSet(object.duplicates) ? globalThis.Number(object.duplicates) : 0,
+      ended: isSet(object.ended) ? globalThis.Boolean(object.ended) : false,
     };
   },
 
@@ -2405,6 +2422,9 @@ export const IngestRemoteEventsResponse: MessageFns<IngestRemoteEventsResponse> 
     if (message.duplicates !== 0) {
       obj.duplicates = Math.round(message.duplicates);
     }
+    if (message.ended !== false) {
+      obj.ended = message.ended;
+    }
     return obj;
   },
 
@@ -2415,6 +2435,7 @@ export const IngestRemoteEventsResponse: MessageFns<IngestRemoteEventsResponse> 
     const message = createBaseIngestRemoteEventsResponse();
     message.accepted = object.accepted ?? 0;
     message.duplicates = object.duplicates ?? 0;
+    message.ended = object.ended ?? false;
     return message;
   },
 };
