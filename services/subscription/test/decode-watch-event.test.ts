@@ -56,6 +56,12 @@ describe('decodeWatchEvent', () => {
     expect(decodeWatchEvent('relay.question.v1.question_answered', { ...payload, aboutSessionId: 'w1' })).toMatchObject({ watcherSessionIds: ['w1'] });
   });
 
+  it('question_answered of an ask kept here for a paired relay\'s conversation wakes no asker here, only the session it is about', () => {
+    const payload = { eventId: 'q3', occurredAt, questionId: 'ask_3', askingSessionId: 'desk/3f9c0a', aboutSessionId: 's9', userId: 'u1', answer: 'ship it', via: 'build-box' };
+    expect(decodeWatchEvent('relay.question.v1.question_answered', payload)).toMatchObject({ type: 'direct', watcherSessionIds: ['s9'], event: { questionId: 'ask_3' } });
+    expect(decodeWatchEvent('relay.question.v1.question_answered', { ...payload, aboutSessionId: '' })).toMatchObject({ type: 'direct', watcherSessionIds: [] });
+  });
+
   it('archived, and subjects subscriptions do not use', () => {
     expect(decodeWatchEvent('relay.session.v1.archived', { eventId: 'a1', occurredAt, sessionId: 's1', userId: 'u1' })).toMatchObject({ type: 'archived', sessionId: 's1' });
     expect(decodeWatchEvent('relay.session.v1.turn_started', { eventId: 'x', occurredAt })).toBeUndefined();

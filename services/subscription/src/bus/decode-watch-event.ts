@@ -52,6 +52,11 @@ const ENDINGS: Partial<Record<TurnStatus, 'done' | 'error' | 'stopped'>> = {
   [TurnStatus.TURN_STATUS_STOPPED]: 'stopped',
 };
 
+/** An asker on a paired relay, as asks kept here name it: `<relay>/<session id>` (this relay's ids have no slash). */
+function isPairedRelayAsker(askingSessionId: string): boolean {
+  return askingSessionId.includes('/');
+}
+
 function required(subject: string, eventId: string, occurredAt: Date | undefined): Date {
   if (eventId === '') throw invalidEvent(subject, 'eventId is missing');
   if (occurredAt === undefined || Number.isNaN(occurredAt.getTime())) throw invalidEvent(subject, 'occurredAt is missing');
@@ -135,10 +140,13 @@ export function decodeWatchEvent(subject: string, data: unknown): WatchInput | u
     const occurredAt = required(subject, message.eventId, message.occurredAt);
     if (message.askingSessionId === '') throw invalidEvent(subject, 'askingSessionId is missing');
     const about = message.aboutSessionId !== '' && message.aboutSessionId !== message.askingSessionId ? [message.aboutSessionId] : [];
+    // An ask kept here for a paired relay's conversation names its asker `<relay>/<session id>` (the gateway's
+    // /relay/v1/asks): no session of this relay, so nothing is delivered here; that relay polls for the answer.
+    const asking = isPairedRelayAsker(message.askingSessionId) ? [] : [message.askingSessionId];
     return {
       type: 'direct',
       userId: message.userId,
-      watcherSessionIds: [message.askingSessionId, ...about],
+      watcherSessionIds: [...asking, ...about],
       sourceEventId: message.eventId,
       event: {
         id: message.eventId,
