@@ -113,6 +113,26 @@ export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; 
       const relay = requireRelay(request.relay, 'EndRelaySubscriptions');
       return { endedIds: await store.endRelaySubscriptions({ userId: request.userId === '' ? null : request.userId, relay, now: clock.now() }) };
     },
+    computeWatchEvents: async (request) => {
+      const missing = [request.subscriptionId === '' && 'subscription_id', request.userId === '' && 'user_id', request.createdAt === undefined && 'created_at'].filter(Boolean);
+      if (missing.length > 0) throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents needs ${missing.join(', ')}.`);
+      if (request.scope !== 'sessions' && request.scope !== 'all') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents scope is "sessions" or "all", got "${request.scope}".`);
+      const computed = await store.computeRemoteWatch(
+        {
+          subscriptionId: request.subscriptionId,
+          userId: request.userId,
+          scope: request.scope,
+          sessions: request.sessions,
+          exclude: request.exclude,
+          events: request.events,
+          stalledMinutes: request.stalledMinutes,
+          heartbeatMinutes: request.heartbeatMinutes,
+          createdAt: request.createdAt as Date,
+        },
+        clock.now(),
+      );
+      return { events: computed.events.map((event) => ({ ...event, status: '', refId: '' })), nextDueAt: computed.nextDueAt ?? undefined };
+    },
   });
 }
 

@@ -13,6 +13,7 @@ import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/sub
 import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
 import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
 import { afterRemoteArchives, parseRemoteEvents, remoteArchives, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from '../domain/subscriptions/remote-events.ts';
+import { computeRemoteWatchEvents, type ComputedRemoteEvent, type RemoteWatchSpec } from '../domain/subscriptions/remote-watch-events.ts';
 import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { subscriptionRefusal } from '../domain/errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
@@ -347,6 +348,16 @@ export class PrismaWatchStore {
       await tx.subscription.updateMany({ where: { id: { in: rows.map((row) => row.id) } }, data: { endedAt: input.now, endReason: 'unpaired' satisfies EndReason } });
       return rows.map((row) => row.id);
     });
+  }
+
+  /**
+   * The watched side: stalled, all_idle and the heartbeat due now for a paired relay's subscription to our sessions,
+   * from the session activity here (nothing is stored); answers when to ask again.
+   */
+  async computeRemoteWatch(watch: RemoteWatchSpec, now: Date): Promise<{ events: ComputedRemoteEvent[]; nextDueAt: Date | null }> {
+    const where = watch.scope === 'all' ? { userId: watch.userId } : { sessionId: { in: watch.sessions.map((session) => session.id) }, userId: watch.userId };
+    const activity = (await this.prisma.sessionActivity.findMany({ where })).map(toSessionActivity);
+    return computeRemoteWatchEvents(watch, activity, now);
   }
 
   /** The active subscription `id` watching `relay`, locked; NOT_FOUND otherwise. */

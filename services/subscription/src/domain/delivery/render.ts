@@ -48,6 +48,28 @@ function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/**
+ * What a computed event's row says after its kind (and its session, for stalled). A paired relay sends it as the
+ * text of its computed events, so the watching relay's row reads as a local one with the relay's name in front.
+ */
+export function computedEventText(event: Extract<RelayEvent, { kind: 'stalled' | 'all_idle' | 'heartbeat' }>): string {
+  switch (event.kind) {
+    case 'stalled': {
+      const task = event.task ? ` from task ${quoteStart(event.task.description)} (task_id ${event.task.id})` : '';
+      return `no output for ${event.minutes} min${task}`;
+    }
+    case 'all_idle': {
+      const where = event.sessionCount === 1 ? 'the watched session' : `the ${event.sessionCount} watched sessions`;
+      return `no turn or task is running in ${where} (subscription ${event.subscriptionId})`;
+    }
+    case 'heartbeat': {
+      const list = event.sessions.map((session) => `${sessionLabel(session)} ${session.state}`).join(', ');
+      const what = event.sessions.length === 0 ? 'no watched sessions' : `${plural(event.sessions.length, 'watched session', 'watched sessions')}: ${list}`;
+      return `${what} (subscription ${event.subscriptionId})`;
+    }
+  }
+}
+
 /** What a row says after its prefix. */
 function describe(event: RelayEvent): string {
   switch (event.kind) {
@@ -74,19 +96,11 @@ function describe(event: RelayEvent): string {
       const exit = event.exitCode === null ? 'no exit code' : `exit ${event.exitCode}`;
       return `${sessionLabel(event.session)}: ${event.kind} ${quoteStart(event.description)} (${exit}; task_id ${event.taskId})`;
     }
-    case 'stalled': {
-      const task = event.task ? ` from task ${quoteStart(event.task.description)} (task_id ${event.task.id})` : '';
-      return `${sessionLabel(event.session)}: stalled: no output for ${event.minutes} min${task}`;
-    }
-    case 'all_idle': {
-      const where = event.sessionCount === 1 ? 'the watched session' : `the ${event.sessionCount} watched sessions`;
-      return `all_idle: no turn or task is running in ${where} (subscription ${event.subscriptionId})`;
-    }
-    case 'heartbeat': {
-      const list = event.sessions.map((session) => `${sessionLabel(session)} ${session.state}`).join(', ');
-      const what = event.sessions.length === 0 ? 'no watched sessions' : `${plural(event.sessions.length, 'watched session', 'watched sessions')}: ${list}`;
-      return `heartbeat: ${what} (subscription ${event.subscriptionId})`;
-    }
+    case 'stalled':
+      return `${sessionLabel(event.session)}: stalled: ${computedEventText(event)}`;
+    case 'all_idle':
+    case 'heartbeat':
+      return `${event.kind}: ${computedEventText(event)}`;
     case 'link_lost':
       return 'link_lost: the relay does not answer; it keeps the events for this subscription and they come when it answers again';
     case 'link_restored': {

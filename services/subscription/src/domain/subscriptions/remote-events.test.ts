@@ -51,7 +51,7 @@ describe('parseRemoteEvents: rows with the relay\'s name', () => {
 });
 
 describe('takesRemoteEvent', () => {
-  const take = (sub: ReturnType<typeof subscription> & { heartbeatMinutes: number | null }, overrides: Partial<RemoteEventInput>) =>
+  const take = (sub: ReturnType<typeof subscription>, overrides: Partial<RemoteEventInput>) =>
     takesRemoteEvent(sub, parseRemoteEvents('build-box', [remote(overrides)], null)[0]!);
 
   it('takes the default events of its sessions and not task_finished unless named', () => {
@@ -72,6 +72,12 @@ describe('takesRemoteEvent', () => {
     expect(take(subscription({ events: ['error'] }), { kind: 'all_idle', sessionId: '' })).toBe(false);
     expect(take(subscription(), { kind: 'heartbeat', sessionId: '' })).toBe(false);
     expect(take(subscription({ heartbeatMinutes: 60 }), { kind: 'heartbeat', sessionId: '' })).toBe(true);
+  });
+
+  it('leaves a heartbeat made inside its quiet hours (they are applied here)', () => {
+    const quiet = subscription({ heartbeatMinutes: 60, quietHours: { from: '08:00', to: '10:00', tz: 'UTC' } });
+    expect(take(quiet, { kind: 'heartbeat', sessionId: '' })).toBe(false);
+    expect(take(quiet, { kind: 'heartbeat', sessionId: '', occurredAt: new Date('2026-06-10T10:00:00Z') })).toBe(true);
   });
 
   it('keys a remote event by subscription and id', () => {

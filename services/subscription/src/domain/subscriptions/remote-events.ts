@@ -4,7 +4,7 @@
  * (its sessions, exclude, events and match, as for this relay's events). The other relay already applied its
  * side; this relay applies the digest, quiet hours, cap and coalescing where the watcher is.
  */
-import type { EventSession, RelayEvent } from '../delivery/index.ts';
+import { quietWindowAt, type EventSession, type QuietHours, type RelayEvent } from '../delivery/index.ts';
 import { subscriptionRefusal } from '../errors.ts';
 import { takesEvent, type Matchable } from './subscribe-rules.ts';
 
@@ -108,11 +108,12 @@ export function parseRemoteEvents(relay: string, events: readonly RemoteEventInp
 }
 
 /**
- * Whether the subscription takes a remote event: the heartbeat when it asked for one; all_idle when it names it
- * (the other relay judged it over the watched sessions but `exclude`); the rest as this relay's own events.
+ * Whether the subscription takes a remote event: the heartbeat when it asked for one and it was not made inside
+ * the quiet hours (which are applied here, so that relay makes it regardless); all_idle when it names it (the
+ * other relay judged it over the watched sessions but `exclude`); the rest as this relay's own events.
  */
-export function takesRemoteEvent(subscription: Matchable & { heartbeatMinutes: number | null }, candidate: RemoteCandidate): boolean {
-  if (candidate.kind === 'heartbeat') return subscription.heartbeatMinutes !== null;
+export function takesRemoteEvent(subscription: Matchable & { heartbeatMinutes: number | null; quietHours: QuietHours | null }, candidate: RemoteCandidate): boolean {
+  if (candidate.kind === 'heartbeat') return subscription.heartbeatMinutes !== null && !(subscription.quietHours !== null && quietWindowAt(candidate.event.occurredAt, subscription.quietHours));
   if (candidate.sessionId === null) return (subscription.events as readonly string[]).includes(candidate.kind);
   return takesEvent(subscription, candidate.sessionId, candidate.kind, candidate.text);
 }

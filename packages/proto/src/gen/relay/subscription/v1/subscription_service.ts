@@ -265,6 +265,34 @@ export interface EndRelaySubscriptionsResponse {
   endedIds: string[];
 }
 
+/** A paired relay's subscription to this relay's sessions, as its watch here keeps it. */
+export interface ComputeWatchEventsRequest {
+  /** Its subscription id on that relay. */
+  subscriptionId: string;
+  userId: string;
+  /** "sessions" or "all". */
+  scope: string;
+  sessions: WatchedSession[];
+  exclude: string[];
+  /** Empty = the default events. */
+  events: string[];
+  /** 0 = the default (15). */
+  stalledMinutes: number;
+  /** 0 = none. */
+  heartbeatMinutes: number;
+  /** When the watch was registered: nothing from before it is made. */
+  createdAt: Date | undefined;
+}
+
+/**
+ * events: stalled (with its session), all_idle and heartbeat (no session), `text` in this relay's words;
+ * next_due_at: when one falls due next (unset: only when activity changes).
+ */
+export interface ComputeWatchEventsResponse {
+  events: RemoteEvent[];
+  nextDueAt: Date | undefined;
+}
+
 function createBaseQuietHours(): QuietHours {
   return { from: "", to: "", tz: "" };
 }
@@ -2792,6 +2820,324 @@ export const EndRelaySubscriptionsResponse: MessageFns<EndRelaySubscriptionsResp
   },
 };
 
+function createBaseComputeWatchEventsRequest(): ComputeWatchEventsRequest {
+  return {
+    subscriptionId: "",
+    userId: "",
+    scope: "",
+    sessions: [],
+    exclude: [],
+    events: [],
+    stalledMinutes: 0,
+    heartbeatMinutes: 0,
+    createdAt: undefined,
+  };
+}
+
+export const ComputeWatchEventsRequest: MessageFns<ComputeWatchEventsRequest> = {
+  encode(message: ComputeWatchEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subscriptionId !== "") {
+      writer.uint32(10).string(message.subscriptionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.scope !== "") {
+      writer.uint32(26).string(message.scope);
+    }
+    for (const v of message.sessions) {
+      WatchedSession.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.exclude) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.events) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.stalledMinutes !== 0) {
+      writer.uint32(56).int32(message.stalledMinutes);
+    }
+    if (message.heartbeatMinutes !== 0) {
+      writer.uint32(64).int32(message.heartbeatMinutes);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComputeWatchEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComputeWatchEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.scope = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sessions.push(WatchedSession.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.exclude.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.stalledMinutes = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.heartbeatMinutes = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComputeWatchEventsRequest {
+    return {
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      scope: isSet(object.scope) ? globalThis.String(object.scope) : "",
+      sessions: globalThis.Array.isArray(object?.sessions)
+        ? object.sessions.map((e: any) => WatchedSession.fromJSON(e))
+        : [],
+      exclude: globalThis.Array.isArray(object?.exclude) ? object.exclude.map((e: any) => globalThis.String(e)) : [],
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      stalledMinutes: isSet(object.stalledMinutes)
+        ? globalThis.Number(object.stalledMinutes)
+        : isSet(object.stalled_minutes)
+        ? globalThis.Number(object.stalled_minutes)
+        : 0,
+      heartbeatMinutes: isSet(object.heartbeatMinutes)
+        ? globalThis.Number(object.heartbeatMinutes)
+        : isSet(object.heartbeat_minutes)
+        ? globalThis.Number(object.heartbeat_minutes)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ComputeWatchEventsRequest): unknown {
+    const obj: any = {};
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.scope !== "") {
+      obj.scope = message.scope;
+    }
+    if (message.sessions?.length) {
+      obj.sessions = message.sessions.map((e) => WatchedSession.toJSON(e));
+    }
+    if (message.exclude?.length) {
+      obj.exclude = message.exclude;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.stalledMinutes !== 0) {
+      obj.stalledMinutes = Math.round(message.stalledMinutes);
+    }
+    if (message.heartbeatMinutes !== 0) {
+      obj.heartbeatMinutes = Math.round(message.heartbeatMinutes);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ComputeWatchEventsRequest>, I>>(base?: I): ComputeWatchEventsRequest {
+    return ComputeWatchEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ComputeWatchEventsRequest>, I>>(object: I): ComputeWatchEventsRequest {
+    const message = createBaseComputeWatchEventsRequest();
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.userId = object.userId ?? "";
+    message.scope = object.scope ?? "";
+    message.sessions = object.sessions?.map((e) => WatchedSession.fromPartial(e)) || [];
+    message.exclude = object.exclude?.map((e) => e) || [];
+    message.events = object.events?.map((e) => e) || [];
+    message.stalledMinutes = object.stalledMinutes ?? 0;
+    message.heartbeatMinutes = object.heartbeatMinutes ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseComputeWatchEventsResponse(): ComputeWatchEventsResponse {
+  return { events: [], nextDueAt: undefined };
+}
+
+export const ComputeWatchEventsResponse: MessageFns<ComputeWatchEventsResponse> = {
+  encode(message: ComputeWatchEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      RemoteEvent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextDueAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextDueAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComputeWatchEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComputeWatchEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(RemoteEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextDueAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComputeWatchEventsResponse {
+    return {
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => RemoteEvent.fromJSON(e)) : [],
+      nextDueAt: isSet(object.nextDueAt)
+        ? fromJsonTimestamp(object.nextDueAt)
+        : isSet(object.next_due_at)
+        ? fromJsonTimestamp(object.next_due_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ComputeWatchEventsResponse): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => RemoteEvent.toJSON(e));
+    }
+    if (message.nextDueAt !== undefined) {
+      obj.nextDueAt = message.nextDueAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ComputeWatchEventsResponse>, I>>(base?: I): ComputeWatchEventsResponse {
+    return ComputeWatchEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ComputeWatchEventsResponse>, I>>(object: I): ComputeWatchEventsResponse {
+    const message = createBaseComputeWatchEventsResponse();
+    message.events = object.events?.map((e) => RemoteEvent.fromPartial(e)) || [];
+    message.nextDueAt = object.nextDueAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * Owns subscriptions (a conversation watching sessions), their held events and the wake-ups they cause.
  * Refusals are AppErrors with the spec's codes (REMOTE_RELAY_*), details carrying extra result fields.
@@ -2909,6 +3255,23 @@ export const SubscriptionServiceService = {
       Buffer.from(EndRelaySubscriptionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EndRelaySubscriptionsResponse => EndRelaySubscriptionsResponse.decode(value),
   },
+  /**
+   * The watched side: stalled, all_idle and the heartbeat now due for a paired relay's subscription to this relay's
+   * sessions (its exclude honoured), computed from this relay's session activity under deterministic ids, with
+   * when to ask again. Nothing is stored here; the pairing service keeps them for that relay.
+   * Errors: REMOTE_RELAY_INVALID_INPUT.
+   */
+  computeWatchEvents: {
+    path: "/relay.subscription.v1.SubscriptionService/ComputeWatchEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ComputeWatchEventsRequest): Buffer =>
+      Buffer.from(ComputeWatchEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ComputeWatchEventsRequest => ComputeWatchEventsRequest.decode(value),
+    responseSerialize: (value: ComputeWatchEventsResponse): Buffer =>
+      Buffer.from(ComputeWatchEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ComputeWatchEventsResponse => ComputeWatchEventsResponse.decode(value),
+  },
 } as const;
 
 export interface SubscriptionServiceServer extends UntypedServiceImplementation {
@@ -2947,6 +3310,13 @@ export interface SubscriptionServiceServer extends UntypedServiceImplementation 
    * reason "unpaired".
    */
   endRelaySubscriptions: handleUnaryCall<EndRelaySubscriptionsRequest, EndRelaySubscriptionsResponse>;
+  /**
+   * The watched side: stalled, all_idle and the heartbeat now due for a paired relay's subscription to this relay's
+   * sessions (its exclude honoured), computed from this relay's session activity under deterministic ids, with
+   * when to ask again. Nothing is stored here; the pairing service keeps them for that relay.
+   * Errors: REMOTE_RELAY_INVALID_INPUT.
+   */
+  computeWatchEvents: handleUnaryCall<ComputeWatchEventsRequest, ComputeWatchEventsResponse>;
 }
 
 export interface SubscriptionServiceClient extends Client {
@@ -3096,6 +3466,27 @@ export interface SubscriptionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EndRelaySubscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The watched side: stalled, all_idle and the heartbeat now due for a paired relay's subscription to this relay's
+   * sessions (its exclude honoured), computed from this relay's session activity under deterministic ids, with
+   * when to ask again. Nothing is stored here; the pairing service keeps them for that relay.
+   * Errors: REMOTE_RELAY_INVALID_INPUT.
+   */
+  computeWatchEvents(
+    request: ComputeWatchEventsRequest,
+    callback: (error: ServiceError | null, response: ComputeWatchEventsResponse) => void,
+  ): ClientUnaryCall;
+  computeWatchEvents(
+    request: ComputeWatchEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ComputeWatchEventsResponse) => void,
+  ): ClientUnaryCall;
+  computeWatchEvents(
+    request: ComputeWatchEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ComputeWatchEventsResponse) => void,
   ): ClientUnaryCall;
 }
 
