@@ -13,6 +13,8 @@ const schema = z.object({
   SUBSCRIPTION_GRPC_ADDR: grpcAddress('127.0.0.1:50052').default('127.0.0.1:50052'),
   /** Between fetches of one subscription to a paired relay ("every few seconds"; relay time). */
   REMOTE_FETCH_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  /** Between passes computing stalled, all_idle and the heartbeat of paired relays' subscriptions to our sessions (relay time). */
+  REMOTE_COMPUTE_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** Events kept per paired relay's subscription while its link is down (500; smaller only for tests). */
   REMOTE_BUFFER_LIMIT: z.coerce.number().int().min(1).max(500).default(500),
   /** The question service, which tells a conversation the answer to its ask on a paired relay. */

@@ -21,12 +21,14 @@ import { REMOTE_BUFFER_MAX_AGE_MS } from './domain/remote-buffer.ts';
 import { pairingGrpc } from './grpc/pairing-grpc.ts';
 import { RemoteAnswerClient } from './grpc/remote-answer-client.ts';
 import { remoteEventsGrpc } from './grpc/remote-events-grpc.ts';
+import { RemoteComputeClient } from './grpc/remote-compute-client.ts';
 import { RemoteIngestClient } from './grpc/remote-ingest-client.ts';
 import { httpRelayLink } from './http/relay-client.ts';
 import { RemoteAsksClient } from './http/remote-asks-client.ts';
 import { RemoteEventsClient } from './http/remote-events-client.ts';
 import { LinkProbeLoop } from './runtime/link-probe-loop.ts';
 import { RemoteAskPollLoop } from './runtime/remote-ask-poll-loop.ts';
+import { RemoteComputeLoop } from './runtime/remote-compute-loop.ts';
 import { RemoteFetchLoop } from './runtime/remote-fetch-loop.ts';
 import { PrismaPairedRelayStore } from './store/prisma-paired-relay-store.ts';
 import { PrismaPairingCodeStore } from './store/prisma-pairing-code-store.ts';
@@ -65,6 +67,8 @@ try {
   const line = new RemoteEventsClient(relays);
   const ingest = new RemoteIngestClient(subscriptionClient);
   const fetchLoop = new RemoteFetchLoop({ subscriptions: remoteSubscriptions, line, ingest, clock, logger, intervalMs: config.REMOTE_FETCH_INTERVAL_MS });
+  // stalled, all_idle and the heartbeat of the watches kept here, computed by our subscription service.
+  const computeLoop = new RemoteComputeLoop({ watches, computer: new RemoteComputeClient(subscriptionClient), clock, logger, intervalMs: config.REMOTE_COMPUTE_INTERVAL_MS });
   // Asks kept on paired relays, polled here.
   const asks = new PrismaRemoteAskStore(prisma);
   const asksLine = new RemoteAsksClient(relays);
@@ -102,6 +106,7 @@ try {
     logger,
   });
   fetchLoop.start();
+  computeLoop.start();
   askPollLoop.start();
   const probeLoop = new LinkProbeLoop({ relays, link: httpRelayLink, clock, logger });
   probeLoop.start();
@@ -109,6 +114,7 @@ try {
   onShutdownSignal(logger, async () => {
     await server.shutdown();
     await fetchLoop.stop();
+    await computeLoop.stop();
     await askPollLoop.stop();
     await probeLoop.stop();
     // The consumers drain before the outbox's last flush.

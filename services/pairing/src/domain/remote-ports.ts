@@ -31,8 +31,24 @@ export interface RemoteWatchStore {
    * falls out of each watch's bounds. Runs inside processOnce for the bus message `messageId`.
    */
   append(consumer: string, messageId: string, events: RemoteEventInput[], now: Date): Promise<void>;
+  /** The watches that ask for stalled, all_idle or the heartbeat, with when each was registered. */
+  listComputing(): Promise<RegisteredWatch[]>;
+  /**
+   * Keeps stalled, all_idle and heartbeat events computed for one watch, each once ever (a pass computes the same
+   * id again while it stays due); nothing when the watch has ended. Answers how many were new.
+   */
+  keepComputed(relay: string, id: string, events: RemoteEventInput[], now: Date): Promise<number>;
   /** Drops events at or before `after` (acknowledged), then reads the rest: undefined when there is no such watch. */
   fetch(relay: string, id: string, after: number, now: Date): Promise<{ events: KeptEvent[]; cursor: number; dropped: number; userId: string } | undefined>;
+}
+
+/** A watch with when it was registered (nothing from before it is computed). */
+export type RegisteredWatch = RemoteWatch & { createdAt: Date };
+
+/** Our subscription service, which computes a watch's stalled, all_idle and heartbeat from this relay's activity. */
+export interface WatchEventComputer {
+  /** What is due now, under deterministic ids, in this relay's words. */
+  compute(watch: RegisteredWatch): Promise<RemoteEventInput[]>;
 }
 
 /** One of this relay's subscriptions to a paired relay, as its fetch loop keeps it. */

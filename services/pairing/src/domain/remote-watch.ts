@@ -44,3 +44,11 @@ export function watchKeeps(watch: RemoteWatch, event: RemoteEventInput): boolean
   if (watch.scope === 'all') return !watch.exclude.includes(event.sessionId);
   return watch.sessions.some((session) => session.id === event.sessionId);
 }
+
+/** The kinds computed from the watched sessions' activity rather than taken from one event. */
+const COMPUTED_KINDS = ['stalled', 'all_idle'];
+
+/** Whether the watch asks for stalled, all_idle or the heartbeat (no events named = the default, which has both). */
+export function watchComputes(watch: Pick<RemoteWatch, 'events' | 'heartbeatMinutes'>): boolean {
+  return watch.heartbeatMinutes > 0 || watch.events.length === 0 || watch.events.some((kind) => COMPUTED_KINDS.includes(kind));
+}

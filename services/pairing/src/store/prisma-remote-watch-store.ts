@@ -5,12 +5,15 @@
  */
 import { processOnce } from '@relay/bus';
 import { keptBounds, readAfter, type BufferLimits } from '../domain/remote-buffer.ts';
-import type { KeptEvent, RemoteWatchStore } from '../domain/remote-ports.ts';
-import { watchKeeps, type RemoteEventInput, type RemoteWatch } from '../domain/remote-watch.ts';
+import type { KeptEvent, RegisteredWatch, RemoteWatchStore } from '../domain/remote-ports.ts';
+import { watchComputes, watchKeeps, type RemoteEventInput, type RemoteWatch } from '../domain/remote-watch.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
 type WatchRow = Awaited<ReturnType<PrismaClient['remoteWatch']['findMany']>>[number];
+
+/** The processOnce consumer under which each computed event of a watch is kept once ever. */
+const COMPUTED_CONSUMER = 'pairing-remote-computed';
 
 function toWatch(row: WatchRow): RemoteWatch {
   return {
@@ -73,19 +76,26 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
       const watches = await tx.remoteWatch.findMany({ where: { userId: { in: userIds } }, orderBy: [{ relay: 'asc' }, { id: 'asc' }] });
       for (const row of watches) {
         const watch = toWatch(row);
-        let lastSeq = row.lastSeq;
-        for (const event of events) {
-          if (!watchKeeps(watch, event)) continue;
-          const inserted = await tx.$executeRaw`
-            INSERT INTO remote_watch_events (relay, watch_id, seq, event_id, kind, session_id, text, status, ref_id, occurred_at)
-            VALUES (${watch.relay}, ${watch.id}, ${lastSeq + 1}, ${event.id}, ${event.kind}, ${event.sessionId}, ${event.text}, ${event.status}, ${event.refId}, ${event.occurredAt})
-            ON CONFLICT (relay, watch_id, event_id) DO NOTHING`;
-          if (inserted === 1) lastSeq += 1;
-        }
-        if (lastSeq === row.lastSeq) continue;
-        await tx.remoteWatch.update({ where: { relay_id: { relay: watch.relay, id: watch.id } }, data: { lastSeq } });
-        await this.#prune(tx, watch.relay, watch.id, lastSeq, now);
+        await this.#keep(tx, watch, row.lastSeq, events.filter((event) => watchKeeps(watch, event)), now);
       }
+    });
+  }
+
+  async listComputing(): Promise<RegisteredWatch[]> {
+    const rows = await this.#prisma.remoteWatch.findMany({ orderBy: [{ relay: 'asc' }, { id: 'asc' }] });
+    return rows.map((row) => ({ ...toWatch(row), createdAt: row.createdAt })).filter(watchComputes);
+  }
+
+  async keepComputed(relay: string, id: string, events: RemoteEventInput[], now: Date): Promise<number> {
+    return this.#prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT relay FROM remote_watches WHERE relay = ${relay} AND id = ${id} FOR UPDATE`;
+      const row = await tx.remoteWatch.findUnique({ where: { relay_id: { relay, id } } });
+      if (row === null) return 0;
+      const fresh: RemoteEventInput[] = [];
+      for (const event of events) {
+        if (await processOnce(tx, COMPUTED_CONSUMER, `${relay}/${id}/${event.id}`)) fresh.push(event);
+      }
+      return this.#keep(tx, toWatch(row), row.lastSeq, fresh, now);
     });
   }
 
@@ -118,6 +128,22 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
       );
       return { ...page, userId: row.userId };
     });
+  }
+
+  /** Appends events to a locked watch after its seq `lastSeq` (an event id it holds is skipped); answers how many. */
+  async #keep(tx: Tx, watch: RemoteWatch, lastSeq: number, events: RemoteEventInput[], now: Date): Promise<number> {
+    let seq = lastSeq;
+    for (const event of events) {
+      const inserted = await tx.$executeRaw`
+        INSERT INTO remote_watch_events (relay, watch_id, seq, event_id, kind, session_id, text, status, ref_id, occurred_at)
+        VALUES (${watch.relay}, ${watch.id}, ${seq + 1}, ${event.id}, ${event.kind}, ${event.sessionId}, ${event.text}, ${event.status}, ${event.refId}, ${event.occurredAt})
+        ON CONFLICT (relay, watch_id, event_id) DO NOTHING`;
+      if (inserted === 1) seq += 1;
+    }
+    if (seq === lastSeq) return 0;
+    await tx.remoteWatch.update({ where: { relay_id: { relay: watch.relay, id: watch.id } }, data: { lastSeq: seq } });
+    await this.#prune(tx, watch.relay, watch.id, seq, now);
+    return seq - lastSeq;
   }
 
   async #prune(tx: Tx, relay: string, watchId: string, lastSeq: number, now: Date): Promise<void> {

@@ -77,7 +77,11 @@ export interface KeptEvent {
   /** Its place in the watch's sequence (1, 2, 3, …; a gap is a dropped event). */
   seq: number;
   id: string;
-  /** turn_end, error, question_asked, subagent_finished, task_started, task_finished, task_failed. */
+  /**
+   * turn_end, error, question_asked, subagent_finished, task_started, task_finished, task_failed; stalled,
+   * all_idle and heartbeat (computed here, `text` in this relay's words; all_idle and heartbeat with no session);
+   * archived (a session the watch lists was archived here).
+   */
   kind: string;
   sessionId: string;
   /** The session's title where the watch names it; "" otherwise (the gateway reads it). */
