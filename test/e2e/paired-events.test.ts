@@ -1,6 +1,7 @@
 // Issue 8, events across relays, end to end with two relays on loopback: "desk" (A) pairs with "build-box" (B);
 // a `script` watcher on A subscribes to a session of B through relay_tool (the relay unlocked by the user's
-// message naming it); B's turn_end reaches A as a row starting with B's name. Then B's gateway stops while B's
+// message naming it); B's turn_end reaches A as a row starting with B's name, and all_idle of B's sessions,
+// computed on B with the subscription's exclude, reaches another watcher on A. Then B's gateway stops while B's
 // session goes on: A writes link_lost, B keeps what happens, and when B's gateway is back A gets one row tagged
 // replayed with every event in order, nothing twice, then link_restored. Past B's buffer cap (5 here through
 // REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped. An ask about
@@ -101,7 +102,9 @@ describe('events across relays', { timeout: 300_000 }, () => {
     await finish(b, worker, started.messageId);
 
     // The user's message names build-box: that unlocks it in the watcher's conversation.
-    const subscribing = await startScriptSession(a, 'Watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [worker] }));
+    // turn_end only: each turn is then exactly one event, which the replay counts below rely on (the default events
+    // would add B's computed all_idle, which has a test of its own).
+    const subscribing = await startScriptSession(a, 'Watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [worker], events: ['turn_end'] }));
     watcher = subscribing.id;
     const card = await decideCard(a, watcher, 'allow');
     expect(card.title).toContain('on build-box');
@@ -119,6 +122,26 @@ describe('events across relays', { timeout: 300_000 }, () => {
     const listed = await a.api('POST', `/api/v1/sessions/${watcher}/messages`, { text: tool({ action: 'list_subscriptions', relay: 'build-box' }) });
     const listing = JSON.parse((await finish(a, watcher, listed.body.message_id)).reply.text);
     expect(listing).toMatchObject({ ok: true, relay: 'build-box', subscriptions: [{ id: result.subscription.id, relay: 'build-box' }] });
+  });
+
+  it('all_idle of B\'s sessions, computed on B with the subscription\'s exclude, reaches a watcher on A with B\'s name', async () => {
+    // A session of B that stays busy: left out by exclude, it does not keep the others from being idle.
+    const busy = await startScriptSession(b, 'Long build', 'wait 600');
+    const subscribing = await startScriptSession(a, 'Idle watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: ['all'], exclude: [busy.id], events: ['all_idle'] }));
+    await decideCard(a, subscribing.id, 'allow');
+    const subscribed = JSON.parse((await finish(a, subscribing.id, subscribing.messageId)).reply.text);
+    expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true, relay: 'build-box', subscription: { id: expect.stringMatching(/^sub_/), exclude: [busy.id] } });
+
+    // Idleness that began before the subscription counts for nothing: B's worker runs a turn, and its end is the instant.
+    const sent = await b.api('POST', `/api/v1/sessions/${worker}/messages`, { text: 'reply idle now' });
+    expect(sent.status).toBe(201);
+    await finish(b, worker, sent.body.message_id);
+
+    const rows = await eventRowsUntil(a, subscribing.id, 'all_idle');
+    const idle = rows.filter((row) => row.includes('all_idle'));
+    expect(idle.join('\n')).toMatch(new RegExp(`\\[relay event\\] build-box · all_idle: no turn or task is running in (the watched session|the \\d+ watched sessions) \\(subscription ${subscribed.subscription.id}\\)`));
+    expect(occurrences(rows, 'all_idle'), JSON.stringify(rows)).toBe(1);
+    await callUnary(b.sessionClient, 'stopTurn', { userId: bUserId, callerSessionId: '', sessionId: busy.id });
   });
 
   it('a dropped link: link_lost, then one replayed row with every event in order and nothing twice, then link_restored', async () => {
