@@ -32,7 +32,9 @@ beforeAll(async () => {
   await ensureStream(bus, { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] });
   child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: serviceDir,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'warn', REMOTE_BUFFER_LIMIT: '5' },
+    // No subscription service here: the compute loop (stalled, all_idle, heartbeat; remote-compute-loop.int.test)
+    // makes its first pass before any watch exists and none during the test.
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'warn', REMOTE_BUFFER_LIMIT: '5', REMOTE_COMPUTE_INTERVAL_MS: '60000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk: Buffer) => {

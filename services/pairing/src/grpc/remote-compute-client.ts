@@ -4,6 +4,7 @@
  */
 import { callUnary } from '@relay/rpc';
 import type { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
+import { invalidEvent } from '../domain/errors.ts';
 import type { RegisteredWatch, WatchEventComputer } from '../domain/remote-ports.ts';
 import type { RemoteEventInput } from '../domain/remote-watch.ts';
 
@@ -15,7 +16,7 @@ export class RemoteComputeClient implements WatchEventComputer {
   async compute(watch: RegisteredWatch): Promise<RemoteEventInput[]> {
     const request = {
       subscriptionId: watch.id,
-      userId: watch.userId,
+        userId: watch.userId,
       scope: watch.scope,
       sessions: watch.sessions,
       exclude: watch.exclude,
@@ -25,15 +26,18 @@ export class RemoteComputeClient implements WatchEventComputer {
       createdAt: watch.createdAt,
     };
     const response = await callUnary(this.client, 'computeWatchEvents', request, { deadlineMs: DEADLINE_MS });
-    return response.events.map((event) => ({
-      id: event.id,
-      kind: event.kind,
-      userId: watch.userId,
-      sessionId: event.sessionId,
-      text: event.text,
-      status: event.status,
-      refId: event.refId,
-      occurredAt: event.occurredAt ?? new Date(Number.NaN),
-    }));
+    return response.events.map((event) => {
+      if (event.occurredAt === undefined) throw invalidEvent('ComputeWatchEvents', `${event.id} has no occurred_at`);
+      return {
+        id: event.id,
+        kind: event.kind,
+        userId: watch.userId,
+        sessionId: event.sessionId,
+        text: event.text,
+        status: event.status,
+        refId: event.refId,
+        occurredAt: event.occurredAt,
+      };
+    });
   }
 }
