@@ -1,7 +1,8 @@
 // Issue 8, events across relays, end to end with two relays on loopback: "desk" (A) pairs with "build-box" (B);
 // a `script` watcher on A subscribes to a session of B through relay_tool (the relay unlocked by the user's
 // message naming it); B's turn_end reaches A as a row starting with B's name, and all_idle of B's sessions,
-// computed on B with the subscription's exclude, reaches another watcher on A. Then B's gateway stops while B's
+// computed on B with the subscription's exclude, reaches another watcher on A; archiving on B the one session a
+// third watcher's subscription lists ends it on A. Then B's gateway stops while B's
 // session goes on: A writes link_lost, B keeps what happens, and when B's gateway is back A gets one row tagged
 // replayed with every event in order, nothing twice, then link_restored. Past B's buffer cap (5 here through
 // REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped. An ask about
@@ -142,6 +143,20 @@ describe('events across relays', { timeout: 300_000 }, () => {
     expect(idle.join('\n')).toMatch(new RegExp(`\\[relay event\\] build-box · all_idle: no turn or task is running in (the watched session|the \\d+ watched sessions) \\(subscription ${subscribed.subscription.id}\\)`));
     expect(occurrences(rows, 'all_idle'), JSON.stringify(rows)).toBe(1);
     await callUnary(b.sessionClient, 'stopTurn', { userId: bUserId, callerSessionId: '', sessionId: busy.id });
+  });
+
+  it('a session archived on B ends the subscription on A that listed only it, with reason session_archived', async () => {
+    const old = await startScriptSession(b, 'Old work', 'reply wrapped up');
+    await finish(b, old.id, old.messageId);
+    const subscribing = await startScriptSession(a, 'Archive watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [old.id] }));
+    await decideCard(a, subscribing.id, 'allow');
+    const subscribed = JSON.parse((await finish(a, subscribing.id, subscribing.messageId)).reply.text);
+    expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true, relay: 'build-box', subscription: { sessions: [{ id: old.id }] } });
+
+    await callUnary(b.sessionClient, 'archiveSession', { userId: bUserId, callerSessionId: '', sessionId: old.id });
+    await expect
+      .poll(async () => (await a.api('GET', `/api/v1/sessions/${subscribing.id}/subscriptions`)).body.subscriptions, { timeout: 60_000, interval: 500 })
+      .toEqual([expect.objectContaining({ id: subscribed.subscription.id, relay: 'build-box', ended: true, reason: 'session_archived' })]);
   });
 
   it('a dropped link: link_lost, then one replayed row with every event in order and nothing twice, then link_restored', async () => {
