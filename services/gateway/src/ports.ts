@@ -344,6 +344,8 @@ export interface Conversation {
   startedSessions: number;
   /** The paired relays unlocked in this conversation (spec, Locked and unlocked). */
   unlockedRelays: RelayUnlock[];
+  /** The paired relays where the user allowed this conversation to change sessions it did not start (update_session). */
+  updateAllowedRelays: string[];
 }
 
 /** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent of that relay writing to it. */
@@ -417,6 +419,8 @@ export interface SessionOwner {
   grantAgentPrompts(sessionId: string): Promise<void>;
   /** The conversation's agent started a session on a paired relay: it counts among the sessions it started. */
   noteRemoteSessionStarted(sessionId: string, relay: string, remoteSessionId: string): Promise<void>;
+  /** The user allowed the conversation to change sessions it did not start on a paired relay: later changes there ask no card. */
+  noteRemoteUpdateAllowed(sessionId: string, relay: string): Promise<void>;
   /** The last `lines` (0 = 50) of a task's output, as the console shows it. */
   readTaskOutput(userId: string, sessionId: string, taskId: string, lines: number): Promise<TaskOutput>;
 }

@@ -566,6 +566,51 @@ describe('update_session', () => {
     const { body } = await agent.call({ action: 'update_session', relay: 'this', session: session.id, model: 'script-2', cwd: '/srv' });
     expect(body).toEqual({ ok: false, code: 'REMOTE_RELAY_BUSY', error: 'The session cannot move to another folder now: a turn runs.', changed: ['model'] });
   });
+
+  it("on a paired relay asks the Allow once per conversation and relay, with the local card's text, and remembers it", async () => {
+    const agent = await newAgent();
+    for (const name of ['build-box', 'lab']) {
+      gateway.owners.paired.push({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    }
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }, { relay: 'lab', byMention: true }]);
+    const change = (relay: string, session: string) => agent.call({ action: 'update_session', relay, session, model: 'script-2', effort: 'high' });
+
+    expect((await change('build-box', 'theirs-1')).body).toMatchObject({ ok: true, relay: 'build-box' });
+    expect(gateway.owners.cards).toEqual([
+      expect.objectContaining({
+        sessionId: agent.session.id,
+        title: 'Change "Nightly deploy" on build-box',
+        lines: ['Model: script-2 · Effort: high', "Allow also covers this conversation's later changes to sessions it did not start on build-box."],
+      }),
+    ]);
+    expect(gateway.owners.calls.filter((call) => call.method === 'noteRemoteUpdateAllowed').map((call) => call.request)).toEqual([
+      { sessionId: agent.session.id, relay: 'build-box' },
+    ]);
+    expect(gateway.owners.forwarded.map(({ dryRun, allowed }) => ({ dryRun, allowed }))).toEqual([
+      { dryRun: true, allowed: false },
+      { dryRun: false, allowed: true },
+    ]);
+
+    // Another session on the same relay: no card, and the call still carries the Allow.
+    expect((await change('build-box', 'theirs-2')).body).toMatchObject({ ok: true, relay: 'build-box' });
+    expect(gateway.owners.cards).toHaveLength(1);
+    expect(gateway.owners.forwarded.at(-1)).toMatchObject({ dryRun: false, allowed: true });
+
+    // Another relay asks again.
+    expect((await change('lab', 'theirs-1')).body).toMatchObject({ ok: true, relay: 'lab' });
+    expect(gateway.owners.cards.map((card) => card.title)).toEqual(['Change "Nightly deploy" on build-box', 'Change "Nightly deploy" on lab']);
+  });
+
+  it('on a paired relay records no Allow when the user denies, and forwards nothing', async () => {
+    const agent = await newAgent();
+    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
+    gateway.owners.cardDecision = 'deny';
+    const { body } = await agent.call({ action: 'update_session', relay: 'build-box', session: 'theirs-1', model: 'script-2' });
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'The user denied changing "Nightly deploy" on build-box. Nothing was changed.' });
+    expect(gateway.owners.calls.filter((call) => call.method === 'noteRemoteUpdateAllowed')).toEqual([]);
+    expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true]);
+  });
 });
 
 describe('stop', () => {

@@ -55,7 +55,10 @@ export interface FakeOwners {
   acceptPrompts: boolean;
   /** Relay tokens of paired relays calling /relay/v1, and who each is. */
   relayTokens: Map<string, { relayName: string; userId: string; acceptPrompts: boolean }>;
-  /** The calls forwarded to paired relays (the fake answers each with ok). */
+  /**
+   * The calls forwarded to paired relays (the fake answers each with ok). update_session of a session id starting
+   * with "theirs" is refused with needsAllow there unless the call carries the Allow, as for a session it did not start.
+   */
   forwarded: ForwardToolCallRequest[];
   /** The paired relays unlocked per conversation, as GetConversation answers them. */
   unlocked: Map<string, { relay: string; byMention: boolean }[]>;
@@ -110,6 +113,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const paired: PairedRelay[] = [];
   const unlocked = new Map<string, { relay: string; byMention: boolean }[]>();
   const forwarded: ForwardToolCallRequest[] = [];
+  /** Paired relays per conversation where the user allowed changes to sessions it did not start. */
+  const updateAllowed = new Map<string, string[]>();
   const relayTokens = new Map<string, { relayName: string; userId: string; acceptPrompts: boolean }>();
   const sessions: Session[] = [];
   const messages = new Map<string, ChatMessage[]>();
@@ -400,6 +405,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 turnProvenance: { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: owners.turnHops },
                 startedSessions: sessions.filter((s) => s.startedBySessionId === session.id).length,
                 unlockedRelays: unlocked.get(session.id) ?? [],
+                updateAllowedRelays: updateAllowed.get(session.id) ?? [],
               };
             },
             setConversationOptions: async (request) => {
@@ -417,6 +423,12 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             grantAgentPrompts: async () => ({ sent: 0, allowed: 30 }),
             noteRemoteSessionStarted: async (request) => {
               record('noteRemoteSessionStarted', request);
+              return {};
+            },
+            noteRemoteUpdateAllowed: async (request) => {
+              record('noteRemoteUpdateAllowed', request);
+              const relays = updateAllowed.get(request.sessionId) ?? [];
+              if (!relays.includes(request.relay)) updateAllowed.set(request.sessionId, [...relays, request.relay]);
               return {};
             },
             // Tasks are tested against the real session service (services/session, e2e).
@@ -456,8 +468,13 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
           },
           forwardToolCall: async (request) => {
             forwarded.push(request);
-            if (JSON.parse(request.argumentsJson).session === 'missing') {
+            const args = JSON.parse(request.argumentsJson) as Record<string, unknown>;
+            if (args.session === 'missing') {
               return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND', error: 'no such session there' }), version: '0.9.19' };
+            }
+            if (request.action === 'update_session' && String(args.session).startsWith('theirs') && !request.allowed) {
+              const settings = { title: 'Nightly deploy', model: args.model ?? 'script-1', group: null };
+              return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'needs the Allow', needsAllow: true, settings }), version: '0.9.19' };
             }
             const started = request.action === 'create_session' ? { session: 'remote-1' } : {};
             return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there`, ...started }), version: '0.9.19' };
@@ -587,6 +604,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       paired.splice(0);
       unlocked.clear();
       forwarded.splice(0);
+      updateAllowed.clear();
       relayTokens.clear();
       calls.splice(0);
       refusals.clear();

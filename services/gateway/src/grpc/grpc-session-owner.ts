@@ -298,6 +298,7 @@ export class GrpcSessionOwner implements SessionOwner {
       turnProvenance: conversation.turnProvenance ? toProvenance(conversation.turnProvenance) : undefined,
       startedSessions: conversation.startedSessions,
       unlockedRelays: conversation.unlockedRelays.map(({ relay, byMention }) => ({ relay, byMention })),
+      updateAllowedRelays: conversation.updateAllowedRelays,
     };
   }
 
@@ -318,6 +319,10 @@ export class GrpcSessionOwner implements SessionOwner {
 
   async noteRemoteSessionStarted(sessionId: string, relay: string, remoteSessionId: string): Promise<void> {
     await callUnary(this.client, 'noteRemoteSessionStarted', { sessionId, relay, remoteSessionId }, { deadlineMs: DEADLINE_MS });
+  }
+
+  async noteRemoteUpdateAllowed(sessionId: string, relay: string): Promise<void> {
+    await callUnary(this.client, 'noteRemoteUpdateAllowed', { sessionId, relay }, { deadlineMs: DEADLINE_MS });
   }
 
   async grantAgentPrompts(sessionId: string): Promise<void> {

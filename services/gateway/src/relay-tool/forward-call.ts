@@ -8,14 +8,16 @@ import type { ForwardedCall, PairedRelay, Provenance } from '../ports.ts';
 import type { ActionContext } from './action-context.ts';
 import type { ActionName } from './action-table.ts';
 import type { ToolArguments } from './arguments.ts';
+import { settingsChange } from './actions/update-session.ts';
 import { askApproval } from './ask-approval.ts';
 import { needsCard } from './card-policy.ts';
+import { updateSessionCard, type CardText } from './card-text.ts';
 import { toolError } from './errors.ts';
 import { passLoopGuard } from './loop-guard.ts';
 import { checkPairedRelayCall, sendsPrompt } from './paired-relay-policy.ts';
 import { provenanceOf } from './provenance.ts';
 import type { ToolResult } from './result.ts';
-import { quoteStart } from './turn-result.ts';
+import { quoteStart, shortId } from './turn-result.ts';
 import { planWait } from './wait-seconds.ts';
 
 /** Actions whose calls change something on the target: in the ask and plan modes the user allows each first. */
@@ -64,11 +66,19 @@ export async function forwardCall(action: ActionName, args: ToolArguments, relay
   let allowed = false;
   if (carded || action === 'update_session') {
     // That relay checks the whole call first, so nobody is asked about a call it would refuse. For update_session
-    // it also says whether it recorded this conversation as the session's starter; if not, the user allows it here.
+    // it also says whether it recorded this conversation as the session's starter; if not, the user allows it here,
+    // once per conversation and relay: the Allow is recorded and covers the conversation's later changes there.
     const checked = await forward({ dryRun: true });
     const needsAllow = action === 'update_session' && checked.ok === false && checked.needsAllow === true;
     if (checked.ok !== true && !needsAllow) return shapeResult(checked, relay.name, wait?.note);
-    if (carded || needsAllow) await askApproval(remoteCard(action, args, relay.name, nothing), conversation, context);
+    const asksAllow = needsAllow && !conversation.updateAllowedRelays.includes(relay.name);
+    // A call that would change nothing asks nobody.
+    const changesNothing = action === 'update_session' && checked.ok === true && Array.isArray(checked.changed) && checked.changed.length === 0;
+    if (!changesNothing && (carded || asksAllow)) {
+      const card = action === 'update_session' ? remoteUpdateCard(args, checked, relay.name, asksAllow) : remoteCard(action, args, relay.name, nothing);
+      await askApproval(card, conversation, context);
+      if (asksAllow) await sessions.noteRemoteUpdateAllowed(caller.sessionId, relay.name);
+    }
     allowed = needsAllow;
   }
   if (prompting) await passLoopGuard(conversation, context, nothing);
@@ -122,6 +132,21 @@ export function compareVersions(a: string, b: string): number {
   const [x, y] = [parts(a), parts(b)];
   for (let i = 0; i < 3; i += 1) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
   return 0;
+}
+
+/**
+ * update_session's card, as on this relay: it names the session and lists the change (`Model: … · Effort: …`,
+ * `Group: …`), from the settings the other relay's dry run says the session would have.
+ */
+function remoteUpdateCard(args: ToolArguments, checked: Record<string, unknown>, relay: string, grantsAllow: boolean): CardText {
+  const settings = (typeof checked.settings === 'object' && checked.settings !== null ? checked.settings : {}) as { title?: unknown; group?: unknown };
+  const group = settings.group as { id?: unknown; name?: unknown; role?: unknown } | null | undefined;
+  // A group the call would make has no id yet: the card says "a new group".
+  const groupRef = group && typeof group.id === 'string' && group.id !== '' ? { id: group.id, name: String(group.name), role: String(group.role) } : undefined;
+  const session = args.session ?? '';
+  // A new title shows on its line; the heading names the session as it is known now.
+  const title = args.title === undefined && typeof settings.title === 'string' ? settings.title : `session ${shortId(session)}`;
+  return updateSessionCard(relay, title, settingsChange(args), groupRef, grantsAllow);
 }
 
 function remoteCard(action: ActionName, args: ToolArguments, relay: string, nothing: string) {

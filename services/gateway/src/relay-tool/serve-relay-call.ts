@@ -17,7 +17,7 @@ import { readSession } from './actions/read-session.ts';
 import { readTaskOutput } from './actions/read-task-output.ts';
 import { relayInfo } from './actions/relay-info.ts';
 import { usage } from './actions/usage.ts';
-import { result as updateResult, settingsChange } from './actions/update-session.ts';
+import { settingsChange, settingsView, result as updateResult } from './actions/update-session.ts';
 import { parseAction, parseArguments, requireArguments, type ToolArguments } from './arguments.ts';
 import { awaitTurn } from './await-turn.ts';
 import { toolError } from './errors.ts';
@@ -231,7 +231,7 @@ async function remoteArchive(args: ToolArguments, context: ActionContext, origin
 /**
  * update_session from a paired relay: its conversation changes freely only a session this relay recorded it as
  * the starter of; any other needs the user's Allow, which that relay asks on a card in the calling conversation
- * (the refusal carries needsAllow) and sends with the call again.
+ * (the refusal carries needsAllow, and the settings the session would have, for the card) and sends with the call again.
  */
 async function remoteUpdateSession(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments('update_session', args, ['session']);
@@ -243,7 +243,7 @@ async function remoteUpdateSession(args: ToolArguments, context: ActionContext, 
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
       `Relay "${context.relayName}" did not record this conversation as the starter of session ${shortId(args.session)}: changing it needs the user's Allow first. Nothing was changed.`,
-      { needsAllow: true },
+      { needsAllow: true, settings: settingsView(checked.settings) },
     );
   }
   if (origin.dryRun) return { ...updateResult(context.relayName, args.session, checked), dryRun: true };

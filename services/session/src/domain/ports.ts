@@ -66,6 +66,8 @@ export interface ConversationStore {
   /** Distinct non-empty folders of the user's sessions, most recently active first, at most `limit`. */
   recentCwds(userId: string, limit: number): Promise<string[]>;
   hasGrant(grant: Omit<ConversationGrant, 'createdAt'>): Promise<boolean>;
+  /** The relays the conversation holds a grant of `kind` on. */
+  grantRelays(sessionId: string, kind: ConversationGrant['kind']): Promise<string[]>;
 
   insertSession(session: Session): Promise<void>;
   updateSession(sessionId: string, changes: SessionChanges): Promise<void>;

@@ -1,5 +1,6 @@
 import { invalidInput, notFound } from './errors.ts';
 import type { ConversationStore } from './ports.ts';
+import { THIS_RELAY, UPDATE_OTHERS_GRANT } from './update-session.ts';
 
 /**
  * The grant kind that records a session a conversation's agent started on a paired relay, one row per session
@@ -19,4 +20,20 @@ export async function noteRemoteSessionStarted(
     throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
   }
   await deps.store.insertGrant({ sessionId: input.sessionId, kind: STARTED_REMOTE_GRANT, relay: `${input.relay}/${input.remoteSessionId}`, createdAt: now });
+}
+
+/**
+ * Records the user's Allow, on update_session's card, for the conversation `sessionId` to change sessions it did not
+ * start on the paired relay `relay` (as named here): one grant per conversation and relay, as for this relay; idempotent.
+ */
+export async function noteRemoteUpdateAllowed(
+  deps: { store: ConversationStore; relay: { name: string } },
+  input: { sessionId: string; relay: string },
+  now: Date,
+): Promise<void> {
+  if (input.relay === '' || input.relay === THIS_RELAY) throw invalidInput('relay must name a paired relay', { field: 'relay' });
+  if ((await deps.store.findSession(input.sessionId)) === undefined) {
+    throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+  }
+  await deps.store.insertGrant({ sessionId: input.sessionId, kind: UPDATE_OTHERS_GRANT, relay: input.relay, createdAt: now });
 }

@@ -15,7 +15,7 @@ import { listSessions } from '../domain/list-sessions.ts';
 import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../domain/ports.ts';
 import { readSession } from '../domain/read-session.ts';
 import { getRelaySettings, updateRelaySettings } from '../domain/relay-settings.ts';
-import { noteRemoteSessionStarted } from '../domain/remote-sessions.ts';
+import { noteRemoteSessionStarted, noteRemoteUpdateAllowed } from '../domain/remote-sessions.ts';
 import { sendMessage } from '../domain/send-message.ts';
 import { setConversationOptions } from '../domain/set-conversation-options.ts';
 import { updateSession } from '../domain/update-session.ts';
@@ -208,6 +208,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       await noteRemoteSessionStarted(deps, { sessionId: request.sessionId, relay: request.relay, remoteSessionId: request.remoteSessionId }, clock.now());
       return {};
     },
+    noteRemoteUpdateAllowed: async (request) => {
+      await noteRemoteUpdateAllowed(deps, { sessionId: request.sessionId, relay: request.relay }, clock.now());
+      return {};
+    },
     getConversation: async (request) => {
       const conversation = await getConversation(deps, { sessionId: request.sessionId });
       return {
@@ -216,6 +220,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         turnProvenance: conversation.turnProvenance === null ? undefined : toProvenanceMessage(conversation.turnProvenance),
         startedSessions: conversation.startedSessions,
         unlockedRelays: conversation.unlockedRelays,
+        updateAllowedRelays: conversation.updateAllowedRelays,
       };
     },
     setConversationOptions: async (request) => {

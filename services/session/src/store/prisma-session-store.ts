@@ -210,6 +210,11 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return (await this.db.conversationGrant.count({ where: grant })) > 0;
   }
 
+  async grantRelays(sessionId: string, kind: ConversationGrant['kind']): Promise<string[]> {
+    const rows = await this.db.conversationGrant.findMany({ where: { sessionId, kind }, select: { relay: true }, orderBy: { relay: 'asc' } });
+    return rows.map((row) => row.relay);
+  }
+
   async insertSession(session: Session): Promise<void> {
     await this.db.session.create({ data: session });
   }

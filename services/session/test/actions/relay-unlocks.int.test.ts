@@ -94,3 +94,25 @@ describe('sessions started on paired relays', () => {
     expect((await refusal(callUnary(h.client, 'noteRemoteSessionStarted', { sessionId: 'nope', relay: 'desk', remoteSessionId: 'r1' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
   });
 });
+
+describe('the Allow to change sessions on a paired relay', () => {
+  it('is recorded once per conversation and relay and listed by getConversation, apart from the Allow for this relay', async () => {
+    const userId = await h.newUser();
+    const leadId = await h.newSession(userId);
+    const other = await h.newSession(userId);
+    const allowed = async (sessionId: string) => (await callUnary(h.client, 'getConversation', { sessionId })).updateAllowedRelays;
+    expect(await allowed(leadId)).toEqual([]);
+
+    const note = (relay: string) => callUnary(h.client, 'noteRemoteUpdateAllowed', { sessionId: leadId, relay });
+    await note('lab');
+    await note('lab');
+    await note('build-box');
+    // An Allow for this relay (recorded by update_session itself) is not a paired relay's.
+    await callUnary(h.client, 'updateSession', UpdateSessionRequest.fromPartial({ userId, callerSessionId: leadId, sessionId: other, title: 'Renamed', allowed: true }));
+    expect(await allowed(leadId)).toEqual(['build-box', 'lab']);
+    expect(await allowed(other)).toEqual([]);
+
+    expect((await refusal(note('this'))).code).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect((await refusal(callUnary(h.client, 'noteRemoteUpdateAllowed', { sessionId: 'nope', relay: 'lab' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+});

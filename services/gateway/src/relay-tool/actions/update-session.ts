@@ -80,7 +80,7 @@ export function result(relay: string, sessionId: string, updated: UpdatedSession
 }
 
 /** The settings in the spec's words (snake_case, as update_session takes them). */
-function settingsView(settings: SessionSettings) {
+export function settingsView(settings: SessionSettings) {
   return {
     model: settings.model,
     effort: settings.effort,

@@ -348,6 +348,8 @@ export interface GetConversationResponse {
   startedSessions: number;
   /** The paired relays unlocked in this conversation. */
   unlockedRelays: RelayUnlock[];
+  /** The paired relays (as named here) where the user allowed this conversation to change sessions it did not start. */
+  updateAllowedRelays: string[];
 }
 
 /** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent on that relay writing to it. */
@@ -440,6 +442,16 @@ export interface NoteRemoteSessionStartedRequest {
 
 /** Nothing. */
 export interface NoteRemoteSessionStartedResponse {
+}
+
+/** The calling conversation, and the paired relay (as named here) the user allowed its changes on. */
+export interface NoteRemoteUpdateAllowedRequest {
+  sessionId: string;
+  relay: string;
+}
+
+/** Nothing. */
+export interface NoteRemoteUpdateAllowedResponse {
 }
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
@@ -4251,6 +4263,7 @@ function createBaseGetConversationResponse(): GetConversationResponse {
     turnProvenance: undefined,
     startedSessions: 0,
     unlockedRelays: [],
+    updateAllowedRelays: [],
   };
 }
 
@@ -4270,6 +4283,9 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
     }
     for (const v of message.unlockedRelays) {
       RelayUnlock.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.updateAllowedRelays) {
+      writer.uint32(50).string(v!);
     }
     return writer;
   },
@@ -4327,6 +4343,14 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
             message.unlockedRelays.push(RelayUnlock.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.updateAllowedRelays.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4362,6 +4386,11 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
         : globalThis.Array.isArray(object?.unlocked_relays)
         ? object.unlocked_relays.map((e: any) => RelayUnlock.fromJSON(e))
         : [],
+      updateAllowedRelays: globalThis.Array.isArray(object?.updateAllowedRelays)
+        ? object.updateAllowedRelays.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.update_allowed_relays)
+        ? object.update_allowed_relays.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -4382,6 +4411,9 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
     if (message.unlockedRelays?.length) {
       obj.unlockedRelays = message.unlockedRelays.map((e) => RelayUnlock.toJSON(e));
     }
+    if (message.updateAllowedRelays?.length) {
+      obj.updateAllowedRelays = message.updateAllowedRelays;
+    }
     return obj;
   },
 
@@ -4399,6 +4431,7 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
       : undefined;
     message.startedSessions = object.startedSessions ?? 0;
     message.unlockedRelays = object.unlockedRelays?.map((e) => RelayUnlock.fromPartial(e)) || [];
+    message.updateAllowedRelays = object.updateAllowedRelays?.map((e) => e) || [];
     return message;
   },
 };
@@ -5620,6 +5653,149 @@ export const NoteRemoteSessionStartedResponse: MessageFns<NoteRemoteSessionStart
   },
 };
 
+function createBaseNoteRemoteUpdateAllowedRequest(): NoteRemoteUpdateAllowedRequest {
+  return { sessionId: "", relay: "" };
+}
+
+export const NoteRemoteUpdateAllowedRequest: MessageFns<NoteRemoteUpdateAllowedRequest> = {
+  encode(message: NoteRemoteUpdateAllowedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.relay !== "") {
+      writer.uint32(18).string(message.relay);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteRemoteUpdateAllowedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteRemoteUpdateAllowedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NoteRemoteUpdateAllowedRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+    };
+  },
+
+  toJSON(message: NoteRemoteUpdateAllowedRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteRemoteUpdateAllowedRequest>, I>>(base?: I): NoteRemoteUpdateAllowedRequest {
+    return NoteRemoteUpdateAllowedRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteRemoteUpdateAllowedRequest>, I>>(
+    object: I,
+  ): NoteRemoteUpdateAllowedRequest {
+    const message = createBaseNoteRemoteUpdateAllowedRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.relay = object.relay ?? "";
+    return message;
+  },
+};
+
+function createBaseNoteRemoteUpdateAllowedResponse(): NoteRemoteUpdateAllowedResponse {
+  return {};
+}
+
+export const NoteRemoteUpdateAllowedResponse: MessageFns<NoteRemoteUpdateAllowedResponse> = {
+  encode(_: NoteRemoteUpdateAllowedResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteRemoteUpdateAllowedResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteRemoteUpdateAllowedResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): NoteRemoteUpdateAllowedResponse {
+    return {};
+  },
+
+  toJSON(_: NoteRemoteUpdateAllowedResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteRemoteUpdateAllowedResponse>, I>>(base?: I): NoteRemoteUpdateAllowedResponse {
+    return NoteRemoteUpdateAllowedResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteRemoteUpdateAllowedResponse>, I>>(_: I): NoteRemoteUpdateAllowedResponse {
+    const message = createBaseNoteRemoteUpdateAllowedResponse();
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -5916,6 +6092,23 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): NoteRemoteSessionStartedResponse =>
       NoteRemoteSessionStartedResponse.decode(value),
   },
+  /**
+   * Records the user's Allow for a conversation to change sessions it did not start on a paired relay (update_session):
+   * it covers that conversation's later changes there, so the card is not asked again (GetConversation lists it).
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  noteRemoteUpdateAllowed: {
+    path: "/relay.session.v1.SessionService/NoteRemoteUpdateAllowed" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: NoteRemoteUpdateAllowedRequest): Buffer =>
+      Buffer.from(NoteRemoteUpdateAllowedRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): NoteRemoteUpdateAllowedRequest => NoteRemoteUpdateAllowedRequest.decode(value),
+    responseSerialize: (value: NoteRemoteUpdateAllowedResponse): Buffer =>
+      Buffer.from(NoteRemoteUpdateAllowedResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): NoteRemoteUpdateAllowedResponse =>
+      NoteRemoteUpdateAllowedResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -6021,6 +6214,12 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * conversation started (the card before the first one is not asked again). REMOTE_RELAY_NOT_FOUND.
    */
   noteRemoteSessionStarted: handleUnaryCall<NoteRemoteSessionStartedRequest, NoteRemoteSessionStartedResponse>;
+  /**
+   * Records the user's Allow for a conversation to change sessions it did not start on a paired relay (update_session):
+   * it covers that conversation's later changes there, so the card is not asked again (GetConversation lists it).
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  noteRemoteUpdateAllowed: handleUnaryCall<NoteRemoteUpdateAllowedRequest, NoteRemoteUpdateAllowedResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -6392,6 +6591,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: NoteRemoteSessionStartedResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Records the user's Allow for a conversation to change sessions it did not start on a paired relay (update_session):
+   * it covers that conversation's later changes there, so the card is not asked again (GetConversation lists it).
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  noteRemoteUpdateAllowed(
+    request: NoteRemoteUpdateAllowedRequest,
+    callback: (error: ServiceError | null, response: NoteRemoteUpdateAllowedResponse) => void,
+  ): ClientUnaryCall;
+  noteRemoteUpdateAllowed(
+    request: NoteRemoteUpdateAllowedRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: NoteRemoteUpdateAllowedResponse) => void,
+  ): ClientUnaryCall;
+  noteRemoteUpdateAllowed(
+    request: NoteRemoteUpdateAllowedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: NoteRemoteUpdateAllowedResponse) => void,
   ): ClientUnaryCall;
 }
 
