@@ -1,7 +1,9 @@
 // The paired-relay seams over real gRPC and PostgreSQL: a subscription to another relay takes that relay's events
 // (IngestRemoteEvents, idempotent per event id), the link's state (ReportLinkState) becomes link_lost and
 // link_restored rows that are never held, a replayed batch comes as one row tagged replayed keeping to the
-// subscription's digest, and EndRelaySubscriptions ends them as unpaired. Planning runs on a manual relay clock.
+// subscription's digest, and EndRelaySubscriptions ends them as unpaired; on the watched side ComputeWatchEvents
+// answers a paired relay's watch its all_idle, stalled and heartbeat from the activity here, exclude honoured.
+// Planning runs on a manual relay clock.
 import { PrismaPg } from '@prisma/adapter-pg';
 import { ManualClock } from '@relay/clock';
 import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
@@ -12,6 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { subscriptionGrpc } from '../src/grpc/subscription-grpc.ts';
+import { recordSessionEvent } from '../src/domain/record-session-event.ts';
+import type { SessionEvent } from '../src/domain/session-activity.ts';
+import { PrismaSessionActivityStore } from '../src/store/prisma-session-activity-store.ts';
 import { PrismaWatchStore } from '../src/store/prisma-watch-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -184,4 +189,44 @@ it('an archive there of the only listed session ends the subscription as session
   for (const watcher of ['watcher-e', 'watcher-f']) {
     expect((await wakeUps(watcher)).map((text) => text.split('\n').slice(1))).toEqual([['[relay event] build-box · session "Nightly deploy" (77aa…): turn_end (done) "Wrapped up."']]);
   }
+});
+
+it('ComputeWatchEvents answers a paired relay\'s watch all_idle over the sessions it does not exclude, stalled and the heartbeat, worded as local rows', async () => {
+  const activity = new PrismaSessionActivityStore(prisma, 'test');
+  let sequence = 0;
+  const happen = async (sessionId: string, userId: string, event: { type: SessionEvent['type'] } & Record<string, unknown>) => {
+    sequence += 1;
+    await recordSessionEvent(activity, `compute-${sequence}`, { eventId: `c${sequence}`, occurredAt: clock.now(), sessionId, userId, ...event } as SessionEvent);
+  };
+  const createdAt = clock.now();
+  await happen('ee01aa00', 'u9', { type: 'session_created', title: 'Deploy', state: 'idle' });
+  await happen('ee02bb00', 'u9', { type: 'session_created', title: 'Long build', state: 'idle' });
+  await happen('ff03cc00', 'u8', { type: 'session_created', title: 'Another user', state: 'idle' });
+  await happen('ee02bb00', 'u9', { type: 'turn_started', turnId: 't-long' });
+  await happen('ff03cc00', 'u8', { type: 'turn_started', turnId: 't-other' });
+  clock.advance(60_000);
+  await happen('ee01aa00', 'u9', { type: 'turn_started', turnId: 't-deploy' });
+  clock.advance(60_000);
+  await happen('ee01aa00', 'u9', { type: 'turn_ended', turnId: 't-deploy' });
+  const idleAt = clock.now();
+  clock.advance(60_000);
+
+  const watch = { subscriptionId: 'sub_remote01', userId: 'u9', scope: 'all', sessions: [], exclude: ['ee02bb00'], events: [], stalledMinutes: 0, heartbeatMinutes: 0, createdAt };
+  const excluded = await callUnary(client, 'computeWatchEvents', watch);
+  expect(excluded.events.map(({ id, kind, sessionId, text, occurredAt }) => ({ id, kind, sessionId, text, occurredAt }))).toEqual([
+    { id: `all_idle:sub_remote01:${idleAt.toISOString()}`, kind: 'all_idle', sessionId: '', text: 'no turn or task is running in the watched session (subscription sub_remote01)', occurredAt: idleAt },
+  ]);
+  // Without the exclude, the long build still runs: no all_idle.
+  expect((await callUnary(client, 'computeWatchEvents', { ...watch, exclude: [] })).events).toEqual([]);
+
+  // Past the default 15 minutes the long build has stalled; the heartbeat lists both sessions of the user.
+  clock.advance(15 * 60_000);
+  const later = await callUnary(client, 'computeWatchEvents', { ...watch, exclude: [], events: ['stalled'], heartbeatMinutes: 10 });
+  expect(later.events.map(({ kind, sessionId, sessionTitle, text }) => ({ kind, sessionId, sessionTitle, text }))).toEqual([
+    { kind: 'stalled', sessionId: 'ee02bb00', sessionTitle: 'Long build', text: 'no output for 15 min' },
+    { kind: 'heartbeat', sessionId: '', sessionTitle: '', text: expect.stringMatching(/^2 watched sessions: session "(Deploy|Long build)" .* \(subscription sub_remote01\)$/) },
+  ]);
+  expect(later.nextDueAt).toBeDefined();
+  await expect(callUnary(client, 'computeWatchEvents', { ...watch, scope: 'some' })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  await expect(callUnary(client, 'computeWatchEvents', { ...watch, createdAt: undefined })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
 });

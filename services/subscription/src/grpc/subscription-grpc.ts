@@ -114,8 +114,9 @@ export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; 
       return { endedIds: await store.endRelaySubscriptions({ userId: request.userId === '' ? null : request.userId, relay, now: clock.now() }) };
     },
     computeWatchEvents: async (request) => {
-      const missing = [request.subscriptionId === '' && 'subscription_id', request.userId === '' && 'user_id', request.createdAt === undefined && 'created_at'].filter(Boolean);
-      if (missing.length > 0) throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents needs ${missing.join(', ')}.`);
+      const { createdAt } = request;
+      const missing = [request.subscriptionId === '' && 'subscription_id', request.userId === '' && 'user_id', createdAt === undefined && 'created_at'].filter(Boolean);
+      if (missing.length > 0 || createdAt === undefined) throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents needs ${missing.join(', ')}.`);
       if (request.scope !== 'sessions' && request.scope !== 'all') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents scope is "sessions" or "all", got "${request.scope}".`);
       const computed = await store.computeRemoteWatch(
         {
@@ -127,7 +128,7 @@ export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; 
           events: request.events,
           stalledMinutes: request.stalledMinutes,
           heartbeatMinutes: request.heartbeatMinutes,
-          createdAt: request.createdAt as Date,
+          createdAt,
         },
         clock.now(),
       );
