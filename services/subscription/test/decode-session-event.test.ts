@@ -53,6 +53,7 @@ describe('decodeSessionEvent', () => {
     ['turn_ended', SessionSubject.TURN_ENDED, { ...common, turnId: 't1', status: 'TURN_STATUS_DONE' }, { type: 'turn_ended', turnId: 't1' }],
     ['question_asked', SessionSubject.QUESTION_ASKED, common, { type: 'turn_activity' }],
     ['subagent_finished', SessionSubject.SUBAGENT_FINISHED, { ...common, description: 'Review the diff' }, { type: 'turn_activity' }],
+    ['turn_activity', SessionSubject.TURN_ACTIVITY, { ...common, turnId: 't1', lastActivityAt: common.occurredAt }, { type: 'turn_activity' }],
     ['task_started', SessionSubject.TASK_STARTED, { ...common, task: { id: 'task_1', description: 'npm test' } }, { type: 'task_started', task: { id: 'task_1', description: 'npm test' } }],
     ['task_failed', SessionSubject.TASK_FAILED, { ...common, task: { id: 'task_1', exitCode: 1 } }, { type: 'task_ended', taskId: 'task_1' }],
     ['task_output', SessionSubject.TASK_OUTPUT, { ...common, taskId: 'task_1', lastOutputAt: '2026-11-30T10:04:30Z' }, { type: 'task_output', taskId: 'task_1', lastOutputAt: new Date('2026-11-30T10:04:30Z') }],

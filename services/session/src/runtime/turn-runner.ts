@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
+import { announcesActivity } from '../domain/turns/turn-activity.ts';
 import { endTurnAs, LEASE_RENEW_MS, leaseUntil, TURN_LEASE_MS, turnDeadline, type TurnOutcome } from '../domain/turns/turn-rules.ts';
 import type { ClaimedTurn, TurnStore } from '../domain/turns/turn-store.ts';
 import { TurnFailed, type ProviderEvent } from '../providers/provider.ts';
@@ -40,7 +41,13 @@ export interface TurnRunnerOptions {
 /** Why a runner aborted a turn's provider. */
 type AbortCause = 'stopped' | 'overran' | 'relay_stopped' | 'lease_lost';
 
-type RunningTurn = { abort: AbortController; cause?: AbortCause; finished?: Promise<void> };
+type RunningTurn = {
+  abort: AbortController;
+  cause?: AbortCause;
+  finished?: Promise<void>;
+  /** When the turn's activity was last announced (turn_activity); its start counts as one. */
+  announcedAt: Date;
+};
 
 const DEFAULT_POLL_INTERVAL_MS = 250;
 const DEFAULT_MAX_CONCURRENT_TURNS = 16;
@@ -143,7 +150,7 @@ export class TurnRunner {
   }
 
   #launch(claimed: ClaimedTurn): void {
-    const turn: RunningTurn = { abort: new AbortController() };
+    const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt };
     this.#running.set(claimed.turnId, turn);
     turn.finished = this.#run(claimed, turn)
       .catch((error: unknown) => this.#o.logger.error({ err: error, turnId: claimed.turnId }, 'turn run failed'))
@@ -179,7 +186,7 @@ export class TurnRunner {
           token,
           signal: turn.abort.signal,
           clock,
-          emit: (event) => this.#report(claimed.turnId, event, inFlight, log),
+          emit: (event) => this.#report(claimed.turnId, turn, event, inFlight, log),
         });
         outcome = { kind: 'replied', text: reply.text, model: reply.model };
       } finally {
@@ -215,10 +222,11 @@ export class TurnRunner {
     return { cancel: () => next.cancel() };
   }
 
-  async #report(turnId: string, event: ProviderEvent, inFlight: InFlightWriter, log: Logger): Promise<void> {
+  async #report(turnId: string, turn: RunningTurn, event: ProviderEvent, inFlight: InFlightWriter, log: Logger): Promise<void> {
     switch (event.type) {
       case 'text':
         inFlight.append(event.delta);
+        await this.#announceActivity(turnId, turn, log);
         return;
       case 'question_raised':
         await this.#o.store.raiseQuestion(turnId, this.runnerId, event.question, this.#o.clock.now());
@@ -228,11 +236,30 @@ export class TurnRunner {
         return;
       case 'tool_call':
         log.debug({ tool: event.name }, 'tool call');
+        await this.#announceActivity(turnId, turn, log);
         return;
       case 'subagent_finished':
         log.info({ subagent: event.description, status: event.status }, 'sub-agent finished');
         await this.#o.store.recordSubagentFinished(turnId, this.runnerId, { description: event.description, status: event.status, summary: event.summary }, this.#o.clock.now());
         return;
+    }
+  }
+
+  /**
+   * Tells the turn's watchers it still works, at most once a minute of relay time: without it a long turn with no
+   * question, sub-agent or task would count as stalled. A failed write only loses one sign of life: the next
+   * activity tries again, and the turn goes on.
+   */
+  async #announceActivity(turnId: string, turn: RunningTurn, log: Logger): Promise<void> {
+    const now = this.#o.clock.now();
+    if (!announcesActivity(turn.announcedAt, now)) return;
+    const previous = turn.announcedAt;
+    turn.announcedAt = now;
+    try {
+      await this.#o.store.recordTurnActivity(turnId, this.runnerId, now);
+    } catch (error) {
+      turn.announcedAt = previous;
+      log.warn({ err: error }, 'could not record the turn activity; the next activity tries again');
     }
   }
 

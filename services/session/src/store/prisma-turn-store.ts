@@ -17,6 +17,7 @@ import { toPendingQuestion } from '../wire/session-wire.ts';
 import {
   toQuestionAskedPayload,
   toSubagentFinishedPayload,
+  toTurnActivityPayload,
   toTurnEndedPayload,
   toTurnStartedPayload,
   toTurnStatusMessage,
@@ -208,6 +209,26 @@ export class PrismaTurnStore implements TurnStore {
   }
 
   async recordSubagentFinished(turnId: string, runnerId: string, subagent: SubagentFinished, now: Date): Promise<void> {
+    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => ({
+      subject: TurnSubject.SUBAGENT_FINISHED,
+      payload: toSubagentFinishedPayload({ ...base, ...subagent }),
+    }));
+  }
+
+  async recordTurnActivity(turnId: string, runnerId: string, now: Date): Promise<void> {
+    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => ({
+      subject: TurnSubject.TURN_ACTIVITY,
+      payload: toTurnActivityPayload({ ...base, lastActivityAt: now }),
+    }));
+  }
+
+  /** Enqueues the event `build` makes of the turn's fields, while the turn runs and is this runner's. */
+  async #publishForRunningTurn(
+    turnId: string,
+    runnerId: string,
+    now: Date,
+    build: (base: { eventId: string; occurredAt: Date; sessionId: string; userId: string; turnId: string }) => { subject: string; payload: unknown },
+  ): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       const turn = await tx.turn.findFirst({
         where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
@@ -215,11 +236,7 @@ export class PrismaTurnStore implements TurnStore {
       });
       if (turn === null) return;
       const eventId = randomUUID();
-      await enqueue(tx, {
-        id: eventId,
-        subject: TurnSubject.SUBAGENT_FINISHED,
-        payload: toSubagentFinishedPayload({ eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.session.userId, turnId, ...subagent }),
-      });
+      await enqueue(tx, { id: eventId, ...build({ eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.session.userId, turnId }) });
     });
   }
 

@@ -2,7 +2,7 @@
  * Turns as the proto messages the gRPC API and the turn events carry, and the turn subjects.
  * Shared by grpc/ and store/ (which writes events), like session-wire.ts.
  */
-import { QuestionAsked, SubagentFinished, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SubagentFinished, TurnActivity, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus as TurnStatusMessage, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { Turn, TurnStatus } from '../domain/entities.ts';
 import { SessionSubject } from './session-events.ts';
@@ -14,6 +14,7 @@ export const TurnSubject = {
   TURN_ENDED: 'relay.session.v1.turn_ended',
   QUESTION_ASKED: 'relay.session.v1.question_asked',
   SUBAGENT_FINISHED: 'relay.session.v1.subagent_finished',
+  TURN_ACTIVITY: 'relay.session.v1.turn_activity',
 } as const;
 
 const STATUSES: Record<TurnStatus, TurnStatusMessage> = {
@@ -61,6 +62,11 @@ export function toQuestionAskedPayload(event: QuestionAsked): unknown {
 /** The JSON payload of relay.session.v1.subagent_finished. */
 export function toSubagentFinishedPayload(event: SubagentFinished): unknown {
   return SubagentFinished.toJSON(event);
+}
+
+/** The JSON payload of relay.session.v1.turn_activity. */
+export function toTurnActivityPayload(event: TurnActivity): unknown {
+  return TurnActivity.toJSON(event);
 }
 
 /** The turn id of a turn_ended payload, or undefined when it has none. */

@@ -20,7 +20,7 @@ import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
 import { RELAY_STOPPED_ERROR } from '../../src/domain/turns/turn-rules.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { turnGrpc } from '../../src/grpc/turn-grpc.ts';
-import { ALWAYS_AVAILABLE, type Provider } from '../../src/providers/provider.ts';
+import { ALWAYS_AVAILABLE, type Provider, type ProviderEvent } from '../../src/providers/provider.ts';
 import { ProviderRegistry } from '../../src/providers/provider-registry.ts';
 import { ScriptProvider } from '../../src/providers/script/script-provider.ts';
 import { listenForTurnSignals } from '../../src/runtime/bus-turn-signals.ts';
@@ -121,6 +121,32 @@ const subagentProvider: Provider = {
   },
 };
 
+/**
+ * A provider whose turn works for 2.5 minutes of relay time without a question, sub-agent or task: reply text and
+ * tool calls, each after the given relay milliseconds (the shared ManualClock is moved as it goes).
+ */
+const WORK: [number, ProviderEvent][] = [
+  [20_000, { type: 'text', delta: 'Reading the diff. ' }],
+  [30_000, { type: 'tool_call', name: 'Read', input: { path: 'server/app.ts' } }],
+  [15_000, { type: 'text', delta: 'Found it. ' }],
+  [5_000, { type: 'tool_call', name: 'Edit', input: { path: 'server/app.ts' } }],
+  [40_000, { type: 'text', delta: 'Fixed. ' }],
+  [40_000, { type: 'tool_call', name: 'Bash', input: { command: 'npm test' } }],
+];
+const workingProvider: Provider = {
+  id: 'working',
+  availability: () => ALWAYS_AVAILABLE,
+  listModels: async () => ['working-1'],
+  canSteer: false,
+  async startTurn(input) {
+    for (const [afterMs, event] of WORK) {
+      clock.advance(afterMs);
+      await input.emit(event);
+    }
+    return { text: 'worked', model: 'working-1' };
+  },
+};
+
 /** A runner wired as main.ts wires it, on `runnerClock` (the shared ManualClock unless given). */
 function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): TurnRunner {
   const runnerClock = options.runnerClock ?? clock;
@@ -129,6 +155,7 @@ function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): T
     providers: new ProviderRegistry([
       new ScriptProvider({ gatewayUrl: gateway.url, cards: new GrpcQuestionCards(questionClient), logger }),
       subagentProvider,
+      workingProvider,
     ]),
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock: runnerClock, logger }),
     signals,
@@ -458,6 +485,21 @@ describe('the turn runner with the script provider', () => {
     expect(await outboxEvents(TurnSubject.SUBAGENT_FINISHED, turnId)).toEqual([
       expect.objectContaining({ sessionId, userId, turnId, description: 'Check web/ for XSS', status: 'completed', summary: 'No XSS found' }),
       expect.objectContaining({ sessionId, userId, turnId, description: 'Run the e2e suite', status: 'failed' }),
+    ]);
+  });
+
+  it('a turn that keeps working announces turn_activity at most once a minute of relay time, with the instant of its activity', async () => {
+    const sessionId = await newSession({ provider: 'working' });
+    const startedAt = clock.now().getTime();
+    const { turnId } = await queue(sessionId, 'fix the bug');
+    startRunner();
+    expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'worked' });
+    // Activity at 20, 50, 65, 70, 110 and 150 s after the start: announced at 65 s (a minute after the start) and
+    // 150 s (a minute after that); 110 s is only 45 s after 65 s.
+    const instant = (ms: number) => new Date(startedAt + ms).toISOString();
+    expect(await outboxEvents(TurnSubject.TURN_ACTIVITY, turnId)).toEqual([
+      expect.objectContaining({ sessionId, userId, turnId, occurredAt: instant(65_000), lastActivityAt: instant(65_000) }),
+      expect.objectContaining({ sessionId, userId, turnId, occurredAt: instant(150_000), lastActivityAt: instant(150_000) }),
     ]);
   });
 

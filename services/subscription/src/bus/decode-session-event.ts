@@ -1,4 +1,4 @@
-import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
+import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { SessionState as SessionStateMessage } from '@relay/proto/relay/session/v1/session';
 import { invalidEvent } from '../domain/errors.ts';
 import type { SessionEvent, SessionState } from '../domain/session-activity.ts';
@@ -9,6 +9,7 @@ export const SessionSubject = {
   TURN_ENDED: 'relay.session.v1.turn_ended',
   QUESTION_ASKED: 'relay.session.v1.question_asked',
   SUBAGENT_FINISHED: 'relay.session.v1.subagent_finished',
+  TURN_ACTIVITY: 'relay.session.v1.turn_activity',
   TASK_STARTED: 'relay.session.v1.task_started',
   TASK_FINISHED: 'relay.session.v1.task_finished',
   TASK_FAILED: 'relay.session.v1.task_failed',
@@ -60,6 +61,9 @@ export function decodeSessionEvent(subject: string, data: unknown): SessionEvent
       return { ...base(subject, QuestionAsked.fromJSON(data)), type: 'turn_activity' };
     case SessionSubject.SUBAGENT_FINISHED:
       return { ...base(subject, SubagentFinished.fromJSON(data)), type: 'turn_activity' };
+    case SessionSubject.TURN_ACTIVITY:
+      // Reply text or a tool call, announced at most once a minute when it happens (occurredAt is that instant).
+      return { ...base(subject, TurnActivity.fromJSON(data)), type: 'turn_activity' };
     case SessionSubject.TASK_STARTED: {
       const message = TaskStarted.fromJSON(data);
       if (message.task === undefined || message.task.id === '') throw invalidEvent(subject, 'task.id is missing');

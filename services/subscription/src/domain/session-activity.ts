@@ -14,7 +14,7 @@ export type RunningTask = { id: string; description: string; startedAt: Date; la
 export type SessionRuns = {
   /** The turn that runs; null when none. */
   turn: { id: string; startedAt: Date } | null;
-  /** The latest sign of life of the running turn (its start, a question it asked, a sub-agent that finished, a task it started). */
+  /** The latest sign of life of the running turn (its start, its reply text or tool calls, a question it asked, a sub-agent that finished, a task it started). */
   turnActivityAt: Date | null;
   tasks: RunningTask[];
   /** When the latest turn or task ended: with nothing running, the instant the session went idle. */
@@ -47,7 +47,7 @@ export type SessionEvent =
   | (EventBase & { type: 'session_created'; title: string; state: SessionState })
   | (EventBase & { type: 'turn_started'; turnId: string })
   | (EventBase & { type: 'turn_ended'; turnId: string })
-  /** A sign of life of the running turn: a question it asked, a sub-agent of it that finished. */
+  /** A sign of life of the running turn: its reply text or tool calls (at most once a minute), a question it asked, a sub-agent of it that finished. */
   | (EventBase & { type: 'turn_activity' })
   | (EventBase & { type: 'task_started'; task: { id: string; description: string } })
   | (EventBase & { type: 'task_ended'; taskId: string })

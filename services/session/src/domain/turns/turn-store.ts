@@ -64,6 +64,8 @@ export interface TurnStore {
   raiseQuestion(turnId: string, runnerId: string, question: PendingQuestion, now: Date): Promise<void>;
   /** A sub-agent the provider ran inside the turn finished: a subagent_finished event, while the turn is this runner's. */
   recordSubagentFinished(turnId: string, runnerId: string, subagent: SubagentFinished, now: Date): Promise<void>;
+  /** The turn showed activity at `now` (reply text, a tool call): a turn_activity event, while the turn is this runner's. */
+  recordTurnActivity(turnId: string, runnerId: string, now: Date): Promise<void>;
   /** The question is settled; the turn runs again when none is left. */
   settleQuestion(turnId: string, runnerId: string, questionId: string): Promise<void>;
   /**

@@ -3,9 +3,9 @@
  * subscription, now): stalled, all_idle and the heartbeat. The planner calls `computeEvents` whenever it
  * evaluates a watcher and stores what comes out under deterministic ids (so each fires once however often it is
  * computed), then is due again at `nextDueAt`. Choices where the spec is silent:
- * - stalled: a running turn is silent since its latest sign of life the events show (its start, a question, a
- *   task it started); a running task since its last output, or its start. Each silence fires once, at the
- *   instant it reached stalledMinutes (not before the subscription was made).
+ * - stalled: a running turn is silent since its latest sign of life the events show (its start, its reply text or
+ *   tool calls, a question, a task it started); a running task since its last output, or its start. Each silence
+ *   fires once, at the instant it reached stalledMinutes (not before the subscription was made).
  * - all_idle fires when the last running turn or task of the watched sessions ended, at that instant, once per
  *   such instant; not for an idleness that began before the subscription was made.
  * - The heartbeat is on the grid created_at + k × heartbeatMinutes; a grid time inside quiet hours is skipped,

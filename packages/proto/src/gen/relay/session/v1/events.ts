@@ -82,6 +82,20 @@ export interface SubagentFinished {
   summary: string;
 }
 
+/**
+ * Published on relay.session.v1.turn_activity while a running turn works (reply text, tool calls), at most once a
+ * minute of relay time per turn: when it last showed activity. Watchers measure a turn's silence (the stalled
+ * event) from it, so a long turn that keeps working is not reported stalled.
+ */
+export interface TurnActivity {
+  eventId: string;
+  occurredAt: Date | undefined;
+  sessionId: string;
+  userId: string;
+  turnId: string;
+  lastActivityAt: Date | undefined;
+}
+
 /** Published on relay.session.v1.archived. */
 export interface SessionArchived {
   eventId: string;
@@ -1173,6 +1187,179 @@ export const SubagentFinished: MessageFns<SubagentFinished> = {
     message.description = object.description ?? "";
     message.status = object.status ?? "";
     message.summary = object.summary ?? "";
+    return message;
+  },
+};
+
+function createBaseTurnActivity(): TurnActivity {
+  return { eventId: "", occurredAt: undefined, sessionId: "", userId: "", turnId: "", lastActivityAt: undefined };
+}
+
+export const TurnActivity: MessageFns<TurnActivity> = {
+  encode(message: TurnActivity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(18).fork()).join();
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(34).string(message.userId);
+    }
+    if (message.turnId !== "") {
+      writer.uint32(42).string(message.turnId);
+    }
+    if (message.lastActivityAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastActivityAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TurnActivity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTurnActivity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.turnId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lastActivityAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TurnActivity {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      turnId: isSet(object.turnId)
+        ? globalThis.String(object.turnId)
+        : isSet(object.turn_id)
+        ? globalThis.String(object.turn_id)
+        : "",
+      lastActivityAt: isSet(object.lastActivityAt)
+        ? fromJsonTimestamp(object.lastActivityAt)
+        : isSet(object.last_activity_at)
+        ? fromJsonTimestamp(object.last_activity_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TurnActivity): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.turnId !== "") {
+      obj.turnId = message.turnId;
+    }
+    if (message.lastActivityAt !== undefined) {
+      obj.lastActivityAt = message.lastActivityAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TurnActivity>, I>>(base?: I): TurnActivity {
+    return TurnActivity.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TurnActivity>, I>>(object: I): TurnActivity {
+    const message = createBaseTurnActivity();
+    message.eventId = object.eventId ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.sessionId = object.sessionId ?? "";
+    message.userId = object.userId ?? "";
+    message.turnId = object.turnId ?? "";
+    message.lastActivityAt = object.lastActivityAt ?? undefined;
     return message;
   },
 };
