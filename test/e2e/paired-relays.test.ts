@@ -121,21 +121,30 @@ describe('two relays paired on loopback', () => {
     expect(turn.reply.text).toBe('relay-b again');
   });
 
-  it('changes the remote session freely from the conversation that started it; another conversation asks the user first', async () => {
+  it('changes the remote session freely from the conversation that started it; another conversation asks the user once', async () => {
     const own = await say(a, lead, [tool({ action: 'update_session', relay: 'relay-b', session: remote, title: 'Renamed by lead' }), 'reply {{result.changed}}'].join('\n'));
     expect(own.reply.text).toBe('["title"]');
 
     const other = await a.api('POST', '/api/v1/sessions', {
       provider: 'script',
       title: 'Other',
-      text: ['# relay-b', tool({ action: 'update_session', relay: 'relay-b', session: remote, title: 'Renamed by other' }), 'reply {{result.changed}}'].join('\n'),
+      text: [
+        '# relay-b',
+        tool({ action: 'update_session', relay: 'relay-b', session: remote, title: 'Renamed by other' }),
+        'reply {{result.changed}}',
+        tool({ action: 'update_session', relay: 'relay-b', session: remote, title: 'Renamed again by other' }),
+        'reply {{result.changed}}',
+      ].join('\n'),
     });
     expect(other.status, JSON.stringify(other.body)).toBe(201);
-    // relay-b did not record "Other" as the starter: the user allows the change on a card here, on relay-a.
+    // relay-b did not record "Other" as the starter: the user allows the change on a card here, on relay-a, which
+    // names the session and lists the change; the Allow is remembered, so the second change asks nothing.
     const card = await decideCard(a, other.body.session.id, 'allow');
     expect(card.title).toContain('relay-b');
-    expect((await finish(a, other.body.session.id, other.body.message_id)).reply.text).toBe('["title"]');
-    expect((await b.api('GET', `/api/v1/sessions/${remote}`)).body.session.title).toBe('Renamed by other');
+    expect(card.lines).toEqual(['Title: "Renamed by other"', "Allow also covers this conversation's later changes to sessions it did not start on relay-b."]);
+    expect((await finish(a, other.body.session.id, other.body.message_id)).reply.text).toBe('["title"]\n["title"]');
+    expect((await a.api('GET', `/api/v1/cards?session=${other.body.session.id}`)).body.cards).toHaveLength(1);
+    expect((await b.api('GET', `/api/v1/sessions/${remote}`)).body.session.title).toBe('Renamed again by other');
   });
 
   it("refuses the send when relay-b's level on relay-a is lowered to read; reads still work", async () => {
