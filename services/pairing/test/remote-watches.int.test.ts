@@ -1,7 +1,7 @@
 // The watched side of events across relays, in the pairing service as a real process against a real PostgreSQL
 // and nats-server: a paired relay's watch keeps our sessions' turn ends and questions from SESSION_EVENTS (its own
 // sessions only, exclude honoured), each once, with consecutive seqs; a fetch acknowledges what it asks past; past
-// the buffer's cap (5 here, REMOTE_BUFFER_LIMIT) the oldest are dropped and counted; ending a watch drops it.
+// the buffer's cap (500, the production default) the oldest are dropped and counted; ending a watch drops it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -34,7 +34,7 @@ beforeAll(async () => {
     cwd: serviceDir,
     // No subscription service here: the compute loop (stalled, all_idle, heartbeat; remote-compute-loop.int.test)
     // makes its first pass before any watch exists and none during the test.
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'warn', REMOTE_BUFFER_LIMIT: '5', REMOTE_COMPUTE_INTERVAL_MS: '60000' },
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'warn', REMOTE_COMPUTE_INTERVAL_MS: '60000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk: Buffer) => {
@@ -128,15 +128,15 @@ it('keeps every session of the user but those excluded, untitled, for a watch of
   expect(page.events.map(({ id, sessionId, sessionTitle }) => ({ id, sessionId, sessionTitle }))).toEqual([{ id: kept, sessionId: 's8', sessionTitle: '' }]);
 });
 
-it('past the cap keeps the newest events and counts the older ones as dropped for the cursor that missed them', async () => {
+it('past the cap of 500 keeps the newest events and counts the older ones as dropped for the cursor that missed them', async () => {
   await watch('lab', 'sub_cap', { userId: 'u4', scope: 'sessions', sessions: [{ id: 's4', title: 'Busy' }] });
   const ids: string[] = [];
-  for (let i = 1; i <= 8; i += 1) ids.push(await turnEnded('u4', 's4', `turn ${i}`));
-  await vi.waitFor(async () => expect((await fetch('lab', 'sub_cap', 0)).cursor).toBe(8), { timeout: 15_000, interval: 100 });
+  for (let i = 1; i <= 503; i += 1) ids.push(await turnEnded('u4', 's4', `turn ${i}`));
+  await vi.waitFor(async () => expect((await fetch('lab', 'sub_cap', 0)).cursor).toBe(503), { timeout: 60_000, interval: 250 });
   const page = await fetch('lab', 'sub_cap', 0);
   expect(page.events.map((event) => event.id)).toEqual(ids.slice(3));
   expect(page.dropped).toBe(3);
-  expect(await fetch('lab', 'sub_cap', 8)).toMatchObject({ events: [], cursor: 8, dropped: 0 });
+  expect(await fetch('lab', 'sub_cap', 503)).toMatchObject({ events: [], cursor: 503, dropped: 0 });
 });
 
 it('keeps the archive of a listed session whatever kinds the watch takes, and none for a watch of "all"', async () => {
