@@ -5,3 +5,4 @@ export { enqueue } from './enqueue.ts';
 export { OutboxRelay } from './outbox-relay.ts';
 export { consume, nakDelayMs, DEFAULT_MAX_DELIVER, type BusMessage, type Consumer, type ConsumeOptions } from './consume.ts';
 export { processOnce } from './process-once.ts';
+export { waitForStream } from './wait-for-stream.ts';

@@ -1,4 +1,4 @@
-import { consume, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { ScheduleStore } from '../domain/ports.ts';
@@ -11,7 +11,6 @@ export const SESSION_EVENTS = {
   filterSubjects: ['relay.session.v1.>'],
 } as const;
 
-const STREAM_POLL_MS = 500;
 const ARCHIVED = 'relay.session.v1.archived';
 /** A turn took the message: it started, or it ended (a turn that never started ends too, e.g. stopped). */
 const TAKEN = new Set(['relay.session.v1.turn_started', 'relay.session.v1.turn_ended']);
@@ -25,7 +24,7 @@ export async function startSessionEventsConsumer(
   bus: Bus,
   deps: { store: ScheduleStore; clock: Clock; logger: Logger; changed: () => void; signal: AbortSignal },
 ): Promise<Consumer | undefined> {
-  if (!(await waitForStream(bus, SESSION_EVENTS.stream, deps.logger, deps.signal))) return undefined;
+  if (!(await waitForStream(bus, SESSION_EVENTS.stream, { logger: deps.logger, signal: deps.signal }))) return undefined;
   return consume(bus, {
     stream: SESSION_EVENTS.stream,
     durable: SESSION_EVENTS.durable,
@@ -48,19 +47,4 @@ export async function handleSessionEvent(deps: { store: ScheduleStore; clock: Cl
   if (TAKEN.has(message.subject) && typeof data.messageId === 'string' && data.messageId.startsWith('sch_')) {
     await deps.store.markFiringTaken(data.messageId, deps.clock.now());
   }
-}
-
-/** Waits until the stream exists (true) or `signal` aborts (false). */
-async function waitForStream(bus: Bus, stream: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
-  for (let attempt = 1; !signal.aborted; attempt++) {
-    try {
-      await bus.jsm.streams.info(stream);
-      return true;
-    } catch (error) {
-      // Until the session service declares it (or while the bus is not there yet).
-      if (attempt === 1) logger.info({ stream, err: error }, 'waiting for the stream to be declared by its publisher');
-      await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
-    }
-  }
-  return false;
 }

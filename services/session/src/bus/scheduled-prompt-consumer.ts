@@ -1,4 +1,4 @@
-import { consume, processOnce, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, processOnce, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { Provenance } from '../domain/entities.ts';
@@ -14,7 +14,6 @@ export const SCHEDULED_PROMPTS = {
   filterSubjects: ['relay.scheduler.v1.cmd.queue_prompt'],
 } as const;
 
-const STREAM_POLL_MS = 500;
 
 /** The fields of relay.scheduler.v1.QueuePrompt this consumer uses (JSON). */
 interface QueuePrompt {
@@ -35,7 +34,7 @@ export async function startScheduledPromptConsumer(
   bus: Bus,
   deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger; signal: AbortSignal },
 ): Promise<Consumer | undefined> {
-  if (!(await waitForStream(bus, deps.logger, deps.signal))) return undefined;
+  if (!(await waitForStream(bus, SCHEDULED_PROMPTS.stream, { logger: deps.logger, signal: deps.signal }))) return undefined;
   return consume(bus, {
     stream: SCHEDULED_PROMPTS.stream,
     durable: SCHEDULED_PROMPTS.durable,
@@ -73,19 +72,4 @@ export async function queueScheduledPrompt(
       event: { ...records.event, messageId },
     });
   });
-}
-
-/** Waits until the stream exists (true) or `signal` aborts (false). */
-async function waitForStream(bus: Bus, logger: Logger, signal: AbortSignal): Promise<boolean> {
-  for (let attempt = 1; !signal.aborted; attempt++) {
-    try {
-      await bus.jsm.streams.info(SCHEDULED_PROMPTS.stream);
-      return true;
-    } catch (error) {
-      // Until the scheduler declares it.
-      if (attempt === 1) logger.info({ stream: SCHEDULED_PROMPTS.stream, err: error }, 'waiting for the stream to be declared by its publisher');
-      await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
-    }
-  }
-  return false;
 }

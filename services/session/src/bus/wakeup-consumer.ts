@@ -1,4 +1,4 @@
-import { consume, processOnce, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, processOnce, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { IdGenerator } from '../domain/ports.ts';
@@ -13,7 +13,6 @@ export const WAKEUPS = {
   filterSubjects: ['relay.subscription.v1.cmd.deliver_wakeup'],
 } as const;
 
-const STREAM_POLL_MS = 500;
 
 /** The fields of relay.subscription.v1.DeliverWakeup this consumer uses (JSON). */
 interface DeliverWakeup {
@@ -41,7 +40,7 @@ export interface WakeupDeps {
  * it (its rows appended, the header kept once), so rows queued during one turn come as one message.
  */
 export async function startWakeupConsumer(bus: Bus, deps: WakeupDeps): Promise<Consumer> {
-  await waitForStream(bus, deps.logger);
+  await waitForStream(bus, WAKEUPS.stream, { logger: deps.logger });
   return consume(bus, {
     stream: WAKEUPS.stream,
     durable: WAKEUPS.durable,
@@ -84,17 +83,4 @@ export async function queueWakeup(deps: WakeupDeps, message: BusMessage): Promis
     const records = buildQueuedMessage(deps.ids, session, { text: command.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode }, deps.clock.now());
     await store.queueMessage(records);
   });
-}
-
-async function waitForStream(bus: Bus, logger: Logger): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await bus.jsm.streams.info(WAKEUPS.stream);
-      return;
-    } catch (error) {
-      // Until the subscription service declares it.
-      if (attempt === 1) logger.info({ stream: WAKEUPS.stream, err: error }, 'waiting for the stream to be declared by its publisher');
-      await new Promise((resolve) => setTimeout(resolve, STREAM_POLL_MS));
-    }
-  }
 }

@@ -1,6 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { consume, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
 import type { Logger } from '@relay/telemetry';
 import type { SessionActivityStore } from '../domain/ports.ts';
 import { recordSessionEvent } from '../domain/record-session-event.ts';
@@ -13,7 +11,6 @@ export const SESSION_EVENTS = {
   filterSubjects: ['relay.session.v1.>'],
 } as const;
 
-const STREAM_POLL_MS = 500;
 
 /**
  * Consumes the session events into the session-activity projection, once per message id. The session
@@ -21,7 +18,7 @@ const STREAM_POLL_MS = 500;
  */
 export async function startSessionEventsConsumer(bus: Bus, options: { store: SessionActivityStore; logger: Logger }): Promise<Consumer> {
   const { store, logger } = options;
-  await waitForStream(bus, SESSION_EVENTS.stream, logger);
+  await waitForStream(bus, SESSION_EVENTS.stream, { logger });
   return consume(bus, {
     stream: SESSION_EVENTS.stream,
     durable: SESSION_EVENTS.durable,
@@ -37,17 +34,4 @@ export async function handleSessionEvent(store: SessionActivityStore, message: B
   if (event === undefined) return;
   const applied = await recordSessionEvent(store, message.id, event);
   if (!applied) logger.debug({ messageId: message.id, subject: message.subject }, 'session event already processed');
-}
-
-async function waitForStream(bus: Bus, stream: string, logger: Logger): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await bus.jsm.streams.info(stream);
-      return;
-    } catch (error) {
-      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
-      if (attempt === 1) logger.info({ stream }, 'waiting for the stream to be declared by its publisher');
-      await sleep(STREAM_POLL_MS);
-    }
-  }
 }
