@@ -3,8 +3,7 @@
  * failed one), questions, finished sub-agents and tasks, and archives (the watching relay ends what listed only
  * archived sessions), decoded from the session service's events, appended to every watch that takes them.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { consume, type Bus, type Consumer } from '@relay/bus';
+import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import { QuestionAsked, SessionArchived, SubagentFinished, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
@@ -16,7 +15,6 @@ import type { RemoteEventInput } from '../domain/remote-watch.ts';
 // One filter subject: the nats-server here (before 2.10) takes no list of them.
 export const REMOTE_SESSION_EVENTS_CONSUMER = { stream: 'SESSION_EVENTS', durable: 'pairing-remote-session-events', filterSubjects: ['relay.session.v1.>'] };
 
-const STREAM_POLL_MS = 500;
 
 const ENDINGS: Partial<Record<TurnStatus, string>> = {
   [TurnStatus.TURN_STATUS_DONE]: 'done',
@@ -77,15 +75,7 @@ export function startRemoteSessionEventsConsumer(bus: Bus, options: { watches: R
   const spec = REMOTE_SESSION_EVENTS_CONSUMER;
   const stopping = new AbortController();
   const started = (async (): Promise<Consumer | undefined> => {
-    while (!stopping.signal.aborted) {
-      try {
-        await bus.jsm.streams.info(spec.stream);
-        break;
-      } catch {
-        await sleep(STREAM_POLL_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
-      }
-    }
-    if (stopping.signal.aborted) return undefined;
+    if (!(await waitForStream(bus, spec.stream, { logger: options.logger, signal: stopping.signal }))) return undefined;
     return consume(bus, {
       ...spec,
       logger: options.logger,

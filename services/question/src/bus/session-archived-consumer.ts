@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { consume, type Bus, type Consumer } from '@relay/bus';
+import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import { SessionArchived } from '@relay/proto/relay/session/v1/events';
 import type { Logger } from '@relay/telemetry';
@@ -13,7 +12,6 @@ export const SESSION_ARCHIVED = {
   subject: 'relay.session.v1.archived',
 } as const;
 
-const STREAM_POLL_MS = 500;
 
 export interface SessionArchivedDeps {
   asks: AskStore;
@@ -27,10 +25,7 @@ export interface SessionArchivedDeps {
  * session service declares the stream; until it exists this waits (call it without awaiting).
  */
 export async function startSessionArchivedConsumer(bus: Bus, deps: SessionArchivedDeps, signal: AbortSignal): Promise<Consumer | undefined> {
-  while (!(await streamExists(bus, SESSION_ARCHIVED.stream))) {
-    if (signal.aborted) return undefined;
-    await sleep(STREAM_POLL_MS);
-  }
+  if (!(await waitForStream(bus, SESSION_ARCHIVED.stream, { logger: deps.logger, signal }))) return undefined;
   return consume(bus, {
     stream: SESSION_ARCHIVED.stream,
     durable: SESSION_ARCHIVED.durable,
@@ -46,13 +41,4 @@ export async function endAsksOfArchived(deps: SessionArchivedDeps, data: unknown
   if (event.sessionId === '') return;
   const ended = await endAsksOf(deps.asks, event.sessionId, deps.clock.now());
   if (ended > 0) deps.logger.info({ sessionId: event.sessionId, ended }, 'asks ended: their session was archived');
-}
-
-async function streamExists(bus: Bus, stream: string): Promise<boolean> {
-  try {
-    await bus.jsm.streams.info(stream);
-    return true;
-  } catch {
-    return false;
-  }
 }

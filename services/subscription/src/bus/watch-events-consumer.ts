@@ -2,8 +2,7 @@
  * The consumers that feed subscriptions: session events (turn ends, questions, archives) and question events
  * (answers to a conversation's asks), each stored once per watcher; the planner takes it from there.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { consume, type Bus, type Consumer } from '@relay/bus';
+import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { PrismaWatchStore } from '../store/prisma-watch-store.ts';
@@ -15,7 +14,6 @@ export const WATCH_CONSUMERS = [
   { stream: 'QUESTION_EVENTS', durable: 'subscription-watch-question-events', filterSubjects: ['relay.question.v1.question_answered'] },
 ] as const;
 
-const STREAM_POLL_MS = 500;
 
 /**
  * Starts both consumers in the background, each once its stream is declared (its publisher may start after
@@ -25,15 +23,7 @@ export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatc
   const { store, clock, logger } = options;
   const stopping = new AbortController();
   const started = WATCH_CONSUMERS.map(async (spec): Promise<Consumer | undefined> => {
-    while (!stopping.signal.aborted) {
-      try {
-        await bus.jsm.streams.info(spec.stream);
-        break;
-      } catch {
-        await sleep(STREAM_POLL_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
-      }
-    }
-    if (stopping.signal.aborted) return undefined;
+    if (!(await waitForStream(bus, spec.stream, { logger, signal: stopping.signal }))) return undefined;
     return consume(bus, {
       stream: spec.stream,
       durable: spec.durable,
