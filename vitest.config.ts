@@ -1,7 +1,18 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/** Where unhandled errors are written too, so `npm test` can repeat them under its last line, where CI logs keep them. */
+const UNHANDLED_ERRORS_FILE = fileURLToPath(new URL('./.relay/unhandled-errors.txt', import.meta.url));
 
 export default defineConfig({
   test: {
+    onUnhandledError(error) {
+      mkdirSync(fileURLToPath(new URL('./.relay', import.meta.url)), { recursive: true });
+      const { VITEST_TEST_PATH: testPath } = error as { VITEST_TEST_PATH?: string };
+      const origin = testPath ? ` (while ${testPath} ran)` : '';
+      appendFileSync(UNHANDLED_ERRORS_FILE, `${error.type}${origin}: ${error.stack ?? error.message}\n\n`);
+    },
     projects: [
       { extends: true, test: { name: 'unit', include: ['{packages,services,cli}/*/{src,test}/**/*.test.ts', 'cli/test/**/*.test.ts'], exclude: ['**/*.int.test.ts', '**/node_modules/**'] } },
       { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },

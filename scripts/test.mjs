@@ -2,7 +2,8 @@
 // `npm test`: generate, type-check, check the protos, then run every test (unit, integration, end to end).
 // Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,9 +34,18 @@ const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && g
 if (base) run('buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` });
 run('typecheck', 'npx', ['turbo', 'run', 'typecheck', '--output-logs=errors-only']);
 const results = `${root}/.relay/test-results.json`;
+// vitest.config.ts appends every unhandled error here; a CI log that keeps only its tail still shows them.
+const unhandled = `${root}/.relay/unhandled-errors.txt`;
+rmSync(unhandled, { force: true });
 const tests = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env });
 if (existsSync(results)) {
-  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(readFileSync(results, 'utf8'));
+  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, testResults } = JSON.parse(readFileSync(results, 'utf8'));
+  for (const file of testResults) {
+    for (const test of file.assertionResults.filter((result) => result.status === 'failed')) {
+      process.stdout.write(`✖ ${relative(root, file.name)} > ${test.fullName}\n`);
+    }
+  }
   process.stdout.write(`\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped\n`);
 }
+if (existsSync(unhandled)) process.stdout.write(`\nunhandled errors (each fails the run):\n${readFileSync(unhandled, 'utf8')}`);
 process.exit(tests.status ?? 1);

@@ -15,7 +15,7 @@ export type Bus = {
 export async function connectBus(options: { url: string; name: string; logger: Logger }): Promise<Bus> {
   const { logger } = options;
   const nc = await connect({ servers: options.url, name: options.name, maxReconnectAttempts: -1 });
-  void logStatus(nc, logger);
+  logStatus(nc, logger).catch((error: unknown) => logger.warn({ err: error }, 'NATS status stream ended with an error'));
   let jsm: JetStreamManager;
   try {
     jsm = await jetstreamManager(nc);

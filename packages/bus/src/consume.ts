@@ -71,7 +71,9 @@ export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consum
   });
   const consumer = await bus.js.consumers.get(options.stream, options.durable);
   const messages = await consumer.consume({ max_messages: PREFETCH });
-  void logNotifications(messages, options);
+  logNotifications(messages, options).catch((error: unknown) =>
+    options.logger.warn({ err: error, durable: options.durable }, 'consumer notifications ended with an error'),
+  );
   let stopping = false;
   const loop = (async () => {
     for await (const message of messages) {
@@ -175,7 +177,14 @@ async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: numbe
     const handling: Handling = { span, startedAt, durable: options.durable, subject: message.subject };
     const log = options.logger.child({ messageId: id, subject: message.subject, durable: options.durable, deliveryCount });
     // Long handlers keep the message: without this JetStream would hand it to another replica after the ack wait.
-    const keepAlive = setInterval(() => message.working(), ACK_WAIT_MS / 3);
+    const keepAlive = setInterval(() => {
+      try {
+        message.working();
+      } catch (error) {
+        // A closed connection: the message comes back after its ack wait, as it would after a crash.
+        log.warn({ err: error }, 'could not extend the ack wait');
+      }
+    }, ACK_WAIT_MS / 3);
     try {
       let data: unknown;
       try {
