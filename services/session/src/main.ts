@@ -138,6 +138,8 @@ try {
     clock,
     logger,
     maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
+    // A usage-limit pause any replica recorded holds the provider's queued turns here too.
+    pauses: usageLedger,
   });
   const taskQuietMinutes = async () => (await getRelaySettings(store)).taskQuietMinutes;
   runner.start();

@@ -13,10 +13,13 @@ export class ProviderRegistry {
     return this.#providers.get(id);
   }
 
-  /** Whether turns of sessions on this provider can start here now (available, and not held by a usage limit). */
+  /**
+   * Whether turns of sessions on this provider can run here at all (a plug-in, and available); a turn that
+   * cannot is ended as an error. A usage-limit pause is not this: its turns wait (the runner reads the
+   * relay-wide pauses, usage ledger).
+   */
   canRun(id: string): boolean {
-    const provider = this.#providers.get(id);
-    return provider !== undefined && provider.availability().available && provider.holdsTurns?.() !== true;
+    return this.#providers.get(id)?.availability().available === true;
   }
 
   /** The provider's own availability; undefined when this relay has no plug-in for it. */

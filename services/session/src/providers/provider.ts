@@ -65,8 +65,6 @@ export interface Provider {
   readonly canSteer: boolean;
   /** Steers text into the session's turn running here; false when none runs here (the caller queues it instead). */
   steer?(sessionId: string, text: string): boolean;
-  /** Whether a usage limit holds the provider's queued turns now (they start once it resets); absent: never. */
-  holdsTurns?(): boolean;
   /** Runs the turn to its reply; throws TurnFailed for a failure to show, or the signal's reason once aborted. */
   startTurn(input: TurnInput): Promise<TurnReply>;
 }

@@ -9,6 +9,7 @@ import type { Logger } from '@relay/telemetry';
 import { announcesActivity } from '../domain/turns/turn-activity.ts';
 import { endTurnAs, LEASE_RENEW_MS, leaseUntil, TURN_LEASE_MS, turnDeadline, type TurnOutcome } from '../domain/turns/turn-rules.ts';
 import type { ClaimedTurn, TurnStore } from '../domain/turns/turn-store.ts';
+import { heldProviders, type UsageLedger } from '../domain/usage/usage.ts';
 import { TurnFailed, type ProviderEvent } from '../providers/provider.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { InFlightWriter } from './in-flight-writer.ts';
@@ -25,6 +26,12 @@ export interface TurnRunnerOptions {
   logger: Logger;
   /** The relay's Max turn duration, read when a turn starts. */
   maxTurnMinutes: () => Promise<number>;
+  /**
+   * The usage-limit pauses every replica records (the usage ledger in PostgreSQL), read once per look at
+   * the turns table: a paused provider's queued turns wait, on every replica, until the pause ends. Without
+   * it nothing is held.
+   */
+  pauses?: Pick<UsageLedger, 'pausesAt'>;
   /** Defaults to a fresh id per process, so a restarted replica never mistakes a dead run for its own. */
   runnerId?: string;
   /** Relay-clock lease and renewal period (defaults 30 s and 10 s). */
@@ -57,7 +64,7 @@ const INTERNAL_TURN_ERROR = 'the turn failed on this relay (internal error); sen
 
 export class TurnRunner {
   readonly runnerId: string;
-  readonly #o: Required<Omit<TurnRunnerOptions, 'runnerId'>>;
+  readonly #o: Required<Omit<TurnRunnerOptions, 'runnerId' | 'pauses'>> & Pick<TurnRunnerOptions, 'pauses'>;
   readonly #running = new Map<string, RunningTurn>();
   #stopped = true;
   #timer: NodeJS.Timeout | undefined;
@@ -133,12 +140,16 @@ export class TurnRunner {
     if (this.#running.size > 0) {
       for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
     }
+    if (this.#running.size >= this.#o.maxConcurrentTurns) return;
+    // A pause another replica recorded holds here too; the next look after it ends claims the turns it held.
+    const held = this.#o.pauses === undefined ? [] : heldProviders(await this.#o.pauses.pausesAt(clock.now()), clock.now());
     while (!this.#stopped && this.#running.size < this.#o.maxConcurrentTurns) {
       const claim = await store.claimNext({
         runnerId: this.runnerId,
         now: clock.now(),
         canRun: (provider) => this.#o.providers.canRun(provider),
         leaseMs: this.#o.leaseMs,
+        held,
       });
       if (claim === undefined) return;
       if (claim.kind === 'ended') {

@@ -63,11 +63,13 @@ function at(instant: Date): string {
 export class PrismaTurnStore implements TurnStore {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async claimNext(options: { runnerId: string; now: Date; canRun: (provider: string) => boolean; leaseMs: number }): Promise<ClaimResult | undefined> {
+  async claimNext(options: { runnerId: string; now: Date; canRun: (provider: string) => boolean; leaseMs: number; held?: readonly string[] }): Promise<ClaimResult | undefined> {
+    const held = [...(options.held ?? [])];
     return this.prisma.$transaction(async (tx) => {
       // The oldest queued turn of a session with no running or waiting turn. A turn queued before it in
       // the same session, even one another runner is claiming right now, keeps it out, and SKIP LOCKED
       // passes over rows (turn or session) another transaction holds instead of waiting for them.
+      // Turns of a provider a usage limit holds stay queued, passed over, until the pause ends.
       const [row] = await tx.$queryRaw<CandidateRow[]>`
         SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id,
                s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd, s.archived,
@@ -77,6 +79,7 @@ export class PrismaTurnStore implements TurnStore {
           JOIN sessions s ON s.id = t.session_id
           JOIN messages m ON m.id = t.message_id
          WHERE t.status = 'queued'
+           AND s.provider <> ALL(${held}::text[])
            AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = t.session_id AND a.status IN ('running', 'waiting_for_answer'))
            AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.session_id = t.session_id AND e.status = 'queued'
                                                    AND (e.queued_at, e.id) < (t.queued_at, t.id))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderInfo } from '../../src/domain/provider-catalogue.ts';
-import { buildUsageReport, metersOf, monthStart, nextMonthStart, planRefusal, type UsageTotals } from '../../src/domain/usage/usage.ts';
+import { buildUsageReport, heldProviders, metersOf, monthStart, nextMonthStart, planRefusal, type UsageTotals } from '../../src/domain/usage/usage.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 
@@ -91,5 +91,21 @@ describe('planRefusal: the claude-api monthly cap', () => {
   it('has no cap without one configured, and caps no other provider', () => {
     expect(planRefusal(claudeApi, totals('claude-api', 0, 0, 1000), undefined, NOW)).toBeUndefined();
     expect(planRefusal({ id: 'claude', name: 'Claude' }, totals('claude', 0, 0, 1000), { monthlyUsd: 1 }, NOW)).toBeUndefined();
+  });
+});
+
+describe('heldProviders: whose queued turns a usage limit holds', () => {
+  const pause = (provider: string, until: string) => ({ provider, until: new Date(until), reason: 'limit' });
+
+  it('holds a provider while its pause lasts, and lets it go at the reset instant', () => {
+    const pauses = [pause('claude', '2026-11-30T15:00:00.000Z'), pause('claude-api', '2026-11-30T09:00:00.000Z')];
+    expect(heldProviders(pauses, NOW)).toEqual(['claude']);
+    expect(heldProviders(pauses, new Date('2026-11-30T14:59:59.999Z'))).toEqual(['claude']);
+    expect(heldProviders(pauses, new Date('2026-11-30T15:00:00.000Z'))).toEqual([]);
+  });
+
+  it('names a provider once, and none without pauses', () => {
+    expect(heldProviders([pause('claude', '2026-11-30T11:00:00.000Z'), pause('claude', '2026-11-30T12:00:00.000Z')], NOW)).toEqual(['claude']);
+    expect(heldProviders([], NOW)).toEqual([]);
   });
 });

@@ -46,9 +46,10 @@ export type ClaimResult = { kind: 'run'; claimed: ClaimedTurn } | { kind: 'ended
 export interface TurnStore {
   /**
    * Takes the oldest queued turn of a session that has no running or waiting turn (skipping rows
-   * other runners hold) and applies planClaim to it; undefined when there is none.
+   * other runners hold, and turns of the `held` providers, which a usage limit pauses: they stay
+   * queued) and applies planClaim to it; undefined when there is none.
    */
-  claimNext(options: { runnerId: string; now: Date; canRun: (provider: string) => boolean; leaseMs: number }): Promise<ClaimResult | undefined>;
+  claimNext(options: { runnerId: string; now: Date; canRun: (provider: string) => boolean; leaseMs: number; held?: readonly string[] }): Promise<ClaimResult | undefined>;
   /** Extends the lease; false when the turn is no longer this runner's (it ended or was taken away). */
   renewLease(turnId: string, runnerId: string, leaseUntil: Date): Promise<boolean>;
   /**

@@ -87,6 +87,11 @@ export interface UsageReport {
 /** The provider code of a reached monthly cap of the Claude API key. */
 export const CLAUDE_API_CAP_REACHED = 'CLAUDE_API_CAP_REACHED';
 
+/** The providers whose queued turns a usage limit holds at `now`: they start once its pause ends. */
+export function heldProviders(pauses: readonly ProviderPause[], now: Date): string[] {
+  return [...new Set(pauses.filter((pause) => pause.until.getTime() > now.getTime()).map((pause) => pause.provider))];
+}
+
 /** The first instant of `now`'s calendar month, UTC: meters count from here. */
 export function monthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
