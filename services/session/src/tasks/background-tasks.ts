@@ -4,6 +4,8 @@
  * after the turn that started it ends. Its runner holds a lease on it (relay time); when the runner dies, any
  * replica's sweep fails it once the lease has run out, and a restart on the same host fails it at once
  * (recover()). The output stays readable from any replica for an hour after the end, then the sweep removes it.
+ * A provider's sub-agents are tracked here too (track()): tasks of type local_agent with no process or output of
+ * the relay's, held by the same lease, so a dead replica's sub-agents are failed like its commands.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -12,7 +14,7 @@ import type { Clock, Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { endedStatus, TASK_LEASE_MS, TASK_LEASE_RENEW_MS, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
 import type { PrismaTaskStore, TaskEnd } from './prisma-task-store.ts';
-import { TaskOutputLog } from './task-output-log.ts';
+import { OUTPUT_ANNOUNCE_MS, TaskOutputLog } from './task-output-log.ts';
 
 export const RESTARTED_REASON = 'the relay restarted while the task ran; its process is gone';
 export const STOPPED_REASON = 'the relay stopped while the task ran';
@@ -33,17 +35,23 @@ export interface BackgroundTasksOptions {
 }
 
 type RunningTask = { child: ChildProcess; stopping: boolean; ended: Promise<void> };
+/** A tracked sub-agent: when its last sign of life was announced (task_output), at most once a minute. */
+type TrackedTask = { announcedAt: Date | null };
 
 export class BackgroundTasks {
   readonly #o: BackgroundTasksOptions;
   readonly #running = new Map<string, RunningTask>();
+  readonly #tracked = new Map<string, TrackedTask>();
 
   constructor(options: BackgroundTasksOptions) {
     this.#o = options;
   }
 
-  /** Starts `command` in `cwd` for the session; refuses when the folder does not exist. */
-  async start(input: { sessionId: string; cwd: string; command: string }): Promise<Task> {
+  /**
+   * Starts `command` in `cwd` for the session; refuses when the folder does not exist. The task is described by
+   * `description` when the agent gave one, else by the command.
+   */
+  async start(input: { sessionId: string; cwd: string; command: string; description?: string | undefined }): Promise<Task> {
     const { store, clock, logger, host, runnerId } = this.#o;
     if (!(await isFolder(input.cwd))) throw new TaskStartRefused(`the session's folder ${input.cwd} does not exist on this relay`);
     const id = `task_${randomBytes(8).toString('hex')}`;
@@ -61,7 +69,17 @@ export class BackgroundTasks {
     if (spawned) throw new TaskStartRefused(`could not start the command: ${spawned.message}`);
     const startedAt = clock.now();
     const task = await store.insertTask(
-      { id, sessionId: input.sessionId, description: input.command, cwd: input.cwd, host, runnerId, startedAt, leaseUntil: new Date(startedAt.getTime() + TASK_LEASE_MS) },
+      {
+        id,
+        sessionId: input.sessionId,
+        description: input.description?.trim() || input.command,
+        type: 'local_bash',
+        cwd: input.cwd,
+        host,
+        runnerId,
+        startedAt,
+        leaseUntil: new Date(startedAt.getTime() + TASK_LEASE_MS),
+      },
       child.pid ?? null,
     );
     if (task === undefined) {
@@ -89,6 +107,40 @@ export class BackgroundTasks {
     return task;
   }
 
+  /**
+   * Records a provider's running sub-agent as a local_agent task of the session (with its task_started); this
+   * runner holds its lease until end(). Throws when the session is gone.
+   */
+  async track(input: { sessionId: string; cwd: string; description: string }): Promise<Task> {
+    const { store, clock, host, runnerId } = this.#o;
+    const id = `task_${randomBytes(8).toString('hex')}`;
+    const startedAt = clock.now();
+    const task = await store.insertTask(
+      { id, sessionId: input.sessionId, description: input.description, type: 'local_agent', cwd: input.cwd, host, runnerId, startedAt, leaseUntil: new Date(startedAt.getTime() + TASK_LEASE_MS) },
+      null,
+    );
+    if (task === undefined) throw new TaskStartRefused('the session is gone');
+    this.#tracked.set(id, { announcedAt: null });
+    this.#o.logger.info({ taskId: id, sessionId: input.sessionId }, 'sub-agent task started');
+    return task;
+  }
+
+  /** A tracked sub-agent showed progress: its last sign of life, announced at most once a minute (the stall counts from it). */
+  async progress(taskId: string): Promise<void> {
+    const tracked = this.#tracked.get(taskId);
+    if (tracked === undefined) return;
+    const now = this.#o.clock.now();
+    const announce = tracked.announcedAt === null || now.getTime() - tracked.announcedAt.getTime() >= OUTPUT_ANNOUNCE_MS;
+    await this.#o.store.touchTask(taskId, now, announce);
+    if (announce) tracked.announcedAt = now;
+  }
+
+  /** A tracked sub-agent ended (its task_finished, whatever the status); nothing when it had ended already. */
+  async end(taskId: string, status: 'completed' | 'failed' | 'stopped', reason = ''): Promise<void> {
+    this.#tracked.delete(taskId);
+    await this.#o.store.endTask(taskId, { status, exitCode: null, reason, endedAt: this.#o.clock.now() });
+  }
+
   /** Fails the tasks an earlier run of this host left running (their process is gone or is ended now). */
   async recover(): Promise<number> {
     const { store, clock, logger, host, runnerId } = this.#o;
@@ -107,9 +159,10 @@ export class BackgroundTasks {
    */
   async renewLeases(): Promise<void> {
     const { store, clock, runnerId } = this.#o;
-    const ids = [...this.#running.keys()];
+    const ids = [...this.#running.keys(), ...this.#tracked.keys()];
     const held = await store.renewLeases(runnerId, ids, new Date(clock.now().getTime() + TASK_LEASE_MS));
     for (const id of ids) {
+      if (!held.has(id)) this.#tracked.delete(id);
       const running = this.#running.get(id);
       if (!held.has(id) && running !== undefined) {
         this.#o.logger.warn({ taskId: id }, 'task lease lost; ending its process');
@@ -160,6 +213,7 @@ export class BackgroundTasks {
 
   /** Ends every task running here as stopped (the relay stops) and waits for their ends to be recorded. */
   async stopAll(): Promise<void> {
+    await Promise.all([...this.#tracked.keys()].map((id) => this.end(id, 'stopped', STOPPED_REASON)));
     for (const running of this.#running.values()) {
       running.stopping = true;
       killGroup(running.child);

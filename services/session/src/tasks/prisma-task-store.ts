@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { enqueue } from '@relay/bus';
 import type { TaskOutputReader, TaskStore } from '../domain/tasks/ports.ts';
-import type { Task, TaskStatus } from '../domain/tasks/task.ts';
+import type { Task, TaskStatus, TaskType } from '../domain/tasks/task.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { taskEvent, taskOutputEvent } from './task-wire.ts';
 
@@ -17,6 +17,7 @@ export interface NewTask {
   id: string;
   sessionId: string;
   description: string;
+  type: TaskType;
   cwd: string;
   host: string;
   runnerId: string;
@@ -127,6 +128,20 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
     return { text, cut };
   }
 
+  /**
+   * A running task showed a sign of life without output (a sub-agent's progress): its lastOutputAt, and with
+   * `announce` a task_output event in the same transaction, so a watcher's stall is counted from it.
+   */
+  async touchTask(taskId: string, at: Date, announce: boolean): Promise<void> {
+    await this.#prisma.$transaction(async (tx) => {
+      const updated = await tx.task.updateMany({ where: { id: taskId, status: 'running' }, data: { lastOutputAt: at } });
+      if (updated.count === 0 || !announce) return;
+      const row = await tx.task.findUniqueOrThrow({ where: { id: taskId }, select: { sessionId: true, session: { select: { userId: true } } } });
+      const eventId = randomUUID();
+      await enqueue(tx, { id: eventId, ...taskOutputEvent({ eventId, occurredAt: at, sessionId: row.sessionId, userId: row.session.userId, taskId, lastOutputAt: at }) });
+    });
+  }
+
   /** Renews the leases of this runner's running tasks among `taskIds`; answers the ids it still holds. */
   async renewLeases(runnerId: string, taskIds: readonly string[], leaseUntil: Date): Promise<Set<string>> {
     if (taskIds.length === 0) return new Set();
@@ -178,7 +193,7 @@ function toTask(row: TaskRow): Task {
     id: row.id,
     sessionId: row.sessionId,
     description: row.description,
-    type: 'local_bash',
+    type: row.type as TaskType,
     status: row.status as TaskStatus,
     exitCode: row.exitCode,
     reason: row.reason,

@@ -1,12 +1,12 @@
 /**
- * The tasks list_sessions and read_session show on each session: those running and those that
- * ended within the hour, each with whether it has output, its health while it runs and its
+ * The tasks list_sessions and read_session show on each session (shell commands and sub-agents): those
+ * running and those that ended within the hour, each with whether it has output, its health while it runs and its
  * test-run counts; a session whose only work left is a task is background_only.
  */
 import { SessionState, type GroupMember as GroupMemberMessage, type Session as SessionMessage, type Task as TaskMessage } from '@relay/proto/relay/session/v1/session';
 import type { TaskOutputReader, TaskStore } from '../domain/tasks/ports.ts';
 import { readConsole } from '../domain/tasks/read-task-output.ts';
-import { isBackgroundOnly, stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
+import { hasReadableOutput, isBackgroundOnly, stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
 import { toTaskMessage } from './task-wire.ts';
 
 /** Enough of the end of the output for the counts of a run's summary. */
@@ -53,7 +53,8 @@ async function taskView(deps: SessionTasksDeps, task: Task, now: Date, quietAfte
   const hasOutput = task.outputBytes > 0 && !task.outputRemoved;
   const counts = hasOutput ? readConsole((await deps.output.readEnd(task.id, COUNTS_READ_BYTES)).text).counts : undefined;
   const message = toTaskMessage(task, { hasOutput, counts });
-  if (task.status !== 'running') return message;
+  // Health is for a command whose output the relay keeps (spec, read_session); a sub-agent has none here.
+  if (task.status !== 'running' || !hasReadableOutput(task)) return message;
   const stall = stallOf(task, now, quietAfterMinutes);
   return { ...message, health: { minutesSinceOutput: stall.minutes, quiet: stall.quiet, quietAfterMinutes: stall.quietAfterMinutes } };
 }

@@ -42,10 +42,15 @@ export function toTestCountsMessage(counts: TestCounts): TestCountsMessage {
   return { runner: counts.runner, passed: counts.passed, failed: counts.failed, skipped: counts.skipped, final: counts.final };
 }
 
-/** The subject and JSON payload of a task's start or end event. */
+/**
+ * The subject and JSON payload of a task's start or end event. A shell command that did not complete is a
+ * task_failed. A sub-agent's end is always a task_finished (its status in the task): the default subscription
+ * is woken for it by subagent_finished, and a task_failed as well would wake it twice for one failed sub-agent;
+ * a subscription that names task_finished in place of subagent_finished gets every end (spec, "The default events").
+ */
 export function taskEvent(kind: 'started' | 'ended', event: { eventId: string; occurredAt: Date; userId: string; task: Task }): { subject: string; payload: unknown } {
   const message = { eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.task.sessionId, userId: event.userId, task: toTaskMessage(event.task) };
   if (kind === 'started') return { subject: TaskSubject.TASK_STARTED, payload: TaskStarted.toJSON(message) };
-  const subject = event.task.status === 'completed' ? TaskSubject.TASK_FINISHED : TaskSubject.TASK_FAILED;
+  const subject = event.task.status === 'completed' || event.task.type === 'local_agent' ? TaskSubject.TASK_FINISHED : TaskSubject.TASK_FAILED;
   return { subject, payload: TaskEnded.toJSON(message) };
 }

@@ -40,6 +40,28 @@ const result = (reply: string, totalCostUsd: number, extra: Record<string, unkno
   }) as unknown as SDKMessage;
 const promptText = (message: SDKUserMessage | undefined) => (message === undefined ? undefined : (message.message.content as string));
 
+/** The relay's tasks as the provider sees them, recorded (the real store and shell are in claude-tasks.int.test.ts). */
+class Tasks {
+  started: { command: string; description: string | undefined; cwd: string }[] = [];
+  refuse: string | undefined;
+  log: string[] = [];
+  async start(input: { sessionId: string; cwd: string; command: string; description?: string | undefined }) {
+    if (this.refuse !== undefined) throw new Error(this.refuse);
+    this.started.push({ command: input.command, description: input.description, cwd: input.cwd });
+    return { id: `task_${this.started.length}`, status: 'running', description: input.description ?? input.command };
+  }
+  async track(input: { description: string }) {
+    this.log.push(`track ${input.description}`);
+    return { id: `agent_${this.log.length}` };
+  }
+  async progress(taskId: string) {
+    this.log.push(`progress ${taskId}`);
+  }
+  async end(taskId: string, status: string, reason = '') {
+    this.log.push(`end ${taskId} ${status}${reason === '' ? '' : ' (turn over)'}`);
+  }
+}
+
 class Cards implements QuestionCards {
   raised: { question: string; options: string[] }[] = [];
   answers: string[] = [];
@@ -58,6 +80,7 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
   const pauses: ProviderPause[] = [];
   const states = new Map<string, ClaudeSessionState>(state === undefined ? [] : [['s-1', state]]);
   const cards = new Cards();
+  const tasks = new Tasks();
   const clock = new ManualClock(NOW);
   const provider = new ClaudeProvider('claude', {
     billing: { provider: 'claude', oauthToken: 'oauth' },
@@ -66,6 +89,7 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     models: ['claude-opus-5-5'],
     gatewayUrl: 'http://127.0.0.1:7420',
     cards,
+    tasks,
     states: { get: async (id) => states.get(id), set: async (id, value) => void states.set(id, value) },
     usage: { record: async (usage) => void recorded.push(usage), pause: async (pause) => void pauses.push(pause) },
     logger,
@@ -86,7 +110,7 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     clock,
     emit: async (event) => void events.push(event),
   };
-  return { provider, input, events, recorded, pauses, states, cards, abort, clock };
+  return { provider, input, events, recorded, pauses, states, cards, tasks, abort, clock };
 }
 
 describe('the Claude provider', () => {
@@ -201,6 +225,68 @@ describe('the Claude provider', () => {
     const { provider, input, events } = setUp(query);
     await provider.startTurn(input);
     expect(events).toContainEqual({ type: 'subagent_finished', description: 'Check web/ for XSS', status: 'completed', summary: 'No XSS found' });
+  });
+
+  it('runs a background Bash the user allowed as the relay’s task and tells Claude Code so; a foreground one still runs in Claude Code', async () => {
+    const decisions: unknown[] = [];
+    const { query } = scripted(async function* (prompt, options) {
+      await prompt.next();
+      const signal = new AbortController().signal;
+      const ask = (input: Record<string, unknown>, id: string) => options.canUseTool!('Bash', input, { signal, toolUseID: id, requestId: id });
+      decisions.push(await ask({ command: 'npm test', description: 'Run the test suite', run_in_background: true }, 't1'));
+      decisions.push(await ask({ command: 'npm run build', run_in_background: false }, 't2'));
+      decisions.push(await ask({ command: 'rm -rf /', run_in_background: true }, 't3'));
+      yield result('ok', 0);
+    });
+    const { provider, input, cards, tasks } = setUp(query);
+    cards.answers = ['Allow', 'Allow', 'Deny'];
+    await provider.startTurn(input);
+    // The card stays: it is the user's permission, for a background command too.
+    expect(cards.raised.map((card) => card.question)).toEqual(['Claude wants to use Bash', 'Claude wants to use Bash', 'Claude wants to use Bash']);
+    expect(tasks.started).toEqual([{ command: 'npm test', description: 'Run the test suite', cwd: '/tmp' }]);
+    expect(decisions[0]).toEqual({ behavior: 'deny', message: expect.stringContaining('background task task_1') });
+    expect((decisions[0] as { message: string }).message).toContain('{"action":"read_task_output","relay":"this","session":"s-1","task_id":"task_1"}');
+    expect((decisions[0] as { message: string }).message).toContain('Do not run the command again.');
+    expect(decisions[1]).toEqual({ behavior: 'allow', updatedInput: { command: 'npm run build', run_in_background: false } });
+    expect(decisions[2]).toEqual({ behavior: 'deny', message: 'The user chose Deny.' });
+  });
+
+  it('denies a background Bash with why when the relay cannot start it', async () => {
+    let decision: unknown;
+    const { query } = scripted(async function* (prompt, options) {
+      await prompt.next();
+      decision = await options.canUseTool!('Bash', { command: 'make', run_in_background: true }, { signal: new AbortController().signal, toolUseID: 't1', requestId: 'r1' });
+      yield result('ok', 0);
+    });
+    const { provider, input, cards, tasks } = setUp(query);
+    cards.answers = ['Allow'];
+    tasks.refuse = "the session's folder /tmp/gone does not exist on this relay";
+    await provider.startTurn(input);
+    expect(decision).toEqual({
+      behavior: 'deny',
+      message: "The relay could not start this command as a background task: the session's folder /tmp/gone does not exist on this relay. The command did not run.",
+    });
+  });
+
+  it('keeps sub-agents as tasks while they run: each ends with its notification’s status, the rest are stopped with the turn; a shell of Claude Code’s is not one', async () => {
+    const system = (fields: Record<string, unknown>) => ({ type: 'system', session_id: 'cc-1', uuid: 'u', ...fields }) as unknown as SDKMessage;
+    let midTurn: string[] = [];
+    const { query } = scripted(async function* (prompt) {
+      await prompt.next();
+      yield system({ subtype: 'task_started', task_id: 'a1', description: 'Check web/ for XSS', task_type: 'local_agent' });
+      yield system({ subtype: 'task_started', task_id: 'a2', description: 'Run the e2e suite', task_type: 'local_agent' });
+      yield system({ subtype: 'task_started', task_id: 'b1', description: 'tail -f log', task_type: 'local_bash' });
+      yield system({ subtype: 'task_progress', task_id: 'a2', description: 'Run the e2e suite', usage: { total_tokens: 1, tool_uses: 1, duration_ms: 1 } });
+      yield system({ subtype: 'task_notification', task_id: 'a1', status: 'failed', output_file: '', summary: 'Could not read web/' });
+      midTurn = [...tasks.log];
+      yield result('ok', 0);
+    });
+    const { provider, input, events, tasks } = setUp(query);
+    await provider.startTurn(input);
+    expect(midTurn).toEqual(['track Check web/ for XSS', 'track Run the e2e suite', 'progress agent_2', 'end agent_1 failed']);
+    expect(tasks.log.slice(midTurn.length)).toEqual(['end agent_2 stopped (turn over)']);
+    // subagent_finished as before: only for the notification.
+    expect(events.filter((event) => event.type === 'subagent_finished')).toEqual([{ type: 'subagent_finished', description: 'Check web/ for XSS', status: 'failed', summary: 'Could not read web/' }]);
   });
 
   it('fails the turn with why when Claude Code cannot run or stops without a result', async () => {

@@ -7,7 +7,7 @@ import { invalidInput, notFound } from '../errors.ts';
 import { collapseRepeats, consoleLines, stripAnsi, tailOf } from './console-text.ts';
 import type { TaskOutputReader, TaskStore } from './ports.ts';
 import { redactCredentials } from './redact-credentials.ts';
-import { DEFAULT_TASK_LINES, isOutputKept, MAX_TASK_LINES, stallOf, TASK_OUTPUT_KEPT_BYTES, type Task, type TaskStall } from './task.ts';
+import { DEFAULT_TASK_LINES, hasReadableOutput, isOutputKept, MAX_TASK_LINES, stallOf, TASK_OUTPUT_KEPT_BYTES, type Task, type TaskStall } from './task.ts';
 import { parseTestCounts, type TestCounts } from './test-counts.ts';
 
 export interface TaskOutput {
@@ -26,6 +26,10 @@ export function readConsole(text: string): { lines: string[]; counts: TestCounts
   return { lines: collapseRepeats(consoleLines(redactCredentials(plain))), counts: parseTestCounts(plain) };
 }
 
+/** The note read_task_output gives for a sub-agent (local_agent): it is not a shell command. */
+export const SUBAGENT_NO_OUTPUT_NOTE =
+  "This task is the agent's sub-agent, not a shell command: the relay has no output of it to read. Its result comes as the session's subagent_finished event and in the session's reply.";
+
 export async function readTaskOutput(
   deps: { tasks: TaskStore; output: TaskOutputReader; relay: { name: string }; quietAfterMinutes: number },
   input: { userId: string; sessionId: string; taskId: string; lines: number; now: Date },
@@ -43,6 +47,11 @@ export async function readTaskOutput(
   }
   const { userId: _userId, ...plainTask } = task;
   const notes: string[] = [];
+  if (!hasReadableOutput(task)) {
+    // The task exists (read_session lists it): answer it with its status rather than NOT_FOUND, and say why there are no lines.
+    notes.push(SUBAGENT_NO_OUTPUT_NOTE);
+    return { task: plainTask, tail: [], truncated: false, stall: undefined, counts: undefined, notes };
+  }
   const stall = task.status === 'running' ? stallOf(task, input.now, deps.quietAfterMinutes) : undefined;
   if (task.outputRemoved) {
     notes.push('The output is no longer there: it is removed an hour after the task ends.');

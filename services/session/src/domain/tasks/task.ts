@@ -1,15 +1,21 @@
 /**
- * A background shell task and the rules about it (pure): its statuses, how long its output is
- * kept, how quiet it is, and what read_session shows of it.
+ * A background task and the rules about it (pure): its statuses, how long its output is kept, how
+ * quiet it is, and what read_session shows of it.
  */
 
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'stopped';
+
+/**
+ * local_bash: a shell command the relay runs, with output to read. local_agent: a provider's sub-agent
+ * (Claude Code's), tracked while its turn runs; the relay has no output of it to read.
+ */
+export type TaskType = 'local_bash' | 'local_agent';
 
 export interface Task {
   id: string;
   sessionId: string;
   description: string;
-  type: 'local_bash';
+  type: TaskType;
   status: TaskStatus;
   exitCode: number | null;
   reason: string;
@@ -43,6 +49,11 @@ export const DEFAULT_QUIET_AFTER_MINUTES = 10;
 /** How an ended process's exit maps to the task's status: 0 completed, anything else failed. */
 export function endedStatus(exitCode: number | null): 'completed' | 'failed' {
   return exitCode === 0 ? 'completed' : 'failed';
+}
+
+/** Whether the task has output the relay keeps (a shell command's); a sub-agent's work is in its session, not here. */
+export function hasReadableOutput(task: Pick<Task, 'type'>): boolean {
+  return task.type === 'local_bash';
 }
 
 /** Whether `task`'s output may still be read at `now`. */

@@ -4,6 +4,8 @@
  * the agent calls relay_tool as mcp__relay__relay_tool, through the gateway with the session's token.
  * Permission prompts and the agent's questions become the session's ask_user cards; text steered in
  * mid-turn goes into the running query; the Claude Code session id is kept per session to resume.
+ * A Bash command Claude Code would run in the background runs as the relay's background task instead (Claude
+ * Code's process ends with the turn), and its sub-agents are the relay's local_agent tasks while they run.
  */
 import { randomUUID } from 'node:crypto';
 import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
@@ -11,8 +13,11 @@ import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../domain/usage/usage.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
+import type { BackgroundTaskStarter } from '../background-task-starter.ts';
 import type { QuestionCards } from '../question-cards.ts';
+import { backgroundBashCall, notStartedMessage, startedInBackgroundMessage, type BackgroundBashCall } from './background-bash.ts';
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
+import { TurnSubagents, type SubagentTaskLog } from './turn-subagents.ts';
 
 /** What a Claude session keeps between turns: Claude Code's session to resume, and its running cost total. */
 export interface ClaudeSessionState {
@@ -40,6 +45,8 @@ export interface ClaudeProviderOptions {
   models: string[];
   gatewayUrl: string;
   cards: QuestionCards;
+  /** Where background Bash commands run and sub-agents are kept, as the relay's tasks. */
+  tasks?: BackgroundTaskStarter & SubagentTaskLog;
   states: ClaudeSessionStates;
   usage: Pick<UsageLedger, 'record' | 'pause'>;
   logger: Logger;
@@ -124,8 +131,6 @@ export class ClaudeProvider implements Provider {
   readonly #o: ClaudeProviderOptions;
   /** The turns running here, by session id: where steered text goes. */
   readonly #running = new Map<string, PromptQueue>();
-  /** Until when a Claude usage limit holds this provider's turns on this replica. */
-  #heldUntil: Date | undefined;
 
   constructor(id: 'claude' | 'claude-api', options: ClaudeProviderOptions) {
     if (options.billing !== undefined && options.billing.provider !== id) throw new Error(`${id} was given the credential of ${options.billing.provider}`);
@@ -141,11 +146,6 @@ export class ClaudeProvider implements Provider {
 
   async listModels(): Promise<string[]> {
     return [...this.#o.models];
-  }
-
-  /** After a rejected rate limit, queued turns wait for its reset instead of failing on it one by one. */
-  holdsTurns(): boolean {
-    return this.#heldUntil !== undefined && this.#heldUntil.getTime() > this.#o.clock.now().getTime();
   }
 
   steer(sessionId: string, text: string): boolean {
@@ -180,8 +180,8 @@ export class ClaudeProvider implements Provider {
       canUseTool: this.#canUseTool(input),
       stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
     };
-    // Sub-agents' descriptions by task id, from their start, for the subagent_finished event.
-    const subagents = new Map<string, string>();
+    // Sub-agents as tasks while they run, and their descriptions for the subagent_finished event.
+    const subagents = new TurnSubagents(this.#o.tasks, input.session, log);
     let turn: TurnTally = { text: '', resumeId: state?.resumeId, costUsdTotal: state?.costUsdTotal ?? 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
     try {
       let done = false;
@@ -210,6 +210,7 @@ export class ClaudeProvider implements Provider {
       this.#running.delete(input.session.id);
       prompt.close();
       input.signal.removeEventListener('abort', onAbort);
+      await subagents.endAll();
       if (turn.resumeId !== undefined) {
         await this.#o.states
           .set(input.session.id, { resumeId: turn.resumeId, costUsdTotal: turn.costUsdTotal })
@@ -237,7 +238,7 @@ export class ClaudeProvider implements Provider {
     message: SDKMessage,
     input: TurnInput,
     turn: TurnTally,
-    subagents: Map<string, string>,
+    subagents: TurnSubagents,
     prompt: PromptQueue,
   ): Promise<Handled> {
     const next = { ...turn, resumeId: 'session_id' in message && typeof message.session_id === 'string' ? message.session_id : turn.resumeId };
@@ -258,16 +259,17 @@ export class ClaudeProvider implements Provider {
       case 'rate_limit_event': {
         const info = message.rate_limit_info;
         if (info.status === 'rejected' && info.resetsAt !== undefined) {
+          // Recorded relay-wide: every replica's runner leaves the queued turns waiting until the reset.
           const until = new Date(info.resetsAt * 1000);
-          this.#heldUntil = until;
           await this.#o.usage.pause({ provider: this.id, until, reason: `a Claude usage limit holds turns until ${until.toISOString()}` });
         }
         return { done: false, tally: next };
       }
       case 'system': {
-        if (message.subtype === 'task_started') subagents.set(message.task_id, message.description);
+        if (message.subtype === 'task_started') await subagents.started(message);
+        if (message.subtype === 'task_progress') await subagents.progressed(message.task_id);
         if (message.subtype === 'task_notification') {
-          const description = subagents.get(message.task_id) ?? message.summary;
+          const description = (await subagents.finished(message.task_id, message.status)) ?? message.summary;
           await input.emit({ type: 'subagent_finished', description, status: message.status, summary: message.summary });
         }
         return { done: false, tally: next };
@@ -313,10 +315,24 @@ export class ClaudeProvider implements Provider {
       }
       const question = options.title ?? `Claude wants to use ${toolName}${options.decisionReason ? ` (${options.decisionReason})` : ''}`;
       const answer = await this.#ask(input, question, ['Allow', 'Deny'], options.signal);
-      return answer === 'Allow'
-        ? { behavior: 'allow', updatedInput: toolInput }
-        : { behavior: 'deny', message: answer === '' ? 'The user dismissed the question.' : 'The user chose Deny.' };
+      if (answer !== 'Allow') return { behavior: 'deny', message: answer === '' ? 'The user dismissed the question.' : 'The user chose Deny.' };
+      const background = backgroundBashCall(toolName, toolInput);
+      const tasks = this.#o.tasks;
+      return background === undefined || tasks === undefined ? { behavior: 'allow', updatedInput: toolInput } : this.#startInBackground(input, tasks, background);
     };
+  }
+
+  /**
+   * A background Bash the user allowed runs as the relay's task (it outlives Claude Code's process); Claude Code
+   * is denied the run itself and told the task id and how to read it, or why it could not start.
+   */
+  async #startInBackground(input: TurnInput, tasks: BackgroundTaskStarter, call: BackgroundBashCall): Promise<PermissionResult> {
+    try {
+      const task = await tasks.start({ sessionId: input.session.id, cwd: input.session.cwd, command: call.command, description: call.description });
+      return { behavior: 'deny', message: startedInBackgroundMessage({ taskId: task.id, sessionId: input.session.id }) };
+    } catch (error) {
+      return { behavior: 'deny', message: notStartedMessage(error instanceof Error ? error.message : String(error)) };
+    }
   }
 
   /** Raises a card, reports the wait, and returns the answer ('' when dismissed). */
