@@ -281,6 +281,29 @@ describe('across replicas', () => {
     expect((await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).status).toBe('running');
   });
 
+  it('a tracked sub-agent (local_agent) is held by the same lease: renewed while its runner lives, failed by another replica once it died, stopped with the relay', async () => {
+    const sessionId = await newSession();
+    const kept = await tasks.track({ sessionId, cwd: workDir, description: 'Check web/ for XSS' });
+    expect(kept).toMatchObject({ type: 'local_agent', status: 'running', description: 'Check web/ for XSS', outputBytes: 0 });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(TASK_LEASE_MS / 2);
+      await tasks.renewLeases();
+      await otherTasks.sweep();
+    }
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: kept.id } })).status).toBe('running');
+    // A runner that dies with its sub-agent: another replica fails it once the lease ran out.
+    const orphan = await otherTasks.track({ sessionId, cwd: workDir, description: 'Review the migrations' });
+    clock.advance(TASK_LEASE_MS + 1);
+    await tasks.sweep();
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: orphan.id } })).toMatchObject({ status: 'failed', reason: RUNNER_GONE_REASON });
+    await tasks.renewLeases();
+    await tasks.stopAll();
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ status: 'stopped', reason: STOPPED_REASON, exitCode: null });
+    // Ends of sub-agents are task_finished whatever their status (the default subscription is woken by subagent_finished).
+    expect((await events(kept.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FINISHED]);
+    await expect(tasks.track({ sessionId: randomUUID(), cwd: workDir, description: 'gone' })).rejects.toBeInstanceOf(TaskStartRefused);
+  });
+
   it('a long output keeps its end within the bound: truncated, with a note that only the end exists; the final counts are read', async () => {
     const sessionId = await newSession();
     // About 1.2 MB of numbered lines, then a vitest summary.
