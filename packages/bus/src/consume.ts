@@ -5,6 +5,7 @@ import {
   JetStreamApiCodes,
   JetStreamApiError,
   type ConsumerConfig,
+  type ConsumerInfo,
   type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
@@ -45,6 +46,9 @@ const ACK_WAIT_MS = 30_000;
 // Few messages wait in the client at once, so none sits there past its ack wait behind slow handlers.
 const PREFETCH = 10;
 const MAX_BACKOFF_MS = 30_000;
+// A message handed back at stop() is redelivered after this: at once, nats-server 2.9 can send it to the
+// pull request being closed, where it waits out its whole ack wait (and its neighbour came twice).
+const STOP_NAK_DELAY_MS = 250;
 
 const busTracer = tracer('bus');
 const busMetrics = instruments('bus', (meter) => ({ processDuration: histogram(meter, Metric.MESSAGING_PROCESS_DURATION) }));
@@ -79,8 +83,8 @@ export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consum
     for await (const message of messages) {
       try {
         if (stopping) {
-          // Buffered but not started: give it straight back for another replica.
-          message.nak();
+          // Buffered but not started: hand it back for another replica.
+          message.nak(STOP_NAK_DELAY_MS);
           continue;
         }
         await handle(message, options, maxDeliver);
@@ -125,8 +129,10 @@ async function ensureConsumer(bus: Bus, stream: string, config: Partial<Consumer
   const durable = config.durable_name;
   const { ack_policy: _ackPolicy, durable_name: _durable, ...updatable } = config;
   for (let attempt = 1; ; attempt++) {
-    if (await consumerExists(bus, stream, durable)) {
-      await bus.jsm.consumers.update(stream, durable, updatable);
+    const existing = await consumerInfo(bus, stream, durable);
+    if (existing !== undefined) {
+      // Only when something changed: every replica's start would otherwise rewrite the same consumer.
+      if (!sameConfig(existing.config, updatable)) await bus.jsm.consumers.update(stream, durable, updatable);
       break;
     }
     try {
@@ -139,20 +145,34 @@ async function ensureConsumer(bus: Bus, stream: string, config: Partial<Consumer
     }
   }
   const info = await bus.jsm.consumers.info(stream, durable);
-  const wanted = [config.filter_subject, ...(config.filter_subjects ?? [])].filter((s) => s !== undefined);
-  const actual = [info.config.filter_subject, ...(info.config.filter_subjects ?? [])].filter((s) => s !== undefined && s !== '');
+  const wanted = filtersOf(config);
+  const actual = filtersOf(info.config);
   // Older servers silently drop fields they do not know; a consumer that receives everything is worse than none.
   if (wanted.length !== actual.length || wanted.some((subject) => !actual.includes(subject))) {
     throw new Error(`consumer ${stream}/${durable} filters ${JSON.stringify(actual)}, wanted ${JSON.stringify(wanted)}`);
   }
 }
 
-async function consumerExists(bus: Bus, stream: string, durable: string): Promise<boolean> {
+function filtersOf(config: Partial<ConsumerConfig>): string[] {
+  return [config.filter_subject, ...(config.filter_subjects ?? [])].filter((subject): subject is string => subject !== undefined && subject !== '');
+}
+
+/** Whether the consumer already has every setting consume() wants of it. */
+function sameConfig(current: Partial<ConsumerConfig>, wanted: Partial<ConsumerConfig>): boolean {
+  const [now, want] = [filtersOf(current), filtersOf(wanted)];
+  return (
+    current.ack_wait === wanted.ack_wait &&
+    current.max_deliver === wanted.max_deliver &&
+    now.length === want.length &&
+    want.every((subject) => now.includes(subject))
+  );
+}
+
+async function consumerInfo(bus: Bus, stream: string, durable: string): Promise<ConsumerInfo | undefined> {
   try {
-    await bus.jsm.consumers.info(stream, durable);
-    return true;
+    return await bus.jsm.consumers.info(stream, durable);
   } catch (error) {
-    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return false;
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
     throw error;
   }
 }
