@@ -2,8 +2,8 @@
 // speaking the real wire format (SSE chat.completion.chunk events, tool_calls in pieces). The model calls
 // relay_tool (list_sessions); the call reaches the gateway through MCP with the session's token, and its answer
 // flows back to the model and into the turn's reply. Its models are discovered from the server's GET /v1/models.
-// The tokens the endpoint reports (stream_options.include_usage) show in usage; a second endpoint
-// (RELAY_OPENAI_ENDPOINTS) is its own provider.
+// The tokens the endpoint reports (stream_options.include_usage) show in usage, and their cost at the
+// configured prices (RELAY_OPENAI_PRICES); a second endpoint (RELAY_OPENAI_ENDPOINTS) is its own provider.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,8 @@ beforeAll(async () => {
       RELAY_AGENT_SESSIONS: 'on',
       RELAY_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
       RELAY_OPENAI_API_KEY: 'sk-test-key',
+      // The endpoint reports tokens only: the relay prices them (US$ per million tokens).
+      RELAY_OPENAI_PRICES: JSON.stringify({ 'fake-1': { inputUsdPerMTok: 1, outputUsdPerMTok: 10 } }),
       // A second endpoint, its own provider id, with its models configured (the same loopback server here).
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', name: 'Grok', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'xai-test-key', models: ['grok-test'] }]),
       RELAY_USAGE_ALLOWANCES: JSON.stringify({ openai: { monthlyTokens: 1000 } }),
@@ -149,15 +151,19 @@ describe('the openai provider', () => {
     expect(result).toMatchObject({ ok: true, relay: 'desk', claudeUsageLimitPaused: false });
     // Two turns: the first took two answers (100+10, 120+30), the second one (the fake asks for a tool again: 100+10, then 120+30).
     const used = 2 * (100 + 10 + 120 + 30);
+    // Priced: 440 input tokens × US$1 + 80 output × US$10, per million.
+    const costUsd = (2 * (100 + 120) * 1 + 2 * (10 + 30) * 10) / 1e6;
     expect(result.providers.find((provider: any) => provider.provider === 'openai')).toEqual({
       provider: 'openai',
       status: 'ok',
       meters: [
         { name: 'tokens', used, allowance: 1000, remaining: 1000 - used, utilization: used / 1000, resetsAt: expect.stringMatching(/T00:00:00.000Z$/) },
-        { name: 'cost_usd', used: 0, allowance: null, remaining: null, utilization: null, resetsAt: expect.any(String) },
+        { name: 'cost_usd', used: costUsd, allowance: null, remaining: null, utilization: null, resetsAt: expect.any(String) },
       ],
     });
-    expect(result.providers.find((provider: any) => provider.provider === 'grok')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 0 }, { name: 'cost_usd', used: 0 }] });
+    // grok has no prices: its cost is not tracked, so it has no cost meter rather than one reading US$0.
+    expect(result.providers.find((provider: any) => provider.provider === 'grok')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 0 }] });
+    expect(result.providers.find((provider: any) => provider.provider === 'grok').meters).toHaveLength(1);
     expect(result.providers.find((provider: any) => provider.provider === 'script')).toEqual({ provider: 'script', status: 'not_tracked', meters: [] });
     expect(result.providers.find((provider: any) => provider.provider === 'claude-api')).toMatchObject({ status: 'not_set_up', reason: 'no Anthropic API key configured (ANTHROPIC_API_KEY)' });
     expect(JSON.stringify(result)).not.toMatch(/sk-test-key|xai-test-key/);

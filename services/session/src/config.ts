@@ -48,6 +48,23 @@ function jsonOf<T extends z.ZodType>(inner: T) {
 /** Provider ids the relay's own table has: an extra endpoint may not take one. */
 const RESERVED_PROVIDER_IDS = ['script', 'openai', 'claude', 'claude-api', 'claude-cloud', 'copilot', 'deepseek', 'openai-image', 'external'];
 
+/** A price in US dollars per million tokens. */
+const usdPerMTok = z
+  .number({ error: 'must be a number of US dollars per million tokens, for example 0.27' })
+  .nonnegative('must not be negative')
+  .max(10_000, 'must be at most 10000 US dollars per million tokens');
+
+/** A model's price: what its reported tokens cost (an OpenAI-compatible endpoint reports tokens only). */
+const modelPrice = z.strictObject({
+  inputUsdPerMTok: usdPerMTok,
+  outputUsdPerMTok: usdPerMTok,
+  /** Input tokens served from the prompt cache; unset: priced as other input. */
+  cachedInputUsdPerMTok: usdPerMTok.optional(),
+});
+
+/** Prices per model id: {"deepseek-chat":{"inputUsdPerMTok":0.27,"outputUsdPerMTok":1.1}}. */
+const modelPrices = z.record(z.string().trim().min(1, 'a model id must not be empty'), modelPrice);
+
 const openAIEndpoint = z.strictObject({
   id: z
     .string()
@@ -58,6 +75,8 @@ const openAIEndpoint = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example http://127.0.0.1:11434/v1' }),
   apiKey: z.string().min(1).optional(),
   models: z.array(z.string().trim().min(1)).min(1).optional(),
+  /** Per model id, what its tokens cost; a turn on a model without a price has no cost (not reported). */
+  prices: modelPrices.optional(),
 });
 export type OpenAIEndpointConfig = z.infer<typeof openAIEndpoint>;
 
@@ -107,6 +126,8 @@ const schema = z.object({
   RELAY_OPENAI_MODELS: modelList(),
   /** The endpoint's API key, sent as a bearer token; unset for endpoints that take none (Ollama, llama.cpp). */
   RELAY_OPENAI_API_KEY: optionalSecret,
+  /** The endpoint's prices per model, as JSON (see modelPrices); unset: its cost is not tracked. */
+  RELAY_OPENAI_PRICES: z.preprocess(blankAsUnset, jsonOf(modelPrices).optional()),
   /** Claude Code's subscription credentials (providers "claude" and "claude-cloud"). */
   CLAUDE_CODE_OAUTH_TOKEN: optionalSecret,
   /** The Anthropic API key (provider "claude-api"). */
@@ -118,14 +139,17 @@ const schema = z.object({
   /** DeepSeek's API key (provider "deepseek"). */
   DEEPSEEK_API_KEY: optionalSecret,
   RELAY_DEEPSEEK_MODELS: modelList(['deepseek-chat', 'deepseek-reasoner']),
+  /** DeepSeek's prices per model, as JSON (see modelPrices); unset: its cost is not tracked. */
+  RELAY_DEEPSEEK_PRICES: z.preprocess(blankAsUnset, jsonOf(modelPrices).optional()),
   /** OpenAI's API key for image chats (provider "openai-image", which create_session refuses anyway). */
   OPENAI_API_KEY: optionalSecret,
   /** DeepSeek's OpenAI-compatible endpoint. */
   RELAY_DEEPSEEK_BASE_URL: optionalUrl.transform((value) => value ?? 'https://api.deepseek.com/v1'),
   /**
    * More OpenAI-compatible endpoints, each its own provider id (decisions.md, Providers), as a JSON list:
-   * [{"id":"grok","baseUrl":"https://api.x.ai/v1","apiKey":"…","models":["grok-4"]},{"id":"ollama","baseUrl":"http://127.0.0.1:11434/v1"}].
-   * Without models, an endpoint's list is discovered from GET {baseUrl}/models.
+   * [{"id":"grok","baseUrl":"https://api.x.ai/v1","apiKey":"…","models":["grok-4"],"prices":{"grok-4":{"inputUsdPerMTok":3,"outputUsdPerMTok":15}}},
+   *  {"id":"ollama","baseUrl":"http://127.0.0.1:11434/v1"}].
+   * Without models, an endpoint's list is discovered from GET {baseUrl}/models. Without prices, its cost is not tracked.
    */
   RELAY_OPENAI_ENDPOINTS: z.preprocess(blankAsUnset, jsonOf(z.array(openAIEndpoint)).optional().transform((value) => value ?? [])),
   /** Claude Code's executable; unset: the one the Claude Agent SDK ships for this platform. */
@@ -134,7 +158,7 @@ const schema = z.object({
   RELAY_CLAUDE_API_MONTHLY_CAP_USD: z.preprocess(blankAsUnset, z.coerce.number().nonnegative().optional()),
   /**
    * Monthly allowances per provider for usage's meters, as JSON: {"openai":{"monthlyTokens":2000000},"deepseek":{"monthlyUsd":20}}.
-   * claude-api's monthlyUsd is RELAY_CLAUDE_API_MONTHLY_CAP_USD.
+   * claude-api's monthlyUsd is RELAY_CLAUDE_API_MONTHLY_CAP_USD. An OpenAI-compatible provider's monthlyUsd needs its prices.
    */
   RELAY_USAGE_ALLOWANCES: z.preprocess(blankAsUnset, jsonOf(z.record(z.string(), allowance)).optional().transform((value) => value ?? {})),
 
@@ -147,12 +171,53 @@ const schema = z.object({
   if (repeated.length > 0) {
     context.addIssue({ code: 'custom', path: ['RELAY_OPENAI_ENDPOINTS'], message: `names provider id ${[...new Set(repeated)].join(', ')} more than once` });
   }
+  config.RELAY_OPENAI_ENDPOINTS.forEach((endpoint, index) => {
+    const unknown = endpoint.models === undefined ? [] : Object.keys(endpoint.prices ?? {}).filter((model) => !endpoint.models?.includes(model));
+    if (unknown.length > 0) {
+      context.addIssue({ code: 'custom', path: ['RELAY_OPENAI_ENDPOINTS', index, 'prices'], message: `prices model ${unknown.join(', ')}, which is not in the endpoint's models (${endpoint.models?.join(', ')})` });
+    }
+  });
+  // A cost allowance on a provider whose cost is not tracked could never fill: refused rather than ignored.
+  const prices = openAIPrices(config);
+  for (const [provider, allowance] of Object.entries(config.RELAY_USAGE_ALLOWANCES)) {
+    if (allowance.monthlyUsd !== undefined && provider in prices && prices[provider] === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['RELAY_USAGE_ALLOWANCES', provider, 'monthlyUsd'],
+        message: `${provider} reports tokens only, so its cost is not tracked without prices (${pricesVariable(provider)}); set its prices or use monthlyTokens`,
+      });
+    }
+  }
   if (!isInsideAny(normaliseFolder(config.RELAY_DEFAULT_CWD) ?? '', config.RELAY_ALLOWED_ROOTS)) {
     context.addIssue({ code: 'custom', path: ['RELAY_DEFAULT_CWD'], message: `must lie inside RELAY_ALLOWED_ROOTS (${config.RELAY_ALLOWED_ROOTS.join(', ')})` });
   }
 });
 
 export type Config = z.infer<typeof schema>;
+
+/** A model's price, as configured. */
+export type ModelPriceConfig = z.infer<typeof modelPrice>;
+
+/**
+ * The prices of every OpenAI-compatible provider this configuration names (openai, deepseek and each
+ * RELAY_OPENAI_ENDPOINTS id), by provider id; undefined for one without prices, whose cost is not tracked.
+ */
+export function openAIPrices(
+  config: Pick<Config, 'RELAY_OPENAI_PRICES' | 'RELAY_DEEPSEEK_PRICES' | 'RELAY_OPENAI_ENDPOINTS'>,
+): Record<string, Readonly<Record<string, ModelPriceConfig>> | undefined> {
+  return {
+    openai: config.RELAY_OPENAI_PRICES,
+    deepseek: config.RELAY_DEEPSEEK_PRICES,
+    ...Object.fromEntries(config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => [endpoint.id, endpoint.prices])),
+  };
+}
+
+/** Where a provider's prices are set. */
+function pricesVariable(provider: string): string {
+  if (provider === 'openai') return 'RELAY_OPENAI_PRICES';
+  if (provider === 'deepseek') return 'RELAY_DEEPSEEK_PRICES';
+  return `"prices" of its RELAY_OPENAI_ENDPOINTS entry`;
+}
 
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

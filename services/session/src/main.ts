@@ -15,7 +15,7 @@ import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/teleme
 import { startScheduledPromptConsumer } from './bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './bus/wakeup-consumer.ts';
 import { ConfiguredCatalogue } from './catalogue/configured-catalogue.ts';
-import { childProcessEnv, loadConfig, type Config } from './config.ts';
+import { childProcessEnv, loadConfig, openAIPrices, type Config } from './config.ts';
 import { nodeCrypto } from './crypto/node-crypto.ts';
 import { getRelaySettings, seedRelaySettings } from './domain/relay-settings.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -161,7 +161,11 @@ try {
             catalogue,
             relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
             tasks: { store: taskStore, output: taskStore, now: () => clock.now(), quietAfterMinutes: taskQuietMinutes },
-            usage: { ledger: usageLedger, allowances: usageAllowances },
+            usage: {
+              ledger: usageLedger,
+              allowances: usageAllowances,
+              priced: Object.entries(openAIPrices(config)).flatMap(([provider, prices]) => (prices === undefined ? [] : [provider])),
+            },
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
           ...taskGrpc({

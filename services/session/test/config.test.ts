@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@relay/config';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig, openAIPrices } from '../src/config.ts';
 
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
 
@@ -59,6 +59,64 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.every((p) => p.variable.startsWith('RELAY_OPENAI_ENDPOINTS'))).toBe(true);
+  });
+
+  it('reads per-model prices of OpenAI-compatible endpoints: an extra endpoint’s "prices", RELAY_OPENAI_PRICES, RELAY_DEEPSEEK_PRICES', () => {
+    const config = loadConfig({
+      DATABASE_URL,
+      RELAY_OPENAI_ENDPOINTS: JSON.stringify([
+        { id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'], prices: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } } },
+        { id: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
+      ]),
+      RELAY_OPENAI_PRICES: JSON.stringify({ 'gpt-5.4-mini': { inputUsdPerMTok: 0.25, outputUsdPerMTok: 2 } }),
+      RELAY_DEEPSEEK_PRICES: JSON.stringify({ 'deepseek-chat': { inputUsdPerMTok: 0.27, outputUsdPerMTok: 1.1 } }),
+      RELAY_USAGE_ALLOWANCES: JSON.stringify({ grok: { monthlyUsd: 20 }, deepseek: { monthlyUsd: 5 }, ollama: { monthlyTokens: 1000 } }),
+    });
+    expect(openAIPrices(config)).toEqual({
+      openai: { 'gpt-5.4-mini': { inputUsdPerMTok: 0.25, outputUsdPerMTok: 2 } },
+      deepseek: { 'deepseek-chat': { inputUsdPerMTok: 0.27, outputUsdPerMTok: 1.1 } },
+      grok: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } },
+      ollama: undefined,
+    });
+    expect(openAIPrices(loadConfig({ DATABASE_URL }))).toEqual({ openai: undefined, deepseek: undefined });
+  });
+
+  it.each([
+    ['a negative price', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: -1, outputUsdPerMTok: 1 } }, 'RELAY_OPENAI_PRICES.m.inputUsdPerMTok: must not be negative'],
+    ['a price as text', 'RELAY_DEEPSEEK_PRICES', { m: { inputUsdPerMTok: '0.27', outputUsdPerMTok: 1 } }, 'must be a number of US dollars per million tokens, for example 0.27'],
+    ['a missing output price', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1 } }, 'RELAY_OPENAI_PRICES.m.outputUsdPerMTok: must be a number of US dollars per million tokens'],
+    ['a misspelt field', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1, outputUsdPerMTok: 1, inputPerMTok: 1 } }, 'inputPerMTok'],
+    ['an absurd price', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1e6, outputUsdPerMTok: 1 } }, 'must be at most 10000'],
+  ])('refuses %s at startup, saying where and why', (_, variable, prices, message) => {
+    expect(() => loadConfig({ DATABASE_URL, [variable]: JSON.stringify(prices) })).toThrow(message);
+  });
+
+  it('refuses an endpoint’s price for a model it does not list, and a cost allowance on a provider without prices', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        DATABASE_URL,
+        RELAY_OPENAI_ENDPOINTS: JSON.stringify([
+          { id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'], prices: { 'grok-3': { inputUsdPerMTok: 3, outputUsdPerMTok: 15 } } },
+          { id: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
+        ]),
+        RELAY_USAGE_ALLOWANCES: JSON.stringify({ ollama: { monthlyUsd: 5 }, deepseek: { monthlyUsd: 5 }, 'claude-api': { monthlyUsd: 5 } }),
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      { variable: 'RELAY_OPENAI_ENDPOINTS.0.prices', message: "prices model grok-3, which is not in the endpoint's models (grok-4)" },
+      {
+        variable: 'RELAY_USAGE_ALLOWANCES.ollama.monthlyUsd',
+        message: 'ollama reports tokens only, so its cost is not tracked without prices ("prices" of its RELAY_OPENAI_ENDPOINTS entry); set its prices or use monthlyTokens',
+      },
+      {
+        variable: 'RELAY_USAGE_ALLOWANCES.deepseek.monthlyUsd',
+        message: 'deepseek reports tokens only, so its cost is not tracked without prices (RELAY_DEEPSEEK_PRICES); set its prices or use monthlyTokens',
+      },
+    ]);
   });
 
   it('refuses a negative cap and an allowance that is not a number', () => {

@@ -90,7 +90,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       const [info, settings, usage] = await Promise.all([
         getRelayInfo(deps, { userId: request.userId }),
         getRelaySettings(store),
-        getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {} }, clock.now()),
+        getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {}, priced: deps.usage?.priced ?? [] }, clock.now()),
       ]);
       return {
         usage: toUsageReportMessage(usage),

@@ -62,7 +62,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   const clock = new ManualClock(NOW);
   const runs = options.runs ?? ['script', 'claude'];
-  const usage = options.usageAllowances === undefined ? undefined : { ledger: new PrismaUsageLedger(prisma), allowances: options.usageAllowances };
+  const usage = options.usageAllowances === undefined ? undefined : { ledger: new PrismaUsageLedger(prisma), allowances: options.usageAllowances, priced: [] };
   const catalogue = new ConfiguredCatalogue(
     {
       CLAUDE_CODE_OAUTH_TOKEN: 'configured',

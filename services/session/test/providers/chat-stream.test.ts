@@ -41,4 +41,19 @@ describe('a streamed chat-completions answer', () => {
     without.push(event({ content: 'Hi' }, 'stop') + 'data: [DONE]\n\n');
     expect(without.answer().usage).toBeUndefined();
   });
+
+  it('reads the cached prompt tokens where the endpoint reports them: OpenAI’s prompt_tokens_details, DeepSeek’s prompt_cache_hit_tokens', () => {
+    const usageOf = (usage: Record<string, unknown>) => {
+      const reader = new ChatStreamReader();
+      reader.push(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [], usage })}\n\ndata: [DONE]\n\n`);
+      return reader.answer().usage;
+    };
+    expect(usageOf({ prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 800 } })).toEqual({ inputTokens: 1000, outputTokens: 50, cachedInputTokens: 800 });
+    expect(usageOf({ prompt_tokens: 1000, completion_tokens: 50, prompt_cache_hit_tokens: 600, prompt_cache_miss_tokens: 400 })).toEqual({
+      inputTokens: 1000,
+      outputTokens: 50,
+      cachedInputTokens: 600,
+    });
+    expect(usageOf({ prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: null })).toEqual({ inputTokens: 1000, outputTokens: 50 });
+  });
 });

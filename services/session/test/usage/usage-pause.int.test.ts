@@ -148,7 +148,7 @@ const claudeInfo: ProviderInfo = {
   modelsKnown: true,
   efforts: [],
 };
-const usageNow = () => getUsage({ catalogue: { providers: async () => [claudeInfo] }, ledger, allowances: {} }, clock.now());
+const usageNow = () => getUsage({ catalogue: { providers: async () => [claudeInfo] }, ledger, allowances: {}, priced: [] }, clock.now());
 
 describe('a Claude usage-limit pause', () => {
   it('recorded by one replica holds the queued claude turns of another until the reset, which then runs them', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderInfo } from '../../src/domain/provider-catalogue.ts';
-import { buildUsageReport, heldProviders, metersOf, monthStart, nextMonthStart, planRefusal, type UsageTotals } from '../../src/domain/usage/usage.ts';
+import { buildUsageReport, heldProviders, metersOf, monthStart, nextMonthStart, planRefusal, tracksCost, type UsageTotals } from '../../src/domain/usage/usage.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 
@@ -22,7 +22,22 @@ describe('the month the meters count', () => {
   });
 });
 
+describe('tracksCost', () => {
+  it('Claude Code reports cost; an OpenAI-compatible endpoint only with prices', () => {
+    expect(tracksCost({ id: 'claude-api', family: 'claude' }, [])).toBe(true);
+    expect(tracksCost({ id: 'deepseek', family: 'deepseek' }, [])).toBe(false);
+    expect(tracksCost({ id: 'deepseek', family: 'deepseek' }, ['deepseek'])).toBe(true);
+    expect(tracksCost({ id: 'grok', family: 'openai' }, ['openai'])).toBe(false);
+  });
+});
+
 describe('metersOf', () => {
+  it('has no cost meter for a provider whose cost is not tracked', () => {
+    expect(metersOf(totals('grok', 700, 500, 0), { monthlyTokens: 1000 }, NOW, false)).toEqual([
+      { name: 'tokens', used: 1200, allowance: 1000, remaining: 0, utilization: 1.2, resetsAt: new Date('2026-12-01T00:00:00.000Z') },
+    ]);
+  });
+
   it('meters tokens and cost against allowances: remaining never below 0, utilization may pass 1', () => {
     expect(metersOf(totals('openai', 700, 500, 3.25), { monthlyTokens: 1000, monthlyUsd: 10 }, NOW)).toEqual([
       { name: 'tokens', used: 1200, allowance: 1000, remaining: 0, utilization: 1.2, resetsAt: new Date('2026-12-01T00:00:00.000Z') },
@@ -47,19 +62,39 @@ describe('buildUsageReport', () => {
   ];
 
   it('says per provider: tracked with meters, not tracked, or not set up with why', () => {
-    const report = buildUsageReport({ providers, totals: [totals('openai', 10, 5, 0)], allowances: {}, pauses: [], now: NOW });
+    const report = buildUsageReport({ providers, totals: [totals('openai', 10, 5, 0)], allowances: {}, pauses: [], priced: [], now: NOW });
     const byId = Object.fromEntries(report.providers.map((p) => [p.provider, p]));
     expect(byId['script']).toEqual({ provider: 'script', status: 'not_tracked', reason: '', meters: [], pausedUntil: null });
     expect(byId['claude-cloud']!.status).toBe('not_tracked');
-    expect(byId['openai']).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 15 }, { name: 'cost_usd', used: 0 }] });
+    // openai without prices: tokens only, no cost meter pretending to read US$0.
+    expect(byId['openai']).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 15 }] });
+    expect(byId['openai']!.meters).toHaveLength(1);
     expect(byId['claude']).toMatchObject({ status: 'ok', meters: [{ used: 0 }, { used: 0 }] });
     expect(byId['copilot']).toEqual({ provider: 'copilot', status: 'not_set_up', reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN)', meters: [], pausedUntil: null });
     expect(byId['deepseek']!.status).toBe('not_set_up');
     expect(report.claudeUsageLimitPaused).toBe(false);
   });
 
+  it('meters the cost of an OpenAI-compatible provider with prices, against its cost allowance', () => {
+    const report = buildUsageReport({
+      providers,
+      totals: [totals('openai', 10_000, 2_000, 0.0049)],
+      allowances: { openai: { monthlyUsd: 0.01 } },
+      pauses: [],
+      priced: ['openai'],
+      now: NOW,
+    });
+    expect(report.providers.find((p) => p.provider === 'openai')).toMatchObject({
+      status: 'ok',
+      meters: [
+        { name: 'tokens', used: 12_000, allowance: null },
+        { name: 'cost_usd', used: 0.0049, allowance: 0.01, remaining: 0.0051, utilization: 0.49 },
+      ],
+    });
+  });
+
   it('marks a provider whose allowance is used up as at its limit, with when it resets', () => {
-    const report = buildUsageReport({ providers, totals: [totals('openai', 900, 200, 0)], allowances: { openai: { monthlyTokens: 1000 } }, pauses: [], now: NOW });
+    const report = buildUsageReport({ providers, totals: [totals('openai', 900, 200, 0)], allowances: { openai: { monthlyTokens: 1000 } }, pauses: [], priced: [], now: NOW });
     expect(report.providers.find((p) => p.provider === 'openai')).toMatchObject({
       status: 'limit_reached',
       reason: 'the monthly allowance of 1000 tokens for openai is reached; it resets 2026-12-01T00:00:00.000Z',
@@ -68,10 +103,10 @@ describe('buildUsageReport', () => {
 
   it('shows a Claude usage limit pause while it holds, and not after', () => {
     const pause = { provider: 'claude', until: new Date('2026-11-30T13:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T13:00:00.000Z' };
-    const during = buildUsageReport({ providers, totals: [], allowances: {}, pauses: [pause], now: NOW });
+    const during = buildUsageReport({ providers, totals: [], allowances: {}, pauses: [pause], priced: [], now: NOW });
     expect(during.claudeUsageLimitPaused).toBe(true);
     expect(during.providers.find((p) => p.provider === 'claude')).toMatchObject({ status: 'paused', pausedUntil: pause.until, reason: pause.reason });
-    const after = buildUsageReport({ providers, totals: [], allowances: {}, pauses: [pause], now: new Date('2026-11-30T13:00:00.000Z') });
+    const after = buildUsageReport({ providers, totals: [], allowances: {}, pauses: [pause], priced: [], now: new Date('2026-11-30T13:00:00.000Z') });
     expect(after.claudeUsageLimitPaused).toBe(false);
     expect(after.providers.find((p) => p.provider === 'claude')!.status).toBe('ok');
   });

@@ -108,6 +108,14 @@ export function tracksUsage(provider: Pick<ProviderInfo, 'id' | 'family'>): bool
   return provider.family === 'openai' || provider.family === 'deepseek' || provider.family === 'claude';
 }
 
+/**
+ * Whether the relay knows what a provider's turns cost: Claude Code reports it; an OpenAI-compatible endpoint
+ * reports tokens only, so its cost is known only where prices are configured (`priced`).
+ */
+export function tracksCost(provider: Pick<ProviderInfo, 'id' | 'family'>, priced: readonly string[]): boolean {
+  return provider.family === 'claude' || priced.includes(provider.id);
+}
+
 function meter(name: UsageMeter['name'], used: number, allowance: number | undefined, resetsAt: Date): UsageMeter {
   if (allowance === undefined) return { name, used, allowance: null, remaining: null, utilization: null, resetsAt };
   return {
@@ -122,11 +130,15 @@ function meter(name: UsageMeter['name'], used: number, allowance: number | undef
 
 const round = (usd: number): number => Math.round(usd * 1e6) / 1e6;
 
-/** The meters of one provider this month. */
-export function metersOf(totals: UsageTotals | undefined, allowance: Allowance | undefined, now: Date): UsageMeter[] {
+/**
+ * The meters of one provider this month: tokens, and cost_usd where its cost is tracked. A provider whose cost
+ * is not tracked has no cost meter at all, rather than one that reads US$0 whatever it used.
+ */
+export function metersOf(totals: UsageTotals | undefined, allowance: Allowance | undefined, now: Date, costTracked = true): UsageMeter[] {
   const resetsAt = nextMonthStart(now);
-  const tokens = (totals?.inputTokens ?? 0) + (totals?.outputTokens ?? 0);
-  return [meter('tokens', tokens, allowance?.monthlyTokens, resetsAt), meter('cost_usd', round(totals?.costUsd ?? 0), allowance?.monthlyUsd, resetsAt)];
+  const tokens = meter('tokens', (totals?.inputTokens ?? 0) + (totals?.outputTokens ?? 0), allowance?.monthlyTokens, resetsAt);
+  if (!costTracked) return [tokens];
+  return [tokens, meter('cost_usd', round(totals?.costUsd ?? 0), allowance?.monthlyUsd, resetsAt)];
 }
 
 /** The reason a meter at its allowance gives, or '' when none is. */
@@ -147,6 +159,8 @@ export function buildUsageReport(input: {
   totals: readonly UsageTotals[];
   allowances: Readonly<Record<string, Allowance>>;
   pauses: readonly ProviderPause[];
+  /** The OpenAI-compatible providers with prices configured (tracksCost). */
+  priced: readonly string[];
   now: Date;
 }): UsageReport {
   const { now } = input;
@@ -162,6 +176,7 @@ export function buildUsageReport(input: {
       input.totals.find((totals) => totals.provider === provider.id),
       input.allowances[provider.id],
       now,
+      tracksCost(provider, input.priced),
     );
     const reachedReason = limitReason(provider, meters);
     if (!provider.available && reachedReason === '' && pause === undefined) {

@@ -14,14 +14,24 @@ export interface ChatAnswer {
   content: string;
   toolCalls: ToolCall[];
   finishReason: string | null;
-  /** The tokens the endpoint reported (its last chunk, with stream_options.include_usage); undefined when it reported none. */
-  usage: { inputTokens: number; outputTokens: number } | undefined;
+  /**
+   * The tokens the endpoint reported (its last chunk, with stream_options.include_usage); undefined when it reported
+   * none. cachedInputTokens, the part of inputTokens its prompt cache served, only where the endpoint says.
+   */
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } | undefined;
 }
 
 type Delta = { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] };
 type Chunk = {
   choices?: { delta?: Delta; finish_reason?: string | null }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    /** OpenAI's count of cached prompt tokens. */
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+    /** DeepSeek's. */
+    prompt_cache_hit_tokens?: number;
+  } | null;
 };
 
 /** Collects one answer from its SSE events; `onText` sees each content delta as it comes. */
@@ -61,7 +71,14 @@ export class ChatStreamReader {
     }
     if (data === '') return;
     const chunk = JSON.parse(data) as Chunk;
-    if (chunk.usage) this.#usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+    if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? chunk.usage.prompt_cache_hit_tokens;
+      this.#usage = {
+        inputTokens: chunk.usage.prompt_tokens ?? 0,
+        outputTokens: chunk.usage.completion_tokens ?? 0,
+        ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}),
+      };
+    }
     for (const choice of chunk.choices ?? []) {
       if (choice.finish_reason) this.#finishReason = choice.finish_reason;
       const delta = choice.delta ?? {};

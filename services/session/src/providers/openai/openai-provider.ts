@@ -4,6 +4,7 @@
  * the gateway's MCP endpoint with the session's token; the turn loops until the model answers
  * without a tool call, or the step limit or the turn's signal (stop, Max turn duration) ends it.
  */
+import { turnCostUsd, type ModelPrice, type TokensUsed } from '../../domain/usage/turn-cost.ts';
 import type { UsageLedger } from '../../domain/usage/usage.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
@@ -25,6 +26,8 @@ export interface OpenAIProviderOptions {
   models?: string[] | undefined;
   /** Where each turn's tokens are recorded; not recorded when not given. */
   usage?: Pick<UsageLedger, 'record'>;
+  /** Per model id, the price a turn's tokens cost (the endpoint reports tokens only); a model without one: cost not reported. */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 
@@ -57,7 +60,7 @@ export class OpenAIProvider implements Provider {
   }
 
   async startTurn(input: TurnInput): Promise<TurnReply> {
-    const used = { inputTokens: 0, outputTokens: 0 };
+    const used = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
     try {
       return await this.#run(input, used);
     } finally {
@@ -65,22 +68,24 @@ export class OpenAIProvider implements Provider {
     }
   }
 
-  async #record(input: TurnInput, used: { inputTokens: number; outputTokens: number }): Promise<void> {
+  async #record(input: TurnInput, used: Required<TokensUsed>): Promise<void> {
+    const model = input.session.model;
     await this.#options.usage
       ?.record({
         messageId: input.message.id,
         sessionId: input.session.id,
         provider: this.id,
-        model: input.session.model,
-        ...used,
-        costUsd: null,
+        model,
+        inputTokens: used.inputTokens,
+        outputTokens: used.outputTokens,
+        costUsd: turnCostUsd(used, this.#options.prices?.[model]),
         recordedAt: input.clock.now(),
       })
       // Accounting never fails a turn that ran.
       .catch(() => undefined);
   }
 
-  async #run(input: TurnInput, used: { inputTokens: number; outputTokens: number }): Promise<TurnReply> {
+  async #run(input: TurnInput, used: Required<TokensUsed>): Promise<TurnReply> {
     const tools = new McpTools(this.#options.gatewayUrl, input.token);
     const earlier = (await this.#options.history?.(input.session.id, input.message.id)) ?? [];
     const messages: ChatMessage[] = [...earlier.map((message) => ({ ...message }) as ChatMessage), { role: 'user', content: input.message.text }];
@@ -94,6 +99,7 @@ export class OpenAIProvider implements Provider {
         const answer = await this.#complete(input, { model: input.session.model, messages, tools: functions }, (delta) => input.emit({ type: 'text', delta }));
         used.inputTokens += answer.usage?.inputTokens ?? 0;
         used.outputTokens += answer.usage?.outputTokens ?? 0;
+        used.cachedInputTokens += answer.usage?.cachedInputTokens ?? 0;
         if (answer.toolCalls.length === 0) return { text: answer.content, model: input.session.model };
         messages.push({
           role: 'assistant',
