@@ -349,9 +349,9 @@ export interface Task {
   /** "task_…". */
   id: string;
   sessionId: string;
-  /** The command as the agent gave it. */
+  /** The command as the agent gave it, or the agent's description of it; a sub-agent's description. */
   description: string;
-  /** "local_bash". */
+  /** "local_bash" (a shell command) or "local_agent" (a provider's sub-agent: no output to read). */
   type: string;
   /** "running", "completed", "failed" or "stopped". */
   status: string;
