@@ -1,6 +1,7 @@
 // Which Bash calls of Claude Code's the relay runs as its own background task, and what the model is told.
 import { describe, expect, it } from 'vitest';
-import { backgroundBashCall, notStartedMessage, startedInBackgroundMessage } from '../../src/providers/claude/background-bash.ts';
+import type { HookInput } from '@anthropic-ai/claude-agent-sdk';
+import { askForBackgroundBash, BACKGROUND_BASH_ASKS, backgroundBashCall, notStartedMessage, startedInBackgroundMessage } from '../../src/providers/claude/background-bash.ts';
 
 describe('a background Bash call', () => {
   it('is Bash with run_in_background: true and a command; its description when the agent gave one', () => {
@@ -28,5 +29,17 @@ describe('a background Bash call', () => {
 
   it('that could not start is answered with why, and that it did not run', () => {
     expect(notStartedMessage('the session is gone')).toBe('The relay could not start this command as a background task: the session is gone. The command did not run.');
+  });
+
+  it('always asks (the PreToolUse hook), so that a read-only one Claude Code would allow unasked comes to canUseTool too', async () => {
+    const preToolUse = (toolName: string, toolInput: unknown) =>
+      ({ hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput, tool_use_id: 't1', session_id: 'cc-1', transcript_path: '', cwd: '/tmp' }) as unknown as HookInput;
+    const asks = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'in the background, as a relay task' } };
+    expect(askForBackgroundBash(preToolUse('Bash', { command: 'ls', run_in_background: true }))).toEqual(asks);
+    expect(askForBackgroundBash(preToolUse('Bash', { command: 'ls' }))).toEqual({});
+    expect(askForBackgroundBash(preToolUse('Read', { file_path: '/etc/hosts' }))).toEqual({});
+    expect(askForBackgroundBash(preToolUse('Bash', null))).toEqual({});
+    expect(BACKGROUND_BASH_ASKS.matcher).toBe('Bash');
+    expect(await BACKGROUND_BASH_ASKS.hooks[0]!(preToolUse('Bash', { command: 'tail -f log', run_in_background: true }), 't1', { signal: new AbortController().signal })).toEqual(asks);
   });
 });

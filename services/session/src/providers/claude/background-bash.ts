@@ -3,6 +3,7 @@
  * which ends when the relay closes the query after the turn's result, so it would die unread. The relay runs it
  * as its own background task instead and answers Claude Code with these words in place of the tool's run.
  */
+import type { HookCallbackMatcher, HookInput, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import { RELAY_TOOL_FOR_CLAUDE } from './claude-query-options.ts';
 
 /** A Bash call the relay runs as a background task: its command and the agent's description of it. */
@@ -19,6 +20,22 @@ export function backgroundBashCall(toolName: string, input: Readonly<Record<stri
   const description = input['description'];
   return { command, description: typeof description === 'string' && description.trim() !== '' ? description.trim() : undefined };
 }
+
+/** Why a background Bash asks, as the card shows it. */
+export const BACKGROUND_BASH_REASON = 'in the background, as a relay task';
+
+/**
+ * The PreToolUse hook's answer: a background Bash always asks. Claude Code allows a read-only command (an `ls`, a
+ * `tail -f`) without asking, and canUseTool, where the relay takes it over, would never see it.
+ */
+export function askForBackgroundBash(input: HookInput): HookJSONOutput {
+  if (input.hook_event_name !== 'PreToolUse' || typeof input.tool_input !== 'object' || input.tool_input === null) return {};
+  if (backgroundBashCall(input.tool_name, input.tool_input as Record<string, unknown>) === undefined) return {};
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: BACKGROUND_BASH_REASON } };
+}
+
+/** The hook as query() takes it. */
+export const BACKGROUND_BASH_ASKS: HookCallbackMatcher = { matcher: 'Bash', hooks: [async (input) => askForBackgroundBash(input)] };
 
 /**
  * What Claude Code hands the model instead of the Bash result: the relay started the command as task `taskId`,
