@@ -5,11 +5,12 @@
  */
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
-import type { Config } from '../config.ts';
+import { openAIPrices, type Config } from '../config.ts';
 import type { UsageLedger } from '../domain/usage/usage.ts';
 import type { BackgroundTaskStarter } from './background-task-starter.ts';
 import { ClaudeProvider, type ClaudeSessionStates, type QueryFn } from './claude/claude-provider.ts';
 import { findClaudeExecutable } from './claude/claude-executable.ts';
+import type { SubagentTaskLog } from './claude/turn-subagents.ts';
 import { OpenAIProvider } from './openai/openai-provider.ts';
 import type { ConversationHistory, Provider } from './provider.ts';
 import type { QuestionCards } from './question-cards.ts';
@@ -17,7 +18,8 @@ import { ScriptProvider } from './script/script-provider.ts';
 
 export interface ProviderPorts {
   cards: QuestionCards;
-  tasks: BackgroundTaskStarter;
+  /** Background shell tasks, and (for Claude Code) sub-agents kept as tasks. */
+  tasks: BackgroundTaskStarter & SubagentTaskLog;
   history: ConversationHistory;
   usage: UsageLedger;
   claudeStates: ClaudeSessionStates;
@@ -32,14 +34,16 @@ export interface ProviderPorts {
 
 export function configuredProviders(config: Config, ports: ProviderPorts): Provider[] {
   const gatewayUrl = config.RELAY_GATEWAY_URL;
+  const prices = openAIPrices(config);
   const openAI = (id: string, baseUrl: string, apiKey: string | undefined, models: string[] | undefined) =>
-    new OpenAIProvider({ id, baseUrl, apiKey, gatewayUrl, models, history: ports.history, usage: ports.usage });
+    new OpenAIProvider({ id, baseUrl, apiKey, gatewayUrl, models, history: ports.history, usage: ports.usage, ...(prices[id] === undefined ? {} : { prices: prices[id] }) });
   const executable = findClaudeExecutable(config.RELAY_CLAUDE_EXECUTABLE);
   const claude = {
     executable,
     models: config.RELAY_CLAUDE_MODELS ?? [],
     gatewayUrl,
     cards: ports.cards,
+    tasks: ports.tasks,
     states: ports.claudeStates,
     usage: ports.usage,
     logger: ports.logger,

@@ -46,7 +46,7 @@ export interface ClaudeProviderOptions {
   gatewayUrl: string;
   cards: QuestionCards;
   /** Where background Bash commands run and sub-agents are kept, as the relay's tasks. */
-  tasks?: BackgroundTaskStarter & SubagentTaskLog;
+  tasks: BackgroundTaskStarter & SubagentTaskLog;
   states: ClaudeSessionStates;
   usage: Pick<UsageLedger, 'record' | 'pause'>;
   logger: Logger;
@@ -179,7 +179,7 @@ export class ClaudeProvider implements Provider {
       abortController: abort,
       canUseTool: this.#canUseTool(input),
       // Every background Bash comes to canUseTool, a read-only one too: the relay runs it (see #startInBackground).
-      ...(this.#o.tasks === undefined ? {} : { hooks: { PreToolUse: [BACKGROUND_BASH_ASKS] } }),
+      hooks: { PreToolUse: [BACKGROUND_BASH_ASKS] },
       stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
     };
     // Sub-agents as tasks while they run, and their descriptions for the subagent_finished event.
@@ -319,8 +319,7 @@ export class ClaudeProvider implements Provider {
       const answer = await this.#ask(input, question, ['Allow', 'Deny'], options.signal);
       if (answer !== 'Allow') return { behavior: 'deny', message: answer === '' ? 'The user dismissed the question.' : 'The user chose Deny.' };
       const background = backgroundBashCall(toolName, toolInput);
-      const tasks = this.#o.tasks;
-      return background === undefined || tasks === undefined ? { behavior: 'allow', updatedInput: toolInput } : this.#startInBackground(input, tasks, background);
+      return background === undefined ? { behavior: 'allow', updatedInput: toolInput } : this.#startInBackground(input, background);
     };
   }
 
@@ -328,9 +327,9 @@ export class ClaudeProvider implements Provider {
    * A background Bash the user allowed runs as the relay's task (it outlives Claude Code's process); Claude Code
    * is denied the run itself and told the task id and how to read it, or why it could not start.
    */
-  async #startInBackground(input: TurnInput, tasks: BackgroundTaskStarter, call: BackgroundBashCall): Promise<PermissionResult> {
+  async #startInBackground(input: TurnInput, call: BackgroundBashCall): Promise<PermissionResult> {
     try {
-      const task = await tasks.start({ sessionId: input.session.id, cwd: input.session.cwd, command: call.command, description: call.description });
+      const task = await this.#o.tasks.start({ sessionId: input.session.id, cwd: input.session.cwd, command: call.command, description: call.description });
       return { behavior: 'deny', message: startedInBackgroundMessage({ taskId: task.id, sessionId: input.session.id }) };
     } catch (error) {
       return { behavior: 'deny', message: notStartedMessage(error instanceof Error ? error.message : String(error)) };

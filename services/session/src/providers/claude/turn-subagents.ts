@@ -22,12 +22,11 @@ export class TurnSubagents {
   readonly #running = new Map<string, string>();
   /** Descriptions by Claude Code's task id, from their start (subagent_finished names the sub-agent). */
   readonly #descriptions = new Map<string, string>();
-  readonly #log: SubagentTaskLog | undefined;
+  readonly #log: SubagentTaskLog;
   readonly #session: { id: string; cwd: string };
   readonly #logger: Logger;
 
-  /** Without a log, only the descriptions are kept. */
-  constructor(log: SubagentTaskLog | undefined, session: { id: string; cwd: string }, logger: Logger) {
+  constructor(log: SubagentTaskLog, session: { id: string; cwd: string }, logger: Logger) {
     this.#log = log;
     this.#session = session;
     this.#logger = logger;
@@ -36,7 +35,7 @@ export class TurnSubagents {
   /** A task_started: anything but a shell (task_type local_bash) becomes a running local_agent task. */
   async started(message: { task_id: string; description: string; task_type?: string | undefined }): Promise<void> {
     this.#descriptions.set(message.task_id, message.description);
-    if (this.#log === undefined || message.task_type === 'local_bash' || this.#running.has(message.task_id)) return;
+    if (message.task_type === 'local_bash' || this.#running.has(message.task_id)) return;
     try {
       const task = await this.#log.track({ sessionId: this.#session.id, cwd: this.#session.cwd, description: message.description });
       this.#running.set(message.task_id, task.id);
@@ -48,7 +47,7 @@ export class TurnSubagents {
   async progressed(claudeTaskId: string): Promise<void> {
     const taskId = this.#running.get(claudeTaskId);
     if (taskId === undefined) return;
-    await this.#log?.progress(taskId).catch((error: unknown) => this.#logger.warn({ err: error, taskId }, 'could not note the sub-agent’s progress'));
+    await this.#log.progress(taskId).catch((error: unknown) => this.#logger.warn({ err: error, taskId }, 'could not note the sub-agent’s progress'));
   }
 
   /** A task_notification: the task ends with its status. Answers the sub-agent's description, if it was seen starting. */
@@ -67,6 +66,6 @@ export class TurnSubagents {
   }
 
   async #end(taskId: string, status: 'completed' | 'failed' | 'stopped', reason: string): Promise<void> {
-    await this.#log?.end(taskId, status, reason).catch((error: unknown) => this.#logger.warn({ err: error, taskId }, 'could not record the sub-agent task’s end'));
+    await this.#log.end(taskId, status, reason).catch((error: unknown) => this.#logger.warn({ err: error, taskId }, 'could not record the sub-agent task’s end'));
   }
 }

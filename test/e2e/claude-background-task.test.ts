@@ -1,0 +1,208 @@
+// Issue 4 end to end for Claude Code's background shells, with no credentials and no network: the real Claude Agent
+// SDK and the Claude Code binary it ships, pointed (ANTHROPIC_BASE_URL) at an Anthropic Messages API the test runs on
+// loopback. The fake model asks for a Bash with run_in_background; the user allows it on the card; the relay runs it
+// as its own background task (Claude Code's process ends with the turn) and Claude Code hands the model the relay's
+// answer, whose read_task_output call the model makes as it is given. The command keeps running after the turn, in
+// the session's folder, and ends well once the test lets it; list_sessions shows it as the session's task.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+let relay: Relay;
+let server: Server;
+let configDir: string;
+let folder: string;
+/** The streamed /v1/messages requests of the turn (Claude Code's side calls are left out). */
+const requests: any[] = [];
+
+function sse(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+/** The text of the last user message's tool_result for `toolUseId`, if any. */
+function toolResult(body: any, toolUseId: string): { text: string; isError: boolean } | undefined {
+  const last = body.messages.at(-1);
+  const block = Array.isArray(last?.content) ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === toolUseId) : undefined;
+  if (block === undefined) return undefined;
+  return { text: typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text ?? '').join(''), isError: block.is_error === true };
+}
+
+function toolUse(start: string, id: string, name: string, input: unknown): string[] {
+  return [
+    start,
+    sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id, name, input: {} } }),
+    sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } }),
+    sse('content_block_stop', { index: 0 }),
+    sse('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }),
+    sse('message_stop', {}),
+  ];
+}
+
+function text(start: string, reply: string): string[] {
+  return [
+    start,
+    sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: reply } }),
+    sse('content_block_stop', { index: 0 }),
+    sse('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }),
+    sse('message_stop', {}),
+  ];
+}
+
+/**
+ * The fake model: runs the suite in the background; given the relay's answer, makes the read_task_output call it
+ * names, word for word; then replies with that call's summary.
+ */
+function answer(body: any): string[] {
+  const start = sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 200, output_tokens: 1 } } });
+  const read = toolResult(body, 'toolu_read_1');
+  if (read !== undefined) return text(start, `Read: ${JSON.parse(read.text).summary}`);
+  const started = toolResult(body, 'toolu_bash_bg');
+  if (started !== undefined) {
+    const call = /\{"action":"read_task_output"[^}]*\}/.exec(started.text);
+    if (call === null) return text(start, `No task: ${started.text}`);
+    return toolUse(start, 'toolu_read_1', 'mcp__relay__relay_tool', JSON.parse(call[0]));
+  }
+  // A read-only command: Claude Code would run it unasked, were it not for the relay's hook.
+  if (JSON.stringify(body.messages[0]).includes('List the folder')) return toolUse(start, 'toolu_bash_bg', 'Bash', { command: 'ls', run_in_background: true });
+  return toolUse(start, 'toolu_bash_bg', 'Bash', {
+    command: 'echo suite started; while [ ! -f go ]; do sleep 0.1; done; pwd > where.txt; echo suite finished',
+    description: 'Run the suite',
+    run_in_background: true,
+  });
+}
+
+async function readBody(request: IncomingMessage): Promise<any> {
+  let body = '';
+  for await (const part of request) body += part;
+  return body === '' ? {} : JSON.parse(body);
+}
+
+async function finish(sessionId: string, messageId: string): Promise<any> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
+  }
+}
+
+async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** The session's first pending card, once it is raised. */
+const cardOf = (sessionId: string) => until(async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0], 'the Bash card');
+
+/** relay_tool from a script session (through the gateway's MCP endpoint): its result. */
+async function relayTool(call: Record<string, unknown>): Promise<any> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Reader', text: `relay_tool ${JSON.stringify(call)}` });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const turn = await finish(created.body.session.id, created.body.message_id);
+  expect(turn.status, JSON.stringify(turn)).toBe('done');
+  return JSON.parse(turn.reply.text);
+}
+
+beforeAll(async () => {
+  configDir = await mkdtemp(join(tmpdir(), 'relay-claude-config-'));
+  folder = await mkdtemp(join(tmpdir(), 'relay-claude-suite-'));
+  server = createServer((request, response) => {
+    void (async () => {
+      const body = await readBody(request);
+      if (request.method === 'POST' && request.url?.startsWith('/v1/messages') && body.stream === true) {
+        // Only the turn's requests, which carry our tool, are the fake model's conversation.
+        if ((body.tools ?? []).some((tool: any) => tool.name === 'mcp__relay__relay_tool')) requests.push(body);
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const event of answer(body)) response.write(event);
+        response.end();
+        return;
+      }
+      if (request.method === 'POST' && request.url?.startsWith('/v1/messages')) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ id: 'msg_side', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: 'Side answer' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } }));
+        return;
+      }
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  relay = await startRelay({
+    name: 'desk',
+    env: {
+      RELAY_AGENT_SESSIONS: 'on',
+      ANTHROPIC_API_KEY: 'sk-ant-api-test-key',
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      CLAUDE_CONFIG_DIR: configDir,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+    },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await new Promise((resolve) => server?.close(resolve));
+  await Promise.all([configDir, folder].filter(Boolean).map((path) => rm(path, { recursive: true, force: true })));
+});
+
+describe('a background Bash of the real Claude Code', () => {
+  it('runs as the relay’s task after the user’s Allow, outlives the turn in the session folder, and the model reads it as told', async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'Suite', text: 'Run the suite in the background.' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const sessionId = created.body.session.id;
+    // The user's permission stays: a card first.
+    const card = await cardOf(sessionId);
+    expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] })).status).toBe(200);
+
+    const turn = await finish(sessionId, created.body.message_id);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    // Claude Code handed the model the relay's words: the task, and not to run it again.
+    const started = requests.map((body) => toolResult(body, 'toolu_bash_bg')).find((result) => result !== undefined)!;
+    const taskId = /background task (task_[0-9a-f]+)/.exec(started.text)![1]!;
+    expect(started.text).toContain('Do not run the command again.');
+    // The model's read_task_output, made as the answer gave it, reached the gateway: the task runs on.
+    expect(turn.reply.text).toMatch(new RegExp(`^Read: read_task_output → desk session \\S+ task ${taskId.slice(5, 13)}: .*running`));
+
+    // The turn is over and Claude Code's process with it; the relay's task still runs, listed on the session.
+    const { body: listed } = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
+    expect(listed.state).toBe('background_only');
+    expect(listed.session.tasks).toEqual([expect.objectContaining({ taskId, type: 'local_bash', description: 'Run the suite', status: 'running' })]);
+    await writeFile(join(folder, 'go'), '');
+    const ended = await until(async () => {
+      const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId });
+      return read.task.status === 'running' ? undefined : read;
+    }, 'the task ended');
+    expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, tail: ['suite started', 'suite finished'] });
+    expect((await readFile(join(folder, 'where.txt'), 'utf8')).trim()).toBe(folder);
+  });
+
+  it('a read-only command Claude Code would run unasked asks too, and runs as the relay’s task', async () => {
+    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'List', text: 'List the folder in the background.' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const sessionId = created.body.session.id;
+    const card = await cardOf(sessionId);
+    expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] })).status).toBe(200);
+    expect(await finish(sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: expect.stringMatching(/^Read: read_task_output/) } });
+    const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
+    const [task] = body.session.tasks;
+    expect(task).toMatchObject({ type: 'local_bash', description: 'ls' });
+    const ended = await until(async () => {
+      const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: task.taskId });
+      return read.task.status === 'running' ? undefined : read;
+    }, 'the listing ended');
+    expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, tail: expect.arrayContaining(['go', 'where.txt']) });
+  });
+});
