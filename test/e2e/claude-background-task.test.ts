@@ -3,7 +3,8 @@
 // loopback. The fake model asks for a Bash with run_in_background; the user allows it on the card; the relay runs it
 // as its own background task (Claude Code's process ends with the turn) and Claude Code hands the model the relay's
 // answer, whose read_task_output call the model makes as it is given. The command keeps running after the turn, in
-// the session's folder, and ends well once the test lets it; list_sessions shows it as the session's task.
+// the session's folder, and ends well once the test lets it; read_session shows it as the session's task. A sub-agent
+// (Agent) the fake model starts is the session's local_agent task while it runs, and ends with Claude Code's report.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,12 +54,41 @@ function text(start: string, reply: string): string[] {
   ];
 }
 
+type Hold = { reached: () => void; release: Promise<void> };
+/** Holds the sub-agent's answer until the test releases it: the sub-agent is running meanwhile. */
+let holdSubagent: Hold | undefined;
+/** Holds the main conversation's answer once the sub-agent was started: the turn is running meanwhile. */
+let holdMain: Hold | undefined;
+
+function hold(): { hold: Hold; atHold: Promise<void>; release: () => void } {
+  let reached!: () => void;
+  let release!: () => void;
+  const atHold = new Promise<void>((resolve) => (reached = resolve));
+  return { hold: { reached, release: new Promise<void>((resolve) => (release = resolve)) }, atHold, release };
+}
+
+/** The fake model of the sub-agent test: hands a check to a sub-agent (Agent), which answers once released. */
+async function answerWithSubagent(body: any, start: string): Promise<string[]> {
+  if (JSON.stringify(body.messages[0]).includes('SUBAGENT:')) {
+    holdSubagent?.reached();
+    await holdSubagent?.release;
+    return text(start, 'No XSS found.');
+  }
+  if (toolResult(body, 'toolu_agent_1') !== undefined) {
+    holdMain?.reached();
+    await holdMain?.release;
+    return text(start, 'The helper found nothing.');
+  }
+  return toolUse(start, 'toolu_agent_1', 'Agent', { description: 'Check web/ for XSS', prompt: 'SUBAGENT: look at web/ for XSS and answer in one line.', subagent_type: 'general-purpose' });
+}
+
 /**
  * The fake model: runs the suite in the background; given the relay's answer, makes the read_task_output call it
  * names, word for word; then replies with that call's summary.
  */
-function answer(body: any): string[] {
+function answer(body: any): string[] | Promise<string[]> {
   const start = sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 200, output_tokens: 1 } } });
+  if (JSON.stringify(body.messages).includes('Check web/ with a helper') || JSON.stringify(body.messages[0]).includes('SUBAGENT:')) return answerWithSubagent(body, start);
   const read = toolResult(body, 'toolu_read_1');
   if (read !== undefined) return text(start, `Read: ${JSON.parse(read.text).summary}`);
   const started = toolResult(body, 'toolu_bash_bg');
@@ -122,7 +152,7 @@ beforeAll(async () => {
         // Only the turn's requests, which carry our tool, are the fake model's conversation.
         if ((body.tools ?? []).some((tool: any) => tool.name === 'mcp__relay__relay_tool')) requests.push(body);
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const event of answer(body)) response.write(event);
+        for (const event of await answer(body)) response.write(event);
         response.end();
         return;
       }
@@ -156,7 +186,7 @@ afterAll(async () => {
   await Promise.all([configDir, folder].filter(Boolean).map((path) => rm(path, { recursive: true, force: true })));
 });
 
-describe('a background Bash of the real Claude Code', () => {
+describe('background work of the real Claude Code', () => {
   it('runs as the relay’s task after the user’s Allow, outlives the turn in the session folder, and the model reads it as told', async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'Suite', text: 'Run the suite in the background.' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -204,5 +234,47 @@ describe('a background Bash of the real Claude Code', () => {
       return read.task.status === 'running' ? undefined : read;
     }, 'the listing ended');
     expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, tail: expect.arrayContaining(['go', 'where.txt']) });
+  });
+
+  it('a sub-agent is the session’s local_agent task while it runs, with no output, and ends with Claude Code’s report', async () => {
+    const subagent = hold();
+    const main = hold();
+    holdSubagent = subagent.hold;
+    holdMain = main.hold;
+    try {
+      const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'Review', text: 'Check web/ with a helper.' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const sessionId = created.body.session.id;
+      const tasksOf = async () => (await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.session.tasks;
+      // Claude Code may ask before it starts the sub-agent: allowed.
+      let held = false;
+      void subagent.atHold.then(() => (held = true));
+      await until(async () => {
+        const [card] = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards;
+        if (card !== undefined) await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] });
+        return held || undefined;
+      }, 'the sub-agent runs');
+      const running = await until(async () => ((await tasksOf()).length > 0 ? await tasksOf() : undefined), 'the sub-agent is listed');
+      expect(running).toEqual([expect.objectContaining({ type: 'local_agent', description: 'Check web/ for XSS', status: 'running', output: false })]);
+      expect(running[0].health).toBeUndefined();
+      // read_task_output answers the task with its status, no lines, and why.
+      const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: running[0].taskId });
+      expect(read).toMatchObject({ ok: true, task: { type: 'local_agent', status: 'running' }, tail: [], notes: [expect.stringContaining('not a shell command')] });
+
+      // The sub-agent answers while the turn still runs: Claude Code's report ends its task.
+      subagent.release();
+      const ended = await until(async () => {
+        const [task] = await tasksOf();
+        return task.status === 'running' ? undefined : task;
+      }, 'the sub-agent ended');
+      expect(ended).toMatchObject({ taskId: running[0].taskId, status: 'completed', exitCode: null });
+      main.release();
+      expect(await finish(sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'The helper found nothing.' } });
+    } finally {
+      subagent.release();
+      main.release();
+      holdSubagent = undefined;
+      holdMain = undefined;
+    }
   });
 });
