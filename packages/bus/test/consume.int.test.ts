@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { headers } from '@nats-io/transport-node';
 import { AppError } from '@relay/errors';
 import { consume, ensureStream, processOnce, type BusMessage, type Consumer } from '@relay/bus';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';

@@ -7,14 +7,12 @@ import { startGateway, type TestGateway } from './start-gateway.ts';
 
 let gateway: TestGateway;
 let token: string;
-let sessionId: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   gateway = await startGateway('desk');
   const agent = gateway.owners.addAgentSession('u1', { title: 'Watcher' });
   token = agent.token;
-  sessionId = agent.session.id;
 });
 
 afterAll(async () => {

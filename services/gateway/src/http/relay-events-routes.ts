@@ -12,7 +12,7 @@
 import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { PairingOwner, RelayCaller, SessionOwner } from '../ports.ts';
+import type { PairingOwner, SessionOwner } from '../ports.ts';
 import type { KeptEvent, RemoteEventsOwner } from '../remote-events-owner.ts';
 import { relayCallerOf } from './authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from './user-api.ts';

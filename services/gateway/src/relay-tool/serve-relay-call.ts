@@ -8,10 +8,10 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
-import type { PairingOwner, Provenance, QuestionOwner, RelayCaller, Session, SessionOwner, SubscriptionOwner } from '../ports.ts';
-import { groupView } from '../session-view.ts';
+import type { PairingOwner, Provenance, QuestionOwner, RelayCaller, SessionOwner, SubscriptionOwner } from '../ports.ts';
 import type { Action, ActionContext } from './action-context.ts';
 import type { ActionName } from './action-table.ts';
+import { createdResult, sessionChoices, startedWith } from './actions/create-session.ts';
 import { listSessions } from './actions/list-sessions.ts';
 import { readSession } from './actions/read-session.ts';
 import { readTaskOutput } from './actions/read-task-output.ts';
@@ -175,39 +175,14 @@ async function remoteCreateSession(args: ToolArguments, context: ActionContext, 
   const { sessions, relayName } = context;
   const userId = origin.userId;
   // No calling session here: a session started from another relay goes into no group unless one is named.
-  const request = {
-    userId,
-    text: args.text,
-    title: args.title,
-    provider: args.provider,
-    model: args.model,
-    effort: args.effort,
-    mode: args.mode,
-    cwd: args.cwd,
-    repo: args.repo,
-    branch: args.branch,
-    group: args.group,
-    provenance: origin.provenance,
-  };
+  const request = { ...sessionChoices(args), userId, provenance: origin.provenance };
   if (origin.dryRun) {
     const checked = await sessions.createSession({ ...request, dryRun: true });
     return checkedOnly('create_session', relayName, { ...startedWith(checked.session), ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
   }
   const created = await sessions.createSession({ ...request, dryRun: false });
-  const { session } = created;
-  const result = await awaitTurn({ userId, sessionId: session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
-  const notes = [created.groupWarning && `The session was created but did not land in the group asked for: ${created.groupWarning} Tell the user.`, plan.note].filter(Boolean);
-  return success(
-    `create_session → ${relayName} session ${shortId(session.id)} "${session.title}": ${turnPhrase(result)}${created.groupWarning ? ` (no group: ${created.groupWarning})` : ''}`,
-    {
-      ...turnFields(result, context.openUrlBase),
-      ...startedWith(session),
-      ...(created.groupWarning ? { groupWarning: created.groupWarning } : {}),
-      ...(created.modelNote ? { modelNote: created.modelNote } : {}),
-      ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
-    },
-    relayName,
-  );
+  const result = await awaitTurn({ userId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
+  return createdResult(relayName, created, result, plan.note, context.openUrlBase);
 }
 
 async function remoteStop(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
@@ -284,16 +259,4 @@ async function remoteAnswerQuestion(args: ToolArguments, context: ActionContext,
 /** The answer to a dry run: the call passed every check here, and nothing changed. */
 function checkedOnly(action: ActionName, relayName: string, fields: Record<string, unknown>): Success {
   return success(`${action} → ${relayName}: checked, nothing changed yet`, { dryRun: true, ...fields }, relayName);
-}
-
-function startedWith(session: Session) {
-  return {
-    provider: session.provider,
-    model: session.model,
-    mode: session.mode,
-    effort: session.effort,
-    title: session.title,
-    ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
-    group: session.group ? groupView(session.group) : null,
-  };
 }

@@ -7,17 +7,17 @@
  * session did not land in the group asked for, the result has groupWarning, its summary ends with
  * "(no group: …)" and the note asks the agent to tell the user.
  */
-import type { Session } from '../../ports.ts';
+import type { CreatedSession, Session, TurnResult } from '../../ports.ts';
 import { groupView } from '../../session-view.ts';
 import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import { requireArguments, type ToolArguments } from '../arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { awaitTurn } from '../await-turn.ts';
 import { needsCard } from '../card-policy.ts';
 import { createSessionCard } from '../card-text.ts';
 import { passLoopGuard } from '../loop-guard.ts';
 import { provenanceOf } from '../provenance.ts';
-import { success } from '../result.ts';
+import { success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
 import { planWait } from '../wait-seconds.ts';
@@ -29,9 +29,24 @@ export const createSession: Action = async (args, context) => {
   const { caller, sessions } = context;
 
   const conversation = await sessions.getConversation(caller.sessionId);
-  const request = {
-    userId: caller.userId,
-    callerSessionId: caller.sessionId,
+  const request = { ...sessionChoices(args), userId: caller.userId, callerSessionId: caller.sessionId, provenance: provenanceOf(relay, conversation) };
+  const checked = await sessions.createSession({ ...request, dryRun: true });
+  if (needsCard({ mode: conversation.session.mode, writes: true, firstStartedByCaller: checked.firstStartedByCaller })) {
+    await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
+  }
+  await passLoopGuard(conversation, context, 'Nothing was created.');
+
+  const created = await sessions.createSession({ ...request, dryRun: false });
+  const result = await awaitTurn(
+    { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: wait.waitSeconds },
+    context,
+  );
+  return createdResult(relay, created, result, wait.note, context.openUrlBase);
+};
+
+/** What the agent chose for the new session, as the session service takes it (from this relay's agent or another's). */
+export function sessionChoices(args: ToolArguments & { text: string }) {
+  return {
     text: args.text,
     title: args.title,
     provider: args.provider,
@@ -42,29 +57,21 @@ export const createSession: Action = async (args, context) => {
     repo: args.repo,
     branch: args.branch,
     group: args.group,
-    provenance: provenanceOf(relay, conversation),
   };
-  const checked = await sessions.createSession({ ...request, dryRun: true });
-  if (needsCard({ mode: conversation.session.mode, writes: true, firstStartedByCaller: checked.firstStartedByCaller })) {
-    await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
-  }
-  await passLoopGuard(conversation, context, 'Nothing was created.');
+}
 
-  const created = await sessions.createSession({ ...request, dryRun: false });
+/** create_session's result: the first turn, what the session was started with, and a group it did not land in. */
+export function createdResult(relay: string, created: CreatedSession, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
   const { session } = created;
-  const result = await awaitTurn(
-    { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: session.id, messageId: created.messageId, waitSeconds: wait.waitSeconds },
-    context,
-  );
   const notes = [
     created.groupWarning && `The session was created but did not land in the group asked for: ${created.groupWarning} Tell the user; they can move it by hand.`,
-    wait.note,
+    waitNote,
   ].filter(Boolean);
   const noGroup = created.groupWarning ? ` (no group: ${created.groupWarning})` : '';
   return success(
     `create_session → ${relay} session ${shortId(session.id)} "${session.title}": ${turnPhrase(result)}${noGroup}`,
     {
-      ...turnFields(result, context.openUrlBase),
+      ...turnFields(result, openUrlBase),
       ...startedWith(session),
       ...(created.groupWarning ? { groupWarning: created.groupWarning } : {}),
       ...(created.modelNote ? { modelNote: created.modelNote } : {}),
@@ -72,10 +79,10 @@ export const createSession: Action = async (args, context) => {
     },
     relay,
   );
-};
+}
 
 /** What the session was started with: provider, model, mode, effort, title, repo/branch for a cloud session, group or null. */
-function startedWith(session: Session) {
+export function startedWith(session: Session) {
   return {
     provider: session.provider,
     model: session.model,
