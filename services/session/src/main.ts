@@ -77,7 +77,6 @@ const providers = new ProviderRegistry(
     claudeStates: new PrismaClaudeSessionStates(prisma, clock),
     claudeQuery: query,
     claudeTranscripts: async (resumeId, cwd) => (await getSessionInfo(resumeId, { dir: cwd })) !== undefined,
-    clock,
     childEnv: childProcessEnv(),
     logger,
   }),

@@ -3,7 +3,6 @@
  * one OpenAI-compatible provider per configured endpoint (openai, deepseek, and RELAY_OPENAI_ENDPOINTS),
  * and Claude Code billed to the subscription (claude) or the API key (claude-api).
  */
-import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { openAIPrices, type Config } from '../config.ts';
 import type { UsageLedger } from '../domain/usage/usage.ts';
@@ -28,7 +27,6 @@ export interface ProviderPorts {
   claudeTranscripts: (resumeId: string, cwd: string) => Promise<boolean>;
   /** The environment Claude Code starts from, without credentials. */
   childEnv: Readonly<Record<string, string>>;
-  clock: Clock;
   logger: Logger;
 }
 
@@ -49,7 +47,6 @@ export function configuredProviders(config: Config, ports: ProviderPorts): Provi
     logger: ports.logger,
     baseEnv: ports.childEnv,
     query: ports.claudeQuery,
-    clock: ports.clock,
     hasTranscript: ports.claudeTranscripts,
     history: ports.history,
   };

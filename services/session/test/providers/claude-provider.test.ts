@@ -96,7 +96,6 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     logger,
     baseEnv: {},
     query,
-    clock,
     hasTranscript: async () => true,
     history: async () => [],
     ...overrides,

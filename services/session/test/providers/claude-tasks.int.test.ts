@@ -118,7 +118,6 @@ function claude(run: (options: Options) => AsyncGenerator<SDKMessage>): ClaudePr
     logger,
     baseEnv: {},
     query,
-    clock,
     hasTranscript: async () => true,
     history: async () => [],
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { loadConfig } from '../../src/config.ts';
 import { configuredProviders, discoverModelLists, type ProviderPorts } from '../../src/providers/configured-providers.ts';
@@ -19,7 +18,6 @@ const ports: ProviderPorts = {
   },
   claudeTranscripts: async () => false,
   childEnv: {},
-  clock: new ManualClock('2026-11-30T10:00:00Z'),
   logger,
 };
 

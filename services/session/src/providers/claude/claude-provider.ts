@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
-import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../domain/usage/usage.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
@@ -52,8 +51,6 @@ export interface ClaudeProviderOptions {
   logger: Logger;
   baseEnv: Readonly<Record<string, string | undefined>>;
   query: QueryFn;
-  /** The relay clock: a usage limit holds turns until its reset on it. */
-  clock: Pick<Clock, 'now'>;
   /** Whether Claude Code's session (its transcript) is on this replica to resume, for the session's folder. */
   hasTranscript: (resumeId: string, cwd: string) => Promise<boolean>;
   /** The relay's own record of the conversation before a message, for a turn that cannot resume. */
