@@ -48,7 +48,8 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
     await db.query(
       "INSERT INTO paired_relays (name, url, level, owner_user_id, inbound_token_hash, outbound_token, version, online, created_at) VALUES ('lab', 'https://lab.example:8443', 'read', 'u1', 'h1', 't1', '0.9.19', false, '2026-11-30T08:00:00Z')",
     );
-    await db.query("INSERT INTO paired_relays (name, url, owner_user_id, inbound_token_hash, outbound_token, created_at) VALUES ('desk', 'https://desk.example', 'u1', 'h2', 't2', '2026-11-30T08:00:00Z')");
+    // Both offline: the service's link probe, which may run at any moment, cannot reach either and would set that.
+    await db.query("INSERT INTO paired_relays (name, url, owner_user_id, inbound_token_hash, outbound_token, online, created_at) VALUES ('desk', 'https://desk.example', 'u1', 'h2', 't2', false, '2026-11-30T08:00:00Z')");
   } finally {
     await db.end();
   }
@@ -57,7 +58,7 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
   try {
     expect(await callUnary(client, 'listPairedRelays', {})).toEqual({
       relays: [
-        { name: 'desk', url: 'https://desk.example', online: true, version: '', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: new Date('2026-11-30T08:00:00Z') },
+        { name: 'desk', url: 'https://desk.example', online: false, version: '', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: new Date('2026-11-30T08:00:00Z') },
         { name: 'lab', url: 'https://lab.example:8443', online: false, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_READ, ownerUserId: 'u1', pairedAt: new Date('2026-11-30T08:00:00Z') },
       ],
     });
