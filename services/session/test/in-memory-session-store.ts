@@ -18,6 +18,12 @@ export class InMemorySessionStore implements SessionStore {
   async userExists(userId: string): Promise<boolean> {
     return this.users.has(userId);
   }
+  async findUser(userId: string): Promise<User | undefined> {
+    return this.users.get(userId);
+  }
+  async listUsers(): Promise<User[]> {
+    return [...this.users.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+  }
   async createUser(user: User, token: ApiToken): Promise<void> {
     this.users.set(user.id, user);
     this.tokens.set(token.tokenHash, token);

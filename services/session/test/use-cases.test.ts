@@ -49,7 +49,7 @@ describe('createUser', () => {
   it('stores the user and only the hash of a user token it returns once', async () => {
     const { store, deps } = setup();
     const { user, token } = await createUser(deps, { name: '  Ada ' }, NOW);
-    expect(user).toEqual({ id: 'id-1', name: 'Ada', createdAt: NOW });
+    expect(user).toEqual({ id: 'id-1', name: 'Ada', role: 'admin', createdAt: NOW });
     expect(token).toBe('rly_u_secret-1');
     expect([...store.tokens.keys()]).toEqual([`hash(${token})`]);
     expect(store.tokens.get(`hash(${token})`)).toMatchObject({ kind: 'user', userId: 'id-1', sessionId: null, createdAt: NOW });
@@ -101,8 +101,8 @@ describe('authenticate', () => {
     const { deps } = setup();
     const { user, token: userToken } = await createUser(deps, { name: 'Ada' }, NOW);
     const { session: created, token: sessionToken } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
-    expect(await authenticate(deps, userToken)).toEqual({ userId: user.id });
-    expect(await authenticate(deps, sessionToken)).toEqual({ userId: user.id, sessionId: created.id });
+    expect(await authenticate(deps, userToken)).toEqual({ userId: user.id, role: 'admin' });
+    expect(await authenticate(deps, sessionToken)).toEqual({ userId: user.id, role: 'admin', sessionId: created.id });
   });
 
   it('refuses a token that is empty, foreign, unknown, or of the other kind than its prefix says', async () => {

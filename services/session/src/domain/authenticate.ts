@@ -13,8 +13,10 @@ export async function authenticate(deps: { store: SessionStore; hasher: TokenHas
   // Looked up by hash: equality on a sha256 of a 256-bit secret leaks nothing useful through timing.
   const record = await deps.store.findToken(deps.hasher.hash(token));
   if (record === undefined || record.kind !== kind) throw unauthenticated();
-  if (record.kind === 'user') return { userId: record.userId };
+  const user = await deps.store.findUser(record.userId);
+  if (user === undefined) throw unauthenticated();
+  if (record.kind === 'user') return { userId: user.id, role: user.role };
   const session = record.sessionId === null ? undefined : await deps.store.findSession(record.sessionId);
   if (session === undefined || session.archived) throw unauthenticated();
-  return { userId: record.userId, sessionId: session.id };
+  return { userId: user.id, role: user.role, sessionId: session.id };
 }

@@ -1,14 +1,18 @@
-import type { User } from './entities.ts';
+import { USER_ROLES, type User, type UserRole } from './entities.ts';
 import { invalidInput } from './errors.ts';
 import { mintToken } from './mint-token.ts';
 import type { SessionDeps } from './ports.ts';
 
 export const MAX_USER_NAME_LENGTH = 100;
 
-/** Creates a user with a personal API token; the token is returned once and stored only as a hash. */
+/**
+ * Creates a user with a personal API token; the token is returned once and stored only as a hash.
+ * The relay's first user is always its admin, so a new relay is never left without one; later users
+ * are members unless `role` says admin. An empty role means "the default".
+ */
 export async function createUser(
   deps: SessionDeps,
-  input: { name: string },
+  input: { name: string; role?: string },
   now: Date,
 ): Promise<{ user: User; token: string }> {
   const name = input.name.trim();
@@ -16,8 +20,18 @@ export async function createUser(
   if (name.length > MAX_USER_NAME_LENGTH) {
     throw invalidInput(`name is longer than ${MAX_USER_NAME_LENGTH} characters`, { field: 'name', max: MAX_USER_NAME_LENGTH });
   }
-  const user: User = { id: deps.ids.newId(), name, createdAt: now };
+  const asked = input.role ?? '';
+  if (asked !== '' && !isUserRole(asked)) {
+    throw invalidInput(`role must be one of: ${USER_ROLES.join(', ')}`, { field: 'role' });
+  }
+  const first = (await deps.store.listUsers()).length === 0;
+  const role: UserRole = first ? 'admin' : asked === '' ? 'member' : asked;
+  const user: User = { id: deps.ids.newId(), name, role, createdAt: now };
   const { token, record } = mintToken(deps, { kind: 'user', userId: user.id }, now);
   await deps.store.createUser(user, record);
   return { user, token };
+}
+
+function isUserRole(value: string): value is UserRole {
+  return (USER_ROLES as readonly string[]).includes(value);
 }

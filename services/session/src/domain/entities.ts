@@ -125,6 +125,12 @@ export interface Provenance {
   model: string;
   /** Relay boundaries the chain of prompts has crossed. */
   hops: number;
+  /**
+   * The relays the chain of prompts came through, oldest first (the gateway appends its relay's name when it
+   * passes a prompt on); the gateway's hop limit reads it. Empty for a prompt from a relay that predates it;
+   * absent on rows (and schedules) written before it.
+   */
+  viaRelays?: string[];
 }
 
 /** Who wrote a message: the user, another agent, a relay event row, a schedule, or the session's own agent. */
@@ -194,9 +200,14 @@ export interface ConversationGrant {
 }
 
 /** A person who owns sessions. */
+/** Admins change what is relay-wide (relay settings, pairings) and add users; members use their own sessions. */
+export const USER_ROLES = ['admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
 export interface User {
   id: string;
   name: string;
+  role: UserRole;
   createdAt: Date;
 }
 
@@ -216,6 +227,8 @@ export interface ApiToken {
 /** The party behind a bearer token. */
 export interface Caller {
   userId: string;
+  /** The role of the token's user (a session's token carries its user's role too). */
+  role: UserRole;
   /** The session whose agent calls; undefined for a user's personal token. */
   sessionId?: string;
 }

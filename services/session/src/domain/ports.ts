@@ -14,6 +14,10 @@ export interface SessionStore {
   findToken(tokenHash: string): Promise<ApiToken | undefined>;
   findSession(sessionId: string): Promise<Session | undefined>;
   userExists(userId: string): Promise<boolean>;
+  /** A user, or undefined when there is none with that id. */
+  findUser(userId: string): Promise<User | undefined>;
+  /** Every user, oldest first. */
+  listUsers(): Promise<User[]>;
   /** Saves a user together with their personal token. */
   createUser(user: User, token: ApiToken): Promise<void>;
   /** Saves the session, its token and the session_created event (an outbox row) in one transaction. */

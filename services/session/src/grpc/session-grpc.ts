@@ -25,6 +25,7 @@ import type { TaskMethod } from '../tasks/task-grpc.ts';
 import {
   fromProvenanceMessage,
   toCallerMessage,
+  toUserSummary,
   toChatMessage,
   toGroupMemberMessage,
   toGroupRefMessage,
@@ -60,13 +61,15 @@ const NO_USAGE: UsageDeps['ledger'] = { totalsSince: async () => [], pausesAt: a
 export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary> {
   const { store, clock } = deps;
   return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod>>(deps.logger, {
-    authenticate: async (request) => ({
-      caller: toCallerMessage(await authenticate(deps, request.token)),
-    }),
-    createUser: async (request) => {
-      const { user, token } = await createUser(deps, { name: request.name }, clock.now());
-      return { userId: user.id, token };
+    authenticate: async (request) => {
+      const caller = await authenticate(deps, request.token);
+      return { caller: toCallerMessage(caller), role: caller.role };
     },
+    createUser: async (request) => {
+      const { user, token } = await createUser(deps, { name: request.name, role: request.role }, clock.now());
+      return { userId: user.id, token, role: user.role };
+    },
+    listUsers: async () => ({ users: (await store.listUsers()).map(toUserSummary) }),
     listSessions: async (request) => ({
       sessions: await withTasks(deps.tasks, (await listSessions(store, { userId: request.userId, scope: request.scope })).map(toSessionMessage)),
     }),

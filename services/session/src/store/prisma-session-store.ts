@@ -80,6 +80,14 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return (await this.db.user.count({ where: { id: userId } })) > 0;
   }
 
+  async findUser(userId: string): Promise<User | undefined> {
+    return (await this.db.user.findUnique({ where: { id: userId } })) ?? undefined;
+  }
+
+  async listUsers(): Promise<User[]> {
+    return this.db.user.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  }
+
   async createUser(user: User, token: ApiToken): Promise<void> {
     await this.atomically(async (tx) => {
       await tx.user.create({ data: user });

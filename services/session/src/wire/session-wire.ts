@@ -16,6 +16,7 @@ import {
   type Session as SessionMessage,
 } from '@relay/proto/relay/session/v1/session';
 import { SessionArchived, SessionCreated, TurnQueued } from '@relay/proto/relay/session/v1/events';
+import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
 import type {
   Caller,
   GroupMember,
@@ -31,6 +32,7 @@ import type {
   SessionState,
   SessionView,
   TurnQueuedEvent,
+  User,
 } from '../domain/entities.ts';
 import type { ProviderInfo } from '../domain/provider-catalogue.ts';
 
@@ -108,7 +110,7 @@ export function toProviderInfoMessage(provider: ProviderInfo): ProviderInfoMessa
 
 /** Provenance as relay.session.v1.Provenance. */
 export function toProvenanceMessage(provenance: Provenance): ProvenanceMessage {
-  return { ...provenance };
+  return { ...provenance, viaRelays: provenance.viaRelays ?? [] };
 }
 
 /** A relay.session.v1.Provenance from a request; unset (or all empty) means none. */
@@ -121,6 +123,7 @@ export function fromProvenanceMessage(message: ProvenanceMessage | undefined): P
     originSessionTitle: message.originSessionTitle,
     model: message.model,
     hops: message.hops,
+    viaRelays: [...message.viaRelays],
   };
 }
 
@@ -149,6 +152,11 @@ export function toRelaySettingsMessage(settings: RelaySettings): RelaySettingsMe
 /** A caller as relay.session.v1.Caller; a user token leaves session_id empty. */
 export function toCallerMessage(caller: Caller): CallerMessage {
   return { userId: caller.userId, sessionId: caller.sessionId ?? '' };
+}
+
+/** A user as relay.session.v1.UserSummary: never their tokens. */
+export function toUserSummary(user: User): UserSummary {
+  return { id: user.id, name: user.name, role: user.role, createdAt: user.createdAt };
 }
 
 /** The JSON payload of relay.session.v1.session_created. */

@@ -49,18 +49,46 @@ export interface AuthenticateRequest {
 
 /** Who the token belongs to. */
 export interface AuthenticateResponse {
-  caller: Caller | undefined;
+  caller:
+    | Caller
+    | undefined;
+  /**
+   * The role of the caller's user: "admin" or "member". Only admins change what is relay-wide.
+   * Unset from a session service that predates roles: read as "member".
+   */
+  role?: string | undefined;
 }
 
 /** A new user. */
 export interface CreateUserRequest {
   name: string;
+  /** "admin" or "member"; unset or empty: member. The relay's first user is an admin whatever this says. */
+  role?: string | undefined;
 }
 
 /** The user and their token, shown once. */
 export interface CreateUserResponse {
   userId: string;
   token: string;
+  /** The role the user got: "admin" or "member" (unset from a session service that predates roles). */
+  role?: string | undefined;
+}
+
+export interface ListUsersRequest {
+}
+
+/** The relay's users, oldest first. */
+export interface ListUsersResponse {
+  users: UserSummary[];
+}
+
+/** A user as an admin sees them: never their tokens. */
+export interface UserSummary {
+  id: string;
+  name: string;
+  /** "admin" or "member". */
+  role: string;
+  createdAt: Date | undefined;
 }
 
 /** Which of a user's sessions to list. */
@@ -522,13 +550,16 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
 };
 
 function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { caller: undefined };
+  return { caller: undefined, role: undefined };
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
   encode(message: AuthenticateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.caller !== undefined) {
       Caller.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.role !== undefined) {
+      writer.uint32(18).string(message.role);
     }
     return writer;
   },
@@ -554,6 +585,14 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
             message.caller = Caller.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -567,13 +606,19 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
   },
 
   fromJSON(object: any): AuthenticateResponse {
-    return { caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined };
+    return {
+      caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+    };
   },
 
   toJSON(message: AuthenticateResponse): unknown {
     const obj: any = {};
     if (message.caller !== undefined) {
       obj.caller = Caller.toJSON(message.caller);
+    }
+    if (message.role !== undefined) {
+      obj.role = message.role;
     }
     return obj;
   },
@@ -586,18 +631,22 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     message.caller = (object.caller !== undefined && object.caller !== null)
       ? Caller.fromPartial(object.caller)
       : undefined;
+    message.role = object.role ?? undefined;
     return message;
   },
 };
 
 function createBaseCreateUserRequest(): CreateUserRequest {
-  return { name: "" };
+  return { name: "", role: undefined };
 }
 
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
   encode(message: CreateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.name !== "") {
       writer.uint32(10).string(message.name);
+    }
+    if (message.role !== undefined) {
+      writer.uint32(18).string(message.role);
     }
     return writer;
   },
@@ -623,6 +672,14 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
             message.name = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -636,13 +693,19 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
   },
 
   fromJSON(object: any): CreateUserRequest {
-    return { name: isSet(object.name) ? globalThis.String(object.name) : "" };
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+    };
   },
 
   toJSON(message: CreateUserRequest): unknown {
     const obj: any = {};
     if (message.name !== "") {
       obj.name = message.name;
+    }
+    if (message.role !== undefined) {
+      obj.role = message.role;
     }
     return obj;
   },
@@ -653,12 +716,13 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateUserRequest>, I>>(object: I): CreateUserRequest {
     const message = createBaseCreateUserRequest();
     message.name = object.name ?? "";
+    message.role = object.role ?? undefined;
     return message;
   },
 };
 
 function createBaseCreateUserResponse(): CreateUserResponse {
-  return { userId: "", token: "" };
+  return { userId: "", token: "", role: undefined };
 }
 
 export const CreateUserResponse: MessageFns<CreateUserResponse> = {
@@ -668,6 +732,9 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
     }
     if (message.token !== "") {
       writer.uint32(18).string(message.token);
+    }
+    if (message.role !== undefined) {
+      writer.uint32(26).string(message.role);
     }
     return writer;
   },
@@ -701,6 +768,14 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
             message.token = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -721,6 +796,7 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
         ? globalThis.String(object.user_id)
         : "",
       token: isSet(object.token) ? globalThis.String(object.token) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
     };
   },
 
@@ -732,6 +808,9 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
     if (message.token !== "") {
       obj.token = message.token;
     }
+    if (message.role !== undefined) {
+      obj.role = message.role;
+    }
     return obj;
   },
 
@@ -742,6 +821,249 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
     const message = createBaseCreateUserResponse();
     message.userId = object.userId ?? "";
     message.token = object.token ?? "";
+    message.role = object.role ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListUsersRequest(): ListUsersRequest {
+  return {};
+}
+
+export const ListUsersRequest: MessageFns<ListUsersRequest> = {
+  encode(_: ListUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListUsersRequest {
+    return {};
+  },
+
+  toJSON(_: ListUsersRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersRequest>, I>>(base?: I): ListUsersRequest {
+    return ListUsersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersRequest>, I>>(_: I): ListUsersRequest {
+    const message = createBaseListUsersRequest();
+    return message;
+  },
+};
+
+function createBaseListUsersResponse(): ListUsersResponse {
+  return { users: [] };
+}
+
+export const ListUsersResponse: MessageFns<ListUsersResponse> = {
+  encode(message: ListUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      UserSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(UserSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersResponse {
+    return {
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => UserSummary.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListUsersResponse): unknown {
+    const obj: any = {};
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => UserSummary.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersResponse>, I>>(base?: I): ListUsersResponse {
+    return ListUsersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersResponse>, I>>(object: I): ListUsersResponse {
+    const message = createBaseListUsersResponse();
+    message.users = object.users?.map((e) => UserSummary.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUserSummary(): UserSummary {
+  return { id: "", name: "", role: "", createdAt: undefined };
+}
+
+export const UserSummary: MessageFns<UserSummary> = {
+  encode(message: UserSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserSummary {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UserSummary): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UserSummary>, I>>(base?: I): UserSummary {
+    return UserSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UserSummary>, I>>(object: I): UserSummary {
+    const message = createBaseUserSummary();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.role = object.role ?? "";
+    message.createdAt = object.createdAt ?? undefined;
     return message;
   },
 };
@@ -5817,8 +6139,9 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): AuthenticateResponse => AuthenticateResponse.decode(value),
   },
   /**
-   * Creates a user with a personal API token; for administrators and the first start.
-   * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an empty name.
+   * Creates a user with a personal API token; for administrators and the first start. The relay's first
+   * user is always an admin. Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an empty name or an
+   * unknown role.
    */
   createUser: {
     path: "/relay.session.v1.SessionService/CreateUser" as const,
@@ -5828,6 +6151,16 @@ export const SessionServiceService = {
     requestDeserialize: (value: Buffer): CreateUserRequest => CreateUserRequest.decode(value),
     responseSerialize: (value: CreateUserResponse): Buffer => Buffer.from(CreateUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateUserResponse => CreateUserResponse.decode(value),
+  },
+  /** Lists the relay's users, oldest first (never their tokens). */
+  listUsers: {
+    path: "/relay.session.v1.SessionService/ListUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUsersRequest): Buffer => Buffer.from(ListUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUsersRequest => ListUsersRequest.decode(value),
+    responseSerialize: (value: ListUsersResponse): Buffer => Buffer.from(ListUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
   },
   /**
    * Lists a user's sessions, most recently active first.
@@ -6118,10 +6451,13 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    */
   authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
   /**
-   * Creates a user with a personal API token; for administrators and the first start.
-   * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an empty name.
+   * Creates a user with a personal API token; for administrators and the first start. The relay's first
+   * user is always an admin. Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an empty name or an
+   * unknown role.
    */
   createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
+  /** Lists the relay's users, oldest first (never their tokens). */
+  listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
   /**
    * Lists a user's sessions, most recently active first.
    * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an unknown scope.
@@ -6243,8 +6579,9 @@ export interface SessionServiceClient extends Client {
     callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Creates a user with a personal API token; for administrators and the first start.
-   * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an empty name.
+   * Creates a user with a personal API token; for administrators and the first start. The relay's first
+   * user is always an admin. Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an empty name or an
+   * unknown role.
    */
   createUser(
     request: CreateUserRequest,
@@ -6260,6 +6597,22 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists the relay's users, oldest first (never their tokens). */
+  listUsers(
+    request: ListUsersRequest,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
   ): ClientUnaryCall;
   /**
    * Lists a user's sessions, most recently active first.
