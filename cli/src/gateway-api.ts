@@ -50,6 +50,17 @@ const PAIR_TIMEOUT_MS = 35_000;
 export type AgentLevel = 'off' | 'read' | 'read_and_prompt' | 'full';
 
 /** A paired relay as the user API shows it. */
+export type UserRole = 'admin' | 'member';
+
+/** A user of the relay as GET /api/v1/users and /api/v1/me show them (never a token). */
+export interface UserView {
+  id: string;
+  name: string;
+  role: UserRole;
+  /** ISO 8601; absent from /api/v1/me. */
+  createdAt?: string;
+}
+
 export interface PairingView {
   name: string;
   url: string;
@@ -213,6 +224,21 @@ export class GatewayApi {
   /** DELETE /api/v1/pairings/:name → removes a pairing on this side. */
   async unpair(name: string): Promise<PairingView> {
     return ((await this.request('DELETE', `/api/v1/pairings/${encodeURIComponent(name)}`)) as { pairing: PairingView }).pairing;
+  }
+
+  /** GET /api/v1/me → who this token is: id, name and role. */
+  async me(): Promise<UserView> {
+    return ((await this.request('GET', '/api/v1/me')) as { user: UserView }).user;
+  }
+
+  /** GET /api/v1/users (admins) → the relay's users, oldest first. */
+  async listUsers(): Promise<UserView[]> {
+    return ((await this.request('GET', '/api/v1/users')) as { users: UserView[] }).users;
+  }
+
+  /** POST /api/v1/users (admins) → the new user and their token, shown this once. */
+  async createUser(name: string, role: UserRole): Promise<{ user: UserView; token: string }> {
+    return (await this.request('POST', '/api/v1/users', { name, role })) as { user: UserView; token: string };
   }
 
   private async request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {

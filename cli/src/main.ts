@@ -75,6 +75,18 @@ async function main(argv: readonly string[]): Promise<number> {
         const { runUnpair } = await import('./commands/pairings.ts');
         return await runUnpair(command, { out: process.stdout });
       }
+      case 'users': {
+        const { runUsers } = await import('./commands/users.ts');
+        return await runUsers(command, { out: process.stdout });
+      }
+      case 'add-user': {
+        const { runAddUser } = await import('./commands/users.ts');
+        return await runAddUser(command, { out: process.stdout });
+      }
+      case 'whoami': {
+        const { runWhoami } = await import('./commands/users.ts');
+        return await runWhoami(command, { out: process.stdout });
+      }
       case 'schedules': {
         const { runSchedules } = await import('./commands/schedules.ts');
         return await runSchedules(command, { out: process.stdout });

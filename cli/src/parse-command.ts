@@ -34,6 +34,9 @@ export type Command =
   | { kind: 'pair'; url: string; code: string; json: boolean }
   | { kind: 'pairs'; level?: { name: string; level: AgentLevel }; acceptPrompts?: boolean; json: boolean }
   | { kind: 'unpair'; name: string; json: boolean }
+  | { kind: 'users'; json: boolean }
+  | { kind: 'add-user'; name: string; admin: boolean; json: boolean }
+  | { kind: 'whoami'; json: boolean }
   | { kind: 'help' };
 
 /** An "Agents may" level of a paired relay. */
@@ -77,7 +80,12 @@ Usage:
   relay pairs [NAME --level off|read|read_and_prompt|full] [--accept-prompts on|off] [--json]
                                                  the paired relays (agents may, online, version) and whether other
                                                  relays' agents may prompt here; options change a level or the switch
+                                                 (changing settings, pairings and users is for the relay's admins)
   relay unpair NAME [--json]                     remove a pairing on this side (what depends on it ends)
+  relay users [--json]                           the relay's users and their roles (admins only)
+  relay users add NAME [--admin] [--json]        add a user (a member, or an admin with --admin; admins only) and
+                                                 print their token, shown once
+  relay whoami [--json]                          who your token is: id, name and role (admin or member)
   relay help                                     this text
 
 relay up reads NATS_URL, DATABASE_URL (a server URL; each service gets its own database on it),
@@ -235,6 +243,20 @@ export function parseCommand(argv: readonly string[]): Command {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
     if (second === undefined) throw new CliError('relay unpair needs the paired relay\'s name; relay pairs lists them');
     return { kind: 'unpair', name: second, json: values.json === true };
+  }
+  if (first === 'users' && second === undefined) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    return { kind: 'users', json: values.json === true };
+  }
+  if (first === 'users' && second === 'add') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, admin: { type: 'boolean' } });
+    const name = extra.join(' ').trim();
+    if (name === '') throw new CliError('relay users add needs the new user\'s name: relay users add NAME [--admin]');
+    return { kind: 'add-user', name, admin: values.admin === true, json: values.json === true };
+  }
+  if (first === 'whoami' && second === undefined) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    return { kind: 'whoami', json: values.json === true };
   }
   if ((first === 'allow' || first === 'deny') && extra.length === 0) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
