@@ -111,6 +111,11 @@ export interface Provenance {
   originSessionTitle: string;
   model: string;
   hops: number;
+  /**
+   * The relays the chain of prompts came through, oldest first (each relay that passes it on appends its
+   * own name); empty from a relay that predates it, which `relayChain` reads as [originRelay].
+   */
+  viaRelays: string[];
 }
 
 /** A provider of the catalogue, as relay_info shows it. */

@@ -4,8 +4,9 @@ import type { AgentLevel, PairedRelay } from '../src/ports.ts';
 import { ACTION_NAMES, type ActionName } from '../src/relay-tool/action-table.ts';
 import { checkPairedRelayCall, LEVEL_NEEDED, sendsPrompt, type PairedRelayCall } from '../src/relay-tool/paired-relay-policy.ts';
 
-const relay = (level: AgentLevel): PairedRelay => ({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level });
-const provenance = (hops: number, originRelay = 'desk') => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops });
+const relay = (level: AgentLevel, name = 'build-box'): PairedRelay => ({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level });
+/** A turn's provenance; `viaRelays` left empty is what a relay that predates the chain sends. */
+const provenance = (hops: number, originRelay = 'desk', viaRelays: string[] = []) => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops, viaRelays });
 
 function codeOf(call: Partial<PairedRelayCall> & { action: ActionName }): string | undefined {
   try {
@@ -59,6 +60,31 @@ describe('the hop limit', () => {
   it('lets it go back to the relay it came from, or to one the user mentioned', () => {
     expect(codeOf({ action: 'send', unlocks: unlockedByAgent, turnProvenance: provenance(2, 'build-box'), sendsPrompt: true })).toBeUndefined();
     expect(codeOf({ action: 'send', unlocks: [{ relay: 'build-box', byMention: true }], turnProvenance: provenance(2), sendsPrompt: true })).toBeUndefined();
+  });
+  it('lets it go back to every relay the chain came through, case-insensitively (user at A, A → B → C: C may prompt A or B)', () => {
+    const atC = provenance(2, 'B', ['A', 'B']);
+    const unlocked = (name: string) => [{ relay: name, byMention: false }];
+    expect(codeOf({ action: 'send', relay: relay('full', 'a'), unlocks: unlocked('a'), turnProvenance: atC, sendsPrompt: true })).toBeUndefined();
+    expect(codeOf({ action: 'create_session', relay: relay('full', 'B'), unlocks: unlocked('B'), turnProvenance: atC, sendsPrompt: true })).toBeUndefined();
+  });
+  it('refuses a fourth relay the chain did not come through, unless the user mentioned it; the refusal names the chain', () => {
+    const atC = provenance(2, 'B', ['A', 'B']);
+    const call = { action: 'send' as const, relay: relay('full', 'D'), turnProvenance: atC, sendsPrompt: true };
+    let refusal: unknown;
+    try {
+      checkPairedRelayCall({ ...call, unlocks: [{ relay: 'D', byMention: false }] });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(isAppError(refusal) && refusal.code).toBe('REMOTE_RELAY_HOP_LIMIT');
+    expect(isAppError(refusal) && refusal.message).toContain('came through "A", "B"');
+    expect(isAppError(refusal) && refusal.message).toContain('@D');
+    expect(codeOf({ ...call, unlocks: [{ relay: 'D', byMention: true }] })).toBeUndefined();
+  });
+  it('reads a provenance without the chain (from a relay that predates it) as coming through its origin relay only, as before', () => {
+    const old = provenance(2, 'B');
+    expect(codeOf({ action: 'send', relay: relay('full', 'B'), unlocks: [{ relay: 'B', byMention: false }], turnProvenance: old, sendsPrompt: true })).toBeUndefined();
+    expect(codeOf({ action: 'send', relay: relay('full', 'A'), unlocks: [{ relay: 'A', byMention: false }], turnProvenance: old, sendsPrompt: true })).toBe('REMOTE_RELAY_HOP_LIMIT');
   });
   it('never limits reading and waiting', () => {
     expect(codeOf({ action: 'wait', unlocks: unlockedByAgent, turnProvenance: provenance(5), sendsPrompt: sendsPrompt('wait', {}) })).toBeUndefined();

@@ -59,8 +59,22 @@ describe('/relay/v1/tool', () => {
     expect(sent?.request).toMatchObject({
       userId: 'u1',
       callerSessionId: '',
-      provenance: { originRelay: 'build-box', originSessionId: 's-lead', originSessionTitle: 'Lead · ünïcode', model: 'script-1', hops: 1 },
+      provenance: { originRelay: 'build-box', originSessionId: 's-lead', originSessionTitle: 'Lead · ünïcode', model: 'script-1', hops: 1, viaRelays: ['build-box'] },
     });
+  });
+
+  it('passes on the chain of relays the prompt came through, ending with the caller as paired here whatever the header says', async () => {
+    gateway.owners.relayTokens.set('t-build-box', { relayName: 'build-box', userId: 'u1', acceptPrompts: true });
+    const target = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy' }).session;
+    const sendWith = async (via: string) => {
+      const answer = await callTool('t-build-box', 'send', { relay: 'this', session: target.id, text: 'reply hi' }, { ...provenance, 'x-relay-hops': '2', 'x-relay-via': via });
+      expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ ok: true });
+      return gateway.owners.calls.filter((call) => call.method === 'sendMessage' && call.request.dryRun !== true).at(-1)?.request.provenance;
+    };
+    // The sending relay appended its own name; names are percent-encoded, so a comma inside one does not split it.
+    expect(await sendWith(`lab,${encodeURIComponent('Build-Box')}`)).toMatchObject({ hops: 2, viaRelays: ['lab', 'build-box'] });
+    expect(await sendWith(`${encodeURIComponent('north, 2')},lab`)).toMatchObject({ viaRelays: ['north, 2', 'lab', 'build-box'] });
+    expect(await sendWith('')).toMatchObject({ viaRelays: ['build-box'] });
   });
 
   it("with accept-prompts off refuses what would prompt or change anything, and still answers reads", async () => {

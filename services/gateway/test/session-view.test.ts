@@ -67,7 +67,7 @@ describe('sessionReadView', () => {
         id: 'm1',
         role: 'agent',
         text: 'Check the deploy.',
-        provenance: { originRelay: 'desk', originSessionId: 's0', originSessionTitle: 'Planner', model: 'script-1', hops: 0 },
+        provenance: { originRelay: 'desk', originSessionId: 's0', originSessionTitle: 'Planner', model: 'script-1', hops: 1, viaRelays: ['desk'] },
         createdAt: new Date('2026-10-18T09:00:00.000Z'),
         model: '',
       },
@@ -88,7 +88,7 @@ describe('sessionReadView', () => {
         role: 'agent',
         text: 'Check the deploy.',
         createdAt: '2026-10-18T09:00:00.000Z',
-        provenance: { originRelay: 'desk', originSessionId: 's0', originSessionTitle: 'Planner', model: 'script-1', hops: 0 },
+        provenance: { originRelay: 'desk', originSessionId: 's0', originSessionTitle: 'Planner', model: 'script-1', hops: 1, viaRelays: ['desk'] },
       },
       { id: 'm2', role: 'assistant', text: 'Green.', createdAt: '2026-10-18T09:01:00.000Z', model: 'script-1' },
     ]);

@@ -402,7 +402,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               return {
                 session,
                 hasRunningTurn: !noRunningTurn.has(session.id),
-                turnProvenance: { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: owners.turnHops },
+                turnProvenance: { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: owners.turnHops, viaRelays: [] },
                 startedSessions: sessions.filter((s) => s.startedBySessionId === session.id).length,
                 unlockedRelays: unlocked.get(session.id) ?? [],
                 updateAllowedRelays: updateAllowed.get(session.id) ?? [],

@@ -418,6 +418,7 @@ function toProvenance(message: ProvenanceMessage): Provenance {
     originSessionTitle: message.originSessionTitle,
     model: message.model,
     hops: message.hops,
+    viaRelays: [...message.viaRelays],
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * A relay_tool call for a paired relay (DESIGN.md, Paired relay call): this relay checks the lock, the
  * level and the hop limit, then the card and loop guard as for this relay, and forwards the call through
- * the pairing service to the other relay's /relay/v1/tool with the prompt's provenance (hops + 1). That
+ * the pairing service to the other relay's /relay/v1/tool with the prompt's provenance (hops + 1, this relay
+ * appended to the chain of relays it came through). That
  * relay applies its own rules and answers; the result comes back with `relay` set to the target's name.
  */
 import type { ForwardedCall, PairedRelay, Provenance } from '../ports.ts';
@@ -15,7 +16,7 @@ import { updateSessionCard, type CardText } from './card-text.ts';
 import { toolError } from './errors.ts';
 import { passLoopGuard } from './loop-guard.ts';
 import { checkPairedRelayCall, sendsPrompt } from './paired-relay-policy.ts';
-import { provenanceOf } from './provenance.ts';
+import { chainThrough, provenanceOf } from './provenance.ts';
 import type { ToolResult } from './result.ts';
 import { quoteStart, shortId } from './turn-result.ts';
 import { planWait } from './wait-seconds.ts';
@@ -55,7 +56,7 @@ export async function forwardCall(action: ActionName, args: ToolArguments, relay
   const wait = WAITS.has(action) ? planWait(action, args.wait_seconds, context.settings.maxWaitSeconds) : undefined;
 
   const local = provenanceOf(context.relayName, conversation);
-  const provenance: Provenance = { ...local, hops: local.hops + 1 };
+  const provenance: Provenance = { ...local, hops: local.hops + 1, viaRelays: chainThrough(local.viaRelays, context.relayName) };
   const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}) };
   const call: ForwardedCall = { relay: relay.name, action, args: forwarded, provenance, timeoutSeconds: (wait?.waitSeconds ?? 0) + CALL_SECONDS, allowed: false, dryRun: false };
   const forward = (change: Partial<ForwardedCall>) => keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, ...change }));

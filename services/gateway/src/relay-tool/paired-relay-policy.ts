@@ -6,6 +6,7 @@
 import { AGENT_LEVELS, type AgentLevel, type Conversation, type PairedRelay, type RelayUnlock } from '../ports.ts';
 import type { ActionName } from './action-table.ts';
 import { toolError } from './errors.ts';
+import { relayChain } from './provenance.ts';
 
 /** The lowest "Agents may" level each action needs on a paired relay; null for this relay's own actions. */
 export const LEVEL_NEEDED: Record<ActionName, AgentLevel | 'none' | null> = {
@@ -51,8 +52,9 @@ export interface PairedRelayCall {
 /**
  * Throws the refusal a call to a paired relay gets on this relay: REMOTE_RELAY_UNSUPPORTED for schedules,
  * REMOTE_RELAY_LOCKED until the relay is unlocked in this conversation, REMOTE_RELAY_PERMISSION below the
- * level the action needs, REMOTE_RELAY_HOP_LIMIT for a prompt from a turn at 2 hops or more to a third relay
- * the user did not unlock by mentioning it.
+ * level the action needs, REMOTE_RELAY_HOP_LIMIT for a prompt from a turn at 2 hops or more to a relay the
+ * turn's prompt did not come through (its provenance's chain, matched by name, case-insensitively) and the user
+ * did not unlock by mentioning it.
  */
 export function checkPairedRelayCall(call: PairedRelayCall): void {
   const { action, relay } = call;
@@ -79,12 +81,14 @@ export function checkPairedRelayCall(call: PairedRelayCall): void {
     );
   }
   const hops = call.turnProvenance?.hops ?? 0;
-  const cameFrom = call.turnProvenance?.originRelay.toLowerCase();
-  if (call.sendsPrompt && hops >= HOP_LIMIT && relay.name.toLowerCase() !== cameFrom && !unlock.byMention) {
+  const cameThrough = relayChain(call.turnProvenance);
+  const cameBack = cameThrough.some((name) => name.toLowerCase() === relay.name.toLowerCase());
+  if (call.sendsPrompt && hops >= HOP_LIMIT && !cameBack && !unlock.byMention) {
+    const through = cameThrough.map((name) => `"${name}"`).join(', ');
     throw toolError(
       'REMOTE_RELAY_HOP_LIMIT',
-      `This turn's prompt has already crossed ${hops} relays; it is not passed on to a third relay ("${relay.name}") unless the user unlocked that relay by mentioning it in this conversation. Nothing was sent.`,
-      { relay: relay.name, hops },
+      `This turn's prompt has already crossed ${hops} relays (it came through ${through || 'no relay this one knows'}); it is not passed on to a third relay ("${relay.name}") unless the user mentions that relay (e.g. @${relay.name}) in this conversation. Nothing was sent.`,
+      { relay: relay.name, hops, cameThrough },
     );
   }
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { authenticateRelay } from '../http/authenticate-relay.ts';
 import { callOwner, sendInvalid } from '../http/user-api.ts';
 import type { Provenance } from '../ports.ts';
+import { chainThrough } from '../relay-tool/provenance.ts';
 import { serveRelayCall, type RelayCallDeps } from '../relay-tool/serve-relay-call.ts';
 import { RELAY_VERSION } from '../version.ts';
 
@@ -19,6 +20,8 @@ export const PROVENANCE_HEADERS = {
   originSessionTitle: 'x-relay-session-title',
   model: 'x-relay-model',
   hops: 'x-relay-hops',
+  /** The relays the prompt came through, oldest first: percent-encoded names joined by commas. */
+  viaRelays: 'x-relay-via',
 } as const;
 
 export interface RelayRouteDeps extends RelayCallDeps {
@@ -81,7 +84,8 @@ export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps):
 
 /**
  * The provenance a paired relay's call carries. The origin relay is the caller as paired here, whatever the
- * header says, so a relay cannot speak for another.
+ * header says, so a relay cannot speak for another; for the same reason the chain of relays it came through
+ * ends with the caller (a relay that predates the chain sends none: then the caller is all of it).
  */
 function provenanceOf(request: FastifyRequest, relayName: string): Provenance {
   const header = (name: string) => {
@@ -96,6 +100,7 @@ function provenanceOf(request: FastifyRequest, relayName: string): Provenance {
     }
   };
   const hops = Number.parseInt(header(PROVENANCE_HEADERS.hops), 10);
+  const claimed = header(PROVENANCE_HEADERS.viaRelays).split(',').map(decodedName).filter((name) => name !== '');
   return {
     originRelay: relayName,
     originSessionId: header(PROVENANCE_HEADERS.originSessionId),
@@ -103,5 +108,14 @@ function provenanceOf(request: FastifyRequest, relayName: string): Provenance {
     model: decoded(PROVENANCE_HEADERS.model),
     // A call that crossed a boundary has crossed at least one.
     hops: Number.isFinite(hops) && hops >= 1 ? hops : 1,
+    viaRelays: chainThrough(claimed, relayName),
   };
+}
+
+function decodedName(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded).trim();
+  } catch {
+    return encoded.trim();
+  }
 }

@@ -55,6 +55,8 @@ export interface Provenance {
   originSessionTitle: string;
   model: string;
   hops: number;
+  /** The relays the prompt came through, oldest first (the calling gateway appended its own name). */
+  viaRelays: string[];
 }
 
 /** What a relay answers when another pairs with it. */

@@ -63,7 +63,7 @@ export function pairingGrpc(deps: PairingGrpcDeps): ReturnType<typeof serveUnary
     }),
     authenticateRelay: async (request) => authenticateRelay(deps, request.token),
     forwardToolCall: async (request) => {
-      const provenance = request.provenance ?? { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: 0 };
+      const provenance = request.provenance ?? { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: 0, viaRelays: [] };
       return forwardToolCall(
         deps,
         {

@@ -16,6 +16,8 @@ export const PROVENANCE_HEADERS = {
   originSessionTitle: 'x-relay-session-title',
   model: 'x-relay-model',
   hops: 'x-relay-hops',
+  /** The relays the prompt came through, oldest first: percent-encoded names joined by commas. */
+  viaRelays: 'x-relay-via',
 } as const;
 
 /** The header a relay answers its version in. */
@@ -106,7 +108,10 @@ export class RelayClient {
   }
 }
 
-/** The provenance of a forwarded prompt as headers; the title is percent-encoded (headers are ASCII). */
+/**
+ * The provenance of a forwarded prompt as headers; the title, the model and each relay name of the chain are
+ * percent-encoded (headers are ASCII; a name's commas cannot split the list). An empty chain sends no header.
+ */
 export function provenanceHeaders(provenance: Provenance): Record<string, string> {
   return {
     [PROVENANCE_HEADERS.originRelay]: provenance.originRelay,
@@ -114,6 +119,7 @@ export function provenanceHeaders(provenance: Provenance): Record<string, string
     [PROVENANCE_HEADERS.originSessionTitle]: encodeURIComponent(provenance.originSessionTitle),
     [PROVENANCE_HEADERS.model]: encodeURIComponent(provenance.model),
     [PROVENANCE_HEADERS.hops]: String(provenance.hops),
+    ...(provenance.viaRelays.length > 0 ? { [PROVENANCE_HEADERS.viaRelays]: provenance.viaRelays.map(encodeURIComponent).join(',') } : {}),
   };
 }
 

@@ -11,6 +11,8 @@ export interface Provenance {
   originSessionTitle: string;
   model: string;
   hops: number;
+  /** The relays the setting turn's prompt came through, oldest first; absent on schedules set before it. */
+  viaRelays?: string[];
 }
 
 export const END_REASONS = ['unscheduled', 'fired', 'archived', 'deleted'] as const;

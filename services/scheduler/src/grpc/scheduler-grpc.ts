@@ -30,6 +30,7 @@ export function schedulerGrpc(deps: ScheduleDeps & { clock: Clock; logger: Logge
             originSessionTitle: request.provenance?.originSessionTitle ?? request.settingSessionTitle,
             model: request.provenance?.model ?? '',
             hops: request.provenance?.hops ?? 0,
+            viaRelays: [...(request.provenance?.viaRelays ?? [])],
           },
         },
         deps.clock.now(),

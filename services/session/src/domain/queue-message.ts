@@ -75,8 +75,8 @@ export async function queueMessage(
 }
 
 /**
- * The provenance of a prompt the caller's agent sends on this relay: it keeps the hops of the turn that
- * sends it (decisions.md, Across relays).
+ * The provenance of a prompt the caller's agent sends on this relay: it keeps the hops and the chain of relays
+ * of the turn that sends it (decisions.md, Across relays).
  */
 export function agentProvenance(caller: Session, callerOpenTurns: readonly Turn[], relayName: string): Provenance {
   const running = callerOpenTurns.find((turn) => turn.status === 'running' || turn.status === 'waiting_for_answer');
@@ -86,6 +86,7 @@ export function agentProvenance(caller: Session, callerOpenTurns: readonly Turn[
     originSessionTitle: caller.title,
     model: caller.model,
     hops: running?.provenance?.hops ?? 0,
+    viaRelays: [...(running?.provenance?.viaRelays ?? [])],
   };
 }
 

@@ -17,7 +17,7 @@ const send = (request: Partial<SendMessageRequest>) => callUnary(h.client, 'send
 const create = (request: Partial<CreateSessionRequest>) => callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial(request));
 const unlocks = async (sessionId: string) => (await callUnary(h.client, 'getConversation', { sessionId })).unlockedRelays;
 
-const fromDesk = { originRelay: 'desk', originSessionId: 'd1', originSessionTitle: 'Release on desk', model: 'script-1', hops: 1 };
+const fromDesk = { originRelay: 'desk', originSessionId: 'd1', originSessionTitle: 'Release on desk', model: 'script-1', hops: 1, viaRelays: ['desk'] };
 
 describe('unlocks', () => {
   it("a user's message unlocks the paired relays it mentions, by mention, and they stay unlocked", async () => {

@@ -61,6 +61,22 @@ describe('SendMessage', () => {
     expect((await h.prisma.message.findUnique({ where: { id: sent.messageId } }))!.provenance).toMatchObject({ originSessionId: callerId, hops: 1 });
   });
 
+  it('keeps the chain of relays of the turn that sends, and reads it back as the turn\'s provenance (none on a row written before it)', async () => {
+    const userId = await h.newUser();
+    const callerId = await h.newSession(userId);
+    const targetId = await h.newSession(userId);
+    const chain = { originRelay: 'lab', originSessionId: 'x', originSessionTitle: 'X', model: 'm', hops: 2, viaRelays: ['desk', 'lab'] };
+    await h.prisma.turn.updateMany({ where: { sessionId: callerId }, data: { status: 'running', provenance: chain } });
+    expect((await callUnary(h.client, 'getConversation', { sessionId: callerId })).turnProvenance).toEqual(chain);
+
+    const sent = await send({ userId, callerSessionId: callerId, sessionId: targetId, text: 'reply' });
+    expect((await h.prisma.message.findUnique({ where: { id: sent.messageId } }))!.provenance).toMatchObject({ originSessionId: callerId, hops: 2, viaRelays: ['desk', 'lab'] });
+
+    const { viaRelays: _, ...before } = chain;
+    await h.prisma.turn.updateMany({ where: { sessionId: callerId }, data: { provenance: before } });
+    expect((await callUnary(h.client, 'getConversation', { sessionId: callerId })).turnProvenance).toEqual({ ...before, viaRelays: [] });
+  });
+
   it('changes nothing on a dry run', async () => {
     const userId = await h.newUser();
     const sessionId = await h.newSession(userId);

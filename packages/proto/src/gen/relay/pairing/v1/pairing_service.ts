@@ -205,6 +205,8 @@ export interface Provenance {
   model: string;
   /** The hops the forwarded call carries (already counting this boundary). */
   hops: number;
+  /** The relays the prompt came through, oldest first, the forwarding relay last. */
+  viaRelays: string[];
 }
 
 /** One relay_tool call for a paired relay: its action and arguments (relay already "this"), as JSON. */
@@ -2000,7 +2002,7 @@ export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = 
 };
 
 function createBaseProvenance(): Provenance {
-  return { originRelay: "", originSessionId: "", originSessionTitle: "", model: "", hops: 0 };
+  return { originRelay: "", originSessionId: "", originSessionTitle: "", model: "", hops: 0, viaRelays: [] };
 }
 
 export const Provenance: MessageFns<Provenance> = {
@@ -2019,6 +2021,9 @@ export const Provenance: MessageFns<Provenance> = {
     }
     if (message.hops !== 0) {
       writer.uint32(40).int32(message.hops);
+    }
+    for (const v of message.viaRelays) {
+      writer.uint32(50).string(v!);
     }
     return writer;
   },
@@ -2076,6 +2081,14 @@ export const Provenance: MessageFns<Provenance> = {
             message.hops = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.viaRelays.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2107,6 +2120,11 @@ export const Provenance: MessageFns<Provenance> = {
         : "",
       model: isSet(object.model) ? globalThis.String(object.model) : "",
       hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
+      viaRelays: globalThis.Array.isArray(object?.viaRelays)
+        ? object.viaRelays.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.via_relays)
+        ? object.via_relays.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2127,6 +2145,9 @@ export const Provenance: MessageFns<Provenance> = {
     if (message.hops !== 0) {
       obj.hops = Math.round(message.hops);
     }
+    if (message.viaRelays?.length) {
+      obj.viaRelays = message.viaRelays;
+    }
     return obj;
   },
 
@@ -2140,6 +2161,7 @@ export const Provenance: MessageFns<Provenance> = {
     message.originSessionTitle = object.originSessionTitle ?? "";
     message.model = object.model ?? "";
     message.hops = object.hops ?? 0;
+    message.viaRelays = object.viaRelays?.map((e) => e) || [];
     return message;
   },
 };

@@ -232,6 +232,11 @@ export interface Provenance {
   model: string;
   /** Relay boundaries the chain of prompts has crossed. */
   hops: number;
+  /**
+   * The relays the chain of prompts came through, oldest first; each relay that passes the prompt on to
+   * another relay appends its own name. Empty from a relay that predates it: read as [origin_relay].
+   */
+  viaRelays: string[];
 }
 
 /** A question waiting for an answer in a session. */
@@ -1244,7 +1249,7 @@ export const GroupMember: MessageFns<GroupMember> = {
 };
 
 function createBaseProvenance(): Provenance {
-  return { originRelay: "", originSessionId: "", originSessionTitle: "", model: "", hops: 0 };
+  return { originRelay: "", originSessionId: "", originSessionTitle: "", model: "", hops: 0, viaRelays: [] };
 }
 
 export const Provenance: MessageFns<Provenance> = {
@@ -1263,6 +1268,9 @@ export const Provenance: MessageFns<Provenance> = {
     }
     if (message.hops !== 0) {
       writer.uint32(40).int32(message.hops);
+    }
+    for (const v of message.viaRelays) {
+      writer.uint32(50).string(v!);
     }
     return writer;
   },
@@ -1320,6 +1328,14 @@ export const Provenance: MessageFns<Provenance> = {
             message.hops = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.viaRelays.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1351,6 +1367,11 @@ export const Provenance: MessageFns<Provenance> = {
         : "",
       model: isSet(object.model) ? globalThis.String(object.model) : "",
       hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
+      viaRelays: globalThis.Array.isArray(object?.viaRelays)
+        ? object.viaRelays.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.via_relays)
+        ? object.via_relays.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1371,6 +1392,9 @@ export const Provenance: MessageFns<Provenance> = {
     if (message.hops !== 0) {
       obj.hops = Math.round(message.hops);
     }
+    if (message.viaRelays?.length) {
+      obj.viaRelays = message.viaRelays;
+    }
     return obj;
   },
 
@@ -1384,6 +1408,7 @@ export const Provenance: MessageFns<Provenance> = {
     message.originSessionTitle = object.originSessionTitle ?? "";
     message.model = object.model ?? "";
     message.hops = object.hops ?? 0;
+    message.viaRelays = object.viaRelays?.map((e) => e) || [];
     return message;
   },
 };
