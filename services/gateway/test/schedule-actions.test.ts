@@ -45,7 +45,7 @@ function contextWith(options: { mode?: string; agentSessions?: boolean; decision
     signal: new AbortController().signal,
     progress: async () => undefined,
     sessions: {
-      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent', external: false }, hasRunningTurn: true, turnProvenance: { hops: 1 }, startedSessions: 0 }),
+      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent', external: false }, hasRunningTurn: true, turnProvenance: { hops: 1, viaRelays: ['lab'] }, startedSessions: 0 }),
       readSession: async (_u: string, id: string) => ({ session: { id, title: 'Other', archived: options.targetArchived ?? false, external: options.targetExternal ?? false } }),
       countAgentPrompt: async (_id: string, dryRun: boolean) => {
         did.push(dryRun ? 'guard check' : 'guard count');
@@ -64,7 +64,7 @@ function contextWith(options: { mode?: string; agentSessions?: boolean; decision
     },
     schedules: {
       createSchedule: async (input: CreateScheduleInput) => {
-        did.push(input.dryRun ? `dry run → ${input.target.id}` : `create → ${input.target.id} hops ${input.provenance.hops}`);
+        did.push(input.dryRun ? `dry run → ${input.target.id}` : `create → ${input.target.id} hops ${input.provenance.hops} via ${input.provenance.viaRelays.join(',')}`);
         return input.dryRun ? undefined : stored({ target: input.target, setting: input.setting });
       },
       listSchedules: async () => options.listed ?? [],
@@ -91,14 +91,14 @@ describe('schedule', () => {
       schedule: { id: 'sch_3f9c2a1e7b04', title: 'Nightly review', everyMinutes: 1440, once: false, nextFireAt: '2026-11-02T02:00:00.000Z' },
     });
     expect(String(result.note)).toContain('UTC');
-    expect(did).toEqual(['dry run → caller', 'create → caller hops 1']);
+    expect(did).toEqual(['dry run → caller', 'create → caller hops 1 via lab']);
   });
 
   it('for another session: card in ask mode, then the loop guard counted once', async () => {
     const { context, did } = contextWith({ mode: 'ask', decision: 'allowed' });
     const result = await schedule({ ...nightly, session: 'other' }, context);
     expect(result.summary).toContain('into session "Other"');
-    expect(did).toEqual(['dry run → other', 'card: Schedule a prompt on desk into "Other": "Nightly review"', 'guard check', 'guard count', 'create → other hops 1']);
+    expect(did).toEqual(['dry run → other', 'card: Schedule a prompt on desk into "Other": "Nightly review"', 'guard check', 'guard count', 'create → other hops 1 via lab']);
   });
 
   it.each([
