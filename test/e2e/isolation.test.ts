@@ -87,9 +87,13 @@ const LISTINGS = ['GET /api/v1/sessions', 'GET /api/v1/cards', 'GET /api/v1/asks
 
 /**
  * Routes that take no id of anything a user owns: this relay, its settings and its pairings (Settings → Relays is
- * the relay's, not one user's: pairings are named by relay name), and creating one's own session.
+ * the relay's, not one user's: pairings are named by relay name; changing them is for admins), creating one's own
+ * session, who one is, and the relay's users (for admins).
  */
 const RELAY_WIDE = [
+  'GET /api/v1/me',
+  'GET /api/v1/users',
+  'POST /api/v1/users',
   'GET /api/v1/relay',
   'GET /api/v1/settings',
   'PATCH /api/v1/settings',

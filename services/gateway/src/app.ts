@@ -10,6 +10,7 @@ import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import { registerRelayAsksRoutes } from './http/relay-asks-routes.ts';
 import { registerRelayEventsRoutes } from './http/relay-events-routes.ts';
+import { registerUserRoutes } from './http/user-routes.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerAskRoutes } from './routes/asks.ts';
 import { registerCardRoutes } from './routes/cards.ts';
@@ -71,5 +72,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.remoteEvents) registerRelayEventsRoutes(app, { ...deps, remoteEvents: deps.remoteEvents });
   registerRelayAsksRoutes(app, deps);
   registerRelaySettingsRoutes(app, deps);
+  registerUserRoutes(app, deps);
   return app;
 }

@@ -3,10 +3,34 @@
  * every fact comes through these ports, implemented over gRPC in `src/grpc/`.
  */
 
+/** Admins change what is relay-wide (relay settings, pairings) and add users; members use their own sessions. */
+export const USER_ROLES = ['admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
 /** The party behind a bearer token: a user, or (with `sessionId`) the agent of one of their sessions. */
 export interface Caller {
   userId: string;
   sessionId?: string;
+}
+
+/** A caller as a bearer token names it, with its user's role (which the user API checks; relay_tool does not). */
+export interface AuthenticatedCaller extends Caller {
+  role: UserRole;
+}
+
+/** A new user and their personal token, shown this once (only its hash is kept). */
+export interface CreatedUser {
+  userId: string;
+  role: UserRole;
+  token: string;
+}
+
+/** A user as an admin sees them: never their tokens. */
+export interface UserSummary {
+  id: string;
+  name: string;
+  role: UserRole;
+  createdAt: Date;
 }
 
 export type SessionState = 'running_turn' | 'background_only' | 'idle';
@@ -397,7 +421,11 @@ export interface PairedRelay {
 /** The session service: callers, sessions and the relay's settings. */
 export interface SessionOwner {
   /** The caller behind a bearer token; an AppError of kind `unauthenticated` when there is none. */
-  authenticate(token: string): Promise<Caller>;
+  authenticate(token: string): Promise<AuthenticatedCaller>;
+  /** The relay's users, oldest first. */
+  listUsers(): Promise<UserSummary[]>;
+  /** A new user with their personal token (shown once); REMOTE_RELAY_INVALID_INPUT for a bad name or role. */
+  createUser(name: string, role: UserRole | undefined): Promise<CreatedUser>;
   listSessions(userId: string, scope: SessionScope): Promise<Session[]>;
   /** A session for an MCP client the user runs themselves, with its token (shown once). */
   createExternalSession(userId: string, title: string): Promise<{ session: Session; token: string }>;

@@ -80,6 +80,8 @@ export interface FakeOwners {
   notes: { modelNote: string; groupWarning: string };
   /** bearer token → caller */
   tokens: Map<string, { userId: string; sessionId?: string }>;
+  /** The relay's users, oldest first; addUser and CreateUser add to it. */
+  users: { id: string; name: string; role: 'admin' | 'member'; createdAt: Date }[];
   /** Every call the session service answered, in order. */
   calls: FakeCall[];
   /** Refusals: every call of the method (dry run or not) throws this error. */
@@ -98,7 +100,8 @@ export interface FakeOwners {
   cardWaits: number[];
   /** Adds a session of `userId` with a token for its agent; returns the token. */
   addAgentSession(userId: string, fields?: Partial<Session>): { session: Session; token: string };
-  addUser(userId: string): string;
+  /** Adds a user (an admin unless `role` says member) with a personal token; returns the token. */
+  addUser(userId: string, role?: 'admin' | 'member'): string;
   /** The calls of the session service that change something (not dry runs, not reads). */
   writes(): FakeCall[];
   reset(): void;
@@ -121,6 +124,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const turns = new Map<string, TurnResult>();
   const pendingQuestions = new Map<string, PendingQuestion[]>();
   const tokens = new Map<string, { userId: string; sessionId?: string }>();
+  const users: FakeOwners['users'] = [];
+  const roleOf = (userId: string) => users.find((user) => user.id === userId)?.role ?? 'admin';
   const calls: FakeCall[] = [];
   const refusals = new Map<string, AppError>();
   const realRefusals = new Map<string, AppError>();
@@ -216,11 +221,19 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               if (failing.has('authenticate')) throw new Error('authenticate broke: password=hunter2');
               const caller = tokens.get(token);
               if (!caller) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown or revoked token');
-              return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' } };
+              return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' }, role: roleOf(caller.userId) };
             },
-            createUser: async () => {
-              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            createUser: async (request) => {
+              record('createUser', request);
+              if (request.name.trim() === '') throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'name is required');
+              const role = request.role === 'admin' ? 'admin' : 'member';
+              const user = { id: `user-${users.length + 1}`, name: request.name.trim(), role, createdAt: new Date('2026-11-30T10:00:00.000Z') } as const;
+              users.push(user);
+              const token = `ru_${randomUUID()}`;
+              tokens.set(token, { userId: user.id });
+              return { userId: user.id, token, role };
             },
+            listUsers: async () => ({ users: users.map((user) => ({ ...user })) }),
             listSessions: async (request) => {
               record('listSessions', request);
               const wanted = request.scope === '' ? 'active' : request.scope;
@@ -575,6 +588,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     acceptPrompts: true,
     notes: { modelNote: '', groupWarning: '' },
     tokens,
+    users,
     calls,
     refusals,
     realRefusals,
@@ -591,7 +605,10 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       tokens.set(token, { userId, sessionId: session.id });
       return { session, token };
     },
-    addUser(userId: string) {
+    addUser(userId: string, role: 'admin' | 'member' = 'admin') {
+      const known = users.findIndex((user) => user.id === userId);
+      if (known >= 0) users.splice(known, 1);
+      users.push({ id: userId, name: userId, role, createdAt: new Date('2026-11-30T09:00:00.000Z') });
       const token = `ru_${randomUUID()}`;
       tokens.set(token, { userId });
       return token;

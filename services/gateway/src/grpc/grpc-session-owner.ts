@@ -20,7 +20,10 @@ import type { SessionServiceClient } from '@relay/proto/relay/session/v1/session
 import type {
   Actor,
   AgentPromptCount,
-  Caller,
+  AuthenticatedCaller,
+  CreatedUser,
+  UserRole,
+  UserSummary,
   ChatMessage,
   Conversation,
   ConversationOptions,
@@ -76,10 +79,22 @@ const TURN_STATUSES: Record<number, TurnStatusName> = {
 export class GrpcSessionOwner implements SessionOwner {
   constructor(private readonly client: SessionServiceClient) {}
 
-  async authenticate(token: string): Promise<Caller> {
-    const { caller } = await callUnary(this.client, 'authenticate', { token }, { deadlineMs: DEADLINE_MS });
+  async authenticate(token: string): Promise<AuthenticatedCaller> {
+    const answered = await callUnary(this.client, 'authenticate', { token }, { deadlineMs: DEADLINE_MS });
+    const { caller } = answered;
     if (!caller?.userId) throw new Error('Authenticate answered without a caller');
-    return caller.sessionId ? { userId: caller.userId, sessionId: caller.sessionId } : { userId: caller.userId };
+    const role = toUserRole(answered.role);
+    return caller.sessionId ? { userId: caller.userId, role, sessionId: caller.sessionId } : { userId: caller.userId, role };
+  }
+
+  async listUsers(): Promise<UserSummary[]> {
+    const { users } = await callUnary(this.client, 'listUsers', {}, { deadlineMs: DEADLINE_MS });
+    return users.map((user) => ({ id: user.id, name: user.name, role: toUserRole(user.role), createdAt: required(user.createdAt, 'ListUsers', 'created_at') }));
+  }
+
+  async createUser(name: string, role: UserRole | undefined): Promise<CreatedUser> {
+    const created = await callUnary(this.client, 'createUser', role === undefined ? { name } : { name, role }, { deadlineMs: DEADLINE_MS });
+    return { userId: created.userId, role: toUserRole(created.role), token: created.token };
   }
 
   async listSessions(userId: string, scope: SessionScope): Promise<Session[]> {
@@ -447,4 +462,10 @@ function toTurnResult(message: TurnResultMessage): TurnResult {
     error: message.error,
     pendingQuestions: message.pendingQuestions.map(toPendingQuestion),
   };
+}
+
+// A role this gateway does not know, or none (a session service that predates roles), reads as member:
+// the safe side, since only admins change what is relay-wide.
+function toUserRole(role: string | undefined): UserRole {
+  return role === 'admin' ? 'admin' : 'member';
 }

@@ -4,10 +4,10 @@
  */
 import { isAppError } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
-import type { Caller, SessionOwner } from '../ports.ts';
+import type { AuthenticatedCaller, SessionOwner } from '../ports.ts';
 
 export type BearerOutcome =
-  | { ok: true; caller: Caller }
+  | { ok: true; caller: AuthenticatedCaller }
   | { ok: false; status: 401 | 503; message: string };
 
 /** The caller behind an Authorization header; 401 without a valid bearer token, 503 when tokens cannot be checked. */

@@ -6,7 +6,7 @@ import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { SessionOwner } from '../ports.ts';
+import type { AuthenticatedCaller, SessionOwner } from '../ports.ts';
 import { isToolErrorCode } from '../relay-tool/errors.ts';
 import { authenticateBearer } from './authenticate-bearer.ts';
 
@@ -33,6 +33,24 @@ export const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
 // The user API is the user's own: a session's token (an agent) uses relay_tool instead.
 /** The user behind a user token; answers 401/403/503 itself and returns undefined otherwise. */
 export async function userOf(deps: UserApiDeps, request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
+  return (await callerOf(deps, request, reply))?.userId;
+}
+
+// What is relay-wide (relay settings, pairings, users) is for admins: in a team one member must not switch
+// agent sessions off for everyone. Reading stays open to every user.
+/** The user behind a user token when they are an admin; a member gets 403 REMOTE_RELAY_FORBIDDEN saying so. */
+export async function adminOf(deps: UserApiDeps, request: FastifyRequest, reply: FastifyReply, what: string): Promise<string | undefined> {
+  const caller = await callerOf(deps, request, reply);
+  if (caller === undefined) return undefined;
+  if (caller.role !== 'admin') {
+    sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', `Only an admin of this relay can ${what}; ask an admin to do it.`);
+    return undefined;
+  }
+  return caller.userId;
+}
+
+/** The user behind a user token, with their role; answers 401/403/503 itself and returns undefined otherwise. */
+export async function callerOf(deps: UserApiDeps, request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller | undefined> {
   const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
   if (!outcome.ok) {
     if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
@@ -43,7 +61,7 @@ export async function userOf(deps: UserApiDeps, request: FastifyRequest, reply: 
     sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "This is a session's token; the user API takes a user's own token.");
     return undefined;
   }
-  return outcome.caller.userId;
+  return outcome.caller;
 }
 
 // An owner's catalogued refusal reaches the user with its code and message; anything else is hidden.

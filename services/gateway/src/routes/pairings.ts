@@ -3,10 +3,15 @@
  * pairing code, pair with another relay by its URL and code, list the pairings, set a pairing's "Agents may"
  * level, unpair, and read or set this relay's "Accept prompts from other relays' agents". Errors answer
  * `{ code, error }` (http/user-api.ts).
+ *
+ * Pairings are relay-wide: one per other relay, listed, re-levelled and unpaired by name whoever made it, and
+ * its level governs every agent of that relay here (the owner recorded at pairing is only whom its calls act
+ * for). So making a code, pairing, setting a level, unpairing and the Accept prompts setting are for admins
+ * (403 REMOTE_RELAY_FORBIDDEN for a member); reading the pairings and the setting is open to every user.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
+import { adminOf, callOwner, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
 import { AGENT_LEVELS, type PairedRelay, type PairingOwner } from '../ports.ts';
 import { RELAY_VERSION } from '../version.ts';
 
@@ -45,7 +50,7 @@ function pairingView(relay: PairedRelay) {
 /** Registers /api/v1/pairing-codes, /api/v1/pairings[/:name] and /api/v1/pairing-settings on `app`. */
 export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDeps): void {
   app.post('/api/v1/pairing-codes', async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
+    const userId = await adminOf(deps, request, reply, 'make pairing codes');
     if (userId === undefined) return reply;
     const made = await callOwner(reply, deps.logger, () => deps.pairing.createPairingCode(userId));
     if (made === undefined) return reply;
@@ -53,7 +58,7 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
   });
 
   app.post('/api/v1/pairings', async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
+    const userId = await adminOf(deps, request, reply, 'pair with another relay');
     if (userId === undefined) return reply;
     const body = PairBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
@@ -72,7 +77,7 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
   });
 
   app.patch('/api/v1/pairings/:name', async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
+    const userId = await adminOf(deps, request, reply, "change what a paired relay's agents may do");
     if (userId === undefined) return reply;
     const { name } = NameParams.parse(request.params);
     const body = LevelBody.safeParse(request.body ?? {});
@@ -83,7 +88,7 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
   });
 
   app.delete('/api/v1/pairings/:name', async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
+    const userId = await adminOf(deps, request, reply, 'unpair a relay');
     if (userId === undefined) return reply;
     const { name } = NameParams.parse(request.params);
     const relay = await callOwner(reply, deps.logger, () => deps.pairing.unpair(name));
@@ -100,7 +105,7 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
   });
 
   app.put('/api/v1/pairing-settings', async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
+    const userId = await adminOf(deps, request, reply, "change whether other relays' agents may send prompts");
     if (userId === undefined) return reply;
     const body = SettingsBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);

@@ -2,11 +2,12 @@
  * This relay's settings, /api/v1/settings, for a user's own bearer token (Settings → Relays → Agent
  * sessions): Agents may start and use sessions on this relay, Longest wait per tool call, Max turn
  * duration and the quiet setting for tasks. The session service owns them and their ranges; a bad
- * value answers 400 REMOTE_RELAY_INVALID_INPUT naming the field, and nothing changes.
+ * value answers 400 REMOTE_RELAY_INVALID_INPUT naming the field, and nothing changes. Every user reads them;
+ * only an admin changes them (they are the whole relay's), a member gets 403 REMOTE_RELAY_FORBIDDEN.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
+import { adminOf, callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
 import type { RelaySettings } from '../ports.ts';
 
 const FIELDS = ['agent_sessions_enabled', 'max_wait_seconds', 'max_turn_minutes', 'task_quiet_minutes'] as const;
@@ -39,7 +40,7 @@ export function registerRelaySettingsRoutes(app: FastifyInstance, deps: UserApiD
   });
 
   app.patch('/api/v1/settings', async (request, reply) => {
-    if ((await userOf(deps, request, reply)) === undefined) return reply;
+    if ((await adminOf(deps, request, reply, "change the relay's settings")) === undefined) return reply;
     const body = SettingsBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
     if (FIELDS.every((field) => body.data[field] === undefined)) {
