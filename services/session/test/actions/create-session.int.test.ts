@@ -85,7 +85,7 @@ describe('CreateSession by an agent', () => {
   it('takes provenance given by the gateway as it is', async () => {
     const userId = await h.newUser();
     const callerId = await h.newSession(userId);
-    const provenance = { originRelay: 'desk', originSessionId: 'far', originSessionTitle: 'Far away', model: 'claude-opus-5-5', hops: 1 };
+    const provenance = { originRelay: 'desk', originSessionId: 'far', originSessionTitle: 'Far away', model: 'claude-opus-5-5', hops: 1, viaRelays: ['desk'] };
     const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: callerId, text: 'reply x', provenance }));
     expect((await h.prisma.message.findUnique({ where: { id: created.messageId } }))!.provenance).toEqual(provenance);
   });
