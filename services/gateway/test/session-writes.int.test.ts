@@ -363,7 +363,7 @@ describe('create_session', () => {
     expect(body).toMatchObject({ ok: true, relay: 'build-box' });
     expect(gateway.owners.forwarded).toHaveLength(1);
     const forwarded = gateway.owners.forwarded[0]!;
-    expect(forwarded).toMatchObject({ relay: 'build-box', action: 'send', provenance: { originRelay: 'desk', originSessionId: agent.session.id, originSessionTitle: 'Lead', hops: 1 } });
+    expect(forwarded).toMatchObject({ relay: 'build-box', action: 'send', provenance: { originRelay: 'desk', originSessionId: agent.session.id, originSessionTitle: 'Lead', hops: 1, viaRelays: ['desk'] } });
     expect(JSON.parse(forwarded.argumentsJson)).toEqual({ relay: 'this', session: 's1', text: 'reply hi', wait_seconds: 5 });
   });
 
