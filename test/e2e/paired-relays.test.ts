@@ -177,7 +177,7 @@ describe('two relays paired on loopback', () => {
     expect(read.body.messages.filter((message: { text: string }) => message.text.includes('reply no'))).toEqual([]);
   });
 
-  it('refuses a prompt that already crossed two relays on its way to a third (relay-a → relay-b → relay-c → relay-a)', { timeout: 600_000 }, async () => {
+  it('lets a prompt that crossed two relays go back to any relay of its chain (relay-a → relay-b → relay-c → relay-a)', { timeout: 600_000 }, async () => {
     c = await startRelay({ name: 'relay-c', readyTimeoutMs: 240_000 });
     await pair(a, c);
     await pair(b, c);
@@ -189,12 +189,18 @@ describe('two relays paired on loopback', () => {
     const middle = await startScriptSession(b, 'Middle', '# relay-c is fine here\nreply ready');
     await finish(b, middle.id, middle.messageId);
 
-    // relay-a (hops 0) → relay-b (hops 1) → relay-c (hops 2): the turn there may not prompt relay-a, a third relay.
-    const onFar = tool({ action: 'send', relay: 'relay-a', session: hub.id, text: 'reply back' });
+    // relay-a (hops 0) → relay-b (hops 1) → relay-c (hops 2, came through relay-a and relay-b): the turn there may
+    // prompt relay-a, where the chain started, not only relay-b it came from directly. (A fourth relay it may not
+    // prompt unless the user mentions it there: the unit tests of the paired-relay policy show that refusal.)
+    // No wait: hub's own turn is the one waiting on this chain; 'reply back' runs after it.
+    const onFar = tool({ action: 'send', relay: 'relay-a', session: hub.id, text: 'reply back', wait_seconds: 0 });
     const onMiddle = tool({ action: 'send', relay: 'relay-c', session: far, text: onFar, wait_seconds: 120 });
     const turn = await say(a, hub.id, ['# relay-b', tool({ action: 'send', relay: 'relay-b', session: middle.id, text: onMiddle, wait_seconds: 120 }), 'reply {{result.reply.text}}'].join('\n'));
     const middleResult = JSON.parse(turn.reply.text);
     expect(middleResult).toMatchObject({ ok: true, relay: 'relay-c', status: 'done' });
-    expect(JSON.parse(middleResult.reply.text)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_HOP_LIMIT' });
+    expect(JSON.parse(middleResult.reply.text)).toMatchObject({ ok: true, relay: 'relay-a', session: hub.id });
+    const read = await a.api('GET', `/api/v1/sessions/${hub.id}?last=100`);
+    const back = read.body.messages.find((message: { text: string }) => message.text.endsWith('\nreply back'));
+    expect(back?.text).toBe('[Remote prompt from an agent on relay "relay-c" · session "Far" · script-1 · acting for the user]\nreply back');
   });
 });
