@@ -34,6 +34,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): voi
   app.get('/api/v1/me', async (request, reply) => {
     const caller = await callerOf(deps, request, reply);
     if (caller === undefined) return reply;
+    // Authenticate answers the id and role only; the name comes from the users list (a team's, so short).
     const users = await callOwner(reply, deps.logger, () => deps.sessions.listUsers());
     if (users === undefined) return reply;
     const me = users.find((user) => user.id === caller.userId);
