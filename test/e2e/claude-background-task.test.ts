@@ -6,23 +6,18 @@
 // the session's folder, and ends well once the test lets it; read_session shows it as the session's task. A sub-agent
 // (Agent) the fake model starts is the session's local_agent task while it runs, and ends with Claude Code's report.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCodeEnv, finishTurn, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 let relay: Relay;
-let server: Server;
+let api: FakeAnthropicApi;
 let configDir: string;
 let folder: string;
 /** The streamed /v1/messages requests of the turn (Claude Code's side calls are left out). */
 const requests: any[] = [];
-
-function sse(type: string, data: Record<string, unknown>): string {
-  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-}
 
 /** The text of the last user message's tool_result for `toolUseId`, if any. */
 function toolResult(body: any, toolUseId: string): { text: string; isError: boolean } | undefined {
@@ -106,20 +101,6 @@ function answer(body: any): string[] | Promise<string[]> {
   });
 }
 
-async function readBody(request: IncomingMessage): Promise<any> {
-  let body = '';
-  for await (const part of request) body += part;
-  return body === '' ? {} : JSON.parse(body);
-}
-
-async function finish(sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
 async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -137,7 +118,7 @@ const cardOf = (sessionId: string) => until(async () => (await relay.api('GET', 
 async function relayTool(call: Record<string, unknown>): Promise<any> {
   const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Reader', text: `relay_tool ${JSON.stringify(call)}` });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const turn = await finish(created.body.session.id, created.body.message_id);
+  const turn = await finishTurn(relay, created.body.session.id, created.body.message_id);
   expect(turn.status, JSON.stringify(turn)).toBe('done');
   return JSON.parse(turn.reply.text);
 }
@@ -145,44 +126,16 @@ async function relayTool(call: Record<string, unknown>): Promise<any> {
 beforeAll(async () => {
   configDir = await mkdtemp(join(tmpdir(), 'relay-claude-config-'));
   folder = await mkdtemp(join(tmpdir(), 'relay-claude-suite-'));
-  server = createServer((request, response) => {
-    void (async () => {
-      const body = await readBody(request);
-      if (request.method === 'POST' && request.url?.startsWith('/v1/messages') && body.stream === true) {
-        // Only the turn's requests, which carry our tool, are the fake model's conversation.
-        if ((body.tools ?? []).some((tool: any) => tool.name === 'mcp__relay__relay_tool')) requests.push(body);
-        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const event of await answer(body)) response.write(event);
-        response.end();
-        return;
-      }
-      if (request.method === 'POST' && request.url?.startsWith('/v1/messages')) {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ id: 'msg_side', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: 'Side answer' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } }));
-        return;
-      }
-      response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  api = await startFakeAnthropicApi({ answer, onTurnRequest: (body) => requests.push(body) });
   relay = await startRelay({
     name: 'desk',
-    env: {
-      RELAY_AGENT_SESSIONS: 'on',
-      ANTHROPIC_API_KEY: 'sk-ant-api-test-key',
-      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_AUTOUPDATER: '1',
-    },
+    env: claudeCodeEnv(api, configDir),
   });
 });
 
 afterAll(async () => {
   await relay?.stop();
-  await new Promise((resolve) => server?.close(resolve));
+  await api?.close();
   await Promise.all([configDir, folder].filter(Boolean).map((path) => rm(path, { recursive: true, force: true })));
 });
 
@@ -196,7 +149,7 @@ describe('background work of the real Claude Code', () => {
     expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] })).status).toBe(200);
 
-    const turn = await finish(sessionId, created.body.message_id);
+    const turn = await finishTurn(relay, sessionId, created.body.message_id);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     // Claude Code handed the model the relay's words: the task, and not to run it again.
     const started = requests.map((body) => toolResult(body, 'toolu_bash_bg')).find((result) => result !== undefined)!;
@@ -225,7 +178,7 @@ describe('background work of the real Claude Code', () => {
     const card = await cardOf(sessionId);
     expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] })).status).toBe(200);
-    expect(await finish(sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: expect.stringMatching(/^Read: read_task_output/) } });
+    expect(await finishTurn(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: expect.stringMatching(/^Read: read_task_output/) } });
     const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
     const [task] = body.session.tasks;
     expect(task).toMatchObject({ type: 'local_bash', description: 'ls' });
@@ -269,7 +222,7 @@ describe('background work of the real Claude Code', () => {
       }, 'the sub-agent ended');
       expect(ended).toMatchObject({ taskId: running[0].taskId, status: 'completed', exitCode: null });
       main.release();
-      expect(await finish(sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'The helper found nothing.' } });
+      expect(await finishTurn(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'The helper found nothing.' } });
     } finally {
       subagent.release();
       main.release();

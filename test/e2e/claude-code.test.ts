@@ -6,23 +6,18 @@
 // the model asks for waits on an ask_user card (Allow runs it, Deny refuses it). An event row for a watcher on
 // Claude that arrives mid-turn is steered into that turn. The turns' tokens show in usage.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCodeEnv, finishTurn, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 let relay: Relay;
-let server: Server;
+let api: FakeAnthropicApi;
 let configDir: string;
 /** The streamed /v1/messages requests the fake model answered (Claude Code's side calls are left out). */
 const requests: { apiKey: string | undefined; body: any }[] = [];
-
-function sse(type: string, data: Record<string, unknown>): string {
-  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-}
 
 /** The last user message's tool_result for our tool call, if any. */
 function toolResult(body: any): string | undefined {
@@ -116,62 +111,18 @@ function answer(body: any): string[] | Promise<string[]> {
   ];
 }
 
-async function readBody(request: IncomingMessage): Promise<any> {
-  let text = '';
-  for await (const part of request) text += part;
-  return text === '' ? {} : JSON.parse(text);
-}
-
-async function finish(sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
 beforeAll(async () => {
   configDir = await mkdtemp(join(tmpdir(), 'relay-claude-config-'));
-  server = createServer((request, response) => {
-    void (async () => {
-      const body = await readBody(request);
-      if (request.method === 'POST' && request.url?.startsWith('/v1/messages') && body.stream === true) {
-        // Claude Code also asks small side questions (titles and the like) with its own tools: only the turn's
-        // requests, which carry our tool, are the fake model's conversation.
-        if ((body.tools ?? []).some((tool: any) => tool.name === 'mcp__relay__relay_tool')) requests.push({ apiKey: request.headers['x-api-key'] as string | undefined, body });
-        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const event of await answer(body)) response.write(event);
-        response.end();
-        return;
-      }
-      if (request.method === 'POST' && request.url?.startsWith('/v1/messages')) {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ id: 'msg_side', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: 'Side answer' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } }));
-        return;
-      }
-      response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  api = await startFakeAnthropicApi({ answer, onTurnRequest: (body, request) => requests.push({ apiKey: request.headers['x-api-key'] as string | undefined, body }) });
   relay = await startRelay({
     name: 'desk',
-    env: {
-      RELAY_AGENT_SESSIONS: 'on',
-      ANTHROPIC_API_KEY: 'sk-ant-api-test-key',
-      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_AUTOUPDATER: '1',
-      RELAY_CLAUDE_API_MONTHLY_CAP_USD: '100',
-    },
+    env: { ...claudeCodeEnv(api, configDir), RELAY_CLAUDE_API_MONTHLY_CAP_USD: '100' },
   });
 });
 
 afterAll(async () => {
   await relay?.stop();
-  await new Promise((resolve) => server?.close(resolve));
+  await api?.close();
   if (configDir) await rm(configDir, { recursive: true, force: true });
 });
 
@@ -183,7 +134,7 @@ describe('the claude-api provider with the real Claude Code', () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: '/tmp', title: 'Claude', text: 'Which sessions are there?' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     sessionId = created.body.session.id;
-    const turn = await finish(sessionId, created.body.message_id);
+    const turn = await finishTurn(relay, sessionId, created.body.message_id);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     // list_sessions ran as the session's user, through the gateway: it sees this one session.
     expect(turn.reply).toMatchObject({ text: 'The relay says: list_sessions → desk: 1 session', model: 'claude-sonnet-5-5' });
@@ -201,7 +152,7 @@ describe('the claude-api provider with the real Claude Code', () => {
     const before = requests.length;
     const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text: 'And now?' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    const again = await finish(sessionId, sent.body.message_id);
+    const again = await finishTurn(relay, sessionId, sent.body.message_id);
     expect(again.status, JSON.stringify(again)).toBe('done');
     // The conversation so far came from Claude Code's own transcript: the first turn's tool call is in it.
     const conversation = JSON.stringify(requests[before]!.body.messages);
@@ -230,7 +181,7 @@ describe('the claude-api provider with the real Claude Code', () => {
         expect(waiting.body.status).toBe('waiting_for_answer');
         const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: [choice] });
         expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-        const turn = await finish(id, created.body.message_id);
+        const turn = await finishTurn(relay, id, created.body.message_id);
         expect(turn).toMatchObject({ status: 'done', reply: { text: reply } });
       }
       expect(await readFile(join(allowed, 'made-by-claude.txt'), 'utf8')).toBe('made\n');
@@ -242,7 +193,7 @@ describe('the claude-api provider with the real Claude Code', () => {
 
   it('steers an event row that arrives mid-turn into the running Claude turn, as it is, and queues nothing', async () => {
     const helper = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Helper', text: 'reply ready' });
-    await finish(helper.body.session.id, helper.body.message_id);
+    await finishTurn(relay, helper.body.session.id, helper.body.message_id);
     let reached!: () => void;
     const atHold = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
@@ -264,7 +215,7 @@ describe('the claude-api provider with the real Claude Code', () => {
 
       // The helper's turn ends while the watcher's turn runs: its turn_end goes out after the 30 s window.
       const sent = await relay.api('POST', `/api/v1/sessions/${helper.body.session.id}/messages`, { text: 'reply done' });
-      await finish(helper.body.session.id, sent.body.message_id);
+      await finishTurn(relay, helper.body.session.id, sent.body.message_id);
       for (let look = 0; look < 900; look++) {
         const { rows } = await database.query(`SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'session-wakeups'`);
         if (rows[0].n > 0) break;
@@ -272,7 +223,7 @@ describe('the claude-api provider with the real Claude Code', () => {
       }
       release();
 
-      const turn = await finish(id, watcher.body.message_id);
+      const turn = await finishTurn(relay, id, watcher.body.message_id);
       expect(turn).toMatchObject({ status: 'done', reply: { text: 'Saw the event: the helper finished.' } });
       // Steered, not queued: the watcher has its one message and no event message or second turn.
       const { rows: messages } = await database.query(`SELECT role FROM messages WHERE session_id = $1`, [id]);
@@ -294,7 +245,7 @@ describe('the claude-api provider with the real Claude Code', () => {
 
   it('usage meters the tokens and cost Claude Code reported for those turns against the cap; no secrets', async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Usage', text: 'relay_tool {"action":"usage","relay":"this"}' });
-    const usage = JSON.parse((await finish(created.body.session.id, created.body.message_id)).reply.text);
+    const usage = JSON.parse((await finishTurn(relay, created.body.session.id, created.body.message_id)).reply.text);
     const claudeApi = usage.providers.find((provider: any) => provider.provider === 'claude-api');
     expect(claudeApi.status).toBe('ok');
     expect(claudeApi.meters.find((meter: any) => meter.name === 'tokens').used).toBeGreaterThan(0);
