@@ -2,29 +2,16 @@
 // settings` CLI, the change is stored by the session service and takes effect for agents at once (Longest wait in
 // list_relays; switching agent sessions off takes relay_tool away), and a bad value is refused naming its field
 // with nothing changed.
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRelayCli } from '../harness/relay-cli.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { callTool as call, RelayUser } from '../harness/relay-user.ts';
-
-const relayCli = fileURLToPath(new URL('../../cli/bin/relay.mjs', import.meta.url));
 
 let relay: Relay;
 let user: RelayUser;
 
 /** Runs the real `relay` CLI against this relay as the user. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RELAY_URL: relay.gatewayUrl, RELAY_TOKEN: user.token };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [relayCli, ...args], { env, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const cli = (...args: string[]) => runRelayCli(relay, user.token, ...args);
 
 beforeAll(async () => {
   relay = await startRelay({ name: 'desk' });

@@ -2,29 +2,16 @@
 // (the token printed once works at once); `relay whoami` tells each their role; the member reads the relay's
 // settings and pairings but is refused (403 REMOTE_RELAY_FORBIDDEN) changing them or adding users, with nothing
 // changed; the admin's changes still go through.
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRelayCli } from '../harness/relay-cli.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { RelayUser } from '../harness/relay-user.ts';
-
-const relayCli = fileURLToPath(new URL('../../cli/bin/relay.mjs', import.meta.url));
 
 let relay: Relay;
 let admin: RelayUser;
 
 /** Runs the real `relay` CLI against this relay with `token`. */
-async function cli(token: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RELAY_URL: relay.gatewayUrl, RELAY_TOKEN: token };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [relayCli, ...args], { env, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const cli = (token: string, ...args: string[]) => runRelayCli(relay, token, ...args);
 
 beforeAll(async () => {
   relay = await startRelay({ name: 'desk' });
