@@ -46,10 +46,10 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
   await db.connect();
   try {
     await db.query(
-      "INSERT INTO paired_relays (name, url, level, owner_user_id, inbound_token_hash, outbound_token, version, online, created_at) VALUES ('lab', 'https://lab.example:8443', 'read', 'u1', 'h1', 't1', '0.9.19', false, '2026-11-30T08:00:00Z')",
+      "INSERT INTO paired_relays (name, name_key, url, level, owner_user_id, inbound_token_hash, outbound_token, version, online, created_at) VALUES ('lab', 'lab', 'https://lab.example:8443', 'read', 'u1', 'h1', 't1', '0.9.19', false, '2026-11-30T08:00:00Z')",
     );
     // Both offline: the service's link probe, which may run at any moment, cannot reach either and would set that.
-    await db.query("INSERT INTO paired_relays (name, url, owner_user_id, inbound_token_hash, outbound_token, online, created_at) VALUES ('desk', 'https://desk.example', 'u1', 'h2', 't2', false, '2026-11-30T08:00:00Z')");
+    await db.query("INSERT INTO paired_relays (name, name_key, url, owner_user_id, inbound_token_hash, outbound_token, online, created_at) VALUES ('desk', 'desk', 'https://desk.example', 'u1', 'h2', 't2', false, '2026-11-30T08:00:00Z')");
   } finally {
     await db.end();
   }

@@ -40,7 +40,7 @@ const offers: { token: string }[] = [];
 const link: RelayLink = {
   async pair(_url, offer) {
     offers.push(offer);
-    return callUnary(b.client, 'acceptPairing', { ...offer, selfName: 'relay-b', selfVersion: '0.9.19' });
+    return callUnary(b.client, 'acceptPairing', { ...offer, selfName: bName, selfVersion: '0.9.19' });
   },
   async hello() {
     if (helloAnswer instanceof Error) throw helloAnswer;
@@ -50,6 +50,8 @@ const link: RelayLink = {
     throw new Error('not called here');
   },
 };
+/** The name relay-b answers a pairing with. */
+let bName = 'relay-b';
 /** What relay-b answers a probe (GET /relay/v1/hello) with. */
 let helloAnswer: { name: string; version: string } | Error = { name: 'relay-b', version: '0.9.19' };
 
@@ -80,6 +82,12 @@ async function startSide(): Promise<Side> {
 
 const pairAWithB = (code: string) =>
   callUnary(a.client, 'pair', { userId: 'user-a', url: 'http://127.0.0.1:7421', code, selfName: 'relay-a', selfUrl: 'http://127.0.0.1:7420', selfVersion: '0.9.19' });
+
+/** Ends the pairing on both sides, as both users would, so the relays may pair again. */
+async function unpairBoth(): Promise<void> {
+  await callUnary(a.client, 'unpair', { name: 'relay-b' }).catch(() => undefined);
+  await callUnary(b.client, 'unpair', { name: 'relay-a' }).catch(() => undefined);
+}
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
@@ -131,9 +139,9 @@ describe('pairing with a one-time code', () => {
 
   it('spends a code once, and not after it expired; a refused pairing keeps nothing', async () => {
     const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
-    await callUnary(a.client, 'unpair', { name: 'relay-b' });
+    await unpairBoth();
     await pairAWithB(code);
-    await callUnary(a.client, 'unpair', { name: 'relay-b' });
+    await unpairBoth();
     expect(await refusal(pairAWithB(code))).toBe('REMOTE_RELAY_AUTH');
     expect(await a.prisma.pairedRelay.count()).toBe(0);
 
@@ -152,8 +160,61 @@ describe('pairing with a one-time code', () => {
   });
 });
 
+describe('a pairing never replaces another', () => {
+  const pairA = (url: string, code: string) =>
+    callUnary(a.client, 'pair', { userId: 'user-a', url, code, selfName: 'relay-a', selfUrl: 'http://127.0.0.1:7420', selfVersion: '0.9.19' });
+  const offerB = (code: string, name: string, url: string) =>
+    callUnary(b.client, 'acceptPairing', { code, name, url, version: '0.9.19', token: 'x'.repeat(43), selfName: 'relay-b', selfVersion: '0.9.19' });
+
+  it('refuses a name already paired, case aside, and leaves that pairing as it was', async () => {
+    await unpairBoth();
+    await pairAWithB((await callUnary(b.client, 'createPairingCode', { userId: 'user-b' })).code);
+    await callUnary(a.client, 'setAgentLevel', { name: 'relay-b', level: AgentLevel.AGENT_LEVEL_OFF });
+    const before = await a.prisma.pairedRelay.findUniqueOrThrow({ where: { name: 'relay-b' } });
+
+    // Another relay at another address answers the same name in capitals.
+    await callUnary(b.client, 'unpair', { name: 'relay-a' });
+    bName = 'RELAY-B';
+    try {
+      const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
+      expect(await refusal(pairA('http://127.0.0.1:7422', code))).toBe('REMOTE_RELAY_PAIRING_EXISTS');
+    } finally {
+      bName = 'relay-b';
+    }
+    expect(await a.prisma.pairedRelay.findMany()).toEqual([before]);
+  });
+
+  it('refuses a URL already paired before anything is sent', async () => {
+    const sent = offers.length;
+    const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
+    expect(await refusal(pairA('http://127.0.0.1:7421/', code))).toBe('REMOTE_RELAY_PAIRING_EXISTS');
+    expect(offers).toHaveLength(sent);
+  });
+
+  it('refuses, on the relay asked, a relay whose name or URL is paired there already', async () => {
+    await unpairBoth();
+    await pairAWithB((await callUnary(b.client, 'createPairingCode', { userId: 'user-b' })).code);
+    const before = await b.prisma.pairedRelay.findMany();
+    const byName = (await callUnary(b.client, 'createPairingCode', { userId: 'user-b' })).code;
+    expect(await refusal(offerB(byName, 'Relay-A', 'http://127.0.0.1:7999'))).toBe('REMOTE_RELAY_PAIRING_EXISTS');
+    const byUrl = (await callUnary(b.client, 'createPairingCode', { userId: 'user-b' })).code;
+    expect(await refusal(offerB(byUrl, 'other', 'http://127.0.0.1:7420'))).toBe('REMOTE_RELAY_PAIRING_EXISTS');
+    expect(await b.prisma.pairedRelay.findMany()).toEqual(before);
+  });
+
+  it('lets one of two relays racing for one name in', async () => {
+    const codes = await Promise.all([0, 1].map(async () => (await callUnary(b.client, 'createPairingCode', { userId: 'user-b' })).code));
+    const outcomes = await Promise.allSettled([offerB(codes[0]!, 'twin', 'http://127.0.0.1:7501'), offerB(codes[1]!, 'TWIN', 'http://127.0.0.1:7502')]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as { code: string }).code] : []))).toEqual(['REMOTE_RELAY_PAIRING_EXISTS']);
+    expect(await b.prisma.pairedRelay.count({ where: { nameKey: 'twin' } })).toBe(1);
+    await callUnary(b.client, 'unpair', { name: 'twin' });
+  });
+});
+
 describe('levels, the accept-prompts switch and unpairing', () => {
   it('sets the level, flips accept-prompts relay-wide, and unpairs with relay.pairing.v1.unpaired in the outbox', async () => {
+    await unpairBoth();
     const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
     await pairAWithB(code);
     const { relay } = await callUnary(a.client, 'setAgentLevel', { name: 'relay-b', level: AgentLevel.AGENT_LEVEL_READ });
@@ -177,6 +238,7 @@ describe('levels, the accept-prompts switch and unpairing', () => {
 
 describe('probing the links', () => {
   it('keeps online and version as each paired relay last answered', async () => {
+    await unpairBoth();
     const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
     await pairAWithB(code);
     const store = new PrismaPairedRelayStore(a.prisma);

@@ -1,4 +1,4 @@
-import { auth, invalidInput } from './errors.ts';
+import { auth, invalidInput, pairingExists } from './errors.ts';
 import { normaliseCode } from './pairing-codes.ts';
 import type { PairAnswer, PairedRelayStore, PairingCodeStore, Secrets } from './ports.ts';
 import { checkRelayName } from './relay-name.ts';
@@ -18,6 +18,9 @@ export interface AcceptPairingInput {
 /**
  * The other side of pair: spends the code (once, while it has not expired) and keeps the calling relay for the
  * user who made the code, with its token to call it and the hash of a fresh token it will call this relay with.
+ * A relay whose name (case aside) or URL is paired here already is refused, so it cannot take over that pairing
+ * (its URL, tokens and level) until the pairing is unpaired here. The code is spent first: a caller without one
+ * learns nothing about what is paired.
  */
 export async function acceptPairing(
   deps: { relays: PairedRelayStore; codes: PairingCodeStore; secrets: Secrets },
@@ -32,7 +35,7 @@ export async function acceptPairing(
   const inbound = deps.secrets.newToken();
   const userId = await deps.codes.spend(deps.secrets.hash(normaliseCode(input.code)), now);
   if (userId === undefined) throw auth('The pairing code is unknown, used or expired. Make a new one on this relay.');
-  await deps.relays.save({
+  const existing = await deps.relays.add({
     name,
     url,
     level: 'full',
@@ -43,5 +46,11 @@ export async function acceptPairing(
     online: true,
     createdAt: now,
   });
+  if (existing !== undefined) {
+    throw pairingExists(
+      existing,
+      `${input.self.name} already has a pairing "${existing.name}" (${existing.url}) with that name or address; it must be unpaired on ${input.self.name} before "${name}" at ${url} can pair.`,
+    );
+  }
   return { name: input.self.name, version: input.self.version, token: inbound };
 }

@@ -10,6 +10,8 @@ export const PairingErrorCode = {
   OFFLINE: 'REMOTE_RELAY_OFFLINE',
   AUTH: 'REMOTE_RELAY_AUTH',
   NOT_FOUND: 'REMOTE_RELAY_NOT_FOUND',
+  /** A name (case aside) or URL that is paired already: a pairing never replaces another. */
+  PAIRING_EXISTS: 'REMOTE_RELAY_PAIRING_EXISTS',
   /** A bus message that can never be applied (missing fields): terminated, not retried. */
   INVALID_EVENT: 'PAIRING_INVALID_EVENT',
 } as const;
@@ -37,6 +39,14 @@ export function auth(message: string): AppError {
 /** No such subscription (or other thing the call names). */
 export function notFound(message: string): AppError {
   return new AppError(PairingErrorCode.NOT_FOUND, 'not_found', message);
+}
+
+/**
+ * A new pairing whose relay name (compared case-insensitively) or URL is paired already: refused rather than
+ * replacing that pairing's URL, tokens and level, until it is unpaired. `message` names the existing pairing.
+ */
+export function pairingExists(existing: { name: string; url: string }, message: string): AppError {
+  return new AppError(PairingErrorCode.PAIRING_EXISTS, 'already_exists', message, { details: { relay: existing.name, url: existing.url } });
 }
 
 /** A bus message this service cannot read; `reason` says which field is wrong. */

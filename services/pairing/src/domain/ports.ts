@@ -4,11 +4,17 @@ import type { AgentLevel, PairedRelay } from './paired-relay.ts';
 export interface PairedRelayStore {
   /** Every paired relay, ordered by name. */
   list(): Promise<PairedRelay[]>;
+  /** The pairing of this name, case aside. */
   find(name: string): Promise<PairedRelay | undefined>;
+  /** The pairing with this (normalised) URL. */
+  findByUrl(url: string): Promise<PairedRelay | undefined>;
   /** The paired relay whose inbound token has this hash. */
   findByInboundHash(hash: string): Promise<PairedRelay | undefined>;
-  /** Keeps a pairing; pairing again with a relay of the same name replaces the old one. */
-  save(relay: PairedRelay): Promise<void>;
+  /**
+   * Keeps a new pairing unless its name (case aside) or URL is paired already: then nothing changes and the
+   * pairing it collided with is returned. Atomic, so two pairings racing for one name cannot both land.
+   */
+  add(relay: PairedRelay): Promise<PairedRelay | undefined>;
   /** Removes a pairing and, in the same transaction, publishes relay.pairing.v1.unpaired. */
   remove(name: string, event: UnpairedEvent): Promise<PairedRelay | undefined>;
   setLevel(name: string, level: AgentLevel): Promise<PairedRelay | undefined>;

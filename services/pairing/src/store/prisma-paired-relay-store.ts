@@ -16,7 +16,7 @@ export class PrismaPairedRelayStore implements PairedRelayStore {
   }
 
   async find(name: string): Promise<PairedRelay | undefined> {
-    const row = await this.prisma.pairedRelay.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } });
+    const row = await this.prisma.pairedRelay.findUnique({ where: { nameKey: name.toLowerCase() } });
     return row ? toRelay(row) : undefined;
   }
 
@@ -25,24 +25,41 @@ export class PrismaPairedRelayStore implements PairedRelayStore {
     return row ? toRelay(row) : undefined;
   }
 
-  async save(relay: PairedRelay): Promise<void> {
-    const data = {
-      url: relay.url,
-      level: relay.level,
-      ownerUserId: relay.ownerUserId,
-      inboundTokenHash: relay.inboundTokenHash,
-      outboundToken: relay.outboundToken,
-      version: relay.version,
-      online: relay.online,
-      lastContactAt: relay.createdAt,
-      createdAt: relay.createdAt,
-    };
-    await this.prisma.pairedRelay.upsert({ where: { name: relay.name }, create: { name: relay.name, ...data }, update: data });
+  async findByUrl(url: string): Promise<PairedRelay | undefined> {
+    const row = await this.prisma.pairedRelay.findUnique({ where: { url } });
+    return row ? toRelay(row) : undefined;
+  }
+
+  async add(relay: PairedRelay): Promise<PairedRelay | undefined> {
+    // ON CONFLICT DO NOTHING on every unique key (name, its lower case, the URL): a race keeps the first.
+    const { count } = await this.prisma.pairedRelay.createMany({
+      data: [
+        {
+          name: relay.name,
+          nameKey: relay.name.toLowerCase(),
+          url: relay.url,
+          level: relay.level,
+          ownerUserId: relay.ownerUserId,
+          inboundTokenHash: relay.inboundTokenHash,
+          outboundToken: relay.outboundToken,
+          version: relay.version,
+          online: relay.online,
+          lastContactAt: relay.createdAt,
+          createdAt: relay.createdAt,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (count === 1) return undefined;
+    const existing = (await this.find(relay.name)) ?? (await this.findByUrl(relay.url));
+    // Only the inbound token hash is left to collide on, and it is 256 fresh random bits: a fault, not a refusal.
+    if (existing === undefined) throw new Error('a new pairing collided with no pairing by name or URL');
+    return existing;
   }
 
   async remove(name: string, event: UnpairedEvent): Promise<PairedRelay | undefined> {
     return this.prisma.$transaction(async (tx) => {
-      const row = await tx.pairedRelay.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } });
+      const row = await tx.pairedRelay.findUnique({ where: { nameKey: name.toLowerCase() } });
       if (row === null) return undefined;
       await tx.pairedRelay.delete({ where: { name: row.name } });
       const payload = Unpaired.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, relay: row.name });
