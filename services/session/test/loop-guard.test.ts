@@ -65,6 +65,24 @@ describe('countAgentPrompt and grantAgentPrompts', () => {
     expect(await countAgentPrompt(store, { sessionId: 's1', dryRun: false }, NOW)).toEqual({ sent: 31, allowed: 60, usedUp: false });
   });
 
+  // One answer to "may this prompt go?" for a send (dry run, then count) and a schedule's firing (count alone).
+  it.each([
+    { name: 'the 1st prompt', guard: { sent: 0, allowed: 30 }, goes: true },
+    { name: 'the 30th prompt, with 29 of 30 sent', guard: { sent: 29, allowed: 30 }, goes: true },
+    { name: 'the 31st prompt, with 30 of 30 sent', guard: { sent: 30, allowed: 30 }, goes: false },
+    { name: 'the 60th prompt after one Allow', guard: { sent: 59, allowed: 60 }, goes: true },
+    { name: 'the 61st prompt after one Allow', guard: { sent: 60, allowed: 60 }, goes: false },
+  ])('$name: a dry run and a count give the same answer', async ({ guard, goes }) => {
+    const store = new MemoryGuards();
+    store.guard = { ...guard, userSeq: 0 };
+    const asked = await countAgentPrompt(store, { sessionId: 's1', dryRun: true }, NOW);
+    expect(asked).toEqual({ ...guard, usedUp: !goes });
+    const count = countAgentPrompt(store, { sessionId: 's1', dryRun: false }, NOW);
+    if (goes) await expect(count).resolves.toEqual({ sent: guard.sent + 1, allowed: guard.allowed, usedUp: false });
+    else await expect(count).rejects.toMatchObject({ code: 'REMOTE_RELAY_LOOP_GUARD', details: guard });
+    expect(store.guard.sent).toBe(goes ? guard.sent + 1 : guard.sent);
+  });
+
   it('needs a session id', async () => {
     await expect(countAgentPrompt(new MemoryGuards(), { sessionId: '', dryRun: true }, NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
   });

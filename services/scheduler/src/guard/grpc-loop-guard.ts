@@ -5,7 +5,8 @@ import type { LoopGuard } from '../domain/ports.ts';
 
 /**
  * The session service's loop guard (CountAgentPrompt): counts one prompt to another agent for the setting
- * conversation; false when the allowance is used up, so the firing is held. Any other failure (but a
+ * conversation; false when the allowance is used up, so the firing is held. Whether the prompt may go is the
+ * session service's answer, the same a send gets (the 30th goes, the 31st is held). Any other failure (but a
  * conversation that is gone) throws, and the firing is looked at again in a minute.
  */
 export class GrpcLoopGuard implements LoopGuard {

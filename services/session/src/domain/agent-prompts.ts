@@ -25,17 +25,25 @@ export interface LoopGuardStore {
 export interface AgentPromptCount {
   sent: number;
   allowed: number;
+  /**
+   * The prompt asked about may not go until the user allows more. Judged on the guard as that prompt finds it,
+   * before it is counted, so a dry run and a count answer alike and a counted prompt always answers false.
+   */
   usedUp: boolean;
 }
 
-/** Counts one prompt the conversation sends to another agent; refuses with REMOTE_RELAY_LOOP_GUARD when used up. */
+/**
+ * Counts one prompt the conversation sends to another agent (or, on a dry run, tells whether it may go); refuses
+ * with REMOTE_RELAY_LOOP_GUARD when used up. A send, a create_session and a schedule's firing all get their answer
+ * here: the 30th prompt goes, the 31st waits for the user.
+ */
 export async function countAgentPrompt(store: LoopGuardStore, input: { sessionId: string; dryRun: boolean }, now: Date): Promise<AgentPromptCount> {
   if (input.sessionId === '') throw invalidInput('session_id is required', { field: 'session_id' });
   return store.change(input.sessionId, now, (guard) => {
     if (input.dryRun) return { result: { sent: guard.sent, allowed: guard.allowed, usedUp: isUsedUp(guard) } };
     const next = countPrompt(guard);
     if (next === undefined) throw loopGuard(guard);
-    return { next, result: { sent: next.sent, allowed: next.allowed, usedUp: isUsedUp(next) } };
+    return { next, result: { sent: next.sent, allowed: next.allowed, usedUp: false } };
   });
 }
 

@@ -28,7 +28,10 @@ export function currentGuard(stored: LoopGuard | undefined, latestUserSeq: numbe
   return guard;
 }
 
-/** True when no more prompts fit until the user allows more. */
+/**
+ * True when the next prompt may not go until the user allows more: the one rule for a send, a create_session and a
+ * schedule's firing, judged before the prompt is counted (with 29 of 30 sent the 30th goes, the 31st waits).
+ */
 export function isUsedUp(guard: LoopGuard): boolean {
   return guard.sent >= guard.allowed;
 }

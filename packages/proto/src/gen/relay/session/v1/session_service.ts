@@ -446,7 +446,10 @@ export interface CountAgentPromptResponse {
   sent: number;
   /** How many may be sent before the user is asked again (30, plus 30 per Allow). */
   allowed: number;
-  /** No more fit: the user must Allow more on a card. */
+  /**
+   * The prompt asked about may not go: the user must Allow more on a card. Judged before the prompt is counted, so a
+   * dry run and a count agree (with 29 of 30 sent the 30th goes, the 31st does not) and a counted prompt answers false.
+   */
   usedUp: boolean;
 }
 
