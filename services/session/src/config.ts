@@ -4,7 +4,7 @@
 import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
 import { baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '@relay/config';
-import { isInsideAny, normaliseFolder } from './domain/folders.ts';
+import { inStateFolder, isInsideAny, normaliseFolder, RELAY_STATE_FOLDER } from './domain/folders.ts';
 import { RELAY_SETTING_RANGES } from './domain/relay-settings.ts';
 
 /** An absolute folder path. */
@@ -112,12 +112,17 @@ const schema = z.object({
     .default(() => hostname()),
   /** The folder a session starts in when neither its creator nor the calling session names one. */
   RELAY_DEFAULT_CWD: absolutePath.default(() => homedir()),
-  /** The folders (comma-separated, absolute) sessions may use, subfolders included. */
+  /** The folders (comma-separated, absolute) sessions may use, subfolders included; never the relay's state folder. */
   RELAY_ALLOWED_ROOTS: z
     .string()
     .transform((value) => value.split(',').map((root) => root.trim()).filter((root) => root !== ''))
-    .pipe(z.array(absolutePath).min(1, 'must name at least one absolute folder'))
+    .pipe(z.array(absolutePath.refine((root) => !inStateFolder(normaliseFolder(root) ?? root), `must not be or lie inside a ${RELAY_STATE_FOLDER} folder (the relay's state, its credentials)`)).min(1, 'must name at least one absolute folder'))
     .default(() => [homedir(), '/tmp']),
+  /**
+   * Whether the built-in `script` agent runs here (on: `relay up`, the tests, the dev overlay). It runs the commands
+   * of its prompts (each on the owner's Allow); a team's relay (the prod overlay) switches it off.
+   */
+  RELAY_SCRIPT_PROVIDER: z.enum(['on', 'off']).default('on'),
 
   // Providers (decisions.md, Providers): a provider without its setting is listed as unavailable, with why.
   /** An OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp, …) for provider "openai". */
@@ -188,8 +193,11 @@ const schema = z.object({
       });
     }
   }
-  if (!isInsideAny(normaliseFolder(config.RELAY_DEFAULT_CWD) ?? '', config.RELAY_ALLOWED_ROOTS)) {
+  const defaultCwd = normaliseFolder(config.RELAY_DEFAULT_CWD) ?? '';
+  if (!isInsideAny(defaultCwd, config.RELAY_ALLOWED_ROOTS)) {
     context.addIssue({ code: 'custom', path: ['RELAY_DEFAULT_CWD'], message: `must lie inside RELAY_ALLOWED_ROOTS (${config.RELAY_ALLOWED_ROOTS.join(', ')})` });
+  } else if (inStateFolder(defaultCwd)) {
+    context.addIssue({ code: 'custom', path: ['RELAY_DEFAULT_CWD'], message: `must not lie inside a ${RELAY_STATE_FOLDER} folder (the relay's state, its credentials)` });
   }
 });
 
@@ -225,15 +233,32 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * The variables of the relay's environment a provider's child process (Claude Code) is given; no credentials.
- * ANTHROPIC_BASE_URL sends Claude Code to an LLM gateway (or a test's loopback server); the others keep it quiet.
+ * The variables of the relay's environment a command (a background task) is given: an allowlist, so that the
+ * service's own secrets (DATABASE_URL, the bus's and the providers' credentials, tokens) never reach it.
  */
-const CHILD_VARIABLES = [
-  'PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'SHELL', 'TERM', 'XDG_CONFIG_HOME', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY',
+const COMMAND_VARIABLES = [
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SHELL', 'TERM', 'XDG_CONFIG_HOME', 'NODE_EXTRA_CA_CERTS',
+];
+
+/**
+ * The variables a provider's child process (Claude Code) is given besides: the proxies it reaches its API
+ * through, ANTHROPIC_BASE_URL (an LLM gateway, or a test's loopback server), and the ones that keep it quiet.
+ */
+const AGENT_VARIABLES = [
+  ...COMMAND_VARIABLES, 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY',
   'CLAUDE_CONFIG_DIR', 'ANTHROPIC_BASE_URL', 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'DISABLE_TELEMETRY', 'DISABLE_AUTOUPDATER', 'DISABLE_ERROR_REPORTING',
 ];
 
+function pick(names: readonly string[], env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(names.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
+}
+
 /** The environment a provider's child process starts from (the provider adds its own credential). */
 export function childProcessEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {
-  return Object.fromEntries(CHILD_VARIABLES.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
+  return pick(AGENT_VARIABLES, env);
+}
+
+/** The environment a command the relay runs (a `task` step, a background Bash) starts with. */
+export function commandEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {
+  return pick(COMMAND_VARIABLES, env);
 }

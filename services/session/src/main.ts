@@ -33,6 +33,7 @@ import { GrpcQuestionCards } from './runtime/grpc-question-cards.ts';
 import { SessionWorkers } from './runtime/session-workers.ts';
 import { TurnRunner } from './runtime/turn-runner.ts';
 import { TurnSignals } from './runtime/turn-signals.ts';
+import { nodeRealFolders } from './fs/real-folders.ts';
 import { BackgroundTasks } from './tasks/background-tasks.ts';
 import { PrismaTaskStore } from './tasks/prisma-task-store.ts';
 import { taskGrpc } from './tasks/task-grpc.ts';
@@ -54,6 +55,8 @@ try {
 logger.level = config.LOG_LEVEL;
 
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+// The roots as the machine resolves them: sessions' folders are checked by their real paths.
+const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => nodeRealFolders.realPath(root)));
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaSessionStore(prisma);
 const turns = new PrismaTurnStore(prisma);
@@ -158,7 +161,8 @@ try {
             secrets: nodeCrypto,
             hasher: nodeCrypto,
             catalogue,
-            relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots: config.RELAY_ALLOWED_ROOTS },
+            relay: { name: config.RELAY_NAME, defaultCwd: config.RELAY_DEFAULT_CWD, allowedRoots },
+            folders: nodeRealFolders,
             tasks: { store: taskStore, output: taskStore, now: () => clock.now(), quietAfterMinutes: taskQuietMinutes },
             usage: {
               ledger: usageLedger,

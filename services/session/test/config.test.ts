@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@relay/config';
-import { loadConfig, openAIPrices } from '../src/config.ts';
+import { childProcessEnv, commandEnv, loadConfig, openAIPrices } from '../src/config.ts';
 
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
 
@@ -127,5 +127,42 @@ describe('loadConfig', () => {
       error = caught;
     }
     expect((error as ConfigError).problems.map((p) => p.variable.split('.')[0]).sort()).toEqual(['RELAY_CLAUDE_API_MONTHLY_CAP_USD', 'RELAY_USAGE_ALLOWANCES']);
+  });
+
+  it('refuses the relay\'s state folder (.relay) as an allowed root or the default folder', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig({ DATABASE_URL, ...env });
+      } catch (error) {
+        return (error as ConfigError).problems.map((p) => p.variable);
+      }
+      return [];
+    };
+    expect(problems({ RELAY_ALLOWED_ROOTS: '/home/dev,/home/dev/relay/.relay', RELAY_DEFAULT_CWD: '/home/dev' })).toEqual(['RELAY_ALLOWED_ROOTS.1']);
+    expect(problems({ RELAY_ALLOWED_ROOTS: '/home/dev', RELAY_DEFAULT_CWD: '/home/dev/relay/.relay/pg' })).toEqual(['RELAY_DEFAULT_CWD']);
+  });
+});
+
+describe('the environment of commands and agents', () => {
+  const service = {
+    PATH: '/usr/bin',
+    HOME: '/home/relay',
+    LANG: 'C.UTF-8',
+    DATABASE_URL: 'postgresql://relay:secret@db/relay_session',
+    NATS_URL: 'nats://bus:4222',
+    NATS_CREDS: '/secrets/bus.creds',
+    CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-secret',
+    ANTHROPIC_API_KEY: 'sk-ant-api-secret',
+    RELAY_OPENAI_API_KEY: 'sk-secret',
+    HTTPS_PROXY: 'http://proxy:3128',
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/',
+  };
+
+  it('a command gets only the allowlist: never the database, the bus, a credential or the proxies', () => {
+    expect(commandEnv(service)).toEqual({ PATH: '/usr/bin', HOME: '/home/relay', LANG: 'C.UTF-8' });
+  });
+
+  it('an agent process gets the allowlist and how it reaches its API, and no credential (its provider adds its own)', () => {
+    expect(childProcessEnv(service)).toEqual({ PATH: '/usr/bin', HOME: '/home/relay', LANG: 'C.UTF-8', HTTPS_PROXY: 'http://proxy:3128', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' });
   });
 });

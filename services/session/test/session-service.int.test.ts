@@ -17,6 +17,7 @@ import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { sessionGrpc } from '../src/grpc/session-grpc.ts';
 import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
 import { SESSION_EVENTS_STREAM, SessionSubject } from '../src/wire/session-events.ts';
+import { nodeRealFolders } from '../src/fs/real-folders.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -66,6 +67,7 @@ beforeAll(async () => {
           hasher: nodeCrypto,
           catalogue: new ConfiguredCatalogue({}),
           relay: { name: 'desk', defaultCwd: '/tmp', allowedRoots: ['/tmp'] },
+          folders: nodeRealFolders,
         }),
       },
     ],

@@ -22,6 +22,7 @@ import { nodeCrypto } from '../src/crypto/node-crypto.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { sessionGrpc } from '../src/grpc/session-grpc.ts';
 import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
+import { nodeRealFolders } from '../src/fs/real-folders.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const ROLES_MIGRATION = '20261130800000_user_roles';
@@ -52,6 +53,7 @@ beforeAll(async () => {
           hasher: nodeCrypto,
           catalogue: new ConfiguredCatalogue({}),
           relay: { name: 'desk', defaultCwd: '/tmp', allowedRoots: ['/tmp'] },
+          folders: nodeRealFolders,
         }),
       },
     ],

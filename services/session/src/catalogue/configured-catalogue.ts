@@ -12,6 +12,8 @@ export interface EndpointRow {
 
 /** The configuration the catalogue reads (a slice of Config, so tests pass only what they need). */
 export interface CatalogueSettings {
+  /** 'off' switches the built-in script agent off (unset: on). */
+  RELAY_SCRIPT_PROVIDER?: 'on' | 'off' | undefined;
   RELAY_OPENAI_BASE_URL?: string | undefined;
   RELAY_OPENAI_MODELS?: string[] | undefined;
   RELAY_OPENAI_ENDPOINTS?: EndpointRow[] | undefined;
@@ -65,7 +67,15 @@ export class ConfiguredCatalogue implements ProviderCatalogue {
     const claudeModels = settings.RELAY_CLAUDE_MODELS ?? [];
     const claudeCode = settings.CLAUDE_CODE_OAUTH_TOKEN !== undefined;
     this.#rows = [
-      { id: 'script', name: 'Script', family: 'script', configured: true, missing: '', models: ['script-1'], efforts: [] },
+      {
+        id: 'script',
+        name: 'Script',
+        family: 'script',
+        configured: settings.RELAY_SCRIPT_PROVIDER !== 'off',
+        missing: 'the script agent is switched off on this relay (RELAY_SCRIPT_PROVIDER)',
+        models: ['script-1'],
+        efforts: [],
+      },
       {
         id: 'openai',
         name: 'OpenAI-compatible',

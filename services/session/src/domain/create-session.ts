@@ -1,7 +1,7 @@
 import { checkModel } from './check-model.ts';
 import { NEW_SESSION_SETTINGS, type Group, type GroupInfo, type Provenance, type Session, type SessionView } from './entities.ts';
 import { activeLimit, invalidInput, nesting, notFound, unsupported } from './errors.ts';
-import { checkFolder, isInsideAny, normaliseFolder } from './folders.ts';
+import { checkFolder, isInsideAny, normaliseFolder, realFolder } from './folders.ts';
 import { findNamedGroup, GROUP_ID_PREFIX, toGroupRef } from './groups.ts';
 import { DEFAULT_PROVIDER, CLOUD_PROVIDER, findProvider, type ProviderInfo } from './provider-catalogue.ts';
 import type { ActionDeps, RelayPlace } from './ports.ts';
@@ -235,7 +235,9 @@ export async function createSession(deps: ActionDeps, input: CreateSessionInput,
       caller === undefined ? 0 : tx.countSessionsAtWork(caller.id),
       caller === undefined ? 0 : tx.countStartedSessions(caller.id),
     ]);
-    const plan = planCreateSession(input, { caller, providers, groups, atWork, startedCount, relay: deps.relay });
+    // The folder as the machine resolves it: the roots check must see where a symbolic link leads.
+    const cwd = input.cwd === '' ? '' : await realFolder(deps.folders, input.cwd);
+    const plan = planCreateSession({ ...input, cwd }, { caller, providers, groups, atWork, startedCount, relay: deps.relay });
 
     const session: Session = {
       ...NEW_SESSION_SETTINGS,

@@ -1,4 +1,8 @@
 import { invalidInput } from './errors.ts';
+import type { RealFolders } from './ports.ts';
+
+/** The name of the folder `relay up` keeps its state in (credentials among it): never a session's folder. */
+export const RELAY_STATE_FOLDER = '.relay';
 
 /**
  * An absolute POSIX path with '.', '..', repeated and trailing slashes resolved; undefined when the path is
@@ -16,8 +20,18 @@ export function normaliseFolder(path: string): string | undefined {
 }
 
 /**
- * The folder a session may use, normalised, or a refusal saying what is wrong: not absolute, or outside
- * every folder the relay allows (RELAY_ALLOWED_ROOTS).
+ * The folder as the machine resolves it (symbolic links followed), so that the allowed-roots check sees where
+ * a command would really run. `cwd` as given when it is not an absolute path (checkFolder refuses it).
+ */
+export async function realFolder(folders: RealFolders, cwd: string): Promise<string> {
+  const folder = cwd.includes('\0') ? undefined : normaliseFolder(cwd.trim());
+  return folder === undefined ? cwd : folders.realPath(folder);
+}
+
+/**
+ * The folder a session may use, normalised, or a refusal saying what is wrong: not absolute, inside the relay's
+ * own state folder (.relay, which holds its credentials), or outside every folder the relay allows
+ * (RELAY_ALLOWED_ROOTS). Give it the real path (realFolder): a symbolic link must not lead out of the roots.
  */
 export function checkFolder(cwd: string, allowedRoots: readonly string[]): string {
   const folder = cwd.includes('\0') ? undefined : normaliseFolder(cwd.trim());
@@ -26,13 +40,23 @@ export function checkFolder(cwd: string, allowedRoots: readonly string[]): strin
       field: 'cwd',
     });
   }
-  if (!isInsideAny(folder, allowedRoots)) {
-    throw invalidInput(
-      `cwd '${folder}' is outside the folders sessions on this relay may use (${allowedRoots.join(', ')}).`,
-      { field: 'cwd', allowedRoots: [...allowedRoots] },
-    );
-  }
+  const refusal = folderRefusal(folder, allowedRoots);
+  if (refusal !== undefined) throw invalidInput(refusal, { field: 'cwd', allowedRoots: [...allowedRoots] });
   return folder;
+}
+
+/** Why commands may not run in a normalised real folder, or undefined when they may. */
+export function folderRefusal(folder: string, allowedRoots: readonly string[]): string | undefined {
+  if (inStateFolder(folder)) {
+    return `cwd '${folder}' is inside the relay's own state folder (${RELAY_STATE_FOLDER}), which holds its credentials; sessions never work there.`;
+  }
+  if (!isInsideAny(folder, allowedRoots)) return `cwd '${folder}' is outside the folders sessions on this relay may use (${allowedRoots.join(', ')}).`;
+  return undefined;
+}
+
+/** Whether a normalised folder is, or lies below, a folder named .relay. */
+export function inStateFolder(folder: string): boolean {
+  return folder.split('/').includes(RELAY_STATE_FOLDER);
 }
 
 /** Whether a normalised folder is one of the roots or lies below one. */

@@ -107,12 +107,22 @@ export interface RelayPlace {
   allowedRoots: readonly string[];
 }
 
+/** The machine's view of a folder path. */
+export interface RealFolders {
+  /**
+   * The absolute, normalised `folder` with its symbolic links resolved; the part below the deepest folder that
+   * exists is kept as written (a session may name a folder it creates later).
+   */
+  realPath(folder: string): Promise<string>;
+}
+
 /** Everything the session actions need. */
 export type ActionDeps = {
   store: ConversationStore;
   catalogue: ProviderCatalogue;
   ids: IdGenerator;
   relay: RelayPlace;
+  folders: RealFolders;
 };
 
 /** New unique ids for users, sessions and events. */

@@ -2,7 +2,7 @@ import { checkModel } from './check-model.ts';
 import { newGroupId } from './create-session.ts';
 import { THINKING_DISPLAYS, type GroupInfo, type GroupRef, type Session, type ThinkingDisplay } from './entities.ts';
 import { archived, busy, forbidden, invalidInput, notFound, permission, unsupported } from './errors.ts';
-import { checkFolder } from './folders.ts';
+import { checkFolder, realFolder } from './folders.ts';
 import { findNamedGroup, groupSummary, tidyGroup, toGroupRef } from './groups.ts';
 import { CLOUD_PROVIDER, findProvider, restartsForFolder, thinkingApplies, windowApplies, type ProviderInfo } from './provider-catalogue.ts';
 import type { ActionDeps, SessionChanges } from './ports.ts';
@@ -314,7 +314,9 @@ export async function updateSession(deps: ActionDeps, input: UpdateSessionInput,
       caller === undefined ? false : tx.hasGrant({ sessionId: caller.id, kind: UPDATE_OTHERS_GRANT, relay: THIS_RELAY }),
       target === undefined || input.remoteCaller === undefined ? null : tx.firstPromptProvenance(target.id),
     ]);
-    const plan = planUpdateSession(input, {
+    // The folder as the machine resolves it: the roots check must see where a symbolic link leads.
+    const resolved = input.cwd === undefined ? input : { ...input, cwd: await realFolder(deps.folders, input.cwd) };
+    const plan = planUpdateSession(resolved, {
       target,
       caller,
       providers,

@@ -1,7 +1,7 @@
 /**
- * The provider plug-ins this relay's configuration sets up (decisions.md, Providers): the script agent,
- * one OpenAI-compatible provider per configured endpoint (openai, deepseek, and RELAY_OPENAI_ENDPOINTS),
- * and Claude Code billed to the subscription (claude) or the API key (claude-api).
+ * The provider plug-ins this relay's configuration sets up (decisions.md, Providers): the script agent (unless
+ * RELAY_SCRIPT_PROVIDER is off), one OpenAI-compatible provider per configured endpoint (openai, deepseek, and
+ * RELAY_OPENAI_ENDPOINTS), and Claude Code billed to the subscription (claude) or the API key (claude-api).
  */
 import type { Logger } from '@relay/telemetry';
 import { openAIPrices, type Config } from '../config.ts';
@@ -51,7 +51,8 @@ export function configuredProviders(config: Config, ports: ProviderPorts): Provi
     history: ports.history,
   };
   return [
-    new ScriptProvider({ gatewayUrl, cards: ports.cards, logger: ports.logger, tasks: ports.tasks }),
+    // Off, the relay has no plug-in for it: a script session's turn ends as an error, and the catalogue says why.
+    ...(config.RELAY_SCRIPT_PROVIDER === 'off' ? [] : [new ScriptProvider({ gatewayUrl, cards: ports.cards, logger: ports.logger, tasks: ports.tasks })]),
     ...(config.RELAY_OPENAI_BASE_URL === undefined ? [] : [openAI('openai', config.RELAY_OPENAI_BASE_URL, config.RELAY_OPENAI_API_KEY, config.RELAY_OPENAI_MODELS)]),
     ...config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => openAI(endpoint.id, endpoint.baseUrl, endpoint.apiKey, endpoint.models)),
     ...(config.DEEPSEEK_API_KEY === undefined ? [] : [openAI('deepseek', config.RELAY_DEEPSEEK_BASE_URL, config.DEEPSEEK_API_KEY, config.RELAY_DEEPSEEK_MODELS)]),

@@ -28,6 +28,16 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
     expect(script).toMatchObject({ defaultModel: 'script-1', models: ['script-1'], modelsKnown: true, efforts: [], reason: '' });
   });
 
+  it('lists script as switched off, with why, when RELAY_SCRIPT_PROVIDER is off', async () => {
+    const [script] = await new ConfiguredCatalogue(loadConfig({ DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' })).providers();
+    expect(script).toMatchObject({
+      id: 'script',
+      available: false,
+      reason: 'the script agent is switched off on this relay (RELAY_SCRIPT_PROVIDER)',
+      reasonCode: 'SCRIPT_NOT_CONFIGURED',
+    });
+  });
+
   it('says honestly why each other provider is not available', async () => {
     const byId = Object.fromEntries((await catalogue.providers()).map((p) => [p.id, p]));
     expect(byId['openai']!.reason).toBe('no OpenAI-compatible endpoint configured (RELAY_OPENAI_BASE_URL)');

@@ -1,3 +1,6 @@
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionState } from '@relay/proto/relay/session/v1/session';
 import { CreateSessionRequest, SetConversationOptionsRequest } from '@relay/proto/relay/session/v1/session_service';
@@ -140,6 +143,28 @@ describe('CreateSession refusals change nothing', () => {
     await expectRefused({ userId, repo: 'org/repo', text: 'x' }, 'REMOTE_RELAY_INVALID_INPUT');
     await expectRefused({ userId, cwd: '/etc', text: 'x' }, 'REMOTE_RELAY_INVALID_INPUT');
     await expectRefused({ userId, text: '' }, 'REMOTE_RELAY_INVALID_INPUT');
+  });
+
+  it('checks a folder by its real path: a symbolic link inside a root that leads out of the roots is refused, one that stays in is kept resolved', async () => {
+    const userId = await h.newUser();
+    const place = await mkdtemp(join(tmpdir(), 'relay-cwd-'));
+    try {
+      await symlink('/etc', join(place, 'etc-link'));
+      await mkdir(join(place, 'real'));
+      await symlink(join(place, 'real'), join(place, 'inside-link'));
+      const details = await expectRefused({ userId, cwd: join(place, 'etc-link', 'ssl'), text: 'x' }, 'REMOTE_RELAY_INVALID_INPUT');
+      expect(details['message']).toBe("cwd '/etc/ssl' is outside the folders sessions on this relay may use (/home/dev, /tmp).");
+      const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, text: 'reply hi', cwd: join(place, 'inside-link', 'not-yet') }));
+      expect(created.session?.cwd).toBe(join(place, 'real', 'not-yet'));
+    } finally {
+      await rm(place, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses the relay\'s state folder (.relay) as a session\'s folder', async () => {
+    const userId = await h.newUser();
+    const details = await expectRefused({ userId, cwd: '/tmp/repo/.relay', text: 'x' }, 'REMOTE_RELAY_INVALID_INPUT');
+    expect(details['message']).toContain("inside the relay's own state folder (.relay)");
   });
 
   it("refuses an unknown group with the spec's sentence and the groups there", async () => {

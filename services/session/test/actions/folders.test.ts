@@ -35,6 +35,15 @@ describe('folders', () => {
     }
   });
 
+  it('refuses the relay\'s own state folder (.relay) and anything below it, inside a root too', () => {
+    for (const cwd of ['/home/dev/relay/.relay', '/home/dev/relay/.relay/pg', '/tmp/.relay']) {
+      const error = refusalOf(() => checkFolder(cwd, ROOTS));
+      expect(error.code).toBe('REMOTE_RELAY_INVALID_INPUT');
+      expect(error.message).toBe(`cwd '${cwd}' is inside the relay's own state folder (.relay), which holds its credentials; sessions never work there.`);
+    }
+    expect(checkFolder('/home/dev/.relayed', ROOTS)).toBe('/home/dev/.relayed');
+  });
+
   it('treats / as a root that allows everything', () => {
     expect(isInsideAny('/etc', ['/'])).toBe(true);
   });

@@ -16,6 +16,7 @@ import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { sessionGrpc } from '../../src/grpc/session-grpc.ts';
 import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
 import { SESSION_EVENTS_STREAM } from '../../src/wire/session-events.ts';
+import { nodeRealFolders } from '../../src/fs/real-folders.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 export const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -82,7 +83,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     services: [
       {
         definition: SessionServiceService,
-        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, ...(usage === undefined ? {} : { usage }) }),
+        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, ...(usage === undefined ? {} : { usage }) }),
       },
     ],
     logger,

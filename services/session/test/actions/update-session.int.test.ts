@@ -1,3 +1,6 @@
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateSessionRequest, UpdateSessionRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
@@ -138,6 +141,11 @@ describe('UpdateSession refusals change nothing', () => {
     expect(model).toMatchObject({ suggestions: ['script-1'], models: ['script-1'] });
     await expectRefused({ ...base, group: 'grp_missing' }, 'REMOTE_RELAY_UNKNOWN_GROUP');
     await expectRefused({ ...base, cwd: '/etc' }, 'REMOTE_RELAY_INVALID_INPUT');
+    await expectRefused({ ...base, cwd: '/tmp/repo/.relay' }, 'REMOTE_RELAY_INVALID_INPUT');
+    const place = await mkdtemp(join(tmpdir(), 'relay-cwd-'));
+    await symlink('/etc', join(place, 'etc-link'));
+    const escaped = await expectRefused({ ...base, cwd: join(place, 'etc-link') }, 'REMOTE_RELAY_INVALID_INPUT').finally(() => rm(place, { recursive: true, force: true }));
+    expect(escaped['message']).toContain("cwd '/etc' is outside the folders");
     await expectRefused({ ...base, effort: 'high' }, 'REMOTE_RELAY_INVALID_INPUT');
     await h.prisma.session.update({ where: { id: startedId }, data: { archived: true } });
     await expectRefused({ ...base, title: 'x' }, 'REMOTE_RELAY_ARCHIVED');

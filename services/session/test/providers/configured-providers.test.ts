@@ -48,6 +48,11 @@ describe('configuredProviders', () => {
   it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones stay, unavailable', () => {
     expect(configuredProviders(loadConfig({ DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api']);
   });
+
+  it('leaves out the script agent when RELAY_SCRIPT_PROVIDER is off (on by default)', () => {
+    expect(loadConfig({ DATABASE_URL }).RELAY_SCRIPT_PROVIDER).toBe('on');
+    expect(configuredProviders(loadConfig({ DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api']);
+  });
 });
 
 describe('discoverModelLists', () => {

@@ -91,6 +91,8 @@ describe('credentials are blanked as in the console', () => {
     ['using sk-ant-api03-abcdefghijklmnopqrstuvwxyz', 'using [redacted]'],
     ['DB_PASSWORD="hunter2"', 'DB_PASSWORD="[redacted]"'],
     ['{"api_key": "abc123"}', '{"api_key": "[redacted]"}'],
+    ['admin rly_u_Q2hlY2sgdGhlIHRva2VuIGZvcm1hdCBoZXJlIQ-_x9 and rly_s_AbCdEfGhIjKlMnOpQrStUv', 'admin [redacted] and [redacted]'],
+    ['{"userToken":"rly_u_Q2hlY2sgdGhlIHRva2VuIGZvcm1hdCBoZXJlIQ"}', '{"userToken":"[redacted]"}'],
   ])('%s', (input, expected) => {
     expect(redactCredentials(input)).toBe(expected);
   });

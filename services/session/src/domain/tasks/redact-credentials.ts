@@ -1,6 +1,6 @@
 /**
- * Credentials blanked as the task console blanks them (pure): tokens and API keys, passwords in
- * URLs, Authorization headers, AWS keys, private keys and `password=`-style assignments.
+ * Credentials blanked as the task console blanks them (pure): tokens (the relay's own rly_… among them) and API
+ * keys, passwords in URLs, Authorization headers, AWS keys, private keys and `password=`-style assignments.
  */
 
 export const REDACTED = '[redacted]';
@@ -25,6 +25,8 @@ const RULES: readonly [RegExp, string][] = [
   [/\bglpat-[A-Za-z0-9_-]{20,}\b/g, REDACTED],
   [/\bnpm_[A-Za-z0-9]{36}\b/g, REDACTED],
   [/\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
+  // The relay's own tokens: a user's (rly_u_…) or a session's (rly_s_…), the base64url secret after the prefix.
+  [/\brly_[a-z]_[A-Za-z0-9_-]{16,}/g, REDACTED],
   // NAME=value and "name": "value" where the name says it is a secret (AWS secret keys included).
   [
     /\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]*)(["']?\s*[:=]\s*)(["']?)(?!\[redacted\])[^\s"',;]+/gi,
