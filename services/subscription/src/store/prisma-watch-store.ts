@@ -8,7 +8,7 @@
  */
 import { enqueue, processOnce } from '@relay/bus';
 import type { DeliveryTimings, OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
-import { evaluateWatcher, EMPTY_WATCHER_STATE, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
+import { evaluateWatcher, EMPTY_WATCHER_STATE, heldBySubscription, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
 import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
 import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
@@ -140,21 +140,22 @@ export class PrismaWatchStore {
     return rows.map((row) => row.id);
   }
 
-  /** The watcher's active subscriptions and those ended in the last hour, with their held events. */
+  /** The watcher's active subscriptions and those ended in the last hour, with their held events and when they come. */
   async list(watcherSessionId: string, now: Date): Promise<ListedSubscription[]> {
     const rows = await this.prisma.subscription.findMany({
       where: { watcherSessionId, OR: [{ endedAt: null }, { endedAt: { gte: new Date(now.getTime() - ENDED_LISTED_MS) } }] },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    const held = await this.prisma.watcherEvent.findMany({ where: { watcherSessionId, status: 'held' }, select: { subscriptionIds: true, releaseAt: true, heldBy: true } });
+    const waiting = await this.prisma.watcherEvent.findMany({
+      where: { watcherSessionId, status: { in: ['held', 'released'] } },
+      select: { status: true, releaseAt: true, deliverAt: true, heldBy: true },
+    });
+    const events = waiting.map((event) => ({ ...event, status: event.status as WatcherEvent['status'], heldBy: event.heldBy as WatcherEvent['heldBy'] }));
+    const watcher = await this.prisma.watcher.findUnique({ where: { sessionId: watcherSessionId }, select: { state: true } });
+    const state = watcher === null ? EMPTY_WATCHER_STATE : stateFromJson(watcher.state);
     return rows
       .map(toSubscription)
-      .map((subscription) => {
-        const mine = held.filter((event) => (event.heldBy as { subscriptionId?: string } | null)?.subscriptionId === subscription.id);
-        const times = mine.map((event) => event.releaseAt?.getTime() ?? Infinity);
-        const first = Math.min(...times);
-        return { ...subscription, heldCount: mine.length, nextDeliveryAt: Number.isFinite(first) ? new Date(first) : null };
-      })
+      .map((subscription) => ({ ...subscription, ...heldBySubscription(events, subscription.id, state, this.options.timings) }))
       .sort((a, b) => Number(a.endedAt !== null) - Number(b.endedAt !== null));
   }
 

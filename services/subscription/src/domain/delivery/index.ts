@@ -17,12 +17,17 @@
  *   that ends after the quiet window is a digest; a digest moved to the window's end is quiet-held.
  * - `lastDeliveredAt` counts only messages that carried the subscription's non-urgent events:
  *   an urgent row does not restart the digest's N minutes.
- * - Coalescing applies to every release, held ones included: events released together (a quiet
- *   window's end, a digest) go 30 s later in one message, with anything else released meanwhile.
- *   An urgent event takes only the open window's events along, not those waiting for a cap slot
- *   or held by a digest or quiet hours.
- * - The hourly cap is checked when a message would go (the window's close). A blocked message goes
- *   at the next cap slot regardless of the count (that is the cap's digest); a message blocked
+ * - Held events have waited already: what a quiet window's end or a digest releases goes at that
+ *   instant in one message, not 30 s later, and takes along the events waiting in the open 30-second
+ *   window (those that arrived within the 30 s before). Only events no option held open or join a
+ *   window. An urgent event likewise takes only the open window's events along, not those waiting
+ *   for a cap slot or held by a digest or quiet hours.
+ * - `nextDeliveryAt` of a subscription is when its held events' message comes: their release, or
+ *   the cap slot when the hourly cap (as its log stands) blocks that instant; `heldCount` includes
+ *   released events of the subscription still waiting for a cap slot.
+ * - The hourly cap is checked when a message would go (the window's close, or a hold's release).
+ *   A blocked message goes at the next cap slot regardless of the count (that is the cap's
+ *   digest); a message blocked
  *   less than 10 min after the previous slot keeps to that slot's grid, a later one starts a new
  *   series at its own T + 10 min. When the count is below 20 again messages go as usual.
  * - Heartbeats: grid times inside quiet hours are skipped (not moved), and a heartbeat event whose
@@ -66,7 +71,7 @@ export { capRelease, recordWakeUp, wakeUpsInWindow, type Capped } from './cap.ts
 export { coalesceRelease, type Coalesced } from './coalesce.ts';
 export { nextDigestAt, nextHeartbeatAt } from './digest.ts';
 export * from './model.ts';
-export { isUrgent, planDelivery, planRelease, recordDelivery, subscriptionRelease, type SubscriptionRelease } from './plan.ts';
+export { heldDeliveryAt, isUrgent, planDelivery, planRelease, recordDelivery, subscriptionRelease, type DeliveryKind, type SubscriptionRelease } from './plan.ts';
 export {
   boundaryInstant,
   canonicalTimeZone,

@@ -207,6 +207,8 @@ export type DeliveryReason =
   | 'takes_open_window'
   /** Waits for the 30-second coalescing window to close. */
   | 'coalescing'
+  /** A digest or quiet hours held it and its release came: it goes then, not 30 s later (it has waited already). */
+  | 'hold_ended'
   /** The hourly cap is reached: waits for the next cap slot (every 10 min). */
   | 'hourly_cap';
 
@@ -214,9 +216,9 @@ export type DeliveryReason =
 export type DeliveryPlan = {
   deliverAt: Date;
   reasons: DeliveryReason[];
-  /** Set for an urgent event that takes the open window's events along (they went with it). */
+  /** Set for an event that goes at once and takes the open window's events along (they go with it). */
   takesWindowClosingAt: Date | null;
-  /** The coalescing window the event joined or opened (null for an urgent event). */
+  /** The coalescing window the event joined or opened (null for one that goes at once). */
   windowClosesAt: Date | null;
   /** The message goes at a cap slot: it is the hourly cap's digest. */
   capDigest: boolean;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliverySubscription, QuietHours, RelayEvent, ReleasePlan, WatcherState } from './model.ts';
-import { isUrgent, planDelivery, planRelease, recordDelivery } from './plan.ts';
+import { heldDeliveryAt, isUrgent, planDelivery, planRelease, recordDelivery } from './plan.ts';
 
 const at = (iso: string) => new Date(iso);
 const SESSION = { id: '3f9c2a1e7b04', title: 'Review: server/' };
@@ -155,7 +155,8 @@ describe('planRelease: digest_minutes', () => {
     const plan = released(planRelease(turnEnd('2026-06-10T08:10:00Z'), [digest30], idle, at('2026-06-10T08:30:00Z')));
     expect(plan.reasons).toEqual(['digest']);
     expect(plan.heldBy).toEqual({ kind: 'digest', subscriptionId: 'sub_digest', digestMinutes: 30 });
-    expect(plan.delivery.deliverAt).toEqual(at('2026-06-10T08:30:30Z'));
+    expect(plan.delivery.deliverAt).toEqual(at('2026-06-10T08:30:00Z'));
+    expect(plan.delivery.reasons).toEqual(['hold_ended']);
   });
 
   it('gives every event held for the same digest the same release time', () => {
@@ -186,7 +187,7 @@ describe('planRelease: quiet hours', () => {
   it('releases it at the end, still marked as held by quiet hours', () => {
     const plan = released(planRelease(taskFailed('2026-06-10T22:00:00Z'), [quiet], idle, at('2026-06-11T04:00:00Z')));
     expect(plan.heldBy?.kind).toBe('quiet_hours');
-    expect(plan.delivery.deliverAt).toEqual(at('2026-06-11T04:00:30Z'));
+    expect(plan.delivery.deliverAt).toEqual(at('2026-06-11T04:00:00Z'));
   });
 
   it('lets an event outside the window through', () => {
@@ -424,18 +425,59 @@ describe('planRelease: the hourly cap', () => {
     const plan = released(planRelease(taskFailed('2026-06-10T09:10:00Z'), [{ ...digest30, createdAt: at('2026-06-10T09:00:00Z') }], capped(), at('2026-06-10T09:30:00Z')));
     expect(plan.heldBy?.kind).toBe('digest');
     expect(plan.delivery.capDigest).toBe(true);
-    expect(plan.delivery.deliverAt).toEqual(at('2026-06-10T09:40:30Z'));
+    expect(plan.delivery.deliverAt).toEqual(at('2026-06-10T09:40:00Z'));
+  });
+});
+
+describe('planRelease: a held event goes at its release, not 30 s later', () => {
+  const digestFrom8 = subscription({ id: 'sub_digest', digestMinutes: 30 });
+  /** A watcher whose window, opened by a new event at `openedAt`, is still open. */
+  const windowOpenedAt = (openedAt: string) => released(planRelease(turnEnd(openedAt), [plain], idle, at(openedAt))).delivery.watcherState;
+  it.each([
+    { name: "a digest at its due time", event: taskFailed('2026-06-10T08:10:00Z'), sub: digestFrom8, watcher: idle, now: '2026-06-10T08:30:00Z', deliverAt: '2026-06-10T08:30:00Z', reasons: ['hold_ended'], takes: null },
+    { name: "quiet hours' end", event: taskFailed('2026-06-10T22:00:00Z'), sub: quiet, watcher: idle, now: '2026-06-11T04:00:00Z', deliverAt: '2026-06-11T04:00:00Z', reasons: ['hold_ended'], takes: null },
+    { name: 'a release planned late goes when planned', event: taskFailed('2026-06-10T08:10:00Z'), sub: digestFrom8, watcher: idle, now: '2026-06-10T08:30:05Z', deliverAt: '2026-06-10T08:30:05Z', reasons: ['hold_ended'], takes: null },
+    { name: 'a release takes the events that arrived in the 30 s before', event: taskFailed('2026-06-10T22:00:00Z'), sub: quiet, watcher: windowOpenedAt('2026-06-11T03:59:50Z'), now: '2026-06-11T04:00:00Z', deliverAt: '2026-06-11T04:00:00Z', reasons: ['hold_ended', 'takes_open_window'], takes: '2026-06-11T04:00:20Z' },
+    { name: "the cap's slot is the release + 10 min", event: taskFailed('2026-06-10T09:10:00Z'), sub: { ...digestFrom8, createdAt: at('2026-06-10T09:00:00Z') }, watcher: capped(), now: '2026-06-10T09:30:00Z', deliverAt: '2026-06-10T09:40:00Z', reasons: ['hold_ended', 'hourly_cap'], takes: null },
+  ])('$name', ({ event, sub, watcher, now, deliverAt, reasons, takes }) => {
+    const plan = released(planRelease(event, [sub], watcher, at(now)));
+    expect(plan.delivery.deliverAt).toEqual(at(deliverAt));
+    expect(plan.delivery.reasons).toEqual(reasons);
+    expect(plan.delivery.takesWindowClosingAt).toEqual(takes === null ? null : at(takes));
+  });
+
+  it('leaves no window open after it went: a new event then opens its own', () => {
+    const release = released(planRelease(taskFailed('2026-06-10T22:00:00Z'), [quiet], windowOpenedAt('2026-06-11T03:59:50Z'), at('2026-06-11T04:00:00Z')));
+    const next = released(planRelease(turnEnd('2026-06-11T04:00:10Z'), [plain], release.delivery.watcherState, at('2026-06-11T04:00:10Z')));
+    expect(next.delivery.deliverAt).toEqual(at('2026-06-11T04:00:40Z'));
+  });
+
+  it('blocked by the cap, leaves the open window to close on its own', () => {
+    const opened = released(planRelease(turnEnd('2026-06-10T09:29:50Z'), [plain], capped(), at('2026-06-10T09:29:50Z'))).delivery.watcherState;
+    const plan = released(planRelease(taskFailed('2026-06-10T09:10:00Z'), [{ ...digestFrom8, createdAt: at('2026-06-10T09:00:00Z') }], opened, at('2026-06-10T09:30:00Z')));
+    expect(plan.delivery.takesWindowClosingAt).toBeNull();
+    expect(plan.delivery.watcherState.windowClosesAt).toEqual(opened.windowClosesAt);
+  });
+});
+
+describe('heldDeliveryAt', () => {
+  it.each([
+    ['the release itself while the cap is not reached then', idle, '2026-06-10T09:30:00Z', '2026-06-10T09:30:00Z'],
+    ['the cap slot, release + 10 min, when the cap is reached then', capped(), '2026-06-10T09:30:00Z', '2026-06-10T09:40:00Z'],
+    ['the release once the rolling hour has let wake-ups go', capped(), '2026-06-10T10:05:00Z', '2026-06-10T10:05:00Z'],
+  ] as const)('%s', (_name, watcher, releaseAt, expected) => {
+    expect(heldDeliveryAt(at(releaseAt), watcher)).toEqual(at(expected));
   });
 });
 
 describe('planDelivery', () => {
   it('uses shorter timings when a test configures them', () => {
-    const plan = planDelivery(idle, at('2026-06-10T09:00:00Z'), false, { coalesceMs: 1_000, capWakeUps: 2, capWindowMs: 60_000, capSlotMs: 5_000 });
+    const plan = planDelivery(idle, at('2026-06-10T09:00:00Z'), 'new', { coalesceMs: 1_000, capWakeUps: 2, capWindowMs: 60_000, capSlotMs: 5_000 });
     expect(plan.deliverAt).toEqual(at('2026-06-10T09:00:01Z'));
   });
 
   it('does not record the wake-up itself: recordDelivery does, when the message went', () => {
-    const plan = planDelivery(idle, at('2026-06-10T09:00:00Z'), true);
+    const plan = planDelivery(idle, at('2026-06-10T09:00:00Z'), 'urgent');
     expect(plan.watcherState.wakeUps).toEqual([]);
     expect(recordDelivery(plan.watcherState, plan.deliverAt).wakeUps).toEqual([at('2026-06-10T09:00:00Z')]);
   });

@@ -1,7 +1,8 @@
 /**
  * planRelease: when a matched event may reach the watcher, and why. It combines, in this order,
  * the no-echo rule, urgency, quiet hours and digest_minutes per subscription; the earliest of the
- * subscriptions that took the event; then the coalescing window and the hourly cap of the watcher.
+ * subscriptions that took the event; then the coalescing window (for events no option held) and the
+ * hourly cap of the watcher.
  */
 import { capRelease, recordWakeUp } from './cap.ts';
 import { coalesceRelease } from './coalesce.ts';
@@ -87,12 +88,20 @@ export function subscriptionRelease(event: RelayEvent, subscription: DeliverySub
 }
 
 /**
- * When a message with an event released at `now` reaches the watcher: urgent at once (taking the
- * open window's events along), others when the coalescing window closes, or at a cap slot.
+ * How a released event meets the coalescing window: `urgent` goes at once and past the cap; `hold_ended` (a digest
+ * or quiet hours held it, and its release came) goes at once too, having waited already, but keeps to the cap;
+ * `new` waits for the window to close.
  */
-export function planDelivery(watcher: WatcherState, now: Date, urgent: boolean, timings: DeliveryTimings = DEFAULT_DELIVERY_TIMINGS): DeliveryPlan {
-  const coalesced = coalesceRelease(watcher.windowClosesAt, now, urgent, timings.coalesceMs);
-  if (urgent) {
+export type DeliveryKind = 'urgent' | 'hold_ended' | 'new';
+
+/**
+ * When a message with an event released at `now` reaches the watcher: urgent ones and held ones at their release at
+ * once (taking the open window's events along), new ones when the coalescing window closes; non-urgent ones at a cap
+ * slot while the hourly cap is reached.
+ */
+export function planDelivery(watcher: WatcherState, now: Date, kind: DeliveryKind, timings: DeliveryTimings = DEFAULT_DELIVERY_TIMINGS): DeliveryPlan {
+  const coalesced = coalesceRelease(watcher.windowClosesAt, now, kind !== 'new', timings.coalesceMs);
+  if (kind === 'urgent') {
     return {
       deliverAt: coalesced.sendAt,
       reasons: coalesced.takesWindowClosingAt ? ['at_once', 'takes_open_window'] : ['at_once'],
@@ -103,6 +112,18 @@ export function planDelivery(watcher: WatcherState, now: Date, urgent: boolean, 
     };
   }
   const capped = capRelease(watcher.wakeUps, watcher.capSlotAt, coalesced.sendAt, timings);
+  if (kind === 'hold_ended') {
+    // Blocked by the cap, it waits for the slot alone: the open window's events keep their own send time.
+    const takes = capped.capDigest ? null : coalesced.takesWindowClosingAt;
+    return {
+      deliverAt: capped.sendAt,
+      reasons: capped.capDigest ? ['hold_ended', 'hourly_cap'] : takes ? ['hold_ended', 'takes_open_window'] : ['hold_ended'],
+      takesWindowClosingAt: takes,
+      windowClosesAt: null,
+      capDigest: capped.capDigest,
+      watcherState: { ...watcher, windowClosesAt: capped.capDigest ? watcher.windowClosesAt : null, capSlotAt: capped.capSlotAt },
+    };
+  }
   return {
     deliverAt: capped.sendAt,
     reasons: capped.capDigest ? ['coalescing', 'hourly_cap'] : ['coalescing'],
@@ -136,7 +157,7 @@ export function planRelease(
       subscriptionId: subscriptions[0]?.id ?? null,
       reasons: ['urgent'],
       heldBy: null,
-      delivery: planDelivery(watcher, now, true, timings),
+      delivery: planDelivery(watcher, now, 'urgent', timings),
       endsSubscriptionIds,
     };
   }
@@ -167,9 +188,17 @@ export function planRelease(
     subscriptionId,
     reasons: answer.reasons,
     heldBy: answer.heldBy,
-    delivery: planDelivery(watcher, now, false, timings),
+    delivery: planDelivery(watcher, now, answer.heldBy === null ? 'new' : 'hold_ended', timings),
     endsSubscriptionIds,
   };
+}
+
+/**
+ * When the message of an event held until `releaseAt` comes, as the watcher's cap log stands now: at the release, or
+ * at the cap slot the hourly cap defers it to.
+ */
+export function heldDeliveryAt(releaseAt: Date, watcher: WatcherState, timings: DeliveryTimings = DEFAULT_DELIVERY_TIMINGS): Date {
+  return capRelease(watcher.wakeUps, watcher.capSlotAt, releaseAt, timings).sendAt;
 }
 
 /** The watcher's state once a message was injected at `at`: the wake-up joins the cap's log. */

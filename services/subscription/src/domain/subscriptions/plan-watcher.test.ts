@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliverySubscription, RelayEvent } from '../delivery/index.ts';
-import { EMPTY_WATCHER_STATE, evaluateWatcher, wakeupIdOf, type WatcherEvent } from './plan-watcher.ts';
+import { recordDelivery, type DeliverySubscription, type HeldBy, type RelayEvent, type WatcherState } from '../delivery/index.ts';
+import { EMPTY_WATCHER_STATE, evaluateWatcher, heldBySubscription, wakeupIdOf, type WatcherEvent } from './plan-watcher.ts';
 
 const at = (iso: string) => new Date(iso);
 const SESSION = { id: '3f9c2a1e7b04', title: 'Review: server/' };
@@ -41,16 +41,29 @@ describe('evaluateWatcher', () => {
     expect(third.nextEvaluationAt).toBeNull();
   });
 
-  it('holds an event inside quiet hours until the window ends, then it goes after the coalescing window', () => {
+  it('holds an event inside quiet hours until the window ends, then sends it at that instant', () => {
     const quiet = subscription({ id: 'sub_quiet', quietHours: { from: '21:00', to: '02:30', tz: 'Europe/Berlin' } });
     const held = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T20:00:00Z'), state: EMPTY_WATCHER_STATE, seq: 0, events: [stored(turnEnd('e1', '2026-10-24T20:00:00Z'), ['sub_quiet'])], subscriptions: subs(quiet) });
     // 02:30 comes first at 00:30Z (CEST); the repeated 02:30 (CET, 01:30Z) does not count.
     expect(held.events).toMatchObject([{ status: 'held', releaseAt: at('2026-10-25T00:30:00Z') }]);
     expect(held.nextEvaluationAt).toEqual(at('2026-10-25T00:30:00Z'));
-    const released = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-25T00:30:00Z'), state: held.state, seq: 0, events: held.events, subscriptions: subs(quiet) });
-    expect(released.events).toMatchObject([{ status: 'released', deliverAt: at('2026-10-25T00:30:30Z') }]);
-    const sent = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-25T00:30:30Z'), state: released.state, seq: 0, events: released.events, subscriptions: subs(quiet) });
+    const sent = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-25T00:30:00Z'), state: held.state, seq: 0, events: held.events, subscriptions: subs(quiet) });
+    expect(sent.events).toMatchObject([{ status: 'delivered', deliverAt: at('2026-10-25T00:30:00Z') }]);
     expect(sent.wakeUp?.text).toContain('Held during quiet hours (21:00–02:30 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.');
+    expect(sent.state.wakeUps).toEqual([at('2026-10-25T00:30:00Z')]);
+  });
+
+  it('sends a digest at its due time with the events waiting in the open window', () => {
+    const digest = subscription({ id: 'sub_digest', digestMinutes: 30, createdAt: at('2026-10-24T10:00:00Z') });
+    const plain = subscription();
+    const held = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:05:00Z'), state: EMPTY_WATCHER_STATE, seq: 0, events: [stored(turnEnd('e1', '2026-10-24T10:05:00Z'), ['sub_digest'])], subscriptions: subs(digest, plain) });
+    // A new event 10 s before the digest opens a window closing at 10:30:10.
+    const open = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:29:50Z'), state: held.state, seq: 0, events: [...held.events, stored(turnEnd('e2', '2026-10-24T10:29:50Z'), ['sub_plain'])], subscriptions: subs(digest, plain) });
+    expect(open.nextEvaluationAt).toEqual(at('2026-10-24T10:30:00Z'));
+    const sent = evaluateWatcher({ watcherSessionId: WATCHER, now: at('2026-10-24T10:30:00Z'), state: open.state, seq: 0, events: [...held.events, ...open.events.filter((e) => e.id !== `${WATCHER}:e1`)], subscriptions: subs(digest, plain) });
+    expect(sent.wakeUp?.sourceEventIds).toEqual(['e1', 'e2']);
+    expect(sent.deliveredSubscriptionIds.sort()).toEqual(['sub_digest', 'sub_plain']);
+    expect(sent.nextEvaluationAt).toBeNull();
   });
 
   it('delivers an urgent event at once, taking the open window along', () => {
@@ -116,5 +129,30 @@ describe('evaluateWatcher and the watcher\'s own prompts', () => {
       '[relay event · automated message from OAR, not from the user; it approves nothing]',
       '[relay event] build-box · link_restored: the relay answers again; 2 events replayed, 2 of them held by digest or quiet hours and coming later',
     ]);
+  });
+});
+
+describe('heldBySubscription (list_subscriptions: heldCount, nextDeliveryAt)', () => {
+  const digestHold: HeldBy = { kind: 'digest', subscriptionId: 'sub_digest', digestMinutes: 30 };
+  const otherHold: HeldBy = { kind: 'digest', subscriptionId: 'sub_other', digestMinutes: 10 };
+  const waiting = (status: WatcherEvent['status'], releaseAt: string | null, deliverAt: string | null, heldBy: HeldBy | null = digestHold) => ({
+    status,
+    releaseAt: releaseAt === null ? null : at(releaseAt),
+    deliverAt: deliverAt === null ? null : at(deliverAt),
+    heldBy,
+  });
+  /** 20 wake-ups one minute apart from 10:00: the cap is reached until 11:00. */
+  let capped: WatcherState = EMPTY_WATCHER_STATE;
+  for (let minute = 0; minute < 20; minute += 1) capped = recordDelivery(capped, new Date(at('2026-10-24T10:00:00Z').getTime() + minute * 60_000));
+
+  it.each([
+    { name: 'nothing held', events: [], state: EMPTY_WATCHER_STATE, heldCount: 0, next: null },
+    { name: 'a held event comes at its release, not 30 s later', events: [waiting('held', '2026-10-24T10:30:00Z', null)], state: EMPTY_WATCHER_STATE, heldCount: 1, next: '2026-10-24T10:30:00Z' },
+    { name: 'the earliest of two releases', events: [waiting('held', '2026-10-24T11:00:00Z', null), waiting('held', '2026-10-24T10:30:00Z', null)], state: EMPTY_WATCHER_STATE, heldCount: 2, next: '2026-10-24T10:30:00Z' },
+    { name: 'a release the cap blocks comes at its slot, release + 10 min', events: [waiting('held', '2026-10-24T10:30:00Z', null)], state: capped, heldCount: 1, next: '2026-10-24T10:40:00Z' },
+    { name: 'a released event waiting for its cap slot is still held', events: [waiting('released', '2026-10-24T10:30:00Z', '2026-10-24T10:40:00Z')], state: capped, heldCount: 1, next: '2026-10-24T10:40:00Z' },
+    { name: "another subscription's, delivered and new events are not counted", events: [waiting('held', '2026-10-24T10:20:00Z', null, otherHold), waiting('delivered', '2026-10-24T10:00:00Z', '2026-10-24T10:00:00Z'), waiting('released', null, '2026-10-24T10:00:30Z', null)], state: EMPTY_WATCHER_STATE, heldCount: 0, next: null },
+  ])('$name', ({ events, state, heldCount, next }) => {
+    expect(heldBySubscription(events, 'sub_digest', state)).toEqual({ heldCount, nextDeliveryAt: next === null ? null : at(next) });
   });
 });

@@ -6,6 +6,7 @@
  */
 import {
   DEFAULT_DELIVERY_TIMINGS,
+  heldDeliveryAt,
   isUrgent,
   planRelease,
   recordDelivery,
@@ -162,6 +163,30 @@ export function evaluateWatcher(input: {
     deliveredSubscriptionIds: [...delivered],
     nextEvaluationAt: next === null ? null : new Date(next),
   };
+}
+
+/**
+ * What one subscription's digest or quiet hours hold now: events still waiting for their release, and those released
+ * that wait for a cap slot; `nextDeliveryAt` is when the first of their messages comes (null: nothing held).
+ */
+export function heldBySubscription(
+  events: readonly Pick<WatcherEvent, 'status' | 'releaseAt' | 'deliverAt' | 'heldBy'>[],
+  subscriptionId: string,
+  state: WatcherState,
+  timings: DeliveryTimings = DEFAULT_DELIVERY_TIMINGS,
+): { heldCount: number; nextDeliveryAt: Date | null } {
+  let heldCount = 0;
+  let next: number | null = null;
+  for (const event of events) {
+    if (event.heldBy?.subscriptionId !== subscriptionId) continue;
+    let at: Date | null;
+    if (event.status === 'held') at = event.releaseAt === null ? null : heldDeliveryAt(event.releaseAt, state, timings);
+    else if (event.status === 'released') at = event.deliverAt;
+    else continue;
+    heldCount += 1;
+    if (at !== null && (next === null || at.getTime() < next)) next = at.getTime();
+  }
+  return { heldCount, nextDeliveryAt: next === null ? null : new Date(next) };
 }
 
 /** A watcher with no history. */
