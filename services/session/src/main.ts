@@ -15,7 +15,7 @@ import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/teleme
 import { startScheduledPromptConsumer } from './bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './bus/wakeup-consumer.ts';
 import { ConfiguredCatalogue } from './catalogue/configured-catalogue.ts';
-import { childProcessEnv, loadConfig, openAIPrices, type Config } from './config.ts';
+import { childProcessEnv, commandEnv, loadConfig, openAIPrices, type Config } from './config.ts';
 import { nodeCrypto } from './crypto/node-crypto.ts';
 import { getRelaySettings, seedRelaySettings } from './domain/relay-settings.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -69,6 +69,9 @@ const backgroundTasks = new BackgroundTasks({
   logger,
   host: hostname(),
   runnerId: `tasks-${randomUUID()}`,
+  env: commandEnv(),
+  allowedRoots,
+  folders: nodeRealFolders,
 });
 const usageLedger = new PrismaUsageLedger(prisma);
 const providers = new ProviderRegistry(

@@ -1,5 +1,6 @@
 /**
- * Background shell tasks: `sh -c <command>` in the session's folder, its output (stdout and stderr) kept in
+ * Background shell tasks: `sh -c <command>` in the session's folder (by its real path, inside the relay's allowed
+ * roots), with an allowlisted environment that holds none of the service's secrets, its output (stdout and stderr) kept in
  * PostgreSQL as it comes (TaskOutputLog), its start and end recorded with their events. A task keeps running
  * after the turn that started it ends. Its runner holds a lease on it (relay time); when the runner dies, any
  * replica's sweep fails it once the lease has run out, and a restart on the same host fails it at once
@@ -12,6 +13,8 @@ import { stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { Clock, Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
+import { folderRefusal, normaliseFolder } from '../domain/folders.ts';
+import type { RealFolders } from '../domain/ports.ts';
 import { endedStatus, TASK_LEASE_MS, TASK_LEASE_RENEW_MS, TASK_OUTPUT_KEPT_MS, type Task } from '../domain/tasks/task.ts';
 import type { PrismaTaskStore, TaskEnd } from './prisma-task-store.ts';
 import { OUTPUT_ANNOUNCE_MS, TaskOutputLog } from './task-output-log.ts';
@@ -32,6 +35,11 @@ export interface BackgroundTasksOptions {
   host: string;
   /** This process's runner id: tasks of another id on this host are orphans. */
   runnerId: string;
+  /** The whole environment a command starts with (commandEnv): never the service's own. */
+  env: Readonly<Record<string, string>>;
+  /** The folders commands may run in (real paths), and how a session's folder resolves on this machine. */
+  allowedRoots: readonly string[];
+  folders: RealFolders;
 }
 
 type RunningTask = { child: ChildProcess; stopping: boolean; ended: Promise<void> };
@@ -48,17 +56,21 @@ export class BackgroundTasks {
   }
 
   /**
-   * Starts `command` in `cwd` for the session; refuses when the folder does not exist. The task is described by
-   * `description` when the agent gave one, else by the command.
+   * Starts `command` in `cwd` for the session; refuses when the folder does not exist, or when its real path (a
+   * symbolic link made since the session took the folder) lies outside the allowed roots or in a .relay folder.
+   * The task is described by `description` when the agent gave one, else by the command.
    */
   async start(input: { sessionId: string; cwd: string; command: string; description?: string | undefined }): Promise<Task> {
     const { store, clock, logger, host, runnerId } = this.#o;
     if (!(await isFolder(input.cwd))) throw new TaskStartRefused(`the session's folder ${input.cwd} does not exist on this relay`);
+    const cwd = await this.#o.folders.realPath(normaliseFolder(input.cwd) ?? input.cwd);
+    const refusal = folderRefusal(cwd, this.#o.allowedRoots);
+    if (refusal !== undefined) throw new TaskStartRefused(refusal);
     const id = `task_${randomBytes(8).toString('hex')}`;
     const log = logger.child({ taskId: id, sessionId: input.sessionId });
     const output = new TaskOutputLog({ taskId: id, store, logger: log });
     // Its own process group, so a stop ends the command's children too.
-    const child = spawn('sh', ['-c', input.command], { cwd: input.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', input.command], { cwd, env: this.#o.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     // Listened to at once: a quick command ends before its row is written.
     const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
     const running: RunningTask = { child, stopping: false, ended: Promise.resolve() };
@@ -74,7 +86,7 @@ export class BackgroundTasks {
         sessionId: input.sessionId,
         description: input.description?.trim() || input.command,
         type: 'local_bash',
-        cwd: input.cwd,
+        cwd,
         host,
         runnerId,
         startedAt,

@@ -4,7 +4,7 @@
  * outlives the turn, and Claude Code's sub-agents show as local_agent tasks while they run, with their events.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,9 @@ import { ManualClock } from '@relay/clock';
 import { SessionState, type Session as SessionMessage } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { commandEnv } from '../../src/config.ts';
 import { readTaskOutput, SUBAGENT_NO_OUTPUT_NOTE } from '../../src/domain/tasks/read-task-output.ts';
+import { nodeRealFolders } from '../../src/fs/real-folders.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { ClaudeProvider, type QueryFn } from '../../src/providers/claude/claude-provider.ts';
 import { TURN_ENDED_REASON } from '../../src/providers/claude/turn-subagents.ts';
@@ -41,7 +43,7 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   store = new PrismaTaskStore(prisma);
-  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-claude' });
+  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-claude', env: commandEnv(), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders });
   workDir = await mkdtemp(join(tmpdir(), 'relay-claude-tasks-'));
   userId = randomUUID();
   await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });

@@ -5,7 +5,7 @@
  * Relay time is a ManualClock moved by hand, so the stall and the lease are counted without sleeping.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,9 @@ import { isAppError } from '@relay/errors';
 import { SessionState, type Session as SessionMessage } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { commandEnv } from '../../src/config.ts';
 import { readTaskOutput } from '../../src/domain/tasks/read-task-output.ts';
+import { nodeRealFolders } from '../../src/fs/real-folders.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { TASK_LEASE_MS, TASK_OUTPUT_KEPT_BYTES, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
 import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/tasks/background-tasks.ts';
@@ -27,6 +29,14 @@ import { TaskSubject } from '../../src/tasks/task-wire.ts';
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'background-tasks-test', level: 'silent' });
 const clock = new ManualClock('2026-11-30T10:00:00.000Z');
+/** What the session service's environment holds besides the allowlisted variables. */
+const SERVICE_SECRETS = {
+  DATABASE_URL: 'postgresql://relay:db-secret@db:5432/relay_session',
+  NATS_URL: 'nats://bus:4222',
+  NATS_PASSWORD: 'bus-secret',
+  CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-oauth-secret',
+  RELAY_OPENAI_API_KEY: 'openai-secret',
+};
 
 let database: TestDatabase;
 let prisma: PrismaClient;
@@ -46,8 +56,11 @@ beforeAll(async () => {
   otherPrisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   otherStore = new PrismaTaskStore(otherPrisma);
   workDir = await mkdtemp(join(tmpdir(), 'relay-task-cwd-'));
-  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-now' });
-  otherTasks = new BackgroundTasks({ store: otherStore, clock, logger, host: 'other-pod', runnerId: 'runner-other' });
+  // The service's own environment holds secrets; a command is given only the allowlist of commandEnv.
+  const serviceEnv = { ...process.env, ...SERVICE_SECRETS };
+  const place = { env: commandEnv(serviceEnv), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders };
+  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-now', ...place });
+  otherTasks = new BackgroundTasks({ store: otherStore, clock, logger, host: 'other-pod', runnerId: 'runner-other', ...place });
   userId = randomUUID();
   await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });
 }, 60_000);
@@ -124,6 +137,31 @@ describe('a background task', () => {
     expect(await untilEnded(task.id)).toMatchObject({ status: 'failed', exitCode: 3 });
     expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FAILED]);
     expect((await read(sessionId, task.id)).task).toMatchObject({ status: 'failed', exitCode: 3 });
+  });
+
+  it('starts with the allowlisted environment only: no database URL, bus or provider credential of the service', async () => {
+    const sessionId = await newSession();
+    // Set on the test process too: a command that inherited the process's environment would print it.
+    process.env['RELAY_TEST_SERVICE_TOKEN'] = 'rly_u_inherited-secret';
+    try {
+      const task = await tasks.start({ sessionId, cwd: workDir, command: 'env' });
+      await untilEnded(task.id);
+      const variables = (await read(sessionId, task.id, 1000)).tail.map((line) => line.split('=')[0] ?? '');
+      expect(variables).toContain('PATH');
+      expect(variables.filter((name) => /DATABASE|NATS|TOKEN|KEY|PASSWORD|SECRET/i.test(name))).toEqual([]);
+    } finally {
+      delete process.env['RELAY_TEST_SERVICE_TOKEN'];
+    }
+  });
+
+  it('refuses a folder whose real path leads out of the allowed roots (a symbolic link), or into a .relay folder; nothing runs', async () => {
+    const link = join(workDir, 'etc-link');
+    await symlink('/etc', link);
+    await mkdir(join(workDir, '.relay'), { recursive: true });
+    const sessionId = await newSession();
+    await expect(tasks.start({ sessionId, cwd: link, command: 'touch ran' })).rejects.toThrow(new TaskStartRefused(`cwd '/etc' is outside the folders sessions on this relay may use (${await realpath(tmpdir())}).`));
+    await expect(tasks.start({ sessionId, cwd: join(workDir, '.relay'), command: 'touch ran' })).rejects.toThrow(TaskStartRefused);
+    expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
   });
 
   it('a task that goes quiet: stall and health count relay minutes since its last output; the idle session is background_only', async () => {
