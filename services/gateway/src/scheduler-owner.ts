@@ -15,12 +15,15 @@ export interface Schedule {
   /** 0 for a schedule that fires once. */
   everyMinutes: number;
   once: boolean;
+  /** The next grid time; while held, the first one after now (a held once schedule: the held firing's time). */
   nextFireAt: Date;
   lastFiredAt: Date | undefined;
   firedCount: number;
   skippedCount: number;
   heldForApproval: boolean;
   heldSince: Date | undefined;
+  /** While held: the grid time of the held firing. */
+  heldFireAt: Date | undefined;
   endedAt: Date | undefined;
   /** "" while active; unscheduled, fired, archived or deleted. */
   endReason: string;

@@ -8,6 +8,7 @@ import type { Card, CardEvent } from '../src/ports.ts';
 import type { CreateScheduleInput, Schedule } from '../src/scheduler-owner.ts';
 
 const NEXT = new Date('2026-11-02T02:00:00.000Z');
+const HELD_SINCE = new Date('2026-11-01T02:00:00.000Z');
 
 function stored(over: Partial<Schedule> = {}): Schedule {
   return {
@@ -25,6 +26,7 @@ function stored(over: Partial<Schedule> = {}): Schedule {
     skippedCount: 0,
     heldForApproval: false,
     heldSince: undefined,
+    heldFireAt: undefined,
     endedAt: undefined,
     endReason: '',
     ...over,
@@ -120,7 +122,7 @@ describe('list_schedules and unschedule', () => {
   it('lists with setBy, skippedCount and held fields only when they apply', async () => {
     const listed = [
       stored(),
-      stored({ id: 'sch_2', target: { id: 'other', title: 'Other' }, skippedCount: 2, heldForApproval: true, heldSince: NEXT }),
+      stored({ id: 'sch_2', target: { id: 'other', title: 'Other' }, skippedCount: 2, heldForApproval: true, heldSince: HELD_SINCE, heldFireAt: HELD_SINCE }),
       stored({ id: 'sch_3', endedAt: NEXT, endReason: 'fired', once: true, everyMinutes: 0 }),
     ];
     const result = await listSchedules({}, contextWith({ listed }).context);
@@ -128,7 +130,8 @@ describe('list_schedules and unschedule', () => {
     const [own, other, ended] = result.schedules as Record<string, unknown>[];
     expect(own).not.toHaveProperty('setBy');
     expect(own).not.toHaveProperty('skippedCount');
-    expect(other).toMatchObject({ setBy: { id: 'caller', title: 'Desk' }, skippedCount: 2, heldForApproval: true, heldSince: NEXT.toISOString() });
+    expect(other).toMatchObject({ setBy: { id: 'caller', title: 'Desk' }, skippedCount: 2, heldForApproval: true, heldSince: HELD_SINCE.toISOString(), heldFireAt: HELD_SINCE.toISOString(), nextFireAt: NEXT.toISOString() });
+    expect(own).not.toHaveProperty('heldFireAt');
     expect(ended).toMatchObject({ endReason: 'fired', nextFireAt: null });
   });
 

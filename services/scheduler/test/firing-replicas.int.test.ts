@@ -150,10 +150,12 @@ it('a repeat whose previous message still waits is skipped and counted, and a he
   await takeAll();
   expect(await fireDueSchedules({ store, guard: used }, new Date(START + 2 * MINUTE))).toMatchObject({ held: 1 });
   const held = await a.schedule.findFirstOrThrow();
-  expect(held).toMatchObject({ heldForApproval: true, heldSince: new Date(START + 2 * MINUTE), firedCount: 1, skippedCount: 1 });
+  expect(held).toMatchObject({ heldForApproval: true, heldSince: new Date(START + 2 * MINUTE), pendingFireAt: new Date(START + 2 * MINUTE), firedCount: 1, skippedCount: 1 });
   const away: LoopGuard = { countPrompt: async () => Promise.reject(new Error('session service unavailable')) };
   expect(await fireDueSchedules({ store, guard: away }, new Date(START + 4 * MINUTE))).toMatchObject({ deferred: 1, fired: 0 });
   expect(await a.schedule.findFirstOrThrow()).toMatchObject({ nextFireAt: new Date(START + 5 * MINUTE), firedCount: 1 });
   expect(await fireDueSchedules({ store, guard: allow }, new Date(START + 5 * MINUTE))).toMatchObject({ fired: 1 });
-  expect(await a.schedule.findFirstOrThrow()).toMatchObject({ heldForApproval: false, heldSince: null, firedCount: 2, nextFireAt: new Date(START + 6 * MINUTE) });
+  expect(await a.schedule.findFirstOrThrow()).toMatchObject({ heldForApproval: false, heldSince: null, pendingFireAt: null, firedCount: 2, nextFireAt: new Date(START + 6 * MINUTE) });
+  // The held firing goes for its own grid time, not for the minute it was looked at again.
+  expect((await a.firing.findMany({ orderBy: { dueAt: 'desc' }, take: 1 }))[0]).toMatchObject({ dueAt: new Date(START + 2 * MINUTE), firedAt: new Date(START + 5 * MINUTE) });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dueAction, end, fire, firingId, hold, HOLD_RECHECK_MS, retryLater, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
 import { nextGridTime } from '../src/domain/grid.ts';
-import { isListed, newScheduleId, parseInstant, planSchedule, type Schedule, type ScheduleRequest } from '../src/domain/schedule.ts';
+import { isListed, newScheduleId, parseInstant, planSchedule, shownTimes, type Schedule, type ScheduleRequest } from '../src/domain/schedule.ts';
 
 const t = (iso: string) => new Date(iso);
 const provenance = { originRelay: 'desk', originSessionId: 's1', originSessionTitle: 'Main', model: 'script-1', hops: 1 };
@@ -130,9 +130,17 @@ describe('due times', () => {
     const { update } = fire(held, t('2026-11-01T00:36:00Z'));
     expect(update).toMatchObject({ heldForApproval: false, heldSince: null, firedCount: 1, nextFireAt: t('2026-11-01T00:40:00Z') });
   });
-  it('a firing whose guard could not be asked stays due a minute on, with nothing else changed', () => {
+  it('a firing whose guard could not be asked stays due a minute on, keeping its grid time, with nothing else changed', () => {
     const s = every10();
-    expect(retryLater(s, t('2026-11-01T00:00:00Z'))).toEqual({ ...skip(s, t('2026-11-01T00:00:00Z')), skippedCount: 0, nextFireAt: t('2026-11-01T00:01:00Z') });
+    expect(retryLater(s, t('2026-11-01T00:00:00Z'))).toEqual({ ...skip(s, t('2026-11-01T00:00:00Z')), skippedCount: 0, nextFireAt: t('2026-11-01T00:01:00Z'), pendingFireAt: t('2026-11-01T00:00:00Z') });
+  });
+  it('a firing deferred because the guard was away goes for its own grid time', () => {
+    const deferred = every10(retryLater(every10(), t('2026-11-01T00:00:00Z')));
+    expect(fire(deferred, t('2026-11-01T00:01:00Z')).firing.dueAt).toEqual(t('2026-11-01T00:00:00Z'));
+  });
+  it('a skip of a held repeat ends the hold: the held firing is the one skipped', () => {
+    const held = every10(hold(every10(), t('2026-11-01T00:00:00Z')));
+    expect(skip(held, t('2026-11-01T00:01:00Z'))).toMatchObject({ heldForApproval: false, heldSince: null, pendingFireAt: null, skippedCount: 1, nextFireAt: t('2026-11-01T00:10:00Z') });
   });
   it('end records why', () => {
     expect(end(every10(), 'archived', NOW)).toMatchObject({ endedAt: NOW, endReason: 'archived' });
@@ -148,5 +156,42 @@ describe('due times', () => {
   it('the prompt header says it is automated and approves nothing', () => {
     expect(scheduledPromptHeader('sch_1', 'Tick', 10)).toBe('[relay schedule sch_1 "Tick" · every 10 min · automated message from OAR, not from the user; it approves nothing]');
     expect(scheduledPromptHeader('sch_1', 'Tick', 0)).toContain('· once ·');
+  });
+});
+
+describe('a held firing, step by step (every 60 min from 10:00; the loop looks every minute while it is held)', () => {
+  const hourly = plan({ at: '2026-11-01T10:00:00Z', everyMinutes: 60 }, t('2026-11-01T09:00:00Z'));
+  // Each row is one look of the firing loop at `now` with the loop guard's answer, then what list_schedules shows.
+  const steps = [
+    { now: '2026-11-01T10:00:00Z', goes: false, nextFireAt: '2026-11-01T11:00:00Z', heldFireAt: '2026-11-01T10:00:00Z', firedDueAt: null, firedCount: 0 },
+    { now: '2026-11-01T10:01:00Z', goes: false, nextFireAt: '2026-11-01T11:00:00Z', heldFireAt: '2026-11-01T10:00:00Z', firedDueAt: null, firedCount: 0 },
+    // 11:00 passes during the hold: it collapses into the held firing (not fired, not skipped).
+    { now: '2026-11-01T11:30:00Z', goes: false, nextFireAt: '2026-11-01T12:00:00Z', heldFireAt: '2026-11-01T10:00:00Z', firedDueAt: null, firedCount: 0 },
+    { now: '2026-11-01T11:31:00Z', goes: true, nextFireAt: '2026-11-01T12:00:00Z', heldFireAt: null, firedDueAt: '2026-11-01T10:00:00Z', firedCount: 1 },
+    { now: '2026-11-01T12:00:00Z', goes: true, nextFireAt: '2026-11-01T13:00:00Z', heldFireAt: null, firedDueAt: '2026-11-01T12:00:00Z', firedCount: 2 },
+  ];
+  it.each(steps.map((step, index) => ({ ...step, index })))('at $now the guard says goes=$goes', ({ index }) => {
+    let schedule = hourly;
+    for (const step of steps.slice(0, index + 1)) {
+      const now = t(step.now);
+      expect(schedule.nextFireAt.getTime()).toBeLessThanOrEqual(now.getTime());
+      const result = step.goes ? fire(schedule, now) : { firing: undefined, update: hold(schedule, now) };
+      schedule = { ...schedule, ...result.update };
+      if (step === steps[index]) {
+        expect(result.firing?.dueAt ?? null).toEqual(step.firedDueAt === null ? null : t(step.firedDueAt));
+        expect(shownTimes(schedule, now)).toEqual({ nextFireAt: t(step.nextFireAt), heldFireAt: step.heldFireAt === null ? null : t(step.heldFireAt) });
+        expect(schedule).toMatchObject({ firedCount: step.firedCount, skippedCount: 0, heldForApproval: !step.goes, heldSince: step.goes ? null : t('2026-11-01T10:00:00Z') });
+      }
+    }
+  });
+
+  it('a held once schedule shows the held firing as its next time', () => {
+    const once = plan({ at: '2026-11-01T10:00:00Z', everyMinutes: 0 }, t('2026-11-01T09:00:00Z'));
+    const held = { ...once, ...hold(once, t('2026-11-01T10:00:00Z')) };
+    expect(shownTimes(held, t('2026-11-01T10:30:00Z'))).toEqual({ nextFireAt: t('2026-11-01T10:00:00Z'), heldFireAt: t('2026-11-01T10:00:00Z') });
+  });
+
+  it('an ended schedule shows no times', () => {
+    expect(shownTimes({ ...hourly, ...end(hourly, 'unscheduled', NOW) }, NOW)).toEqual({ nextFireAt: null, heldFireAt: null });
   });
 });

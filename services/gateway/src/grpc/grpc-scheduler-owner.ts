@@ -58,6 +58,7 @@ function toSchedule(message: ScheduleMessage): Schedule {
     skippedCount: message.skippedCount,
     heldForApproval: message.heldForApproval,
     heldSince: message.heldSince,
+    heldFireAt: message.heldFireAt,
     endedAt: message.endedAt,
     endReason: message.endReason,
   };

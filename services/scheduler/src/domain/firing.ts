@@ -12,6 +12,7 @@ export const HOLD_RECHECK_MS = 60_000;
 /** The fields a due-time decision changes on the schedule row. */
 export interface ScheduleUpdate {
   nextFireAt: Date;
+  pendingFireAt: Date | null;
   lastFiredAt: Date | null;
   firedCount: number;
   skippedCount: number;
@@ -35,8 +36,13 @@ export function firingId(scheduleId: string, dueAt: Date): string {
 }
 
 function unchanged(schedule: Schedule): ScheduleUpdate {
-  const { nextFireAt, lastFiredAt, firedCount, skippedCount, heldForApproval, heldSince, endedAt, endReason } = schedule;
-  return { nextFireAt, lastFiredAt, firedCount, skippedCount, heldForApproval, heldSince, endedAt, endReason };
+  const { nextFireAt, pendingFireAt, lastFiredAt, firedCount, skippedCount, heldForApproval, heldSince, endedAt, endReason } = schedule;
+  return { nextFireAt, pendingFireAt, lastFiredAt, firedCount, skippedCount, heldForApproval, heldSince, endedAt, endReason };
+}
+
+/** The grid time the due firing stands for: the one that waits (held, or the guard did not answer), else nextFireAt. */
+export function dueGridTime(schedule: Pick<Schedule, 'nextFireAt' | 'pendingFireAt'>): Date {
+  return schedule.pendingFireAt ?? schedule.nextFireAt;
 }
 
 /** The next time after `now` a repeating schedule is due: missed grid times collapse into the one firing now. */
@@ -52,11 +58,16 @@ export function dueAction(schedule: Schedule, previousStillWaits: boolean): 'fir
   return !schedule.once && previousStillWaits ? 'skip' : 'fire';
 }
 
-/** Fires a due schedule at `now`: one firing for its due time; a once schedule ends ("fired"), a repeat moves to its next grid time. */
+/**
+ * Fires a due schedule at `now`: one firing for its due grid time (a held one's own, however long the hold); a once
+ * schedule ends ("fired"), a repeat moves to its next grid time after now (those passed meanwhile collapse into it).
+ */
 export function fire(schedule: Schedule, now: Date): { firing: Firing; update: ScheduleUpdate } {
-  const firing = { id: firingId(schedule.id, schedule.nextFireAt), scheduleId: schedule.id, dueAt: schedule.nextFireAt, firedAt: now };
+  const dueAt = dueGridTime(schedule);
+  const firing = { id: firingId(schedule.id, dueAt), scheduleId: schedule.id, dueAt, firedAt: now };
   const update: ScheduleUpdate = {
     ...unchanged(schedule),
+    pendingFireAt: null,
     lastFiredAt: now,
     firedCount: schedule.firedCount + 1,
     heldForApproval: false,
@@ -68,30 +79,31 @@ export function fire(schedule: Schedule, now: Date): { firing: Firing; update: S
 
 /** Skips a due repeat because its previous message still waits: counted in skippedCount, then the grid goes on. */
 export function skip(schedule: Schedule, now: Date): ScheduleUpdate {
-  return { ...unchanged(schedule), skippedCount: schedule.skippedCount + 1, nextFireAt: nextAfter(schedule, now) };
+  return { ...unchanged(schedule), skippedCount: schedule.skippedCount + 1, nextFireAt: nextAfter(schedule, now), pendingFireAt: null, heldForApproval: false, heldSince: null };
 }
 
 /**
- * Holds a due firing for another session while the loop guard is used up: it stays due (later grid times
- * collapse into it) and is looked at again in a minute.
+ * Holds a due firing for another session while the loop guard is used up: it keeps its grid time (later grid times
+ * collapse into it: not fired, not skipped) and is looked at again in a minute.
  */
 export function hold(schedule: Schedule, now: Date): ScheduleUpdate {
   return {
     ...unchanged(schedule),
+    pendingFireAt: dueGridTime(schedule),
     heldForApproval: true,
     heldSince: schedule.heldSince ?? now,
     nextFireAt: new Date(now.getTime() + HOLD_RECHECK_MS),
   };
 }
 
-/** Keeps a due firing due and looks again in a minute (the loop guard could not be asked). */
+/** Keeps a due firing due, with its grid time, and looks again in a minute (the loop guard could not be asked). */
 export function retryLater(schedule: Schedule, now: Date): ScheduleUpdate {
-  return { ...unchanged(schedule), nextFireAt: new Date(now.getTime() + HOLD_RECHECK_MS) };
+  return { ...unchanged(schedule), pendingFireAt: dueGridTime(schedule), nextFireAt: new Date(now.getTime() + HOLD_RECHECK_MS) };
 }
 
 /** Ends a schedule (unschedule, Cancel, archived or deleted session). */
 export function end(schedule: Schedule, reason: EndReason, now: Date): ScheduleUpdate {
-  return { ...unchanged(schedule), endedAt: now, endReason: reason, heldForApproval: false, heldSince: null };
+  return { ...unchanged(schedule), endedAt: now, endReason: reason, pendingFireAt: null, heldForApproval: false, heldSince: null };
 }
 
 /** The first line of a scheduled prompt: who queues it, and that it approves nothing. */

@@ -3,6 +3,7 @@
  * first firing time.
  */
 import { invalidInput, scheduleLimit } from './errors.ts';
+import { nextGridTime } from './grid.ts';
 
 /** Where a prompt came from (decisions.md, Across relays); a schedule's firings carry the setter's. */
 export interface Provenance {
@@ -31,7 +32,10 @@ export interface Schedule {
   /** 0 for a schedule that fires once. */
   everyMinutes: number;
   once: boolean;
+  /** When the firing loop looks at it next: its next grid time, or while a due firing waits, the next look. */
   nextFireAt: Date;
+  /** The grid time of a due firing that has not gone yet (held for approval, or the loop guard did not answer). */
+  pendingFireAt: Date | null;
   lastFiredAt: Date | null;
   firedCount: number;
   skippedCount: number;
@@ -121,6 +125,7 @@ export function planSchedule(request: ScheduleRequest, counts: ScheduleCounts, i
     everyMinutes: request.everyMinutes,
     once: request.everyMinutes === 0,
     nextFireAt: at,
+    pendingFireAt: null,
     lastFiredAt: null,
     firedCount: 0,
     skippedCount: 0,
@@ -136,6 +141,19 @@ export function planSchedule(request: ScheduleRequest, counts: ScheduleCounts, i
 /** Whether a schedule shows in list_schedules at `now`: active, or ended within the last hour. */
 export function isListed(schedule: Pick<Schedule, 'endedAt'>, now: Date): boolean {
   return schedule.endedAt === null || now.getTime() - schedule.endedAt.getTime() <= ENDED_VISIBLE_MS;
+}
+
+/**
+ * The times list_schedules shows. A held schedule shows its held firing (`heldFireAt`, the grid time it stands for)
+ * and as `nextFireAt` the next grid time after now, not the minute the firing loop looks again: the grid times that
+ * pass during a hold collapse into the held firing, so the first one still ahead is the next of its own. A held once
+ * schedule has no other time: its `nextFireAt` is the held firing's. Null for an ended schedule.
+ */
+export function shownTimes(schedule: Schedule, now: Date): { nextFireAt: Date | null; heldFireAt: Date | null } {
+  if (schedule.endedAt !== null) return { nextFireAt: null, heldFireAt: null };
+  if (!schedule.heldForApproval) return { nextFireAt: schedule.nextFireAt, heldFireAt: null };
+  const heldFireAt = schedule.pendingFireAt ?? schedule.nextFireAt;
+  return { nextFireAt: schedule.once ? heldFireAt : nextGridTime(schedule.at, schedule.everyMinutes, now), heldFireAt };
 }
 
 /** Whether a schedule fires into another session than the conversation that set it (counted, may be held). */

@@ -3,7 +3,7 @@ import type { Schedule as ScheduleMessage, SchedulerServiceServer } from '@relay
 import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
 import { createSchedule, endSchedule, listSchedules, type ScheduleDeps } from '../domain/schedule-actions.ts';
-import type { Schedule } from '../domain/schedule.ts';
+import { shownTimes, type Schedule } from '../domain/schedule.ts';
 
 /** The generated server interface without grpc-js's index signature. */
 type Methods = { [K in keyof SchedulerServiceServer as string extends K ? never : K]: SchedulerServiceServer[K] };
@@ -37,21 +37,24 @@ export function schedulerGrpc(deps: ScheduleDeps & { clock: Clock; logger: Logge
         request.dryRun,
       );
       if (schedule) deps.changed();
-      return { schedule: schedule ? toMessage(schedule) : undefined };
+      return { schedule: schedule ? toMessage(schedule, deps.clock.now()) : undefined };
     },
-    listSchedules: async (request) => ({
-      schedules: (await listSchedules(deps.store, request.userId, request.sessionId, deps.clock.now())).map(toMessage),
-    }),
+    listSchedules: async (request) => {
+      const now = deps.clock.now();
+      return { schedules: (await listSchedules(deps.store, request.userId, request.sessionId, now)).map((schedule) => toMessage(schedule, now)) };
+    },
     endSchedule: async (request) => {
-      const schedule = await endSchedule(deps.store, request, deps.clock.now());
+      const now = deps.clock.now();
+      const schedule = await endSchedule(deps.store, request, now);
       deps.changed();
-      return { schedule: toMessage(schedule) };
+      return { schedule: toMessage(schedule, now) };
     },
   });
 }
 
-/** A schedule on the wire. */
-export function toMessage(schedule: Schedule): ScheduleMessage {
+/** A schedule on the wire at `now`: its times as a person reads them (shownTimes). */
+export function toMessage(schedule: Schedule, now: Date): ScheduleMessage {
+  const { nextFireAt, heldFireAt } = shownTimes(schedule, now);
   return {
     id: schedule.id,
     userId: schedule.userId,
@@ -64,12 +67,13 @@ export function toMessage(schedule: Schedule): ScheduleMessage {
     at: schedule.at,
     everyMinutes: schedule.everyMinutes,
     once: schedule.once,
-    nextFireAt: schedule.nextFireAt,
+    nextFireAt: nextFireAt ?? schedule.nextFireAt,
     lastFiredAt: schedule.lastFiredAt ?? undefined,
     firedCount: schedule.firedCount,
     skippedCount: schedule.skippedCount,
     heldForApproval: schedule.heldForApproval,
     heldSince: schedule.heldSince ?? undefined,
+    heldFireAt: heldFireAt ?? undefined,
     endedAt: schedule.endedAt ?? undefined,
     endReason: schedule.endReason ?? '',
   };

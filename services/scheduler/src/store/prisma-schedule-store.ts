@@ -47,7 +47,7 @@ export class PrismaScheduleStore implements ScheduleStore {
   async endIfActive(scheduleId: string, reason: EndReason, now: Date): Promise<Schedule | undefined> {
     const { count } = await this.prisma.schedule.updateMany({
       where: { id: scheduleId, endedAt: null },
-      data: { endedAt: now, endReason: reason, heldForApproval: false, heldSince: null },
+      data: { endedAt: now, endReason: reason, pendingFireAt: null, heldForApproval: false, heldSince: null },
     });
     return count === 0 ? undefined : this.find(scheduleId);
   }
@@ -55,7 +55,7 @@ export class PrismaScheduleStore implements ScheduleStore {
   async endForSession(sessionId: string, reason: EndReason, now: Date): Promise<number> {
     const { count } = await this.prisma.schedule.updateMany({
       where: { endedAt: null, OR: [{ targetSessionId: sessionId }, { settingSessionId: sessionId }] },
-      data: { endedAt: now, endReason: reason, heldForApproval: false, heldSince: null },
+      data: { endedAt: now, endReason: reason, pendingFireAt: null, heldForApproval: false, heldSince: null },
     });
     return count;
   }

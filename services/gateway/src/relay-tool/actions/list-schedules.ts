@@ -15,7 +15,7 @@ const TEXT_START = 200;
 
 /** Said wherever repeats are listed: the grid does not follow local clock changes. */
 export const GRID_NOTE =
-  'Repeats keep to a grid of whole minutes in UTC (the first time plus whole intervals); they do not follow daylight-saving changes, so a daily 02:00 winter schedule fires at 03:00 local time in summer.';
+  'Repeats keep to a grid of whole minutes in UTC (the first time plus whole intervals); they do not follow daylight-saving changes, so a daily 02:00 winter schedule fires at 03:00 local time in summer. A held firing (heldFireAt) goes once when allowed; grid times that pass while it is held collapse into it.';
 
 /**
  * The relay schedules work on: this one. A paired relay answers REMOTE_RELAY_UNSUPPORTED, an unknown
@@ -31,7 +31,10 @@ export function scheduleRelay(action: string, relay: string | undefined, context
   return { relay: target.name, scheduler: context.schedules };
 }
 
-/** A schedule as list_schedules, unschedule and the ⏰ list show it; setBy when another conversation set it. */
+/**
+ * A schedule as list_schedules, unschedule and the ⏰ list show it; setBy when another conversation set it. A held one
+ * shows the held firing (heldSince, heldFireAt: the grid time it stands for) and as nextFireAt the next grid time.
+ */
 export function scheduleView(schedule: Schedule): Record<string, unknown> {
   const text = schedule.text.length > TEXT_START ? `${schedule.text.slice(0, TEXT_START)}…` : schedule.text;
   return {
@@ -47,7 +50,9 @@ export function scheduleView(schedule: Schedule): Record<string, unknown> {
     lastFiredAt: schedule.lastFiredAt?.toISOString() ?? null,
     firedCount: schedule.firedCount,
     ...(schedule.skippedCount > 0 ? { skippedCount: schedule.skippedCount } : {}),
-    ...(schedule.heldForApproval ? { heldForApproval: true, heldSince: schedule.heldSince?.toISOString() ?? null } : {}),
+    ...(schedule.heldForApproval
+      ? { heldForApproval: true, heldSince: schedule.heldSince?.toISOString() ?? null, heldFireAt: schedule.heldFireAt?.toISOString() ?? null }
+      : {}),
     ...(schedule.endedAt ? { endedAt: schedule.endedAt.toISOString(), endReason: schedule.endReason } : {}),
   };
 }

@@ -43,6 +43,10 @@ export interface Schedule {
   /** 0 for a schedule that fires once. */
   everyMinutes: number;
   once: boolean;
+  /**
+   * The next grid time. While held: the first grid time after now (those passed during the hold collapse into the
+   * held firing), not the minute the relay looks again; a held once schedule: the held firing's time.
+   */
   nextFireAt: Date | undefined;
   lastFiredAt?: Date | undefined;
   firedCount: number;
@@ -54,6 +58,8 @@ export interface Schedule {
     | undefined;
   /** "" while active; unscheduled, fired, archived or deleted. */
   endReason: string;
+  /** While held: the grid time of the held firing (the one it stands for when it goes). */
+  heldFireAt?: Date | undefined;
 }
 
 export interface CreateScheduleRequest {
@@ -140,6 +146,7 @@ function createBaseSchedule(): Schedule {
     heldSince: undefined,
     endedAt: undefined,
     endReason: "",
+    heldFireAt: undefined,
   };
 }
 
@@ -201,6 +208,9 @@ export const Schedule: MessageFns<Schedule> = {
     }
     if (message.endReason !== "") {
       writer.uint32(154).string(message.endReason);
+    }
+    if (message.heldFireAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.heldFireAt), writer.uint32(162).fork()).join();
     }
     return writer;
   },
@@ -370,6 +380,14 @@ export const Schedule: MessageFns<Schedule> = {
             message.endReason = reader.string();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.heldFireAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -459,6 +477,11 @@ export const Schedule: MessageFns<Schedule> = {
         : isSet(object.end_reason)
         ? globalThis.String(object.end_reason)
         : "",
+      heldFireAt: isSet(object.heldFireAt)
+        ? fromJsonTimestamp(object.heldFireAt)
+        : isSet(object.held_fire_at)
+        ? fromJsonTimestamp(object.held_fire_at)
+        : undefined,
     };
   },
 
@@ -521,6 +544,9 @@ export const Schedule: MessageFns<Schedule> = {
     if (message.endReason !== "") {
       obj.endReason = message.endReason;
     }
+    if (message.heldFireAt !== undefined) {
+      obj.heldFireAt = message.heldFireAt.toISOString();
+    }
     return obj;
   },
 
@@ -548,6 +574,7 @@ export const Schedule: MessageFns<Schedule> = {
     message.heldSince = object.heldSince ?? undefined;
     message.endedAt = object.endedAt ?? undefined;
     message.endReason = object.endReason ?? "";
+    message.heldFireAt = object.heldFireAt ?? undefined;
     return message;
   },
 };
