@@ -4,9 +4,13 @@
  */
 import { INTERNAL_CODE } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
+import helmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { AllowedHosts } from './http/allowed-hosts.ts';
 import { registerApiRoutes } from './http/api-routes.ts';
+import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSettings } from './http/failure-limits.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
+import { registerInputGuard } from './http/input-guard.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import { registerRelayAsksRoutes } from './http/relay-asks-routes.ts';
 import { registerRelayEventsRoutes } from './http/relay-events-routes.ts';
@@ -38,14 +42,28 @@ export interface AppDeps {
   remoteEvents?: RemoteEventsOwner;
   readiness: ReadinessChecks;
   logger: Logger;
+  /** What the edges allow; left out, the defaults (loopback and publicUrl's host, the default failure limits). */
+  edges?: Partial<EdgeSettings>;
+}
+
+/** How the gateway's edges refuse abuse (config.ts names the variables). */
+export interface EdgeSettings extends FailureLimitSettings {
+  /** Further hosts /mcp answers under (RELAY_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /** The address the gateway listens on (HOST); allowed as a host unless it is every interface. */
+  listenHost?: string;
+  /** The proxies whose X-Forwarded-For names the client (RELAY_TRUSTED_PROXIES). */
+  trustedProxies?: string;
 }
 
 /** The Fastify app with every route registered; call `listen` or `inject` on it. */
 export function buildApp(deps: AppDeps): FastifyInstance {
   // Typed as Fastify's base logger so route modules take a plain FastifyInstance.
   const loggerInstance: FastifyBaseLogger = deps.logger;
+  const edges = { ...DEFAULT_FAILURE_LIMITS, allowedHosts: [], ...deps.edges };
   const app = Fastify({
     loggerInstance,
+    ...(edges.trustedProxies ? { trustProxy: edges.trustedProxies } : {}),
     // Probes would drown the request log.
     logController: new LogController({ disableRequestLogging: (request) => request.url === '/healthz' || request.url === '/readyz' }),
   });
@@ -60,8 +78,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(status).send({ code: status === 500 ? INTERNAL_CODE : 'REMOTE_RELAY_INVALID_INPUT', error: message });
   });
 
+  // A JSON API and MCP: no page of ours is ever rendered, framed or given scripts.
+  void app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  });
+  registerFailureLimits(app, edges);
+  registerInputGuard(app);
+
   registerHealthRoutes(app, deps.readiness);
-  registerMcpRoutes(app, deps);
+  registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
   registerApiRoutes(app, deps);
   registerCardRoutes(app, deps);
   registerAskRoutes(app, deps);

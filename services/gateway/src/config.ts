@@ -5,6 +5,9 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { baseEnv, grpcAddress, parseEnv, port } from '@relay/config';
 
+/** A host name, an IPv4 address or a bracketed IPv6 address, with an optional port. */
+const HOST_ENTRY = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
+
 const schema = z
   .object({
     PORT: port(7420),
@@ -19,6 +22,24 @@ const schema = z
     RELAY_PUBLIC_URL: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example https://relay.example.com' })
       .optional(),
+    /**
+     * Further names /mcp answers under (DNS-rebinding protection), comma-separated, each a host or host:port, for
+     * example an ingress's or a Service's name: "relay.internal,gateway". Loopback and RELAY_PUBLIC_URL's host always are.
+     */
+    RELAY_ALLOWED_HOSTS: z
+      .string()
+      .default('')
+      .transform((value) => value.split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== ''))
+      .pipe(z.array(z.string().regex(HOST_ENTRY, 'each entry must be a host or host:port, for example relay.internal or gateway:7420'))),
+    /**
+     * The proxies in front of the gateway (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the
+     * client; unset, the connection's address is the client's. The failed-sign-in limits count per client.
+     */
+    RELAY_TRUSTED_PROXIES: z.string().trim().optional(),
+    /** Failed token checks one client address may make per minute before it must wait. */
+    RELAY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /** Wrong pairing codes one client address may try per minute before it must wait. */
+    RELAY_PAIRING_TRIES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
     PAIRING_GRPC_ADDR: grpcAddress('127.0.0.1:50055').default('127.0.0.1:50055'),
     QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),

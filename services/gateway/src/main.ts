@@ -44,6 +44,14 @@ const app = buildApp({
     pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService)),
   },
   logger,
+  edges: {
+    allowedHosts: config.RELAY_ALLOWED_HOSTS,
+    listenHost: config.HOST,
+    trustedProxies: config.RELAY_TRUSTED_PROXIES,
+    authFailuresPerMinute: config.RELAY_AUTH_FAILURES_PER_MINUTE,
+    pairingTriesPerMinute: config.RELAY_PAIRING_TRIES_PER_MINUTE,
+  },
+
 });
 
 // Tool calls may wait for an hour. On shutdown they get a grace period, then their connections are closed: the

@@ -1,20 +1,37 @@
 /**
  * POST /mcp: MCP over stateless Streamable HTTP. The caller is authenticated before any MCP
  * handling; each request gets its own server and transport, so no replica holds MCP sessions.
+ * Before even that, Host and Origin must be of an allowed host (allowed-hosts.ts), against DNS rebinding.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpServer, type McpDeps } from '../mcp/create-mcp-server.ts';
 import { InFlightCalls } from '../mcp/in-flight-calls.ts';
-import { authenticateBearer } from './authenticate-bearer.ts';
+import { preview } from '../relay-tool/input-bounds.ts';
+import type { AllowedHosts } from './allowed-hosts.ts';
+import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
 
-/** Registers POST /mcp, and GET/DELETE /mcp answering 405 (there are no MCP sessions to stream or end). */
-export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps): void {
+/**
+ * Registers POST /mcp, and GET/DELETE /mcp answering 405 (there are no MCP sessions to stream or end); each
+ * answers 403 first for a Host or Origin that `allowedHosts` does not allow.
+ */
+export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHosts: AllowedHosts): void {
   const inFlight = new InFlightCalls();
-  app.post('/mcp', async (request, reply) => {
-    const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
+  // The MCP SDK's transport has the same check (enableDnsRebindingProtection), but it matches host:port exactly,
+  // which a gateway on port 0 or behind an ingress cannot list, and it runs only after the token was checked.
+  const checkHost = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { host, origin } = request.headers;
+    if (!allowedHosts.allowsHost(host)) {
+      return sendJsonRpcError(reply, 403, -32000, `This relay does not answer /mcp as ${preview(host ?? '')}; its address, loopback and RELAY_ALLOWED_HOSTS are allowed.`);
+    }
+    if (!allowedHosts.allowsOrigin(origin)) {
+      return sendJsonRpcError(reply, 403, -32000, `This relay does not answer /mcp for pages of the origin ${preview(origin ?? '')}.`);
+    }
+  };
+  app.post('/mcp', { onRequest: checkHost }, async (request, reply) => {
+    const outcome = await authenticateBearer(request, deps.sessions, deps.logger);
     if (!outcome.ok) {
-      if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
+      setRefusalHeaders(reply, outcome);
       return sendJsonRpcError(reply, outcome.status, -32001, outcome.message);
     }
     const { caller } = outcome;
@@ -34,6 +51,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps): void {
       void server.close();
     });
     await server.connect(transport);
+    // The transport writes the answer itself: the headers set so far (the security headers) go along.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   });
@@ -42,8 +61,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps): void {
     reply.header('allow', 'POST');
     return sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this relay serves MCP without sessions; POST JSON-RPC messages to /mcp.');
   };
-  app.get('/mcp', notAllowed);
-  app.delete('/mcp', notAllowed);
+  app.get('/mcp', { onRequest: checkHost }, notAllowed);
+  app.delete('/mcp', { onRequest: checkHost }, notAllowed);
 }
 
 /** A JSON-RPC error answered outside any MCP exchange (no request id is known). */

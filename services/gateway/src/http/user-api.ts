@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AuthenticatedCaller, SessionOwner } from '../ports.ts';
 import { isToolErrorCode } from '../relay-tool/errors.ts';
-import { authenticateBearer } from './authenticate-bearer.ts';
+import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
 
 /** What the helpers below need: tokens are checked by the session service. */
 export interface UserApiDeps {
@@ -51,10 +51,10 @@ export async function adminOf(deps: UserApiDeps, request: FastifyRequest, reply:
 
 /** The user behind a user token, with their role; answers 401/403/503 itself and returns undefined otherwise. */
 export async function callerOf(deps: UserApiDeps, request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller | undefined> {
-  const outcome = await authenticateBearer(request.headers.authorization, deps.sessions, deps.logger);
+  const outcome = await authenticateBearer(request, deps.sessions, deps.logger);
   if (!outcome.ok) {
-    if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
-    sendError(reply, outcome.status, outcome.status === 401 ? 'UNAUTHENTICATED' : INTERNAL_CODE, outcome.message);
+    setRefusalHeaders(reply, outcome);
+    sendError(reply, outcome.status, outcome.status === 503 ? INTERNAL_CODE : 'UNAUTHENTICATED', outcome.message);
     return undefined;
   }
   if (outcome.caller.sessionId !== undefined) {

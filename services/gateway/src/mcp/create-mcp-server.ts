@@ -17,6 +17,7 @@ import type { Logger } from '@relay/telemetry';
 import { z } from 'zod';
 import type { Caller, PairingOwner, QuestionOwner, SessionOwner } from '../ports.ts';
 import { dispatchToolCall, type CallChannel } from '../relay-tool/dispatch.ts';
+import { preview } from '../relay-tool/input-bounds.ts';
 import { isRelayToolOn } from '../relay-tool/is-relay-tool-on.ts';
 import { readRelayState } from '../relay-tool/read-relay-state.ts';
 import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from '../relay-tool/relay-tool-definition.ts';
@@ -58,7 +59,7 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
   const callTool = async (request: z.infer<typeof CallToolRequest>, extra: Extra): Promise<CallToolResult> => {
     const { name, arguments: input } = request.params;
     if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. This server offers ${TOOL_NAME}.`);
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
     const cancelled = new AbortController();
     const forget = inFlight.register(caller.sessionId, extra.requestId, cancelled);

@@ -1,10 +1,12 @@
 /**
  * Turns the raw arguments of a relay_tool call into an action and the arguments it takes, by the
  * spec's rules: an empty value counts as no argument, and an argument the action does not take is
- * listed in `ignored` (create_session and update_session refuse it instead).
+ * listed in `ignored` (create_session and update_session refuse it instead). Every string of the call,
+ * taken or not, must keep its bound (input-bounds.ts), checked as soon as the action is known.
  */
 import { ACTION_NAMES, ACTION_TABLE, ARGUMENTS, isActionName, type ActionName, type ActionSpec, type ArgumentName, type ArgumentType } from './action-table.ts';
 import { toolError } from './errors.ts';
+import { boundFault, findBoundFault, preview, type Bound } from './input-bounds.ts';
 import { IGNORED_LIMIT } from './limits.ts';
 
 type ValueOf<T extends ArgumentType> = T extends 'string'
@@ -34,7 +36,10 @@ export interface NamedCall {
   input: Record<string, unknown>;
 }
 
-/** The action a call names; throws REMOTE_RELAY_INVALID_INPUT for a call that is not an object or names no known action. */
+/**
+ * The action a call names; throws REMOTE_RELAY_INVALID_INPUT for a call that is not an object, names no known
+ * action, or has a string that breaks its bound (a NUL, a lone surrogate, too long, an id that is none).
+ */
 export function parseAction(input: unknown): NamedCall {
   if (!isPlainObject(input)) {
     throw invalid(`relay_tool takes a JSON object of arguments, for example {"action": "list_relays"}; got ${describe(input)}.`);
@@ -44,8 +49,28 @@ export function parseAction(input: unknown): NamedCall {
   if (isEmpty(value)) throw invalid(`relay_tool needs "action". ${valid}`);
   if (typeof value !== 'string') throw invalid(`"action" must be a string; got ${describe(value)}. ${valid}`);
   const name = value.trim().toLowerCase();
-  if (!isActionName(name)) throw invalid(`Unknown action "${value}". ${valid}`);
+  if (!isActionName(name)) throw invalid(`Unknown action ${preview(value)}. ${valid}`);
+  checkBounds(name, input);
   return { action: name, input };
+}
+
+// Before any owner is asked: a value no service could store or find must not cost one an RPC.
+function checkBounds(action: ActionName, input: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(input)) {
+    if (name === 'action') continue;
+    const nameFault = boundFault(name, 'name');
+    if (nameFault !== undefined) throw invalid(`${action}: an argument's name ${nameFault}.`);
+    const bound = boundOf(name);
+    const found = findBoundFault(value, name, () => bound);
+    if (found !== undefined) throw invalid(`${action}: ${preview(found.field)} ${found.fault}.`);
+  }
+}
+
+// A name no action takes may still carry any text; it is only listed in ignored.
+function boundOf(name: string): Bound {
+  if (!Object.hasOwn(ARGUMENTS, name)) return 'text';
+  const argument = ARGUMENTS[name as ArgumentName];
+  return 'bound' in argument ? argument.bound : 'text';
 }
 
 /** The arguments the call's action takes; throws REMOTE_RELAY_INVALID_INPUT naming what is wrong. */
@@ -56,7 +81,7 @@ export function parseArguments({ action, input }: NamedCall): ParsedArguments {
   const others = given.filter(([name]) => !taken.has(name)).map(([name]) => name);
 
   if (spec.refusesOthers && others.length > 0) {
-    throw invalid(`${action} does not take: ${others.join(', ')}. Its arguments: ${spec.arguments.join(', ')}. ${spec.refusesOthers}`);
+    throw invalid(`${action} does not take: ${others.slice(0, IGNORED_LIMIT).map(shortName).join(', ')}. Its arguments: ${spec.arguments.join(', ')}. ${spec.refusesOthers}`);
   }
 
   const args: Record<string, unknown> = {};
@@ -83,6 +108,11 @@ export function requireArguments<K extends ArgumentName>(
   const spec: ActionSpec = ACTION_TABLE[action];
   const ending = spec.refusesOthers ? ` ${spec.refusesOthers}` : '';
   throw invalid(`${action} needs ${listWords(names)}; missing: ${missing.join(', ')}.${ending}`);
+}
+
+/** An argument's name as a refusal lists it: as given, or a preview of a long one. */
+function shortName(name: string): string {
+  return preview(name) === JSON.stringify(name) ? name : preview(name);
 }
 
 function listWords(names: readonly string[]): string {

@@ -4,6 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ACTION_NAMES, ARGUMENTS, type ArgumentType } from './action-table.ts';
+import { MAX_LENGTH, MAX_LIST_ITEMS, type Bound } from './input-bounds.ts';
 
 export const TOOL_NAME = 'relay_tool';
 /** The name up to 0.9.17: still answered, never listed (spec, The name). */
@@ -17,6 +18,17 @@ const JSON_TYPES: Record<ArgumentType, Record<string, unknown>> = {
   object: { type: 'object' },
   string_or_integer: { type: ['string', 'integer'] },
 };
+
+/** An argument's JSON schema: its type, and the bound of its strings where the schema can say it. */
+function schemaOf(argument: { type: ArgumentType; bound?: Bound; description: string }): Record<string, unknown> {
+  const maxLength = argument.bound === undefined ? undefined : MAX_LENGTH[argument.bound];
+  const bounded: Record<ArgumentType, Record<string, unknown>> = {
+    ...JSON_TYPES,
+    string: { ...JSON_TYPES.string, maxLength },
+    strings: { type: 'array', items: { type: 'string', maxLength }, maxItems: MAX_LIST_ITEMS },
+  };
+  return { ...bounded[argument.type], description: argument.description };
+}
 
 export const RELAY_TOOL_DEFINITION: Tool = {
   name: TOOL_NAME,
@@ -33,7 +45,7 @@ export const RELAY_TOOL_DEFINITION: Tool = {
     properties: {
       action: { type: 'string', enum: ACTION_NAMES, description: 'What to do.' },
       ...Object.fromEntries(
-        Object.entries(ARGUMENTS).map(([name, argument]) => [name, { ...JSON_TYPES[argument.type], description: argument.description }]),
+        Object.entries(ARGUMENTS).map(([name, argument]) => [name, schemaOf(argument)]),
       ),
     },
     required: ['action'],

@@ -6,8 +6,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { authenticateRelay } from '../http/authenticate-relay.ts';
-import { callOwner, sendInvalid } from '../http/user-api.ts';
+import { authenticateRelay, sendRelayAuthRefusal } from '../http/authenticate-relay.ts';
+import { callOwner, sendError, sendInvalid } from '../http/user-api.ts';
 import type { Provenance } from '../ports.ts';
 import { chainThrough } from '../relay-tool/provenance.ts';
 import { serveRelayCall, type RelayCallDeps } from '../relay-tool/serve-relay-call.ts';
@@ -51,24 +51,35 @@ export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps):
     if (request.url.startsWith('/relay/v1/')) reply.header('x-relay-version', RELAY_VERSION);
   });
 
+  // Pairing codes are short enough to guess at: a client's wrong codes are counted, and past the limit it waits.
   app.post('/relay/v1/pair', async (request, reply) => {
+    const tries = request.server.failureLimits.pairingCodes;
+    const seconds = await tries.waitSeconds(request);
+    if (seconds !== undefined) {
+      reply.header('retry-after', String(seconds));
+      return sendError(reply, 429, 'REMOTE_RELAY_AUTH', `Too many wrong pairing codes came from your address; try again in ${seconds} s. Nothing was paired.`);
+    }
     const body = PairBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
     const self = { name: deps.relayName, url: deps.publicUrl, version: RELAY_VERSION };
     const answer = await callOwner(reply, deps.logger, () => deps.pairing.acceptPairing({ ...body.data, self }));
-    if (answer === undefined) return reply;
+    if (answer === undefined) {
+      // 401 is the pairing service's "unknown, used or expired code".
+      if (reply.statusCode === 401) await tries.failed(request);
+      return reply;
+    }
     return answer;
   });
 
   app.get('/relay/v1/hello', async (request, reply) => {
     const auth = await authenticateRelay(request, deps.pairing);
-    if (!auth.ok) return reply.code(auth.status).send({ code: auth.code, error: auth.message });
+    if (!auth.ok) return sendRelayAuthRefusal(reply, auth);
     return { name: deps.relayName, version: RELAY_VERSION };
   });
 
   app.post('/relay/v1/tool', async (request, reply) => {
     const auth = await authenticateRelay(request, deps.pairing);
-    if (!auth.ok) return reply.code(auth.status).send({ code: auth.code, error: auth.message });
+    if (!auth.ok) return sendRelayAuthRefusal(reply, auth);
     const body = ToolBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
     const provenance = provenanceOf(request, auth.caller.relayName);
