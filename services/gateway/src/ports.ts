@@ -426,6 +426,15 @@ export interface SessionOwner {
   listUsers(): Promise<UserSummary[]>;
   /** A new user with their personal token (shown once); REMOTE_RELAY_INVALID_INPUT for a bad name or role. */
   createUser(name: string, role: UserRole | undefined): Promise<CreatedUser>;
+  /**
+   * Removes a user for the admin `callerUserId`: their tokens stop working, their sessions are archived.
+   * REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN (themselves), REMOTE_RELAY_LAST_ADMIN.
+   */
+  removeUser(userId: string, callerUserId: string): Promise<{ user: UserSummary; archivedSessions: number }>;
+  /** A new personal token for the user (shown once; the old one stops working), or none with `revoke`. REMOTE_RELAY_NOT_FOUND. */
+  rotateUserToken(userId: string, revoke: boolean): Promise<{ token: string }>;
+  /** A new token for the user's session (shown once; the old ones stop working), or none with `revoke`. REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED. */
+  rotateSessionToken(userId: string, sessionId: string, revoke: boolean): Promise<{ token: string }>;
   listSessions(userId: string, scope: SessionScope): Promise<Session[]>;
   /** A session for an MCP client the user runs themselves, with its token (shown once). */
   createExternalSession(userId: string, title: string): Promise<{ session: Session; token: string }>;

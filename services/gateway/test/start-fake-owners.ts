@@ -234,6 +234,33 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               return { userId: user.id, token, role };
             },
             listUsers: async () => ({ users: users.map((user) => ({ ...user })) }),
+            removeUser: async (request) => {
+              record('removeUser', request);
+              const at = users.findIndex((user) => user.id === request.userId);
+              if (request.userId === request.callerUserId) throw new AppError('REMOTE_RELAY_FORBIDDEN', 'permission_denied', 'You cannot remove yourself.');
+              if (at < 0) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No user '${request.userId}'.`);
+              const [user] = users.splice(at, 1);
+              for (const [token, caller] of tokens) if (caller.userId === request.userId) tokens.delete(token);
+              return { user: { ...user! }, archivedSessions: 0 };
+            },
+            rotateUserToken: async (request) => {
+              record('rotateUserToken', request);
+              if (!users.some((user) => user.id === request.userId)) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No user '${request.userId}'.`);
+              for (const [token, caller] of tokens) if (caller.userId === request.userId && caller.sessionId === undefined) tokens.delete(token);
+              if (request.revoke) return { token: '' };
+              const token = `ru_${randomUUID()}`;
+              tokens.set(token, { userId: request.userId });
+              return { token };
+            },
+            rotateSessionToken: async (request) => {
+              record('rotateSessionToken', request);
+              sessionOf(request.userId, request.sessionId);
+              for (const [token, caller] of tokens) if (caller.sessionId === request.sessionId) tokens.delete(token);
+              if (request.revoke) return { token: '' };
+              const token = `rs_${randomUUID()}`;
+              tokens.set(token, { userId: request.userId, sessionId: request.sessionId });
+              return { token };
+            },
             listSessions: async (request) => {
               record('listSessions', request);
               const wanted = request.scope === '' ? 'active' : request.scope;

@@ -1,5 +1,5 @@
 import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, SessionView, User } from '../src/domain/entities.ts';
-import type { SessionFilter, SessionStore } from '../src/domain/ports.ts';
+import type { SessionFilter, SessionStore, UsersTransaction } from '../src/domain/ports.ts';
 
 /** A SessionStore in memory, for unit tests of the use cases. */
 export class InMemorySessionStore implements SessionStore {
@@ -27,6 +27,21 @@ export class InMemorySessionStore implements SessionStore {
   async createUser(user: User, token: ApiToken): Promise<void> {
     this.users.set(user.id, user);
     this.tokens.set(token.tokenHash, token);
+  }
+  /** Runs `work` at once (one test, one caller); only the users and sessions methods exist on its store. */
+  async lockUsers<T>(work: (tx: UsersTransaction) => Promise<T>): Promise<T> {
+    return work(this as unknown as UsersTransaction);
+  }
+  async replaceUserTokens(userId: string, token: ApiToken | null): Promise<void> {
+    this.#dropTokens((stored) => stored.kind === 'user' && stored.userId === userId);
+    if (token !== null) this.tokens.set(token.tokenHash, token);
+  }
+  async replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void> {
+    this.#dropTokens((stored) => stored.sessionId === sessionId);
+    if (token !== null) this.tokens.set(token.tokenHash, token);
+  }
+  #dropTokens(which: (token: ApiToken) => boolean): void {
+    for (const [hash, stored] of this.tokens) if (which(stored)) this.tokens.delete(hash);
   }
   async createSession(session: Session, token: ApiToken, event: SessionCreatedEvent): Promise<void> {
     this.sessions.set(session.id, session);

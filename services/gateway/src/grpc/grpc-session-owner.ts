@@ -97,6 +97,20 @@ export class GrpcSessionOwner implements SessionOwner {
     return { userId: created.userId, role: toUserRole(created.role), token: created.token };
   }
 
+  async removeUser(userId: string, callerUserId: string): Promise<{ user: UserSummary; archivedSessions: number }> {
+    const { user, archivedSessions } = await callUnary(this.client, 'removeUser', { userId, callerUserId }, { deadlineMs: DEADLINE_MS });
+    const removed = required(user, 'RemoveUser', 'user');
+    return { user: { id: removed.id, name: removed.name, role: toUserRole(removed.role), createdAt: required(removed.createdAt, 'RemoveUser', 'created_at') }, archivedSessions };
+  }
+
+  async rotateUserToken(userId: string, revoke: boolean): Promise<{ token: string }> {
+    return callUnary(this.client, 'rotateUserToken', { userId, revoke }, { deadlineMs: DEADLINE_MS });
+  }
+
+  async rotateSessionToken(userId: string, sessionId: string, revoke: boolean): Promise<{ token: string }> {
+    return callUnary(this.client, 'rotateSessionToken', { userId, sessionId, revoke }, { deadlineMs: DEADLINE_MS });
+  }
+
   async listSessions(userId: string, scope: SessionScope): Promise<Session[]> {
     const { sessions } = await callUnary(this.client, 'listSessions', { userId, scope }, { deadlineMs: DEADLINE_MS });
     return sessions.map(toSession);

@@ -1,12 +1,19 @@
 /**
- * The relay's users in the user API: GET /api/v1/me (any user: who the token is), and for admins
- * GET /api/v1/users (every user, never a token) and POST /api/v1/users {name, role?}, which answers the new
- * user's token once (the session service keeps only its hash). So a team adds people without kubectl exec.
+ * The relay's users and tokens in the user API: GET /api/v1/me (any user: who the token is), and for admins
+ * GET /api/v1/users (every user, never a token), POST /api/v1/users {name, role?}, which answers the new
+ * user's token once (the session service keeps only its hash; a name taken, case aside, is 409
+ * REMOTE_RELAY_USER_EXISTS), and DELETE /api/v1/users/:id (their tokens stop working at once, their sessions
+ * are archived; never yourself, 403, nor the last admin, 409 REMOTE_RELAY_LAST_ADMIN). So a team adds and
+ * removes people without kubectl exec.
+ *
+ * Tokens: POST /api/v1/users/:id/token answers a new personal token once and the old one stops working;
+ * DELETE revokes it (an admin, or the user themselves). POST/DELETE /api/v1/sessions/:id/token do the same for
+ * a session's token, for the session's user.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { USER_ROLES, type UserSummary } from '../ports.ts';
-import { adminOf, callerOf, callOwner, sendInvalid, type UserApiDeps } from './user-api.ts';
+import { adminOf, callerOf, callOwner, sendError, sendInvalid, type UserApiDeps } from './user-api.ts';
 
 const NewUserBody = z.strictObject(
   {
@@ -24,12 +31,14 @@ const NewUserBody = z.strictObject(
   },
 );
 
+const IdParams = z.object({ id: z.string().min(1) });
+
 /** A user as the user API shows them. */
 function userView(user: UserSummary) {
   return { id: user.id, name: user.name, role: user.role, createdAt: user.createdAt.toISOString() };
 }
 
-/** Registers GET /api/v1/me, GET /api/v1/users and POST /api/v1/users on `app`. */
+/** Registers /api/v1/me, /api/v1/users[/:id[/token]] and /api/v1/sessions/:id/token on `app`. */
 export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): void {
   app.get('/api/v1/me', async (request, reply) => {
     const caller = await callerOf(deps, request, reply);
@@ -56,4 +65,44 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): voi
     if (created === undefined) return reply;
     return reply.code(201).send({ user: { id: created.userId, name: body.data.name, role: created.role }, token: created.token });
   });
+
+  app.delete('/api/v1/users/:id', async (request, reply) => {
+    const callerId = await adminOf(deps, request, reply, 'remove users');
+    if (callerId === undefined) return reply;
+    const { id } = IdParams.parse(request.params);
+    const removed = await callOwner(reply, deps.logger, () => deps.sessions.removeUser(id, callerId));
+    if (removed === undefined) return reply;
+    return { user: userView(removed.user), removed: true, archivedSessions: removed.archivedSessions };
+  });
+
+  for (const revoke of [false, true]) {
+    app.route({
+      method: revoke ? 'DELETE' : 'POST',
+      url: '/api/v1/users/:id/token',
+      handler: async (request, reply) => {
+        const caller = await callerOf(deps, request, reply);
+        if (caller === undefined) return reply;
+        const { id } = IdParams.parse(request.params);
+        if (caller.userId !== id && caller.role !== 'admin') {
+          return sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "Only an admin of this relay can change another user's token; ask an admin to do it.");
+        }
+        const changed = await callOwner(reply, deps.logger, () => deps.sessions.rotateUserToken(id, revoke));
+        if (changed === undefined) return reply;
+        return revoke ? { user: { id }, revoked: true } : { user: { id }, token: changed.token };
+      },
+    });
+
+    app.route({
+      method: revoke ? 'DELETE' : 'POST',
+      url: '/api/v1/sessions/:id/token',
+      handler: async (request, reply) => {
+        const caller = await callerOf(deps, request, reply);
+        if (caller === undefined) return reply;
+        const { id } = IdParams.parse(request.params);
+        const changed = await callOwner(reply, deps.logger, () => deps.sessions.rotateSessionToken(caller.userId, id, revoke));
+        if (changed === undefined) return reply;
+        return revoke ? { session: { id }, revoked: true } : { session: { id }, token: changed.token };
+      },
+    });
+  }
 }

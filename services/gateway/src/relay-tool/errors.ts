@@ -30,6 +30,8 @@ const CATALOGUE = {
   REMOTE_RELAY_UNSUPPORTED: 'unimplemented',
   // The user API's own refusals (not relay_tool results): a pairing, a user name already taken; the last admin.
   REMOTE_RELAY_PAIRING_EXISTS: 'already_exists',
+  REMOTE_RELAY_USER_EXISTS: 'already_exists',
+  REMOTE_RELAY_LAST_ADMIN: 'failed_precondition',
   [INTERNAL_CODE]: 'internal',
   COPILOT_MODEL_UNAVAILABLE: 'invalid_argument',
   CLAUDE_PROVIDER_REQUIRED: 'invalid_argument',

@@ -1,7 +1,7 @@
-import type { SessionView } from './entities.ts';
 import { forbidden, invalidInput, notFound } from './errors.ts';
 import { tidyGroup } from './groups.ts';
-import type { ActionDeps } from './ports.ts';
+import type { ActionDeps, ConversationStore, IdGenerator } from './ports.ts';
+import type { Session, SessionView } from './entities.ts';
 
 /**
  * archive: marks the session archived, drops its queued turns (stopped), asks the runner to stop a running
@@ -24,14 +24,24 @@ export async function archiveSession(
     }
     if (target.archived) return { session: (await tx.viewSessions([target]))[0]!, stopRequested: false };
 
-    await tx.stopQueuedTurns(target.id, now);
-    const stopRequested = await tx.requestStop(target.id);
-    // A running turn keeps the session at work until the runner has stopped it (and sets it idle).
-    await tx.updateSession(target.id, { archived: true, ...(stopRequested ? {} : { state: 'idle' as const }) });
-    await tx.recordEvent({ type: 'archived', eventId: deps.ids.newId(), occurredAt: now, sessionId: target.id, userId: target.userId });
-    if (target.groupId !== null) await tidyGroup(tx, target.groupId, { headLeft: false });
+    const stopRequested = await archiveLockedSession(tx, deps.ids, target, now);
     const stored = await tx.findSession(target.id);
     if (stored === undefined) throw new Error('the session just archived is missing');
     return { session: (await tx.viewSessions([stored]))[0]!, stopRequested };
   });
+}
+
+/**
+ * Archives an unarchived session whose row `tx` holds locked (archive, and removing its user): stops its queued
+ * turns, asks the runner to stop a running one, records relay.session.v1.archived, tidies its group. True when a
+ * running turn was asked to stop.
+ */
+export async function archiveLockedSession(tx: ConversationStore, ids: IdGenerator, target: Session, now: Date): Promise<boolean> {
+  await tx.stopQueuedTurns(target.id, now);
+  const stopRequested = await tx.requestStop(target.id);
+  // A running turn keeps the session at work until the runner has stopped it (and sets it idle).
+  await tx.updateSession(target.id, { archived: true, ...(stopRequested ? {} : { state: 'idle' as const }) });
+  await tx.recordEvent({ type: 'archived', eventId: ids.newId(), occurredAt: now, sessionId: target.id, userId: target.userId });
+  if (target.groupId !== null) await tidyGroup(tx, target.groupId, { headLeft: false });
+  return stopRequested;
 }

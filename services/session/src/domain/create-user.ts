@@ -1,5 +1,5 @@
 import { USER_ROLES, type User, type UserRole } from './entities.ts';
-import { invalidInput } from './errors.ts';
+import { invalidInput, userExists } from './errors.ts';
 import { mintToken } from './mint-token.ts';
 import type { SessionDeps } from './ports.ts';
 
@@ -8,7 +8,8 @@ export const MAX_USER_NAME_LENGTH = 100;
 /**
  * Creates a user with a personal API token; the token is returned once and stored only as a hash.
  * The relay's first user is always its admin, so a new relay is never left without one; later users
- * are members unless `role` says admin. An empty role means "the default".
+ * are members unless `role` says admin. An empty role means "the default". Names are unique, case aside
+ * (REMOTE_RELAY_USER_EXISTS). Under the users lock, so two first users at once make one admin.
  */
 export async function createUser(
   deps: SessionDeps,
@@ -24,12 +25,16 @@ export async function createUser(
   if (asked !== '' && !isUserRole(asked)) {
     throw invalidInput(`role must be one of: ${USER_ROLES.join(', ')}`, { field: 'role' });
   }
-  const first = (await deps.store.listUsers()).length === 0;
-  const role: UserRole = first ? 'admin' : asked === '' ? 'member' : asked;
-  const user: User = { id: deps.ids.newId(), name, role, createdAt: now };
-  const { token, record } = mintToken(deps, { kind: 'user', userId: user.id }, now);
-  await deps.store.createUser(user, record);
-  return { user, token };
+  return deps.store.lockUsers(async (tx) => {
+    const users = await tx.listUsers();
+    const namesake = users.find((user) => user.name.toLowerCase() === name.toLowerCase());
+    if (namesake !== undefined) throw userExists(name, namesake);
+    const role: UserRole = users.length === 0 ? 'admin' : asked === '' ? 'member' : asked;
+    const user: User = { id: deps.ids.newId(), name, role, createdAt: now };
+    const { token, record } = mintToken(deps, { kind: 'user', userId: user.id }, now);
+    await tx.createUser(user, record);
+    return { user, token };
+  });
 }
 
 function isUserRole(value: string): value is UserRole {

@@ -19,6 +19,10 @@ export const SessionErrorCode = {
   PROVIDER_UNAVAILABLE: 'REMOTE_RELAY_PROVIDER_UNAVAILABLE',
   UNSUPPORTED: 'REMOTE_RELAY_UNSUPPORTED',
   COPILOT_MODEL_UNAVAILABLE: 'COPILOT_MODEL_UNAVAILABLE',
+  /** A user name another user has already, case aside. */
+  USER_EXISTS: 'REMOTE_RELAY_USER_EXISTS',
+  /** Removing the relay's only admin would leave nobody to manage it. */
+  LAST_ADMIN: 'REMOTE_RELAY_LAST_ADMIN',
 } as const;
 
 /** A wrong or missing argument; `details.field` names it. */
@@ -34,6 +38,22 @@ export function notFound(message: string, details: ErrorDetails): AppError {
 /** A token that is unknown, malformed, or whose session is archived. Never says which, never echoes it. */
 export function unauthenticated(): AppError {
   return new AppError(SessionErrorCode.UNAUTHENTICATED, 'unauthenticated', 'unknown or revoked token');
+}
+
+/** A new user named like an existing one (case aside); `details.user` is the existing user's id. */
+export function userExists(name: string, existing: { id: string; name: string }): AppError {
+  return new AppError(SessionErrorCode.USER_EXISTS, 'already_exists', `A user named "${existing.name}" exists already; choose another name than "${name}".`, {
+    details: { field: 'name', user: existing.id },
+  });
+}
+
+/** The relay's only admin cannot be removed. */
+export function lastAdmin(name: string): AppError {
+  return new AppError(
+    SessionErrorCode.LAST_ADMIN,
+    'failed_precondition',
+    `${name} is this relay's only admin, and a relay needs one to manage its users and pairings; add another admin first (relay users add NAME --admin). Nothing was removed.`,
+  );
 }
 
 /** Never allowed, e.g. acting on the caller's own conversation. */

@@ -20,6 +20,15 @@ export interface SessionStore {
   listUsers(): Promise<User[]>;
   /** Saves a user together with their personal token. */
   createUser(user: User, token: ApiToken): Promise<void>;
+  /**
+   * Runs `work` in one transaction holding the relay-wide users lock, so users are added and removed one at a
+   * time: two first users cannot both become admin, two names cannot collide, the last admin cannot go.
+   */
+  lockUsers<T>(work: (tx: UsersTransaction) => Promise<T>): Promise<T>;
+  /** Replaces the user's personal tokens with `token` (or with none), atomically. */
+  replaceUserTokens(userId: string, token: ApiToken | null): Promise<void>;
+  /** Replaces every token bound to the session (its MCP client's, its agent worker's) with `token` (or none), atomically. */
+  replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void>;
   /** Saves the session, its token and the session_created event (an outbox row) in one transaction. */
   createSession(session: Session, token: ApiToken, event: SessionCreatedEvent): Promise<void>;
   /** The user's sessions matching the filter, in no particular order. */
@@ -29,6 +38,16 @@ export interface SessionStore {
   seedRelaySettings(defaults: RelaySettings): Promise<RelaySettings>;
   /** Writes the given settings over the stored ones; returns the settings now stored. */
   updateRelaySettings(change: Partial<RelaySettings>): Promise<RelaySettings>;
+}
+
+/** What a use case does under the users lock: users, their sessions, and archiving them. */
+export interface UsersTransaction extends ConversationStore {
+  /** Every user not removed, oldest first. */
+  listUsers(): Promise<User[]>;
+  createUser(user: User, token: ApiToken): Promise<void>;
+  listSessions(userId: string, filter: SessionFilter): Promise<Session[]>;
+  /** Marks the user removed (never listed again, their name free) and deletes every token of theirs and their sessions'. */
+  markUserRemoved(userId: string, now: Date): Promise<void>;
 }
 
 /** A fact to publish through the outbox, in the transaction of the change it reports. */

@@ -14,6 +14,8 @@ import { toUsageReportMessage } from '../wire/usage-wire.ts';
 import { listSessions } from '../domain/list-sessions.ts';
 import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../domain/ports.ts';
 import { readSession } from '../domain/read-session.ts';
+import { removeUser } from '../domain/remove-user.ts';
+import { rotateSessionToken, rotateUserToken } from '../domain/rotate-token.ts';
 import { getRelaySettings, updateRelaySettings } from '../domain/relay-settings.ts';
 import { noteRemoteSessionStarted, noteRemoteUpdateAllowed } from '../domain/remote-sessions.ts';
 import { sendMessage } from '../domain/send-message.ts';
@@ -70,6 +72,14 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { userId: user.id, token, role: user.role };
     },
     listUsers: async () => ({ users: (await store.listUsers()).map(toUserSummary) }),
+    removeUser: async (request) => {
+      const { user, archivedSessions } = await removeUser(deps, { userId: request.userId, callerUserId: request.callerUserId }, clock.now());
+      deps.logger.info({ userId: user.id, archivedSessions }, 'removed a user');
+      return { user: toUserSummary(user), archivedSessions };
+    },
+    rotateUserToken: async (request) => rotateUserToken(deps, { userId: request.userId, revoke: request.revoke }, clock.now()),
+    rotateSessionToken: async (request) =>
+      rotateSessionToken(deps, { userId: request.userId, sessionId: request.sessionId, revoke: request.revoke }, clock.now()),
     listSessions: async (request) => ({
       sessions: await withTasks(deps.tasks, (await listSessions(store, { userId: request.userId, scope: request.scope })).map(toSessionMessage)),
     }),

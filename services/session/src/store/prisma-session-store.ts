@@ -24,7 +24,7 @@ import type {
 import { OPEN_TURN_STATUSES } from '../domain/entities.ts';
 import { toGroupRef } from '../domain/groups.ts';
 import { STARTED_REMOTE_GRANT } from '../domain/remote-sessions.ts';
-import type { ConversationStore, SessionChanges, SessionEvent, SessionFilter, SessionStore } from '../domain/ports.ts';
+import type { ConversationStore, SessionChanges, SessionEvent, SessionFilter, SessionStore, UsersTransaction } from '../domain/ports.ts';
 import {
   Prisma,
   type ApiToken as ApiTokenRow,
@@ -35,6 +35,12 @@ import {
 } from '../generated/prisma/client.ts';
 import { SessionSubject } from '../wire/session-events.ts';
 import { toSessionArchivedPayload, toSessionCreatedPayload, toTurnQueuedPayload } from '../wire/session-wire.ts';
+
+/** The fields of a user the domain knows (removed_at stays in the store). */
+const USER_FIELDS = { id: true, name: true, role: true, createdAt: true } as const;
+
+/** pg_advisory_xact_lock's key for the users lock (an arbitrary constant of this service's database). */
+const USERS_LOCK_KEY = 7_301_001;
 
 /** The single row of relay_settings. */
 const SETTINGS_ID = 1;
@@ -77,15 +83,46 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   }
 
   async userExists(userId: string): Promise<boolean> {
-    return (await this.db.user.count({ where: { id: userId } })) > 0;
+    return (await this.db.user.count({ where: { id: userId, removedAt: null } })) > 0;
   }
 
   async findUser(userId: string): Promise<User | undefined> {
-    return (await this.db.user.findUnique({ where: { id: userId } })) ?? undefined;
+    const row = await this.db.user.findFirst({ where: { id: userId, removedAt: null }, select: USER_FIELDS });
+    return row ?? undefined;
   }
 
   async listUsers(): Promise<User[]> {
-    return this.db.user.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return this.db.user.findMany({ where: { removedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: USER_FIELDS });
+  }
+
+  async lockUsers<T>(work: (tx: UsersTransaction) => Promise<T>): Promise<T> {
+    return this.atomically(async (tx) => {
+      // Held until the transaction ends; every write of users takes it, reads (Authenticate) never wait for it.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${USERS_LOCK_KEY})`;
+      return work(new PrismaSessionStore(tx, true));
+    });
+  }
+
+  async markUserRemoved(userId: string, now: Date): Promise<void> {
+    await this.atomically(async (tx) => {
+      // Session tokens carry the user's id too: one delete ends the user's own and every session's.
+      await tx.apiToken.deleteMany({ where: { userId } });
+      await tx.user.update({ where: { id: userId }, data: { removedAt: now } });
+    });
+  }
+
+  async replaceUserTokens(userId: string, token: ApiToken | null): Promise<void> {
+    await this.atomically(async (tx) => {
+      await tx.apiToken.deleteMany({ where: { userId, kind: 'user' } });
+      if (token !== null) await tx.apiToken.create({ data: token });
+    });
+  }
+
+  async replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void> {
+    await this.atomically(async (tx) => {
+      await tx.apiToken.deleteMany({ where: { sessionId } });
+      if (token !== null) await tx.apiToken.create({ data: token });
+    });
   }
 
   async createUser(user: User, token: ApiToken): Promise<void> {

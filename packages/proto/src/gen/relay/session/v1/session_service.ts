@@ -91,6 +91,41 @@ export interface UserSummary {
   createdAt: Date | undefined;
 }
 
+/** A user to remove, and the admin asking (who cannot remove themselves). */
+export interface RemoveUserRequest {
+  userId: string;
+  callerUserId: string;
+}
+
+/** The user as they were, and how many of their sessions were archived with them. */
+export interface RemoveUserResponse {
+  user: UserSummary | undefined;
+  archivedSessions: number;
+}
+
+/** Whose personal token to replace (or, with revoke, remove). */
+export interface RotateUserTokenRequest {
+  userId: string;
+  revoke: boolean;
+}
+
+/** The new token, shown once; empty after a revoke. */
+export interface RotateUserTokenResponse {
+  token: string;
+}
+
+/** Which session's tokens to replace (or, with revoke, remove), for the session's user. */
+export interface RotateSessionTokenRequest {
+  userId: string;
+  sessionId: string;
+  revoke: boolean;
+}
+
+/** The new token, shown once; empty after a revoke. */
+export interface RotateSessionTokenResponse {
+  token: string;
+}
+
 /** Which of a user's sessions to list. */
 export interface ListSessionsRequest {
   userId: string;
@@ -1067,6 +1102,522 @@ export const UserSummary: MessageFns<UserSummary> = {
     message.name = object.name ?? "";
     message.role = object.role ?? "";
     message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveUserRequest(): RemoveUserRequest {
+  return { userId: "", callerUserId: "" };
+}
+
+export const RemoveUserRequest: MessageFns<RemoveUserRequest> = {
+  encode(message: RemoveUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.callerUserId !== "") {
+      writer.uint32(18).string(message.callerUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callerUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveUserRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      callerUserId: isSet(object.callerUserId)
+        ? globalThis.String(object.callerUserId)
+        : isSet(object.caller_user_id)
+        ? globalThis.String(object.caller_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveUserRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.callerUserId !== "") {
+      obj.callerUserId = message.callerUserId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveUserRequest>, I>>(base?: I): RemoveUserRequest {
+    return RemoveUserRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveUserRequest>, I>>(object: I): RemoveUserRequest {
+    const message = createBaseRemoveUserRequest();
+    message.userId = object.userId ?? "";
+    message.callerUserId = object.callerUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveUserResponse(): RemoveUserResponse {
+  return { user: undefined, archivedSessions: 0 };
+}
+
+export const RemoveUserResponse: MessageFns<RemoveUserResponse> = {
+  encode(message: RemoveUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      UserSummary.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.archivedSessions !== 0) {
+      writer.uint32(16).int32(message.archivedSessions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = UserSummary.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.archivedSessions = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveUserResponse {
+    return {
+      user: isSet(object.user) ? UserSummary.fromJSON(object.user) : undefined,
+      archivedSessions: isSet(object.archivedSessions)
+        ? globalThis.Number(object.archivedSessions)
+        : isSet(object.archived_sessions)
+        ? globalThis.Number(object.archived_sessions)
+        : 0,
+    };
+  },
+
+  toJSON(message: RemoveUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = UserSummary.toJSON(message.user);
+    }
+    if (message.archivedSessions !== 0) {
+      obj.archivedSessions = Math.round(message.archivedSessions);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveUserResponse>, I>>(base?: I): RemoveUserResponse {
+    return RemoveUserResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveUserResponse>, I>>(object: I): RemoveUserResponse {
+    const message = createBaseRemoveUserResponse();
+    message.user = (object.user !== undefined && object.user !== null)
+      ? UserSummary.fromPartial(object.user)
+      : undefined;
+    message.archivedSessions = object.archivedSessions ?? 0;
+    return message;
+  },
+};
+
+function createBaseRotateUserTokenRequest(): RotateUserTokenRequest {
+  return { userId: "", revoke: false };
+}
+
+export const RotateUserTokenRequest: MessageFns<RotateUserTokenRequest> = {
+  encode(message: RotateUserTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.revoke !== false) {
+      writer.uint32(16).bool(message.revoke);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateUserTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateUserTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.revoke = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateUserTokenRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      revoke: isSet(object.revoke) ? globalThis.Boolean(object.revoke) : false,
+    };
+  },
+
+  toJSON(message: RotateUserTokenRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.revoke !== false) {
+      obj.revoke = message.revoke;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateUserTokenRequest>, I>>(base?: I): RotateUserTokenRequest {
+    return RotateUserTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateUserTokenRequest>, I>>(object: I): RotateUserTokenRequest {
+    const message = createBaseRotateUserTokenRequest();
+    message.userId = object.userId ?? "";
+    message.revoke = object.revoke ?? false;
+    return message;
+  },
+};
+
+function createBaseRotateUserTokenResponse(): RotateUserTokenResponse {
+  return { token: "" };
+}
+
+export const RotateUserTokenResponse: MessageFns<RotateUserTokenResponse> = {
+  encode(message: RotateUserTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateUserTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateUserTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateUserTokenResponse {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: RotateUserTokenResponse): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateUserTokenResponse>, I>>(base?: I): RotateUserTokenResponse {
+    return RotateUserTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateUserTokenResponse>, I>>(object: I): RotateUserTokenResponse {
+    const message = createBaseRotateUserTokenResponse();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateSessionTokenRequest(): RotateSessionTokenRequest {
+  return { userId: "", sessionId: "", revoke: false };
+}
+
+export const RotateSessionTokenRequest: MessageFns<RotateSessionTokenRequest> = {
+  encode(message: RotateSessionTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.revoke !== false) {
+      writer.uint32(24).bool(message.revoke);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateSessionTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateSessionTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revoke = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateSessionTokenRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      revoke: isSet(object.revoke) ? globalThis.Boolean(object.revoke) : false,
+    };
+  },
+
+  toJSON(message: RotateSessionTokenRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.revoke !== false) {
+      obj.revoke = message.revoke;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateSessionTokenRequest>, I>>(base?: I): RotateSessionTokenRequest {
+    return RotateSessionTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateSessionTokenRequest>, I>>(object: I): RotateSessionTokenRequest {
+    const message = createBaseRotateSessionTokenRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.revoke = object.revoke ?? false;
+    return message;
+  },
+};
+
+function createBaseRotateSessionTokenResponse(): RotateSessionTokenResponse {
+  return { token: "" };
+}
+
+export const RotateSessionTokenResponse: MessageFns<RotateSessionTokenResponse> = {
+  encode(message: RotateSessionTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateSessionTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateSessionTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateSessionTokenResponse {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: RotateSessionTokenResponse): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateSessionTokenResponse>, I>>(base?: I): RotateSessionTokenResponse {
+    return RotateSessionTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateSessionTokenResponse>, I>>(object: I): RotateSessionTokenResponse {
+    const message = createBaseRotateSessionTokenResponse();
+    message.token = object.token ?? "";
     return message;
   },
 };
@@ -6166,6 +6717,53 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
   },
   /**
+   * Removes a user for an admin: their tokens (their own and their sessions') stop working at once, their
+   * sessions are archived (kept, not deleted) and their name is free again. Codes: NOT_FOUND
+   * (REMOTE_RELAY_NOT_FOUND) for an unknown user, PERMISSION_DENIED (REMOTE_RELAY_FORBIDDEN) for the caller
+   * themselves, FAILED_PRECONDITION (REMOTE_RELAY_LAST_ADMIN) for the relay's last admin.
+   */
+  removeUser: {
+    path: "/relay.session.v1.SessionService/RemoveUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveUserRequest): Buffer => Buffer.from(RemoveUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveUserRequest => RemoveUserRequest.decode(value),
+    responseSerialize: (value: RemoveUserResponse): Buffer => Buffer.from(RemoveUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveUserResponse => RemoveUserResponse.decode(value),
+  },
+  /**
+   * Replaces a user's personal token with a new one, shown once; the old one stops working at once. With
+   * revoke, removes it and makes none. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for an unknown user.
+   */
+  rotateUserToken: {
+    path: "/relay.session.v1.SessionService/RotateUserToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateUserTokenRequest): Buffer =>
+      Buffer.from(RotateUserTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateUserTokenRequest => RotateUserTokenRequest.decode(value),
+    responseSerialize: (value: RotateUserTokenResponse): Buffer =>
+      Buffer.from(RotateUserTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateUserTokenResponse => RotateUserTokenResponse.decode(value),
+  },
+  /**
+   * Replaces a session's tokens (the one its MCP client holds and its agent worker's) with a new one, shown
+   * once; the old ones stop working at once. With revoke, removes them and makes none. Only the session's
+   * user. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a session that is not the user's,
+   * FAILED_PRECONDITION (REMOTE_RELAY_ARCHIVED) for an archived one when rotating.
+   */
+  rotateSessionToken: {
+    path: "/relay.session.v1.SessionService/RotateSessionToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateSessionTokenRequest): Buffer =>
+      Buffer.from(RotateSessionTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateSessionTokenRequest => RotateSessionTokenRequest.decode(value),
+    responseSerialize: (value: RotateSessionTokenResponse): Buffer =>
+      Buffer.from(RotateSessionTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateSessionTokenResponse => RotateSessionTokenResponse.decode(value),
+  },
+  /**
    * Lists a user's sessions, most recently active first.
    * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an unknown scope.
    */
@@ -6462,6 +7060,25 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   /** Lists the relay's users, oldest first (never their tokens). */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
   /**
+   * Removes a user for an admin: their tokens (their own and their sessions') stop working at once, their
+   * sessions are archived (kept, not deleted) and their name is free again. Codes: NOT_FOUND
+   * (REMOTE_RELAY_NOT_FOUND) for an unknown user, PERMISSION_DENIED (REMOTE_RELAY_FORBIDDEN) for the caller
+   * themselves, FAILED_PRECONDITION (REMOTE_RELAY_LAST_ADMIN) for the relay's last admin.
+   */
+  removeUser: handleUnaryCall<RemoveUserRequest, RemoveUserResponse>;
+  /**
+   * Replaces a user's personal token with a new one, shown once; the old one stops working at once. With
+   * revoke, removes it and makes none. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for an unknown user.
+   */
+  rotateUserToken: handleUnaryCall<RotateUserTokenRequest, RotateUserTokenResponse>;
+  /**
+   * Replaces a session's tokens (the one its MCP client holds and its agent worker's) with a new one, shown
+   * once; the old ones stop working at once. With revoke, removes them and makes none. Only the session's
+   * user. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a session that is not the user's,
+   * FAILED_PRECONDITION (REMOTE_RELAY_ARCHIVED) for an archived one when rotating.
+   */
+  rotateSessionToken: handleUnaryCall<RotateSessionTokenRequest, RotateSessionTokenResponse>;
+  /**
    * Lists a user's sessions, most recently active first.
    * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an unknown scope.
    */
@@ -6616,6 +7233,67 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Removes a user for an admin: their tokens (their own and their sessions') stop working at once, their
+   * sessions are archived (kept, not deleted) and their name is free again. Codes: NOT_FOUND
+   * (REMOTE_RELAY_NOT_FOUND) for an unknown user, PERMISSION_DENIED (REMOTE_RELAY_FORBIDDEN) for the caller
+   * themselves, FAILED_PRECONDITION (REMOTE_RELAY_LAST_ADMIN) for the relay's last admin.
+   */
+  removeUser(
+    request: RemoveUserRequest,
+    callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
+  ): ClientUnaryCall;
+  removeUser(
+    request: RemoveUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
+  ): ClientUnaryCall;
+  removeUser(
+    request: RemoveUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Replaces a user's personal token with a new one, shown once; the old one stops working at once. With
+   * revoke, removes it and makes none. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for an unknown user.
+   */
+  rotateUserToken(
+    request: RotateUserTokenRequest,
+    callback: (error: ServiceError | null, response: RotateUserTokenResponse) => void,
+  ): ClientUnaryCall;
+  rotateUserToken(
+    request: RotateUserTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateUserTokenResponse) => void,
+  ): ClientUnaryCall;
+  rotateUserToken(
+    request: RotateUserTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateUserTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Replaces a session's tokens (the one its MCP client holds and its agent worker's) with a new one, shown
+   * once; the old ones stop working at once. With revoke, removes them and makes none. Only the session's
+   * user. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a session that is not the user's,
+   * FAILED_PRECONDITION (REMOTE_RELAY_ARCHIVED) for an archived one when rotating.
+   */
+  rotateSessionToken(
+    request: RotateSessionTokenRequest,
+    callback: (error: ServiceError | null, response: RotateSessionTokenResponse) => void,
+  ): ClientUnaryCall;
+  rotateSessionToken(
+    request: RotateSessionTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateSessionTokenResponse) => void,
+  ): ClientUnaryCall;
+  rotateSessionToken(
+    request: RotateSessionTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateSessionTokenResponse) => void,
   ): ClientUnaryCall;
   /**
    * Lists a user's sessions, most recently active first.
