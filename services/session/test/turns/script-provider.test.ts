@@ -2,11 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/providers/provider.ts';
+import type { RelayMode } from '../../src/domain/entities.ts';
+import type { BackgroundTaskStarter } from '../../src/providers/background-task-starter.ts';
 import type { QuestionCards } from '../../src/providers/question-cards.ts';
-import { NO_STEPS_REPLY, ScriptProvider } from '../../src/providers/script/script-provider.ts';
+import { commandQuestion, NO_STEPS_REPLY, ScriptProvider } from '../../src/providers/script/script-provider.ts';
 
 const logger = createLogger({ name: 'script-provider-test', level: 'silent' });
 const session = { id: 's-1', userId: 'u-1', title: 'T', provider: 'script', model: 'script-1', effort: '', mode: 'agent' as const, cwd: '/tmp' };
+
+/** Starts nothing: records what the provider would run. */
+class FakeTasks implements BackgroundTaskStarter {
+  started: { sessionId: string; cwd: string; command: string }[] = [];
+  async start(input: { sessionId: string; cwd: string; command: string }): Promise<{ id: string; status: string; description: string }> {
+    this.started.push(input);
+    return { id: `task_${this.started.length}`, status: 'running', description: input.command };
+  }
+}
 
 class FakeCards implements QuestionCards {
   raised: { userId: string; sessionId: string; question: string; options: string[] }[] = [];
@@ -17,9 +28,11 @@ class FakeCards implements QuestionCards {
     this.raised.push(input);
     return `card-${this.raised.length}`;
   }
+  #withdraw = new Map<string, (error: Error) => void>();
   awaitAnswer(cardId: string, signal: AbortSignal): Promise<string> {
     return new Promise((resolve, reject) => {
       this.#decide.set(cardId, resolve);
+      this.#withdraw.set(cardId, reject);
       signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
   }
@@ -29,14 +42,18 @@ class FakeCards implements QuestionCards {
   answer(cardId: string, answer: string): void {
     this.#decide.get(cardId)?.(answer);
   }
+  /** As GrpcQuestionCards reports a card withdrawn before the user answered. */
+  withdraw(cardId: string): void {
+    this.#withdraw.get(cardId)?.(new TurnFailed('the question card was withdrawn before the user answered'));
+  }
 }
 
-function turn(text: string, options: { cards?: FakeCards; clock?: ManualClock; abort?: AbortController } = {}) {
+function turn(text: string, options: { cards?: FakeCards; clock?: ManualClock; abort?: AbortController; tasks?: FakeTasks; mode?: RelayMode } = {}) {
   const events: ProviderEvent[] = [];
   const cards = options.cards ?? new FakeCards();
-  const provider = new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards, logger });
+  const provider = new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards, logger, ...(options.tasks === undefined ? {} : { tasks: options.tasks }) });
   const input: TurnInput = {
-    session,
+    session: { ...session, mode: options.mode ?? session.mode },
     message: { id: 'm-1', text },
     token: 'rly_s_test',
     signal: (options.abort ?? new AbortController()).signal,
@@ -119,5 +136,58 @@ describe('the script provider', () => {
     expect(error).toBeInstanceOf(TurnFailed);
     expect((error as Error).message).toBe(message);
     expect(events.filter((e) => e.type === 'tool_call')).toEqual([]);
+  });
+});
+
+describe('a task step (a command) runs only on the session owner\'s Allow', () => {
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  const ORIGINS = {
+    'the owner': '',
+    'another agent': '[Remote prompt from an agent on relay "desk" · session "Lead" · script-1 · acting for the user]\n',
+    'a schedule': '[Scheduled prompt · set by session "Lead" · every day at 09:00]\n',
+    'a paired relay': '[Remote prompt from an agent on relay "lab" · session "Far" · script-1 · acting for the user]\n',
+  };
+  const cases = (['agent', 'ask', 'plan'] as const).flatMap((mode) => Object.entries(ORIGINS).map(([origin, header]) => [mode, origin, header] as const));
+
+  it.each(cases)('in %s mode, a prompt from %s raises an Allow/Deny card and runs nothing until Allow', async (mode, _origin, header) => {
+    const tasks = new FakeTasks();
+    const { reply, events, cards } = turn(`${header}task npm test\nreply started {{result.taskId}}`, { tasks, mode });
+    await tick();
+    const question = commandQuestion('/tmp', 'npm test');
+    expect(question).toBe('script-1 wants to run a command in /tmp: npm test');
+    expect(cards.raised).toEqual([{ userId: 'u-1', sessionId: 's-1', question, options: ['Allow', 'Deny'] }]);
+    expect(events).toEqual([
+      { type: 'tool_call', name: 'task', input: { command: 'npm test' } },
+      { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question, options: ['Allow', 'Deny'] } },
+    ]);
+    expect(tasks.started).toEqual([]);
+    cards.answer('card-1', 'Allow');
+    expect(await reply).toEqual({ text: 'started task_1', model: 'script-1' });
+    expect(tasks.started).toEqual([{ sessionId: 's-1', cwd: '/tmp', command: 'npm test' }]);
+  });
+
+  it.each([
+    ['Deny', (cards: FakeCards) => cards.answer('card-1', 'Deny'), 'The user chose Deny: the command did not run.'],
+    ['dismissed', (cards: FakeCards) => cards.answer('card-1', ''), 'The user dismissed the card: the command did not run.'],
+    ['withdrawn', (cards: FakeCards) => cards.withdraw('card-1'), 'The card was withdrawn before the user decided: the command did not run.'],
+  ])('%s: nothing runs and the script reads the refusal (REMOTE_RELAY_PERMISSION) in {{result}}', async (_how, decide, error) => {
+    const tasks = new FakeTasks();
+    const { reply, events, cards } = turn('task cat ~/.relay/credentials.json\nreply {{result.ok}} {{result.code}}: {{result.error}}', { tasks });
+    await tick();
+    decide(cards);
+    expect(await reply).toEqual({ text: `false REMOTE_RELAY_PERMISSION: ${error}`, model: 'script-1' });
+    expect(tasks.started).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(['tool_call', 'question_raised', 'question_answered', 'text']);
+  });
+
+  it('a stop while the card waits withdraws it and runs nothing', async () => {
+    const abort = new AbortController();
+    const tasks = new FakeTasks();
+    const { reply, cards } = turn('task npm test', { tasks, abort });
+    await tick();
+    abort.abort(new Error('stopped'));
+    await expect(reply).rejects.toThrow('stopped');
+    expect(cards.cancelled).toEqual(['s-1']);
+    expect(tasks.started).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The `script` provider: a real, deterministic agent whose behaviour is the prompt itself (see
- * parse-script.ts and the service README). It reaches relay_tool only through the gateway.
+ * parse-script.ts and the service README). It reaches relay_tool only through the gateway, and runs a
+ * command (`task`) only on the session owner's Allow.
  */
 import type { Logger } from '@relay/telemetry';
 import type { BackgroundTaskStarter } from '../background-task-starter.ts';
@@ -14,6 +15,10 @@ export const SCRIPT_MODEL = 'script-1';
 /** The reply to a prompt that is not in the language, so nothing runs away. */
 export const NO_STEPS_REPLY = 'script-1: no steps in the prompt';
 export const TASK_UNAVAILABLE = 'task is not available yet';
+const ALLOW = 'Allow';
+const DENY = 'Deny';
+/** The choices of a command's card, as the Claude providers offer them for a tool. */
+const COMMAND_OPTIONS = [ALLOW, DENY];
 
 export interface ScriptProviderOptions {
   /** The gateway's base URL; relay_tool goes to its /mcp. */
@@ -103,23 +108,45 @@ export class ScriptProvider implements Provider {
     }
   }
 
-  /** Starts a background task; it runs on after the turn. Its id, status and command become {{result}}. */
+  /**
+   * A command runs only on the session owner's Allow, whoever sent the prompt and in every mode: a card in the
+   * session (and the owner's Inbox) while the turn waits. Allowed, it starts as a background task that runs on
+   * after the turn, and {{result}} is its id, status and command; denied, dismissed or withdrawn, nothing runs and
+   * {{result}} is the refusal, for the script to read.
+   */
   async #startTask(input: TurnInput, command: string): Promise<unknown> {
     const tasks = this.#options.tasks;
     if (tasks === undefined) throw new TurnFailed(TASK_UNAVAILABLE);
     await input.emit({ type: 'tool_call', name: 'task', input: { command } });
+    const cardId = await this.#raise(input, commandQuestion(input.session.cwd, command), COMMAND_OPTIONS);
+    const answer = await this.#answer(input, cardId).catch((error: unknown) => {
+      // A card withdrawn (or lost) while the turn runs on is no Allow: the script reads that, nothing ran.
+      if (!input.signal.aborted && error instanceof TurnFailed) return undefined;
+      throw error;
+    });
+    if (answer !== ALLOW) return commandRefused(answer);
     try {
       const task = await tasks.start({ sessionId: input.session.id, cwd: input.session.cwd, command });
-      return { taskId: task.id, status: task.status, description: task.description };
+      return { ok: true, taskId: task.id, status: task.status, description: task.description };
     } catch (error) {
       throw new TurnFailed(`task: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 
   async #askUser(input: TurnInput, question: string, options: string[]): Promise<string> {
-    const { cards, logger } = this.#options;
-    const cardId = await cards.raise({ userId: input.session.userId, sessionId: input.session.id, question, options });
+    return this.#answer(input, await this.#raise(input, question, options));
+  }
+
+  /** Raises a question card in the turn's own session and reports that the turn waits on it; the card's id. */
+  async #raise(input: TurnInput, question: string, options: string[]): Promise<string> {
+    const cardId = await this.#options.cards.raise({ userId: input.session.userId, sessionId: input.session.id, question, options });
     await input.emit({ type: 'question_raised', question: { id: cardId, kind: 'ask_user', question, options } });
+    return cardId;
+  }
+
+  /** The user's answer to a raised card ('' if dismissed); throws TurnFailed when it was withdrawn. */
+  async #answer(input: TurnInput, cardId: string): Promise<string> {
+    const { cards, logger } = this.#options;
     try {
       return await cards.awaitAnswer(cardId, input.signal);
     } catch (error) {
@@ -132,4 +159,25 @@ export class ScriptProvider implements Provider {
       if (!input.signal.aborted) await input.emit({ type: 'question_answered', questionId: cardId });
     }
   }
+}
+
+/** The card a command asks on: what would run, and where. */
+export function commandQuestion(cwd: string, command: string): string {
+  return `script-1 wants to run a command in ${cwd}: ${command}`;
+}
+
+/**
+ * {{result}} of a command the user did not allow, as relay_tool refuses (REMOTE_RELAY_PERMISSION): from the answer,
+ * '' (dismissed) or undefined (the card was withdrawn).
+ */
+export function commandRefused(answer: string | undefined): { ok: false; code: string; error: string } {
+  const why =
+    answer === undefined
+      ? 'The card was withdrawn before the user decided'
+      : answer === ''
+        ? 'The user dismissed the card'
+        : answer === DENY
+          ? 'The user chose Deny'
+          : `The user answered "${answer}", not ${ALLOW}`;
+  return { ok: false, code: 'REMOTE_RELAY_PERMISSION', error: `${why}: the command did not run.` };
 }
