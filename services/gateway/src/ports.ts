@@ -557,6 +557,11 @@ export interface CardRequest {
   title: string;
   lines: string[];
   options?: string[];
+  /**
+   * An external session's call (a fingerprint of its action and arguments): the same call made again gets
+   * this card back, pending or with its decision (used once), instead of a second card.
+   */
+  callKey?: string;
 }
 
 /** One message of a card wait: a keep-alive, or the card (the last one, pending when the wait ran out). */

@@ -103,3 +103,22 @@ describe('awaitCard', () => {
     await expect(reader(awaitCard(deps, request, new AbortController().signal)).next()).rejects.toMatchObject({ code });
   });
 });
+
+describe('awaitCard on a keyed card', () => {
+  it('uses the decision it ends with, so the same call made again raises a new card', async () => {
+    const decisions = new FakeDecisions();
+    const store = new InMemoryCardStore(decisions);
+    const ids = sequentialIds();
+    const clock = new ManualClock(NOW);
+    const request = { userId: 'u1', sessionId: 's1', kind: 'approval', title: 'Start?', lines: [], options: [], callKey: 'fp-1' };
+    const card = await raiseCard({ store, ids }, request, NOW);
+    const deps = { store, ids, decisions, clock, realTime: new ManualClock(NOW), progressIntervalMs: 5000 };
+    const stream = reader(awaitCard(deps, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
+    const last = stream.next();
+    await settle();
+    await decideCard({ store, ids }, { userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
+    expect(await last).toEqual({ card: expect.objectContaining({ status: 'allowed' }) });
+    expect(store.used.get(card.id)).toEqual(NOW);
+    expect((await raiseCard({ store, ids }, request, NOW)).id).not.toBe(card.id);
+  });
+});

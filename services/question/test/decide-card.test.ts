@@ -20,6 +20,7 @@ const approval: Card = {
   choices: [],
   createdAt: CREATED,
   decidedAt: undefined,
+  callKey: '',
 };
 const question: Card = { ...approval, id: 'card_question0', kind: 'question', title: 'Ship tonight?', lines: [], options: ['Tonight', 'Wait'] };
 const openQuestion: Card = { ...question, id: 'card_openqstn0', options: [] };

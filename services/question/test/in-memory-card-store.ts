@@ -8,11 +8,27 @@ import type { CardDecisions, CardFilter, CardStore, IdGenerator } from '../src/d
 export class InMemoryCardStore implements CardStore {
   readonly cards = new Map<string, Card>();
   readonly events: CardDecidedEvent[] = [];
+  /** When a keyed card's decision was used, by card id. */
+  readonly used = new Map<string, Date>();
 
   constructor(private readonly decisions?: FakeDecisions) {}
 
   async create(card: Card): Promise<void> {
     this.cards.set(card.id, structuredClone(card));
+  }
+
+  async reuseKeyed(sessionId: string, callKey: string, decidedSince: Date, now: Date): Promise<Card | undefined> {
+    const card = [...this.cards.values()]
+      .filter((c) => c.sessionId === sessionId && c.callKey === callKey)
+      .filter((c) => c.status === 'pending' || (['allowed', 'denied'].includes(c.status) && !this.used.has(c.id) && c.decidedAt! >= decidedSince))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+    if (card === undefined) return undefined;
+    if (card.status !== 'pending') this.used.set(card.id, now);
+    return structuredClone(card);
+  }
+
+  async markUsed(cardId: string, now: Date): Promise<void> {
+    if (!this.used.has(cardId)) this.used.set(cardId, now);
   }
 
   async find(cardId: string): Promise<Card | undefined> {

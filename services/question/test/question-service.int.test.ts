@@ -113,6 +113,7 @@ const question = (fields: Partial<RaiseCardRequest> = {}): RaiseCardRequest => (
   title: 'Ship tonight?',
   lines: ['The review covers the index change.'],
   options: ['Tonight', 'Wait'],
+  callKey: '',
   ...fields,
 });
 const approval = (fields: Partial<RaiseCardRequest> = {}) => question({ kind: CardKind.CARD_KIND_APPROVAL, title: 'Start a session?', options: [], ...fields });

@@ -30,6 +30,7 @@ describe('buildCard', () => {
       choices: [],
       createdAt: NOW,
       decidedAt: undefined,
+      callKey: '',
     });
   });
 
@@ -55,6 +56,7 @@ describe('buildCard', () => {
     ['options', raise({ options: ['Tonight', ' '] })],
     ['options', raise({ options: ['x'.repeat(201)] })],
     ['options', raise({ options: ['Wait', ' Wait'] })],
+    ['call_key', raise({ callKey: 'k'.repeat(201) })],
   ])('refuses a bad %s', (field, request) => {
     expect(() => buildCard(request, 'card_x', NOW)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', details: expect.objectContaining({ field }) }));
   });
@@ -105,5 +107,49 @@ describe('raiseCard, listCards, cancelCards', () => {
     ]);
     expect(await cancelCards(deps, 's1', later)).toBe(0);
     await expect(cancelCards(deps, '', later)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+});
+
+describe('raiseCard with a call key (an external session’s call)', () => {
+  const keyed = (fields: Partial<RaiseCardInput> = {}) => raise({ kind: 'approval', options: [], callKey: 'fp-1', ...fields });
+  const decide = async (store: InMemoryCardStore, cardId: string, status: 'allowed' | 'denied', at: Date) => {
+    const card = { ...(await store.find(cardId))!, status, decidedAt: at };
+    await store.saveDecision(card, { eventId: `e-${cardId}`, occurredAt: at, card });
+  };
+
+  it('answers the same call’s pending card instead of raising a second one', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const first = await raiseCard(deps, keyed(), NOW);
+    const again = await raiseCard(deps, keyed(), new Date(NOW.getTime() + 60_000));
+    expect(again).toEqual(first);
+    expect(store.cards.size).toBe(1);
+  });
+
+  it('hands a decision to the same call once: the call after that asks anew', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const first = await raiseCard(deps, keyed(), NOW);
+    await decide(store, first.id, 'allowed', NOW);
+    expect(await raiseCard(deps, keyed(), NOW)).toMatchObject({ id: first.id, status: 'allowed' });
+    expect(await raiseCard(deps, keyed(), NOW)).toMatchObject({ status: 'pending', id: expect.not.stringMatching(first.id) });
+  });
+
+  it('raises a new card for another call, another session, or a decision older than a day', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const first = await raiseCard(deps, keyed(), NOW);
+    expect((await raiseCard(deps, keyed({ callKey: 'fp-2' }), NOW)).id).not.toBe(first.id);
+    expect((await raiseCard(deps, keyed({ sessionId: 's2' }), NOW)).id).not.toBe(first.id);
+    await decide(store, first.id, 'denied', NOW);
+    const dayLater = new Date(NOW.getTime() + 86_400_000 + 1);
+    expect(await raiseCard(deps, keyed(), dayLater)).toMatchObject({ status: 'pending', createdAt: dayLater });
+  });
+
+  it('never reuses a card raised without a key', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const first = await raiseCard(deps, keyed({ callKey: '' }), NOW);
+    expect((await raiseCard(deps, keyed({ callKey: '' }), NOW)).id).not.toBe(first.id);
   });
 });

@@ -44,6 +44,7 @@ export class GrpcQuestionOwner implements QuestionOwner {
         title: request.title,
         lines: request.lines,
         options: request.options ?? [],
+        callKey: request.callKey ?? '',
       },
       { deadlineMs: DEADLINE_MS },
     );

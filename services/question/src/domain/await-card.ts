@@ -71,6 +71,8 @@ export async function* awaitCard(deps: AwaitCardDeps, input: AwaitCardInput, sig
       }
     }
     if (stop.aborted) return;
+    // The waiting call takes a keyed card's decision, so the same call made again asks anew.
+    if (card.callKey !== '' && card.status !== 'pending') await deps.store.markUsed(card.id, deps.clock.now());
     yield { card };
   } finally {
     unwatch();

@@ -13,6 +13,9 @@ export const CardLimits = {
   WAIT_SECONDS: 604_800,
   /** Cards one listing returns, newest first. */
   LIST: 500,
+  /** How long a keyed card's decision waits for the same call to be made again before that call asks anew: a day. */
+  KEYED_DECISION_SECONDS: 86_400,
+  CALL_KEY_CHARS: 200,
 } as const;
 
 /** How often (real time) an AwaitCard stream sends progress, so proxies and clients keep the call open. */

@@ -29,6 +29,11 @@ export interface Card {
   choices: string[];
   createdAt: Date;
   decidedAt: Date | undefined;
+  /**
+   * An external session's call the card was raised for (a fingerprint of its action and arguments); '' for
+   * every other card. The same call made again is answered with this card instead of a new one.
+   */
+  callKey: string;
 }
 
 /** relay.question.v1.card_decided: a card left pending (allowed, denied, answered, dismissed or cancelled). */

@@ -23,6 +23,13 @@ export interface CardStore {
   saveDecision(card: Card, event: CardDecidedEvent): Promise<boolean>;
   /** The user's cards matching the filter, newest first. */
   list(userId: string, filter: CardFilter): Promise<Card[]>;
+  /**
+   * The session's card raised for `callKey` that is pending, or decided at or after `decidedSince` and not yet
+   * used (then marked used at `now`, so only one call takes the decision); undefined when there is none.
+   */
+  reuseKeyed(sessionId: string, callKey: string, decidedSince: Date, now: Date): Promise<Card | undefined>;
+  /** Marks a keyed card's decision used at `now`, unless it already was. */
+  markUsed(cardId: string, now: Date): Promise<void>;
   /** Cancels every pending card of the session, each with the event `eventFor` makes; returns the cancelled cards. */
   cancelPending(sessionId: string, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]>;
 }

@@ -11,6 +11,8 @@ export interface RaiseCardInput {
   title: string;
   lines: string[];
   options: string[];
+  /** An external session's call (a fingerprint of its action and arguments); unset or '' for none. */
+  callKey?: string;
 }
 
 /** A new pending card from a raise request, or REMOTE_RELAY_INVALID_INPUT naming the first bad field. */
@@ -34,6 +36,8 @@ export function buildCard(input: RaiseCardInput, id: string, now: Date): Card {
     throw invalidInput(`each option must be 1 to ${CardLimits.OPTION_CHARS} characters`, { field: 'options' });
   }
   if (new Set(options).size !== options.length) throw invalidInput('options must differ from each other', { field: 'options' });
+  const callKey = input.callKey ?? '';
+  if (callKey.length > CardLimits.CALL_KEY_CHARS) throw invalidInput(`call_key is longer than ${CardLimits.CALL_KEY_CHARS} characters`, { field: 'call_key' });
   return {
     id,
     userId: input.userId,
@@ -47,12 +51,23 @@ export function buildCard(input: RaiseCardInput, id: string, now: Date): Card {
     choices: [],
     createdAt: now,
     decidedAt: undefined,
+    callKey,
   };
 }
 
-/** Validates and stores a new pending card. */
+/**
+ * Validates and stores a new pending card. With a call key (an external session's call, which no turn
+ * ends) the same call made again gets its earlier card instead: still pending (it waits on), or decided
+ * within KEYED_DECISION_SECONDS and not used yet (the decision is used now). A used, cancelled or older
+ * decision raises a new card.
+ */
 export async function raiseCard(deps: CardDeps, input: RaiseCardInput, now: Date): Promise<Card> {
   const card = buildCard(input, deps.ids.newCardId(), now);
+  if (card.callKey !== '') {
+    const decidedSince = new Date(now.getTime() - CardLimits.KEYED_DECISION_SECONDS * 1000);
+    const earlier = await deps.store.reuseKeyed(card.sessionId, card.callKey, decidedSince, now);
+    if (earlier !== undefined) return earlier;
+  }
   await deps.store.create(card);
   return card;
 }

@@ -16,6 +16,24 @@ export class PrismaCardStore implements CardStore {
     await this.prisma.card.create({ data: { ...card, decidedAt: card.decidedAt ?? null } });
   }
 
+  async reuseKeyed(sessionId: string, callKey: string, decidedSince: Date, now: Date): Promise<Card | undefined> {
+    const reusable = {
+      sessionId,
+      callKey,
+      OR: [{ status: 'pending' }, { status: { in: ['allowed', 'denied'] }, usedAt: null, decidedAt: { gte: decidedSince } }],
+    };
+    const row = await this.prisma.card.findFirst({ where: reusable, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    if (row === null) return undefined;
+    if (row.status === 'pending') return toCard(row);
+    // Conditional on unused: of two calls racing for one decision only one takes it; the other asks anew.
+    const { count } = await this.prisma.card.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: now } });
+    return count === 1 ? toCard(row) : undefined;
+  }
+
+  async markUsed(cardId: string, now: Date): Promise<void> {
+    await this.prisma.card.updateMany({ where: { id: cardId, usedAt: null }, data: { usedAt: now } });
+  }
+
   async find(cardId: string): Promise<Card | undefined> {
     const row = await this.prisma.card.findUnique({ where: { id: cardId } });
     return row === null ? undefined : toCard(row);
@@ -77,6 +95,7 @@ function toCard(row: CardRow): Card {
     choices: strings(row.choices, 'choices'),
     createdAt: row.createdAt,
     decidedAt: row.decidedAt ?? undefined,
+    callKey: row.callKey,
   };
 }
 

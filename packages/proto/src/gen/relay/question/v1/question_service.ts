@@ -207,9 +207,15 @@ export interface RaiseCardRequest {
   title: string;
   lines: string[];
   options: string[];
+  /**
+   * Set for an external session's call (a fingerprint of its action and arguments): the session's card with this
+   * key that is pending, or decided within the last day and not yet used, is answered instead of a new one. A
+   * decision handed out (here or at the end of AwaitCard) is used: the same call made again raises a new card.
+   */
+  callKey: string;
 }
 
-/** The card, pending. */
+/** The card: pending, or (with a call_key) the decision the same call's earlier card got. */
 export interface RaiseCardResponse {
   card: Card | undefined;
 }
@@ -649,7 +655,7 @@ export const Card: MessageFns<Card> = {
 };
 
 function createBaseRaiseCardRequest(): RaiseCardRequest {
-  return { userId: "", sessionId: "", kind: 0, title: "", lines: [], options: [] };
+  return { userId: "", sessionId: "", kind: 0, title: "", lines: [], options: [], callKey: "" };
 }
 
 export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
@@ -671,6 +677,9 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
     }
     for (const v of message.options) {
       writer.uint32(50).string(v!);
+    }
+    if (message.callKey !== "") {
+      writer.uint32(58).string(message.callKey);
     }
     return writer;
   },
@@ -736,6 +745,14 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
             message.options.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.callKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -764,6 +781,11 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
       title: isSet(object.title) ? globalThis.String(object.title) : "",
       lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => globalThis.String(e)) : [],
       options: globalThis.Array.isArray(object?.options) ? object.options.map((e: any) => globalThis.String(e)) : [],
+      callKey: isSet(object.callKey)
+        ? globalThis.String(object.callKey)
+        : isSet(object.call_key)
+        ? globalThis.String(object.call_key)
+        : "",
     };
   },
 
@@ -787,6 +809,9 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
     if (message.options?.length) {
       obj.options = message.options;
     }
+    if (message.callKey !== "") {
+      obj.callKey = message.callKey;
+    }
     return obj;
   },
 
@@ -801,6 +826,7 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
     message.title = object.title ?? "";
     message.lines = object.lines?.map((e) => e) || [];
     message.options = object.options?.map((e) => e) || [];
+    message.callKey = object.callKey ?? "";
     return message;
   },
 };
@@ -3062,7 +3088,7 @@ export const PublishRemoteAnswerResponse: MessageFns<PublishRemoteAnswerResponse
 export type QuestionServiceService = typeof QuestionServiceService;
 export const QuestionServiceService = {
   /**
-   * Shows a card in a session and returns it pending.
+   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card).
    * Codes: REMOTE_RELAY_INVALID_INPUT.
    */
   raiseCard: {
@@ -3196,7 +3222,7 @@ export const QuestionServiceService = {
 
 export interface QuestionServiceServer extends UntypedServiceImplementation {
   /**
-   * Shows a card in a session and returns it pending.
+   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card).
    * Codes: REMOTE_RELAY_INVALID_INPUT.
    */
   raiseCard: handleUnaryCall<RaiseCardRequest, RaiseCardResponse>;
@@ -3248,7 +3274,7 @@ export interface QuestionServiceServer extends UntypedServiceImplementation {
 
 export interface QuestionServiceClient extends Client {
   /**
-   * Shows a card in a session and returns it pending.
+   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card).
    * Codes: REMOTE_RELAY_INVALID_INPUT.
    */
   raiseCard(
