@@ -241,6 +241,21 @@ export class GatewayApi {
     return (await this.request('POST', '/api/v1/users', { name, role })) as { user: UserView; token: string };
   }
 
+  /** DELETE /api/v1/users/:id (admins) → the removed user and how many of their sessions were archived. */
+  async removeUser(userId: string): Promise<{ user: UserView; archivedSessions: number }> {
+    return (await this.request('DELETE', `/api/v1/users/${encodeURIComponent(userId)}`)) as { user: UserView; archivedSessions: number };
+  }
+
+  /** POST /api/v1/users/:id/token → a new token, shown this once; DELETE (revoke) → none. */
+  async userToken(userId: string, revoke: boolean): Promise<{ token?: string }> {
+    return (await this.request(revoke ? 'DELETE' : 'POST', `/api/v1/users/${encodeURIComponent(userId)}/token`)) as { token?: string };
+  }
+
+  /** POST /api/v1/sessions/:id/token → a new token for the session, shown this once; DELETE (revoke) → none. */
+  async sessionToken(sessionId: string, revoke: boolean): Promise<{ token?: string }> {
+    return (await this.request(revoke ? 'DELETE' : 'POST', `/api/v1/sessions/${encodeURIComponent(sessionId)}/token`)) as { token?: string };
+  }
+
   private async request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, json?: unknown, timeoutMs = TIMEOUT_MS): Promise<unknown> {
     const url = `${this.baseUrl}${path}`;
     let response: Response;

@@ -83,6 +83,18 @@ async function main(argv: readonly string[]): Promise<number> {
         const { runAddUser } = await import('./commands/users.ts');
         return await runAddUser(command, { out: process.stdout });
       }
+      case 'remove-user': {
+        const { runRemoveUser } = await import('./commands/users.ts');
+        return await runRemoveUser(command, { out: process.stdout });
+      }
+      case 'user-token': {
+        const { runUserToken } = await import('./commands/users.ts');
+        return await runUserToken(command, { out: process.stdout });
+      }
+      case 'session-token': {
+        const { runSessionToken } = await import('./commands/users.ts');
+        return await runSessionToken(command, { out: process.stdout });
+      }
       case 'whoami': {
         const { runWhoami } = await import('./commands/users.ts');
         return await runWhoami(command, { out: process.stdout });

@@ -36,6 +36,9 @@ export type Command =
   | { kind: 'unpair'; name: string; json: boolean }
   | { kind: 'users'; json: boolean }
   | { kind: 'add-user'; name: string; admin: boolean; json: boolean }
+  | { kind: 'remove-user'; name: string; json: boolean }
+  | { kind: 'user-token'; name: string; revoke: boolean; json: boolean }
+  | { kind: 'session-token'; sessionId: string; revoke: boolean; json: boolean }
   | { kind: 'whoami'; json: boolean }
   | { kind: 'help' };
 
@@ -62,6 +65,9 @@ Usage:
                                                  a session's recent messages and what goes on there
   relay session set SESSION [--mode agent|ask|plan] [--may-create-sessions on|off] [--json]
                                                  the conversation's relay mode, and whether its agent may start sessions
+  relay session token SESSION [--revoke] [--json]
+                                                 a new token for a session's MCP client (shown once; the old one stops
+                                                 working), or with --revoke none
   relay inbox [--json]                           pending asks and cards across your sessions
   relay answer ID [TEXT…] [--choice C] [--dismiss] [--json]
                                                  answer (or dismiss) an ask (ask_…) or a question card (card_…)
@@ -85,6 +91,10 @@ Usage:
   relay users [--json]                           the relay's users and their roles (admins only)
   relay users add NAME [--admin] [--json]        add a user (a member, or an admin with --admin; admins only) and
                                                  print their token, shown once
+  relay users remove NAME [--json]               remove a user (admins only): their tokens stop working, their
+                                                 sessions are archived
+  relay users token NAME [--revoke] [--json]     a new token for a user (yourself, or anyone for an admin; shown once,
+                                                 the old one stops working), or with --revoke none
   relay whoami [--json]                          who your token is: id, name and role (admin or member)
   relay help                                     this text
 
@@ -253,6 +263,19 @@ export function parseCommand(argv: readonly string[]): Command {
     const name = extra.join(' ').trim();
     if (name === '') throw new CliError('relay users add needs the new user\'s name: relay users add NAME [--admin]');
     return { kind: 'add-user', name, admin: values.admin === true, json: values.json === true };
+  }
+  if (first === 'users' && (second === 'remove' || second === 'token')) {
+    const { values } = parseOptions(rest, second === 'token' ? { json: { type: 'boolean' }, revoke: { type: 'boolean' } } : { json: { type: 'boolean' } });
+    const name = extra.join(' ').trim();
+    const usage = second === 'token' ? 'relay users token NAME [--revoke]' : 'relay users remove NAME';
+    if (name === '') throw new CliError(`relay users ${second} needs the user's name or id: ${usage}`);
+    return second === 'token'
+      ? { kind: 'user-token', name, revoke: values.revoke === true, json: values.json === true }
+      : { kind: 'remove-user', name, json: values.json === true };
+  }
+  if (first === 'session' && second === 'token') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, revoke: { type: 'boolean' } });
+    return { kind: 'session-token', sessionId: onlySession('token', extra), revoke: values.revoke === true, json: values.json === true };
   }
   if (first === 'whoami' && second === undefined) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });

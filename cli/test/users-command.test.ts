@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
-import { formatAddedUser, formatUsers, formatUser } from '../src/commands/users.ts';
+import { formatAddedUser, formatNewToken, formatUsers, formatUser, userNamed } from '../src/commands/users.ts';
 import { HELP_TEXT, parseCommand } from '../src/parse-command.ts';
 
 describe('relay users and whoami', () => {
@@ -9,6 +9,12 @@ describe('relay users and whoami', () => {
     [['users', '--json'], { kind: 'users', json: true }],
     [['users', 'add', 'Ada'], { kind: 'add-user', name: 'Ada', admin: false, json: false }],
     [['users', 'add', 'Ada', 'Lovelace', '--admin', '--json'], { kind: 'add-user', name: 'Ada Lovelace', admin: true, json: true }],
+    [['users', 'remove', 'Bob'], { kind: 'remove-user', name: 'Bob', json: false }],
+    [['users', 'remove', 'Bob', 'Smith', '--json'], { kind: 'remove-user', name: 'Bob Smith', json: true }],
+    [['users', 'token', 'Bob'], { kind: 'user-token', name: 'Bob', revoke: false, json: false }],
+    [['users', 'token', 'Bob', '--revoke', '--json'], { kind: 'user-token', name: 'Bob', revoke: true, json: true }],
+    [['session', 'token', 's-1'], { kind: 'session-token', sessionId: 's-1', revoke: false, json: false }],
+    [['session', 'token', 's-1', '--revoke'], { kind: 'session-token', sessionId: 's-1', revoke: true, json: false }],
     [['whoami'], { kind: 'whoami', json: false }],
     [['whoami', '--json'], { kind: 'whoami', json: true }],
   ])('parses %j', (argv, expected) => {
@@ -18,12 +24,16 @@ describe('relay users and whoami', () => {
   it.each([
     [['users', 'add'], "relay users add needs the new user's name: relay users add NAME [--admin]"],
     [['users', 'add', '  '], "relay users add needs the new user's name: relay users add NAME [--admin]"],
+    [['users', 'remove'], "relay users remove needs the user's name or id: relay users remove NAME"],
+    [['users', 'token'], "relay users token needs the user's name or id: relay users token NAME [--revoke]"],
+    [['session', 'token'], 'relay session token needs a session id; relay sessions lists them'],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(new CliError(message));
   });
 
   it('refuses what it does not know', () => {
-    expect(() => parseCommand(['users', 'remove', 'Ada'])).toThrow(CliError);
+    expect(() => parseCommand(['users', 'delete', 'Ada'])).toThrow(CliError);
+    expect(() => parseCommand(['users', 'remove', 'Ada', '--revoke'])).toThrow(CliError);
     expect(() => parseCommand(['users', 'add', 'Ada', '--role', 'admin'])).toThrow(CliError);
     expect(() => parseCommand(['whoami', 'Ada'])).toThrow(CliError);
   });
@@ -47,9 +57,29 @@ describe('relay users and whoami', () => {
     ]);
   });
 
+  it('finds a user by id, else by name case aside, and says when there is none', () => {
+    const users = [
+      { id: 'u1', name: 'Ada', role: 'admin' as const },
+      { id: 'u2', name: 'u1', role: 'member' as const },
+    ];
+    expect(userNamed(users, 'ada').id).toBe('u1');
+    expect(userNamed(users, 'u1').id).toBe('u1');
+    expect(() => userNamed(users, 'Eve')).toThrow(new CliError('no user named "Eve" on this relay; relay users lists them'));
+  });
+
+  it('prints a rotated token with a line saying it is shown once', () => {
+    expect(formatNewToken("Bob's new token", 'rly_u_new').split('\n')).toEqual([
+      "Bob's new token: rly_u_new",
+      'The token is shown only this once; the old one no longer works.',
+    ]);
+  });
+
   it('lists the commands in the help text', () => {
     expect(HELP_TEXT).toContain('relay users [--json]');
     expect(HELP_TEXT).toContain('relay users add NAME [--admin] [--json]');
     expect(HELP_TEXT).toContain('relay whoami [--json]');
+    expect(HELP_TEXT).toContain('relay users remove NAME [--json]');
+    expect(HELP_TEXT).toContain('relay users token NAME [--revoke] [--json]');
+    expect(HELP_TEXT).toContain('relay session token SESSION [--revoke] [--json]');
   });
 });

@@ -1,4 +1,5 @@
 import { loadClientConfig } from '../config.ts';
+import { CliError } from '../cli-error.ts';
 import { GatewayApi, type UserView } from '../gateway-api.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
@@ -21,6 +22,64 @@ export async function runAddUser(options: { name: string; admin: boolean; json: 
   const created = await apiFor(io).createUser(options.name, options.admin ? 'admin' : 'member');
   io.out.write(options.json ? `${JSON.stringify(created, null, 2)}\n` : `${formatAddedUser(created)}\n`);
   return 0;
+}
+
+/** `relay users remove NAME`: removes a user (admins); their tokens stop working, their sessions are archived. */
+export async function runRemoveUser(options: { name: string; json: boolean }, io: ClientIo): Promise<number> {
+  const api = apiFor(io);
+  const user = userNamed(await api.listUsers(), options.name);
+  const removed = await api.removeUser(user.id);
+  io.out.write(
+    options.json
+      ? `${JSON.stringify(removed, null, 2)}\n`
+      : `Removed ${removed.user.name} (${removed.user.role}), id ${removed.user.id}: their tokens no longer work; ${sessionsArchived(removed.archivedSessions)}.\n`,
+  );
+  return 0;
+}
+
+/** `relay users token NAME [--revoke]`: a new token for a user (yourself, or anyone for an admin), or none. */
+export async function runUserToken(options: { name: string; revoke: boolean; json: boolean }, io: ClientIo): Promise<number> {
+  const api = apiFor(io);
+  // A member may rotate only their own token and cannot list users: find yourself first.
+  const me = await api.me();
+  const user = matches(me, options.name) ? me : userNamed(await api.listUsers(), options.name);
+  const changed = await api.userToken(user.id, options.revoke);
+  const text = options.revoke
+    ? `Revoked ${user.name}'s token: it no longer works, and ${user.name} has none until a new one is made (relay users token ${user.name}).`
+    : formatNewToken(`${user.name}'s new token`, changed.token ?? '');
+  io.out.write(options.json ? `${JSON.stringify({ user: { id: user.id, name: user.name }, token: changed.token ?? '', revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
+  return 0;
+}
+
+/** `relay session token SESSION [--revoke]`: a new token for one of your sessions, or none. */
+export async function runSessionToken(options: { sessionId: string; revoke: boolean; json: boolean }, io: ClientIo): Promise<number> {
+  const changed = await apiFor(io).sessionToken(options.sessionId, options.revoke);
+  const text = options.revoke
+    ? `Revoked the tokens of session ${options.sessionId}: its MCP client (and its agent, if one runs) is refused from now on.`
+    : formatNewToken(`Session ${options.sessionId}'s new token`, changed.token ?? '');
+  io.out.write(options.json ? `${JSON.stringify({ session: { id: options.sessionId }, token: changed.token ?? '', revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
+  return 0;
+}
+
+/** The user a NAME given on the command line means: by id, else by name, case aside. */
+export function userNamed(users: readonly UserView[], name: string): UserView {
+  const found = users.find((user) => user.id === name) ?? users.find((user) => matches(user, name));
+  if (found === undefined) throw new CliError(`no user named "${name}" on this relay; relay users lists them`);
+  return found;
+}
+
+function matches(user: UserView, name: string): boolean {
+  return user.id === name || user.name.toLowerCase() === name.toLowerCase();
+}
+
+function sessionsArchived(count: number): string {
+  return count === 1 ? '1 session was archived' : `${count} sessions were archived`;
+}
+
+// As with a new user's token: the relay keeps only the hash, so this is the one chance to copy it.
+/** A new token, that it is shown once, and that the old one no longer works. */
+export function formatNewToken(what: string, token: string): string {
+  return [`${what}: ${token}`, 'The token is shown only this once; the old one no longer works.'].join('\n');
 }
 
 /** `relay whoami`: who this token is. */
