@@ -3,7 +3,7 @@
 // small in-process fakes of the gateway's own ports: nothing here gets as far as a service.
 import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type EdgeSettings } from '../src/app.ts';
 import type { PairingOwner, QuestionOwner, SessionOwner } from '../src/ports.ts';
@@ -92,15 +92,16 @@ describe('/mcp checks Host and Origin before anything else', () => {
   });
 
   it.each([
-    ['a foreign Host (a rebound name)', { host: 'evil.example:7420' }, 'Host'],
-    ['a port other than the allowed entry names', { host: 'gateway:9999' }, 'Host'],
-    ['a foreign Origin', { host: '127.0.0.1:7420', origin: 'http://evil.example' }, 'Origin'],
-    ['the null Origin', { host: '127.0.0.1:7420', origin: 'null' }, 'Origin'],
-  ])('refuses %s with 403 and checks no token', async (_label, headers) => {
+    ['a foreign Host (a rebound name)', { host: 'evil.example:7420' }, 'does not answer /mcp as evil.example'],
+    ['a port other than the allowed entry names', { host: 'gateway:9999' }, 'does not answer /mcp as gateway:9999'],
+    ['a foreign Origin', { host: '127.0.0.1:7420', origin: 'http://evil.example' }, 'the origin http://evil.example'],
+    ['the null Origin', { host: '127.0.0.1:7420', origin: 'null' }, 'the origin null'],
+  ])('refuses %s with 403 and checks no token', async (_label, headers, says) => {
     const { app, seen } = start({ allowedHosts: ['gateway:7420'] });
     const response = await app.inject({ method: 'POST', url: '/mcp', headers: { ...mcpHeaders, ...headers }, payload: listTools });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(response.json().error.message).toContain(says);
     expect(seen.authenticated).toEqual([]);
   });
 });
@@ -192,7 +193,7 @@ describe('the HTTP inputs keep the bounds relay_tool keeps', () => {
     ['a NUL in a relay_tool call from a paired relay', { method: 'POST', url: '/relay/v1/tool', payload: { action: 'read_session', arguments: { session: 'a\u0000' } } }, '"arguments.session" in the body'],
   ])('answers 400 REMOTE_RELAY_INVALID_INPUT for %s, naming the field', async (_label, request, field) => {
     const { app, seen } = start();
-    const response = await app.inject({ ...request, headers: { ...asUser, 'content-type': 'application/json' } } as Parameters<FastifyInstance['inject']>[0] & object);
+    const response = await app.inject({ ...request, headers: { ...asUser, 'content-type': 'application/json' } } as InjectOptions);
     expect(response.statusCode).toBe(400);
     const body = response.json();
     expect(body.code).toBe('REMOTE_RELAY_INVALID_INPUT');
