@@ -23,6 +23,8 @@ export class GrpcQuestionCards implements QuestionCards {
         title: input.question,
         lines: [],
         options: input.options,
+        // A hosted turn's question is its own card each time; only an external session's calls are keyed.
+        callKey: '',
       });
       if (card === undefined) throw new Error('RaiseCard answered without a card');
       return card.id;
