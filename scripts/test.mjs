@@ -46,6 +46,25 @@ if (existsSync(results)) {
     }
   }
   process.stdout.write(`\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped\n`);
+  printDurations(testResults);
 }
 if (existsSync(unhandled)) process.stdout.write(`\nunhandled errors (each fails the run):\n${readFileSync(unhandled, 'utf8')}`);
 process.exit(tests.status ?? 1);
+
+/** The project a test file belongs to, by the same patterns as vitest.config.ts. */
+function projectOf(file) {
+  if (file.startsWith('test/')) return 'e2e';
+  return file.endsWith('.int.test.ts') ? 'integration' : 'unit';
+}
+
+/** Seconds spent in each project's files (summed, so parallel files count fully) and the slowest files. */
+function printDurations(testResults) {
+  const files = testResults.map((result) => ({ file: relative(root, result.name), seconds: (result.endTime - result.startTime) / 1000 }));
+  const byProject = new Map();
+  for (const { file, seconds } of files) byProject.set(projectOf(file), (byProject.get(projectOf(file)) ?? 0) + seconds);
+  const projects = [...byProject].map(([project, seconds]) => `${project} ${seconds.toFixed(0)} s`).join(', ');
+  process.stdout.write(`time in test files: ${projects}\nslowest files:\n`);
+  for (const { file, seconds } of files.sort((a, b) => b.seconds - a.seconds).slice(0, 8)) {
+    process.stdout.write(`  ${seconds.toFixed(1).padStart(6)} s  ${file}\n`);
+  }
+}
