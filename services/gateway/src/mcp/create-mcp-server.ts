@@ -48,7 +48,8 @@ const CallToolRequest = z.object({
 export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls): Server {
   const server = new Server(
     { name: 'relay', title: `Relay ${deps.relayName}`, version: RELAY_VERSION },
-    { capabilities: { tools: {} } },
+    // logging: a client that gave no progressToken still hears what a long call waits for (notifications/message).
+    { capabilities: { tools: {}, logging: {} } },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -88,7 +89,8 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
 /**
  * The call's line to the agent: `signal` (the client cancelled or went away), and progress
  * notifications on the request's progressToken, so a client whose tool timeout resets on progress
- * keeps waiting through a long turn. Without a progressToken nothing is sent.
+ * keeps waiting through a long turn. A client that gave no progressToken gets the same sentences as
+ * MCP logging notifications (level info), on the call's own response stream.
  */
 function channelOf(extra: Extra, signal: AbortSignal, logger: Logger): CallChannel {
   const progressToken = extra._meta?.progressToken;
@@ -96,10 +98,13 @@ function channelOf(extra: Extra, signal: AbortSignal, logger: Logger): CallChann
   return {
     signal,
     async progress(message) {
-      if (progressToken === undefined) return;
       progress += 1;
       try {
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } });
+        if (progressToken === undefined) {
+          await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'relay_tool', data: message } });
+        } else {
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } });
+        }
       } catch (error) {
         // A client that went away misses its progress; the call itself goes on to its end.
         logger.debug({ err: error }, 'progress notification not sent');

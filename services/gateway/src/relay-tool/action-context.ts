@@ -4,6 +4,7 @@
  */
 import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner, SubscriptionOwner } from '../ports.ts';
 import type { ToolArguments } from './arguments.ts';
+import type { CallShape } from './call-key.ts';
 import type { Success } from './result.ts';
 import type { RemoteEventsOwner } from '../remote-events-owner.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
@@ -31,6 +32,8 @@ export interface ActionContext {
   signal: AbortSignal;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */
   progress(message: string): Promise<void>;
+  /** The call in flight (action and arguments), which keys an external session's cards; unset for a paired relay's call. */
+  call?: CallShape;
 }
 
 /** One relay_tool action: validate, resolve the relay, check policy, call the owner, shape the result. */

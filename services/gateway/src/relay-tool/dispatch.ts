@@ -125,6 +125,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           remoteEvents: deps.remoteEvents,
           signal: channel.signal,
           progress: channel.progress,
+          call: { action, args: parsed.args },
         };
         const target = pairedTarget(action, parsed.args.relay, deps.relayName, paired);
         result = target ? await forwardCall(action, parsed.args, target, context) : await ACTIONS[action](parsed.args, context);
