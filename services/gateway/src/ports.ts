@@ -453,6 +453,8 @@ export interface SessionOwner {
   /** Stops the turn running in a session; false when nothing was running. */
   stopTurn(actor: Actor, sessionId: string): Promise<{ stopRequested: boolean }>;
   archiveSession(actor: Actor, sessionId: string): Promise<Session>;
+  /** The user brings back one of their archived sessions (its token works again). REMOTE_RELAY_NOT_FOUND. */
+  unarchiveSession(userId: string, sessionId: string): Promise<Session>;
   getConversation(sessionId: string): Promise<Conversation>;
   setConversationOptions(userId: string, sessionId: string, options: ConversationOptions): Promise<Session>;
   /** The loop guard: counts one prompt the conversation sends to another agent (dryRun: only whether one fits). */

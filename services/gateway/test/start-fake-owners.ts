@@ -108,7 +108,7 @@ export interface FakeOwners {
   stop(): Promise<void>;
 }
 
-const WRITES = ['createSession', 'sendMessage', 'updateSession', 'stopTurn', 'archiveSession', 'setConversationOptions'];
+const WRITES = ['createSession', 'sendMessage', 'updateSession', 'stopTurn', 'archiveSession', 'unarchiveSession', 'setConversationOptions'];
 
 /** Starts the three fakes on loopback. */
 export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
@@ -433,6 +433,12 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               record('archiveSession', request);
               const session = sessionOf(request.userId, request.sessionId);
               session.archived = true;
+              return { session };
+            },
+            unarchiveSession: async (request) => {
+              record('unarchiveSession', request);
+              const session = sessionOf(request.userId, request.sessionId);
+              session.archived = false;
               return { session };
             },
             getConversation: async (request) => {

@@ -319,6 +319,11 @@ export class GrpcSessionOwner implements SessionOwner {
     return toSession(required(session, 'ArchiveSession', 'session'));
   }
 
+  async unarchiveSession(userId: string, sessionId: string): Promise<Session> {
+    const { session } = await callUnary(this.client, 'unarchiveSession', { userId, sessionId }, { deadlineMs: DEADLINE_MS });
+    return toSession(required(session, 'UnarchiveSession', 'session'));
+  }
+
   async getConversation(sessionId: string): Promise<Conversation> {
     const conversation = await callUnary(this.client, 'getConversation', { sessionId }, { deadlineMs: DEADLINE_MS });
     return {

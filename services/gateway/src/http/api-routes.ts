@@ -14,6 +14,7 @@ import { turnFields } from '../relay-tool/turn-result.ts';
 import { planWait } from '../relay-tool/wait-seconds.ts';
 import { sessionReadView, sessionView } from '../session-view.ts';
 import { RELAY_VERSION } from '../version.ts';
+import { registerSessionRoutes } from './session-routes.ts';
 import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 
 export interface ApiDeps extends UserApiDeps {
@@ -103,6 +104,7 @@ const WaitQuery = z.object({
 
 /** Registers /api/v1 on `app`. */
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  registerSessionRoutes(app, deps);
   app.get('/api/v1/relay', async (request, reply) => {
     if ((await userOf(deps, request, reply)) === undefined) return reply;
     return {

@@ -3,6 +3,7 @@ import type { SessionServiceServer } from '@relay/proto/relay/session/v1/session
 import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
 import { archiveSession } from '../domain/archive-session.ts';
+import { unarchiveSession } from '../domain/unarchive-session.ts';
 import { authenticate } from '../domain/authenticate.ts';
 import { createExternalSession } from '../domain/create-external-session.ts';
 import { createSession } from '../domain/create-session.ts';
@@ -215,6 +216,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         { userId: request.userId, callerSessionId: request.callerSessionId, sessionId: request.sessionId },
         clock.now(),
       );
+      return { session: toSessionMessage(session) };
+    },
+    unarchiveSession: async (request) => {
+      const session = await unarchiveSession(deps, { userId: request.userId, sessionId: request.sessionId });
       return { session: toSessionMessage(session) };
     },
     noteRemoteSessionStarted: async (request) => {

@@ -4,17 +4,14 @@
  * meters this month (used, allowance, remaining, utilization, resetsAt), and whether a Claude usage
  * limit has paused turns. Account names, addresses and tokens are never included: the report holds none.
  */
-import type { ProviderInfo, ProviderUsage, UsageMeter } from '../../ports.ts';
+import type { ProviderInfo, ProviderUsage, RelayInfo, UsageMeter } from '../../ports.ts';
 import type { Action } from '../action-context.ts';
 import { success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 
 export const usage: Action = async (args, context) => {
   const relay = thisRelay(args.relay, context);
-  const info = await context.sessions.getRelayInfo(context.caller.userId);
-  // A session service that reports no accounting: every provider set up is not tracked.
-  const report = info.usage ?? { providers: info.providers.map(untracked), claudeUsageLimitPaused: false };
-  const providers = report.providers.map(providerView);
+  const { providers, claudeUsageLimitPaused } = usageReportView(await context.sessions.getRelayInfo(context.caller.userId));
   const by = (status: string) => providers.filter((provider) => provider.status === status).length;
   const parts = [
     `${by('ok')} tracked`,
@@ -23,8 +20,15 @@ export const usage: Action = async (args, context) => {
     `${by('not_tracked')} not tracked`,
     `${by('not_set_up')} not set up`,
   ];
-  return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused: report.claudeUsageLimitPaused }, relay);
+  return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused }, relay);
 };
+
+/** The usage report as the usage action and GET /api/v1/usage show it: per provider its status and meters. */
+export function usageReportView(info: RelayInfo) {
+  // A session service that reports no accounting: every provider set up is not tracked.
+  const report = info.usage ?? { providers: info.providers.map(untracked), claudeUsageLimitPaused: false };
+  return { providers: report.providers.map(providerView), claudeUsageLimitPaused: report.claudeUsageLimitPaused };
+}
 
 function untracked(provider: ProviderInfo): ProviderUsage {
   return { provider: provider.id, status: provider.available ? 'not_tracked' : 'not_set_up', reason: provider.available ? '' : provider.reason, meters: [], pausedUntil: null };

@@ -391,6 +391,17 @@ export interface ArchiveSessionResponse {
   session: Session | undefined;
 }
 
+/** The user's archived session to bring back. */
+export interface UnarchiveSessionRequest {
+  userId: string;
+  sessionId: string;
+}
+
+/** The session, unarchived. */
+export interface UnarchiveSessionResponse {
+  session: Session | undefined;
+}
+
 /** The calling conversation. */
 export interface GetConversationRequest {
   sessionId: string;
@@ -5059,6 +5070,168 @@ export const ArchiveSessionResponse: MessageFns<ArchiveSessionResponse> = {
   },
 };
 
+function createBaseUnarchiveSessionRequest(): UnarchiveSessionRequest {
+  return { userId: "", sessionId: "" };
+}
+
+export const UnarchiveSessionRequest: MessageFns<UnarchiveSessionRequest> = {
+  encode(message: UnarchiveSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnarchiveSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnarchiveSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnarchiveSessionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: UnarchiveSessionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnarchiveSessionRequest>, I>>(base?: I): UnarchiveSessionRequest {
+    return UnarchiveSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnarchiveSessionRequest>, I>>(object: I): UnarchiveSessionRequest {
+    const message = createBaseUnarchiveSessionRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseUnarchiveSessionResponse(): UnarchiveSessionResponse {
+  return { session: undefined };
+}
+
+export const UnarchiveSessionResponse: MessageFns<UnarchiveSessionResponse> = {
+  encode(message: UnarchiveSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnarchiveSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnarchiveSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnarchiveSessionResponse {
+    return { session: isSet(object.session) ? Session.fromJSON(object.session) : undefined };
+  },
+
+  toJSON(message: UnarchiveSessionResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnarchiveSessionResponse>, I>>(base?: I): UnarchiveSessionResponse {
+    return UnarchiveSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnarchiveSessionResponse>, I>>(object: I): UnarchiveSessionResponse {
+    const message = createBaseUnarchiveSessionResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseGetConversationRequest(): GetConversationRequest {
   return { sessionId: "" };
 }
@@ -6931,6 +7104,22 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): ArchiveSessionResponse => ArchiveSessionResponse.decode(value),
   },
   /**
+   * Brings an archived session back for its user: it is listed as active again and its token works again (unless it
+   * was revoked). Unarchiving an unarchived session changes nothing. Users only, never an agent.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such session of this user).
+   */
+  unarchiveSession: {
+    path: "/relay.session.v1.SessionService/UnarchiveSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnarchiveSessionRequest): Buffer =>
+      Buffer.from(UnarchiveSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnarchiveSessionRequest => UnarchiveSessionRequest.decode(value),
+    responseSerialize: (value: UnarchiveSessionResponse): Buffer =>
+      Buffer.from(UnarchiveSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnarchiveSessionResponse => UnarchiveSessionResponse.decode(value),
+  },
+  /**
    * What the gateway needs to apply policy to a calling conversation: its mode, whether a turn runs there
    * (a card needs one to show in), and what it has started. Codes: REMOTE_RELAY_NOT_FOUND.
    */
@@ -7137,6 +7326,12 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_FORBIDDEN.
    */
   archiveSession: handleUnaryCall<ArchiveSessionRequest, ArchiveSessionResponse>;
+  /**
+   * Brings an archived session back for its user: it is listed as active again and its token works again (unless it
+   * was revoked). Unarchiving an unarchived session changes nothing. Users only, never an agent.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such session of this user).
+   */
+  unarchiveSession: handleUnaryCall<UnarchiveSessionRequest, UnarchiveSessionResponse>;
   /**
    * What the gateway needs to apply policy to a calling conversation: its mode, whether a turn runs there
    * (a card needs one to show in), and what it has started. Codes: REMOTE_RELAY_NOT_FOUND.
@@ -7508,6 +7703,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ArchiveSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Brings an archived session back for its user: it is listed as active again and its token works again (unless it
+   * was revoked). Unarchiving an unarchived session changes nothing. Users only, never an agent.
+   * Codes: REMOTE_RELAY_NOT_FOUND (no such session of this user).
+   */
+  unarchiveSession(
+    request: UnarchiveSessionRequest,
+    callback: (error: ServiceError | null, response: UnarchiveSessionResponse) => void,
+  ): ClientUnaryCall;
+  unarchiveSession(
+    request: UnarchiveSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnarchiveSessionResponse) => void,
+  ): ClientUnaryCall;
+  unarchiveSession(
+    request: UnarchiveSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnarchiveSessionResponse) => void,
   ): ClientUnaryCall;
   /**
    * What the gateway needs to apply policy to a calling conversation: its mode, whether a turn runs there

@@ -1,0 +1,84 @@
+/**
+ * The user's side of a session in /api/v1, for a user's own bearer token: stop its turn, archive and
+ * unarchive it, rename it or move it into (or out of) a group; and the usage report, what each provider's
+ * plan has used and has left. What an agent does with relay_tool's stop, archive, update_session and usage,
+ * the user does here as themselves (no card: they are the one who would Allow it). Errors answer `{ code, error }`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { usageReportView } from '../relay-tool/actions/usage.ts';
+import { sessionView } from '../session-view.ts';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
+
+const SessionParams = z.object({ id: z.string().min(1) });
+
+const SettingsBody = z
+  .object(
+    {
+      title: z.string({ error: 'title must be a string' }).trim().min(1, { error: 'title must not be empty' }).optional(),
+      // A group's id or name (a new name makes the group); "" takes the session out of its group.
+      group: z.string({ error: 'group must be a string: a group id or name, or "" for none' }).trim().optional(),
+    },
+    { error: 'the body must be a JSON object, for example {"title": "Review"} or {"group": "Release"}' },
+  )
+  .refine((body) => body.title !== undefined || body.group !== undefined, { error: 'give title, group or both' });
+
+/** Registers POST /api/v1/sessions/:id/stop, /archive, /unarchive, PATCH /api/v1/sessions/:id/settings and GET /api/v1/usage on `app`. */
+export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): void {
+  app.post('/api/v1/sessions/:id/stop', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const stopped = await callOwner(reply, deps.logger, () => deps.sessions.stopTurn({ userId }, id));
+    if (stopped === undefined) return reply;
+    return { session: id, stopRequested: stopped.stopRequested };
+  });
+
+  app.post('/api/v1/sessions/:id/archive', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const session = await callOwner(reply, deps.logger, () => deps.sessions.archiveSession({ userId }, id));
+    if (session === undefined) return reply;
+    return { session: sessionView(session) };
+  });
+
+  app.post('/api/v1/sessions/:id/unarchive', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const session = await callOwner(reply, deps.logger, () => deps.sessions.unarchiveSession(userId, id));
+    if (session === undefined) return reply;
+    return { session: sessionView(session) };
+  });
+
+  // Renaming and regrouping are update_session's title and group, made by the session's own user.
+  app.patch('/api/v1/sessions/:id/settings', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const body = SettingsBody.safeParse(request.body);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const change = { ...(body.data.title !== undefined ? { title: body.data.title } : {}), ...(body.data.group !== undefined ? { group: body.data.group } : {}) };
+    const updated = await callOwner(reply, deps.logger, async () => {
+      const result = await deps.sessions.updateSession({ userId, sessionId: id, change, allowed: true, dryRun: false });
+      return { result, session: (await deps.sessions.readSession(userId, id, 1)).session };
+    });
+    if (updated === undefined) return reply;
+    const { result, session } = updated;
+    return {
+      session: sessionView(session),
+      changed: result.changed,
+      ...(result.groupCreated ? { groupCreated: { id: result.groupCreated.id, name: result.groupCreated.name } } : {}),
+      ...(result.note ? { note: result.note } : {}),
+    };
+  });
+
+  app.get('/api/v1/usage', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const info = await callOwner(reply, deps.logger, () => deps.sessions.getRelayInfo(userId));
+    if (info === undefined) return reply;
+    return usageReportView(info);
+  });
+}

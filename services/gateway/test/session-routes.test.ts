@@ -1,0 +1,165 @@
+// The user's side of a session in /api/v1 (stop, archive, unarchive, rename, regroup) and GET /api/v1/usage,
+// on the real app (Fastify inject) in front of an in-process fake of the session port.
+import { AppError } from '@relay/errors';
+import { createLogger } from '@relay/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import type { PairingOwner, QuestionOwner, Session, SessionOwner, UpdateSessionInput } from '../src/ports.ts';
+
+const USER_TOKEN = 'rly_u_good';
+const SESSION_TOKEN = 'rly_s_good';
+
+function fakeSession(fields: Partial<Session> = {}): Session {
+  return {
+    id: '3f9c2a1e-0000-4000-8000-000000000001',
+    userId: 'u1',
+    title: 'Review',
+    provider: 'script',
+    model: 'script-1',
+    state: 'idle',
+    cwd: '/home/dev',
+    archived: false,
+    messageCount: 0,
+    lastActivityAt: undefined,
+    tasks: [],
+    ...fields,
+  } as Session;
+}
+
+function build() {
+  const session = fakeSession();
+  const calls: { method: string; args: unknown[] }[] = [];
+  const mine = (userId: string, id: string) => {
+    if (userId !== session.userId || id !== session.id) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${id} on this relay.`);
+  };
+  const sessions = {
+    async authenticate(token: string) {
+      if (token === USER_TOKEN) return { userId: 'u1', role: 'member' as const };
+      if (token === SESSION_TOKEN) return { userId: 'u1', sessionId: session.id, role: 'member' as const };
+      throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown token');
+    },
+    async stopTurn(actor: { userId: string; callerSessionId?: string }, id: string) {
+      calls.push({ method: 'stopTurn', args: [actor, id] });
+      mine(actor.userId, id);
+      return { stopRequested: true };
+    },
+    async archiveSession(actor: { userId: string }, id: string) {
+      calls.push({ method: 'archiveSession', args: [actor, id] });
+      mine(actor.userId, id);
+      session.archived = true;
+      return { ...session };
+    },
+    async unarchiveSession(userId: string, id: string) {
+      calls.push({ method: 'unarchiveSession', args: [userId, id] });
+      mine(userId, id);
+      session.archived = false;
+      return { ...session };
+    },
+    async updateSession(input: UpdateSessionInput) {
+      calls.push({ method: 'updateSession', args: [input] });
+      mine(input.userId, input.sessionId);
+      if (input.change.title !== undefined) session.title = input.change.title;
+      return { settings: {}, changed: Object.keys(input.change), relaunched: undefined, groupCreated: input.change.group ? { id: 'g1', name: input.change.group, memberCount: 1 } : undefined, note: '', needsAllow: false };
+    },
+    async readSession(userId: string, id: string) {
+      mine(userId, id);
+      return { session: { ...session }, messages: [], inFlight: '', pendingQuestions: [], groupMembers: [] };
+    },
+    async getRelayInfo() {
+      return { providers: [{ id: 'script', available: true, reason: '' }], usage: undefined };
+    },
+  } as unknown as SessionOwner;
+  const app = buildApp({
+    relayName: 'desk',
+    publicUrl: 'https://desk.example.com',
+    openUrlBase: undefined,
+    sessions,
+    pairing: { async listPairedRelays() { return []; } } as unknown as PairingOwner,
+    questions: { async listAsks() { return []; } } as unknown as QuestionOwner,
+    readiness: { session: async () => true, pairing: async () => true },
+    logger: createLogger({ name: 'session-routes-test', level: 'silent' }),
+  });
+  return { app, session, calls };
+}
+
+let current: FastifyInstance | undefined;
+afterEach(async () => {
+  await current?.close();
+  current = undefined;
+});
+
+function start() {
+  const built = build();
+  current = built.app;
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, token = USER_TOKEN) =>
+    built.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+  return { ...built, call };
+}
+
+describe('the user API: a session, the user side', () => {
+  it('stops a turn as the user, not as an agent', async () => {
+    const { call, session, calls } = start();
+    const response = await call('POST', `/api/v1/sessions/${session.id}/stop`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ session: session.id, stopRequested: true });
+    expect(calls).toEqual([{ method: 'stopTurn', args: [{ userId: 'u1' }, session.id] }]);
+  });
+
+  it('archives and unarchives a session', async () => {
+    const { call, session } = start();
+    const archived = await call('POST', `/api/v1/sessions/${session.id}/archive`);
+    expect(archived.statusCode).toBe(200);
+    expect(archived.json().session).toMatchObject({ id: session.id, archived: true });
+    const unarchived = await call('POST', `/api/v1/sessions/${session.id}/unarchive`);
+    expect(unarchived.statusCode).toBe(200);
+    expect(unarchived.json().session).toMatchObject({ id: session.id });
+    expect(unarchived.json().session.archived).toBeUndefined();
+  });
+
+  it('renames and regroups through update_session as the user, and says what changed', async () => {
+    const { call, session, calls } = start();
+    const renamed = await call('PATCH', `/api/v1/sessions/${session.id}/settings`, { title: 'Release notes' });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json()).toMatchObject({ session: { id: session.id, title: 'Release notes' }, changed: ['title'] });
+    const grouped = await call('PATCH', `/api/v1/sessions/${session.id}/settings`, { group: 'Release' });
+    expect(grouped.json()).toMatchObject({ changed: ['group'], groupCreated: { id: 'g1', name: 'Release' } });
+    expect(calls.map((entry) => entry.args[0])).toEqual([
+      expect.objectContaining({ userId: 'u1', sessionId: session.id, change: { title: 'Release notes' }, dryRun: false }),
+      expect.objectContaining({ userId: 'u1', sessionId: session.id, change: { group: 'Release' }, dryRun: false }),
+    ]);
+    expect(calls[0]!.args[0]).not.toHaveProperty('callerSessionId');
+  });
+
+  it('refuses an empty change or title with REMOTE_RELAY_INVALID_INPUT before any call', async () => {
+    const { call, session, calls } = start();
+    for (const body of [{}, { title: '  ' }, { group: 7 }]) {
+      const response = await call('PATCH', `/api/v1/sessions/${session.id}/settings`, body);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().code).toBe('REMOTE_RELAY_INVALID_INPUT');
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it("answers another user's or an unknown session with 404 REMOTE_RELAY_NOT_FOUND", async () => {
+    const { call } = start();
+    for (const verb of ['stop', 'archive', 'unarchive']) {
+      const response = await call('POST', `/api/v1/sessions/3f9c2a1e-0000-4000-8000-00000000ffff/${verb}`);
+      expect([response.statusCode, response.json().code]).toEqual([404, 'REMOTE_RELAY_NOT_FOUND']);
+    }
+  });
+
+  it("refuses a session's token: these are the user's own", async () => {
+    const { call, session, calls } = start();
+    const response = await call('POST', `/api/v1/sessions/${session.id}/archive`, undefined, SESSION_TOKEN);
+    expect([response.statusCode, response.json().code]).toEqual([403, 'REMOTE_RELAY_FORBIDDEN']);
+    expect(calls).toEqual([]);
+  });
+
+  it('shows the usage report, every provider not tracked when the session service keeps no accounting', async () => {
+    const { call } = start();
+    const response = await call('GET', '/api/v1/usage');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ providers: [{ provider: 'script', status: 'not_tracked', meters: [] }], claudeUsageLimitPaused: false });
+  });
+});
