@@ -8,6 +8,7 @@ import helmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { AllowedHosts } from './http/allowed-hosts.ts';
 import { registerApiRoutes } from './http/api-routes.ts';
+import { registerConsoleRoutes } from './http/console-routes.ts';
 import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSettings } from './http/failure-limits.ts';
 import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
 import { registerInputGuard } from './http/input-guard.ts';
@@ -84,6 +85,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerFailureLimits(app, edges);
   registerInputGuard(app);
+  registerConsoleRoutes(app, deps);
 
   registerHealthRoutes(app, deps.readiness);
   registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));

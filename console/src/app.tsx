@@ -1,0 +1,136 @@
+// The console's frame: who is signed in, the relay's name, the navigation with the Inbox's live count, the page
+// for the address, and sign out. Live updates follow the conversation on screen.
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, get, onSignedOut, post } from './api.ts';
+import { startLive, stopLive } from './live.ts';
+import { ErrorNote } from './parts/error-note.tsx';
+import { Conversation } from './pages/conversation.tsx';
+import { Inbox } from './pages/inbox.tsx';
+import { Relays } from './pages/relays.tsx';
+import { Schedules } from './pages/schedules.tsx';
+import { Sessions } from './pages/sessions.tsx';
+import { SignIn } from './pages/sign-in.tsx';
+import { linkTo, navigate, useRoute, type Route } from './router.ts';
+import type { Me, RelayInfo } from './types.ts';
+import { useLive } from './use-api.ts';
+
+type Who = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me['user']; relay: RelayInfo } | { kind: 'trouble'; error: ApiError };
+
+export function App() {
+  const route = useRoute();
+  const [who, setWho] = useState<Who>({ kind: 'checking' });
+
+  const check = async () => {
+    try {
+      const [me, relay] = await Promise.all([get<Me>('/api/v1/me'), get<RelayInfo>('/api/v1/relay')]);
+      setWho({ kind: 'signed-in', me: me.user, relay });
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) setWho({ kind: 'signed-out' });
+      else setWho({ kind: 'trouble', error: error instanceof ApiError ? error : new ApiError(0, 'FAULT', String(error)) });
+    }
+  };
+  useEffect(() => {
+    void check();
+    return onSignedOut(() => setWho({ kind: 'signed-out' }));
+  }, []);
+
+  const watch = route.page === 'conversation' ? route.id : undefined;
+  useEffect(() => {
+    if (who.kind === 'signed-in') startLive(watch);
+    else stopLive();
+  }, [who.kind, watch]);
+
+  if (who.kind === 'checking') return <p class="muted center">Loading…</p>;
+  if (who.kind === 'trouble') {
+    return (
+      <main id="main" class="sign-in">
+        <h1>The relay does not answer</h1>
+        <ErrorNote error={who.error} />
+        <button type="button" onClick={() => void check()}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (who.kind === 'signed-out') {
+    return (
+      <SignIn
+        onSignedIn={() => {
+          if (route.page === 'sign-in') navigate('/');
+          void check();
+        }}
+      />
+    );
+  }
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to the page
+      </a>
+      <Header route={route} name={who.relay.name} me={who.me} onSignedOut={() => setWho({ kind: 'signed-out' })} />
+      <Page route={route} admin={who.me.role === 'admin'} />
+    </>
+  );
+}
+
+function Page({ route, admin }: { route: Route; admin: boolean }) {
+  switch (route.page) {
+    case 'conversation':
+      return <Conversation id={route.id} />;
+    case 'inbox':
+      return <Inbox />;
+    case 'schedules':
+      return <Schedules />;
+    case 'relays':
+      return <Relays admin={admin} />;
+    default:
+      return <Sessions />;
+  }
+}
+
+function Header({ route, name, me, onSignedOut }: { route: Route; name: string; me: Me['user']; onSignedOut: () => void }) {
+  const live = useLive();
+  const current = (page: Route['page']) => (route.page === page || (page === 'sessions' && route.page === 'conversation') ? 'page' : undefined);
+  return (
+    <header class="top">
+      <a class="brand" {...linkTo('/')}>
+        relay <span class="muted">{name}</span>
+      </a>
+      <nav aria-label="Console">
+        <a {...linkTo('/')} aria-current={current('sessions')}>
+          Sessions
+        </a>
+        <a {...linkTo('/inbox')} aria-current={current('inbox')}>
+          Inbox
+          {live.inboxCount ? (
+            <span class="count" aria-label={`${live.inboxCount} waiting`} data-inbox-count={live.inboxCount}>
+              {live.inboxCount}
+            </span>
+          ) : null}
+        </a>
+        <a {...linkTo('/schedules')} aria-current={current('schedules')}>
+          ⏰ Schedules
+        </a>
+        <a {...linkTo('/relays')} aria-current={current('relays')}>
+          Paired relays
+        </a>
+      </nav>
+      <div class="me">
+        <span class={live.connected ? 'dot on' : 'dot'} title={live.connected ? 'live' : 'reconnecting'} aria-label={live.connected ? 'Live updates on' : 'Reconnecting'} role="status" />
+        <span>
+          {me.name || me.id} <span class="muted">({me.role})</span>
+        </span>
+        <button
+          type="button"
+          onClick={async () => {
+            await post('/console/v1/sign-out').catch(() => undefined);
+            stopLive();
+            onSignedOut();
+          }}
+        >
+          Sign out
+        </button>
+      </div>
+    </header>
+  );
+}

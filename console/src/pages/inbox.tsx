@@ -1,0 +1,30 @@
+// The Inbox: every card and ask waiting for you across your sessions, answered in place.
+import { AskItem } from '../parts/ask-item.tsx';
+import { CardItem } from '../parts/card-item.tsx';
+import { ErrorNote } from '../parts/error-note.tsx';
+import type { Ask, Card, SessionView } from '../types.ts';
+import { useApi } from '../use-api.ts';
+
+export function Inbox() {
+  const inbox = useApi<{ asks: Ask[]; cards: Card[] }>('/api/v1/inbox', 'inbox');
+  const sessions = useApi<{ sessions: SessionView[] }>('/api/v1/sessions?scope=all', 'sessions');
+  const titles = new Map((sessions.data?.sessions ?? []).map((session) => [session.id, session.title]));
+  const cards = inbox.data?.cards ?? [];
+  const asks = inbox.data?.asks ?? [];
+  return (
+    <main id="main">
+      <h1>Inbox</h1>
+      <ErrorNote error={inbox.error} />
+      {inbox.loading && !inbox.data ? <p class="muted">Loading…</p> : null}
+      {inbox.data && cards.length + asks.length === 0 ? <p class="muted">Nothing is waiting for you.</p> : null}
+      <section aria-label="Waiting for you" class="waiting">
+        {cards.map((card) => (
+          <CardItem key={card.id} card={card} sessionTitle={titles.get(card.sessionId) ?? ''} />
+        ))}
+        {asks.map((ask) => (
+          <AskItem key={ask.id} ask={ask} sessionTitle={titles.get(ask.sessionId) ?? ''} />
+        ))}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,142 @@
+// The sessions list: title, provider and model, state, group, last activity; active, archived or all; search by
+// title; a new session with its first prompt.
+import { useState } from 'preact/hooks';
+import { post, seg } from '../api.ts';
+import { ErrorNote } from '../parts/error-note.tsx';
+import { ago, stateLabel } from '../parts/format.ts';
+import { useAction } from '../parts/use-action.ts';
+import { linkTo, navigate } from '../router.ts';
+import type { SessionView } from '../types.ts';
+import { useApi } from '../use-api.ts';
+
+const SCOPES = ['active', 'archived', 'all'] as const;
+
+export function Sessions() {
+  const [scope, setScope] = useState<(typeof SCOPES)[number]>('active');
+  const [search, setSearch] = useState('');
+  const list = useApi<{ sessions: SessionView[] }>(`/api/v1/sessions?scope=${scope}`, 'sessions');
+  const needle = search.trim().toLowerCase();
+  const shown = (list.data?.sessions ?? []).filter((session) => needle === '' || session.title.toLowerCase().includes(needle));
+  return (
+    <main id="main">
+      <div class="page-head">
+        <h1>Sessions</h1>
+        <NewSession />
+      </div>
+      <div class="toolbar">
+        <div role="group" aria-label="Which sessions" class="segmented">
+          {SCOPES.map((value) => (
+            <button type="button" key={value} aria-pressed={scope === value} onClick={() => setScope(value)}>
+              {value[0]!.toUpperCase() + value.slice(1)}
+            </button>
+          ))}
+        </div>
+        <label class="search">
+          <span class="visually-hidden">Search by title</span>
+          <input type="search" placeholder="Search by title" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
+        </label>
+      </div>
+      <ErrorNote error={list.error} />
+      {list.loading && !list.data ? <p class="muted">Loading…</p> : null}
+      {list.data && shown.length === 0 ? <p class="muted">{needle ? 'No session has that in its title.' : `No ${scope === 'all' ? '' : scope + ' '}sessions yet.`}</p> : null}
+      {shown.length > 0 ? (
+        <table class="sessions">
+          <thead>
+            <tr>
+              <th scope="col">Title</th>
+              <th scope="col">Provider · model</th>
+              <th scope="col">State</th>
+              <th scope="col">Group</th>
+              <th scope="col">Last activity</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((session) => (
+              <tr key={session.id} data-session={session.id}>
+                <td>
+                  <a {...linkTo(`/sessions/${seg(session.id)}`)}>{session.title || session.id.slice(0, 8)}</a>
+                  {session.startedBy ? <div class="muted small">via agent · “{session.startedBy.title}”</div> : null}
+                  {session.archived ? <span class="tag">archived</span> : null}
+                </td>
+                <td>
+                  {session.provider} · {session.model}
+                </td>
+                <td>
+                  <span class={`state state-${session.state}`}>{stateLabel(session.state)}</span>
+                </td>
+                <td>{session.group ? `${session.group.name} (${session.group.role})` : '—'}</td>
+                <td>{ago(session.lastActivityAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </main>
+  );
+}
+
+function NewSession() {
+  const action = useAction();
+  const [open, setOpen] = useState(false);
+  const [fields, setFields] = useState({ title: '', provider: '', model: '', effort: '', cwd: '', mode: '', text: '' });
+  const set = (name: keyof typeof fields) => (event: { currentTarget: { value: string } }) => setFields({ ...fields, [name]: event.currentTarget.value });
+  if (!open) {
+    return (
+      <button type="button" class="primary" onClick={() => setOpen(true)}>
+        New session
+      </button>
+    );
+  }
+  return (
+    <form
+      class="new-session"
+      aria-label="New session"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const body = Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ''));
+        let id = '';
+        const ok = await action.run(async () => {
+          id = (await post<{ session: SessionView }>('/api/v1/sessions', body)).session.id;
+        });
+        if (ok) navigate(`/sessions/${seg(id)}`);
+      }}
+    >
+      <label>
+        Title <input value={fields.title} onInput={set('title')} />
+      </label>
+      <label>
+        Provider <input value={fields.provider} onInput={set('provider')} placeholder="the relay's default" />
+      </label>
+      <label>
+        Model <input value={fields.model} onInput={set('model')} placeholder="the provider's default" />
+      </label>
+      <label>
+        Effort <input value={fields.effort} onInput={set('effort')} placeholder="default" />
+      </label>
+      <label>
+        Folder <input value={fields.cwd} onInput={set('cwd')} placeholder="the relay's default" />
+      </label>
+      <label>
+        Mode
+        <select value={fields.mode} onChange={set('mode')}>
+          <option value="">default</option>
+          <option value="agent">agent</option>
+          <option value="ask">ask</option>
+          <option value="plan">plan</option>
+        </select>
+      </label>
+      <label class="wide">
+        First prompt <textarea required rows={3} value={fields.text} onInput={set('text')} />
+      </label>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={action.busy || fields.text.trim() === ''}>
+          Start
+        </button>
+        <button type="button" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+      <ErrorNote error={action.error} />
+    </form>
+  );
+}

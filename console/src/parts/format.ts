@@ -1,0 +1,30 @@
+// How times and states read on screen.
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago", or the date. */
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const seconds = Math.round((now - Date.parse(iso)) / 1000);
+  if (seconds < 45) return 'just now';
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
+  if (seconds < 7 * 86_400) return `${Math.round(seconds / 86_400)} d ago`;
+  return new Date(iso).toLocaleDateString();
+}
+
+/** A date and time in the reader's zone. */
+export function when(iso: string | null | undefined): string {
+  return iso ? new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+}
+
+const STATES: Record<string, string> = { running_turn: 'running', background_only: 'tasks running', idle: 'idle' };
+
+export function stateLabel(state: string): string {
+  return STATES[state] ?? state;
+}
+
+/** The spec's "↗ from relay · session · model" badge text. */
+export function fromBadge(provenance: { originRelay: string; originSessionTitle: string; originSessionId: string; model: string; viaRelays: string[] }): string {
+  const relays = provenance.viaRelays.length > 0 ? provenance.viaRelays.join(' → ') : provenance.originRelay;
+  const session = provenance.originSessionTitle || provenance.originSessionId.slice(0, 8);
+  return ['↗ from ' + relays, session, provenance.model].filter((part) => part !== '').join(' · ');
+}

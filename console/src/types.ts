@@ -1,0 +1,117 @@
+// The shapes of the user API's answers that the console reads (the gateway's views, as JSON).
+
+export interface Provenance {
+  originRelay: string;
+  originSessionId: string;
+  originSessionTitle: string;
+  model: string;
+  hops: number;
+  viaRelays: string[];
+}
+
+export interface Task {
+  taskId: string;
+  description: string;
+  type: string;
+  status: string;
+  exitCode: number | null;
+  output: boolean;
+  startedAt: string | null;
+  endedAt?: string;
+  reason?: string;
+  health?: { minutesSinceOutput: number; quiet: boolean; quietAfterMinutes: number };
+}
+
+export interface SessionView {
+  id: string;
+  title: string;
+  provider: string;
+  model: string;
+  state: 'running_turn' | 'background_only' | 'idle';
+  cwd: string;
+  lastActivityAt: string | null;
+  messageCount: number;
+  tasks: Task[];
+  group?: { id: string; name: string; role: string };
+  mayCreateSessions?: true;
+  startedBy?: { id: string; title: string };
+  archived?: true;
+}
+
+export interface Message {
+  id: string;
+  role: string;
+  text: string;
+  createdAt: string | null;
+  model?: string;
+  provenance?: Provenance;
+}
+
+export interface SessionRead {
+  session: SessionView;
+  state: SessionView['state'];
+  messages: Message[];
+  inFlight: string | null;
+  pendingQuestions: { id: string; kind: string; question: string; options: string[] }[];
+}
+
+export interface Card {
+  id: string;
+  sessionId: string;
+  kind: 'approval' | 'question';
+  title: string;
+  lines: string[];
+  options: string[];
+  status: string;
+  answer: string;
+  choices: string[];
+  createdAt: string | null;
+  decidedAt: string | null;
+}
+
+export interface Ask {
+  id: string;
+  sessionId: string;
+  askedBy: string;
+  question: string;
+  options: string[];
+  recommendation: string;
+  detail: string;
+  status: string;
+  createdAt: string | null;
+}
+
+export interface Schedule {
+  id: string;
+  session: { id: string; title: string };
+  setBy?: { id: string; title: string };
+  title: string;
+  text: string;
+  at: string;
+  everyMinutes: number;
+  once: boolean;
+  nextFireAt: string | null;
+  lastFiredAt: string | null;
+  firedCount: number;
+  heldForApproval?: true;
+  heldFireAt?: string | null;
+  endedAt?: string;
+  endReason?: string;
+}
+
+export interface Me {
+  user: { id: string; name: string; role: 'admin' | 'member' };
+}
+
+export interface RelayInfo {
+  name: string;
+  version: string;
+}
+
+/** What /api/v1/events says in each update: a digest per part, and the Inbox's count. */
+export interface LiveUpdate {
+  sessions: string;
+  inbox: string;
+  inboxCount: number;
+  session?: string;
+}
