@@ -79,10 +79,16 @@ describe('applyDecision', () => {
     expect(refusal(() => applyDecision(card, decision, NOW)).code).toBe(code);
   });
 
-  it.each(['allowed', 'denied', 'answered', 'dismissed', 'cancelled'] as const)('refuses a card already %s, saying so', (status) => {
+  it.each(['allowed', 'denied', 'answered', 'dismissed'] as const)('refuses a card already %s, saying so', (status) => {
     const error = refusal(() => applyDecision({ ...approval, status, decidedAt: CREATED }, input({ decision: 'deny' }), NOW));
     expect([error.code, error.details['status']]).toEqual(['REMOTE_RELAY_INVALID_INPUT', status]);
     expect(error.message).toContain(`already ${status}`);
+  });
+
+  it('refuses a withdrawn (cancelled) card with REMOTE_RELAY_NO_ACTIVE_TURN: its turn is gone', () => {
+    const error = refusal(() => applyDecision({ ...approval, status: 'cancelled', decidedAt: CREATED }, input({ decision: 'deny' }), NOW));
+    expect([error.code, error.details['status']]).toEqual(['REMOTE_RELAY_NO_ACTIVE_TURN', 'cancelled']);
+    expect(error.message).toContain('withdrawn');
   });
 
   it('lets another session’s agent answer a question card', () => {

@@ -3,6 +3,7 @@
  */
 import type { Card, CardDecidedEvent } from '../src/domain/entities.ts';
 import type { CardDecisions, CardFilter, CardStore, IdGenerator } from '../src/domain/ports.ts';
+import { isLeftByTurnEnd, type TurnEnd } from '../src/domain/turn-ended.ts';
 
 /** Cards in a map; decisions tell the watchers, as the NOTIFY does. */
 export class InMemoryCardStore implements CardStore {
@@ -53,9 +54,17 @@ export class InMemoryCardStore implements CardStore {
   }
 
   async cancelPending(sessionId: string, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]> {
+    return this.cancelWhere((card) => card.sessionId === sessionId && card.status === 'pending', decidedAt, eventFor);
+  }
+
+  async cancelLeftByTurn(end: TurnEnd, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]> {
+    return this.cancelWhere((card) => isLeftByTurnEnd(card, end), decidedAt, eventFor);
+  }
+
+  private cancelWhere(matches: (card: Card) => boolean, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Card[] {
     const cancelled: Card[] = [];
     for (const card of this.cards.values()) {
-      if (card.sessionId !== sessionId || card.status !== 'pending') continue;
+      if (!matches(card)) continue;
       const next: Card = { ...card, status: 'cancelled', decidedAt };
       this.cards.set(card.id, next);
       this.events.push(eventFor(next));

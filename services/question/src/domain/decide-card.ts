@@ -1,7 +1,7 @@
 import type { AppError } from '@relay/errors';
 import { CardLimits } from './card-limits.ts';
 import { DECISIONS, type Card, type CardKind, type CardStatus, type Decision } from './entities.ts';
-import { forbidden, invalidInput, notFound } from './errors.ts';
+import { forbidden, invalidInput, notFound, turnGone } from './errors.ts';
 import type { CardDeps } from './ports.ts';
 
 export interface DecideCardInput {
@@ -22,8 +22,9 @@ const STATUS_AFTER: Record<Decision, CardStatus> = { allow: 'allowed', deny: 'de
 
 /**
  * The card as `input` decides it, or the refusal: another user's card is not found; an agent may not
- * decide approval cards or its own session's; a decided card stays decided; the decision must fit the
- * card's kind; an answer needs text or choices, and choices come from the card's options when it has any.
+ * decide approval cards or its own session's; a decided card stays decided (a withdrawn one answers
+ * REMOTE_RELAY_NO_ACTIVE_TURN: its turn is gone); the decision must fit the card's kind; an answer needs
+ * text or choices, and choices come from the card's options when it has any.
  */
 export function applyDecision(card: Card, input: DecideCardInput, now: Date): Card {
   if (card.userId !== input.userId) throw notFound(card.id);
@@ -69,7 +70,9 @@ export async function decideCard(deps: CardDeps, input: DecideCardInput, now: Da
   throw alreadyDecided(current);
 }
 
+// A withdrawn card's turn is gone: REMOTE_RELAY_NO_ACTIVE_TURN; a decided one says how it was decided.
 function alreadyDecided(card: Card): AppError {
+  if (card.status === 'cancelled') return turnGone(card);
   return invalidInput(`card ${card.id} is already ${card.status}`, { field: 'card_id', status: card.status });
 }
 

@@ -8,6 +8,7 @@ export const QuestionErrorCode = {
   NOT_FOUND: 'REMOTE_RELAY_NOT_FOUND',
   FORBIDDEN: 'REMOTE_RELAY_FORBIDDEN',
   QUESTION_LIMIT: 'REMOTE_RELAY_QUESTION_LIMIT',
+  NO_ACTIVE_TURN: 'REMOTE_RELAY_NO_ACTIVE_TURN',
 } as const;
 
 /** A wrong or missing argument, or a decision the card does not take; `details.field` names the argument. */
@@ -25,3 +26,16 @@ export function forbidden(message: string, details: ErrorDetails = {}): AppError
   return new AppError(QuestionErrorCode.FORBIDDEN, 'permission_denied', message, { details });
 }
 
+/**
+ * A card withdrawn because the turn that raised it is gone (it ended, or its session was archived): nothing waits
+ * for an answer, so none is taken. The spec's code for "no running turn to ask in", told apart from a card that
+ * never was (NOT_FOUND) and from one the user already decided (INVALID_INPUT, "already …").
+ */
+export function turnGone(card: { id: string; sessionId: string }): AppError {
+  return new AppError(
+    QuestionErrorCode.NO_ACTIVE_TURN,
+    'failed_precondition',
+    `card ${card.id} was withdrawn: the turn that asked it in session ${card.sessionId} has ended, so nothing waits for an answer`,
+    { details: { card: card.id, session: card.sessionId, status: 'cancelled' } },
+  );
+}

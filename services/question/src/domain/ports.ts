@@ -5,6 +5,7 @@
 import type { Ask, QuestionAnsweredEvent } from './ask-entities.ts';
 import type { PendingAsks } from './asks.ts';
 import type { Card, CardDecidedEvent } from './entities.ts';
+import type { TurnEnd } from './turn-ended.ts';
 
 /** Which of a user's cards a listing wants. */
 export interface CardFilter {
@@ -32,6 +33,8 @@ export interface CardStore {
   markUsed(cardId: string, now: Date): Promise<void>;
   /** Cancels every pending card of the session, each with the event `eventFor` makes; returns the cancelled cards. */
   cancelPending(sessionId: string, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]>;
+  /** Cancels the cards `end` leaves pending (isLeftByTurnEnd), each with the event `eventFor` makes; returns them. */
+  cancelLeftByTurn(end: TurnEnd, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]>;
 }
 
 /** Fresh ids: card ids (`card_` + 12 base36) and event ids (the outbox id, Nats-Msg-Id). */

@@ -2,6 +2,7 @@ import { enqueue } from '@relay/bus';
 import type { Card as CardRow, PrismaClient } from '../generated/prisma/client.ts';
 import { CARD_KINDS, CARD_STATUSES, type Card, type CardDecidedEvent } from '../domain/entities.ts';
 import type { CardFilter, CardStore } from '../domain/ports.ts';
+import type { TurnEnd } from '../domain/turn-ended.ts';
 import { toCardDecidedPayload } from '../wire/card-wire.ts';
 import { QuestionSubject } from '../wire/question-events.ts';
 import { CARD_DECIDED_CHANNEL } from './pg-card-decisions.ts';
@@ -68,6 +69,19 @@ export class PrismaCardStore implements CardStore {
   async cancelPending(sessionId: string, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]> {
     return this.prisma.$transaction(async (tx) => {
       const rows = await tx.card.updateManyAndReturn({ where: { sessionId, status: 'pending' }, data: { status: 'cancelled', decidedAt } });
+      const cards = rows.map(toCard);
+      for (const card of cards) await announce(tx, eventFor(card));
+      return cards;
+    });
+  }
+
+  async cancelLeftByTurn(end: TurnEnd, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]> {
+    return this.prisma.$transaction(async (tx) => {
+      // isLeftByTurnEnd as a query: pending, unkeyed, raised at or before the end.
+      const rows = await tx.card.updateManyAndReturn({
+        where: { sessionId: end.sessionId, status: 'pending', callKey: '', createdAt: { lte: end.endedAt } },
+        data: { status: 'cancelled', decidedAt },
+      });
       const cards = rows.map(toCard);
       for (const card of cards) await announce(tx, eventFor(card));
       return cards;

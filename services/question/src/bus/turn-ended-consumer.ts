@@ -1,0 +1,52 @@
+import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
+import type { Clock } from '@relay/clock';
+import { TurnEnded } from '@relay/proto/relay/session/v1/events';
+import type { Logger } from '@relay/telemetry';
+import type { CardDeps } from '../domain/ports.ts';
+import { withdrawCardsOfEndedTurn } from '../domain/turn-ended.ts';
+
+/** The session service's stream and this service's durable consumer of its turn_ended events. */
+export const TURN_ENDED = {
+  stream: 'SESSION_EVENTS',
+  durable: 'question-turn-ended',
+  subject: 'relay.session.v1.turn_ended',
+} as const;
+
+export type TurnEndedDeps = CardDeps & {
+  clock: Clock;
+  logger: Logger;
+};
+
+/**
+ * Withdraws the cards each ended turn left pending (domain/turn-ended.ts). The consumer is durable, so turn ends
+ * published while this service was away are handled when it is back, oldest first; a redelivery changes nothing.
+ * The session service declares the stream; until it exists this waits (call it without awaiting).
+ */
+export async function startTurnEndedConsumer(bus: Bus, deps: TurnEndedDeps, signal: AbortSignal): Promise<Consumer | undefined> {
+  if (!(await waitForStream(bus, TURN_ENDED.stream, { logger: deps.logger, signal }))) return undefined;
+  return consume(bus, {
+    stream: TURN_ENDED.stream,
+    durable: TURN_ENDED.durable,
+    filterSubjects: [TURN_ENDED.subject],
+    logger: deps.logger,
+    handler: async (message) => {
+      await withdrawCardsOfTurnEnded(deps, message.data);
+    },
+  });
+}
+
+/** Withdraws the cards the turn_ended payload's turn left pending; how many. */
+export async function withdrawCardsOfTurnEnded(deps: TurnEndedDeps, data: unknown): Promise<number> {
+  const event = TurnEnded.fromJSON(data);
+  if (event.sessionId === '') return 0;
+  if (event.occurredAt === undefined) {
+    // Without its time the end cannot be told from the session's next turn: withdrawing could take that turn's card.
+    deps.logger.warn({ sessionId: event.sessionId, turnId: event.turnId }, 'turn_ended without occurred_at; its cards are left as they are');
+    return 0;
+  }
+  const withdrawn = await withdrawCardsOfEndedTurn(deps, { sessionId: event.sessionId, turnId: event.turnId, endedAt: event.occurredAt }, deps.clock.now());
+  if (withdrawn.length > 0) {
+    deps.logger.info({ sessionId: event.sessionId, turnId: event.turnId, cards: withdrawn.map((card) => card.id) }, 'cards withdrawn: their turn had ended');
+  }
+  return withdrawn.length;
+}
