@@ -1,3 +1,5 @@
+import { formatTable } from './format-table.ts';
+
 /** A session as the CLI shows it, read leniently from the gateway's JSON. */
 export type SessionRow = {
   id: string;
@@ -14,18 +16,9 @@ const TITLE_WIDTH = 40;
 /** The sessions as an aligned table, or a one-line note when there are none. */
 export function formatSessionsTable(sessions: readonly unknown[], scope: string, now: Date): string {
   if (sessions.length === 0) return scope === 'all' ? 'No sessions.' : `No ${scope} sessions.`;
-  const header: SessionRow = { id: 'ID', title: 'TITLE', state: 'STATE', model: 'MODEL', messages: 'MSGS', lastActivity: 'LAST ACTIVITY' };
-  const rows = [header, ...sessions.map((session) => sessionRow(session, now))];
   const columns: (keyof SessionRow)[] = ['id', 'title', 'state', 'model', 'messages', 'lastActivity'];
-  const widths = columns.map((column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows
-    .map((row) =>
-      columns
-        .map((column, index) => (index === columns.length - 1 ? row[column] : row[column].padEnd(widths[index] ?? 0)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  const rows = sessions.map((session) => sessionRow(session, now));
+  return formatTable(['ID', 'TITLE', 'STATE', 'MODEL', 'MSGS', 'LAST ACTIVITY'], rows.map((row) => columns.map((column) => row[column])));
 }
 
 /** One session's cells; unknown or missing fields show as "-". */

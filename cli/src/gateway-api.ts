@@ -27,6 +27,23 @@ export type InboxCard = { id: string; sessionId: string; kind: 'approval' | 'que
 /** This relay's settings as the user API shows them. */
 export type RelaySettingsView = { agentSessionsEnabled: boolean; maxWaitSeconds: number; maxTurnMinutes: number; taskQuietMinutes: number };
 
+/** A session's title or group changed: the session, the fields that changed, and a group made for it. */
+export type SessionSettingsChange = {
+  session: Record<string, unknown> & { id: string };
+  changed: string[];
+  groupCreated?: { id: string; name: string };
+  note?: string;
+};
+
+/** One meter of a provider's plan this month. */
+export type UsageMeter = { name: string; used: number; allowance: number | null; remaining: number | null; utilization: number | null; resetsAt: string | null };
+
+/** The usage report: per provider its status (ok, limit_reached, paused, not_tracked, not_set_up) and meters. */
+export type UsageReport = {
+  providers: { provider: string; status: string; reason?: string; meters: UsageMeter[]; pausedUntil?: string }[];
+  claudeUsageLimitPaused: boolean;
+};
+
 // A wait lasts up to the relay's longest wait per tool call (at most an hour); the request may take that long.
 const WAIT_TIMEOUT_MS = 3_700_000;
 const TIMEOUT_MS = 30_000;
@@ -134,6 +151,29 @@ export class GatewayApi {
   async setSessionOptions(sessionId: string, options: { mode?: RelayMode; mayCreateSessions?: boolean }): Promise<Record<string, unknown>> {
     const body = { mode: options.mode, may_create_sessions: options.mayCreateSessions };
     return (await this.request('PATCH', `/api/v1/sessions/${encodeURIComponent(sessionId)}`, body)) as Record<string, unknown>;
+  }
+
+  /** POST /api/v1/sessions/:id/stop → whether a running turn was asked to stop. */
+  async stopTurn(sessionId: string): Promise<{ session: string; stopRequested: boolean }> {
+    return (await this.request('POST', `/api/v1/sessions/${encodeURIComponent(sessionId)}/stop`)) as { session: string; stopRequested: boolean };
+  }
+
+  /** POST /api/v1/sessions/:id/archive or /unarchive → the session after the change. */
+  async setArchived(sessionId: string, archived: boolean): Promise<{ session: Record<string, unknown> & { id: string } }> {
+    const verb = archived ? 'archive' : 'unarchive';
+    return (await this.request('POST', `/api/v1/sessions/${encodeURIComponent(sessionId)}/${verb}`)) as { session: Record<string, unknown> & { id: string } };
+  }
+
+  /** PATCH /api/v1/sessions/:id/settings {title, group} → the session, what changed and a group made for it. */
+  async updateSessionSettings(sessionId: string, change: { title?: string; group?: string }): Promise<SessionSettingsChange> {
+    return (await this.request('PATCH', `/api/v1/sessions/${encodeURIComponent(sessionId)}/settings`, change)) as SessionSettingsChange;
+  }
+
+  /** GET /api/v1/usage → what each provider's plan has used and has left. */
+  async usage(): Promise<UsageReport> {
+    const body = (await this.request('GET', '/api/v1/usage')) as Partial<UsageReport>;
+    if (!Array.isArray(body.providers)) throw new CliError(`${this.baseUrl}/api/v1/usage answered without providers`);
+    return body as UsageReport;
   }
 
   /** GET /api/v1/inbox → the user's pending asks and cards. */

@@ -24,6 +24,12 @@ export type Command =
   | { kind: 'say'; sessionId: string; text: string; wait: boolean; json: boolean }
   | { kind: 'show-session'; sessionId: string; last?: number; json: boolean }
   | { kind: 'set-session'; sessionId: string; mode?: RelayMode; mayCreateSessions?: boolean; json: boolean }
+  | { kind: 'stop-session'; sessionId: string; json: boolean }
+  | { kind: 'archive-session'; sessionId: string; archived: boolean; json: boolean }
+  | { kind: 'rename-session'; sessionId: string; title: string; json: boolean }
+  /** `group` "" takes the session out of its group. */
+  | { kind: 'group-session'; sessionId: string; group: string; json: boolean }
+  | { kind: 'usage'; json: boolean }
   | { kind: 'inbox'; json: boolean }
   | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
@@ -65,6 +71,14 @@ Usage:
                                                  a session's recent messages and what goes on there
   relay session set SESSION [--mode agent|ask|plan] [--may-create-sessions on|off] [--json]
                                                  the conversation's relay mode, and whether its agent may start sessions
+  relay session stop SESSION [--json]           stop the turn running in a session
+  relay session archive SESSION [--json]        archive a session (its queued turns are dropped, a running one stops)
+  relay session unarchive SESSION [--json]      bring an archived session back to your active list
+  relay session rename SESSION TITLE… [--json]  give a session a new title
+  relay session group SESSION GROUP|--none [--json]
+                                                 move a session into a group (an id or a name; a new name makes
+                                                 one), or out of its group
+  relay usage [--json]                           what each provider's plan has used and has left
   relay session token SESSION [--revoke] [--json]
                                                  a new token for a session's MCP client (shown once; the old one stops
                                                  working), or with --revoke none
@@ -98,19 +112,23 @@ Usage:
   relay whoami [--json]                          who your token is: id, name and role (admin or member)
   relay help                                     this text
 
+SESSION is a session's id, the start of its id (as relay_tool results print it, e.g. 3f9c2a1e) when only one
+session's id starts so, or its exact title. Options and words may come in any order; after -- every word is text.
+--json prints one JSON object with named fields.
+
+Exit codes: 0 done, 1 refused or failed (the relay said no, or could not be reached), 2 the command line is wrong.
+
 relay up reads NATS_URL, DATABASE_URL (a server URL; each service gets its own database on it),
 RELAY_PORT (7420), RELAY_NAME (the host name), LOG_LEVEL, RELAY_CLOCK and OTEL_*.
 The other commands use RELAY_URL and RELAY_TOKEN, or else the relay started here by relay up.
 `;
 
+/** The exit code of a command line the CLI cannot read (0: done, 1: refused or failed, 2: usage). */
+export const USAGE_EXIT_CODE = 2;
+
 /** Turns the CLI's arguments (without `node` and the script) into a command; throws CliError on misuse. */
 export function parseCommand(argv: readonly string[]): Command {
-  const words: string[] = [];
-  for (const arg of argv) {
-    if (arg.startsWith('-')) break;
-    words.push(arg);
-  }
-  const rest = argv.slice(words.length);
+  const { words, rest } = splitArguments(argv);
   const [first, second, ...extra] = words;
   if (first === undefined || first === 'help') return parseHelp(rest);
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
@@ -181,6 +199,33 @@ export function parseCommand(argv: readonly string[]): Command {
     if (values.mode !== undefined) command.mode = parseMode(values.mode);
     if (values['may-create-sessions'] !== undefined) command.mayCreateSessions = parseSwitch(values['may-create-sessions'], '--may-create-sessions');
     return command;
+  }
+  if (first === 'session' && (second === 'stop' || second === 'archive' || second === 'unarchive')) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    const sessionId = onlySession(second, extra);
+    const json = values.json === true;
+    return second === 'stop' ? { kind: 'stop-session', sessionId, json } : { kind: 'archive-session', sessionId, archived: second === 'archive', json };
+  }
+  if (first === 'session' && second === 'rename') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    const [sessionId, ...titleWords] = extra;
+    const title = titleWords.join(' ').trim();
+    if (sessionId === undefined || title === '') throw new CliError('relay session rename needs a session and the new title: relay session rename SESSION TITLE', USAGE_EXIT_CODE);
+    return { kind: 'rename-session', sessionId, title, json: values.json === true };
+  }
+  if (first === 'session' && second === 'group') {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, none: { type: 'boolean' } });
+    const [sessionId, ...groupWords] = extra;
+    const group = groupWords.join(' ').trim();
+    const none = values.none === true;
+    if (sessionId === undefined || none === (group !== '')) {
+      throw new CliError('relay session group needs a session and a group (an id or a name; a new name makes the group), or --none: relay session group SESSION GROUP', USAGE_EXIT_CODE);
+    }
+    return { kind: 'group-session', sessionId, group, json: values.json === true };
+  }
+  if (first === 'usage' && second === undefined) {
+    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
+    return { kind: 'usage', json: values.json === true };
   }
   if (first === 'inbox' && second === undefined) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
@@ -289,6 +334,41 @@ export function parseCommand(argv: readonly string[]): Command {
   throw new CliError(`unknown command "${words.join(' ')}"; run "relay help"`);
 }
 
+/** The options that take a value: the word after one (unless given as --name=value) is its value, not text. */
+const VALUE_OPTIONS = new Set([
+  'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'may-create-sessions', 'choice', 'session', 'cancel',
+  'unsubscribe', 'agent-sessions', 'max-wait', 'max-turn', 'task-quiet', 'level', 'accept-prompts',
+]);
+
+/**
+ * Separates the words (command, ids, text) from the options, wherever each stands: `relay answer ID --choice C
+ * TEXT` reads as `relay answer ID TEXT --choice C`. After `--` everything is a word, for text that starts with -.
+ */
+export function splitArguments(argv: readonly string[]): { words: string[]; rest: string[] } {
+  const words: string[] = [];
+  const rest: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === '--') {
+      words.push(...argv.slice(index + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      words.push(arg);
+      continue;
+    }
+    const name = arg.replace(/^--?/, '');
+    if (VALUE_OPTIONS.has(name) && index + 1 < argv.length) {
+      // As --name=value, so a value that starts with - stays a value.
+      index += 1;
+      rest.push(`${arg}=${argv[index]!}`);
+      continue;
+    }
+    rest.push(arg);
+  }
+  return { words, rest };
+}
+
 function parseHelp(rest: readonly string[]): Command {
   if (rest.length > 0 && !rest.every((arg) => arg === '--help' || arg === '-h')) {
     throw new CliError(`unknown option "${rest[0]}"; run "relay help"`);
@@ -302,7 +382,7 @@ function parseOptions(args: readonly string[], options: OptionSpec) {
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: false });
   } catch (error) {
-    throw new CliError(`${(error as Error).message}; run "relay help"`, 1, { cause: error });
+    throw new CliError(`${(error as Error).message}; run "relay help"`, USAGE_EXIT_CODE, { cause: error });
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPairing } from '../src/commands/pairings.ts';
+import { formatPairing, formatPairingsTable } from '../src/commands/pairings.ts';
 import { parseCommand } from '../src/parse-command.ts';
 
 describe('relay pair, pairs and unpair', () => {
@@ -31,5 +31,17 @@ describe('relay pair, pairs and unpair', () => {
     expect(formatPairing({ name: 'build-box', url: 'https://build-box.example.com', level: 'full', online: true, version: '0.9.19' })).toBe(
       'build-box  https://build-box.example.com  agents may: full  online  0.9.19',
     );
+  });
+
+  it('lists the paired relays as an aligned table', () => {
+    const text = formatPairingsTable([
+      { name: 'build-box', url: 'https://build-box.example.com', level: 'full', online: true, version: '0.9.19' },
+      { name: 'nas', url: 'https://nas.example.com', level: 'read', online: false, version: '' },
+    ]);
+    expect(text.split('\n')).toEqual([
+      'NAME       URL                            AGENTS MAY  STATE    VERSION',
+      'build-box  https://build-box.example.com  full        online   0.9.19',
+      'nas        https://nas.example.com        read        offline  -',
+    ]);
   });
 });

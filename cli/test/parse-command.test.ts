@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
-import { parseCommand } from '../src/parse-command.ts';
+import { HELP_TEXT, parseCommand, USAGE_EXIT_CODE } from '../src/parse-command.ts';
 
 describe('parseCommand', () => {
   it('reads up, with and without --json', () => {
@@ -110,5 +110,61 @@ describe('parseCommand: the Inbox', () => {
     expect(parseCommand(['allow', 'card_1'])).toEqual({ kind: 'decide', id: 'card_1', decision: 'allow', json: false });
     expect(parseCommand(['deny', 'card_1', '--json'])).toEqual({ kind: 'decide', id: 'card_1', decision: 'deny', json: true });
     expect(() => parseCommand(['allow'])).toThrow(/needs a card id/);
+  });
+});
+
+describe('parseCommand: words and options in any order', () => {
+  it('reads options before, between and after the words', () => {
+    const expected = { kind: 'answer', id: 'card_1', answer: 'after the review', choice: 'Merge', dismiss: false, json: true };
+    expect(parseCommand(['answer', 'card_1', '--choice', 'Merge', 'after', 'the', 'review', '--json'])).toEqual(expected);
+    expect(parseCommand(['--json', 'answer', '--choice=Merge', 'card_1', 'after', 'the', 'review'])).toEqual(expected);
+    expect(parseCommand(['say', '--no-wait', 's1', 'reply', 'hello'])).toEqual({ kind: 'say', sessionId: 's1', text: 'reply hello', wait: false, json: false });
+    expect(parseCommand(['session', 'show', '--last', '3', 's1'])).toEqual({ kind: 'show-session', sessionId: 's1', last: 3, json: false });
+  });
+
+  it('takes the word after a value option as its value, even one that starts with -', () => {
+    expect(parseCommand(['session', 'create', '--text', '-v please', '--title', 'Flags'])).toMatchObject({ session: { text: '-v please', title: 'Flags' } });
+  });
+
+  it('reads every word after -- as text', () => {
+    expect(parseCommand(['say', 's1', '--', '--json', 'is', 'a', 'flag'])).toEqual({ kind: 'say', sessionId: 's1', text: '--json is a flag', wait: true, json: false });
+  });
+
+  it('refuses an unknown option as a usage error (exit code 2)', () => {
+    expect(() => parseCommand(['answer', 'card_1', 'yes', '--chioce', 'x'])).toThrow(expect.objectContaining({ exitCode: USAGE_EXIT_CODE }));
+  });
+});
+
+describe("parseCommand: the user's side of a session", () => {
+  it.each([
+    [['session', 'stop', '3f9c2a1e'], { kind: 'stop-session', sessionId: '3f9c2a1e', json: false }],
+    [['session', 'archive', 'Review', '--json'], { kind: 'archive-session', sessionId: 'Review', archived: true, json: true }],
+    [['session', 'unarchive', '3f9c'], { kind: 'archive-session', sessionId: '3f9c', archived: false, json: false }],
+    [['session', 'rename', '3f9c', 'Release', 'notes'], { kind: 'rename-session', sessionId: '3f9c', title: 'Release notes', json: false }],
+    [['session', 'group', '3f9c', 'Release', '--json'], { kind: 'group-session', sessionId: '3f9c', group: 'Release', json: true }],
+    [['session', 'group', '3f9c', '--none'], { kind: 'group-session', sessionId: '3f9c', group: '', json: false }],
+    [['usage'], { kind: 'usage', json: false }],
+    [['usage', '--json'], { kind: 'usage', json: true }],
+  ])('parses %j', (argv, expected) => {
+    expect(parseCommand(argv)).toEqual(expected);
+  });
+
+  it.each([
+    [['session', 'stop']],
+    [['session', 'archive', 'a', 'b']],
+    [['session', 'rename', '3f9c']],
+    [['session', 'group', '3f9c']],
+    [['session', 'group', '3f9c', 'Release', '--none']],
+    [['usage', 'now']],
+  ])('refuses %j', (argv) => {
+    expect(() => parseCommand(argv)).toThrow(CliError);
+  });
+
+  it('documents the exit codes and how a session is named in the help', () => {
+    expect(HELP_TEXT).toContain('Exit codes: 0 done, 1 refused or failed (the relay said no, or could not be reached), 2 the command line is wrong.');
+    expect(HELP_TEXT).toContain('the start of its id');
+    for (const usage of ['relay session stop SESSION', 'relay session archive SESSION', 'relay session unarchive SESSION', 'relay session rename SESSION TITLE', 'relay session group SESSION GROUP|--none', 'relay usage']) {
+      expect(HELP_TEXT).toContain(usage);
+    }
   });
 });

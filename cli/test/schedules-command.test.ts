@@ -6,19 +6,21 @@ describe('relay schedules', () => {
   it.each([
     [['schedules'], { kind: 'schedules', json: false }],
     [['schedules', '--session', 's1', '--json'], { kind: 'schedules', sessionId: 's1', json: true }],
+    [['schedules', '--json', '--session', 's1'], { kind: 'schedules', sessionId: 's1', json: true }],
     [['schedules', '--cancel', 'sch_3f9c2a1e7b04'], { kind: 'schedules', cancel: 'sch_3f9c2a1e7b04', json: false }],
   ])('parses %j', (argv, expected) => {
     expect(parseCommand(argv)).toEqual(expected);
   });
 
-  it('lists each schedule on one line, with the grid note', () => {
+  it('lists the schedules as an aligned table, with the grid note', () => {
     const text = formatSchedules([
       { id: 'sch_1', title: 'Nightly', session: { id: 's1', title: 'Desk' }, once: false, everyMinutes: 1440, nextFireAt: '2026-11-02T02:00:00.000Z', firedCount: 3, skippedCount: 1 },
       { id: 'sch_2', title: 'Once', session: { id: 's2', title: 'Other' }, once: true, everyMinutes: 0, endReason: 'fired', firedCount: 1 },
     ]);
     expect(text.split('\n')).toEqual([
-      'sch_1  "Nightly" → "Desk"  every 1440 min, next 2026-11-02T02:00:00.000Z, fired 3, 1 skipped',
-      'sch_2  "Once" → "Other"  once, ended (fired), fired 1',
+      'ID     TITLE      FIRES INTO  CADENCE         STATE                          FIRED',
+      'sch_1  "Nightly"  "Desk"      every 1440 min  next 2026-11-02T02:00:00.000Z  3, 1 skipped',
+      'sch_2  "Once"     "Other"     once            ended (fired)                  1',
       'Repeats keep a grid of UTC minutes; daylight-saving changes do not move them.',
     ]);
     expect(formatSchedules([])).toBe('No schedules.');

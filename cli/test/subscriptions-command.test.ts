@@ -14,13 +14,14 @@ describe('relay subscriptions', () => {
     expect(() => parseCommand(['subscriptions'])).toThrow('relay subscriptions needs the watching session: relay subscriptions SESSION');
   });
 
-  it('lists each subscription on one line: what it watches, its events, what it holds or why it ended', () => {
+  it('lists the subscriptions as an aligned table: what each watches, its events, what it holds or why it ended', () => {
     const text = formatSubscriptions([
       { id: 'sub_a', sessions: [{ id: '3f9c', title: 'Review: server/' }], events: ['turn_end', 'error'], once: false, heldCount: 2, nextDeliveryAt: '2026-10-24T04:00:00.000Z' },
       { id: 'sub_b', relay: 'build-box', sessions: 'all', events: ['question_asked'], once: true, ended: true, reason: 'unsubscribed' },
     ]);
     expect(text.split('\n')).toEqual([
-      'sub_a  "Review: server/"  turn_end, error  2 held, next 2026-10-24T04:00:00.000Z',
+      'ID     WATCHES                    EVENTS                 STATE',
+      'sub_a  "Review: server/"          turn_end, error        2 held, next 2026-10-24T04:00:00.000Z',
       'sub_b  all sessions on build-box  question_asked (once)  ended (unsubscribed)',
     ]);
     expect(formatSubscriptions([])).toBe('No subscriptions.');

@@ -38,13 +38,17 @@ describe('relay users and whoami', () => {
     expect(() => parseCommand(['whoami', 'Ada'])).toThrow(CliError);
   });
 
-  it('lists users one a line, and says when there are none', () => {
+  it('lists users as an aligned table, and says when there are none', () => {
     expect(
       formatUsers([
         { id: 'u1', name: 'Ada', role: 'admin', createdAt: '2026-11-01T09:00:00.000Z' },
         { id: 'u2', name: 'Bob', role: 'member', createdAt: '2026-11-02T09:00:00.000Z' },
       ]).split('\n'),
-    ).toEqual(['u1  Ada  admin  since 2026-11-01T09:00:00.000Z', 'u2  Bob  member  since 2026-11-02T09:00:00.000Z']);
+    ).toEqual([
+      'ID  NAME  ROLE    SINCE',
+      'u1  Ada   admin   2026-11-01T09:00:00.000Z',
+      'u2  Bob   member  2026-11-02T09:00:00.000Z',
+    ]);
     expect(formatUsers([])).toBe('No users.');
     expect(formatUser({ id: 'u2', name: 'Bob', role: 'member' })).toBe('u2  Bob  member');
   });

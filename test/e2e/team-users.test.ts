@@ -40,8 +40,9 @@ describe("a team's users", () => {
 
     expect((await cli(bobToken!, 'whoami')).stdout).toMatch(/^\S+ {2}Bob {2}member\n$/);
     const listed = await cli(admin.token, 'users');
-    expect(listed.stdout).toContain('  e2e user  admin  since ');
-    expect(listed.stdout).toContain('  Bob  member  since ');
+    // An aligned table: ID, NAME, ROLE, SINCE.
+    expect(listed.stdout).toMatch(/^\S+ {2}e2e user {2}admin {3}\S+$/m);
+    expect(listed.stdout).toMatch(/^\S+ {2}Bob {7}member {2}\S+$/m);
     expect(listed.stdout).not.toContain(bobToken!);
 
     const forbidden = { code: 'REMOTE_RELAY_FORBIDDEN' };

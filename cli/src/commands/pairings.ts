@@ -2,6 +2,7 @@ import { loadClientConfig } from '../config.ts';
 import { GatewayApi, type AgentLevel, type PairingView } from '../gateway-api.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
+import { formatTable } from '../format-table.ts';
 import type { ClientIo } from './sessions.ts';
 
 function apiFor(io: ClientIo): GatewayApi {
@@ -23,7 +24,7 @@ export async function runPairingCode(options: { json: boolean }, io: ClientIo): 
 /** `relay pair URL CODE`: pairs this relay with the one at URL. */
 export async function runPair(options: { url: string; code: string; json: boolean }, io: ClientIo): Promise<number> {
   const pairing = await apiFor(io).pair(options.url, options.code);
-  io.out.write(options.json ? `${JSON.stringify(pairing, null, 2)}\n` : `Paired with ${formatPairing(pairing)}\n`);
+  io.out.write(options.json ? `${JSON.stringify({ pairing }, null, 2)}\n` : `Paired with ${formatPairing(pairing)}\n`);
   return 0;
 }
 
@@ -37,7 +38,7 @@ export async function runPairs(options: { level?: { name: string; level: AgentLe
     io.out.write(`${JSON.stringify({ pairings, acceptPrompts }, null, 2)}\n`);
     return 0;
   }
-  const lines = pairings.length === 0 ? ['No paired relays. Pair with: relay pair URL CODE (make the code there with relay pair --code).'] : pairings.map(formatPairing);
+  const lines = pairings.length === 0 ? ['No paired relays. Pair with: relay pair URL CODE (make the code there with relay pair --code).'] : [formatPairingsTable(pairings)];
   lines.push(`Accept prompts from other relays' agents: ${acceptPrompts ? 'on' : 'off'}`);
   io.out.write(`${lines.join('\n')}\n`);
   return 0;
@@ -46,7 +47,7 @@ export async function runPairs(options: { level?: { name: string; level: AgentLe
 /** `relay unpair NAME`: removes a pairing on this side. */
 export async function runUnpair(options: { name: string; json: boolean }, io: ClientIo): Promise<number> {
   const pairing = await apiFor(io).unpair(options.name);
-  io.out.write(options.json ? `${JSON.stringify(pairing, null, 2)}\n` : `Unpaired ${pairing.name} (${pairing.url}).\n`);
+  io.out.write(options.json ? `${JSON.stringify({ pairing }, null, 2)}\n` : `Unpaired ${pairing.name} (${pairing.url}).\n`);
   return 0;
 }
 
@@ -54,4 +55,12 @@ export async function runUnpair(options: { name: string; json: boolean }, io: Cl
 export function formatPairing(pairing: PairingView): string {
   const state = pairing.online ? 'online' : 'offline';
   return `${pairing.name}  ${pairing.url}  agents may: ${pairing.level}  ${state}${pairing.version ? `  ${pairing.version}` : ''}`;
+}
+
+/** The paired relays as an aligned table: name, URL, what their agents may do here, online, version. */
+export function formatPairingsTable(pairings: readonly PairingView[]): string {
+  return formatTable(
+    ['NAME', 'URL', 'AGENTS MAY', 'STATE', 'VERSION'],
+    pairings.map((pairing) => [pairing.name, pairing.url, pairing.level, pairing.online ? 'online' : 'offline', pairing.version || '-']),
+  );
 }

@@ -2,13 +2,15 @@ import { loadClientConfig } from '../config.ts';
 import { formatSessionRead } from '../format-session-read.ts';
 import { formatSessionsTable } from '../format-sessions.ts';
 import { formatTurn } from '../format-turn.ts';
-import { GatewayApi } from '../gateway-api.ts';
+import { GatewayApi, type TurnResult } from '../gateway-api.ts';
 import type { HostedSessionOptions, RelayMode, SessionScope } from '../parse-command.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
+import { resolveSession } from './session-name.ts';
+import { showWaiting, type StatusStream } from './waiting-line.ts';
 
-/** `env` defaults to the process's environment. */
-export type ClientIo = { env?: NodeJS.ProcessEnv; out: NodeJS.WritableStream };
+/** `env` defaults to the process's environment; `err`, when a terminal, shows what a command waits for. */
+export type ClientIo = { env?: NodeJS.ProcessEnv; out: NodeJS.WritableStream; err?: StatusStream };
 
 /** `relay sessions`: the user's sessions as a table, or `{ sessions }` as JSON. */
 export async function runSessions(options: { scope: SessionScope; json: boolean }, io: ClientIo): Promise<number> {
@@ -42,7 +44,7 @@ export async function runCreateSession(options: { title: string; json: boolean }
 export async function runCreateHostedSession(options: { session: HostedSessionOptions; wait: boolean; json: boolean }, io: ClientIo): Promise<number> {
   const api = apiFor(io);
   const started = await api.createHostedSession(options.session);
-  const turn = options.wait ? await api.waitForTurn(started.session.id, started.message_id) : undefined;
+  const turn = options.wait ? await waitWithLine(api, io, started.session.id, started.message_id) : undefined;
   if (options.json) {
     io.out.write(`${JSON.stringify({ ...started, ...(turn ? { turn } : {}) }, null, 2)}\n`);
     return 0;
@@ -57,8 +59,9 @@ export async function runCreateHostedSession(options: { session: HostedSessionOp
 /** `relay say SESSION TEXT`: writes to a session as the user and waits for the reply unless told not to. */
 export async function runSay(options: { sessionId: string; text: string; wait: boolean; json: boolean }, io: ClientIo): Promise<number> {
   const api = apiFor(io);
-  const messageId = await api.sendMessage(options.sessionId, options.text);
-  const turn = options.wait ? await api.waitForTurn(options.sessionId, messageId) : undefined;
+  const sessionId = await resolveSession(api, options.sessionId);
+  const messageId = await api.sendMessage(sessionId, options.text);
+  const turn = options.wait ? await waitWithLine(api, io, sessionId, messageId) : undefined;
   if (options.json) {
     io.out.write(`${JSON.stringify({ message_id: messageId, ...(turn ? { turn } : {}) }, null, 2)}\n`);
     return 0;
@@ -69,21 +72,78 @@ export async function runSay(options: { sessionId: string; text: string; wait: b
 
 /** `relay session show SESSION`: its recent messages and what goes on there. */
 export async function runShowSession(options: { sessionId: string; last?: number; json: boolean }, io: ClientIo): Promise<number> {
-  const read = await apiFor(io).readSession(options.sessionId, options.last);
+  const api = apiFor(io);
+  const read = await api.readSession(await resolveSession(api, options.sessionId), options.last);
   io.out.write(options.json ? `${JSON.stringify(read, null, 2)}\n` : `${formatSessionRead(read, new Date())}\n`);
   return 0;
 }
 
 /** `relay session set SESSION --mode … --may-create-sessions on|off`: the owner's switches on a conversation. */
 export async function runSetSession(options: { sessionId: string; mode?: RelayMode; mayCreateSessions?: boolean; json: boolean }, io: ClientIo): Promise<number> {
-  const changed = await apiFor(io).setSessionOptions(options.sessionId, options);
+  const api = apiFor(io);
+  const sessionId = await resolveSession(api, options.sessionId);
+  const changed = await api.setSessionOptions(sessionId, options);
   if (options.json) {
     io.out.write(`${JSON.stringify(changed, null, 2)}\n`);
     return 0;
   }
   const mayCreate = changed['mayCreateSessions'] === true ? 'on' : 'off';
-  io.out.write(`Session ${options.sessionId}: mode ${String(changed['mode'])}, agents may start sessions: ${mayCreate}.\n`);
+  io.out.write(`Session ${sessionId}: mode ${String(changed['mode'])}, agents may start sessions: ${mayCreate}.\n`);
   return 0;
+}
+
+/** `relay session stop SESSION`: stops the turn running there, or says nothing was running. */
+export async function runStopSession(options: { sessionId: string; json: boolean }, io: ClientIo): Promise<number> {
+  const api = apiFor(io);
+  const stopped = await api.stopTurn(await resolveSession(api, options.sessionId));
+  io.out.write(options.json ? json(stopped) : `Session ${stopped.session}: ${stopped.stopRequested ? 'its turn was asked to stop.' : 'nothing was running.'}\n`);
+  return 0;
+}
+
+/** `relay session archive|unarchive SESSION`. */
+export async function runArchiveSession(options: { sessionId: string; archived: boolean; json: boolean }, io: ClientIo): Promise<number> {
+  const api = apiFor(io);
+  const { session } = await api.setArchived(await resolveSession(api, options.sessionId), options.archived);
+  const text = options.archived
+    ? `Archived "${String(session['title'])}" (${session.id}): its queued turns were dropped and a running one stops. Bring it back with relay session unarchive ${session.id}.`
+    : `Unarchived "${String(session['title'])}" (${session.id}): it is in your active sessions again.`;
+  io.out.write(options.json ? json({ session }) : `${text}\n`);
+  return 0;
+}
+
+/** `relay session rename SESSION TITLE` and `relay session group SESSION GROUP|--none`. */
+export async function runUpdateSession(options: { sessionId: string; title?: string; group?: string; json: boolean }, io: ClientIo): Promise<number> {
+  const api = apiFor(io);
+  const change = { ...(options.title !== undefined ? { title: options.title } : {}), ...(options.group !== undefined ? { group: options.group } : {}) };
+  const updated = await api.updateSessionSettings(await resolveSession(api, options.sessionId), change);
+  if (options.json) {
+    io.out.write(json(updated));
+    return 0;
+  }
+  const { session } = updated;
+  const group = session['group'] as { name?: string } | undefined;
+  const lines =
+    options.title !== undefined
+      ? [`Session ${session.id} is now "${String(session['title'])}".`]
+      : [group?.name ? `Session ${session.id} is in group "${group.name}"${updated.groupCreated ? ' (a new group)' : ''}.` : `Session ${session.id} is in no group.`];
+  if (updated.changed.length === 0) lines.push('Nothing changed.');
+  if (updated.note) lines.push(updated.note);
+  io.out.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+/** Waits for a turn, with a line on a terminal's stderr saying so while it lasts. */
+async function waitWithLine(api: GatewayApi, io: ClientIo, sessionId: string, messageId: string): Promise<TurnResult> {
+  const end = showWaiting(io.err, `the reply in session ${sessionId.slice(0, 8)}`);
+  try {
+    return await api.waitForTurn(sessionId, messageId);
+  } finally {
+    end();
+  }
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
 }
 
 function apiFor(io: ClientIo): GatewayApi {

@@ -2,31 +2,33 @@ import { loadClientConfig } from '../config.ts';
 import { GatewayApi } from '../gateway-api.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
+import { formatTable } from '../format-table.ts';
+import { resolveSession } from './session-name.ts';
 import type { ClientIo } from './sessions.ts';
 
 /** `relay subscriptions SESSION`: the watcher's list; with --unsubscribe, Unsubscribe one. */
 export async function runSubscriptions(options: { sessionId: string; unsubscribe?: string; json: boolean }, io: ClientIo): Promise<number> {
   const target = resolveRelayTarget(loadClientConfig(io.env), relayPaths());
   const api = new GatewayApi(target.url, target.token);
+  const sessionId = await resolveSession(api, options.sessionId);
   if (options.unsubscribe !== undefined) {
-    const ended = await api.unsubscribe(options.sessionId, options.unsubscribe);
+    const ended = await api.unsubscribe(sessionId, options.unsubscribe);
     io.out.write(options.json ? `${JSON.stringify({ endedIds: ended }, null, 2)}\n` : `${options.unsubscribe} unsubscribed.\n`);
     return 0;
   }
-  const subscriptions = await api.listSubscriptions(options.sessionId);
-  io.out.write(options.json ? `${JSON.stringify(subscriptions, null, 2)}\n` : `${formatSubscriptions(subscriptions)}\n`);
+  const subscriptions = await api.listSubscriptions(sessionId);
+  io.out.write(options.json ? `${JSON.stringify({ subscriptions }, null, 2)}\n` : `${formatSubscriptions(subscriptions)}\n`);
   return 0;
 }
 
-/** One line per subscription: id, what it watches (and on which relay), its events, and what it holds or why it ended. */
+/** The subscriptions as an aligned table: id, what it watches (and on which relay), its events, and what it holds or why it ended. */
 export function formatSubscriptions(subscriptions: readonly Record<string, unknown>[]): string {
   if (subscriptions.length === 0) return 'No subscriptions.';
-  return subscriptions
-    .map((s) => {
-      const sessions = s.sessions === 'all' ? 'all sessions' : (s.sessions as { title?: string; id?: string }[]).map((session) => `"${session.title ?? session.id}"`).join(', ');
-      const where = typeof s.relay === 'string' ? ` on ${s.relay}` : '';
-      const state = s.ended ? `ended (${String(s.reason)})` : `${String(s.heldCount)} held${s.nextDeliveryAt ? `, next ${String(s.nextDeliveryAt)}` : ''}`;
-      return `${String(s.id)}  ${sessions}${where}  ${(s.events as string[]).join(', ')}${s.once ? ' (once)' : ''}  ${state}`;
-    })
-    .join('\n');
+  const rows = subscriptions.map((s) => {
+    const sessions = s.sessions === 'all' ? 'all sessions' : (s.sessions as { title?: string; id?: string }[]).map((session) => `"${session.title ?? session.id}"`).join(', ');
+    const where = typeof s.relay === 'string' ? ` on ${s.relay}` : '';
+    const state = s.ended ? `ended (${String(s.reason)})` : `${String(s.heldCount)} held${s.nextDeliveryAt ? `, next ${String(s.nextDeliveryAt)}` : ''}`;
+    return [String(s.id), `${sessions}${where}`, `${(s.events as string[]).join(', ')}${s.once ? ' (once)' : ''}`, state];
+  });
+  return formatTable(['ID', 'WATCHES', 'EVENTS', 'STATE'], rows);
 }

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { loadUpConfig } from '../config.ts';
 import { Lifecycle, StopRequested } from '../lifecycle.ts';
-import { relayPaths } from '../relay-paths.ts';
+import { relayPaths, type RelayPaths } from '../relay-paths.ts';
 import { Reporter } from '../reporter.ts';
 import { acquireUpLock, stopLeftovers } from '../up-lock-file.ts';
 
@@ -12,11 +12,14 @@ export type UpIo = {
   err: NodeJS.WriteStream;
   /** True when a launcher holds an IPC channel to us: its disconnect means it is gone. */
   hasParentChannel: boolean;
+  /** Where the relay's state lives; by default `.relay/` in this repository. */
+  paths?: RelayPaths;
 };
 
 /**
  * `relay up`: the whole relay on this machine until Ctrl-C. Returns the exit code: 0 after a
- * requested stop (or when a relay already runs here), 1 when something failed or died.
+ * requested stop, 1 when something failed or died, or when a relay up already runs here (a second one
+ * says where the first is, on stderr, and starts nothing).
  */
 export async function runUp(options: { json: boolean }, io: UpIo): Promise<number> {
   const config = loadUpConfig(hostname(), io.env);
@@ -27,11 +30,11 @@ export async function runUp(options: { json: boolean }, io: UpIo): Promise<numbe
     out: io.out,
     err: io.err,
   });
-  const paths = relayPaths();
+  const paths = io.paths ?? relayPaths();
   const acquired = acquireUpLock(paths.lockFile, new Date());
   if (acquired.kind === 'running') {
-    reporter.print(acquired.message);
-    return 0;
+    io.err.write(`relay: ${acquired.message}; this relay up starts nothing\n`);
+    return 1;
   }
   const lifecycle = new Lifecycle();
   const lockFile = acquired.lockFile;

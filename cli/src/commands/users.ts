@@ -3,6 +3,8 @@ import { CliError } from '../cli-error.ts';
 import { GatewayApi, type UserView } from '../gateway-api.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
+import { formatTable } from '../format-table.ts';
+import { resolveSession } from './session-name.ts';
 import type { ClientIo } from './sessions.ts';
 
 function apiFor(io: ClientIo): GatewayApi {
@@ -53,11 +55,13 @@ export async function runUserToken(options: { name: string; revoke: boolean; jso
 
 /** `relay session token SESSION [--revoke]`: a new token for one of your sessions, or none. */
 export async function runSessionToken(options: { sessionId: string; revoke: boolean; json: boolean }, io: ClientIo): Promise<number> {
-  const changed = await apiFor(io).sessionToken(options.sessionId, options.revoke);
+  const api = apiFor(io);
+  const sessionId = await resolveSession(api, options.sessionId);
+  const changed = await api.sessionToken(sessionId, options.revoke);
   const text = options.revoke
-    ? `Revoked the tokens of session ${options.sessionId}: its MCP client (and its agent, if one runs) is refused from now on.`
-    : formatNewToken(`Session ${options.sessionId}'s new token`, changed.token ?? '');
-  io.out.write(options.json ? `${JSON.stringify({ session: { id: options.sessionId }, token: changed.token ?? '', revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
+    ? `Revoked the tokens of session ${sessionId}: its MCP client (and its agent, if one runs) is refused from now on.`
+    : formatNewToken(`Session ${sessionId}'s new token`, changed.token ?? '');
+  io.out.write(options.json ? `${JSON.stringify({ session: { id: sessionId }, token: changed.token ?? '', revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
   return 0;
 }
 
@@ -94,8 +98,10 @@ export function formatUser(user: UserView): string {
   return `${user.id}  ${user.name}  ${user.role}${user.createdAt ? `  since ${user.createdAt}` : ''}`;
 }
 
+/** The users as an aligned table: id, name, role and since when. */
 export function formatUsers(users: readonly UserView[]): string {
-  return users.length === 0 ? 'No users.' : users.map(formatUser).join('\n');
+  if (users.length === 0) return 'No users.';
+  return formatTable(['ID', 'NAME', 'ROLE', 'SINCE'], users.map((user) => [user.id, user.name, user.role, user.createdAt ?? '-']));
 }
 
 // The relay keeps only the token's hash, so this is the one chance to copy it.

@@ -1,0 +1,40 @@
+import { CliError } from '../cli-error.ts';
+import type { GatewayApi } from '../gateway-api.ts';
+
+const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CANDIDATES_SHOWN = 10;
+
+type Named = { id: string; title: string; archived: boolean };
+
+/**
+ * The session a SESSION word means: a full id as it is; else, among all the user's sessions (archived ones
+ * too), the one whose id starts with it (relay_tool results print the first 8 characters) or whose title is
+ * exactly it. None, or more than one, is a CliError (exit 1) that names the candidates.
+ */
+export async function resolveSession(api: GatewayApi, name: string): Promise<string> {
+  if (FULL_ID.test(name)) return name;
+  return matchSession(await api.listSessions('all'), name);
+}
+
+/** `resolveSession` on a list already read: the id of the one session `name` means. */
+export function matchSession(sessions: readonly unknown[], name: string): string {
+  const named = sessions.map(namedOf).filter((session): session is Named => session !== undefined);
+  const exact = named.find((session) => session.id === name);
+  if (exact !== undefined) return exact.id;
+  const prefix = name.toLowerCase();
+  const matches = named.filter((session) => (name.length > 0 && session.id.toLowerCase().startsWith(prefix)) || session.title === name);
+  if (matches.length === 1) return matches[0]!.id;
+  if (matches.length === 0) {
+    throw new CliError(`no session "${name}": no id starts so and no title is exactly it; relay sessions --scope all lists them`);
+  }
+  const shown = matches.slice(0, CANDIDATES_SHOWN).map((session) => `  ${session.id}  "${session.title}"${session.archived ? ' (archived)' : ''}`);
+  const more = matches.length > CANDIDATES_SHOWN ? [`  … and ${matches.length - CANDIDATES_SHOWN} more`] : [];
+  throw new CliError([`"${name}" could be ${matches.length} sessions; give more of the id:`, ...shown, ...more].join('\n'));
+}
+
+function namedOf(session: unknown): Named | undefined {
+  if (typeof session !== 'object' || session === null) return undefined;
+  const record = session as Record<string, unknown>;
+  if (typeof record['id'] !== 'string') return undefined;
+  return { id: record['id'], title: typeof record['title'] === 'string' ? record['title'] : '', archived: record['archived'] === true };
+}
