@@ -92,10 +92,10 @@ describe('/mcp checks Host and Origin before anything else', () => {
   });
 
   it.each([
-    ['a foreign Host (a rebound name)', { host: 'evil.example:7420' }, 'does not answer /mcp as evil.example'],
-    ['a port other than the allowed entry names', { host: 'gateway:9999' }, 'does not answer /mcp as gateway:9999'],
-    ['a foreign Origin', { host: '127.0.0.1:7420', origin: 'http://evil.example' }, 'the origin http://evil.example'],
-    ['the null Origin', { host: '127.0.0.1:7420', origin: 'null' }, 'the origin null'],
+    ['a foreign Host (a rebound name)', { host: 'evil.example:7420' }, 'does not answer /mcp as "evil.example:7420"'],
+    ['a port other than the allowed entry names', { host: 'gateway:9999' }, 'does not answer /mcp as "gateway:9999"'],
+    ['a foreign Origin', { host: '127.0.0.1:7420', origin: 'http://evil.example' }, 'the origin "http://evil.example"'],
+    ['the null Origin', { host: '127.0.0.1:7420', origin: 'null' }, 'the origin "null"'],
   ])('refuses %s with 403 and checks no token', async (_label, headers, says) => {
     const { app, seen } = start({ allowedHosts: ['gateway:7420'] });
     const response = await app.inject({ method: 'POST', url: '/mcp', headers: { ...mcpHeaders, ...headers }, payload: listTools });

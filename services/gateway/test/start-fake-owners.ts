@@ -272,7 +272,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             },
             createExternalSession: async (request) => {
               record('createExternalSession', request);
-              if (request.title.length > 200) throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'title is longer than 200 characters');
+              // The gateway bounds a title's length first; what is left to refuse here is a blank one.
+              if (request.title !== '' && request.title.trim() === '') throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'title must not be blank');
               const session = newSession(request.userId, {
                 title: request.title || 'External session',
                 provider: 'external',

@@ -62,6 +62,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   const clock = new ManualClock(NOW);
+  const namesTaken = new Map<string, number>();
   const runs = options.runs ?? ['script', 'claude'];
   const usage = options.usageAllowances === undefined ? undefined : { ledger: new PrismaUsageLedger(prisma), allowances: options.usageAllowances, priced: [] };
   const catalogue = new ConfiguredCatalogue(
@@ -109,7 +110,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ]);
       return { sessions, groups, messages, turns, grants, outboxRows, tokens };
     },
-    newUser: async (name = 'Ada') => (await callUnary(client, 'createUser', { name })).userId,
+    // User names are unique: a name asked for again gets a number ("Ada 2").
+    newUser: async (name = 'Ada') => {
+      const taken = (namesTaken.get(name) ?? 0) + 1;
+      namesTaken.set(name, taken);
+      return (await callUnary(client, 'createUser', { name: taken === 1 ? name : `${name} ${taken}` })).userId;
+    },
     newSession: async (userId, overrides = {}) => {
       const created = await callUnary(client, 'createSession', CreateSessionRequest.fromPartial({ userId, text: 'reply hello', cwd: '/home/dev/shop', ...overrides }));
       return created.session!.id;
