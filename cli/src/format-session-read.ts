@@ -23,6 +23,9 @@ export function formatSessionRead(read: Record<string, unknown>, now: Date): str
     const from = typeof provenance['originSessionTitle'] === 'string' ? ` ↗ from ${String(provenance['originRelay'])} · "${provenance['originSessionTitle']}"` : '';
     lines.push('', `${String(message['role'] ?? '?')}${model}${from} · ${timeAgo(message['createdAt'], now)}`);
     for (const line of String(message['text'] ?? '').split('\n')) lines.push(`  ${line}`);
+    if (message['truncated'] === true) {
+      lines.push(`  … cut at ${String(message['text'] ?? '').length.toLocaleString('en-US')} of ${Number(message['length']).toLocaleString('en-US')} characters; the whole: relay session show ${row.id} --message ${String(message['id'])}`);
+    }
   }
   if (typeof read['inFlight'] === 'string' && read['inFlight'] !== '') lines.push('', `Writing: ${read['inFlight']}`);
   const questions = Array.isArray(read['pendingQuestions']) ? read['pendingQuestions'].map(record) : [];

@@ -147,6 +147,12 @@ export class GatewayApi {
     return (await this.request('GET', `/api/v1/sessions/${encodeURIComponent(sessionId)}${query}`)) as Record<string, unknown>;
   }
 
+  /** GET /api/v1/sessions/:id/messages/:messageId → the whole of one message. */
+  async readMessage(sessionId: string, messageId: string): Promise<{ session: string; message: Record<string, unknown> }> {
+    const path = `/api/v1/sessions/${encodeURIComponent(sessionId)}/messages/${encodeURIComponent(messageId)}`;
+    return (await this.request('GET', path)) as { session: string; message: Record<string, unknown> };
+  }
+
   /** PATCH /api/v1/sessions/:id {mode, may_create_sessions} → the conversation after the change. */
   async setSessionOptions(sessionId: string, options: { mode?: RelayMode; mayCreateSessions?: boolean }): Promise<Record<string, unknown>> {
     const body = { mode: options.mode, may_create_sessions: options.mayCreateSessions };

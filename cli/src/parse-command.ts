@@ -22,7 +22,7 @@ export type Command =
   | { kind: 'create-session'; title: string; json: boolean }
   | { kind: 'create-hosted-session'; session: HostedSessionOptions; wait: boolean; json: boolean }
   | { kind: 'say'; sessionId: string; text: string; wait: boolean; json: boolean }
-  | { kind: 'show-session'; sessionId: string; last?: number; json: boolean }
+  | { kind: 'show-session'; sessionId: string; last?: number; message?: string; json: boolean }
   | { kind: 'set-session'; sessionId: string; mode?: RelayMode; mayCreateSessions?: boolean; json: boolean }
   | { kind: 'stop-session'; sessionId: string; json: boolean }
   | { kind: 'archive-session'; sessionId: string; archived: boolean; json: boolean }
@@ -67,8 +67,9 @@ Usage:
   relay session create --external [--title T] [--json]
                                                  create a session for an MCP client you run, and print its token
   relay say SESSION TEXT… [--no-wait] [--json]  write to a session and wait for its reply
-  relay session show SESSION [--last N] [--json]
-                                                 a session's recent messages and what goes on there
+  relay session show SESSION [--last N | --message ID] [--json]
+                                                 a session's recent messages and what goes on there (each cut at
+                                                 8,000 characters), or the whole of one message
   relay session set SESSION [--mode agent|ask|plan] [--may-create-sessions on|off] [--json]
                                                  the conversation's relay mode, and whether its agent may start sessions
   relay session stop SESSION [--json]           stop the turn running in a session
@@ -183,10 +184,15 @@ export function parseCommand(argv: readonly string[]): Command {
     return { kind: 'say', sessionId: second, text, wait: values['no-wait'] !== true, json: values.json === true };
   }
   if (first === 'session' && second === 'show') {
-    const { values } = parseOptions(rest, { json: { type: 'boolean' }, last: { type: 'string' } });
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, last: { type: 'string' }, message: { type: 'string' } });
     const sessionId = onlySession('show', extra);
     const command: Command = { kind: 'show-session', sessionId, json: values.json === true };
     if (values.last !== undefined) command.last = parseLast(values.last);
+    if (typeof values.message === 'string') {
+      if (values.last !== undefined) throw new CliError('relay session show takes --last N or --message ID, not both', USAGE_EXIT_CODE);
+      if (values.message.trim() === '') throw new CliError('relay session show: --message needs a message id (read_session and relay session show --json list them)', USAGE_EXIT_CODE);
+      command.message = values.message.trim();
+    }
     return command;
   }
   if (first === 'session' && second === 'set') {
@@ -336,7 +342,7 @@ export function parseCommand(argv: readonly string[]): Command {
 
 /** The options that take a value: the word after one (unless given as --name=value) is its value, not text. */
 const VALUE_OPTIONS = new Set([
-  'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'may-create-sessions', 'choice', 'session', 'cancel',
+  'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'message', 'may-create-sessions', 'choice', 'session', 'cancel',
   'unsubscribe', 'agent-sessions', 'max-wait', 'max-turn', 'task-quiet', 'level', 'accept-prompts',
 ]);
 

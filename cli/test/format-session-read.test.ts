@@ -48,4 +48,12 @@ describe('formatSessionRead', () => {
   it('says when there are no messages yet', () => {
     expect(formatSessionRead({ session: { id: 's1', title: 'New' }, messages: [] }, now)).toContain('No messages yet.');
   });
+
+  it('says where a message was cut and how to read the whole of it', () => {
+    const text = formatSessionRead(
+      { session: { id: 's1', title: 'Big' }, messages: [{ id: 'm9', role: 'user', text: 'x'.repeat(8000), truncated: true, length: 1_000_000, createdAt: null }] },
+      now,
+    );
+    expect(text.split('\n').at(-1)).toBe('  … cut at 8,000 of 1,000,000 characters; the whole: relay session show s1 --message m9');
+  });
 });

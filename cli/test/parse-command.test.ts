@@ -143,6 +143,7 @@ describe("parseCommand: the user's side of a session", () => {
     [['session', 'rename', '3f9c', 'Release', 'notes'], { kind: 'rename-session', sessionId: '3f9c', title: 'Release notes', json: false }],
     [['session', 'group', '3f9c', 'Release', '--json'], { kind: 'group-session', sessionId: '3f9c', group: 'Release', json: true }],
     [['session', 'group', '3f9c', '--none'], { kind: 'group-session', sessionId: '3f9c', group: '', json: false }],
+    [['session', 'show', '3f9c', '--message', 'm9'], { kind: 'show-session', sessionId: '3f9c', message: 'm9', json: false }],
     [['usage'], { kind: 'usage', json: false }],
     [['usage', '--json'], { kind: 'usage', json: true }],
   ])('parses %j', (argv, expected) => {
@@ -156,6 +157,7 @@ describe("parseCommand: the user's side of a session", () => {
     [['session', 'group', '3f9c']],
     [['session', 'group', '3f9c', 'Release', '--none']],
     [['usage', 'now']],
+    [['session', 'show', '3f9c', '--message', 'm9', '--last', '3']],
   ])('refuses %j', (argv) => {
     expect(() => parseCommand(argv)).toThrow(CliError);
   });

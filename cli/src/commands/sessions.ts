@@ -70,10 +70,16 @@ export async function runSay(options: { sessionId: string; text: string; wait: b
   return turn?.status === 'error' ? 1 : 0;
 }
 
-/** `relay session show SESSION`: its recent messages and what goes on there. */
-export async function runShowSession(options: { sessionId: string; last?: number; json: boolean }, io: ClientIo): Promise<number> {
+/** `relay session show SESSION`: its recent messages and what goes on there; with --message, the whole of one. */
+export async function runShowSession(options: { sessionId: string; last?: number; message?: string; json: boolean }, io: ClientIo): Promise<number> {
   const api = apiFor(io);
-  const read = await api.readSession(await resolveSession(api, options.sessionId), options.last);
+  const sessionId = await resolveSession(api, options.sessionId);
+  if (options.message !== undefined) {
+    const read = await api.readMessage(sessionId, options.message);
+    io.out.write(options.json ? json(read) : `${String(read.message['text'] ?? '')}\n`);
+    return 0;
+  }
+  const read = await api.readSession(sessionId, options.last);
   io.out.write(options.json ? `${JSON.stringify(read, null, 2)}\n` : `${formatSessionRead(read, new Date())}\n`);
   return 0;
 }

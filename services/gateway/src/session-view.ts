@@ -93,14 +93,30 @@ export function groupView(group: GroupRef): GroupView {
   return { id: group.id, name: group.name, role: group.role };
 }
 
-/** What read_session and GET /api/v1/sessions/:id show of a session: its view, state, messages, inFlight, pendingQuestions and group with members. */
+/**
+ * The most characters of one message's text (and of a reply in flight) a session read shows, so one long
+ * prompt cannot flood an agent's context; the user reads the whole of a message at GET
+ * /api/v1/sessions/:id/messages/:messageId.
+ */
+export const MESSAGE_TEXT_LIMIT = 8000;
+
+/**
+ * What read_session and GET /api/v1/sessions/:id show of a session: its view, state, messages (each text at most
+ * MESSAGE_TEXT_LIMIT characters; a longer one has truncated and length, and a note says where the whole is),
+ * inFlight, pendingQuestions and group with members.
+ */
 export function sessionReadView(read: SessionRead) {
   const { session } = read;
+  const messages = read.messages.map((message) => boundedMessageView(message, MESSAGE_TEXT_LIMIT));
+  const inFlight = boundedText(read.inFlight, MESSAGE_TEXT_LIMIT);
+  const cut = messages.filter((message) => message.truncated === true).length;
   return {
     session: sessionView(session),
     state: session.state,
-    messages: read.messages.map(messageView),
-    inFlight: read.inFlight === '' ? null : read.inFlight,
+    messages,
+    inFlight: read.inFlight === '' ? null : inFlight.text,
+    ...(inFlight.truncated ? { inFlightTruncated: true as const } : {}),
+    ...(cut > 0 ? { note: truncatedNote(cut, session.id) } : {}),
     pendingQuestions: read.pendingQuestions.map(({ id, kind, question, options }) => ({ id, kind, question, options })),
     ...(session.group
       ? { group: { ...groupView(session.group), members: read.groupMembers.slice(0, GROUP_MEMBERS_LIMIT).map(memberView) } }
@@ -108,11 +124,18 @@ export function sessionReadView(read: SessionRead) {
   };
 }
 
-function messageView(message: ChatMessage) {
+/** One message with the whole of its text (GET /api/v1/sessions/:id/messages/:messageId). */
+export function messageView(message: ChatMessage) {
+  return boundedMessageView(message, Number.POSITIVE_INFINITY);
+}
+
+function boundedMessageView(message: ChatMessage, limit: number) {
+  const bounded = boundedText(message.text, limit);
   return {
     id: message.id,
     role: message.role,
-    text: message.text,
+    text: bounded.text,
+    ...(bounded.truncated ? { truncated: true as const, length: message.text.length } : {}),
     createdAt: message.createdAt?.toISOString() ?? null,
     ...(message.model ? { model: message.model } : {}),
     ...(message.provenance ? { provenance: { ...message.provenance } } : {}),
@@ -121,4 +144,21 @@ function messageView(message: ChatMessage) {
 
 function memberView(member: GroupMember) {
   return { id: member.id, title: member.title, role: member.role, state: member.state, ...(member.archived ? { archived: true as const } : {}) };
+}
+
+/** The first `limit` characters of `text` (never half of a surrogate pair), and whether that is all of it. */
+export function boundedText(text: string, limit: number): { text: string; truncated: boolean } {
+  if (text.length <= limit) return { text, truncated: false };
+  const code = text.charCodeAt(limit - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
+  return { text: text.slice(0, end), truncated: true };
+}
+
+function truncatedNote(count: number, sessionId: string): string {
+  const which = count === 1 ? '1 message is longer' : `${count} messages are longer`;
+  return (
+    `${which} than ${MESSAGE_TEXT_LIMIT.toLocaleString('en-US')} characters: its text here is the first ${MESSAGE_TEXT_LIMIT.toLocaleString('en-US')} ` +
+    `(truncated: true; length is the whole text's). The session's user reads the whole text with relay session show ${sessionId.slice(0, 8)} --message ID ` +
+    '(GET /api/v1/sessions/{session}/messages/{message} in the user API).'
+  );
 }

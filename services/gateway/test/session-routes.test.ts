@@ -64,7 +64,8 @@ function build() {
     },
     async readSession(userId: string, id: string) {
       mine(userId, id);
-      return { session: { ...session }, messages: [], inFlight: '', pendingQuestions: [], groupMembers: [] };
+      const long = { id: 'm-long', role: 'user', text: 'z'.repeat(20_000), provenance: undefined, createdAt: undefined, model: '' };
+      return { session: { ...session }, messages: [long], inFlight: '', pendingQuestions: [], groupMembers: [] };
     },
     async getRelayInfo() {
       return { providers: [{ id: 'script', available: true, reason: '' }], usage: undefined };
@@ -154,6 +155,19 @@ describe('the user API: a session, the user side', () => {
     const response = await call('POST', `/api/v1/sessions/${session.id}/archive`, undefined, SESSION_TOKEN);
     expect([response.statusCode, response.json().code]).toEqual([403, 'REMOTE_RELAY_FORBIDDEN']);
     expect(calls).toEqual([]);
+  });
+
+  it('reads the whole of a message a session read cuts, and 404s a message it does not find', async () => {
+    const { call, session } = start();
+    const cut = await call('GET', `/api/v1/sessions/${session.id}`);
+    expect(cut.json().messages[0]).toMatchObject({ id: 'm-long', truncated: true, length: 20_000 });
+    expect(cut.json().messages[0].text).toHaveLength(8000);
+    const whole = await call('GET', `/api/v1/sessions/${session.id}/messages/m-long`);
+    expect(whole.statusCode).toBe(200);
+    expect(whole.json().message.text).toBe('z'.repeat(20_000));
+    expect(whole.json().message).not.toHaveProperty('truncated');
+    const missing = await call('GET', `/api/v1/sessions/${session.id}/messages/m-none`);
+    expect([missing.statusCode, missing.json().code]).toEqual([404, 'REMOTE_RELAY_NOT_FOUND']);
   });
 
   it('shows the usage report, every provider not tracked when the session service keeps no accounting', async () => {

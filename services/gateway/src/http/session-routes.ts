@@ -1,16 +1,20 @@
 /**
  * The user's side of a session in /api/v1, for a user's own bearer token: stop its turn, archive and
- * unarchive it, rename it or move it into (or out of) a group; and the usage report, what each provider's
+ * unarchive it, rename it or move it into (or out of) a group, read the whole of a long message; and the usage report, what each provider's
  * plan has used and has left. What an agent does with relay_tool's stop, archive, update_session and usage,
  * the user does here as themselves (no card: they are the one who would Allow it). Errors answer `{ code, error }`.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { usageReportView } from '../relay-tool/actions/usage.ts';
-import { sessionView } from '../session-view.ts';
-import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
+import { messageView, sessionView } from '../session-view.ts';
+import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 
 const SessionParams = z.object({ id: z.string().min(1) });
+const MessageParams = z.object({ id: z.string().min(1), messageId: z.string().min(1) });
+
+/** How far back GET …/messages/:messageId looks: the most messages one session read returns. */
+const MESSAGE_LOOKBACK = 100;
 
 const SettingsBody = z
   .object(
@@ -23,7 +27,10 @@ const SettingsBody = z
   )
   .refine((body) => body.title !== undefined || body.group !== undefined, { error: 'give title, group or both' });
 
-/** Registers POST /api/v1/sessions/:id/stop, /archive, /unarchive, PATCH /api/v1/sessions/:id/settings and GET /api/v1/usage on `app`. */
+/**
+ * Registers POST /api/v1/sessions/:id/stop, /archive, /unarchive, PATCH /api/v1/sessions/:id/settings,
+ * GET /api/v1/sessions/:id/messages/:messageId and GET /api/v1/usage on `app`.
+ */
 export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): void {
   app.post('/api/v1/sessions/:id/stop', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
@@ -72,6 +79,20 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
       ...(result.groupCreated ? { groupCreated: { id: result.groupCreated.id, name: result.groupCreated.name } } : {}),
       ...(result.note ? { note: result.note } : {}),
     };
+  });
+
+  // The whole of a message a session read cut at MESSAGE_TEXT_LIMIT characters, for its user.
+  app.get('/api/v1/sessions/:id/messages/:messageId', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id, messageId } = MessageParams.parse(request.params);
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.readSession(userId, id, MESSAGE_LOOKBACK));
+    if (read === undefined) return reply;
+    const message = read.messages.find((candidate) => candidate.id === messageId);
+    if (message === undefined) {
+      return sendError(reply, 404, 'REMOTE_RELAY_NOT_FOUND', `No message '${messageId}' among the last ${MESSAGE_LOOKBACK} of session '${id}'.`);
+    }
+    return { session: id, message: messageView(message) };
   });
 
   app.get('/api/v1/usage', async (request, reply) => {
