@@ -15,12 +15,15 @@ function jsonLine(level: LevelName, service: string, message: string): string {
  */
 export class Reporter {
   private readonly threshold: number;
+  /** The lowest level of a child's line shown on a terminal. */
+  private readonly childThreshold: number;
   private readonly colorIndexes = new Map<string, number>();
 
   constructor(
     private readonly options: { json: boolean; color: boolean; level: string; out: NodeJS.WritableStream; err: NodeJS.WritableStream },
   ) {
     this.threshold = LEVELS[options.level as LevelName] ?? LEVELS.info;
+    this.childThreshold = this.threshold <= LEVELS.debug ? this.threshold : Math.max(this.threshold, LEVELS.warn);
   }
 
   debug(message: string): void {
@@ -50,10 +53,15 @@ export class Reporter {
     this.options.out.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), service: 'relay-up', msg: 'relay is up', ...fields })}\n`);
   }
 
-  /** One output line of a child process; `level` is used for lines that are not already JSON. */
+  /**
+   * One output line of a child process; `level` is used for lines that are not already JSON. On a terminal
+   * only the services' warnings and errors show (not a line per request), unless LOG_LEVEL is debug or trace;
+   * with --json every line the services wrote passes through.
+   */
   child(name: string, line: string, level: LevelName = 'info'): void {
     const isJson = line.startsWith('{');
     if (!isJson && LEVELS[level] < this.threshold) return;
+    if (!this.options.json && lineLevel(line, level) < this.childThreshold) return;
     if (this.options.json) {
       this.options.out.write(isJson ? `${line}\n` : jsonLine(level, name, line));
       return;
@@ -73,4 +81,17 @@ export class Reporter {
     const prefix = level >= 50 ? 'error: ' : level >= 40 ? 'warning: ' : '';
     stream.write(`${prefix}${message}\n`);
   }
+}
+
+/** The pino level of a child's JSON line (a number or a label), else `fallback`'s. */
+function lineLevel(line: string, fallback: LevelName): number {
+  if (!line.startsWith('{')) return LEVELS[fallback];
+  try {
+    const { level } = JSON.parse(line) as { level?: unknown };
+    if (typeof level === 'number') return level;
+    if (typeof level === 'string' && level in LEVELS) return LEVELS[level as LevelName];
+  } catch {
+    // Not JSON after all: shown as a line of its own.
+  }
+  return LEVELS[fallback];
 }

@@ -33,4 +33,27 @@ describe('Reporter', () => {
     expect(out.lines).toEqual(['Relay "x" is up.']);
     expect(err.lines).toEqual(['warning: the stored user token was refused']);
   });
+
+  it("on a terminal shows the services' warnings and errors, not their request lines", () => {
+    const out = sink();
+    const reporter = new Reporter({ json: false, color: false, level: 'info', out: out.stream, err: out.stream });
+    reporter.child('gateway', '{"level":30,"time":0,"msg":"request","method":"GET","status":200}');
+    reporter.child('gateway', '{"level":20,"time":0,"msg":"request"}');
+    reporter.child('session', '{"level":40,"time":0,"msg":"provider claude is not set up"}');
+    reporter.child('question', '{"level":"error","time":0,"msg":"cannot reach NATS"}');
+    reporter.child('nats', '[1] [INF] Server is ready');
+    reporter.child('nats', '[1] [WRN] slow consumer', 'warn');
+    expect(out.lines).toHaveLength(3);
+    expect(out.lines[0]).toContain('provider claude is not set up');
+    expect(out.lines[1]).toContain('cannot reach NATS');
+    expect(out.lines[2]).toContain('slow consumer');
+  });
+
+  it('with LOG_LEVEL=debug shows every line of the services on a terminal', () => {
+    const out = sink();
+    const reporter = new Reporter({ json: false, color: false, level: 'debug', out: out.stream, err: out.stream });
+    reporter.child('gateway', '{"level":30,"time":0,"msg":"listening"}');
+    reporter.child('gateway', '{"level":20,"time":0,"msg":"request"}');
+    expect(out.lines).toHaveLength(2);
+  });
 });
