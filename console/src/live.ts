@@ -1,7 +1,11 @@
 // Live updates: one EventSource on /api/v1/events (with ?session= for the conversation on screen). Each update
 // carries a digest per part; a part whose digest changed bumps its version, and the views reading that part read
 // it again. EventSource reconnects by itself, so the page recovers after the gateway restarts.
+import { get } from './api.ts';
 import type { LiveUpdate } from './types.ts';
+
+/** How long after a refused stream (a gateway answering 503 while it shuts down, say) the page tries again. */
+const REOPEN_MS = 2000;
 
 export type LivePart = 'sessions' | 'inbox' | 'session';
 
@@ -18,6 +22,7 @@ const listeners = new Set<Listener>();
 let source: EventSource | undefined;
 let sessionId: string | undefined;
 let last: LiveUpdate | undefined;
+let reopen: ReturnType<typeof setTimeout> | undefined;
 
 export function liveState(): LiveState {
   return state;
@@ -49,9 +54,26 @@ export function startLive(watch: string | undefined): void {
     state.connected = true;
     changed();
   });
+  const opened = source;
   source.addEventListener('error', () => {
     state.connected = false;
     changed();
+    // EventSource retries a dropped connection itself, but gives up on an answer that is not a stream. Then the
+    // page checks the sign-in (a 401 signs the page out) and opens the stream again.
+    if (opened.readyState !== EventSource.CLOSED || source !== opened) return;
+    clearTimeout(reopen);
+    reopen = setTimeout(() => {
+      if (source !== opened) return;
+      const again = () => {
+        if (source !== opened) return;
+        source = undefined;
+        startLive(watch);
+      };
+      // A 401 signs the page out (api.ts tells the app), which stops the stream for good.
+      get('/api/v1/me').then(again, (error: { status?: number }) => {
+        if (error.status !== 401) again();
+      });
+    }, REOPEN_MS);
   });
   source.addEventListener('update', (event) => {
     const update = JSON.parse((event as MessageEvent<string>).data) as LiveUpdate;
@@ -73,6 +95,7 @@ export function startLive(watch: string | undefined): void {
 }
 
 export function stopLive(): void {
+  clearTimeout(reopen);
   source?.close();
   source = undefined;
   last = undefined;

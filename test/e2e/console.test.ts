@@ -1,0 +1,177 @@
+// The web console end to end, in a real browser: Debian's chromium, driven headless by playwright-core, against a
+// whole relay (the six services as processes). The person signs in with their user token, sees their sessions,
+// finds the card an agent's create_session raised in the Inbox (the header's count updating live), allows it
+// there, and the agent's call goes on; the conversation opens at relay_tool's openUrl path with the reply; after
+// the gateway restarts, the page picks up the next card by itself. Each step saves a screenshot under
+// .relay/e2e-artifacts/.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+import { RelayUser, toolStep as tool } from '../harness/relay-user.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const ARTIFACTS = `${root}.relay/e2e-artifacts`;
+/** Debian's chromium (.ci/run installs it when missing). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Without the background-networking switches Chromium keeps calling home, which floods a closed network.
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+let relay: Relay;
+let user: RelayUser;
+let browser: Browser;
+let page: Page;
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Saves a screenshot of the page and answers the serious and critical accessibility violations axe-core finds. */
+async function shot(name: string): Promise<string[]> {
+  await page.screenshot({ path: `${ARTIFACTS}/console-${name}.png`, fullPage: true });
+  // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
+    const { violations } = await axe.run();
+    return violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  });
+}
+
+/** A script session whose agent starts a session (the first-session card asks the user) and replies with its reply. */
+async function leadSession(title: string, worker: string) {
+  return user.scriptSession(
+    title,
+    [tool({ action: 'create_session', relay: 'this', title: worker, text: `reply hello from ${worker}`, wait_seconds: 120 }), 'reply {{result.status}}: {{result.reply.text}}'].join('\n'),
+  );
+}
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  if (!existsSync(`${root}console/dist/index.html`)) {
+    // npm ci builds it (the root postinstall); a checkout installed before the console existed has none yet.
+    const built = spawnSync('npm', ['run', 'build', '--workspace', '@relay/console'], { cwd: root, stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('the console did not build');
+  }
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+  [relay, browser] = await Promise.all([startRelay({ name: 'desk' }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  user = new RelayUser(relay, relay.userToken);
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await user?.close();
+  await relay?.stop();
+});
+
+describe('the web console', () => {
+  let lead: { id: string; messageId: string };
+
+  it('signs in with the user token and lists the sessions', async () => {
+    lead = await leadSession('Lead', 'Worker');
+    await page.goto(`${relay.gatewayUrl}/`);
+    await page.getByLabel('User token').waitFor();
+    expect(await shot('sign-in')).toEqual([]);
+    await page.getByLabel('User token').fill(relay.userToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Lead' }).count(), { timeout: 15_000 }).toBe(1);
+    const cookies = await page.context().cookies();
+    expect(cookies.find((cookie) => cookie.name === 'relay_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(await shot('sessions')).toEqual([]);
+  });
+
+  it("shows the agent's card in the Inbox with a live count, and Allow there lets the agent's call go on", async () => {
+    await user.pendingCard(lead.id);
+    await expect.poll(() => page.locator('[data-inbox-count]').textContent(), { timeout: 15_000 }).toBe('1');
+    await page.getByRole('link', { name: /^Inbox/ }).click();
+    const card = page.locator('article.card').first();
+    await expect.poll(() => card.textContent(), { timeout: 15_000 }).toContain('Worker');
+    expect(await shot('inbox')).toEqual([]);
+    await card.getByRole('button', { name: 'Allow' }).click();
+    const turn = await user.finish(lead.id, lead.messageId);
+    expect(turn.reply.text).toBe('done: hello from Worker');
+    await expect.poll(() => page.getByText('Nothing is waiting for you.').count(), { timeout: 15_000 }).toBe(1);
+    expect(await page.locator('[data-inbox-count]').count()).toBe(0);
+  });
+
+  it("opens the conversation at openUrl's path, with the reply and a message sent from the page", async () => {
+    await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(lead.id)}`);
+    await expect.poll(() => page.locator('.messages').textContent(), { timeout: 15_000 }).toContain('done: hello from Worker');
+    await page.getByRole('textbox', { name: 'Message' }).fill('reply second from the console');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('.messages').textContent(), { timeout: 30_000 }).toContain('second from the console');
+    expect(await shot('conversation')).toEqual([]);
+  });
+
+  it('picks up the next card by itself after the gateway restarts', async () => {
+    await page.getByRole('link', { name: /^Inbox/ }).click();
+    await relay.services.gateway.stop();
+    relay.services.gateway.start();
+    await expect.poll(async () => (await fetch(`${relay.gatewayUrl}/readyz`).catch(() => undefined))?.ok ?? false, { timeout: 60_000, interval: 250 }).toBe(true);
+    const next = await leadSession('Second lead', 'Second worker');
+    await user.pendingCard(next.id);
+    await expect.poll(() => page.locator('[data-inbox-count]').textContent(), { timeout: 20_000 }).toBe('1');
+    await expect.poll(() => page.locator('article.card').first().textContent(), { timeout: 15_000 }).toContain('Second worker');
+    expect(await shot('after-restart')).toEqual([]);
+    await page.locator('article.card').first().getByRole('button', { name: 'Deny' }).click();
+    const turn = await user.finish(next.id, next.messageId);
+    expect(turn.reply.text).not.toContain('hello from Second worker');
+  });
+
+  it('answers an ask in its conversation', async () => {
+    const asker = await user.scriptSession('Asker', `${tool({ action: 'ask', question: 'Ship it tonight?', options: ['Tonight', 'Wait'] })}\nreply {{result.question_id}}`);
+    const questionId = (await user.finish(asker.id, asker.messageId)).reply.text;
+    await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(asker.id)}`);
+    const ask = page.locator(`[data-ask="${questionId}"]`);
+    await ask.waitFor({ timeout: 15_000 });
+    expect(await shot('ask')).toEqual([]);
+    await ask.getByRole('button', { name: 'Wait' }).click();
+    await expect.poll(async () => (await user.api('GET', `/api/v1/asks?session=${asker.id}`)).body.asks[0]?.status, { timeout: 15_000 }).toBe('answered');
+    expect((await user.api('GET', `/api/v1/asks?session=${asker.id}`)).body.asks[0]).toMatchObject({ choice: 'Wait' });
+    await expect.poll(() => ask.count(), { timeout: 15_000 }).toBe(0);
+  });
+
+  it('unsubscribes from the watching chip', async () => {
+    const worker = await user.scriptSession('Watched', 'reply ready');
+    await user.finish(worker.id, worker.messageId);
+    const watcher = await user.scriptSession('Watcher', tool({ action: 'subscribe', sessions: [worker.id] }));
+    const card = await user.pendingCard(watcher.id);
+    expect((await user.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    await user.finish(watcher.id, watcher.messageId);
+    await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(watcher.id)}`);
+    const chip = page.locator('details.chip');
+    await expect.poll(() => chip.locator('summary').textContent(), { timeout: 15_000 }).toBe('watching 1 session');
+    await chip.locator('summary').click();
+    expect(await shot('watching')).toEqual([]);
+    await chip.getByRole('button', { name: 'Unsubscribe' }).click();
+    await expect.poll(() => chip.count(), { timeout: 15_000 }).toBe(0);
+    const listed = await user.api('GET', `/api/v1/sessions/${watcher.id}/subscriptions`);
+    expect(listed.body.subscriptions.filter((subscription: { ended?: true }) => !subscription.ended)).toEqual([]);
+  });
+
+  it('cancels a schedule in the ⏰ list', async () => {
+    const owner = await user.scriptSession('Nightly owner', `${tool({ action: 'schedule', title: 'Nightly check', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`);
+    const scheduleId = (await user.finish(owner.id, owner.messageId)).reply.text;
+    await page.goto(`${relay.gatewayUrl}/schedules`);
+    const row = page.locator(`[data-schedule="${scheduleId}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    expect(await shot('schedules')).toEqual([]);
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(0);
+    const listed = await user.api('GET', '/api/v1/schedules');
+    expect(listed.body.schedules.find((schedule: { id: string }) => schedule.id === scheduleId)).toMatchObject({ endReason: 'unscheduled' });
+  });
+
+  it('makes a pairing code', async () => {
+    await page.goto(`${relay.gatewayUrl}/relays`);
+    await page.getByRole('button', { name: 'Make a pairing code' }).click();
+    const code = page.locator('[data-pairing-code]');
+    await code.waitFor({ timeout: 15_000 });
+    expect(await code.textContent()).toMatch(/\S{6,}/);
+    expect(await shot('relays')).toEqual([]);
+  });
+});
