@@ -11,6 +11,8 @@ export type UserRole = (typeof USER_ROLES)[number];
 export interface Caller {
   userId: string;
   sessionId?: string;
+  /** That session is an external one (an MCP client the user runs): its results carry a pending note. */
+  external?: boolean;
 }
 
 /** A caller as a bearer token names it, with its user's role (which the user API checks; relay_tool does not). */
@@ -375,6 +377,14 @@ export interface Conversation {
   unlockedRelays: RelayUnlock[];
   /** The paired relays where the user allowed this conversation to change sessions it did not start (update_session). */
   updateAllowedRelays: string[];
+  /** An external session: what was written into it that its agent has not read (wake-ups, answers, firings). */
+  pending?: PendingMessages;
+}
+
+/** Messages waiting unread for an external session's agent: how many, and the line that says what each of the first is. */
+export interface PendingMessages {
+  count: number;
+  previews: string[];
 }
 
 /** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent of that relay writing to it. */
@@ -444,7 +454,8 @@ export interface SessionOwner {
   /** What this relay offers the user for a new session. */
   getRelayInfo(userId: string): Promise<RelayInfo>;
   /** A session's `last` messages (0 = the default) and what goes on there. */
-  readSession(userId: string, sessionId: string, last: number): Promise<SessionRead>;
+  /** `readerSessionId`: the agent's conversation that reads; an external session reading itself marks its pending messages read. */
+  readSession(userId: string, sessionId: string, last: number, readerSessionId?: string): Promise<SessionRead>;
   createSession(input: CreateSessionInput): Promise<CreatedSession>;
   sendMessage(input: SendMessageInput): Promise<SentMessage>;
   /** Progress while the turn goes on, then its result; ends early, without a result, when `signal` aborts. */

@@ -221,7 +221,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               if (failing.has('authenticate')) throw new Error('authenticate broke: password=hunter2');
               const caller = tokens.get(token);
               if (!caller) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown or revoked token');
-              return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' }, role: roleOf(caller.userId) };
+              const external = sessions.find((session) => session.id === caller.sessionId)?.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL;
+              return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' }, role: roleOf(caller.userId), external };
             },
             createUser: async (request) => {
               record('createUser', request);
@@ -453,6 +454,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 startedSessions: sessions.filter((s) => s.startedBySessionId === session.id).length,
                 unlockedRelays: unlocked.get(session.id) ?? [],
                 updateAllowedRelays: updateAllowed.get(session.id) ?? [],
+                pending: session.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL ? { count: 0, previews: [] } : undefined,
               };
             },
             setConversationOptions: async (request) => {

@@ -25,6 +25,7 @@ import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
 import { configuredProviders, discoverModelLists } from './providers/configured-providers.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { prismaConversationHistory } from './store/prisma-conversation-history.ts';
+import { PrismaExternalInbox } from './store/prisma-external-inbox.ts';
 import { PrismaClaudeSessionStates } from './store/prisma-claude-session-states.ts';
 import { PrismaUsageLedger } from './store/prisma-usage-ledger.ts';
 import { busSteering } from './runtime/bus-steering.ts';
@@ -172,6 +173,7 @@ try {
               allowances: usageAllowances,
               priced: Object.entries(openAIPrices(config)).flatMap(([provider, prices]) => (prices === undefined ? [] : [provider])),
             },
+            inbox: new PrismaExternalInbox(prisma),
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
           ...taskGrpc({

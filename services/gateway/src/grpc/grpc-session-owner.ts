@@ -84,7 +84,8 @@ export class GrpcSessionOwner implements SessionOwner {
     const { caller } = answered;
     if (!caller?.userId) throw new Error('Authenticate answered without a caller');
     const role = toUserRole(answered.role);
-    return caller.sessionId ? { userId: caller.userId, role, sessionId: caller.sessionId } : { userId: caller.userId, role };
+    if (!caller.sessionId) return { userId: caller.userId, role };
+    return { userId: caller.userId, role, sessionId: caller.sessionId, ...(answered.external ? { external: true } : {}) };
   }
 
   async listUsers(): Promise<UserSummary[]> {
@@ -172,8 +173,8 @@ export class GrpcSessionOwner implements SessionOwner {
     };
   }
 
-  async readSession(userId: string, sessionId: string, last: number): Promise<SessionRead> {
-    const read = await callUnary(this.client, 'readSession', { userId, sessionId, last }, { deadlineMs: DEADLINE_MS });
+  async readSession(userId: string, sessionId: string, last: number, readerSessionId?: string): Promise<SessionRead> {
+    const read = await callUnary(this.client, 'readSession', { userId, sessionId, last, readerSessionId: readerSessionId ?? '' }, { deadlineMs: DEADLINE_MS });
     return {
       session: toSession(required(read.session, 'ReadSession', 'session')),
       messages: read.messages.map(toChatMessage),
@@ -333,6 +334,7 @@ export class GrpcSessionOwner implements SessionOwner {
       startedSessions: conversation.startedSessions,
       unlockedRelays: conversation.unlockedRelays.map(({ relay, byMention }) => ({ relay, byMention })),
       updateAllowedRelays: conversation.updateAllowedRelays,
+      ...(conversation.pending ? { pending: { count: conversation.pending.count, previews: conversation.pending.previews } } : {}),
     };
   }
 

@@ -1,7 +1,9 @@
 /**
- * POST /mcp: MCP over stateless Streamable HTTP. The caller is authenticated before any MCP
- * handling; each request gets its own server and transport, so no replica holds MCP sessions.
+ * /mcp: MCP over stateless Streamable HTTP. The caller is authenticated before any MCP handling; each
+ * request gets its own server and transport, so no replica holds MCP sessions.
  * Before even that, Host and Origin must be of an allowed host (allowed-hosts.ts), against DNS rebinding.
+ * GET opens the standalone stream for an external session's client: it hears, as an MCP logging notification,
+ * when a message is written into its conversation (pending-stream.ts). Any other caller gets 405.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,10 +12,12 @@ import { InFlightCalls } from '../mcp/in-flight-calls.ts';
 import { preview } from '../relay-tool/input-bounds.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
+import { announcePending } from './pending-stream.ts';
 
 /**
- * Registers POST /mcp, and GET/DELETE /mcp answering 405 (there are no MCP sessions to stream or end); each
- * answers 403 first for a Host or Origin that `allowedHosts` does not allow.
+ * Registers POST /mcp, GET /mcp (the standalone stream of an external session's client; 405 for any other caller)
+ * and DELETE /mcp answering 405 (there are no MCP sessions to end); each answers 403 first for a Host or Origin
+ * that `allowedHosts` does not allow.
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHosts: AllowedHosts): void {
   const inFlight = new InFlightCalls();
@@ -44,7 +48,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
       );
     }
 
-    const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId }, deps, inFlight);
+    const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) }, deps, inFlight);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.raw.on('close', () => {
       void transport.close();
@@ -61,7 +65,31 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     reply.header('allow', 'POST');
     return sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this relay serves MCP without sessions; POST JSON-RPC messages to /mcp.');
   };
-  app.get('/mcp', { onRequest: checkHost }, notAllowed);
+  app.get('/mcp', { onRequest: checkHost }, async (request, reply) => {
+    const outcome = await authenticateBearer(request, deps.sessions, deps.logger);
+    if (!outcome.ok) {
+      setRefusalHeaders(reply, outcome);
+      return sendJsonRpcError(reply, outcome.status, -32001, outcome.message);
+    }
+    const { caller } = outcome;
+    // Only an external session's agent has anything to hear between its calls; a hosted agent is woken by its turns.
+    if (caller.sessionId === undefined || caller.external !== true) return notAllowed(request, reply);
+    const sessionId = caller.sessionId;
+    const server = createMcpServer({ userId: caller.userId, sessionId, external: true }, deps, inFlight);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const closed = new AbortController();
+    reply.raw.on('close', () => {
+      closed.abort();
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.hijack();
+    // The first look comes a poll interval after the stream opened (a notification before it would be dropped).
+    void announcePending(sessionId, deps, (notification) => server.notification(notification), closed.signal);
+    await transport.handleRequest(request.raw, reply.raw);
+  });
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);
 }
 

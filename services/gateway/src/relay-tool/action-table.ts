@@ -30,7 +30,7 @@ export const ARGUMENTS = {
   auto_compact_window: { type: 'string_or_integer', bound: 'name', description: 'update_session: the context window for auto-compaction ("auto" or tokens).' },
   thinking_enabled: { type: 'boolean', description: 'update_session: whether the model thinks.' },
   thinking_display: { type: 'string', bound: 'name', description: 'update_session: how thinking is shown.' },
-  message_id: { type: 'string', bound: 'id', description: 'wait: the message_id send or create_session returned.' },
+  message_id: { type: 'string', bound: 'id', description: 'wait: the message_id send or create_session returned; an external session waiting on its own conversation leaves it out.' },
   question_id: { type: 'string', bound: 'id', description: 'The id of a question card or ask.' },
   choices: { type: 'strings', bound: 'name', description: 'answer_question: the options picked.' },
   answer: { type: 'string', bound: 'text', description: 'answer_question: a free-text answer.' },

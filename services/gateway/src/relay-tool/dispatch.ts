@@ -39,6 +39,7 @@ import { forwardCall } from './forward-call.ts';
 import { isRelayToolOn } from './is-relay-tool-on.ts';
 import { readRelayState } from './read-relay-state.ts';
 import { pairedTarget } from './relay-name.ts';
+import { pendingNoteOf, withPendingNote, type PendingNote } from './pending-note.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
 import type { RemoteEventsOwner } from '../remote-events-owner.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
@@ -137,10 +138,21 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           span.setStatus({ code: SpanStatusCode.ERROR });
         }
       }
+      if (caller.external === true) result = withPendingNote(result, await pendingOf(caller.sessionId, deps));
       if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
       span.end();
       recordToolCall(action, result, startedAt);
       return ignored.length > 0 ? { ...result, ignored } : result;
     },
   );
+}
+
+/** The pending note of an external session; a failure to read it costs the note, never the call's result. */
+async function pendingOf(sessionId: string, deps: DispatchDeps): Promise<PendingNote | undefined> {
+  try {
+    return pendingNoteOf(sessionId, (await deps.sessions.getConversation(sessionId)).pending);
+  } catch (error) {
+    deps.logger.warn({ err: error, sessionId }, 'the pending note of an external session could not be read');
+    return undefined;
+  }
 }

@@ -5,6 +5,7 @@ import type { Provenance } from '../domain/entities.ts';
 import type { IdGenerator } from '../domain/ports.ts';
 import { buildQueuedMessage } from '../domain/queue-message.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { PrismaExternalInbox } from '../store/prisma-external-inbox.ts';
 import { PrismaSessionStore } from '../store/prisma-session-store.ts';
 
 /** The scheduler's command stream, the subject taken from it, and this service's durable consumer. */
@@ -54,8 +55,8 @@ export async function queueScheduledPrompt(
     if (!(await processOnce(tx, SCHEDULED_PROMPTS.durable, message.id))) return;
     const store = new PrismaSessionStore(tx, true);
     const session = await store.lockSession(command.targetSessionId);
-    if (!session || session.archived || session.origin === 'external') {
-      deps.logger.info({ firingId: command.firingId, sessionId: command.targetSessionId }, 'scheduled prompt dropped: its session takes no turns');
+    if (!session || session.archived) {
+      deps.logger.info({ firingId: command.firingId, sessionId: command.targetSessionId }, 'scheduled prompt dropped: its session is gone or archived');
       return;
     }
     const own = command.settingSessionId === command.targetSessionId;
@@ -66,6 +67,11 @@ export async function queueScheduledPrompt(
       deps.clock.now(),
     );
     const messageId = command.firingId;
+    if (session.origin === 'external') {
+      // Its agent runs outside the relay: the firing is written into the conversation, pending until it is read.
+      await new PrismaExternalInbox(tx).write({ ...records.message, id: messageId });
+      return;
+    }
     await store.queueMessage({
       message: { ...records.message, id: messageId },
       turn: { ...records.turn, messageId },

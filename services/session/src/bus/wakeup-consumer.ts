@@ -4,6 +4,7 @@ import type { Logger } from '@relay/telemetry';
 import type { IdGenerator } from '../domain/ports.ts';
 import { buildQueuedMessage } from '../domain/queue-message.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { PrismaExternalInbox } from '../store/prisma-external-inbox.ts';
 import { PrismaSessionStore } from '../store/prisma-session-store.ts';
 
 /** The subscription service's command stream, the subject taken from it, and this service's durable consumer. */
@@ -50,7 +51,10 @@ export async function startWakeupConsumer(bus: Bus, deps: WakeupDeps): Promise<C
   });
 }
 
-/** Queues or merges one wake-up, once per message id; a watcher that is gone, archived or external takes nothing. */
+/**
+ * Queues or merges one wake-up, once per message id; a watcher that is gone or archived takes nothing. An external
+ * watcher's agent runs outside the relay: the wake-up is written into its conversation, pending until it reads it.
+ */
 export async function queueWakeup(deps: WakeupDeps, message: BusMessage): Promise<void> {
   const command = message.data as DeliverWakeup;
   await deps.prisma.$transaction(async (tx) => {
@@ -58,8 +62,13 @@ export async function queueWakeup(deps: WakeupDeps, message: BusMessage): Promis
     const store = new PrismaSessionStore(tx, true);
     // The session row lock also keeps the turn runner from claiming the waiting turn while it is merged into.
     const session = await store.lockSession(command.watcherSessionId);
-    if (!session || session.archived || session.origin === 'external') {
-      deps.logger.info({ wakeupId: command.wakeupId, sessionId: command.watcherSessionId }, 'wake-up dropped: its session takes no turns');
+    if (!session || session.archived) {
+      deps.logger.info({ wakeupId: command.wakeupId, sessionId: command.watcherSessionId }, 'wake-up dropped: its session is gone or archived');
+      return;
+    }
+    if (session.origin === 'external') {
+      const { message: written } = buildQueuedMessage(deps.ids, session, { text: command.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode }, deps.clock.now());
+      await new PrismaExternalInbox(tx).write(written);
       return;
     }
     if (deps.steer !== undefined) {

@@ -18,5 +18,5 @@ export async function authenticate(deps: { store: SessionStore; hasher: TokenHas
   if (record.kind === 'user') return { userId: user.id, role: user.role };
   const session = record.sessionId === null ? undefined : await deps.store.findSession(record.sessionId);
   if (session === undefined || session.archived) throw unauthenticated();
-  return { userId: user.id, role: user.role, sessionId: session.id };
+  return { userId: user.id, role: user.role, sessionId: session.id, ...(session.origin === 'external' ? { external: true } : {}) };
 }

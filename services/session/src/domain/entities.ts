@@ -231,6 +231,8 @@ export interface Caller {
   role: UserRole;
   /** The session whose agent calls; undefined for a user's personal token. */
   sessionId?: string;
+  /** That session is an external one (its agent runs outside the relay). */
+  external?: boolean;
 }
 
 /** The relay-wide settings; the stored row is the source of truth once seeded. */

@@ -8,6 +8,7 @@ import { authenticate } from '../domain/authenticate.ts';
 import { createExternalSession } from '../domain/create-external-session.ts';
 import { createSession } from '../domain/create-session.ts';
 import { createUser } from '../domain/create-user.ts';
+import type { ExternalInbox } from '../domain/external-inbox.ts';
 import { getConversation } from '../domain/get-conversation.ts';
 import { getRelayInfo } from '../domain/get-relay-info.ts';
 import { getUsage, type UsageDeps } from '../domain/usage/get-usage.ts';
@@ -52,6 +53,8 @@ export type SessionGrpcDeps = SessionDeps &
     tasks?: SessionTasksDeps;
     /** The relay's usage accounting (relay_info carries the usage report); without it (tests) every meter reads zero. */
     usage?: Omit<UsageDeps, 'catalogue'>;
+    /** External sessions' inboxes (what waits unread for their agents); without it nothing shows as pending. */
+    inbox?: ExternalInbox;
   };
 
 /** A ledger with nothing in it: tracked providers show meters at zero. */
@@ -66,7 +69,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
   return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod>>(deps.logger, {
     authenticate: async (request) => {
       const caller = await authenticate(deps, request.token);
-      return { caller: toCallerMessage(caller), role: caller.role };
+      return { caller: toCallerMessage(caller), role: caller.role, external: caller.external === true };
     },
     createUser: async (request) => {
       const { user, token } = await createUser(deps, { name: request.name, role: request.role }, clock.now());
@@ -119,6 +122,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     },
     readSession: async (request) => {
       const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last });
+      // An external session's agent reading its own conversation has read what was pending for it.
+      if (read.session.origin === 'external' && request.readerSessionId === read.session.id) {
+        await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
+      }
       const [session] = await withTasks(deps.tasks, [toSessionMessage(read.session)]);
       return {
         session,
@@ -239,6 +246,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         startedSessions: conversation.startedSessions,
         unlockedRelays: conversation.unlockedRelays,
         updateAllowedRelays: conversation.updateAllowedRelays,
+        pending: conversation.session.origin === 'external' && deps.inbox ? await deps.inbox.pending(conversation.session.id) : undefined,
       };
     },
     setConversationOptions: async (request) => {

@@ -18,13 +18,17 @@ import { shortId } from '../turn-result.ts';
 
 export const readSession: Action = async (args, context) => {
   requireArguments('read_session', args, ['session']);
-  const last = args.last ?? READ_LAST_DEFAULT;
+  const { caller } = context;
+  const ownInbox = caller.external === true && args.session === caller.sessionId;
+  // An external agent reading itself sees at least what waited for it (the read marks all of it read).
+  const pendingCount = ownInbox && args.last === undefined ? ((await context.sessions.getConversation(caller.sessionId)).pending?.count ?? 0) : 0;
+  const last = args.last ?? Math.min(READ_LAST_MAX, Math.max(READ_LAST_DEFAULT, pendingCount));
   if (last < 1 || last > READ_LAST_MAX) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_session: last must be from 1 to ${READ_LAST_MAX}; got ${last}.`);
   }
   const relay = thisRelay(args.relay, context);
   const read = withPendingAsks(
-    await context.sessions.readSession(context.caller.userId, args.session, last),
+    await context.sessions.readSession(caller.userId, args.session, last, ownInbox ? caller.sessionId : undefined),
     await context.questions.listAsks(context.caller.userId, { aboutSessionId: args.session, pendingOnly: true }),
   );
   return success(summaryOf(relay, read), sessionReadView(read), relay);

@@ -2,21 +2,29 @@
  * wait: keeps waiting for a reply that send or create_session did not get in time, for as long as
  * wait_seconds asks, up to the relay's longest wait per tool call (a note says when it was capped).
  * Reading and waiting are never gated by cards.
+ *
+ * An external session may wait on its own conversation (no message_id): the call returns as soon as a
+ * message waits unread for it (a wake-up, an answer, a schedule firing) and reads it, like read_session.
  */
-import type { Action } from '../action-context.ts';
+import { sessionReadView } from '../../session-view.ts';
+import type { Action, ActionContext } from '../action-context.ts';
 import { requireArguments } from '../arguments.ts';
-import { awaitTurn } from '../await-turn.ts';
+import { awaitPending } from '../await-pending.ts';
+import { READ_LAST_MAX } from '../limits.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
-import { success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
+import { awaitTurn } from '../await-turn.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
-import { planWait } from '../wait-seconds.ts';
+import { planWait, type WaitPlan } from '../wait-seconds.ts';
 
 export const wait: Action = async (args, context) => {
-  requireArguments('wait', args, ['session', 'message_id']);
+  requireArguments('wait', args, ['session']);
   const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
   const relay = thisRelay(args.relay, context);
   const { caller } = context;
+  if (caller.external === true && args.session === caller.sessionId) return waitOnOwnConversation(relay, plan, context);
+  requireArguments('wait', args, ['session', 'message_id']);
   requireNotOnItself('wait', args.session, caller);
 
   const result = await awaitTurn(
@@ -29,3 +37,20 @@ export const wait: Action = async (args, context) => {
     relay,
   );
 };
+
+/** The external agent's own conversation: what arrives for it, read (and so marked read) as it arrives. */
+async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: ActionContext): Promise<Success> {
+  const { caller, sessions } = context;
+  const note = plan.note ? { note: plan.note } : {};
+  const pending = await awaitPending(context, plan.waitSeconds);
+  if (pending === undefined) {
+    return success(`wait → ${relay} session ${shortId(caller.sessionId)} (your own): nothing arrived within ${plan.waitSeconds} s`, { session: caller.sessionId, arrived: 0, messages: [], ...note }, relay);
+  }
+  const read = await sessions.readSession(caller.userId, caller.sessionId, Math.min(READ_LAST_MAX, pending.count), caller.sessionId);
+  const { messages } = sessionReadView(read);
+  return success(
+    `wait → ${relay} session ${shortId(caller.sessionId)} (your own): ${count(messages.length, 'message')} arrived`,
+    { session: caller.sessionId, arrived: messages.length, messages, ...note },
+    relay,
+  );
+}

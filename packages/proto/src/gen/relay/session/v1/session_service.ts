@@ -56,7 +56,14 @@ export interface AuthenticateResponse {
    * The role of the caller's user: "admin" or "member". Only admins change what is relay-wide.
    * Unset from a session service that predates roles: read as "member".
    */
-  role?: string | undefined;
+  role?:
+    | string
+    | undefined;
+  /**
+   * The token is an external session's (an MCP client the user runs): what is written into its conversation is
+   * announced to its agent in each relay_tool result.
+   */
+  external: boolean;
 }
 
 /** A new user. */
@@ -209,6 +216,11 @@ export interface ReadSessionRequest {
   sessionId: string;
   /** Messages to return, 1–100 (0 = 10). */
   last: number;
+  /**
+   * The conversation whose agent reads, when an agent does: an external session reading itself marks what was
+   * pending for it (wake-ups, answers, schedule firings) read, up to the newest message returned.
+   */
+  readerSessionId: string;
 }
 
 /** The session and what goes on there. */
@@ -424,6 +436,18 @@ export interface GetConversationResponse {
   unlockedRelays: RelayUnlock[];
   /** The paired relays (as named here) where the user allowed this conversation to change sessions it did not start. */
   updateAllowedRelays: string[];
+  /**
+   * An external session: what was written into it (wake-ups, answers to its asks, schedule firings) that its agent
+   * has not read yet. Unset for a hosted session.
+   */
+  pending: PendingMessages | undefined;
+}
+
+/** Messages waiting unread for an external session's agent. */
+export interface PendingMessages {
+  count: number;
+  /** The line that says what each of the first three is, oldest first. */
+  previews: string[];
 }
 
 /** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent on that relay writing to it. */
@@ -599,7 +623,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
 };
 
 function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { caller: undefined, role: undefined };
+  return { caller: undefined, role: undefined, external: false };
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
@@ -609,6 +633,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
     if (message.role !== undefined) {
       writer.uint32(18).string(message.role);
+    }
+    if (message.external !== false) {
+      writer.uint32(24).bool(message.external);
     }
     return writer;
   },
@@ -642,6 +669,14 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
             message.role = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.external = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -658,6 +693,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     return {
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+      external: isSet(object.external) ? globalThis.Boolean(object.external) : false,
     };
   },
 
@@ -668,6 +704,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
     if (message.role !== undefined) {
       obj.role = message.role;
+    }
+    if (message.external !== false) {
+      obj.external = message.external;
     }
     return obj;
   },
@@ -681,6 +720,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
       ? Caller.fromPartial(object.caller)
       : undefined;
     message.role = object.role ?? undefined;
+    message.external = object.external ?? false;
     return message;
   },
 };
@@ -2597,7 +2637,7 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
 };
 
 function createBaseReadSessionRequest(): ReadSessionRequest {
-  return { userId: "", sessionId: "", last: 0 };
+  return { userId: "", sessionId: "", last: 0, readerSessionId: "" };
 }
 
 export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
@@ -2610,6 +2650,9 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
     }
     if (message.last !== 0) {
       writer.uint32(24).int32(message.last);
+    }
+    if (message.readerSessionId !== "") {
+      writer.uint32(34).string(message.readerSessionId);
     }
     return writer;
   },
@@ -2651,6 +2694,14 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
             message.last = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.readerSessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2676,6 +2727,11 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
         ? globalThis.String(object.session_id)
         : "",
       last: isSet(object.last) ? globalThis.Number(object.last) : 0,
+      readerSessionId: isSet(object.readerSessionId)
+        ? globalThis.String(object.readerSessionId)
+        : isSet(object.reader_session_id)
+        ? globalThis.String(object.reader_session_id)
+        : "",
     };
   },
 
@@ -2690,6 +2746,9 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
     if (message.last !== 0) {
       obj.last = Math.round(message.last);
     }
+    if (message.readerSessionId !== "") {
+      obj.readerSessionId = message.readerSessionId;
+    }
     return obj;
   },
 
@@ -2701,6 +2760,7 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
     message.userId = object.userId ?? "";
     message.sessionId = object.sessionId ?? "";
     message.last = object.last ?? 0;
+    message.readerSessionId = object.readerSessionId ?? "";
     return message;
   },
 };
@@ -5313,6 +5373,7 @@ function createBaseGetConversationResponse(): GetConversationResponse {
     startedSessions: 0,
     unlockedRelays: [],
     updateAllowedRelays: [],
+    pending: undefined,
   };
 }
 
@@ -5335,6 +5396,9 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
     }
     for (const v of message.updateAllowedRelays) {
       writer.uint32(50).string(v!);
+    }
+    if (message.pending !== undefined) {
+      PendingMessages.encode(message.pending, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -5400,6 +5464,14 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
             message.updateAllowedRelays.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.pending = PendingMessages.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5440,6 +5512,7 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
         : globalThis.Array.isArray(object?.update_allowed_relays)
         ? object.update_allowed_relays.map((e: any) => globalThis.String(e))
         : [],
+      pending: isSet(object.pending) ? PendingMessages.fromJSON(object.pending) : undefined,
     };
   },
 
@@ -5463,6 +5536,9 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
     if (message.updateAllowedRelays?.length) {
       obj.updateAllowedRelays = message.updateAllowedRelays;
     }
+    if (message.pending !== undefined) {
+      obj.pending = PendingMessages.toJSON(message.pending);
+    }
     return obj;
   },
 
@@ -5481,6 +5557,94 @@ export const GetConversationResponse: MessageFns<GetConversationResponse> = {
     message.startedSessions = object.startedSessions ?? 0;
     message.unlockedRelays = object.unlockedRelays?.map((e) => RelayUnlock.fromPartial(e)) || [];
     message.updateAllowedRelays = object.updateAllowedRelays?.map((e) => e) || [];
+    message.pending = (object.pending !== undefined && object.pending !== null)
+      ? PendingMessages.fromPartial(object.pending)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePendingMessages(): PendingMessages {
+  return { count: 0, previews: [] };
+}
+
+export const PendingMessages: MessageFns<PendingMessages> = {
+  encode(message: PendingMessages, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.count !== 0) {
+      writer.uint32(8).int32(message.count);
+    }
+    for (const v of message.previews) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingMessages {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingMessages();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.count = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.previews.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PendingMessages {
+    return {
+      count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+      previews: globalThis.Array.isArray(object?.previews) ? object.previews.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: PendingMessages): unknown {
+    const obj: any = {};
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    if (message.previews?.length) {
+      obj.previews = message.previews;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PendingMessages>, I>>(base?: I): PendingMessages {
+    return PendingMessages.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PendingMessages>, I>>(object: I): PendingMessages {
+    const message = createBasePendingMessages();
+    message.count = object.count ?? 0;
+    message.previews = object.previews?.map((e) => e) || [];
     return message;
   },
 };

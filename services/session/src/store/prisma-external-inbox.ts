@@ -1,0 +1,45 @@
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import type { Message } from '../domain/entities.ts';
+import { PENDING_PREVIEWS, pendingNote, type ExternalInbox, type PendingNote } from '../domain/external-inbox.ts';
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/** The roles that reach an external conversation from the relay (wake-ups and answers, schedule firings). */
+const PENDING_ROLES = ['event', 'schedule'];
+
+/** An external session's inbox in the sessions and messages tables (sessions.external_read_seq is the read marker). */
+export class PrismaExternalInbox implements ExternalInbox {
+  constructor(private readonly db: Db) {}
+
+  async write(message: Message): Promise<void> {
+    const provenance = message.provenance === null ? Prisma.DbNull : (message.provenance as unknown as Prisma.InputJsonValue);
+    await this.db.message.create({ data: { ...message, provenance } });
+    const session = await this.db.session.update({
+      where: { id: message.sessionId },
+      data: { messageCount: { increment: 1 }, lastActivityAt: message.createdAt },
+      select: { groupId: true },
+    });
+    if (session.groupId !== null) await this.db.group.update({ where: { id: session.groupId }, data: { lastActivityAt: message.createdAt } });
+  }
+
+  async pending(sessionId: string): Promise<PendingNote> {
+    const [counted] = await this.db.$queryRaw<{ count: bigint }[]>`
+      SELECT COUNT(*) AS count FROM messages m JOIN sessions s ON s.id = m.session_id
+       WHERE m.session_id = ${sessionId} AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})`;
+    const count = Number(counted?.count ?? 0);
+    if (count === 0) return pendingNote(0, []);
+    const oldest = await this.db.$queryRaw<{ text: string }[]>`
+      SELECT m.text FROM messages m JOIN sessions s ON s.id = m.session_id
+       WHERE m.session_id = ${sessionId} AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})
+       ORDER BY m.seq LIMIT ${PENDING_PREVIEWS}`;
+    return pendingNote(count, oldest);
+  }
+
+  async markRead(sessionId: string, messageIds: readonly string[]): Promise<void> {
+    if (messageIds.length === 0) return;
+    await this.db.$executeRaw`
+      UPDATE sessions SET external_read_seq = GREATEST(external_read_seq,
+        (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ${sessionId} AND id = ANY(${[...messageIds]})))
+       WHERE id = ${sessionId}`;
+  }
+}

@@ -1,0 +1,147 @@
+// Issue 14, items 1 and 2 end to end: an external session (an MCP client the user runs, here the official SDK
+// client) whose relay_tool call is its running turn. A card it needs shows in the Inbox naming it, the call waits
+// with progress notifications until the user decides through the user API (Allow goes on, Deny refuses), a wait
+// that runs out leaves the card and the same call again picks up the decision. What would wake a hosted agent (a
+// wake-up, the answer to its ask) is written into its conversation, announced on its open GET stream and in the
+// `pending` note of its results, and read with read_session or wait on itself.
+//
+// The relay clock runs 10x and the Longest wait is 120 s, so a card wait runs out in 12 s of real time.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+import { RelayUser } from '../harness/relay-user.ts';
+
+let relay: Relay;
+let user: RelayUser;
+let me: { id: string; token: string };
+let agent: Client;
+/** The logging notifications the agent's client heard (its GET stream and its calls without a progressToken). */
+const heard: unknown[] = [];
+
+beforeAll(async () => {
+  relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@10x` } });
+  user = new RelayUser(relay, relay.userToken);
+  expect((await user.api('PATCH', '/api/v1/settings', { max_wait_seconds: 120 })).status).toBe(200);
+  me = await relay.createExternalSession('My editor');
+  agent = await relay.connectAgent(me.token);
+  agent.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    heard.push(notification.params.data);
+  });
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await user?.close();
+  await relay?.stop();
+});
+
+/** Calls relay_tool; the result's JSON. `progress` collects the progress notifications of the call. */
+async function call(args: Record<string, unknown>, progress?: Progress[]): Promise<any> {
+  const result = await agent.callTool({ name: 'relay_tool', arguments: args }, undefined, {
+    timeout: 120_000,
+    ...(progress ? { onprogress: (p: Progress) => progress.push(p), resetTimeoutOnProgress: true } : {}),
+  });
+  return JSON.parse((result.content as { text: string }[])[0]!.text);
+}
+
+/** Resolves once `check` holds, looking every 100 ms (at most a minute). */
+async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not happen within a minute`);
+}
+
+const decide = (cardId: string, decision: 'allow' | 'deny') => user.api('POST', `/api/v1/cards/${cardId}`, { decision });
+const cardsOfMine = async () => (await user.api('GET', `/api/v1/cards?session=${me.id}`)).body.cards as any[];
+
+let worker: string;
+
+describe('a call that needs a card is the running turn of the external session', () => {
+  it('create_session raises its card in the Inbox naming the session, waits with progress, and goes on after Allow', async () => {
+    const progress: Progress[] = [];
+    const created = call({ action: 'create_session', relay: 'this', provider: 'script', title: 'Worker', text: 'reply pong', wait_seconds: 60 }, progress);
+    const card = await user.pendingCard(me.id);
+    expect(card).toMatchObject({ kind: 'approval', status: 'pending', title: 'Start a session on desk: "Worker"' });
+    expect(card.lines).toContain(`Asked by the external session "My editor" (${me.id.slice(0, 8)}), an MCP client you run.`);
+    const inbox = await user.api('GET', '/api/v1/cards?pending=1');
+    expect(inbox.body.cards.map((c: { id: string }) => c.id)).toContain(card.id);
+    await until('a progress notification', () => progress.find((p) => p.message?.includes(`waiting for your Allow on card ${card.id} in the Inbox`)));
+
+    expect((await decide(card.id, 'allow')).status).toBe(200);
+    const result = await created;
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: true, status: 'done', reply: { text: 'pong' } });
+    worker = result.session;
+  });
+
+  it('Deny refuses the call with REMOTE_RELAY_PERMISSION and nothing is subscribed', async () => {
+    const subscribing = call({ action: 'subscribe', sessions: [worker], events: ['turn_end'] }, []);
+    const card = await user.pendingCard(me.id);
+    expect(card.title).toMatch(/watch/i);
+    expect((await decide(card.id, 'deny')).status).toBe(200);
+    expect(await subscribing).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
+    expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([]);
+  });
+
+  it('a wait that runs out leaves the card; the same call made again picks up its decision, with no second card', async () => {
+    const args = { action: 'subscribe', sessions: [worker], events: ['turn_end'] };
+    const before = (await cardsOfMine()).length;
+    const timedOut = await call(args, []);
+    expect(timedOut, JSON.stringify(timedOut)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION', cardStatus: 'pending' });
+    expect(timedOut.error).toContain('make the same call again');
+    const card = await user.pendingCard(me.id);
+    expect(card.id).toBe(timedOut.card);
+
+    expect((await decide(card.id, 'allow')).status).toBe(200);
+    const retried = await call(args);
+    expect(retried, JSON.stringify(retried)).toMatchObject({ ok: true });
+    expect(await cardsOfMine()).toHaveLength(before + 1);
+    expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([expect.objectContaining({ sessions: [expect.objectContaining({ id: worker })] })]);
+  });
+});
+
+describe('what would wake a hosted agent reaches the external one', () => {
+  it('a wake-up is announced on the GET stream, carried as `pending` on every result, and read with read_session on itself', async () => {
+    await user.finish(worker, await user.say(worker, 'reply second round'));
+    const announced = (await until('a notification on the GET stream', () => heard.find((data: any) => data?.pending?.count >= 1))) as any;
+    expect(announced.pending.first[0]).toContain('turn_end');
+
+    const listed = await call({ action: 'list_sessions', relay: 'this' });
+    expect(listed).toMatchObject({ ok: true, pending: { count: 1, first: [expect.stringContaining('turn_end')] } });
+    expect(listed.pending.read).toContain(`read_session on session ${me.id}`);
+
+    const read = await call({ action: 'read_session', relay: 'this', session: me.id });
+    expect(read.messages.filter((m: { role: string }) => m.role === 'event').at(-1).text).toContain('second round');
+    expect(read.pending).toBeUndefined();
+    expect((await call({ action: 'list_relays' })).pending).toBeUndefined();
+  });
+
+  it("an ask's answer shows as `pending`, and wait on its own conversation reads it", async () => {
+    const asked = await call({ action: 'ask', question: 'Ship tonight?', options: ['Tonight', 'Wait'] });
+    expect(asked).toMatchObject({ ok: true, status: 'pending' });
+    expect((await user.api('POST', `/api/v1/asks/${asked.question_id}`, { decision: 'answer', choice: 'Wait' })).status).toBe(200);
+
+    const noted = await until('the pending note', async () => {
+      const listed = await call({ action: 'list_questions' });
+      return listed.pending ? listed : undefined;
+    });
+    expect(noted.pending.first[0]).toContain('question_answered');
+
+    const waited = await call({ action: 'wait', relay: 'this', session: me.id, wait_seconds: 60 });
+    expect(waited, JSON.stringify(waited)).toMatchObject({ ok: true, arrived: 1 });
+    expect(waited.messages[0]).toMatchObject({ role: 'event', text: expect.stringContaining(asked.question_id) });
+    expect(waited.pending).toBeUndefined();
+  });
+
+  it('wait on its own conversation returns as soon as a message arrives', async () => {
+    const waiting = call({ action: 'wait', relay: 'this', session: me.id, wait_seconds: 120 }, []);
+    await user.finish(worker, await user.say(worker, 'reply third round'));
+    const waited = await waiting;
+    expect(waited, JSON.stringify(waited)).toMatchObject({ ok: true, arrived: 1 });
+    expect(waited.messages[0].text).toContain('third round');
+  });
+});
