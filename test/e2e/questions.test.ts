@@ -189,12 +189,14 @@ describe('the approval card for ask with session in the ask and plan modes', () 
     expect(await asksAbout(about.id)).toEqual(before);
   });
 
-  it('with no running turn to show the card in, refuses with REMOTE_RELAY_NO_ACTIVE_TURN and asks nothing', async () => {
+  it("an external asker's call is its running turn: the card shows in its session, and Deny asks nothing", async () => {
     const before = await asksAbout(about.id);
     const asker = await user.externalAgent('External asker in plan mode');
     expect((await user.api('PATCH', `/api/v1/sessions/${asker.id}`, { mode: 'plan' })).status).toBe(200);
-    expect(await call(asker, { action: 'ask', session: about.id, question: 'Tag the release?' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NO_ACTIVE_TURN' });
-    expect((await user.api('GET', `/api/v1/cards?session=${asker.id}`)).body.cards).toEqual([]);
+    const asking = call(asker, { action: 'ask', session: about.id, question: 'Tag the release?' });
+    const card = await user.pendingCard(asker.id);
+    expect((await user.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
+    expect(await asking).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
     expect(await asksAbout(about.id)).toEqual(before);
     // An ask about its own conversation is not a write: no card, in any mode.
     expect(await call(asker, { action: 'ask', question: 'About myself?' })).toMatchObject({ ok: true, status: 'pending' });

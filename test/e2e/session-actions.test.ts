@@ -164,14 +164,20 @@ describe('cards and refusals', () => {
     expect(body.sessions.filter((s: { provider: string }) => s.provider === 'copilot')).toEqual([]);
   });
 
-  it('a card needs a running turn: an external client gets REMOTE_RELAY_NO_ACTIVE_TURN and nothing is created', async () => {
+  it("an external client's call is its running turn: its first create_session waits on a card, and Deny creates nothing", async () => {
     const external = await relay.createExternalSession('My own client');
     const agent = await relay.connectAgent(external.token);
     try {
       const before = await relay.api('GET', '/api/v1/sessions?scope=all');
-      const result = await agent.callTool({ name: 'relay_tool', arguments: { action: 'create_session', relay: 'this', text: 'reply hi' } });
-      const body = JSON.parse((result.content as { text: string }[])[0]!.text);
-      expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NO_ACTIVE_TURN' });
+      const calling = agent.callTool({ name: 'relay_tool', arguments: { action: 'create_session', relay: 'this', text: 'reply hi' } });
+      let card: { id: string } | undefined;
+      while (card === undefined) {
+        card = (await relay.api('GET', `/api/v1/cards?session=${external.id}&pending=1`)).body.cards[0];
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
+      const body = JSON.parse(((await calling).content as { text: string }[])[0]!.text);
+      expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
       const after = await relay.api('GET', '/api/v1/sessions?scope=all');
       expect(after.body.sessions).toHaveLength(before.body.sessions.length);
     } finally {
