@@ -55,23 +55,23 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       case 'stop-session': {
         const { runStopSession } = await import('./commands/sessions.ts');
-        return await runStopSession(command, { out: process.stdout });
+        return await runStopSession(command, { out: process.stdout, err: process.stderr });
       }
       case 'archive-session': {
         const { runArchiveSession } = await import('./commands/sessions.ts');
-        return await runArchiveSession(command, { out: process.stdout });
+        return await runArchiveSession(command, { out: process.stdout, err: process.stderr });
       }
       case 'rename-session': {
         const { runUpdateSession } = await import('./commands/sessions.ts');
-        return await runUpdateSession({ sessionId: command.sessionId, title: command.title, json: command.json }, { out: process.stdout });
+        return await runUpdateSession({ sessionId: command.sessionId, title: command.title, json: command.json }, { out: process.stdout, err: process.stderr });
       }
       case 'group-session': {
         const { runUpdateSession } = await import('./commands/sessions.ts');
-        return await runUpdateSession({ sessionId: command.sessionId, group: command.group, json: command.json }, { out: process.stdout });
+        return await runUpdateSession({ sessionId: command.sessionId, group: command.group, json: command.json }, { out: process.stdout, err: process.stderr });
       }
       case 'usage': {
         const { runUsage } = await import('./commands/usage.ts');
-        return await runUsage(command, { out: process.stdout });
+        return await runUsage(command, { out: process.stdout, err: process.stderr });
       }
       case 'inbox': {
         const { runInbox } = await import('./commands/inbox.ts');

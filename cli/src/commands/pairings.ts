@@ -4,6 +4,7 @@ import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
 import { formatTable } from '../format-table.ts';
 import type { ClientIo } from './sessions.ts';
+import { showWaiting } from './waiting-line.ts';
 
 function apiFor(io: ClientIo): GatewayApi {
   const target = resolveRelayTarget(loadClientConfig(io.env), relayPaths());
@@ -23,7 +24,10 @@ export async function runPairingCode(options: { json: boolean }, io: ClientIo): 
 
 /** `relay pair URL CODE`: pairs this relay with the one at URL. */
 export async function runPair(options: { url: string; code: string; json: boolean }, io: ClientIo): Promise<number> {
-  const pairing = await apiFor(io).pair(options.url, options.code);
+  const end = showWaiting(io.err, `the relay at ${options.url} to take the code`);
+  const pairing = await apiFor(io)
+    .pair(options.url, options.code)
+    .finally(end);
   io.out.write(options.json ? `${JSON.stringify({ pairing }, null, 2)}\n` : `Paired with ${formatPairing(pairing)}\n`);
   return 0;
 }
