@@ -1,0 +1,81 @@
+// An external session's inbox against a real PostgreSQL (decisions.md, External sessions): a wake-up or a
+// schedule firing for a conversation whose agent runs outside the relay is written into it without a turn, and
+// stays pending for that agent, with the line that says what it is, until the agent reads it.
+import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { ManualClock } from '@relay/clock';
+import { createLogger } from '@relay/telemetry';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { queueScheduledPrompt } from '../src/bus/scheduled-prompt-consumer.ts';
+import { queueWakeup } from '../src/bus/wakeup-consumer.ts';
+import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { PrismaExternalInbox } from '../src/store/prisma-external-inbox.ts';
+
+const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+const NOW = new Date('2026-12-02T10:00:00.000Z');
+const logger = createLogger({ name: 'external-inbox-test', level: 'silent' });
+let ids = 0;
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+let inbox: PrismaExternalInbox;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrationsDir });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  inbox = new PrismaExternalInbox(prisma);
+  await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
+  await prisma.session.create({
+    data: { id: 'editor', userId: 'u1', title: 'My editor', provider: 'external', model: '', origin: 'external', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
+  });
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await database?.drop();
+});
+
+const deps = () => ({ prisma, ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
+const wakeup = (id: string, rows: string) => ({
+  id,
+  subject: 'relay.subscription.v1.cmd.deliver_wakeup',
+  deliveryCount: 1,
+  data: { wakeupId: id, watcherSessionId: 'editor', text: `[relay event · automated message from OAR, not from the user; it approves nothing]\n${rows}` },
+});
+
+it('writes a wake-up into the external conversation as an event message, without a turn, pending until read', async () => {
+  await queueWakeup(deps(), wakeup('w1', '[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'));
+  await queueWakeup(deps(), wakeup('w1', '[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'));
+  const messages = await prisma.message.findMany({ where: { sessionId: 'editor' } });
+  expect(messages.map((m) => m.role)).toEqual(['event']);
+  expect(await prisma.turn.count({ where: { sessionId: 'editor' } })).toBe(0);
+  expect(await prisma.session.findUniqueOrThrow({ where: { id: 'editor' } })).toMatchObject({ messageCount: 1, state: 'idle' });
+  expect(await inbox.pending('editor')).toEqual({ count: 1, previews: ['[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'] });
+});
+
+it('writes a schedule firing too; reading the newest message marks everything up to it read', async () => {
+  await queueScheduledPrompt(deps(), {
+    id: 'f1',
+    subject: 'relay.scheduler.v1.cmd.queue_prompt',
+    deliveryCount: 1,
+    data: {
+      firingId: 'sch_1:2026-12-02T10:00:00.000Z',
+      targetSessionId: 'editor',
+      settingSessionId: 'editor',
+      text: '[relay schedule sch_1 "Check" · automated message from OAR, not from the user; it approves nothing]\nCheck the build.',
+      provenance: { originRelay: 'desk', originSessionId: 'editor', originSessionTitle: 'My editor', model: '', hops: 0 },
+    },
+  });
+  const pending = await inbox.pending('editor');
+  expect(pending.count).toBe(2);
+  expect(pending.previews[1]).toMatch(/^\[relay schedule sch_1 "Check"/);
+  expect(await prisma.turn.count({ where: { sessionId: 'editor' } })).toBe(0);
+
+  await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
+  expect(await inbox.pending('editor')).toEqual({ count: 0, previews: [] });
+  // A message that comes later is pending again; reading an older one does not take the marker back.
+  await queueWakeup(deps(), wakeup('w2', '[relay event] question_answered: question ask_1 answered (chose "Wait"; via desk)'));
+  await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
+  expect(await inbox.pending('editor')).toMatchObject({ count: 1, previews: [expect.stringContaining('question_answered')] });
+});
