@@ -46,8 +46,9 @@ describe('UnarchiveSession', () => {
     const userId = await h.newUser();
     const sessionId = await h.newSession(userId);
     await archive({ userId, sessionId });
+    const bob = await h.newUser('Bob');
     const before = await h.dumpState();
-    expect((await refusal(unarchive({ userId: await h.newUser('Bob'), sessionId }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect((await refusal(unarchive({ userId: bob, sessionId }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
     expect((await refusal(unarchive({ userId, sessionId: '00000000-0000-4000-8000-000000000000' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
     expect(await h.dumpState()).toEqual(before);
   });
