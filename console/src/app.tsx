@@ -9,7 +9,9 @@ import { Inbox } from './pages/inbox.tsx';
 import { Relays } from './pages/relays.tsx';
 import { Schedules } from './pages/schedules.tsx';
 import { Sessions } from './pages/sessions.tsx';
+import { SettingsPage } from './pages/settings.tsx';
 import { SignIn } from './pages/sign-in.tsx';
+import { Usage } from './pages/usage.tsx';
 import { linkTo, navigate, useRoute, type Route } from './router.ts';
 import type { Me, RelayInfo } from './types.ts';
 import { useLive } from './use-api.ts';
@@ -68,12 +70,12 @@ export function App() {
         Skip to the page
       </a>
       <Header route={route} name={who.relay.name} me={who.me} onSignedOut={() => setWho({ kind: 'signed-out' })} />
-      <Page route={route} admin={who.me.role === 'admin'} />
+      <Page route={route} admin={who.me.role === 'admin'} me={who.me.id} />
     </>
   );
 }
 
-function Page({ route, admin }: { route: Route; admin: boolean }) {
+function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }) {
   switch (route.page) {
     case 'conversation':
       return <Conversation id={route.id} />;
@@ -83,6 +85,10 @@ function Page({ route, admin }: { route: Route; admin: boolean }) {
       return <Schedules />;
     case 'relays':
       return <Relays admin={admin} />;
+    case 'settings':
+      return <SettingsPage admin={admin} me={me} />;
+    case 'usage':
+      return <Usage />;
     default:
       return <Sessions />;
   }
@@ -113,6 +119,12 @@ function Header({ route, name, me, onSignedOut }: { route: Route; name: string; 
         </a>
         <a {...linkTo('/relays')} aria-current={current('relays')}>
           Paired relays
+        </a>
+        <a {...linkTo('/usage')} aria-current={current('usage')}>
+          Usage
+        </a>
+        <a {...linkTo('/settings')} aria-current={current('settings')}>
+          Settings
         </a>
       </nav>
       <div class="me">

@@ -8,6 +8,8 @@ export type Route =
   | { page: 'inbox' }
   | { page: 'schedules' }
   | { page: 'relays' }
+  | { page: 'settings' }
+  | { page: 'usage' }
   | { page: 'sign-in' };
 
 export function routeOf(pathname: string): Route {
@@ -16,6 +18,8 @@ export function routeOf(pathname: string): Route {
   if (pathname === '/inbox') return { page: 'inbox' };
   if (pathname === '/schedules') return { page: 'schedules' };
   if (pathname === '/relays') return { page: 'relays' };
+  if (pathname === '/settings') return { page: 'settings' };
+  if (pathname === '/usage') return { page: 'usage' };
   if (pathname === '/sign-in') return { page: 'sign-in' };
   return { page: 'sessions' };
 }

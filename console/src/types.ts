@@ -45,6 +45,9 @@ export interface Message {
   createdAt: string | null;
   model?: string;
   provenance?: Provenance;
+  /** The text is the first 8,000 characters of `length`; GET …/messages/:id has the whole. */
+  truncated?: true;
+  length?: number;
 }
 
 export interface SessionRead {

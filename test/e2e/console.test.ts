@@ -174,4 +174,28 @@ describe('the web console', () => {
     expect(await code.textContent()).toMatch(/\S{6,}/);
     expect(await shot('relays')).toEqual([]);
   });
+
+  it('renames a session, moves it into a group and archives it from its page', async () => {
+    await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(lead.id)}`);
+    await page.getByRole('button', { name: 'Rename or regroup' }).click();
+    await page.getByRole('textbox', { name: 'Title' }).fill('Lead, renamed');
+    await page.getByRole('textbox', { name: 'Group' }).fill('Release');
+    expect(await shot('rename')).toEqual([]);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Lead, renamed');
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('button', { name: 'Unarchive' }).waitFor({ timeout: 15_000 });
+    const read = await user.api('GET', `/api/v1/sessions/${lead.id}?last=1`);
+    expect(read.body.session).toMatchObject({ title: 'Lead, renamed', archived: true, group: { name: 'Release' } });
+  });
+
+  it("shows an admin the relay's settings, its users and the usage", async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Users' }).waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel('Agents may start and use sessions on this relay').isChecked()).toBe(true);
+    expect(await shot('settings')).toEqual([]);
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { name: 'script' }).waitFor({ timeout: 15_000 });
+    expect(await shot('usage')).toEqual([]);
+  });
 });

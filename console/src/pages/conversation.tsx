@@ -2,7 +2,7 @@
 // apart), the reply being written, pending cards and asks inline, tasks, the watching chip, the owner's switches,
 // Stop and a message box.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { del, patch, post, seg } from '../api.ts';
+import { del, get, patch, post, seg } from '../api.ts';
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
@@ -49,6 +49,7 @@ export function Conversation({ id }: { id: string }) {
             <Watching sessionId={id} />
           </div>
           <Switches id={id} mayCreateSessions={session.mayCreateSessions === true} running={session.state === 'running_turn'} />
+          <SessionActions id={id} title={session.title} group={session.group?.name ?? ''} archived={session.archived === true} />
           {session.tasks.length > 0 ? <Tasks read={read.data!} /> : null}
         </>
       ) : read.loading ? (
@@ -57,7 +58,7 @@ export function Conversation({ id }: { id: string }) {
       {read.data ? (
         <ol class="messages" aria-label="Messages">
           {read.data.messages.map((message) => (
-            <MessageRow key={message.id} message={message} />
+            <MessageRow key={message.id} message={message} sessionId={id} />
           ))}
           {read.data.inFlight ? (
             <li class="message assistant writing" aria-live="polite">
@@ -83,7 +84,7 @@ export function Conversation({ id }: { id: string }) {
   );
 }
 
-function MessageRow({ message }: { message: Message }) {
+function MessageRow({ message, sessionId }: { message: Message; sessionId: string }) {
   if (message.role === 'event' || message.role === 'schedule') {
     return (
       <li class={`message row-${message.role}`} data-role={message.role}>
@@ -104,8 +105,78 @@ function MessageRow({ message }: { message: Message }) {
         {message.provenance && (message.provenance.hops > 0 || message.provenance.originSessionId !== "") ? <span class="badge">{fromBadge(message.provenance)}</span> : null}
         <span class="muted small"> {ago(message.createdAt)}</span>
       </div>
-      <div class="text">{message.text}</div>
+      {message.truncated ? <WholeText message={message} sessionId={sessionId} /> : <div class="text">{message.text}</div>}
     </li>
+  );
+}
+
+/** A message cut at 8,000 characters, with a button that reads the whole of it. */
+function WholeText({ message, sessionId }: { message: Message; sessionId: string }) {
+  const [whole, setWhole] = useState<string | undefined>(undefined);
+  const action = useAction();
+  return (
+    <>
+      <div class="text">{whole ?? `${message.text}…`}</div>
+      {whole === undefined ? (
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(async () => setWhole((await get<{ message: Message }>(`/api/v1/sessions/${seg(sessionId)}/messages/${seg(message.id)}`)).message.text))
+          }
+        >
+          Show all {message.length?.toLocaleString()} characters
+        </button>
+      ) : null}
+      <ErrorNote error={action.error} />
+    </>
+  );
+}
+
+/** Rename, move to a group (or out of one), archive and unarchive. */
+function SessionActions({ id, title, group, archived }: { id: string; title: string; group: string; archived: boolean }) {
+  const action = useAction();
+  const [editing, setEditing] = useState(false);
+  const [fields, setFields] = useState({ title, group });
+  if (!editing) {
+    return (
+      <div class="session-actions">
+        <button type="button" onClick={() => (setFields({ title, group }), setEditing(true))}>
+          Rename or regroup
+        </button>
+        <button type="button" disabled={action.busy} onClick={() => action.run(() => post(`/api/v1/sessions/${seg(id)}/${archived ? 'unarchive' : 'archive'}`))}>
+          {archived ? 'Unarchive' : 'Archive'}
+        </button>
+        <ErrorNote error={action.error} />
+      </div>
+    );
+  }
+  return (
+    <form
+      class="session-actions"
+      aria-label="Rename or regroup"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const change: Record<string, string> = {};
+        if (fields.title.trim() !== title) change.title = fields.title.trim();
+        if (fields.group.trim() !== group) change.group = fields.group.trim();
+        if (Object.keys(change).length === 0 || (await action.run(() => patch(`/api/v1/sessions/${seg(id)}/settings`, change)))) setEditing(false);
+      }}
+    >
+      <label>
+        Title <input required value={fields.title} onInput={(event) => setFields({ ...fields, title: event.currentTarget.value })} />
+      </label>
+      <label>
+        Group <input value={fields.group} placeholder="none" onInput={(event) => setFields({ ...fields, group: event.currentTarget.value })} />
+      </label>
+      <button type="submit" class="primary" disabled={action.busy}>
+        Save
+      </button>
+      <button type="button" onClick={() => setEditing(false)}>
+        Cancel
+      </button>
+      <ErrorNote error={action.error} />
+    </form>
   );
 }
 
