@@ -66,16 +66,16 @@ Usage:
                                                  start a session on this relay with its first prompt and wait for the reply
   relay session create --external [--title T] [--json]
                                                  create a session for an MCP client you run, and print its token
-  relay say SESSION TEXT… [--no-wait] [--json]  write to a session and wait for its reply
+  relay say SESSION TEXT… [--no-wait] [--json]   write to a session and wait for its reply
   relay session show SESSION [--last N | --message ID] [--json]
                                                  a session's recent messages and what goes on there (each cut at
                                                  8,000 characters), or the whole of one message
   relay session set SESSION [--mode agent|ask|plan] [--may-create-sessions on|off] [--json]
                                                  the conversation's relay mode, and whether its agent may start sessions
-  relay session stop SESSION [--json]           stop the turn running in a session
-  relay session archive SESSION [--json]        archive a session (its queued turns are dropped, a running one stops)
-  relay session unarchive SESSION [--json]      bring an archived session back to your active list
-  relay session rename SESSION TITLE… [--json]  give a session a new title
+  relay session stop SESSION [--json]            stop the turn running in a session
+  relay session archive SESSION [--json]         archive a session (its queued turns are dropped, a running one stops)
+  relay session unarchive SESSION [--json]       bring an archived session back to your active list
+  relay session rename SESSION TITLE… [--json]   give a session a new title
   relay session group SESSION GROUP|--none [--json]
                                                  move a session into a group (an id or a name; a new name makes
                                                  one), or out of its group
