@@ -117,7 +117,10 @@ export function sessionReadView(read: SessionRead) {
     inFlight: read.inFlight === '' ? null : inFlight.text,
     ...(inFlight.truncated ? { inFlightTruncated: true as const } : {}),
     ...(cut > 0 ? { note: truncatedNote(cut, session.id) } : {}),
-    pendingQuestions: read.pendingQuestions.map(({ id, kind, question, options }) => ({ id, kind, question, options })),
+    pendingQuestions: read.pendingQuestions.map(({ id, kind, question, options }) => {
+      const bounded = boundedText(question, MESSAGE_TEXT_LIMIT);
+      return { id, kind, question: bounded.text, options, ...(bounded.truncated ? { truncated: true as const } : {}) };
+    }),
     ...(session.group
       ? { group: { ...groupView(session.group), members: read.groupMembers.slice(0, GROUP_MEMBERS_LIMIT).map(memberView) } }
       : {}),

@@ -52,6 +52,11 @@ describe('bounded session reads', () => {
     expect(view.inFlightTruncated).toBe(true);
   });
 
+  it('caps a pending question the same way', () => {
+    const view = sessionReadView({ ...read([]), pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'q'.repeat(9000), options: ['Yes'] }] } as SessionRead);
+    expect(view.pendingQuestions).toEqual([{ id: 'card_1', kind: 'ask_user', question: 'q'.repeat(8000), options: ['Yes'], truncated: true }]);
+  });
+
   it('never cuts a surrogate pair in half', () => {
     const text = `${'d'.repeat(7999)}😀tail`;
     expect(boundedText(text, 8000)).toEqual({ text: 'd'.repeat(7999), truncated: true });

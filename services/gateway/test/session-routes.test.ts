@@ -13,7 +13,6 @@ const SESSION_TOKEN = 'rly_s_good';
 function fakeSession(fields: Partial<Session> = {}): Session {
   return {
     id: '3f9c2a1e-0000-4000-8000-000000000001',
-    userId: 'u1',
     title: 'Review',
     provider: 'script',
     model: 'script-1',
@@ -31,7 +30,7 @@ function build() {
   const session = fakeSession();
   const calls: { method: string; args: unknown[] }[] = [];
   const mine = (userId: string, id: string) => {
-    if (userId !== session.userId || id !== session.id) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${id} on this relay.`);
+    if (userId !== 'u1' || id !== session.id) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${id} on this relay.`);
   };
   const sessions = {
     async authenticate(token: string) {
