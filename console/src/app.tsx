@@ -32,7 +32,7 @@ export function App() {
     }
   };
   useEffect(() => {
-    void check();
+    void signInFromLink().then(check);
     return onSignedOut(() => setWho({ kind: 'signed-out' }));
   }, []);
 
@@ -73,6 +73,17 @@ export function App() {
       <Page route={route} admin={who.me.role === 'admin'} me={who.me.id} />
     </>
   );
+}
+
+/**
+ * The sign-in link `relay up` prints, `…/#token=rly_u_…`: the token rides in the fragment, which browsers never
+ * send to a server or put in a Referer. The page takes it out of the address at once, then signs in with it.
+ */
+async function signInFromLink(): Promise<void> {
+  const token = /^#token=([^&]+)/.exec(location.hash)?.[1];
+  if (token === undefined) return;
+  history.replaceState(null, '', location.pathname + location.search);
+  await post('/console/v1/sign-in', { token: decodeURIComponent(token) }).catch(() => undefined);
 }
 
 function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }) {

@@ -198,4 +198,32 @@ describe('the web console', () => {
     await page.getByRole('heading', { name: 'script' }).waitFor({ timeout: 15_000 });
     expect(await shot('usage')).toEqual([]);
   });
+
+  it('reads in dark mode on a phone', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${relay.gatewayUrl}/`);
+    await page.getByRole('button', { name: 'Archived' }).click();
+    await page.getByRole('link', { name: 'Lead, renamed' }).waitFor({ timeout: 15_000 });
+    expect(await shot('phone-dark')).toEqual([]);
+    await page.getByRole('link', { name: 'Lead, renamed' }).click();
+    await page.getByRole('heading', { name: 'Lead, renamed' }).waitFor({ timeout: 15_000 });
+    expect(await shot('phone-dark-conversation')).toEqual([]);
+  });
+
+  it('signs in from the link relay up prints (the token in the fragment), and takes the token out of the address', async () => {
+    const fresh = await browser.newContext();
+    try {
+      const other = await fresh.newPage();
+      await other.goto(`${relay.gatewayUrl}/#token=${encodeURIComponent(relay.userToken)}`);
+      await other.getByRole('heading', { name: 'Sessions' }).waitFor({ timeout: 15_000 });
+      expect(other.url()).toBe(`${relay.gatewayUrl}/`);
+      expect((await fresh.cookies()).find((cookie) => cookie.name === 'relay_session')).toMatchObject({ httpOnly: true });
+      await other.getByRole('button', { name: 'Sign out' }).click();
+      await other.getByLabel('User token').waitFor({ timeout: 15_000 });
+      expect((await fresh.cookies()).find((cookie) => cookie.name === 'relay_session')).toBeUndefined();
+    } finally {
+      await fresh.close();
+    }
+  });
 });

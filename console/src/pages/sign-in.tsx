@@ -1,4 +1,4 @@
-// Sign in with your user token (rly_u_…, printed by `relay up` and `relay users token`); the gateway keeps it in
+// Sign in with your user token (kept in .relay/credentials.json by `relay up`, made by `relay users token`); the gateway keeps it in
 // an HttpOnly cookie, so the page never holds it.
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../api.ts';
@@ -12,8 +12,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     <main class="sign-in" id="main">
       <h1>Sign in to this relay</h1>
       <p>
-        Paste your user token. <code>relay up</code> prints it when the relay starts; an admin can make you a new one with{' '}
-        <code>relay users token NAME</code>.
+        Paste your user token: on the machine that runs <code>relay up</code> it is <code>userToken</code> in{' '}
+        <code>.relay/credentials.json</code>; an admin can make you a new one with <code>relay users token NAME</code>.
       </p>
       <form
         onSubmit={async (event) => {

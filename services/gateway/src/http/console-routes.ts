@@ -51,7 +51,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleEventsD
       reply.header('retry-after', String(checked.seconds));
       return sendError(reply, 429, 'UNAUTHENTICATED', refusal.message);
     }
-    if (checked.kind === 'unknown') return sendError(reply, 401, 'UNAUTHENTICATED', 'That token is unknown or revoked; copy your user token again (relay up prints it).');
+    if (checked.kind === 'unknown') return sendError(reply, 401, 'UNAUTHENTICATED', 'That token is unknown or revoked; copy your user token again (userToken in .relay/credentials.json where relay up runs).');
     if (checked.value.sessionId !== undefined) {
       return sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "This is a session's token; sign in with your own user token.");
     }
