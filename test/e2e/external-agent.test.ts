@@ -2,8 +2,8 @@
 // client) whose relay_tool call is its running turn. A card it needs shows in the Inbox naming it, the call waits
 // with progress notifications until the user decides through the user API (Allow goes on, Deny refuses), a wait
 // that runs out leaves the card and the same call again picks up the decision. What would wake a hosted agent (a
-// wake-up, the answer to its ask) is written into its conversation, announced on its open GET stream and in the
-// `pending` note of its results, and read with read_session or wait on itself.
+// wake-up, the answer to its ask, a schedule firing) is written into its conversation, announced on its open GET
+// stream and in the `pending` note of its results, and read with read_session or wait on itself.
 //
 // The relay clock runs 10x and the Longest wait is 120 s, so a card wait runs out in 12 s of real time.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -135,6 +135,24 @@ describe('what would wake a hosted agent reaches the external one', () => {
     expect(waited, JSON.stringify(waited)).toMatchObject({ ok: true, arrived: 1 });
     expect(waited.messages[0]).toMatchObject({ role: 'event', text: expect.stringContaining(asked.question_id) });
     expect(waited.pending).toBeUndefined();
+  });
+
+  it('a schedule into its own conversation fires into it, every time: each firing waits for the agent to read it', async () => {
+    const set = await call({ action: 'schedule', title: 'Check in', text: 'Look at the build.', every_minutes: 1 });
+    expect(set, JSON.stringify(set)).toMatchObject({ ok: true, schedule: { everyMinutes: 1 } });
+    // One minute of relay time is 6 s here; a second firing shows the first counted as taken (no pile-up skip).
+    for (const round of [1, 2]) {
+      const waited = await call({ action: 'wait', relay: 'this', session: me.id, wait_seconds: 120 });
+      expect(waited, `round ${round}: ${JSON.stringify(waited)}`).toMatchObject({ ok: true, arrived: 1 });
+      expect(waited.messages[0]).toMatchObject({ role: 'schedule', text: expect.stringContaining('Look at the build.') });
+    }
+    const listed = await call({ action: 'list_schedules' });
+    expect(listed.schedules).toEqual([expect.objectContaining({ id: set.schedule_id })]);
+    expect(listed.schedules[0].firedCount).toBeGreaterThanOrEqual(2);
+    expect(listed.schedules[0].skippedCount ?? 0).toBe(0);
+    expect(await call({ action: 'unschedule', schedule_id: set.schedule_id })).toMatchObject({ ok: true });
+    // A firing that came before the unschedule is read here, so the next test waits for its own message.
+    await call({ action: 'read_session', relay: 'this', session: me.id });
   });
 
   it('wait on its own conversation returns as soon as a message arrives', async () => {

@@ -103,13 +103,19 @@ describe('schedule', () => {
     expect(did).toEqual(['dry run → other', 'card: Schedule a prompt on desk into "Other": "Nightly review"', 'guard check', 'guard count', 'create → other hops 1 via lab']);
   });
 
+  it('schedules into an external target: its firings are written into its conversation for its agent', async () => {
+    const { context, did } = contextWith({ targetExternal: true });
+    const result = await schedule({ ...nightly, session: 'other' }, context);
+    expect(result.summary).toContain('into session "Other"');
+    expect(did.filter((step) => step.startsWith('create'))).toEqual(['create → other hops 1 via lab']);
+  });
+
   it.each([
     ['neither at nor every_minutes', { title: 't', text: 'x' }, {}, 'REMOTE_RELAY_INVALID_INPUT'],
     ['no title', { text: 'x', every_minutes: 5 }, {}, 'REMOTE_RELAY_INVALID_INPUT'],
     ['a paired relay', { ...nightly, relay: 'build-box' }, {}, 'REMOTE_RELAY_UNSUPPORTED'],
     ['agent sessions off, even for the own conversation', nightly, { agentSessions: false }, 'REMOTE_RELAY_DISABLED'],
     ['an archived target', { ...nightly, session: 'other' }, { targetArchived: true }, 'REMOTE_RELAY_ARCHIVED'],
-    ['an external target (its agent runs elsewhere)', { ...nightly, session: 'other' }, { targetExternal: true }, 'REMOTE_RELAY_UNSUPPORTED'],
     ['Deny on the card', nightly, { mode: 'plan', decision: 'denied' as const }, 'REMOTE_RELAY_PERMISSION'],
   ])('refuses %s and creates nothing', async (_name, args, options, code) => {
     const { context, did } = contextWith(options);

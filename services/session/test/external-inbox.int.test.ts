@@ -1,6 +1,7 @@
 // An external session's inbox against a real PostgreSQL (decisions.md, External sessions): a wake-up or a
 // schedule firing for a conversation whose agent runs outside the relay is written into it without a turn, and
-// stays pending for that agent, with the line that says what it is, until the agent reads it.
+// stays pending for that agent, with the line that says what it is, until the agent reads it; each is announced as
+// relay.session.v1.message_written.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { ManualClock } from '@relay/clock';
@@ -69,6 +70,10 @@ it('writes a schedule firing too; reading the newest message marks everything up
   });
   const pending = await inbox.pending('editor');
   expect(pending.count).toBe(2);
+  // Announced, so the scheduler counts the firing as taken (no turn will take it) and the next repeat may fire.
+  const [announced] = await prisma.$queryRaw<{ payload: { messageId: string; role: string } }[]>`
+    SELECT payload FROM outbox WHERE subject = 'relay.session.v1.message_written' AND payload->>'role' = 'schedule'`;
+  expect(announced?.payload).toMatchObject({ messageId: 'sch_1:2026-12-02T10:00:00.000Z', sessionId: 'editor', userId: 'u1' });
   expect(pending.previews[1]).toMatch(/^\[relay schedule sch_1 "Check"/);
   expect(await prisma.turn.count({ where: { sessionId: 'editor' } })).toBe(0);
 

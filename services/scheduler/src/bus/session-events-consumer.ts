@@ -12,8 +12,11 @@ export const SESSION_EVENTS = {
 } as const;
 
 const ARCHIVED = 'relay.session.v1.archived';
-/** A turn took the message: it started, or it ended (a turn that never started ends too, e.g. stopped). */
-const TAKEN = new Set(['relay.session.v1.turn_started', 'relay.session.v1.turn_ended']);
+/**
+ * A turn took the message: it started, or it ended (a turn that never started ends too, e.g. stopped). A message
+ * written into an external session's conversation waits in no queue: it is taken as it is written.
+ */
+const TAKEN = new Set(['relay.session.v1.turn_started', 'relay.session.v1.turn_ended', 'relay.session.v1.message_written']);
 
 /**
  * Follows the sessions the schedules touch: a turn that starts (or ends) on a firing's message means the

@@ -69,7 +69,7 @@ export async function queueScheduledPrompt(
     const messageId = command.firingId;
     if (session.origin === 'external') {
       // Its agent runs outside the relay: the firing is written into the conversation, pending until it is read.
-      await new PrismaExternalInbox(tx).write({ ...records.message, id: messageId });
+      await new PrismaExternalInbox(tx).write({ ...records.message, id: messageId }, records.event.eventId);
       return;
     }
     await store.queueMessage({

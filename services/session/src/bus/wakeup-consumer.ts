@@ -67,8 +67,8 @@ export async function queueWakeup(deps: WakeupDeps, message: BusMessage): Promis
       return;
     }
     if (session.origin === 'external') {
-      const { message: written } = buildQueuedMessage(deps.ids, session, { text: command.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode }, deps.clock.now());
-      await new PrismaExternalInbox(tx).write(written);
+      const { message: written, event } = buildQueuedMessage(deps.ids, session, { text: command.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode }, deps.clock.now());
+      await new PrismaExternalInbox(tx).write(written, event.eventId);
       return;
     }
     if (deps.steer !== undefined) {

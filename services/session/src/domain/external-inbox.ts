@@ -35,8 +35,11 @@ export function previewOf(text: string): string {
 
 /** Where an external session's inbox is kept: its messages (no turns) and the agent's read marker. */
 export interface ExternalInbox {
-  /** Writes a message into the external conversation without a turn: counted on the session, pending until read. */
-  write(message: Message): Promise<void>;
+  /**
+   * Writes a message into the external conversation without a turn: counted on the session, pending until read,
+   * and announced as relay.session.v1.message_written (event `eventId`), in the same transaction.
+   */
+  write(message: Message, eventId: string): Promise<void>;
   /** What waits unread for the session's agent. */
   pending(sessionId: string): Promise<PendingNote>;
   /** The agent read these messages of its own conversation: everything up to the newest of them is read. */

@@ -1,6 +1,9 @@
+import { enqueue } from '@relay/bus';
+import { MessageWritten } from '@relay/proto/relay/session/v1/events';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import type { Message } from '../domain/entities.ts';
 import { PENDING_PREVIEWS, pendingNote, type ExternalInbox, type PendingNote } from '../domain/external-inbox.ts';
+import { SessionSubject } from '../wire/session-events.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -11,15 +14,24 @@ const PENDING_ROLES = ['event', 'schedule'];
 export class PrismaExternalInbox implements ExternalInbox {
   constructor(private readonly db: Db) {}
 
-  async write(message: Message): Promise<void> {
+  async write(message: Message, eventId: string): Promise<void> {
     const provenance = message.provenance === null ? Prisma.DbNull : (message.provenance as unknown as Prisma.InputJsonValue);
     await this.db.message.create({ data: { ...message, provenance } });
     const session = await this.db.session.update({
       where: { id: message.sessionId },
       data: { messageCount: { increment: 1 }, lastActivityAt: message.createdAt },
-      select: { groupId: true },
+      select: { groupId: true, userId: true },
     });
     if (session.groupId !== null) await this.db.group.update({ where: { id: session.groupId }, data: { lastActivityAt: message.createdAt } });
+    const payload = MessageWritten.toJSON({
+      eventId,
+      occurredAt: message.createdAt,
+      sessionId: message.sessionId,
+      userId: session.userId,
+      messageId: message.id,
+      role: message.role,
+    });
+    await enqueue(this.db, { subject: SessionSubject.MESSAGE_WRITTEN, payload, id: eventId });
   }
 
   async pending(sessionId: string): Promise<PendingNote> {

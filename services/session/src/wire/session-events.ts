@@ -5,4 +5,5 @@ export const SessionSubject = {
   SESSION_CREATED: 'relay.session.v1.session_created',
   TURN_QUEUED: 'relay.session.v1.turn_queued',
   ARCHIVED: 'relay.session.v1.archived',
+  MESSAGE_WRITTEN: 'relay.session.v1.message_written',
 } as const;

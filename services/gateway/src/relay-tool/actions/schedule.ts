@@ -26,15 +26,12 @@ export const schedule: Action = async (args, context) => {
   const conversation = await sessions.getConversation(caller.sessionId);
   const setting = { id: conversation.session.id, title: conversation.session.title };
   let target = setting;
-  let external = conversation.session.external;
+  // An external target's firings are written into its conversation for its agent to read (no turn runs them).
   if (args.session !== undefined && args.session !== caller.sessionId) {
     const read = await sessions.readSession(caller.userId, args.session, 1);
     if (read.session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `Session ${args.session} is archived; it takes no scheduled prompts. Nothing was scheduled.`);
     target = { id: read.session.id, title: read.session.title };
-    external = read.session.external;
   }
-  // An external session's agent runs outside this relay: nothing here would ever run the prompt.
-  if (external) throw toolError('REMOTE_RELAY_UNSUPPORTED', `Session "${target.title}" is an external session: its agent runs outside this relay, so a scheduled prompt would never run. Nothing was scheduled.`);
   const input = {
     userId: caller.userId,
     setting,
