@@ -102,6 +102,15 @@ describe('a call that needs a card is the running turn of the external session',
     expect(await cardsOfMine()).toHaveLength(before + 1);
     expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([expect.objectContaining({ sessions: [expect.objectContaining({ id: worker })] })]);
   });
+
+  it('the once-per-conversation cards stay once: a second session and a second watch go without one', async () => {
+    const before = (await cardsOfMine()).length;
+    const second = await call({ action: 'create_session', relay: 'this', provider: 'script', title: 'Second worker', text: 'reply two', wait_seconds: 60 });
+    expect(second, JSON.stringify(second)).toMatchObject({ ok: true, status: 'done', reply: { text: 'two' } });
+    const watched = await call({ action: 'subscribe', sessions: [second.session], events: ['error'] });
+    expect(watched, JSON.stringify(watched)).toMatchObject({ ok: true });
+    expect(await cardsOfMine()).toHaveLength(before);
+  });
 });
 
 describe('what would wake a hosted agent reaches the external one', () => {
