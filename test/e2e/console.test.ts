@@ -2,7 +2,8 @@
 // whole relay (the six services as processes). The person signs in with their user token, sees their sessions,
 // finds the card an agent's create_session raised in the Inbox (the header's count updating live), allows it
 // there, and the agent's call goes on; the conversation opens at relay_tool's openUrl path with the reply; after
-// the gateway restarts, the page picks up the next card by itself. Each step saves a screenshot under
+// the gateway restarts, the page picks up the next card by itself; asks, Unsubscribe, schedules, pairing codes,
+// session actions, settings and usage work from their pages. Each step saves a screenshot (with an axe-core scan) under
 // .relay/e2e-artifacts/.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -105,6 +106,17 @@ describe('the web console', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.messages').textContent(), { timeout: 30_000 }).toContain('second from the console');
     expect(await shot('conversation')).toEqual([]);
+  });
+
+  it('streams a reply in while it is being written', async () => {
+    await page.getByRole('textbox', { name: 'Message' }).fill('reply first part\nwait 4\nreply second part');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const writing = page.locator('.message.writing');
+    await expect.poll(() => writing.textContent(), { timeout: 15_000 }).toContain('first part');
+    expect(await writing.textContent()).not.toContain('second part');
+    expect(await shot('streaming')).toEqual([]);
+    await expect.poll(() => page.locator('.message.assistant').last().textContent(), { timeout: 30_000 }).toContain('first part\nsecond part');
+    expect(await writing.count()).toBe(0);
   });
 
   it('picks up the next card by itself after the gateway restarts', async () => {
@@ -211,7 +223,7 @@ describe('the web console', () => {
     expect(await shot('phone-dark-conversation')).toEqual([]);
   });
 
-  it('signs in from the link relay up prints (the token in the fragment), and takes the token out of the address', async () => {
+  it('signs in from a sign-in link (the token in the fragment), takes the token out of the address, and signs out', async () => {
     const fresh = await browser.newContext();
     try {
       const other = await fresh.newPage();
