@@ -74,7 +74,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (status === 500) request.log.error({ err: error }, 'request failed');
     const message = status === 500 ? 'internal error' : error.message;
     if (request.url.startsWith('/mcp')) {
-      return sendJsonRpcError(reply, status, error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? -32700 : -32603, message);
+      // JSON-RPC's codes: -32700 a body that is not JSON, -32600 any other request refused, -32603 only our fault.
+      return sendJsonRpcError(reply, status, error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? -32700 : status === 500 ? -32603 : -32600, message);
     }
     return reply.code(status).send({ code: status === 500 ? INTERNAL_CODE : 'REMOTE_RELAY_INVALID_INPUT', error: message });
   });
