@@ -1,0 +1,97 @@
+/**
+ * The edges refuse abuse, proven by fuzzing the real gateway of a real relay: 1,000 generated malformed
+ * relay_tool calls through an MCP client (the SDK's) and 1,000 malformed HTTP requests to /mcp, /api/v1 and
+ * /relay/v1 (fuzz-inputs.ts), a few at a time. Not one answer may be a fault (5xx, REMOTE_RELAY_INTERNAL,
+ * JSON-RPC's internal error); every call has a 2 s deadline and one not answered by then fails (it is
+ * abandoned, not measured); every service must still be up afterwards. The relay's user denies every card a
+ * call raises as soon as it shows (a call that needs the user's Allow waits for a person, not for the edge).
+ * A failure prints the fast-check seed and the shrunk input that broke it.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATEFUL, startRelay, type Relay } from '../harness/relay.ts';
+import { DEADLINE_MS, FUZZ_RELAY_ENV, sendHttpCase, sendToolCall, startCardDenier, type CardDenier, type FuzzTokens, type Outcome } from './fuzz-client.ts';
+import { httpCase, toolCall, vocabularyOf, type Vocabulary } from './fuzz-inputs.ts';
+
+// 2,000 in all. A relay_tool call costs the relay's services about 60 ms of CPU (the gateway and the session
+// service most), an HTTP request about 10 ms: on 2 cores this part takes about half a minute.
+const TOOL_CALLS = 1_000;
+const HTTP_REQUESTS = 1_000;
+/** Calls in flight at once: the relay's services and this client share the machine's cores. */
+const PARALLEL = 4;
+
+let relay: Relay;
+let agent: Client;
+let tokens: FuzzTokens;
+let vocabulary: Vocabulary;
+let denier: CardDenier;
+/** Answers by kind ("tool REMOTE_RELAY_INVALID_INPUT", "http 400", …), over both properties. */
+const seen = new Map<string, number>();
+
+/** What one generated input got, for the assertion's message: the answer and (the start of) the input. */
+function show(outcome: Outcome, input: unknown): string {
+  const text = JSON.stringify(input) ?? String(input);
+  return `${outcome.late ? `no answer within ${DEADLINE_MS} ms` : outcome.kind} for ${text.length > 400 ? `${text.slice(0, 400)}… (${text.length} characters)` : text}`;
+}
+
+/** Sends a batch at once and fails on the first late or faulty answer; `sent` counts the answers. */
+async function sendAll<T>(inputs: T[], send: (input: T) => Promise<Outcome>, sent: { count: number }): Promise<void> {
+  const outcomes = await Promise.all(inputs.map(send));
+  outcomes.forEach((outcome, index) => {
+    sent.count += 1;
+    seen.set(outcome.kind, (seen.get(outcome.kind) ?? 0) + 1);
+    expect(outcome.late, show(outcome, inputs[index])).toBe(false);
+    expect(outcome.fault, show(outcome, inputs[index])).toBe(false);
+  });
+}
+
+beforeAll(async () => {
+  relay = await startRelay({ name: 'fuzz', env: FUZZ_RELAY_ENV });
+  const session = await relay.createExternalSession('Fuzz desk');
+  tokens = { user: relay.userToken, session: session.token };
+  agent = await relay.connectAgent(session.token);
+  const { tools } = await agent.listTools();
+  vocabulary = vocabularyOf(tools.find((tool) => tool.name === 'relay_tool')!);
+  denier = startCardDenier(relay.gatewayUrl, relay.userToken);
+});
+
+afterAll(async () => {
+  await denier?.stop();
+  await agent?.close();
+  await relay?.stop();
+});
+
+describe('fuzzing the gateway', () => {
+  it(`answers ${TOOL_CALLS} malformed relay_tool calls without a fault, each within ${DEADLINE_MS} ms`, async () => {
+    expect(vocabulary.actions.length).toBeGreaterThan(20);
+    const sent = { count: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.array(toolCall(vocabulary), { minLength: PARALLEL, maxLength: PARALLEL }), (calls) => sendAll(calls, (call) => sendToolCall(agent, call), sent)),
+      { numRuns: TOOL_CALLS / PARALLEL },
+    );
+    expect(sent.count).toBe(TOOL_CALLS);
+    // The calls reached the checks they were meant for, not only the first one.
+    expect(seen.get('tool REMOTE_RELAY_INVALID_INPUT') ?? 0).toBeGreaterThan(TOOL_CALLS / 2);
+    expect(seen.get('tool ok') ?? 0).toBeGreaterThan(0);
+  }, 300_000);
+
+  it(`answers ${HTTP_REQUESTS} malformed HTTP requests to /mcp, /api/v1 and /relay/v1 without a 5xx, each within ${DEADLINE_MS} ms`, async () => {
+    const sent = { count: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.array(httpCase(), { minLength: PARALLEL, maxLength: PARALLEL }), (requests) =>
+        sendAll(requests, (request) => sendHttpCase(relay.gatewayUrl, tokens, request), sent),
+      ),
+      { numRuns: HTTP_REQUESTS / PARALLEL },
+    );
+    expect(sent.count).toBe(HTTP_REQUESTS);
+    for (const status of [400, 401, 404]) expect(seen.get(`http ${status}`) ?? 0, `answers ${status}`).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('leaves every service up, and the agent and its user can still work', async () => {
+    for (const service of [...STATEFUL, 'gateway'] as const) await relay.waitReady(service);
+    expect((await sendToolCall(agent, { action: 'list_sessions', relay: 'this' })).kind).toBe('tool ok');
+    expect((await relay.api('GET', '/api/v1/sessions')).status).toBe(200);
+    expect(denier.failures()).toEqual([]);
+  });
+});
