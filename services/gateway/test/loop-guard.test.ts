@@ -47,7 +47,7 @@ function contextWith(guard: AgentPromptCount, decision: Card['status'] | undefin
   return { context, did };
 }
 
-const running = { hasRunningTurn: true } as Conversation;
+const running = { hasRunningTurn: true, session: { external: false } } as Conversation;
 const usedUp = { sent: 30, allowed: 30, usedUp: true };
 
 describe('passLoopGuard', () => {
@@ -71,7 +71,7 @@ describe('passLoopGuard', () => {
 
   it('refuses with REMOTE_RELAY_LOOP_GUARD when no turn runs to ask in, showing no card', async () => {
     const { context, did } = contextWith(usedUp, 'allowed');
-    await expect(passLoopGuard({ hasRunningTurn: false } as Conversation, context, 'Nothing was created.')).rejects.toMatchObject({
+    await expect(passLoopGuard({ hasRunningTurn: false, session: { external: false } } as Conversation, context, 'Nothing was created.')).rejects.toMatchObject({
       code: 'REMOTE_RELAY_LOOP_GUARD',
       message: expect.stringContaining('Nothing was created.'),
     });

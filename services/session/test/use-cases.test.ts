@@ -102,7 +102,7 @@ describe('authenticate', () => {
     const { user, token: userToken } = await createUser(deps, { name: 'Ada' }, NOW);
     const { session: created, token: sessionToken } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
     expect(await authenticate(deps, userToken)).toEqual({ userId: user.id, role: 'admin' });
-    expect(await authenticate(deps, sessionToken)).toEqual({ userId: user.id, role: 'admin', sessionId: created.id });
+    expect(await authenticate(deps, sessionToken)).toEqual({ userId: user.id, role: 'admin', sessionId: created.id, external: true });
   });
 
   it('refuses a token that is empty, foreign, unknown, or of the other kind than its prefix says', async () => {
