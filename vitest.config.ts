@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 
 /** Where unhandled errors are written too, so `npm test` can repeat them under its last line, where CI logs keep them. */
 const UNHANDLED_ERRORS_FILE = fileURLToPath(new URL('./.relay/unhandled-errors.txt', import.meta.url));
+/** The projects that start services as processes run their prebuilt dist/, rebuilt first when stale. */
+const BUILD_SERVICES = './scripts/vitest-build-services.mjs';
 
 export default defineConfig({
   test: {
@@ -15,8 +17,8 @@ export default defineConfig({
     },
     projects: [
       { extends: true, test: { name: 'unit', include: ['{packages,services,cli}/*/{src,test}/**/*.test.ts', 'cli/test/**/*.test.ts'], exclude: ['**/*.int.test.ts', '**/node_modules/**'] } },
-      { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
-      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } },
+      { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } },
     ],
   },
 });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { callUnary, checkHealth, createClient } from '@relay/rpc';
-import { createTestDatabase, freePort, startNats } from '@relay/testing';
+import { createTestDatabase, freePort, makeTestCredentials, startNats } from '@relay/testing';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,7 +33,8 @@ class ServiceProcess {
   ) {}
 
   start(): void {
-    this.child = spawn(process.execPath, ['--import', 'tsx', '--import', '@relay/telemetry/register', 'src/main.ts'], {
+    // The prebuilt service (npm run build; the e2e project's global setup rebuilds a stale one), as in production.
+    this.child = spawn(process.execPath, ['--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
       cwd: `${root}/services/${this.name}`,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -102,8 +103,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   );
   const ports = Object.fromEntries(await Promise.all([...STATEFUL, 'gateway'].map(async (s) => [s, await freePort()] as const))) as Record<ServiceName, number>;
   const address = (service: ServiceName) => `127.0.0.1:${ports[service]}`;
+  // Credentials made at each start, as `relay up` makes them: a gRPC token and a NATS user per service.
+  const credentials = makeTestCredentials();
   const common: Record<string, string> = {
-    NATS_URL: nats.url,
     LOG_LEVEL: 'warn',
     RELAY_CLOCK_EPOCH: String(Date.now()),
     OTEL_BSP_SCHEDULE_DELAY: '100',
@@ -123,6 +125,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     databaseUrls[service] = databases[index]!.url;
     services[service] = new ServiceProcess(service, {
       ...common,
+      ...credentials.env(service),
+      ...nats.env(service),
       OTEL_SERVICE_NAME: `relay-${service}`,
       DATABASE_URL: databases[index]!.url,
       GRPC_PORT: String(ports[service]),
@@ -131,6 +135,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   });
   services.gateway = new ServiceProcess('gateway', {
     ...common,
+    ...credentials.env('gateway'),
     OTEL_SERVICE_NAME: 'relay-gateway',
     PORT: String(ports.gateway),
     HOST: '127.0.0.1',
@@ -140,7 +145,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const waitReady = (service: ServiceName) =>
     service === 'gateway'
       ? until('gateway', async () => (await fetch(`${gatewayUrl}/readyz`)).ok, options.readyTimeoutMs)
-      : until(service, () => checkHealth(address(service)), options.readyTimeoutMs);
+      : until(service, () => checkHealth(address(service), '', 2000, credentials.auth('gateway')), options.readyTimeoutMs);
 
   const relay: Relay = {
     name,
@@ -149,7 +154,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     userToken: '',
     databaseUrls,
     services,
-    sessionClient: createClient(SessionServiceClient, address('session')),
+    // The tests call the session service as the gateway does (only the gateway creates users).
+    sessionClient: createClient(SessionServiceClient, address('session'), credentials.auth('gateway')),
     async createExternalSession(title) {
       const response = await fetch(`${gatewayUrl}/api/v1/sessions`, {
         method: 'POST',

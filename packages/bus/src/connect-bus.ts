@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { natsInboxPrefix } from '@relay/config';
 import type { Logger } from '@relay/telemetry';
 
 /** A NATS connection with its JetStream client and manager. */
@@ -11,10 +12,31 @@ export type Bus = {
   close(): Promise<void>;
 };
 
-/** Connects to NATS (reconnecting forever once connected) and checks that JetStream is enabled. */
-export async function connectBus(options: { url: string; name: string; logger: Logger }): Promise<Bus> {
+export type ConnectBusOptions = {
+  url: string;
+  /** The connection's name, as the server's monitoring shows it. */
+  name: string;
+  logger: Logger;
+  /** The NATS user and its password; unset connects without credentials (a server without users). */
+  user?: string | undefined;
+  password?: string | undefined;
+  /** The CA certificate (PEM file) a tls:// server's certificate is checked against; unset: the system's CAs. */
+  caFile?: string | undefined;
+};
+
+/**
+ * Connects to NATS (reconnecting forever once connected) and checks that JetStream is enabled. A user's
+ * replies arrive under its own inbox prefix, the only inbox its permissions let it read.
+ */
+export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
   const { logger } = options;
-  const nc = await connect({ servers: options.url, name: options.name, maxReconnectAttempts: -1 });
+  const nc = await connect({
+    servers: options.url,
+    name: options.name,
+    maxReconnectAttempts: -1,
+    ...(options.user !== undefined ? { user: options.user, pass: options.password ?? '', inboxPrefix: natsInboxPrefix(options.user) } : {}),
+    ...(options.caFile !== undefined ? { tls: { caFile: options.caFile } } : {}),
+  });
   logStatus(nc, logger).catch((error: unknown) => logger.warn({ err: error }, 'NATS status stream ended with an error'));
   let jsm: JetStreamManager;
   try {

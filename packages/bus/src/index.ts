@@ -1,4 +1,4 @@
-export { connectBus, type Bus } from './connect-bus.ts';
+export { connectBus, type Bus, type ConnectBusOptions } from './connect-bus.ts';
 export { ensureStream, DUPLICATE_WINDOW_MS, type StreamOptions } from './ensure-stream.ts';
 export type { Sql } from './sql.ts';
 export { enqueue } from './enqueue.ts';

@@ -3,6 +3,16 @@ export { callUnary, type UnaryCallOptions, type UnaryMethodName } from './call-u
 export { checkHealth } from './check-health.ts';
 export { createClient, type ClientConstructor } from './create-client.ts';
 export {
+  grpcAuth,
+  makeServiceCredentials,
+  SERVICE_AUTH_METADATA_KEY,
+  serviceAuth,
+  serviceKey,
+  type GrpcAuth,
+  type GrpcAuthSettings,
+  type ServiceCredentials,
+} from './grpc-auth.ts';
+export {
   CODE_METADATA_KEY,
   DEADLINE_CODE,
   DETAILS_METADATA_KEY,
@@ -11,6 +21,8 @@ export {
   toGrpcStatus,
   UNAVAILABLE_CODE,
 } from './grpc-error.ts';
+export { MAX_MESSAGE_BYTES } from './message-limits.ts';
 export { serveStream, type StreamHandler, type StreamHandlers } from './serve-stream.ts';
 export { serveUnary, type UnaryHandler, type UnaryHandlers } from './serve-unary.ts';
+export { isServiceIdentity, SERVICE_IDENTITIES, type Callers, type ServiceIdentity } from './service-identity.ts';
 export { serviceName, startGrpcServer, type GrpcServer, type GrpcServerOptions, type GrpcService } from './start-grpc-server.ts';

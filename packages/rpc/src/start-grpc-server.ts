@@ -1,18 +1,34 @@
-import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { experimental, Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from '@relay/telemetry';
 import { HealthImplementation } from 'grpc-health-check';
+import { callerCheck, type CallerTable } from './caller-check.ts';
+import type { GrpcAuth } from './grpc-auth.ts';
+import { MESSAGE_LIMITS } from './message-limits.ts';
+import type { Callers, ServiceIdentity } from './service-identity.ts';
 
-export interface GrpcService {
-  definition: ServiceDefinition;
+export interface GrpcService<D extends ServiceDefinition = ServiceDefinition> {
+  definition: D;
   implementation: UntypedServiceImplementation;
+  /** Who may call each of its methods; every method must be listed. */
+  callers: Callers<D>;
 }
 
 export interface GrpcServerOptions {
   /** 0 picks a free port; the bound one is returned. */
   port: number;
-  /** Defaults to 0.0.0.0 (all IPv4 interfaces). */
+  /**
+   * Defaults to 127.0.0.1: on one machine no other host may reach the services. 0.0.0.0 only where other
+   * hosts must (pods, with mutual TLS).
+   */
   host?: string;
   services: GrpcService[];
+  /** How callers are identified (and, with TLS, how this server proves itself). */
+  auth: GrpcAuth;
+  /**
+   * Also listen here in plaintext, for probes that cannot speak TLS (the kubelet's gRPC probes): only
+   * grpc.health.v1 answers there, every other call lacks a client certificate and is refused.
+   */
+  healthPort?: number;
   logger: Logger;
   /** How long in-flight calls may finish on shutdown before they are cancelled; default 5000. */
   shutdownTimeoutMs?: number;
@@ -20,6 +36,8 @@ export interface GrpcServerOptions {
 
 export interface GrpcServer {
   port: number;
+  /** The plaintext health port, when one was asked for. */
+  healthPort?: number;
   /** Reports NOT_SERVING, lets in-flight calls finish (up to the timeout), then cancels the rest. */
   shutdown(): Promise<void>;
 }
@@ -29,24 +47,46 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const { logger } = options;
   const names = ['', ...options.services.map((service) => serviceName(service.definition))];
   const health = new HealthImplementation(Object.fromEntries(names.map((name) => [name, 'NOT_SERVING' as const])));
-  const server = new Server();
+  const server = new Server({ ...MESSAGE_LIMITS, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
   for (const service of options.services) server.addService(service.definition, service.implementation);
   health.addToServer(server);
 
-  const host = options.host ?? '0.0.0.0';
-  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port}`;
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
-  });
+  const host = options.host ?? '127.0.0.1';
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const port = await bind(server, `${hostPart}:${options.port}`, serverCredentials(options.auth));
+  const healthPort = options.healthPort === undefined ? undefined : await bind(server, `${hostPart}:${options.healthPort}`, ServerCredentials.createInsecure());
   for (const name of names) health.setStatus(name, 'SERVING');
-  logger.info({ host, port, services: names.filter(Boolean) }, 'grpc server listening');
+  logger.info({ host, port, healthPort, services: names.filter(Boolean), callers: options.auth.kind }, 'grpc server listening');
 
   let stopped: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
     stopped ??= stop(server, health, names, options.shutdownTimeoutMs ?? 5000, logger);
     return stopped;
   };
-  return { port, shutdown };
+  return { port, ...(healthPort === undefined ? {} : { healthPort }), shutdown };
+}
+
+function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
+  return new Promise((resolve, reject) => server.bindAsync(address, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
+}
+
+/**
+ * With TLS, a client without a certificate the CA signed still completes the handshake, so that the caller
+ * check answers it UNAUTHENTICATED instead of a bare connection failure.
+ */
+function serverCredentials(auth: GrpcAuth): ServerCredentials {
+  if (auth.kind === 'token') return ServerCredentials.createInsecure();
+  return experimental.createCertificateProviderServerCredentials(auth.certificates, auth.certificates, false);
+}
+
+function callerTable(services: GrpcService[]): CallerTable {
+  const table = new Map<string, readonly ServiceIdentity[]>();
+  for (const { definition, callers } of services) {
+    const unlisted = Object.keys(definition).filter((method) => !(method in callers));
+    if (unlisted.length > 0) throw new Error(`${serviceName(definition)} lists no callers for ${unlisted.join(', ')}`);
+    for (const [method, { path }] of Object.entries(definition)) table.set(path, callers[method] ?? []);
+  }
+  return table;
 }
 
 async function stop(server: Server, health: HealthImplementation, names: string[], timeoutMs: number, logger: Logger): Promise<void> {

@@ -3,7 +3,12 @@ import { AppError, INTERNAL_CODE } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callStream, callUnary, checkHealth, createClient, serveStream, serveUnary, startGrpcServer, type GrpcServer } from '../src/index.ts';
+import { callersFor, tokenAuth } from './fixtures/credentials.ts';
 import { WatchServiceClient, WatchServiceService, type WatchEvent, type WatchServiceServer } from './fixtures/watch-service.ts';
+
+const serverAuth = tokenAuth('session');
+const gateway = tokenAuth('gateway');
+const sessionCallers = callersFor(SessionServiceService, 'gateway');
 
 const logged: Record<string, unknown>[] = [];
 const logger = createLogger({ name: 'rpc-test', level: 'debug', destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) } });
@@ -67,14 +72,15 @@ describe('startGrpcServer, serveUnary, serveStream and the client helpers', () =
       port: 0,
       host: '127.0.0.1',
       logger,
+      auth: serverAuth,
       services: [
-        { definition: SessionServiceService, implementation: sessionService },
-        { definition: WatchServiceService, implementation: watchService },
+        { definition: SessionServiceService, implementation: sessionService, callers: sessionCallers },
+        { definition: WatchServiceService, implementation: watchService, callers: callersFor(WatchServiceService, 'gateway') },
       ],
     });
     address = `127.0.0.1:${server.port}`;
-    sessions = createClient(SessionServiceClient, address);
-    watches = createClient(WatchServiceClient, address);
+    sessions = createClient(SessionServiceClient, address, gateway);
+    watches = createClient(WatchServiceClient, address, gateway);
   });
 
   afterAll(async () => {
@@ -173,14 +179,14 @@ describe('startGrpcServer, serveUnary, serveStream and the client helpers', () =
 
 describe('shutdown and unreachable services', () => {
   it('stops serving health after shutdown, and callers then see SERVICE_UNAVAILABLE', async () => {
-    const server = await startGrpcServer({ port: 0, host: '127.0.0.1', logger, services: [{ definition: SessionServiceService, implementation: sessionService }] });
+    const server = await startGrpcServer({ port: 0, host: '127.0.0.1', logger, auth: serverAuth, services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }] });
     const address = `127.0.0.1:${server.port}`;
     expect(await checkHealth(address, 'relay.session.v1.SessionService')).toBe(true);
 
     await server.shutdown();
 
     expect(await checkHealth(address, 'relay.session.v1.SessionService')).toBe(false);
-    const client = createClient(SessionServiceClient, address);
+    const client = createClient(SessionServiceClient, address, gateway);
     const error = await rejection(callUnary(client, 'createUser', { name: 'late' }, { deadlineMs: 5000 }));
     client.close();
     expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', kind: 'unavailable' });
@@ -192,9 +198,10 @@ describe('shutdown and unreachable services', () => {
       host: '127.0.0.1',
       logger,
       shutdownTimeoutMs: 100,
-      services: [{ definition: SessionServiceService, implementation: sessionService }],
+      auth: serverAuth,
+      services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }],
     });
-    const client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+    const client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`, gateway);
     const pending = rejection(callUnary(client, 'createUser', { name: 'slow' }));
     await expect.poll(() => logged.some((entry) => entry.msg === 'grpc server listening')).toBe(true);
 

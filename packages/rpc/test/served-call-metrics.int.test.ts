@@ -6,6 +6,7 @@ import { createLogger } from '@relay/telemetry';
 import { recordMetrics, type MetricRecorder } from '@relay/telemetry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callStream, callUnary, createClient, serveStream, serveUnary, startGrpcServer, type GrpcServer } from '../src/index.ts';
+import { callersFor, tokenAuth } from './fixtures/credentials.ts';
 import { WatchServiceClient, WatchServiceService, type WatchServiceServer } from './fixtures/watch-service.ts';
 
 const logger = createLogger({ name: 'rpc-metrics-test', level: 'silent' });
@@ -20,6 +21,7 @@ beforeAll(async () => {
     port: 0,
     host: '127.0.0.1',
     logger,
+    auth: tokenAuth('session'),
     services: [
       {
         definition: SessionServiceService,
@@ -29,6 +31,7 @@ beforeAll(async () => {
             return { userId: `user-${name}`, token: 't' };
           },
         }),
+        callers: callersFor(SessionServiceService, 'gateway'),
       },
       {
         definition: WatchServiceService,
@@ -37,11 +40,12 @@ beforeAll(async () => {
             for (let n = 1; n <= count; n += 1) yield { n };
           },
         }),
+        callers: callersFor(WatchServiceService, 'gateway'),
       },
     ],
   });
-  sessions = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
-  watches = createClient(WatchServiceClient, `127.0.0.1:${server.port}`);
+  sessions = createClient(SessionServiceClient, `127.0.0.1:${server.port}`, tokenAuth('gateway'));
+  watches = createClient(WatchServiceClient, `127.0.0.1:${server.port}`, tokenAuth('gateway'));
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 
-/** A service's `src/main.ts` running as a real child process. */
+/** A service's prebuilt `dist/main.js` running as a real child process, started as in production. */
 export interface ServiceProcess {
   /** The last 20,000 characters it wrote to stdout and stderr. */
   output(): string;
@@ -11,7 +11,7 @@ export interface ServiceProcess {
 }
 
 export interface ServiceProcessOptions {
-  /** The service's folder (its `src/main.ts` runs there with tsx). */
+  /** The service's folder (its `dist/main.js`, made by `npm run build`, runs there). */
   serviceDir: string;
   /** Its whole environment besides PATH: nothing of the test's own leaks in. */
   env: Record<string, string>;
@@ -22,7 +22,7 @@ export interface ServiceProcessOptions {
 
 /** Starts the service and resolves once `ready` answers true; rejects with its output when it exits or times out first. */
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
     cwd: options.serviceDir,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { createTestDatabase, freePort, startNats, testServerUrl } from '../src/index.ts';
+import { createTestDatabase, freePort, startNats, TEST_NATS_USER, testServerUrl } from '../src/index.ts';
 
 async function databaseExists(name: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: testServerUrl() });
@@ -60,7 +60,8 @@ describe('startNats', () => {
   it('runs an isolated JetStream server whose data survives restart()', async () => {
     const nats = await startNats();
     try {
-      let nc = await connect({ servers: nats.url });
+      const { user, password: pass } = nats.credentials(TEST_NATS_USER);
+      let nc = await connect({ servers: nats.url, user, pass });
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: 'TESTING', subjects: ['testing.>'] });
       await jetstream(nc).publish('testing.one', JSON.stringify({ n: 1 }));
@@ -68,7 +69,7 @@ describe('startNats', () => {
 
       await nats.restart();
 
-      nc = await connect({ servers: nats.url });
+      nc = await connect({ servers: nats.url, user, pass });
       const info = await (await jetstreamManager(nc)).streams.info('TESTING');
       expect(info.state.messages).toBe(1);
       await nc.close();
@@ -76,6 +77,25 @@ describe('startNats', () => {
       await nats.stop();
     }
     await expect(connect({ servers: nats.url, reconnect: false, timeout: 1000 })).rejects.toThrow();
+  });
+
+  it('refuses anonymous clients and gives each service of the relay its own user, with its own permissions', async () => {
+    const nats = await startNats();
+    try {
+      await expect(connect({ servers: nats.url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
+      const env = nats.env('scheduler');
+      expect(env).toEqual({ NATS_URL: nats.url, NATS_USER: 'scheduler', NATS_PASSWORD: nats.credentials('scheduler').password });
+      expect(nats.credentials('scheduler').password).not.toBe(nats.credentials('session').password);
+      const nc = await connect({ servers: nats.url, user: env.NATS_USER, pass: env.NATS_PASSWORD, inboxPrefix: '_INBOX.scheduler' });
+      try {
+        await expect(nc.request('relay.session.v1.steer', '{}', { timeout: 1000 })).rejects.toThrow(/Permissions Violation for Publish to "relay.session.v1.steer"/i);
+      } finally {
+        await nc.close();
+      }
+      expect(() => nats.credentials('gateway')).toThrow(/no NATS user gateway/);
+    } finally {
+      await nats.stop();
+    }
   });
 
   it('gives each call its own server', async () => {

@@ -6,13 +6,14 @@ import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock, SystemClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
-import { startGrpcServer } from '@relay/rpc';
+import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { loadConfig, type Config } from './config.ts';
 import { startSessionArchivedConsumer } from './bus/session-archived-consumer.ts';
 import { nodeIds } from './crypto/node-ids.ts';
 import { PROGRESS_INTERVAL_MS } from './domain/card-limits.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { QUESTION_CALLERS } from './grpc/question-callers.ts';
 import { questionGrpc } from './grpc/question-grpc.ts';
 import { PgCardDecisions } from './store/pg-card-decisions.ts';
 import { PrismaAskStore } from './store/prisma-ask-store.ts';
@@ -38,7 +39,7 @@ const stopping = new AbortController();
 
 try {
   await decisions.start();
-  const bus = await connectBus({ url: config.NATS_URL, name: 'question', logger });
+  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'question', logger });
   await ensureStream(bus, { ...QUESTION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
@@ -50,9 +51,13 @@ try {
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
+    host: config.GRPC_HOST,
+    healthPort: config.GRPC_HEALTH_PORT,
+    auth: grpcAuth('question', config),
     services: [
       {
         definition: QuestionServiceService,
+        callers: QUESTION_CALLERS,
         implementation: questionGrpc({
           store: new PrismaCardStore(prisma),
           asks,
