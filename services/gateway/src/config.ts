@@ -3,7 +3,7 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, grpcAddress, parseEnv, port } from '@relay/config';
+import { baseEnv, grpcAddress, grpcAuthEnv, parseEnv, port, requireGrpcCredentials } from '@relay/config';
 
 /** A host name, an IPv4 address or a bracketed IPv6 address, with an optional port. */
 const HOST_ENTRY = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
@@ -45,10 +45,12 @@ const schema = z
     QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),
     SUBSCRIPTION_GRPC_ADDR: grpcAddress('127.0.0.1:50052').default('127.0.0.1:50052'),
     SCHEDULER_GRPC_ADDR: grpcAddress('127.0.0.1:50053').default('127.0.0.1:50053'),
+    ...grpcAuthEnv,
     LOG_LEVEL: baseEnv.LOG_LEVEL,
     RELAY_CLOCK: baseEnv.RELAY_CLOCK,
     RELAY_CLOCK_EPOCH: baseEnv.RELAY_CLOCK_EPOCH,
   })
+  .superRefine(requireGrpcCredentials(false))
   .transform(({ RELAY_PUBLIC_URL, ...rest }) => ({
     ...rest,
     RELAY_PUBLIC_URL: (RELAY_PUBLIC_URL ?? `http://127.0.0.1:${rest.PORT}`).replace(/\/+$/, ''),

@@ -8,7 +8,7 @@ import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_s
 import { SchedulerServiceClient } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
-import { checkHealth, createClient, serviceName } from '@relay/rpc';
+import { checkHealth, createClient, grpcAuth, serviceName } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -22,12 +22,13 @@ import { GrpcSubscriptionOwner } from './grpc/grpc-subscription-owner.ts';
 const config = loadConfig();
 const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
 
-const sessionClient = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR);
-const pairingClient = createClient(PairingServiceClient, config.PAIRING_GRPC_ADDR);
-const remoteEventsClient = createClient(RemoteEventsServiceClient, config.PAIRING_GRPC_ADDR);
-const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
-const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR);
-const schedulerClient = createClient(SchedulerServiceClient, config.SCHEDULER_GRPC_ADDR);
+const grpc = grpcAuth('gateway', config);
+const sessionClient = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR, grpc);
+const pairingClient = createClient(PairingServiceClient, config.PAIRING_GRPC_ADDR, grpc);
+const remoteEventsClient = createClient(RemoteEventsServiceClient, config.PAIRING_GRPC_ADDR, grpc);
+const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
+const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR, grpc);
+const schedulerClient = createClient(SchedulerServiceClient, config.SCHEDULER_GRPC_ADDR, grpc);
 
 const app = buildApp({
   relayName: config.RELAY_NAME,
@@ -40,8 +41,8 @@ const app = buildApp({
   schedules: new GrpcSchedulerOwner(schedulerClient),
   remoteEvents: new GrpcRemoteEventsOwner(remoteEventsClient),
   readiness: {
-    session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService)),
-    pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService)),
+    session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService), undefined, grpc),
+    pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService), undefined, grpc),
   },
   logger,
   edges: {
@@ -51,7 +52,6 @@ const app = buildApp({
     authFailuresPerMinute: config.RELAY_AUTH_FAILURES_PER_MINUTE,
     pairingTriesPerMinute: config.RELAY_PAIRING_TRIES_PER_MINUTE,
   },
-
 });
 
 // Tool calls may wait for an hour. On shutdown they get a grace period, then their connections are closed: the

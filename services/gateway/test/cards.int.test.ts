@@ -14,6 +14,7 @@ import { GrpcQuestionOwner } from '../src/grpc/grpc-question-owner.ts';
 import { GrpcSessionOwner } from '../src/grpc/grpc-session-owner.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './start-fake-question-service.ts';
+import { gatewayAuth } from './fake-credentials.ts';
 
 const logger = createLogger({ name: 'cards-test', level: 'silent' });
 let owners: FakeOwners;
@@ -25,9 +26,9 @@ let clients: { close(): void }[];
 
 beforeAll(async () => {
   [owners, questions] = await Promise.all([startFakeOwners(logger), startFakeQuestionService(logger)]);
-  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress);
-  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress);
-  const questionClient = createClient(QuestionServiceClient, questions.address);
+  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress, gatewayAuth);
+  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress, gatewayAuth);
+  const questionClient = createClient(QuestionServiceClient, questions.address, gatewayAuth);
   clients = [sessionClient, pairingClient, questionClient];
   app = buildApp({
     relayName: 'desk',

@@ -16,6 +16,7 @@ import { GrpcSessionOwner } from '../src/grpc/grpc-session-owner.ts';
 import type { Ask, AskRequest, QuestionOwner } from '../src/ports.ts';
 import type { KeptEvent, RemoteEventsOwner, WatchToKeep } from '../src/remote-events-owner.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
+import { gatewayAuth } from './fake-credentials.ts';
 
 const logger = createLogger({ name: 'relay-events-routes-test', level: 'silent' });
 let owners: FakeOwners;
@@ -91,8 +92,8 @@ const questions: QuestionOwner = {
 
 beforeAll(async () => {
   owners = await startFakeOwners(logger);
-  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress);
-  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress);
+  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress, gatewayAuth);
+  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress, gatewayAuth);
   closeClients = () => {
     sessionClient.close();
     pairingClient.close();

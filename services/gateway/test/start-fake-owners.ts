@@ -29,8 +29,10 @@ import {
   type TurnResult,
 } from '@relay/proto/relay/session/v1/session';
 import { SessionServiceService, type SessionServiceServer, type WaitRequest, type WaitResponse } from '@relay/proto/relay/session/v1/session_service';
+import { callersFor } from '@relay/testing';
 import { serveStream, serveUnary, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
+import { fakeCredentials } from './fake-credentials.ts';
 
 /** One call a fake answered. */
 export interface FakeCall {
@@ -212,9 +214,11 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     port: 0,
     host: '127.0.0.1',
     logger,
+    auth: fakeCredentials.auth('session'),
     services: [
       {
         definition: SessionServiceService,
+        callers: callersFor(SessionServiceService, 'gateway'),
         implementation: {
           ...serveUnary<SessionServiceServer>(logger, {
             authenticate: async ({ token }) => {
@@ -501,9 +505,11 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     port: 0,
     host: '127.0.0.1',
     logger,
+    auth: fakeCredentials.auth('pairing'),
     services: [
       {
         definition: PairingServiceService,
+        callers: callersFor(PairingServiceService, 'gateway'),
         implementation: serveUnary<Pick<PairingServiceServer, 'listPairedRelays' | 'forwardToolCall' | 'authenticateRelay' | 'getPairingSettings'>>(logger, {
           listPairedRelays: async () => {
             if (failing.has('listPairedRelays')) throw new Error('listPairedRelays broke');
@@ -537,9 +543,11 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     port: 0,
     host: '127.0.0.1',
     logger,
+    auth: fakeCredentials.auth('question'),
     services: [
       {
         definition: QuestionServiceService,
+        callers: callersFor(QuestionServiceService, 'gateway'),
         implementation: {
           ...serveUnary<QuestionServiceServer>(logger, {
             raiseCard: async (request) => {

@@ -12,8 +12,10 @@ import {
   type ListCardsRequest,
   type QuestionServiceServer,
 } from '@relay/proto/relay/question/v1/question_service';
+import { callersFor } from '@relay/testing';
 import { serveStream, serveUnary, startGrpcServer } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
+import { fakeCredentials } from './fake-credentials.ts';
 
 export interface FakeQuestionService {
   address: string;
@@ -48,9 +50,11 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
     port: 0,
     host: '127.0.0.1',
     logger,
+    auth: fakeCredentials.auth('question'),
     services: [
       {
         definition: QuestionServiceService,
+        callers: callersFor(QuestionServiceService, 'gateway'),
         implementation: {
           ...serveUnary<QuestionServiceServer>(logger, {
             raiseCard: async () => {

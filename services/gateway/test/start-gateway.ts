@@ -12,6 +12,7 @@ import { GrpcPairingOwner } from '../src/grpc/grpc-pairing-owner.ts';
 import { GrpcQuestionOwner } from '../src/grpc/grpc-question-owner.ts';
 import { GrpcSessionOwner } from '../src/grpc/grpc-session-owner.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
+import { gatewayAuth } from './fake-credentials.ts';
 
 export interface TestGateway {
   /** http://127.0.0.1:<port> */
@@ -27,9 +28,9 @@ export async function startGateway(relayName = 'desk', options: { withoutPublicU
   const openUrlBase = options.withoutPublicUrl ? undefined : 'https://desk.example.com';
   const logger = createLogger({ name: 'gateway-test', level: 'silent' });
   const owners = await startFakeOwners(logger);
-  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress);
-  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress);
-  const questionClient = createClient(QuestionServiceClient, owners.questionAddress);
+  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress, gatewayAuth);
+  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress, gatewayAuth);
+  const questionClient = createClient(QuestionServiceClient, owners.questionAddress, gatewayAuth);
   const app = buildApp({
     relayName,
     publicUrl: 'https://desk.example.com',

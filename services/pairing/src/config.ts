@@ -2,13 +2,15 @@
  * The pairing service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, grpcAddress, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
+  ...natsEnv,
   NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50055),
+  ...grpcServerEnv,
   /** The subscription service, which takes the events fetched from paired relays. */
   SUBSCRIPTION_GRPC_ADDR: grpcAddress('127.0.0.1:50052').default('127.0.0.1:50052'),
   /** Between fetches of one subscription to a paired relay ("every few seconds"; relay time). */
@@ -22,7 +24,7 @@ const schema = z.object({
   /** Between polls of an ask on a paired relay while it answers / while it does not (5 s / 30 s; shorter only for tests). */
   REMOTE_ASK_POLL_MS: z.coerce.number().int().min(100).max(5_000).default(5_000),
   REMOTE_ASK_POLL_OFFLINE_MS: z.coerce.number().int().min(100).max(30_000).default(30_000),
-});
+}).superRefine(requireGrpcCredentials(true));
 
 export type Config = z.infer<typeof schema>;
 

@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
-import { createClient, startGrpcServer } from '@relay/rpc';
+import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
@@ -18,6 +18,7 @@ import { loadConfig, type Config } from './config.ts';
 import { nodeSecrets } from './crypto/node-secrets.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { REMOTE_BUFFER_MAX_AGE_MS } from './domain/remote-buffer.ts';
+import { PAIRING_CALLERS, REMOTE_EVENTS_CALLERS } from './grpc/pairing-callers.ts';
 import { pairingGrpc } from './grpc/pairing-grpc.ts';
 import { RemoteAnswerClient } from './grpc/remote-answer-client.ts';
 import { remoteEventsGrpc } from './grpc/remote-events-grpc.ts';
@@ -51,11 +52,12 @@ logger.level = config.LOG_LEVEL;
 
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
-const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR);
-const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
+const grpc = grpcAuth('pairing', config);
+const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR, grpc);
+const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
 
 try {
-  const bus = await connectBus({ url: config.NATS_URL, name: 'pairing', logger });
+  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'pairing', logger });
   await ensureStream(bus, { ...PAIRING_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
@@ -85,9 +87,13 @@ try {
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
+    host: config.GRPC_HOST,
+    healthPort: config.GRPC_HEALTH_PORT,
+    auth: grpc,
     services: [
       {
         definition: PairingServiceService,
+        callers: PAIRING_CALLERS,
         implementation: pairingGrpc({
           relays,
           codes: new PrismaPairingCodeStore(prisma),
@@ -100,6 +106,7 @@ try {
       },
       {
         definition: RemoteEventsServiceService,
+        callers: REMOTE_EVENTS_CALLERS,
         implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, asks, asksLine, clock, logger, onOpened: () => fetchLoop.nudge() }),
       },
     ],

@@ -7,7 +7,7 @@ import { connectBus, type Bus } from '@relay/bus';
 import { AgentLevel, PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { callUnary, checkHealth, createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, freePort, startNats, startServiceProcess, type NatsServer, type ServiceProcess, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, freePort, makeTestCredentials, startNats, startServiceProcess, type NatsServer, type ServiceProcess, type TestDatabase } from '@relay/testing';
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -16,15 +16,16 @@ let database: TestDatabase;
 let bus: Bus;
 let address: string;
 let service: ServiceProcess;
+const credentials = makeTestCredentials();
 
 beforeAll(async () => {
   let port: number;
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
   address = `127.0.0.1:${port}`;
-  bus = await connectBus({ url: nats.url, name: 'pairing-boot-test', logger: createLogger({ name: 'pairing-boot-test', level: 'silent' }) });
+  bus = await connectBus({ url: nats.url, name: 'pairing-boot-test', ...nats.credentials('pairing'), logger: createLogger({ name: 'pairing-boot-test', level: 'silent' }) });
   service = await startServiceProcess({
     serviceDir,
-    env: { DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'info' },
+    env: { DATABASE_URL: database.url, ...nats.env('pairing'), ...credentials.env('pairing'), GRPC_PORT: String(port), LOG_LEVEL: 'info' },
     ready: () => checkHealth(address),
   });
 });
@@ -54,7 +55,7 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
     await db.end();
   }
   expect(await checkHealth(address, 'relay.pairing.v1.PairingService')).toBe(true);
-  const client = createClient(PairingServiceClient, address);
+  const client = createClient(PairingServiceClient, address, credentials.auth('gateway'));
   try {
     expect(await callUnary(client, 'listPairedRelays', {})).toEqual({
       relays: [
@@ -64,6 +65,18 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
     });
   } finally {
     client.close();
+  }
+});
+
+it('refuses a gateway token it was not started with (UNAUTHENTICATED) and a service its callers table does not list (PERMISSION_DENIED)', async () => {
+  const otherRelays = createClient(PairingServiceClient, address, makeTestCredentials().auth('gateway'));
+  const asSession = createClient(PairingServiceClient, address, credentials.auth('session'));
+  try {
+    await expect(callUnary(otherRelays, 'listPairedRelays', {})).rejects.toMatchObject({ code: 'REMOTE_RELAY_AUTH', kind: 'unauthenticated' });
+    await expect(callUnary(asSession, 'listPairedRelays', {})).rejects.toMatchObject({ code: 'REMOTE_RELAY_FORBIDDEN', kind: 'permission_denied' });
+  } finally {
+    otherRelays.close();
+    asSession.close();
   }
 });
 

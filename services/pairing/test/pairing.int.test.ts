@@ -9,17 +9,19 @@ import { ManualClock } from '@relay/clock';
 import { AgentLevel, PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
 import { nodeSecrets } from '../src/crypto/node-secrets.ts';
 import { offline } from '../src/domain/errors.ts';
 import { probeLinks } from '../src/domain/probe-links.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { PAIRING_CALLERS } from '../src/grpc/pairing-callers.ts';
 import { pairingGrpc } from '../src/grpc/pairing-grpc.ts';
 import type { RelayLink } from '../src/domain/ports.ts';
 import { PrismaPairedRelayStore } from '../src/store/prisma-paired-relay-store.ts';
 import { PrismaPairingCodeStore } from '../src/store/prisma-pairing-code-store.ts';
 import { PrismaPairingSettingsStore } from '../src/store/prisma-pairing-settings-store.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'pairing-test', level: 'silent' });
 const clock = new ManualClock(new Date('2026-11-30T10:00:00.000Z'));
@@ -59,11 +61,13 @@ async function startSide(): Promise<Side> {
   const database = await createTestDatabase({ migrationsDir });
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   const server = await startGrpcServer({
+    auth: credentials.auth('pairing'),
     port: 0,
     host: '127.0.0.1',
     services: [
       {
         definition: PairingServiceService,
+        callers: PAIRING_CALLERS,
         implementation: pairingGrpc({
           relays: new PrismaPairedRelayStore(prisma),
           codes: new PrismaPairingCodeStore(prisma),
@@ -77,7 +81,7 @@ async function startSide(): Promise<Side> {
     ],
     logger,
   });
-  return { database, prisma, server, client: createClient(PairingServiceClient, `127.0.0.1:${server.port}`) };
+  return { database, prisma, server, client: createClient(PairingServiceClient, `127.0.0.1:${server.port}`, credentials.auth('gateway')) };
 }
 
 const pairAWithB = (code: string) =>

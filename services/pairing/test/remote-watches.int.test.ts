@@ -11,8 +11,9 @@ import { QuestionAsked, SessionArchived, TaskEnded, TurnEnded } from '@relay/pro
 import { Task, TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { callUnary, checkHealth, createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, freePort, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, freePort, makeTestCredentials, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
 
+const credentials = makeTestCredentials();
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -28,13 +29,13 @@ beforeAll(async () => {
   let port: number;
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
   const address = `127.0.0.1:${port}`;
-  bus = await connectBus({ url: nats.url, name: 'remote-watches-test', logger: createLogger({ name: 'remote-watches-test', level: 'silent' }) });
+  bus = await connectBus({ url: nats.url, name: 'remote-watches-test', ...nats.credentials('session'), logger: createLogger({ name: 'remote-watches-test', level: 'silent' }) });
   await ensureStream(bus, { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] });
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  child = spawn(process.execPath, ['--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
     cwd: serviceDir,
     // No subscription service here: the compute loop (stalled, all_idle, heartbeat; remote-compute-loop.int.test)
     // makes its first pass before any watch exists and none during the test.
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'warn', REMOTE_COMPUTE_INTERVAL_MS: '60000' },
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, ...nats.env('pairing'), ...credentials.env('pairing'), GRPC_PORT: String(port), LOG_LEVEL: 'warn', REMOTE_COMPUTE_INTERVAL_MS: '60000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk: Buffer) => {
@@ -49,7 +50,7 @@ beforeAll(async () => {
     },
     { timeout: 30_000, interval: 100 },
   );
-  client = createClient(RemoteEventsServiceClient, address);
+  client = createClient(RemoteEventsServiceClient, address, credentials.auth('gateway'));
 });
 
 afterAll(async () => {

@@ -3,20 +3,22 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, databaseUrl, parseEnv, port, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
+  ...natsEnv,
   NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50054),
+  ...grpcServerEnv,
   /** This relay's name: the `via` of an ask answered here. The same value the gateway is given. */
   RELAY_NAME: z
     .string()
     .trim()
     .regex(/^[\w.-]+$/, 'must be letters, digits, ".", "-" or "_", for example desk')
     .default(() => hostname()),
-});
+}).superRefine(requireGrpcCredentials(true));
 
 export type Config = z.infer<typeof schema>;
 

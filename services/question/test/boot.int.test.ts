@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectBus, type Bus } from '@relay/bus';
 import { checkHealth } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, freePort, startNats, startServiceProcess, type NatsServer, type ServiceProcess, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, freePort, makeTestCredentials, startNats, startServiceProcess, type NatsServer, type ServiceProcess, type TestDatabase } from '@relay/testing';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -15,15 +15,16 @@ let database: TestDatabase;
 let bus: Bus;
 let address: string;
 let service: ServiceProcess;
+const credentials = makeTestCredentials();
 
 beforeAll(async () => {
   let port: number;
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
   address = `127.0.0.1:${port}`;
-  bus = await connectBus({ url: nats.url, name: 'question-boot-test', logger: createLogger({ name: 'question-boot-test', level: 'silent' }) });
+  bus = await connectBus({ url: nats.url, name: 'question-boot-test', ...nats.credentials('question'), logger: createLogger({ name: 'question-boot-test', level: 'silent' }) });
   service = await startServiceProcess({
     serviceDir,
-    env: { DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'info' },
+    env: { DATABASE_URL: database.url, ...nats.env('question'), ...credentials.env('question'), GRPC_PORT: String(port), LOG_LEVEL: 'info' },
     ready: () => checkHealth(address),
   });
 });

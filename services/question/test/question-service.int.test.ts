@@ -16,7 +16,7 @@ import {
 } from '@relay/proto/relay/question/v1/question_service';
 import { callStream, callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { callersFor, createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { nodeIds } from '../src/crypto/node-ids.ts';
 import type { CardDecisions } from '../src/domain/ports.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
@@ -26,6 +26,7 @@ import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
 import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 const logger = createLogger({ name: 'question-test', level: 'silent' });
@@ -57,11 +58,13 @@ async function serve(progressIntervalMs: number, stop: AbortSignal) {
     },
   };
   const server = await startGrpcServer({
+    auth: credentials.auth('question'),
     port: 0,
     host: '127.0.0.1',
     services: [
       {
         definition: QuestionServiceService,
+        callers: callersFor(QuestionServiceService, 'gateway', 'session'),
         implementation: questionGrpc({
           store: new PrismaCardStore(prisma),
           asks: new PrismaAskStore(prisma),
@@ -78,7 +81,7 @@ async function serve(progressIntervalMs: number, stop: AbortSignal) {
     ],
     logger,
   });
-  return { server, client: createClient(QuestionServiceClient, `127.0.0.1:${server.port}`) };
+  return { server, client: createClient(QuestionServiceClient, `127.0.0.1:${server.port}`, credentials.auth('gateway')) };
 }
 
 beforeAll(async () => {
@@ -86,7 +89,7 @@ beforeAll(async () => {
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   decisions = new PgCardDecisions({ connectionString: database.url, logger, reconnectDelayMs: 50 });
   await decisions.start();
-  bus = await connectBus({ url: nats.url, name: 'question-test', logger });
+  bus = await connectBus({ url: nats.url, name: 'question-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, QUESTION_EVENTS_STREAM);
   outbox = new OutboxRelay({ db: prisma, bus, logger });
   quiet = await serve(60_000, new AbortController().signal);

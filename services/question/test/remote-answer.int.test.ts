@@ -10,15 +10,17 @@ import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { QuestionServiceClient, QuestionServiceService, type PublishRemoteAnswerRequest } from '@relay/proto/relay/question/v1/question_service';
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { nodeIds } from '../src/crypto/node-ids.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { QUESTION_CALLERS } from '../src/grpc/question-callers.ts';
 import { questionGrpc } from '../src/grpc/question-grpc.ts';
 import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
 import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
 import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 const logger = createLogger({ name: 'remote-answer-test', level: 'silent' });
@@ -38,16 +40,18 @@ beforeAll(async () => {
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   decisions = new PgCardDecisions({ connectionString: database.url, logger });
   await decisions.start();
-  bus = await connectBus({ url: nats.url, name: 'remote-answer-test', logger });
+  bus = await connectBus({ url: nats.url, name: 'remote-answer-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, QUESTION_EVENTS_STREAM);
   outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
   server = await startGrpcServer({
+    auth: credentials.auth('question'),
     port: 0,
     host: '127.0.0.1',
     services: [
       {
         definition: QuestionServiceService,
+        callers: QUESTION_CALLERS,
         implementation: questionGrpc({
           store: new PrismaCardStore(prisma),
           asks: new PrismaAskStore(prisma),
@@ -64,7 +68,7 @@ beforeAll(async () => {
     ],
     logger,
   });
-  client = createClient(QuestionServiceClient, `127.0.0.1:${server.port}`);
+  client = createClient(QuestionServiceClient, `127.0.0.1:${server.port}`, credentials.auth('pairing'));
 });
 
 afterAll(async () => {

@@ -2,16 +2,18 @@
  * The scheduler service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, grpcAddress, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
+  ...natsEnv,
   NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50053),
+  ...grpcServerEnv,
   /** The session service: the loop guard. */
   SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
-});
+}).superRefine(requireGrpcCredentials(true));
 
 export type Config = z.infer<typeof schema>;
 

@@ -8,12 +8,13 @@ import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
 import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
-import { createClient, startGrpcServer } from '@relay/rpc';
+import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { SCHEDULER_COMMANDS_STREAM } from './bus/scheduler-commands.ts';
 import { startSessionEventsConsumer } from './bus/session-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { SCHEDULER_CALLERS } from './grpc/scheduler-callers.ts';
 import { schedulerGrpc } from './grpc/scheduler-grpc.ts';
 import { GrpcLoopGuard } from './guard/grpc-loop-guard.ts';
 import { FiringLoop } from './runtime/firing-loop.ts';
@@ -34,23 +35,28 @@ logger.level = config.LOG_LEVEL;
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaScheduleStore(prisma);
-const sessions = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR);
+const grpc = grpcAuth('scheduler', config);
+const sessions = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR, grpc);
 const guard = new GrpcLoopGuard(sessions);
 const loop = new FiringLoop({ store, guard, clock, logger });
 const changed = () => loop.nudge();
 
 try {
-  const bus = await connectBus({ url: config.NATS_URL, name: 'scheduler', logger });
+  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'scheduler', logger });
   await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
+    host: config.GRPC_HOST,
+    healthPort: config.GRPC_HEALTH_PORT,
+    auth: grpc,
     services: [
       {
         definition: SchedulerServiceService,
         implementation: schedulerGrpc({ store, clock, logger, changed, randomHex: (bytes) => randomBytes(bytes).toString('hex') }),
+        callers: SCHEDULER_CALLERS,
       },
     ],
     logger,

@@ -3,7 +3,7 @@
  */
 import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '@relay/config';
+import { baseEnv, databaseUrl, grpcAddress, grpcServerEnv, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 import { inStateFolder, isInsideAny, normaliseFolder, RELAY_STATE_FOLDER } from './domain/folders.ts';
 import { RELAY_SETTING_RANGES } from './domain/relay-settings.ts';
 
@@ -92,9 +92,11 @@ function setting(range: { min: number; max: number }) {
 
 const schema = z.object({
   ...baseEnv,
+  ...natsEnv,
   NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50051),
+  ...grpcServerEnv,
   /** The gateway's base URL: the script agent calls relay_tool at its /mcp with its session's token. */
   RELAY_GATEWAY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example http://127.0.0.1:7420' }).default('http://127.0.0.1:7420'),
   QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),
@@ -170,7 +172,9 @@ const schema = z.object({
   // Background tasks.
   /** Default of the relay's quiet setting for tasks (minutes without output, read_session and read_task_output); the settings row wins once it exists. */
   RELAY_TASK_QUIET_MINUTES: setting(RELAY_SETTING_RANGES.taskQuietMinutes).default(10),
-}).superRefine((config, context) => {
+})
+  .superRefine(requireGrpcCredentials(true))
+  .superRefine((config, context) => {
   const ids = config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => endpoint.id);
   const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
   if (repeated.length > 0) {

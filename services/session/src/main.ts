@@ -10,7 +10,7 @@ import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
-import { createClient, startGrpcServer } from '@relay/rpc';
+import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { startScheduledPromptConsumer } from './bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './bus/wakeup-consumer.ts';
@@ -19,6 +19,7 @@ import { childProcessEnv, commandEnv, loadConfig, openAIPrices, type Config } fr
 import { nodeCrypto } from './crypto/node-crypto.ts';
 import { getRelaySettings, seedRelaySettings } from './domain/relay-settings.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { SESSION_CALLERS } from './grpc/session-callers.ts';
 import { sessionGrpc } from './grpc/session-grpc.ts';
 import { turnGrpc } from './grpc/turn-grpc.ts';
 import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
@@ -62,7 +63,8 @@ const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: conf
 const store = new PrismaSessionStore(prisma);
 const turns = new PrismaTurnStore(prisma);
 const signals = new TurnSignals();
-const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR);
+const grpc = grpcAuth('session', config);
+const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
 const taskStore = new PrismaTaskStore(prisma);
 const backgroundTasks = new BackgroundTasks({
   store: taskStore,
@@ -118,7 +120,7 @@ try {
   });
   logger.info({ settings }, 'relay settings loaded');
 
-  const bus = await connectBus({ url: config.NATS_URL, name: 'session', logger });
+  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'session', logger });
   await ensureStream(bus, { ...SESSION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
@@ -153,9 +155,13 @@ try {
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
+    host: config.GRPC_HOST,
+    healthPort: config.GRPC_HEALTH_PORT,
+    auth: grpc,
     services: [
       {
         definition: SessionServiceService,
+        callers: SESSION_CALLERS,
         implementation: {
           ...sessionGrpc({
             store,

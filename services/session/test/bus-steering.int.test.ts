@@ -32,7 +32,7 @@ let nats: NatsServer;
 let buses: Bus[] = [];
 beforeAll(async () => {
   nats = await startNats();
-  buses = await Promise.all(['a', 'b'].map((name) => connectBus({ url: nats.url, name: `replica-${name}`, logger })));
+  buses = await Promise.all(['a', 'b'].map((name) => connectBus({ url: nats.url, name: `replica-${name}`, logger, ...nats.credentials('session') })));
 });
 afterAll(async () => {
   await Promise.all(buses.map((bus) => bus.close()));

@@ -8,17 +8,19 @@ import { SessionOrigin, SessionState } from '@relay/proto/relay/session/v1/sessi
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { ConfiguredCatalogue } from '../src/catalogue/configured-catalogue.ts';
 import { nodeCrypto } from '../src/crypto/node-crypto.ts';
 import { NEW_SESSION_SETTINGS } from '../src/domain/entities.ts';
 import { seedRelaySettings } from '../src/domain/relay-settings.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { SESSION_CALLERS } from '../src/grpc/session-callers.ts';
 import { sessionGrpc } from '../src/grpc/session-grpc.ts';
 import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
 import { SESSION_EVENTS_STREAM, SessionSubject } from '../src/wire/session-events.ts';
 import { nodeRealFolders } from '../src/fs/real-folders.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45, taskQuietMinutes: 10 };
@@ -49,15 +51,17 @@ beforeAll(async () => {
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   store = new PrismaSessionStore(prisma);
   await seedRelaySettings(store, SETTINGS);
-  bus = await connectBus({ url: nats.url, name: 'session-test', logger });
+  bus = await connectBus({ url: nats.url, name: 'session-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   outbox = new OutboxRelay({ db: prisma, bus, logger });
   server = await startGrpcServer({
+    auth: credentials.auth('session'),
     port: 0,
     host: '127.0.0.1',
     services: [
       {
         definition: SessionServiceService,
+        callers: SESSION_CALLERS,
         implementation: sessionGrpc({
           store,
           clock,
@@ -73,7 +77,7 @@ beforeAll(async () => {
     ],
     logger,
   });
-  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`, credentials.auth('gateway'));
 });
 
 afterAll(async () => {

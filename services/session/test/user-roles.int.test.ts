@@ -15,15 +15,17 @@ import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { migrate } from '@relay/db';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
 import pg from 'pg';
 import { ConfiguredCatalogue } from '../src/catalogue/configured-catalogue.ts';
 import { nodeCrypto } from '../src/crypto/node-crypto.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { SESSION_CALLERS } from '../src/grpc/session-callers.ts';
 import { sessionGrpc } from '../src/grpc/session-grpc.ts';
 import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../src/fs/real-folders.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const ROLES_MIGRATION = '20261130800000_user_roles';
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -39,11 +41,13 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   server = await startGrpcServer({
+    auth: credentials.auth('session'),
     port: 0,
     host: '127.0.0.1',
     services: [
       {
         definition: SessionServiceService,
+        callers: SESSION_CALLERS,
         implementation: sessionGrpc({
           store: new PrismaSessionStore(prisma),
           clock,
@@ -59,7 +63,7 @@ beforeAll(async () => {
     ],
     logger,
   });
-  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`, credentials.auth('gateway'));
 });
 
 afterAll(async () => {

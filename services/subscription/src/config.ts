@@ -2,14 +2,16 @@
  * The subscription service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, databaseUrl, parseEnv, port, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
+  ...natsEnv,
   NATS_STREAM_REPLICAS: streamReplicas,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50052),
-});
+  ...grpcServerEnv,
+}).superRefine(requireGrpcCredentials(true));
 
 export type Config = z.infer<typeof schema>;
 

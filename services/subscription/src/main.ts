@@ -6,13 +6,14 @@ import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError } from '@relay/config';
 import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
-import { startGrpcServer } from '@relay/rpc';
+import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { SESSION_EVENTS, startSessionEventsConsumer } from './bus/session-events-consumer.ts';
 import { SUBSCRIPTION_COMMANDS_STREAM } from './bus/subscription-commands.ts';
 import { startWatchEventsConsumers } from './bus/watch-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
 import { Planner } from './domain/subscriptions/planner.ts';
+import { SUBSCRIPTION_CALLERS } from './grpc/subscription-callers.ts';
 import { subscriptionGrpc } from './grpc/subscription-grpc.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { PrismaSessionActivityStore } from './store/prisma-session-activity-store.ts';
@@ -34,7 +35,7 @@ logger.level = config.LOG_LEVEL;
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 
 try {
-  const bus = await connectBus({ url: config.NATS_URL, name: 'subscription', logger });
+  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'subscription', logger });
   await ensureStream(bus, { ...SUBSCRIPTION_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
@@ -54,7 +55,16 @@ try {
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
-    services: [{ definition: SubscriptionServiceService, implementation: subscriptionGrpc({ store: watchStore, clock, logger, onChange: () => planner.nudge() }) }],
+    host: config.GRPC_HOST,
+    healthPort: config.GRPC_HEALTH_PORT,
+    auth: grpcAuth('subscription', config),
+    services: [
+      {
+        definition: SubscriptionServiceService,
+        implementation: subscriptionGrpc({ store: watchStore, clock, logger, onChange: () => planner.nudge() }),
+        callers: SUBSCRIPTION_CALLERS,
+      },
+    ],
     logger,
   });
 

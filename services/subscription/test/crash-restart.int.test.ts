@@ -7,10 +7,10 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, type Bus } from '@relay/bus';
 import { checkHealth } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, freePort, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, freePort, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { SESSION_CREATED_SUBJECT, SESSION_EVENTS_STREAM, sessionCreatedPayload } from './fixtures/session-created.ts';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
+const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const DURABLE = 'subscription-session-events';
 // Enough that the service is still working through the first batch when it is killed.
@@ -28,10 +28,11 @@ let db: pg.Client;
 let port: number;
 const children: ChildProcess[] = [];
 let output = '';
+const credentials = makeTestCredentials();
 
 beforeAll(async () => {
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
-  bus = await connectBus({ url: nats.url, name: 'crash-test-publisher', logger: createLogger({ name: 'crash-test', level: 'silent' }) });
+  bus = await connectBus({ url: nats.url, name: 'crash-test-publisher', ...nats.credentials(TEST_NATS_USER), logger: createLogger({ name: 'crash-test', level: 'silent' }) });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
@@ -45,11 +46,11 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** `node --import tsx services/subscription/src/main.ts`, ready once its gRPC health check answers SERVING. */
+/** The service's prebuilt dist/main.js, ready once its gRPC health check answers SERVING. */
 async function startService(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/subscription/src/main.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, NATS_URL: nats.url, GRPC_PORT: String(port), LOG_LEVEL: 'info' },
+  const child = spawn(process.execPath, ['--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
+    cwd: serviceDir,
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, ...nats.env('subscription'), ...credentials.env('subscription'), GRPC_PORT: String(port), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -9,7 +9,7 @@ import { ManualClock } from '@relay/clock';
 import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { callersFor, createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
@@ -19,6 +19,7 @@ import type { SessionEvent } from '../src/domain/session-activity.ts';
 import { PrismaSessionActivityStore } from '../src/store/prisma-session-activity-store.ts';
 import { PrismaWatchStore } from '../src/store/prisma-watch-store.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'paired-relay-test', level: 'silent' });
 const clock = new ManualClock(new Date('2026-06-10T09:00:00Z'));
@@ -34,11 +35,19 @@ beforeAll(async () => {
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   store = new PrismaWatchStore(prisma);
   server = await startGrpcServer({
+    auth: credentials.auth('subscription'),
     port: 0,
-    services: [{ definition: SubscriptionServiceService, implementation: subscriptionGrpc({ store, clock, logger, onChange: () => undefined }) }],
+    services: [
+      {
+        definition: SubscriptionServiceService,
+        implementation: subscriptionGrpc({ store, clock, logger, onChange: () => undefined }),
+        // The pairing service brings the paired relays' events in; the test subscribes as the gateway would.
+        callers: callersFor(SubscriptionServiceService, 'gateway', 'pairing'),
+      },
+    ],
     logger,
   });
-  client = createClient(SubscriptionServiceClient, `127.0.0.1:${server.port}`);
+  client = createClient(SubscriptionServiceClient, `127.0.0.1:${server.port}`, credentials.auth('pairing'));
 });
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, type Bus, type Consumer } from '@relay/bus';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { handleSessionEvent, SESSION_EVENTS, startSessionEventsConsumer } from '../src/bus/session-events-consumer.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaSessionActivityStore } from '../src/store/prisma-session-activity-store.ts';
@@ -23,7 +23,7 @@ let consumer: Consumer | undefined;
 
 beforeAll(async () => {
   [nats, database] = await Promise.all([startNats(), createTestDatabase({ migrationsDir })]);
-  bus = await connectBus({ url: nats.url, name: 'subscription-test', logger });
+  bus = await connectBus({ url: nats.url, name: 'subscription-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   store = new PrismaSessionActivityStore(prisma, SESSION_EVENTS.durable);

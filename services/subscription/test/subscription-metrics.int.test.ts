@@ -8,7 +8,7 @@ import { connectBus, ensureStream, type Bus } from '@relay/bus';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { recordMetrics, type MetricRecorder } from '@relay/telemetry/testing';
-import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { registerSubscriptionMetrics, type SubscriptionMetrics } from '../src/telemetry/subscription-metrics.ts';
 import { SESSION_CREATED_SUBJECT, SESSION_EVENTS_STREAM } from './fixtures/session-created.ts';
@@ -26,7 +26,7 @@ let gauges: SubscriptionMetrics;
 
 beforeAll(async () => {
   [nats, database] = await Promise.all([startNats(), createTestDatabase({ migrationsDir })]);
-  bus = await connectBus({ url: nats.url, name: 'subscription-metrics-test', logger });
+  bus = await connectBus({ url: nats.url, name: 'subscription-metrics-test', logger, ...nats.credentials(TEST_NATS_USER) });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   recorder = recordMetrics();
   gauges = registerSubscriptionMetrics({ prisma, bus, clock: new ManualClock(NOW), logger });

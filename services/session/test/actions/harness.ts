@@ -6,18 +6,20 @@ import { AppError } from '@relay/errors';
 import { CreateSessionRequest, SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { ConfiguredCatalogue, type CatalogueSettings } from '../../src/catalogue/configured-catalogue.ts';
 import type { Allowance } from '../../src/domain/usage/usage.ts';
 import { PrismaUsageLedger } from '../../src/store/prisma-usage-ledger.ts';
 import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
 import { seedRelaySettings } from '../../src/domain/relay-settings.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { SESSION_CALLERS } from '../../src/grpc/session-callers.ts';
 import { sessionGrpc } from '../../src/grpc/session-grpc.ts';
 import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
 import { SESSION_EVENTS_STREAM } from '../../src/wire/session-events.ts';
 import { nodeRealFolders } from '../../src/fs/real-folders.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 export const NOW = new Date('2026-11-30T10:00:00.000Z');
 export const RELAY = { name: 'build-box', defaultCwd: '/home/dev', allowedRoots: ['/home/dev', '/tmp'] };
@@ -58,7 +60,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   const store = new PrismaSessionStore(prisma);
   await seedRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 });
-  const bus = await connectBus({ url: nats.url, name: 'session-actions-test', logger });
+  const bus = await connectBus({ url: nats.url, name: 'session-actions-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   const clock = new ManualClock(NOW);
@@ -79,17 +81,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   );
   const server: GrpcServer = await startGrpcServer({
+    auth: credentials.auth('session'),
     port: 0,
     host: '127.0.0.1',
     services: [
       {
         definition: SessionServiceService,
+        callers: SESSION_CALLERS,
         implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, ...(usage === undefined ? {} : { usage }) }),
       },
     ],
     logger,
   });
-  const client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+  const client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`, credentials.auth('gateway'));
   const byId = { orderBy: { id: 'asc' as const } };
 
   return {

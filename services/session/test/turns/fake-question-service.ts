@@ -5,6 +5,7 @@
 import { CardStatus, QuestionServiceService, type Card, type QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
 import { serveStream, serveUnary, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
+import { callersFor, type TestServiceCredentials } from '@relay/testing';
 
 type Methods = { [K in keyof QuestionServiceServer as string extends K ? never : K]: QuestionServiceServer[K] };
 
@@ -16,7 +17,8 @@ export interface FakeQuestionService {
   close(): Promise<void>;
 }
 
-export async function startFakeQuestionService(logger: Logger): Promise<FakeQuestionService> {
+/** The fake serves as the question service of `credentials`' relay, to the session service. */
+export async function startFakeQuestionService(logger: Logger, credentials: TestServiceCredentials): Promise<FakeQuestionService> {
   const cards: Card[] = [];
   const waiters = new Set<() => void>();
   const decide = (cardId: string, change: Partial<Card>): void => {
@@ -30,9 +32,11 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
     port: 0,
     host: '127.0.0.1',
     logger,
+    auth: credentials.auth('question'),
     services: [
       {
         definition: QuestionServiceService,
+        callers: callersFor(QuestionServiceService, 'session'),
         implementation: {
           ...serveUnary<Pick<Methods, 'raiseCard' | 'cancelCards'>>(logger, {
             raiseCard: async (request) => {

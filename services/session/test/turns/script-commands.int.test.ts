@@ -14,7 +14,7 @@ import { ManualClock } from '@relay/clock';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
 import { commandEnv } from '../../src/config.ts';
 import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
 import { nodeRealFolders } from '../../src/fs/real-folders.ts';
@@ -30,6 +30,7 @@ import { PrismaTaskStore } from '../../src/tasks/prisma-task-store.ts';
 import { PrismaTurnStore } from '../../src/store/prisma-turn-store.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'script-commands-test', level: 'silent' });
 const clock = new ManualClock('2026-11-30T10:00:00.000Z');
@@ -46,8 +47,8 @@ let ownerId: string;
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  questionService = await startFakeQuestionService(logger);
-  questionClient = createClient(QuestionServiceClient, questionService.address);
+  questionService = await startFakeQuestionService(logger, credentials);
+  questionClient = createClient(QuestionServiceClient, questionService.address, credentials.auth('session'));
   workDir = await realpath(await mkdtemp(join(tmpdir(), 'relay-script-commands-')));
   tasks = new BackgroundTasks({
     store: new PrismaTaskStore(prisma),

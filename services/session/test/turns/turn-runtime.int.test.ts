@@ -15,10 +15,11 @@ import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { SessionServiceClient, SessionServiceService, type WaitRequest, type WaitResponse } from '@relay/proto/relay/session/v1/session_service';
 import { callStream, callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { createTestDatabase, makeTestCredentials, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
 import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
 import { RELAY_STOPPED_ERROR } from '../../src/domain/turns/turn-rules.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { SESSION_CALLERS } from '../../src/grpc/session-callers.ts';
 import { turnGrpc } from '../../src/grpc/turn-grpc.ts';
 import { ALWAYS_AVAILABLE, type Provider, type ProviderEvent } from '../../src/providers/provider.ts';
 import { ProviderRegistry } from '../../src/providers/provider-registry.ts';
@@ -35,6 +36,7 @@ import { TurnSubject } from '../../src/wire/turn-wire.ts';
 import { startFakeMcpGateway, type FakeMcpGateway } from './fake-mcp-gateway.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
 
+const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'turn-runtime-test', level: 'silent' });
 const clock = new ManualClock('2026-11-30T10:00:00.000Z');
@@ -60,20 +62,22 @@ beforeAll(async () => {
   [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   turns = new PrismaTurnStore(prisma);
-  bus = await connectBus({ url: nats.url, name: 'turn-runtime-test', logger });
+  bus = await connectBus({ url: nats.url, name: 'turn-runtime-test', logger, ...nats.credentials('session') });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: 20 });
   outbox.start();
   listening = listenForTurnSignals(bus, signals, logger);
-  [gateway, questionService] = await Promise.all([startFakeMcpGateway(), startFakeQuestionService(logger)]);
-  questionClient = createClient(QuestionServiceClient, questionService.address);
+  [gateway, questionService] = await Promise.all([startFakeMcpGateway(), startFakeQuestionService(logger, credentials)]);
+  questionClient = createClient(QuestionServiceClient, questionService.address, credentials.auth('session'));
   server = await startGrpcServer({
+    auth: credentials.auth('session'),
     port: 0,
     host: '127.0.0.1',
     logger,
     services: [
       {
         definition: SessionServiceService,
+        callers: SESSION_CALLERS,
         implementation: turnGrpc({
           sessions: new PrismaSessionStore(prisma),
           turns,
@@ -85,7 +89,7 @@ beforeAll(async () => {
       },
     ],
   });
-  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`);
+  client = createClient(SessionServiceClient, `127.0.0.1:${server.port}`, credentials.auth('gateway'));
   userId = await newUser();
 });
 
