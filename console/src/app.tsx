@@ -138,6 +138,11 @@ function Header({ route, name, me, onSignedOut }: { route: Route; name: string; 
           Settings
         </a>
       </nav>
+      {live.notice ? (
+        <p class="error" role="status">
+          {live.notice}
+        </p>
+      ) : null}
       <div class="me">
         <span class={live.connected ? 'dot on' : 'dot'} title={live.connected ? 'live' : 'reconnecting'} aria-label={live.connected ? 'Live updates on' : 'Reconnecting'} role="status" />
         <span>

@@ -15,9 +15,11 @@ interface LiveState {
   versions: Record<LivePart, number>;
   inboxCount: number | undefined;
   connected: boolean;
+  /** Why the page stopped updating, when the relay said (too many pages open). */
+  notice: string | undefined;
 }
 
-const state: LiveState = { versions: { sessions: 0, inbox: 0, session: 0 }, inboxCount: undefined, connected: false };
+const state: LiveState = { versions: { sessions: 0, inbox: 0, session: 0 }, inboxCount: undefined, connected: false, notice: undefined };
 const listeners = new Set<Listener>();
 let source: EventSource | undefined;
 let sessionId: string | undefined;
@@ -86,6 +88,12 @@ export function startLive(watch: string | undefined): void {
     state.versions = versions;
     state.inboxCount = update.inboxCount;
     state.connected = true;
+    changed();
+  });
+  source.addEventListener('replaced', (event) => {
+    stopLive();
+    state.connected = false;
+    state.notice = (JSON.parse((event as MessageEvent<string>).data) as { message: string }).message;
     changed();
   });
   source.addEventListener('signed-out', () => {

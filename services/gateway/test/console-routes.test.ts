@@ -17,11 +17,13 @@ import { sessionUrl } from '../src/relay-tool/turn-result.ts';
 
 const USER_TOKEN = 'rly_u_console_user_token';
 const SESSION_TOKEN = 'rly_s_console_session_token';
+const OTHER_USER_TOKEN = 'rly_u_console_other_user_token';
 const HOST = '127.0.0.1:7420';
 
 const callers: Record<string, AuthenticatedCaller> = {
   [USER_TOKEN]: { userId: 'u-ada', role: 'member' },
   [SESSION_TOKEN]: { userId: 'u-ada', sessionId: 'sess-1', role: 'member' },
+  [OTHER_USER_TOKEN]: { userId: 'u-bob', role: 'member' },
 };
 
 let pendingCards: Card[] = [];
@@ -90,8 +92,8 @@ function setCookies(response: LightMyRequestResponse): Map<string, string> {
   return new Map(list.map((cookie) => [cookie.slice(0, cookie.indexOf('=')), cookie]));
 }
 
-async function signIn(): Promise<{ cookie: string; csrf: string }> {
-  const response = await app.inject({ method: 'POST', url: '/console/v1/sign-in', headers: { host: HOST, origin: `http://${HOST}` }, payload: { token: USER_TOKEN } });
+async function signIn(token = USER_TOKEN): Promise<{ cookie: string; csrf: string }> {
+  const response = await app.inject({ method: 'POST', url: '/console/v1/sign-in', headers: { host: HOST, origin: `http://${HOST}` }, payload: { token } });
   expect(response.statusCode).toBe(200);
   const cookies = setCookies(response);
   const session = /^relay_session=([^;]*)/.exec(cookies.get('relay_session') ?? '')?.[1] ?? '';
@@ -269,36 +271,74 @@ describe("the console's page and files", () => {
 });
 
 describe('live updates', () => {
-  it('streams the Inbox count to a signed-in page and a new update when a card comes', async () => {
-    const { cookie } = await signIn();
+  let eventsUrl: string;
+  const aborts: AbortController[] = [];
+
+  beforeAll(async () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('not listening on a TCP port');
+    eventsUrl = `http://127.0.0.1:${address.port}/api/v1/events`;
+  });
+
+  afterAll(() => {
+    for (const abort of aborts) abort.abort();
+  });
+
+  /** Opens a stream with `cookie`; `next(event)` answers the data of the next such event, `ended` whether the stream ended. */
+  async function openStream(cookie: string) {
     const abort = new AbortController();
-    const response = await fetch(`http://127.0.0.1:${address.port}/api/v1/events`, { headers: { cookie }, signal: abort.signal });
+    aborts.push(abort);
+    const response = await fetch(eventsUrl, { headers: { cookie }, signal: abort.signal });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = '';
-    const nextUpdate = async (): Promise<{ inboxCount: number; inbox: string }> => {
-      for (;;) {
-        const match = /event: update\ndata: (.*)\n\n/.exec(buffered);
-        if (match) {
-          buffered = buffered.slice(match.index + match[0].length);
-          return JSON.parse(match[1]!) as { inboxCount: number; inbox: string };
+    let done = false;
+    return {
+      async next<T>(event: string): Promise<T> {
+        for (;;) {
+          const match = new RegExp(`event: ${event}\\ndata: (.*)\\n\\n`).exec(buffered);
+          if (match) {
+            buffered = buffered.slice(match.index + match[0].length);
+            return JSON.parse(match[1]!) as T;
+          }
+          if (done) throw new Error(`the stream ended without ${event}`);
+          const read = await reader.read();
+          done = read.done;
+          buffered += read.value ?? '';
         }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffered += value;
-      }
+      },
+      async ended(): Promise<boolean> {
+        while (!done) done = (await reader.read()).done;
+        return done;
+      },
     };
+  }
+
+  it('streams the Inbox count to a signed-in page and a new update when a card comes', async () => {
+    const { cookie } = await signIn();
+    const stream = await openStream(cookie);
+    const nextUpdate = () => stream.next<{ inboxCount: number; inbox: string }>('update');
     const first = await nextUpdate();
     expect(first.inboxCount).toBe(0);
     pendingCards = [card('card-9')];
     const second = await nextUpdate();
     expect(second.inboxCount).toBe(1);
     expect(second.inbox).not.toBe(first.inbox);
-    abort.abort();
+  });
+
+  it("ends a user's oldest stream past 20 open ones, saying why, so the page does not reconnect", async () => {
+    const { cookie } = await signIn(OTHER_USER_TOKEN);
+    const oldest = await openStream(cookie);
+    await oldest.next('update');
+    for (let opened = 1; opened < 20; opened += 1) await openStream(cookie);
+    const newest = await openStream(cookie);
+    expect(await oldest.next<{ message: string }>('replaced')).toEqual({
+      message: 'More than 20 console pages of yours are open; this one stopped updating. Reload it to update it again.',
+    });
+    expect(await oldest.ended()).toBe(true);
+    expect(await newest.next<{ inboxCount: number }>('update')).toMatchObject({ inboxCount: 0 });
   });
 
   it('refuses the stream without a sign-in', async () => {

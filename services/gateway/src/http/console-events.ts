@@ -21,6 +21,8 @@ export interface ConsoleEventsOptions {
   pollMs?: number;
   /** Every how many reads the token is checked again (a revoked one ends the stream): 10. */
   recheckEvery?: number;
+  /** How many streams one user may hold open (tabs); a new one past it ends their oldest: 20. */
+  maxStreamsPerUser?: number;
 }
 
 /** What one `update` event carries: a digest per part, and the Inbox's count for the header. */
@@ -33,14 +35,21 @@ export interface ConsoleUpdate {
 }
 
 const HEARTBEAT_MS = 15_000;
+const MAX_STREAMS_PER_USER = 20;
+const replaced = (most: number) => ({
+  event: 'replaced',
+  message: `More than ${most} console pages of yours are open; this one stopped updating. Reload it to update it again.`,
+});
 
 /** Registers GET /api/v1/events on `app`; open streams end when the app closes. */
 export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsDeps, options: ConsoleEventsOptions = {}): void {
   const pollMs = options.pollMs ?? 1000;
   const recheckEvery = options.recheckEvery ?? 10;
-  const open = new Set<() => void>();
+  const maxStreamsPerUser = options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER;
+  // Each open stream's end, by user, oldest first: every stream costs the owners a few reads a second.
+  const open = new Map<string, ((said?: { event: string; message: string }) => void)[]>();
   app.addHook('preClose', async () => {
-    for (const end of [...open]) end();
+    for (const ends of [...open.values()]) for (const end of [...ends]) end();
   });
 
   app.get('/api/v1/events', async (request, reply) => {
@@ -64,20 +73,26 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
     let sentAt = Date.now();
     let last = '';
     let reads = 0;
-    const end = () => {
+    // `said`: an event to send first, which tells the page not to reconnect.
+    const end = (said?: { event: string; message: string }) => {
       if (ended) return;
+      if (said !== undefined) raw.write(`event: ${said.event}\ndata: ${JSON.stringify({ message: said.message })}\n\n`);
       ended = true;
       clearTimeout(timer);
-      open.delete(end);
+      const ends = (open.get(caller.userId) ?? []).filter((other) => other !== end);
+      if (ends.length === 0) open.delete(caller.userId);
+      else open.set(caller.userId, ends);
       raw.end();
     };
-    open.add(end);
-    raw.once('close', end);
+    const ends = [...(open.get(caller.userId) ?? []), end];
+    open.set(caller.userId, ends);
+    raw.once('close', () => end());
 
     const send = (event: string, data: unknown) => {
       raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       sentAt = Date.now();
     };
+    if (ends.length > maxStreamsPerUser) ends[0]!(replaced(maxStreamsPerUser));
 
     const tick = async () => {
       if (ended) return;
@@ -85,10 +100,7 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
       try {
         if (reads % recheckEvery === 0) {
           const again = await deps.sessions.authenticate(token).catch(() => undefined);
-          if (again === undefined || again.userId !== caller.userId) {
-            send('signed-out', { message: 'This sign-in is no longer valid; sign in again.' });
-            return end();
-          }
+          if (again === undefined || again.userId !== caller.userId) return end({ event: 'signed-out', message: 'This sign-in is no longer valid; sign in again.' });
         }
         const update = await readUpdate(deps, caller.userId, sessionId);
         const key = JSON.stringify(update);
