@@ -78,10 +78,11 @@ describe('a call that needs a card is the running turn of the external session',
     worker = result.session;
   });
 
-  it('Deny refuses the call with REMOTE_RELAY_PERMISSION and nothing is subscribed', async () => {
-    const subscribing = call({ action: 'subscribe', sessions: [worker], events: ['turn_end'] }, []);
+  it('Deny refuses the call with REMOTE_RELAY_PERMISSION and nothing is subscribed; a client without progressToken hears logging notifications', async () => {
+    const subscribing = call({ action: 'subscribe', sessions: [worker], events: ['turn_end'] });
     const card = await user.pendingCard(me.id);
     expect(card.title).toMatch(/watch/i);
+    await until('a logging notification', () => heard.find((data) => typeof data === 'string' && data.includes(`waiting for your Allow on card ${card.id} in the Inbox`)));
     expect((await decide(card.id, 'deny')).status).toBe(200);
     expect(await subscribing).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
     expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([]);
