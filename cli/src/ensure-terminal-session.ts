@@ -1,4 +1,4 @@
-import { callUnary, createClient } from '@relay/rpc';
+import { callUnary, createClient, type GrpcAuth } from '@relay/rpc';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { readCredentials, writeCredentials, type Credentials } from './credentials-file.ts';
 import { GatewayApi, GatewayHttpError } from './gateway-api.ts';
@@ -10,6 +10,8 @@ export type EnsureTerminalSessionOptions = {
   credentialsFile: string;
   gatewayUrl: string;
   sessionGrpcAddress: string;
+  /** The gateway's credentials: only the gateway may create users, and `relay up` made them. */
+  gatewayAuth: GrpcAuth;
   /** The first user's name (the OS account's). */
   userName: string;
   reporter: Reporter;
@@ -17,8 +19,8 @@ export type EnsureTerminalSessionOptions = {
 
 /**
  * The token of the external session "Terminal" that `relay up` prints. On the first start it creates
- * the first user (SessionService.CreateUser) and the session (through the gateway, as that user); later
- * starts reuse both while the relay still knows them.
+ * the first user (SessionService.CreateUser, called as the gateway) and the session (through the gateway, as
+ * that user); later starts reuse both while the relay still knows them.
  */
 export async function ensureTerminalSession(options: EnsureTerminalSessionOptions): Promise<{ token: string; title: string }> {
   let credentials = readCredentials(options.credentialsFile) ?? (await createFirstUser(options));
@@ -44,7 +46,7 @@ export async function ensureTerminalSession(options: EnsureTerminalSessionOption
 }
 
 async function createFirstUser(options: EnsureTerminalSessionOptions): Promise<Credentials> {
-  const client = createClient(SessionServiceClient, options.sessionGrpcAddress);
+  const client = createClient(SessionServiceClient, options.sessionGrpcAddress, options.gatewayAuth);
   try {
     const user = await callUnary(client, 'createUser', { name: options.userName }, { deadlineMs: 10_000 });
     const credentials: Credentials = { userId: user.userId, userToken: user.token };

@@ -1,5 +1,6 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, chmodSync, constants, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { renderNatsAuthorization, type NatsUser } from '@relay/config';
 import { CliError } from './cli-error.ts';
 import { describeExit, ManagedProcess } from './managed-process.ts';
 import type { Reporter } from './reporter.ts';
@@ -56,13 +57,28 @@ export async function findOrInstallNatsServer(options: {
 }
 
 /**
- * Starts `nats-server -js` on 127.0.0.1:`port` with its JetStream store in `storeDir`; resolves once
- * this very process logs that it is ready (a port probe could be answered by another server).
+ * Writes the nats-server config that lets in only `users`, each with its permissions: readable by this
+ * account alone (0600), replaced whole so a server starting meanwhile never reads half of it.
+ */
+export function writeNatsConfig(path: string, users: readonly NatsUser[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, renderNatsAuthorization(users), { mode: 0o600 });
+  // The mode given to writeFileSync is masked by the umask; the file holds passwords.
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, path);
+}
+
+/**
+ * Starts `nats-server -js` on 127.0.0.1:`port` with its JetStream store in `storeDir` and, when given,
+ * the config file `configFile` (its users); resolves once this very process logs that it is ready (a port
+ * probe could be answered by another server).
  */
 export async function startNatsServer(options: {
   binary: string;
   port: number;
   storeDir: string;
+  configFile?: string;
   reporter: Reporter;
 }): Promise<{ url: string; process: ManagedProcess }> {
   mkdirSync(options.storeDir, { recursive: true });
@@ -74,12 +90,14 @@ export async function startNatsServer(options: {
   const child = await ManagedProcess.start({
     name: 'nats',
     command: options.binary,
-    args: ['-js', '-a', '127.0.0.1', '-p', String(options.port), '-sd', options.storeDir],
+    args: [...(options.configFile !== undefined ? ['-c', options.configFile] : []), '-js', '-a', '127.0.0.1', '-p', String(options.port), '-sd', options.storeDir],
     onLine: (_stream, line) => {
       recent.push(line);
       if (recent.length > 5) recent.shift();
       if (line.includes('Server is ready')) markReady();
-      options.reporter.child('nats', line, /\[(WRN|ERR|FTL)\]/.test(line) ? 'warn' : 'debug');
+      // Our own config's passwords are plaintext on purpose: made at each start, in a file only this account reads.
+      const expected = line.includes('Plaintext passwords detected');
+      options.reporter.child('nats', line, /\[(WRN|ERR|FTL)\]/.test(line) && !expected ? 'warn' : 'debug');
     },
   });
   let timer: NodeJS.Timeout | undefined;

@@ -10,6 +10,8 @@ export type RelayPaths = {
   postgresDir: string;
   postgresPasswordFile: string;
   natsStoreDir: string;
+  /** The relay's nats-server config: its users and their permissions, made fresh at each start (mode 0600). */
+  natsConfigFile: string;
 };
 
 /** The paths under `repoRoot`, by default the repository this CLI lives in. */
@@ -23,6 +25,7 @@ export function relayPaths(repoRoot = fileURLToPath(new URL('../..', import.meta
     postgresDir: join(dataDir, 'pg'),
     postgresPasswordFile: join(dataDir, 'pg-password'),
     natsStoreDir: join(dataDir, 'nats'),
+    natsConfigFile: join(dataDir, 'nats.conf'),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { ServiceCredentials } from '@relay/rpc';
+
 /** The six services `relay up` runs, in the order they start; the gateway comes last and stops first. */
 export const SERVICE_NAMES = ['session', 'subscription', 'scheduler', 'question', 'pairing', 'gateway'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -47,6 +49,10 @@ export type ServicePlanInput = {
   clockEpochMs: number;
   /** RELAY_CLOCK as the user gave it; unset means the system clock. */
   clockSpec?: string;
+  /** The gRPC credentials made at this start: each service gets only its own token, and every service's key. */
+  serviceCredentials: ServiceCredentials;
+  /** The NATS password of each service's own user on the relay's nats-server; unset for a NATS_URL of the user's. */
+  natsPasswords?: Readonly<Record<GrpcServiceName, string>> | undefined;
 };
 
 /** The same server URL with another database name; credentials, host and query stay as they were. */
@@ -72,12 +78,20 @@ export function serviceEnv(name: ServiceName, input: ServicePlanInput): Record<s
     RELAY_CLOCK_EPOCH: String(input.clockEpochMs),
   };
   if (input.clockSpec !== undefined) env['RELAY_CLOCK'] = input.clockSpec;
+  env['RELAY_SERVICE_TOKEN'] = input.serviceCredentials.tokens[name];
   for (const other of GRPC_SERVICE_NAMES) env[ADDRESS_VARIABLES[other]] = grpcAddress(input.grpcPorts[other]);
   if (name === 'gateway') {
     env['PORT'] = String(input.gatewayPort);
     env['HOST'] = input.gatewayHost;
   } else {
     env['GRPC_PORT'] = String(input.grpcPorts[name]);
+    // Loopback only: the tokens travel in plaintext, so no other host may reach the services.
+    env['GRPC_HOST'] = '127.0.0.1';
+    env['RELAY_SERVICE_KEYS'] = input.serviceCredentials.keys;
+    if (input.natsPasswords !== undefined) {
+      env['NATS_USER'] = name;
+      env['NATS_PASSWORD'] = input.natsPasswords[name];
+    }
     env['DATABASE_URL'] = databaseUrlFor(input.databaseServerUrl, SERVICE_DATABASES[name]);
   }
   if (name === 'session') {

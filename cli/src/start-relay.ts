@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { natsUsers, RELAY_BUS_ROLES } from '@relay/config';
 import { migrate } from '@relay/db';
-import { checkHealth } from '@relay/rpc';
+import { checkHealth, makeServiceCredentials, serviceAuth } from '@relay/rpc';
 import { assignPorts, sparePortsNeeded, type PortRequest } from './assign-ports.ts';
 import { CliError } from './cli-error.ts';
 import type { UpConfig } from './config.ts';
@@ -11,7 +13,7 @@ import { ensureTerminalSession } from './ensure-terminal-session.ts';
 import { formatBanner } from './format-banner.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { describeExit, ManagedProcess } from './managed-process.ts';
-import { findOrInstallNatsServer, startNatsServer } from './nats-server-process.ts';
+import { findOrInstallNatsServer, startNatsServer, writeNatsConfig } from './nats-server-process.ts';
 import { isPortFree, osFreePorts } from './port-probe.ts';
 import { serviceDir, type RelayPaths } from './relay-paths.ts';
 import type { Reporter } from './reporter.ts';
@@ -29,11 +31,16 @@ import {
 } from './service-plan.ts';
 import type { UpLockFile } from './up-lock-file.ts';
 import { waitUntilReady } from './wait-until-ready.ts';
+import { buildStaleServices } from '../../scripts/build.mjs';
 
+/** The bundle of a service that scripts/build.mjs makes, relative to its folder. */
+const SERVICE_ENTRY = 'dist/main.js';
 const EMBEDDED_POSTGRES_PORT = 54329;
 const NATS_PORT = 4222;
 const SERVICE_STOP_GRACE_MS = 10_000;
 const READY_TIMEOUT_MS = 120_000;
+/** Variables of the shell that would switch a service to mutual TLS or another host. */
+const INHERITED_GRPC_VARIABLES = ['GRPC_TLS_CA', 'GRPC_TLS_CERT', 'GRPC_TLS_KEY', 'GRPC_HOST', 'GRPC_HEALTH_PORT', 'RELAY_SERVICE_TOKEN', 'RELAY_SERVICE_KEYS'];
 
 /**
  * Brings the relay up: NATS and PostgreSQL (ours or the user's), migrations, the six services, the
@@ -44,13 +51,16 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
   const isRoot = process.getuid?.() === 0;
   for (const service of SERVICE_NAMES) {
     const dir = serviceDir(paths, service);
-    if (!existsSync(join(dir, 'src', 'main.ts'))) {
-      throw new CliError(`services/${service}/src/main.ts is missing; this checkout cannot run the ${service} service`);
+    if (!existsSync(join(dir, 'src', 'main.ts')) && !existsSync(join(dir, SERVICE_ENTRY))) {
+      throw new CliError(`services/${service} has neither src/main.ts nor ${SERVICE_ENTRY}; this checkout cannot run the ${service} service`);
     }
     if (existsSync(join(dir, 'prisma', 'schema.prisma')) && !existsSync(join(dir, 'src', 'generated'))) {
       throw new CliError(`services/${service}/src/generated is missing: run "npm run generate" (npm run up does it for you)`);
     }
   }
+  // The services run as prebuilt JavaScript, as in production: rebuild the ones older than their sources.
+  await buildStaleServices((name) => reporter.info(`Building the ${name} service (${SERVICE_ENTRY} is older than its sources)`));
+  lifecycle.signal.throwIfAborted();
   const natsBinary =
     config.natsUrl === undefined
       ? await findOrInstallNatsServer({ env: config.inheritedEnv, isRoot, reporter, signal: lifecycle.signal })
@@ -88,9 +98,14 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
   }
 
   let natsUrl = config.natsUrl;
+  let natsPasswords: Record<GrpcServiceName, string> | undefined;
   if (natsBinary !== undefined) {
+    // Our nats-server lets in only the services, each as its own user with its own subjects; new passwords each start.
+    natsPasswords = Object.fromEntries(GRPC_SERVICE_NAMES.map((service) => [service, randomBytes(24).toString('base64url')])) as Record<GrpcServiceName, string>;
+    const passwords = natsPasswords;
+    writeNatsConfig(paths.natsConfigFile, natsUsers(RELAY_BUS_ROLES, (service) => ({ value: passwords[service as GrpcServiceName] })));
     reporter.info(`Starting NATS (${natsBinary}) on 127.0.0.1:${ports.nats}`);
-    const nats = await startNatsServer({ binary: natsBinary, port: ports.nats, storeDir: paths.natsStoreDir, reporter });
+    const nats = await startNatsServer({ binary: natsBinary, port: ports.nats, storeDir: paths.natsStoreDir, configFile: paths.natsConfigFile, reporter });
     lockFile.addChild('nats-server', nats.process.pid);
     watchExit(nats.process, 'nats-server', lifecycle);
     lifecycle.add({ name: 'NATS', stop: async () => void (await nats.process.stop(SERVICE_STOP_GRACE_MS)), kill: () => nats.process.kill() });
@@ -99,6 +114,9 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
   if (natsUrl === undefined) throw new Error('unreachable: NATS has neither a URL nor a binary');
 
   reporter.info('Starting the services');
+  // Fresh at every start and never written down: a service proves itself with its token, checks the others' keys.
+  const serviceCredentials = makeServiceCredentials();
+  const gatewayAuth = serviceAuth(serviceCredentials, 'gateway');
   const clockEpochMs = config.clockEpochMs ?? Date.now();
   const plan = {
     grpcPorts: ports.grpc,
@@ -112,16 +130,19 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     logLevel: config.logLevel,
     clockEpochMs,
     ...(config.clockSpec !== undefined ? { clockSpec: config.clockSpec } : {}),
+    serviceCredentials,
+    natsPasswords,
   };
   const spawnService = async (name: ServiceName) => {
-    const env: NodeJS.ProcessEnv = { ...config.inheritedEnv, ...serviceEnv(name, plan) };
+    // On one machine the services prove themselves with the tokens above, never with certificates from the shell.
+    const inherited = Object.fromEntries(Object.entries(config.inheritedEnv).filter(([variable]) => !INHERITED_GRPC_VARIABLES.includes(variable)));
+    const env: NodeJS.ProcessEnv = { ...inherited, ...serviceEnv(name, plan) };
     if (name === 'gateway') delete env['DATABASE_URL'];
     const child = await ManagedProcess.start({
       name,
       command: process.execPath,
-      // tsx first: with the telemetry hook registered first, its import-in-the-middle loader cannot load
-      // the generated Prisma client (.ts) and the service dies with ERR_UNKNOWN_FILE_EXTENSION.
-      args: ['--import', 'tsx', '--import', '@relay/telemetry/register', 'src/main.ts'],
+      // The telemetry hook first, so that it instruments what the service loads.
+      args: ['--enable-source-maps', '--import', './dist/register.js', SERVICE_ENTRY],
       cwd: serviceDir(paths, name),
       env,
       onLine: (_stream, line) => reporter.child(name, line),
@@ -145,7 +166,7 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
       ...GRPC_SERVICE_NAMES.map((service) => ({
         name: service,
         where: grpcAddress(ports.grpc[service]),
-        check: () => checkHealth(grpcAddress(ports.grpc[service])),
+        check: () => checkHealth(grpcAddress(ports.grpc[service]), '', 2000, gatewayAuth),
       })),
       { name: 'gateway', where: `${gatewayUrl}/readyz`, check: async () => (await fetch(`${gatewayUrl}/readyz`)).ok },
     ],
@@ -156,6 +177,7 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     credentialsFile: paths.credentialsFile,
     gatewayUrl,
     sessionGrpcAddress: grpcAddress(ports.grpc.session),
+    gatewayAuth,
     userName: userInfo().username,
     reporter,
   });

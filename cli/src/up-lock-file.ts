@@ -7,7 +7,8 @@ import { decideUpLock, runningMessage, type UpLock } from './up-lock.ts';
 /** The command-line fragment that identifies a `relay up` process. */
 export const RELAY_UP_FRAGMENT = 'cli/src/main.ts';
 
-const LEFTOVER_PATTERNS = ['nats-server', 'src/main.ts'];
+/** How the processes `relay up` starts show in their command lines: nats-server, and each service's bundle. */
+const LEFTOVER_PATTERNS = ['nats-server', 'dist/main.js'];
 
 /** The lock this process holds; every change is written atomically. */
 export class UpLockFile {

@@ -1,9 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import { natsInboxPrefix, natsUsers, RELAY_BUS_ROLES } from '@relay/config';
 import { freePort } from '@relay/testing';
-import { findExecutable, startNatsServer } from '../src/nats-server-process.ts';
+import { findExecutable, startNatsServer, writeNatsConfig } from '../src/nats-server-process.ts';
 import { Reporter } from '../src/reporter.ts';
 
 const storeDir = mkdtempSync(join(tmpdir(), 'relay-cli-nats-'));
@@ -21,6 +23,26 @@ describe('startNatsServer', () => {
     expect(readdirSync(storeDir)).toContain('jetstream');
     const exit = await nats.process.stop(5_000);
     expect(exit.signal ?? exit.code).not.toBe('SIGKILL');
+  });
+
+  it('with the relay’s config, lets in only the services’ users, each on its own subjects; the file is the owner’s alone', async () => {
+    const configFile = join(storeDir, 'conf', 'nats.conf');
+    writeNatsConfig(configFile, natsUsers(RELAY_BUS_ROLES, (service) => ({ value: `pw-${service}` })));
+    expect(statSync(configFile).mode & 0o777).toBe(0o600);
+    const port = await freePort();
+    const nats = await startNatsServer({ binary: findExecutable('nats-server', process.env['PATH'])!, port, storeDir: join(storeDir, 'auth'), configFile, reporter });
+    try {
+      await expect(connect({ servers: nats.url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
+      await expect(connect({ servers: nats.url, reconnect: false, user: 'scheduler', pass: 'pw-session' })).rejects.toThrow(/Authorization Violation/i);
+      const scheduler = await connect({ servers: nats.url, user: 'scheduler', pass: 'pw-scheduler', inboxPrefix: natsInboxPrefix('scheduler') });
+      try {
+        await expect(scheduler.request('relay.session.v1.steer', '{}', { timeout: 1000 })).rejects.toThrow(/Permissions Violation for Publish/i);
+      } finally {
+        await scheduler.close();
+      }
+    } finally {
+      await nats.process.stop(5_000);
+    }
   });
 
   it('fails with the reason when nats-server cannot listen', async () => {

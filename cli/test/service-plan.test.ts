@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { makeServiceCredentials, serviceKey } from '@relay/rpc';
 import { databaseUrlFor, serviceEnv, type ServicePlanInput } from '../src/service-plan.ts';
+
+const serviceCredentials = makeServiceCredentials();
 
 const input: ServicePlanInput = {
   grpcPorts: { session: 50051, subscription: 50052, scheduler: 50053, question: 50054, pairing: 40000 },
@@ -12,6 +15,8 @@ const input: ServicePlanInput = {
   agentSessions: 'on',
   logLevel: 'info',
   clockEpochMs: 1_800_000_000_000,
+  serviceCredentials,
+  natsPasswords: { session: 'pw-session', subscription: 'pw-subscription', scheduler: 'pw-scheduler', question: 'pw-question', pairing: 'pw-pairing' },
 };
 
 describe('databaseUrlFor', () => {
@@ -52,5 +57,27 @@ describe('serviceEnv', () => {
     expect(serviceEnv('session', input)).toMatchObject({ RELAY_AGENT_SESSIONS: 'on', RELAY_GATEWAY_URL: 'http://127.0.0.1:7420' });
     expect(serviceEnv('session', { ...input, agentSessions: 'off' }).RELAY_AGENT_SESSIONS).toBe('off');
     expect(serviceEnv('gateway', input)).not.toHaveProperty('RELAY_AGENT_SESSIONS');
+  });
+
+  it('gives each service only its own token, every server the keys of all, and loopback gRPC', () => {
+    const pairing = serviceEnv('pairing', input);
+    expect(pairing).toMatchObject({ RELAY_SERVICE_TOKEN: serviceCredentials.tokens.pairing, RELAY_SERVICE_KEYS: serviceCredentials.keys, GRPC_HOST: '127.0.0.1' });
+    expect(serviceKey(serviceCredentials.tokens.pairing)).toHaveLength(64);
+    const everyToken = Object.values(serviceCredentials.tokens);
+    const gateway = serviceEnv('gateway', input);
+    expect(gateway.RELAY_SERVICE_TOKEN).toBe(serviceCredentials.tokens.gateway);
+    expect(gateway).not.toHaveProperty('RELAY_SERVICE_KEYS');
+    for (const env of [pairing, gateway]) {
+      const values = Object.values(env);
+      expect(everyToken.filter((token) => values.includes(token))).toHaveLength(1);
+    }
+  });
+
+  it('gives each service on the bus its own NATS user; a NATS_URL of the user’s gets none', () => {
+    expect(serviceEnv('scheduler', input)).toMatchObject({ NATS_USER: 'scheduler', NATS_PASSWORD: 'pw-scheduler' });
+    expect(serviceEnv('gateway', input)).not.toHaveProperty('NATS_USER');
+    const own = serviceEnv('scheduler', { ...input, natsPasswords: undefined });
+    expect(own).not.toHaveProperty('NATS_USER');
+    expect(own).not.toHaveProperty('NATS_PASSWORD');
   });
 });

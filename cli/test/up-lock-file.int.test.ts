@@ -64,7 +64,7 @@ describe('acquireUpLock', () => {
 
 describe('stopLeftovers', () => {
   it('stops the children a killed relay up left, and nothing else', async () => {
-    const service = fakeProcess('src/main.ts');
+    const service = fakeProcess('dist/main.js');
     const stranger = fakeProcess('unrelated.js');
     await Promise.all([service, stranger].map((child) => new Promise((resolve) => child.once('spawn', resolve))));
     await stopLeftovers(
