@@ -1,6 +1,6 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { Attr, tracer, type Logger } from '@relay/telemetry';
+import { Attr, outsideTrace, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
 import { Messaging } from './messaging-attributes.ts';
 import type { Sql } from './sql.ts';
@@ -70,7 +70,8 @@ export class OutboxRelay {
   }
 
   #schedule(delayMs: number): void {
-    this.#timer = setTimeout(() => void this.#tick(), delayMs);
+    // Polling rounds belong to no trace; each published row continues the trace it was enqueued in.
+    this.#timer = outsideTrace(() => setTimeout(() => void this.#tick(), delayMs));
   }
 
   async #tick(): Promise<void> {
@@ -86,7 +87,7 @@ export class OutboxRelay {
   }
 
   #exclusive<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(run);
+    const result = outsideTrace(() => this.#tail.then(run));
     this.#tail = result.catch(() => undefined);
     return result;
   }

@@ -8,10 +8,17 @@ export const Attr = {
   USER_ID: 'relay.user.id',
   GROUP_ID: 'relay.group.id',
   TURN_ID: 'relay.turn.id',
+  /** How a turn ended: done, error or stopped. */
+  TURN_STATUS: 'relay.turn.status',
+  PROVIDER: 'relay.session.provider',
   TASK_ID: 'relay.task.id',
   QUESTION_ID: 'relay.question.id',
   SCHEDULE_ID: 'relay.schedule.id',
+  FIRING_ID: 'relay.schedule.firing_id',
   SUBSCRIPTION_ID: 'relay.subscription.id',
+  /** A wake-up's id (`<watcher>:<seq>`) and how many events it carries. */
+  WAKEUP_ID: 'relay.wakeup.id',
+  WAKEUP_EVENTS: 'relay.wakeup.events',
   /** A held event's status in the subscription service: held, waiting or released. */
   SUBSCRIPTION_EVENT_STATUS: 'relay.subscription.event_status',
   /** The paired relay a call was forwarded to or came from. */

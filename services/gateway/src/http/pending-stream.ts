@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '@relay/telemetry';
+import { outsideTrace, type Logger } from '@relay/telemetry';
 import type { SessionOwner } from '../ports.ts';
 import { pendingNoteOf } from '../relay-tool/pending-note.ts';
 
@@ -27,7 +27,8 @@ export async function announcePending(
       return;
     }
     try {
-      const { pending } = await deps.sessions.getConversation(sessionId);
+      // A look every 2 s of a stream held for hours: not a span each in the GET request's trace.
+      const { pending } = await outsideTrace(() => deps.sessions.getConversation(sessionId));
       const count = pending?.count ?? 0;
       const note = pendingNoteOf(sessionId, pending);
       if (count > announced && note !== undefined) {

@@ -1,5 +1,5 @@
 import type { Clock } from '@relay/clock';
-import type { Logger } from '@relay/telemetry';
+import { outsideTrace, type Logger } from '@relay/telemetry';
 import { fireDueSchedules } from '../domain/fire-due-schedules.ts';
 import type { LoopGuard, ScheduleStore } from '../domain/ports.ts';
 import { recordFiringLateness } from '../telemetry/firing-lateness.ts';
@@ -21,7 +21,8 @@ export class FiringLoop {
   constructor(private readonly deps: { store: ScheduleStore; guard: LoopGuard; clock: Clock; logger: Logger }) {}
 
   start(): void {
-    this.running ??= this.run();
+    // The loop belongs to no trace, whatever context starts it; a firing starts its own.
+    this.running ??= outsideTrace(() => this.run());
   }
 
   /** Looks again now (a schedule was set or ended). */

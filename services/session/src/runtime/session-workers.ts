@@ -1,5 +1,5 @@
 import type { Clock } from '@relay/clock';
-import type { Logger } from '@relay/telemetry';
+import { outsideTrace, type Logger } from '@relay/telemetry';
 import { mintToken } from '../domain/mint-token.ts';
 import type { SecretSource, TokenHasher } from '../domain/ports.ts';
 import type { TurnStore } from '../domain/turns/turn-store.ts';
@@ -56,7 +56,8 @@ export class SessionWorkers {
       worker.inUse = Math.max(0, worker.inUse - 1);
       if (worker.inUse > 0) return;
       clearTimeout(worker.idle);
-      worker.idle = setTimeout(() => void this.#stop(sessionId), this.#idleMs);
+      // Released inside a turn's span: the stop ten minutes later is not part of that turn.
+      worker.idle = outsideTrace(() => setTimeout(() => void this.#stop(sessionId), this.#idleMs));
       worker.idle.unref();
     });
   }

@@ -1,4 +1,5 @@
 import type { Clock } from '@relay/clock';
+import { outsideTrace } from '@relay/telemetry';
 import type { Turn } from '../domain/entities.ts';
 import { isTurnOver } from '../domain/turns/turn.ts';
 import type { TurnStore } from '../domain/turns/turn-store.ts';
@@ -48,7 +49,8 @@ export async function* waitForTurn(deps: WaitDeps, turn: Turn, waitSeconds: numb
     for (;;) {
       await wake.next();
       if (signal.aborted) return;
-      const current = (await deps.turns.findTurn(turn.id)) ?? turn;
+      // A look each second of a wait up to an hour long: not a span each in the wait call's trace.
+      const current = (await outsideTrace(() => deps.turns.findTurn(turn.id))) ?? turn;
       if (isTurnOver(current.status) || timeUp) {
         yield { kind: 'result', turn: current };
         return;

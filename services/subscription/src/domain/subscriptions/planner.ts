@@ -4,7 +4,7 @@
  * interval only bounds how late a due watcher is noticed.
  */
 import type { Clock } from '@relay/clock';
-import type { Logger } from '@relay/telemetry';
+import { outsideTrace, type Logger } from '@relay/telemetry';
 
 export interface DueWatchers {
   evaluateNextDue(now: Date): Promise<boolean>;
@@ -44,7 +44,8 @@ export class Planner {
   #schedule(ms: number): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#pass(), ms);
+    // A nudge comes from inside a message's or a call's span; the rounds it starts belong to no trace.
+    this.#timer = outsideTrace(() => setTimeout(() => void this.#pass(), ms));
   }
 
   async #pass(): Promise<void> {
