@@ -14,6 +14,8 @@ export interface ReceivedSpan {
   name: string;
   kind: number;
   attributes: Record<string, unknown>;
+  /** The spans this one links to (another trace's, usually): what caused work that starts a trace of its own. */
+  links: { traceId: string; spanId: string }[];
 }
 
 /** One data point of a metric, flattened: a gauge's or a sum's value, a histogram's count and sum. */
@@ -42,7 +44,9 @@ interface OtlpAttribute {
 interface OtlpRequest {
   resourceSpans?: {
     resource?: { attributes?: OtlpAttribute[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttribute[] }[] }[];
+    scopeSpans?: {
+      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] }[];
+    }[];
   }[];
 }
 
@@ -141,6 +145,7 @@ export class OtlpReceiver {
             name: span.name,
             kind: span.kind,
             attributes: attributes(span.attributes),
+            links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
           });
         }
       }
@@ -179,6 +184,18 @@ function decodeKeyValue(bytes: Uint8Array): OtlpAttribute {
   return attribute;
 }
 
+// Span.Link: trace_id = 1, span_id = 2.
+function decodeLink(bytes: Uint8Array): { traceId: string; spanId: string } {
+  const link = { traceId: '', spanId: '' };
+  fields(bytes, (reader, field) => {
+    if (field === 1) link.traceId = hex(reader.bytes());
+    else if (field === 2) link.spanId = hex(reader.bytes());
+    else return false;
+    return true;
+  });
+  return link;
+}
+
 function decodeTraceRequest(body: Uint8Array): OtlpRequest {
   const request: Required<OtlpRequest> = { resourceSpans: [] };
   fields(body, (reader, field) => {
@@ -190,7 +207,7 @@ function decodeTraceRequest(body: Uint8Array): OtlpRequest {
         const spans: NonNullable<NonNullable<OtlpRequest['resourceSpans']>[number]['scopeSpans']>[number]['spans'] = [];
         fields(rs.bytes(), (ss, ssField) => {
           if (ssField !== 2) return false;
-          const span = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: [] as OtlpAttribute[] };
+          const span = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: [] as OtlpAttribute[], links: [] as { traceId: string; spanId: string }[] };
           fields(ss.bytes(), (s, f) => {
             if (f === 1) span.traceId = hex(s.bytes());
             else if (f === 2) span.spanId = hex(s.bytes());
@@ -198,6 +215,7 @@ function decodeTraceRequest(body: Uint8Array): OtlpRequest {
             else if (f === 5) span.name = s.string();
             else if (f === 6) span.kind = s.int32();
             else if (f === 9) span.attributes.push(decodeKeyValue(s.bytes()));
+            else if (f === 13) span.links.push(decodeLink(s.bytes()));
             else return false;
             return true;
           });

@@ -1,4 +1,5 @@
 import { enqueue } from '@relay/bus';
+import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
 import type { Firing, ScheduleUpdate } from '../domain/firing.ts';
 import type { DueSchedule, FiringTransaction, QueuePromptCommand, ScheduleStore } from '../domain/ports.ts';
 import { END_REASONS, type EndReason, type Provenance, type Schedule } from '../domain/schedule.ts';
@@ -28,7 +29,8 @@ export class PrismaScheduleStore implements ScheduleStore {
       const forOthers = await tx.schedule.findMany({ where: { settingSessionId: probe.settingSessionId, endedAt: null }, select: { targetSessionId: true } });
       const setBySetterForOthers = forOthers.filter((row) => row.targetSessionId !== probe.settingSessionId).length;
       const schedule = plan({ firingIntoTarget, setBySetterForOthers });
-      await tx.schedule.create({ data: toRow(schedule) });
+      // Its firings, each a trace of its own, link back to the call that set it.
+      await tx.schedule.create({ data: { ...toRow(schedule), traceParent: activeTraceParent() } });
       return schedule;
     });
   }
@@ -100,8 +102,13 @@ class PrismaFiringTransaction implements FiringTransaction {
   }
 
   async recordFiring(firing: Firing, command: QueuePromptCommand): Promise<void> {
-    await this.tx.firing.create({ data: firing });
-    await enqueue(this.tx, { subject: SchedulerSubject.QUEUE_PROMPT, payload: command, id: firing.id });
+    const setBy = await this.tx.schedule.findUnique({ where: { id: firing.scheduleId }, select: { traceParent: true } });
+    const attributes = { [Attr.SCHEDULE_ID]: firing.scheduleId, [Attr.FIRING_ID]: firing.id };
+    // The firing loop runs outside any trace: a firing starts one, linked to the call that set the schedule.
+    await inNewTrace('scheduler', 'schedule firing', { attributes, links: linksTo([setBy?.traceParent]) }, async () => {
+      await this.tx.firing.create({ data: firing });
+      await enqueue(this.tx, { subject: SchedulerSubject.QUEUE_PROMPT, payload: command, id: firing.id });
+    });
   }
 }
 
@@ -111,5 +118,6 @@ function toRow(schedule: Schedule): Prisma.ScheduleCreateInput {
 
 function toSchedule(row: ScheduleRow): Schedule {
   const endReason = END_REASONS.find((reason) => reason === row.endReason) ?? null;
-  return { ...row, provenance: row.provenance as unknown as Provenance, endReason };
+  const { traceParent: _traceParent, ...fields } = row;
+  return { ...fields, provenance: row.provenance as unknown as Provenance, endReason };
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '@relay/clock';
-import type { Logger } from '@relay/telemetry';
+import { Attr, inNewTrace, linksTo, markFailed, outsideTrace, type Logger, type Span } from '@relay/telemetry';
 import { announcesActivity } from '../domain/turns/turn-activity.ts';
 import { endTurnAs, LEASE_RENEW_MS, leaseUntil, TURN_LEASE_MS, turnDeadline, type TurnOutcome } from '../domain/turns/turn-rules.ts';
 import type { ClaimedTurn, TurnStore } from '../domain/turns/turn-store.ts';
@@ -94,6 +94,11 @@ export class TurnRunner {
 
   /** Looks at the turns table now (or right after the look in progress). */
   kick(): void {
+    // Nudged from inside a call's or a message's span: the looks it starts belong to no trace (each turn has its own).
+    outsideTrace(() => this.#kick());
+  }
+
+  #kick(): void {
     if (this.#stopped) return;
     if (this.#ticking) {
       this.#again = true;
@@ -163,7 +168,7 @@ export class TurnRunner {
   #launch(claimed: ClaimedTurn): void {
     const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt };
     this.#running.set(claimed.turnId, turn);
-    turn.finished = this.#run(claimed, turn)
+    turn.finished = this.#traced(claimed, (span) => this.#run(claimed, turn, span))
       .catch((error: unknown) => this.#o.logger.error({ err: error, turnId: claimed.turnId }, 'turn run failed'))
       .finally(() => {
         this.#running.delete(claimed.turnId);
@@ -172,11 +177,21 @@ export class TurnRunner {
       });
   }
 
-  async #run(claimed: ClaimedTurn, turn: RunningTurn): Promise<void> {
+  /**
+   * Runs the turn in a span of its own: a new trace (a turn can outlast the call that queued it by hours), linked to
+   * the span of the call or message that queued it. Its logs, database work and the calls its agent makes carry it.
+   */
+  #traced(claimed: ClaimedTurn, run: (span: Span) => Promise<void>): Promise<void> {
+    const attributes = { [Attr.SESSION_ID]: claimed.session.id, [Attr.TURN_ID]: claimed.turnId, [Attr.PROVIDER]: claimed.session.provider };
+    return inNewTrace('session', 'turn', { attributes, links: linksTo([claimed.traceParent]) }, run);
+  }
+
+  async #run(claimed: ClaimedTurn, turn: RunningTurn, span: Span): Promise<void> {
     const { store, clock, providers, workers } = this.#o;
     const log = this.#o.logger.child({ turnId: claimed.turnId, sessionId: claimed.session.id, provider: claimed.session.provider });
     const timers: Pick<Timer, 'cancel'>[] = [];
-    const inFlight = new InFlightWriter((text) => store.setInFlight(claimed.turnId, this.runnerId, text), this.#o.inFlightIntervalMs, log);
+    // Written every half second while the reply streams: not a span each under the turn.
+    const inFlight = new InFlightWriter((text) => outsideTrace(() => store.setInFlight(claimed.turnId, this.runnerId, text)), this.#o.inFlightIntervalMs, log);
     let maxTurnMinutes = 0;
     let outcome: TurnOutcome;
     log.info('turn started');
@@ -210,10 +225,13 @@ export class TurnRunner {
       await inFlight.close();
     }
     if (turn.cause === 'lease_lost') {
+      span.addEvent('lease_lost');
       log.warn('turn lease lost; another replica ended it');
       return;
     }
-    await this.#end(claimed.turnId, outcome, log);
+    const status = await this.#end(claimed.turnId, outcome, log);
+    if (status !== undefined) span.setAttribute(Attr.TURN_STATUS, status);
+    if (status === 'error') markFailed(span);
   }
 
   /** Renews the lease every renewMs of relay time until cancelled; a renewal that finds the turn gone aborts it. */
@@ -221,7 +239,8 @@ export class TurnRunner {
     const { store, clock } = this.#o;
     let next: Timer;
     const renew = (): void => {
-      store.renewLease(turnId, this.runnerId, leaseUntil(clock.now(), this.#o.leaseMs)).then(
+      // A renewal every few seconds of an hours-long turn: not a span each under the turn.
+      outsideTrace(() => store.renewLease(turnId, this.runnerId, leaseUntil(clock.now(), this.#o.leaseMs))).then(
         (held) => {
           if (!held) this.#abort(turn, 'lease_lost');
         },
@@ -291,7 +310,8 @@ export class TurnRunner {
     return { kind: 'failed', error: INTERNAL_TURN_ERROR };
   }
 
-  async #end(turnId: string, outcome: TurnOutcome, log: Logger): Promise<void> {
+  /** Ends the turn in the store; answers the status it ended with, or undefined when this runner did not end it. */
+  async #end(turnId: string, outcome: TurnOutcome, log: Logger): Promise<string | undefined> {
     const ending = endTurnAs(outcome);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -299,13 +319,16 @@ export class TurnRunner {
         if (ended) {
           log.info({ status: ending.status }, 'turn ended');
           this.#o.signals.ended(turnId);
-        } else {
-          log.warn({ status: ending.status }, 'turn was no longer this runner’s to end');
+          return ending.status;
         }
-        return;
+        log.warn({ status: ending.status }, 'turn was no longer this runner’s to end');
+        return undefined;
       } catch (error) {
         // Left running, the turn's lease lapses and the next sweep ends it as "the relay stopped".
-        if (attempt >= END_ATTEMPTS) return void log.error({ err: error }, 'could not end the turn');
+        if (attempt >= END_ATTEMPTS) {
+          log.error({ err: error }, 'could not end the turn');
+          return undefined;
+        }
         log.warn({ err: error, attempt }, 'could not end the turn; trying again');
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
       }

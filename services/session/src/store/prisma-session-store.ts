@@ -1,4 +1,5 @@
 import { enqueue } from '@relay/bus';
+import { activeTraceParent } from '@relay/telemetry';
 import type {
   ApiToken,
   ConversationGrant,
@@ -311,6 +312,7 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
         data: {
           ...turn,
           provenance: jsonOrNull(turn.provenance),
+          traceParent: activeTraceParent(),
           pendingQuestions: turn.pendingQuestions as unknown as Prisma.InputJsonValue,
         },
       });

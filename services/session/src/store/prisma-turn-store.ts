@@ -32,6 +32,7 @@ type CandidateRow = {
   mode: string;
   stop_requested: boolean;
   sender_session_id: string | null;
+  trace_parent: string | null;
   session_id: string;
   user_id: string;
   title: string;
@@ -71,7 +72,7 @@ export class PrismaTurnStore implements TurnStore {
       // passes over rows (turn or session) another transaction holds instead of waiting for them.
       // Turns of a provider a usage limit holds stay queued, passed over, until the pause ends.
       const [row] = await tx.$queryRaw<CandidateRow[]>`
-        SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id,
+        SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id, t.trace_parent,
                s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd, s.archived,
                s.auto_compact_window, s.thinking_enabled, s.thinking_display,
                m.text
@@ -125,6 +126,7 @@ export class PrismaTurnStore implements TurnStore {
           turnId: row.id,
           messageId: row.message_id,
           text: row.text,
+          traceParent: row.trace_parent,
           mode: row.mode as RelayMode,
           startedAt: plan.startedAt,
           session: {

@@ -7,6 +7,7 @@
  * the heartbeat), which each evaluation runs first.
  */
 import { enqueue, processOnce } from '@relay/bus';
+import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
 import type { DeliveryTimings, OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
 import { evaluateWatcher, EMPTY_WATCHER_STATE, heldBySubscription, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
@@ -269,7 +270,11 @@ export class PrismaWatchStore {
       }
       if (result.wakeUp !== null) {
         const { wakeUp } = result;
-        await enqueue(tx, {
+        // The planner runs outside any trace; the wake-up starts one, linked to the trace of each event it carries.
+        const sources = await tx.$queryRaw<{ trace_parent: string | null }[]>`SELECT trace_parent FROM watcher_events
+          WHERE watcher_session_id = ${watcher.session_id} AND source_event_id = ANY(${[...wakeUp.sourceEventIds]}::text[])`;
+        const attributes = { [Attr.SESSION_ID]: watcher.session_id, [Attr.USER_ID]: watcher.user_id, [Attr.WAKEUP_ID]: wakeUp.wakeupId, [Attr.WAKEUP_EVENTS]: wakeUp.sourceEventIds.length };
+        await inNewTrace('subscription', 'wake-up', { attributes, links: linksTo(sources.map((source) => source.trace_parent)) }, () => enqueue(tx, {
           subject: DELIVER_WAKEUP_SUBJECT,
           id: wakeUp.wakeupId,
           payload: {
@@ -280,7 +285,7 @@ export class PrismaWatchStore {
             text: wakeUp.text,
             sourceEventIds: wakeUp.sourceEventIds,
           },
-        });
+        }));
       }
       await tx.watcher.update({
         where: { sessionId: watcher.session_id },
@@ -420,8 +425,10 @@ export class PrismaWatchStore {
       event: eventToJson(item.event),
       subscription_ids: item.subscriptionIds,
     }));
-    return tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at)
-      SELECT r.id, ${watcherSessionId}, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3)
+    // The span of the message or call the events came with (the consumer's, the gRPC call's).
+    const traceParent = activeTraceParent();
+    return tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at, trace_parent)
+      SELECT r.id, ${watcherSessionId}, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3), ${traceParent}
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id text, source_event_id text, event jsonb, subscription_ids jsonb)
       ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
   }

@@ -31,6 +31,8 @@ export interface ClaimedTurn {
   mode: RelayMode;
   startedAt: Date;
   session: RunnableSession;
+  /** The traceparent of what queued the turn (null before it was stored, or outside any trace). */
+  traceParent?: string | null;
 }
 
 /** A sub-agent's end as the provider reports it. */

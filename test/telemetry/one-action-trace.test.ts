@@ -1,0 +1,200 @@
+// One user action is one trace you can follow: from the first span of an MCP `send`, parent edges (inside a trace)
+// and span links (to work that starts a trace of its own: a queued turn, a wake-up digesting events, a schedule's
+// firing) reach the script turn it queued, the wake-up that turn's end caused and the watcher's turn it started.
+// And the relay's background loops (outbox relays, the subscription planner, the turn runner, the firing loop) record
+// nothing at rest: no trace grows once its work is over. Real services, exporting OTLP to a receiver on loopback;
+// the relay clock runs 60× so a wake-up's coalescing window and a schedule's first minute pass quickly.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startRelay, type Relay } from '../harness/relay.ts';
+import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.ts';
+
+const SERVER = 2;
+
+let relay: Relay;
+let agent: Client;
+let callerId: string;
+const receiver = new OtlpReceiver();
+
+async function eventually<T>(find: () => T | undefined, what: string, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`${what} never showed; ${receiver.spans.length} spans seen`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
+
+async function scriptSession(title: string, text: string): Promise<{ id: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.session.id, messageId: created.body.message_id };
+}
+
+async function finish(sessionId: string, messageId: string): Promise<void> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return;
+  }
+}
+
+async function allowCard(sessionId: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const pending = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0];
+    if (pending) {
+      expect((await relay.api('POST', `/api/v1/cards/${pending.id}`, { decision: 'allow' })).status).toBe(200);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no card showed in ${sessionId}`);
+}
+
+/** Every span reachable from `start`: down parent edges, and from a span to each span that links to it. */
+function walk(start: ReceivedSpan): ReceivedSpan[] {
+  const children = new Map<string, ReceivedSpan[]>();
+  const add = (key: string, span: ReceivedSpan) => children.set(key, [...(children.get(key) ?? []), span]);
+  for (const span of receiver.spans) {
+    if (span.parentSpanId) add(`${span.traceId}/${span.parentSpanId}`, span);
+    for (const link of span.links) add(`${link.traceId}/${link.spanId}`, span);
+  }
+  const seen = new Map<string, ReceivedSpan>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const span = queue.shift()!;
+    const key = `${span.traceId}/${span.spanId}`;
+    if (seen.has(key)) continue;
+    seen.set(key, span);
+    queue.push(...(children.get(key) ?? []));
+  }
+  return [...seen.values()];
+}
+
+/** The span with no parent in `span`'s trace (the first span of the action). */
+function rootOf(span: ReceivedSpan): ReceivedSpan | undefined {
+  const byId = new Map(receiver.trace(span.traceId).map((s) => [s.spanId, s]));
+  let current = span;
+  while (current.parentSpanId) {
+    const parent = byId.get(current.parentSpanId);
+    if (!parent) return undefined;
+    current = parent;
+  }
+  return current;
+}
+
+const turnOf = (sessionId: string) => (span: ReceivedSpan) => span.service === 'relay-session' && span.name === 'turn' && span.attributes['relay.session.id'] === sessionId;
+
+beforeAll(async () => {
+  await receiver.start();
+  relay = await startRelay({ name: 'one-trace', otlpEndpoint: receiver.endpoint, env: { RELAY_CLOCK: `${new Date().toISOString()}@60x` } });
+  const caller = await relay.createExternalSession('Caller');
+  callerId = caller.id;
+  agent = await relay.connectAgent(caller.token);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await relay?.stop();
+  await receiver.stop();
+});
+
+describe('one user action, one trace', () => {
+  it('MCP send → the script turn → the wake-up → the watcher’s turn, walked from the first span by parent and link edges', async () => {
+    const worker = await scriptSession('Watched worker', 'reply ready');
+    await finish(worker.id, worker.messageId);
+    const watcher = await scriptSession('Watcher', tool({ action: 'subscribe', sessions: [worker.id] }));
+    await allowCard(watcher.id);
+    await finish(watcher.id, watcher.messageId);
+
+    const sent = await agent.callTool({ name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'reply done again', wait_seconds: 0 } });
+    expect(JSON.parse((sent.content as { text: string }[])[0]!.text)).toMatchObject({ ok: true });
+    const sendSpan = await eventually(
+      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'send'),
+      'the gateway span of the send',
+    );
+    const first = await eventually(() => rootOf(sendSpan), 'the first span of the send');
+    expect(first.service).toBe('relay-gateway');
+    expect(first.kind).toBe(SERVER);
+
+    // Each turn of the watcher ran in a trace of its own: the one the wake-up started is the last to come.
+    const reached = await eventually(() => {
+      const spans = walk(first);
+      const watcherTurn = spans.find(turnOf(watcher.id));
+      return watcherTurn ? spans : undefined;
+    }, 'the watcher’s turn, reachable from the send');
+    const workerTurn = reached.find(turnOf(worker.id));
+    expect(workerTurn, 'the worker’s turn').toBeDefined();
+    expect(workerTurn!.attributes['relay.turn.id']).toEqual(expect.any(String));
+    expect(workerTurn!.links.length, 'the turn links to the call that queued it').toBe(1);
+    const wakeUp = reached.find((s) => s.service === 'relay-subscription' && s.name === 'wake-up' && s.attributes['relay.session.id'] === watcher.id);
+    expect(wakeUp, 'the wake-up the worker’s turn caused').toBeDefined();
+    expect(wakeUp!.links.length).toBeGreaterThanOrEqual(1);
+    // The wake-up's command, published and consumed, in the wake-up's trace; the watcher's turn links to that consumer.
+    const consumed = reached.find((s) => s.service === 'relay-session' && s.attributes['relay.bus.subject'] === 'relay.subscription.v1.cmd.deliver_wakeup' && s.traceId === wakeUp!.traceId);
+    expect(consumed, 'the session service consuming the wake-up').toBeDefined();
+    const watcherTurn = reached.find(turnOf(watcher.id))!;
+    expect(watcherTurn.links.map((link) => link.traceId)).toContain(wakeUp!.traceId);
+    // Each hop that runs later starts a trace of its own, so no trace grows with the chain.
+    expect(new Set([first.traceId, workerTurn!.traceId, wakeUp!.traceId, watcherTurn.traceId]).size).toBe(4);
+  });
+
+  it('a schedule’s firing links to the call that set it', async () => {
+    await scriptSession('Ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
+    const firing = await eventually(() => receiver.spans.find((s) => s.service === 'relay-scheduler' && s.name === 'schedule firing'), 'a schedule firing span');
+    expect(firing.attributes['relay.schedule.id']).toEqual(expect.any(String));
+    expect(firing.links).toHaveLength(1);
+    const setter = await eventually(
+      () => receiver.trace(firing.links[0]!.traceId).find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'schedule'),
+      'the relay_tool schedule call in the trace the firing links to',
+    );
+    // The call that set it ran in the script turn's trace; the firing's queued prompt is reached from it by links.
+    expect(walk(setter).some((s) => s.spanId === firing.spanId)).toBe(true);
+  });
+});
+
+describe('the background loops at rest', () => {
+  it('no trace gains spans while the relay is idle, and no span gathers a loop’s rounds as children', async () => {
+    // Archiving every session ends the schedule above, so nothing is left to do; every loop keeps polling (the planner every 200 ms, the outbox relays every 200 ms,
+    // the turn runner every 250 ms, the firing loop at least once a relay minute, i.e. every second here).
+    const sessions = (await relay.api('GET', '/api/v1/sessions')).body.sessions as { id: string }[];
+    for (const session of sessions.filter((s) => s.id !== callerId)) await relay.api('POST', `/api/v1/sessions/${session.id}/archive`);
+    // The archives' own traces must arrive before the snapshot; a marker call shows the exporters have caught up.
+    const markers = () => receiver.spans.filter((s) => s.attributes['relay.tool.action'] === 'list_sessions').length;
+    const marker = async (): Promise<void> => {
+      const count = markers();
+      await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
+      await eventually(() => (markers() > count ? true : undefined), 'the marker call');
+    };
+    await marker();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const before = new Map<string, number>();
+    for (const span of receiver.spans) before.set(span.traceId, (before.get(span.traceId) ?? 0) + 1);
+
+    // The rest: 5 s is some 25 rounds of each polling loop and 5 relay minutes of the firing loop.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await marker();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    const after = new Map<string, number>();
+    for (const span of receiver.spans) after.set(span.traceId, (after.get(span.traceId) ?? 0) + 1);
+    const describe = (traceId: string) => {
+      const spans = receiver.trace(traceId);
+      const root = spans.find((s) => !s.parentSpanId);
+      const late = spans.slice(before.get(traceId)).map((s) => `${s.service}:${s.name}`);
+      return `${root ? `${root.service}:${root.name}` : '?'} ${before.get(traceId)} → ${spans.length} (${[...new Set(late)].join(', ')})`;
+    };
+    const grew = [...before].filter(([traceId, count]) => after.get(traceId)! > count).map(([traceId]) => describe(traceId));
+    expect(grew).toEqual([]);
+
+    // Across the whole run no span has more than a few dozen children (a loop's rounds would add one per round).
+    const children = new Map<string, number>();
+    for (const span of receiver.spans) if (span.parentSpanId) children.set(`${span.traceId}/${span.parentSpanId}`, (children.get(`${span.traceId}/${span.parentSpanId}`) ?? 0) + 1);
+    const widest = Math.max(...children.values());
+    expect(widest).toBeLessThan(40);
+  });
+});
