@@ -159,7 +159,9 @@ describe('one user action, one trace', () => {
 
 describe('the background loops at rest', () => {
   it('no trace gains spans while the relay is idle, and no span gathers a loop’s rounds as children', async () => {
-    // Archiving every session ends the schedule above, so nothing is left to do; every loop keeps polling (the planner every 200 ms, the outbox relays every 200 ms,
+    // Archiving every session ends the schedule above, so nothing is left to do, and the archives reach the watcher's
+    // subscription above, which nudges the subscription planner from inside their consumers' spans (where its rounds
+    // used to be recorded, round after round, for good). Every loop keeps polling (the planner every 200 ms, the outbox relays every 200 ms,
     // the turn runner every 250 ms, the firing loop at least once a relay minute, i.e. every second here).
     const sessions = (await relay.api('GET', '/api/v1/sessions')).body.sessions as { id: string }[];
     for (const session of sessions.filter((s) => s.id !== callerId)) await relay.api('POST', `/api/v1/sessions/${session.id}/archive`);

@@ -4,7 +4,7 @@
  * keeping only the last TASK_OUTPUT_KEPT_BYTES. The runner is the only writer of its task's chunks, so the
  * sequence numbers and the sizes of the chunks kept live here.
  */
-import type { Logger } from '@relay/telemetry';
+import { outsideTrace, type Logger } from '@relay/telemetry';
 import { TASK_OUTPUT_KEPT_BYTES } from '../domain/tasks/task.ts';
 import type { OutputBatch, PrismaTaskStore } from './prisma-task-store.ts';
 
@@ -107,14 +107,15 @@ export class TaskOutputLog {
     const lastOutputAt = this.#lastOutputAt;
     const announce = this.#announcedAt === null || lastOutputAt.getTime() - this.#announcedAt.getTime() >= OUTPUT_ANNOUNCE_MS;
     try {
-      await this.#store.appendOutput(this.#taskId, {
+      // A write every few seconds of a task that may run for hours: not a span each in the trace that started it.
+      await outsideTrace(() => this.#store.appendOutput(this.#taskId, {
         chunks,
         bytes: taken.written,
         lastOutputAt,
         dropThroughSeq,
         droppedUnwritten: taken.dropped || data.length < all.length,
         announce,
-      });
+      }));
       if (announce) this.#announcedAt = lastOutputAt;
     } catch (error) {
       // Back in front of what came meanwhile: the next append carries it.
