@@ -10,6 +10,7 @@ import { startRelay, type Relay } from '../harness/relay.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.ts';
 
 const SERVER = 2;
+const PRODUCER = 4;
 
 let relay: Relay;
 let agent: Client;
@@ -127,6 +128,12 @@ describe('one user action, one trace', () => {
       const watcherTurn = spans.find(turnOf(watcher.id));
       return watcherTurn ? spans : undefined;
     }, 'the watcher’s turn, reachable from the send');
+    // The turn's start is announced in the send's own trace (the runner claims it outside any trace).
+    const started = await eventually(
+      () => receiver.trace(first.traceId).find((s) => s.service === 'relay-session' && s.kind === PRODUCER && s.attributes['relay.bus.subject'] === 'relay.session.v1.turn_started'),
+      'the turn_started publish span in the send’s trace',
+    );
+    expect(started.traceId).toBe(first.traceId);
     const workerTurn = reached.find(turnOf(worker.id));
     expect(workerTurn, 'the worker’s turn').toBeDefined();
     expect(workerTurn!.attributes['relay.turn.id']).toEqual(expect.any(String));

@@ -8,5 +8,5 @@ export { outsideTrace } from './outside-trace.ts';
 export { onShutdownSignal } from './on-shutdown-signal.ts';
 export { signalsFromEnv, type Signals } from './signals-from-env.ts';
 export { shutdownTelemetry, startTelemetry, type TelemetryOptions } from './start-telemetry.ts';
-export { activeTraceParent, linksTo } from './trace-parent.ts';
+export { activeTraceParent, inTraceOf, linksTo } from './trace-parent.ts';
 export { tracer } from './tracer.ts';

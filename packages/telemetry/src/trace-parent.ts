@@ -22,3 +22,11 @@ export function linksTo(traceParents: readonly (string | null | undefined)[]): L
   }
   return links;
 }
+
+/**
+ * Runs `run` as a continuation of the stored traceparent (outside any trace when there is none): for a step that
+ * belongs to the trace of what asked for it though it runs elsewhere (a turn's start, announced from the runner's claim).
+ */
+export function inTraceOf<T>(traceParent: string | null | undefined, run: () => T): T {
+  return context.with(traceParent ? propagation.extract(ROOT_CONTEXT, { traceparent: traceParent }) : ROOT_CONTEXT, run);
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { enqueue } from '@relay/bus';
+import { inTraceOf } from '@relay/telemetry';
 import type { ApiToken, PendingQuestion, Provenance, RelayMode, Turn, TurnStatus } from '../domain/entities.ts';
 import {
   activeStatusFor,
@@ -98,7 +99,8 @@ export class PrismaTurnStore implements TurnStore {
           UPDATE turns SET status = ${plan.ending.status}, error = ${plan.ending.error}, runner_id = ${options.runnerId},
                            started_at = ${at(options.now)}::timestamp(3), ended_at = ${at(options.now)}::timestamp(3)
            WHERE id = ${row.id}`;
-        await finishTurn(tx, { id: row.id, session_id: row.session_id, message_id: row.message_id, sender_session_id: row.sender_session_id }, row.user_id, plan.ending, options.now);
+        const ended = { id: row.id, session_id: row.session_id, message_id: row.message_id, sender_session_id: row.sender_session_id };
+        await inTraceOf(row.trace_parent, () => finishTurn(tx, ended, row.user_id, plan.ending, options.now));
         return { kind: 'ended', turnId: row.id };
       }
 
@@ -108,7 +110,8 @@ export class PrismaTurnStore implements TurnStore {
          WHERE id = ${row.id}`;
       await tx.session.update({ where: { id: row.session_id }, data: { state: 'running_turn', lastActivityAt: options.now } });
       const eventId = randomUUID();
-      await enqueue(tx, {
+      // The runner claims outside any trace: the turn's start is announced in the trace of the call that queued it.
+      await inTraceOf(row.trace_parent, () => enqueue(tx, {
         id: eventId,
         subject: TurnSubject.TURN_STARTED,
         payload: toTurnStartedPayload({
@@ -119,7 +122,7 @@ export class PrismaTurnStore implements TurnStore {
           turnId: row.id,
           messageId: row.message_id,
         }),
-      });
+      }));
       return {
         kind: 'run',
         claimed: {
