@@ -88,11 +88,27 @@ function rootOf(span: ReceivedSpan): ReceivedSpan | undefined {
   return current;
 }
 
+/** The session service's JSON log lines about one turn. */
+function turnLogLines(turnId: string): { msg: string; trace_id?: string }[] {
+  return relay
+    .logs()
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes(turnId))
+    .flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line);
+        return parsed.turnId === turnId ? [parsed] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
 const turnOf = (sessionId: string) => (span: ReceivedSpan) => span.service === 'relay-session' && span.name === 'turn' && span.attributes['relay.session.id'] === sessionId;
 
 beforeAll(async () => {
   await receiver.start();
-  relay = await startRelay({ name: 'one-trace', otlpEndpoint: receiver.endpoint, env: { RELAY_CLOCK: `${new Date().toISOString()}@60x` } });
+  relay = await startRelay({ name: 'one-trace', otlpEndpoint: receiver.endpoint, env: { RELAY_CLOCK: `${new Date().toISOString()}@60x`, LOG_LEVEL: 'info' } });
   const caller = await relay.createExternalSession('Caller');
   callerId = caller.id;
   agent = await relay.connectAgent(caller.token);
@@ -146,6 +162,14 @@ describe('one user action, one trace', () => {
     expect(consumed, 'the session service consuming the wake-up').toBeDefined();
     const watcherTurn = reached.find(turnOf(watcher.id))!;
     expect(watcherTurn.links.map((link) => link.traceId)).toContain(wakeUp!.traceId);
+    // The turns' log lines carry their traces.
+    for (const turn of [workerTurn!, watcherTurn]) {
+      const lines = await eventually(() => {
+        const found = turnLogLines(String(turn.attributes['relay.turn.id']));
+        return found.some((line) => line.msg === 'turn ended') ? found : undefined;
+      }, 'the turn’s log lines');
+      expect(lines.map((line) => [line.msg, line.trace_id])).toEqual(expect.arrayContaining([['turn started', turn.traceId], ['turn ended', turn.traceId]]));
+    }
     // Each hop that runs later starts a trace of its own, so no trace grows with the chain.
     expect(new Set([first.traceId, workerTurn!.traceId, wakeUp!.traceId, watcherTurn.traceId]).size).toBe(4);
   });
