@@ -6,6 +6,7 @@ import { INTERNAL_CODE } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import helmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { ZodError } from 'zod';
 import { AllowedHosts } from './http/allowed-hosts.ts';
 import { registerApiRoutes } from './http/api-routes.ts';
 import { registerConsoleRoutes } from './http/console-routes.ts';
@@ -70,6 +71,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // A route's path parameters that fail their schema (an empty :id, say) are the caller's mistake, not a fault.
+    const params = Object.keys((request.params ?? {}) as object);
+    if (error instanceof ZodError && error.issues.every((issue) => params.includes(String(issue.path[0])))) {
+      const problems = error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+      return reply.code(400).send({ code: 'REMOTE_RELAY_INVALID_INPUT', error: `the path is wrong: ${problems}` });
+    }
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'request failed');
     const message = status === 500 ? 'internal error' : error.message;
