@@ -17,6 +17,8 @@ export interface Outcome {
   /** Not answered within the deadline; the call was abandoned. */
   late: boolean;
   ms: number;
+  /** The start of an HTTP answer's body (at most 500 characters). */
+  text?: string;
 }
 
 /** The tokens the HTTP cases carry. */
@@ -89,7 +91,7 @@ export async function sendHttpCase(baseUrl: string, tokens: FuzzTokens, request:
     const text = await response.text();
     const ms = performance.now() - started;
     const fault = response.status >= 500 || text.includes(INTERNAL) || text.includes(`"code":${JSON_RPC_INTERNAL}`);
-    return { kind: `http ${response.status}`, fault, late: false, ms };
+    return { kind: `http ${response.status}`, fault, late: false, ms, text: text.slice(0, 500) };
   } catch (error) {
     if (error instanceof DOMException && error.name === 'TimeoutError') return { kind: 'late', fault: false, late: true, ms: performance.now() - started };
     throw error;
