@@ -58,3 +58,6 @@ export function recordMetrics(): MetricRecorder {
     },
   };
 }
+
+// The `@relay/telemetry/testing` entry also gives the span recorder.
+export { recordSpans, type ReadableSpan, type SpanRecorder } from './span-recorder.ts';
