@@ -10,6 +10,7 @@ import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { loadConfig, type Config } from './config.ts';
 import { startSessionArchivedConsumer } from './bus/session-archived-consumer.ts';
+import { startTurnEndedConsumer } from './bus/turn-ended-consumer.ts';
 import { nodeIds } from './crypto/node-ids.ts';
 import { PROGRESS_INTERVAL_MS } from './domain/card-limits.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -48,6 +49,10 @@ try {
     logger.error({ err: error }, 'the session-archived consumer failed to start');
     return undefined;
   });
+  const turnEnds = startTurnEndedConsumer(bus, { store: new PrismaCardStore(prisma), ids: nodeIds, clock, logger }, stopping.signal).catch((error: unknown) => {
+    logger.error({ err: error }, 'the turn-ended consumer failed to start');
+    return undefined;
+  });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
@@ -81,6 +86,7 @@ try {
     await server.shutdown();
     await decisions.stop();
     await (await archived)?.stop();
+    await (await turnEnds)?.stop();
     await outbox.stop();
     await prisma.$disconnect();
     await bus.close();
