@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { natsUsers, RELAY_BUS_ROLES, renderNatsAuthorization } from '@relay/config';
 import {
   K8S_DIR,
   checkKubectl,
@@ -82,7 +83,7 @@ beforeAll(async () => {
 describe('rendering', () => {
   it('renders every overlay, every overlay with each component it leaves out, and the base with every subset of components', () => {
     expect(overlays).toEqual(['dev', 'prod']);
-    expect(components).toEqual(['jaeger', 'keda', 'nats', 'network-policies', 'otel-collector', 'postgres']);
+    expect(components).toEqual(['cert-manager', 'jaeger', 'keda', 'nats', 'network-policies', 'otel-collector', 'postgres']);
     expect(renders.length).toBe(2 ** components.length + overlays.length + overlays.reduce((n, o) => n + components.length - overlayComponents(o).length, 0));
     for (const render of renders) expect(render.objects.length, render.name).toBeGreaterThan(0);
   });
@@ -184,6 +185,38 @@ describe('the overlays', () => {
 });
 
 describe('the relay services', () => {
+  it('with cert-manager, every service has its own certificate (DNS names starting with its name) mounted for mutual TLS, and the gRPC services listen on all interfaces with probes on the plaintext health port', () => {
+    for (const render of overlayRenders()) {
+      for (const name of ['gateway', ...Object.keys(GRPC_SERVICES)]) {
+        const certificate = byName(render, 'Certificate', `${name}-grpc`)?.['spec'] as any;
+        expect(certificate.dnsNames.every((dns: string) => dns.split('.')[0] === name), `${render.name} ${name}`).toBe(true);
+        expect(certificate.usages).toEqual(['server auth', 'client auth']);
+        const pod = (byName(render, 'Deployment', name)?.['spec'] as any).template.spec;
+        const container = pod.containers[0];
+        const env = Object.fromEntries(container.env.filter((entry: any) => 'value' in entry).map((entry: any) => [entry.name, entry.value]));
+        expect(env, `${render.name} ${name}`).toMatchObject({ GRPC_TLS_CA: '/etc/relay/grpc-tls/ca.crt', GRPC_TLS_CERT: '/etc/relay/grpc-tls/tls.crt', GRPC_TLS_KEY: '/etc/relay/grpc-tls/tls.key' });
+        expect(pod.volumes.find((volume: any) => volume.name === 'grpc-tls').secret.secretName).toBe(certificate.secretName);
+        if (name === 'gateway') continue;
+        expect(env).toMatchObject({ GRPC_HOST: '0.0.0.0', GRPC_HEALTH_PORT: '50060' });
+        for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(container[probe].grpc, `${name} ${probe}`).toEqual({ port: 50060 });
+      }
+    }
+  });
+
+  it('with NATS in the cluster, each service on the bus is its own NATS user, and the server config lets in exactly RELAY_BUS_ROLES with their permissions', () => {
+    const expected = renderNatsAuthorization(natsUsers(RELAY_BUS_ROLES, (service) => ({ env: `NATS_PASSWORD_${service.toUpperCase()}` })));
+    for (const render of overlayRenders()) {
+      const data = byName(render, 'ConfigMap', 'nats-config')?.['data'] as Record<string, string>;
+      expect(data['authorization.conf'], render.name).toBe(expected);
+      expect(data['nats.conf']).toContain('include "authorization.conf"');
+      for (const role of RELAY_BUS_ROLES) {
+        const env = (byName(render, 'Deployment', role.service)?.['spec'] as any).template.spec.containers[0].env;
+        expect(env.find((entry: any) => entry.name === 'NATS_USER').value).toBe(role.service);
+        expect(env.find((entry: any) => entry.name === 'NATS_PASSWORD').valueFrom.secretKeyRef).toEqual({ name: 'nats-users', key: role.service });
+      }
+    }
+  });
+
   it('the five gRPC services are probed over grpc.health.v1 on their port, the gateway over /healthz and /readyz', () => {
     const base = renders.find((render) => render.name === 'base + []')!;
     for (const [name, port] of Object.entries(GRPC_SERVICES)) {

@@ -6,7 +6,7 @@ import ts from 'typescript';
 import type { K8sObject } from './render-kustomization.ts';
 
 /** Which package models an API group; everything else is Kubernetes' own. */
-const MODEL_PACKAGES: Record<string, string> = { 'keda.sh': '@kubernetes-models/keda' };
+const MODEL_PACKAGES: Record<string, string> = { 'keda.sh': '@kubernetes-models/keda', 'cert-manager.io': '@kubernetes-models/cert-manager' };
 
 type ModelClass = new (data: unknown) => { validate(): void };
 
