@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run build` (turbo runs it per service): bundles a service's src/main.ts into services/<svc>/dist/main.js,
-// with the OpenTelemetry hook beside it as dist/register.js, each with a source map. The tests, `relay up` and
+// `npm run build`: bundles a service's src/main.ts into services/<svc>/dist/main.js, with the OpenTelemetry
+// hook beside it as dist/register.js and its operator commands (src/bin/*.ts) as dist/<name>.js, each with a
+// source map. The tests, `relay up` and
 // the images all start `node --enable-source-maps --import ./dist/register.js dist/main.js`.
 //
 //   node scripts/build.mjs                 builds the service in the current folder (its package.json's build)
@@ -34,6 +35,8 @@ export function isStale(serviceDir) {
   if (!existsSync(meta)) return true;
   const builtAt = statSync(meta).mtimeMs;
   const { inputs } = JSON.parse(readFileSync(meta, 'utf8'));
+  // A command added since the build is an input no build has seen.
+  if (Object.values(commandEntries(serviceDir)).some((entry) => !(relative(root, entry) in inputs))) return true;
   return Object.keys(inputs).some((input) => {
     const stat = statSync(join(root, input), { throwIfNoEntry: false });
     return stat === undefined || stat.mtimeMs > builtAt;
@@ -83,13 +86,24 @@ function externalThirdParty(outdir) {
   };
 }
 
+/** A service's commands for operators, `src/bin/<name>.ts` → `dist/<name>.js` (the gateway's create-user). */
+function commandEntries(serviceDir) {
+  const bin = join(serviceDir, 'src', 'bin');
+  if (!existsSync(bin)) return {};
+  return Object.fromEntries(
+    readdirSync(bin)
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+      .map((name) => [basename(name, '.ts'), join(bin, name)]),
+  );
+}
+
 /** Bundles one service into its dist/, replacing each file whole (a relay starting meanwhile never reads half a file). */
 export async function buildService(serviceDir) {
   const { build } = await import('esbuild');
   const outdir = join(serviceDir, 'dist');
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { main: join(serviceDir, 'src', 'main.ts'), register: TELEMETRY_REGISTER },
+    entryPoints: { main: join(serviceDir, 'src', 'main.ts'), register: TELEMETRY_REGISTER, ...commandEntries(serviceDir) },
     outdir,
     bundle: true,
     splitting: true,

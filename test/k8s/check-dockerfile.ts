@@ -56,9 +56,25 @@ export function dockerfileViolations(spec: ImageSpec): string[] {
   const entry = argv.find((arg, i) => i > 0 && /\.(m?[jt]s)$/.test(arg) && argv[i - 1] !== '--import');
   const finalIndex = file.stages.length - 1;
   for (const path of [...(entry ? [posix.resolve(workdir, entry)] : []), ...spec.requiredPaths]) {
-    if (sourceInContext(file, finalIndex, path, spec.contextDir) === undefined) found.push(`${path} is not in the image (no COPY brings it)`);
+    if (sourceInContext(file, finalIndex, path, spec.contextDir) === undefined && !isBuilt(file, path, spec)) found.push(`${path} is not in the image (no COPY brings it)`);
   }
   return found;
+}
+
+/**
+ * Whether `path` is the workspace's bundle (`/app/<workspace>/dist/…`) copied from a stage that runs
+ * `npm run build --workspace <workspace>` over the workspace's sources (its src/main.ts from the context).
+ */
+function isBuilt(file: Dockerfile, path: string, spec: ImageSpec): boolean {
+  const dist = `/app/${spec.workspace}/dist`;
+  if (!path.startsWith(`${dist}/`)) return false;
+  const final = file.stages.at(-1)!;
+  const copy = final.instructions.find((i) => i.keyword === 'COPY' && i.flags['from'] !== undefined && i.args.at(-1)?.replace(/\/$/, '') === dist && i.args[0]?.replace(/\/$/, '') === dist);
+  const fromIndex = file.stages.findIndex((stage) => stage.name === copy?.flags['from']);
+  const from = file.stages[fromIndex];
+  if (from === undefined) return false;
+  const builds = from.instructions.some((i) => i.keyword === 'RUN' && new RegExp(`npm run build --workspace ${escape(spec.workspace)}(\\s|$)`).test(i.args.join(' ')));
+  return builds && sourceInContext(file, fromIndex, `/app/${spec.workspace}/src/main.ts`, spec.contextDir) !== undefined;
 }
 
 function copyViolations(file: Dockerfile, spec: ImageSpec): string[] {

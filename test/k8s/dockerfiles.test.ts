@@ -24,7 +24,7 @@ function specFor(dockerfile: string, workspace: string, overrides: Partial<Image
     workspace,
     engines: [rootEngines, pkg.engines?.node].filter((range): range is string => range !== undefined),
     command: (pkg.scripts?.['start'] ?? '').split(/\s+/),
-    buildScripts: pkg.scripts?.['generate'] ? ['generate'] : [],
+    buildScripts: [...(pkg.scripts?.['generate'] ? ['generate'] : []), ...(pkg.scripts?.['build'] ? ['build'] : [])],
     requiredPaths: [],
     ...overrides,
   };
@@ -49,12 +49,12 @@ describe('service images', () => {
     expect(dockerfileViolations(specFor(`services/${name}/Dockerfile`, `services/${name}`))).toEqual([]);
   });
 
-  it.each(services)('%s: keeps what `npm start` imports among its production dependencies', (name) => {
+  it.each(services)('%s: starts its prebuilt bundle, OpenTelemetry first, and builds it with scripts/build.mjs', (name) => {
     const pkg = readJson(`services/${name}/package.json`);
-    const start = pkg.scripts?.['start'] ?? '';
-    // `--import tsx --import @relay/telemetry/register`: OpenTelemetry loads before the app, through tsx.
-    expect(start).toMatch(/^node --import tsx --import @relay\/telemetry\/register src\/main\.ts$/);
-    expect(Object.keys(pkg.dependencies ?? {})).toEqual(expect.arrayContaining(['tsx', '@relay/telemetry']));
+    // The hook (dist/register.js) loads before the app and shares its OpenTelemetry chunk (scripts/build.mjs).
+    expect(pkg.scripts?.['start']).toBe('node --enable-source-maps --import ./dist/register.js dist/main.js');
+    expect(pkg.scripts?.['build']).toBe('node ../../scripts/build.mjs');
+    expect(Object.keys(pkg.dependencies ?? {})).toContain('@relay/telemetry');
   });
 
   it.each(services)('%s: the workspace packages it depends on are in the build context', (name) => {
@@ -97,7 +97,7 @@ describe('the Dockerfile checks catch a broken image', () => {
 
   it('a COPY of a path that does not exist', () => {
     expect(dockerfileViolations(spec(good.replace('COPY services/session/ services/session/', 'COPY services/sesion/ services/session/')))).toEqual(
-      expect.arrayContaining(['COPY services/sesion/: not in the build context', '/app/services/session/src/main.ts is not in the image (no COPY brings it)']),
+      expect.arrayContaining(['COPY services/sesion/: not in the build context', '/app/services/session/dist/main.js is not in the image (no COPY brings it)']),
     );
   });
 
@@ -118,20 +118,22 @@ describe('the Dockerfile checks catch a broken image', () => {
     expect(dockerfileViolations(spec(good.replace('USER 1000:1000', 'USER node')))).toContain('USER node is not numeric (Kubernetes cannot check runAsNonRoot)');
   });
 
-  it('OpenTelemetry not imported first, a dev install, a missing generate step', () => {
+  it('OpenTelemetry not imported first, a dev install, a missing generate or build step', () => {
     const violations = dockerfileViolations(
       spec(
         good
-          .replace('"--import", "@relay/telemetry/register", ', '')
+          .replace('"--import", "./dist/register.js", ', '')
           .replace('npm ci --omit=dev', 'npm ci')
-          .replace('RUN npm run generate --workspace services/session', ''),
+          .replace('RUN npm run generate --workspace services/session', '')
+          .replace('RUN npm run build --workspace services/session', ''),
       ),
     );
     expect(violations).toEqual(
       expect.arrayContaining([
-        'runs "node --import tsx src/main.ts", expected "node --import tsx --import @relay/telemetry/register src/main.ts"',
+        'runs "node --enable-source-maps dist/main.js", expected "node --enable-source-maps --import ./dist/register.js dist/main.js"',
         'no build step runs npm ci --omit=dev --workspace services/session',
         'no build step runs npm run generate --workspace services/session',
+        'no build step runs npm run build --workspace services/session',
       ]),
     );
   });
