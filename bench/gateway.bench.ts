@@ -1,0 +1,274 @@
+// Benchmark of the gateway path (prints figures; it is not a test). Run from the repository root:
+//   npx tsx bench/gateway.bench.ts
+// (needs the local PostgreSQL at 127.0.0.1:5432; starts a whole relay of its own with test/harness/relay.ts,
+// rebuilding stale service bundles first, and the bare anchor, bench/anchor/echo-server.ts, as its own process).
+//
+// relay_tool's reads through the real relay — list_sessions, read_session (a script session's two messages) and
+// relay_info — against the anchor's one `echo` tool (Fastify + the MCP SDK's server, stateless, nothing behind it),
+// called by the same MCP SDK client. The two are measured in alternating rounds in one run, so a busy machine
+// slows both. Each round measures, for the relay and then for the anchor:
+// - sequential: one client, one call at a time, p50 and p99 per action;
+// - 16 clients: 16 MCP clients calling list_sessions (the anchor: echo) at once, calls per second;
+// - 50 clients: the same with 50, calls per second, p50/p99 and the calls that failed (thrown, or ok: false);
+// - CPU per sequential list_sessions call of each service process (from /proc, 10 ms ticks).
+// The relay's agents are external sessions (POST /api/v1/sessions {"external": true}), so each call also reads
+// the session's pending note, as every external client's call does.
+//
+//   BENCH_ROUNDS            alternating rounds (default 3)
+//   BENCH_CALLS             sequential calls per action per round (default 200)
+//   BENCH_CONCURRENT_CALLS  calls per round with 16 clients (default 400)
+//   BENCH_CROWD_CALLS       calls per round with 50 clients (default 500)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
+
+/** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
+const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CALLS = Number(process.env.BENCH_CALLS ?? 200);
+const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 400);
+const CROWD_CALLS = Number(process.env.BENCH_CROWD_CALLS ?? 500);
+const CONCURRENT = 16;
+const CROWD = 50;
+const WARM_UP = 20;
+const TICK_MS = 10;
+
+type Call = () => Promise<boolean>;
+type Target = 'relay' | 'anchor';
+interface Figures {
+  seq: Record<string, { p50: number; p99: number }>;
+  concurrentRate: number;
+  crowd: { rate: number; p50: number; p99: number; errors: number };
+  cpuMsPerCall: Record<string, number>;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
+
+async function mcpClient(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'bench-agent', version: '0.0.0' });
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** The actions whose first failure was printed already. */
+const reported = new Set<string>();
+
+/** A relay_tool call that answers whether it succeeded (ok: true). */
+function relayCall(client: Client, args: Record<string, unknown>): Call {
+  return async () => {
+    const result = await client.callTool({ name: 'relay_tool', arguments: args });
+    const text = (result.content as { text?: string }[] | undefined)?.[0]?.text ?? '';
+    const ok = result.isError !== true && (JSON.parse(text) as { ok?: boolean }).ok === true;
+    if (!ok && !reported.has(String(args.action))) {
+      reported.add(String(args.action));
+      console.error(`${String(args.action)} failed: ${text.slice(0, 500)}`);
+    }
+    return ok;
+  };
+}
+
+function echoCall(client: Client): Call {
+  return async () => {
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+    return result.isError !== true;
+  };
+}
+
+/** Runs `call` `count` times one after another; the latencies in ms, sorted. */
+async function sequential(call: Call, count: number): Promise<number[]> {
+  for (let i = 0; i < WARM_UP; i++) await call();
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    if (!(await call())) throw new Error('a sequential call failed');
+    latencies.push(performance.now() - start);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+/** `calls` calls shared by the clients (each its own call function), all at once; rate, latencies, errors. */
+async function concurrent(calls: Call[], total: number) {
+  let next = 0;
+  let errors = 0;
+  const latencies: number[] = [];
+  const start = performance.now();
+  await Promise.all(
+    calls.map(async (call) => {
+      while (next < total) {
+        next += 1;
+        const began = performance.now();
+        const ok = await call().catch(() => false);
+        latencies.push(performance.now() - began);
+        if (!ok) errors += 1;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rate: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}
+
+/** User + system CPU time of a process so far, in ms (Linux /proc; 10 ms ticks). */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return NaN;
+  }
+}
+
+function startAnchor(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./anchor/echo-server.ts', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the anchor exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const url = /listening (\S+)/.exec(chunk.toString('utf8'))?.[1];
+      if (url === undefined) return;
+      child.removeAllListeners('exit');
+      resolve({
+        url,
+        child,
+        stop: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once('exit', () => done()), child.kill('SIGTERM')))),
+      });
+    });
+  });
+}
+
+interface Side {
+  /** The sequential calls by name. */
+  seq: Record<string, Call>;
+  concurrent: Call[];
+  crowd: Call[];
+  /** The processes whose CPU is counted, by name. */
+  pids: Record<string, number | undefined>;
+}
+
+async function relaySide(relay: Relay): Promise<Side> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Read by the benchmark', text: 'reply hello' });
+  if (created.status !== 201) throw new Error(`POST /api/v1/sessions answered ${created.status}: ${JSON.stringify(created.body)}`);
+  const readId = created.body.session.id as string;
+  for (;;) {
+    const { body } = await relay.api('GET', `/api/v1/sessions/${readId}`);
+    if (body.session.state === 'idle') break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const tokens: string[] = [];
+  for (let i = 0; i < CONCURRENT; i++) tokens.push((await relay.createExternalSession(`bench agent ${i}`)).token);
+  const clients = await Promise.all(Array.from({ length: CROWD }, (_, i) => mcpClient(relay.mcpUrl, tokens[i % tokens.length])));
+  const first = clients[0]!;
+  const pid = (name: string) => (relay.services[name as keyof Relay['services']] as unknown as { child?: ChildProcess }).child?.pid;
+  return {
+    seq: {
+      list_sessions: relayCall(first, { action: 'list_sessions', relay: 'this' }),
+      read_session: relayCall(first, { action: 'read_session', relay: 'this', session: readId }),
+      relay_info: relayCall(first, { action: 'relay_info', relay: 'this' }),
+    },
+    concurrent: clients.slice(0, CONCURRENT).map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
+    crowd: clients.map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
+    pids: Object.fromEntries(['gateway', ...STATEFUL].map((name) => [name, pid(name)])),
+  };
+}
+
+async function anchorSide(url: string, pid: number | undefined): Promise<Side> {
+  const clients = await Promise.all(Array.from({ length: CROWD }, () => mcpClient(url)));
+  const echo = echoCall(clients[0]!);
+  return {
+    seq: { list_sessions: echo, read_session: echo, relay_info: echo },
+    concurrent: clients.slice(0, CONCURRENT).map(echoCall),
+    crowd: clients.map(echoCall),
+    pids: { anchor: pid },
+  };
+}
+
+async function measure(side: Side): Promise<Figures> {
+  const seq: Figures['seq'] = {};
+  const cpuMsPerCall: Record<string, number> = {};
+  for (const [name, call] of Object.entries(side.seq)) {
+    const before = Object.fromEntries(Object.entries(side.pids).map(([service, pid]) => [service, cpuMs(pid)]));
+    const latencies = await sequential(call, CALLS);
+    seq[name] = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    if (name === 'list_sessions') {
+      for (const [service, pid] of Object.entries(side.pids)) cpuMsPerCall[service] = (cpuMs(pid) - before[service]!) / (CALLS + WARM_UP);
+    }
+  }
+  const concurrentRate = (await concurrent(side.concurrent, CONCURRENT_CALLS)).rate;
+  const crowd = await concurrent(side.crowd, CROWD_CALLS);
+  return { seq, concurrentRate, crowd, cpuMsPerCall };
+}
+
+function printRound(round: number, relay: Figures, anchor: Figures): void {
+  const lines = [`round ${round}:`];
+  for (const name of Object.keys(relay.seq)) {
+    const r = relay.seq[name]!;
+    const a = anchor.seq[name]!;
+    lines.push(`  ${name.padEnd(14)} p50 ${fixed(r.p50)} ms (anchor ${fixed(a.p50)}) ${fixed(r.p50 / a.p50)}×   p99 ${fixed(r.p99)} ms (anchor ${fixed(a.p99)}) ${fixed(r.p99 / a.p99)}×`);
+  }
+  lines.push(`  ${CONCURRENT} clients     ${fixed(relay.concurrentRate, 0)} calls/s (anchor ${fixed(anchor.concurrentRate, 0)}) ${fixed((100 * relay.concurrentRate) / anchor.concurrentRate, 0)} %`);
+  lines.push(
+    `  ${CROWD} clients     ${fixed(relay.crowd.rate, 0)} calls/s, p50 ${fixed(relay.crowd.p50)} ms, p99 ${fixed(relay.crowd.p99)} ms, ${relay.crowd.errors} errors (anchor ${fixed(anchor.crowd.rate, 0)} calls/s, p99 ${fixed(anchor.crowd.p99)} ms, ${anchor.crowd.errors} errors)`,
+  );
+  const cpu = Object.entries({ ...relay.cpuMsPerCall, ...anchor.cpuMsPerCall }).map(([service, ms]) => `${service} ${fixed(ms, 2)}`);
+  lines.push(`  CPU ms per sequential list_sessions call: ${cpu.join(', ')}`);
+  console.log(lines.join('\n'));
+}
+
+function printSummary(rounds: { relay: Figures; anchor: Figures }[]): void {
+  const of = (pick: (f: Figures) => number, target: Target) => median(rounds.map((round) => pick(round[target])));
+  const row = (figure: string, pick: (f: Figures) => number, unit: string, asShare = false) => {
+    const relay = of(pick, 'relay');
+    const anchor = of(pick, 'anchor');
+    const ratio = asShare ? `${fixed((100 * relay) / anchor, 0)} %` : `${fixed(relay / anchor)}×`;
+    return `| ${figure} | ${fixed(relay, unit === 'calls/s' ? 0 : 1)} ${unit} | ${fixed(anchor, unit === 'calls/s' ? 0 : 1)} ${unit} | ${ratio} |`;
+  };
+  const lines = [
+    `\nmedian of ${rounds.length} rounds (sequential: ${CALLS} calls per action per round; ${CONCURRENT} clients: ${CONCURRENT_CALLS} calls; ${CROWD} clients: ${CROWD_CALLS} calls):`,
+    '| figure | relay | bare anchor | ratio |',
+    '|---|---|---|---|',
+  ];
+  for (const name of Object.keys(rounds[0]!.relay.seq)) {
+    lines.push(row(`\`${name}\` sequential p50`, (f) => f.seq[name]!.p50, 'ms'));
+    lines.push(row(`\`${name}\` sequential p99`, (f) => f.seq[name]!.p99, 'ms'));
+  }
+  lines.push(row(`\`list_sessions\`, ${CONCURRENT} concurrent clients`, (f) => f.concurrentRate, 'calls/s', true));
+  lines.push(row(`\`list_sessions\`, ${CROWD} clients`, (f) => f.crowd.rate, 'calls/s', true));
+  lines.push(row(`\`list_sessions\`, ${CROWD} clients p99`, (f) => f.crowd.p99, 'ms'));
+  const errors = rounds.reduce((sum, round) => sum + round.relay.crowd.errors, 0);
+  lines.push(`relay errors with ${CROWD} clients, all rounds: ${errors}`);
+  const services = Object.keys(rounds[0]!.relay.cpuMsPerCall);
+  lines.push(`CPU ms per list_sessions call (median): ${services.map((s) => `${s} ${fixed(of((f) => f.cpuMsPerCall[s]!, 'relay'), 2)}`).join(', ')}; anchor ${fixed(of((f) => f.cpuMsPerCall.anchor!, 'anchor'), 2)}`);
+  console.log(lines.join('\n'));
+}
+
+const startedAt = performance.now();
+const elapsed = () => `${fixed((performance.now() - startedAt) / 1000)} s`;
+await buildStaleServices();
+console.log(`service bundles up to date (${elapsed()}); starting the relay and the anchor…`);
+const anchor = await startAnchor();
+const relay = await startRelay({ name: 'bench', readyTimeoutMs: 180_000 });
+try {
+  const sides = { relay: await relaySide(relay), anchor: await anchorSide(anchor.url, anchor.child.pid) };
+  console.log(`ready to measure (${elapsed()})`);
+  const rounds: { relay: Figures; anchor: Figures }[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const relayFigures = await measure(sides.relay);
+    const anchorFigures = await measure(sides.anchor);
+    rounds.push({ relay: relayFigures, anchor: anchorFigures });
+    printRound(round, relayFigures, anchorFigures);
+  }
+  printSummary(rounds);
+} finally {
+  await relay.stop();
+  await anchor.stop();
+}
+process.exit(0);
