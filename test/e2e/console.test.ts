@@ -109,7 +109,7 @@ describe('the web console', () => {
   });
 
   it('streams a reply in while it is being written', async () => {
-    await page.getByRole('textbox', { name: 'Message' }).fill('reply first part\nwait 4\nreply second part');
+    await page.getByRole('textbox', { name: 'Message' }).fill('reply first part\nwait 8\nreply second part');
     await page.getByRole('button', { name: 'Send' }).click();
     const writing = page.locator('.message.writing');
     await expect.poll(() => writing.textContent(), { timeout: 15_000 }).toContain('first part');
@@ -145,6 +145,22 @@ describe('the web console', () => {
     await expect.poll(async () => (await user.api('GET', `/api/v1/asks?session=${asker.id}`)).body.asks[0]?.status, { timeout: 15_000 }).toBe('answered');
     expect((await user.api('GET', `/api/v1/asks?session=${asker.id}`)).body.asks[0]).toMatchObject({ choice: 'Wait' });
     await expect.poll(() => ask.count(), { timeout: 15_000 }).toBe(0);
+  });
+
+  it("starts a session from the list, and answers its agent's question card in the conversation", async () => {
+    await page.goto(`${relay.gatewayUrl}/`);
+    await page.getByRole('button', { name: 'New session' }).click();
+    const form = page.getByRole('form', { name: 'New session' });
+    await form.getByLabel('Title').fill('Made here');
+    await form.getByLabel('Provider').fill('script');
+    await form.getByLabel('First prompt').fill('ask_user Which way? | Left | Right\nreply went {{answer}}');
+    expect(await shot('new-session')).toEqual([]);
+    await form.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('heading', { name: 'Made here' }).waitFor({ timeout: 15_000 });
+    const card = page.locator('article.card', { hasText: 'Which way?' });
+    await card.waitFor({ timeout: 15_000 });
+    await card.getByRole('button', { name: 'Right' }).click();
+    await expect.poll(() => page.locator('.message.assistant').last().textContent(), { timeout: 30_000 }).toContain('went Right');
   });
 
   it('unsubscribes from the watching chip', async () => {
