@@ -1,7 +1,7 @@
 // Issue 5 end to end: a `script` watcher subscribes to a worker session through relay_tool (the user allows the
 // first-watch card), and the worker's turn_end wakes it with a new turn whose message is the relay event row.
 // The second relay runs on a fast virtual clock through a real DST night: quiet hours hold the row until the
-// window's first end.
+// window's first end. The third one shows a held event coming at its release, as list_subscriptions said, not 30 s later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
@@ -240,9 +240,46 @@ describe('quiet hours across the night the clocks go back (Europe/Berlin, 2026-1
       'Held during quiet hours (21:00–02:30 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.',
       `[relay event] session "Nightly" (${worker.id.slice(0, 4)}…): turn_end (done) "Deployed."`,
     ]);
-    // 02:30 CEST is 00:30Z; the second 02:30 (CET) would be 01:30Z. The row goes after the 30-second window.
+    // 02:30 CEST is 00:30Z; the second 02:30 (CET) would be 01:30Z. The row goes at the window's end (no 30-second
+    // window after it; at 150x that gap is too short to assert here, the digest case below does).
     const at = new Date((event!.created_at ?? event!.createdAt) as string).getTime();
-    expect(at).toBeGreaterThanOrEqual(Date.parse('2026-10-25T00:30:30Z'));
+    expect(at).toBeGreaterThanOrEqual(Date.parse('2026-10-25T00:30:00Z'));
     expect(at).toBeLessThan(Date.parse('2026-10-25T01:00:00Z'));
+  });
+});
+
+describe('a digest comes at its due time, not 30 s later', () => {
+  let relay: Relay;
+  beforeAll(async () => {
+    // 3x: the 1-minute digest is 20 real seconds, and the 30 s a message coming late would add are 10.
+    relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@3x` } });
+  });
+  afterAll(async () => {
+    await relay?.stop();
+  });
+
+  it('list_subscriptions shows when the held event comes, and it comes then', { timeout: 180_000 }, async () => {
+    const worker = await startScriptSession(relay, 'Digest worker', 'reply ok');
+    await finish(relay, worker.id, worker.messageId);
+    const { watcher, result } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'], digest_minutes: 1 });
+    const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Built.' });
+    await finish(relay, worker.id, sent.body.message_id);
+
+    let listed: { heldCount: number; nextDeliveryAt: string | null } | undefined;
+    const deadline = Date.now() + 10_000;
+    while (listed?.heldCount !== 1) {
+      if (Date.now() > deadline) throw new Error(`the turn_end was not held: ${JSON.stringify(listed)}`);
+      const { body } = await relay.api('GET', `/api/v1/sessions/${watcher}/subscriptions`);
+      listed = body.subscriptions.find((subscription: { id: string }) => subscription.id === result.subscription.id);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const due = Date.parse(listed.nextDeliveryAt as string);
+
+    const [event] = await eventMessages(relay, watcher, 1, 60_000);
+    expect(event!.text.split('\n')).toEqual([HEADER, `[relay event] session "Digest worker" (${worker.id.slice(0, 4)}…): turn_end (done) "Built."`]);
+    const at = new Date((event!.created_at ?? event!.createdAt) as string).getTime();
+    expect(at).toBeGreaterThanOrEqual(due);
+    // The planner, the outbox and the session's consumer take a few relay seconds; a 30-second window would take 30.
+    expect(at - due).toBeLessThan(30_000);
   });
 });

@@ -1,7 +1,7 @@
 // Which Bash calls of Claude Code's the relay runs as its own background task, and what the model is told.
 import { describe, expect, it } from 'vitest';
 import type { HookInput } from '@anthropic-ai/claude-agent-sdk';
-import { askForBackgroundBash, BACKGROUND_BASH_ASKS, backgroundBashCall, notStartedMessage, startedInBackgroundMessage } from '../../src/providers/claude/background-bash.ts';
+import { askForEveryCommand, backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage } from '../../src/providers/claude/background-bash.ts';
 
 describe('a background Bash call', () => {
   it('is Bash with run_in_background: true and a command; its description when the agent gave one', () => {
@@ -34,12 +34,20 @@ describe('a background Bash call', () => {
   it('always asks (the PreToolUse hook), so that a read-only one Claude Code would allow unasked comes to canUseTool too', async () => {
     const preToolUse = (toolName: string, toolInput: unknown) =>
       ({ hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput, tool_use_id: 't1', session_id: 'cc-1', transcript_path: '', cwd: '/tmp' }) as unknown as HookInput;
-    const asks = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'in the background, as a relay task' } };
-    expect(askForBackgroundBash(preToolUse('Bash', { command: 'ls', run_in_background: true }))).toEqual(asks);
-    expect(askForBackgroundBash(preToolUse('Bash', { command: 'ls' }))).toEqual({});
-    expect(askForBackgroundBash(preToolUse('Read', { file_path: '/etc/hosts' }))).toEqual({});
-    expect(askForBackgroundBash(preToolUse('Bash', null))).toEqual({});
-    expect(BACKGROUND_BASH_ASKS.matcher).toBe('Bash');
-    expect(await BACKGROUND_BASH_ASKS.hooks[0]!(preToolUse('Bash', { command: 'tail -f log', run_in_background: true }), 't1', { signal: new AbortController().signal })).toEqual(asks);
+    const asks = (reason: string) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason } });
+    expect(askForEveryCommand(preToolUse('Bash', { command: 'ls', run_in_background: true }))).toEqual(asks('in the background, as a relay task'));
+    expect(EVERY_COMMAND_ASKS.matcher).toBe('Bash');
+    expect(await EVERY_COMMAND_ASKS.hooks[0]!(preToolUse('Bash', { command: 'tail -f log', run_in_background: true }), 't1', { signal: new AbortController().signal })).toEqual(asks('in the background, as a relay task'));
+  });
+});
+
+describe('a foreground Bash call', () => {
+  it('asks too, a read-only one included: every command waits on the owner’s Allow', () => {
+    const preToolUse = (toolName: string, toolInput: unknown) =>
+      ({ hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput, tool_use_id: 't1', session_id: 'cc-1', transcript_path: '', cwd: '/tmp' }) as unknown as HookInput;
+    const asks = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'a command runs only on your Allow' } };
+    expect(askForEveryCommand(preToolUse('Bash', { command: 'cat .relay/credentials.json' }))).toEqual(asks);
+    expect(askForEveryCommand(preToolUse('Bash', null))).toEqual(asks);
+    expect(askForEveryCommand(preToolUse('Read', { file_path: '/etc/hosts' }))).toEqual({});
   });
 });

@@ -6,7 +6,7 @@ import type { Options, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/c
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import type { ProviderPause, TurnUsage } from '../../src/domain/usage/usage.ts';
-import { BACKGROUND_BASH_ASKS } from '../../src/providers/claude/background-bash.ts';
+import { EVERY_COMMAND_ASKS } from '../../src/providers/claude/background-bash.ts';
 import { ClaudeProvider, type ClaudeProviderOptions, type ClaudeSessionState, type QueryFn } from '../../src/providers/claude/claude-provider.ts';
 import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/providers/provider.ts';
 import { ProviderRegistry } from '../../src/providers/provider-registry.ts';
@@ -241,8 +241,8 @@ describe('the Claude provider', () => {
     const { provider, input, cards, tasks } = setUp(query);
     cards.answers = ['Allow', 'Allow', 'Deny'];
     await provider.startTurn(input);
-    // A background Bash always asks, even one Claude Code would allow unasked (the hook).
-    expect(calls[0]!.hooks?.PreToolUse).toEqual([BACKGROUND_BASH_ASKS]);
+    // Every Bash always asks, even one Claude Code would allow unasked (the hook).
+    expect(calls[0]!.hooks?.PreToolUse).toEqual([EVERY_COMMAND_ASKS]);
     // The card stays: it is the user's permission, for a background command too.
     expect(cards.raised.map((card) => card.question)).toEqual(['Claude wants to use Bash', 'Claude wants to use Bash', 'Claude wants to use Bash']);
     expect(tasks.started).toEqual([{ command: 'npm test', description: 'Run the test suite', cwd: '/tmp' }]);

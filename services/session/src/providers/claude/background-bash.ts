@@ -1,7 +1,8 @@
 /**
- * Claude Code's Bash with run_in_background (pure): such a command would run inside Claude Code's own process,
- * which ends when the relay closes the query after the turn's result, so it would die unread. The relay runs it
- * as its own background task instead and answers Claude Code with these words in place of the tool's run.
+ * Claude Code's Bash (pure): every call asks the session owner first (the hook below). One with run_in_background
+ * would run inside Claude Code's own process, which ends when the relay closes the query after the turn's result,
+ * so it would die unread: the relay runs it as its own background task instead and answers Claude Code with these
+ * words in place of the tool's run.
  */
 import type { HookCallbackMatcher, HookInput, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import { RELAY_TOOL_FOR_CLAUDE } from './claude-query-options.ts';
@@ -23,19 +24,23 @@ export function backgroundBashCall(toolName: string, input: Readonly<Record<stri
 
 /** Why a background Bash asks, as the card shows it. */
 export const BACKGROUND_BASH_REASON = 'in the background, as a relay task';
+/** Why any other Bash asks. */
+export const COMMAND_REASON = 'a command runs only on your Allow';
 
 /**
- * The PreToolUse hook's answer: a background Bash always asks. Claude Code allows a read-only command (an `ls`, a
- * `tail -f`) without asking, and canUseTool, where the relay takes it over, would never see it.
+ * The PreToolUse hook's answer: every Bash asks, on the session owner's card. Claude Code allows a read-only command
+ * (an `ls`, a `cat`, a `tail -f`) without asking, and canUseTool, where the card is raised (and a background one is
+ * taken over), would never see it: a prompt from another agent or relay could read the machine unasked.
  */
-export function askForBackgroundBash(input: HookInput): HookJSONOutput {
-  if (input.hook_event_name !== 'PreToolUse' || typeof input.tool_input !== 'object' || input.tool_input === null) return {};
-  if (backgroundBashCall(input.tool_name, input.tool_input as Record<string, unknown>) === undefined) return {};
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: BACKGROUND_BASH_REASON } };
+export function askForEveryCommand(input: HookInput): HookJSONOutput {
+  if (input.hook_event_name !== 'PreToolUse' || input.tool_name !== 'Bash') return {};
+  const toolInput = typeof input.tool_input === 'object' && input.tool_input !== null ? (input.tool_input as Record<string, unknown>) : {};
+  const reason = backgroundBashCall(input.tool_name, toolInput) === undefined ? COMMAND_REASON : BACKGROUND_BASH_REASON;
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason } };
 }
 
 /** The hook as query() takes it. */
-export const BACKGROUND_BASH_ASKS: HookCallbackMatcher = { matcher: 'Bash', hooks: [async (input) => askForBackgroundBash(input)] };
+export const EVERY_COMMAND_ASKS: HookCallbackMatcher = { matcher: 'Bash', hooks: [async (input) => askForEveryCommand(input)] };
 
 /**
  * What Claude Code hands the model instead of the Bash result: the relay started the command as task `taskId`,

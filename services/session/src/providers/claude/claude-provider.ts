@@ -14,7 +14,7 @@ import type { UsageLedger } from '../../domain/usage/usage.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../provider.ts';
 import type { BackgroundTaskStarter } from '../background-task-starter.ts';
 import type { QuestionCards } from '../question-cards.ts';
-import { BACKGROUND_BASH_ASKS, backgroundBashCall, notStartedMessage, startedInBackgroundMessage, type BackgroundBashCall } from './background-bash.ts';
+import { backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage, type BackgroundBashCall } from './background-bash.ts';
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
 import { TurnSubagents, type SubagentTaskLog } from './turn-subagents.ts';
 
@@ -175,8 +175,9 @@ export class ClaudeProvider implements Provider {
       }),
       abortController: abort,
       canUseTool: this.#canUseTool(input),
-      // Every background Bash comes to canUseTool, a read-only one too: the relay runs it (see #startInBackground).
-      hooks: { PreToolUse: [BACKGROUND_BASH_ASKS] },
+      // Every Bash comes to canUseTool, a read-only one too: the owner's card allows it (and a background one runs
+      // as the relay's task, see #startInBackground).
+      hooks: { PreToolUse: [EVERY_COMMAND_ASKS] },
       stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
     };
     // Sub-agents as tasks while they run, and their descriptions for the subagent_finished event.
