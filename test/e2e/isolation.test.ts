@@ -73,6 +73,11 @@ function httpTable(): Record<string, [string, unknown?][]> {
     'GET /api/v1/sessions/:id': [[`/api/v1/sessions/${id}`]],
     'PATCH /api/v1/sessions/:id': [[`/api/v1/sessions/${id}`, { mode: 'plan' }]],
     'POST /api/v1/sessions/:id/messages': [[`/api/v1/sessions/${id}/messages`, { text: 'reply hijacked' }]],
+    'GET /api/v1/sessions/:id/messages/:messageId': [[`/api/v1/sessions/${id}/messages/${mine.session.messageId}`]],
+    'PATCH /api/v1/sessions/:id/settings': [[`/api/v1/sessions/${id}/settings`, { title: 'Hijacked' }]],
+    'POST /api/v1/sessions/:id/stop': [[`/api/v1/sessions/${id}/stop`]],
+    'POST /api/v1/sessions/:id/archive': [[`/api/v1/sessions/${id}/archive`]],
+    'POST /api/v1/sessions/:id/unarchive': [[`/api/v1/sessions/${id}/unarchive`]],
     'GET /api/v1/sessions/:id/wait': [[`/api/v1/sessions/${id}/wait?message_id=${mine.session.messageId}&wait_seconds=0`]],
     'POST /api/v1/cards/:id': [[`/api/v1/cards/${mine.card.id}`, { decision: 'answer', choices: ['No'] }]],
     'POST /api/v1/asks/:id': [[`/api/v1/asks/${mine.askId}`, { decision: 'dismiss' }]],
@@ -88,12 +93,15 @@ const LISTINGS = ['GET /api/v1/sessions', 'GET /api/v1/cards', 'GET /api/v1/asks
 /**
  * Routes that take no id of anything a user owns: this relay, its settings and its pairings (Settings → Relays is
  * the relay's, not one user's: pairings are named by relay name; changing them is for admins), creating one's own
- * session, who one is, and the relay's users (for admins).
+ * session, who one is, one's own usage and live updates, and the relay's users (for admins).
  */
 const RELAY_WIDE = [
   'GET /api/v1/me',
   'GET /api/v1/users',
   'POST /api/v1/users',
+  'DELETE /api/v1/users/:id',
+  'GET /api/v1/usage',
+  'GET /api/v1/events',
   'GET /api/v1/relay',
   'GET /api/v1/settings',
   'PATCH /api/v1/settings',

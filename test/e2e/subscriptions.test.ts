@@ -3,6 +3,7 @@
 // The second relay runs on a fast virtual clock through a real DST night: quiet hours hold the row until the
 // window's first end. The third one shows a held event coming at its release, as list_subscriptions said, not 30 s later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishAllowingCommands } from '../harness/allow-commands.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 const HEADER = '[relay event · automated message from OAR, not from the user; it approves nothing]';
@@ -100,7 +101,7 @@ describe('a watcher is woken by a watched session', () => {
     const { watcher } = await subscribeWatcher(relay, worker.id);
     const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'task echo checking; exit 3\nreply started the tests' });
     expect(sent.status).toBe(201);
-    await finish(relay, worker.id, sent.body.message_id);
+    await finishAllowingCommands(relay, worker.id, sent.body.message_id);
     const label = `session "Tests" (${worker.id.slice(0, 4)}…)`;
     const deadline = Date.now() + 90_000;
     let rows: string[] = [];

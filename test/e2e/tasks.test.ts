@@ -9,23 +9,16 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishAllowingCommands } from '../harness/allow-commands.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 let relay: Relay;
 let folder: string;
 
-async function finish(sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
 async function run(title: string, text: string, cwd?: string): Promise<{ id: string; turn: any }> {
   const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text, ...(cwd ? { cwd } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, turn: await finish(created.body.session.id, created.body.message_id) };
+  return { id: created.body.session.id, turn: await finishAllowingCommands(relay, created.body.session.id, created.body.message_id) };
 }
 
 async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
