@@ -77,9 +77,10 @@ describe('two relays paired on loopback', () => {
     expect((await a.api('GET', '/api/v1/pairings')).body.pairings).toEqual([expect.objectContaining({ name: 'relay-b', level: 'full' })]);
     expect((await b.api('GET', '/api/v1/pairings')).body.pairings).toEqual([expect.objectContaining({ name: 'relay-a', url: a.gatewayUrl, level: 'full' })]);
 
-    // The code is spent; a public address over plain http is refused before anything is sent.
+    // A pairing never replaces another: the same relay again is refused until it is unpaired; a public address
+    // over plain http is refused before anything is sent.
     const again = await a.api('POST', '/api/v1/pairings', { url: b.gatewayUrl, code: paired.code });
-    expect(again).toMatchObject({ status: 401, body: { code: 'REMOTE_RELAY_AUTH' } });
+    expect(again).toMatchObject({ status: 409, body: { code: 'REMOTE_RELAY_PAIRING_EXISTS' } });
     const plain = await a.api('POST', '/api/v1/pairings', { url: 'http://relay.example.com', code: paired.code });
     expect(plain).toMatchObject({ status: 400, body: { code: 'REMOTE_RELAY_INVALID_INPUT' } });
   });
