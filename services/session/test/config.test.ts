@@ -2,18 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@relay/config';
 import { childProcessEnv, commandEnv, loadConfig, openAIPrices } from '../src/config.ts';
 
+/** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */
+const CREDENTIALS = { RELAY_SERVICE_TOKEN: 't'.repeat(43), RELAY_SERVICE_KEYS: `gateway:${'0'.repeat(64)}` };
+
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
 
 describe('loadConfig', () => {
   it('defaults the settings and the port', () => {
-    const config = loadConfig({ DATABASE_URL });
+    const config = loadConfig({ ...CREDENTIALS, DATABASE_URL });
     expect(config).toMatchObject({ GRPC_PORT: 50051, RELAY_AGENT_SESSIONS: 'off', RELAY_MAX_WAIT_SECONDS: 600, RELAY_MAX_TURN_MINUTES: 60 });
   });
 
   it('names every bad variable', () => {
     let error: unknown;
     try {
-      loadConfig({ RELAY_AGENT_SESSIONS: 'yes', RELAY_MAX_WAIT_SECONDS: '60', RELAY_MAX_TURN_MINUTES: '0' });
+      loadConfig({ ...CREDENTIALS, RELAY_AGENT_SESSIONS: 'yes', RELAY_MAX_WAIT_SECONDS: '60', RELAY_MAX_TURN_MINUTES: '0' });
     } catch (caught) {
       error = caught;
     }
@@ -28,6 +31,7 @@ describe('loadConfig', () => {
 
   it('reads more OpenAI-compatible endpoints, each its own provider id, and the usage allowances', () => {
     const config = loadConfig({
+  ...CREDENTIALS,
       DATABASE_URL,
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([
         { id: 'grok', baseUrl: 'https://api.x.ai/v1', apiKey: 'xai-key', models: ['grok-4'] },
@@ -41,7 +45,7 @@ describe('loadConfig', () => {
       { id: 'ollama', name: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
     ]);
     expect(config).toMatchObject({ RELAY_CLAUDE_API_MONTHLY_CAP_USD: 50, RELAY_USAGE_ALLOWANCES: { openai: { monthlyTokens: 2000000 } } });
-    expect(loadConfig({ DATABASE_URL })).toMatchObject({ RELAY_OPENAI_ENDPOINTS: [], RELAY_USAGE_ALLOWANCES: {}, RELAY_DEEPSEEK_BASE_URL: 'https://api.deepseek.com/v1' });
+    expect(loadConfig({ ...CREDENTIALS, DATABASE_URL })).toMatchObject({ RELAY_OPENAI_ENDPOINTS: [], RELAY_USAGE_ALLOWANCES: {}, RELAY_DEEPSEEK_BASE_URL: 'https://api.deepseek.com/v1' });
   });
 
   it.each([
@@ -53,7 +57,7 @@ describe('loadConfig', () => {
   ])('refuses RELAY_OPENAI_ENDPOINTS with %s, naming the variable', (_, value) => {
     let error: unknown;
     try {
-      loadConfig({ DATABASE_URL, RELAY_OPENAI_ENDPOINTS: value });
+      loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_OPENAI_ENDPOINTS: value });
     } catch (caught) {
       error = caught;
     }
@@ -63,6 +67,7 @@ describe('loadConfig', () => {
 
   it('reads per-model prices of OpenAI-compatible endpoints: an extra endpoint’s "prices", RELAY_OPENAI_PRICES, RELAY_DEEPSEEK_PRICES', () => {
     const config = loadConfig({
+  ...CREDENTIALS,
       DATABASE_URL,
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([
         { id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'], prices: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } } },
@@ -78,7 +83,7 @@ describe('loadConfig', () => {
       grok: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } },
       ollama: undefined,
     });
-    expect(openAIPrices(loadConfig({ DATABASE_URL }))).toEqual({ openai: undefined, deepseek: undefined });
+    expect(openAIPrices(loadConfig({ ...CREDENTIALS, DATABASE_URL }))).toEqual({ openai: undefined, deepseek: undefined });
   });
 
   it.each([
@@ -88,13 +93,14 @@ describe('loadConfig', () => {
     ['a misspelt field', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1, outputUsdPerMTok: 1, inputPerMTok: 1 } }, 'inputPerMTok'],
     ['an absurd price', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1e6, outputUsdPerMTok: 1 } }, 'must be at most 10000'],
   ])('refuses %s at startup, saying where and why', (_, variable, prices, message) => {
-    expect(() => loadConfig({ DATABASE_URL, [variable]: JSON.stringify(prices) })).toThrow(message);
+    expect(() => loadConfig({ ...CREDENTIALS, DATABASE_URL, [variable]: JSON.stringify(prices) })).toThrow(message);
   });
 
   it('refuses an endpoint’s price for a model it does not list, and a cost allowance on a provider without prices', () => {
     let error: unknown;
     try {
       loadConfig({
+  ...CREDENTIALS,
         DATABASE_URL,
         RELAY_OPENAI_ENDPOINTS: JSON.stringify([
           { id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'], prices: { 'grok-3': { inputUsdPerMTok: 3, outputUsdPerMTok: 15 } } },
@@ -122,7 +128,7 @@ describe('loadConfig', () => {
   it('refuses a negative cap and an allowance that is not a number', () => {
     let error: unknown;
     try {
-      loadConfig({ DATABASE_URL, RELAY_CLAUDE_API_MONTHLY_CAP_USD: '-1', RELAY_USAGE_ALLOWANCES: '{"openai":{"monthlyTokens":"lots"}}' });
+      loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_CLAUDE_API_MONTHLY_CAP_USD: '-1', RELAY_USAGE_ALLOWANCES: '{"openai":{"monthlyTokens":"lots"}}' });
     } catch (caught) {
       error = caught;
     }
@@ -132,7 +138,7 @@ describe('loadConfig', () => {
   it('refuses the relay\'s state folder (.relay) as an allowed root or the default folder', () => {
     const problems = (env: Record<string, string>) => {
       try {
-        loadConfig({ DATABASE_URL, ...env });
+        loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env });
       } catch (error) {
         return (error as ConfigError).problems.map((p) => p.variable);
       }

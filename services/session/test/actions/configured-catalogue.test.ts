@@ -4,10 +4,13 @@ import { ConfigError } from '@relay/config';
 import { ConfiguredCatalogue } from '../../src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../src/config.ts';
 
+/** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */
+const CREDENTIALS = { RELAY_SERVICE_TOKEN: 't'.repeat(43), RELAY_SERVICE_KEYS: `gateway:${'0'.repeat(64)}` };
+
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
 
 describe('ConfiguredCatalogue on a relay with nothing configured', () => {
-  const catalogue = new ConfiguredCatalogue(loadConfig({ DATABASE_URL }));
+  const catalogue = new ConfiguredCatalogue(loadConfig({ ...CREDENTIALS, DATABASE_URL }));
 
   it('lists every provider of the table, only script available', async () => {
     const providers = await catalogue.providers();
@@ -29,7 +32,7 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
   });
 
   it('lists script as switched off, with why, when RELAY_SCRIPT_PROVIDER is off', async () => {
-    const [script] = await new ConfiguredCatalogue(loadConfig({ DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' })).providers();
+    const [script] = await new ConfiguredCatalogue(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' })).providers();
     expect(script).toMatchObject({
       id: 'script',
       available: false,
@@ -60,7 +63,7 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
   });
 
   it('makes a configured provider available only when the relay can run it', async () => {
-    const configured = loadConfig({ DATABASE_URL, DEEPSEEK_API_KEY: 'k', RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', RELAY_OPENAI_MODELS: 'llama3, qwen' });
+    const configured = loadConfig({ ...CREDENTIALS, DATABASE_URL, DEEPSEEK_API_KEY: 'k', RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', RELAY_OPENAI_MODELS: 'llama3, qwen' });
     const runsDeepSeek = new ConfiguredCatalogue(configured, {
       availability: (id) => (id === 'script' || id === 'deepseek' ? { available: true, reason: '' } : undefined),
     });
@@ -72,18 +75,18 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
 
 describe('loadConfig: the relay and its folders', () => {
   it('defaults the folders to the home folder and /tmp', () => {
-    expect(loadConfig({ DATABASE_URL })).toMatchObject({ RELAY_DEFAULT_CWD: homedir(), RELAY_ALLOWED_ROOTS: [homedir(), '/tmp'] });
+    expect(loadConfig({ ...CREDENTIALS, DATABASE_URL })).toMatchObject({ RELAY_DEFAULT_CWD: homedir(), RELAY_ALLOWED_ROOTS: [homedir(), '/tmp'] });
   });
 
   it('reads a list of roots and a name', () => {
-    const config = loadConfig({ DATABASE_URL, RELAY_NAME: 'build-box', RELAY_ALLOWED_ROOTS: '/srv/work, /tmp', RELAY_DEFAULT_CWD: '/srv/work/main' });
+    const config = loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_NAME: 'build-box', RELAY_ALLOWED_ROOTS: '/srv/work, /tmp', RELAY_DEFAULT_CWD: '/srv/work/main' });
     expect(config).toMatchObject({ RELAY_NAME: 'build-box', RELAY_ALLOWED_ROOTS: ['/srv/work', '/tmp'], RELAY_DEFAULT_CWD: '/srv/work/main' });
   });
 
   it('refuses relative roots, a default folder outside the roots, and a bad name', () => {
     const problems = (env: Record<string, string>) => {
       try {
-        loadConfig({ DATABASE_URL, ...env });
+        loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env });
       } catch (error) {
         if (error instanceof ConfigError) return error.problems.map((problem) => problem.variable);
         throw error;

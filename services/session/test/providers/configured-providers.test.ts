@@ -4,6 +4,9 @@ import { loadConfig } from '../../src/config.ts';
 import { configuredProviders, discoverModelLists, type ProviderPorts } from '../../src/providers/configured-providers.ts';
 import { ALWAYS_AVAILABLE, type Provider } from '../../src/providers/provider.ts';
 
+/** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */
+const CREDENTIALS = { RELAY_SERVICE_TOKEN: 't'.repeat(43), RELAY_SERVICE_KEYS: `gateway:${'0'.repeat(64)}` };
+
 const logger = createLogger({ name: 'configured-providers-test', level: 'silent' });
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
 
@@ -24,6 +27,7 @@ const ports: ProviderPorts = {
 describe('configuredProviders', () => {
   it('sets up script, one OpenAI-compatible provider per endpoint (deepseek included), and both Claude billings', () => {
     const config = loadConfig({
+  ...CREDENTIALS,
       DATABASE_URL,
       RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'] }]),
@@ -46,12 +50,12 @@ describe('configuredProviders', () => {
   });
 
   it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones stay, unavailable', () => {
-    expect(configuredProviders(loadConfig({ DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api']);
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api']);
   });
 
   it('leaves out the script agent when RELAY_SCRIPT_PROVIDER is off (on by default)', () => {
-    expect(loadConfig({ DATABASE_URL }).RELAY_SCRIPT_PROVIDER).toBe('on');
-    expect(configuredProviders(loadConfig({ DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api']);
+    expect(loadConfig({ ...CREDENTIALS, DATABASE_URL }).RELAY_SCRIPT_PROVIDER).toBe('on');
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api']);
   });
 });
 

@@ -21,6 +21,9 @@ import type { TurnInput } from '../../src/providers/provider.ts';
 import { PrismaUsageLedger } from '../../src/store/prisma-usage-ledger.ts';
 import { startFakeMcpGateway, type FakeMcpGateway } from '../turns/fake-mcp-gateway.ts';
 
+/** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */
+const CREDENTIALS = { RELAY_SERVICE_TOKEN: 't'.repeat(43), RELAY_SERVICE_KEYS: `gateway:${'0'.repeat(64)}` };
+
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const clock = new ManualClock('2026-11-30T10:00:00.000Z');
 
@@ -95,6 +98,7 @@ describe('the cost of an OpenAI-compatible endpoint’s turns', () => {
   it('is its tokens at the configured price, reaches the usage report, and is not reported for a model without a price', async () => {
     // Configured as an operator would: grok prices grok-4 only; ollama has no prices.
     const config = loadConfig({
+  ...CREDENTIALS,
       DATABASE_URL: database.url,
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([
         { id: 'grok', baseUrl, models: ['grok-4', 'grok-4-mini'], prices: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } } },
