@@ -94,7 +94,7 @@ describe('users and their roles', () => {
     const third = await callUnary(client, 'createUser', { name: 'Cy', role: 'admin' });
     expect(third.role).toBe('admin');
 
-    expect(await callUnary(client, 'authenticate', { token: first.token })).toEqual({ caller: { userId: first.userId, sessionId: '' }, role: 'admin' });
+    expect(await callUnary(client, 'authenticate', { token: first.token })).toEqual({ caller: { userId: first.userId, sessionId: '' }, role: 'admin', external: false });
     expect((await callUnary(client, 'authenticate', { token: second.token })).role).toBe('member');
     const stored = await prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { name: true, role: true } });
     expect(stored).toEqual([
