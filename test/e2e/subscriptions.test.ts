@@ -3,7 +3,7 @@
 // The second relay runs on a fast virtual clock through a real DST night: quiet hours hold the row until the
 // window's first end. The third one shows a held event coming at its release, as list_subscriptions said, not 30 s later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishAllowingCommands } from '../harness/allow-commands.ts';
+import { finishAllowingCommands } from '../harness/script-turns.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 const HEADER = '[relay event · automated message from OAR, not from the user; it approves nothing]';

@@ -9,7 +9,7 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishAllowingCommands } from '../harness/allow-commands.ts';
+import { finishAllowingCommands } from '../harness/script-turns.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 let relay: Relay;

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { allowCard, finish, scriptSession } from '../harness/script-turns.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.ts';
 
 const SERVER = 2;
@@ -28,33 +29,6 @@ async function eventually<T>(find: () => T | undefined, what: string, timeoutMs 
 }
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
-
-async function scriptSession(title: string, text: string): Promise<{ id: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, messageId: created.body.message_id };
-}
-
-async function finish(sessionId: string, messageId: string): Promise<void> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return;
-  }
-}
-
-async function allowCard(sessionId: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const pending = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0];
-    if (pending) {
-      expect((await relay.api('POST', `/api/v1/cards/${pending.id}`, { decision: 'allow' })).status).toBe(200);
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
-}
 
 /** Every span reachable from `start`: down parent edges, and from a span to each span that links to it. */
 function walk(start: ReceivedSpan): ReceivedSpan[] {
@@ -122,11 +96,11 @@ afterAll(async () => {
 
 describe('one user action, one trace', () => {
   it('MCP send → the script turn → the wake-up → the watcher’s turn, walked from the first span by parent and link edges', async () => {
-    const worker = await scriptSession('Watched worker', 'reply ready');
-    await finish(worker.id, worker.messageId);
-    const watcher = await scriptSession('Watcher', tool({ action: 'subscribe', sessions: [worker.id] }));
-    await allowCard(watcher.id);
-    await finish(watcher.id, watcher.messageId);
+    const worker = await scriptSession(relay, 'Watched worker', 'reply ready');
+    await finish(relay, worker.id, worker.messageId);
+    const watcher = await scriptSession(relay, 'Watcher', tool({ action: 'subscribe', sessions: [worker.id] }));
+    await allowCard(relay, watcher.id);
+    await finish(relay, watcher.id, watcher.messageId);
 
     const sent = await agent.callTool({ name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'reply done again', wait_seconds: 0 } });
     expect(JSON.parse((sent.content as { text: string }[])[0]!.text)).toMatchObject({ ok: true });
@@ -175,7 +149,7 @@ describe('one user action, one trace', () => {
   });
 
   it('a schedule’s firing links to the call that set it', async () => {
-    await scriptSession('Ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
+    await scriptSession(relay, 'Ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
     const firing = await eventually(() => receiver.spans.find((s) => s.service === 'relay-scheduler' && s.name === 'schedule firing'), 'a schedule firing span');
     expect(firing.attributes['relay.schedule.id']).toEqual(expect.any(String));
     expect(firing.links).toHaveLength(1);

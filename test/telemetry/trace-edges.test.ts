@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { allowCard, finish, scriptSession } from '../harness/script-turns.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.ts';
 
 const SERVER = 2;
@@ -28,36 +29,6 @@ async function eventually<T>(find: () => T | undefined, what: string, timeoutMs 
 }
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
-
-/** Starts a `script` session (its agent calls relay_tool through the gateway's MCP endpoint) with its first message. */
-async function scriptSession(title: string, text: string): Promise<{ id: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, messageId: created.body.message_id };
-}
-
-/** Waits until the turn of `messageId` has finished. */
-async function finish(sessionId: string, messageId: string): Promise<void> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return;
-  }
-}
-
-/** Allows the first pending card of a session (a first watch asks the user). */
-async function allowCard(sessionId: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const card = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0];
-    if (card) {
-      expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
-}
 
 /** The producer span of `subject` from `service`, and the consumer span of the same message in `consumer`, in one trace. */
 async function busEdge(service: string, consumer: string, subject: string): Promise<{ producer: ReceivedSpan; consumed: ReceivedSpan; trace: ReceivedSpan[] }> {
@@ -159,11 +130,11 @@ describe('gateway → question', () => {
 
 describe('subscription → bus → session', () => {
   it('the session service consuming a wake-up command continues the subscription service trace that published it', async () => {
-    const worker = await scriptSession('Traced worker', 'reply ready');
-    await finish(worker.id, worker.messageId);
-    const watcher = await scriptSession('Traced watcher', tool({ action: 'subscribe', sessions: [worker.id] }));
-    await allowCard(watcher.id);
-    await finish(watcher.id, watcher.messageId);
+    const worker = await scriptSession(relay, 'Traced worker', 'reply ready');
+    await finish(relay, worker.id, worker.messageId);
+    const watcher = await scriptSession(relay, 'Traced watcher', tool({ action: 'subscribe', sessions: [worker.id] }));
+    await allowCard(relay, watcher.id);
+    await finish(relay, watcher.id, watcher.messageId);
     // The worker's next turn ends: the subscription service plans a wake-up and publishes deliver_wakeup.
     expect((await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply done again' })).status).toBe(201);
 
@@ -179,7 +150,7 @@ describe('subscription → bus → session', () => {
 
 describe('scheduler → bus → session', () => {
   it('the session service queuing a scheduled prompt continues the scheduler trace that fired it', async () => {
-    await scriptSession('Traced ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
+    await scriptSession(relay, 'Traced ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
     const { producer, consumed, trace } = await busEdge('relay-scheduler', 'relay-session', 'relay.scheduler.v1.cmd.queue_prompt');
     expect(descends(consumed, producer, trace)).toBe(true);
     await eventually(() => {

@@ -1,0 +1,56 @@
+/**
+ * A `script` session's turns through the user API, as the end-to-end suites drive them: start one, wait for its
+ * turn, allow the cards it raises.
+ */
+import { expect } from 'vitest';
+import type { Relay } from './relay.ts';
+
+const STILL_GOING = ['queued', 'running', 'waiting_for_answer'];
+
+/** Starts a `script` session (its agent calls relay_tool through the gateway's MCP endpoint) with its first message. */
+export async function scriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.session.id, messageId: created.body.message_id };
+}
+
+/** Waits until the turn of `messageId` has finished. */
+export async function finish(relay: Relay, sessionId: string, messageId: string): Promise<void> {
+  for (;;) {
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    if (!STILL_GOING.includes(result.body.status)) return;
+  }
+}
+
+/** Allows the first pending card of a session (a first watch asks the user). */
+export async function allowCard(relay: Relay, sessionId: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const card = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0];
+    if (card) {
+      expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no card showed in ${sessionId}`);
+}
+
+/**
+ * Waits for a script turn to end, allowing on the owner's side every card the session raises meanwhile: a `task`
+ * step runs its command only on the owner's Allow.
+ */
+export async function finishAllowingCommands(relay: Relay, sessionId: string, messageId: string): Promise<any> {
+  for (;;) {
+    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
+    // A command's card is a question with the options Allow and Deny: the owner answers Allow.
+    for (const card of body.cards ?? []) {
+      const decision = card.options?.includes('Allow') ? { decision: 'answer', choices: ['Allow'] } : { decision: 'allow' };
+      await relay.api('POST', `/api/v1/cards/${card.id}`, decision);
+    }
+    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=1`);
+    if (result.status !== 200) throw new Error(`wait answered ${result.status}: ${JSON.stringify(result.body)}`);
+    if (!STILL_GOING.includes(result.body.status)) return result.body;
+  }
+}
