@@ -1,4 +1,4 @@
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { nanos } from '@nats-io/transport-node';
 import {
   AckPolicy,
@@ -24,6 +24,11 @@ export type BusMessage = {
   data: unknown;
   /** 1 on the first delivery. */
   deliveryCount: number;
+  /**
+   * Given to a batch handler only: the W3C traceparent of this message's CONSUMER span (no span is active
+   * while a batch runs, as the batch's messages belong to different traces).
+   */
+  traceParent?: string | null;
 };
 
 /** A running consumer. */
@@ -39,12 +44,21 @@ export type ConsumeOptions = {
   maxDeliver?: number;
   logger: Logger;
   handler: (message: BusMessage) => Promise<void>;
+  /**
+   * Optional: the messages that arrived together (at most `maxBatch`, in stream order) in one call, e.g. one
+   * transaction. Resolve → all acked. If it throws, each message goes through `handler` on its own, which
+   * settles it as above, so one bad message costs its batch a retry and nothing else.
+   */
+  batchHandler?: (messages: BusMessage[]) => Promise<void>;
+  /** The largest batch handed to `batchHandler` (default 100). */
+  maxBatch?: number;
 };
 
 export const DEFAULT_MAX_DELIVER = 10;
 const ACK_WAIT_MS = 30_000;
 // Few messages wait in the client at once, so none sits there past its ack wait behind slow handlers.
 const PREFETCH = 10;
+const DEFAULT_MAX_BATCH = 100;
 const MAX_BACKOFF_MS = 30_000;
 // A message handed back at stop() is redelivered after this: at once, nats-server 2.9 can send it to the
 // pull request being closed, where it waits out its whole ack wait (and its neighbour came twice).
@@ -61,7 +75,7 @@ export function nakDelayMs(deliveryCount: number): number {
 
 /**
  * Creates or updates the durable pull consumer and runs `handler` on each message, one at a time, in a
- * CONSUMER span continuing the message's trace. Resolve → ack; a transient AppError or a plain Error
+ * CONSUMER span continuing the message's trace (or `batchHandler` on the messages that arrived together). Resolve → ack; a transient AppError or a plain Error
  * → nak with backoff; any other AppError → term, logged with its code.
  */
 export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consumer> {
@@ -74,26 +88,64 @@ export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consum
     ...filterConfig(options.filterSubjects),
   });
   const consumer = await bus.js.consumers.get(options.stream, options.durable);
-  const messages = await consumer.consume({ max_messages: PREFETCH });
+  const maxBatch = options.batchHandler === undefined ? 1 : (options.maxBatch ?? DEFAULT_MAX_BATCH);
+  // A batch handler gets what waits in the client when it is free: at low rates a batch of one, under load up to
+  // maxBatch, never held back to fill one.
+  const messages = await consumer.consume({ max_messages: Math.max(PREFETCH, maxBatch) });
   logNotifications(messages, options).catch((error: unknown) =>
     options.logger.warn({ err: error, durable: options.durable }, 'consumer notifications ended with an error'),
   );
   let stopping = false;
-  const loop = (async () => {
-    for await (const message of messages) {
-      try {
-        if (stopping) {
+  const settleSafely = async (run: () => Promise<void>) => {
+    try {
+      await run();
+    } catch (error) {
+      // Acking on a closed connection, say: the message comes back after its ack wait.
+      options.logger.error({ err: error, durable: options.durable }, 'could not settle message');
+    }
+  };
+  let loop: Promise<void>;
+  if (options.batchHandler === undefined) {
+    loop = (async () => {
+      for await (const message of messages) {
+        await settleSafely(async () => {
           // Buffered but not started: hand it back for another replica.
-          message.nak(STOP_NAK_DELAY_MS);
+          if (stopping) message.nak(STOP_NAK_DELAY_MS);
+          else await handle(message, options, maxDeliver);
+        });
+      }
+    })();
+  } else {
+    const batchHandler = options.batchHandler;
+    const waiting: JsMsg[] = [];
+    let arrived: (() => void) | undefined;
+    let ended = false;
+    const pump = (async () => {
+      for await (const message of messages) {
+        waiting.push(message);
+        arrived?.();
+      }
+    })().finally(() => {
+      ended = true;
+      arrived?.();
+    });
+    const worker = (async () => {
+      for (;;) {
+        if (waiting.length === 0) {
+          if (ended) return;
+          await new Promise<void>((resolve) => (arrived = resolve));
+          arrived = undefined;
           continue;
         }
-        await handle(message, options, maxDeliver);
-      } catch (error) {
-        // Acking on a closed connection, say: the message comes back after its ack wait.
-        options.logger.error({ err: error, durable: options.durable }, 'could not settle message');
+        const batch = waiting.splice(0, maxBatch);
+        await settleSafely(async () => {
+          if (stopping) for (const message of batch) message.nak(STOP_NAK_DELAY_MS);
+          else await handleBatch(batch, batchHandler, options, maxDeliver);
+        });
       }
-    }
-  })();
+    })();
+    loop = Promise.all([pump, worker]).then(() => undefined);
+  }
   loop.catch((error: unknown) => options.logger.error({ err: error, durable: options.durable }, 'consumer loop failed'));
   return {
     stop: async () => {
@@ -177,42 +229,59 @@ async function consumerInfo(bus: Bus, stream: string, durable: string): Promise<
   }
 }
 
-async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: number): Promise<void> {
-  const startedAt = performance.now();
-  const id = message.headers?.has('Nats-Msg-Id') ? message.headers.get('Nats-Msg-Id') : `${message.info.stream}:${message.info.streamSequence}`;
-  const deliveryCount = message.info.deliveryCount;
+/** The message's Nats-Msg-Id, or its stream position when it has none. */
+function messageIdOf(message: JsMsg): string {
+  return message.headers?.has('Nats-Msg-Id') ? message.headers.get('Nats-Msg-Id') : `${message.info.stream}:${message.info.streamSequence}`;
+}
+
+/** Starts the message's CONSUMER span, continuing the trace in its headers; answers it with the context it is active in. */
+function startProcessSpan(message: JsMsg, id: string, durable: string): { span: Span; active: Context } {
   const parent = message.headers ? propagation.extract(ROOT_CONTEXT, message.headers, natsHeaderGetter) : ROOT_CONTEXT;
   const attributes = {
     [Messaging.SYSTEM]: 'nats',
     [Messaging.OPERATION_TYPE]: 'process',
     [Messaging.DESTINATION_NAME]: message.subject,
     [Messaging.MESSAGE_ID]: id,
-    [Messaging.CONSUMER_GROUP_NAME]: options.durable,
+    [Messaging.CONSUMER_GROUP_NAME]: durable,
     [Attr.BUS_SUBJECT]: message.subject,
     [Attr.BUS_MESSAGE_ID]: id,
-    [Attr.BUS_CONSUMER]: options.durable,
-    [Attr.BUS_DELIVERY_COUNT]: deliveryCount,
+    [Attr.BUS_CONSUMER]: durable,
+    [Attr.BUS_DELIVERY_COUNT]: message.info.deliveryCount,
   };
-  await busTracer.startActiveSpan(`${message.subject} process`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
-    const handling: Handling = { span, startedAt, durable: options.durable, subject: message.subject };
-    const log = options.logger.child({ messageId: id, subject: message.subject, durable: options.durable, deliveryCount });
-    // Long handlers keep the message: without this JetStream would hand it to another replica after the ack wait.
-    const keepAlive = setInterval(() => {
+  const span = busTracer.startSpan(`${message.subject} process`, { kind: SpanKind.CONSUMER, attributes }, parent);
+  return { span, active: trace.setSpan(parent, span) };
+}
+
+/** Long handlers keep their messages: without this JetStream would hand them to another replica after the ack wait. */
+function keepAlive(messages: readonly JsMsg[], log: Logger): () => void {
+  const timer = setInterval(() => {
+    for (const message of messages) {
       try {
         message.working();
       } catch (error) {
         // A closed connection: the message comes back after its ack wait, as it would after a crash.
         log.warn({ err: error }, 'could not extend the ack wait');
       }
-    }, ACK_WAIT_MS / 3);
+    }
+  }, ACK_WAIT_MS / 3);
+  return () => clearInterval(timer);
+}
+
+async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: number): Promise<void> {
+  const startedAt = performance.now();
+  const id = messageIdOf(message);
+  const deliveryCount = message.info.deliveryCount;
+  const { span, active } = startProcessSpan(message, id, options.durable);
+  await context.with(active, async () => {
+    const handling: Handling = { span, startedAt, durable: options.durable, subject: message.subject };
+    const log = options.logger.child({ messageId: id, subject: message.subject, durable: options.durable, deliveryCount });
+    const release = keepAlive([message], log);
     try {
       let data: unknown;
       try {
         data = message.json();
       } catch (error) {
-        settle(handling, 'term', error);
-        log.error({ err: error, code: 'BUS_MALFORMED_MESSAGE' }, 'message is not JSON; terminated');
-        message.term();
+        terminateMalformed(message, handling, log, error);
         return;
       }
       try {
@@ -236,10 +305,63 @@ async function handle(message: JsMsg, options: ConsumeOptions, maxDeliver: numbe
         }
       }
     } finally {
-      clearInterval(keepAlive);
+      release();
       span.end();
     }
   });
+}
+
+function terminateMalformed(message: JsMsg, handling: Handling, log: Logger, error: unknown): void {
+  settle(handling, 'term', error);
+  log.error({ err: error, code: 'BUS_MALFORMED_MESSAGE' }, 'message is not JSON; terminated');
+  message.term();
+}
+
+/**
+ * Runs the batch handler on the messages that arrived together, each in its own CONSUMER span (the handler gets
+ * each span's traceparent). Resolve → all acked; a throw → each message handled on its own by `handle`.
+ */
+async function handleBatch(batch: JsMsg[], batchHandler: (messages: BusMessage[]) => Promise<void>, options: ConsumeOptions, maxDeliver: number): Promise<void> {
+  const startedAt = performance.now();
+  const taken: { message: JsMsg; handling: Handling; busMessage: BusMessage }[] = [];
+  const spans: Span[] = [];
+  const release = keepAlive(batch, options.logger);
+  try {
+    for (const message of batch) {
+      const id = messageIdOf(message);
+      const { span, active } = startProcessSpan(message, id, options.durable);
+      spans.push(span);
+      const handling: Handling = { span, startedAt, durable: options.durable, subject: message.subject };
+      let data: unknown;
+      try {
+        data = message.json();
+      } catch (error) {
+        terminateMalformed(message, handling, options.logger.child({ messageId: id, subject: message.subject, durable: options.durable }), error);
+        continue;
+      }
+      const carrier: Record<string, string> = {};
+      propagation.inject(active, carrier);
+      const busMessage = { id, subject: message.subject, data, deliveryCount: message.info.deliveryCount, traceParent: carrier.traceparent ?? null };
+      taken.push({ message, handling, busMessage });
+    }
+    if (taken.length === 0) return;
+    try {
+      // The batch's messages belong to different traces: none of them is active while it runs.
+      await context.with(ROOT_CONTEXT, () => batchHandler(taken.map((item) => item.busMessage)));
+    } catch (error) {
+      options.logger.warn({ err: error, durable: options.durable, size: taken.length }, 'batch failed; handling its messages one at a time');
+      for (const item of taken) item.handling.span.addEvent('batch failed');
+      for (const item of taken) await handle(item.message, options, maxDeliver);
+      return;
+    }
+    for (const item of taken) {
+      settle(item.handling, 'ack');
+      item.message.ack();
+    }
+  } finally {
+    release();
+    for (const span of spans) span.end();
+  }
 }
 
 /** One message being handled: its span, and what its `messaging.process.duration` point is recorded with. */

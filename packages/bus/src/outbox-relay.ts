@@ -26,9 +26,15 @@ export class OutboxRelay {
   readonly #pollIntervalMs: number;
   #started = false;
   #timer: NodeJS.Timeout | undefined;
+  // wake() came while a round ran: go again as soon as it ends.
+  #woken = false;
   // Rounds run one after another on this chain, never two at once.
   #tail: Promise<unknown> = Promise.resolve();
 
+  /**
+   * `pollIntervalMs` (default 200): how often it looks for rows nobody woke it for. A service that calls wake()
+   * after each commit that enqueues can make it a slow safety net (rows another replica left behind, say).
+   */
   constructor(options: { db: Sql; bus: Bus; logger: Logger; pollIntervalMs?: number }) {
     this.#db = options.db;
     this.#bus = options.bus;
@@ -40,6 +46,17 @@ export class OutboxRelay {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    this.#schedule(0);
+  }
+
+  /** Publishes at once what is pending (call it right after a commit that enqueued): a round now, or one more after the round in flight. */
+  wake(): void {
+    if (!this.#started) return;
+    if (this.#timer === undefined) {
+      this.#woken = true;
+      return;
+    }
+    clearTimeout(this.#timer);
     this.#schedule(0);
   }
 
@@ -76,6 +93,7 @@ export class OutboxRelay {
 
   async #tick(): Promise<void> {
     this.#timer = undefined;
+    this.#woken = false;
     let round: Round = { published: 0, pending: false };
     try {
       round = await this.#exclusive(() => this.#round());
@@ -83,7 +101,7 @@ export class OutboxRelay {
       this.#logger.error({ err: error }, 'outbox round failed');
     }
     // A full batch means more may be waiting: go again at once rather than after the interval.
-    if (this.#started) this.#schedule(round.pending && round.published > 0 ? 0 : this.#pollIntervalMs);
+    if (this.#started) this.#schedule((round.pending && round.published > 0) || this.#woken ? 0 : this.#pollIntervalMs);
   }
 
   #exclusive<T>(run: () => Promise<T>): Promise<T> {

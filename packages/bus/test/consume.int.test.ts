@@ -18,7 +18,10 @@ afterAll(async () => {
 });
 
 /** A fresh stream per test, a publisher with a Nats-Msg-Id, and a consumer that is stopped at the end. */
-async function setup(handler: (message: BusMessage) => Promise<void>, options: { maxDeliver?: number } = {}) {
+async function setup(
+  handler: (message: BusMessage) => Promise<void>,
+  options: { maxDeliver?: number; batchHandler?: (messages: BusMessage[]) => Promise<void>; maxBatch?: number } = {},
+) {
   count += 1;
   const stream = `CONSUME_TEST_${count}`;
   const subject = `relay.consume${count}.v1.happened`;
@@ -205,5 +208,96 @@ describe('consume', () => {
         handler: async () => {},
       }),
     ).rejects.toThrow(/2\.10/);
+  });
+});
+
+describe('consume with a batch handler', () => {
+  it('hands over the messages that arrived together, in stream order, and acks them all', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const batches: string[][] = [];
+    const single = vi.fn(async () => {});
+    const { publish, info } = await setup(single, {
+      maxBatch: 3,
+      batchHandler: async (messages) => {
+        batches.push(messages.map((message) => message.id));
+        // The first batch holds the handler, so the next messages arrive together.
+        if (batches.length === 1) await released;
+      },
+    });
+    await publish('a', { n: 1 });
+    await vi.waitFor(() => expect(batches).toEqual([['a']]));
+    for (const id of ['b', 'c', 'd', 'e']) await publish(id, {});
+    await vi.waitFor(async () => expect((await info()).num_ack_pending).toBe(5));
+    release();
+    await waitSettled(info);
+    expect(batches).toEqual([['a'], ['b', 'c', 'd'], ['e']]);
+    expect(single).not.toHaveBeenCalled();
+    expect((await info()).num_redelivered).toBe(0);
+  });
+
+  it('gives each message the traceparent of its own consumer span', async () => {
+    const seen: BusMessage[] = [];
+    const { publish, info } = await setup(async () => {}, { batchHandler: async (messages) => void seen.push(...messages) });
+    await publish('t', { hello: 'world' });
+    await waitSettled(info);
+    expect(seen).toEqual([expect.objectContaining({ id: 't', data: { hello: 'world' }, deliveryCount: 1 })]);
+    expect(seen[0]).toHaveProperty('traceParent');
+  });
+
+  it('when a batch throws, settles each of its messages by the one-message handler', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let batchCalls = 0;
+    const single: string[] = [];
+    const { subject, publish, info } = await setup(
+      async (message) => {
+        single.push(message.id);
+        if (message.id === 'bad-in-batch') throw new AppError('TEST_INVALID', 'invalid_argument', 'never');
+      },
+      {
+        batchHandler: async (messages) => {
+          batchCalls += 1;
+          if (batchCalls === 1) return void (await released);
+          if (messages.some((message) => message.id === 'bad-in-batch')) throw new Error('one of them is bad');
+        },
+      },
+    );
+    await publish('first', {});
+    await vi.waitFor(() => expect(batchCalls).toBe(1));
+    await publish('good', {});
+    await publish('bad-in-batch', {});
+    await f.bus.js.publish(subject, 'not json{', { msgID: 'garbled-in-batch' });
+    await vi.waitFor(async () => expect((await info()).num_ack_pending).toBe(4));
+    release();
+    await waitSettled(info);
+    expect(single).toEqual(['good', 'bad-in-batch']);
+    expect((await info()).num_redelivered).toBe(0);
+    expect(f.logs.find((entry) => entry['messageId'] === 'bad-in-batch' && entry.level === 'error')?.code).toBe('TEST_INVALID');
+    expect(f.logs.find((entry) => entry['messageId'] === 'garbled-in-batch')?.code).toBe('BUS_MALFORMED_MESSAGE');
+  });
+
+  it('stop() waits for the batch in flight and hands the waiting messages back', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const { stream, durable, subject, consumer, publish } = await setup(async () => {}, {
+      batchHandler: async (messages) => {
+        handled.push(...messages.map((message) => message.id));
+        await released;
+      },
+    });
+    await publish('a', {});
+    await vi.waitFor(() => expect(handled).toEqual(['a']));
+    for (const id of ['b', 'c']) await publish(id, {});
+    await vi.waitFor(async () => expect((await f.bus.jsm.consumers.info(stream, durable)).num_ack_pending).toBe(3));
+    const stopping = consumer.stop();
+    release();
+    await stopping;
+    expect(handled).toEqual(['a']);
+    const taken: string[] = [];
+    const replica = await consume(f.bus, { stream, durable, filterSubjects: [subject], logger: f.logger, handler: async (message) => void taken.push(message.id) });
+    consumers.push(replica);
+    await vi.waitFor(() => expect(taken.sort()).toEqual(['b', 'c']), { timeout: 5_000 });
   });
 });

@@ -147,4 +147,21 @@ describe('enqueue and OutboxRelay', () => {
     expect(pending.map((row) => row.id)).toEqual([later]);
     expect(await relay.flush()).toBe(1);
   });
+
+  it('wake() publishes at once what was committed, without waiting for the poll', async () => {
+    const { stream, subject } = await freshStream();
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger, pollIntervalMs: 3_600_000 });
+    relay.start();
+    try {
+      // The first round runs at start; rows committed after it wait for the hour-long poll unless woken.
+      await vi.waitFor(async () => expect(await f.db.$queryRawUnsafe<unknown[]>('SELECT 1 FROM "outbox" WHERE "published_at" IS NULL')).toEqual([]), { timeout: 5000 });
+      const first = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: { n: 1 } }));
+      relay.wake();
+      const second = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: { n: 2 } }));
+      relay.wake();
+      await vi.waitFor(async () => expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([first, second]), { timeout: 5000 });
+    } finally {
+      await relay.stop();
+    }
+  });
 });
