@@ -6,6 +6,9 @@ import { defineConfig } from 'vitest/config';
 const UNHANDLED_ERRORS_FILE = fileURLToPath(new URL('./.relay/unhandled-errors.txt', import.meta.url));
 /** The projects that start services as processes run their prebuilt dist/, rebuilt first when stale. */
 const BUILD_SERVICES = './scripts/vitest-build-services.mjs';
+/** Starts the relay the end-to-end files share (test/harness/shared-relay.ts) when one first asks for it. */
+const SHARED_RELAY = './test/harness/shared-relay.setup.ts';
+const STATIC = ['test/k8s/**/*.test.ts', 'test/architecture/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -16,9 +19,15 @@ export default defineConfig({
       appendFileSync(UNHANDLED_ERRORS_FILE, `${error.type}${origin}: ${error.stack ?? error.message}\n\n`);
     },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['{packages,services,cli}/*/{src,test}/**/*.test.ts', 'cli/test/**/*.test.ts'], exclude: ['**/*.int.test.ts', '**/node_modules/**'] } },
+      // Pure code: one worker keeps the modules it loaded from file to file (nothing here mocks or patches globals).
+      { extends: true, test: { name: 'unit', include: ['{packages,services,cli}/*/{src,test}/**/*.test.ts', 'cli/test/**/*.test.ts'], exclude: ['**/*.int.test.ts', '**/node_modules/**'], isolate: false } },
       { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
-      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } },
+      // Checks of files (manifests, Dockerfiles, imports) that start nothing: they run beside the others.
+      { extends: true, test: { name: 'static', include: STATIC, testTimeout: 60_000 } },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: STATIC, globalSetup: [BUILD_SERVICES, SHARED_RELAY], testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false },
+      },
     ],
   },
 });

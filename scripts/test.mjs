@@ -9,9 +9,14 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
 
+/** Each step's wall time in seconds, printed at the end. */
+const steps = [];
+
 function run(title, command, args, options = {}) {
   process.stdout.write(`\n▶ ${title}\n`);
+  const started = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env, ...options });
+  steps.push([title, (Date.now() - started) / 1000]);
   if (result.status !== 0) {
     process.stderr.write(`✖ ${title} failed (exit ${result.status ?? result.signal})\n`);
     process.exit(result.status ?? 1);
@@ -37,6 +42,7 @@ const results = `${root}/.relay/test-results.json`;
 // vitest.config.ts appends every unhandled error here; a CI log that keeps only its tail still shows them.
 const unhandled = `${root}/.relay/unhandled-errors.txt`;
 rmSync(unhandled, { force: true });
+const testsStarted = Date.now();
 const tests = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env });
 if (existsSync(results)) {
   const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, testResults } = JSON.parse(readFileSync(results, 'utf8'));
@@ -48,22 +54,36 @@ if (existsSync(results)) {
   process.stdout.write(`\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped\n`);
   printDurations(testResults);
 }
+steps.push(['vitest', (Date.now() - testsStarted) / 1000]);
+process.stdout.write('duration per step:\n');
+for (const [title, seconds] of steps) process.stdout.write(`  ${seconds.toFixed(0).padStart(5)} s  ${title}\n`);
+process.stdout.write(`  ${steps.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0).padStart(5)} s  in all\n`);
 if (existsSync(unhandled)) process.stdout.write(`\nunhandled errors (each fails the run):\n${readFileSync(unhandled, 'utf8')}`);
 process.exit(tests.status ?? 1);
 
 /** The project a test file belongs to, by the same patterns as vitest.config.ts. */
 function projectOf(file) {
+  if (/^test\/(k8s|architecture)\//.test(file)) return 'static';
   if (file.startsWith('test/')) return 'e2e';
   return file.endsWith('.int.test.ts') ? 'integration' : 'unit';
 }
 
-/** Seconds spent in each project's files (summed, so parallel files count fully) and the slowest files. */
+/**
+ * Each project's wall time (its first file's start to its last file's end) and the time spent in its files (summed,
+ * so files run side by side count fully), then the slowest files.
+ */
 function printDurations(testResults) {
-  const files = testResults.map((result) => ({ file: relative(root, result.name), seconds: (result.endTime - result.startTime) / 1000 }));
+  const files = testResults.map((result) => ({ file: relative(root, result.name), start: result.startTime, end: result.endTime, seconds: (result.endTime - result.startTime) / 1000 }));
   const byProject = new Map();
-  for (const { file, seconds } of files) byProject.set(projectOf(file), (byProject.get(projectOf(file)) ?? 0) + seconds);
-  const projects = [...byProject].map(([project, seconds]) => `${project} ${seconds.toFixed(0)} s`).join(', ');
-  process.stdout.write(`time in test files: ${projects}\nslowest files:\n`);
+  for (const { file, start, end, seconds } of files) {
+    const project = byProject.get(projectOf(file)) ?? { start, end, seconds: 0 };
+    byProject.set(projectOf(file), { start: Math.min(project.start, start), end: Math.max(project.end, end), seconds: project.seconds + seconds });
+  }
+  process.stdout.write('duration per project (wall, time in files):\n');
+  for (const [project, { start, end, seconds }] of byProject) {
+    process.stdout.write(`  ${project.padEnd(12)} ${((end - start) / 1000).toFixed(0).padStart(5)} s  ${seconds.toFixed(0).padStart(5)} s\n`);
+  }
+  process.stdout.write('slowest files:\n');
   for (const { file, seconds } of files.sort((a, b) => b.seconds - a.seconds).slice(0, 8)) {
     process.stdout.write(`  ${seconds.toFixed(1).padStart(6)} s  ${file}\n`);
   }

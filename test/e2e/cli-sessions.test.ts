@@ -4,9 +4,10 @@
 // characters in a read and read whole with --message, and a wrong command line answered with exit code 2.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRelayCli } from '../harness/relay-cli.ts';
-import { startRelay, type Relay } from '../harness/relay.ts';
+import type { RelayClient } from '../harness/relay.ts';
+import { sharedRelay } from '../harness/shared-relay.ts';
 
-let relay: Relay;
+let relay: RelayClient;
 
 const cli = (...args: string[]) => runRelayCli(relay, relay.userToken, ...args);
 const json = async (...args: string[]) => {
@@ -16,7 +17,7 @@ const json = async (...args: string[]) => {
 };
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'desk' });
+  relay = await sharedRelay();
 });
 
 afterAll(async () => {

@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callUnary } from '@relay/rpc';
-import { startRelay, type Relay } from '../harness/relay.ts';
+import type { RelayClient } from '../harness/relay.ts';
+import { sharedRelay } from '../harness/shared-relay.ts';
 import { callTool as call, RelayUser, toolStep as tool, type Agent } from '../harness/relay-user.ts';
 
 const gatewaySources = fileURLToPath(new URL('../../services/gateway/src', import.meta.url));
 
-let relay: Relay;
+let relay: RelayClient;
 let first: RelayUser;
 let second: RelayUser;
 
@@ -127,7 +128,7 @@ async function registeredApiRoutes(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'desk' });
+  relay = await sharedRelay();
   first = new RelayUser(relay, relay.userToken);
   const other = await callUnary<{ name: string }, { userId: string; token: string }>(relay.sessionClient, 'createUser', { name: 'second user' });
   second = new RelayUser(relay, other.token);

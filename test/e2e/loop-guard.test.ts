@@ -4,10 +4,11 @@
 // not reset it. Two `script` sessions, real agents, call relay_tool through the gateway's MCP endpoint; the test
 // plays the user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../harness/relay.ts';
+import type { RelayClient } from '../harness/relay.ts';
+import { sharedRelay } from '../harness/shared-relay.ts';
 import { callTool as call, RelayUser, toolStep as tool } from '../harness/relay-user.ts';
 
-let relay: Relay;
+let relay: RelayClient;
 let user: RelayUser;
 
 /** The prompts other agents sent a session (rows with provenance, not the user's). */
@@ -30,7 +31,7 @@ async function idleScript(title: string) {
 }
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'desk' });
+  relay = await sharedRelay();
   user = new RelayUser(relay, relay.userToken);
 });
 

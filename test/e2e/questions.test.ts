@@ -6,17 +6,19 @@
 // endpoint with their own tokens; the test plays the user.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../harness/relay.ts';
+import type { RelayClient } from '../harness/relay.ts';
+import { sharedRelay } from '../harness/shared-relay.ts';
 import { callTool as call, RelayUser, toolStep as tool, type Agent } from '../harness/relay-user.ts';
 
-let relay: Relay;
+let relay: RelayClient;
 let user: RelayUser;
 
 async function questionAnsweredEvents(): Promise<any[]> {
   const db = new pg.Client({ connectionString: relay.databaseUrls.question });
   await db.connect();
   try {
-    const { rows } = await db.query(`SELECT payload FROM outbox WHERE subject = 'relay.question.v1.question_answered' ORDER BY created_at`);
+    // This file's user's: the relay is shared with other files' users.
+    const { rows } = await db.query(`SELECT payload FROM outbox WHERE subject = 'relay.question.v1.question_answered' AND payload->>'userId' = $1 ORDER BY created_at`, [relay.userId]);
     return rows.map((row) => row.payload);
   } finally {
     await db.end();
@@ -37,7 +39,7 @@ async function ask(asker: Agent, args: Record<string, unknown>): Promise<string>
 }
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'desk' });
+  relay = await sharedRelay();
   user = new RelayUser(relay, relay.userToken);
 });
 

@@ -2,9 +2,10 @@
 // gateway's MCP endpoint with its own token — while the test plays the user (approval cards, messages) over /api/v1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startRelay, type Relay } from '../harness/relay.ts';
+import type { RelayClient } from '../harness/relay.ts';
+import { sharedRelay } from '../harness/shared-relay.ts';
 
-let relay: Relay;
+let relay: RelayClient;
 
 /** Sends the user's message to a conversation and returns the finished turn (status, reply …). */
 async function say(sessionId: string, text: string): Promise<any> {
@@ -46,7 +47,7 @@ async function startScriptSession(title: string, text: string): Promise<{ id: st
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'desk' });
+  relay = await sharedRelay();
 });
 
 afterAll(async () => {

@@ -3,9 +3,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startRelay, type Relay } from '../harness/relay.ts';
+import type { RelayClient } from '../harness/relay.ts';
+import { sharedRelay } from '../harness/shared-relay.ts';
 
-let relay: Relay;
+let relay: RelayClient;
 let agent: Client;
 let caller: { id: string; token: string };
 
@@ -16,7 +17,7 @@ async function relayTool(client: Client, args: unknown, name = 'relay_tool') {
 }
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'desk' });
+  relay = await sharedRelay();
   caller = await relay.createExternalSession('Walking skeleton');
   agent = await relay.connectAgent(caller.token);
 });

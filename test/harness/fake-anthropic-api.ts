@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import type { Relay } from './relay.ts';
+import type { RelayClient } from './relay.ts';
 
 export interface FakeAnthropicApi {
   /** The base URL for ANTHROPIC_BASE_URL. */
@@ -62,7 +62,7 @@ export function claudeCodeEnv(api: FakeAnthropicApi, configDir: string): Record<
 }
 
 /** Waits (over the user API) until the turn of `messageId` is over, and answers how it ended. */
-export async function finishTurn(relay: Relay, sessionId: string, messageId: string): Promise<any> {
+export async function finishTurn(relay: RelayClient, sessionId: string, messageId: string): Promise<any> {
   for (;;) {
     const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
     expect(result.status, JSON.stringify(result.body)).toBe(200);

@@ -1,10 +1,10 @@
 /**
- * One user of a relay started by startRelay, as the end-to-end tests play them: the user API with that user's own
+ * One user of a relay (startRelay or sharedRelay), as the end-to-end tests play them: the user API with that user's own
  * token, and agents (real MCP clients with their sessions' tokens) calling relay_tool through the gateway.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Relay } from './relay.ts';
+import type { RelayClient } from './relay.ts';
 
 /** An external session of the user and its agent's MCP client. */
 export interface Agent {
@@ -19,7 +19,7 @@ export class RelayUser {
   readonly #agents: Client[] = [];
 
   constructor(
-    readonly relay: Relay,
+    readonly relay: RelayClient,
     readonly token: string,
   ) {}
 

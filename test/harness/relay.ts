@@ -6,13 +6,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { callUnary, checkHealth, createClient } from '@relay/rpc';
-import { createTestDatabase, freePort, makeTestCredentials, startNats } from '@relay/testing';
+import { callUnary, checkHealth, createClient, makeServiceCredentials, serviceAuth, type ServiceCredentials } from '@relay/rpc';
+import { createTestDatabase, freePort, startNats } from '@relay/testing';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const STATEFUL = ['session', 'subscription', 'scheduler', 'question', 'pairing'] as const;
 export type ServiceName = (typeof STATEFUL)[number] | 'gateway';
+/** Each stateful service's database. */
+export type DatabaseUrls = Record<(typeof STATEFUL)[number], string>;
 
 export interface RelayOptions {
   name?: string;
@@ -65,13 +67,25 @@ class ServiceProcess {
   }
 }
 
-export interface Relay {
+/** What a test needs to reach a running relay: enough to connect from another process (see shared-relay.ts). */
+export interface RelayConnection {
+  name: string;
+  gatewayUrl: string;
+  sessionAddress: string;
+  /** The relay's gRPC service credentials; the tests call the session service as the gateway. */
+  credentials: ServiceCredentials;
+  databaseUrls: DatabaseUrls;
+}
+
+/** A relay as one of its users sees it: the user API with that user's token, agents over MCP, the session service. */
+export interface RelayClient {
   name: string;
   gatewayUrl: string;
   mcpUrl: string;
+  /** The user the tests act as, and their token for the user API. */
+  userId: string;
   userToken: string;
-  databaseUrls: Record<(typeof STATEFUL)[number], string>;
-  services: Record<ServiceName, ServiceProcess>;
+  databaseUrls: DatabaseUrls;
   sessionClient: SessionServiceClient;
   /** Creates an external session through the user API; returns its id and bearer token. */
   createExternalSession(title: string): Promise<{ id: string; token: string }>;
@@ -79,10 +93,66 @@ export interface Relay {
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** An MCP client (the SDK's) connected as the session whose token is given. */
   connectAgent(token: string): Promise<Client>;
+  /** Lets the relay go: a relay of the test's own stops; a shared one only loses this client. */
+  stop(): Promise<void>;
+}
+
+/** A relay of the test's own: its service processes too, to stop, kill and restart. */
+export interface Relay extends RelayClient {
+  connection: RelayConnection;
+  services: Record<ServiceName, ServiceProcess>;
   /** Waits until the service answers its health check again. */
   waitReady(name: ServiceName): Promise<void>;
   logs(): string;
-  stop(): Promise<void>;
+}
+
+/** A client of the relay at `connection`, with no user yet (see signIn). */
+export function connectRelay(connection: RelayConnection): RelayClient {
+  const { gatewayUrl } = connection;
+  const client: RelayClient = {
+    name: connection.name,
+    gatewayUrl,
+    mcpUrl: `${gatewayUrl}/mcp`,
+    userId: '',
+    userToken: '',
+    databaseUrls: connection.databaseUrls,
+    sessionClient: createClient(SessionServiceClient, connection.sessionAddress, serviceAuth(connection.credentials, 'gateway')),
+    async createExternalSession(title) {
+      const response = await fetch(`${gatewayUrl}/api/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${client.userToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ external: true, title }),
+      });
+      if (!response.ok) throw new Error(`POST /api/v1/sessions answered ${response.status}: ${await response.text()}`);
+      const body = (await response.json()) as { session: { id: string }; token: string };
+      return { id: body.session.id, token: body.token };
+    },
+    async api(method, path, body) {
+      const response = await fetch(`${gatewayUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${client.userToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+    },
+    async connectAgent(token) {
+      const agent = new Client({ name: 'e2e-agent', version: '0.0.0' });
+      await agent.connect(new StreamableHTTPClientTransport(new URL(client.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return agent;
+    },
+    async stop() {
+      client.sessionClient.close();
+    },
+  };
+  return client;
+}
+
+/** Makes a user on the relay (an admin when asked; the first user is one anyway) and acts as them from now on. */
+export async function signIn(client: RelayClient, name: string, role?: 'admin' | 'member'): Promise<void> {
+  const user = await callUnary<{ name: string; role?: string }, { userId: string; token: string }>(client.sessionClient, 'createUser', { name, ...(role ? { role } : {}) });
+  client.userId = user.userId;
+  client.userToken = user.token;
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
@@ -104,7 +174,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const ports = Object.fromEntries(await Promise.all([...STATEFUL, 'gateway'].map(async (s) => [s, await freePort()] as const))) as Record<ServiceName, number>;
   const address = (service: ServiceName) => `127.0.0.1:${ports[service]}`;
   // Credentials made at each start, as `relay up` makes them: a gRPC token and a NATS user per service.
-  const credentials = makeTestCredentials();
+  const credentials = makeServiceCredentials();
+  const credentialsEnv = (service: ServiceName) => ({ RELAY_SERVICE_TOKEN: credentials.tokens[service], RELAY_SERVICE_KEYS: credentials.keys });
   const common: Record<string, string> = {
     LOG_LEVEL: 'warn',
     RELAY_CLOCK_EPOCH: String(Date.now()),
@@ -120,12 +191,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     ...options.env,
   };
   const services = {} as Record<ServiceName, ServiceProcess>;
-  const databaseUrls = {} as Relay['databaseUrls'];
+  const databaseUrls = {} as DatabaseUrls;
   STATEFUL.forEach((service, index) => {
     databaseUrls[service] = databases[index]!.url;
     services[service] = new ServiceProcess(service, {
       ...common,
-      ...credentials.env(service),
+      ...credentialsEnv(service),
       ...nats.env(service),
       OTEL_SERVICE_NAME: `relay-${service}`,
       DATABASE_URL: databases[index]!.url,
@@ -135,7 +206,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   });
   services.gateway = new ServiceProcess('gateway', {
     ...common,
-    ...credentials.env('gateway'),
+    ...credentialsEnv('gateway'),
     OTEL_SERVICE_NAME: 'relay-gateway',
     PORT: String(ports.gateway),
     HOST: '127.0.0.1',
@@ -145,57 +216,28 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const waitReady = (service: ServiceName) =>
     service === 'gateway'
       ? until('gateway', async () => (await fetch(`${gatewayUrl}/readyz`)).ok, options.readyTimeoutMs)
-      : until(service, () => checkHealth(address(service), '', 2000, credentials.auth('gateway')), options.readyTimeoutMs);
+      : until(service, () => checkHealth(address(service), '', 2000, serviceAuth(credentials, 'gateway')), options.readyTimeoutMs);
 
-  const relay: Relay = {
-    name,
-    gatewayUrl,
-    mcpUrl: `${gatewayUrl}/mcp`,
-    userToken: '',
-    databaseUrls,
+  const connection: RelayConnection = { name, gatewayUrl, sessionAddress: address('session'), credentials, databaseUrls };
+  const client = connectRelay(connection);
+  const relay: Relay = Object.assign(client, {
+    connection,
     services,
-    // The tests call the session service as the gateway does (only the gateway creates users).
-    sessionClient: createClient(SessionServiceClient, address('session'), credentials.auth('gateway')),
-    async createExternalSession(title) {
-      const response = await fetch(`${gatewayUrl}/api/v1/sessions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${relay.userToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ external: true, title }),
-      });
-      if (!response.ok) throw new Error(`POST /api/v1/sessions answered ${response.status}: ${await response.text()}`);
-      const body = (await response.json()) as { session: { id: string }; token: string };
-      return { id: body.session.id, token: body.token };
-    },
-    async api(method, path, body) {
-      const response = await fetch(`${gatewayUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${relay.userToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-    },
-    async connectAgent(token) {
-      const client = new Client({ name: 'e2e-agent', version: '0.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-      return client;
-    },
     waitReady,
     logs: () => Object.values(services).map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
     async stop() {
-      relay.sessionClient.close();
+      client.sessionClient.close();
       await services.gateway.stop();
       await Promise.all(STATEFUL.map((service) => services[service].stop()));
       await nats.stop();
       await Promise.all(databases.map((database) => database.drop()));
     },
-  };
+  });
 
   try {
     for (const service of [...STATEFUL, 'gateway'] as const) services[service].start();
     for (const service of [...STATEFUL, 'gateway'] as const) await waitReady(service);
-    const user = await callUnary<{ name: string }, { userId: string; token: string }>(relay.sessionClient, 'createUser', { name: 'e2e user' });
-    relay.userToken = user.token;
+    await signIn(relay, 'e2e user');
   } catch (error) {
     const logs = relay.logs();
     await relay.stop().catch(() => undefined);

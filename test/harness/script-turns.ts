@@ -3,19 +3,19 @@
  * turn, allow the cards it raises.
  */
 import { expect } from 'vitest';
-import type { Relay } from './relay.ts';
+import type { RelayClient } from './relay.ts';
 
 const STILL_GOING = ['queued', 'running', 'waiting_for_answer'];
 
 /** Starts a `script` session (its agent calls relay_tool through the gateway's MCP endpoint) with its first message. */
-export async function scriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
+export async function scriptSession(relay: RelayClient, title: string, text: string): Promise<{ id: string; messageId: string }> {
   const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { id: created.body.session.id, messageId: created.body.message_id };
 }
 
 /** Waits until the turn of `messageId` has finished. */
-export async function finish(relay: Relay, sessionId: string, messageId: string): Promise<void> {
+export async function finish(relay: RelayClient, sessionId: string, messageId: string): Promise<void> {
   for (;;) {
     const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
     expect(result.status, JSON.stringify(result.body)).toBe(200);
@@ -24,7 +24,7 @@ export async function finish(relay: Relay, sessionId: string, messageId: string)
 }
 
 /** Allows the first pending card of a session (a first watch asks the user). */
-export async function allowCard(relay: Relay, sessionId: string): Promise<void> {
+export async function allowCard(relay: RelayClient, sessionId: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const card = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0];
@@ -41,7 +41,7 @@ export async function allowCard(relay: Relay, sessionId: string): Promise<void> 
  * Waits for a script turn to end, allowing on the owner's side every card the session raises meanwhile: a `task`
  * step runs its command only on the owner's Allow.
  */
-export async function finishAllowingCommands(relay: Relay, sessionId: string, messageId: string): Promise<any> {
+export async function finishAllowingCommands(relay: RelayClient, sessionId: string, messageId: string): Promise<any> {
   for (;;) {
     const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
     // A command's card is a question with the options Allow and Deny: the owner answers Allow.
