@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { K8S_DIR, checkKubectl, renderKustomization, type K8sObject } from './render-kustomization.ts';
 import { createFieldChecker, validateObject, type FieldChecker } from './validate-object.ts';
-import { containerViolations, imageViolations, networkPolicyViolations, networkPortViolations, secretViolations, serviceViolations } from './check-policies.ts';
+import { containerViolations, imageViolations, natsTlsViolations, networkPolicyViolations, networkPortViolations, secretViolations, serviceViolations } from './check-policies.ts';
 
 /** A Deployment that passes every check; each test breaks one thing in a copy. */
 function goodDeployment(): K8sObject {
@@ -211,6 +211,32 @@ describe('a broken file in a copy of k8s/', () => {
       expect(await validateObject(session, fields)).toEqual(['Deployment/session: unknown field spec.template.spec.terminationGracePeriodSecond']);
       // The overlays' cert-manager component moves the probes to the health port, and refuses a probe that is gone.
       await expect(renderKustomization(join(copy, 'overlays/dev'))).rejects.toThrow(/livenessProbe/);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('NATS without TLS in a copy of k8s/', () => {
+  it('fails the prod render\'s check: no tls block for the clients, routes that do not verify, a service without its certificate', async () => {
+    await checkKubectl();
+    const copy = await mkdtemp(join(tmpdir(), 'relay-k8s-nats-'));
+    try {
+      await cp(K8S_DIR, copy, { recursive: true });
+      expect(natsTlsViolations(await renderKustomization(join(copy, 'overlays/prod')))).toEqual([]);
+      const config = join(copy, 'components/nats/configmap.yaml');
+      const text = await readFile(config, 'utf8');
+      const broken = text.replace(/^ {4}tls \{\n(?: {6}.*\n)+ {4}\}\n/m, '').replace(/( {6}tls \{\n(?: {8}.*\n)*? {8})verify: true/, '$1verify: false');
+      expect(broken).not.toBe(text);
+      await writeFile(config, broken);
+      const component = join(copy, 'components/nats/kustomization.yaml');
+      const patches = await readFile(component, 'utf8');
+      await writeFile(component, patches.replace(/ {18}- name: NATS_TLS_CERT\n {20}value: .*\n/, ''));
+      expect(natsTlsViolations(await renderKustomization(join(copy, 'overlays/prod')))).toEqual([
+        'nats.conf: no tls block for its clients',
+        "nats.conf: the routes' tls block does not verify their certificates (verify: true)",
+        'Deployment/session container session: NATS_TLS_CERT is not set',
+      ]);
     } finally {
       await rm(copy, { recursive: true, force: true });
     }

@@ -226,3 +226,70 @@ export function policyAllows(objects: K8sObject[], from: Record<string, string>,
   const ingress = specs.some((spec) => matches(spec.podSelector ?? {}, to) && allows(spec.ingress, 'from', from));
   return egress && ingress;
 }
+
+/** The body of the first `name { … }` block in a nats-server config, or undefined. */
+function natsBlock(config: string, name: string): string | undefined {
+  const start = new RegExp(`^\\s*${name}\\s*\\{`, 'm').exec(config);
+  if (!start) return undefined;
+  let depth = 1;
+  for (let index = start.index + start[0].length; index < config.length; index++) {
+    if (config[index] === '{') depth++;
+    if (config[index] === '}' && --depth === 0) return config.slice(start.index + start[0].length, index);
+  }
+  return undefined;
+}
+
+/** The Certificate whose Secret a container mounts at the folder of `file`, or why there is none. */
+function certificateFor(objects: K8sObject[], pod: PodSpec, container: Container, file: string | undefined): { certificate?: K8sObject; problem?: string } {
+  if (file === undefined) return { problem: 'is not set' };
+  const mount = container.volumeMounts?.find((m) => file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`));
+  const secretName = (pod.volumes?.find((v) => v.name === mount?.name) as { secret?: { secretName?: string } } | undefined)?.secret?.secretName;
+  if (secretName === undefined) return { problem: `${file} is in no Secret volume the container mounts` };
+  const certificate = objects.find((o) => o.kind === 'Certificate' && (o['spec'] as { secretName?: string }).secretName === secretName);
+  if (certificate === undefined) return { problem: `${file} is in the Secret ${secretName}, which no Certificate of this render issues` };
+  return { certificate };
+}
+
+/**
+ * NATS only over TLS, both ways: the nats-server config has a `tls` block for its clients (certificate, key,
+ * CA, `verify: true`) and, with a cluster, one for its routes, its files from a Certificate's Secret the server
+ * mounts, the Certificate naming the Service the clients dial; every service that is a NATS user (NATS_USER)
+ * checks the server against a CA and presents its own certificate (NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY),
+ * files from its own Certificate's Secret.
+ */
+export function natsTlsViolations(objects: K8sObject[]): string[] {
+  const found: string[] = [];
+  const server = workloadsOf(objects).find((w) => w.object.kind === 'StatefulSet' && w.object.metadata.name === 'nats');
+  if (server === undefined) return ['no StatefulSet/nats'];
+  const config = (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'nats-config')?.['data'] as Record<string, string> | undefined)?.['nats.conf'] ?? '';
+  const cluster = natsBlock(config, 'cluster');
+  const blocks: [string, string | undefined][] = [['clients', natsBlock(cluster === undefined ? config : config.replace(cluster, ''), 'tls')]];
+  if (cluster !== undefined) blocks.push(['routes', natsBlock(cluster, 'tls')]);
+  const container = server.pod.containers?.[0] ?? { name: 'nats' };
+  for (const [side, block] of blocks) {
+    if (block === undefined) {
+      found.push(`nats.conf: no tls block for its ${side}`);
+      continue;
+    }
+    if (!/^\s*verify\s*:\s*true\s*$/m.test(block)) found.push(`nats.conf: the ${side}' tls block does not verify their certificates (verify: true)`);
+    for (const key of ['cert_file', 'key_file', 'ca_file']) {
+      const file = new RegExp(`^\\s*${key}\\s*:\\s*"?([^"\\s]+)"?\\s*$`, 'm').exec(block)?.[1];
+      const { certificate, problem } = certificateFor(objects, server.pod, container, file);
+      if (problem !== undefined) found.push(`nats.conf: the ${side}' tls ${key} ${problem}`);
+      else if (side === 'clients' && !((certificate!['spec'] as { dnsNames?: string[] }).dnsNames ?? []).includes('nats')) {
+        found.push(`${label(certificate!)}: does not name nats, the Service the services dial`);
+      }
+    }
+  }
+  for (const { object, pod } of workloadsOf(objects)) {
+    for (const client of pod.containers ?? []) {
+      const env = new Map((client.env ?? []).map((entry) => [entry.name, entry.value]));
+      if (!env.has('NATS_USER')) continue;
+      for (const variable of ['NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY']) {
+        const { problem } = certificateFor(objects, pod, client, env.get(variable));
+        if (problem !== undefined) found.push(`${label(object)} container ${client.name}: ${variable} ${problem}`);
+      }
+    }
+  }
+  return found;
+}

@@ -19,6 +19,7 @@ import { createFieldChecker, validateObject } from './validate-object.ts';
 import {
   containerViolations,
   imageViolations,
+  natsTlsViolations,
   networkPolicyViolations,
   networkPortViolations,
   policyAllows,
@@ -215,6 +216,14 @@ describe('the relay services', () => {
         expect(env.find((entry: any) => entry.name === 'NATS_PASSWORD').valueFrom.secretKeyRef).toEqual({ name: 'nats-users', key: role.service });
       }
     }
+  });
+
+  it('NATS only over TLS in every overlay: the servers\' certificate from the relay\'s CA, clients and routes verified, each service on the bus with its own certificate', () => {
+    for (const render of overlayRenders()) {
+      expect(natsTlsViolations(render.objects), render.name).toEqual([]);
+      expect((byName(render, 'Certificate', 'nats')?.['spec'] as any).issuerRef).toEqual({ name: 'relay-grpc-ca', kind: 'Issuer' });
+    }
+    expect(overlayRenders().map((render) => render.overlay)).toContain('prod');
   });
 
   it('the five gRPC services are probed over grpc.health.v1 on their port, the gateway over /healthz and /readyz', () => {

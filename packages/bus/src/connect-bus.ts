@@ -20,8 +20,12 @@ export type ConnectBusOptions = {
   /** The NATS user and its password; unset connects without credentials (a server without users). */
   user?: string | undefined;
   password?: string | undefined;
-  /** The CA certificate (PEM file) a tls:// server's certificate is checked against; unset: the system's CAs. */
-  caFile?: string | undefined;
+  /**
+   * TLS: the CA (PEM file) the server's certificate is checked against, and this client's own certificate and
+   * key for a server that verifies them. Set, a server without TLS is refused; unset, TLS only if the server
+   * requires it, checked against the system's CAs.
+   */
+  tls?: { caFile: string; certFile?: string; keyFile?: string } | undefined;
 };
 
 /**
@@ -35,7 +39,7 @@ export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
     name: options.name,
     maxReconnectAttempts: -1,
     ...(options.user !== undefined ? { user: options.user, pass: options.password ?? '', inboxPrefix: natsInboxPrefix(options.user) } : {}),
-    ...(options.caFile !== undefined ? { tls: { caFile: options.caFile } } : {}),
+    ...(options.tls !== undefined ? { tls: options.tls } : {}),
   });
   logStatus(nc, logger).catch((error: unknown) => logger.warn({ err: error }, 'NATS status stream ended with an error'));
   let jsm: JetStreamManager;

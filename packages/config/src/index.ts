@@ -9,6 +9,8 @@ export * from './grpc-env.ts';
 
 export * from './nats-authorization.ts';
 
+export * from './nats-env.ts';
+
 /** Every variable that is missing or wrong, each with what is wrong. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -75,19 +77,6 @@ export const streamReplicas = z.coerce
   .min(1, 'must be a whole number from 1 to 5')
   .max(5, 'must be a whole number from 1 to 5 (JetStream keeps at most 5 copies)')
   .default(1);
-
-const optionalText = z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), z.string().optional());
-
-/**
- * The NATS identity of the services that use the bus: NATS_USER and NATS_PASSWORD, the service's own user
- * (unset: no credentials, for a server without users), and NATS_CA_FILE, the CA certificate a tls:// server's
- * certificate is checked against (unset: the system's CAs).
- */
-export const natsEnv = {
-  NATS_USER: optionalText,
-  NATS_PASSWORD: optionalText,
-  NATS_CA_FILE: optionalText,
-};
 
 /** DATABASE_URL for the services that own data. */
 export const databaseUrl = url(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/relay_session');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, baseEnv, databaseUrl, grpcAddress, parseEnv, port, streamReplicas } from '../src/index.ts';
+import { ConfigError, baseEnv, databaseUrl, grpcAddress, natsClientOptions, natsEnv, parseEnv, port, requireNatsTls, streamReplicas } from '../src/index.ts';
 
 const schema = z.object({ ...baseEnv, DATABASE_URL: databaseUrl, GRPC_PORT: port(50051), SESSION_GRPC_ADDR: grpcAddress('session:50051') });
 
@@ -36,5 +36,21 @@ describe('streamReplicas (NATS_STREAM_REPLICAS)', () => {
 
   it.each(['0', '6', '2.5', 'three'])('refuses %s, naming the variable', (value) => {
     expect(() => parseEnv(replicas, { NATS_STREAM_REPLICAS: value })).toThrow(/NATS_STREAM_REPLICAS: must be a whole number from 1 to 5/);
+  });
+});
+
+describe('NATS over TLS (NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY)', () => {
+  const nats = z.object({ ...baseEnv, ...natsEnv }).superRefine(requireNatsTls);
+  const files = { NATS_TLS_CA: '/etc/relay/tls/ca.crt', NATS_TLS_CERT: '/etc/relay/tls/tls.crt', NATS_TLS_KEY: '/etc/relay/tls/tls.key' };
+
+  it('connects without TLS unless NATS_TLS_CA is set; with it, the CA and the client certificate go to the client', () => {
+    expect(natsClientOptions(parseEnv(nats, { NATS_USER: 'session', NATS_PASSWORD: 'p' }))).toEqual({ url: 'nats://127.0.0.1:4222', user: 'session', password: 'p', tls: undefined });
+    expect(natsClientOptions(parseEnv(nats, { NATS_URL: 'nats://nats:4222', ...files })).tls).toEqual({ caFile: files.NATS_TLS_CA, certFile: files.NATS_TLS_CERT, keyFile: files.NATS_TLS_KEY });
+    expect(natsClientOptions(parseEnv(nats, { NATS_TLS_CA: files.NATS_TLS_CA })).tls).toEqual({ caFile: files.NATS_TLS_CA });
+  });
+
+  it('refuses a certificate without its key or the CA, and a relative path, naming each variable', () => {
+    expect(() => parseEnv(nats, { NATS_TLS_CERT: files.NATS_TLS_CERT })).toThrow(/NATS_TLS_CA: required with NATS_TLS_CERT[^]*NATS_TLS_KEY: required with NATS_TLS_CERT/);
+    expect(() => parseEnv(nats, { ...files, NATS_TLS_KEY: 'tls.key' })).toThrow(/NATS_TLS_KEY: must be an absolute file path/);
   });
 });

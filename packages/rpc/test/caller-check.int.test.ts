@@ -21,7 +21,8 @@ import {
   type GrpcAuth,
   type GrpcServer,
 } from '../src/index.ts';
-import { createTestCa, type CertificateFiles, type TestCa } from './fixtures/certificates.ts';
+// By path: @relay/testing depends on this package, so this package cannot list it.
+import { createTestCa, type CertificateFiles, type TestCa } from '../../testing/src/test-ca.ts';
 import { callersFor, tokenAuth, tokenOf } from './fixtures/credentials.ts';
 
 const logger = createLogger({ name: 'caller-check-test', level: 'silent' });

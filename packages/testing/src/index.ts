@@ -3,3 +3,4 @@ export { startNats, TEST_NATS_USER, type NatsCredentials, type NatsServer } from
 export { freePort } from './free-port.ts';
 export { callersFor, makeTestCredentials, type TestServiceCredentials } from './service-credentials.ts';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './start-service-process.ts';
+export { createTestCa, type CertificateFiles, type TestCa } from './test-ca.ts';

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { natsUsers, RELAY_BUS_ROLES, renderNatsAuthorization } from '@relay/config';
 import { freePort } from './free-port.ts';
+import type { CertificateFiles } from './test-ca.ts';
 
 /** A NATS user and its password, as connectBus takes them. */
 export type NatsCredentials = { user: string; password: string };
@@ -37,9 +38,10 @@ let exitHookInstalled = false;
 /**
  * Its own `nats-server -js` on a free loopback port with a temp store dir, so suites are isolated, with the
  * relay's authorization: a user per service with that service's permissions (passwords made here), the tests'
- * own user, and no anonymous access.
+ * own user, and no anonymous access. With `tls`, clients must use TLS and present a certificate from its CA,
+ * as on Kubernetes.
  */
-export async function startNats(options: { binary?: string } = {}): Promise<NatsServer> {
+export async function startNats(options: { binary?: string; tls?: CertificateFiles } = {}): Promise<NatsServer> {
   const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'relay-nats-'));
@@ -53,7 +55,8 @@ export async function startNats(options: { binary?: string } = {}): Promise<Nats
   };
   const users = [...natsUsers(RELAY_BUS_ROLES, (service) => ({ value: password(service) })), { user: TEST_NATS_USER, password: { value: password(TEST_NATS_USER) } }];
   const configFile = join(dir, 'nats.conf');
-  await writeFile(configFile, renderNatsAuthorization(users), { mode: 0o600 });
+  const tls = options.tls === undefined ? '' : `tls {\n  cert_file: ${JSON.stringify(options.tls.cert)}\n  key_file: ${JSON.stringify(options.tls.key)}\n  ca_file: ${JSON.stringify(options.tls.ca)}\n  verify: true\n}\n`;
+  await writeFile(configFile, renderNatsAuthorization(users) + tls, { mode: 0o600 });
   const url = `nats://127.0.0.1:${port}`;
   let child = await launch(binary, port, storeDir, configFile);
   return {

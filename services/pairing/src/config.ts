@@ -2,7 +2,7 @@
  * The pairing service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, grpcServerEnv, databaseUrl, grpcAddress, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, grpcAddress, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
@@ -24,7 +24,9 @@ const schema = z.object({
   /** Between polls of an ask on a paired relay while it answers / while it does not (5 s / 30 s; shorter only for tests). */
   REMOTE_ASK_POLL_MS: z.coerce.number().int().min(100).max(5_000).default(5_000),
   REMOTE_ASK_POLL_OFFLINE_MS: z.coerce.number().int().min(100).max(30_000).default(30_000),
-}).superRefine(requireGrpcCredentials(true));
+})
+  .superRefine(requireGrpcCredentials(true))
+  .superRefine(requireNatsTls);
 
 export type Config = z.infer<typeof schema>;
 

@@ -4,7 +4,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError } from '@relay/config';
+import { ConfigError, natsClientOptions } from '@relay/config';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
@@ -57,7 +57,7 @@ const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCR
 const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
 
 try {
-  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'pairing', logger });
+  const bus = await connectBus({ ...natsClientOptions(config), name: 'pairing', logger });
   await ensureStream(bus, { ...PAIRING_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();

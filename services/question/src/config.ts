@@ -3,7 +3,7 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
@@ -18,7 +18,9 @@ const schema = z.object({
     .trim()
     .regex(/^[\w.-]+$/, 'must be letters, digits, ".", "-" or "_", for example desk')
     .default(() => hostname()),
-}).superRefine(requireGrpcCredentials(true));
+})
+  .superRefine(requireGrpcCredentials(true))
+  .superRefine(requireNatsTls);
 
 export type Config = z.infer<typeof schema>;
 

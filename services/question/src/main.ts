@@ -4,7 +4,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock, SystemClock } from '@relay/clock';
-import { ConfigError } from '@relay/config';
+import { ConfigError, natsClientOptions } from '@relay/config';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
@@ -40,7 +40,7 @@ const stopping = new AbortController();
 
 try {
   await decisions.start();
-  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'question', logger });
+  const bus = await connectBus({ ...natsClientOptions(config), name: 'question', logger });
   await ensureStream(bus, { ...QUESTION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();

@@ -2,7 +2,7 @@
  * The scheduler service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, grpcServerEnv, databaseUrl, grpcAddress, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, grpcAddress, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
@@ -13,7 +13,9 @@ const schema = z.object({
   ...grpcServerEnv,
   /** The session service: the loop guard. */
   SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
-}).superRefine(requireGrpcCredentials(true));
+})
+  .superRefine(requireGrpcCredentials(true))
+  .superRefine(requireNatsTls);
 
 export type Config = z.infer<typeof schema>;
 

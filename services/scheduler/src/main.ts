@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError } from '@relay/config';
+import { ConfigError, natsClientOptions } from '@relay/config';
 import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
@@ -42,7 +42,7 @@ const loop = new FiringLoop({ store, guard, clock, logger });
 const changed = () => loop.nudge();
 
 try {
-  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'scheduler', logger });
+  const bus = await connectBus({ ...natsClientOptions(config), name: 'scheduler', logger });
   await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();

@@ -3,7 +3,7 @@
  */
 import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, databaseUrl, grpcAddress, grpcServerEnv, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, databaseUrl, grpcAddress, grpcServerEnv, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 import { inStateFolder, isInsideAny, normaliseFolder, RELAY_STATE_FOLDER } from './domain/folders.ts';
 import { RELAY_SETTING_RANGES } from './domain/relay-settings.ts';
 
@@ -174,6 +174,7 @@ const schema = z.object({
   RELAY_TASK_QUIET_MINUTES: setting(RELAY_SETTING_RANGES.taskQuietMinutes).default(10),
 })
   .superRefine(requireGrpcCredentials(true))
+  .superRefine(requireNatsTls)
   .superRefine((config, context) => {
   const ids = config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => endpoint.id);
   const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);

@@ -7,7 +7,7 @@ import { getSessionInfo, query } from '@anthropic-ai/claude-agent-sdk';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError } from '@relay/config';
+import { ConfigError, natsClientOptions } from '@relay/config';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
@@ -120,7 +120,7 @@ try {
   });
   logger.info({ settings }, 'relay settings loaded');
 
-  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'session', logger });
+  const bus = await connectBus({ ...natsClientOptions(config), name: 'session', logger });
   await ensureStream(bus, { ...SESSION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();

@@ -2,7 +2,7 @@
  * The subscription service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
@@ -11,7 +11,9 @@ const schema = z.object({
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50052),
   ...grpcServerEnv,
-}).superRefine(requireGrpcCredentials(true));
+})
+  .superRefine(requireGrpcCredentials(true))
+  .superRefine(requireNatsTls);
 
 export type Config = z.infer<typeof schema>;
 

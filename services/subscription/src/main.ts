@@ -4,7 +4,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError } from '@relay/config';
+import { ConfigError, natsClientOptions } from '@relay/config';
 import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
@@ -35,7 +35,7 @@ logger.level = config.LOG_LEVEL;
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 
 try {
-  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, password: config.NATS_PASSWORD, caFile: config.NATS_CA_FILE, name: 'subscription', logger });
+  const bus = await connectBus({ ...natsClientOptions(config), name: 'subscription', logger });
   await ensureStream(bus, { ...SUBSCRIPTION_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
