@@ -18,11 +18,11 @@ export type EnsureTerminalSessionOptions = {
 };
 
 /**
- * The token of the external session "Terminal" that `relay up` prints. On the first start it creates
+ * The token of the external session "Terminal" that `relay up` prints, and the first user's own token. On the first start it creates
  * the first user (SessionService.CreateUser, called as the gateway) and the session (through the gateway, as
  * that user); later starts reuse both while the relay still knows them.
  */
-export async function ensureTerminalSession(options: EnsureTerminalSessionOptions): Promise<{ token: string; title: string }> {
+export async function ensureTerminalSession(options: EnsureTerminalSessionOptions): Promise<{ token: string; title: string; userToken: string }> {
   let credentials = readCredentials(options.credentialsFile) ?? (await createFirstUser(options));
   let sessions: unknown[];
   try {
@@ -35,14 +35,14 @@ export async function ensureTerminalSession(options: EnsureTerminalSessionOption
   }
   const terminal = credentials.terminal;
   if (terminal !== undefined && sessions.some((session) => (session as { id?: unknown }).id === terminal.sessionId)) {
-    return { token: terminal.token, title: terminal.title };
+    return { token: terminal.token, title: terminal.title, userToken: credentials.userToken };
   }
   const created = await new GatewayApi(options.gatewayUrl, credentials.userToken).createExternalSession(TERMINAL_TITLE);
   writeCredentials(options.credentialsFile, {
     ...credentials,
     terminal: { sessionId: created.session.id, token: created.token, title: TERMINAL_TITLE },
   });
-  return { token: created.token, title: TERMINAL_TITLE };
+  return { token: created.token, title: TERMINAL_TITLE, userToken: credentials.userToken };
 }
 
 async function createFirstUser(options: EnsureTerminalSessionOptions): Promise<Credentials> {

@@ -4,6 +4,8 @@ export type BannerInput = {
   mcpUrl: string;
   token: string;
   sessionTitle: string;
+  /** The web console's one-time sign-in link, when the gateway made one. */
+  consoleUrl?: string;
 };
 
 /** What `relay up` prints once everything is ready. */
@@ -11,6 +13,9 @@ export function formatBanner(input: BannerInput): string {
   const lines = [
     `Relay "${input.relayName}" is up.`,
     `  Gateway:  ${input.gatewayUrl}`,
+    input.consoleUrl === undefined
+      ? `  Console:  ${input.gatewayUrl}/   (sign in with userToken from .relay/credentials.json)`
+      : `  Console:  ${input.consoleUrl}   (signs you in once, within 10 minutes)`,
     `  MCP:      ${input.mcpUrl}`,
     `  Token:    ${input.token}   (an external session "${input.sessionTitle}"; use it as Authorization: Bearer <token>)`,
   ];

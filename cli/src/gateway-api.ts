@@ -117,6 +117,13 @@ export class GatewayApi {
     return body as CreatedSession;
   }
 
+  /** POST /api/v1/sign-in-links → a one-time web console sign-in link for this user, and when it stops working. */
+  async createSignInLink(): Promise<{ url: string; expiresAt: string }> {
+    const body = (await this.request('POST', '/api/v1/sign-in-links')) as { url?: unknown; expiresAt?: unknown };
+    if (typeof body.url !== 'string' || typeof body.expiresAt !== 'string') throw new CliError(`${this.baseUrl}/api/v1/sign-in-links answered without a link`);
+    return { url: body.url, expiresAt: body.expiresAt };
+  }
+
   /** POST /api/v1/sessions {text, …} → a hosted session and the id of its first prompt. */
   async createHostedSession(options: HostedSessionOptions): Promise<StartedSession> {
     const body = (await this.request('POST', '/api/v1/sessions', options)) as Partial<StartedSession>;

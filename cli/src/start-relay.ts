@@ -11,6 +11,7 @@ import type { UpConfig } from './config.ts';
 import { clearStalePostmaster, startEmbeddedPostgres } from './embedded-postgres-server.ts';
 import { ensureTerminalSession } from './ensure-terminal-session.ts';
 import { formatBanner } from './format-banner.ts';
+import { GatewayApi } from './gateway-api.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { describeExit, ManagedProcess } from './managed-process.ts';
 import { findOrInstallNatsServer, startNatsServer, writeNatsConfig } from './nats-server-process.ts';
@@ -181,6 +182,7 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     userName: userInfo().username,
     reporter,
   });
+  const consoleUrl = await signInLink(gatewayUrl, terminal.userToken, reporter);
   lifecycle.signal.throwIfAborted();
   reporter.ready(
     formatBanner({
@@ -189,9 +191,20 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
       mcpUrl,
       token: terminal.token,
       sessionTitle: terminal.title,
+      ...(consoleUrl === undefined ? {} : { consoleUrl }),
     }),
-    { relay: config.relayName, gatewayUrl, mcpUrl, token: terminal.token, session: terminal.title },
+    { relay: config.relayName, gatewayUrl, mcpUrl, token: terminal.token, session: terminal.title, ...(consoleUrl === undefined ? {} : { consoleUrl }) },
   );
+}
+
+/** The web console's one-time sign-in link; without one the relay still runs, and the banner says to sign in with the token. */
+async function signInLink(gatewayUrl: string, userToken: string, reporter: Reporter): Promise<string | undefined> {
+  try {
+    return (await new GatewayApi(gatewayUrl, userToken).createSignInLink()).url;
+  } catch (error) {
+    reporter.warn(`no console sign-in link: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
 }
 
 type Ports = { gateway: number; grpc: Record<GrpcServiceName, number>; nats: number; postgres: number };

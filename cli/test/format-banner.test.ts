@@ -10,10 +10,18 @@ const input = {
 };
 
 describe('formatBanner', () => {
+  it("prints the console's one-time sign-in link when there is one, and otherwise where its token is", () => {
+    expect(formatBanner({ ...input, consoleUrl: 'http://127.0.0.1:7420/#link=rly_l_x' }).split('\n')[2]).toBe(
+      '  Console:  http://127.0.0.1:7420/#link=rly_l_x   (signs you in once, within 10 minutes)',
+    );
+    expect(formatBanner(input).split('\n')[2]).toBe('  Console:  http://127.0.0.1:7420/   (sign in with userToken from .relay/credentials.json)');
+  });
+
   it('prints the URLs, the token, what to paste into an MCP client and a pinned inspector command that lists the relays', () => {
     expect(formatBanner(input).split('\n')).toEqual([
       'Relay "build-box" is up.',
       '  Gateway:  http://127.0.0.1:7420',
+      '  Console:  http://127.0.0.1:7420/   (sign in with userToken from .relay/credentials.json)',
       '  MCP:      http://127.0.0.1:7420/mcp',
       '  Token:    rly_s_abc   (an external session "Terminal"; use it as Authorization: Bearer <token>)',
       'Paste into your MCP client:',

@@ -21,6 +21,7 @@ type Who = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; 
 export function App() {
   const route = useRoute();
   const [who, setWho] = useState<Who>({ kind: 'checking' });
+  const [linkError, setLinkError] = useState<ApiError | undefined>(undefined);
 
   const check = async () => {
     try {
@@ -32,7 +33,10 @@ export function App() {
     }
   };
   useEffect(() => {
-    void signInFromLink().then(check);
+    void signInFromLink().then((error) => {
+      setLinkError(error);
+      return check();
+    });
     return onSignedOut(() => setWho({ kind: 'signed-out' }));
   }, []);
 
@@ -57,6 +61,7 @@ export function App() {
   if (who.kind === 'signed-out') {
     return (
       <SignIn
+        linkError={linkError}
         onSignedIn={() => {
           if (route.page === 'sign-in') navigate('/');
           void check();
@@ -76,14 +81,21 @@ export function App() {
 }
 
 /**
- * The sign-in link `relay up` prints, `…/#token=rly_u_…`: the token rides in the fragment, which browsers never
- * send to a server or put in a Referer. The page takes it out of the address at once, then signs in with it.
+ * A sign-in link: the one-time link `relay up` prints, `…/#link=rly_l_…`, or one with a user token, `…/#token=rly_u_…`.
+ * The secret rides in the fragment, which browsers never send to a server or put in a Referer. The page takes it out
+ * of the address at once, then signs in with it; answers why that was refused, if it was.
  */
-async function signInFromLink(): Promise<void> {
-  const token = /^#token=([^&]+)/.exec(location.hash)?.[1];
-  if (token === undefined) return;
+async function signInFromLink(): Promise<ApiError | undefined> {
+  const given = /^#(link|token)=([^&]+)/.exec(location.hash);
+  if (given === null) return undefined;
   history.replaceState(null, '', location.pathname + location.search);
-  await post('/console/v1/sign-in', { token: decodeURIComponent(token) }).catch(() => undefined);
+  const [, kind, value] = given as unknown as [string, 'link' | 'token', string];
+  try {
+    await post('/console/v1/sign-in', { [kind]: decodeURIComponent(value) });
+    return undefined;
+  } catch (error) {
+    return error instanceof ApiError ? error : new ApiError(0, 'FAULT', String(error));
+  }
 }
 
 function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }) {

@@ -85,6 +85,33 @@ describe('the web console', () => {
     expect(await shot('sessions')).toEqual([]);
   });
 
+  it('signs in once with a one-time link, as relay up prints it; the same link is refused the second time', async () => {
+    // What relay up asks for its banner, with the first user's token.
+    const made = await fetch(`${relay.gatewayUrl}/api/v1/sign-in-links`, { method: 'POST', headers: { authorization: `Bearer ${relay.userToken}` } });
+    expect(made.status).toBe(200);
+    const { url } = (await made.json()) as { url: string };
+    expect(url).toMatch(/\/#link=rly_l_/);
+    const first = await browser.newContext();
+    const second = await browser.newContext();
+    try {
+      const linked = await first.newPage();
+      await linked.goto(url);
+      await expect.poll(() => linked.getByRole('link', { name: 'Lead' }).count(), { timeout: 15_000 }).toBe(1);
+      expect(linked.url()).not.toContain('rly_l_');
+      const cookie = (await first.cookies()).find((candidate) => candidate.name === 'relay_session');
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+      expect(cookie?.value.startsWith('rly_u_')).toBe(true);
+      expect(cookie?.value).not.toBe(relay.userToken);
+      const again = await second.newPage();
+      await again.goto(url);
+      await expect.poll(() => again.getByText('used already or has expired').count(), { timeout: 15_000 }).toBe(1);
+      await again.getByLabel('User token').waitFor();
+      expect((await second.cookies()).some((candidate) => candidate.name === 'relay_session')).toBe(false);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
   it("shows the agent's card in the Inbox with a live count, and Allow there lets the agent's call go on", async () => {
     await user.pendingCard(lead.id);
     await expect.poll(() => page.locator('[data-inbox-count]').textContent(), { timeout: 15_000 }).toBe('1');

@@ -135,6 +135,21 @@ describe('npm test in the background, watched from another session', () => {
     expect(result.tail.join('\n')).not.toMatch(/\u001b|s3cr3t-pw|eyJhbGci/);
   });
 
+  it("the user reads the same end of the output through the user API (the console's task tail); another user cannot", async () => {
+    const own = await relay.api('GET', `/api/v1/sessions/${builder}/tasks/${taskId}/output?lines=50`);
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(own.body).toMatchObject({ session: builder, task: { id: taskId, status: 'failed', exitCode: 1 }, counts: { passed: 54, failed: 1, final: true }, truncated: false });
+    expect(own.body.tail).toContain('      Tests  1 failed | 54 passed (55)');
+    expect(own.body.tail.join('\n')).not.toMatch(/\u001b|s3cr3t-pw|eyJhbGci/);
+    expect((await relay.api('GET', `/api/v1/sessions/${builder}/tasks/${taskId}/output?lines=0`)).status).toBe(400);
+
+    const other = await relay.api('POST', '/api/v1/users', { name: 'Bo' });
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    const theirs = await fetch(`${relay.gatewayUrl}/api/v1/sessions/${builder}/tasks/${taskId}/output`, { headers: { authorization: `Bearer ${other.body.token}` } });
+    expect(theirs.status).toBe(404);
+    expect(((await theirs.json()) as { code: string }).code).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+
   it('a task that stops writing goes quiet against the relay\'s quiet setting: health on the session, stall for the watcher', async () => {
     await setQuietMinutes(2);
     const started = await run('Deploy', 'task echo "waiting for the registry"; exec sleep 600\nreply started {{result.taskId}}', folder);

@@ -1,19 +1,21 @@
-// Sign in with your user token (kept in .relay/credentials.json by `relay up`, made by `relay users token`); the gateway keeps it in
-// an HttpOnly cookie, so the page never holds it.
+// Sign in with your user token (kept in .relay/credentials.json by `relay up`, made by `relay users token`), or by the
+// one-time link `relay up` prints (app.tsx); the gateway keeps the token in an HttpOnly cookie, so the page never holds it.
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
 
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+/** `linkError`: why the sign-in link this page was opened with was refused (used already, expired). */
+export function SignIn({ onSignedIn, linkError }: { onSignedIn: () => void; linkError?: ApiError | undefined }) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | undefined>(undefined);
+  const [error, setError] = useState<ApiError | undefined>(linkError);
   return (
     <main class="sign-in" id="main">
       <h1>Sign in to this relay</h1>
       <p>
         Paste your user token: on the machine that runs <code>relay up</code> it is <code>userToken</code> in{' '}
-        <code>.relay/credentials.json</code>; an admin can make you a new one with <code>relay users token NAME</code>.
+        <code>.relay/credentials.json</code>; an admin can make you a new one with <code>relay users token NAME</code>. Or open the
+        one-time link <code>relay up</code> prints under <em>Console</em>.
       </p>
       <form
         onSubmit={async (event) => {

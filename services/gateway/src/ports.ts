@@ -443,6 +443,10 @@ export interface SessionOwner {
   removeUser(userId: string, callerUserId: string): Promise<{ user: UserSummary; archivedSessions: number }>;
   /** A new personal token for the user (shown once; the old one stops working), or none with `revoke`. REMOTE_RELAY_NOT_FOUND. */
   rotateUserToken(userId: string, revoke: boolean): Promise<{ token: string }>;
+  /** A one-time web console sign-in link's secret for the user (shown once), and when it stops working. REMOTE_RELAY_NOT_FOUND. */
+  createSignInLink(userId: string): Promise<{ link: string; expiresAt: Date }>;
+  /** Redeems a sign-in link once: a user token for the console's sign-in, until expiresAt. UNAUTHENTICATED for a link unknown, used or expired. */
+  redeemSignInLink(link: string): Promise<{ token: string; caller: AuthenticatedCaller; expiresAt: Date }>;
   /** A new token for the user's session (shown once; the old ones stop working), or none with `revoke`. REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED. */
   rotateSessionToken(userId: string, sessionId: string, revoke: boolean): Promise<{ token: string }>;
   listSessions(userId: string, scope: SessionScope): Promise<Session[]>;

@@ -45,7 +45,22 @@ const sessions = {
   async listSessions() {
     return [];
   },
+  async createSignInLink(userId: string) {
+    const link = `rly_l_link_${signInLinks.size + 1}`;
+    signInLinks.set(link, userId);
+    return { link, expiresAt: new Date('2026-12-01T10:10:00Z') };
+  },
+  // Spent on the first redeem, as the session service does.
+  async redeemSignInLink(link: string) {
+    const userId = signInLinks.get(link);
+    signInLinks.delete(link);
+    if (userId === undefined) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown link');
+    const token = `rly_u_from_${link}`;
+    callers[token] = { userId, role: 'member' };
+    return { token, caller: callers[token], expiresAt: new Date('2026-12-08T10:00:00Z') };
+  },
 } as unknown as SessionOwner;
+const signInLinks = new Map<string, string>();
 
 const questions = {
   async listCards() {
@@ -130,6 +145,29 @@ describe('signing in', () => {
     expect(response.statusCode).toBe(403);
     expect(response.json().code).toBe('REMOTE_RELAY_FORBIDDEN');
     expect(response.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('makes a one-time link for a user token, which signs in once with a cookie of its own token', async () => {
+    const made = await app.inject({ method: 'POST', url: '/api/v1/sign-in-links', headers: { host: HOST, authorization: `Bearer ${USER_TOKEN}` } });
+    expect(made.statusCode).toBe(200);
+    const { url, expiresAt } = made.json();
+    expect(url).toMatch(new RegExp(`^http://${HOST.replace('.', '\\.')}/#link=rly_l_`));
+    expect(expiresAt).toBe('2026-12-01T10:10:00.000Z');
+    const link = new URL(url).hash.slice('#link='.length);
+    const first = await app.inject({ method: 'POST', url: '/console/v1/sign-in', headers: { host: HOST }, payload: { link } });
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ user: { id: 'u-ada', role: 'member' } });
+    expect(setCookies(first).get('relay_session')).toMatch(/^relay_session=rly_u_from_rly_l_[^;]+; Path=\/; Max-Age=604800; HttpOnly; SameSite=Strict$/);
+    const again = await app.inject({ method: 'POST', url: '/console/v1/sign-in', headers: { host: HOST }, payload: { link } });
+    expect(again.statusCode).toBe(401);
+    expect(again.json()).toMatchObject({ code: 'UNAUTHENTICATED', error: expect.stringContaining('used already or has expired') });
+    expect(again.headers['set-cookie']).toBeUndefined();
+  });
+
+  it("makes no link for a session's token", async () => {
+    const made = await app.inject({ method: 'POST', url: '/api/v1/sign-in-links', headers: { host: HOST, authorization: `Bearer ${SESSION_TOKEN}` } });
+    expect(made.statusCode).toBe(403);
+    expect(signInLinks.size).toBe(0);
   });
 
   it('refuses a body without a token with 400 REMOTE_RELAY_INVALID_INPUT', async () => {

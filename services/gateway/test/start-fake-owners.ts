@@ -210,6 +210,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     yield { result };
   };
 
+  const signInLinks = new Map<string, string>();
   const sessionService: GrpcServer = await startGrpcServer({
     port: 0,
     host: '127.0.0.1',
@@ -256,6 +257,21 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               const token = `ru_${randomUUID()}`;
               tokens.set(token, { userId: request.userId });
               return { token };
+            },
+            // A link signs in once: redeeming deletes it and makes a user token.
+            createSignInLink: async (request) => {
+              record('createSignInLink', request);
+              const link = `rly_l_${randomUUID()}`;
+              signInLinks.set(link, request.userId);
+              return { link, expiresAt: new Date('2026-11-30T10:10:00.000Z') };
+            },
+            redeemSignInLink: async ({ link }) => {
+              const userId = signInLinks.get(link);
+              signInLinks.delete(link);
+              if (userId === undefined) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown or revoked token');
+              const token = `ru_${randomUUID()}`;
+              tokens.set(token, { userId });
+              return { token, userId, role: roleOf(userId), expiresAt: new Date('2026-12-07T10:00:00.000Z') };
             },
             rotateSessionToken: async (request) => {
               record('rotateSessionToken', request);

@@ -1,10 +1,11 @@
-import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, SessionView, User } from '../src/domain/entities.ts';
+import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, SessionView, SignInLink, User } from '../src/domain/entities.ts';
 import type { SessionFilter, SessionStore, UsersTransaction } from '../src/domain/ports.ts';
 
 /** A SessionStore in memory, for unit tests of the use cases. */
 export class InMemorySessionStore implements SessionStore {
   readonly users = new Map<string, User>();
   readonly tokens = new Map<string, ApiToken>();
+  readonly signInLinks = new Map<string, SignInLink>();
   readonly sessions = new Map<string, Session>();
   readonly events: SessionCreatedEvent[] = [];
   settings: RelaySettings | undefined;
@@ -35,6 +36,19 @@ export class InMemorySessionStore implements SessionStore {
   async replaceUserTokens(userId: string, token: ApiToken | null): Promise<void> {
     this.#dropTokens((stored) => stored.kind === 'user' && stored.userId === userId);
     if (token !== null) this.tokens.set(token.tokenHash, token);
+  }
+  async saveSignInLink(link: SignInLink, now: Date): Promise<void> {
+    for (const [hash, stored] of this.signInLinks) if (stored.expiresAt <= now) this.signInLinks.delete(hash);
+    this.#dropTokens((stored) => stored.expiresAt !== null && stored.expiresAt <= now);
+    this.signInLinks.set(link.linkHash, link);
+  }
+  async redeemSignInLink(linkHash: string, now: Date, mint: (userId: string) => ApiToken): Promise<ApiToken | undefined> {
+    const link = this.signInLinks.get(linkHash);
+    this.signInLinks.delete(linkHash);
+    if (link === undefined || link.expiresAt <= now || !this.users.has(link.userId)) return undefined;
+    const token = mint(link.userId);
+    this.tokens.set(token.tokenHash, token);
+    return token;
   }
   async replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void> {
     this.#dropTokens((stored) => stored.sessionId === sessionId);

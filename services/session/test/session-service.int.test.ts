@@ -194,7 +194,7 @@ describe('SessionService over gRPC', () => {
       ...NEW_SESSION_SETTINGS,
     };
     // The token insert comes last and collides with the user's token: the whole transaction must go.
-    const clash = { tokenHash: nodeCrypto.hash(userToken), kind: 'session' as const, userId, sessionId: session.id, createdAt: NOW };
+    const clash = { tokenHash: nodeCrypto.hash(userToken), kind: 'session' as const, userId, sessionId: session.id, createdAt: NOW, expiresAt: null };
     await expect(store.createSession(session, clash, { eventId: nodeCrypto.newId(), occurredAt: NOW, session })).rejects.toThrow();
     expect(await prisma.session.count()).toBe(sessionsBefore);
     expect(await prisma.session.findUnique({ where: { id: session.id } })).toBeNull();

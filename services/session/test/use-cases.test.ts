@@ -5,6 +5,7 @@ import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from 
 import { createUser, MAX_USER_NAME_LENGTH } from '../src/domain/create-user.ts';
 import { NEW_SESSION_SETTINGS, type Session } from '../src/domain/entities.ts';
 import { listSessions } from '../src/domain/list-sessions.ts';
+import { createSignInLink, LINK_SIGN_IN_DAYS, redeemSignInLink, SIGN_IN_LINK_MINUTES } from '../src/domain/sign-in-links.ts';
 import { getRelaySettings, seedRelaySettings, updateRelaySettings } from '../src/domain/relay-settings.ts';
 import { fixedCrypto } from './fixed-crypto.ts';
 import { InMemorySessionStore } from './in-memory-session-store.ts';
@@ -101,8 +102,8 @@ describe('authenticate', () => {
     const { deps } = setup();
     const { user, token: userToken } = await createUser(deps, { name: 'Ada' }, NOW);
     const { session: created, token: sessionToken } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
-    expect(await authenticate(deps, userToken)).toEqual({ userId: user.id, role: 'admin' });
-    expect(await authenticate(deps, sessionToken)).toEqual({ userId: user.id, role: 'admin', sessionId: created.id, external: true });
+    expect(await authenticate(deps, userToken, NOW)).toEqual({ userId: user.id, role: 'admin' });
+    expect(await authenticate(deps, sessionToken, NOW)).toEqual({ userId: user.id, role: 'admin', sessionId: created.id, external: true });
   });
 
   it('refuses a token that is empty, foreign, unknown, or of the other kind than its prefix says', async () => {
@@ -111,7 +112,7 @@ describe('authenticate', () => {
     const forged = token.replace('rly_u_', 'rly_s_');
     store.tokens.set(`hash(${forged})`, { ...store.tokens.get(`hash(${token})`)!, tokenHash: `hash(${forged})` });
     for (const bad of ['', 'Bearer x', 'rly_u_unknown', 'rly_s_unknown', forged]) {
-      expect(await codeOf(authenticate(deps, bad)), bad).toBe('UNAUTHENTICATED');
+      expect(await codeOf(authenticate(deps, bad, NOW)), bad).toBe('UNAUTHENTICATED');
     }
   });
 
@@ -122,8 +123,50 @@ describe('authenticate', () => {
     const second = await createExternalSession(deps, { userId: user.id, title: 'b' }, NOW);
     store.sessions.set(first.session.id, { ...first.session, archived: true });
     store.sessions.delete(second.session.id);
-    expect(await codeOf(authenticate(deps, first.token))).toBe('UNAUTHENTICATED');
-    expect(await codeOf(authenticate(deps, second.token))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(authenticate(deps, first.token, NOW))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(authenticate(deps, second.token, NOW))).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('sign-in links', () => {
+  const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
+
+  it('signs in once: the link makes a user token that works until it expires, and is refused the second time', async () => {
+    const { store, deps } = setup();
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { link, expiresAt } = await createSignInLink(deps, user.id, NOW);
+    expect(expiresAt).toEqual(at(SIGN_IN_LINK_MINUTES));
+    expect([...store.signInLinks.keys()]).toEqual([`hash(${link})`]);
+    const redeemed = await redeemSignInLink(deps, link, at(1));
+    expect(redeemed.user.id).toBe(user.id);
+    expect(redeemed.expiresAt).toEqual(at(1 + LINK_SIGN_IN_DAYS * 24 * 60));
+    expect(await authenticate(deps, redeemed.token, at(2))).toEqual({ userId: user.id, role: 'admin' });
+    expect(await codeOf(authenticate(deps, redeemed.token, redeemed.expiresAt))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(redeemSignInLink(deps, link, at(2)))).toBe('UNAUTHENTICATED');
+  });
+
+  it('refuses a link once it expired, one that is not a link, and a removed user', async () => {
+    const { store, deps } = setup();
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    const late = await createSignInLink(deps, user.id, NOW);
+    expect(await codeOf(redeemSignInLink(deps, late.link, at(SIGN_IN_LINK_MINUTES)))).toBe('UNAUTHENTICATED');
+    const { token } = await createUser(deps, { name: 'Bo' }, NOW);
+    expect(await codeOf(redeemSignInLink(deps, token, NOW))).toBe('UNAUTHENTICATED');
+    const orphan = await createSignInLink(deps, user.id, NOW);
+    store.users.delete(user.id);
+    expect(await codeOf(redeemSignInLink(deps, orphan.link, NOW))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(createSignInLink(deps, user.id, NOW))).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+
+  it('a new link clears the links and sign-in tokens expired by then', async () => {
+    const { store, deps } = setup();
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    const old = await createSignInLink(deps, user.id, NOW);
+    const used = await redeemSignInLink(deps, (await createSignInLink(deps, user.id, NOW)).link, NOW);
+    await createSignInLink(deps, user.id, used.expiresAt);
+    expect(store.signInLinks.has(`hash(${old.link})`)).toBe(false);
+    expect(store.tokens.has(`hash(${used.token})`)).toBe(false);
+    expect(store.signInLinks.size).toBe(1);
   });
 });
 

@@ -14,6 +14,7 @@ import { createExternalSession } from '../src/domain/create-external-session.ts'
 import { createUser } from '../src/domain/create-user.ts';
 import { removeUser } from '../src/domain/remove-user.ts';
 import { rotateSessionToken, rotateUserToken } from '../src/domain/rotate-token.ts';
+import { createSignInLink, redeemSignInLink } from '../src/domain/sign-in-links.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await prisma.$executeRawUnsafe('TRUNCATE users, sessions, api_tokens, outbox CASCADE');
+  await prisma.$executeRawUnsafe('TRUNCATE users, sessions, api_tokens, sign_in_links, outbox CASCADE');
 });
 
 afterAll(async () => {
@@ -49,7 +50,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   throw new Error('expected the call to be refused');
 }
 
-const callerOf = (token: string) => authenticate(deps, token);
+const callerOf = (token: string) => authenticate(deps, token, new Date());
 
 describe('creating users', () => {
   it('makes exactly one admin when the first users are created at once', async () => {
@@ -141,5 +142,27 @@ describe('rotating and revoking tokens', () => {
     await rotateSessionToken(deps, { userId: ada.user.id, sessionId: session.id, revoke: true }, NOW);
     expect(await codeOf(callerOf(token))).toBe('UNAUTHENTICATED');
     expect(await callerOf(ada.token)).toMatchObject({ userId: ada.user.id });
+  });
+});
+
+describe('sign-in links', () => {
+  it('two redeeming one link at once: one signs in, the other is refused, and only the hash is stored', async () => {
+    const { user } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { link } = await createSignInLink(deps, user.id, NOW);
+    expect(await prisma.signInLink.findMany({ select: { linkHash: true } })).toEqual([{ linkHash: nodeCrypto.hash(link) }]);
+    const outcomes = await Promise.allSettled([redeemSignInLink(deps, link, NOW), redeemSignInLink(deps, link, NOW)]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const signedIn = outcomes.find((outcome) => outcome.status === 'fulfilled')!.value;
+    expect(await authenticate(deps, signedIn.token, NOW)).toEqual({ userId: user.id, role: 'admin' });
+    expect(await prisma.signInLink.count()).toBe(0);
+    expect((await prisma.apiToken.findUnique({ where: { tokenHash: nodeCrypto.hash(signedIn.token) } }))?.expiresAt).toEqual(signedIn.expiresAt);
+  });
+
+  it("a removed user's links are gone with their tokens", async () => {
+    const { user: admin } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { user } = await createUser(deps, { name: 'Bo' }, NOW);
+    const { link } = await createSignInLink(deps, user.id, NOW);
+    await removeUser(deps, { userId: user.id, callerUserId: admin.id }, NOW);
+    expect(await codeOf(redeemSignInLink(deps, link, NOW))).toBe('UNAUTHENTICATED');
   });
 });

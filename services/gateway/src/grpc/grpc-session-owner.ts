@@ -108,6 +108,20 @@ export class GrpcSessionOwner implements SessionOwner {
     return callUnary(this.client, 'rotateUserToken', { userId, revoke }, { deadlineMs: DEADLINE_MS });
   }
 
+  async createSignInLink(userId: string): Promise<{ link: string; expiresAt: Date }> {
+    const created = await callUnary(this.client, 'createSignInLink', { userId }, { deadlineMs: DEADLINE_MS });
+    return { link: created.link, expiresAt: required(created.expiresAt, 'CreateSignInLink', 'expires_at') };
+  }
+
+  async redeemSignInLink(link: string): Promise<{ token: string; caller: AuthenticatedCaller; expiresAt: Date }> {
+    const redeemed = await callUnary(this.client, 'redeemSignInLink', { link }, { deadlineMs: DEADLINE_MS });
+    return {
+      token: redeemed.token,
+      caller: { userId: redeemed.userId, role: toUserRole(redeemed.role) },
+      expiresAt: required(redeemed.expiresAt, 'RedeemSignInLink', 'expires_at'),
+    };
+  }
+
   async rotateSessionToken(userId: string, sessionId: string, revoke: boolean): Promise<{ token: string }> {
     return callUnary(this.client, 'rotateSessionToken', { userId, sessionId, revoke }, { deadlineMs: DEADLINE_MS });
   }

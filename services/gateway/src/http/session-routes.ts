@@ -1,17 +1,28 @@
 /**
  * The user's side of a session in /api/v1, for a user's own bearer token: stop its turn, archive and
- * unarchive it, rename it or move it into (or out of) a group, read the whole of a long message; and the usage report, what each provider's
+ * unarchive it, rename it or move it into (or out of) a group, read the whole of a long message or the end of a
+ * task's output; and the usage report, what each provider's
  * plan has used and has left. What an agent does with relay_tool's stop, archive, update_session and usage,
  * the user does here as themselves (no card: they are the one who would Allow it). Errors answer `{ code, error }`.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { TASK_LINES_DEFAULT, TASK_LINES_MAX, taskOutputView } from '../relay-tool/actions/read-task-output.ts';
 import { usageReportView } from '../relay-tool/actions/usage.ts';
 import { messageView, sessionView } from '../session-view.ts';
 import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 
 const SessionParams = z.object({ id: z.string().min(1) });
 const MessageParams = z.object({ id: z.string().min(1), messageId: z.string().min(1) });
+const TaskParams = z.object({ id: z.string().min(1), taskId: z.string().min(1) });
+const TaskOutputQuery = z.object({
+  lines: z.coerce
+    .number({ error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
+    .int({ error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
+    .min(1, { error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
+    .max(TASK_LINES_MAX, { error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
+    .default(TASK_LINES_DEFAULT),
+});
 
 /** How far back GET …/messages/:messageId looks: the most messages one session read returns. */
 const MESSAGE_LOOKBACK = 100;
@@ -29,7 +40,7 @@ const SettingsBody = z
 
 /**
  * Registers POST /api/v1/sessions/:id/stop, /archive, /unarchive, PATCH /api/v1/sessions/:id/settings,
- * GET /api/v1/sessions/:id/messages/:messageId and GET /api/v1/usage on `app`.
+ * GET /api/v1/sessions/:id/messages/:messageId, GET /api/v1/sessions/:id/tasks/:taskId/output and GET /api/v1/usage on `app`.
  */
 export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): void {
   app.post('/api/v1/sessions/:id/stop', async (request, reply) => {
@@ -93,6 +104,19 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
       return sendError(reply, 404, 'REMOTE_RELAY_NOT_FOUND', `No message '${messageId}' among the last ${MESSAGE_LOOKBACK} of session '${id}'.`);
     }
     return { session: id, message: messageView(message) };
+  });
+
+  // The end of a task's output, as read_task_output answers it; the session service answers only the user's own
+  // sessions' tasks (another's is REMOTE_RELAY_NOT_FOUND, like one that does not exist).
+  app.get('/api/v1/sessions/:id/tasks/:taskId/output', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id, taskId } = TaskParams.parse(request.params);
+    const query = TaskOutputQuery.safeParse(request.query);
+    if (!query.success) return sendInvalid(reply, query.error);
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.readTaskOutput(userId, id, taskId, query.data.lines));
+    if (read === undefined) return reply;
+    return { session: id, ...taskOutputView(read) };
   });
 
   app.get('/api/v1/usage', async (request, reply) => {

@@ -222,6 +222,16 @@ export interface ApiToken {
   /** Set exactly when kind is 'session'. */
   sessionId: string | null;
   createdAt: Date;
+  /** When it stops working: set only on a console sign-in's token (sign-in-links.ts). */
+  expiresAt: Date | null;
+}
+
+/** A one-time console sign-in link as stored: only the sha256 of its secret. */
+export interface SignInLink {
+  linkHash: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
 }
 
 /** The party behind a bearer token. */

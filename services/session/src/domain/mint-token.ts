@@ -12,6 +12,7 @@ export function mintToken(
   deps: { secrets: SecretSource; hasher: TokenHasher },
   owner: { kind: 'user'; userId: string } | { kind: 'session'; userId: string; sessionId: string },
   now: Date,
+  expiresAt: Date | null = null,
 ): { token: string; record: ApiToken } {
   const token = PREFIX[owner.kind] + deps.secrets.newSecret();
   return {
@@ -22,6 +23,7 @@ export function mintToken(
       userId: owner.userId,
       sessionId: owner.kind === 'session' ? owner.sessionId : null,
       createdAt: now,
+      expiresAt,
     },
   };
 }

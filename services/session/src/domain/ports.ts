@@ -2,7 +2,7 @@
  * What the use cases need from the outside world. Adapters in store/ and crypto/ implement these;
  * unit tests use in-memory fakes.
  */
-import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, Turn, TurnQueuedEvent, User } from './entities.ts';
+import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, SignInLink, Turn, TurnQueuedEvent, User } from './entities.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 
 /** Which sessions a listing wants: archived ones, unarchived ones, or all when undefined. */
@@ -27,6 +27,13 @@ export interface SessionStore {
   lockUsers<T>(work: (tx: UsersTransaction) => Promise<T>): Promise<T>;
   /** Replaces the user's personal tokens with `token` (or with none), atomically. */
   replaceUserTokens(userId: string, token: ApiToken | null): Promise<void>;
+  /** Saves a new sign-in link, and deletes the links and console sign-in tokens expired at `now`. */
+  saveSignInLink(link: SignInLink, now: Date): Promise<void>;
+  /**
+   * Deletes the link stored under `linkHash` when it has not expired at `now` and saves the token `mint` makes for
+   * its user, atomically; undefined (and nothing saved) for a link unknown, used, expired, or whose user is removed.
+   */
+  redeemSignInLink(linkHash: string, now: Date, mint: (userId: string) => ApiToken): Promise<ApiToken | undefined>;
   /** Replaces every token bound to the session (its MCP client's, its agent worker's) with `token` (or none), atomically. */
   replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void>;
   /** Saves the session, its token and the session_created event (an outbox row) in one transaction. */

@@ -15,6 +15,8 @@ export const SESSION_CALLERS = {
   removeUser: GATEWAY,
   rotateUserToken: GATEWAY,
   rotateSessionToken: GATEWAY,
+  createSignInLink: GATEWAY,
+  redeemSignInLink: GATEWAY,
   listSessions: GATEWAY,
   createExternalSession: GATEWAY,
   getRelaySettings: GATEWAY,

@@ -18,6 +18,7 @@ import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '.
 import { readSession } from '../domain/read-session.ts';
 import { removeUser } from '../domain/remove-user.ts';
 import { rotateSessionToken, rotateUserToken } from '../domain/rotate-token.ts';
+import { createSignInLink, redeemSignInLink } from '../domain/sign-in-links.ts';
 import { getRelaySettings, updateRelaySettings } from '../domain/relay-settings.ts';
 import { noteRemoteSessionStarted, noteRemoteUpdateAllowed } from '../domain/remote-sessions.ts';
 import { sendMessage } from '../domain/send-message.ts';
@@ -68,7 +69,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
   const { store, clock } = deps;
   return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod>>(deps.logger, {
     authenticate: async (request) => {
-      const caller = await authenticate(deps, request.token);
+      const caller = await authenticate(deps, request.token, clock.now());
       return { caller: toCallerMessage(caller), role: caller.role, external: caller.external === true };
     },
     createUser: async (request) => {
@@ -84,6 +85,11 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     rotateUserToken: async (request) => rotateUserToken(deps, { userId: request.userId, revoke: request.revoke }, clock.now()),
     rotateSessionToken: async (request) =>
       rotateSessionToken(deps, { userId: request.userId, sessionId: request.sessionId, revoke: request.revoke }, clock.now()),
+    createSignInLink: async (request) => createSignInLink(deps, request.userId, clock.now()),
+    redeemSignInLink: async (request) => {
+      const { token, user, expiresAt } = await redeemSignInLink(deps, request.link, clock.now());
+      return { token, userId: user.id, role: user.role, expiresAt };
+    },
     listSessions: async (request) => ({
       sessions: await withTasks(deps.tasks, (await listSessions(store, { userId: request.userId, scope: request.scope })).map(toSessionMessage)),
     }),

@@ -16,6 +16,7 @@ import type {
   RelaySettings,
   Session,
   SessionView,
+  SignInLink,
   ThinkingDisplay,
   Turn,
   TurnQueuedEvent,
@@ -108,6 +109,7 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     await this.atomically(async (tx) => {
       // Session tokens carry the user's id too: one delete ends the user's own and every session's.
       await tx.apiToken.deleteMany({ where: { userId } });
+      await tx.signInLink.deleteMany({ where: { userId } });
       await tx.user.update({ where: { id: userId }, data: { removedAt: now } });
     });
   }
@@ -116,6 +118,29 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     await this.atomically(async (tx) => {
       await tx.apiToken.deleteMany({ where: { userId, kind: 'user' } });
       if (token !== null) await tx.apiToken.create({ data: token });
+    });
+  }
+
+  async saveSignInLink(link: SignInLink, now: Date): Promise<void> {
+    await this.atomically(async (tx) => {
+      // Links nobody redeemed in time go with the next one made, and so do the expired tokens redeeming made.
+      await tx.signInLink.deleteMany({ where: { expiresAt: { lte: now } } });
+      await tx.apiToken.deleteMany({ where: { expiresAt: { lte: now } } });
+      await tx.signInLink.create({ data: link });
+    });
+  }
+
+  async redeemSignInLink(linkHash: string, now: Date, mint: (userId: string) => ApiToken): Promise<ApiToken | undefined> {
+    return this.atomically(async (tx) => {
+      // Deleting is what makes the link single-use: of two redeeming at once, only one deletes the row.
+      const [taken] = await tx.$queryRaw<{ user_id: string }[]>`
+        DELETE FROM "sign_in_links" WHERE "link_hash" = ${linkHash} AND "expires_at" > ${now} RETURNING "user_id"`;
+      if (taken === undefined) return undefined;
+      const user = await tx.user.findFirst({ where: { id: taken.user_id, removedAt: null }, select: { id: true } });
+      if (user === null) return undefined;
+      const token = mint(user.id);
+      await tx.apiToken.create({ data: token });
+      return token;
     });
   }
 
@@ -457,5 +482,5 @@ function toTurn(row: TurnRow): Turn {
 }
 
 function toApiToken(row: ApiTokenRow): ApiToken {
-  return { tokenHash: row.tokenHash, kind: row.kind, userId: row.userId, sessionId: row.sessionId, createdAt: row.createdAt };
+  return { tokenHash: row.tokenHash, kind: row.kind, userId: row.userId, sessionId: row.sessionId, createdAt: row.createdAt, expiresAt: row.expiresAt };
 }

@@ -1,7 +1,8 @@
 /**
  * read_task_output: the end of a background shell command's output, as the task console shows it
  * (plain text, a repeated line marked [×N], credentials blanked), while it runs and for an hour after
- * it ended: task, tail, truncated, stall while it runs, counts for a test run, and notes.
+ * it ended: task, tail, truncated, stall while it runs, counts for a test run, and notes. The user API answers
+ * the same view (GET /api/v1/sessions/:id/tasks/:taskId/output).
  */
 import type { TaskOutput } from '../../ports.ts';
 import type { Action } from '../action-context.ts';
@@ -22,30 +23,31 @@ export const readTaskOutput: Action = async (args, context) => {
   }
   const relay = thisRelay(args.relay, context);
   const read = await context.sessions.readTaskOutput(context.caller.userId, args.session, args.task_id, lines);
-  const { task } = read;
-  return success(
-    summaryOf(relay, args.session, read),
-    {
-      task: {
-        id: task.id,
-        description: task.description,
-        type: task.type,
-        start: task.startedAt?.toISOString() ?? null,
-        status: task.status,
-        exitCode: task.exitCode,
-        ...(task.reason ? { reason: task.reason } : {}),
-      },
-      ...(read.stall
-        ? { stall: { minutes: read.stall.minutes, since: read.stall.since?.toISOString() ?? null, quiet: read.stall.quiet, quietAfterMinutes: read.stall.quietAfterMinutes } }
-        : {}),
-      ...(read.counts ? { counts: read.counts } : {}),
-      tail: read.tail,
-      truncated: read.truncated,
-      ...(read.notes.length > 0 ? { notes: read.notes } : {}),
-    },
-    relay,
-  );
+  return success(summaryOf(relay, args.session, read), taskOutputView(read), relay);
 };
+
+/** The JSON view of a task's output, as read_task_output and the user API answer it. */
+export function taskOutputView(read: TaskOutput) {
+  const { task } = read;
+  return {
+    task: {
+      id: task.id,
+      description: task.description,
+      type: task.type,
+      start: task.startedAt?.toISOString() ?? null,
+      status: task.status,
+      exitCode: task.exitCode,
+      ...(task.reason ? { reason: task.reason } : {}),
+    },
+    ...(read.stall
+      ? { stall: { minutes: read.stall.minutes, since: read.stall.since?.toISOString() ?? null, quiet: read.stall.quiet, quietAfterMinutes: read.stall.quietAfterMinutes } }
+      : {}),
+    ...(read.counts ? { counts: read.counts } : {}),
+    tail: read.tail,
+    truncated: read.truncated,
+    ...(read.notes.length > 0 ? { notes: read.notes } : {}),
+  };
+}
 
 /** "read_task_output → desk session 3f9c2a1e task b7k2m9q4: 50 lines, running, last output 14 min ago, 412 passed, 2 failed" */
 function summaryOf(relay: string, sessionId: string, read: TaskOutput): string {

@@ -121,6 +121,28 @@ export interface RotateUserTokenResponse {
   token: string;
 }
 
+export interface CreateSignInLinkRequest {
+  userId: string;
+}
+
+export interface CreateSignInLinkResponse {
+  link: string;
+  expiresAt: Date | undefined;
+}
+
+export interface RedeemSignInLinkRequest {
+  link: string;
+}
+
+/** The console sign-in's token, shown once, and whose it is. */
+export interface RedeemSignInLinkResponse {
+  token: string;
+  userId: string;
+  /** "admin" or "member". */
+  role: string;
+  expiresAt: Date | undefined;
+}
+
 /** Which session's tokens to replace (or, with revoke, remove), for the session's user. */
 export interface RotateSessionTokenRequest {
   userId: string;
@@ -1493,6 +1515,360 @@ export const RotateUserTokenResponse: MessageFns<RotateUserTokenResponse> = {
   fromPartial<I extends Exact<DeepPartial<RotateUserTokenResponse>, I>>(object: I): RotateUserTokenResponse {
     const message = createBaseRotateUserTokenResponse();
     message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateSignInLinkRequest(): CreateSignInLinkRequest {
+  return { userId: "" };
+}
+
+export const CreateSignInLinkRequest: MessageFns<CreateSignInLinkRequest> = {
+  encode(message: CreateSignInLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSignInLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateSignInLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateSignInLinkRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CreateSignInLinkRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateSignInLinkRequest>, I>>(base?: I): CreateSignInLinkRequest {
+    return CreateSignInLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateSignInLinkRequest>, I>>(object: I): CreateSignInLinkRequest {
+    const message = createBaseCreateSignInLinkRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateSignInLinkResponse(): CreateSignInLinkResponse {
+  return { link: "", expiresAt: undefined };
+}
+
+export const CreateSignInLinkResponse: MessageFns<CreateSignInLinkResponse> = {
+  encode(message: CreateSignInLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.link !== "") {
+      writer.uint32(10).string(message.link);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSignInLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateSignInLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.link = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateSignInLinkResponse {
+    return {
+      link: isSet(object.link) ? globalThis.String(object.link) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateSignInLinkResponse): unknown {
+    const obj: any = {};
+    if (message.link !== "") {
+      obj.link = message.link;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateSignInLinkResponse>, I>>(base?: I): CreateSignInLinkResponse {
+    return CreateSignInLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateSignInLinkResponse>, I>>(object: I): CreateSignInLinkResponse {
+    const message = createBaseCreateSignInLinkResponse();
+    message.link = object.link ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRedeemSignInLinkRequest(): RedeemSignInLinkRequest {
+  return { link: "" };
+}
+
+export const RedeemSignInLinkRequest: MessageFns<RedeemSignInLinkRequest> = {
+  encode(message: RedeemSignInLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.link !== "") {
+      writer.uint32(10).string(message.link);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedeemSignInLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedeemSignInLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.link = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RedeemSignInLinkRequest {
+    return { link: isSet(object.link) ? globalThis.String(object.link) : "" };
+  },
+
+  toJSON(message: RedeemSignInLinkRequest): unknown {
+    const obj: any = {};
+    if (message.link !== "") {
+      obj.link = message.link;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RedeemSignInLinkRequest>, I>>(base?: I): RedeemSignInLinkRequest {
+    return RedeemSignInLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedeemSignInLinkRequest>, I>>(object: I): RedeemSignInLinkRequest {
+    const message = createBaseRedeemSignInLinkRequest();
+    message.link = object.link ?? "";
+    return message;
+  },
+};
+
+function createBaseRedeemSignInLinkResponse(): RedeemSignInLinkResponse {
+  return { token: "", userId: "", role: "", expiresAt: undefined };
+}
+
+export const RedeemSignInLinkResponse: MessageFns<RedeemSignInLinkResponse> = {
+  encode(message: RedeemSignInLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedeemSignInLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedeemSignInLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RedeemSignInLinkResponse {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RedeemSignInLinkResponse): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RedeemSignInLinkResponse>, I>>(base?: I): RedeemSignInLinkResponse {
+    return RedeemSignInLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedeemSignInLinkResponse>, I>>(object: I): RedeemSignInLinkResponse {
+    const message = createBaseRedeemSignInLinkResponse();
+    message.token = object.token ?? "";
+    message.userId = object.userId ?? "";
+    message.role = object.role ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },
 };
@@ -7101,6 +7477,36 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): RotateSessionTokenResponse => RotateSessionTokenResponse.decode(value),
   },
   /**
+   * Makes a one-time web console sign-in link for a user (relay up prints one): its secret, shown once, works
+   * for 10 minutes. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for an unknown user.
+   */
+  createSignInLink: {
+    path: "/relay.session.v1.SessionService/CreateSignInLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateSignInLinkRequest): Buffer =>
+      Buffer.from(CreateSignInLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateSignInLinkRequest => CreateSignInLinkRequest.decode(value),
+    responseSerialize: (value: CreateSignInLinkResponse): Buffer =>
+      Buffer.from(CreateSignInLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateSignInLinkResponse => CreateSignInLinkResponse.decode(value),
+  },
+  /**
+   * Redeems a sign-in link once: it stops working, and a user token for the console's sign-in (it works for 7 days)
+   * is made and shown once. Codes: UNAUTHENTICATED for a link unknown, used already or expired.
+   */
+  redeemSignInLink: {
+    path: "/relay.session.v1.SessionService/RedeemSignInLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RedeemSignInLinkRequest): Buffer =>
+      Buffer.from(RedeemSignInLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RedeemSignInLinkRequest => RedeemSignInLinkRequest.decode(value),
+    responseSerialize: (value: RedeemSignInLinkResponse): Buffer =>
+      Buffer.from(RedeemSignInLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RedeemSignInLinkResponse => RedeemSignInLinkResponse.decode(value),
+  },
+  /**
    * Lists a user's sessions, most recently active first.
    * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an unknown scope.
    */
@@ -7432,6 +7838,16 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    */
   rotateSessionToken: handleUnaryCall<RotateSessionTokenRequest, RotateSessionTokenResponse>;
   /**
+   * Makes a one-time web console sign-in link for a user (relay up prints one): its secret, shown once, works
+   * for 10 minutes. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for an unknown user.
+   */
+  createSignInLink: handleUnaryCall<CreateSignInLinkRequest, CreateSignInLinkResponse>;
+  /**
+   * Redeems a sign-in link once: it stops working, and a user token for the console's sign-in (it works for 7 days)
+   * is made and shown once. Codes: UNAUTHENTICATED for a link unknown, used already or expired.
+   */
+  redeemSignInLink: handleUnaryCall<RedeemSignInLinkRequest, RedeemSignInLinkResponse>;
+  /**
    * Lists a user's sessions, most recently active first.
    * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an unknown scope.
    */
@@ -7653,6 +8069,44 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateSessionTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Makes a one-time web console sign-in link for a user (relay up prints one): its secret, shown once, works
+   * for 10 minutes. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for an unknown user.
+   */
+  createSignInLink(
+    request: CreateSignInLinkRequest,
+    callback: (error: ServiceError | null, response: CreateSignInLinkResponse) => void,
+  ): ClientUnaryCall;
+  createSignInLink(
+    request: CreateSignInLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateSignInLinkResponse) => void,
+  ): ClientUnaryCall;
+  createSignInLink(
+    request: CreateSignInLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateSignInLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Redeems a sign-in link once: it stops working, and a user token for the console's sign-in (it works for 7 days)
+   * is made and shown once. Codes: UNAUTHENTICATED for a link unknown, used already or expired.
+   */
+  redeemSignInLink(
+    request: RedeemSignInLinkRequest,
+    callback: (error: ServiceError | null, response: RedeemSignInLinkResponse) => void,
+  ): ClientUnaryCall;
+  redeemSignInLink(
+    request: RedeemSignInLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RedeemSignInLinkResponse) => void,
+  ): ClientUnaryCall;
+  redeemSignInLink(
+    request: RedeemSignInLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RedeemSignInLinkResponse) => void,
   ): ClientUnaryCall;
   /**
    * Lists a user's sessions, most recently active first.
