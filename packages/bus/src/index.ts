@@ -6,3 +6,4 @@ export { OutboxRelay } from './outbox-relay.ts';
 export { consume, nakDelayMs, DEFAULT_MAX_DELIVER, type BusMessage, type Consumer, type ConsumeOptions } from './consume.ts';
 export { processOnce } from './process-once.ts';
 export { waitForStream } from './wait-for-stream.ts';
+export { caughtUp } from './caught-up.ts';

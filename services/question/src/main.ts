@@ -10,7 +10,7 @@ import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { loadConfig, type Config } from './config.ts';
 import { startSessionArchivedConsumer } from './bus/session-archived-consumer.ts';
-import { startTurnEndedConsumer } from './bus/turn-ended-consumer.ts';
+import { startTurnEndedConsumer, turnEndsHeard } from './bus/turn-ended-consumer.ts';
 import { nodeIds } from './crypto/node-ids.ts';
 import { PROGRESS_INTERVAL_MS } from './domain/card-limits.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -53,6 +53,8 @@ try {
     logger.error({ err: error }, 'the turn-ended consumer failed to start');
     return undefined;
   });
+  // Cards are decided once the turn ends missed while away are handled (domain/decide-card.ts).
+  const heard = turnEndsHeard(bus, turnEnds, stopping.signal);
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,
@@ -65,6 +67,7 @@ try {
         callers: QUESTION_CALLERS,
         implementation: questionGrpc({
           store: new PrismaCardStore(prisma),
+          turnEnds: heard,
           asks,
           relayName: config.RELAY_NAME,
           ids: nodeIds,

@@ -19,6 +19,7 @@ import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
 import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
 import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
+import { allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -55,6 +56,8 @@ beforeAll(async () => {
         callers: QUESTION_CALLERS,
         implementation: questionGrpc({
           store: new PrismaCardStore(prisma),
+          // No turn-ended consumer runs here: no turn end is missed.
+          turnEnds: allTurnEndsHeard,
           asks: new PrismaAskStore(prisma),
           relayName: 'desk',
           ids: nodeIds,

@@ -3,7 +3,7 @@ import { ManualClock } from '@relay/clock';
 import { awaitCard, type AwaitCardEvent } from '../src/domain/await-card.ts';
 import { decideCard } from '../src/domain/decide-card.ts';
 import { raiseCard } from '../src/domain/raise-card.ts';
-import { FakeDecisions, InMemoryCardStore, sequentialIds } from './in-memory-card-store.ts';
+import { FakeDecisions, InMemoryCardStore, sequentialIds, allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 
@@ -14,7 +14,7 @@ async function setup() {
   const relayClock = new ManualClock(NOW);
   const realTime = new ManualClock(NOW);
   const card = await raiseCard({ store, ids }, { userId: 'u1', sessionId: 's1', kind: 'approval', title: 'Start?', lines: [], options: [] }, NOW);
-  const deps = { store, ids, decisions, clock: relayClock, realTime, progressIntervalMs: 5000 };
+  const deps = { store, ids, turnEnds: allTurnEndsHeard, decisions, clock: relayClock, realTime, progressIntervalMs: 5000 };
   return { deps, card, decisions, relayClock, realTime };
 }
 
@@ -116,7 +116,7 @@ describe('awaitCard on a keyed card', () => {
     const stream = reader(awaitCard(deps, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
     const last = stream.next();
     await settle();
-    await decideCard({ store, ids }, { userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
+    await decideCard({ store, ids, turnEnds: allTurnEndsHeard }, { userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
     expect(await last).toEqual({ card: expect.objectContaining({ status: 'allowed' }) });
     expect(store.used.get(card.id)).toEqual(NOW);
     expect((await raiseCard({ store, ids }, request, NOW)).id).not.toBe(card.id);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '@relay/errors';
 import { applyDecision, decideCard, type DecideCardInput } from '../src/domain/decide-card.ts';
 import type { Card } from '../src/domain/entities.ts';
-import { InMemoryCardStore, sequentialIds } from './in-memory-card-store.ts';
+import { InMemoryCardStore, sequentialIds, allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const CREATED = new Date('2026-11-30T10:00:00.000Z');
 const NOW = new Date('2026-11-30T10:05:00.000Z');
@@ -110,7 +110,7 @@ describe('decideCard', () => {
   it('stores the decision with its card_decided event', async () => {
     const store = new InMemoryCardStore();
     await store.create(question);
-    const decided = await decideCard({ store, ids: sequentialIds() }, input({ cardId: question.id, decision: 'answer', choices: ['Tonight'] }), NOW);
+    const decided = await decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, input({ cardId: question.id, decision: 'answer', choices: ['Tonight'] }), NOW);
     expect(decided).toMatchObject({ status: 'answered', choices: ['Tonight'], decidedAt: NOW });
     expect(await store.find(question.id)).toEqual(decided);
     expect(store.events).toEqual([{ eventId: 'evt_1', occurredAt: NOW, card: decided }]);
@@ -118,7 +118,7 @@ describe('decideCard', () => {
 
   it('answers not found for an unknown card, and nothing changes', async () => {
     const store = new InMemoryCardStore();
-    await expect(decideCard({ store, ids: sequentialIds() }, input({ cardId: 'card_nope' }), NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, input({ cardId: 'card_nope' }), NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     expect(store.events).toEqual([]);
   });
 
@@ -130,7 +130,7 @@ describe('decideCard', () => {
     // The second read (after the lost write) sees what the other decision stored.
     store.find = async (id) => (++reads === 1 ? find(id) : { ...(await find(id))!, status: 'denied' });
     store.saveDecision = async () => false;
-    await expect(decideCard({ store, ids: sequentialIds() }, input({ cardId: approval.id }), NOW)).rejects.toMatchObject({
+    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, input({ cardId: approval.id }), NOW)).rejects.toMatchObject({
       code: 'REMOTE_RELAY_INVALID_INPUT',
       details: { status: 'denied' },
     });
@@ -140,7 +140,7 @@ describe('decideCard', () => {
     ['user_id', input({ userId: '', cardId: 'card_x' })],
     ['card_id', input({ cardId: '' })],
   ])('requires %s', async (field, request) => {
-    await expect(decideCard({ store: new InMemoryCardStore(), ids: sequentialIds() }, request, NOW)).rejects.toMatchObject({
+    await expect(decideCard({ store: new InMemoryCardStore(), ids: sequentialIds(), turnEnds: allTurnEndsHeard }, request, NOW)).rejects.toMatchObject({
       code: 'REMOTE_RELAY_INVALID_INPUT',
       details: { field },
     });

@@ -2,7 +2,7 @@
  * In-memory fakes of the domain's ports, for unit tests of the use cases.
  */
 import type { Card, CardDecidedEvent } from '../src/domain/entities.ts';
-import type { CardDecisions, CardFilter, CardStore, IdGenerator } from '../src/domain/ports.ts';
+import type { CardDecisions, CardFilter, CardStore, IdGenerator, TurnEndsHeard } from '../src/domain/ports.ts';
 import { isLeftByTurnEnd, type TurnEnd } from '../src/domain/turn-ended.ts';
 
 /** Cards in a map; decisions tell the watchers, as the NOTIFY does. */
@@ -102,3 +102,6 @@ export function sequentialIds(): IdGenerator {
   let events = 0;
   return { newCardId: () => `card_${++cards}`, newAskId: () => `ask_${++asks}`, newEventId: () => `evt_${++events}` };
 }
+
+/** A service that has heard every turn end (the usual case once it has run a moment). */
+export const allTurnEndsHeard: TurnEndsHeard = { caughtUp: async () => undefined };

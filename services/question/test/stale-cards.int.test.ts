@@ -1,6 +1,7 @@
 // No stale cards, with the real question service process, a real PostgreSQL and a real nats-server: cards left
 // pending by turns that ended while the service was away are withdrawn when it comes back (its durable consumer
-// of turn_ended), and answering one says its turn is gone (REMOTE_RELAY_NO_ACTIVE_TURN), not 200 doing nothing.
+// of turn_ended), and answering one says its turn is gone (REMOTE_RELAY_NO_ACTIVE_TURN), not 200 doing nothing,
+// even the moment the service is back, before it has handled those turn ends.
 // The service runs on a virtual relay clock from a fixed instant; every turn end is timed from the card it is
 // about, so nothing depends on how fast this machine is.
 import { fileURLToPath } from 'node:url';
@@ -131,14 +132,19 @@ describe('a card whose turn ended while the question service was away', () => {
     external = await raise({ sessionId: 's-external', kind: CardKind.CARD_KIND_APPROVAL, options: [], title: 'Send to build?', callKey: 'send:7f3a' });
     expect(await service!.terminate()).toBe(0);
 
-    // While it is away: s-next's earlier turn ended before its card was raised (the card is the next turn's);
-    // the external session's end (it has none, but say it did) cannot take a keyed card; s-left's turn ended
-    // after its card was raised. Published in this order, so handling the last one means the others were.
+    // While it is away: many other sessions' turns end; s-next's earlier turn ended before its card was raised
+    // (the card is the next turn's); the external session's end (it has none, but say it did) cannot take a keyed
+    // card; s-left's turn ended after its card was raised, last.
+    for (let n = 0; n < 200; n++) await publishTurnEnded(`s-other-${n}`, left, 1_000, `turn_other_${n}`);
     await publishTurnEnded('s-next', nextTurns, -1, 'turn_next');
     await publishTurnEnded('s-external', external, 1_000, 'turn_external');
     await publishTurnEnded('s-left', left, 1_000, 'turn_left');
 
     service = await start();
+    // Answered the moment the service is back, while it works through those turn ends: it waits for them, and
+    // then the card is withdrawn, not taken.
+    const early = await refusal(callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: left.id, decision: 'answer', answer: '', choices: ['Allow'], agentSessionId: '', dryRun: false }));
+    expect(early.code).toBe('REMOTE_RELAY_NO_ACTIVE_TURN');
     const withdrawn = await awaited(left.id, 600);
     expect(withdrawn).toMatchObject({ id: left.id, status: CardStatus.CARD_STATUS_CANCELLED });
     expect(withdrawn.decidedAt!.getTime()).toBeGreaterThanOrEqual(left.createdAt!.getTime());

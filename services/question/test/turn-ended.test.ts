@@ -2,6 +2,7 @@
 // answering a withdrawn card says. Time is explicit: every card and end carries its own instant.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
+import { AppError } from '@relay/errors';
 import { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
@@ -9,7 +10,8 @@ import { withdrawCardsOfTurnEnded } from '../src/bus/turn-ended-consumer.ts';
 import { decideCard } from '../src/domain/decide-card.ts';
 import type { Card } from '../src/domain/entities.ts';
 import { isLeftByTurnEnd, withdrawCardsOfEndedTurn, type TurnEnd } from '../src/domain/turn-ended.ts';
-import { InMemoryCardStore, sequentialIds } from './in-memory-card-store.ts';
+import type { TurnEndsHeard } from '../src/domain/ports.ts';
+import { InMemoryCardStore, sequentialIds, allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const RAISED = new Date('2026-11-30T10:00:00.000Z');
 const ENDED = new Date('2026-11-30T10:03:00.000Z');
@@ -122,7 +124,7 @@ describe('answering a card whose turn is gone', () => {
   ])('%s is refused with REMOTE_RELAY_NO_ACTIVE_TURN naming the card and its session, and changes nothing', async (_label, decision) => {
     const store = new InMemoryCardStore();
     await store.create(card());
-    const deps = { store, ids: sequentialIds() };
+    const deps = { store, ids: sequentialIds(), turnEnds: allTurnEndsHeard };
     await withdrawCardsOfEndedTurn(deps, end, NOW);
     const events = store.events.length;
     const refused = decideCard(deps, { userId: 'u1', cardId: card().id, answer: '', choices: [], ...decision }, ms(NOW, 1_000));
@@ -139,8 +141,56 @@ describe('answering a card whose turn is gone', () => {
   it('still answers not found for another user, before saying the turn is gone', async () => {
     const store = new InMemoryCardStore();
     await store.create(card({ status: 'cancelled', decidedAt: NOW }));
-    await expect(decideCard({ store, ids: sequentialIds() }, { userId: 'u2', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW)).rejects.toMatchObject({
+    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, { userId: 'u2', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW)).rejects.toMatchObject({
       code: 'REMOTE_RELAY_NOT_FOUND',
     });
+  });
+});
+
+describe('an answer arriving before the turn ends missed while away are handled', () => {
+  /** Turn ends still being handled: caughtUp waits until the test says they are (or that it took too long). */
+  function hearing(): TurnEndsHeard & { done(): void; tooLong(): void } {
+    let settle!: (error?: AppError) => void;
+    const heard = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    return { caughtUp: () => heard, done: () => settle(), tooLong: () => settle(new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'still handling the turn ends it missed')) };
+  }
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('waits for them: a card whose turn ended meanwhile is refused as withdrawn, not taken', async () => {
+    const store = new InMemoryCardStore();
+    await store.create(card());
+    const turnEnds = hearing();
+    const deps = { store, ids: sequentialIds(), turnEnds };
+    const answering = decideCard(deps, { userId: 'u1', cardId: card().id, decision: 'answer', answer: '', choices: ['Allow'] }, NOW);
+    answering.catch(() => undefined);
+    await flush();
+    expect((await store.find(card().id))?.status).toBe('pending');
+    // The backlog's turn end for s1 is handled, then the service has heard them all.
+    await withdrawCardsOfEndedTurn(deps, end, NOW);
+    turnEnds.done();
+    await expect(answering).rejects.toMatchObject({ code: 'REMOTE_RELAY_NO_ACTIVE_TURN' });
+    expect(store.events.map((event) => event.card.status)).toEqual(['cancelled']);
+  });
+
+  it('the next turn\'s card is answered once they are handled', async () => {
+    const store = new InMemoryCardStore();
+    await store.create(card({ createdAt: ms(ENDED, 1) }));
+    const turnEnds = hearing();
+    const deps = { store, ids: sequentialIds(), turnEnds };
+    const answering = decideCard(deps, { userId: 'u1', cardId: card().id, decision: 'answer', answer: '', choices: ['Allow'] }, NOW);
+    await withdrawCardsOfEndedTurn(deps, end, NOW);
+    turnEnds.done();
+    expect(await answering).toMatchObject({ status: 'answered', choices: ['Allow'] });
+  });
+
+  it('when they take too long the answer is refused as unavailable (try again) and the card stays pending', async () => {
+    const store = new InMemoryCardStore();
+    await store.create(card());
+    const turnEnds = hearing();
+    const answering = decideCard({ store, ids: sequentialIds(), turnEnds }, { userId: 'u1', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW);
+    turnEnds.tooLong();
+    await expect(answering).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', kind: 'unavailable' });
+    expect((await store.find(card().id))?.status).toBe('pending');
+    expect(store.events).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
-import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
+import { caughtUp, consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
+import { AppError } from '@relay/errors';
 import { TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import type { CardDeps } from '../domain/ports.ts';
+import type { CardDeps, TurnEndsHeard } from '../domain/ports.ts';
 import { withdrawCardsOfEndedTurn } from '../domain/turn-ended.ts';
 
 /** The session service's stream and this service's durable consumer of its turn_ended events. */
@@ -33,6 +35,30 @@ export async function startTurnEndedConsumer(bus: Bus, deps: TurnEndedDeps, sign
       await withdrawCardsOfTurnEnded(deps, message.data);
     },
   });
+}
+
+/** How long (real time) a decision waits for the turn ends missed while away to be handled before it is refused. */
+export const CATCH_UP_WAIT_MS = 5_000;
+
+/**
+ * TurnEndsHeard over the consumer being started: caught up once it has handled every turn end SESSION_EVENTS held
+ * for it (caughtUp). A consumer that never started is never caught up: decisions are refused, not taken blind.
+ */
+export function turnEndsHeard(bus: Bus, started: Promise<Consumer | undefined>, signal: AbortSignal, waitMs = CATCH_UP_WAIT_MS): TurnEndsHeard {
+  let heard = false;
+  const hearing = started.then((consumer) => consumer !== undefined && caughtUp(bus, TURN_ENDED.stream, TURN_ENDED.durable, signal));
+  void hearing.then((done) => (heard = done));
+  return {
+    caughtUp: async () => {
+      if (heard) return;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+      const done = await Promise.race([hearing, late]).finally(() => clearTimeout(timer));
+      if (!done) {
+        throw new AppError(UNAVAILABLE_CODE, 'unavailable', 'the question service is still handling the turn ends it missed while it was away; try again in a moment');
+      }
+    },
+  };
 }
 
 /** Withdraws the cards the turn_ended payload's turn left pending; how many. */

@@ -2,7 +2,7 @@ import type { AppError } from '@relay/errors';
 import { CardLimits } from './card-limits.ts';
 import { DECISIONS, type Card, type CardKind, type CardStatus, type Decision } from './entities.ts';
 import { forbidden, invalidInput, notFound, turnGone } from './errors.ts';
-import type { CardDeps } from './ports.ts';
+import type { CardDeps, TurnEndsHeard } from './ports.ts';
 
 export interface DecideCardInput {
   userId: string;
@@ -55,10 +55,17 @@ export function applyDecision(card: Card, input: DecideCardInput, now: Date): Ca
   return { ...card, status: 'answered', answer, choices, decidedAt: now };
 }
 
-/** Decides a card of the user's and writes the decision with its card_decided event (on a dry run, only checks). */
-export async function decideCard(deps: CardDeps, input: DecideCardInput, now: Date): Promise<Card> {
+export type DecideCardDeps = CardDeps & { turnEnds: TurnEndsHeard };
+
+/**
+ * Decides a card of the user's and writes the decision with its card_decided event (on a dry run, only checks).
+ * Nothing is decided before every turn end missed while this service was away is handled (at once, but for a
+ * moment after a start): a card whose turn ended then is refused as withdrawn instead of taken.
+ */
+export async function decideCard(deps: DecideCardDeps, input: DecideCardInput, now: Date): Promise<Card> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   if (input.cardId === '') throw invalidInput('card_id is required', { field: 'card_id' });
+  await deps.turnEnds.caughtUp();
   const card = await deps.store.find(input.cardId);
   if (card === undefined) throw notFound(input.cardId);
   const decided = applyDecision(card, input, now);

@@ -64,6 +64,15 @@ export interface CardDeps {
   ids: IdGenerator;
 }
 
+/**
+ * Whether this service has heard every turn end published while it was away (bus/turn-ended-consumer.ts): until
+ * then a pending card may belong to a turn that is gone, and deciding it would be taken and do nothing.
+ */
+export interface TurnEndsHeard {
+  /** Resolves once they are all handled; rejects with an `unavailable` AppError when that takes too long. */
+  caughtUp(): Promise<void>;
+}
+
 /** Which of a user's asks a listing wants. */
 export interface AskFilter {
   askingSessionId?: string;

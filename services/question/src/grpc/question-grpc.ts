@@ -5,9 +5,8 @@ import type { Logger } from '@relay/telemetry';
 import { answerAsk, ask, listAsks, publishRemoteAnswer, withdrawAsk, type AskDeps } from '../domain/ask-use-cases.ts';
 import { awaitCard, type AwaitCardDeps } from '../domain/await-card.ts';
 import { cancelCards } from '../domain/cancel-cards.ts';
-import { decideCard } from '../domain/decide-card.ts';
+import { decideCard, type DecideCardDeps } from '../domain/decide-card.ts';
 import { listCards } from '../domain/list-cards.ts';
-import type { CardDeps } from '../domain/ports.ts';
 import { raiseCard } from '../domain/raise-card.ts';
 import { toAskMessage } from '../wire/ask-wire.ts';
 import { cardKindOf, toCardMessage } from '../wire/card-wire.ts';
@@ -15,7 +14,7 @@ import { cardKindOf, toCardMessage } from '../wire/card-wire.ts';
 /** The generated server interface without grpc-js's index signature, which the handler types would map to never. */
 type QuestionServiceMethods = { [K in keyof QuestionServiceServer as string extends K ? never : K]: QuestionServiceServer[K] };
 
-export type QuestionGrpcDeps = CardDeps &
+export type QuestionGrpcDeps = DecideCardDeps &
   AwaitCardDeps &
   AskDeps & {
     /** This relay's name: where an ask is answered when the request names no other. */
