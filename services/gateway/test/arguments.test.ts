@@ -1,7 +1,8 @@
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { ACTION_NAMES } from '../src/relay-tool/action-table.ts';
-import { isEmpty, parseAction, parseArguments, requireArguments } from '../src/relay-tool/arguments.ts';
+import { ACTION_NAMES, actionNamed } from '../src/relay-tool/action-list.ts';
+import { isEmpty, parseAction, parseArguments } from '../src/relay-tool/arguments.ts';
+import { requireArguments } from '../src/relay-tool/require-arguments.ts';
 
 function parse(input: unknown) {
   const call = parseAction(input);
@@ -134,15 +135,15 @@ describe('parseArguments', () => {
 
 describe('requireArguments', () => {
   it('passes when every required argument is there', () => {
-    expect(() => requireArguments('send', { session: 's1', text: 'hi' }, ['session', 'text'])).not.toThrow();
+    expect(() => requireArguments(actionNamed('send'), { session: 's1', text: 'hi' }, ['session', 'text'])).not.toThrow();
   });
 
   it('names what is needed and what is missing', () => {
-    expect(() => requireArguments('send', { session: 's1' }, ['session', 'text'])).toThrow('send needs session and text; missing: text.');
+    expect(() => requireArguments(actionNamed('send'), { session: 's1' }, ['session', 'text'])).toThrow('send needs session and text; missing: text.');
   });
 
   it('ends with "Nothing was created." for create_session', () => {
-    expect(() => requireArguments('create_session', {}, ['text'])).toThrow(
+    expect(() => requireArguments(actionNamed('create_session'), {}, ['text'])).toThrow(
       expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', message: 'create_session needs text; missing: text. Nothing was created.' }),
     );
   });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
 import { compareVersions, requireVersion } from '../src/relay-tool/forward-call.ts';
-import type { ActionName } from '../src/relay-tool/action-table.ts';
-import type { ToolArguments } from '../src/relay-tool/arguments.ts';
+import { actionNamed, type ActionName } from '../src/relay-tool/action-list.ts';
+import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
 
 const relayAt = (version: string) => ({ name: 'build-box', url: 'https://build-box.example.com', online: true, version, level: 'full' as const });
 
 function refusal(action: ActionName, args: ToolArguments, version: string): { code: string; message: string } | undefined {
   try {
-    requireVersion(action, args, relayAt(version));
+    requireVersion(actionNamed(action), args, relayAt(version));
     return undefined;
   } catch (error) {
     if (!isAppError(error)) throw error;

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
 import type { AgentLevel, PairedRelay } from '../src/ports.ts';
-import { ACTION_NAMES, type ActionName } from '../src/relay-tool/action-table.ts';
-import { checkPairedRelayCall, LEVEL_NEEDED, sendsPrompt, type PairedRelayCall } from '../src/relay-tool/paired-relay-policy.ts';
+import { ACTION_NAMES, actionNamed, type ActionName } from '../src/relay-tool/action-list.ts';
+import { checkPairedRelayCall, type PairedRelayCall } from '../src/relay-tool/paired-relay-policy.ts';
 
 const relay = (level: AgentLevel, name = 'build-box'): PairedRelay => ({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level });
 /** A turn's provenance; `viaRelays` left empty is what a relay that predates the chain sends. */
 const provenance = (hops: number, originRelay = 'desk', viaRelays: string[] = []) => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops, viaRelays });
 
-function codeOf(call: Partial<PairedRelayCall> & { action: ActionName }): string | undefined {
+function codeOf({ action, ...call }: Partial<Omit<PairedRelayCall, 'action'>> & { action: ActionName }): string | undefined {
   try {
-    checkPairedRelayCall({ relay: relay('full'), unlocks: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined, sendsPrompt: false, ...call });
+    checkPairedRelayCall({ relay: relay('full'), unlocks: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined, sendsPrompt: false, ...call, action: actionNamed(action) });
     return undefined;
   } catch (error) {
     if (!isAppError(error)) throw error;
@@ -34,7 +34,7 @@ describe('the level table (decisions.md, Agents may)', () => {
   it('refuses below the level with REMOTE_RELAY_PERMISSION, and the schedule actions at every level with REMOTE_RELAY_UNSUPPORTED', () => {
     expect(codeOf({ action: 'send', relay: relay('read') })).toBe('REMOTE_RELAY_PERMISSION');
     for (const action of ['schedule', 'list_schedules', 'unschedule'] as const) {
-      expect(LEVEL_NEEDED[action]).toBeNull();
+      expect(actionNamed(action).toPaired).toBeUndefined();
       expect(codeOf({ action, relay: relay('full') })).toBe('REMOTE_RELAY_UNSUPPORTED');
     }
   });
@@ -72,7 +72,7 @@ describe('the hop limit', () => {
     const call = { action: 'send' as const, relay: relay('full', 'D'), turnProvenance: atC, sendsPrompt: true };
     let refusal: unknown;
     try {
-      checkPairedRelayCall({ ...call, unlocks: [{ relay: 'D', byMention: false }] });
+      checkPairedRelayCall({ ...call, action: actionNamed(call.action), unlocks: [{ relay: 'D', byMention: false }] });
     } catch (error) {
       refusal = error;
     }
@@ -87,8 +87,9 @@ describe('the hop limit', () => {
     expect(codeOf({ action: 'send', relay: relay('full', 'A'), unlocks: [{ relay: 'A', byMention: false }], turnProvenance: old, sendsPrompt: true })).toBe('REMOTE_RELAY_HOP_LIMIT');
   });
   it('never limits reading and waiting', () => {
-    expect(codeOf({ action: 'wait', unlocks: unlockedByAgent, turnProvenance: provenance(5), sendsPrompt: sendsPrompt('wait', {}) })).toBeUndefined();
-    expect(sendsPrompt('ask', { session: 's' })).toBe(true);
-    expect(sendsPrompt('ask', {})).toBe(false);
+    expect(actionNamed('wait').toPaired?.sendsPrompt).toBeFalsy();
+    expect(codeOf({ action: 'wait', unlocks: unlockedByAgent, turnProvenance: provenance(5), sendsPrompt: false })).toBeUndefined();
+    expect(actionNamed('send').toPaired?.sendsPrompt).toBe(true);
+    expect(actionNamed('create_session').toPaired?.sendsPrompt).toBe(true);
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionContext } from '../src/relay-tool/action-context.ts';
+import type { ActionDefinition } from '../src/relay-tool/define-action.ts';
+import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
 import { readTaskOutput } from '../src/relay-tool/actions/read-task-output.ts';
 import type { TaskOutput } from '../src/ports.ts';
+
+/** Calls an action's handler as dispatch does: with its own definition in the context. */
+const call = (action: ActionDefinition, args: ToolArguments, context: Omit<ActionContext, 'action'>) => action.handler(args, { ...context, action });
 
 const STARTED = new Date('2026-10-18T08:40:00.000Z');
 const SINCE = new Date('2026-10-18T09:12:00.000Z');
@@ -39,7 +44,7 @@ function contextWith(read: TaskOutput) {
 describe('read_task_output', () => {
   it('answers as the spec shows: task, stall while it runs, counts, tail, truncated, and its summary line', async () => {
     const { context, asked } = contextWith(running);
-    const result = await readTaskOutput({ relay: 'this', session: '3f9c2a1e-0000-4000-8000-000000000000', task_id: running.task.id }, context);
+    const result = await call(readTaskOutput, { relay: 'this', session: '3f9c2a1e-0000-4000-8000-000000000000', task_id: running.task.id }, context);
     expect(asked).toEqual([['u1', '3f9c2a1e-0000-4000-8000-000000000000', running.task.id, 50]]);
     expect(result).toEqual({
       ok: true,
@@ -62,7 +67,7 @@ describe('read_task_output', () => {
       counts: { ...running.counts!, final: true },
       notes: ['Only the end of the output exists: the relay keeps the last 512 KB of the 3.1 MB written.'],
     };
-    const result = await readTaskOutput({ session: 's1', task_id: ended.task.id, lines: 1 }, contextWith(ended).context);
+    const result = await call(readTaskOutput, { session: 's1', task_id: ended.task.id, lines: 1 }, contextWith(ended).context);
     expect(result).toMatchObject({
       summary: 'read_task_output → build-box session s1 task b7k2m9q4: 1 line, failed, exit code 1, 412 passed, 2 failed',
       task: { status: 'failed', exitCode: 1 },
@@ -73,7 +78,7 @@ describe('read_task_output', () => {
 
   it.each([0, 1001, 2.5, -1])('lines %s is refused before the session is asked', async (lines) => {
     const { context, asked } = contextWith(running);
-    await expect(readTaskOutput({ session: 's1', task_id: 't1', lines }, context)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+    await expect(call(readTaskOutput, { session: 's1', task_id: 't1', lines }, context)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
     expect(asked).toEqual([]);
   });
 });

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionContext } from '../src/relay-tool/action-context.ts';
+import type { ActionDefinition } from '../src/relay-tool/define-action.ts';
 import { listSchedules } from '../src/relay-tool/actions/list-schedules.ts';
 import { schedule } from '../src/relay-tool/actions/schedule.ts';
 import { unschedule } from '../src/relay-tool/actions/unschedule.ts';
-import type { ToolArguments } from '../src/relay-tool/arguments.ts';
+import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
 import type { Card, CardEvent } from '../src/ports.ts';
 import type { CreateScheduleInput, Schedule } from '../src/scheduler-owner.ts';
+
+/** Calls an action's handler as dispatch does: with its own definition in the context. */
+const call = (action: ActionDefinition, args: ToolArguments, context: Omit<ActionContext, 'action'>) => action.handler(args, { ...context, action });
 
 const NEXT = new Date('2026-11-02T02:00:00.000Z');
 const HELD_SINCE = new Date('2026-11-01T02:00:00.000Z');
@@ -84,7 +88,7 @@ const nightly: ToolArguments = { title: 'Nightly review', text: 'Review yesterda
 describe('schedule', () => {
   it('sets a schedule into the own conversation: neither a card nor the loop guard', async () => {
     const { context, did } = contextWith();
-    const result = await schedule(nightly, context);
+    const result = await call(schedule, nightly, context);
     expect(result).toMatchObject({
       ok: true,
       relay: 'desk',
@@ -98,14 +102,14 @@ describe('schedule', () => {
 
   it('for another session: card in ask mode, then the loop guard counted once', async () => {
     const { context, did } = contextWith({ mode: 'ask', decision: 'allowed' });
-    const result = await schedule({ ...nightly, session: 'other' }, context);
+    const result = await call(schedule, { ...nightly, session: 'other' }, context);
     expect(result.summary).toContain('into session "Other"');
     expect(did).toEqual(['dry run → other', 'card: Schedule a prompt on desk into "Other": "Nightly review"', 'guard check', 'guard count', 'create → other hops 1 via lab']);
   });
 
   it('schedules into an external target: its firings are written into its conversation for its agent', async () => {
     const { context, did } = contextWith({ targetExternal: true });
-    const result = await schedule({ ...nightly, session: 'other' }, context);
+    const result = await call(schedule, { ...nightly, session: 'other' }, context);
     expect(result.summary).toContain('into session "Other"');
     expect(did.filter((step) => step.startsWith('create'))).toEqual(['create → other hops 1 via lab']);
   });
@@ -119,7 +123,7 @@ describe('schedule', () => {
     ['Deny on the card', nightly, { mode: 'plan', decision: 'denied' as const }, 'REMOTE_RELAY_PERMISSION'],
   ])('refuses %s and creates nothing', async (_name, args, options, code) => {
     const { context, did } = contextWith(options);
-    await expect(schedule(args as ToolArguments, context)).rejects.toMatchObject({ code });
+    await expect(call(schedule, args as ToolArguments, context)).rejects.toMatchObject({ code });
     expect(did.filter((step) => step.startsWith('create'))).toEqual([]);
   });
 });
@@ -131,7 +135,7 @@ describe('list_schedules and unschedule', () => {
       stored({ id: 'sch_2', target: { id: 'other', title: 'Other' }, skippedCount: 2, heldForApproval: true, heldSince: HELD_SINCE, heldFireAt: HELD_SINCE }),
       stored({ id: 'sch_3', endedAt: NEXT, endReason: 'fired', once: true, everyMinutes: 0 }),
     ];
-    const result = await listSchedules({}, contextWith({ listed }).context);
+    const result = await call(listSchedules, {}, contextWith({ listed }).context);
     expect(result.summary).toBe('list_schedules → desk: 3 schedules, 2 active');
     const [own, other, ended] = result.schedules as Record<string, unknown>[];
     expect(own).not.toHaveProperty('setBy');
@@ -143,9 +147,9 @@ describe('list_schedules and unschedule', () => {
 
   it('unschedule ends an active schedule of the conversation; an unknown one is NOT_FOUND before any card', async () => {
     const { context, did } = contextWith({ listed: [stored()], mode: 'ask', decision: 'allowed' });
-    await expect(unschedule({ schedule_id: 'sch_nope' }, context)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(call(unschedule, { schedule_id: 'sch_nope' }, context)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     expect(did).toEqual([]);
-    const result = await unschedule({ schedule_id: 'sch_3f9c2a1e7b04' }, context);
+    const result = await call(unschedule, { schedule_id: 'sch_3f9c2a1e7b04' }, context);
     expect(result).toMatchObject({ summary: 'unschedule → desk: ended "Nightly review" (sch_3f9c2a1e7b04)', schedule: { endReason: 'unscheduled' } });
     expect(did).toEqual(['card: End the schedule "Nightly review" on desk', 'end sch_3f9c2a1e7b04']);
   });

@@ -6,8 +6,8 @@
  * names below, and any other as a text.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ARGUMENTS, type ArgumentName } from '../relay-tool/action-table.ts';
 import { findBoundFault, preview, type Bound } from '../relay-tool/input-bounds.ts';
+import { boundOf } from '../relay-tool/tool-arguments.ts';
 import { sendError } from './user-api.ts';
 
 /** The routes' own field names that are not relay_tool arguments. */
@@ -57,12 +57,7 @@ function refusalOf(request: FastifyRequest): string | undefined {
 /** The bound of the strings at `field` ("title", "arguments.session", "options[2]"): by the name that holds them. */
 function boundOfField(field: string): Bound {
   const name = /([^.[\]]+)(?:\[\d+\])*$/.exec(field)?.[1] ?? '';
-  if (Object.hasOwn(HTTP_FIELDS, name)) return HTTP_FIELDS[name]!;
-  if (Object.hasOwn(ARGUMENTS, name)) {
-    const argument = ARGUMENTS[name as ArgumentName];
-    if ('bound' in argument) return argument.bound;
-  }
-  return 'text';
+  return Object.hasOwn(HTTP_FIELDS, name) ? HTTP_FIELDS[name]! : boundOf(name);
 }
 
 function refuse(reply: FastifyReply, message: string): FastifyReply {

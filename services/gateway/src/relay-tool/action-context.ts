@@ -3,13 +3,14 @@
  * for this call, the owners to call, and the call's own line to the agent (progress, going away).
  */
 import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner, SubscriptionOwner } from '../ports.ts';
-import type { ToolArguments } from './arguments.ts';
+import type { ActionDefinition } from './define-action.ts';
 import type { CallShape } from './call-key.ts';
-import type { Success } from './result.ts';
 import type { RemoteEventsOwner } from '../remote-events-owner.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
 
 export interface ActionContext {
+  /** The action called: its handler reads its own facts (write, nothing, toPaired) from here. */
+  action: ActionDefinition;
   /** The calling session's agent, acting for its user. */
   caller: Caller & { sessionId: string };
   relayName: string;
@@ -36,5 +37,3 @@ export interface ActionContext {
   call?: CallShape;
 }
 
-/** One relay_tool action: validate, resolve the relay, check policy, call the owner, shape the result. */
-export type Action = (args: ToolArguments, context: ActionContext) => Promise<Success>;

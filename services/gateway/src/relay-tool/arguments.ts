@@ -4,25 +4,12 @@
  * listed in `ignored` (create_session and update_session refuse it instead). Every string of the call,
  * taken or not, must keep its bound (input-bounds.ts), checked as soon as the action is known.
  */
-import { ACTION_NAMES, ACTION_TABLE, ARGUMENTS, isActionName, type ActionName, type ActionSpec, type ArgumentName, type ArgumentType } from './action-table.ts';
+import { ACTION_NAMES, actionNamed, isActionName, type ActionName } from './action-list.ts';
+import { nothingOf } from './define-action.ts';
 import { toolError } from './errors.ts';
-import { boundFault, findBoundFault, preview, type Bound } from './input-bounds.ts';
+import { boundFault, findBoundFault, preview } from './input-bounds.ts';
 import { IGNORED_LIMIT } from './limits.ts';
-
-type ValueOf<T extends ArgumentType> = T extends 'string'
-  ? string
-  : T extends 'integer'
-    ? number
-    : T extends 'boolean'
-      ? boolean
-      : T extends 'strings'
-        ? string[]
-        : T extends 'object'
-          ? Record<string, unknown>
-          : string | number;
-
-/** The arguments an action takes, each present only when given and not empty, with its checked type. */
-export type ToolArguments = { [K in ArgumentName]?: ValueOf<(typeof ARGUMENTS)[K]['type']> };
+import { boundOf, factsOf, type ToolArguments } from './tool-arguments.ts';
 
 export interface ParsedArguments {
   args: ToolArguments;
@@ -66,48 +53,28 @@ function checkBounds(action: ActionName, input: Record<string, unknown>): void {
   }
 }
 
-// A name no action takes may still carry any text; it is only listed in ignored.
-function boundOf(name: string): Bound {
-  if (!Object.hasOwn(ARGUMENTS, name)) return 'text';
-  const argument = ARGUMENTS[name as ArgumentName];
-  return 'bound' in argument ? argument.bound : 'text';
-}
-
 /** The arguments the call's action takes; throws REMOTE_RELAY_INVALID_INPUT naming what is wrong. */
 export function parseArguments({ action, input }: NamedCall): ParsedArguments {
-  const spec: ActionSpec = ACTION_TABLE[action];
-  const taken = new Set<string>(spec.arguments);
+  const definition = actionNamed(action);
+  const shape = definition.args.shape;
   const given = Object.entries(input).filter(([name, value]) => name !== 'action' && !isEmpty(value));
-  const others = given.filter(([name]) => !taken.has(name)).map(([name]) => name);
+  const others = given.filter(([name]) => !Object.hasOwn(shape, name)).map(([name]) => name);
 
-  if (spec.refusesOthers && others.length > 0) {
-    throw invalid(`${action} does not take: ${others.slice(0, IGNORED_LIMIT).map(shortName).join(', ')}. Its arguments: ${spec.arguments.join(', ')}. ${spec.refusesOthers}`);
+  if (definition.refusesOthers && others.length > 0) {
+    throw invalid(`${action} does not take: ${others.slice(0, IGNORED_LIMIT).map(shortName).join(', ')}. Its arguments: ${Object.keys(shape).join(', ')}. ${nothingOf(definition)}`);
   }
 
   const args: Record<string, unknown> = {};
   for (const [name, value] of given) {
-    if (!taken.has(name)) continue;
-    const type = ARGUMENTS[name as ArgumentName].type;
-    if (!hasType(value, type)) throw invalid(`${action}: "${name}" must be ${TYPE_WORDS[type]}; got ${describe(value)}.`);
+    const schema = shape[name];
+    if (schema === undefined) continue;
+    if (!schema.safeParse(value).success) throw invalid(`${action}: "${name}" must be ${factsOf(name)?.expects}; got ${describe(value)}.`);
     args[name] = value;
   }
-  if (spec.relay === 'required' && args.relay === undefined) {
+  if (definition.relay === 'required' && args.relay === undefined) {
     throw invalid(`${action} needs relay: "this" for the relay you run on, or a paired relay's name as list_relays shows it.`);
   }
   return { args: args as ToolArguments, ignored: others.slice(0, IGNORED_LIMIT) };
-}
-
-/** Throws REMOTE_RELAY_INVALID_INPUT unless every one of `names` was given (and not empty). */
-export function requireArguments<K extends ArgumentName>(
-  action: ActionName,
-  args: ToolArguments,
-  names: readonly K[],
-): asserts args is ToolArguments & { [P in K]-?: NonNullable<ToolArguments[P]> } {
-  const missing = names.filter((name) => args[name] === undefined);
-  if (missing.length === 0) return;
-  const spec: ActionSpec = ACTION_TABLE[action];
-  const ending = spec.refusesOthers ? ` ${spec.refusesOthers}` : '';
-  throw invalid(`${action} needs ${listWords(names)}; missing: ${missing.join(', ')}.${ending}`);
 }
 
 /** An argument's name as a refusal lists it: as given, or a preview of a long one. */
@@ -115,39 +82,10 @@ function shortName(name: string): string {
   return preview(name) === JSON.stringify(name) ? name : preview(name);
 }
 
-function listWords(names: readonly string[]): string {
-  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
 
 /** An empty value counts as no argument, because some providers send every field (spec, Actions). */
 export function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || value === '' || value === false || (Array.isArray(value) && value.length === 0);
-}
-
-const TYPE_WORDS: Record<ArgumentType, string> = {
-  string: 'a string',
-  integer: 'a whole number',
-  boolean: 'true or false',
-  strings: 'a list of strings',
-  object: 'an object',
-  string_or_integer: 'a string or a whole number',
-};
-
-function hasType(value: unknown, type: ArgumentType): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'integer':
-      return Number.isSafeInteger(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'strings':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string');
-    case 'object':
-      return isPlainObject(value);
-    case 'string_or_integer':
-      return typeof value === 'string' || Number.isSafeInteger(value);
-  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

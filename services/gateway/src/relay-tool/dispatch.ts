@@ -7,31 +7,8 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
 import type { Caller, PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from '../ports.ts';
-import type { Action, ActionContext } from './action-context.ts';
-import type { ActionName } from './action-table.ts';
-import { answerQuestion } from './actions/answer-question.ts';
-import { archive } from './actions/archive.ts';
-import { ask } from './actions/ask.ts';
-import { createSession } from './actions/create-session.ts';
-import { listQuestions } from './actions/list-questions.ts';
-import { listRelays } from './actions/list-relays.ts';
-import { listSchedules } from './actions/list-schedules.ts';
-import { listSessions } from './actions/list-sessions.ts';
-import { listSubscriptions } from './actions/list-subscriptions.ts';
-import { readSession } from './actions/read-session.ts';
-import { readTaskOutput } from './actions/read-task-output.ts';
-import { relayInfo } from './actions/relay-info.ts';
-import { schedule } from './actions/schedule.ts';
-import { send } from './actions/send.ts';
-import { stop } from './actions/stop.ts';
-import { subscribe } from './actions/subscribe.ts';
-import { transferSubscriptions } from './actions/transfer-subscriptions.ts';
-import { unschedule } from './actions/unschedule.ts';
-import { unsubscribe } from './actions/unsubscribe.ts';
-import { updateSession } from './actions/update-session.ts';
-import { usage } from './actions/usage.ts';
-import { wait } from './actions/wait.ts';
-import { withdraw } from './actions/withdraw.ts';
+import type { ActionContext } from './action-context.ts';
+import { actionNamed, type ActionName } from './action-list.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from './errors.ts';
 import { recordToolCall } from './tool-call-metrics.ts';
@@ -43,33 +20,6 @@ import { pendingNoteOf, withPendingNote, type PendingNote } from './pending-note
 import { refusalFrom, type ToolResult } from './result.ts';
 import type { RemoteEventsOwner } from '../remote-events-owner.ts';
 import type { SchedulerOwner } from '../scheduler-owner.ts';
-
-/** Every action of the spec, one file each. */
-const ACTIONS: Record<ActionName, Action> = {
-  list_relays: listRelays,
-  relay_info: relayInfo,
-  list_sessions: listSessions,
-  read_session: readSession,
-  read_task_output: readTaskOutput,
-  usage,
-  send,
-  create_session: createSession,
-  update_session: updateSession,
-  wait,
-  stop,
-  archive,
-  subscribe,
-  unsubscribe,
-  list_subscriptions: listSubscriptions,
-  transfer_subscriptions: transferSubscriptions,
-  ask,
-  list_questions: listQuestions,
-  withdraw,
-  answer_question: answerQuestion,
-  schedule,
-  list_schedules: listSchedules,
-  unschedule,
-};
 
 export interface DispatchDeps {
   relayName: string;
@@ -112,7 +62,9 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         }
         const parsed = parseArguments(call);
         ignored = parsed.ignored;
+        const definition = actionNamed(action);
         const context: ActionContext = {
+          action: definition,
           caller,
           relayName: deps.relayName,
           openUrlBase: deps.openUrlBase,
@@ -128,8 +80,8 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           progress: channel.progress,
           call: { action, args: parsed.args },
         };
-        const target = pairedTarget(action, parsed.args.relay, deps.relayName, paired);
-        result = target ? await forwardCall(action, parsed.args, target, context) : await ACTIONS[action](parsed.args, context);
+        const target = pairedTarget(definition, parsed.args.relay, deps.relayName, paired);
+        result = target ? await forwardCall(parsed.args, target, context) : await definition.handler(parsed.args, context);
       } catch (error) {
         result = refusalFrom(error);
         if (result.code === INTERNAL_CODE) {

@@ -7,53 +7,33 @@
  */
 import type { ForwardedCall, PairedRelay, Provenance } from '../ports.ts';
 import type { ActionContext } from './action-context.ts';
-import type { ActionName } from './action-table.ts';
-import type { ToolArguments } from './arguments.ts';
+import { nothingOf, type ActionDefinition } from './define-action.ts';
+import type { ToolArguments } from './tool-arguments.ts';
 import { settingsChange } from './actions/update-session.ts';
 import { askApproval } from './ask-approval.ts';
 import { needsCard } from './card-policy.ts';
 import { updateSessionCard, type CardText } from './card-text.ts';
 import { toolError } from './errors.ts';
 import { passLoopGuard } from './loop-guard.ts';
-import { checkPairedRelayCall, sendsPrompt } from './paired-relay-policy.ts';
+import { checkPairedRelayCall } from './paired-relay-policy.ts';
 import { chainThrough, provenanceOf } from './provenance.ts';
 import type { ToolResult } from './result.ts';
 import { quoteStart, shortId } from './turn-result.ts';
 import { planWait } from './wait-seconds.ts';
 
-/** Actions whose calls change something on the target: in the ask and plan modes the user allows each first. */
-const WRITES: ReadonlySet<ActionName> = new Set(['send', 'create_session', 'update_session', 'answer_question', 'stop', 'archive']);
-
-/** Actions that wait for a turn: the forwarded call may take as long as the wait. */
-const WAITS: ReadonlySet<ActionName> = new Set(['send', 'create_session', 'wait']);
-
 /** How long any other forwarded call may take. */
 const CALL_SECONDS = 30;
 
-/** Features and the version of the target relay that first has them (spec, "Added in"), with the spec's refusal. */
-const FEATURES: { applies: (action: ActionName, args: ToolArguments) => boolean; since: string; refusal: string }[] = [
-  {
-    applies: (action, args) => action === 'create_session' && args.group !== undefined,
-    since: '0.9.16',
-    refusal: "The target relay doesn't support groups on create_session yet: it runs OAR {version}; groups need 0.9.16. No session was created.",
-  },
-  { applies: (action) => action === 'update_session', since: '0.9.16', refusal: 'Relay "{relay}" runs OAR {version}, which has no update_session (0.9.16). Nothing was changed.' },
-  { applies: (action) => action === 'read_task_output', since: '0.9.12', refusal: 'Relay "{relay}" runs OAR {version}, which has no read_task_output (0.9.12).' },
-  {
-    applies: (action, args) => action === 'send' && args.provider !== undefined,
-    since: '0.9.18',
-    refusal: 'Relay "{relay}" runs OAR {version}, which cannot switch a session\'s billing (0.9.18); nothing was sent.',
-  },
-];
-
 /** Forwards `action` to `relay` once this relay's rules allow it; answers the other relay's result. */
-export async function forwardCall(action: ActionName, args: ToolArguments, relay: PairedRelay, context: ActionContext): Promise<ToolResult> {
-  const { caller, sessions } = context;
+export async function forwardCall(args: ToolArguments, relay: PairedRelay, context: ActionContext): Promise<ToolResult> {
+  const { caller, sessions, action: definition } = context;
+  const action = definition.name;
   const conversation = await sessions.getConversation(caller.sessionId);
-  const prompting = sendsPrompt(action, args);
-  checkPairedRelayCall({ action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: prompting });
-  requireVersion(action, args, relay);
-  const wait = WAITS.has(action) ? planWait(action, args.wait_seconds, context.settings.maxWaitSeconds) : undefined;
+  const prompting = definition.toPaired?.sendsPrompt === true;
+  checkPairedRelayCall({ action: definition, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: prompting });
+  requireVersion(definition, args, relay);
+  // An action that waits for a turn: the forwarded call may take as long as the wait.
+  const wait = Object.hasOwn(definition.args.shape, 'wait_seconds') ? planWait(action, args.wait_seconds, context.settings.maxWaitSeconds) : undefined;
 
   const local = provenanceOf(context.relayName, conversation);
   const provenance: Provenance = { ...local, hops: local.hops + 1, viaRelays: chainThrough(local.viaRelays, context.relayName) };
@@ -61,9 +41,9 @@ export async function forwardCall(action: ActionName, args: ToolArguments, relay
   const call: ForwardedCall = { relay: relay.name, action, args: forwarded, provenance, timeoutSeconds: (wait?.waitSeconds ?? 0) + CALL_SECONDS, allowed: false, dryRun: false };
   const forward = (change: Partial<ForwardedCall>) => keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, ...change }));
 
-  const nothing = action === 'create_session' ? 'Nothing was created.' : action === 'send' ? 'Nothing was sent.' : action === 'update_session' ? 'Nothing was changed.' : 'Nothing was done.';
+  const nothing = nothingOf(definition);
   const firstStart = action === 'create_session' && conversation.startedSessions === 0;
-  const carded = needsCard({ mode: conversation.session.mode, writes: WRITES.has(action), firstStartedByCaller: firstStart });
+  const carded = needsCard({ mode: conversation.session.mode, writes: definition.write, firstStartedByCaller: firstStart });
   let allowed = false;
   if (carded || action === 'update_session') {
     // That relay checks the whole call first, so nobody is asked about a call it would refuse. For update_session
@@ -118,10 +98,10 @@ function shapeResult(result: Record<string, unknown>, relay: string, note: strin
 }
 
 /** REMOTE_RELAY_UNSUPPORTED, with the spec's sentence, when the target relay's version is older than the feature the call uses. */
-export function requireVersion(action: ActionName, args: ToolArguments, relay: PairedRelay): void {
+export function requireVersion(action: Pick<ActionDefinition, 'toPaired'>, args: ToolArguments, relay: PairedRelay): void {
   if (relay.version === '') return;
-  for (const feature of FEATURES) {
-    if (feature.applies(action, args) && compareVersions(relay.version, feature.since) < 0) {
+  for (const feature of action.toPaired?.features ?? []) {
+    if ((feature.applies?.(args) ?? true) && compareVersions(relay.version, feature.since) < 0) {
       throw toolError('REMOTE_RELAY_UNSUPPORTED', feature.refusal.replaceAll('{relay}', relay.name).replaceAll('{version}', relay.version), { version: relay.version, needs: feature.since });
     }
   }
@@ -150,7 +130,7 @@ function remoteUpdateCard(args: ToolArguments, checked: Record<string, unknown>,
   return updateSessionCard(relay, title, settingsChange(args), groupRef, grantsAllow);
 }
 
-function remoteCard(action: ActionName, args: ToolArguments, relay: string, nothing: string) {
+function remoteCard(action: string, args: ToolArguments, relay: string, nothing: string) {
   const lines = [
     args.session && `Session: ${args.session}`,
     args.title && `Title: ${args.title}`,

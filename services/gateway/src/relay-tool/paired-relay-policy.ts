@@ -3,43 +3,17 @@
  * (spec, Locked and unlocked, What a paired relay allows, Across relays; decisions.md, Agents may and
  * Across relays), in this order: the lock, the level, the hop limit. The target's own rules follow there.
  */
-import { AGENT_LEVELS, type AgentLevel, type Conversation, type PairedRelay, type RelayUnlock } from '../ports.ts';
-import type { ActionName } from './action-table.ts';
+import { AGENT_LEVELS, type Conversation, type PairedRelay, type RelayUnlock } from '../ports.ts';
+import type { ActionDefinition } from './define-action.ts';
 import { toolError } from './errors.ts';
 import { relayChain } from './provenance.ts';
-
-/** The lowest "Agents may" level each action needs on a paired relay; null for this relay's own actions. */
-export const LEVEL_NEEDED: Record<ActionName, AgentLevel | 'none' | null> = {
-  list_relays: 'none',
-  relay_info: 'read',
-  usage: 'read',
-  list_sessions: 'read',
-  read_session: 'read',
-  read_task_output: 'read',
-  wait: 'read',
-  list_subscriptions: 'read',
-  list_questions: 'read',
-  subscribe: 'read',
-  unsubscribe: 'read',
-  send: 'read_and_prompt',
-  ask: 'read_and_prompt',
-  withdraw: 'read_and_prompt',
-  create_session: 'full',
-  update_session: 'full',
-  answer_question: 'full',
-  stop: 'full',
-  archive: 'full',
-  transfer_subscriptions: 'full',
-  schedule: null,
-  list_schedules: null,
-  unschedule: null,
-};
 
 /** Hops from which a prompt is not passed on to a third relay (decisions.md, Limits). */
 export const HOP_LIMIT = 2;
 
 export interface PairedRelayCall {
-  action: ActionName;
+  /** The action called: its name and how it reaches a paired relay (toPaired: the level it needs there). */
+  action: Pick<ActionDefinition, 'name' | 'toPaired'>;
   relay: PairedRelay;
   /** The calling conversation's unlocked relays. */
   unlocks: readonly RelayUnlock[];
@@ -57,9 +31,10 @@ export interface PairedRelayCall {
  * did not unlock by mentioning it.
  */
 export function checkPairedRelayCall(call: PairedRelayCall): void {
-  const { action, relay } = call;
-  const needed = LEVEL_NEEDED[action];
-  if (needed === null) {
+  const { relay } = call;
+  const action = call.action.name;
+  const needed = call.action.toPaired?.level;
+  if (needed === undefined) {
     throw toolError(
       'REMOTE_RELAY_UNSUPPORTED',
       `${action}: schedules are kept by the relay the agent runs on; a call that names a paired relay ("${relay.name}") is refused. Use relay "this".`,
@@ -91,9 +66,4 @@ export function checkPairedRelayCall(call: PairedRelayCall): void {
       { relay: relay.name, hops, cameThrough },
     );
   }
-}
-
-/** True for calls that pass a prompt on to the other relay's agents, which the hop limit governs. */
-export function sendsPrompt(action: ActionName, args: { session?: string }): boolean {
-  return action === 'send' || action === 'create_session' || (action === 'ask' && args.session !== undefined);
 }

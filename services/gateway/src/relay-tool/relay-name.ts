@@ -3,7 +3,7 @@
  * relay the agent runs on; a paired relay is named by its name or its host, as list_relays shows it.
  */
 import type { PairedRelay } from '../ports.ts';
-import { ACTION_TABLE, type ActionName } from './action-table.ts';
+import type { ActionDefinition } from './define-action.ts';
 import { toolError } from './errors.ts';
 
 export type RelayTarget = { kind: 'this'; name: string } | { kind: 'paired'; relay: PairedRelay };
@@ -27,30 +27,12 @@ function hostOf(url: string): string | undefined {
 }
 
 /**
- * Actions the gateway forwards to a paired relay as they are. The watching and question actions reach a paired
- * relay their own way (registered subscriptions, asks kept there), through their own action files.
+ * The paired relay a call names when the gateway forwards the action as it is (or refuses it: an action
+ * with no way to a paired relay); undefined for this relay, and for the actions that reach a paired relay
+ * their own way (registered subscriptions, asks kept there). Throws REMOTE_RELAY_UNKNOWN_RELAY.
  */
-const FORWARDED: ReadonlySet<ActionName> = new Set([
-  'relay_info',
-  'usage',
-  'list_sessions',
-  'read_session',
-  'read_task_output',
-  'send',
-  'create_session',
-  'update_session',
-  'wait',
-  'answer_question',
-  'stop',
-  'archive',
-  'schedule',
-  'list_schedules',
-  'unschedule',
-]);
-
-/** The paired relay a call names when the gateway forwards that action; undefined for this relay. Throws REMOTE_RELAY_UNKNOWN_RELAY. */
-export function pairedTarget(action: ActionName, requested: string | undefined, selfName: string, paired: readonly PairedRelay[]): PairedRelay | undefined {
-  if (ACTION_TABLE[action].relay === 'none' || !FORWARDED.has(action)) return undefined;
+export function pairedTarget(action: Pick<ActionDefinition, 'relay' | 'toPaired'>, requested: string | undefined, selfName: string, paired: readonly PairedRelay[]): PairedRelay | undefined {
+  if (action.relay === 'none' || action.toPaired?.forwarded === false) return undefined;
   const target = resolveRelay(requested, selfName, paired);
   return target.kind === 'paired' ? target.relay : undefined;
 }

@@ -1,33 +1,21 @@
 /**
- * relay_tool as tools/list shows it. The input schema documents the arguments for the model; the
- * gateway checks every call itself (arguments.ts), so a bad call still gets the spec's result.
+ * relay_tool as tools/list shows it. The input schema is made from the arguments' zod schemas
+ * (tool-arguments.ts) and the list of actions; the gateway checks every call itself (arguments.ts)
+ * against the same schemas, so a bad call still gets the spec's result.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ACTION_NAMES, ARGUMENTS, type ArgumentType } from './action-table.ts';
-import { MAX_LENGTH, MAX_LIST_ITEMS, type Bound } from './input-bounds.ts';
+import { z } from 'zod';
+import { ACTION_NAMES } from './action-list.ts';
+import { ARGUMENTS } from './tool-arguments.ts';
 
 export const TOOL_NAME = 'relay_tool';
 /** The name up to 0.9.17: still answered, never listed (spec, The name). */
 export const LEGACY_TOOL_NAME = 'remote_relay';
 
-const JSON_TYPES: Record<ArgumentType, Record<string, unknown>> = {
-  string: { type: 'string' },
-  integer: { type: 'integer' },
-  boolean: { type: 'boolean' },
-  strings: { type: 'array', items: { type: 'string' } },
-  object: { type: 'object' },
-  string_or_integer: { type: ['string', 'integer'] },
-};
-
-/** An argument's JSON schema: its type, and the bound of its strings where the schema can say it. */
-function schemaOf(argument: { type: ArgumentType; bound?: Bound; description: string }): Record<string, unknown> {
-  const maxLength = argument.bound === undefined ? undefined : MAX_LENGTH[argument.bound];
-  const bounded: Record<ArgumentType, Record<string, unknown>> = {
-    ...JSON_TYPES,
-    string: { ...JSON_TYPES.string, maxLength },
-    strings: { type: 'array', items: { type: 'string', maxLength }, maxItems: MAX_LIST_ITEMS },
-  };
-  return { ...bounded[argument.type], description: argument.description };
+/** An argument's JSON Schema, without the `$schema` key a property does not carry. */
+function schemaOf(argument: z.ZodType): Record<string, unknown> {
+  const { $schema: _schema, ...schema } = z.toJSONSchema(argument, { io: 'input' });
+  return schema;
 }
 
 export const RELAY_TOOL_DEFINITION: Tool = {
@@ -43,10 +31,8 @@ export const RELAY_TOOL_DEFINITION: Tool = {
   inputSchema: {
     type: 'object',
     properties: {
-      action: { type: 'string', enum: ACTION_NAMES, description: 'What to do.' },
-      ...Object.fromEntries(
-        Object.entries(ARGUMENTS).map(([name, argument]) => [name, schemaOf(argument)]),
-      ),
+      action: { type: 'string', enum: [...ACTION_NAMES], description: 'What to do.' },
+      ...Object.fromEntries(Object.entries(ARGUMENTS).map(([name, argument]) => [name, schemaOf(argument)])),
     },
     required: ['action'],
   },

@@ -56,3 +56,8 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
 export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/** A paired relay's dry run answered: the call passed every check here, and nothing changed. */
+export function checkedOnly(action: string, relayName: string, fields: Record<string, unknown>): Success {
+  return success(`${action} → ${relayName}: checked, nothing changed yet`, { dryRun: true, ...fields }, relayName);
+}

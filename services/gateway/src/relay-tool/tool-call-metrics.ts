@@ -4,7 +4,7 @@
  */
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, counter, histogram, instruments, Metric, secondsSince } from '@relay/telemetry';
-import type { ActionName } from './action-table.ts';
+import type { ActionName } from './action-list.ts';
 import type { ToolResult } from './result.ts';
 
 const toolMetrics = instruments('gateway', (meter) => ({ calls: counter(meter, Metric.TOOL_CALLS), duration: histogram(meter, Metric.TOOL_DURATION) }));

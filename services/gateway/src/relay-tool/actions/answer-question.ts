@@ -4,17 +4,30 @@
  * both), nor an ask: that is refused with REMOTE_RELAY_FORBIDDEN before anyone is called. A write:
  * in the ask and plan modes the user allows it on a card first.
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { toolError } from '../errors.ts';
-import { success } from '../result.ts';
+import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { quoteStart, shortId } from '../turn-result.ts';
 
-export const answerQuestion: Action = async (args, context) => {
-  requireArguments('answer_question', args, ['question_id']);
+export const answerQuestion = defineAction({
+  name: 'answer_question',
+  args: argumentsOf('relay', 'session', 'question_id', 'choices', 'answer'),
+  relay: 'required',
+  write: true,
+  toPaired: { level: 'full', forwarded: true },
+  handler: runAnswerQuestion,
+  fromPaired: serveAnswerQuestion,
+});
+
+async function runAnswerQuestion(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['question_id']);
   if ((args.choices === undefined || args.choices.length === 0) && args.answer === undefined) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', 'answer_question: one of choices and answer is required. Nothing was answered.');
   }
@@ -42,7 +55,7 @@ export const answerQuestion: Action = async (args, context) => {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
   }
   const conversation = await sessions.getConversation(caller.sessionId);
-  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const card = {
       title: `Answer a question in session ${shortId(checked.sessionId)} on ${relay}`,
       lines: [`Question: ${quoteStart(checked.title, 200)}`, `Answer: ${quoteStart([...(args.choices ?? []), args.answer ?? ''].filter(Boolean).join(' · '), 200)}`],
@@ -57,4 +70,34 @@ export const answerQuestion: Action = async (args, context) => {
     { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
     relay,
   );
-};
+}
+
+async function serveAnswerQuestion(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments(context.action, args, ['question_id']);
+  if ((args.choices === undefined || args.choices.length === 0) && args.answer === undefined) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', 'answer_question: one of choices and answer is required. Nothing was answered.');
+  }
+  if (args.question_id.startsWith('ask_')) {
+    throw toolError('REMOTE_RELAY_FORBIDDEN', `answer_question: ${args.question_id} is an ask; only the user answers asks. Nothing was answered.`);
+  }
+  const decision = {
+    userId: origin.userId,
+    cardId: args.question_id,
+    decision: 'answer' as const,
+    ...(args.answer === undefined ? {} : { answer: args.answer }),
+    ...(args.choices === undefined ? {} : { choices: args.choices }),
+    // An agent answers, so the question service refuses approval cards; no session here is the caller's own.
+    agentSessionId: `relay:${origin.relayName}/${origin.provenance.originSessionId}`,
+  };
+  const checked = await context.questions.decideCard({ ...decision, dryRun: true });
+  if (args.session !== undefined && checked.sessionId !== args.session) {
+    throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
+  }
+  if (origin.dryRun) return checkedOnly('answer_question', context.relayName, { session: checked.sessionId, question_id: checked.id });
+  const card = await context.questions.decideCard({ ...decision, dryRun: false });
+  return success(
+    `answer_question → ${context.relayName} session ${shortId(card.sessionId)}: question ${card.id} answered`,
+    { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
+    context.relayName,
+  );
+}

@@ -2,28 +2,48 @@
  * archive: archives a session; its queued turns are dropped and a running one is stopped. In the
  * ask and plan modes the user allows it on a card first.
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { archiveCard } from '../card-text.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
-import { success } from '../result.ts';
+import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId } from '../turn-result.ts';
 
-export const archive: Action = async (args, context) => {
-  requireArguments('archive', args, ['session']);
+export const archive = defineAction({
+  name: 'archive',
+  args: argumentsOf('relay', 'session'),
+  relay: 'required',
+  write: true,
+  toPaired: { level: 'full', forwarded: true },
+  handler: runArchive,
+  fromPaired: serveArchive,
+});
+
+async function runArchive(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
   requireNotOnItself('archive', args.session, caller);
 
   const conversation = await sessions.getConversation(caller.sessionId);
-  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     // Reading it first refuses an unknown session before the user is asked, and names it on the card.
     const { session } = await sessions.readSession(caller.userId, args.session, 1);
     await askApproval(archiveCard(relay, session.title), conversation, context);
   }
   const session = await sessions.archiveSession({ userId: caller.userId, callerSessionId: caller.sessionId }, args.session);
   return success(`archive → ${relay} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, relay);
-};
+}
+
+async function serveArchive(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
+  if (origin.dryRun) return checkedOnly('archive', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
+  const session = await context.sessions.archiveSession({ userId: origin.userId }, args.session);
+  return success(`archive → ${context.relayName} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, context.relayName);
+}

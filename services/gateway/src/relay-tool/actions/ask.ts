@@ -9,9 +9,10 @@
  * Agents may at least read_and_prompt; it keeps to the hop limit); the pairing service polls it and the answer
  * comes as question_answered via that relay. A relay before 0.9.16 keeps no asks (REMOTE_RELAY_UNSUPPORTED).
  */
-import type { Action, ActionContext } from '../action-context.ts';
-import type { ToolArguments } from '../arguments.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { toolError } from '../errors.ts';
@@ -20,16 +21,25 @@ import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
 import { ownRelay } from '../own-relay.ts';
 import { requireAgentSessions } from '../require-agent-sessions.ts';
-import { success } from '../result.ts';
+import { success, type Success } from '../result.ts';
 import { quoteStart, shortId } from '../turn-result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
 import type { PairedRelay } from '../../ports.ts';
 
+export const ask = defineAction({
+  name: 'ask',
+  args: argumentsOf('relay', 'session', 'question', 'options', 'recommendation', 'detail'),
+  relay: 'optional',
+  write: true,
+  toPaired: { level: 'read_and_prompt', forwarded: false },
+  handler: runAsk,
+});
+
 /** The version that first keeps asks (spec, Questions that don't block). */
 const ASKS_SINCE = '0.9.16';
 
-export const ask: Action = async (args, context) => {
-  requireArguments('ask', args, ['question']);
+async function runAsk(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['question']);
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') return askThere(args, target.relay, context);
   const relay = ownRelay(args.relay, context);
@@ -51,7 +61,7 @@ export const ask: Action = async (args, context) => {
     if (session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `ask: session ${about} is archived. Nothing was asked.`);
     await questions.ask({ ...request, dryRun: true });
     const conversation = await sessions.getConversation(caller.sessionId);
-    if (needsCard({ mode: conversation.session.mode, writes: true })) {
+    if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
       const card = {
         title: `Ask a question on behalf of "${session.title}" on ${relay}`,
         lines: [`Question: ${quoteStart(args.question, 200)}`, ...(request.options.length > 0 ? [`Options: ${request.options.join(' · ')}`] : [])],
@@ -64,7 +74,7 @@ export const ask: Action = async (args, context) => {
   const asked = await questions.ask({ ...request, dryRun: false });
   const on = about === undefined ? '' : ` about session ${shortId(about)}`;
   return success(`ask → ${relay}: question ${asked.id}${on} pending`, { question_id: asked.id, status: 'pending' }, relay);
-};
+}
 
 /** ask with a paired relay: checked here and there before the card, then kept there and polled from here. */
 async function askThere(args: ToolArguments & { question: string }, relay: PairedRelay, context: ActionContext) {
@@ -73,7 +83,7 @@ async function askThere(args: ToolArguments & { question: string }, relay: Paire
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `ask on relay "${relay.name}" needs session: the session there it is about. An ask about this conversation is kept on this relay (leave relay out). Nothing was asked.`);
   }
   const conversation = await sessions.getConversation(caller.sessionId);
-  checkPairedRelayCall({ action: 'ask', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: true });
+  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: true });
   if (relay.version !== '' && compareVersions(relay.version, ASKS_SINCE) < 0) {
     throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which keeps no asks (${ASKS_SINCE}). Nothing was asked.`, { version: relay.version, needs: ASKS_SINCE });
   }
@@ -89,7 +99,7 @@ async function askThere(args: ToolArguments & { question: string }, relay: Paire
     detail: args.detail ?? '',
   };
   await remote.openRemoteAsk({ ...request, dryRun: true });
-  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const card = {
       title: `Ask a question on behalf of session ${shortId(args.session)} on ${relay.name}`,
       lines: [`Question: ${quoteStart(args.question, 200)}`, ...(request.options.length > 0 ? [`Options: ${request.options.join(' · ')}`] : [])],

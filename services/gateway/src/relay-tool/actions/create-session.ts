@@ -9,21 +9,47 @@
  */
 import type { CreatedSession, Session, TurnResult } from '../../ports.ts';
 import { groupView } from '../../session-view.ts';
-import type { Action } from '../action-context.ts';
-import { requireArguments, type ToolArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { awaitTurn } from '../await-turn.ts';
 import { needsCard } from '../card-policy.ts';
 import { createSessionCard } from '../card-text.ts';
 import { passLoopGuard } from '../loop-guard.ts';
 import { provenanceOf } from '../provenance.ts';
-import { success, type Success } from '../result.ts';
+import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
 import { planWait } from '../wait-seconds.ts';
 
-export const createSession: Action = async (args, context) => {
-  requireArguments('create_session', args, ['text']);
+export const createSession = defineAction({
+  name: 'create_session',
+  args: argumentsOf('relay', 'text', 'provider', 'model', 'cwd', 'repo', 'branch', 'mode', 'effort', 'title', 'group', 'wait_seconds'),
+  relay: 'required',
+  write: true,
+  nothing: 'Nothing was created.',
+  refusesOthers: true,
+  toPaired: {
+    level: 'full',
+    forwarded: true,
+    sendsPrompt: true,
+    features: [
+      {
+        since: '0.9.16',
+        applies: (args) => args.group !== undefined,
+        refusal: "The target relay doesn't support groups on create_session yet: it runs OAR {version}; groups need 0.9.16. No session was created.",
+      },
+    ],
+  },
+  handler: runCreateSession,
+  fromPaired: serveCreateSession,
+});
+
+async function runCreateSession(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['text']);
   const wait = planWait('create_session', args.wait_seconds, context.settings.maxWaitSeconds);
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
@@ -31,7 +57,7 @@ export const createSession: Action = async (args, context) => {
   const conversation = await sessions.getConversation(caller.sessionId);
   const request = { ...sessionChoices(args), userId: caller.userId, callerSessionId: caller.sessionId, provenance: provenanceOf(relay, conversation) };
   const checked = await sessions.createSession({ ...request, dryRun: true });
-  if (needsCard({ mode: conversation.session.mode, writes: true, firstStartedByCaller: checked.firstStartedByCaller })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write, firstStartedByCaller: checked.firstStartedByCaller })) {
     await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
   }
   await passLoopGuard(conversation, context, 'Nothing was created.');
@@ -42,7 +68,7 @@ export const createSession: Action = async (args, context) => {
     context,
   );
   return createdResult(relay, created, result, wait.note, context.openUrlBase);
-};
+}
 
 /** What the agent chose for the new session, as the session service takes it (from this relay's agent or another's). */
 export function sessionChoices(args: ToolArguments & { text: string }) {
@@ -92,4 +118,20 @@ export function startedWith(session: Session) {
     ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
     group: session.group ? groupView(session.group) : null,
   };
+}
+
+async function serveCreateSession(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments(context.action, args, ['text']);
+  const plan = planWait('create_session', args.wait_seconds, context.settings.maxWaitSeconds);
+  const { sessions, relayName } = context;
+  const userId = origin.userId;
+  // No calling session here: a session started from another relay goes into no group unless one is named.
+  const request = { ...sessionChoices(args), userId, provenance: origin.provenance };
+  if (origin.dryRun) {
+    const checked = await sessions.createSession({ ...request, dryRun: true });
+    return checkedOnly('create_session', relayName, { ...startedWith(checked.session), ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
+  }
+  const created = await sessions.createSession({ ...request, dryRun: false });
+  const result = await awaitTurn({ userId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
+  return createdResult(relayName, created, result, plan.note, context.openUrlBase);
 }

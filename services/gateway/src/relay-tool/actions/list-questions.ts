@@ -3,18 +3,29 @@
  * last day, with their status and answer. With session, the asks about that session. On a paired relay,
  * the asks this conversation asked there, as that relay lists them.
  */
-import type { Action, ActionContext } from '../action-context.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { askView } from '../ask-view.ts';
 import { ownRelay } from '../own-relay.ts';
 import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { shortId } from '../turn-result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
 import type { PairedRelay } from '../../ports.ts';
 import type { RemoteAsk } from '../../remote-events-owner.ts';
 
-export const listQuestions: Action = async (args, context) => {
+export const listQuestions = defineAction({
+  name: 'list_questions',
+  args: argumentsOf('relay', 'session'),
+  relay: 'optional',
+  write: false,
+  toPaired: { level: 'read', forwarded: false },
+  handler: runListQuestions,
+});
+
+async function runListQuestions(args: ToolArguments, context: ActionContext): Promise<Success> {
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') return listThere(target.relay, args.session, context);
   const relay = ownRelay(args.relay, context);
@@ -30,12 +41,12 @@ export const listQuestions: Action = async (args, context) => {
     { questions: asks.map(askView) },
     relay,
   );
-};
+}
 
 async function listThere(relay: PairedRelay, session: string | undefined, context: ActionContext) {
   const { caller, sessions } = context;
   const conversation = await sessions.getConversation(caller.sessionId);
-  checkPairedRelayCall({ action: 'list_questions', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   const all = await remoteEventsOwner(context).listRemoteAsks(relay.name, caller.sessionId);
   const asks = session === undefined ? all : all.filter((ask) => ask.aboutSessionId === session);
   const pending = asks.filter((ask) => ask.status === 'pending').length;

@@ -4,11 +4,22 @@
  * returns the wait limit of this relay. It works without a mention, without a relay, and while relay_tool is off.
  */
 import { RELAY_VERSION } from '../../version.ts';
-import type { Action } from '../action-context.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { MAX_ACTIVE_SESSIONS } from '../limits.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 
-export const listRelays: Action = async (_args, { caller, relayName, settings, paired, sessions }) => {
+export const listRelays = defineAction({
+  name: 'list_relays',
+  args: argumentsOf(),
+  relay: 'none',
+  write: false,
+  toPaired: { level: 'none', forwarded: false },
+  handler: runListRelays,
+});
+
+async function runListRelays(_args: ToolArguments, { caller, relayName, settings, paired, sessions }: ActionContext): Promise<Success> {
   const self = settings.agentSessionsEnabled
     ? [{ name: relayName, self: true, online: true, version: RELAY_VERSION, permission: 'full', unlocked: true }]
     : [];
@@ -28,4 +39,4 @@ export const listRelays: Action = async (_args, { caller, relayName, settings, p
     relays,
     limits: { maxWaitSeconds: settings.maxWaitSeconds, maxActiveSessions: MAX_ACTIVE_SESSIONS },
   });
-};
+}

@@ -3,12 +3,22 @@
  * and those that ended in the last hour (with endReason). Schedules live on this relay only.
  */
 import type { Schedule } from '../../scheduler-owner.ts';
-import type { Action, ActionContext } from '../action-context.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { toolError } from '../errors.ts';
 import { resolveRelay } from '../relay-name.ts';
 import { requireAgentSessions } from '../require-agent-sessions.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import type { SchedulerOwner } from '../../scheduler-owner.ts';
+
+export const listSchedules = defineAction({
+  name: 'list_schedules',
+  args: argumentsOf('relay'),
+  relay: 'optional',
+  write: false,
+  handler: runListSchedules,
+});
 
 /** How much of a schedule's text a listing shows. */
 const TEXT_START = 200;
@@ -57,7 +67,7 @@ export function scheduleView(schedule: Schedule): Record<string, unknown> {
   };
 }
 
-export const listSchedules: Action = async (args, context) => {
+async function runListSchedules(args: ToolArguments, context: ActionContext): Promise<Success> {
   const { relay, scheduler } = scheduleRelay('list_schedules', args.relay, context);
   const schedules = await scheduler.listSchedules(context.caller.userId, context.caller.sessionId);
   const active = schedules.filter((schedule) => !schedule.endedAt).length;
@@ -66,4 +76,4 @@ export const listSchedules: Action = async (args, context) => {
     { schedules: schedules.map(scheduleView), note: GRID_NOTE },
     relay,
   );
-};
+}

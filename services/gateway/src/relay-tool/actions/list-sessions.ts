@@ -6,17 +6,29 @@
  */
 import { SESSION_SCOPES, type SessionScope } from '../../ports.ts';
 import { sessionView } from '../../session-view.ts';
-import type { Action } from '../action-context.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { toolError } from '../errors.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 
-export const listSessions: Action = async (args, context) => {
+export const listSessions = defineAction({
+  name: 'list_sessions',
+  args: argumentsOf('relay', 'scope'),
+  relay: 'required',
+  write: false,
+  toPaired: { level: 'read', forwarded: true },
+  handler: runListSessions,
+  fromPaired: (args, context) => runListSessions(args, context),
+});
+
+async function runListSessions(args: ToolArguments, context: ActionContext): Promise<Success> {
   const scope = parseScope(args.scope);
   const relay = thisRelay(args.relay, context);
   const found = await context.sessions.listSessions(context.caller.userId, scope);
   return success(`list_sessions → ${relay}: ${count(found.length, 'session')}`, { sessions: found.map(sessionView) }, relay);
-};
+}
 
 function parseScope(scope: string | undefined): SessionScope {
   if (scope === undefined) return 'active';

@@ -4,12 +4,23 @@
  * With a paired relay, those that watch that relay's sessions (kept here, where the watcher is).
  */
 import type { WatchSubscription } from '../../ports.ts';
-import type { Action } from '../action-context.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+
+export const listSubscriptions = defineAction({
+  name: 'list_subscriptions',
+  args: argumentsOf('relay', 'watcher'),
+  relay: 'optional',
+  write: false,
+  toPaired: { level: 'read', forwarded: false },
+  handler: runListSubscriptions,
+});
 
 /**
  * A subscription as a list shows it (list_subscriptions, the watcher's list in the user API): what its digest or
@@ -21,12 +32,12 @@ export function listedSubscriptionView(subscription: WatchSubscription): Record<
   return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
 }
 
-export const listSubscriptions: Action = async (args, context) => {
+async function runListSubscriptions(args: ToolArguments, context: ActionContext): Promise<Success> {
   const { caller, sessions } = context;
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
     const conversation = await sessions.getConversation(caller.sessionId);
-    checkPairedRelayCall({ action: 'list_subscriptions', relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+    checkPairedRelayCall({ action: context.action, relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   }
   const relay = target.kind === 'paired' ? target.relay.name : thisRelay(args.relay, context);
   const watcher = args.watcher?.trim() || caller.sessionId;
@@ -42,4 +53,4 @@ export const listSubscriptions: Action = async (args, context) => {
     { watcher, subscriptions: view },
     relay,
   );
-};
+}

@@ -8,16 +8,28 @@
 import { withPendingAsks } from '../../pending-asks.ts';
 import type { SessionRead } from '../../ports.ts';
 import { sessionReadView } from '../../session-view.ts';
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { toolError } from '../errors.ts';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../limits.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId } from '../turn-result.ts';
 
-export const readSession: Action = async (args, context) => {
-  requireArguments('read_session', args, ['session']);
+export const readSession = defineAction({
+  name: 'read_session',
+  args: argumentsOf('relay', 'session', 'last'),
+  relay: 'required',
+  write: false,
+  toPaired: { level: 'read', forwarded: true },
+  handler: runReadSession,
+  fromPaired: (args, context) => runReadSession(args, context),
+});
+
+async function runReadSession(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
   const { caller } = context;
   const ownInbox = caller.external === true && args.session === caller.sessionId;
   // An external agent reading itself sees at least what waited for it (the read marks all of it read).
@@ -32,7 +44,7 @@ export const readSession: Action = async (args, context) => {
     await context.questions.listAsks(context.caller.userId, { aboutSessionId: args.session, pendingOnly: true }),
   );
   return success(summaryOf(relay, read), sessionReadView(read), relay);
-};
+}
 
 function summaryOf(relay: string, read: SessionRead): string {
   const parts = [count(read.messages.length, 'message'), read.session.state];

@@ -5,18 +5,34 @@
  * the same view (GET /api/v1/sessions/:id/tasks/:taskId/output).
  */
 import type { TaskOutput } from '../../ports.ts';
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { toolError } from '../errors.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId } from '../turn-result.ts';
+
+export const readTaskOutput = defineAction({
+  name: 'read_task_output',
+  args: argumentsOf('relay', 'session', 'task_id', 'lines'),
+  relay: 'required',
+  write: false,
+  toPaired: {
+    level: 'read',
+    forwarded: true,
+    features: [{ since: '0.9.12', refusal: 'Relay "{relay}" runs OAR {version}, which has no read_task_output (0.9.12).' }],
+  },
+  handler: runReadTaskOutput,
+  fromPaired: (args, context) => runReadTaskOutput(args, context),
+});
 
 export const TASK_LINES_DEFAULT = 50;
 export const TASK_LINES_MAX = 1000;
 
-export const readTaskOutput: Action = async (args, context) => {
-  requireArguments('read_task_output', args, ['session', 'task_id']);
+async function runReadTaskOutput(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['session', 'task_id']);
   const lines = args.lines ?? TASK_LINES_DEFAULT;
   if (!Number.isInteger(lines) || lines < 1 || lines > TASK_LINES_MAX) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_task_output: lines must be from 1 to ${TASK_LINES_MAX}; got ${lines}.`);
@@ -24,7 +40,7 @@ export const readTaskOutput: Action = async (args, context) => {
   const relay = thisRelay(args.relay, context);
   const read = await context.sessions.readTaskOutput(context.caller.userId, args.session, args.task_id, lines);
   return success(summaryOf(relay, args.session, read), taskOutputView(read), relay);
-};
+}
 
 /** The JSON view of a task's output, as read_task_output and the user API answer it. */
 export function taskOutputView(read: TaskOutput) {

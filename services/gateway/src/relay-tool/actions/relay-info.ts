@@ -8,12 +8,24 @@
 import { arch, platform } from 'node:os';
 import type { ProviderInfo } from '../../ports.ts';
 import { RELAY_VERSION } from '../../version.ts';
-import type { Action } from '../action-context.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { GROUPS_LIMIT } from '../limits.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 
-export const relayInfo: Action = async (args, context) => {
+export const relayInfo = defineAction({
+  name: 'relay_info',
+  args: argumentsOf('relay'),
+  relay: 'required',
+  write: false,
+  toPaired: { level: 'read', forwarded: true },
+  handler: runRelayInfo,
+  fromPaired: (args, context) => runRelayInfo(args, context),
+});
+
+async function runRelayInfo(args: ToolArguments, context: ActionContext): Promise<Success> {
   const relay = thisRelay(args.relay, context);
   const [info, pairing] = await Promise.all([context.sessions.getRelayInfo(context.caller.userId), context.pairing.getPairingSettings()]);
   const groups = info.groups.slice(0, GROUPS_LIMIT).map(({ id, name, memberCount }) => ({ id, name, memberCount }));
@@ -35,7 +47,7 @@ export const relayInfo: Action = async (args, context) => {
     },
     relay,
   );
-};
+}
 
 function providerView(provider: ProviderInfo) {
   return {

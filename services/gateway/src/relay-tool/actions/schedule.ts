@@ -4,19 +4,29 @@
  * session is gated like a send; in the ask and plan modes the user allows it on a card first. The
  * scheduler checks every argument and the limits in a dry run before any card.
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { passLoopGuard } from '../loop-guard.ts';
 import { toolError } from '../errors.ts';
 import { provenanceOf } from '../provenance.ts';
-import { success } from '../result.ts';
+import { success, type Success } from '../result.ts';
 import { quoteStart } from '../turn-result.ts';
 import { GRID_NOTE, scheduleRelay } from './list-schedules.ts';
 
-export const schedule: Action = async (args, context) => {
-  requireArguments('schedule', args, ['title', 'text']);
+export const schedule = defineAction({
+  name: 'schedule',
+  args: argumentsOf('relay', 'session', 'title', 'text', 'at', 'every_minutes'),
+  relay: 'optional',
+  write: true,
+  handler: runSchedule,
+});
+
+async function runSchedule(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['title', 'text']);
   if (args.at === undefined && args.every_minutes === undefined) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', 'schedule needs at (an ISO 8601 time), every_minutes (a whole number of minutes), or both. Nothing was scheduled.', { field: 'at' });
   }
@@ -43,7 +53,7 @@ export const schedule: Action = async (args, context) => {
     provenance: provenanceOf(relay, conversation),
   };
   await scheduler.createSchedule({ ...input, dryRun: true });
-  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const cadence = input.everyMinutes > 0 ? `every ${input.everyMinutes} min` : 'once';
     await askApproval(
       {
@@ -72,4 +82,4 @@ export const schedule: Action = async (args, context) => {
     },
     relay,
   );
-};
+}

@@ -4,8 +4,11 @@
  * both before anything is queued. The prompt carries the provenance of the caller's turn. In the
  * ask and plan modes the user allows it on a card first.
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { awaitTurn } from '../await-turn.ts';
 import { needsCard } from '../card-policy.ts';
@@ -13,13 +16,35 @@ import { sendCard } from '../card-text.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
 import { passLoopGuard } from '../loop-guard.ts';
 import { provenanceOf } from '../provenance.ts';
-import { success } from '../result.ts';
+import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
 import { planWait } from '../wait-seconds.ts';
 
-export const send: Action = async (args, context) => {
-  requireArguments('send', args, ['session', 'text']);
+export const send = defineAction({
+  name: 'send',
+  args: argumentsOf('relay', 'session', 'text', 'provider', 'model', 'mode', 'effort', 'wait_seconds'),
+  relay: 'required',
+  write: true,
+  nothing: 'Nothing was sent.',
+  toPaired: {
+    level: 'read_and_prompt',
+    forwarded: true,
+    sendsPrompt: true,
+    features: [
+      {
+        since: '0.9.18',
+        applies: (args) => args.provider !== undefined,
+        refusal: 'Relay "{relay}" runs OAR {version}, which cannot switch a session\'s billing (0.9.18); nothing was sent.',
+      },
+    ],
+  },
+  handler: runSend,
+  fromPaired: serveSend,
+});
+
+async function runSend(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['session', 'text']);
   const wait = planWait('send', args.wait_seconds, context.settings.maxWaitSeconds);
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
@@ -38,7 +63,7 @@ export const send: Action = async (args, context) => {
     provenance: provenanceOf(relay, conversation),
   };
   const checked = await sessions.sendMessage({ ...message, dryRun: true });
-  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const choice = { text: args.text, model: args.model, effort: args.effort, mode: args.mode, billingSwitch: checked.billingSwitch };
     await askApproval(sendCard(relay, checked.session, choice), conversation, context);
   }
@@ -60,4 +85,29 @@ export const send: Action = async (args, context) => {
     },
     relay,
   );
-};
+}
+
+async function serveSend(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments(context.action, args, ['session', 'text']);
+  const plan = planWait('send', args.wait_seconds, context.settings.maxWaitSeconds);
+  const { sessions, relayName } = context;
+  const userId = origin.userId;
+  const message = { userId, sessionId: args.session, text: args.text, provider: args.provider, model: args.model, effort: args.effort, mode: args.mode, provenance: origin.provenance };
+  if (origin.dryRun) {
+    const checked = await sessions.sendMessage({ ...message, dryRun: true });
+    return checkedOnly('send', relayName, { session: checked.session.id, ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
+  }
+  const sent = await sessions.sendMessage({ ...message, dryRun: false });
+  const result = await awaitTurn({ userId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds }, context);
+  const billing = sent.billingSwitch ? ` (billing switched to ${sent.billingSwitch})` : '';
+  return success(
+    `send → ${relayName} session ${shortId(sent.session.id)}: ${turnPhrase(result)}${billing}`,
+    {
+      ...turnFields(result, context.openUrlBase),
+      ...(sent.billingSwitch ? { billing: sent.billingSwitch } : {}),
+      ...(sent.modelNote ? { modelNote: sent.modelNote } : {}),
+      ...(plan.note ? { note: plan.note } : {}),
+    },
+    relayName,
+  );
+}

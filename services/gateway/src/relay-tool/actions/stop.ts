@@ -3,24 +3,37 @@
  * whether a stop was requested or nothing was running. In the ask and plan modes the user allows it
  * on a card first.
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { stopCard } from '../card-text.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
-import { success } from '../result.ts';
+import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId } from '../turn-result.ts';
 
-export const stop: Action = async (args, context) => {
-  requireArguments('stop', args, ['session']);
+export const stop = defineAction({
+  name: 'stop',
+  args: argumentsOf('relay', 'session'),
+  relay: 'required',
+  write: true,
+  toPaired: { level: 'full', forwarded: true },
+  handler: runStop,
+  fromPaired: serveStop,
+});
+
+async function runStop(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
   requireNotOnItself('stop', args.session, caller);
 
   const conversation = await sessions.getConversation(caller.sessionId);
-  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     // Reading it first refuses an unknown session before the user is asked, and names it on the card.
     const { session } = await sessions.readSession(caller.userId, args.session, 1);
     await askApproval(stopCard(relay, session.title), conversation, context);
@@ -31,4 +44,15 @@ export const stop: Action = async (args, context) => {
     { session: args.session, stopRequested },
     relay,
   );
-};
+}
+
+async function serveStop(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
+  if (origin.dryRun) return checkedOnly('stop', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
+  const { stopRequested } = await context.sessions.stopTurn({ userId: origin.userId }, args.session);
+  return success(
+    `stop → ${context.relayName} session ${shortId(args.session)}: ${stopRequested ? 'stop requested' : 'nothing was running'}`,
+    { session: args.session, stopRequested },
+    context.relayName,
+  );
+}

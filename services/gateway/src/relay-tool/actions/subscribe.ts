@@ -8,8 +8,9 @@
  * subscription is registered there (that relay checks its sessions and whether it accepts other relays'
  * agents) and made here, where its digest and quiet hours apply; the pairing service then fetches its events.
  */
-import type { Action, ActionContext } from '../action-context.ts';
-import type { ToolArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import type { CardText } from '../card-text.ts';
@@ -17,10 +18,19 @@ import { toolError } from '../errors.ts';
 import { compareVersions } from '../forward-call.ts';
 import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import type { PairedRelay, SubscribeInput, SubscriptionOwner, WatchSubscription } from '../../ports.ts';
 import type { RemoteEventsOwner } from '../../remote-events-owner.ts';
+
+export const subscribe = defineAction({
+  name: 'subscribe',
+  args: argumentsOf('relay', 'sessions', 'events', 'exclude', 'once', 'match', 'stalled_minutes', 'heartbeat_minutes', 'digest_minutes', 'quiet_hours'),
+  relay: 'optional',
+  write: true,
+  toPaired: { level: 'read', forwarded: false },
+  handler: runSubscribe,
+});
 
 /** The subscription service, when this gateway was given one. */
 export function subscriptionOwner(context: ActionContext): SubscriptionOwner {
@@ -118,7 +128,7 @@ function subscribedResult(relay: string, subscription: WatchSubscription) {
   );
 }
 
-export const subscribe: Action = async (args, context) => {
+async function runSubscribe(args: ToolArguments, context: ActionContext): Promise<Success> {
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') return subscribeThere(args, target.relay, context);
   const relay = thisRelay(args.relay, context);
@@ -139,12 +149,12 @@ export const subscribe: Action = async (args, context) => {
   const input = { ...subscribeInput(args, context), resolved };
   const planned = await owner.subscribe({ ...input, dryRun: true });
   const conversation = await sessions.getConversation(caller.sessionId);
-  if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     await askApproval(subscribeCard(relay, planned.subscription), conversation, context);
   }
   const { subscription } = await owner.subscribe({ ...input, dryRun: false });
   return subscribedResult(relay, subscription);
-};
+}
 
 /**
  * subscribe with a paired relay: this relay's policy, then every check (the arguments here, the sessions and
@@ -155,7 +165,7 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
   const remote = remoteEventsOwner(context);
   const { caller, sessions } = context;
   const conversation = await sessions.getConversation(caller.sessionId);
-  checkPairedRelayCall({ action: 'subscribe', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   if (older(relay, SUBSCRIPTIONS_SINCE)) {
     throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which has no subscriptions (${SUBSCRIPTIONS_SINCE}); it needs an update. No subscription was made.`, { version: relay.version, needs: SUBSCRIPTIONS_SINCE });
   }
@@ -177,7 +187,7 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
   };
   const resolved = await remote.openRemoteSubscription({ ...spec, subscriptionId: '', dryRun: true });
   const planned = await owner.subscribe({ ...input, resolved, dryRun: true });
-  if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     await askApproval(subscribeCard(relay.name, planned.subscription), conversation, context);
   }
   const { subscription } = await owner.subscribe({ ...input, resolved, dryRun: false });

@@ -2,16 +2,27 @@
  * transfer_subscriptions: moves every subscription of another conversation of the user to this one, always
  * after the user's Allow on a card.
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { toolError } from '../errors.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
 
-export const transferSubscriptions: Action = async (args, context) => {
-  requireArguments('transfer_subscriptions', args, ['from']);
+export const transferSubscriptions = defineAction({
+  name: 'transfer_subscriptions',
+  args: argumentsOf('relay', 'from'),
+  relay: 'optional',
+  write: false,
+  toPaired: { level: 'full', forwarded: false },
+  handler: runTransferSubscriptions,
+});
+
+async function runTransferSubscriptions(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['from']);
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
   const from = args.from.trim();
@@ -32,4 +43,4 @@ export const transferSubscriptions: Action = async (args, context) => {
   );
   const moved = await owner.transferSubscriptions(caller.userId, caller.sessionId, from, false);
   return success(`transfer_subscriptions → ${relay}: ${count(moved.length, 'subscription')} from ${from}`, { from, subscriptions: moved.map(subscriptionView) }, relay);
-};
+}

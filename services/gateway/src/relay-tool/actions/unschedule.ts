@@ -2,16 +2,26 @@
  * unschedule: ends one schedule of the calling conversation, one that fires into it or that it set.
  * In the ask and plan modes the user allows it on a card first.
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { toolError } from '../errors.ts';
-import { success } from '../result.ts';
+import { success, type Success } from '../result.ts';
 import { scheduleRelay, scheduleView } from './list-schedules.ts';
 
-export const unschedule: Action = async (args, context) => {
-  requireArguments('unschedule', args, ['schedule_id']);
+export const unschedule = defineAction({
+  name: 'unschedule',
+  args: argumentsOf('relay', 'schedule_id'),
+  relay: 'optional',
+  write: true,
+  handler: runUnschedule,
+});
+
+async function runUnschedule(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['schedule_id']);
   const { relay, scheduler } = scheduleRelay('unschedule', args.relay, context);
   const { caller, sessions } = context;
 
@@ -21,7 +31,7 @@ export const unschedule: Action = async (args, context) => {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `No active schedule ${args.schedule_id} fires into or was set by this conversation. list_schedules shows them.`);
   }
   const conversation = await sessions.getConversation(caller.sessionId);
-  if (needsCard({ mode: conversation.session.mode, writes: true })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     await askApproval(
       { title: `End the schedule "${found.title}" on ${relay}`, lines: [`Schedule: ${found.id}`], asked: `ending the schedule "${found.title}"`, nothing: 'Nothing was ended.' },
       conversation,
@@ -30,4 +40,4 @@ export const unschedule: Action = async (args, context) => {
   }
   const ended = await scheduler.endSchedule(caller.userId, caller.sessionId, found.id);
   return success(`unschedule → ${relay}: ended "${ended.title}" (${ended.id})`, { schedule: scheduleView(ended) }, relay);
-};
+}

@@ -2,18 +2,29 @@
  * unsubscribe: ends one subscription of the calling conversation, or with "all" every one it holds on the named
  * relay. A subscription to a paired relay's sessions also ends there (the pairing service stops fetching it).
  */
-import type { Action, ActionContext } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { toolError } from '../errors.ts';
 import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
-import { count, success } from '../result.ts';
+import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner } from './subscribe.ts';
 import type { PairedRelay } from '../../ports.ts';
 
-export const unsubscribe: Action = async (args, context) => {
-  requireArguments('unsubscribe', args, ['subscription_id']);
+export const unsubscribe = defineAction({
+  name: 'unsubscribe',
+  args: argumentsOf('relay', 'subscription_id'),
+  relay: 'optional',
+  write: false,
+  toPaired: { level: 'read', forwarded: false },
+  handler: runUnsubscribe,
+});
+
+async function runUnsubscribe(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['subscription_id']);
   const id = args.subscription_id.trim();
   const all = id.toLowerCase() === 'all';
   const target = resolveRelay(args.relay, context.relayName, context.paired);
@@ -23,13 +34,13 @@ export const unsubscribe: Action = async (args, context) => {
   if (context.remoteEvents !== undefined) for (const endedId of ended) await context.remoteEvents.closeRemoteSubscription(endedId);
   const summary = all ? `unsubscribe → ${relay}: ${count(ended.length, 'subscription')} ended` : `unsubscribe → ${relay}: ${id} ended`;
   return success(summary, { ended }, relay);
-};
+}
 
 /** Ends the conversation's subscription `id` (or all of them) that watch `relay`'s sessions. */
 async function endThere(relay: PairedRelay, id: string, context: ActionContext): Promise<string[]> {
   const { caller, sessions } = context;
   const conversation = await sessions.getConversation(caller.sessionId);
-  checkPairedRelayCall({ action: 'unsubscribe', relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   const owner = subscriptionOwner(context);
   const held = (await owner.listSubscriptions(caller.userId, caller.sessionId)).filter((subscription) => subscription.endedAt === undefined && subscription.relay === relay.name);
   const chosen = id === 'all' ? held : held.filter((subscription) => subscription.id === id);

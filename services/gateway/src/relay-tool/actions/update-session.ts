@@ -7,22 +7,41 @@
  * covers its later changes there), and in the ask and plan modes every change asks.
  */
 import type { SessionSettings, SettingsChange, UpdatedSession } from '../../ports.ts';
-import type { Action } from '../action-context.ts';
-import { requireArguments, type ToolArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { updateSessionCard } from '../card-text.ts';
 import { toolError } from '../errors.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
-import { success } from '../result.ts';
+import { success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId } from '../turn-result.ts';
+
+export const updateSession = defineAction({
+  name: 'update_session',
+  args: argumentsOf('relay', 'session', 'model', 'effort', 'mode', 'auto_compact_window', 'title', 'group', 'thinking_enabled', 'thinking_display', 'cwd'),
+  relay: 'required',
+  write: true,
+  nothing: 'Nothing was changed.',
+  refusesOthers: true,
+  toPaired: {
+    level: 'full',
+    forwarded: true,
+    features: [{ since: '0.9.16', refusal: 'Relay "{relay}" runs OAR {version}, which has no update_session (0.9.16). Nothing was changed.' }],
+  },
+  handler: runUpdateSession,
+  fromPaired: serveUpdateSession,
+});
 
 /** The settings update_session takes, as the agent names them. */
 const SETTINGS = ['model', 'effort', 'mode', 'auto_compact_window', 'title', 'group', 'thinking_enabled', 'thinking_display', 'cwd'] as const;
 
-export const updateSession: Action = async (args, context) => {
-  requireArguments('update_session', args, ['session']);
+async function runUpdateSession(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
   const change = settingsChange(args);
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
@@ -33,14 +52,14 @@ export const updateSession: Action = async (args, context) => {
   const checked = await sessions.updateSession({ ...request, allowed: false, dryRun: true });
   if (checked.changed.length === 0) return result(relay, args.session, checked);
 
-  if (needsCard({ mode: conversation.session.mode, writes: true, needsAllow: checked.needsAllow })) {
+  if (needsCard({ mode: conversation.session.mode, writes: context.action.write, needsAllow: checked.needsAllow })) {
     // A new title shows on its line; the card's heading names the session as it is known now.
     const title = change.title === undefined ? checked.settings.title : `session ${shortId(args.session)}`;
     await askApproval(updateSessionCard(relay, title, change, checked.settings.group, checked.needsAllow), conversation, context);
   }
   const updated = await sessions.updateSession({ ...request, allowed: checked.needsAllow, dryRun: false });
   return result(relay, args.session, updated);
-};
+}
 
 /** The settings the call names; REMOTE_RELAY_INVALID_INPUT when it names none. */
 export function settingsChange(args: ToolArguments): SettingsChange {
@@ -92,4 +111,27 @@ export function settingsView(settings: SessionSettings) {
     thinking_display: settings.thinkingDisplay,
     cwd: settings.cwd,
   };
+}
+
+/**
+ * update_session from a paired relay: its conversation changes freely only a session this relay recorded it as
+ * the starter of; any other needs the user's Allow, which that relay asks on a card in the calling conversation
+ * (the refusal carries needsAllow, and the settings the session would have, for the card) and sends with the call again.
+ */
+async function serveUpdateSession(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
+  const change = settingsChange(args);
+  const request = { userId: origin.userId, sessionId: args.session, change, remoteCaller: origin.provenance };
+  const checked = await context.sessions.updateSession({ ...request, allowed: false, dryRun: true });
+  if (checked.changed.length === 0) return result(context.relayName, args.session, checked);
+  if (checked.needsAllow && !origin.allowed) {
+    throw toolError(
+      'REMOTE_RELAY_PERMISSION',
+      `Relay "${context.relayName}" did not record this conversation as the starter of session ${shortId(args.session)}: changing it needs the user's Allow first. Nothing was changed.`,
+      { needsAllow: true, settings: settingsView(checked.settings) },
+    );
+  }
+  if (origin.dryRun) return { ...result(context.relayName, args.session, checked), dryRun: true };
+  const updated = await context.sessions.updateSession({ ...request, allowed: origin.allowed, dryRun: false });
+  return result(context.relayName, args.session, updated);
 }

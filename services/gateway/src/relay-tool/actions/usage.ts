@@ -5,11 +5,23 @@
  * limit has paused turns. Account names, addresses and tokens are never included: the report holds none.
  */
 import type { ProviderInfo, ProviderUsage, RelayInfo, UsageMeter } from '../../ports.ts';
-import type { Action } from '../action-context.ts';
-import { success } from '../result.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 
-export const usage: Action = async (args, context) => {
+export const usage = defineAction({
+  name: 'usage',
+  args: argumentsOf('relay'),
+  relay: 'required',
+  write: false,
+  toPaired: { level: 'read', forwarded: true },
+  handler: runUsage,
+  fromPaired: (args, context) => runUsage(args, context),
+});
+
+async function runUsage(args: ToolArguments, context: ActionContext): Promise<Success> {
   const relay = thisRelay(args.relay, context);
   const { providers, claudeUsageLimitPaused } = usageReportView(await context.sessions.getRelayInfo(context.caller.userId));
   const by = (status: string) => providers.filter((provider) => provider.status === status).length;
@@ -21,7 +33,7 @@ export const usage: Action = async (args, context) => {
     `${by('not_set_up')} not set up`,
   ];
   return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused }, relay);
-};
+}
 
 /** The usage report as the usage action and GET /api/v1/usage show it: per provider its status and meters. */
 export function usageReportView(info: RelayInfo) {

@@ -7,8 +7,11 @@
  * message waits unread for it (a wake-up, an answer, a schedule firing) and reads it, like read_session.
  */
 import { sessionReadView } from '../../session-view.ts';
-import type { Action, ActionContext } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { awaitPending } from '../await-pending.ts';
 import { READ_LAST_MAX } from '../limits.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
@@ -18,13 +21,23 @@ import { awaitTurn } from '../await-turn.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
 import { planWait, type WaitPlan } from '../wait-seconds.ts';
 
-export const wait: Action = async (args, context) => {
-  requireArguments('wait', args, ['session']);
+export const wait = defineAction({
+  name: 'wait',
+  args: argumentsOf('relay', 'session', 'message_id', 'wait_seconds'),
+  relay: 'required',
+  write: false,
+  toPaired: { level: 'read', forwarded: true },
+  handler: runWait,
+  fromPaired: serveWait,
+});
+
+async function runWait(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['session']);
   const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
   const relay = thisRelay(args.relay, context);
   const { caller } = context;
   if (caller.external === true && args.session === caller.sessionId) return waitOnOwnConversation(relay, plan, context);
-  requireArguments('wait', args, ['session', 'message_id']);
+  requireArguments(context.action, args, ['session', 'message_id']);
   requireNotOnItself('wait', args.session, caller);
 
   const result = await awaitTurn(
@@ -36,7 +49,7 @@ export const wait: Action = async (args, context) => {
     { ...turnFields(result, context.openUrlBase), ...(plan.note ? { note: plan.note } : {}) },
     relay,
   );
-};
+}
 
 /** The external agent's own conversation: what arrives for it, read (and so marked read) as it arrives. */
 async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: ActionContext): Promise<Success> {
@@ -52,5 +65,16 @@ async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: Act
     `wait → ${relay} session ${shortId(caller.sessionId)} (your own): ${count(messages.length, 'message')} arrived`,
     { session: caller.sessionId, arrived: messages.length, messages, ...note },
     relay,
+  );
+}
+
+async function serveWait(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  requireArguments(context.action, args, ['session', 'message_id']);
+  const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
+  const result = await awaitTurn({ userId: origin.userId, sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds }, context);
+  return success(
+    `wait → ${context.relayName} session ${shortId(result.sessionId)}: ${turnPhrase(result)}`,
+    { ...turnFields(result, context.openUrlBase), ...(plan.note ? { note: plan.note } : {}) },
+    context.relayName,
   );
 }

@@ -2,21 +2,32 @@
  * withdraw: takes back an ask that is still pending. Only the conversation that asked may withdraw it. On a
  * paired relay, an ask this conversation keeps there (and it is no longer polled).
  */
-import type { Action } from '../action-context.ts';
-import { requireArguments } from '../arguments.ts';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
+import { requireArguments } from '../require-arguments.ts';
 import { ownRelay } from '../own-relay.ts';
 import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
-import { success } from '../result.ts';
+import { success, type Success } from '../result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
 
-export const withdraw: Action = async (args, context) => {
-  requireArguments('withdraw', args, ['question_id']);
+export const withdraw = defineAction({
+  name: 'withdraw',
+  args: argumentsOf('relay', 'question_id'),
+  relay: 'optional',
+  write: false,
+  toPaired: { level: 'read_and_prompt', forwarded: false },
+  handler: runWithdraw,
+});
+
+async function runWithdraw(args: ToolArguments, context: ActionContext): Promise<Success> {
+  requireArguments(context.action, args, ['question_id']);
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
     const { caller, sessions } = context;
     const conversation = await sessions.getConversation(caller.sessionId);
-    checkPairedRelayCall({ action: 'withdraw', relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+    checkPairedRelayCall({ action: context.action, relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
     const withdrawn = await remoteEventsOwner(context).withdrawRemoteAsk(target.relay.name, caller.sessionId, args.question_id);
     return success(`withdraw → ${target.relay.name}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: withdrawn.status }, target.relay.name);
   }
@@ -24,4 +35,4 @@ export const withdraw: Action = async (args, context) => {
   const { caller, questions } = context;
   const withdrawn = await questions.withdrawAsk(caller.userId, caller.sessionId, args.question_id);
   return success(`withdraw → ${relay}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: withdrawn.status }, relay);
-};
+}
