@@ -4,6 +4,7 @@
  * both), nor an ask: that is refused with REMOTE_RELAY_FORBIDDEN before anyone is called. A write:
  * in the ask and plan modes the user allows it on a card first.
  */
+import type { Card } from '../../ports.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -42,14 +43,7 @@ async function runAnswerQuestion(args: ToolArguments, context: ActionContext): P
   if (args.session === caller.sessionId) {
     throw toolError('REMOTE_RELAY_FORBIDDEN', "answer_question: that is your own conversation's question; it is the user's to answer. Nothing was answered.");
   }
-  const decision = {
-    userId: caller.userId,
-    cardId: args.question_id,
-    decision: 'answer' as const,
-    ...(args.answer === undefined ? {} : { answer: args.answer }),
-    ...(args.choices === undefined ? {} : { choices: args.choices }),
-    agentSessionId: caller.sessionId,
-  };
+  const decision = decisionOf(args, caller.userId, caller.sessionId);
   const checked = await questions.decideCard({ ...decision, dryRun: true });
   if (args.session !== undefined && checked.sessionId !== args.session) {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
@@ -65,11 +59,7 @@ async function runAnswerQuestion(args: ToolArguments, context: ActionContext): P
     await askApproval(card, conversation, context);
   }
   const card = await questions.decideCard({ ...decision, dryRun: false });
-  return success(
-    `answer_question → ${relay} session ${shortId(card.sessionId)}: question ${card.id} answered`,
-    { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
-    relay,
-  );
+  return answeredResult(relay, card);
 }
 
 async function serveAnswerQuestion(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
@@ -80,24 +70,33 @@ async function serveAnswerQuestion(args: ToolArguments, context: ActionContext, 
   if (args.question_id.startsWith('ask_')) {
     throw toolError('REMOTE_RELAY_FORBIDDEN', `answer_question: ${args.question_id} is an ask; only the user answers asks. Nothing was answered.`);
   }
-  const decision = {
-    userId: origin.userId,
-    cardId: args.question_id,
-    decision: 'answer' as const,
-    ...(args.answer === undefined ? {} : { answer: args.answer }),
-    ...(args.choices === undefined ? {} : { choices: args.choices }),
-    // An agent answers, so the question service refuses approval cards; no session here is the caller's own.
-    agentSessionId: `relay:${origin.relayName}/${origin.provenance.originSessionId}`,
-  };
+  // An agent answers, so the question service refuses approval cards; no session here is the caller's own.
+  const decision = decisionOf(args, origin.userId, `relay:${origin.relayName}/${origin.provenance.originSessionId}`);
   const checked = await context.questions.decideCard({ ...decision, dryRun: true });
   if (args.session !== undefined && checked.sessionId !== args.session) {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
   }
   if (origin.dryRun) return checkedOnly('answer_question', context.relayName, { session: checked.sessionId, question_id: checked.id });
   const card = await context.questions.decideCard({ ...decision, dryRun: false });
+  return answeredResult(context.relayName, card);
+}
+
+/** The answer as the question service takes it, from the agent session `agentSessionId`. */
+function decisionOf(args: ToolArguments & { question_id: string }, userId: string, agentSessionId: string) {
+  return {
+    userId,
+    cardId: args.question_id,
+    decision: 'answer' as const,
+    ...(args.answer === undefined ? {} : { answer: args.answer }),
+    ...(args.choices === undefined ? {} : { choices: args.choices }),
+    agentSessionId,
+  };
+}
+
+function answeredResult(relay: string, card: Card): Success {
   return success(
-    `answer_question → ${context.relayName} session ${shortId(card.sessionId)}: question ${card.id} answered`,
+    `answer_question → ${relay} session ${shortId(card.sessionId)}: question ${card.id} answered`,
     { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
-    context.relayName,
+    relay,
   );
 }

@@ -2,6 +2,7 @@
  * archive: archives a session; its queued turns are dropped and a running one is stopped. In the
  * ask and plan modes the user allows it on a card first.
  */
+import type { Session } from '../../ports.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -38,12 +39,16 @@ async function runArchive(args: ToolArguments, context: ActionContext): Promise<
     await askApproval(archiveCard(relay, session.title), conversation, context);
   }
   const session = await sessions.archiveSession({ userId: caller.userId, callerSessionId: caller.sessionId }, args.session);
-  return success(`archive → ${relay} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, relay);
+  return archivedResult(relay, session);
 }
 
 async function serveArchive(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
   if (origin.dryRun) return checkedOnly('archive', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
   const session = await context.sessions.archiveSession({ userId: origin.userId }, args.session);
-  return success(`archive → ${context.relayName} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, context.relayName);
+  return archivedResult(context.relayName, session);
+}
+
+function archivedResult(relay: string, session: Session): Success {
+  return success(`archive → ${relay} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, relay);
 }

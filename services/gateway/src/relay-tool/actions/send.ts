@@ -4,6 +4,7 @@
  * both before anything is queued. The prompt carries the provenance of the caller's turn. In the
  * ask and plan modes the user allows it on a card first.
  */
+import type { SentMessage, TurnResult } from '../../ports.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -74,17 +75,7 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: wait.waitSeconds },
     context,
   );
-  const billing = sent.billingSwitch ? ` (billing switched to ${sent.billingSwitch})` : '';
-  return success(
-    `send → ${relay} session ${shortId(sent.session.id)}: ${turnPhrase(result)}${billing}`,
-    {
-      ...turnFields(result, context.openUrlBase),
-      ...(sent.billingSwitch ? { billing: sent.billingSwitch } : {}),
-      ...(sent.modelNote ? { modelNote: sent.modelNote } : {}),
-      ...(wait.note ? { note: wait.note } : {}),
-    },
-    relay,
-  );
+  return sentResult(relay, sent, result, wait.note, context.openUrlBase);
 }
 
 async function serveSend(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
@@ -99,15 +90,20 @@ async function serveSend(args: ToolArguments, context: ActionContext, origin: Re
   }
   const sent = await sessions.sendMessage({ ...message, dryRun: false });
   const result = await awaitTurn({ userId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds }, context);
+  return sentResult(relayName, sent, result, plan.note, context.openUrlBase);
+}
+
+/** send's result: the turn, and a billing switch or model note the session service reported. */
+function sentResult(relay: string, sent: SentMessage, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
   const billing = sent.billingSwitch ? ` (billing switched to ${sent.billingSwitch})` : '';
   return success(
-    `send → ${relayName} session ${shortId(sent.session.id)}: ${turnPhrase(result)}${billing}`,
+    `send → ${relay} session ${shortId(sent.session.id)}: ${turnPhrase(result)}${billing}`,
     {
-      ...turnFields(result, context.openUrlBase),
+      ...turnFields(result, openUrlBase),
       ...(sent.billingSwitch ? { billing: sent.billingSwitch } : {}),
       ...(sent.modelNote ? { modelNote: sent.modelNote } : {}),
-      ...(plan.note ? { note: plan.note } : {}),
+      ...(waitNote ? { note: waitNote } : {}),
     },
-    relayName,
+    relay,
   );
 }

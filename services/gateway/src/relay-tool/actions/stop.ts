@@ -39,20 +39,16 @@ async function runStop(args: ToolArguments, context: ActionContext): Promise<Suc
     await askApproval(stopCard(relay, session.title), conversation, context);
   }
   const { stopRequested } = await sessions.stopTurn({ userId: caller.userId, callerSessionId: caller.sessionId }, args.session);
-  return success(
-    `stop → ${relay} session ${shortId(args.session)}: ${stopRequested ? 'stop requested' : 'nothing was running'}`,
-    { session: args.session, stopRequested },
-    relay,
-  );
+  return stoppedResult(relay, args.session, stopRequested);
 }
 
 async function serveStop(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
   if (origin.dryRun) return checkedOnly('stop', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
   const { stopRequested } = await context.sessions.stopTurn({ userId: origin.userId }, args.session);
-  return success(
-    `stop → ${context.relayName} session ${shortId(args.session)}: ${stopRequested ? 'stop requested' : 'nothing was running'}`,
-    { session: args.session, stopRequested },
-    context.relayName,
-  );
+  return stoppedResult(context.relayName, args.session, stopRequested);
+}
+
+function stoppedResult(relay: string, sessionId: string, stopRequested: boolean): Success {
+  return success(`stop → ${relay} session ${shortId(sessionId)}: ${stopRequested ? 'stop requested' : 'nothing was running'}`, { session: sessionId, stopRequested }, relay);
 }

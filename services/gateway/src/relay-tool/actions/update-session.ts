@@ -37,8 +37,8 @@ export const updateSession = defineAction({
   fromPaired: serveUpdateSession,
 });
 
-/** The settings update_session takes, as the agent names them. */
-const SETTINGS = ['model', 'effort', 'mode', 'auto_compact_window', 'title', 'group', 'thinking_enabled', 'thinking_display', 'cwd'] as const;
+/** The settings update_session takes, as the agent names them: every argument but the relay and the session. */
+const SETTINGS = Object.keys(updateSession.args.shape).filter((name) => name !== 'relay' && name !== 'session');
 
 async function runUpdateSession(args: ToolArguments, context: ActionContext): Promise<Success> {
   requireArguments(context.action, args, ['session']);

@@ -7,6 +7,7 @@
  * message waits unread for it (a wake-up, an answer, a schedule firing) and reads it, like read_session.
  */
 import { sessionReadView } from '../../session-view.ts';
+import type { TurnResult } from '../../ports.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -44,11 +45,7 @@ async function runWait(args: ToolArguments, context: ActionContext): Promise<Suc
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds },
     context,
   );
-  return success(
-    `wait → ${relay} session ${shortId(result.sessionId)}: ${turnPhrase(result)}`,
-    { ...turnFields(result, context.openUrlBase), ...(plan.note ? { note: plan.note } : {}) },
-    relay,
-  );
+  return waitedResult(relay, result, plan.note, context.openUrlBase);
 }
 
 /** The external agent's own conversation: what arrives for it, read (and so marked read) as it arrives. */
@@ -72,9 +69,9 @@ async function serveWait(args: ToolArguments, context: ActionContext, origin: Re
   requireArguments(context.action, args, ['session', 'message_id']);
   const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
   const result = await awaitTurn({ userId: origin.userId, sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds }, context);
-  return success(
-    `wait → ${context.relayName} session ${shortId(result.sessionId)}: ${turnPhrase(result)}`,
-    { ...turnFields(result, context.openUrlBase), ...(plan.note ? { note: plan.note } : {}) },
-    context.relayName,
-  );
+  return waitedResult(context.relayName, result, plan.note, context.openUrlBase);
+}
+
+function waitedResult(relay: string, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
+  return success(`wait → ${relay} session ${shortId(result.sessionId)}: ${turnPhrase(result)}`, { ...turnFields(result, openUrlBase), ...(waitNote ? { note: waitNote } : {}) }, relay);
 }
