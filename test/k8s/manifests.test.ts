@@ -146,7 +146,7 @@ describe('the overlays', () => {
     expect((byName(dev, 'StatefulSet', 'nats')?.['spec'] as any).replicas).toBe(1);
   });
 
-  it('prod: several replicas, an external PostgreSQL by Secret, a 3-node NATS cluster, KEDA scaling the subscription service', () => {
+  it('prod: several replicas, an external PostgreSQL by Secret, a 3-node NATS cluster, KEDA scaling the subscription service, no script agent', () => {
     const prod = renders.find((render) => render.name === 'overlays/prod')!;
     for (const name of ['gateway', 'session', 'scheduler', 'question', 'pairing']) {
       expect((byName(prod, 'Deployment', name)?.['spec'] as any).replicas, name).toBeGreaterThan(1);
@@ -157,6 +157,10 @@ describe('the overlays', () => {
     expect((byName(prod, 'ScaledObject', 'subscription')?.['spec'] as any).minReplicaCount).toBeGreaterThan(1);
     const gateway = byName(prod, 'ConfigMap', 'gateway')?.['data'] as Record<string, string>;
     expect(gateway['RELAY_PUBLIC_URL']).toMatch(/^https:\/\//);
+    // Behind the ingress, the failed-try limits count per client only if the ingress's X-Forwarded-For is trusted.
+    expect(gateway['RELAY_TRUSTED_PROXIES']).toBeTruthy();
+    // No script agent on a team's relay (it runs its prompts' commands).
+    expect((byName(prod, 'ConfigMap', 'session')?.['data'] as Record<string, string>)['RELAY_SCRIPT_PROVIDER']).toBe('off');
   });
 
   it('each overlay keeps as many copies of every stream (NATS_STREAM_REPLICAS) as its NATS cluster has servers', () => {

@@ -148,8 +148,9 @@ describe('failed token checks are limited per client address', () => {
     expect(seen.authenticated).toEqual([]);
   });
 
-  it('names the client by X-Forwarded-For only behind a trusted proxy', async () => {
-    const { app } = start({ authFailuresPerMinute: 1, trustedProxies: '127.0.0.1' });
+  // An address, or CIDRs as the prod overlay gives for its ingress controller's pods (and loopback, where inject comes from).
+  it.each(['127.0.0.1', '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8'])('names the client by X-Forwarded-For only behind a trusted proxy (%s)', async (trustedProxies) => {
+    const { app } = start({ authFailuresPerMinute: 1, trustedProxies });
     const wrong = { authorization: 'Bearer rly_u_wrong', 'x-forwarded-for': '203.0.113.7' };
     await app.inject({ method: 'GET', url: '/api/v1/relay', headers: wrong });
     const sameClient = await app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${USER_TOKEN}`, 'x-forwarded-for': '203.0.113.7' } });
