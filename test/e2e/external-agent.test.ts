@@ -88,6 +88,32 @@ describe('a call that needs a card is the running turn of the external session',
     expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([]);
   });
 
+  it('while its call waits on a card, another client sees the conversation working (list_sessions, read_session, the user API); idle again once it ended', async () => {
+    const observerSession = await relay.createExternalSession('Observer');
+    const observer = await relay.connectAgent(observerSession.token);
+    const stateSeenBy = async () => {
+      const listed = JSON.parse(((await observer.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } })).content as { text: string }[])[0]!.text);
+      const read = JSON.parse(((await observer.callTool({ name: 'relay_tool', arguments: { action: 'read_session', relay: 'this', session: me.id } })).content as { text: string }[])[0]!.text);
+      const api = (await user.api('GET', '/api/v1/sessions')).body.sessions as { id: string; state: string }[];
+      return {
+        listed: listed.sessions.find((s: { id: string }) => s.id === me.id)?.state,
+        read: read.session.state,
+        api: api.find((s) => s.id === me.id)?.state,
+      };
+    };
+    try {
+      expect(await stateSeenBy()).toEqual({ listed: 'idle', read: 'idle', api: 'idle' });
+      const watching = call({ action: 'subscribe', sessions: [worker], events: ['turn_end'] });
+      const card = await user.pendingCard(me.id);
+      expect(await stateSeenBy()).toEqual({ listed: 'running_turn', read: 'running_turn', api: 'running_turn' });
+      expect((await decide(card.id, 'deny')).status).toBe(200);
+      expect(await watching).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
+      expect(await stateSeenBy()).toEqual({ listed: 'idle', read: 'idle', api: 'idle' });
+    } finally {
+      await observer.close();
+    }
+  });
+
   it('a wait that runs out leaves the card; the same call made again picks up its decision, with no second card', async () => {
     const args = { action: 'subscribe', sessions: [worker], events: ['turn_end'] };
     const before = (await cardsOfMine()).length;

@@ -2,6 +2,7 @@
  * The gateway's HTTP app, built without listening: `/mcp` for agents, `/api/v1` for users, `/relay/v1`
  * for paired relays, and the health endpoints. It holds no data; every fact comes from the owners it is given.
  */
+import type { Clock } from '@relay/clock';
 import { INTERNAL_CODE } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import helmet from '@fastify/helmet';
@@ -30,6 +31,8 @@ import type { SchedulerOwner } from './scheduler-owner.ts';
 
 export interface AppDeps {
   relayName: string;
+  /** The relay's clock (RELAY_CLOCK): the renewals of an external call's hold run on it; the machine's when left out. */
+  clock?: Clock;
   /** The base URL users and clients reach this gateway at, without a trailing slash. */
   publicUrl: string;
   /** The base of openUrl links: RELAY_PUBLIC_URL when it is set, else none (a loopback default opens nothing for anyone else). */

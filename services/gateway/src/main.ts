@@ -2,6 +2,7 @@
  * The gateway process: reads its environment, connects to the owners over gRPC, serves HTTP, and
  * shuts down in order on SIGTERM/SIGINT. Telemetry is started by `--import @relay/telemetry/register`.
  */
+import { createClock } from '@relay/clock';
 import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
@@ -32,6 +33,7 @@ const schedulerClient = createClient(SchedulerServiceClient, config.SCHEDULER_GR
 
 const app = buildApp({
   relayName: config.RELAY_NAME,
+  clock: createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH),
   publicUrl: config.RELAY_PUBLIC_URL,
   openUrlBase: config.OPEN_URL_BASE,
   sessions: new GrpcSessionOwner(sessionClient),

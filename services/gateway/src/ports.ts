@@ -480,6 +480,13 @@ export interface SessionOwner {
   noteRemoteSessionStarted(sessionId: string, relay: string, remoteSessionId: string): Promise<void>;
   /** The user allowed the conversation to change sessions it did not start on a paired relay: later changes there ask no card. */
   noteRemoteUpdateAllowed(sessionId: string, relay: string): Promise<void>;
+  /**
+   * An external session's call `callId` is in flight (its running turn): held for `leaseMs`, renewed by calling
+   * again well within it. REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT (not an external session).
+   */
+  holdExternalCall(sessionId: string, callId: string): Promise<{ leaseMs: number }>;
+  /** The call ended: its hold goes. */
+  releaseExternalCall(sessionId: string, callId: string): Promise<void>;
   /** The last `lines` (0 = 50) of a task's output, as the console shows it. */
   readTaskOutput(userId: string, sessionId: string, taskId: string, lines: number): Promise<TaskOutput>;
 }

@@ -500,6 +500,15 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               if (!relays.includes(request.relay)) updateAllowed.set(request.sessionId, [...relays, request.relay]);
               return {};
             },
+            // The holds' effect on list_sessions and read_session is the session service's (services/session, e2e).
+            holdExternalCall: async (request) => {
+              record('holdExternalCall', request);
+              return { leaseMs: 60_000 };
+            },
+            releaseExternalCall: async (request) => {
+              record('releaseExternalCall', request);
+              return {};
+            },
             // Tasks are tested against the real session service (services/session, e2e).
             readTaskOutput: async (request) => {
               throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No task '${request.taskId}'.`);

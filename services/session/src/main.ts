@@ -26,6 +26,7 @@ import { loopGuardGrpc } from './grpc/loop-guard-grpc.ts';
 import { configuredProviders, discoverModelLists } from './providers/configured-providers.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { prismaConversationHistory } from './store/prisma-conversation-history.ts';
+import { PrismaExternalCalls } from './store/prisma-external-calls.ts';
 import { PrismaExternalInbox } from './store/prisma-external-inbox.ts';
 import { PrismaClaudeSessionStates } from './store/prisma-claude-session-states.ts';
 import { PrismaUsageLedger } from './store/prisma-usage-ledger.ts';
@@ -180,6 +181,7 @@ try {
               priced: Object.entries(openAIPrices(config)).flatMap(([provider, prices]) => (prices === undefined ? [] : [provider])),
             },
             inbox: new PrismaExternalInbox(prisma),
+            calls: new PrismaExternalCalls(prisma),
           }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
           ...taskGrpc({

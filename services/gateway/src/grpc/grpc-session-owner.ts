@@ -375,6 +375,15 @@ export class GrpcSessionOwner implements SessionOwner {
     await callUnary(this.client, 'noteRemoteUpdateAllowed', { sessionId, relay }, { deadlineMs: DEADLINE_MS });
   }
 
+  async holdExternalCall(sessionId: string, callId: string): Promise<{ leaseMs: number }> {
+    const held = await callUnary(this.client, 'holdExternalCall', { sessionId, callId }, { deadlineMs: DEADLINE_MS });
+    return { leaseMs: held.leaseMs };
+  }
+
+  async releaseExternalCall(sessionId: string, callId: string): Promise<void> {
+    await callUnary(this.client, 'releaseExternalCall', { sessionId, callId }, { deadlineMs: DEADLINE_MS });
+  }
+
   async grantAgentPrompts(sessionId: string): Promise<void> {
     await callUnary(this.client, 'grantAgentPrompts', { sessionId }, { deadlineMs: DEADLINE_MS });
   }

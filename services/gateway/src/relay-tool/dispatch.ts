@@ -4,6 +4,7 @@
  * nothing thrown escapes. Each call is one span, counted and timed per action (tool-call-metrics.ts).
  */
 import { SpanStatusCode } from '@opentelemetry/api';
+import type { Clock } from '@relay/clock';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
 import type { Caller, PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from '../ports.ts';
@@ -12,6 +13,7 @@ import { actionNamed, type ActionName } from './action-list.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from './errors.ts';
 import { recordToolCall } from './tool-call-metrics.ts';
+import { holdExternalCall } from './external-call-hold.ts';
 import { forwardCall } from './forward-call.ts';
 import { isRelayToolOn } from './is-relay-tool-on.ts';
 import { readRelayState } from './read-relay-state.ts';
@@ -23,6 +25,8 @@ import type { SchedulerOwner } from '../scheduler-owner.ts';
 
 export interface DispatchDeps {
   relayName: string;
+  /** The relay's clock, which the session service's leases run on; the machine's when left out. */
+  clock?: Clock;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
   sessions: SessionOwner;
@@ -44,6 +48,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
     { attributes: { [Attr.SESSION_ID]: caller.sessionId, [Attr.USER_ID]: caller.userId } },
     async (span) => {
       const startedAt = performance.now();
+      const release = caller.external === true ? holdExternalCall(deps.sessions, caller.sessionId, deps.logger, deps.clock) : undefined;
       let action: ActionName | undefined;
       let ignored: string[] = [];
       let result: ToolResult;
@@ -90,7 +95,10 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           span.setStatus({ code: SpanStatusCode.ERROR });
         }
       }
-      if (caller.external === true) result = withPendingNote(result, await pendingOf(caller.sessionId, deps));
+      if (release !== undefined) {
+        const [pending] = await Promise.all([pendingOf(caller.sessionId, deps), release()]);
+        result = withPendingNote(result, pending);
+      }
       if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
       span.end();
       recordToolCall(action, result, startedAt);

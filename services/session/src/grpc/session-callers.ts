@@ -37,4 +37,6 @@ export const SESSION_CALLERS = {
   grantAgentPrompts: GATEWAY,
   noteRemoteSessionStarted: GATEWAY,
   noteRemoteUpdateAllowed: GATEWAY,
+  holdExternalCall: GATEWAY,
+  releaseExternalCall: GATEWAY,
 } satisfies Callers<typeof SessionServiceService>;

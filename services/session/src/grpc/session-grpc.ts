@@ -8,6 +8,7 @@ import { authenticate } from '../domain/authenticate.ts';
 import { createExternalSession } from '../domain/create-external-session.ts';
 import { createSession } from '../domain/create-session.ts';
 import { createUser } from '../domain/create-user.ts';
+import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../domain/external-calls.ts';
 import type { ExternalInbox } from '../domain/external-inbox.ts';
 import { getConversation } from '../domain/get-conversation.ts';
 import { getRelayInfo } from '../domain/get-relay-info.ts';
@@ -56,6 +57,8 @@ export type SessionGrpcDeps = SessionDeps &
     usage?: Omit<UsageDeps, 'catalogue'>;
     /** External sessions' inboxes (what waits unread for their agents); without it nothing shows as pending. */
     inbox?: ExternalInbox;
+    /** External sessions' calls in flight (their running turns); without it no call shows. */
+    calls?: ExternalCallStore;
   };
 
 /** A ledger with nothing in it: tracked providers show meters at zero. */
@@ -91,7 +94,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { token, userId: user.id, role: user.role, expiresAt };
     },
     listSessions: async (request) => ({
-      sessions: await withTasks(deps.tasks, (await listSessions(store, { userId: request.userId, scope: request.scope })).map(toSessionMessage)),
+      sessions: await withTasks(
+        deps.tasks,
+        (await withCallsInFlight(deps.calls, await listSessions(store, { userId: request.userId, scope: request.scope }), clock.now())).map(toSessionMessage),
+      ),
     }),
     createExternalSession: async (request) => {
       const { session, token } = await createExternalSession(deps, { userId: request.userId, title: request.title }, clock.now());
@@ -132,13 +138,18 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       if (read.session.origin === 'external' && request.readerSessionId === read.session.id) {
         await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
       }
-      const [session] = await withTasks(deps.tasks, [toSessionMessage(read.session)]);
+      const now = clock.now();
+      const [[viewed], members] = await Promise.all([
+        withCallsInFlight(deps.calls, [read.session], now),
+        withCallsInFlight(deps.calls, read.groupMembers, now),
+      ]);
+      const [session] = await withTasks(deps.tasks, [toSessionMessage(viewed!)]);
       return {
         session,
         messages: read.messages.map(toChatMessage),
         inFlight: read.inFlight,
         pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
-        groupMembers: await withMemberStates(deps.tasks, read.groupMembers.map(toGroupMemberMessage)),
+        groupMembers: await withMemberStates(deps.tasks, members.map(toGroupMemberMessage)),
       };
     },
     createSession: async (request) => {
@@ -241,6 +252,14 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     },
     noteRemoteUpdateAllowed: async (request) => {
       await noteRemoteUpdateAllowed(deps, { sessionId: request.sessionId, relay: request.relay }, clock.now());
+      return {};
+    },
+    holdExternalCall: async (request) => {
+      if (deps.calls === undefined) return { leaseMs: 0 };
+      return holdExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
+    },
+    releaseExternalCall: async (request) => {
+      await deps.calls?.release(request.sessionId, request.callId);
       return {};
     },
     getConversation: async (request) => {

@@ -577,6 +577,26 @@ export interface NoteRemoteUpdateAllowedRequest {
 export interface NoteRemoteUpdateAllowedResponse {
 }
 
+/** An external session's call, named by the gateway (unique per call). */
+export interface HoldExternalCallRequest {
+  sessionId: string;
+  callId: string;
+}
+
+/** How long the hold lasts unless renewed; the caller renews well within it. */
+export interface HoldExternalCallResponse {
+  leaseMs: number;
+}
+
+export interface ReleaseExternalCallRequest {
+  sessionId: string;
+  callId: string;
+}
+
+/** Nothing. */
+export interface ReleaseExternalCallResponse {
+}
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { token: "" };
 }
@@ -7385,6 +7405,317 @@ export const NoteRemoteUpdateAllowedResponse: MessageFns<NoteRemoteUpdateAllowed
   },
 };
 
+function createBaseHoldExternalCallRequest(): HoldExternalCallRequest {
+  return { sessionId: "", callId: "" };
+}
+
+export const HoldExternalCallRequest: MessageFns<HoldExternalCallRequest> = {
+  encode(message: HoldExternalCallRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.callId !== "") {
+      writer.uint32(18).string(message.callId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldExternalCallRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldExternalCallRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldExternalCallRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+    };
+  },
+
+  toJSON(message: HoldExternalCallRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HoldExternalCallRequest>, I>>(base?: I): HoldExternalCallRequest {
+    return HoldExternalCallRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HoldExternalCallRequest>, I>>(object: I): HoldExternalCallRequest {
+    const message = createBaseHoldExternalCallRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.callId = object.callId ?? "";
+    return message;
+  },
+};
+
+function createBaseHoldExternalCallResponse(): HoldExternalCallResponse {
+  return { leaseMs: 0 };
+}
+
+export const HoldExternalCallResponse: MessageFns<HoldExternalCallResponse> = {
+  encode(message: HoldExternalCallResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leaseMs !== 0) {
+      writer.uint32(8).uint32(message.leaseMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldExternalCallResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldExternalCallResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.leaseMs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldExternalCallResponse {
+    return {
+      leaseMs: isSet(object.leaseMs)
+        ? globalThis.Number(object.leaseMs)
+        : isSet(object.lease_ms)
+        ? globalThis.Number(object.lease_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: HoldExternalCallResponse): unknown {
+    const obj: any = {};
+    if (message.leaseMs !== 0) {
+      obj.leaseMs = Math.round(message.leaseMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HoldExternalCallResponse>, I>>(base?: I): HoldExternalCallResponse {
+    return HoldExternalCallResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HoldExternalCallResponse>, I>>(object: I): HoldExternalCallResponse {
+    const message = createBaseHoldExternalCallResponse();
+    message.leaseMs = object.leaseMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseReleaseExternalCallRequest(): ReleaseExternalCallRequest {
+  return { sessionId: "", callId: "" };
+}
+
+export const ReleaseExternalCallRequest: MessageFns<ReleaseExternalCallRequest> = {
+  encode(message: ReleaseExternalCallRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.callId !== "") {
+      writer.uint32(18).string(message.callId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseExternalCallRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseExternalCallRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseExternalCallRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReleaseExternalCallRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseExternalCallRequest>, I>>(base?: I): ReleaseExternalCallRequest {
+    return ReleaseExternalCallRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseExternalCallRequest>, I>>(object: I): ReleaseExternalCallRequest {
+    const message = createBaseReleaseExternalCallRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.callId = object.callId ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseExternalCallResponse(): ReleaseExternalCallResponse {
+  return {};
+}
+
+export const ReleaseExternalCallResponse: MessageFns<ReleaseExternalCallResponse> = {
+  encode(_: ReleaseExternalCallResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseExternalCallResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseExternalCallResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ReleaseExternalCallResponse {
+    return {};
+  },
+
+  toJSON(_: ReleaseExternalCallResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseExternalCallResponse>, I>>(base?: I): ReleaseExternalCallResponse {
+    return ReleaseExternalCallResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseExternalCallResponse>, I>>(_: I): ReleaseExternalCallResponse {
+    const message = createBaseReleaseExternalCallResponse();
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -7802,6 +8133,35 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): NoteRemoteUpdateAllowedResponse =>
       NoteRemoteUpdateAllowedResponse.decode(value),
   },
+  /**
+   * An external session's relay_tool call is in flight (decisions.md, External sessions: the call is its running
+   * turn): list_sessions and read_session show the session as running_turn while a hold is in force. A hold lasts
+   * a lease from each HoldExternalCall (the first and the renewals); a gateway that stops renewing (a crash) lets
+   * it lapse. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT (not an external session, no call_id).
+   */
+  holdExternalCall: {
+    path: "/relay.session.v1.SessionService/HoldExternalCall" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HoldExternalCallRequest): Buffer =>
+      Buffer.from(HoldExternalCallRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HoldExternalCallRequest => HoldExternalCallRequest.decode(value),
+    responseSerialize: (value: HoldExternalCallResponse): Buffer =>
+      Buffer.from(HoldExternalCallResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HoldExternalCallResponse => HoldExternalCallResponse.decode(value),
+  },
+  /** The call ended: its hold goes (nothing when there is none). */
+  releaseExternalCall: {
+    path: "/relay.session.v1.SessionService/ReleaseExternalCall" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReleaseExternalCallRequest): Buffer =>
+      Buffer.from(ReleaseExternalCallRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReleaseExternalCallRequest => ReleaseExternalCallRequest.decode(value),
+    responseSerialize: (value: ReleaseExternalCallResponse): Buffer =>
+      Buffer.from(ReleaseExternalCallResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReleaseExternalCallResponse => ReleaseExternalCallResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -7951,6 +8311,15 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
    */
   noteRemoteUpdateAllowed: handleUnaryCall<NoteRemoteUpdateAllowedRequest, NoteRemoteUpdateAllowedResponse>;
+  /**
+   * An external session's relay_tool call is in flight (decisions.md, External sessions: the call is its running
+   * turn): list_sessions and read_session show the session as running_turn while a hold is in force. A hold lasts
+   * a lease from each HoldExternalCall (the first and the renewals); a gateway that stops renewing (a crash) lets
+   * it lapse. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT (not an external session, no call_id).
+   */
+  holdExternalCall: handleUnaryCall<HoldExternalCallRequest, HoldExternalCallResponse>;
+  /** The call ended: its hold goes (nothing when there is none). */
+  releaseExternalCall: handleUnaryCall<ReleaseExternalCallRequest, ReleaseExternalCallResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -8478,6 +8847,43 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: NoteRemoteUpdateAllowedResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An external session's relay_tool call is in flight (decisions.md, External sessions: the call is its running
+   * turn): list_sessions and read_session show the session as running_turn while a hold is in force. A hold lasts
+   * a lease from each HoldExternalCall (the first and the renewals); a gateway that stops renewing (a crash) lets
+   * it lapse. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT (not an external session, no call_id).
+   */
+  holdExternalCall(
+    request: HoldExternalCallRequest,
+    callback: (error: ServiceError | null, response: HoldExternalCallResponse) => void,
+  ): ClientUnaryCall;
+  holdExternalCall(
+    request: HoldExternalCallRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HoldExternalCallResponse) => void,
+  ): ClientUnaryCall;
+  holdExternalCall(
+    request: HoldExternalCallRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HoldExternalCallResponse) => void,
+  ): ClientUnaryCall;
+  /** The call ended: its hold goes (nothing when there is none). */
+  releaseExternalCall(
+    request: ReleaseExternalCallRequest,
+    callback: (error: ServiceError | null, response: ReleaseExternalCallResponse) => void,
+  ): ClientUnaryCall;
+  releaseExternalCall(
+    request: ReleaseExternalCallRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReleaseExternalCallResponse) => void,
+  ): ClientUnaryCall;
+  releaseExternalCall(
+    request: ReleaseExternalCallRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReleaseExternalCallResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,48 @@
+/**
+ * An external session's call is its running turn (decisions.md, External sessions): while it is in flight the
+ * session service holds it, so list_sessions, read_session and the console show the session working. The hold is
+ * a lease the session service sets; it is renewed here while the call goes on, so one this gateway can no longer
+ * renew (a crash) lapses by itself.
+ */
+import { randomUUID } from 'node:crypto';
+import { SystemClock, type Clock, type Timer } from '@relay/clock';
+import type { Logger } from '@relay/telemetry';
+import type { SessionOwner } from '../ports.ts';
+
+/** Renewals per lease: a renewal late by two thirds of the lease still lands in time. */
+const RENEWALS_PER_LEASE = 3;
+
+/**
+ * Holds a call of `sessionId`'s agent from now on; the returned function ends the hold once the call has ended.
+ * The renewals run on the relay's clock, the one the lease is measured on. A hold that fails costs the working
+ * state, never the call.
+ */
+export function holdExternalCall(
+  sessions: Pick<SessionOwner, 'holdExternalCall' | 'releaseExternalCall'>,
+  sessionId: string,
+  logger: Logger,
+  clock: Clock = new SystemClock(),
+): () => Promise<void> {
+  const callId = randomUUID();
+  let ended = false;
+  let timer: Timer | undefined;
+  const hold = (): Promise<void> =>
+    sessions.holdExternalCall(sessionId, callId).then(
+      ({ leaseMs }) => {
+        if (ended || leaseMs <= 0) return;
+        timer = clock.setTimer(leaseMs / RENEWALS_PER_LEASE, () => {
+          holding = hold();
+        });
+      },
+      (error: unknown) => logger.warn({ err: error, sessionId }, 'an external call could not be held as the session’s running turn'),
+    );
+  let holding = hold();
+  return async () => {
+    ended = true;
+    timer?.cancel();
+    await holding;
+    await sessions.releaseExternalCall(sessionId, callId).catch((error: unknown) => {
+      logger.warn({ err: error, sessionId }, 'an external call’s hold could not be released; it lapses with its lease');
+    });
+  };
+}

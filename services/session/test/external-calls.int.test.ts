@@ -1,0 +1,55 @@
+// External sessions' calls in flight in a real PostgreSQL: one row per call, the latest expiry per session, a
+// release removes only its call, a hold clears the session's lapsed rows, and a session's removal takes its rows.
+import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { PrismaExternalCalls } from '../src/store/prisma-external-calls.ts';
+
+const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+const NOW = new Date('2026-12-03T10:00:00.000Z');
+const at = (ms: number) => new Date(NOW.getTime() + ms);
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+let calls: PrismaExternalCalls;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrationsDir });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  calls = new PrismaExternalCalls(prisma);
+  await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
+  for (const id of ['editor', 'cursor']) {
+    await prisma.session.create({
+      data: { id, userId: 'u1', title: id, provider: 'external', model: '', origin: 'external', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
+    });
+  }
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await database?.drop();
+});
+
+it('keeps one row per call and answers the latest expiry of each session asked about', async () => {
+  await calls.hold('editor', 'c1', at(60_000), NOW);
+  await calls.hold('editor', 'c2', at(90_000), NOW);
+  await calls.hold('editor', 'c1', at(120_000), at(60_000)); // renewed
+  await calls.hold('cursor', 'c1', at(10_000), NOW);
+  expect(await calls.latestExpiries(['editor', 'cursor', 'other'])).toEqual(new Map([['editor', at(120_000)], ['cursor', at(10_000)]]));
+  expect(await calls.latestExpiries(['cursor'])).toEqual(new Map([['cursor', at(10_000)]]));
+});
+
+it('releases only the call named; a hold drops the session’s lapsed rows', async () => {
+  await calls.release('editor', 'c1');
+  expect(await calls.latestExpiries(['editor'])).toEqual(new Map([['editor', at(90_000)]]));
+  await calls.hold('editor', 'c3', at(200_000), at(100_000));
+  expect((await prisma.externalCall.findMany({ where: { sessionId: 'editor' } })).map((row) => row.callId)).toEqual(['c3']);
+  expect(await prisma.externalCall.count({ where: { sessionId: 'cursor' } })).toBe(1);
+});
+
+it('a removed session takes its holds with it', async () => {
+  await prisma.session.delete({ where: { id: 'cursor' } });
+  expect(await prisma.externalCall.count({ where: { sessionId: 'cursor' } })).toBe(0);
+});
