@@ -1,7 +1,7 @@
 /**
  * A session as agents and users see it, in list_sessions, read_session and the user API alike.
  */
-import type { ChatMessage, GroupMember, GroupRef, Session, SessionRead, SessionTask, TestCounts } from './ports.ts';
+import type { ChatMessage, GroupMember, GroupRef, PendingQuestion, Session, SessionRead, SessionTask, TestCounts } from './ports.ts';
 import { GROUP_MEMBERS_LIMIT } from './relay-tool/limits.ts';
 
 export interface SessionView {
@@ -117,10 +117,7 @@ export function sessionReadView(read: SessionRead) {
     inFlight: read.inFlight === '' ? null : inFlight.text,
     ...(inFlight.truncated ? { inFlightTruncated: true as const } : {}),
     ...(cut > 0 ? { note: truncatedNote(cut, session.id) } : {}),
-    pendingQuestions: read.pendingQuestions.map(({ id, kind, question, options }) => {
-      const bounded = boundedText(question, MESSAGE_TEXT_LIMIT);
-      return { id, kind, question: bounded.text, options, ...(bounded.truncated ? { truncated: true as const } : {}) };
-    }),
+    pendingQuestions: read.pendingQuestions.map(pendingQuestionView),
     ...(session.group
       ? { group: { ...groupView(session.group), members: read.groupMembers.slice(0, GROUP_MEMBERS_LIMIT).map(memberView) } }
       : {}),
@@ -147,6 +144,36 @@ function boundedMessageView(message: ChatMessage, limit: number) {
 
 function memberView(member: GroupMember) {
   return { id: member.id, title: member.title, role: member.role, state: member.state, ...(member.archived ? { archived: true as const } : {}) };
+}
+
+/** A question a turn waits on (read_session, and send, create_session and wait while one waits), its text bounded. */
+export function pendingQuestionView({ id, kind, question, options }: PendingQuestion) {
+  const bounded = boundedText(question, MESSAGE_TEXT_LIMIT);
+  return { id, kind, question: bounded.text, options, ...(bounded.truncated ? { truncated: true as const } : {}) };
+}
+
+/**
+ * A text a result echoes on its own (a reply, an answer), bounded as read_session bounds a message: a longer one
+ * keeps its first MESSAGE_TEXT_LIMIT characters and has truncated and length (the whole text's).
+ */
+export function boundedField(text: string): { text: string; truncated?: true; length?: number } {
+  const bounded = boundedText(text, MESSAGE_TEXT_LIMIT);
+  return bounded.truncated ? { text: bounded.text, truncated: true, length: text.length } : { text };
+}
+
+/**
+ * Several texts of one result item (an ask's question, detail and answer), each bounded to MESSAGE_TEXT_LIMIT; when
+ * any was cut, truncated and lengths (the whole length of each one cut).
+ */
+export function boundedFields<K extends string>(fields: Record<K, string>): Record<K, string> & { truncated?: true; lengths?: Partial<Record<K, number>> } {
+  const texts = {} as Record<K, string>;
+  const lengths: Partial<Record<K, number>> = {};
+  for (const key of Object.keys(fields) as K[]) {
+    const bounded = boundedText(fields[key], MESSAGE_TEXT_LIMIT);
+    texts[key] = bounded.text;
+    if (bounded.truncated) lengths[key] = fields[key].length;
+  }
+  return Object.keys(lengths).length === 0 ? texts : { ...texts, truncated: true as const, lengths };
 }
 
 /** The first `limit` characters of `text` (never half of a surrogate pair), and whether that is all of it. */

@@ -206,6 +206,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       return last;
     });
     if (result === undefined) return reply;
-    return { ...turnFields(result, deps.openUrlBase), ...(plan.note ? { note: plan.note } : {}) };
+    return { ...turnFields(result, deps.openUrlBase, { whole: true }), ...(plan.note ? { note: plan.note } : {}) };
   });
 }

@@ -1,19 +1,25 @@
 import type { Ask } from '../ports.ts';
+import { boundedFields } from '../session-view.ts';
 
-/** An ask as list_questions and the Inbox show it. */
+/**
+ * An ask as list_questions shows it. Its question, detail and answer are each bounded as read_session bounds a
+ * message; the user reads them whole in the Inbox (relay inbox, GET /api/v1/asks).
+ */
 export function askView(ask: Ask) {
+  const { question, detail, answer, ...bounded } = boundedFields({ question: ask.question, detail: ask.detail, answer: ask.status === 'answered' ? ask.answer : '' });
   return {
     question_id: ask.id,
-    question: ask.question,
+    question,
     options: ask.options,
     ...(ask.recommendation ? { recommendation: ask.recommendation } : {}),
-    ...(ask.detail ? { detail: ask.detail } : {}),
+    ...(detail ? { detail } : {}),
     status: ask.status,
     session: ask.aboutSessionId,
     askedBy: ask.askingSessionId,
-    ...(ask.status === 'answered' ? { answer: ask.answer, choice: ask.choice } : {}),
+    ...(ask.status === 'answered' ? { answer, choice: ask.choice } : {}),
     ...(ask.via ? { via: ask.via } : {}),
     createdAt: ask.createdAt?.toISOString() ?? null,
     endedAt: ask.endedAt?.toISOString() ?? null,
+    ...bounded,
   };
 }

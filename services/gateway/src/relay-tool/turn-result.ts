@@ -5,26 +5,36 @@
  * address. Also the one-line summary of such a result.
  */
 import type { TurnResult } from '../ports.ts';
+import { boundedField, pendingQuestionView } from '../session-view.ts';
 
 export interface TurnFields {
   status: TurnResult['status'];
   session: string;
   message_id: string;
-  reply?: { text: string; model: string };
+  reply?: { text: string; truncated?: true; length?: number; model: string };
   error?: string;
-  pendingQuestions?: { id: string; kind: string; question: string; options: string[] }[];
+  errorTruncated?: true;
+  pendingQuestions?: { id: string; kind: string; question: string; options: string[]; truncated?: true }[];
   openUrl?: string;
 }
 
-/** The result fields for `result`; openUrl when `openUrlBase` (the relay's public URL) is known. */
-export function turnFields(result: TurnResult, openUrlBase: string | undefined): TurnFields {
+/**
+ * The result fields for `result`; openUrl when `openUrlBase` (the relay's public URL) is known. The reply, an
+ * error and a pending question are bounded as read_session bounds a message (session-view.ts), for agents; the
+ * user API asks for them `whole`.
+ */
+export function turnFields(result: TurnResult, openUrlBase: string | undefined, options: { whole?: boolean } = {}): TurnFields {
+  const text = (value: string) => (options.whole === true ? { text: value } : boundedField(value));
+  const error = text(result.error);
   return {
     status: result.status,
     session: result.sessionId,
     message_id: result.messageId,
-    ...(result.status === 'done' ? { reply: { text: result.replyText, model: result.replyModel } } : {}),
-    ...(result.status === 'error' ? { error: result.error } : {}),
-    ...(result.status === 'waiting_for_answer' ? { pendingQuestions: result.pendingQuestions.map(({ id, kind, question, options }) => ({ id, kind, question, options })) } : {}),
+    ...(result.status === 'done' ? { reply: { ...text(result.replyText), model: result.replyModel } } : {}),
+    ...(result.status === 'error' ? { error: error.text, ...(error.truncated ? { errorTruncated: true as const } : {}) } : {}),
+    ...(result.status === 'waiting_for_answer'
+      ? { pendingQuestions: result.pendingQuestions.map((question) => (options.whole === true ? { ...question } : pendingQuestionView(question))) }
+      : {}),
     ...(openUrlBase === undefined ? {} : { openUrl: sessionUrl(openUrlBase, result.sessionId) }),
   };
 }

@@ -4,6 +4,7 @@
  * both), nor an ask: that is refused with REMOTE_RELAY_FORBIDDEN before anyone is called. A write:
  * in the ask and plan modes the user allows it on a card first.
  */
+import { boundedField } from '../../session-view.ts';
 import type { Card } from '../../ports.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
@@ -96,7 +97,13 @@ function decisionOf(args: ToolArguments & { question_id: string }, userId: strin
 function answeredResult(relay: string, card: Card): Success {
   return success(
     `answer_question → ${relay} session ${shortId(card.sessionId)}: question ${card.id} answered`,
-    { session: card.sessionId, question_id: card.id, status: card.status, answer: card.answer, choices: card.choices },
+    { session: card.sessionId, question_id: card.id, status: card.status, ...answerField(card.answer), choices: card.choices },
     relay,
   );
+}
+
+/** The answer as given back, bounded as read_session bounds a message (answerTruncated and answerLength when cut). */
+function answerField(answer: string) {
+  const bounded = boundedField(answer);
+  return { answer: bounded.text, ...(bounded.truncated ? { answerTruncated: true as const, answerLength: bounded.length } : {}) };
 }

@@ -3,6 +3,7 @@
  * last day, with their status and answer. With session, the asks about that session. On a paired relay,
  * the asks this conversation asked there, as that relay lists them.
  */
+import { boundedFields } from '../../session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
@@ -58,18 +59,20 @@ async function listThere(relay: PairedRelay, session: string | undefined, contex
   );
 }
 
-/** An ask kept on a paired relay as list_questions shows it (askView's fields). */
+/** An ask kept on a paired relay as list_questions shows it (askView's fields, bounded the same way). */
 function remoteAskView(ask: RemoteAsk, askedBy: string) {
+  const { question, answer, ...bounded } = boundedFields({ question: ask.question, answer: ask.status === 'answered' ? ask.answer : '' });
   return {
     question_id: ask.id,
-    question: ask.question,
+    question,
     options: ask.options,
     status: ask.status,
     session: ask.aboutSessionId,
     askedBy,
-    ...(ask.status === 'answered' ? { answer: ask.answer, choice: ask.choice } : {}),
+    ...(ask.status === 'answered' ? { answer, choice: ask.choice } : {}),
     ...(ask.via ? { via: ask.via } : {}),
     createdAt: ask.createdAt?.toISOString() ?? null,
     endedAt: ask.endedAt?.toISOString() ?? null,
+    ...bounded,
   };
 }

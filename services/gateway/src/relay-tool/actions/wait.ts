@@ -57,10 +57,11 @@ async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: Act
     return success(`wait → ${relay} session ${shortId(caller.sessionId)} (your own): nothing arrived within ${plan.waitSeconds} s`, { session: caller.sessionId, arrived: 0, messages: [], ...note }, relay);
   }
   const read = await sessions.readSession(caller.userId, caller.sessionId, Math.min(READ_LAST_MAX, pending.count), caller.sessionId);
-  const { messages } = sessionReadView(read);
+  const { messages, note: cut } = sessionReadView(read);
+  const notes = [plan.note, cut].filter((text) => text !== undefined);
   return success(
     `wait → ${relay} session ${shortId(caller.sessionId)} (your own): ${count(messages.length, 'message')} arrived`,
-    { session: caller.sessionId, arrived: messages.length, messages, ...note },
+    { session: caller.sessionId, arrived: messages.length, messages, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) },
     relay,
   );
 }

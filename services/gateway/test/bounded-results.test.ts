@@ -1,0 +1,149 @@
+// Bounded results beyond read_session: every relay_tool result that echoes a long text — the reply, error and
+// pending question of send, create_session and wait; the messages wait reads in an external session's own
+// conversation; list_questions' questions, details and answers (here and on a paired relay); the answer
+// answer_question gives back — shows at most 8,000 characters of it and says it was cut and how long it is.
+import { describe, expect, it } from 'vitest';
+import type { ActionContext } from '../src/relay-tool/action-context.ts';
+import type { ActionDefinition } from '../src/relay-tool/define-action.ts';
+import { answerQuestion } from '../src/relay-tool/actions/answer-question.ts';
+import { listQuestions } from '../src/relay-tool/actions/list-questions.ts';
+import { wait } from '../src/relay-tool/actions/wait.ts';
+import { askView } from '../src/relay-tool/ask-view.ts';
+import { turnFields } from '../src/relay-tool/turn-result.ts';
+import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
+import { boundedFields, MESSAGE_TEXT_LIMIT } from '../src/session-view.ts';
+import type { Ask, Card, TurnResult } from '../src/ports.ts';
+
+const LONG = 'x'.repeat(100_000);
+const CUT = 'x'.repeat(MESSAGE_TEXT_LIMIT);
+const call = (action: ActionDefinition, args: ToolArguments, context: object) =>
+  action.handler(args, { ...(context as Omit<ActionContext, 'action'>), action });
+
+const turn = (over: Partial<TurnResult>): TurnResult => ({
+  sessionId: 's1',
+  messageId: 'm1',
+  status: 'done',
+  replyText: '',
+  replyModel: 'script-1',
+  error: '',
+  pendingQuestions: [],
+  ...over,
+});
+
+const ask = (over: Partial<Ask>): Ask => ({
+  id: 'ask_1',
+  userId: 'u1',
+  askingSessionId: 'caller',
+  aboutSessionId: 'caller',
+  question: 'Ship?',
+  options: [],
+  recommendation: '',
+  detail: '',
+  status: 'answered',
+  answer: 'Yes',
+  choice: '',
+  via: '',
+  createdAt: undefined,
+  endedAt: undefined,
+  ...over,
+});
+
+const base = {
+  caller: { userId: 'u1', sessionId: 'caller' },
+  relayName: 'desk',
+  openUrlBase: undefined,
+  paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 'full' }],
+  settings: { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 },
+  signal: new AbortController().signal,
+  progress: async () => undefined,
+};
+
+describe('send, create_session and wait (turnFields)', () => {
+  it('bounds a long reply with truncated and length; a short one is whole', () => {
+    expect(turnFields(turn({ replyText: LONG }), undefined).reply).toEqual({ text: CUT, truncated: true, length: 100_000, model: 'script-1' });
+    expect(turnFields(turn({ replyText: 'pong' }), undefined).reply).toEqual({ text: 'pong', model: 'script-1' });
+  });
+
+  it('bounds an error (errorTruncated) and a pending question (truncated)', () => {
+    expect(turnFields(turn({ status: 'error', error: LONG }), undefined)).toMatchObject({ error: CUT, errorTruncated: true });
+    const waiting = turnFields(turn({ status: 'waiting_for_answer', pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: LONG, options: ['Yes'] }] }), undefined);
+    expect(waiting.pendingQuestions).toEqual([{ id: 'card_1', kind: 'ask_user', question: CUT, options: ['Yes'], truncated: true }]);
+  });
+
+  it('gives the user API the whole texts', () => {
+    const whole = turnFields(turn({ replyText: LONG }), undefined, { whole: true });
+    expect(whole.reply).toEqual({ text: LONG, model: 'script-1' });
+  });
+});
+
+describe('list_questions', () => {
+  it('bounds each of an ask’s question, detail and answer, and names the ones cut with their lengths', async () => {
+    const context = { ...base, questions: { listAsks: async () => [ask({ detail: LONG, answer: LONG }), ask({ id: 'ask_2' })] } };
+    const result = await call(listQuestions, {}, context);
+    const [long, short] = result.questions as Record<string, unknown>[];
+    expect(long).toMatchObject({ question: 'Ship?', detail: CUT, answer: CUT, truncated: true, lengths: { detail: 100_000, answer: 100_000 } });
+    expect(short).toMatchObject({ answer: 'Yes' });
+    expect(short).not.toHaveProperty('truncated');
+    expect(JSON.stringify(result).length).toBeLessThan(20_000);
+  });
+
+  it('bounds the asks kept on a paired relay the same way', async () => {
+    const context = {
+      ...base,
+      sessions: { getConversation: async () => ({ unlockedRelays: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined }) },
+      remoteEvents: {
+        listRemoteAsks: async () => [{ id: 'ask_9', aboutSessionId: 'r1', question: LONG, options: [], status: 'answered', answer: 'ok', choice: '', via: '', createdAt: undefined, endedAt: undefined }],
+      },
+    };
+    const result = await call(listQuestions, { relay: 'build-box' }, context);
+    expect((result.questions as unknown[])[0]).toMatchObject({ question: CUT, answer: 'ok', truncated: true, lengths: { question: 100_000 } });
+  });
+
+  it('askView keeps a short ask as it is', () => {
+    expect(askView(ask({}))).toMatchObject({ question: 'Ship?', answer: 'Yes' });
+    expect(askView(ask({}))).not.toHaveProperty('lengths');
+  });
+});
+
+describe('answer_question', () => {
+  it('gives back a long answer bounded, with answerTruncated and answerLength', async () => {
+    const card = (answer: string): Card => ({
+      id: 'card_7', userId: 'u1', sessionId: 'other', kind: 'question', title: 'Which?', lines: [], options: [], status: 'answered', answer, choices: [], createdAt: undefined, decidedAt: undefined,
+    });
+    const context = {
+      ...base,
+      sessions: { getConversation: async () => ({ session: { id: 'caller', mode: 'agent' } }) },
+      questions: { decideCard: async (request: { answer?: string }) => card(request.answer ?? '') },
+    };
+    const result = await call(answerQuestion, { question_id: 'card_7', answer: LONG }, context);
+    expect(result).toMatchObject({ answer: CUT, answerTruncated: true, answerLength: 100_000 });
+  });
+});
+
+describe('wait on an external session’s own conversation', () => {
+  it('reads what arrived with each message bounded and a note saying so', async () => {
+    const context = {
+      ...base,
+      caller: { userId: 'u1', sessionId: 'caller', external: true },
+      sessions: {
+        getConversation: async () => ({ pending: { count: 1, previews: ['[relay event] …'] } }),
+        readSession: async () => ({
+          session: { id: 'caller', title: 'My editor', state: 'running_turn', tasks: [], messageCount: 1 },
+          messages: [{ id: 'e1', role: 'event', text: LONG, provenance: undefined, createdAt: undefined, model: '' }],
+          inFlight: '',
+          pendingQuestions: [],
+          groupMembers: [],
+        }),
+      },
+    };
+    const result = await call(wait, { session: 'caller' }, context);
+    expect(result).toMatchObject({ arrived: 1, messages: [{ id: 'e1', text: CUT, truncated: true, length: 100_000 }] });
+    expect(String(result.note)).toContain('1 message is longer than 8,000 characters');
+  });
+});
+
+describe('boundedFields', () => {
+  it('leaves texts of exactly the limit whole', () => {
+    expect(boundedFields({ a: CUT, b: '' })).toEqual({ a: CUT, b: '' });
+  });
+});
