@@ -12,6 +12,7 @@ import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/su
 import { checkHealth, createClient, grpcAuth, serviceName } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { buildApp } from './app.ts';
+import { cachedPairingOwner, cachedSessionOwner } from './cached-owners.ts';
 import { loadConfig } from './config.ts';
 import { GrpcPairingOwner } from './grpc/grpc-pairing-owner.ts';
 import { GrpcQuestionOwner } from './grpc/grpc-question-owner.ts';
@@ -36,8 +37,8 @@ const app = buildApp({
   clock: createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH),
   publicUrl: config.RELAY_PUBLIC_URL,
   openUrlBase: config.OPEN_URL_BASE,
-  sessions: new GrpcSessionOwner(sessionClient),
-  pairing: new GrpcPairingOwner(pairingClient),
+  sessions: cachedSessionOwner(new GrpcSessionOwner(sessionClient)),
+  pairing: cachedPairingOwner(new GrpcPairingOwner(pairingClient)),
   questions: new GrpcQuestionOwner(questionClient),
   subscriptions: new GrpcSubscriptionOwner(subscriptionClient),
   schedules: new GrpcSchedulerOwner(schedulerClient),

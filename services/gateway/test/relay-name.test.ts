@@ -1,7 +1,7 @@
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
 import type { PairedRelay } from '../src/ports.ts';
-import { resolveRelay } from '../src/relay-tool/relay-name.ts';
+import { namesThisRelay, resolveRelay } from '../src/relay-tool/relay-name.ts';
 
 const buildBox: PairedRelay = { name: 'build-box', url: 'https://ci.example.com:8443', online: true, version: '0.9.19', level: 'full' };
 
@@ -23,5 +23,15 @@ describe('resolveRelay', () => {
       expect((error as Error).message).toContain('build-box');
       expect((error as Error).message).toContain('desk');
     }
+  });
+});
+
+describe('namesThisRelay', () => {
+  it.each([undefined, 'this', ' THIS ', 'desk', '@Desk'])('takes %j as this relay', (name) => {
+    expect(namesThisRelay(name, 'desk')).toBe(true);
+  });
+
+  it.each(['build-box', '', 42, null])('takes %j as another relay or a value to check', (name) => {
+    expect(namesThisRelay(name, 'desk')).toBe(false);
   });
 });

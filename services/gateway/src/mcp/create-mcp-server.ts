@@ -14,6 +14,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@relay/telemetry';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { Caller, PairingOwner, QuestionOwner, SessionOwner } from '../ports.ts';
 import { dispatchToolCall, type CallChannel } from '../relay-tool/dispatch.ts';
@@ -24,6 +25,10 @@ import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from '../relay-too
 import { toCallToolResult } from '../relay-tool/result.ts';
 import { RELAY_VERSION } from '../version.ts';
 import type { InFlightCalls } from './in-flight-calls.ts';
+
+// The SDK would build an Ajv instance (with its formats) for every server, so for every request; it is only used
+// for elicitation schemas, and one serves them all.
+const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 export interface McpDeps {
   relayName: string;
@@ -49,11 +54,11 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
   const server = new Server(
     { name: 'relay', title: `Relay ${deps.relayName}`, version: RELAY_VERSION },
     // logging: a client that gave no progressToken still hears what a long call waits for (notifications/message).
-    { capabilities: { tools: {}, logging: {} } },
+    { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: JSON_SCHEMA_VALIDATOR },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const { settings, paired } = await readRelayState(deps);
+    const { settings, paired } = await readRelayState(deps, true);
     return { tools: isRelayToolOn(settings, paired) ? [RELAY_TOOL_DEFINITION] : [] };
   });
 

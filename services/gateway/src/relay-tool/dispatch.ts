@@ -17,7 +17,7 @@ import { holdExternalCall } from './external-call-hold.ts';
 import { forwardCall } from './forward-call.ts';
 import { isRelayToolOn } from './is-relay-tool-on.ts';
 import { readRelayState } from './read-relay-state.ts';
-import { pairedTarget } from './relay-name.ts';
+import { namesThisRelay, pairedTarget } from './relay-name.ts';
 import { pendingNoteOf, withPendingNote, type PendingNote } from './pending-note.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
 import type { RemoteEventsOwner } from '../remote-events-owner.ts';
@@ -58,7 +58,9 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         span.updateName(`relay_tool ${action}`);
         span.setAttribute(Attr.TOOL_ACTION, action);
 
-        const { settings, paired } = await readRelayState(deps);
+        // list_relays lists the paired relays; any other call naming this relay needs them only while agent sessions are off.
+        const local = action !== 'list_relays' && namesThisRelay(call.input.relay, deps.relayName);
+        const { settings, paired } = await readRelayState(deps, local);
         if (action !== 'list_relays' && !isRelayToolOn(settings, paired)) {
           throw toolError(
             'REMOTE_RELAY_DISABLED',

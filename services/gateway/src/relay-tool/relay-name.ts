@@ -10,12 +10,23 @@ export type RelayTarget = { kind: 'this'; name: string } | { kind: 'paired'; rel
 
 /** The relay a call names; left out, it is this one. Throws REMOTE_RELAY_UNKNOWN_RELAY for any other name. */
 export function resolveRelay(requested: string | undefined, selfName: string, paired: readonly PairedRelay[]): RelayTarget {
-  const wanted = (requested ?? 'this').trim().replace(/^@/, '').toLowerCase();
-  if (wanted === 'this' || wanted === selfName.toLowerCase()) return { kind: 'this', name: selfName };
+  if (namesThisRelay(requested, selfName)) return { kind: 'this', name: selfName };
+  const wanted = wantedName(requested);
   const relay = paired.find((candidate) => candidate.name.toLowerCase() === wanted || hostOf(candidate.url) === wanted);
   if (relay) return { kind: 'paired', relay };
   const known = [`"this" (${selfName})`, ...paired.map((candidate) => candidate.name)].join(', ');
   throw toolError('REMOTE_RELAY_UNKNOWN_RELAY', `No relay named "${requested}". Relays you can name: ${known}.`);
+}
+
+/** Whether a `relay` argument, as the agent gave it, names this relay (left out, "this", or its own name). */
+export function namesThisRelay(requested: unknown, selfName: string): boolean {
+  if (requested !== undefined && typeof requested !== 'string') return false;
+  const wanted = wantedName(requested);
+  return wanted === 'this' || wanted === selfName.toLowerCase();
+}
+
+function wantedName(requested: string | undefined): string {
+  return (requested ?? 'this').trim().replace(/^@/, '').toLowerCase();
 }
 
 function hostOf(url: string): string | undefined {

@@ -1,0 +1,132 @@
+import { AppError } from '@relay/errors';
+import { describe, expect, it } from 'vitest';
+import { cachedPairingOwner, cachedSessionOwner, ExpiringReads } from '../src/cached-owners.ts';
+import type { AuthenticatedCaller, PairingOwner, PairingSettings, RelaySettings, SessionOwner } from '../src/ports.ts';
+
+const ALICE: AuthenticatedCaller = { userId: 'alice', role: 'admin', sessionId: 's1' };
+const SETTINGS: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
+
+/** A session owner that counts its reads and knows the tokens in `tokens`; revoking forgets them all. */
+function countingSessions(tokens: Map<string, AuthenticatedCaller>) {
+  const asked = { authenticate: 0, settings: 0 };
+  let settings = SETTINGS;
+  const owner = {
+    async authenticate(token: string) {
+      asked.authenticate += 1;
+      const caller = tokens.get(token);
+      if (caller === undefined) throw new AppError('REMOTE_RELAY_AUTH', 'unauthenticated', 'unknown token');
+      return caller;
+    },
+    async rotateUserToken() {
+      tokens.clear();
+      return { token: 'new' };
+    },
+    async getRelaySettings() {
+      asked.settings += 1;
+      return settings;
+    },
+    async updateRelaySettings(change: Partial<RelaySettings>) {
+      settings = { ...settings, ...change };
+      return { settings, changed: Object.keys(change) };
+    },
+    async listUsers() {
+      return [];
+    },
+  } as unknown as SessionOwner;
+  return { owner, asked };
+}
+
+describe('ExpiringReads', () => {
+  it('holds a value until its time is up, then reads again', async () => {
+    let now = 0;
+    let reads = 0;
+    const cache = new ExpiringReads<number>(5_000, () => now);
+    const read = async () => (reads += 1);
+    expect(await cache.get('k', read)).toBe(1);
+    now = 4_999;
+    expect(await cache.get('k', read)).toBe(1);
+    now = 5_000;
+    expect(await cache.get('k', read)).toBe(2);
+  });
+
+  it('shares one read between concurrent misses and never holds a failure', async () => {
+    let reads = 0;
+    const cache = new ExpiringReads<number>(5_000, () => 0);
+    const failing = async () => {
+      reads += 1;
+      throw new Error('no');
+    };
+    await Promise.all([expect(cache.get('k', failing)).rejects.toThrow('no'), expect(cache.get('k', failing)).rejects.toThrow('no')]);
+    expect(reads).toBe(1);
+    await expect(cache.get('k', failing)).rejects.toThrow('no');
+    expect(reads).toBe(2);
+  });
+});
+
+describe('cachedSessionOwner', () => {
+  it('asks for a known token once within the time and again after it', async () => {
+    let now = 0;
+    const { owner, asked } = countingSessions(new Map([['rly_u_alice', ALICE]]));
+    const cached = cachedSessionOwner(owner, { ttlMs: 5_000, nowMs: () => now });
+    expect(await cached.authenticate('rly_u_alice')).toEqual(ALICE);
+    expect(await cached.authenticate('rly_u_alice')).toEqual(ALICE);
+    expect(asked.authenticate).toBe(1);
+    now = 5_000;
+    await cached.authenticate('rly_u_alice');
+    expect(asked.authenticate).toBe(2);
+  });
+
+  it('asks about an unknown token every time', async () => {
+    const { owner, asked } = countingSessions(new Map());
+    const cached = cachedSessionOwner(owner, { nowMs: () => 0 });
+    await expect(cached.authenticate('rly_u_nobody')).rejects.toMatchObject({ kind: 'unauthenticated' });
+    await expect(cached.authenticate('rly_u_nobody')).rejects.toMatchObject({ kind: 'unauthenticated' });
+    expect(asked.authenticate).toBe(2);
+  });
+
+  it('refuses a rotated token at once', async () => {
+    const { owner } = countingSessions(new Map([['rly_u_alice', ALICE]]));
+    const cached = cachedSessionOwner(owner, { nowMs: () => 0 });
+    await cached.authenticate('rly_u_alice');
+    await cached.rotateUserToken('alice', false);
+    await expect(cached.authenticate('rly_u_alice')).rejects.toMatchObject({ kind: 'unauthenticated' });
+  });
+
+  it('reads the settings anew once they were changed here', async () => {
+    const { owner, asked } = countingSessions(new Map());
+    const cached = cachedSessionOwner(owner, { nowMs: () => 0 });
+    expect((await cached.getRelaySettings()).agentSessionsEnabled).toBe(true);
+    await cached.getRelaySettings();
+    expect(asked.settings).toBe(1);
+    await cached.updateRelaySettings({ agentSessionsEnabled: false });
+    expect((await cached.getRelaySettings()).agentSessionsEnabled).toBe(false);
+  });
+
+  it('passes every other call to the owner', async () => {
+    const { owner } = countingSessions(new Map());
+    expect(await cachedSessionOwner(owner).listUsers()).toEqual([]);
+  });
+});
+
+describe('cachedPairingOwner', () => {
+  it('holds the pairing settings until they are changed here', async () => {
+    let settings: PairingSettings = { acceptPrompts: false };
+    let reads = 0;
+    const owner = {
+      async getPairingSettings() {
+        reads += 1;
+        return settings;
+      },
+      async setPairingSettings(change: Partial<PairingSettings>) {
+        settings = { ...settings, ...change };
+        return settings;
+      },
+    } as unknown as PairingOwner;
+    const cached = cachedPairingOwner(owner, { nowMs: () => 0 });
+    await cached.getPairingSettings();
+    expect((await cached.getPairingSettings()).acceptPrompts).toBe(false);
+    expect(reads).toBe(1);
+    await cached.setPairingSettings({ acceptPrompts: true });
+    expect((await cached.getPairingSettings()).acceptPrompts).toBe(true);
+  });
+});
