@@ -2,7 +2,7 @@ export { connectBus, type Bus, type ConnectBusOptions } from './connect-bus.ts';
 export { ensureStream, DUPLICATE_WINDOW_MS, type StreamOptions } from './ensure-stream.ts';
 export type { Sql } from './sql.ts';
 export { enqueue } from './enqueue.ts';
-export { OutboxRelay } from './outbox-relay.ts';
+export { OutboxRelay, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS } from './outbox-relay.ts';
 export { consume, nakDelayMs, DEFAULT_MAX_DELIVER, type BusMessage, type Consumer, type ConsumeOptions } from './consume.ts';
 export { processOnce } from './process-once.ts';
 export { waitForStream } from './wait-for-stream.ts';

@@ -8,6 +8,15 @@ import { TRACE_HEADERS } from './trace-headers.ts';
 
 const BATCH_SIZE = 100;
 
+/**
+ * The PostgreSQL channel a service's outbox table NOTIFYs when a transaction that wrote rows commits (the trigger
+ * "outbox_notify" of its migrations): the service LISTENs on it and wakes its OutboxRelay.
+ */
+export const OUTBOX_CHANNEL = 'relay_outbox';
+
+/** How often an OutboxRelay woken by OUTBOX_CHANNEL still looks on its own, for a notification lost with its connection. */
+export const OUTBOX_SAFETY_POLL_MS = 10_000;
+
 type OutboxRow = { id: string; subject: string; payload: unknown; headers: Record<string, string> | null };
 
 type Round = { published: number; pending: boolean };

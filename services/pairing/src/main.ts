@@ -2,7 +2,8 @@
  * The pairing service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
-import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
+import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions } from '@relay/config';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
@@ -59,8 +60,10 @@ const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'pairing', logger });
   await ensureStream(bus, { ...PAIRING_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
-  const outbox = new OutboxRelay({ db: prisma, bus, logger });
+  // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
+  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
+  const outboxWrites = await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger });
 
   const relays = new PrismaPairedRelayStore(prisma);
   // Events across relays: the watches paired relays keep here, and our subscriptions fetched from theirs.
@@ -127,6 +130,7 @@ try {
     // The consumers drain before the outbox's last flush.
     await sessionEvents.stop();
     await unpaired.stop();
+    await outboxWrites.stop();
     await outbox.stop();
     subscriptionClient.close();
     questionClient.close();

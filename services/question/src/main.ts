@@ -2,7 +2,8 @@
  * The question service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
-import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
+import { listen } from '@relay/db/listen';
 import { createClock, SystemClock } from '@relay/clock';
 import { ConfigError, natsClientOptions } from '@relay/config';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
@@ -42,8 +43,10 @@ try {
   await decisions.start();
   const bus = await connectBus({ ...natsClientOptions(config), name: 'question', logger });
   await ensureStream(bus, { ...QUESTION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
-  const outbox = new OutboxRelay({ db: prisma, bus, logger });
+  // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
+  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
+  const outboxWrites = await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger });
   const asks = new PrismaAskStore(prisma);
   const archived = startSessionArchivedConsumer(bus, { asks, clock, logger }, stopping.signal).catch((error: unknown) => {
     logger.error({ err: error }, 'the session-archived consumer failed to start');
@@ -90,6 +93,7 @@ try {
     await decisions.stop();
     await (await archived)?.stop();
     await (await turnEnds)?.stop();
+    await outboxWrites.stop();
     await outbox.stop();
     await prisma.$disconnect();
     await bus.close();

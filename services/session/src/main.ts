@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { getSessionInfo, query } from '@anthropic-ai/claude-agent-sdk';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
+import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions } from '@relay/config';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
@@ -123,8 +124,10 @@ try {
 
   const bus = await connectBus({ ...natsClientOptions(config), name: 'session', logger });
   await ensureStream(bus, { ...SESSION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
-  const outbox = new OutboxRelay({ db: prisma, bus, logger });
+  // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
+  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
+  const outboxWrites = await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger });
   const listening = listenForTurnSignals(bus, signals, logger);
   // A task's process does not survive a restart: the ones the last run of this host left are failed at once
   // (another replica's are failed by the sweep once their lease runs out).
@@ -212,6 +215,7 @@ try {
     await (await wakeups).stop();
     await workers.stopAll();
     questions.close();
+    await outboxWrites.stop();
     await outbox.stop();
     await prisma.$disconnect();
     await bus.close();

@@ -56,7 +56,10 @@ type RunningTurn = {
   announcedAt: Date;
 };
 
-const DEFAULT_POLL_INTERVAL_MS = 250;
+// Turns are claimed when turn_queued or a stop comes over NATS (published as the queueing commits) and when a turn
+// here ends; the poll only catches what no signal announces: a lease that ran out on a crashed replica, a usage
+// pause that ended, a signal lost with a connection.
+const DEFAULT_POLL_INTERVAL_MS = 5_000;
 const DEFAULT_MAX_CONCURRENT_TURNS = 16;
 const END_ATTEMPTS = 3;
 /** What a turn says when the relay itself failed while running it; the details stay in the log. */
