@@ -110,7 +110,7 @@ try {
       {
         definition: RemoteEventsServiceService,
         callers: REMOTE_EVENTS_CALLERS,
-        implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, asks, asksLine, clock, logger, onOpened: () => fetchLoop.nudge() }),
+        implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, asks, asksLine, clock, logger, onOpened: () => fetchLoop.nudge(), onAskKept: () => askPollLoop.nudge() }),
       },
     ],
     logger,

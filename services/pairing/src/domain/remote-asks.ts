@@ -70,6 +70,8 @@ export interface RemoteAskStore {
   /** Stops polling every ask kept on `relay`; returns how many. */
   dropRelay(relay: string): Promise<number>;
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<PolledAsk[]>;
+  /** When the next ask is due for a poll; undefined while none is kept. */
+  nextDueAt(): Promise<Date | undefined>;
   settle(relay: string, id: string, online: boolean, nextPollAt: Date): Promise<void>;
 }
 

@@ -68,6 +68,8 @@ export interface RemoteSubscriptionStore {
   closeRelay(relay: string): Promise<string[]>;
   /** Takes up to `limit` subscriptions due for a fetch, each leased to the caller until `leaseUntil`. */
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<RemoteSubscription[]>;
+  /** When the next subscription is due for a fetch; undefined while none is fetched. */
+  nextDueAt(): Promise<Date | undefined>;
   /** Stores the outcome of a fetch and frees the lease; the next fetch is due at `nextFetchAt`. */
   settle(subscriptionId: string, state: { cursor: number; online: boolean }, nextFetchAt: Date): Promise<void>;
 }

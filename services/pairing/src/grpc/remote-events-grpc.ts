@@ -23,6 +23,8 @@ export function remoteEventsGrpc(deps: {
   logger: Logger;
   /** A subscription was opened: fetch it now rather than at the next pass. */
   onOpened: () => void;
+  /** An ask was kept here: poll it at the next look rather than after the loop's idle pause. */
+  onAskKept: () => void;
 }): ReturnType<typeof serveUnary> {
   const { watches, subscriptions, line, clock } = deps;
   return serveUnary<RemoteEventsMethods>(deps.logger, {
@@ -72,7 +74,9 @@ export function remoteEventsGrpc(deps: {
     closeRemoteSubscription: async (request) => ({ closed: await closeRemoteSubscription(request.subscriptionId, { line, subscriptions }) }),
     openRemoteAsk: async (request) => {
       const { relay, dryRun, ...ask } = request;
-      return { ask: await openRemoteAsk(relay, { ...ask, dryRun }, { line: deps.asksLine, asks: deps.asks }, clock.now()) };
+      const kept = await openRemoteAsk(relay, { ...ask, dryRun }, { line: deps.asksLine, asks: deps.asks }, clock.now());
+      if (!dryRun) deps.onAskKept();
+      return { ask: kept };
     },
     listRemoteAsks: async (request) => ({ asks: await deps.asksLine.list(request.relay, request.askingSessionId) }),
     withdrawRemoteAsk: async (request) => ({ ask: await withdrawRemoteAsk(request.relay, request.askingSessionId, request.askId, { line: deps.asksLine, asks: deps.asks }) }),

@@ -5,13 +5,16 @@
  */
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
+import { untilDue } from './until-due.ts';
 import { pollRemoteAsk, type AskPollIntervals, type PolledAsk, type RemoteAnswerSink, type RemoteAsksLine, type RemoteAskStore } from '../domain/remote-asks.ts';
 
 const BATCH = 20;
 /** How long a poll may hold its ask (relay time) before another replica may take it over. */
 const LEASE_MS = 60_000;
-/** Between looks for due asks (relay time). */
+/** The shortest pause between looks for due asks (relay time). */
 const LOOK_MS = 1_000;
+/** The longest: an ask kept by another replica is first polled within it (one kept here nudges the loop). */
+const IDLE_LOOK_MS = 30_000;
 
 export class RemoteAskPollLoop {
   #stopped = false;
@@ -26,6 +29,11 @@ export class RemoteAskPollLoop {
     this.#running ??= this.#run();
   }
 
+  /** An ask was kept here: look now rather than at the next pass. */
+  nudge(): void {
+    this.#wake.abort();
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#wake.abort();
@@ -36,15 +44,18 @@ export class RemoteAskPollLoop {
     const { asks, clock, logger } = this.deps;
     while (!this.#stopped) {
       this.#wake = new AbortController();
+      let pauseMs = LOOK_MS;
       try {
         const now = clock.now();
         const due = await asks.claimDue(now, new Date(now.getTime() + LEASE_MS), BATCH);
         await Promise.all(due.map((ask) => this.#poll(ask)));
+        // Nothing waits in between: sleep until the next ask is due (a full batch goes on after the shortest pause).
+        if (due.length < BATCH) pauseMs = untilDue(await asks.nextDueAt(), clock.now(), LOOK_MS, IDLE_LOOK_MS);
       } catch (error) {
         logger.error({ err: error }, 'remote ask poll pass failed; trying again');
       }
       if (this.#stopped) break;
-      await clock.sleep(LOOK_MS, this.#wake.signal).catch(() => undefined);
+      await clock.sleep(pauseMs, this.#wake.signal).catch(() => undefined);
     }
   }
 

@@ -7,11 +7,14 @@ import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { fetchRemoteSubscription } from '../domain/remote-fetch.ts';
 import type { RemoteEventsLine, RemoteIngest, RemoteSubscription, RemoteSubscriptionStore } from '../domain/remote-ports.ts';
+import { untilDue } from './until-due.ts';
 
 /** How many subscriptions one replica fetches in one pass. */
 const BATCH = 20;
 /** How long a fetch may hold its subscription (relay time) before another replica may take it over. */
 const LEASE_MS = 60_000;
+/** The longest pause between looks: a subscription opened by another replica is first fetched within it (one opened here nudges the loop). */
+const IDLE_LOOK_MS = 30_000;
 
 export class RemoteFetchLoop {
   #stopped = false;
@@ -50,15 +53,18 @@ export class RemoteFetchLoop {
     const { subscriptions, clock, logger, intervalMs } = this.deps;
     while (!this.#stopped) {
       this.#wake = new AbortController();
+      let pauseMs = intervalMs;
       try {
         const now = clock.now();
         const due = await subscriptions.claimDue(now, new Date(now.getTime() + LEASE_MS), BATCH);
         await Promise.all(due.map((subscription) => this.#fetch(subscription)));
+        // Nothing waits in between: sleep until the next fetch is due (a full batch goes on after the interval).
+        if (due.length < BATCH) pauseMs = untilDue(await subscriptions.nextDueAt(), clock.now(), intervalMs, IDLE_LOOK_MS);
       } catch (error) {
         logger.error({ err: error }, 'remote fetch pass failed; trying again');
       }
       if (this.#stopped) break;
-      await clock.sleep(intervalMs, this.#wake.signal).catch(() => undefined);
+      await clock.sleep(pauseMs, this.#wake.signal).catch(() => undefined);
     }
   }
 

@@ -41,6 +41,11 @@ export class PrismaRemoteAskStore implements RemoteAskStore {
     return rows.map((row) => ({ relay: row.relay, id: row.id, userId: row.user_id, askingSessionId: row.asking_session_id, online: row.online }));
   }
 
+  async nextDueAt(): Promise<Date | undefined> {
+    const { _min } = await this.#prisma.remoteAsk.aggregate({ _min: { nextPollAt: true } });
+    return _min.nextPollAt ?? undefined;
+  }
+
   async settle(relay: string, id: string, online: boolean, nextPollAt: Date): Promise<void> {
     await this.#prisma.remoteAsk.updateMany({ where: { relay, id }, data: { online, nextPollAt, leaseUntil: null } });
   }

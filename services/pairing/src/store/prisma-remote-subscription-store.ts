@@ -45,6 +45,11 @@ export class PrismaRemoteSubscriptionStore implements RemoteSubscriptionStore {
     return rows.map(toSubscription);
   }
 
+  async nextDueAt(): Promise<Date | undefined> {
+    const { _min } = await this.#prisma.remoteSubscription.aggregate({ _min: { nextFetchAt: true } });
+    return _min.nextFetchAt ?? undefined;
+  }
+
   async settle(subscriptionId: string, state: { cursor: number; online: boolean }, nextFetchAt: Date): Promise<void> {
     await this.#prisma.remoteSubscription.updateMany({
       where: { subscriptionId },
