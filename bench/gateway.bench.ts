@@ -167,7 +167,6 @@ async function relaySide(relay: Relay): Promise<Side> {
   for (let i = 0; i < CONCURRENT; i++) tokens.push((await relay.createExternalSession(`bench agent ${i}`)).token);
   const clients = await Promise.all(Array.from({ length: CROWD }, (_, i) => mcpClient(relay.mcpUrl, tokens[i % tokens.length])));
   const first = clients[0]!;
-  const pid = (name: string) => (relay.services[name as keyof Relay['services']] as unknown as { child?: ChildProcess }).child?.pid;
   return {
     seq: {
       list_sessions: relayCall(first, { action: 'list_sessions', relay: 'this' }),
@@ -176,7 +175,7 @@ async function relaySide(relay: Relay): Promise<Side> {
     },
     concurrent: clients.slice(0, CONCURRENT).map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
     crowd: clients.map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
-    pids: Object.fromEntries(['gateway', ...STATEFUL].map((name) => [name, pid(name)])),
+    pids: Object.fromEntries((['gateway', ...STATEFUL] as const).map((name) => [name, relay.services[name].pid])),
   };
 }
 

@@ -51,6 +51,11 @@ class ServiceProcess {
     this.child.stderr?.on('data', keep);
   }
 
+  /** The process id while it runs (a benchmark reads its CPU time and memory from /proc). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** SIGKILL: the process gets no chance to clean up. */
   async kill(): Promise<void> {
     await this.signal('SIGKILL');
@@ -104,6 +109,8 @@ export interface RelayClient {
 export interface Relay extends RelayClient {
   connection: RelayConnection;
   services: Record<ServiceName, ServiceProcess>;
+  /** How long after all six processes were spawned each service first answered its health check (ms). */
+  startUpMs: Partial<Record<ServiceName, number>>;
   /** Waits until the service answers its health check again. */
   waitReady(name: ServiceName): Promise<void>;
   logs(): string;
@@ -226,6 +233,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const relay: Relay = Object.assign(client, {
     connection,
     services,
+    startUpMs: {},
     waitReady,
     logs: () => Object.values(services).map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
     async stop() {
@@ -239,7 +247,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   try {
     for (const service of [...STATEFUL, 'gateway'] as const) services[service].start();
-    for (const service of [...STATEFUL, 'gateway'] as const) await waitReady(service);
+    const spawnedAt = performance.now();
+    await Promise.all(
+      [...STATEFUL, 'gateway'].map(async (service) => {
+        await waitReady(service as ServiceName);
+        relay.startUpMs[service as ServiceName] = performance.now() - spawnedAt;
+      }),
+    );
     await signIn(relay, 'e2e user');
   } catch (error) {
     const logs = relay.logs();
