@@ -12,7 +12,8 @@
 //
 // It prints calls per second, latency p50/p99/max per kind of call, the answers by kind (HTTP status, relay_tool
 // code), faults (5xx, REMOTE_RELAY_INTERNAL, JSON-RPC internal error), late answers (none within 2 s) and whether
-// every service still answers its health check at the end.
+// every service still answers its health check at the end. Stopped early (Ctrl-C, SIGTERM), it stops sending
+// and prints the same figures for the calls answered so far.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
 import { DEADLINE_MS, FUZZ_RELAY_ENV, sendHttpCase, sendToolCall, startCardDenier, type FuzzTokens, type Outcome } from '../test/security/fuzz-client.ts';
@@ -27,6 +28,8 @@ const PARALLEL = Number(process.env.BENCH_FUZZ_PARALLEL ?? 4);
 const SEED = Number(process.env.BENCH_FUZZ_SEED ?? Date.now() % 2 ** 31);
 /** Inputs are generated this many at a time: some are 100,000 characters long. */
 const CHUNK = 500;
+/** Set by SIGINT or SIGTERM: no more calls are sent, and the figures so far are printed. */
+let stopRequested = false;
 
 type Sent = { type: 'tool'; input: Record<string, unknown> } | { type: 'http'; input: HttpCase };
 
@@ -67,7 +70,7 @@ async function run(inputs: Sent[], agent: Client, relay: Relay, tokens: FuzzToke
   let next = 0;
   await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
-      while (next < inputs.length) {
+      while (next < inputs.length && !stopRequested) {
         const sent = inputs[next++]!;
         let outcome: Outcome;
         try {
@@ -94,6 +97,7 @@ async function alive(relay: Relay, service: (typeof STATEFUL)[number] | 'gateway
 }
 
 async function main(): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (stopRequested = true));
   console.log(`security fuzz: ${CALLS} calls (${Math.round(HTTP_SHARE * 100)}% raw HTTP), ${PARALLEL} in flight, deadline ${DEADLINE_MS} ms, seed ${SEED}`);
   await buildStaleServices();
   const relay = await startRelay({ name: 'fuzz-bench', env: FUZZ_RELAY_ENV });
@@ -108,16 +112,17 @@ async function main(): Promise<void> {
     const started = performance.now();
     let done = 0;
     let reported = 0;
-    for (let chunk = 0; done < CALLS; chunk += 1) {
+    for (let chunk = 0; done < CALLS && !stopRequested; chunk += 1) {
       const count = Math.min(CHUNK, CALLS - done);
       await run(chunkOf(vocabulary, count, SEED + 2 * chunk), agent, relay, tokens, tally);
       done += count;
-      if (done - reported >= CALLS / 10 || done === CALLS) {
+      if (!stopRequested && (done - reported >= CALLS / 10 || done === CALLS)) {
         reported = done;
         const seconds = (performance.now() - started) / 1000;
-        console.error(`  ${done} calls in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s)`);
+        console.error(`  ${done} calls in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s), ${tally.faultCount} faults, ${tally.kinds.get('late') ?? 0} late`);
       }
     }
+    if (stopRequested) console.log(`\nstopped early: the figures below are of the calls answered before the stop, not of ${CALLS}`);
     const seconds = (performance.now() - started) / 1000;
     const up = await Promise.all([...STATEFUL, 'gateway' as const].map(async (service) => [service, await alive(relay, service)] as const));
     report(tally, seconds, up, denier.decided(), denier.failures());
