@@ -1,10 +1,13 @@
 /**
  * Calls to a paired relay's /relay/v1 over HTTP(S): its base URL and this relay's token for it, the prompt's
  * provenance and the trace context in headers. No answer (network, timeout, 5xx) is REMOTE_RELAY_OFFLINE;
- * 401/403 is REMOTE_RELAY_AUTH. The token is never logged.
+ * 401/403 is REMOTE_RELAY_AUTH. The token is never logged. An answer is read up to MAX_MESSAGE_BYTES only: a
+ * paired relay is not trusted to keep its answers small, and whatever it answers goes on over gRPC, which takes
+ * no more.
  */
 import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AppError } from '@relay/errors';
+import { MAX_MESSAGE_BYTES } from '@relay/rpc';
 import { tracer } from '@relay/telemetry';
 import { auth, offline } from '../domain/errors.ts';
 import type { PairAnswer, Provenance, RelayLink } from '../domain/ports.ts';
@@ -93,7 +96,8 @@ export class RelayClient {
     } catch (error) {
       throw offline(`Relay at ${this.baseUrl} did not answer.`, error);
     }
-    const text = await response.text().catch(() => '');
+    const text = await readAtMost(response, MAX_MESSAGE_BYTES).catch(() => '');
+    if (text === undefined) throw offline(`Relay at ${this.baseUrl} answered more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB.`);
     if (response.status === 401 || response.status === 403) {
       throw auth(`Relay at ${this.baseUrl} refused this relay's token${refusalText(text)}. Pair the relays again.`);
     }
@@ -106,6 +110,24 @@ export class RelayClient {
     }
     return { status: response.status, body, version: response.headers.get(VERSION_HEADER) ?? '' };
   }
+}
+
+/** The response's body as text, or undefined (and the rest left unread) once it is longer than `limit` bytes. */
+async function readAtMost(response: Response, limit: number): Promise<string | undefined> {
+  if (response.body === null) return '';
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+    await response.body.cancel();
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Leaving the loop early cancels the rest of the body.
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
