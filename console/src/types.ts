@@ -20,6 +20,25 @@ export interface Task {
   endedAt?: string;
   reason?: string;
   health?: { minutesSinceOutput: number; quiet: boolean; quietAfterMinutes: number };
+  counts?: TestCounts;
+}
+
+export interface TestCounts {
+  runner: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  final: boolean;
+}
+
+/** GET /api/v1/sessions/:id/tasks/:taskId/output: the end of a task's output, as read_task_output answers it. */
+export interface TaskOutput {
+  task: { id: string; description: string; status: string; exitCode: number | null };
+  tail: string[];
+  truncated: boolean;
+  stall?: { minutes: number; quiet: boolean; quietAfterMinutes: number };
+  counts?: TestCounts;
+  notes?: string[];
 }
 
 export interface SessionView {
@@ -36,6 +55,12 @@ export interface SessionView {
   mayCreateSessions?: true;
   startedBy?: { id: string; title: string };
   archived?: true;
+  /** The relay mode of this conversation. */
+  mode: 'agent' | 'ask' | 'plan';
+  /** How many sessions this conversation watches ("all": every one). */
+  watching?: number | 'all';
+  /** One of the user's conversations watches it. */
+  watched?: true;
 }
 
 export interface Message {

@@ -198,15 +198,44 @@ describe('the web console', () => {
     const card = await user.pendingCard(watcher.id);
     expect((await user.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
     await user.finish(watcher.id, watcher.messageId);
+    // The list: the watched session has its badge, the watcher says how many it watches.
+    await page.goto(`${relay.gatewayUrl}/`);
+    const row = (id: string) => page.locator(`tr[data-session="${id}"]`);
+    await expect.poll(() => row(worker.id).locator('.tag.watched').textContent(), { timeout: 15_000 }).toBe('watched');
+    expect(await row(watcher.id).locator('.tag.watching').textContent()).toBe('watching 1 session');
+    expect(await row(watcher.id).locator('.tag.watched').count()).toBe(0);
+    expect(await shot('sessions-watching')).toEqual([]);
     await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(watcher.id)}`);
     const chip = page.locator('details.chip');
     await expect.poll(() => chip.locator('summary').textContent(), { timeout: 15_000 }).toBe('watching 1 session');
     await chip.locator('summary').click();
+    // Its options in words.
+    expect(await chip.locator('li').first().textContent()).toMatch(/^“Watched”: a question is asked, an error, a turn ends, .*all are idle/);
     expect(await shot('watching')).toEqual([]);
     await chip.getByRole('button', { name: 'Unsubscribe' }).click();
     await expect.poll(() => chip.count(), { timeout: 15_000 }).toBe(0);
     const listed = await user.api('GET', `/api/v1/sessions/${watcher.id}/subscriptions`);
     expect(listed.body.subscriptions.filter((subscription: { ended?: true }) => !subscription.ended)).toEqual([]);
+  });
+
+  it('shows a task with its health and the end of its output, and the relay mode as it is', async () => {
+    const builder = await user.scriptSession('Builder', 'task echo "compiling"; echo "all 3 steps done"; exec sleep 600\nreply started {{result.taskId}}');
+    await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(builder.id)}`);
+    // The command runs only on the owner's Allow, given here on the conversation's card.
+    const card = page.locator('article.card').first();
+    await card.getByRole('button', { name: 'Allow' }).click({ timeout: 30_000 });
+    expect((await user.finish(builder.id, builder.messageId)).reply.text).toMatch(/^started \S+/);
+    const tasks = page.getByRole('region', { name: 'Background tasks' });
+    await expect.poll(() => tasks.locator('pre.tail').textContent(), { timeout: 15_000 }).toBe('compiling\nall 3 steps done');
+    expect(await tasks.locator('summary').first().textContent()).toMatch(/running · (writing output|last output \d+ min ago)/);
+    const mode = page.getByRole('group', { name: 'Relay mode' });
+    expect(await mode.getByRole('button', { name: 'agent' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await shot('tasks')).toEqual([]);
+    await mode.getByRole('button', { name: 'plan' }).click();
+    await expect.poll(() => mode.getByRole('button', { name: 'plan' }).getAttribute('aria-pressed'), { timeout: 15_000 }).toBe('true');
+    await page.goto(`${relay.gatewayUrl}/`);
+    await expect.poll(() => page.locator(`tr[data-session="${builder.id}"] .tag.mode`).textContent(), { timeout: 15_000 }).toBe('plan mode');
+    expect((await user.api('POST', `/api/v1/sessions/${builder.id}/archive`)).status).toBe(200);
   });
 
   it('cancels a schedule in the ⏰ list', async () => {

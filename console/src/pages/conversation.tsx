@@ -1,15 +1,18 @@
 // A conversation: its messages (an agent's prompt with its "↗ from …" badge, relay events and schedule rows set
-// apart), the reply being written, pending cards and asks inline, tasks, the watching chip, the owner's switches,
-// Stop and a message box.
+// apart), the reply being written, pending cards and asks inline, tasks with their health and the end of their
+// output, the watching chip, the owner's switches (the relay mode shown as it is), Stop and a message box.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get, patch, post, seg } from '../api.ts';
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
-import { ago, fromBadge, stateLabel, when } from '../parts/format.ts';
+import { ago, fromBadge, stateLabel, watchingLabel, when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { linkTo } from '../router.ts';
-import type { Ask, Card, Message, SessionRead } from '../types.ts';
+import type { Ask, Card, Message, SessionRead, Task, TaskOutput } from '../types.ts';
+
+/** How many lines of a task's output the conversation shows. */
+const TAIL_LINES = 20;
 import { useApi } from '../use-api.ts';
 
 export function Conversation({ id }: { id: string }) {
@@ -44,13 +47,14 @@ export function Conversation({ id }: { id: string }) {
                   </>
                 ) : null}
                 {session.archived ? ' · archived' : ''}
+                {session.watched ? <span class="tag watched">watched</span> : null}
               </p>
             </div>
-            <Watching sessionId={id} />
+            {session.watching !== undefined ? <Watching sessionId={id} watching={session.watching} /> : null}
           </div>
-          <Switches id={id} mayCreateSessions={session.mayCreateSessions === true} running={session.state === 'running_turn'} />
+          <Switches id={id} mode={session.mode} mayCreateSessions={session.mayCreateSessions === true} running={session.state === 'running_turn'} />
           <SessionActions id={id} title={session.title} group={session.group?.name ?? ''} archived={session.archived === true} />
-          {session.tasks.length > 0 ? <Tasks read={read.data!} /> : null}
+          {session.tasks.length > 0 ? <Tasks sessionId={id} tasks={session.tasks} /> : null}
         </>
       ) : read.loading ? (
         <p class="muted">Loading…</p>
@@ -180,33 +184,75 @@ function SessionActions({ id, title, group, archived }: { id: string; title: str
   );
 }
 
-function Tasks({ read }: { read: SessionRead }) {
+/** The session's background tasks: status, health while they run, test counts, and the end of each one's output. */
+function Tasks({ sessionId, tasks }: { sessionId: string; tasks: Task[] }) {
+  const running = tasks.filter((task) => task.status === 'running').length;
   return (
-    <details class="tasks">
-      <summary>
-        {read.session.tasks.length} background task{read.session.tasks.length === 1 ? '' : 's'}
-      </summary>
+    <section class="tasks" aria-label="Background tasks">
+      <h2>
+        {tasks.length} background task{tasks.length === 1 ? '' : 's'}
+        {running > 0 ? <span class="muted small"> · {running} running</span> : null}
+      </h2>
       <ul>
-        {read.session.tasks.map((task) => (
-          <li key={task.taskId}>
-            <strong>{task.description || task.taskId}</strong> — {task.status}
-            {task.exitCode !== null ? ` (exit ${task.exitCode})` : ''}
-            {task.health ? ` · ${task.health.quiet ? 'quiet' : 'active'}, last output ${task.health.minutesSinceOutput} min ago` : ''}
-            {task.reason ? ` · ${task.reason}` : ''}
+        {tasks.map((task) => (
+          <li key={task.taskId} class="task">
+            <details open={task.status === 'running'}>
+              <summary>
+                <strong>{task.description || task.taskId}</strong> <span class={`task-status status-${task.status}`}>{task.status}</span>
+                {task.exitCode !== null ? ` · exit code ${task.exitCode}` : ''}
+                {task.health ? <span class={task.health.quiet ? 'error' : 'muted'}> · {healthLabel(task.health)}</span> : null}
+                {task.counts ? ` · ${task.counts.passed} passed, ${task.counts.failed} failed${task.counts.skipped ? `, ${task.counts.skipped} skipped` : ''}` : ''}
+                {task.reason ? ` · ${task.reason}` : ''}
+              </summary>
+              {task.output ? <TaskTail sessionId={sessionId} taskId={task.taskId} /> : <p class="muted small">No output to show.</p>}
+            </details>
           </li>
         ))}
       </ul>
-    </details>
+    </section>
   );
 }
 
-function Switches({ id, mayCreateSessions, running }: { id: string; mayCreateSessions: boolean; running: boolean }) {
+/** How long a running task has been silent, against the relay's quiet setting. */
+function healthLabel(health: NonNullable<Task['health']>): string {
+  const since = health.minutesSinceOutput === 0 ? 'writing output' : `last output ${health.minutesSinceOutput} min ago`;
+  return health.quiet ? `quiet: ${since} (quiet after ${health.quietAfterMinutes} min)` : since;
+}
+
+/** The last lines of a task's output, read again whenever the conversation changes. */
+function TaskTail({ sessionId, taskId }: { sessionId: string; taskId: string }) {
+  const output = useApi<TaskOutput>(`/api/v1/sessions/${seg(sessionId)}/tasks/${seg(taskId)}/output?lines=${TAIL_LINES}`, 'session');
+  return (
+    <>
+      <ErrorNote error={output.error} />
+      {output.data ? (
+        <>
+          {output.data.truncated ? <p class="muted small">The last {output.data.tail.length} lines:</p> : null}
+          {output.data.tail.length > 0 ? (
+            <pre class="tail" aria-label={`The end of the output of ${output.data.task.description || taskId}`} tabIndex={0}>
+              {output.data.tail.join('\n')}
+            </pre>
+          ) : null}
+          {(output.data.notes ?? []).map((note) => (
+            <p class="muted small" key={note}>
+              {note}
+            </p>
+          ))}
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function Switches({ id, mode: readMode, mayCreateSessions, running }: { id: string; mode: string; mayCreateSessions: boolean; running: boolean }) {
   const action = useAction();
-  const [mode, setMode] = useState<string | undefined>(undefined);
+  // The answer to a switch shows at once; the next read of the session (live) says the same.
+  const [chosen, setChosen] = useState<{ mode: string; over: string } | undefined>(undefined);
+  const mode = chosen !== undefined && chosen.over === readMode ? chosen.mode : readMode;
   const setOptions = (body: Record<string, unknown>) =>
     action.run(async () => {
       const answer = await patch<{ mode: string }>(`/api/v1/sessions/${seg(id)}`, body);
-      setMode(answer.mode);
+      setChosen({ mode: answer.mode, over: readMode });
     });
   return (
     <div class="switches">
@@ -231,37 +277,74 @@ function Switches({ id, mayCreateSessions, running }: { id: string; mayCreateSes
 
 interface Subscription {
   id: string;
+  /** A paired relay's sessions it watches. */
+  relay?: string;
   scope?: 'all';
   sessions: 'all' | { id: string; title: string }[];
   events: string[];
+  once: boolean;
+  match?: string;
+  stalledMinutes: number;
+  heartbeatMinutes?: number;
   digestMinutes?: number;
-  quietHours?: { start: string; end: string; timezone?: string };
-  exclude?: { id: string; title: string }[];
+  quietHours?: { from: string; to: string; tz: string };
+  /** Session ids an "all" subscription leaves out. */
+  exclude?: string[];
   ended?: true;
   heldCount?: number;
   nextDeliveryAt?: string | null;
 }
 
+/** Each event a subscription wakes its watcher for, in words (the spec's names, for those not listed). */
+const EVENT_WORDS: Record<string, string> = {
+  question_asked: 'a question is asked',
+  question_answered: 'a question is answered',
+  error: 'an error',
+  turn_end: 'a turn ends',
+  subagent_finished: 'a sub-agent finishes',
+  task_started: 'a task starts',
+  task_finished: 'a task ends',
+  task_failed: 'a task fails',
+  all_idle: 'all are idle',
+  heartbeat: 'a heartbeat',
+};
+
+/** What a subscription watches and how, in words: "“Build”: a turn ends, a task fails; a digest every 30 min; …". */
+function subscriptionWords(subscription: Subscription): string {
+  const what = subscription.sessions === 'all' ? 'All sessions' : subscription.sessions.map((session) => `“${session.title}”`).join(', ');
+  const options = [
+    subscription.events
+      .map((event) => (event === 'stalled' ? `it is silent ${subscription.stalledMinutes} min` : (EVENT_WORDS[event] ?? event.replace(/_/g, ' '))))
+      .join(', '),
+    subscription.once ? 'once, then it ends' : '',
+    subscription.match ? `only when it says “${subscription.match}”` : '',
+    subscription.digestMinutes ? `a digest every ${subscription.digestMinutes} min` : '',
+    subscription.quietHours ? `quiet ${subscription.quietHours.from}–${subscription.quietHours.to} ${subscription.quietHours.tz}` : '',
+    subscription.heartbeatMinutes ? `a heartbeat every ${subscription.heartbeatMinutes} min` : '',
+    subscription.exclude?.length ? `except ${subscription.exclude.length} session${subscription.exclude.length === 1 ? '' : 's'} it leaves out` : '',
+  ];
+  return `${what}${subscription.relay ? ` on ${subscription.relay}` : ''}: ${options.filter((part) => part !== '').join('; ')}`;
+}
+
 /** The spec's watching chip: "watching N sessions", its subscriptions in words, each with Unsubscribe. */
-function Watching({ sessionId }: { sessionId: string }) {
+function Watching({ sessionId, watching }: { sessionId: string; watching: number | 'all' }) {
   const list = useApi<{ subscriptions: Subscription[] }>(`/api/v1/sessions/${seg(sessionId)}/subscriptions`, 'session');
   const action = useAction();
   const active = (list.data?.subscriptions ?? []).filter((subscription) => !subscription.ended);
   if (active.length === 0) return null;
-  const everything = active.some((subscription) => subscription.sessions === 'all');
-  const watched = new Set(active.flatMap((subscription) => (subscription.sessions === 'all' ? [] : subscription.sessions.map((session) => session.id))));
   return (
     <details class="chip">
-      <summary>{everything ? 'watching all sessions' : `watching ${watched.size} session${watched.size === 1 ? '' : 's'}`}</summary>
+      <summary>{watchingLabel(watching)}</summary>
       <ul>
         {active.map((subscription) => (
           <li key={subscription.id}>
             <div>
-              {subscription.sessions === 'all' ? 'All sessions' : subscription.sessions.map((session) => `“${session.title}”`).join(', ')}: {subscription.events.join(', ')}
-              {subscription.digestMinutes ? `; a digest every ${subscription.digestMinutes} min` : ''}
-              {subscription.quietHours ? `; quiet ${subscription.quietHours.start}–${subscription.quietHours.end}` : ''}
-              {subscription.exclude?.length ? `; except ${subscription.exclude.map((session) => `“${session.title}”`).join(', ')}` : ''}
-              {subscription.heldCount ? ` · ${subscription.heldCount} held, coming ${when(subscription.nextDeliveryAt)}` : ''}
+              {subscriptionWords(subscription)}
+              {subscription.heldCount ? (
+                <div class="muted small">
+                  {subscription.heldCount} event{subscription.heldCount === 1 ? '' : 's'} held, coming {when(subscription.nextDeliveryAt)}
+                </div>
+              ) : null}
             </div>
             <button type="button" disabled={action.busy} onClick={() => action.run(() => del(`/api/v1/sessions/${seg(sessionId)}/subscriptions/${seg(subscription.id)}`))}>
               Unsubscribe

@@ -1,9 +1,9 @@
-// The sessions list: title, provider and model, state, group, last activity; active, archived or all; search by
-// title; a new session with its first prompt.
+// The sessions list: title, provider and model, state and relay mode, group, the watched badge and "watching N",
+// last activity; active, archived or all; search by title; a new session with its first prompt.
 import { useState } from 'preact/hooks';
 import { post, seg } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
-import { ago, stateLabel } from '../parts/format.ts';
+import { ago, stateLabel, watchingLabel } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { linkTo, navigate } from '../router.ts';
 import type { SessionView } from '../types.ts';
@@ -56,13 +56,18 @@ export function Sessions() {
                 <td>
                   <a {...linkTo(`/sessions/${seg(session.id)}`)}>{session.title || session.id.slice(0, 8)}</a>
                   {session.startedBy ? <div class="muted small">via agent · “{session.startedBy.title}”</div> : null}
-                  {session.archived ? <span class="tag">archived</span> : null}
+                  <div class="tags">
+                    {session.archived ? <span class="tag">archived</span> : null}
+                    {session.watched ? <span class="tag watched">watched</span> : null}
+                    {session.watching !== undefined ? <span class="tag watching">{watchingLabel(session.watching)}</span> : null}
+                  </div>
                 </td>
                 <td>
                   {session.provider} · {session.model}
                 </td>
                 <td>
                   <span class={`state state-${session.state}`}>{stateLabel(session.state)}</span>
+                  {session.mode !== 'agent' ? <span class="tag mode">{session.mode} mode</span> : null}
                 </td>
                 <td>{session.group ? `${session.group.name} (${session.group.role})` : '—'}</td>
                 <td>{ago(session.lastActivityAt)}</td>

@@ -28,3 +28,8 @@ export function fromBadge(provenance: { originRelay: string; originSessionTitle:
   const session = provenance.originSessionTitle || provenance.originSessionId.slice(0, 8);
   return ['↗ from ' + relays, session, provenance.model].filter((part) => part !== '').join(' · ');
 }
+
+/** The spec's "watching N sessions". */
+export function watchingLabel(watching: number | 'all'): string {
+  return watching === 'all' ? 'watching all sessions' : `watching ${watching} session${watching === 1 ? '' : 's'}`;
+}

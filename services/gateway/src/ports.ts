@@ -748,6 +748,8 @@ export interface SubscriptionOwner {
   subscribe(input: SubscribeInput): Promise<{ subscription: WatchSubscription; firstForWatcher: boolean }>;
   unsubscribe(userId: string, watcherSessionId: string, subscriptionId: string | 'all'): Promise<string[]>;
   listSubscriptions(userId: string, watcherSessionId: string): Promise<WatchSubscription[]>;
+  /** Every active subscription of the user's conversations (the session list's watched badges and "watching N"). */
+  listUserSubscriptions(userId: string): Promise<WatchSubscription[]>;
   transferSubscriptions(userId: string, watcherSessionId: string, fromSessionId: string, dryRun: boolean): Promise<WatchSubscription[]>;
   /** No echo: where the watcher stands with a prompt's turn (its call or wait runs, got the finished reply, or neither). */
   notePromptState(watcherSessionId: string, messageId: string, state: 'waiting' | 'reply_returned' | 'not_waiting'): Promise<void>;

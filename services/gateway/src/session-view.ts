@@ -3,6 +3,7 @@
  */
 import type { ChatMessage, GroupMember, GroupRef, PendingQuestion, Session, SessionRead, SessionTask, TestCounts } from './ports.ts';
 import { GROUP_MEMBERS_LIMIT } from './relay-tool/limits.ts';
+import type { WatchMarks } from './watch-marks.ts';
 
 export interface SessionView {
   id: string;
@@ -25,6 +26,14 @@ export interface SessionView {
   /** "via agent": the conversation whose agent started it. */
   startedBy?: { id: string; title: string };
   archived?: true;
+}
+
+/**
+ * A session as the user API shows it to its owner: the view agents get, plus its relay mode and, from the
+ * user's subscriptions, whether it is watched and how many sessions it watches.
+ */
+export function userSessionView(session: Session, marks: WatchMarks = {}): SessionView & WatchMarks & { mode: string } {
+  return { ...sessionView(session), mode: session.mode, ...marks };
 }
 
 export interface GroupView {

@@ -75,6 +75,11 @@ export class GrpcSubscriptionOwner implements SubscriptionOwner {
     return response.subscriptions.map(toSubscription);
   }
 
+  async listUserSubscriptions(userId: string): Promise<WatchSubscription[]> {
+    const response = await callUnary(this.client, 'listUserSubscriptions', { userId }, { deadlineMs: DEADLINE_MS });
+    return response.subscriptions.map(toSubscription);
+  }
+
   async transferSubscriptions(userId: string, watcherSessionId: string, fromSessionId: string, dryRun: boolean): Promise<WatchSubscription[]> {
     const response = await callUnary(this.client, 'transferSubscriptions', { userId, watcherSessionId, fromSessionId, dryRun }, { deadlineMs: DEADLINE_MS });
     return response.subscriptions.map(toSubscription);

@@ -1,19 +1,20 @@
 /**
  * The user API, /api/v1, for a user's own bearer token: their sessions (hosted ones with their
- * first prompt, and external ones for MCP clients they run themselves), messages to them, their
- * turns' results, the owner's switches on a conversation, and what this relay is. Errors answer
- * `{ code, error }`.
+ * first prompt, and external ones for MCP clients they run themselves; each with its relay mode and watch
+ * marks), messages to them, their turns' results, the owner's switches on a conversation, and what this
+ * relay is. Errors answer `{ code, error }`.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { withPendingAsks } from '../pending-asks.ts';
-import { SESSION_SCOPES, type PairingOwner, type QuestionOwner, type TurnResult } from '../ports.ts';
+import { SESSION_SCOPES, type PairingOwner, type QuestionOwner, type SubscriptionOwner, type TurnResult } from '../ports.ts';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../relay-tool/limits.ts';
 import { mentionedRelays } from '../relay-tool/mentions.ts';
 import { turnFields } from '../relay-tool/turn-result.ts';
 import { planWait } from '../relay-tool/wait-seconds.ts';
-import { sessionReadView, sessionView } from '../session-view.ts';
+import { sessionReadView, sessionView, userSessionView } from '../session-view.ts';
 import { RELAY_VERSION } from '../version.ts';
+import { watchMarks, type WatchMarks } from '../watch-marks.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 
@@ -27,6 +28,22 @@ export interface ApiDeps extends UserApiDeps {
   questions?: QuestionOwner;
   /** The paired relays a user's message may mention (unlocking them in that conversation). */
   pairing?: PairingOwner;
+  /** Where the sessions' watch marks come from; without it, sessions show none. */
+  subscriptions?: SubscriptionOwner;
+}
+
+/**
+ * The watch marks of the user's sessions. Best effort: a subscription service that does not answer leaves the
+ * sessions without marks rather than the user without their sessions.
+ */
+async function marksOf(deps: ApiDeps, userId: string): Promise<(sessionId: string) => WatchMarks> {
+  if (deps.subscriptions === undefined) return () => ({});
+  try {
+    return watchMarks(await deps.subscriptions.listUserSubscriptions(userId));
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'subscriptions could not be read; the sessions show no watch marks');
+    return () => ({});
+  }
 }
 
 /**
@@ -119,9 +136,9 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (userId === undefined) return reply;
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const sessions = await callOwner(reply, deps.logger, () => deps.sessions.listSessions(userId, query.data.scope));
+    const [sessions, marks] = await Promise.all([callOwner(reply, deps.logger, () => deps.sessions.listSessions(userId, query.data.scope)), marksOf(deps, userId)]);
     if (sessions === undefined) return reply;
-    return { sessions: sessions.map(sessionView) };
+    return { sessions: sessions.map((session) => userSessionView(session, marks(session.id))) };
   });
 
   app.post('/api/v1/sessions', async (request, reply) => {
@@ -153,12 +170,15 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = SessionParams.parse(request.params);
     const query = ReadQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const read = await callOwner(reply, deps.logger, async () => {
-      const session = await deps.sessions.readSession(userId, id, query.data.last);
-      return deps.questions ? withPendingAsks(session, await deps.questions.listAsks(userId, { aboutSessionId: id, pendingOnly: true })) : session;
-    });
+    const [read, marks] = await Promise.all([
+      callOwner(reply, deps.logger, async () => {
+        const session = await deps.sessions.readSession(userId, id, query.data.last);
+        return deps.questions ? withPendingAsks(session, await deps.questions.listAsks(userId, { aboutSessionId: id, pendingOnly: true })) : session;
+      }),
+      marksOf(deps, userId),
+    ]);
     if (read === undefined) return reply;
-    return sessionReadView(read);
+    return { ...sessionReadView(read), session: userSessionView(read.session, marks(id)) };
   });
 
   app.patch('/api/v1/sessions/:id', async (request, reply) => {

@@ -12,6 +12,7 @@ export const SUBSCRIPTION_CALLERS = {
   subscribe: GATEWAY,
   unsubscribe: GATEWAY,
   listSubscriptions: GATEWAY,
+  listUserSubscriptions: GATEWAY,
   transferSubscriptions: GATEWAY,
   notePromptState: GATEWAY,
   ingestRemoteEvents: ['gateway', 'pairing'],

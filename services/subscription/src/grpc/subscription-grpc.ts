@@ -81,6 +81,7 @@ export function subscriptionGrpc(deps: { store: PrismaWatchStore; clock: Clock; 
       return { endedIds: await store.unsubscribe({ watcherSessionId: request.watcherSessionId, subscriptionId: id, now: clock.now() }) };
     },
     listSubscriptions: async (request) => ({ subscriptions: (await store.list(request.watcherSessionId, clock.now())).map(toSubscriptionMessage) }),
+    listUserSubscriptions: async (request) => ({ subscriptions: (await store.listActiveOfUser(request.userId)).map(toSubscriptionMessage) }),
     transferSubscriptions: async (request) => {
       if (request.fromSessionId === request.watcherSessionId) {
         throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'transfer_subscriptions: from names this conversation; name the conversation to take them from.');

@@ -160,6 +160,12 @@ export class PrismaWatchStore {
       .sort((a, b) => Number(a.endedAt !== null) - Number(b.endedAt !== null));
   }
 
+  /** Every active subscription of the user's conversations, oldest first. */
+  async listActiveOfUser(userId: string): Promise<Subscription[]> {
+    const rows = await this.prisma.subscription.findMany({ where: { userId, endedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return rows.map(toSubscription);
+  }
+
   /** Moves every active subscription of `from` to `to`, their held events and own-prompt states with them. */
   async transfer(input: { userId: string; from: string; to: string; now: Date; dryRun: boolean }): Promise<Subscription[]> {
     return this.prisma.$transaction(async (tx) => {

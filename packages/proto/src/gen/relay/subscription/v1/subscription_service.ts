@@ -163,6 +163,10 @@ export interface ListSubscriptionsRequest {
   watcherSessionId: string;
 }
 
+export interface ListUserSubscriptionsRequest {
+  userId: string;
+}
+
 /** Active first, then those ended in the last hour. */
 export interface ListSubscriptionsResponse {
   subscriptions: Subscription[];
@@ -1591,6 +1595,79 @@ export const ListSubscriptionsRequest: MessageFns<ListSubscriptionsRequest> = {
     const message = createBaseListSubscriptionsRequest();
     message.userId = object.userId ?? "";
     message.watcherSessionId = object.watcherSessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseListUserSubscriptionsRequest(): ListUserSubscriptionsRequest {
+  return { userId: "" };
+}
+
+export const ListUserSubscriptionsRequest: MessageFns<ListUserSubscriptionsRequest> = {
+  encode(message: ListUserSubscriptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserSubscriptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserSubscriptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUserSubscriptionsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListUserSubscriptionsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUserSubscriptionsRequest>, I>>(base?: I): ListUserSubscriptionsRequest {
+    return ListUserSubscriptionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUserSubscriptionsRequest>, I>>(object: I): ListUserSubscriptionsRequest {
+    const message = createBaseListUserSubscriptionsRequest();
+    message.userId = object.userId ?? "";
     return message;
   },
 };
@@ -3180,6 +3257,21 @@ export const SubscriptionServiceService = {
     responseDeserialize: (value: Buffer): ListSubscriptionsResponse => ListSubscriptionsResponse.decode(value),
   },
   /**
+   * Every active subscription of the user's conversations, oldest first (the session list's watched badges and
+   * "watching N"); held counts are not read.
+   */
+  listUserSubscriptions: {
+    path: "/relay.subscription.v1.SubscriptionService/ListUserSubscriptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUserSubscriptionsRequest): Buffer =>
+      Buffer.from(ListUserSubscriptionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUserSubscriptionsRequest => ListUserSubscriptionsRequest.decode(value),
+    responseSerialize: (value: ListSubscriptionsResponse): Buffer =>
+      Buffer.from(ListSubscriptionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSubscriptionsResponse => ListSubscriptionsResponse.decode(value),
+  },
+  /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
    * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_INPUT.
    */
@@ -3285,6 +3377,11 @@ export interface SubscriptionServiceServer extends UntypedServiceImplementation 
   /** The watcher's active subscriptions and those that ended in the last hour. */
   listSubscriptions: handleUnaryCall<ListSubscriptionsRequest, ListSubscriptionsResponse>;
   /**
+   * Every active subscription of the user's conversations, oldest first (the session list's watched badges and
+   * "watching N"); held counts are not read.
+   */
+  listUserSubscriptions: handleUnaryCall<ListUserSubscriptionsRequest, ListSubscriptionsResponse>;
+  /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
    * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_INPUT.
    */
@@ -3367,6 +3464,25 @@ export interface SubscriptionServiceClient extends Client {
   ): ClientUnaryCall;
   listSubscriptions(
     request: ListSubscriptionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListSubscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Every active subscription of the user's conversations, oldest first (the session list's watched badges and
+   * "watching N"); held counts are not read.
+   */
+  listUserSubscriptions(
+    request: ListUserSubscriptionsRequest,
+    callback: (error: ServiceError | null, response: ListSubscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  listUserSubscriptions(
+    request: ListUserSubscriptionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListSubscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  listUserSubscriptions(
+    request: ListUserSubscriptionsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListSubscriptionsResponse) => void,
