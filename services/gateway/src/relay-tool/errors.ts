@@ -39,6 +39,11 @@ const CATALOGUE = {
 
 export type ToolErrorCode = keyof typeof CATALOGUE;
 
+/** The codes a relay_tool result may carry (the user API's own refusals aside): docs/relay-tool.md lists each. */
+export const RELAY_TOOL_CODES = (Object.keys(CATALOGUE) as ToolErrorCode[]).filter(
+  (code) => !['REMOTE_RELAY_PAIRING_EXISTS', 'REMOTE_RELAY_USER_EXISTS', 'REMOTE_RELAY_LAST_ADMIN'].includes(code),
+);
+
 /** A refusal with a catalogued code; its message is the sentence the agent reads. */
 export function toolError(code: ToolErrorCode, message: string, details?: ErrorDetails): AppError {
   return new AppError(code, CATALOGUE[code], message, { details });
