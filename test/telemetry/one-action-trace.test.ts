@@ -1,8 +1,8 @@
 // One user action is one trace you can follow: from the first span of an MCP `send`, parent edges (inside a trace)
 // and span links (to work that starts a trace of its own: a queued turn, a wake-up digesting events, a schedule's
 // firing) reach the script turn it queued, the wake-up that turn's end caused and the watcher's turn it started.
-// And the relay's background loops (outbox relays, the subscription planner, the turn runner, the firing loop) record
-// nothing at rest: no trace grows once its work is over. Real services, exporting OTLP to a receiver on loopback;
+// And the relay's background loops (outbox relays, the subscription planner, the turn runner, the firing loop, an open
+// console page's stream) record nothing at rest: no trace grows once its work is over. Real services, exporting OTLP to a receiver on loopback;
 // the relay clock runs 60× so a wake-up's coalescing window and a schedule's first minute pass quickly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -177,6 +177,10 @@ describe('the background loops at rest', () => {
       await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
       await eventually(() => (markers() > count ? true : undefined), 'the marker call');
     };
+    // A console page stays open through the rest: its stream reads the owners once a second, for hours.
+    const page = new AbortController();
+    const stream = await fetch(`${relay.gatewayUrl}/api/v1/events`, { headers: { authorization: `Bearer ${relay.userToken}` }, signal: page.signal });
+    expect(stream.status).toBe(200);
     await marker();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const before = new Map<string, number>();
@@ -186,6 +190,7 @@ describe('the background loops at rest', () => {
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     await marker();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    page.abort();
 
     const after = new Map<string, number>();
     for (const span of receiver.spans) after.set(span.traceId, (after.get(span.traceId) ?? 0) + 1);

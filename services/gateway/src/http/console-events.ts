@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { outsideTrace } from '@relay/telemetry';
 import type { QuestionOwner, SessionOwner } from '../ports.ts';
 import { bearerTokenOf } from './authenticate-bearer.ts';
 import { callerOf, type UserApiDeps } from './user-api.ts';
@@ -118,7 +119,8 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
       }
       if (!ended) timer = setTimeout(() => void tick(), pollMs);
     };
-    void tick();
+    // A stream is held for hours and reads once a second: its rounds stay out of the GET request's trace.
+    outsideTrace(() => void tick());
   });
 }
 
