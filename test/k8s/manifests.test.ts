@@ -242,6 +242,19 @@ describe('the relay services', () => {
     expect(gateway.livenessProbe.httpGet.path).toBe('/healthz');
   });
 
+  it('the five gRPC services are headless (callers balance over the ready pods DNS names) and serve on the pod\'s own port', () => {
+    for (const render of overlayRenders()) {
+      for (const [name, port] of Object.entries(GRPC_SERVICES)) {
+        const spec = byName(render, 'Service', name)?.['spec'] as any;
+        expect(spec.clusterIP, `${render.name}: ${name}`).toBe('None');
+        // A headless Service maps no ports: callers dial the pod at the port they were told.
+        const container = (byName(render, 'Deployment', name)?.['spec'] as any).template.spec.containers[0];
+        expect(spec.ports.map((p: { port: number }) => p.port), `${render.name}: ${name}`).toEqual([port]);
+        expect(container.ports.map((p: { containerPort: number }) => p.containerPort), `${render.name}: ${name}`).toContain(port);
+      }
+    }
+  });
+
   it('every *_GRPC_ADDR a service reads (its src/config.ts) names that service in its ConfigMap, and the network policies let the call through', () => {
     const dev = renders.find((render) => render.name === 'overlays/dev')!;
     const label = (name: string) => ({ 'app.kubernetes.io/name': name });

@@ -1,4 +1,4 @@
-import { credentials, experimental, InterceptingCall, type ChannelCredentials, type ClientOptions, type Interceptor } from '@grpc/grpc-js';
+import { credentials, experimental, InterceptingCall, type ChannelCredentials, type ChannelOptions, type ClientOptions, type Interceptor } from '@grpc/grpc-js';
 import { SERVICE_AUTH_METADATA_KEY, type GrpcAuth } from './grpc-auth.ts';
 import { MESSAGE_LIMITS } from './message-limits.ts';
 
@@ -6,13 +6,41 @@ import { MESSAGE_LIMITS } from './message-limits.ts';
 export type ClientConstructor<C> = new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>) => C;
 
 /**
- * A client to `host:port` that proves which service is calling with every call: over mutual TLS with the
- * service's certificate, or (on one machine, over loopback) with its token in the call's metadata.
+ * How every relay client's channel balances and keeps its connections. A service's replicas sit behind a
+ * headless Service, so DNS answers every ready pod and `round_robin` keeps a connection to each and spreads
+ * calls over them (grpc-js's default, pick_first, would send everything to one pod for as long as it lives).
+ * Keepalive pings find a connection a pod's disappearance left half-open within ~40 s, and the reconnect
+ * backoff stays short so a restarted replica takes calls again within seconds; DNS is asked again whenever a
+ * connection drops (a rollout) and at most every 5 s.
+ */
+export const CLIENT_CHANNEL_OPTIONS: ChannelOptions = {
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.initial_reconnect_backoff_ms': 500,
+  'grpc.max_reconnect_backoff_ms': 10_000,
+  'grpc.dns_min_time_between_resolutions_ms': 5_000,
+};
+
+/** Targets that already name their resolver; anything else (`host:port`) is resolved through DNS. */
+const RESOLVER_SCHEME = /^(dns|ipv4|ipv6|unix|unix-abstract):/;
+
+/** `session:50051` → `dns:///session:50051`, so that every A record of a headless Service is a replica to balance over. */
+export function targetOf(address: string): string {
+  return RESOLVER_SCHEME.test(address) ? address : `dns:///${address}`;
+}
+
+/**
+ * A client to `address` (`host:port`, or a grpc target such as `ipv4:127.0.0.1:1,127.0.0.1:2`) that balances its
+ * calls over every replica the address resolves to and proves which service is calling with every call: over
+ * mutual TLS with the service's certificate, or (on one machine, over loopback) with its token in the call's metadata.
  */
 export function createClient<C>(ClientCtor: ClientConstructor<C>, address: string, auth: GrpcAuth, options: Partial<ClientOptions> = {}): C {
-  const limited = { ...MESSAGE_LIMITS, ...options };
+  const target = targetOf(address);
+  const channel = { ...MESSAGE_LIMITS, ...CLIENT_CHANNEL_OPTIONS, ...options };
   if (auth.kind === 'tls') {
-    return new ClientCtor(address, experimental.createCertificateProviderChannelCredentials(auth.certificates, auth.certificates), limited);
+    return new ClientCtor(target, experimental.createCertificateProviderChannelCredentials(auth.certificates, auth.certificates), channel);
   }
   // grpc-js refuses call credentials on an insecure channel, so the token goes in through an interceptor.
   const withToken: Interceptor = (callOptions, nextCall) =>
@@ -22,5 +50,5 @@ export function createClient<C>(ClientCtor: ClientConstructor<C>, address: strin
         next(metadata, listener);
       },
     });
-  return new ClientCtor(address, credentials.createInsecure(), { ...limited, interceptors: [withToken, ...(options.interceptors ?? [])] });
+  return new ClientCtor(target, credentials.createInsecure(), { ...channel, interceptors: [withToken, ...(options.interceptors ?? [])] });
 }

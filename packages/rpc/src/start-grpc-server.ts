@@ -42,12 +42,19 @@ export interface GrpcServer {
   shutdown(): Promise<void>;
 }
 
+/**
+ * Clients balance over the replicas DNS named when they connected; a replica added later would take no calls
+ * until a connection drops. So each connection is closed (GOAWAY) after ~5 minutes: the client asks DNS again
+ * and connects to every replica there is then. Calls in flight on the old connection finish first.
+ */
+const CONNECTION_AGE = { 'grpc.max_connection_age_ms': 5 * 60_000 };
+
 /** Starts a gRPC server with the given services and grpc.health.v1, SERVING for '' and each service's full name. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const { logger } = options;
   const names = ['', ...options.services.map((service) => serviceName(service.definition))];
   const health = new HealthImplementation(Object.fromEntries(names.map((name) => [name, 'NOT_SERVING' as const])));
-  const server = new Server({ ...MESSAGE_LIMITS, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
+  const server = new Server({ ...MESSAGE_LIMITS, ...CONNECTION_AGE, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
   for (const service of options.services) server.addService(service.definition, service.implementation);
   health.addToServer(server);
 
