@@ -255,6 +255,21 @@ describe('the relay services', () => {
     }
   });
 
+  it('rollouts lose nothing: the session pod outlives its turns\' grace, the gateway waits out its removal before SIGTERM', () => {
+    for (const render of overlayRenders()) {
+      const pod = (name: string) => (byName(render, 'Deployment', name)?.['spec'] as any).template.spec;
+      const graceSeconds = Number((byName(render, 'ConfigMap', 'session')?.['data'] as Record<string, string>)['RELAY_SHUTDOWN_GRACE_SECONDS']);
+      expect(graceSeconds, render.name).toBeGreaterThan(0);
+      // The rest of the shutdown (gRPC calls 5 s, consumers, outbox, telemetry) needs time after the turns' grace.
+      expect(pod('session').terminationGracePeriodSeconds - graceSeconds, render.name).toBeGreaterThanOrEqual(30);
+      const gateway = pod('gateway');
+      const preStop = gateway.containers[0].lifecycle.preStop.exec.command as string[];
+      expect(preStop[0]).toBe('sleep');
+      // After the preStop delay the gateway gives open tool calls 10 s (services/gateway/src/main.ts) and flushes.
+      expect(gateway.terminationGracePeriodSeconds - Number(preStop[1]), render.name).toBeGreaterThanOrEqual(20);
+    }
+  });
+
   it('every *_GRPC_ADDR a service reads (its src/config.ts) names that service in its ConfigMap, and the network policies let the call through', () => {
     const dev = renders.find((render) => render.name === 'overlays/dev')!;
     const label = (name: string) => ({ 'app.kubernetes.io/name': name });

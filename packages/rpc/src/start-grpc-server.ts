@@ -38,6 +38,11 @@ export interface GrpcServer {
   port: number;
   /** The plaintext health port, when one was asked for. */
   healthPort?: number;
+  /**
+   * Reports NOT_SERVING and goes on serving: readiness drops, so new callers go to other replicas, while the
+   * work this replica still finishes (a running turn's own calls) is answered. shutdown() follows.
+   */
+  drain(): void;
   /** Reports NOT_SERVING, lets in-flight calls finish (up to the timeout), then cancels the rest. */
   shutdown(): Promise<void>;
 }
@@ -70,7 +75,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     stopped ??= stop(server, health, names, options.shutdownTimeoutMs ?? 5000, logger);
     return stopped;
   };
-  return { port, ...(healthPort === undefined ? {} : { healthPort }), shutdown };
+  const drain = (): void => {
+    for (const name of names) health.setStatus(name, 'NOT_SERVING');
+  };
+  return { port, ...(healthPort === undefined ? {} : { healthPort }), drain, shutdown };
 }
 
 function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {

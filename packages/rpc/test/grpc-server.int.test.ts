@@ -192,6 +192,18 @@ describe('shutdown and unreachable services', () => {
     expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', kind: 'unavailable' });
   });
 
+  it('while draining reports NOT_SERVING and still answers calls', async () => {
+    const server = await startGrpcServer({ port: 0, host: '127.0.0.1', logger, auth: serverAuth, services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }] });
+    const address = `127.0.0.1:${server.port}`;
+    server.drain();
+    expect(await checkHealth(address)).toBe(false);
+    expect(await checkHealth(address, 'relay.session.v1.SessionService')).toBe(false);
+    const client = createClient(SessionServiceClient, address, gateway);
+    expect(await callUnary(client, 'createUser', { name: 'draining' })).toMatchObject({ userId: 'user-draining' });
+    client.close();
+    await server.shutdown();
+  });
+
   it('cancels calls still running when the shutdown timeout passes', async () => {
     const server = await startGrpcServer({
       port: 0,

@@ -12,7 +12,7 @@ import { AllowedHosts } from './http/allowed-hosts.ts';
 import { registerApiRoutes } from './http/api-routes.ts';
 import { registerConsoleRoutes } from './http/console-routes.ts';
 import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSettings } from './http/failure-limits.ts';
-import { registerHealthRoutes, type ReadinessChecks } from './http/health-routes.ts';
+import { registerHealthRoutes } from './http/health-routes.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import { registerRelayAsksRoutes } from './http/relay-asks-routes.ts';
@@ -45,7 +45,6 @@ export interface AppDeps {
   schedules?: SchedulerOwner;
   /** The pairing service's remote events (subscriptions across relays); absent where this gateway runs without them. */
   remoteEvents?: RemoteEventsOwner;
-  readiness: ReadinessChecks;
   logger: Logger;
   /** What the edges allow; left out, the defaults (loopback and publicUrl's host, the default failure limits). */
   edges?: Partial<EdgeSettings>;
@@ -102,7 +101,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerInputGuard(app);
   registerConsoleRoutes(app, deps);
 
-  registerHealthRoutes(app, deps.readiness);
+  registerHealthRoutes(app);
   registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
   registerApiRoutes(app, deps);
   registerCardRoutes(app, deps);

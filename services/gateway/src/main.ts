@@ -3,13 +3,13 @@
  * shuts down in order on SIGTERM/SIGINT. Telemetry is started by `--import @relay/telemetry/register`.
  */
 import { createClock } from '@relay/clock';
-import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SchedulerServiceClient } from '@relay/proto/relay/scheduler/v1/scheduler_service';
-import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
-import { checkHealth, createClient, grpcAuth, serviceName } from '@relay/rpc';
+import { createClient, grpcAuth } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { buildApp } from './app.ts';
 import { cachedPairingOwner, cachedSessionOwner } from './cached-owners.ts';
@@ -43,10 +43,6 @@ const app = buildApp({
   subscriptions: new GrpcSubscriptionOwner(subscriptionClient),
   schedules: new GrpcSchedulerOwner(schedulerClient),
   remoteEvents: new GrpcRemoteEventsOwner(remoteEventsClient),
-  readiness: {
-    session: () => checkHealth(config.SESSION_GRPC_ADDR, serviceName(SessionServiceService), undefined, grpc),
-    pairing: () => checkHealth(config.PAIRING_GRPC_ADDR, serviceName(PairingServiceService), undefined, grpc),
-  },
   logger,
   edges: {
     allowedHosts: config.RELAY_ALLOWED_HOSTS,

@@ -4,7 +4,7 @@ import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_serv
 import { CardKind, CardStatus, QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { AppError } from '@relay/errors';
-import { checkHealth, createClient } from '@relay/rpc';
+import { createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -37,7 +37,6 @@ beforeAll(async () => {
     sessions: new GrpcSessionOwner(sessionClient),
     pairing: new GrpcPairingOwner(pairingClient),
     questions: new GrpcQuestionOwner(questionClient),
-    readiness: { session: () => checkHealth(owners.sessionAddress), pairing: () => checkHealth(owners.pairingAddress) },
     logger,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -85,7 +85,6 @@ beforeAll(async () => {
     sessions,
     pairing: {} as PairingOwner,
     questions,
-    readiness: {},
     logger: createLogger({ name: 'console-test', level: 'silent' }),
   });
   await app.ready();

@@ -56,7 +56,6 @@ function build(edges: Partial<EdgeSettings> = {}): { app: FastifyInstance; seen:
     sessions,
     pairing,
     questions: { async listAsks() { return []; } } as unknown as QuestionOwner,
-    readiness: { session: async () => true, pairing: async () => true },
     logger: createLogger({ name: 'edges-test', level: 'silent' }),
     edges,
   });

@@ -6,7 +6,7 @@
 import { AppError } from '@relay/errors';
 import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
-import { checkHealth, createClient } from '@relay/rpc';
+import { createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -106,7 +106,6 @@ beforeAll(async () => {
     pairing: new GrpcPairingOwner(pairingClient),
     questions,
     remoteEvents,
-    readiness: { session: () => checkHealth(owners.sessionAddress), pairing: () => checkHealth(owners.pairingAddress) },
     logger,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -77,7 +77,6 @@ function build() {
     sessions,
     pairing: { async listPairedRelays() { return []; } } as unknown as PairingOwner,
     questions: { async listAsks() { return []; } } as unknown as QuestionOwner,
-    readiness: { session: async () => true, pairing: async () => true },
     logger: createLogger({ name: 'session-routes-test', level: 'silent' }),
   });
   return { app, session, calls };

@@ -4,7 +4,7 @@
 import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
-import { checkHealth, createClient } from '@relay/rpc';
+import { createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
@@ -38,10 +38,6 @@ export async function startGateway(relayName = 'desk', options: { withoutPublicU
     sessions: new GrpcSessionOwner(sessionClient),
     pairing: new GrpcPairingOwner(pairingClient),
     questions: new GrpcQuestionOwner(questionClient),
-    readiness: {
-      session: () => checkHealth(owners.sessionAddress),
-      pairing: () => checkHealth(owners.pairingAddress),
-    },
     logger,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

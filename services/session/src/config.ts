@@ -169,6 +169,13 @@ const schema = z.object({
    */
   RELAY_USAGE_ALLOWANCES: z.preprocess(blankAsUnset, jsonOf(z.record(z.string(), allowance)).optional().transform((value) => value ?? {})),
 
+  /**
+   * On SIGTERM (a rollout, a scale-down) how long the turns running here may go on to end by themselves, while this
+   * replica claims no new ones; those still running then end as "the relay stopped; send it again". Keep the pod's
+   * terminationGracePeriodSeconds above it (k8s/base/session/deployment.yaml).
+   */
+  RELAY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(20),
+
   // Background tasks.
   /** Default of the relay's quiet setting for tasks (minutes without output, read_session and read_task_output); the settings row wins once it exists. */
   RELAY_TASK_QUIET_MINUTES: setting(RELAY_SETTING_RANGES.taskQuietMinutes).default(10),

@@ -203,9 +203,12 @@ try {
   });
 
   onShutdownSignal(logger, async () => {
+    // Unready at once (callers and new turns go to other replicas); the turns running here may end by themselves
+    // within the grace, still served (their agents call relay_tool back) and still stoppable. Those still running
+    // then end as "the relay stopped"; their events go out with the last flush.
+    server.drain();
+    await runner.drain(config.RELAY_SHUTDOWN_GRACE_SECONDS * 1000);
     await server.shutdown();
-    // The turns running here end as "the relay stopped"; their events go out with the last flush.
-    await runner.stop();
     taskUpkeep.stop();
     await backgroundTasks.stopAll();
     listening.stop();

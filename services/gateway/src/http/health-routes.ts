@@ -1,22 +1,14 @@
 /**
- * /healthz: the process is up. /readyz: the services the gateway cannot answer without report
- * SERVING on their gRPC health checks.
+ * /healthz: the process is up. /readyz: this gateway can take requests; once it starts shutting down it stops
+ * listening and answers 503 on the connections still open (Fastify's return503OnClosing). The services behind it
+ * do not decide it: they are reached through their own Services (only their ready replicas), and a call that finds
+ * one away answers its own clear error. Were the gateway unready whenever a service is, one service down would
+ * take every gateway pod out of the Ingress at once, the console and those errors with them.
  */
 import type { FastifyInstance } from 'fastify';
 
-/** Per service, whether it answers its health check with SERVING. */
-export type ReadinessChecks = Record<string, () => Promise<boolean>>;
-
 /** Registers /healthz and /readyz on `app`. */
-export function registerHealthRoutes(app: FastifyInstance, checks: ReadinessChecks): void {
+export function registerHealthRoutes(app: FastifyInstance): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
-
-  app.get('/readyz', async (_request, reply) => {
-    const entries = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => [name, await check().catch(() => false)] as const),
-    );
-    const services = Object.fromEntries(entries.map(([name, serving]) => [name, serving ? 'SERVING' : 'NOT_SERVING']));
-    const ready = entries.every(([, serving]) => serving);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', services });
-  });
+  app.get('/readyz', async () => ({ status: 'ready' }));
 }

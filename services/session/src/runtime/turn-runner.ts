@@ -70,6 +70,8 @@ export class TurnRunner {
   readonly #o: Required<Omit<TurnRunnerOptions, 'runnerId' | 'pauses'>> & Pick<TurnRunnerOptions, 'pauses'>;
   readonly #running = new Map<string, RunningTurn>();
   #stopped = true;
+  /** Set by drain(): the looks go on (stop requests, expired leases) but claim nothing. */
+  #draining = false;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #again = false;
@@ -124,6 +126,24 @@ export class TurnRunner {
   }
 
   /**
+   * A rollout's first step: claims no more turns (queued ones wait in the table for another replica, or for this
+   * one's successor), lets the turns running here end by themselves for up to `graceMs` of real time (a stop
+   * request still reaches them), then stop() ends the rest.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.#draining = true;
+    const running = [...this.#running.values()].map((turn) => turn.finished);
+    if (running.length > 0) {
+      this.#o.logger.info({ runnerId: this.runnerId, turns: running.length, graceMs }, 'letting the running turns end before stopping');
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.all(running), graceOver]);
+      clearTimeout(timer);
+    }
+    await this.stop();
+  }
+
+  /**
    * Stops claiming and ends the turns running here as error ("the relay stopped while this turn
    * ran; send it again"), as a crash would after the lease, only sooner.
    */
@@ -148,10 +168,10 @@ export class TurnRunner {
     if (this.#running.size > 0) {
       for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
     }
-    if (this.#running.size >= this.#o.maxConcurrentTurns) return;
+    if (this.#draining || this.#running.size >= this.#o.maxConcurrentTurns) return;
     // A pause another replica recorded holds here too; the next look after it ends claims the turns it held.
     const held = this.#o.pauses === undefined ? [] : heldProviders(await this.#o.pauses.pausesAt(clock.now()), clock.now());
-    while (!this.#stopped && this.#running.size < this.#o.maxConcurrentTurns) {
+    while (!this.#stopped && !this.#draining && this.#running.size < this.#o.maxConcurrentTurns) {
       const claim = await store.claimNext({
         runnerId: this.runnerId,
         now: clock.now(),

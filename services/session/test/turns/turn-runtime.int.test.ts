@@ -406,6 +406,38 @@ describe('the turn runner with the script provider', () => {
     expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: false });
   });
 
+  it('drain (a rollout): claims no new turn, lets the running ones end by themselves, a stop request still reaches them, and the queued turn waits', async () => {
+    const [finishing, stopping, waiting] = await Promise.all([newSession(), newSession(), newSession()]);
+    const first = await queue(finishing, 'reply a\nwait 5\nreply done');
+    const second = await queue(stopping, 'reply b\nwait 600\nreply never');
+    const runner = startRunner();
+    await Promise.all([untilParked(first.turnId, 'a'), untilParked(second.turnId, 'b')]);
+
+    // A grace far beyond the test: the drain ends when both turns have ended, not when it runs out.
+    const drained = runner.drain(600_000);
+    const queued = await queue(waiting, 'reply c');
+    signals.work();
+    clock.advance(5_000);
+    expect(await untilStatus(first.turnId, 'done', 'error', 'stopped')).toMatchObject({ status: 'done', replyText: 'a\ndone' });
+    expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId: stopping })).toEqual({ stopRequested: true });
+    await drained;
+    expect(await turnRow(second.turnId)).toMatchObject({ status: 'stopped' });
+    // Never claimed here: the next replica (or this one's successor) runs it.
+    expect(await turnRow(queued.turnId)).toMatchObject({ status: 'queued', runnerId: null });
+    const successor = startRunner();
+    expect(await untilStatus(queued.turnId, 'done', 'error')).toMatchObject({ status: 'done', runnerId: successor.runnerId });
+  });
+
+  it('drain ends a turn still running when the grace runs out as "the relay stopped", with its event', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply long\nwait 600\nreply never');
+    const runner = startRunner();
+    await untilParked(turnId, 'long');
+    await runner.drain(0);
+    expect(await turnRow(turnId)).toMatchObject({ status: 'error', error: RELAY_STOPPED_ERROR, inFlight: '' });
+    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
+  });
+
   it('StopTurn refuses the caller’s own conversation and another user’s session, and changes nothing', async () => {
     const sessionId = await newSession();
     const { turnId } = await queue(sessionId, 'reply x');

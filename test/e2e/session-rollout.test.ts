@@ -1,0 +1,86 @@
+// A rollout replaces a session replica while its agents work: SIGTERM to the session service mid-turn, as Kubernetes
+// sends it, on a relay started as `relay up` starts one (six real services, real NATS and PostgreSQL, `script` agents
+// calling relay_tool back through the gateway). The replica claims nothing new, a turn that ends within the grace
+// ends as it would have (its agent's relay_tool call still answered), a turn that would outlast the grace ends as
+// "the relay stopped; send it again" at once, and a message sent while the replica shut down waits in the
+// conversation for the replica that comes next, which runs it. Nothing is lost.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finish, scriptSession } from '../harness/script-turns.ts';
+import { startRelay, type Relay } from '../harness/relay.ts';
+
+const GRACE_SECONDS = 15;
+let relay: Relay;
+
+beforeAll(async () => {
+  relay = await startRelay({ name: 'rollout', env: { RELAY_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS) } });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+});
+
+async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** Waits until the session's running turn has written `text` as its reply so far. */
+const inFlight = (sessionId: string, text: string) =>
+  until(async () => {
+    const read = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
+    return read.body?.inFlight?.includes(text) ? true : undefined;
+  }, `${sessionId} shows "${text}" in flight`);
+
+const result = async (sessionId: string, messageId: string) =>
+  (await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=0`)).body;
+
+describe('SIGTERM to the session service mid-turn', () => {
+  it('lets a running turn finish, ends one that would outlast the grace as the relay stopped, and runs a message sent meanwhile on the next replica', async () => {
+    const short = await scriptSession(relay, 'Short', 'reply started\nwait 2\nrelay_tool {"action":"list_sessions","relay":"this"}\nreply finished during the rollout');
+    const long = await scriptSession(relay, 'Long', 'reply working\nwait 600\nreply never');
+    await Promise.all([inFlight(short.id, 'started'), inFlight(long.id, 'working')]);
+
+    const exited = relay.services.session.stop();
+    // Sent while the replica drains: still answered (the replica serves until its turns ended), never claimed by it.
+    const later = await relay.api('POST', `/api/v1/sessions/${short.id}/messages`, { text: 'reply the next replica ran this' });
+    expect(later.status, JSON.stringify(later.body)).toBe(201);
+    await exited;
+
+    // The replica ended both turns itself before it exited (no other replica's lease sweep did it later).
+    const db = new pg.Client({ connectionString: relay.databaseUrls.session });
+    await db.connect();
+    const rows = await db.query<{ message_id: string; status: string }>('SELECT message_id, status FROM turns WHERE message_id = ANY($1)', [[short.messageId, long.messageId, later.body.message_id]]);
+    await db.end();
+    expect(Object.fromEntries(rows.rows.map((row) => [row.message_id, row.status]))).toEqual({
+      [short.messageId]: 'done',
+      [long.messageId]: 'error',
+      [later.body.message_id]: 'queued',
+    });
+
+    relay.services.session.start();
+    await relay.waitReady('session');
+    // The gateway's connection comes back within its reconnect backoff.
+    await until(async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined), 'the gateway reaches the new replica');
+    const shortEnd = await result(short.id, short.messageId);
+    expect(shortEnd, JSON.stringify(shortEnd)).toMatchObject({ status: 'done', reply: { text: 'started\nfinished during the rollout' } });
+    const longEnd = await result(long.id, long.messageId);
+    expect(longEnd, JSON.stringify(longEnd)).toMatchObject({ status: 'error', error: 'the relay stopped while this turn ran; send it again' });
+
+    await finish(relay, short.id, later.body.message_id);
+    expect(await result(short.id, later.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'the next replica ran this' } });
+    const conversation = (await relay.api('GET', `/api/v1/sessions/${short.id}`)).body.messages.map((m: { role: string; text: string }) => `${m.role}: ${m.text}`);
+    // In the order they were written: the second message came while the first turn still ran.
+    expect(conversation).toEqual([
+      expect.stringMatching(/^user: reply started/),
+      'user: reply the next replica ran this',
+      'assistant: started\nfinished during the rollout',
+      'assistant: the next replica ran this',
+    ]);
+  });
+});
