@@ -79,7 +79,8 @@ beforeAll(async () => {
     tasks.push(async () => ({ name: `base + [${subset.join(', ')}]`, components: subset, objects: await renderCombination('base', subset) }));
   }
   renders = await pool(tasks, 4);
-});
+  // Some 140 kubectl renders: most of a minute on a loaded 2-core machine, far beyond the static project's 10 s default.
+}, 300_000);
 
 describe('rendering', () => {
   it('renders every overlay, every overlay with each component it leaves out, and the base with every subset of components', () => {
