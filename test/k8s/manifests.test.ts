@@ -271,6 +271,27 @@ describe('the relay services', () => {
     }
   });
 
+  it('each service bounds its stream (age in relay-common, size in its own ConfigMap), and together they fit in JetStream\'s file store', () => {
+    const bytes = (size: string) => Number(/^(\d+)([KMGT]?B)?$/.exec(size)![1]) * 1024 ** ['', 'KB', 'MB', 'GB', 'TB'].indexOf(/[KMGT]?B$/.exec(size)?.[0] ?? '');
+    let checked = 0;
+    for (const render of overlayRenders()) {
+      const common = byName(render, 'ConfigMap', 'relay-common')?.['data'] as Record<string, string>;
+      expect(Number(common['NATS_STREAM_MAX_AGE_HOURS']), render.name).toBeGreaterThanOrEqual(24);
+      const total = Object.keys(GRPC_SERVICES).reduce((sum, name) => {
+        const own = Number((byName(render, 'ConfigMap', name)?.['data'] as Record<string, string>)['NATS_STREAM_MAX_BYTES']);
+        expect(own, `${render.name}: ${name}`).toBeGreaterThan(0);
+        return sum + own;
+      }, 0);
+      const nats = byName(render, 'ConfigMap', 'nats-config')?.['data'] as Record<string, string> | undefined;
+      if (nats === undefined) continue;
+      checked += 1;
+      const store = /max_file_store:\s*(\S+)/.exec(Object.values(nats).join('\n'))?.[1];
+      expect(store, render.name).toBeDefined();
+      expect(total, `${render.name}: the streams' sizes against max_file_store ${store}`).toBeLessThanOrEqual(bytes(store!));
+    }
+    expect(checked).toBeGreaterThanOrEqual(2);
+  });
+
   it('every *_GRPC_ADDR a service reads (its src/config.ts) names that service in its ConfigMap, and the network policies let the call through', () => {
     const dev = renders.find((render) => render.name === 'overlays/dev')!;
     const label = (name: string) => ({ 'app.kubernetes.io/name': name });

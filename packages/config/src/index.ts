@@ -78,6 +78,22 @@ export const streamReplicas = z.coerce
   .max(5, 'must be a whole number from 1 to 5 (JetStream keeps at most 5 copies)')
   .default(1);
 
+/**
+ * The stream a service declares: its copies (NATS_STREAM_REPLICAS), how long a message is kept, read or not
+ * (NATS_STREAM_MAX_AGE_HOURS, 168 = 7 days: longer than any consumer's outage should last) and the most it holds
+ * per copy (NATS_STREAM_MAX_BYTES, 1 GiB; a full stream refuses new messages, which wait in the outbox).
+ */
+export const streamEnv = {
+  NATS_STREAM_REPLICAS: streamReplicas,
+  NATS_STREAM_MAX_AGE_HOURS: z.coerce.number({ error: 'must be a number of hours' }).positive('must be more than 0 hours').default(168),
+  NATS_STREAM_MAX_BYTES: z.coerce.number({ error: 'must be a whole number of bytes' }).int('must be a whole number of bytes').min(1024 * 1024, 'must be at least 1 MiB (1048576)').default(1024 ** 3),
+};
+
+/** ensureStream's settings from a config read with streamEnv. */
+export function streamSettings(config: { NATS_STREAM_REPLICAS: number; NATS_STREAM_MAX_AGE_HOURS: number; NATS_STREAM_MAX_BYTES: number }): { replicas: number; maxAgeMs: number; maxBytes: number } {
+  return { replicas: config.NATS_STREAM_REPLICAS, maxAgeMs: config.NATS_STREAM_MAX_AGE_HOURS * 3_600_000, maxBytes: config.NATS_STREAM_MAX_BYTES };
+}
+
 /** DATABASE_URL for the services that own data. */
 export const databaseUrl = url(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/relay_session');
 

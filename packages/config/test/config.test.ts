@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, baseEnv, databaseUrl, grpcAddress, natsClientOptions, natsEnv, parseEnv, port, requireNatsTls, streamReplicas } from '../src/index.ts';
+import { ConfigError, baseEnv, databaseUrl, grpcAddress, natsClientOptions, natsEnv, parseEnv, port, requireNatsTls, streamEnv, streamReplicas, streamSettings } from '../src/index.ts';
 
 const schema = z.object({ ...baseEnv, DATABASE_URL: databaseUrl, GRPC_PORT: port(50051), SESSION_GRPC_ADDR: grpcAddress('session:50051') });
 
@@ -23,6 +23,29 @@ describe('parseEnv', () => {
     const variables = (error as ConfigError).problems.map((p) => p.variable).sort();
     expect(variables).toEqual(['DATABASE_URL', 'GRPC_PORT', 'LOG_LEVEL', 'RELAY_CLOCK', 'SESSION_GRPC_ADDR']);
     expect((error as ConfigError).message).toContain('DATABASE_URL: must be a postgres: or postgresql: URL');
+  });
+});
+
+describe('streamEnv (a stream\'s copies and limits)', () => {
+  const stream = z.object(streamEnv);
+
+  it('keeps a message 7 days and at most 1 GiB per stream unless told otherwise', () => {
+    expect(streamSettings(parseEnv(stream, {}))).toEqual({ replicas: 1, maxAgeMs: 168 * 3_600_000, maxBytes: 1024 ** 3 });
+    expect(streamSettings(parseEnv(stream, { NATS_STREAM_REPLICAS: '3', NATS_STREAM_MAX_AGE_HOURS: '72', NATS_STREAM_MAX_BYTES: '5368709120' }))).toEqual({
+      replicas: 3,
+      maxAgeMs: 72 * 3_600_000,
+      maxBytes: 5 * 1024 ** 3,
+    });
+  });
+
+  it('refuses limits that are no limits', () => {
+    let error: unknown;
+    try {
+      parseEnv(stream, { NATS_STREAM_MAX_AGE_HOURS: '0', NATS_STREAM_MAX_BYTES: '1000' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems.map((p) => p.variable).sort()).toEqual(['NATS_STREAM_MAX_AGE_HOURS', 'NATS_STREAM_MAX_BYTES']);
   });
 });
 

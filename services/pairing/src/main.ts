@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions } from '@relay/config';
+import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
@@ -59,7 +59,7 @@ const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'pairing', logger });
-  await ensureStream(bus, { ...PAIRING_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
+  await ensureStream(bus, { ...PAIRING_EVENTS_STREAM, ...streamSettings(config) });
   // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

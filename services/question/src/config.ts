@@ -3,12 +3,12 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamEnv } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
   ...natsEnv,
-  NATS_STREAM_REPLICAS: streamReplicas,
+  ...streamEnv,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50054),
   ...grpcServerEnv,

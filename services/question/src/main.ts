@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock, SystemClock } from '@relay/clock';
-import { ConfigError, natsClientOptions } from '@relay/config';
+import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
@@ -42,7 +42,7 @@ const stopping = new AbortController();
 try {
   await decisions.start();
   const bus = await connectBus({ ...natsClientOptions(config), name: 'question', logger });
-  await ensureStream(bus, { ...QUESTION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
+  await ensureStream(bus, { ...QUESTION_EVENTS_STREAM, ...streamSettings(config) });
   // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

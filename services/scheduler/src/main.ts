@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions } from '@relay/config';
+import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
@@ -43,7 +43,7 @@ const changed = () => loop.nudge();
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'scheduler', logger });
-  await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
+  await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, ...streamSettings(config) });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 

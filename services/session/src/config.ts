@@ -3,7 +3,7 @@
  */
 import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
-import { baseEnv, databaseUrl, grpcAddress, grpcServerEnv, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, databaseUrl, grpcAddress, grpcServerEnv, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamEnv } from '@relay/config';
 import { inStateFolder, isInsideAny, normaliseFolder, RELAY_STATE_FOLDER } from './domain/folders.ts';
 import { RELAY_SETTING_RANGES } from './domain/relay-settings.ts';
 
@@ -93,7 +93,7 @@ function setting(range: { min: number; max: number }) {
 const schema = z.object({
   ...baseEnv,
   ...natsEnv,
-  NATS_STREAM_REPLICAS: streamReplicas,
+  ...streamEnv,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50051),
   ...grpcServerEnv,

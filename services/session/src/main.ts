@@ -8,7 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions } from '@relay/config';
+import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
@@ -123,7 +123,7 @@ try {
   logger.info({ settings }, 'relay settings loaded');
 
   const bus = await connectBus({ ...natsClientOptions(config), name: 'session', logger });
-  await ensureStream(bus, { ...SESSION_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
+  await ensureStream(bus, { ...SESSION_EVENTS_STREAM, ...streamSettings(config) });
   // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

@@ -2,12 +2,12 @@
  * The subscription service's environment: the only place it reads process.env.
  */
 import { z } from 'zod';
-import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamReplicas } from '@relay/config';
+import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamEnv } from '@relay/config';
 
 const schema = z.object({
   ...baseEnv,
   ...natsEnv,
-  NATS_STREAM_REPLICAS: streamReplicas,
+  ...streamEnv,
   DATABASE_URL: databaseUrl,
   GRPC_PORT: port(50052),
   ...grpcServerEnv,

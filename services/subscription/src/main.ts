@@ -4,7 +4,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions } from '@relay/config';
+import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
@@ -36,7 +36,7 @@ const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: conf
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'subscription', logger });
-  await ensureStream(bus, { ...SUBSCRIPTION_COMMANDS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
+  await ensureStream(bus, { ...SUBSCRIPTION_COMMANDS_STREAM, ...streamSettings(config) });
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
 
