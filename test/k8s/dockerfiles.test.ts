@@ -30,13 +30,15 @@ function specFor(dockerfile: string, workspace: string, overrides: Partial<Image
   };
 }
 
-/** The folders the migration Jobs in k8s/base pass to relay-migrate. */
+/** The folders the services' migrate init containers in k8s/base pass to relay-migrate. */
 function migrationJobFolders(): string[] {
   const base = join(ROOT, 'k8s/base');
   return readdirSync(base)
-    .filter((name) => existsSync(join(base, name, 'migration-job.yaml')))
-    .flatMap((name) => parseObjects(readFileSync(join(base, name, 'migration-job.yaml'), 'utf8')))
-    .map((job) => (job['spec'] as any).template.spec.containers[0].args[0] as string);
+    .filter((name) => existsSync(join(base, name, 'deployment.yaml')))
+    .flatMap((name) => parseObjects(readFileSync(join(base, name, 'deployment.yaml'), 'utf8')))
+    .flatMap((deployment) => ((deployment['spec'] as any).template.spec.initContainers ?? []) as { name: string; args: string[] }[])
+    .filter((container) => container.name === 'migrate')
+    .map((container) => container.args[0]!);
 }
 
 describe('service images', () => {
@@ -77,7 +79,7 @@ describe('service images', () => {
 describe('the migration runner image', () => {
   const command = ['node', 'packages/db/bin/relay-migrate.mjs'];
 
-  it('copies what exists, runs relay-migrate as a non-root user and carries every folder a migration Job names', () => {
+  it('copies what exists, runs relay-migrate as a non-root user and carries every folder a migrate init container names', () => {
     const folders = migrationJobFolders();
     expect(folders.sort()).toEqual(['/app/migrations/pairing', '/app/migrations/question', '/app/migrations/scheduler', '/app/migrations/session', '/app/migrations/subscription']);
     const spec = specFor('docker/migrate/Dockerfile', 'packages/db', { command, buildScripts: [], requiredPaths: folders });

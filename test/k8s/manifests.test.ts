@@ -316,13 +316,19 @@ describe('the relay services', () => {
     expect(policyAllows(dev.objects, label('subscription'), label('session'), 50051)).toBe(false);
   });
 
-  it('each stateful service reads DATABASE_URL from its own Secret and has a migration Job using the same one', () => {
-    const base = renders.find((render) => render.name === 'base + []')!;
-    for (const name of Object.keys(GRPC_SERVICES)) {
-      const ref = { secretKeyRef: { name: `${name}-database`, key: 'DATABASE_URL' } };
-      const env = (object: K8sObject | undefined) => ((object?.['spec'] as any).template.spec.containers[0].env as { name: string; valueFrom?: unknown }[]).find((e) => e.name === 'DATABASE_URL');
-      expect(env(byName(base, 'Deployment', name))?.valueFrom, name).toEqual(ref);
-      expect(env(byName(base, 'Job', `${name}-migrate`))?.valueFrom, `${name}-migrate`).toEqual(ref);
+  it('each stateful service reads DATABASE_URL from its own Secret, and its pods migrate it first with the same one (no Job to delete at an upgrade)', () => {
+    for (const render of renders) {
+      expect(render.objects.filter((o) => o.kind === 'Job'), render.name).toEqual([]);
+      for (const name of Object.keys(GRPC_SERVICES)) {
+        const ref = { secretKeyRef: { name: `${name}-database`, key: 'DATABASE_URL' } };
+        const pod = (byName(render, 'Deployment', name)?.['spec'] as any).template.spec;
+        const databaseUrl = (container: { env: { name: string; valueFrom?: unknown }[] }) => container.env.find((e) => e.name === 'DATABASE_URL')?.valueFrom;
+        expect(databaseUrl(pod.containers[0]), `${render.name}: ${name}`).toEqual(ref);
+        const migrate = pod.initContainers.find((c: { name: string }) => c.name === 'migrate');
+        expect(migrate.image, `${render.name}: ${name}`).toMatch(/relay\/migrate/);
+        expect(migrate.args, `${render.name}: ${name}`).toEqual([`/app/migrations/${name}`]);
+        expect(databaseUrl(migrate), `${render.name}: ${name}`).toEqual(ref);
+      }
     }
   });
 

@@ -21,7 +21,7 @@ export type K8sObject = {
   [field: string]: unknown;
 };
 
-/** Fails with what to do when kubectl is missing or its kustomize predates Components (Debian 12's 1.20 does). */
+/** Fails with what to do when kubectl is missing or its kustomize is older than the overlays need (v5.4.2). */
 export async function checkKubectl(): Promise<string> {
   let output: string;
   try {
@@ -29,9 +29,12 @@ export async function checkKubectl(): Promise<string> {
   } catch (error) {
     throw new Error(`${kubectl} not found (${(error as Error).message}); .ci/run installs it`);
   }
-  const kustomize = /Kustomize Version: v(\d+)\./.exec(output);
-  if (kustomize === null || Number(kustomize[1]) < 4) {
-    throw new Error(`${kubectl}'s kustomize is too old for Components (${output.trim()}); .ci/run installs a newer kubectl`);
+  // The overlays' multi-document patch files need kustomize v5.4.2+ (kubectl 1.31+; docs/deploy.md, Requirements).
+  const kustomize = /Kustomize Version: v(\d+)\.(\d+)\.(\d+)/.exec(output);
+  const version = kustomize === null ? [0, 0, 0] : kustomize.slice(1).map(Number);
+  const atLeast = (minimum: number[]) => { for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return version[i]! > minimum[i]!; return true; };
+  if (!atLeast([5, 4, 2])) {
+    throw new Error(`${kubectl}'s kustomize is older than v5.4.2 (${output.trim()}); .ci/run installs a newer kubectl`);
   }
   return output.trim();
 }
