@@ -105,7 +105,12 @@ describe('a call that needs a card is the running turn of the external session',
       expect(await stateSeenBy()).toEqual({ listed: 'idle', read: 'idle', api: 'idle' });
       const watching = call({ action: 'subscribe', sessions: [worker], events: ['turn_end'] });
       const card = await user.pendingCard(me.id);
-      expect(await stateSeenBy()).toEqual({ listed: 'running_turn', read: 'running_turn', api: 'running_turn' });
+      // A call is marked once it has been in flight for a second (a quicker one is never seen working).
+      const seen = await until('the session shown working', async () => {
+        const states = await stateSeenBy();
+        return states.listed === 'running_turn' ? states : undefined;
+      });
+      expect(seen).toEqual({ listed: 'running_turn', read: 'running_turn', api: 'running_turn' });
       expect((await decide(card.id, 'deny')).status).toBe(200);
       expect(await watching).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
       expect(await stateSeenBy()).toEqual({ listed: 'idle', read: 'idle', api: 'idle' });

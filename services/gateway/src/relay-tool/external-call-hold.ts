@@ -13,7 +13,14 @@ import type { SessionOwner } from '../ports.ts';
 const RENEWALS_PER_LEASE = 3;
 
 /**
- * Holds a call of `sessionId`'s agent from now on; the returned function ends the hold once the call has ended.
+ * A call is held once it has been in flight this long (real time): most calls answer sooner, and nobody could
+ * have seen them working, so they cost the session service nothing.
+ */
+export const HOLD_AFTER_MS = 1_000;
+
+/**
+ * Holds a call of `sessionId`'s agent from its first HOLD_AFTER_MS on; the returned function ends the hold once the
+ * call has ended.
  * The renewals run on the relay's clock, the one the lease is measured on. A hold that fails costs the working
  * state, never the call.
  */
@@ -36,10 +43,16 @@ export function holdExternalCall(
       },
       (error: unknown) => logger.warn({ err: error, sessionId }, 'an external call could not be held as the session’s running turn'),
     );
-  let holding = hold();
+  let holding: Promise<void> | undefined;
+  const start = setTimeout(() => {
+    holding = hold();
+  }, HOLD_AFTER_MS);
+  start.unref();
   return async () => {
     ended = true;
+    clearTimeout(start);
     timer?.cancel();
+    if (holding === undefined) return;
     await holding;
     await sessions.releaseExternalCall(sessionId, callId).catch((error: unknown) => {
       logger.warn({ err: error, sessionId }, 'an external call’s hold could not be released; it lapses with its lease');
