@@ -12,37 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { decideCard, finish, scriptSession } from '../harness/script-turns.ts';
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
-
-async function finish(relay: Relay, sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
-async function startScriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, messageId: created.body.message_id };
-}
-
-async function decideCard(relay: Relay, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
-    const card = body.cards?.[0];
-    if (card) {
-      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
-      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-      return card;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
-}
 
 /** The watcher's event rows, once `until` appears in them `times` times (real-time deadline). */
 async function eventRowsUntil(relay: Relay, sessionId: string, until: string, times = 1, timeoutMs = 90_000): Promise<string[]> {
@@ -98,14 +70,14 @@ describe('events across relays', { timeout: 300_000 }, () => {
   });
 
   it('a watcher on A subscribes to a session of B and is woken by its turn_end, the row starting with B\'s name', async () => {
-    const started = await startScriptSession(b, 'Nightly deploy', 'reply ready');
+    const started = await scriptSession(b, 'Nightly deploy', 'reply ready');
     worker = started.id;
     await finish(b, worker, started.messageId);
 
     // The user's message names build-box: that unlocks it in the watcher's conversation.
     // turn_end only: each turn is then exactly one event, which the replay counts below rely on (the default events
     // would add B's computed all_idle, which has a test of its own).
-    const subscribing = await startScriptSession(a, 'Watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [worker], events: ['turn_end'] }));
+    const subscribing = await scriptSession(a, 'Watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [worker], events: ['turn_end'] }));
     watcher = subscribing.id;
     const card = await decideCard(a, watcher, 'allow');
     expect(card.title).toContain('on build-box');
@@ -127,8 +99,8 @@ describe('events across relays', { timeout: 300_000 }, () => {
 
   it('all_idle of B\'s sessions, computed on B with the subscription\'s exclude, reaches a watcher on A with B\'s name', async () => {
     // A session of B that stays busy: left out by exclude, it does not keep the others from being idle.
-    const busy = await startScriptSession(b, 'Long build', 'wait 600');
-    const subscribing = await startScriptSession(a, 'Idle watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: ['all'], exclude: [busy.id], events: ['all_idle'] }));
+    const busy = await scriptSession(b, 'Long build', 'wait 600');
+    const subscribing = await scriptSession(a, 'Idle watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: ['all'], exclude: [busy.id], events: ['all_idle'] }));
     await decideCard(a, subscribing.id, 'allow');
     const subscribed = JSON.parse((await finish(a, subscribing.id, subscribing.messageId)).reply.text);
     expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true, relay: 'build-box', subscription: { id: expect.stringMatching(/^sub_/), exclude: [busy.id] } });
@@ -146,9 +118,9 @@ describe('events across relays', { timeout: 300_000 }, () => {
   });
 
   it('a session archived on B ends the subscription on A that listed only it, with reason session_archived', async () => {
-    const old = await startScriptSession(b, 'Old work', 'reply wrapped up');
+    const old = await scriptSession(b, 'Old work', 'reply wrapped up');
     await finish(b, old.id, old.messageId);
-    const subscribing = await startScriptSession(a, 'Archive watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [old.id] }));
+    const subscribing = await scriptSession(a, 'Archive watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: [old.id] }));
     await decideCard(a, subscribing.id, 'allow');
     const subscribed = JSON.parse((await finish(a, subscribing.id, subscribing.messageId)).reply.text);
     expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true, relay: 'build-box', subscription: { sessions: [{ id: old.id }] } });
@@ -198,7 +170,7 @@ describe('events across relays', { timeout: 300_000 }, () => {
 
   // After the cap test: the answer also wakes B's session (the ask is about it), whose turn_end would count there.
   it('an ask about a session of B is kept on B, answered there, and reaches the asking conversation on A via build-box', async () => {
-    const asking = await startScriptSession(
+    const asking = await scriptSession(
       a,
       'Asker',
       [tool({ action: 'ask', relay: 'build-box', session: worker, question: 'Ship the migration tonight?', options: ['Tonight', 'Wait'] }), 'reply {{result.question_id}}'].join('\n'),

@@ -3,6 +3,7 @@
 // its pairing service and relay-b's /relay/v1. The test plays the users of each relay over /api/v1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { decideCard, finish, scriptSession } from '../harness/script-turns.ts';
 
 let a: Relay;
 let b: Relay;
@@ -14,36 +15,6 @@ async function say(relay: Relay, sessionId: string, text: string): Promise<any> 
   const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text });
   expect(sent.status, JSON.stringify(sent.body)).toBe(201);
   return finish(relay, sessionId, sent.body.message_id);
-}
-
-async function finish(relay: Relay, sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
-/** Waits for the one pending card in a session and decides it as the user. */
-async function decideCard(relay: Relay, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
-    const card = body.cards[0];
-    if (card) {
-      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
-      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-      return card;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
-}
-
-async function startScriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, messageId: created.body.message_id };
 }
 
 /** Pairs `from` with `to` the way users do: a code made on `to`, used on `from`. */
@@ -87,7 +58,7 @@ describe('two relays paired on loopback', () => {
 
   it('refuses a locked relay, then works on it once the user mentions it', async () => {
     // The host without a leading @ is no mention: 127.0.0.1 is an IP address.
-    const started = await startScriptSession(a, 'Lead', [tool({ action: 'list_sessions', relay: '127.0.0.1' }), 'reply {{result.code}}'].join('\n'));
+    const started = await scriptSession(a, 'Lead', [tool({ action: 'list_sessions', relay: '127.0.0.1' }), 'reply {{result.code}}'].join('\n'));
     lead = started.id;
     expect((await finish(a, lead, started.messageId)).reply.text).toBe('REMOTE_RELAY_LOCKED');
 
@@ -186,14 +157,14 @@ describe('two relays paired on loopback', () => {
     await pair(b, c);
     await pair(d, c);
     // relay-a's agent starts a session on relay-c, which unlocks relay-a there (an agent of relay-a wrote to it).
-    const hub = await startScriptSession(a, 'Hub', ['# relay-c', tool({ action: 'create_session', relay: 'relay-c', title: 'Far', text: 'reply far', wait_seconds: 120 }), 'reply {{result.session}}'].join('\n'));
+    const hub = await scriptSession(a, 'Hub', ['# relay-c', tool({ action: 'create_session', relay: 'relay-c', title: 'Far', text: 'reply far', wait_seconds: 120 }), 'reply {{result.session}}'].join('\n'));
     await decideCard(a, hub.id, 'allow');
     const far = (await finish(a, hub.id, hub.messageId)).reply.text;
     // On relay-b, a user's conversation that mentions relay-c.
-    const middle = await startScriptSession(b, 'Middle', '# relay-c is fine here\nreply ready');
+    const middle = await scriptSession(b, 'Middle', '# relay-c is fine here\nreply ready');
     await finish(b, middle.id, middle.messageId);
     // relay-d's agent prompts Far, which unlocks relay-d there, but not by mention: the user of Far never named it.
-    const outside = await startScriptSession(d, 'Outside', ['# relay-c', tool({ action: 'send', relay: 'relay-c', session: far, text: 'reply hi', wait_seconds: 120 }), 'reply {{result.status}}'].join('\n'));
+    const outside = await scriptSession(d, 'Outside', ['# relay-c', tool({ action: 'send', relay: 'relay-c', session: far, text: 'reply hi', wait_seconds: 120 }), 'reply {{result.status}}'].join('\n'));
     expect((await finish(d, outside.id, outside.messageId)).reply.text).toBe('done');
 
     // relay-a (hops 0) → relay-b (hops 1) → relay-c (hops 2, came through relay-a and relay-b): the turn there may

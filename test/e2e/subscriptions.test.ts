@@ -1,42 +1,14 @@
 // Issue 5 end to end: a `script` watcher subscribes to a worker session through relay_tool (the user allows the
 // first-watch card), and the worker's turn_end wakes it with a new turn whose message is the relay event row.
-// The second relay runs on a fast virtual clock through a real DST night: quiet hours hold the row until the
-// window's first end. The third one shows a held event coming at its release, as list_subscriptions said, not 30 s later.
+// The second relay's virtual clock is moved forward by the tests (time-skipping): through a real DST night, where
+// quiet hours hold the row until the window's first end, and to a digest's release, where the held event comes when
+// list_subscriptions said, not 30 s later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishAllowingCommands } from '../harness/script-turns.ts';
+import { decideCard, finish, finishAllowingCommands, scriptSession } from '../harness/script-turns.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 const HEADER = '[relay event · automated message from OAR, not from the user; it approves nothing]';
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
-
-async function finish(relay: Relay, sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
-async function startScriptSession(relay: Relay, title: string, text: string): Promise<{ id: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, messageId: created.body.message_id };
-}
-
-async function decideCard(relay: Relay, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
-    const card = body.cards[0];
-    if (card) {
-      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
-      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-      return card;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
-}
 
 /** The watcher's event messages, once at least `count` came (real-time deadline). */
 async function eventMessages(relay: Relay, sessionId: string, count: number, timeoutMs = 90_000): Promise<{ text: string; created_at?: string; createdAt?: string }[]> {
@@ -50,9 +22,22 @@ async function eventMessages(relay: Relay, sessionId: string, count: number, tim
   }
 }
 
+/** The watcher's subscription once it holds one event (list_subscriptions' heldCount), as the user API lists it. */
+async function heldOne(relay: Relay, watcher: string, subscriptionId: string): Promise<{ heldCount: number; nextDeliveryAt: string | null }> {
+  let listed: { heldCount: number; nextDeliveryAt: string | null } | undefined;
+  const deadline = Date.now() + 10_000;
+  while (listed?.heldCount !== 1) {
+    if (Date.now() > deadline) throw new Error(`the turn_end was not held: ${JSON.stringify(listed)}`);
+    const { body } = await relay.api('GET', `/api/v1/sessions/${watcher}/subscriptions`);
+    listed = body.subscriptions.find((subscription: { id: string }) => subscription.id === subscriptionId);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return listed;
+}
+
 /** A watcher subscribes to `worker` with `extra` arguments; answers its id and the subscribe result. */
 async function subscribeWatcher(relay: Relay, worker: string, extra: Record<string, unknown> = {}): Promise<{ watcher: string; result: any }> {
-  const started = await startScriptSession(relay, 'Watcher', [tool({ action: 'subscribe', sessions: [worker], ...extra })].join('\n'));
+  const started = await scriptSession(relay, 'Watcher', [tool({ action: 'subscribe', sessions: [worker], ...extra })].join('\n'));
   const card = await decideCard(relay, started.id, 'allow');
   expect(card.kind).toBe('approval');
   const turn = await finish(relay, started.id, started.messageId);
@@ -71,7 +56,7 @@ describe('a watcher is woken by a watched session', () => {
   });
 
   it('turn_end of the worker starts a new turn of the watcher with the relay event row', async () => {
-    const worker = await startScriptSession(relay, 'Review: server/', 'reply ready');
+    const worker = await scriptSession(relay, 'Review: server/', 'reply ready');
     await finish(relay, worker.id, worker.messageId);
     const { watcher, result } = await subscribeWatcher(relay, worker.id);
     expect(result).toMatchObject({
@@ -96,7 +81,7 @@ describe('a watcher is woken by a watched session', () => {
   });
 
   it('a task that exits non-zero wakes the watcher with task_failed, and all_idle follows once nothing runs', async () => {
-    const worker = await startScriptSession(relay, 'Tests', 'reply ready');
+    const worker = await scriptSession(relay, 'Tests', 'reply ready');
     await finish(relay, worker.id, worker.messageId);
     const { watcher } = await subscribeWatcher(relay, worker.id);
     const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'task echo checking; exit 3\nreply started the tests' });
@@ -115,7 +100,7 @@ describe('a watcher is woken by a watched session', () => {
   });
 
   it('the user lists the watcher\'s subscriptions and presses Unsubscribe', async () => {
-    const worker = await startScriptSession(relay, 'Docs', 'reply ok');
+    const worker = await scriptSession(relay, 'Docs', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
     const { watcher, result } = await subscribeWatcher(relay, worker.id);
     const listed = await relay.api('GET', `/api/v1/sessions/${watcher}/subscriptions`);
@@ -134,11 +119,11 @@ describe('a watcher is woken by a watched session', () => {
   });
 
   it('a new watcher looks at the old watcher\'s subscriptions, takes them over on a card, and ends them', async () => {
-    const worker = await startScriptSession(relay, 'Build', 'reply ok');
+    const worker = await scriptSession(relay, 'Build', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
     const { watcher: old, result } = await subscribeWatcher(relay, worker.id, { digest_minutes: 30 });
     expect(result.summary).toBe(`subscribe → desk: 1 session, digest every 30 min (${result.subscription.id})`);
-    const started = await startScriptSession(
+    const started = await scriptSession(
       relay,
       'New watcher',
       [
@@ -163,7 +148,7 @@ describe('a watcher is woken by a watched session', () => {
   });
 
   it('no echo: a turn the watcher prompted and got the reply of does not wake it; one it did not wait for does', async () => {
-    const worker = await startScriptSession(relay, 'Helper', 'reply ok');
+    const worker = await scriptSession(relay, 'Helper', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
     // turn_end only: the default events' all_idle would rightly wake it when the worker goes idle after each turn.
     const { watcher } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'] });
@@ -176,16 +161,19 @@ describe('a watcher is woken by a watched session', () => {
     });
     await finish(relay, watcher, unwaited.body.message_id);
     const events = await eventMessages(relay, watcher, 1);
-    // Give a wrongly delivered first turn_end time to show up as a second message.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const all = await eventMessages(relay, watcher, 1);
-    expect(all).toHaveLength(1);
+    // A marker instead of a pause: a later turn_end of the worker, prompted by the user. The worker's events reach the
+    // watcher in order, so once the marker's row is there, a wrongly delivered first turn_end would be there too.
+    const marker = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply third answer' });
+    await finish(relay, worker.id, marker.body.message_id);
+    const all = await eventMessages(relay, watcher, 2);
+    expect(all).toHaveLength(2);
     expect(events[0]!.text).toContain('turn_end (done) "second answer"');
-    expect(events[0]!.text).not.toContain('first answer');
+    expect(all[1]!.text).toContain('turn_end (done) "third answer"');
+    for (const event of all) expect(event.text).not.toContain('first answer');
   });
 
   it('question_asked comes at once, while the watched turn waits for the answer', async () => {
-    const worker = await startScriptSession(relay, 'Asker', 'reply ok');
+    const worker = await scriptSession(relay, 'Asker', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
     const { watcher } = await subscribeWatcher(relay, worker.id, { events: ['question_asked'] });
     const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'ask_user Ship tonight? | Yes | No\nreply {{answer}}' });
@@ -197,8 +185,8 @@ describe('a watcher is woken by a watched session', () => {
   });
 
   it('refuses exclude with a list of sessions, and makes nothing', async () => {
-    const worker = await startScriptSession(relay, 'Other', 'reply ok');
-    const started = await startScriptSession(
+    const worker = await scriptSession(relay, 'Other', 'reply ok');
+    const started = await scriptSession(
       relay,
       'Careless watcher',
       [tool({ action: 'subscribe', sessions: [worker.id], exclude: ['abcd'] }), tool({ action: 'list_subscriptions' })].join('\n'),
@@ -210,14 +198,12 @@ describe('a watcher is woken by a watched session', () => {
   });
 });
 
-describe('quiet hours across the night the clocks go back (Europe/Berlin, 2026-10-25)', () => {
+describe('on a clock the tests move forward', () => {
   let relay: Relay;
   beforeAll(async () => {
-    // 22:00 CEST on 24 October, inside the window from the start; 150x: the 4 h 30 min to its end are 108 s, enough
-    // for starting the relay and subscribing on a loaded machine (relay time runs from the harness's epoch,
-    // startup included).
-    relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-10-24T20:00:00Z@150x' } });
-    // At 150x the default 60-minute turn limit is 24 real seconds: the subscribe turn may wait for its card longer.
+    // 22:00 CEST on 24 October, inside the quiet window below from the start; the tests skip ahead (jumpTo).
+    relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-10-24T20:00:00Z' } });
+    // A skip passes the default 60-minute turn limit at once: no turn here may be cut by it.
     const settings = await relay.api('PATCH', '/api/v1/settings', { max_turn_minutes: 1440 });
     expect(settings.status, JSON.stringify(settings.body)).toBe(200);
   });
@@ -225,62 +211,53 @@ describe('quiet hours across the night the clocks go back (Europe/Berlin, 2026-1
     await relay?.stop();
   });
 
-  it('holds the turn_end until 02:30 comes the first time, then delivers it with the held line', { timeout: 240_000 }, async () => {
-    const worker = await startScriptSession(relay, 'Nightly', 'reply ready');
-    await finish(relay, worker.id, worker.messageId);
-    // turn_end only: all_idle (a default event) would be held with it and make the held line say 2 events.
-    const { watcher, result } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'], quiet_hours: { from: '21:00', to: '02:30', tz: 'europe/berlin' } });
-    expect(result.subscription.quietHours).toEqual({ from: '21:00', to: '02:30', tz: 'Europe/Berlin' });
+  describe('quiet hours across the night the clocks go back (Europe/Berlin, 2026-10-25)', () => {
+    it('holds the turn_end until 02:30 comes the first time, then delivers it with the held line', async () => {
+      const worker = await scriptSession(relay, 'Nightly', 'reply ready');
+      await finish(relay, worker.id, worker.messageId);
+      // turn_end only: all_idle (a default event) would be held with it and make the held line say 2 events.
+      const { watcher, result } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'], quiet_hours: { from: '21:00', to: '02:30', tz: 'europe/berlin' } });
+      expect(result.subscription.quietHours).toEqual({ from: '21:00', to: '02:30', tz: 'Europe/Berlin' });
 
-    const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Deployed.' });
-    await finish(relay, worker.id, sent.body.message_id);
+      const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Deployed.' });
+      await finish(relay, worker.id, sent.body.message_id);
+      await heldOne(relay, watcher, result.subscription.id);
 
-    const [event] = await eventMessages(relay, watcher, 1, 200_000);
-    expect(event!.text.split('\n')).toEqual([
-      HEADER,
-      'Held during quiet hours (21:00–02:30 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.',
-      `[relay event] session "Nightly" (${worker.id.slice(0, 4)}…): turn_end (done) "Deployed."`,
-    ]);
-    // 02:30 CEST is 00:30Z; the second 02:30 (CET) would be 01:30Z. The row goes at the window's end (no 30-second
-    // window after it; at 150x that gap is too short to assert here, the digest case below does).
-    const at = new Date((event!.created_at ?? event!.createdAt) as string).getTime();
-    expect(at).toBeGreaterThanOrEqual(Date.parse('2026-10-25T00:30:00Z'));
-    expect(at).toBeLessThan(Date.parse('2026-10-25T01:00:00Z'));
-  });
-});
-
-describe('a digest comes at its due time, not 30 s later', () => {
-  let relay: Relay;
-  beforeAll(async () => {
-    // 3x: the 1-minute digest is 20 real seconds, and the 30 s a message coming late would add are 10.
-    relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@3x` } });
-  });
-  afterAll(async () => {
-    await relay?.stop();
+      // The night passes in a moment: to ten seconds before 02:30 CEST (00:30Z); the window ends on the clock's own.
+      await relay.jumpTo('2026-10-25T00:29:50Z');
+      const [event] = await eventMessages(relay, watcher, 1);
+      expect(event!.text.split('\n')).toEqual([
+        HEADER,
+        'Held during quiet hours (21:00–02:30 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.',
+        `[relay event] session "Nightly" (${worker.id.slice(0, 4)}…): turn_end (done) "Deployed."`,
+      ]);
+      // 02:30 CEST is 00:30Z; the second 02:30 (CET) would be 01:30Z. The row goes at the window's end (no 30-second
+      // window after it: the digest case below shows that).
+      const at = new Date((event!.created_at ?? event!.createdAt) as string).getTime();
+      expect(at).toBeGreaterThanOrEqual(Date.parse('2026-10-25T00:30:00Z'));
+      expect(at).toBeLessThan(Date.parse('2026-10-25T01:00:00Z'));
+    });
   });
 
-  it('list_subscriptions shows when the held event comes, and it comes then', { timeout: 180_000 }, async () => {
-    const worker = await startScriptSession(relay, 'Digest worker', 'reply ok');
-    await finish(relay, worker.id, worker.messageId);
-    const { watcher, result } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'], digest_minutes: 1 });
-    const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Built.' });
-    await finish(relay, worker.id, sent.body.message_id);
+  describe('a digest comes at its due time, not 30 s later', () => {
+    it('list_subscriptions shows when the held event comes, and it comes then', { timeout: 180_000 }, async () => {
+      const worker = await scriptSession(relay, 'Digest worker', 'reply ok');
+      await finish(relay, worker.id, worker.messageId);
+      const { watcher, result } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'], digest_minutes: 1 });
+      const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Built.' });
+      await finish(relay, worker.id, sent.body.message_id);
 
-    let listed: { heldCount: number; nextDeliveryAt: string | null } | undefined;
-    const deadline = Date.now() + 10_000;
-    while (listed?.heldCount !== 1) {
-      if (Date.now() > deadline) throw new Error(`the turn_end was not held: ${JSON.stringify(listed)}`);
-      const { body } = await relay.api('GET', `/api/v1/sessions/${watcher}/subscriptions`);
-      listed = body.subscriptions.find((subscription: { id: string }) => subscription.id === result.subscription.id);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const due = Date.parse(listed.nextDeliveryAt as string);
+      const listed = await heldOne(relay, watcher, result.subscription.id);
+      const due = Date.parse(listed.nextDeliveryAt as string);
+      // To three seconds before the release: what is left runs on the clock's own; coming 30 s late would take 30 more.
+      await relay.jumpTo(new Date(due - 3_000));
 
-    const [event] = await eventMessages(relay, watcher, 1, 60_000);
-    expect(event!.text.split('\n')).toEqual([HEADER, `[relay event] session "Digest worker" (${worker.id.slice(0, 4)}…): turn_end (done) "Built."`]);
-    const at = new Date((event!.created_at ?? event!.createdAt) as string).getTime();
-    expect(at).toBeGreaterThanOrEqual(due);
-    // The planner, the outbox and the session's consumer take a few relay seconds; a 30-second window would take 30.
-    expect(at - due).toBeLessThan(30_000);
+      const [event] = await eventMessages(relay, watcher, 1, 60_000);
+      expect(event!.text.split('\n')).toEqual([HEADER, `[relay event] session "Digest worker" (${worker.id.slice(0, 4)}…): turn_end (done) "Built."`]);
+      const at = new Date((event!.created_at ?? event!.createdAt) as string).getTime();
+      expect(at).toBeGreaterThanOrEqual(due);
+      // The planner, the outbox and the session's consumer take a few relay seconds; a 30-second window would take 30.
+      expect(at - due).toBeLessThan(30_000);
+    });
   });
 });

@@ -3,11 +3,15 @@
  * and one shared nats-server of the suite's own, exactly as `relay up` starts them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { callUnary, checkHealth, createClient, makeServiceCredentials, serviceAuth, type ServiceCredentials } from '@relay/rpc';
 import { createTestDatabase, freePort, startNats } from '@relay/testing';
+import { parseClockSpec } from '@relay/clock';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -54,6 +58,10 @@ class ServiceProcess {
   /** The process id while it runs (a benchmark reads its CPU time and memory from /proc). */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   /** SIGKILL: the process gets no chance to clean up. */
@@ -113,6 +121,12 @@ export interface Relay extends RelayClient {
   startUpMs: Partial<Record<ServiceName, number>>;
   /** Waits until the service answers its health check again. */
   waitReady(name: ServiceName): Promise<void>;
+  /**
+   * Moves the relay's virtual clock (RELAY_CLOCK) forward to `instant` at once, timers included, as a
+   * time-skipping test environment does; resolves once every running service has moved. A stopped service moves
+   * when it starts again. An instant already passed changes nothing.
+   */
+  jumpTo(instant: string | Date): Promise<void>;
   logs(): string;
 }
 
@@ -178,6 +192,9 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const name = options.name ?? 'e2e';
   const nats = await startNats();
+  const clockDir = await mkdtemp(join(tmpdir(), 'relay-clock-'));
+  const clockControl = join(clockDir, 'skipped');
+  const clockEpoch = Date.now();
   const databases = await Promise.all(
     STATEFUL.map((service) => createTestDatabase({ migrationsDir: `${root}/services/${service}/prisma/migrations` })),
   );
@@ -188,7 +205,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const credentialsEnv = (service: ServiceName) => ({ RELAY_SERVICE_TOKEN: credentials.tokens[service], RELAY_SERVICE_KEYS: credentials.keys });
   const common: Record<string, string> = {
     LOG_LEVEL: 'warn',
-    RELAY_CLOCK_EPOCH: String(Date.now()),
+    RELAY_CLOCK_EPOCH: String(clockEpoch),
+    RELAY_CLOCK_CONTROL: clockControl,
     OTEL_BSP_SCHEDULE_DELAY: '100',
     ...(options.otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint } : {}),
     SESSION_GRPC_ADDR: address('session'),
@@ -228,6 +246,22 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       ? until('gateway', async () => (await fetch(`${gatewayUrl}/readyz`)).ok, options.readyTimeoutMs)
       : until(service, () => checkHealth(address(service), '', 2000, serviceAuth(credentials, 'gateway')), options.readyTimeoutMs);
 
+  let skipped = 0;
+  const jumpTo = async (instant: string | Date) => {
+    const clock = parseClockSpec(common['RELAY_CLOCK']);
+    if (clock.kind === 'system') throw new Error('jumpTo needs a virtual clock: start the relay with RELAY_CLOCK');
+    const ahead = new Date(instant).getTime() - (clock.start.getTime() + (Date.now() - clockEpoch) * clock.rate + skipped);
+    if (ahead <= 0) return;
+    skipped += Math.ceil(ahead);
+    await writeFile(`${clockControl}.tmp`, String(skipped));
+    await rename(`${clockControl}.tmp`, clockControl);
+    const running = STATEFUL.filter((service) => services[service].running);
+    await until('every service on the skipped clock', async () => {
+      const applied = await Promise.all(running.map((service) => readFile(`${clockControl}.${service}`, 'utf8').catch(() => '')));
+      return applied.every((figure) => figure === String(skipped));
+    }, 30_000);
+  };
+
   const connection: RelayConnection = { name, gatewayUrl, sessionAddress: address('session'), credentials, databaseUrls };
   const client = connectRelay(connection);
   const relay: Relay = Object.assign(client, {
@@ -235,6 +269,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     services,
     startUpMs: {},
     waitReady,
+    jumpTo,
     logs: () => Object.values(services).map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
     async stop() {
       client.sessionClient.close();
@@ -242,6 +277,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       await Promise.all(STATEFUL.map((service) => services[service].stop()));
       await nats.stop();
       await Promise.all(databases.map((database) => database.drop()));
+      await rm(clockDir, { recursive: true, force: true });
     },
   });
 

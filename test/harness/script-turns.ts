@@ -14,27 +14,33 @@ export async function scriptSession(relay: RelayClient, title: string, text: str
   return { id: created.body.session.id, messageId: created.body.message_id };
 }
 
-/** Waits until the turn of `messageId` has finished. */
-export async function finish(relay: RelayClient, sessionId: string, messageId: string): Promise<void> {
+/** Waits until the turn of `messageId` has finished; its result (status, reply …). */
+export async function finish(relay: RelayClient, sessionId: string, messageId: string): Promise<any> {
   for (;;) {
     const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
     expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!STILL_GOING.includes(result.body.status)) return;
+    if (!STILL_GOING.includes(result.body.status)) return result.body;
   }
 }
 
-/** Allows the first pending card of a session (a first watch asks the user). */
-export async function allowCard(relay: RelayClient, sessionId: string): Promise<void> {
+/** Waits for the first pending card of a session and decides it as the user; the card. */
+export async function decideCard(relay: RelayClient, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const card = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0];
+    const card = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards?.[0];
     if (card) {
-      expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-      return;
+      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+      return card;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`no card showed in ${sessionId}`);
+}
+
+/** Allows the first pending card of a session (a first watch asks the user). */
+export async function allowCard(relay: RelayClient, sessionId: string): Promise<void> {
+  await decideCard(relay, sessionId, 'allow');
 }
 
 /**

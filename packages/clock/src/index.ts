@@ -2,6 +2,9 @@
  * One clock for the whole relay. Services read time only through a Clock so that a virtual clock
  * (RELAY_CLOCK) can start anywhere and run faster, and tests can move time by hand.
  */
+import { followClockControl } from './control.ts';
+
+export { followClockControl };
 
 /** A pending timer; cancel() is idempotent. */
 export interface Timer {
@@ -73,11 +76,23 @@ export class SystemClock implements Clock {
   }
 }
 
+/** A virtual clock's timer: its clock time, and the real timeout armed for it. */
+interface PendingTimer {
+  at: number;
+  fn: () => void;
+  handle?: ReturnType<typeof setTimeout>;
+}
+
 /**
  * A clock that read `start` at real time `epochMs` and runs `rate` times faster than real time.
- * Services started together pass the same epochMs so they agree on the time.
+ * Services started together pass the same epochMs so they agree on the time. A test can move it forward
+ * (skipTo, through the control file of followClockControl): time-skipping, so a night passes in a moment.
  */
 export class VirtualClock implements Clock {
+  /** Clock time skipped so far, on top of what the rate gives. */
+  #skippedMs = 0;
+  readonly #timers = new Set<PendingTimer>();
+
   constructor(
     private readonly start: Date,
     private readonly rate: number,
@@ -85,13 +100,45 @@ export class VirtualClock implements Clock {
     private readonly realNowMs: () => number = Date.now,
   ) {}
   now(): Date {
-    return new Date(this.start.getTime() + (this.realNowMs() - this.epochMs) * this.rate);
+    return new Date(this.start.getTime() + (this.realNowMs() - this.epochMs) * this.rate + this.#skippedMs);
   }
   setTimer(ms: number, fn: () => void): Timer {
-    return realTimer(ms / this.rate, fn);
+    const timer: PendingTimer = { at: this.now().getTime() + Math.max(0, ms), fn };
+    this.#timers.add(timer);
+    this.#arm(timer);
+    return {
+      cancel: () => {
+        clearTimeout(timer.handle);
+        this.#timers.delete(timer);
+      },
+    };
   }
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return abortable(signal, (done) => this.setTimer(ms, done));
+  }
+  /**
+   * Skips ahead so that `skippedMs` in all has been skipped (never back: a smaller figure changes nothing). The
+   * timers it passes fire at once; the others keep their clock time, so they fire sooner in real time.
+   */
+  skipTo(skippedMs: number): void {
+    if (skippedMs <= this.#skippedMs) return;
+    this.#skippedMs = skippedMs;
+    for (const timer of this.#timers) {
+      clearTimeout(timer.handle);
+      this.#arm(timer);
+    }
+  }
+  /** How much clock time has been skipped so far. */
+  get skippedMs(): number {
+    return this.#skippedMs;
+  }
+  #arm(timer: PendingTimer): void {
+    const fire = () => {
+      this.#timers.delete(timer);
+      timer.fn();
+    };
+    timer.handle = setTimeout(fire, Math.max(0, (timer.at - this.now().getTime()) / this.rate));
+    timer.handle.unref?.();
   }
 }
 
@@ -132,7 +179,13 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Builds the clock RELAY_CLOCK describes; `epochMs` is the real time the virtual start maps to. */
-export function createClock(spec: ClockSpec, epochMs: number = Date.now()): Clock {
-  return spec.kind === 'system' ? new SystemClock() : new VirtualClock(spec.start, spec.rate, epochMs);
+/**
+ * Builds the clock RELAY_CLOCK describes; `epochMs` is the real time the virtual start maps to. With `control`
+ * (RELAY_CLOCK_CONTROL and the service's name), a virtual clock follows that file's skips (followClockControl).
+ */
+export function createClock(spec: ClockSpec, epochMs: number = Date.now(), control?: { file: string | undefined; name: string }): Clock {
+  if (spec.kind === 'system') return new SystemClock();
+  const clock = new VirtualClock(spec.start, spec.rate, epochMs);
+  if (control?.file) followClockControl(clock, control.file, control.name);
+  return clock;
 }

@@ -1,5 +1,8 @@
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, VirtualClock, createClock, parseClockSpec, SystemClock } from '../src/index.ts';
+import { followClockControl, ManualClock, VirtualClock, createClock, parseClockSpec, SystemClock } from '../src/index.ts';
 
 describe('parseClockSpec', () => {
   it.each([undefined, '', 'system', '  system '])('reads %j as the system clock', (value) => {
@@ -49,6 +52,55 @@ describe('VirtualClock', () => {
     const b = createClock(spec, epoch);
     expect(Math.abs(a.now().getTime() - b.now().getTime())).toBeLessThan(60 * 50);
     expect(createClock({ kind: 'system' })).toBeInstanceOf(SystemClock);
+  });
+});
+
+describe('VirtualClock skipping ahead', () => {
+  it('reads the skipped time on top of its rate, never goes back, and fires the timers it passes at once', async () => {
+    let real = 1_000_000;
+    const clock = new VirtualClock(new Date('2026-10-24T20:00:00Z'), 1, 1_000_000, () => real);
+    const fired: string[] = [];
+    clock.setTimer(60 * 60_000, () => fired.push('in an hour'));
+    clock.setTimer(5 * 60 * 60_000, () => fired.push('in five hours'));
+    clock.skipTo(4 * 60 * 60_000 + 29 * 60_000);
+    expect(clock.now().toISOString()).toBe('2026-10-25T00:29:00.000Z');
+    clock.skipTo(60_000);
+    expect(clock.now().toISOString()).toBe('2026-10-25T00:29:00.000Z');
+    real += 1000;
+    expect(clock.now().toISOString()).toBe('2026-10-25T00:29:01.000Z');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fired).toEqual(['in an hour']);
+  });
+
+  it('keeps a passed-over timer cancellable, and a later one keeps its clock time', async () => {
+    const clock = new VirtualClock(new Date('2026-01-01T00:00:00Z'), 1, Date.now());
+    const fired: string[] = [];
+    const cancelled = clock.setTimer(10_000, () => fired.push('cancelled'));
+    const start = clock.now().getTime();
+    const later = clock.sleep(60_050).then(() => fired.push(`later at +${clock.now().getTime() - start >= 60_050}`));
+    cancelled.cancel();
+    clock.skipTo(60_000);
+    await later;
+    expect(fired).toEqual(['later at +true']);
+  });
+
+  it('follows a control file: the skip written there at start and each one written later, acknowledged per service', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-clock-'));
+    const file = join(dir, 'skipped');
+    try {
+      writeFileSync(file, '60000');
+      const clock = new VirtualClock(new Date('2026-01-01T00:00:00Z'), 1, Date.now());
+      const stop = followClockControl(clock, file, 'session');
+      expect(clock.skippedMs).toBe(60_000);
+      expect(readFileSync(`${file}.session`, 'utf8')).toBe('60000');
+      writeFileSync(`${file}.tmp`, '3600000');
+      renameSync(`${file}.tmp`, file);
+      await expect.poll(() => readFileSync(`${file}.session`, 'utf8')).toBe('3600000');
+      expect(clock.skippedMs).toBe(3_600_000);
+      stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -65,6 +65,8 @@ export const baseEnv = {
   RELAY_CLOCK: clockSpec,
   /** Real epoch ms at which the virtual clock reads its start; set by whoever starts the services together. */
   RELAY_CLOCK_EPOCH: z.coerce.number().int().positive().optional(),
+  /** A file through which whoever started the services moves a virtual clock forward (tests; see @relay/clock). */
+  RELAY_CLOCK_CONTROL: z.string().min(1).optional(),
 };
 
 /**

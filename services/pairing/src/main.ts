@@ -51,7 +51,7 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'pairing' });
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const grpc = grpcAuth('pairing', config);
 const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR, grpc);

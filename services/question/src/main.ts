@@ -34,7 +34,7 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'question' });
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const decisions = new PgCardDecisions({ connectionString: config.DATABASE_URL, logger });
 const stopping = new AbortController();

@@ -32,7 +32,7 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'scheduler' });
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaScheduleStore(prisma);
 const grpc = grpcAuth('scheduler', config);

@@ -58,7 +58,7 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'session' });
 // The roots as the machine resolves them: sessions' folders are checked by their real paths.
 const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => nodeRealFolders.realPath(root)));
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });

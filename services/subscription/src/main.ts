@@ -45,7 +45,7 @@ try {
     logger,
   });
 
-  const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+  const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'subscription' });
   const watchStore = new PrismaWatchStore(prisma);
   const planner = new Planner({ watchers: watchStore, clock, logger });
   planner.start();
