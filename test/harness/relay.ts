@@ -255,7 +255,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     skipped += Math.ceil(ahead);
     await writeFile(`${clockControl}.tmp`, String(skipped));
     await rename(`${clockControl}.tmp`, clockControl);
-    const running = STATEFUL.filter((service) => services[service].running);
+    const running = [...STATEFUL, 'gateway' as const].filter((service) => services[service].running);
     await until('every service on the skipped clock', async () => {
       const applied = await Promise.all(running.map((service) => readFile(`${clockControl}.${service}`, 'utf8').catch(() => '')));
       return applied.every((figure) => figure === String(skipped));

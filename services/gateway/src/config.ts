@@ -49,6 +49,7 @@ const schema = z
     LOG_LEVEL: baseEnv.LOG_LEVEL,
     RELAY_CLOCK: baseEnv.RELAY_CLOCK,
     RELAY_CLOCK_EPOCH: baseEnv.RELAY_CLOCK_EPOCH,
+    RELAY_CLOCK_CONTROL: baseEnv.RELAY_CLOCK_CONTROL,
   })
   .superRefine(requireGrpcCredentials(false))
   .transform(({ RELAY_PUBLIC_URL, ...rest }) => ({

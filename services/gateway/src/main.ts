@@ -34,7 +34,7 @@ const schedulerClient = createClient(SchedulerServiceClient, config.SCHEDULER_GR
 
 const app = buildApp({
   relayName: config.RELAY_NAME,
-  clock: createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH),
+  clock: createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'gateway' }),
   publicUrl: config.RELAY_PUBLIC_URL,
   openUrlBase: config.OPEN_URL_BASE,
   sessions: cachedSessionOwner(new GrpcSessionOwner(sessionClient)),
