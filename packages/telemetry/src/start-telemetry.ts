@@ -4,7 +4,7 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { signalsFromEnv } from './signals-from-env.ts';
 
 export interface TelemetryOptions {
@@ -40,8 +40,12 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
   };
   if (options.serviceName) configuration.serviceName = options.serviceName;
   if (options.spanProcessors) configuration.spanProcessors = options.spanProcessors;
-  // Spans are still recorded without an exporter, so trace ids reach the logs and propagate downstream.
-  else if (!signals.traces) configuration.spanProcessors = [new NoopSpanProcessor()];
+  // Without an exporter no span is recorded (the cost of a span per call, per RPC and per query is spared), but
+  // each still gets its ids, so trace ids reach the logs and propagate downstream.
+  else if (!signals.traces) {
+    configuration.spanProcessors = [new NoopSpanProcessor()];
+    configuration.sampler = new AlwaysOffSampler();
+  }
   // No reader, no MeterProvider: every instrument stays the API's no-op.
   if (!signals.metrics) configuration.metricReaders = [];
   if (!signals.logs) configuration.logRecordProcessors = [];
