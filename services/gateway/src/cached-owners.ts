@@ -4,8 +4,8 @@
  * a change of it goes through this gateway (a token rotated or revoked, a user removed, a session archived, a
  * setting changed), and after CACHE_MS in any case: that is how long a change made another way — through another
  * gateway replica, a hosted agent's worker token dropped by the session service when the worker stops, a console
- * token reaching its expiry — may take to be seen (docs/security.md, Tokens). An unknown token is never held: it is asked again every time, and the
- * failed-token limits count it.
+ * token reaching its expiry — may take to be seen (docs/security.md, Users and tokens). An unknown token is never
+ * held: it is asked again every time, and the failed-token limits count it.
  */
 import { createHash } from 'node:crypto';
 import type { AuthenticatedCaller, PairingOwner, PairingSettings, RelaySettings, SessionOwner } from './ports.ts';
