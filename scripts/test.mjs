@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: generate, type-check, check the protos, then run every test (unit, integration, end to end).
+// `npm test`: generate, type-check, lint, check the protos, then run every test (unit, integration, end to end).
 // Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +38,7 @@ if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
 const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && git('cat-file', '-e', 'HEAD~1:proto').status === 0;
 if (base) run('buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` });
 run('typecheck', 'npx', ['turbo', 'run', 'typecheck', '--output-logs=errors-only']);
+run('lint (ESLint: typescript-eslint and the layering rule, eslint.config.mjs)', 'npx', ['eslint', '.', '--max-warnings=0']);
 const results = `${root}/.relay/test-results.json`;
 // vitest.config.ts appends every unhandled error here; a CI log that keeps only its tail still shows them.
 const unhandled = `${root}/.relay/unhandled-errors.txt`;

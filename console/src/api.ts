@@ -38,7 +38,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     throw new ApiError(0, 'OFFLINE', 'The relay does not answer; it may be restarting.');
   }
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text === '' ? {} : JSON.parse(text);
   } catch {

@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- the checks look for escape characters left in a task's output */
 // Issue 4 end to end: a script session starts `npm test` with the `task` step in a folder whose test script
 // (fixtures/vitest-like-run.mjs) prints a vitest run over a second or so, in colour, with a credential and a
 // repeated line, and holds before its last file until the test releases it. A watcher — another session whose

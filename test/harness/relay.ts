@@ -294,7 +294,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   } catch (error) {
     const logs = relay.logs();
     await relay.stop().catch(() => undefined);
-    throw new Error(`the relay did not start: ${(error as Error).message}\n${logs}`);
+    throw new Error(`the relay did not start: ${(error as Error).message}\n${logs}`, { cause: error });
   }
   return relay;
 }

@@ -27,7 +27,7 @@ export async function checkKubectl(): Promise<string> {
   try {
     output = (await run(kubectl, ['version', '--client'])).stdout;
   } catch (error) {
-    throw new Error(`${kubectl} not found (${(error as Error).message}); .ci/run installs it`);
+    throw new Error(`${kubectl} not found (${(error as Error).message}); .ci/run installs it`, { cause: error });
   }
   // The overlays' multi-document patch files need kustomize v5.4.2+ (kubectl 1.31+; docs/deploy.md, Requirements).
   const kustomize = /Kustomize Version: v(\d+)\.(\d+)\.(\d+)/.exec(output);

@@ -102,6 +102,7 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
             },
           }),
           ...serveStream<QuestionServiceServer>(logger, {
+            // eslint-disable-next-line require-yield -- a stream the fake never opens: it refuses at once
             awaitCard: async function* () {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },

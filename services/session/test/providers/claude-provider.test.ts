@@ -292,6 +292,7 @@ describe('the Claude provider', () => {
   });
 
   it('fails the turn with why when Claude Code cannot run or stops without a result', async () => {
+    // eslint-disable-next-line require-yield -- Claude Code that fails before it says anything
     const broken = scripted(async function* (prompt) {
       await prompt.next();
       throw new Error('Claude Code process exited with code 1');

@@ -3,6 +3,7 @@
  * progress line reduced to what it last showed, and a run of identical lines shown once as `[×N]`.
  */
 
+/* eslint-disable no-control-regex -- a console's escape sequences and control characters are what this file strips */
 // CSI sequences (colours, cursor moves), OSC sequences (titles, links) and lone two-byte escapes.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 // Other control characters a console does not print (tab, newline and carriage return stay).

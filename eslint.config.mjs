@@ -1,0 +1,103 @@
+// ESLint for the whole tree (typescript-eslint, flat config) with the layering rules of STYLE.md as a rule of our
+// own: no service imports another or a package's src/, domain/ stays pure, adapters do not import each other.
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const SERVICES = ['gateway', 'session', 'subscription', 'scheduler', 'question', 'pairing'];
+/** The adapter rooms of a service: each talks to one technology and imports domain/, not another adapter. */
+const ADAPTERS = new Set(['grpc', 'bus', 'store', 'http', 'providers', 'tasks', 'runtime', 'fs', 'mcp', 'routes']);
+/** What domain/ may not import (types aside): adapters' technologies, generated code, I/O. */
+const IMPURE = /^(@relay\/(proto|bus|rpc|db|testing)|@prisma\/|pg$|@nats-io\/|@grpc\/|fastify|@modelcontextprotocol\/|node:(fs|child_process|http|https|net\/|dgram|worker_threads))/;
+
+/**
+ * Adapters that import another adapter today, each a use case still living in an adapter (issue 16, item 3: every
+ * service gets domain/, app/ and adapters/ rooms). The rule reports any other; this list only shrinks.
+ */
+const KNOWN_CROSSINGS = new Set([
+  'services/gateway/src/http/mcp-routes.ts → ../mcp/create-mcp-server.ts',
+  'services/gateway/src/http/mcp-routes.ts → ../mcp/in-flight-calls.ts',
+  'services/gateway/src/routes/asks.ts → ../http/user-api.ts',
+  'services/gateway/src/routes/cards.ts → ../http/user-api.ts',
+  'services/gateway/src/routes/pairings.ts → ../http/user-api.ts',
+  'services/gateway/src/routes/relay-routes.ts → ../http/authenticate-relay.ts',
+  'services/gateway/src/routes/relay-routes.ts → ../http/user-api.ts',
+  'services/gateway/src/routes/relay-settings.ts → ../http/user-api.ts',
+  'services/gateway/src/routes/schedules.ts → ../http/user-api.ts',
+  'services/gateway/src/routes/subscriptions.ts → ../http/user-api.ts',
+  'services/pairing/src/store/prisma-paired-relay-store.ts → ../bus/pairing-events.ts',
+  'services/scheduler/src/store/prisma-schedule-store.ts → ../bus/scheduler-commands.ts',
+  'services/session/src/bus/scheduled-prompt-consumer.ts → ../store/prisma-external-inbox.ts',
+  'services/session/src/bus/scheduled-prompt-consumer.ts → ../store/prisma-session-store.ts',
+  'services/session/src/bus/wakeup-consumer.ts → ../store/prisma-external-inbox.ts',
+  'services/session/src/bus/wakeup-consumer.ts → ../store/prisma-session-store.ts',
+  'services/session/src/grpc/session-grpc.ts → ../tasks/session-tasks.ts',
+  'services/session/src/grpc/session-grpc.ts → ../tasks/task-grpc.ts',
+  'services/session/src/grpc/turn-grpc.ts → ../runtime/wait-for-turn.ts',
+  'services/session/src/grpc/turn-grpc.ts → ../runtime/turn-signals.ts',
+  'services/session/src/runtime/bus-steering.ts → ../providers/provider-registry.ts',
+  'services/session/src/runtime/grpc-question-cards.ts → ../providers/provider.ts',
+  'services/session/src/runtime/grpc-question-cards.ts → ../providers/question-cards.ts',
+  'services/session/src/runtime/turn-runner.ts → ../providers/provider.ts',
+  'services/session/src/runtime/turn-runner.ts → ../providers/provider-registry.ts',
+  'services/session/src/store/prisma-claude-session-states.ts → ../providers/claude/claude-provider.ts',
+  'services/session/src/store/prisma-conversation-history.ts → ../providers/provider.ts',
+  'services/subscription/src/bus/watch-events-consumer.ts → ../store/prisma-watch-store.ts',
+  'services/subscription/src/grpc/subscription-grpc.ts → ../store/prisma-watch-store.ts',
+]);
+
+/** Where a file sits: its service and its room (the first folder under src/), or undefined outside services. */
+function placeOf(file) {
+  const match = /^services\/([^/]+)\/src\/(?:([^/]+)\/)?/.exec(relative(root, file));
+  return match ? { service: match[1], room: match[2] } : undefined;
+}
+
+/** Why importing `specifier` from `file` breaks the layering, or undefined. */
+function layeringFault(file, specifier, typeOnly) {
+  const from = placeOf(file);
+  if (from === undefined) return undefined;
+  if (/^@relay\/[a-z-]+\/src\//.test(specifier)) return 'reaches into a package\'s src/';
+  if (!specifier.startsWith('.')) {
+    const other = /^@relay\/([a-z-]+)/.exec(specifier)?.[1];
+    if (other !== undefined && SERVICES.includes(other)) return `imports another service (${other})`;
+    if (from.room === 'domain' && !typeOnly && IMPURE.test(specifier)) return `domain/ imports ${specifier}`;
+    return undefined;
+  }
+  const target = placeOf(resolve(dirname(file), specifier));
+  if (target?.service !== from.service) return 'imports another service';
+  if (from.room === 'domain' && target.room !== 'domain') return `domain/ imports ${target.room ?? 'src'}/`;
+  if (ADAPTERS.has(from.room) && ADAPTERS.has(target.room) && from.room !== target.room && !KNOWN_CROSSINGS.has(`${relative(root, file)} → ${specifier}`)) {
+    return `adapter ${from.room}/ imports adapter ${target.room}/`;
+  }
+  return undefined;
+}
+
+const layering = {
+  meta: { type: 'problem', schema: [], messages: { fault: '{{fault}} ({{specifier}}): STYLE.md, who may import what' } },
+  create(context) {
+    const check = (node) => {
+      if (node.source === null || node.source === undefined) return;
+      const specifier = node.source.value;
+      const fault = layeringFault(context.filename, specifier, node.importKind === 'type' || node.exportKind === 'type');
+      if (fault !== undefined) context.report({ node: node.source, messageId: 'fault', data: { fault, specifier } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };
+  },
+};
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', 'packages/proto/src/gen/**', 'console/dist/**', '.relay/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    plugins: { relay: { rules: { layering } } },
+    rules: {
+      'relay/layering': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  // Tests read untyped JSON answers and poke at private shapes; in src/ `any` stays an error.
+  { files: ['**/test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+);
