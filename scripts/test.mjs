@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: generate, type-check, lint, check the protos, then run every test (unit, integration, end to end).
+// `npm test`: generate, type-check, lint, look for dead code, check the protos, then run every test (unit, integration, end to end).
 // Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -39,6 +39,7 @@ const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && g
 if (base) run('buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` });
 run('typecheck', 'npx', ['turbo', 'run', 'typecheck', '--output-logs=errors-only']);
 run('lint (ESLint: typescript-eslint and the layering rule, eslint.config.mjs)', 'npx', ['eslint', '.', '--max-warnings=0']);
+run('dead code (knip: unused files, exports and dependencies, knip.jsonc)', 'npx', ['knip', '--no-progress']);
 const results = `${root}/.relay/test-results.json`;
 // vitest.config.ts appends every unhandled error here; a CI log that keeps only its tail still shows them.
 const unhandled = `${root}/.relay/unhandled-errors.txt`;

@@ -78,7 +78,6 @@ const openAIEndpoint = z.strictObject({
   /** Per model id, what its tokens cost; a turn on a model without a price has no cost (not reported). */
   prices: modelPrices.optional(),
 });
-export type OpenAIEndpointConfig = z.infer<typeof openAIEndpoint>;
 
 const allowance = z.strictObject({
   monthlyTokens: z.number().int().nonnegative().optional(),

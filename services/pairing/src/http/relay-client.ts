@@ -27,10 +27,10 @@ export const PROVENANCE_HEADERS = {
 export const VERSION_HEADER = 'x-relay-version';
 
 /** Set on a forwarded call the user allowed on a card in the calling conversation. */
-export const ALLOWED_HEADER = 'x-relay-allowed';
+const ALLOWED_HEADER = 'x-relay-allowed';
 
 /** Set on a forwarded call that the other relay only checks (before a card is shown on the calling relay). */
-export const DRY_RUN_HEADER = 'x-relay-dry-run';
+const DRY_RUN_HEADER = 'x-relay-dry-run';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 

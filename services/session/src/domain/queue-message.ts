@@ -1,5 +1,5 @@
 import type { Message, MessageRole, Provenance, RelayMode, RelayUnlock, Session, Turn, TurnQueuedEvent } from './entities.ts';
-import type { ConversationStore, IdGenerator } from './ports.ts';
+import type { IdGenerator } from './ports.ts';
 
 /** What is queued into a session: the text and who wrote it. */
 export interface QueuedPrompt {
@@ -57,21 +57,6 @@ export function buildQueuedMessage(
     messageId: message.id,
   };
   return { message, turn, event };
-}
-
-/**
- * Queues a prompt in a session in one transaction (message, queued turn, session counters, turn_queued
- * event) and returns the message id. The caller has checked the session may take it.
- */
-export async function queueMessage(
-  deps: { store: ConversationStore; ids: IdGenerator },
-  session: Pick<Session, 'id' | 'userId'>,
-  prompt: QueuedPrompt,
-  now: Date,
-): Promise<string> {
-  const records = buildQueuedMessage(deps.ids, session, prompt, now);
-  await deps.store.queueMessage(records);
-  return records.message.id;
 }
 
 /**

@@ -79,11 +79,6 @@ export function toSessionMessage(session: Session | SessionView): SessionMessage
   };
 }
 
-/** A session state as relay.session.v1.SessionState. */
-export function toSessionStateMessage(state: SessionState): SessionStateMessage {
-  return STATES[state];
-}
-
 /** A group reference as relay.session.v1.GroupRef. */
 export function toGroupRefMessage(group: GroupRef): GroupRefMessage {
   return { id: group.id, name: group.name, role: group.role };

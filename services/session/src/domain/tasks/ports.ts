@@ -1,4 +1,4 @@
-import type { Task, TaskStatus } from './task.ts';
+import type { Task } from './task.ts';
 
 /** Where tasks are kept. */
 export interface TaskStore {
@@ -16,4 +16,4 @@ export interface TaskOutputReader {
   readEnd(taskId: string, maxBytes: number): Promise<{ text: string; cut: boolean }>;
 }
 
-export type { Task, TaskStatus };
+export type { Task };

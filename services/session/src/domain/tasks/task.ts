@@ -43,8 +43,6 @@ export const TASK_LEASE_MS = 30_000;
 export const TASK_LEASE_RENEW_MS = 10_000;
 export const DEFAULT_TASK_LINES = 50;
 export const MAX_TASK_LINES = 1000;
-/** Default of the relay's quiet setting (RELAY_TASK_QUIET_MINUTES). */
-export const DEFAULT_QUIET_AFTER_MINUTES = 10;
 
 /** How an ended process's exit maps to the task's status: 0 completed, anything else failed. */
 export function endedStatus(exitCode: number | null): 'completed' | 'failed' {

@@ -6,8 +6,6 @@ import type { TurnStatus } from '../entities.ts';
 /** The statuses a turn ends in. */
 export type EndedTurnStatus = Extract<TurnStatus, 'done' | 'error' | 'stopped'>;
 
-/** A turn a runner holds: it blocks the session's next turn until it ends. */
-export const ACTIVE_TURN_STATUSES = ['running', 'waiting_for_answer'] as const satisfies readonly TurnStatus[];
 
 /** True once the turn has ended and will not change again. */
 export function isTurnOver(status: TurnStatus): status is EndedTurnStatus {

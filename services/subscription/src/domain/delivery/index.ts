@@ -67,20 +67,8 @@
  *   message. Message order: header, rows not held, Digest of line and its rows, then per quiet
  *   window its Held during quiet hours line (`1 event` in the singular) and its rows.
  */
-export { capRelease, recordWakeUp, wakeUpsInWindow, type Capped } from './cap.ts';
-export { coalesceRelease, type Coalesced } from './coalesce.ts';
-export { nextDigestAt, nextHeartbeatAt } from './digest.ts';
+export { nextHeartbeatAt } from './digest.ts';
 export * from './model.ts';
-export { heldDeliveryAt, isUrgent, planDelivery, planRelease, recordDelivery, subscriptionRelease, type DeliveryKind, type SubscriptionRelease } from './plan.ts';
-export {
-  boundaryInstant,
-  canonicalTimeZone,
-  parseQuietHours,
-  quietHoursLabel,
-  quietOccurrence,
-  quietWindowAt,
-  QUIET_HOURS_DIFFER_ERROR,
-  QUIET_HOURS_TIMES_ERROR,
-  type QuietHoursParse,
-} from './quiet-hours.ts';
-export { HEADER_LINE, QUOTE_MAX_CHARS, quoteStart, renderEventRow, renderWakeUpMessage } from './render.ts';
+export { heldDeliveryAt, isUrgent, planRelease, recordDelivery } from './plan.ts';
+export { parseQuietHours, quietWindowAt } from './quiet-hours.ts';
+export { renderEventRow, renderWakeUpMessage } from './render.ts';
