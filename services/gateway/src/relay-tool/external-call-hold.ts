@@ -1,5 +1,5 @@
 /**
- * An external session's call is its running turn (decisions.md, External sessions): while it is in flight the
+ * An external session's call is its running turn (docs/relay-tool.md, An external session): while it is in flight the
  * session service holds it, so list_sessions, read_session and the console show the session working. The hold is
  * a lease the session service sets; it is renewed here while the call goes on, so one this gateway can no longer
  * renew (a crash) lapses by itself.
@@ -20,9 +20,8 @@ export const HOLD_AFTER_MS = 1_000;
 
 /**
  * Holds a call of `sessionId`'s agent from its first HOLD_AFTER_MS on; the returned function ends the hold once the
- * call has ended.
- * The renewals run on the relay's clock, the one the lease is measured on. A hold that fails costs the working
- * state, never the call.
+ * call has ended. The renewals run on the relay's clock, the one the lease is measured on. A hold that fails costs
+ * the working state, never the call.
  */
 export function holdExternalCall(
   sessions: Pick<SessionOwner, 'holdExternalCall' | 'releaseExternalCall'>,

@@ -1,5 +1,5 @@
 /**
- * An external session's calls in flight (decisions.md, External sessions): its agent runs outside the relay and
+ * An external session's calls in flight (docs/relay-tool.md, An external session): its agent runs outside the relay and
  * has no turns, so while one of its relay_tool calls is in flight that call is its running turn, and
  * list_sessions and read_session show the session as running_turn. The gateway holds the call here for a lease
  * and renews it while the call goes on; a hold that a crashed gateway stopped renewing lapses by itself.
