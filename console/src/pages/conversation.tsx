@@ -38,7 +38,8 @@ export function Conversation({ id }: { id: string }) {
             <div>
               <h1>{session.title || session.id.slice(0, 8)}</h1>
               <p class="muted">
-                {session.provider} · {session.model} · <span class={`state state-${session.state}`}>{stateLabel(session.state)}</span>
+                {session.provider}
+                {session.model ? ` · ${session.model}` : ''} · <span class={`state state-${session.state}`}>{stateLabel(session.state)}</span>
                 {session.group ? ` · group ${session.group.name}` : ''}
                 {session.startedBy ? (
                   <>

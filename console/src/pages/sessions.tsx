@@ -63,7 +63,8 @@ export function Sessions() {
                   </div>
                 </td>
                 <td>
-                  {session.provider} · {session.model}
+                  {session.provider}
+                  {session.model ? ` · ${session.model}` : ''}
                 </td>
                 <td>
                   <span class={`state state-${session.state}`}>{stateLabel(session.state)}</span>
