@@ -76,6 +76,26 @@ describe('service images', () => {
   });
 });
 
+describe('the base image', () => {
+  const dockerfiles = [...services.map((name) => `services/${name}/Dockerfile`), 'docker/migrate/Dockerfile'];
+
+  it.each(dockerfiles)('%s: every stage is on NODE_IMAGE, which scripts/build-images.sh pins by digest', (dockerfile) => {
+    const text = readFileSync(join(ROOT, dockerfile), 'utf8');
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:\d+-slim$/m);
+    const froms = text.split('\n').filter((line) => line.startsWith('FROM '));
+    expect(froms.length).toBeGreaterThan(0);
+    for (const from of froms) expect(from).toMatch(/^FROM \$\{NODE_IMAGE\}( AS \w+)?$/);
+  });
+
+  it('scripts/build-images.sh builds every one of them and refuses a base without a digest', () => {
+    const script = readFileSync(join(ROOT, 'scripts/build-images.sh'), 'utf8');
+    for (const name of services) expect(script).toContain(name);
+    expect(script).toContain('docker/migrate/Dockerfile');
+    expect(script).toContain('--build-arg "NODE_IMAGE=$NODE_IMAGE"');
+    expect(script).toMatch(/\*@sha256:\*\) ;;/);
+  });
+});
+
 describe('the migration runner image', () => {
   const command = ['node', 'packages/db/bin/relay-migrate.mjs'];
 

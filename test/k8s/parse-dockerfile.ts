@@ -22,6 +22,8 @@ export function parseDockerfile(text: string): Dockerfile {
     if (joined !== '') logical.push(joined);
   }
   const stages: Stage[] = [];
+  // ARGs before the first FROM, with their defaults: a FROM may name its image through one (`FROM ${NODE_IMAGE}`).
+  const globalArgs = new Map<string, string>();
   for (const raw of logical) {
     const [keyword = '', ...rest] = raw.split(/\s+/);
     const flags: Record<string, string> = {};
@@ -33,8 +35,12 @@ export function parseDockerfile(text: string): Dockerfile {
     }
     const exec = /^\s*\[/.test(words.join(' ')) ? (JSON.parse(words.join(' ')) as string[]) : words;
     const instruction = { keyword: keyword.toUpperCase(), flags, args: exec, raw };
-    if (instruction.keyword === 'FROM') {
-      const [image = '', as, name] = exec;
+    if (instruction.keyword === 'ARG' && stages.length === 0) {
+      const [name = '', value = ''] = (exec[0] ?? '').split(/=(.*)/s);
+      globalArgs.set(name, value);
+    } else if (instruction.keyword === 'FROM') {
+      const [written = '', as, name] = exec;
+      const image = written.replace(/\$\{?(\w+)\}?/g, (_, arg: string) => globalArgs.get(arg) ?? '');
       stages.push({ image, name: as?.toUpperCase() === 'AS' ? name : undefined, instructions: [] });
     } else if (stages.length > 0) {
       stages.at(-1)!.instructions.push(instruction);

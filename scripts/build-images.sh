@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the relay's seven images (six services and the migration runner) from the repository root with buildah
+# (or podman), on the Node base pinned by digest, and prints each image's size.
+#
+#   scripts/build-images.sh                      # tags relay/<name>:dev
+#   TAG=1.4.0 REGISTRY=registry.example.com/relay scripts/build-images.sh
+#   NODE_IMAGE=docker.io/library/node:24-slim@sha256:<digest> scripts/build-images.sh
+#
+# NODE_IMAGE must name its digest. Unset, the script pulls docker.io/library/node:24-slim once, resolves the digest
+# it got and builds every image on exactly that (printed, so a release can record and reuse it).
+# Pushing is README.md's "Images" (buildah push / podman push, then the digests into the prod overlay).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SERVICES=(gateway session subscription scheduler question pairing)
+TAG="${TAG:-dev}"
+REGISTRY="${REGISTRY:-relay}"
+
+if command -v buildah >/dev/null; then
+  BUILD=(buildah bud --layers) ; TOOL=buildah
+elif command -v podman >/dev/null; then
+  BUILD=(podman build --layers) ; TOOL=podman
+else
+  echo "build-images: needs buildah or podman (Debian: apt-get install buildah)" >&2
+  exit 1
+fi
+
+if [ -z "${NODE_IMAGE:-}" ]; then
+  base=docker.io/library/node:24-slim
+  echo "resolving $base"
+  "$TOOL" pull -q "$base" >/dev/null
+  if [ "$TOOL" = buildah ]; then
+    digest=$(buildah inspect --type image --format '{{.FromImageDigest}}' "$base")
+  else
+    digest=$(podman image inspect --format '{{.Digest}}' "$base")
+  fi
+  NODE_IMAGE="$base@$digest"
+fi
+case "$NODE_IMAGE" in
+  *@sha256:*) ;;
+  *) echo "build-images: NODE_IMAGE must be pinned by digest (…@sha256:…), not $NODE_IMAGE" >&2; exit 1 ;;
+esac
+echo "base: $NODE_IMAGE"
+
+build() { # <name> <Dockerfile>
+  local image="$REGISTRY/$1:$TAG"
+  echo "building $image"
+  "${BUILD[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" --label "org.opencontainers.image.base.name=$NODE_IMAGE" \
+    -f "$2" -t "$image" .
+}
+
+for service in "${SERVICES[@]}"; do build "$service" "services/$service/Dockerfile"; done
+build migrate docker/migrate/Dockerfile
+
+echo
+printf '%-48s %s\n' IMAGE SIZE
+for name in "${SERVICES[@]}" migrate; do
+  image="$REGISTRY/$name:$TAG"
+  printf '%-48s %s\n' "$image" "$("$TOOL" images --noheading --format '{{.Size}}' "$image" | head -1)"
+done
