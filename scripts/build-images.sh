@@ -42,14 +42,15 @@ case "$NODE_IMAGE" in
 esac
 echo "base: $NODE_IMAGE"
 
-build() { # <name> <Dockerfile>
-  local image="$REGISTRY/$1:$TAG"
+build() { # <name> <Dockerfile> [build args…]
+  local image="$REGISTRY/$1:$TAG" dockerfile="$2"
+  shift 2
   echo "building $image"
   "${BUILD[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" --label "org.opencontainers.image.base.name=$NODE_IMAGE" \
-    -f "$2" -t "$image" .
+    "$@" -f "$dockerfile" -t "$image" .
 }
 
-for service in "${SERVICES[@]}"; do build "$service" "services/$service/Dockerfile"; done
+for service in "${SERVICES[@]}"; do build "$service" docker/service/Dockerfile --build-arg "SERVICE=$service"; done
 build migrate docker/migrate/Dockerfile
 
 echo

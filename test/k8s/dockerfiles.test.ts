@@ -12,6 +12,13 @@ const readJson = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'ut
 const rootEngines = readJson('package.json').engines?.node;
 
 const services = readdirSync(join(ROOT, 'services')).filter((name) => readJson(`services/${name}/package.json`).scripts?.['start']);
+const SERVICE_DOCKERFILE = 'docker/service/Dockerfile';
+
+/** The service Dockerfile as the builder reads it with --build-arg SERVICE=<name>: every ${SERVICE} is the name. */
+function serviceSpec(name: string): ImageSpec {
+  const spec = specFor(SERVICE_DOCKERFILE, `services/${name}`);
+  return { ...spec, text: spec.text.replaceAll('${SERVICE}', name) };
+}
 
 /** What a Dockerfile in the repository must satisfy, read from its workspace's package.json. */
 function specFor(dockerfile: string, workspace: string, overrides: Partial<ImageSpec> = {}): ImageSpec {
@@ -44,11 +51,31 @@ function migrationJobFolders(): string[] {
 describe('service images', () => {
   it('exist for the six services', () => {
     expect(services.sort()).toEqual(['gateway', 'pairing', 'question', 'scheduler', 'session', 'subscription']);
-    for (const name of services) expect(existsSync(join(ROOT, 'services', name, 'Dockerfile')), name).toBe(true);
+    // One Dockerfile for the six (ARG SERVICE), none of their own.
+    for (const name of services) expect(existsSync(join(ROOT, 'services', name, 'Dockerfile')), name).toBe(false);
+    expect(existsSync(join(ROOT, SERVICE_DOCKERFILE))).toBe(true);
+  });
+
+  it('every stage of the service Dockerfile declares SERVICE before it uses it (an ARG before FROM is not seen inside a stage)', () => {
+    const stages = readFileSync(join(ROOT, SERVICE_DOCKERFILE), 'utf8').split(/^FROM /m).slice(1);
+    expect(stages.length).toBe(3);
+    for (const stage of stages) {
+      const lines = stage.split('\n').slice(1);
+      const declared = lines.findIndex((line) => line === 'ARG SERVICE');
+      const used = lines.findIndex((line) => !line.startsWith('#') && line.includes('SERVICE') && line !== 'ARG SERVICE');
+      expect(declared, stage.split('\n')[0]).toBeGreaterThanOrEqual(0);
+      expect(declared, stage.split('\n')[0]).toBeLessThan(used);
+    }
   });
 
   it.each(services)('%s: copies what exists, runs npm start as a non-root user on an allowed Node LTS, with its entry file', (name) => {
-    expect(dockerfileViolations(specFor(`services/${name}/Dockerfile`, `services/${name}`))).toEqual([]);
+    expect(dockerfileViolations(serviceSpec(name))).toEqual([]);
+  });
+
+  it('a service Dockerfile that left out one service\'s step is caught (the generate step of a service that owns data)', () => {
+    const spec = serviceSpec('session');
+    const without = spec.text.replace('RUN npm run generate --workspace services/session --if-present\n', '');
+    expect(dockerfileViolations({ ...spec, text: without })).toEqual(['no build step runs npm run generate --workspace services/session']);
   });
 
   it.each(services)('%s: starts its prebuilt bundle, OpenTelemetry first, and builds it with scripts/build.mjs', (name) => {
@@ -71,13 +98,12 @@ describe('service images', () => {
       }
     };
     visit(`services/${name}`);
-    const text = readFileSync(join(ROOT, `services/${name}/Dockerfile`), 'utf8');
-    expect(text).toMatch(/^COPY packages\/ packages\/$/m);
+    expect(serviceSpec(name).text).toMatch(/^COPY packages\/ packages\/$/m);
   });
 });
 
 describe('the base image', () => {
-  const dockerfiles = [...services.map((name) => `services/${name}/Dockerfile`), 'docker/migrate/Dockerfile'];
+  const dockerfiles = [SERVICE_DOCKERFILE, 'docker/migrate/Dockerfile'];
 
   it.each(dockerfiles)('%s: every stage is on NODE_IMAGE, which scripts/build-images.sh pins by digest', (dockerfile) => {
     const text = readFileSync(join(ROOT, dockerfile), 'utf8');
@@ -110,8 +136,8 @@ describe('the migration runner image', () => {
 });
 
 describe('the Dockerfile checks catch a broken image', () => {
-  const good = readFileSync(join(ROOT, 'services/session/Dockerfile'), 'utf8');
-  const spec = (text: string) => specFor('services/session/Dockerfile', 'services/session', { text });
+  const good = serviceSpec('session').text;
+  const spec = (text: string) => ({ ...serviceSpec('session'), text });
 
   it('accept the real one', () => {
     expect(dockerfileViolations(spec(good))).toEqual([]);
