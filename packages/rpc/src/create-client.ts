@@ -13,7 +13,7 @@ export type ClientConstructor<C> = new (address: string, credentials: ChannelCre
  * backoff stays short so a restarted replica takes calls again within seconds; DNS is asked again whenever a
  * connection drops (a rollout) and at most every 5 s.
  */
-export const CLIENT_CHANNEL_OPTIONS: ChannelOptions = {
+const CLIENT_CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,

@@ -1,7 +1,7 @@
 export { callStream, type StreamCallOptions, type StreamMethodName } from './call-stream.ts';
 export { callUnary, type UnaryCallOptions, type UnaryMethodName } from './call-unary.ts';
 export { checkHealth } from './check-health.ts';
-export { CLIENT_CHANNEL_OPTIONS, createClient, targetOf, type ClientConstructor } from './create-client.ts';
+export { createClient, targetOf, type ClientConstructor } from './create-client.ts';
 export {
   grpcAuth,
   makeServiceCredentials,
