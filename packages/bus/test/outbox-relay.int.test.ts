@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureStream, enqueue, OutboxRelay, DUPLICATE_WINDOW_MS } from '@relay/bus';
+import { ensureStream, enqueue, enqueueAll, OutboxRelay, DUPLICATE_WINDOW_MS, processEachOnce } from '@relay/bus';
 import { StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
@@ -163,5 +163,34 @@ describe('enqueue and OutboxRelay', () => {
     } finally {
       await relay.stop();
     }
+  });
+
+  it('enqueueAll writes several messages in one statement, published in their order', async () => {
+    const { stream, subject } = await freshStream();
+    const ids = await transaction(f.pool, (tx) =>
+      enqueueAll(tx, [
+        { subject: subject('a'), payload: { n: 1 }, id: 'w:1' },
+        { subject: subject('b'), payload: 'two' },
+      ]),
+    );
+    expect(ids[0]).toBe('w:1');
+    expect(await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).flush()).toBe(2);
+    expect(await streamMessages(stream)).toEqual([
+      { subject: subject('a'), msgId: 'w:1', data: { n: 1 } },
+      { subject: subject('b'), msgId: ids[1], data: 'two' },
+    ]);
+  });
+});
+
+describe('processEachOnce', () => {
+  it('answers the ids the consumer had not handled, across batches and within one', async () => {
+    expect(await transaction(f.pool, (tx) => processEachOnce(tx, 'batcher', ['p1', 'p2']))).toEqual(new Set(['p1', 'p2']));
+    expect(await transaction(f.pool, (tx) => processEachOnce(tx, 'batcher', ['p2', 'p3', 'p3']))).toEqual(new Set(['p3']));
+    // Rolled back: nothing recorded.
+    await expect(transaction(f.pool, async (tx) => {
+      await processEachOnce(tx, 'batcher', ['p4']);
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    expect(await transaction(f.pool, (tx) => processEachOnce(tx, 'batcher', ['p4']))).toEqual(new Set(['p4']));
   });
 });
