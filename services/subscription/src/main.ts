@@ -21,6 +21,7 @@ import { PrismaWatchStore } from './store/prisma-watch-store.ts';
 import { registerSubscriptionMetrics } from './telemetry/subscription-metrics.ts';
 
 const logger = createLogger({ name: 'subscription' });
+const OUTBOX_SAFETY_POLL_MS = 10_000;
 
 let config: Config;
 try {
@@ -37,18 +38,19 @@ const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: conf
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'subscription', logger });
   await ensureStream(bus, { ...SUBSCRIPTION_COMMANDS_STREAM, ...streamSettings(config) });
-  const outbox = new OutboxRelay({ db: prisma, bus, logger });
+  // Wake-ups are published right after the planner's commit; the poll only picks up what a crash left behind.
+  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
-
-  const sessionEvents = await startSessionEventsConsumer(bus, {
-    store: new PrismaSessionActivityStore(prisma, SESSION_EVENTS.durable),
-    logger,
-  });
 
   const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'subscription' });
   const watchStore = new PrismaWatchStore(prisma);
-  const planner = new Planner({ watchers: watchStore, clock, logger });
+  const planner = new Planner({ watchers: watchStore, clock, logger, onWakeUps: () => outbox.wake() });
   planner.start();
+
+  const sessionEvents = await startSessionEventsConsumer(bus, {
+    store: new PrismaSessionActivityStore(prisma, SESSION_EVENTS.durable, { onWatchersDue: () => planner.nudge() }),
+    logger,
+  });
   // Not awaited: the session and question services declare their streams and may start after this service.
   const watchEvents = startWatchEventsConsumers(bus, { store: watchStore, clock, logger, onIngested: () => planner.nudge() });
   const subscriptionMetrics = registerSubscriptionMetrics({ prisma, bus, clock, logger });

@@ -1,6 +1,7 @@
 /**
  * The consumers that feed subscriptions: session events (turn ends, questions, archives) and question events
- * (answers to a conversation's asks), each stored once per watcher; the planner takes it from there.
+ * (answers to a conversation's asks), taken in batches (one transaction each) and stored once per watcher; the
+ * planner takes it from there.
  */
 import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
@@ -33,6 +34,15 @@ export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatc
         const input = decodeWatchEvent(message.subject, message.data);
         if (input === undefined) return;
         if (await store.ingest(spec.durable, message.id, input, clock.now())) options.onIngested();
+      },
+      // The messages that came together in one transaction; a message that cannot be decoded fails its batch, and is
+      // then terminated by the handler above while the others go through.
+      batchHandler: async (messages) => {
+        const items = messages.flatMap((message) => {
+          const input = decodeWatchEvent(message.subject, message.data);
+          return input === undefined ? [] : [{ messageId: message.id, input, traceParent: message.traceParent ?? null }];
+        });
+        if (items.length > 0 && (await store.ingestBatch(spec.durable, items, clock.now())) > 0) options.onIngested();
       },
     });
   });

@@ -19,19 +19,25 @@ export function toSessionActivity(row: Row): SessionActivity {
 export class PrismaSessionActivityStore implements SessionActivityStore {
   readonly #prisma: PrismaClient;
   readonly #consumer: string;
+  readonly #onWatchersDue: () => void;
 
-  /** `consumer` is the durable whose processed message ids this store records. */
-  constructor(prisma: PrismaClient, consumer: string) {
+  /**
+   * `consumer` is the durable whose processed message ids this store records; `onWatchersDue` is called after an
+   * update that made watchers due has committed (the planner evaluates them now).
+   */
+  constructor(prisma: PrismaClient, consumer: string, options: { onWatchersDue?: () => void } = {}) {
     this.#prisma = prisma;
     this.#consumer = consumer;
+    this.#onWatchersDue = options.onWatchersDue ?? (() => undefined);
   }
 
-  updateOnce(
+  async updateOnce(
     messageId: string,
     sessionId: string,
     update: (current: SessionActivity | undefined) => SessionActivity | undefined,
   ): Promise<boolean> {
-    return this.#prisma.$transaction(async (tx) => {
+    let watchersDue = false;
+    const applied = await this.#prisma.$transaction(async (tx) => {
       if (!(await processOnce(tx, this.#consumer, messageId))) return false;
       // A row that does not exist yet cannot be locked with FOR UPDATE: two replicas applying the first two events
       // of one session would both read "none". A transaction-scoped lock on the id serialises them (and is released
@@ -44,14 +50,16 @@ export class PrismaSessionActivityStore implements SessionActivityStore {
       const data = { ...next, runs: runsToJson(next.runs) as Prisma.InputJsonValue };
       await tx.sessionActivity.upsert({ where: { sessionId }, create: data, update: data });
       const changed = current === undefined || runsKey(next.runs) !== runsKey(current.runs) || next.archivedAt?.getTime() !== current.archivedAt?.getTime();
-      if (changed) await this.#wakeWatchersOf(tx, next.userId, sessionId, next.lastEventAt);
+      if (changed) watchersDue = (await this.#wakeWatchersOf(tx, next.userId, sessionId, next.lastEventAt)) > 0;
       return true;
     });
+    if (watchersDue) this.#onWatchersDue();
+    return applied;
   }
 
   /** Makes due (at `at` at the latest) every watcher with an active subscription here that watches the session. */
-  async #wakeWatchersOf(tx: Prisma.TransactionClient, userId: string, sessionId: string, at: Date): Promise<void> {
-    await tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${at.toISOString()}::timestamp(3)), ${at.toISOString()}::timestamp(3))
+  async #wakeWatchersOf(tx: Prisma.TransactionClient, userId: string, sessionId: string, at: Date): Promise<number> {
+    return tx.$executeRaw`UPDATE watchers SET next_evaluation_at = LEAST(COALESCE(next_evaluation_at, ${at.toISOString()}::timestamp(3)), ${at.toISOString()}::timestamp(3))
       WHERE session_id IN (
         SELECT watcher_session_id FROM subscriptions
          WHERE user_id = ${userId} AND ended_at IS NULL AND relay = '' AND watcher_session_id <> ${sessionId}

@@ -6,16 +6,17 @@
  * (ingest), from a paired relay (ingestRemote, reportLinkState) and from the computed rules (stalled, all_idle,
  * the heartbeat), which each evaluation runs first.
  */
-import { enqueue, processOnce } from '@relay/bus';
+import { enqueueAll, processEachOnce, type OutboxEntry } from '@relay/bus';
+import { context } from '@opentelemetry/api';
 import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
 import type { DeliveryTimings, OwnPromptState, RelayEvent } from '../domain/delivery/index.ts';
-import { evaluateWatcher, EMPTY_WATCHER_STATE, heldBySubscription, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
+import { evaluateWatcher, EMPTY_WATCHER_STATE, heldBySubscription, type PlannedWakeUp, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { requireRoomFor, takesEvent, type SubscriptionSpec } from '../domain/subscriptions/subscribe-rules.ts';
 import { deliveryView, ENDED_LISTED_MS, newSubscriptionId, type EndReason, type Subscription } from '../domain/subscriptions/subscription.ts';
 import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
 import { afterRemoteArchives, parseRemoteEvents, remoteArchives, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from '../domain/subscriptions/remote-events.ts';
 import { computeRemoteWatchEvents, type ComputedRemoteEvent, type RemoteWatchSpec } from '../domain/subscriptions/remote-watch-events.ts';
-import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
+import type { SessionCandidate, WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { subscriptionRefusal } from '../domain/errors.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { toSessionActivity } from './prisma-session-activity-store.ts';
@@ -30,6 +31,29 @@ export const DELIVER_WAKEUP_SUBJECT = 'relay.subscription.v1.cmd.deliver_wakeup'
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a.getTime() <= b.getTime() ? a : b);
+
+/** One bus message for ingestBatch: its id, what it says, and the traceparent of the span it came in with. */
+export type IngestItem = { messageId: string; input: WatchInput; traceParent: string | null };
+
+/** An event to store for a watcher, with the trace it came in with. */
+type NewEvent = { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] };
+type NewWatcherEvent = NewEvent & { watcherSessionId: string; userId: string; traceParent: string | null };
+
+type DueWatcherRow = { session_id: string; user_id: string; state: unknown; seq: number };
+
+/** What one planning transaction did: watchers evaluated and wake-ups enqueued (to publish after the commit). */
+export type PlanningPass = { evaluated: number; wakeUps: number };
+
+/** The candidate's event with the session's title as the watcher sees it. */
+function withTitle(candidate: SessionCandidate, sessionId: string, title: string): RelayEvent {
+  return 'session' in candidate.event ? ({ ...candidate.event, session: { id: sessionId, title } } as RelayEvent) : candidate.event;
+}
+
+const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+};
 
 function toSubscription(row: SubscriptionRow): Subscription {
   return {
@@ -197,92 +221,190 @@ export class PrismaWatchStore {
     });
   }
 
-  /**
-   * Applies one bus message once (`consumer`, `messageId`): stores each event for every watcher whose
-   * subscriptions take it (one row per watcher and source event) and makes those watchers due now.
-   */
+  /** ingestBatch for one message (tests, and callers outside a batch): the active span is the one it came in with. */
   async ingest(consumer: string, messageId: string, input: WatchInput, now: Date): Promise<boolean> {
-    return this.prisma.$transaction(async (tx) => {
-      if (!(await processOnce(tx, consumer, messageId))) return false;
-      if (input.type === 'archived') {
-        await this.#endForArchive(tx, input.sessionId, now);
-        return true;
-      }
-      if (input.type === 'direct') {
-        for (const watcher of input.watcherSessionIds) {
-          await this.#store(tx, watcher, input.userId, [{ sourceEventId: input.sourceEventId, event: input.event, subscriptionIds: [] }], now);
-        }
-        return true;
-      }
-      const subscriptions = (await tx.subscription.findMany({ where: { userId: input.userId, endedAt: null, relay: '' } })).map(toSubscription);
-      if (subscriptions.length === 0) return true;
-      const activity = await tx.sessionActivity.findUnique({ where: { sessionId: input.sessionId }, select: { title: true } });
-      const byWatcher = new Map<string, { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[]>();
-      for (const candidate of input.candidates) {
-        const taking = subscriptions.filter((s) => takesEvent(s, input.sessionId, candidate.kind, candidate.text));
-        for (const subscription of taking) {
-          const listedTitle = subscription.sessions.find((session) => session.id === input.sessionId)?.title;
-          const title = activity?.title ?? listedTitle ?? input.sessionId;
-          const event = 'session' in candidate.event ? { ...candidate.event, session: { id: input.sessionId, title } } : candidate.event;
-          const list = byWatcher.get(subscription.watcherSessionId) ?? [];
-          const existing = list.find((item) => item.sourceEventId === candidate.sourceEventId);
-          if (existing) existing.subscriptionIds.push(subscription.id);
-          else list.push({ sourceEventId: candidate.sourceEventId, event: event as RelayEvent, subscriptionIds: [subscription.id] });
-          byWatcher.set(subscription.watcherSessionId, list);
-        }
-      }
-      for (const [watcher, events] of byWatcher) await this.#store(tx, watcher, input.userId, events, now);
-      return true;
-    });
+    return (await this.ingestBatch(consumer, [{ messageId, input, traceParent: activeTraceParent() }], now)) > 0;
   }
 
   /**
-   * Evaluates one due watcher, if any is free: plans, gathers, enqueues its wake-up. Answers false when
-   * no watcher is due (or every due one is held by another replica).
+   * Applies bus messages, each once (`consumer`, its id), in one transaction and in their order: stores each event for
+   * every watcher whose subscriptions take it (one row per watcher and source event) and makes those watchers due now;
+   * an archive ends subscriptions for the messages after it. Answers how many messages were new.
    */
-  async evaluateNextDue(now: Date): Promise<boolean> {
+  async ingestBatch(consumer: string, items: readonly IngestItem[], now: Date): Promise<number> {
     return this.prisma.$transaction(async (tx) => {
-      const due = await tx.$queryRaw<{ session_id: string; user_id: string; state: unknown; seq: number }[]>`
+      const fresh = await processEachOnce(tx, consumer, items.map((item) => item.messageId));
+      const taken = items.filter((item) => fresh.delete(item.messageId));
+      const stored: NewWatcherEvent[] = [];
+      let matching: IngestItem[] = [];
+      // Consecutive session events are matched together; an archive changes what the messages after it match.
+      const matchPending = async () => {
+        stored.push(...(await this.#matchSessionEvents(tx, matching)));
+        matching = [];
+      };
+      for (const item of taken) {
+        const { input } = item;
+        if (input.type === 'session_events') {
+          matching.push(item);
+        } else if (input.type === 'archived') {
+          await matchPending();
+          await this.#endForArchive(tx, input.sessionId, now);
+        } else {
+          const event = { sourceEventId: input.sourceEventId, event: input.event, subscriptionIds: [] };
+          stored.push(...input.watcherSessionIds.map((watcherSessionId) => ({ ...event, watcherSessionId, userId: input.userId, traceParent: item.traceParent })));
+        }
+      }
+      await matchPending();
+      await this.#storeAll(tx, stored, now);
+      return taken.length;
+    });
+  }
+
+  /** The events of session messages for the watchers whose active subscriptions here take them, found in one query. */
+  async #matchSessionEvents(tx: Tx, items: readonly IngestItem[]): Promise<NewWatcherEvent[]> {
+    const inputs = items.flatMap((item) => (item.input.type === 'session_events' ? [{ ...item.input, traceParent: item.traceParent }] : []));
+    if (inputs.length === 0) return [];
+    const sessionIds = [...new Set(inputs.map((input) => input.sessionId))];
+    // Indexed: a subscription to all sessions by its user, a list by the GIN index on `sessions`.
+    const subscriptions = (
+      await tx.subscription.findMany({
+        where: {
+          endedAt: null,
+          relay: '',
+          userId: { in: [...new Set(inputs.map((input) => input.userId))] },
+          OR: [{ scope: 'all' }, ...sessionIds.map((id) => ({ sessions: { array_contains: [{ id }] } }))],
+        },
+      })
+    ).map(toSubscription);
+    if (subscriptions.length === 0) return [];
+    const titles = new Map(
+      (await tx.sessionActivity.findMany({ where: { sessionId: { in: sessionIds } }, select: { sessionId: true, title: true } })).map((row) => [row.sessionId, row.title]),
+    );
+    const made = new Map<string, NewWatcherEvent>();
+    for (const input of inputs) {
+      for (const candidate of input.candidates) {
+        const taking = subscriptions.filter((s) => s.userId === input.userId && takesEvent(s, input.sessionId, candidate.kind, candidate.text));
+        for (const subscription of taking) {
+          const key = `${subscription.watcherSessionId}\u0000${candidate.sourceEventId}`;
+          const existing = made.get(key);
+          if (existing) {
+            existing.subscriptionIds.push(subscription.id);
+            continue;
+          }
+          const listedTitle = subscription.sessions.find((session) => session.id === input.sessionId)?.title;
+          made.set(key, {
+            watcherSessionId: subscription.watcherSessionId,
+            userId: input.userId,
+            sourceEventId: candidate.sourceEventId,
+            event: withTitle(candidate, input.sessionId, titles.get(input.sessionId) ?? listedTitle ?? input.sessionId),
+            subscriptionIds: [subscription.id],
+            traceParent: input.traceParent,
+          });
+        }
+      }
+    }
+    return [...made.values()];
+  }
+
+  /** Evaluates one due watcher, if any is free; false when none is (tests step the planner with it). */
+  async evaluateNextDue(now: Date): Promise<boolean> {
+    return (await this.evaluateDue(now, 1)).evaluated > 0;
+  }
+
+  /**
+   * Evaluates up to `limit` due watchers that no other replica holds (`FOR UPDATE SKIP LOCKED`), in one transaction:
+   * plans, gathers and enqueues their wake-ups. Publish them after it resolves (the outbox is the safety net).
+   */
+  async evaluateDue(now: Date, limit: number): Promise<PlanningPass> {
+    return this.prisma.$transaction(async (tx) => {
+      const due = await tx.$queryRaw<DueWatcherRow[]>`
         SELECT session_id, user_id, state, seq FROM watchers
          WHERE next_evaluation_at <= ${now.toISOString()}::timestamp(3)
-         ORDER BY next_evaluation_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
-      const watcher = due[0];
-      if (watcher === undefined) return false;
-      // The watcher's active subscriptions serve both the computed events and planning; an event of one that ended
-      // since (a held event of an unsubscribed subscription) needs one more read.
-      const active = (await tx.subscription.findMany({ where: { watcherSessionId: watcher.session_id, endedAt: null } })).map(toSubscription);
-      const computedNextDue = await this.#computeEvents(tx, watcher.session_id, watcher.user_id, active, now);
-      const events = (
-        await tx.watcherEvent.findMany({ where: { watcherSessionId: watcher.session_id, status: { in: ['new', 'held', 'released'] } }, orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }] })
-      ).map(toWatcherEvent);
-      const known = new Set(active.map((subscription) => subscription.id));
-      const missing = [...new Set(events.flatMap((event) => event.subscriptionIds))].filter((id) => !known.has(id));
-      const others = missing.length === 0 ? [] : (await tx.subscription.findMany({ where: { id: { in: missing } } })).map(toSubscription);
+         ORDER BY next_evaluation_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+      if (due.length === 0) return { evaluated: 0, wakeUps: 0 };
+      return { evaluated: due.length, wakeUps: await this.#evaluate(tx, due, now) };
+    });
+  }
+
+  /** When the next watcher is due (null: none waits on time); the planner sleeps until then. */
+  async nextDueAt(): Promise<Date | null> {
+    const rows = await this.prisma.$queryRaw<{ at: Date | null }[]>`SELECT min(next_evaluation_at) AS at FROM watchers`;
+    return rows[0]?.at ?? null;
+  }
+
+  /** Evaluates the locked watchers with a fixed number of statements, whatever their number; answers the wake-ups enqueued. */
+  async #evaluate(tx: Tx, watchers: readonly DueWatcherRow[], now: Date): Promise<number> {
+    const ids = watchers.map((watcher) => watcher.session_id);
+    // Their active subscriptions serve both the computed events and planning; an event of one that ended since
+    // (a held event of an unsubscribed subscription) needs one more read.
+    const activeRows = (await tx.subscription.findMany({ where: { watcherSessionId: { in: ids }, endedAt: null } })).map(toSubscription);
+    const active = groupBy(activeRows, (subscription) => subscription.watcherSessionId);
+    const computedNextDue = new Map<string, Date | null>();
+    for (const watcher of watchers) {
+      computedNextDue.set(watcher.session_id, await this.#computeEvents(tx, watcher.session_id, watcher.user_id, active.get(watcher.session_id) ?? [], now));
+    }
+    const eventRows = (
+      await tx.watcherEvent.findMany({ where: { watcherSessionId: { in: ids }, status: { in: ['new', 'held', 'released'] } }, orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }] })
+    ).map((row) => ({ watcherSessionId: row.watcherSessionId, event: toWatcherEvent(row) }));
+    const events = groupBy(eventRows, (row) => row.watcherSessionId);
+    const known = new Set(activeRows.map((subscription) => subscription.id));
+    const missing = [...new Set(eventRows.flatMap((row) => row.event.subscriptionIds))].filter((id) => !known.has(id));
+    const others = missing.length === 0 ? [] : (await tx.subscription.findMany({ where: { id: { in: missing } } })).map(toSubscription);
+    const views = new Map([...activeRows, ...others].map((s) => [s.id, deliveryView(s)]));
+
+    const changed: WatcherEvent[] = [];
+    const ended: string[] = [];
+    const delivered: string[] = [];
+    const wakeUps: { watcher: DueWatcherRow; wakeUp: PlannedWakeUp }[] = [];
+    const saved: { session_id: string; state: unknown; seq: number; next_evaluation_at: string | null }[] = [];
+    for (const watcher of watchers) {
       const result = evaluateWatcher({
         watcherSessionId: watcher.session_id,
         now,
         state: stateFromJson(watcher.state),
         seq: watcher.seq,
-        events,
-        subscriptions: new Map([...active, ...others].map((s) => [s.id, deliveryView(s)])),
+        events: (events.get(watcher.session_id) ?? []).map((row) => row.event),
+        subscriptions: views,
         ...(this.options.timings === undefined ? {} : { timings: this.options.timings }),
       });
-      await updateEvents(tx, result.events);
-      if (result.endSubscriptionIds.length > 0) {
-        await tx.subscription.updateMany({ where: { id: { in: result.endSubscriptionIds }, endedAt: null }, data: { endedAt: now, endReason: 'once_fired' satisfies EndReason } });
-      }
-      if (result.deliveredSubscriptionIds.length > 0) {
-        await tx.subscription.updateMany({ where: { id: { in: result.deliveredSubscriptionIds } }, data: { lastDeliveredAt: now } });
-      }
-      if (result.wakeUp !== null) {
-        const { wakeUp } = result;
-        // The planner runs outside any trace; the wake-up starts one, linked to the trace of each event it carries.
-        const sources = await tx.$queryRaw<{ trace_parent: string | null }[]>`SELECT trace_parent FROM watcher_events
-          WHERE watcher_session_id = ${watcher.session_id} AND source_event_id = ANY(${[...wakeUp.sourceEventIds]}::text[])`;
-        const attributes = { [Attr.SESSION_ID]: watcher.session_id, [Attr.USER_ID]: watcher.user_id, [Attr.WAKEUP_ID]: wakeUp.wakeupId, [Attr.WAKEUP_EVENTS]: wakeUp.sourceEventIds.length };
-        await inNewTrace('subscription', 'wake-up', { attributes, links: linksTo(sources.map((source) => source.trace_parent)) }, () => enqueue(tx, {
+      changed.push(...result.events);
+      ended.push(...result.endSubscriptionIds);
+      delivered.push(...result.deliveredSubscriptionIds);
+      if (result.wakeUp !== null) wakeUps.push({ watcher, wakeUp: result.wakeUp });
+      const next = earliest(result.nextEvaluationAt, computedNextDue.get(watcher.session_id) ?? null);
+      saved.push({ session_id: watcher.session_id, state: stateToJson(result.state), seq: result.seq, next_evaluation_at: next?.toISOString() ?? null });
+    }
+    await updateEvents(tx, changed);
+    if (ended.length > 0) {
+      await tx.subscription.updateMany({ where: { id: { in: ended }, endedAt: null }, data: { endedAt: now, endReason: 'once_fired' satisfies EndReason } });
+    }
+    if (delivered.length > 0) await tx.subscription.updateMany({ where: { id: { in: delivered } }, data: { lastDeliveredAt: now } });
+    await this.#enqueueWakeUps(tx, wakeUps);
+    await tx.$executeRaw`UPDATE watchers AS w SET state = r.state, seq = r.seq, next_evaluation_at = r.next_evaluation_at
+        FROM jsonb_to_recordset(${JSON.stringify(saved)}::jsonb) AS r(session_id text, state jsonb, seq int, next_evaluation_at timestamp(3))
+       WHERE w.session_id = r.session_id`;
+    return wakeUps.length;
+  }
+
+  /**
+   * The wake-ups' deliver_wakeup commands, in one statement. The planner runs outside any trace; each wake-up starts
+   * one, linked to the trace of each event it carries.
+   */
+  async #enqueueWakeUps(tx: Tx, wakeUps: readonly { watcher: DueWatcherRow; wakeUp: PlannedWakeUp }[]): Promise<void> {
+    if (wakeUps.length === 0) return;
+    const eventIds = wakeUps.flatMap(({ wakeUp }) => wakeUp.eventIds);
+    const sources = await tx.$queryRaw<{ id: string; trace_parent: string | null }[]>`SELECT id, trace_parent FROM watcher_events WHERE id = ANY(${eventIds}::text[])`;
+    const traceParents = new Map(sources.map((source) => [source.id, source.trace_parent]));
+    const entries: OutboxEntry[] = [];
+    for (const { watcher, wakeUp } of wakeUps) {
+      const attributes = { [Attr.SESSION_ID]: watcher.session_id, [Attr.USER_ID]: watcher.user_id, [Attr.WAKEUP_ID]: wakeUp.wakeupId, [Attr.WAKEUP_EVENTS]: wakeUp.sourceEventIds.length };
+      const links = linksTo(wakeUp.eventIds.map((id) => traceParents.get(id)));
+      // The span covers the wake-up's making; the command continues it.
+      await inNewTrace('subscription', 'wake-up', { attributes, links }, async () => {
+        entries.push({
           subject: DELIVER_WAKEUP_SUBJECT,
           id: wakeUp.wakeupId,
+          trace: context.active(),
           payload: {
             wakeupId: wakeUp.wakeupId,
             watcherSessionId: watcher.session_id,
@@ -291,14 +413,10 @@ export class PrismaWatchStore {
             text: wakeUp.text,
             sourceEventIds: wakeUp.sourceEventIds,
           },
-        }));
-      }
-      await tx.watcher.update({
-        where: { sessionId: watcher.session_id },
-        data: { state: json(stateToJson(result.state)), seq: result.seq, nextEvaluationAt: earliest(result.nextEvaluationAt, computedNextDue) },
+        });
       });
-      return true;
-    });
+    }
+    await enqueueAll(tx, entries);
   }
 
   /**
@@ -399,7 +517,8 @@ export class PrismaWatchStore {
       next = earliest(next, computed.nextDueAt);
       made.push(...computed.events.map((item) => ({ ...item, subscriptionIds: [subscription.id] })));
     }
-    await this.#insertEvents(tx, watcherSessionId, made, now);
+    const traceParent = activeTraceParent();
+    await this.#insertEvents(tx, made.map((item) => ({ ...item, watcherSessionId, userId, traceParent })), now);
     return next;
   }
 
@@ -410,32 +529,43 @@ export class PrismaWatchStore {
     await tx.$queryRaw`SELECT session_id FROM watchers WHERE session_id = ${sessionId} FOR UPDATE`;
   }
 
-  /**
-   * Stores events for the watcher (a source event already there is left alone) and makes it due; answers how many
-   * were new. The upsert makes the watcher's row (events reference it) and holds its lock to the commit.
-   */
-  async #store(tx: Tx, watcherSessionId: string, userId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<number> {
-    const at = now.toISOString();
-    await tx.$executeRaw`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
-      VALUES (${watcherSessionId}, ${userId}, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${at}::timestamp(3))
-      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)`;
-    return this.#insertEvents(tx, watcherSessionId, events, now);
+  /** Stores events for one watcher (see #storeAll), with the active span's trace; answers how many were new. */
+  async #store(tx: Tx, watcherSessionId: string, userId: string, events: readonly NewEvent[], now: Date): Promise<number> {
+    const traceParent = activeTraceParent();
+    return this.#storeAll(tx, events.map((event) => ({ ...event, watcherSessionId, userId, traceParent })), now);
   }
 
-  /** Inserts the events that are new to the watcher (UNIQUE(watcher, source event)) in one statement; answers how many were. */
-  async #insertEvents(tx: Tx, watcherSessionId: string, events: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[], now: Date): Promise<number> {
+  /**
+   * Stores events (a source event a watcher already has is left alone) and makes their watchers due, in one statement
+   * each; answers how many were new. The upsert makes the watchers' rows (events reference them) and holds their locks
+   * to the commit, taken in id order so that two batches never wait on each other in a circle.
+   */
+  async #storeAll(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<number> {
+    if (events.length === 0) return 0;
+    const at = now.toISOString();
+    const watchers = [...new Map(events.map((event) => [event.watcherSessionId, { session_id: event.watcherSessionId, user_id: event.userId }])).values()];
+    await tx.$executeRaw`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
+      SELECT r.session_id, r.user_id, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${at}::timestamp(3)
+        FROM jsonb_to_recordset(${JSON.stringify(watchers)}::jsonb) AS r(session_id text, user_id text) ORDER BY r.session_id
+      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)`;
+    return this.#insertEvents(tx, events, now);
+  }
+
+  /** Inserts the events that are new to their watchers (UNIQUE(watcher, source event)) in one statement; answers how many were. */
+  async #insertEvents(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<number> {
     if (events.length === 0) return 0;
     const rows = events.map((item) => ({
-      id: `${watcherSessionId}:${item.sourceEventId}`,
+      id: `${item.watcherSessionId}:${item.sourceEventId}`,
+      watcher_session_id: item.watcherSessionId,
       source_event_id: item.sourceEventId,
       event: eventToJson(item.event),
       subscription_ids: item.subscriptionIds,
+      trace_parent: item.traceParent,
     }));
-    // The span of the message or call the events came with (the consumer's, the gRPC call's).
-    const traceParent = activeTraceParent();
     return tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at, trace_parent)
-      SELECT r.id, ${watcherSessionId}, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3), ${traceParent}
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id text, source_event_id text, event jsonb, subscription_ids jsonb)
+      SELECT r.id, r.watcher_session_id, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3), r.trace_parent
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r(id text, watcher_session_id text, source_event_id text, event jsonb, subscription_ids jsonb, trace_parent text)
       ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
   }
 

@@ -1,70 +1,88 @@
 /**
- * The planning loop of one replica: evaluates due watchers one at a time until none is free, then sleeps
- * a short real-time interval (or until an event arrives). Due times are read from the relay Clock; the
- * interval only bounds how late a due watcher is noticed.
+ * The planning loop of one replica: evaluates due watchers in batches (one transaction each) until none is free,
+ * then sleeps until the next watcher is due by the relay Clock, or until nudged (an event came in, a subscription
+ * changed). The sleep is capped, a slow safety net for what another replica made due; nothing polls faster.
  */
 import type { Clock } from '@relay/clock';
 import { outsideTrace, type Logger } from '@relay/telemetry';
 
 export interface DueWatchers {
-  evaluateNextDue(now: Date): Promise<boolean>;
+  /** Evaluates up to `limit` due watchers in one transaction; answers how many it evaluated and the wake-ups it enqueued. */
+  evaluateDue(now: Date, limit: number): Promise<{ evaluated: number; wakeUps: number }>;
+  /** When the next watcher is due; null when none waits on time. */
+  nextDueAt(): Promise<Date | null>;
 }
 
+/** The longest sleep (relay time): a watcher another replica made due is noticed by then at the latest. */
+export const MAX_SLEEP_MS = 60_000;
+/** The sleep when a due watcher is held by another replica, so it is not polled in a tight loop. */
+const HELD_RETRY_MS = 100;
+const DEFAULT_BATCH = 100;
+
 export class Planner {
-  #timer: NodeJS.Timeout | undefined;
+  #wake = new AbortController();
   #running: Promise<void> | undefined;
-  #again = false;
   #stopped = false;
 
-  constructor(private readonly options: { watchers: DueWatchers; clock: Clock; logger: Logger; pollMs?: number; batch?: number }) {}
+  /** `onWakeUps`: called after a transaction that enqueued wake-ups commits (publish them now). */
+  constructor(private readonly options: { watchers: DueWatchers; clock: Clock; logger: Logger; onWakeUps?: () => void; batch?: number }) {}
 
   start(): void {
-    this.#schedule(0);
+    // A nudge comes from inside a message's or a call's span; the passes belong to no trace.
+    this.#running ??= outsideTrace(() => this.#run());
   }
 
   /** Evaluates now (an event came in); a pass already running runs once more. */
   nudge(): void {
-    if (this.#running) this.#again = true;
-    else this.#schedule(0);
+    this.#wake.abort();
   }
 
   /** Runs passes until no watcher is due; answers how many were evaluated (tests). */
   async drain(): Promise<number> {
     let count = 0;
-    while (await this.options.watchers.evaluateNextDue(this.options.clock.now())) count++;
-    return count;
+    for (;;) {
+      const pass = await this.#pass();
+      count += pass.evaluated;
+      if (pass.evaluated === 0) return count;
+    }
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
+    this.#wake.abort();
     await this.#running;
   }
 
-  #schedule(ms: number): void {
-    if (this.#stopped) return;
-    clearTimeout(this.#timer);
-    // A nudge comes from inside a message's or a call's span; the rounds it starts belong to no trace.
-    this.#timer = outsideTrace(() => setTimeout(() => void this.#pass(), ms));
+  async #pass(): Promise<{ evaluated: number; full: boolean }> {
+    const batch = this.options.batch ?? DEFAULT_BATCH;
+    const pass = await this.options.watchers.evaluateDue(this.options.clock.now(), batch);
+    if (pass.wakeUps > 0) this.options.onWakeUps?.();
+    return { evaluated: pass.evaluated, full: pass.evaluated === batch };
   }
 
-  async #pass(): Promise<void> {
-    if (this.#running || this.#stopped) return;
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        try {
-          const batch = this.options.batch ?? 100;
-          for (let i = 0; i < batch && !this.#stopped; i++) {
-            if (!(await this.options.watchers.evaluateNextDue(this.options.clock.now()))) break;
-          }
-        } catch (error) {
-          this.options.logger.error({ err: error }, 'evaluating watchers failed; trying again');
+  async #run(): Promise<void> {
+    const { watchers, clock, logger } = this.options;
+    while (!this.#stopped) {
+      // Before the pass: a nudge during it means one more pass.
+      this.#wake = new AbortController();
+      try {
+        while (!this.#stopped && (await this.#pass()).full);
+      } catch (error) {
+        logger.error({ err: error }, 'evaluating watchers failed; trying again');
+      }
+      if (this.#stopped) break;
+      if (this.#wake.signal.aborted) continue;
+      let sleepMs = MAX_SLEEP_MS;
+      try {
+        const next = await watchers.nextDueAt();
+        if (next !== null) {
+          const untilMs = next.getTime() - clock.now().getTime();
+          sleepMs = untilMs <= 0 ? HELD_RETRY_MS : Math.min(MAX_SLEEP_MS, untilMs);
         }
-      } while (this.#again && !this.#stopped);
-    })();
-    await this.#running;
-    this.#running = undefined;
-    this.#schedule(this.options.pollMs ?? 200);
+      } catch (error) {
+        logger.error({ err: error }, 'reading when the next watcher is due failed');
+      }
+      await clock.sleep(sleepMs, this.#wake.signal).catch(() => undefined);
+    }
   }
 }
