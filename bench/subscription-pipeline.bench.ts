@@ -1,43 +1,75 @@
 // Benchmark of the subscription service's pipeline (prints figures; it is not a test). Run from the repository root:
 //   npx tsx bench/subscription-pipeline.bench.ts
-// (needs the local PostgreSQL at 127.0.0.1:5432; starts its own nats-server). BENCH_EVENTS sets the event count.
+// (needs the local PostgreSQL at 127.0.0.1:5432; starts its own nats-server). BENCH_EVENTS sets the event count,
+// BENCH_REPLICAS the replica counts to measure (default "1,2"), BENCH_SUBSCRIPTIONS the subscriptions in the database.
 //
-// Each run measures, in the same process and on the same nats-server:
+// Each round measures, on the same nats-server and one after the other:
 // - raw JetStream: publish → durable consumer, messages per second (the ceiling the pipeline sits on);
-// - the pipeline with 1 and with 2 replicas: turn_ended events published on SESSION_EVENTS, taken by the real watch
-//   consumer (matching), stored per watcher, planned by the real Planner (SKIP LOCKED per watcher), rendered, written
-//   to the outbox and published by the OutboxRelay as deliver_wakeup, received by a consumer here. Throughput is
-//   events per second from the first publish to the last wake-up; latency is per event from its publish to the
-//   wake-up that carries it, measured in a second phase paced at about half the measured throughput.
+// - the pipeline with N replicas, each its own process (bench/pipeline/replica.ts): turn_ended events published on
+//   SESSION_EVENTS, taken in batches by the real watch consumers (matching among all the subscriptions), stored per
+//   watcher, planned by the real Planner, rendered, written to the outbox and published right after the commit as
+//   deliver_wakeup, received by a consumer here. Throughput is events per second from the first publish to the last
+//   wake-up; latency is per event from its publish to the wake-up that carries it, in a second phase paced at about
+//   half the measured throughput. CPU per event is read from /proc for each replica, for the PostgreSQL backends of
+//   the benchmark's database and for nats-server, over the throughput phase: the work a cluster would have to spread.
 // The 30-second coalescing window and the hourly cap are overridden (0 s, no cap) so that the figures measure the
 // pipeline rather than the rules' deliberate waits; the output says so.
-import { PrismaPg } from '@prisma/adapter-pg';
-import { connectBus, consume, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
-import { SystemClock } from '@relay/clock';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { connectBus, consume, ensureStream, type Bus } from '@relay/bus';
 import { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, startNats } from '@relay/testing';
-import { fileURLToPath } from 'node:url';
-import { startWatchEventsConsumers } from '../services/subscription/src/bus/watch-events-consumer.ts';
-import { DEFAULT_DELIVERY_TIMINGS, type DeliveryTimings } from '../services/subscription/src/domain/delivery/index.ts';
-import { Planner } from '../services/subscription/src/domain/subscriptions/planner.ts';
-import { parseSubscribe } from '../services/subscription/src/domain/subscriptions/subscribe-rules.ts';
-import { PrismaClient } from '../services/subscription/src/generated/prisma/client.ts';
-import { PrismaWatchStore } from '../services/subscription/src/store/prisma-watch-store.ts';
+import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer } from '@relay/testing';
+import { WATCH_CONSUMERS } from '../services/subscription/src/bus/watch-events-consumer.ts';
 
 const migrationsDir = fileURLToPath(new URL('../services/subscription/prisma/migrations', import.meta.url));
+const replicaScript = fileURLToPath(new URL('./pipeline/replica.ts', import.meta.url));
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
+const REPLICAS = (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number);
+const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
 const LATENCY_EVENTS = Math.min(400, EVENTS);
 const WATCHERS = 50;
-const TIMINGS: DeliveryTimings = { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWakeUps: Number.MAX_SAFE_INTEGER };
+const TICK_MS = 10; // USER_HZ = 100 on Linux
 const logger = createLogger({ name: 'bench', level: 'silent' });
-const clock = new SystemClock();
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
-async function rawJetStream(url: string): Promise<number> {
-  const bus = await connectBus({ url, name: 'bench-raw', logger });
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The nats-server listening on `port` (startNats does not say its pid). */
+function natsPid(port: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (command[0]?.endsWith('nats-server') && command.includes(String(port))) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** CPU ms of the PostgreSQL backends serving `database`, by pid (backends of other work on the server are left out). */
+async function backendCpu(admin: pg.Client, database: string): Promise<Map<number, number>> {
+  const rows = (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows;
+  return new Map(rows.map((row) => [row.pid, cpuMs(row.pid)]));
+}
+
+async function rawJetStream(nats: NatsServer): Promise<number> {
+  const bus = await connectBus({ url: nats.url, name: 'bench-raw', logger, ...nats.credentials(TEST_NATS_USER) });
   await bus.jsm.streams.delete('BENCH').catch(() => undefined);
   await ensureStream(bus, { name: 'BENCH', subjects: ['bench.>'] });
   let seen = 0;
@@ -53,26 +85,22 @@ async function rawJetStream(url: string): Promise<number> {
   return rate;
 }
 
-/** One replica of the subscription service's pipeline: its watch consumers, planner and outbox relay. */
-async function startReplica(url: string, databaseUrl: string, index: number) {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
-  const bus = await connectBus({ url, name: `bench-replica-${index}`, logger });
-  const store = new PrismaWatchStore(prisma, { timings: TIMINGS });
-  const planner = new Planner({ watchers: store, clock, logger });
-  planner.start();
-  const consumers = startWatchEventsConsumers(bus, { store, clock, logger, onIngested: () => planner.nudge() });
-  const outbox = new OutboxRelay({ db: prisma, bus, logger });
-  outbox.start();
-  return {
-    store,
-    async stop() {
-      await consumers.stop();
-      await planner.stop();
-      await outbox.stop();
-      await prisma.$disconnect();
-      await bus.close();
-    },
-  };
+function startReplica(nats: NatsServer, databaseUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', replicaScript], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, ...nats.env(TEST_NATS_USER) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => line === 'ready' && resolve(child));
+  });
+}
+
+async function stopReplica(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 function turnEnded(i: number) {
@@ -83,21 +111,52 @@ function turnEnded(i: number) {
   });
 }
 
-async function pipeline(url: string, replicas: number): Promise<{ rate: number; p50: number; p99: number; wakeUps: number }> {
+/**
+ * The benchmark's 50 watchers (each watching one worker session of user u1) among SUBSCRIPTIONS subscriptions: the
+ * rest watch other sessions of u1 or belong to other users (a quarter of theirs to all sessions), so matching has to
+ * find the right ones among them all.
+ */
+async function fillSubscriptions(db: pg.Client): Promise<void> {
+  const rows: unknown[] = [];
+  const base = { relay: '', exclude: [], events: ['turn_end', 'error', 'question_asked'], once: false, match: '', stalled_minutes: 0 };
+  for (let w = 0; w < WATCHERS; w++) {
+    rows.push({ ...base, id: `sub-${w}`, user_id: 'u1', watcher_session_id: `watcher-${w}`, scope: 'sessions', sessions: [{ id: `worker-${w}`, title: `Worker ${w}` }] });
+  }
+  for (let i = WATCHERS; i < SUBSCRIPTIONS; i++) {
+    const user = i % 2 === 0 ? 'u1' : `user-${i % 97}`;
+    const scope = user !== 'u1' && i % 4 === 1 ? 'all' : 'sessions';
+    const sessions = scope === 'all' ? [] : [{ id: `other-${i % 3000}`, title: 'Other' }, { id: `other-${(i * 7) % 3000}`, title: 'Other' }];
+    rows.push({ ...base, id: `filler-${i}`, user_id: user, watcher_session_id: `filler-watcher-${Math.floor(i / 3)}`, scope, sessions });
+  }
+  await db.query(
+    `INSERT INTO subscriptions (id, user_id, watcher_session_id, relay, scope, sessions, exclude, events, once, match, stalled_minutes, created_at)
+     SELECT r.id, r.user_id, r.watcher_session_id, r.relay, r.scope, r.sessions, r.exclude, r.events, r.once, r.match, r.stalled_minutes, now()
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, user_id text, watcher_session_id text, relay text, scope text, sessions jsonb, exclude jsonb, events jsonb, once boolean, match text, stalled_minutes int)`,
+    [JSON.stringify(rows)],
+  );
+  await db.query('ANALYZE subscriptions');
+}
+
+type Result = { rate: number; p50: number; p99: number; wakeUps: number; cpuMsPerEvent: { replicas: number; postgres: number; nats: number; bench: number } };
+
+async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   const database = await createTestDatabase({ migrationsDir });
-  const publisher: Bus = await connectBus({ url, name: 'bench-publisher', logger });
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await fillSubscriptions(admin);
+  const publisher: Bus = await connectBus({ url: nats.url, name: 'bench-publisher', logger, ...nats.credentials(TEST_NATS_USER) });
   // Fresh streams per run, so each pipeline starts from nothing.
   for (const name of ['SESSION_EVENTS', 'QUESTION_EVENTS', 'SUBSCRIPTION_COMMANDS']) await publisher.jsm.streams.delete(name).catch(() => undefined);
   await ensureStream(publisher, { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] });
   await ensureStream(publisher, { name: 'QUESTION_EVENTS', subjects: ['relay.question.v1.>'] });
   await ensureStream(publisher, { name: 'SUBSCRIPTION_COMMANDS', subjects: ['relay.subscription.v1.>'] });
-  const running = await Promise.all(Array.from({ length: replicas }, (_, i) => startReplica(url, database.url, i)));
-  for (let w = 0; w < WATCHERS; w++) {
-    const spec = parseSubscribe({
-      watcherSessionId: `watcher-${w}`, sessions: [`worker-${w}`], exclude: [], events: [], once: false, match: '',
-      stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: null, resolved: [{ id: `worker-${w}`, title: `Worker ${w}` }],
-    });
-    await running[0]!.store.subscribe({ userId: 'u1', watcherSessionId: `watcher-${w}`, spec, now: clock.now(), dryRun: false });
+  const children = await Promise.all(Array.from({ length: replicas }, () => startReplica(nats, database.url)));
+  // Every replica has its pull request in before the clock starts.
+  const watch = WATCH_CONSUMERS[0];
+  for (;;) {
+    const info = await publisher.jsm.consumers.info(watch.stream, watch.durable).catch(() => undefined);
+    if (info !== undefined && info.num_waiting >= replicas) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   const publishedAt = new Map<string, number>();
@@ -130,32 +189,65 @@ async function pipeline(url: string, replicas: number): Promise<{ rate: number; 
     await all;
   };
 
+  const nats_ = natsPid(nats.port);
+  const cpu = async () => ({
+    replicas: children.reduce((sum, child) => sum + cpuMs(child.pid!), 0),
+    postgres: await backendCpu(admin, database.name),
+    nats: nats_ === undefined ? NaN : cpuMs(nats_),
+    bench: cpuMs(process.pid),
+  });
+  const before = await cpu();
   const start = performance.now();
   await publish(0, EVENTS, 0);
   const rate = EVENTS / ((performance.now() - start) / 1000);
+  const after = await cpu();
+  let postgres = 0;
+  for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
+  const perEvent = (ms: number) => ms / EVENTS;
+  const cpuMsPerEvent = {
+    replicas: perEvent(after.replicas - before.replicas),
+    postgres: perEvent(postgres),
+    nats: perEvent(after.nats - before.nats),
+    bench: perEvent(after.bench - before.bench),
+  };
   latencies.length = 0;
   await publish(EVENTS, EVENTS + LATENCY_EVENTS, 2000 / rate);
   const sorted = [...latencies].sort((a, b) => a - b);
 
   await wakeUpConsumer.stop();
-  await Promise.all(running.map((replica) => replica.stop()));
+  await Promise.all(children.map(stopReplica));
   await publisher.close();
+  await admin.end();
   await database.drop();
-  return { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), wakeUps };
+  return { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), wakeUps, cpuMsPerEvent };
 }
 
 const nats = await startNats();
+const rows: string[] = [];
 try {
-  console.log(`subscription pipeline benchmark: ${EVENTS} events over ${WATCHERS} watchers (each watches one session), latency from ${LATENCY_EVENTS} paced events`);
+  console.log(`subscription pipeline benchmark: ${EVENTS} events over ${WATCHERS} watchers (each watches one session) among ${SUBSCRIPTIONS} subscriptions, latency from ${LATENCY_EVENTS} paced events`);
   console.log('overrides: coalescing window 0 s (the spec has 30 s) and no hourly cap, so the figures measure the pipeline, not its deliberate waits');
-  for (const replicas of [1, 2]) {
-    const raw = await rawJetStream(nats.url);
-    const result = await pipeline(nats.url, replicas);
+  console.log(`cores: ${(await import('node:os')).availableParallelism()}; replicas run as processes of their own`);
+  let one: number | undefined;
+  for (const replicas of REPLICAS) {
+    const raw = await rawJetStream(nats);
+    const result = await pipeline(nats, replicas);
+    one ??= result.rate;
+    const c = result.cpuMsPerEvent;
+    const total = c.replicas + c.postgres + c.nats;
     console.log(
-      `${replicas} replica${replicas === 1 ? ' ' : 's'}: raw JetStream ${raw.toFixed(0)} msg/s | pipeline ${result.rate.toFixed(0)} events/s (${(result.rate / raw).toFixed(3)} of raw), ` +
-        `${result.wakeUps} wake-ups | event→wake-up latency p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms`,
+      `${replicas} replica${replicas === 1 ? ' ' : 's'}: raw JetStream ${fixed(raw, 0)} msg/s | pipeline ${fixed(result.rate, 0)} events/s (${fixed((100 * result.rate) / raw, 0)} % of raw), ` +
+        `${result.wakeUps} wake-ups | event→wake-up p50 ${fixed(result.p50, 0)} ms, p99 ${fixed(result.p99, 0)} ms | ` +
+        `CPU ms per event: replicas ${fixed(c.replicas, 2)}, PostgreSQL ${fixed(c.postgres, 2)}, nats-server ${fixed(c.nats, 2)} (the benchmark's publisher and consumer ${fixed(c.bench, 2)})`,
+    );
+    rows.push(
+      `| ${replicas} | ${fixed(raw, 0)} msg/s | ${fixed(result.rate, 0)} events/s | ${fixed((100 * result.rate) / raw, 0)} % | ${fixed(result.rate / one, 2)}× | ${fixed(result.p50, 0)} / ${fixed(result.p99, 0)} ms | ` +
+        `${fixed(c.replicas, 2)} + ${fixed(c.postgres, 2)} + ${fixed(c.nats, 2)} = ${fixed(total, 2)} ms | ${fixed(2000 / total, 0)} events/s |`,
     );
   }
+  console.log(
+    ['', '| replicas | raw JetStream | pipeline | ratio | vs 1 replica | latency p50 / p99 | CPU per event: replicas + PostgreSQL + nats-server | 2 cores allow |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n'),
+  );
 } finally {
   await nats.stop();
 }

@@ -52,7 +52,15 @@ try {
     logger,
   });
   // Not awaited: the session and question services declare their streams and may start after this service.
-  const watchEvents = startWatchEventsConsumers(bus, { store: watchStore, clock, logger, onIngested: () => planner.nudge() });
+  const watchEvents = startWatchEventsConsumers(bus, {
+    store: watchStore,
+    clock,
+    logger,
+    onIngested: (batch) => {
+      if (batch.wakeUps > 0) outbox.wake();
+      planner.dueBy(batch.nextDueAt);
+    },
+  });
   const subscriptionMetrics = registerSubscriptionMetrics({ prisma, bus, clock, logger });
 
   const server = await startGrpcServer({

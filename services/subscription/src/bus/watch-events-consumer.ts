@@ -5,8 +5,8 @@
  */
 import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
-import type { Logger } from '@relay/telemetry';
-import type { PrismaWatchStore } from '../store/prisma-watch-store.ts';
+import { activeTraceParent, type Logger } from '@relay/telemetry';
+import type { IngestedBatch, PrismaWatchStore } from '../store/prisma-watch-store.ts';
 import { decodeWatchEvent } from './decode-watch-event.ts';
 
 // One filter subject each: the nats-server here (before 2.10) takes no list of them.
@@ -20,7 +20,7 @@ export const WATCH_CONSUMERS = [
  * Starts both consumers in the background, each once its stream is declared (its publisher may start after
  * this service). stop() ends those that started and gives up waiting for the others.
  */
-export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatchStore; clock: Clock; logger: Logger; onIngested: () => void }): Consumer {
+export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatchStore; clock: Clock; logger: Logger; onIngested: (batch: IngestedBatch) => void }): Consumer {
   const { store, clock, logger } = options;
   const stopping = new AbortController();
   const started = WATCH_CONSUMERS.map(async (spec): Promise<Consumer | undefined> => {
@@ -33,7 +33,7 @@ export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatc
       handler: async (message) => {
         const input = decodeWatchEvent(message.subject, message.data);
         if (input === undefined) return;
-        if (await store.ingest(spec.durable, message.id, input, clock.now())) options.onIngested();
+        options.onIngested(await store.ingestBatch(spec.durable, [{ messageId: message.id, input, traceParent: activeTraceParent() }], clock.now()));
       },
       // The messages that came together in one transaction; a message that cannot be decoded fails its batch, and is
       // then terminated by the handler above while the others go through.
@@ -42,7 +42,7 @@ export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatc
           const input = decodeWatchEvent(message.subject, message.data);
           return input === undefined ? [] : [{ messageId: message.id, input, traceParent: message.traceParent ?? null }];
         });
-        if (items.length > 0 && (await store.ingestBatch(spec.durable, items, clock.now())) > 0) options.onIngested();
+        if (items.length > 0) options.onIngested(await store.ingestBatch(spec.durable, items, clock.now()));
       },
     });
   });

@@ -44,6 +44,9 @@ type DueWatcherRow = { session_id: string; user_id: string; state: unknown; seq:
 /** What one planning transaction did: watchers evaluated and wake-ups enqueued (to publish after the commit). */
 export type PlanningPass = { evaluated: number; wakeUps: number };
 
+/** What ingestBatch did: messages new to the consumer, wake-ups enqueued, and when a watcher it planned is due next. */
+export type IngestedBatch = { ingested: number; wakeUps: number; nextDueAt: Date | null };
+
 /** The candidate's event with the session's title as the watcher sees it. */
 function withTitle(candidate: SessionCandidate, sessionId: string, title: string): RelayEvent {
   return 'session' in candidate.event ? ({ ...candidate.event, session: { id: sessionId, title } } as RelayEvent) : candidate.event;
@@ -223,15 +226,16 @@ export class PrismaWatchStore {
 
   /** ingestBatch for one message (tests, and callers outside a batch): the active span is the one it came in with. */
   async ingest(consumer: string, messageId: string, input: WatchInput, now: Date): Promise<boolean> {
-    return (await this.ingestBatch(consumer, [{ messageId, input, traceParent: activeTraceParent() }], now)) > 0;
+    return (await this.ingestBatch(consumer, [{ messageId, input, traceParent: activeTraceParent() }], now)).ingested > 0;
   }
 
   /**
    * Applies bus messages, each once (`consumer`, its id), in one transaction and in their order: stores each event for
-   * every watcher whose subscriptions take it (one row per watcher and source event) and makes those watchers due now;
-   * an archive ends subscriptions for the messages after it. Answers how many messages were new.
+   * every watcher whose subscriptions take it (one row per watcher and source event), and evaluates those watchers at
+   * once while it holds them, as the planner would (their wake-ups are enqueued: publish them after it resolves); an
+   * archive ends subscriptions for the messages after it.
    */
-  async ingestBatch(consumer: string, items: readonly IngestItem[], now: Date): Promise<number> {
+  async ingestBatch(consumer: string, items: readonly IngestItem[], now: Date): Promise<IngestedBatch> {
     return this.prisma.$transaction(async (tx) => {
       const fresh = await processEachOnce(tx, consumer, items.map((item) => item.messageId));
       const taken = items.filter((item) => fresh.delete(item.messageId));
@@ -255,8 +259,9 @@ export class PrismaWatchStore {
         }
       }
       await matchPending();
-      await this.#storeAll(tx, stored, now);
-      return taken.length;
+      const watchers = await this.#storeAll(tx, stored, now);
+      const evaluated = await this.#evaluate(tx, watchers, now);
+      return { ingested: taken.length, ...evaluated };
     });
   }
 
@@ -322,7 +327,7 @@ export class PrismaWatchStore {
          WHERE next_evaluation_at <= ${now.toISOString()}::timestamp(3)
          ORDER BY next_evaluation_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
       if (due.length === 0) return { evaluated: 0, wakeUps: 0 };
-      return { evaluated: due.length, wakeUps: await this.#evaluate(tx, due, now) };
+      return { evaluated: due.length, wakeUps: (await this.#evaluate(tx, due, now)).wakeUps };
     });
   }
 
@@ -332,8 +337,13 @@ export class PrismaWatchStore {
     return rows[0]?.at ?? null;
   }
 
-  /** Evaluates the locked watchers with a fixed number of statements, whatever their number; answers the wake-ups enqueued. */
-  async #evaluate(tx: Tx, watchers: readonly DueWatcherRow[], now: Date): Promise<number> {
+  /**
+   * Evaluates the locked watchers with a fixed number of statements, whatever their number; answers the wake-ups
+   * enqueued and when the first of them is due again.
+   */
+  async #evaluate(tx: Tx, watchers: readonly DueWatcherRow[], now: Date): Promise<{ wakeUps: number; nextDueAt: Date | null }> {
+    if (watchers.length === 0) return { wakeUps: 0, nextDueAt: null };
+    let nextDueAt: Date | null = null;
     const ids = watchers.map((watcher) => watcher.session_id);
     // Their active subscriptions serve both the computed events and planning; an event of one that ended since
     // (a held event of an unsubscribed subscription) needs one more read.
@@ -345,7 +355,7 @@ export class PrismaWatchStore {
     }
     const eventRows = (
       await tx.watcherEvent.findMany({ where: { watcherSessionId: { in: ids }, status: { in: ['new', 'held', 'released'] } }, orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }] })
-    ).map((row) => ({ watcherSessionId: row.watcherSessionId, event: toWatcherEvent(row) }));
+    ).map((row) => ({ watcherSessionId: row.watcherSessionId, traceParent: row.traceParent, event: toWatcherEvent(row) }));
     const events = groupBy(eventRows, (row) => row.watcherSessionId);
     const known = new Set(activeRows.map((subscription) => subscription.id));
     const missing = [...new Set(eventRows.flatMap((row) => row.event.subscriptionIds))].filter((id) => !known.has(id));
@@ -372,6 +382,7 @@ export class PrismaWatchStore {
       delivered.push(...result.deliveredSubscriptionIds);
       if (result.wakeUp !== null) wakeUps.push({ watcher, wakeUp: result.wakeUp });
       const next = earliest(result.nextEvaluationAt, computedNextDue.get(watcher.session_id) ?? null);
+      nextDueAt = earliest(nextDueAt, next);
       saved.push({ session_id: watcher.session_id, state: stateToJson(result.state), seq: result.seq, next_evaluation_at: next?.toISOString() ?? null });
     }
     await updateEvents(tx, changed);
@@ -379,22 +390,19 @@ export class PrismaWatchStore {
       await tx.subscription.updateMany({ where: { id: { in: ended }, endedAt: null }, data: { endedAt: now, endReason: 'once_fired' satisfies EndReason } });
     }
     if (delivered.length > 0) await tx.subscription.updateMany({ where: { id: { in: delivered } }, data: { lastDeliveredAt: now } });
-    await this.#enqueueWakeUps(tx, wakeUps);
+    await this.#enqueueWakeUps(tx, wakeUps, new Map(eventRows.map((row) => [row.event.id, row.traceParent])));
     await tx.$executeRaw`UPDATE watchers AS w SET state = r.state, seq = r.seq, next_evaluation_at = r.next_evaluation_at
         FROM jsonb_to_recordset(${JSON.stringify(saved)}::jsonb) AS r(session_id text, state jsonb, seq int, next_evaluation_at timestamp(3))
        WHERE w.session_id = r.session_id`;
-    return wakeUps.length;
+    return { wakeUps: wakeUps.length, nextDueAt };
   }
 
   /**
    * The wake-ups' deliver_wakeup commands, in one statement. The planner runs outside any trace; each wake-up starts
-   * one, linked to the trace of each event it carries.
+   * one, linked to the trace of each event it carries (`traceParents`: by event row id).
    */
-  async #enqueueWakeUps(tx: Tx, wakeUps: readonly { watcher: DueWatcherRow; wakeUp: PlannedWakeUp }[]): Promise<void> {
+  async #enqueueWakeUps(tx: Tx, wakeUps: readonly { watcher: DueWatcherRow; wakeUp: PlannedWakeUp }[], traceParents: ReadonlyMap<string, string | null>): Promise<void> {
     if (wakeUps.length === 0) return;
-    const eventIds = wakeUps.flatMap(({ wakeUp }) => wakeUp.eventIds);
-    const sources = await tx.$queryRaw<{ id: string; trace_parent: string | null }[]>`SELECT id, trace_parent FROM watcher_events WHERE id = ANY(${eventIds}::text[])`;
-    const traceParents = new Map(sources.map((source) => [source.id, source.trace_parent]));
     const entries: OutboxEntry[] = [];
     for (const { watcher, wakeUp } of wakeUps) {
       const attributes = { [Attr.SESSION_ID]: watcher.session_id, [Attr.USER_ID]: watcher.user_id, [Attr.WAKEUP_ID]: wakeUp.wakeupId, [Attr.WAKEUP_EVENTS]: wakeUp.sourceEventIds.length };
@@ -529,26 +537,36 @@ export class PrismaWatchStore {
     await tx.$queryRaw`SELECT session_id FROM watchers WHERE session_id = ${sessionId} FOR UPDATE`;
   }
 
-  /** Stores events for one watcher (see #storeAll), with the active span's trace; answers how many were new. */
+  /** Stores events for one watcher, with the active span's trace, and makes it due; answers how many were new. */
   async #store(tx: Tx, watcherSessionId: string, userId: string, events: readonly NewEvent[], now: Date): Promise<number> {
     const traceParent = activeTraceParent();
-    return this.#storeAll(tx, events.map((event) => ({ ...event, watcherSessionId, userId, traceParent })), now);
+    const rows = events.map((event) => ({ ...event, watcherSessionId, userId, traceParent }));
+    await this.#upsertWatchers(tx, rows, now);
+    return this.#insertEvents(tx, rows, now);
   }
 
   /**
    * Stores events (a source event a watcher already has is left alone) and makes their watchers due, in one statement
-   * each; answers how many were new. The upsert makes the watchers' rows (events reference them) and holds their locks
-   * to the commit, taken in id order so that two batches never wait on each other in a circle.
+   * each; answers the watchers, locked to the commit.
    */
-  async #storeAll(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<number> {
-    if (events.length === 0) return 0;
-    const at = now.toISOString();
+  async #storeAll(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcherRow[]> {
+    const watchers = await this.#upsertWatchers(tx, events, now);
+    await this.#insertEvents(tx, events, now);
+    return watchers;
+  }
+
+  /**
+   * Makes the events' watchers due now, creating their rows (events reference them): the upsert holds their locks to
+   * the commit, taken in id order so that two batches never wait on each other in a circle. Answers them.
+   */
+  async #upsertWatchers(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcherRow[]> {
+    if (events.length === 0) return [];
     const watchers = [...new Map(events.map((event) => [event.watcherSessionId, { session_id: event.watcherSessionId, user_id: event.userId }])).values()];
-    await tx.$executeRaw`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
-      SELECT r.session_id, r.user_id, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${at}::timestamp(3)
+    return tx.$queryRaw<DueWatcherRow[]>`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
+      SELECT r.session_id, r.user_id, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${now.toISOString()}::timestamp(3)
         FROM jsonb_to_recordset(${JSON.stringify(watchers)}::jsonb) AS r(session_id text, user_id text) ORDER BY r.session_id
-      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)`;
-    return this.#insertEvents(tx, events, now);
+      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)
+      RETURNING session_id, user_id, state, seq`;
   }
 
   /** Inserts the events that are new to their watchers (UNIQUE(watcher, source event)) in one statement; answers how many were. */

@@ -21,6 +21,8 @@ const DEFAULT_BATCH = 100;
 
 export class Planner {
   #wake = new AbortController();
+  // When the current sleep ends (relay time); a watcher due before then cuts it short.
+  #sleepingUntilMs = Number.POSITIVE_INFINITY;
   #running: Promise<void> | undefined;
   #stopped = false;
 
@@ -35,6 +37,14 @@ export class Planner {
   /** Evaluates now (an event came in); a pass already running runs once more. */
   nudge(): void {
     this.#wake.abort();
+  }
+
+  /**
+   * A watcher was evaluated elsewhere (an ingest) and is due again at `at`: wakes the loop only when that is before
+   * its own next look, so a burst of events costs the loop nothing.
+   */
+  dueBy(at: Date | null): void {
+    if (at !== null && at.getTime() < this.#sleepingUntilMs) this.nudge();
   }
 
   /** Runs passes until no watcher is due; answers how many were evaluated (tests). */
@@ -65,6 +75,7 @@ export class Planner {
     while (!this.#stopped) {
       // Before the pass: a nudge during it means one more pass.
       this.#wake = new AbortController();
+      this.#sleepingUntilMs = Number.NEGATIVE_INFINITY;
       try {
         while (!this.#stopped && (await this.#pass()).full);
       } catch (error) {
@@ -82,6 +93,7 @@ export class Planner {
       } catch (error) {
         logger.error({ err: error }, 'reading when the next watcher is due failed');
       }
+      this.#sleepingUntilMs = clock.now().getTime() + sleepMs;
       await clock.sleep(sleepMs, this.#wake.signal).catch(() => undefined);
     }
   }

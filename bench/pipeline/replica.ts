@@ -1,0 +1,44 @@
+// One replica of the subscription service's pipeline, as its own process (bench/subscription-pipeline.bench.ts starts
+// it): the watch consumers, the planner and the outbox relay, wired as services/subscription/src/main.ts wires them,
+// with the coalescing window and the hourly cap overridden. Prints "ready" once consuming; SIGTERM stops it.
+import { PrismaPg } from '@prisma/adapter-pg';
+import { connectBus, OutboxRelay } from '@relay/bus';
+import { SystemClock } from '@relay/clock';
+import { createLogger } from '@relay/telemetry';
+import { startWatchEventsConsumers } from '../../services/subscription/src/bus/watch-events-consumer.ts';
+import { DEFAULT_DELIVERY_TIMINGS } from '../../services/subscription/src/domain/delivery/index.ts';
+import { Planner } from '../../services/subscription/src/domain/subscriptions/planner.ts';
+import { PrismaClient } from '../../services/subscription/src/generated/prisma/client.ts';
+import { PrismaWatchStore } from '../../services/subscription/src/store/prisma-watch-store.ts';
+
+const env = (name: string) => process.env[name] ?? '';
+const logger = createLogger({ name: 'bench-replica', level: 'warn' });
+const clock = new SystemClock();
+const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env('DATABASE_URL') }) });
+const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), password: env('NATS_PASSWORD'), name: 'bench-replica', logger });
+const store = new PrismaWatchStore(prisma, { timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWakeUps: Number.MAX_SAFE_INTEGER } });
+const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: 10_000 });
+outbox.start();
+const planner = new Planner({ watchers: store, clock, logger, onWakeUps: () => outbox.wake() });
+planner.start();
+const consumers = startWatchEventsConsumers(bus, {
+  store,
+  clock,
+  logger,
+  onIngested: (batch) => {
+    if (batch.wakeUps > 0) outbox.wake();
+    planner.dueBy(batch.nextDueAt);
+  },
+});
+process.stdout.write('ready\n');
+
+process.once('SIGTERM', () => {
+  void (async () => {
+    await consumers.stop();
+    await planner.stop();
+    await outbox.stop();
+    await prisma.$disconnect();
+    await bus.close();
+    process.exit(0);
+  })();
+});

@@ -1,0 +1,102 @@
+// The watch consumers hand the store a batch of messages in one transaction: each message counts once (a redelivery in
+// the same or a later batch changes nothing), they apply in their order (an archive changes what the messages after it
+// match), matching finds the right subscriptions among many of the same user, and the watchers that took an event are
+// planned at once, as the planner would have.
+import { PrismaPg } from '@prisma/adapter-pg';
+import { ManualClock } from '@relay/clock';
+import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
+import type { WatchInput } from '../src/domain/subscriptions/watch-event.ts';
+import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { PrismaWatchStore, type IngestItem } from '../src/store/prisma-watch-store.ts';
+
+const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrationsDir });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await database?.drop();
+});
+
+function turnEnd(sessionId: string, eventId: string, occurredAt: Date): WatchInput {
+  return {
+    type: 'session_events',
+    userId: 'u1',
+    sessionId,
+    senderSessionId: null,
+    candidates: [
+      {
+        sourceEventId: eventId,
+        kind: 'turn_end',
+        text: `reply ${eventId}`,
+        event: { id: eventId, kind: 'turn_end', occurredAt, relay: null, session: { id: sessionId, title: '' }, status: 'done', text: `reply ${eventId}`, promptMessageId: null },
+      },
+    ],
+  };
+}
+
+it('applies a batch once and in order, matches among many subscriptions, and plans the watchers that took events', async () => {
+  const clock = new ManualClock(new Date('2026-10-24T10:00:00Z'));
+  const store = new PrismaWatchStore(prisma);
+  const subscribe = (watcherSessionId: string, sessions: string[]) =>
+    store.subscribe({
+      userId: 'u1',
+      watcherSessionId,
+      spec: parseSubscribe({
+        watcherSessionId, sessions, exclude: [], events: [], once: false, match: '', stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: null,
+        resolved: sessions.filter((id) => id !== 'all').map((id) => ({ id, title: id })),
+      }),
+      now: clock.now(),
+      dryRun: false,
+    });
+  await subscribe('listing', ['s1', 's2']);
+  await subscribe('everything', ['all']);
+  // Many more of the same user, watching other sessions: none of them takes these events.
+  for (let i = 0; i < 40; i++) await subscribe(`other-${i}`, [`x${i}`, `y${i}`]);
+  while (await store.evaluateNextDue(clock.now()));
+
+  const at = clock.now();
+  const items: IngestItem[] = [
+    { messageId: 'm1', input: turnEnd('s1', 'e1', at), traceParent: null },
+    // s2 leaves the list of `listing`; `everything` goes on watching it.
+    { messageId: 'm2', input: { type: 'archived', userId: 'u1', sessionId: 's2', occurredAt: at }, traceParent: null },
+    { messageId: 'm3', input: turnEnd('s2', 'e3', at), traceParent: null },
+    { messageId: 'm1', input: turnEnd('s1', 'e1', at), traceParent: null },
+  ];
+  const first = await store.ingestBatch('test', items, clock.now());
+  expect(first.ingested).toBe(3);
+
+  const rows = await prisma.watcherEvent.findMany({ orderBy: [{ watcherSessionId: 'asc' }, { sourceEventId: 'asc' }] });
+  expect(rows.map((row) => [row.watcherSessionId, row.sourceEventId])).toEqual([
+    ['everything', 'e1'],
+    ['everything', 'e3'],
+    ['listing', 'e1'],
+  ]);
+  // Planned at once: released to go when the coalescing window closes, the watcher due then.
+  expect(rows.map((row) => row.status)).toEqual(['released', 'released', 'released']);
+  expect(first.nextDueAt).toEqual(new Date(at.getTime() + 30_000));
+  expect(await store.nextDueAt()).toEqual(first.nextDueAt);
+  expect(await store.evaluateNextDue(clock.now())).toBe(false);
+
+  // The same messages again (a redelivery after a lost ack): nothing changes.
+  expect((await store.ingestBatch('test', items, clock.now())).ingested).toBe(0);
+  expect(await prisma.watcherEvent.count()).toBe(3);
+
+  // Past the window the planner delivers each watcher its events in one wake-up.
+  clock.advance(31_000);
+  while (await store.evaluateNextDue(clock.now()));
+  const wakeUps = await prisma.outboxMessage.findMany({ where: { subject: 'relay.subscription.v1.cmd.deliver_wakeup' }, orderBy: { id: 'asc' } });
+  expect(wakeUps.map((row) => [row.id, (row.payload as { sourceEventIds: string[] }).sourceEventIds])).toEqual([
+    ['everything:1', ['e1', 'e3']],
+    ['listing:1', ['e1']],
+  ]);
+});
