@@ -6,7 +6,7 @@ import { Messaging } from './messaging-attributes.ts';
 import type { Sql } from './sql.ts';
 import { TRACE_HEADERS } from './trace-headers.ts';
 
-const BATCH_SIZE = 100;
+const BATCH_SIZE = 250;
 
 /**
  * The PostgreSQL channel a service's outbox table NOTIFYs when a transaction that wrote rows commits (the trigger
@@ -123,19 +123,18 @@ export class OutboxRelay {
     const rows = await this.#db.$queryRawUnsafe<OutboxRow[]>(
       `SELECT "id", "subject", "payload", "headers" FROM "outbox" WHERE "published_at" IS NULL ORDER BY "created_at", "id" LIMIT ${BATCH_SIZE}`,
     );
-    const published: string[] = [];
-    let failed = false;
-    for (const row of rows) {
-      try {
-        await this.#publish(row);
-        published.push(row.id);
-      } catch (error) {
-        // Later rows wait too, so the stream keeps the outbox's order.
-        this.#logger.warn({ err: error, messageId: row.id, subject: row.subject }, 'outbox publish failed; will retry');
-        failed = true;
-        break;
-      }
+    // Sent together: one connection keeps their order into the stream, and the round waits for one ack time, not
+    // one per row. After a failure only the rows before it count as published; the later ones go again in the next
+    // round (JetStream drops those it already has), so a row never lands after one enqueued behind it.
+    const results = await Promise.allSettled(rows.map((row) => this.#publish(row)));
+    const firstFailure = results.findIndex((result) => result.status === 'rejected');
+    const failed = firstFailure !== -1;
+    if (failed) {
+      const row = rows[firstFailure]!;
+      const error = (results[firstFailure] as PromiseRejectedResult).reason;
+      this.#logger.warn({ err: error, messageId: row.id, subject: row.subject }, 'outbox publish failed; will retry');
     }
+    const published = (failed ? rows.slice(0, firstFailure) : rows).map((row) => row.id);
     if (published.length > 0) {
       const placeholders = published.map((_, index) => `$${index + 1}`).join(', ');
       await this.#db.$executeRawUnsafe(

@@ -38,14 +38,17 @@ const store = new PrismaScheduleStore(prisma);
 const grpc = grpcAuth('scheduler', config);
 const sessions = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR, grpc);
 const guard = new GrpcLoopGuard(sessions);
-const loop = new FiringLoop({ store, guard, clock, logger });
+// Commands are published right after the firing pass commits; the poll only picks up what a crash left behind.
+const OUTBOX_SAFETY_POLL_MS = 10_000;
+let loop: FiringLoop;
 const changed = () => loop.nudge();
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'scheduler', logger });
   await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, ...streamSettings(config) });
-  const outbox = new OutboxRelay({ db: prisma, bus, logger });
+  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
+  loop = new FiringLoop({ store, guard, clock, logger, onFired: () => outbox.wake() });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,

@@ -105,22 +105,18 @@ it('a replica that dies mid-firing loses nothing: its rows stay locked, then due
   const held = new Promise<void>((resolve) => (release = resolve));
   let claimedByDying!: () => void;
   const claimed = new Promise<void>((resolve) => (claimedByDying = resolve));
-  let calls = 0;
-  // The dying replica claims every due row, fires one, then "dies" inside its transaction (it rolls back).
+  // The dying replica claims every due row, decides to fire them all, then "dies" inside its transaction before it
+  // commits (it rolls back).
   const dyingStore: ScheduleStore = Object.assign(Object.create(dying) as PrismaScheduleStore, {
     firingTransaction: <T>(work: (tx: FiringTransaction) => Promise<T>) =>
       dying.firingTransaction((tx) =>
         work({
           claimDue: (at, limit) => tx.claimDue(at, limit),
-          update: (id, update) => tx.update(id, update),
-          recordFiring: async (firing, command) => {
-            calls += 1;
-            if (calls === 2) {
-              claimedByDying();
-              await held;
-              throw new Error('replica killed');
-            }
-            return tx.recordFiring(firing, command);
+          save: async (updates, firings) => {
+            await tx.save(updates, firings.slice(0, 1));
+            claimedByDying();
+            await held;
+            throw new Error('replica killed');
           },
         }),
       ),

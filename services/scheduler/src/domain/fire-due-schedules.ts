@@ -1,13 +1,14 @@
 /**
  * One pass of the firing loop: claims the due schedules (rows another replica holds are skipped) and,
- * per schedule, fires, skips or holds it, in one transaction with its firing and queue_prompt command.
+ * per schedule, fires, skips or holds it; the decisions are saved together, in one transaction with the firings and
+ * their queue_prompt commands.
  */
 import { dueAction, fire, hold, retryLater, scheduledPromptHeader, skip, type Firing } from './firing.ts';
-import type { LoopGuard, QueuePromptCommand, ScheduleStore } from './ports.ts';
+import type { FiringCommand, LoopGuard, QueuePromptCommand, ScheduleChange, ScheduleStore } from './ports.ts';
 import { isForAnother, type Schedule } from './schedule.ts';
 
 /** Due rows claimed per transaction; the loop runs again at once while a batch came back full. */
-export const CLAIM_BATCH = 50;
+export const CLAIM_BATCH = 200;
 
 export interface FiringOutcome {
   fired: number;
@@ -40,9 +41,11 @@ export async function fireDueSchedules(
   return deps.store.firingTransaction(async (tx) => {
     const due = await tx.claimDue(now, CLAIM_BATCH);
     const outcome = { fired: 0, skipped: 0, held: 0, deferred: 0, full: due.length === CLAIM_BATCH, firings: [] as Firing[] };
+    const updates: ScheduleChange[] = [];
+    const fired: FiringCommand[] = [];
     for (const { schedule, previousStillWaits } of due) {
       if (dueAction(schedule, previousStillWaits) === 'skip') {
-        await tx.update(schedule.id, skip(schedule, now));
+        updates.push({ scheduleId: schedule.id, update: skip(schedule, now) });
         outcome.skipped += 1;
         continue;
       }
@@ -51,18 +54,19 @@ export async function fireDueSchedules(
         // One schedule whose guard cannot be asked (the session service is away) must not stop the others.
         const allowed = await deps.guard.countPrompt(schedule.settingSessionId).catch(() => undefined);
         if (allowed !== true) {
-          await tx.update(schedule.id, allowed === false ? hold(schedule, now) : retryLater(schedule, now));
+          updates.push({ scheduleId: schedule.id, update: allowed === false ? hold(schedule, now) : retryLater(schedule, now) });
           if (allowed === false) outcome.held += 1;
           else outcome.deferred += 1;
           continue;
         }
       }
       const { firing, update } = fire(schedule, now);
-      await tx.recordFiring(firing, queuePromptCommand(schedule, firing.id, firing.dueAt));
-      await tx.update(schedule.id, update);
+      fired.push({ firing, command: queuePromptCommand(schedule, firing.id, firing.dueAt) });
+      updates.push({ scheduleId: schedule.id, update });
       outcome.fired += 1;
       outcome.firings.push(firing);
     }
+    await tx.save(updates, fired);
     return outcome;
   });
 }

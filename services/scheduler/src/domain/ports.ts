@@ -25,13 +25,27 @@ export interface DueSchedule {
   previousStillWaits: boolean;
 }
 
+/** A claimed schedule's new fields. */
+export interface ScheduleChange {
+  scheduleId: string;
+  update: ScheduleUpdate;
+}
+
+/** A firing and the command it publishes. */
+export interface FiringCommand {
+  firing: Firing;
+  command: QueuePromptCommand;
+}
+
 /** The writes a firing transaction makes; they commit together or not at all. */
 export interface FiringTransaction {
   /** Locks and returns up to `limit` schedules due at `now`, skipping rows another replica holds. */
   claimDue(now: Date, limit: number): Promise<DueSchedule[]>;
-  update(scheduleId: string, update: ScheduleUpdate): Promise<void>;
-  /** Records a firing and enqueues its queue_prompt command (Nats-Msg-Id = firing id). */
-  recordFiring(firing: Firing, command: QueuePromptCommand): Promise<void>;
+  /**
+   * Saves a pass's decisions in a fixed number of statements: each claimed schedule's update, and the firings with
+   * their queue_prompt commands (Nats-Msg-Id = firing id).
+   */
+  save(updates: readonly ScheduleChange[], firings: readonly FiringCommand[]): Promise<void>;
 }
 
 export interface ScheduleStore {

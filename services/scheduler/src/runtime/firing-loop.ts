@@ -18,7 +18,8 @@ export class FiringLoop {
   private wake = new AbortController();
   private running: Promise<void> | undefined;
 
-  constructor(private readonly deps: { store: ScheduleStore; guard: LoopGuard; clock: Clock; logger: Logger }) {}
+  /** `onFired`: called after a pass that fired has committed (publish its commands now). */
+  constructor(private readonly deps: { store: ScheduleStore; guard: LoopGuard; clock: Clock; logger: Logger; onFired?: () => void }) {}
 
   start(): void {
     // The loop belongs to no trace, whatever context starts it; a firing starts its own.
@@ -46,6 +47,7 @@ export class FiringLoop {
           const { firings, full, ...outcome } = await fireDueSchedules(this.deps, clock.now());
           // Measured once the pass's transaction has committed: a rolled-back firing did not happen.
           recordFiringLateness(firings);
+          if (outcome.fired > 0) this.deps.onFired?.();
           if (outcome.fired + outcome.skipped + outcome.held + outcome.deferred > 0) logger.info(outcome, 'due schedules handled');
           if (!full || this.stopped) break;
         }

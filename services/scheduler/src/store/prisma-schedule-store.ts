@@ -1,7 +1,7 @@
-import { enqueue } from '@relay/bus';
+import { context } from '@opentelemetry/api';
+import { enqueueAll, type OutboxEntry } from '@relay/bus';
 import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
-import type { Firing, ScheduleUpdate } from '../domain/firing.ts';
-import type { DueSchedule, FiringTransaction, QueuePromptCommand, ScheduleStore } from '../domain/ports.ts';
+import type { DueSchedule, FiringCommand, FiringTransaction, ScheduleChange, ScheduleStore } from '../domain/ports.ts';
 import { END_REASONS, type EndReason, type Provenance, type Schedule } from '../domain/schedule.ts';
 import { SchedulerSubject } from '../bus/scheduler-commands.ts';
 import type { Prisma, PrismaClient, Schedule as ScheduleRow } from '../generated/prisma/client.ts';
@@ -74,6 +74,9 @@ export class PrismaScheduleStore implements ScheduleStore {
 }
 
 class PrismaFiringTransaction implements FiringTransaction {
+  // The traceparent each claimed schedule was set with: its firings link to it.
+  readonly #setWith = new Map<string, string | null>();
+
   constructor(private readonly tx: Prisma.TransactionClient) {}
 
   async claimDue(now: Date, limit: number): Promise<DueSchedule[]> {
@@ -91,24 +94,47 @@ class PrismaFiringTransaction implements FiringTransaction {
     if (claimed.length === 0) return [];
     const rows = await this.tx.schedule.findMany({ where: { id: { in: claimed.map((row) => row.id) } } });
     const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const row of rows) this.#setWith.set(row.id, row.traceParent);
     return claimed.flatMap((row) => {
       const found = byId.get(row.id);
       return found ? [{ schedule: toSchedule(found), previousStillWaits: row.waits }] : [];
     });
   }
 
-  async update(scheduleId: string, update: ScheduleUpdate): Promise<void> {
-    await this.tx.schedule.update({ where: { id: scheduleId }, data: update });
-  }
-
-  async recordFiring(firing: Firing, command: QueuePromptCommand): Promise<void> {
-    const setBy = await this.tx.schedule.findUnique({ where: { id: firing.scheduleId }, select: { traceParent: true } });
-    const attributes = { [Attr.SCHEDULE_ID]: firing.scheduleId, [Attr.FIRING_ID]: firing.id };
-    // The firing loop runs outside any trace: a firing starts one, linked to the call that set the schedule.
-    await inNewTrace('scheduler', 'schedule firing', { attributes, links: linksTo([setBy?.traceParent]) }, async () => {
-      await this.tx.firing.create({ data: firing });
-      await enqueue(this.tx, { subject: SchedulerSubject.QUEUE_PROMPT, payload: command, id: firing.id });
-    });
+  async save(updates: readonly ScheduleChange[], firings: readonly FiringCommand[]): Promise<void> {
+    if (firings.length > 0) {
+      await this.tx.firing.createMany({ data: firings.map(({ firing }) => firing) });
+      const commands: OutboxEntry[] = [];
+      for (const { firing, command } of firings) {
+        const attributes = { [Attr.SCHEDULE_ID]: firing.scheduleId, [Attr.FIRING_ID]: firing.id };
+        // The firing loop runs outside any trace: a firing starts one, linked to the call that set the schedule.
+        await inNewTrace('scheduler', 'schedule firing', { attributes, links: linksTo([this.#setWith.get(firing.scheduleId)]) }, async () => {
+          commands.push({ subject: SchedulerSubject.QUEUE_PROMPT, payload: command, id: firing.id, trace: context.active() });
+        });
+      }
+      await enqueueAll(this.tx, commands);
+    }
+    if (updates.length === 0) return;
+    const rows = updates.map(({ scheduleId, update }) => ({
+      id: scheduleId,
+      next_fire_at: update.nextFireAt.toISOString(),
+      pending_fire_at: update.pendingFireAt?.toISOString() ?? null,
+      last_fired_at: update.lastFiredAt?.toISOString() ?? null,
+      fired_count: update.firedCount,
+      skipped_count: update.skippedCount,
+      held_for_approval: update.heldForApproval,
+      held_since: update.heldSince?.toISOString() ?? null,
+      ended_at: update.endedAt?.toISOString() ?? null,
+      end_reason: update.endReason,
+    }));
+    await this.tx.$executeRaw`UPDATE schedules AS s
+        SET next_fire_at = r.next_fire_at, pending_fire_at = r.pending_fire_at, last_fired_at = r.last_fired_at,
+            fired_count = r.fired_count, skipped_count = r.skipped_count, held_for_approval = r.held_for_approval,
+            held_since = r.held_since, ended_at = r.ended_at, end_reason = r.end_reason
+       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+         AS r(id text, next_fire_at timestamp(3), pending_fire_at timestamp(3), last_fired_at timestamp(3), fired_count int,
+              skipped_count int, held_for_approval boolean, held_since timestamp(3), ended_at timestamp(3), end_reason text)
+      WHERE s.id = r.id`;
   }
 }
 
