@@ -2,7 +2,7 @@
 // it): the watch consumers, the planner and the outbox relay, wired as services/subscription/src/main.ts wires them,
 // with the coalescing window and the hourly cap overridden. Prints "ready" once consuming; SIGTERM stops it.
 import { PrismaPg } from '@prisma/adapter-pg';
-import { connectBus, OutboxRelay } from '@relay/bus';
+import { connectBus, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { SystemClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { startWatchEventsConsumers } from '../../services/subscription/src/bus/watch-events-consumer.ts';
@@ -17,7 +17,7 @@ const clock = new SystemClock();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env('DATABASE_URL') }) });
 const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), password: env('NATS_PASSWORD'), name: 'bench-replica', logger });
 const store = new PrismaWatchStore(prisma, { timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWakeUps: Number.MAX_SAFE_INTEGER } });
-const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: 10_000 });
+const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
 outbox.start();
 const planner = new Planner({ watchers: store, clock, logger, onWakeUps: () => outbox.wake() });
 planner.start();

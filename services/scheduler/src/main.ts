@@ -3,9 +3,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { connectBus, ensureStream, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
+import { ConfigError, natsClientOptions } from '@relay/config';
 import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
@@ -32,20 +32,19 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'scheduler' });
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaScheduleStore(prisma);
 const grpc = grpcAuth('scheduler', config);
 const sessions = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR, grpc);
 const guard = new GrpcLoopGuard(sessions);
-// Commands are published right after the firing pass commits; the poll only picks up what a crash left behind.
-const OUTBOX_SAFETY_POLL_MS = 10_000;
 let loop: FiringLoop;
 const changed = () => loop.nudge();
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'scheduler', logger });
   await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, ...streamSettings(config) });
+  // Commands are published right after the firing pass commits; the poll only picks up what a crash left behind.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
   loop = new FiringLoop({ store, guard, clock, logger, onFired: () => outbox.wake() });

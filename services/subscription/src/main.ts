@@ -2,7 +2,7 @@
  * The subscription service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
-import { connectBus, ensureStream, OutboxRelay } from '@relay/bus';
+import { connectBus, ensureStream, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
@@ -21,7 +21,6 @@ import { PrismaWatchStore } from './store/prisma-watch-store.ts';
 import { registerSubscriptionMetrics } from './telemetry/subscription-metrics.ts';
 
 const logger = createLogger({ name: 'subscription' });
-const OUTBOX_SAFETY_POLL_MS = 10_000;
 
 let config: Config;
 try {
