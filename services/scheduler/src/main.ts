@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, ensureStream, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions } from '@relay/config';
+import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
@@ -32,7 +32,7 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH);
+const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'scheduler' });
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaScheduleStore(prisma);
 const grpc = grpcAuth('scheduler', config);
