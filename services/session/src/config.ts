@@ -171,9 +171,10 @@ const schema = z.object({
   /**
    * On SIGTERM (a rollout, a scale-down) how long the turns running here may go on to end by themselves, while this
    * replica claims no new ones; those still running then end as "the relay stopped; send it again". Keep the pod's
-   * terminationGracePeriodSeconds above it (k8s/base/session/deployment.yaml).
+   * terminationGracePeriodSeconds above it (k8s/base/session/deployment.yaml: 240). The default, 5, fits `relay up`,
+   * which gives each service 10 s to stop.
    */
-  RELAY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(20),
+  RELAY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
 
   // Background tasks.
   /** Default of the relay's quiet setting for tasks (minutes without output, read_session and read_task_output); the settings row wins once it exists. */
