@@ -3,8 +3,7 @@
  * token, and agents (real MCP clients with their sessions' tokens) calling relay_tool through the gateway.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { RelayClient } from './relay.ts';
+import { callUserApi, type RelayClient } from './relay.ts';
 
 /** An external session of the user and its agent's MCP client. */
 export interface Agent {
@@ -24,22 +23,15 @@ export class RelayUser {
   ) {}
 
   /** The user API (`/api/v1…`) with this user's token: the status and the parsed body. */
-  async api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${this.relay.gatewayUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    return callUserApi(this.relay.gatewayUrl, this.token, method, path, body);
   }
 
   /** A new external session of this user with its agent connected over MCP. */
   async externalAgent(title: string): Promise<Agent> {
     const created = await this.api('POST', '/api/v1/sessions', { external: true, title });
     if (created.status !== 201) throw new Error(`POST /api/v1/sessions answered ${created.status}: ${JSON.stringify(created.body)}`);
-    const client = new Client({ name: 'e2e-agent', version: '0.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(this.relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${created.body.token}` } } }));
+    const client = await this.relay.connectAgent(created.body.token);
     this.#agents.push(client);
     return { id: created.body.session.id, client };
   }

@@ -130,6 +130,17 @@ export interface Relay extends RelayClient {
   logs(): string;
 }
 
+/** Calls the user API (`/api/v1…`) with a user's token; the status and the parsed body. */
+export async function callUserApi(gatewayUrl: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
 /** A client of the relay at `connection`, with no user yet (see signIn). */
 export function connectRelay(connection: RelayConnection): RelayClient {
   const { gatewayUrl } = connection;
@@ -151,15 +162,7 @@ export function connectRelay(connection: RelayConnection): RelayClient {
       const body = (await response.json()) as { session: { id: string }; token: string };
       return { id: body.session.id, token: body.token };
     },
-    async api(method, path, body) {
-      const response = await fetch(`${gatewayUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${client.userToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-    },
+    api: (method, path, body) => callUserApi(gatewayUrl, client.userToken, method, path, body),
     async connectAgent(token) {
       const agent = new Client({ name: 'e2e-agent', version: '0.0.0' });
       await agent.connect(new StreamableHTTPClientTransport(new URL(client.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));

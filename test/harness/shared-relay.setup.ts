@@ -7,7 +7,7 @@ import { startRelay, type Relay } from './relay.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let relay: Promise<Relay> | undefined;
-  const server = createServer((request, response) => {
+  const server = createServer((_request, response) => {
     relay ??= startRelay({ name: 'desk' });
     relay.then(
       (started) => response.end(JSON.stringify(started.connection)),
