@@ -18,8 +18,8 @@ export default defineConfig({
       const origin = testPath ? ` (while ${testPath} ran)` : '';
       appendFileSync(UNHANDLED_ERRORS_FILE, `${error.type}${origin}: ${error.stack ?? error.message}\n\n`);
     },
-    // Two files at a time, whatever their project, on two cores as on more: end-to-end files mostly wait for their
-    // relays, so they overlap the others' work; more would make every relay's timing a matter of luck.
+    // Two files at a time (unit, integration, static), on two cores as on more: integration files mostly wait for
+    // their servers, so two overlap.
     maxWorkers: 2,
     projects: [
       // Pure code: one worker keeps the modules it loaded from file to file (nothing here mocks or patches globals).
@@ -27,8 +27,12 @@ export default defineConfig({
       { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
       // Checks of files (manifests, Dockerfiles, imports) that start nothing: they run beside the others.
       { extends: true, test: { name: 'static', include: STATIC, testTimeout: 120_000, hookTimeout: 120_000 } },
-      // Each file is its own user of the shared relay, or has a relay of its own: two files may run side by side.
-      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: STATIC, globalSetup: [BUILD_SERVICES, SHARED_RELAY], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // One file at a time, after the others: a relay holds some 25 PostgreSQL connections and paired-relays runs four
+      // relays, so two such files beside the shared relay would pass PostgreSQL's default limit of 100.
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: STATIC, globalSetup: [BUILD_SERVICES, SHARED_RELAY], testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false },
+      },
     ],
   },
 });

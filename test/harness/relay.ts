@@ -198,9 +198,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const clockDir = await mkdtemp(join(tmpdir(), 'relay-clock-'));
   const clockControl = join(clockDir, 'skipped');
   const clockEpoch = Date.now();
-  const databases = await Promise.all(
+  const created = await Promise.allSettled(
     STATEFUL.map((service) => createTestDatabase({ migrationsDir: `${root}/services/${service}/prisma/migrations` })),
   );
+  const databases = created.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = created.find((result) => result.status === 'rejected');
+  if (failed) {
+    // Nothing of a relay that cannot start stays behind (the shared relay starts in the test runner's own process).
+    await Promise.all([nats.stop(), ...databases.map((database) => database.drop())]);
+    throw failed.reason;
+  }
   const ports = Object.fromEntries(await Promise.all([...STATEFUL, 'gateway'].map(async (s) => [s, await freePort()] as const))) as Record<ServiceName, number>;
   const address = (service: ServiceName) => `127.0.0.1:${ports[service]}`;
   // Credentials made at each start, as `relay up` makes them: a gRPC token and a NATS user per service.
