@@ -98,6 +98,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
+  // A refusal's kind comes from the one catalogue (@relay/errors appError); only decoders of another relay's or
+  // service's answer build an AppError from the code and kind they read.
+  {
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'cli/src/**/*.ts'],
+    ignores: ['packages/errors/src/**', 'packages/rpc/src/grpc-error.ts', 'services/pairing/src/http/relay-client.ts', 'services/pairing/src/http/remote-relay-call.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='AppError']", message: 'Use appError(code, message): the kind comes from the catalogue in @relay/errors.' }],
+    },
+  },
   // Tests read untyped JSON answers and poke at private shapes; in src/ `any` stays an error.
   { files: ['**/test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { AppError } from '@relay/errors';
+import { appError } from '@relay/errors';
 
 /** The one logging call the runner makes; a pino Logger fits. */
 export type MigrateLogger = { info(object: object, message: string): void };
@@ -81,19 +81,13 @@ function checkRecorded(rows: MigrationRow[], migrations: Migration[]): Set<strin
   const applied = new Set<string>();
   for (const row of rows) {
     if (row.finished_at === null) {
-      throw new AppError(
-        'MIGRATION_FAILED',
-        'failed_precondition',
-        `migration ${row.migration_name} is recorded as started but never finished; resolve it before migrating again`,
+      throw appError('MIGRATION_FAILED', `migration ${row.migration_name} is recorded as started but never finished; resolve it before migrating again`,
         { details: { migration: row.migration_name } },
       );
     }
     const local = byName.get(row.migration_name);
     if (local !== undefined && local.checksum !== row.checksum) {
-      throw new AppError(
-        'MIGRATION_CHANGED',
-        'failed_precondition',
-        `migration ${row.migration_name} was changed after it was applied (checksum mismatch)`,
+      throw appError('MIGRATION_CHANGED', `migration ${row.migration_name} was changed after it was applied (checksum mismatch)`,
         { details: { migration: row.migration_name } },
       );
     }
@@ -119,7 +113,7 @@ async function applyMigration(client: pg.Client, migration: Migration): Promise<
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');
-    throw new AppError('MIGRATION_FAILED', 'failed_precondition', `migration ${migration.name} failed: ${describe(error)}`, {
+    throw appError('MIGRATION_FAILED', `migration ${migration.name} failed: ${describe(error)}`, {
       cause: error,
       details: { migration: migration.name },
     });

@@ -1,5 +1,5 @@
 import { get_dmmf } from '@prisma/prisma-schema-wasm';
-import { AppError } from '@relay/errors';
+import { appError } from '@relay/errors';
 import type { ColumnShape, DatabaseShape, ForeignKeyShape, IndexShape, TableShape } from './compare-shapes.ts';
 
 /** The parts of Prisma's DMMF datamodel that map to PostgreSQL objects. */
@@ -89,7 +89,7 @@ export function readDmmf(files: [path: string, content: string][]): DmmfDatamode
     } catch {
       // Not JSON: keep the engine's text as it is.
     }
-    throw new AppError('PRISMA_SCHEMA_INVALID', 'invalid_argument', `the Prisma schema is invalid: ${message}`, { cause: error });
+    throw appError('PRISMA_SCHEMA_INVALID', `the Prisma schema is invalid: ${message}`, { cause: error });
   }
   return (JSON.parse(output) as { datamodel: DmmfDatamodel }).datamodel;
 }

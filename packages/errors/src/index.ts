@@ -3,6 +3,10 @@
  * code from a service's catalogue; anything else is a bug and stays a plain Error.
  */
 
+import { ERROR_KINDS, type ErrorCode } from './catalogue.ts';
+
+export { ERROR_KINDS, isErrorCode, type ErrorCode } from './catalogue.ts';
+
 /** gRPC's vocabulary for what went wrong, independent of any transport. */
 export type ErrorKind =
   | 'invalid_argument'
@@ -35,6 +39,11 @@ export class AppError extends Error {
   }
 }
 
+/** A refusal with a catalogued code; its kind is the one the catalogue gives that code. */
+export function appError(code: ErrorCode, message: string, options: { cause?: unknown; details?: ErrorDetails } = {}): AppError {
+  return new AppError(code, ERROR_KINDS[code], message, options);
+}
+
 /** True for errors a caller may act on; false for bugs. */
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
@@ -46,4 +55,4 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** The code every unexpected fault is shown as; its message never carries internals. */
-export const INTERNAL_CODE = 'REMOTE_RELAY_INTERNAL';
+export const INTERNAL_CODE = 'REMOTE_RELAY_INTERNAL' satisfies ErrorCode;

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ServerInterceptingCall, type Metadata, type ServerInterceptingCallInterface, type ServerInterceptor, type StatusObject } from '@grpc/grpc-js';
-import { AppError } from '@relay/errors';
+import { appError } from '@relay/errors';
 import { SERVICE_AUTH_METADATA_KEY, serviceKey, type GrpcAuth } from './grpc-auth.ts';
 import { toGrpcStatus } from './grpc-error.ts';
 import { isServiceIdentity, type ServiceIdentity } from './service-identity.ts';
@@ -35,12 +35,12 @@ export function callerCheck(auth: GrpcAuth, table: CallerTable): ServerIntercept
 function refuse(path: string, table: CallerTable, caller: ServiceIdentity | undefined): StatusObject | undefined {
   if (path.startsWith(OPEN_PREFIX)) return undefined;
   if (caller === undefined) {
-    return toGrpcStatus(new AppError('REMOTE_RELAY_AUTH', 'unauthenticated', `${path} needs a relay service's credentials, and this call has none the service accepts.`));
+    return toGrpcStatus(appError('REMOTE_RELAY_AUTH', `${path} needs a relay service's credentials, and this call has none the service accepts.`));
   }
   const allowed = table.get(path) ?? [];
   if (allowed.includes(caller)) return undefined;
   return toGrpcStatus(
-    new AppError('REMOTE_RELAY_FORBIDDEN', 'permission_denied', `${path} may not be called by the ${caller} service (only by ${allowed.join(', ') || 'no service'}).`, {
+    appError('REMOTE_RELAY_FORBIDDEN', `${path} may not be called by the ${caller} service (only by ${allowed.join(', ') || 'no service'}).`, {
       details: { caller, allowed: [...allowed] },
     }),
   );

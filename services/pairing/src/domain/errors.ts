@@ -2,7 +2,7 @@
  * The pairing service's error catalogue: every refusal it returns, with the spec's codes (decisions.md, Errors).
  * Messages are the sentences the agent or user reads; they never carry a token or a code.
  */
-import { AppError } from '@relay/errors';
+import { appError, AppError } from '@relay/errors';
 
 export const PairingErrorCode = {
   INVALID_INPUT: 'REMOTE_RELAY_INVALID_INPUT',
@@ -18,27 +18,27 @@ export const PairingErrorCode = {
 
 /** A wrong or missing argument. */
 export function invalidInput(message: string): AppError {
-  return new AppError(PairingErrorCode.INVALID_INPUT, 'invalid_argument', message);
+  return appError(PairingErrorCode.INVALID_INPUT, message);
 }
 
 /** No paired relay by that name. */
 export function unknownRelay(name: string): AppError {
-  return new AppError(PairingErrorCode.UNKNOWN_RELAY, 'not_found', `No relay named "${name}" is paired with this one.`);
+  return appError(PairingErrorCode.UNKNOWN_RELAY, `No relay named "${name}" is paired with this one.`);
 }
 
 /** A paired relay (or one being paired) did not answer. */
 export function offline(message: string, cause?: unknown): AppError {
-  return new AppError(PairingErrorCode.OFFLINE, 'unavailable', message, { cause });
+  return appError(PairingErrorCode.OFFLINE, message, { cause });
 }
 
 /** A token or pairing code refused, here or by the other relay. Never says which part was wrong. */
 export function auth(message: string): AppError {
-  return new AppError(PairingErrorCode.AUTH, 'unauthenticated', message);
+  return appError(PairingErrorCode.AUTH, message);
 }
 
 /** No such subscription (or other thing the call names). */
 export function notFound(message: string): AppError {
-  return new AppError(PairingErrorCode.NOT_FOUND, 'not_found', message);
+  return appError(PairingErrorCode.NOT_FOUND, message);
 }
 
 /**
@@ -46,10 +46,10 @@ export function notFound(message: string): AppError {
  * replacing that pairing's URL, tokens and level, until it is unpaired. `message` names the existing pairing.
  */
 export function pairingExists(existing: { name: string; url: string }, message: string): AppError {
-  return new AppError(PairingErrorCode.PAIRING_EXISTS, 'already_exists', message, { details: { relay: existing.name, url: existing.url } });
+  return appError(PairingErrorCode.PAIRING_EXISTS, message, { details: { relay: existing.name, url: existing.url } });
 }
 
 /** A bus message this service cannot read; `reason` says which field is wrong. */
 export function invalidEvent(subject: string, reason: string): AppError {
-  return new AppError(PairingErrorCode.INVALID_EVENT, 'invalid_argument', `${subject}: ${reason}`);
+  return appError(PairingErrorCode.INVALID_EVENT, `${subject}: ${reason}`);
 }

@@ -3,7 +3,7 @@
  * with this relay's token for it (RelayClient). A 2xx answers its body; a refusal the AppError that relay
  * answered (its code and message); no answer REMOTE_RELAY_OFFLINE, a refused token REMOTE_RELAY_AUTH.
  */
-import { AppError, type ErrorKind } from '@relay/errors';
+import { AppError, ERROR_KINDS, isErrorCode } from '@relay/errors';
 import { z } from 'zod';
 import { offline, unknownRelay } from '../domain/errors.ts';
 import { RelayClient } from './relay-client.ts';
@@ -18,18 +18,6 @@ export interface PairedRelayAddresses {
 
 const refusalBody = z.object({ code: z.string(), error: z.string() });
 
-const KINDS: Record<string, ErrorKind> = {
-  REMOTE_RELAY_INVALID_INPUT: 'invalid_argument',
-  REMOTE_RELAY_NOT_FOUND: 'not_found',
-  REMOTE_RELAY_ARCHIVED: 'failed_precondition',
-  REMOTE_RELAY_PERMISSION: 'permission_denied',
-  REMOTE_RELAY_AUTH: 'unauthenticated',
-  REMOTE_RELAY_UNSUPPORTED: 'failed_precondition',
-  REMOTE_RELAY_SUBSCRIPTION_LIMIT: 'resource_exhausted',
-  REMOTE_RELAY_QUESTION_LIMIT: 'resource_exhausted',
-  REMOTE_RELAY_OFFLINE: 'unavailable',
-};
-
 export async function callPairedRelay(relays: PairedRelayAddresses, relay: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
   const paired = await relays.find(relay);
   if (paired === undefined) throw unknownRelay(relay);
@@ -37,5 +25,7 @@ export async function callPairedRelay(relays: PairedRelayAddresses, relay: strin
   if (response.status >= 200 && response.status < 300) return response.body;
   const refusal = refusalBody.safeParse(response.body);
   if (!refusal.success) throw offline(`The relay "${relay}" answered HTTP ${response.status} without a refusal this relay understands.`);
-  throw new AppError(refusal.data.code, KINDS[refusal.data.code] ?? 'failed_precondition', refusal.data.error);
+  const { code, error } = refusal.data;
+  // A code this relay does not know (a newer relay's) is a refusal all the same.
+  throw new AppError(code, isErrorCode(code) ? ERROR_KINDS[code] : 'failed_precondition', error);
 }

@@ -1,6 +1,6 @@
 import { caughtUp, consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
-import { AppError } from '@relay/errors';
+import { appError } from '@relay/errors';
 import { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
@@ -55,7 +55,7 @@ export function turnEndsHeard(bus: Bus, started: Promise<Consumer | undefined>, 
       const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
       const done = await Promise.race([hearing, late]).finally(() => clearTimeout(timer));
       if (!done) {
-        throw new AppError(UNAVAILABLE_CODE, 'unavailable', 'the question service is still handling the turn ends it missed while it was away; try again in a moment');
+        throw appError(UNAVAILABLE_CODE, 'the question service is still handling the turn ends it missed while it was away; try again in a moment');
       }
     },
   };

@@ -2,7 +2,7 @@
  * The rules of asks, pure: what makes a valid ask, the limits on pending asks, answering,
  * dismissing and withdrawing. The use cases in ask-use-cases.ts apply them to the store.
  */
-import { AppError, type ErrorDetails } from '@relay/errors';
+import { appError, AppError, type ErrorDetails } from '@relay/errors';
 import type { Ask } from './ask-entities.ts';
 import { forbidden, invalidInput } from './errors.ts';
 
@@ -128,9 +128,9 @@ export function isRecent(ask: Ask, now: Date): boolean {
 
 /** No such ask, or another user's (never told apart). */
 export function askNotFound(askId: string): AppError {
-  return new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `no ask ${askId}`, { details: { question_id: askId } });
+  return appError('REMOTE_RELAY_NOT_FOUND', `no ask ${askId}`, { details: { question_id: askId } });
 }
 
 function questionLimit(message: string, details: ErrorDetails): AppError {
-  return new AppError('REMOTE_RELAY_QUESTION_LIMIT', 'resource_exhausted', message, { details });
+  return appError('REMOTE_RELAY_QUESTION_LIMIT', message, { details });
 }

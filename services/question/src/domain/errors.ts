@@ -1,7 +1,7 @@
 /**
  * The question service's error catalogue: every refusal it returns, with its stable code.
  */
-import { AppError, type ErrorDetails } from '@relay/errors';
+import { appError, AppError, type ErrorDetails } from '@relay/errors';
 
 export const QuestionErrorCode = {
   INVALID_INPUT: 'REMOTE_RELAY_INVALID_INPUT',
@@ -13,17 +13,17 @@ export const QuestionErrorCode = {
 
 /** A wrong or missing argument, or a decision the card does not take; `details.field` names the argument. */
 export function invalidInput(message: string, details: ErrorDetails = {}): AppError {
-  return new AppError(QuestionErrorCode.INVALID_INPUT, 'invalid_argument', message, { details });
+  return appError(QuestionErrorCode.INVALID_INPUT, message, { details });
 }
 
 /** No such card, or it belongs to another user (the two are never told apart). */
 export function notFound(cardId: string): AppError {
-  return new AppError(QuestionErrorCode.NOT_FOUND, 'not_found', `no card ${cardId}`, { details: { card: cardId } });
+  return appError(QuestionErrorCode.NOT_FOUND, `no card ${cardId}`, { details: { card: cardId } });
 }
 
 /** Never allowed: an agent deciding an approval card or its own session's card. */
 export function forbidden(message: string, details: ErrorDetails = {}): AppError {
-  return new AppError(QuestionErrorCode.FORBIDDEN, 'permission_denied', message, { details });
+  return appError(QuestionErrorCode.FORBIDDEN, message, { details });
 }
 
 /**
@@ -32,10 +32,7 @@ export function forbidden(message: string, details: ErrorDetails = {}): AppError
  * never was (NOT_FOUND) and from one the user already decided (INVALID_INPUT, "already …").
  */
 export function turnGone(card: { id: string; sessionId: string }): AppError {
-  return new AppError(
-    QuestionErrorCode.NO_ACTIVE_TURN,
-    'failed_precondition',
-    `card ${card.id} was withdrawn: the turn that asked it in session ${card.sessionId} has ended, so nothing waits for an answer`,
+  return appError(QuestionErrorCode.NO_ACTIVE_TURN, `card ${card.id} was withdrawn: the turn that asked it in session ${card.sessionId} has ended, so nothing waits for an answer`,
     { details: { card: card.id, session: card.sessionId, status: 'cancelled' } },
   );
 }

@@ -1,4 +1,4 @@
-import { AppError } from '@relay/errors';
+import { appError } from '@relay/errors';
 import type { QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
 import { serveStream, serveUnary, UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
@@ -107,7 +107,7 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
           yield 'card' in event ? { card: toCardMessage(event.card) } : { progressSeconds: event.progressSeconds };
         }
         if (!answered && deps.stopping.aborted && !signal.aborted) {
-          throw new AppError(UNAVAILABLE_CODE, 'unavailable', 'the question service is restarting; await the card again');
+          throw appError(UNAVAILABLE_CODE, 'the question service is restarting; await the card again');
         }
       },
     }),

@@ -3,7 +3,7 @@
  * fits) and grant 30 more after the user's Allow. The rule is loop-guard.ts; the state is the
  * session service's (loop_guards), changed under a row lock so racing counts never overshoot.
  */
-import { AppError } from '@relay/errors';
+import { appError, AppError } from '@relay/errors';
 import { countPrompt, grantPrompts, isUsedUp, type LoopGuard } from './loop-guard.ts';
 import { invalidInput } from './errors.ts';
 
@@ -57,10 +57,7 @@ export async function grantAgentPrompts(store: LoopGuardStore, sessionId: string
 }
 
 function loopGuard(guard: LoopGuard): AppError {
-  return new AppError(
-    'REMOTE_RELAY_LOOP_GUARD',
-    'permission_denied',
-    `This conversation has sent ${guard.sent} prompts to other agents since the user last wrote; the user must allow more first.`,
+  return appError('REMOTE_RELAY_LOOP_GUARD', `This conversation has sent ${guard.sent} prompts to other agents since the user last wrote; the user must allow more first.`,
     { details: { sent: guard.sent, allowed: guard.allowed } },
   );
 }

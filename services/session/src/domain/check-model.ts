@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@relay/errors';
 import { modelRefused, SessionErrorCode } from './errors.ts';
 import type { ProviderFamily, ProviderInfo } from './provider-catalogue.ts';
 import { nothingDone, type ModelAction } from './session-settings.ts';
@@ -8,13 +9,13 @@ export interface ModelCheck {
   modelNote: string;
 }
 
-const FAMILY_CODE: Record<ProviderFamily, string> = {
-  script: 'SCRIPT',
-  openai: 'OPENAI',
-  claude: 'CLAUDE',
-  copilot: 'COPILOT',
-  deepseek: 'DEEPSEEK',
-  image: 'OPENAI_IMAGE',
+/** The refusal of a Copilot session asked for another family's model id: start it with that provider. */
+const PROVIDER_REQUIRED: Record<Exclude<ProviderFamily, 'copilot'>, ErrorCode> = {
+  script: 'SCRIPT_PROVIDER_REQUIRED',
+  openai: 'OPENAI_PROVIDER_REQUIRED',
+  claude: 'CLAUDE_PROVIDER_REQUIRED',
+  deepseek: 'DEEPSEEK_PROVIDER_REQUIRED',
+  image: 'OPENAI_IMAGE_PROVIDER_REQUIRED',
 };
 
 /** The most close matches a refusal suggests. */
@@ -60,7 +61,7 @@ export function checkModel(input: {
       const family = families[0]!;
       const ids = listedBy.map((other) => other.id);
       return refuse(
-        `${FAMILY_CODE[family]}_PROVIDER_REQUIRED`,
+        PROVIDER_REQUIRED[family as Exclude<ProviderFamily, 'copilot'>],
         `'${model}' is a model id of ${listedBy[0]!.name}, not of Copilot on relay "${relayName}" (Copilot ids use dots` +
           `${suggestions.length === 0 ? '' : `, e.g. '${suggestions[0]}'`}). Start it with provider ${ids.map((id) => `"${id}"`).join(' or ')}, ` +
           `or pick a Copilot id. ${validIds} ${nothingDone(action)}`,
@@ -82,7 +83,7 @@ export function checkModel(input: {
   );
 }
 
-function refuse(code: string, message: string, details: Record<string, unknown>): never {
+function refuse(code: ErrorCode, message: string, details: Record<string, unknown>): never {
   throw modelRefused(code, message, details);
 }
 

@@ -2,7 +2,7 @@
  * The session service's error catalogue: every refusal it returns, with its stable code (decisions.md, Errors).
  * Messages are the sentences the agent reads; `details` carries the extra result fields the gateway copies.
  */
-import { AppError, type ErrorDetails } from '@relay/errors';
+import { appError, type AppError, type ErrorCode, type ErrorDetails } from '@relay/errors';
 
 export const SessionErrorCode = {
   INVALID_INPUT: 'REMOTE_RELAY_INVALID_INPUT',
@@ -27,81 +27,78 @@ export const SessionErrorCode = {
 
 /** A wrong or missing argument; `details.field` names it. */
 export function invalidInput(message: string, details: ErrorDetails): AppError {
-  return new AppError(SessionErrorCode.INVALID_INPUT, 'invalid_argument', message, { details });
+  return appError(SessionErrorCode.INVALID_INPUT, message, { details });
 }
 
 /** No such user or session (or not visible to the caller). */
 export function notFound(message: string, details: ErrorDetails): AppError {
-  return new AppError(SessionErrorCode.NOT_FOUND, 'not_found', message, { details });
+  return appError(SessionErrorCode.NOT_FOUND, message, { details });
 }
 
 /** A token that is unknown, malformed, or whose session is archived. Never says which, never echoes it. */
 export function unauthenticated(): AppError {
-  return new AppError(SessionErrorCode.UNAUTHENTICATED, 'unauthenticated', 'unknown or revoked token');
+  return appError(SessionErrorCode.UNAUTHENTICATED, 'unknown or revoked token');
 }
 
 /** A new user named like an existing one (case aside); `details.user` is the existing user's id. */
 export function userExists(name: string, existing: { id: string; name: string }): AppError {
-  return new AppError(SessionErrorCode.USER_EXISTS, 'already_exists', `A user named "${existing.name}" exists already; choose another name than "${name}".`, {
+  return appError(SessionErrorCode.USER_EXISTS, `A user named "${existing.name}" exists already; choose another name than "${name}".`, {
     details: { field: 'name', user: existing.id },
   });
 }
 
 /** The relay's only admin cannot be removed. */
 export function lastAdmin(name: string): AppError {
-  return new AppError(
-    SessionErrorCode.LAST_ADMIN,
-    'failed_precondition',
-    `${name} is this relay's only admin, and a relay needs one to manage its users and pairings; add another admin first (relay users add NAME --admin). Nothing was removed.`,
+  return appError(SessionErrorCode.LAST_ADMIN, `${name} is this relay's only admin, and a relay needs one to manage its users and pairings; add another admin first (relay users add NAME --admin). Nothing was removed.`,
   );
 }
 
 /** Never allowed, e.g. acting on the caller's own conversation. */
 export function forbidden(message: string): AppError {
-  return new AppError(SessionErrorCode.FORBIDDEN, 'permission_denied', message);
+  return appError(SessionErrorCode.FORBIDDEN, message);
 }
 
 /** The session is archived. */
 export function archived(message: string): AppError {
-  return new AppError(SessionErrorCode.ARCHIVED, 'failed_precondition', message);
+  return appError(SessionErrorCode.ARCHIVED, message);
 }
 
 /** A new folder for a session that is at work. */
 export function busy(message: string): AppError {
-  return new AppError(SessionErrorCode.BUSY, 'failed_precondition', message);
+  return appError(SessionErrorCode.BUSY, message);
 }
 
 /** The calling conversation already has its maximum of started sessions at work. */
 export function activeLimit(message: string, details: ErrorDetails): AppError {
-  return new AppError(SessionErrorCode.ACTIVE_LIMIT, 'resource_exhausted', message, { details });
+  return appError(SessionErrorCode.ACTIVE_LIMIT, message, { details });
 }
 
 /** An agent-created session tries to start sessions without the owner's switch. */
 export function nesting(message: string): AppError {
-  return new AppError(SessionErrorCode.NESTING, 'permission_denied', message);
+  return appError(SessionErrorCode.NESTING, message);
 }
 
 /** The user has not allowed this (or chose Deny). */
 export function permission(message: string): AppError {
-  return new AppError(SessionErrorCode.PERMISSION, 'permission_denied', message);
+  return appError(SessionErrorCode.PERMISSION, message);
 }
 
 /** A model refused by the provider's list; details carry `suggestions` and `models`. */
-export function modelRefused(code: string, message: string, details: ErrorDetails): AppError {
-  return new AppError(code, 'invalid_argument', message, { details });
+export function modelRefused(code: ErrorCode, message: string, details: ErrorDetails): AppError {
+  return appError(code, message, { details });
 }
 
 /** A group id or name not found, or a name that fits several groups; details carry `groups` and `groupsTotal`. */
 export function unknownGroup(message: string, details: ErrorDetails): AppError {
-  return new AppError(SessionErrorCode.UNKNOWN_GROUP, 'not_found', message, { details });
+  return appError(SessionErrorCode.UNKNOWN_GROUP, message, { details });
 }
 
 /** A provider not set up or not usable here; details carry `remoteCode` when the provider has its own. */
 export function providerUnavailable(message: string, details: ErrorDetails): AppError {
-  return new AppError(SessionErrorCode.PROVIDER_UNAVAILABLE, 'failed_precondition', message, { details });
+  return appError(SessionErrorCode.PROVIDER_UNAVAILABLE, message, { details });
 }
 
 /** Something this relay does not do (an OpenAI Image chat through create_session, an external session's turn). */
 export function unsupported(message: string): AppError {
-  return new AppError(SessionErrorCode.UNSUPPORTED, 'failed_precondition', message);
+  return appError(SessionErrorCode.UNSUPPORTED, message);
 }

@@ -1,7 +1,7 @@
 /**
  * The subscription service's error codes: the one catalogue of its refusals.
  */
-import { AppError } from '@relay/errors';
+import { appError, AppError } from '@relay/errors';
 
 export const SubscriptionErrorCode = {
   /** A bus message that can never be applied (missing fields, unknown state): terminated, not retried. */
@@ -10,7 +10,7 @@ export const SubscriptionErrorCode = {
 
 /** A session event this service cannot read; `reason` says which field is wrong. */
 export function invalidEvent(subject: string, reason: string): AppError {
-  return new AppError(SubscriptionErrorCode.INVALID_EVENT, 'invalid_argument', `${subject}: ${reason}`, {
+  return appError(SubscriptionErrorCode.INVALID_EVENT, `${subject}: ${reason}`, {
     details: { subject, reason },
   });
 }
@@ -21,6 +21,5 @@ export function subscriptionRefusal(
   message: string,
   details?: Record<string, unknown>,
 ): AppError {
-  const kind = code === 'REMOTE_RELAY_INVALID_INPUT' ? 'invalid_argument' : code === 'REMOTE_RELAY_NOT_FOUND' ? 'not_found' : code === 'REMOTE_RELAY_FORBIDDEN' ? 'permission_denied' : 'resource_exhausted';
-  return new AppError(code, kind, message, details === undefined ? {} : { details });
+  return appError(code, message, details === undefined ? {} : { details });
 }
