@@ -100,6 +100,14 @@ describe('fuzzing the gateway', () => {
     expect(outcome.text).toContain(says);
   });
 
+  it.each<[string, Record<string, unknown>]>([
+    ['an argument named "constructor"', { action: 'send', relay: 'this', constructor: 'x', wait_seconds: 0 }],
+    ['an argument named "toString"', { action: 'usage', relay: 'this', toString: true }],
+  ])('refuses a relay_tool call with %s as the caller’s mistake, or ignores it', async (_label, input) => {
+    const outcome = await sendToolCall(agent, input);
+    expect([outcome.fault, outcome.late], outcome.kind).toEqual([false, false]);
+  });
+
   it('leaves every service up, and the agent and its user can still work', async () => {
     for (const service of [...STATEFUL, 'gateway'] as const) await relay.waitReady(service);
     expect((await sendToolCall(agent, { action: 'list_sessions', relay: 'this' })).kind).toBe('tool ok');

@@ -74,6 +74,13 @@ describe('parseArguments', () => {
     expect(parse({ action: 'list_relays', relay: 'this', colour: 'blue' }).ignored).toEqual(['relay', 'colour']);
   });
 
+  it('takes the names of Object.prototype ("constructor", "toString", "__proto__") as names no action knows', () => {
+    const input = JSON.parse('{"action":"send","relay":"this","constructor":"x","toString":1,"__proto__":{"a":1},"hasOwnProperty":true}') as Record<string, unknown>;
+    const parsed = parse(input);
+    expect(parsed.args).toEqual({ relay: 'this' });
+    expect(parsed.ignored).toEqual(['constructor', 'toString', '__proto__', 'hasOwnProperty']);
+  });
+
   it('lists at most 20 ignored arguments', () => {
     const extra = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`extra_${i}`, i + 1]));
     const parsed = parse({ action: 'list_relays', ...extra });

@@ -66,8 +66,9 @@ export function parseArguments({ action, input }: NamedCall): ParsedArguments {
 
   const args: Record<string, unknown> = {};
   for (const [name, value] of given) {
-    const schema = shape[name];
-    if (schema === undefined) continue;
+    // Own names only: "constructor" or "__proto__" must not find Object.prototype's.
+    if (!Object.hasOwn(shape, name)) continue;
+    const schema = shape[name]!;
     if (!schema.safeParse(value).success) throw invalid(`${action}: "${name}" must be ${factsOf(name)?.expects}; got ${describe(value)}.`);
     args[name] = value;
   }
