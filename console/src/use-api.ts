@@ -24,9 +24,19 @@ export function useLive() {
   return liveState();
 }
 
-/** GET `path` (none while it is undefined), again whenever `part` changes. */
-export function useApi<T>(path: string | undefined, part: LivePart): Resource<T> {
-  const version = useLiveVersion(part);
+/**
+ * GET `path` (none while it is undefined), again whenever one of `parts` changes, and every `refreshMs` when given
+ * (what changes without the live parts saying so, like a running task's output).
+ */
+export function useApi<T>(path: string | undefined, parts: LivePart | readonly LivePart[], refreshMs?: number): Resource<T> {
+  // A view keeps the same parts for its life, so the hooks below run in the same order each time.
+  const version = (typeof parts === 'string' ? [parts] : parts).map(useLiveVersion).join('.');
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (refreshMs === undefined || path === undefined) return;
+    const timer = setInterval(() => setTick((count) => count + 1), refreshMs);
+    return () => clearInterval(timer);
+  }, [path, refreshMs]);
   const [resource, setResource] = useState<Resource<T>>({ data: undefined, error: undefined, loading: path !== undefined });
   const [shownPath, setShownPath] = useState(path);
   if (shownPath !== path) {
@@ -44,6 +54,6 @@ export function useApi<T>(path: string | undefined, part: LivePart): Resource<T>
     return () => {
       current = false;
     };
-  }, [path, version]);
+  }, [path, version, tick]);
   return resource;
 }

@@ -102,11 +102,18 @@ describe('the web console', () => {
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
       expect(cookie?.value.startsWith('rly_u_')).toBe(true);
       expect(cookie?.value).not.toBe(relay.userToken);
+      const bearer = { headers: { authorization: `Bearer ${decodeURIComponent(cookie!.value)}` } };
+      expect((await fetch(`${relay.gatewayUrl}/api/v1/me`, bearer)).status).toBe(200);
       const again = await second.newPage();
       await again.goto(url);
       await expect.poll(() => again.getByText('used already or has expired').count(), { timeout: 15_000 }).toBe(1);
       await again.getByLabel('User token').waitFor();
       expect((await second.cookies()).some((candidate) => candidate.name === 'relay_session')).toBe(false);
+      // Signing out ends the token the link made; the user's own token goes on working.
+      await linked.getByRole('button', { name: 'Sign out' }).click();
+      await linked.getByLabel('User token').waitFor({ timeout: 15_000 });
+      expect((await fetch(`${relay.gatewayUrl}/api/v1/me`, bearer)).status).toBe(401);
+      expect((await user.api('GET', '/api/v1/me')).status).toBe(200);
     } finally {
       await Promise.all([first.close(), second.close()]);
     }

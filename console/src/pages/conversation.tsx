@@ -11,14 +11,20 @@ import { useAction } from '../parts/use-action.ts';
 import { linkTo } from '../router.ts';
 import type { Ask, Card, Message, SessionRead, Task, TaskOutput } from '../types.ts';
 
+/** The live parts a conversation's cards and asks follow. */
+const WAITING_PARTS = ['session', 'inbox'] as const;
+
 /** How many lines of a task's output the conversation shows. */
 const TAIL_LINES = 20;
+/** How often a running task's output is read again: its output changes without the conversation changing. */
+const TAIL_REFRESH_MS = 2000;
 import { useApi } from '../use-api.ts';
 
 export function Conversation({ id }: { id: string }) {
   const read = useApi<SessionRead>(`/api/v1/sessions/${seg(id)}?last=100`, 'session');
-  const cards = useApi<{ cards: Card[] }>(`/api/v1/cards?session=${seg(id)}&pending=1`, 'session');
-  const asks = useApi<{ asks: Ask[] }>(`/api/v1/asks?session=${seg(id)}`, 'session');
+  // What waits for the user here changes with the Inbox (every waiting card and ask), not always with the session.
+  const cards = useApi<{ cards: Card[] }>(`/api/v1/cards?session=${seg(id)}&pending=1`, WAITING_PARTS);
+  const asks = useApi<{ asks: Ask[] }>(`/api/v1/asks?session=${seg(id)}`, WAITING_PARTS);
   const session = read.data?.session;
   const pendingAsks = (asks.data?.asks ?? []).filter((ask) => ask.status === 'pending');
   const pendingCards = cards.data?.cards ?? [];
@@ -205,7 +211,11 @@ function Tasks({ sessionId, tasks }: { sessionId: string; tasks: Task[] }) {
                 {task.counts ? ` · ${task.counts.passed} passed, ${task.counts.failed} failed${task.counts.skipped ? `, ${task.counts.skipped} skipped` : ''}` : ''}
                 {task.reason ? ` · ${task.reason}` : ''}
               </summary>
-              {task.output ? <TaskTail sessionId={sessionId} taskId={task.taskId} /> : <p class="muted small">No output to show.</p>}
+              {task.output || task.status === 'running' ? (
+                <TaskTail sessionId={sessionId} taskId={task.taskId} running={task.status === 'running'} />
+              ) : (
+                <p class="muted small">No output to show.</p>
+              )}
             </details>
           </li>
         ))}
@@ -220,9 +230,9 @@ function healthLabel(health: NonNullable<Task['health']>): string {
   return health.quiet ? `quiet: ${since} (quiet after ${health.quietAfterMinutes} min)` : since;
 }
 
-/** The last lines of a task's output, read again whenever the conversation changes. */
-function TaskTail({ sessionId, taskId }: { sessionId: string; taskId: string }) {
-  const output = useApi<TaskOutput>(`/api/v1/sessions/${seg(sessionId)}/tasks/${seg(taskId)}/output?lines=${TAIL_LINES}`, 'session');
+/** The last lines of a task's output, read again whenever the conversation changes and, while it runs, every few seconds. */
+function TaskTail({ sessionId, taskId, running }: { sessionId: string; taskId: string; running: boolean }) {
+  const output = useApi<TaskOutput>(`/api/v1/sessions/${seg(sessionId)}/tasks/${seg(taskId)}/output?lines=${TAIL_LINES}`, 'session', running ? TAIL_REFRESH_MS : undefined);
   return (
     <>
       <ErrorNote error={output.error} />

@@ -65,6 +65,7 @@ export function cachedSessionOwner(owner: SessionOwner, options: CacheOptions = 
     // Keyed by the token's hash: the gateway keeps no bearer token in memory beyond its request.
     authenticate: (token) => callers.get(hashOf(token), () => owner.authenticate(token)),
     rotateUserToken: (...args) => forgetting(callers, () => owner.rotateUserToken(...args)),
+    endSignIn: (...args) => forgetting(callers, () => owner.endSignIn(...args)),
     rotateSessionToken: (...args) => forgetting(callers, () => owner.rotateSessionToken(...args)),
     removeUser: (...args) => forgetting(callers, () => owner.removeUser(...args)),
     archiveSession: (...args) => forgetting(callers, () => owner.archiveSession(...args)),

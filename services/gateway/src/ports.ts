@@ -447,6 +447,8 @@ export interface SessionOwner {
   createSignInLink(userId: string): Promise<{ link: string; expiresAt: Date }>;
   /** Redeems a sign-in link once: a user token for the console's sign-in, until expiresAt. UNAUTHENTICATED for a link unknown, used or expired. */
   redeemSignInLink(link: string): Promise<{ token: string; caller: AuthenticatedCaller; expiresAt: Date }>;
+  /** Signing out of the console: a token a sign-in link made stops working (true); any other is left alone (false). */
+  endSignIn(token: string): Promise<boolean>;
   /** A new token for the user's session (shown once; the old ones stop working), or none with `revoke`. REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_ARCHIVED. */
   rotateSessionToken(userId: string, sessionId: string, revoke: boolean): Promise<{ token: string }>;
   listSessions(userId: string, scope: SessionScope): Promise<Session[]>;

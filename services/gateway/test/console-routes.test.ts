@@ -59,6 +59,12 @@ const sessions = {
     callers[token] = { userId, role: 'member' };
     return { token, caller: callers[token], expiresAt: new Date('2026-12-08T10:00:00Z') };
   },
+  // Only a link's token ends; a personal one is left alone.
+  async endSignIn(token: string) {
+    if (!token.startsWith('rly_u_from_')) return false;
+    delete callers[token];
+    return true;
+  },
 } as unknown as SessionOwner;
 const signInLinks = new Map<string, string>();
 
@@ -161,6 +167,13 @@ describe('signing in', () => {
     expect(again.statusCode).toBe(401);
     expect(again.json()).toMatchObject({ code: 'UNAUTHENTICATED', error: expect.stringContaining('used already or has expired') });
     expect(again.headers['set-cookie']).toBeUndefined();
+
+    // Signing out ends the link's token: the cookie's value no longer works anywhere.
+    const token = /^relay_session=([^;]*)/.exec(setCookies(first).get('relay_session') ?? '')?.[1] ?? '';
+    const out = await app.inject({ method: 'POST', url: '/console/v1/sign-out', headers: { host: HOST, cookie: `relay_session=${token}` } });
+    expect(out.json()).toEqual({ signedOut: true, tokenEnded: true });
+    const after = await app.inject({ method: 'GET', url: '/api/v1/me', headers: { host: HOST, authorization: `Bearer ${decodeURIComponent(token)}` } });
+    expect(after.statusCode).toBe(401);
   });
 
   it("makes no link for a session's token", async () => {
@@ -237,9 +250,11 @@ describe('the session cookie on the user API', () => {
     expect(decided).toHaveLength(1);
   });
 
-  it('signing out clears both cookies', async () => {
-    const response = await app.inject({ method: 'POST', url: '/console/v1/sign-out', headers: { host: HOST, origin: `http://${HOST}` } });
+  it('signing out clears both cookies, and leaves a personal token working', async () => {
+    const response = await app.inject({ method: 'POST', url: '/console/v1/sign-out', headers: { host: HOST, origin: `http://${HOST}`, cookie: `relay_session=${USER_TOKEN}` } });
     expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ signedOut: true, tokenEnded: false });
+    expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: { host: HOST, authorization: `Bearer ${USER_TOKEN}` } })).statusCode).toBe(200);
     const cookies = setCookies(response);
     expect(cookies.get('relay_session')).toMatch(/^relay_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict$/);
     expect(cookies.get('relay_csrf')).toMatch(/^relay_csrf=; Path=\/; Max-Age=0; SameSite=Strict$/);

@@ -273,6 +273,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               tokens.set(token, { userId });
               return { token, userId, role: roleOf(userId), expiresAt: new Date('2026-12-07T10:00:00.000Z') };
             },
+            endSignIn: async () => ({ ended: false }),
             rotateSessionToken: async (request) => {
               record('rotateSessionToken', request);
               sessionOf(request.userId, request.sessionId);

@@ -50,6 +50,11 @@ export class InMemorySessionStore implements SessionStore {
     this.tokens.set(token.tokenHash, token);
     return token;
   }
+  async deleteSignInToken(tokenHash: string): Promise<boolean> {
+    const token = this.tokens.get(tokenHash);
+    if (token === undefined || token.expiresAt === null) return false;
+    return this.tokens.delete(tokenHash);
+  }
   async replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void> {
     this.#dropTokens((stored) => stored.sessionId === sessionId);
     if (token !== null) this.tokens.set(token.tokenHash, token);

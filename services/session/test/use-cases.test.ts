@@ -5,7 +5,7 @@ import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from 
 import { createUser, MAX_USER_NAME_LENGTH } from '../src/domain/create-user.ts';
 import { NEW_SESSION_SETTINGS, type Session } from '../src/domain/entities.ts';
 import { listSessions } from '../src/domain/list-sessions.ts';
-import { createSignInLink, LINK_SIGN_IN_DAYS, redeemSignInLink, SIGN_IN_LINK_MINUTES } from '../src/domain/sign-in-links.ts';
+import { createSignInLink, endSignIn, LINK_SIGN_IN_DAYS, redeemSignInLink, SIGN_IN_LINK_MINUTES } from '../src/domain/sign-in-links.ts';
 import { getRelaySettings, seedRelaySettings, updateRelaySettings } from '../src/domain/relay-settings.ts';
 import { fixedCrypto } from './fixed-crypto.ts';
 import { InMemorySessionStore } from './in-memory-session-store.ts';
@@ -156,6 +156,16 @@ describe('sign-in links', () => {
     store.users.delete(user.id);
     expect(await codeOf(redeemSignInLink(deps, orphan.link, NOW))).toBe('UNAUTHENTICATED');
     expect(await codeOf(createSignInLink(deps, user.id, NOW))).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+
+  it("signing out ends a link's token at once and leaves a personal token working", async () => {
+    const { deps } = setup();
+    const { user, token: personal } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { token } = await redeemSignInLink(deps, (await createSignInLink(deps, user.id, NOW)).link, NOW);
+    expect(await endSignIn(deps, token)).toBe(true);
+    expect(await codeOf(authenticate(deps, token, NOW))).toBe('UNAUTHENTICATED');
+    expect(await endSignIn(deps, personal)).toBe(false);
+    expect(await authenticate(deps, personal, NOW)).toEqual({ userId: user.id, role: 'admin' });
   });
 
   it('a new link clears the links and sign-in tokens expired by then', async () => {

@@ -122,6 +122,10 @@ export class GrpcSessionOwner implements SessionOwner {
     };
   }
 
+  async endSignIn(token: string): Promise<boolean> {
+    return (await callUnary(this.client, 'endSignIn', { token }, { deadlineMs: DEADLINE_MS })).ended;
+  }
+
   async rotateSessionToken(userId: string, sessionId: string, revoke: boolean): Promise<{ token: string }> {
     return callUnary(this.client, 'rotateSessionToken', { userId, sessionId, revoke }, { deadlineMs: DEADLINE_MS });
   }

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { INTERNAL_CODE } from '@relay/errors';
 import { z } from 'zod';
 import { checkToken, tooManyFailures } from './authenticate-bearer.ts';
-import { clearSignInCookies, registerCookieAuthentication, sameOrigin, setSignInCookies } from './console-cookies.ts';
+import { clearSignInCookies, cookiesOf, registerCookieAuthentication, sameOrigin, SESSION_COOKIE, setSignInCookies } from './console-cookies.ts';
 import { registerConsoleEvents, type ConsoleEventsDeps, type ConsoleEventsOptions } from './console-events.ts';
 import { findConsoleDist, registerConsoleStatic } from './console-static.ts';
 import { callOwner, sendError, userOf } from './user-api.ts';
@@ -96,13 +96,24 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps, o
     return { user: { id: caller.userId, role: caller.role } };
   });
 
-  // Sign out forgets the cookies; the token itself stays valid (revoke it with `relay users token NAME --revoke`).
+  // Sign out forgets the cookies and ends the token a sign-in link made; a personal token stays valid (it signs in
+  // elsewhere too; revoke it with `relay users token NAME --revoke`).
   app.post('/console/v1/sign-out', async (request, reply) => {
     const origin = request.headers.origin;
     if (origin !== undefined && !sameOrigin(origin, request)) {
       return sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "Sign out from this relay's own console page; this request came from another site.");
     }
+    const token = cookiesOf(request).get(SESSION_COOKIE);
+    let ended = false;
+    if (token !== undefined && token !== '') {
+      try {
+        ended = await deps.sessions.endSignIn(token);
+      } catch (error) {
+        // The cookies go anyway; a link's token left behind stops working when it expires.
+        deps.logger.warn({ err: error }, "console sign-out could not end the sign-in's token");
+      }
+    }
     clearSignInCookies(reply);
-    return { signedOut: true };
+    return { signedOut: true, tokenEnded: ended };
   });
 }

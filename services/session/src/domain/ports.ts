@@ -34,6 +34,8 @@ export interface SessionStore {
    * its user, atomically; undefined (and nothing saved) for a link unknown, used, expired, or whose user is removed.
    */
   redeemSignInLink(linkHash: string, now: Date, mint: (userId: string) => ApiToken): Promise<ApiToken | undefined>;
+  /** Deletes the token stored under `tokenHash` when a sign-in link made it (it has an expiry); whether it did. */
+  deleteSignInToken(tokenHash: string): Promise<boolean>;
   /** Replaces every token bound to the session (its MCP client's, its agent worker's) with `token` (or none), atomically. */
   replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void>;
   /** Saves the session, its token and the session_created event (an outbox row) in one transaction. */

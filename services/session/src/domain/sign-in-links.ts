@@ -1,12 +1,12 @@
 /**
  * One-time sign-in links for the web console: `relay up` prints one, so the person opens the console without
  * copying a token. A link is a secret stored only as its hash; redeeming it deletes it (it signs in once) and
- * makes a user token that lasts as long as the console's sign-in cookie. Links expire unredeemed after a few
- * minutes: a link left in a terminal's scrollback is worth nothing later.
+ * makes a user token that lasts as long as the console's sign-in cookie, or until the person signs out. Links
+ * expire unredeemed after a few minutes: a link left in a terminal's scrollback is worth nothing later.
  */
 import type { User } from './entities.ts';
 import { notFound, unauthenticated } from './errors.ts';
-import { mintToken } from './mint-token.ts';
+import { mintToken, tokenKindOf } from './mint-token.ts';
 import type { SecretSource, SessionStore, TokenHasher } from './ports.ts';
 
 /** How long a link may wait to be opened. */
@@ -44,4 +44,10 @@ export async function redeemSignInLink(deps: LinkDeps, link: string, now: Date):
   const user = record === undefined ? undefined : await deps.store.findUser(record.userId);
   if (user === undefined || token === undefined) throw unauthenticated();
   return { token, user, expiresAt };
+}
+
+/** Signing out: the token a link made stops working; answers whether there was one (a personal token is left alone). */
+export async function endSignIn(deps: LinkDeps, token: string): Promise<boolean> {
+  if (tokenKindOf(token) !== 'user') return false;
+  return deps.store.deleteSignInToken(deps.hasher.hash(token));
 }

@@ -17,6 +17,7 @@ export const SESSION_CALLERS = {
   rotateSessionToken: GATEWAY,
   createSignInLink: GATEWAY,
   redeemSignInLink: GATEWAY,
+  endSignIn: GATEWAY,
   listSessions: GATEWAY,
   createExternalSession: GATEWAY,
   getRelaySettings: GATEWAY,

@@ -19,7 +19,7 @@ import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '.
 import { readSession } from '../domain/read-session.ts';
 import { removeUser } from '../domain/remove-user.ts';
 import { rotateSessionToken, rotateUserToken } from '../domain/rotate-token.ts';
-import { createSignInLink, redeemSignInLink } from '../domain/sign-in-links.ts';
+import { createSignInLink, endSignIn, redeemSignInLink } from '../domain/sign-in-links.ts';
 import { getRelaySettings, updateRelaySettings } from '../domain/relay-settings.ts';
 import { noteRemoteSessionStarted, noteRemoteUpdateAllowed } from '../domain/remote-sessions.ts';
 import { sendMessage } from '../domain/send-message.ts';
@@ -93,6 +93,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       const { token, user, expiresAt } = await redeemSignInLink(deps, request.link, clock.now());
       return { token, userId: user.id, role: user.role, expiresAt };
     },
+    endSignIn: async (request) => ({ ended: await endSignIn(deps, request.token) }),
     listSessions: async (request) => ({
       sessions: await withTasks(
         deps.tasks,

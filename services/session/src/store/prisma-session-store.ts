@@ -144,6 +144,10 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     });
   }
 
+  async deleteSignInToken(tokenHash: string): Promise<boolean> {
+    return (await this.db.apiToken.deleteMany({ where: { tokenHash, expiresAt: { not: null } } })).count > 0;
+  }
+
   async replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void> {
     await this.atomically(async (tx) => {
       await tx.apiToken.deleteMany({ where: { sessionId } });

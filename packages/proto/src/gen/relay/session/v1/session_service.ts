@@ -143,6 +143,14 @@ export interface RedeemSignInLinkResponse {
   expiresAt: Date | undefined;
 }
 
+export interface EndSignInRequest {
+  token: string;
+}
+
+export interface EndSignInResponse {
+  ended: boolean;
+}
+
 /** Which session's tokens to replace (or, with revoke, remove), for the session's user. */
 export interface RotateSessionTokenRequest {
   userId: string;
@@ -1889,6 +1897,140 @@ export const RedeemSignInLinkResponse: MessageFns<RedeemSignInLinkResponse> = {
     message.userId = object.userId ?? "";
     message.role = object.role ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEndSignInRequest(): EndSignInRequest {
+  return { token: "" };
+}
+
+export const EndSignInRequest: MessageFns<EndSignInRequest> = {
+  encode(message: EndSignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndSignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndSignInRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: EndSignInRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EndSignInRequest>, I>>(base?: I): EndSignInRequest {
+    return EndSignInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EndSignInRequest>, I>>(object: I): EndSignInRequest {
+    const message = createBaseEndSignInRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseEndSignInResponse(): EndSignInResponse {
+  return { ended: false };
+}
+
+export const EndSignInResponse: MessageFns<EndSignInResponse> = {
+  encode(message: EndSignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ended !== false) {
+      writer.uint32(8).bool(message.ended);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndSignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ended = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndSignInResponse {
+    return { ended: isSet(object.ended) ? globalThis.Boolean(object.ended) : false };
+  },
+
+  toJSON(message: EndSignInResponse): unknown {
+    const obj: any = {};
+    if (message.ended !== false) {
+      obj.ended = message.ended;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EndSignInResponse>, I>>(base?: I): EndSignInResponse {
+    return EndSignInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EndSignInResponse>, I>>(object: I): EndSignInResponse {
+    const message = createBaseEndSignInResponse();
+    message.ended = object.ended ?? false;
     return message;
   },
 };
@@ -7838,6 +7980,19 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): RedeemSignInLinkResponse => RedeemSignInLinkResponse.decode(value),
   },
   /**
+   * Signing out of the console: a token a sign-in link made stops working at once; any other token is left as it is
+   * (ended: false), since a personal token signs in elsewhere too.
+   */
+  endSignIn: {
+    path: "/relay.session.v1.SessionService/EndSignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EndSignInRequest): Buffer => Buffer.from(EndSignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EndSignInRequest => EndSignInRequest.decode(value),
+    responseSerialize: (value: EndSignInResponse): Buffer => Buffer.from(EndSignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EndSignInResponse => EndSignInResponse.decode(value),
+  },
+  /**
    * Lists a user's sessions, most recently active first.
    * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an unknown scope.
    */
@@ -8208,6 +8363,11 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    */
   redeemSignInLink: handleUnaryCall<RedeemSignInLinkRequest, RedeemSignInLinkResponse>;
   /**
+   * Signing out of the console: a token a sign-in link made stops working at once; any other token is left as it is
+   * (ended: false), since a personal token signs in elsewhere too.
+   */
+  endSignIn: handleUnaryCall<EndSignInRequest, EndSignInResponse>;
+  /**
    * Lists a user's sessions, most recently active first.
    * Codes: INVALID_ARGUMENT (REMOTE_RELAY_INVALID_INPUT) for an unknown scope.
    */
@@ -8476,6 +8636,25 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RedeemSignInLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Signing out of the console: a token a sign-in link made stops working at once; any other token is left as it is
+   * (ended: false), since a personal token signs in elsewhere too.
+   */
+  endSignIn(
+    request: EndSignInRequest,
+    callback: (error: ServiceError | null, response: EndSignInResponse) => void,
+  ): ClientUnaryCall;
+  endSignIn(
+    request: EndSignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EndSignInResponse) => void,
+  ): ClientUnaryCall;
+  endSignIn(
+    request: EndSignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EndSignInResponse) => void,
   ): ClientUnaryCall;
   /**
    * Lists a user's sessions, most recently active first.
