@@ -163,8 +163,14 @@ export interface ListSubscriptionsRequest {
   watcherSessionId: string;
 }
 
+/** The user whose watchers' subscriptions are listed. */
 export interface ListUserSubscriptionsRequest {
   userId: string;
+}
+
+/** Every watcher's active subscriptions of the user. */
+export interface ListUserSubscriptionsResponse {
+  subscriptions: Subscription[];
 }
 
 /** Active first, then those ended in the last hour. */
@@ -1668,6 +1674,79 @@ export const ListUserSubscriptionsRequest: MessageFns<ListUserSubscriptionsReque
   fromPartial<I extends Exact<DeepPartial<ListUserSubscriptionsRequest>, I>>(object: I): ListUserSubscriptionsRequest {
     const message = createBaseListUserSubscriptionsRequest();
     message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseListUserSubscriptionsResponse(): ListUserSubscriptionsResponse {
+  return { subscriptions: [] };
+}
+
+export const ListUserSubscriptionsResponse: MessageFns<ListUserSubscriptionsResponse> = {
+  encode(message: ListUserSubscriptionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.subscriptions) {
+      Subscription.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserSubscriptionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserSubscriptionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscriptions.push(Subscription.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUserSubscriptionsResponse {
+    return {
+      subscriptions: globalThis.Array.isArray(object?.subscriptions)
+        ? object.subscriptions.map((e: any) => Subscription.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListUserSubscriptionsResponse): unknown {
+    const obj: any = {};
+    if (message.subscriptions?.length) {
+      obj.subscriptions = message.subscriptions.map((e) => Subscription.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUserSubscriptionsResponse>, I>>(base?: I): ListUserSubscriptionsResponse {
+    return ListUserSubscriptionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUserSubscriptionsResponse>, I>>(
+    object: I,
+  ): ListUserSubscriptionsResponse {
+    const message = createBaseListUserSubscriptionsResponse();
+    message.subscriptions = object.subscriptions?.map((e) => Subscription.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3267,9 +3346,9 @@ export const SubscriptionServiceService = {
     requestSerialize: (value: ListUserSubscriptionsRequest): Buffer =>
       Buffer.from(ListUserSubscriptionsRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): ListUserSubscriptionsRequest => ListUserSubscriptionsRequest.decode(value),
-    responseSerialize: (value: ListSubscriptionsResponse): Buffer =>
-      Buffer.from(ListSubscriptionsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListSubscriptionsResponse => ListSubscriptionsResponse.decode(value),
+    responseSerialize: (value: ListUserSubscriptionsResponse): Buffer =>
+      Buffer.from(ListUserSubscriptionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUserSubscriptionsResponse => ListUserSubscriptionsResponse.decode(value),
   },
   /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
@@ -3380,7 +3459,7 @@ export interface SubscriptionServiceServer extends UntypedServiceImplementation 
    * Every active subscription of the user's conversations, oldest first (the session list's watched badges and
    * "watching N"); held counts are not read.
    */
-  listUserSubscriptions: handleUnaryCall<ListUserSubscriptionsRequest, ListSubscriptionsResponse>;
+  listUserSubscriptions: handleUnaryCall<ListUserSubscriptionsRequest, ListUserSubscriptionsResponse>;
   /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
    * Errors: REMOTE_RELAY_SUBSCRIPTION_LIMIT, REMOTE_RELAY_INVALID_INPUT.
@@ -3474,18 +3553,18 @@ export interface SubscriptionServiceClient extends Client {
    */
   listUserSubscriptions(
     request: ListUserSubscriptionsRequest,
-    callback: (error: ServiceError | null, response: ListSubscriptionsResponse) => void,
+    callback: (error: ServiceError | null, response: ListUserSubscriptionsResponse) => void,
   ): ClientUnaryCall;
   listUserSubscriptions(
     request: ListUserSubscriptionsRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListSubscriptionsResponse) => void,
+    callback: (error: ServiceError | null, response: ListUserSubscriptionsResponse) => void,
   ): ClientUnaryCall;
   listUserSubscriptions(
     request: ListUserSubscriptionsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListSubscriptionsResponse) => void,
+    callback: (error: ServiceError | null, response: ListUserSubscriptionsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Moves every active subscription of from_session_id to the watcher. dry_run counts and moves nothing.
