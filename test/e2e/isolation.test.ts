@@ -80,6 +80,7 @@ function httpTable(): Record<string, [string, unknown?][]> {
     'POST /api/v1/sessions/:id/archive': [[`/api/v1/sessions/${id}/archive`]],
     'POST /api/v1/sessions/:id/unarchive': [[`/api/v1/sessions/${id}/unarchive`]],
     'GET /api/v1/sessions/:id/wait': [[`/api/v1/sessions/${id}/wait?message_id=${mine.session.messageId}&wait_seconds=0`]],
+    'GET /api/v1/sessions/:id/tasks/:taskId/output': [[`/api/v1/sessions/${id}/tasks/task_000000000000/output`]],
     'POST /api/v1/cards/:id': [[`/api/v1/cards/${mine.card.id}`, { decision: 'answer', choices: ['No'] }]],
     'POST /api/v1/asks/:id': [[`/api/v1/asks/${mine.askId}`, { decision: 'dismiss' }]],
     'DELETE /api/v1/schedules/:id': [[`/api/v1/schedules/${mine.scheduleId}`]],
@@ -94,10 +95,11 @@ const LISTINGS = ['GET /api/v1/sessions', 'GET /api/v1/cards', 'GET /api/v1/asks
 /**
  * Routes that take no id of anything a user owns: this relay, its settings and its pairings (Settings → Relays is
  * the relay's, not one user's: pairings are named by relay name; changing them is for admins), creating one's own
- * session, who one is, one's own usage and live updates, and the relay's users (for admins).
+ * session, who one is, a sign-in link for oneself, one's own usage and live updates, and the relay's users (for admins).
  */
 const RELAY_WIDE = [
   'GET /api/v1/me',
+  'POST /api/v1/sign-in-links',
   'GET /api/v1/users',
   'POST /api/v1/users',
   'DELETE /api/v1/users/:id',
