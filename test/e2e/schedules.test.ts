@@ -87,6 +87,9 @@ describe('schedules', () => {
     const lastBefore = stoppedAt[stoppedAt.length - 1]!;
     relay.services.scheduler.start();
     await relay.waitReady('scheduler');
+    // The gateway's own channel reconnects after its backoff (at most 10 s): the scheduler is back for the user
+    // once the gateway lists the schedule again.
+    await until('the gateway reaches the restarted scheduler', async () => ((await relay.api('GET', `/api/v1/schedules?session=${session}`)).status === 200 ? true : undefined));
 
     const after = await until('one catch-up firing, then the next grid firing', async () => {
       const due = await firedDueTimes(session);

@@ -27,7 +27,8 @@ const declare = (options: StreamOptions) => retried(() => ensureStream(bus, opti
 async function replicasOf(stream: string): Promise<{ configured: number; copies: number }> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const info = await bus.jsm.streams.info(stream);
+    // A stream just made may not be known yet to the server that answers: ask again while the cluster agrees.
+    const info = await retried(() => bus.jsm.streams.info(stream));
     const copies = 1 + (info.cluster?.replicas?.length ?? 0);
     // The cluster adds the new copies in the background after an update.
     if (copies === info.config.num_replicas || Date.now() > deadline) return { configured: info.config.num_replicas, copies };
