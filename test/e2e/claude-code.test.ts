@@ -177,7 +177,13 @@ describe('the claude-api provider with the real Claude Code', () => {
         }
         expect(card).toMatchObject({ kind: 'question', options: ['Allow', 'Deny'] });
         expect([card.title, ...card.lines].join(' ')).toMatch(/Bash|echo/);
-        const waiting = await relay.api('GET', `/api/v1/sessions/${id}/wait?message_id=${created.body.message_id}&wait_seconds=0`);
+        // The card is raised before the turn's status says so: look again until it does (or 30 s have gone).
+        let waiting: any;
+        for (let look = 0; look < 300; look++) {
+          waiting = await relay.api('GET', `/api/v1/sessions/${id}/wait?message_id=${created.body.message_id}&wait_seconds=0`);
+          if (waiting.body.status === 'waiting_for_answer') break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
         expect(waiting.body.status).toBe('waiting_for_answer');
         const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: [choice] });
         expect(decided.status, JSON.stringify(decided.body)).toBe(200);
