@@ -138,8 +138,10 @@ export function startCardDenier(baseUrl: string, userToken: string, intervalMs =
               body: JSON.stringify({ decision }),
               signal: stopping.signal,
             });
+            // Read every body: a response left unread keeps its abort listener on `stopping.signal`.
+            const text = await answer.text();
             if (answer.status === 200) decided += 1;
-            else if (answer.status !== 400 && answer.status !== 409) failures.push(`POST /api/v1/cards/${card.id} answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
+            else if (answer.status !== 400 && answer.status !== 409) failures.push(`POST /api/v1/cards/${card.id} answered ${answer.status}: ${text.slice(0, 200)}`);
           }
         }
       } catch (error) {
