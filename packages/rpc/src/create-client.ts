@@ -19,7 +19,7 @@ const CLIENT_CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
   'grpc.initial_reconnect_backoff_ms': 500,
-  'grpc.max_reconnect_backoff_ms': 10_000,
+  'grpc.max_reconnect_backoff_ms': 2_000,
   'grpc.dns_min_time_between_resolutions_ms': 5_000,
 };
 
