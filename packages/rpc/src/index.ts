@@ -22,6 +22,7 @@ export {
   UNAVAILABLE_CODE,
 } from './grpc-error.ts';
 export { MAX_MESSAGE_BYTES } from './message-limits.ts';
+export { promiseClient, type PromiseClient, type PromiseClientOptions } from './promise-client.ts';
 export { serveStream, type StreamHandler, type StreamHandlers } from './serve-stream.ts';
 export { serveUnary, type UnaryHandler, type UnaryHandlers } from './serve-unary.ts';
 export { isServiceIdentity, SERVICE_IDENTITIES, type Callers, type ServiceIdentity } from './service-identity.ts';
