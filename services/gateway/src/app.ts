@@ -18,7 +18,6 @@ import { registerMcpRoutes, sendJsonRpcError } from './http/mcp-routes.ts';
 import { registerRelayAsksRoutes } from './http/relay-asks-routes.ts';
 import { registerRelayEventsRoutes } from './http/relay-events-routes.ts';
 import { registerUserRoutes } from './http/user-routes.ts';
-import type { PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from './ports.ts';
 import { registerAskRoutes } from './routes/asks.ts';
 import { registerCardRoutes } from './routes/cards.ts';
 import { registerPairingRoutes } from './routes/pairings.ts';
@@ -26,8 +25,7 @@ import { registerRelayRoutes } from './routes/relay-routes.ts';
 import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import { registerSubscriptionRoutes } from './routes/subscriptions.ts';
-import type { RemoteEventsOwner } from './remote-events-owner.ts';
-import type { SchedulerOwner } from './scheduler-owner.ts';
+import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from './service-clients.ts';
 
 export interface AppDeps {
   relayName: string;
@@ -37,14 +35,14 @@ export interface AppDeps {
   publicUrl: string;
   /** The base of openUrl links: RELAY_PUBLIC_URL when it is set, else none (a loopback default opens nothing for anyone else). */
   openUrlBase: string | undefined;
-  sessions: SessionOwner;
-  pairing: PairingOwner;
-  questions: QuestionOwner;
-  subscriptions?: SubscriptionOwner;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  subscriptions?: SubscriptionClient;
   /** The scheduler; absent where this gateway runs without one. */
-  schedules?: SchedulerOwner;
+  schedules?: SchedulerClient;
   /** The pairing service's remote events (subscriptions across relays); absent where this gateway runs without them. */
-  remoteEvents?: RemoteEventsOwner;
+  remoteEvents?: RemoteEventsClient;
   logger: Logger;
   /** What the edges allow; left out, the defaults (loopback and publicUrl's host, the default failure limits). */
   edges?: Partial<EdgeSettings>;

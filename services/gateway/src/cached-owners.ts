@@ -8,7 +8,9 @@
  * held: it is asked again every time, and the failed-token limits count it.
  */
 import { createHash } from 'node:crypto';
-import type { AuthenticatedCaller, PairingOwner, PairingSettings, RelaySettings, SessionOwner } from './ports.ts';
+import type { GetPairingSettingsResponse } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { AuthenticateResponse, GetRelaySettingsResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { PairingClient, SessionClient } from './service-clients.ts';
 
 /** How long a read is held at most. */
 export const CACHE_MS = 5_000;
@@ -56,30 +58,30 @@ export interface CacheOptions {
  * `owner` with `authenticate` and `getRelaySettings` held (see the file's comment); the changes that end a token's
  * or a setting's validity forget them when they were asked for, and again when they are done.
  */
-export function cachedSessionOwner(owner: SessionOwner, options: CacheOptions = {}): SessionOwner {
+export function cachedSessionOwner(owner: SessionClient, options: CacheOptions = {}): SessionClient {
   const ttlMs = options.ttlMs ?? CACHE_MS;
   const nowMs = options.nowMs ?? Date.now;
-  const callers = new ExpiringReads<AuthenticatedCaller>(ttlMs, nowMs);
-  const settings = new ExpiringReads<RelaySettings>(ttlMs, nowMs);
+  const callers = new ExpiringReads<AuthenticateResponse>(ttlMs, nowMs);
+  const settings = new ExpiringReads<GetRelaySettingsResponse>(ttlMs, nowMs);
   return withOverrides(owner, {
     // Keyed by the token's hash: the gateway keeps no bearer token in memory beyond its request.
-    authenticate: (token) => callers.get(hashOf(token), () => owner.authenticate(token)),
+    authenticate: (request, callOptions) => callers.get(hashOf(request.token), () => owner.authenticate(request, callOptions)),
     rotateUserToken: (...args) => forgetting(callers, () => owner.rotateUserToken(...args)),
     endSignIn: (...args) => forgetting(callers, () => owner.endSignIn(...args)),
     rotateSessionToken: (...args) => forgetting(callers, () => owner.rotateSessionToken(...args)),
     removeUser: (...args) => forgetting(callers, () => owner.removeUser(...args)),
     archiveSession: (...args) => forgetting(callers, () => owner.archiveSession(...args)),
-    getRelaySettings: () => settings.get('', () => owner.getRelaySettings()),
+    getRelaySettings: (...args) => settings.get('', () => owner.getRelaySettings(...args)),
     updateRelaySettings: (...args) => forgetting(settings, () => owner.updateRelaySettings(...args)),
   });
 }
 
 /** `owner` with `getPairingSettings` held (relay_info reads it on every call); setPairingSettings forgets it. */
-export function cachedPairingOwner(owner: PairingOwner, options: CacheOptions = {}): PairingOwner {
-  const settings = new ExpiringReads<PairingSettings>(options.ttlMs ?? CACHE_MS, options.nowMs ?? Date.now);
+export function cachedPairingOwner(owner: PairingClient, options: CacheOptions = {}): PairingClient {
+  const settings = new ExpiringReads<GetPairingSettingsResponse>(options.ttlMs ?? CACHE_MS, options.nowMs ?? Date.now);
   return withOverrides(owner, {
-    getPairingSettings: () => settings.get('', () => owner.getPairingSettings()),
-    setPairingSettings: (change) => forgetting(settings, () => owner.setPairingSettings(change)),
+    getPairingSettings: (...args) => settings.get('', () => owner.getPairingSettings(...args)),
+    setPairingSettings: (...args) => forgetting(settings, () => owner.setPairingSettings(...args)),
   });
 }
 

@@ -3,23 +3,18 @@
  * shuts down in order on SIGTERM/SIGINT. Telemetry is started by `--import @relay/telemetry/register`.
  */
 import { createClock } from '@relay/clock';
-import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { RemoteEventsServiceClient } from '@relay/proto/relay/pairing/v1/remote_events';
-import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
-import { SchedulerServiceClient } from '@relay/proto/relay/scheduler/v1/scheduler_service';
-import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
-import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
-import { createClient, grpcAuth } from '@relay/rpc';
+import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { RemoteEventsServiceClient, RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
+import { QuestionServiceClient, QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
+import { SchedulerServiceClient, SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
+import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
+import { createClient, grpcAuth, promiseClient } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { buildApp } from './app.ts';
 import { cachedPairingOwner, cachedSessionOwner } from './cached-owners.ts';
 import { loadConfig } from './config.ts';
-import { GrpcPairingOwner } from './grpc/grpc-pairing-owner.ts';
-import { GrpcQuestionOwner } from './grpc/grpc-question-owner.ts';
-import { GrpcRemoteEventsOwner } from './grpc/grpc-remote-events-owner.ts';
-import { GrpcSchedulerOwner } from './grpc/grpc-scheduler-owner.ts';
-import { GrpcSessionOwner } from './grpc/grpc-session-owner.ts';
-import { GrpcSubscriptionOwner } from './grpc/grpc-subscription-owner.ts';
+import { DEADLINE_MS } from './service-clients.ts';
 
 const config = loadConfig();
 const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
@@ -37,12 +32,12 @@ const app = buildApp({
   clock: createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'gateway' }),
   publicUrl: config.RELAY_PUBLIC_URL,
   openUrlBase: config.OPEN_URL_BASE,
-  sessions: cachedSessionOwner(new GrpcSessionOwner(sessionClient)),
-  pairing: cachedPairingOwner(new GrpcPairingOwner(pairingClient)),
-  questions: new GrpcQuestionOwner(questionClient),
-  subscriptions: new GrpcSubscriptionOwner(subscriptionClient),
-  schedules: new GrpcSchedulerOwner(schedulerClient),
-  remoteEvents: new GrpcRemoteEventsOwner(remoteEventsClient),
+  sessions: cachedSessionOwner(promiseClient(SessionServiceService, sessionClient, { deadlineMs: DEADLINE_MS })),
+  pairing: cachedPairingOwner(promiseClient(PairingServiceService, pairingClient, { deadlineMs: DEADLINE_MS })),
+  questions: promiseClient(QuestionServiceService, questionClient, { deadlineMs: DEADLINE_MS }),
+  subscriptions: promiseClient(SubscriptionServiceService, subscriptionClient, { deadlineMs: DEADLINE_MS }),
+  schedules: promiseClient(SchedulerServiceService, schedulerClient, { deadlineMs: DEADLINE_MS }),
+  remoteEvents: promiseClient(RemoteEventsServiceService, remoteEventsClient, { deadlineMs: DEADLINE_MS }),
   logger,
   edges: {
     allowedHosts: config.RELAY_ALLOWED_HOSTS,

@@ -1,16 +1,55 @@
 /**
  * A session as agents and users see it, in list_sessions, read_session and the user API alike.
  */
-import type { ChatMessage, GroupMember, GroupRef, PendingQuestion, Session, SessionRead, SessionTask, TestCounts } from './ports.ts';
+import {
+  SessionOrigin,
+  SessionState,
+  type ChatMessage,
+  type GroupMember,
+  type GroupRef,
+  type PendingQuestion,
+  type Session,
+  type Task,
+  type TestCounts,
+} from '@relay/proto/relay/session/v1/session';
+import type { SessionRead } from './service-clients.ts';
 import { GROUP_MEMBERS_LIMIT } from './relay-tool/limits.ts';
 import type { WatchMarks } from './watch-marks.ts';
+
+export const SESSION_SCOPES = ['active', 'archived', 'all'] as const;
+export type SessionScope = (typeof SESSION_SCOPES)[number];
+
+export type SessionStateName = 'running_turn' | 'background_only' | 'idle';
+
+// A state this gateway does not know yet (a newer session service) shows as idle.
+const STATES: Record<number, SessionStateName> = {
+  [SessionState.SESSION_STATE_UNSPECIFIED]: 'idle',
+  [SessionState.SESSION_STATE_RUNNING_TURN]: 'running_turn',
+  [SessionState.SESSION_STATE_BACKGROUND_ONLY]: 'background_only',
+  [SessionState.SESSION_STATE_IDLE]: 'idle',
+};
+
+/** A session's (or group member's) state by name. */
+export function sessionStateName(state: SessionState): SessionStateName {
+  return STATES[state] ?? 'idle';
+}
+
+/** An external session: an MCP client its user runs, whose turn is the call in flight. */
+export function isExternal(session: Pick<Session, 'origin'>): boolean {
+  return session.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL;
+}
+
+/** The session's group, when it is in one (the session service sends an empty one otherwise). */
+export function groupOf(session: Pick<Session, 'group'>): GroupRef | undefined {
+  return session.group?.id ? session.group : undefined;
+}
 
 export interface SessionView {
   id: string;
   title: string;
   provider: string;
   model: string;
-  state: Session['state'];
+  state: SessionStateName;
   cwd: string;
   /** A cloud session's repository and branch, in place of a folder. */
   repo?: string;
@@ -44,20 +83,21 @@ export interface GroupView {
 
 /** The JSON view of `session`; the optional fields appear only when they say something. */
 export function sessionView(session: Session): SessionView {
+  const group = groupOf(session);
   return {
     id: session.id,
     title: session.title,
     provider: session.provider,
     model: session.model,
-    state: session.state,
+    state: sessionStateName(session.state),
     cwd: session.cwd,
     ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
     lastActivityAt: session.lastActivityAt?.toISOString() ?? null,
     messageCount: session.messageCount,
     tasks: session.tasks.map(taskView),
-    ...(session.group ? { group: groupView(session.group) } : {}),
+    ...(group ? { group: groupView(group) } : {}),
     ...(session.mayCreateSessions ? { mayCreateSessions: true as const } : {}),
-    ...(session.startedBy ? { startedBy: { id: session.startedBy.id, title: session.startedBy.title } } : {}),
+    ...(session.startedBySessionId ? { startedBy: { id: session.startedBySessionId, title: session.startedByTitle } } : {}),
     ...(session.archived ? { archived: true as const } : {}),
   };
 }
@@ -81,19 +121,19 @@ export interface TaskView {
 }
 
 /** The JSON view of one of a session's tasks. */
-export function taskView(task: SessionTask): TaskView {
+export function taskView(task: Task): TaskView {
   return {
     taskId: task.id,
     description: task.description,
     type: task.type,
     status: task.status,
-    exitCode: task.exitCode,
+    exitCode: task.exitCode ?? null,
     output: task.hasOutput,
     startedAt: task.startedAt?.toISOString() ?? null,
     ...(task.endedAt ? { endedAt: task.endedAt.toISOString() } : {}),
     ...(task.reason ? { reason: task.reason } : {}),
-    ...(task.health ? { health: task.health } : {}),
-    ...(task.counts ? { counts: task.counts } : {}),
+    ...(task.health ? { health: { ...task.health } } : {}),
+    ...(task.counts ? { counts: { ...task.counts } } : {}),
   };
 }
 
@@ -119,17 +159,16 @@ export function sessionReadView(read: SessionRead) {
   const messages = read.messages.map((message) => boundedMessageView(message, MESSAGE_TEXT_LIMIT));
   const inFlight = boundedText(read.inFlight, MESSAGE_TEXT_LIMIT);
   const cut = messages.filter((message) => message.truncated === true).length;
+  const group = groupOf(session);
   return {
     session: sessionView(session),
-    state: session.state,
+    state: sessionStateName(session.state),
     messages,
     inFlight: read.inFlight === '' ? null : inFlight.text,
     ...(inFlight.truncated ? { inFlightTruncated: true as const } : {}),
     ...(cut > 0 ? { note: truncatedNote(cut, session.id) } : {}),
     pendingQuestions: read.pendingQuestions.map(pendingQuestionView),
-    ...(session.group
-      ? { group: { ...groupView(session.group), members: read.groupMembers.slice(0, GROUP_MEMBERS_LIMIT).map(memberView) } }
-      : {}),
+    ...(group ? { group: { ...groupView(group), members: read.groupMembers.slice(0, GROUP_MEMBERS_LIMIT).map(memberView) } } : {}),
   };
 }
 
@@ -152,7 +191,7 @@ function boundedMessageView(message: ChatMessage, limit: number) {
 }
 
 function memberView(member: GroupMember) {
-  return { id: member.id, title: member.title, role: member.role, state: member.state, ...(member.archived ? { archived: true as const } : {}) };
+  return { id: member.id, title: member.title, role: member.role, state: sessionStateName(member.state), ...(member.archived ? { archived: true as const } : {}) };
 }
 
 /** A question a turn waits on (read_session, and send, create_session and wait while one waits), its text bounded. */

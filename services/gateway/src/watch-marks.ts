@@ -2,7 +2,7 @@
  * What the session list shows of watching (spec: "A conversation that watches others shows watching N sessions in
  * its header … A watched session shows a watched badge"), worked out from the user's active subscriptions.
  */
-import type { WatchSubscription } from './ports.ts';
+import type { Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 
 export interface WatchMarks {
   /** How many sessions this conversation watches, or "all" when a subscription of its covers every one. */
@@ -12,7 +12,7 @@ export interface WatchMarks {
 }
 
 /** The marks of each session, from the user's active subscriptions; a session with none has {}. */
-export function watchMarks(subscriptions: readonly WatchSubscription[]): (sessionId: string) => WatchMarks {
+export function watchMarks(subscriptions: readonly Subscription[]): (sessionId: string) => WatchMarks {
   const watchedBy = new Map<string, Set<string> | 'all'>();
   const local = subscriptions.filter((subscription) => subscription.relay === '');
   for (const subscription of subscriptions) {

@@ -1,7 +1,8 @@
 // Bounded reads: a session read shows at most MESSAGE_TEXT_LIMIT characters of each message (and of a reply in
 // flight), says which were cut and how long they are, and where the whole text is.
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, Session, SessionRead } from '../src/ports.ts';
+import type { ChatMessage, Session } from '@relay/proto/relay/session/v1/session';
+import type { SessionRead } from '../src/service-clients.ts';
 import { boundedText, MESSAGE_TEXT_LIMIT, messageView, sessionReadView } from '../src/session-view.ts';
 
 const session = {

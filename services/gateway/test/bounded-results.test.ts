@@ -12,7 +12,9 @@ import { askView } from '../src/relay-tool/ask-view.ts';
 import { turnFields } from '../src/relay-tool/turn-result.ts';
 import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
 import { boundedFields, MESSAGE_TEXT_LIMIT } from '../src/session-view.ts';
-import type { Ask, Card, TurnResult } from '../src/ports.ts';
+import { SessionState, TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
+import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { AskStatus, CardKind, CardStatus, type Ask, type Card } from '@relay/proto/relay/question/v1/question_service';
 
 const LONG = 'x'.repeat(100_000);
 const CUT = 'x'.repeat(MESSAGE_TEXT_LIMIT);
@@ -22,7 +24,7 @@ const call = (action: ActionDefinition, args: ToolArguments, context: object) =>
 const turn = (over: Partial<TurnResult>): TurnResult => ({
   sessionId: 's1',
   messageId: 'm1',
-  status: 'done',
+  status: TurnStatus.TURN_STATUS_DONE,
   replyText: '',
   replyModel: 'script-1',
   error: '',
@@ -39,7 +41,7 @@ const ask = (over: Partial<Ask>): Ask => ({
   options: [],
   recommendation: '',
   detail: '',
-  status: 'answered',
+  status: AskStatus.ASK_STATUS_ANSWERED,
   answer: 'Yes',
   choice: '',
   via: '',
@@ -52,7 +54,7 @@ const base = {
   caller: { userId: 'u1', sessionId: 'caller' },
   relayName: 'desk',
   openUrlBase: undefined,
-  paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 'full' }],
+  paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined }],
   settings: { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 },
   signal: new AbortController().signal,
   progress: async () => undefined,
@@ -65,8 +67,8 @@ describe('send, create_session and wait (turnFields)', () => {
   });
 
   it('bounds an error (errorTruncated) and a pending question (truncated)', () => {
-    expect(turnFields(turn({ status: 'error', error: LONG }), undefined)).toMatchObject({ error: CUT, errorTruncated: true });
-    const waiting = turnFields(turn({ status: 'waiting_for_answer', pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: LONG, options: ['Yes'] }] }), undefined);
+    expect(turnFields(turn({ status: TurnStatus.TURN_STATUS_ERROR, error: LONG }), undefined)).toMatchObject({ error: CUT, errorTruncated: true });
+    const waiting = turnFields(turn({ status: TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER, pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: LONG, options: ['Yes'] }] }), undefined);
     expect(waiting.pendingQuestions).toEqual([{ id: 'card_1', kind: 'ask_user', question: CUT, options: ['Yes'], truncated: true }]);
   });
 
@@ -78,7 +80,7 @@ describe('send, create_session and wait (turnFields)', () => {
 
 describe('list_questions', () => {
   it('bounds each of an ask’s question, detail and answer, and names the ones cut with their lengths', async () => {
-    const context = { ...base, questions: { listAsks: async () => [ask({ detail: LONG, answer: LONG }), ask({ id: 'ask_2' })] } };
+    const context = { ...base, questions: { listAsks: async () => ({ asks: [ask({ detail: LONG, answer: LONG }), ask({ id: 'ask_2' })] }) } };
     const result = await call(listQuestions, {}, context);
     const [long, short] = result.questions as Record<string, unknown>[];
     expect(long).toMatchObject({ question: 'Ship?', detail: CUT, answer: CUT, truncated: true, lengths: { detail: 100_000, answer: 100_000 } });
@@ -90,9 +92,9 @@ describe('list_questions', () => {
   it('bounds the asks kept on a paired relay the same way', async () => {
     const context = {
       ...base,
-      sessions: { getConversation: async () => ({ unlockedRelays: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined }) },
+      sessions: { getConversation: async () => ({ session: { id: 'caller' }, unlockedRelays: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined }) },
       remoteEvents: {
-        listRemoteAsks: async () => [{ id: 'ask_9', aboutSessionId: 'r1', question: LONG, options: [], status: 'answered', answer: 'ok', choice: '', via: '', createdAt: undefined, endedAt: undefined }],
+        listRemoteAsks: async () => ({ asks: [{ id: 'ask_9', aboutSessionId: 'r1', question: LONG, options: [], status: 'answered', answer: 'ok', choice: '', via: '', createdAt: undefined, endedAt: undefined }] }),
       },
     };
     const result = await call(listQuestions, { relay: 'build-box' }, context);
@@ -108,12 +110,12 @@ describe('list_questions', () => {
 describe('answer_question', () => {
   it('gives back a long answer bounded, with answerTruncated and answerLength', async () => {
     const card = (answer: string): Card => ({
-      id: 'card_7', userId: 'u1', sessionId: 'other', kind: 'question', title: 'Which?', lines: [], options: [], status: 'answered', answer, choices: [], createdAt: undefined, decidedAt: undefined,
+      id: 'card_7', userId: 'u1', sessionId: 'other', kind: CardKind.CARD_KIND_QUESTION, title: 'Which?', lines: [], options: [], status: CardStatus.CARD_STATUS_ANSWERED, answer, choices: [], createdAt: undefined, decidedAt: undefined,
     });
     const context = {
       ...base,
       sessions: { getConversation: async () => ({ session: { id: 'caller', mode: 'agent' } }) },
-      questions: { decideCard: async (request: { answer?: string }) => card(request.answer ?? '') },
+      questions: { decideCard: async (request: { answer: string }) => ({ card: card(request.answer) }) },
     };
     const result = await call(answerQuestion, { question_id: 'card_7', answer: LONG }, context);
     expect(result).toMatchObject({ answer: CUT, answerTruncated: true, answerLength: 100_000 });
@@ -128,7 +130,7 @@ describe('wait on an external session’s own conversation', () => {
       sessions: {
         getConversation: async () => ({ pending: { count: 1, previews: ['[relay event] …'] } }),
         readSession: async () => ({
-          session: { id: 'caller', title: 'My editor', state: 'running_turn', tasks: [], messageCount: 1 },
+          session: { id: 'caller', title: 'My editor', state: SessionState.SESSION_STATE_RUNNING_TURN, tasks: [], messageCount: 1 },
           messages: [{ id: 'e1', role: 'event', text: LONG, provenance: undefined, createdAt: undefined, model: '' }],
           inFlight: '',
           pendingQuestions: [],

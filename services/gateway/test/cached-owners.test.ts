@@ -1,17 +1,20 @@
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
 import { cachedPairingOwner, cachedSessionOwner, ExpiringReads } from '../src/cached-owners.ts';
-import type { AuthenticatedCaller, PairingOwner, PairingSettings, RelaySettings, SessionOwner } from '../src/ports.ts';
+import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
+import type { AuthenticateResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { PairingSettings } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { PairingClient, SessionClient } from '../src/service-clients.ts';
 
-const ALICE: AuthenticatedCaller = { userId: 'alice', role: 'admin', sessionId: 's1' };
+const ALICE: AuthenticateResponse = { caller: { userId: 'alice', sessionId: 's1' }, role: 'admin', external: false };
 const SETTINGS: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
 
 /** A session owner that counts its reads and knows the tokens in `tokens`; revoking forgets them all. */
-function countingSessions(tokens: Map<string, AuthenticatedCaller>) {
+function countingSessions(tokens: Map<string, AuthenticateResponse>) {
   const asked = { authenticate: 0, settings: 0 };
   let settings = SETTINGS;
   const owner = {
-    async authenticate(token: string) {
+    async authenticate({ token }: { token: string }) {
       asked.authenticate += 1;
       const caller = tokens.get(token);
       if (caller === undefined) throw new AppError('REMOTE_RELAY_AUTH', 'unauthenticated', 'unknown token');
@@ -23,16 +26,16 @@ function countingSessions(tokens: Map<string, AuthenticatedCaller>) {
     },
     async getRelaySettings() {
       asked.settings += 1;
-      return settings;
+      return { settings };
     },
     async updateRelaySettings(change: Partial<RelaySettings>) {
       settings = { ...settings, ...change };
       return { settings, changed: Object.keys(change) };
     },
     async listUsers() {
-      return [];
+      return { users: [] };
     },
-  } as unknown as SessionOwner;
+  } as unknown as SessionClient;
   return { owner, asked };
 }
 
@@ -68,43 +71,43 @@ describe('cachedSessionOwner', () => {
     let now = 0;
     const { owner, asked } = countingSessions(new Map([['rly_u_alice', ALICE]]));
     const cached = cachedSessionOwner(owner, { ttlMs: 5_000, nowMs: () => now });
-    expect(await cached.authenticate('rly_u_alice')).toEqual(ALICE);
-    expect(await cached.authenticate('rly_u_alice')).toEqual(ALICE);
+    expect(await cached.authenticate({ token: 'rly_u_alice' })).toEqual(ALICE);
+    expect(await cached.authenticate({ token: 'rly_u_alice' })).toEqual(ALICE);
     expect(asked.authenticate).toBe(1);
     now = 5_000;
-    await cached.authenticate('rly_u_alice');
+    await cached.authenticate({ token: 'rly_u_alice' });
     expect(asked.authenticate).toBe(2);
   });
 
   it('asks about an unknown token every time', async () => {
     const { owner, asked } = countingSessions(new Map());
     const cached = cachedSessionOwner(owner, { nowMs: () => 0 });
-    await expect(cached.authenticate('rly_u_nobody')).rejects.toMatchObject({ kind: 'unauthenticated' });
-    await expect(cached.authenticate('rly_u_nobody')).rejects.toMatchObject({ kind: 'unauthenticated' });
+    await expect(cached.authenticate({ token: 'rly_u_nobody' })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    await expect(cached.authenticate({ token: 'rly_u_nobody' })).rejects.toMatchObject({ kind: 'unauthenticated' });
     expect(asked.authenticate).toBe(2);
   });
 
   it('refuses a rotated token at once', async () => {
     const { owner } = countingSessions(new Map([['rly_u_alice', ALICE]]));
     const cached = cachedSessionOwner(owner, { nowMs: () => 0 });
-    await cached.authenticate('rly_u_alice');
-    await cached.rotateUserToken('alice', false);
-    await expect(cached.authenticate('rly_u_alice')).rejects.toMatchObject({ kind: 'unauthenticated' });
+    await cached.authenticate({ token: 'rly_u_alice' });
+    await cached.rotateUserToken({ userId: 'alice', revoke: false });
+    await expect(cached.authenticate({ token: 'rly_u_alice' })).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 
   it('reads the settings anew once they were changed here', async () => {
     const { owner, asked } = countingSessions(new Map());
     const cached = cachedSessionOwner(owner, { nowMs: () => 0 });
-    expect((await cached.getRelaySettings()).agentSessionsEnabled).toBe(true);
-    await cached.getRelaySettings();
+    expect((await cached.getRelaySettings({})).settings?.agentSessionsEnabled).toBe(true);
+    await cached.getRelaySettings({});
     expect(asked.settings).toBe(1);
     await cached.updateRelaySettings({ agentSessionsEnabled: false });
-    expect((await cached.getRelaySettings()).agentSessionsEnabled).toBe(false);
+    expect((await cached.getRelaySettings({})).settings?.agentSessionsEnabled).toBe(false);
   });
 
   it('passes every other call to the owner', async () => {
     const { owner } = countingSessions(new Map());
-    expect(await cachedSessionOwner(owner).listUsers()).toEqual([]);
+    expect(await cachedSessionOwner(owner).listUsers({})).toEqual({ users: [] });
   });
 });
 
@@ -115,18 +118,18 @@ describe('cachedPairingOwner', () => {
     const owner = {
       async getPairingSettings() {
         reads += 1;
-        return settings;
+        return { settings };
       },
       async setPairingSettings(change: Partial<PairingSettings>) {
         settings = { ...settings, ...change };
-        return settings;
+        return { settings };
       },
-    } as unknown as PairingOwner;
+    } as unknown as PairingClient;
     const cached = cachedPairingOwner(owner, { nowMs: () => 0 });
-    await cached.getPairingSettings();
-    expect((await cached.getPairingSettings()).acceptPrompts).toBe(false);
+    await cached.getPairingSettings({});
+    expect((await cached.getPairingSettings({})).settings?.acceptPrompts).toBe(false);
     expect(reads).toBe(1);
     await cached.setPairingSettings({ acceptPrompts: true });
-    expect((await cached.getPairingSettings()).acceptPrompts).toBe(true);
+    expect((await cached.getPairingSettings({})).settings?.acceptPrompts).toBe(true);
   });
 });

@@ -1,25 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import type { Session } from '../src/ports.ts';
+import { SessionOrigin, SessionState, type Session } from '@relay/proto/relay/session/v1/session';
 import { archiveCard, createSessionCard, sendCard, stopCard, updateSessionCard } from '../src/relay-tool/card-text.ts';
 
 const session: Session = {
   id: '3f9c2a1e-7b04-4c1d-9e55-0a1b2c3d4e5f',
+  userId: 'u1',
   title: 'Review: server/',
   provider: 'script',
   model: 'script-1',
-  state: 'idle',
+  state: SessionState.SESSION_STATE_IDLE,
   cwd: '/home/dev/shop',
   archived: false,
-  external: false,
+  origin: SessionOrigin.SESSION_ORIGIN_HOSTED,
   messageCount: 0,
+  createdAt: undefined,
   lastActivityAt: undefined,
   effort: '',
   mode: 'agent',
   repo: '',
   branch: '',
   group: { id: 'grp_7a1', name: 'Release 2.4', role: 'member' },
-  startedBy: undefined,
+  startedBySessionId: '',
+  startedByTitle: '',
   mayCreateSessions: false,
+  autoCompactWindow: 'auto',
+  thinkingEnabled: true,
+  thinkingDisplay: '',
   tasks: [],
 };
 

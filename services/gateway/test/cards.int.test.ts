@@ -1,20 +1,14 @@
 // The cards user API on the real gateway app (Fastify on port 0), in front of a fake question service
 // and the fake session service (for tokens), both over real gRPC on their own ports.
-import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { CardKind, CardStatus, QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
-import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
+import { CardKind, CardStatus } from '@relay/proto/relay/question/v1/question_service';
 import { AppError } from '@relay/errors';
-import { createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import { GrpcPairingOwner } from '../src/grpc/grpc-pairing-owner.ts';
-import { GrpcQuestionOwner } from '../src/grpc/grpc-question-owner.ts';
-import { GrpcSessionOwner } from '../src/grpc/grpc-session-owner.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './start-fake-question-service.ts';
-import { gatewayAuth } from './fake-credentials.ts';
+import { fakeOwnerClients } from './start-gateway.ts';
 
 const logger = createLogger({ name: 'cards-test', level: 'silent' });
 let owners: FakeOwners;
@@ -26,19 +20,9 @@ let clients: { close(): void }[];
 
 beforeAll(async () => {
   [owners, questions] = await Promise.all([startFakeOwners(logger), startFakeQuestionService(logger)]);
-  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress, gatewayAuth);
-  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress, gatewayAuth);
-  const questionClient = createClient(QuestionServiceClient, questions.address, gatewayAuth);
-  clients = [sessionClient, pairingClient, questionClient];
-  app = buildApp({
-    relayName: 'desk',
-    publicUrl: 'https://desk.example.com',
-    openUrlBase: undefined,
-    sessions: new GrpcSessionOwner(sessionClient),
-    pairing: new GrpcPairingOwner(pairingClient),
-    questions: new GrpcQuestionOwner(questionClient),
-    logger,
-  });
+  const { close, ...owned } = fakeOwnerClients(owners, questions.address);
+  clients = [{ close }];
+  app = buildApp({ relayName: 'desk', publicUrl: 'https://desk.example.com', openUrlBase: undefined, ...owned, logger });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('not listening on TCP');

@@ -12,8 +12,10 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { registerConsoleStatic } from '../src/http/console-static.ts';
-import type { AuthenticatedCaller, Card, PairingOwner, QuestionOwner, SessionOwner } from '../src/ports.ts';
+import type { AuthenticatedCaller } from '../src/caller.ts';
 import { sessionUrl } from '../src/relay-tool/turn-result.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../src/service-clients.ts';
+import { CardKind, CardStatus, type Card } from '@relay/proto/relay/question/v1/question_service';
 
 const USER_TOKEN = 'rly_u_console_user_token';
 const SESSION_TOKEN = 'rly_s_console_session_token';
@@ -30,56 +32,56 @@ let pendingCards: Card[] = [];
 const decided: unknown[] = [];
 
 function card(id: string): Card {
-  return { id, userId: 'u-ada', sessionId: 'sess-1', kind: 'approval', title: 'Start a session', lines: [], options: [], status: 'pending', answer: '', choices: [], createdAt: new Date('2026-12-01T10:00:00Z'), decidedAt: undefined };
+  return { id, userId: 'u-ada', sessionId: 'sess-1', kind: CardKind.CARD_KIND_APPROVAL, title: 'Start a session', lines: [], options: [], status: CardStatus.CARD_STATUS_PENDING, answer: '', choices: [], createdAt: new Date('2026-12-01T10:00:00Z'), decidedAt: undefined };
 }
 
 const sessions = {
-  async authenticate(token: string) {
+  async authenticate({ token }: { token: string }) {
     const caller = callers[token];
     if (caller === undefined) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown token');
-    return caller;
+    return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' }, role: caller.role, external: false };
   },
   async listUsers() {
-    return [{ id: 'u-ada', name: 'Ada', role: 'member', createdAt: new Date('2026-12-01T00:00:00Z') }];
+    return { users: [{ id: 'u-ada', name: 'Ada', role: 'member', createdAt: new Date('2026-12-01T00:00:00Z') }] };
   },
   async listSessions() {
-    return [];
+    return { sessions: [] };
   },
-  async createSignInLink(userId: string) {
+  async createSignInLink({ userId }: { userId: string }) {
     const link = `rly_l_link_${signInLinks.size + 1}`;
     signInLinks.set(link, userId);
     return { link, expiresAt: new Date('2026-12-01T10:10:00Z') };
   },
   // Spent on the first redeem, as the session service does.
-  async redeemSignInLink(link: string) {
+  async redeemSignInLink({ link }: { link: string }) {
     const userId = signInLinks.get(link);
     signInLinks.delete(link);
     if (userId === undefined) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown link');
     const token = `rly_u_from_${link}`;
     callers[token] = { userId, role: 'member' };
-    return { token, caller: callers[token], expiresAt: new Date('2026-12-08T10:00:00Z') };
+    return { token, userId, role: 'member', expiresAt: new Date('2026-12-08T10:00:00Z') };
   },
   // Only a link's token ends; a personal one is left alone.
-  async endSignIn(token: string) {
-    if (!token.startsWith('rly_u_from_')) return false;
+  async endSignIn({ token }: { token: string }) {
+    if (!token.startsWith('rly_u_from_')) return { ended: false };
     delete callers[token];
-    return true;
+    return { ended: true };
   },
-} as unknown as SessionOwner;
+} as unknown as SessionClient;
 const signInLinks = new Map<string, string>();
 
 const questions = {
   async listCards() {
-    return pendingCards;
+    return { cards: pendingCards };
   },
   async listAsks() {
-    return [];
+    return { asks: [] };
   },
   async decideCard(decision: { cardId: string }) {
     decided.push(decision);
-    return { ...card(decision.cardId), status: 'allowed', decidedAt: new Date('2026-12-01T10:01:00Z') };
+    return { card: { ...card(decision.cardId), status: CardStatus.CARD_STATUS_ALLOWED, decidedAt: new Date('2026-12-01T10:01:00Z') } };
   },
-} as unknown as QuestionOwner;
+} as unknown as QuestionClient;
 
 let app: FastifyInstance;
 
@@ -89,7 +91,7 @@ beforeAll(async () => {
     publicUrl: `http://${HOST}`,
     openUrlBase: `http://${HOST}`,
     sessions,
-    pairing: {} as PairingOwner,
+    pairing: {} as PairingClient,
     questions,
     logger: createLogger({ name: 'console-test', level: 'silent' }),
   });
@@ -212,7 +214,7 @@ describe('the session cookie on the user API', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.json().card.status).toBe('allowed');
-    expect(decided).toEqual([{ userId: 'u-ada', cardId: 'card-1', decision: 'allow' }]);
+    expect(decided).toEqual([{ userId: 'u-ada', cardId: 'card-1', decision: 'allow', answer: '', choices: [], agentSessionId: '', dryRun: false }]);
   });
 
   it.each([

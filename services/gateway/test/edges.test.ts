@@ -6,7 +6,7 @@ import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type EdgeSettings } from '../src/app.ts';
-import type { PairingOwner, QuestionOwner, SessionOwner } from '../src/ports.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../src/service-clients.ts';
 
 const USER_TOKEN = 'rly_u_good';
 const SESSION_TOKEN = 'rly_s_good';
@@ -22,22 +22,22 @@ function build(edges: Partial<EdgeSettings> = {}): { app: FastifyInstance; seen:
   const seen: Seen = { authenticated: [], reads: [] };
   const unknown = () => new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown token');
   const sessions = {
-    async authenticate(token: string) {
+    async authenticate({ token }: { token: string }) {
       seen.authenticated.push(token);
-      if (token === USER_TOKEN) return { userId: 'u1', role: 'admin' as const };
-      if (token === SESSION_TOKEN) return { userId: 'u1', sessionId: 's1', role: 'admin' as const };
+      if (token === USER_TOKEN) return { caller: { userId: 'u1', sessionId: '' }, role: 'admin', external: false };
+      if (token === SESSION_TOKEN) return { caller: { userId: 'u1', sessionId: 's1' }, role: 'admin', external: false };
       throw unknown();
     },
-    async readSession(_userId: string, sessionId: string) {
+    async readSession({ sessionId }: { sessionId: string }) {
       seen.reads.push(sessionId);
       throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${sessionId} on this relay.`);
     },
     async getRelaySettings() {
-      return { agentSessions: true, maxWaitSeconds: 600 };
+      return { settings: { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 } };
     },
-  } as unknown as SessionOwner;
+  } as unknown as SessionClient;
   const pairing = {
-    async authenticateRelay(token: string) {
+    async authenticateRelay({ token }: { token: string }) {
       if (token === RELAY_TOKEN) return { relayName: 'far', userId: 'u1', acceptPrompts: true };
       throw unknown();
     },
@@ -46,16 +46,16 @@ function build(edges: Partial<EdgeSettings> = {}): { app: FastifyInstance; seen:
       return { name: 'desk', url: 'https://desk.example.com', version: '0.9.19', token: 'rly_r_back' };
     },
     async listPairedRelays() {
-      return [];
+      return { relays: [] };
     },
-  } as unknown as PairingOwner;
+  } as unknown as PairingClient;
   const app = buildApp({
     relayName: 'desk',
     publicUrl: 'https://desk.example.com',
     openUrlBase: undefined,
     sessions,
     pairing,
-    questions: { async listAsks() { return []; } } as unknown as QuestionOwner,
+    questions: { async listAsks() { return { asks: [] }; } } as unknown as QuestionClient,
     logger: createLogger({ name: 'edges-test', level: 'silent' }),
     edges,
   });

@@ -12,14 +12,15 @@ function owner(leaseMs = 60_000, failing = false) {
   const log: string[] = [];
   return {
     log,
-    async holdExternalCall(sessionId: string, callId: string) {
+    async holdExternalCall({ sessionId, callId }: { sessionId: string; callId: string }) {
       log.push(`hold ${sessionId} ${callId}`);
       if (failing) throw new Error('session service down');
       return { leaseMs };
     },
-    async releaseExternalCall(sessionId: string, callId: string) {
+    async releaseExternalCall({ sessionId, callId }: { sessionId: string; callId: string }) {
       log.push(`release ${sessionId} ${callId}`);
       if (failing) throw new Error('session service down');
+      return {};
     },
   };
 }
@@ -87,6 +88,7 @@ it('a call that ends before its hold was answered still releases after it', asyn
     },
     releaseExternalCall: async () => {
       log.push('release');
+      return {};
     },
   };
   const release = holdExternalCall(sessions, 'editor', logger);

@@ -3,8 +3,9 @@ import { isAppError } from '@relay/errors';
 import { compareVersions, requireVersion } from '../src/relay-tool/forward-call.ts';
 import { actionNamed, type ActionName } from '../src/relay-tool/action-list.ts';
 import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
+import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 
-const relayAt = (version: string) => ({ name: 'build-box', url: 'https://build-box.example.com', online: true, version, level: 'full' as const });
+const relayAt = (version: string) => ({ name: 'build-box', url: 'https://build-box.example.com', online: true, version, level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined });
 
 function refusal(action: ActionName, args: ToolArguments, version: string): { code: string; message: string } | undefined {
   try {

@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionContext } from '../src/relay-tool/action-context.ts';
 import { passLoopGuard } from '../src/relay-tool/loop-guard.ts';
-import type { AgentPromptCount, Card, CardEvent, Conversation } from '../src/ports.ts';
+import { SessionOrigin } from '@relay/proto/relay/session/v1/session';
+import type { CountAgentPromptResponse as AgentPromptCount } from '@relay/proto/relay/session/v1/session_service';
+import type { Conversation } from '../src/service-clients.ts';
+import { CardKind, CardStatus, type AwaitCardResponse, type Card } from '@relay/proto/relay/question/v1/question_service';
 
 /** Just the parts of a context the loop guard touches, with a record of what it did. */
-function contextWith(guard: AgentPromptCount, decision: Card['status'] | undefined) {
+function contextWith(guard: AgentPromptCount, decision: CardStatus | undefined) {
   const did: string[] = [];
-  const card = (status: Card['status']): Card => ({
+  const card = (status: CardStatus): Card => ({
     id: 'card_1',
     userId: 'u1',
     sessionId: 'caller',
-    kind: 'approval',
+    kind: CardKind.CARD_KIND_APPROVAL,
     title: '',
     lines: [],
     options: [],
@@ -26,7 +29,7 @@ function contextWith(guard: AgentPromptCount, decision: Card['status'] | undefin
     signal: new AbortController().signal,
     progress: async () => undefined,
     sessions: {
-      countAgentPrompt: async (_id: string, dryRun: boolean) => {
+      countAgentPrompt: async ({ dryRun }: { dryRun: boolean }) => {
         did.push(dryRun ? 'check' : 'count');
         return guard;
       },
@@ -37,17 +40,17 @@ function contextWith(guard: AgentPromptCount, decision: Card['status'] | undefin
     questions: {
       raiseCard: async (request: { title: string }) => {
         did.push(`card: ${request.title}`);
-        return card('pending');
+        return { card: card(CardStatus.CARD_STATUS_PENDING) };
       },
-      awaitCard: async function* (): AsyncIterable<CardEvent> {
-        if (decision) yield { kind: 'card', card: card(decision) };
+      awaitCard: async function* (): AsyncIterable<AwaitCardResponse> {
+        if (decision) yield { card: card(decision) };
       },
     },
   } as unknown as ActionContext;
   return { context, did };
 }
 
-const running = { hasRunningTurn: true, session: { external: false } } as Conversation;
+const running = { hasRunningTurn: true, session: { origin: SessionOrigin.SESSION_ORIGIN_HOSTED } } as Conversation;
 const usedUp = { sent: 30, allowed: 30, usedUp: true };
 
 describe('passLoopGuard', () => {
@@ -58,20 +61,20 @@ describe('passLoopGuard', () => {
   });
 
   it('asks the user when used up; Allow grants 30 more, then counts', async () => {
-    const { context, did } = contextWith(usedUp, 'allowed');
+    const { context, did } = contextWith(usedUp, CardStatus.CARD_STATUS_ALLOWED);
     await passLoopGuard(running, context, 'Nothing was sent.');
     expect(did).toEqual(['check', 'card: Let the agent keep prompting other agents?', 'grant', 'count']);
   });
 
   it('refuses with REMOTE_RELAY_LOOP_GUARD on Deny, counting nothing', async () => {
-    const { context, did } = contextWith(usedUp, 'denied');
+    const { context, did } = contextWith(usedUp, CardStatus.CARD_STATUS_DENIED);
     await expect(passLoopGuard(running, context, 'Nothing was sent.')).rejects.toMatchObject({ code: 'REMOTE_RELAY_LOOP_GUARD' });
     expect(did).toEqual(['check', 'card: Let the agent keep prompting other agents?']);
   });
 
   it('refuses with REMOTE_RELAY_LOOP_GUARD when no turn runs to ask in, showing no card', async () => {
-    const { context, did } = contextWith(usedUp, 'allowed');
-    await expect(passLoopGuard({ hasRunningTurn: false, session: { external: false } } as Conversation, context, 'Nothing was created.')).rejects.toMatchObject({
+    const { context, did } = contextWith(usedUp, CardStatus.CARD_STATUS_ALLOWED);
+    await expect(passLoopGuard({ hasRunningTurn: false, session: { origin: SessionOrigin.SESSION_ORIGIN_HOSTED } } as Conversation, context, 'Nothing was created.')).rejects.toMatchObject({
       code: 'REMOTE_RELAY_LOOP_GUARD',
       message: expect.stringContaining('Nothing was created.'),
     });

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
-import type { AgentLevel, PairedRelay } from '../src/ports.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { agentLevelOf, type AgentLevelName } from '../src/pairing-view.ts';
 import { ACTION_NAMES, actionNamed, type ActionName } from '../src/relay-tool/action-list.ts';
 import { checkPairedRelayCall, type PairedRelayCall } from '../src/relay-tool/paired-relay-policy.ts';
 
-const relay = (level: AgentLevel, name = 'build-box'): PairedRelay => ({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level });
+const relay = (level: AgentLevelName, name = 'build-box'): PairedRelay => ({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level: agentLevelOf(level), ownerUserId: 'u1', pairedAt: undefined });
 /** A turn's provenance; `viaRelays` left empty is what a relay that predates the chain sends. */
 const provenance = (hops: number, originRelay = 'desk', viaRelays: string[] = []) => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops, viaRelays });
 
@@ -25,8 +26,8 @@ describe('the level table (decisions.md, Agents may)', () => {
     ['read_and_prompt', ['send', 'ask', 'withdraw']],
     ['full', ['create_session', 'update_session', 'answer_question', 'stop', 'archive', 'transfer_subscriptions']],
   ] as const)('at %s, agents gain exactly these actions', (level, gained) => {
-    const allowedAt = (l: AgentLevel) => ACTION_NAMES.filter((action) => codeOf({ action, relay: relay(l) }) === undefined && action !== 'list_relays');
-    const below: Record<AgentLevel, AgentLevel | undefined> = { off: undefined, read: 'off', read_and_prompt: 'read', full: 'read_and_prompt' };
+    const allowedAt = (l: AgentLevelName) => ACTION_NAMES.filter((action) => codeOf({ action, relay: relay(l) }) === undefined && action !== 'list_relays');
+    const below: Record<AgentLevelName, AgentLevelName | undefined> = { off: undefined, read: 'off', read_and_prompt: 'read', full: 'read_and_prompt' };
     const before = below[level] ? allowedAt(below[level]) : [];
     expect(allowedAt(level).filter((action) => !before.includes(action)).sort()).toEqual([...gained].sort());
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Provenance } from '../src/ports.ts';
+import type { Provenance } from '@relay/proto/relay/session/v1/session';
 import { chainThrough, relayChain } from '../src/relay-tool/provenance.ts';
 
 const provenance = (hops: number, originRelay: string, viaRelays: string[]): Provenance => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops, viaRelays });

@@ -3,7 +3,10 @@ import type { ActionContext } from '../src/relay-tool/action-context.ts';
 import type { ActionDefinition } from '../src/relay-tool/define-action.ts';
 import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
 import { readTaskOutput } from '../src/relay-tool/actions/read-task-output.ts';
-import type { TaskOutput } from '../src/ports.ts';
+import type { Task } from '@relay/proto/relay/session/v1/session';
+import type { ReadTaskOutputResponse } from '@relay/proto/relay/session/v1/session_service';
+
+type TaskOutput = ReadTaskOutputResponse & { task: Task };
 
 /** Calls an action's handler as dispatch does: with its own definition in the context. */
 const call = (action: ActionDefinition, args: ToolArguments, context: Omit<ActionContext, 'action'>) => action.handler(args, { ...context, action });
@@ -13,8 +16,8 @@ const SINCE = new Date('2026-10-18T09:12:00.000Z');
 
 const running: TaskOutput = {
   task: {
-    id: 'task_b7k2m9q4e1f0a3c5', description: 'npm test', type: 'local_bash', status: 'running', exitCode: null, startedAt: STARTED, endedAt: undefined,
-    hasOutput: true, reason: '', health: undefined, counts: undefined,
+    id: 'task_b7k2m9q4e1f0a3c5', sessionId: '3f9c2a1e-0000-4000-8000-000000000000', description: 'npm test', type: 'local_bash', status: 'running', exitCode: undefined,
+    startedAt: STARTED, endedAt: undefined, lastOutputAt: undefined, hasOutput: true, reason: '', health: undefined, counts: undefined,
   },
   tail: Array.from({ length: 50 }, (_, i) => `line ${i}`),
   truncated: true,
@@ -45,7 +48,7 @@ describe('read_task_output', () => {
   it('answers as the spec shows: task, stall while it runs, counts, tail, truncated, and its summary line', async () => {
     const { context, asked } = contextWith(running);
     const result = await call(readTaskOutput, { relay: 'this', session: '3f9c2a1e-0000-4000-8000-000000000000', task_id: running.task.id }, context);
-    expect(asked).toEqual([['u1', '3f9c2a1e-0000-4000-8000-000000000000', running.task.id, 50]]);
+    expect(asked).toEqual([[{ userId: 'u1', sessionId: '3f9c2a1e-0000-4000-8000-000000000000', taskId: running.task.id, lines: 50 }]]);
     expect(result).toEqual({
       ok: true,
       relay: 'build-box',

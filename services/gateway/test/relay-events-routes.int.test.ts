@@ -4,19 +4,15 @@
 // kept events with titles, ends it; keeps an ask about one of our sessions under its own conversation's name, reads
 // and withdraws it.
 import { AppError } from '@relay/errors';
-import { PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
-import { createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import { GrpcPairingOwner } from '../src/grpc/grpc-pairing-owner.ts';
-import { GrpcSessionOwner } from '../src/grpc/grpc-session-owner.ts';
-import type { Ask, AskRequest, QuestionOwner } from '../src/ports.ts';
-import type { KeptEvent, RemoteEventsOwner, WatchToKeep } from '../src/remote-events-owner.ts';
+import type { KeepWatchRequest, KeptEvent } from '@relay/proto/relay/pairing/v1/remote_events';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
-import { gatewayAuth } from './fake-credentials.ts';
+import { fakeOwnerClients } from './start-gateway.ts';
+import { AskStatus, type Ask, type AskRequest } from '@relay/proto/relay/question/v1/question_service';
+import type { QuestionClient, RemoteEventsClient } from '../src/service-clients.ts';
 
 const logger = createLogger({ name: 'relay-events-routes-test', level: 'silent' });
 let owners: FakeOwners;
@@ -24,28 +20,31 @@ let app: FastifyInstance;
 let url: string;
 let closeClients: () => void;
 
-const kept: WatchToKeep[] = [];
+const kept: KeepWatchRequest[] = [];
 const ended: string[] = [];
 let page: { events: KeptEvent[]; cursor: number; dropped: number; userId: string } | undefined;
 const fetched: { relay: string; id: string; after: number }[] = [];
 
-const remoteEvents: RemoteEventsOwner = {
-  keepWatch: async (watch) => void kept.push(watch),
-  endWatch: async (relay, id) => {
-    ended.push(`${relay}/${id}`);
-    return true;
+const remoteEvents: RemoteEventsClient = {
+  keepWatch: async (watch) => {
+    kept.push(watch);
+    return {};
   },
-  fetchWatchEvents: async (relay, id, after) => {
+  endWatch: async ({ relay, id }) => {
+    ended.push(`${relay}/${id}`);
+    return { ended: true };
+  },
+  fetchWatchEvents: async ({ relay, id, after }) => {
     fetched.push({ relay, id, after });
     if (page === undefined) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', 'no such watch');
     return page;
   },
-  openRemoteSubscription: async () => [],
-  closeRemoteSubscription: async () => false,
+  openRemoteSubscription: async () => ({ sessions: [] }),
+  closeRemoteSubscription: async () => ({ closed: false }),
   openRemoteAsk: async () => {
     throw new Error('not used here');
   },
-  listRemoteAsks: async () => [],
+  listRemoteAsks: async () => ({ asks: [] }),
   withdrawRemoteAsk: async () => {
     throw new Error('not used here');
   },
@@ -55,23 +54,25 @@ const asks: Ask[] = [];
 const notHere = async (): Promise<never> => {
   throw new Error('not used here');
 };
-const questions: QuestionOwner = {
+const questions: QuestionClient = {
   raiseCard: notHere,
   awaitCard: () => ({ [Symbol.asyncIterator]: notHere }) as never,
   listCards: notHere,
   decideCard: notHere,
   answerAsk: notHere,
+  cancelCards: notHere,
+  publishRemoteAnswer: notHere,
   ask: async (request: AskRequest) => {
     const ask: Ask = {
       id: request.dryRun ? '' : `ask_${asks.length + 1}`,
       userId: request.userId,
       askingSessionId: request.askingSessionId,
-      aboutSessionId: request.aboutSessionId ?? request.askingSessionId,
+      aboutSessionId: request.aboutSessionId || request.askingSessionId,
       question: request.question,
       options: request.options,
       recommendation: request.recommendation,
       detail: request.detail,
-      status: 'pending',
+      status: AskStatus.ASK_STATUS_PENDING,
       answer: '',
       choice: '',
       via: '',
@@ -79,31 +80,27 @@ const questions: QuestionOwner = {
       endedAt: undefined,
     };
     if (!request.dryRun) asks.push(ask);
-    return ask;
+    return { ask };
   },
-  listAsks: async (userId, filter) => asks.filter((ask) => ask.userId === userId && ask.askingSessionId === filter.askingSessionId),
-  withdrawAsk: async (userId, askingSessionId, askId) => {
+  listAsks: async ({ userId, askingSessionId }) => ({ asks: asks.filter((ask) => ask.userId === userId && ask.askingSessionId === askingSessionId) }),
+  withdrawAsk: async ({ userId, askingSessionId, askId }) => {
     const ask = asks.find((one) => one.id === askId && one.userId === userId && one.askingSessionId === askingSessionId);
     if (ask === undefined) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `no question ${askId}`);
-    ask.status = 'withdrawn';
-    return ask;
+    ask.status = AskStatus.ASK_STATUS_WITHDRAWN;
+    return { ask };
   },
 };
 
 beforeAll(async () => {
   owners = await startFakeOwners(logger);
-  const sessionClient = createClient(SessionServiceClient, owners.sessionAddress, gatewayAuth);
-  const pairingClient = createClient(PairingServiceClient, owners.pairingAddress, gatewayAuth);
-  closeClients = () => {
-    sessionClient.close();
-    pairingClient.close();
-  };
+  const clients = fakeOwnerClients(owners);
+  closeClients = clients.close;
   app = buildApp({
     relayName: 'build-box',
     publicUrl: 'https://build-box.example.com',
     openUrlBase: undefined,
-    sessions: new GrpcSessionOwner(sessionClient),
-    pairing: new GrpcPairingOwner(pairingClient),
+    sessions: clients.sessions,
+    pairing: clients.pairing,
     questions,
     remoteEvents,
     logger,

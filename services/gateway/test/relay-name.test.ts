@@ -1,9 +1,9 @@
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import type { PairedRelay } from '../src/ports.ts';
+import { AgentLevel, type PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { namesThisRelay, resolveRelay } from '../src/relay-tool/relay-name.ts';
 
-const buildBox: PairedRelay = { name: 'build-box', url: 'https://ci.example.com:8443', online: true, version: '0.9.19', level: 'full' };
+const buildBox: PairedRelay = { name: 'build-box', url: 'https://ci.example.com:8443', online: true, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined };
 
 describe('resolveRelay', () => {
   it.each([undefined, 'this', 'THIS', 'desk', 'Desk', ' desk ', '@desk'])('takes %j as this relay', (name) => {

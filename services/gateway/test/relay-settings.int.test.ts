@@ -1,4 +1,4 @@
-// /api/v1/settings through the real gateway app and GrpcSessionOwner, in front of the fake session service:
+// /api/v1/settings through the real gateway app and its session client, in front of the fake session service:
 // reading and changing this relay's settings with a user's token, the 400s that name the bad field, and who may.
 import { AppError } from '@relay/errors';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -5,8 +5,10 @@ import { listSchedules } from '../src/relay-tool/actions/list-schedules.ts';
 import { schedule } from '../src/relay-tool/actions/schedule.ts';
 import { unschedule } from '../src/relay-tool/actions/unschedule.ts';
 import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
-import type { Card, CardEvent } from '../src/ports.ts';
-import type { CreateScheduleInput, Schedule } from '../src/scheduler-owner.ts';
+import type { CreateScheduleRequest, Schedule } from '@relay/proto/relay/scheduler/v1/scheduler_service';
+import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { CardKind, CardStatus, type AwaitCardResponse, type Card } from '@relay/proto/relay/question/v1/question_service';
+import { SessionOrigin } from '@relay/proto/relay/session/v1/session';
 
 /** Calls an action's handler as dispatch does: with its own definition in the context. */
 const call = (action: ActionDefinition, args: ToolArguments, context: Omit<ActionContext, 'action'>) => action.handler(args, { ...context, action });
@@ -17,10 +19,13 @@ const HELD_SINCE = new Date('2026-11-01T02:00:00.000Z');
 function stored(over: Partial<Schedule> = {}): Schedule {
   return {
     id: 'sch_3f9c2a1e7b04',
+    userId: 'u1',
     title: 'Nightly review',
     text: 'Review yesterday',
-    target: { id: 'caller', title: 'Desk' },
-    setting: { id: 'caller', title: 'Desk' },
+    targetSessionId: 'caller',
+    targetSessionTitle: 'Desk',
+    settingSessionId: 'caller',
+    settingSessionTitle: 'Desk',
     at: NEXT,
     everyMinutes: 1440,
     once: false,
@@ -38,22 +43,24 @@ function stored(over: Partial<Schedule> = {}): Schedule {
 }
 
 /** A context whose owners record what they were asked to do. */
-function contextWith(options: { mode?: string; agentSessions?: boolean; decision?: Card['status']; listed?: Schedule[]; targetArchived?: boolean; targetExternal?: boolean } = {}) {
+function contextWith(options: { mode?: string; agentSessions?: boolean; decision?: CardStatus; listed?: Schedule[]; targetArchived?: boolean; targetExternal?: boolean } = {}) {
   const did: string[] = [];
-  const card = (status: Card['status']): Card => ({
-    id: 'card_1', userId: 'u1', sessionId: 'caller', kind: 'approval', title: '', lines: [], options: [], status, answer: '', choices: [], createdAt: undefined, decidedAt: undefined,
+  const card = (status: CardStatus): Card => ({
+    id: 'card_1', userId: 'u1', sessionId: 'caller', kind: CardKind.CARD_KIND_APPROVAL, title: '', lines: [], options: [], status, answer: '', choices: [], createdAt: undefined, decidedAt: undefined,
   });
   const context = {
     caller: { userId: 'u1', sessionId: 'caller' },
     relayName: 'desk',
-    paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 'full' }],
+    paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined }],
     settings: { agentSessionsEnabled: options.agentSessions ?? true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 },
     signal: new AbortController().signal,
     progress: async () => undefined,
     sessions: {
-      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent', external: false }, hasRunningTurn: true, turnProvenance: { hops: 1, viaRelays: ['lab'] }, startedSessions: 0 }),
-      readSession: async (_u: string, id: string) => ({ session: { id, title: 'Other', archived: options.targetArchived ?? false, external: options.targetExternal ?? false } }),
-      countAgentPrompt: async (_id: string, dryRun: boolean) => {
+      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent', origin: SessionOrigin.SESSION_ORIGIN_HOSTED }, hasRunningTurn: true, turnProvenance: { hops: 1, viaRelays: ['lab'] }, startedSessions: 0 }),
+      readSession: async ({ sessionId: id }: { sessionId: string }) => ({
+        session: { id, title: 'Other', archived: options.targetArchived ?? false, origin: options.targetExternal ? SessionOrigin.SESSION_ORIGIN_EXTERNAL : SessionOrigin.SESSION_ORIGIN_HOSTED },
+      }),
+      countAgentPrompt: async ({ dryRun }: { dryRun: boolean }) => {
         did.push(dryRun ? 'guard check' : 'guard count');
         return { sent: 1, allowed: 30, usedUp: false };
       },
@@ -62,21 +69,22 @@ function contextWith(options: { mode?: string; agentSessions?: boolean; decision
     questions: {
       raiseCard: async (request: { title: string }) => {
         did.push(`card: ${request.title}`);
-        return card('pending');
+        return { card: card(CardStatus.CARD_STATUS_PENDING) };
       },
-      awaitCard: async function* (): AsyncIterable<CardEvent> {
-        if (options.decision) yield { kind: 'card', card: card(options.decision) };
+      awaitCard: async function* (): AsyncIterable<AwaitCardResponse> {
+        if (options.decision) yield { card: card(options.decision) };
       },
     },
     schedules: {
-      createSchedule: async (input: CreateScheduleInput) => {
-        did.push(input.dryRun ? `dry run → ${input.target.id}` : `create → ${input.target.id} hops ${input.provenance.hops} via ${input.provenance.viaRelays.join(',')}`);
-        return input.dryRun ? undefined : stored({ target: input.target, setting: input.setting });
+      createSchedule: async (request: CreateScheduleRequest) => {
+        const { targetSessionId, targetSessionTitle, settingSessionId, settingSessionTitle, provenance } = request;
+        did.push(request.dryRun ? `dry run → ${targetSessionId}` : `create → ${targetSessionId} hops ${provenance?.hops} via ${provenance?.viaRelays.join(',')}`);
+        return { schedule: request.dryRun ? undefined : stored({ targetSessionId, targetSessionTitle, settingSessionId, settingSessionTitle }) };
       },
-      listSchedules: async () => options.listed ?? [],
-      endSchedule: async (_u: string, _s: string, id: string) => {
-        did.push(`end ${id}`);
-        return stored({ endedAt: NEXT, endReason: 'unscheduled' });
+      listSchedules: async () => ({ schedules: options.listed ?? [] }),
+      endSchedule: async ({ scheduleId }: { scheduleId: string }) => {
+        did.push(`end ${scheduleId}`);
+        return { schedule: stored({ endedAt: NEXT, endReason: 'unscheduled' }) };
       },
     },
   } as unknown as ActionContext;
@@ -101,7 +109,7 @@ describe('schedule', () => {
   });
 
   it('for another session: card in ask mode, then the loop guard counted once', async () => {
-    const { context, did } = contextWith({ mode: 'ask', decision: 'allowed' });
+    const { context, did } = contextWith({ mode: 'ask', decision: CardStatus.CARD_STATUS_ALLOWED });
     const result = await call(schedule, { ...nightly, session: 'other' }, context);
     expect(result.summary).toContain('into session "Other"');
     expect(did).toEqual(['dry run → other', 'card: Schedule a prompt on desk into "Other": "Nightly review"', 'guard check', 'guard count', 'create → other hops 1 via lab']);
@@ -120,7 +128,7 @@ describe('schedule', () => {
     ['a paired relay', { ...nightly, relay: 'build-box' }, {}, 'REMOTE_RELAY_UNSUPPORTED'],
     ['agent sessions off, even for the own conversation', nightly, { agentSessions: false }, 'REMOTE_RELAY_DISABLED'],
     ['an archived target', { ...nightly, session: 'other' }, { targetArchived: true }, 'REMOTE_RELAY_ARCHIVED'],
-    ['Deny on the card', nightly, { mode: 'plan', decision: 'denied' as const }, 'REMOTE_RELAY_PERMISSION'],
+    ['Deny on the card', nightly, { mode: 'plan', decision: CardStatus.CARD_STATUS_DENIED }, 'REMOTE_RELAY_PERMISSION'],
   ])('refuses %s and creates nothing', async (_name, args, options, code) => {
     const { context, did } = contextWith(options);
     await expect(call(schedule, args as ToolArguments, context)).rejects.toMatchObject({ code });
@@ -132,7 +140,7 @@ describe('list_schedules and unschedule', () => {
   it('lists with setBy, skippedCount and held fields only when they apply', async () => {
     const listed = [
       stored(),
-      stored({ id: 'sch_2', target: { id: 'other', title: 'Other' }, skippedCount: 2, heldForApproval: true, heldSince: HELD_SINCE, heldFireAt: HELD_SINCE }),
+      stored({ id: 'sch_2', targetSessionId: 'other', targetSessionTitle: 'Other', skippedCount: 2, heldForApproval: true, heldSince: HELD_SINCE, heldFireAt: HELD_SINCE }),
       stored({ id: 'sch_3', endedAt: NEXT, endReason: 'fired', once: true, everyMinutes: 0 }),
     ];
     const result = await call(listSchedules, {}, contextWith({ listed }).context);
@@ -146,7 +154,7 @@ describe('list_schedules and unschedule', () => {
   });
 
   it('unschedule ends an active schedule of the conversation; an unknown one is NOT_FOUND before any card', async () => {
-    const { context, did } = contextWith({ listed: [stored()], mode: 'ask', decision: 'allowed' });
+    const { context, did } = contextWith({ listed: [stored()], mode: 'ask', decision: CardStatus.CARD_STATUS_ALLOWED });
     await expect(call(unschedule, { schedule_id: 'sch_nope' }, context)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     expect(did).toEqual([]);
     const result = await call(unschedule, { schedule_id: 'sch_3f9c2a1e7b04' }, context);

@@ -5,7 +5,9 @@ import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import type { PairingOwner, QuestionOwner, Session, SessionOwner, UpdateSessionInput } from '../src/ports.ts';
+import { SessionState, type Session } from '@relay/proto/relay/session/v1/session';
+import type { UpdateSessionRequest } from '@relay/proto/relay/session/v1/session_service';
+import type { PairingClient, QuestionClient, SessionClient } from '../src/service-clients.ts';
 
 const USER_TOKEN = 'rly_u_good';
 const SESSION_TOKEN = 'rly_s_good';
@@ -16,7 +18,7 @@ function fakeSession(fields: Partial<Session> = {}): Session {
     title: 'Review',
     provider: 'script',
     model: 'script-1',
-    state: 'idle',
+    state: SessionState.SESSION_STATE_IDLE,
     cwd: '/home/dev',
     archived: false,
     messageCount: 0,
@@ -33,35 +35,36 @@ function build() {
     if (userId !== 'u1' || id !== session.id) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${id} on this relay.`);
   };
   const sessions = {
-    async authenticate(token: string) {
-      if (token === USER_TOKEN) return { userId: 'u1', role: 'member' as const };
-      if (token === SESSION_TOKEN) return { userId: 'u1', sessionId: session.id, role: 'member' as const };
+    async authenticate({ token }: { token: string }) {
+      if (token === USER_TOKEN) return { caller: { userId: 'u1', sessionId: '' }, role: 'member', external: false };
+      if (token === SESSION_TOKEN) return { caller: { userId: 'u1', sessionId: session.id }, role: 'member', external: false };
       throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown token');
     },
-    async stopTurn(actor: { userId: string; callerSessionId?: string }, id: string) {
-      calls.push({ method: 'stopTurn', args: [actor, id] });
-      mine(actor.userId, id);
+    async stopTurn(request: { userId: string; callerSessionId: string; sessionId: string }) {
+      calls.push({ method: 'stopTurn', args: [request] });
+      mine(request.userId, request.sessionId);
       return { stopRequested: true };
     },
-    async archiveSession(actor: { userId: string }, id: string) {
-      calls.push({ method: 'archiveSession', args: [actor, id] });
-      mine(actor.userId, id);
+    async archiveSession(request: { userId: string; sessionId: string }) {
+      calls.push({ method: 'archiveSession', args: [request] });
+      mine(request.userId, request.sessionId);
       session.archived = true;
-      return { ...session };
+      return { session: { ...session } };
     },
-    async unarchiveSession(userId: string, id: string) {
-      calls.push({ method: 'unarchiveSession', args: [userId, id] });
-      mine(userId, id);
+    async unarchiveSession(request: { userId: string; sessionId: string }) {
+      calls.push({ method: 'unarchiveSession', args: [request] });
+      mine(request.userId, request.sessionId);
       session.archived = false;
-      return { ...session };
+      return { session: { ...session } };
     },
-    async updateSession(input: UpdateSessionInput) {
+    async updateSession(input: UpdateSessionRequest) {
       calls.push({ method: 'updateSession', args: [input] });
       mine(input.userId, input.sessionId);
-      if (input.change.title !== undefined) session.title = input.change.title;
-      return { settings: {}, changed: Object.keys(input.change), relaunched: undefined, groupCreated: input.change.group ? { id: 'g1', name: input.change.group, memberCount: 1 } : undefined, note: '', needsAllow: false };
+      if (input.title !== undefined) session.title = input.title;
+      const changed = (['title', 'group'] as const).filter((field) => input[field] !== undefined);
+      return { settings: {}, changed, relaunched: undefined, groupCreated: input.group ? { id: 'g1', name: input.group, memberCount: 1 } : undefined, note: '', needsAllow: false };
     },
-    async readSession(userId: string, id: string) {
+    async readSession({ userId, sessionId: id }: { userId: string; sessionId: string }) {
       mine(userId, id);
       const long = { id: 'm-long', role: 'user', text: 'z'.repeat(20_000), provenance: undefined, createdAt: undefined, model: '' };
       return { session: { ...session }, messages: [long], inFlight: '', pendingQuestions: [], groupMembers: [] };
@@ -69,14 +72,14 @@ function build() {
     async getRelayInfo() {
       return { providers: [{ id: 'script', available: true, reason: '' }], usage: undefined };
     },
-  } as unknown as SessionOwner;
+  } as unknown as SessionClient;
   const app = buildApp({
     relayName: 'desk',
     publicUrl: 'https://desk.example.com',
     openUrlBase: undefined,
     sessions,
-    pairing: { async listPairedRelays() { return []; } } as unknown as PairingOwner,
-    questions: { async listAsks() { return []; } } as unknown as QuestionOwner,
+    pairing: { async listPairedRelays() { return { relays: [] }; } } as unknown as PairingClient,
+    questions: { async listAsks() { return { asks: [] }; } } as unknown as QuestionClient,
     logger: createLogger({ name: 'session-routes-test', level: 'silent' }),
   });
   return { app, session, calls };
@@ -102,7 +105,7 @@ describe('the user API: a session, the user side', () => {
     const response = await call('POST', `/api/v1/sessions/${session.id}/stop`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ session: session.id, stopRequested: true });
-    expect(calls).toEqual([{ method: 'stopTurn', args: [{ userId: 'u1' }, session.id] }]);
+    expect(calls).toEqual([{ method: 'stopTurn', args: [{ userId: 'u1', callerSessionId: '', sessionId: session.id }] }]);
   });
 
   it('archives and unarchives a session', async () => {
@@ -124,10 +127,9 @@ describe('the user API: a session, the user side', () => {
     const grouped = await call('PATCH', `/api/v1/sessions/${session.id}/settings`, { group: 'Release' });
     expect(grouped.json()).toMatchObject({ changed: ['group'], groupCreated: { id: 'g1', name: 'Release' } });
     expect(calls.map((entry) => entry.args[0])).toEqual([
-      expect.objectContaining({ userId: 'u1', sessionId: session.id, change: { title: 'Release notes' }, dryRun: false }),
-      expect.objectContaining({ userId: 'u1', sessionId: session.id, change: { group: 'Release' }, dryRun: false }),
+      expect.objectContaining({ userId: 'u1', callerSessionId: '', sessionId: session.id, title: 'Release notes', group: undefined, dryRun: false }),
+      expect.objectContaining({ userId: 'u1', callerSessionId: '', sessionId: session.id, title: undefined, group: 'Release', dryRun: false }),
     ]);
-    expect(calls[0]!.args[0]).not.toHaveProperty('callerSessionId');
   });
 
   it('refuses an empty change or title with REMOTE_RELAY_INVALID_INPUT before any call', async () => {

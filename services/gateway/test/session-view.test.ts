@@ -1,25 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import type { Session, SessionRead } from '../src/ports.ts';
+import { SessionOrigin, SessionState, type Session } from '@relay/proto/relay/session/v1/session';
+import type { SessionRead } from '../src/service-clients.ts';
 import { sessionReadView, sessionView } from '../src/session-view.ts';
 
 const session: Session = {
   id: 's1',
+  userId: 'u1',
   title: 'Review: server/',
   provider: 'script',
   model: 'script-1',
-  state: 'running_turn',
+  state: SessionState.SESSION_STATE_RUNNING_TURN,
   cwd: '/home/dev/shop',
   archived: false,
-  external: false,
+  origin: SessionOrigin.SESSION_ORIGIN_HOSTED,
   messageCount: 2,
+  createdAt: undefined,
   lastActivityAt: new Date('2026-10-18T09:12:00.000Z'),
   effort: '',
   mode: 'agent',
   repo: '',
   branch: '',
-  group: undefined,
-  startedBy: undefined,
+  // A session in no group: the session service sends an empty one.
+  group: { id: '', name: '', role: '' },
+  startedBySessionId: '',
+  startedByTitle: '',
   mayCreateSessions: false,
+  autoCompactWindow: 'auto',
+  thinkingEnabled: true,
+  thinkingDisplay: '',
   tasks: [],
 };
 
@@ -43,7 +51,8 @@ describe('sessionView', () => {
       ...session,
       group: { id: 'grp_1', name: 'Release 2.4', role: 'head' },
       mayCreateSessions: true,
-      startedBy: { id: 's0', title: 'Planner' },
+      startedBySessionId: 's0',
+      startedByTitle: 'Planner',
       repo: 'org/repo',
       branch: 'main',
       archived: true,
@@ -75,7 +84,7 @@ describe('sessionReadView', () => {
     ],
     inFlight: '',
     pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'Merge?', options: ['Yes', 'No'] }],
-    groupMembers: Array.from({ length: 60 }, (_, i) => ({ id: `s${i + 2}`, title: `Member ${i}`, role: 'member', state: 'idle' as const, archived: i === 0 })),
+    groupMembers: Array.from({ length: 60 }, (_, i) => ({ id: `s${i + 2}`, title: `Member ${i}`, role: 'member', state: SessionState.SESSION_STATE_IDLE, archived: i === 0 })),
   };
 
   it('shows state, messages with provenance and model, inFlight, pendingQuestions with kind, and at most 50 group members', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnResult } from '../src/ports.ts';
+import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import { sessionUrl, shortId, turnFields, turnPhrase } from '../src/relay-tool/turn-result.ts';
 
 const base: TurnResult = {
   sessionId: '3f9c2a1e-7b04-4c1d-9e55-0a1b2c3d4e5f',
   messageId: 'b41e0000-0000-4000-8000-000000000000',
-  status: 'done',
+  status: TurnStatus.TURN_STATUS_DONE,
   replyText: 'Yes. The deploy finished at 02:14 and the health check is green.',
   replyModel: 'script-1',
   error: '',
@@ -26,7 +26,7 @@ describe('turnFields', () => {
   });
 
   it('carries the error when the turn failed, and no reply', () => {
-    expect(turnFields({ ...base, status: 'error', error: 'script: boom' }, undefined)).toEqual({
+    expect(turnFields({ ...base, status: TurnStatus.TURN_STATUS_ERROR, error: 'script: boom' }, undefined)).toEqual({
       status: 'error',
       session: base.sessionId,
       message_id: base.messageId,
@@ -35,14 +35,19 @@ describe('turnFields', () => {
   });
 
   it('carries pendingQuestions while the turn waits for an answer', () => {
-    expect(turnFields({ ...base, status: 'waiting_for_answer', pendingQuestions: [question] }, undefined)).toMatchObject({
+    expect(turnFields({ ...base, status: TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER, pendingQuestions: [question] }, undefined)).toMatchObject({
       status: 'waiting_for_answer',
       pendingQuestions: [question],
     });
   });
 
-  it.each(['queued', 'running', 'stopped'] as const)('carries only where it stands when %s', (status) => {
-    expect(turnFields({ ...base, status, pendingQuestions: [question] }, undefined)).toEqual({ status, session: base.sessionId, message_id: base.messageId });
+  it.each([
+    ['queued', TurnStatus.TURN_STATUS_QUEUED],
+    ['running', TurnStatus.TURN_STATUS_RUNNING],
+    ['stopped', TurnStatus.TURN_STATUS_STOPPED],
+    ['running', TurnStatus.TURN_STATUS_UNSPECIFIED],
+  ] as const)('carries only where it stands when %s', (name, status) => {
+    expect(turnFields({ ...base, status, pendingQuestions: [question] }, undefined)).toEqual({ status: name, session: base.sessionId, message_id: base.messageId });
   });
 
   it('adds openUrl when the relay has a public URL', () => {
@@ -53,12 +58,12 @@ describe('turnFields', () => {
 
 describe('turnPhrase', () => {
   it.each([
-    [{ status: 'done' }, 'done: "Yes. The deploy finished at 02:14 and the health check is green."'],
-    [{ status: 'error', error: 'script: boom\nat line 2' }, 'error: script: boom at line 2'],
-    [{ status: 'stopped' }, 'stopped'],
-    [{ status: 'waiting_for_answer', pendingQuestions: [question] }, 'waiting for an answer to "Merge now?"'],
-    [{ status: 'queued' }, `queued behind another turn; call wait with message_id ${base.messageId} for the reply`],
-    [{ status: 'running' }, `running; call wait with message_id ${base.messageId} for the reply`],
+    [{ status: TurnStatus.TURN_STATUS_DONE }, 'done: "Yes. The deploy finished at 02:14 and the health check is green."'],
+    [{ status: TurnStatus.TURN_STATUS_ERROR, error: 'script: boom\nat line 2' }, 'error: script: boom at line 2'],
+    [{ status: TurnStatus.TURN_STATUS_STOPPED }, 'stopped'],
+    [{ status: TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER, pendingQuestions: [question] }, 'waiting for an answer to "Merge now?"'],
+    [{ status: TurnStatus.TURN_STATUS_QUEUED }, `queued behind another turn; call wait with message_id ${base.messageId} for the reply`],
+    [{ status: TurnStatus.TURN_STATUS_RUNNING }, `running; call wait with message_id ${base.messageId} for the reply`],
   ] as const)('%o → %s', (change, phrase) => {
     expect(turnPhrase({ ...base, ...change } as TurnResult)).toBe(phrase);
   });

@@ -1,4 +1,4 @@
-// Roles in the user API through the real gateway app and GrpcSessionOwner, in front of the fake owners:
+// Roles in the user API through the real gateway app and its session client, in front of the fake owners:
 // what is relay-wide (relay settings, pairings, users) is for admins, a member gets 403 REMOTE_RELAY_FORBIDDEN
 // and nothing reaches the owner; reading stays open; admins list and add users; anyone asks who they are.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // Removing users and rotating or revoking tokens in the user API, through the real gateway app and
-// GrpcSessionOwner in front of the fake session service: who may, what the owner is asked, what each answers.
+// the gateway's session client, in front of the fake session service: who may, what the owner is asked, what each answers.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@relay/errors';
 import { startGateway, type TestGateway } from './start-gateway.ts';

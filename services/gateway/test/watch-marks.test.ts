@@ -2,10 +2,10 @@
 // conversation watches (or "all"), and a session is watched by a local subscription listing it or covering all of
 // them, never by its own conversation's, nor when excluded, nor by one watching a paired relay's sessions.
 import { describe, expect, it } from 'vitest';
-import type { WatchSubscription } from '../src/ports.ts';
+import type { Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { watchMarks } from '../src/watch-marks.ts';
 
-function subscription(fields: Partial<WatchSubscription> & Pick<WatchSubscription, 'id' | 'watcherSessionId'>): WatchSubscription {
+function subscription(fields: Partial<Subscription> & Pick<Subscription, 'id' | 'watcherSessionId'>): Subscription {
   return {
     scope: 'sessions',
     sessions: [],
@@ -14,9 +14,10 @@ function subscription(fields: Partial<WatchSubscription> & Pick<WatchSubscriptio
     once: false,
     match: '',
     stalledMinutes: 15,
-    heartbeatMinutes: null,
-    digestMinutes: null,
-    quietHours: null,
+    heartbeatMinutes: 0,
+    digestMinutes: 0,
+    quietHours: undefined,
+    createdAt: undefined,
     endedAt: undefined,
     endReason: '',
     heldCount: 0,

@@ -7,16 +7,18 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { withPendingAsks } from '../pending-asks.ts';
-import { SESSION_SCOPES, type PairingOwner, type QuestionOwner, type SubscriptionOwner, type TurnResult } from '../ports.ts';
+import type { TurnResult } from '@relay/proto/relay/session/v1/session';
+import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../relay-tool/limits.ts';
 import { mentionedRelays } from '../relay-tool/mentions.ts';
 import { turnFields } from '../relay-tool/turn-result.ts';
 import { planWait } from '../relay-tool/wait-seconds.ts';
-import { sessionReadView, sessionView, userSessionView } from '../session-view.ts';
+import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../session-view.ts';
 import { RELAY_VERSION } from '../version.ts';
 import { watchMarks, type WatchMarks } from '../watch-marks.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
+import { answered, readSession, type PairingClient, type QuestionClient, type SubscriptionClient } from '../service-clients.ts';
 
 export interface ApiDeps extends UserApiDeps {
   relayName: string;
@@ -25,11 +27,11 @@ export interface ApiDeps extends UserApiDeps {
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
   /** Where a session read gets its pending asks; without it, reads list only the cards turns wait on. */
-  questions?: QuestionOwner;
+  questions?: QuestionClient;
   /** The paired relays a user's message may mention (unlocking them in that conversation). */
-  pairing?: PairingOwner;
+  pairing?: PairingClient;
   /** Where the sessions' watch marks come from; without it, sessions show none. */
-  subscriptions?: SubscriptionOwner;
+  subscriptions?: SubscriptionClient;
 }
 
 /**
@@ -39,7 +41,7 @@ export interface ApiDeps extends UserApiDeps {
 async function marksOf(deps: ApiDeps, userId: string): Promise<(sessionId: string) => WatchMarks> {
   if (deps.subscriptions === undefined) return () => ({});
   try {
-    return watchMarks(await deps.subscriptions.listUserSubscriptions(userId));
+    return watchMarks((await deps.subscriptions.listUserSubscriptions({ userId })).subscriptions);
   } catch (error) {
     deps.logger.warn({ err: error }, 'subscriptions could not be read; the sessions show no watch marks');
     return () => ({});
@@ -53,7 +55,7 @@ async function marksOf(deps: ApiDeps, userId: string): Promise<(sessionId: strin
 async function mentionsIn(deps: ApiDeps, text: string): Promise<string[]> {
   if (deps.pairing === undefined) return [];
   try {
-    return mentionedRelays(text, await deps.pairing.listPairedRelays());
+    return mentionedRelays(text, (await deps.pairing.listPairedRelays({})).relays);
   } catch (error) {
     deps.logger.warn({ err: error }, 'paired relays could not be read; the message unlocks none');
     return [];
@@ -136,9 +138,9 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (userId === undefined) return reply;
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const [sessions, marks] = await Promise.all([callOwner(reply, deps.logger, () => deps.sessions.listSessions(userId, query.data.scope)), marksOf(deps, userId)]);
-    if (sessions === undefined) return reply;
-    return { sessions: sessions.map((session) => userSessionView(session, marks(session.id))) };
+    const [listed, marks] = await Promise.all([callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope: query.data.scope })), marksOf(deps, userId)]);
+    if (listed === undefined) return reply;
+    return { sessions: listed.sessions.map((session) => userSessionView(session, marks(session.id))) };
   });
 
   app.post('/api/v1/sessions', async (request, reply) => {
@@ -148,17 +150,17 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (typeof raw === 'object' && raw !== null && raw.external !== undefined) {
       const body = ExternalBody.safeParse(raw);
       if (!body.success) return sendInvalid(reply, body.error);
-      const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession(userId, body.data.title ?? ''));
+      const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession({ userId, title: body.data.title ?? '' }));
       if (created === undefined) return reply;
-      return reply.code(201).send({ session: sessionView(created.session), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
+      return reply.code(201).send({ session: sessionView(answered(created.session, 'CreateExternalSession', 'session')), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
     }
     const body = HostedBody.safeParse(raw);
     if (!body.success) return sendInvalid(reply, body.error);
     const mentionedRelays = await mentionsIn(deps, body.data.text);
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession({ userId, ...body.data, mentionedRelays, dryRun: false }));
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...body.data, mentionedRelays, dryRun: false })));
     if (created === undefined) return reply;
     return reply.code(201).send({
-      session: sessionView(created.session),
+      session: sessionView(answered(created.session, 'CreateSession', 'session')),
       message_id: created.messageId,
       ...(created.modelNote ? { modelNote: created.modelNote } : {}),
     });
@@ -172,8 +174,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (!query.success) return sendInvalid(reply, query.error);
     const [read, marks] = await Promise.all([
       callOwner(reply, deps.logger, async () => {
-        const session = await deps.sessions.readSession(userId, id, query.data.last);
-        return deps.questions ? withPendingAsks(session, await deps.questions.listAsks(userId, { aboutSessionId: id, pendingOnly: true })) : session;
+        const session = await readSession(deps.sessions, userId, id, query.data.last);
+        return deps.questions ? withPendingAsks(session, (await deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: id, pendingOnly: true })).asks) : session;
       }),
       marksOf(deps, userId),
     ]);
@@ -187,9 +189,10 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = SessionParams.parse(request.params);
     const body = OptionsBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
-    const options = { mode: body.data.mode, mayCreateSessions: body.data.may_create_sessions };
-    const session = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(userId, id, options));
-    if (session === undefined) return reply;
+    const options = { userId, sessionId: id, mode: body.data.mode, mayCreateSessions: body.data.may_create_sessions };
+    const set = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(options));
+    if (set === undefined) return reply;
+    const session = answered(set.session, 'SetConversationOptions', 'session');
     return { session: sessionView(session), mode: session.mode, mayCreateSessions: session.mayCreateSessions };
   });
 
@@ -200,7 +203,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const body = MessageBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
     const mentionedRelays = await mentionsIn(deps, body.data.text);
-    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage({ userId, sessionId: id, text: body.data.text, mentionedRelays, dryRun: false }));
+    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage(SendMessageRequest.fromPartial({ userId, sessionId: id, text: body.data.text, mentionedRelays, dryRun: false })));
     if (sent === undefined) return reply;
     return reply.code(201).send({ message_id: sent.messageId });
   });
@@ -212,16 +215,16 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = SessionParams.parse(request.params);
     const query = WaitQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const settings = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings());
-    if (settings === undefined) return reply;
-    const plan = planWait('wait', query.data.wait_seconds, settings.maxWaitSeconds);
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings({}));
+    if (read === undefined) return reply;
+    const plan = planWait('wait', query.data.wait_seconds, answered(read.settings, 'GetRelaySettings', 'settings').maxWaitSeconds);
     // A client that goes away ends the wait; the turn goes on.
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
     const result = await callOwner(reply, deps.logger, async () => {
       let last: TurnResult | undefined;
-      const events = deps.sessions.wait({ userId, sessionId: id, messageId: query.data.message_id, waitSeconds: plan.waitSeconds }, gone.signal);
-      for await (const event of events) if (event.kind === 'result') last = event.result;
+      const events = deps.sessions.wait({ userId, callerSessionId: '', sessionId: id, messageId: query.data.message_id, waitSeconds: plan.waitSeconds }, { signal: gone.signal });
+      for await (const event of events) if (event.result) last = event.result;
       if (last === undefined && !gone.signal.aborted) throw new Error('Wait ended without a result');
       return last;
     });

@@ -5,7 +5,8 @@
 import { isAppError } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedCaller, SessionOwner } from '../ports.ts';
+import { callerOf, type AuthenticatedCaller } from '../caller.ts';
+import type { SessionClient } from '../service-clients.ts';
 
 export type BearerOutcome =
   | { ok: true; caller: AuthenticatedCaller }
@@ -43,11 +44,11 @@ export async function checkToken<T>(
 }
 
 /** The caller behind a request's bearer token; 401 without a valid one, 429 while the client must wait, 503 when tokens cannot be checked. */
-export async function authenticateBearer(request: FastifyRequest, sessions: SessionOwner, logger: Logger): Promise<BearerOutcome> {
+export async function authenticateBearer(request: FastifyRequest, sessions: SessionClient, logger: Logger): Promise<BearerOutcome> {
   const token = bearerTokenOf(request);
   if (!token) return { ok: false, status: 401, message: 'Authorization: Bearer <token> is required.' };
   try {
-    const checked = await checkToken(request, token, (value) => sessions.authenticate(value));
+    const checked = await checkToken(request, token, async (value) => callerOf(await sessions.authenticate({ token: value })));
     if (checked.kind === 'ok') return { ok: true, caller: checked.value };
     if (checked.kind === 'wait') return tooManyFailures(checked.seconds);
     return { ok: false, status: 401, message: 'The bearer token is unknown or revoked.' };

@@ -4,19 +4,20 @@
  * client's failed tries like any other (failure-limits.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PairingOwner, RelayCaller } from '../ports.ts';
 import { bearerTokenOf, checkToken } from './authenticate-bearer.ts';
+import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { PairingClient } from '../service-clients.ts';
 
 export type RelayAuthOutcome =
   | { ok: true; caller: RelayCaller }
   | { ok: false; status: 401 | 429 | 503; code: string; message: string; retryAfterSeconds?: number };
 
 /** The paired relay (its name as paired here) and the local user who owns that pairing; 401 for any other token, 429 while the client must wait, 503 when tokens cannot be checked. */
-export async function authenticateRelay(request: FastifyRequest, pairing: PairingOwner): Promise<RelayAuthOutcome> {
+export async function authenticateRelay(request: FastifyRequest, pairing: PairingClient): Promise<RelayAuthOutcome> {
   const token = bearerTokenOf(request);
   if (!token) return { ok: false, status: 401, code: 'REMOTE_RELAY_AUTH', message: 'Authorization: Bearer <relay token> is required.' };
   try {
-    const checked = await checkToken(request, token, (value) => pairing.authenticateRelay(value));
+    const checked = await checkToken(request, token, (value) => pairing.authenticateRelay({ token: value }));
     if (checked.kind === 'ok') return { ok: true, caller: checked.value };
     if (checked.kind === 'wait') {
       return {
@@ -35,7 +36,7 @@ export async function authenticateRelay(request: FastifyRequest, pairing: Pairin
 }
 
 /** The calling relay, or undefined once the refusal was sent (401/429/503 with `{ code, error }`). */
-export async function relayCallerOf(request: FastifyRequest, reply: FastifyReply, pairing: PairingOwner): Promise<RelayCaller | undefined> {
+export async function relayCallerOf(request: FastifyRequest, reply: FastifyReply, pairing: PairingClient): Promise<RelayCaller | undefined> {
   const auth = await authenticateRelay(request, pairing);
   if (auth.ok) return auth.caller;
   sendRelayAuthRefusal(reply, auth);

@@ -8,13 +8,13 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { outsideTrace } from '@relay/telemetry';
-import type { QuestionOwner, SessionOwner } from '../ports.ts';
 import { bearerTokenOf } from './authenticate-bearer.ts';
 import { callerOf, type UserApiDeps } from './user-api.ts';
+import { readSession, type QuestionClient, type SessionClient } from '../service-clients.ts';
 
 export interface ConsoleEventsDeps extends UserApiDeps {
-  sessions: SessionOwner;
-  questions: QuestionOwner;
+  sessions: SessionClient;
+  questions: QuestionClient;
 }
 
 export interface ConsoleEventsOptions {
@@ -100,8 +100,8 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
       reads += 1;
       try {
         if (reads % recheckEvery === 0) {
-          const again = await deps.sessions.authenticate(token).catch(() => undefined);
-          if (again === undefined || again.userId !== caller.userId) return end({ event: 'signed-out', message: 'This sign-in is no longer valid; sign in again.' });
+          const again = await deps.sessions.authenticate({ token }).catch(() => undefined);
+          if (again?.caller?.userId !== caller.userId) return end({ event: 'signed-out', message: 'This sign-in is no longer valid; sign in again.' });
         }
         const update = await readUpdate(deps, caller.userId, sessionId);
         const key = JSON.stringify(update);
@@ -132,10 +132,10 @@ function sessionParam(request: FastifyRequest): string | undefined {
 /** The digests of what the page shows for `userId` now. */
 async function readUpdate(deps: ConsoleEventsDeps, userId: string, sessionId: string | undefined): Promise<ConsoleUpdate> {
   const [sessions, asks, cards, read] = await Promise.all([
-    deps.sessions.listSessions(userId, 'all'),
-    deps.questions.listAsks(userId, { pendingOnly: true }),
-    deps.questions.listCards(userId, { pendingOnly: true }),
-    sessionId === undefined ? undefined : deps.sessions.readSession(userId, sessionId, 20).catch(() => null),
+    deps.sessions.listSessions({ userId, scope: 'all' }).then((listed) => listed.sessions),
+    deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }).then(({ asks }) => asks),
+    deps.questions.listCards({ userId, sessionId: '', pendingOnly: true }).then(({ cards }) => cards),
+    sessionId === undefined ? undefined : readSession(deps.sessions, userId, sessionId, 20).catch(() => null),
   ]);
   const update: ConsoleUpdate = {
     sessions: digest(sessions.map((s) => [s.id, s.title, s.state, s.archived, s.messageCount, s.lastActivityAt?.getTime(), s.group?.id, s.tasks.map((t) => [t.id, t.status])])),

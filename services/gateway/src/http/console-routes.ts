@@ -13,6 +13,8 @@ import { clearSignInCookies, cookiesOf, registerCookieAuthentication, sameOrigin
 import { registerConsoleEvents, type ConsoleEventsDeps, type ConsoleEventsOptions } from './console-events.ts';
 import { findConsoleDist, registerConsoleStatic } from './console-static.ts';
 import { callOwner, sendError, userOf } from './user-api.ts';
+import { callerOf, userRoleOf } from '../caller.ts';
+import { answered } from '../service-clients.ts';
 
 export interface ConsoleDeps extends ConsoleEventsDeps {
   /** The base URL users reach this gateway at, without a trailing slash: where a sign-in link points. */
@@ -45,10 +47,10 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps, o
   app.post('/api/v1/sign-in-links', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSignInLink(userId));
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSignInLink({ userId }));
     if (created === undefined) return reply;
     reply.header('cache-control', 'no-store');
-    return { url: `${deps.publicUrl}/#link=${created.link}`, expiresAt: created.expiresAt.toISOString() };
+    return { url: `${deps.publicUrl}/#link=${created.link}`, expiresAt: answered(created.expiresAt, 'CreateSignInLink', 'expires_at').toISOString() };
   });
 
   // Sign in with a token or a link: either is checked like a bearer token (and counted against the client when
@@ -66,8 +68,11 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps, o
     try {
       checked =
         'token' in given
-          ? await checkToken(request, given.token, async (token) => ({ token, caller: await deps.sessions.authenticate(token) }))
-          : await checkToken(request, given.link, (link) => deps.sessions.redeemSignInLink(link));
+          ? await checkToken(request, given.token, async (token) => ({ token, caller: callerOf(await deps.sessions.authenticate({ token })) }))
+          : await checkToken(request, given.link, async (link) => {
+              const redeemed = await deps.sessions.redeemSignInLink({ link });
+              return { token: redeemed.token, caller: { userId: redeemed.userId, role: userRoleOf(redeemed.role), sessionId: undefined } };
+            });
     } catch (error) {
       deps.logger.error({ err: error }, 'console sign-in could not check the token');
       return sendError(reply, 503, INTERNAL_CODE, 'This relay cannot check tokens right now; try again in a moment.');
@@ -107,7 +112,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps, o
     let ended = false;
     if (token !== undefined && token !== '') {
       try {
-        ended = await deps.sessions.endSignIn(token);
+        ended = (await deps.sessions.endSignIn({ token })).ended;
       } catch (error) {
         // The cookies go anyway; a link's token left behind stops working when it expires.
         deps.logger.warn({ err: error }, "console sign-out could not end the sign-in's token");

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { outsideTrace, type Logger } from '@relay/telemetry';
-import type { SessionOwner } from '../ports.ts';
+import type { SessionClient } from '../service-clients.ts';
 import { pendingNoteOf } from '../relay-tool/pending-note.ts';
 
 export const PENDING_STREAM_POLL_MS = 2_000;
@@ -15,7 +15,7 @@ export const PENDING_STREAM_POLL_MS = 2_000;
 /** Sends a notification whenever more messages wait than when it last looked, until `signal` aborts. */
 export async function announcePending(
   sessionId: string,
-  deps: { sessions: SessionOwner; logger: Logger },
+  deps: { sessions: SessionClient; logger: Logger },
   notify: (notification: ServerNotification) => Promise<void>,
   signal: AbortSignal,
 ): Promise<void> {
@@ -28,7 +28,7 @@ export async function announcePending(
     }
     try {
       // A look every 2 s of a stream held for hours: not a span each in the GET request's trace.
-      const { pending } = await outsideTrace(() => deps.sessions.getConversation(sessionId));
+      const { pending } = await outsideTrace(() => deps.sessions.getConversation({ sessionId }));
       const count = pending?.count ?? 0;
       const note = pendingNoteOf(sessionId, pending);
       if (count > announced && note !== undefined) {

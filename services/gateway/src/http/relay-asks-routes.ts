@@ -11,14 +11,17 @@
 import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Ask, PairingOwner, QuestionOwner, RelayCaller, SessionOwner } from '../ports.ts';
+import type { Ask } from '@relay/proto/relay/question/v1/question_service';
+import { askStatusName } from '../question-view.ts';
 import { relayCallerOf } from './authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from './user-api.ts';
+import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { answered, type PairingClient, type QuestionClient, readSession, type SessionClient } from '../service-clients.ts';
 
 export interface RelayAsksRouteDeps {
-  sessions: SessionOwner;
-  pairing: PairingOwner;
-  questions: QuestionOwner;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
   logger: Logger;
 }
 
@@ -49,7 +52,7 @@ function remoteAskView(ask: Ask) {
     aboutSessionId: ask.aboutSessionId,
     question: ask.question,
     options: ask.options,
-    status: ask.status,
+    status: askStatusName(ask.status),
     answer: ask.answer,
     choice: ask.choice,
     via: ask.via,
@@ -70,9 +73,9 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
     if (!body.success) return sendInvalid(reply, body.error);
     const input = body.data;
     const asked = await callOwner(reply, deps.logger, async () => {
-      const { session } = await deps.sessions.readSession(caller.userId, input.session, 1);
+      const { session } = await readSession(deps.sessions, caller.userId, input.session, 1);
       if (session.archived) return 'archived' as const;
-      return deps.questions.ask({
+      const { ask } = await deps.questions.ask({
         userId: caller.userId,
         askingSessionId: remoteAsker(caller.relayName, input.askingSessionId),
         aboutSessionId: session.id,
@@ -82,6 +85,7 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
         detail: input.detail,
         dryRun: input.dryRun,
       });
+      return answered(ask, 'Ask', 'ask');
     });
     if (asked === undefined) return reply;
     if (asked === 'archived') return sendError(reply, 409, 'REMOTE_RELAY_ARCHIVED', `ask: session ${input.session} is archived. Nothing was asked.`);
@@ -116,13 +120,14 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
     const query = AskerQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
     const withdrawn = await callOwner(reply, deps.logger, () =>
-      deps.questions.withdrawAsk(caller.userId, remoteAsker(caller.relayName, query.data.asking_session_id), request.params.id),
+      deps.questions.withdrawAsk({ userId: caller.userId, askingSessionId: remoteAsker(caller.relayName, query.data.asking_session_id), askId: request.params.id }),
     );
     if (withdrawn === undefined) return reply;
-    return { ask: remoteAskView(withdrawn) };
+    return { ask: remoteAskView(answered(withdrawn.ask, 'WithdrawAsk', 'ask')) };
   });
 }
 
-function asksOf(deps: RelayAsksRouteDeps, caller: RelayCaller, askingSessionId: string): Promise<Ask[]> {
-  return deps.questions.listAsks(caller.userId, { askingSessionId: remoteAsker(caller.relayName, askingSessionId), pendingOnly: false });
+async function asksOf(deps: RelayAsksRouteDeps, caller: RelayCaller, askingSessionId: string): Promise<Ask[]> {
+  const { asks } = await deps.questions.listAsks({ userId: caller.userId, askingSessionId: remoteAsker(caller.relayName, askingSessionId), aboutSessionId: '', pendingOnly: false });
+  return asks;
 }

@@ -12,15 +12,15 @@
 import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { PairingOwner, SessionOwner } from '../ports.ts';
-import type { KeptEvent, RemoteEventsOwner } from '../remote-events-owner.ts';
+import type { KeptEvent } from '@relay/proto/relay/pairing/v1/remote_events';
 import { relayCallerOf } from './authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from './user-api.ts';
+import { type PairingClient, readSession, type RemoteEventsClient, type SessionClient } from '../service-clients.ts';
 
 export interface RelayEventsRouteDeps {
-  sessions: SessionOwner;
-  pairing: PairingOwner;
-  remoteEvents: RemoteEventsOwner;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  remoteEvents: RemoteEventsClient;
   logger: Logger;
 }
 
@@ -59,7 +59,7 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
       const listed = all ? [] : [...new Set(watch.sessions)];
       const found: { id: string; title: string }[] = [];
       for (const id of listed) {
-        const { session } = await deps.sessions.readSession(caller.userId, id, 1);
+        const { session } = await readSession(deps.sessions, caller.userId, id, 1);
         found.push({ id: session.id, title: session.title });
       }
       if (!watch.dryRun) {
@@ -86,11 +86,11 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
     if (caller === undefined) return reply;
     const query = FetchQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const page = await callOwner(reply, deps.logger, () => deps.remoteEvents.fetchWatchEvents(caller.relayName, request.params.id, query.data.after));
+    const page = await callOwner(reply, deps.logger, () => deps.remoteEvents.fetchWatchEvents({ relay: caller.relayName, id: request.params.id, after: query.data.after }));
     if (page === undefined) return reply;
     const events = await withTitles(page.events, page.userId, deps.sessions);
     return {
-      events: events.map((event) => ({ ...event, occurredAt: event.occurredAt.toISOString() })),
+      events: events.map((event) => ({ ...event, occurredAt: (event.occurredAt ?? new Date(0)).toISOString() })),
       cursor: page.cursor,
       dropped: page.dropped,
     };
@@ -99,19 +99,19 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
   app.delete<{ Params: { id: string } }>('/relay/v1/subscriptions/:id', async (request, reply) => {
     const caller = await relayCallerOf(request, reply, deps.pairing);
     if (caller === undefined) return reply;
-    const ended = await callOwner(reply, deps.logger, () => deps.remoteEvents.endWatch(caller.relayName, request.params.id));
-    if (ended === undefined) return reply;
-    return { ended };
+    const answer = await callOwner(reply, deps.logger, () => deps.remoteEvents.endWatch({ relay: caller.relayName, id: request.params.id }));
+    if (answer === undefined) return reply;
+    return { ended: answer.ended };
   });
 }
 
 /** Names the sessions a watch of "all" does not list, as the watching relay's rows show them. */
-async function withTitles(events: KeptEvent[], userId: string, sessions: SessionOwner): Promise<KeptEvent[]> {
+async function withTitles(events: KeptEvent[], userId: string, sessions: SessionClient): Promise<KeptEvent[]> {
   const titles = new Map<string, string>();
   for (const event of events) {
     if (event.sessionTitle !== '' || titles.has(event.sessionId)) continue;
     // A session deleted since keeps its event, untitled.
-    const title = await sessions.readSession(userId, event.sessionId, 1).then(({ session }) => session.title).catch(() => '');
+    const title = await readSession(sessions, userId, event.sessionId, 1).then(({ session }) => session.title).catch(() => '');
     titles.set(event.sessionId, title);
   }
   return events.map((event) => (event.sessionTitle !== '' ? event : { ...event, sessionTitle: titles.get(event.sessionId) ?? '' }));

@@ -9,6 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TASK_LINES_DEFAULT, TASK_LINES_MAX, taskOutputView } from '../relay-tool/actions/read-task-output.ts';
 import { usageReportView } from '../relay-tool/actions/usage.ts';
+import { UpdateSessionRequest } from '@relay/proto/relay/session/v1/session_service';
+import { answered, readSession } from '../service-clients.ts';
 import { messageView, sessionView } from '../session-view.ts';
 import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 
@@ -47,7 +49,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id } = SessionParams.parse(request.params);
-    const stopped = await callOwner(reply, deps.logger, () => deps.sessions.stopTurn({ userId }, id));
+    const stopped = await callOwner(reply, deps.logger, () => deps.sessions.stopTurn({ userId, callerSessionId: '', sessionId: id }));
     if (stopped === undefined) return reply;
     return { session: id, stopRequested: stopped.stopRequested };
   });
@@ -56,18 +58,18 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id } = SessionParams.parse(request.params);
-    const session = await callOwner(reply, deps.logger, () => deps.sessions.archiveSession({ userId }, id));
-    if (session === undefined) return reply;
-    return { session: sessionView(session) };
+    const archived = await callOwner(reply, deps.logger, () => deps.sessions.archiveSession({ userId, callerSessionId: '', sessionId: id }));
+    if (archived === undefined) return reply;
+    return { session: sessionView(answered(archived.session, 'ArchiveSession', 'session')) };
   });
 
   app.post('/api/v1/sessions/:id/unarchive', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id } = SessionParams.parse(request.params);
-    const session = await callOwner(reply, deps.logger, () => deps.sessions.unarchiveSession(userId, id));
-    if (session === undefined) return reply;
-    return { session: sessionView(session) };
+    const unarchived = await callOwner(reply, deps.logger, () => deps.sessions.unarchiveSession({ userId, sessionId: id }));
+    if (unarchived === undefined) return reply;
+    return { session: sessionView(answered(unarchived.session, 'UnarchiveSession', 'session')) };
   });
 
   // Renaming and regrouping are update_session's title and group, made by the session's own user.
@@ -79,8 +81,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
     if (!body.success) return sendInvalid(reply, body.error);
     const change = { ...(body.data.title !== undefined ? { title: body.data.title } : {}), ...(body.data.group !== undefined ? { group: body.data.group } : {}) };
     const updated = await callOwner(reply, deps.logger, async () => {
-      const result = await deps.sessions.updateSession({ userId, sessionId: id, change, allowed: true, dryRun: false });
-      return { result, session: (await deps.sessions.readSession(userId, id, 1)).session };
+      const result = await deps.sessions.updateSession(UpdateSessionRequest.fromPartial({ userId, sessionId: id, ...change, allowed: true, dryRun: false }));
+      return { result, session: (await readSession(deps.sessions, userId, id, 1)).session };
     });
     if (updated === undefined) return reply;
     const { result, session } = updated;
@@ -97,7 +99,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id, messageId } = MessageParams.parse(request.params);
-    const read = await callOwner(reply, deps.logger, () => deps.sessions.readSession(userId, id, MESSAGE_LOOKBACK));
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.readSession({ userId, sessionId: id, last: MESSAGE_LOOKBACK, readerSessionId: '' }));
     if (read === undefined) return reply;
     const message = read.messages.find((candidate) => candidate.id === messageId);
     if (message === undefined) {
@@ -114,7 +116,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
     const { id, taskId } = TaskParams.parse(request.params);
     const query = TaskOutputQuery.safeParse(request.query);
     if (!query.success) return sendInvalid(reply, query.error);
-    const read = await callOwner(reply, deps.logger, () => deps.sessions.readTaskOutput(userId, id, taskId, query.data.lines));
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.readTaskOutput({ userId, sessionId: id, taskId, lines: query.data.lines }));
     if (read === undefined) return reply;
     return { session: id, ...taskOutputView(read) };
   });
@@ -122,7 +124,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
   app.get('/api/v1/usage', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
-    const info = await callOwner(reply, deps.logger, () => deps.sessions.getRelayInfo(userId));
+    const info = await callOwner(reply, deps.logger, () => deps.sessions.getRelayInfo({ userId }));
     if (info === undefined) return reply;
     return usageReportView(info);
   });

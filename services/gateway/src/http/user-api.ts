@@ -6,13 +6,14 @@ import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { AuthenticatedCaller, SessionOwner } from '../ports.ts';
+import type { AuthenticatedCaller } from '../caller.ts';
+import type { SessionClient } from '../service-clients.ts';
 import { isToolErrorCode } from '../relay-tool/errors.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
 
 /** What the helpers below need: tokens are checked by the session service. */
 export interface UserApiDeps {
-  sessions: SessionOwner;
+  sessions: SessionClient;
   logger: Logger;
 }
 

@@ -12,7 +12,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { USER_ROLES, type UserSummary } from '../ports.ts';
+import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
+import { USER_ROLES, userRoleOf } from '../caller.ts';
+import { answered } from '../service-clients.ts';
 import { adminOf, callerOf, callOwner, sendError, sendInvalid, type UserApiDeps } from './user-api.ts';
 
 const NewUserBody = z.strictObject(
@@ -35,7 +37,7 @@ const IdParams = z.object({ id: z.string().min(1) });
 
 /** A user as the user API shows them. */
 function userView(user: UserSummary) {
-  return { id: user.id, name: user.name, role: user.role, createdAt: user.createdAt.toISOString() };
+  return { id: user.id, name: user.name, role: userRoleOf(user.role), createdAt: answered(user.createdAt, 'ListUsers', 'created_at').toISOString() };
 }
 
 /** Registers /api/v1/me, /api/v1/users[/:id[/token]] and /api/v1/sessions/:id/token on `app`. */
@@ -44,35 +46,35 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): voi
     const caller = await callerOf(deps, request, reply);
     if (caller === undefined) return reply;
     // Authenticate answers the id and role only; the name comes from the users list (a team's, so short).
-    const users = await callOwner(reply, deps.logger, () => deps.sessions.listUsers());
-    if (users === undefined) return reply;
-    const me = users.find((user) => user.id === caller.userId);
+    const listed = await callOwner(reply, deps.logger, () => deps.sessions.listUsers({}));
+    if (listed === undefined) return reply;
+    const me = listed.users.find((user) => user.id === caller.userId);
     return { user: { id: caller.userId, name: me?.name ?? '', role: caller.role } };
   });
 
   app.get('/api/v1/users', async (request, reply) => {
     if ((await adminOf(deps, request, reply, "list the relay's users")) === undefined) return reply;
-    const users = await callOwner(reply, deps.logger, () => deps.sessions.listUsers());
-    if (users === undefined) return reply;
-    return { users: users.map(userView) };
+    const listed = await callOwner(reply, deps.logger, () => deps.sessions.listUsers({}));
+    if (listed === undefined) return reply;
+    return { users: listed.users.map(userView) };
   });
 
   app.post('/api/v1/users', async (request, reply) => {
     if ((await adminOf(deps, request, reply, 'add users')) === undefined) return reply;
     const body = NewUserBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createUser(body.data.name, body.data.role));
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createUser({ name: body.data.name, role: body.data.role }));
     if (created === undefined) return reply;
-    return reply.code(201).send({ user: { id: created.userId, name: body.data.name, role: created.role }, token: created.token });
+    return reply.code(201).send({ user: { id: created.userId, name: body.data.name, role: userRoleOf(created.role) }, token: created.token });
   });
 
   app.delete('/api/v1/users/:id', async (request, reply) => {
     const callerId = await adminOf(deps, request, reply, 'remove users');
     if (callerId === undefined) return reply;
     const { id } = IdParams.parse(request.params);
-    const removed = await callOwner(reply, deps.logger, () => deps.sessions.removeUser(id, callerId));
+    const removed = await callOwner(reply, deps.logger, () => deps.sessions.removeUser({ userId: id, callerUserId: callerId }));
     if (removed === undefined) return reply;
-    return { user: userView(removed.user), removed: true, archivedSessions: removed.archivedSessions };
+    return { user: userView(answered(removed.user, 'RemoveUser', 'user')), removed: true, archivedSessions: removed.archivedSessions };
   });
 
   for (const revoke of [false, true]) {
@@ -86,7 +88,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): voi
         if (caller.userId !== id && caller.role !== 'admin') {
           return sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "Only an admin of this relay can change another user's token; ask an admin to do it.");
         }
-        const changed = await callOwner(reply, deps.logger, () => deps.sessions.rotateUserToken(id, revoke));
+        const changed = await callOwner(reply, deps.logger, () => deps.sessions.rotateUserToken({ userId: id, revoke }));
         if (changed === undefined) return reply;
         return revoke ? { user: { id }, revoked: true } : { user: { id }, token: changed.token };
       },
@@ -99,7 +101,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): voi
         const caller = await callerOf(deps, request, reply);
         if (caller === undefined) return reply;
         const { id } = IdParams.parse(request.params);
-        const changed = await callOwner(reply, deps.logger, () => deps.sessions.rotateSessionToken(caller.userId, id, revoke));
+        const changed = await callOwner(reply, deps.logger, () => deps.sessions.rotateSessionToken({ userId: caller.userId, sessionId: id, revoke }));
         if (changed === undefined) return reply;
         return revoke ? { session: { id }, revoked: true } : { session: { id }, token: changed.token };
       },

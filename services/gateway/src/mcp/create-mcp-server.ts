@@ -16,7 +16,7 @@ import {
 import type { Logger } from '@relay/telemetry';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import type { Caller, PairingOwner, QuestionOwner, SessionOwner } from '../ports.ts';
+import type { Caller } from '../caller.ts';
 import { dispatchToolCall, type CallChannel } from '../relay-tool/dispatch.ts';
 import { preview } from '../relay-tool/input-bounds.ts';
 import { isRelayToolOn } from '../relay-tool/is-relay-tool-on.ts';
@@ -25,6 +25,7 @@ import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from '../relay-too
 import { toCallToolResult } from '../relay-tool/result.ts';
 import { RELAY_VERSION } from '../version.ts';
 import type { InFlightCalls } from './in-flight-calls.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../service-clients.ts';
 
 // The SDK would build an Ajv instance (with its formats) for every server, so for every request; it is only used
 // for elicitation schemas, and one serves them all.
@@ -34,9 +35,9 @@ export interface McpDeps {
   relayName: string;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
-  sessions: SessionOwner;
-  pairing: PairingOwner;
-  questions: QuestionOwner;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
   logger: Logger;
 }
 

@@ -2,11 +2,12 @@
  * What every action receives besides its arguments: who calls, this relay's name and state as read
  * for this call, the owners to call, and the call's own line to the agent (progress, going away).
  */
-import type { Caller, PairedRelay, PairingOwner, QuestionOwner, RelaySettings, SessionOwner, SubscriptionOwner } from '../ports.ts';
+import type { Caller } from '../caller.ts';
+import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
 import type { ActionDefinition } from './define-action.ts';
 import type { CallShape } from './call-key.ts';
-import type { RemoteEventsOwner } from '../remote-events-owner.ts';
-import type { SchedulerOwner } from '../scheduler-owner.ts';
+import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../service-clients.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 
 export interface ActionContext {
   /** The action called: its handler reads its own facts (write, nothing, toPaired) from here. */
@@ -20,15 +21,15 @@ export interface ActionContext {
   settings: RelaySettings;
   /** The paired relays, read once for this call. */
   paired: PairedRelay[];
-  sessions: SessionOwner;
-  pairing: PairingOwner;
-  questions: QuestionOwner;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
   /** The scheduler; absent where it is not wired (schedule actions then answer REMOTE_RELAY_UNSUPPORTED). */
-  schedules?: SchedulerOwner;
+  schedules?: SchedulerClient;
   /** The subscription service; absent where this gateway runs without one (subscription actions then answer UNSUPPORTED). */
-  subscriptions?: SubscriptionOwner;
+  subscriptions?: SubscriptionClient;
   /** The pairing service's remote events; absent where this gateway runs without one (subscribing to a paired relay then answers UNSUPPORTED). */
-  remoteEvents?: RemoteEventsOwner;
+  remoteEvents?: RemoteEventsClient;
   /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */
   signal: AbortSignal;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */

@@ -7,16 +7,19 @@
  * running turn (decisions.md, External sessions). Its card names it, is keyed by the call (call-key.ts), and
  * stays in the Inbox when the wait runs out, so the same call made again picks up the decision.
  */
-import type { Card, CardRequest, Conversation } from '../ports.ts';
 import type { ActionContext } from './action-context.ts';
 import { callKeyOf } from './call-key.ts';
 import type { CardText } from './card-text.ts';
 import { toolError } from './errors.ts';
 import { shortId } from './turn-result.ts';
+import { CardKind, type Card, type RaiseCardRequest } from '@relay/proto/relay/question/v1/question_service';
+import { cardStatusName } from '../question-view.ts';
+import { isExternal } from '../session-view.ts';
+import { answered, type Conversation } from '../service-clients.ts';
 
 /** Returns once the user chose Allow; throws REMOTE_RELAY_NO_ACTIVE_TURN or REMOTE_RELAY_PERMISSION otherwise. */
 export async function askApproval(card: CardText, conversation: Conversation, context: ActionContext): Promise<void> {
-  const external = conversation.session.external;
+  const external = isExternal(conversation.session);
   if (!conversation.hasRunningTurn && !external) {
     throw toolError(
       'REMOTE_RELAY_NO_ACTIVE_TURN',
@@ -24,23 +27,25 @@ export async function askApproval(card: CardText, conversation: Conversation, co
     );
   }
   const { caller, questions, settings } = context;
-  const request: CardRequest = { userId: caller.userId, sessionId: caller.sessionId, kind: 'approval', title: card.title, lines: card.lines };
+  const request: RaiseCardRequest = { userId: caller.userId, sessionId: caller.sessionId, kind: CardKind.CARD_KIND_APPROVAL, title: card.title, lines: card.lines, options: [], callKey: '' };
   if (external) {
     const { session } = conversation;
     request.lines = [...card.lines, `Asked by the external session "${session.title}" (${shortId(session.id)}), an MCP client you run.`];
     if (context.call !== undefined) request.callKey = callKeyOf(caller.sessionId, context.call, card.title);
   }
-  const raised = await questions.raiseCard(request);
-  let decided: Card | undefined = raised.status === 'pending' ? undefined : raised;
+  const raised = answered((await questions.raiseCard(request)).card, 'RaiseCard', 'card');
+  let decided: Card | undefined = cardStatusName(raised.status) === 'pending' ? undefined : raised;
   if (decided === undefined) {
-    for await (const event of questions.awaitCard(raised.id, settings.maxWaitSeconds, context.signal)) {
-      if (event.kind === 'card') decided = event.card;
-      else await context.progress(waitingLine(external, raised.id, card.title, event.seconds));
+    // No deadline: the wait is bounded by waitSeconds on the relay clock, and the caller's going away ends it.
+    for await (const event of questions.awaitCard({ cardId: raised.id, waitSeconds: settings.maxWaitSeconds }, { signal: context.signal })) {
+      if (event.card) decided = event.card;
+      else await context.progress(waitingLine(external, raised.id, card.title, event.progressSeconds ?? 0));
     }
   }
-  if (decided?.status === 'allowed') return;
-  if (decided?.status === 'denied') throw toolError('REMOTE_RELAY_PERMISSION', `The user denied ${card.asked}. ${card.nothing}`);
-  if (external && (decided === undefined || decided.status === 'pending')) {
+  const status = decided === undefined ? 'pending' : cardStatusName(decided.status);
+  if (status === 'allowed') return;
+  if (status === 'denied') throw toolError('REMOTE_RELAY_PERMISSION', `The user denied ${card.asked}. ${card.nothing}`);
+  if (external && status === 'pending') {
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
       `The user has not decided card ${raised.id} ("${card.title}") in the Inbox within ${settings.maxWaitSeconds} s. ${card.nothing} The card stays in the Inbox: make the same call again to pick up the user's decision.`,

@@ -1,4 +1,5 @@
-import type { Ask } from '../ports.ts';
+import type { Ask } from '@relay/proto/relay/question/v1/question_service';
+import { askStatusName } from '../question-view.ts';
 import { boundedFields } from '../session-view.ts';
 
 /**
@@ -6,17 +7,18 @@ import { boundedFields } from '../session-view.ts';
  * message; the user reads them whole in the Inbox (relay inbox, GET /api/v1/asks).
  */
 export function askView(ask: Ask) {
-  const { question, detail, answer, ...bounded } = boundedFields({ question: ask.question, detail: ask.detail, answer: ask.status === 'answered' ? ask.answer : '' });
+  const status = askStatusName(ask.status);
+  const { question, detail, answer, ...bounded } = boundedFields({ question: ask.question, detail: ask.detail, answer: status === 'answered' ? ask.answer : '' });
   return {
     question_id: ask.id,
     question,
     options: ask.options,
     ...(ask.recommendation ? { recommendation: ask.recommendation } : {}),
     ...(detail ? { detail } : {}),
-    status: ask.status,
+    status,
     session: ask.aboutSessionId,
     askedBy: ask.askingSessionId,
-    ...(ask.status === 'answered' ? { answer, choice: ask.choice } : {}),
+    ...(status === 'answered' ? { answer, choice: ask.choice } : {}),
     ...(ask.via ? { via: ask.via } : {}),
     createdAt: ask.createdAt?.toISOString() ?? null,
     endedAt: ask.endedAt?.toISOString() ?? null,

@@ -4,7 +4,7 @@
  * runs out. It looks every second (one GetConversation) and tells the agent every 10 s that it still waits.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PendingMessages } from '../ports.ts';
+import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 import type { ActionContext } from './action-context.ts';
 
 export const PENDING_POLL_MS = 1_000;
@@ -16,7 +16,7 @@ export async function awaitPending(context: ActionContext, waitSeconds: number):
   const startedAt = performance.now();
   let progressAt = startedAt + PENDING_PROGRESS_MS;
   for (;;) {
-    const { pending } = await sessions.getConversation(caller.sessionId);
+    const { pending } = await sessions.getConversation({ sessionId: caller.sessionId });
     if (pending !== undefined && pending.count > 0) return pending;
     const now = performance.now();
     if (signal.aborted || now - startedAt >= waitSeconds * 1000) return undefined;

@@ -3,7 +3,9 @@
  * approves, lines with the details the user decides on, and the sentence the agent reads when the
  * user chooses Deny. Pure: the actions pass in what they know after their dry run.
  */
-import type { GroupRef, Session, SettingsChange } from '../ports.ts';
+import type { GroupRef, Session } from '@relay/proto/relay/session/v1/session';
+import { groupOf } from '../session-view.ts';
+import type { SettingsChange } from './actions/update-session.ts';
 import { quoteStart } from './turn-result.ts';
 
 export interface CardText {
@@ -20,7 +22,8 @@ export function createSessionCard(relay: string, session: Session, text: string)
   const lines = [joinParts([`Provider: ${session.provider}`, `Model: ${session.model}`, session.effort && `Effort: ${session.effort}`])];
   if (session.repo) lines.push(joinParts([`Repository: ${session.repo}`, session.branch && `Branch: ${session.branch}`]));
   else if (session.cwd) lines.push(`Folder: ${session.cwd}`);
-  if (session.group) lines.push(groupLine(session.group));
+  const group = groupOf(session);
+  if (group) lines.push(groupLine(group));
   if (session.mode && session.mode !== 'agent') lines.push(`Mode: ${session.mode}`);
   lines.push(`Prompt: ${quoteStart(text, 200)}`);
   return {

@@ -6,11 +6,11 @@
  * the level each needs) is read off the definitions (action-list.ts).
  */
 import type { z } from 'zod';
-import type { AgentLevel } from '../ports.ts';
 import type { ActionContext } from './action-context.ts';
 import type { ToolArguments } from './tool-arguments.ts';
 import type { RelayCallOrigin } from './serve-relay-call.ts';
 import type { Success } from './result.ts';
+import type { AgentLevelName } from '../pairing-view.ts';
 
 /** An action's work for a call from this relay's own agents. */
 export type Action = (args: ToolArguments, context: ActionContext) => Promise<Success>;
@@ -30,7 +30,7 @@ export interface Feature {
 /** How this relay's agents reach a paired relay with the action. */
 export interface ToPairedRelay {
   /** The lowest "Agents may" level that relay grants for it ('none': any paired relay). */
-  level: AgentLevel | 'none';
+  level: AgentLevelName | 'none';
   /** The gateway forwards the call to that relay as it is; otherwise the handler reaches it its own way. */
   forwarded: boolean;
   /** The forwarded call passes a prompt on to that relay's agents, so the hop limit governs it. */

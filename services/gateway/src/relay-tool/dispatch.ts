@@ -7,7 +7,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import type { Clock } from '@relay/clock';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
-import type { Caller, PairingOwner, QuestionOwner, SessionOwner, SubscriptionOwner } from '../ports.ts';
+import type { Caller } from '../caller.ts';
 import type { ActionContext } from './action-context.ts';
 import { actionNamed, type ActionName } from './action-list.ts';
 import { parseAction, parseArguments } from './arguments.ts';
@@ -20,8 +20,7 @@ import { readRelayState } from './read-relay-state.ts';
 import { namesThisRelay, pairedTarget } from './relay-name.ts';
 import { pendingNoteOf, withPendingNote, type PendingNote } from './pending-note.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
-import type { RemoteEventsOwner } from '../remote-events-owner.ts';
-import type { SchedulerOwner } from '../scheduler-owner.ts';
+import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../service-clients.ts';
 
 export interface DispatchDeps {
   relayName: string;
@@ -29,12 +28,12 @@ export interface DispatchDeps {
   clock?: Clock;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
-  sessions: SessionOwner;
-  pairing: PairingOwner;
-  questions: QuestionOwner;
-  subscriptions?: SubscriptionOwner;
-  schedules?: SchedulerOwner;
-  remoteEvents?: RemoteEventsOwner;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  subscriptions?: SubscriptionClient;
+  schedules?: SchedulerClient;
+  remoteEvents?: RemoteEventsClient;
   logger: Logger;
 }
 
@@ -112,7 +111,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
 /** The pending note of an external session; a failure to read it costs the note, never the call's result. */
 async function pendingOf(sessionId: string, deps: DispatchDeps): Promise<PendingNote | undefined> {
   try {
-    return pendingNoteOf(sessionId, (await deps.sessions.getConversation(sessionId)).pending);
+    return pendingNoteOf(sessionId, (await deps.sessions.getConversation({ sessionId })).pending);
   } catch (error) {
     deps.logger.warn({ err: error, sessionId }, 'the pending note of an external session could not be read');
     return undefined;

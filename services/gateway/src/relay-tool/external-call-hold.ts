@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { SystemClock, type Clock, type Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
-import type { SessionOwner } from '../ports.ts';
+import type { SessionClient } from '../service-clients.ts';
 
 /** Renewals per lease: a renewal late by two thirds of the lease still lands in time. */
 const RENEWALS_PER_LEASE = 3;
@@ -24,7 +24,7 @@ export const HOLD_AFTER_MS = 1_000;
  * the working state, never the call.
  */
 export function holdExternalCall(
-  sessions: Pick<SessionOwner, 'holdExternalCall' | 'releaseExternalCall'>,
+  sessions: Pick<SessionClient, 'holdExternalCall' | 'releaseExternalCall'>,
   sessionId: string,
   logger: Logger,
   clock: Clock = new SystemClock(),
@@ -33,7 +33,7 @@ export function holdExternalCall(
   let ended = false;
   let timer: Timer | undefined;
   const hold = (): Promise<void> =>
-    sessions.holdExternalCall(sessionId, callId).then(
+    sessions.holdExternalCall({ sessionId, callId }).then(
       ({ leaseMs }) => {
         if (ended || leaseMs <= 0) return;
         timer = clock.setTimer(leaseMs / RENEWALS_PER_LEASE, () => {
@@ -53,7 +53,7 @@ export function holdExternalCall(
     timer?.cancel();
     if (holding === undefined) return;
     await holding;
-    await sessions.releaseExternalCall(sessionId, callId).catch((error: unknown) => {
+    await sessions.releaseExternalCall({ sessionId, callId }).catch((error: unknown) => {
       logger.warn({ err: error, sessionId }, 'an external call’s hold could not be released; it lapses with its lease');
     });
   };

@@ -5,7 +5,7 @@
  * appended to the chain of relays it came through). That
  * relay applies its own rules and answers; the result comes back with `relay` set to the target's name.
  */
-import type { ForwardedCall, PairedRelay, Provenance } from '../ports.ts';
+import type { Provenance } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from './action-context.ts';
 import { nothingOf, type ActionDefinition } from './define-action.ts';
 import type { ToolArguments } from './tool-arguments.ts';
@@ -20,15 +20,19 @@ import { chainThrough, provenanceOf } from './provenance.ts';
 import type { ToolResult } from './result.ts';
 import { quoteStart, shortId } from './turn-result.ts';
 import { planWait } from './wait-seconds.ts';
+import type { ForwardToolCallRequest, PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { getConversation } from '../service-clients.ts';
 
 /** How long any other forwarded call may take. */
 const CALL_SECONDS = 30;
+/** The way to the other relay and back, on top of the time it may take. */
+const FORWARD_MARGIN_MS = 15_000;
 
 /** Forwards `action` to `relay` once this relay's rules allow it; answers the other relay's result. */
 export async function forwardCall(args: ToolArguments, relay: PairedRelay, context: ActionContext): Promise<ToolResult> {
   const { caller, sessions, action: definition } = context;
   const action = definition.name;
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   const prompting = definition.toPaired?.sendsPrompt === true;
   checkPairedRelayCall({ action: definition, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: prompting });
   requireVersion(definition, args, relay);
@@ -38,8 +42,12 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
   const local = provenanceOf(context.relayName, conversation);
   const provenance: Provenance = { ...local, hops: local.hops + 1, viaRelays: chainThrough(local.viaRelays, context.relayName) };
   const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}) };
-  const call: ForwardedCall = { relay: relay.name, action, args: forwarded, provenance, timeoutSeconds: (wait?.waitSeconds ?? 0) + CALL_SECONDS, allowed: false, dryRun: false };
-  const forward = (change: Partial<ForwardedCall>) => keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, ...change }));
+  const timeoutSeconds = (wait?.waitSeconds ?? 0) + CALL_SECONDS;
+  const call: ForwardToolCallRequest = { relay: relay.name, action, argumentsJson: JSON.stringify(forwarded), provenance, timeoutSeconds, allowed: false, dryRun: false };
+  // The other relay may take as long as its wait, plus the way there and back.
+  const options = { deadlineMs: timeoutSeconds * 1000 + FORWARD_MARGIN_MS };
+  const forward = (change: Pick<ForwardToolCallRequest, 'allowed'> | Pick<ForwardToolCallRequest, 'dryRun'>) =>
+    keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, ...change }, options));
 
   const nothing = nothingOf(definition);
   const firstStart = action === 'create_session' && conversation.startedSessions === 0;
@@ -58,7 +66,7 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
     if (!changesNothing && (carded || asksAllow)) {
       const card = action === 'update_session' ? remoteUpdateCard(args, checked, relay.name, asksAllow) : remoteCard(action, args, relay.name, nothing);
       await askApproval(card, conversation, context);
-      if (asksAllow) await sessions.noteRemoteUpdateAllowed(caller.sessionId, relay.name);
+      if (asksAllow) await sessions.noteRemoteUpdateAllowed({ sessionId: caller.sessionId, relay: relay.name });
     }
     allowed = needsAllow;
   }
@@ -66,7 +74,7 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
   const result = await forward({ allowed });
   if (action === 'create_session' && result.ok === true && typeof result.session === 'string') {
     // Counted among the sessions this conversation started, so the first-session card is not asked again.
-    await sessions.noteRemoteSessionStarted(caller.sessionId, relay.name, result.session);
+    await sessions.noteRemoteSessionStarted({ sessionId: caller.sessionId, relay: relay.name, remoteSessionId: result.session });
   }
   return shapeResult(result, relay.name, wait?.note);
 }
@@ -75,13 +83,13 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
 const PROGRESS_EVERY_MS = 15_000;
 
 /** Runs the forwarded call, telling the agent it is still at work (MCP progress) while the other relay answers. */
-async function keepAlive(context: ActionContext, relay: string, call: () => Promise<{ result: Record<string, unknown> }>): Promise<Record<string, unknown>> {
+async function keepAlive(context: ActionContext, relay: string, call: () => Promise<{ resultJson: string }>): Promise<Record<string, unknown>> {
   const startedAt = Date.now();
   const timer = setInterval(() => {
     context.progress(`waiting for relay ${relay}: ${Math.round((Date.now() - startedAt) / 1000)} s`).catch(() => undefined);
   }, PROGRESS_EVERY_MS);
   try {
-    return (await call()).result;
+    return JSON.parse((await call()).resultJson) as Record<string, unknown>;
   } finally {
     clearInterval(timer);
   }

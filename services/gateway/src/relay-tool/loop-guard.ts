@@ -5,7 +5,7 @@
  * service (CountAgentPrompt), which resets it when the user writes in the conversation.
  */
 import { isAppError } from '@relay/errors';
-import type { Conversation } from '../ports.ts';
+import type { Conversation } from '../service-clients.ts';
 import type { ActionContext } from './action-context.ts';
 import { askApproval } from './ask-approval.ts';
 import { toolError } from './errors.ts';
@@ -13,7 +13,7 @@ import { toolError } from './errors.ts';
 /** Passes the loop guard for one prompt (asking the user when it is used up) and counts it. `nothing` ends a refusal. */
 export async function passLoopGuard(conversation: Conversation, context: ActionContext, nothing: string): Promise<void> {
   const { caller, sessions } = context;
-  const guard = await sessions.countAgentPrompt(caller.sessionId, true);
+  const guard = await sessions.countAgentPrompt({ sessionId: caller.sessionId, dryRun: true });
   if (guard.usedUp) {
     const card = {
       title: 'Let the agent keep prompting other agents?',
@@ -33,7 +33,7 @@ export async function passLoopGuard(conversation: Conversation, context: ActionC
       }
       throw error;
     }
-    await sessions.grantAgentPrompts(caller.sessionId);
+    await sessions.grantAgentPrompts({ sessionId: caller.sessionId });
   }
-  await sessions.countAgentPrompt(caller.sessionId, false);
+  await sessions.countAgentPrompt({ sessionId: caller.sessionId, dryRun: false });
 }

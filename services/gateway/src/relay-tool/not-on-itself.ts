@@ -1,4 +1,4 @@
-import type { Caller } from '../ports.ts';
+import type { Caller } from '../caller.ts';
 import { toolError } from './errors.ts';
 
 /**

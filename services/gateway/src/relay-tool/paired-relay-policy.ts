@@ -3,10 +3,13 @@
  * (spec, Locked and unlocked, What a paired relay allows, Across relays; decisions.md, Agents may and
  * Across relays), in this order: the lock, the level, the hop limit. The target's own rules follow there.
  */
-import { AGENT_LEVELS, type Conversation, type PairedRelay, type RelayUnlock } from '../ports.ts';
+import type { Conversation } from '../service-clients.ts';
+import type { RelayUnlock } from '@relay/proto/relay/session/v1/session_service';
 import type { ActionDefinition } from './define-action.ts';
 import { toolError } from './errors.ts';
 import { relayChain } from './provenance.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { AGENT_LEVELS, agentLevelName } from '../pairing-view.ts';
 
 /** Hops from which a prompt is not passed on to a third relay (decisions.md, Limits). */
 export const HOP_LIMIT = 2;
@@ -48,11 +51,12 @@ export function checkPairedRelayCall(call: PairedRelayCall): void {
       { relay: relay.name },
     );
   }
-  if (needed !== 'none' && AGENT_LEVELS.indexOf(relay.level) < AGENT_LEVELS.indexOf(needed)) {
+  const level = agentLevelName(relay.level);
+  if (needed !== 'none' && AGENT_LEVELS.indexOf(level) < AGENT_LEVELS.indexOf(needed)) {
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
-      `${action} needs "Agents may" at least ${needed} for relay "${relay.name}"; it is ${relay.level} (Settings → Relays). Nothing was done.`,
-      { relay: relay.name, level: relay.level, needed },
+      `${action} needs "Agents may" at least ${needed} for relay "${relay.name}"; it is ${level} (Settings → Relays). Nothing was done.`,
+      { relay: relay.name, level, needed },
     );
   }
   const hops = call.turnProvenance?.hops ?? 0;

@@ -3,7 +3,7 @@
  * into its conversation (wake-ups, answers to its asks, schedule firings) and its agent has not read yet, so an
  * agent that no relay turn wakes still learns of it on its next call.
  */
-import type { PendingMessages } from '../ports.ts';
+import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 import type { ToolResult } from './result.ts';
 
 /** The note: how many wait, the line that says what each of the first is, and how to read them. */

@@ -1,4 +1,5 @@
-import type { Conversation, Provenance } from '../ports.ts';
+import type { Conversation } from '../service-clients.ts';
+import type { Provenance } from '@relay/proto/relay/session/v1/session';
 
 /**
  * The provenance of a prompt the caller's agent queues on this relay (decisions.md, Across relays):

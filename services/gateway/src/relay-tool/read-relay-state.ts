@@ -1,4 +1,6 @@
-import type { PairedRelay, PairingOwner, RelaySettings, SessionOwner } from '../ports.ts';
+import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { answered, type PairingClient, type SessionClient } from '../service-clients.ts';
 
 export interface RelayState {
   settings: RelaySettings;
@@ -10,11 +12,15 @@ export interface RelayState {
  * this relay only, so with agent sessions on it needs no paired relay (relay_tool is on whatever they allow) and
  * the pairing service is not asked; `paired` is then empty.
  */
-export async function readRelayState(owners: { sessions: SessionOwner; pairing: PairingOwner }, local = false): Promise<RelayState> {
+export async function readRelayState(owners: { sessions: SessionClient; pairing: PairingClient }, local = false): Promise<RelayState> {
   if (!local) {
-    const [settings, paired] = await Promise.all([owners.sessions.getRelaySettings(), owners.pairing.listPairedRelays()]);
-    return { settings, paired };
+    const [settings, paired] = await Promise.all([relaySettingsOf(owners.sessions), owners.pairing.listPairedRelays({})]);
+    return { settings, paired: paired.relays };
   }
-  const settings = await owners.sessions.getRelaySettings();
-  return { settings, paired: settings.agentSessionsEnabled ? [] : await owners.pairing.listPairedRelays() };
+  const settings = await relaySettingsOf(owners.sessions);
+  return { settings, paired: settings.agentSessionsEnabled ? [] : (await owners.pairing.listPairedRelays({})).relays };
+}
+
+async function relaySettingsOf(sessions: SessionClient): Promise<RelaySettings> {
+  return answered((await sessions.getRelaySettings({})).settings, 'GetRelaySettings', 'settings');
 }

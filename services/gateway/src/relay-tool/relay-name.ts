@@ -2,9 +2,9 @@
  * Resolves the `relay` argument (spec, Naming a relay): "this" or this relay's own name is the
  * relay the agent runs on; a paired relay is named by its name or its host, as list_relays shows it.
  */
-import type { PairedRelay } from '../ports.ts';
 import type { ActionDefinition } from './define-action.ts';
 import { toolError } from './errors.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 
 export type RelayTarget = { kind: 'this'; name: string } | { kind: 'paired'; relay: PairedRelay };
 

@@ -1,4 +1,4 @@
-import type { RelaySettings } from '../ports.ts';
+import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
 import { toolError } from './errors.ts';
 
 /**

@@ -8,7 +8,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
-import type { PairingOwner, Provenance, QuestionOwner, RelayCaller, SessionOwner, SubscriptionOwner } from '../ports.ts';
+import type { Provenance } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from './action-context.ts';
 import { actionNamed } from './action-list.ts';
 import { parseAction, parseArguments } from './arguments.ts';
@@ -16,6 +16,8 @@ import { toolError } from './errors.ts';
 import { readRelayState } from './read-relay-state.ts';
 import { resolveRelay } from './relay-name.ts';
 import { refusalFrom, type ToolResult } from './result.ts';
+import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { PairingClient, QuestionClient, SessionClient, SubscriptionClient } from '../service-clients.ts';
 
 /** A paired relay's call as it arrives: who calls, and the provenance it carries. */
 export interface RelayCallOrigin extends RelayCaller {
@@ -29,10 +31,10 @@ export interface RelayCallOrigin extends RelayCaller {
 export interface RelayCallDeps {
   relayName: string;
   openUrlBase: string | undefined;
-  sessions: SessionOwner;
-  pairing: PairingOwner;
-  questions: QuestionOwner;
-  subscriptions?: SubscriptionOwner;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  subscriptions?: SubscriptionClient;
   logger: Logger;
 }
 

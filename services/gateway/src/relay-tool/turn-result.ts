@@ -4,11 +4,32 @@
  * reply, error or pendingQuestions as the status calls for, and openUrl when the relay has a public
  * address. Also the one-line summary of such a result.
  */
-import type { TurnResult } from '../ports.ts';
+import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import { boundedField, pendingQuestionView } from '../session-view.ts';
 
+/** Where a turn stands (decisions.md, Result status). */
+export const TURN_STATUSES = ['queued', 'running', 'waiting_for_answer', 'done', 'error', 'stopped'] as const;
+export type TurnStatusName = (typeof TURN_STATUSES)[number];
+
+// A status this gateway does not know shows as running: not finished as far as it can tell, so the
+// agent waits again rather than taking it for an answer.
+const STATUS_NAMES: Record<number, TurnStatusName> = {
+  [TurnStatus.TURN_STATUS_UNSPECIFIED]: 'running',
+  [TurnStatus.TURN_STATUS_QUEUED]: 'queued',
+  [TurnStatus.TURN_STATUS_RUNNING]: 'running',
+  [TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER]: 'waiting_for_answer',
+  [TurnStatus.TURN_STATUS_DONE]: 'done',
+  [TurnStatus.TURN_STATUS_ERROR]: 'error',
+  [TurnStatus.TURN_STATUS_STOPPED]: 'stopped',
+};
+
+/** The one reading of a turn's status in the gateway: its name in results and summaries. */
+export function turnStatusName(status: TurnStatus): TurnStatusName {
+  return STATUS_NAMES[status] ?? 'running';
+}
+
 export interface TurnFields {
-  status: TurnResult['status'];
+  status: TurnStatusName;
   session: string;
   message_id: string;
   reply?: { text: string; truncated?: true; length?: number; model: string };
@@ -26,13 +47,14 @@ export interface TurnFields {
 export function turnFields(result: TurnResult, openUrlBase: string | undefined, options: { whole?: boolean } = {}): TurnFields {
   const text = (value: string) => (options.whole === true ? { text: value } : boundedField(value));
   const error = text(result.error);
+  const status = turnStatusName(result.status);
   return {
-    status: result.status,
+    status,
     session: result.sessionId,
     message_id: result.messageId,
-    ...(result.status === 'done' ? { reply: { ...text(result.replyText), model: result.replyModel } } : {}),
-    ...(result.status === 'error' ? { error: error.text, ...(error.truncated ? { errorTruncated: true as const } : {}) } : {}),
-    ...(result.status === 'waiting_for_answer'
+    ...(status === 'done' ? { reply: { ...text(result.replyText), model: result.replyModel } } : {}),
+    ...(status === 'error' ? { error: error.text, ...(error.truncated ? { errorTruncated: true as const } : {}) } : {}),
+    ...(status === 'waiting_for_answer'
       ? { pendingQuestions: result.pendingQuestions.map((question) => (options.whole === true ? { ...question } : pendingQuestionView(question))) }
       : {}),
     ...(openUrlBase === undefined ? {} : { openUrl: sessionUrl(openUrlBase, result.sessionId) }),
@@ -46,7 +68,7 @@ export function sessionUrl(base: string, sessionId: string): string {
 
 /** Where the turn stands, in the words of a summary: `done: "Yes. The deploy…"`, `running; call wait …`. */
 export function turnPhrase(result: TurnResult): string {
-  switch (result.status) {
+  switch (turnStatusName(result.status)) {
     case 'done':
       return `done: ${quoteStart(result.replyText)}`;
     case 'error':

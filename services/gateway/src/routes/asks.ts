@@ -6,8 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Ask } from '../ports.ts';
+import type { Ask } from '@relay/proto/relay/question/v1/question_service';
 import { callOwner, sendInvalid, userOf } from '../http/user-api.ts';
+import { askStatusName } from '../question-view.ts';
+import { answered } from '../service-clients.ts';
 import { cardView, type CardRouteDeps } from './cards.ts';
 
 const ListQuery = z.object({
@@ -32,10 +34,13 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const both = await callOwner(reply, deps.logger, () =>
-      Promise.all([deps.questions.listAsks(userId, { pendingOnly: true }), deps.questions.listCards(userId, { pendingOnly: true })]),
+      Promise.all([
+        deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }),
+        deps.questions.listCards({ userId, sessionId: '', pendingOnly: true }),
+      ]),
     );
     if (both === undefined) return reply;
-    const [asks, cards] = both;
+    const [{ asks }, { cards }] = both;
     return { asks: asks.map(askApiView), cards: cards.map(cardView) };
   });
 
@@ -45,15 +50,11 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
     const { session, asked_by: askedBy } = query.data;
-    const asks = await callOwner(reply, deps.logger, () =>
-      deps.questions.listAsks(userId, {
-        ...(session ? { aboutSessionId: session } : {}),
-        ...(askedBy ? { askingSessionId: askedBy } : {}),
-        pendingOnly: !session && !askedBy,
-      }),
+    const listed = await callOwner(reply, deps.logger, () =>
+      deps.questions.listAsks({ userId, aboutSessionId: session ?? '', askingSessionId: askedBy ?? '', pendingOnly: !session && !askedBy }),
     );
-    if (asks === undefined) return reply;
-    return { asks: asks.map(askApiView) };
+    if (listed === undefined) return reply;
+    return { asks: listed.asks.map(askApiView) };
   });
 
   app.post('/api/v1/asks/:id', async (request, reply) => {
@@ -62,9 +63,10 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
     const { id } = AskParams.parse(request.params);
     const body = AnswerBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
-    const ask = await callOwner(reply, deps.logger, () => deps.questions.answerAsk({ userId, askId: id, ...body.data }));
-    if (ask === undefined) return reply;
-    return { ask: askApiView(ask) };
+    const { decision, answer = '', choice = '' } = body.data;
+    const answeredAsk = await callOwner(reply, deps.logger, () => deps.questions.answerAsk({ userId, askId: id, decision, answer, choice, via: '' }));
+    if (answeredAsk === undefined) return reply;
+    return { ask: askApiView(answered(answeredAsk.ask, 'AnswerAsk', 'ask')) };
   });
 }
 
@@ -78,7 +80,7 @@ export function askApiView(ask: Ask) {
     options: ask.options,
     recommendation: ask.recommendation,
     detail: ask.detail,
-    status: ask.status,
+    status: askStatusName(ask.status),
     answer: ask.answer,
     choice: ask.choice,
     via: ask.via,

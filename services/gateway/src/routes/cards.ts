@@ -6,21 +6,23 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
-import { CARD_DECISIONS, type Card, type QuestionOwner } from '../ports.ts';
+import type { Card } from '@relay/proto/relay/question/v1/question_service';
+import { CARD_DECISIONS, cardKindName, cardStatusName, type CardStatusName } from '../question-view.ts';
+import { answered, type QuestionClient } from '../service-clients.ts';
 
 export interface CardRouteDeps extends UserApiDeps {
-  questions: QuestionOwner;
+  questions: QuestionClient;
 }
 
 /** A card as the user API shows it. */
 export interface CardView {
   id: string;
   sessionId: string;
-  kind: Card['kind'];
+  kind: 'approval' | 'question';
   title: string;
   lines: string[];
   options: string[];
-  status: Card['status'];
+  status: CardStatusName;
   answer: string;
   choices: string[];
   createdAt: string | null;
@@ -51,11 +53,9 @@ export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): v
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
     const { session, pending } = query.data;
-    const cards = await callOwner(reply, deps.logger, () =>
-      deps.questions.listCards(userId, { ...(session ? { sessionId: session } : {}), pendingOnly: pending === '1' || pending === 'true' }),
-    );
-    if (cards === undefined) return reply;
-    return { cards: cards.map(cardView) };
+    const listed = await callOwner(reply, deps.logger, () => deps.questions.listCards({ userId, sessionId: session ?? '', pendingOnly: pending === '1' || pending === 'true' }));
+    if (listed === undefined) return reply;
+    return { cards: listed.cards.map(cardView) };
   });
 
   app.post('/api/v1/cards/:id', async (request, reply) => {
@@ -64,9 +64,10 @@ export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): v
     const { id } = CardParams.parse(request.params);
     const body = DecideBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
-    const card = await callOwner(reply, deps.logger, () => deps.questions.decideCard({ userId, cardId: id, ...body.data }));
-    if (card === undefined) return reply;
-    return { card: cardView(card) };
+    const { decision, answer = '', choices = [] } = body.data;
+    const decided = await callOwner(reply, deps.logger, () => deps.questions.decideCard({ userId, cardId: id, decision, answer, choices, agentSessionId: '', dryRun: false }));
+    if (decided === undefined) return reply;
+    return { card: cardView(answered(decided.card, 'DecideCard', 'card')) };
   });
 }
 
@@ -75,11 +76,11 @@ export function cardView(card: Card): CardView {
   return {
     id: card.id,
     sessionId: card.sessionId,
-    kind: card.kind,
+    kind: cardKindName(card.kind),
     title: card.title,
     lines: card.lines,
     options: card.options,
-    status: card.status,
+    status: cardStatusName(card.status),
     answer: card.answer,
     choices: card.choices,
     createdAt: card.createdAt?.toISOString() ?? null,

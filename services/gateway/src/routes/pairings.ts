@@ -12,14 +12,15 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { adminOf, callOwner, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
-import { AGENT_LEVELS, type PairedRelay, type PairingOwner } from '../ports.ts';
+import { acceptsPrompts, AGENT_LEVELS, agentLevelOf, pairingView } from '../pairing-view.ts';
+import { answered, REMOTE_DEADLINE_MS, type PairingClient } from '../service-clients.ts';
 import { RELAY_VERSION } from '../version.ts';
 
 export interface PairingRouteDeps extends UserApiDeps {
   relayName: string;
   /** The base URL the other relay reaches this one at. */
   publicUrl: string;
-  pairing: PairingOwner;
+  pairing: PairingClient;
 }
 
 const PairBody = z.object(
@@ -42,19 +43,14 @@ const SettingsBody = z.object(
 
 const NameParams = z.object({ name: z.string().min(1) });
 
-/** A pairing as the user API shows it. */
-function pairingView(relay: PairedRelay) {
-  return { name: relay.name, url: relay.url, level: relay.level, online: relay.online, version: relay.version };
-}
-
 /** Registers /api/v1/pairing-codes, /api/v1/pairings[/:name] and /api/v1/pairing-settings on `app`. */
 export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDeps): void {
   app.post('/api/v1/pairing-codes', async (request, reply) => {
     const userId = await adminOf(deps, request, reply, 'make pairing codes');
     if (userId === undefined) return reply;
-    const made = await callOwner(reply, deps.logger, () => deps.pairing.createPairingCode(userId));
+    const made = await callOwner(reply, deps.logger, () => deps.pairing.createPairingCode({ userId }));
     if (made === undefined) return reply;
-    return reply.code(201).send({ code: made.code, expiresAt: made.expiresAt.toISOString(), relay: deps.relayName, url: deps.publicUrl });
+    return reply.code(201).send({ code: made.code, expiresAt: answered(made.expiresAt, 'CreatePairingCode', 'expires_at').toISOString(), relay: deps.relayName, url: deps.publicUrl });
   });
 
   app.post('/api/v1/pairings', async (request, reply) => {
@@ -62,18 +58,18 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     if (userId === undefined) return reply;
     const body = PairBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const self = { name: deps.relayName, url: deps.publicUrl, version: RELAY_VERSION };
-    const relay = await callOwner(reply, deps.logger, () => deps.pairing.pair({ userId, url: body.data.url, code: body.data.code, self }));
-    if (relay === undefined) return reply;
-    return reply.code(201).send({ pairing: pairingView(relay) });
+    const pair = { userId, url: body.data.url, code: body.data.code, selfName: deps.relayName, selfUrl: deps.publicUrl, selfVersion: RELAY_VERSION };
+    const paired = await callOwner(reply, deps.logger, () => deps.pairing.pair(pair, { deadlineMs: REMOTE_DEADLINE_MS }));
+    if (paired === undefined) return reply;
+    return reply.code(201).send({ pairing: pairingView(answered(paired.relay, 'Pair', 'relay')) });
   });
 
   app.get('/api/v1/pairings', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
-    const relays = await callOwner(reply, deps.logger, () => deps.pairing.listPairedRelays());
-    if (relays === undefined) return reply;
-    return { pairings: relays.map(pairingView) };
+    const listed = await callOwner(reply, deps.logger, () => deps.pairing.listPairedRelays({}));
+    if (listed === undefined) return reply;
+    return { pairings: listed.relays.map(pairingView) };
   });
 
   app.patch('/api/v1/pairings/:name', async (request, reply) => {
@@ -82,26 +78,26 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     const { name } = NameParams.parse(request.params);
     const body = LevelBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const relay = await callOwner(reply, deps.logger, () => deps.pairing.setAgentLevel(name, body.data.level));
-    if (relay === undefined) return reply;
-    return { pairing: pairingView(relay) };
+    const set = await callOwner(reply, deps.logger, () => deps.pairing.setAgentLevel({ name, level: agentLevelOf(body.data.level) }));
+    if (set === undefined) return reply;
+    return { pairing: pairingView(answered(set.relay, 'SetAgentLevel', 'relay')) };
   });
 
   app.delete('/api/v1/pairings/:name', async (request, reply) => {
     const userId = await adminOf(deps, request, reply, 'unpair a relay');
     if (userId === undefined) return reply;
     const { name } = NameParams.parse(request.params);
-    const relay = await callOwner(reply, deps.logger, () => deps.pairing.unpair(name));
-    if (relay === undefined) return reply;
-    return { pairing: pairingView(relay), unpaired: true };
+    const unpaired = await callOwner(reply, deps.logger, () => deps.pairing.unpair({ name }));
+    if (unpaired === undefined) return reply;
+    return { pairing: pairingView(answered(unpaired.relay, 'Unpair', 'relay')), unpaired: true };
   });
 
   app.get('/api/v1/pairing-settings', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
-    const settings = await callOwner(reply, deps.logger, () => deps.pairing.getPairingSettings());
-    if (settings === undefined) return reply;
-    return { accept_prompts: settings.acceptPrompts };
+    const read = await callOwner(reply, deps.logger, () => deps.pairing.getPairingSettings({}));
+    if (read === undefined) return reply;
+    return { accept_prompts: acceptsPrompts(read.settings) };
   });
 
   app.put('/api/v1/pairing-settings', async (request, reply) => {
@@ -109,8 +105,8 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     if (userId === undefined) return reply;
     const body = SettingsBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const settings = await callOwner(reply, deps.logger, () => deps.pairing.setPairingSettings({ acceptPrompts: body.data.accept_prompts }));
-    if (settings === undefined) return reply;
-    return { accept_prompts: settings.acceptPrompts };
+    const set = await callOwner(reply, deps.logger, () => deps.pairing.setPairingSettings({ acceptPrompts: body.data.accept_prompts }));
+    if (set === undefined) return reply;
+    return { accept_prompts: acceptsPrompts(set.settings) };
   });
 }

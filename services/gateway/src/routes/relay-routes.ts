@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { authenticateRelay, sendRelayAuthRefusal } from '../http/authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from '../http/user-api.ts';
-import type { Provenance } from '../ports.ts';
+import type { Provenance } from '@relay/proto/relay/session/v1/session';
 import { chainThrough } from '../relay-tool/provenance.ts';
 import { serveRelayCall, type RelayCallDeps } from '../relay-tool/serve-relay-call.ts';
 import { RELAY_VERSION } from '../version.ts';
@@ -24,10 +24,7 @@ export const PROVENANCE_HEADERS = {
   viaRelays: 'x-relay-via',
 } as const;
 
-export interface RelayRouteDeps extends RelayCallDeps {
-  /** The base URL paired relays reach this one at. */
-  publicUrl: string;
-}
+export type RelayRouteDeps = RelayCallDeps;
 
 const PairBody = z.object(
   {
@@ -61,8 +58,7 @@ export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps):
     }
     const body = PairBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const self = { name: deps.relayName, url: deps.publicUrl, version: RELAY_VERSION };
-    const answer = await callOwner(reply, deps.logger, () => deps.pairing.acceptPairing({ ...body.data, self }));
+    const answer = await callOwner(reply, deps.logger, () => deps.pairing.acceptPairing({ ...body.data, selfName: deps.relayName, selfVersion: RELAY_VERSION }));
     if (answer === undefined) {
       // 401 is the pairing service's "unknown, used or expired code".
       if (reply.statusCode === 401) await tries.failed(request);

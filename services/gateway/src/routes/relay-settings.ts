@@ -8,7 +8,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { adminOf, callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
-import type { RelaySettings } from '../ports.ts';
+import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
+import { answered } from '../service-clients.ts';
 
 const FIELDS = ['agent_sessions_enabled', 'max_wait_seconds', 'max_turn_minutes', 'task_quiet_minutes'] as const;
 
@@ -34,9 +35,9 @@ const SettingsBody = z.strictObject(
 export function registerRelaySettingsRoutes(app: FastifyInstance, deps: UserApiDeps): void {
   app.get('/api/v1/settings', async (request, reply) => {
     if ((await userOf(deps, request, reply)) === undefined) return reply;
-    const settings = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings());
-    if (settings === undefined) return reply;
-    return { settings: settingsView(settings) };
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings({}));
+    if (read === undefined) return reply;
+    return { settings: settingsView(answered(read.settings, 'GetRelaySettings', 'settings')) };
   });
 
   app.patch('/api/v1/settings', async (request, reply) => {
@@ -54,7 +55,7 @@ export function registerRelaySettingsRoutes(app: FastifyInstance, deps: UserApiD
     };
     const updated = await callOwner(reply, deps.logger, () => deps.sessions.updateRelaySettings(change));
     if (updated === undefined) return reply;
-    return { settings: settingsView(updated.settings), changed: updated.changed };
+    return { settings: settingsView(answered(updated.settings, 'UpdateRelaySettings', 'settings')), changed: updated.changed };
   });
 }
 

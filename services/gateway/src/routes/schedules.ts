@@ -7,10 +7,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../http/user-api.ts';
 import { GRID_NOTE, scheduleView } from '../relay-tool/actions/list-schedules.ts';
-import type { SchedulerOwner } from '../scheduler-owner.ts';
+import { answered, type SchedulerClient } from '../service-clients.ts';
 
 export interface ScheduleRouteDeps extends UserApiDeps {
-  schedules?: SchedulerOwner;
+  schedules?: SchedulerClient;
 }
 
 const ListQuery = z.object({ session: z.string({ error: 'session must be a session id' }).optional() });
@@ -24,9 +24,9 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: ScheduleRoute
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
     const scheduler = deps.schedules;
-    const schedules = await callOwner(reply, deps.logger, () => scheduler.listSchedules(userId, query.data.session ?? ''));
-    if (schedules === undefined) return reply;
-    return { schedules: schedules.map(scheduleView), note: GRID_NOTE };
+    const listed = await callOwner(reply, deps.logger, () => scheduler.listSchedules({ userId, sessionId: query.data.session ?? '' }));
+    if (listed === undefined) return reply;
+    return { schedules: listed.schedules.map(scheduleView), note: GRID_NOTE };
   });
 
   // Cancel in the ⏰ list: ends the schedule with endReason "unscheduled".
@@ -35,7 +35,7 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: ScheduleRoute
     if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
     const { id } = ScheduleParams.parse(request.params);
     const scheduler = deps.schedules;
-    const ended = await callOwner(reply, deps.logger, () => scheduler.endSchedule(userId, '', id));
+    const ended = await callOwner(reply, deps.logger, async () => answered((await scheduler.endSchedule({ userId, sessionId: '', scheduleId: id })).schedule, 'EndSchedule', 'schedule'));
     if (ended === undefined) return reply;
     return { schedule: scheduleView(ended) };
   });

@@ -7,11 +7,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { callOwner, sendError, userOf, type UserApiDeps } from '../http/user-api.ts';
-import type { SubscriptionOwner } from '../ports.ts';
+import { readSession, type SubscriptionClient } from '../service-clients.ts';
 import { listedSubscriptionView } from '../relay-tool/actions/list-subscriptions.ts';
 
 export interface SubscriptionRouteDeps extends UserApiDeps {
-  subscriptions?: SubscriptionOwner;
+  subscriptions?: SubscriptionClient;
 }
 
 const WatcherParams = z.object({ id: z.string().min(1) });
@@ -26,8 +26,8 @@ export function registerSubscriptionRoutes(app: FastifyInstance, deps: Subscript
     const owner = deps.subscriptions;
     const listed = await callOwner(reply, deps.logger, async () => {
       // The watcher must be one of the user's sessions: reading it refuses another user's (404).
-      await deps.sessions.readSession(userId, id, 1);
-      return owner.listSubscriptions(userId, id);
+      await readSession(deps.sessions, userId, id, 1);
+      return (await owner.listSubscriptions({ userId, watcherSessionId: id })).subscriptions;
     });
     if (listed === undefined) return reply;
     return { watcher: id, subscriptions: listed.map(listedSubscriptionView) };
@@ -41,8 +41,8 @@ export function registerSubscriptionRoutes(app: FastifyInstance, deps: Subscript
     if (subscriptionId === 'all') return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', 'Unsubscribe names one subscription id; the list ends them one at a time.');
     const owner = deps.subscriptions;
     const ended = await callOwner(reply, deps.logger, async () => {
-      await deps.sessions.readSession(userId, id, 1);
-      return owner.unsubscribe(userId, id, subscriptionId);
+      await readSession(deps.sessions, userId, id, 1);
+      return (await owner.unsubscribe({ userId, watcherSessionId: id, subscriptionId, all: false })).endedIds;
     });
     if (ended === undefined) return reply;
     return { endedIds: ended };

@@ -5,7 +5,6 @@
  * in the ask and plan modes the user allows it on a card first.
  */
 import { boundedField } from '../../session-view.ts';
-import type { Card } from '../../ports.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -17,6 +16,9 @@ import { toolError } from '../errors.ts';
 import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { quoteStart, shortId } from '../turn-result.ts';
+import type { Card } from '@relay/proto/relay/question/v1/question_service';
+import { cardStatusName } from '../../question-view.ts';
+import { answered, getConversation } from '../../service-clients.ts';
 
 export const answerQuestion = defineAction({
   name: 'answer_question',
@@ -45,11 +47,11 @@ async function runAnswerQuestion(args: ToolArguments, context: ActionContext): P
     throw toolError('REMOTE_RELAY_FORBIDDEN', "answer_question: that is your own conversation's question; it is the user's to answer. Nothing was answered.");
   }
   const decision = decisionOf(args, caller.userId, caller.sessionId);
-  const checked = await questions.decideCard({ ...decision, dryRun: true });
+  const checked = answered((await questions.decideCard({ ...decision, dryRun: true })).card, 'DecideCard', 'card');
   if (args.session !== undefined && checked.sessionId !== args.session) {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
   }
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const card = {
       title: `Answer a question in session ${shortId(checked.sessionId)} on ${relay}`,
@@ -59,7 +61,7 @@ async function runAnswerQuestion(args: ToolArguments, context: ActionContext): P
     };
     await askApproval(card, conversation, context);
   }
-  const card = await questions.decideCard({ ...decision, dryRun: false });
+  const card = answered((await questions.decideCard({ ...decision, dryRun: false })).card, 'DecideCard', 'card');
   return answeredResult(relay, card);
 }
 
@@ -73,12 +75,12 @@ async function serveAnswerQuestion(args: ToolArguments, context: ActionContext, 
   }
   // An agent answers, so the question service refuses approval cards; no session here is the caller's own.
   const decision = decisionOf(args, origin.userId, `relay:${origin.relayName}/${origin.provenance.originSessionId}`);
-  const checked = await context.questions.decideCard({ ...decision, dryRun: true });
+  const checked = answered((await context.questions.decideCard({ ...decision, dryRun: true })).card, 'DecideCard', 'card');
   if (args.session !== undefined && checked.sessionId !== args.session) {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `answer_question: no question ${args.question_id} is waiting in session ${args.session}. Nothing was answered.`);
   }
   if (origin.dryRun) return checkedOnly('answer_question', context.relayName, { session: checked.sessionId, question_id: checked.id });
-  const card = await context.questions.decideCard({ ...decision, dryRun: false });
+  const card = answered((await context.questions.decideCard({ ...decision, dryRun: false })).card, 'DecideCard', 'card');
   return answeredResult(context.relayName, card);
 }
 
@@ -87,9 +89,9 @@ function decisionOf(args: ToolArguments & { question_id: string }, userId: strin
   return {
     userId,
     cardId: args.question_id,
-    decision: 'answer' as const,
-    ...(args.answer === undefined ? {} : { answer: args.answer }),
-    ...(args.choices === undefined ? {} : { choices: args.choices }),
+    decision: 'answer',
+    answer: args.answer ?? '',
+    choices: args.choices ?? [],
     agentSessionId,
   };
 }
@@ -97,7 +99,7 @@ function decisionOf(args: ToolArguments & { question_id: string }, userId: strin
 function answeredResult(relay: string, card: Card): Success {
   return success(
     `answer_question → ${relay} session ${shortId(card.sessionId)}: question ${card.id} answered`,
-    { session: card.sessionId, question_id: card.id, status: card.status, ...answerField(card.answer), choices: card.choices },
+    { session: card.sessionId, question_id: card.id, status: cardStatusName(card.status), ...answerField(card.answer), choices: card.choices },
     relay,
   );
 }

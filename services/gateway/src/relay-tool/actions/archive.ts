@@ -2,7 +2,7 @@
  * archive: archives a session; its queued turns are dropped and a running one is stopped. In the
  * ask and plan modes the user allows it on a card first.
  */
-import type { Session } from '../../ports.ts';
+import type { Session } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -15,6 +15,7 @@ import { requireNotOnItself } from '../not-on-itself.ts';
 import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId } from '../turn-result.ts';
+import { answered, getConversation, readSession } from '../../service-clients.ts';
 
 export const archive = defineAction({
   name: 'archive',
@@ -32,23 +33,24 @@ async function runArchive(args: ToolArguments, context: ActionContext): Promise<
   const { caller, sessions } = context;
   requireNotOnItself('archive', args.session, caller);
 
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     // Reading it first refuses an unknown session before the user is asked, and names it on the card.
-    const { session } = await sessions.readSession(caller.userId, args.session, 1);
+    const { session } = await readSession(sessions, caller.userId, args.session, 1);
     await askApproval(archiveCard(relay, session.title), conversation, context);
   }
-  const session = await sessions.archiveSession({ userId: caller.userId, callerSessionId: caller.sessionId }, args.session);
+  const { session } = await sessions.archiveSession({ userId: caller.userId, callerSessionId: caller.sessionId, sessionId: args.session });
   return archivedResult(relay, session);
 }
 
 async function serveArchive(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
-  if (origin.dryRun) return checkedOnly('archive', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
-  const session = await context.sessions.archiveSession({ userId: origin.userId }, args.session);
+  if (origin.dryRun) return checkedOnly('archive', context.relayName, { session: (await readSession(context.sessions, origin.userId, args.session, 1)).session.id });
+  const { session } = await context.sessions.archiveSession({ userId: origin.userId, callerSessionId: '', sessionId: args.session });
   return archivedResult(context.relayName, session);
 }
 
-function archivedResult(relay: string, session: Session): Success {
+function archivedResult(relay: string, archived: Session | undefined): Success {
+  const session = answered(archived, 'ArchiveSession', 'session');
   return success(`archive → ${relay} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, relay);
 }

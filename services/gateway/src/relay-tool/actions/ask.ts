@@ -24,7 +24,8 @@ import { requireAgentSessions } from '../require-agent-sessions.ts';
 import { success, type Success } from '../result.ts';
 import { quoteStart, shortId } from '../turn-result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
-import type { PairedRelay } from '../../ports.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { answered, getConversation, readSession, REMOTE_DEADLINE_MS } from '../../service-clients.ts';
 
 export const ask = defineAction({
   name: 'ask',
@@ -48,7 +49,7 @@ async function runAsk(args: ToolArguments, context: ActionContext): Promise<Succ
   const request = {
     userId: caller.userId,
     askingSessionId: caller.sessionId,
-    ...(about === undefined ? {} : { aboutSessionId: about }),
+    aboutSessionId: about ?? '',
     question: args.question,
     options: args.options ?? [],
     recommendation: args.recommendation ?? '',
@@ -57,10 +58,10 @@ async function runAsk(args: ToolArguments, context: ActionContext): Promise<Succ
   if (about !== undefined) {
     requireAgentSessions(context.settings);
     // Another user's session is not found, like one that does not exist.
-    const { session } = await sessions.readSession(caller.userId, about, 1);
+    const { session } = await readSession(sessions, caller.userId, about, 1);
     if (session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `ask: session ${about} is archived. Nothing was asked.`);
     await questions.ask({ ...request, dryRun: true });
-    const conversation = await sessions.getConversation(caller.sessionId);
+    const conversation = await getConversation(sessions, caller.sessionId);
     if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
       const card = {
         title: `Ask a question on behalf of "${session.title}" on ${relay}`,
@@ -71,7 +72,7 @@ async function runAsk(args: ToolArguments, context: ActionContext): Promise<Succ
       await askApproval(card, conversation, context);
     }
   }
-  const asked = await questions.ask({ ...request, dryRun: false });
+  const asked = answered((await questions.ask({ ...request, dryRun: false })).ask, 'Ask', 'ask');
   const on = about === undefined ? '' : ` about session ${shortId(about)}`;
   return success(`ask → ${relay}: question ${asked.id}${on} pending`, { question_id: asked.id, status: 'pending' }, relay);
 }
@@ -82,7 +83,7 @@ async function askThere(args: ToolArguments & { question: string }, relay: Paire
   if (args.session === undefined || args.session === caller.sessionId) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `ask on relay "${relay.name}" needs session: the session there it is about. An ask about this conversation is kept on this relay (leave relay out). Nothing was asked.`);
   }
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: true });
   if (relay.version !== '' && compareVersions(relay.version, ASKS_SINCE) < 0) {
     throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which keeps no asks (${ASKS_SINCE}). Nothing was asked.`, { version: relay.version, needs: ASKS_SINCE });
@@ -98,7 +99,8 @@ async function askThere(args: ToolArguments & { question: string }, relay: Paire
     recommendation: args.recommendation ?? '',
     detail: args.detail ?? '',
   };
-  await remote.openRemoteAsk({ ...request, dryRun: true });
+  const options = { deadlineMs: REMOTE_DEADLINE_MS };
+  await remote.openRemoteAsk({ ...request, dryRun: true }, options);
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const card = {
       title: `Ask a question on behalf of session ${shortId(args.session)} on ${relay.name}`,
@@ -108,6 +110,6 @@ async function askThere(args: ToolArguments & { question: string }, relay: Paire
     };
     await askApproval(card, conversation, context);
   }
-  const asked = await remote.openRemoteAsk({ ...request, dryRun: false });
+  const asked = answered((await remote.openRemoteAsk({ ...request, dryRun: false }, options)).ask, 'OpenRemoteAsk', 'ask');
   return success(`ask → ${relay.name}: question ${asked.id} about session ${shortId(args.session)} pending`, { question_id: asked.id, status: 'pending' }, relay.name);
 }

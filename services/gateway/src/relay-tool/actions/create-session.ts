@@ -7,8 +7,9 @@
  * session did not land in the group asked for, the result has groupWarning, its summary ends with
  * "(no group: …)" and the note asks the agent to tell the user.
  */
-import type { CreatedSession, Session, TurnResult } from '../../ports.ts';
-import { groupView } from '../../session-view.ts';
+import { CreateSessionRequest, type CreateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { Session, TurnResult } from '@relay/proto/relay/session/v1/session';
+import { groupOf, groupView } from '../../session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -24,6 +25,7 @@ import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
 import { planWait } from '../wait-seconds.ts';
+import { answered, getConversation, type SessionClient } from '../../service-clients.ts';
 
 export const createSession = defineAction({
   name: 'create_session',
@@ -54,15 +56,15 @@ async function runCreateSession(args: ToolArguments, context: ActionContext): Pr
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
 
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   const request = { ...sessionChoices(args), userId: caller.userId, callerSessionId: caller.sessionId, provenance: provenanceOf(relay, conversation) };
-  const checked = await sessions.createSession({ ...request, dryRun: true });
+  const checked = await startSession(sessions, { ...request, dryRun: true });
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write, firstStartedByCaller: checked.firstStartedByCaller })) {
     await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
   }
   await passLoopGuard(conversation, context, 'Nothing was created.');
 
-  const created = await sessions.createSession({ ...request, dryRun: false });
+  const created = await startSession(sessions, { ...request, dryRun: false });
   const result = await awaitTurn(
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: wait.waitSeconds },
     context,
@@ -86,8 +88,16 @@ export function sessionChoices(args: ToolArguments & { text: string }) {
   };
 }
 
+type Created = CreateSessionResponse & { session: Session };
+
+/** CreateSession, its session always there; what the call leaves out follows the caller's session or the relay's defaults. */
+async function startSession(sessions: SessionClient, request: Partial<CreateSessionRequest>): Promise<Created> {
+  const created = await sessions.createSession(CreateSessionRequest.fromPartial(request));
+  return { ...created, session: answered(created.session, 'CreateSession', 'session') };
+}
+
 /** create_session's result: the first turn, what the session was started with, and a group it did not land in. */
-export function createdResult(relay: string, created: CreatedSession, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
+export function createdResult(relay: string, created: Created, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
   const { session } = created;
   const notes = [
     created.groupWarning && `The session was created but did not land in the group asked for: ${created.groupWarning} Tell the user; they can move it by hand.`,
@@ -109,6 +119,7 @@ export function createdResult(relay: string, created: CreatedSession, result: Tu
 
 /** What the session was started with: provider, model, mode, effort, title, repo/branch for a cloud session, group or null. */
 export function startedWith(session: Session) {
+  const group = groupOf(session);
   return {
     provider: session.provider,
     model: session.model,
@@ -116,7 +127,7 @@ export function startedWith(session: Session) {
     effort: session.effort,
     title: session.title,
     ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
-    group: session.group ? groupView(session.group) : null,
+    group: group ? groupView(group) : null,
   };
 }
 
@@ -128,10 +139,10 @@ async function serveCreateSession(args: ToolArguments, context: ActionContext, o
   // No calling session here: a session started from another relay goes into no group unless one is named.
   const request = { ...sessionChoices(args), userId, provenance: origin.provenance };
   if (origin.dryRun) {
-    const checked = await sessions.createSession({ ...request, dryRun: true });
+    const checked = await startSession(sessions, { ...request, dryRun: true });
     return checkedOnly('create_session', relayName, { ...startedWith(checked.session), ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
   }
-  const created = await sessions.createSession({ ...request, dryRun: false });
-  const result = await awaitTurn({ userId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
+  const created = await startSession(sessions, { ...request, dryRun: false });
+  const result = await awaitTurn({ userId, callerSessionId: '', sessionId: created.session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
   return createdResult(relayName, created, result, plan.note, context.openUrlBase);
 }

@@ -14,8 +14,10 @@ import { resolveRelay } from '../relay-name.ts';
 import { count, success, type Success } from '../result.ts';
 import { shortId } from '../turn-result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
-import type { PairedRelay } from '../../ports.ts';
-import type { RemoteAsk } from '../../remote-events-owner.ts';
+import type { RemoteAsk } from '@relay/proto/relay/pairing/v1/remote_events';
+import { getConversation, readSession, REMOTE_DEADLINE_MS } from '../../service-clients.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { askStatusName } from '../../question-view.ts';
 
 export const listQuestions = defineAction({
   name: 'list_questions',
@@ -33,9 +35,9 @@ async function runListQuestions(args: ToolArguments, context: ActionContext): Pr
   const { caller, questions, sessions } = context;
   const about = args.session !== undefined && args.session !== caller.sessionId ? args.session : undefined;
   // Another user's session is not found, like one that does not exist.
-  if (about !== undefined) await sessions.readSession(caller.userId, about, 1);
-  const asks = await questions.listAsks(caller.userId, about === undefined ? { askingSessionId: caller.sessionId, pendingOnly: false } : { aboutSessionId: about, pendingOnly: false });
-  const pending = asks.filter((one) => one.status === 'pending').length;
+  if (about !== undefined) await readSession(sessions, caller.userId, about, 1);
+  const { asks } = await questions.listAsks({ userId: caller.userId, askingSessionId: about === undefined ? caller.sessionId : '', aboutSessionId: about ?? '', pendingOnly: false });
+  const pending = asks.filter((one) => askStatusName(one.status) === 'pending').length;
   const whose = about === undefined ? '' : ` about session ${shortId(about)}`;
   return success(
     `list_questions → ${relay}${whose}: ${count(pending, 'pending question')}, ${asks.length - pending} ended in the last day`,
@@ -46,9 +48,9 @@ async function runListQuestions(args: ToolArguments, context: ActionContext): Pr
 
 async function listThere(relay: PairedRelay, session: string | undefined, context: ActionContext) {
   const { caller, sessions } = context;
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
-  const all = await remoteEventsOwner(context).listRemoteAsks(relay.name, caller.sessionId);
+  const { asks: all } = await remoteEventsOwner(context).listRemoteAsks({ relay: relay.name, askingSessionId: caller.sessionId }, { deadlineMs: REMOTE_DEADLINE_MS });
   const asks = session === undefined ? all : all.filter((ask) => ask.aboutSessionId === session);
   const pending = asks.filter((ask) => ask.status === 'pending').length;
   const whose = session === undefined ? '' : ` about session ${shortId(session)}`;

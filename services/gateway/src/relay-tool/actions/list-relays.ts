@@ -9,6 +9,8 @@ import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { MAX_ACTIVE_SESSIONS } from '../limits.ts';
 import { count, success, type Success } from '../result.ts';
+import { agentLevelName } from '../../pairing-view.ts';
+import { getConversation } from '../../service-clients.ts';
 
 export const listRelays = defineAction({
   name: 'list_relays',
@@ -23,13 +25,13 @@ async function runListRelays(_args: ToolArguments, { caller, relayName, settings
   const self = settings.agentSessionsEnabled
     ? [{ name: relayName, self: true, online: true, version: RELAY_VERSION, permission: 'full', unlocked: true }]
     : [];
-  const unlocked = paired.length === 0 ? [] : (await sessions.getConversation(caller.sessionId)).unlockedRelays;
+  const unlocked = paired.length === 0 ? [] : (await getConversation(sessions, caller.sessionId)).unlockedRelays;
   const others = paired.map((relay) => ({
     name: relay.name,
     url: relay.url,
     online: relay.online,
     version: relay.version,
-    permission: relay.level,
+    permission: agentLevelName(relay.level),
     unlocked: unlocked.some((unlock) => unlock.relay.toLowerCase() === relay.name.toLowerCase()),
   }));
   const relays = [...self, ...others];

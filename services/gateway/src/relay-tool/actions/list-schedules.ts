@@ -2,7 +2,7 @@
  * list_schedules: the schedules that fire into the calling conversation or that it set, the active ones
  * and those that ended in the last hour (with endReason). Schedules live on this relay only.
  */
-import type { Schedule } from '../../scheduler-owner.ts';
+import type { Schedule } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
@@ -10,7 +10,7 @@ import { toolError } from '../errors.ts';
 import { resolveRelay } from '../relay-name.ts';
 import { requireAgentSessions } from '../require-agent-sessions.ts';
 import { count, success, type Success } from '../result.ts';
-import type { SchedulerOwner } from '../../scheduler-owner.ts';
+import type { SchedulerClient } from '../../service-clients.ts';
 
 export const listSchedules = defineAction({
   name: 'list_schedules',
@@ -31,7 +31,7 @@ export const GRID_NOTE =
  * The relay schedules work on: this one. A paired relay answers REMOTE_RELAY_UNSUPPORTED, an unknown
  * name REMOTE_RELAY_UNKNOWN_RELAY; agent sessions must be on, even for the caller's own conversation.
  */
-export function scheduleRelay(action: string, relay: string | undefined, context: ActionContext): { relay: string; scheduler: SchedulerOwner } {
+export function scheduleRelay(action: string, relay: string | undefined, context: ActionContext): { relay: string; scheduler: SchedulerClient } {
   const target = resolveRelay(relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
     throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action}: schedules work on this relay only; "${target.relay.name}" keeps no schedules for agents here. Leave out relay.`);
@@ -47,16 +47,17 @@ export function scheduleRelay(action: string, relay: string | undefined, context
  */
 export function scheduleView(schedule: Schedule): Record<string, unknown> {
   const text = schedule.text.length > TEXT_START ? `${schedule.text.slice(0, TEXT_START)}…` : schedule.text;
+  const session = { id: schedule.targetSessionId, title: schedule.targetSessionTitle };
   return {
     id: schedule.id,
-    session: schedule.target,
-    ...(schedule.setting.id !== schedule.target.id ? { setBy: schedule.setting } : {}),
+    session,
+    ...(schedule.settingSessionId !== schedule.targetSessionId ? { setBy: { id: schedule.settingSessionId, title: schedule.settingSessionTitle } } : {}),
     title: schedule.title,
     text,
-    at: schedule.at.toISOString(),
+    at: isoOf(schedule.at),
     everyMinutes: schedule.everyMinutes,
     once: schedule.once,
-    nextFireAt: schedule.endedAt ? null : schedule.nextFireAt.toISOString(),
+    nextFireAt: schedule.endedAt ? null : isoOf(schedule.nextFireAt),
     lastFiredAt: schedule.lastFiredAt?.toISOString() ?? null,
     firedCount: schedule.firedCount,
     ...(schedule.skippedCount > 0 ? { skippedCount: schedule.skippedCount } : {}),
@@ -67,9 +68,14 @@ export function scheduleView(schedule: Schedule): Record<string, unknown> {
   };
 }
 
+/** A time every schedule has (its first time, its next firing); the epoch should a scheduler ever leave it out. */
+export function isoOf(time: Date | undefined): string {
+  return (time ?? new Date(0)).toISOString();
+}
+
 async function runListSchedules(args: ToolArguments, context: ActionContext): Promise<Success> {
   const { relay, scheduler } = scheduleRelay('list_schedules', args.relay, context);
-  const schedules = await scheduler.listSchedules(context.caller.userId, context.caller.sessionId);
+  const { schedules } = await scheduler.listSchedules({ userId: context.caller.userId, sessionId: context.caller.sessionId });
   const active = schedules.filter((schedule) => !schedule.endedAt).length;
   return success(
     `list_schedules → ${relay}: ${count(schedules.length, 'schedule')}, ${active} active`,

@@ -4,8 +4,7 @@
  * has group (id, name, its role), one an agent started startedBy ("via agent"), and one whose owner
  * let it start sessions mayCreateSessions. `scope` is "active" (default), "archived" or "all".
  */
-import { SESSION_SCOPES, type SessionScope } from '../../ports.ts';
-import { sessionView } from '../../session-view.ts';
+import { SESSION_SCOPES, type SessionScope, sessionView } from '../../session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
@@ -26,7 +25,7 @@ export const listSessions = defineAction({
 async function runListSessions(args: ToolArguments, context: ActionContext): Promise<Success> {
   const scope = parseScope(args.scope);
   const relay = thisRelay(args.relay, context);
-  const found = await context.sessions.listSessions(context.caller.userId, scope);
+  const { sessions: found } = await context.sessions.listSessions({ userId: context.caller.userId, scope });
   return success(`list_sessions → ${relay}: ${count(found.length, 'session')}`, { sessions: found.map(sessionView) }, relay);
 }
 

@@ -3,7 +3,7 @@
  * user): the active ones with what their digest or quiet hours hold now, and those ended in the last hour.
  * With a paired relay, those that watch that relay's sessions (kept here, where the watcher is).
  */
-import type { WatchSubscription } from '../../ports.ts';
+import type { Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
@@ -12,6 +12,7 @@ import { resolveRelay } from '../relay-name.ts';
 import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+import { getConversation, readSession } from '../../service-clients.ts';
 
 export const listSubscriptions = defineAction({
   name: 'list_subscriptions',
@@ -26,7 +27,7 @@ export const listSubscriptions = defineAction({
  * A subscription as a list shows it (list_subscriptions, the watcher's list in the user API): what its digest or
  * quiet hours hold, and for an ended one when and why (its held count only while something is still held).
  */
-export function listedSubscriptionView(subscription: WatchSubscription): Record<string, unknown> {
+export function listedSubscriptionView(subscription: Subscription): Record<string, unknown> {
   const ended = subscription.endedAt !== undefined;
   const held = !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
   return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
@@ -36,14 +37,14 @@ async function runListSubscriptions(args: ToolArguments, context: ActionContext)
   const { caller, sessions } = context;
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
-    const conversation = await sessions.getConversation(caller.sessionId);
+    const conversation = await getConversation(sessions, caller.sessionId);
     checkPairedRelayCall({ action: context.action, relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   }
   const relay = target.kind === 'paired' ? target.relay.name : thisRelay(args.relay, context);
   const watcher = args.watcher?.trim() || caller.sessionId;
   // Another conversation must be one of the user's: reading it refuses an unknown one.
-  if (watcher !== caller.sessionId) await sessions.readSession(caller.userId, watcher, 1);
-  const held = await subscriptionOwner(context).listSubscriptions(caller.userId, watcher);
+  if (watcher !== caller.sessionId) await readSession(sessions, caller.userId, watcher, 1);
+  const { subscriptions: held } = await subscriptionOwner(context).listSubscriptions({ userId: caller.userId, watcherSessionId: watcher });
   const all = target.kind === 'paired' ? held.filter((subscription) => subscription.relay === relay) : held;
   const active = all.filter((subscription) => subscription.endedAt === undefined);
   const view = all.map(listedSubscriptionView);

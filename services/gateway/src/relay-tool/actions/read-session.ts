@@ -6,8 +6,8 @@
  * and archived when it is archived.
  */
 import { withPendingAsks } from '../../pending-asks.ts';
-import type { SessionRead } from '../../ports.ts';
-import { sessionReadView } from '../../session-view.ts';
+import { getConversation, readSession as readSessionOf, type SessionRead } from '../../service-clients.ts';
+import { sessionReadView, sessionStateName } from '../../session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
@@ -33,21 +33,21 @@ async function runReadSession(args: ToolArguments, context: ActionContext): Prom
   const { caller } = context;
   const ownInbox = caller.external === true && args.session === caller.sessionId;
   // An external agent reading itself sees at least what waited for it (the read marks all of it read).
-  const pendingCount = ownInbox && args.last === undefined ? ((await context.sessions.getConversation(caller.sessionId)).pending?.count ?? 0) : 0;
+  const pendingCount = ownInbox && args.last === undefined ? ((await getConversation(context.sessions, caller.sessionId)).pending?.count ?? 0) : 0;
   const last = args.last ?? Math.min(READ_LAST_MAX, Math.max(READ_LAST_DEFAULT, pendingCount));
   if (last < 1 || last > READ_LAST_MAX) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_session: last must be from 1 to ${READ_LAST_MAX}; got ${last}.`);
   }
   const relay = thisRelay(args.relay, context);
   const read = withPendingAsks(
-    await context.sessions.readSession(caller.userId, args.session, last, ownInbox ? caller.sessionId : undefined),
-    await context.questions.listAsks(context.caller.userId, { aboutSessionId: args.session, pendingOnly: true }),
+    await readSessionOf(context.sessions, caller.userId, args.session, last, ownInbox ? caller.sessionId : ''),
+    (await context.questions.listAsks({ userId: context.caller.userId, askingSessionId: '', aboutSessionId: args.session, pendingOnly: true })).asks,
   );
   return success(summaryOf(relay, read), sessionReadView(read), relay);
 }
 
 function summaryOf(relay: string, read: SessionRead): string {
-  const parts = [count(read.messages.length, 'message'), read.session.state];
+  const parts = [count(read.messages.length, 'message'), sessionStateName(read.session.state)];
   if (read.inFlight !== '') parts.push('a reply in flight');
   if (read.pendingQuestions.length > 0) parts.push(count(read.pendingQuestions.length, 'pending question'));
   return `read_session → ${relay} session ${shortId(read.session.id)} "${read.session.title}": ${parts.join(', ')}`;

@@ -4,7 +4,9 @@
  * it ended: task, tail, truncated, stall while it runs, counts for a test run, and notes. The user API answers
  * the same view (GET /api/v1/sessions/:id/tasks/:taskId/output).
  */
-import type { TaskOutput } from '../../ports.ts';
+import type { Task } from '@relay/proto/relay/session/v1/session';
+import type { ReadTaskOutputResponse } from '@relay/proto/relay/session/v1/session_service';
+import { answered } from '../../service-clients.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
@@ -38,13 +40,17 @@ async function runReadTaskOutput(args: ToolArguments, context: ActionContext): P
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_task_output: lines must be from 1 to ${TASK_LINES_MAX}; got ${lines}.`);
   }
   const relay = thisRelay(args.relay, context);
-  const read = await context.sessions.readTaskOutput(context.caller.userId, args.session, args.task_id, lines);
+  const answer = await context.sessions.readTaskOutput({ userId: context.caller.userId, sessionId: args.session, taskId: args.task_id, lines });
+  const read = { ...answer, task: answered(answer.task, 'ReadTaskOutput', 'task') };
   return success(summaryOf(relay, args.session, read), taskOutputView(read), relay);
 }
 
+/** A task's output as ReadTaskOutput answers it, its task always there. */
+type TaskOutput = ReadTaskOutputResponse & { task: Task };
+
 /** The JSON view of a task's output, as read_task_output and the user API answer it. */
-export function taskOutputView(read: TaskOutput) {
-  const { task } = read;
+export function taskOutputView(read: ReadTaskOutputResponse) {
+  const task = answered(read.task, 'ReadTaskOutput', 'task');
   return {
     task: {
       id: task.id,
@@ -52,13 +58,13 @@ export function taskOutputView(read: TaskOutput) {
       type: task.type,
       start: task.startedAt?.toISOString() ?? null,
       status: task.status,
-      exitCode: task.exitCode,
+      exitCode: task.exitCode ?? null,
       ...(task.reason ? { reason: task.reason } : {}),
     },
     ...(read.stall
       ? { stall: { minutes: read.stall.minutes, since: read.stall.since?.toISOString() ?? null, quiet: read.stall.quiet, quietAfterMinutes: read.stall.quietAfterMinutes } }
       : {}),
-    ...(read.counts ? { counts: read.counts } : {}),
+    ...(read.counts ? { counts: { ...read.counts } } : {}),
     tail: read.tail,
     truncated: read.truncated,
     ...(read.notes.length > 0 ? { notes: read.notes } : {}),
@@ -68,7 +74,7 @@ export function taskOutputView(read: TaskOutput) {
 /** "read_task_output → desk session 3f9c2a1e task b7k2m9q4: 50 lines, running, last output 14 min ago, 412 passed, 2 failed" */
 function summaryOf(relay: string, sessionId: string, read: TaskOutput): string {
   const parts = [count(read.tail.length, 'line'), read.task.status];
-  if (read.task.exitCode !== null && read.task.status !== 'running') parts.push(`exit code ${read.task.exitCode}`);
+  if (read.task.exitCode !== undefined && read.task.status !== 'running') parts.push(`exit code ${read.task.exitCode}`);
   if (read.stall) parts.push(`last output ${read.stall.minutes} min ago`);
   if (read.counts) {
     parts.push(`${read.counts.passed} passed`, `${read.counts.failed} failed`);

@@ -6,7 +6,7 @@
  * groupsTotal when there are more).
  */
 import { arch, platform } from 'node:os';
-import type { ProviderInfo } from '../../ports.ts';
+import type { ProviderInfo } from '@relay/proto/relay/session/v1/session';
 import { RELAY_VERSION } from '../../version.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
@@ -14,6 +14,7 @@ import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
 import { GROUPS_LIMIT } from '../limits.ts';
 import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
+import { acceptsPrompts } from '../../pairing-view.ts';
 
 export const relayInfo = defineAction({
   name: 'relay_info',
@@ -27,7 +28,7 @@ export const relayInfo = defineAction({
 
 async function runRelayInfo(args: ToolArguments, context: ActionContext): Promise<Success> {
   const relay = thisRelay(args.relay, context);
-  const [info, pairing] = await Promise.all([context.sessions.getRelayInfo(context.caller.userId), context.pairing.getPairingSettings()]);
+  const [info, pairing] = await Promise.all([context.sessions.getRelayInfo({ userId: context.caller.userId }), context.pairing.getPairingSettings({})]);
   const groups = info.groups.slice(0, GROUPS_LIMIT).map(({ id, name, memberCount }) => ({ id, name, memberCount }));
   const groupsTotal = Math.max(info.groupsTotal, groups.length);
   const available = info.providers.filter((provider) => provider.available).length;
@@ -38,7 +39,7 @@ async function runRelayInfo(args: ToolArguments, context: ActionContext): Promis
       version: RELAY_VERSION,
       platform: `${platform()}-${arch()}`,
       // The owner's switch "Accept prompts from other relays' agents" (Settings → Relays).
-      acceptsAgentPrompts: pairing.acceptPrompts,
+      acceptsAgentPrompts: acceptsPrompts(pairing.settings),
       providers: info.providers.map(providerView),
       folders: { default: info.defaultCwd, recent: info.recentCwds },
       modes: info.modes,

@@ -15,7 +15,8 @@ import { toolError } from '../errors.ts';
 import { provenanceOf } from '../provenance.ts';
 import { success, type Success } from '../result.ts';
 import { quoteStart } from '../turn-result.ts';
-import { GRID_NOTE, scheduleRelay } from './list-schedules.ts';
+import { answered, getConversation, readSession } from '../../service-clients.ts';
+import { GRID_NOTE, isoOf, scheduleRelay } from './list-schedules.ts';
 
 export const schedule = defineAction({
   name: 'schedule',
@@ -33,19 +34,21 @@ async function runSchedule(args: ToolArguments, context: ActionContext): Promise
   const { relay, scheduler } = scheduleRelay('schedule', args.relay, context);
   const { caller, sessions } = context;
 
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   const setting = { id: conversation.session.id, title: conversation.session.title };
   let target = setting;
   // An external target's firings are written into its conversation for its agent to read (no turn runs them).
   if (args.session !== undefined && args.session !== caller.sessionId) {
-    const read = await sessions.readSession(caller.userId, args.session, 1);
+    const read = await readSession(sessions, caller.userId, args.session, 1);
     if (read.session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `Session ${args.session} is archived; it takes no scheduled prompts. Nothing was scheduled.`);
     target = { id: read.session.id, title: read.session.title };
   }
   const input = {
     userId: caller.userId,
-    setting,
-    target,
+    settingSessionId: setting.id,
+    settingSessionTitle: setting.title,
+    targetSessionId: target.id,
+    targetSessionTitle: target.title,
     title: args.title,
     text: args.text,
     at: args.at ?? '',
@@ -69,15 +72,14 @@ async function runSchedule(args: ToolArguments, context: ActionContext): Promise
   // A schedule for another session counts once toward the loop guard when set (the scheduler counts each firing).
   if (target.id !== setting.id) await passLoopGuard(conversation, context, 'Nothing was scheduled.');
 
-  const set = await scheduler.createSchedule({ ...input, dryRun: false });
-  if (!set) throw new Error('CreateSchedule answered no schedule');
+  const set = answered((await scheduler.createSchedule({ ...input, dryRun: false })).schedule, 'CreateSchedule', 'schedule');
   const cadence = set.once ? 'once' : `every ${set.everyMinutes} min`;
   const into = target.id === setting.id ? '' : ` into session "${target.title}"`;
   return success(
-    `schedule → ${relay}${into}: ${cadence}, next ${set.nextFireAt.toISOString()} (${set.id})`,
+    `schedule → ${relay}${into}: ${cadence}, next ${isoOf(set.nextFireAt)} (${set.id})`,
     {
       schedule_id: set.id,
-      schedule: { id: set.id, title: set.title, everyMinutes: set.everyMinutes, once: set.once, nextFireAt: set.nextFireAt.toISOString() },
+      schedule: { id: set.id, title: set.title, everyMinutes: set.everyMinutes, once: set.once, nextFireAt: isoOf(set.nextFireAt) },
       ...(set.once ? {} : { note: GRID_NOTE }),
     },
     relay,

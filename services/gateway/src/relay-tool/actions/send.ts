@@ -4,7 +4,8 @@
  * both before anything is queued. The prompt carries the provenance of the caller's turn. In the
  * ask and plan modes the user allows it on a card first.
  */
-import type { SentMessage, TurnResult } from '../../ports.ts';
+import { SendMessageRequest, type SendMessageResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { Session, TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -21,6 +22,7 @@ import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
 import { planWait } from '../wait-seconds.ts';
+import { answered, getConversation, type SessionClient } from '../../service-clients.ts';
 
 export const send = defineAction({
   name: 'send',
@@ -51,7 +53,7 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
   const { caller, sessions } = context;
   requireNotOnItself('send', args.session, caller);
 
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   const message = {
     userId: caller.userId,
     callerSessionId: caller.sessionId,
@@ -63,14 +65,14 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
     mode: args.mode,
     provenance: provenanceOf(relay, conversation),
   };
-  const checked = await sessions.sendMessage({ ...message, dryRun: true });
+  const checked = await sendMessage(sessions, { ...message, dryRun: true });
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const choice = { text: args.text, model: args.model, effort: args.effort, mode: args.mode, billingSwitch: checked.billingSwitch };
     await askApproval(sendCard(relay, checked.session, choice), conversation, context);
   }
   await passLoopGuard(conversation, context, 'Nothing was sent.');
 
-  const sent = await sessions.sendMessage({ ...message, dryRun: false });
+  const sent = await sendMessage(sessions, { ...message, dryRun: false });
   const result = await awaitTurn(
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: wait.waitSeconds },
     context,
@@ -85,16 +87,24 @@ async function serveSend(args: ToolArguments, context: ActionContext, origin: Re
   const userId = origin.userId;
   const message = { userId, sessionId: args.session, text: args.text, provider: args.provider, model: args.model, effort: args.effort, mode: args.mode, provenance: origin.provenance };
   if (origin.dryRun) {
-    const checked = await sessions.sendMessage({ ...message, dryRun: true });
+    const checked = await sendMessage(sessions, { ...message, dryRun: true });
     return checkedOnly('send', relayName, { session: checked.session.id, ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
   }
-  const sent = await sessions.sendMessage({ ...message, dryRun: false });
-  const result = await awaitTurn({ userId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds }, context);
+  const sent = await sendMessage(sessions, { ...message, dryRun: false });
+  const result = await awaitTurn({ userId, callerSessionId: '', sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds }, context);
   return sentResult(relayName, sent, result, plan.note, context.openUrlBase);
 }
 
+type Sent = SendMessageResponse & { session: Session };
+
+/** SendMessage, its session always there; what the call leaves out is the session's or the relay's default. */
+async function sendMessage(sessions: SessionClient, message: Partial<SendMessageRequest>): Promise<Sent> {
+  const sent = await sessions.sendMessage(SendMessageRequest.fromPartial(message));
+  return { ...sent, session: answered(sent.session, 'SendMessage', 'session') };
+}
+
 /** send's result: the turn, and a billing switch or model note the session service reported. */
-function sentResult(relay: string, sent: SentMessage, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
+function sentResult(relay: string, sent: Sent, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
   const billing = sent.billingSwitch ? ` (billing switched to ${sent.billingSwitch})` : '';
   return success(
     `send → ${relay} session ${shortId(sent.session.id)}: ${turnPhrase(result)}${billing}`,

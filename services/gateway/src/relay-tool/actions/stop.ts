@@ -15,6 +15,7 @@ import { requireNotOnItself } from '../not-on-itself.ts';
 import { checkedOnly, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { shortId } from '../turn-result.ts';
+import { getConversation, readSession } from '../../service-clients.ts';
 
 export const stop = defineAction({
   name: 'stop',
@@ -32,20 +33,20 @@ async function runStop(args: ToolArguments, context: ActionContext): Promise<Suc
   const { caller, sessions } = context;
   requireNotOnItself('stop', args.session, caller);
 
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     // Reading it first refuses an unknown session before the user is asked, and names it on the card.
-    const { session } = await sessions.readSession(caller.userId, args.session, 1);
+    const { session } = await readSession(sessions, caller.userId, args.session, 1);
     await askApproval(stopCard(relay, session.title), conversation, context);
   }
-  const { stopRequested } = await sessions.stopTurn({ userId: caller.userId, callerSessionId: caller.sessionId }, args.session);
+  const { stopRequested } = await sessions.stopTurn({ userId: caller.userId, callerSessionId: caller.sessionId, sessionId: args.session });
   return stoppedResult(relay, args.session, stopRequested);
 }
 
 async function serveStop(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
-  if (origin.dryRun) return checkedOnly('stop', context.relayName, { session: (await context.sessions.readSession(origin.userId, args.session, 1)).session.id });
-  const { stopRequested } = await context.sessions.stopTurn({ userId: origin.userId }, args.session);
+  if (origin.dryRun) return checkedOnly('stop', context.relayName, { session: (await readSession(context.sessions, origin.userId, args.session, 1)).session.id });
+  const { stopRequested } = await context.sessions.stopTurn({ userId: origin.userId, callerSessionId: '', sessionId: args.session });
   return stoppedResult(context.relayName, args.session, stopRequested);
 }
 

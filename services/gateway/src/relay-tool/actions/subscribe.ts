@@ -20,8 +20,9 @@ import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
 import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
-import type { PairedRelay, SubscribeInput, SubscriptionOwner, WatchSubscription } from '../../ports.ts';
-import type { RemoteEventsOwner } from '../../remote-events-owner.ts';
+import type { SubscribeRequest, Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
+import { answered, getConversation, readSession, REMOTE_DEADLINE_MS, type RemoteEventsClient, type SubscriptionClient } from '../../service-clients.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 
 export const subscribe = defineAction({
   name: 'subscribe',
@@ -33,28 +34,28 @@ export const subscribe = defineAction({
 });
 
 /** The subscription service, when this gateway was given one. */
-export function subscriptionOwner(context: ActionContext): SubscriptionOwner {
+export function subscriptionOwner(context: ActionContext): SubscriptionClient {
   if (context.subscriptions === undefined) throw toolError('REMOTE_RELAY_UNSUPPORTED', 'Subscriptions are not available on this relay.');
   return context.subscriptions;
 }
 
 /** "2 sessions", "all sessions", "all sessions except 1". */
-export function watchedLabel(subscription: WatchSubscription): string {
+export function watchedLabel(subscription: Subscription): string {
   if (subscription.scope !== 'all') return count(subscription.sessions.length, 'session');
   return subscription.exclude.length > 0 ? `all sessions except ${subscription.exclude.length}` : 'all sessions';
 }
 
 /** The options a card and a summary name: "digest every 30 min, quiet 23:00–06:00 Europe/Berlin, except 1". */
-export function optionsLabel(subscription: WatchSubscription): string {
+export function optionsLabel(subscription: Subscription): string {
   const parts: string[] = [];
-  if (subscription.digestMinutes !== null) parts.push(`digest every ${subscription.digestMinutes} min`);
-  if (subscription.quietHours !== null) parts.push(`quiet ${subscription.quietHours.from}–${subscription.quietHours.to} ${subscription.quietHours.tz}`);
+  if (subscription.digestMinutes > 0) parts.push(`digest every ${subscription.digestMinutes} min`);
+  if (subscription.quietHours !== undefined) parts.push(`quiet ${subscription.quietHours.from}–${subscription.quietHours.to} ${subscription.quietHours.tz}`);
   if (subscription.exclude.length > 0) parts.push(`except ${subscription.exclude.length} it leaves out`);
   return parts.join(', ');
 }
 
 /** A subscription as subscribe and list_subscriptions show it: the options only when it has them. */
-export function subscriptionView(subscription: WatchSubscription): Record<string, unknown> {
+export function subscriptionView(subscription: Subscription): Record<string, unknown> {
   return {
     id: subscription.id,
     ...(subscription.relay ? { relay: subscription.relay } : {}),
@@ -63,14 +64,14 @@ export function subscriptionView(subscription: WatchSubscription): Record<string
     once: subscription.once,
     ...(subscription.match ? { match: subscription.match } : {}),
     stalledMinutes: subscription.stalledMinutes,
-    ...(subscription.heartbeatMinutes !== null ? { heartbeatMinutes: subscription.heartbeatMinutes } : {}),
-    ...(subscription.digestMinutes !== null ? { digestMinutes: subscription.digestMinutes } : {}),
-    ...(subscription.quietHours !== null ? { quietHours: subscription.quietHours } : {}),
+    ...(subscription.heartbeatMinutes > 0 ? { heartbeatMinutes: subscription.heartbeatMinutes } : {}),
+    ...(subscription.digestMinutes > 0 ? { digestMinutes: subscription.digestMinutes } : {}),
+    ...(subscription.quietHours !== undefined ? { quietHours: subscription.quietHours } : {}),
     ...(subscription.exclude.length > 0 ? { exclude: subscription.exclude } : {}),
   };
 }
 
-function subscribeCard(relay: string, subscription: WatchSubscription): CardText {
+function subscribeCard(relay: string, subscription: Subscription): CardText {
   const what = watchedLabel(subscription);
   const lines = [
     subscription.scope === 'all' ? 'Sessions: all' : `Sessions: ${subscription.sessions.map((session) => `"${session.title}"`).join(', ')}`,
@@ -96,13 +97,13 @@ function older(relay: PairedRelay, since: string): boolean {
 }
 
 /** The pairing service's remote events, when this gateway was given them. */
-export function remoteEventsOwner(context: ActionContext): RemoteEventsOwner {
+export function remoteEventsOwner(context: ActionContext): RemoteEventsClient {
   if (context.remoteEvents === undefined) throw toolError('REMOTE_RELAY_UNSUPPORTED', 'Subscriptions to paired relays are not available on this relay.');
   return context.remoteEvents;
 }
 
 /** The subscription's arguments as the subscription service takes them, before its sessions are resolved. */
-function subscribeInput(args: ToolArguments, context: ActionContext): Omit<SubscribeInput, 'resolved' | 'dryRun'> {
+function subscribeInput(args: ToolArguments, context: ActionContext): Omit<SubscribeRequest, 'resolvedSessions' | 'dryRun' | 'relay'> {
   const quiet = args.quiet_hours;
   return {
     userId: context.caller.userId,
@@ -119,7 +120,7 @@ function subscribeInput(args: ToolArguments, context: ActionContext): Omit<Subsc
   };
 }
 
-function subscribedResult(relay: string, subscription: WatchSubscription) {
+function subscribedResult(relay: string, subscription: Subscription) {
   const options = optionsLabel(subscription);
   return success(
     `subscribe → ${relay}: ${watchedLabel(subscription)}${options ? `, ${options}` : ''} (${subscription.id})`,
@@ -139,21 +140,21 @@ async function runSubscribe(args: ToolArguments, context: ActionContext): Promis
   for (const id of listed) {
     if (id.toLowerCase() === 'all' || id === caller.sessionId) continue;
     try {
-      const { session } = await sessions.readSession(caller.userId, id, 1);
+      const { session } = await readSession(sessions, caller.userId, id, 1);
       resolved.push({ id: session.id, title: session.title });
     } catch (error) {
       // An unknown session is refused by the subscription service, after its checks of the other arguments.
       if (!(error instanceof Error && 'code' in error && error.code === 'REMOTE_RELAY_NOT_FOUND')) throw error;
     }
   }
-  const input = { ...subscribeInput(args, context), resolved };
+  const input = { ...subscribeInput(args, context), resolvedSessions: resolved, relay: '' };
   const planned = await owner.subscribe({ ...input, dryRun: true });
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
-    await askApproval(subscribeCard(relay, planned.subscription), conversation, context);
+    await askApproval(subscribeCard(relay, answered(planned.subscription, 'Subscribe', 'subscription')), conversation, context);
   }
-  const { subscription } = await owner.subscribe({ ...input, dryRun: false });
-  return subscribedResult(relay, subscription);
+  const made = await owner.subscribe({ ...input, dryRun: false });
+  return subscribedResult(relay, answered(made.subscription, 'Subscribe', 'subscription'));
 }
 
 /**
@@ -164,7 +165,7 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
   const owner = subscriptionOwner(context);
   const remote = remoteEventsOwner(context);
   const { caller, sessions } = context;
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   if (older(relay, SUBSCRIPTIONS_SINCE)) {
     throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which has no subscriptions (${SUBSCRIPTIONS_SINCE}); it needs an update. No subscription was made.`, { version: relay.version, needs: SUBSCRIPTIONS_SINCE });
@@ -172,7 +173,7 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
   const input = { ...subscribeInput(args, context), relay: relay.name };
   const listed = input.sessions.filter((id) => id.toLowerCase() !== 'all');
   // The arguments are checked here first; the sessions' titles come from that relay.
-  await owner.subscribe({ ...input, resolved: listed.map((id) => ({ id, title: '' })), dryRun: true });
+  await owner.subscribe({ ...input, resolvedSessions: listed.map((id) => ({ id, title: '' })), dryRun: true });
   const spec = {
     relay: relay.name,
     userId: caller.userId,
@@ -185,17 +186,18 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
     stalledMinutes: input.stalledMinutes,
     heartbeatMinutes: input.heartbeatMinutes,
   };
-  const resolved = await remote.openRemoteSubscription({ ...spec, subscriptionId: '', dryRun: true });
-  const planned = await owner.subscribe({ ...input, resolved, dryRun: true });
+  const options = { deadlineMs: REMOTE_DEADLINE_MS };
+  const { sessions: resolvedSessions } = await remote.openRemoteSubscription({ ...spec, subscriptionId: '', dryRun: true }, options);
+  const planned = await owner.subscribe({ ...input, resolvedSessions, dryRun: true });
   if (planned.firstForWatcher || needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
-    await askApproval(subscribeCard(relay.name, planned.subscription), conversation, context);
+    await askApproval(subscribeCard(relay.name, answered(planned.subscription, 'Subscribe', 'subscription')), conversation, context);
   }
-  const { subscription } = await owner.subscribe({ ...input, resolved, dryRun: false });
+  const subscription = answered((await owner.subscribe({ ...input, resolvedSessions, dryRun: false })).subscription, 'Subscribe', 'subscription');
   try {
-    await remote.openRemoteSubscription({ ...spec, subscriptionId: subscription.id, dryRun: false });
+    await remote.openRemoteSubscription({ ...spec, subscriptionId: subscription.id, dryRun: false }, options);
   } catch (error) {
     // Not registered there: it would never be woken, so it is not kept here either.
-    await owner.unsubscribe(caller.userId, caller.sessionId, subscription.id).catch(() => undefined);
+    await owner.unsubscribe({ userId: caller.userId, watcherSessionId: caller.sessionId, subscriptionId: subscription.id, all: false }).catch(() => undefined);
     throw error;
   }
   return subscribedResult(relay.name, subscription);

@@ -11,6 +11,7 @@ import { toolError } from '../errors.ts';
 import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+import { getConversation, readSession } from '../../service-clients.ts';
 
 export const transferSubscriptions = defineAction({
   name: 'transfer_subscriptions',
@@ -27,10 +28,11 @@ async function runTransferSubscriptions(args: ToolArguments, context: ActionCont
   const { caller, sessions } = context;
   const from = args.from.trim();
   if (from === caller.sessionId) throw toolError('REMOTE_RELAY_INVALID_INPUT', 'transfer_subscriptions: from names this conversation; name the conversation to take them from.');
-  const { session } = await sessions.readSession(caller.userId, from, 1);
+  const { session } = await readSession(sessions, caller.userId, from, 1);
   const owner = subscriptionOwner(context);
-  const planned = await owner.transferSubscriptions(caller.userId, caller.sessionId, from, true);
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const request = { userId: caller.userId, watcherSessionId: caller.sessionId, fromSessionId: from };
+  const { subscriptions: planned } = await owner.transferSubscriptions({ ...request, dryRun: true });
+  const conversation = await getConversation(sessions, caller.sessionId);
   await askApproval(
     {
       title: `Move ${count(planned.length, 'subscription')} of "${session.title}" to this conversation on ${relay}`,
@@ -41,6 +43,6 @@ async function runTransferSubscriptions(args: ToolArguments, context: ActionCont
     conversation,
     context,
   );
-  const moved = await owner.transferSubscriptions(caller.userId, caller.sessionId, from, false);
+  const { subscriptions: moved } = await owner.transferSubscriptions({ ...request, dryRun: false });
   return success(`transfer_subscriptions → ${relay}: ${count(moved.length, 'subscription')} from ${from}`, { from, subscriptions: moved.map(subscriptionView) }, relay);
 }

@@ -10,6 +10,7 @@ import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../card-policy.ts';
 import { toolError } from '../errors.ts';
 import { success, type Success } from '../result.ts';
+import { answered, getConversation } from '../../service-clients.ts';
 import { scheduleRelay, scheduleView } from './list-schedules.ts';
 
 export const unschedule = defineAction({
@@ -25,12 +26,12 @@ async function runUnschedule(args: ToolArguments, context: ActionContext): Promi
   const { relay, scheduler } = scheduleRelay('unschedule', args.relay, context);
   const { caller, sessions } = context;
 
-  const listed = await scheduler.listSchedules(caller.userId, caller.sessionId);
-  const found = listed.find((schedule) => schedule.id === args.schedule_id && !schedule.endedAt);
+  const { schedules } = await scheduler.listSchedules({ userId: caller.userId, sessionId: caller.sessionId });
+  const found = schedules.find((schedule) => schedule.id === args.schedule_id && !schedule.endedAt);
   if (!found) {
     throw toolError('REMOTE_RELAY_NOT_FOUND', `No active schedule ${args.schedule_id} fires into or was set by this conversation. list_schedules shows them.`);
   }
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     await askApproval(
       { title: `End the schedule "${found.title}" on ${relay}`, lines: [`Schedule: ${found.id}`], asked: `ending the schedule "${found.title}"`, nothing: 'Nothing was ended.' },
@@ -38,6 +39,6 @@ async function runUnschedule(args: ToolArguments, context: ActionContext): Promi
       context,
     );
   }
-  const ended = await scheduler.endSchedule(caller.userId, caller.sessionId, found.id);
+  const ended = answered((await scheduler.endSchedule({ userId: caller.userId, sessionId: caller.sessionId, scheduleId: found.id })).schedule, 'EndSchedule', 'schedule');
   return success(`unschedule → ${relay}: ended "${ended.title}" (${ended.id})`, { schedule: scheduleView(ended) }, relay);
 }

@@ -12,7 +12,8 @@ import { resolveRelay } from '../relay-name.ts';
 import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
 import { subscriptionOwner } from './subscribe.ts';
-import type { PairedRelay } from '../../ports.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { getConversation, REMOTE_DEADLINE_MS } from '../../service-clients.ts';
 
 export const unsubscribe = defineAction({
   name: 'unsubscribe',
@@ -29,9 +30,13 @@ async function runUnsubscribe(args: ToolArguments, context: ActionContext): Prom
   const all = id.toLowerCase() === 'all';
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   const relay = target.kind === 'paired' ? target.relay.name : thisRelay(args.relay, context);
-  const ended = target.kind === 'paired' ? await endThere(target.relay, all ? 'all' : id, context) : await subscriptionOwner(context).unsubscribe(context.caller.userId, context.caller.sessionId, all ? 'all' : id);
+  const { caller } = context;
+  const ended =
+    target.kind === 'paired'
+      ? await endThere(target.relay, all ? 'all' : id, context)
+      : (await subscriptionOwner(context).unsubscribe({ userId: caller.userId, watcherSessionId: caller.sessionId, subscriptionId: all ? '' : id, all })).endedIds;
   // Those that watched a paired relay are no longer fetched, and end there too.
-  if (context.remoteEvents !== undefined) for (const endedId of ended) await context.remoteEvents.closeRemoteSubscription(endedId);
+  for (const endedId of ended) await context.remoteEvents?.closeRemoteSubscription({ subscriptionId: endedId }, { deadlineMs: REMOTE_DEADLINE_MS });
   const summary = all ? `unsubscribe → ${relay}: ${count(ended.length, 'subscription')} ended` : `unsubscribe → ${relay}: ${id} ended`;
   return success(summary, { ended }, relay);
 }
@@ -39,13 +44,16 @@ async function runUnsubscribe(args: ToolArguments, context: ActionContext): Prom
 /** Ends the conversation's subscription `id` (or all of them) that watch `relay`'s sessions. */
 async function endThere(relay: PairedRelay, id: string, context: ActionContext): Promise<string[]> {
   const { caller, sessions } = context;
-  const conversation = await sessions.getConversation(caller.sessionId);
+  const conversation = await getConversation(sessions, caller.sessionId);
   checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   const owner = subscriptionOwner(context);
-  const held = (await owner.listSubscriptions(caller.userId, caller.sessionId)).filter((subscription) => subscription.endedAt === undefined && subscription.relay === relay.name);
+  const { subscriptions } = await owner.listSubscriptions({ userId: caller.userId, watcherSessionId: caller.sessionId });
+  const held = subscriptions.filter((subscription) => subscription.endedAt === undefined && subscription.relay === relay.name);
   const chosen = id === 'all' ? held : held.filter((subscription) => subscription.id === id);
   if (id !== 'all' && chosen.length === 0) throw toolError('REMOTE_RELAY_NOT_FOUND', `This conversation holds no active subscription ${id} on relay "${relay.name}".`);
   const ended: string[] = [];
-  for (const subscription of chosen) ended.push(...(await owner.unsubscribe(caller.userId, caller.sessionId, subscription.id)));
+  for (const subscription of chosen) {
+    ended.push(...(await owner.unsubscribe({ userId: caller.userId, watcherSessionId: caller.sessionId, subscriptionId: subscription.id, all: false })).endedIds);
+  }
   return ended;
 }

@@ -6,7 +6,9 @@
  * session the caller's conversation did not start needs the user's Allow on a card (which then
  * covers its later changes there), and in the ask and plan modes every change asks.
  */
-import type { SessionSettings, SettingsChange, UpdatedSession } from '../../ports.ts';
+import { UpdateSessionRequest, type SessionSettings, type UpdateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
+import { answered, getConversation } from '../../service-clients.ts';
+import { groupOf } from '../../session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -37,6 +39,9 @@ export const updateSession = defineAction({
   fromPaired: serveUpdateSession,
 });
 
+/** Settings to change; an unset field is left as it is. */
+export type SettingsChange = Partial<Pick<UpdateSessionRequest, 'model' | 'effort' | 'mode' | 'autoCompactWindow' | 'title' | 'group' | 'thinkingEnabled' | 'thinkingDisplay' | 'cwd'>>;
+
 /** The settings update_session takes, as the agent names them: every argument but the relay and the session. */
 const SETTINGS = Object.keys(updateSession.args.shape).filter((name) => name !== 'relay' && name !== 'session');
 
@@ -47,17 +52,18 @@ async function runUpdateSession(args: ToolArguments, context: ActionContext): Pr
   const { caller, sessions } = context;
   requireNotOnItself('update_session', args.session, caller);
 
-  const conversation = await sessions.getConversation(caller.sessionId);
-  const request = { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: args.session, change };
-  const checked = await sessions.updateSession({ ...request, allowed: false, dryRun: true });
+  const conversation = await getConversation(sessions, caller.sessionId);
+  const request = { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: args.session, ...change };
+  const checked = await sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: false, dryRun: true }));
   if (checked.changed.length === 0) return result(relay, args.session, checked);
 
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write, needsAllow: checked.needsAllow })) {
+    const settings = answered(checked.settings, 'UpdateSession', 'settings');
     // A new title shows on its line; the card's heading names the session as it is known now.
-    const title = change.title === undefined ? checked.settings.title : `session ${shortId(args.session)}`;
-    await askApproval(updateSessionCard(relay, title, change, checked.settings.group, checked.needsAllow), conversation, context);
+    const title = change.title === undefined ? settings.title : `session ${shortId(args.session)}`;
+    await askApproval(updateSessionCard(relay, title, change, groupOf(settings), checked.needsAllow), conversation, context);
   }
-  const updated = await sessions.updateSession({ ...request, allowed: checked.needsAllow, dryRun: false });
+  const updated = await sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: checked.needsAllow, dryRun: false }));
   return result(relay, args.session, updated);
 }
 
@@ -82,13 +88,13 @@ export function settingsChange(args: ToolArguments): SettingsChange {
 }
 
 /** update_session's result: the settings the session has now and what changed. */
-export function result(relay: string, sessionId: string, updated: UpdatedSession) {
+export function result(relay: string, sessionId: string, updated: UpdateSessionResponse) {
   const what = updated.changed.length === 0 ? 'nothing to change' : updated.changed.join(', ');
   return success(
     `update_session → ${relay} session ${shortId(sessionId)}: ${what}`,
     {
       session: sessionId,
-      settings: settingsView(updated.settings),
+      settings: settingsView(answered(updated.settings, 'UpdateSession', 'settings')),
       changed: updated.changed,
       ...(updated.relaunched === undefined ? {} : { relaunched: updated.relaunched }),
       ...(updated.groupCreated ? { groupCreated: { ...updated.groupCreated } } : {}),
@@ -100,13 +106,14 @@ export function result(relay: string, sessionId: string, updated: UpdatedSession
 
 /** The settings in the spec's words (snake_case, as update_session takes them). */
 export function settingsView(settings: SessionSettings) {
+  const group = groupOf(settings);
   return {
     model: settings.model,
     effort: settings.effort,
     mode: settings.mode,
     auto_compact_window: settings.autoCompactWindow,
     title: settings.title,
-    group: settings.group ? { id: settings.group.id, name: settings.group.name, role: settings.group.role } : null,
+    group: group ? { id: group.id, name: group.name, role: group.role } : null,
     thinking_enabled: settings.thinkingEnabled,
     thinking_display: settings.thinkingDisplay,
     cwd: settings.cwd,
@@ -121,17 +128,17 @@ export function settingsView(settings: SessionSettings) {
 async function serveUpdateSession(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
   const change = settingsChange(args);
-  const request = { userId: origin.userId, sessionId: args.session, change, remoteCaller: origin.provenance };
-  const checked = await context.sessions.updateSession({ ...request, allowed: false, dryRun: true });
+  const request = { userId: origin.userId, sessionId: args.session, ...change, remoteCaller: origin.provenance };
+  const checked = await context.sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: false, dryRun: true }));
   if (checked.changed.length === 0) return result(context.relayName, args.session, checked);
   if (checked.needsAllow && !origin.allowed) {
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
       `Relay "${context.relayName}" did not record this conversation as the starter of session ${shortId(args.session)}: changing it needs the user's Allow first. Nothing was changed.`,
-      { needsAllow: true, settings: settingsView(checked.settings) },
+      { needsAllow: true, settings: settingsView(answered(checked.settings, 'UpdateSession', 'settings')) },
     );
   }
   if (origin.dryRun) return { ...result(context.relayName, args.session, checked), dryRun: true };
-  const updated = await context.sessions.updateSession({ ...request, allowed: origin.allowed, dryRun: false });
+  const updated = await context.sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: origin.allowed, dryRun: false }));
   return result(context.relayName, args.session, updated);
 }

@@ -4,7 +4,8 @@
  * meters this month (used, allowance, remaining, utilization, resetsAt), and whether a Claude usage
  * limit has paused turns. Account names, addresses and tokens are never included: the report holds none.
  */
-import type { ProviderInfo, ProviderUsage, RelayInfo, UsageMeter } from '../../ports.ts';
+import type { ProviderInfo, ProviderUsage, UsageMeter } from '@relay/proto/relay/session/v1/session';
+import type { GetRelayInfoResponse } from '@relay/proto/relay/session/v1/session_service';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../tool-arguments.ts';
@@ -23,7 +24,7 @@ export const usage = defineAction({
 
 async function runUsage(args: ToolArguments, context: ActionContext): Promise<Success> {
   const relay = thisRelay(args.relay, context);
-  const { providers, claudeUsageLimitPaused } = usageReportView(await context.sessions.getRelayInfo(context.caller.userId));
+  const { providers, claudeUsageLimitPaused } = usageReportView(await context.sessions.getRelayInfo({ userId: context.caller.userId }));
   const by = (status: string) => providers.filter((provider) => provider.status === status).length;
   const parts = [
     `${by('ok')} tracked`,
@@ -36,14 +37,14 @@ async function runUsage(args: ToolArguments, context: ActionContext): Promise<Su
 }
 
 /** The usage report as the usage action and GET /api/v1/usage show it: per provider its status and meters. */
-export function usageReportView(info: RelayInfo) {
+export function usageReportView(info: GetRelayInfoResponse) {
   // A session service that reports no accounting: every provider set up is not tracked.
   const report = info.usage ?? { providers: info.providers.map(untracked), claudeUsageLimitPaused: false };
   return { providers: report.providers.map(providerView), claudeUsageLimitPaused: report.claudeUsageLimitPaused };
 }
 
 function untracked(provider: ProviderInfo): ProviderUsage {
-  return { provider: provider.id, status: provider.available ? 'not_tracked' : 'not_set_up', reason: provider.available ? '' : provider.reason, meters: [], pausedUntil: null };
+  return { provider: provider.id, status: provider.available ? 'not_tracked' : 'not_set_up', reason: provider.available ? '' : provider.reason, meters: [], pausedUntil: undefined };
 }
 
 function providerView(usage: ProviderUsage) {
@@ -52,7 +53,7 @@ function providerView(usage: ProviderUsage) {
     status: usage.status,
     ...(usage.reason === '' ? {} : { reason: usage.reason }),
     meters: usage.meters.map(meterView),
-    ...(usage.pausedUntil === null ? {} : { pausedUntil: usage.pausedUntil.toISOString() }),
+    ...(usage.pausedUntil === undefined ? {} : { pausedUntil: usage.pausedUntil.toISOString() }),
   };
 }
 
@@ -60,9 +61,9 @@ function meterView(meter: UsageMeter) {
   return {
     name: meter.name,
     used: meter.used,
-    allowance: meter.allowance,
-    remaining: meter.remaining,
-    utilization: meter.utilization === null ? null : Math.round(meter.utilization * 1000) / 1000,
+    allowance: meter.allowance ?? null,
+    remaining: meter.remaining ?? null,
+    utilization: meter.utilization === undefined ? null : Math.round(meter.utilization * 1000) / 1000,
     resetsAt: meter.resetsAt?.toISOString() ?? null,
   };
 }

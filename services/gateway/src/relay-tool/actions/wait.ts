@@ -7,7 +7,7 @@
  * message waits unread for it (a wake-up, an answer, a schedule firing) and reads it, like read_session.
  */
 import { sessionReadView } from '../../session-view.ts';
-import type { TurnResult } from '../../ports.ts';
+import type { TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -18,6 +18,7 @@ import { READ_LAST_MAX } from '../limits.ts';
 import { requireNotOnItself } from '../not-on-itself.ts';
 import { count, success, type Success } from '../result.ts';
 import { thisRelay } from '../this-relay.ts';
+import { readSession } from '../../service-clients.ts';
 import { awaitTurn } from '../await-turn.ts';
 import { shortId, turnFields, turnPhrase } from '../turn-result.ts';
 import { planWait, type WaitPlan } from '../wait-seconds.ts';
@@ -56,7 +57,7 @@ async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: Act
   if (pending === undefined) {
     return success(`wait → ${relay} session ${shortId(caller.sessionId)} (your own): nothing arrived within ${plan.waitSeconds} s`, { session: caller.sessionId, arrived: 0, messages: [], ...note }, relay);
   }
-  const read = await sessions.readSession(caller.userId, caller.sessionId, Math.min(READ_LAST_MAX, pending.count), caller.sessionId);
+  const read = await readSession(sessions, caller.userId, caller.sessionId, Math.min(READ_LAST_MAX, pending.count), caller.sessionId);
   const { messages, note: cut } = sessionReadView(read);
   const notes = [plan.note, cut].filter((text) => text !== undefined);
   return success(
@@ -69,7 +70,7 @@ async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: Act
 async function serveWait(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session', 'message_id']);
   const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
-  const result = await awaitTurn({ userId: origin.userId, sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds }, context);
+  const result = await awaitTurn({ userId: origin.userId, callerSessionId: '', sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds }, context);
   return waitedResult(context.relayName, result, plan.note, context.openUrlBase);
 }
 

@@ -11,6 +11,8 @@ import { checkPairedRelayCall } from '../paired-relay-policy.ts';
 import { resolveRelay } from '../relay-name.ts';
 import { success, type Success } from '../result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
+import { askStatusName } from '../../question-view.ts';
+import { answered, getConversation, REMOTE_DEADLINE_MS } from '../../service-clients.ts';
 
 export const withdraw = defineAction({
   name: 'withdraw',
@@ -26,13 +28,14 @@ async function runWithdraw(args: ToolArguments, context: ActionContext): Promise
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
     const { caller, sessions } = context;
-    const conversation = await sessions.getConversation(caller.sessionId);
+    const conversation = await getConversation(sessions, caller.sessionId);
     checkPairedRelayCall({ action: context.action, relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
-    const withdrawn = await remoteEventsOwner(context).withdrawRemoteAsk(target.relay.name, caller.sessionId, args.question_id);
+    const request = { relay: target.relay.name, askingSessionId: caller.sessionId, askId: args.question_id };
+    const withdrawn = answered((await remoteEventsOwner(context).withdrawRemoteAsk(request, { deadlineMs: REMOTE_DEADLINE_MS })).ask, 'WithdrawRemoteAsk', 'ask');
     return success(`withdraw → ${target.relay.name}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: withdrawn.status }, target.relay.name);
   }
   const relay = ownRelay(args.relay, context);
   const { caller, questions } = context;
-  const withdrawn = await questions.withdrawAsk(caller.userId, caller.sessionId, args.question_id);
-  return success(`withdraw → ${relay}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: withdrawn.status }, relay);
+  const withdrawn = answered((await questions.withdrawAsk({ userId: caller.userId, askingSessionId: caller.sessionId, askId: args.question_id })).ask, 'WithdrawAsk', 'ask');
+  return success(`withdraw → ${relay}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: askStatusName(withdrawn.status) }, relay);
 }
