@@ -3,6 +3,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, onSignedOut, post } from './api.ts';
 import { startLive, stopLive } from './live.ts';
+import { AdminsOnly } from './parts/admins-only.tsx';
+import { AlarmIcon } from './parts/alarm-icon.tsx';
 import { ErrorNote } from './parts/error-note.tsx';
 import { Conversation } from './pages/conversation.tsx';
 import { Inbox } from './pages/inbox.tsx';
@@ -109,7 +111,7 @@ function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }
     case 'relays':
       return <Relays admin={admin} />;
     case 'settings':
-      return <SettingsPage admin={admin} me={me} />;
+      return admin ? <SettingsPage me={me} /> : <AdminsOnly title="Settings" what="The relay's settings and its users" />;
     case 'usage':
       return <Usage />;
     default:
@@ -138,7 +140,7 @@ function Header({ route, name, me, onSignedOut }: { route: Route; name: string; 
           ) : null}
         </a>
         <a {...linkTo('/schedules')} aria-current={current('schedules')}>
-          ⏰ Schedules
+          <AlarmIcon /> Schedules
         </a>
         <a {...linkTo('/relays')} aria-current={current('relays')}>
           Paired relays
@@ -146,9 +148,11 @@ function Header({ route, name, me, onSignedOut }: { route: Route; name: string; 
         <a {...linkTo('/usage')} aria-current={current('usage')}>
           Usage
         </a>
-        <a {...linkTo('/settings')} aria-current={current('settings')}>
-          Settings
-        </a>
+        {me.role === 'admin' ? (
+          <a {...linkTo('/settings')} aria-current={current('settings')}>
+            Settings
+          </a>
+        ) : null}
       </nav>
       {live.notice ? (
         <p class="error" role="status">

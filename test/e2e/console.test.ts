@@ -3,14 +3,17 @@
 // finds the card an agent's create_session raised in the Inbox (the header's count updating live), allows it
 // there, and the agent's call goes on; the conversation opens at relay_tool's openUrl path with the reply; after
 // the gateway restarts, the page picks up the next card by itself; asks, Unsubscribe, schedules, pairing codes,
-// session actions, settings and usage work from their pages. Each step saves a screenshot (with an axe-core scan) under
-// .relay/e2e-artifacts/.
+// session actions, settings and usage work from their pages. The Usage page charts the tokens and cost that an
+// OpenAI-compatible endpoint (a fake one on loopback) reported for real turns. A member signs in too and sees only
+// their own things, with no Users or relay-wide settings. Each step saves a screenshot (with an axe-core scan)
+// under .relay/e2e-artifacts/.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { RelayUser, toolStep as tool } from '../harness/relay-user.ts';
 
@@ -25,15 +28,25 @@ let relay: Relay;
 let user: RelayUser;
 let browser: Browser;
 let page: Page;
+let openAi: FakeOpenAiApi;
+
+/** The tokens each model's answer reports: the Usage page charts their sums. */
+const TOKENS: Record<string, [prompt: number, completion: number]> = { 'fake-1': [120_000, 30_000], 'grok-test': [40_000, 10_000] };
+
+/** The fake endpoint's model: one short answer, and the tokens it took. */
+function answer(body: any): string[] {
+  const [prompt, completion] = TOKENS[body.model] ?? [0, 0];
+  return [chunk({ role: 'assistant', content: `Counted on ${body.model}.` }), chunk({}, 'stop'), usageChunk(prompt, completion), DONE];
+}
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Saves a screenshot of the page and answers the serious and critical accessibility violations axe-core finds. */
-async function shot(name: string): Promise<string[]> {
-  await page.screenshot({ path: `${ARTIFACTS}/console-${name}.png`, fullPage: true });
+async function shot(name: string, on: Page = page): Promise<string[]> {
+  await on.screenshot({ path: `${ARTIFACTS}/console-${name}.png`, fullPage: true });
   // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
+  await on.evaluate(AXE_SOURCE);
+  return on.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
     const { violations } = await axe.run();
     return violations
@@ -58,15 +71,25 @@ beforeAll(async () => {
     if (built.status !== 0) throw new Error('the console did not build');
   }
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
-  [relay, browser] = await Promise.all([startRelay({ name: 'desk' }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  openAi = await startFakeOpenAiApi({ answer, models: ['fake-1'] });
+  const env = {
+    RELAY_OPENAI_BASE_URL: openAi.url,
+    RELAY_OPENAI_API_KEY: 'sk-console-test',
+    RELAY_OPENAI_PRICES: JSON.stringify({ 'fake-1': { inputUsdPerMTok: 1, outputUsdPerMTok: 10 } }),
+    RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', name: 'Grok', baseUrl: openAi.url, apiKey: 'xai-console-test', models: ['grok-test'] }]),
+    RELAY_USAGE_ALLOWANCES: JSON.stringify({ openai: { monthlyTokens: 500_000, monthlyUsd: 1 } }),
+  };
+  [relay, browser] = await Promise.all([startRelay({ name: 'desk', env }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
   user = new RelayUser(relay, relay.userToken);
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // Numbers read as in en-US (1,500) whatever the machine's locale.
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
 });
 
 afterAll(async () => {
   await browser?.close();
   await user?.close();
   await relay?.stop();
+  await openAi?.close();
 });
 
 describe('the web console', () => {
@@ -281,13 +304,54 @@ describe('the web console', () => {
     expect(read.body.session).toMatchObject({ title: 'Lead, renamed', archived: true, group: { name: 'Release' } });
   });
 
-  it("shows an admin the relay's settings, its users and the usage", async () => {
+  it("shows an admin the relay's settings and its users", async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Users' }).waitFor({ timeout: 15_000 });
     expect(await page.getByLabel('Agents may start and use sessions on this relay').isChecked()).toBe(true);
     expect(await shot('settings')).toEqual([]);
-    await page.getByRole('link', { name: 'Usage' }).click();
-    await page.getByRole('heading', { name: 'script' }).waitFor({ timeout: 15_000 });
+  });
+
+  it('charts each provider\'s meters this month from the tokens its endpoint reported for real turns', async () => {
+    // One turn on the openai provider, started from the console's form; one on the second endpoint, by the API.
+    await page.goto(`${relay.gatewayUrl}/`);
+    await page.getByRole('button', { name: 'New session' }).click();
+    const form = page.getByRole('form', { name: 'New session' });
+    await form.getByLabel('Title').fill('Metered');
+    await form.getByLabel('Provider').fill('openai');
+    await form.getByLabel('Model').fill('fake-1');
+    await form.getByLabel('First prompt').fill('Count the words, please.');
+    await form.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => page.locator('.message.assistant').last().textContent(), { timeout: 30_000 }).toContain('Counted on fake-1.');
+    const grok = await user.api('POST', '/api/v1/sessions', { provider: 'grok', model: 'grok-test', title: 'Metered on Grok', text: 'Count these too.' });
+    expect(grok.status, JSON.stringify(grok.body)).toBe(201);
+    expect((await user.finish(grok.body.session.id, grok.body.message_id)).status).toBe('done');
+
+    // With the keyboard: Tab along the header to Usage, Enter.
+    await page.goto(`${relay.gatewayUrl}/`);
+    for (let presses = 0; presses < 20 && (await page.evaluate(() => document.activeElement?.textContent?.trim())) !== 'Usage'; presses += 1) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor({ timeout: 15_000 });
+
+    // The tokens chart: openai's 150,000 of its 500,000 allowance, grok's 50,000, on one scale (the allowance's).
+    const tokens = page.locator('[data-chart="tokens"]');
+    const bar = (chart: typeof tokens, provider: string) => chart.locator(`rect.used[data-provider="${provider}"]`);
+    await expect.poll(() => bar(tokens, 'openai').getAttribute('data-value'), { timeout: 15_000 }).toBe('150000');
+    expect(await bar(tokens, 'openai').locator('title').textContent()).toBe('openai: 150,000 tokens of 500,000 tokens (30%)');
+    expect(await bar(tokens, 'openai').getAttribute('width')).toBe('30');
+    expect(await bar(tokens, 'grok').locator('title').textContent()).toBe('grok: 50,000 tokens');
+    expect(await bar(tokens, 'grok').getAttribute('width')).toBe('10');
+    expect(await tokens.locator('line.allowance').getAttribute('x1')).toBe('100');
+    expect(await tokens.getByRole('img', { name: 'openai: 150,000 tokens of 500,000 tokens (30%)' }).count()).toBe(1);
+    // The cost chart: only openai's cost is known (its model has prices): 120,000 × US$1 + 30,000 × US$10 per million.
+    const cost = page.locator('[data-chart="cost_usd"]');
+    expect(await bar(cost, 'openai').locator('title').textContent()).toBe('openai: US$0.42 of US$1.00 (42%)');
+    expect(await bar(cost, 'openai').getAttribute('width')).toBe('42');
+    expect(await cost.locator('rect.used').count()).toBe(1);
+    // The providers the relay does not account are listed as such, without a chart.
+    expect(await tokens.locator('rect.used[data-provider="script"]').count()).toBe(0);
+    expect(await page.locator('tr[data-provider="script"]').textContent()).toBe('scriptnot tracked—');
+    expect(await page.locator('tr[data-provider="openai"] td').last().textContent()).toBe('150,000 tokens of 500,000 tokens (30%)US$0.42 of US$1.00 (42%)');
     expect(await shot('usage')).toEqual([]);
   });
 
@@ -301,6 +365,9 @@ describe('the web console', () => {
     await page.getByRole('link', { name: 'Lead, renamed' }).click();
     await page.getByRole('heading', { name: 'Lead, renamed' }).waitFor({ timeout: 15_000 });
     expect(await shot('phone-dark-conversation')).toEqual([]);
+    await page.goto(`${relay.gatewayUrl}/usage`);
+    await page.locator('rect.used[data-provider="openai"]').first().waitFor({ timeout: 15_000 });
+    expect(await shot('phone-dark-usage')).toEqual([]);
   });
 
   it('signs in from a sign-in link (the token in the fragment), takes the token out of the address, and signs out', async () => {
@@ -317,5 +384,77 @@ describe('the web console', () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe('the web console for a member', () => {
+  let member: RelayUser;
+  let context: BrowserContext;
+  let memberPage: Page;
+
+  beforeAll(async () => {
+    const added = await user.api('POST', '/api/v1/users', { name: 'Bob', role: 'member' });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    member = new RelayUser(relay, added.body.token);
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    memberPage = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await member?.close();
+  });
+
+  it('shows a member only their own sessions, cards and schedules, and no Users or relay-wide settings', async () => {
+    // The admin has a waiting card and an active schedule too; the member sees neither.
+    const adminLead = await leadSession('Admin lead', 'Admin worker');
+    await user.pendingCard(adminLead.id);
+    const adminSchedule = await user.scriptSession('Admin nightly owner', `${tool({ action: 'schedule', title: 'Admin nightly', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`);
+    const adminScheduleId = (await user.finish(adminSchedule.id, adminSchedule.messageId)).reply.text;
+    const notes = await member.scriptSession('Bob notes', 'reply noted');
+    await member.finish(notes.id, notes.messageId);
+    const bobLead = await member.scriptSession('Bob lead', tool({ action: 'create_session', relay: 'this', title: 'Bob worker', text: 'reply hi', wait_seconds: 120 }));
+    await member.pendingCard(bobLead.id);
+    const bobSchedule = await member.scriptSession('Bob daily owner', `${tool({ action: 'schedule', title: 'Bob daily', text: 'reply tick', every_minutes: 1440 })}\nreply {{result.schedule_id}}`);
+    const bobScheduleId = (await member.finish(bobSchedule.id, bobSchedule.messageId)).reply.text;
+
+    await memberPage.goto(`${relay.gatewayUrl}/#token=${encodeURIComponent(member.token)}`);
+    await memberPage.getByRole('heading', { name: 'Sessions' }).waitFor({ timeout: 15_000 });
+    const nav = memberPage.getByRole('navigation', { name: 'Console' });
+    // No Settings (the relay's settings and users are an admin's); the Inbox counts the member's one card.
+    await expect.poll(() => nav.getByRole('link').allTextContents(), { timeout: 15_000 }).toEqual(['Sessions', 'Inbox1', '⏰ Schedules', 'Paired relays', 'Usage']);
+    expect(await memberPage.locator('header .me').textContent()).toContain('Bob (member)');
+    await expect.poll(() => memberPage.getByRole('link', { name: 'Bob notes' }).count(), { timeout: 15_000 }).toBe(1);
+    expect(await memberPage.getByRole('link', { name: 'Bob lead' }).count()).toBe(1);
+    expect(await memberPage.getByRole('link', { name: 'Admin lead' }).count()).toBe(0);
+    expect(await memberPage.getByRole('link', { name: 'Lead', exact: true }).count()).toBe(0);
+    expect(await shot('member-sessions', memberPage)).toEqual([]);
+
+    await nav.getByRole('link', { name: /^Inbox/ }).click();
+    const cards = memberPage.locator('article.card');
+    await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(1);
+    expect(await cards.first().textContent()).toContain('Bob worker');
+    expect(await memberPage.locator('main').textContent()).not.toContain('Admin worker');
+    expect(await shot('member-inbox', memberPage)).toEqual([]);
+
+    await nav.getByRole('link', { name: /Schedules$/ }).click();
+    await memberPage.locator(`[data-schedule="${bobScheduleId}"]`).waitFor({ timeout: 15_000 });
+    expect(await memberPage.locator(`[data-schedule="${adminScheduleId}"]`).count()).toBe(0);
+    expect(await memberPage.getByRole('heading', { level: 1 }).textContent()).toBe('⏰ Schedules');
+    expect(await shot('member-schedules', memberPage)).toEqual([]);
+
+    await nav.getByRole('link', { name: 'Paired relays' }).click();
+    await memberPage.getByText('Only an admin of this relay can pair it').waitFor({ timeout: 15_000 });
+    expect(await memberPage.getByRole('button', { name: 'Make a pairing code' }).count()).toBe(0);
+    expect(await memberPage.getByLabel("Accept prompts from other relays' agents").isDisabled()).toBe(true);
+    expect(await shot('member-relays', memberPage)).toEqual([]);
+
+    // An admin's page, reached by its address: a plain "for admins only", no settings, no users, no error.
+    await memberPage.goto(`${relay.gatewayUrl}/settings`);
+    await memberPage.getByRole('heading', { name: 'For admins only' }).waitFor({ timeout: 15_000 });
+    expect(await memberPage.getByRole('heading', { name: 'Users' }).count()).toBe(0);
+    expect(await memberPage.getByRole('form', { name: 'Relay settings' }).count()).toBe(0);
+    expect(await memberPage.locator('.error').count()).toBe(0);
+    expect(await shot('member-settings', memberPage)).toEqual([]);
   });
 });

@@ -4,18 +4,12 @@
 // flows back to the model and into the turn's reply. Its models are discovered from the server's GET /v1/models.
 // The tokens the endpoint reports (stream_options.include_usage) show in usage, and their cost at the
 // configured prices (RELAY_OPENAI_PRICES); a second endpoint (RELAY_OPENAI_ENDPOINTS) is its own provider.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 
 let relay: Relay;
-let server: Server;
-const requests: { authorization: string | undefined; body: any }[] = [];
-
-function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  return `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model: 'fake-1', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
-}
+let api: FakeOpenAiApi;
 
 /** The fake model: first asks for list_sessions (arguments in two pieces), then answers with what the tool said. */
 function answer(body: any): string[] {
@@ -27,22 +21,11 @@ function answer(body: any): string[] {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '"relay":"this"}' } }] }),
       chunk({}, 'tool_calls'),
       usageChunk(100, 10),
-      'data: [DONE]\n\n',
+      DONE,
     ];
   }
   const result = JSON.parse(toolMessage.content);
-  return [chunk({ role: 'assistant', content: 'The relay says: ' }), chunk({ content: result.summary }), chunk({}, 'stop'), usageChunk(120, 30), 'data: [DONE]\n\n'];
-}
-
-/** The last chunk when stream_options.include_usage is set: no choices, the answer's tokens. */
-function usageChunk(promptTokens: number, completionTokens: number): string {
-  return `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model: 'fake-1', choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`;
-}
-
-async function readBody(request: IncomingMessage): Promise<any> {
-  let text = '';
-  for await (const part of request) text += part;
-  return JSON.parse(text);
+  return [chunk({ role: 'assistant', content: 'The relay says: ' }), chunk({ content: result.summary }), chunk({}, 'stop'), usageChunk(120, 30), DONE];
 }
 
 async function finish(sessionId: string, messageId: string): Promise<any> {
@@ -54,36 +37,17 @@ async function finish(sessionId: string, messageId: string): Promise<any> {
 }
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    void (async () => {
-      if (request.method === 'POST' && request.url === '/v1/chat/completions') {
-        const body = await readBody(request);
-        requests.push({ authorization: request.headers.authorization, body });
-        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const event of answer(body)) response.write(event);
-        response.end();
-        return;
-      }
-      if (request.method === 'GET' && request.url === '/v1/models') {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-1', object: 'model', owned_by: 'test' }] }));
-        return;
-      }
-      response.writeHead(404).end();
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  api = await startFakeOpenAiApi({ answer, models: ['fake-1'] });
   relay = await startRelay({
     name: 'desk',
     env: {
       RELAY_AGENT_SESSIONS: 'on',
-      RELAY_OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      RELAY_OPENAI_BASE_URL: api.url,
       RELAY_OPENAI_API_KEY: 'sk-test-key',
       // The endpoint reports tokens only: the relay prices them (US$ per million tokens).
       RELAY_OPENAI_PRICES: JSON.stringify({ 'fake-1': { inputUsdPerMTok: 1, outputUsdPerMTok: 10 } }),
       // A second endpoint, its own provider id, with its models configured (the same loopback server here).
-      RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', name: 'Grok', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'xai-test-key', models: ['grok-test'] }]),
+      RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', name: 'Grok', baseUrl: api.url, apiKey: 'xai-test-key', models: ['grok-test'] }]),
       RELAY_USAGE_ALLOWANCES: JSON.stringify({ openai: { monthlyTokens: 1000 } }),
     },
   });
@@ -91,7 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await relay?.stop();
-  await new Promise((resolve) => server?.close(resolve));
+  await api?.close();
 });
 
 describe('the openai provider', () => {
@@ -120,8 +84,8 @@ describe('the openai provider', () => {
     // list_sessions ran as the session's user: it sees its sessions (this one, and the relay_info and usage ones).
     expect(turn.reply.text).toMatch(/^The relay says: list_sessions → desk: 3 sessions$/);
 
-    expect(requests).toHaveLength(2);
-    const [first, second] = requests;
+    expect(api.requests).toHaveLength(2);
+    const [first, second] = api.requests;
     expect(first!.body.stream_options).toEqual({ include_usage: true });
     expect(first!.authorization).toBe('Bearer sk-test-key');
     expect(first!.body).toMatchObject({ model: 'fake-1', stream: true, messages: [{ role: 'user', content: 'Which sessions are there?' }] });
@@ -137,7 +101,7 @@ describe('the openai provider', () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     const again = await finish(created.body.session.id, sent.body.message_id);
     expect(again.status, JSON.stringify(again)).toBe('done');
-    expect(requests[2]!.body.messages).toEqual([
+    expect(api.requests[2]!.body.messages).toEqual([
       { role: 'user', content: 'Which sessions are there?' },
       { role: 'assistant', content: turn.reply.text },
       { role: 'user', content: 'And now?' },

@@ -3,6 +3,7 @@
 // output, the watching chip, the owner's switches (the relay mode shown as it is), Stop and a message box.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get, patch, post, seg } from '../api.ts';
+import { AlarmIcon } from '../parts/alarm-icon.tsx';
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
@@ -99,9 +100,7 @@ function MessageRow({ message, sessionId }: { message: Message; sessionId: strin
   if (message.role === 'event' || message.role === 'schedule') {
     return (
       <li class={`message row-${message.role}`} data-role={message.role}>
-        <span class="row-mark" aria-hidden="true">
-          {message.role === 'schedule' ? '⏰' : '◆'}
-        </span>
+        <span class="row-mark">{message.role === 'schedule' ? <AlarmIcon /> : <span aria-hidden="true">◆</span>}</span>
         <span class="visually-hidden">{message.role === 'schedule' ? 'Schedule:' : 'Relay event:'}</span>
         <span class="text">{message.text}</span>
         <span class="muted small">{ago(message.createdAt)}</span>

@@ -1,5 +1,6 @@
 // The ⏰ list: every schedule of yours, its next firing, whether it is held for approval, who set it; Cancel.
 import { del, seg } from '../api.ts';
+import { AlarmIcon } from '../parts/alarm-icon.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
@@ -13,7 +14,9 @@ export function Schedules() {
   const active = (list.data?.schedules ?? []).filter((schedule) => !schedule.endedAt);
   return (
     <main id="main">
-      <h1>⏰ Schedules</h1>
+      <h1>
+        <AlarmIcon /> Schedules
+      </h1>
       <ErrorNote error={list.error} />
       <ErrorNote error={action.error} />
       {list.data && active.length === 0 ? <p class="muted">No schedule is active.</p> : null}

@@ -1,5 +1,5 @@
-// The relay's settings (everyone reads them; admins change them) and, for admins, its users: add one (their token
-// is shown once) or remove one.
+// For admins: the relay's settings, and its users: add one (their token is shown once) or remove one. A member who
+// comes here is told it is for admins (parts/admins-only.tsx); the user API refuses their changes either way.
 import { useState } from 'preact/hooks';
 import { del, patch, post, seg } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
@@ -20,7 +20,7 @@ const NUMBERS: [keyof Settings & string, string, string][] = [
   ['taskQuietMinutes', 'task_quiet_minutes', 'A task is quiet after (minutes without output)'],
 ];
 
-export function SettingsPage({ admin, me }: { admin: boolean; me: string }) {
+export function SettingsPage({ me }: { me: string }) {
   const settings = useApi<{ settings: Settings }>('/api/v1/settings', 'sessions');
   const action = useAction();
   const current = settings.data?.settings;
@@ -42,25 +42,21 @@ export function SettingsPage({ admin, me }: { admin: boolean; me: string }) {
           }}
         >
           <label class="check">
-            <input type="checkbox" name="agent_sessions_enabled" defaultChecked={current.agentSessionsEnabled} disabled={!admin} />
+            <input type="checkbox" name="agent_sessions_enabled" defaultChecked={current.agentSessionsEnabled} />
             Agents may start and use sessions on this relay
           </label>
           {NUMBERS.map(([key, field, label]) => (
             <label key={field}>
               {label}
-              <input type="number" name={field} min={1} step={1} defaultValue={String(current[key])} disabled={!admin} />
+              <input type="number" name={field} min={1} step={1} defaultValue={String(current[key])} />
             </label>
           ))}
-          {admin ? (
-            <button type="submit" class="primary" disabled={action.busy}>
-              Save
-            </button>
-          ) : (
-            <p class="muted">Only an admin of this relay can change its settings.</p>
-          )}
+          <button type="submit" class="primary" disabled={action.busy}>
+            Save
+          </button>
         </form>
       ) : null}
-      {admin ? <Users me={me} /> : null}
+      <Users me={me} />
     </main>
   );
 }

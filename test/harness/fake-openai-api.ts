@@ -1,0 +1,65 @@
+// An OpenAI-compatible chat completions API on loopback, for the `openai` provider (and the endpoints configured
+// beside it) with no credentials and no network: it speaks the real wire format (SSE chat.completion.chunk events,
+// tool_calls in pieces, the usage chunk that stream_options.include_usage asks for) and lists its models at
+// GET /v1/models. The suite's `answer` writes the model's events for each request.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeOpenAiApi {
+  /** The base URL for RELAY_OPENAI_BASE_URL (or an endpoint's baseUrl): …/v1. */
+  url: string;
+  /** Every chat completions request, in order: its Authorization header and its body. */
+  requests: { authorization: string | undefined; body: any }[];
+  close(): Promise<void>;
+}
+
+export interface FakeOpenAiOptions {
+  /** The server-sent events answering one chat completions request (each a whole `data: …\n\n`). */
+  answer: (body: any) => string[];
+  /** What GET /v1/models lists. */
+  models: string[];
+}
+
+/** One chat.completion.chunk event with `delta` for the first choice. */
+export function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model: 'fake-1', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+}
+
+/** The last chunk when stream_options.include_usage is set: no choices, the answer's tokens. */
+export function usageChunk(promptTokens: number, completionTokens: number): string {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model: 'fake-1', choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`;
+}
+
+/** The stream's end. */
+export const DONE = 'data: [DONE]\n\n';
+
+async function readBody(request: IncomingMessage): Promise<any> {
+  let text = '';
+  for await (const part of request) text += part;
+  return JSON.parse(text);
+}
+
+export async function startFakeOpenAiApi(options: FakeOpenAiOptions): Promise<FakeOpenAiApi> {
+  const requests: FakeOpenAiApi['requests'] = [];
+  const server = createServer((request, response) => {
+    void (async () => {
+      if (request.method === 'POST' && request.url === '/v1/chat/completions') {
+        const body = await readBody(request);
+        requests.push({ authorization: request.headers.authorization, body });
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const event of options.answer(body)) response.write(event);
+        response.end();
+        return;
+      }
+      if (request.method === 'GET' && request.url === '/v1/models') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ object: 'list', data: options.models.map((id) => ({ id, object: 'model', owned_by: 'test' })) }));
+        return;
+      }
+      response.writeHead(404).end();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
