@@ -4,6 +4,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { SystemClock } from '@relay/clock';
+import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { createLogger } from '@relay/telemetry';
 import { startWatchEventsConsumers } from '../../services/subscription/src/bus/watch-events-consumer.ts';
 import { DEFAULT_DELIVERY_TIMINGS } from '../../services/subscription/src/domain/delivery/index.ts';
@@ -14,6 +15,7 @@ import { PrismaWatchStore } from '../../services/subscription/src/store/prisma-w
 const env = (name: string) => process.env[name] ?? '';
 const logger = createLogger({ name: 'bench-replica', level: 'warn' });
 const clock = new SystemClock();
+compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env('DATABASE_URL') }) });
 const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), password: env('NATS_PASSWORD'), name: 'bench-replica', logger });
 const store = new PrismaWatchStore(prisma, { timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWakeUps: Number.MAX_SAFE_INTEGER } });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { shutdownTelemetry, startTelemetry } from '@relay/telemetry';
+import { shutdownTelemetry } from '@relay/telemetry';
+import { startTelemetry } from '@relay/telemetry/start';
 import { consume, ensureStream, enqueue, OutboxRelay, type Consumer } from '@relay/bus';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
 import { transaction } from './fixtures/pg-sql.ts';

@@ -7,6 +7,6 @@ export { Metric, RpcAttr, type MetricDefinition } from './metric.ts';
 export { outsideTrace } from './outside-trace.ts';
 export { onShutdownSignal } from './on-shutdown-signal.ts';
 export { signalsFromEnv, type Signals } from './signals-from-env.ts';
-export { shutdownTelemetry, startTelemetry, type TelemetryOptions } from './start-telemetry.ts';
+export { shutdownTelemetry } from './shutdown-telemetry.ts';
 export { activeTraceParent, inTraceOf, linksTo } from './trace-parent.ts';
 export { tracer } from './tracer.ts';

@@ -5,6 +5,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { runningTelemetry, telemetryRunning } from './shutdown-telemetry.ts';
 import { signalsFromEnv } from './signals-from-env.ts';
 
 export interface TelemetryOptions {
@@ -18,15 +19,13 @@ export interface TelemetryOptions {
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
-// The OpenTelemetry API is process-global, so the SDK behind it is too.
-let sdk: NodeSDK | undefined;
-
 /**
- * Starts the OpenTelemetry SDK once per process (later calls do nothing): http, gRPC and Fastify
+ * `@relay/telemetry/start`, apart from the package's main entry so that a service which exports nothing never loads
+ * the SDK. Starts the OpenTelemetry SDK once per process (later calls do nothing): http, gRPC and Fastify
  * instrumentations, exporters from OTEL_* only. Must run before the instrumented modules load.
  */
 export function startTelemetry(options: TelemetryOptions = {}): void {
-  if (sdk) return;
+  if (telemetryRunning()) return;
   const signals = signalsFromEnv(options.env ?? process.env);
   const configuration: Partial<NodeSDKConfiguration> = {
     instrumentations: [
@@ -50,32 +49,10 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
   if (!signals.metrics) configuration.metricReaders = [];
   if (!signals.logs) configuration.logRecordProcessors = [];
 
-  sdk = new NodeSDK(configuration);
+  const sdk = new NodeSDK(configuration);
   sdk.start();
+  runningTelemetry(sdk);
   // ESM imports of grpc-js bypass require-in-the-middle (always under vitest); requiring it once here
   // patches the shared CJS exports that every later import reuses.
   createRequire(import.meta.url)('@grpc/grpc-js');
-}
-
-/** How long shutdownTelemetry waits for the last export; a Collector that is away must not hold up a shutdown. */
-const SHUTDOWN_TIMEOUT_MS = 2000;
-
-/**
- * Flushes and stops the SDK, waiting at most SHUTDOWN_TIMEOUT_MS: an exporter retrying an unreachable
- * endpoint would otherwise hold the process for its whole back-off. Call it last in a service's
- * shutdown. Safe to call when not started.
- */
-export async function shutdownTelemetry(): Promise<void> {
-  const running = sdk;
-  sdk = undefined;
-  if (!running) return;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, SHUTDOWN_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([running.shutdown(), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,7 +1,8 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shutdownTelemetry, startTelemetry } from '../src/index.ts';
+import { shutdownTelemetry } from '../src/index.ts';
+import { startTelemetry } from '../src/start-telemetry.ts';
 import type { Echo } from './fixtures/echo-service.ts';
 
 const exporter = new InMemorySpanExporter();

@@ -4,7 +4,8 @@
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, expect, it } from 'vitest';
-import { shutdownTelemetry, startTelemetry } from '../src/index.ts';
+import { shutdownTelemetry } from '../src/index.ts';
+import { startTelemetry } from '../src/start-telemetry.ts';
 
 afterAll(() => shutdownTelemetry());
 

@@ -23,18 +23,20 @@ const ORDERS = [
   { order: 'tsx first', flags: [...TSX, ...REGISTER] },
 ];
 
-/** Runs the echo fixture the way services start: `node --import @relay/telemetry/register --import tsx`. */
-function runFixture(flags: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+/** Runs a fixture (the echo one by default) the way services start: `node --import @relay/telemetry/register --import tsx`. */
+function runFixture(flags: string[], env: Record<string, string>, fixture = 'echo-main.ts'): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, 'test/fixtures/echo-main.ts'], {
+    const child = spawn(process.execPath, [...flags, `test/fixtures/${fixture}`], {
       cwd: packageDir,
       env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
+    child.on('close', (code) => resolve({ code, stderr, stdout }));
   });
 }
 
@@ -66,7 +68,7 @@ describe('@relay/telemetry/register', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
-    expect(result).toEqual({ code: 0, stderr: '' });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
 
     const resources = received.flatMap((request) => request.resourceSpans);
     const serviceNames = resources.map((resource) => resource.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue);
@@ -81,7 +83,19 @@ describe('@relay/telemetry/register', () => {
   it('exports nothing and complains about nothing without an exporter or endpoint', async () => {
     const before = received.length;
     const result = await runFixture([...REGISTER, ...TSX], { OTEL_SERVICE_NAME: 'echo-fixture' });
-    expect(result).toEqual({ code: 0, stderr: '' });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(received.length).toBe(before);
+  });
+
+  it('loads no SDK without an exporter or endpoint (the API propagates nothing), and the SDK when one is set', async () => {
+    const state = async (env: Record<string, string>) => {
+      const result = await runFixture([...REGISTER, ...TSX], { OTEL_SERVICE_NAME: 'api-state', ...env }, 'api-state-main.ts');
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      // The first line: a console exporter may print after it.
+      return JSON.parse(result.stdout.split('\n')[0]!) as { propagates: string[] };
+    };
+    expect(await state({})).toEqual({ propagates: [] });
+    expect((await state({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).propagates).toContain('traceparent');
+    expect((await state({ OTEL_METRICS_EXPORTER: 'console' })).propagates).toContain('traceparent');
   });
 });

@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { Attr, shutdownTelemetry, startTelemetry } from '@relay/telemetry';
+import { Attr, shutdownTelemetry } from '@relay/telemetry';
+import { startTelemetry } from '@relay/telemetry/start';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestGateway } from './start-gateway.ts';
 

@@ -12,6 +12,7 @@ import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { PAIRING_EVENTS_STREAM } from './bus/pairing-events.ts';
 import { startRemoteSessionEventsConsumer } from './bus/remote-session-events.ts';
 import { startRemoteUnpairedConsumer } from './bus/remote-unpaired-consumer.ts';
@@ -52,6 +53,8 @@ try {
 logger.level = config.LOG_LEVEL;
 
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'pairing' });
+// Before the first query compiles Prisma's WebAssembly query compiler.
+compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const grpc = grpcAuth('pairing', config);
 const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR, grpc);

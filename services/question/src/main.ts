@@ -9,6 +9,7 @@ import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { loadConfig, type Config } from './config.ts';
 import { startSessionArchivedConsumer } from './bus/session-archived-consumer.ts';
 import { startTurnEndedConsumer, turnEndsHeard } from './bus/turn-ended-consumer.ts';
@@ -35,6 +36,8 @@ try {
 logger.level = config.LOG_LEVEL;
 
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'question' });
+// Before the first query compiles Prisma's WebAssembly query compiler.
+compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const decisions = new PgCardDecisions({ connectionString: config.DATABASE_URL, logger });
 const stopping = new AbortController();

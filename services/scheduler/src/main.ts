@@ -10,6 +10,7 @@ import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/schedul
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { SCHEDULER_COMMANDS_STREAM } from './bus/scheduler-commands.ts';
 import { startSessionEventsConsumer } from './bus/session-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
@@ -33,6 +34,8 @@ try {
 logger.level = config.LOG_LEVEL;
 
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'scheduler' });
+// Before the first query compiles Prisma's WebAssembly query compiler.
+compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaScheduleStore(prisma);
 const grpc = grpcAuth('scheduler', config);

@@ -13,6 +13,7 @@ import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_s
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { startScheduledPromptConsumer } from './bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './bus/wakeup-consumer.ts';
 import { ConfiguredCatalogue } from './catalogue/configured-catalogue.ts';
@@ -61,6 +62,8 @@ logger.level = config.LOG_LEVEL;
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'session' });
 // The roots as the machine resolves them: sessions' folders are checked by their real paths.
 const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => nodeRealFolders.realPath(root)));
+// Before the first query compiles Prisma's WebAssembly query compiler.
+compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 const store = new PrismaSessionStore(prisma);
 const turns = new PrismaTurnStore(prisma);

@@ -8,6 +8,7 @@ import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { SESSION_EVENTS, startSessionEventsConsumer } from './bus/session-events-consumer.ts';
 import { SUBSCRIPTION_COMMANDS_STREAM } from './bus/subscription-commands.ts';
 import { startWatchEventsConsumers } from './bus/watch-events-consumer.ts';
@@ -32,6 +33,8 @@ try {
 }
 logger.level = config.LOG_LEVEL;
 
+// Before the first query compiles Prisma's WebAssembly query compiler.
+compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
 
 try {
