@@ -11,6 +11,9 @@
 // - 16 clients: 16 MCP clients calling list_sessions (the anchor: echo) at once, calls per second;
 // - 50 clients: the same with 50, calls per second, p50/p99 and the calls that failed (thrown, or ok: false);
 // - CPU per sequential list_sessions call of each service process (from /proc, 10 ms ticks).
+// After the rounds, the relay alone: PostgreSQL transactions per call of each action in each service's database
+// (pg_stat_database, read from the `postgres` database; a statement outside a transaction is one), over
+// BENCH_COUNT_CALLS sequential calls, each count read after the backends reported theirs (~11 s).
 // The relay's agents are external sessions (POST /api/v1/sessions {"external": true}), so each call also reads
 // the session's pending note, as every external client's call does.
 //
@@ -18,11 +21,13 @@
 //   BENCH_CALLS             sequential calls per action per round (default 200)
 //   BENCH_CONCURRENT_CALLS  calls per round with 16 clients (default 400)
 //   BENCH_CROWD_CALLS       calls per round with 50 clients (default 500)
+//   BENCH_COUNT_CALLS       calls per action whose transactions are counted (default 100; 0 skips the count)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
 import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
@@ -32,6 +37,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 400);
 const CROWD_CALLS = Number(process.env.BENCH_CROWD_CALLS ?? 500);
+const COUNT_CALLS = Number(process.env.BENCH_COUNT_CALLS ?? 100);
+/** How long a backend may keep its statistics before reporting them (PostgreSQL's idle interval is 10 s). */
+const STATS_REPORTED_MS = 11_000;
 const CONCURRENT = 16;
 const CROWD = 50;
 const WARM_UP = 20;
@@ -48,6 +56,7 @@ interface Figures {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 
 async function mcpClient(url: string, token?: string): Promise<Client> {
@@ -249,6 +258,37 @@ function printSummary(rounds: { relay: Figures; anchor: Figures }[]): void {
   console.log(lines.join('\n'));
 }
 
+/**
+ * PostgreSQL transactions per call of each sequential action, in each stateful service's database. The services'
+ * own background work (a transaction a second or less at rest) is counted too, spread over the calls.
+ */
+async function transactionsPerCall(relay: Relay, side: Side): Promise<void> {
+  const names = Object.fromEntries(STATEFUL.map((service) => [service, new URL(relay.databaseUrls[service]).pathname.slice(1)]));
+  const server = new URL(relay.databaseUrls.session);
+  server.pathname = '/postgres';
+  const stats = new pg.Client({ connectionString: server.toString() });
+  await stats.connect();
+  const read = async (): Promise<Record<string, number>> => {
+    await new Promise((resolve) => setTimeout(resolve, STATS_REPORTED_MS));
+    const { rows } = await stats.query<{ datname: string; n: string }>(
+      'SELECT datname, xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = ANY($1)',
+      [Object.values(names)],
+    );
+    return Object.fromEntries(STATEFUL.map((service) => [service, Number(rows.find((row) => row.datname === names[service])?.n)]));
+  };
+  try {
+    console.log(`\nPostgreSQL transactions per call (${COUNT_CALLS} sequential calls each):`);
+    for (const [name, call] of Object.entries(side.seq)) {
+      const before = await read();
+      for (let i = 0; i < COUNT_CALLS; i++) if (!(await call())) throw new Error(`a counted ${name} call failed`);
+      const after = await read();
+      console.log(`  ${name.padEnd(14)} ${STATEFUL.map((service) => `${service} ${fixed((after[service]! - before[service]!) / COUNT_CALLS, 2)}`).join(', ')}`);
+    }
+  } finally {
+    await stats.end();
+  }
+}
+
 const startedAt = performance.now();
 const elapsed = () => `${fixed((performance.now() - startedAt) / 1000)} s`;
 await buildStaleServices();
@@ -257,7 +297,7 @@ const anchor = await startAnchor();
 const relay = await startRelay({ name: 'bench', readyTimeoutMs: 180_000 });
 try {
   const sides = { relay: await relaySide(relay), anchor: await anchorSide(anchor.url, anchor.child.pid) };
-  console.log(`ready to measure (${elapsed()})`);
+  console.log(`ready to measure (${elapsed()}); load average ${loadAverage()}`);
   const rounds: { relay: Figures; anchor: Figures }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const relayFigures = await measure(sides.relay);
@@ -266,6 +306,8 @@ try {
     printRound(round, relayFigures, anchorFigures);
   }
   printSummary(rounds);
+  console.log(`load average at the end: ${loadAverage()}`);
+  if (COUNT_CALLS > 0) await transactionsPerCall(relay, sides.relay);
 } finally {
   await relay.stop();
   await anchor.stop();

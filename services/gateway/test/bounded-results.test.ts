@@ -128,7 +128,7 @@ describe('wait on an external session’s own conversation', () => {
       ...base,
       caller: { userId: 'u1', sessionId: 'caller', external: true },
       sessions: {
-        getConversation: async () => ({ pending: { count: 1, previews: ['[relay event] …'] } }),
+        getPendingMessages: async () => ({ pending: { count: 1, previews: ['[relay event] …'] } }),
         readSession: async () => ({
           session: { id: 'caller', title: 'My editor', state: SessionState.SESSION_STATE_RUNNING_TURN, tasks: [], messageCount: 1 },
           messages: [{ id: 'e1', role: 'event', text: LONG, provenance: undefined, createdAt: undefined, model: '' }],

@@ -48,7 +48,7 @@ describe('relay_info', () => {
       modes: ['agent', 'ask', 'plan'],
       groups: [{ id: 'grp_release', name: 'Release 2.4', memberCount: 3 }],
     });
-    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'getRelayInfo', request: { userId: 'u1' } });
+    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'getRelayInfo', request: { userId: 'u1', withoutUsage: true } });
   });
 
   it("says whether this relay accepts prompts from other relays' agents, as its pairing settings have it", async () => {

@@ -510,6 +510,12 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               record('releaseExternalCall', request);
               return {};
             },
+            getPendingMessages: async (request) => {
+              record('getPendingMessages', request);
+              const session = sessions.find((candidate) => candidate.id === request.sessionId);
+              if (!session) throw notFound(request.sessionId);
+              return { pending: session.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL ? { count: 0, previews: [] } : undefined };
+            },
             // Tasks are tested against the real session service (services/session, e2e).
             readTaskOutput: async (request) => {
               throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No task '${request.taskId}'.`);

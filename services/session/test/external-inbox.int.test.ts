@@ -69,12 +69,12 @@ it('writes a schedule firing too; reading the newest message marks everything up
     },
   });
   const pending = await inbox.pending('editor');
-  expect(pending.count).toBe(2);
+  expect(pending?.count).toBe(2);
   // Announced, so the scheduler counts the firing as taken (no turn will take it) and the next repeat may fire.
   const [announced] = await prisma.$queryRaw<{ payload: { messageId: string; role: string } }[]>`
     SELECT payload FROM outbox WHERE subject = 'relay.session.v1.message_written' AND payload->>'role' = 'schedule'`;
   expect(announced?.payload).toMatchObject({ messageId: 'sch_1:2026-12-02T10:00:00.000Z', sessionId: 'editor', userId: 'u1' });
-  expect(pending.previews[1]).toMatch(/^\[relay schedule sch_1 "Check"/);
+  expect(pending?.previews[1]).toMatch(/^\[relay schedule sch_1 "Check"/);
   expect(await prisma.turn.count({ where: { sessionId: 'editor' } })).toBe(0);
 
   await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
@@ -83,4 +83,13 @@ it('writes a schedule firing too; reading the newest message marks everything up
   await queueWakeup(deps(), wakeup('w2', '[relay event] question_answered: question ask_1 answered (chose "Wait"; via desk)'));
   await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
   expect(await inbox.pending('editor')).toMatchObject({ count: 1, previews: [expect.stringContaining('question_answered')] });
+});
+
+it('has no inbox for a hosted session or an unknown one', async () => {
+  await prisma.session.create({
+    data: { id: 'hosted', userId: 'u1', title: 'Hosted', provider: 'script', model: 'script-1', origin: 'hosted', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
+  });
+  await prisma.message.create({ data: { id: 'hosted-ev', sessionId: 'hosted', role: 'event', text: '[relay event] x', createdAt: NOW } });
+  expect(await inbox.pending('hosted')).toBeUndefined();
+  expect(await inbox.pending('nope')).toBeUndefined();
 });

@@ -1,7 +1,7 @@
 /**
  * What an external session's client hears on its open GET /mcp stream: an MCP logging notification each time
  * a message is written into its conversation that its agent has not read (a wake-up, an answer to its ask, a
- * schedule firing). The stream looks every 2 s (one GetConversation), so any gateway replica can hold it with
+ * schedule firing). The stream looks every 2 s (one GetPendingMessages), so any gateway replica can hold it with
  * nothing shared; the messages themselves stay in the conversation, read with read_session or wait.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,7 +28,7 @@ export async function announcePending(
     }
     try {
       // A look every 2 s of a stream held for hours: not a span each in the GET request's trace.
-      const { pending } = await outsideTrace(() => deps.sessions.getConversation({ sessionId }));
+      const { pending } = await outsideTrace(() => deps.sessions.getPendingMessages({ sessionId }));
       const count = pending?.count ?? 0;
       const note = pendingNoteOf(sessionId, pending);
       if (count > announced && note !== undefined) {

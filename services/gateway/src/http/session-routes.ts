@@ -124,7 +124,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
   app.get('/api/v1/usage', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
-    const info = await callOwner(reply, deps.logger, () => deps.sessions.getRelayInfo({ userId }));
+    const info = await callOwner(reply, deps.logger, () => deps.sessions.getRelayInfo({ userId, withoutUsage: false }));
     if (info === undefined) return reply;
     return usageReportView(info);
   });

@@ -1,7 +1,7 @@
 /**
  * wait on an external session's own conversation (decisions.md, External sessions): returns as soon as a
  * message waits unread for its agent (a wake-up, an answer to its ask, a schedule firing), or when the wait
- * runs out. It looks every second (one GetConversation) and tells the agent every 10 s that it still waits.
+ * runs out. It looks every second (one GetPendingMessages) and tells the agent every 10 s that it still waits.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
@@ -16,7 +16,7 @@ export async function awaitPending(context: ActionContext, waitSeconds: number):
   const startedAt = performance.now();
   let progressAt = startedAt + PENDING_PROGRESS_MS;
   for (;;) {
-    const { pending } = await sessions.getConversation({ sessionId: caller.sessionId });
+    const { pending } = await sessions.getPendingMessages({ sessionId: caller.sessionId });
     if (pending !== undefined && pending.count > 0) return pending;
     const now = performance.now();
     if (signal.aborted || now - startedAt >= waitSeconds * 1000) return undefined;

@@ -51,6 +51,8 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
       let action: ActionName | undefined;
       let ignored: string[] = [];
       let result: ToolResult;
+      // The pending note, read alongside an action that cannot change what waits for the caller, else after it.
+      let pending: Promise<PendingNote | undefined> | undefined;
       try {
         const call = parseAction(input);
         action = call.action;
@@ -86,6 +88,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           progress: channel.progress,
           call: { action, args: parsed.args },
         };
+        if (release !== undefined && leavesInboxAlone(action, parsed.args.session, caller.sessionId)) pending = pendingOf(caller.sessionId, deps);
         const target = pairedTarget(definition, parsed.args.relay, deps.relayName, paired);
         result = target ? await forwardCall(parsed.args, target, context) : await definition.handler(parsed.args, context);
       } catch (error) {
@@ -97,8 +100,8 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         }
       }
       if (release !== undefined) {
-        const [pending] = await Promise.all([pendingOf(caller.sessionId, deps), release()]);
-        result = withPendingNote(result, pending);
+        const [note] = await Promise.all([pending ?? pendingOf(caller.sessionId, deps), release()]);
+        result = withPendingNote(result, note);
       }
       if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
       span.end();
@@ -108,10 +111,18 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
   );
 }
 
+/** Reads that neither read the caller's own conversation (which marks its messages read) nor wait for what arrives in it. */
+const INBOX_BLIND_READS: ReadonlySet<ActionName> = new Set<ActionName>(['list_sessions', 'relay_info', 'list_relays', 'usage', 'list_questions', 'list_schedules', 'list_subscriptions']);
+
+/** Whether `action` leaves what waits for the caller as it was, so the note may be read while it runs. */
+function leavesInboxAlone(action: ActionName, session: string | undefined, callerSessionId: string): boolean {
+  return INBOX_BLIND_READS.has(action) || (action === 'read_session' && session !== callerSessionId);
+}
+
 /** The pending note of an external session; a failure to read it costs the note, never the call's result. */
 async function pendingOf(sessionId: string, deps: DispatchDeps): Promise<PendingNote | undefined> {
   try {
-    return pendingNoteOf(sessionId, (await deps.sessions.getConversation({ sessionId })).pending);
+    return pendingNoteOf(sessionId, (await deps.sessions.getPendingMessages({ sessionId })).pending);
   } catch (error) {
     deps.logger.warn({ err: error, sessionId }, 'the pending note of an external session could not be read');
     return undefined;

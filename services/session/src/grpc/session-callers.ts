@@ -40,4 +40,5 @@ export const SESSION_CALLERS = {
   noteRemoteUpdateAllowed: GATEWAY,
   holdExternalCall: GATEWAY,
   releaseExternalCall: GATEWAY,
+  getPendingMessages: GATEWAY,
 } satisfies Callers<typeof SessionServiceService>;

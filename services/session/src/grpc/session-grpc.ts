@@ -11,7 +11,8 @@ import { createUser } from '../domain/create-user.ts';
 import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../domain/external-calls.ts';
 import type { ExternalInbox } from '../domain/external-inbox.ts';
 import { getConversation } from '../domain/get-conversation.ts';
-import { getRelayInfo } from '../domain/get-relay-info.ts';
+import { getPendingMessages } from '../domain/get-pending-messages.ts';
+import { getRelayInfo, type RelayInfo } from '../domain/get-relay-info.ts';
 import { getUsage, type UsageDeps } from '../domain/usage/get-usage.ts';
 import { toUsageReportMessage } from '../wire/usage-wire.ts';
 import { listSessions } from '../domain/list-sessions.ts';
@@ -117,21 +118,16 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { settings: toRelaySettingsMessage(settings), changed };
     },
     getRelayInfo: async (request) => {
+      if (request.withoutUsage) {
+        const info = await getRelayInfo(deps, { userId: request.userId });
+        return { ...relayInfoFields(info), usage: undefined, settings: undefined };
+      }
       const [info, settings, usage] = await Promise.all([
         getRelayInfo(deps, { userId: request.userId }),
         getRelaySettings(store),
         getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {}, priced: deps.usage?.priced ?? [] }, clock.now()),
       ]);
-      return {
-        usage: toUsageReportMessage(usage),
-        providers: info.providers.map(toProviderInfoMessage),
-        defaultCwd: info.defaultCwd,
-        recentCwds: info.recentCwds,
-        modes: info.modes,
-        groups: info.groups,
-        groupsTotal: info.groupsTotal,
-        settings: toRelaySettingsMessage(settings),
-      };
+      return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings) };
     },
     readSession: async (request) => {
       const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last });
@@ -272,9 +268,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         startedSessions: conversation.startedSessions,
         unlockedRelays: conversation.unlockedRelays,
         updateAllowedRelays: conversation.updateAllowedRelays,
-        pending: conversation.session.origin === 'external' && deps.inbox ? await deps.inbox.pending(conversation.session.id) : undefined,
+        pending: conversation.session.origin === 'external' ? await deps.inbox?.pending(conversation.session.id) : undefined,
       };
     },
+    getPendingMessages: async (request) => ({ pending: await getPendingMessages(deps, { sessionId: request.sessionId }) }),
     setConversationOptions: async (request) => {
       const session = await setConversationOptions(deps, {
         userId: request.userId,
@@ -285,4 +282,16 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { session: toSessionMessage(session) };
     },
   });
+}
+
+/** GetRelayInfo's answer but for usage and settings. */
+function relayInfoFields(info: RelayInfo) {
+  return {
+    providers: info.providers.map(toProviderInfoMessage),
+    defaultCwd: info.defaultCwd,
+    recentCwds: info.recentCwds,
+    modes: info.modes,
+    groups: info.groups,
+    groupsTotal: info.groupsTotal,
+  };
 }

@@ -34,17 +34,16 @@ export class PrismaExternalInbox implements ExternalInbox {
     await enqueue(this.db, { subject: SessionSubject.MESSAGE_WRITTEN, payload, id: eventId });
   }
 
-  async pending(sessionId: string): Promise<PendingNote> {
-    const [counted] = await this.db.$queryRaw<{ count: bigint }[]>`
-      SELECT COUNT(*) AS count FROM messages m JOIN sessions s ON s.id = m.session_id
-       WHERE m.session_id = ${sessionId} AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})`;
-    const count = Number(counted?.count ?? 0);
-    if (count === 0) return pendingNote(0, []);
-    const oldest = await this.db.$queryRaw<{ text: string }[]>`
-      SELECT m.text FROM messages m JOIN sessions s ON s.id = m.session_id
-       WHERE m.session_id = ${sessionId} AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})
-       ORDER BY m.seq LIMIT ${PENDING_PREVIEWS}`;
-    return pendingNote(count, oldest);
+  async pending(sessionId: string): Promise<PendingNote | undefined> {
+    // One statement: every call of an external agent carries this note.
+    const [found] = await this.db.$queryRaw<{ count: bigint; oldest: string[] }[]>`
+      SELECT (SELECT COUNT(*) FROM messages m
+               WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})) AS count,
+             ARRAY(SELECT m.text FROM messages m
+                    WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})
+                    ORDER BY m.seq LIMIT ${PENDING_PREVIEWS}) AS oldest
+        FROM sessions s WHERE s.id = ${sessionId} AND s.origin = 'external'`;
+    return found === undefined ? undefined : pendingNote(Number(found.count), found.oldest.map((text) => ({ text })));
   }
 
   async markRead(sessionId: string, messageIds: readonly string[]): Promise<void> {

@@ -15,6 +15,7 @@ import { seedRelaySettings } from '../../src/domain/relay-settings.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../../src/grpc/session-callers.ts';
 import { sessionGrpc } from '../../src/grpc/session-grpc.ts';
+import { PrismaExternalInbox } from '../../src/store/prisma-external-inbox.ts';
 import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
 import { SESSION_EVENTS_STREAM } from '../../src/wire/session-events.ts';
 import { nodeRealFolders } from '../../src/fs/real-folders.ts';
@@ -88,7 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
-        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, ...(usage === undefined ? {} : { usage }) }),
+        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, inbox: new PrismaExternalInbox(prisma), ...(usage === undefined ? {} : { usage }) }),
       },
     ],
     logger,

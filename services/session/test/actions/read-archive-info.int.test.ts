@@ -117,12 +117,17 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     await create({ userId, callerSessionId: leadId, text: 'reply' });
     await h.prisma.group.create({ data: { id: 'grp_empty', userId, name: 'Empty', madeBy: 'user', createdAt: NOW, lastActivityAt: NOW } });
 
-    const info = await callUnary(h.client, 'getRelayInfo', { userId });
+    const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(info.providers.map((p) => [p.id, p.available])).toContainEqual(['script', true]);
     expect(info.providers.find((p) => p.id === 'copilot')).toMatchObject({ available: false, models: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'] });
     expect(info).toMatchObject({ defaultCwd: '/home/dev', recentCwds: ['/home/dev/a', '/tmp/b'], modes: ['agent', 'ask', 'plan'], groupsTotal: 1 });
     expect(info.groups).toEqual([{ id: expect.stringMatching(/^grp_/), name: 'Lead', memberCount: 2 }]);
     expect(info.settings).toMatchObject({ agentSessionsEnabled: true, maxWaitSeconds: 600 });
+    expect(info.usage?.providers.map((usage) => usage.provider)).toContain('script');
+
+    // relay_info's own question: the same answer without the usage report and the settings.
+    const { usage, settings, ...rest } = info;
+    expect(await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: true })).toEqual({ ...rest, usage: undefined, settings: undefined });
   });
 
   it('lists sessions with every field: group, starter, mode, effort, mayCreateSessions', async () => {
@@ -151,6 +156,27 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     await h.prisma.turn.updateMany({ where: { sessionId: leadId }, data: { status: 'running' } });
     expect((await callUnary(h.client, 'getConversation', { sessionId: leadId })).hasRunningTurn).toBe(true);
     expect((await refusal(callUnary(h.client, 'getConversation', { sessionId: 'nope' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+  });
+
+  it("answers what waits unread for an external session's agent, oldest first; none for a hosted session", async () => {
+    const userId = await h.newUser();
+    const external = (await callUnary(h.client, 'createExternalSession', { userId, title: 'IDE' })).session!.id;
+    expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending: { count: 0, previews: [] } });
+    const texts = ['[relay event · automated message]\n[relay event] one', 'two', 'three', 'four'];
+    for (const [index, text] of texts.entries()) {
+      await h.prisma.message.create({ data: { id: `ev-${external}-${index}`, sessionId: external, role: index === 1 ? 'user' : 'event', text, model: '', createdAt: NOW } });
+    }
+    // The user's own line is not pending; the relay event's header line is skipped.
+    const pending = { count: 3, previews: ['[relay event] one', 'three', 'four'] };
+    expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending });
+    expect((await callUnary(h.client, 'getConversation', { sessionId: external })).pending).toEqual(pending);
+    // Reading its own conversation marks what it read.
+    await read({ userId, sessionId: external, last: 2, readerSessionId: external });
+    expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending: { count: 0, previews: [] } });
+
+    const hosted = await h.newSession(userId);
+    expect(await callUnary(h.client, 'getPendingMessages', { sessionId: hosted })).toEqual({ pending: undefined });
+    expect((await refusal(callUnary(h.client, 'getPendingMessages', { sessionId: 'nope' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
   });
 
   it('refuses a bad mode in the owner options, changing nothing', async () => {

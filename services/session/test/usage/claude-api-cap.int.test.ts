@@ -34,7 +34,7 @@ describe('the claude-api monthly cap', () => {
   it('below the cap: claude-api is available, and usage meters what was spent against it', async () => {
     const userId = await h.newUser();
     await spend(4, 'm-below');
-    const info = await callUnary(h.client, 'getRelayInfo', { userId });
+    const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(info.providers.find((p) => p.id === 'claude-api')).toMatchObject({ available: true, reason: '' });
     const usage = info.usage!.providers.find((p) => p.provider === 'claude-api')!;
     expect(usage.status).toBe('ok');
@@ -55,7 +55,7 @@ describe('the claude-api monthly cap', () => {
     });
 
     it('relay_info lists claude-api as unavailable, usage as at its limit', async () => {
-      const info = await callUnary(h.client, 'getRelayInfo', { userId });
+      const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
       expect(info.providers.find((p) => p.id === 'claude-api')).toMatchObject({ available: false, reason: expect.stringContaining('US$10') });
       expect(info.usage!.providers.find((p) => p.provider === 'claude-api')).toMatchObject({ status: 'limit_reached' });
     });
@@ -93,7 +93,7 @@ describe('the claude-api monthly cap', () => {
 describe('providers configured but not runnable here', () => {
   it('copilot is listed unavailable with why, and create_session on it is refused', async () => {
     const userId = await h.newUser();
-    const info = await callUnary(h.client, 'getRelayInfo', { userId });
+    const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(info.providers.find((p) => p.id === 'copilot')).toMatchObject({ available: false, reason: 'this relay cannot run Copilot sessions yet' });
     expect(info.usage!.providers.find((p) => p.provider === 'copilot')).toMatchObject({ status: 'not_set_up', reason: 'this relay cannot run Copilot sessions yet' });
     const error = await refusal(create({ userId, text: 'hello', provider: 'copilot', model: 'gpt-5.4', cwd: '/home/dev/shop' }));
@@ -111,7 +111,7 @@ describe('a Claude usage limit', () => {
     const userId = await h.newUser();
     await ledger.pause({ provider: 'claude', until: new Date(NOW.getTime() + 60 * 60_000), reason: 'a Claude usage limit holds turns until 11:00' });
     await ledger.pause({ provider: 'claude', until: new Date(NOW.getTime() + 2 * 60 * 60_000), reason: 'a Claude usage limit holds turns until 12:00' });
-    const info = await callUnary(h.client, 'getRelayInfo', { userId });
+    const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(info.usage!.claudeUsageLimitPaused).toBe(true);
     expect(info.usage!.providers.find((p) => p.provider === 'claude')).toMatchObject({
       status: 'paused',
@@ -122,7 +122,7 @@ describe('a Claude usage limit', () => {
     expect(info.providers.find((p) => p.id === 'claude')!.available).toBe(true);
 
     h.clock.set(new Date('2026-11-30T12:00:00.000Z'));
-    const after = await callUnary(h.client, 'getRelayInfo', { userId });
+    const after = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(after.usage!.claudeUsageLimitPaused).toBe(false);
     expect(after.usage!.providers.find((p) => p.provider === 'claude')!.status).toBe('ok');
   });

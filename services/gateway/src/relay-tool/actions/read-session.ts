@@ -6,7 +6,7 @@
  * and archived when it is archived.
  */
 import { withPendingAsks } from '../../pending-asks.ts';
-import { getConversation, readSession as readSessionOf, type SessionRead } from '../../service-clients.ts';
+import { readSession as readSessionOf, type SessionRead } from '../../service-clients.ts';
 import { sessionReadView, sessionStateName } from '../../session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
@@ -33,16 +33,16 @@ async function runReadSession(args: ToolArguments, context: ActionContext): Prom
   const { caller } = context;
   const ownInbox = caller.external === true && args.session === caller.sessionId;
   // An external agent reading itself sees at least what waited for it (the read marks all of it read).
-  const pendingCount = ownInbox && args.last === undefined ? ((await getConversation(context.sessions, caller.sessionId)).pending?.count ?? 0) : 0;
+  const pendingCount = ownInbox && args.last === undefined ? ((await context.sessions.getPendingMessages({ sessionId: caller.sessionId })).pending?.count ?? 0) : 0;
   const last = args.last ?? Math.min(READ_LAST_MAX, Math.max(READ_LAST_DEFAULT, pendingCount));
   if (last < 1 || last > READ_LAST_MAX) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_session: last must be from 1 to ${READ_LAST_MAX}; got ${last}.`);
   }
   const relay = thisRelay(args.relay, context);
-  const read = withPendingAsks(
-    await readSessionOf(context.sessions, caller.userId, args.session, last, ownInbox ? caller.sessionId : ''),
-    (await context.questions.listAsks({ userId: context.caller.userId, askingSessionId: '', aboutSessionId: args.session, pendingOnly: true })).asks,
-  );
+  // Both asked at once; the session service's answer (a refusal, say) comes first.
+  const asks = context.questions.listAsks({ userId: context.caller.userId, askingSessionId: '', aboutSessionId: args.session, pendingOnly: true });
+  void asks.catch(() => undefined);
+  const read = withPendingAsks(await readSessionOf(context.sessions, caller.userId, args.session, last, ownInbox ? caller.sessionId : ''), (await asks).asks);
   return success(summaryOf(relay, read), sessionReadView(read), relay);
 }
 

@@ -24,7 +24,7 @@ export const usage = defineAction({
 
 async function runUsage(args: ToolArguments, context: ActionContext): Promise<Success> {
   const relay = thisRelay(args.relay, context);
-  const { providers, claudeUsageLimitPaused } = usageReportView(await context.sessions.getRelayInfo({ userId: context.caller.userId }));
+  const { providers, claudeUsageLimitPaused } = usageReportView(await context.sessions.getRelayInfo({ userId: context.caller.userId, withoutUsage: false }));
   const by = (status: string) => providers.filter((provider) => provider.status === status).length;
   const parts = [
     `${by('ok')} tracked`,

@@ -222,6 +222,8 @@ export interface UpdateRelaySettingsResponse {
 /** Who asks for relay info. */
 export interface GetRelayInfoRequest {
   userId: string;
+  /** Leave usage and settings out of the answer (relay_info shows neither; they cost four queries more). */
+  withoutUsage: boolean;
 }
 
 /** What relay_info shows. */
@@ -603,6 +605,16 @@ export interface ReleaseExternalCallRequest {
 
 /** Nothing. */
 export interface ReleaseExternalCallResponse {
+}
+
+/** Whose pending messages. */
+export interface GetPendingMessagesRequest {
+  sessionId: string;
+}
+
+/** What waits unread for the session's agent; unset for a hosted session. */
+export interface GetPendingMessagesResponse {
+  pending: PendingMessages | undefined;
 }
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
@@ -2894,13 +2906,16 @@ export const UpdateRelaySettingsResponse: MessageFns<UpdateRelaySettingsResponse
 };
 
 function createBaseGetRelayInfoRequest(): GetRelayInfoRequest {
-  return { userId: "" };
+  return { userId: "", withoutUsage: false };
 }
 
 export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
   encode(message: GetRelayInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.withoutUsage !== false) {
+      writer.uint32(16).bool(message.withoutUsage);
     }
     return writer;
   },
@@ -2926,6 +2941,14 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.withoutUsage = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2945,6 +2968,11 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
+      withoutUsage: isSet(object.withoutUsage)
+        ? globalThis.Boolean(object.withoutUsage)
+        : isSet(object.without_usage)
+        ? globalThis.Boolean(object.without_usage)
+        : false,
     };
   },
 
@@ -2952,6 +2980,9 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
     const obj: any = {};
     if (message.userId !== "") {
       obj.userId = message.userId;
+    }
+    if (message.withoutUsage !== false) {
+      obj.withoutUsage = message.withoutUsage;
     }
     return obj;
   },
@@ -2962,6 +2993,7 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetRelayInfoRequest>, I>>(object: I): GetRelayInfoRequest {
     const message = createBaseGetRelayInfoRequest();
     message.userId = object.userId ?? "";
+    message.withoutUsage = object.withoutUsage ?? false;
     return message;
   },
 };
@@ -7858,6 +7890,148 @@ export const ReleaseExternalCallResponse: MessageFns<ReleaseExternalCallResponse
   },
 };
 
+function createBaseGetPendingMessagesRequest(): GetPendingMessagesRequest {
+  return { sessionId: "" };
+}
+
+export const GetPendingMessagesRequest: MessageFns<GetPendingMessagesRequest> = {
+  encode(message: GetPendingMessagesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPendingMessagesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPendingMessagesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPendingMessagesRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetPendingMessagesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPendingMessagesRequest>, I>>(base?: I): GetPendingMessagesRequest {
+    return GetPendingMessagesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPendingMessagesRequest>, I>>(object: I): GetPendingMessagesRequest {
+    const message = createBaseGetPendingMessagesRequest();
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPendingMessagesResponse(): GetPendingMessagesResponse {
+  return { pending: undefined };
+}
+
+export const GetPendingMessagesResponse: MessageFns<GetPendingMessagesResponse> = {
+  encode(message: GetPendingMessagesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pending !== undefined) {
+      PendingMessages.encode(message.pending, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPendingMessagesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPendingMessagesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.pending = PendingMessages.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPendingMessagesResponse {
+    return { pending: isSet(object.pending) ? PendingMessages.fromJSON(object.pending) : undefined };
+  },
+
+  toJSON(message: GetPendingMessagesResponse): unknown {
+    const obj: any = {};
+    if (message.pending !== undefined) {
+      obj.pending = PendingMessages.toJSON(message.pending);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPendingMessagesResponse>, I>>(base?: I): GetPendingMessagesResponse {
+    return GetPendingMessagesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPendingMessagesResponse>, I>>(object: I): GetPendingMessagesResponse {
+    const message = createBaseGetPendingMessagesResponse();
+    message.pending = (object.pending !== undefined && object.pending !== null)
+      ? PendingMessages.fromPartial(object.pending)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -8317,6 +8491,22 @@ export const SessionServiceService = {
       Buffer.from(ReleaseExternalCallResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReleaseExternalCallResponse => ReleaseExternalCallResponse.decode(value),
   },
+  /**
+   * What waits unread for an external session's agent (the pending note on each of its calls, its wait on its own
+   * conversation): GetConversation's pending alone, in one query. Unset for a hosted session.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getPendingMessages: {
+    path: "/relay.session.v1.SessionService/GetPendingMessages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPendingMessagesRequest): Buffer =>
+      Buffer.from(GetPendingMessagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPendingMessagesRequest => GetPendingMessagesRequest.decode(value),
+    responseSerialize: (value: GetPendingMessagesResponse): Buffer =>
+      Buffer.from(GetPendingMessagesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPendingMessagesResponse => GetPendingMessagesResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -8480,6 +8670,12 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   holdExternalCall: handleUnaryCall<HoldExternalCallRequest, HoldExternalCallResponse>;
   /** The call ended: its hold goes (nothing when there is none). */
   releaseExternalCall: handleUnaryCall<ReleaseExternalCallRequest, ReleaseExternalCallResponse>;
+  /**
+   * What waits unread for an external session's agent (the pending note on each of its calls, its wait on its own
+   * conversation): GetConversation's pending alone, in one query. Unset for a hosted session.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getPendingMessages: handleUnaryCall<GetPendingMessagesRequest, GetPendingMessagesResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -9063,6 +9259,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReleaseExternalCallResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * What waits unread for an external session's agent (the pending note on each of its calls, its wait on its own
+   * conversation): GetConversation's pending alone, in one query. Unset for a hosted session.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getPendingMessages(
+    request: GetPendingMessagesRequest,
+    callback: (error: ServiceError | null, response: GetPendingMessagesResponse) => void,
+  ): ClientUnaryCall;
+  getPendingMessages(
+    request: GetPendingMessagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPendingMessagesResponse) => void,
+  ): ClientUnaryCall;
+  getPendingMessages(
+    request: GetPendingMessagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPendingMessagesResponse) => void,
   ): ClientUnaryCall;
 }
 
