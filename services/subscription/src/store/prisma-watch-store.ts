@@ -18,13 +18,33 @@ import { afterRemoteArchives, parseRemoteEvents, remoteArchives, remoteSourceId,
 import { computeRemoteWatchEvents, type ComputedRemoteEvent, type RemoteWatchSpec } from '../domain/subscriptions/remote-watch-events.ts';
 import type { SessionCandidate, WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { subscriptionRefusal } from '../domain/errors.ts';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { toSessionActivity } from './prisma-session-activity-store.ts';
 import { eventFromJson, eventToJson, stateFromJson, stateToJson } from './watch-codec.ts';
 
 type Tx = Prisma.TransactionClient;
-type SubscriptionRow = Awaited<ReturnType<PrismaClient['subscription']['findFirstOrThrow']>>;
+type SubscriptionRow = Pick<
+  Awaited<ReturnType<PrismaClient['subscription']['findFirstOrThrow']>>,
+  | 'id' | 'userId' | 'watcherSessionId' | 'relay' | 'scope' | 'sessions' | 'exclude' | 'events' | 'once' | 'match' | 'stalledMinutes'
+  | 'heartbeatMinutes' | 'digestMinutes' | 'quietHours' | 'createdAt' | 'lastDeliveredAt' | 'endedAt' | 'endReason'
+>;
 type EventRow = Awaited<ReturnType<PrismaClient['watcherEvent']['findFirstOrThrow']>>;
+
+/** A subscription row's columns as toSubscription reads them (raw queries on the hot path skip Prisma's query compiler). */
+const SUBSCRIPTION_COLUMNS = Prisma.raw(
+  `id, user_id AS "userId", watcher_session_id AS "watcherSessionId", relay, scope, sessions, exclude, events, once, match,
+   stalled_minutes AS "stalledMinutes", heartbeat_minutes AS "heartbeatMinutes", digest_minutes AS "digestMinutes",
+   quiet_hours AS "quietHours", created_at AS "createdAt", last_delivered_at AS "lastDeliveredAt", ended_at AS "endedAt",
+   end_reason AS "endReason"`,
+);
+const EVENT_COLUMNS = Prisma.raw(
+  `id, watcher_session_id AS "watcherSessionId", source_event_id AS "sourceEventId", event, subscription_ids AS "subscriptionIds",
+   status, release_at AS "releaseAt", deliver_at AS "deliverAt", held_by AS "heldBy", cap_digest AS "capDigest",
+   wakeup_id AS "wakeupId", received_at AS "receivedAt", trace_parent AS "traceParent"`,
+);
+
+/** A timestamp(3) as to_jsonb writes it (ISO 8601, no zone; the columns hold UTC). */
+const fromSqlJson = (value: unknown): Date | null => (typeof value === 'string' ? new Date(`${value}Z`) : null);
 
 /** The subject of the wake-up command the session service consumes. */
 export const DELIVER_WAKEUP_SUBJECT = 'relay.subscription.v1.cmd.deliver_wakeup';
@@ -40,6 +60,9 @@ type NewEvent = { sourceEventId: string; event: RelayEvent; subscriptionIds: str
 type NewWatcherEvent = NewEvent & { watcherSessionId: string; userId: string; traceParent: string | null };
 
 type DueWatcherRow = { session_id: string; user_id: string; state: unknown; seq: number };
+
+/** Watchers' active subscriptions and their events still to plan, each with the trace it came in with. */
+type WatchedRead = { subscriptions: Subscription[]; events: { watcherSessionId: string; traceParent: string | null; event: WatcherEvent }[] };
 
 /** What one planning transaction did: watchers evaluated and wake-ups enqueued (to publish after the commit). */
 export type PlanningPass = { evaluated: number; wakeUps: number };
@@ -97,11 +120,10 @@ function toWatcherEvent(row: EventRow): WatcherEvent {
 }
 
 /**
- * Writes the planned events in one statement (a held_by left null keeps the stored one). The event itself is
+ * The statement that writes the planned events (a held_by left null keeps the stored one). The event itself is
  * written too: a link_restored line counts the replayed events held when it is planned.
  */
-async function updateEvents(tx: Tx, events: readonly WatcherEvent[]): Promise<void> {
-  if (events.length === 0) return;
+function updateEventsSql(events: readonly WatcherEvent[]): Prisma.Sql {
   const rows = events.map((event) => ({
     id: event.id,
     event: eventToJson(event.event),
@@ -112,12 +134,42 @@ async function updateEvents(tx: Tx, events: readonly WatcherEvent[]): Promise<vo
     cap_digest: event.capDigest,
     wakeup_id: event.wakeupId,
   }));
-  await tx.$executeRaw`UPDATE watcher_events AS w
+  return Prisma.sql`UPDATE watcher_events AS w
       SET event = r.event, status = r.status, release_at = r.release_at, deliver_at = r.deliver_at,
           held_by = COALESCE(r.held_by, w.held_by), cap_digest = r.cap_digest, wakeup_id = r.wakeup_id
      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
        AS r(id text, event jsonb, status text, release_at timestamp(3), deliver_at timestamp(3), held_by jsonb, cap_digest boolean, wakeup_id text)
     WHERE w.id = r.id`;
+}
+
+/**
+ * The statement that makes the events' watchers due now, creating their rows: it holds their locks to the commit,
+ * taken in id order so that two batches never wait on each other in a circle. Returns the watchers.
+ */
+function upsertWatchersSql(events: readonly NewWatcherEvent[], now: Date): Prisma.Sql {
+  const watchers = [...new Map(events.map((event) => [event.watcherSessionId, { session_id: event.watcherSessionId, user_id: event.userId }])).values()];
+  return Prisma.sql`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
+      SELECT r.session_id, r.user_id, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${now.toISOString()}::timestamp(3)
+        FROM jsonb_to_recordset(${JSON.stringify(watchers)}::jsonb) AS r(session_id text, user_id text) ORDER BY r.session_id
+      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)
+      RETURNING session_id, user_id, state, seq`;
+}
+
+/** The statement that inserts the events new to their watchers (UNIQUE(watcher, source event)). */
+function insertEventsSql(events: readonly NewWatcherEvent[], now: Date): Prisma.Sql {
+  const rows = events.map((item) => ({
+    id: `${item.watcherSessionId}:${item.sourceEventId}`,
+    watcher_session_id: item.watcherSessionId,
+    source_event_id: item.sourceEventId,
+    event: eventToJson(item.event),
+    subscription_ids: item.subscriptionIds,
+    trace_parent: item.traceParent,
+  }));
+  return Prisma.sql`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at, trace_parent)
+      SELECT r.id, r.watcher_session_id, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3), r.trace_parent
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r(id text, watcher_session_id text, source_event_id text, event jsonb, subscription_ids jsonb, trace_parent text)
+      ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
 }
 
 /** A subscription with what its digest or quiet hours hold now. */
@@ -270,21 +322,18 @@ export class PrismaWatchStore {
     const inputs = items.flatMap((item) => (item.input.type === 'session_events' ? [{ ...item.input, traceParent: item.traceParent }] : []));
     if (inputs.length === 0) return [];
     const sessionIds = [...new Set(inputs.map((input) => input.sessionId))];
-    // Indexed: a subscription to all sessions by its user, a list by the GIN index on `sessions`.
-    const subscriptions = (
-      await tx.subscription.findMany({
-        where: {
-          endedAt: null,
-          relay: '',
-          userId: { in: [...new Set(inputs.map((input) => input.userId))] },
-          OR: [{ scope: 'all' }, ...sessionIds.map((id) => ({ sessions: { array_contains: [{ id }] } }))],
-        },
-      })
-    ).map(toSubscription);
-    if (subscriptions.length === 0) return [];
-    const titles = new Map(
-      (await tx.sessionActivity.findMany({ where: { sessionId: { in: sessionIds } }, select: { sessionId: true, title: true } })).map((row) => [row.sessionId, row.title]),
-    );
+    // Indexed: a subscription to all sessions by its user, a list by the GIN index on `sessions`; the sessions'
+    // titles come in the same statement.
+    const lists = Prisma.join(sessionIds.map((id) => Prisma.sql`sessions @> ${JSON.stringify([{ id }])}::jsonb`), ' OR ');
+    const rows = await tx.$queryRaw<(SubscriptionRow & { titles: Record<string, string> | null })[]>`
+      SELECT ${SUBSCRIPTION_COLUMNS},
+             (SELECT json_object_agg(session_id, title) FROM session_activity WHERE session_id = ANY(${sessionIds}::text[])) AS titles
+        FROM subscriptions
+       WHERE ended_at IS NULL AND relay = '' AND user_id = ANY(${[...new Set(inputs.map((input) => input.userId))]}::text[])
+         AND (scope = 'all' OR ${lists})`;
+    if (rows.length === 0) return [];
+    const subscriptions = rows.map(toSubscription);
+    const titles = new Map(Object.entries(rows[0]!.titles ?? {}));
     const made = new Map<string, NewWatcherEvent>();
     for (const input of inputs) {
       for (const candidate of input.candidates) {
@@ -345,21 +394,19 @@ export class PrismaWatchStore {
     if (watchers.length === 0) return { wakeUps: 0, nextDueAt: null };
     let nextDueAt: Date | null = null;
     const ids = watchers.map((watcher) => watcher.session_id);
-    // Their active subscriptions serve both the computed events and planning; an event of one that ended since
-    // (a held event of an unsubscribed subscription) needs one more read.
-    const activeRows = (await tx.subscription.findMany({ where: { watcherSessionId: { in: ids }, endedAt: null } })).map(toSubscription);
+    // Their active subscriptions serve both the computed events and planning, read with their events in one statement;
+    // the events are read again only when computed ones were stored meanwhile. An event of a subscription that ended
+    // since (a held event of an unsubscribed subscription) needs one more read.
+    const read = await this.#readWatched(tx, ids, true);
+    const activeRows = read.subscriptions;
     const active = groupBy(activeRows, (subscription) => subscription.watcherSessionId);
-    const computedNextDue = new Map<string, Date | null>();
-    for (const watcher of watchers) {
-      computedNextDue.set(watcher.session_id, await this.#computeEvents(tx, watcher.session_id, watcher.user_id, active.get(watcher.session_id) ?? [], now));
-    }
-    const eventRows = (
-      await tx.watcherEvent.findMany({ where: { watcherSessionId: { in: ids }, status: { in: ['new', 'held', 'released'] } }, orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }] })
-    ).map((row) => ({ watcherSessionId: row.watcherSessionId, traceParent: row.traceParent, event: toWatcherEvent(row) }));
+    const computed = await this.#computeEvents(tx, watchers, active, now);
+    const eventRows = computed.stored > 0 ? (await this.#readWatched(tx, ids, false)).events : read.events;
+    const computedNextDue = computed.nextDueAt;
     const events = groupBy(eventRows, (row) => row.watcherSessionId);
     const known = new Set(activeRows.map((subscription) => subscription.id));
     const missing = [...new Set(eventRows.flatMap((row) => row.event.subscriptionIds))].filter((id) => !known.has(id));
-    const others = missing.length === 0 ? [] : (await tx.subscription.findMany({ where: { id: { in: missing } } })).map(toSubscription);
+    const others = missing.length === 0 ? [] : (await tx.$queryRaw<SubscriptionRow[]>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE id = ANY(${missing}::text[])`).map(toSubscription);
     const views = new Map([...activeRows, ...others].map((s) => [s.id, deliveryView(s)]));
 
     const changed: WatcherEvent[] = [];
@@ -385,13 +432,24 @@ export class PrismaWatchStore {
       nextDueAt = earliest(nextDueAt, next);
       saved.push({ session_id: watcher.session_id, state: stateToJson(result.state), seq: result.seq, next_evaluation_at: next?.toISOString() ?? null });
     }
-    await updateEvents(tx, changed);
-    if (ended.length > 0) {
-      await tx.subscription.updateMany({ where: { id: { in: ended }, endedAt: null }, data: { endedAt: now, endReason: 'once_fired' satisfies EndReason } });
-    }
-    if (delivered.length > 0) await tx.subscription.updateMany({ where: { id: { in: delivered } }, data: { lastDeliveredAt: now } });
     await this.#enqueueWakeUps(tx, wakeUps, new Map(eventRows.map((row) => [row.event.id, row.traceParent])));
-    await tx.$executeRaw`UPDATE watchers AS w SET state = r.state, seq = r.seq, next_evaluation_at = r.next_evaluation_at
+    // The planned events, the subscriptions a once fired or a wake-up reached, and the watchers, in one statement.
+    const at = now.toISOString();
+    const touched = [...new Set([...ended, ...delivered])];
+    const writes = [
+      ...(changed.length === 0 ? [] : [Prisma.sql`events AS (${updateEventsSql(changed)})`]),
+      ...(touched.length === 0
+        ? []
+        : [
+            Prisma.sql`subscriptions_done AS (UPDATE subscriptions
+                SET ended_at = CASE WHEN id = ANY(${ended}::text[]) AND ended_at IS NULL THEN ${at}::timestamp(3) ELSE ended_at END,
+                    end_reason = CASE WHEN id = ANY(${ended}::text[]) AND ended_at IS NULL THEN ${'once_fired' satisfies EndReason} ELSE end_reason END,
+                    last_delivered_at = CASE WHEN id = ANY(${delivered}::text[]) THEN ${at}::timestamp(3) ELSE last_delivered_at END
+              WHERE id = ANY(${touched}::text[]))`,
+          ]),
+    ];
+    await tx.$executeRaw`${writes.length === 0 ? Prisma.empty : Prisma.sql`WITH ${Prisma.join(writes, ', ')}`}
+      UPDATE watchers AS w SET state = r.state, seq = r.seq, next_evaluation_at = r.next_evaluation_at
         FROM jsonb_to_recordset(${JSON.stringify(saved)}::jsonb) AS r(session_id text, state jsonb, seq int, next_evaluation_at timestamp(3))
        WHERE w.session_id = r.session_id`;
     return { wakeUps: wakeUps.length, nextDueAt };
@@ -509,25 +567,67 @@ export class PrismaWatchStore {
   }
 
   /**
-   * Stores what stalled, all_idle and the heartbeat make now for the watcher's subscriptions here (each under its
-   * deterministic id, so it is made once); answers when they need computing again.
+   * Stores what stalled, all_idle and the heartbeat make now for the watchers' subscriptions here (each under its
+   * deterministic id, so it is made once), with one read of the session activity and one insert for them all; answers
+   * when each watcher needs computing again and how many events were new.
    */
-  async #computeEvents(tx: Tx, watcherSessionId: string, userId: string, active: readonly Subscription[], now: Date): Promise<Date | null> {
-    const subscriptions = active.filter((subscription) => subscription.relay === '' && computesEvents(subscription));
-    if (subscriptions.length === 0) return null;
-    // A subscription to all sessions needs every session of the user; lists need only theirs.
-    const listed = subscriptions.some((subscription) => subscription.scope === 'all') ? null : [...new Set(subscriptions.flatMap((subscription) => subscription.sessions.map((session) => session.id)))];
-    const activity = (await tx.sessionActivity.findMany({ where: listed === null ? { userId } : { sessionId: { in: listed } } })).map(toSessionActivity);
-    let next: Date | null = null;
-    const made: { sourceEventId: string; event: RelayEvent; subscriptionIds: string[] }[] = [];
-    for (const subscription of subscriptions) {
-      const computed = computeEvents(subscription, activity, now);
-      next = earliest(next, computed.nextDueAt);
-      made.push(...computed.events.map((item) => ({ ...item, subscriptionIds: [subscription.id] })));
-    }
+  async #computeEvents(
+    tx: Tx,
+    watchers: readonly DueWatcherRow[],
+    active: ReadonlyMap<string, readonly Subscription[]>,
+    now: Date,
+  ): Promise<{ nextDueAt: Map<string, Date | null>; stored: number }> {
+    const computing = watchers.flatMap((watcher) => {
+      const subscriptions = (active.get(watcher.session_id) ?? []).filter((subscription) => subscription.relay === '' && computesEvents(subscription));
+      if (subscriptions.length === 0) return [];
+      // A subscription to all sessions needs every session of the user; lists need only theirs.
+      const listed = subscriptions.some((subscription) => subscription.scope === 'all') ? null : new Set(subscriptions.flatMap((subscription) => subscription.sessions.map((session) => session.id)));
+      return [{ watcher, subscriptions, listed }];
+    });
+    const nextDueAt = new Map<string, Date | null>();
+    if (computing.length === 0) return { nextDueAt, stored: 0 };
+    const users = [...new Set(computing.flatMap(({ watcher, listed }) => (listed === null ? [watcher.user_id] : [])))];
+    const sessions = [...new Set(computing.flatMap(({ listed }) => [...(listed ?? [])]))];
+    const activity = (await tx.sessionActivity.findMany({ where: { OR: [{ userId: { in: users } }, { sessionId: { in: sessions } }] } })).map(toSessionActivity);
     const traceParent = activeTraceParent();
-    await this.#insertEvents(tx, made.map((item) => ({ ...item, watcherSessionId, userId, traceParent })), now);
-    return next;
+    const made: NewWatcherEvent[] = [];
+    for (const { watcher, subscriptions, listed } of computing) {
+      const theirs = activity.filter((row) => (listed === null ? row.userId === watcher.user_id : listed.has(row.sessionId)));
+      let next: Date | null = null;
+      for (const subscription of subscriptions) {
+        const computed = computeEvents(subscription, theirs, now);
+        next = earliest(next, computed.nextDueAt);
+        made.push(...computed.events.map((item) => ({ ...item, subscriptionIds: [subscription.id], watcherSessionId: watcher.session_id, userId: watcher.user_id, traceParent })));
+      }
+      nextDueAt.set(watcher.session_id, next);
+    }
+    return { nextDueAt, stored: await this.#insertEvents(tx, made, now) };
+  }
+
+  /**
+   * The watchers' active subscriptions (unless `withSubscriptions` is false) and their events still to plan, oldest
+   * first, in one statement.
+   */
+  async #readWatched(tx: Tx, ids: readonly string[], withSubscriptions: boolean): Promise<WatchedRead> {
+    const subscriptions = withSubscriptions
+      ? Prisma.sql`SELECT 'subscription' AS kind, 0 AS ord, to_jsonb(s) AS row
+           FROM (SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE watcher_session_id = ANY(${ids}::text[]) AND ended_at IS NULL) s
+         UNION ALL `
+      : Prisma.empty;
+    const rows = await tx.$queryRaw<{ kind: 'subscription' | 'event'; row: Record<string, unknown> }[]>`${subscriptions}
+      SELECT 'event' AS kind, (row_number() OVER (ORDER BY e."receivedAt", e.id))::int AS ord, to_jsonb(e) AS row
+        FROM (SELECT ${EVENT_COLUMNS} FROM watcher_events WHERE watcher_session_id = ANY(${ids}::text[]) AND status IN ('new', 'held', 'released')) e
+      ORDER BY kind, ord`;
+    const read: WatchedRead = { subscriptions: [], events: [] };
+    for (const { kind, row } of rows) {
+      if (kind === 'subscription') {
+        read.subscriptions.push(toSubscription({ ...row, createdAt: fromSqlJson(row.createdAt)!, lastDeliveredAt: fromSqlJson(row.lastDeliveredAt), endedAt: fromSqlJson(row.endedAt) } as SubscriptionRow));
+      } else {
+        const event = { ...row, releaseAt: fromSqlJson(row.releaseAt), deliverAt: fromSqlJson(row.deliverAt), receivedAt: fromSqlJson(row.receivedAt)! } as EventRow;
+        read.events.push({ watcherSessionId: event.watcherSessionId, traceParent: event.traceParent, event: toWatcherEvent(event) });
+      }
+    }
+    return read;
   }
 
   /** The watcher's row exists and is locked for the rest of the transaction. */
@@ -546,45 +646,26 @@ export class PrismaWatchStore {
   }
 
   /**
-   * Stores events (a source event a watcher already has is left alone) and makes their watchers due, in one statement
-   * each; answers the watchers, locked to the commit.
+   * Stores events (a source event a watcher already has is left alone) and makes their watchers due, in one statement;
+   * answers the watchers, locked to the commit.
    */
   async #storeAll(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcherRow[]> {
-    const watchers = await this.#upsertWatchers(tx, events, now);
-    await this.#insertEvents(tx, events, now);
-    return watchers;
+    if (events.length === 0) return [];
+    // The events' foreign key to their watchers is checked at the end of the statement, when the watchers exist.
+    return tx.$queryRaw<DueWatcherRow[]>`WITH w AS (${upsertWatchersSql(events, now)}), e AS (${insertEventsSql(events, now)})
+      SELECT session_id, user_id, state, seq FROM w`;
   }
 
-  /**
-   * Makes the events' watchers due now, creating their rows (events reference them): the upsert holds their locks to
-   * the commit, taken in id order so that two batches never wait on each other in a circle. Answers them.
-   */
+  /** Makes the events' watchers due now, creating their rows (events reference them); answers them, locked to the commit. */
   async #upsertWatchers(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcherRow[]> {
     if (events.length === 0) return [];
-    const watchers = [...new Map(events.map((event) => [event.watcherSessionId, { session_id: event.watcherSessionId, user_id: event.userId }])).values()];
-    return tx.$queryRaw<DueWatcherRow[]>`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
-      SELECT r.session_id, r.user_id, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${now.toISOString()}::timestamp(3)
-        FROM jsonb_to_recordset(${JSON.stringify(watchers)}::jsonb) AS r(session_id text, user_id text) ORDER BY r.session_id
-      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)
-      RETURNING session_id, user_id, state, seq`;
+    return tx.$queryRaw<DueWatcherRow[]>(upsertWatchersSql(events, now));
   }
 
   /** Inserts the events that are new to their watchers (UNIQUE(watcher, source event)) in one statement; answers how many were. */
   async #insertEvents(tx: Tx, events: readonly NewWatcherEvent[], now: Date): Promise<number> {
     if (events.length === 0) return 0;
-    const rows = events.map((item) => ({
-      id: `${item.watcherSessionId}:${item.sourceEventId}`,
-      watcher_session_id: item.watcherSessionId,
-      source_event_id: item.sourceEventId,
-      event: eventToJson(item.event),
-      subscription_ids: item.subscriptionIds,
-      trace_parent: item.traceParent,
-    }));
-    return tx.$executeRaw`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at, trace_parent)
-      SELECT r.id, r.watcher_session_id, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3), r.trace_parent
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS r(id text, watcher_session_id text, source_event_id text, event jsonb, subscription_ids jsonb, trace_parent text)
-      ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
+    return tx.$executeRaw(insertEventsSql(events, now));
   }
 
   /** Archive: the session's own subscriptions end, and it leaves every list that names it (a list left empty ends). */
