@@ -1,5 +1,6 @@
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, StorageType, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { DEFAULT_STREAM_MAX_AGE_HOURS, DEFAULT_STREAM_MAX_BYTES } from '@relay/config';
 import type { Bus } from './connect-bus.ts';
 
 /** How long JetStream remembers a Nats-Msg-Id; an outbox row republished within it is dropped. */
@@ -13,14 +14,11 @@ export interface StreamOptions {
    * cluster so a stream survives losing a server. Default 1.
    */
   replicas?: number;
-  /** How long a message is kept, consumed or not (NATS_STREAM_MAX_AGE_HOURS). Default: 7 days. */
+  /** How long a message is kept, consumed or not (NATS_STREAM_MAX_AGE_HOURS). Default: @relay/config's, 7 days. */
   maxAgeMs?: number;
-  /** The most the stream may hold, per copy (NATS_STREAM_MAX_BYTES). Default: 1 GiB. */
+  /** The most the stream may hold, per copy (NATS_STREAM_MAX_BYTES). Default: @relay/config's, 1 GiB. */
   maxBytes?: number;
 }
-
-export const DEFAULT_STREAM_MAX_AGE_MS = 7 * 24 * 3_600_000;
-export const DEFAULT_STREAM_MAX_BYTES = 1024 ** 3;
 
 /**
  * Creates the stream (file storage, 2-minute duplicate window, `replicas` copies, its age and size limits) or
@@ -36,7 +34,7 @@ export async function ensureStream(bus: Bus, options: StreamOptions): Promise<vo
   const limits = {
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     num_replicas: options.replicas ?? 1,
-    max_age: nanos(options.maxAgeMs ?? DEFAULT_STREAM_MAX_AGE_MS),
+    max_age: nanos(options.maxAgeMs ?? DEFAULT_STREAM_MAX_AGE_HOURS * 3_600_000),
     max_bytes: options.maxBytes ?? DEFAULT_STREAM_MAX_BYTES,
     discard: DiscardPolicy.New,
   } satisfies Partial<StreamConfig>;

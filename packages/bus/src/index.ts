@@ -1,5 +1,5 @@
 export { connectBus, type Bus, type ConnectBusOptions } from './connect-bus.ts';
-export { DEFAULT_STREAM_MAX_AGE_MS, DEFAULT_STREAM_MAX_BYTES, DUPLICATE_WINDOW_MS, ensureStream, type StreamOptions } from './ensure-stream.ts';
+export { DUPLICATE_WINDOW_MS, ensureStream, type StreamOptions } from './ensure-stream.ts';
 export type { Sql } from './sql.ts';
 export { enqueue, enqueueAll, type OutboxEntry } from './enqueue.ts';
 export { OutboxRelay, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS } from './outbox-relay.ts';

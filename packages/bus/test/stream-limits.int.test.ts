@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscardPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { DEFAULT_STREAM_MAX_AGE_MS, DEFAULT_STREAM_MAX_BYTES, ensureStream } from '@relay/bus';
+import { ensureStream } from '@relay/bus';
+import { DEFAULT_STREAM_MAX_AGE_HOURS, DEFAULT_STREAM_MAX_BYTES } from '@relay/config';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
 
 let f: BusFixture;
@@ -20,7 +21,7 @@ describe('ensureStream limits', () => {
   it('declares a stream with the default age and size limits, discarding new messages when full', async () => {
     await ensureStream(f.bus, { name: 'LIMITS_DEFAULT', subjects: ['relay.limitsdefault.v1.>'] });
     const { config } = await f.bus.jsm.streams.info('LIMITS_DEFAULT');
-    expect(config).toMatchObject({ max_age: nanos(DEFAULT_STREAM_MAX_AGE_MS), max_bytes: DEFAULT_STREAM_MAX_BYTES, discard: DiscardPolicy.New });
+    expect(config).toMatchObject({ max_age: nanos(DEFAULT_STREAM_MAX_AGE_HOURS * 3_600_000), max_bytes: DEFAULT_STREAM_MAX_BYTES, discard: DiscardPolicy.New });
   });
 
   it('brings an existing stream to new limits (a setting changed at a rollout)', async () => {

@@ -81,14 +81,28 @@ export const streamReplicas = z.coerce
   .default(1);
 
 /**
+ * How long a stream keeps a message, read or not, unless NATS_STREAM_MAX_AGE_HOURS says otherwise (and what
+ * @relay/bus's ensureStream applies when given no age): 7 days, longer than any consumer's outage should last.
+ */
+export const DEFAULT_STREAM_MAX_AGE_HOURS = 168;
+/**
+ * The most a stream holds per copy unless NATS_STREAM_MAX_BYTES says otherwise (and ensureStream's size when given
+ * none): 1 GiB. A full stream refuses new messages, which wait in the outbox.
+ */
+export const DEFAULT_STREAM_MAX_BYTES = 1024 ** 3;
+
+/**
  * The stream a service declares: its copies (NATS_STREAM_REPLICAS), how long a message is kept, read or not
- * (NATS_STREAM_MAX_AGE_HOURS, 168 = 7 days: longer than any consumer's outage should last) and the most it holds
- * per copy (NATS_STREAM_MAX_BYTES, 1 GiB; a full stream refuses new messages, which wait in the outbox).
+ * (NATS_STREAM_MAX_AGE_HOURS) and the most it holds per copy (NATS_STREAM_MAX_BYTES).
  */
 export const streamEnv = {
   NATS_STREAM_REPLICAS: streamReplicas,
-  NATS_STREAM_MAX_AGE_HOURS: z.coerce.number({ error: 'must be a number of hours' }).positive('must be more than 0 hours').default(168),
-  NATS_STREAM_MAX_BYTES: z.coerce.number({ error: 'must be a whole number of bytes' }).int('must be a whole number of bytes').min(1024 * 1024, 'must be at least 1 MiB (1048576)').default(1024 ** 3),
+  NATS_STREAM_MAX_AGE_HOURS: z.coerce.number({ error: 'must be a number of hours' }).positive('must be more than 0 hours').default(DEFAULT_STREAM_MAX_AGE_HOURS),
+  NATS_STREAM_MAX_BYTES: z.coerce
+    .number({ error: 'must be a whole number of bytes' })
+    .int('must be a whole number of bytes')
+    .min(1024 * 1024, 'must be at least 1 MiB (1048576)')
+    .default(DEFAULT_STREAM_MAX_BYTES),
 };
 
 /** ensureStream's settings from a config read with streamEnv. */
