@@ -7,7 +7,11 @@
 #   NODE_IMAGE=docker.io/library/node:24-slim@sha256:<digest> scripts/build-images.sh
 #
 # NODE_IMAGE must name its digest. Unset, the script pulls docker.io/library/node:24-slim once, resolves the digest
-# it got and builds every image on exactly that (printed, so a release can record and reuse it).
+# it got and builds every image on exactly that (printed, so a release can record and reuse it). Where docker.io
+# cannot be reached, scripts/build-local-base.sh makes a stand-in from Debian's mirror and the npm registry and
+# prints it pinned by digest: NODE_IMAGE=$(scripts/build-local-base.sh) scripts/build-images.sh.
+# buildah's own settings come from its environment (STORAGE_DRIVER=vfs, BUILDAH_ISOLATION=chroot where a
+# container cannot nest another).
 # Pushing is README.md's "Images" (buildah push / podman push, then the digests into the prod overlay).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,8 +50,10 @@ build() { # <name> <Dockerfile> [build args…]
   local image="$REGISTRY/$1:$TAG" dockerfile="$2"
   shift 2
   echo "building $image"
-  "${BUILD[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" --label "org.opencontainers.image.base.name=$NODE_IMAGE" \
-    "$@" -f "$dockerfile" -t "$image" .
+  # BuildKit finds <Dockerfile>.dockerignore by itself; buildah and podman are told (it keeps node_modules, dist and
+  # generated code of the checkout out of the build).
+  "${BUILD[@]}" --ignorefile "$dockerfile.dockerignore" --build-arg "NODE_IMAGE=$NODE_IMAGE" \
+    --label "org.opencontainers.image.base.name=$NODE_IMAGE" "$@" -f "$dockerfile" -t "$image" .
 }
 
 for service in "${SERVICES[@]}"; do build "$service" docker/service/Dockerfile --build-arg "SERVICE=$service"; done
@@ -55,6 +61,7 @@ build migrate docker/migrate/Dockerfile
 
 echo
 printf '%-48s %s\n' IMAGE SIZE
+printf '%-48s %s\n' "(base) ${NODE_IMAGE%%@*}" "$("$TOOL" images --noheading --format '{{.Size}}' "$NODE_IMAGE" | head -1)"
 for name in "${SERVICES[@]}" migrate; do
   image="$REGISTRY/$name:$TAG"
   printf '%-48s %s\n' "$image" "$("$TOOL" images --noheading --format '{{.Size}}' "$image" | head -1)"

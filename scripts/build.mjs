@@ -2,9 +2,10 @@
 // `npm run build`: bundles a service's src/main.ts into services/<svc>/dist/main.js, with the OpenTelemetry
 // hook beside it as dist/register.js and its operator commands (src/bin/*.ts) as dist/<name>.js, each with a
 // source map. The tests, `relay up` and
-// the images all start `node --enable-source-maps --import ./dist/register.js dist/main.js`.
+// the images all start `node --enable-source-maps --import ./dist/register.js dist/main.js`. A workspace with
+// commands and no service (@relay/db's relay-migrate, for the migration image) gets its commands only.
 //
-//   node scripts/build.mjs                 builds the service in the current folder (its package.json's build)
+//   node scripts/build.mjs                 builds the workspace in the current folder (its package.json's build)
 //   node scripts/build.mjs --all           builds every service
 //   node scripts/build.mjs --all --stale   builds only the services whose dist is missing or older than a source
 //
@@ -44,7 +45,7 @@ export function isStale(serviceDir) {
 }
 
 /** The folder of package `name` that Node's resolution finds from `fromDir`, or undefined. */
-function packageDirFrom(fromDir, name) {
+export function packageDirFrom(fromDir, name) {
   for (let dir = fromDir; ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
@@ -53,7 +54,7 @@ function packageDirFrom(fromDir, name) {
 }
 
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
-function packageName(specifier) {
+export function packageName(specifier) {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
@@ -97,13 +98,15 @@ function commandEntries(serviceDir) {
   );
 }
 
-/** Bundles one service into its dist/, replacing each file whole (a relay starting meanwhile never reads half a file). */
+/** Bundles one service, or a workspace's commands alone, into its dist/, replacing each file whole (a relay starting meanwhile never reads half a file). */
 export async function buildService(serviceDir) {
   const { build } = await import('esbuild');
   const outdir = join(serviceDir, 'dist');
+  const main = join(serviceDir, 'src', 'main.ts');
+  const service = existsSync(main) ? { main, register: TELEMETRY_REGISTER } : {};
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { main: join(serviceDir, 'src', 'main.ts'), register: TELEMETRY_REGISTER, ...commandEntries(serviceDir) },
+    entryPoints: { ...service, ...commandEntries(serviceDir) },
     outdir,
     bundle: true,
     splitting: true,
@@ -153,7 +156,7 @@ async function main(args) {
     return;
   }
   const dir = resolve(process.cwd());
-  if (!existsSync(join(dir, 'src', 'main.ts'))) throw new Error(`${dir} has no src/main.ts to build`);
+  if (!existsSync(join(dir, 'src', 'main.ts')) && Object.keys(commandEntries(dir)).length === 0) throw new Error(`${dir} has no src/main.ts or src/bin/*.ts to build`);
   await buildService(dir);
 }
 

@@ -1,6 +1,7 @@
 // What can be checked of an image without building it: what it copies exists in the build context (the
 // repository root) and is not ignored, its Node major is an LTS one that `engines` allows, it runs as a
-// numeric non-root user, it installs one workspace's production dependencies, and what it starts exists.
+// numeric non-root user, its node_modules are the packages its bundle runs on (scripts/copy-runtime-dependencies.mjs,
+// nothing installed in the runtime stage), and what it starts exists.
 import { statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { parseDockerfile, sourceInContext, workdirOf, type Dockerfile } from './parse-dockerfile.ts';
@@ -12,7 +13,7 @@ export type ImageSpec = {
   ignore: string[];
   /** The build context on disk: the repository root. */
   contextDir: string;
-  /** The workspace whose production dependencies the image installs, e.g. `services/session`. */
+  /** The workspace the image runs the bundle of (its dist/, built by `npm run build`), e.g. `services/session`. */
   workspace: string;
   /** The `engines.node` ranges the image's Node must satisfy (root's and the workspace's). */
   engines: string[];
@@ -39,9 +40,7 @@ export function dockerfileViolations(spec: ImageSpec): string[] {
   else if (Number(uid) === 0) found.push('USER is root');
 
   const runs = file.stages.slice(0, -1).flatMap((stage) => stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args.join(' ')));
-  if (!runs.some((run) => new RegExp(`npm ci .*--omit=dev.*--workspace ${escape(spec.workspace)}(\\s|$)`).test(run))) {
-    found.push(`no build step runs npm ci --omit=dev --workspace ${spec.workspace}`);
-  }
+  found.push(...runtimeDependencyViolations(file, spec));
   for (const script of spec.buildScripts) {
     if (!runs.some((run) => new RegExp(`npm run ${escape(script)} --workspace ${escape(spec.workspace)}(\\s|$)`).test(run))) {
       found.push(`no build step runs npm run ${script} --workspace ${spec.workspace}`);
@@ -62,8 +61,38 @@ export function dockerfileViolations(spec: ImageSpec): string[] {
 }
 
 /**
+ * The runtime stage's node_modules: copied whole into /app from a build stage that gathered them with
+ * `node scripts/copy-runtime-dependencies.mjs <workspace>/dist/meta.json <dir>` (what the bundle loads, production
+ * dependencies only), and nothing installed by npm in the runtime stage itself.
+ */
+function runtimeDependencyViolations(file: Dockerfile, spec: ImageSpec): string[] {
+  const found: string[] = [];
+  const final = file.stages.at(-1)!;
+  const trace = new RegExp(`^node scripts/copy-runtime-dependencies\\.mjs ${escape(spec.workspace)}/dist/meta\\.json (\\S+)$`);
+  const gathered = file.stages.slice(0, -1).flatMap((stage) =>
+    stage.instructions.flatMap((i) => {
+      const dir = i.keyword === 'RUN' ? trace.exec(i.args.join(' '))?.[1] : undefined;
+      return dir === undefined ? [] : [{ stage: stage.name, dir: dir.replace(/\/$/, '') }];
+    }),
+  );
+  if (gathered.length === 0) found.push(`no build step runs node scripts/copy-runtime-dependencies.mjs ${spec.workspace}/dist/meta.json`);
+  const copied = final.instructions.some(
+    (i) =>
+      i.keyword === 'COPY' &&
+      i.args.length === 2 &&
+      i.args[1]?.replace(/\/$/, '') === '/app' &&
+      gathered.some((g) => g.stage === i.flags['from'] && i.args[0]?.replace(/\/$/, '') === g.dir),
+  );
+  if (gathered.length > 0 && !copied) found.push(`the runtime stage does not copy ${gathered[0]!.dir}/ (the bundle's dependencies) into /app/`);
+  const installs = final.instructions.filter((i) => i.keyword === 'RUN' && /\bnpm (ci|install|i)\b/.test(i.args.join(' ')));
+  for (const install of installs) found.push(`the runtime stage installs packages itself: ${install.raw}`);
+  return found;
+}
+
+/**
  * Whether `path` is the workspace's bundle (`/app/<workspace>/dist/…`) copied from a stage that runs
- * `npm run build --workspace <workspace>` over the workspace's sources (its src/main.ts from the context).
+ * `npm run build --workspace <workspace>` over the workspace's sources (its src/main.ts, or src/bin/<name>.ts for a
+ * command, from the context).
  */
 function isBuilt(file: Dockerfile, path: string, spec: ImageSpec): boolean {
   const dist = `/app/${spec.workspace}/dist`;
@@ -74,7 +103,10 @@ function isBuilt(file: Dockerfile, path: string, spec: ImageSpec): boolean {
   const from = file.stages[fromIndex];
   if (from === undefined) return false;
   const builds = from.instructions.some((i) => i.keyword === 'RUN' && new RegExp(`npm run build --workspace ${escape(spec.workspace)}(\\s|$)`).test(i.args.join(' ')));
-  return builds && sourceInContext(file, fromIndex, `/app/${spec.workspace}/src/main.ts`, spec.contextDir) !== undefined;
+  // scripts/build.mjs: src/main.ts → dist/main.js, an operator command src/bin/<name>.ts → dist/<name>.js.
+  const name = posix.basename(path, '.js');
+  const source = name === 'main' ? 'src/main.ts' : `src/bin/${name}.ts`;
+  return builds && sourceInContext(file, fromIndex, `/app/${spec.workspace}/${source}`, spec.contextDir) !== undefined;
 }
 
 function copyViolations(file: Dockerfile, spec: ImageSpec): string[] {

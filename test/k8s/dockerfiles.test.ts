@@ -58,7 +58,7 @@ describe('service images', () => {
 
   it('every stage of the service Dockerfile declares SERVICE before it uses it (an ARG before FROM is not seen inside a stage)', () => {
     const stages = readFileSync(join(ROOT, SERVICE_DOCKERFILE), 'utf8').split(/^FROM /m).slice(1);
-    expect(stages.length).toBe(3);
+    expect(stages.length).toBe(2);
     for (const stage of stages) {
       const lines = stage.split('\n').slice(1);
       const declared = lines.findIndex((line) => line === 'ARG SERVICE');
@@ -68,7 +68,7 @@ describe('service images', () => {
     }
   });
 
-  it.each(services)('%s: copies what exists, runs npm start as a non-root user on an allowed Node LTS, with its entry file', (name) => {
+  it.each(services)('%s: copies what exists, runs npm start as a non-root user on an allowed Node LTS, with its entry file and only what its bundle loads', (name) => {
     expect(dockerfileViolations(serviceSpec(name))).toEqual([]);
   });
 
@@ -123,12 +123,14 @@ describe('the base image', () => {
 });
 
 describe('the migration runner image', () => {
-  const command = ['node', 'packages/db/bin/relay-migrate.mjs'];
+  // relay-migrate bundled by scripts/build.mjs (packages/db's build: src/bin/relay-migrate.ts → dist/relay-migrate.js).
+  const command = ['node', '--enable-source-maps', 'packages/db/dist/relay-migrate.js'];
 
-  it('copies what exists, runs relay-migrate as a non-root user and carries every folder a migrate init container names', () => {
+  it('copies what exists, runs relay-migrate prebuilt as a non-root user and carries every folder a migrate init container names', () => {
     const folders = migrationJobFolders();
     expect(folders.sort()).toEqual(['/app/migrations/pairing', '/app/migrations/question', '/app/migrations/scheduler', '/app/migrations/session', '/app/migrations/subscription']);
-    const spec = specFor('docker/migrate/Dockerfile', 'packages/db', { command, buildScripts: [], requiredPaths: folders });
+    expect(readJson('packages/db/package.json').scripts?.['build']).toBe('node ../../scripts/build.mjs');
+    const spec = specFor('docker/migrate/Dockerfile', 'packages/db', { command, buildScripts: ['build'], requiredPaths: folders });
     expect(dockerfileViolations(spec)).toEqual([]);
     const without = spec.text.replace('COPY services/question/prisma/migrations/ /app/migrations/question/\n', '');
     expect(dockerfileViolations({ ...spec, text: without })).toEqual(['/app/migrations/question is not in the image (no COPY brings it)']);
@@ -166,12 +168,12 @@ describe('the Dockerfile checks catch a broken image', () => {
     expect(dockerfileViolations(spec(good.replace('USER 1000:1000', 'USER node')))).toContain('USER node is not numeric (Kubernetes cannot check runAsNonRoot)');
   });
 
-  it('OpenTelemetry not imported first, a dev install, a missing generate or build step', () => {
+  it('OpenTelemetry not imported first, dependencies not gathered from the bundle, a missing generate or build step', () => {
     const violations = dockerfileViolations(
       spec(
         good
           .replace('"--import", "./dist/register.js", ', '')
-          .replace('npm ci --omit=dev', 'npm ci')
+          .replace('RUN node scripts/copy-runtime-dependencies.mjs services/session/dist/meta.json /runtime', '')
           .replace('RUN npm run generate --workspace services/session', '')
           .replace('RUN npm run build --workspace services/session', ''),
       ),
@@ -179,11 +181,19 @@ describe('the Dockerfile checks catch a broken image', () => {
     expect(violations).toEqual(
       expect.arrayContaining([
         'runs "node --enable-source-maps dist/main.js", expected "node --enable-source-maps --import ./dist/register.js dist/main.js"',
-        'no build step runs npm ci --omit=dev --workspace services/session',
+        'no build step runs node scripts/copy-runtime-dependencies.mjs services/session/dist/meta.json',
         'no build step runs npm run generate --workspace services/session',
         'no build step runs npm run build --workspace services/session',
       ]),
     );
+  });
+
+  it('the gathered dependencies left out of the runtime stage, or a runtime stage that installs its own', () => {
+    expect(dockerfileViolations(spec(good.replace('COPY --from=build /runtime/ /app/\n', '')))).toEqual([
+      'the runtime stage does not copy /runtime/ (the bundle\'s dependencies) into /app/',
+    ]);
+    const installing = good.replace('USER 1000:1000', 'RUN npm ci --omit=dev --workspace services/session\nUSER 1000:1000');
+    expect(dockerfileViolations(spec(installing))).toEqual(['the runtime stage installs packages itself: RUN npm ci --omit=dev --workspace services/session']);
   });
 
   it('reads engines ranges it understands and refuses the rest', () => {

@@ -3,5 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runMigrateCli } = await import('../src/run-migrate-cli.ts');
-process.exitCode = await runMigrateCli(process.argv.slice(2), process.env, process.stdout, process.stderr);
+await import('../src/bin/relay-migrate.ts');
