@@ -7,6 +7,8 @@ import { connectBus, ensureStream, type Bus, type Consumer } from '@relay/bus';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { handleSessionEvent, SESSION_EVENTS, startSessionEventsConsumer } from '../src/bus/session-events-consumer.ts';
+import { recordSessionEvents } from '../src/domain/record-session-event.ts';
+import type { SessionEvent } from '../src/domain/session-activity.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaSessionActivityStore } from '../src/store/prisma-session-activity-store.ts';
 import { SESSION_CREATED_SUBJECT, SESSION_EVENTS_STREAM, sessionCreatedPayload } from './fixtures/session-created.ts';
@@ -109,6 +111,33 @@ describe('the session-events consumer', () => {
       lastEventId: 'evt-new',
     });
     expect(await prisma.processedMessage.count({ where: { messageId: { in: ['evt-new', 'evt-old'] } } })).toBe(2);
+  });
+
+  it('applies a batch in one transaction, in its order, each message once, and makes the watchers of a session whose runs changed due', async () => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 30, 13, minute));
+    const base = (eventId: string, sessionId: string, minute: number) => ({ eventId, sessionId, userId: 'u-batch', occurredAt: at(minute) });
+    const delivered = (event: SessionEvent) => ({ messageId: event.eventId, event });
+    await prisma.watcher.create({ data: { sessionId: 'w-batch', userId: 'u-batch', state: {}, nextEvaluationAt: null } });
+    await prisma.subscription.create({
+      data: { id: 'sub-batch', userId: 'u-batch', watcherSessionId: 'w-batch', scope: 'sessions', sessions: [{ id: 'sess-b1', title: 'One' }], events: ['all_idle'], createdAt: at(0) },
+    });
+    const started = delivered({ ...base('b-2', 'sess-b1', 2), type: 'turn_started', turnId: 't1' });
+
+    const first = await recordSessionEvents(store, [
+      delivered({ ...base('b-1', 'sess-b1', 1), type: 'session_created', title: 'One', state: 'idle' }),
+      started,
+      delivered({ ...base('b-3', 'sess-b2', 3), type: 'session_created', title: 'Two', state: 'idle' }),
+    ]);
+    expect(first).toEqual(new Set(['b-1', 'b-2', 'b-3']));
+    expect(await prisma.sessionActivity.findUnique({ where: { sessionId: 'sess-b1' } })).toMatchObject({ title: 'One', state: 'running_turn', lastEventId: 'b-2' });
+    expect(await prisma.sessionActivity.findUnique({ where: { sessionId: 'sess-b2' } })).toMatchObject({ title: 'Two', state: 'idle' });
+    // Due from the first change of the watched session's runs in the batch (its creation).
+    expect((await prisma.watcher.findUniqueOrThrow({ where: { sessionId: 'w-batch' } })).nextEvaluationAt).toEqual(at(1));
+
+    // A redelivered message beside a new one: only the new one is applied.
+    const again = await recordSessionEvents(store, [started, delivered({ ...base('b-4', 'sess-b1', 4), type: 'turn_ended', turnId: 't1' })]);
+    expect(again).toEqual(new Set(['b-4']));
+    expect(await prisma.sessionActivity.findUnique({ where: { sessionId: 'sess-b1' } })).toMatchObject({ state: 'idle', lastEventId: 'b-4' });
   });
 
   it('terminates a payload it can never apply and goes on with the next', async () => {

@@ -1,7 +1,7 @@
 import { consume, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
 import type { Logger } from '@relay/telemetry';
 import type { SessionActivityStore } from '../domain/ports.ts';
-import { recordSessionEvent } from '../domain/record-session-event.ts';
+import { recordSessionEvent, recordSessionEvents } from '../domain/record-session-event.ts';
 import { decodeSessionEvent } from './decode-session-event.ts';
 
 /** The session service's stream, the subjects taken from it, and this service's durable consumer on it. */
@@ -13,8 +13,8 @@ export const SESSION_EVENTS = {
 
 
 /**
- * Consumes the session events into the session-activity projection, once per message id. The session
- * service declares the stream; if this service starts first it waits for it.
+ * Consumes the session events into the session-activity projection, once per message id, the messages that came
+ * together in one transaction. The session service declares the stream; if this service starts first it waits for it.
  */
 export async function startSessionEventsConsumer(bus: Bus, options: { store: SessionActivityStore; logger: Logger }): Promise<Consumer> {
   const { store, logger } = options;
@@ -25,6 +25,16 @@ export async function startSessionEventsConsumer(bus: Bus, options: { store: Ses
     filterSubjects: [...SESSION_EVENTS.filterSubjects],
     logger,
     handler: (message) => handleSessionEvent(store, message, logger),
+    // A message that cannot be decoded fails its batch, and is then terminated by the handler above while the
+    // others go through.
+    batchHandler: async (messages) => {
+      const events = messages.flatMap((message) => {
+        const event = decodeSessionEvent(message.subject, message.data);
+        return event === undefined ? [] : [{ messageId: message.id, event }];
+      });
+      const applied = await recordSessionEvents(store, events);
+      for (const { messageId } of events) if (!applied.has(messageId)) logger.debug({ messageId }, 'session event already processed');
+    },
   });
 }
 
