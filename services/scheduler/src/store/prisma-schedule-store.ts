@@ -4,7 +4,17 @@ import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
 import type { DueSchedule, FiringCommand, FiringTransaction, ScheduleChange, ScheduleStore } from '../domain/ports.ts';
 import { END_REASONS, type EndReason, type Provenance, type Schedule } from '../domain/schedule.ts';
 import { SchedulerSubject } from '../bus/scheduler-commands.ts';
-import type { Prisma, PrismaClient, Schedule as ScheduleRow } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient, type Schedule as ScheduleRow } from '../generated/prisma/client.ts';
+
+/** A schedule row's columns as toSchedule reads them: a firing pass reads its rows raw (no Prisma query compiler). */
+const SCHEDULE_COLUMNS = Prisma.raw(
+  `s.id, s.user_id AS "userId", s.title, s.text, s.target_session_id AS "targetSessionId", s.target_session_title AS "targetSessionTitle",
+   s.setting_session_id AS "settingSessionId", s.setting_session_title AS "settingSessionTitle", s.at, s.every_minutes AS "everyMinutes",
+   s.once, s.next_fire_at AS "nextFireAt", s.pending_fire_at AS "pendingFireAt", s.last_fired_at AS "lastFiredAt",
+   s.fired_count AS "firedCount", s.skipped_count AS "skippedCount", s.held_for_approval AS "heldForApproval",
+   s.held_since AS "heldSince", s.provenance, s.created_at AS "createdAt", s.ended_at AS "endedAt", s.end_reason AS "endReason",
+   s.trace_parent AS "traceParent"`,
+);
 
 /**
  * The scheduler's store in its own PostgreSQL database. Due rows are claimed with
@@ -80,30 +90,22 @@ class PrismaFiringTransaction implements FiringTransaction {
   constructor(private readonly tx: Prisma.TransactionClient) {}
 
   async claimDue(now: Date, limit: number): Promise<DueSchedule[]> {
-    const claimed = await this.tx.$queryRawUnsafe<{ id: string; waits: boolean }[]>(
-      `SELECT s."id",
-              EXISTS (SELECT 1 FROM "firings" f WHERE f."schedule_id" = s."id" AND f."taken_at" IS NULL) AS "waits"
-         FROM "schedules" s
-        WHERE s."ended_at" IS NULL AND s."next_fire_at" <= $1::timestamp(3)
-        ORDER BY s."next_fire_at", s."id"
-        LIMIT $2
-          FOR UPDATE OF s SKIP LOCKED`,
-      now.toISOString(),
-      limit,
-    );
-    if (claimed.length === 0) return [];
-    const rows = await this.tx.schedule.findMany({ where: { id: { in: claimed.map((row) => row.id) } } });
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    for (const row of rows) this.#setWith.set(row.id, row.traceParent);
-    return claimed.flatMap((row) => {
-      const found = byId.get(row.id);
-      return found ? [{ schedule: toSchedule(found), previousStillWaits: row.waits }] : [];
+    const claimed = await this.tx.$queryRaw<(ScheduleRow & { waits: boolean })[]>`
+      SELECT ${SCHEDULE_COLUMNS},
+             EXISTS (SELECT 1 FROM firings f WHERE f.schedule_id = s.id AND f.taken_at IS NULL) AS waits
+        FROM schedules s
+       WHERE s.ended_at IS NULL AND s.next_fire_at <= ${now.toISOString()}::timestamp(3)
+       ORDER BY s.next_fire_at, s.id
+       LIMIT ${limit}
+         FOR UPDATE OF s SKIP LOCKED`;
+    return claimed.map(({ waits, ...row }) => {
+      this.#setWith.set(row.id, row.traceParent);
+      return { schedule: toSchedule(row), previousStillWaits: waits };
     });
   }
 
   async save(updates: readonly ScheduleChange[], firings: readonly FiringCommand[]): Promise<void> {
     if (firings.length > 0) {
-      await this.tx.firing.createMany({ data: firings.map(({ firing }) => firing) });
       const commands: OutboxEntry[] = [];
       for (const { firing, command } of firings) {
         const attributes = { [Attr.SCHEDULE_ID]: firing.scheduleId, [Attr.FIRING_ID]: firing.id };
@@ -114,7 +116,7 @@ class PrismaFiringTransaction implements FiringTransaction {
       }
       await enqueueAll(this.tx, commands);
     }
-    if (updates.length === 0) return;
+    if (updates.length === 0 && firings.length === 0) return;
     const rows = updates.map(({ scheduleId, update }) => ({
       id: scheduleId,
       next_fire_at: update.nextFireAt.toISOString(),
@@ -127,7 +129,12 @@ class PrismaFiringTransaction implements FiringTransaction {
       ended_at: update.endedAt?.toISOString() ?? null,
       end_reason: update.endReason,
     }));
-    await this.tx.$executeRaw`UPDATE schedules AS s
+    const fired = firings.map(({ firing }) => ({ id: firing.id, schedule_id: firing.scheduleId, due_at: firing.dueAt.toISOString(), fired_at: firing.firedAt.toISOString() }));
+    // The firings and the schedules' updates in one statement (a firing's schedule exists: it is locked).
+    await this.tx.$executeRaw`WITH firings_made AS (
+        INSERT INTO firings (id, schedule_id, due_at, fired_at)
+        SELECT r.id, r.schedule_id, r.due_at, r.fired_at FROM jsonb_to_recordset(${JSON.stringify(fired)}::jsonb) AS r(id text, schedule_id text, due_at timestamp(3), fired_at timestamp(3)))
+      UPDATE schedules AS s
         SET next_fire_at = r.next_fire_at, pending_fire_at = r.pending_fire_at, last_fired_at = r.last_fired_at,
             fired_count = r.fired_count, skipped_count = r.skipped_count, held_for_approval = r.held_for_approval,
             held_since = r.held_since, ended_at = r.ended_at, end_reason = r.end_reason
