@@ -281,6 +281,20 @@ describe('the web console', () => {
     expect(listed.body.schedules.find((schedule: { id: string }) => schedule.id === scheduleId)).toMatchObject({ endReason: 'unscheduled' });
   });
 
+  it("shows a schedule's firing in its conversation as a ⏰ row, drawn without an emoji font", async () => {
+    // A time already past fires once, at once.
+    const owner = await user.scriptSession('Missed owner', tool({ action: 'schedule', title: 'Missed check', text: 'reply tock', at: '2020-01-01T00:00:00Z' }));
+    await user.finish(owner.id, owner.messageId);
+    await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(owner.id)}`);
+    const row = page.locator('.messages [data-role="schedule"]');
+    await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
+    // Read as text (a screen reader, a copy) it is the ⏰ row; on screen the ⏰ is an SVG icon.
+    expect(await row.textContent()).toMatch(/^⏰Schedule:\[relay schedule \S+ "Missed check"/);
+    expect(await row.locator('.row-mark svg').count()).toBe(1);
+    await expect.poll(() => page.locator('.message.assistant').last().textContent(), { timeout: 30_000 }).toContain('tock');
+    expect(await shot('schedule-row')).toEqual([]);
+  });
+
   it('makes a pairing code', async () => {
     await page.goto(`${relay.gatewayUrl}/relays`);
     await page.getByRole('button', { name: 'Make a pairing code' }).click();
