@@ -10,8 +10,8 @@
 # it got and builds every image on exactly that (printed, so a release can record and reuse it). Where docker.io
 # cannot be reached, scripts/build-local-base.sh makes a stand-in from Debian's mirror and the npm registry and
 # prints it pinned by digest: NODE_IMAGE=$(scripts/build-local-base.sh) scripts/build-images.sh.
-# buildah's own settings come from its environment (STORAGE_DRIVER=vfs, BUILDAH_ISOLATION=chroot where a
-# container cannot nest another).
+# buildah's own settings come from its environment: BUILDAH_ISOLATION=chroot without an OCI runtime (runc, crun)
+# or inside a container that cannot nest one, STORAGE_DRIVER=vfs where overlay mounts are refused.
 # Pushing is README.md's "Images" (buildah push / podman push, then the digests into the prod overlay).
 set -euo pipefail
 cd "$(dirname "$0")/.."
