@@ -31,8 +31,11 @@ export function answered<T>(value: T | undefined, rpc: string, field: string): T
   return value;
 }
 
-/** A session read (ReadSession), its session always there: the session service answers NOT_FOUND otherwise. */
-export type SessionRead = ReadSessionResponse & { session: Session };
+/**
+ * A session read (ReadSession), its session always there: the session service answers NOT_FOUND otherwise. The
+ * pending note a read may carry along is the relay_tool call's (dispatch.ts), not the read's.
+ */
+export type SessionRead = Omit<ReadSessionResponse, 'pending'> & { session: Session };
 
 /** A session's `last` messages (0 = the default) and what goes on there; `readerSessionId`: see ReadSession. */
 export async function readSession(sessions: SessionClient, userId: string, sessionId: string, last: number, readerSessionId = ''): Promise<SessionRead> {

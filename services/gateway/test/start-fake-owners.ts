@@ -152,6 +152,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     if (!session) throw notFound(id);
     return session;
   };
+  // Nothing waits in an external session's conversation here (the inbox is the session service's: services/session, e2e).
+  const pendingOf = (id: string | undefined) =>
+    sessions.find((candidate) => candidate.id === id)?.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL ? { count: 0, previews: [] } : undefined;
   const writable = (userId: string, id: string): Session => {
     const session = sessionOf(userId, id);
     if (session.archived) throw new AppError('REMOTE_RELAY_ARCHIVED', 'failed_precondition', `Session ${id} is archived.`);
@@ -290,7 +293,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown scope "${request.scope}"`);
               }
               const mine = sessions.filter((s) => s.userId === request.userId && (wanted === 'all' || s.archived === (wanted === 'archived')));
-              return { sessions: mine };
+              return { sessions: mine, pending: pendingOf(request.pendingForSessionId) };
             },
             createExternalSession: async (request) => {
               record('createExternalSession', request);
@@ -331,6 +334,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 // A session service without usage accounting: the gateway shows providers as not tracked.
                 usage: undefined,
                 settings,
+                pending: pendingOf(request.pendingForSessionId),
               };
             },
             readSession: async (request) => {
@@ -348,6 +352,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 inFlight: session.state === SessionState.SESSION_STATE_RUNNING_TURN ? 'Checking the deploy log…' : '',
                 pendingQuestions: pendingQuestions.get(session.id) ?? [],
                 groupMembers: members,
+                pending: pendingOf(request.pendingForSessionId),
               };
             },
             createSession: async (request) => {
@@ -512,9 +517,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             },
             getPendingMessages: async (request) => {
               record('getPendingMessages', request);
-              const session = sessions.find((candidate) => candidate.id === request.sessionId);
-              if (!session) throw notFound(request.sessionId);
-              return { pending: session.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL ? { count: 0, previews: [] } : undefined };
+              if (!sessions.some((candidate) => candidate.id === request.sessionId)) throw notFound(request.sessionId);
+              return { pending: pendingOf(request.sessionId) };
             },
             // Tasks are tested against the real session service (services/session, e2e).
             readTaskOutput: async (request) => {

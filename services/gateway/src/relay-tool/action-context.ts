@@ -8,6 +8,18 @@ import type { ActionDefinition } from './define-action.ts';
 import type { CallShape } from './call-key.ts';
 import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../service-clients.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
+
+/**
+ * An external caller's pending note, asked along with the one read of list_sessions, read_session or relay_info
+ * (their pending_for_session_id), so the call needs no GetPendingMessages of its own (dispatch.ts).
+ */
+export interface PendingAlong {
+  /** The caller's session: the one whose note the read asks for. */
+  sessionId: string;
+  /** The read answered: the note it carried (unset: nothing waits, or it could not be read). */
+  answered(pending: PendingMessages | undefined): void;
+}
 
 export interface ActionContext {
   /** The action called: its handler reads its own facts (write, nothing, toPaired) from here. */
@@ -36,5 +48,7 @@ export interface ActionContext {
   progress(message: string): Promise<void>;
   /** The call in flight (action and arguments), which keys an external session's cards; unset for a paired relay's call. */
   call?: CallShape;
+  /** Set for an external caller: the reads that can ask for its pending note along do. */
+  pendingAlong?: PendingAlong;
 }
 

@@ -8,7 +8,8 @@ import type { Clock } from '@relay/clock';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
 import type { Caller } from '../caller.ts';
-import type { ActionContext } from './action-context.ts';
+import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
+import type { ActionContext, PendingAlong } from './action-context.ts';
 import { actionNamed, type ActionName } from './action-list.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from './errors.ts';
@@ -51,7 +52,11 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
       let action: ActionName | undefined;
       let ignored: string[] = [];
       let result: ToolResult;
-      // The pending note, read alongside an action that cannot change what waits for the caller, else after it.
+      // The pending note: answered along with the action's own read where it has one that can (PendingAlong), else read
+      // alongside an action that cannot change what waits for the caller, else after it.
+      let along: { pending: PendingMessages | undefined } | undefined;
+      const pendingAlong: PendingAlong | undefined =
+        release === undefined ? undefined : { sessionId: caller.sessionId, answered: (pending) => void (along = { pending }) };
       let pending: Promise<PendingNote | undefined> | undefined;
       try {
         const call = parseAction(input);
@@ -87,8 +92,9 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           signal: channel.signal,
           progress: channel.progress,
           call: { action, args: parsed.args },
+          ...(pendingAlong === undefined ? {} : { pendingAlong }),
         };
-        if (release !== undefined && leavesInboxAlone(action, parsed.args.session, caller.sessionId)) pending = pendingOf(caller.sessionId, deps);
+        if (release !== undefined && INBOX_BLIND_READS.has(action)) pending = pendingOf(caller.sessionId, deps);
         const target = pairedTarget(definition, parsed.args.relay, deps.relayName, paired);
         result = target ? await forwardCall(parsed.args, target, context) : await definition.handler(parsed.args, context);
       } catch (error) {
@@ -100,8 +106,9 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         }
       }
       if (release !== undefined) {
-        const [note] = await Promise.all([pending ?? pendingOf(caller.sessionId, deps), release()]);
-        result = withPendingNote(result, note);
+        const note = along === undefined ? (pending ?? pendingOf(caller.sessionId, deps)) : Promise.resolve(pendingNoteOf(caller.sessionId, along.pending));
+        const [noted] = await Promise.all([note, release()]);
+        result = withPendingNote(result, noted);
       }
       if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
       span.end();
@@ -111,13 +118,11 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
   );
 }
 
-/** Reads that neither read the caller's own conversation (which marks its messages read) nor wait for what arrives in it. */
-const INBOX_BLIND_READS: ReadonlySet<ActionName> = new Set<ActionName>(['list_sessions', 'relay_info', 'list_relays', 'usage', 'list_questions', 'list_schedules', 'list_subscriptions']);
-
-/** Whether `action` leaves what waits for the caller as it was, so the note may be read while it runs. */
-function leavesInboxAlone(action: ActionName, session: string | undefined, callerSessionId: string): boolean {
-  return INBOX_BLIND_READS.has(action) || (action === 'read_session' && session !== callerSessionId);
-}
+/**
+ * Reads that neither read the caller's own conversation (which marks its messages read) nor wait for what arrives in
+ * it, and ask for no note along (list_sessions, read_session and relay_info do): the note is read while they run.
+ */
+const INBOX_BLIND_READS: ReadonlySet<ActionName> = new Set<ActionName>(['list_relays', 'usage', 'list_questions', 'list_schedules', 'list_subscriptions']);
 
 /** The pending note of an external session; a failure to read it costs the note, never the call's result. */
 async function pendingOf(sessionId: string, deps: DispatchDeps): Promise<PendingNote | undefined> {

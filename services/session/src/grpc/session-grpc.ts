@@ -9,7 +9,7 @@ import { createExternalSession } from '../domain/create-external-session.ts';
 import { createSession } from '../domain/create-session.ts';
 import { createUser } from '../domain/create-user.ts';
 import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../domain/external-calls.ts';
-import type { ExternalInbox } from '../domain/external-inbox.ts';
+import type { ExternalInbox, PendingNote } from '../domain/external-inbox.ts';
 import { getConversation } from '../domain/get-conversation.ts';
 import { getPendingMessages } from '../domain/get-pending-messages.ts';
 import { getRelayInfo, type RelayInfo } from '../domain/get-relay-info.ts';
@@ -95,12 +95,14 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { token, userId: user.id, role: user.role, expiresAt };
     },
     endSignIn: async (request) => ({ ended: await endSignIn(deps, request.token) }),
-    listSessions: async (request) => ({
-      sessions: await withTasks(
-        deps.tasks,
-        (await withCallsInFlight(deps.calls, await listSessions(store, { userId: request.userId, scope: request.scope }), clock.now())).map(toSessionMessage),
-      ),
-    }),
+    listSessions: async (request) => {
+      const listed = async () => {
+        const found = await listSessions(store, { userId: request.userId, scope: request.scope });
+        return withTasks(deps.tasks, (await withCallsInFlight(deps.calls, found, clock.now())).map(toSessionMessage));
+      };
+      const [sessions, pending] = await Promise.all([listed(), pendingAlong(deps, request.pendingForSessionId)]);
+      return { sessions, pending };
+    },
     createExternalSession: async (request) => {
       const { session, token } = await createExternalSession(deps, { userId: request.userId, title: request.title }, clock.now());
       return { session: toSessionMessage(session), token };
@@ -118,16 +120,17 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { settings: toRelaySettingsMessage(settings), changed };
     },
     getRelayInfo: async (request) => {
+      const pending = pendingAlong(deps, request.pendingForSessionId);
       if (request.withoutUsage) {
         const info = await getRelayInfo(deps, { userId: request.userId });
-        return { ...relayInfoFields(info), usage: undefined, settings: undefined };
+        return { ...relayInfoFields(info), usage: undefined, settings: undefined, pending: await pending };
       }
       const [info, settings, usage] = await Promise.all([
         getRelayInfo(deps, { userId: request.userId }),
         getRelaySettings(store),
         getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {}, priced: deps.usage?.priced ?? [] }, clock.now()),
       ]);
-      return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings) };
+      return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings), pending: await pending };
     },
     readSession: async (request) => {
       const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last });
@@ -135,6 +138,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       if (read.session.origin === 'external' && request.readerSessionId === read.session.id) {
         await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
       }
+      const pending = pendingAlong(deps, request.pendingForSessionId);
       const now = clock.now();
       const [[viewed], members] = await Promise.all([
         withCallsInFlight(deps.calls, [read.session], now),
@@ -147,6 +151,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         inFlight: read.inFlight,
         pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
         groupMembers: await withMemberStates(deps.tasks, members.map(toGroupMemberMessage)),
+        pending: await pending,
       };
     },
     createSession: async (request) => {
@@ -281,6 +286,18 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       });
       return { session: toSessionMessage(session) };
     },
+  });
+}
+
+/**
+ * The pending note a read answers along (pending_for_session_id): none when not asked; one that cannot be read is
+ * left out (a warning), never the read's failure. Never rejects.
+ */
+function pendingAlong(deps: SessionGrpcDeps, sessionId: string | undefined): Promise<PendingNote | undefined> {
+  if (sessionId === undefined || sessionId === '') return Promise.resolve(undefined);
+  return getPendingMessages(deps, { sessionId }).catch((error: unknown) => {
+    deps.logger.warn({ err: error, sessionId }, 'the pending note asked along with a read could not be read');
+    return undefined;
   });
 }
 

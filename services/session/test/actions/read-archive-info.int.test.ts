@@ -170,9 +170,17 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     const pending = { count: 3, previews: ['[relay event] one', 'three', 'four'] };
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending });
     expect((await callUnary(h.client, 'getConversation', { sessionId: external })).pending).toEqual(pending);
-    // Reading its own conversation marks what it read.
-    await read({ userId, sessionId: external, last: 2, readerSessionId: external });
+    // The reads an agent makes answer it along when asked, and only then.
+    expect((await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: external })).pending).toEqual(pending);
+    expect((await callUnary(h.client, 'listSessions', { userId, scope: '' })).pending).toBeUndefined();
+    expect((await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: true, pendingForSessionId: external })).pending).toEqual(pending);
+    // Reading its own conversation marks what it read, before the note along is read.
+    expect((await read({ userId, sessionId: external, last: 2, readerSessionId: external, pendingForSessionId: external })).pending).toEqual({ count: 0, previews: [] });
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending: { count: 0, previews: [] } });
+    // A note that cannot be read leaves the read whole.
+    const listed = await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: 'nope' });
+    expect(listed.pending).toBeUndefined();
+    expect(listed.sessions.map((one) => one.id)).toContain(external);
 
     const hosted = await h.newSession(userId);
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: hosted })).toEqual({ pending: undefined });

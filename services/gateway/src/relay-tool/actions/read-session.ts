@@ -6,7 +6,7 @@
  * and archived when it is archived.
  */
 import { withPendingAsks } from '../../pending-asks.ts';
-import { readSession as readSessionOf, type SessionRead } from '../../service-clients.ts';
+import { answered, type SessionRead } from '../../service-clients.ts';
 import { sessionReadView, sessionStateName } from '../../session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
@@ -42,7 +42,15 @@ async function runReadSession(args: ToolArguments, context: ActionContext): Prom
   // Both asked at once; the session service's answer (a refusal, say) comes first.
   const asks = context.questions.listAsks({ userId: context.caller.userId, askingSessionId: '', aboutSessionId: args.session, pendingOnly: true });
   void asks.catch(() => undefined);
-  const read = withPendingAsks(await readSessionOf(context.sessions, caller.userId, args.session, last, ownInbox ? caller.sessionId : ''), (await asks).asks);
+  const { pending, session, ...answer } = await context.sessions.readSession({
+    userId: caller.userId,
+    sessionId: args.session,
+    last,
+    readerSessionId: ownInbox ? caller.sessionId : '',
+    pendingForSessionId: context.pendingAlong?.sessionId,
+  });
+  context.pendingAlong?.answered(pending);
+  const read = withPendingAsks({ ...answer, session: answered(session, 'ReadSession', 'session') }, (await asks).asks);
   return success(summaryOf(relay, read), sessionReadView(read), relay);
 }
 

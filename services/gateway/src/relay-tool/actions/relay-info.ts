@@ -28,7 +28,11 @@ export const relayInfo = defineAction({
 
 async function runRelayInfo(args: ToolArguments, context: ActionContext): Promise<Success> {
   const relay = thisRelay(args.relay, context);
-  const [info, pairing] = await Promise.all([context.sessions.getRelayInfo({ userId: context.caller.userId, withoutUsage: true }), context.pairing.getPairingSettings({})]);
+  const [info, pairing] = await Promise.all([
+    context.sessions.getRelayInfo({ userId: context.caller.userId, withoutUsage: true, pendingForSessionId: context.pendingAlong?.sessionId }),
+    context.pairing.getPairingSettings({}),
+  ]);
+  context.pendingAlong?.answered(info.pending);
   const groups = info.groups.slice(0, GROUPS_LIMIT).map(({ id, name, memberCount }) => ({ id, name, memberCount }));
   const groupsTotal = Math.max(info.groupsTotal, groups.length);
   const available = info.providers.filter((provider) => provider.available).length;

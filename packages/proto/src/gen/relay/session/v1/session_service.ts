@@ -168,11 +168,19 @@ export interface ListSessionsRequest {
   userId: string;
   /** "active" (default: not archived), "archived" or "all". */
   scope: string;
+  /**
+   * An external session's agent asks: answer what waits unread for it too (pending), as GetPendingMessages would,
+   * read after what the call itself marks read; a session that has none or cannot be read leaves pending unset,
+   * never fails the call.
+   */
+  pendingForSessionId?: string | undefined;
 }
 
 /** The sessions, most recently active first. */
 export interface ListSessionsResponse {
   sessions: Session[];
+  /** What waits unread for pending_for_session_id's agent, when asked. */
+  pending: PendingMessages | undefined;
 }
 
 /** A session for the user's own MCP client. */
@@ -224,6 +232,12 @@ export interface GetRelayInfoRequest {
   userId: string;
   /** Leave usage and settings out of the answer (relay_info shows neither; they cost four queries more). */
   withoutUsage: boolean;
+  /**
+   * An external session's agent asks: answer what waits unread for it too (pending), as GetPendingMessages would,
+   * read after what the call itself marks read; a session that has none or cannot be read leaves pending unset,
+   * never fails the call.
+   */
+  pendingForSessionId?: string | undefined;
 }
 
 /** What relay_info shows. */
@@ -239,7 +253,11 @@ export interface GetRelayInfoResponse {
     | RelaySettings
     | undefined;
   /** What each provider's plan has left (the usage action), from the same accounting that decides availability. */
-  usage: UsageReport | undefined;
+  usage:
+    | UsageReport
+    | undefined;
+  /** What waits unread for pending_for_session_id's agent, when asked. */
+  pending: PendingMessages | undefined;
 }
 
 /** Which session to read. */
@@ -253,6 +271,12 @@ export interface ReadSessionRequest {
    * pending for it (wake-ups, answers, schedule firings) read, up to the newest message returned.
    */
   readerSessionId: string;
+  /**
+   * An external session's agent asks: answer what waits unread for it too (pending), as GetPendingMessages would,
+   * read after what the call itself marks read; a session that has none or cannot be read leaves pending unset,
+   * never fails the call.
+   */
+  pendingForSessionId?: string | undefined;
 }
 
 /** The session and what goes on there. */
@@ -264,6 +288,8 @@ export interface ReadSessionResponse {
   pendingQuestions: PendingQuestion[];
   /** The other members of its group, at most 50. */
   groupMembers: GroupMember[];
+  /** What waits unread for pending_for_session_id's agent, when asked. */
+  pending: PendingMessages | undefined;
 }
 
 /** A new session and its first prompt. Empty strings mean "not given". */
@@ -2224,7 +2250,7 @@ export const RotateSessionTokenResponse: MessageFns<RotateSessionTokenResponse> 
 };
 
 function createBaseListSessionsRequest(): ListSessionsRequest {
-  return { userId: "", scope: "" };
+  return { userId: "", scope: "", pendingForSessionId: undefined };
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
@@ -2234,6 +2260,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     }
     if (message.scope !== "") {
       writer.uint32(18).string(message.scope);
+    }
+    if (message.pendingForSessionId !== undefined) {
+      writer.uint32(26).string(message.pendingForSessionId);
     }
     return writer;
   },
@@ -2267,6 +2296,14 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
             message.scope = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pendingForSessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2287,6 +2324,11 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
         ? globalThis.String(object.user_id)
         : "",
       scope: isSet(object.scope) ? globalThis.String(object.scope) : "",
+      pendingForSessionId: isSet(object.pendingForSessionId)
+        ? globalThis.String(object.pendingForSessionId)
+        : isSet(object.pending_for_session_id)
+        ? globalThis.String(object.pending_for_session_id)
+        : undefined,
     };
   },
 
@@ -2298,6 +2340,9 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     if (message.scope !== "") {
       obj.scope = message.scope;
     }
+    if (message.pendingForSessionId !== undefined) {
+      obj.pendingForSessionId = message.pendingForSessionId;
+    }
     return obj;
   },
 
@@ -2308,18 +2353,22 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     const message = createBaseListSessionsRequest();
     message.userId = object.userId ?? "";
     message.scope = object.scope ?? "";
+    message.pendingForSessionId = object.pendingForSessionId ?? undefined;
     return message;
   },
 };
 
 function createBaseListSessionsResponse(): ListSessionsResponse {
-  return { sessions: [] };
+  return { sessions: [], pending: undefined };
 }
 
 export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
   encode(message: ListSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.sessions) {
       Session.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.pending !== undefined) {
+      PendingMessages.encode(message.pending, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2345,6 +2394,14 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
             message.sessions.push(Session.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pending = PendingMessages.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2360,6 +2417,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
   fromJSON(object: any): ListSessionsResponse {
     return {
       sessions: globalThis.Array.isArray(object?.sessions) ? object.sessions.map((e: any) => Session.fromJSON(e)) : [],
+      pending: isSet(object.pending) ? PendingMessages.fromJSON(object.pending) : undefined,
     };
   },
 
@@ -2367,6 +2425,9 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
     const obj: any = {};
     if (message.sessions?.length) {
       obj.sessions = message.sessions.map((e) => Session.toJSON(e));
+    }
+    if (message.pending !== undefined) {
+      obj.pending = PendingMessages.toJSON(message.pending);
     }
     return obj;
   },
@@ -2377,6 +2438,9 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListSessionsResponse>, I>>(object: I): ListSessionsResponse {
     const message = createBaseListSessionsResponse();
     message.sessions = object.sessions?.map((e) => Session.fromPartial(e)) || [];
+    message.pending = (object.pending !== undefined && object.pending !== null)
+      ? PendingMessages.fromPartial(object.pending)
+      : undefined;
     return message;
   },
 };
@@ -2906,7 +2970,7 @@ export const UpdateRelaySettingsResponse: MessageFns<UpdateRelaySettingsResponse
 };
 
 function createBaseGetRelayInfoRequest(): GetRelayInfoRequest {
-  return { userId: "", withoutUsage: false };
+  return { userId: "", withoutUsage: false, pendingForSessionId: undefined };
 }
 
 export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
@@ -2916,6 +2980,9 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
     }
     if (message.withoutUsage !== false) {
       writer.uint32(16).bool(message.withoutUsage);
+    }
+    if (message.pendingForSessionId !== undefined) {
+      writer.uint32(26).string(message.pendingForSessionId);
     }
     return writer;
   },
@@ -2949,6 +3016,14 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
             message.withoutUsage = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pendingForSessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2973,6 +3048,11 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
         : isSet(object.without_usage)
         ? globalThis.Boolean(object.without_usage)
         : false,
+      pendingForSessionId: isSet(object.pendingForSessionId)
+        ? globalThis.String(object.pendingForSessionId)
+        : isSet(object.pending_for_session_id)
+        ? globalThis.String(object.pending_for_session_id)
+        : undefined,
     };
   },
 
@@ -2984,6 +3064,9 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
     if (message.withoutUsage !== false) {
       obj.withoutUsage = message.withoutUsage;
     }
+    if (message.pendingForSessionId !== undefined) {
+      obj.pendingForSessionId = message.pendingForSessionId;
+    }
     return obj;
   },
 
@@ -2994,6 +3077,7 @@ export const GetRelayInfoRequest: MessageFns<GetRelayInfoRequest> = {
     const message = createBaseGetRelayInfoRequest();
     message.userId = object.userId ?? "";
     message.withoutUsage = object.withoutUsage ?? false;
+    message.pendingForSessionId = object.pendingForSessionId ?? undefined;
     return message;
   },
 };
@@ -3008,6 +3092,7 @@ function createBaseGetRelayInfoResponse(): GetRelayInfoResponse {
     groupsTotal: 0,
     settings: undefined,
     usage: undefined,
+    pending: undefined,
   };
 }
 
@@ -3036,6 +3121,9 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
     }
     if (message.usage !== undefined) {
       UsageReport.encode(message.usage, writer.uint32(66).fork()).join();
+    }
+    if (message.pending !== undefined) {
+      PendingMessages.encode(message.pending, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -3117,6 +3205,14 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
             message.usage = UsageReport.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.pending = PendingMessages.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3153,6 +3249,7 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
         : 0,
       settings: isSet(object.settings) ? RelaySettings.fromJSON(object.settings) : undefined,
       usage: isSet(object.usage) ? UsageReport.fromJSON(object.usage) : undefined,
+      pending: isSet(object.pending) ? PendingMessages.fromJSON(object.pending) : undefined,
     };
   },
 
@@ -3182,6 +3279,9 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
     if (message.usage !== undefined) {
       obj.usage = UsageReport.toJSON(message.usage);
     }
+    if (message.pending !== undefined) {
+      obj.pending = PendingMessages.toJSON(message.pending);
+    }
     return obj;
   },
 
@@ -3202,12 +3302,15 @@ export const GetRelayInfoResponse: MessageFns<GetRelayInfoResponse> = {
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? UsageReport.fromPartial(object.usage)
       : undefined;
+    message.pending = (object.pending !== undefined && object.pending !== null)
+      ? PendingMessages.fromPartial(object.pending)
+      : undefined;
     return message;
   },
 };
 
 function createBaseReadSessionRequest(): ReadSessionRequest {
-  return { userId: "", sessionId: "", last: 0, readerSessionId: "" };
+  return { userId: "", sessionId: "", last: 0, readerSessionId: "", pendingForSessionId: undefined };
 }
 
 export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
@@ -3223,6 +3326,9 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
     }
     if (message.readerSessionId !== "") {
       writer.uint32(34).string(message.readerSessionId);
+    }
+    if (message.pendingForSessionId !== undefined) {
+      writer.uint32(42).string(message.pendingForSessionId);
     }
     return writer;
   },
@@ -3272,6 +3378,14 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
             message.readerSessionId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.pendingForSessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3302,6 +3416,11 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
         : isSet(object.reader_session_id)
         ? globalThis.String(object.reader_session_id)
         : "",
+      pendingForSessionId: isSet(object.pendingForSessionId)
+        ? globalThis.String(object.pendingForSessionId)
+        : isSet(object.pending_for_session_id)
+        ? globalThis.String(object.pending_for_session_id)
+        : undefined,
     };
   },
 
@@ -3319,6 +3438,9 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
     if (message.readerSessionId !== "") {
       obj.readerSessionId = message.readerSessionId;
     }
+    if (message.pendingForSessionId !== undefined) {
+      obj.pendingForSessionId = message.pendingForSessionId;
+    }
     return obj;
   },
 
@@ -3331,12 +3453,13 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
     message.sessionId = object.sessionId ?? "";
     message.last = object.last ?? 0;
     message.readerSessionId = object.readerSessionId ?? "";
+    message.pendingForSessionId = object.pendingForSessionId ?? undefined;
     return message;
   },
 };
 
 function createBaseReadSessionResponse(): ReadSessionResponse {
-  return { session: undefined, messages: [], inFlight: "", pendingQuestions: [], groupMembers: [] };
+  return { session: undefined, messages: [], inFlight: "", pendingQuestions: [], groupMembers: [], pending: undefined };
 }
 
 export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
@@ -3355,6 +3478,9 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     }
     for (const v of message.groupMembers) {
       GroupMember.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.pending !== undefined) {
+      PendingMessages.encode(message.pending, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -3412,6 +3538,14 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
             message.groupMembers.push(GroupMember.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.pending = PendingMessages.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3445,6 +3579,7 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
         : globalThis.Array.isArray(object?.group_members)
         ? object.group_members.map((e: any) => GroupMember.fromJSON(e))
         : [],
+      pending: isSet(object.pending) ? PendingMessages.fromJSON(object.pending) : undefined,
     };
   },
 
@@ -3465,6 +3600,9 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     if (message.groupMembers?.length) {
       obj.groupMembers = message.groupMembers.map((e) => GroupMember.toJSON(e));
     }
+    if (message.pending !== undefined) {
+      obj.pending = PendingMessages.toJSON(message.pending);
+    }
     return obj;
   },
 
@@ -3480,6 +3618,9 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     message.inFlight = object.inFlight ?? "";
     message.pendingQuestions = object.pendingQuestions?.map((e) => PendingQuestion.fromPartial(e)) || [];
     message.groupMembers = object.groupMembers?.map((e) => GroupMember.fromPartial(e)) || [];
+    message.pending = (object.pending !== undefined && object.pending !== null)
+      ? PendingMessages.fromPartial(object.pending)
+      : undefined;
     return message;
   },
 };
