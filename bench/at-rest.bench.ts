@@ -3,7 +3,8 @@
 // (needs the local PostgreSQL at 127.0.0.1:5432; starts a whole relay of its own with test/harness/relay.ts, the
 // prebuilt services as `relay up` runs them, rebuilding stale bundles first).
 //
-// Prints how long each service took to answer its health check after the six processes were spawned, then lets
+// Prints how long each service took to answer its health check after the six processes were spawned (and the CPU
+// time each had used by the time all were ready), then lets
 // the relay idle (nothing calls it) and prints, per service over the idle window: resident memory (VmRSS) at the
 // end, CPU time as a share of one core, and PostgreSQL transactions per second in its database
 // (pg_stat_database's xact_commit + xact_rollback, read from the `postgres` database so the reading adds none).
@@ -45,6 +46,10 @@ try {
   console.log('start-up (from spawning the six processes to each one\'s first healthy answer):');
   console.log(SERVICES.map((service) => `  ${service.padEnd(12)} ${fixed((relay.startUpMs[service] ?? NaN) / 1000, 2)} s`).join('\n'));
   console.log(`  all ready    ${fixed(Math.max(...SERVICES.map((service) => relay.startUpMs[service] ?? NaN)) / 1000, 2)} s`);
+  // CPU time says what start-up costs whatever else runs on the machine: six services on two cores need at least
+  // half their sum of wall time.
+  const startCpu = Object.fromEntries(SERVICES.map((service) => [service, cpuMs(relay.services[service].pid)]));
+  console.log(`CPU time used by then: ${SERVICES.map((service) => `${service} ${fixed(startCpu[service]! / 1000, 2)} s`).join(', ')}; in all ${fixed(Object.values(startCpu).reduce((sum, ms) => sum + ms, 0) / 1000, 2)} s`);
 
   const names = Object.fromEntries(STATEFUL.map((service) => [service, new URL(relay.databaseUrls[service]).pathname.slice(1)]));
   const server = new URL(relay.databaseUrls.session);
