@@ -12,6 +12,7 @@ import {
 import { isAppError, isTransient } from '@relay/errors';
 import { Attr, histogram, instruments, Metric, secondsSince, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
+import type { BusContract, BusStream } from './contract.ts';
 import { Messaging } from './messaging-attributes.ts';
 import { natsHeaderGetter } from './trace-headers.ts';
 
@@ -54,6 +55,22 @@ export type ConsumeOptions = {
   maxBatch?: number;
 };
 
+/** A message of one of the contracts consumed, its payload decoded with that contract's codec. */
+export type Delivered<C extends BusContract> = C extends BusContract<infer T> ? Omit<BusMessage, 'subject' | 'data'> & { subject: C['subject']; data: T } : never;
+
+/** ConsumeOptions by contract: the stream, the filter and the payloads' types all come from the contracts. */
+export type ContractConsumeOptions<C extends BusContract> = Omit<ConsumeOptions, 'stream' | 'filterSubjects' | 'handler' | 'batchHandler'> & {
+  /** The subjects consumed, all on one stream; the consumer filters on them. */
+  contracts: readonly C[];
+  /**
+   * Set: the consumer filters on this whole stream (its wildcard) rather than on the contracts' subjects; a
+   * message whose subject no contract names is acked unread.
+   */
+  wholeStream?: BusStream;
+  handler: (message: Delivered<C>) => Promise<void>;
+  batchHandler?: (messages: Delivered<C>[]) => Promise<void>;
+};
+
 export const DEFAULT_MAX_DELIVER = 10;
 const ACK_WAIT_MS = 30_000;
 // Few messages wait in the client at once, so none sits there past its ack wait behind slow handlers.
@@ -78,7 +95,10 @@ export function nakDelayMs(deliveryCount: number): number {
  * CONSUMER span continuing the message's trace (or `batchHandler` on the messages that arrived together). Resolve → ack; a transient AppError or a plain Error
  * → nak with backoff; any other AppError → term, logged with its code.
  */
-export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consumer> {
+export async function consume<C extends BusContract>(bus: Bus, options: ContractConsumeOptions<C>): Promise<Consumer>;
+export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consumer>;
+export async function consume<C extends BusContract>(bus: Bus, given: ConsumeOptions | ContractConsumeOptions<C>): Promise<Consumer> {
+  const options = 'contracts' in given ? byContract(given) : given;
   const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
   await ensureConsumer(bus, options.stream, {
     durable_name: options.durable,
@@ -153,6 +173,35 @@ export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consum
       await messages.close();
       await loop.catch(() => undefined);
     },
+  };
+}
+
+/** The untyped options a contract consumer runs on: each payload decoded with its subject's codec before the handler. */
+function byContract<C extends BusContract>(options: ContractConsumeOptions<C>): ConsumeOptions {
+  const { contracts, wholeStream, handler, batchHandler, ...rest } = options;
+  const streams = [...new Set([...contracts.map((contract) => contract.stream), ...(wholeStream === undefined ? [] : [wholeStream.name])])];
+  if (streams.length !== 1) throw new Error(`consumer ${options.durable}: its contracts are on ${streams.length} streams (${streams.join(', ')}); one consumer reads one stream`);
+  const bySubject = new Map<string, C>(contracts.map((contract) => [contract.subject, contract]));
+  const decode = (message: BusMessage): Delivered<C> | undefined => {
+    const contract = bySubject.get(message.subject);
+    return contract === undefined ? undefined : ({ ...message, data: contract.codec.fromJSON(message.data) } as Delivered<C>);
+  };
+  return {
+    ...rest,
+    stream: streams[0]!,
+    filterSubjects: wholeStream === undefined ? contracts.map((contract) => contract.subject) : [...wholeStream.subjects],
+    handler: async (message) => {
+      const delivered = decode(message);
+      if (delivered !== undefined) await handler(delivered);
+    },
+    ...(batchHandler === undefined
+      ? {}
+      : {
+          batchHandler: async (messages: BusMessage[]) => {
+            const delivered = messages.flatMap((message) => decode(message) ?? []);
+            if (delivered.length > 0) await batchHandler(delivered);
+          },
+        }),
   };
 }
 

@@ -1,23 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { context, propagation, type Context } from '@opentelemetry/api';
+import { context, propagation } from '@opentelemetry/api';
+import { outgoing, type BusContract, type OutboxEntry, type OutgoingOptions } from './contract.ts';
 import type { Sql } from './sql.ts';
-
-/** A message for the outbox. `trace`: the context whose trace it continues (the active one by default). */
-export type OutboxEntry = { subject: string; payload: unknown; id?: string; trace?: Context };
 
 let lastCreatedAtMs = 0;
 
 /**
- * Adds a message to the outbox inside the caller's transaction, with the active trace context in its
- * headers, so it is published if and only if the transaction commits. Returns the message id
- * (the Nats-Msg-Id consumers deduplicate on).
+ * Adds `message` to the outbox inside the caller's transaction, on the contract's subject and in its JSON mapping,
+ * with the active trace context in its headers, so it is published if and only if the transaction commits.
+ * Returns the message id (the Nats-Msg-Id consumers deduplicate on).
  */
-export async function enqueue(tx: Sql, message: OutboxEntry): Promise<string> {
-  const [id] = await enqueueAll(tx, [message]);
+export async function enqueue<T>(tx: Sql, contract: BusContract<T>, message: NoInfer<T>, options?: OutgoingOptions): Promise<string>;
+/** The same for an entry built by `outgoing`. */
+export async function enqueue(tx: Sql, entry: OutboxEntry): Promise<string>;
+export async function enqueue<T>(tx: Sql, target: BusContract<T> | OutboxEntry, message?: T, options?: OutgoingOptions): Promise<string> {
+  const entry = 'codec' in target ? outgoing(target, message as T, options) : target;
+  const [id] = await enqueueAll(tx, [entry]);
   return id!;
 }
 
-/** enqueue for several messages in one statement, in their order; returns their ids. */
+/** enqueue for several entries (built by `outgoing`) in one statement, in their order; returns their ids. */
 export async function enqueueAll(tx: Sql, messages: readonly OutboxEntry[]): Promise<string[]> {
   if (messages.length === 0) return [];
   const rows = messages.map((message) => {

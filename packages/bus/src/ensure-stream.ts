@@ -8,7 +8,7 @@ export const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
 export interface StreamOptions {
   name: string;
-  subjects: string[];
+  subjects: readonly string[];
   /**
    * Copies JetStream keeps, one per server (NATS_STREAM_REPLICAS): 1 on a single server, 3 on a three-node
    * cluster so a stream survives losing a server. Default 1.
@@ -42,7 +42,7 @@ export async function ensureStream(bus: Bus, options: StreamOptions): Promise<vo
     const existing = await streamInfo(bus, options.name);
     if (existing === undefined) {
       try {
-        await bus.jsm.streams.add({ name: options.name, subjects: options.subjects, storage: StorageType.File, ...limits });
+        await bus.jsm.streams.add({ name: options.name, subjects: [...options.subjects], storage: StorageType.File, ...limits });
         return;
       } catch (error) {
         // Another replica created it between our look and our add: go round once more and update.

@@ -6,6 +6,7 @@ import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, Outbox
 import { listen } from '@relay/db/listen';
 import { createClock, SystemClock } from '@relay/clock';
 import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
@@ -21,7 +22,6 @@ import { questionGrpc } from './grpc/question-grpc.ts';
 import { PgCardDecisions } from './store/pg-card-decisions.ts';
 import { PrismaAskStore } from './store/prisma-ask-store.ts';
 import { PrismaCardStore } from './store/prisma-card-store.ts';
-import { QUESTION_EVENTS_STREAM } from './wire/question-events.ts';
 
 const logger = createLogger({ name: 'question' });
 
@@ -45,7 +45,7 @@ const stopping = new AbortController();
 try {
   await decisions.start();
   const bus = await connectBus({ ...natsClientOptions(config), name: 'question', logger });
-  await ensureStream(bus, { ...QUESTION_EVENTS_STREAM, ...streamSettings(config) });
+  await ensureStream(bus, { ...BusStreams.QUESTION_EVENTS, ...streamSettings(config) });
   // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

@@ -10,6 +10,7 @@ import { SessionArchived } from '@relay/proto/relay/session/v1/events';
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
+import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
 import { startSessionArchivedConsumer } from '../src/bus/session-archived-consumer.ts';
 import { nodeIds } from '../src/crypto/node-ids.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
@@ -18,7 +19,6 @@ import { questionGrpc } from '../src/grpc/question-grpc.ts';
 import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
 import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
-import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
 import { allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const credentials = makeTestCredentials();
@@ -43,7 +43,7 @@ beforeAll(async () => {
   decisions = new PgCardDecisions({ connectionString: database.url, logger });
   await decisions.start();
   bus = await connectBus({ url: nats.url, name: 'asks-test', logger, ...nats.credentials(TEST_NATS_USER) });
-  await ensureStream(bus, QUESTION_EVENTS_STREAM);
+  await ensureStream(bus, BusStreams.QUESTION_EVENTS);
   await ensureStream(bus, { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] });
   outbox = new OutboxRelay({ db: prisma, bus, logger });
   server = await startGrpcServer({
@@ -132,7 +132,7 @@ describe('AnswerAsk and ListAsks', () => {
     expect(answered).toMatchObject({ status: AskStatus.ASK_STATUS_ANSWERED, choice: 'Wait', answer: 'after review', via: 'desk', endedAt: NOW });
 
     await outbox.flush();
-    const message = await bus.jsm.streams.getMessage(QUESTION_EVENTS_STREAM.name, { last_by_subj: QuestionSubject.QUESTION_ANSWERED });
+    const message = await bus.jsm.streams.getMessage(BusStreams.QUESTION_EVENTS.name, { last_by_subj: QuestionEvents.QUESTION_ANSWERED.subject });
     expect(message?.json()).toMatchObject({
       questionId: asked.id,
       askingSessionId: 'answered-conv',

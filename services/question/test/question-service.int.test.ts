@@ -17,6 +17,7 @@ import {
 import { callStream, callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { callersFor, createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
+import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
 import { nodeIds } from '../src/crypto/node-ids.ts';
 import type { CardDecisions } from '../src/domain/ports.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
@@ -24,7 +25,6 @@ import { questionGrpc } from '../src/grpc/question-grpc.ts';
 import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
 import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
-import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
 import { allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const credentials = makeTestCredentials();
@@ -93,7 +93,7 @@ beforeAll(async () => {
   decisions = new PgCardDecisions({ connectionString: database.url, logger, reconnectDelayMs: 50 });
   await decisions.start();
   bus = await connectBus({ url: nats.url, name: 'question-test', logger, ...nats.credentials(TEST_NATS_USER) });
-  await ensureStream(bus, QUESTION_EVENTS_STREAM);
+  await ensureStream(bus, BusStreams.QUESTION_EVENTS);
   outbox = new OutboxRelay({ db: prisma, bus, logger });
   quiet = await serve(60_000, new AbortController().signal);
   chatty = await serve(20, stopping.signal);
@@ -343,10 +343,10 @@ describe('events', () => {
     clock.advance(5_000);
     await decide(card.id, 'answer', { choices: ['Tonight'] });
     const [row] = await prisma.outboxMessage.findMany({ where: { payload: { path: ['card', 'id'], equals: card.id } } });
-    expect(row?.subject).toBe(QuestionSubject.CARD_DECIDED);
+    expect(row?.subject).toBe(QuestionEvents.CARD_DECIDED.subject);
 
     await outbox.flush();
-    const message = await bus.jsm.streams.getMessage(QUESTION_EVENTS_STREAM.name, { last_by_subj: QuestionSubject.CARD_DECIDED });
+    const message = await bus.jsm.streams.getMessage(BusStreams.QUESTION_EVENTS.name, { last_by_subj: QuestionEvents.CARD_DECIDED.subject });
     expect(message!.header.get('Nats-Msg-Id')).toBe(row!.id);
     expect(message!.json()).toEqual({
       eventId: row!.id,

@@ -11,6 +11,7 @@ import { QuestionServiceClient, QuestionServiceService, type PublishRemoteAnswer
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
+import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
 import { nodeIds } from '../src/crypto/node-ids.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { QUESTION_CALLERS } from '../src/grpc/question-callers.ts';
@@ -18,7 +19,6 @@ import { questionGrpc } from '../src/grpc/question-grpc.ts';
 import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
 import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
-import { QUESTION_EVENTS_STREAM, QuestionSubject } from '../src/wire/question-events.ts';
 import { allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const credentials = makeTestCredentials();
@@ -42,7 +42,7 @@ beforeAll(async () => {
   decisions = new PgCardDecisions({ connectionString: database.url, logger });
   await decisions.start();
   bus = await connectBus({ url: nats.url, name: 'remote-answer-test', logger, ...nats.credentials(TEST_NATS_USER) });
-  await ensureStream(bus, QUESTION_EVENTS_STREAM);
+  await ensureStream(bus, BusStreams.QUESTION_EVENTS);
   outbox = new OutboxRelay({ db: prisma, bus, logger });
   outbox.start();
   server = await startGrpcServer({
@@ -97,12 +97,12 @@ const report = (fields: Partial<PublishRemoteAnswerRequest> = {}): PublishRemote
 });
 
 async function published(): Promise<{ id: string; data: ReturnType<typeof QuestionAnswered.fromJSON> }[]> {
-  const consumer = await bus.js.consumers.get(QUESTION_EVENTS_STREAM.name);
+  const consumer = await bus.js.consumers.get(BusStreams.QUESTION_EVENTS.name);
   const out: { id: string; data: ReturnType<typeof QuestionAnswered.fromJSON> }[] = [];
   for (;;) {
     const message = await consumer.next({ expires: 1_000 });
     if (message === null) return out;
-    if (message.subject === QuestionSubject.QUESTION_ANSWERED) out.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', data: QuestionAnswered.fromJSON(message.json()) });
+    if (message.subject === QuestionEvents.QUESTION_ANSWERED.subject) out.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', data: QuestionAnswered.fromJSON(message.json()) });
   }
 }
 

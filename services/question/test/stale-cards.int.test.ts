@@ -108,7 +108,7 @@ async function publishTurnEnded(sessionId: string, card: Card, deltaMs: number, 
     text: 'ask_user lost its question card: the question service failed',
     senderSessionId: '',
   });
-  await sessionBus.js.publish(TURN_ENDED.subject, JSON.stringify(payload), { msgID: `evt_${turnId}` });
+  await sessionBus.js.publish(TURN_ENDED.contract.subject, JSON.stringify(payload), { msgID: `evt_${turnId}` });
 }
 
 /** The card as AwaitCard answers it once decided (or as it stands after `waitSeconds` of relay time). */
@@ -187,7 +187,7 @@ describe('a card whose turn ended while the question service was away', () => {
 
   it('keeps a durable consumer of turn_ended on SESSION_EVENTS, with nothing left unacknowledged', async () => {
     const info = await readAsQuestion();
-    expect([info.config.filter_subject, info.num_ack_pending]).toEqual([TURN_ENDED.subject, 0]);
+    expect([info.config.filter_subject, info.num_ack_pending]).toEqual([TURN_ENDED.contract.subject, 0]);
   });
 });
 
@@ -195,7 +195,7 @@ describe('a card whose turn ended while the question service was away', () => {
 async function readAsQuestion() {
   const bus = await connectBus({ url: nats.url, name: 'stale-cards-question', ...nats.credentials('question'), logger });
   try {
-    return await bus.jsm.consumers.info(TURN_ENDED.stream, TURN_ENDED.durable);
+    return await bus.jsm.consumers.info(TURN_ENDED.contract.stream, TURN_ENDED.durable);
   } finally {
     await bus.close();
   }

@@ -112,7 +112,8 @@ describe('withdrawCardsOfTurnEnded (the consumer’s handler)', () => {
     const store = new InMemoryCardStore();
     await store.create(card());
     const clock = new ManualClock(NOW);
-    expect(await withdrawCardsOfTurnEnded({ store, ids: sequentialIds(), clock, logger }, data)).toBe(count);
+    // The consumer hands the handler the payload decoded with the contract's codec.
+    expect(await withdrawCardsOfTurnEnded({ store, ids: sequentialIds(), clock, logger }, TurnEnded.fromJSON(data))).toBe(count);
     expect((await store.find(card().id))?.status).toBe(count === 1 ? 'cancelled' : 'pending');
   });
 });

@@ -1,18 +1,15 @@
 import { caughtUp, consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import { appError } from '@relay/errors';
-import { TurnEnded } from '@relay/proto/relay/session/v1/events';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
+import type { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
 import type { CardDeps, TurnEndsHeard } from '../domain/ports.ts';
 import { withdrawCardsOfEndedTurn } from '../domain/turn-ended.ts';
 
-/** The session service's stream and this service's durable consumer of its turn_ended events. */
-export const TURN_ENDED = {
-  stream: 'SESSION_EVENTS',
-  durable: 'question-turn-ended',
-  subject: 'relay.session.v1.turn_ended',
-} as const;
+/** This service's durable consumer of the session service's turn_ended events. */
+export const TURN_ENDED = { durable: 'question-turn-ended', contract: SessionEvents.TURN_ENDED } as const;
 
 export type TurnEndedDeps = CardDeps & {
   clock: Clock;
@@ -25,11 +22,10 @@ export type TurnEndedDeps = CardDeps & {
  * The session service declares the stream; until it exists this waits (call it without awaiting).
  */
 export async function startTurnEndedConsumer(bus: Bus, deps: TurnEndedDeps, signal: AbortSignal): Promise<Consumer | undefined> {
-  if (!(await waitForStream(bus, TURN_ENDED.stream, { logger: deps.logger, signal }))) return undefined;
+  if (!(await waitForStream(bus, TURN_ENDED.contract.stream, { logger: deps.logger, signal }))) return undefined;
   return consume(bus, {
-    stream: TURN_ENDED.stream,
     durable: TURN_ENDED.durable,
-    filterSubjects: [TURN_ENDED.subject],
+    contracts: [TURN_ENDED.contract],
     logger: deps.logger,
     handler: async (message) => {
       await withdrawCardsOfTurnEnded(deps, message.data);
@@ -46,7 +42,7 @@ export const CATCH_UP_WAIT_MS = 5_000;
  */
 export function turnEndsHeard(bus: Bus, started: Promise<Consumer | undefined>, signal: AbortSignal, waitMs = CATCH_UP_WAIT_MS): TurnEndsHeard {
   let heard = false;
-  const hearing = started.then((consumer) => consumer !== undefined && caughtUp(bus, TURN_ENDED.stream, TURN_ENDED.durable, signal));
+  const hearing = started.then((consumer) => consumer !== undefined && caughtUp(bus, TURN_ENDED.contract.stream, TURN_ENDED.durable, signal));
   void hearing.then((done) => (heard = done));
   return {
     caughtUp: async () => {
@@ -61,9 +57,8 @@ export function turnEndsHeard(bus: Bus, started: Promise<Consumer | undefined>, 
   };
 }
 
-/** Withdraws the cards the turn_ended payload's turn left pending; how many. */
-export async function withdrawCardsOfTurnEnded(deps: TurnEndedDeps, data: unknown): Promise<number> {
-  const event = TurnEnded.fromJSON(data);
+/** Withdraws the cards the ended turn left pending; how many. */
+export async function withdrawCardsOfTurnEnded(deps: TurnEndedDeps, event: TurnEnded): Promise<number> {
   if (event.sessionId === '') return 0;
   if (event.occurredAt === undefined) {
     // Without its time the end cannot be told from the session's next turn: withdrawing could take that turn's card.

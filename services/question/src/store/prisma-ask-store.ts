@@ -1,10 +1,10 @@
 import { enqueue } from '@relay/bus';
+import { QuestionEvents } from '@relay/proto/relay/bus-contracts';
 import { ASK_STATUSES, type Ask, type AskStatus, type QuestionAnsweredEvent } from '../domain/ask-entities.ts';
 import type { PendingAsks } from '../domain/asks.ts';
 import type { AskFilter, AskStore } from '../domain/ports.ts';
 import type { Ask as AskRow, Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { toQuestionAnsweredPayload } from '../wire/ask-wire.ts';
-import { QuestionSubject } from '../wire/question-events.ts';
+import { toQuestionAnswered } from '../wire/ask-wire.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -55,7 +55,7 @@ export class PrismaAskStore implements AskStore {
       });
       if (count === 0) return false;
       if (event !== undefined) {
-        await enqueue(tx, { subject: QuestionSubject.QUESTION_ANSWERED, payload: toQuestionAnsweredPayload(event), id: event.eventId });
+        await enqueue(tx, QuestionEvents.QUESTION_ANSWERED, toQuestionAnswered(event), { id: event.eventId });
       }
       return true;
     });
@@ -65,7 +65,7 @@ export class PrismaAskStore implements AskStore {
     return this.prisma.$transaction(async (tx) => {
       const published = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM outbox WHERE id = ${event.eventId} FOR UPDATE`;
       if (published.length > 0) return false;
-      await enqueue(tx, { subject: QuestionSubject.QUESTION_ANSWERED, payload: toQuestionAnsweredPayload(event), id: event.eventId });
+      await enqueue(tx, QuestionEvents.QUESTION_ANSWERED, toQuestionAnswered(event), { id: event.eventId });
       return true;
     });
   }

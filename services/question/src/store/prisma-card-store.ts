@@ -1,10 +1,10 @@
 import { enqueue } from '@relay/bus';
+import { QuestionEvents } from '@relay/proto/relay/bus-contracts';
 import type { Card as CardRow, PrismaClient } from '../generated/prisma/client.ts';
 import { CARD_KINDS, CARD_STATUSES, type Card, type CardDecidedEvent } from '../domain/entities.ts';
 import type { CardFilter, CardStore } from '../domain/ports.ts';
 import type { TurnEnd } from '../domain/turn-ended.ts';
-import { toCardDecidedPayload } from '../wire/card-wire.ts';
-import { QuestionSubject } from '../wire/question-events.ts';
+import { toCardDecided } from '../wire/card-wire.ts';
 import { CARD_DECIDED_CHANNEL } from './pg-card-decisions.ts';
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
@@ -91,7 +91,7 @@ export class PrismaCardStore implements CardStore {
 
 // The event goes out through the outbox; the NOTIFY wakes this process's and other replicas' waiters on commit.
 async function announce(tx: Tx, event: CardDecidedEvent): Promise<void> {
-  await enqueue(tx, { subject: QuestionSubject.CARD_DECIDED, payload: toCardDecidedPayload(event), id: event.eventId });
+  await enqueue(tx, QuestionEvents.CARD_DECIDED, toCardDecided(event), { id: event.eventId });
   await tx.$executeRawUnsafe('SELECT pg_notify($1, $2)', CARD_DECIDED_CHANNEL, event.card.id);
 }
 

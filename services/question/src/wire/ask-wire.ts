@@ -1,7 +1,7 @@
 /**
  * Domain asks as the proto messages the gRPC API and the question_answered event carry.
  */
-import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
+import type { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { AskStatus as AskStatusMessage, type Ask as AskMessage } from '@relay/proto/relay/question/v1/question_service';
 import type { Ask, AskStatus, QuestionAnsweredEvent } from '../domain/ask-entities.ts';
 
@@ -18,10 +18,10 @@ export function toAskMessage(ask: Ask): AskMessage {
   return { ...ask, status: STATUSES[ask.status] };
 }
 
-/** The JSON payload of relay.question.v1.question_answered; about_session_id only when asked on another session's behalf. */
-export function toQuestionAnsweredPayload(event: QuestionAnsweredEvent): unknown {
+/** The question_answered event; about_session_id only when asked on another session's behalf. */
+export function toQuestionAnswered(event: QuestionAnsweredEvent): QuestionAnswered {
   const { ask } = event;
-  return QuestionAnswered.toJSON({
+  return {
     eventId: event.eventId,
     occurredAt: event.occurredAt,
     questionId: ask.id,
@@ -32,5 +32,5 @@ export function toQuestionAnsweredPayload(event: QuestionAnsweredEvent): unknown
     choice: ask.choice,
     dismissed: ask.status === 'dismissed',
     via: ask.via,
-  });
+  };
 }

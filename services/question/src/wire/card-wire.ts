@@ -2,7 +2,7 @@
  * Domain cards as the proto messages the gRPC API and the events carry. Shared by grpc/ and store/
  * (which writes events), so it sits beside them rather than in either.
  */
-import { CardDecided } from '@relay/proto/relay/question/v1/events';
+import type { CardDecided } from '@relay/proto/relay/question/v1/events';
 import { CardKind as CardKindMessage, CardStatus as CardStatusMessage, type Card as CardMessage } from '@relay/proto/relay/question/v1/question_service';
 import type { Card, CardDecidedEvent, CardKind, CardStatus } from '../domain/entities.ts';
 
@@ -43,7 +43,7 @@ export function cardKindOf(kind: CardKindMessage): string {
   return (Object.entries(KINDS) as [CardKind, CardKindMessage][]).find(([, message]) => message === kind)?.[0] ?? '';
 }
 
-/** The JSON payload of relay.question.v1.card_decided. */
-export function toCardDecidedPayload(event: CardDecidedEvent): unknown {
-  return CardDecided.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, card: toCardMessage(event.card) });
+/** The card_decided event. */
+export function toCardDecided(event: CardDecidedEvent): CardDecided {
+  return { eventId: event.eventId, occurredAt: event.occurredAt, card: toCardMessage(event.card) };
 }
