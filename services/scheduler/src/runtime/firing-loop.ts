@@ -6,8 +6,8 @@ import { recordFiringLateness } from '../telemetry/firing-lateness.ts';
 
 /** The longest sleep between looks (relay time): held firings and other replicas' new schedules wait no longer. */
 export const MAX_SLEEP_MS = 60_000;
-/** The shortest sleep (relay time), so a row another replica holds is not polled in a tight loop. */
-const MIN_SLEEP_MS = 1_000;
+/** The sleep while a due row stays due (another replica holds it), so it is not polled in a tight loop. */
+const HELD_RETRY_MS = 1_000;
 
 /**
  * The firing loop on the relay Clock: fires what is due, then sleeps until the earliest due time, at most a
@@ -58,7 +58,9 @@ export class FiringLoop {
       let sleepMs = MAX_SLEEP_MS;
       try {
         const earliest = await store.earliestDue();
-        if (earliest) sleepMs = Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, earliest.getTime() - clock.now().getTime()));
+        // Until the earliest due time exactly: a floor here would fire a schedule due sooner that much late.
+        const untilMs = earliest === undefined ? MAX_SLEEP_MS : earliest.getTime() - clock.now().getTime();
+        sleepMs = untilMs > 0 ? Math.min(MAX_SLEEP_MS, untilMs) : HELD_RETRY_MS;
       } catch (error) {
         logger.error({ err: error }, 'reading the next due time failed');
       }
