@@ -13,7 +13,8 @@
 // - CPU per sequential list_sessions call of each service process (from /proc, 10 ms ticks).
 // After the rounds, the relay alone: PostgreSQL transactions per call of each action in each service's database
 // (pg_stat_database, read from the `postgres` database; a statement outside a transaction is one), over
-// BENCH_COUNT_CALLS sequential calls, each count read after the backends reported theirs (~11 s).
+// BENCH_COUNT_CALLS sequential calls, each count read after the backends reported theirs (~11 s), less what the relay
+// does meanwhile with no call in flight (measured first: its loops, and the 50 clients' GET /mcp streams).
 // The relay's agents are external sessions (POST /api/v1/sessions {"external": true}), so each call also reads
 // the session's pending note, as every external client's call does.
 //
@@ -268,21 +269,28 @@ async function transactionsPerCall(relay: Relay, side: Side): Promise<void> {
   server.pathname = '/postgres';
   const stats = new pg.Client({ connectionString: server.toString() });
   await stats.connect();
-  const read = async (): Promise<Record<string, number>> => {
+  /** The transactions so far by service, once the backends reported theirs, and when they were read (ms). */
+  const read = async (): Promise<{ at: number; n: Record<string, number> }> => {
     await new Promise((resolve) => setTimeout(resolve, STATS_REPORTED_MS));
     const { rows } = await stats.query<{ datname: string; n: string }>(
       'SELECT datname, xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = ANY($1)',
       [Object.values(names)],
     );
-    return Object.fromEntries(STATEFUL.map((service) => [service, Number(rows.find((row) => row.datname === names[service])?.n)]));
+    return { at: performance.now(), n: Object.fromEntries(STATEFUL.map((service) => [service, Number(rows.find((row) => row.datname === names[service])?.n)])) };
   };
   try {
-    console.log(`\nPostgreSQL transactions per call (${COUNT_CALLS} sequential calls each):`);
+    // What the relay does with no call in flight (its loops, and every client's GET /mcp stream looking for pending
+    // messages every 2 s), per ms, is taken off each count.
+    const quietFrom = await read();
+    const quietTo = await read();
+    const quietPerMs = (service: string) => (quietTo.n[service]! - quietFrom.n[service]!) / (quietTo.at - quietFrom.at);
+    console.log(`\nPostgreSQL transactions per call (${COUNT_CALLS} sequential calls each; with no call in flight: ${STATEFUL.map((service) => `${service} ${fixed(quietPerMs(service) * 1000, 2)}/s`).join(', ')}, taken off):`);
     for (const [name, call] of Object.entries(side.seq)) {
       const before = await read();
       for (let i = 0; i < COUNT_CALLS; i++) if (!(await call())) throw new Error(`a counted ${name} call failed`);
       const after = await read();
-      console.log(`  ${name.padEnd(14)} ${STATEFUL.map((service) => `${service} ${fixed((after[service]! - before[service]!) / COUNT_CALLS, 2)}`).join(', ')}`);
+      const perCall = (service: string) => (after.n[service]! - before.n[service]! - quietPerMs(service) * (after.at - before.at)) / COUNT_CALLS;
+      console.log(`  ${name.padEnd(14)} ${STATEFUL.map((service) => `${service} ${fixed(perCall(service), 2)}`).join(', ')}`);
     }
   } finally {
     await stats.end();
