@@ -7,13 +7,13 @@ import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
-import { PAIRING_EVENTS_STREAM } from './bus/pairing-events.ts';
 import { startRemoteSessionEventsConsumer } from './bus/remote-session-events.ts';
 import { startRemoteUnpairedConsumer } from './bus/remote-unpaired-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
@@ -62,7 +62,7 @@ const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'pairing', logger });
-  await ensureStream(bus, { ...PAIRING_EVENTS_STREAM, ...streamSettings(config) });
+  await ensureStream(bus, { ...BusStreams.PAIRING_EVENTS, ...streamSettings(config) });
   // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

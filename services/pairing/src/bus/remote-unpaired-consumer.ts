@@ -4,25 +4,26 @@
  * there (no longer polled) and the watches that relay kept here. Ending them again changes nothing, so a redelivery is harmless.
  */
 import { consume, type Bus, type Consumer } from '@relay/bus';
-import { Unpaired } from '@relay/proto/relay/pairing/v1/events';
+import { PairingEvents } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import type { RemoteAskStore } from '../domain/remote-asks.ts';
 import type { RemoteIngest, RemoteSubscriptionStore, RemoteWatchStore } from '../domain/remote-ports.ts';
 import { invalidEvent } from '../domain/errors.ts';
 import { endRelayEvents } from '../domain/remote-subscriptions.ts';
-import { PAIRING_EVENTS_STREAM, PairingSubject } from './pairing-events.ts';
 
-export const REMOTE_UNPAIRED_CONSUMER = { stream: PAIRING_EVENTS_STREAM.name, durable: 'pairing-remote-unpaired', filterSubjects: [PairingSubject.UNPAIRED] };
+/** This service's durable consumer of its own unpaired events. */
+const REMOTE_UNPAIRED = { durable: 'pairing-remote-unpaired', contract: PairingEvents.UNPAIRED } as const;
 
 export function startRemoteUnpairedConsumer(
   bus: Bus,
   deps: { subscriptions: RemoteSubscriptionStore; watches: RemoteWatchStore; ingest: RemoteIngest; asks: RemoteAskStore; logger: Logger },
 ): Promise<Consumer> {
   return consume(bus, {
-    ...REMOTE_UNPAIRED_CONSUMER,
+    durable: REMOTE_UNPAIRED.durable,
+    contracts: [REMOTE_UNPAIRED.contract],
     logger: deps.logger,
     handler: async (message) => {
-      const { relay } = Unpaired.fromJSON(message.data);
+      const { relay } = message.data;
       if (relay === '') throw invalidEvent(message.subject, 'relay is missing');
       const { ended } = await endRelayEvents(relay, deps);
       deps.logger.info({ relay, ended: ended.length }, 'remote subscriptions ended with the pairing');

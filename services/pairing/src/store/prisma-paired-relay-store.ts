@@ -1,6 +1,5 @@
 import { enqueue } from '@relay/bus';
-import { Unpaired } from '@relay/proto/relay/pairing/v1/events';
-import { PairingSubject } from '../bus/pairing-events.ts';
+import { PairingEvents } from '@relay/proto/relay/bus-contracts';
 import type { AgentLevel, PairedRelay } from '../domain/paired-relay.ts';
 import type { PairedRelayStore, UnpairedEvent } from '../domain/ports.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -62,8 +61,7 @@ export class PrismaPairedRelayStore implements PairedRelayStore {
       const row = await tx.pairedRelay.findUnique({ where: { nameKey: name.toLowerCase() } });
       if (row === null) return undefined;
       await tx.pairedRelay.delete({ where: { name: row.name } });
-      const payload = Unpaired.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, relay: row.name });
-      await enqueue(tx, { subject: PairingSubject.UNPAIRED, payload, id: event.eventId });
+      await enqueue(tx, PairingEvents.UNPAIRED, { eventId: event.eventId, occurredAt: event.occurredAt, relay: row.name }, { id: event.eventId });
       return toRelay(row);
     });
   }
