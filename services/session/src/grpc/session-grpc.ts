@@ -27,7 +27,7 @@ import { sendMessage } from '../domain/send-message.ts';
 import { setConversationOptions } from '../domain/set-conversation-options.ts';
 import { updateSession } from '../domain/update-session.ts';
 import type { LoopGuardMethod } from './loop-guard-grpc.ts';
-import { withMemberStates, withTasks, type SessionTasksDeps } from '../tasks/session-tasks.ts';
+import { tasksOfSessions, withMemberStates, type SessionTasksDeps } from '../tasks/session-tasks.ts';
 import type { TaskMethod } from '../tasks/task-grpc.ts';
 import {
   fromProvenanceMessage,
@@ -98,7 +98,12 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     listSessions: async (request) => {
       const listed = async () => {
         const found = await listSessions(store, { userId: request.userId, scope: request.scope });
-        return withTasks(deps.tasks, (await withCallsInFlight(deps.calls, found, clock.now())).map(toSessionMessage));
+        // The calls in flight and the tasks are read at once; the tasks' states apply after the calls', as ever.
+        const [inFlight, withTheirTasks] = await Promise.all([
+          withCallsInFlight(deps.calls, found, clock.now()),
+          tasksOfSessions(deps.tasks, found.map((session) => session.id)),
+        ]);
+        return withTheirTasks(inFlight.map(toSessionMessage));
       };
       const [sessions, pending] = await Promise.all([listed(), pendingAlong(deps, request.pendingForSessionId)]);
       return { sessions, pending };
@@ -140,11 +145,12 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       }
       const pending = pendingAlong(deps, request.pendingForSessionId);
       const now = clock.now();
-      const [[viewed], members] = await Promise.all([
+      const [[viewed], members, withTheirTasks] = await Promise.all([
         withCallsInFlight(deps.calls, [read.session], now),
         withCallsInFlight(deps.calls, read.groupMembers, now),
+        tasksOfSessions(deps.tasks, [read.session.id]),
       ]);
-      const [session] = await withTasks(deps.tasks, [toSessionMessage(viewed!)]);
+      const [session] = withTheirTasks([toSessionMessage(viewed!)]);
       return {
         session,
         messages: read.messages.map(toChatMessage),

@@ -22,18 +22,24 @@ export interface SessionTasksDeps {
 
 /** `sessions` with their tasks, and background_only where an idle session's task still runs. */
 export async function withTasks(deps: SessionTasksDeps | undefined, sessions: SessionMessage[]): Promise<SessionMessage[]> {
-  if (deps === undefined || sessions.length === 0) return sessions;
+  return (await tasksOfSessions(deps, sessions.map((session) => session.id)))(sessions);
+}
+
+/**
+ * Reads the tasks of the sessions `sessionIds` (withTasks' reads), so that the caller may read anything else about
+ * them meanwhile; the answer puts them on the sessions, as withTasks does.
+ */
+export async function tasksOfSessions(deps: SessionTasksDeps | undefined, sessionIds: readonly string[]): Promise<(sessions: SessionMessage[]) => SessionMessage[]> {
+  if (deps === undefined || sessionIds.length === 0) return (sessions) => sessions;
   const now = deps.now();
-  const tasks = await deps.store.tasksOf(
-    sessions.map((session) => session.id),
-    new Date(now.getTime() - TASK_OUTPUT_KEPT_MS),
-  );
+  const tasks = await deps.store.tasksOf(sessionIds, new Date(now.getTime() - TASK_OUTPUT_KEPT_MS));
   const quietAfterMinutes = tasks.some((task) => task.status === 'running') ? await deps.quietAfterMinutes() : 0;
   const views = await Promise.all(tasks.map((task) => taskView(deps, task, now, quietAfterMinutes)));
-  return sessions.map((session) => {
-    const own = views.filter((view) => view.sessionId === session.id);
-    return { ...session, tasks: own, state: stateWith(session.state, own) };
-  });
+  return (sessions) =>
+    sessions.map((session) => {
+      const own = views.filter((view) => view.sessionId === session.id);
+      return { ...session, tasks: own, state: stateWith(session.state, own) };
+    });
 }
 
 /** read_session's group members with background_only where an idle member's task still runs. */
