@@ -14,6 +14,7 @@ import { SessionServiceService } from '@relay/proto/relay/session/v1/session_ser
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { startScheduledPromptConsumer } from './bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './bus/wakeup-consumer.ts';
 import { ConfiguredCatalogue } from './catalogue/configured-catalogue.ts';
@@ -45,7 +46,6 @@ import { taskGrpc } from './tasks/task-grpc.ts';
 import { PrismaSessionStore } from './store/prisma-session-store.ts';
 import { PrismaLoopGuardStore } from './store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './store/prisma-turn-store.ts';
-import { SESSION_EVENTS_STREAM } from './wire/session-events.ts';
 
 const logger = createLogger({ name: 'session' });
 
@@ -126,7 +126,7 @@ try {
   logger.info({ settings }, 'relay settings loaded');
 
   const bus = await connectBus({ ...natsClientOptions(config), name: 'session', logger });
-  await ensureStream(bus, { ...SESSION_EVENTS_STREAM, ...streamSettings(config) });
+  await ensureStream(bus, { ...BusStreams.SESSION_EVENTS, ...streamSettings(config) });
   // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

@@ -9,6 +9,7 @@ import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
+import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { ConfiguredCatalogue } from '../src/catalogue/configured-catalogue.ts';
 import { nodeCrypto } from '../src/crypto/node-crypto.ts';
 import { NEW_SESSION_SETTINGS } from '../src/domain/entities.ts';
@@ -17,7 +18,6 @@ import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../src/grpc/session-callers.ts';
 import { sessionGrpc } from '../src/grpc/session-grpc.ts';
 import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
-import { SESSION_EVENTS_STREAM, SessionSubject } from '../src/wire/session-events.ts';
 import { nodeRealFolders } from '../src/fs/real-folders.ts';
 
 const credentials = makeTestCredentials();
@@ -52,7 +52,7 @@ beforeAll(async () => {
   store = new PrismaSessionStore(prisma);
   await seedRelaySettings(store, SETTINGS);
   bus = await connectBus({ url: nats.url, name: 'session-test', logger, ...nats.credentials(TEST_NATS_USER) });
-  await ensureStream(bus, SESSION_EVENTS_STREAM);
+  await ensureStream(bus, BusStreams.SESSION_EVENTS);
   outbox = new OutboxRelay({ db: prisma, bus, logger });
   server = await startGrpcServer({
     auth: credentials.auth('session'),
@@ -172,7 +172,7 @@ describe('SessionService over gRPC', () => {
     expect(row).toBeDefined();
 
     await outbox.flush();
-    const message = await bus.jsm.streams.getMessage(SESSION_EVENTS_STREAM.name, { last_by_subj: SessionSubject.SESSION_CREATED });
+    const message = await bus.jsm.streams.getMessage(BusStreams.SESSION_EVENTS.name, { last_by_subj: SessionEvents.SESSION_CREATED.subject });
     expect(message).not.toBeNull();
     expect(message!.header.get('Nats-Msg-Id')).toBe(row!.id);
     expect(message!.json()).toMatchObject({

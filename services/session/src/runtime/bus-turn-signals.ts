@@ -1,6 +1,7 @@
 import type { Bus } from '@relay/bus';
 import type { Logger } from '@relay/telemetry';
-import { turnIdOfTurnEnded, TurnSubject } from '../wire/turn-wire.ts';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
+import { turnIdOfTurnEnded } from '../wire/turn-wire.ts';
 import type { TurnSignals } from './turn-signals.ts';
 
 /**
@@ -10,8 +11,8 @@ import type { TurnSignals } from './turn-signals.ts';
  */
 export function listenForTurnSignals(bus: Bus, signals: TurnSignals, logger: Logger): { stop(): void } {
   const subscriptions: ReturnType<Bus['nc']['subscribe']>[] = [
-    bus.nc.subscribe(TurnSubject.TURN_QUEUED, { callback: (error) => (error ? logger.warn({ err: error }, 'turn_queued subscription failed') : signals.work()) }),
-    bus.nc.subscribe(TurnSubject.TURN_ENDED, {
+    bus.nc.subscribe(SessionEvents.TURN_QUEUED.subject, { callback: (error) => (error ? logger.warn({ err: error }, 'turn_queued subscription failed') : signals.work()) }),
+    bus.nc.subscribe(SessionEvents.TURN_ENDED.subject, {
       callback: (error, message) => {
         if (error) return logger.warn({ err: error }, 'turn_ended subscription failed');
         try {

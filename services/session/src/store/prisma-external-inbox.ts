@@ -1,9 +1,8 @@
 import { enqueue } from '@relay/bus';
-import { MessageWritten } from '@relay/proto/relay/session/v1/events';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import type { Message } from '../domain/entities.ts';
 import { PENDING_PREVIEWS, pendingNote, type ExternalInbox, type PendingNote } from '../domain/external-inbox.ts';
-import { SessionSubject } from '../wire/session-events.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -23,15 +22,12 @@ export class PrismaExternalInbox implements ExternalInbox {
       select: { groupId: true, userId: true },
     });
     if (session.groupId !== null) await this.db.group.update({ where: { id: session.groupId }, data: { lastActivityAt: message.createdAt } });
-    const payload = MessageWritten.toJSON({
-      eventId,
-      occurredAt: message.createdAt,
-      sessionId: message.sessionId,
-      userId: session.userId,
-      messageId: message.id,
-      role: message.role,
-    });
-    await enqueue(this.db, { subject: SessionSubject.MESSAGE_WRITTEN, payload, id: eventId });
+    await enqueue(
+      this.db,
+      SessionEvents.MESSAGE_WRITTEN,
+      { eventId, occurredAt: message.createdAt, sessionId: message.sessionId, userId: session.userId, messageId: message.id, role: message.role },
+      { id: eventId },
+    );
   }
 
   async pending(sessionId: string): Promise<PendingNote | undefined> {

@@ -1,4 +1,5 @@
-import { enqueue } from '@relay/bus';
+import { enqueue, outgoing } from '@relay/bus';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { activeTraceParent } from '@relay/telemetry';
 import type {
   ApiToken,
@@ -35,8 +36,7 @@ import {
   type Session as SessionRow,
   type Turn as TurnRow,
 } from '../generated/prisma/client.ts';
-import { SessionSubject } from '../wire/session-events.ts';
-import { toSessionArchivedPayload, toSessionCreatedPayload, toTurnQueuedPayload } from '../wire/session-wire.ts';
+import { toSessionArchived, toSessionCreated, toTurnQueued } from '../wire/session-wire.ts';
 
 /** The fields of a user the domain knows (removed_at stays in the store). */
 const USER_FIELDS = { id: true, name: true, role: true, createdAt: true } as const;
@@ -165,7 +165,7 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   async createSession(session: Session, token: ApiToken, event: { eventId: string; occurredAt: Date; session: Session }): Promise<void> {
     await this.atomically(async (tx) => {
       await tx.session.create({ data: session });
-      await enqueue(tx, { subject: SessionSubject.SESSION_CREATED, payload: toSessionCreatedPayload(event), id: event.eventId });
+      await enqueue(tx, SessionEvents.SESSION_CREATED, toSessionCreated(event), { id: event.eventId });
       await tx.apiToken.create({ data: token });
     });
   }
@@ -383,13 +383,15 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   }
 
   private async enqueueEvent(db: Db, event: SessionEvent): Promise<void> {
-    const { subject, payload } =
+    const id = { id: event.eventId };
+    await enqueue(
+      db,
       event.type === 'session_created'
-        ? { subject: SessionSubject.SESSION_CREATED, payload: toSessionCreatedPayload(event) }
+        ? outgoing(SessionEvents.SESSION_CREATED, toSessionCreated(event), id)
         : event.type === 'turn_queued'
-          ? { subject: SessionSubject.TURN_QUEUED, payload: toTurnQueuedPayload(event) }
-          : { subject: SessionSubject.ARCHIVED, payload: toSessionArchivedPayload(event) };
-    await enqueue(db, { subject, payload, id: event.eventId });
+          ? outgoing(SessionEvents.TURN_QUEUED, toTurnQueued(event), id)
+          : outgoing(SessionEvents.ARCHIVED, toSessionArchived(event), id),
+    );
   }
 
   async findRelaySettings(): Promise<RelaySettings | undefined> {

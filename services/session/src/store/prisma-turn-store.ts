@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { enqueue } from '@relay/bus';
+import { enqueue, outgoing, type OutboxEntry } from '@relay/bus';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { inTraceOf } from '@relay/telemetry';
 import type { ApiToken, PendingQuestion, Provenance, RelayMode, Turn, TurnStatus } from '../domain/entities.ts';
 import {
@@ -15,15 +16,7 @@ import {
 import type { ClaimResult, SubagentFinished, TurnStore } from '../domain/turns/turn-store.ts';
 import type { Prisma, PrismaClient, Turn as TurnRow } from '../generated/prisma/client.ts';
 import { toPendingQuestion } from '../wire/session-wire.ts';
-import {
-  toQuestionAskedPayload,
-  toSubagentFinishedPayload,
-  toTurnActivityPayload,
-  toTurnEndedPayload,
-  toTurnStartedPayload,
-  toTurnStatusMessage,
-  TurnSubject,
-} from '../wire/turn-wire.ts';
+import { toTurnStatusMessage } from '../wire/turn-wire.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -111,18 +104,14 @@ export class PrismaTurnStore implements TurnStore {
       await tx.session.update({ where: { id: row.session_id }, data: { state: 'running_turn', lastActivityAt: options.now } });
       const eventId = randomUUID();
       // The runner claims outside any trace: the turn's start is announced in the trace of the call that queued it.
-      await inTraceOf(row.trace_parent, () => enqueue(tx, {
-        id: eventId,
-        subject: TurnSubject.TURN_STARTED,
-        payload: toTurnStartedPayload({
-          eventId,
-          occurredAt: options.now,
-          sessionId: row.session_id,
-          userId: row.user_id,
-          turnId: row.id,
-          messageId: row.message_id,
-        }),
-      }));
+      await inTraceOf(row.trace_parent, () =>
+        enqueue(
+          tx,
+          SessionEvents.TURN_STARTED,
+          { eventId, occurredAt: options.now, sessionId: row.session_id, userId: row.user_id, turnId: row.id, messageId: row.message_id },
+          { id: eventId },
+        ),
+      );
       return {
         kind: 'run',
         claimed: {
@@ -202,32 +191,21 @@ export class PrismaTurnStore implements TurnStore {
   async raiseQuestion(turnId: string, runnerId: string, question: PendingQuestion, now: Date): Promise<void> {
     await this.#changeQuestions(turnId, runnerId, (questions) => withQuestion(questions, question), async (tx, turn) => {
       const eventId = randomUUID();
-      await enqueue(tx, {
-        id: eventId,
-        subject: TurnSubject.QUESTION_ASKED,
-        payload: toQuestionAskedPayload({
-          eventId,
-          occurredAt: now,
-          sessionId: turn.sessionId,
-          userId: turn.userId,
-          question: toPendingQuestion(question),
-        }),
-      });
+      await enqueue(
+        tx,
+        SessionEvents.QUESTION_ASKED,
+        { eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.userId, question: toPendingQuestion(question) },
+        { id: eventId },
+      );
     });
   }
 
   async recordSubagentFinished(turnId: string, runnerId: string, subagent: SubagentFinished, now: Date): Promise<void> {
-    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => ({
-      subject: TurnSubject.SUBAGENT_FINISHED,
-      payload: toSubagentFinishedPayload({ ...base, ...subagent }),
-    }));
+    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => outgoing(SessionEvents.SUBAGENT_FINISHED, { ...base, ...subagent }, { id: base.eventId }));
   }
 
   async recordTurnActivity(turnId: string, runnerId: string, now: Date): Promise<void> {
-    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => ({
-      subject: TurnSubject.TURN_ACTIVITY,
-      payload: toTurnActivityPayload({ ...base, lastActivityAt: now }),
-    }));
+    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => outgoing(SessionEvents.TURN_ACTIVITY, { ...base, lastActivityAt: now }, { id: base.eventId }));
   }
 
   /** Enqueues the event `build` makes of the turn's fields, while the turn runs and is this runner's. */
@@ -235,7 +213,7 @@ export class PrismaTurnStore implements TurnStore {
     turnId: string,
     runnerId: string,
     now: Date,
-    build: (base: { eventId: string; occurredAt: Date; sessionId: string; userId: string; turnId: string }) => { subject: string; payload: unknown },
+    build: (base: { eventId: string; occurredAt: Date; sessionId: string; userId: string; turnId: string }) => OutboxEntry,
   ): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       const turn = await tx.turn.findFirst({
@@ -244,7 +222,7 @@ export class PrismaTurnStore implements TurnStore {
       });
       if (turn === null) return;
       const eventId = randomUUID();
-      await enqueue(tx, { id: eventId, ...build({ eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.session.userId, turnId }) });
+      await enqueue(tx, build({ eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.session.userId, turnId }));
     });
   }
 
@@ -358,10 +336,10 @@ async function finishTurn(tx: Tx, row: EndedRow, userId: string, ending: TurnEnd
     },
   });
   const eventId = randomUUID();
-  await enqueue(tx, {
-    id: eventId,
-    subject: TurnSubject.TURN_ENDED,
-    payload: toTurnEndedPayload({
+  await enqueue(
+    tx,
+    SessionEvents.TURN_ENDED,
+    {
       eventId,
       occurredAt: now,
       sessionId: row.session_id,
@@ -371,8 +349,9 @@ async function finishTurn(tx: Tx, row: EndedRow, userId: string, ending: TurnEnd
       status: toTurnStatusMessage(ending.status),
       text: turnEndedText(ending),
       senderSessionId: row.sender_session_id ?? '',
-    }),
-  });
+    },
+    { id: eventId },
+  );
 }
 
 function toTurn(row: TurnRow): Turn {

@@ -62,7 +62,7 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
       const row = await tx.task.create({ data: { ...task, status: 'running', pid } });
       const created = toTask(row);
       const eventId = randomUUID();
-      await enqueue(tx, { id: eventId, ...taskEvent('started', { eventId, occurredAt: task.startedAt, userId: session.userId, task: created }) });
+      await enqueue(tx, taskEvent('started', { eventId, occurredAt: task.startedAt, userId: session.userId, task: created }));
       return created;
     });
   }
@@ -81,7 +81,7 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
       const row = await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { session: { select: { userId: true } } } });
       const ended = toTask(row);
       const eventId = randomUUID();
-      await enqueue(tx, { id: eventId, ...taskEvent('ended', { eventId, occurredAt: end.endedAt, userId: row.session.userId, task: ended }) });
+      await enqueue(tx, taskEvent('ended', { eventId, occurredAt: end.endedAt, userId: row.session.userId, task: ended }));
       return ended;
     });
   }
@@ -102,7 +102,7 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
       if (batch.dropThroughSeq !== undefined) await tx.taskOutputChunk.deleteMany({ where: { taskId, seq: { lte: batch.dropThroughSeq } } });
       if (batch.announce) {
         const eventId = randomUUID();
-        await enqueue(tx, { id: eventId, ...taskOutputEvent({ eventId, occurredAt: batch.lastOutputAt, sessionId: row.sessionId, userId: row.session.userId, taskId, lastOutputAt: batch.lastOutputAt }) });
+        await enqueue(tx, taskOutputEvent({ eventId, occurredAt: batch.lastOutputAt, sessionId: row.sessionId, userId: row.session.userId, taskId, lastOutputAt: batch.lastOutputAt }));
       }
     });
   }
@@ -138,7 +138,7 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
       if (updated.count === 0 || !announce) return;
       const row = await tx.task.findUniqueOrThrow({ where: { id: taskId }, select: { sessionId: true, session: { select: { userId: true } } } });
       const eventId = randomUUID();
-      await enqueue(tx, { id: eventId, ...taskOutputEvent({ eventId, occurredAt: at, sessionId: row.sessionId, userId: row.session.userId, taskId, lastOutputAt: at }) });
+      await enqueue(tx, taskOutputEvent({ eventId, occurredAt: at, sessionId: row.sessionId, userId: row.session.userId, taskId, lastOutputAt: at }));
     });
   }
 

@@ -1,22 +1,16 @@
 /**
  * Tasks on the wire: the proto Task of read_session, list_sessions and read_task_output, and the
- * JSON payloads of relay.session.v1.task_started / task_finished / task_failed / task_output.
+ * outbox entries of the task_started / task_finished / task_failed / task_output events.
  */
-import { TaskEnded, TaskOutput, TaskStarted } from '@relay/proto/relay/session/v1/events';
+import { outgoing, type OutboxEntry } from '@relay/bus';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { Task as TaskMessage, TestCounts as TestCountsMessage } from '@relay/proto/relay/session/v1/session';
 import type { Task } from '../domain/tasks/task.ts';
 import type { TestCounts } from '../domain/tasks/test-counts.ts';
 
-export const TaskSubject = {
-  TASK_STARTED: 'relay.session.v1.task_started',
-  TASK_FINISHED: 'relay.session.v1.task_finished',
-  TASK_FAILED: 'relay.session.v1.task_failed',
-  TASK_OUTPUT: 'relay.session.v1.task_output',
-} as const;
-
-/** The subject and JSON payload of a task_output event: when the running task last wrote. */
-export function taskOutputEvent(event: { eventId: string; occurredAt: Date; sessionId: string; userId: string; taskId: string; lastOutputAt: Date }): { subject: string; payload: unknown } {
-  return { subject: TaskSubject.TASK_OUTPUT, payload: TaskOutput.toJSON(event) };
+/** The outbox entry of a task_output event: when the running task last wrote. */
+export function taskOutputEvent(event: { eventId: string; occurredAt: Date; sessionId: string; userId: string; taskId: string; lastOutputAt: Date }): OutboxEntry {
+  return outgoing(SessionEvents.TASK_OUTPUT, event, { id: event.eventId });
 }
 
 /** The proto Task of `task`. */
@@ -43,14 +37,14 @@ export function toTestCountsMessage(counts: TestCounts): TestCountsMessage {
 }
 
 /**
- * The subject and JSON payload of a task's start or end event. A shell command that did not complete is a
+ * The outbox entry of a task's start or end event. A shell command that did not complete is a
  * task_failed. A sub-agent's end is always a task_finished (its status in the task): the default subscription
  * is woken for it by subagent_finished, and a task_failed as well would wake it twice for one failed sub-agent;
  * a subscription that names task_finished in place of subagent_finished gets every end (spec, "The default events").
  */
-export function taskEvent(kind: 'started' | 'ended', event: { eventId: string; occurredAt: Date; userId: string; task: Task }): { subject: string; payload: unknown } {
+export function taskEvent(kind: 'started' | 'ended', event: { eventId: string; occurredAt: Date; userId: string; task: Task }): OutboxEntry {
   const message = { eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.task.sessionId, userId: event.userId, task: toTaskMessage(event.task) };
-  if (kind === 'started') return { subject: TaskSubject.TASK_STARTED, payload: TaskStarted.toJSON(message) };
-  const subject = event.task.status === 'completed' || event.task.type === 'local_agent' ? TaskSubject.TASK_FINISHED : TaskSubject.TASK_FAILED;
-  return { subject, payload: TaskEnded.toJSON(message) };
+  const id = { id: event.eventId };
+  if (kind === 'started') return outgoing(SessionEvents.TASK_STARTED, message, id);
+  return outgoing(event.task.status === 'completed' || event.task.type === 'local_agent' ? SessionEvents.TASK_FINISHED : SessionEvents.TASK_FAILED, message, id);
 }

@@ -15,7 +15,7 @@ import {
   type RelaySettings as RelaySettingsMessage,
   type Session as SessionMessage,
 } from '@relay/proto/relay/session/v1/session';
-import { SessionArchived, SessionCreated, TurnQueued } from '@relay/proto/relay/session/v1/events';
+import type { SessionArchived, SessionCreated, TurnQueued } from '@relay/proto/relay/session/v1/events';
 import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
 import type {
   Caller,
@@ -154,24 +154,24 @@ export function toUserSummary(user: User): UserSummary {
   return { id: user.id, name: user.name, role: user.role, createdAt: user.createdAt };
 }
 
-/** The JSON payload of relay.session.v1.session_created. */
-export function toSessionCreatedPayload(event: SessionCreatedEvent): unknown {
-  return SessionCreated.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, session: toSessionMessage(event.session) });
+/** The session_created event. */
+export function toSessionCreated(event: SessionCreatedEvent): SessionCreated {
+  return { eventId: event.eventId, occurredAt: event.occurredAt, session: toSessionMessage(event.session) };
 }
 
-/** The JSON payload of relay.session.v1.turn_queued. */
-export function toTurnQueuedPayload(event: TurnQueuedEvent): unknown {
-  return TurnQueued.toJSON({
+/** The turn_queued event. */
+export function toTurnQueued(event: TurnQueuedEvent): TurnQueued {
+  return {
     eventId: event.eventId,
     occurredAt: event.occurredAt,
     sessionId: event.sessionId,
     userId: event.userId,
     turnId: event.turnId,
     messageId: event.messageId,
-  });
+  };
 }
 
-/** The JSON payload of relay.session.v1.archived. */
-export function toSessionArchivedPayload(event: SessionArchivedEvent): unknown {
-  return SessionArchived.toJSON({ eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.sessionId, userId: event.userId });
+/** The archived event. */
+export function toSessionArchived(event: SessionArchivedEvent): SessionArchived {
+  return { eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.sessionId, userId: event.userId };
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionState } from '@relay/proto/relay/session/v1/session';
 import { CreateSessionRequest, SetConversationOptionsRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
-import { SESSION_EVENTS_STREAM, SessionSubject } from '../../src/wire/session-events.ts';
+import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { NOW, refusal, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -42,9 +42,9 @@ describe('CreateSession by a user', () => {
     expect(turn).toMatchObject({ messageId: created.messageId, status: 'queued', mode: 'agent', queuedAt: NOW });
 
     await h.outbox.flush();
-    const event = await h.bus.jsm.streams.getMessage(SESSION_EVENTS_STREAM.name, { last_by_subj: SessionSubject.TURN_QUEUED });
+    const event = await h.bus.jsm.streams.getMessage(BusStreams.SESSION_EVENTS.name, { last_by_subj: SessionEvents.TURN_QUEUED.subject });
     expect(event!.json()).toMatchObject({ sessionId, userId, turnId: turn!.id, messageId: created.messageId, occurredAt: NOW.toISOString() });
-    const createdEvent = await h.bus.jsm.streams.getMessage(SESSION_EVENTS_STREAM.name, { last_by_subj: SessionSubject.SESSION_CREATED });
+    const createdEvent = await h.bus.jsm.streams.getMessage(BusStreams.SESSION_EVENTS.name, { last_by_subj: SessionEvents.SESSION_CREATED.subject });
     expect(createdEvent!.json()).toMatchObject({ session: { id: sessionId, provider: 'script' } });
   });
 

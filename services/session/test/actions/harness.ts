@@ -7,6 +7,7 @@ import { CreateSessionRequest, SessionServiceClient, SessionServiceService } fro
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { ConfiguredCatalogue, type CatalogueSettings } from '../../src/catalogue/configured-catalogue.ts';
 import type { Allowance } from '../../src/domain/usage/usage.ts';
 import { PrismaUsageLedger } from '../../src/store/prisma-usage-ledger.ts';
@@ -17,7 +18,6 @@ import { SESSION_CALLERS } from '../../src/grpc/session-callers.ts';
 import { sessionGrpc } from '../../src/grpc/session-grpc.ts';
 import { PrismaExternalInbox } from '../../src/store/prisma-external-inbox.ts';
 import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
-import { SESSION_EVENTS_STREAM } from '../../src/wire/session-events.ts';
 import { nodeRealFolders } from '../../src/fs/real-folders.ts';
 
 const credentials = makeTestCredentials();
@@ -62,7 +62,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const store = new PrismaSessionStore(prisma);
   await seedRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 });
   const bus = await connectBus({ url: nats.url, name: 'session-actions-test', logger, ...nats.credentials(TEST_NATS_USER) });
-  await ensureStream(bus, SESSION_EVENTS_STREAM);
+  await ensureStream(bus, BusStreams.SESSION_EVENTS);
   const outbox = new OutboxRelay({ db: prisma, bus, logger });
   const clock = new ManualClock(NOW);
   const namesTaken = new Map<string, number>();

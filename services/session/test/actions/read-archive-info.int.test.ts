@@ -8,7 +8,7 @@ import {
   SetConversationOptionsRequest,
 } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
-import { SESSION_EVENTS_STREAM, SessionSubject } from '../../src/wire/session-events.ts';
+import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { NOW, refusal, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -76,7 +76,7 @@ describe('ArchiveSession', () => {
     ]);
 
     await h.outbox.flush();
-    const event = await h.bus.jsm.streams.getMessage(SESSION_EVENTS_STREAM.name, { last_by_subj: SessionSubject.ARCHIVED });
+    const event = await h.bus.jsm.streams.getMessage(BusStreams.SESSION_EVENTS.name, { last_by_subj: SessionEvents.ARCHIVED.subject });
     expect(event!.json()).toMatchObject({ sessionId: worker, userId });
 
     // Archiving again changes nothing.

@@ -15,6 +15,7 @@ import { ManualClock } from '@relay/clock';
 import { SessionState, type Session as SessionMessage } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { commandEnv } from '../../src/config.ts';
 import { readTaskOutput, SUBAGENT_NO_OUTPUT_NOTE } from '../../src/domain/tasks/read-task-output.ts';
 import { nodeRealFolders } from '../../src/fs/real-folders.ts';
@@ -26,7 +27,6 @@ import type { QuestionCards } from '../../src/providers/question-cards.ts';
 import { BackgroundTasks } from '../../src/tasks/background-tasks.ts';
 import { PrismaTaskStore } from '../../src/tasks/prisma-task-store.ts';
 import { withTasks } from '../../src/tasks/session-tasks.ts';
-import { TaskSubject } from '../../src/tasks/task-wire.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'claude-tasks-test', level: 'silent' });
@@ -159,7 +159,7 @@ describe('a Claude session’s tasks', () => {
     }, 'the command ended');
     expect(ended).toMatchObject({ status: 'completed', exitCode: 0 });
     expect((await read(sessionId, row!.id)).tail).toEqual(['started', workDir]);
-    expect(await subjects(row!.id)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_OUTPUT, TaskSubject.TASK_FINISHED]);
+    expect(await subjects(row!.id)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_OUTPUT.subject, SessionEvents.TASK_FINISHED.subject]);
   });
 
   it('a foreground Bash is allowed to run in Claude Code: no task', async () => {
@@ -212,9 +212,9 @@ describe('a Claude session’s tasks', () => {
     // One wake-up per sub-agent for a default subscription: subagent_finished, never also a task_failed.
     expect(events.filter((event) => event.type === 'subagent_finished').map((event) => event.type === 'subagent_finished' && event.status)).toEqual(['completed', 'failed']);
     const [completed, failed, stopped] = after;
-    expect(await subjects(completed!.id)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FINISHED]);
-    expect(await subjects(failed!.id)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FINISHED]);
+    expect(await subjects(completed!.id)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FINISHED.subject]);
+    expect(await subjects(failed!.id)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FINISHED.subject]);
     // Its progress is a sign of life for the watchers' stall (task_output), like a command's output.
-    expect(await subjects(stopped!.id)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_OUTPUT, TaskSubject.TASK_FINISHED]);
+    expect(await subjects(stopped!.id)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_OUTPUT.subject, SessionEvents.TASK_FINISHED.subject]);
   });
 });

@@ -16,6 +16,7 @@ import { isAppError } from '@relay/errors';
 import { SessionState, type Session as SessionMessage } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { commandEnv } from '../../src/config.ts';
 import { readTaskOutput } from '../../src/domain/tasks/read-task-output.ts';
 import { nodeRealFolders } from '../../src/fs/real-folders.ts';
@@ -24,7 +25,6 @@ import { TASK_LEASE_MS, TASK_OUTPUT_KEPT_BYTES, TASK_OUTPUT_KEPT_MS } from '../.
 import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/tasks/background-tasks.ts';
 import { PrismaTaskStore } from '../../src/tasks/prisma-task-store.ts';
 import { withMemberStates, withTasks } from '../../src/tasks/session-tasks.ts';
-import { TaskSubject } from '../../src/tasks/task-wire.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'background-tasks-test', level: 'silent' });
@@ -123,11 +123,11 @@ describe('a background task', () => {
     const output = await read(sessionId, task.id);
     expect(output.tail).toEqual([workDir, 'done']);
     expect(output.stall).toBeUndefined();
-    expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FINISHED]);
+    expect((await events(task.id)).map((event) => event.subject)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FINISHED.subject]);
     const [started] = await events(task.id);
     expect(started!.payload).toMatchObject({ sessionId, userId, task: { id: task.id, status: 'running', type: 'local_bash' } });
     // Its output time is announced once (task_output, at most once a minute), for the watchers' stalled rule.
-    const announced = (await prisma.outboxMessage.findMany({ where: { subject: TaskSubject.TASK_OUTPUT } })).map((row) => row.payload as Record<string, unknown>);
+    const announced = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.TASK_OUTPUT.subject } })).map((row) => row.payload as Record<string, unknown>);
     expect(announced.filter((payload) => payload.taskId === task.id)).toEqual([expect.objectContaining({ sessionId, userId, taskId: task.id, lastOutputAt: expect.any(String) })]);
   });
 
@@ -135,7 +135,7 @@ describe('a background task', () => {
     const sessionId = await newSession();
     const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo boom >&2; exit 3' });
     expect(await untilEnded(task.id)).toMatchObject({ status: 'failed', exitCode: 3 });
-    expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FAILED]);
+    expect((await events(task.id)).map((event) => event.subject)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FAILED.subject]);
     expect((await read(sessionId, task.id)).task).toMatchObject({ status: 'failed', exitCode: 3 });
   });
 
@@ -258,7 +258,7 @@ describe('a background task', () => {
     await prisma.taskOutputChunk.create({ data: { taskId: id, seq: 0, data: new Uint8Array(Buffer.from('building\n')), size: 9 } });
     expect(await tasks.recover()).toBe(1);
     expect(await prisma.task.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'failed', exitCode: null, reason: RESTARTED_REASON });
-    expect((await events(id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_FAILED]);
+    expect((await events(id)).map((event) => event.subject)).toEqual([SessionEvents.TASK_FAILED.subject]);
     expect(await read(sessionId, id)).toMatchObject({ tail: ['building'], notes: [] });
   });
 });
@@ -296,7 +296,7 @@ describe('across replicas', () => {
     clock.advance(2);
     await otherTasks.sweep();
     expect(await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'failed', exitCode: null, reason: RUNNER_GONE_REASON });
-    expect((await events(task.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FAILED]);
+    expect((await events(task.id)).map((event) => event.subject)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FAILED.subject]);
     expect(await read(sessionId, task.id, 0, otherStore)).toMatchObject({ task: { status: 'failed' }, tail: ['step 1 done'] });
     const [shown] = await withTasks(tasksDeps(otherStore), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
     expect(shown!.state).toBe(SessionState.SESSION_STATE_IDLE);
@@ -338,7 +338,7 @@ describe('across replicas', () => {
     await tasks.stopAll();
     expect(await prisma.task.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ status: 'stopped', reason: STOPPED_REASON, exitCode: null });
     // Ends of sub-agents are task_finished whatever their status (the default subscription is woken by subagent_finished).
-    expect((await events(kept.id)).map((event) => event.subject)).toEqual([TaskSubject.TASK_STARTED, TaskSubject.TASK_FINISHED]);
+    expect((await events(kept.id)).map((event) => event.subject)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FINISHED.subject]);
     await expect(tasks.track({ sessionId: randomUUID(), cwd: workDir, description: 'gone' })).rejects.toBeInstanceOf(TaskStartRefused);
   });
 

@@ -16,6 +16,7 @@ import { SessionServiceClient, SessionServiceService, type WaitRequest, type Wai
 import { callStream, callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, type NatsServer, type TestDatabase } from '@relay/testing';
+import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
 import { RELAY_STOPPED_ERROR } from '../../src/domain/turns/turn-rules.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
@@ -31,8 +32,6 @@ import { TurnRunner } from '../../src/runtime/turn-runner.ts';
 import { TurnSignals } from '../../src/runtime/turn-signals.ts';
 import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
 import { PrismaTurnStore } from '../../src/store/prisma-turn-store.ts';
-import { SESSION_EVENTS_STREAM } from '../../src/wire/session-events.ts';
-import { TurnSubject } from '../../src/wire/turn-wire.ts';
 import { startFakeMcpGateway, type FakeMcpGateway } from './fake-mcp-gateway.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
 
@@ -63,7 +62,7 @@ beforeAll(async () => {
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   turns = new PrismaTurnStore(prisma);
   bus = await connectBus({ url: nats.url, name: 'turn-runtime-test', logger, ...nats.credentials('session') });
-  await ensureStream(bus, SESSION_EVENTS_STREAM);
+  await ensureStream(bus, BusStreams.SESSION_EVENTS);
   outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: 20 });
   outbox.start();
   listening = listenForTurnSignals(bus, signals, logger);
@@ -214,7 +213,7 @@ async function queue(sessionId: string, text: string, options: { stopRequested?:
       data: { id: turnId, sessionId, messageId, status: 'queued', mode: 'agent', queuedAt, stopRequested: options.stopRequested ?? false },
     });
     await tx.session.update({ where: { id: sessionId }, data: { state: 'running_turn' } });
-    await enqueue(tx, { subject: TurnSubject.TURN_QUEUED, payload: { sessionId, turnId, messageId } });
+    await enqueue(tx, { subject: SessionEvents.TURN_QUEUED.subject, payload: { sessionId, turnId, messageId } });
   });
   return { turnId, messageId };
 }
@@ -297,8 +296,8 @@ describe('the turn runner with the script provider', () => {
       ['assistant', `Looking.\nFound list_sessions for ${sessionId}.`, 'script-1'],
     ]);
 
-    expect(await outboxEvents(TurnSubject.TURN_STARTED, turnId)).toEqual([expect.objectContaining({ sessionId, userId, turnId, messageId })]);
-    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([
+    expect(await outboxEvents(SessionEvents.TURN_STARTED.subject, turnId)).toEqual([expect.objectContaining({ sessionId, userId, turnId, messageId })]);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([
       expect.objectContaining({ sessionId, userId, turnId, messageId, status: 'TURN_STATUS_DONE', text: `Looking.\nFound list_sessions for ${sessionId}.` }),
     ]);
   });
@@ -328,7 +327,7 @@ describe('the turn runner with the script provider', () => {
     const { turnId } = await queue(sessionId, prompt);
     startRunner();
     expect(await untilStatus(turnId, 'error', 'done')).toMatchObject({ status: 'error', error, replyText: '' });
-    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: error })]);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: error })]);
     expect(gateway.calls.some((c) => c.args['session'] === sessionId)).toBe(false);
   });
 
@@ -381,7 +380,7 @@ describe('the turn runner with the script provider', () => {
     expect(first.runnerId).not.toBe(second.runnerId);
 
     for (const turnId of queued) await untilStatus(turnId, 'done');
-    for (const turnId of queued) expect(await outboxEvents(TurnSubject.TURN_STARTED, turnId)).toHaveLength(1);
+    for (const turnId of queued) expect(await outboxEvents(SessionEvents.TURN_STARTED.subject, turnId)).toHaveLength(1);
     for (const sessionId of sessions) {
       expect(gateway.calls.filter((c) => c.args['session'] === sessionId)).toHaveLength(5);
       expect(gateway.maxConcurrentBySession.get(sessionId)).toBe(1);
@@ -400,7 +399,7 @@ describe('the turn runner with the script provider', () => {
 
     expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: true });
     expect(await untilStatus(turnId, 'stopped', 'done', 'error')).toMatchObject({ status: 'stopped', replyText: '', inFlight: '' });
-    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_STOPPED' })]);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_STOPPED' })]);
     expect((await prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).state).toBe('idle');
 
     expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: false });
@@ -435,7 +434,7 @@ describe('the turn runner with the script provider', () => {
     await untilParked(turnId, 'long');
     await runner.drain(0);
     expect(await turnRow(turnId)).toMatchObject({ status: 'error', error: RELAY_STOPPED_ERROR, inFlight: '' });
-    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
   });
 
   it('StopTurn refuses the caller’s own conversation and another user’s session, and changes nothing', async () => {
@@ -465,13 +464,13 @@ describe('the turn runner with the script provider', () => {
     const row = await untilStatus(turnId, 'error');
     expect(row).toMatchObject({ error: RELAY_STOPPED_ERROR, runnerId: dying.runnerId, inFlight: '' });
     expect(survivor.runningTurnIds()).not.toContain(turnId);
-    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
     expect((await prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).state).toBe('idle');
 
     // The dead runner coming back to life cannot touch the turn again.
     await dying.stop();
     expect(await turnRow(turnId)).toMatchObject({ status: 'error', error: RELAY_STOPPED_ERROR });
-    expect(await outboxEvents(TurnSubject.TURN_ENDED, turnId)).toHaveLength(1);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toHaveLength(1);
   });
 
   it('a live runner keeps its lease across relay time', async () => {
@@ -506,7 +505,7 @@ describe('the turn runner with the script provider', () => {
     const card = questionService.cards.find((c) => c.sessionId === sessionId);
     expect(card).toMatchObject({ userId, kind: CardKind.CARD_KIND_QUESTION, title: 'Ship tonight?', options: ['Tonight', 'Wait'] });
     expect(waiting.pendingQuestions).toEqual([{ id: card!.id, kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
-    const asked = (await prisma.outboxMessage.findMany({ where: { subject: TurnSubject.QUESTION_ASKED } })).map((row) => row.payload as Record<string, unknown>);
+    const asked = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.QUESTION_ASKED.subject } })).map((row) => row.payload as Record<string, unknown>);
     expect(asked).toContainEqual(expect.objectContaining({ sessionId, userId, question: { id: card!.id, kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }));
 
     questionService.answer(card!.id, 'Tonight');
@@ -518,7 +517,7 @@ describe('the turn runner with the script provider', () => {
     const { turnId } = await queue(sessionId, 'review the change');
     startRunner();
     expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'reviewed' });
-    expect(await outboxEvents(TurnSubject.SUBAGENT_FINISHED, turnId)).toEqual([
+    expect(await outboxEvents(SessionEvents.SUBAGENT_FINISHED.subject, turnId)).toEqual([
       expect.objectContaining({ sessionId, userId, turnId, description: 'Check web/ for XSS', status: 'completed', summary: 'No XSS found' }),
       expect.objectContaining({ sessionId, userId, turnId, description: 'Run the e2e suite', status: 'failed' }),
     ]);
@@ -533,7 +532,7 @@ describe('the turn runner with the script provider', () => {
     // Activity at 20, 50, 65, 70, 110 and 150 s after the start: announced at 65 s (a minute after the start) and
     // 150 s (a minute after that); 110 s is only 45 s after 65 s.
     const instant = (ms: number) => new Date(startedAt + ms).toISOString();
-    expect(await outboxEvents(TurnSubject.TURN_ACTIVITY, turnId)).toEqual([
+    expect(await outboxEvents(SessionEvents.TURN_ACTIVITY.subject, turnId)).toEqual([
       expect.objectContaining({ sessionId, userId, turnId, occurredAt: instant(65_000), lastActivityAt: instant(65_000) }),
       expect.objectContaining({ sessionId, userId, turnId, occurredAt: instant(150_000), lastActivityAt: instant(150_000) }),
     ]);
@@ -560,8 +559,8 @@ describe('bus nudges', () => {
       const stopWork = local.onWork(() => heard.work++);
       const stopEnded = local.onEnded(turnId, () => heard.ended++);
       await prisma.$transaction(async (tx) => {
-        await enqueue(tx, { subject: TurnSubject.TURN_QUEUED, payload: { turnId } });
-        await enqueue(tx, { subject: TurnSubject.TURN_ENDED, payload: { turnId, status: 'TURN_STATUS_DONE' } });
+        await enqueue(tx, { subject: SessionEvents.TURN_QUEUED.subject, payload: { turnId } });
+        await enqueue(tx, { subject: SessionEvents.TURN_ENDED.subject, payload: { turnId, status: 'TURN_STATUS_DONE' } });
       });
       await until(async () => heard.work > 0 && heard.ended === 1, 'both nudges are heard');
       stopWork();
