@@ -9,6 +9,12 @@ const BUILD_SERVICES = './scripts/vitest-build-services.mjs';
 /** Starts the relay the end-to-end files share (test/harness/shared-relay.ts) when one first asks for it. */
 const SHARED_RELAY = './test/harness/shared-relay.setup.ts';
 const STATIC = ['test/k8s/**/*.test.ts', 'test/architecture/**/*.test.ts'];
+/**
+ * The end-to-end file that runs four relays at once. A relay holds up to some 20 PostgreSQL connections, so it runs
+ * beside the unit and integration files rather than beside another end-to-end file with two relays of its own and the
+ * shared one: seven relays would pass PostgreSQL's default limit of 100.
+ */
+const FOUR_RELAYS = ['test/e2e/paired-relays.test.ts'];
 
 export default defineConfig({
   test: {
@@ -18,8 +24,8 @@ export default defineConfig({
       const origin = testPath ? ` (while ${testPath} ran)` : '';
       appendFileSync(UNHANDLED_ERRORS_FILE, `${error.type}${origin}: ${error.stack ?? error.message}\n\n`);
     },
-    // Two files at a time (unit, integration, static), on two cores as on more: integration files mostly wait for
-    // their servers, so two overlap.
+    // Two files at a time in every project, on two cores as on more: integration and end-to-end files mostly wait
+    // for their servers, so two overlap.
     maxWorkers: 2,
     projects: [
       // Pure code: one worker keeps the modules it loaded from file to file (nothing here mocks or patches globals).
@@ -27,11 +33,19 @@ export default defineConfig({
       { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
       // Checks of files (manifests, Dockerfiles, imports) that start nothing: they run beside the others.
       { extends: true, test: { name: 'static', include: STATIC, testTimeout: 120_000, hookTimeout: 120_000 } },
-      // One file at a time, after the others: a relay holds some 25 PostgreSQL connections and paired-relays runs four
-      // relays, so two such files beside the shared relay would pass PostgreSQL's default limit of 100.
+      { extends: true, test: { name: 'e2e-four-relays', include: FOUR_RELAYS, globalSetup: [BUILD_SERVICES], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // After the others; each file is a user of the shared relay or starts relays of its own (ADR 0006).
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: STATIC, globalSetup: [BUILD_SERVICES, SHARED_RELAY], testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false },
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts'],
+          exclude: [...STATIC, ...FOUR_RELAYS],
+          globalSetup: [BUILD_SERVICES, SHARED_RELAY],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: generate, type-check, lint, look for dead code, check the protos, then run every test (unit, integration, end to end).
+// `npm test`: generate, check the protos, then every test (unit, integration, end to end) while the code checks
+// (type-check, lint, dead code) run beside them at a lower priority: the tests often wait on their servers, and the
+// checks use the cores meanwhile.
 // Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +13,7 @@ const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' }
 
 /** Each step's wall time in seconds, printed at the end. */
 const steps = [];
+const suiteStarted = Date.now();
 
 function run(title, command, args, options = {}) {
   process.stdout.write(`\n▶ ${title}\n`);
@@ -37,15 +40,17 @@ if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
 }
 const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && git('cat-file', '-e', 'HEAD~1:proto').status === 0;
 if (base) run('buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` });
-run('typecheck', 'npx', ['turbo', 'run', 'typecheck', '--output-logs=errors-only']);
-run('lint (ESLint: typescript-eslint and the layering rule, eslint.config.mjs)', 'npx', ['eslint', '.', '--max-warnings=0']);
-run('dead code (knip: unused files, exports and dependencies, knip.jsonc)', 'npx', ['knip', '--no-progress']);
+const checks = runChecks([
+  ['typecheck', 'npx', ['turbo', 'run', 'typecheck', '--output-logs=errors-only']],
+  ['lint (ESLint: typescript-eslint and the layering rule, eslint.config.mjs)', 'npx', ['eslint', '.', '--max-warnings=0']],
+  ['dead code (knip: unused files, exports and dependencies, knip.jsonc)', 'npx', ['knip', '--no-progress']],
+]);
 const results = `${root}/.relay/test-results.json`;
 // vitest.config.ts appends every unhandled error here; a CI log that keeps only its tail still shows them.
 const unhandled = `${root}/.relay/unhandled-errors.txt`;
 rmSync(unhandled, { force: true });
 const testsStarted = Date.now();
-const tests = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env });
+const tests = await exited(spawn('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env }));
 if (existsSync(results)) {
   const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, testResults } = JSON.parse(readFileSync(results, 'utf8'));
   for (const file of testResults) {
@@ -57,15 +62,45 @@ if (existsSync(results)) {
   printDurations(testResults);
 }
 steps.push(['vitest', (Date.now() - testsStarted) / 1000]);
-process.stdout.write('duration per step:\n');
+const failedCheck = await checks;
+process.stdout.write('duration per step (the code checks ran beside vitest):\n');
 for (const [title, seconds] of steps) process.stdout.write(`  ${seconds.toFixed(0).padStart(5)} s  ${title}\n`);
-process.stdout.write(`  ${steps.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0).padStart(5)} s  in all\n`);
+process.stdout.write(`  ${((Date.now() - suiteStarted) / 1000).toFixed(0).padStart(5)} s  in all\n`);
 if (existsSync(unhandled)) process.stdout.write(`\nunhandled errors (each fails the run):\n${readFileSync(unhandled, 'utf8')}`);
-process.exit(tests.status ?? 1);
+if (failedCheck) process.stderr.write(`✖ ${failedCheck} failed (its output is above)\n`);
+process.exit(failedCheck ? 1 : (tests.status ?? 1));
+
+/** A child's exit code, or its signal, once it has exited. */
+function exited(child) {
+  return new Promise((resolve) => child.once('close', (status, signal) => resolve({ status, signal })));
+}
+
+/**
+ * Runs the checks one after the other, niced below the tests, each one's output held and printed as one block when
+ * it ends (so it does not interleave with vitest's). Resolves with the first failed check's title, or undefined.
+ */
+async function runChecks(list) {
+  for (const [title, command, args] of list) {
+    const began = Date.now();
+    const child = spawn('nice', ['-n', '10', command, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const { status, signal } = await exited(child);
+    steps.push([title, (Date.now() - began) / 1000]);
+    if (status !== 0) {
+      process.stdout.write(`\n✖ ${title} failed (exit ${status ?? signal}):\n${output}\n`);
+      return title;
+    }
+    process.stdout.write(`\n✔ ${title} (${((Date.now() - began) / 1000).toFixed(0)} s)${output.trim() === '' ? '' : `\n${output}`}\n`);
+  }
+  return undefined;
+}
 
 /** The project a test file belongs to, by the same patterns as vitest.config.ts. */
 function projectOf(file) {
   if (/^test\/(k8s|architecture)\//.test(file)) return 'static';
+  if (file === 'test/e2e/paired-relays.test.ts') return 'e2e-four-relays';
   if (file.startsWith('test/')) return 'e2e';
   return file.endsWith('.int.test.ts') ? 'integration' : 'unit';
 }

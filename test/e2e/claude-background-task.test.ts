@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodeEnv, finishTurn, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { until } from '../harness/until.ts';
 
 let relay: Relay;
 let api: FakeAnthropicApi;
@@ -101,18 +102,8 @@ function answer(body: any): string[] | Promise<string[]> {
   });
 }
 
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 /** The session's first pending card, once it is raised. */
-const cardOf = (sessionId: string) => until(async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0], 'the Bash card');
+const cardOf = (sessionId: string) => until('the Bash card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
 
 /** relay_tool from a script session (through the gateway's MCP endpoint): its result. */
 async function relayTool(call: Record<string, unknown>): Promise<any> {
@@ -163,10 +154,10 @@ describe('background work of the real Claude Code', () => {
     expect(listed.state).toBe('background_only');
     expect(listed.session.tasks).toEqual([expect.objectContaining({ taskId, type: 'local_bash', description: 'Run the suite', status: 'running' })]);
     await writeFile(join(folder, 'go'), '');
-    const ended = await until(async () => {
+    const ended = await until('the task ended', async () => {
       const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId });
       return read.task.status === 'running' ? undefined : read;
-    }, 'the task ended');
+    });
     expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, tail: ['suite started', 'suite finished'] });
     expect((await readFile(join(folder, 'where.txt'), 'utf8')).trim()).toBe(folder);
   });
@@ -182,10 +173,10 @@ describe('background work of the real Claude Code', () => {
     const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
     const [task] = body.session.tasks;
     expect(task).toMatchObject({ type: 'local_bash', description: 'ls' });
-    const ended = await until(async () => {
+    const ended = await until('the listing ended', async () => {
       const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: task.taskId });
       return read.task.status === 'running' ? undefined : read;
-    }, 'the listing ended');
+    });
     expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, tail: expect.arrayContaining(['go', 'where.txt']) });
   });
 
@@ -202,12 +193,12 @@ describe('background work of the real Claude Code', () => {
       // Claude Code may ask before it starts the sub-agent: allowed.
       let held = false;
       void subagent.atHold.then(() => (held = true));
-      await until(async () => {
+      await until('the sub-agent runs', async () => {
         const [card] = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards;
         if (card !== undefined) await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] });
         return held || undefined;
-      }, 'the sub-agent runs');
-      const running = await until(async () => ((await tasksOf()).length > 0 ? await tasksOf() : undefined), 'the sub-agent is listed');
+      });
+      const running = await until('the sub-agent is listed', async () => ((await tasksOf()).length > 0 ? await tasksOf() : undefined));
       expect(running).toEqual([expect.objectContaining({ type: 'local_agent', description: 'Check web/ for XSS', status: 'running', output: false })]);
       expect(running[0].health).toBeUndefined();
       // read_task_output answers the task with its status, no lines, and why.
@@ -216,10 +207,10 @@ describe('background work of the real Claude Code', () => {
 
       // The sub-agent answers while the turn still runs: Claude Code's report ends its task.
       subagent.release();
-      const ended = await until(async () => {
+      const ended = await until('the sub-agent ended', async () => {
         const [task] = await tasksOf();
         return task.status === 'running' ? undefined : task;
-      }, 'the sub-agent ended');
+      });
       expect(ended).toMatchObject({ taskId: running[0].taskId, status: 'completed', exitCode: null });
       main.release();
       expect(await finishTurn(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'The helper found nothing.' } });

@@ -11,6 +11,7 @@ import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextpr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { RelayUser } from '../harness/relay-user.ts';
+import { until } from '../harness/until.ts';
 
 let relay: Relay;
 let user: RelayUser;
@@ -43,17 +44,6 @@ async function call(args: Record<string, unknown>, progress?: Progress[]): Promi
     ...(progress ? { onprogress: (p: Progress) => progress.push(p), resetTimeoutOnProgress: true } : {}),
   });
   return JSON.parse((result.content as { text: string }[])[0]!.text);
-}
-
-/** Resolves once `check` holds, looking every 100 ms (at most a minute). */
-async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what} did not happen within a minute`);
 }
 
 const decide = (cardId: string, decision: 'allow' | 'deny') => user.api('POST', `/api/v1/cards/${cardId}`, { decision });

@@ -2,11 +2,15 @@
 // a `script` session sets schedules through relay_tool; their prompts (script too) are queued into it by the
 // scheduler and the session service. The test reads only relay state: message ids (firing id = schedule id +
 // due time), the schedule's counters, and relay-clock instants — never how long anything took.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { until } from '../harness/until.ts';
 
 const MINUTE = 60_000;
 let relay: Relay;
+/** A wait that times out shows the end of the relay's logs. */
+const logs = { detail: () => relay.logs().slice(-4000) };
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
 
@@ -14,16 +18,6 @@ async function startScriptSession(title: string, text: string): Promise<{ id: st
   const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { id: created.body.session.id, messageId: created.body.message_id };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out: ${what}\n${relay.logs().slice(-4000)}`);
 }
 
 async function scheduleOf(sessionId: string): Promise<any> {
@@ -41,10 +35,22 @@ async function firedDueTimes(sessionId: string): Promise<number[]> {
     .map((m: { id: string }) => Date.parse(m.id.slice(m.id.indexOf(':') + 1)));
 }
 
+/** The due times of the firings the scheduler recorded for a schedule (its own table), oldest first. */
+async function recordedDueTimes(scheduleId: string): Promise<number[]> {
+  const db = new pg.Client({ connectionString: relay.databaseUrls.scheduler });
+  await db.connect();
+  try {
+    const rows = await db.query<{ due_at: Date }>('SELECT due_at FROM firings WHERE schedule_id = $1 ORDER BY due_at', [scheduleId]);
+    return rows.rows.map((row) => row.due_at.getTime());
+  } finally {
+    await db.end();
+  }
+}
+
 /** Sets a schedule from a new script session and returns the session and the schedule the tool answered. */
 async function sessionWithSchedule(title: string, schedule: Record<string, unknown>, after: string[] = []): Promise<{ session: string; scheduleId: string }> {
   const started = await startScriptSession(title, [tool({ action: 'schedule', ...schedule }), 'reply {{result.schedule_id}} {{result.summary}}', ...after].join('\n'));
-  const schedule0 = await until('the schedule is set', async () => (await scheduleOf(started.id)) ?? undefined);
+  const schedule0 = await until('the schedule is set', async () => (await scheduleOf(started.id)) ?? undefined, logs);
   return { session: started.id, scheduleId: schedule0.id };
 }
 
@@ -69,7 +75,7 @@ describe('schedules', () => {
     const onGrid = await until('two firings', async () => {
       const due = await firedDueTimes(session);
       return due.length >= 2 ? due : undefined;
-    });
+    }, logs);
     // The first time, then whole intervals on (a repeat may skip while its previous message still waits).
     expect(onGrid[0]).toBe(at);
     for (const due of onGrid) expect((due - at) % (every * MINUTE)).toBe(0);
@@ -79,22 +85,23 @@ describe('schedules', () => {
     const replies = read.body.messages.filter((m: { role: string; text: string }) => m.role === 'assistant' && m.text.includes('tick'));
     expect(replies.length).toBeGreaterThanOrEqual(1);
 
-    // Down across (more than) three intervals.
+    // Down across (more than) three intervals: the relay's clock jumps ten minutes while the scheduler is stopped
+    // (it moves with them when it starts again).
     await relay.services.scheduler.stop();
-    await new Promise((resolve) => setTimeout(resolve, (3 * every + 1) * 1000));
-    // Read while it is down, not as it stops: a firing just before the stop may still have been on its way in.
-    const stoppedAt = await firedDueTimes(session);
+    // What it fired before it stopped, from its own table: a firing still on its way into the session counts too.
+    const stoppedAt = await recordedDueTimes(scheduleId);
     const lastBefore = stoppedAt[stoppedAt.length - 1]!;
+    await relay.jumpTo(new Date(relay.now().getTime() + (3 * every + 1) * MINUTE));
     relay.services.scheduler.start();
     await relay.waitReady('scheduler');
     // The gateway's own channel reconnects after its backoff (at most 10 s): the scheduler is back for the user
     // once the gateway lists the schedule again.
-    await until('the gateway reaches the restarted scheduler', async () => ((await relay.api('GET', `/api/v1/schedules?session=${session}`)).status === 200 ? true : undefined));
+    await until('the gateway reaches the restarted scheduler', async () => ((await relay.api('GET', `/api/v1/schedules?session=${session}`)).status === 200 ? true : undefined), logs);
 
     const after = await until('one catch-up firing, then the next grid firing', async () => {
       const due = await firedDueTimes(session);
       return due.length >= stoppedAt.length + 2 ? due : undefined;
-    });
+    }, logs);
     const catchUp = after[stoppedAt.length]!;
     const next = after[stoppedAt.length + 1]!;
     // One firing for all the missed times (the first of them), not one per missed interval …
@@ -118,21 +125,21 @@ describe('schedules', () => {
     const skipped = await until('a skipped firing', async () => {
       const schedule = await scheduleOf(session);
       return schedule.skippedCount >= 1 ? schedule : undefined;
-    });
+    }, logs);
     expect(skipped.firedCount).toBe(1);
     expect(await firedDueTimes(session)).toHaveLength(1);
 
     const card = await until('the question card', async () => {
       const { body } = await relay.api('GET', `/api/v1/cards?session=${session}&pending=1`);
       return body.cards[0];
-    });
+    }, logs);
     const answered = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['yes'] });
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
 
     const fired = await until('the next firing after the queued message ran', async () => {
       const schedule = await scheduleOf(session);
       return schedule.firedCount >= 2 ? schedule : undefined;
-    });
+    }, logs);
     expect(fired.skippedCount).toBeGreaterThanOrEqual(1);
   });
 
@@ -150,14 +157,14 @@ describe('schedules', () => {
     const turn = await until('the setter turn', async () => {
       const result = await relay.api('GET', `/api/v1/sessions/${setter.id}/wait?message_id=${setter.messageId}&wait_seconds=120`);
       return ['queued', 'running'].includes(result.body.status) ? undefined : result.body;
-    });
+    }, logs);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply.text.split('\n')[1], turn.reply.text).toMatch(/"ok":true/);
     expect(turn.reply.text).toMatch(/^schedule → desk into session "Target": every 600 min, next \S+ \(sch_[0-9a-f]{12}\)/);
     const ended = await until('the schedule ends with its archived target', async () => {
       const schedule = await scheduleOf(target.id);
       return schedule?.endReason ? schedule : undefined;
-    });
+    }, logs);
     expect(ended).toMatchObject({ title: 'Ping', session: { id: target.id, title: 'Target' }, setBy: { id: setter.id, title: 'Setter' }, endReason: 'archived' });
     expect((await scheduleOf(setter.id)).id).toBe(ended.id);
   });
@@ -179,7 +186,7 @@ describe('schedules', () => {
     const turn = await until('the refusals turn', async () => {
       const result = await relay.api('GET', `/api/v1/sessions/${started.id}/wait?message_id=${started.messageId}&wait_seconds=120`);
       return ['queued', 'running'].includes(result.body.status) ? undefined : result.body;
-    });
+    }, logs);
     expect(turn.status).toBe('done');
     expect(turn.reply.text.split('\n')).toEqual([
       'REMOTE_RELAY_INVALID_INPUT',

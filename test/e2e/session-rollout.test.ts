@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finish, scriptSession } from '../harness/script-turns.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { until } from '../harness/until.ts';
 
 const GRACE_SECONDS = 15;
 let relay: Relay;
@@ -20,22 +21,12 @@ afterAll(async () => {
   await relay?.stop();
 });
 
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 /** Waits until the session's running turn has written `text` as its reply so far. */
 const inFlight = (sessionId: string, text: string) =>
-  until(async () => {
+  until(`${sessionId} shows "${text}" in flight`, async () => {
     const read = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
     return read.body?.inFlight?.includes(text) ? true : undefined;
-  }, `${sessionId} shows "${text}" in flight`);
+  });
 
 const result = async (sessionId: string, messageId: string) =>
   (await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=0`)).body;
@@ -66,7 +57,7 @@ describe('SIGTERM to the session service mid-turn', () => {
     relay.services.session.start();
     await relay.waitReady('session');
     // The gateway's connection comes back within its reconnect backoff.
-    await until(async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined), 'the gateway reaches the new replica');
+    await until('the gateway reaches the new replica', async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined));
     const shortEnd = await result(short.id, short.messageId);
     expect(shortEnd, JSON.stringify(shortEnd)).toMatchObject({ status: 'done', reply: { text: 'started\nfinished during the rollout' } });
     const longEnd = await result(long.id, long.messageId);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishAllowingCommands } from '../harness/script-turns.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { until } from '../harness/until.ts';
 
 let relay: Relay;
 let folder: string;
@@ -20,16 +21,6 @@ async function run(title: string, text: string, cwd?: string): Promise<{ id: str
   const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text, ...(cwd ? { cwd } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { id: created.body.session.id, turn: await finishAllowingCommands(relay, created.body.session.id, created.body.message_id) };
-}
-
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 /** The watcher's turn: read_task_output through relay_tool; with no reply step, its reply is the result as JSON. */
@@ -71,10 +62,10 @@ describe('npm test in the background, watched from another session', () => {
     taskId = id;
     expect(taskId).toMatch(/^task_/);
 
-    const read = await until(async () => {
+    const read = await until('the run has counts', async () => {
       const { body } = await relay.api('GET', `/api/v1/sessions/${builder}`);
       return body.session.tasks[0]?.counts?.failed === 1 ? body : undefined;
-    }, 'the run has counts');
+    });
     expect(read.state).toBe('background_only');
     expect(read.session.tasks).toEqual([
       expect.objectContaining({
@@ -112,10 +103,10 @@ describe('npm test in the background, watched from another session', () => {
 
   it('once released, the run fails (a test failed: exit code 1), the session goes idle, and the watcher reads the final counts', async () => {
     await writeFile(join(folder, 'release'), '');
-    await until(async () => {
+    await until('the run ended', async () => {
       const { body } = await relay.api('GET', `/api/v1/sessions/${builder}`);
       return body.session.tasks[0]?.status === 'failed' ? body : undefined;
-    }, 'the run ended');
+    });
     const { body } = await relay.api('GET', `/api/v1/sessions/${builder}`);
     expect(body.state).toBe('idle');
     expect(body.session.tasks[0]).toMatchObject({ status: 'failed', exitCode: 1, counts: { runner: 'vitest', passed: 54, failed: 1, skipped: 0, final: true } });
@@ -155,10 +146,10 @@ describe('npm test in the background, watched from another session', () => {
     await setQuietMinutes(2);
     const started = await run('Deploy', 'task echo "waiting for the registry"; exec sleep 600\nreply started {{result.taskId}}', folder);
     const quietTaskId = started.turn.reply.text.split(' ')[1];
-    const { body } = await until(async () => {
+    const { body } = await until('the task is quiet', async () => {
       const read = await relay.api('GET', `/api/v1/sessions/${started.id}`);
       return read.body.session.tasks[0]?.health?.quiet === true ? read : undefined;
-    }, 'the task is quiet');
+    });
     expect(body.state).toBe('background_only');
     expect(body.session.tasks[0]).toMatchObject({ taskId: quietTaskId, status: 'running', health: { quiet: true, quietAfterMinutes: 2 } });
     expect(body.session.tasks[0].health.minutesSinceOutput).toBeGreaterThanOrEqual(2);

@@ -13,6 +13,7 @@ import { callUnary, checkHealth, createClient, makeServiceCredentials, serviceAu
 import { createTestDatabase, freePort, startNats } from '@relay/testing';
 import { parseClockSpec } from '@relay/clock';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
+import { until } from './until.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const STATEFUL = ['session', 'subscription', 'scheduler', 'question', 'pairing'] as const;
@@ -127,6 +128,8 @@ export interface Relay extends RelayClient {
    * when it starts again. An instant already passed changes nothing.
    */
   jumpTo(instant: string | Date): Promise<void>;
+  /** The relay's virtual clock (RELAY_CLOCK) now, jumps included. */
+  now(): Date;
   logs(): string;
 }
 
@@ -182,13 +185,9 @@ export async function signIn(client: RelayClient, name: string, role?: 'admin' |
   client.userToken = user.token;
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
+/** Resolves once `check` answers true (a check that fails counts as false). */
+async function whenTrue(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+  await until(what, async () => ((await check().catch(() => false)) ? true : undefined), { timeoutMs });
 }
 
 /** Starts a relay; call stop() in afterAll. */
@@ -253,20 +252,23 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   const waitReady = (service: ServiceName) =>
     service === 'gateway'
-      ? until('gateway', async () => (await fetch(`${gatewayUrl}/readyz`)).ok, options.readyTimeoutMs)
-      : until(service, () => checkHealth(address(service), '', 2000, serviceAuth(credentials, 'gateway')), options.readyTimeoutMs);
+      ? whenTrue('the gateway answering /readyz', async () => (await fetch(`${gatewayUrl}/readyz`)).ok, options.readyTimeoutMs)
+      : whenTrue(`the ${service} service answering its health check`, () => checkHealth(address(service), '', 2000, serviceAuth(credentials, 'gateway')), options.readyTimeoutMs);
 
   let skipped = 0;
-  const jumpTo = async (instant: string | Date) => {
+  const now = () => {
     const clock = parseClockSpec(common['RELAY_CLOCK']);
-    if (clock.kind === 'system') throw new Error('jumpTo needs a virtual clock: start the relay with RELAY_CLOCK');
-    const ahead = new Date(instant).getTime() - (clock.start.getTime() + (Date.now() - clockEpoch) * clock.rate + skipped);
+    if (clock.kind === 'system') throw new Error('the relay runs the system clock: start it with RELAY_CLOCK for a virtual one');
+    return new Date(clock.start.getTime() + (Date.now() - clockEpoch) * clock.rate + skipped);
+  };
+  const jumpTo = async (instant: string | Date) => {
+    const ahead = new Date(instant).getTime() - now().getTime();
     if (ahead <= 0) return;
     skipped += Math.ceil(ahead);
     await writeFile(`${clockControl}.tmp`, String(skipped));
     await rename(`${clockControl}.tmp`, clockControl);
     const running = [...STATEFUL, 'gateway' as const].filter((service) => services[service].running);
-    await until('every service on the skipped clock', async () => {
+    await whenTrue('every service on the skipped clock', async () => {
       const applied = await Promise.all(running.map((service) => readFile(`${clockControl}.${service}`, 'utf8').catch(() => '')));
       return applied.every((figure) => figure === String(skipped));
     }, 30_000);
@@ -280,6 +282,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     startUpMs: {},
     waitReady,
     jumpTo,
+    now,
     logs: () => Object.values(services).map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
     async stop() {
       client.sessionClient.close();

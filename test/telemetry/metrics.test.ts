@@ -4,21 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
-import { OtlpReceiver, type ReceivedPoint } from '../harness/otlp-receiver.ts';
+import { OtlpReceiver } from '../harness/otlp-receiver.ts';
+import { until } from '../harness/until.ts';
 
 let relay: Relay;
 let agent: Client;
 const receiver = new OtlpReceiver();
 
-async function eventually(what: string, find: () => ReceivedPoint | undefined, timeoutMs = 60_000): Promise<ReceivedPoint> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no ${what} arrived; metrics seen: ${[...new Set(receiver.points.map((p) => `${p.service}:${p.name}`))].join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** What a wait for metrics shows when they never come. */
+const seen = { timeoutMs: 60_000, detail: () => `metrics seen: ${[...new Set(receiver.points.map((p) => `${p.service}:${p.name}`))].join(', ')}` };
 
 /** The latest exported point of `name` from `service` with these attributes. */
 const point = (service: string, name: string, attributes: Record<string, unknown> = {}) =>
@@ -50,15 +44,25 @@ describe('relay_tool RED', () => {
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'read_session', session: 'no-such-session' } });
 
-    const calls = await eventually('relay.tool.calls for list_sessions', () => point('relay-gateway', 'relay.tool.calls', { 'relay.tool.action': 'list_sessions', 'relay.tool.outcome': 'ok' }));
+    const calls = await until(
+      'relay.tool.calls for list_sessions',
+      () => point('relay-gateway', 'relay.tool.calls', { 'relay.tool.action': 'list_sessions', 'relay.tool.outcome': 'ok' }),
+      seen,
+    );
     expect(calls).toMatchObject({ unit: '{call}', kind: 'sum' });
     expect(calls.value).toBeGreaterThanOrEqual(1);
-    const duration = await eventually('relay.tool.duration for list_sessions', () => point('relay-gateway', 'relay.tool.duration', { 'relay.tool.action': 'list_sessions' }));
+    const duration = await until(
+      'relay.tool.duration for list_sessions',
+      () => point('relay-gateway', 'relay.tool.duration', { 'relay.tool.action': 'list_sessions' }),
+      seen,
+    );
     expect(duration).toMatchObject({ unit: 's', kind: 'histogram' });
     expect(duration.count).toBeGreaterThanOrEqual(1);
 
-    const refused = await eventually('relay.tool.calls for a refused read_session', () =>
-      point('relay-gateway', 'relay.tool.calls', { 'relay.tool.action': 'read_session', 'relay.tool.outcome': 'refused' }),
+    const refused = await until(
+      'relay.tool.calls for a refused read_session',
+      () => point('relay-gateway', 'relay.tool.calls', { 'relay.tool.action': 'read_session', 'relay.tool.outcome': 'refused' }),
+      seen,
     );
     expect(refused.attributes['relay.tool.code']).toMatch(/^REMOTE_RELAY_/);
   });
@@ -67,8 +71,10 @@ describe('relay_tool RED', () => {
 describe('gRPC RED', () => {
   it('times each served method in seconds by method and status code', async () => {
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
-    const served = await eventually('rpc.server.call.duration of ListSessions', () =>
-      point('relay-session', 'rpc.server.call.duration', { 'rpc.method': 'relay.session.v1.SessionService/ListSessions', 'rpc.response.status_code': 'OK' }),
+    const served = await until(
+      'rpc.server.call.duration of ListSessions',
+      () => point('relay-session', 'rpc.server.call.duration', { 'rpc.method': 'relay.session.v1.SessionService/ListSessions', 'rpc.response.status_code': 'OK' }),
+      seen,
     );
     expect(served).toMatchObject({ unit: 's', kind: 'histogram', attributes: { 'rpc.system.name': 'grpc' } });
     expect(served.count).toBeGreaterThanOrEqual(1);
@@ -78,8 +84,10 @@ describe('gRPC RED', () => {
 describe('bus consumers', () => {
   it('count each message they settle by consumer and outcome', async () => {
     await relay.createExternalSession('Measured event');
-    const processed = await eventually('messaging.process.duration of the subscription service', () =>
-      point('relay-subscription', 'messaging.process.duration', { 'messaging.consumer.group.name': 'subscription-session-events', 'relay.bus.outcome': 'ack' }),
+    const processed = await until(
+      'messaging.process.duration of the subscription service',
+      () => point('relay-subscription', 'messaging.process.duration', { 'messaging.consumer.group.name': 'subscription-session-events', 'relay.bus.outcome': 'ack' }),
+      seen,
     );
     expect(processed).toMatchObject({ unit: 's', kind: 'histogram', attributes: { 'messaging.system': 'nats' } });
     expect(processed.count).toBeGreaterThanOrEqual(1);
@@ -94,7 +102,11 @@ describe('scheduler firing lateness', () => {
       text: `relay_tool ${JSON.stringify({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 })}`,
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const lateness = await eventually('relay.scheduler.firing.lateness', () => point('relay-scheduler', 'relay.scheduler.firing.lateness'), 90_000);
+    const lateness = await until(
+      'relay.scheduler.firing.lateness',
+      () => point('relay-scheduler', 'relay.scheduler.firing.lateness'),
+      { ...seen, timeoutMs: 90_000 },
+    );
     expect(lateness).toMatchObject({ unit: 's', kind: 'histogram' });
     expect(lateness.count).toBeGreaterThanOrEqual(1);
     expect(lateness.value).toBeGreaterThanOrEqual(0);
@@ -104,12 +116,20 @@ describe('scheduler firing lateness', () => {
 describe('subscription gauges', () => {
   it('reports held events by status, due deliveries and the lag of its consumers', async () => {
     for (const status of ['held', 'waiting', 'released']) {
-      const held = await eventually(`held_events ${status}`, () => point('relay-subscription', 'relay.subscription.held_events', { 'relay.subscription.event_status': status }));
+      const held = await until(
+        `held_events ${status}`,
+        () => point('relay-subscription', 'relay.subscription.held_events', { 'relay.subscription.event_status': status }),
+        seen,
+      );
       expect(held).toMatchObject({ unit: '{event}', kind: 'gauge' });
     }
-    expect(await eventually('due_deliveries', () => point('relay-subscription', 'relay.subscription.due_deliveries'))).toMatchObject({ unit: '{delivery}', kind: 'gauge' });
+    expect(await until('due_deliveries', () => point('relay-subscription', 'relay.subscription.due_deliveries'), seen)).toMatchObject({ unit: '{delivery}', kind: 'gauge' });
     for (const durable of ['subscription-session-events', 'subscription-watch-session-events', 'subscription-watch-question-events']) {
-      const lag = await eventually(`consumer lag of ${durable}`, () => point('relay-subscription', 'relay.subscription.consumer.lag', { 'relay.bus.consumer': durable }));
+      const lag = await until(
+        `consumer lag of ${durable}`,
+        () => point('relay-subscription', 'relay.subscription.consumer.lag', { 'relay.bus.consumer': durable }),
+        seen,
+      );
       expect(lag).toMatchObject({ unit: '{message}', kind: 'gauge' });
       expect(lag.value).toBeGreaterThanOrEqual(0);
     }

@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { allowCard, finish, scriptSession } from '../harness/script-turns.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.ts';
+import { until } from '../harness/until.ts';
 
 const SERVER = 2;
 const PRODUCER = 4;
@@ -18,15 +19,8 @@ let agent: Client;
 let callerId: string;
 const receiver = new OtlpReceiver();
 
-async function eventually<T>(find: () => T | undefined, what: string, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`${what} never showed; ${receiver.spans.length} spans seen`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** What a wait for spans shows when they never come. */
+const seen = { timeoutMs: 90_000, detail: () => `${receiver.spans.length} spans seen` };
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
 
@@ -104,24 +98,26 @@ describe('one user action, one trace', () => {
 
     const sent = await agent.callTool({ name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'reply done again', wait_seconds: 0 } });
     expect(JSON.parse((sent.content as { text: string }[])[0]!.text)).toMatchObject({ ok: true });
-    const sendSpan = await eventually(
-      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'send'),
+    const sendSpan = await until(
       'the gateway span of the send',
+      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'send'),
+      seen,
     );
-    const first = await eventually(() => rootOf(sendSpan), 'the first span of the send');
+    const first = await until('the first span of the send', () => rootOf(sendSpan), seen);
     expect(first.service).toBe('relay-gateway');
     expect(first.kind).toBe(SERVER);
 
     // Each turn of the watcher ran in a trace of its own: the one the wake-up started is the last to come.
-    const reached = await eventually(() => {
+    const reached = await until('the watcher’s turn, reachable from the send', () => {
       const spans = walk(first);
       const watcherTurn = spans.find(turnOf(watcher.id));
       return watcherTurn ? spans : undefined;
-    }, 'the watcher’s turn, reachable from the send');
+    }, seen);
     // The turn's start is announced in the send's own trace (the runner claims it outside any trace).
-    const started = await eventually(
-      () => receiver.trace(first.traceId).find((s) => s.service === 'relay-session' && s.kind === PRODUCER && s.attributes['relay.bus.subject'] === 'relay.session.v1.turn_started'),
+    const started = await until(
       'the turn_started publish span in the send’s trace',
+      () => receiver.trace(first.traceId).find((s) => s.service === 'relay-session' && s.kind === PRODUCER && s.attributes['relay.bus.subject'] === 'relay.session.v1.turn_started'),
+      seen,
     );
     expect(started.traceId).toBe(first.traceId);
     const workerTurn = reached.find(turnOf(worker.id));
@@ -138,10 +134,10 @@ describe('one user action, one trace', () => {
     expect(watcherTurn.links.map((link) => link.traceId)).toContain(wakeUp!.traceId);
     // The turns' log lines carry their traces.
     for (const turn of [workerTurn!, watcherTurn]) {
-      const lines = await eventually(() => {
+      const lines = await until('the turn’s log lines', () => {
         const found = turnLogLines(String(turn.attributes['relay.turn.id']));
         return found.some((line) => line.msg === 'turn ended') ? found : undefined;
-      }, 'the turn’s log lines');
+      }, seen);
       expect(lines.map((line) => [line.msg, line.trace_id])).toEqual(expect.arrayContaining([['turn started', turn.traceId], ['turn ended', turn.traceId]]));
     }
     // Each hop that runs later starts a trace of its own, so no trace grows with the chain.
@@ -150,12 +146,17 @@ describe('one user action, one trace', () => {
 
   it('a schedule’s firing links to the call that set it', async () => {
     await scriptSession(relay, 'Ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
-    const firing = await eventually(() => receiver.spans.find((s) => s.service === 'relay-scheduler' && s.name === 'schedule firing'), 'a schedule firing span');
+    const firing = await until(
+      'a schedule firing span',
+      () => receiver.spans.find((s) => s.service === 'relay-scheduler' && s.name === 'schedule firing'),
+      seen,
+    );
     expect(firing.attributes['relay.schedule.id']).toEqual(expect.any(String));
     expect(firing.links).toHaveLength(1);
-    const setter = await eventually(
-      () => receiver.trace(firing.links[0]!.traceId).find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'schedule'),
+    const setter = await until(
       'the relay_tool schedule call in the trace the firing links to',
+      () => receiver.trace(firing.links[0]!.traceId).find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'schedule'),
+      seen,
     );
     // The call that set it ran in the script turn's trace; the firing's queued prompt is reached from it by links.
     expect(walk(setter).some((s) => s.spanId === firing.spanId)).toBe(true);
@@ -175,7 +176,7 @@ describe('the background loops at rest', () => {
     const marker = async (): Promise<void> => {
       const count = markers();
       await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
-      await eventually(() => (markers() > count ? true : undefined), 'the marker call');
+      await until('the marker call', () => (markers() > count ? true : undefined), seen);
     };
     // A console page stays open through the rest: its stream reads the owners once a second, for hours.
     const page = new AbortController();

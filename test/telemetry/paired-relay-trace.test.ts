@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.ts';
+import { until } from '../harness/until.ts';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -13,15 +14,8 @@ let b: Relay;
 const receiverA = new OtlpReceiver();
 const receiverB = new OtlpReceiver();
 
-async function eventually<T>(find: () => T | undefined, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`no ${what} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** How long a wait for spans looks. */
+const seen = { timeoutMs: 30_000 };
 
 /** True when `span` descends from `ancestor` through parent links inside `trace`. */
 function descends(span: ReceivedSpan, ancestor: ReceivedSpan, trace: ReceivedSpan[]): boolean {
@@ -51,9 +45,10 @@ describe('a call to a paired relay is one trace', () => {
     const created = await a.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Tracer', text });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
 
-    const toolSpan = await eventually(
-      () => receiverA.spans.find((s) => s.service === 'relay-gateway' && s.name === 'relay_tool list_sessions'),
+    const toolSpan = await until(
       "relay-a's relay_tool span",
+      () => receiverA.spans.find((s) => s.service === 'relay-gateway' && s.name === 'relay_tool list_sessions'),
+      seen,
     );
     const traceId = toolSpan.traceId;
     // relay-a: the MCP request's server span holds the tool span; the gateway calls its pairing service over gRPC.
@@ -61,34 +56,39 @@ describe('a call to a paired relay is one trace', () => {
     const mcpRequest = onA().find((s) => s.service === 'relay-gateway' && s.kind === SERVER);
     expect(mcpRequest).toBeDefined();
     expect(descends(toolSpan, mcpRequest!, onA())).toBe(true);
-    const forwardServer = await eventually(
-      () => onA().find((s) => s.service === 'relay-pairing' && s.kind === SERVER && s.name.endsWith('PairingService/ForwardToolCall')),
+    const forwardServer = await until(
       "relay-a's pairing service ForwardToolCall span in the trace",
+      () => onA().find((s) => s.service === 'relay-pairing' && s.kind === SERVER && s.name.endsWith('PairingService/ForwardToolCall')),
+      seen,
     );
     const forwardClient = onA().find((s) => s.service === 'relay-gateway' && s.kind === CLIENT && s.name.endsWith('PairingService/ForwardToolCall'));
     expect(forwardClient).toBeDefined();
     expect(descends(forwardClient!, toolSpan, onA())).toBe(true);
     expect(forwardServer.parentSpanId).toBe(forwardClient!.spanId);
-    const httpOut = await eventually(
-      () => onA().find((s) => s.service === 'relay-pairing' && s.kind === CLIENT && s.name === 'POST /relay/v1/tool'),
+    const httpOut = await until(
       "relay-a's HTTP call to relay-b",
+      () => onA().find((s) => s.service === 'relay-pairing' && s.kind === CLIENT && s.name === 'POST /relay/v1/tool'),
+      seen,
     );
     expect(descends(httpOut, forwardServer, onA())).toBe(true);
 
     // relay-b: its gateway continues the trace from relay-a's HTTP call, and calls its session service.
     const onB = () => receiverB.trace(traceId);
-    const httpIn = await eventually(
-      () => onB().find((s) => s.service === 'relay-gateway' && s.kind === SERVER && s.parentSpanId === httpOut.spanId),
+    const httpIn = await until(
       "relay-b's gateway server span under relay-a's HTTP call",
+      () => onB().find((s) => s.service === 'relay-gateway' && s.kind === SERVER && s.parentSpanId === httpOut.spanId),
+      seen,
     );
-    const remoteTool = await eventually(
-      () => onB().find((s) => s.service === 'relay-gateway' && s.name === 'relay_tool list_sessions from paired relay'),
+    const remoteTool = await until(
       "relay-b's span for the forwarded call",
+      () => onB().find((s) => s.service === 'relay-gateway' && s.name === 'relay_tool list_sessions from paired relay'),
+      seen,
     );
     expect(descends(remoteTool, httpIn, onB())).toBe(true);
-    const sessionServer = await eventually(
-      () => onB().find((s) => s.service === 'relay-session' && s.kind === SERVER && s.name.endsWith('SessionService/ListSessions')),
+    const sessionServer = await until(
       "relay-b's session service ListSessions span in the same trace",
+      () => onB().find((s) => s.service === 'relay-session' && s.kind === SERVER && s.name.endsWith('SessionService/ListSessions')),
+      seen,
     );
     expect(descends(sessionServer, remoteTool, onB())).toBe(true);
   });

@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { allowCard, finish, scriptSession } from '../harness/script-turns.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.ts';
+import { until } from '../harness/until.ts';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -18,21 +19,15 @@ let relay: Relay;
 let agent: Client;
 const receiver = new OtlpReceiver();
 
-async function eventually<T>(find: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`no ${what} arrived; spans seen: ${receiver.spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** What a wait for spans shows when they never come. */
+const seen = { timeoutMs: 20_000, detail: () => `spans seen: ${receiver.spans.map((s) => `${s.service}:${s.name}`).join(', ')}` };
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
 
 /** The producer span of `subject` from `service`, and the consumer span of the same message in `consumer`, in one trace. */
 async function busEdge(service: string, consumer: string, subject: string): Promise<{ producer: ReceivedSpan; consumed: ReceivedSpan; trace: ReceivedSpan[] }> {
-  const consumed = await eventually(
+  const consumed = await until(
+    `a ${consumer} consumer span of ${subject} in a trace with a ${service} producer span`,
     () =>
       receiver.spans.find(
         (s) =>
@@ -41,8 +36,7 @@ async function busEdge(service: string, consumer: string, subject: string): Prom
           s.attributes['relay.bus.subject'] === subject &&
           receiver.trace(s.traceId).some((p) => p.service === service && p.kind === PRODUCER && p.attributes['relay.bus.subject'] === subject),
       ),
-    `a ${consumer} consumer span of ${subject} in a trace with a ${service} producer span`,
-    90_000,
+    { ...seen, timeoutMs: 90_000 },
   );
   const trace = receiver.trace(consumed.traceId);
   const producer = trace.find((s) => s.service === service && s.kind === PRODUCER && s.attributes['relay.bus.subject'] === subject)!;
@@ -74,13 +68,15 @@ afterAll(async () => {
 describe('one relay_tool call is one trace', () => {
   it('covers the MCP call in the gateway, the gRPC call and the session service database work', async () => {
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
-    const toolSpan = await eventually(
-      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'list_sessions'),
+    const toolSpan = await until(
       'relay_tool span',
+      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'list_sessions'),
+      seen,
     );
-    const grpcServer = await eventually(
-      () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-session' && s.kind === SERVER && s.name.endsWith('SessionService/ListSessions')),
+    const grpcServer = await until(
       'session service gRPC server span in the same trace',
+      () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-session' && s.kind === SERVER && s.name.endsWith('SessionService/ListSessions')),
+      seen,
     );
     const trace = receiver.trace(toolSpan.traceId);
     const grpcClient = trace.find((s) => s.service === 'relay-gateway' && s.kind === CLIENT && s.name.endsWith('SessionService/ListSessions'));
@@ -90,10 +86,10 @@ describe('one relay_tool call is one trace', () => {
     const httpServer = trace.find((s) => s.service === 'relay-gateway' && s.kind === SERVER);
     expect(httpServer).toBeDefined();
     expect(descends(toolSpan, httpServer!, trace)).toBe(true);
-    const dbWork = await eventually(() => {
+    const dbWork = await until('a database query of the session service under its ListSessions span', () => {
       const current = receiver.trace(toolSpan.traceId);
       return current.find((s) => s.service === 'relay-session' && s.kind === CLIENT && s.name.startsWith('pg.query') && descends(s, grpcServer, current));
-    }, 'a database query of the session service under its ListSessions span');
+    }, seen);
     expect(dbWork.traceId).toBe(toolSpan.traceId);
   });
 });
@@ -101,13 +97,15 @@ describe('one relay_tool call is one trace', () => {
 describe('an outbox event keeps its trace', () => {
   it('the subscription service consumer span continues the session service producer span', async () => {
     await relay.createExternalSession('Event with a trace');
-    const producer = await eventually(
-      () => receiver.spans.find((s) => s.service === 'relay-session' && s.kind === PRODUCER && s.name.includes('session_created')),
+    const producer = await until(
       'producer span',
+      () => receiver.spans.find((s) => s.service === 'relay-session' && s.kind === PRODUCER && s.name.includes('session_created')),
+      seen,
     );
-    const consumer = await eventually(
-      () => receiver.trace(producer.traceId).find((s) => s.service === 'relay-subscription' && s.kind === CONSUMER && s.name.includes('session_created')),
+    const consumer = await until(
       'consumer span in the producer trace',
+      () => receiver.trace(producer.traceId).find((s) => s.service === 'relay-subscription' && s.kind === CONSUMER && s.name.includes('session_created')),
+      seen,
     );
     expect(descends(consumer, producer, receiver.trace(producer.traceId))).toBe(true);
   });
@@ -116,13 +114,15 @@ describe('an outbox event keeps its trace', () => {
 describe('gateway → question', () => {
   it('an ask is one trace from the MCP call to the question service', async () => {
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'ask', question: 'Ship tonight?', options: ['Yes', 'No'] } });
-    const toolSpan = await eventually(
-      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'ask'),
+    const toolSpan = await until(
       'relay_tool ask span',
+      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'ask'),
+      seen,
     );
-    const server = await eventually(
-      () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-question' && s.kind === SERVER && s.name.includes('QuestionService/')),
+    const server = await until(
       'question service gRPC server span in the same trace',
+      () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-question' && s.kind === SERVER && s.name.includes('QuestionService/')),
+      seen,
     );
     expect(descends(server, toolSpan, receiver.trace(toolSpan.traceId))).toBe(true);
   });
@@ -141,10 +141,10 @@ describe('subscription → bus → session', () => {
     const { producer, consumed, trace } = await busEdge('relay-subscription', 'relay-session', 'relay.subscription.v1.cmd.deliver_wakeup');
     expect(descends(consumed, producer, trace)).toBe(true);
     // The consumer's work (the watcher's new turn) is database work in the same trace.
-    await eventually(() => {
+    await until('session service database work under the wake-up consumer span', () => {
       const current = receiver.trace(producer.traceId);
       return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
-    }, 'session service database work under the wake-up consumer span');
+    }, seen);
   });
 });
 
@@ -153,9 +153,9 @@ describe('scheduler → bus → session', () => {
     await scriptSession(relay, 'Traced ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
     const { producer, consumed, trace } = await busEdge('relay-scheduler', 'relay-session', 'relay.scheduler.v1.cmd.queue_prompt');
     expect(descends(consumed, producer, trace)).toBe(true);
-    await eventually(() => {
+    await until('session service database work under the scheduled-prompt consumer span', () => {
       const current = receiver.trace(producer.traceId);
       return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
-    }, 'session service database work under the scheduled-prompt consumer span');
+    }, seen);
   });
 });
