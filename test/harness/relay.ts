@@ -13,6 +13,7 @@ import { callUnary, checkHealth, createClient, makeServiceCredentials, serviceAu
 import { createTestDatabase, freePort, startNats } from '@relay/testing';
 import { parseClockSpec } from '@relay/clock';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
+import { oneAtATime } from './one-at-a-time.ts';
 import { until } from './until.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -190,8 +191,12 @@ async function whenTrue(what: string, check: () => Promise<boolean>, timeoutMs =
   await until(what, async () => ((await check().catch(() => false)) ? true : undefined), { timeoutMs });
 }
 
-/** Starts a relay; call stop() in afterAll. */
-export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
+/** Starts a relay, once no other relay of this test run is starting (one-at-a-time.ts); call stop() in afterAll. */
+export function startRelay(options: RelayOptions = {}): Promise<Relay> {
+  return oneAtATime(() => bootRelay(options));
+}
+
+async function bootRelay(options: RelayOptions): Promise<Relay> {
   const name = options.name ?? 'e2e';
   const nats = await startNats();
   const clockDir = await mkdtemp(join(tmpdir(), 'relay-clock-'));

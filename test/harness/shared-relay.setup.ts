@@ -1,5 +1,6 @@
 // The e2e project's global setup: starts the shared relay (shared-relay.ts) when a file first asks for it, so a run
-// of files that all have relays of their own starts none, and stops it after the last file.
+// of files that all have relays of their own starts none, and stops it after the last file. A start that failed is
+// tried again at the next file's request.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
@@ -8,8 +9,11 @@ import { startRelay, type Relay } from './relay.ts';
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let relay: Promise<Relay> | undefined;
   const server = createServer((_request, response) => {
-    relay ??= startRelay({ name: 'desk' });
-    relay.then(
+    const starting = (relay ??= startRelay({ name: 'desk' }).catch((error: unknown) => {
+      relay = undefined;
+      throw error;
+    }));
+    starting.then(
       (started) => response.end(JSON.stringify(started.connection)),
       (error: Error) => response.writeHead(500).end(error.message),
     );
