@@ -33,8 +33,9 @@ export default defineConfig({
       { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
       // Checks of files (manifests, Dockerfiles, imports) that start nothing: they run beside the others.
       { extends: true, test: { name: 'static', include: STATIC, testTimeout: 120_000, hookTimeout: 120_000 } },
-      { extends: true, test: { name: 'e2e-four-relays', include: FOUR_RELAYS, globalSetup: [BUILD_SERVICES], testTimeout: 120_000, hookTimeout: 120_000 } },
-      // After the others; each file is a user of the shared relay or starts relays of its own (ADR 0006).
+      { extends: true, test: { name: 'e2e-four-relays', include: FOUR_RELAYS, globalSetup: [BUILD_SERVICES], testTimeout: 120_000, hookTimeout: 300_000 } },
+      // After the others; each file is a user of the shared relay or starts relays of its own (ADR 0006). Relays start
+      // one at a time (test/harness/one-at-a-time.ts), so a file's beforeAll may wait for another file's relay first.
       {
         extends: true,
         test: {
@@ -43,7 +44,7 @@ export default defineConfig({
           exclude: [...STATIC, ...FOUR_RELAYS],
           globalSetup: [BUILD_SERVICES, SHARED_RELAY],
           testTimeout: 120_000,
-          hookTimeout: 120_000,
+          hookTimeout: 300_000,
           sequence: { groupOrder: 1 },
         },
       },
