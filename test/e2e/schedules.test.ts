@@ -91,6 +91,13 @@ describe('schedules', () => {
     // What it fired before it stopped, from its own table: a firing still on its way into the session counts too.
     const stoppedAt = await recordedDueTimes(scheduleId);
     const lastBefore = stoppedAt[stoppedAt.length - 1]!;
+    // The session has run each of them before the clock moves on: a message still waiting when the scheduler is
+    // back would make its next firing skip.
+    await until('the session ran every firing so far', async () => {
+      const { body } = await relay.api('GET', `/api/v1/sessions/${session}?last=100`);
+      const fired = body.messages.filter((m: { role: string }) => m.role === 'schedule').length;
+      return fired === stoppedAt.length && body.session.state === 'idle' ? true : undefined;
+    }, logs);
     await relay.jumpTo(new Date(relay.now().getTime() + (3 * every + 1) * MINUTE));
     relay.services.scheduler.start();
     await relay.waitReady('scheduler');
