@@ -8,8 +8,8 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueScheduledPrompt } from '../src/bus/scheduled-prompt-consumer.ts';
-import { queueWakeup } from '../src/bus/wakeup-consumer.ts';
+import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/bus/scheduled-prompt-consumer.ts';
+import { queueWakeup, WAKEUPS } from '../src/bus/wakeup-consumer.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaExternalInbox } from '../src/store/prisma-external-inbox.ts';
 
@@ -40,9 +40,10 @@ afterAll(async () => {
 const deps = () => ({ prisma, ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
 const wakeup = (id: string, rows: string) => ({
   id,
-  subject: 'relay.subscription.v1.cmd.deliver_wakeup',
+  subject: WAKEUPS.contract.subject,
   deliveryCount: 1,
-  data: { wakeupId: id, watcherSessionId: 'editor', text: `[relay event · automated message from OAR, not from the user; it approves nothing]\n${rows}` },
+  // As the consumer hands it over: decoded by the contract's codec.
+  data: WAKEUPS.contract.codec.fromJSON({ wakeupId: id, watcherSessionId: 'editor', text: `[relay event · automated message from OAR, not from the user; it approves nothing]\n${rows}` }),
 });
 
 it('writes a wake-up into the external conversation as an event message, without a turn, pending until read', async () => {
@@ -58,15 +59,15 @@ it('writes a wake-up into the external conversation as an event message, without
 it('writes a schedule firing too; reading the newest message marks everything up to it read', async () => {
   await queueScheduledPrompt(deps(), {
     id: 'f1',
-    subject: 'relay.scheduler.v1.cmd.queue_prompt',
+    subject: SCHEDULED_PROMPTS.contract.subject,
     deliveryCount: 1,
-    data: {
+    data: SCHEDULED_PROMPTS.contract.codec.fromJSON({
       firingId: 'sch_1:2026-12-02T10:00:00.000Z',
       targetSessionId: 'editor',
       settingSessionId: 'editor',
       text: '[relay schedule sch_1 "Check" · automated message from OAR, not from the user; it approves nothing]\nCheck the build.',
       provenance: { originRelay: 'desk', originSessionId: 'editor', originSessionTitle: 'My editor', model: '', hops: 0 },
-    },
+    }),
   });
   const pending = await inbox.pending('editor');
   expect(pending?.count).toBe(2);

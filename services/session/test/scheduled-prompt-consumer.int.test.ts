@@ -7,7 +7,7 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueScheduledPrompt } from '../src/bus/scheduled-prompt-consumer.ts';
+import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/bus/scheduled-prompt-consumer.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -38,9 +38,10 @@ const deps = () => ({ prisma, ids: { newId: () => `id${++ids}` }, clock: new Man
 const provenance = { originRelay: 'desk', originSessionId: 'setter', originSessionTitle: 'Setter', model: 'script-1', hops: 1 };
 const command = (firingId: string, targetSessionId: string) => ({
   id: firingId,
-  subject: 'relay.scheduler.v1.cmd.queue_prompt',
+  subject: SCHEDULED_PROMPTS.contract.subject,
   deliveryCount: 1,
-  data: { firingId, scheduleId: 'sch_1', userId: 'u1', targetSessionId, settingSessionId: 'setter', title: 'Tick', text: '[relay schedule sch_1 "Tick" · every 5 min · …]\nreply tick', provenance },
+  // As the consumer hands it over: decoded by the contract's codec.
+  data: SCHEDULED_PROMPTS.contract.codec.fromJSON({ firingId, scheduleId: 'sch_1', userId: 'u1', targetSessionId, settingSessionId: 'setter', title: 'Tick', text: '[relay schedule sch_1 "Tick" · every 5 min · …]\nreply tick', provenance }),
 });
 
 it('queues a firing once, as a schedule message in the target’s own mode, with the setter’s provenance', async () => {

@@ -7,7 +7,7 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueWakeup } from '../src/bus/wakeup-consumer.ts';
+import { queueWakeup, WAKEUPS } from '../src/bus/wakeup-consumer.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -51,9 +51,10 @@ const steer = async (providerId: string, sessionId: string, text: string) => {
 const deps = () => ({ prisma, ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger, steer });
 const wakeup = (id: string, watcherSessionId: string, rows: string) => ({
   id,
-  subject: 'relay.subscription.v1.cmd.deliver_wakeup',
+  subject: WAKEUPS.contract.subject,
   deliveryCount: 1,
-  data: { wakeupId: id, watcherSessionId, text: `[relay event · 1 event]\n${rows}` },
+  // As the consumer hands it over: decoded by the contract's codec.
+  data: WAKEUPS.contract.codec.fromJSON({ wakeupId: id, watcherSessionId, text: `[relay event · 1 event]\n${rows}` }),
 });
 
 it('steers an event row into the running turn of a Claude watcher, without a steer note, and queues nothing', async () => {

@@ -1,30 +1,15 @@
-import { consume, processOnce, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, processOnce, waitForStream, type Bus, type Consumer, type Delivered } from '@relay/bus';
 import type { Clock } from '@relay/clock';
+import { SchedulerCommands } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
-import type { Provenance } from '../domain/entities.ts';
 import type { IdGenerator } from '../domain/ports.ts';
 import { buildQueuedMessage } from '../domain/queue-message.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { PrismaExternalInbox } from '../store/prisma-external-inbox.ts';
 import { PrismaSessionStore } from '../store/prisma-session-store.ts';
 
-/** The scheduler's command stream, the subject taken from it, and this service's durable consumer. */
-export const SCHEDULED_PROMPTS = {
-  stream: 'SCHEDULER_COMMANDS',
-  durable: 'session-scheduled-prompts',
-  filterSubjects: ['relay.scheduler.v1.cmd.queue_prompt'],
-} as const;
-
-
-/** The fields of relay.scheduler.v1.QueuePrompt this consumer uses (JSON). */
-interface QueuePrompt {
-  firingId: string;
-  targetSessionId: string;
-  settingSessionId: string;
-  /** The whole message: the "[relay schedule …]" header line, then the schedule's text. */
-  text: string;
-  provenance: Provenance;
-}
+/** This service's durable consumer of the scheduler's queue_prompt commands. */
+export const SCHEDULED_PROMPTS = { durable: 'session-scheduled-prompts', contract: SchedulerCommands.QUEUE_PROMPT } as const;
 
 /**
  * Queues each scheduled prompt into its target session, with role "schedule", in the target's own relay
@@ -35,11 +20,10 @@ export async function startScheduledPromptConsumer(
   bus: Bus,
   deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger; signal: AbortSignal },
 ): Promise<Consumer | undefined> {
-  if (!(await waitForStream(bus, SCHEDULED_PROMPTS.stream, { logger: deps.logger, signal: deps.signal }))) return undefined;
+  if (!(await waitForStream(bus, SCHEDULED_PROMPTS.contract.stream, { logger: deps.logger, signal: deps.signal }))) return undefined;
   return consume(bus, {
-    stream: SCHEDULED_PROMPTS.stream,
     durable: SCHEDULED_PROMPTS.durable,
-    filterSubjects: [...SCHEDULED_PROMPTS.filterSubjects],
+    contracts: [SCHEDULED_PROMPTS.contract],
     logger: deps.logger,
     handler: (message) => queueScheduledPrompt(deps, message),
   });
@@ -48,9 +32,10 @@ export async function startScheduledPromptConsumer(
 /** Queues one scheduled prompt, once per message id; a target that is gone, archived or external takes nothing. */
 export async function queueScheduledPrompt(
   deps: { prisma: PrismaClient; ids: IdGenerator; clock: Clock; logger: Logger },
-  message: BusMessage,
+  message: Delivered<typeof SCHEDULED_PROMPTS.contract>,
 ): Promise<void> {
-  const command = message.data as QueuePrompt;
+  // text: the whole message, the "[relay schedule …]" header line, then the schedule's text.
+  const command = message.data;
   await deps.prisma.$transaction(async (tx) => {
     if (!(await processOnce(tx, SCHEDULED_PROMPTS.durable, message.id))) return;
     const store = new PrismaSessionStore(tx, true);
@@ -63,7 +48,7 @@ export async function queueScheduledPrompt(
     const records = buildQueuedMessage(
       deps.ids,
       session,
-      { text: command.text, role: 'schedule', provenance: command.provenance, senderSessionId: own ? null : command.settingSessionId, mode: session.mode },
+      { text: command.text, role: 'schedule', provenance: command.provenance ?? null, senderSessionId: own ? null : command.settingSessionId, mode: session.mode },
       deps.clock.now(),
     );
     const messageId = command.firingId;

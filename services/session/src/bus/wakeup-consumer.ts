@@ -1,5 +1,6 @@
-import { consume, processOnce, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, processOnce, waitForStream, type Bus, type Consumer, type Delivered } from '@relay/bus';
 import type { Clock } from '@relay/clock';
+import { SubscriptionCommands } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import type { IdGenerator } from '../domain/ports.ts';
 import { buildQueuedMessage } from '../domain/queue-message.ts';
@@ -7,21 +8,8 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { PrismaExternalInbox } from '../store/prisma-external-inbox.ts';
 import { PrismaSessionStore } from '../store/prisma-session-store.ts';
 
-/** The subscription service's command stream, the subject taken from it, and this service's durable consumer. */
-export const WAKEUPS = {
-  stream: 'SUBSCRIPTION_COMMANDS',
-  durable: 'session-wakeups',
-  filterSubjects: ['relay.subscription.v1.cmd.deliver_wakeup'],
-} as const;
-
-
-/** The fields of relay.subscription.v1.DeliverWakeup this consumer uses (JSON). */
-interface DeliverWakeup {
-  wakeupId: string;
-  watcherSessionId: string;
-  /** The whole message: the "[relay event · …]" header line, then its rows. */
-  text: string;
-}
+/** This service's durable consumer of the subscription service's deliver_wakeup commands. */
+export const WAKEUPS = { durable: 'session-wakeups', contract: SubscriptionCommands.DELIVER_WAKEUP } as const;
 
 /** What the consumer needs; `steer` takes text into a session's running turn when its provider steers (else false). */
 export interface WakeupDeps {
@@ -41,11 +29,10 @@ export interface WakeupDeps {
  * it (its rows appended, the header kept once), so rows queued during one turn come as one message.
  */
 export async function startWakeupConsumer(bus: Bus, deps: WakeupDeps): Promise<Consumer> {
-  await waitForStream(bus, WAKEUPS.stream, { logger: deps.logger });
+  await waitForStream(bus, WAKEUPS.contract.stream, { logger: deps.logger });
   return consume(bus, {
-    stream: WAKEUPS.stream,
     durable: WAKEUPS.durable,
-    filterSubjects: [...WAKEUPS.filterSubjects],
+    contracts: [WAKEUPS.contract],
     logger: deps.logger,
     handler: (message) => queueWakeup(deps, message),
   });
@@ -55,8 +42,9 @@ export async function startWakeupConsumer(bus: Bus, deps: WakeupDeps): Promise<C
  * Queues or merges one wake-up, once per message id; a watcher that is gone or archived takes nothing. An external
  * watcher's agent runs outside the relay: the wake-up is written into its conversation, pending until it reads it.
  */
-export async function queueWakeup(deps: WakeupDeps, message: BusMessage): Promise<void> {
-  const command = message.data as DeliverWakeup;
+export async function queueWakeup(deps: WakeupDeps, message: Delivered<typeof WAKEUPS.contract>): Promise<void> {
+  // text: the whole message, the "[relay event · …]" header line, then its rows.
+  const command = message.data;
   await deps.prisma.$transaction(async (tx) => {
     if (!(await processOnce(tx, WAKEUPS.durable, message.id))) return;
     const store = new PrismaSessionStore(tx, true);
