@@ -11,7 +11,7 @@ import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_serv
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
-import { SCHEDULER_COMMANDS_STREAM } from './bus/scheduler-commands.ts';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { startSessionEventsConsumer } from './bus/session-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -46,7 +46,7 @@ const changed = () => loop.nudge();
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'scheduler', logger });
-  await ensureStream(bus, { ...SCHEDULER_COMMANDS_STREAM, ...streamSettings(config) });
+  await ensureStream(bus, { ...BusStreams.SCHEDULER_COMMANDS, ...streamSettings(config) });
   // Commands are published right after the firing pass commits; the poll only picks up what a crash left behind.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

@@ -1,22 +1,20 @@
-import { consume, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, waitForStream, type Bus, type Consumer, type Delivered } from '@relay/bus';
 import type { Clock } from '@relay/clock';
+import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import type { ScheduleStore } from '../domain/ports.ts';
 
-/** The session service's stream, the subjects the scheduler takes from it, and its durable consumer. */
-export const SESSION_EVENTS = {
-  stream: 'SESSION_EVENTS',
-  durable: 'scheduler-session-events',
-  // One filter: the NATS server here predates filter_subjects (2.10); the handler skips what it does not use.
-  filterSubjects: ['relay.session.v1.>'],
-} as const;
-
-const ARCHIVED = 'relay.session.v1.archived';
 /**
- * A turn took the message: it started, or it ended (a turn that never started ends too, e.g. stopped). A message
- * written into an external session's conversation waits in no queue: it is taken as it is written.
+ * This service's durable consumer of the session service's events: an archive, and a turn that took a message —
+ * it started, or it ended (a turn that never started ends too, e.g. stopped). A message written into an external
+ * session's conversation waits in no queue: it is taken as it is written.
  */
-const TAKEN = new Set(['relay.session.v1.turn_started', 'relay.session.v1.turn_ended', 'relay.session.v1.message_written']);
+export const SESSION_EVENTS = {
+  durable: 'scheduler-session-events',
+  contracts: [SessionEvents.ARCHIVED, SessionEvents.TURN_STARTED, SessionEvents.TURN_ENDED, SessionEvents.MESSAGE_WRITTEN],
+  // One filter, the whole stream: the NATS server here predates filter_subjects (2.10); the rest is acked unread.
+  wholeStream: BusStreams.SESSION_EVENTS,
+} as const;
 
 /**
  * Follows the sessions the schedules touch: a turn that starts (or ends) on a firing's message means the
@@ -27,27 +25,27 @@ export async function startSessionEventsConsumer(
   bus: Bus,
   deps: { store: ScheduleStore; clock: Clock; logger: Logger; changed: () => void; signal: AbortSignal },
 ): Promise<Consumer | undefined> {
-  if (!(await waitForStream(bus, SESSION_EVENTS.stream, { logger: deps.logger, signal: deps.signal }))) return undefined;
+  if (!(await waitForStream(bus, SESSION_EVENTS.wholeStream.name, { logger: deps.logger, signal: deps.signal }))) return undefined;
   return consume(bus, {
-    stream: SESSION_EVENTS.stream,
     durable: SESSION_EVENTS.durable,
-    filterSubjects: [...SESSION_EVENTS.filterSubjects],
+    contracts: SESSION_EVENTS.contracts,
+    wholeStream: SESSION_EVENTS.wholeStream,
     logger: deps.logger,
     handler: (message) => handleSessionEvent(deps, message),
   });
 }
 
 /** Applies one session event to the schedules. */
-export async function handleSessionEvent(deps: { store: ScheduleStore; clock: Clock; changed: () => void }, message: BusMessage): Promise<void> {
-  const data = (message.data ?? {}) as { messageId?: unknown; sessionId?: unknown };
-  if (message.subject === ARCHIVED) {
-    if (typeof data.sessionId !== 'string') return;
-    const ended = await deps.store.endForSession(data.sessionId, 'archived', deps.clock.now());
+export async function handleSessionEvent(
+  deps: { store: ScheduleStore; clock: Clock; changed: () => void },
+  message: Delivered<(typeof SESSION_EVENTS.contracts)[number]>,
+): Promise<void> {
+  if (message.subject === SessionEvents.ARCHIVED.subject) {
+    if (message.data.sessionId === '') return;
+    const ended = await deps.store.endForSession(message.data.sessionId, 'archived', deps.clock.now());
     if (ended > 0) deps.changed();
     return;
   }
   // Only messages a firing queued carry a firing id ("sch_…:<due time>") as their id.
-  if (TAKEN.has(message.subject) && typeof data.messageId === 'string' && data.messageId.startsWith('sch_')) {
-    await deps.store.markFiringTaken(data.messageId, deps.clock.now());
-  }
+  if (message.data.messageId.startsWith('sch_')) await deps.store.markFiringTaken(message.data.messageId, deps.clock.now());
 }

@@ -1,9 +1,10 @@
 import { context } from '@opentelemetry/api';
-import { enqueueAll, type OutboxEntry } from '@relay/bus';
+import { enqueueAll, outgoing, type OutboxEntry } from '@relay/bus';
+import { SchedulerCommands } from '@relay/proto/relay/bus-contracts';
+import type { QueuePrompt } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
-import type { DueSchedule, FiringCommand, FiringTransaction, ScheduleChange, ScheduleStore } from '../domain/ports.ts';
+import type { DueSchedule, FiringCommand, FiringTransaction, QueuePromptCommand, ScheduleChange, ScheduleStore } from '../domain/ports.ts';
 import { END_REASONS, type EndReason, type Provenance, type Schedule } from '../domain/schedule.ts';
-import { SchedulerSubject } from '../bus/scheduler-commands.ts';
 import { Prisma, type PrismaClient, type Schedule as ScheduleRow } from '../generated/prisma/client.ts';
 
 /** A schedule row's columns as toSchedule reads them: a firing pass reads its rows raw (no Prisma query compiler). */
@@ -111,7 +112,7 @@ class PrismaFiringTransaction implements FiringTransaction {
         const attributes = { [Attr.SCHEDULE_ID]: firing.scheduleId, [Attr.FIRING_ID]: firing.id };
         // The firing loop runs outside any trace: a firing starts one, linked to the call that set the schedule.
         await inNewTrace('scheduler', 'schedule firing', { attributes, links: linksTo([this.#setWith.get(firing.scheduleId)]) }, async () => {
-          commands.push({ subject: SchedulerSubject.QUEUE_PROMPT, payload: command, id: firing.id, trace: context.active() });
+          commands.push(outgoing(SchedulerCommands.QUEUE_PROMPT, toQueuePrompt(command), { id: firing.id, trace: context.active() }));
         });
       }
       await enqueueAll(this.tx, commands);
@@ -153,4 +154,9 @@ function toSchedule(row: ScheduleRow): Schedule {
   const endReason = END_REASONS.find((reason) => reason === row.endReason) ?? null;
   const { traceParent: _traceParent, ...fields } = row;
   return { ...fields, provenance: row.provenance as unknown as Provenance, endReason };
+}
+
+/** A firing's command as relay.scheduler.v1.QueuePrompt. */
+function toQueuePrompt(command: QueuePromptCommand): QueuePrompt {
+  return { ...command, dueAt: new Date(command.dueAt), provenance: { ...command.provenance, viaRelays: command.provenance.viaRelays ?? [] } };
 }
