@@ -9,8 +9,8 @@ import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/s
 import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { SESSION_EVENTS, startSessionEventsConsumer } from './bus/session-events-consumer.ts';
-import { SUBSCRIPTION_COMMANDS_STREAM } from './bus/subscription-commands.ts';
 import { startWatchEventsConsumers } from './bus/watch-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
 import { Planner } from './domain/subscriptions/planner.ts';
@@ -39,7 +39,7 @@ const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: conf
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'subscription', logger });
-  await ensureStream(bus, { ...SUBSCRIPTION_COMMANDS_STREAM, ...streamSettings(config) });
+  await ensureStream(bus, { ...BusStreams.SUBSCRIPTION_COMMANDS, ...streamSettings(config) });
   // Wake-ups are published right after the planner's commit; the poll only picks up what a crash left behind.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();

@@ -1,20 +1,21 @@
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { SessionState as SessionStateMessage } from '@relay/proto/relay/session/v1/session';
 import { invalidEvent } from '../domain/errors.ts';
 import type { SessionEvent, SessionState } from '../domain/session-activity.ts';
 
 export const SessionSubject = {
-  SESSION_CREATED: 'relay.session.v1.session_created',
-  TURN_STARTED: 'relay.session.v1.turn_started',
-  TURN_ENDED: 'relay.session.v1.turn_ended',
-  QUESTION_ASKED: 'relay.session.v1.question_asked',
-  SUBAGENT_FINISHED: 'relay.session.v1.subagent_finished',
-  TURN_ACTIVITY: 'relay.session.v1.turn_activity',
-  TASK_STARTED: 'relay.session.v1.task_started',
-  TASK_FINISHED: 'relay.session.v1.task_finished',
-  TASK_FAILED: 'relay.session.v1.task_failed',
-  TASK_OUTPUT: 'relay.session.v1.task_output',
-  ARCHIVED: 'relay.session.v1.archived',
+  SESSION_CREATED: SessionEvents.SESSION_CREATED.subject,
+  TURN_STARTED: SessionEvents.TURN_STARTED.subject,
+  TURN_ENDED: SessionEvents.TURN_ENDED.subject,
+  QUESTION_ASKED: SessionEvents.QUESTION_ASKED.subject,
+  SUBAGENT_FINISHED: SessionEvents.SUBAGENT_FINISHED.subject,
+  TURN_ACTIVITY: SessionEvents.TURN_ACTIVITY.subject,
+  TASK_STARTED: SessionEvents.TASK_STARTED.subject,
+  TASK_FINISHED: SessionEvents.TASK_FINISHED.subject,
+  TASK_FAILED: SessionEvents.TASK_FAILED.subject,
+  TASK_OUTPUT: SessionEvents.TASK_OUTPUT.subject,
+  ARCHIVED: SessionEvents.ARCHIVED.subject,
 } as const;
 
 const STATES: Partial<Record<SessionStateMessage, SessionState>> = {

@@ -2,6 +2,7 @@
  * The session and question events subscriptions react to (turn ends, questions, task starts and ends, archives,
  * answers), decoded from their JSON payloads.
  */
+import { QuestionEvents, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { QuestionAsked, SessionArchived, SubagentFinished, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
@@ -9,14 +10,14 @@ import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { invalidEvent } from '../domain/errors.ts';
 
 export const WatchSubject = {
-  TURN_ENDED: 'relay.session.v1.turn_ended',
-  QUESTION_ASKED: 'relay.session.v1.question_asked',
-  SUBAGENT_FINISHED: 'relay.session.v1.subagent_finished',
-  TASK_STARTED: 'relay.session.v1.task_started',
-  TASK_FINISHED: 'relay.session.v1.task_finished',
-  TASK_FAILED: 'relay.session.v1.task_failed',
-  ARCHIVED: 'relay.session.v1.archived',
-  QUESTION_ANSWERED: 'relay.question.v1.question_answered',
+  TURN_ENDED: SessionEvents.TURN_ENDED.subject,
+  QUESTION_ASKED: SessionEvents.QUESTION_ASKED.subject,
+  SUBAGENT_FINISHED: SessionEvents.SUBAGENT_FINISHED.subject,
+  TASK_STARTED: SessionEvents.TASK_STARTED.subject,
+  TASK_FINISHED: SessionEvents.TASK_FINISHED.subject,
+  TASK_FAILED: SessionEvents.TASK_FAILED.subject,
+  ARCHIVED: SessionEvents.ARCHIVED.subject,
+  QUESTION_ANSWERED: QuestionEvents.QUESTION_ANSWERED.subject,
 } as const;
 
 /**

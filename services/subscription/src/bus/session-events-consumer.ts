@@ -1,4 +1,5 @@
 import { consume, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import type { SessionActivityStore } from '../domain/ports.ts';
 import { recordSessionEvent, recordSessionEvents } from '../domain/record-session-event.ts';
@@ -6,9 +7,9 @@ import { decodeSessionEvent } from './decode-session-event.ts';
 
 /** The session service's stream, the subjects taken from it, and this service's durable consumer on it. */
 export const SESSION_EVENTS = {
-  stream: 'SESSION_EVENTS',
+  stream: BusStreams.SESSION_EVENTS.name,
   durable: 'subscription-session-events',
-  filterSubjects: ['relay.session.v1.>'],
+  filterSubjects: BusStreams.SESSION_EVENTS.subjects,
 } as const;
 
 

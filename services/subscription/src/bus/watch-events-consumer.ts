@@ -5,14 +5,15 @@
  */
 import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
+import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
 import { activeTraceParent, type Logger } from '@relay/telemetry';
 import type { IngestedBatch, PrismaWatchStore } from '../store/prisma-watch-store.ts';
 import { decodeWatchEvent } from './decode-watch-event.ts';
 
 // One filter subject each: the nats-server here (before 2.10) takes no list of them.
 export const WATCH_CONSUMERS = [
-  { stream: 'SESSION_EVENTS', durable: 'subscription-watch-session-events', filterSubjects: ['relay.session.v1.>'] },
-  { stream: 'QUESTION_EVENTS', durable: 'subscription-watch-question-events', filterSubjects: ['relay.question.v1.question_answered'] },
+  { stream: BusStreams.SESSION_EVENTS.name, durable: 'subscription-watch-session-events', filterSubjects: BusStreams.SESSION_EVENTS.subjects },
+  { stream: QuestionEvents.QUESTION_ANSWERED.stream, durable: 'subscription-watch-question-events', filterSubjects: [QuestionEvents.QUESTION_ANSWERED.subject] },
 ] as const;
 
 

@@ -6,6 +6,7 @@
  * (ingest), from a paired relay (ingestRemote, reportLinkState) and from the computed rules (stalled, all_idle,
  * the heartbeat), which each evaluation runs first.
  */
+import { SubscriptionCommands } from '@relay/proto/relay/bus-contracts';
 import { enqueueAll, processEachOnce, type OutboxEntry } from '@relay/bus';
 import { context } from '@opentelemetry/api';
 import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
@@ -46,8 +47,11 @@ const EVENT_COLUMNS = Prisma.raw(
 /** A timestamp(3) as to_jsonb writes it (ISO 8601, no zone; the columns hold UTC). */
 const fromSqlJson = (value: unknown): Date | null => (typeof value === 'string' ? new Date(`${value}Z`) : null);
 
-/** The subject of the wake-up command the session service consumes. */
-export const DELIVER_WAKEUP_SUBJECT = 'relay.subscription.v1.cmd.deliver_wakeup';
+/**
+ * The subject of the wake-up command the session service consumes. Its payload is written as it is, not through
+ * the contract's codec: ts-proto writes the int64 seq as a JSON number, the payload has always carried a string.
+ */
+const DELIVER_WAKEUP_SUBJECT = SubscriptionCommands.DELIVER_WAKEUP.subject;
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a.getTime() <= b.getTime() ? a : b);
