@@ -11,11 +11,11 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { connectBus, consume, ensureStream, OutboxRelay } from '@relay/bus';
 import { SystemClock } from '@relay/clock';
+import { BusStreams, SchedulerCommands } from '@relay/proto/relay/bus-contracts';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, TEST_NATS_USER } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { SCHEDULER_COMMANDS_STREAM, SchedulerSubject } from '../services/scheduler/src/bus/scheduler-commands.ts';
 import { PrismaClient } from '../services/scheduler/src/generated/prisma/client.ts';
 import { FiringLoop } from '../services/scheduler/src/runtime/firing-loop.ts';
 import { PrismaScheduleStore } from '../services/scheduler/src/store/prisma-schedule-store.ts';
@@ -34,7 +34,7 @@ const database = await createTestDatabase({ migrationsDir });
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
 const bus = await connectBus({ url: nats.url, name: 'bench-scheduler', logger, ...nats.credentials(TEST_NATS_USER) });
 try {
-  await ensureStream(bus, SCHEDULER_COMMANDS_STREAM);
+  await ensureStream(bus, BusStreams.SCHEDULER_COMMANDS);
   // The first due minute leaves time to set up; every schedule fires once per EVERY_MINUTES from there.
   const first = Math.ceil((Date.now() + 20_000) / MINUTE_MS) * MINUTE_MS;
   const rows = Array.from({ length: SCHEDULES }, (_, i) => {
@@ -59,15 +59,15 @@ try {
   await admin.end();
 
   const lateness = new Map<number, number[]>();
-  const received = async (messages: { data: unknown }[]) => {
+  const received = async (messages: { data: { dueAt?: Date | undefined } }[]) => {
     const now = Date.now();
     for (const message of messages) {
-      const dueAt = Date.parse((message.data as { dueAt: string }).dueAt);
+      const dueAt = message.data.dueAt?.getTime() ?? Number.NaN;
       lateness.set(dueAt, [...(lateness.get(dueAt) ?? []), now - dueAt]);
     }
   };
   const consumer = await consume(bus, {
-    stream: SCHEDULER_COMMANDS_STREAM.name, durable: 'bench-queue-prompt', filterSubjects: [SchedulerSubject.QUEUE_PROMPT], logger,
+    durable: 'bench-queue-prompt', contracts: [SchedulerCommands.QUEUE_PROMPT], logger,
     handler: async (message) => received([message]),
     // In batches, so that reading the commands adds little to what is measured.
     batchHandler: async (messages) => received(messages),
