@@ -34,6 +34,12 @@ export interface RelayOptions {
   nodeArgs?: string[];
 }
 
+/** Service processes still running: a test process that exits without stop() (a timed-out beforeAll) kills them. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 class ServiceProcess {
   private child?: ChildProcess;
   output = '';
@@ -50,6 +56,9 @@ class ServiceProcess {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const child = this.child;
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     const keep = (chunk: Buffer) => {
       this.output = (this.output + chunk.toString('utf8')).slice(-20_000);
     };
