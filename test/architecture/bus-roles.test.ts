@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RELAY_BUS_ROLES } from '@relay/config';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,11 +19,14 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-/** The string literals a service's sources give `durable:` and a stream's `name:` (a `…_STREAM` constant). */
+/**
+ * The string literals a service's sources give `durable:`, and the streams it declares: each `ensureStream` takes
+ * one of the generated bus contracts' streams (`BusStreams.NAME`, from the protos' stream options).
+ */
 function declared(service: string): { durables: string[]; streams: string[] } {
   const texts = sourceFiles(`${root}services/${service}/src`).map((file) => readFileSync(file, 'utf8'));
   const all = (pattern: RegExp) => [...new Set(texts.flatMap((text) => [...text.matchAll(pattern)].map((match) => match[1]!)))].sort();
-  return { durables: all(/durable: '([\w-]+)'/g), streams: all(/_STREAM = \{ name: '([A-Z_]+)'/g) };
+  return { durables: all(/durable: '([\w-]+)'/g), streams: all(/ensureStream\(\w+, \{ \.\.\.BusStreams\.([A-Z_]+)\b/g) };
 }
 
 describe('RELAY_BUS_ROLES (the NATS users and their permissions)', () => {
@@ -30,6 +34,10 @@ describe('RELAY_BUS_ROLES (the NATS users and their permissions)', () => {
     const { durables, streams } = declared(service);
     expect(role.consumers.map((consumer) => consumer.durable).sort()).toEqual(durables);
     expect(role.streams.map((stream) => stream.name).sort()).toEqual(streams);
+  });
+
+  it.each(RELAY_BUS_ROLES.map((role) => [role.service, role] as const))('%s: may publish exactly the subjects of the streams the protos give it', (_service, role) => {
+    for (const stream of role.streams) expect(stream).toEqual(BusStreams[stream.name as keyof typeof BusStreams]);
   });
 
   it('gives the gateway no NATS user: it does not use the bus', () => {
