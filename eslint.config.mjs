@@ -27,8 +27,6 @@ const KNOWN_CROSSINGS = new Set([
   'services/gateway/src/routes/relay-settings.ts → ../http/user-api.ts',
   'services/gateway/src/routes/schedules.ts → ../http/user-api.ts',
   'services/gateway/src/routes/subscriptions.ts → ../http/user-api.ts',
-  'services/pairing/src/store/prisma-paired-relay-store.ts → ../bus/pairing-events.ts',
-  'services/scheduler/src/store/prisma-schedule-store.ts → ../bus/scheduler-commands.ts',
   'services/session/src/bus/scheduled-prompt-consumer.ts → ../store/prisma-external-inbox.ts',
   'services/session/src/bus/scheduled-prompt-consumer.ts → ../store/prisma-session-store.ts',
   'services/session/src/bus/wakeup-consumer.ts → ../store/prisma-external-inbox.ts',
