@@ -1,7 +1,7 @@
 // k8s/ rendered offline by `kubectl kustomize`: every overlay, every overlay with each component it leaves
 // out, and the base with every subset of the components. Each render must validate against the Kubernetes
 // schemas and pass the house rules (check-policies.ts).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -341,12 +341,10 @@ describe('the relay services', () => {
     expect(byName(keda, 'HorizontalPodAutoscaler', 'subscription')).toBeUndefined();
     const scaled = byName(keda, 'ScaledObject', 'subscription')?.['spec'] as any;
     expect(scaled.maxReplicaCount).toBeGreaterThan(scaled.minReplicaCount);
-    // One trigger per durable consumer the service really declares (services/subscription/src/bus), no more.
-    const bus = join(ROOT, 'services/subscription/src/bus');
-    const declared = readdirSync(bus)
-      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
-      .flatMap((file) => [...readFileSync(join(bus, file), 'utf8').matchAll(/stream:\s*'([A-Z_]+)',\s*durable:\s*'([\w-]+)'/g)])
-      .map(([, stream, durable]) => `${stream}/${durable}`);
+    // One trigger per durable consumer the service really declares, no more: its NATS role lists them, and
+    // test/architecture/bus-roles.test.ts holds that list to the durables of services/subscription/src.
+    const role = RELAY_BUS_ROLES.find((candidate) => candidate.service === 'subscription')!;
+    const declared = role.consumers.map(({ stream, durable }) => `${stream}/${durable}`);
     const triggers = (scaled.triggers as { type: string; metadata: Record<string, string> }[]).filter((t) => t.type === 'nats-jetstream');
     expect(declared.length).toBeGreaterThan(0);
     expect(triggers.map((t) => `${t.metadata['stream']}/${t.metadata['consumer']}`).sort()).toEqual(declared.sort());
