@@ -94,6 +94,8 @@ describe('fuzzing the gateway', () => {
     ['an empty card id in the path', { method: 'POST', path: '/api/v1/cards/', auth: 'user', contentType: 'application/json', body: '{"decision":"deny"}' }, 'http 400', 'REMOTE_RELAY_INVALID_INPUT'],
     ['a form body to /mcp', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/x-www-form-urlencoded', body: 'a=1' }, 'http 415', '"code":-32600'],
     ['an empty JSON body to /mcp', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: undefined }, 'http 400', '"code":-32600'],
+    ['a tools/call naming no tool, in a batch', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '[{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{}}]' }, 'http 400', '"code":-32602'],
+    ['a tools/call naming no tool', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":0,"method":"tools/call"}' }, 'http 400', '"code":-32602'],
   ])('refuses %s as the caller’s mistake', async (_label, request, kind, says) => {
     const outcome = await sendHttpCase(relay.gatewayUrl, tokens, request);
     expect([outcome.kind, outcome.fault, outcome.late]).toEqual([kind, false, false]);

@@ -48,6 +48,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
       );
     }
 
+    // The MCP SDK answers a tools/call without a tool name with JSON-RPC's internal error (-32603); it is the
+    // caller's mistake, so say so as invalid params before the SDK sees it.
+    if (hasNamelessToolCall(request.body)) {
+      return sendJsonRpcError(reply, 400, -32602, 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).');
+    }
     const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) }, deps, inFlight);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.raw.on('close', () => {
@@ -91,6 +96,16 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     await transport.handleRequest(request.raw, reply.raw);
   });
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);
+}
+
+/** Whether a JSON-RPC message (or batch) holds a tools/call request whose params name no tool. */
+function hasNamelessToolCall(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    if (typeof message !== 'object' || message === null) return false;
+    const { method, params } = message as { method?: unknown; params?: unknown };
+    return method === 'tools/call' && typeof (params as { name?: unknown } | null | undefined)?.name !== 'string';
+  });
 }
 
 /** A JSON-RPC error answered outside any MCP exchange (no request id is known). */
