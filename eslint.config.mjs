@@ -1,5 +1,6 @@
 // ESLint for the whole tree (typescript-eslint, flat config) with the layering rules of STYLE.md as a rule of our
-// own: no service imports another or a package's src/, domain/ stays pure, adapters do not import each other.
+// own: no service imports another or a package's src/; domain/ stays pure, app/ imports domain/ only, and an
+// adapter (adapters/<name>/) imports domain/ and app/, never another adapter. main.ts alone wires everything.
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
@@ -46,10 +47,18 @@ const KNOWN_CROSSINGS = new Set([
   'services/subscription/src/grpc/subscription-grpc.ts → ../store/prisma-watch-store.ts',
 ]);
 
-/** Where a file sits: its service and its room (the first folder under src/), or undefined outside services. */
+/**
+ * Where a file sits: its service, its room (domain, app or adapters; the first folder under src/) and, in adapters/,
+ * which adapter (the folder under adapters/). A folder of the older layout (grpc/, store/ … straight under src/)
+ * counts as an adapter of that name until its service has moved into the three rooms. Undefined outside services.
+ */
 function placeOf(file) {
-  const match = /^services\/([^/]+)\/src\/(?:([^/]+)\/)?/.exec(relative(root, file));
-  return match ? { service: match[1], room: match[2] } : undefined;
+  const match = /^services\/([^/]+)\/src\/(?:([^/]+)\/)?(?:([^/]+)\/)?/.exec(relative(root, file));
+  if (!match) return undefined;
+  const [, service, room, sub] = match;
+  if (room === 'adapters') return { service, room, adapter: sub };
+  if (ADAPTERS.has(room)) return { service, room: 'adapters', adapter: room };
+  return { service, room };
 }
 
 /** Why importing `specifier` from `file` breaks the layering, or undefined. */
@@ -66,8 +75,9 @@ function layeringFault(file, specifier, typeOnly) {
   const target = placeOf(resolve(dirname(file), specifier));
   if (target?.service !== from.service) return 'imports another service';
   if (from.room === 'domain' && target.room !== 'domain') return `domain/ imports ${target.room ?? 'src'}/`;
-  if (ADAPTERS.has(from.room) && ADAPTERS.has(target.room) && from.room !== target.room && !KNOWN_CROSSINGS.has(`${relative(root, file)} → ${specifier}`)) {
-    return `adapter ${from.room}/ imports adapter ${target.room}/`;
+  if (from.room === 'app' && target.room !== 'domain' && target.room !== 'app') return `app/ imports ${target.room ?? 'src'}/`;
+  if (from.room === 'adapters' && target.room === 'adapters' && from.adapter !== target.adapter && !KNOWN_CROSSINGS.has(`${relative(root, file)} → ${specifier}`)) {
+    return `adapter ${from.adapter}/ imports adapter ${target.adapter}/`;
   }
   return undefined;
 }
