@@ -8,7 +8,7 @@
 // their own things, with no Users or relay-wide settings. Each step saves a screenshot (with an axe-core scan)
 // under .relay/e2e-artifacts/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -63,10 +63,22 @@ async function leadSession(title: string, worker: string) {
   );
 }
 
+/** Whether console/dist is missing or older than a source it is built from (the browser must test what is in src/). */
+function consoleBuildIsStale(): boolean {
+  const built = `${root}console/dist/index.html`;
+  if (!existsSync(built)) return true;
+  const builtAt = statSync(built).mtimeMs;
+  const sources = [
+    ...readdirSync(`${root}console/src`, { recursive: true, encoding: 'utf8' }).map((file) => `${root}console/src/${file}`),
+    ...['index.html', 'vite.config.ts', 'package.json'].map((file) => `${root}console/${file}`),
+  ];
+  return sources.some((file) => statSync(file).mtimeMs > builtAt);
+}
+
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  if (!existsSync(`${root}console/dist/index.html`)) {
-    // npm ci builds it (the root postinstall); a checkout installed before the console existed has none yet.
+  if (consoleBuildIsStale()) {
+    // npm ci builds it (the root postinstall); a checkout edited since, or installed before the console existed, not.
     const built = spawnSync('npm', ['run', 'build', '--workspace', '@relay/console'], { cwd: root, stdio: 'inherit' });
     if (built.status !== 0) throw new Error('the console did not build');
   }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RelayClient } from '../harness/relay.ts';
 import { sharedRelay } from '../harness/shared-relay.ts';
+import { decideCard, finish, scriptSession } from '../harness/script-turns.ts';
 
 let relay: RelayClient;
 
@@ -11,37 +12,7 @@ let relay: RelayClient;
 async function say(sessionId: string, text: string): Promise<any> {
   const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text });
   expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-  return finish(sessionId, sent.body.message_id);
-}
-
-async function finish(sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
-/** Waits for the one pending card in a session and decides it as the user. */
-async function decideCard(sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
-    const card = body.cards[0];
-    if (card) {
-      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
-      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-      return card;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
-}
-
-async function startScriptSession(title: string, text: string): Promise<{ id: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title, text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.session.id, messageId: created.body.message_id };
+  return finish(relay, sessionId, sent.body.message_id);
 }
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
@@ -59,15 +30,16 @@ describe('a script session works another session through relay_tool', () => {
   let worker: string;
 
   it('creates a session after the user allows the first-session card, and gets its reply', async () => {
-    const started = await startScriptSession(
+    const started = await scriptSession(
+      relay,
       'Lead',
       [tool({ action: 'create_session', relay: 'this', title: 'Worker', text: 'reply pong', wait_seconds: 120 }), 'reply {{result.session}} {{result.status}} {{result.reply.text}}'].join('\n'),
     );
     lead = started.id;
-    const card = await decideCard(lead, 'allow');
+    const card = await decideCard(relay, lead, 'allow');
     expect(card.kind).toBe('approval');
     expect(`${card.title} ${card.lines.join(' ')}`).toContain('Worker');
-    const turn = await finish(lead, started.messageId);
+    const turn = await finish(relay, lead, started.messageId);
     expect(turn.status).toBe('done');
     const [id, status, reply] = turn.reply.text.split(' ');
     expect([status, reply]).toEqual(['done', 'pong']);
@@ -140,24 +112,24 @@ describe('a script session works another session through relay_tool', () => {
 
 describe('cards and refusals', () => {
   it('in ask mode a send waits for the user; Deny refuses it and sends nothing', async () => {
-    const target = await startScriptSession('Target', 'reply ready');
-    await finish(target.id, target.messageId);
-    const asker = await startScriptSession('Asker', 'reply hello');
-    await finish(asker.id, asker.messageId);
+    const target = await scriptSession(relay, 'Target', 'reply ready');
+    await finish(relay, target.id, target.messageId);
+    const asker = await scriptSession(relay, 'Asker', 'reply hello');
+    await finish(relay, asker.id, asker.messageId);
     expect((await relay.api('PATCH', `/api/v1/sessions/${asker.id}`, { mode: 'ask' })).status).toBe(200);
     const before = await relay.api('GET', `/api/v1/sessions/${target.id}?last=100`);
 
     const sent = await relay.api('POST', `/api/v1/sessions/${asker.id}/messages`, { text: tool({ action: 'send', relay: 'this', session: target.id, text: 'reply denied?' }) });
-    await decideCard(asker.id, 'deny');
-    const turn = await finish(asker.id, sent.body.message_id);
+    await decideCard(relay, asker.id, 'deny');
+    const turn = await finish(relay, asker.id, sent.body.message_id);
     expect(JSON.parse(turn.reply.text)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
     const after = await relay.api('GET', `/api/v1/sessions/${target.id}?last=100`);
     expect(after.body.messages).toHaveLength(before.body.messages.length);
   });
 
   it('an unknown model is refused with suggestions before anything is created', async () => {
-    const lead = await startScriptSession('Models', tool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'gpt-5-4', text: 'reply x' }));
-    const turn = await finish(lead.id, lead.messageId);
+    const lead = await scriptSession(relay, 'Models', tool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'gpt-5-4', text: 'reply x' }));
+    const turn = await finish(relay, lead.id, lead.messageId);
     const refusal = JSON.parse(turn.reply.text);
     expect(refusal).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['gpt-5.4'] });
     expect(refusal.models).toContain('gpt-5.4');
@@ -191,8 +163,8 @@ describe('long waits over MCP', () => {
   let agent: Client;
 
   it('a client whose tool timeout is shorter than the turn still gets the reply, kept alive by progress', async () => {
-    const worker = await startScriptSession('Slow worker', 'reply ready');
-    await finish(worker.id, worker.messageId);
+    const worker = await scriptSession(relay, 'Slow worker', 'reply ready');
+    await finish(relay, worker.id, worker.messageId);
     const external = await relay.createExternalSession('Impatient client');
     agent = await relay.connectAgent(external.token);
     const progress: number[] = [];

@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { RelayClient } from './relay.ts';
+import { until } from './until.ts';
 
 const STILL_GOING = ['queued', 'running', 'waiting_for_answer'];
 
@@ -25,17 +26,10 @@ export async function finish(relay: RelayClient, sessionId: string, messageId: s
 
 /** Waits for the first pending card of a session and decides it as the user; the card. */
 export async function decideCard(relay: RelayClient, sessionId: string, decision: 'allow' | 'deny'): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const card = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards?.[0];
-    if (card) {
-      const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
-      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-      return card;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no card showed in ${sessionId}`);
+  const card = await until(`a pending card in ${sessionId}`, async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards?.[0]);
+  const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
+  expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+  return card;
 }
 
 /** Allows the first pending card of a session (a first watch asks the user). */
