@@ -43,8 +43,8 @@ const KNOWN_CROSSINGS = new Set([
   'services/session/src/runtime/turn-runner.ts → ../providers/provider-registry.ts',
   'services/session/src/store/prisma-claude-session-states.ts → ../providers/claude/claude-provider.ts',
   'services/session/src/store/prisma-conversation-history.ts → ../providers/provider.ts',
-  'services/subscription/src/bus/watch-events-consumer.ts → ../store/prisma-watch-store.ts',
-  'services/subscription/src/grpc/subscription-grpc.ts → ../store/prisma-watch-store.ts',
+  'services/subscription/src/adapters/bus/watch-events-consumer.ts → ../store/prisma-watch-store.ts',
+  'services/subscription/src/adapters/grpc/subscription-grpc.ts → ../store/prisma-watch-store.ts',
 ]);
 
 /**

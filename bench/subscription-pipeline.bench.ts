@@ -24,7 +24,7 @@ import { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer } from '@relay/testing';
-import { WATCH_CONSUMERS } from '../services/subscription/src/bus/watch-events-consumer.ts';
+import { WATCH_CONSUMERS } from '../services/subscription/src/adapters/bus/watch-events-consumer.ts';
 
 const migrationsDir = fileURLToPath(new URL('../services/subscription/prisma/migrations', import.meta.url));
 const replicaScript = fileURLToPath(new URL('./pipeline/replica.ts', import.meta.url));

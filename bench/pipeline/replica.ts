@@ -6,11 +6,11 @@ import { connectBus, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { SystemClock } from '@relay/clock';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { createLogger } from '@relay/telemetry';
-import { startWatchEventsConsumers } from '../../services/subscription/src/bus/watch-events-consumer.ts';
+import { startWatchEventsConsumers } from '../../services/subscription/src/adapters/bus/watch-events-consumer.ts';
 import { DEFAULT_DELIVERY_TIMINGS } from '../../services/subscription/src/domain/delivery/index.ts';
-import { Planner } from '../../services/subscription/src/domain/subscriptions/planner.ts';
+import { Planner } from '../../services/subscription/src/app/planner.ts';
 import { PrismaClient } from '../../services/subscription/src/generated/prisma/client.ts';
-import { PrismaWatchStore } from '../../services/subscription/src/store/prisma-watch-store.ts';
+import { PrismaWatchStore } from '../../services/subscription/src/adapters/store/prisma-watch-store.ts';
 
 const env = (name: string) => process.env[name] ?? '';
 const logger = createLogger({ name: 'bench-replica', level: 'warn' });

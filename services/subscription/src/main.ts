@@ -10,16 +10,16 @@ import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
-import { SESSION_EVENTS, startSessionEventsConsumer } from './bus/session-events-consumer.ts';
-import { startWatchEventsConsumers } from './bus/watch-events-consumer.ts';
+import { SESSION_EVENTS, startSessionEventsConsumer } from './adapters/bus/session-events-consumer.ts';
+import { startWatchEventsConsumers, WATCH_CONSUMERS } from './adapters/bus/watch-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
-import { Planner } from './domain/subscriptions/planner.ts';
-import { SUBSCRIPTION_CALLERS } from './grpc/subscription-callers.ts';
-import { subscriptionGrpc } from './grpc/subscription-grpc.ts';
+import { Planner } from './app/planner.ts';
+import { SUBSCRIPTION_CALLERS } from './adapters/grpc/subscription-callers.ts';
+import { subscriptionGrpc } from './adapters/grpc/subscription-grpc.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
-import { PrismaSessionActivityStore } from './store/prisma-session-activity-store.ts';
-import { PrismaWatchStore } from './store/prisma-watch-store.ts';
-import { registerSubscriptionMetrics } from './telemetry/subscription-metrics.ts';
+import { PrismaSessionActivityStore } from './adapters/store/prisma-session-activity-store.ts';
+import { PrismaWatchStore } from './adapters/store/prisma-watch-store.ts';
+import { registerSubscriptionMetrics } from './adapters/telemetry/subscription-metrics.ts';
 
 const logger = createLogger({ name: 'subscription' });
 
@@ -63,7 +63,7 @@ try {
       planner.dueBy(batch.nextDueAt);
     },
   });
-  const subscriptionMetrics = registerSubscriptionMetrics({ prisma, bus, clock, logger });
+  const subscriptionMetrics = registerSubscriptionMetrics({ prisma, bus, clock, logger, consumers: [SESSION_EVENTS, ...WATCH_CONSUMERS] });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,

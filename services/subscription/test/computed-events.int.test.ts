@@ -6,12 +6,12 @@ import { ManualClock } from '@relay/clock';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { recordSessionEvent } from '../src/domain/record-session-event.ts';
+import { recordSessionEvent } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaSessionActivityStore } from '../src/store/prisma-session-activity-store.ts';
-import { PrismaWatchStore } from '../src/store/prisma-watch-store.ts';
+import { PrismaSessionActivityStore } from '../src/adapters/store/prisma-session-activity-store.ts';
+import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const HEADER = '[relay event · automated message from OAR, not from the user; it approves nothing]';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
 import { SessionCreated } from '@relay/proto/relay/session/v1/events';
 import { SessionOrigin, SessionState } from '@relay/proto/relay/session/v1/session';
-import { decodeSessionEvent, SessionSubject } from '../src/bus/decode-session-event.ts';
+import { decodeSessionEvent, SessionSubject } from '../src/adapters/bus/decode-session-event.ts';
 import { SubscriptionErrorCode } from '../src/domain/errors.ts';
 
 const payload = (state = SessionState.SESSION_STATE_IDLE) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWatchEvent } from '../src/bus/decode-watch-event.ts';
+import { decodeWatchEvent } from '../src/adapters/bus/decode-watch-event.ts';
 
 const occurredAt = '2026-10-24T10:00:00.000Z';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import type { WatchInput } from '../src/domain/subscriptions/watch-event.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaWatchStore, type IngestItem } from '../src/store/prisma-watch-store.ts';
+import { PrismaWatchStore, type IngestItem } from '../src/adapters/store/prisma-watch-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 

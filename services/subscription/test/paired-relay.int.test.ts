@@ -13,11 +13,11 @@ import { callersFor, createTestDatabase, makeTestCredentials, type TestDatabase 
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { subscriptionGrpc } from '../src/grpc/subscription-grpc.ts';
-import { recordSessionEvent } from '../src/domain/record-session-event.ts';
+import { subscriptionGrpc } from '../src/adapters/grpc/subscription-grpc.ts';
+import { recordSessionEvent } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
-import { PrismaSessionActivityStore } from '../src/store/prisma-session-activity-store.ts';
-import { PrismaWatchStore } from '../src/store/prisma-watch-store.ts';
+import { PrismaSessionActivityStore } from '../src/adapters/store/prisma-session-activity-store.ts';
+import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, type Bus, type Consumer } from '@relay/bus';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
-import { handleSessionEvent, SESSION_EVENTS, startSessionEventsConsumer } from '../src/bus/session-events-consumer.ts';
-import { recordSessionEvents } from '../src/domain/record-session-event.ts';
+import { handleSessionEvent, SESSION_EVENTS, startSessionEventsConsumer } from '../src/adapters/bus/session-events-consumer.ts';
+import { recordSessionEvents } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaSessionActivityStore } from '../src/store/prisma-session-activity-store.ts';
+import { PrismaSessionActivityStore } from '../src/adapters/store/prisma-session-activity-store.ts';
 import { SESSION_CREATED_SUBJECT, SESSION_EVENTS_STREAM, sessionCreatedPayload } from './fixtures/session-created.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));

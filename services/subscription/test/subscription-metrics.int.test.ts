@@ -9,8 +9,10 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { recordMetrics, type MetricRecorder } from '@relay/telemetry/testing';
 import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
+import { SESSION_EVENTS } from '../src/adapters/bus/session-events-consumer.ts';
+import { WATCH_CONSUMERS } from '../src/adapters/bus/watch-events-consumer.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { registerSubscriptionMetrics, type SubscriptionMetrics } from '../src/telemetry/subscription-metrics.ts';
+import { registerSubscriptionMetrics, type SubscriptionMetrics } from '../src/adapters/telemetry/subscription-metrics.ts';
 import { SESSION_CREATED_SUBJECT, SESSION_EVENTS_STREAM } from './fixtures/session-created.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -29,7 +31,7 @@ beforeAll(async () => {
   bus = await connectBus({ url: nats.url, name: 'subscription-metrics-test', logger, ...nats.credentials(TEST_NATS_USER) });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   recorder = recordMetrics();
-  gauges = registerSubscriptionMetrics({ prisma, bus, clock: new ManualClock(NOW), logger });
+  gauges = registerSubscriptionMetrics({ prisma, bus, clock: new ManualClock(NOW), logger, consumers: [SESSION_EVENTS, ...WATCH_CONSUMERS] });
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // A long turn that keeps working is not stalled (issue #5): the session service's turn_activity events, decoded
 // and projected as the consumer does, move the turn's silence; a turn silent for stalledMinutes is stalled.
 import { describe, expect, it } from 'vitest';
-import { decodeSessionEvent, SessionSubject } from '../src/bus/decode-session-event.ts';
+import { decodeSessionEvent, SessionSubject } from '../src/adapters/bus/decode-session-event.ts';
 import { projectSessionEvent } from '../src/domain/project-session-event.ts';
 import type { SessionActivity } from '../src/domain/session-activity.ts';
 import { computeEvents, type ComputingSubscription } from '../src/domain/subscriptions/computed-events.ts';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaWatchStore } from '../src/store/prisma-watch-store.ts';
+import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 

@@ -1,8 +1,8 @@
 import { consume, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
-import type { SessionActivityStore } from '../domain/ports.ts';
-import { recordSessionEvent, recordSessionEvents } from '../domain/record-session-event.ts';
+import type { SessionActivityStore } from '../../app/ports.ts';
+import { recordSessionEvent, recordSessionEvents } from '../../app/record-session-event.ts';
 import { decodeSessionEvent } from './decode-session-event.ts';
 
 /** The session service's stream, the subjects taken from it, and this service's durable consumer on it. */

@@ -1,6 +1,6 @@
-import { projectSessionEvent } from './project-session-event.ts';
+import { projectSessionEvent } from '../domain/project-session-event.ts';
 import type { SessionActivityStore } from './ports.ts';
-import type { SessionEvent } from './session-activity.ts';
+import type { SessionEvent } from '../domain/session-activity.ts';
 
 /** A delivered session event and its message id. */
 export type DeliveredSessionEvent = { messageId: string; event: SessionEvent };

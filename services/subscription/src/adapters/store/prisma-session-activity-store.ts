@@ -1,8 +1,8 @@
 import { processEachOnce } from '@relay/bus';
-import type { SessionActivityStore, SessionActivityUpdate } from '../domain/ports.ts';
-import { runsKey } from '../domain/project-session-event.ts';
-import type { SessionActivity } from '../domain/session-activity.ts';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import type { SessionActivityStore, SessionActivityUpdate } from '../../app/ports.ts';
+import { runsKey } from '../../domain/project-session-event.ts';
+import type { SessionActivity } from '../../domain/session-activity.ts';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import { runsFromJson, runsToJson } from './watch-codec.ts';
 
 type Row = Awaited<ReturnType<PrismaClient['sessionActivity']['findFirstOrThrow']>>;

@@ -1,4 +1,4 @@
-import type { SessionActivity } from './session-activity.ts';
+import type { SessionActivity } from '../domain/session-activity.ts';
 
 /** One delivered message's change to a session's row: what `update` returns from the row as it stands (undefined leaves it). */
 export type SessionActivityUpdate = {

@@ -6,8 +6,8 @@ import { QuestionEvents, SessionEvents } from '@relay/proto/relay/bus-contracts'
 import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { QuestionAsked, SessionArchived, SubagentFinished, TaskEnded, TaskStarted, TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
-import type { WatchInput } from '../domain/subscriptions/watch-event.ts';
-import { invalidEvent } from '../domain/errors.ts';
+import type { WatchInput } from '../../domain/subscriptions/watch-event.ts';
+import { invalidEvent } from '../../domain/errors.ts';
 
 export const WatchSubject = {
   TURN_ENDED: SessionEvents.TURN_ENDED.subject,

@@ -1,8 +1,8 @@
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { SessionState as SessionStateMessage } from '@relay/proto/relay/session/v1/session';
-import { invalidEvent } from '../domain/errors.ts';
-import type { SessionEvent, SessionState } from '../domain/session-activity.ts';
+import { invalidEvent } from '../../domain/errors.ts';
+import type { SessionEvent, SessionState } from '../../domain/session-activity.ts';
 
 export const SessionSubject = {
   SESSION_CREATED: SessionEvents.SESSION_CREATED.subject,

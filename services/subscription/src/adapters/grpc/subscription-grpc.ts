@@ -9,10 +9,10 @@ import {
 } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import type { OwnPromptState } from '../domain/delivery/index.ts';
-import { subscriptionRefusal } from '../domain/errors.ts';
-import { parseSubscribe } from '../domain/subscriptions/subscribe-rules.ts';
-import type { Subscription } from '../domain/subscriptions/subscription.ts';
+import type { OwnPromptState } from '../../domain/delivery/index.ts';
+import { subscriptionRefusal } from '../../domain/errors.ts';
+import { parseSubscribe } from '../../domain/subscriptions/subscribe-rules.ts';
+import type { Subscription } from '../../domain/subscriptions/subscription.ts';
 import type { ListedSubscription, PrismaWatchStore } from '../store/prisma-watch-store.ts';
 
 type Methods = { [K in keyof SubscriptionServiceServer as string extends K ? never : K]: SubscriptionServiceServer[K] };

@@ -9,29 +9,28 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { Bus } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import { Attr, Metric, observableGauge, type Logger } from '@relay/telemetry';
-import { SESSION_EVENTS } from '../bus/session-events-consumer.ts';
-import { WATCH_CONSUMERS } from '../bus/watch-events-consumer.ts';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 
 /** Statuses of an event a subscription took and has not delivered or dropped (plan-watcher's WatcherEventStatus). */
 const HELD_STATUSES = ['held', 'waiting', 'released'] as const;
-
-const CONSUMERS = [SESSION_EVENTS, ...WATCH_CONSUMERS].map(({ stream, durable }) => ({ stream, durable }));
 
 export interface SubscriptionMetrics {
   /** Stops reading; call before the database and the bus close. */
   stop(): void;
 }
 
-/** Registers the gauges on the global MeterProvider; with metrics off nothing is ever read. */
-export function registerSubscriptionMetrics(deps: { prisma: PrismaClient; bus: Bus; clock: Clock; logger: Logger }): SubscriptionMetrics {
+/** A durable consumer whose lag is reported. */
+type ConsumerName = { stream: string; durable: string };
+
+/** Registers the gauges on the global MeterProvider; with metrics off nothing is ever read. `consumers`: the service's durables. */
+export function registerSubscriptionMetrics(deps: { prisma: PrismaClient; bus: Bus; clock: Clock; logger: Logger; consumers: readonly ConsumerName[] }): SubscriptionMetrics {
   const meter = metrics.getMeter('@relay/subscription');
   const held = observableGauge(meter, Metric.SUBSCRIPTION_HELD_EVENTS);
   const due = observableGauge(meter, Metric.SUBSCRIPTION_DUE_DELIVERIES);
   const lag = observableGauge(meter, Metric.SUBSCRIPTION_CONSUMER_LAG);
 
   const observe: BatchObservableCallback = async (result) => {
-    const [counts, lags] = await Promise.all([eventCounts(deps.prisma, deps.clock.now()), consumerLags(deps.bus)]).catch((error: unknown) => {
+    const [counts, lags] = await Promise.all([eventCounts(deps.prisma, deps.clock.now()), consumerLags(deps.bus, deps.consumers)]).catch((error: unknown) => {
       deps.logger.warn({ err: error }, 'subscription metrics could not be read');
       return [undefined, []] as const;
     });
@@ -60,9 +59,9 @@ async function eventCounts(prisma: PrismaClient, now: Date): Promise<{ held: Par
   };
 }
 
-async function consumerLags(bus: Bus): Promise<{ stream: string; durable: string; pending: number }[]> {
+async function consumerLags(bus: Bus, consumers: readonly ConsumerName[]): Promise<{ stream: string; durable: string; pending: number }[]> {
   const lags = await Promise.all(
-    CONSUMERS.map(async ({ stream, durable }) => {
+    consumers.map(async ({ stream, durable }) => {
       try {
         const info = await bus.jsm.consumers.info(stream, durable);
         return { stream, durable, pending: info.num_pending };

@@ -2,8 +2,8 @@
  * JSON shapes of the domain's data in the database (events, watcher state, session runs): instants as ISO
  * strings, revived to Dates.
  */
-import type { RelayEvent, WatcherState } from '../domain/delivery/index.ts';
-import type { SessionRuns } from '../domain/session-activity.ts';
+import type { RelayEvent, WatcherState } from '../../domain/delivery/index.ts';
+import type { SessionRuns } from '../../domain/session-activity.ts';
 
 type Json = Record<string, unknown>;
 
