@@ -12,16 +12,18 @@ import { grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { loadConfig, type Config } from './config.ts';
-import { startSessionArchivedConsumer } from './bus/session-archived-consumer.ts';
-import { startTurnEndedConsumer, turnEndsHeard } from './bus/turn-ended-consumer.ts';
-import { nodeIds } from './crypto/node-ids.ts';
+import { startSessionArchivedConsumer } from './adapters/bus/session-archived-consumer.ts';
+import { startTurnEndedConsumer, turnEndsHeard } from './adapters/bus/turn-ended-consumer.ts';
+import { nodeIds } from './adapters/crypto/node-ids.ts';
 import { PROGRESS_INTERVAL_MS } from './domain/card-limits.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
-import { QUESTION_CALLERS } from './grpc/question-callers.ts';
-import { questionGrpc } from './grpc/question-grpc.ts';
-import { PgCardDecisions } from './store/pg-card-decisions.ts';
-import { PrismaAskStore } from './store/prisma-ask-store.ts';
-import { PrismaCardStore } from './store/prisma-card-store.ts';
+import { QUESTION_CALLERS } from './adapters/grpc/question-callers.ts';
+import { questionGrpc } from './adapters/grpc/question-grpc.ts';
+import { toQuestionAnswered } from './adapters/grpc/wire/ask-wire.ts';
+import { toCardDecided } from './adapters/grpc/wire/card-wire.ts';
+import { PgCardDecisions } from './adapters/store/pg-card-decisions.ts';
+import { PrismaAskStore } from './adapters/store/prisma-ask-store.ts';
+import { PrismaCardStore } from './adapters/store/prisma-card-store.ts';
 
 const logger = createLogger({ name: 'question' });
 
@@ -50,16 +52,17 @@ try {
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
   const outboxWrites = await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger });
-  const asks = new PrismaAskStore(prisma);
+  const asks = new PrismaAskStore(prisma, toQuestionAnswered);
+  const cards = new PrismaCardStore(prisma, toCardDecided);
   const archived = startSessionArchivedConsumer(bus, { asks, clock, logger }, stopping.signal).catch((error: unknown) => {
     logger.error({ err: error }, 'the session-archived consumer failed to start');
     return undefined;
   });
-  const turnEnds = startTurnEndedConsumer(bus, { store: new PrismaCardStore(prisma), ids: nodeIds, clock, logger }, stopping.signal).catch((error: unknown) => {
+  const turnEnds = startTurnEndedConsumer(bus, { store: cards, ids: nodeIds, clock, logger }, stopping.signal).catch((error: unknown) => {
     logger.error({ err: error }, 'the turn-ended consumer failed to start');
     return undefined;
   });
-  // Cards are decided once the turn ends missed while away are handled (domain/decide-card.ts).
+  // Cards are decided once the turn ends missed while away are handled (app/decide-card.ts).
   const heard = turnEndsHeard(bus, turnEnds, stopping.signal);
 
   const server = await startGrpcServer({
@@ -72,7 +75,7 @@ try {
         definition: QuestionServiceService,
         callers: QUESTION_CALLERS,
         implementation: questionGrpc({
-          store: new PrismaCardStore(prisma),
+          store: cards,
           turnEnds: heard,
           asks,
           relayName: config.RELAY_NAME,

@@ -11,14 +11,16 @@ import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@rela
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
-import { startSessionArchivedConsumer } from '../src/bus/session-archived-consumer.ts';
-import { nodeIds } from '../src/crypto/node-ids.ts';
+import { startSessionArchivedConsumer } from '../src/adapters/bus/session-archived-consumer.ts';
+import { nodeIds } from '../src/adapters/crypto/node-ids.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { QUESTION_CALLERS } from '../src/grpc/question-callers.ts';
-import { questionGrpc } from '../src/grpc/question-grpc.ts';
-import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
-import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
-import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
+import { QUESTION_CALLERS } from '../src/adapters/grpc/question-callers.ts';
+import { questionGrpc } from '../src/adapters/grpc/question-grpc.ts';
+import { PgCardDecisions } from '../src/adapters/store/pg-card-decisions.ts';
+import { PrismaAskStore } from '../src/adapters/store/prisma-ask-store.ts';
+import { PrismaCardStore } from '../src/adapters/store/prisma-card-store.ts';
+import { toCardDecided } from '../src/adapters/grpc/wire/card-wire.ts';
+import { toQuestionAnswered } from '../src/adapters/grpc/wire/ask-wire.ts';
 import { allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const credentials = makeTestCredentials();
@@ -55,10 +57,10 @@ beforeAll(async () => {
         definition: QuestionServiceService,
         callers: QUESTION_CALLERS,
         implementation: questionGrpc({
-          store: new PrismaCardStore(prisma),
+          store: new PrismaCardStore(prisma, toCardDecided),
           // No turn-ended consumer runs here: no turn end is missed.
           turnEnds: allTurnEndsHeard,
-          asks: new PrismaAskStore(prisma),
+          asks: new PrismaAskStore(prisma, toQuestionAnswered),
           relayName: 'desk',
           ids: nodeIds,
           decisions,
@@ -177,7 +179,7 @@ describe('session archived', () => {
     const about = await ask({ askingSessionId: 'someone', aboutSessionId: 'archived-conv' });
     const elsewhere = await ask({ askingSessionId: 'someone', aboutSessionId: 'staying' });
     const events = await prisma.outboxMessage.count();
-    const consumer = await startSessionArchivedConsumer(bus, { asks: new PrismaAskStore(prisma), clock, logger }, stopping.signal);
+    const consumer = await startSessionArchivedConsumer(bus, { asks: new PrismaAskStore(prisma, toQuestionAnswered), clock, logger }, stopping.signal);
     try {
       const event = SessionArchived.toJSON({ eventId: 'evt-archived-1', occurredAt: clock.now(), sessionId: 'archived-conv', userId: 'u1' });
       await bus.js.publish('relay.session.v1.archived', JSON.stringify(event), { msgID: 'evt-archived-1' });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
-import { awaitCard, type AwaitCardEvent } from '../src/domain/await-card.ts';
-import { decideCard } from '../src/domain/decide-card.ts';
-import { raiseCard } from '../src/domain/raise-card.ts';
+import { awaitCard, type AwaitCardEvent } from '../src/app/await-card.ts';
+import { decideCard } from '../src/app/decide-card.ts';
+import { raiseCard } from '../src/app/raise-card.ts';
 import { FakeDecisions, InMemoryCardStore, sequentialIds, allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');

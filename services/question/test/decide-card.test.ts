@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@relay/errors';
-import { applyDecision, decideCard, type DecideCardInput } from '../src/domain/decide-card.ts';
+import { decideCard } from '../src/app/decide-card.ts';
+import { applyDecision, type DecideCardInput } from '../src/domain/cards.ts';
 import type { Card } from '../src/domain/entities.ts';
 import { InMemoryCardStore, sequentialIds, allTurnEndsHeard } from './in-memory-card-store.ts';
 

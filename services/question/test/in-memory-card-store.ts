@@ -2,8 +2,8 @@
  * In-memory fakes of the domain's ports, for unit tests of the use cases.
  */
 import type { Card, CardDecidedEvent } from '../src/domain/entities.ts';
-import type { CardDecisions, CardFilter, CardStore, IdGenerator, TurnEndsHeard } from '../src/domain/ports.ts';
-import { isLeftByTurnEnd, type TurnEnd } from '../src/domain/turn-ended.ts';
+import type { CardDecisions, CardFilter, CardStore, IdGenerator, TurnEndsHeard } from '../src/app/ports.ts';
+import { isLeftByTurnEnd, type TurnEnd } from '../src/domain/cards.ts';
 
 /** Cards in a map; decisions tell the watchers, as the NOTIFY does. */
 export class InMemoryCardStore implements CardStore {

@@ -2,10 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { nodeIds } from '../src/crypto/node-ids.ts';
-import { raiseCard } from '../src/domain/raise-card.ts';
+import { nodeIds } from '../src/adapters/crypto/node-ids.ts';
+import { raiseCard } from '../src/app/raise-card.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
+import { PrismaCardStore } from '../src/adapters/store/prisma-card-store.ts';
+import { toCardDecided } from '../src/adapters/grpc/wire/card-wire.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-02T04:00:00.000Z');
@@ -17,7 +18,7 @@ let store: PrismaCardStore;
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  store = new PrismaCardStore(prisma);
+  store = new PrismaCardStore(prisma, toCardDecided);
 });
 
 afterAll(async () => {

@@ -18,13 +18,15 @@ import { callStream, callUnary, createClient, startGrpcServer, type GrpcServer }
 import { createLogger } from '@relay/telemetry';
 import { callersFor, createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
-import { nodeIds } from '../src/crypto/node-ids.ts';
-import type { CardDecisions } from '../src/domain/ports.ts';
+import { nodeIds } from '../src/adapters/crypto/node-ids.ts';
+import type { CardDecisions } from '../src/app/ports.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { questionGrpc } from '../src/grpc/question-grpc.ts';
-import { PgCardDecisions } from '../src/store/pg-card-decisions.ts';
-import { PrismaAskStore } from '../src/store/prisma-ask-store.ts';
-import { PrismaCardStore } from '../src/store/prisma-card-store.ts';
+import { questionGrpc } from '../src/adapters/grpc/question-grpc.ts';
+import { PgCardDecisions } from '../src/adapters/store/pg-card-decisions.ts';
+import { PrismaAskStore } from '../src/adapters/store/prisma-ask-store.ts';
+import { PrismaCardStore } from '../src/adapters/store/prisma-card-store.ts';
+import { toCardDecided } from '../src/adapters/grpc/wire/card-wire.ts';
+import { toQuestionAnswered } from '../src/adapters/grpc/wire/ask-wire.ts';
 import { allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const credentials = makeTestCredentials();
@@ -67,10 +69,10 @@ async function serve(progressIntervalMs: number, stop: AbortSignal) {
         definition: QuestionServiceService,
         callers: callersFor(QuestionServiceService, 'gateway', 'session'),
         implementation: questionGrpc({
-          store: new PrismaCardStore(prisma),
+          store: new PrismaCardStore(prisma, toCardDecided),
           // No turn-ended consumer runs here: no turn end is missed.
           turnEnds: allTurnEndsHeard,
-          asks: new PrismaAskStore(prisma),
+          asks: new PrismaAskStore(prisma, toQuestionAnswered),
           relayName: 'desk',
           ids: nodeIds,
           decisions: spy,

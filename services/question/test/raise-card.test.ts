@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildCard, raiseCard, type RaiseCardInput } from '../src/domain/raise-card.ts';
-import { cancelCards } from '../src/domain/cancel-cards.ts';
-import { listCards } from '../src/domain/list-cards.ts';
+import { raiseCard } from '../src/app/raise-card.ts';
+import { buildCard, type RaiseCardInput } from '../src/domain/cards.ts';
+import { cancelCards } from '../src/app/cancel-cards.ts';
+import { listCards } from '../src/app/list-cards.ts';
 import { InMemoryCardStore, sequentialIds } from './in-memory-card-store.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');

@@ -24,7 +24,7 @@ import {
   type TestDatabase,
   type TestServiceCredentials,
 } from '@relay/testing';
-import { TURN_ENDED } from '../src/bus/turn-ended-consumer.ts';
+import { TURN_ENDED } from '../src/adapters/bus/turn-ended-consumer.ts';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));

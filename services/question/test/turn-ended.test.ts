@@ -6,11 +6,12 @@ import { AppError } from '@relay/errors';
 import { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
-import { withdrawCardsOfTurnEnded } from '../src/bus/turn-ended-consumer.ts';
-import { decideCard } from '../src/domain/decide-card.ts';
+import { withdrawCardsOfTurnEnded } from '../src/adapters/bus/turn-ended-consumer.ts';
+import { decideCard } from '../src/app/decide-card.ts';
 import type { Card } from '../src/domain/entities.ts';
-import { isLeftByTurnEnd, withdrawCardsOfEndedTurn, type TurnEnd } from '../src/domain/turn-ended.ts';
-import type { TurnEndsHeard } from '../src/domain/ports.ts';
+import { withdrawCardsOfEndedTurn } from '../src/app/turn-ended.ts';
+import { isLeftByTurnEnd, type TurnEnd } from '../src/domain/cards.ts';
+import type { TurnEndsHeard } from '../src/app/ports.ts';
 import { InMemoryCardStore, sequentialIds, allTurnEndsHeard } from './in-memory-card-store.ts';
 
 const RAISED = new Date('2026-11-30T10:00:00.000Z');

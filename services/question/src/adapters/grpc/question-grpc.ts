@@ -2,14 +2,14 @@ import { appError } from '@relay/errors';
 import type { QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
 import { serveStream, serveUnary, UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import { answerAsk, ask, listAsks, publishRemoteAnswer, withdrawAsk, type AskDeps } from '../domain/ask-use-cases.ts';
-import { awaitCard, type AwaitCardDeps } from '../domain/await-card.ts';
-import { cancelCards } from '../domain/cancel-cards.ts';
-import { decideCard, type DecideCardDeps } from '../domain/decide-card.ts';
-import { listCards } from '../domain/list-cards.ts';
-import { raiseCard } from '../domain/raise-card.ts';
-import { toAskMessage } from '../wire/ask-wire.ts';
-import { cardKindOf, toCardMessage } from '../wire/card-wire.ts';
+import { answerAsk, ask, listAsks, publishRemoteAnswer, withdrawAsk, type AskDeps } from '../../app/ask-use-cases.ts';
+import { awaitCard, type AwaitCardDeps } from '../../app/await-card.ts';
+import { cancelCards } from '../../app/cancel-cards.ts';
+import { decideCard, type DecideCardDeps } from '../../app/decide-card.ts';
+import { listCards } from '../../app/list-cards.ts';
+import { raiseCard } from '../../app/raise-card.ts';
+import { toAskMessage } from './wire/ask-wire.ts';
+import { cardKindOf, toCardMessage } from './wire/card-wire.ts';
 
 /** The generated server interface without grpc-js's index signature, which the handler types would map to never. */
 type QuestionServiceMethods = { [K in keyof QuestionServiceServer as string extends K ? never : K]: QuestionServiceServer[K] };

@@ -1,9 +1,9 @@
 /**
  * The use cases of asks: ask, list, withdraw, answer (by the user) and end (the session was archived).
  */
-import type { Ask } from './ask-entities.ts';
-import { admitAsk, applyAnswer, applyWithdraw, askNotFound, AskLimits, buildAsk, isRecent, type AnswerAskInput, type AskInput } from './asks.ts';
-import { invalidInput } from './errors.ts';
+import type { Ask } from '../domain/ask-entities.ts';
+import { admitAsk, applyAnswer, applyWithdraw, askNotFound, AskLimits, buildAsk, isRecent, type AnswerAskInput, type AskInput } from '../domain/asks.ts';
+import { invalidInput } from '../domain/errors.ts';
 import type { AskStore, IdGenerator } from './ports.ts';
 
 export interface AskDeps {

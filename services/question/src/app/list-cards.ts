@@ -1,6 +1,6 @@
-import { CardLimits } from './card-limits.ts';
-import type { Card } from './entities.ts';
-import { invalidInput } from './errors.ts';
+import { CardLimits } from '../domain/card-limits.ts';
+import type { Card } from '../domain/entities.ts';
+import { invalidInput } from '../domain/errors.ts';
 import type { CardStore } from './ports.ts';
 
 export interface ListCardsInput {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '@relay/telemetry';
-import type { CardDecisions } from '../domain/ports.ts';
+import type { CardDecisions } from '../../app/ports.ts';
 
 /** The PostgreSQL channel a decision is announced on, with the card id as payload, when its transaction commits. */
 export const CARD_DECIDED_CHANNEL = 'question_card_decided';

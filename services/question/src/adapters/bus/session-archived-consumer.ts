@@ -3,8 +3,8 @@ import type { Clock } from '@relay/clock';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { SessionArchived } from '@relay/proto/relay/session/v1/events';
 import type { Logger } from '@relay/telemetry';
-import { endAsksOf } from '../domain/ask-use-cases.ts';
-import type { AskStore } from '../domain/ports.ts';
+import { endAsksOf } from '../../app/ask-use-cases.ts';
+import type { AskStore } from '../../app/ports.ts';
 
 /** This service's durable consumer of the session service's archived events. */
 export const SESSION_ARCHIVED = { durable: 'question-session-archived', contract: SessionEvents.ARCHIVED } as const;

@@ -1,4 +1,4 @@
-import { invalidInput } from './errors.ts';
+import { invalidInput } from '../domain/errors.ts';
 import type { CardDeps } from './ports.ts';
 
 /** Withdraws a session's pending cards (its turn ended or it was archived), each with a card_decided event; returns how many. */

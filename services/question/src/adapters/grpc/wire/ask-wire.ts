@@ -3,7 +3,7 @@
  */
 import type { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { AskStatus as AskStatusMessage, type Ask as AskMessage } from '@relay/proto/relay/question/v1/question_service';
-import type { Ask, AskStatus, QuestionAnsweredEvent } from '../domain/ask-entities.ts';
+import type { Ask, AskStatus, QuestionAnsweredEvent } from '../../../domain/ask-entities.ts';
 
 const STATUSES: Record<AskStatus, AskStatusMessage> = {
   pending: AskStatusMessage.ASK_STATUS_PENDING,

@@ -5,8 +5,8 @@ import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import type { CardDeps, TurnEndsHeard } from '../domain/ports.ts';
-import { withdrawCardsOfEndedTurn } from '../domain/turn-ended.ts';
+import type { CardDeps, TurnEndsHeard } from '../../app/ports.ts';
+import { withdrawCardsOfEndedTurn } from '../../app/turn-ended.ts';
 
 /** This service's durable consumer of the session service's turn_ended events. */
 export const TURN_ENDED = { durable: 'question-turn-ended', contract: SessionEvents.TURN_ENDED } as const;
@@ -17,7 +17,7 @@ export type TurnEndedDeps = CardDeps & {
 };
 
 /**
- * Withdraws the cards each ended turn left pending (domain/turn-ended.ts). The consumer is durable, so turn ends
+ * Withdraws the cards each ended turn left pending (app/turn-ended.ts). The consumer is durable, so turn ends
  * published while this service was away are handled when it is back, oldest first; a redelivery changes nothing.
  * The session service declares the stream; until it exists this waits (call it without awaiting).
  */

@@ -1,17 +1,23 @@
 import { enqueue } from '@relay/bus';
 import { QuestionEvents } from '@relay/proto/relay/bus-contracts';
-import type { Card as CardRow, PrismaClient } from '../generated/prisma/client.ts';
-import { CARD_KINDS, CARD_STATUSES, type Card, type CardDecidedEvent } from '../domain/entities.ts';
-import type { CardFilter, CardStore } from '../domain/ports.ts';
-import type { TurnEnd } from '../domain/turn-ended.ts';
-import { toCardDecided } from '../wire/card-wire.ts';
+import type { CardDecided } from '@relay/proto/relay/question/v1/events';
+import type { Card as CardRow, PrismaClient } from '../../generated/prisma/client.ts';
+import { CARD_KINDS, CARD_STATUSES, type Card, type CardDecidedEvent } from '../../domain/entities.ts';
+import type { CardFilter, CardStore } from '../../app/ports.ts';
+import type { TurnEnd } from '../../domain/cards.ts';
 import { CARD_DECIDED_CHANNEL } from './pg-card-decisions.ts';
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
-/** The question service's cards in its own PostgreSQL database, through Prisma. */
+/**
+ * The question service's cards in its own PostgreSQL database, through Prisma. `toCardDecided` encodes the events it
+ * writes to the outbox: main.ts passes adapters/grpc/wire's, since the event carries the gRPC API's Card message.
+ */
 export class PrismaCardStore implements CardStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly toCardDecided: (event: CardDecidedEvent) => CardDecided,
+  ) {}
 
   async create(card: Card): Promise<void> {
     await this.prisma.card.create({ data: { ...card, decidedAt: card.decidedAt ?? null } });
@@ -48,7 +54,7 @@ export class PrismaCardStore implements CardStore {
         data: { status: card.status, answer: card.answer, choices: card.choices, decidedAt: card.decidedAt ?? null },
       });
       if (count === 0) return false;
-      await announce(tx, event);
+      await this.announce(tx, event);
       return true;
     });
   }
@@ -70,7 +76,7 @@ export class PrismaCardStore implements CardStore {
     return this.prisma.$transaction(async (tx) => {
       const rows = await tx.card.updateManyAndReturn({ where: { sessionId, status: 'pending' }, data: { status: 'cancelled', decidedAt } });
       const cards = rows.map(toCard);
-      for (const card of cards) await announce(tx, eventFor(card));
+      for (const card of cards) await this.announce(tx, eventFor(card));
       return cards;
     });
   }
@@ -83,16 +89,16 @@ export class PrismaCardStore implements CardStore {
         data: { status: 'cancelled', decidedAt },
       });
       const cards = rows.map(toCard);
-      for (const card of cards) await announce(tx, eventFor(card));
+      for (const card of cards) await this.announce(tx, eventFor(card));
       return cards;
     });
   }
-}
 
-// The event goes out through the outbox; the NOTIFY wakes this process's and other replicas' waiters on commit.
-async function announce(tx: Tx, event: CardDecidedEvent): Promise<void> {
-  await enqueue(tx, QuestionEvents.CARD_DECIDED, toCardDecided(event), { id: event.eventId });
-  await tx.$executeRawUnsafe('SELECT pg_notify($1, $2)', CARD_DECIDED_CHANNEL, event.card.id);
+  // The event goes out through the outbox; the NOTIFY wakes this process's and other replicas' waiters on commit.
+  private async announce(tx: Tx, event: CardDecidedEvent): Promise<void> {
+    await enqueue(tx, QuestionEvents.CARD_DECIDED, this.toCardDecided(event), { id: event.eventId });
+    await tx.$executeRawUnsafe('SELECT pg_notify($1, $2)', CARD_DECIDED_CHANNEL, event.card.id);
+  }
 }
 
 function toCard(row: CardRow): Card {

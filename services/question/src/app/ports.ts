@@ -1,11 +1,11 @@
 /**
- * What the question service's use cases need from the outside world. Adapters in store/ implement
- * these; unit tests use in-memory fakes.
+ * What the question service's use cases need from the outside world. Adapters (adapters/store, adapters/crypto, the
+ * turn-ended consumer) implement these; unit tests use in-memory fakes.
  */
-import type { Ask, QuestionAnsweredEvent } from './ask-entities.ts';
-import type { PendingAsks } from './asks.ts';
-import type { Card, CardDecidedEvent } from './entities.ts';
-import type { TurnEnd } from './turn-ended.ts';
+import type { Ask, QuestionAnsweredEvent } from '../domain/ask-entities.ts';
+import type { PendingAsks } from '../domain/asks.ts';
+import type { Card, CardDecidedEvent } from '../domain/entities.ts';
+import type { TurnEnd } from '../domain/cards.ts';
 
 /** Which of a user's cards a listing wants. */
 export interface CardFilter {
@@ -65,7 +65,7 @@ export interface CardDeps {
 }
 
 /**
- * Whether this service has heard every turn end published while it was away (bus/turn-ended-consumer.ts): until
+ * Whether this service has heard every turn end published while it was away (adapters/bus/turn-ended-consumer.ts): until
  * then a pending card may belong to a turn that is gone, and deciding it would be taken and do nothing.
  */
 export interface TurnEndsHeard {

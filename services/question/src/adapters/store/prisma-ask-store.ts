@@ -1,16 +1,22 @@
 import { enqueue } from '@relay/bus';
 import { QuestionEvents } from '@relay/proto/relay/bus-contracts';
-import { ASK_STATUSES, type Ask, type AskStatus, type QuestionAnsweredEvent } from '../domain/ask-entities.ts';
-import type { PendingAsks } from '../domain/asks.ts';
-import type { AskFilter, AskStore } from '../domain/ports.ts';
-import type { Ask as AskRow, Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { toQuestionAnswered } from '../wire/ask-wire.ts';
+import type { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
+import { ASK_STATUSES, type Ask, type AskStatus, type QuestionAnsweredEvent } from '../../domain/ask-entities.ts';
+import type { PendingAsks } from '../../domain/asks.ts';
+import type { AskFilter, AskStore } from '../../app/ports.ts';
+import type { Ask as AskRow, Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-/** The question service's asks in its own PostgreSQL database, through Prisma. */
+/**
+ * The question service's asks in its own PostgreSQL database, through Prisma. `toQuestionAnswered` encodes the events
+ * it writes to the outbox (main.ts passes adapters/grpc/wire's, beside the Ask message).
+ */
 export class PrismaAskStore implements AskStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly toQuestionAnswered: (event: QuestionAnsweredEvent) => QuestionAnswered,
+  ) {}
 
   pendingCounts(askingSessionId: string, aboutSessionId: string): Promise<PendingAsks> {
     return counts(this.prisma, askingSessionId, aboutSessionId);
@@ -55,7 +61,7 @@ export class PrismaAskStore implements AskStore {
       });
       if (count === 0) return false;
       if (event !== undefined) {
-        await enqueue(tx, QuestionEvents.QUESTION_ANSWERED, toQuestionAnswered(event), { id: event.eventId });
+        await enqueue(tx, QuestionEvents.QUESTION_ANSWERED, this.toQuestionAnswered(event), { id: event.eventId });
       }
       return true;
     });
@@ -65,7 +71,7 @@ export class PrismaAskStore implements AskStore {
     return this.prisma.$transaction(async (tx) => {
       const published = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM outbox WHERE id = ${event.eventId} FOR UPDATE`;
       if (published.length > 0) return false;
-      await enqueue(tx, QuestionEvents.QUESTION_ANSWERED, toQuestionAnswered(event), { id: event.eventId });
+      await enqueue(tx, QuestionEvents.QUESTION_ANSWERED, this.toQuestionAnswered(event), { id: event.eventId });
       return true;
     });
   }

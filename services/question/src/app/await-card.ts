@@ -1,6 +1,6 @@
-import { CardLimits } from './card-limits.ts';
-import type { Card } from './entities.ts';
-import { invalidInput, notFound } from './errors.ts';
+import { CardLimits } from '../domain/card-limits.ts';
+import type { Card } from '../domain/entities.ts';
+import { invalidInput, notFound } from '../domain/errors.ts';
 import type { CardDecisions, CardStore, Clock } from './ports.ts';
 
 export interface AwaitCardDeps {

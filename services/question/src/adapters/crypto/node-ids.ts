@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import type { IdGenerator } from '../domain/ports.ts';
+import type { IdGenerator } from '../../app/ports.ts';
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 

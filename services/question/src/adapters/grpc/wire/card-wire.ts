@@ -1,10 +1,10 @@
 /**
- * Domain cards as the proto messages the gRPC API and the events carry. Shared by grpc/ and store/
- * (which writes events), so it sits beside them rather than in either.
+ * Domain cards as the proto messages the gRPC API and the events carry. The store writes the events in its
+ * transactions: main.ts hands it toCardDecided, so adapters/store imports no other adapter.
  */
 import type { CardDecided } from '@relay/proto/relay/question/v1/events';
 import { CardKind as CardKindMessage, CardStatus as CardStatusMessage, type Card as CardMessage } from '@relay/proto/relay/question/v1/question_service';
-import type { Card, CardDecidedEvent, CardKind, CardStatus } from '../domain/entities.ts';
+import type { Card, CardDecidedEvent, CardKind, CardStatus } from '../../../domain/entities.ts';
 
 const KINDS: Record<CardKind, CardKindMessage> = {
   approval: CardKindMessage.CARD_KIND_APPROVAL,
