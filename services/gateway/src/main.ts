@@ -11,10 +11,10 @@ import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/
 import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createClient, grpcAuth, promiseClient } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
-import { buildApp } from './app.ts';
-import { cachedPairingOwner, cachedSessionOwner } from './cached-owners.ts';
+import { buildApp } from './adapters/http/build-app.ts';
+import { cachedPairingOwner, cachedSessionOwner } from './adapters/grpc/cached-owners.ts';
 import { loadConfig } from './config.ts';
-import { DEADLINE_MS } from './service-clients.ts';
+import { DEADLINE_MS } from './app/ports.ts';
 
 const config = loadConfig();
 const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });

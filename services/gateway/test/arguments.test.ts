@@ -1,8 +1,8 @@
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { ACTION_NAMES, actionNamed } from '../src/relay-tool/action-list.ts';
-import { isEmpty, parseAction, parseArguments } from '../src/relay-tool/arguments.ts';
-import { requireArguments } from '../src/relay-tool/require-arguments.ts';
+import { ACTION_NAMES, actionNamed } from '../src/app/relay-tool/action-list.ts';
+import { isEmpty, parseAction, parseArguments } from '../src/app/relay-tool/arguments.ts';
+import { requireArguments } from '../src/domain/require-arguments.ts';
 
 function parse(input: unknown) {
   const call = parseAction(input);

@@ -2,8 +2,8 @@
 // flight), says which were cut and how long they are, and where the whole text is.
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, Session } from '@relay/proto/relay/session/v1/session';
-import type { SessionRead } from '../src/service-clients.ts';
-import { boundedText, MESSAGE_TEXT_LIMIT, messageView, sessionReadView } from '../src/session-view.ts';
+import type { SessionRead } from '../src/domain/answers.ts';
+import { boundedText, MESSAGE_TEXT_LIMIT, messageView, sessionReadView } from '../src/app/views/session-view.ts';
 
 const session = {
   id: '3f9c2a1e-1111-4000-8000-000000000001',

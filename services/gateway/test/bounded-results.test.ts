@@ -3,15 +3,15 @@
 // conversation; list_questions' questions, details and answers (here and on a paired relay); the answer
 // answer_question gives back — shows at most 8,000 characters of it and says it was cut and how long it is.
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../src/relay-tool/action-context.ts';
-import type { ActionDefinition } from '../src/relay-tool/define-action.ts';
-import { answerQuestion } from '../src/relay-tool/actions/answer-question.ts';
-import { listQuestions } from '../src/relay-tool/actions/list-questions.ts';
-import { wait } from '../src/relay-tool/actions/wait.ts';
-import { askView } from '../src/relay-tool/ask-view.ts';
-import { turnFields } from '../src/relay-tool/turn-result.ts';
-import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
-import { boundedFields, MESSAGE_TEXT_LIMIT } from '../src/session-view.ts';
+import type { ActionContext } from '../src/app/relay-tool/action-context.ts';
+import type { ActionDefinition } from '../src/app/relay-tool/define-action.ts';
+import { answerQuestion } from '../src/app/relay-tool/actions/answer-question.ts';
+import { listQuestions } from '../src/app/relay-tool/actions/list-questions.ts';
+import { wait } from '../src/app/relay-tool/actions/wait.ts';
+import { askView } from '../src/app/views/ask-view.ts';
+import { turnFields } from '../src/app/views/turn-result.ts';
+import type { ToolArguments } from '../src/domain/tool-arguments.ts';
+import { boundedFields, MESSAGE_TEXT_LIMIT } from '../src/app/views/session-view.ts';
 import { SessionState, TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { AskStatus, CardKind, CardStatus, type Ask, type Card } from '@relay/proto/relay/question/v1/question_service';

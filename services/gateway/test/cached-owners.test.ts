@@ -1,10 +1,10 @@
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { cachedPairingOwner, cachedSessionOwner, ExpiringReads } from '../src/cached-owners.ts';
+import { cachedPairingOwner, cachedSessionOwner, ExpiringReads } from '../src/adapters/grpc/cached-owners.ts';
 import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
 import type { AuthenticateResponse } from '@relay/proto/relay/session/v1/session_service';
 import type { PairingSettings } from '@relay/proto/relay/pairing/v1/pairing_service';
-import type { PairingClient, SessionClient } from '../src/service-clients.ts';
+import type { PairingClient, SessionClient } from '../src/app/ports.ts';
 
 const ALICE: AuthenticateResponse = { caller: { userId: 'alice', sessionId: 's1' }, role: 'admin', external: false };
 const SETTINGS: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };

@@ -1,8 +1,8 @@
 // The key of an external session's call (decisions.md, External sessions): the same call made again has the same
 // key, however its arguments are ordered and however long it waits; anything else that differs gives another key.
 import { describe, expect, it } from 'vitest';
-import { callKeyOf } from '../src/relay-tool/call-key.ts';
-import { pendingNoteOf } from '../src/relay-tool/pending-note.ts';
+import { callKeyOf } from '../src/domain/call-key.ts';
+import { pendingNoteOf } from '../src/domain/pending-note.ts';
 
 const subscribe = { action: 'subscribe', args: { sessions: ['s1', 's2'], events: ['turn_end'], quiet_hours: { from: '23:00', to: '06:00', tz: 'UTC' } } };
 const card = 'Watch 2 sessions on desk';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { needsCard } from '../src/relay-tool/card-policy.ts';
+import { needsCard } from '../src/domain/card-policy.ts';
 
 describe('needsCard', () => {
   it.each([

@@ -5,7 +5,7 @@ import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/adapters/http/build-app.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './start-fake-question-service.ts';
 import { fakeOwnerClients } from './start-gateway.ts';

@@ -10,11 +10,11 @@ import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { registerConsoleStatic } from '../src/http/console-static.ts';
-import type { AuthenticatedCaller } from '../src/caller.ts';
-import { sessionUrl } from '../src/relay-tool/turn-result.ts';
-import type { PairingClient, QuestionClient, SessionClient } from '../src/service-clients.ts';
+import { buildApp } from '../src/adapters/http/build-app.ts';
+import { registerConsoleStatic } from '../src/adapters/http/console-static.ts';
+import type { AuthenticatedCaller } from '../src/domain/caller.ts';
+import { sessionUrl } from '../src/app/views/turn-result.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../src/app/ports.ts';
 import { CardKind, CardStatus, type Card } from '@relay/proto/relay/question/v1/question_service';
 
 const USER_TOKEN = 'rly_u_console_user_token';

@@ -5,8 +5,8 @@ import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, type EdgeSettings } from '../src/app.ts';
-import type { PairingClient, QuestionClient, SessionClient } from '../src/service-clients.ts';
+import { buildApp, type EdgeSettings } from '../src/adapters/http/build-app.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../src/app/ports.ts';
 
 const USER_TOKEN = 'rly_u_good';
 const SESSION_TOKEN = 'rly_s_good';

@@ -4,7 +4,7 @@
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { HOLD_AFTER_MS, holdExternalCall } from '../src/relay-tool/external-call-hold.ts';
+import { HOLD_AFTER_MS, holdExternalCall } from '../src/app/relay-tool/external-call-hold.ts';
 
 const logger = createLogger({ name: 'external-call-hold-test', level: 'silent' });
 

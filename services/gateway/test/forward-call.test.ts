@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
-import { compareVersions, requireVersion } from '../src/relay-tool/forward-call.ts';
-import { actionNamed, type ActionName } from '../src/relay-tool/action-list.ts';
-import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
+import { compareVersions, requireVersion } from '../src/app/relay-tool/forward-call.ts';
+import { actionNamed, type ActionName } from '../src/app/relay-tool/action-list.ts';
+import type { ToolArguments } from '../src/domain/tool-arguments.ts';
 import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 
 const relayAt = (version: string) => ({ name: 'build-box', url: 'https://build-box.example.com', online: true, version, level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined });

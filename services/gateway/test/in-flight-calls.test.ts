@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InFlightCalls } from '../src/mcp/in-flight-calls.ts';
+import { InFlightCalls } from '../src/adapters/http/mcp/in-flight-calls.ts';
 
 describe('InFlightCalls', () => {
   it("cancels the caller's own call by request id", () => {

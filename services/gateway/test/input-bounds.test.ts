@@ -1,8 +1,8 @@
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { parseAction, parseArguments } from '../src/relay-tool/arguments.ts';
-import { boundFault, findBoundFault, MAX_LENGTH, preview } from '../src/relay-tool/input-bounds.ts';
-import { RELAY_TOOL_DEFINITION } from '../src/relay-tool/relay-tool-definition.ts';
+import { parseAction, parseArguments } from '../src/app/relay-tool/arguments.ts';
+import { boundFault, findBoundFault, MAX_LENGTH, preview } from '../src/domain/input-bounds.ts';
+import { RELAY_TOOL_DEFINITION } from '../src/adapters/http/mcp/relay-tool-definition.ts';
 
 const LONE_HIGH = '\uD83D';
 const LONE_LOW = '\uDE00';

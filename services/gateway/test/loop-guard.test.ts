@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../src/relay-tool/action-context.ts';
-import { passLoopGuard } from '../src/relay-tool/loop-guard.ts';
+import type { ActionContext } from '../src/app/relay-tool/action-context.ts';
+import { passLoopGuard } from '../src/app/relay-tool/loop-guard.ts';
 import { SessionOrigin } from '@relay/proto/relay/session/v1/session';
 import type { CountAgentPromptResponse as AgentPromptCount } from '@relay/proto/relay/session/v1/session_service';
-import type { Conversation } from '../src/service-clients.ts';
+import type { Conversation } from '../src/domain/answers.ts';
 import { CardKind, CardStatus, type AwaitCardResponse, type Card } from '@relay/proto/relay/question/v1/question_service';
 
 /** Just the parts of a context the loop guard touches, with a record of what it did. */

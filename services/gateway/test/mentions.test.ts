@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mentionedRelays } from '../src/relay-tool/mentions.ts';
+import { mentionedRelays } from '../src/domain/mentions.ts';
 
 const relays = [
   { name: 'build-box', url: 'https://build-box.example.com' },

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { agentLevelOf, type AgentLevelName } from '../src/pairing-view.ts';
-import { ACTION_NAMES, actionNamed, type ActionName } from '../src/relay-tool/action-list.ts';
-import { checkPairedRelayCall, type PairedRelayCall } from '../src/relay-tool/paired-relay-policy.ts';
+import { agentLevelOf } from '../src/app/views/pairing-view.ts';
+import type { AgentLevelName } from '../src/domain/agent-levels.ts';
+import { ACTION_NAMES, actionNamed, type ActionName } from '../src/app/relay-tool/action-list.ts';
+import { checkPairedRelayCall, type PairedRelayCall } from '../src/app/relay-tool/paired-relay-policy.ts';
 
 const relay = (level: AgentLevelName, name = 'build-box'): PairedRelay => ({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level: agentLevelOf(level), ownerUserId: 'u1', pairedAt: undefined });
 /** A turn's provenance; `viaRelays` left empty is what a relay that predates the chain sends. */

@@ -7,7 +7,7 @@ import { Session, SessionState } from '@relay/proto/relay/session/v1/session';
 import type { PendingMessages, ReadSessionRequest } from '@relay/proto/relay/session/v1/session_service';
 import { createLogger } from '@relay/telemetry';
 import { describe, expect, it } from 'vitest';
-import { dispatchToolCall, type DispatchDeps } from '../src/relay-tool/dispatch.ts';
+import { dispatchToolCall, type DispatchDeps } from '../src/app/relay-tool/dispatch.ts';
 
 const logger = createLogger({ name: 'pending-note-test', level: 'silent' });
 const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../src/relay-tool/action-context.ts';
-import type { ActionDefinition } from '../src/relay-tool/define-action.ts';
-import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
-import { readTaskOutput } from '../src/relay-tool/actions/read-task-output.ts';
+import type { ActionContext } from '../src/app/relay-tool/action-context.ts';
+import type { ActionDefinition } from '../src/app/relay-tool/define-action.ts';
+import type { ToolArguments } from '../src/domain/tool-arguments.ts';
+import { readTaskOutput } from '../src/app/relay-tool/actions/read-task-output.ts';
 import type { Task } from '@relay/proto/relay/session/v1/session';
 import type { ReadTaskOutputResponse } from '@relay/proto/relay/session/v1/session_service';
 

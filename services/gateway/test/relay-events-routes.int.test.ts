@@ -7,12 +7,12 @@ import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/adapters/http/build-app.ts';
 import type { KeepWatchRequest, KeptEvent } from '@relay/proto/relay/pairing/v1/remote_events';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
 import { fakeOwnerClients } from './start-gateway.ts';
 import { AskStatus, type Ask, type AskRequest } from '@relay/proto/relay/question/v1/question_service';
-import type { QuestionClient, RemoteEventsClient } from '../src/service-clients.ts';
+import type { QuestionClient, RemoteEventsClient } from '../src/app/ports.ts';
 
 const logger = createLogger({ name: 'relay-events-routes-test', level: 'silent' });
 let owners: FakeOwners;

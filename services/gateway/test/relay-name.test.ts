@@ -1,7 +1,7 @@
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
 import { AgentLevel, type PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { namesThisRelay, resolveRelay } from '../src/relay-tool/relay-name.ts';
+import { namesThisRelay, resolveRelay } from '../src/domain/relay-name.ts';
 
 const buildBox: PairedRelay = { name: 'build-box', url: 'https://ci.example.com:8443', online: true, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined };
 

@@ -3,8 +3,8 @@
 // definitions and the code catalogue, so a new action, argument or code fails here until it is documented.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ACTION_NAMES, actionNamed } from '../src/relay-tool/action-list.ts';
-import { RELAY_TOOL_CODES } from '../src/relay-tool/errors.ts';
+import { ACTION_NAMES, actionNamed } from '../src/app/relay-tool/action-list.ts';
+import { RELAY_TOOL_CODES } from '../src/domain/errors.ts';
 
 const docs = readFileSync(new URL('../../../docs/relay-tool.md', import.meta.url), 'utf8');
 

@@ -1,7 +1,7 @@
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { toolError } from '../src/relay-tool/errors.ts';
-import { count, refusalFrom, success, toCallToolResult } from '../src/relay-tool/result.ts';
+import { toolError } from '../src/domain/errors.ts';
+import { count, refusalFrom, success, toCallToolResult } from '../src/domain/result.ts';
 
 describe('result shapes', () => {
   it('puts ok, relay and summary first', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../src/relay-tool/action-context.ts';
-import type { ActionDefinition } from '../src/relay-tool/define-action.ts';
-import { listSchedules } from '../src/relay-tool/actions/list-schedules.ts';
-import { schedule } from '../src/relay-tool/actions/schedule.ts';
-import { unschedule } from '../src/relay-tool/actions/unschedule.ts';
-import type { ToolArguments } from '../src/relay-tool/tool-arguments.ts';
+import type { ActionContext } from '../src/app/relay-tool/action-context.ts';
+import type { ActionDefinition } from '../src/app/relay-tool/define-action.ts';
+import { listSchedules } from '../src/app/relay-tool/actions/list-schedules.ts';
+import { schedule } from '../src/app/relay-tool/actions/schedule.ts';
+import { unschedule } from '../src/app/relay-tool/actions/unschedule.ts';
+import type { ToolArguments } from '../src/domain/tool-arguments.ts';
 import type { CreateScheduleRequest, Schedule } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { CardKind, CardStatus, type AwaitCardResponse, type Card } from '@relay/proto/relay/question/v1/question_service';

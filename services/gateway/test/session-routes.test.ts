@@ -4,10 +4,10 @@ import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/adapters/http/build-app.ts';
 import { SessionState, type Session } from '@relay/proto/relay/session/v1/session';
 import type { UpdateSessionRequest } from '@relay/proto/relay/session/v1/session_service';
-import type { PairingClient, QuestionClient, SessionClient } from '../src/service-clients.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../src/app/ports.ts';
 
 const USER_TOKEN = 'rly_u_good';
 const SESSION_TOKEN = 'rly_s_good';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SessionOrigin, SessionState, type Session } from '@relay/proto/relay/session/v1/session';
-import type { SessionRead } from '../src/service-clients.ts';
-import { sessionReadView, sessionView } from '../src/session-view.ts';
+import type { SessionRead } from '../src/domain/answers.ts';
+import { sessionReadView, sessionView } from '../src/app/views/session-view.ts';
 
 const session: Session = {
   id: 's1',

@@ -7,8 +7,8 @@ import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/
 import { createClient, promiseClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { DEADLINE_MS, type PairingClient, type QuestionClient, type SessionClient } from '../src/service-clients.ts';
+import { buildApp } from '../src/adapters/http/build-app.ts';
+import { DEADLINE_MS, type PairingClient, type QuestionClient, type SessionClient } from '../src/app/ports.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
 import { gatewayAuth } from './fake-credentials.ts';
 

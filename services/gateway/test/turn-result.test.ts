@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
-import { sessionUrl, shortId, turnFields, turnPhrase } from '../src/relay-tool/turn-result.ts';
+import { sessionUrl, shortId, turnFields, turnPhrase } from '../src/app/views/turn-result.ts';
 
 const base: TurnResult = {
   sessionId: '3f9c2a1e-7b04-4c1d-9e55-0a1b2c3d4e5f',

@@ -4,7 +4,7 @@ import { AppError, type ErrorKind } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { callOwner } from '../src/http/user-api.ts';
+import { callOwner } from '../src/adapters/http/user-api.ts';
 
 const logger = createLogger({ name: 'user-api-test', level: 'silent' });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planWait } from '../src/relay-tool/wait-seconds.ts';
+import { planWait } from '../src/domain/wait-seconds.ts';
 
 describe('planWait', () => {
   it("waits the relay's longest wait when wait_seconds is left out", () => {

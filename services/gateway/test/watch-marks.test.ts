@@ -3,7 +3,7 @@
 // them, never by its own conversation's, nor when excluded, nor by one watching a paired relay's sessions.
 import { describe, expect, it } from 'vitest';
 import type { Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
-import { watchMarks } from '../src/watch-marks.ts';
+import { watchMarks } from '../src/domain/watch-marks.ts';
 
 function subscription(fields: Partial<Subscription> & Pick<Subscription, 'id' | 'watcherSessionId'>): Subscription {
   return {

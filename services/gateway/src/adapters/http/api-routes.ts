@@ -1,0 +1,236 @@
+/**
+ * The user API, /api/v1, for a user's own bearer token: their sessions (hosted ones with their
+ * first prompt, and external ones for MCP clients they run themselves; each with its relay mode and watch
+ * marks), messages to them, their turns' results, the owner's switches on a conversation, and what this
+ * relay is. Errors answer `{ code, error }`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { withPendingAsks } from '../../app/views/pending-asks.ts';
+import type { TurnResult } from '@relay/proto/relay/session/v1/session';
+import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
+import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../../domain/limits.ts';
+import { mentionedRelays } from '../../domain/mentions.ts';
+import { turnFields } from '../../app/views/turn-result.ts';
+import { planWait } from '../../domain/wait-seconds.ts';
+import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../app/views/session-view.ts';
+import { RELAY_VERSION } from '../../domain/version.ts';
+import { watchMarks, type WatchMarks } from '../../domain/watch-marks.ts';
+import { registerSessionRoutes } from './session-routes.ts';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
+import { answered } from '../../domain/answers.ts';
+import { readSession } from '../../app/session-reads.ts';
+import type { PairingClient, QuestionClient, SubscriptionClient } from '../../app/ports.ts';
+
+export interface ApiDeps extends UserApiDeps {
+  relayName: string;
+  /** The base URL users and clients reach this gateway at, without a trailing slash. */
+  publicUrl: string;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
+  /** Where a session read gets its pending asks; without it, reads list only the cards turns wait on. */
+  questions?: QuestionClient;
+  /** The paired relays a user's message may mention (unlocking them in that conversation). */
+  pairing?: PairingClient;
+  /** Where the sessions' watch marks come from; without it, sessions show none. */
+  subscriptions?: SubscriptionClient;
+}
+
+/**
+ * The watch marks of the user's sessions. Best effort: a subscription service that does not answer leaves the
+ * sessions without marks rather than the user without their sessions.
+ */
+async function marksOf(deps: ApiDeps, userId: string): Promise<(sessionId: string) => WatchMarks> {
+  if (deps.subscriptions === undefined) return () => ({});
+  try {
+    return watchMarks((await deps.subscriptions.listUserSubscriptions({ userId })).subscriptions);
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'subscriptions could not be read; the sessions show no watch marks');
+    return () => ({});
+  }
+}
+
+/**
+ * The paired relays a user's message mentions. Best effort: a pairing service that does not answer leaves
+ * the message queued with nothing unlocked, rather than refusing what the user wrote.
+ */
+async function mentionsIn(deps: ApiDeps, text: string): Promise<string[]> {
+  if (deps.pairing === undefined) return [];
+  try {
+    return mentionedRelays(text, (await deps.pairing.listPairedRelays({})).relays);
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'paired relays could not be read; the message unlocks none');
+    return [];
+  }
+}
+
+const ListQuery = z.object({
+  scope: z.enum(SESSION_SCOPES, { error: `scope must be one of: ${SESSION_SCOPES.join(', ')}` }).default('active'),
+});
+
+const ExternalBody = z.object({
+  external: z.literal(true),
+  // The session service owns the title's rules; it is only typed here.
+  title: z.string({ error: 'title must be a string' }).optional(),
+});
+
+// A hosted session and its first prompt; what is left out follows the relay's defaults.
+const HostedBody = z.object(
+  {
+    text: z.string({ error: 'text (the first prompt) is required, as a string' }).trim().min(1, { error: 'text (the first prompt) must not be empty' }),
+    provider: z.string({ error: 'provider must be a string' }).optional(),
+    model: z.string({ error: 'model must be a string' }).optional(),
+    effort: z.string({ error: 'effort must be a string' }).optional(),
+    title: z.string({ error: 'title must be a string' }).optional(),
+    cwd: z.string({ error: 'cwd must be a string' }).optional(),
+    mode: z.string({ error: 'mode must be a string' }).optional(),
+  },
+  { error: 'the body must be a JSON object, for example {"title": "Review", "text": "reply hello"} or {"external": true, "title": "My editor"}' },
+);
+
+const MessageBody = z.object(
+  { text: z.string({ error: 'text is required, as a string' }).trim().min(1, { error: 'text must not be empty' }) },
+  { error: 'the body must be a JSON object, for example {"text": "reply hello"}' },
+);
+
+const OptionsBody = z
+  .object(
+    {
+      mode: z.string({ error: 'mode must be a string: agent, ask or plan' }).optional(),
+      may_create_sessions: z.boolean({ error: 'may_create_sessions must be true or false' }).optional(),
+    },
+    { error: 'the body must be a JSON object, for example {"mode": "ask"} or {"may_create_sessions": true}' },
+  )
+  .refine((body) => body.mode !== undefined || body.may_create_sessions !== undefined, { error: 'give mode, may_create_sessions or both' });
+
+const SessionParams = z.object({ id: z.string().min(1) });
+
+const ReadQuery = z.object({
+  last: z.coerce
+    .number({ error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .int({ error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .min(1, { error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .max(READ_LAST_MAX, { error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
+    .default(READ_LAST_DEFAULT),
+});
+
+const WaitQuery = z.object({
+  message_id: z.string({ error: 'message_id is required' }).min(1, { error: 'message_id is required' }),
+  wait_seconds: z.coerce
+    .number({ error: 'wait_seconds must be a whole number of seconds, 0 or more' })
+    .int({ error: 'wait_seconds must be a whole number of seconds, 0 or more' })
+    .min(0, { error: 'wait_seconds must be a whole number of seconds, 0 or more' })
+    .optional(),
+});
+
+/** Registers /api/v1 on `app`. */
+export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  registerSessionRoutes(app, deps);
+  app.get('/api/v1/relay', async (request, reply) => {
+    if ((await userOf(deps, request, reply)) === undefined) return reply;
+    return {
+      name: deps.relayName,
+      version: RELAY_VERSION,
+      urls: { base: deps.publicUrl, api: `${deps.publicUrl}/api/v1`, mcp: `${deps.publicUrl}/mcp` },
+    };
+  });
+
+  app.get('/api/v1/sessions', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const query = ListQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const [listed, marks] = await Promise.all([callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope: query.data.scope })), marksOf(deps, userId)]);
+    if (listed === undefined) return reply;
+    return { sessions: listed.sessions.map((session) => userSessionView(session, marks(session.id))) };
+  });
+
+  app.post('/api/v1/sessions', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const raw = request.body as { external?: unknown } | null | undefined;
+    if (typeof raw === 'object' && raw !== null && raw.external !== undefined) {
+      const body = ExternalBody.safeParse(raw);
+      if (!body.success) return sendInvalid(reply, body.error);
+      const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession({ userId, title: body.data.title ?? '' }));
+      if (created === undefined) return reply;
+      return reply.code(201).send({ session: sessionView(answered(created.session, 'CreateExternalSession', 'session')), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
+    }
+    const body = HostedBody.safeParse(raw);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const mentionedRelays = await mentionsIn(deps, body.data.text);
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...body.data, mentionedRelays, dryRun: false })));
+    if (created === undefined) return reply;
+    return reply.code(201).send({
+      session: sessionView(answered(created.session, 'CreateSession', 'session')),
+      message_id: created.messageId,
+      ...(created.modelNote ? { modelNote: created.modelNote } : {}),
+    });
+  });
+
+  app.get('/api/v1/sessions/:id', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const query = ReadQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const [read, marks] = await Promise.all([
+      callOwner(reply, deps.logger, async () => {
+        const session = await readSession(deps.sessions, userId, id, query.data.last);
+        return deps.questions ? withPendingAsks(session, (await deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: id, pendingOnly: true })).asks) : session;
+      }),
+      marksOf(deps, userId),
+    ]);
+    if (read === undefined) return reply;
+    return { ...sessionReadView(read), session: userSessionView(read.session, marks(id)) };
+  });
+
+  app.patch('/api/v1/sessions/:id', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const body = OptionsBody.safeParse(request.body);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const options = { userId, sessionId: id, mode: body.data.mode, mayCreateSessions: body.data.may_create_sessions };
+    const set = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(options));
+    if (set === undefined) return reply;
+    const session = answered(set.session, 'SetConversationOptions', 'session');
+    return { session: sessionView(session), mode: session.mode, mayCreateSessions: session.mayCreateSessions };
+  });
+
+  app.post('/api/v1/sessions/:id/messages', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const body = MessageBody.safeParse(request.body);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const mentionedRelays = await mentionsIn(deps, body.data.text);
+    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage(SendMessageRequest.fromPartial({ userId, sessionId: id, text: body.data.text, mentionedRelays, dryRun: false })));
+    if (sent === undefined) return reply;
+    return reply.code(201).send({ message_id: sent.messageId });
+  });
+
+  // The turn a message started, once it ends or wait_seconds (capped by the relay's longest wait) runs out.
+  app.get('/api/v1/sessions/:id/wait', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = SessionParams.parse(request.params);
+    const query = WaitQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings({}));
+    if (read === undefined) return reply;
+    const plan = planWait('wait', query.data.wait_seconds, answered(read.settings, 'GetRelaySettings', 'settings').maxWaitSeconds);
+    // A client that goes away ends the wait; the turn goes on.
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    const result = await callOwner(reply, deps.logger, async () => {
+      let last: TurnResult | undefined;
+      const events = deps.sessions.wait({ userId, callerSessionId: '', sessionId: id, messageId: query.data.message_id, waitSeconds: plan.waitSeconds }, { signal: gone.signal });
+      for await (const event of events) if (event.result) last = event.result;
+      if (last === undefined && !gone.signal.aborted) throw new Error('Wait ended without a result');
+      return last;
+    });
+    if (result === undefined) return reply;
+    return { ...turnFields(result, deps.openUrlBase, { whole: true }), ...(plan.note ? { note: plan.note } : {}) };
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * Who is calling: the bearer token of a request, resolved by the session service. The token is
+ * never logged. A client whose tokens keep failing must wait (failure-limits.ts) before it may try again.
+ */
+import { isAppError } from '@relay/errors';
+import type { Logger } from '@relay/telemetry';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { callerOf, type AuthenticatedCaller } from '../../domain/caller.ts';
+import type { SessionClient } from '../../app/ports.ts';
+
+export type BearerOutcome =
+  | { ok: true; caller: AuthenticatedCaller }
+  | { ok: false; status: 401 | 429 | 503; message: string; retryAfterSeconds?: number };
+
+/** No token this relay mints is near this long; a longer one is unknown without asking anyone. */
+export const MAX_TOKEN_LENGTH = 256;
+
+/** The bearer token of an Authorization header, or undefined without one. */
+export function bearerTokenOf(request: FastifyRequest): string | undefined {
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+/**
+ * Checks a token with `check` unless the client must wait: 'wait' with the seconds, or 'unknown' (counted as a
+ * failed try) for a token `check` does not know or that is too long to be one; any other fault is thrown.
+ */
+export async function checkToken<T>(
+  request: FastifyRequest,
+  token: string,
+  check: (token: string) => Promise<T>,
+): Promise<{ kind: 'ok'; value: T } | { kind: 'wait'; seconds: number } | { kind: 'unknown' }> {
+  const failures = request.server.failureLimits.authentication;
+  const seconds = await failures.waitSeconds(request);
+  if (seconds !== undefined) return { kind: 'wait', seconds };
+  if (token.length <= MAX_TOKEN_LENGTH) {
+    try {
+      return { kind: 'ok', value: await check(token) };
+    } catch (error) {
+      if (!isAppError(error) || error.kind !== 'unauthenticated') throw error;
+    }
+  }
+  await failures.failed(request);
+  return { kind: 'unknown' };
+}
+
+/** The caller behind a request's bearer token; 401 without a valid one, 429 while the client must wait, 503 when tokens cannot be checked. */
+export async function authenticateBearer(request: FastifyRequest, sessions: SessionClient, logger: Logger): Promise<BearerOutcome> {
+  const token = bearerTokenOf(request);
+  if (!token) return { ok: false, status: 401, message: 'Authorization: Bearer <token> is required.' };
+  try {
+    const checked = await checkToken(request, token, async (value) => callerOf(await sessions.authenticate({ token: value })));
+    if (checked.kind === 'ok') return { ok: true, caller: checked.value };
+    if (checked.kind === 'wait') return tooManyFailures(checked.seconds);
+    return { ok: false, status: 401, message: 'The bearer token is unknown or revoked.' };
+  } catch (error) {
+    logger.error({ err: error }, 'authentication failed');
+    return { ok: false, status: 503, message: 'This relay cannot check tokens right now; try again in a moment.' };
+  }
+}
+
+/** 429: the client's failed tries are used up for now. */
+export function tooManyFailures(seconds: number): Extract<BearerOutcome, { ok: false }> {
+  return {
+    ok: false,
+    status: 429,
+    message: `Too many unknown tokens came from your address; try again in ${seconds} s. Nothing was checked.`,
+    retryAfterSeconds: seconds,
+  };
+}
+
+/** The headers a refused authentication answers with: how to authenticate after a 401, when to retry after a 429. */
+export function setRefusalHeaders(reply: FastifyReply, outcome: Extract<BearerOutcome, { ok: false }>): void {
+  if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
+  if (outcome.retryAfterSeconds !== undefined) reply.header('retry-after', String(outcome.retryAfterSeconds));
+}

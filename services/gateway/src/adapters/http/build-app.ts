@@ -1,0 +1,116 @@
+/**
+ * The gateway's HTTP app, built without listening: `/mcp` for agents, `/api/v1` for users, `/relay/v1`
+ * for paired relays, and the health endpoints. It holds no data; every fact comes from the owners it is given.
+ */
+import type { Clock } from '@relay/clock';
+import { INTERNAL_CODE } from '@relay/errors';
+import type { Logger } from '@relay/telemetry';
+import helmet from '@fastify/helmet';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { ZodError } from 'zod';
+import { AllowedHosts } from './allowed-hosts.ts';
+import { registerApiRoutes } from './api-routes.ts';
+import { registerConsoleRoutes } from './console-routes.ts';
+import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSettings } from './failure-limits.ts';
+import { registerHealthRoutes } from './health-routes.ts';
+import { registerInputGuard } from './input-guard.ts';
+import { registerMcpRoutes, sendJsonRpcError } from './mcp-routes.ts';
+import { registerRelayAsksRoutes } from './relay-asks-routes.ts';
+import { registerRelayEventsRoutes } from './relay-events-routes.ts';
+import { registerUserRoutes } from './user-routes.ts';
+import { registerAskRoutes } from './routes/asks.ts';
+import { registerCardRoutes } from './routes/cards.ts';
+import { registerPairingRoutes } from './routes/pairings.ts';
+import { registerRelayRoutes } from './routes/relay-routes.ts';
+import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
+import { registerScheduleRoutes } from './routes/schedules.ts';
+import { registerSubscriptionRoutes } from './routes/subscriptions.ts';
+import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../../app/ports.ts';
+
+export interface AppDeps {
+  relayName: string;
+  /** The relay's clock (RELAY_CLOCK): the renewals of an external call's hold run on it; the machine's when left out. */
+  clock?: Clock;
+  /** The base URL users and clients reach this gateway at, without a trailing slash. */
+  publicUrl: string;
+  /** The base of openUrl links: RELAY_PUBLIC_URL when it is set, else none (a loopback default opens nothing for anyone else). */
+  openUrlBase: string | undefined;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  subscriptions?: SubscriptionClient;
+  /** The scheduler; absent where this gateway runs without one. */
+  schedules?: SchedulerClient;
+  /** The pairing service's remote events (subscriptions across relays); absent where this gateway runs without them. */
+  remoteEvents?: RemoteEventsClient;
+  logger: Logger;
+  /** What the edges allow; left out, the defaults (loopback and publicUrl's host, the default failure limits). */
+  edges?: Partial<EdgeSettings>;
+}
+
+/** How the gateway's edges refuse abuse (config.ts names the variables). */
+export interface EdgeSettings extends FailureLimitSettings {
+  /** Further hosts /mcp answers under (RELAY_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /** The address the gateway listens on (HOST); allowed as a host unless it is every interface. */
+  listenHost?: string;
+  /** The proxies whose X-Forwarded-For names the client (RELAY_TRUSTED_PROXIES). */
+  trustedProxies?: string;
+}
+
+/** The Fastify app with every route registered; call `listen` or `inject` on it. */
+export function buildApp(deps: AppDeps): FastifyInstance {
+  // Typed as Fastify's base logger so route modules take a plain FastifyInstance.
+  const loggerInstance: FastifyBaseLogger = deps.logger;
+  const edges = { ...DEFAULT_FAILURE_LIMITS, allowedHosts: [], ...deps.edges };
+  const app = Fastify({
+    loggerInstance,
+    ...(edges.trustedProxies ? { trustProxy: edges.trustedProxies } : {}),
+    // Fastify's own request logging is two info lines per request; one debug line (below) is what an operator wants.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.url === '/healthz' || request.url === '/readyz') return;
+    request.log.debug({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // A route's path parameters that fail their schema (an empty :id, say) are the caller's mistake, not a fault.
+    const params = Object.keys((request.params ?? {}) as object);
+    if (error instanceof ZodError && error.issues.every((issue) => params.includes(String(issue.path[0])))) {
+      const problems = error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+      return reply.code(400).send({ code: 'REMOTE_RELAY_INVALID_INPUT', error: `the path is wrong: ${problems}` });
+    }
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'request failed');
+    const message = status === 500 ? 'internal error' : error.message;
+    if (request.url.startsWith('/mcp')) {
+      // JSON-RPC's codes: -32700 a body that is not JSON, -32600 any other request refused, -32603 only our fault.
+      return sendJsonRpcError(reply, status, error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? -32700 : status === 500 ? -32603 : -32600, message);
+    }
+    return reply.code(status).send({ code: status === 500 ? INTERNAL_CODE : 'REMOTE_RELAY_INVALID_INPUT', error: message });
+  });
+
+  // A JSON API and MCP: no page of ours is ever rendered, framed or given scripts.
+  void app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  });
+  registerFailureLimits(app, edges);
+  registerInputGuard(app);
+  registerConsoleRoutes(app, deps);
+
+  registerHealthRoutes(app);
+  registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
+  registerApiRoutes(app, deps);
+  registerCardRoutes(app, deps);
+  registerAskRoutes(app, deps);
+  registerScheduleRoutes(app, deps);
+  registerSubscriptionRoutes(app, deps);
+  registerPairingRoutes(app, deps);
+  registerRelayRoutes(app, deps);
+  if (deps.remoteEvents) registerRelayEventsRoutes(app, { ...deps, remoteEvents: deps.remoteEvents });
+  registerRelayAsksRoutes(app, deps);
+  registerRelaySettingsRoutes(app, deps);
+  registerUserRoutes(app, deps);
+  return app;
+}

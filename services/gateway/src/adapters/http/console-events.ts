@@ -1,0 +1,166 @@
+/**
+ * GET /api/v1/events: the console's live updates, as Server-Sent Events. The gateway holds no data of its own
+ * and is not on the bus, so it reads what the page shows through the same owners the user API reads (the
+ * user's sessions, their Inbox, the one conversation open on the page) once a `pollMs` (a second), and sends an
+ * `update` event with a digest of each part whenever one changes; the page then reads the parts that changed
+ * through the user API. The browser's EventSource reconnects by itself (`retry`), after a gateway restart too.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { outsideTrace } from '@relay/telemetry';
+import { bearerTokenOf } from './authenticate-bearer.ts';
+import { callerOf, type UserApiDeps } from './user-api.ts';
+import { readSession } from '../../app/session-reads.ts';
+import type { QuestionClient, SessionClient } from '../../app/ports.ts';
+
+export interface ConsoleEventsDeps extends UserApiDeps {
+  sessions: SessionClient;
+  questions: QuestionClient;
+}
+
+export interface ConsoleEventsOptions {
+  /** How often the parts are read: 1000 ms. */
+  pollMs?: number;
+  /** Every how many reads the token is checked again (a revoked one ends the stream): 10. */
+  recheckEvery?: number;
+  /** How many streams one user may hold open (tabs); a new one past it ends their oldest: 20. */
+  maxStreamsPerUser?: number;
+}
+
+/** What one `update` event carries: a digest per part, and the Inbox's count for the header. */
+export interface ConsoleUpdate {
+  sessions: string;
+  inbox: string;
+  inboxCount: number;
+  /** The conversation named by ?session=, when one is. */
+  session?: string;
+}
+
+const HEARTBEAT_MS = 15_000;
+const MAX_STREAMS_PER_USER = 20;
+const replaced = (most: number) => ({
+  event: 'replaced',
+  message: `More than ${most} console pages of yours are open; this one stopped updating. Reload it to update it again.`,
+});
+
+/** Registers GET /api/v1/events on `app`; open streams end when the app closes. */
+export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsDeps, options: ConsoleEventsOptions = {}): void {
+  const pollMs = options.pollMs ?? 1000;
+  const recheckEvery = options.recheckEvery ?? 10;
+  const maxStreamsPerUser = options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER;
+  // Each open stream's end, by user, oldest first: every stream costs the owners a few reads a second.
+  const open = new Map<string, ((said?: { event: string; message: string }) => void)[]>();
+  app.addHook('preClose', async () => {
+    for (const ends of [...open.values()]) for (const end of [...ends]) end();
+  });
+
+  app.get('/api/v1/events', async (request, reply) => {
+    const caller = await callerOf(deps, request, reply);
+    if (caller === undefined) return reply;
+    const sessionId = sessionParam(request);
+    const token = bearerTokenOf(request) ?? '';
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-store',
+      'x-content-type-options': 'nosniff',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+    });
+    raw.write('retry: 1000\n\n');
+
+    let ended = false;
+    let timer: NodeJS.Timeout | undefined;
+    let sentAt = Date.now();
+    let last = '';
+    let reads = 0;
+    // `said`: an event to send first, which tells the page not to reconnect.
+    const end = (said?: { event: string; message: string }) => {
+      if (ended) return;
+      if (said !== undefined) raw.write(`event: ${said.event}\ndata: ${JSON.stringify({ message: said.message })}\n\n`);
+      ended = true;
+      clearTimeout(timer);
+      const ends = (open.get(caller.userId) ?? []).filter((other) => other !== end);
+      if (ends.length === 0) open.delete(caller.userId);
+      else open.set(caller.userId, ends);
+      raw.end();
+    };
+    const ends = [...(open.get(caller.userId) ?? []), end];
+    open.set(caller.userId, ends);
+    raw.once('close', () => end());
+
+    const send = (event: string, data: unknown) => {
+      raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      sentAt = Date.now();
+    };
+    if (ends.length > maxStreamsPerUser) ends[0]!(replaced(maxStreamsPerUser));
+
+    const tick = async () => {
+      if (ended) return;
+      reads += 1;
+      try {
+        if (reads % recheckEvery === 0) {
+          const again = await deps.sessions.authenticate({ token }).catch(() => undefined);
+          if (again?.caller?.userId !== caller.userId) return end({ event: 'signed-out', message: 'This sign-in is no longer valid; sign in again.' });
+        }
+        const update = await readUpdate(deps, caller.userId, sessionId);
+        const key = JSON.stringify(update);
+        if (key !== last) {
+          last = key;
+          send('update', update);
+        } else if (Date.now() - sentAt >= HEARTBEAT_MS) {
+          raw.write(': still here\n\n');
+          sentAt = Date.now();
+        }
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'console events could not be read');
+        send('trouble', { message: 'A service of this relay did not answer; the page updates again when it does.' });
+        last = '';
+      }
+      if (!ended) timer = setTimeout(() => void tick(), pollMs);
+    };
+    // A stream is held for hours and reads once a second: its rounds stay out of the GET request's trace.
+    outsideTrace(() => void tick());
+  });
+}
+
+function sessionParam(request: FastifyRequest): string | undefined {
+  const value = (request.query as { session?: unknown } | undefined)?.session;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The digests of what the page shows for `userId` now. */
+async function readUpdate(deps: ConsoleEventsDeps, userId: string, sessionId: string | undefined): Promise<ConsoleUpdate> {
+  const [sessions, asks, cards, read] = await Promise.all([
+    deps.sessions.listSessions({ userId, scope: 'all' }).then((listed) => listed.sessions),
+    deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }).then(({ asks }) => asks),
+    deps.questions.listCards({ userId, sessionId: '', pendingOnly: true }).then(({ cards }) => cards),
+    sessionId === undefined ? undefined : readSession(deps.sessions, userId, sessionId, 20).catch(() => null),
+  ]);
+  const update: ConsoleUpdate = {
+    sessions: digest(sessions.map((s) => [s.id, s.title, s.state, s.archived, s.messageCount, s.lastActivityAt?.getTime(), s.group?.id, s.tasks.map((t) => [t.id, t.status])])),
+    inbox: digest([asks.map((a) => a.id), cards.map((c) => c.id)]),
+    inboxCount: asks.length + cards.length,
+  };
+  if (read !== undefined) {
+    update.session =
+      read === null
+        ? 'gone'
+        : digest([
+            read.messages.map((m) => [m.id, m.text.length]),
+            read.inFlight,
+            read.session.state,
+            read.session.mode,
+            read.session.mayCreateSessions,
+            read.session.tasks.map((t) => [t.id, t.status, t.health?.minutesSinceOutput]),
+            cards.filter((c) => c.sessionId === sessionId).map((c) => c.id),
+            asks.filter((a) => a.aboutSessionId === sessionId || a.askingSessionId === sessionId).map((a) => a.id),
+          ]);
+  }
+  return update;
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
+}

@@ -1,0 +1,114 @@
+/**
+ * /mcp: MCP over stateless Streamable HTTP. The caller is authenticated before any MCP handling; each
+ * request gets its own server and transport, so no replica holds MCP sessions.
+ * Before even that, Host and Origin must be of an allowed host (allowed-hosts.ts), against DNS rebinding.
+ * GET opens the standalone stream for an external session's client: it hears, as an MCP logging notification,
+ * when a message is written into its conversation (pending-stream.ts). Any other caller gets 405.
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
+import { InFlightCalls } from './mcp/in-flight-calls.ts';
+import { preview } from '../../domain/input-bounds.ts';
+import type { AllowedHosts } from './allowed-hosts.ts';
+import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
+import { announcePending } from './pending-stream.ts';
+
+/**
+ * Registers POST /mcp, GET /mcp (the standalone stream of an external session's client; 405 for any other caller)
+ * and DELETE /mcp answering 405 (there are no MCP sessions to end); each answers 403 first for a Host or Origin
+ * that `allowedHosts` does not allow.
+ */
+export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHosts: AllowedHosts): void {
+  const inFlight = new InFlightCalls();
+  // The MCP SDK's transport has the same check (enableDnsRebindingProtection), but it matches host:port exactly,
+  // which a gateway on port 0 or behind an ingress cannot list, and it runs only after the token was checked.
+  const checkHost = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { host, origin } = request.headers;
+    if (!allowedHosts.allowsHost(host)) {
+      return sendJsonRpcError(reply, 403, -32000, `This relay does not answer /mcp as ${preview(host ?? '')}; its address, loopback and RELAY_ALLOWED_HOSTS are allowed.`);
+    }
+    if (!allowedHosts.allowsOrigin(origin)) {
+      return sendJsonRpcError(reply, 403, -32000, `This relay does not answer /mcp for pages of the origin ${preview(origin ?? '')}.`);
+    }
+  };
+  app.post('/mcp', { onRequest: checkHost }, async (request, reply) => {
+    const outcome = await authenticateBearer(request, deps.sessions, deps.logger);
+    if (!outcome.ok) {
+      setRefusalHeaders(reply, outcome);
+      return sendJsonRpcError(reply, outcome.status, -32001, outcome.message);
+    }
+    const { caller } = outcome;
+    if (caller.sessionId === undefined) {
+      return sendJsonRpcError(
+        reply,
+        403,
+        -32001,
+        "This is a user's token; /mcp takes a session's token. Create one with POST /api/v1/sessions {\"external\": true}.",
+      );
+    }
+
+    // The MCP SDK answers a tools/call without a tool name with JSON-RPC's internal error (-32603); it is the
+    // caller's mistake, so say so as invalid params before the SDK sees it.
+    if (hasNamelessToolCall(request.body)) {
+      return sendJsonRpcError(reply, 400, -32602, 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).');
+    }
+    const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) }, deps, inFlight);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // The transport writes the answer itself: the headers set so far (the security headers) go along.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.hijack();
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
+
+  const notAllowed = async (_request: unknown, reply: FastifyReply) => {
+    reply.header('allow', 'POST');
+    return sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this relay serves MCP without sessions; POST JSON-RPC messages to /mcp.');
+  };
+  app.get('/mcp', { onRequest: checkHost }, async (request, reply) => {
+    const outcome = await authenticateBearer(request, deps.sessions, deps.logger);
+    if (!outcome.ok) {
+      setRefusalHeaders(reply, outcome);
+      return sendJsonRpcError(reply, outcome.status, -32001, outcome.message);
+    }
+    const { caller } = outcome;
+    // Only an external session's agent has anything to hear between its calls; a hosted agent is woken by its turns.
+    if (caller.sessionId === undefined || caller.external !== true) return notAllowed(request, reply);
+    const sessionId = caller.sessionId;
+    const server = createMcpServer({ userId: caller.userId, sessionId, external: true }, deps, inFlight);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const closed = new AbortController();
+    reply.raw.on('close', () => {
+      closed.abort();
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.hijack();
+    // The first look comes a poll interval after the stream opened (a notification before it would be dropped).
+    void announcePending(sessionId, deps, (notification) => server.notification(notification), closed.signal);
+    await transport.handleRequest(request.raw, reply.raw);
+  });
+  app.delete('/mcp', { onRequest: checkHost }, notAllowed);
+}
+
+/** Whether a JSON-RPC message (or batch) holds a tools/call request whose params name no tool. */
+function hasNamelessToolCall(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    if (typeof message !== 'object' || message === null) return false;
+    const { method, params } = message as { method?: unknown; params?: unknown };
+    return method === 'tools/call' && typeof (params as { name?: unknown } | null | undefined)?.name !== 'string';
+  });
+}
+
+/** A JSON-RPC error answered outside any MCP exchange (no request id is known). */
+export function sendJsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}

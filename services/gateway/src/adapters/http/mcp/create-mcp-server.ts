@@ -1,0 +1,120 @@
+/**
+ * The MCP server one request is answered by. It is built per request for the authenticated caller,
+ * so any replica answers any request (no server-side MCP session).
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CancelledNotificationSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@relay/telemetry';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { z } from 'zod';
+import type { Caller } from '../../../domain/caller.ts';
+import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
+import { preview } from '../../../domain/input-bounds.ts';
+import { isRelayToolOn } from '../../../app/relay-tool/is-relay-tool-on.ts';
+import { readRelayState } from '../../../app/relay-tool/read-relay-state.ts';
+import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from './relay-tool-definition.ts';
+import { toCallToolResult } from '../../../domain/result.ts';
+import { RELAY_VERSION } from '../../../domain/version.ts';
+import type { InFlightCalls } from './in-flight-calls.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
+
+// The SDK would build an Ajv instance (with its formats) for every server, so for every request; it is only used
+// for elicitation schemas, and one serves them all.
+const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
+export interface McpDeps {
+  relayName: string;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  logger: Logger;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+// Looser than the SDK's CallToolRequestSchema: arguments that are not an object must still reach
+// dispatch, so the agent gets REMOTE_RELAY_INVALID_INPUT rather than a protocol error.
+const CallToolRequest = z.object({
+  method: z.literal('tools/call'),
+  params: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }),
+});
+
+/** A low-level MCP server offering relay_tool to the agent of `caller`'s session; `inFlight` spans the process. */
+export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls): Server {
+  const server = new Server(
+    { name: 'relay', title: `Relay ${deps.relayName}`, version: RELAY_VERSION },
+    // logging: a client that gave no progressToken still hears what a long call waits for (notifications/message).
+    { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: JSON_SCHEMA_VALIDATOR },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { settings, paired } = await readRelayState(deps, true);
+    return { tools: isRelayToolOn(settings, paired) ? [RELAY_TOOL_DEFINITION] : [] };
+  });
+
+  const callTool = async (request: z.infer<typeof CallToolRequest>, extra: Extra): Promise<CallToolResult> => {
+    const { name, arguments: input } = request.params;
+    if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
+    }
+    const cancelled = new AbortController();
+    const forget = inFlight.register(caller.sessionId, extra.requestId, cancelled);
+    try {
+      const signal = AbortSignal.any([extra.signal, cancelled.signal]);
+      return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps, channelOf(extra, signal, deps.logger)));
+    } finally {
+      forget();
+    }
+  };
+  // Server.setRequestHandler re-validates tools/call against the SDK's strict schema before any
+  // handler runs; the base Protocol registration keeps our own validation in charge.
+  const register = Protocol.prototype.setRequestHandler as (
+    this: Server,
+    schema: typeof CallToolRequest,
+    handler: (request: z.infer<typeof CallToolRequest>, extra: Extra) => Promise<CallToolResult>,
+  ) => void;
+  register.call(server, CallToolRequest, callTool);
+  // The call being cancelled was answered by another server of this process (one per POST).
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    if (notification.params.requestId !== undefined) inFlight.cancel(caller.sessionId, notification.params.requestId);
+  });
+  return server;
+}
+
+/**
+ * The call's line to the agent: `signal` (the client cancelled or went away), and progress
+ * notifications on the request's progressToken, so a client whose tool timeout resets on progress
+ * keeps waiting through a long turn. A client that gave no progressToken gets the same sentences as
+ * MCP logging notifications (level info), on the call's own response stream.
+ */
+function channelOf(extra: Extra, signal: AbortSignal, logger: Logger): CallChannel {
+  const progressToken = extra._meta?.progressToken;
+  let progress = 0;
+  return {
+    signal,
+    async progress(message) {
+      progress += 1;
+      try {
+        if (progressToken === undefined) {
+          await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'relay_tool', data: message } });
+        } else {
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } });
+        }
+      } catch (error) {
+        // A client that went away misses its progress; the call itself goes on to its end.
+        logger.debug({ err: error }, 'progress notification not sent');
+      }
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * /relay/v1/asks, where a paired relay keeps an ask of one of its conversations about a session of this relay
+ * (spec, ask: "An ask about a session on a paired relay is kept on that relay") and polls it for the answer:
+ * - POST /relay/v1/asks { askingSessionId, session, question, options, recommendation, detail, dryRun };
+ * - GET /relay/v1/asks?asking_session_id=… the asks that conversation asked here (pending, and ended in the day);
+ * - GET /relay/v1/asks/:id?asking_session_id=… one of them;
+ * - DELETE /relay/v1/asks/:id?asking_session_id=… withdraws it.
+ * The ask acts for the user who owns the pairing; its card shows in the session it is about, and the user answers
+ * it here. With "Accept prompts from other relays' agents" off, no ask is kept (REMOTE_RELAY_PERMISSION).
+ */
+import type { Logger } from '@relay/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Ask } from '@relay/proto/relay/question/v1/question_service';
+import { askStatusName } from '../../app/views/question-view.ts';
+import { relayCallerOf } from './authenticate-relay.ts';
+import { callOwner, sendError, sendInvalid } from './user-api.ts';
+import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { answered } from '../../domain/answers.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../../app/ports.ts';
+import { readSession } from '../../app/session-reads.ts';
+
+export interface RelayAsksRouteDeps {
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  logger: Logger;
+}
+
+const AskBody = z.object(
+  {
+    askingSessionId: z.string({ error: 'askingSessionId (the asking conversation on the calling relay) is required' }).min(1, { error: 'askingSessionId is required' }),
+    session: z.string({ error: 'session (the session here the ask is about) is required' }).min(1, { error: 'session is required' }),
+    question: z.string({ error: 'question is required' }).min(1, { error: 'question is required' }),
+    options: z.array(z.string(), { error: 'options must be a list of strings' }).default([]),
+    recommendation: z.string({ error: 'recommendation must be a string' }).default(''),
+    detail: z.string({ error: 'detail must be a string' }).default(''),
+    dryRun: z.boolean({ error: 'dryRun must be true or false' }).default(false),
+  },
+  { error: 'the body must be a JSON object with askingSessionId, session and question' },
+);
+
+const AskerQuery = z.object({ asking_session_id: z.string({ error: 'asking_session_id is required' }).min(1, { error: 'asking_session_id is required' }) });
+
+/** The asking conversation as this relay keeps it: on the calling relay, never one of ours. */
+function remoteAsker(relay: string, askingSessionId: string): string {
+  return `${relay}/${askingSessionId}`;
+}
+
+/** An ask as the calling relay reads it. */
+function remoteAskView(ask: Ask) {
+  return {
+    id: ask.id,
+    aboutSessionId: ask.aboutSessionId,
+    question: ask.question,
+    options: ask.options,
+    status: askStatusName(ask.status),
+    answer: ask.answer,
+    choice: ask.choice,
+    via: ask.via,
+    createdAt: ask.createdAt?.toISOString() ?? null,
+    endedAt: ask.endedAt?.toISOString() ?? null,
+  };
+}
+
+/** Registers the /relay/v1/asks routes on `app`. */
+export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRouteDeps): void {
+  app.post('/relay/v1/asks', async (request, reply) => {
+    const caller = await relayCallerOf(request, reply, deps.pairing);
+    if (caller === undefined) return reply;
+    if (!caller.acceptPrompts) {
+      return sendError(reply, 403, 'REMOTE_RELAY_PERMISSION', 'This relay does not accept other relays\' agents (Settings → Relays): nobody from another relay may ask here. Nothing was asked.');
+    }
+    const body = AskBody.safeParse(request.body ?? {});
+    if (!body.success) return sendInvalid(reply, body.error);
+    const input = body.data;
+    const asked = await callOwner(reply, deps.logger, async () => {
+      const { session } = await readSession(deps.sessions, caller.userId, input.session, 1);
+      if (session.archived) return 'archived' as const;
+      const { ask } = await deps.questions.ask({
+        userId: caller.userId,
+        askingSessionId: remoteAsker(caller.relayName, input.askingSessionId),
+        aboutSessionId: session.id,
+        question: input.question,
+        options: input.options,
+        recommendation: input.recommendation,
+        detail: input.detail,
+        dryRun: input.dryRun,
+      });
+      return answered(ask, 'Ask', 'ask');
+    });
+    if (asked === undefined) return reply;
+    if (asked === 'archived') return sendError(reply, 409, 'REMOTE_RELAY_ARCHIVED', `ask: session ${input.session} is archived. Nothing was asked.`);
+    return { ask: remoteAskView(asked) };
+  });
+
+  app.get('/relay/v1/asks', async (request, reply) => {
+    const caller = await relayCallerOf(request, reply, deps.pairing);
+    if (caller === undefined) return reply;
+    const query = AskerQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const asks = await callOwner(reply, deps.logger, () => asksOf(deps, caller, query.data.asking_session_id));
+    if (asks === undefined) return reply;
+    return { asks: asks.map(remoteAskView) };
+  });
+
+  app.get<{ Params: { id: string } }>('/relay/v1/asks/:id', async (request, reply) => {
+    const caller = await relayCallerOf(request, reply, deps.pairing);
+    if (caller === undefined) return reply;
+    const query = AskerQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const asks = await callOwner(reply, deps.logger, () => asksOf(deps, caller, query.data.asking_session_id));
+    if (asks === undefined) return reply;
+    const ask = asks.find((candidate) => candidate.id === request.params.id);
+    if (ask === undefined) return sendError(reply, 404, 'REMOTE_RELAY_NOT_FOUND', `No question ${request.params.id} of that conversation is kept here.`);
+    return { ask: remoteAskView(ask) };
+  });
+
+  app.delete<{ Params: { id: string } }>('/relay/v1/asks/:id', async (request, reply) => {
+    const caller = await relayCallerOf(request, reply, deps.pairing);
+    if (caller === undefined) return reply;
+    const query = AskerQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const withdrawn = await callOwner(reply, deps.logger, () =>
+      deps.questions.withdrawAsk({ userId: caller.userId, askingSessionId: remoteAsker(caller.relayName, query.data.asking_session_id), askId: request.params.id }),
+    );
+    if (withdrawn === undefined) return reply;
+    return { ask: remoteAskView(answered(withdrawn.ask, 'WithdrawAsk', 'ask')) };
+  });
+}
+
+async function asksOf(deps: RelayAsksRouteDeps, caller: RelayCaller, askingSessionId: string): Promise<Ask[]> {
+  const { asks } = await deps.questions.listAsks({ userId: caller.userId, askingSessionId: remoteAsker(caller.relayName, askingSessionId), aboutSessionId: '', pendingOnly: false });
+  return asks;
+}

@@ -1,0 +1,119 @@
+/**
+ * /relay/v1/subscriptions, where a paired relay registers a subscription to sessions of this relay and fetches
+ * the events kept for it (spec, On a paired relay):
+ * - POST /relay/v1/subscriptions { id, sessions, exclude, events, stalledMinutes, heartbeatMinutes, dryRun }
+ *   checks the listed sessions (as the user who owns the pairing) and, unless a dry run, keeps the watch;
+ * - GET /relay/v1/subscriptions/:id/events?after=<cursor> answers what was kept after the cursor (and drops
+ *   what it acknowledges), with how many events were dropped in between;
+ * - DELETE /relay/v1/subscriptions/:id ends the watch.
+ * Every call carries the calling relay's token. With "Accept prompts from other relays' agents" off, no new
+ * watch is kept (REMOTE_RELAY_PERMISSION).
+ */
+import type { Logger } from '@relay/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { KeptEvent } from '@relay/proto/relay/pairing/v1/remote_events';
+import { relayCallerOf } from './authenticate-relay.ts';
+import { callOwner, sendError, sendInvalid } from './user-api.ts';
+import type { PairingClient, RemoteEventsClient, SessionClient } from '../../app/ports.ts';
+import { readSession } from '../../app/session-reads.ts';
+
+export interface RelayEventsRouteDeps {
+  sessions: SessionClient;
+  pairing: PairingClient;
+  remoteEvents: RemoteEventsClient;
+  logger: Logger;
+}
+
+const minutes = z.number({ error: 'minutes must be whole numbers' }).int().min(0).max(10_080).default(0);
+
+const WatchBody = z.object(
+  {
+    id: z.string({ error: 'id (the subscription\'s id on the calling relay) must be a string' }).default(''),
+    sessions: z.array(z.string(), { error: 'sessions must be a list of session ids, or ["all"]' }).min(1, { error: 'sessions must name at least one session, or "all"' }),
+    exclude: z.array(z.string(), { error: 'exclude must be a list of session ids' }).default([]),
+    events: z.array(z.string(), { error: 'events must be a list of event kinds' }).default([]),
+    stalledMinutes: minutes,
+    heartbeatMinutes: minutes,
+    dryRun: z.boolean({ error: 'dryRun must be true or false' }).default(false),
+  },
+  { error: 'the body must be a JSON object with id, sessions, exclude, events, stalledMinutes, heartbeatMinutes and dryRun' },
+);
+
+const FetchQuery = z.object({ after: z.coerce.number({ error: 'after must be a whole number' }).int().min(0).default(0) });
+
+/** Registers the /relay/v1/subscriptions routes on `app`. */
+export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEventsRouteDeps): void {
+  app.post('/relay/v1/subscriptions', async (request, reply) => {
+    const caller = await relayCallerOf(request, reply, deps.pairing);
+    if (caller === undefined) return reply;
+    if (!caller.acceptPrompts) {
+      return sendError(reply, 403, 'REMOTE_RELAY_PERMISSION', 'This relay does not accept other relays\' agents (Settings → Relays): nobody from another relay may watch its sessions. No subscription was made.');
+    }
+    const body = WatchBody.safeParse(request.body ?? {});
+    if (!body.success) return sendInvalid(reply, body.error);
+    const watch = body.data;
+    const all = watch.sessions.some((id) => id.toLowerCase() === 'all');
+    if (!all && watch.exclude.length > 0) return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', 'exclude goes with sessions ["all"] only; a list of sessions names what it watches.');
+    if (!watch.dryRun && watch.id === '') return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', 'id is required unless dryRun is true.');
+    const sessions = await callOwner(reply, deps.logger, async () => {
+      const listed = all ? [] : [...new Set(watch.sessions)];
+      const found: { id: string; title: string }[] = [];
+      for (const id of listed) {
+        const { session } = await readSession(deps.sessions, caller.userId, id, 1);
+        found.push({ id: session.id, title: session.title });
+      }
+      if (!watch.dryRun) {
+        await deps.remoteEvents.keepWatch({
+          relay: caller.relayName,
+          id: watch.id,
+          userId: caller.userId,
+          scope: all ? 'all' : 'sessions',
+          sessions: found,
+          exclude: watch.exclude,
+          events: watch.events,
+          stalledMinutes: watch.stalledMinutes,
+          heartbeatMinutes: watch.heartbeatMinutes,
+        });
+      }
+      return found;
+    });
+    if (sessions === undefined) return reply;
+    return { sessions };
+  });
+
+  app.get<{ Params: { id: string } }>('/relay/v1/subscriptions/:id/events', async (request, reply) => {
+    const caller = await relayCallerOf(request, reply, deps.pairing);
+    if (caller === undefined) return reply;
+    const query = FetchQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const page = await callOwner(reply, deps.logger, () => deps.remoteEvents.fetchWatchEvents({ relay: caller.relayName, id: request.params.id, after: query.data.after }));
+    if (page === undefined) return reply;
+    const events = await withTitles(page.events, page.userId, deps.sessions);
+    return {
+      events: events.map((event) => ({ ...event, occurredAt: (event.occurredAt ?? new Date(0)).toISOString() })),
+      cursor: page.cursor,
+      dropped: page.dropped,
+    };
+  });
+
+  app.delete<{ Params: { id: string } }>('/relay/v1/subscriptions/:id', async (request, reply) => {
+    const caller = await relayCallerOf(request, reply, deps.pairing);
+    if (caller === undefined) return reply;
+    const answer = await callOwner(reply, deps.logger, () => deps.remoteEvents.endWatch({ relay: caller.relayName, id: request.params.id }));
+    if (answer === undefined) return reply;
+    return { ended: answer.ended };
+  });
+}
+
+/** Names the sessions a watch of "all" does not list, as the watching relay's rows show them. */
+async function withTitles(events: KeptEvent[], userId: string, sessions: SessionClient): Promise<KeptEvent[]> {
+  const titles = new Map<string, string>();
+  for (const event of events) {
+    if (event.sessionTitle !== '' || titles.has(event.sessionId)) continue;
+    // A session deleted since keeps its event, untitled.
+    const title = await readSession(sessions, userId, event.sessionId, 1).then(({ session }) => session.title).catch(() => '');
+    titles.set(event.sessionId, title);
+  }
+  return events.map((event) => (event.sessionTitle !== '' ? event : { ...event, sessionTitle: titles.get(event.sessionId) ?? '' }));
+}

@@ -1,0 +1,90 @@
+/**
+ * The user's asks (spec, Questions that don't block), for a user's own bearer token: the Inbox
+ * (pending asks and pending cards together), a listing of asks, and answering or dismissing an ask.
+ * Answering publishes question_answered, which wakes the asking conversation. Errors answer
+ * `{ code, error }` (http/user-api.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Ask } from '@relay/proto/relay/question/v1/question_service';
+import { callOwner, sendInvalid, userOf } from '../user-api.ts';
+import { askStatusName } from '../../../app/views/question-view.ts';
+import { answered } from '../../../domain/answers.ts';
+import { cardView, type CardRouteDeps } from './cards.ts';
+
+const ListQuery = z.object({
+  session: z.string({ error: 'session must be a session id' }).optional(),
+  asked_by: z.string({ error: 'asked_by must be a session id' }).optional(),
+});
+
+const AnswerBody = z.object(
+  {
+    decision: z.enum(['answer', 'dismiss'], { error: 'decision must be answer or dismiss' }),
+    answer: z.string({ error: 'answer must be a string' }).optional(),
+    choice: z.string({ error: 'choice must be a string' }).optional(),
+  },
+  { error: 'the body must be a JSON object, for example {"decision": "answer", "choice": "Wait"} or {"decision": "dismiss"}' },
+);
+
+const AskParams = z.object({ id: z.string().min(1) });
+
+/** Registers GET /api/v1/inbox, GET /api/v1/asks and POST /api/v1/asks/:id on `app`. */
+export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
+  app.get('/api/v1/inbox', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const both = await callOwner(reply, deps.logger, () =>
+      Promise.all([
+        deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }),
+        deps.questions.listCards({ userId, sessionId: '', pendingOnly: true }),
+      ]),
+    );
+    if (both === undefined) return reply;
+    const [{ asks }, { cards }] = both;
+    return { asks: asks.map(askApiView), cards: cards.map(cardView) };
+  });
+
+  app.get('/api/v1/asks', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const query = ListQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const { session, asked_by: askedBy } = query.data;
+    const listed = await callOwner(reply, deps.logger, () =>
+      deps.questions.listAsks({ userId, aboutSessionId: session ?? '', askingSessionId: askedBy ?? '', pendingOnly: !session && !askedBy }),
+    );
+    if (listed === undefined) return reply;
+    return { asks: listed.asks.map(askApiView) };
+  });
+
+  app.post('/api/v1/asks/:id', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = AskParams.parse(request.params);
+    const body = AnswerBody.safeParse(request.body);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const { decision, answer = '', choice = '' } = body.data;
+    const answeredAsk = await callOwner(reply, deps.logger, () => deps.questions.answerAsk({ userId, askId: id, decision, answer, choice, via: '' }));
+    if (answeredAsk === undefined) return reply;
+    return { ask: askApiView(answered(answeredAsk.ask, 'AnswerAsk', 'ask')) };
+  });
+}
+
+/** An ask as the user API shows it. */
+export function askApiView(ask: Ask) {
+  return {
+    id: ask.id,
+    sessionId: ask.aboutSessionId,
+    askedBy: ask.askingSessionId,
+    question: ask.question,
+    options: ask.options,
+    recommendation: ask.recommendation,
+    detail: ask.detail,
+    status: askStatusName(ask.status),
+    answer: ask.answer,
+    choice: ask.choice,
+    via: ask.via,
+    createdAt: ask.createdAt?.toISOString() ?? null,
+    endedAt: ask.endedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The user's cards, /api/v1/cards, for a user's own bearer token: the Inbox (or one session's cards)
+ * and deciding a card (allow/deny an approval card, answer/dismiss a question card). Errors answer
+ * `{ code, error }` (http/user-api.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import type { Card } from '@relay/proto/relay/question/v1/question_service';
+import { CARD_DECISIONS, cardKindName, cardStatusName, type CardStatusName } from '../../../app/views/question-view.ts';
+import { answered } from '../../../domain/answers.ts';
+import type { QuestionClient } from '../../../app/ports.ts';
+
+export interface CardRouteDeps extends UserApiDeps {
+  questions: QuestionClient;
+}
+
+/** A card as the user API shows it. */
+export interface CardView {
+  id: string;
+  sessionId: string;
+  kind: 'approval' | 'question';
+  title: string;
+  lines: string[];
+  options: string[];
+  status: CardStatusName;
+  answer: string;
+  choices: string[];
+  createdAt: string | null;
+  decidedAt: string | null;
+}
+
+const ListQuery = z.object({
+  session: z.string({ error: 'session must be a session id' }).optional(),
+  pending: z.enum(['1', '0', 'true', 'false'], { error: 'pending must be 1 or 0' }).optional(),
+});
+
+const DecideBody = z.object(
+  {
+    decision: z.enum(CARD_DECISIONS, { error: `decision must be one of: ${CARD_DECISIONS.join(', ')}` }),
+    answer: z.string({ error: 'answer must be a string' }).optional(),
+    choices: z.array(z.string({ error: 'each choice must be a string' }), { error: 'choices must be a list of strings' }).optional(),
+  },
+  { error: 'the body must be a JSON object, for example {"decision": "allow"} or {"decision": "answer", "choices": ["Wait"]}' },
+);
+
+const CardParams = z.object({ id: z.string().min(1) });
+
+/** Registers GET /api/v1/cards and POST /api/v1/cards/:id on `app`. */
+export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
+  app.get('/api/v1/cards', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const query = ListQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const { session, pending } = query.data;
+    const listed = await callOwner(reply, deps.logger, () => deps.questions.listCards({ userId, sessionId: session ?? '', pendingOnly: pending === '1' || pending === 'true' }));
+    if (listed === undefined) return reply;
+    return { cards: listed.cards.map(cardView) };
+  });
+
+  app.post('/api/v1/cards/:id', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const { id } = CardParams.parse(request.params);
+    const body = DecideBody.safeParse(request.body);
+    if (!body.success) return sendInvalid(reply, body.error);
+    const { decision, answer = '', choices = [] } = body.data;
+    const decided = await callOwner(reply, deps.logger, () => deps.questions.decideCard({ userId, cardId: id, decision, answer, choices, agentSessionId: '', dryRun: false }));
+    if (decided === undefined) return reply;
+    return { card: cardView(answered(decided.card, 'DecideCard', 'card')) };
+  });
+}
+
+/** The JSON view of a card. */
+export function cardView(card: Card): CardView {
+  return {
+    id: card.id,
+    sessionId: card.sessionId,
+    kind: cardKindName(card.kind),
+    title: card.title,
+    lines: card.lines,
+    options: card.options,
+    status: cardStatusName(card.status),
+    answer: card.answer,
+    choices: card.choices,
+    createdAt: card.createdAt?.toISOString() ?? null,
+    decidedAt: card.decidedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The header's ⏰ list, /api/v1/schedules, for a user's own bearer token: the user's schedules (or one
+ * conversation's: those firing into it or set by it), active and ended in the last hour, and Cancel
+ * (DELETE). Errors answer `{ code, error }` (http/user-api.ts).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { GRID_NOTE, scheduleView } from '../../../app/relay-tool/actions/list-schedules.ts';
+import { answered } from '../../../domain/answers.ts';
+import type { SchedulerClient } from '../../../app/ports.ts';
+
+export interface ScheduleRouteDeps extends UserApiDeps {
+  schedules?: SchedulerClient;
+}
+
+const ListQuery = z.object({ session: z.string({ error: 'session must be a session id' }).optional() });
+const ScheduleParams = z.object({ id: z.string().min(1) });
+
+/** Registers GET /api/v1/schedules and DELETE /api/v1/schedules/:id on `app`. */
+export function registerScheduleRoutes(app: FastifyInstance, deps: ScheduleRouteDeps): void {
+  app.get('/api/v1/schedules', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
+    const query = ListQuery.safeParse(request.query ?? {});
+    if (!query.success) return sendInvalid(reply, query.error);
+    const scheduler = deps.schedules;
+    const listed = await callOwner(reply, deps.logger, () => scheduler.listSchedules({ userId, sessionId: query.data.session ?? '' }));
+    if (listed === undefined) return reply;
+    return { schedules: listed.schedules.map(scheduleView), note: GRID_NOTE };
+  });
+
+  // Cancel in the ⏰ list: ends the schedule with endReason "unscheduled".
+  app.delete('/api/v1/schedules/:id', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
+    const { id } = ScheduleParams.parse(request.params);
+    const scheduler = deps.schedules;
+    const ended = await callOwner(reply, deps.logger, async () => answered((await scheduler.endSchedule({ userId, sessionId: '', scheduleId: id })).schedule, 'EndSchedule', 'schedule'));
+    if (ended === undefined) return reply;
+    return { schedule: scheduleView(ended) };
+  });
+}
+
+function unsupported(reply: FastifyReply): FastifyReply {
+  return reply.sent ? reply : sendError(reply, 501, 'REMOTE_RELAY_UNSUPPORTED', 'This gateway runs without the scheduler.');
+}

@@ -1,0 +1,25 @@
+/**
+ * The services the gateway calls, each as a promise client over its generated contract (@relay/rpc promiseClient):
+ * requests and answers are the protos' own types, and the gateway keeps no copy of them. These are the use cases'
+ * ports; src/main.ts makes them, and the views (domain/) turn the answers into the spec's result shapes.
+ */
+import type { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
+import type { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
+import type { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
+import type { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import type { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
+import type { PromiseClient } from '@relay/rpc';
+
+/** How long a question to a service may take before the caller hears it did not answer. */
+export const DEADLINE_MS = 10_000;
+/** A call the pairing service passes on to a paired relay answers once that relay has (up to its own timeout). */
+export const REMOTE_DEADLINE_MS = 30_000;
+
+export type PairingClient = PromiseClient<typeof PairingServiceService>;
+export type QuestionClient = PromiseClient<typeof QuestionServiceService>;
+/** The pairing service's events and asks across relays (relay.pairing.v1.RemoteEventsService). */
+export type RemoteEventsClient = PromiseClient<typeof RemoteEventsServiceService>;
+export type SchedulerClient = PromiseClient<typeof SchedulerServiceService>;
+export type SessionClient = PromiseClient<typeof SessionServiceService>;
+export type SubscriptionClient = PromiseClient<typeof SubscriptionServiceService>;

@@ -1,0 +1,54 @@
+/**
+ * What every action receives besides its arguments: who calls, this relay's name and state as read
+ * for this call, the owners to call, and the call's own line to the agent (progress, going away).
+ */
+import type { Caller } from '../../domain/caller.ts';
+import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
+import type { ActionDefinition } from './define-action.ts';
+import type { CallShape } from '../../domain/call-key.ts';
+import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../ports.ts';
+import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
+
+/**
+ * An external caller's pending note, asked along with the one read of list_sessions, read_session or relay_info
+ * (their pending_for_session_id), so the call needs no GetPendingMessages of its own (dispatch.ts).
+ */
+export interface PendingAlong {
+  /** The caller's session: the one whose note the read asks for. */
+  sessionId: string;
+  /** The read answered: the note it carried (unset: nothing waits, or it could not be read). */
+  answered(pending: PendingMessages | undefined): void;
+}
+
+export interface ActionContext {
+  /** The action called: its handler reads its own facts (write, nothing, toPaired) from here. */
+  action: ActionDefinition;
+  /** The calling session's agent, acting for its user. */
+  caller: Caller & { sessionId: string };
+  relayName: string;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
+  /** The relay's settings, read once for this call. */
+  settings: RelaySettings;
+  /** The paired relays, read once for this call. */
+  paired: PairedRelay[];
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  /** The scheduler; absent where it is not wired (schedule actions then answer REMOTE_RELAY_UNSUPPORTED). */
+  schedules?: SchedulerClient;
+  /** The subscription service; absent where this gateway runs without one (subscription actions then answer UNSUPPORTED). */
+  subscriptions?: SubscriptionClient;
+  /** The pairing service's remote events; absent where this gateway runs without one (subscribing to a paired relay then answers UNSUPPORTED). */
+  remoteEvents?: RemoteEventsClient;
+  /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */
+  signal: AbortSignal;
+  /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */
+  progress(message: string): Promise<void>;
+  /** The call in flight (action and arguments), which keys an external session's cards; unset for a paired relay's call. */
+  call?: CallShape;
+  /** Set for an external caller: the reads that can ask for its pending note along do. */
+  pendingAlong?: PendingAlong;
+}
+

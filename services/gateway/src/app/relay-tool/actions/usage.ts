@@ -1,0 +1,69 @@
+/**
+ * usage: what each provider's plan has left on this relay, from the relay's own accounting of tokens
+ * and cost per turn: per provider a status (ok, limit_reached, paused, not_tracked, not_set_up), its
+ * meters this month (used, allowance, remaining, utilization, resetsAt), and whether a Claude usage
+ * limit has paused turns. Account names, addresses and tokens are never included: the report holds none.
+ */
+import type { ProviderInfo, ProviderUsage, UsageMeter } from '@relay/proto/relay/session/v1/session';
+import type { GetRelayInfoResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { ActionContext } from '../action-context.ts';
+import { defineAction } from '../define-action.ts';
+import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
+import { success, type Success } from '../../../domain/result.ts';
+import { thisRelay } from '../this-relay.ts';
+
+export const usage = defineAction({
+  name: 'usage',
+  args: argumentsOf('relay'),
+  relay: 'required',
+  write: false,
+  toPaired: { level: 'read', forwarded: true },
+  handler: runUsage,
+  fromPaired: (args, context) => runUsage(args, context),
+});
+
+async function runUsage(args: ToolArguments, context: ActionContext): Promise<Success> {
+  const relay = thisRelay(args.relay, context);
+  const { providers, claudeUsageLimitPaused } = usageReportView(await context.sessions.getRelayInfo({ userId: context.caller.userId, withoutUsage: false }));
+  const by = (status: string) => providers.filter((provider) => provider.status === status).length;
+  const parts = [
+    `${by('ok')} tracked`,
+    ...(by('limit_reached') > 0 ? [`${by('limit_reached')} at their limit`] : []),
+    ...(by('paused') > 0 ? [`${by('paused')} paused by a usage limit`] : []),
+    `${by('not_tracked')} not tracked`,
+    `${by('not_set_up')} not set up`,
+  ];
+  return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused }, relay);
+}
+
+/** The usage report as the usage action and GET /api/v1/usage show it: per provider its status and meters. */
+export function usageReportView(info: GetRelayInfoResponse) {
+  // A session service that reports no accounting: every provider set up is not tracked.
+  const report = info.usage ?? { providers: info.providers.map(untracked), claudeUsageLimitPaused: false };
+  return { providers: report.providers.map(providerView), claudeUsageLimitPaused: report.claudeUsageLimitPaused };
+}
+
+function untracked(provider: ProviderInfo): ProviderUsage {
+  return { provider: provider.id, status: provider.available ? 'not_tracked' : 'not_set_up', reason: provider.available ? '' : provider.reason, meters: [], pausedUntil: undefined };
+}
+
+function providerView(usage: ProviderUsage) {
+  return {
+    provider: usage.provider,
+    status: usage.status,
+    ...(usage.reason === '' ? {} : { reason: usage.reason }),
+    meters: usage.meters.map(meterView),
+    ...(usage.pausedUntil === undefined ? {} : { pausedUntil: usage.pausedUntil.toISOString() }),
+  };
+}
+
+function meterView(meter: UsageMeter) {
+  return {
+    name: meter.name,
+    used: meter.used,
+    allowance: meter.allowance ?? null,
+    remaining: meter.remaining ?? null,
+    utilization: meter.utilization === undefined ? null : Math.round(meter.utilization * 1000) / 1000,
+    resetsAt: meter.resetsAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Waits for the turn a message started, passing the session service's keep-alives on to the agent
+ * as progress. When the agent goes away the wait ends and the turn goes on; `wait` picks it up.
+ */
+import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
+import type { WaitRequest } from '@relay/proto/relay/session/v1/session_service';
+import { PromptState } from '@relay/proto/relay/subscription/v1/subscription_service';
+import type { ActionContext } from './action-context.ts';
+import { turnStatusName } from '../views/turn-result.ts';
+
+const FINISHED: readonly string[] = ['done', 'error', 'stopped'];
+
+/** The turn to wait for, for at most waitSeconds on the relay clock; callerSessionId "" when a user (or a paired relay) waits. */
+export type WaitInput = WaitRequest;
+
+/**
+ * No echo (spec, Watching sessions): tells the subscription service where the caller stands with this turn, so
+ * its turn_end is held while the caller waits and dropped once the call returned the finished reply. Best
+ * effort: a subscription service that does not answer only costs the caller a second wake-up.
+ */
+async function notePrompt(input: WaitInput, context: ActionContext, state: PromptState): Promise<void> {
+  if (input.callerSessionId === '') return;
+  await context.subscriptions?.notePromptState({ watcherSessionId: input.callerSessionId, messageId: input.messageId, state }).catch(() => undefined);
+}
+
+/** The turn's result after at most `input.waitSeconds`. */
+export async function awaitTurn(input: WaitInput, context: ActionContext): Promise<TurnResult> {
+  if (input.waitSeconds > 0) await notePrompt(input, context, PromptState.PROMPT_STATE_WAITING);
+  const result = await awaitResult(input, context);
+  await notePrompt(input, context, FINISHED.includes(turnStatusName(result.status)) ? PromptState.PROMPT_STATE_REPLY_RETURNED : PromptState.PROMPT_STATE_NOT_WAITING);
+  return result;
+}
+
+async function awaitResult(input: WaitInput, context: ActionContext): Promise<TurnResult> {
+  let result: TurnResult | undefined;
+  // No deadline: the wait is bounded by waitSeconds on the relay clock, and the caller's going away ends it.
+  for await (const event of context.sessions.wait(input, { signal: context.signal })) {
+    if (event.result) result = event.result;
+    else await context.progress(`waiting for the reply of session ${input.sessionId}: ${event.progressSeconds ?? 0} s`);
+  }
+  if (result) return result;
+  // Nobody reads this: the agent's request is gone. The turn itself goes on.
+  if (context.signal.aborted) return { sessionId: input.sessionId, messageId: input.messageId, status: TurnStatus.TURN_STATUS_RUNNING, replyText: '', replyModel: '', error: '', pendingQuestions: [] };
+  throw new Error('Wait ended without a result');
+}

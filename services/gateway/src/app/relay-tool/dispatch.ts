@@ -1,0 +1,135 @@
+/**
+ * One relay_tool call, start to end: read the action, check that the tool is on, read the
+ * arguments, run the action and shape its result. Every outcome is a result the agent can read;
+ * nothing thrown escapes. Each call is one span, counted and timed per action (tool-call-metrics.ts).
+ */
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { Clock } from '@relay/clock';
+import { INTERNAL_CODE } from '@relay/errors';
+import { Attr, tracer, type Logger } from '@relay/telemetry';
+import type { Caller } from '../../domain/caller.ts';
+import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
+import type { ActionContext, PendingAlong } from './action-context.ts';
+import { actionNamed, type ActionName } from './action-list.ts';
+import { parseAction, parseArguments } from './arguments.ts';
+import { toolError } from '../../domain/errors.ts';
+import { recordToolCall } from './tool-call-metrics.ts';
+import { holdExternalCall } from './external-call-hold.ts';
+import { forwardCall } from './forward-call.ts';
+import { isRelayToolOn } from './is-relay-tool-on.ts';
+import { readRelayState } from './read-relay-state.ts';
+import { namesThisRelay, pairedTarget } from '../../domain/relay-name.ts';
+import { pendingNoteOf, withPendingNote, type PendingNote } from '../../domain/pending-note.ts';
+import { refusalFrom, type ToolResult } from '../../domain/result.ts';
+import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../ports.ts';
+
+export interface DispatchDeps {
+  relayName: string;
+  /** The relay's clock, which the session service's leases run on; the machine's when left out. */
+  clock?: Clock;
+  /** The base of openUrl links: the relay's public URL, when one is set. */
+  openUrlBase: string | undefined;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  subscriptions?: SubscriptionClient;
+  schedules?: SchedulerClient;
+  remoteEvents?: RemoteEventsClient;
+  logger: Logger;
+}
+
+/** The call's line to the agent: whether it is still there, and progress while it waits. */
+export type CallChannel = Pick<ActionContext, 'signal' | 'progress'>;
+
+/** Runs one relay_tool call for the agent of `caller`'s session and answers its result. */
+export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: string }, deps: DispatchDeps, channel: CallChannel): Promise<ToolResult> {
+  return tracer('gateway').startActiveSpan(
+    'relay_tool',
+    { attributes: { [Attr.SESSION_ID]: caller.sessionId, [Attr.USER_ID]: caller.userId } },
+    async (span) => {
+      const startedAt = performance.now();
+      const release = caller.external === true ? holdExternalCall(deps.sessions, caller.sessionId, deps.logger, deps.clock) : undefined;
+      let action: ActionName | undefined;
+      let ignored: string[] = [];
+      let result: ToolResult;
+      // The pending note: answered along with the action's own read where it has one that can (PendingAlong), else read
+      // alongside an action that cannot change what waits for the caller, else after it.
+      let along: { pending: PendingMessages | undefined } | undefined;
+      const pendingAlong: PendingAlong | undefined =
+        release === undefined ? undefined : { sessionId: caller.sessionId, answered: (pending) => void (along = { pending }) };
+      let pending: Promise<PendingNote | undefined> | undefined;
+      try {
+        const call = parseAction(input);
+        action = call.action;
+        span.updateName(`relay_tool ${action}`);
+        span.setAttribute(Attr.TOOL_ACTION, action);
+
+        // list_relays lists the paired relays; any other call naming this relay needs them only while agent sessions are off.
+        const local = action !== 'list_relays' && namesThisRelay(call.input.relay, deps.relayName);
+        const { settings, paired } = await readRelayState(deps, local);
+        if (action !== 'list_relays' && !isRelayToolOn(settings, paired)) {
+          throw toolError(
+            'REMOTE_RELAY_DISABLED',
+            'relay_tool is not switched on for this relay: agent sessions are off and no paired relay lets agents in. Only list_relays works. Ask the user to switch on "Agents may start and use sessions on this relay" (Settings → Relays).',
+          );
+        }
+        const parsed = parseArguments(call);
+        ignored = parsed.ignored;
+        const definition = actionNamed(action);
+        const context: ActionContext = {
+          action: definition,
+          caller,
+          relayName: deps.relayName,
+          openUrlBase: deps.openUrlBase,
+          settings,
+          paired,
+          sessions: deps.sessions,
+          pairing: deps.pairing,
+          questions: deps.questions,
+          subscriptions: deps.subscriptions,
+          schedules: deps.schedules,
+          remoteEvents: deps.remoteEvents,
+          signal: channel.signal,
+          progress: channel.progress,
+          call: { action, args: parsed.args },
+          ...(pendingAlong === undefined ? {} : { pendingAlong }),
+        };
+        if (release !== undefined && INBOX_BLIND_READS.has(action)) pending = pendingOf(caller.sessionId, deps);
+        const target = pairedTarget(definition, parsed.args.relay, deps.relayName, paired);
+        result = target ? await forwardCall(parsed.args, target, context) : await definition.handler(parsed.args, context);
+      } catch (error) {
+        result = refusalFrom(error);
+        if (result.code === INTERNAL_CODE) {
+          deps.logger.error({ err: error, action }, 'relay_tool call failed');
+          span.recordException(error instanceof Error ? error : String(error));
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+      }
+      if (release !== undefined) {
+        const note = along === undefined ? (pending ?? pendingOf(caller.sessionId, deps)) : Promise.resolve(pendingNoteOf(caller.sessionId, along.pending));
+        const [noted] = await Promise.all([note, release()]);
+        result = withPendingNote(result, noted);
+      }
+      if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
+      span.end();
+      recordToolCall(action, result, startedAt);
+      return ignored.length > 0 ? { ...result, ignored } : result;
+    },
+  );
+}
+
+/**
+ * Reads that neither read the caller's own conversation (which marks its messages read) nor wait for what arrives in
+ * it, and ask for no note along (list_sessions, read_session and relay_info do): the note is read while they run.
+ */
+const INBOX_BLIND_READS: ReadonlySet<ActionName> = new Set<ActionName>(['list_relays', 'usage', 'list_questions', 'list_schedules', 'list_subscriptions']);
+
+/** The pending note of an external session; a failure to read it costs the note, never the call's result. */
+async function pendingOf(sessionId: string, deps: DispatchDeps): Promise<PendingNote | undefined> {
+  try {
+    return pendingNoteOf(sessionId, (await deps.sessions.getPendingMessages({ sessionId })).pending);
+  } catch (error) {
+    deps.logger.warn({ err: error, sessionId }, 'the pending note of an external session could not be read');
+    return undefined;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The receiving side of a paired relay's relay_tool call (POST /relay/v1/tool): this relay applies its own
+ * rules and answers. The call acts for the local user who owns the pairing, and its prompts carry the
+ * caller's provenance (the session service starts them with the "Remote prompt" line). The "Accept prompts
+ * from other relays' agents" switch, when off, refuses what could change or watch anything here; reads work.
+ * Cards and the loop guard belong to the calling conversation, which the calling relay has already passed.
+ */
+import { SpanStatusCode } from '@opentelemetry/api';
+import { INTERNAL_CODE } from '@relay/errors';
+import { Attr, tracer, type Logger } from '@relay/telemetry';
+import type { Provenance } from '@relay/proto/relay/session/v1/session';
+import type { ActionContext } from './action-context.ts';
+import { actionNamed } from './action-list.ts';
+import { parseAction, parseArguments } from './arguments.ts';
+import { toolError } from '../../domain/errors.ts';
+import { readRelayState } from './read-relay-state.ts';
+import { resolveRelay } from '../../domain/relay-name.ts';
+import { refusalFrom, type ToolResult } from '../../domain/result.ts';
+import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
+import type { PairingClient, QuestionClient, SessionClient, SubscriptionClient } from '../ports.ts';
+
+/** A paired relay's call as it arrives: who calls, and the provenance it carries. */
+export interface RelayCallOrigin extends RelayCaller {
+  provenance: Provenance;
+  /** The user allowed the change on a card in the calling conversation. */
+  allowed: boolean;
+  /** Only check the call (before the calling relay shows a card); nothing changes. */
+  dryRun: boolean;
+}
+
+export interface RelayCallDeps {
+  relayName: string;
+  openUrlBase: string | undefined;
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  subscriptions?: SubscriptionClient;
+  logger: Logger;
+}
+
+/** Runs one call from a paired relay and answers its result; nothing thrown escapes. One span per call. */
+export function serveRelayCall(input: unknown, origin: RelayCallOrigin, deps: RelayCallDeps, signal: AbortSignal): Promise<ToolResult> {
+  return tracer('gateway').startActiveSpan('relay_tool from paired relay', { attributes: { [Attr.USER_ID]: origin.userId } }, async (span) => {
+    let result: ToolResult;
+    let ignored: string[] = [];
+    try {
+      const call = parseAction(input);
+      span.updateName(`relay_tool ${call.action} from paired relay`);
+      span.setAttribute(Attr.TOOL_ACTION, call.action);
+      const parsed = parseArguments(call);
+      ignored = parsed.ignored;
+      const { settings, paired } = await readRelayState(deps);
+      if (resolveRelay(parsed.args.relay, deps.relayName, paired).kind !== 'this') {
+        throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${deps.relayName}" does not pass calls on to other relays; call that relay directly.`);
+      }
+      const definition = actionNamed(call.action);
+      // What could change or watch anything here (decisions.md, Agents may); the schedule actions are kept by the calling relay.
+      if (!origin.acceptPrompts && definition.write && definition.toPaired !== undefined) {
+        throw toolError(
+          'REMOTE_RELAY_PERMISSION',
+          `Relay "${deps.relayName}" does not accept prompts from other relays' agents (Settings → Relays), so ${call.action} is refused there. Listing and reading sessions, reading task output, waiting, relay_info and usage still work.`,
+        );
+      }
+      const serve = definition.fromPaired;
+      if (serve === undefined) {
+        throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${deps.relayName}" does not take ${call.action} from another relay's agents.`);
+      }
+      const context: ActionContext = {
+        action: definition,
+        // The calling conversation lives on the other relay; here the call acts for the pairing's owner, and the
+        // reads reused from this relay's actions use only the user.
+        caller: { userId: origin.userId, sessionId: '' },
+        relayName: deps.relayName,
+        openUrlBase: deps.openUrlBase,
+        // A paired relay's agents reach this relay's sessions whether or not this relay's own agents may.
+        settings: { ...settings, agentSessionsEnabled: true },
+        paired,
+        sessions: deps.sessions,
+        pairing: deps.pairing,
+        questions: deps.questions,
+        subscriptions: deps.subscriptions,
+        signal,
+        progress: async () => undefined,
+      };
+      result = await serve(parsed.args, context, origin);
+    } catch (error) {
+      result = refusalFrom(error);
+      if (result.code === INTERNAL_CODE) {
+        deps.logger.error({ err: error, relay: origin.relayName }, 'relay_tool call from a paired relay failed');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+    }
+    if (!result.ok) span.setAttribute(Attr.TOOL_CODE, result.code);
+    span.end();
+    return ignored.length > 0 ? { ...result, ignored } : result;
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * What the rules know of a relay_tool action: its name, whether it names a relay, whether it is a write, how a
+ * refusal of it ends and how it reaches a paired relay. Its arguments' schema and handlers are the use case's
+ * (app/relay-tool/define-action.ts), which declares each action with these traits.
+ */
+import type { AgentLevelName } from './agent-levels.ts';
+import type { ToolArguments } from './tool-arguments.ts';
+
+/** A feature of the action that a paired relay only has from a version on (spec, "Added in"). */
+export interface Feature {
+  since: string;
+  /** The call uses the feature; left out, every call of the action does. */
+  applies?: (args: ToolArguments) => boolean;
+  /** The refusal; {relay} and {version} are filled in. */
+  refusal: string;
+}
+
+/** How this relay's agents reach a paired relay with the action. */
+export interface ToPairedRelay {
+  /** The lowest "Agents may" level that relay grants for it ('none': any paired relay). */
+  level: AgentLevelName | 'none';
+  /** The gateway forwards the call to that relay as it is; otherwise the handler reaches it its own way. */
+  forwarded: boolean;
+  /** The forwarded call passes a prompt on to that relay's agents, so the hop limit governs it. */
+  sendsPrompt?: boolean;
+  /** Versions of that relay older than a feature's refuse a call using it, before anything is forwarded. */
+  features?: readonly Feature[];
+}
+
+export interface ActionTraits<N extends string = string> {
+  name: N;
+  /** required: it works on one named relay; optional: left out, it means "this"; none: it takes no relay. */
+  relay: 'required' | 'optional' | 'none';
+  /**
+   * A write (spec, Modes): in the ask and plan modes the user allows it on a card first, and a paired relay
+   * whose "Accept prompts from other relays' agents" is off refuses it.
+   */
+  write: boolean;
+  /** The sentence a refusal ends with ("Nothing was sent."). */
+  nothing?: string;
+  /** It refuses an argument it does not take (ending the refusal with `nothing`) instead of listing it in ignored. */
+  refusesOthers?: boolean;
+  /** Calls naming a paired relay; left out, such a call is refused: the relay the agent runs on keeps it. */
+  toPaired?: ToPairedRelay;
+}
+
+/** The sentence a refusal of the action ends with. */
+export function nothingOf(definition: Pick<ActionTraits, 'nothing'>): string {
+  return definition.nothing ?? 'Nothing was done.';
+}
