@@ -13,6 +13,8 @@ export interface ReceivedSpan {
   parentSpanId: string;
   name: string;
   kind: number;
+  /** When the span started, in ms since the epoch. */
+  startMs: number;
   attributes: Record<string, unknown>;
   /** The spans this one links to (another trace's, usually): what caused work that starts a trace of its own. */
   links: { traceId: string; spanId: string }[];
@@ -45,7 +47,7 @@ interface OtlpRequest {
   resourceSpans?: {
     resource?: { attributes?: OtlpAttribute[] };
     scopeSpans?: {
-      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] }[];
+      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; startTimeUnixNano?: string; attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] }[];
     }[];
   }[];
 }
@@ -144,6 +146,7 @@ export class OtlpReceiver {
             parentSpanId: span.parentSpanId ?? '',
             name: span.name,
             kind: span.kind,
+            startMs: Number(BigInt(span.startTimeUnixNano ?? '0') / 1_000_000n),
             attributes: attributes(span.attributes),
             links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
           });
@@ -207,13 +210,14 @@ function decodeTraceRequest(body: Uint8Array): OtlpRequest {
         const spans: NonNullable<NonNullable<OtlpRequest['resourceSpans']>[number]['scopeSpans']>[number]['spans'] = [];
         fields(rs.bytes(), (ss, ssField) => {
           if (ssField !== 2) return false;
-          const span = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: [] as OtlpAttribute[], links: [] as { traceId: string; spanId: string }[] };
+          const span = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, startTimeUnixNano: '0', attributes: [] as OtlpAttribute[], links: [] as { traceId: string; spanId: string }[] };
           fields(ss.bytes(), (s, f) => {
             if (f === 1) span.traceId = hex(s.bytes());
             else if (f === 2) span.spanId = hex(s.bytes());
             else if (f === 4) span.parentSpanId = hex(s.bytes());
             else if (f === 5) span.name = s.string();
             else if (f === 6) span.kind = s.int32();
+            else if (f === 7) span.startTimeUnixNano = String(s.fixed64());
             else if (f === 9) span.attributes.push(decodeKeyValue(s.bytes()));
             else if (f === 13) span.links.push(decodeLink(s.bytes()));
             else return false;

@@ -9,8 +9,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
+import { caughtUp, connectBus } from '@relay/bus';
+import { createLogger } from '@relay/telemetry';
 import { callUnary, checkHealth, createClient, makeServiceCredentials, serviceAuth, type ServiceCredentials } from '@relay/rpc';
-import { createTestDatabase, freePort, startNats } from '@relay/testing';
+import { createTestDatabase, freePort, startNats, TEST_NATS_USER, type NatsServer } from '@relay/testing';
 import { parseClockSpec } from '@relay/clock';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { oneAtATime } from './one-at-a-time.ts';
@@ -138,6 +141,11 @@ export interface Relay extends RelayClient {
    * when it starts again. An instant already passed changes nothing.
    */
   jumpTo(instant: string | Date): Promise<void>;
+  /**
+   * Resolves once the relay has no bus work left: every service's outbox is published and every durable consumer
+   * has handled what its stream held (a positive sign that the effects of what was done so far are over).
+   */
+  settled(): Promise<void>;
   /** The relay's virtual clock (RELAY_CLOCK) now, jumps included. */
   now(): Date;
   logs(): string;
@@ -198,6 +206,35 @@ export async function signIn(client: RelayClient, name: string, role?: 'admin' |
 /** Resolves once `check` answers true (a check that fails counts as false). */
 async function whenTrue(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   await until(what, async () => ((await check().catch(() => false)) ? true : undefined), { timeoutMs });
+}
+
+/** Relay.settled(): every outbox published, then every durable consumer of every stream caught up. */
+async function settled(nats: NatsServer, databaseUrls: DatabaseUrls): Promise<void> {
+  await Promise.all(
+    Object.values(databaseUrls).map(async (url) => {
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        await until(`the outbox of ${new URL(url).pathname} published`, async () => {
+          const { rows } = await db.query<{ left: string }>('SELECT count(*) AS "left" FROM "outbox" WHERE "published_at" IS NULL');
+          return Number(rows[0]!.left) === 0 ? true : undefined;
+        });
+      } finally {
+        await db.end();
+      }
+    }),
+  );
+  const bus = await connectBus({ url: nats.url, name: 'e2e-settled', logger: createLogger({ name: 'e2e', level: 'warn' }), ...nats.credentials(TEST_NATS_USER) });
+  try {
+    const abandon = AbortSignal.timeout(60_000);
+    for await (const stream of bus.jsm.streams.list()) {
+      for await (const consumer of bus.jsm.consumers.list(stream.config.name)) {
+        if (!(await caughtUp(bus, stream.config.name, consumer.name, abandon))) throw new Error(`${stream.config.name}/${consumer.name} not caught up within 60 s`);
+      }
+    }
+  } finally {
+    await bus.close();
+  }
 }
 
 /** Starts a relay, once no other relay of this test run is starting (one-at-a-time.ts); call stop() in afterAll. */
@@ -297,6 +334,7 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
     waitReady,
     jumpTo,
     now,
+    settled: () => settled(nats, databaseUrls),
     logs: () => Object.values(services).map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
     async stop() {
       client.sessionClient.close();

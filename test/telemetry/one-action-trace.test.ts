@@ -4,7 +4,9 @@
 // And the relay's background loops (outbox relays, the subscription planner, the turn runner, the firing loop, an open
 // console page's stream) record nothing at rest: no trace grows once its work is over. Real services, exporting OTLP to a receiver on loopback;
 // the relay clock runs 60× so a wake-up's coalescing window and a schedule's first minute pass quickly.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTBOX_CHANNEL } from '@relay/bus';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { allowCard, finish, scriptSession } from '../harness/script-turns.ts';
@@ -163,49 +165,67 @@ describe('one user action, one trace', () => {
   });
 });
 
+/**
+ * Wakes every service's outbox relay (a NOTIFY on its channel, as a commit sends) and runs `more`, then waits until
+ * each service's database has committed a transaction beyond the NOTIFY's own: its loops ran.
+ */
+async function loopsRun(more: () => Promise<void>): Promise<void> {
+  const urls = Object.values(relay.databaseUrls);
+  const stats = new pg.Client({ connectionString: Object.assign(new URL(urls[0]!), { pathname: '/postgres' }).href });
+  await stats.connect();
+  try {
+    const commits = async (): Promise<Map<string, number>> => {
+      const { rows } = await stats.query<{ datname: string; xact_commit: string }>('SELECT datname, xact_commit FROM pg_stat_database');
+      return new Map(rows.map((row) => [row.datname, Number(row.xact_commit)]));
+    };
+    const before = await commits();
+    for (const url of urls) {
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      await db.query(`NOTIFY ${OUTBOX_CHANNEL}`);
+      await db.end();
+    }
+    await more();
+    const names = urls.map((url) => new URL(url).pathname.slice(1));
+    await until('a round of every loop', async () => {
+      const now = await commits();
+      return names.every((name) => now.get(name)! >= before.get(name)! + 2) ? true : undefined;
+    }, { detail: () => names.join(', ') });
+  } finally {
+    await stats.end();
+  }
+}
+
 describe('the background loops at rest', () => {
   it('no trace gains spans while the relay is idle, and no span gathers a loop’s rounds as children', async () => {
     // Archiving every session ends the schedule above, so nothing is left to do, and the archives reach the watcher's
     // subscription above, which nudges the subscription planner from inside their consumers' spans (where its rounds
-    // used to be recorded, round after round, for good). Every loop keeps polling (the planner every 200 ms, the outbox relays every 200 ms,
-    // the turn runner every 250 ms, the firing loop at least once a relay minute, i.e. every second here).
+    // used to be recorded, round after round, for good).
     const sessions = (await relay.api('GET', '/api/v1/sessions')).body.sessions as { id: string }[];
     for (const session of sessions.filter((s) => s.id !== callerId)) await relay.api('POST', `/api/v1/sessions/${session.id}/archive`);
-    // The archives' own traces must arrive before the snapshot; a marker call shows the exporters have caught up.
-    const markers = () => receiver.spans.filter((s) => s.attributes['relay.tool.action'] === 'list_sessions').length;
-    const marker = async (): Promise<void> => {
-      const count = markers();
-      await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
-      await until('the marker call', () => (markers() > count ? true : undefined), seen);
-    };
     // A console page stays open through the rest: its stream reads the owners once a second, for hours.
     const page = new AbortController();
     const stream = await fetch(`${relay.gatewayUrl}/api/v1/events`, { headers: { authorization: `Bearer ${relay.userToken}` }, signal: page.signal });
     expect(stream.status).toBe(200);
-    await marker();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    // Only traces whose root had ended count: one still in flight at the snapshot (its root is exported last) is
-    // finishing, not growing.
-    const before = new Map<string, number>();
+    // What the archives set off is over: every outbox published, every consumer caught up. Only traces whose root
+    // had ended by then count, and only spans that start in the rest: one exported late is not one recorded late.
+    await relay.settled();
+    const restFrom = Date.now();
     const ended = new Set(receiver.spans.filter((span) => !span.parentSpanId).map((span) => span.traceId));
-    for (const span of receiver.spans) if (ended.has(span.traceId)) before.set(span.traceId, (before.get(span.traceId) ?? 0) + 1);
 
-    // The rest: 5 s is some 25 rounds of each polling loop and 5 relay minutes of the firing loop.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
-    await marker();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The rest, with every loop made to run rather than waited for: each service's outbox relay is woken (as a
+    // commit's NOTIFY wakes it) and the relay clock jumps an hour (the firing loop, digests and quiet hours run);
+    // the sign that they ran is each database's transactions beyond the wake-up's own.
+    await loopsRun(() => relay.jumpTo(new Date(relay.now().getTime() + 3_600_000)));
     page.abort();
+    await agent.close();
+    // Stopping the services flushes their exporters: every span recorded so far is in the receiver after this.
+    await Promise.all(Object.values(relay.services).map((service) => service.stop()));
 
-    const after = new Map<string, number>();
-    for (const span of receiver.spans) after.set(span.traceId, (after.get(span.traceId) ?? 0) + 1);
-    const describe = (traceId: string) => {
-      const spans = receiver.trace(traceId);
-      const root = spans.find((s) => !s.parentSpanId);
-      const late = spans.slice(before.get(traceId)).map((s) => `${s.service}:${s.name}`);
-      return `${root ? `${root.service}:${root.name}` : '?'} ${before.get(traceId)} → ${spans.length} (${[...new Set(late)].join(', ')})`;
-    };
-    const grew = [...before].filter(([traceId, count]) => after.get(traceId)! > count).map(([traceId]) => describe(traceId));
-    expect(grew).toEqual([]);
+    const grew = receiver.spans
+      .filter((span) => ended.has(span.traceId) && span.startMs >= restFrom)
+      .map((span) => `${span.service}:${span.name} in the trace of ${receiver.trace(span.traceId).find((s) => !s.parentSpanId)?.name ?? '?'}`);
+    expect([...new Set(grew)]).toEqual([]);
 
     // Across the whole run no span has more than a few dozen children (a loop's rounds would add one per round).
     const children = new Map<string, number>();
