@@ -3,7 +3,7 @@
 // however often the pairing service reports it; a report missing who asked, the ask or the relay is refused.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
 import { ManualClock, SystemClock } from '@relay/clock';
 import { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
@@ -98,21 +98,24 @@ const report = (fields: Partial<PublishRemoteAnswerRequest> = {}): PublishRemote
   ...fields,
 });
 
+/** What QUESTION_EVENTS holds once the outbox has published every row written so far. */
 async function published(): Promise<{ id: string; data: ReturnType<typeof QuestionAnswered.fromJSON> }[]> {
+  await vi.waitFor(async () => expect(await prisma.outboxMessage.count({ where: { publishedAt: null } })).toBe(0), { timeout: 10_000, interval: 50 });
+  const { state } = await bus.jsm.streams.info(BusStreams.QUESTION_EVENTS.name);
   const consumer = await bus.js.consumers.get(BusStreams.QUESTION_EVENTS.name);
   const out: { id: string; data: ReturnType<typeof QuestionAnswered.fromJSON> }[] = [];
-  for (;;) {
-    const message = await consumer.next({ expires: 1_000 });
-    if (message === null) return out;
+  for (let read = 0; read < state.messages; read++) {
+    const message = await consumer.next({ expires: 5_000 });
+    if (message === null) throw new Error(`QUESTION_EVENTS holds ${state.messages} messages; ${read} could be read`);
     if (message.subject === QuestionEvents.QUESTION_ANSWERED.subject) out.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', data: QuestionAnswered.fromJSON(message.json()) });
   }
+  return out;
 }
 
 it('publishes question_answered to the asking conversation, via the relay that kept the ask, once', async () => {
   expect(await callUnary(client, 'publishRemoteAnswer', report())).toEqual({ published: true });
   expect(await callUnary(client, 'publishRemoteAnswer', report())).toEqual({ published: false });
   await callUnary(client, 'publishRemoteAnswer', report({ askId: 'ask_remote00002', dismissed: true }));
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
   const events = await published();
   expect(events.map(({ id, data }) => ({ id, questionId: data.questionId, askingSessionId: data.askingSessionId, aboutSessionId: data.aboutSessionId, answer: data.answer, choice: data.choice, dismissed: data.dismissed, via: data.via }))).toEqual([
     { id: 'remote-answer:build-box:ask_remote00001', questionId: 'ask_remote00001', askingSessionId: 'c0de', aboutSessionId: '', answer: 'after the review', choice: 'Wait', dismissed: false, via: 'build-box' },
