@@ -3,10 +3,12 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Attr, outsideTrace, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
 import { Messaging } from './messaging-attributes.ts';
-import type { Sql } from './sql.ts';
+import type { TransactionalSql } from './sql.ts';
 import { TRACE_HEADERS } from './trace-headers.ts';
 
 const BATCH_SIZE = 250;
+// A round holds its rows' locks while it publishes them; past this it is rolled back and its rows go out again later.
+const ROUND_TIMEOUT_MS = 60_000;
 
 /**
  * The PostgreSQL channel a service's outbox table NOTIFYs when a transaction that wrote rows commits (the trigger
@@ -26,10 +28,12 @@ const busTracer = tracer('bus');
 /**
  * Publishes committed outbox rows to JetStream, oldest first, with Nats-Msg-Id = row id, and marks
  * them published after the ack. A crash between the two republishes the row, which JetStream drops
- * as a duplicate; for the same reason two relays on one table are safe.
+ * as a duplicate. Each round holds its rows locked from its read to the commit of their marks, so
+ * relays on one table (a service's replicas) take disjoint rows: one waits for the other's round
+ * and then passes the rows it published, so each row is published once and in the table's order.
  */
 export class OutboxRelay {
-  readonly #db: Sql;
+  readonly #db: TransactionalSql;
   readonly #bus: Bus;
   readonly #logger: Logger;
   readonly #pollIntervalMs: number;
@@ -44,7 +48,7 @@ export class OutboxRelay {
    * `pollIntervalMs` (default 200): how often it looks for rows nobody woke it for. A service that calls wake()
    * after each commit that enqueues can make it a slow safety net (rows another replica left behind, say).
    */
-  constructor(options: { db: Sql; bus: Bus; logger: Logger; pollIntervalMs?: number }) {
+  constructor(options: { db: TransactionalSql; bus: Bus; logger: Logger; pollIntervalMs?: number }) {
     this.#db = options.db;
     this.#bus = options.bus;
     this.#logger = options.logger;
@@ -120,29 +124,33 @@ export class OutboxRelay {
   }
 
   async #round(): Promise<Round> {
-    const rows = await this.#db.$queryRawUnsafe<OutboxRow[]>(
-      `SELECT "id", "subject", "payload", "headers" FROM "outbox" WHERE "published_at" IS NULL ORDER BY "created_at", "id" LIMIT ${BATCH_SIZE}`,
+    return this.#db.$transaction(
+      async (tx) => {
+        // FOR UPDATE, not SKIP LOCKED: a relay that meets rows another round holds waits for its commit and then
+        // passes those it marked, so no row is published by two relays, nor one behind a row enqueued after it.
+        const rows = await tx.$queryRawUnsafe<OutboxRow[]>(
+          `SELECT "id", "subject", "payload", "headers" FROM "outbox" WHERE "published_at" IS NULL ORDER BY "created_at", "id" LIMIT ${BATCH_SIZE} FOR UPDATE`,
+        );
+        // Sent together: one connection keeps their order into the stream, and the round waits for one ack time, not
+        // one per row. After a failure only the rows before it count as published; the later ones go again in the next
+        // round (JetStream drops those it already has), so a row never lands after one enqueued behind it.
+        const results = await Promise.allSettled(rows.map((row) => this.#publish(row)));
+        const firstFailure = results.findIndex((result) => result.status === 'rejected');
+        const failed = firstFailure !== -1;
+        if (failed) {
+          const row = rows[firstFailure]!;
+          const error = (results[firstFailure] as PromiseRejectedResult).reason;
+          this.#logger.warn({ err: error, messageId: row.id, subject: row.subject }, 'outbox publish failed; will retry');
+        }
+        const published = (failed ? rows.slice(0, firstFailure) : rows).map((row) => row.id);
+        if (published.length > 0) {
+          const placeholders = published.map((_, index) => `$${index + 1}`).join(', ');
+          await tx.$executeRawUnsafe(`UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "id" IN (${placeholders})`, ...published);
+        }
+        return { published: published.length, pending: failed || rows.length === BATCH_SIZE };
+      },
+      { timeout: ROUND_TIMEOUT_MS },
     );
-    // Sent together: one connection keeps their order into the stream, and the round waits for one ack time, not
-    // one per row. After a failure only the rows before it count as published; the later ones go again in the next
-    // round (JetStream drops those it already has), so a row never lands after one enqueued behind it.
-    const results = await Promise.allSettled(rows.map((row) => this.#publish(row)));
-    const firstFailure = results.findIndex((result) => result.status === 'rejected');
-    const failed = firstFailure !== -1;
-    if (failed) {
-      const row = rows[firstFailure]!;
-      const error = (results[firstFailure] as PromiseRejectedResult).reason;
-      this.#logger.warn({ err: error, messageId: row.id, subject: row.subject }, 'outbox publish failed; will retry');
-    }
-    const published = (failed ? rows.slice(0, firstFailure) : rows).map((row) => row.id);
-    if (published.length > 0) {
-      const placeholders = published.map((_, index) => `$${index + 1}`).join(', ');
-      await this.#db.$executeRawUnsafe(
-        `UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "id" IN (${placeholders})`,
-        ...published,
-      );
-    }
-    return { published: published.length, pending: failed || rows.length === BATCH_SIZE };
   }
 
   async #publish(row: OutboxRow): Promise<void> {

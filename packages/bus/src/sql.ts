@@ -6,3 +6,11 @@ export type Sql = {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
 };
+
+/**
+ * A Sql that runs `work` in one transaction of its own (a PrismaClient; not the `tx` of a transaction), for the bus's
+ * own transactions such as an outbox round. `timeout`: the longest the transaction may stay open, in ms.
+ */
+export type TransactionalSql = Sql & {
+  $transaction<T>(work: (tx: Sql) => Promise<T>, options?: { timeout?: number }): Promise<T>;
+};

@@ -108,18 +108,56 @@ describe('enqueue and OutboxRelay', () => {
     expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([id]);
   });
 
-  it('two relays on one table publish each message once', async () => {
+  it('two relays on one table publish each message once, in order (disjoint rows, not JetStream dropping duplicates)', async () => {
     const { stream, subject } = await freshStream();
-    const ids = await transaction(f.pool, async (tx) => {
-      const enqueued = [];
-      for (let n = 0; n < 250; n++) enqueued.push(await enqueue(tx, { subject: subject('step'), payload: { n } }));
-      return enqueued;
-    });
+    // Every publish that reaches nats-server, duplicates JetStream would drop included.
+    const seen: string[] = [];
+    const watcher = f.bus.nc.subscribe(subject('>'), { callback: (_, message) => void seen.push(message.headers?.get('Nats-Msg-Id') ?? '') });
+    await f.bus.nc.flush();
+    const ids: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      ids.push(...(await transaction(f.pool, (tx) => enqueueAll(tx, Array.from({ length: 150 }, (_, n) => ({ subject: subject('step'), payload: { round, n } }))))));
+    }
     const a = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
     const b = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
-    await Promise.all([a.flush(), b.flush()]);
+    const [byA, byB] = await Promise.all([a.flush(), b.flush()]);
+    await f.bus.nc.flush();
+    watcher.unsubscribe();
+    expect(byA + byB).toBe(ids.length);
+    expect(seen).toEqual(ids);
     expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(ids);
     expect(await f.db.$queryRawUnsafe('SELECT "id" FROM "outbox" WHERE "published_at" IS NULL')).toEqual([]);
+  });
+
+  it("a relay waits for the rows another relay's round holds: then publishes none it marked, all of a round killed before its commit", async () => {
+    const { stream, subject } = await freshStream();
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    /** Another relay's round mid-publish holds the pending rows; `ending` its transaction releases them. */
+    const flushBehindRound = async (ending: 'killed' | 'marked'): Promise<number> => {
+      const other = await f.pool.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT "id" FROM "outbox" WHERE "published_at" IS NULL FOR UPDATE');
+        const flushed = relay.flush();
+        await vi.waitFor(async () => {
+          const waiting = await f.pool.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM "outbox"%'`);
+          expect(waiting.rowCount).toBe(1);
+        });
+        if (ending === 'marked') await other.query('UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "published_at" IS NULL');
+        await other.query(ending === 'marked' ? 'COMMIT' : 'ROLLBACK');
+        return await flushed;
+      } finally {
+        other.release();
+      }
+    };
+    const enqueueTwo = () => transaction(f.pool, (tx) => enqueueAll(tx, [{ subject: subject('a'), payload: 1 }, { subject: subject('b'), payload: 2 }]));
+    const lost = await enqueueTwo();
+    expect(await flushBehindRound('killed')).toBe(2);
+    await enqueueTwo();
+    expect(await flushBehindRound('marked')).toBe(0);
+    // Only the killed round's rows came from this relay (the marked ones were never published here: the test's round
+    // stood in for a relay).
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(lost);
   });
 
   it('leaves a row whose publish fails for a later round, and logs it', async () => {
