@@ -72,7 +72,8 @@ function layeringFault(file, specifier, typeOnly) {
   return undefined;
 }
 
-const layering = {
+/** The relay/layering rule (test/architecture/layering-rule.test.ts runs it over cases of each fault). */
+export const layering = {
   meta: { type: 'problem', schema: [], messages: { fault: '{{fault}} ({{specifier}}): STYLE.md, who may import what' } },
   create(context) {
     const check = (node) => {
