@@ -4,9 +4,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectBus, type Bus } from '@relay/bus';
 import { createLogger } from '@relay/telemetry';
 import { startNats, type NatsServer } from '@relay/testing';
-import { ALWAYS_AVAILABLE, type Provider } from '../src/providers/provider.ts';
-import { ProviderRegistry } from '../src/providers/provider-registry.ts';
-import { busSteering } from '../src/runtime/bus-steering.ts';
+import { ALWAYS_AVAILABLE, type Provider } from '../src/app/turns/provider.ts';
+import { ProviderRegistry } from '../src/app/turns/provider-registry.ts';
+import { busSteering } from '../src/adapters/bus/bus-steering.ts';
 
 const logger = createLogger({ name: 'bus-steering-test', level: 'silent' });
 

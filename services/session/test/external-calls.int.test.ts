@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaExternalCalls } from '../src/store/prisma-external-calls.ts';
+import { PrismaExternalCalls } from '../src/adapters/store/prisma-external-calls.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-03T10:00:00.000Z');

@@ -8,10 +8,10 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/bus/scheduled-prompt-consumer.ts';
-import { queueWakeup, WAKEUPS } from '../src/bus/wakeup-consumer.ts';
+import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/scheduled-prompt-consumer.ts';
+import { queueWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaExternalInbox } from '../src/store/prisma-external-inbox.ts';
+import { PrismaExternalInbox } from '../src/adapters/store/prisma-external-inbox.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-02T10:00:00.000Z');

@@ -1,4 +1,4 @@
-import type { IdGenerator, SecretSource, TokenHasher } from '../src/domain/ports.ts';
+import type { IdGenerator, SecretSource, TokenHasher } from '../src/app/ports.ts';
 
 /** Predictable ids and secrets, and a readable stand-in for the hash, for unit tests. */
 export function fixedCrypto(): IdGenerator & SecretSource & TokenHasher {

@@ -1,5 +1,5 @@
 import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, SessionView, SignInLink, User } from '../src/domain/entities.ts';
-import type { SessionFilter, SessionStore, UsersTransaction } from '../src/domain/ports.ts';
+import type { SessionFilter, SessionStore, UsersTransaction } from '../src/app/ports.ts';
 
 /** A SessionStore in memory, for unit tests of the use cases. */
 export class InMemorySessionStore implements SessionStore {

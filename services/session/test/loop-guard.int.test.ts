@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { countAgentPrompt, grantAgentPrompts } from '../src/domain/agent-prompts.ts';
+import { countAgentPrompt, grantAgentPrompts } from '../src/app/loop-guard/agent-prompts.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaLoopGuardStore } from '../src/store/prisma-loop-guard-store.ts';
+import { PrismaLoopGuardStore } from '../src/adapters/store/prisma-loop-guard-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countAgentPrompt, grantAgentPrompts, type GuardChange, type LoopGuardStore } from '../src/domain/agent-prompts.ts';
-import { countPrompt, currentGuard, FRESH_GUARD, grantPrompts, isUsedUp, LOOP_GUARD_PROMPTS, type LoopGuard } from '../src/domain/loop-guard.ts';
+import { countAgentPrompt, grantAgentPrompts, type GuardChange, type LoopGuardStore } from '../src/app/loop-guard/agent-prompts.ts';
+import { countPrompt, currentGuard, FRESH_GUARD, grantPrompts, isUsedUp, LOOP_GUARD_PROMPTS, type LoopGuard } from '../src/domain/loop-guard/loop-guard.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 

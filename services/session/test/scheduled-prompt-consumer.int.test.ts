@@ -7,7 +7,7 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/bus/scheduled-prompt-consumer.ts';
+import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/scheduled-prompt-consumer.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));

@@ -10,15 +10,15 @@ import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@rela
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
-import { ConfiguredCatalogue } from '../src/catalogue/configured-catalogue.ts';
-import { nodeCrypto } from '../src/crypto/node-crypto.ts';
+import { ConfiguredCatalogue } from '../src/adapters/catalogue/configured-catalogue.ts';
+import { nodeCrypto } from '../src/adapters/crypto/node-crypto.ts';
 import { NEW_SESSION_SETTINGS } from '../src/domain/entities.ts';
-import { seedRelaySettings } from '../src/domain/relay-settings.ts';
+import { seedRelaySettings } from '../src/app/settings/relay-settings.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { SESSION_CALLERS } from '../src/grpc/session-callers.ts';
-import { sessionGrpc } from '../src/grpc/session-grpc.ts';
-import { PrismaSessionStore } from '../src/store/prisma-session-store.ts';
-import { nodeRealFolders } from '../src/fs/real-folders.ts';
+import { SESSION_CALLERS } from '../src/adapters/grpc/session-callers.ts';
+import { sessionGrpc } from '../src/adapters/grpc/session-grpc.ts';
+import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
+import { nodeRealFolders } from '../src/adapters/fs/real-folders.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
-import { authenticate } from '../src/domain/authenticate.ts';
-import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from '../src/domain/create-external-session.ts';
-import { createUser, MAX_USER_NAME_LENGTH } from '../src/domain/create-user.ts';
+import { authenticate } from '../src/app/users/authenticate.ts';
+import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from '../src/app/sessions/create-external-session.ts';
+import { createUser, MAX_USER_NAME_LENGTH } from '../src/app/users/create-user.ts';
 import { NEW_SESSION_SETTINGS, type Session } from '../src/domain/entities.ts';
-import { listSessions } from '../src/domain/list-sessions.ts';
-import { createSignInLink, endSignIn, LINK_SIGN_IN_DAYS, redeemSignInLink, SIGN_IN_LINK_MINUTES } from '../src/domain/sign-in-links.ts';
-import { getRelaySettings, seedRelaySettings, updateRelaySettings } from '../src/domain/relay-settings.ts';
+import { listSessions } from '../src/app/sessions/list-sessions.ts';
+import { createSignInLink, endSignIn, LINK_SIGN_IN_DAYS, redeemSignInLink, SIGN_IN_LINK_MINUTES } from '../src/app/users/sign-in-links.ts';
+import { getRelaySettings, seedRelaySettings, updateRelaySettings } from '../src/app/settings/relay-settings.ts';
 import { fixedCrypto } from './fixed-crypto.ts';
 import { InMemorySessionStore } from './in-memory-session-store.ts';
 

@@ -34,7 +34,7 @@ import type {
   TurnQueuedEvent,
   User,
 } from '../domain/entities.ts';
-import type { ProviderInfo } from '../domain/provider-catalogue.ts';
+import type { ProviderInfo } from '../domain/catalogue/provider-catalogue.ts';
 
 const STATES: Record<SessionState, SessionStateMessage> = {
   running_turn: SessionStateMessage.SESSION_STATE_RUNNING_TURN,

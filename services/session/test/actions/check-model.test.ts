@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkModel, normaliseModelId, suggestModels } from '../../src/domain/check-model.ts';
+import { checkModel, normaliseModelId, suggestModels } from '../../src/domain/catalogue/check-model.ts';
 import { allProviders, provider, refusalOf } from './fixtures.ts';
 
 const providers = await allProviders();

@@ -1,6 +1,6 @@
-import { ConfiguredCatalogue } from '../../src/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue } from '../../src/adapters/catalogue/configured-catalogue.ts';
 import { NEW_SESSION_SETTINGS, type GroupInfo, type Session } from '../../src/domain/entities.ts';
-import type { ProviderInfo } from '../../src/domain/provider-catalogue.ts';
+import type { ProviderInfo } from '../../src/domain/catalogue/provider-catalogue.ts';
 import { AppError } from '@relay/errors';
 
 export const NOW = new Date('2026-11-30T10:00:00.000Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFolder, isInsideAny, normaliseFolder } from '../../src/domain/folders.ts';
+import { checkFolder, isInsideAny, normaliseFolder } from '../../src/domain/sessions/folders.ts';
 import { refusalOf } from './fixtures.ts';
 
 const ROOTS = ['/home/dev', '/tmp'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findNamedGroup, groupDisplayName, MAX_GROUPS_IN_ERROR } from '../../src/domain/groups.ts';
+import { findNamedGroup, groupDisplayName, MAX_GROUPS_IN_ERROR } from '../../src/domain/groups/groups.ts';
 import { aGroup, refusalOf } from './fixtures.ts';
 
 const release = aGroup({ id: 'grp_rel', name: 'Release 2.4', memberCount: 3 });

@@ -8,17 +8,17 @@ import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@rela
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
-import { ConfiguredCatalogue, type CatalogueSettings } from '../../src/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue, type CatalogueSettings } from '../../src/adapters/catalogue/configured-catalogue.ts';
 import type { Allowance } from '../../src/domain/usage/usage.ts';
-import { PrismaUsageLedger } from '../../src/store/prisma-usage-ledger.ts';
-import { nodeCrypto } from '../../src/crypto/node-crypto.ts';
-import { seedRelaySettings } from '../../src/domain/relay-settings.ts';
+import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
+import { nodeCrypto } from '../../src/adapters/crypto/node-crypto.ts';
+import { seedRelaySettings } from '../../src/app/settings/relay-settings.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
-import { SESSION_CALLERS } from '../../src/grpc/session-callers.ts';
-import { sessionGrpc } from '../../src/grpc/session-grpc.ts';
-import { PrismaExternalInbox } from '../../src/store/prisma-external-inbox.ts';
-import { PrismaSessionStore } from '../../src/store/prisma-session-store.ts';
-import { nodeRealFolders } from '../../src/fs/real-folders.ts';
+import { SESSION_CALLERS } from '../../src/adapters/grpc/session-callers.ts';
+import { sessionGrpc } from '../../src/adapters/grpc/session-grpc.ts';
+import { PrismaExternalInbox } from '../../src/adapters/store/prisma-external-inbox.ts';
+import { PrismaSessionStore } from '../../src/adapters/store/prisma-session-store.ts';
+import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planCreateSession, type CreateSessionContext, type CreateSessionInput } from '../../src/domain/create-session.ts';
-import { titleFromText } from '../../src/domain/session-settings.ts';
+import { planCreateSession, type CreateSessionContext, type CreateSessionInput } from '../../src/app/sessions/create-session.ts';
+import { titleFromText } from '../../src/domain/sessions/session-settings.ts';
 import { aGroup, allProviders, aSession, RELAY, refusalOf } from './fixtures.ts';
 
 const providers = await allProviders(['claude-api']);

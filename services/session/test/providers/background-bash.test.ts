@@ -1,7 +1,7 @@
 // Which Bash calls of Claude Code's the relay runs as its own background task, and what the model is told.
 import { describe, expect, it } from 'vitest';
 import type { HookInput } from '@anthropic-ai/claude-agent-sdk';
-import { askForEveryCommand, backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage } from '../../src/providers/claude/background-bash.ts';
+import { askForEveryCommand, backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage } from '../../src/adapters/providers/claude/background-bash.ts';
 
 describe('a background Bash call', () => {
   it('is Bash with run_in_background: true and a command; its description when the agent gave one', () => {

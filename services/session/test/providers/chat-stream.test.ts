@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatStreamReader } from '../../src/providers/openai/chat-stream.ts';
+import { ChatStreamReader } from '../../src/adapters/providers/openai/chat-stream.ts';
 
 const event = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;

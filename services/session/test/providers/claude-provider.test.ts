@@ -6,11 +6,12 @@ import type { Options, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/c
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import type { ProviderPause, TurnUsage } from '../../src/domain/usage/usage.ts';
-import { EVERY_COMMAND_ASKS } from '../../src/providers/claude/background-bash.ts';
-import { ClaudeProvider, type ClaudeProviderOptions, type ClaudeSessionState, type QueryFn } from '../../src/providers/claude/claude-provider.ts';
-import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/providers/provider.ts';
-import { ProviderRegistry } from '../../src/providers/provider-registry.ts';
-import type { QuestionCards } from '../../src/providers/question-cards.ts';
+import { EVERY_COMMAND_ASKS } from '../../src/adapters/providers/claude/background-bash.ts';
+import type { ClaudeSessionState } from '../../src/app/turns/claude-session-states.ts';
+import { ClaudeProvider, type ClaudeProviderOptions, type QueryFn } from '../../src/adapters/providers/claude/claude-provider.ts';
+import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/app/turns/provider.ts';
+import { ProviderRegistry } from '../../src/app/turns/provider-registry.ts';
+import type { QuestionCards } from '../../src/app/turns/question-cards.ts';
 
 const logger = createLogger({ name: 'claude-provider-test', level: 'silent' });
 const NOW = new Date('2026-11-30T10:00:00.000Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildClaudeQueryOptions, RELAY_TOOL_FOR_CLAUDE, type ClaudeQueryInput } from '../../src/providers/claude/claude-query-options.ts';
+import { buildClaudeQueryOptions, RELAY_TOOL_FOR_CLAUDE, type ClaudeQueryInput } from '../../src/adapters/providers/claude/claude-query-options.ts';
 
 const session = { cwd: '/home/dev/shop', model: 'claude-sonnet-5-5', effort: 'high', autoCompactWindow: 'auto', thinkingEnabled: true, thinkingDisplay: 'summarized' };
 const base: ClaudeQueryInput = {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@relay/telemetry';
 import { loadConfig } from '../../src/config.ts';
-import { configuredProviders, discoverModelLists, type ProviderPorts } from '../../src/providers/configured-providers.ts';
-import { ALWAYS_AVAILABLE, type Provider } from '../../src/providers/provider.ts';
+import { configuredProviders, discoverModelLists, type ProviderPorts } from '../../src/adapters/providers/configured-providers.ts';
+import { ALWAYS_AVAILABLE, type Provider } from '../../src/app/turns/provider.ts';
 
 /** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */
 const CREDENTIALS = { RELAY_SERVICE_TOKEN: 't'.repeat(43), RELAY_SERVICE_KEYS: `gateway:${'0'.repeat(64)}` };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discoverModels } from '../../src/providers/openai/discover-models.ts';
+import { discoverModels } from '../../src/adapters/providers/openai/discover-models.ts';
 
 function answering(status: number, body: unknown, seen: { url?: string; headers?: unknown } = {}): typeof fetch {
   return (async (url: string | URL | Request, init?: RequestInit) => {

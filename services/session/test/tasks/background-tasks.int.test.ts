@@ -18,13 +18,13 @@ import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { commandEnv } from '../../src/config.ts';
-import { readTaskOutput } from '../../src/domain/tasks/read-task-output.ts';
-import { nodeRealFolders } from '../../src/fs/real-folders.ts';
+import { readTaskOutput } from '../../src/app/tasks/read-task-output.ts';
+import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { TASK_LEASE_MS, TASK_OUTPUT_KEPT_BYTES, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
-import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/tasks/background-tasks.ts';
-import { PrismaTaskStore } from '../../src/tasks/prisma-task-store.ts';
-import { withMemberStates, withTasks } from '../../src/tasks/session-tasks.ts';
+import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/adapters/tasks/background-tasks.ts';
+import { PrismaTaskStore } from '../../src/adapters/tasks/prisma-task-store.ts';
+import { withMemberStates, withTasks } from '../../src/adapters/grpc/session-tasks.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'background-tasks-test', level: 'silent' });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@relay/telemetry';
 import { TASK_OUTPUT_KEPT_BYTES } from '../../src/domain/tasks/task.ts';
-import type { OutputBatch } from '../../src/tasks/prisma-task-store.ts';
-import { TaskOutputLog } from '../../src/tasks/task-output-log.ts';
+import type { OutputBatch } from '../../src/adapters/tasks/prisma-task-store.ts';
+import { TaskOutputLog } from '../../src/adapters/tasks/task-output-log.ts';
 
 const logger = createLogger({ name: 'task-output-log-test', level: 'silent' });
 const at = new Date('2026-11-30T10:00:00.000Z');

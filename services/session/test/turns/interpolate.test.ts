@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interpolate, showValue } from '../../src/providers/script/interpolate.ts';
+import { interpolate, showValue } from '../../src/adapters/providers/script/interpolate.ts';
 
 const result = { ok: true, session: 's-1', reply: { text: 'He said "hi"\nthen left', model: 'script-1' }, sessions: [{ id: 'a' }, { id: 'b' }], count: 2 };
 

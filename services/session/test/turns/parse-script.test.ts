@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseScript, parseSeconds } from '../../src/providers/script/parse-script.ts';
+import { parseScript, parseSeconds } from '../../src/adapters/providers/script/parse-script.ts';
 
 describe('parseScript', () => {
   it('reads every kind of step, in order, with its line number', () => {

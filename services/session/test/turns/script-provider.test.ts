@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
-import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/providers/provider.ts';
+import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/app/turns/provider.ts';
 import type { RelayMode } from '../../src/domain/entities.ts';
-import type { BackgroundTaskStarter } from '../../src/providers/background-task-starter.ts';
-import type { QuestionCards } from '../../src/providers/question-cards.ts';
-import { commandQuestion, NO_STEPS_REPLY, ScriptProvider } from '../../src/providers/script/script-provider.ts';
+import type { BackgroundTaskStarter } from '../../src/app/tasks/background-task-starter.ts';
+import type { QuestionCards } from '../../src/app/turns/question-cards.ts';
+import { commandQuestion, NO_STEPS_REPLY, ScriptProvider } from '../../src/adapters/providers/script/script-provider.ts';
 
 const logger = createLogger({ name: 'script-provider-test', level: 'silent' });
 const session = { id: 's-1', userId: 'u-1', title: 'T', provider: 'script', model: 'script-1', effort: '', mode: 'agent' as const, cwd: '/tmp' };

@@ -21,13 +21,13 @@ describe('layering of the turn runtime (STYLE.md)', () => {
     expect(foreign).toEqual([]);
   });
 
-  it('providers reach no store, gRPC adapter or runtime: they get what they need in TurnInput', () => {
-    const crossing = importsOf('providers').filter(({ specifier }) => /\/(store|grpc|runtime|generated)\//.test(specifier));
+  it('providers reach no store or gRPC adapter: they get what they need in TurnInput', () => {
+    const crossing = importsOf('adapters/providers').filter(({ specifier }) => /\/(store|grpc|generated)\//.test(specifier));
     expect(crossing).toEqual([]);
   });
 
-  it('the runtime does not import the store or gRPC adapters (main wires them in)', () => {
-    const crossing = importsOf('runtime').filter(({ specifier }) => /\/(store|grpc|generated)\//.test(specifier));
+  it('the turn use cases do not import the store or gRPC adapters (main wires them in)', () => {
+    const crossing = importsOf('app/turns').filter(({ specifier }) => /\/(adapters|generated)\//.test(specifier));
     expect(crossing).toEqual([]);
   });
 });

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
 import { AppError } from '@relay/errors';
 import type { Session, Turn } from '../../src/domain/entities.ts';
-import { findWaitedTurn } from '../../src/domain/turns/find-waited-turn.ts';
-import { stopTurn } from '../../src/domain/turns/stop-turn.ts';
-import { TurnSignals } from '../../src/runtime/turn-signals.ts';
-import { waitForTurn, type WaitEvent } from '../../src/runtime/wait-for-turn.ts';
+import { findWaitedTurn } from '../../src/app/turns/find-waited-turn.ts';
+import { stopTurn } from '../../src/app/turns/stop-turn.ts';
+import { TurnSignals } from '../../src/app/turns/turn-signals.ts';
+import { waitForTurn, type WaitEvent } from '../../src/app/turns/wait-for-turn.ts';
 
 const session = { id: 's-1', userId: 'u-1' } as Session;
 const turn: Turn = {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
-import { PrismaUsageLedger } from '../../src/store/prisma-usage-ledger.ts';
+import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { NOW, refusal, startHarness, type Harness } from '../actions/harness.ts';
 
 let h: Harness;

@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { loadConfig, openAIPrices } from '../../src/config.ts';
-import type { ProviderInfo } from '../../src/domain/provider-catalogue.ts';
-import { getUsage } from '../../src/domain/usage/get-usage.ts';
+import type { ProviderInfo } from '../../src/domain/catalogue/provider-catalogue.ts';
+import { getUsage } from '../../src/app/usage/get-usage.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
-import { OpenAIProvider } from '../../src/providers/openai/openai-provider.ts';
-import type { TurnInput } from '../../src/providers/provider.ts';
-import { PrismaUsageLedger } from '../../src/store/prisma-usage-ledger.ts';
+import { OpenAIProvider } from '../../src/adapters/providers/openai/openai-provider.ts';
+import type { TurnInput } from '../../src/app/turns/provider.ts';
+import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { startFakeMcpGateway, type FakeMcpGateway } from '../turns/fake-mcp-gateway.ts';
 
 /** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */

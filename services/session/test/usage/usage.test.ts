@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProviderInfo } from '../../src/domain/provider-catalogue.ts';
+import type { ProviderInfo } from '../../src/domain/catalogue/provider-catalogue.ts';
 import { buildUsageReport, heldProviders, metersOf, monthStart, nextMonthStart, planRefusal, tracksCost, type UsageTotals } from '../../src/domain/usage/usage.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');

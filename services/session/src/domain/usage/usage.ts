@@ -3,7 +3,7 @@
  * turn, summed over the calendar month (UTC), against the allowances the relay is configured with;
  * and the pauses a Claude usage limit puts on turns. Pure: every function takes `now`.
  */
-import type { ProviderInfo } from '../provider-catalogue.ts';
+import type { ProviderInfo } from '../catalogue/provider-catalogue.ts';
 
 /** What one turn used, as its provider reported it. */
 export interface TurnUsage {

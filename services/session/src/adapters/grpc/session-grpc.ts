@@ -1,0 +1,320 @@
+import type { Clock } from '@relay/clock';
+import type { SessionServiceServer } from '@relay/proto/relay/session/v1/session_service';
+import { serveUnary } from '@relay/rpc';
+import type { Logger } from '@relay/telemetry';
+import { archiveSession } from '../../app/sessions/archive-session.ts';
+import { unarchiveSession } from '../../app/sessions/unarchive-session.ts';
+import { authenticate } from '../../app/users/authenticate.ts';
+import { createExternalSession } from '../../app/sessions/create-external-session.ts';
+import { createSession } from '../../app/sessions/create-session.ts';
+import { createUser } from '../../app/users/create-user.ts';
+import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../../app/external/external-calls.ts';
+import type { ExternalInbox, PendingNote } from '../../domain/external/external-inbox.ts';
+import { getConversation } from '../../app/sessions/get-conversation.ts';
+import { getPendingMessages } from '../../app/external/get-pending-messages.ts';
+import { getRelayInfo, type RelayInfo } from '../../app/settings/get-relay-info.ts';
+import { getUsage, type UsageDeps } from '../../app/usage/get-usage.ts';
+import { toUsageReportMessage } from '../../wire/usage-wire.ts';
+import { listSessions } from '../../app/sessions/list-sessions.ts';
+import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../../app/ports.ts';
+import { readSession } from '../../app/sessions/read-session.ts';
+import { removeUser } from '../../app/users/remove-user.ts';
+import { rotateSessionToken, rotateUserToken } from '../../app/users/rotate-token.ts';
+import { createSignInLink, endSignIn, redeemSignInLink } from '../../app/users/sign-in-links.ts';
+import { getRelaySettings, updateRelaySettings } from '../../app/settings/relay-settings.ts';
+import { noteRemoteSessionStarted, noteRemoteUpdateAllowed } from '../../app/sessions/remote-sessions.ts';
+import { sendMessage } from '../../app/sessions/send-message.ts';
+import { setConversationOptions } from '../../app/sessions/set-conversation-options.ts';
+import { updateSession } from '../../app/sessions/update-session.ts';
+import type { LoopGuardMethod } from './loop-guard-grpc.ts';
+import { tasksOfSessions, withMemberStates, type SessionTasksDeps } from './session-tasks.ts';
+import type { TaskMethod } from './task-grpc.ts';
+import {
+  fromProvenanceMessage,
+  toCallerMessage,
+  toUserSummary,
+  toChatMessage,
+  toGroupMemberMessage,
+  toGroupRefMessage,
+  toPendingQuestion,
+  toProvenanceMessage,
+  toProviderInfoMessage,
+  toRelaySettingsMessage,
+  toSessionMessage,
+} from '../../wire/session-wire.ts';
+
+/** The generated server interface without grpc-js's index signature, which UnaryHandlers would map to never. */
+type SessionServiceMethods = { [K in keyof SessionServiceServer as string extends K ? never : K]: SessionServiceServer[K] };
+
+/** Everything the session RPCs need; the turn RPCs (Wait, StopTurn) are turn-grpc.ts's. */
+export type SessionGrpcDeps = SessionDeps &
+  Omit<ActionDeps, 'store'> & {
+    store: SessionStore & ConversationStore;
+    clock: Clock;
+    logger: Logger;
+    /** Where each session's background tasks come from (read_session and list_sessions show them). */
+    tasks?: SessionTasksDeps;
+    /** The relay's usage accounting (relay_info carries the usage report); without it (tests) every meter reads zero. */
+    usage?: Omit<UsageDeps, 'catalogue'>;
+    /** External sessions' inboxes (what waits unread for their agents); without it nothing shows as pending. */
+    inbox?: ExternalInbox;
+    /** External sessions' calls in flight (their running turns); without it no call shows. */
+    calls?: ExternalCallStore;
+  };
+
+/** A ledger with nothing in it: tracked providers show meters at zero. */
+const NO_USAGE: UsageDeps['ledger'] = { totalsSince: async () => [], pausesAt: async () => [] };
+
+/**
+ * relay.session.v1.SessionService without Wait and StopTurn (merge with turnGrpc): decode the request,
+ * run the use case, encode the answer.
+ */
+export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary> {
+  const { store, clock } = deps;
+  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod>>(deps.logger, {
+    authenticate: async (request) => {
+      const caller = await authenticate(deps, request.token, clock.now());
+      return { caller: toCallerMessage(caller), role: caller.role, external: caller.external === true };
+    },
+    createUser: async (request) => {
+      const { user, token } = await createUser(deps, { name: request.name, role: request.role }, clock.now());
+      return { userId: user.id, token, role: user.role };
+    },
+    listUsers: async () => ({ users: (await store.listUsers()).map(toUserSummary) }),
+    removeUser: async (request) => {
+      const { user, archivedSessions } = await removeUser(deps, { userId: request.userId, callerUserId: request.callerUserId }, clock.now());
+      deps.logger.info({ userId: user.id, archivedSessions }, 'removed a user');
+      return { user: toUserSummary(user), archivedSessions };
+    },
+    rotateUserToken: async (request) => rotateUserToken(deps, { userId: request.userId, revoke: request.revoke }, clock.now()),
+    rotateSessionToken: async (request) =>
+      rotateSessionToken(deps, { userId: request.userId, sessionId: request.sessionId, revoke: request.revoke }, clock.now()),
+    createSignInLink: async (request) => createSignInLink(deps, request.userId, clock.now()),
+    redeemSignInLink: async (request) => {
+      const { token, user, expiresAt } = await redeemSignInLink(deps, request.link, clock.now());
+      return { token, userId: user.id, role: user.role, expiresAt };
+    },
+    endSignIn: async (request) => ({ ended: await endSignIn(deps, request.token) }),
+    listSessions: async (request) => {
+      const listed = async () => {
+        const found = await listSessions(store, { userId: request.userId, scope: request.scope });
+        // The calls in flight and the tasks are read at once; the tasks' states apply after the calls', as ever.
+        const [inFlight, withTheirTasks] = await Promise.all([
+          withCallsInFlight(deps.calls, found, clock.now()),
+          tasksOfSessions(deps.tasks, found.map((session) => session.id)),
+        ]);
+        return withTheirTasks(inFlight.map(toSessionMessage));
+      };
+      const [sessions, pending] = await Promise.all([listed(), pendingAlong(deps, request.pendingForSessionId)]);
+      return { sessions, pending };
+    },
+    createExternalSession: async (request) => {
+      const { session, token } = await createExternalSession(deps, { userId: request.userId, title: request.title }, clock.now());
+      return { session: toSessionMessage(session), token };
+    },
+    getRelaySettings: async () => ({
+      settings: toRelaySettingsMessage(await getRelaySettings(store)),
+    }),
+    updateRelaySettings: async (request) => {
+      const { settings, changed } = await updateRelaySettings(store, {
+        agentSessionsEnabled: request.agentSessionsEnabled,
+        maxWaitSeconds: request.maxWaitSeconds,
+        maxTurnMinutes: request.maxTurnMinutes,
+        taskQuietMinutes: request.taskQuietMinutes,
+      });
+      return { settings: toRelaySettingsMessage(settings), changed };
+    },
+    getRelayInfo: async (request) => {
+      const pending = pendingAlong(deps, request.pendingForSessionId);
+      if (request.withoutUsage) {
+        const info = await getRelayInfo(deps, { userId: request.userId });
+        return { ...relayInfoFields(info), usage: undefined, settings: undefined, pending: await pending };
+      }
+      const [info, settings, usage] = await Promise.all([
+        getRelayInfo(deps, { userId: request.userId }),
+        getRelaySettings(store),
+        getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {}, priced: deps.usage?.priced ?? [] }, clock.now()),
+      ]);
+      return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings), pending: await pending };
+    },
+    readSession: async (request) => {
+      const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last });
+      // An external session's agent reading its own conversation has read what was pending for it.
+      if (read.session.origin === 'external' && request.readerSessionId === read.session.id) {
+        await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
+      }
+      const pending = pendingAlong(deps, request.pendingForSessionId);
+      const now = clock.now();
+      const [[viewed], members, withTheirTasks] = await Promise.all([
+        withCallsInFlight(deps.calls, [read.session], now),
+        withCallsInFlight(deps.calls, read.groupMembers, now),
+        tasksOfSessions(deps.tasks, [read.session.id]),
+      ]);
+      const [session] = withTheirTasks([toSessionMessage(viewed!)]);
+      return {
+        session,
+        messages: read.messages.map(toChatMessage),
+        inFlight: read.inFlight,
+        pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
+        groupMembers: await withMemberStates(deps.tasks, members.map(toGroupMemberMessage)),
+        pending: await pending,
+      };
+    },
+    createSession: async (request) => {
+      const created = await createSession(
+        deps,
+        {
+          userId: request.userId,
+          callerSessionId: request.callerSessionId,
+          title: request.title,
+          provider: request.provider,
+          model: request.model,
+          effort: request.effort,
+          mode: request.mode,
+          cwd: request.cwd,
+          repo: request.repo,
+          branch: request.branch,
+          group: request.group,
+          text: request.text,
+          provenance: fromProvenanceMessage(request.provenance),
+          mentionedRelays: request.mentionedRelays,
+          dryRun: request.dryRun,
+        },
+        clock.now(),
+      );
+      return {
+        session: toSessionMessage(created.session),
+        messageId: created.messageId,
+        modelNote: created.modelNote,
+        groupWarning: created.groupWarning,
+        firstStartedByCaller: created.firstStartedByCaller,
+      };
+    },
+    sendMessage: async (request) => {
+      const sent = await sendMessage(
+        deps,
+        {
+          userId: request.userId,
+          callerSessionId: request.callerSessionId,
+          sessionId: request.sessionId,
+          text: request.text,
+          provider: request.provider,
+          model: request.model,
+          effort: request.effort,
+          mode: request.mode,
+          provenance: fromProvenanceMessage(request.provenance),
+          mentionedRelays: request.mentionedRelays,
+          dryRun: request.dryRun,
+        },
+        clock.now(),
+      );
+      return { session: toSessionMessage(sent.session), messageId: sent.messageId, modelNote: sent.modelNote, billingSwitch: sent.billingSwitch };
+    },
+    updateSession: async (request) => {
+      const updated = await updateSession(
+        deps,
+        {
+          userId: request.userId,
+          callerSessionId: request.callerSessionId,
+          sessionId: request.sessionId,
+          model: request.model,
+          effort: request.effort,
+          mode: request.mode,
+          autoCompactWindow: request.autoCompactWindow,
+          title: request.title,
+          group: request.group,
+          thinkingEnabled: request.thinkingEnabled,
+          thinkingDisplay: request.thinkingDisplay,
+          cwd: request.cwd,
+          allowed: request.allowed,
+          ...(request.remoteCaller ? { remoteCaller: { relay: request.remoteCaller.originRelay, sessionId: request.remoteCaller.originSessionId } } : {}),
+          dryRun: request.dryRun,
+        },
+        clock.now(),
+      );
+      const { settings } = updated;
+      return {
+        settings: { ...settings, group: settings.group === null ? undefined : toGroupRefMessage(settings.group) },
+        changed: updated.changed,
+        relaunched: updated.relaunched,
+        groupCreated: updated.groupCreated,
+        note: updated.note,
+        needsAllow: updated.needsAllow,
+      };
+    },
+    archiveSession: async (request) => {
+      const { session } = await archiveSession(
+        deps,
+        { userId: request.userId, callerSessionId: request.callerSessionId, sessionId: request.sessionId },
+        clock.now(),
+      );
+      return { session: toSessionMessage(session) };
+    },
+    unarchiveSession: async (request) => {
+      const session = await unarchiveSession(deps, { userId: request.userId, sessionId: request.sessionId });
+      return { session: toSessionMessage(session) };
+    },
+    noteRemoteSessionStarted: async (request) => {
+      await noteRemoteSessionStarted(deps, { sessionId: request.sessionId, relay: request.relay, remoteSessionId: request.remoteSessionId }, clock.now());
+      return {};
+    },
+    noteRemoteUpdateAllowed: async (request) => {
+      await noteRemoteUpdateAllowed(deps, { sessionId: request.sessionId, relay: request.relay }, clock.now());
+      return {};
+    },
+    holdExternalCall: async (request) => {
+      if (deps.calls === undefined) return { leaseMs: 0 };
+      return holdExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
+    },
+    releaseExternalCall: async (request) => {
+      await deps.calls?.release(request.sessionId, request.callId);
+      return {};
+    },
+    getConversation: async (request) => {
+      const conversation = await getConversation(deps, { sessionId: request.sessionId });
+      return {
+        session: toSessionMessage(conversation.session),
+        hasRunningTurn: conversation.hasRunningTurn,
+        turnProvenance: conversation.turnProvenance === null ? undefined : toProvenanceMessage(conversation.turnProvenance),
+        startedSessions: conversation.startedSessions,
+        unlockedRelays: conversation.unlockedRelays,
+        updateAllowedRelays: conversation.updateAllowedRelays,
+        pending: conversation.session.origin === 'external' ? await deps.inbox?.pending(conversation.session.id) : undefined,
+      };
+    },
+    getPendingMessages: async (request) => ({ pending: await getPendingMessages(deps, { sessionId: request.sessionId }) }),
+    setConversationOptions: async (request) => {
+      const session = await setConversationOptions(deps, {
+        userId: request.userId,
+        sessionId: request.sessionId,
+        mode: request.mode,
+        mayCreateSessions: request.mayCreateSessions,
+      });
+      return { session: toSessionMessage(session) };
+    },
+  });
+}
+
+/**
+ * The pending note a read answers along (pending_for_session_id): none when not asked; one that cannot be read is
+ * left out (a warning), never the read's failure. Never rejects.
+ */
+function pendingAlong(deps: SessionGrpcDeps, sessionId: string | undefined): Promise<PendingNote | undefined> {
+  if (sessionId === undefined || sessionId === '') return Promise.resolve(undefined);
+  return getPendingMessages(deps, { sessionId }).catch((error: unknown) => {
+    deps.logger.warn({ err: error, sessionId }, 'the pending note asked along with a read could not be read');
+    return undefined;
+  });
+}
+
+/** GetRelayInfo's answer but for usage and settings. */
+function relayInfoFields(info: RelayInfo) {
+  return {
+    providers: info.providers.map(toProviderInfoMessage),
+    defaultCwd: info.defaultCwd,
+    recentCwds: info.recentCwds,
+    modes: info.modes,
+    groups: info.groups,
+    groupsTotal: info.groupsTotal,
+  };
+}

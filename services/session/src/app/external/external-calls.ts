@@ -1,0 +1,59 @@
+/**
+ * An external session's calls in flight (docs/relay-tool.md, An external session): its agent runs outside the relay and
+ * has no turns, so while one of its relay_tool calls is in flight that call is its running turn, and
+ * list_sessions and read_session show the session as running_turn. The gateway holds the call here for a lease
+ * and renews it while the call goes on; a hold that a crashed gateway stopped renewing lapses by itself.
+ */
+import type { SessionState } from '../../domain/entities.ts';
+import { invalidInput, notFound } from '../../domain/errors.ts';
+import type { SessionStore } from '../ports.ts';
+
+/** How long one hold lasts unless renewed: long enough for a loaded gateway's renewals, short for a stale mark. */
+export const EXTERNAL_CALL_LEASE_MS = 60_000;
+
+/** A call id is the gateway's own (a UUID); anything longer is not one. */
+const MAX_CALL_ID_LENGTH = 64;
+
+/** Where the holds are kept. */
+export interface ExternalCallStore {
+  /** Holds (or renews) the call until `expiresAt`, and drops the session's holds that lapsed before `now`. */
+  hold(sessionId: string, callId: string, expiresAt: Date, now: Date): Promise<void>;
+  release(sessionId: string, callId: string): Promise<void>;
+  /** The latest expiry of each of these sessions' holds (a session without holds is left out). */
+  latestExpiries(sessionIds: readonly string[]): Promise<Map<string, Date>>;
+}
+
+/** HoldExternalCall: the call is in flight for a lease from `now`; only an external session has such calls. */
+export async function holdExternalCall(
+  deps: { store: Pick<SessionStore, 'findSession'>; calls: ExternalCallStore },
+  input: { sessionId: string; callId: string },
+  now: Date,
+): Promise<{ leaseMs: number }> {
+  if (input.callId === '' || input.callId.length > MAX_CALL_ID_LENGTH) {
+    throw invalidInput(`call_id must be 1 to ${MAX_CALL_ID_LENGTH} characters`, { field: 'call_id' });
+  }
+  const session = await deps.store.findSession(input.sessionId);
+  if (session === undefined) throw notFound(`no session '${input.sessionId}'`, { field: 'session_id' });
+  if (session.origin !== 'external') {
+    throw invalidInput('only an external session holds its calls: a hosted one has turns', { field: 'session_id' });
+  }
+  await deps.calls.hold(session.id, input.callId, new Date(now.getTime() + EXTERNAL_CALL_LEASE_MS), now);
+  return { leaseMs: EXTERNAL_CALL_LEASE_MS };
+}
+
+/** A session's state at `now` with its calls counted: a hold that has not lapsed is a running turn. */
+export function stateWithCalls(state: SessionState, latestExpiry: Date | undefined, now: Date): SessionState {
+  return latestExpiry !== undefined && latestExpiry.getTime() > now.getTime() ? 'running_turn' : state;
+}
+
+/** `sessions` with running_turn where a call of theirs is in flight at `now` (only external sessions hold any). */
+export async function withCallsInFlight<T extends { id: string; state: SessionState }>(
+  calls: ExternalCallStore | undefined,
+  sessions: T[],
+  now: Date,
+): Promise<T[]> {
+  if (calls === undefined || sessions.length === 0) return sessions;
+  const expiries = await calls.latestExpiries(sessions.map((session) => session.id));
+  if (expiries.size === 0) return sessions;
+  return sessions.map((session) => ({ ...session, state: stateWithCalls(session.state, expiries.get(session.id), now) }));
+}

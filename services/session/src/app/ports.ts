@@ -1,0 +1,177 @@
+/**
+ * What the use cases need from the outside world. Adapters in store/ and crypto/ implement these;
+ * unit tests use in-memory fakes.
+ */
+import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, SignInLink, Turn, TurnQueuedEvent, User } from '../domain/entities.ts';
+import type { ProviderCatalogue } from '../domain/catalogue/provider-catalogue.ts';
+
+/** Which sessions a listing wants: archived ones, unarchived ones, or all when undefined. */
+export type SessionFilter = { archived?: boolean };
+
+/** Durable state of users, tokens, sessions and settings. Each write is atomic. */
+export interface SessionStore {
+  /** The token stored under this sha256 hash, if any. */
+  findToken(tokenHash: string): Promise<ApiToken | undefined>;
+  findSession(sessionId: string): Promise<Session | undefined>;
+  userExists(userId: string): Promise<boolean>;
+  /** A user, or undefined when there is none with that id. */
+  findUser(userId: string): Promise<User | undefined>;
+  /** Every user, oldest first. */
+  listUsers(): Promise<User[]>;
+  /** Saves a user together with their personal token. */
+  createUser(user: User, token: ApiToken): Promise<void>;
+  /**
+   * Runs `work` in one transaction holding the relay-wide users lock, so users are added and removed one at a
+   * time: two first users cannot both become admin, two names cannot collide, the last admin cannot go.
+   */
+  lockUsers<T>(work: (tx: UsersTransaction) => Promise<T>): Promise<T>;
+  /** Replaces the user's personal tokens with `token` (or with none), atomically. */
+  replaceUserTokens(userId: string, token: ApiToken | null): Promise<void>;
+  /** Saves a new sign-in link, and deletes the links and console sign-in tokens expired at `now`. */
+  saveSignInLink(link: SignInLink, now: Date): Promise<void>;
+  /**
+   * Deletes the link stored under `linkHash` when it has not expired at `now` and saves the token `mint` makes for
+   * its user, atomically; undefined (and nothing saved) for a link unknown, used, expired, or whose user is removed.
+   */
+  redeemSignInLink(linkHash: string, now: Date, mint: (userId: string) => ApiToken): Promise<ApiToken | undefined>;
+  /** Deletes the token stored under `tokenHash` when a sign-in link made it (it has an expiry); whether it did. */
+  deleteSignInToken(tokenHash: string): Promise<boolean>;
+  /** Replaces every token bound to the session (its MCP client's, its agent worker's) with `token` (or none), atomically. */
+  replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void>;
+  /** Saves the session, its token and the session_created event (an outbox row) in one transaction. */
+  createSession(session: Session, token: ApiToken, event: SessionCreatedEvent): Promise<void>;
+  /** The user's sessions matching the filter, in no particular order. */
+  listSessions(userId: string, filter: SessionFilter): Promise<Session[]>;
+  findRelaySettings(): Promise<RelaySettings | undefined>;
+  /** Stores `defaults` unless settings exist already; returns the settings now stored. */
+  seedRelaySettings(defaults: RelaySettings): Promise<RelaySettings>;
+  /** Writes the given settings over the stored ones; returns the settings now stored. */
+  updateRelaySettings(change: Partial<RelaySettings>): Promise<RelaySettings>;
+}
+
+/** What a use case does under the users lock: users, their sessions, and archiving them. */
+export interface UsersTransaction extends ConversationStore {
+  /** Every user not removed, oldest first. */
+  listUsers(): Promise<User[]>;
+  createUser(user: User, token: ApiToken): Promise<void>;
+  listSessions(userId: string, filter: SessionFilter): Promise<Session[]>;
+  /** Marks the user removed (never listed again, their name free) and deletes every token of theirs and their sessions'. */
+  markUserRemoved(userId: string, now: Date): Promise<void>;
+}
+
+/** A fact to publish through the outbox, in the transaction of the change it reports. */
+export type SessionEvent =
+  | ({ type: 'session_created' } & SessionCreatedEvent)
+  | ({ type: 'turn_queued' } & TurnQueuedEvent)
+  | ({ type: 'archived' } & SessionArchivedEvent);
+
+/** The settings of a session that update_session, send and the owner may change. */
+export type SessionChanges = Partial<Omit<Session, 'id' | 'userId' | 'origin' | 'createdAt'>>;
+
+/**
+ * Sessions, groups, messages and turns as the session actions read and write them. A use case runs its
+ * checks and its writes in one `transaction`, so a refusal (or a dry run) writes nothing.
+ */
+export interface ConversationStore {
+  /** Runs `work` in one database transaction: everything done through `tx` commits or rolls back together. */
+  transaction<T>(work: (tx: ConversationStore) => Promise<T>): Promise<T>;
+  /** The session with its row locked until the transaction ends (serialises the active limit, groups, queuing). */
+  lockSession(sessionId: string): Promise<Session | undefined>;
+  findSession(sessionId: string): Promise<Session | undefined>;
+  /** The sessions with their group and the title of the conversation that started them resolved, in the same order. */
+  viewSessions(sessions: readonly Session[]): Promise<SessionView[]>;
+  /** Sessions this conversation's agent started that have a turn queued, running or waiting for an answer. */
+  countSessionsAtWork(startedBySessionId: string): Promise<number>;
+  /** Sessions this conversation's agent started, archived ones included, on paired relays too. */
+  countStartedSessions(startedBySessionId: string): Promise<number>;
+  /** The session's turns that are not over (queued, running, waiting_for_answer), oldest first. */
+  openTurns(sessionId: string): Promise<Turn[]>;
+  /** Whether one of the session's background tasks still runs. */
+  hasRunningTask(sessionId: string): Promise<boolean>;
+  /** The user's groups (empty ones included), latest activity first. */
+  listGroups(userId: string): Promise<GroupInfo[]>;
+  findGroup(groupId: string): Promise<GroupInfo | undefined>;
+  /** A group's sessions, head first, then oldest first; at most `limit`. */
+  groupMembers(groupId: string, limit: number): Promise<GroupMember[]>;
+  /** The session's last `last` messages, oldest first (newest last). */
+  recentMessages(sessionId: string, last: number): Promise<Message[]>;
+  /** Distinct non-empty folders of the user's sessions, most recently active first, at most `limit`. */
+  recentCwds(userId: string, limit: number): Promise<string[]>;
+  hasGrant(grant: Omit<ConversationGrant, 'createdAt'>): Promise<boolean>;
+  /** The relays the conversation holds a grant of `kind` on. */
+  grantRelays(sessionId: string, kind: ConversationGrant['kind']): Promise<string[]>;
+
+  insertSession(session: Session): Promise<void>;
+  updateSession(sessionId: string, changes: SessionChanges): Promise<void>;
+  insertGroup(group: Group): Promise<void>;
+  deleteGroup(groupId: string): Promise<void>;
+  /**
+   * Queues a message: inserts it and its queued turn, counts it on the session (message_count + 1,
+   * last_activity_at, state running_turn), touches the session's group, and records turn_queued, atomically.
+   */
+  queueMessage(input: { message: Message; turn: Turn; event: TurnQueuedEvent }): Promise<void>;
+  /** Ends the session's queued turns as stopped; returns how many. */
+  stopQueuedTurns(sessionId: string, now: Date): Promise<number>;
+  /** Asks the runner to stop the session's running (or waiting) turn; false when none runs. */
+  requestStop(sessionId: string): Promise<boolean>;
+  insertGrant(grant: ConversationGrant): Promise<void>;
+  /** Unlocks paired relays in a conversation; a mention upgrades an agent's unlock, nothing locks one again. */
+  unlockRelays(sessionId: string, unlocks: readonly RelayUnlock[], now: Date): Promise<void>;
+  /** The paired relays unlocked in a conversation, oldest first. */
+  listUnlocks(sessionId: string): Promise<RelayUnlock[]>;
+  /** The provenance of a session's first message (who started it); null for a user's. */
+  firstPromptProvenance(sessionId: string): Promise<Provenance | null>;
+  /** Stores a token record (e.g. a session token the runtime mints for a worker). */
+  insertToken(token: ApiToken): Promise<void>;
+  /** Publishes a fact through the outbox in the current transaction. */
+  recordEvent(event: SessionEvent): Promise<void>;
+}
+
+/** Where this relay stands: its name and the folders sessions may use. */
+export interface RelayPlace {
+  /** RELAY_NAME, as refusals and provenance name it. */
+  name: string;
+  defaultCwd: string;
+  allowedRoots: readonly string[];
+}
+
+/** The machine's view of a folder path. */
+export interface RealFolders {
+  /**
+   * The absolute, normalised `folder` with its symbolic links resolved; the part below the deepest folder that
+   * exists is kept as written (a session may name a folder it creates later).
+   */
+  realPath(folder: string): Promise<string>;
+}
+
+/** Everything the session actions need. */
+export type ActionDeps = {
+  store: ConversationStore;
+  catalogue: ProviderCatalogue;
+  ids: IdGenerator;
+  relay: RelayPlace;
+  folders: RealFolders;
+};
+
+/** New unique ids for users, sessions and events. */
+export interface IdGenerator {
+  newId(): string;
+}
+
+/** Fresh secrets for tokens: at least 256 random bits, base64url. */
+export interface SecretSource {
+  newSecret(): string;
+}
+
+/** The one-way hash tokens are stored and looked up under. */
+export interface TokenHasher {
+  hash(token: string): string;
+}
+
+/** Everything the use cases that mint tokens need. */
+export type SessionDeps = {
+  store: SessionStore;
+  ids: IdGenerator;
+  secrets: SecretSource;
+  hasher: TokenHasher;
+};

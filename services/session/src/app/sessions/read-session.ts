@@ -1,0 +1,54 @@
+import type { GroupMember, Message, PendingQuestion, SessionView } from '../../domain/entities.ts';
+import { invalidInput, notFound } from '../../domain/errors.ts';
+import { MAX_GROUP_MEMBERS } from '../../domain/groups/groups.ts';
+import type { ConversationStore } from '../ports.ts';
+
+/** Messages read_session returns by default, and at most (decisions.md, Limits). */
+export const DEFAULT_READ_LAST = 10;
+export const MAX_READ_LAST = 100;
+
+/** What read_session shows. */
+export interface ReadSessionResult {
+  session: SessionView;
+  /** The most recent messages, newest last. */
+  messages: Message[];
+  /** The reply still being written, if a turn runs. */
+  inFlight: string;
+  pendingQuestions: PendingQuestion[];
+  /** The other members of its group, at most 50. */
+  groupMembers: GroupMember[];
+}
+
+/** read_session: a session's last messages (1–100, 0 = 10) and what is going on there right now. */
+export async function readSession(
+  deps: { store: ConversationStore; relay: { name: string } },
+  input: { userId: string; sessionId: string; last: number },
+): Promise<ReadSessionResult> {
+  const last = input.last === 0 ? DEFAULT_READ_LAST : input.last;
+  if (!Number.isInteger(last) || last < 1 || last > MAX_READ_LAST) {
+    throw invalidInput(`last must be a whole number from 1 to ${MAX_READ_LAST} (default ${DEFAULT_READ_LAST}).`, {
+      field: 'last',
+      min: 1,
+      max: MAX_READ_LAST,
+    });
+  }
+  const { store } = deps;
+  const session = await store.findSession(input.sessionId);
+  if (session === undefined || session.userId !== input.userId) {
+    throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+  }
+  const [messages, openTurns, members, views] = await Promise.all([
+    store.recentMessages(session.id, last),
+    store.openTurns(session.id),
+    session.groupId === null ? [] : store.groupMembers(session.groupId, MAX_GROUP_MEMBERS + 1),
+    store.viewSessions([session]),
+  ]);
+  const running = openTurns.find((turn) => turn.status === 'running' || turn.status === 'waiting_for_answer');
+  return {
+    session: views[0]!,
+    messages,
+    inFlight: running?.inFlight ?? '',
+    pendingQuestions: running?.pendingQuestions ?? [],
+    groupMembers: members.filter((member) => member.id !== session.id).slice(0, MAX_GROUP_MEMBERS),
+  };
+}

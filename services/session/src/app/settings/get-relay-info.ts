@@ -1,0 +1,38 @@
+import { RELAY_MODES } from '../../domain/entities.ts';
+import { groupSummary, MAX_GROUPS_IN_INFO } from '../../domain/groups/groups.ts';
+import type { ActionDeps } from '../ports.ts';
+import type { ProviderInfo } from '../../domain/catalogue/provider-catalogue.ts';
+import { invalidInput } from '../../domain/errors.ts';
+
+/** Recent folders relay_info lists. */
+export const MAX_RECENT_CWDS = 10;
+
+/** What relay_info shows about this relay for a user. */
+export interface RelayInfo {
+  providers: ProviderInfo[];
+  defaultCwd: string;
+  recentCwds: string[];
+  modes: string[];
+  /** Groups with at least one session, latest activity first, at most 50. */
+  groups: { id: string; name: string; memberCount: number }[];
+  groupsTotal: number;
+}
+
+/** relay_info: providers with their models and efforts, folders, modes and the user's groups. */
+export async function getRelayInfo(deps: Pick<ActionDeps, 'store' | 'catalogue' | 'relay'>, input: { userId: string }): Promise<RelayInfo> {
+  if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
+  const [providers, recentCwds, groups] = await Promise.all([
+    deps.catalogue.providers(),
+    deps.store.recentCwds(input.userId, MAX_RECENT_CWDS),
+    deps.store.listGroups(input.userId),
+  ]);
+  const listed = groups.filter((group) => group.memberCount > 0);
+  return {
+    providers,
+    defaultCwd: deps.relay.defaultCwd,
+    recentCwds,
+    modes: [...RELAY_MODES],
+    groups: listed.slice(0, MAX_GROUPS_IN_INFO).map(groupSummary),
+    groupsTotal: listed.length,
+  };
+}

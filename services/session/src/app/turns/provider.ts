@@ -1,0 +1,78 @@
+/**
+ * What a provider is to the turn runtime: something that turns a queued message into a reply,
+ * reporting what it does on the way, and that stops when the turn's signal aborts.
+ */
+import type { Clock } from '@relay/clock';
+import type { PendingQuestion } from '../../domain/entities.ts';
+import type { RunnableSession } from './turn-store.ts';
+
+/** What a provider reports while a turn runs. */
+export type ProviderEvent =
+  /** More reply text (read_session's inFlight). */
+  | { type: 'text'; delta: string }
+  /** The turn now waits on a question in its own session (waiting_for_answer). */
+  | { type: 'question_raised'; question: PendingQuestion }
+  /** The question was answered, dismissed or withdrawn; the turn runs on. */
+  | { type: 'question_answered'; questionId: string }
+  /** A tool the agent calls (the session's activity line). */
+  | { type: 'tool_call'; name: string; input: unknown }
+  /** A sub-agent the provider runs inside the turn finished (where the provider reports them). */
+  | { type: 'subagent_finished'; description: string; status: 'completed' | 'failed' | 'stopped'; summary: string };
+
+/** One turn as a provider sees it. */
+export interface TurnInput {
+  session: RunnableSession;
+  /** The message that started the turn. */
+  message: { id: string; text: string };
+  /** The session worker's bearer token for the gateway's MCP endpoint. */
+  token: string;
+  /** Aborts when the turn is stopped, overruns Max turn duration, or the relay stops. */
+  signal: AbortSignal;
+  /** The relay clock: every wait a provider makes is on it. */
+  clock: Clock;
+  /** Reports progress; awaiting it orders the report before what follows (e.g. a question before its wait). */
+  emit(event: ProviderEvent): Promise<void>;
+}
+
+/** The messages of a session before `messageId`, oldest first (the relay's record of the conversation). */
+export type ConversationHistory = (sessionId: string, messageId: string) => Promise<{ role: 'user' | 'assistant'; content: string }[]>;
+
+/** A finished turn's reply. */
+export interface TurnReply {
+  text: string;
+  model: string;
+}
+
+/** Whether a provider can run turns here, and why not (never a secret in the reason). */
+export interface Availability {
+  available: boolean;
+  /** '' when available. */
+  reason: string;
+}
+
+/**
+ * A provider plug-in: one per provider id. It says whether it can run here, which models it offers,
+ * runs a turn streaming its events through `emit`, stops when the turn's signal aborts, and, where
+ * the provider can, takes text steered into a turn while it runs.
+ */
+export interface Provider {
+  readonly id: string;
+  /** Whether this relay can run the provider's turns now (credentials, binary), with why not. */
+  availability(): Availability;
+  /** The model ids it offers (discovery or configuration); undefined while not known. */
+  listModels(signal?: AbortSignal): Promise<string[] | undefined>;
+  /** Whether steer() may take text into a running turn (decisions.md, While the watcher is mid-turn). */
+  readonly canSteer: boolean;
+  /** Steers text into the session's turn running here; false when none runs here (the caller queues it instead). */
+  steer?(sessionId: string, text: string): boolean;
+  /** Runs the turn to its reply; throws TurnFailed for a failure to show, or the signal's reason once aborted. */
+  startTurn(input: TurnInput): Promise<TurnReply>;
+}
+
+/** Always able to run: a provider that needs nothing from outside. */
+export const ALWAYS_AVAILABLE: Availability = { available: true, reason: '' };
+
+/** A turn that failed for a reason the user and the calling agent should read (its message becomes the turn's error). */
+export class TurnFailed extends Error {
+  override readonly name = 'TurnFailed';
+}
