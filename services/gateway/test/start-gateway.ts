@@ -1,14 +1,10 @@
 /**
  * The real gateway app, listening on a loopback port, in front of fake owners served over gRPC.
  */
-import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { QuestionServiceClient, QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
-import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
-import { createClient, promiseClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/adapters/http/build-app.ts';
-import { DEADLINE_MS, type PairingClient, type QuestionClient, type SessionClient } from '../src/app/ports.ts';
+import { createServiceClients, type ServiceClients } from '../src/adapters/grpc/service-clients.ts';
 import { startFakeOwners, type FakeOwners } from './start-fake-owners.ts';
 import { gatewayAuth } from './fake-credentials.ts';
 
@@ -25,20 +21,8 @@ export interface TestGateway {
 export function fakeOwnerClients(
   owners: Pick<FakeOwners, 'sessionAddress' | 'pairingAddress' | 'questionAddress'>,
   questionAddress = owners.questionAddress,
-): { sessions: SessionClient; pairing: PairingClient; questions: QuestionClient; close(): void } {
-  const session = createClient(SessionServiceClient, owners.sessionAddress, gatewayAuth);
-  const pairing = createClient(PairingServiceClient, owners.pairingAddress, gatewayAuth);
-  const question = createClient(QuestionServiceClient, questionAddress, gatewayAuth);
-  return {
-    sessions: promiseClient(SessionServiceService, session, { deadlineMs: DEADLINE_MS }),
-    pairing: promiseClient(PairingServiceService, pairing, { deadlineMs: DEADLINE_MS }),
-    questions: promiseClient(QuestionServiceService, question, { deadlineMs: DEADLINE_MS }),
-    close() {
-      session.close();
-      pairing.close();
-      question.close();
-    },
-  };
+): ServiceClients {
+  return createServiceClients({ session: owners.sessionAddress, pairing: owners.pairingAddress, question: questionAddress }, gatewayAuth);
 }
 
 /** Starts fake owners and the gateway in front of them; `close` stops both. withoutPublicUrl: as without RELAY_PUBLIC_URL (no openUrl). */

@@ -1,7 +1,8 @@
 /**
  * The services the gateway calls, each as a promise client over its generated contract (@relay/rpc promiseClient):
  * requests and answers are the protos' own types, and the gateway keeps no copy of them. These are the use cases'
- * ports; src/main.ts makes them, and the views (domain/) turn the answers into the spec's result shapes.
+ * ports: adapters/grpc/service-clients.ts makes them, and the views (app/views/) turn the answers into the spec's
+ * result shapes.
  */
 import type { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
@@ -11,8 +12,6 @@ import type { SessionServiceService } from '@relay/proto/relay/session/v1/sessio
 import type { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { PromiseClient } from '@relay/rpc';
 
-/** How long a question to a service may take before the caller hears it did not answer. */
-export const DEADLINE_MS = 10_000;
 /** A call the pairing service passes on to a paired relay answers once that relay has (up to its own timeout). */
 export const REMOTE_DEADLINE_MS = 30_000;
 
