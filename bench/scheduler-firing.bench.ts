@@ -17,8 +17,8 @@ import { createTestDatabase, startNats, TEST_NATS_USER } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PrismaClient } from '../services/scheduler/src/generated/prisma/client.ts';
-import { FiringLoop } from '../services/scheduler/src/runtime/firing-loop.ts';
-import { PrismaScheduleStore } from '../services/scheduler/src/store/prisma-schedule-store.ts';
+import { FiringLoop } from '../services/scheduler/src/adapters/loops/firing-loop.ts';
+import { PrismaScheduleStore } from '../services/scheduler/src/adapters/store/prisma-schedule-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../services/scheduler/prisma/migrations', import.meta.url));
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 10_000);

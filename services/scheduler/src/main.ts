@@ -12,14 +12,16 @@ import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
-import { startSessionEventsConsumer } from './bus/session-events-consumer.ts';
+import { startSessionEventsConsumer } from './adapters/bus/session-events-consumer.ts';
 import { loadConfig, type Config } from './config.ts';
+import type { Firing } from './domain/firing.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
-import { SCHEDULER_CALLERS } from './grpc/scheduler-callers.ts';
-import { schedulerGrpc } from './grpc/scheduler-grpc.ts';
-import { GrpcLoopGuard } from './guard/grpc-loop-guard.ts';
-import { FiringLoop } from './runtime/firing-loop.ts';
-import { PrismaScheduleStore } from './store/prisma-schedule-store.ts';
+import { SCHEDULER_CALLERS } from './adapters/grpc/scheduler-callers.ts';
+import { schedulerGrpc } from './adapters/grpc/scheduler-grpc.ts';
+import { GrpcLoopGuard } from './adapters/grpc/grpc-loop-guard.ts';
+import { FiringLoop } from './adapters/loops/firing-loop.ts';
+import { PrismaScheduleStore } from './adapters/store/prisma-schedule-store.ts';
+import { recordFiringLateness } from './adapters/telemetry/firing-lateness.ts';
 
 const logger = createLogger({ name: 'scheduler' });
 
@@ -50,7 +52,12 @@ try {
   // Commands are published right after the firing pass commits; the poll only picks up what a crash left behind.
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
-  loop = new FiringLoop({ store, guard, clock, logger, onFired: () => outbox.wake() });
+  // A pass that fired has committed: its commands go out now, and their lateness is measured.
+  const onFired = (firings: Firing[]) => {
+    outbox.wake();
+    recordFiringLateness(firings);
+  };
+  loop = new FiringLoop({ store, guard, clock, logger, onFired });
 
   const server = await startGrpcServer({
     port: config.GRPC_PORT,

@@ -3,8 +3,8 @@
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterEach, expect, it, vi } from 'vitest';
-import type { ScheduleStore } from '../src/domain/ports.ts';
-import { FiringLoop } from '../src/runtime/firing-loop.ts';
+import type { ScheduleStore } from '../src/app/ports.ts';
+import { FiringLoop } from '../src/adapters/loops/firing-loop.ts';
 
 const logger = createLogger({ name: 'scheduler-test', level: 'silent' });
 let loop: FiringLoop | undefined;

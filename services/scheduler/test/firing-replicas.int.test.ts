@@ -5,11 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { fireDueSchedules } from '../src/domain/fire-due-schedules.ts';
-import type { FiringTransaction, LoopGuard, ScheduleStore } from '../src/domain/ports.ts';
+import { fireDueSchedules } from '../src/app/fire-due-schedules.ts';
+import type { FiringTransaction, LoopGuard, ScheduleStore } from '../src/app/ports.ts';
 import { planSchedule } from '../src/domain/schedule.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaScheduleStore } from '../src/store/prisma-schedule-store.ts';
+import { PrismaScheduleStore } from '../src/adapters/store/prisma-schedule-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const START = Date.parse('2026-11-01T00:00:00.000Z');

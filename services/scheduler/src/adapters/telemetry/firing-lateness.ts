@@ -3,7 +3,7 @@
  * Clock. A firing that waited for a replica, the database or the loop guard shows up here.
  */
 import { histogram, instruments, Metric } from '@relay/telemetry';
-import type { Firing } from '../domain/firing.ts';
+import type { Firing } from '../../domain/firing.ts';
 
 const schedulerMetrics = instruments('scheduler', (meter) => ({ lateness: histogram(meter, Metric.SCHEDULER_FIRING_LATENESS) }));
 

@@ -2,8 +2,8 @@ import type { Clock } from '@relay/clock';
 import type { Schedule as ScheduleMessage, SchedulerServiceServer } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import { createSchedule, endSchedule, listSchedules, type ScheduleDeps } from '../domain/schedule-actions.ts';
-import { shownTimes, type Schedule } from '../domain/schedule.ts';
+import { createSchedule, endSchedule, listSchedules, type ScheduleDeps } from '../../app/schedule-actions.ts';
+import { shownTimes, type Schedule } from '../../domain/schedule.ts';
 
 /** The generated server interface without grpc-js's index signature. */
 type Methods = { [K in keyof SchedulerServiceServer as string extends K ? never : K]: SchedulerServiceServer[K] };

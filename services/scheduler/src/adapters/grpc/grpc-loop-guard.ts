@@ -1,7 +1,7 @@
 import { isAppError } from '@relay/errors';
 import type { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
-import type { LoopGuard } from '../domain/ports.ts';
+import type { LoopGuard } from '../../app/ports.ts';
 
 /**
  * The session service's loop guard (CountAgentPrompt): counts one prompt to another agent for the setting

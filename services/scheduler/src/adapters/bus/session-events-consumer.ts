@@ -2,7 +2,7 @@ import { consume, waitForStream, type Bus, type Consumer, type Delivered } from 
 import type { Clock } from '@relay/clock';
 import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
-import type { ScheduleStore } from '../domain/ports.ts';
+import type { ScheduleStore } from '../../app/ports.ts';
 
 /**
  * This service's durable consumer of the session service's events: an archive, and a turn that took a message —

@@ -3,9 +3,9 @@ import { enqueueAll, outgoing, type OutboxEntry } from '@relay/bus';
 import { SchedulerCommands } from '@relay/proto/relay/bus-contracts';
 import type { QueuePrompt } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { activeTraceParent, Attr, inNewTrace, linksTo } from '@relay/telemetry';
-import type { DueSchedule, FiringCommand, FiringTransaction, QueuePromptCommand, ScheduleChange, ScheduleStore } from '../domain/ports.ts';
-import { END_REASONS, type EndReason, type Provenance, type Schedule } from '../domain/schedule.ts';
-import { Prisma, type PrismaClient, type Schedule as ScheduleRow } from '../generated/prisma/client.ts';
+import type { DueSchedule, FiringCommand, FiringTransaction, QueuePromptCommand, ScheduleChange, ScheduleStore } from '../../app/ports.ts';
+import { END_REASONS, type EndReason, type Provenance, type Schedule } from '../../domain/schedule.ts';
+import { Prisma, type PrismaClient, type Schedule as ScheduleRow } from '../../generated/prisma/client.ts';
 
 /** A schedule row's columns as toSchedule reads them: a firing pass reads its rows raw (no Prisma query compiler). */
 const SCHEDULE_COLUMNS = Prisma.raw(

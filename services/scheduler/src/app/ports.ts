@@ -2,8 +2,8 @@
  * What the scheduler's use cases need from the outside world: the schedule store (due rows claimed with
  * SELECT … FOR UPDATE SKIP LOCKED, firings and their commands written in one transaction) and the loop guard.
  */
-import type { Firing, ScheduleUpdate } from './firing.ts';
-import type { EndReason, Schedule } from './schedule.ts';
+import type { Firing, ScheduleUpdate } from '../domain/firing.ts';
+import type { EndReason, Schedule } from '../domain/schedule.ts';
 
 /** The scheduled-prompt command a firing publishes (proto relay.scheduler.v1.QueuePrompt, JSON). */
 export interface QueuePromptCommand {

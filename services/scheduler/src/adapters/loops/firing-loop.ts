@@ -1,8 +1,8 @@
 import type { Clock } from '@relay/clock';
 import { outsideTrace, type Logger } from '@relay/telemetry';
-import { fireDueSchedules } from '../domain/fire-due-schedules.ts';
-import type { LoopGuard, ScheduleStore } from '../domain/ports.ts';
-import { recordFiringLateness } from '../telemetry/firing-lateness.ts';
+import { fireDueSchedules } from '../../app/fire-due-schedules.ts';
+import type { LoopGuard, ScheduleStore } from '../../app/ports.ts';
+import type { Firing } from '../../domain/firing.ts';
 
 /** The longest sleep between looks (relay time): held firings and other replicas' new schedules wait no longer. */
 export const MAX_SLEEP_MS = 60_000;
@@ -18,8 +18,8 @@ export class FiringLoop {
   private wake = new AbortController();
   private running: Promise<void> | undefined;
 
-  /** `onFired`: called after a pass that fired has committed (publish its commands now). */
-  constructor(private readonly deps: { store: ScheduleStore; guard: LoopGuard; clock: Clock; logger: Logger; onFired?: () => void }) {}
+  /** `onFired`: called with a pass's firings once it has committed (publish their commands, measure their lateness). */
+  constructor(private readonly deps: { store: ScheduleStore; guard: LoopGuard; clock: Clock; logger: Logger; onFired?: (firings: Firing[]) => void }) {}
 
   start(): void {
     // The loop belongs to no trace, whatever context starts it; a firing starts its own.
@@ -45,9 +45,8 @@ export class FiringLoop {
       try {
         for (;;) {
           const { firings, full, ...outcome } = await fireDueSchedules(this.deps, clock.now());
-          // Measured once the pass's transaction has committed: a rolled-back firing did not happen.
-          recordFiringLateness(firings);
-          if (outcome.fired > 0) this.deps.onFired?.();
+          // Told once the pass's transaction has committed: a rolled-back firing did not happen.
+          if (firings.length > 0) this.deps.onFired?.(firings);
           if (outcome.fired + outcome.skipped + outcome.held + outcome.deferred > 0) logger.info(outcome, 'due schedules handled');
           if (!full || this.stopped) break;
         }

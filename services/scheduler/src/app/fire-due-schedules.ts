@@ -3,9 +3,9 @@
  * per schedule, fires, skips or holds it; the decisions are saved together, in one transaction with the firings and
  * their queue_prompt commands.
  */
-import { dueAction, fire, hold, retryLater, scheduledPromptHeader, skip, type Firing } from './firing.ts';
+import { dueAction, fire, hold, retryLater, scheduledPromptHeader, skip, type Firing } from '../domain/firing.ts';
 import type { FiringCommand, LoopGuard, QueuePromptCommand, ScheduleChange, ScheduleStore } from './ports.ts';
-import { isForAnother, type Schedule } from './schedule.ts';
+import { isForAnother, type Schedule } from '../domain/schedule.ts';
 
 /** Due rows claimed per transaction; the loop runs again at once while a batch came back full. */
 export const CLAIM_BATCH = 200;

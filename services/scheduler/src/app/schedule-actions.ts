@@ -2,9 +2,9 @@
  * The scheduler's use cases behind its RPCs: set a schedule, list a conversation's (or user's) schedules,
  * end one.
  */
-import { scheduleNotFound } from './errors.ts';
+import { scheduleNotFound } from '../domain/errors.ts';
 import type { ScheduleStore } from './ports.ts';
-import { isForAnother, isListed, newScheduleId, planSchedule, type EndReason, type Schedule, type ScheduleRequest } from './schedule.ts';
+import { isForAnother, isListed, newScheduleId, planSchedule, type EndReason, type Schedule, type ScheduleRequest } from '../domain/schedule.ts';
 
 export interface ScheduleDeps {
   store: ScheduleStore;
