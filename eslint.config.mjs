@@ -22,8 +22,6 @@ const KNOWN_CROSSINGS = new Set([
   'services/session/src/adapters/bus/scheduled-prompt-consumer.ts → ../store/prisma-session-store.ts',
   'services/session/src/adapters/bus/wakeup-consumer.ts → ../store/prisma-external-inbox.ts',
   'services/session/src/adapters/bus/wakeup-consumer.ts → ../store/prisma-session-store.ts',
-  'services/subscription/src/adapters/bus/watch-events-consumer.ts → ../store/prisma-watch-store.ts',
-  'services/subscription/src/adapters/grpc/subscription-grpc.ts → ../store/prisma-watch-store.ts',
 ]);
 
 /**

@@ -18,13 +18,13 @@ const clock = new SystemClock();
 compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env('DATABASE_URL') }) });
 const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), password: env('NATS_PASSWORD'), name: 'bench-replica', logger });
-const store = new PrismaWatchStore(prisma, { timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWakeUps: Number.MAX_SAFE_INTEGER } });
+const watch = { store: new PrismaWatchStore(prisma), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWakeUps: Number.MAX_SAFE_INTEGER } };
 const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
 outbox.start();
-const planner = new Planner({ watchers: store, clock, logger, onWakeUps: () => outbox.wake() });
+const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
 planner.start();
 const consumers = startWatchEventsConsumers(bus, {
-  store,
+  watch,
   clock,
   logger,
   onIngested: (batch) => {

@@ -45,8 +45,8 @@ try {
   outbox.start();
 
   const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'subscription' });
-  const watchStore = new PrismaWatchStore(prisma);
-  const planner = new Planner({ watchers: watchStore, clock, logger, onWakeUps: () => outbox.wake() });
+  const watch = { store: new PrismaWatchStore(prisma) };
+  const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
   planner.start();
 
   const sessionEvents = await startSessionEventsConsumer(bus, {
@@ -55,7 +55,7 @@ try {
   });
   // Not awaited: the session and question services declare their streams and may start after this service.
   const watchEvents = startWatchEventsConsumers(bus, {
-    store: watchStore,
+    watch,
     clock,
     logger,
     onIngested: (batch) => {
@@ -73,7 +73,7 @@ try {
     services: [
       {
         definition: SubscriptionServiceService,
-        implementation: subscriptionGrpc({ store: watchStore, clock, logger, onChange: () => planner.nudge() }),
+        implementation: subscriptionGrpc({ watch, clock, logger, onChange: () => planner.nudge() }),
         callers: SUBSCRIPTION_CALLERS,
       },
     ],

@@ -6,6 +6,9 @@ import { ManualClock } from '@relay/clock';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
+import { subscribe as makeSubscription } from '../src/app/manage-subscriptions.ts';
+import { type WatchDeps } from '../src/app/ports.ts';
 import { recordSessionEvent } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
@@ -18,7 +21,7 @@ const HEADER = '[relay event · automated message from OAR, not from the user; i
 
 let database: TestDatabase;
 let prisma: PrismaClient;
-let watch: PrismaWatchStore;
+let watch: WatchDeps;
 let activity: PrismaSessionActivityStore;
 const clock = new ManualClock(new Date('2026-10-24T08:00:00Z'));
 let sequence = 0;
@@ -26,7 +29,7 @@ let sequence = 0;
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  watch = new PrismaWatchStore(prisma);
+  watch = { store: new PrismaWatchStore(prisma) };
   activity = new PrismaSessionActivityStore(prisma, 'test');
 });
 
@@ -47,14 +50,14 @@ async function subscribe(watcher: string, sessions: { id: string; title: string 
     watcherSessionId: watcher, sessions: sessions.map((s) => s.id), exclude: [], events: options.events ?? [], once: false, match: '',
     stalledMinutes: options.stalledMinutes ?? 0, heartbeatMinutes: options.heartbeatMinutes ?? 0, digestMinutes: 0, quietHours: null, resolved: sessions,
   });
-  return (await watch.subscribe({ userId: 'u1', watcherSessionId: watcher, spec, now: clock.now(), dryRun: false })).subscription.id;
+  return (await makeSubscription(watch, { userId: 'u1', watcherSessionId: watcher, spec, now: clock.now(), dryRun: false })).subscription.id;
 }
 
 /** Plans what is due, moves past the 30-second window, plans again; answers the watcher's wake-ups so far. */
 async function deliveries(watcher: string): Promise<string[]> {
-  while (await watch.evaluateNextDue(clock.now()));
+  while (await evaluateNextDue(watch, clock.now()));
   clock.advance(31_000);
-  while (await watch.evaluateNextDue(clock.now()));
+  while (await evaluateNextDue(watch, clock.now()));
   const rows = await prisma.outboxMessage.findMany();
   return rows
     .map((row) => row.payload as { watcherSessionId: string; seq: string; text: string })

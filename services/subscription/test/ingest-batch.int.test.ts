@@ -10,7 +10,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import type { WatchInput } from '../src/domain/subscriptions/watch-event.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaWatchStore, type IngestItem } from '../src/adapters/store/prisma-watch-store.ts';
+import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
+import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
+import { type IngestItem, ingestWatchEvents } from '../src/app/ingest-watch-events.ts';
+import { subscribe as makeSubscription } from '../src/app/manage-subscriptions.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -46,9 +49,9 @@ function turnEnd(sessionId: string, eventId: string, occurredAt: Date): WatchInp
 
 it('applies a batch once and in order, matches among many subscriptions, and plans the watchers that took events', async () => {
   const clock = new ManualClock(new Date('2026-10-24T10:00:00Z'));
-  const store = new PrismaWatchStore(prisma);
+  const store = { store: new PrismaWatchStore(prisma) };
   const subscribe = (watcherSessionId: string, sessions: string[]) =>
-    store.subscribe({
+    makeSubscription(store, {
       userId: 'u1',
       watcherSessionId,
       spec: parseSubscribe({
@@ -62,7 +65,7 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
   await subscribe('everything', ['all']);
   // Many more of the same user, watching other sessions: none of them takes these events.
   for (let i = 0; i < 40; i++) await subscribe(`other-${i}`, [`x${i}`, `y${i}`]);
-  while (await store.evaluateNextDue(clock.now()));
+  while (await evaluateNextDue(store, clock.now()));
 
   const at = clock.now();
   const items: IngestItem[] = [
@@ -72,7 +75,7 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
     { messageId: 'm3', input: turnEnd('s2', 'e3', at), traceParent: null },
     { messageId: 'm1', input: turnEnd('s1', 'e1', at), traceParent: null },
   ];
-  const first = await store.ingestBatch('test', items, clock.now());
+  const first = await ingestWatchEvents(store, 'test', items, clock.now());
   expect(first.ingested).toBe(3);
 
   const rows = await prisma.watcherEvent.findMany({ orderBy: [{ watcherSessionId: 'asc' }, { sourceEventId: 'asc' }] });
@@ -84,16 +87,16 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
   // Planned at once: released to go when the coalescing window closes, the watcher due then.
   expect(rows.map((row) => row.status)).toEqual(['released', 'released', 'released']);
   expect(first.nextDueAt).toEqual(new Date(at.getTime() + 30_000));
-  expect(await store.nextDueAt()).toEqual(first.nextDueAt);
-  expect(await store.evaluateNextDue(clock.now())).toBe(false);
+  expect(await store.store.nextDueAt()).toEqual(first.nextDueAt);
+  expect(await evaluateNextDue(store, clock.now())).toBe(false);
 
   // The same messages again (a redelivery after a lost ack): nothing changes.
-  expect((await store.ingestBatch('test', items, clock.now())).ingested).toBe(0);
+  expect((await ingestWatchEvents(store, 'test', items, clock.now())).ingested).toBe(0);
   expect(await prisma.watcherEvent.count()).toBe(3);
 
   // Past the window the planner delivers each watcher its events in one wake-up.
   clock.advance(31_000);
-  while (await store.evaluateNextDue(clock.now()));
+  while (await evaluateNextDue(store, clock.now()));
   const wakeUps = await prisma.outboxMessage.findMany({ where: { subject: 'relay.subscription.v1.cmd.deliver_wakeup' }, orderBy: { id: 'asc' } });
   expect(wakeUps.map((row) => [row.id, (row.payload as { sourceEventIds: string[] }).sourceEventIds])).toEqual([
     ['everything:1', ['e1', 'e3']],

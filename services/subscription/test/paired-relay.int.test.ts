@@ -18,6 +18,8 @@ import { recordSessionEvent } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
 import { PrismaSessionActivityStore } from '../src/adapters/store/prisma-session-activity-store.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
+import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
+import { type WatchDeps } from '../src/app/ports.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -26,21 +28,21 @@ const clock = new ManualClock(new Date('2026-06-10T09:00:00Z'));
 
 let database: TestDatabase;
 let prisma: PrismaClient;
-let store: PrismaWatchStore;
+let watch: WatchDeps;
 let server: GrpcServer;
 let client: SubscriptionServiceClient;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  store = new PrismaWatchStore(prisma);
+  watch = { store: new PrismaWatchStore(prisma) };
   server = await startGrpcServer({
     auth: credentials.auth('subscription'),
     port: 0,
     services: [
       {
         definition: SubscriptionServiceService,
-        implementation: subscriptionGrpc({ store, clock, logger, onChange: () => undefined }),
+        implementation: subscriptionGrpc({ watch, clock, logger, onChange: () => undefined }),
         // The pairing service brings the paired relays' events in; the test subscribes as the gateway would.
         callers: callersFor(SubscriptionServiceService, 'gateway', 'pairing'),
       },
@@ -84,7 +86,7 @@ function turnEnd(id: string, text: string, occurredAt = clock.now()) {
 
 /** Plans every due watcher at the clock's time; answers the watcher's wake-up texts so far, in order. */
 async function wakeUps(watcher: string): Promise<string[]> {
-  while (await store.evaluateNextDue(clock.now()));
+  while (await evaluateNextDue(watch, clock.now()));
   const rows = await prisma.outboxMessage.findMany({ orderBy: { createdAt: 'asc' } });
   return rows
     .map((row) => row.payload as { watcherSessionId: string; seq: string; text: string })

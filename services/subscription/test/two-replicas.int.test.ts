@@ -10,6 +10,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
+import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
+import { ingestWatchEvent } from '../src/app/ingest-watch-events.ts';
+import { subscribe } from '../src/app/manage-subscriptions.ts';
+import { type WatchDeps } from '../src/app/ports.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const WATCHERS = 4;
@@ -35,9 +39,9 @@ afterAll(async () => {
 
 it('delivers every event exactly once and in order per watcher while one of two replicas stops', { timeout: 120_000 }, async () => {
   const clock = new ManualClock(new Date('2026-10-24T10:00:00Z'));
-  const a = new PrismaWatchStore(client());
+  const a = { store: new PrismaWatchStore(client()) };
   const bPrisma = client();
-  const b = new PrismaWatchStore(bPrisma);
+  const b = { store: new PrismaWatchStore(bPrisma) };
   for (let w = 0; w < WATCHERS; w++) {
     const spec = parseSubscribe({
       watcherSessionId: `watcher-${w}`,
@@ -52,14 +56,14 @@ it('delivers every event exactly once and in order per watcher while one of two 
       quietHours: null,
       resolved: [{ id: `worker-${w}`, title: `Worker ${w}` }],
     });
-    await a.subscribe({ userId: 'u1', watcherSessionId: `watcher-${w}`, spec, now: clock.now(), dryRun: false });
+    await subscribe(a, { userId: 'u1', watcherSessionId: `watcher-${w}`, spec, now: clock.now(), dryRun: false });
   }
 
   let bRunning = true;
-  const loop = async (store: PrismaWatchStore, alive: () => boolean) => {
+  const loop = async (store: WatchDeps, alive: () => boolean) => {
     while (alive()) {
       try {
-        if (!(await store.evaluateNextDue(clock.now()))) await new Promise((resolve) => setTimeout(resolve, 2));
+        if (!(await evaluateNextDue(store, clock.now()))) await new Promise((resolve) => setTimeout(resolve, 2));
       } catch {
         if (store === b) return; // its connections were closed under it
         throw new Error('replica A failed');
@@ -72,7 +76,7 @@ it('delivers every event exactly once and in order per watcher while one of two 
   for (let i = 0; i < EVENTS; i++) {
     const w = i % WATCHERS;
     const occurredAt = clock.now();
-    await a.ingest('test', `m${i}`, {
+    await ingestWatchEvent(a, 'test', `m${i}`, {
       type: 'session_events',
       userId: 'u1',
       sessionId: `worker-${w}`,
@@ -97,7 +101,7 @@ it('delivers every event exactly once and in order per watcher while one of two 
   // Past every window and cap slot, then replica A drains what is left.
   for (let hour = 0; hour < 6; hour++) {
     clock.advance(30 * 60_000);
-    while (await a.evaluateNextDue(clock.now()));
+    while (await evaluateNextDue(a, clock.now()));
   }
   aRunning = false;
   await Promise.all(loops);
@@ -122,9 +126,9 @@ it('delivers every event exactly once and in order per watcher while one of two 
 
 it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an hour the rest come every 10 minutes', { timeout: 180_000 }, async () => {
   const clock = new ManualClock(new Date('2026-10-24T12:00:00Z'));
-  const a = new PrismaWatchStore(client());
+  const a = { store: new PrismaWatchStore(client()) };
   const bPrisma = client();
-  const b = new PrismaWatchStore(bPrisma);
+  const b = { store: new PrismaWatchStore(bPrisma) };
   const watchers = ['capped-0', 'capped-1'];
   for (const watcher of watchers) {
     const worker = `${watcher}-worker`;
@@ -132,13 +136,13 @@ it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an ho
       watcherSessionId: watcher, sessions: [worker], exclude: [], events: ['turn_end'], once: false, match: '',
       stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: null, resolved: [{ id: worker, title: 'Busy worker' }],
     });
-    await a.subscribe({ userId: 'u2', watcherSessionId: watcher, spec, now: clock.now(), dryRun: false });
+    await subscribe(a, { userId: 'u2', watcherSessionId: watcher, spec, now: clock.now(), dryRun: false });
   }
   // Both replicas evaluate at every step, at the same time; the clock moves in 30-second steps, so windows close and
   // cap slots fall exactly on a step and each wake-up goes at its planned instant (the one the cap's log records).
   let bRunning = true;
-  const drain = async (store: PrismaWatchStore) => {
-    while (await store.evaluateNextDue(clock.now()));
+  const drain = async (store: WatchDeps) => {
+    while (await evaluateNextDue(store, clock.now()));
   };
   const step = async () => {
     clock.advance(30_000);
@@ -150,7 +154,7 @@ it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an ho
   for (let i = 0; i < PER_WATCHER; i++) {
     for (const watcher of watchers) {
       const id = `${watcher}-e${String(i).padStart(3, '0')}`;
-      await (i % 2 === 0 || !bRunning ? a : b).ingest('cap-test', id, {
+      await ingestWatchEvent(i % 2 === 0 || !bRunning ? a : b, 'cap-test', id, {
         type: 'session_events', userId: 'u2', sessionId: `${watcher}-worker`, senderSessionId: null,
         candidates: [{ sourceEventId: id, kind: 'turn_end', text: `reply ${i}`, event: { id, kind: 'turn_end', occurredAt: clock.now(), relay: null, session: { id: `${watcher}-worker`, title: '' }, status: 'done', text: `reply ${i}`, promptMessageId: null } }],
       }, clock.now());

@@ -11,6 +11,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
+import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
+import { ingestWatchEvent } from '../src/app/ingest-watch-events.ts';
+import { subscribe } from '../src/app/manage-subscriptions.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -32,7 +35,7 @@ afterAll(async () => {
 
 it('a wake-up carrying three events links to the span each came in with, and its command continues the wake-up', async () => {
   const clock = new ManualClock(new Date('2026-10-24T10:00:00Z'));
-  const store = new PrismaWatchStore(prisma);
+  const store = { store: new PrismaWatchStore(prisma) };
   const spec = parseSubscribe({
     watcherSessionId: 'watcher',
     sessions: ['worker'],
@@ -46,8 +49,8 @@ it('a wake-up carrying three events links to the span each came in with, and its
     quietHours: null,
     resolved: [{ id: 'worker', title: 'Worker' }],
   });
-  await store.subscribe({ userId: 'u1', watcherSessionId: 'watcher', spec, now: clock.now(), dryRun: false });
-  while (await store.evaluateNextDue(clock.now()));
+  await subscribe(store, { userId: 'u1', watcherSessionId: 'watcher', spec, now: clock.now(), dryRun: false });
+  while (await evaluateNextDue(store, clock.now()));
   recorder.reset();
 
   // Three turn ends within the 30-second window, each ingested inside its own consumer span.
@@ -56,7 +59,7 @@ it('a wake-up carrying three events links to the span each came in with, and its
     const occurredAt = clock.now();
     await tracer('test').startActiveSpan(`turn_ended ${i} process`, async (span) => {
       consumers.push(span.spanContext().spanId);
-      await store.ingest('test', `m${i}`, {
+      await ingestWatchEvent(store, 'test', `m${i}`, {
         type: 'session_events',
         userId: 'u1',
         sessionId: 'worker',
@@ -77,7 +80,7 @@ it('a wake-up carrying three events links to the span each came in with, and its
   // Past the coalescing window, then past the released events' delivery time.
   for (const step of [31_000, 5 * 60_000]) {
     clock.advance(step);
-    while (await store.evaluateNextDue(clock.now()));
+    while (await evaluateNextDue(store, clock.now()));
   }
 
   const wakeUps = recorder.spans().filter((span) => span.name === 'wake-up');
@@ -93,6 +96,6 @@ it('a wake-up carrying three events links to the span each came in with, and its
 
   // Nothing due: the planner's look records no span.
   recorder.reset();
-  expect(await store.evaluateNextDue(clock.now())).toBe(false);
+  expect(await evaluateNextDue(store, clock.now())).toBe(false);
   expect(recorder.spans()).toEqual([]);
 });

@@ -5,13 +5,8 @@
  */
 import type { Clock } from '@relay/clock';
 import { outsideTrace, type Logger } from '@relay/telemetry';
-
-export interface DueWatchers {
-  /** Evaluates up to `limit` due watchers in one transaction; answers how many it evaluated and the wake-ups it enqueued. */
-  evaluateDue(now: Date, limit: number): Promise<{ evaluated: number; wakeUps: number }>;
-  /** When the next watcher is due; null when none waits on time. */
-  nextDueAt(): Promise<Date | null>;
-}
+import { evaluateDueWatchers } from './evaluate-watchers.ts';
+import type { WatchDeps } from './ports.ts';
 
 /** The longest sleep (relay time): a watcher another replica made due is noticed by then at the latest. */
 export const MAX_SLEEP_MS = 60_000;
@@ -27,7 +22,7 @@ export class Planner {
   #stopped = false;
 
   /** `onWakeUps`: called after a transaction that enqueued wake-ups commits (publish them now). */
-  constructor(private readonly options: { watchers: DueWatchers; clock: Clock; logger: Logger; onWakeUps?: () => void; batch?: number }) {}
+  constructor(private readonly options: { watch: WatchDeps; clock: Clock; logger: Logger; onWakeUps?: () => void; batch?: number }) {}
 
   start(): void {
     // A nudge comes from inside a message's or a call's span; the passes belong to no trace.
@@ -65,13 +60,13 @@ export class Planner {
 
   async #pass(): Promise<{ evaluated: number; full: boolean }> {
     const batch = this.options.batch ?? DEFAULT_BATCH;
-    const pass = await this.options.watchers.evaluateDue(this.options.clock.now(), batch);
+    const pass = await evaluateDueWatchers(this.options.watch, this.options.clock.now(), batch);
     if (pass.wakeUps > 0) this.options.onWakeUps?.();
     return { evaluated: pass.evaluated, full: pass.evaluated === batch };
   }
 
   async #run(): Promise<void> {
-    const { watchers, clock, logger } = this.options;
+    const { watch, clock, logger } = this.options;
     while (!this.#stopped) {
       // Before the pass: a nudge during it means one more pass.
       this.#wake = new AbortController();
@@ -85,7 +80,7 @@ export class Planner {
       if (this.#wake.signal.aborted) continue;
       let sleepMs = MAX_SLEEP_MS;
       try {
-        const next = await watchers.nextDueAt();
+        const next = await watch.store.nextDueAt();
         if (next !== null) {
           const untilMs = next.getTime() - clock.now().getTime();
           sleepMs = untilMs <= 0 ? HELD_RETRY_MS : Math.min(MAX_SLEEP_MS, untilMs);

@@ -1,4 +1,8 @@
+import type { DeliveryTimings, RelayEvent, WatcherState } from '../domain/delivery/index.ts';
 import type { SessionActivity } from '../domain/session-activity.ts';
+import type { PlannedWakeUp, WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
+import type { WatchedSession } from '../domain/subscriptions/subscribe-rules.ts';
+import type { EndReason, Subscription } from '../domain/subscriptions/subscription.ts';
 
 /** One delivered message's change to a session's row: what `update` returns from the row as it stands (undefined leaves it). */
 export type SessionActivityUpdate = {
@@ -15,3 +19,121 @@ export interface SessionActivityStore {
    */
   updateEachOnce(updates: readonly SessionActivityUpdate[]): Promise<Set<string>>;
 }
+
+/** A watcher held by the transaction that read it (its row locked to the commit). */
+export type DueWatcher = { sessionId: string; userId: string; state: WatcherState; seq: number };
+
+/** An event to store for a watcher, with the trace it came in with. */
+export type NewWatcherEvent = {
+  watcherSessionId: string;
+  userId: string;
+  sourceEventId: string;
+  event: RelayEvent;
+  subscriptionIds: string[];
+  traceParent: string | null;
+};
+
+/** A stored event still to plan, with the trace it came in with. */
+export type WatchedEvent = { watcherSessionId: string; traceParent: string | null; event: WatcherEvent };
+
+/** What one evaluation of watchers writes: the events it planned, the subscriptions it ended or delivered, the watchers. */
+export type PlanningWrites = {
+  events: readonly WatcherEvent[];
+  /** Once subscriptions that fired (ended `once_fired` unless already ended). */
+  endedIds: readonly string[];
+  /** Subscriptions a wake-up reached (their digest restarts now). */
+  deliveredIds: readonly string[];
+  watchers: readonly { sessionId: string; state: WatcherState; seq: number; nextEvaluationAt: Date | null }[];
+};
+
+/** A planned wake-up and the watcher it goes to. */
+export type WatcherWakeUp = { watcher: DueWatcher; wakeUp: PlannedWakeUp };
+
+/**
+ * Subscriptions, watchers and their events, statement by statement. Used inside `WatchStore.transaction`, every
+ * write of a use case commits together; the locking reads hold their rows to the commit.
+ */
+export interface WatchTransaction {
+  /** The message ids not processed before by `consumer`, now recorded as processed. */
+  processEachOnce(consumer: string, messageIds: readonly string[]): Promise<Set<string>>;
+
+  /** The watcher's row exists and is locked. */
+  lockWatcher(sessionId: string, userId: string): Promise<void>;
+  /** The watcher's state; undefined when it has none. */
+  watcherState(sessionId: string): Promise<WatcherState | undefined>;
+  /** The watcher's state, its row locked; undefined when it has none. */
+  lockWatcherState(sessionId: string): Promise<WatcherState | undefined>;
+  /** Saves the watcher's state and makes it due at `dueAt`. */
+  saveWatcherState(sessionId: string, state: WatcherState, dueAt: Date): Promise<void>;
+  /** Makes the watcher due at `at`. */
+  makeWatcherDue(sessionId: string, at: Date): Promise<void>;
+  /** Up to `limit` watchers due at `now` that no other transaction holds, locked, the longest due first. */
+  lockDueWatchers(now: Date, limit: number): Promise<DueWatcher[]>;
+  /** When the next watcher is due; null when none waits on time. */
+  nextDueAt(): Promise<Date | null>;
+
+  countActiveSubscriptions(watcherSessionId: string): Promise<number>;
+  /** Stores a new subscription. */
+  createSubscription(subscription: Subscription): Promise<void>;
+  /** The active subscriptions of the watcher (of `userId` when given), oldest first. */
+  activeSubscriptions(watcherSessionId: string, userId?: string): Promise<Subscription[]>;
+  /** The ids of the watcher's active subscriptions (only `subscriptionId`, when given). */
+  activeSubscriptionIds(watcherSessionId: string, subscriptionId: string | null): Promise<string[]>;
+  /** Every active subscription of the user's conversations, oldest first. */
+  activeSubscriptionsOfUser(userId: string): Promise<Subscription[]>;
+  /** The ids of the active subscriptions watching the paired relay (of one user, or of all when userId is null). */
+  activeRelaySubscriptionIds(relay: string, userId: string | null): Promise<string[]>;
+  /** The active subscriptions here (not a paired relay's) of these users that take all their sessions or list one of these sessions, and the sessions' titles. */
+  subscriptionsWatching(userIds: readonly string[], sessionIds: readonly string[]): Promise<{ subscriptions: Subscription[]; titles: Map<string, string> }>;
+  /** The active subscriptions whose list names the session. */
+  listsNaming(sessionId: string): Promise<Subscription[]>;
+  /** The watcher's subscriptions, active or ended at `endedSince` or later, oldest first. */
+  listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]>;
+  subscriptionsById(ids: readonly string[]): Promise<Subscription[]>;
+  /** The subscription, its row locked; undefined when there is none. */
+  lockSubscription(id: string): Promise<Subscription | undefined>;
+  /** Ends the subscriptions (those still active) at `at`. */
+  endSubscriptions(ids: readonly string[], at: Date, reason: EndReason): Promise<void>;
+  /** Ends the watcher's active subscriptions at `at`. */
+  endWatcherSubscriptions(watcherSessionId: string, at: Date, reason: EndReason): Promise<void>;
+  setSubscriptionSessions(id: string, sessions: readonly WatchedSession[]): Promise<void>;
+  /** Moves the subscriptions from one watcher to another, with their events not delivered yet the other has not. */
+  moveSubscriptions(ids: readonly string[], from: string, to: string): Promise<void>;
+  /** A paired relay's subscription's link: whether it is up, and the replayed events taken since it went down. */
+  linkState(subscriptionId: string): Promise<{ online: boolean; replayedPending: number }>;
+  /** Records the link's change at `at`; back online, the replayed count starts again. */
+  setLinkState(subscriptionId: string, online: boolean, at: Date): Promise<void>;
+  addReplayed(subscriptionId: string, count: number): Promise<void>;
+
+  /** The watcher's events held by a digest or quiet hours, and those released that wait for the cap. */
+  heldEvents(watcherSessionId: string): Promise<Pick<WatcherEvent, 'status' | 'releaseAt' | 'deliverAt' | 'heldBy'>[]>;
+  /** The watchers' events still to plan, oldest first, and (unless `withSubscriptions` is false) their active subscriptions. */
+  readWatched(watcherSessionIds: readonly string[], withSubscriptions: boolean): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[] }>;
+  /** Makes the waiting events of the watcher new again (planned at its next evaluation). */
+  releaseWaitingEvents(watcherSessionId: string): Promise<void>;
+  /**
+   * Stores events (a source event a watcher already has is left alone) and makes their watchers due at `now`, in one
+   * statement; answers the watchers, locked.
+   */
+  storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]>;
+  /** Stores events for watchers that may not exist yet and makes them due at `now`; answers how many events were new. */
+  addEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number>;
+  /** Stores events of watchers that exist (held by this transaction); answers how many were new. */
+  insertEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number>;
+  /** Writes what an evaluation at `now` decided. */
+  savePlanning(writes: PlanningWrites, now: Date): Promise<void>;
+  /** The wake-ups' deliver_wakeup commands, into the outbox; `traceParents`: each event's trace, by event row id. */
+  enqueueWakeUps(wakeUps: readonly WatcherWakeUp[], traceParents: ReadonlyMap<string, string | null>): Promise<void>;
+
+  /** The session-activity rows of these users' sessions and of these sessions. */
+  sessionActivity(where: { userIds: readonly string[]; sessionIds: readonly string[] }): Promise<SessionActivity[]>;
+}
+
+/** WatchTransaction's statements on their own, or together in one transaction. */
+export interface WatchStore extends WatchTransaction {
+  /** Runs `work` in one transaction: all its writes commit or none. */
+  transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T>;
+}
+
+/** What the watching use cases need: the store, and the spec's durations and counts unless a test or benchmark shortens them. */
+export type WatchDeps = { store: WatchStore; timings?: DeliveryTimings; random?: () => number };

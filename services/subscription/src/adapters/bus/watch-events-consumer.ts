@@ -6,8 +6,9 @@
 import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
 import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
-import { activeTraceParent, type Logger } from '@relay/telemetry';
-import type { IngestedBatch, PrismaWatchStore } from '../store/prisma-watch-store.ts';
+import type { Logger } from '@relay/telemetry';
+import { ingestWatchEvent, ingestWatchEvents, type IngestedBatch } from '../../app/ingest-watch-events.ts';
+import type { WatchDeps } from '../../app/ports.ts';
 import { decodeWatchEvent } from './decode-watch-event.ts';
 
 // One filter subject each: the nats-server here (before 2.10) takes no list of them.
@@ -21,8 +22,8 @@ export const WATCH_CONSUMERS = [
  * Starts both consumers in the background, each once its stream is declared (its publisher may start after
  * this service). stop() ends those that started and gives up waiting for the others.
  */
-export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatchStore; clock: Clock; logger: Logger; onIngested: (batch: IngestedBatch) => void }): Consumer {
-  const { store, clock, logger } = options;
+export function startWatchEventsConsumers(bus: Bus, options: { watch: WatchDeps; clock: Clock; logger: Logger; onIngested: (batch: IngestedBatch) => void }): Consumer {
+  const { watch, clock, logger } = options;
   const stopping = new AbortController();
   const started = WATCH_CONSUMERS.map(async (spec): Promise<Consumer | undefined> => {
     if (!(await waitForStream(bus, spec.stream, { logger, signal: stopping.signal }))) return undefined;
@@ -34,7 +35,7 @@ export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatc
       handler: async (message) => {
         const input = decodeWatchEvent(message.subject, message.data);
         if (input === undefined) return;
-        options.onIngested(await store.ingestBatch(spec.durable, [{ messageId: message.id, input, traceParent: activeTraceParent() }], clock.now()));
+        options.onIngested(await ingestWatchEvent(watch, spec.durable, message.id, input, clock.now()));
       },
       // The messages that came together in one transaction; a message that cannot be decoded fails its batch, and is
       // then terminated by the handler above while the others go through.
@@ -43,7 +44,7 @@ export function startWatchEventsConsumers(bus: Bus, options: { store: PrismaWatc
           const input = decodeWatchEvent(message.subject, message.data);
           return input === undefined ? [] : [{ messageId: message.id, input, traceParent: message.traceParent ?? null }];
         });
-        if (items.length > 0) options.onIngested(await store.ingestBatch(spec.durable, items, clock.now()));
+        if (items.length > 0) options.onIngested(await ingestWatchEvents(watch, spec.durable, items, clock.now()));
       },
     });
   });

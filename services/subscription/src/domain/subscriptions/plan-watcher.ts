@@ -1,7 +1,7 @@
 /**
  * One evaluation of a watcher, pure: plans its new events and those whose hold ran out with the
  * delivery module (in arrival order, each plan seeing the state the one before left), then gathers
- * every released event that is due into one message. The store runs it while it holds the watcher's
+ * every released event that is due into one message. evaluateWatchers (app) runs it while it holds the watcher's
  * row, so replicas never plan one watcher at the same time.
  */
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderEventRow } from '../delivery/index.ts';
-import { afterRemoteArchives, parseRemoteEvents, remoteArchives, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from './remote-events.ts';
+import { afterArchives, parseRemoteEvents, remoteArchives, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from './remote-events.ts';
 import { parseSubscribe } from './subscribe-rules.ts';
 
 const at = new Date('2026-06-10T09:00:00Z');
@@ -96,9 +96,9 @@ describe('an archive on the other relay', () => {
 
   it('takes the session off a list, ends a list left empty, and leaves a subscription to all sessions alone', () => {
     const two = { scope: 'sessions' as const, sessions: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }] };
-    expect(afterRemoteArchives(two, ['a'])).toEqual({ sessions: [{ id: 'b', title: 'B' }], ended: false });
-    expect(afterRemoteArchives(two, ['a', 'b'])).toEqual({ sessions: [], ended: true });
-    expect(afterRemoteArchives(two, ['c'])).toBeNull();
-    expect(afterRemoteArchives({ scope: 'all', sessions: [] }, ['a'])).toBeNull();
+    expect(afterArchives(two, ['a'])).toEqual({ sessions: [{ id: 'b', title: 'B' }], ended: false });
+    expect(afterArchives(two, ['a', 'b'])).toEqual({ sessions: [], ended: true });
+    expect(afterArchives(two, ['c'])).toBeNull();
+    expect(afterArchives({ scope: 'all', sessions: [] }, ['a'])).toBeNull();
   });
 });

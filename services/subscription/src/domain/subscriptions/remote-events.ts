@@ -124,11 +124,11 @@ export function remoteArchives(events: readonly RemoteEventInput[]): string[] {
 }
 
 /**
- * A subscription after sessions it lists were archived on the other relay, as a local archive does: they leave
- * its list, and a list left empty ends it (session_archived). A subscription to all sessions keeps going (its
- * sessions are whatever is not archived there). Null when nothing changes.
+ * A subscription after sessions it lists were archived (here, or on the relay it watches): they leave its list, and
+ * a list left empty ends it (session_archived). A subscription to all sessions keeps going (its sessions are
+ * whatever is not archived). Null when nothing changes.
  */
-export function afterRemoteArchives(subscription: { scope: 'sessions' | 'all'; sessions: readonly { id: string; title: string }[] }, archived: readonly string[]): { sessions: { id: string; title: string }[]; ended: boolean } | null {
+export function afterArchives(subscription: { scope: 'sessions' | 'all'; sessions: readonly { id: string; title: string }[] }, archived: readonly string[]): { sessions: { id: string; title: string }[]; ended: boolean } | null {
   if (subscription.scope !== 'sessions') return null;
   const sessions = subscription.sessions.filter((session) => !archived.includes(session.id));
   if (sessions.length === subscription.sessions.length) return null;

@@ -35,7 +35,7 @@ export function deliveryView(subscription: Subscription): DeliverySubscription {
 }
 
 /** A new subscription id: sub_ and ten lowercase letters or digits. */
-export function newSubscriptionId(random: () => number = Math.random): string {
+export function newSubscriptionId(random: () => number): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   let id = 'sub_';
   for (let i = 0; i < 10; i++) id += alphabet[Math.floor(random() * alphabet.length)];

@@ -4,7 +4,7 @@
  */
 import type { RelayEvent } from '../delivery/index.ts';
 
-/** One event a watched session produced; `session.title` is filled in by the store from its projection. */
+/** One event a watched session produced; `session.title` is filled in from the projection when it is matched. */
 export type SessionCandidate = { sourceEventId: string; kind: string; text: string; event: RelayEvent };
 
 export type WatchInput =
