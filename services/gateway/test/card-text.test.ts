@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SessionOrigin, SessionState, type Session } from '@relay/proto/relay/session/v1/session';
-import { archiveCard, createSessionCard, sendCard, stopCard, updateSessionCard } from '../src/app/relay-tool/card-text.ts';
+import { archiveCard, createSessionCard, sendCard, stopCard, updateSessionCard } from '../src/domain/card-text.ts';
 
 const session: Session = {
   id: '3f9c2a1e-7b04-4c1d-9e55-0a1b2c3d4e5f',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionContext } from '../src/app/relay-tool/action-context.ts';
-import { passLoopGuard } from '../src/app/relay-tool/loop-guard.ts';
+import { passLoopGuard } from '../src/app/relay-tool/pass-loop-guard.ts';
 import { SessionOrigin } from '@relay/proto/relay/session/v1/session';
 import type { CountAgentPromptResponse as AgentPromptCount } from '@relay/proto/relay/session/v1/session_service';
 import type { Conversation } from '../src/domain/answers.ts';

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { agentLevelOf } from '../src/app/views/pairing-view.ts';
+import { agentLevelOf, pairingView } from '../src/app/views/pairing-view.ts';
 import type { AgentLevelName } from '../src/domain/agent-levels.ts';
 import { ACTION_NAMES, actionNamed, type ActionName } from '../src/app/relay-tool/action-list.ts';
-import { checkPairedRelayCall, type PairedRelayCall } from '../src/app/relay-tool/paired-relay-policy.ts';
+import { checkPairedRelayCall, type PairedRelayCall } from '../src/domain/paired-relay-policy.ts';
 
-const relay = (level: AgentLevelName, name = 'build-box'): PairedRelay => ({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level: agentLevelOf(level), ownerUserId: 'u1', pairedAt: undefined });
+/** A paired relay as the policy gets it: the pairing service's answer, its level read by name (pairingView). */
+const relay = (level: AgentLevelName, name = 'build-box') =>
+  pairingView({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level: agentLevelOf(level), ownerUserId: 'u1', pairedAt: undefined } satisfies PairedRelay);
 /** A turn's provenance; `viaRelays` left empty is what a relay that predates the chain sends. */
 const provenance = (hops: number, originRelay = 'desk', viaRelays: string[] = []) => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops, viaRelays });
 

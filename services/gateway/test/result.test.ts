@@ -1,7 +1,8 @@
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
 import { toolError } from '../src/domain/errors.ts';
-import { count, refusalFrom, success, toCallToolResult } from '../src/domain/result.ts';
+import { count, refusalFrom, success } from '../src/domain/result.ts';
+import { toCallToolResult } from '../src/adapters/http/mcp/call-tool-result.ts';
 
 describe('result shapes', () => {
   it('puts ok, relay and summary first', () => {

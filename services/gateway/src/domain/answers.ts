@@ -2,7 +2,7 @@
  * What the owners' answers always hold: proto3 makes every message field optional on the wire, so the fields an
  * answer carries for sure are checked once, here, and the types below say so.
  */
-import type { Session } from '@relay/proto/relay/session/v1/session';
+import type { GroupRef, Session } from '@relay/proto/relay/session/v1/session';
 import type { GetConversationResponse, ReadSessionResponse } from '@relay/proto/relay/session/v1/session_service';
 
 /** A message field every answer of `rpc` carries (proto3 makes every message field optional on the wire). */
@@ -19,3 +19,8 @@ export type SessionRead = Omit<ReadSessionResponse, 'pending'> & { session: Sess
 
 /** What policy needs to know about a calling conversation (GetConversation), its session always there. */
 export type Conversation = GetConversationResponse & { session: Session };
+
+/** The session's group, when it is in one (the session service sends an empty one otherwise). */
+export function groupOf(session: Pick<Session, 'group'>): GroupRef | undefined {
+  return session.group?.id ? session.group : undefined;
+}

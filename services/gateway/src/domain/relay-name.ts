@@ -6,6 +6,12 @@ import type { ActionTraits } from './action-traits.ts';
 import { toolError } from './errors.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 
+/** This relay's name and its paired relays, as read for one call. */
+export interface KnownRelays {
+  relayName: string;
+  paired: readonly PairedRelay[];
+}
+
 export type RelayTarget = { kind: 'this'; name: string } | { kind: 'paired'; relay: PairedRelay };
 
 /** The relay a call names; left out, it is this one. Throws REMOTE_RELAY_UNKNOWN_RELAY for any other name. */

@@ -4,7 +4,6 @@
  * item of JSON; a refusal is also marked `isError`.
  */
 import { isAppError, INTERNAL_CODE } from '@relay/errors';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isToolErrorCode } from './errors.ts';
 
 export interface Success {
@@ -45,11 +44,6 @@ export function refusalFrom(error: unknown): Refusal {
       ? 'A service of this relay did not answer in time. Try again in a moment.'
       : 'Something went wrong on this relay. Nothing more is known to the tool; try again, or tell the user.',
   };
-}
-
-/** The MCP tool result carrying `result`: one text item with its JSON; `isError` when refused. */
-export function toCallToolResult(result: ToolResult): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(result) }], isError: !result.ok };
 }
 
 /** "1 session", "3 sessions": the counts summaries speak in. */

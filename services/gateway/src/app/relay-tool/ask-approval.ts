@@ -9,7 +9,7 @@
  */
 import type { ActionContext } from './action-context.ts';
 import { callKeyOf } from '../../domain/call-key.ts';
-import type { CardText } from './card-text.ts';
+import type { CardText } from '../../domain/card-text.ts';
 import { toolError } from '../../domain/errors.ts';
 import { shortId } from '../views/turn-result.ts';
 import { CardKind, type Card, type RaiseCardRequest } from '@relay/proto/relay/question/v1/question_service';

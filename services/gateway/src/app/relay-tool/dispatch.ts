@@ -16,8 +16,7 @@ import { toolError } from '../../domain/errors.ts';
 import { recordToolCall } from './tool-call-metrics.ts';
 import { holdExternalCall } from './external-call-hold.ts';
 import { forwardCall } from './forward-call.ts';
-import { isRelayToolOn } from './is-relay-tool-on.ts';
-import { readRelayState } from './read-relay-state.ts';
+import { readRelayState, relayToolOn } from './read-relay-state.ts';
 import { namesThisRelay, pairedTarget } from '../../domain/relay-name.ts';
 import { pendingNoteOf, withPendingNote, type PendingNote } from '../../domain/pending-note.ts';
 import { refusalFrom, type ToolResult } from '../../domain/result.ts';
@@ -67,7 +66,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
         // list_relays lists the paired relays; any other call naming this relay needs them only while agent sessions are off.
         const local = action !== 'list_relays' && namesThisRelay(call.input.relay, deps.relayName);
         const { settings, paired } = await readRelayState(deps, local);
-        if (action !== 'list_relays' && !isRelayToolOn(settings, paired)) {
+        if (action !== 'list_relays' && !relayToolOn({ settings, paired })) {
           throw toolError(
             'REMOTE_RELAY_DISABLED',
             'relay_tool is not switched on for this relay: agent sessions are off and no paired relay lets agents in. Only list_relays works. Ask the user to switch on "Agents may start and use sessions on this relay" (Settings → Relays).',

@@ -13,13 +13,15 @@ import type { ToolArguments } from '../../domain/tool-arguments.ts';
 import { settingsChange } from './actions/update-session.ts';
 import { askApproval } from './ask-approval.ts';
 import { needsCard } from '../../domain/card-policy.ts';
-import { updateSessionCard, type CardText } from './card-text.ts';
+import { updateSessionCard, type CardText } from '../../domain/card-text.ts';
 import { toolError } from '../../domain/errors.ts';
-import { passLoopGuard } from './loop-guard.ts';
-import { checkPairedRelayCall } from './paired-relay-policy.ts';
+import { passLoopGuard } from './pass-loop-guard.ts';
+import { checkPairedRelayCall } from '../../domain/paired-relay-policy.ts';
+import { pairingView } from '../views/pairing-view.ts';
 import { chainThrough, provenanceOf } from '../../domain/provenance.ts';
 import type { ToolResult } from '../../domain/result.ts';
-import { quoteStart, shortId } from '../views/turn-result.ts';
+import { quoteStart } from '../../domain/one-line.ts';
+import { shortId } from '../views/turn-result.ts';
 import { planWait } from '../../domain/wait-seconds.ts';
 import type { ForwardToolCallRequest, PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { getConversation } from '../session-reads.ts';
@@ -35,7 +37,7 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
   const action = definition.name;
   const conversation = await getConversation(sessions, caller.sessionId);
   const prompting = definition.toPaired?.sendsPrompt === true;
-  checkPairedRelayCall({ action: definition, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: prompting });
+  checkPairedRelayCall({ action: definition, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: prompting });
   requireVersion(definition, args, relay);
   // An action that waits for a turn: the forwarded call may take as long as the wait.
   const wait = Object.hasOwn(definition.args.shape, 'wait_seconds') ? planWait(action, args.wait_seconds, context.settings.maxWaitSeconds) : undefined;

@@ -1,6 +1,8 @@
 import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { answered } from '../../domain/answers.ts';
+import { isRelayToolOn } from '../../domain/is-relay-tool-on.ts';
+import { agentLevelName } from '../views/pairing-view.ts';
 import type { PairingClient, SessionClient } from '../ports.ts';
 
 export interface RelayState {
@@ -24,4 +26,9 @@ export async function readRelayState(owners: { sessions: SessionClient; pairing:
 
 async function relaySettingsOf(sessions: SessionClient): Promise<RelaySettings> {
   return answered((await sessions.getRelaySettings({})).settings, 'GetRelaySettings', 'settings');
+}
+
+/** Whether relay_tool is on with `state` (domain/is-relay-tool-on.ts), the paired relays' levels read by name. */
+export function relayToolOn({ settings, paired }: RelayState): boolean {
+  return isRelayToolOn(settings, paired.map((relay) => agentLevelName(relay.level)));
 }

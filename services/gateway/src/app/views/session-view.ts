@@ -12,7 +12,7 @@ import {
   type Task,
   type TestCounts,
 } from '@relay/proto/relay/session/v1/session';
-import type { SessionRead } from '../../domain/answers.ts';
+import { groupOf, type SessionRead } from '../../domain/answers.ts';
 import { GROUP_MEMBERS_LIMIT } from '../../domain/limits.ts';
 import type { WatchMarks } from '../../domain/watch-marks.ts';
 
@@ -37,11 +37,6 @@ export function sessionStateName(state: SessionState): SessionStateName {
 /** An external session: an MCP client its user runs, whose turn is the call in flight. */
 export function isExternal(session: Pick<Session, 'origin'>): boolean {
   return session.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL;
-}
-
-/** The session's group, when it is in one (the session service sends an empty one otherwise). */
-export function groupOf(session: Pick<Session, 'group'>): GroupRef | undefined {
-  return session.group?.id ? session.group : undefined;
 }
 
 export interface SessionView {

@@ -5,6 +5,7 @@
  * address. Also the one-line summary of such a result.
  */
 import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
+import { oneLine, quoteStart } from '../../domain/one-line.ts';
 import { boundedField, pendingQuestionView } from './session-view.ts';
 
 /** Where a turn stands (decisions.md, Result status). */
@@ -89,14 +90,4 @@ export function turnPhrase(result: TurnResult): string {
 /** The short form of an id that summaries show, as the spec's "session 3f9c2a1e". */
 export function shortId(id: string): string {
   return id.length > 12 ? id.slice(0, 8) : id;
-}
-
-/** The start of `text` on one line, quoted. */
-export function quoteStart(text: string, max = 80): string {
-  return `"${oneLine(text, max)}"`;
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 }

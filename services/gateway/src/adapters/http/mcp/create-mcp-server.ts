@@ -19,10 +19,9 @@ import { z } from 'zod';
 import type { Caller } from '../../../domain/caller.ts';
 import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
 import { preview } from '../../../domain/input-bounds.ts';
-import { isRelayToolOn } from '../../../app/relay-tool/is-relay-tool-on.ts';
-import { readRelayState } from '../../../app/relay-tool/read-relay-state.ts';
+import { readRelayState, relayToolOn } from '../../../app/relay-tool/read-relay-state.ts';
 import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from './relay-tool-definition.ts';
-import { toCallToolResult } from '../../../domain/result.ts';
+import { toCallToolResult } from './call-tool-result.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
 import type { InFlightCalls } from './in-flight-calls.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
@@ -59,8 +58,7 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const { settings, paired } = await readRelayState(deps, true);
-    return { tools: isRelayToolOn(settings, paired) ? [RELAY_TOOL_DEFINITION] : [] };
+    return { tools: relayToolOn(await readRelayState(deps, true)) ? [RELAY_TOOL_DEFINITION] : [] };
   });
 
   const callTool = async (request: z.infer<typeof CallToolRequest>, extra: Extra): Promise<CallToolResult> => {

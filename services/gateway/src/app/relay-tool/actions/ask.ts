@@ -17,12 +17,14 @@ import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { compareVersions } from '../forward-call.ts';
-import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
+import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
-import { ownRelay } from '../own-relay.ts';
+import { ownRelay } from '../../../domain/own-relay.ts';
 import { requireAgentSessions } from '../../../domain/require-agent-sessions.ts';
 import { success, type Success } from '../../../domain/result.ts';
-import { quoteStart, shortId } from '../../views/turn-result.ts';
+import { quoteStart } from '../../../domain/one-line.ts';
+import { shortId } from '../../views/turn-result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { answered } from '../../../domain/answers.ts';
@@ -86,7 +88,7 @@ async function askThere(args: ToolArguments & { question: string }, relay: Paire
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `ask on relay "${relay.name}" needs session: the session there it is about. An ask about this conversation is kept on this relay (leave relay out). Nothing was asked.`);
   }
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: true });
+  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: true });
   if (relay.version !== '' && compareVersions(relay.version, ASKS_SINCE) < 0) {
     throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which keeps no asks (${ASKS_SINCE}). Nothing was asked.`, { version: relay.version, needs: ASKS_SINCE });
   }

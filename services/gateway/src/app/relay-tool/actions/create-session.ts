@@ -9,7 +9,8 @@
  */
 import { CreateSessionRequest, type CreateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
 import type { Session, TurnResult } from '@relay/proto/relay/session/v1/session';
-import { groupOf, groupView } from '../../views/session-view.ts';
+import { groupOf } from '../../../domain/answers.ts';
+import { groupView } from '../../views/session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -18,11 +19,11 @@ import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { awaitTurn } from '../await-turn.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
-import { createSessionCard } from '../card-text.ts';
-import { passLoopGuard } from '../loop-guard.ts';
+import { createSessionCard } from '../../../domain/card-text.ts';
+import { passLoopGuard } from '../pass-loop-guard.ts';
 import { provenanceOf } from '../../../domain/provenance.ts';
 import { checkedOnly, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { shortId, turnFields, turnPhrase } from '../../views/turn-result.ts';
 import { planWait } from '../../../domain/wait-seconds.ts';
 import { answered } from '../../../domain/answers.ts';

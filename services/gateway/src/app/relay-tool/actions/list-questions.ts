@@ -8,8 +8,9 @@ import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { askView } from '../../views/ask-view.ts';
-import { ownRelay } from '../own-relay.ts';
-import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { ownRelay } from '../../../domain/own-relay.ts';
+import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
+import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
 import { shortId } from '../../views/turn-result.ts';
@@ -50,7 +51,7 @@ async function runListQuestions(args: ToolArguments, context: ActionContext): Pr
 async function listThere(relay: PairedRelay, session: string | undefined, context: ActionContext) {
   const { caller, sessions } = context;
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   const { asks: all } = await remoteEventsOwner(context).listRemoteAsks({ relay: relay.name, askingSessionId: caller.sessionId }, { deadlineMs: REMOTE_DEADLINE_MS });
   const asks = session === undefined ? all : all.filter((ask) => ask.aboutSessionId === session);
   const pending = asks.filter((ask) => ask.status === 'pending').length;

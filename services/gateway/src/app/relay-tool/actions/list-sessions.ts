@@ -10,7 +10,7 @@ import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 
 export const listSessions = defineAction({
   name: 'list_sessions',

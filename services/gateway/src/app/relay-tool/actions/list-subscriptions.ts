@@ -7,10 +7,11 @@ import type { Subscription } from '@relay/proto/relay/subscription/v1/subscripti
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
-import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
+import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
 
@@ -38,7 +39,7 @@ async function runListSubscriptions(args: ToolArguments, context: ActionContext)
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
     const conversation = await getConversation(sessions, caller.sessionId);
-    checkPairedRelayCall({ action: context.action, relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+    checkPairedRelayCall({ action: context.action, relay: pairingView(target.relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   }
   const relay = target.kind === 'paired' ? target.relay.name : thisRelay(args.relay, context);
   const watcher = args.watcher?.trim() || caller.sessionId;

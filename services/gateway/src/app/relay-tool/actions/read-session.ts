@@ -15,7 +15,7 @@ import { requireArguments } from '../../../domain/require-arguments.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../../../domain/limits.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { shortId } from '../../views/turn-result.ts';
 
 export const readSession = defineAction({

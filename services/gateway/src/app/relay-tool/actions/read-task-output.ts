@@ -13,7 +13,7 @@ import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { shortId } from '../../views/turn-result.ts';
 
 export const readTaskOutput = defineAction({

@@ -13,7 +13,7 @@ import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { GROUPS_LIMIT } from '../../../domain/limits.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { acceptsPrompts } from '../../views/pairing-view.ts';
 
 export const relayInfo = defineAction({

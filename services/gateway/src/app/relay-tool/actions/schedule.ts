@@ -10,11 +10,11 @@ import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
-import { passLoopGuard } from '../loop-guard.ts';
+import { passLoopGuard } from '../pass-loop-guard.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { provenanceOf } from '../../../domain/provenance.ts';
 import { success, type Success } from '../../../domain/result.ts';
-import { quoteStart } from '../../views/turn-result.ts';
+import { quoteStart } from '../../../domain/one-line.ts';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
 import { GRID_NOTE, isoOf, scheduleRelay } from './list-schedules.ts';

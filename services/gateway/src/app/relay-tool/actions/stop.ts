@@ -10,10 +10,10 @@ import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
-import { stopCard } from '../card-text.ts';
+import { stopCard } from '../../../domain/card-text.ts';
 import { requireNotOnItself } from '../../../domain/not-on-itself.ts';
 import { checkedOnly, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { shortId } from '../../views/turn-result.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
 

@@ -13,13 +13,14 @@ import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
-import type { CardText } from '../card-text.ts';
+import type { CardText } from '../../../domain/card-text.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { compareVersions } from '../forward-call.ts';
-import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
+import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import type { SubscribeRequest, Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
@@ -168,7 +169,7 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
   const remote = remoteEventsOwner(context);
   const { caller, sessions } = context;
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   if (older(relay, SUBSCRIPTIONS_SINCE)) {
     throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which has no subscriptions (${SUBSCRIPTIONS_SINCE}); it needs an update. No subscription was made.`, { version: relay.version, needs: SUBSCRIPTIONS_SINCE });
   }

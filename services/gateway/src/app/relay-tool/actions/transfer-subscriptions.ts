@@ -9,7 +9,7 @@ import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { subscriptionOwner, subscriptionView } from './subscribe.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
 

@@ -7,10 +7,11 @@ import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { toolError } from '../../../domain/errors.ts';
-import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
+import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { subscriptionOwner } from './subscribe.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { getConversation } from '../../session-reads.ts';
@@ -46,7 +47,7 @@ async function runUnsubscribe(args: ToolArguments, context: ActionContext): Prom
 async function endThere(relay: PairedRelay, id: string, context: ActionContext): Promise<string[]> {
   const { caller, sessions } = context;
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
   const owner = subscriptionOwner(context);
   const { subscriptions } = await owner.listSubscriptions({ userId: caller.userId, watcherSessionId: caller.sessionId });
   const held = subscriptions.filter((subscription) => subscription.endedAt === undefined && subscription.relay === relay.name);

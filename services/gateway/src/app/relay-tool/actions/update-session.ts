@@ -9,7 +9,7 @@
 import { UpdateSessionRequest, type SessionSettings, type UpdateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
-import { groupOf } from '../../views/session-view.ts';
+import { groupOf } from '../../../domain/answers.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import type { RelayCallOrigin } from '../serve-relay-call.ts';
@@ -17,11 +17,11 @@ import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
-import { updateSessionCard, type SettingsChange } from '../card-text.ts';
+import { updateSessionCard, type SettingsChange } from '../../../domain/card-text.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { requireNotOnItself } from '../../../domain/not-on-itself.ts';
 import { success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { shortId } from '../../views/turn-result.ts';
 
 export const updateSession = defineAction({

@@ -10,7 +10,7 @@ import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 
 export const usage = defineAction({
   name: 'usage',

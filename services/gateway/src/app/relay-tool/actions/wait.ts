@@ -17,7 +17,7 @@ import { awaitPending } from '../await-pending.ts';
 import { READ_LAST_MAX } from '../../../domain/limits.ts';
 import { requireNotOnItself } from '../../../domain/not-on-itself.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
-import { thisRelay } from '../this-relay.ts';
+import { thisRelay } from '../../../domain/this-relay.ts';
 import { readSession } from '../../session-reads.ts';
 import { awaitTurn } from '../await-turn.ts';
 import { shortId, turnFields, turnPhrase } from '../../views/turn-result.ts';

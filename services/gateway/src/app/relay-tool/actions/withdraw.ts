@@ -6,8 +6,9 @@ import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
-import { ownRelay } from '../own-relay.ts';
-import { checkPairedRelayCall } from '../paired-relay-policy.ts';
+import { ownRelay } from '../../../domain/own-relay.ts';
+import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
+import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { success, type Success } from '../../../domain/result.ts';
 import { remoteEventsOwner } from './subscribe.ts';
@@ -31,7 +32,7 @@ async function runWithdraw(args: ToolArguments, context: ActionContext): Promise
   if (target.kind === 'paired') {
     const { caller, sessions } = context;
     const conversation = await getConversation(sessions, caller.sessionId);
-    checkPairedRelayCall({ action: context.action, relay: target.relay, unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+    checkPairedRelayCall({ action: context.action, relay: pairingView(target.relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
     const request = { relay: target.relay.name, askingSessionId: caller.sessionId, askId: args.question_id };
     const withdrawn = answered((await remoteEventsOwner(context).withdrawRemoteAsk(request, { deadlineMs: REMOTE_DEADLINE_MS })).ask, 'WithdrawRemoteAsk', 'ask');
     return success(`withdraw → ${target.relay.name}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: withdrawn.status }, target.relay.name);

@@ -5,8 +5,8 @@
  */
 import type { GroupRef, Session } from '@relay/proto/relay/session/v1/session';
 import type { UpdateSessionRequest } from '@relay/proto/relay/session/v1/session_service';
-import { groupOf } from '../views/session-view.ts';
-import { quoteStart } from '../views/turn-result.ts';
+import { groupOf } from './answers.ts';
+import { quoteStart } from './one-line.ts';
 
 export interface CardText {
   title: string;

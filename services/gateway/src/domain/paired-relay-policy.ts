@@ -3,14 +3,12 @@
  * (spec, Locked and unlocked, What a paired relay allows, Across relays; decisions.md, Agents may and
  * Across relays), in this order: the lock, the level, the hop limit. The target's own rules follow there.
  */
-import type { Conversation } from '../../domain/answers.ts';
+import type { Conversation } from './answers.ts';
 import type { RelayUnlock } from '@relay/proto/relay/session/v1/session_service';
-import type { ActionTraits } from '../../domain/action-traits.ts';
-import { toolError } from '../../domain/errors.ts';
-import { relayChain } from '../../domain/provenance.ts';
-import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { AGENT_LEVELS } from '../../domain/agent-levels.ts';
-import { agentLevelName } from '../views/pairing-view.ts';
+import type { ActionTraits } from './action-traits.ts';
+import { toolError } from './errors.ts';
+import { relayChain } from './provenance.ts';
+import { AGENT_LEVELS, type AgentLevelName } from './agent-levels.ts';
 
 /** Hops from which a prompt is not passed on to a third relay (decisions.md, Limits). */
 export const HOP_LIMIT = 2;
@@ -18,7 +16,8 @@ export const HOP_LIMIT = 2;
 export interface PairedRelayCall {
   /** The action called: its name and how it reaches a paired relay (toPaired: the level it needs there). */
   action: Pick<ActionTraits, 'name' | 'toPaired'>;
-  relay: PairedRelay;
+  /** The paired relay by name, with the level it grants by name (app/views/pairing-view.ts, pairingView). */
+  relay: { name: string; level: AgentLevelName };
   /** The calling conversation's unlocked relays. */
   unlocks: readonly RelayUnlock[];
   /** The provenance of the caller's running turn; unset (hops 0) for a turn the user started. */
@@ -52,7 +51,7 @@ export function checkPairedRelayCall(call: PairedRelayCall): void {
       { relay: relay.name },
     );
   }
-  const level = agentLevelName(relay.level);
+  const { level } = relay;
   if (needed !== 'none' && AGENT_LEVELS.indexOf(level) < AGENT_LEVELS.indexOf(needed)) {
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
