@@ -88,7 +88,7 @@ export default tseslint.config(
   // service's answer build an AppError from the code and kind they read.
   {
     files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'cli/src/**/*.ts'],
-    ignores: ['packages/errors/src/**', 'packages/rpc/src/grpc-error.ts', 'services/pairing/src/http/relay-client.ts', 'services/pairing/src/http/remote-relay-call.ts'],
+    ignores: ['packages/errors/src/**', 'packages/rpc/src/grpc-error.ts', 'services/pairing/src/adapters/http/relay-client.ts', 'services/pairing/src/adapters/http/remote-relay-call.ts'],
     rules: {
       'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='AppError']", message: 'Use appError(code, message): the kind comes from the catalogue in @relay/errors.' }],
     },

@@ -10,16 +10,16 @@ import { AgentLevel, PairingServiceClient, PairingServiceService } from '@relay/
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
-import { nodeSecrets } from '../src/crypto/node-secrets.ts';
+import { nodeSecrets } from '../src/adapters/crypto/node-secrets.ts';
 import { offline } from '../src/domain/errors.ts';
-import { probeLinks } from '../src/domain/probe-links.ts';
+import { probeLinks } from '../src/app/probe-links.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PAIRING_CALLERS } from '../src/grpc/pairing-callers.ts';
-import { pairingGrpc } from '../src/grpc/pairing-grpc.ts';
-import type { RelayLink } from '../src/domain/ports.ts';
-import { PrismaPairedRelayStore } from '../src/store/prisma-paired-relay-store.ts';
-import { PrismaPairingCodeStore } from '../src/store/prisma-pairing-code-store.ts';
-import { PrismaPairingSettingsStore } from '../src/store/prisma-pairing-settings-store.ts';
+import { PAIRING_CALLERS } from '../src/adapters/grpc/pairing-callers.ts';
+import { pairingGrpc } from '../src/adapters/grpc/pairing-grpc.ts';
+import type { RelayLink } from '../src/app/ports.ts';
+import { PrismaPairedRelayStore } from '../src/adapters/store/prisma-paired-relay-store.ts';
+import { PrismaPairingCodeStore } from '../src/adapters/store/prisma-pairing-code-store.ts';
+import { PrismaPairingSettingsStore } from '../src/adapters/store/prisma-pairing-settings-store.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));

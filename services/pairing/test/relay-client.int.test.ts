@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_BYTES } from '@relay/rpc';
-import { RelayClient } from '../src/http/relay-client.ts';
+import { RelayClient } from '../src/adapters/http/relay-client.ts';
 
 let server: Server;
 let baseUrl: string;

@@ -3,7 +3,9 @@
 // or ended ask, or one that relay no longer has, stops it too.
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { ASK_POLL_MS, ASK_POLL_OFFLINE_MS, planAskPoll, pollRemoteAsk, type RemoteAskView, type RemoteAsksLine } from '../src/domain/remote-asks.ts';
+import { ASK_POLL_MS, ASK_POLL_OFFLINE_MS, planAskPoll, type RemoteAskView } from '../src/domain/remote-asks.ts';
+import { pollRemoteAsk } from '../src/app/remote-asks.ts';
+import type { RemoteAsksLine } from '../src/app/remote-ports.ts';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 const at = (ms: number) => new Date(NOW.getTime() + ms);

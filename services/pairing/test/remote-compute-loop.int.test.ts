@@ -9,11 +9,11 @@ import { SystemClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { DEFAULT_BUFFER_LIMITS } from '../src/domain/remote-buffer.ts';
-import type { RegisteredWatch, WatchEventComputer } from '../src/domain/remote-ports.ts';
+import type { RegisteredWatch, WatchEventComputer } from '../src/app/remote-ports.ts';
 import type { RemoteEventInput, RemoteWatch } from '../src/domain/remote-watch.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { RemoteComputeLoop } from '../src/runtime/remote-compute-loop.ts';
-import { PrismaRemoteWatchStore } from '../src/store/prisma-remote-watch-store.ts';
+import { RemoteComputeLoop } from '../src/adapters/loops/remote-compute-loop.ts';
+import { PrismaRemoteWatchStore } from '../src/adapters/store/prisma-remote-watch-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'remote-compute-loop-test', level: 'silent' });

@@ -10,10 +10,10 @@ import { SystemClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import type { FetchOutcome } from '../src/domain/remote-link.ts';
-import type { IngestEvent, RemoteEventsLine, RemoteIngest } from '../src/domain/remote-ports.ts';
+import type { IngestEvent, RemoteEventsLine, RemoteIngest } from '../src/app/remote-ports.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { RemoteFetchLoop } from '../src/runtime/remote-fetch-loop.ts';
-import { PrismaRemoteSubscriptionStore } from '../src/store/prisma-remote-subscription-store.ts';
+import { RemoteFetchLoop } from '../src/adapters/loops/remote-fetch-loop.ts';
+import { PrismaRemoteSubscriptionStore } from '../src/adapters/store/prisma-remote-subscription-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'remote-fetch-loop-test', level: 'silent' });

@@ -3,9 +3,9 @@
 // then link_restored; a subscription that ended here ends the fetching.
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { fetchRemoteSubscription } from '../src/domain/remote-fetch.ts';
+import { fetchRemoteSubscription } from '../src/app/remote-fetch.ts';
 import type { FetchOutcome } from '../src/domain/remote-link.ts';
-import type { IngestEvent, RemoteEventsLine, RemoteIngest } from '../src/domain/remote-ports.ts';
+import type { IngestEvent, RemoteEventsLine, RemoteIngest } from '../src/app/remote-ports.ts';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 

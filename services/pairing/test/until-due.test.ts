@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { untilDue } from '../src/runtime/until-due.ts';
+import { untilDue } from '../src/adapters/loops/until-due.ts';
 
 const now = new Date('2026-12-03T05:00:00Z');
 const at = (ms: number) => new Date(now.getTime() + ms);

@@ -4,8 +4,6 @@
  * or dismissed tells the asking conversation here (question_answered, via that relay). A withdrawn or ended ask
  * stops the polling; so does removing the pairing.
  */
-import { invalidInput } from './errors.ts';
-
 /** Between polls of an open ask while its relay answers. */
 export const ASK_POLL_MS = 5_000;
 /** Between polls while its relay does not answer. */
@@ -53,33 +51,6 @@ export interface NewRemoteAsk {
   dryRun: boolean;
 }
 
-/** A paired relay's /relay/v1/asks routes. */
-export interface RemoteAsksLine {
-  /** Throws that relay's refusal, or REMOTE_RELAY_OFFLINE / REMOTE_RELAY_AUTH. */
-  open(relay: string, ask: NewRemoteAsk): Promise<RemoteAskView>;
-  list(relay: string, askingSessionId: string): Promise<RemoteAskView[]>;
-  withdraw(relay: string, askingSessionId: string, id: string): Promise<RemoteAskView>;
-  /** The ask as it stands there; undefined when that relay did not answer. Throws NOT_FOUND when it has no such ask. */
-  poll(relay: string, askingSessionId: string, id: string): Promise<RemoteAskView | undefined>;
-}
-
-/** This relay's asks on paired relays, polled by lease. */
-export interface RemoteAskStore {
-  keep(ask: PolledAsk, now: Date): Promise<void>;
-  drop(relay: string, id: string): Promise<void>;
-  /** Stops polling every ask kept on `relay`; returns how many. */
-  dropRelay(relay: string): Promise<number>;
-  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<PolledAsk[]>;
-  /** When the next ask is due for a poll; undefined while none is kept. */
-  nextDueAt(): Promise<Date | undefined>;
-  settle(relay: string, id: string, online: boolean, nextPollAt: Date): Promise<void>;
-}
-
-/** The question service: tells the asking conversation the answer. */
-export interface RemoteAnswerSink {
-  publish(answer: { userId: string; askingSessionId: string; askId: string; answer: string; choice: string; dismissed: boolean; via: string }): Promise<void>;
-}
-
 /** What a poll leads to: keep polling (and when), or stop (after telling the asking conversation, if answered). */
 export type PollPlan = { kind: 'again'; online: boolean; nextPollAt: Date } | { kind: 'answered' } | { kind: 'stop' };
 
@@ -89,48 +60,4 @@ export function planAskPoll(seen: RemoteAskView | undefined, now: Date, interval
   if (seen.status === 'pending') return { kind: 'again', online: true, nextPollAt: new Date(now.getTime() + intervals.onlineMs) };
   if (seen.status === 'answered' || seen.status === 'dismissed') return { kind: 'answered' };
   return { kind: 'stop' };
-}
-
-/** Keeps the ask on `relay` (a dry run only checks there) and, unless a dry run, starts polling it. */
-export async function openRemoteAsk(relay: string, ask: NewRemoteAsk, deps: { line: RemoteAsksLine; asks: RemoteAskStore }, now: Date): Promise<RemoteAskView> {
-  if (ask.aboutSessionId === '') throw invalidInput('An ask on a paired relay names the session there it is about.');
-  const kept = await deps.line.open(relay, ask);
-  if (!ask.dryRun) await deps.asks.keep({ relay, id: kept.id, userId: ask.userId, askingSessionId: ask.askingSessionId, online: true }, now);
-  return kept;
-}
-
-/** Takes back an ask there and stops polling it. */
-export async function withdrawRemoteAsk(relay: string, askingSessionId: string, id: string, deps: { line: RemoteAsksLine; asks: RemoteAskStore }): Promise<RemoteAskView> {
-  const withdrawn = await deps.line.withdraw(relay, askingSessionId, id);
-  await deps.asks.drop(relay, id);
-  return withdrawn;
-}
-
-/** One poll of one ask: what it leads to, with the answer passed on before the polling stops. */
-export async function pollRemoteAsk(
-  ask: PolledAsk,
-  deps: { line: RemoteAsksLine; sink: RemoteAnswerSink; intervals: AskPollIntervals },
-  now: Date,
-): Promise<PollPlan> {
-  let seen: RemoteAskView | undefined;
-  try {
-    seen = await deps.line.poll(ask.relay, ask.askingSessionId, ask.id);
-  } catch (error) {
-    // That relay no longer has it (unpaired there, or its session deleted): nothing more will come.
-    if (error instanceof Error && 'code' in error && error.code === 'REMOTE_RELAY_NOT_FOUND') return { kind: 'stop' };
-    throw error;
-  }
-  const plan = planAskPoll(seen, now, deps.intervals);
-  if (plan.kind === 'answered' && seen !== undefined) {
-    await deps.sink.publish({
-      userId: ask.userId,
-      askingSessionId: ask.askingSessionId,
-      askId: ask.id,
-      answer: seen.answer,
-      choice: seen.choice,
-      dismissed: seen.status === 'dismissed',
-      via: seen.via || ask.relay,
-    });
-  }
-  return plan;
 }
