@@ -29,6 +29,7 @@ import { loopGuardGrpc } from './adapters/grpc/loop-guard-grpc.ts';
 import { configuredProviders, discoverModelLists } from './adapters/providers/configured-providers.ts';
 import { ProviderRegistry } from './app/turns/provider-registry.ts';
 import { prismaConversationHistory } from './adapters/store/prisma-conversation-history.ts';
+import { PrismaDeliveries } from './adapters/store/prisma-deliveries.ts';
 import { PrismaExternalCalls } from './adapters/store/prisma-external-calls.ts';
 import { PrismaExternalInbox } from './adapters/store/prisma-external-inbox.ts';
 import { PrismaClaudeSessionStates } from './adapters/store/prisma-claude-session-states.ts';
@@ -138,11 +139,12 @@ try {
   const taskUpkeep = backgroundTasks.keepUp();
   // Not awaited: the scheduler declares its stream, and may start after this service.
   const stopping = new AbortController();
-  const scheduledPrompts = startScheduledPromptConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, signal: stopping.signal });
+  const deliveries = new PrismaDeliveries(prisma);
+  const scheduledPrompts = startScheduledPromptConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, signal: stopping.signal });
   // Not awaited: the subscription service declares its stream, and may start after this service.
   // An event row for a watcher mid-turn on a provider that steers goes into that turn, on whichever replica runs it.
   const steering = busSteering(bus, providers, logger);
-  const wakeups = startWakeupConsumer(bus, { prisma, ids: nodeCrypto, clock, logger, steer: steering.steer });
+  const wakeups = startWakeupConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, steer: steering.steer });
 
   const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
   const runner = new TurnRunner({

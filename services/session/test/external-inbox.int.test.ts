@@ -8,8 +8,9 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/scheduled-prompt-consumer.ts';
-import { queueWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
+import { handleScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/scheduled-prompt-consumer.ts';
+import { handleWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
+import { PrismaDeliveries } from '../src/adapters/store/prisma-deliveries.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaExternalInbox } from '../src/adapters/store/prisma-external-inbox.ts';
 
@@ -37,7 +38,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const deps = () => ({ prisma, ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
+const deps = () => ({ deliveries: new PrismaDeliveries(prisma), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
 const wakeup = (id: string, rows: string) => ({
   id,
   subject: WAKEUPS.contract.subject,
@@ -47,8 +48,8 @@ const wakeup = (id: string, rows: string) => ({
 });
 
 it('writes a wake-up into the external conversation as an event message, without a turn, pending until read', async () => {
-  await queueWakeup(deps(), wakeup('w1', '[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'));
-  await queueWakeup(deps(), wakeup('w1', '[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'));
+  await handleWakeup(deps(), wakeup('w1', '[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'));
+  await handleWakeup(deps(), wakeup('w1', '[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'));
   const messages = await prisma.message.findMany({ where: { sessionId: 'editor' } });
   expect(messages.map((m) => m.role)).toEqual(['event']);
   expect(await prisma.turn.count({ where: { sessionId: 'editor' } })).toBe(0);
@@ -57,7 +58,7 @@ it('writes a wake-up into the external conversation as an event message, without
 });
 
 it('writes a schedule firing too; reading the newest message marks everything up to it read', async () => {
-  await queueScheduledPrompt(deps(), {
+  await handleScheduledPrompt(deps(), {
     id: 'f1',
     subject: SCHEDULED_PROMPTS.contract.subject,
     deliveryCount: 1,
@@ -81,7 +82,7 @@ it('writes a schedule firing too; reading the newest message marks everything up
   await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
   expect(await inbox.pending('editor')).toEqual({ count: 0, previews: [] });
   // A message that comes later is pending again; reading an older one does not take the marker back.
-  await queueWakeup(deps(), wakeup('w2', '[relay event] question_answered: question ask_1 answered (chose "Wait"; via desk)'));
+  await handleWakeup(deps(), wakeup('w2', '[relay event] question_answered: question ask_1 answered (chose "Wait"; via desk)'));
   await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
   expect(await inbox.pending('editor')).toMatchObject({ count: 1, previews: [expect.stringContaining('question_answered')] });
 });

@@ -7,7 +7,8 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/scheduled-prompt-consumer.ts';
+import { handleScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/scheduled-prompt-consumer.ts';
+import { PrismaDeliveries } from '../src/adapters/store/prisma-deliveries.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -34,7 +35,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const deps = () => ({ prisma, ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
+const deps = () => ({ deliveries: new PrismaDeliveries(prisma), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
 const provenance = { originRelay: 'desk', originSessionId: 'setter', originSessionTitle: 'Setter', model: 'script-1', hops: 1 };
 const command = (firingId: string, targetSessionId: string) => ({
   id: firingId,
@@ -46,8 +47,8 @@ const command = (firingId: string, targetSessionId: string) => ({
 
 it('queues a firing once, as a schedule message in the target’s own mode, with the setter’s provenance', async () => {
   const firing = 'sch_1:2026-11-30T10:00:00.000Z';
-  await queueScheduledPrompt(deps(), command(firing, 'target'));
-  await queueScheduledPrompt(deps(), command(firing, 'target'));
+  await handleScheduledPrompt(deps(), command(firing, 'target'));
+  await handleScheduledPrompt(deps(), command(firing, 'target'));
 
   const messages = await prisma.message.findMany({ where: { sessionId: 'target' } });
   expect(messages).toHaveLength(1);
@@ -61,7 +62,7 @@ it('queues a firing once, as a schedule message in the target’s own mode, with
 });
 
 it('an archived target takes nothing', async () => {
-  await queueScheduledPrompt(deps(), command('sch_1:2026-11-30T10:05:00.000Z', 'gone'));
+  await handleScheduledPrompt(deps(), command('sch_1:2026-11-30T10:05:00.000Z', 'gone'));
   expect(await prisma.message.count({ where: { sessionId: 'gone' } })).toBe(0);
   expect(await prisma.turn.count({ where: { sessionId: 'gone' } })).toBe(0);
 });

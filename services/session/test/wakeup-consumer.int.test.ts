@@ -7,7 +7,8 @@ import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { queueWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
+import { handleWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
+import { PrismaDeliveries } from '../src/adapters/store/prisma-deliveries.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -48,7 +49,7 @@ const steer = async (providerId: string, sessionId: string, text: string) => {
   steered.push({ providerId, sessionId, text });
   return true;
 };
-const deps = () => ({ prisma, ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger, steer });
+const deps = () => ({ deliveries: new PrismaDeliveries(prisma), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger, steer });
 const wakeup = (id: string, watcherSessionId: string, rows: string) => ({
   id,
   subject: WAKEUPS.contract.subject,
@@ -58,18 +59,18 @@ const wakeup = (id: string, watcherSessionId: string, rows: string) => ({
 });
 
 it('steers an event row into the running turn of a Claude watcher, without a steer note, and queues nothing', async () => {
-  await queueWakeup(deps(), wakeup('w1', 'on-claude', 'session "B" (3f9c…): turn_end'));
+  await handleWakeup(deps(), wakeup('w1', 'on-claude', 'session "B" (3f9c…): turn_end'));
   expect(steered).toEqual([{ providerId: 'claude', sessionId: 'on-claude', text: '[relay event · 1 event]\nsession "B" (3f9c…): turn_end' }]);
   expect(await prisma.turn.count({ where: { sessionId: 'on-claude' } })).toBe(1);
   expect(await prisma.message.count({ where: { sessionId: 'on-claude' } })).toBe(1);
   // A redelivery of the same wake-up does nothing.
-  await queueWakeup(deps(), wakeup('w1', 'on-claude', 'session "B" (3f9c…): turn_end'));
+  await handleWakeup(deps(), wakeup('w1', 'on-claude', 'session "B" (3f9c…): turn_end'));
   expect(steered).toHaveLength(1);
 });
 
 it('queues event rows behind the running turn of a watcher whose provider does not steer, merged into one message', async () => {
-  await queueWakeup(deps(), wakeup('w2', 'on-script', 'row one'));
-  await queueWakeup(deps(), wakeup('w3', 'on-script', 'row two'));
+  await handleWakeup(deps(), wakeup('w2', 'on-script', 'row one'));
+  await handleWakeup(deps(), wakeup('w3', 'on-script', 'row two'));
   const queued = await prisma.turn.findMany({ where: { sessionId: 'on-script', status: 'queued' }, include: { message: true } });
   expect(queued).toHaveLength(1);
   expect(queued[0]!.message).toMatchObject({ role: 'event', text: '[relay event · 1 event]\nrow one\nrow two' });
@@ -77,7 +78,7 @@ it('queues event rows behind the running turn of a watcher whose provider does n
 });
 
 it('queues a new turn for a Claude watcher that is not mid-turn', async () => {
-  await queueWakeup(deps(), wakeup('w4', 'idle-claude', 'row'));
+  await handleWakeup(deps(), wakeup('w4', 'idle-claude', 'row'));
   expect(await prisma.turn.count({ where: { sessionId: 'idle-claude', status: 'queued' } })).toBe(1);
   expect(steered.map((s) => s.sessionId)).not.toContain('idle-claude');
 });
