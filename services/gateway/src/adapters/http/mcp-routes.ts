@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
 import { InFlightCalls } from './mcp/in-flight-calls.ts';
 import { preview } from '../../domain/input-bounds.ts';
+import { namesThisRelay } from '../../domain/relay-name.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
 import { announcePending } from './pending-stream.ts';
@@ -54,7 +55,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
       return sendJsonRpcError(reply, 400, -32602, 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).');
     }
     const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) }, deps, inFlight);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: isAnsweredAtOnce(request.body, deps.relayName) });
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();
@@ -96,6 +97,27 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     await transport.handleRequest(request.raw, reply.raw);
   });
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);
+}
+
+/**
+ * relay_tool's reads of this relay that never wait, so nothing is sent before their result: no turn, card, inbox
+ * or paired relay to report progress on.
+ */
+const READS_ANSWERED_AT_ONCE: ReadonlySet<unknown> = new Set(['list_sessions', 'read_session', 'relay_info']);
+
+/**
+ * Whether a POST's answer can be one JSON body instead of an event stream (one write instead of three, the
+ * headers, the event and the end): a single message that sends no notification before its answer — anything but
+ * tools/call, or one of READS_ANSWERED_AT_ONCE naming this relay. A call that may report progress keeps the stream.
+ */
+function isAnsweredAtOnce(body: unknown, relayName: string): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: { arguments?: unknown } };
+  if (method !== 'tools/call') return true;
+  const args = params?.arguments;
+  if (typeof args !== 'object' || args === null) return false;
+  const { action, relay } = args as { action?: unknown; relay?: unknown };
+  return READS_ANSWERED_AT_ONCE.has(action) && namesThisRelay(relay, relayName);
 }
 
 /** Whether a JSON-RPC message (or batch) holds a tools/call request whose params name no tool. */
