@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { getSessionInfo, query } from '@anthropic-ai/claude-agent-sdk';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
@@ -45,6 +46,7 @@ import { BackgroundTasks } from './adapters/tasks/background-tasks.ts';
 import { PrismaTaskStore } from './adapters/tasks/prisma-task-store.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
 import { PrismaSessionStore } from './adapters/store/prisma-session-store.ts';
+import { PgSessionReads } from './adapters/store/pg-session-reads.ts';
 import { PrismaLoopGuardStore } from './adapters/store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './adapters/store/prisma-turn-store.ts';
 
@@ -65,7 +67,9 @@ const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: 
 const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => nodeRealFolders.realPath(root)));
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
-const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+// One pool for Prisma's client and the reads in plain SQL (PgSessionReads); $disconnect() ends it.
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL });
+const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 const store = new PrismaSessionStore(prisma);
 const turns = new PrismaTurnStore(prisma);
 const signals = new TurnSignals();
@@ -174,6 +178,7 @@ try {
         implementation: {
           ...sessionGrpc({
             store,
+            reads: new PgSessionReads(pool),
             clock,
             logger,
             ids: nodeCrypto,

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
 import { ManualClock } from '@relay/clock';
@@ -17,6 +18,7 @@ import { seedRelaySettings } from '../src/app/settings/relay-settings.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../src/adapters/grpc/session-callers.ts';
 import { sessionGrpc } from '../src/adapters/grpc/session-grpc.ts';
+import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
 import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../src/adapters/fs/real-folders.ts';
 
@@ -48,7 +50,8 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 beforeAll(async () => {
   const logger = createLogger({ name: 'session-test', level: 'silent' });
   [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  const pool = new pg.Pool({ connectionString: database.url });
+  prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   store = new PrismaSessionStore(prisma);
   await seedRelaySettings(store, SETTINGS);
   bus = await connectBus({ url: nats.url, name: 'session-test', logger, ...nats.credentials(TEST_NATS_USER) });
@@ -64,6 +67,7 @@ beforeAll(async () => {
         callers: SESSION_CALLERS,
         implementation: sessionGrpc({
           store,
+          reads: new PgSessionReads(pool),
           clock,
           logger,
           ids: nodeCrypto,

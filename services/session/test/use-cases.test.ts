@@ -9,6 +9,7 @@ import { createSignInLink, endSignIn, LINK_SIGN_IN_DAYS, redeemSignInLink, SIGN_
 import { getRelaySettings, seedRelaySettings, updateRelaySettings } from '../src/app/settings/relay-settings.ts';
 import { fixedCrypto } from './fixed-crypto.ts';
 import { InMemorySessionStore } from './in-memory-session-store.ts';
+import type { SessionReads } from '../src/app/ports.ts';
 
 const NOW = new Date('2026-11-30T10:00:00Z');
 
@@ -183,10 +184,14 @@ describe('sign-in links', () => {
 describe('listSessions', () => {
   const at = (minute: number) => new Date(NOW.getTime() + minute * 60_000);
 
-  function storeWith(sessions: Session[]) {
+  /** The listing read from an in-memory store: no groups, starters or tasks; `held` is each session's calls' latest expiry. */
+  function storeWith(sessions: Session[], held: Record<string, Date> = {}): Pick<SessionReads, 'listSessions'> {
     const store = new InMemorySessionStore();
     for (const s of sessions) store.sessions.set(s.id, s);
-    return store;
+    return {
+      listSessions: async (userId, filter) =>
+        (await store.listSessions(userId, filter)).map((s) => ({ ...s, group: null, startedByTitle: '', callsHeldUntil: held[s.id] ?? null, hasTasks: false })),
+    };
   }
 
   it('lists the most recently active first, ties by newest creation, then id', async () => {
@@ -197,7 +202,7 @@ describe('listSessions', () => {
       session({ id: 'tie-newer', lastActivityAt: at(3), createdAt: at(2) }),
       session({ id: 'tie-a', lastActivityAt: at(3), createdAt: at(0) }),
     ]);
-    const listed = await listSessions(store, { userId: 'u1', scope: '' });
+    const listed = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
     expect(listed.map((s) => s.id)).toEqual(['new', 'tie-newer', 'tie-a', 'tie-b', 'old']);
   });
 
@@ -212,14 +217,23 @@ describe('listSessions', () => {
       session({ id: 'live', lastActivityAt: at(2) }),
       session({ id: 'someone-else', userId: 'u2', lastActivityAt: at(3) }),
     ]);
-    const listed = await listSessions(store, { userId: 'u1', scope });
+    const listed = await listSessions(store, { userId: 'u1', scope }, NOW);
     expect(listed.map((s) => s.id)).toEqual(expected);
+  });
+
+  it('shows a session whose external call is held past now as running_turn', async () => {
+    const store = storeWith([session({ id: 'editor', lastActivityAt: at(2) }), session({ id: 'lapsed', lastActivityAt: at(1) })], { editor: at(1), lapsed: NOW });
+    const listed = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
+    expect(listed.map((s) => [s.id, s.state])).toEqual([
+      ['editor', 'running_turn'],
+      ['lapsed', 'idle'],
+    ]);
   });
 
   it('refuses an unknown scope and a missing user id', async () => {
     const store = storeWith([]);
-    expect(await codeOf(listSessions(store, { userId: 'u1', scope: 'recent' }))).toBe('REMOTE_RELAY_INVALID_INPUT');
-    expect(await codeOf(listSessions(store, { userId: '', scope: '' }))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(await codeOf(listSessions(store, { userId: 'u1', scope: 'recent' }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(await codeOf(listSessions(store, { userId: '', scope: '' }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
   });
 });
 

@@ -22,6 +22,7 @@ import { nodeCrypto } from '../src/adapters/crypto/node-crypto.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../src/adapters/grpc/session-callers.ts';
 import { sessionGrpc } from '../src/adapters/grpc/session-grpc.ts';
+import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
 import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../src/adapters/fs/real-folders.ts';
 
@@ -39,7 +40,8 @@ const clock = new ManualClock(NOW);
 beforeAll(async () => {
   const logger = createLogger({ name: 'user-roles-test', level: 'silent' });
   database = await createTestDatabase({ migrationsDir });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  const pool = new pg.Pool({ connectionString: database.url });
+  prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   server = await startGrpcServer({
     auth: credentials.auth('session'),
     port: 0,
@@ -50,6 +52,7 @@ beforeAll(async () => {
         callers: SESSION_CALLERS,
         implementation: sessionGrpc({
           store: new PrismaSessionStore(prisma),
+          reads: new PgSessionReads(pool),
           clock,
           logger,
           ids: nodeCrypto,

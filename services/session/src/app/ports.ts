@@ -93,8 +93,6 @@ export interface ConversationStore {
   findGroup(groupId: string): Promise<GroupInfo | undefined>;
   /** A group's sessions, head first, then oldest first; at most `limit`. */
   groupMembers(groupId: string, limit: number): Promise<GroupMember[]>;
-  /** The session's last `last` messages, oldest first (newest last). */
-  recentMessages(sessionId: string, last: number): Promise<Message[]>;
   /** Distinct non-empty folders of the user's sessions, most recently active first, at most `limit`. */
   recentCwds(userId: string, limit: number): Promise<string[]>;
   hasGrant(grant: Omit<ConversationGrant, 'createdAt'>): Promise<boolean>;
@@ -125,6 +123,35 @@ export interface ConversationStore {
   insertToken(token: ApiToken): Promise<void>;
   /** Publishes a fact through the outbox in the current transaction. */
   recordEvent(event: SessionEvent): Promise<void>;
+}
+
+/**
+ * A session as list_sessions and read_session show it, with what they show beside it: the latest expiry of its
+ * external calls in flight (null without any), and whether it has tasks to show (running, or ended since the
+ * read's `tasksEndedSince`), so that only then are they read.
+ */
+export interface ListedSession extends SessionView {
+  callsHeldUntil: Date | null;
+  hasTasks: boolean;
+}
+
+/** A session as read_session reads it: its listing, its last messages (newest last) and its running turn's. */
+export interface SessionReading {
+  session: ListedSession;
+  messages: Message[];
+  /** The turn running or waiting for an answer, if any: the reply it is writing and the questions it waits on. */
+  running: Pick<Turn, 'inFlight' | 'pendingQuestions'> | null;
+}
+
+/**
+ * The reads every list_sessions and read_session make (every relay_tool read of an agent), each in one or two
+ * statements of plain SQL, where the ConversationStore's reads take one query each.
+ */
+export interface SessionReads {
+  /** The user's sessions matching the filter, in no particular order. */
+  listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date): Promise<ListedSession[]>;
+  /** A session (any user's) with its `last` messages; undefined when there is none. */
+  readSession(sessionId: string, last: number, tasksEndedSince: Date): Promise<SessionReading | undefined>;
 }
 
 /** Where this relay stands: its name and the folders sessions may use. */

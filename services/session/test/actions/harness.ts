@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
 import { ManualClock } from '@relay/clock';
 import { AppError } from '@relay/errors';
@@ -17,6 +18,7 @@ import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../../src/adapters/grpc/session-callers.ts';
 import { sessionGrpc } from '../../src/adapters/grpc/session-grpc.ts';
 import { PrismaExternalInbox } from '../../src/adapters/store/prisma-external-inbox.ts';
+import { PgSessionReads } from '../../src/adapters/store/pg-session-reads.ts';
 import { PrismaSessionStore } from '../../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
 
@@ -58,7 +60,8 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logger = createLogger({ name: 'session-actions-test', level: 'silent' });
   const [database, nats]: [TestDatabase, NatsServer] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  const pool = new pg.Pool({ connectionString: database.url });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   const store = new PrismaSessionStore(prisma);
   await seedRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 });
   const bus = await connectBus({ url: nats.url, name: 'session-actions-test', logger, ...nats.credentials(TEST_NATS_USER) });
@@ -89,7 +92,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
-        implementation: sessionGrpc({ store, clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, inbox: new PrismaExternalInbox(prisma), ...(usage === undefined ? {} : { usage }) }),
+        implementation: sessionGrpc({ store, reads: new PgSessionReads(pool), clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, inbox: new PrismaExternalInbox(prisma), ...(usage === undefined ? {} : { usage }) }),
       },
     ],
     logger,

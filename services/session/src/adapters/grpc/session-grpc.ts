@@ -16,7 +16,7 @@ import { getRelayInfo, type RelayInfo } from '../../app/settings/get-relay-info.
 import { getUsage, type UsageDeps } from '../../app/usage/get-usage.ts';
 import { toUsageReportMessage } from '../../wire/usage-wire.ts';
 import { listSessions } from '../../app/sessions/list-sessions.ts';
-import type { ActionDeps, ConversationStore, SessionDeps, SessionStore } from '../../app/ports.ts';
+import type { ActionDeps, ConversationStore, SessionDeps, SessionReads, SessionStore } from '../../app/ports.ts';
 import { readSession } from '../../app/sessions/read-session.ts';
 import { removeUser } from '../../app/users/remove-user.ts';
 import { rotateSessionToken, rotateUserToken } from '../../app/users/rotate-token.ts';
@@ -50,6 +50,8 @@ type SessionServiceMethods = { [K in keyof SessionServiceServer as string extend
 export type SessionGrpcDeps = SessionDeps &
   Omit<ActionDeps, 'store'> & {
     store: SessionStore & ConversationStore;
+    /** list_sessions' and read_session's reads, in as few statements as they take. */
+    reads: SessionReads;
     clock: Clock;
     logger: Logger;
     /** Where each session's background tasks come from (read_session and list_sessions show them). */
@@ -97,13 +99,9 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     endSignIn: async (request) => ({ ended: await endSignIn(deps, request.token) }),
     listSessions: async (request) => {
       const listed = async () => {
-        const found = await listSessions(store, { userId: request.userId, scope: request.scope });
-        // The calls in flight and the tasks are read at once; the tasks' states apply after the calls', as ever.
-        const [inFlight, withTheirTasks] = await Promise.all([
-          withCallsInFlight(deps.calls, found, clock.now()),
-          tasksOfSessions(deps.tasks, found.map((session) => session.id)),
-        ]);
-        return withTheirTasks(inFlight.map(toSessionMessage));
+        const found = await listSessions(deps.reads, { userId: request.userId, scope: request.scope }, clock.now());
+        const withTheirTasks = await tasksOfSessions(deps.tasks, found.filter((session) => session.hasTasks).map((session) => session.id));
+        return withTheirTasks(found.map(toSessionMessage));
       };
       const [sessions, pending] = await Promise.all([listed(), pendingAlong(deps, request.pendingForSessionId)]);
       return { sessions, pending };
@@ -138,19 +136,18 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings), pending: await pending };
     },
     readSession: async (request) => {
-      const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last });
+      const now = clock.now();
+      const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last }, now);
       // An external session's agent reading its own conversation has read what was pending for it.
       if (read.session.origin === 'external' && request.readerSessionId === read.session.id) {
         await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
       }
       const pending = pendingAlong(deps, request.pendingForSessionId);
-      const now = clock.now();
-      const [[viewed], members, withTheirTasks] = await Promise.all([
-        withCallsInFlight(deps.calls, [read.session], now),
+      const [members, withTheirTasks] = await Promise.all([
         withCallsInFlight(deps.calls, read.groupMembers, now),
-        tasksOfSessions(deps.tasks, [read.session.id]),
+        tasksOfSessions(deps.tasks, read.session.hasTasks ? [read.session.id] : []),
       ]);
-      const [session] = withTheirTasks([toSessionMessage(viewed!)]);
+      const [session] = withTheirTasks([toSessionMessage(read.session)]);
       return {
         session,
         messages: read.messages.map(toChatMessage),

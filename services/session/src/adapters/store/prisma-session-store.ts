@@ -262,15 +262,6 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return rows.map((row) => ({ id: row.id, title: row.title, role: toRole(row.groupRole) ?? 'member', state: row.state, archived: row.archived }));
   }
 
-  async recentMessages(sessionId: string, last: number): Promise<Message[]> {
-    const rows = await this.db.message.findMany({
-      where: { sessionId },
-      orderBy: [{ createdAt: 'desc' }, { seq: 'desc' }],
-      take: last,
-    });
-    return rows.reverse().map(toMessage);
-  }
-
   async recentCwds(userId: string, limit: number): Promise<string[]> {
     const rows = await this.db.$queryRawUnsafe<{ cwd: string }[]>(
       `SELECT "cwd" FROM "sessions" WHERE "user_id" = $1 AND "cwd" <> ''
@@ -420,7 +411,8 @@ function jsonOrNull(value: Provenance | null): Prisma.InputJsonValue | typeof Pr
   return value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue);
 }
 
-function toSession(row: SessionRow): Session {
+/** A sessions row as Prisma reads it (pg-session-reads.ts reads it so too). */
+export function toSession(row: SessionRow): Session {
   return {
     id: row.id,
     userId: row.userId,
@@ -453,7 +445,8 @@ function toRole(value: string | null): GroupRole | null {
   return value === 'head' || value === 'member' ? value : null;
 }
 
-function toMessage(row: MessageRow): Message {
+/** A messages row as Prisma reads it (pg-session-reads.ts reads it so too). */
+export function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
     sessionId: row.sessionId,

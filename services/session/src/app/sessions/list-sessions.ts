@@ -1,6 +1,8 @@
-import type { Session, SessionView } from '../../domain/entities.ts';
+import type { Session } from '../../domain/entities.ts';
 import { invalidInput } from '../../domain/errors.ts';
-import type { ConversationStore, SessionFilter, SessionStore } from '../ports.ts';
+import { TASK_OUTPUT_KEPT_MS } from '../../domain/tasks/task.ts';
+import { stateWithCalls } from '../external/external-calls.ts';
+import type { ListedSession, SessionFilter, SessionReads } from '../ports.ts';
 
 /** Which of a user's sessions to list. */
 export type SessionScope = 'active' | 'archived' | 'all';
@@ -11,18 +13,28 @@ const FILTERS: Record<SessionScope, SessionFilter> = {
   all: {},
 };
 
-/** Lists a user's sessions in a scope ('' means active), most recently active first, with their groups. */
-export async function listSessions(
-  store: Pick<SessionStore, 'listSessions'> & Pick<ConversationStore, 'viewSessions'>,
-  input: { userId: string; scope: string },
-): Promise<SessionView[]> {
+/**
+ * Lists a user's sessions in a scope ('' means active), most recently active first, with their groups; a session
+ * with an external call in flight at `now` is running_turn.
+ */
+export async function listSessions(reads: Pick<SessionReads, 'listSessions'>, input: { userId: string; scope: string }, now: Date): Promise<ListedSession[]> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   const scope = input.scope === '' ? 'active' : input.scope;
   if (!isScope(scope)) {
     throw invalidInput(`unknown scope "${scope}"`, { field: 'scope', allowed: Object.keys(FILTERS) });
   }
-  const sessions = await store.listSessions(input.userId, FILTERS[scope]);
-  return store.viewSessions(sessions.sort(byRecentActivity));
+  const sessions = await reads.listSessions(input.userId, FILTERS[scope], tasksShownSince(now));
+  return sessions.sort(byRecentActivity).map((session) => withCallsAt(session, now));
+}
+
+/** The session with running_turn while a call of its agent is in flight at `now` (only external sessions hold any). */
+export function withCallsAt(session: ListedSession, now: Date): ListedSession {
+  return { ...session, state: stateWithCalls(session.state, session.callsHeldUntil ?? undefined, now) };
+}
+
+/** Tasks that ended before this are no longer shown on their session. */
+export function tasksShownSince(now: Date): Date {
+  return new Date(now.getTime() - TASK_OUTPUT_KEPT_MS);
 }
 
 /** Most recent activity first; ties by newest creation, then id, so the order is stable. */

@@ -1,7 +1,8 @@
-import type { GroupMember, Message, PendingQuestion, SessionView } from '../../domain/entities.ts';
+import type { GroupMember, Message, PendingQuestion } from '../../domain/entities.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { MAX_GROUP_MEMBERS } from '../../domain/groups/groups.ts';
-import type { ConversationStore } from '../ports.ts';
+import type { ConversationStore, ListedSession, SessionReads } from '../ports.ts';
+import { tasksShownSince, withCallsAt } from './list-sessions.ts';
 
 /** Messages read_session returns by default, and at most (decisions.md, Limits). */
 export const DEFAULT_READ_LAST = 10;
@@ -9,7 +10,7 @@ export const MAX_READ_LAST = 100;
 
 /** What read_session shows. */
 export interface ReadSessionResult {
-  session: SessionView;
+  session: ListedSession;
   /** The most recent messages, newest last. */
   messages: Message[];
   /** The reply still being written, if a turn runs. */
@@ -19,10 +20,14 @@ export interface ReadSessionResult {
   groupMembers: GroupMember[];
 }
 
-/** read_session: a session's last messages (1–100, 0 = 10) and what is going on there right now. */
+/**
+ * read_session: a session's last messages (1–100, 0 = 10) and what is going on there right now (an external call
+ * in flight at `now` is its running turn).
+ */
 export async function readSession(
-  deps: { store: ConversationStore; relay: { name: string } },
+  deps: { reads: Pick<SessionReads, 'readSession'>; store: Pick<ConversationStore, 'groupMembers'>; relay: { name: string } },
   input: { userId: string; sessionId: string; last: number },
+  now: Date,
 ): Promise<ReadSessionResult> {
   const last = input.last === 0 ? DEFAULT_READ_LAST : input.last;
   if (!Number.isInteger(last) || last < 1 || last > MAX_READ_LAST) {
@@ -32,20 +37,14 @@ export async function readSession(
       max: MAX_READ_LAST,
     });
   }
-  const { store } = deps;
-  const session = await store.findSession(input.sessionId);
-  if (session === undefined || session.userId !== input.userId) {
+  const read = await deps.reads.readSession(input.sessionId, last, tasksShownSince(now));
+  if (read === undefined || read.session.userId !== input.userId) {
     throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
   }
-  const [messages, openTurns, members, views] = await Promise.all([
-    store.recentMessages(session.id, last),
-    store.openTurns(session.id),
-    session.groupId === null ? [] : store.groupMembers(session.groupId, MAX_GROUP_MEMBERS + 1),
-    store.viewSessions([session]),
-  ]);
-  const running = openTurns.find((turn) => turn.status === 'running' || turn.status === 'waiting_for_answer');
+  const { session, messages, running } = read;
+  const members = session.groupId === null ? [] : await deps.store.groupMembers(session.groupId, MAX_GROUP_MEMBERS + 1);
   return {
-    session: views[0]!,
+    session: withCallsAt(session, now),
     messages,
     inFlight: running?.inFlight ?? '',
     pendingQuestions: running?.pendingQuestions ?? [],

@@ -1,0 +1,95 @@
+/**
+ * list_sessions' and read_session's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024): every relay_tool
+ * read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call. A listing is
+ * one statement (the sessions with their groups, starters, calls in flight and whether they have tasks), a reading
+ * two at once (that, and the messages).
+ */
+import pg from 'pg';
+import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
+import type { PendingQuestion } from '../../domain/entities.ts';
+import { toGroupRef } from '../../domain/groups/groups.ts';
+import type { ListedSession, SessionFilter, SessionReading, SessionReads } from '../../app/ports.ts';
+import { toMessage, toSession } from './prisma-session-store.ts';
+
+/** A sessions row as Prisma's client reads it (camelCase), with what a listing shows beside it. */
+type ListedRow = SessionRow & {
+  groupName: string | null;
+  groupHeadTitle: string | null;
+  startedByTitle: string | null;
+  callsHeldUntil: Date | null;
+  hasTasks: boolean;
+};
+
+// $2: tasks that ended before it are not shown.
+const LISTED_COLUMNS = `
+         s.id, s.user_id AS "userId", s.title, s.provider, s.model, s.origin, s.state, s.cwd, s.archived,
+         s.message_count AS "messageCount", s.created_at AS "createdAt", s.last_activity_at AS "lastActivityAt",
+         s.effort, s.mode, s.repo, s.branch, s.group_id AS "groupId", s.group_role AS "groupRole",
+         s.started_by_session_id AS "startedBySessionId", s.may_create_sessions AS "mayCreateSessions",
+         s.auto_compact_window AS "autoCompactWindow", s.thinking_enabled AS "thinkingEnabled",
+         s.thinking_display AS "thinkingDisplay", s.worker_started AS "workerStarted",
+         s.external_read_seq AS "externalReadSeq",
+         g.name AS "groupName",
+         CASE WHEN s.group_id IS NOT NULL THEN
+           (SELECT h.title FROM sessions h WHERE h.group_id = s.group_id AND h.group_role = 'head' LIMIT 1) END AS "groupHeadTitle",
+         starter.title AS "startedByTitle",
+         (SELECT max(c.expires_at) FROM external_calls c WHERE c.session_id = s.id) AS "callsHeldUntil",
+         EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = s.id AND (t.status = 'running' OR t.ended_at >= $2)) AS "hasTasks"`;
+const LISTED_FROM = `
+    FROM sessions s
+    LEFT JOIN groups g ON g.id = s.group_id
+    LEFT JOIN sessions starter ON starter.id = s.started_by_session_id`;
+
+/** The turn running or waiting for an answer (the oldest, as the runner takes them). */
+const RUNNING_TURN = `
+  (SELECT json_build_object('inFlight', t.in_flight, 'pendingQuestions', t.pending_questions)
+     FROM turns t WHERE t.session_id = s.id AND t.status IN ('running', 'waiting_for_answer')
+    ORDER BY t.queued_at, t.id LIMIT 1)`;
+
+const LIST = `SELECT ${LISTED_COLUMNS} ${LISTED_FROM} WHERE s.user_id = $1 AND ($3::boolean IS NULL OR s.archived = $3)`;
+const READ = `SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running" ${LISTED_FROM} WHERE s.id = $1`;
+const RECENT_MESSAGES = `
+  SELECT id, session_id AS "sessionId", role, text, provenance, model, sender_session_id AS "senderSessionId",
+         created_at AS "createdAt", seq
+    FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`;
+
+/** TIMESTAMP(3) columns hold UTC (Prisma writes them so); pg alone would read them in the process's time zone. */
+const TIMESTAMP_OID = 1114;
+const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export class PgSessionReads implements SessionReads {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date): Promise<ListedSession[]> {
+    const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, filter.archived ?? null]);
+    return rows.map(toListedSession);
+  }
+
+  async readSession(sessionId: string, last: number, tasksEndedSince: Date): Promise<SessionReading | undefined> {
+    const [read, messages] = await Promise.all([
+      this.query<ListedRow & { running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null }>(READ, [sessionId, tasksEndedSince]),
+      this.query<MessageRow>(RECENT_MESSAGES, [sessionId, last]),
+    ]);
+    const [row] = read.rows;
+    if (row === undefined) return undefined;
+    return { session: toListedSession(row), messages: messages.rows.reverse().map(toMessage), running: row.running };
+  }
+
+  private query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>({ text, values, types: UTC_TIMESTAMPS });
+  }
+}
+
+function toListedSession(row: ListedRow): ListedSession {
+  const session = toSession(row);
+  return {
+    ...session,
+    group: row.groupId === null ? null : toGroupRef({ id: row.groupId, name: row.groupName, headTitle: row.groupHeadTitle ?? '' }, session.groupRole ?? 'member'),
+    startedByTitle: row.startedByTitle ?? '',
+    callsHeldUntil: row.callsHeldUntil,
+    hasTasks: row.hasTasks,
+  };
+}
