@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fireDueSchedules } from '../src/app/fire-due-schedules.ts';
 import type { FiringTransaction, LoopGuard, ScheduleStore } from '../src/app/ports.ts';
-import { planSchedule } from '../src/domain/schedule.ts';
+import { planSchedule, scheduleCounts } from '../src/domain/schedule.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaScheduleStore } from '../src/adapters/store/prisma-schedule-store.ts';
 
@@ -39,25 +39,19 @@ beforeEach(async () => {
 
 async function seed(store: PrismaScheduleStore, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    await store.create((counts) =>
-      planSchedule(
-        {
-          userId: 'u1',
-          settingSessionId: `setter-${i}`,
-          settingSessionTitle: 'Setter',
-          targetSessionId: `target-${i % 7}`,
-          targetSessionTitle: 'Target',
-          title: `S${i}`,
-          text: 'reply tick',
-          at: new Date(START).toISOString(),
-          everyMinutes: 1 + (i % 3),
-          provenance: { originRelay: 'desk', originSessionId: `setter-${i}`, originSessionTitle: 'Setter', model: 'script-1', hops: 0 },
-        },
-        counts,
-        `sch_${i.toString(16).padStart(12, '0')}`,
-        new Date(START),
-      ),
-    );
+    const request = {
+      userId: 'u1',
+      settingSessionId: `setter-${i}`,
+      settingSessionTitle: 'Setter',
+      targetSessionId: `target-${i % 7}`,
+      targetSessionTitle: 'Target',
+      title: `S${i}`,
+      text: 'reply tick',
+      at: new Date(START).toISOString(),
+      everyMinutes: 1 + (i % 3),
+      provenance: { originRelay: 'desk', originSessionId: `setter-${i}`, originSessionTitle: 'Setter', model: 'script-1', hops: 0 },
+    };
+    await store.create(request, (active) => planSchedule(request, scheduleCounts(active, request), `sch_${i.toString(16).padStart(12, '0')}`, new Date(START)));
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dueAction, end, fire, firingId, hold, HOLD_RECHECK_MS, retryLater, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
+import { dueAction, end, fire, firingId, hold, isFiringId, HOLD_RECHECK_MS, retryLater, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
 import { nextGridTime } from '../src/domain/grid.ts';
-import { isListed, newScheduleId, parseInstant, planSchedule, shownTimes, type Schedule, type ScheduleRequest } from '../src/domain/schedule.ts';
+import { isListed, newScheduleId, parseInstant, planSchedule, scheduleCounts, shownTimes, type Schedule, type ScheduleRequest } from '../src/domain/schedule.ts';
 
 const t = (iso: string) => new Date(iso);
 const provenance = { originRelay: 'desk', originSessionId: 's1', originSessionTitle: 'Main', model: 'script-1', hops: 1 };
@@ -81,6 +81,37 @@ describe('planSchedule', () => {
   });
   it('ids are sch_ + 12 hex', () => {
     expect(newScheduleId(() => '3f9c2a1e7b04')).toBe('sch_3f9c2a1e7b04');
+  });
+});
+
+describe('scheduleCounts (what the two limits count)', () => {
+  const schedule = (id: string, settingSessionId: string, targetSessionId: string, endedAt: Date | null = null): Schedule => ({
+    ...plan({ settingSessionId, targetSessionId }),
+    id,
+    endedAt,
+  });
+  it('counts the active schedules firing into the target, and those the setter set for other sessions', () => {
+    const schedules = [
+      schedule('sch_a', 's1', 't1'),
+      schedule('sch_b', 's2', 't1'),
+      schedule('sch_c', 's1', 's1'),
+      schedule('sch_d', 's1', 't2'),
+      schedule('sch_e', 's1', 't1', t('2026-11-01T11:00:00Z')),
+    ];
+    expect(scheduleCounts(schedules, { settingSessionId: 's1', targetSessionId: 't1' })).toEqual({ firingIntoTarget: 2, setBySetterForOthers: 2 });
+  });
+  it('counts a schedule into the setter\'s own conversation toward its target, not toward those set for others', () => {
+    expect(scheduleCounts([schedule('sch_a', 's1', 's1')], { settingSessionId: 's1', targetSessionId: 's1' })).toEqual({ firingIntoTarget: 1, setBySetterForOthers: 0 });
+  });
+});
+
+describe('isFiringId', () => {
+  it.each([
+    ['a firing id', firingId('sch_0123456789ab', t('2026-11-01T12:00:00Z')), true],
+    ['a message id the session service made', 'msg_0123456789ab', false],
+    ['no id', '', false],
+  ])('%s', (_name, id, expected) => {
+    expect(isFiringId(id)).toBe(expected);
   });
 });
 

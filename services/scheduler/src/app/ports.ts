@@ -51,8 +51,11 @@ export interface FiringTransaction {
 export interface ScheduleStore {
   /** Runs `work` in one interactive transaction. */
   firingTransaction<T>(work: (tx: FiringTransaction) => Promise<T>): Promise<T>;
-  /** Inserts a schedule after counting, under a lock per user, the active schedules the limits apply to. */
-  create(plan: (counts: { firingIntoTarget: number; setBySetterForOthers: number }) => Schedule): Promise<Schedule>;
+  /**
+   * Inserts the schedule `plan` makes of the active schedules that fire into the request's target or were set by its
+   * setter, read under a lock on both conversations, so racing creates count one after the other; `plan` may throw.
+   */
+  create(request: { targetSessionId: string; settingSessionId: string }, plan: (active: Schedule[]) => Schedule): Promise<Schedule>;
   /** Schedules of a conversation (firing into it or set by it), or of the user when sessionId is empty. */
   list(userId: string, sessionId: string): Promise<Schedule[]>;
   find(scheduleId: string): Promise<Schedule | undefined>;

@@ -1,10 +1,11 @@
 /**
- * The scheduler's use cases behind its RPCs: set a schedule, list a conversation's (or user's) schedules,
- * end one.
+ * The scheduler's use cases behind its RPCs (set a schedule, list a conversation's or user's schedules, end one)
+ * and its session-events consumer (a session archived, a firing's message taken).
  */
 import { scheduleNotFound } from '../domain/errors.ts';
+import { isFiringId } from '../domain/firing.ts';
 import type { ScheduleStore } from './ports.ts';
-import { isForAnother, isListed, newScheduleId, planSchedule, type EndReason, type Schedule, type ScheduleRequest } from '../domain/schedule.ts';
+import { isListed, newScheduleId, planSchedule, scheduleCounts, type EndReason, type Schedule, type ScheduleRequest } from '../domain/schedule.ts';
 
 export interface ScheduleDeps {
   store: ScheduleStore;
@@ -20,19 +21,10 @@ export async function createSchedule(deps: ScheduleDeps, request: ScheduleReques
   if (dryRun) {
     // Validation without the counts first, then the limits as they stand.
     planSchedule(request, { firingIntoTarget: 0, setBySetterForOthers: 0 }, id, now);
-    const listed = await deps.store.list(request.userId, '');
-    const active = listed.filter((s) => s.endedAt === null);
-    planSchedule(request, countsFor(active, request), id, now);
+    planSchedule(request, scheduleCounts(await deps.store.list(request.userId, ''), request), id, now);
     return undefined;
   }
-  return deps.store.create((counts) => planSchedule(request, counts, id, now));
-}
-
-function countsFor(active: readonly Schedule[], request: ScheduleRequest) {
-  return {
-    firingIntoTarget: active.filter((s) => s.targetSessionId === request.targetSessionId).length,
-    setBySetterForOthers: active.filter((s) => s.settingSessionId === request.settingSessionId && isForAnother(s)).length,
-  };
+  return deps.store.create(request, (active) => planSchedule(request, scheduleCounts(active, request), id, now));
 }
 
 /** The listed schedules of a conversation (firing into it or set by it), or of the user when sessionId is "". */
@@ -55,4 +47,15 @@ export async function endSchedule(store: ScheduleStore, input: { userId: string;
   const ended = mine ? await store.endIfActive(input.scheduleId, reason, now) : undefined;
   if (!ended) throw scheduleNotFound(input.scheduleId);
   return ended;
+}
+
+/** Ends every active schedule firing into or set by an archived session; how many. An event without a session ends none. */
+export async function endSchedulesOfArchivedSession(store: ScheduleStore, sessionId: string, now: Date): Promise<number> {
+  if (sessionId === '') return 0;
+  return store.endForSession(sessionId, 'archived', now);
+}
+
+/** A turn took a message (it started, or ended without starting): a firing's message no longer waits, so the next repeat may fire. */
+export async function noteMessageTaken(store: ScheduleStore, messageId: string, now: Date): Promise<void> {
+  if (isFiringId(messageId)) await store.markFiringTaken(messageId, now);
 }

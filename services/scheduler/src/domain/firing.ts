@@ -35,6 +35,11 @@ export function firingId(scheduleId: string, dueAt: Date): string {
   return `${scheduleId}:${dueAt.toISOString()}`;
 }
 
+/** Whether a queued message's id is a firing's: only messages a firing queued carry one (a schedule id, "sch_…", first). */
+export function isFiringId(messageId: string): boolean {
+  return messageId.startsWith('sch_');
+}
+
 function unchanged(schedule: Schedule): ScheduleUpdate {
   const { nextFireAt, pendingFireAt, lastFiredAt, firedCount, skippedCount, heldForApproval, heldSince, endedAt, endReason } = schedule;
   return { nextFireAt, pendingFireAt, lastFiredAt, firedCount, skippedCount, heldForApproval, heldSince, endedAt, endReason };

@@ -161,6 +161,15 @@ export function isForAnother(schedule: Pick<Schedule, 'targetSessionId' | 'setti
   return schedule.targetSessionId !== schedule.settingSessionId;
 }
 
+/** What the limits count for a request among `schedules`: the active ones firing into its target, and those its setter set for others. */
+export function scheduleCounts(schedules: readonly Schedule[], request: Pick<ScheduleRequest, 'targetSessionId' | 'settingSessionId'>): ScheduleCounts {
+  const active = schedules.filter((schedule) => schedule.endedAt === null);
+  return {
+    firingIntoTarget: active.filter((schedule) => schedule.targetSessionId === request.targetSessionId).length,
+    setBySetterForOthers: active.filter((schedule) => schedule.settingSessionId === request.settingSessionId && isForAnother(schedule)).length,
+  };
+}
+
 /** A new schedule id: "sch_" + 12 hex. */
 export function newScheduleId(randomHex: (bytes: number) => string): string {
   return `sch_${randomHex(6)}`;

@@ -3,6 +3,7 @@ import type { Clock } from '@relay/clock';
 import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import type { ScheduleStore } from '../../app/ports.ts';
+import { endSchedulesOfArchivedSession, noteMessageTaken } from '../../app/schedule-actions.ts';
 
 /**
  * This service's durable consumer of the session service's events: an archive, and a turn that took a message —
@@ -41,11 +42,8 @@ export async function handleSessionEvent(
   message: Delivered<(typeof SESSION_EVENTS.contracts)[number]>,
 ): Promise<void> {
   if (message.subject === SessionEvents.ARCHIVED.subject) {
-    if (message.data.sessionId === '') return;
-    const ended = await deps.store.endForSession(message.data.sessionId, 'archived', deps.clock.now());
-    if (ended > 0) deps.changed();
+    if ((await endSchedulesOfArchivedSession(deps.store, message.data.sessionId, deps.clock.now())) > 0) deps.changed();
     return;
   }
-  // Only messages a firing queued carry a firing id ("sch_…:<due time>") as their id.
-  if (message.data.messageId.startsWith('sch_')) await deps.store.markFiringTaken(message.data.messageId, deps.clock.now());
+  await noteMessageTaken(deps.store, message.data.messageId, deps.clock.now());
 }

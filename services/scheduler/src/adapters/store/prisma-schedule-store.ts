@@ -29,17 +29,16 @@ export class PrismaScheduleStore implements ScheduleStore {
     return this.prisma.$transaction((tx) => work(new PrismaFiringTransaction(tx)));
   }
 
-  async create(plan: (counts: { firingIntoTarget: number; setBySetterForOthers: number }) => Schedule): Promise<Schedule> {
+  async create(request: { targetSessionId: string; settingSessionId: string }, plan: (active: Schedule[]) => Schedule): Promise<Schedule> {
     return this.prisma.$transaction(async (tx) => {
       // Serialises the limit checks of everything that counts against the same two conversations.
-      const probe = plan({ firingIntoTarget: 0, setBySetterForOthers: 0 });
-      for (const key of [...new Set([probe.targetSessionId, probe.settingSessionId])].sort()) {
+      for (const key of [...new Set([request.targetSessionId, request.settingSessionId])].sort()) {
         await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `schedules:${key}`);
       }
-      const firingIntoTarget = await tx.schedule.count({ where: { targetSessionId: probe.targetSessionId, endedAt: null } });
-      const forOthers = await tx.schedule.findMany({ where: { settingSessionId: probe.settingSessionId, endedAt: null }, select: { targetSessionId: true } });
-      const setBySetterForOthers = forOthers.filter((row) => row.targetSessionId !== probe.settingSessionId).length;
-      const schedule = plan({ firingIntoTarget, setBySetterForOthers });
+      const active = await tx.schedule.findMany({
+        where: { endedAt: null, OR: [{ targetSessionId: request.targetSessionId }, { settingSessionId: request.settingSessionId }] },
+      });
+      const schedule = plan(active.map(toSchedule));
       // Its firings, each a trace of its own, link back to the call that set it.
       await tx.schedule.create({ data: { ...toRow(schedule), traceParent: activeTraceParent() } });
       return schedule;
