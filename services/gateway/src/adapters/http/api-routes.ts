@@ -6,21 +6,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { withPendingAsks } from '../../app/views/pending-asks.ts';
-import type { TurnResult } from '@relay/proto/relay/session/v1/session';
 import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../../domain/limits.ts';
-import { mentionedRelays } from '../../domain/mentions.ts';
 import { turnFields } from '../../app/views/turn-result.ts';
-import { planWait } from '../../domain/wait-seconds.ts';
 import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../app/views/session-view.ts';
 import { RELAY_VERSION } from '../../domain/version.ts';
-import { watchMarks, type WatchMarks } from '../../domain/watch-marks.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 import { answered } from '../../domain/answers.ts';
-import { readSession } from '../../app/session-reads.ts';
 import type { PairingClient, QuestionClient, SubscriptionClient } from '../../app/ports.ts';
+import { awaitUserTurn, mentionsIn, readUserSession, watchMarksOf } from '../../app/user-sessions.ts';
 
 export interface ApiDeps extends UserApiDeps {
   relayName: string;
@@ -34,34 +29,6 @@ export interface ApiDeps extends UserApiDeps {
   pairing?: PairingClient;
   /** Where the sessions' watch marks come from; without it, sessions show none. */
   subscriptions?: SubscriptionClient;
-}
-
-/**
- * The watch marks of the user's sessions. Best effort: a subscription service that does not answer leaves the
- * sessions without marks rather than the user without their sessions.
- */
-async function marksOf(deps: ApiDeps, userId: string): Promise<(sessionId: string) => WatchMarks> {
-  if (deps.subscriptions === undefined) return () => ({});
-  try {
-    return watchMarks((await deps.subscriptions.listUserSubscriptions({ userId })).subscriptions);
-  } catch (error) {
-    deps.logger.warn({ err: error }, 'subscriptions could not be read; the sessions show no watch marks');
-    return () => ({});
-  }
-}
-
-/**
- * The paired relays a user's message mentions. Best effort: a pairing service that does not answer leaves
- * the message queued with nothing unlocked, rather than refusing what the user wrote.
- */
-async function mentionsIn(deps: ApiDeps, text: string): Promise<string[]> {
-  if (deps.pairing === undefined) return [];
-  try {
-    return mentionedRelays(text, (await deps.pairing.listPairedRelays({})).relays);
-  } catch (error) {
-    deps.logger.warn({ err: error }, 'paired relays could not be read; the message unlocks none');
-    return [];
-  }
 }
 
 const ListQuery = z.object({
@@ -140,7 +107,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (userId === undefined) return reply;
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const [listed, marks] = await Promise.all([callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope: query.data.scope })), marksOf(deps, userId)]);
+    const [listed, marks] = await Promise.all([callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope: query.data.scope })), watchMarksOf(deps, userId)]);
     if (listed === undefined) return reply;
     return { sessions: listed.sessions.map((session) => userSessionView(session, marks(session.id))) };
   });
@@ -174,13 +141,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = SessionParams.parse(request.params);
     const query = ReadQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const [read, marks] = await Promise.all([
-      callOwner(reply, deps.logger, async () => {
-        const session = await readSession(deps.sessions, userId, id, query.data.last);
-        return deps.questions ? withPendingAsks(session, (await deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: id, pendingOnly: true })).asks) : session;
-      }),
-      marksOf(deps, userId),
-    ]);
+    const [read, marks] = await Promise.all([callOwner(reply, deps.logger, () => readUserSession(deps, userId, id, query.data.last)), watchMarksOf(deps, userId)]);
     if (read === undefined) return reply;
     return { ...sessionReadView(read), session: userSessionView(read.session, marks(id)) };
   });
@@ -217,20 +178,13 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = SessionParams.parse(request.params);
     const query = WaitQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const read = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings({}));
-    if (read === undefined) return reply;
-    const plan = planWait('wait', query.data.wait_seconds, answered(read.settings, 'GetRelaySettings', 'settings').maxWaitSeconds);
     // A client that goes away ends the wait; the turn goes on.
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
-    const result = await callOwner(reply, deps.logger, async () => {
-      let last: TurnResult | undefined;
-      const events = deps.sessions.wait({ userId, callerSessionId: '', sessionId: id, messageId: query.data.message_id, waitSeconds: plan.waitSeconds }, { signal: gone.signal });
-      for await (const event of events) if (event.result) last = event.result;
-      if (last === undefined && !gone.signal.aborted) throw new Error('Wait ended without a result');
-      return last;
-    });
-    if (result === undefined) return reply;
+    const wait = { userId, sessionId: id, messageId: query.data.message_id, waitSeconds: query.data.wait_seconds };
+    const waited = await callOwner(reply, deps.logger, () => awaitUserTurn(deps.sessions, wait, gone.signal));
+    if (waited?.result === undefined) return reply;
+    const { result, plan } = waited;
     return { ...turnFields(result, deps.openUrlBase, { whole: true }), ...(plan.note ? { note: plan.note } : {}) };
   });
 }

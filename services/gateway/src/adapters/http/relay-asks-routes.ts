@@ -15,10 +15,8 @@ import type { Ask } from '@relay/proto/relay/question/v1/question_service';
 import { askStatusName } from '../../app/views/question-view.ts';
 import { relayCallerOf } from './authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from './user-api.ts';
-import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { answered } from '../../domain/answers.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../../app/ports.ts';
-import { readSession } from '../../app/session-reads.ts';
+import { keepPairedRelayAsk, pairedRelayAsk, pairedRelayAsks, withdrawPairedRelayAsk } from '../../app/paired-relay-asks.ts';
 
 export interface RelayAsksRouteDeps {
   sessions: SessionClient;
@@ -41,11 +39,6 @@ const AskBody = z.object(
 );
 
 const AskerQuery = z.object({ asking_session_id: z.string({ error: 'asking_session_id is required' }).min(1, { error: 'asking_session_id is required' }) });
-
-/** The asking conversation as this relay keeps it: on the calling relay, never one of ours. */
-function remoteAsker(relay: string, askingSessionId: string): string {
-  return `${relay}/${askingSessionId}`;
-}
 
 /** An ask as the calling relay reads it. */
 function remoteAskView(ask: Ask) {
@@ -73,24 +66,8 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
     }
     const body = AskBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const input = body.data;
-    const asked = await callOwner(reply, deps.logger, async () => {
-      const { session } = await readSession(deps.sessions, caller.userId, input.session, 1);
-      if (session.archived) return 'archived' as const;
-      const { ask } = await deps.questions.ask({
-        userId: caller.userId,
-        askingSessionId: remoteAsker(caller.relayName, input.askingSessionId),
-        aboutSessionId: session.id,
-        question: input.question,
-        options: input.options,
-        recommendation: input.recommendation,
-        detail: input.detail,
-        dryRun: input.dryRun,
-      });
-      return answered(ask, 'Ask', 'ask');
-    });
+    const asked = await callOwner(reply, deps.logger, () => keepPairedRelayAsk(deps, caller, body.data));
     if (asked === undefined) return reply;
-    if (asked === 'archived') return sendError(reply, 409, 'REMOTE_RELAY_ARCHIVED', `ask: session ${input.session} is archived. Nothing was asked.`);
     return { ask: remoteAskView(asked) };
   });
 
@@ -99,7 +76,7 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
     if (caller === undefined) return reply;
     const query = AskerQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const asks = await callOwner(reply, deps.logger, () => asksOf(deps, caller, query.data.asking_session_id));
+    const asks = await callOwner(reply, deps.logger, () => pairedRelayAsks(deps, caller, query.data.asking_session_id));
     if (asks === undefined) return reply;
     return { asks: asks.map(remoteAskView) };
   });
@@ -109,10 +86,8 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
     if (caller === undefined) return reply;
     const query = AskerQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const asks = await callOwner(reply, deps.logger, () => asksOf(deps, caller, query.data.asking_session_id));
-    if (asks === undefined) return reply;
-    const ask = asks.find((candidate) => candidate.id === request.params.id);
-    if (ask === undefined) return sendError(reply, 404, 'REMOTE_RELAY_NOT_FOUND', `No question ${request.params.id} of that conversation is kept here.`);
+    const ask = await callOwner(reply, deps.logger, () => pairedRelayAsk(deps, caller, query.data.asking_session_id, request.params.id));
+    if (ask === undefined) return reply;
     return { ask: remoteAskView(ask) };
   });
 
@@ -121,15 +96,8 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
     if (caller === undefined) return reply;
     const query = AskerQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const withdrawn = await callOwner(reply, deps.logger, () =>
-      deps.questions.withdrawAsk({ userId: caller.userId, askingSessionId: remoteAsker(caller.relayName, query.data.asking_session_id), askId: request.params.id }),
-    );
+    const withdrawn = await callOwner(reply, deps.logger, () => withdrawPairedRelayAsk(deps, caller, query.data.asking_session_id, request.params.id));
     if (withdrawn === undefined) return reply;
-    return { ask: remoteAskView(answered(withdrawn.ask, 'WithdrawAsk', 'ask')) };
+    return { ask: remoteAskView(withdrawn) };
   });
-}
-
-async function asksOf(deps: RelayAsksRouteDeps, caller: RelayCaller, askingSessionId: string): Promise<Ask[]> {
-  const { asks } = await deps.questions.listAsks({ userId: caller.userId, askingSessionId: remoteAsker(caller.relayName, askingSessionId), aboutSessionId: '', pendingOnly: false });
-  return asks;
 }

@@ -12,11 +12,10 @@
 import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { KeptEvent } from '@relay/proto/relay/pairing/v1/remote_events';
 import { relayCallerOf } from './authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from './user-api.ts';
 import type { PairingClient, RemoteEventsClient, SessionClient } from '../../app/ports.ts';
-import { readSession } from '../../app/session-reads.ts';
+import { keepPairedRelayWatch, pairedRelayWatchEvents } from '../../app/paired-relay-watches.ts';
 
 export interface RelayEventsRouteDeps {
   sessions: SessionClient;
@@ -52,32 +51,7 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
     }
     const body = WatchBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const watch = body.data;
-    const all = watch.sessions.some((id) => id.toLowerCase() === 'all');
-    if (!all && watch.exclude.length > 0) return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', 'exclude goes with sessions ["all"] only; a list of sessions names what it watches.');
-    if (!watch.dryRun && watch.id === '') return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', 'id is required unless dryRun is true.');
-    const sessions = await callOwner(reply, deps.logger, async () => {
-      const listed = all ? [] : [...new Set(watch.sessions)];
-      const found: { id: string; title: string }[] = [];
-      for (const id of listed) {
-        const { session } = await readSession(deps.sessions, caller.userId, id, 1);
-        found.push({ id: session.id, title: session.title });
-      }
-      if (!watch.dryRun) {
-        await deps.remoteEvents.keepWatch({
-          relay: caller.relayName,
-          id: watch.id,
-          userId: caller.userId,
-          scope: all ? 'all' : 'sessions',
-          sessions: found,
-          exclude: watch.exclude,
-          events: watch.events,
-          stalledMinutes: watch.stalledMinutes,
-          heartbeatMinutes: watch.heartbeatMinutes,
-        });
-      }
-      return found;
-    });
+    const sessions = await callOwner(reply, deps.logger, () => keepPairedRelayWatch(deps, caller, body.data));
     if (sessions === undefined) return reply;
     return { sessions };
   });
@@ -87,11 +61,10 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
     if (caller === undefined) return reply;
     const query = FetchQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const page = await callOwner(reply, deps.logger, () => deps.remoteEvents.fetchWatchEvents({ relay: caller.relayName, id: request.params.id, after: query.data.after }));
+    const page = await callOwner(reply, deps.logger, () => pairedRelayWatchEvents(deps, caller, request.params.id, query.data.after));
     if (page === undefined) return reply;
-    const events = await withTitles(page.events, page.userId, deps.sessions);
     return {
-      events: events.map((event) => ({ ...event, occurredAt: (event.occurredAt ?? new Date(0)).toISOString() })),
+      events: page.events.map((event) => ({ ...event, occurredAt: (event.occurredAt ?? new Date(0)).toISOString() })),
       cursor: page.cursor,
       dropped: page.dropped,
     };
@@ -104,16 +77,4 @@ export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEvent
     if (answer === undefined) return reply;
     return { ended: answer.ended };
   });
-}
-
-/** Names the sessions a watch of "all" does not list, as the watching relay's rows show them. */
-async function withTitles(events: KeptEvent[], userId: string, sessions: SessionClient): Promise<KeptEvent[]> {
-  const titles = new Map<string, string>();
-  for (const event of events) {
-    if (event.sessionTitle !== '' || titles.has(event.sessionId)) continue;
-    // A session deleted since keeps its event, untitled.
-    const title = await readSession(sessions, userId, event.sessionId, 1).then(({ session }) => session.title).catch(() => '');
-    titles.set(event.sessionId, title);
-  }
-  return events.map((event) => (event.sessionTitle !== '' ? event : { ...event, sessionTitle: titles.get(event.sessionId) ?? '' }));
 }

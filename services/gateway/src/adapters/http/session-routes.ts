@@ -9,11 +9,10 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TASK_LINES_DEFAULT, TASK_LINES_MAX, taskOutputView } from '../../app/relay-tool/actions/read-task-output.ts';
 import { usageReportView } from '../../app/relay-tool/actions/usage.ts';
-import { UpdateSessionRequest } from '@relay/proto/relay/session/v1/session_service';
 import { answered } from '../../domain/answers.ts';
-import { readSession } from '../../app/session-reads.ts';
+import { readUserMessage, updateUserSession } from '../../app/user-sessions.ts';
 import { messageView, sessionView } from '../../app/views/session-view.ts';
-import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
 
 const SessionParams = z.object({ id: z.string().min(1) });
 const MessageParams = z.object({ id: z.string().min(1), messageId: z.string().min(1) });
@@ -26,9 +25,6 @@ const TaskOutputQuery = z.object({
     .max(TASK_LINES_MAX, { error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
     .default(TASK_LINES_DEFAULT),
 });
-
-/** How far back GET …/messages/:messageId looks: the most messages one session read returns. */
-const MESSAGE_LOOKBACK = 100;
 
 const SettingsBody = z
   .object(
@@ -81,10 +77,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
     const body = SettingsBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
     const change = { ...(body.data.title !== undefined ? { title: body.data.title } : {}), ...(body.data.group !== undefined ? { group: body.data.group } : {}) };
-    const updated = await callOwner(reply, deps.logger, async () => {
-      const result = await deps.sessions.updateSession(UpdateSessionRequest.fromPartial({ userId, sessionId: id, ...change, allowed: true, dryRun: false }));
-      return { result, session: (await readSession(deps.sessions, userId, id, 1)).session };
-    });
+    const updated = await callOwner(reply, deps.logger, () => updateUserSession(deps.sessions, userId, id, change));
     if (updated === undefined) return reply;
     const { result, session } = updated;
     return {
@@ -100,12 +93,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): 
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const { id, messageId } = MessageParams.parse(request.params);
-    const read = await callOwner(reply, deps.logger, () => deps.sessions.readSession({ userId, sessionId: id, last: MESSAGE_LOOKBACK, readerSessionId: '' }));
-    if (read === undefined) return reply;
-    const message = read.messages.find((candidate) => candidate.id === messageId);
-    if (message === undefined) {
-      return sendError(reply, 404, 'REMOTE_RELAY_NOT_FOUND', `No message '${messageId}' among the last ${MESSAGE_LOOKBACK} of session '${id}'.`);
-    }
+    const message = await callOwner(reply, deps.logger, () => readUserMessage(deps.sessions, userId, id, messageId));
+    if (message === undefined) return reply;
     return { session: id, message: messageView(message) };
   });
 

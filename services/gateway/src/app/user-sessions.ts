@@ -1,0 +1,95 @@
+/**
+ * What the user API does beyond one call to an owner (/api/v1/sessions): a user's sessions with their watch marks,
+ * a session read with its pending asks, one message of a session, a change to a session's title or group, the
+ * paired relays a user's message mentions, and the wait for a turn.
+ */
+import type { ChatMessage, Session, TurnResult } from '@relay/proto/relay/session/v1/session';
+import { UpdateSessionRequest, type UpdateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { Logger } from '@relay/telemetry';
+import { answered, type SessionRead } from '../domain/answers.ts';
+import { toolError } from '../domain/errors.ts';
+import { mentionedRelays } from '../domain/mentions.ts';
+import { planWait, type WaitPlan } from '../domain/wait-seconds.ts';
+import { watchMarks, type WatchMarks } from '../domain/watch-marks.ts';
+import type { PairingClient, QuestionClient, SessionClient, SubscriptionClient } from './ports.ts';
+import { readSession } from './session-reads.ts';
+import { withPendingAsks } from './views/pending-asks.ts';
+
+/**
+ * The watch marks of the user's sessions. Best effort: a subscription service that does not answer (or none)
+ * leaves the sessions without marks rather than the user without their sessions.
+ */
+export async function watchMarksOf(owners: { subscriptions?: SubscriptionClient; logger: Logger }, userId: string): Promise<(sessionId: string) => WatchMarks> {
+  if (owners.subscriptions === undefined) return () => ({});
+  try {
+    return watchMarks((await owners.subscriptions.listUserSubscriptions({ userId })).subscriptions);
+  } catch (error) {
+    owners.logger.warn({ err: error }, 'subscriptions could not be read; the sessions show no watch marks');
+    return () => ({});
+  }
+}
+
+/**
+ * The paired relays a user's message mentions. Best effort: a pairing service that does not answer (or none)
+ * leaves the message queued with nothing unlocked, rather than refusing what the user wrote.
+ */
+export async function mentionsIn(owners: { pairing?: PairingClient; logger: Logger }, text: string): Promise<string[]> {
+  if (owners.pairing === undefined) return [];
+  try {
+    return mentionedRelays(text, (await owners.pairing.listPairedRelays({})).relays);
+  } catch (error) {
+    owners.logger.warn({ err: error }, 'paired relays could not be read; the message unlocks none');
+    return [];
+  }
+}
+
+/** The session's `last` messages, with its pending asks when the question service is there. */
+export async function readUserSession(owners: { sessions: SessionClient; questions?: QuestionClient }, userId: string, sessionId: string, last: number): Promise<SessionRead> {
+  const read = await readSession(owners.sessions, userId, sessionId, last);
+  if (owners.questions === undefined) return read;
+  return withPendingAsks(read, (await owners.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: sessionId, pendingOnly: true })).asks);
+}
+
+/** How far back a message is looked for: the most messages one session read returns. */
+const MESSAGE_LOOKBACK = 100;
+
+/** One message of the session, whole; REMOTE_RELAY_NOT_FOUND when it is not among the last MESSAGE_LOOKBACK. */
+export async function readUserMessage(sessions: SessionClient, userId: string, sessionId: string, messageId: string): Promise<ChatMessage> {
+  const read = await sessions.readSession({ userId, sessionId, last: MESSAGE_LOOKBACK, readerSessionId: '' });
+  const message = read.messages.find((candidate) => candidate.id === messageId);
+  if (message === undefined) throw toolError('REMOTE_RELAY_NOT_FOUND', `No message '${messageId}' among the last ${MESSAGE_LOOKBACK} of session '${sessionId}'.`);
+  return message;
+}
+
+/** The user's own change to a session's title or group (no card: they are the one who would Allow it), and the session after it. */
+export async function updateUserSession(
+  sessions: SessionClient,
+  userId: string,
+  sessionId: string,
+  change: { title?: string; group?: string },
+): Promise<{ result: UpdateSessionResponse; session: Session }> {
+  const result = await sessions.updateSession(UpdateSessionRequest.fromPartial({ userId, sessionId, ...change, allowed: true, dryRun: false }));
+  return { result, session: (await readSession(sessions, userId, sessionId, 1)).session };
+}
+
+/** The user's wait for a turn: the message that started it, and how long they asked to wait. */
+export interface UserWait {
+  userId: string;
+  sessionId: string;
+  messageId: string;
+  waitSeconds: number | undefined;
+}
+
+/**
+ * The turn a message started, once it ends or the wait (capped by the relay's longest wait) runs out, with the
+ * plan's note; no result when `signal` ended the wait (the user went away; the turn goes on).
+ */
+export async function awaitUserTurn(sessions: SessionClient, wait: UserWait, signal: AbortSignal): Promise<{ result: TurnResult | undefined; plan: WaitPlan }> {
+  const read = await sessions.getRelaySettings({});
+  const plan = planWait('wait', wait.waitSeconds, answered(read.settings, 'GetRelaySettings', 'settings').maxWaitSeconds);
+  let result: TurnResult | undefined;
+  const request = { userId: wait.userId, callerSessionId: '', sessionId: wait.sessionId, messageId: wait.messageId, waitSeconds: plan.waitSeconds };
+  for await (const event of sessions.wait(request, { signal })) if (event.result) result = event.result;
+  if (result === undefined && !signal.aborted) throw new Error('Wait ended without a result');
+  return { result, plan };
+}
