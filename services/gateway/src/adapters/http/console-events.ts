@@ -5,12 +5,11 @@
  * `update` event with a digest of each part whenever one changes; the page then reads the parts that changed
  * through the user API. The browser's EventSource reconnects by itself (`retry`), after a gateway restart too.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { outsideTrace } from '@relay/telemetry';
 import { bearerTokenOf } from './authenticate-bearer.ts';
 import { callerOf, type UserApiDeps } from './user-api.ts';
-import { readSession } from '../../app/session-reads.ts';
+import { readConsoleUpdate } from '../../app/console-update.ts';
 import type { QuestionClient, SessionClient } from '../../app/ports.ts';
 
 export interface ConsoleEventsDeps extends UserApiDeps {
@@ -25,15 +24,6 @@ export interface ConsoleEventsOptions {
   recheckEvery?: number;
   /** How many streams one user may hold open (tabs); a new one past it ends their oldest: 20. */
   maxStreamsPerUser?: number;
-}
-
-/** What one `update` event carries: a digest per part, and the Inbox's count for the header. */
-export interface ConsoleUpdate {
-  sessions: string;
-  inbox: string;
-  inboxCount: number;
-  /** The conversation named by ?session=, when one is. */
-  session?: string;
 }
 
 const HEARTBEAT_MS = 15_000;
@@ -104,7 +94,7 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
           const again = await deps.sessions.authenticate({ token }).catch(() => undefined);
           if (again?.caller?.userId !== caller.userId) return end({ event: 'signed-out', message: 'This sign-in is no longer valid; sign in again.' });
         }
-        const update = await readUpdate(deps, caller.userId, sessionId);
+        const update = await readConsoleUpdate(deps, caller.userId, sessionId);
         const key = JSON.stringify(update);
         if (key !== last) {
           last = key;
@@ -128,39 +118,4 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
 function sessionParam(request: FastifyRequest): string | undefined {
   const value = (request.query as { session?: unknown } | undefined)?.session;
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** The digests of what the page shows for `userId` now. */
-async function readUpdate(deps: ConsoleEventsDeps, userId: string, sessionId: string | undefined): Promise<ConsoleUpdate> {
-  const [sessions, asks, cards, read] = await Promise.all([
-    deps.sessions.listSessions({ userId, scope: 'all' }).then((listed) => listed.sessions),
-    deps.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }).then(({ asks }) => asks),
-    deps.questions.listCards({ userId, sessionId: '', pendingOnly: true }).then(({ cards }) => cards),
-    sessionId === undefined ? undefined : readSession(deps.sessions, userId, sessionId, 20).catch(() => null),
-  ]);
-  const update: ConsoleUpdate = {
-    sessions: digest(sessions.map((s) => [s.id, s.title, s.state, s.archived, s.messageCount, s.lastActivityAt?.getTime(), s.group?.id, s.tasks.map((t) => [t.id, t.status])])),
-    inbox: digest([asks.map((a) => a.id), cards.map((c) => c.id)]),
-    inboxCount: asks.length + cards.length,
-  };
-  if (read !== undefined) {
-    update.session =
-      read === null
-        ? 'gone'
-        : digest([
-            read.messages.map((m) => [m.id, m.text.length]),
-            read.inFlight,
-            read.session.state,
-            read.session.mode,
-            read.session.mayCreateSessions,
-            read.session.tasks.map((t) => [t.id, t.status, t.health?.minutesSinceOutput]),
-            cards.filter((c) => c.sessionId === sessionId).map((c) => c.id),
-            asks.filter((a) => a.aboutSessionId === sessionId || a.askingSessionId === sessionId).map((a) => a.id),
-          ]);
-  }
-  return update;
-}
-
-function digest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
 }
