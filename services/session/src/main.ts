@@ -30,6 +30,7 @@ import { loopGuardGrpc } from './adapters/grpc/loop-guard-grpc.ts';
 import { configuredProviders, discoverModelLists } from './adapters/providers/configured-providers.ts';
 import { ProviderRegistry } from './app/turns/provider-registry.ts';
 import { prismaConversationHistory } from './adapters/store/prisma-conversation-history.ts';
+import { API_MESSAGES } from './adapters/grpc/wire/api-messages.ts';
 import { PrismaDeliveries } from './adapters/store/prisma-deliveries.ts';
 import { PrismaExternalCalls } from './adapters/store/prisma-external-calls.ts';
 import { PrismaExternalInbox } from './adapters/store/prisma-external-inbox.ts';
@@ -43,7 +44,7 @@ import { TurnRunner } from './app/turns/turn-runner.ts';
 import { TurnSignals } from './app/turns/turn-signals.ts';
 import { nodeRealFolders } from './adapters/fs/real-folders.ts';
 import { BackgroundTasks } from './adapters/tasks/background-tasks.ts';
-import { PrismaTaskStore } from './adapters/tasks/prisma-task-store.ts';
+import { PrismaTaskStore } from './adapters/store/prisma-task-store.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
 import { PrismaSessionStore } from './adapters/store/prisma-session-store.ts';
 import { PgSessionReads } from './adapters/store/pg-session-reads.ts';
@@ -70,12 +71,13 @@ compileWasmBaselineOnly();
 // One pool for Prisma's client and the reads in plain SQL (PgSessionReads); $disconnect() ends it.
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL });
 const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-const store = new PrismaSessionStore(prisma);
-const turns = new PrismaTurnStore(prisma);
+// The stores write the events; those that carry the API's messages are encoded as the API encodes them.
+const store = new PrismaSessionStore(prisma, API_MESSAGES);
+const turns = new PrismaTurnStore(prisma, API_MESSAGES);
 const signals = new TurnSignals();
 const grpc = grpcAuth('session', config);
 const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
-const taskStore = new PrismaTaskStore(prisma);
+const taskStore = new PrismaTaskStore(prisma, API_MESSAGES);
 const backgroundTasks = new BackgroundTasks({
   store: taskStore,
   clock,
@@ -143,7 +145,7 @@ try {
   const taskUpkeep = backgroundTasks.keepUp();
   // Not awaited: the scheduler declares its stream, and may start after this service.
   const stopping = new AbortController();
-  const deliveries = new PrismaDeliveries(prisma);
+  const deliveries = new PrismaDeliveries(prisma, API_MESSAGES);
   const scheduledPrompts = startScheduledPromptConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, signal: stopping.signal });
   // Not awaited: the subscription service declares its stream, and may start after this service.
   // An event row for a watcher mid-turn on a provider that steers goes into that turn, on whichever replica runs it.

@@ -13,6 +13,7 @@ import { handleWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
 import { PrismaDeliveries } from '../src/adapters/store/prisma-deliveries.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaExternalInbox } from '../src/adapters/store/prisma-external-inbox.ts';
+import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-02T10:00:00.000Z');
@@ -38,7 +39,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const deps = () => ({ deliveries: new PrismaDeliveries(prisma), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
+const deps = () => ({ deliveries: new PrismaDeliveries(prisma, API_MESSAGES), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
 const wakeup = (id: string, rows: string) => ({
   id,
   subject: WAKEUPS.contract.subject,

@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { handleScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/scheduled-prompt-consumer.ts';
 import { PrismaDeliveries } from '../src/adapters/store/prisma-deliveries.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -35,7 +36,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const deps = () => ({ deliveries: new PrismaDeliveries(prisma), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
+const deps = () => ({ deliveries: new PrismaDeliveries(prisma, API_MESSAGES), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger });
 const provenance = { originRelay: 'desk', originSessionId: 'setter', originSessionTitle: 'Setter', model: 'script-1', hops: 1 };
 const command = (firingId: string, targetSessionId: string) => ({
   id: firingId,

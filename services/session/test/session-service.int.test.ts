@@ -21,6 +21,7 @@ import { sessionGrpc } from '../src/adapters/grpc/session-grpc.ts';
 import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
 import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../src/adapters/fs/real-folders.ts';
+import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -52,7 +53,7 @@ beforeAll(async () => {
   [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
   const pool = new pg.Pool({ connectionString: database.url });
   prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  store = new PrismaSessionStore(prisma);
+  store = new PrismaSessionStore(prisma, API_MESSAGES);
   await seedRelaySettings(store, SETTINGS);
   bus = await connectBus({ url: nats.url, name: 'session-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, BusStreams.SESSION_EVENTS);

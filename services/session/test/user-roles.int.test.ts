@@ -25,6 +25,7 @@ import { sessionGrpc } from '../src/adapters/grpc/session-grpc.ts';
 import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
 import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../src/adapters/fs/real-folders.ts';
+import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -51,7 +52,7 @@ beforeAll(async () => {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
         implementation: sessionGrpc({
-          store: new PrismaSessionStore(prisma),
+          store: new PrismaSessionStore(prisma, API_MESSAGES),
           reads: new PgSessionReads(pool),
           clock,
           logger,

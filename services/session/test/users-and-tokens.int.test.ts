@@ -17,6 +17,7 @@ import { rotateSessionToken, rotateUserToken } from '../src/app/users/rotate-tok
 import { createSignInLink, redeemSignInLink } from '../src/app/users/sign-in-links.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
+import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-02T10:00:00.000Z');
@@ -28,7 +29,7 @@ let deps: { store: PrismaSessionStore; ids: typeof nodeCrypto; secrets: typeof n
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  deps = { store: new PrismaSessionStore(prisma), ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto };
+  deps = { store: new PrismaSessionStore(prisma, API_MESSAGES), ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto };
 });
 
 beforeEach(async () => {

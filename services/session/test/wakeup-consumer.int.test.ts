@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { handleWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
 import { PrismaDeliveries } from '../src/adapters/store/prisma-deliveries.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -49,7 +50,7 @@ const steer = async (providerId: string, sessionId: string, text: string) => {
   steered.push({ providerId, sessionId, text });
   return true;
 };
-const deps = () => ({ deliveries: new PrismaDeliveries(prisma), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger, steer });
+const deps = () => ({ deliveries: new PrismaDeliveries(prisma, API_MESSAGES), ids: { newId: () => `id${++ids}` }, clock: new ManualClock(NOW), logger, steer });
 const wakeup = (id: string, watcherSessionId: string, rows: string) => ({
   id,
   subject: WAKEUPS.contract.subject,

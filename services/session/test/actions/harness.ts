@@ -21,6 +21,7 @@ import { PrismaExternalInbox } from '../../src/adapters/store/prisma-external-in
 import { PgSessionReads } from '../../src/adapters/store/pg-session-reads.ts';
 import { PrismaSessionStore } from '../../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
+import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -62,7 +63,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const [database, nats]: [TestDatabase, NatsServer] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
   const pool = new pg.Pool({ connectionString: database.url });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  const store = new PrismaSessionStore(prisma);
+  const store = new PrismaSessionStore(prisma, API_MESSAGES);
   await seedRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 });
   const bus = await connectBus({ url: nats.url, name: 'session-actions-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, BusStreams.SESSION_EVENTS);

@@ -25,8 +25,9 @@ import { TURN_ENDED_REASON } from '../../src/adapters/providers/claude/turn-suba
 import type { ProviderEvent, TurnInput } from '../../src/app/turns/provider.ts';
 import type { QuestionCards } from '../../src/app/turns/question-cards.ts';
 import { BackgroundTasks } from '../../src/adapters/tasks/background-tasks.ts';
-import { PrismaTaskStore } from '../../src/adapters/tasks/prisma-task-store.ts';
+import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { withTasks } from '../../src/adapters/grpc/session-tasks.ts';
+import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'claude-tasks-test', level: 'silent' });
@@ -42,7 +43,7 @@ let userId: string;
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  store = new PrismaTaskStore(prisma);
+  store = new PrismaTaskStore(prisma, API_MESSAGES);
   tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-claude', env: commandEnv(), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders });
   workDir = await mkdtemp(join(tmpdir(), 'relay-claude-tasks-'));
   userId = randomUUID();

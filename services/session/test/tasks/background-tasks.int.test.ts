@@ -23,8 +23,9 @@ import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { TASK_LEASE_MS, TASK_OUTPUT_KEPT_BYTES, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
 import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/adapters/tasks/background-tasks.ts';
-import { PrismaTaskStore } from '../../src/adapters/tasks/prisma-task-store.ts';
+import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { withMemberStates, withTasks } from '../../src/adapters/grpc/session-tasks.ts';
+import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'background-tasks-test', level: 'silent' });
@@ -52,9 +53,9 @@ let userId: string;
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  store = new PrismaTaskStore(prisma);
+  store = new PrismaTaskStore(prisma, API_MESSAGES);
   otherPrisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  otherStore = new PrismaTaskStore(otherPrisma);
+  otherStore = new PrismaTaskStore(otherPrisma, API_MESSAGES);
   workDir = await mkdtemp(join(tmpdir(), 'relay-task-cwd-'));
   // The service's own environment holds secrets; a command is given only the allowlist of commandEnv.
   const serviceEnv = { ...process.env, ...SERVICE_SECRETS };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@relay/telemetry';
 import { TASK_OUTPUT_KEPT_BYTES } from '../../src/domain/tasks/task.ts';
-import type { OutputBatch } from '../../src/adapters/tasks/prisma-task-store.ts';
+import type { OutputBatch } from '../../src/app/tasks/ports.ts';
 import { TaskOutputLog } from '../../src/adapters/tasks/task-output-log.ts';
 
 const logger = createLogger({ name: 'task-output-log-test', level: 'silent' });

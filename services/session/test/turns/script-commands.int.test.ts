@@ -26,9 +26,10 @@ import { SessionWorkers } from '../../src/app/turns/session-workers.ts';
 import { TurnRunner } from '../../src/app/turns/turn-runner.ts';
 import { TurnSignals } from '../../src/app/turns/turn-signals.ts';
 import { BackgroundTasks } from '../../src/adapters/tasks/background-tasks.ts';
-import { PrismaTaskStore } from '../../src/adapters/tasks/prisma-task-store.ts';
+import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
+import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -51,7 +52,7 @@ beforeAll(async () => {
   questionClient = createClient(QuestionServiceClient, questionService.address, credentials.auth('session'));
   workDir = await realpath(await mkdtemp(join(tmpdir(), 'relay-script-commands-')));
   tasks = new BackgroundTasks({
-    store: new PrismaTaskStore(prisma),
+    store: new PrismaTaskStore(prisma, API_MESSAGES),
     clock,
     logger,
     host: hostname(),
@@ -60,7 +61,7 @@ beforeAll(async () => {
     allowedRoots: [await realpath(tmpdir())],
     folders: nodeRealFolders,
   });
-  const turns = new PrismaTurnStore(prisma);
+  const turns = new PrismaTurnStore(prisma, API_MESSAGES);
   runner = new TurnRunner({
     store: turns,
     providers: new ProviderRegistry([new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards: new GrpcQuestionCards(questionClient), logger, tasks })]),

@@ -34,6 +34,7 @@ import { PrismaSessionStore } from '../../src/adapters/store/prisma-session-stor
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { startFakeMcpGateway, type FakeMcpGateway } from './fake-mcp-gateway.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
+import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -60,7 +61,7 @@ let userId: string;
 beforeAll(async () => {
   [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  turns = new PrismaTurnStore(prisma);
+  turns = new PrismaTurnStore(prisma, API_MESSAGES);
   bus = await connectBus({ url: nats.url, name: 'turn-runtime-test', logger, ...nats.credentials('session') });
   await ensureStream(bus, BusStreams.SESSION_EVENTS);
   outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: 20 });
@@ -78,7 +79,7 @@ beforeAll(async () => {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
         implementation: turnGrpc({
-          sessions: new PrismaSessionStore(prisma),
+          sessions: new PrismaSessionStore(prisma, API_MESSAGES),
           turns,
           signals,
           clock,

@@ -23,6 +23,7 @@ import { TurnRunner } from '../../src/app/turns/turn-runner.ts';
 import { TurnSignals } from '../../src/app/turns/turn-signals.ts';
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
+import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'usage-pause-test', level: 'silent' });
@@ -39,7 +40,7 @@ let userId: string;
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  turns = new PrismaTurnStore(prisma);
+  turns = new PrismaTurnStore(prisma, API_MESSAGES);
   ledger = new PrismaUsageLedger(prisma);
   userId = randomUUID();
   await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });

@@ -1,7 +1,6 @@
 import type { Bus } from '@relay/bus';
 import type { Logger } from '@relay/telemetry';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
-import { turnIdOfTurnEnded } from '../../wire/turn-wire.ts';
 import type { TurnSignals } from '../../app/turns/turn-signals.ts';
 
 /**
@@ -29,4 +28,10 @@ export function listenForTurnSignals(bus: Bus, signals: TurnSignals, logger: Log
       for (const subscription of subscriptions) subscription.unsubscribe();
     },
   };
+}
+
+/** The turn id of a turn_ended payload, or undefined when it has none. */
+function turnIdOfTurnEnded(payload: unknown): string | undefined {
+  const turnId = SessionEvents.TURN_ENDED.codec.fromJSON(payload).turnId;
+  return turnId === '' ? undefined : turnId;
 }

@@ -14,7 +14,7 @@ import { getConversation } from '../../app/sessions/get-conversation.ts';
 import { getPendingMessages } from '../../app/external/get-pending-messages.ts';
 import { getRelayInfo, type RelayInfo } from '../../app/settings/get-relay-info.ts';
 import { getUsage, type UsageDeps } from '../../app/usage/get-usage.ts';
-import { toUsageReportMessage } from '../../wire/usage-wire.ts';
+import { toUsageReportMessage } from './wire/usage-wire.ts';
 import { listSessions } from '../../app/sessions/list-sessions.ts';
 import type { ActionDeps, ConversationStore, SessionDeps, SessionReads, SessionStore } from '../../app/ports.ts';
 import { readSession } from '../../app/sessions/read-session.ts';
@@ -41,7 +41,7 @@ import {
   toProviderInfoMessage,
   toRelaySettingsMessage,
   toSessionMessage,
-} from '../../wire/session-wire.ts';
+} from './wire/session-wire.ts';
 
 /** The generated server interface without grpc-js's index signature, which UnaryHandlers would map to never. */
 type SessionServiceMethods = { [K in keyof SessionServiceServer as string extends K ? never : K]: SessionServiceServer[K] };

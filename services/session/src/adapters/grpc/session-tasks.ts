@@ -7,7 +7,7 @@ import { SessionState, type GroupMember as GroupMemberMessage, type Session as S
 import type { TaskOutputReader, TaskStore } from '../../app/tasks/ports.ts';
 import { readConsole } from '../../app/tasks/read-task-output.ts';
 import { hasReadableOutput, isBackgroundOnly, stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../../domain/tasks/task.ts';
-import { toTaskMessage } from '../../wire/task-wire.ts';
+import { toTaskMessage } from './wire/task-wire.ts';
 
 /** Enough of the end of the output for the counts of a run's summary. */
 const COUNTS_READ_BYTES = 64 * 1024;

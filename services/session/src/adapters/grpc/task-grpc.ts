@@ -7,7 +7,7 @@ import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
 import type { TaskOutputReader, TaskStore } from '../../app/tasks/ports.ts';
 import { readTaskOutput } from '../../app/tasks/read-task-output.ts';
-import { toTaskMessage, toTestCountsMessage } from '../../wire/task-wire.ts';
+import { toTaskMessage, toTestCountsMessage } from './wire/task-wire.ts';
 
 type SessionServiceMethods = { [K in keyof SessionServiceServer as string extends K ? never : K]: SessionServiceServer[K] };
 

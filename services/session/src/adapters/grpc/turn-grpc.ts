@@ -8,7 +8,7 @@ import { stopTurn } from '../../app/turns/stop-turn.ts';
 import type { TurnStore } from '../../app/turns/turn-store.ts';
 import { waitForTurn, type WaitDeps } from '../../app/turns/wait-for-turn.ts';
 import type { TurnSignals } from '../../app/turns/turn-signals.ts';
-import { toTurnResult } from '../../wire/turn-wire.ts';
+import { toTurnResult } from './wire/turn-wire.ts';
 
 /** The generated server interface without grpc-js's index signature. */
 type Methods = { [K in keyof SessionServiceServer as string extends K ? never : K]: SessionServiceServer[K] };

@@ -2,17 +2,21 @@ import { processOnce } from '@relay/bus';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import type { Message, Session, Turn, TurnQueuedEvent } from '../../domain/entities.ts';
 import type { Deliveries, Delivery, DeliveryTransaction } from '../../app/deliveries/ports.ts';
+import type { ApiMessages } from './outbox-events.ts';
 import { PrismaExternalInbox } from './prisma-external-inbox.ts';
 import { PrismaSessionStore } from './prisma-session-store.ts';
 
 /** Bus commands handled once each: the once-only mark (@relay/bus's processed_messages) and the writes in one transaction. */
 export class PrismaDeliveries implements Deliveries {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly api: Pick<ApiMessages, 'toSessionMessage'>,
+  ) {}
 
   async once(delivery: Delivery, work: (tx: DeliveryTransaction) => Promise<void>): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       if (!(await processOnce(tx, delivery.consumer, delivery.messageId))) return;
-      await work(new PrismaDeliveryTransaction(tx));
+      await work(new PrismaDeliveryTransaction(tx, this.api));
     });
   }
 }
@@ -20,8 +24,11 @@ export class PrismaDeliveries implements Deliveries {
 class PrismaDeliveryTransaction implements DeliveryTransaction {
   readonly #sessions: PrismaSessionStore;
 
-  constructor(private readonly tx: Prisma.TransactionClient) {
-    this.#sessions = new PrismaSessionStore(tx, true);
+  constructor(
+    private readonly tx: Prisma.TransactionClient,
+    api: Pick<ApiMessages, 'toSessionMessage'>,
+  ) {
+    this.#sessions = new PrismaSessionStore(tx, api, true);
   }
 
   lockSession(sessionId: string): Promise<Session | undefined> {

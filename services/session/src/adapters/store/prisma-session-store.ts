@@ -36,7 +36,7 @@ import {
   type Session as SessionRow,
   type Turn as TurnRow,
 } from '../../generated/prisma/client.ts';
-import { toSessionArchived, toSessionCreated, toTurnQueued } from '../../wire/session-wire.ts';
+import { toSessionArchived, toSessionCreated, toTurnQueued, type ApiMessages } from './outbox-events.ts';
 
 /** The fields of a user the domain knows (removed_at stays in the store). */
 const USER_FIELDS = { id: true, name: true, role: true, createdAt: true } as const;
@@ -56,6 +56,7 @@ type Db = PrismaClient | Prisma.TransactionClient;
 export class PrismaSessionStore implements SessionStore, ConversationStore {
   constructor(
     private readonly db: Db,
+    private readonly api: Pick<ApiMessages, 'toSessionMessage'>,
     private readonly inTransaction = false,
   ) {}
 
@@ -65,7 +66,7 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   }
 
   async transaction<T>(work: (tx: ConversationStore) => Promise<T>): Promise<T> {
-    return this.atomically((tx) => work(new PrismaSessionStore(tx, true)));
+    return this.atomically((tx) => work(new PrismaSessionStore(tx, this.api, true)));
   }
 
   async findToken(tokenHash: string): Promise<ApiToken | undefined> {
@@ -101,7 +102,7 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return this.atomically(async (tx) => {
       // Held until the transaction ends; every write of users takes it, reads (Authenticate) never wait for it.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${USERS_LOCK_KEY})`;
-      return work(new PrismaSessionStore(tx, true));
+      return work(new PrismaSessionStore(tx, this.api, true));
     });
   }
 
@@ -165,7 +166,7 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   async createSession(session: Session, token: ApiToken, event: { eventId: string; occurredAt: Date; session: Session }): Promise<void> {
     await this.atomically(async (tx) => {
       await tx.session.create({ data: session });
-      await enqueue(tx, SessionEvents.SESSION_CREATED, toSessionCreated(event), { id: event.eventId });
+      await enqueue(tx, SessionEvents.SESSION_CREATED, toSessionCreated(this.api, event), { id: event.eventId });
       await tx.apiToken.create({ data: token });
     });
   }
@@ -378,7 +379,7 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     await enqueue(
       db,
       event.type === 'session_created'
-        ? outgoing(SessionEvents.SESSION_CREATED, toSessionCreated(event), id)
+        ? outgoing(SessionEvents.SESSION_CREATED, toSessionCreated(this.api, event), id)
         : event.type === 'turn_queued'
           ? outgoing(SessionEvents.TURN_QUEUED, toTurnQueued(event), id)
           : outgoing(SessionEvents.ARCHIVED, toSessionArchived(event), id),

@@ -15,8 +15,7 @@ import {
 } from '../../domain/turns/turn-rules.ts';
 import type { ClaimResult, SubagentFinished, TurnStore } from '../../app/turns/turn-store.ts';
 import type { Prisma, PrismaClient, Turn as TurnRow } from '../../generated/prisma/client.ts';
-import { toPendingQuestion } from '../../wire/session-wire.ts';
-import { toTurnStatusMessage } from '../../wire/turn-wire.ts';
+import type { ApiMessages } from './outbox-events.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -56,7 +55,10 @@ function at(instant: Date): string {
  * first, then turn rows, everywhere a transaction waits for one, so two of them cannot deadlock.
  */
 export class PrismaTurnStore implements TurnStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly api: Pick<ApiMessages, 'toPendingQuestion' | 'toTurnStatusMessage'>,
+  ) {}
 
   async claimNext(options: { runnerId: string; now: Date; canRun: (provider: string) => boolean; leaseMs: number; held?: readonly string[] }): Promise<ClaimResult | undefined> {
     const held = [...(options.held ?? [])];
@@ -93,7 +95,7 @@ export class PrismaTurnStore implements TurnStore {
                            started_at = ${at(options.now)}::timestamp(3), ended_at = ${at(options.now)}::timestamp(3)
            WHERE id = ${row.id}`;
         const ended = { id: row.id, session_id: row.session_id, message_id: row.message_id, sender_session_id: row.sender_session_id };
-        await inTraceOf(row.trace_parent, () => finishTurn(tx, ended, row.user_id, plan.ending, options.now));
+        await inTraceOf(row.trace_parent, () => finishTurn(this.api, tx, ended, row.user_id, plan.ending, options.now));
         return { kind: 'ended', turnId: row.id };
       }
 
@@ -165,7 +167,7 @@ export class PrismaTurnStore implements TurnStore {
              AND (lease_until IS NULL OR lease_until < ${at(now)}::timestamp(3))
           RETURNING id, session_id, message_id, sender_session_id`;
         if (row === undefined || userId === undefined) return false;
-        await finishTurn(tx, row, userId, ending, now);
+        await finishTurn(this.api, tx, row, userId, ending, now);
         return true;
       });
       if (done) ended.push(candidate.id);
@@ -194,7 +196,7 @@ export class PrismaTurnStore implements TurnStore {
       await enqueue(
         tx,
         SessionEvents.QUESTION_ASKED,
-        { eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.userId, question: toPendingQuestion(question) },
+        { eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.userId, question: this.api.toPendingQuestion(question) },
         { id: eventId },
       );
     });
@@ -242,7 +244,7 @@ export class PrismaTurnStore implements TurnStore {
          WHERE id = ${turnId} AND runner_id = ${runnerId} AND status IN ('running', 'waiting_for_answer')
         RETURNING id, session_id, message_id, sender_session_id`;
       if (row === undefined || userId === undefined) return false;
-      await finishTurn(tx, row, userId, ending, now);
+      await finishTurn(this.api, tx, row, userId, ending, now);
       return true;
     });
   }
@@ -320,7 +322,7 @@ async function lockSession(tx: Tx, sessionId: string): Promise<string | undefine
  * state (idle once nothing is queued or running), and turn_ended. The session row is locked, so a
  * message queued concurrently either counts here or sets running_turn after this commits.
  */
-async function finishTurn(tx: Tx, row: EndedRow, userId: string, ending: TurnEnding, now: Date): Promise<void> {
+async function finishTurn(api: Pick<ApiMessages, 'toTurnStatusMessage'>, tx: Tx, row: EndedRow, userId: string, ending: TurnEnding, now: Date): Promise<void> {
   if (ending.status === 'done') {
     await tx.message.create({
       data: { id: randomUUID(), sessionId: row.session_id, role: 'assistant', text: ending.replyText, model: ending.replyModel, createdAt: now },
@@ -346,7 +348,7 @@ async function finishTurn(tx: Tx, row: EndedRow, userId: string, ending: TurnEnd
       userId,
       turnId: row.id,
       messageId: row.message_id,
-      status: toTurnStatusMessage(ending.status),
+      status: api.toTurnStatusMessage(ending.status),
       text: turnEndedText(ending),
       senderSessionId: row.sender_session_id ?? '',
     },

@@ -16,7 +16,7 @@ import type { Logger } from '@relay/telemetry';
 import { folderRefusal, normaliseFolder } from '../../domain/sessions/folders.ts';
 import type { RealFolders } from '../../app/ports.ts';
 import { endedStatus, TASK_LEASE_MS, TASK_LEASE_RENEW_MS, TASK_OUTPUT_KEPT_MS, type Task } from '../../domain/tasks/task.ts';
-import type { PrismaTaskStore, TaskEnd } from './prisma-task-store.ts';
+import type { RunningTaskStore, TaskEnd } from '../../app/tasks/ports.ts';
 import { OUTPUT_ANNOUNCE_MS, TaskOutputLog } from './task-output-log.ts';
 
 export const RESTARTED_REASON = 'the relay restarted while the task ran; its process is gone';
@@ -29,7 +29,7 @@ export class TaskStartRefused extends Error {
 }
 
 export interface BackgroundTasksOptions {
-  store: PrismaTaskStore;
+  store: RunningTaskStore;
   clock: Clock;
   logger: Logger;
   host: string;

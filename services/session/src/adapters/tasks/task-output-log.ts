@@ -6,7 +6,7 @@
  */
 import { outsideTrace, type Logger } from '@relay/telemetry';
 import { TASK_OUTPUT_KEPT_BYTES } from '../../domain/tasks/task.ts';
-import type { OutputBatch, PrismaTaskStore } from './prisma-task-store.ts';
+import type { OutputBatch, RunningTaskStore } from '../../app/tasks/ports.ts';
 
 /** Real time between two appends of a task's output: a reader on another replica sees it this late at most. */
 const FLUSH_MS = 500;
@@ -16,7 +16,7 @@ export const OUTPUT_ANNOUNCE_MS = 60_000;
 
 export class TaskOutputLog {
   readonly #taskId: string;
-  readonly #store: Pick<PrismaTaskStore, 'appendOutput'>;
+  readonly #store: Pick<RunningTaskStore, 'appendOutput'>;
   readonly #log: Logger;
   /** Written by the command and not appended yet (bounded: its start is dropped past the kept bytes). */
   #pending: Buffer[] = [];
@@ -35,7 +35,7 @@ export class TaskOutputLog {
   /** Appends wait until the task's row exists. */
   #open = false;
 
-  constructor(options: { taskId: string; store: Pick<PrismaTaskStore, 'appendOutput'>; logger: Logger }) {
+  constructor(options: { taskId: string; store: Pick<RunningTaskStore, 'appendOutput'>; logger: Logger }) {
     this.#taskId = options.taskId;
     this.#store = options.store;
     this.#log = options.logger;

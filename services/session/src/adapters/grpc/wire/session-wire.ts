@@ -1,6 +1,6 @@
 /**
- * Domain values as the proto messages the gRPC API and the events carry. Shared by grpc/ and store/
- * (which writes events), so it sits beside them rather than in either.
+ * Domain values as the proto messages of the gRPC API. The events carry some of them too: main.ts hands these
+ * encoders to the stores, which write the events (adapters/store/outbox-events.ts).
  */
 import {
   SessionOrigin as SessionOriginMessage,
@@ -15,7 +15,6 @@ import {
   type RelaySettings as RelaySettingsMessage,
   type Session as SessionMessage,
 } from '@relay/proto/relay/session/v1/session';
-import type { SessionArchived, SessionCreated, TurnQueued } from '@relay/proto/relay/session/v1/events';
 import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
 import type {
   Caller,
@@ -26,15 +25,12 @@ import type {
   Provenance,
   RelaySettings,
   Session,
-  SessionArchivedEvent,
-  SessionCreatedEvent,
   SessionOrigin,
   SessionState,
   SessionView,
-  TurnQueuedEvent,
   User,
-} from '../domain/entities.ts';
-import type { ProviderInfo } from '../domain/catalogue/provider-catalogue.ts';
+} from '../../../domain/entities.ts';
+import type { ProviderInfo } from '../../../domain/catalogue/provider-catalogue.ts';
 
 const STATES: Record<SessionState, SessionStateMessage> = {
   running_turn: SessionStateMessage.SESSION_STATE_RUNNING_TURN,
@@ -152,26 +148,4 @@ export function toCallerMessage(caller: Caller): CallerMessage {
 /** A user as relay.session.v1.UserSummary: never their tokens. */
 export function toUserSummary(user: User): UserSummary {
   return { id: user.id, name: user.name, role: user.role, createdAt: user.createdAt };
-}
-
-/** The session_created event. */
-export function toSessionCreated(event: SessionCreatedEvent): SessionCreated {
-  return { eventId: event.eventId, occurredAt: event.occurredAt, session: toSessionMessage(event.session) };
-}
-
-/** The turn_queued event. */
-export function toTurnQueued(event: TurnQueuedEvent): TurnQueued {
-  return {
-    eventId: event.eventId,
-    occurredAt: event.occurredAt,
-    sessionId: event.sessionId,
-    userId: event.userId,
-    turnId: event.turnId,
-    messageId: event.messageId,
-  };
-}
-
-/** The archived event. */
-export function toSessionArchived(event: SessionArchivedEvent): SessionArchived {
-  return { eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.sessionId, userId: event.userId };
 }

@@ -1,5 +1,5 @@
 import type { UsageReport as UsageReportMessage } from '@relay/proto/relay/session/v1/session';
-import type { UsageReport } from '../domain/usage/usage.ts';
+import type { UsageReport } from '../../../domain/usage/usage.ts';
 
 /** A usage report as relay.session.v1.UsageReport. */
 export function toUsageReportMessage(report: UsageReport): UsageReportMessage {

@@ -1,10 +1,6 @@
-/**
- * Turns as the proto messages the gRPC API and the turn events carry.
- * Shared by grpc/ and store/ (which writes events), like session-wire.ts.
- */
-import { SessionEvents } from '@relay/proto/relay/bus-contracts';
+/** Turns as the proto messages of the gRPC API (a turn's status the turn_ended event carries too, as session-wire.ts). */
 import { TurnStatus as TurnStatusMessage, type TurnResult } from '@relay/proto/relay/session/v1/session';
-import type { Turn, TurnStatus } from '../domain/entities.ts';
+import type { Turn, TurnStatus } from '../../../domain/entities.ts';
 import { toPendingQuestion } from './session-wire.ts';
 
 const STATUSES: Record<TurnStatus, TurnStatusMessage> = {
@@ -32,10 +28,4 @@ export function toTurnResult(turn: Turn): TurnResult {
     error: turn.error,
     pendingQuestions: turn.pendingQuestions.map(toPendingQuestion),
   };
-}
-
-/** The turn id of a turn_ended payload, or undefined when it has none. */
-export function turnIdOfTurnEnded(payload: unknown): string | undefined {
-  const turnId = SessionEvents.TURN_ENDED.codec.fromJSON(payload).turnId;
-  return turnId === '' ? undefined : turnId;
 }

@@ -5,53 +5,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { enqueue } from '@relay/bus';
-import type { TaskOutputReader, TaskStore } from '../../app/tasks/ports.ts';
+import type { NewTask, OutputBatch, RunningTaskStore, TaskEnd, TaskOutputReader, TaskStore } from '../../app/tasks/ports.ts';
 import type { Task, TaskStatus, TaskType } from '../../domain/tasks/task.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
-import { taskEvent, taskOutputEvent } from '../../wire/task-wire.ts';
+import { taskEvent, taskOutputEvent, type ApiMessages } from './outbox-events.ts';
 
 type TaskRow = Awaited<ReturnType<PrismaClient['task']['findFirstOrThrow']>>;
 
-/** What a new task row holds. */
-export interface NewTask {
-  id: string;
-  sessionId: string;
-  description: string;
-  type: TaskType;
-  cwd: string;
-  host: string;
-  runnerId: string;
-  startedAt: Date;
-  leaseUntil: Date;
-}
-
-/** How a task ended. */
-export interface TaskEnd {
-  status: Exclude<TaskStatus, 'running'>;
-  exitCode: number | null;
-  reason: string;
-  endedAt: Date;
-}
-
-/** One batch of a task's output: new chunks, and the chunks up to `dropThroughSeq` to drop to stay in bounds. */
-export interface OutputBatch {
-  chunks: { seq: number; data: Uint8Array }[];
-  /** Bytes the command wrote in this batch, kept or not. */
-  bytes: number;
-  lastOutputAt: Date;
-  /** Chunks with a seq up to this one are dropped (the start of the output); undefined drops none. */
-  dropThroughSeq: number | undefined;
-  /** Part of the batch itself was dropped before it was written. */
-  droppedUnwritten: boolean;
-  /** Publish a task_output event with lastOutputAt (at most once a minute: the log decides). */
-  announce?: boolean;
-}
-
-export class PrismaTaskStore implements TaskStore, TaskOutputReader {
+export class PrismaTaskStore implements TaskStore, TaskOutputReader, RunningTaskStore {
   readonly #prisma: PrismaClient;
+  /** The gRPC API's Task encoder: the task events carry the task (main.ts passes adapters/grpc/wire's). */
+  readonly #api: Pick<ApiMessages, 'toTaskMessage'>;
 
-  constructor(prisma: PrismaClient) {
+  constructor(prisma: PrismaClient, api: Pick<ApiMessages, 'toTaskMessage'>) {
     this.#prisma = prisma;
+    this.#api = api;
   }
 
   /** Records a running task and its task_started event; undefined when the session is gone. */
@@ -62,7 +30,7 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
       const row = await tx.task.create({ data: { ...task, status: 'running', pid } });
       const created = toTask(row);
       const eventId = randomUUID();
-      await enqueue(tx, taskEvent('started', { eventId, occurredAt: task.startedAt, userId: session.userId, task: created }));
+      await enqueue(tx, taskEvent(this.#api, 'started', { eventId, occurredAt: task.startedAt, userId: session.userId, task: created }));
       return created;
     });
   }
@@ -81,7 +49,7 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader {
       const row = await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { session: { select: { userId: true } } } });
       const ended = toTask(row);
       const eventId = randomUUID();
-      await enqueue(tx, taskEvent('ended', { eventId, occurredAt: end.endedAt, userId: row.session.userId, task: ended }));
+      await enqueue(tx, taskEvent(this.#api, 'ended', { eventId, occurredAt: end.endedAt, userId: row.session.userId, task: ended }));
       return ended;
     });
   }
