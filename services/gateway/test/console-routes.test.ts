@@ -11,7 +11,7 @@ import { createLogger } from '@relay/telemetry';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/adapters/http/build-app.ts';
-import { registerConsoleStatic } from '../src/adapters/http/console-static.ts';
+import { registerConsoleStatic } from '../src/adapters/http/console/console-static.ts';
 import type { AuthenticatedCaller } from '../src/domain/caller.ts';
 import { sessionUrl } from '../src/app/views/turn-result.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../src/app/ports.ts';

@@ -12,11 +12,11 @@ import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Ask } from '@relay/proto/relay/question/v1/question_service';
-import { askStatusName } from '../../app/views/question-view.ts';
-import { relayCallerOf } from './authenticate-relay.ts';
-import { callOwner, sendError, sendInvalid } from './user-api.ts';
-import type { PairingClient, QuestionClient, SessionClient } from '../../app/ports.ts';
-import { keepPairedRelayAsk, pairedRelayAsk, pairedRelayAsks, withdrawPairedRelayAsk } from '../../app/paired-relay-asks.ts';
+import { askStatusName } from '../../../app/views/question-view.ts';
+import { relayCallerOf } from '../authenticate-relay.ts';
+import { callOwner, sendError, sendInvalid } from '../user-api.ts';
+import type { PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
+import { keepPairedRelayAsk, pairedRelayAsk, pairedRelayAsks, withdrawPairedRelayAsk } from '../../../app/paired-relay-asks.ts';
 
 export interface RelayAsksRouteDeps {
   sessions: SessionClient;

@@ -7,10 +7,10 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { outsideTrace } from '@relay/telemetry';
-import { bearerTokenOf } from './authenticate-bearer.ts';
-import { callerOf, type UserApiDeps } from './user-api.ts';
-import { readConsoleUpdate } from '../../app/console-update.ts';
-import type { QuestionClient, SessionClient } from '../../app/ports.ts';
+import { bearerTokenOf } from '../authenticate-bearer.ts';
+import { callerOf, type UserApiDeps } from '../user-api.ts';
+import { readConsoleUpdate } from '../../../app/console-update.ts';
+import type { QuestionClient, SessionClient } from '../../../app/ports.ts';
 
 export interface ConsoleEventsDeps extends UserApiDeps {
   sessions: SessionClient;

@@ -7,7 +7,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from './user-api.ts';
+import { sendError } from '../user-api.ts';
 
 export const SESSION_COOKIE = 'relay_session';
 export const CSRF_COOKIE = 'relay_csrf';

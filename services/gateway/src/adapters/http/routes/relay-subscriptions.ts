@@ -12,12 +12,12 @@
 import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { relayCallerOf } from './authenticate-relay.ts';
-import { callOwner, sendError, sendInvalid } from './user-api.ts';
-import type { PairingClient, RemoteEventsClient, SessionClient } from '../../app/ports.ts';
-import { keepPairedRelayWatch, pairedRelayWatchEvents } from '../../app/paired-relay-watches.ts';
+import { relayCallerOf } from '../authenticate-relay.ts';
+import { callOwner, sendError, sendInvalid } from '../user-api.ts';
+import type { PairingClient, RemoteEventsClient, SessionClient } from '../../../app/ports.ts';
+import { keepPairedRelayWatch, pairedRelayWatchEvents } from '../../../app/paired-relay-watches.ts';
 
-export interface RelayEventsRouteDeps {
+export interface RelaySubscriptionRouteDeps {
   sessions: SessionClient;
   pairing: PairingClient;
   remoteEvents: RemoteEventsClient;
@@ -42,7 +42,7 @@ const WatchBody = z.object(
 const FetchQuery = z.object({ after: z.coerce.number({ error: 'after must be a whole number' }).int().min(0).default(0) });
 
 /** Registers the /relay/v1/subscriptions routes on `app`. */
-export function registerRelayEventsRoutes(app: FastifyInstance, deps: RelayEventsRouteDeps): void {
+export function registerRelaySubscriptionRoutes(app: FastifyInstance, deps: RelaySubscriptionRouteDeps): void {
   app.post('/relay/v1/subscriptions', async (request, reply) => {
     const caller = await relayCallerOf(request, reply, deps.pairing);
     if (caller === undefined) return reply;

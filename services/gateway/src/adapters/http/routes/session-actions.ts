@@ -7,12 +7,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { TASK_LINES_DEFAULT, TASK_LINES_MAX, taskOutputView } from '../../app/relay-tool/actions/read-task-output.ts';
-import { usageReportView } from '../../app/relay-tool/actions/usage.ts';
-import { answered } from '../../domain/answers.ts';
-import { readUserMessage, updateUserSession } from '../../app/user-sessions.ts';
-import { messageView, sessionView } from '../../app/views/session-view.ts';
-import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
+import { TASK_LINES_DEFAULT, TASK_LINES_MAX, taskOutputView } from '../../../app/relay-tool/actions/read-task-output.ts';
+import { usageReportView } from '../../../app/relay-tool/actions/usage.ts';
+import { answered } from '../../../domain/answers.ts';
+import { readUserMessage, updateUserSession } from '../../../app/user-sessions.ts';
+import { messageView, sessionView } from '../../../app/views/session-view.ts';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
 
 const SessionParams = z.object({ id: z.string().min(1) });
 const MessageParams = z.object({ id: z.string().min(1), messageId: z.string().min(1) });
@@ -41,7 +41,7 @@ const SettingsBody = z
  * Registers POST /api/v1/sessions/:id/stop, /archive, /unarchive, PATCH /api/v1/sessions/:id/settings,
  * GET /api/v1/sessions/:id/messages/:messageId, GET /api/v1/sessions/:id/tasks/:taskId/output and GET /api/v1/usage on `app`.
  */
-export function registerSessionRoutes(app: FastifyInstance, deps: UserApiDeps): void {
+export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiDeps): void {
   app.post('/api/v1/sessions/:id/stop', async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;

@@ -8,13 +8,13 @@
 import type { FastifyInstance } from 'fastify';
 import { INTERNAL_CODE } from '@relay/errors';
 import { z } from 'zod';
-import { checkToken, tooManyFailures } from './authenticate-bearer.ts';
+import { checkToken, tooManyFailures } from '../authenticate-bearer.ts';
 import { clearSignInCookies, cookiesOf, registerCookieAuthentication, sameOrigin, SESSION_COOKIE, setSignInCookies } from './console-cookies.ts';
 import { registerConsoleEvents, type ConsoleEventsDeps, type ConsoleEventsOptions } from './console-events.ts';
 import { findConsoleDist, registerConsoleStatic } from './console-static.ts';
-import { callOwner, sendError, userOf } from './user-api.ts';
-import { callerOf, userRoleOf } from '../../domain/caller.ts';
-import { answered } from '../../domain/answers.ts';
+import { callOwner, sendError, userOf } from '../user-api.ts';
+import { callerOf, userRoleOf } from '../../../domain/caller.ts';
+import { answered } from '../../../domain/answers.ts';
 
 export interface ConsoleDeps extends ConsoleEventsDeps {
   /** The base URL users reach this gateway at, without a trailing slash: where a sign-in link points. */

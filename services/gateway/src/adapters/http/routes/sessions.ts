@@ -7,17 +7,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
-import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../../domain/limits.ts';
-import { turnFields } from '../../app/views/turn-result.ts';
-import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../app/views/session-view.ts';
-import { RELAY_VERSION } from '../../domain/version.ts';
-import { registerSessionRoutes } from './session-routes.ts';
-import { callOwner, sendInvalid, userOf, type UserApiDeps } from './user-api.ts';
-import { answered } from '../../domain/answers.ts';
-import type { PairingClient, QuestionClient, SubscriptionClient } from '../../app/ports.ts';
-import { awaitUserTurn, mentionsIn, readUserSession, watchMarksOf } from '../../app/user-sessions.ts';
+import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../../../domain/limits.ts';
+import { turnFields } from '../../../app/views/turn-result.ts';
+import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../../app/views/session-view.ts';
+import { RELAY_VERSION } from '../../../domain/version.ts';
+import { registerSessionActionRoutes } from './session-actions.ts';
+import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { answered } from '../../../domain/answers.ts';
+import type { PairingClient, QuestionClient, SubscriptionClient } from '../../../app/ports.ts';
+import { awaitUserTurn, mentionsIn, readUserSession, watchMarksOf } from '../../../app/user-sessions.ts';
 
-export interface ApiDeps extends UserApiDeps {
+export interface SessionRouteDeps extends UserApiDeps {
   relayName: string;
   /** The base URL users and clients reach this gateway at, without a trailing slash. */
   publicUrl: string;
@@ -91,8 +91,8 @@ const WaitQuery = z.object({
 });
 
 /** Registers /api/v1 on `app`. */
-export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  registerSessionRoutes(app, deps);
+export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDeps): void {
+  registerSessionActionRoutes(app, deps);
   app.get('/api/v1/relay', async (request, reply) => {
     if ((await userOf(deps, request, reply)) === undefined) return reply;
     return {

@@ -13,9 +13,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
-import { USER_ROLES, userRoleOf } from '../../domain/caller.ts';
-import { answered } from '../../domain/answers.ts';
-import { adminOf, callerOf, callOwner, sendError, sendInvalid, type UserApiDeps } from './user-api.ts';
+import { USER_ROLES, userRoleOf } from '../../../domain/caller.ts';
+import { answered } from '../../../domain/answers.ts';
+import { adminOf, callerOf, callOwner, sendError, sendInvalid, type UserApiDeps } from '../user-api.ts';
 
 const NewUserBody = z.strictObject(
   {
