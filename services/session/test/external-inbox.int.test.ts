@@ -4,6 +4,7 @@
 // relay.session.v1.message_written.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { handleScheduledPrompt, SCHEDULED_PROMPTS } from '../src/adapters/bus/sc
 import { handleWakeup, WAKEUPS } from '../src/adapters/bus/wakeup-consumer.ts';
 import { PrismaDeliveries } from '../src/adapters/store/prisma-deliveries.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
 import { PrismaExternalInbox } from '../src/adapters/store/prisma-external-inbox.ts';
 import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
@@ -23,11 +25,14 @@ let ids = 0;
 let database: TestDatabase;
 let prisma: PrismaClient;
 let inbox: PrismaExternalInbox;
+let reads: PgSessionReads;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  const pool = new pg.Pool({ connectionString: database.url });
+  prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   inbox = new PrismaExternalInbox(prisma);
+  reads = new PgSessionReads(pool);
   await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
   await prisma.session.create({
     data: { id: 'editor', userId: 'u1', title: 'My editor', provider: 'external', model: '', origin: 'external', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
@@ -55,7 +60,7 @@ it('writes a wake-up into the external conversation as an event message, without
   expect(messages.map((m) => m.role)).toEqual(['event']);
   expect(await prisma.turn.count({ where: { sessionId: 'editor' } })).toBe(0);
   expect(await prisma.session.findUniqueOrThrow({ where: { id: 'editor' } })).toMatchObject({ messageCount: 1, state: 'idle' });
-  expect(await inbox.pending('editor')).toEqual({ count: 1, previews: ['[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'] });
+  expect(await reads.pending('editor')).toEqual({ count: 1, previews: ['[relay event] session "Worker" (3f9c2a1e): turn_end (done) "pong"'] });
 });
 
 it('writes a schedule firing too; reading the newest message marks everything up to it read', async () => {
@@ -71,7 +76,7 @@ it('writes a schedule firing too; reading the newest message marks everything up
       provenance: { originRelay: 'desk', originSessionId: 'editor', originSessionTitle: 'My editor', model: '', hops: 0 },
     }),
   });
-  const pending = await inbox.pending('editor');
+  const pending = await reads.pending('editor');
   expect(pending?.count).toBe(2);
   // Announced, so the scheduler counts the firing as taken (no turn will take it) and the next repeat may fire.
   const [announced] = await prisma.$queryRaw<{ payload: { messageId: string; role: string } }[]>`
@@ -81,11 +86,11 @@ it('writes a schedule firing too; reading the newest message marks everything up
   expect(await prisma.turn.count({ where: { sessionId: 'editor' } })).toBe(0);
 
   await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
-  expect(await inbox.pending('editor')).toEqual({ count: 0, previews: [] });
+  expect(await reads.pending('editor')).toEqual({ count: 0, previews: [] });
   // A message that comes later is pending again; reading an older one does not take the marker back.
   await handleWakeup(deps(), wakeup('w2', '[relay event] question_answered: question ask_1 answered (chose "Wait"; via desk)'));
   await inbox.markRead('editor', ['sch_1:2026-12-02T10:00:00.000Z']);
-  expect(await inbox.pending('editor')).toMatchObject({ count: 1, previews: [expect.stringContaining('question_answered')] });
+  expect(await reads.pending('editor')).toMatchObject({ count: 1, previews: [expect.stringContaining('question_answered')] });
 });
 
 it('has no inbox for a hosted session or an unknown one', async () => {
@@ -93,6 +98,6 @@ it('has no inbox for a hosted session or an unknown one', async () => {
     data: { id: 'hosted', userId: 'u1', title: 'Hosted', provider: 'script', model: 'script-1', origin: 'hosted', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
   });
   await prisma.message.create({ data: { id: 'hosted-ev', sessionId: 'hosted', role: 'event', text: '[relay event] x', createdAt: NOW } });
-  expect(await inbox.pending('hosted')).toBeUndefined();
-  expect(await inbox.pending('nope')).toBeUndefined();
+  expect(await reads.pending('hosted')).toBeUndefined();
+  expect(await reads.pending('nope')).toBeUndefined();
 });

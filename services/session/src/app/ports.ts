@@ -4,6 +4,7 @@
  */
 import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, SignInLink, Turn, TurnQueuedEvent, User } from '../domain/entities.ts';
 import type { ProviderCatalogue } from '../domain/catalogue/provider-catalogue.ts';
+import type { PendingNote } from '../domain/external/external-inbox.ts';
 
 /** Which sessions a listing wants: archived ones, unarchived ones, or all when undefined. */
 export type SessionFilter = { archived?: boolean };
@@ -145,13 +146,16 @@ export interface SessionReading {
 
 /**
  * The reads every list_sessions and read_session make (every relay_tool read of an agent), each in one or two
- * statements of plain SQL, where the ConversationStore's reads take one query each.
+ * statements of plain SQL, where the ConversationStore's reads take one query each; and the pending note every call
+ * of an external session's agent carries.
  */
 export interface SessionReads {
   /** The user's sessions matching the filter, in no particular order. */
   listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date): Promise<ListedSession[]>;
   /** A session (any user's) with its `last` messages; undefined when there is none. */
   readSession(sessionId: string, last: number, tasksEndedSince: Date): Promise<SessionReading | undefined>;
+  /** What waits unread for an external session's agent (its inbox); undefined when no external session has this id. */
+  pending(sessionId: string): Promise<PendingNote | undefined>;
 }
 
 /** Where this relay stands: its name and the folders sessions may use. */

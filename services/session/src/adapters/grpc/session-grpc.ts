@@ -58,7 +58,7 @@ export type SessionGrpcDeps = SessionDeps &
     tasks?: SessionTasksDeps;
     /** The relay's usage accounting (relay_info carries the usage report); without it (tests) every meter reads zero. */
     usage?: Omit<UsageDeps, 'catalogue'>;
-    /** External sessions' inboxes (what waits unread for their agents); without it nothing shows as pending. */
+    /** External sessions' inboxes (their agents' read marks); without it reading marks nothing read. */
     inbox?: ExternalInbox;
     /** External sessions' calls in flight (their running turns); without it no call shows. */
     calls?: ExternalCallStore;
@@ -276,7 +276,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         startedSessions: conversation.startedSessions,
         unlockedRelays: conversation.unlockedRelays,
         updateAllowedRelays: conversation.updateAllowedRelays,
-        pending: conversation.session.origin === 'external' ? await deps.inbox?.pending(conversation.session.id) : undefined,
+        pending: conversation.session.origin === 'external' ? await deps.reads.pending(conversation.session.id) : undefined,
       };
     },
     getPendingMessages: async (request) => ({ pending: await getPendingMessages(deps, { sessionId: request.sessionId }) }),

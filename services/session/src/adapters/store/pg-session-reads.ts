@@ -2,11 +2,12 @@
  * list_sessions' and read_session's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024): every relay_tool
  * read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call. A listing is
  * one statement (the sessions with their groups, starters, calls in flight and whether they have tasks), a reading
- * two at once (that, and the messages).
+ * two at once (that, and the messages); the pending note of an external session's agent, on each of its calls, one.
  */
 import pg from 'pg';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
 import type { PendingQuestion } from '../../domain/entities.ts';
+import { PENDING_PREVIEWS, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import type { ListedSession, SessionFilter, SessionReading, SessionReads } from '../../app/ports.ts';
 import { toMessage, toSession } from './prisma-session-store.ts';
@@ -53,6 +54,18 @@ const RECENT_MESSAGES = `
          created_at AS "createdAt", seq
     FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`;
 
+/** The roles that reach an external conversation from the relay (wake-ups and answers, schedule firings). */
+const PENDING_ROLES = ['event', 'schedule'];
+
+// An external session's unread messages: those past its read marker, of PENDING_ROLES.
+const PENDING = `
+  SELECT (SELECT count(*) FROM messages m
+           WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)) AS count,
+         ARRAY(SELECT m.text FROM messages m
+                WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)
+                ORDER BY m.seq LIMIT $3) AS oldest
+    FROM sessions s WHERE s.id = $1 AND s.origin = 'external'`;
+
 /** TIMESTAMP(3) columns hold UTC (Prisma writes them so); pg alone would read them in the process's time zone. */
 const TIMESTAMP_OID = 1114;
 const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
@@ -76,6 +89,11 @@ export class PgSessionReads implements SessionReads {
     const [row] = read.rows;
     if (row === undefined) return undefined;
     return { session: toListedSession(row), messages: messages.rows.reverse().map(toMessage), running: row.running };
+  }
+
+  async pending(sessionId: string): Promise<PendingNote | undefined> {
+    const [found] = (await this.query<{ count: string; oldest: string[] }>(PENDING, [sessionId, PENDING_ROLES, PENDING_PREVIEWS])).rows;
+    return found === undefined ? undefined : pendingNote(Number(found.count), found.oldest.map((text) => ({ text })));
   }
 
   private query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {

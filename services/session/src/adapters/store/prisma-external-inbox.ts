@@ -2,14 +2,14 @@ import { enqueue } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import type { Message } from '../../domain/entities.ts';
-import { PENDING_PREVIEWS, pendingNote, type ExternalInbox, type PendingNote } from '../../domain/external/external-inbox.ts';
+import type { ExternalInbox } from '../../domain/external/external-inbox.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-/** The roles that reach an external conversation from the relay (wake-ups and answers, schedule firings). */
-const PENDING_ROLES = ['event', 'schedule'];
-
-/** An external session's inbox in the sessions and messages tables (sessions.external_read_seq is the read marker). */
+/**
+ * An external session's inbox in the sessions and messages tables (sessions.external_read_seq is the read marker);
+ * what waits in it is read by pg-session-reads.ts.
+ */
 export class PrismaExternalInbox implements ExternalInbox {
   constructor(private readonly db: Db) {}
 
@@ -28,18 +28,6 @@ export class PrismaExternalInbox implements ExternalInbox {
       { eventId, occurredAt: message.createdAt, sessionId: message.sessionId, userId: session.userId, messageId: message.id, role: message.role },
       { id: eventId },
     );
-  }
-
-  async pending(sessionId: string): Promise<PendingNote | undefined> {
-    // One statement: every call of an external agent carries this note.
-    const [found] = await this.db.$queryRaw<{ count: bigint; oldest: string[] }[]>`
-      SELECT (SELECT COUNT(*) FROM messages m
-               WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})) AS count,
-             ARRAY(SELECT m.text FROM messages m
-                    WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY(${PENDING_ROLES})
-                    ORDER BY m.seq LIMIT ${PENDING_PREVIEWS}) AS oldest
-        FROM sessions s WHERE s.id = ${sessionId} AND s.origin = 'external'`;
-    return found === undefined ? undefined : pendingNote(Number(found.count), found.oldest.map((text) => ({ text })));
   }
 
   async markRead(sessionId: string, messageIds: readonly string[]): Promise<void> {

@@ -1,18 +1,18 @@
 import { notFound } from '../../domain/errors.ts';
-import type { ExternalInbox, PendingNote } from '../../domain/external/external-inbox.ts';
-import type { ConversationStore } from '../ports.ts';
+import type { PendingNote } from '../../domain/external/external-inbox.ts';
+import type { ConversationStore, SessionReads } from '../ports.ts';
 
 /**
  * GetPendingMessages: what waits unread for an external session's agent, in the one query of the inbox; a hosted
  * session has none (undefined), an unknown one is REMOTE_RELAY_NOT_FOUND.
  */
 export async function getPendingMessages(
-  deps: { inbox?: ExternalInbox | undefined; store: Pick<ConversationStore, 'findSession'>; relay: { name: string } },
+  deps: { reads: Pick<SessionReads, 'pending'>; store: Pick<ConversationStore, 'findSession'>; relay: { name: string } },
   input: { sessionId: string },
 ): Promise<PendingNote | undefined> {
-  const note = await deps.inbox?.pending(input.sessionId);
+  const note = await deps.reads.pending(input.sessionId);
   if (note !== undefined) return note;
-  // A hosted session (or any, on a relay without inboxes) gets here, never an external agent's call.
+  // A hosted session gets here, never an external agent's call.
   if ((await deps.store.findSession(input.sessionId)) === undefined) {
     throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
   }

@@ -40,8 +40,6 @@ export interface ExternalInbox {
    * and announced as relay.session.v1.message_written (event `eventId`), in the same transaction.
    */
   write(message: Message, eventId: string): Promise<void>;
-  /** What waits unread for the session's agent; undefined when no external session has this id. */
-  pending(sessionId: string): Promise<PendingNote | undefined>;
   /** The agent read these messages of its own conversation: everything up to the newest of them is read. */
   markRead(sessionId: string, messageIds: readonly string[]): Promise<void>;
 }
