@@ -520,6 +520,14 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               if (!sessions.some((candidate) => candidate.id === request.sessionId)) throw notFound(request.sessionId);
               return { pending: pendingOf(request.sessionId) };
             },
+            listPendingMessages: async (request) => {
+              record('listPendingMessages', request);
+              const held = request.sessionIds.flatMap((id) => {
+                const pending = sessions.some((candidate) => candidate.id === id) ? pendingOf(id) : undefined;
+                return pending === undefined ? [] : [[id, pending] as const];
+              });
+              return { pending: Object.fromEntries(held) };
+            },
             // Tasks are tested against the real session service (services/session, e2e).
             readTaskOutput: async (request) => {
               throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No task '${request.taskId}'.`);

@@ -156,6 +156,8 @@ export interface SessionReads {
   readSession(sessionId: string, last: number, tasksEndedSince: Date): Promise<SessionReading | undefined>;
   /** What waits unread for an external session's agent (its inbox); undefined when no external session has this id. */
   pending(sessionId: string): Promise<PendingNote | undefined>;
+  /** pending of each of these sessions, by id; a session that is not external (or not there) is left out. */
+  pendingOf(sessionIds: readonly string[]): Promise<Map<string, PendingNote>>;
 }
 
 /** Where this relay stands: its name and the folders sessions may use. */

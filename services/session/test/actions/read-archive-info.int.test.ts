@@ -187,6 +187,19 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     expect((await refusal(callUnary(h.client, 'getPendingMessages', { sessionId: 'nope' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
   });
 
+  it("answers what waits for several external sessions' agents at once, leaving out any other id", async () => {
+    const userId = await h.newUser();
+    const [ide, editor] = await Promise.all(['IDE', 'Editor'].map(async (title) => (await callUnary(h.client, 'createExternalSession', { userId, title })).session!.id));
+    await h.prisma.message.create({ data: { id: `ev-${ide}`, sessionId: ide!, role: 'event', text: '[relay event] one', model: '', createdAt: NOW } });
+    const hosted = await h.newSession(userId);
+    expect(await callUnary(h.client, 'listPendingMessages', { sessionIds: [ide!, editor!, hosted, 'nope'] })).toEqual({
+      pending: { [ide!]: { count: 1, previews: ['[relay event] one'] }, [editor!]: { count: 0, previews: [] } },
+    });
+    expect(await callUnary(h.client, 'listPendingMessages', { sessionIds: [] })).toEqual({ pending: {} });
+    const tooMany = Array.from({ length: 1_001 }, (_, i) => `s${i}`);
+    expect((await refusal(callUnary(h.client, 'listPendingMessages', { sessionIds: tooMany }))).code).toBe('REMOTE_RELAY_INVALID_INPUT');
+  });
+
   it('refuses a bad mode in the owner options, changing nothing', async () => {
     const userId = await h.newUser();
     const sessionId = await h.newSession(userId);

@@ -13,7 +13,7 @@ import { preview } from '../../domain/input-bounds.ts';
 import { namesThisRelay } from '../../domain/relay-name.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
-import { announcePending } from './pending-stream.ts';
+import { PendingStreams } from './pending-stream.ts';
 
 /**
  * Registers POST /mcp, GET /mcp (the standalone stream of an external session's client; 405 for any other caller)
@@ -22,6 +22,7 @@ import { announcePending } from './pending-stream.ts';
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHosts: AllowedHosts): void {
   const inFlight = new InFlightCalls();
+  const pendingStreams = new PendingStreams(deps);
   // The MCP SDK's transport has the same check (enableDnsRebindingProtection), but it matches host:port exactly,
   // which a gateway on port 0 or behind an ingress cannot list, and it runs only after the token was checked.
   const checkHost = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -92,8 +93,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     await server.connect(transport);
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
-    // The first look comes a poll interval after the stream opened (a notification before it would be dropped).
-    void announcePending(sessionId, deps, (notification) => server.notification(notification), closed.signal);
+    pendingStreams.hold(sessionId, (notification) => server.notification(notification), closed.signal);
     await transport.handleRequest(request.raw, reply.raw);
   });
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);

@@ -41,4 +41,5 @@ export const SESSION_CALLERS = {
   holdExternalCall: GATEWAY,
   releaseExternalCall: GATEWAY,
   getPendingMessages: GATEWAY,
+  listPendingMessages: GATEWAY,
 } satisfies Callers<typeof SessionServiceService>;

@@ -11,7 +11,7 @@ import { createUser } from '../../app/users/create-user.ts';
 import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../../app/external/external-calls.ts';
 import type { ExternalInbox, PendingNote } from '../../domain/external/external-inbox.ts';
 import { getConversation } from '../../app/sessions/get-conversation.ts';
-import { getPendingMessages } from '../../app/external/get-pending-messages.ts';
+import { getPendingMessages, listPendingMessages } from '../../app/external/get-pending-messages.ts';
 import { getRelayInfo, type RelayInfo } from '../../app/settings/get-relay-info.ts';
 import { getUsage, type UsageDeps } from '../../app/usage/get-usage.ts';
 import { toUsageReportMessage } from './wire/usage-wire.ts';
@@ -280,6 +280,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       };
     },
     getPendingMessages: async (request) => ({ pending: await getPendingMessages(deps, { sessionId: request.sessionId }) }),
+    listPendingMessages: async (request) => ({ pending: Object.fromEntries(await listPendingMessages(deps, { sessionIds: request.sessionIds })) }),
     setConversationOptions: async (request) => {
       const session = await setConversationOptions(deps, {
         userId: request.userId,

@@ -59,12 +59,13 @@ const PENDING_ROLES = ['event', 'schedule'];
 
 // An external session's unread messages: those past its read marker, of PENDING_ROLES.
 const PENDING = `
-  SELECT (SELECT count(*) FROM messages m
+  SELECT s.id,
+         (SELECT count(*) FROM messages m
            WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)) AS count,
          ARRAY(SELECT m.text FROM messages m
                 WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)
                 ORDER BY m.seq LIMIT $3) AS oldest
-    FROM sessions s WHERE s.id = $1 AND s.origin = 'external'`;
+    FROM sessions s WHERE s.id = ANY($1) AND s.origin = 'external'`;
 
 /** TIMESTAMP(3) columns hold UTC (Prisma writes them so); pg alone would read them in the process's time zone. */
 const TIMESTAMP_OID = 1114;
@@ -92,8 +93,12 @@ export class PgSessionReads implements SessionReads {
   }
 
   async pending(sessionId: string): Promise<PendingNote | undefined> {
-    const [found] = (await this.query<{ count: string; oldest: string[] }>(PENDING, [sessionId, PENDING_ROLES, PENDING_PREVIEWS])).rows;
-    return found === undefined ? undefined : pendingNote(Number(found.count), found.oldest.map((text) => ({ text })));
+    return (await this.pendingOf([sessionId])).get(sessionId);
+  }
+
+  async pendingOf(sessionIds: readonly string[]): Promise<Map<string, PendingNote>> {
+    const { rows } = await this.query<{ id: string; count: string; oldest: string[] }>(PENDING, [sessionIds, PENDING_ROLES, PENDING_PREVIEWS]);
+    return new Map(rows.map((row) => [row.id, pendingNote(Number(row.count), row.oldest.map((text) => ({ text })))]));
   }
 
   private query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {

@@ -1,4 +1,4 @@
-import { notFound } from '../../domain/errors.ts';
+import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { PendingNote } from '../../domain/external/external-inbox.ts';
 import type { ConversationStore, SessionReads } from '../ports.ts';
 
@@ -17,4 +17,15 @@ export async function getPendingMessages(
     throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
   }
   return undefined;
+}
+
+/** The most sessions one ListPendingMessages looks at. */
+export const MAX_PENDING_LOOKS = 1_000;
+
+/** ListPendingMessages: GetPendingMessages for several external sessions at once, by id; any other id is left out. */
+export async function listPendingMessages(deps: { reads: Pick<SessionReads, 'pendingOf'> }, input: { sessionIds: readonly string[] }): Promise<Map<string, PendingNote>> {
+  if (input.sessionIds.length > MAX_PENDING_LOOKS) {
+    throw invalidInput(`at most ${MAX_PENDING_LOOKS} session ids at once`, { field: 'session_ids', max: MAX_PENDING_LOOKS });
+  }
+  return input.sessionIds.length === 0 ? new Map() : deps.reads.pendingOf(input.sessionIds);
 }

@@ -643,6 +643,21 @@ export interface GetPendingMessagesResponse {
   pending: PendingMessages | undefined;
 }
 
+/** The external sessions to look at, at most 1,000. */
+export interface ListPendingMessagesRequest {
+  sessionIds: string[];
+}
+
+/** What waits unread for each external session asked about, by its id (every one, a count of 0 included). */
+export interface ListPendingMessagesResponse {
+  pending: { [key: string]: PendingMessages };
+}
+
+export interface ListPendingMessagesResponse_PendingEntry {
+  key: string;
+  value: PendingMessages | undefined;
+}
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { token: "" };
 }
@@ -8173,6 +8188,269 @@ export const GetPendingMessagesResponse: MessageFns<GetPendingMessagesResponse> 
   },
 };
 
+function createBaseListPendingMessagesRequest(): ListPendingMessagesRequest {
+  return { sessionIds: [] };
+}
+
+export const ListPendingMessagesRequest: MessageFns<ListPendingMessagesRequest> = {
+  encode(message: ListPendingMessagesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.sessionIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPendingMessagesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPendingMessagesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPendingMessagesRequest {
+    return {
+      sessionIds: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListPendingMessagesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionIds?.length) {
+      obj.sessionIds = message.sessionIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPendingMessagesRequest>, I>>(base?: I): ListPendingMessagesRequest {
+    return ListPendingMessagesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPendingMessagesRequest>, I>>(object: I): ListPendingMessagesRequest {
+    const message = createBaseListPendingMessagesRequest();
+    message.sessionIds = object.sessionIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseListPendingMessagesResponse(): ListPendingMessagesResponse {
+  return { pending: {} };
+}
+
+export const ListPendingMessagesResponse: MessageFns<ListPendingMessagesResponse> = {
+  encode(message: ListPendingMessagesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.pending).forEach(([key, value]: [string, PendingMessages]) => {
+      ListPendingMessagesResponse_PendingEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPendingMessagesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPendingMessagesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = ListPendingMessagesResponse_PendingEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.pending[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPendingMessagesResponse {
+    return {
+      pending: isObject(object.pending)
+        ? (globalThis.Object.entries(object.pending) as [string, any][]).reduce(
+          (acc: { [key: string]: PendingMessages }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: PendingMessages.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: ListPendingMessagesResponse): unknown {
+    const obj: any = {};
+    if (message.pending) {
+      const entries = globalThis.Object.entries(message.pending) as [string, PendingMessages][];
+      if (entries.length > 0) {
+        obj.pending = {};
+        entries.forEach(([k, v]) => {
+          obj.pending[k] = PendingMessages.toJSON(v);
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPendingMessagesResponse>, I>>(base?: I): ListPendingMessagesResponse {
+    return ListPendingMessagesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPendingMessagesResponse>, I>>(object: I): ListPendingMessagesResponse {
+    const message = createBaseListPendingMessagesResponse();
+    message.pending = (globalThis.Object.entries(object.pending ?? {}) as [string, PendingMessages][]).reduce(
+      (acc: { [key: string]: PendingMessages }, [key, value]: [string, PendingMessages]) => {
+        if (value !== undefined) {
+          acc[key] = PendingMessages.fromPartial(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseListPendingMessagesResponse_PendingEntry(): ListPendingMessagesResponse_PendingEntry {
+  return { key: "", value: undefined };
+}
+
+export const ListPendingMessagesResponse_PendingEntry: MessageFns<ListPendingMessagesResponse_PendingEntry> = {
+  encode(message: ListPendingMessagesResponse_PendingEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      PendingMessages.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPendingMessagesResponse_PendingEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPendingMessagesResponse_PendingEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = PendingMessages.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPendingMessagesResponse_PendingEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? PendingMessages.fromJSON(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: ListPendingMessagesResponse_PendingEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = PendingMessages.toJSON(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPendingMessagesResponse_PendingEntry>, I>>(
+    base?: I,
+  ): ListPendingMessagesResponse_PendingEntry {
+    return ListPendingMessagesResponse_PendingEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPendingMessagesResponse_PendingEntry>, I>>(
+    object: I,
+  ): ListPendingMessagesResponse_PendingEntry {
+    const message = createBaseListPendingMessagesResponse_PendingEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? PendingMessages.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -8648,6 +8926,22 @@ export const SessionServiceService = {
       Buffer.from(GetPendingMessagesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetPendingMessagesResponse => GetPendingMessagesResponse.decode(value),
   },
+  /**
+   * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
+   * /mcp stream it holds at once, rather than one call a stream. A session that is not external (or not there) is
+   * left out. Codes: REMOTE_RELAY_INVALID_INPUT (more than 1,000 ids).
+   */
+  listPendingMessages: {
+    path: "/relay.session.v1.SessionService/ListPendingMessages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPendingMessagesRequest): Buffer =>
+      Buffer.from(ListPendingMessagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPendingMessagesRequest => ListPendingMessagesRequest.decode(value),
+    responseSerialize: (value: ListPendingMessagesResponse): Buffer =>
+      Buffer.from(ListPendingMessagesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPendingMessagesResponse => ListPendingMessagesResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -8817,6 +9111,12 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND.
    */
   getPendingMessages: handleUnaryCall<GetPendingMessagesRequest, GetPendingMessagesResponse>;
+  /**
+   * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
+   * /mcp stream it holds at once, rather than one call a stream. A session that is not external (or not there) is
+   * left out. Codes: REMOTE_RELAY_INVALID_INPUT (more than 1,000 ids).
+   */
+  listPendingMessages: handleUnaryCall<ListPendingMessagesRequest, ListPendingMessagesResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -9421,6 +9721,26 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetPendingMessagesResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
+   * /mcp stream it holds at once, rather than one call a stream. A session that is not external (or not there) is
+   * left out. Codes: REMOTE_RELAY_INVALID_INPUT (more than 1,000 ids).
+   */
+  listPendingMessages(
+    request: ListPendingMessagesRequest,
+    callback: (error: ServiceError | null, response: ListPendingMessagesResponse) => void,
+  ): ClientUnaryCall;
+  listPendingMessages(
+    request: ListPendingMessagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPendingMessagesResponse) => void,
+  ): ClientUnaryCall;
+  listPendingMessages(
+    request: ListPendingMessagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPendingMessagesResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const SessionServiceClient = makeGenericClientConstructor(
@@ -9464,6 +9784,10 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
