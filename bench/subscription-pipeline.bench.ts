@@ -12,6 +12,11 @@
 //   wake-up; latency is per event from its publish to the wake-up that carries it, in a second phase paced at about
 //   half the measured throughput. CPU per event is read from /proc for each replica, for the PostgreSQL backends of
 //   the benchmark's database and for nats-server, over the throughput phase: the work a cluster would have to spread.
+//   With it, over the same phase, the work PostgreSQL is given per event, which load does not change: transactions
+//   and rows written per table (pg_stat_database, pg_stat_user_tables, read once the backends reported them, ~11 s).
+// At the end it prints the scaling curve (events/s and CPU per event per component for each replica count), what the
+// two cores here allow at that cost, and what that work per event gives on a cluster where each part has cores of
+// its own.
 // The 30-second coalescing window and the hourly cap are overridden (0 s, no cap) so that the figures measure the
 // pipeline rather than the rules' deliberate waits; the output says so.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -137,13 +142,42 @@ async function fillSubscriptions(db: pg.Client): Promise<void> {
   await db.query('ANALYZE subscriptions');
 }
 
-type Result = { rate: number; p50: number; p99: number; wakeUps: number; cpuMsPerEvent: { replicas: number; postgres: number; nats: number; bench: number } };
+type Result = {
+  rate: number;
+  p50: number;
+  p99: number;
+  wakeUps: number;
+  cpuMsPerEvent: { replicas: number; postgres: number; nats: number; bench: number };
+  /** PostgreSQL's work per event over the throughput phase: transactions, and rows written by table. */
+  perEvent: { transactions: number; rows: Map<string, { inserted: number; updated: number; hot: number; deleted: number }> };
+};
+
+// Backends report their counts when idle, at most once a second and at the latest after 10 s idle (PostgreSQL 15).
+const STATS_REPORTED_MS = 11_000;
+
+type DatabaseCounts = { transactions: number; tables: Map<string, { inserted: number; updated: number; hot: number; deleted: number }> };
+
+/** The database's transactions and each table's rows written so far, as the backends have reported them. */
+async function databaseCounts(db: pg.Client, database: string): Promise<DatabaseCounts> {
+  const [transactions, tables] = await Promise.all([
+    db.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [database]),
+    db.query<{ relname: string; ins: string; upd: string; hot: string; del: string }>(
+      'SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del FROM pg_stat_user_tables',
+    ),
+  ]);
+  return {
+    transactions: Number(transactions.rows[0]?.n ?? 0),
+    tables: new Map(tables.rows.map((row) => [row.relname, { inserted: Number(row.ins), updated: Number(row.upd), hot: Number(row.hot), deleted: Number(row.del) }])),
+  };
+}
 
 async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   const database = await createTestDatabase({ migrationsDir });
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
   await fillSubscriptions(admin);
+  // The fill's own counts are reported before the phase starts (once this backend is idle again).
+  await admin.query('SELECT pg_stat_force_next_flush()');
   const publisher: Bus = await connectBus({ url: nats.url, name: 'bench-publisher', logger, ...nats.credentials(TEST_NATS_USER) });
   // Fresh streams per run, so each pipeline starts from nothing.
   for (const name of ['SESSION_EVENTS', 'QUESTION_EVENTS', 'SUBSCRIPTION_COMMANDS']) await publisher.jsm.streams.delete(name).catch(() => undefined);
@@ -196,11 +230,14 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
     nats: nats_ === undefined ? NaN : cpuMs(nats_),
     bench: cpuMs(process.pid),
   });
+  const countsBefore = await databaseCounts(admin, database.name);
   const before = await cpu();
   const start = performance.now();
   await publish(0, EVENTS, 0);
   const rate = EVENTS / ((performance.now() - start) / 1000);
   const after = await cpu();
+  await new Promise((resolve) => setTimeout(resolve, STATS_REPORTED_MS));
+  const countsAfter = await databaseCounts(admin, database.name);
   let postgres = 0;
   for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
   const perEvent = (ms: number) => ms / EVENTS;
@@ -219,36 +256,95 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   await publisher.close();
   await admin.end();
   await database.drop();
-  return { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), wakeUps, cpuMsPerEvent };
+  const rows = new Map(
+    [...countsAfter.tables].map(([table, counts]) => {
+      const was = countsBefore.tables.get(table) ?? { inserted: 0, updated: 0, hot: 0, deleted: 0 };
+      return [table, { inserted: perEvent(counts.inserted - was.inserted), updated: perEvent(counts.updated - was.updated), hot: perEvent(counts.hot - was.hot), deleted: perEvent(counts.deleted - was.deleted) }];
+    }),
+  );
+  const perEventCounts = { transactions: perEvent(countsAfter.transactions - countsBefore.transactions), rows };
+  return { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), wakeUps, cpuMsPerEvent, perEvent: perEventCounts };
+}
+
+/** "watcher_events 1.00 ins + 1.00 upd (0.00 HOT)" for each table written, the busiest first. */
+function rowsWritten(rows: Result['perEvent']['rows']): string {
+  return [...rows]
+    .filter(([, counts]) => counts.inserted + counts.updated + counts.deleted >= 0.005)
+    .sort(([, a], [, b]) => b.inserted + b.updated + b.deleted - (a.inserted + a.updated + a.deleted))
+    .map(([table, counts]) => {
+      const parts = [
+        ...(counts.inserted >= 0.005 ? [`${fixed(counts.inserted, 2)} ins`] : []),
+        ...(counts.updated >= 0.005 ? [`${fixed(counts.updated, 2)} upd (${fixed(counts.hot, 2)} HOT)`] : []),
+        ...(counts.deleted >= 0.005 ? [`${fixed(counts.deleted, 2)} del`] : []),
+      ];
+      return `${table} ${parts.join(' + ')}`;
+    })
+    .join(', ');
 }
 
 const nats = await startNats();
-const rows: string[] = [];
+const cores = (await import('node:os')).availableParallelism();
+const results: { replicas: number; raw: number; result: Result }[] = [];
 try {
   console.log(`subscription pipeline benchmark: ${EVENTS} events over ${WATCHERS} watchers (each watches one session) among ${SUBSCRIPTIONS} subscriptions, latency from ${LATENCY_EVENTS} paced events`);
   console.log('overrides: coalescing window 0 s (the spec has 30 s) and no hourly cap, so the figures measure the pipeline, not its deliberate waits');
-  console.log(`cores: ${(await import('node:os')).availableParallelism()}; replicas run as processes of their own`);
-  let one: number | undefined;
+  console.log(`cores: ${cores}; replicas run as processes of their own; load average at the start ${loadAverage()}`);
   for (const replicas of REPLICAS) {
     const raw = await rawJetStream(nats);
     const result = await pipeline(nats, replicas);
-    one ??= result.rate;
+    results.push({ replicas, raw, result });
     const c = result.cpuMsPerEvent;
-    const total = c.replicas + c.postgres + c.nats;
     console.log(
       `${replicas} replica${replicas === 1 ? ' ' : 's'}: raw JetStream ${fixed(raw, 0)} msg/s | pipeline ${fixed(result.rate, 0)} events/s (${fixed((100 * result.rate) / raw, 0)} % of raw), ` +
         `${result.wakeUps} wake-ups | event→wake-up p50 ${fixed(result.p50, 0)} ms, p99 ${fixed(result.p99, 0)} ms | ` +
         `CPU ms per event: replicas ${fixed(c.replicas, 2)}, PostgreSQL ${fixed(c.postgres, 2)}, nats-server ${fixed(c.nats, 2)} (the benchmark's publisher and consumer ${fixed(c.bench, 2)})`,
     );
-    rows.push(
-      `| ${replicas} | ${fixed(raw, 0)} msg/s | ${fixed(result.rate, 0)} events/s | ${fixed((100 * result.rate) / raw, 0)} % | ${fixed(result.rate / one, 2)}× | ${fixed(result.p50, 0)} / ${fixed(result.p99, 0)} ms | ` +
-        `${fixed(c.replicas, 2)} + ${fixed(c.postgres, 2)} + ${fixed(c.nats, 2)} = ${fixed(total, 2)} ms | ${fixed(2000 / total, 0)} events/s |`,
-    );
+    console.log(`  PostgreSQL per event: ${fixed(result.perEvent.transactions, 3)} transactions; rows written ${rowsWritten(result.perEvent.rows)}`);
   }
-  console.log(
-    ['', '| replicas | raw JetStream | pipeline | ratio | vs 1 replica | latency p50 / p99 | CPU per event: replicas + PostgreSQL + nats-server | 2 cores allow |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n'),
-  );
+  console.log(`load average at the end ${loadAverage()}`);
+  printCurve();
 } finally {
   await nats.stop();
 }
 process.exit(0);
+
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+/**
+ * The scaling curve as measured here, then what the work per event gives where each part has cores of its own: a
+ * replica's share is spread over the replicas, PostgreSQL's and nats-server's are not (one primary, one server).
+ */
+function printCurve(): void {
+  const one = results[0]?.result.rate ?? NaN;
+  const rows = results.map(({ replicas, raw, result }) => {
+    const c = result.cpuMsPerEvent;
+    const total = c.replicas + c.postgres + c.nats;
+    return (
+      `| ${replicas} | ${fixed(raw, 0)} msg/s | ${fixed(result.rate, 0)} events/s | ${fixed((100 * result.rate) / raw, 0)} % | ${fixed(result.rate / one, 2)}× | ${fixed(result.p50, 0)} / ${fixed(result.p99, 0)} ms | ` +
+      `${fixed(c.replicas, 2)} + ${fixed(c.postgres, 2)} + ${fixed(c.nats, 2)} = ${fixed(total, 2)} ms | ${fixed((1000 * cores) / total, 0)} events/s | ${fixed(result.perEvent.transactions, 3)} |`
+    );
+  });
+  console.log(
+    [
+      '',
+      `| replicas | raw JetStream | pipeline | ratio | vs 1 replica | latency p50 / p99 | CPU per event: replicas + PostgreSQL + nats-server | ${cores} cores allow | PostgreSQL transactions per event |`,
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ].join('\n'),
+  );
+  // The cluster figures take the cheapest measured cost per part (more replicas add coordination, not less work).
+  const least = (part: keyof Result['cpuMsPerEvent']) => Math.min(...results.map(({ result }) => result.cpuMsPerEvent[part]));
+  const perCore = { replica: 1000 / least('replicas'), postgres: 1000 / least('postgres'), nats: 1000 / least('nats') };
+  console.log(
+    `\nOn a cluster (each part on cores of its own, at this work per event): one replica core carries ${fixed(perCore.replica, 0)} events/s, ` +
+      `one PostgreSQL core ${fixed(perCore.postgres, 0)}, one nats-server core ${fixed(perCore.nats, 0)}; here all of them and the benchmark's ` +
+      `publisher and consumer share ${cores} cores, so a second replica can only take what the others leave.`,
+  );
+  const curve = [1, 2, 4, 8].map((n) => {
+    const rate = n * perCore.replica;
+    return `| ${n} | ${fixed(rate, 0)} events/s | ${fixed(rate / perCore.postgres, 1)} | ${fixed(rate / perCore.nats, 1)} |`;
+  });
+  console.log(['', '| replicas, a core each | events/s they carry | PostgreSQL cores that needs | nats-server cores |', '|---|---|---|---|', ...curve].join('\n'));
+}
