@@ -112,8 +112,8 @@ export interface WatchTransaction {
   /** Makes the waiting events of the watcher new again (planned at its next evaluation). */
   releaseWaitingEvents(watcherSessionId: string): Promise<void>;
   /**
-   * Stores events (a source event a watcher already has is left alone) and makes their watchers due at `now`, in one
-   * statement; answers the watchers, locked.
+   * Stores events (a source event a watcher already has is left alone) and creates their watchers, in one statement;
+   * answers the watchers, locked, for the caller to evaluate in the same transaction (their due time is left as it was).
    */
   storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]>;
   /** Stores events for watchers that may not exist yet and makes them due at `now`; answers how many events were new. */

@@ -115,15 +115,21 @@ function updateEventsSql(events: readonly WatcherEvent[]): Prisma.Sql {
 }
 
 /**
- * The statement that makes the events' watchers due now, creating their rows: it holds their locks to the commit,
- * taken in id order so that two batches never wait on each other in a circle. Returns the watchers.
+ * The statement that makes the events' watchers due now (`due`), creating their rows: it holds their locks to the
+ * commit, taken in id order so that two batches never wait on each other in a circle. Returns the watchers. Without
+ * `due` (the caller evaluates them in the same transaction, which sets when they are due) an existing row keeps its
+ * due time: its indexed column unchanged, the lock's update and the evaluation's can stay heap-only (HOT), with no
+ * index entries to add.
  */
-function upsertWatchersSql(events: readonly NewWatcherEvent[], now: Date): Prisma.Sql {
+function upsertWatchersSql(events: readonly NewWatcherEvent[], now: Date, options: { due: boolean }): Prisma.Sql {
   const watchers = [...new Map(events.map((event) => [event.watcherSessionId, { session_id: event.watcherSessionId, user_id: event.userId }])).values()];
+  const nextEvaluationAt = options.due
+    ? Prisma.sql`LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)`
+    : Prisma.sql`watchers.next_evaluation_at`;
   return Prisma.sql`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
       SELECT r.session_id, r.user_id, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${now.toISOString()}::timestamp(3)
         FROM jsonb_to_recordset(${JSON.stringify(watchers)}::jsonb) AS r(session_id text, user_id text) ORDER BY r.session_id
-      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)
+      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = ${nextEvaluationAt}
       RETURNING session_id, user_id, state, seq`;
 }
 
@@ -220,14 +226,16 @@ class PrismaWatchStatements implements WatchTransaction {
 
   async subscriptionsWatching(userIds: readonly string[], sessionIds: readonly string[]): Promise<{ subscriptions: Subscription[]; titles: Map<string, string> }> {
     // Indexed: a subscription to all sessions by its user, a list by the GIN index on `sessions`; the sessions'
-    // titles come in the same statement.
-    const lists = Prisma.join(sessionIds.map((id) => Prisma.sql`sessions @> ${JSON.stringify([{ id }])}::jsonb`), ' OR ');
+    // titles come in the same statement. One `@> ANY` for the lists, not an OR of one `@>` per session: past a few
+    // sessions the planner priced the ORs above reading every subscription of the user and testing each against every
+    // session (a batch of 50 sessions among 5,000 subscriptions of one user: 220 ms instead of under 1 ms).
+    const lists = sessionIds.map((id) => JSON.stringify([{ id }]));
     const rows = await this.db.$queryRaw<(SubscriptionRow & { titles: Record<string, string> | null })[]>`
       SELECT ${SUBSCRIPTION_COLUMNS},
              (SELECT json_object_agg(session_id, title) FROM session_activity WHERE session_id = ANY(${sessionIds}::text[])) AS titles
         FROM subscriptions
        WHERE ended_at IS NULL AND relay = '' AND user_id = ANY(${userIds}::text[])
-         AND (scope = 'all' OR ${lists})`;
+         AND (scope = 'all' OR sessions @> ANY(${lists}::jsonb[]))`;
     return { subscriptions: rows.map(toSubscription), titles: new Map(Object.entries(rows[0]?.titles ?? {})) };
   }
 
@@ -324,7 +332,7 @@ class PrismaWatchStatements implements WatchTransaction {
   async storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]> {
     if (events.length === 0) return [];
     // The events' foreign key to their watchers is checked at the end of the statement, when the watchers exist.
-    const rows = await this.db.$queryRaw<DueWatcherRow[]>`WITH w AS (${upsertWatchersSql(events, now)}), e AS (${insertEventsSql(events, now)})
+    const rows = await this.db.$queryRaw<DueWatcherRow[]>`WITH w AS (${upsertWatchersSql(events, now, { due: false })}), e AS (${insertEventsSql(events, now)})
       SELECT session_id, user_id, state, seq FROM w`;
     return rows.map(toDueWatcher);
   }
@@ -332,7 +340,7 @@ class PrismaWatchStatements implements WatchTransaction {
   async addEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number> {
     if (events.length === 0) return 0;
     // The watchers first: the events reference them.
-    await this.db.$queryRaw(upsertWatchersSql(events, now));
+    await this.db.$queryRaw(upsertWatchersSql(events, now, { due: true }));
     return this.insertEvents(events, now);
   }
 
