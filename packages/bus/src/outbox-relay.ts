@@ -8,6 +8,8 @@ import { TRACE_HEADERS } from './trace-headers.ts';
 
 const BATCH_SIZE = 250;
 // A round holds its rows' locks while it publishes them; past this it is rolled back and its rows go out again later.
+// It waits as long for a connection: Prisma's default (2 s) failed rounds on a starved machine, and a failed round
+// waits for the next wake or poll.
 const ROUND_TIMEOUT_MS = 60_000;
 
 /**
@@ -149,7 +151,7 @@ export class OutboxRelay {
         }
         return { published: published.length, pending: failed || rows.length === BATCH_SIZE };
       },
-      { timeout: ROUND_TIMEOUT_MS },
+      { maxWait: ROUND_TIMEOUT_MS, timeout: ROUND_TIMEOUT_MS },
     );
   }
 

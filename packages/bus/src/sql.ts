@@ -9,8 +9,9 @@ export type Sql = {
 
 /**
  * A Sql that runs `work` in one transaction of its own (a PrismaClient; not the `tx` of a transaction), for the bus's
- * own transactions such as an outbox round. `timeout`: the longest the transaction may stay open, in ms.
+ * own transactions such as an outbox round. `maxWait`: the longest to wait for a connection, `timeout`: the longest
+ * the transaction may stay open, both in ms.
  */
 export type TransactionalSql = Sql & {
-  $transaction<T>(work: (tx: Sql) => Promise<T>, options?: { timeout?: number }): Promise<T>;
+  $transaction<T>(work: (tx: Sql) => Promise<T>, options?: { maxWait?: number; timeout?: number }): Promise<T>;
 };
