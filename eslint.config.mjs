@@ -8,30 +8,18 @@ import tseslint from 'typescript-eslint';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const SERVICES = ['gateway', 'session', 'subscription', 'scheduler', 'question', 'pairing'];
-/** The adapter rooms of a service: each talks to one technology and imports domain/, not another adapter. */
-const ADAPTERS = new Set(['grpc', 'bus', 'store', 'http', 'providers', 'tasks', 'runtime', 'fs', 'mcp', 'routes']);
 /** What domain/ may not import (types aside): adapters' technologies, generated code, I/O. */
 const IMPURE = /^(@relay\/(proto|bus|rpc|db|testing)|@prisma\/|pg$|@nats-io\/|@grpc\/|fastify|@modelcontextprotocol\/|node:(fs|child_process|http|https|net\/|dgram|worker_threads))/;
 
 /**
- * Adapters that import another adapter today, each a use case still living in an adapter (issue 16, item 3: every
- * service gets domain/, app/ and adapters/ rooms). The rule reports any other; this list only shrinks.
- */
-const KNOWN_CROSSINGS = new Set([
-]);
-
-/**
- * Where a file sits: its service, its room (domain, app or adapters; the first folder under src/) and, in adapters/,
- * which adapter (the folder under adapters/). A folder of the older layout (grpc/, store/ … straight under src/)
- * counts as an adapter of that name until its service has moved into the three rooms. Undefined outside services.
+ * Where a file sits: its service, its room (domain, app or adapters; the first folder under src/, undefined for
+ * main.ts and config.ts) and, in adapters/, which adapter (the folder under adapters/). Undefined outside services.
  */
 function placeOf(file) {
   const match = /^services\/([^/]+)\/src\/(?:([^/]+)\/)?(?:([^/]+)\/)?/.exec(relative(root, file));
   if (!match) return undefined;
   const [, service, room, sub] = match;
-  if (room === 'adapters') return { service, room, adapter: sub };
-  if (ADAPTERS.has(room)) return { service, room: 'adapters', adapter: room };
-  return { service, room };
+  return room === 'adapters' ? { service, room, adapter: sub } : { service, room };
 }
 
 /** Why importing `specifier` from `file` breaks the layering, or undefined. */
@@ -49,7 +37,7 @@ function layeringFault(file, specifier, typeOnly) {
   if (target?.service !== from.service) return 'imports another service';
   if (from.room === 'domain' && target.room !== 'domain') return `domain/ imports ${target.room ?? 'src'}/`;
   if (from.room === 'app' && target.room !== 'domain' && target.room !== 'app') return `app/ imports ${target.room ?? 'src'}/`;
-  if (from.room === 'adapters' && target.room === 'adapters' && from.adapter !== target.adapter && !KNOWN_CROSSINGS.has(`${relative(root, file)} → ${specifier}`)) {
+  if (from.room === 'adapters' && target.room === 'adapters' && from.adapter !== target.adapter) {
     return `adapter ${from.adapter}/ imports adapter ${target.adapter}/`;
   }
   return undefined;
