@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderInfo } from '../../src/domain/catalogue/provider-catalogue.ts';
-import { buildUsageReport, heldProviders, metersOf, monthStart, nextMonthStart, planRefusal, tracksCost, type UsageTotals } from '../../src/domain/usage/usage.ts';
+import { buildUsageReport, hasPlanCap, heldProviders, metersOf, monthStart, nextMonthStart, planRefusal, tracksCost, type UsageTotals } from '../../src/domain/usage/usage.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 
@@ -126,6 +126,13 @@ describe('planRefusal: the claude-api monthly cap', () => {
   it('has no cap without one configured, and caps no other provider', () => {
     expect(planRefusal(claudeApi, totals('claude-api', 0, 0, 1000), undefined, NOW)).toBeUndefined();
     expect(planRefusal({ id: 'claude', name: 'Claude' }, totals('claude', 0, 0, 1000), { monthlyUsd: 1 }, NOW)).toBeUndefined();
+    expect(planRefusal(claudeApi, totals('claude-api', 0, 0, 1000), { monthlyTokens: 10 }, NOW)).toBeUndefined();
+  });
+
+  it('is possible only with a claude-api cap in US$ (hasPlanCap), so that only then are the totals read', () => {
+    expect(hasPlanCap({ 'claude-api': { monthlyUsd: 10 } })).toBe(true);
+    expect(hasPlanCap({})).toBe(false);
+    expect(hasPlanCap({ 'claude-api': { monthlyTokens: 10 }, openai: { monthlyUsd: 5 } })).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ProviderCatalogue, ProviderFamily, ProviderInfo } from '../../domain/catalogue/provider-catalogue.ts';
-import { monthStart, planRefusal, type Allowance, type UsageLedger } from '../../domain/usage/usage.ts';
+import { hasPlanCap, monthStart, planRefusal, type Allowance, type UsageLedger } from '../../domain/usage/usage.ts';
 import type { Availability } from '../../app/turns/provider.ts';
 
 /** One extra OpenAI-compatible endpoint (RELAY_OPENAI_ENDPOINTS), as the catalogue sees it. */
@@ -185,7 +185,7 @@ export class ConfiguredCatalogue implements ProviderCatalogue {
   async #planRefusals(): Promise<Map<string, { reason: string; reasonCode: string }>> {
     const refusals = new Map<string, { reason: string; reasonCode: string }>();
     const usage = this.#sources.usage;
-    if (usage === undefined) return refusals;
+    if (usage === undefined || !hasPlanCap(usage.allowances)) return refusals;
     const now = usage.now();
     const totals = await usage.ledger.totalsSince(monthStart(now));
     for (const row of this.#rows) {

@@ -194,6 +194,17 @@ export function buildUsageReport(input: {
   };
 }
 
+/** The provider whose cost a cap (planRefusal) holds. */
+const CAPPED_PROVIDER = 'claude-api';
+
+/**
+ * Whether planRefusal can refuse any provider under these allowances: only with a claude-api cap. Without one the
+ * catalogue need not read the month's totals.
+ */
+export function hasPlanCap(allowances: Readonly<Record<string, Allowance>>): boolean {
+  return allowances[CAPPED_PROVIDER]?.monthlyUsd !== undefined;
+}
+
 /**
  * Why a provider cannot take turns now because of its plan (the claude-api cap reached), with the
  * provider's own code; undefined when nothing holds it. The catalogue makes it unavailable for this.
@@ -204,7 +215,7 @@ export function planRefusal(
   allowance: Allowance | undefined,
   now: Date,
 ): { reason: string; reasonCode: string } | undefined {
-  if (provider.id !== 'claude-api') return undefined;
+  if (provider.id !== CAPPED_PROVIDER) return undefined;
   const reason = limitReason(provider, metersOf(totals, allowance, now).filter((m) => m.name === 'cost_usd'));
   return reason === '' ? undefined : { reason, reasonCode: CLAUDE_API_CAP_REACHED };
 }
