@@ -22,3 +22,16 @@ export type RemoteEventsClient = PromiseClient<typeof RemoteEventsServiceService
 export type SchedulerClient = PromiseClient<typeof SchedulerServiceService>;
 export type SessionClient = PromiseClient<typeof SessionServiceService>;
 export type SubscriptionClient = PromiseClient<typeof SubscriptionServiceService>;
+
+/** The services the gateway calls, each as its client; one left out is a service this gateway runs without. */
+export interface Owners {
+  sessions: SessionClient;
+  pairing: PairingClient;
+  questions: QuestionClient;
+  /** The subscription service; without it, subscription actions answer REMOTE_RELAY_UNSUPPORTED. */
+  subscriptions?: SubscriptionClient;
+  /** The scheduler; without it, schedule actions answer REMOTE_RELAY_UNSUPPORTED. */
+  schedules?: SchedulerClient;
+  /** The pairing service's remote events (subscriptions and asks across relays); without them, those answer REMOTE_RELAY_UNSUPPORTED. */
+  remoteEvents?: RemoteEventsClient;
+}

@@ -9,7 +9,7 @@ import { SchedulerServiceClient, SchedulerServiceService } from '@relay/proto/re
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createClient, promiseClient, type GrpcAuth } from '@relay/rpc';
-import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../../app/ports.ts';
+import type { Owners } from '../../app/ports.ts';
 
 /** How long a question to a service may take before the caller hears it did not answer. */
 const DEADLINE_MS = 10_000;
@@ -25,13 +25,7 @@ export interface ServiceAddresses {
   remoteEvents?: string;
 }
 
-export interface ServiceClients {
-  sessions: SessionClient;
-  pairing: PairingClient;
-  questions: QuestionClient;
-  subscriptions?: SubscriptionClient;
-  schedules?: SchedulerClient;
-  remoteEvents?: RemoteEventsClient;
+export interface ServiceClients extends Owners {
   /** Closes every channel. */
   close(): void;
 }

@@ -25,9 +25,9 @@ import { registerRelayRoutes } from './routes/relay-routes.ts';
 import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import { registerSubscriptionRoutes } from './routes/subscriptions.ts';
-import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../../app/ports.ts';
+import type { Owners } from '../../app/ports.ts';
 
-export interface AppDeps {
+export interface AppDeps extends Owners {
   relayName: string;
   /** The relay's clock (RELAY_CLOCK): the renewals of an external call's hold run on it; the machine's when left out. */
   clock?: Clock;
@@ -35,14 +35,6 @@ export interface AppDeps {
   publicUrl: string;
   /** The base of openUrl links: RELAY_PUBLIC_URL when it is set, else none (a loopback default opens nothing for anyone else). */
   openUrlBase: string | undefined;
-  sessions: SessionClient;
-  pairing: PairingClient;
-  questions: QuestionClient;
-  subscriptions?: SubscriptionClient;
-  /** The scheduler; absent where this gateway runs without one. */
-  schedules?: SchedulerClient;
-  /** The pairing service's remote events (subscriptions across relays); absent where this gateway runs without them. */
-  remoteEvents?: RemoteEventsClient;
   logger: Logger;
   /** What the edges allow; left out, the defaults (loopback and publicUrl's host, the default failure limits). */
   edges?: Partial<EdgeSettings>;

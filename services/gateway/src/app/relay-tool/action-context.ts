@@ -6,7 +6,7 @@ import type { Caller } from '../../domain/caller.ts';
 import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
 import type { ActionDefinition } from './define-action.ts';
 import type { CallShape } from '../../domain/call-key.ts';
-import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../ports.ts';
+import type { Owners } from '../ports.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 
@@ -21,7 +21,7 @@ export interface PendingAlong {
   answered(pending: PendingMessages | undefined): void;
 }
 
-export interface ActionContext {
+export interface ActionContext extends Owners {
   /** The action called: its handler reads its own facts (write, nothing, toPaired) from here. */
   action: ActionDefinition;
   /** The calling session's agent, acting for its user. */
@@ -33,15 +33,6 @@ export interface ActionContext {
   settings: RelaySettings;
   /** The paired relays, read once for this call. */
   paired: PairedRelay[];
-  sessions: SessionClient;
-  pairing: PairingClient;
-  questions: QuestionClient;
-  /** The scheduler; absent where it is not wired (schedule actions then answer REMOTE_RELAY_UNSUPPORTED). */
-  schedules?: SchedulerClient;
-  /** The subscription service; absent where this gateway runs without one (subscription actions then answer UNSUPPORTED). */
-  subscriptions?: SubscriptionClient;
-  /** The pairing service's remote events; absent where this gateway runs without one (subscribing to a paired relay then answers UNSUPPORTED). */
-  remoteEvents?: RemoteEventsClient;
   /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */
   signal: AbortSignal;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */

@@ -20,20 +20,14 @@ import { readRelayState, relayToolOn } from './read-relay-state.ts';
 import { namesThisRelay, pairedTarget } from '../../domain/relay-name.ts';
 import { pendingNoteOf, withPendingNote, type PendingNote } from '../../domain/pending-note.ts';
 import { refusalFrom, type ToolResult } from '../../domain/result.ts';
-import type { PairingClient, QuestionClient, RemoteEventsClient, SchedulerClient, SessionClient, SubscriptionClient } from '../ports.ts';
+import type { Owners } from '../ports.ts';
 
-export interface DispatchDeps {
+export interface DispatchDeps extends Owners {
   relayName: string;
   /** The relay's clock, which the session service's leases run on; the machine's when left out. */
   clock?: Clock;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
-  sessions: SessionClient;
-  pairing: PairingClient;
-  questions: QuestionClient;
-  subscriptions?: SubscriptionClient;
-  schedules?: SchedulerClient;
-  remoteEvents?: RemoteEventsClient;
   logger: Logger;
 }
 

@@ -17,7 +17,7 @@ import { readRelayState } from './read-relay-state.ts';
 import { resolveRelay } from '../../domain/relay-name.ts';
 import { refusalFrom, type ToolResult } from '../../domain/result.ts';
 import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
-import type { PairingClient, QuestionClient, SessionClient, SubscriptionClient } from '../ports.ts';
+import type { Owners } from '../ports.ts';
 
 /** A paired relay's call as it arrives: who calls, and the provenance it carries. */
 export interface RelayCallOrigin extends RelayCaller {
@@ -28,13 +28,9 @@ export interface RelayCallOrigin extends RelayCaller {
   dryRun: boolean;
 }
 
-export interface RelayCallDeps {
+export interface RelayCallDeps extends Pick<Owners, 'sessions' | 'pairing' | 'questions' | 'subscriptions'> {
   relayName: string;
   openUrlBase: string | undefined;
-  sessions: SessionClient;
-  pairing: PairingClient;
-  questions: QuestionClient;
-  subscriptions?: SubscriptionClient;
   logger: Logger;
 }
 
