@@ -1,7 +1,7 @@
 /**
  * The bounds every string an agent or a user sends must keep, in one place: relay_tool's arguments
  * (arguments.ts), its input schema (relay-tool-definition.ts) and the HTTP bodies, queries and path
- * parameters (http/input-guard.ts) all check against these. They are checked at the gateway before any
+ * parameters (adapters/http/input-guard.ts) all check against these. They are checked at the gateway before any
  * RPC, so a value no service could use never reaches one, and a refusal echoes only a short preview.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The bounds of relay_tool's arguments (relay-tool/input-bounds.ts) on the user API and on /relay/v1: every
+ * The bounds of relay_tool's arguments (domain/input-bounds.ts) on the user API and on /relay/v1: every
  * string of a request's path parameters, query and JSON body is checked before any route runs, and a NUL, a
  * lone surrogate, a string over its length or an id that is none answers 400 REMOTE_RELAY_INVALID_INPUT naming
  * the field. A field is bounded by its name: relay_tool's own argument names as relay_tool bounds them, the

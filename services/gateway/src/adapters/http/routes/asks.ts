@@ -2,7 +2,7 @@
  * The user's asks (spec, Questions that don't block), for a user's own bearer token: the Inbox
  * (pending asks and pending cards together), a listing of asks, and answering or dismissing an ask.
  * Answering publishes question_answered, which wakes the asking conversation. Errors answer
- * `{ code, error }` (http/user-api.ts).
+ * `{ code, error }` (../user-api.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 /**
  * The user's cards, /api/v1/cards, for a user's own bearer token: the Inbox (or one session's cards)
  * and deciding a card (allow/deny an approval card, answer/dismiss a question card). Errors answer
- * `{ code, error }` (http/user-api.ts).
+ * `{ code, error }` (../user-api.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';

@@ -2,7 +2,7 @@
  * Pairing in the user API, /api/v1, for a user's own bearer token (spec, Settings → Relays): make a one-time
  * pairing code, pair with another relay by its URL and code, list the pairings, set a pairing's "Agents may"
  * level, unpair, and read or set this relay's "Accept prompts from other relays' agents". Errors answer
- * `{ code, error }` (http/user-api.ts).
+ * `{ code, error }` (../user-api.ts).
  *
  * Pairings are relay-wide: one per other relay, listed, re-levelled and unpaired by name whoever made it, and
  * its level governs every agent of that relay here (the owner recorded at pairing is only whom its calls act

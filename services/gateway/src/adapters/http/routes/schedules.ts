@@ -1,7 +1,7 @@
 /**
  * The header's ⏰ list, /api/v1/schedules, for a user's own bearer token: the user's schedules (or one
  * conversation's: those firing into it or set by it), active and ended in the last hour, and Cancel
- * (DELETE). Errors answer `{ code, error }` (http/user-api.ts).
+ * (DELETE). Errors answer `{ code, error }` (../user-api.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';

@@ -2,7 +2,7 @@
  * The watcher's list of subscriptions in the user API, for a user's own bearer token:
  * GET /api/v1/sessions/:id/subscriptions (active ones, and those ended in the last hour with their reason) and
  * Unsubscribe, DELETE /api/v1/sessions/:id/subscriptions/:subscriptionId (the spec: "you press Unsubscribe in the
- * watcher's list"). Errors answer `{ code, error }` (http/user-api.ts).
+ * watcher's list"). Errors answer `{ code, error }` (../user-api.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
