@@ -18,7 +18,9 @@ const clock = new SystemClock();
 compileWasmBaselineOnly();
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env('DATABASE_URL') }) });
 const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), password: env('NATS_PASSWORD'), name: 'bench-replica', logger });
-const watch = { store: new PrismaWatchStore(prisma), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWakeUps: Number.MAX_SAFE_INTEGER } };
+// No cap by an empty window rather than an endless count: the watcher keeps its last 20 wake-ups as in the service, so
+// its state row stays the size it has there.
+const watch = { store: new PrismaWatchStore(prisma), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWindowMs: 0 } };
 const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
 outbox.start();
 const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
