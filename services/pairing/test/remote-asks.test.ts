@@ -4,8 +4,8 @@
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
 import { ASK_POLL_MS, ASK_POLL_OFFLINE_MS, planAskPoll, type RemoteAskView } from '../src/domain/remote-asks.ts';
-import { pollRemoteAsk } from '../src/app/remote-asks.ts';
-import type { RemoteAsksLine } from '../src/app/remote-ports.ts';
+import { pollDueAsk, pollRemoteAsk } from '../src/app/remote-asks.ts';
+import type { RemoteAskStore, RemoteAsksLine } from '../src/app/remote-ports.ts';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 const at = (ms: number) => new Date(NOW.getTime() + ms);
@@ -66,5 +66,44 @@ describe('pollRemoteAsk', () => {
     });
     expect(await pollRemoteAsk(ask, { line: gone, sink: { publish: async (answer) => void published.push(answer) }, intervals }, NOW)).toEqual({ kind: 'stop' });
     expect(published).toEqual([]);
+  });
+});
+
+describe('pollDueAsk', () => {
+  const ask = { relay: 'build-box', id: 'ask_1', userId: 'u1', askingSessionId: 'c0de', online: false };
+  const intervals = { onlineMs: ASK_POLL_MS, offlineMs: ASK_POLL_OFFLINE_MS };
+  const clock = { now: () => NOW };
+  const sink = { publish: async () => undefined };
+  const line = (poll: RemoteAsksLine['poll']): RemoteAsksLine => ({ open: async () => seen('pending'), list: async () => [], withdraw: async () => seen('withdrawn'), poll });
+  function asks(calls: unknown[]): RemoteAskStore {
+    return {
+      keep: async () => undefined,
+      drop: async (relay, id) => void calls.push({ drop: `${relay}/${id}` }),
+      dropRelay: async () => 0,
+      claimDue: async () => [],
+      nextDueAt: async () => undefined,
+      settle: async (relay, id, online, nextPollAt) => void calls.push({ settle: `${relay}/${id}`, online, nextPollAt }),
+    };
+  }
+
+  it('stores when to poll an open ask again', async () => {
+    const calls: unknown[] = [];
+    await pollDueAsk(ask, { line: line(async () => seen('pending')), sink, asks: asks(calls), clock, intervals });
+    expect(calls).toEqual([{ settle: 'build-box/ask_1', online: true, nextPollAt: at(5_000) }]);
+  });
+
+  it('stops polling an answered ask', async () => {
+    const calls: unknown[] = [];
+    await pollDueAsk(ask, { line: line(async () => seen('answered', { answer: 'yes' })), sink, asks: asks(calls), clock, intervals });
+    expect(calls).toEqual([{ drop: 'build-box/ask_1' }]);
+  });
+
+  it('polls a failed poll again after the online interval, as it stood, and throws', async () => {
+    const calls: unknown[] = [];
+    const failing = line(async () => {
+      throw new Error('database away');
+    });
+    await expect(pollDueAsk(ask, { line: failing, sink, asks: asks(calls), clock, intervals })).rejects.toThrow();
+    expect(calls).toEqual([{ settle: 'build-box/ask_1', online: false, nextPollAt: at(5_000) }]);
   });
 });

@@ -13,6 +13,7 @@ import type { RegisteredWatch, WatchEventComputer } from '../src/app/remote-port
 import type { RemoteEventInput, RemoteWatch } from '../src/domain/remote-watch.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { RemoteComputeLoop } from '../src/adapters/loops/remote-compute-loop.ts';
+import { computingWatches, keepSessionEvents } from '../src/app/remote-watches.ts';
 import { PrismaRemoteWatchStore } from '../src/adapters/store/prisma-remote-watch-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -45,9 +46,9 @@ it('keeps each computed event once for the watches that ask for them, after thei
   await store.keep(watch('sub_default', {}), NOW);
   await store.keep(watch('sub_beat', { events: ['turn_end'], heartbeatMinutes: 30 }), NOW);
   await store.keep(watch('sub_turns', { events: ['turn_end'] }), NOW);
-  await store.append('test', 'm1', [{ id: 'ev1', kind: 'turn_end', userId: 'u1', sessionId: 's1', text: 'done', status: 'done', refId: '', occurredAt: NOW }], NOW);
+  await keepSessionEvents(store, { consumer: 'test', id: 'm1' }, [{ id: 'ev1', kind: 'turn_end', userId: 'u1', sessionId: 's1', text: 'done', status: 'done', refId: '', occurredAt: NOW }], NOW);
 
-  expect((await store.listComputing()).map((one) => [one.id, one.createdAt])).toEqual([
+  expect((await computingWatches(store)).map((one) => [one.id, one.createdAt])).toEqual([
     ['sub_beat', NOW],
     ['sub_default', NOW],
   ]);

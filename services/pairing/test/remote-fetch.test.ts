@@ -3,9 +3,9 @@
 // then link_restored; a subscription that ended here ends the fetching.
 import { AppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { fetchRemoteSubscription } from '../src/app/remote-fetch.ts';
+import { fetchDueSubscription, fetchRemoteSubscription } from '../src/app/remote-fetch.ts';
 import type { FetchOutcome } from '../src/domain/remote-link.ts';
-import type { IngestEvent, RemoteEventsLine, RemoteIngest } from '../src/app/remote-ports.ts';
+import type { IngestEvent, RemoteEventsLine, RemoteIngest, RemoteSubscriptionStore } from '../src/app/remote-ports.ts';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 
@@ -82,5 +82,49 @@ describe('fetchRemoteSubscription', () => {
     const outcome = { ok: true as const, events: [event('e5'), { ...event('e6'), kind: 'archived', text: '', status: '' }], cursor: 6, dropped: 0 };
     expect(await fetchRemoteSubscription(subscription(false), { line: line(outcome), ingest: ingest(calls, undefined, true) }, NOW)).toEqual({ kind: 'ended' });
     expect(calls).toEqual([{ ingest: ['e5', 'e6'], replayed: true, dropped: 0 }]);
+  });
+});
+
+describe('fetchDueSubscription', () => {
+  const clock = { now: () => NOW };
+  function store(calls: unknown[]): RemoteSubscriptionStore {
+    return {
+      open: async () => undefined,
+      close: async (id) => {
+        calls.push({ close: id });
+        return undefined;
+      },
+      closeRelay: async () => [],
+      claimDue: async () => [],
+      nextDueAt: async () => undefined,
+      settle: async (id, state, nextFetchAt) => {
+        calls.push({ settle: id, cursor: state.cursor, online: state.online, nextFetchAt });
+      },
+    };
+  }
+
+  it('stores the new cursor, due again one interval later', async () => {
+    const calls: unknown[] = [];
+    const fetched = await fetchDueSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: ingest([]), subscriptions: store(calls), clock }, 2_000);
+    expect(fetched).toEqual({ kind: 'settled' });
+    expect(calls).toEqual([{ settle: 'sub_1', cursor: 5, online: true, nextFetchAt: new Date(NOW.getTime() + 2_000) }]);
+  });
+
+  it('stops fetching one that ended here and ends its watch there, saying when that relay did not', async () => {
+    const calls: unknown[] = [];
+    const offline = new Error('no answer');
+    const ending: RemoteEventsLine = { ...line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), end: async () => Promise.reject(offline) };
+    const fetched = await fetchDueSubscription(subscription(true), { line: ending, ingest: ingest([], undefined, true), subscriptions: store(calls), clock }, 2_000);
+    expect(fetched).toEqual({ kind: 'ended', endError: offline });
+    expect(calls).toEqual([{ close: 'sub_1' }]);
+  });
+
+  it('keeps the cursor of a fetch that failed, due again one interval later, and throws', async () => {
+    const calls: unknown[] = [];
+    const failing = ingest([], new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'down'));
+    await expect(
+      fetchDueSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: failing, subscriptions: store(calls), clock }, 2_000),
+    ).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(calls).toEqual([{ settle: 'sub_1', cursor: 4, online: true, nextFetchAt: new Date(NOW.getTime() + 2_000) }]);
   });
 });

@@ -3,7 +3,7 @@
  */
 import { invalidInput } from '../domain/errors.ts';
 import { planAskPoll, type AskPollIntervals, type NewRemoteAsk, type PollPlan, type PolledAsk, type RemoteAskView } from '../domain/remote-asks.ts';
-import type { RemoteAnswerSink, RemoteAskStore, RemoteAsksLine } from './remote-ports.ts';
+import type { Clock, RemoteAnswerSink, RemoteAskStore, RemoteAsksLine } from './remote-ports.ts';
 
 /** Keeps the ask on `relay` (a dry run only checks there) and, unless a dry run, starts polling it. */
 export async function openRemoteAsk(relay: string, ask: NewRemoteAsk, deps: { line: RemoteAsksLine; asks: RemoteAskStore }, now: Date): Promise<RemoteAskView> {
@@ -47,4 +47,23 @@ export async function pollRemoteAsk(
     });
   }
   return plan;
+}
+
+/**
+ * Polls one ask due for a poll (pollRemoteAsk) and stores when to look again, or stops polling it once it is
+ * answered, dismissed or gone. A poll that fails is looked at again after the online interval, and throws.
+ */
+export async function pollDueAsk(
+  ask: PolledAsk,
+  deps: { line: RemoteAsksLine; sink: RemoteAnswerSink; asks: RemoteAskStore; clock: Clock; intervals: AskPollIntervals },
+): Promise<void> {
+  const { asks, clock, intervals } = deps;
+  try {
+    const plan = await pollRemoteAsk(ask, deps, clock.now());
+    if (plan.kind === 'again') await asks.settle(ask.relay, ask.id, plan.online, plan.nextPollAt);
+    else await asks.drop(ask.relay, ask.id);
+  } catch (error) {
+    await asks.settle(ask.relay, ask.id, ask.online, new Date(clock.now().getTime() + intervals.onlineMs)).catch(() => undefined);
+    throw error;
+  }
 }

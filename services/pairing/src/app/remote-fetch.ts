@@ -6,7 +6,7 @@
  */
 import { isAppError } from '@relay/errors';
 import { planFetch } from '../domain/remote-link.ts';
-import type { RemoteEventsLine, RemoteIngest, RemoteSubscription } from './remote-ports.ts';
+import type { Clock, RemoteEventsLine, RemoteIngest, RemoteSubscription, RemoteSubscriptionStore } from './remote-ports.ts';
 
 /** What to store after a fetch, or `ended` when the subscription no longer exists here (or this batch ended it). */
 export type FetchResult = { kind: 'settled'; cursor: number; online: boolean } | { kind: 'ended' };
@@ -33,4 +33,35 @@ export async function fetchRemoteSubscription(
     throw error;
   }
   return { kind: 'settled', cursor: plan.cursor, online: plan.online };
+}
+
+/**
+ * Fetches one subscription due for a fetch (fetchRemoteSubscription) and stores where it stands, due again
+ * `intervalMs` after it is done. One that ended here (unsubscribed, once fired, the watcher archived) is no longer
+ * fetched and its watch there is ended; `endError` says why that relay did not end it (it drops the watch after 7
+ * days). A fetch that fails keeps the cursor, is due again as well, and throws.
+ */
+export async function fetchDueSubscription(
+  subscription: RemoteSubscription,
+  deps: { line: RemoteEventsLine; ingest: RemoteIngest; subscriptions: RemoteSubscriptionStore; clock: Clock },
+  intervalMs: number,
+): Promise<{ kind: 'settled' } | { kind: 'ended'; endError: unknown }> {
+  const { subscriptions, line, clock } = deps;
+  const next = () => new Date(clock.now().getTime() + intervalMs);
+  try {
+    const result = await fetchRemoteSubscription(subscription, deps, clock.now());
+    if (result.kind === 'settled') {
+      await subscriptions.settle(subscription.subscriptionId, result, next());
+      return { kind: 'settled' };
+    }
+    await subscriptions.close(subscription.subscriptionId);
+  } catch (error) {
+    await subscriptions.settle(subscription.subscriptionId, subscription, next()).catch(() => undefined);
+    throw error;
+  }
+  const endError = await line.end(subscription.relay, subscription.subscriptionId).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  return { kind: 'ended', endError };
 }

@@ -29,12 +29,13 @@ export interface RemoteWatchStore {
   /** Ends every watch of a relay (it was unpaired). */
   endRelay(relay: string): Promise<number>;
   /**
-   * Keeps an event for every watch that takes it (each its next seq), once per (watch, event id), and drops what
-   * falls out of each watch's bounds. Runs inside processOnce for the bus message `messageId`.
+   * Keeps for each watch of the events' users the events `keeps` says it takes (each its next seq), once per (watch,
+   * event id), and drops what falls out of each watch's bounds. Runs inside processOnce for the bus message
+   * `messageId`, with those watches held.
    */
-  append(consumer: string, messageId: string, events: RemoteEventInput[], now: Date): Promise<void>;
-  /** The watches that ask for stalled, all_idle or the heartbeat, with when each was registered. */
-  listComputing(): Promise<RegisteredWatch[]>;
+  append(consumer: string, messageId: string, events: RemoteEventInput[], keeps: (watch: RemoteWatch, event: RemoteEventInput) => boolean, now: Date): Promise<void>;
+  /** Every watch kept here, with when it was registered. */
+  list(): Promise<RegisteredWatch[]>;
   /**
    * Keeps stalled, all_idle and heartbeat events computed for one watch, each once ever (a pass computes the same
    * id again while it stays due); nothing when the watch has ended. Answers how many were new.
@@ -42,6 +43,11 @@ export interface RemoteWatchStore {
   keepComputed(relay: string, id: string, events: RemoteEventInput[], now: Date): Promise<number>;
   /** Drops events at or before `after` (acknowledged), then reads the rest: undefined when there is no such watch. */
   fetch(relay: string, id: string, after: number, now: Date): Promise<{ events: KeptEvent[]; cursor: number; dropped: number; userId: string } | undefined>;
+}
+
+/** The relay clock's reading (the loops' @relay/clock Clock): a use case that waits on another relay reads it when it stores. */
+export interface Clock {
+  now(): Date;
 }
 
 /** A watch with when it was registered (nothing from before it is computed). */

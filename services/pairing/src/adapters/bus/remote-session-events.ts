@@ -10,6 +10,7 @@ import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import type { Logger } from '@relay/telemetry';
 import { invalidEvent } from '../../domain/errors.ts';
 import type { RemoteWatchStore } from '../../app/remote-ports.ts';
+import { keepSessionEvents } from '../../app/remote-watches.ts';
 import type { RemoteEventInput } from '../../domain/remote-watch.ts';
 
 const WATCHED = [
@@ -102,10 +103,7 @@ export function startRemoteSessionEventsConsumer(bus: Bus, options: { watches: R
       contracts: spec.contracts,
       wholeStream: spec.wholeStream,
       logger: options.logger,
-      handler: async (message) => {
-        const events = decodeRemoteSessionEvent(message);
-        if (events.length > 0) await options.watches.append(spec.durable, message.id, events, options.clock.now());
-      },
+      handler: (message) => keepSessionEvents(options.watches, { consumer: spec.durable, id: message.id }, decodeRemoteSessionEvent(message), options.clock.now()),
     });
   })();
   started.catch((error: unknown) => options.logger.error({ err: error }, 'the remote session events consumer did not start'));

@@ -6,7 +6,7 @@
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { untilDue } from './until-due.ts';
-import { pollRemoteAsk } from '../../app/remote-asks.ts';
+import { pollDueAsk } from '../../app/remote-asks.ts';
 import type { AskPollIntervals, PolledAsk } from '../../domain/remote-asks.ts';
 import type { RemoteAnswerSink, RemoteAsksLine, RemoteAskStore } from '../../app/remote-ports.ts';
 
@@ -62,14 +62,8 @@ export class RemoteAskPollLoop {
   }
 
   async #poll(ask: PolledAsk): Promise<void> {
-    const { asks, line, sink, clock, logger, intervals } = this.deps;
-    try {
-      const plan = await pollRemoteAsk(ask, { line, sink, intervals }, clock.now());
-      if (plan.kind === 'again') await asks.settle(ask.relay, ask.id, plan.online, plan.nextPollAt);
-      else await asks.drop(ask.relay, ask.id);
-    } catch (error) {
-      logger.error({ err: error, relay: ask.relay }, 'polling a remote ask failed; it is polled again');
-      await asks.settle(ask.relay, ask.id, ask.online, new Date(clock.now().getTime() + intervals.onlineMs)).catch(() => undefined);
-    }
+    await pollDueAsk(ask, this.deps).catch((error: unknown) => {
+      this.deps.logger.error({ err: error, relay: ask.relay }, 'polling a remote ask failed; it is polled again');
+    });
   }
 }

@@ -8,6 +8,7 @@
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { RemoteWatchStore, WatchEventComputer } from '../../app/remote-ports.ts';
+import { computingWatches, keepComputedEvents } from '../../app/remote-watches.ts';
 
 export class RemoteComputeLoop {
   #stopped = false;
@@ -37,15 +38,14 @@ export class RemoteComputeLoop {
   }
 
   async #run(): Promise<void> {
-    const { watches, computer, clock, logger, intervalMs } = this.deps;
+    const { watches, clock, logger, intervalMs } = this.deps;
     while (!this.#stopped) {
       this.#wake = new AbortController();
       try {
-        for (const watch of await watches.listComputing()) {
+        for (const watch of await computingWatches(watches)) {
           if (this.#stopped) break;
           try {
-            const events = await computer.compute(watch);
-            if (events.length > 0) await watches.keepComputed(watch.relay, watch.id, events, clock.now());
+            await keepComputedEvents(watch, this.deps);
           } catch (error) {
             logger.error({ err: error, relay: watch.relay, watch: watch.id }, 'computing a watch\'s stalled, all_idle and heartbeat failed; the next pass tries again');
           }

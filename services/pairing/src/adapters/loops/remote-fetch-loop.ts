@@ -5,7 +5,7 @@
  */
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
-import { fetchRemoteSubscription } from '../../app/remote-fetch.ts';
+import { fetchDueSubscription } from '../../app/remote-fetch.ts';
 import type { RemoteEventsLine, RemoteIngest, RemoteSubscription, RemoteSubscriptionStore } from '../../app/remote-ports.ts';
 import { untilDue } from './until-due.ts';
 
@@ -69,22 +69,14 @@ export class RemoteFetchLoop {
   }
 
   async #fetch(subscription: RemoteSubscription): Promise<void> {
-    const { subscriptions, line, ingest, clock, logger, intervalMs } = this.deps;
-    const next = () => new Date(clock.now().getTime() + intervalMs);
+    const { logger, intervalMs } = this.deps;
     try {
-      const result = await fetchRemoteSubscription(subscription, { line, ingest }, clock.now());
-      if (result.kind === 'settled') {
-        await subscriptions.settle(subscription.subscriptionId, result, next());
-        return;
+      const fetched = await fetchDueSubscription(subscription, this.deps, intervalMs);
+      if (fetched.kind === 'ended' && fetched.endError !== undefined) {
+        logger.warn({ err: fetched.endError, relay: subscription.relay }, 'a paired relay did not end a watch; it drops it after 7 days');
       }
-      // It ended here (unsubscribed, once fired, the watcher archived): stop fetching and end it there too.
-      await subscriptions.close(subscription.subscriptionId);
-      await line.end(subscription.relay, subscription.subscriptionId).catch((error: unknown) => {
-        logger.warn({ err: error, relay: subscription.relay }, 'a paired relay did not end a watch; it drops it after 7 days');
-      });
     } catch (error) {
       logger.error({ err: error, relay: subscription.relay }, 'fetching remote events failed; the cursor stays');
-      await subscriptions.settle(subscription.subscriptionId, subscription, next()).catch(() => undefined);
     }
   }
 }

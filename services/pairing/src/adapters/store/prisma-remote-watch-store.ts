@@ -6,7 +6,7 @@
 import { processOnce } from '@relay/bus';
 import { keptBounds, readAfter, type BufferLimits } from '../../domain/remote-buffer.ts';
 import type { KeptEvent, RegisteredWatch, RemoteWatchStore } from '../../app/remote-ports.ts';
-import { watchComputes, watchKeeps, type RemoteEventInput, type RemoteWatch } from '../../domain/remote-watch.ts';
+import type { RemoteEventInput, RemoteWatch } from '../../domain/remote-watch.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -67,7 +67,7 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
     return count;
   }
 
-  async append(consumer: string, messageId: string, events: RemoteEventInput[], now: Date): Promise<void> {
+  async append(consumer: string, messageId: string, events: RemoteEventInput[], keeps: (watch: RemoteWatch, event: RemoteEventInput) => boolean, now: Date): Promise<void> {
     await this.#prisma.$transaction(async (tx) => {
       if (!(await processOnce(tx, consumer, messageId))) return;
       const userIds = [...new Set(events.map((event) => event.userId))];
@@ -76,14 +76,14 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
       const watches = await tx.remoteWatch.findMany({ where: { userId: { in: userIds } }, orderBy: [{ relay: 'asc' }, { id: 'asc' }] });
       for (const row of watches) {
         const watch = toWatch(row);
-        await this.#keep(tx, watch, row.lastSeq, events.filter((event) => watchKeeps(watch, event)), now);
+        await this.#keep(tx, watch, row.lastSeq, events.filter((event) => keeps(watch, event)), now);
       }
     });
   }
 
-  async listComputing(): Promise<RegisteredWatch[]> {
+  async list(): Promise<RegisteredWatch[]> {
     const rows = await this.#prisma.remoteWatch.findMany({ orderBy: [{ relay: 'asc' }, { id: 'asc' }] });
-    return rows.map((row) => ({ ...toWatch(row), createdAt: row.createdAt })).filter(watchComputes);
+    return rows.map((row) => ({ ...toWatch(row), createdAt: row.createdAt }));
   }
 
   async keepComputed(relay: string, id: string, events: RemoteEventInput[], now: Date): Promise<number> {
