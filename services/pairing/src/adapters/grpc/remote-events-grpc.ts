@@ -5,10 +5,10 @@ import type { RemoteEventsServiceServer } from '@relay/proto/relay/pairing/v1/re
 import { serveUnary } from '@relay/rpc';
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
-import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { RemoteAskStore, RemoteAsksLine, RemoteEventsLine, RemoteSubscriptionStore, RemoteWatchStore } from '../../app/remote-ports.ts';
 import { openRemoteAsk, withdrawRemoteAsk } from '../../app/remote-asks.ts';
 import { closeRemoteSubscription, openRemoteSubscription } from '../../app/remote-subscriptions.ts';
+import { fetchWatchEvents, keepWatch } from '../../app/remote-watches.ts';
 
 /** The generated server interface without grpc-js's index signature, which UnaryHandlers would map to never. */
 type RemoteEventsMethods = { [K in keyof RemoteEventsServiceServer as string extends K ? never : K]: RemoteEventsServiceServer[K] };
@@ -29,28 +29,14 @@ export function remoteEventsGrpc(deps: {
   const { watches, subscriptions, line, clock } = deps;
   return serveUnary<RemoteEventsMethods>(deps.logger, {
     keepWatch: async (request) => {
-      if (request.relay === '' || request.id === '' || request.userId === '') throw invalidInput('A watch needs the relay, its subscription id and the user.');
-      if (request.scope !== 'all' && request.scope !== 'sessions') throw invalidInput('A watch\'s scope is "sessions" or "all".');
-      await watches.keep(
-        {
-          relay: request.relay,
-          id: request.id,
-          userId: request.userId,
-          scope: request.scope,
-          sessions: request.sessions.map((session) => ({ id: session.id, title: session.title })),
-          exclude: request.exclude,
-          events: request.events,
-          stalledMinutes: request.stalledMinutes,
-          heartbeatMinutes: request.heartbeatMinutes,
-        },
-        clock.now(),
-      );
+      const { relay, id, userId, scope, exclude, events, stalledMinutes, heartbeatMinutes } = request;
+      const sessions = request.sessions.map((session) => ({ id: session.id, title: session.title }));
+      await keepWatch(watches, { relay, id, userId, scope, sessions, exclude, events, stalledMinutes, heartbeatMinutes }, clock.now());
       return {};
     },
     endWatch: async (request) => ({ ended: await watches.end(request.relay, request.id) }),
     fetchWatchEvents: async (request) => {
-      const page = await watches.fetch(request.relay, request.id, Math.max(request.after, 0), clock.now());
-      if (page === undefined) throw notFound(`No subscription ${request.id} of relay "${request.relay}" is kept here.`);
+      const page = await fetchWatchEvents(watches, { relay: request.relay, id: request.id }, request.after, clock.now());
       return { events: page.events, cursor: page.cursor, dropped: page.dropped, userId: page.userId };
     },
     openRemoteSubscription: async (request) => {
