@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countAgentPrompt, grantAgentPrompts, type GuardChange, type LoopGuardStore } from '../src/app/loop-guard/agent-prompts.ts';
+import { countAgentPrompt, grantAgentPrompts, type GuardChange, type LoopGuardStore, type StoredGuard } from '../src/app/loop-guard/agent-prompts.ts';
 import { countPrompt, currentGuard, FRESH_GUARD, grantPrompts, isUsedUp, LOOP_GUARD_PROMPTS, type LoopGuard } from '../src/domain/loop-guard/loop-guard.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -41,9 +41,9 @@ describe('the loop guard rule', () => {
 
 class MemoryGuards implements LoopGuardStore {
   guard: LoopGuard = FRESH_GUARD;
-  async change<T>(_sessionId: string, _now: Date, change: (guard: LoopGuard) => GuardChange<T>): Promise<T> {
-    const { next, result } = change(this.guard);
-    if (next) this.guard = next;
+  async change<T>(_sessionId: string, _now: Date, change: (stored: StoredGuard) => GuardChange<T>): Promise<T> {
+    const { write, result } = change({ guard: this.guard, latestUserSeq: 0 });
+    if (write) this.guard = write;
     return result;
   }
 }

@@ -1,13 +1,12 @@
-import type { GuardChange, LoopGuardStore } from '../../app/loop-guard/agent-prompts.ts';
+import type { GuardChange, LoopGuardStore, StoredGuard } from '../../app/loop-guard/agent-prompts.ts';
 import { notFound } from '../../domain/errors.ts';
-import { currentGuard, type LoopGuard } from '../../domain/loop-guard/loop-guard.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 /** The loop guards in the session service's database: loop_guards, reset by the user's messages (messages.seq). */
 export class PrismaLoopGuardStore implements LoopGuardStore {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async change<T>(sessionId: string, now: Date, change: (guard: LoopGuard) => GuardChange<T>): Promise<T> {
+  async change<T>(sessionId: string, now: Date, change: (stored: StoredGuard) => GuardChange<T>): Promise<T> {
     return this.prisma.$transaction(async (tx) => {
       // Locking the session row serialises counts of one conversation, whether or not its guard row exists yet.
       const sessions = await tx.$queryRawUnsafe<{ id: string }[]>('SELECT "id" FROM "sessions" WHERE "id" = $1 FOR UPDATE', sessionId);
@@ -15,9 +14,7 @@ export class PrismaLoopGuardStore implements LoopGuardStore {
       const stored = await tx.loopGuard.findUnique({ where: { sessionId } });
       // A message the user wrote (role user, no sending session) resets the count; agents' prompts and events do not.
       const latest = await tx.message.aggregate({ where: { sessionId, role: 'user', senderSessionId: null }, _max: { seq: true } });
-      const guard = currentGuard(stored ?? undefined, latest._max.seq ?? 0);
-      const { next, result } = change(guard);
-      const write = next ?? (guard === stored ? undefined : guard);
+      const { write, result } = change({ guard: stored ?? undefined, latestUserSeq: latest._max.seq ?? 0 });
       if (write !== undefined) {
         const data = { sent: write.sent, allowed: write.allowed, userSeq: write.userSeq, updatedAt: now };
         await tx.loopGuard.upsert({ where: { sessionId }, create: { sessionId, ...data }, update: data });
