@@ -3,7 +3,7 @@
  * unit tests use in-memory fakes.
  */
 import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, SignInLink, Turn, TurnQueuedEvent, User } from '../domain/entities.ts';
-import type { ProviderCatalogue } from '../domain/catalogue/provider-catalogue.ts';
+import type { ProviderCatalogue } from './catalogue/ports.ts';
 import type { PendingNote } from '../domain/external/external-inbox.ts';
 
 /** Which sessions a listing wants: archived ones, unarchived ones, or all when undefined. */

@@ -1,5 +1,7 @@
-import type { ProviderCatalogue, ProviderFamily, ProviderInfo } from '../../domain/catalogue/provider-catalogue.ts';
-import { hasPlanCap, monthStart, planRefusal, type Allowance, type UsageLedger } from '../../domain/usage/usage.ts';
+import type { ProviderFamily, ProviderInfo } from '../../domain/catalogue/provider-catalogue.ts';
+import type { ProviderCatalogue } from '../../app/catalogue/ports.ts';
+import { hasPlanCap, monthStart, planRefusal, type Allowance } from '../../domain/usage/usage.ts';
+import type { UsageLedger } from '../../app/usage/ports.ts';
 import type { Availability } from '../../app/turns/provider.ts';
 
 /** One extra OpenAI-compatible endpoint (RELAY_OPENAI_ENDPOINTS), as the catalogue sees it. */

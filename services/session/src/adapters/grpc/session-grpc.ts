@@ -9,7 +9,8 @@ import { createExternalSession } from '../../app/sessions/create-external-sessio
 import { createSession } from '../../app/sessions/create-session.ts';
 import { createUser } from '../../app/users/create-user.ts';
 import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../../app/external/external-calls.ts';
-import type { ExternalInbox, PendingNote } from '../../domain/external/external-inbox.ts';
+import type { PendingNote } from '../../domain/external/external-inbox.ts';
+import type { ExternalInbox } from '../../app/external/ports.ts';
 import { getConversation } from '../../app/sessions/get-conversation.ts';
 import { getPendingMessages, listPendingMessages } from '../../app/external/get-pending-messages.ts';
 import { getRelayInfo, type RelayInfo } from '../../app/settings/get-relay-info.ts';

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '@relay/telemetry';
 import { openAIPrices, type Config } from '../../config.ts';
-import type { UsageLedger } from '../../domain/usage/usage.ts';
+import type { UsageLedger } from '../../app/usage/ports.ts';
 import type { BackgroundTaskStarter } from '../../app/tasks/background-task-starter.ts';
 import type { ClaudeSessionStates } from '../../app/turns/claude-session-states.ts';
 import { ClaudeProvider, type QueryFn } from './claude/claude-provider.ts';

@@ -1,4 +1,5 @@
-import type { ProviderPause, TurnUsage, UsageLedger, UsageTotals } from '../../domain/usage/usage.ts';
+import type { ProviderPause, TurnUsage, UsageTotals } from '../../domain/usage/usage.ts';
+import type { UsageLedger } from '../../app/usage/ports.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 /** The usage ledger in the session service's database (turn_usage, provider_pauses). */

@@ -9,7 +9,8 @@ import { Attr, inNewTrace, linksTo, markFailed, outsideTrace, type Logger, type 
 import { announcesActivity } from '../../domain/turns/turn-activity.ts';
 import { endTurnAs, LEASE_RENEW_MS, leaseUntil, TURN_LEASE_MS, turnDeadline, type TurnOutcome } from '../../domain/turns/turn-rules.ts';
 import type { ClaimedTurn, TurnStore } from './turn-store.ts';
-import { heldProviders, type UsageLedger } from '../../domain/usage/usage.ts';
+import { heldProviders } from '../../domain/usage/usage.ts';
+import type { UsageLedger } from '../usage/ports.ts';
 import { TurnFailed, type ProviderEvent } from './provider.ts';
 import type { ProviderRegistry } from './provider-registry.ts';
 import { InFlightWriter } from './in-flight-writer.ts';

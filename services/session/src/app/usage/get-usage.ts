@@ -1,5 +1,6 @@
-import type { ProviderCatalogue } from '../../domain/catalogue/provider-catalogue.ts';
-import { buildUsageReport, monthStart, type Allowance, type UsageLedger, type UsageReport } from '../../domain/usage/usage.ts';
+import type { ProviderCatalogue } from '../catalogue/ports.ts';
+import { buildUsageReport, monthStart, type Allowance, type UsageReport } from '../../domain/usage/usage.ts';
+import type { UsageLedger } from './ports.ts';
 
 /** What the usage report reads: the provider list, the ledger, the configured allowances and which providers have prices. */
 export interface UsageDeps {

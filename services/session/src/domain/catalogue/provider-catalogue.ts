@@ -24,12 +24,6 @@ export interface ProviderInfo {
   efforts: string[];
 }
 
-/** The provider list of this relay. */
-export interface ProviderCatalogue {
-  /** Every provider this relay knows, configured or not, in the order relay_info shows them. */
-  providers(): Promise<ProviderInfo[]>;
-}
-
 /** The provider a fresh relay and a user without a provider start on. */
 export const DEFAULT_PROVIDER = 'script';
 

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Logger } from '@relay/telemetry';
-import type { UsageLedger } from '../../../domain/usage/usage.ts';
+import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';

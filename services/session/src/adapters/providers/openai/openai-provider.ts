@@ -5,7 +5,7 @@
  * without a tool call, or the step limit or the turn's signal (stop, Max turn duration) ends it.
  */
 import { turnCostUsd, type ModelPrice, type TokensUsed } from '../../../domain/usage/turn-cost.ts';
-import type { UsageLedger } from '../../../domain/usage/usage.ts';
+import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
 import { discoverModels } from './discover-models.ts';
