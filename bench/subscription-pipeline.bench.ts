@@ -188,7 +188,7 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   // Every replica has its pull request in before the clock starts.
   const watch = WATCH_CONSUMERS[0];
   for (;;) {
-    const info = await publisher.jsm.consumers.info(watch.stream, watch.durable).catch(() => undefined);
+    const info = await publisher.jsm.consumers.info(watch.wholeStream.name, watch.durable).catch(() => undefined);
     if (info !== undefined && info.num_waiting >= replicas) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -9,7 +9,7 @@ import {
   type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { isAppError, isTransient } from '@relay/errors';
+import { appError, isAppError, isTransient } from '@relay/errors';
 import { Attr, histogram, instruments, Metric, secondsSince, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
 import type { BusContract, BusStream } from './contract.ts';
@@ -184,7 +184,10 @@ function byContract<C extends BusContract>(options: ContractConsumeOptions<C>): 
   const bySubject = new Map<string, C>(contracts.map((contract) => [contract.subject, contract]));
   const decode = (message: BusMessage): Delivered<C> | undefined => {
     const contract = bySubject.get(message.subject);
-    return contract === undefined ? undefined : ({ ...message, data: contract.codec.fromJSON(message.data) } as Delivered<C>);
+    if (contract === undefined) return undefined;
+    // No codec reads anything but an object; such a payload would fail every delivery, so it is terminated.
+    if (typeof message.data !== 'object' || message.data === null) throw appError('REMOTE_RELAY_INVALID_INPUT', `${message.subject}: the payload is not a JSON object`);
+    return { ...message, data: contract.codec.fromJSON(message.data) } as Delivered<C>;
   };
   return {
     ...rest,

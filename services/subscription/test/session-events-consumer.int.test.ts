@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, type Bus, type Consumer } from '@relay/bus';
+import { SessionCreated } from '@relay/proto/relay/session/v1/events';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { handleSessionEvent, SESSION_EVENTS, startSessionEventsConsumer } from '../src/adapters/bus/session-events-consumer.ts';
@@ -46,7 +47,7 @@ const publish = (eventId: string, sessionId: string, title: string, occurredAt: 
 async function settled(): Promise<void> {
   await vi.waitFor(
     async () => {
-      const info = await bus.jsm.consumers.info(SESSION_EVENTS.stream, SESSION_EVENTS.durable);
+      const info = await bus.jsm.consumers.info(SESSION_EVENTS.wholeStream.name, SESSION_EVENTS.durable);
       expect(info.num_pending + info.num_ack_pending).toBe(0);
     },
     { timeout: 15_000, interval: 50 },
@@ -82,10 +83,10 @@ describe('the session-events consumer', () => {
     // Deliver every message again with the same Nats-Msg-Id, as after a crash between commit and ack: a fresh
     // durable of the same name starts from the beginning of the stream.
     await consumer.stop();
-    await bus.jsm.consumers.delete(SESSION_EVENTS.stream, SESSION_EVENTS.durable);
+    await bus.jsm.consumers.delete(SESSION_EVENTS.wholeStream.name, SESSION_EVENTS.durable);
     consumer = await startSessionEventsConsumer(bus, { store, logger });
     await settled();
-    const info = await bus.jsm.consumers.info(SESSION_EVENTS.stream, SESSION_EVENTS.durable);
+    const info = await bus.jsm.consumers.info(SESSION_EVENTS.wholeStream.name, SESSION_EVENTS.durable);
     expect(info.delivered.stream_seq).toBe(3);
     expect(await snapshot()).toEqual(first);
   });
@@ -94,7 +95,7 @@ describe('the session-events consumer', () => {
     const message = (title: string, occurredAt: string) => ({
       id: 'evt-redelivered',
       subject: SESSION_CREATED_SUBJECT,
-      data: sessionCreatedPayload({ eventId: 'evt-redelivered', sessionId: 'sess-9', title, occurredAt: new Date(occurredAt) }),
+      data: SessionCreated.fromJSON(sessionCreatedPayload({ eventId: 'evt-redelivered', sessionId: 'sess-9', title, occurredAt: new Date(occurredAt) })),
       deliveryCount: 1,
     });
     await handleSessionEvent(store, message('Original', '2026-11-30T10:00:00Z'), logger);

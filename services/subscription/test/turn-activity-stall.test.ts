@@ -1,7 +1,8 @@
 // A long turn that keeps working is not stalled (issue #5): the session service's turn_activity events, decoded
 // and projected as the consumer does, move the turn's silence; a turn silent for stalledMinutes is stalled.
 import { describe, expect, it } from 'vitest';
-import { decodeSessionEvent, SessionSubject } from '../src/adapters/bus/decode-session-event.ts';
+import { SessionEvents } from '@relay/proto/relay/bus-contracts';
+import { decodeSessionEvent, type ProjectedMessage } from '../src/adapters/bus/decode-session-event.ts';
 import { projectSessionEvent } from '../src/domain/project-session-event.ts';
 import type { SessionActivity } from '../src/domain/session-activity.ts';
 import { computeEvents, type ComputingSubscription } from '../src/domain/subscriptions/computed-events.ts';
@@ -26,14 +27,15 @@ const subscription: ComputingSubscription = {
 function project(messages: [string, unknown][]): SessionActivity[] {
   let row: SessionActivity | undefined;
   for (const [subject, data] of messages) {
-    const event = decodeSessionEvent(subject, data);
-    if (event !== undefined) row = projectSessionEvent(row, event) ?? row;
+    const contract = subject === SessionEvents.TURN_STARTED.subject ? SessionEvents.TURN_STARTED : SessionEvents.TURN_ACTIVITY;
+    const event = decodeSessionEvent({ subject: contract.subject, data: contract.codec.fromJSON(data) } as ProjectedMessage);
+    row = projectSessionEvent(row, event) ?? row;
   }
   return row === undefined ? [] : [row];
 }
 
-const started: [string, unknown] = [SessionSubject.TURN_STARTED, { ...common('e1', '2026-11-30T09:00:00Z'), turnId: 't1' }];
-const activity = (eventId: string, iso: string): [string, unknown] => [SessionSubject.TURN_ACTIVITY, { ...common(eventId, iso), turnId: 't1', lastActivityAt: iso }];
+const started: [string, unknown] = [SessionEvents.TURN_STARTED.subject, { ...common('e1', '2026-11-30T09:00:00Z'), turnId: 't1' }];
+const activity = (eventId: string, iso: string): [string, unknown] => [SessionEvents.TURN_ACTIVITY.subject, { ...common(eventId, iso), turnId: 't1', lastActivityAt: iso }];
 
 describe('stalled and a turn that keeps working', () => {
   it('is not stalled while its turn_activity events keep coming, 15 minutes into the turn', () => {

@@ -1,22 +1,29 @@
+import type { BusCodec } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
-import { QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnStarted } from '@relay/proto/relay/session/v1/events';
 import { SessionState as SessionStateMessage } from '@relay/proto/relay/session/v1/session';
 import { invalidEvent } from '../../domain/errors.ts';
 import type { SessionEvent, SessionState } from '../../domain/session-activity.ts';
 
-export const SessionSubject = {
-  SESSION_CREATED: SessionEvents.SESSION_CREATED.subject,
-  TURN_STARTED: SessionEvents.TURN_STARTED.subject,
-  TURN_ENDED: SessionEvents.TURN_ENDED.subject,
-  QUESTION_ASKED: SessionEvents.QUESTION_ASKED.subject,
-  SUBAGENT_FINISHED: SessionEvents.SUBAGENT_FINISHED.subject,
-  TURN_ACTIVITY: SessionEvents.TURN_ACTIVITY.subject,
-  TASK_STARTED: SessionEvents.TASK_STARTED.subject,
-  TASK_FINISHED: SessionEvents.TASK_FINISHED.subject,
-  TASK_FAILED: SessionEvents.TASK_FAILED.subject,
-  TASK_OUTPUT: SessionEvents.TASK_OUTPUT.subject,
-  ARCHIVED: SessionEvents.ARCHIVED.subject,
-} as const;
+/** The session events the projection takes: what runs in a session, its title and its archive. */
+export const PROJECTED_EVENTS = [
+  SessionEvents.SESSION_CREATED,
+  SessionEvents.TURN_STARTED,
+  SessionEvents.TURN_ENDED,
+  SessionEvents.QUESTION_ASKED,
+  SessionEvents.SUBAGENT_FINISHED,
+  SessionEvents.TURN_ACTIVITY,
+  SessionEvents.TASK_STARTED,
+  SessionEvents.TASK_FINISHED,
+  SessionEvents.TASK_FAILED,
+  SessionEvents.TASK_OUTPUT,
+  SessionEvents.ARCHIVED,
+] as const;
+
+/** A message on one of the contracts `C`: its subject and its payload, decoded by that subject's codec. */
+export type Carried<C> = C extends { subject: infer S; codec: BusCodec<infer T> } ? { subject: S; data: T } : never;
+
+/** One of the projected events as the bus hands it over. */
+export type ProjectedMessage = Carried<(typeof PROJECTED_EVENTS)[number]>;
 
 const STATES: Partial<Record<SessionStateMessage, SessionState>> = {
   [SessionStateMessage.SESSION_STATE_RUNNING_TURN]: 'running_turn',
@@ -34,55 +41,47 @@ function base(subject: string, message: { eventId: string; occurredAt?: Date | u
 }
 
 /**
- * A session event from its subject and JSON payload; undefined for a kind the projection does not use.
- * Throws SUBSCRIPTION_INVALID_EVENT for a payload that can never be applied, so the consumer terminates it.
+ * The session event a message says. Throws SUBSCRIPTION_INVALID_EVENT for a payload that can never be applied, so
+ * the consumer terminates it.
  */
-export function decodeSessionEvent(subject: string, data: unknown): SessionEvent | undefined {
-  if (!(Object.values(SessionSubject) as string[]).includes(subject)) return undefined;
-  if (typeof data !== 'object' || data === null) throw invalidEvent(subject, 'payload is not an object');
-  switch (subject) {
-    case SessionSubject.SESSION_CREATED: {
-      const message = SessionCreated.fromJSON(data);
-      const session = message.session;
+export function decodeSessionEvent(message: ProjectedMessage): SessionEvent {
+  const { subject } = message;
+  switch (message.subject) {
+    case SessionEvents.SESSION_CREATED.subject: {
+      const session = message.data.session;
       if (session === undefined || session.id === '') throw invalidEvent(subject, 'session.id is missing');
       if (session.userId === '') throw invalidEvent(subject, 'session.userId is missing');
       const state = STATES[session.state];
       if (state === undefined) throw invalidEvent(subject, `session.state ${String(session.state)} is not a known state`);
-      return { ...base(subject, { ...message, sessionId: session.id, userId: session.userId }), type: 'session_created', title: session.title, state };
+      return { ...base(subject, { ...message.data, sessionId: session.id, userId: session.userId }), type: 'session_created', title: session.title, state };
     }
-    case SessionSubject.TURN_STARTED: {
-      const message = TurnStarted.fromJSON(data);
-      return { ...base(subject, message), type: 'turn_started', turnId: message.turnId };
+    case SessionEvents.TURN_STARTED.subject:
+      return { ...base(subject, message.data), type: 'turn_started', turnId: message.data.turnId };
+    case SessionEvents.TURN_ENDED.subject:
+      return { ...base(subject, message.data), type: 'turn_ended', turnId: message.data.turnId };
+    // turn_activity: reply text or a tool call, announced at most once a minute when it happens (occurredAt is that instant).
+    case SessionEvents.QUESTION_ASKED.subject:
+    case SessionEvents.SUBAGENT_FINISHED.subject:
+    case SessionEvents.TURN_ACTIVITY.subject:
+      return { ...base(subject, message.data), type: 'turn_activity' };
+    case SessionEvents.TASK_STARTED.subject: {
+      const { task } = message.data;
+      if (task === undefined || task.id === '') throw invalidEvent(subject, 'task.id is missing');
+      return { ...base(subject, message.data), type: 'task_started', task: { id: task.id, description: task.description } };
     }
-    case SessionSubject.TURN_ENDED: {
-      const message = TurnEnded.fromJSON(data);
-      return { ...base(subject, message), type: 'turn_ended', turnId: message.turnId };
+    case SessionEvents.TASK_FINISHED.subject:
+    case SessionEvents.TASK_FAILED.subject: {
+      const { task } = message.data;
+      if (task === undefined || task.id === '') throw invalidEvent(subject, 'task.id is missing');
+      return { ...base(subject, message.data), type: 'task_ended', taskId: task.id };
     }
-    case SessionSubject.QUESTION_ASKED:
-      return { ...base(subject, QuestionAsked.fromJSON(data)), type: 'turn_activity' };
-    case SessionSubject.SUBAGENT_FINISHED:
-      return { ...base(subject, SubagentFinished.fromJSON(data)), type: 'turn_activity' };
-    case SessionSubject.TURN_ACTIVITY:
-      // Reply text or a tool call, announced at most once a minute when it happens (occurredAt is that instant).
-      return { ...base(subject, TurnActivity.fromJSON(data)), type: 'turn_activity' };
-    case SessionSubject.TASK_STARTED: {
-      const message = TaskStarted.fromJSON(data);
-      if (message.task === undefined || message.task.id === '') throw invalidEvent(subject, 'task.id is missing');
-      return { ...base(subject, message), type: 'task_started', task: { id: message.task.id, description: message.task.description } };
+    case SessionEvents.TASK_OUTPUT.subject: {
+      const { taskId, lastOutputAt } = message.data;
+      if (taskId === '') throw invalidEvent(subject, 'taskId is missing');
+      if (lastOutputAt === undefined || Number.isNaN(lastOutputAt.getTime())) throw invalidEvent(subject, 'lastOutputAt is missing');
+      return { ...base(subject, message.data), type: 'task_output', taskId, lastOutputAt };
     }
-    case SessionSubject.TASK_FINISHED:
-    case SessionSubject.TASK_FAILED: {
-      const message = TaskEnded.fromJSON(data);
-      if (message.task === undefined || message.task.id === '') throw invalidEvent(subject, 'task.id is missing');
-      return { ...base(subject, message), type: 'task_ended', taskId: message.task.id };
-    }
-    case SessionSubject.TASK_OUTPUT: {
-      const message = TaskOutput.fromJSON(data);
-      if (message.taskId === '') throw invalidEvent(subject, 'taskId is missing');
-      if (message.lastOutputAt === undefined || Number.isNaN(message.lastOutputAt.getTime())) throw invalidEvent(subject, 'lastOutputAt is missing');
-      return { ...base(subject, message), type: 'task_output', taskId: message.taskId, lastOutputAt: message.lastOutputAt };
-    }
-    default:
-      return { ...base(subject, SessionArchived.fromJSON(data)), type: 'archived' };
+    case SessionEvents.ARCHIVED.subject:
+      return { ...base(subject, message.data), type: 'archived' };
   }
 }

@@ -1,17 +1,20 @@
-import { consume, waitForStream, type Bus, type BusMessage, type Consumer } from '@relay/bus';
+import { consume, waitForStream, type Bus, type Consumer, type Delivered } from '@relay/bus';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import type { SessionActivityStore } from '../../app/ports.ts';
 import { recordSessionEvent, recordSessionEvents } from '../../app/record-session-event.ts';
-import { decodeSessionEvent } from './decode-session-event.ts';
+import { decodeSessionEvent, PROJECTED_EVENTS } from './decode-session-event.ts';
 
-/** The session service's stream, the subjects taken from it, and this service's durable consumer on it. */
+/** This service's durable consumer of the session service's events for the projection. */
 export const SESSION_EVENTS = {
-  stream: BusStreams.SESSION_EVENTS.name,
   durable: 'subscription-session-events',
-  filterSubjects: BusStreams.SESSION_EVENTS.subjects,
+  contracts: PROJECTED_EVENTS,
+  // One filter, the whole stream: the NATS server here predates filter_subjects (2.10); the rest is acked unread.
+  wholeStream: BusStreams.SESSION_EVENTS,
 } as const;
 
+/** A session event as the consumer hands it over. */
+type SessionEventMessage = Delivered<(typeof SESSION_EVENTS.contracts)[number]>;
 
 /**
  * Consumes the session events into the session-activity projection, once per message id, the messages that came
@@ -19,20 +22,17 @@ export const SESSION_EVENTS = {
  */
 export async function startSessionEventsConsumer(bus: Bus, options: { store: SessionActivityStore; logger: Logger }): Promise<Consumer> {
   const { store, logger } = options;
-  await waitForStream(bus, SESSION_EVENTS.stream, { logger });
+  await waitForStream(bus, SESSION_EVENTS.wholeStream.name, { logger });
   return consume(bus, {
-    stream: SESSION_EVENTS.stream,
     durable: SESSION_EVENTS.durable,
-    filterSubjects: [...SESSION_EVENTS.filterSubjects],
+    contracts: SESSION_EVENTS.contracts,
+    wholeStream: SESSION_EVENTS.wholeStream,
     logger,
     handler: (message) => handleSessionEvent(store, message, logger),
     // A message that cannot be decoded fails its batch, and is then terminated by the handler above while the
     // others go through.
     batchHandler: async (messages) => {
-      const events = messages.flatMap((message) => {
-        const event = decodeSessionEvent(message.subject, message.data);
-        return event === undefined ? [] : [{ messageId: message.id, event }];
-      });
+      const events = messages.map((message) => ({ messageId: message.id, event: decodeSessionEvent(message) }));
       const applied = await recordSessionEvents(store, events);
       for (const { messageId } of events) if (!applied.has(messageId)) logger.debug({ messageId }, 'session event already processed');
     },
@@ -40,9 +40,7 @@ export async function startSessionEventsConsumer(bus: Bus, options: { store: Ses
 }
 
 /** Decodes one delivered message and applies it to the projection; a redelivery changes nothing. */
-export async function handleSessionEvent(store: SessionActivityStore, message: BusMessage, logger: Logger): Promise<void> {
-  const event = decodeSessionEvent(message.subject, message.data);
-  if (event === undefined) return;
-  const applied = await recordSessionEvent(store, message.id, event);
+export async function handleSessionEvent(store: SessionActivityStore, message: SessionEventMessage, logger: Logger): Promise<void> {
+  const applied = await recordSessionEvent(store, message.id, decodeSessionEvent(message));
   if (!applied) logger.debug({ messageId: message.id, subject: message.subject }, 'session event already processed');
 }

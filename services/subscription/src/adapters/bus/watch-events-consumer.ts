@@ -5,18 +5,18 @@
  */
 import { consume, waitForStream, type Bus, type Consumer } from '@relay/bus';
 import type { Clock } from '@relay/clock';
-import { BusStreams, QuestionEvents } from '@relay/proto/relay/bus-contracts';
+import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import { ingestWatchEvent, ingestWatchEvents, type IngestedBatch } from '../../app/ingest-watch-events.ts';
 import type { WatchDeps } from '../../app/ports.ts';
-import { decodeWatchEvent } from './decode-watch-event.ts';
+import { decodeWatchEvent, WATCHED_QUESTION_EVENTS, WATCHED_SESSION_EVENTS, type WatchedContract } from './decode-watch-event.ts';
 
-// One filter subject each: the nats-server here (before 2.10) takes no list of them.
+// One filter each (the nats-server here, before 2.10, takes no list of them): the session stream's wildcard, the rest
+// of it acked unread.
 export const WATCH_CONSUMERS = [
-  { stream: BusStreams.SESSION_EVENTS.name, durable: 'subscription-watch-session-events', filterSubjects: BusStreams.SESSION_EVENTS.subjects },
-  { stream: QuestionEvents.QUESTION_ANSWERED.stream, durable: 'subscription-watch-question-events', filterSubjects: [QuestionEvents.QUESTION_ANSWERED.subject] },
+  { durable: 'subscription-watch-session-events', contracts: WATCHED_SESSION_EVENTS, wholeStream: BusStreams.SESSION_EVENTS },
+  { durable: 'subscription-watch-question-events', contracts: WATCHED_QUESTION_EVENTS },
 ] as const;
-
 
 /**
  * Starts both consumers in the background, each once its stream is declared (its publisher may start after
@@ -26,25 +26,21 @@ export function startWatchEventsConsumers(bus: Bus, options: { watch: WatchDeps;
   const { watch, clock, logger } = options;
   const stopping = new AbortController();
   const started = WATCH_CONSUMERS.map(async (spec): Promise<Consumer | undefined> => {
-    if (!(await waitForStream(bus, spec.stream, { logger, signal: stopping.signal }))) return undefined;
+    const contracts: readonly WatchedContract[] = spec.contracts;
+    if (!(await waitForStream(bus, spec.contracts[0].stream, { logger, signal: stopping.signal }))) return undefined;
     return consume(bus, {
-      stream: spec.stream,
       durable: spec.durable,
-      filterSubjects: [...spec.filterSubjects],
+      contracts,
+      ...('wholeStream' in spec ? { wholeStream: spec.wholeStream } : {}),
       logger,
       handler: async (message) => {
-        const input = decodeWatchEvent(message.subject, message.data);
-        if (input === undefined) return;
-        options.onIngested(await ingestWatchEvent(watch, spec.durable, message.id, input, clock.now()));
+        options.onIngested(await ingestWatchEvent(watch, spec.durable, message.id, decodeWatchEvent(message), clock.now()));
       },
       // The messages that came together in one transaction; a message that cannot be decoded fails its batch, and is
       // then terminated by the handler above while the others go through.
       batchHandler: async (messages) => {
-        const items = messages.flatMap((message) => {
-          const input = decodeWatchEvent(message.subject, message.data);
-          return input === undefined ? [] : [{ messageId: message.id, input, traceParent: message.traceParent ?? null }];
-        });
-        if (items.length > 0) options.onIngested(await ingestWatchEvents(watch, spec.durable, items, clock.now()));
+        const items = messages.map((message) => ({ messageId: message.id, input: decodeWatchEvent(message), traceParent: message.traceParent ?? null }));
+        options.onIngested(await ingestWatchEvents(watch, spec.durable, items, clock.now()));
       },
     });
   });

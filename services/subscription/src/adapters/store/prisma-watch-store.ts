@@ -4,7 +4,7 @@
  * passed as one jsonb recordset, read with raw queries that skip Prisma's query compiler.
  */
 import { SubscriptionCommands } from '@relay/proto/relay/bus-contracts';
-import { enqueueAll, processEachOnce, type OutboxEntry } from '@relay/bus';
+import { enqueueAll, outgoing, processEachOnce, type OutboxEntry } from '@relay/bus';
 import { context } from '@opentelemetry/api';
 import { Attr, inNewTrace, linksTo } from '@relay/telemetry';
 import type { DueWatcher, NewWatcherEvent, PlanningWrites, WatchedEvent, WatcherWakeUp, WatchStore, WatchTransaction } from '../../app/ports.ts';
@@ -40,12 +40,6 @@ const EVENT_COLUMNS = Prisma.raw(
 
 /** A timestamp(3) as to_jsonb writes it (ISO 8601, no zone; the columns hold UTC). */
 const fromSqlJson = (value: unknown): Date | null => (typeof value === 'string' ? new Date(`${value}Z`) : null);
-
-/**
- * The subject of the wake-up command the session service consumes. Its payload is written as it is, not through
- * the contract's codec: ts-proto writes the int64 seq as a JSON number, the payload has always carried a string.
- */
-const DELIVER_WAKEUP_SUBJECT = SubscriptionCommands.DELIVER_WAKEUP.subject;
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
@@ -387,19 +381,15 @@ class PrismaWatchStatements implements WatchTransaction {
       const links = linksTo(wakeUp.eventIds.map((id) => traceParents.get(id)));
       // The span covers the wake-up's making; the command continues it.
       await inNewTrace('subscription', 'wake-up', { attributes, links }, async () => {
-        entries.push({
-          subject: DELIVER_WAKEUP_SUBJECT,
-          id: wakeUp.wakeupId,
-          trace: context.active(),
-          payload: {
-            wakeupId: wakeUp.wakeupId,
-            watcherSessionId: watcher.sessionId,
-            userId: watcher.userId,
-            seq: String(wakeUp.seq),
-            text: wakeUp.text,
-            sourceEventIds: wakeUp.sourceEventIds,
-          },
-        });
+        const command = {
+          wakeupId: wakeUp.wakeupId,
+          watcherSessionId: watcher.sessionId,
+          userId: watcher.userId,
+          seq: String(wakeUp.seq),
+          text: wakeUp.text,
+          sourceEventIds: wakeUp.sourceEventIds,
+        };
+        entries.push(outgoing(SubscriptionCommands.DELIVER_WAKEUP, command, { id: wakeUp.wakeupId, trace: context.active() }));
       });
     }
     await enqueueAll(this.db, entries);

@@ -19,8 +19,8 @@ export interface SubscriptionMetrics {
   stop(): void;
 }
 
-/** A durable consumer whose lag is reported. */
-type ConsumerName = { stream: string; durable: string };
+/** A durable consumer whose lag is reported, on the stream of its contracts. */
+type ConsumerName = { durable: string; contracts: readonly { stream: string }[] };
 
 /** Registers the gauges on the global MeterProvider; with metrics off nothing is ever read. `consumers`: the service's durables. */
 export function registerSubscriptionMetrics(deps: { prisma: PrismaClient; bus: Bus; clock: Clock; logger: Logger; consumers: readonly ConsumerName[] }): SubscriptionMetrics {
@@ -61,7 +61,8 @@ async function eventCounts(prisma: PrismaClient, now: Date): Promise<{ held: Par
 
 async function consumerLags(bus: Bus, consumers: readonly ConsumerName[]): Promise<{ stream: string; durable: string; pending: number }[]> {
   const lags = await Promise.all(
-    consumers.map(async ({ stream, durable }) => {
+    consumers.map(async ({ durable, contracts }) => {
+      const stream = contracts[0]!.stream;
       try {
         const info = await bus.jsm.consumers.info(stream, durable);
         return { stream, durable, pending: info.num_pending };

@@ -108,7 +108,7 @@ export interface Timestamp {
    * be between -62135596800 and 253402300799 inclusive (which corresponds to
    * 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z).
    */
-  seconds: number;
+  seconds: string;
   /**
    * Non-negative fractions of a second at nanosecond resolution. This field is
    * the nanosecond portion of the duration, not an alternative to seconds.
@@ -120,12 +120,12 @@ export interface Timestamp {
 }
 
 function createBaseTimestamp(): Timestamp {
-  return { seconds: 0, nanos: 0 };
+  return { seconds: "0", nanos: 0 };
 }
 
 export const Timestamp: MessageFns<Timestamp> = {
   encode(message: Timestamp, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.seconds !== 0) {
+    if (message.seconds !== "0") {
       writer.uint32(8).int64(message.seconds);
     }
     if (message.nanos !== 0) {
@@ -152,7 +152,7 @@ export const Timestamp: MessageFns<Timestamp> = {
               break;
             }
 
-            message.seconds = longToNumber(reader.int64());
+            message.seconds = reader.int64().toString();
             continue;
           }
           case 2: {
@@ -180,7 +180,7 @@ export const Timestamp: MessageFns<Timestamp> = {
       return Timestamp.fromJSON(timestampFromJson(object));
     }
     return {
-      seconds: isSet(object.seconds) ? globalThis.Number(object.seconds) : 0,
+      seconds: isSet(object.seconds) ? globalThis.String(object.seconds) : "0",
       nanos: isSet(object.nanos) ? globalThis.Number(object.nanos) : 0,
     };
   },
@@ -194,7 +194,7 @@ export const Timestamp: MessageFns<Timestamp> = {
   },
   fromPartial<I extends Exact<DeepPartial<Timestamp>, I>>(object: I): Timestamp {
     const message = createBaseTimestamp();
-    message.seconds = object.seconds ?? 0;
+    message.seconds = object.seconds ?? "0";
     message.nanos = object.nanos ?? 0;
     return message;
   },
@@ -236,17 +236,6 @@ function timestampToJson(seconds: number, nanos: number): string {
   const padded = nanos.toString().padStart(9, "0");
   const len = nanos % 1_000_000 === 0 ? 3 : nanos % 1_000 === 0 ? 6 : 9;
   return `${date}.${padded.slice(0, len)}Z`;
-}
-
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
-  }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
 }
 
 function isSet(value: any): boolean {

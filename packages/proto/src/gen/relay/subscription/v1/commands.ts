@@ -23,7 +23,7 @@ export interface DeliverWakeup {
   wakeupId: string;
   watcherSessionId: string;
   userId: string;
-  seq: number;
+  seq: string;
   /** The rendered message, header line first. */
   text: string;
   /** The source events (the session/question service's event ids) the message carries. */
@@ -31,7 +31,7 @@ export interface DeliverWakeup {
 }
 
 function createBaseDeliverWakeup(): DeliverWakeup {
-  return { wakeupId: "", watcherSessionId: "", userId: "", seq: 0, text: "", sourceEventIds: [] };
+  return { wakeupId: "", watcherSessionId: "", userId: "", seq: "0", text: "", sourceEventIds: [] };
 }
 
 export const DeliverWakeup: MessageFns<DeliverWakeup> = {
@@ -45,7 +45,7 @@ export const DeliverWakeup: MessageFns<DeliverWakeup> = {
     if (message.userId !== "") {
       writer.uint32(26).string(message.userId);
     }
-    if (message.seq !== 0) {
+    if (message.seq !== "0") {
       writer.uint32(32).int64(message.seq);
     }
     if (message.text !== "") {
@@ -99,7 +99,7 @@ export const DeliverWakeup: MessageFns<DeliverWakeup> = {
               break;
             }
 
-            message.seq = longToNumber(reader.int64());
+            message.seq = reader.int64().toString();
             continue;
           }
           case 5: {
@@ -147,7 +147,7 @@ export const DeliverWakeup: MessageFns<DeliverWakeup> = {
         : isSet(object.user_id)
         ? globalThis.String(object.user_id)
         : "",
-      seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
+      seq: isSet(object.seq) ? globalThis.String(object.seq) : "0",
       text: isSet(object.text) ? globalThis.String(object.text) : "",
       sourceEventIds: globalThis.Array.isArray(object?.sourceEventIds)
         ? object.sourceEventIds.map((e: any) => globalThis.String(e))
@@ -168,8 +168,8 @@ export const DeliverWakeup: MessageFns<DeliverWakeup> = {
     if (message.userId !== "") {
       obj.userId = message.userId;
     }
-    if (message.seq !== 0) {
-      obj.seq = Math.round(message.seq);
+    if (message.seq !== "0") {
+      obj.seq = message.seq;
     }
     if (message.text !== "") {
       obj.text = message.text;
@@ -188,7 +188,7 @@ export const DeliverWakeup: MessageFns<DeliverWakeup> = {
     message.wakeupId = object.wakeupId ?? "";
     message.watcherSessionId = object.watcherSessionId ?? "";
     message.userId = object.userId ?? "";
-    message.seq = object.seq ?? 0;
+    message.seq = object.seq ?? "0";
     message.text = object.text ?? "";
     message.sourceEventIds = object.sourceEventIds?.map((e) => e) || [];
     return message;
@@ -206,17 +206,6 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
-
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
-  }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
-}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
