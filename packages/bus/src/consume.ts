@@ -38,7 +38,8 @@ export type Consumer = {
   stop(): Promise<void>;
 };
 
-export type ConsumeOptions = {
+/** What the consumer runs on: the options by contract, with the stream, the filter and the decoding worked out. */
+type ConsumeOptions = {
   stream: string;
   durable: string;
   filterSubjects: string[];
@@ -95,10 +96,8 @@ export function nakDelayMs(deliveryCount: number): number {
  * CONSUMER span continuing the message's trace (or `batchHandler` on the messages that arrived together). Resolve → ack; a transient AppError or a plain Error
  * → nak with backoff; any other AppError → term, logged with its code.
  */
-export async function consume<C extends BusContract>(bus: Bus, options: ContractConsumeOptions<C>): Promise<Consumer>;
-export async function consume(bus: Bus, options: ConsumeOptions): Promise<Consumer>;
-export async function consume<C extends BusContract>(bus: Bus, given: ConsumeOptions | ContractConsumeOptions<C>): Promise<Consumer> {
-  const options = 'contracts' in given ? byContract(given) : given;
+export async function consume<C extends BusContract>(bus: Bus, given: ContractConsumeOptions<C>): Promise<Consumer> {
+  const options = byContract(given);
   const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
   await ensureConsumer(bus, options.stream, {
     durable_name: options.durable,

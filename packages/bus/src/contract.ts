@@ -20,15 +20,20 @@ export type BusContract<T = unknown> = {
 /** A JetStream stream as @relay/proto/relay/bus-contracts declares it. */
 export type BusStream = { readonly name: string; readonly subjects: readonly string[] };
 
-/** A message for the outbox, built by `outgoing`: its subject and its payload in the contract's JSON mapping. */
-export type OutboxEntry = { readonly subject: string; readonly payload: unknown; readonly id?: string; readonly trace?: Context };
+declare const encodedByContract: unique symbol;
+
+/**
+ * A message for the outbox: its subject and its payload in the contract's JSON mapping. Only `outgoing` makes one
+ * (the brand), so every payload on the bus went through its subject's codec.
+ */
+export type OutboxEntry = { readonly subject: string; readonly payload: unknown; readonly id?: string; readonly trace?: Context; readonly [encodedByContract]: true };
 
 /**
  * The outbox entry publishing `message` on the contract's subject, JSON-encoded with its codec. `id`: the
  * Nats-Msg-Id (a fresh UUID by default); `trace`: the context whose trace it continues (the active one by default).
  */
 export function outgoing<T>(contract: BusContract<T>, message: NoInfer<T>, options: OutgoingOptions = {}): OutboxEntry {
-  return { subject: contract.subject, payload: contract.codec.toJSON(message), ...options };
+  return { subject: contract.subject, payload: contract.codec.toJSON(message), ...options } as OutboxEntry;
 }
 
 export type OutgoingOptions = { id?: string; trace?: Context };

@@ -11,7 +11,7 @@ let lastCreatedAtMs = 0;
  * Returns the message id (the Nats-Msg-Id consumers deduplicate on).
  */
 export async function enqueue<T>(tx: Sql, contract: BusContract<T>, message: NoInfer<T>, options?: OutgoingOptions): Promise<string>;
-/** The same for an entry built by `outgoing`. */
+/** The same for an entry built by `outgoing` (a function choosing between subjects returns one). */
 export async function enqueue(tx: Sql, entry: OutboxEntry): Promise<string>;
 export async function enqueue<T>(tx: Sql, target: BusContract<T> | OutboxEntry, message?: T, options?: OutgoingOptions): Promise<string> {
   const entry = 'codec' in target ? outgoing(target, message as T, options) : target;

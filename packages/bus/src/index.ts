@@ -4,7 +4,7 @@ export type { Sql, TransactionalSql } from './sql.ts';
 export { enqueue, enqueueAll } from './enqueue.ts';
 export { outgoing, type BusCodec, type BusContract, type BusStream, type OutboxEntry, type OutgoingOptions } from './contract.ts';
 export { OutboxRelay, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS } from './outbox-relay.ts';
-export { consume, nakDelayMs, DEFAULT_MAX_DELIVER, type BusMessage, type Consumer, type ConsumeOptions, type ContractConsumeOptions, type Delivered } from './consume.ts';
+export { consume, nakDelayMs, DEFAULT_MAX_DELIVER, type BusMessage, type Consumer, type ContractConsumeOptions, type Delivered } from './consume.ts';
 export { processEachOnce, processOnce } from './process-once.ts';
 export { waitForStream } from './wait-for-stream.ts';
 export { caughtUp } from './caught-up.ts';

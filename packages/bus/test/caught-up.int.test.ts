@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caughtUp, consume, ensureStream, type Consumer } from '@relay/bus';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
+import { rawContract } from './fixtures/raw-contract.ts';
 
 let f: BusFixture;
 const consumers: Consumer[] = [];
@@ -27,9 +28,8 @@ it('answers once every message that waited is handled: a slow handler, and one f
   let failedOnce = false;
   consumers.push(
     await consume(f.bus, {
-      stream: 'CAUGHT_UP_TEST',
+      contracts: [rawContract('relay.caughtup.v1.backlog', 'CAUGHT_UP_TEST')],
       durable: 'caught-up-backlog',
-      filterSubjects: ['relay.caughtup.v1.backlog'],
       logger: f.logger,
       handler: async (message) => {
         const { n } = message.data as { n: number };
@@ -47,15 +47,14 @@ it('answers once every message that waited is handled: a slow handler, and one f
 });
 
 it('answers at once for a consumer with nothing waiting, and false when stopped before it catches up', async () => {
-  consumers.push(await consume(f.bus, { stream: 'CAUGHT_UP_TEST', durable: 'caught-up-idle', filterSubjects: ['relay.caughtup.v1.idle'], logger: f.logger, handler: async () => {} }));
+  consumers.push(await consume(f.bus, { contracts: [rawContract('relay.caughtup.v1.idle', 'CAUGHT_UP_TEST')], durable: 'caught-up-idle', logger: f.logger, handler: async () => {} }));
   expect(await caughtUp(f.bus, 'CAUGHT_UP_TEST', 'caught-up-idle', never)).toBe(true);
 
   await f.bus.js.publish('relay.caughtup.v1.stuck', JSON.stringify({ n: 1 }));
   consumers.push(
     await consume(f.bus, {
-      stream: 'CAUGHT_UP_TEST',
+      contracts: [rawContract('relay.caughtup.v1.stuck', 'CAUGHT_UP_TEST')],
       durable: 'caught-up-stuck',
-      filterSubjects: ['relay.caughtup.v1.stuck'],
       logger: f.logger,
       handler: async () => {
         throw new Error('keeps failing');

@@ -3,6 +3,7 @@ import { AppError } from '@relay/errors';
 import { consume, ensureStream, processOnce, type BusMessage, type Consumer } from '@relay/bus';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
 import { transaction } from './fixtures/pg-sql.ts';
+import { rawContract } from './fixtures/raw-contract.ts';
 
 let f: BusFixture;
 let count = 0;
@@ -27,7 +28,7 @@ async function setup(
   const subject = `relay.consume${count}.v1.happened`;
   const durable = `test-consumer-${count}`;
   await ensureStream(f.bus, { name: stream, subjects: [`relay.consume${count}.v1.>`] });
-  const consumer = await consume(f.bus, { stream, durable, filterSubjects: [subject], logger: f.logger, handler, ...options });
+  const consumer = await consume(f.bus, { contracts: [rawContract(subject, stream)], durable, logger: f.logger, handler, ...options });
   consumers.push(consumer);
   const publish = async (id: string, data: unknown) => {
     await f.bus.js.publish(subject, JSON.stringify(data), { msgID: id });
@@ -68,7 +69,7 @@ describe('consume', () => {
 
   it('updates an existing durable instead of failing (a second replica, or a new version)', async () => {
     const { stream, durable, subject, info } = await setup(async () => {});
-    const second = await consume(f.bus, { stream, durable, filterSubjects: [subject], maxDeliver: 4, logger: f.logger, handler: async () => {} });
+    const second = await consume(f.bus, { contracts: [rawContract(subject, stream)], durable, maxDeliver: 4, logger: f.logger, handler: async () => {} });
     consumers.push(second);
     expect((await info()).config.max_deliver).toBe(4);
   });
@@ -184,9 +185,8 @@ describe('consume', () => {
     expect(handled).toEqual(['a']);
     const taken: string[] = [];
     const replica = await consume(f.bus, {
-      stream,
+      contracts: [rawContract(subject, stream)],
       durable,
-      filterSubjects: [subject],
       logger: f.logger,
       handler: async (message) => void taken.push(message.id),
     });
@@ -201,9 +201,8 @@ describe('consume', () => {
     await ensureStream(f.bus, { name: stream, subjects: [`relay.multi${count}.v1.>`] });
     await expect(
       consume(f.bus, {
-        stream,
+        contracts: [rawContract(`relay.multi${count}.v1.a`, stream), rawContract(`relay.multi${count}.v1.b`, stream)],
         durable: 'multi',
-        filterSubjects: [`relay.multi${count}.v1.a`, `relay.multi${count}.v1.b`],
         logger: f.logger,
         handler: async () => {},
       }),
@@ -296,7 +295,7 @@ describe('consume with a batch handler', () => {
     await stopping;
     expect(handled).toEqual(['a']);
     const taken: string[] = [];
-    const replica = await consume(f.bus, { stream, durable, filterSubjects: [subject], logger: f.logger, handler: async (message) => void taken.push(message.id) });
+    const replica = await consume(f.bus, { contracts: [rawContract(subject, stream)], durable, logger: f.logger, handler: async (message) => void taken.push(message.id) });
     consumers.push(replica);
     await vi.waitFor(() => expect(taken.sort()).toEqual(['b', 'c']), { timeout: 5_000 });
   });

@@ -103,6 +103,19 @@ describe('consume by contract', () => {
     });
   });
 
+  it('terminates a payload that is not a JSON object: no codec reads one, so no delivery would succeed', async () => {
+    const { stream, contracts, durable } = await fresh();
+    const seen: Rang[] = [];
+    consumers.push(await consume(f.bus, { durable, contracts: [contracts.RANG], logger: f.logger, handler: async (message) => void seen.push(message.data) }));
+    await f.bus.js.publish(contracts.RANG.subject, 'null', { msgID: 'm-1' });
+    await f.bus.js.publish(contracts.RANG.subject, JSON.stringify({ bell_id: 'b2' }), { msgID: 'm-2' });
+    await vi.waitFor(() => expect(seen).toEqual([{ bellId: 'b2', times: 0 }]));
+    await vi.waitFor(async () => {
+      const info = await f.bus.jsm.consumers.info(stream.name, durable);
+      expect([info.num_pending, info.num_ack_pending, info.num_redelivered]).toEqual([0, 0, 0]);
+    });
+  });
+
   it('refuses contracts on two streams: one consumer reads one stream', async () => {
     const first = await fresh();
     const second = await fresh();

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureStream, enqueue, enqueueAll, OutboxRelay, DUPLICATE_WINDOW_MS, processEachOnce } from '@relay/bus';
+import { ensureStream, enqueue, enqueueAll, outgoing, OutboxRelay, DUPLICATE_WINDOW_MS, processEachOnce } from '@relay/bus';
 import { StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
 import { transaction } from './fixtures/pg-sql.ts';
+import { rawContract } from './fixtures/raw-contract.ts';
 
 let f: BusFixture;
 let streamCount = 0;
@@ -58,7 +59,7 @@ describe('enqueue and OutboxRelay', () => {
     const { stream, subject } = await freshStream();
     await expect(
       transaction(f.pool, async (tx) => {
-        await enqueue(tx, { subject: subject('created'), payload: { n: 1 } });
+        await enqueue(tx, rawContract(subject('created')), { n: 1 });
         throw new Error('business rule failed');
       }),
     ).rejects.toThrow('business rule failed');
@@ -70,7 +71,7 @@ describe('enqueue and OutboxRelay', () => {
 
   it('publishes a committed message once, with Nats-Msg-Id = its id, and marks it published', async () => {
     const { stream, subject } = await freshStream();
-    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: { n: 1 } }));
+    const id = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), { n: 1 }));
     const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
     expect(await relay.flush()).toBe(1);
     expect(await relay.flush()).toBe(0);
@@ -81,7 +82,7 @@ describe('enqueue and OutboxRelay', () => {
 
   it('keeps a given id', async () => {
     const { stream, subject } = await freshStream();
-    await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('delivered'), payload: 'x', id: 'watcher-1:7' }));
+    await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('delivered')), 'x', { id: 'watcher-1:7' }));
     await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).flush();
     expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(['watcher-1:7']);
   });
@@ -90,17 +91,17 @@ describe('enqueue and OutboxRelay', () => {
     const { stream, subject } = await freshStream();
     const ids = await transaction(f.pool, async (tx) => {
       const enqueued = [];
-      for (let n = 0; n < 20; n++) enqueued.push(await enqueue(tx, { subject: subject('step'), payload: { n } }));
+      for (let n = 0; n < 20; n++) enqueued.push(await enqueue(tx, rawContract(subject('step')), { n }));
       return enqueued;
     });
-    ids.push(await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('step'), payload: { n: 20 } })));
+    ids.push(await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('step')), { n: 20 })));
     expect(await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).flush()).toBe(21);
     expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(ids);
   });
 
   it('a row republished after a crash between publish and mark is deduplicated by JetStream', async () => {
     const { stream, subject } = await freshStream();
-    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: {} }));
+    const id = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), {}));
     const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
     expect(await relay.flush()).toBe(1);
     await f.db.$executeRawUnsafe('UPDATE "outbox" SET "published_at" = NULL WHERE "id" = $1', id);
@@ -116,7 +117,7 @@ describe('enqueue and OutboxRelay', () => {
     await f.bus.nc.flush();
     const ids: string[] = [];
     for (let round = 0; round < 4; round++) {
-      ids.push(...(await transaction(f.pool, (tx) => enqueueAll(tx, Array.from({ length: 150 }, (_, n) => ({ subject: subject('step'), payload: { round, n } }))))));
+      ids.push(...(await transaction(f.pool, (tx) => enqueueAll(tx, Array.from({ length: 150 }, (_, n) => outgoing(rawContract(subject('step')), { round, n }))))));
     }
     const a = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
     const b = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
@@ -150,7 +151,7 @@ describe('enqueue and OutboxRelay', () => {
         other.release();
       }
     };
-    const enqueueTwo = () => transaction(f.pool, (tx) => enqueueAll(tx, [{ subject: subject('a'), payload: 1 }, { subject: subject('b'), payload: 2 }]));
+    const enqueueTwo = () => transaction(f.pool, (tx) => enqueueAll(tx, [outgoing(rawContract(subject('a')), 1), outgoing(rawContract(subject('b')), 2)]));
     const lost = await enqueueTwo();
     expect(await flushBehindRound('killed')).toBe(2);
     await enqueueTwo();
@@ -163,7 +164,7 @@ describe('enqueue and OutboxRelay', () => {
   it('leaves a row whose publish fails for a later round, and logs it', async () => {
     const { stream } = await freshStream();
     const unrouted = 'relay.nostream.v1.created';
-    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: unrouted, payload: {} }));
+    const id = await transaction(f.pool, (tx) => enqueue(tx, rawContract(unrouted), {}));
     const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
     expect(await relay.flush()).toBe(0);
     expect(f.logs.some((line) => line.msg === 'outbox publish failed; will retry' && line['messageId'] === id)).toBe(true);
@@ -176,10 +177,10 @@ describe('enqueue and OutboxRelay', () => {
     const { stream, subject } = await freshStream();
     const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger, pollIntervalMs: 20 });
     relay.start();
-    const id = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: {} }));
+    const id = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), {}));
     await vi.waitFor(async () => expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([id]), { timeout: 5000 });
     await relay.stop();
-    const later = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: {} }));
+    const later = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), {}));
     // Nothing polls any more: the row is still pending until someone flushes.
     const pending = await f.db.$queryRawUnsafe<{ id: string }[]>('SELECT "id" FROM "outbox" WHERE "published_at" IS NULL');
     expect(pending.map((row) => row.id)).toEqual([later]);
@@ -193,9 +194,9 @@ describe('enqueue and OutboxRelay', () => {
     try {
       // The first round runs at start; rows committed after it wait for the hour-long poll unless woken.
       await vi.waitFor(async () => expect(await f.db.$queryRawUnsafe<unknown[]>('SELECT 1 FROM "outbox" WHERE "published_at" IS NULL')).toEqual([]), { timeout: 5000 });
-      const first = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: { n: 1 } }));
+      const first = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), { n: 1 }));
       relay.wake();
-      const second = await transaction(f.pool, (tx) => enqueue(tx, { subject: subject('created'), payload: { n: 2 } }));
+      const second = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), { n: 2 }));
       relay.wake();
       await vi.waitFor(async () => expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([first, second]), { timeout: 5000 });
     } finally {
@@ -207,8 +208,8 @@ describe('enqueue and OutboxRelay', () => {
     const { stream, subject } = await freshStream();
     const ids = await transaction(f.pool, (tx) =>
       enqueueAll(tx, [
-        { subject: subject('a'), payload: { n: 1 }, id: 'w:1' },
-        { subject: subject('b'), payload: 'two' },
+        outgoing(rawContract(subject('a')), { n: 1 }, { id: 'w:1' }),
+        outgoing(rawContract(subject('b')), 'two'),
       ]),
     );
     expect(ids[0]).toBe('w:1');

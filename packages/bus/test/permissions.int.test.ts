@@ -8,6 +8,7 @@ import { connect } from '@nats-io/transport-node';
 import { createLogger } from '@relay/telemetry';
 import { startNats, type NatsServer } from '@relay/testing';
 import { connectBus, consume, ensureStream, type Bus, type BusMessage } from '@relay/bus';
+import { rawContract } from './fixtures/raw-contract.ts';
 
 const logger = createLogger({ name: 'permissions-test', level: 'silent' });
 let nats: NatsServer;
@@ -41,9 +42,8 @@ describe('NATS permissions', () => {
   it('lets a service publish to its own stream and another consume it with its own durable, acks included', async () => {
     const seen: BusMessage[] = [];
     const consumer = await consume(question, {
-      stream: 'SESSION_EVENTS',
+      contracts: [rawContract('relay.session.v1.archived', 'SESSION_EVENTS')],
       durable: 'question-session-archived',
-      filterSubjects: ['relay.session.v1.archived'],
       logger,
       handler: async (message) => void seen.push(message),
     });
@@ -69,7 +69,7 @@ describe('NATS permissions', () => {
 
   it("refuses a service consuming with another service's durable", async () => {
     await expect(
-      consume(question, { stream: 'SESSION_EVENTS', durable: 'subscription-session-events', filterSubjects: ['relay.session.v1.>'], logger, handler: async () => undefined }),
+      consume(question, { contracts: [rawContract('relay.session.v1.archived', 'SESSION_EVENTS')], wholeStream: { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] }, durable: 'subscription-session-events', logger, handler: async () => undefined }),
     ).rejects.toThrow(/Permissions Violation/i);
   });
 

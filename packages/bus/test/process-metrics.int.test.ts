@@ -5,6 +5,7 @@ import { AppError } from '@relay/errors';
 import { recordMetrics, type MetricRecorder } from '@relay/telemetry/testing';
 import { consume, ensureStream, type Consumer } from '@relay/bus';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
+import { rawContract } from './fixtures/raw-contract.ts';
 
 let f: BusFixture;
 let recorder: MetricRecorder;
@@ -28,9 +29,8 @@ describe('messaging.process.duration', () => {
     const failedOnce = new Set<string>();
     await ensureStream(f.bus, { name: 'METERED', subjects: ['relay.metered.v1.>'] });
     consumer = await consume(f.bus, {
-      stream: 'METERED',
+      contracts: [rawContract(SUBJECT, 'METERED')],
       durable: DURABLE,
-      filterSubjects: [SUBJECT],
       logger: f.logger,
       handler: async ({ data }) => {
         const { kind } = data as { kind: string };

@@ -6,6 +6,7 @@ import { startTelemetry } from '@relay/telemetry/start';
 import { consume, ensureStream, enqueue, OutboxRelay, type Consumer } from '@relay/bus';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
 import { transaction } from './fixtures/pg-sql.ts';
+import { rawContract } from './fixtures/raw-contract.ts';
 
 const exporter = new InMemorySpanExporter();
 let f: BusFixture;
@@ -27,9 +28,8 @@ it('continues the enqueuing trace through a PRODUCER span to the CONSUMER span a
   await ensureStream(f.bus, { name: 'TRACED', subjects: ['relay.traced.v1.>'] });
   const tracer = trace.getTracer('bus-test');
   consumer = await consume(f.bus, {
-    stream: 'TRACED',
+    contracts: [rawContract(subject, 'TRACED')],
     durable: 'traced-test',
-    filterSubjects: [subject],
     logger: f.logger,
     handler: async () => {
       tracer.startSpan('handler work').end();
@@ -38,7 +38,7 @@ it('continues the enqueuing trace through a PRODUCER span to the CONSUMER span a
 
   const messageId = await tracer.startActiveSpan('request', async (span) => {
     try {
-      return await transaction(f.pool, (tx) => enqueue(tx, { subject, payload: { n: 1 } }));
+      return await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject), { n: 1 }));
     } finally {
       span.end();
     }

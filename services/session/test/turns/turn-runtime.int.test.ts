@@ -214,7 +214,7 @@ async function queue(sessionId: string, text: string, options: { stopRequested?:
       data: { id: turnId, sessionId, messageId, status: 'queued', mode: 'agent', queuedAt, stopRequested: options.stopRequested ?? false },
     });
     await tx.session.update({ where: { id: sessionId }, data: { state: 'running_turn' } });
-    await enqueue(tx, { subject: SessionEvents.TURN_QUEUED.subject, payload: { sessionId, turnId, messageId } });
+    await enqueue(tx, SessionEvents.TURN_QUEUED, SessionEvents.TURN_QUEUED.codec.fromPartial({ sessionId, turnId, messageId }));
   });
   return { turnId, messageId };
 }
@@ -560,8 +560,8 @@ describe('bus nudges', () => {
       const stopWork = local.onWork(() => heard.work++);
       const stopEnded = local.onEnded(turnId, () => heard.ended++);
       await prisma.$transaction(async (tx) => {
-        await enqueue(tx, { subject: SessionEvents.TURN_QUEUED.subject, payload: { turnId } });
-        await enqueue(tx, { subject: SessionEvents.TURN_ENDED.subject, payload: { turnId, status: 'TURN_STATUS_DONE' } });
+        await enqueue(tx, SessionEvents.TURN_QUEUED, SessionEvents.TURN_QUEUED.codec.fromPartial({ turnId }));
+        await enqueue(tx, SessionEvents.TURN_ENDED, SessionEvents.TURN_ENDED.codec.fromPartial({ turnId, status: TurnStatus.TURN_STATUS_DONE }));
       });
       await until(async () => heard.work > 0 && heard.ended === 1, 'both nudges are heard');
       stopWork();
