@@ -2,7 +2,7 @@
  * What the use cases need from the outside world. Adapters in store/ and crypto/ implement these;
  * unit tests use in-memory fakes.
  */
-import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionCreatedEvent, SessionView, SignInLink, Turn, TurnQueuedEvent, User } from '../domain/entities.ts';
+import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelayPlace, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionChanges, SessionCreatedEvent, SessionView, SignInLink, Turn, TurnQueuedEvent, User } from '../domain/entities.ts';
 import type { ProviderCatalogue } from './catalogue/ports.ts';
 import type { PendingNote } from '../domain/external/external-inbox.ts';
 
@@ -65,9 +65,6 @@ export type SessionEvent =
   | ({ type: 'session_created' } & SessionCreatedEvent)
   | ({ type: 'turn_queued' } & TurnQueuedEvent)
   | ({ type: 'archived' } & SessionArchivedEvent);
-
-/** The settings of a session that update_session, send and the owner may change. */
-export type SessionChanges = Partial<Omit<Session, 'id' | 'userId' | 'origin' | 'createdAt'>>;
 
 /**
  * Sessions, groups, messages and turns as the session actions read and write them. A use case runs its
@@ -158,14 +155,6 @@ export interface SessionReads {
   pending(sessionId: string): Promise<PendingNote | undefined>;
   /** pending of each of these sessions, by id; a session that is not external (or not there) is left out. */
   pendingOf(sessionIds: readonly string[]): Promise<Map<string, PendingNote>>;
-}
-
-/** Where this relay stands: its name and the folders sessions may use. */
-export interface RelayPlace {
-  /** RELAY_NAME, as refusals and provenance name it. */
-  name: string;
-  defaultCwd: string;
-  allowedRoots: readonly string[];
 }
 
 /** The machine's view of a folder path. */

@@ -281,3 +281,14 @@ export interface SessionCreatedEvent {
   occurredAt: Date;
   session: Session;
 }
+
+/** The settings of a session that update_session, send and the owner may change. */
+export type SessionChanges = Partial<Omit<Session, 'id' | 'userId' | 'origin' | 'createdAt'>>;
+
+/** Where this relay stands: its name and the folders sessions may use. */
+export interface RelayPlace {
+  /** RELAY_NAME, as refusals and provenance name it. */
+  name: string;
+  defaultCwd: string;
+  allowedRoots: readonly string[];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCreateSession, type CreateSessionContext, type CreateSessionInput } from '../../src/app/sessions/create-session.ts';
+import { planCreateSession, type CreateSessionContext, type CreateSessionInput } from '../../src/domain/sessions/plan-create-session.ts';
 import { titleFromText } from '../../src/domain/sessions/session-settings.ts';
 import { aGroup, allProviders, aSession, RELAY, refusalOf } from './fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planSendMessage, type SendMessageContext, type SendMessageInput } from '../../src/app/sessions/send-message.ts';
+import { planSendMessage, type SendMessageContext, type SendMessageInput } from '../../src/domain/sessions/plan-send-message.ts';
 import { allProviders, aSession, refusalOf } from './fixtures.ts';
 
 const providers = await allProviders();

@@ -4,7 +4,7 @@ import {
   resolveWindow,
   type UpdateSessionContext,
   type UpdateSessionInput,
-} from '../../src/app/sessions/update-session.ts';
+} from '../../src/domain/sessions/plan-update-session.ts';
 import { aGroup, allProviders, aSession, provider, refusalOf } from './fixtures.ts';
 
 const providers = await allProviders();

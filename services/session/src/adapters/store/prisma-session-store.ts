@@ -16,6 +16,7 @@ import type {
   RelayUnlock,
   RelaySettings,
   Session,
+  SessionChanges,
   SessionView,
   SignInLink,
   ThinkingDisplay,
@@ -27,7 +28,7 @@ import type {
 import { OPEN_TURN_STATUSES } from '../../domain/entities.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import { STARTED_REMOTE_GRANT } from '../../app/sessions/remote-sessions.ts';
-import type { ConversationStore, SessionChanges, SessionEvent, SessionFilter, SessionStore, UsersTransaction } from '../../app/ports.ts';
+import type { ConversationStore, SessionEvent, SessionFilter, SessionStore, UsersTransaction } from '../../app/ports.ts';
 import {
   Prisma,
   type ApiToken as ApiTokenRow,

@@ -1,7 +1,7 @@
 import type { Provenance, RelayUnlock, SessionView } from '../../domain/entities.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ConversationStore } from '../ports.ts';
-import { THIS_RELAY, UPDATE_OTHERS_GRANT } from './update-session.ts';
+import { THIS_RELAY, UPDATE_OTHERS_GRANT } from '../../domain/sessions/plan-update-session.ts';
 
 /** What the gateway needs to apply policy to a calling conversation. */
 export interface Conversation {

@@ -1,6 +1,6 @@
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { ConversationStore } from '../ports.ts';
-import { THIS_RELAY, UPDATE_OTHERS_GRANT } from './update-session.ts';
+import { THIS_RELAY, UPDATE_OTHERS_GRANT } from '../../domain/sessions/plan-update-session.ts';
 
 /**
  * The grant kind that records a session a conversation's agent started on a paired relay, one row per session

@@ -1,6 +1,7 @@
 import type { SessionView } from '../../domain/entities.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
-import type { ConversationStore, SessionChanges } from '../ports.ts';
+import type { ConversationStore } from '../ports.ts';
+import type { SessionChanges } from '../../domain/entities.ts';
 import { checkMode } from '../../domain/sessions/session-settings.ts';
 
 /**
