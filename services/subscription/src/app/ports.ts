@@ -4,20 +4,25 @@ import type { PlannedWakeUp, WatcherEvent } from '../domain/subscriptions/plan-w
 import type { WatchedSession } from '../domain/subscriptions/subscribe-rules.ts';
 import type { EndReason, Subscription } from '../domain/subscriptions/subscription.ts';
 
-/** One delivered message's change to a session's row: what `update` returns from the row as it stands (undefined leaves it). */
-export type SessionActivityUpdate = {
-  messageId: string;
-  sessionId: string;
-  update: (current: SessionActivity | undefined) => SessionActivity | undefined;
-};
+/** The session-activity projection's statements, inside `SessionActivityStore.transaction`. */
+export interface SessionActivityTransaction {
+  /** The message ids the projection's consumer has not processed before, now recorded as processed. */
+  processEachOnce(messageIds: readonly string[]): Promise<Set<string>>;
+  /** The sessions' rows, each session locked (one not written yet too), in one order so that two batches never wait on each other in a circle. */
+  lockSessions(sessionIds: readonly string[]): Promise<Map<string, SessionActivity>>;
+  saveSessions(rows: readonly SessionActivity[]): Promise<void>;
+  /**
+   * Makes due, at the session's instant at the latest, every watcher with an active subscription here that watches
+   * one of the sessions (not its own); answers how many watchers it touched. After the commit, the store tells the
+   * planner.
+   */
+  makeWatchersDue(sessions: ReadonlyMap<string, { userId: string; at: Date }>): Promise<number>;
+}
 
 /** The session-activity projection, written once per delivered message. */
 export interface SessionActivityStore {
-  /**
-   * In one transaction, for each message not processed before, in their order: records its id as processed and saves
-   * what its update makes of its session's row (locked). Answers the message ids applied; the others change nothing.
-   */
-  updateEachOnce(updates: readonly SessionActivityUpdate[]): Promise<Set<string>>;
+  /** Runs `work` in one transaction: all its writes commit or none. */
+  transaction<T>(work: (tx: SessionActivityTransaction) => Promise<T>): Promise<T>;
 }
 
 /** A watcher held by the transaction that read it (its row locked to the commit). */
