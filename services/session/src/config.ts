@@ -5,7 +5,7 @@ import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
 import { baseEnv, databaseUrl, grpcAddress, grpcServerEnv, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamEnv } from '@relay/config';
 import { inStateFolder, isInsideAny, normaliseFolder, RELAY_STATE_FOLDER } from './domain/sessions/folders.ts';
-import { RELAY_SETTING_RANGES } from './app/settings/relay-settings.ts';
+import { RELAY_SETTING_RANGES } from './domain/settings/relay-settings.ts';
 
 /** An absolute folder path. */
 const absolutePath = z.string().trim().startsWith('/', 'must be an absolute path, for example /home/dev');

@@ -2,7 +2,8 @@
 // the rule at an explicit `now`, and who may hold a call.
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { EXTERNAL_CALL_LEASE_MS, holdExternalCall, stateWithCalls, withCallsInFlight, type ExternalCallStore } from '../src/app/external/external-calls.ts';
+import { EXTERNAL_CALL_LEASE_MS, stateWithCalls } from '../src/domain/external/external-calls.ts';
+import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../src/app/external/external-calls.ts';
 import type { Session } from '../src/domain/entities.ts';
 
 const NOW = new Date('2026-12-03T10:00:00.000Z');

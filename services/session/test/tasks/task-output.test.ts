@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { collapseRepeats, consoleLines, stripAnsi, tailOf } from '../../src/domain/tasks/console-text.ts';
-import { readConsole } from '../../src/app/tasks/read-task-output.ts';
+import { readConsole } from '../../src/domain/tasks/console-text.ts';
 import { redactCredentials } from '../../src/domain/tasks/redact-credentials.ts';
 import { isBackgroundOnly, isOutputKept, stallOf, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
 import { parseTestCounts } from '../../src/domain/tasks/test-counts.ts';

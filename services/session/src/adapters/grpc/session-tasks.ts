@@ -5,7 +5,7 @@
  */
 import { SessionState, type GroupMember as GroupMemberMessage, type Session as SessionMessage, type Task as TaskMessage } from '@relay/proto/relay/session/v1/session';
 import type { TaskOutputReader, TaskStore } from '../../app/tasks/ports.ts';
-import { readConsole } from '../../app/tasks/read-task-output.ts';
+import { readConsole } from '../../domain/tasks/console-text.ts';
 import { hasReadableOutput, isBackgroundOnly, stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../../domain/tasks/task.ts';
 import { toTaskMessage } from './wire/task-wire.ts';
 

@@ -6,10 +6,8 @@
  */
 import type { SessionState } from '../../domain/entities.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
+import { EXTERNAL_CALL_LEASE_MS, stateWithCalls } from '../../domain/external/external-calls.ts';
 import type { SessionStore } from '../ports.ts';
-
-/** How long one hold lasts unless renewed: long enough for a loaded gateway's renewals, short for a stale mark. */
-export const EXTERNAL_CALL_LEASE_MS = 60_000;
 
 /** A call id is the gateway's own (a UUID); anything longer is not one. */
 const MAX_CALL_ID_LENGTH = 64;
@@ -39,11 +37,6 @@ export async function holdExternalCall(
   }
   await deps.calls.hold(session.id, input.callId, new Date(now.getTime() + EXTERNAL_CALL_LEASE_MS), now);
   return { leaseMs: EXTERNAL_CALL_LEASE_MS };
-}
-
-/** A session's state at `now` with its calls counted: a hold that has not lapsed is a running turn. */
-export function stateWithCalls(state: SessionState, latestExpiry: Date | undefined, now: Date): SessionState {
-  return latestExpiry !== undefined && latestExpiry.getTime() > now.getTime() ? 'running_turn' : state;
 }
 
 /** `sessions` with running_turn where a call of theirs is in flight at `now` (only external sessions hold any). */

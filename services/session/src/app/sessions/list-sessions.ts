@@ -1,7 +1,7 @@
 import type { Session } from '../../domain/entities.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { TASK_OUTPUT_KEPT_MS } from '../../domain/tasks/task.ts';
-import { stateWithCalls } from '../external/external-calls.ts';
+import { stateWithCalls } from '../../domain/external/external-calls.ts';
 import type { ListedSession, SessionFilter, SessionReads } from '../ports.ts';
 
 /** Which of a user's sessions to list. */

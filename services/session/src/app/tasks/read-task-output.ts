@@ -4,11 +4,10 @@
  * is, and its test-run counts.
  */
 import { invalidInput, notFound } from '../../domain/errors.ts';
-import { collapseRepeats, consoleLines, stripAnsi, tailOf } from '../../domain/tasks/console-text.ts';
+import { readConsole, tailOf } from '../../domain/tasks/console-text.ts';
 import type { TaskOutputReader, TaskStore } from './ports.ts';
-import { redactCredentials } from '../../domain/tasks/redact-credentials.ts';
 import { DEFAULT_TASK_LINES, hasReadableOutput, isOutputKept, MAX_TASK_LINES, stallOf, TASK_OUTPUT_KEPT_BYTES, type Task, type TaskStall } from '../../domain/tasks/task.ts';
-import { parseTestCounts, type TestCounts } from '../../domain/tasks/test-counts.ts';
+import type { TestCounts } from '../../domain/tasks/test-counts.ts';
 
 export interface TaskOutput {
   task: Task;
@@ -18,12 +17,6 @@ export interface TaskOutput {
   stall: TaskStall | undefined;
   counts: TestCounts | undefined;
   notes: string[];
-}
-
-/** The console's reading of the end of an output: plain lines, collapsed and blanked, and the counts. */
-export function readConsole(text: string): { lines: string[]; counts: TestCounts | undefined } {
-  const plain = stripAnsi(text);
-  return { lines: collapseRepeats(consoleLines(redactCredentials(plain))), counts: parseTestCounts(plain) };
 }
 
 /** The note read_task_output gives for a sub-agent (local_agent): it is not a shell command. */

@@ -1,6 +1,6 @@
 import type { Caller } from '../../domain/entities.ts';
 import { unauthenticated } from '../../domain/errors.ts';
-import { tokenKindOf } from './mint-token.ts';
+import { tokenKindOf } from '../../domain/users/tokens.ts';
 import type { SessionStore, TokenHasher } from '../ports.ts';
 
 /**

@@ -1,8 +1,6 @@
-import type { ApiToken, TokenKind } from '../../domain/entities.ts';
+import type { ApiToken } from '../../domain/entities.ts';
+import { TOKEN_PREFIX } from '../../domain/users/tokens.ts';
 import type { SecretSource, TokenHasher } from '../ports.ts';
-
-/** Readable prefixes, so a leaked token is recognisable (and scannable) for what it is. */
-const PREFIX: Record<TokenKind, string> = { user: 'rly_u_', session: 'rly_s_' };
 
 /**
  * Makes a new bearer token for a user or a session: the token to show once, and the record to
@@ -14,7 +12,7 @@ export function mintToken(
   now: Date,
   expiresAt: Date | null = null,
 ): { token: string; record: ApiToken } {
-  const token = PREFIX[owner.kind] + deps.secrets.newSecret();
+  const token = TOKEN_PREFIX[owner.kind] + deps.secrets.newSecret();
   return {
     token,
     record: {
@@ -28,9 +26,3 @@ export function mintToken(
   };
 }
 
-/** The kind a token's prefix claims, or undefined when it is not one of ours. */
-export function tokenKindOf(token: string): TokenKind | undefined {
-  if (token.startsWith(PREFIX.user)) return 'user';
-  if (token.startsWith(PREFIX.session)) return 'session';
-  return undefined;
-}

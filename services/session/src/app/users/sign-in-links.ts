@@ -6,7 +6,8 @@
  */
 import type { User } from '../../domain/entities.ts';
 import { notFound, unauthenticated } from '../../domain/errors.ts';
-import { mintToken, tokenKindOf } from './mint-token.ts';
+import { tokenKindOf } from '../../domain/users/tokens.ts';
+import { mintToken } from './mint-token.ts';
 import type { SecretSource, SessionStore, TokenHasher } from '../ports.ts';
 
 /** How long a link may wait to be opened. */

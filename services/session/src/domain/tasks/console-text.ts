@@ -2,6 +2,8 @@
  * Output as the task console shows it (pure): colours and cursor codes removed, a carriage-return
  * progress line reduced to what it last showed, and a run of identical lines shown once as `[×N]`.
  */
+import { redactCredentials } from './redact-credentials.ts';
+import { parseTestCounts, type TestCounts } from './test-counts.ts';
 
 /* eslint-disable no-control-regex -- a console's escape sequences and control characters are what this file strips */
 // CSI sequences (colours, cursor moves), OSC sequences (titles, links) and lone two-byte escapes.
@@ -42,4 +44,10 @@ export function collapseRepeats(lines: readonly string[]): string[] {
 export function tailOf(lines: readonly string[], count: number): { tail: string[]; truncated: boolean } {
   const start = Math.max(0, lines.length - count);
   return { tail: lines.slice(start), truncated: start > 0 };
+}
+
+/** The console's reading of the end of an output: plain lines, collapsed and blanked, and the counts. */
+export function readConsole(text: string): { lines: string[]; counts: TestCounts | undefined } {
+  const plain = stripAnsi(text);
+  return { lines: collapseRepeats(consoleLines(redactCredentials(plain))), counts: parseTestCounts(plain) };
 }
