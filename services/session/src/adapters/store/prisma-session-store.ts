@@ -10,7 +10,6 @@ import type {
   GroupRole,
   Message,
   MessageRole,
-  PendingQuestion,
   Provenance,
   RelayMode,
   RelayUnlock,
@@ -22,7 +21,6 @@ import type {
   ThinkingDisplay,
   Turn,
   TurnQueuedEvent,
-  TurnStatus,
   User,
 } from '../../domain/entities.ts';
 import { OPEN_TURN_STATUSES } from '../../domain/entities.ts';
@@ -35,9 +33,9 @@ import {
   type Message as MessageRow,
   type PrismaClient,
   type Session as SessionRow,
-  type Turn as TurnRow,
 } from '../../generated/prisma/client.ts';
 import { toSessionArchived, toSessionCreated, toTurnQueued, type ApiMessages } from './outbox-events.ts';
+import { toTurn } from './turn-row.ts';
 
 /** The fields of a user the domain knows (removed_at stays in the store). */
 const USER_FIELDS = { id: true, name: true, role: true, createdAt: true } as const;
@@ -458,27 +456,6 @@ export function toMessage(row: MessageRow): Message {
     model: row.model,
     senderSessionId: row.senderSessionId,
     createdAt: row.createdAt,
-  };
-}
-
-function toTurn(row: TurnRow): Turn {
-  return {
-    id: row.id,
-    sessionId: row.sessionId,
-    messageId: row.messageId,
-    status: row.status as TurnStatus,
-    mode: row.mode as RelayMode,
-    provenance: row.provenance as Provenance | null,
-    senderSessionId: row.senderSessionId,
-    replyText: row.replyText,
-    replyModel: row.replyModel,
-    error: row.error,
-    inFlight: row.inFlight,
-    pendingQuestions: row.pendingQuestions as unknown as PendingQuestion[],
-    stopRequested: row.stopRequested,
-    queuedAt: row.queuedAt,
-    startedAt: row.startedAt,
-    endedAt: row.endedAt,
   };
 }
 

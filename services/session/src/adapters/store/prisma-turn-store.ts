@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { enqueue, outgoing, type OutboxEntry } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { inTraceOf } from '@relay/telemetry';
-import type { ApiToken, PendingQuestion, Provenance, RelayMode, Turn, TurnStatus } from '../../domain/entities.ts';
+import type { ApiToken, PendingQuestion, RelayMode, Turn } from '../../domain/entities.ts';
 import {
   activeStatusFor,
   endTurnAs,
@@ -14,8 +14,9 @@ import {
   type TurnEnding,
 } from '../../domain/turns/turn-rules.ts';
 import type { ClaimResult, SubagentFinished, TurnStore } from '../../app/turns/turn-store.ts';
-import type { Prisma, PrismaClient, Turn as TurnRow } from '../../generated/prisma/client.ts';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import type { ApiMessages } from './outbox-events.ts';
+import { toPendingQuestions, toTurn } from './turn-row.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -354,29 +355,4 @@ async function finishTurn(api: Pick<ApiMessages, 'toTurnStatusMessage'>, tx: Tx,
     },
     { id: eventId },
   );
-}
-
-function toTurn(row: TurnRow): Turn {
-  return {
-    id: row.id,
-    sessionId: row.sessionId,
-    messageId: row.messageId,
-    status: row.status as TurnStatus,
-    mode: row.mode as RelayMode,
-    provenance: row.provenance as Provenance | null,
-    senderSessionId: row.senderSessionId,
-    replyText: row.replyText,
-    replyModel: row.replyModel,
-    error: row.error,
-    inFlight: row.inFlight,
-    pendingQuestions: toPendingQuestions(row.pendingQuestions),
-    stopRequested: row.stopRequested,
-    queuedAt: row.queuedAt,
-    startedAt: row.startedAt,
-    endedAt: row.endedAt,
-  };
-}
-
-function toPendingQuestions(value: unknown): PendingQuestion[] {
-  return Array.isArray(value) ? (value as PendingQuestion[]) : [];
 }
