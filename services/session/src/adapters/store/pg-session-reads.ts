@@ -7,7 +7,7 @@
 import pg from 'pg';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
 import type { PendingQuestion } from '../../domain/entities.ts';
-import { PENDING_PREVIEWS, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
+import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import type { ListedSession, SessionFilter, SessionReading, SessionReads } from '../../app/ports.ts';
 import { toMessage, toSession } from './prisma-session-store.ts';
@@ -53,9 +53,6 @@ const RECENT_MESSAGES = `
   SELECT id, session_id AS "sessionId", role, text, provenance, model, sender_session_id AS "senderSessionId",
          created_at AS "createdAt", seq
     FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`;
-
-/** The roles that reach an external conversation from the relay (wake-ups and answers, schedule firings). */
-const PENDING_ROLES = ['event', 'schedule'];
 
 // An external session's unread messages: those past its read marker, of PENDING_ROLES.
 const PENDING = `

@@ -4,7 +4,10 @@
  * as a message and stays pending for the agent until it reads its own conversation. Pure: the store keeps the
  * messages and the read marker.
  */
-import type { Message } from '../entities.ts';
+import type { Message, MessageRole } from '../entities.ts';
+
+/** The roles that reach an external conversation from the relay (wake-ups and answers, schedule firings): what is pending. */
+export const PENDING_ROLES: readonly MessageRole[] = ['event', 'schedule'];
 
 /** How many pending messages the note previews, and how long each preview line may be. */
 export const PENDING_PREVIEWS = 3;
