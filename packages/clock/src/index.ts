@@ -134,6 +134,9 @@ export class VirtualClock implements Clock {
   }
   #arm(timer: PendingTimer): void {
     const fire = () => {
+      // Node may run a timer a millisecond before Date.now() has moved as far (its timers keep their own clock):
+      // a timer never fires before its clock time, so one that woke early waits the rest.
+      if (this.now().getTime() < timer.at) return this.#arm(timer);
       this.#timers.delete(timer);
       timer.fn();
     };

@@ -72,6 +72,23 @@ describe('VirtualClock skipping ahead', () => {
     expect(fired).toEqual(['in an hour']);
   });
 
+  it('never fires a timer before its clock time, though the real timer under it wakes early', async () => {
+    let real = 1_000_000;
+    let reads = 0;
+    const clock = new VirtualClock(new Date('2026-01-01T00:00:00Z'), 1, 1_000_000, () => {
+      reads += 1;
+      return real;
+    });
+    const fired: number[] = [];
+    clock.setTimer(5, () => fired.push(real));
+    const armed = reads;
+    // The real timer wakes (and reads the time) while the time it reads has not moved: not due yet.
+    await expect.poll(() => reads).toBeGreaterThan(armed + 1);
+    expect(fired).toEqual([]);
+    real += 5;
+    await expect.poll(() => fired).toEqual([1_000_005]);
+  });
+
   it('keeps a passed-over timer cancellable, and a later one keeps its clock time', async () => {
     const clock = new VirtualClock(new Date('2026-01-01T00:00:00Z'), 1, Date.now());
     const fired: string[] = [];
