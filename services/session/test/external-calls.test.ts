@@ -4,7 +4,7 @@ import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
 import { EXTERNAL_CALL_LEASE_MS, stateWithCalls } from '../src/domain/external/external-calls.ts';
 import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../src/app/external/external-calls.ts';
-import type { Session } from '../src/domain/entities.ts';
+import type { Session } from '../src/domain/sessions/session.ts';
 
 const NOW = new Date('2026-12-03T10:00:00.000Z');
 const at = (ms: number) => new Date(NOW.getTime() + ms);

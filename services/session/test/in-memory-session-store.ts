@@ -1,4 +1,6 @@
-import type { ApiToken, RelaySettings, Session, SessionCreatedEvent, SessionView, SignInLink, User } from '../src/domain/entities.ts';
+import type { Session, SessionCreatedEvent, SessionView } from '../src/domain/sessions/session.ts';
+import type { RelaySettings } from '../src/domain/settings/relay-settings.ts';
+import type { ApiToken, SignInLink, User } from '../src/domain/users/user.ts';
 import type { SessionFilter, SessionStore, UsersTransaction } from '../src/app/ports.ts';
 
 /** A SessionStore in memory, for unit tests of the use cases. */

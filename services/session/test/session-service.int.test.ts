@@ -13,7 +13,7 @@ import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, typ
 import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { ConfiguredCatalogue } from '../src/adapters/catalogue/configured-catalogue.ts';
 import { nodeCrypto } from '../src/adapters/crypto/node-crypto.ts';
-import { NEW_SESSION_SETTINGS } from '../src/domain/entities.ts';
+import { NEW_SESSION_SETTINGS } from '../src/domain/sessions/session.ts';
 import { seedRelaySettings } from '../src/app/settings/relay-settings.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../src/adapters/grpc/session-callers.ts';

@@ -3,7 +3,7 @@ import { isAppError } from '@relay/errors';
 import { authenticate } from '../src/app/users/authenticate.ts';
 import { createExternalSession, DEFAULT_EXTERNAL_TITLE, MAX_TITLE_LENGTH } from '../src/app/sessions/create-external-session.ts';
 import { createUser, MAX_USER_NAME_LENGTH } from '../src/app/users/create-user.ts';
-import { NEW_SESSION_SETTINGS, type Session } from '../src/domain/entities.ts';
+import { NEW_SESSION_SETTINGS, type Session } from '../src/domain/sessions/session.ts';
 import { listSessions } from '../src/app/sessions/list-sessions.ts';
 import { createSignInLink, endSignIn, LINK_SIGN_IN_DAYS, redeemSignInLink, SIGN_IN_LINK_MINUTES } from '../src/app/users/sign-in-links.ts';
 import { getRelaySettings, seedRelaySettings, updateRelaySettings } from '../src/app/settings/relay-settings.ts';

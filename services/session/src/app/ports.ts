@@ -2,7 +2,12 @@
  * What the use cases need from the outside world. Adapters in store/ and crypto/ implement these;
  * unit tests use in-memory fakes.
  */
-import type { ApiToken, ConversationGrant, Group, GroupInfo, GroupMember, Message, Provenance, RelayPlace, RelaySettings, RelayUnlock, Session, SessionArchivedEvent, SessionChanges, SessionCreatedEvent, SessionView, SignInLink, Turn, TurnQueuedEvent, User } from '../domain/entities.ts';
+import type { Group, GroupInfo, GroupMember } from '../domain/groups/group.ts';
+import type { ConversationGrant, Message, Provenance, RelayUnlock } from '../domain/sessions/conversation.ts';
+import type { Session, SessionArchivedEvent, SessionChanges, SessionCreatedEvent, SessionView } from '../domain/sessions/session.ts';
+import type { RelayPlace, RelaySettings } from '../domain/settings/relay-settings.ts';
+import type { Turn, TurnQueuedEvent } from '../domain/turns/turn.ts';
+import type { ApiToken, SignInLink, User } from '../domain/users/user.ts';
 import type { ProviderCatalogue } from './catalogue/ports.ts';
 import type { PendingNote } from '../domain/external/external-inbox.ts';
 

@@ -1,5 +1,6 @@
 import { ConfiguredCatalogue } from '../../src/adapters/catalogue/configured-catalogue.ts';
-import { NEW_SESSION_SETTINGS, type GroupInfo, type Session } from '../../src/domain/entities.ts';
+import type { GroupInfo } from '../../src/domain/groups/group.ts';
+import { NEW_SESSION_SETTINGS, type Session } from '../../src/domain/sessions/session.ts';
 import type { ProviderInfo } from '../../src/domain/catalogue/provider-catalogue.ts';
 import { AppError } from '@relay/errors';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/app/turns/provider.ts';
-import type { RelayMode } from '../../src/domain/entities.ts';
+import type { RelayMode } from '../../src/domain/sessions/session.ts';
 import type { BackgroundTaskStarter } from '../../src/app/tasks/background-task-starter.ts';
 import type { QuestionCards } from '../../src/app/turns/question-cards.ts';
 import { commandQuestion, NO_STEPS_REPLY, ScriptProvider } from '../../src/adapters/providers/script/script-provider.ts';

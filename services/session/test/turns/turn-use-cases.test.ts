@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
 import { AppError } from '@relay/errors';
-import type { Session, Turn } from '../../src/domain/entities.ts';
+import type { Session } from '../../src/domain/sessions/session.ts';
+import type { Turn } from '../../src/domain/turns/turn.ts';
 import { findWaitedTurn } from '../../src/app/turns/find-waited-turn.ts';
 import { stopTurn } from '../../src/app/turns/stop-turn.ts';
 import { TurnSignals } from '../../src/app/turns/turn-signals.ts';

@@ -12,7 +12,8 @@ import type {
   Task as TaskMessage,
   TurnStatus as TurnStatusMessage,
 } from '@relay/proto/relay/session/v1/session';
-import type { PendingQuestion, Session, SessionArchivedEvent, SessionCreatedEvent, TurnQueuedEvent, TurnStatus } from '../../domain/entities.ts';
+import type { Session, SessionArchivedEvent, SessionCreatedEvent } from '../../domain/sessions/session.ts';
+import type { PendingQuestion, TurnQueuedEvent, TurnStatus } from '../../domain/turns/turn.ts';
 import type { Task } from '../../domain/tasks/task.ts';
 
 /** The gRPC API's encoders of the values the events carry too. */

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
-import type { PendingQuestion } from '../../domain/entities.ts';
+import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import type { ListedSession, SessionFilter, SessionReading, SessionReads } from '../../app/ports.ts';

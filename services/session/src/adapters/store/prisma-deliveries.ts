@@ -1,6 +1,8 @@
 import { processOnce } from '@relay/bus';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
-import type { Message, Session, Turn, TurnQueuedEvent } from '../../domain/entities.ts';
+import type { Message } from '../../domain/sessions/conversation.ts';
+import type { Session } from '../../domain/sessions/session.ts';
+import type { Turn, TurnQueuedEvent } from '../../domain/turns/turn.ts';
 import type { Deliveries, Delivery, DeliveryTransaction } from '../../app/deliveries/ports.ts';
 import type { ApiMessages } from './outbox-events.ts';
 import { PrismaExternalInbox } from './prisma-external-inbox.ts';

@@ -1,7 +1,7 @@
 import { enqueue } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
-import type { Message } from '../../domain/entities.ts';
+import type { Message } from '../../domain/sessions/conversation.ts';
 import type { ExternalInbox } from '../../app/external/ports.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;

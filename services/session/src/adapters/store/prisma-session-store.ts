@@ -1,29 +1,12 @@
 import { enqueue, outgoing } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { activeTraceParent } from '@relay/telemetry';
-import type {
-  ApiToken,
-  ConversationGrant,
-  Group,
-  GroupInfo,
-  GroupMember,
-  GroupRole,
-  Message,
-  MessageRole,
-  Provenance,
-  RelayMode,
-  RelayUnlock,
-  RelaySettings,
-  Session,
-  SessionChanges,
-  SessionView,
-  SignInLink,
-  ThinkingDisplay,
-  Turn,
-  TurnQueuedEvent,
-  User,
-} from '../../domain/entities.ts';
-import { OPEN_TURN_STATUSES } from '../../domain/entities.ts';
+import type { Group, GroupInfo, GroupMember, GroupRole } from '../../domain/groups/group.ts';
+import type { ConversationGrant, Message, MessageRole, Provenance, RelayUnlock } from '../../domain/sessions/conversation.ts';
+import type { RelayMode, Session, SessionChanges, SessionView, ThinkingDisplay } from '../../domain/sessions/session.ts';
+import type { RelaySettings } from '../../domain/settings/relay-settings.ts';
+import { OPEN_TURN_STATUSES, type Turn, type TurnQueuedEvent } from '../../domain/turns/turn.ts';
+import type { ApiToken, SignInLink, User } from '../../domain/users/user.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import { STARTED_REMOTE_GRANT } from '../../app/sessions/remote-sessions.ts';
 import type { ConversationStore, SessionEvent, SessionFilter, SessionStore, UsersTransaction } from '../../app/ports.ts';

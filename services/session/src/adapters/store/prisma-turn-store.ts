@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { enqueue, outgoing, type OutboxEntry } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import { inTraceOf } from '@relay/telemetry';
-import type { ApiToken, PendingQuestion, RelayMode, Turn } from '../../domain/entities.ts';
+import type { RelayMode } from '../../domain/sessions/session.ts';
+import type { PendingQuestion, Turn } from '../../domain/turns/turn.ts';
+import type { ApiToken } from '../../domain/users/user.ts';
 import {
   activeStatusFor,
   endTurnAs,

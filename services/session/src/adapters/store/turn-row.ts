@@ -1,5 +1,7 @@
 // A turns row as the domain reads it: the one mapping of both stores that read turns.
-import type { PendingQuestion, Provenance, RelayMode, Turn, TurnStatus } from '../../domain/entities.ts';
+import type { Provenance } from '../../domain/sessions/conversation.ts';
+import type { RelayMode } from '../../domain/sessions/session.ts';
+import type { PendingQuestion, Turn, TurnStatus } from '../../domain/turns/turn.ts';
 import type { Turn as TurnRow } from '../../generated/prisma/client.ts';
 
 /** A turns row as the domain's Turn. */

@@ -1,4 +1,6 @@
-import type { Message, Session, Turn, TurnQueuedEvent } from '../../domain/entities.ts';
+import type { Message } from '../../domain/sessions/conversation.ts';
+import type { Session } from '../../domain/sessions/session.ts';
+import type { Turn, TurnQueuedEvent } from '../../domain/turns/turn.ts';
 
 /** What delivering a command into a session reads and writes, in the transaction that marks the command handled. */
 export interface DeliveryTransaction {

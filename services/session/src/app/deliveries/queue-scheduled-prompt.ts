@@ -1,6 +1,6 @@
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
-import type { Provenance } from '../../domain/entities.ts';
+import type { Provenance } from '../../domain/sessions/conversation.ts';
 import { buildQueuedMessage } from '../../domain/sessions/queue-message.ts';
 import type { IdGenerator } from '../ports.ts';
 import type { Deliveries, Delivery } from './ports.ts';

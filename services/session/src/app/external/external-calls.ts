@@ -4,7 +4,7 @@
  * list_sessions and read_session show the session as running_turn. The gateway holds the call here for a lease
  * and renews it while the call goes on; a hold that a crashed gateway stopped renewing lapses by itself.
  */
-import type { SessionState } from '../../domain/entities.ts';
+import type { SessionState } from '../../domain/sessions/session.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { EXTERNAL_CALL_LEASE_MS, stateWithCalls } from '../../domain/external/external-calls.ts';
 import type { SessionStore } from '../ports.ts';

@@ -1,4 +1,4 @@
-import type { Message } from '../../domain/entities.ts';
+import type { Message } from '../../domain/sessions/conversation.ts';
 
 /** Where an external session's inbox is kept: its messages (no turns) and the agent's read marker. */
 export interface ExternalInbox {

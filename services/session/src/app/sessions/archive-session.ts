@@ -1,7 +1,7 @@
 import { forbidden, invalidInput, notFound } from '../../domain/errors.ts';
 import { tidyGroup } from '../groups/tidy-group.ts';
 import type { ActionDeps, ConversationStore, IdGenerator } from '../ports.ts';
-import type { Session, SessionView } from '../../domain/entities.ts';
+import type { Session, SessionView } from '../../domain/sessions/session.ts';
 
 /**
  * archive: marks the session archived, drops its queued turns (stopped), asks the runner to stop a running

@@ -1,4 +1,4 @@
-import { NEW_SESSION_SETTINGS, type Session } from '../../domain/entities.ts';
+import { NEW_SESSION_SETTINGS, type Session } from '../../domain/sessions/session.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { mintToken } from '../users/mint-token.ts';
 import { EXTERNAL_PROVIDER } from '../../domain/catalogue/provider-catalogue.ts';

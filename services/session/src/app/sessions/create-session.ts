@@ -1,4 +1,5 @@
-import { NEW_SESSION_SETTINGS, type Group, type Session, type SessionView } from '../../domain/entities.ts';
+import type { Group } from '../../domain/groups/group.ts';
+import { NEW_SESSION_SETTINGS, type Session, type SessionView } from '../../domain/sessions/session.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { realFolder } from './real-folder.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';

@@ -1,4 +1,5 @@
-import type { Provenance, RelayUnlock, SessionView } from '../../domain/entities.ts';
+import type { Provenance, RelayUnlock } from '../../domain/sessions/conversation.ts';
+import type { SessionView } from '../../domain/sessions/session.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ConversationStore } from '../ports.ts';
 import { THIS_RELAY, UPDATE_OTHERS_GRANT } from '../../domain/sessions/plan-update-session.ts';

@@ -1,4 +1,4 @@
-import type { Session } from '../../domain/entities.ts';
+import type { Session } from '../../domain/sessions/session.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { TASK_OUTPUT_KEPT_MS } from '../../domain/tasks/task.ts';
 import { stateWithCalls } from '../../domain/external/external-calls.ts';

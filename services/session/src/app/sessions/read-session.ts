@@ -1,4 +1,6 @@
-import type { GroupMember, Message, PendingQuestion } from '../../domain/entities.ts';
+import type { GroupMember } from '../../domain/groups/group.ts';
+import type { Message } from '../../domain/sessions/conversation.ts';
+import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { MAX_GROUP_MEMBERS } from '../../domain/groups/groups.ts';
 import type { ConversationStore, ListedSession, SessionReads } from '../ports.ts';

@@ -1,4 +1,4 @@
-import type { Session, SessionView } from '../../domain/entities.ts';
+import type { Session, SessionView } from '../../domain/sessions/session.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { ActionDeps } from '../ports.ts';
 import { planSendMessage, type SendMessageInput } from '../../domain/sessions/plan-send-message.ts';

@@ -1,7 +1,6 @@
-import type { SessionView } from '../../domain/entities.ts';
+import type { SessionChanges, SessionView } from '../../domain/sessions/session.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { ConversationStore } from '../ports.ts';
-import type { SessionChanges } from '../../domain/entities.ts';
 import { checkMode } from '../../domain/sessions/session-settings.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { ActionDeps } from '../ports.ts';
-import type { SessionView } from '../../domain/entities.ts';
+import type { SessionView } from '../../domain/sessions/session.ts';
 
 /**
  * unarchive, the user's own (never an agent's): an archived session of theirs is active again, listed with

@@ -1,5 +1,6 @@
 import { newGroupId } from '../../domain/sessions/plan-create-session.ts';
-import type { GroupInfo, GroupRef, Session } from '../../domain/entities.ts';
+import type { GroupInfo, GroupRef } from '../../domain/groups/group.ts';
+import type { Session } from '../../domain/sessions/session.ts';
 import { invalidInput, notFound, permission } from '../../domain/errors.ts';
 import { groupSummary, toGroupRef } from '../../domain/groups/groups.ts';
 import { tidyGroup } from '../groups/tidy-group.ts';

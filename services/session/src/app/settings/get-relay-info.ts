@@ -1,4 +1,4 @@
-import { RELAY_MODES } from '../../domain/entities.ts';
+import { RELAY_MODES } from '../../domain/sessions/session.ts';
 import { groupSummary, MAX_GROUPS_IN_INFO } from '../../domain/groups/groups.ts';
 import type { ActionDeps } from '../ports.ts';
 import type { ProviderInfo } from '../../domain/catalogue/provider-catalogue.ts';

@@ -1,6 +1,5 @@
-import type { RelaySettings } from '../../domain/entities.ts';
+import { RELAY_SETTING_RANGES, type RelaySettings } from '../../domain/settings/relay-settings.ts';
 import { invalidInput } from '../../domain/errors.ts';
-import { RELAY_SETTING_RANGES } from '../../domain/settings/relay-settings.ts';
 import type { SessionStore } from '../ports.ts';
 
 /** Stores the configured defaults unless settings exist already; the stored row wins afterwards. */

@@ -1,4 +1,4 @@
-import type { Turn } from '../../domain/entities.ts';
+import type { Turn } from '../../domain/turns/turn.ts';
 import { forbidden, notFound } from '../../domain/errors.ts';
 import type { SessionStore } from '../ports.ts';
 import type { TurnStore } from './turn-store.ts';

@@ -3,7 +3,7 @@
  * reporting what it does on the way, and that stops when the turn's signal aborts.
  */
 import type { Clock } from '@relay/clock';
-import type { PendingQuestion } from '../../domain/entities.ts';
+import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import type { RunnableSession } from './turn-store.ts';
 
 /** What a provider reports while a turn runs. */

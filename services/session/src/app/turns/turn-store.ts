@@ -3,7 +3,9 @@
  * publishes (outbox rows), and every write to a running turn is guarded by the runner's id, so a
  * runner that lost its lease cannot touch the turn again.
  */
-import type { ApiToken, PendingQuestion, RelayMode, Turn } from '../../domain/entities.ts';
+import type { RelayMode } from '../../domain/sessions/session.ts';
+import type { PendingQuestion, Turn } from '../../domain/turns/turn.ts';
+import type { ApiToken } from '../../domain/users/user.ts';
 import type { TurnEnding } from '../../domain/turns/turn-rules.ts';
 
 /** The session a claimed turn runs in, as a provider needs it. */

@@ -1,7 +1,6 @@
 import type { Clock } from '@relay/clock';
 import { outsideTrace } from '@relay/telemetry';
-import type { Turn } from '../../domain/entities.ts';
-import { isTurnOver } from '../../domain/turns/turn.ts';
+import { isTurnOver, type Turn } from '../../domain/turns/turn.ts';
 import type { TurnStore } from './turn-store.ts';
 import type { TurnSignals } from './turn-signals.ts';
 

@@ -1,4 +1,4 @@
-import type { Caller } from '../../domain/entities.ts';
+import type { Caller } from '../../domain/users/user.ts';
 import { unauthenticated } from '../../domain/errors.ts';
 import { tokenKindOf } from '../../domain/users/tokens.ts';
 import type { SessionStore, TokenHasher } from '../ports.ts';

@@ -1,4 +1,4 @@
-import { USER_ROLES, type User, type UserRole } from '../../domain/entities.ts';
+import { USER_ROLES, type User, type UserRole } from '../../domain/users/user.ts';
 import { invalidInput, userExists } from '../../domain/errors.ts';
 import { mintToken } from './mint-token.ts';
 import type { SessionDeps } from '../ports.ts';

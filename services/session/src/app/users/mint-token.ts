@@ -1,4 +1,4 @@
-import type { ApiToken } from '../../domain/entities.ts';
+import type { ApiToken } from '../../domain/users/user.ts';
 import { TOKEN_PREFIX } from '../../domain/users/tokens.ts';
 import type { SecretSource, TokenHasher } from '../ports.ts';
 

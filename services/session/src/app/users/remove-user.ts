@@ -1,4 +1,4 @@
-import type { User } from '../../domain/entities.ts';
+import type { User } from '../../domain/users/user.ts';
 import { forbidden, lastAdmin, notFound } from '../../domain/errors.ts';
 import { archiveLockedSession } from '../sessions/archive-session.ts';
 import type { IdGenerator, SessionStore } from '../ports.ts';

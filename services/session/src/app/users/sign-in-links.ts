@@ -4,7 +4,7 @@
  * makes a user token that lasts as long as the console's sign-in cookie, or until the person signs out. Links
  * expire unredeemed after a few minutes: a link left in a terminal's scrollback is worth nothing later.
  */
-import type { User } from '../../domain/entities.ts';
+import type { User } from '../../domain/users/user.ts';
 import { notFound, unauthenticated } from '../../domain/errors.ts';
 import { tokenKindOf } from '../../domain/users/tokens.ts';
 import { mintToken } from './mint-token.ts';

@@ -1,4 +1,4 @@
-import type { SessionState } from '../entities.ts';
+import type { SessionState } from '../sessions/session.ts';
 
 /** How long one hold lasts unless renewed: long enough for a loaded gateway's renewals, short for a stale mark. */
 export const EXTERNAL_CALL_LEASE_MS = 60_000;

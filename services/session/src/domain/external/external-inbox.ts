@@ -4,7 +4,7 @@
  * as a message and stays pending for the agent until it reads its own conversation. Pure: the store keeps the
  * messages and the read marker.
  */
-import type { Message, MessageRole } from '../entities.ts';
+import type { Message, MessageRole } from '../sessions/conversation.ts';
 
 /** The roles that reach an external conversation from the relay (wake-ups and answers, schedule firings): what is pending. */
 export const PENDING_ROLES: readonly MessageRole[] = ['event', 'schedule'];

@@ -1,4 +1,4 @@
-import type { GroupInfo, GroupRef, GroupRole } from '../entities.ts';
+import type { GroupInfo, GroupRef, GroupRole } from './group.ts';
 import { unknownGroup } from '../errors.ts';
 
 /** Group ids start with this, so a value that looks like an id is never taken as a new group's name. */

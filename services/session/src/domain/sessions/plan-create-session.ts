@@ -1,6 +1,9 @@
 import { checkModel } from '../catalogue/check-model.ts';
 import { CLOUD_PROVIDER, DEFAULT_PROVIDER, findProvider, type ProviderInfo } from '../catalogue/provider-catalogue.ts';
-import type { GroupInfo, Provenance, RelayPlace, Session } from '../entities.ts';
+import type { GroupInfo } from '../groups/group.ts';
+import type { Provenance } from './conversation.ts';
+import type { Session } from './session.ts';
+import type { RelayPlace } from '../settings/relay-settings.ts';
 import { activeLimit, invalidInput, nesting, unsupported } from '../errors.ts';
 import { findNamedGroup, GROUP_ID_PREFIX } from '../groups/groups.ts';
 import { checkFolder, isInsideAny, normaliseFolder } from './folders.ts';

@@ -1,6 +1,7 @@
 import { checkModel } from '../catalogue/check-model.ts';
 import { CLAUDE_BILLINGS, EXTERNAL_PROVIDER, findProvider, type ProviderInfo } from '../catalogue/provider-catalogue.ts';
-import type { Provenance, Session, SessionChanges } from '../entities.ts';
+import type { Provenance } from './conversation.ts';
+import type { Session, SessionChanges } from './session.ts';
 import { activeLimit, archived, forbidden, invalidInput, notFound, providerUnavailable, unsupported } from '../errors.ts';
 import { MAX_SESSIONS_AT_WORK } from './plan-create-session.ts';
 import { checkEffort, checkMode, nothingDone, requireAvailable } from './session-settings.ts';

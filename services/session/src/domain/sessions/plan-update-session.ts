@@ -1,6 +1,7 @@
 import { checkModel } from '../catalogue/check-model.ts';
 import { CLOUD_PROVIDER, findProvider, restartsForFolder, thinkingApplies, windowApplies, type ProviderInfo } from '../catalogue/provider-catalogue.ts';
-import { THINKING_DISPLAYS, type GroupInfo, type Session, type SessionChanges, type ThinkingDisplay } from '../entities.ts';
+import type { GroupInfo } from '../groups/group.ts';
+import { THINKING_DISPLAYS, type Session, type SessionChanges, type ThinkingDisplay } from './session.ts';
 import { archived, busy, forbidden, invalidInput, notFound, unsupported } from '../errors.ts';
 import { findNamedGroup } from '../groups/groups.ts';
 import { checkFolder } from './folders.ts';

@@ -1,4 +1,6 @@
-import type { Message, MessageRole, Provenance, RelayMode, RelayUnlock, Session, Turn, TurnQueuedEvent } from '../entities.ts';
+import type { Message, MessageRole, Provenance, RelayUnlock } from './conversation.ts';
+import type { RelayMode, Session } from './session.ts';
+import type { Turn, TurnQueuedEvent } from '../turns/turn.ts';
 
 /** What is queued into a session: the text and who wrote it. */
 export interface QueuedPrompt {

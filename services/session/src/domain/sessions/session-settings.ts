@@ -1,4 +1,4 @@
-import { RELAY_MODES, type RelayMode } from '../entities.ts';
+import { RELAY_MODES, type RelayMode } from './session.ts';
 import { invalidInput, providerUnavailable } from '../errors.ts';
 import type { ProviderInfo } from '../catalogue/provider-catalogue.ts';
 

@@ -4,3 +4,23 @@ export const RELAY_SETTING_RANGES = {
   maxTurnMinutes: { min: 1, max: 1440, field: 'max_turn_minutes', unit: 'minutes' },
   taskQuietMinutes: { min: 1, max: 1440, field: 'task_quiet_minutes', unit: 'minutes' },
 } as const;
+
+/** The relay-wide settings; the stored row is the source of truth once seeded. */
+export interface RelaySettings {
+  /** "Agents may start and use sessions on this relay". */
+  agentSessionsEnabled: boolean;
+  /** Longest wait per tool call. */
+  maxWaitSeconds: number;
+  /** Max turn duration. */
+  maxTurnMinutes: number;
+  /** The quiet setting for tasks: minutes without output after which a running task counts as quiet. */
+  taskQuietMinutes: number;
+}
+
+/** Where this relay stands: its name and the folders sessions may use. */
+export interface RelayPlace {
+  /** RELAY_NAME, as refusals and provenance name it. */
+  name: string;
+  defaultCwd: string;
+  allowedRoots: readonly string[];
+}

@@ -2,8 +2,7 @@
  * The turn runtime's rules, as pure functions of their inputs and `now`: leases, what a claim does
  * with the turn it got, how a turn ends, and the session state that follows.
  */
-import type { PendingQuestion } from '../entities.ts';
-import type { EndedTurnStatus } from './turn.ts';
+import type { EndedTurnStatus, PendingQuestion } from './turn.ts';
 
 /** How long a claim holds a turn without renewal (relay clock). */
 export const TURN_LEASE_MS = 30_000;

@@ -1,4 +1,4 @@
-import type { TokenKind } from '../entities.ts';
+import type { TokenKind } from './user.ts';
 
 /** Readable prefixes, so a leaked token is recognisable (and scannable) for what it is. */
 export const TOKEN_PREFIX: Record<TokenKind, string> = { user: 'rly_u_', session: 'rly_s_' };

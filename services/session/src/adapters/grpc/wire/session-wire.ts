@@ -16,20 +16,12 @@ import {
   type Session as SessionMessage,
 } from '@relay/proto/relay/session/v1/session';
 import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
-import type {
-  Caller,
-  GroupMember,
-  GroupRef,
-  Message,
-  PendingQuestion,
-  Provenance,
-  RelaySettings,
-  Session,
-  SessionOrigin,
-  SessionState,
-  SessionView,
-  User,
-} from '../../../domain/entities.ts';
+import type { GroupMember, GroupRef } from '../../../domain/groups/group.ts';
+import type { Message, Provenance } from '../../../domain/sessions/conversation.ts';
+import type { Session, SessionOrigin, SessionState, SessionView } from '../../../domain/sessions/session.ts';
+import type { RelaySettings } from '../../../domain/settings/relay-settings.ts';
+import type { PendingQuestion } from '../../../domain/turns/turn.ts';
+import type { Caller, User } from '../../../domain/users/user.ts';
 import type { ProviderInfo } from '../../../domain/catalogue/provider-catalogue.ts';
 
 const STATES: Record<SessionState, SessionStateMessage> = {

@@ -1,6 +1,6 @@
 /** Turns as the proto messages of the gRPC API (a turn's status the turn_ended event carries too, as session-wire.ts). */
 import { TurnStatus as TurnStatusMessage, type TurnResult } from '@relay/proto/relay/session/v1/session';
-import type { Turn, TurnStatus } from '../../../domain/entities.ts';
+import type { Turn, TurnStatus } from '../../../domain/turns/turn.ts';
 import { toPendingQuestion } from './session-wire.ts';
 
 const STATUSES: Record<TurnStatus, TurnStatusMessage> = {
