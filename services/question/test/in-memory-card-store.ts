@@ -4,6 +4,7 @@
 import type { Card, CardDecidedEvent } from '../src/domain/entities.ts';
 import type { CardDecisions, CardFilter, CardStore, IdGenerator, TurnEndsHeard } from '../src/app/ports.ts';
 import { isLeftByTurnEnd, type TurnEnd } from '../src/domain/cards.ts';
+import type { KeyedCard } from '../src/domain/keyed-cards.ts';
 
 /** Cards in a map; decisions tell the watchers, as the NOTIFY does. */
 export class InMemoryCardStore implements CardStore {
@@ -18,18 +19,17 @@ export class InMemoryCardStore implements CardStore {
     this.cards.set(card.id, structuredClone(card));
   }
 
-  async reuseKeyed(sessionId: string, callKey: string, decidedSince: Date, now: Date): Promise<Card | undefined> {
-    const card = [...this.cards.values()]
-      .filter((c) => c.sessionId === sessionId && c.callKey === callKey)
-      .filter((c) => c.status === 'pending' || (['allowed', 'denied'].includes(c.status) && !this.used.has(c.id) && c.decidedAt! >= decidedSince))
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
-    if (card === undefined) return undefined;
-    if (card.status !== 'pending') this.used.set(card.id, now);
-    return structuredClone(card);
+  async keyedCards(sessionId: string, callKey: string, decidedSince: Date): Promise<KeyedCard[]> {
+    return [...this.cards.values()]
+      .filter((card) => card.sessionId === sessionId && card.callKey === callKey)
+      .filter((card) => card.decidedAt === undefined || card.decidedAt >= decidedSince)
+      .map((card) => ({ card: structuredClone(card), used: this.used.has(card.id) }));
   }
 
-  async markUsed(cardId: string, now: Date): Promise<void> {
-    if (!this.used.has(cardId)) this.used.set(cardId, now);
+  async markUsed(cardId: string, now: Date): Promise<boolean> {
+    if (this.used.has(cardId)) return false;
+    this.used.set(cardId, now);
+    return true;
   }
 
   async find(cardId: string): Promise<Card | undefined> {

@@ -6,6 +6,7 @@ import type { Ask, QuestionAnsweredEvent } from '../domain/ask-entities.ts';
 import type { PendingAsks } from '../domain/asks.ts';
 import type { Card, CardDecidedEvent } from '../domain/entities.ts';
 import type { TurnEnd } from '../domain/cards.ts';
+import type { KeyedCard } from '../domain/keyed-cards.ts';
 
 /** Which of a user's cards a listing wants. */
 export interface CardFilter {
@@ -24,13 +25,10 @@ export interface CardStore {
   saveDecision(card: Card, event: CardDecidedEvent): Promise<boolean>;
   /** The user's cards matching the filter, newest first. */
   list(userId: string, filter: CardFilter): Promise<Card[]>;
-  /**
-   * The session's card raised for `callKey` that is pending, or decided at or after `decidedSince` and not yet
-   * used (then marked used at `now`, so only one call takes the decision); undefined when there is none.
-   */
-  reuseKeyed(sessionId: string, callKey: string, decidedSince: Date, now: Date): Promise<Card | undefined>;
-  /** Marks a keyed card's decision used at `now`, unless it already was. */
-  markUsed(cardId: string, now: Date): Promise<void>;
+  /** The session's cards raised for `callKey` that are undecided or were decided at or after `decidedSince`. */
+  keyedCards(sessionId: string, callKey: string, decidedSince: Date): Promise<KeyedCard[]>;
+  /** Marks a keyed card's decision used at `now`, unless it already was; true when this call took it. */
+  markUsed(cardId: string, now: Date): Promise<boolean>;
   /** Cancels every pending card of the session, each with the event `eventFor` makes; returns the cancelled cards. */
   cancelPending(sessionId: string, decidedAt: Date, eventFor: (card: Card) => CardDecidedEvent): Promise<Card[]>;
   /** Cancels the cards `end` leaves pending (isLeftByTurnEnd), each with the event `eventFor` makes; returns them. */

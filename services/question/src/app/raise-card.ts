@@ -1,20 +1,18 @@
 import { buildCard, type RaiseCardInput } from '../domain/cards.ts';
-import { CardLimits } from '../domain/card-limits.ts';
 import type { Card } from '../domain/entities.ts';
+import { keyedDecisionsSince, reusableKeyedCard } from '../domain/keyed-cards.ts';
 import type { CardDeps } from './ports.ts';
 
 /**
  * Validates and stores a new pending card. With a call key (an external session's call, which no turn
- * ends) the same call made again gets its earlier card instead: still pending (it waits on), or decided
- * within KEYED_DECISION_SECONDS and not used yet (the decision is used now). A used, cancelled or older
- * decision raises a new card.
+ * ends) the same call made again gets its earlier card instead (reusableKeyedCard): still pending (it waits
+ * on), or a decision it takes now, unless a racing call took it first. Otherwise it raises a new card.
  */
 export async function raiseCard(deps: CardDeps, input: RaiseCardInput, now: Date): Promise<Card> {
   const card = buildCard(input, deps.ids.newCardId(), now);
   if (card.callKey !== '') {
-    const decidedSince = new Date(now.getTime() - CardLimits.KEYED_DECISION_SECONDS * 1000);
-    const earlier = await deps.store.reuseKeyed(card.sessionId, card.callKey, decidedSince, now);
-    if (earlier !== undefined) return earlier;
+    const earlier = reusableKeyedCard(await deps.store.keyedCards(card.sessionId, card.callKey, keyedDecisionsSince(now)), now);
+    if (earlier !== undefined && (earlier.status === 'pending' || (await deps.store.markUsed(earlier.id, now)))) return earlier;
   }
   await deps.store.create(card);
   return card;

@@ -5,6 +5,7 @@ import type { Card as CardRow, PrismaClient } from '../../generated/prisma/clien
 import { CARD_KINDS, CARD_STATUSES, type Card, type CardDecidedEvent } from '../../domain/entities.ts';
 import type { CardFilter, CardStore } from '../../app/ports.ts';
 import type { TurnEnd } from '../../domain/cards.ts';
+import type { KeyedCard } from '../../domain/keyed-cards.ts';
 import { CARD_DECIDED_CHANNEL } from './pg-card-decisions.ts';
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
@@ -23,22 +24,18 @@ export class PrismaCardStore implements CardStore {
     await this.prisma.card.create({ data: { ...card, decidedAt: card.decidedAt ?? null } });
   }
 
-  async reuseKeyed(sessionId: string, callKey: string, decidedSince: Date, now: Date): Promise<Card | undefined> {
-    const reusable = {
-      sessionId,
-      callKey,
-      OR: [{ status: 'pending' }, { status: { in: ['allowed', 'denied'] }, usedAt: null, decidedAt: { gte: decidedSince } }],
-    };
-    const row = await this.prisma.card.findFirst({ where: reusable, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-    if (row === null) return undefined;
-    if (row.status === 'pending') return toCard(row);
-    // Conditional on unused: of two calls racing for one decision only one takes it; the other asks anew.
-    const { count } = await this.prisma.card.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: now } });
-    return count === 1 ? toCard(row) : undefined;
+  async keyedCards(sessionId: string, callKey: string, decidedSince: Date): Promise<KeyedCard[]> {
+    const rows = await this.prisma.card.findMany({
+      where: { sessionId, callKey, OR: [{ decidedAt: null }, { decidedAt: { gte: decidedSince } }] },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
+    return rows.map((row) => ({ card: toCard(row), used: row.usedAt !== null }));
   }
 
-  async markUsed(cardId: string, now: Date): Promise<void> {
-    await this.prisma.card.updateMany({ where: { id: cardId, usedAt: null }, data: { usedAt: now } });
+  async markUsed(cardId: string, now: Date): Promise<boolean> {
+    // Conditional on unused: of two calls racing for one decision only one takes it.
+    const { count } = await this.prisma.card.updateMany({ where: { id: cardId, usedAt: null }, data: { usedAt: now } });
+    return count === 1;
   }
 
   async find(cardId: string): Promise<Card | undefined> {
