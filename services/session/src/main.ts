@@ -155,6 +155,7 @@ try {
   const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
   const runner = new TurnRunner({
     store: turns,
+    ids: nodeCrypto,
     providers,
     workers,
     signals,

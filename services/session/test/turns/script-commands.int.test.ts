@@ -64,6 +64,7 @@ beforeAll(async () => {
   const turns = new PrismaTurnStore(prisma, API_MESSAGES);
   runner = new TurnRunner({
     store: turns,
+    ids: nodeCrypto,
     providers: new ProviderRegistry([new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards: new GrpcQuestionCards(questionClient), logger, tasks })]),
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger }),
     signals: new TurnSignals(),

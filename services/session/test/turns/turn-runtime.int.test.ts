@@ -156,6 +156,7 @@ function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): T
   const runnerClock = options.runnerClock ?? clock;
   const runner = new TurnRunner({
     store: turns,
+    ids: nodeCrypto,
     providers: new ProviderRegistry([
       new ScriptProvider({ gatewayUrl: gateway.url, cards: new GrpcQuestionCards(questionClient), logger }),
       subagentProvider,

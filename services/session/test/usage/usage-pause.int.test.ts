@@ -89,6 +89,7 @@ const echo: Provider = {
 function startReplica(): TurnRunner {
   const runner = new TurnRunner({
     store: turns,
+    ids: nodeCrypto,
     providers: new ProviderRegistry([limitedClaude(), echo]),
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger }),
     signals: new TurnSignals(),

@@ -1,26 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { enqueue, outgoing, type OutboxEntry } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
-import { inTraceOf } from '@relay/telemetry';
 import type { RelayMode } from '../../domain/sessions/session.ts';
+import type { TurnEnding } from '../../domain/turns/turn-rules.ts';
 import type { PendingQuestion, Turn } from '../../domain/turns/turn.ts';
 import type { ApiToken } from '../../domain/users/user.ts';
-import {
-  activeStatusFor,
-  endTurnAs,
-  planClaim,
-  sessionStateFor,
-  turnEndedText,
-  withoutQuestion,
-  withQuestion,
-  type TurnEnding,
-} from '../../domain/turns/turn-rules.ts';
-import type { ClaimResult, SubagentFinished, TurnStore } from '../../app/turns/turn-store.ts';
+import type { EndedTurn, QueuedTurn, RunningTurnRow, TurnEvent, TurnStore, TurnTransaction } from '../../app/turns/turn-store.ts';
+import type { Message } from '../../domain/sessions/conversation.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import type { ApiMessages } from './outbox-events.ts';
 import { toPendingQuestions, toTurn } from './turn-row.ts';
 
 type Tx = Prisma.TransactionClient;
+type Api = Pick<ApiMessages, 'toPendingQuestion' | 'toTurnStatusMessage'>;
 
 type CandidateRow = {
   id: string;
@@ -52,96 +43,28 @@ function at(instant: Date): string {
 }
 
 /**
- * The turn runtime's store in the session service's database. The turns table is the work queue:
- * a claim is `SELECT … FOR NO KEY UPDATE SKIP LOCKED` in an interactive transaction, so replicas
- * never take the same turn and never wait for each other's claims. Locks are taken session row
+ * The turn runtime's store in the session service's database; `transaction` runs a use case's statements (app/turns)
+ * in one interactive transaction. The turns table is the work queue: a claim is `SELECT … FOR NO KEY UPDATE SKIP
+ * LOCKED`, so replicas never take the same turn and never wait for each other's claims. Locks are taken session row
  * first, then turn rows, everywhere a transaction waits for one, so two of them cannot deadlock.
  */
 export class PrismaTurnStore implements TurnStore {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly api: Pick<ApiMessages, 'toPendingQuestion' | 'toTurnStatusMessage'>,
+    private readonly api: Api,
   ) {}
 
-  async claimNext(options: { runnerId: string; now: Date; canRun: (provider: string) => boolean; leaseMs: number; held?: readonly string[] }): Promise<ClaimResult | undefined> {
-    const held = [...(options.held ?? [])];
-    return this.prisma.$transaction(async (tx) => {
-      // The oldest queued turn of a session with no running or waiting turn. A turn queued before it in
-      // the same session, even one another runner is claiming right now, keeps it out, and SKIP LOCKED
-      // passes over rows (turn or session) another transaction holds instead of waiting for them.
-      // Turns of a provider a usage limit holds stay queued, passed over, until the pause ends.
-      const [row] = await tx.$queryRaw<CandidateRow[]>`
-        SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id, t.trace_parent,
-               s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd, s.archived,
-               s.auto_compact_window, s.thinking_enabled, s.thinking_display,
-               m.text
-          FROM turns t
-          JOIN sessions s ON s.id = t.session_id
-          JOIN messages m ON m.id = t.message_id
-         WHERE t.status = 'queued'
-           AND s.provider <> ALL(${held}::text[])
-           AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = t.session_id AND a.status IN ('running', 'waiting_for_answer'))
-           AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.session_id = t.session_id AND e.status = 'queued'
-                                                   AND (e.queued_at, e.id) < (t.queued_at, t.id))
-         ORDER BY t.queued_at, t.id
-         LIMIT 1
-           FOR NO KEY UPDATE OF t, s SKIP LOCKED`;
-      if (row === undefined) return undefined;
+  transaction<T>(work: (tx: TurnTransaction) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction((tx) => work(new PrismaTurnStatements(tx, this.api)));
+  }
 
-      const plan = planClaim(
-        { stopRequested: row.stop_requested, sessionArchived: row.archived, provider: row.provider },
-        { now: options.now, canRun: options.canRun, leaseMs: options.leaseMs },
-      );
-      if (plan.kind === 'end') {
-        await tx.$executeRaw`
-          UPDATE turns SET status = ${plan.ending.status}, error = ${plan.ending.error}, runner_id = ${options.runnerId},
-                           started_at = ${at(options.now)}::timestamp(3), ended_at = ${at(options.now)}::timestamp(3)
-           WHERE id = ${row.id}`;
-        const ended = { id: row.id, session_id: row.session_id, message_id: row.message_id, sender_session_id: row.sender_session_id };
-        await inTraceOf(row.trace_parent, () => finishTurn(this.api, tx, ended, row.user_id, plan.ending, options.now));
-        return { kind: 'ended', turnId: row.id };
-      }
-
-      await tx.$executeRaw`
-        UPDATE turns SET status = 'running', runner_id = ${options.runnerId}, lease_until = ${at(plan.leaseUntil)}::timestamp(3),
-                         started_at = ${at(plan.startedAt)}::timestamp(3)
-         WHERE id = ${row.id}`;
-      await tx.session.update({ where: { id: row.session_id }, data: { state: 'running_turn', lastActivityAt: options.now } });
-      const eventId = randomUUID();
-      // The runner claims outside any trace: the turn's start is announced in the trace of the call that queued it.
-      await inTraceOf(row.trace_parent, () =>
-        enqueue(
-          tx,
-          SessionEvents.TURN_STARTED,
-          { eventId, occurredAt: options.now, sessionId: row.session_id, userId: row.user_id, turnId: row.id, messageId: row.message_id },
-          { id: eventId },
-        ),
-      );
-      return {
-        kind: 'run',
-        claimed: {
-          turnId: row.id,
-          messageId: row.message_id,
-          text: row.text,
-          traceParent: row.trace_parent,
-          mode: row.mode as RelayMode,
-          startedAt: plan.startedAt,
-          session: {
-            id: row.session_id,
-            userId: row.user_id,
-            title: row.title,
-            provider: row.provider,
-            model: row.model,
-            effort: row.effort,
-            mode: row.session_mode as RelayMode,
-            cwd: row.cwd,
-            autoCompactWindow: row.auto_compact_window,
-            thinkingEnabled: row.thinking_enabled,
-            thinkingDisplay: row.thinking_display,
-          },
-        },
-      };
-    });
+  async expiredLeases(now: Date, limit: number): Promise<{ turnId: string; sessionId: string }[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string; session_id: string }[]>`
+      SELECT id, session_id FROM turns
+       WHERE status IN ('running', 'waiting_for_answer') AND (lease_until IS NULL OR lease_until < ${at(now)}::timestamp(3))
+       ORDER BY lease_until
+       LIMIT ${limit}`;
+    return rows.map((row) => ({ turnId: row.id, sessionId: row.session_id }));
   }
 
   async renewLease(turnId: string, runnerId: string, leaseUntil: Date): Promise<boolean> {
@@ -149,33 +72,6 @@ export class PrismaTurnStore implements TurnStore {
       UPDATE turns SET lease_until = ${at(leaseUntil)}::timestamp(3)
        WHERE id = ${turnId} AND runner_id = ${runnerId} AND status IN ('running', 'waiting_for_answer')`;
     return renewed === 1;
-  }
-
-  async endExpiredLeases(now: Date, alive: ReadonlySet<string>): Promise<string[]> {
-    const expired = await this.prisma.$queryRaw<{ id: string; session_id: string }[]>`
-      SELECT id, session_id FROM turns
-       WHERE status IN ('running', 'waiting_for_answer') AND (lease_until IS NULL OR lease_until < ${at(now)}::timestamp(3))
-       ORDER BY lease_until
-       LIMIT 100`;
-    const ending = endTurnAs({ kind: 'relay_stopped' });
-    const ended: string[] = [];
-    for (const candidate of expired.filter((turn) => !alive.has(turn.id))) {
-      const done = await this.prisma.$transaction(async (tx) => {
-        const userId = await lockSession(tx, candidate.session_id);
-        // Checked again under the lock: the runner may have renewed or ended it since the look.
-        const [row] = await tx.$queryRaw<EndedRow[]>`
-          UPDATE turns SET status = 'error', error = ${ending.error}, in_flight = '', pending_questions = '[]'::jsonb,
-                           lease_until = NULL, ended_at = ${at(now)}::timestamp(3)
-           WHERE id = ${candidate.id} AND status IN ('running', 'waiting_for_answer')
-             AND (lease_until IS NULL OR lease_until < ${at(now)}::timestamp(3))
-          RETURNING id, session_id, message_id, sender_session_id`;
-        if (row === undefined || userId === undefined) return false;
-        await finishTurn(this.api, tx, row, userId, ending, now);
-        return true;
-      });
-      if (done) ended.push(candidate.id);
-    }
-    return ended;
   }
 
   async stopRequested(runnerId: string): Promise<string[]> {
@@ -190,65 +86,6 @@ export class PrismaTurnStore implements TurnStore {
     await this.prisma.turn.updateMany({
       where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
       data: { inFlight: text },
-    });
-  }
-
-  async raiseQuestion(turnId: string, runnerId: string, question: PendingQuestion, now: Date): Promise<void> {
-    await this.#changeQuestions(turnId, runnerId, (questions) => withQuestion(questions, question), async (tx, turn) => {
-      const eventId = randomUUID();
-      await enqueue(
-        tx,
-        SessionEvents.QUESTION_ASKED,
-        { eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.userId, question: this.api.toPendingQuestion(question) },
-        { id: eventId },
-      );
-    });
-  }
-
-  async recordSubagentFinished(turnId: string, runnerId: string, subagent: SubagentFinished, now: Date): Promise<void> {
-    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => outgoing(SessionEvents.SUBAGENT_FINISHED, { ...base, ...subagent }, { id: base.eventId }));
-  }
-
-  async recordTurnActivity(turnId: string, runnerId: string, now: Date): Promise<void> {
-    await this.#publishForRunningTurn(turnId, runnerId, now, (base) => outgoing(SessionEvents.TURN_ACTIVITY, { ...base, lastActivityAt: now }, { id: base.eventId }));
-  }
-
-  /** Enqueues the event `build` makes of the turn's fields, while the turn runs and is this runner's. */
-  async #publishForRunningTurn(
-    turnId: string,
-    runnerId: string,
-    now: Date,
-    build: (base: { eventId: string; occurredAt: Date; sessionId: string; userId: string; turnId: string }) => OutboxEntry,
-  ): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const turn = await tx.turn.findFirst({
-        where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
-        select: { sessionId: true, session: { select: { userId: true } } },
-      });
-      if (turn === null) return;
-      const eventId = randomUUID();
-      await enqueue(tx, build({ eventId, occurredAt: now, sessionId: turn.sessionId, userId: turn.session.userId, turnId }));
-    });
-  }
-
-  async settleQuestion(turnId: string, runnerId: string, questionId: string): Promise<void> {
-    await this.#changeQuestions(turnId, runnerId, (questions) => withoutQuestion(questions, questionId));
-  }
-
-  async endTurn(turnId: string, runnerId: string, ending: TurnEnding, now: Date): Promise<boolean> {
-    return this.prisma.$transaction(async (tx) => {
-      const owner = await tx.turn.findUnique({ where: { id: turnId }, select: { sessionId: true } });
-      if (owner === null) return false;
-      const userId = await lockSession(tx, owner.sessionId);
-      const [row] = await tx.$queryRaw<EndedRow[]>`
-        UPDATE turns SET status = ${ending.status}, reply_text = ${ending.replyText}, reply_model = ${ending.replyModel},
-                         error = ${ending.error}, in_flight = '', pending_questions = '[]'::jsonb, lease_until = NULL,
-                         ended_at = ${at(now)}::timestamp(3)
-         WHERE id = ${turnId} AND runner_id = ${runnerId} AND status IN ('running', 'waiting_for_answer')
-        RETURNING id, session_id, message_id, sender_session_id`;
-      if (row === undefined || userId === undefined) return false;
-      await finishTurn(this.api, tx, row, userId, ending, now);
-      return true;
     });
   }
 
@@ -289,72 +126,181 @@ export class PrismaTurnStore implements TurnStore {
       await tx.session.updateMany({ where: { id: sessionId }, data: { workerStarted: false } });
     });
   }
-
-  /** Changes a running turn's pending questions under its row lock, and its status with them. */
-  async #changeQuestions(
-    turnId: string,
-    runnerId: string,
-    change: (questions: PendingQuestion[]) => PendingQuestion[],
-    alsoInTransaction?: (tx: Tx, turn: { sessionId: string; userId: string }) => Promise<void>,
-  ): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ session_id: string; user_id: string; pending_questions: unknown }[]>`
-        SELECT t.session_id, s.user_id, t.pending_questions
-          FROM turns t JOIN sessions s ON s.id = t.session_id
-         WHERE t.id = ${turnId} AND t.runner_id = ${runnerId} AND t.status IN ('running', 'waiting_for_answer')
-           FOR NO KEY UPDATE OF t`;
-      if (row === undefined) return;
-      const questions = change(toPendingQuestions(row.pending_questions));
-      await tx.turn.update({
-        where: { id: turnId },
-        data: { pendingQuestions: questions as unknown as Prisma.InputJsonValue, status: activeStatusFor(questions) },
-      });
-      await alsoInTransaction?.(tx, { sessionId: row.session_id, userId: row.user_id });
-    });
-  }
 }
 
-/** Locks the session row (always before any turn row) and returns its user, or undefined when it is gone. */
-async function lockSession(tx: Tx, sessionId: string): Promise<string | undefined> {
-  const [row] = await tx.$queryRaw<{ user_id: string }[]>`SELECT user_id FROM sessions WHERE id = ${sessionId} FOR NO KEY UPDATE`;
-  return row?.user_id;
-}
+/** TurnTransaction on an interactive transaction's client. */
+class PrismaTurnStatements implements TurnTransaction {
+  constructor(
+    private readonly tx: Tx,
+    private readonly api: Api,
+  ) {}
 
-/**
- * What follows a turn's end in its transaction: the reply as an assistant message, the session's
- * state (idle once nothing is queued or running), and turn_ended. The session row is locked, so a
- * message queued concurrently either counts here or sets running_turn after this commits.
- */
-async function finishTurn(api: Pick<ApiMessages, 'toTurnStatusMessage'>, tx: Tx, row: EndedRow, userId: string, ending: TurnEnding, now: Date): Promise<void> {
-  if (ending.status === 'done') {
-    await tx.message.create({
-      data: { id: randomUUID(), sessionId: row.session_id, role: 'assistant', text: ending.replyText, model: ending.replyModel, createdAt: now },
-    });
-  }
-  const unfinished = await tx.turn.count({ where: { sessionId: row.session_id, status: { in: ['queued', 'running', 'waiting_for_answer'] } } });
-  await tx.session.update({
-    where: { id: row.session_id },
-    data: {
-      state: sessionStateFor(unfinished),
-      lastActivityAt: now,
-      ...(ending.status === 'done' ? { messageCount: { increment: 1 } } : {}),
-    },
-  });
-  const eventId = randomUUID();
-  await enqueue(
-    tx,
-    SessionEvents.TURN_ENDED,
-    {
-      eventId,
-      occurredAt: now,
-      sessionId: row.session_id,
-      userId,
+  async claimCandidate(held: readonly string[]): Promise<QueuedTurn | undefined> {
+    // The oldest queued turn of a session with no running or waiting turn. A turn queued before it in
+    // the same session, even one another runner is claiming right now, keeps it out, and SKIP LOCKED
+    // passes over rows (turn or session) another transaction holds instead of waiting for them.
+    // Turns of a provider a usage limit holds stay queued, passed over, until the pause ends.
+    const [row] = await this.tx.$queryRaw<CandidateRow[]>`
+      SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id, t.trace_parent,
+             s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd, s.archived,
+             s.auto_compact_window, s.thinking_enabled, s.thinking_display,
+             m.text
+        FROM turns t
+        JOIN sessions s ON s.id = t.session_id
+        JOIN messages m ON m.id = t.message_id
+       WHERE t.status = 'queued'
+         AND s.provider <> ALL(${[...held]}::text[])
+         AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = t.session_id AND a.status IN ('running', 'waiting_for_answer'))
+         AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.session_id = t.session_id AND e.status = 'queued'
+                                                 AND (e.queued_at, e.id) < (t.queued_at, t.id))
+       ORDER BY t.queued_at, t.id
+       LIMIT 1
+         FOR NO KEY UPDATE OF t, s SKIP LOCKED`;
+    if (row === undefined) return undefined;
+    return {
       turnId: row.id,
       messageId: row.message_id,
-      status: api.toTurnStatusMessage(ending.status),
-      text: turnEndedText(ending),
-      senderSessionId: row.sender_session_id ?? '',
-    },
-    { id: eventId },
-  );
+      text: row.text,
+      mode: row.mode as RelayMode,
+      stopRequested: row.stop_requested,
+      senderSessionId: row.sender_session_id,
+      traceParent: row.trace_parent,
+      sessionArchived: row.archived,
+      session: {
+        id: row.session_id,
+        userId: row.user_id,
+        title: row.title,
+        provider: row.provider,
+        model: row.model,
+        effort: row.effort,
+        mode: row.session_mode as RelayMode,
+        cwd: row.cwd,
+        autoCompactWindow: row.auto_compact_window,
+        thinkingEnabled: row.thinking_enabled,
+        thinkingDisplay: row.thinking_display,
+      },
+    };
+  }
+
+  async markRunning(turnId: string, runnerId: string, startedAt: Date, leaseUntil: Date): Promise<void> {
+    await this.tx.$executeRaw`
+      UPDATE turns SET status = 'running', runner_id = ${runnerId}, lease_until = ${at(leaseUntil)}::timestamp(3),
+                       started_at = ${at(startedAt)}::timestamp(3)
+       WHERE id = ${turnId}`;
+  }
+
+  async markClaimedEnded(turnId: string, runnerId: string, ending: TurnEnding, now: Date): Promise<void> {
+    await this.tx.$executeRaw`
+      UPDATE turns SET status = ${ending.status}, error = ${ending.error}, runner_id = ${runnerId},
+                       started_at = ${at(now)}::timestamp(3), ended_at = ${at(now)}::timestamp(3)
+       WHERE id = ${turnId}`;
+  }
+
+  async sessionOfTurn(turnId: string): Promise<string | undefined> {
+    const turn = await this.tx.turn.findUnique({ where: { id: turnId }, select: { sessionId: true } });
+    return turn?.sessionId;
+  }
+
+  async lockSession(sessionId: string): Promise<string | undefined> {
+    const [row] = await this.tx.$queryRaw<{ user_id: string }[]>`SELECT user_id FROM sessions WHERE id = ${sessionId} FOR NO KEY UPDATE`;
+    return row?.user_id;
+  }
+
+  async endRunningTurn(turnId: string, runnerId: string, ending: TurnEnding, now: Date): Promise<EndedTurn | undefined> {
+    const [row] = await this.tx.$queryRaw<EndedRow[]>`
+      UPDATE turns SET status = ${ending.status}, reply_text = ${ending.replyText}, reply_model = ${ending.replyModel},
+                       error = ${ending.error}, in_flight = '', pending_questions = '[]'::jsonb, lease_until = NULL,
+                       ended_at = ${at(now)}::timestamp(3)
+       WHERE id = ${turnId} AND runner_id = ${runnerId} AND status IN ('running', 'waiting_for_answer')
+      RETURNING id, session_id, message_id, sender_session_id`;
+    return row === undefined ? undefined : toEndedTurn(row);
+  }
+
+  async endExpiredTurn(turnId: string, ending: TurnEnding, now: Date): Promise<EndedTurn | undefined> {
+    const [row] = await this.tx.$queryRaw<EndedRow[]>`
+      UPDATE turns SET status = ${ending.status}, error = ${ending.error}, in_flight = '', pending_questions = '[]'::jsonb,
+                       lease_until = NULL, ended_at = ${at(now)}::timestamp(3)
+       WHERE id = ${turnId} AND status IN ('running', 'waiting_for_answer')
+         AND (lease_until IS NULL OR lease_until < ${at(now)}::timestamp(3))
+      RETURNING id, session_id, message_id, sender_session_id`;
+    return row === undefined ? undefined : toEndedTurn(row);
+  }
+
+  async countUnfinishedTurns(sessionId: string): Promise<number> {
+    return this.tx.turn.count({ where: { sessionId, status: { in: ['queued', 'running', 'waiting_for_answer'] } } });
+  }
+
+  async updateSession(sessionId: string, change: { state: 'running_turn' | 'idle'; lastActivityAt: Date; newMessages: number }): Promise<void> {
+    await this.tx.session.update({
+      where: { id: sessionId },
+      data: {
+        state: change.state,
+        lastActivityAt: change.lastActivityAt,
+        ...(change.newMessages > 0 ? { messageCount: { increment: change.newMessages } } : {}),
+      },
+    });
+  }
+
+  async appendMessage(message: Pick<Message, 'id' | 'sessionId' | 'role' | 'text' | 'model' | 'createdAt'>): Promise<void> {
+    await this.tx.message.create({ data: message });
+  }
+
+  async lockRunningTurn(turnId: string, runnerId: string): Promise<RunningTurnRow | undefined> {
+    const [row] = await this.tx.$queryRaw<{ session_id: string; user_id: string; pending_questions: unknown }[]>`
+      SELECT t.session_id, s.user_id, t.pending_questions
+        FROM turns t JOIN sessions s ON s.id = t.session_id
+       WHERE t.id = ${turnId} AND t.runner_id = ${runnerId} AND t.status IN ('running', 'waiting_for_answer')
+         FOR NO KEY UPDATE OF t`;
+    if (row === undefined) return undefined;
+    return { sessionId: row.session_id, userId: row.user_id, pendingQuestions: toPendingQuestions(row.pending_questions) };
+  }
+
+  async findRunningTurn(turnId: string, runnerId: string): Promise<Omit<RunningTurnRow, 'pendingQuestions'> | undefined> {
+    const turn = await this.tx.turn.findFirst({
+      where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
+      select: { sessionId: true, session: { select: { userId: true } } },
+    });
+    return turn === null ? undefined : { sessionId: turn.sessionId, userId: turn.session.userId };
+  }
+
+  async setQuestions(turnId: string, questions: readonly PendingQuestion[], status: 'running' | 'waiting_for_answer'): Promise<void> {
+    await this.tx.turn.update({ where: { id: turnId }, data: { pendingQuestions: questions as unknown as Prisma.InputJsonValue, status } });
+  }
+
+  async recordEvent(event: TurnEvent): Promise<void> {
+    await enqueue(this.tx, toOutboxEntry(this.api, event));
+  }
+}
+
+function toEndedTurn(row: EndedRow): EndedTurn {
+  return { turnId: row.id, sessionId: row.session_id, messageId: row.message_id, senderSessionId: row.sender_session_id };
+}
+
+/** A turn event as its contract's message, keyed by its event id (the outbox id, Nats-Msg-Id). */
+function toOutboxEntry(api: Api, event: TurnEvent): OutboxEntry {
+  const id = { id: event.eventId };
+  const base = { eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.sessionId, userId: event.userId };
+  switch (event.type) {
+    case 'turn_started':
+      return outgoing(SessionEvents.TURN_STARTED, { ...base, turnId: event.turnId, messageId: event.messageId }, id);
+    case 'turn_ended':
+      return outgoing(
+        SessionEvents.TURN_ENDED,
+        {
+          ...base,
+          turnId: event.turnId,
+          messageId: event.messageId,
+          status: api.toTurnStatusMessage(event.status),
+          text: event.text,
+          senderSessionId: event.senderSessionId ?? '',
+        },
+        id,
+      );
+    case 'question_asked':
+      return outgoing(SessionEvents.QUESTION_ASKED, { ...base, question: api.toPendingQuestion(event.question) }, id);
+    case 'subagent_finished':
+      return outgoing(SessionEvents.SUBAGENT_FINISHED, { ...base, turnId: event.turnId, description: event.description, status: event.status, summary: event.summary }, id);
+    case 'turn_activity':
+      return outgoing(SessionEvents.TURN_ACTIVITY, { ...base, turnId: event.turnId, lastActivityAt: event.lastActivityAt }, id);
+  }
 }

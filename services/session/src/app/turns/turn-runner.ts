@@ -8,9 +8,14 @@ import type { Clock, Timer } from '@relay/clock';
 import { Attr, inNewTrace, linksTo, markFailed, outsideTrace, type Logger, type Span } from '@relay/telemetry';
 import { announcesActivity } from '../../domain/turns/turn-activity.ts';
 import { endTurnAs, LEASE_RENEW_MS, leaseUntil, TURN_LEASE_MS, turnDeadline, type TurnOutcome } from '../../domain/turns/turn-rules.ts';
+import { claimNextTurn } from './claim-next-turn.ts';
+import { endExpiredLeases, endTurn } from './end-turn.ts';
+import { raiseQuestion, settleQuestion } from './turn-questions.ts';
+import { recordSubagentFinished, recordTurnActivity } from './turn-progress.ts';
 import type { ClaimedTurn, TurnStore } from './turn-store.ts';
 import { heldProviders } from '../../domain/usage/usage.ts';
 import type { UsageLedger } from '../usage/ports.ts';
+import type { IdGenerator } from '../ports.ts';
 import { TurnFailed, type ProviderEvent } from './provider.ts';
 import type { ProviderRegistry } from './provider-registry.ts';
 import { InFlightWriter } from './in-flight-writer.ts';
@@ -19,6 +24,8 @@ import type { TurnSignals } from './turn-signals.ts';
 
 export interface TurnRunnerOptions {
   store: TurnStore;
+  /** Ids of the events and reply messages the turns' ends write. */
+  ids: IdGenerator;
   providers: ProviderRegistry;
   workers: Pick<SessionWorkers, 'acquire' | 'release'>;
   signals: TurnSignals;
@@ -165,7 +172,7 @@ export class TurnRunner {
   async #tick(): Promise<void> {
     const { store, clock, signals } = this.#o;
     // The turns running here are alive by definition, whatever their lease says at this instant.
-    for (const turnId of await store.endExpiredLeases(clock.now(), new Set(this.#running.keys()))) signals.ended(turnId);
+    for (const turnId of await endExpiredLeases(this.#o, clock.now(), new Set(this.#running.keys()))) signals.ended(turnId);
     if (this.#running.size > 0) {
       for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
     }
@@ -173,7 +180,7 @@ export class TurnRunner {
     // A pause another replica recorded holds here too; the next look after it ends claims the turns it held.
     const held = this.#o.pauses === undefined ? [] : heldProviders(await this.#o.pauses.pausesAt(clock.now()), clock.now());
     while (!this.#stopped && !this.#draining && this.#running.size < this.#o.maxConcurrentTurns) {
-      const claim = await store.claimNext({
+      const claim = await claimNextTurn(this.#o, {
         runnerId: this.runnerId,
         now: clock.now(),
         canRun: (provider) => this.#o.providers.canRun(provider),
@@ -283,10 +290,10 @@ export class TurnRunner {
         await this.#announceActivity(turnId, turn, log);
         return;
       case 'question_raised':
-        await this.#o.store.raiseQuestion(turnId, this.runnerId, event.question, this.#o.clock.now());
+        await raiseQuestion(this.#o, turnId, this.runnerId, event.question, this.#o.clock.now());
         return;
       case 'question_answered':
-        await this.#o.store.settleQuestion(turnId, this.runnerId, event.questionId);
+        await settleQuestion(this.#o, turnId, this.runnerId, event.questionId);
         return;
       case 'tool_call':
         log.debug({ tool: event.name }, 'tool call');
@@ -294,7 +301,7 @@ export class TurnRunner {
         return;
       case 'subagent_finished':
         log.info({ subagent: event.description, status: event.status }, 'sub-agent finished');
-        await this.#o.store.recordSubagentFinished(turnId, this.runnerId, { description: event.description, status: event.status, summary: event.summary }, this.#o.clock.now());
+        await recordSubagentFinished(this.#o, turnId, this.runnerId, { description: event.description, status: event.status, summary: event.summary }, this.#o.clock.now());
         return;
     }
   }
@@ -310,7 +317,7 @@ export class TurnRunner {
     const previous = turn.announcedAt;
     turn.announcedAt = now;
     try {
-      await this.#o.store.recordTurnActivity(turnId, this.runnerId, now);
+      await recordTurnActivity(this.#o, turnId, this.runnerId, now);
     } catch (error) {
       turn.announcedAt = previous;
       log.warn({ err: error }, 'could not record the turn activity; the next activity tries again');
@@ -339,7 +346,7 @@ export class TurnRunner {
     const ending = endTurnAs(outcome);
     for (let attempt = 1; ; attempt++) {
       try {
-        const ended = await this.#o.store.endTurn(turnId, this.runnerId, ending, this.#o.clock.now());
+        const ended = await endTurn(this.#o, turnId, this.runnerId, ending, this.#o.clock.now());
         if (ended) {
           log.info({ status: ending.status }, 'turn ended');
           this.#o.signals.ended(turnId);

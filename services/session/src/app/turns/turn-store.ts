@@ -1,12 +1,16 @@
 /**
- * What the turn runtime needs from storage. Every write is one transaction with the events it
- * publishes (outbox rows), and every write to a running turn is guarded by the runner's id, so a
- * runner that lost its lease cannot touch the turn again.
+ * What the turn runtime needs from storage. The use cases of this folder (claim-next-turn.ts, end-turn.ts,
+ * turn-questions.ts, turn-progress.ts) run their statements through a `TurnTransaction`, each use case in one
+ * transaction with the events it publishes (outbox rows); every write to a running turn is guarded by the runner's
+ * id, so a runner that lost its lease cannot touch the turn again. Locks are taken session row first, then turn
+ * rows, so that two transactions cannot deadlock.
  */
+import type { IdGenerator } from '../ports.ts';
+import type { Message } from '../../domain/sessions/conversation.ts';
 import type { RelayMode } from '../../domain/sessions/session.ts';
-import type { PendingQuestion, Turn } from '../../domain/turns/turn.ts';
-import type { ApiToken } from '../../domain/users/user.ts';
 import type { TurnEnding } from '../../domain/turns/turn-rules.ts';
+import type { EndedTurnStatus, PendingQuestion, Turn } from '../../domain/turns/turn.ts';
+import type { ApiToken } from '../../domain/users/user.ts';
 
 /** The session a claimed turn runs in, as a provider needs it. */
 export interface RunnableSession {
@@ -44,40 +48,97 @@ export interface SubagentFinished {
   summary: string;
 }
 
-/** What one claim did: started a turn, or ended one at once (see planClaim). */
-export type ClaimResult = { kind: 'run'; claimed: ClaimedTurn } | { kind: 'ended'; turnId: string };
+/** The queued turn a claim holds (its row and its session's locked), with its session and its message's text. */
+export interface QueuedTurn {
+  turnId: string;
+  messageId: string;
+  text: string;
+  mode: RelayMode;
+  stopRequested: boolean;
+  senderSessionId: string | null;
+  traceParent: string | null;
+  sessionArchived: boolean;
+  session: RunnableSession;
+}
+
+/** A turn a transaction just ended, as what follows its end needs it. */
+export interface EndedTurn {
+  turnId: string;
+  sessionId: string;
+  messageId: string;
+  senderSessionId: string | null;
+}
+
+/** A running turn of this runner: its session, its user and its pending questions. */
+export interface RunningTurnRow {
+  sessionId: string;
+  userId: string;
+  pendingQuestions: PendingQuestion[];
+}
+
+/** What every event of a session's turn carries. */
+type SessionFact = { eventId: string; occurredAt: Date; sessionId: string; userId: string };
+
+/** A fact about a turn to publish through the outbox, in the transaction of the change it reports. */
+export type TurnEvent =
+  | ({ type: 'turn_started'; turnId: string; messageId: string } & SessionFact)
+  | ({
+      type: 'turn_ended';
+      turnId: string;
+      messageId: string;
+      status: EndedTurnStatus;
+      /** The start of the reply, or the error (turnEndedText). */
+      text: string;
+      senderSessionId: string | null;
+    } & SessionFact)
+  | ({ type: 'question_asked'; question: PendingQuestion } & SessionFact)
+  | ({ type: 'subagent_finished'; turnId: string } & SubagentFinished & SessionFact)
+  | ({ type: 'turn_activity'; turnId: string; lastActivityAt: Date } & SessionFact);
+
+/** The turn runtime's statements inside `TurnStore.transaction`: every write of a use case commits together. */
+export interface TurnTransaction {
+  /**
+   * Locks and returns the oldest queued turn of a session that has no running or waiting turn, skipping rows other
+   * transactions hold (SKIP LOCKED) and the turns of the `held` providers (a usage limit pauses them: they stay
+   * queued); undefined when there is none.
+   */
+  claimCandidate(held: readonly string[]): Promise<QueuedTurn | undefined>;
+  /** The claimed turn runs for `runnerId` under a lease. */
+  markRunning(turnId: string, runnerId: string, startedAt: Date, leaseUntil: Date): Promise<void>;
+  /** The claimed turn ends at once, with `ending`, stamped started and ended at `now`. */
+  markClaimedEnded(turnId: string, runnerId: string, ending: TurnEnding, now: Date): Promise<void>;
+  /** The session of a turn (read without a lock), or undefined when the turn does not exist. */
+  sessionOfTurn(turnId: string): Promise<string | undefined>;
+  /** Locks the session row (always before any turn row) and returns its user, or undefined when it is gone. */
+  lockSession(sessionId: string): Promise<string | undefined>;
+  /** Ends the turn with `ending` while it runs for `runnerId`; undefined when it does not (any more). */
+  endRunningTurn(turnId: string, runnerId: string, ending: TurnEnding, now: Date): Promise<EndedTurn | undefined>;
+  /** Ends the turn with `ending` while it runs or waits and its lease ran out before `now`; undefined otherwise. */
+  endExpiredTurn(turnId: string, ending: TurnEnding, now: Date): Promise<EndedTurn | undefined>;
+  /** Turns of the session that are queued, running or waiting. */
+  countUnfinishedTurns(sessionId: string): Promise<number>;
+  /** Sets the session's state and last activity, and adds `newMessages` to its message count. */
+  updateSession(sessionId: string, change: { state: 'running_turn' | 'idle'; lastActivityAt: Date; newMessages: number }): Promise<void>;
+  appendMessage(message: Pick<Message, 'id' | 'sessionId' | 'role' | 'text' | 'model' | 'createdAt'>): Promise<void>;
+  /** Locks the turn's row while it runs or waits for `runnerId`; undefined when it does not. */
+  lockRunningTurn(turnId: string, runnerId: string): Promise<RunningTurnRow | undefined>;
+  /** The running turn's session and user (read without a lock) while it runs or waits for `runnerId`. */
+  findRunningTurn(turnId: string, runnerId: string): Promise<Omit<RunningTurnRow, 'pendingQuestions'> | undefined>;
+  setQuestions(turnId: string, questions: readonly PendingQuestion[], status: 'running' | 'waiting_for_answer'): Promise<void>;
+  recordEvent(event: TurnEvent): Promise<void>;
+}
 
 export interface TurnStore {
-  /**
-   * Takes the oldest queued turn of a session that has no running or waiting turn (skipping rows
-   * other runners hold, and turns of the `held` providers, which a usage limit pauses: they stay
-   * queued) and applies planClaim to it; undefined when there is none.
-   */
-  claimNext(options: { runnerId: string; now: Date; canRun: (provider: string) => boolean; leaseMs: number; held?: readonly string[] }): Promise<ClaimResult | undefined>;
+  /** Runs `work` in one transaction: all its writes commit or none. */
+  transaction<T>(work: (tx: TurnTransaction) => Promise<T>): Promise<T>;
+  /** Up to `limit` running or waiting turns whose lease ran out before `now`, the longest expired first (read without a lock). */
+  expiredLeases(now: Date, limit: number): Promise<{ turnId: string; sessionId: string }[]>;
   /** Extends the lease; false when the turn is no longer this runner's (it ended or was taken away). */
   renewLease(turnId: string, runnerId: string, leaseUntil: Date): Promise<boolean>;
-  /**
-   * Ends, as error RELAY_STOPPED_ERROR, every running or waiting turn whose lease ran out before
-   * `now`, except `alive` (the caller's own running turns); returns their ids.
-   */
-  endExpiredLeases(now: Date, alive: ReadonlySet<string>): Promise<string[]>;
   /** The turns of this runner someone asked to stop. */
   stopRequested(runnerId: string): Promise<string[]>;
   /** The reply being written so far. */
   setInFlight(turnId: string, runnerId: string, text: string): Promise<void>;
-  /** The turn waits on `question` (waiting_for_answer), with a question_asked event. */
-  raiseQuestion(turnId: string, runnerId: string, question: PendingQuestion, now: Date): Promise<void>;
-  /** A sub-agent the provider ran inside the turn finished: a subagent_finished event, while the turn is this runner's. */
-  recordSubagentFinished(turnId: string, runnerId: string, subagent: SubagentFinished, now: Date): Promise<void>;
-  /** The turn showed activity at `now` (reply text, a tool call): a turn_activity event, while the turn is this runner's. */
-  recordTurnActivity(turnId: string, runnerId: string, now: Date): Promise<void>;
-  /** The question is settled; the turn runs again when none is left. */
-  settleQuestion(turnId: string, runnerId: string, questionId: string): Promise<void>;
-  /**
-   * Ends the turn with a turn_ended event (and the reply as an assistant message when done) and
-   * sets its session idle when nothing else is queued; false when it was not this runner's any more.
-   */
-  endTurn(turnId: string, runnerId: string, ending: TurnEnding, now: Date): Promise<boolean>;
   findTurn(turnId: string): Promise<Turn | undefined>;
   findTurnByMessage(messageId: string): Promise<Turn | undefined>;
   /** Marks the session's running (or else next queued) turn to stop; false when none is running or queued. */
@@ -86,4 +147,10 @@ export interface TurnStore {
   startWorker(token: ApiToken): Promise<void>;
   /** Revokes the worker's token and marks the session's worker stopped. */
   stopWorker(sessionId: string, tokenHash: string): Promise<void>;
+}
+
+/** What the turn use cases need: the store, and ids for the events and reply messages they write. */
+export interface TurnDeps {
+  store: Pick<TurnStore, 'transaction' | 'expiredLeases'>;
+  ids: IdGenerator;
 }
