@@ -96,8 +96,6 @@ export interface ConversationStore {
   findGroup(groupId: string): Promise<GroupInfo | undefined>;
   /** A group's sessions, head first, then oldest first; at most `limit`. */
   groupMembers(groupId: string, limit: number): Promise<GroupMember[]>;
-  /** Distinct non-empty folders of the user's sessions, most recently active first, at most `limit`. */
-  recentCwds(userId: string, limit: number): Promise<string[]>;
   hasGrant(grant: Omit<ConversationGrant, 'createdAt'>): Promise<boolean>;
   /** The relays the conversation holds a grant of `kind` on. */
   grantRelays(sessionId: string, kind: ConversationGrant['kind']): Promise<string[]>;
@@ -146,16 +144,26 @@ export interface SessionReading {
   running: Pick<Turn, 'inFlight' | 'pendingQuestions'> | null;
 }
 
+/** What relay_info reads of a user's sessions. */
+export interface RelayInfoReading {
+  /** Distinct non-empty folders of the user's sessions, most recently active first, at most the limit asked. */
+  recentCwds: string[];
+  /** The user's groups (empty ones included), latest activity first, as listGroups orders them. */
+  groups: Pick<GroupInfo, 'id' | 'name' | 'headTitle' | 'memberCount'>[];
+}
+
 /**
- * The reads every list_sessions and read_session make (every relay_tool read of an agent), each in one or two
- * statements of plain SQL, where the ConversationStore's reads take one query each; and the pending note every call
- * of an external session's agent carries.
+ * The reads every list_sessions, read_session and relay_info make (every relay_tool read of an agent), each in one
+ * or two statements of plain SQL, where the ConversationStore's reads take one query each; and the pending note
+ * every call of an external session's agent carries.
  */
 export interface SessionReads {
   /** The user's sessions matching the filter, in no particular order. */
   listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date): Promise<ListedSession[]>;
   /** A session (any user's) with its `last` messages; undefined when there is none. */
   readSession(sessionId: string, last: number, tasksEndedSince: Date): Promise<SessionReading | undefined>;
+  /** The user's recent folders (at most `cwdLimit`) and groups, in one read. */
+  relayInfo(userId: string, cwdLimit: number): Promise<RelayInfoReading>;
   /** What waits unread for an external session's agent (its inbox); undefined when no external session has this id. */
   pending(sessionId: string): Promise<PendingNote | undefined>;
   /** pending of each of these sessions, by id; a session that is not external (or not there) is left out. */

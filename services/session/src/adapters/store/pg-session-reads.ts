@@ -1,15 +1,16 @@
 /**
- * list_sessions' and read_session's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024): every relay_tool
- * read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call. A listing is
- * one statement (the sessions with their groups, starters, calls in flight and whether they have tasks), a reading
- * two at once (that, and the messages); the pending note of an external session's agent, on each of its calls, one.
+ * list_sessions', read_session's and relay_info's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024):
+ * every relay_tool read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call.
+ * A listing is one statement (the sessions with their groups, starters, calls in flight and whether they have tasks),
+ * a reading two at once (that, and the messages), relay_info's folders and groups one; the pending note of an
+ * external session's agent, on each of its calls, one.
  */
 import pg from 'pg';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
 import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
-import type { ListedSession, SessionFilter, SessionReading, SessionReads } from '../../app/ports.ts';
+import type { ListedSession, RelayInfoReading, SessionFilter, SessionReading, SessionReads } from '../../app/ports.ts';
 import { toMessage, toSession } from './prisma-session-store.ts';
 
 /** A sessions row as Prisma's client reads it (camelCase), with what a listing shows beside it. */
@@ -54,6 +55,19 @@ const RECENT_MESSAGES = `
          created_at AS "createdAt", seq
     FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`;
 
+// relay_info's: the user's distinct non-empty folders by their latest activity ($2 at most), and every group of the
+// user (latest activity first, as ConversationStore.listGroups orders them) with its head's title and member count.
+const RELAY_INFO = `
+  SELECT ARRAY(SELECT cwd FROM sessions WHERE user_id = $1 AND cwd <> ''
+                GROUP BY cwd ORDER BY max(last_activity_at) DESC, cwd LIMIT $2) AS "recentCwds",
+         COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'headTitle', m.head_title, 'memberCount', m.members)
+                                   ORDER BY g.last_activity_at DESC, g.created_at DESC, g.id)
+                     FROM groups g
+                     CROSS JOIN LATERAL (SELECT count(*)::int AS members,
+                                                COALESCE(min(s.title) FILTER (WHERE s.group_role = 'head'), '') AS head_title
+                                           FROM sessions s WHERE s.group_id = g.id) m
+                    WHERE g.user_id = $1), '[]') AS groups`;
+
 // An external session's unread messages: those past its read marker, of PENDING_ROLES.
 const PENDING = `
   SELECT s.id,
@@ -87,6 +101,11 @@ export class PgSessionReads implements SessionReads {
     const [row] = read.rows;
     if (row === undefined) return undefined;
     return { session: toListedSession(row), messages: messages.rows.reverse().map(toMessage), running: row.running };
+  }
+
+  async relayInfo(userId: string, cwdLimit: number): Promise<RelayInfoReading> {
+    const { rows } = await this.query<RelayInfoReading>(RELAY_INFO, [userId, cwdLimit]);
+    return rows[0]!;
   }
 
   async pending(sessionId: string): Promise<PendingNote | undefined> {

@@ -245,16 +245,6 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return rows.map((row) => ({ id: row.id, title: row.title, role: toRole(row.groupRole) ?? 'member', state: row.state, archived: row.archived }));
   }
 
-  async recentCwds(userId: string, limit: number): Promise<string[]> {
-    const rows = await this.db.$queryRawUnsafe<{ cwd: string }[]>(
-      `SELECT "cwd" FROM "sessions" WHERE "user_id" = $1 AND "cwd" <> ''
-        GROUP BY "cwd" ORDER BY MAX("last_activity_at") DESC, "cwd" LIMIT $2`,
-      userId,
-      limit,
-    );
-    return rows.map((row) => row.cwd);
-  }
-
   async hasGrant(grant: Omit<ConversationGrant, 'createdAt'>): Promise<boolean> {
     return (await this.db.conversationGrant.count({ where: grant })) > 0;
   }

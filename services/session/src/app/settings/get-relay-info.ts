@@ -1,6 +1,6 @@
 import { RELAY_MODES } from '../../domain/sessions/session.ts';
 import { groupSummary, MAX_GROUPS_IN_INFO } from '../../domain/groups/groups.ts';
-import type { ActionDeps } from '../ports.ts';
+import type { ActionDeps, SessionReads } from '../ports.ts';
 import type { ProviderInfo } from '../../domain/catalogue/provider-catalogue.ts';
 import { invalidInput } from '../../domain/errors.ts';
 
@@ -19,13 +19,12 @@ export interface RelayInfo {
 }
 
 /** relay_info: providers with their models and efforts, folders, modes and the user's groups. */
-export async function getRelayInfo(deps: Pick<ActionDeps, 'store' | 'catalogue' | 'relay'>, input: { userId: string }): Promise<RelayInfo> {
+export async function getRelayInfo(
+  deps: Pick<ActionDeps, 'catalogue' | 'relay'> & { reads: Pick<SessionReads, 'relayInfo'> },
+  input: { userId: string },
+): Promise<RelayInfo> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
-  const [providers, recentCwds, groups] = await Promise.all([
-    deps.catalogue.providers(),
-    deps.store.recentCwds(input.userId, MAX_RECENT_CWDS),
-    deps.store.listGroups(input.userId),
-  ]);
+  const [providers, { recentCwds, groups }] = await Promise.all([deps.catalogue.providers(), deps.reads.relayInfo(input.userId, MAX_RECENT_CWDS)]);
   const listed = groups.filter((group) => group.memberCount > 0);
   return {
     providers,

@@ -52,7 +52,7 @@ export function findNamedGroup(input: {
 }
 
 /** A group as relay_info and refusals list it. */
-export function groupSummary(group: GroupInfo): { id: string; name: string; memberCount: number } {
+export function groupSummary(group: Pick<GroupInfo, 'id' | 'name' | 'headTitle' | 'memberCount'>): { id: string; name: string; memberCount: number } {
   return { id: group.id, name: groupDisplayName(group), memberCount: group.memberCount };
 }
 
