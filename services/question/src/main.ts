@@ -2,6 +2,7 @@
  * The question service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock, SystemClock } from '@relay/clock';
@@ -22,6 +23,7 @@ import { questionGrpc } from './adapters/grpc/question-grpc.ts';
 import { toQuestionAnswered } from './adapters/grpc/wire/ask-wire.ts';
 import { toCardDecided } from './adapters/grpc/wire/card-wire.ts';
 import { PgCardDecisions } from './adapters/store/pg-card-decisions.ts';
+import { PgAskReads } from './adapters/store/pg-ask-reads.ts';
 import { PrismaAskStore } from './adapters/store/prisma-ask-store.ts';
 import { PrismaCardStore } from './adapters/store/prisma-card-store.ts';
 
@@ -40,7 +42,9 @@ logger.level = config.LOG_LEVEL;
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'question' });
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
-const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+// One pool for Prisma's client and ListAsks' read in plain SQL (PgAskReads); $disconnect() ends it.
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL });
+const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 const decisions = new PgCardDecisions({ connectionString: config.DATABASE_URL, logger });
 const stopping = new AbortController();
 
@@ -78,6 +82,7 @@ try {
           store: cards,
           turnEnds: heard,
           asks,
+          askReads: new PgAskReads(pool),
           relayName: config.RELAY_NAME,
           ids: nodeIds,
           decisions,

@@ -2,6 +2,7 @@
 // The relay clock is a ManualClock handed to the wiring function, so waits run out when the test says so.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
 import { ManualClock, SystemClock } from '@relay/clock';
@@ -23,6 +24,7 @@ import type { CardDecisions } from '../src/app/ports.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { questionGrpc } from '../src/adapters/grpc/question-grpc.ts';
 import { PgCardDecisions } from '../src/adapters/store/pg-card-decisions.ts';
+import { PgAskReads } from '../src/adapters/store/pg-ask-reads.ts';
 import { PrismaAskStore } from '../src/adapters/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/adapters/store/prisma-card-store.ts';
 import { toCardDecided } from '../src/adapters/grpc/wire/card-wire.ts';
@@ -37,6 +39,7 @@ const logger = createLogger({ name: 'question-test', level: 'silent' });
 let database: TestDatabase;
 let nats: NatsServer;
 let prisma: PrismaClient;
+let pool: pg.Pool;
 let bus: Bus;
 let outbox: OutboxRelay;
 let decisions: PgCardDecisions;
@@ -73,6 +76,7 @@ async function serve(progressIntervalMs: number, stop: AbortSignal) {
           // No turn-ended consumer runs here: no turn end is missed.
           turnEnds: allTurnEndsHeard,
           asks: new PrismaAskStore(prisma, toQuestionAnswered),
+          askReads: new PgAskReads(pool),
           relayName: 'desk',
           ids: nodeIds,
           decisions: spy,
@@ -91,7 +95,8 @@ async function serve(progressIntervalMs: number, stop: AbortSignal) {
 
 beforeAll(async () => {
   [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  pool = new pg.Pool({ connectionString: database.url });
+  prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   decisions = new PgCardDecisions({ connectionString: database.url, logger, reconnectDelayMs: 50 });
   await decisions.start();
   bus = await connectBus({ url: nats.url, name: 'question-test', logger, ...nats.credentials(TEST_NATS_USER) });

@@ -3,6 +3,7 @@
 // however often the pairing service reports it; a report missing who asked, the ask or the relay is refused.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
 import { ManualClock, SystemClock } from '@relay/clock';
@@ -17,6 +18,7 @@ import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { QUESTION_CALLERS } from '../src/adapters/grpc/question-callers.ts';
 import { questionGrpc } from '../src/adapters/grpc/question-grpc.ts';
 import { PgCardDecisions } from '../src/adapters/store/pg-card-decisions.ts';
+import { PgAskReads } from '../src/adapters/store/pg-ask-reads.ts';
 import { PrismaAskStore } from '../src/adapters/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/adapters/store/prisma-card-store.ts';
 import { toCardDecided } from '../src/adapters/grpc/wire/card-wire.ts';
@@ -31,6 +33,7 @@ const logger = createLogger({ name: 'remote-answer-test', level: 'silent' });
 let database: TestDatabase;
 let nats: NatsServer;
 let prisma: PrismaClient;
+let pool: pg.Pool;
 let bus: Bus;
 let outbox: OutboxRelay;
 let decisions: PgCardDecisions;
@@ -40,7 +43,8 @@ const stopping = new AbortController();
 
 beforeAll(async () => {
   [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  pool = new pg.Pool({ connectionString: database.url });
+  prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   decisions = new PgCardDecisions({ connectionString: database.url, logger });
   await decisions.start();
   bus = await connectBus({ url: nats.url, name: 'remote-answer-test', logger, ...nats.credentials(TEST_NATS_USER) });
@@ -60,6 +64,7 @@ beforeAll(async () => {
           // No turn-ended consumer runs here: no turn end is missed.
           turnEnds: allTurnEndsHeard,
           asks: new PrismaAskStore(prisma, toQuestionAnswered),
+          askReads: new PgAskReads(pool),
           relayName: 'desk',
           ids: nodeIds,
           decisions,

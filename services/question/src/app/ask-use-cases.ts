@@ -4,7 +4,7 @@
 import type { Ask } from '../domain/ask-entities.ts';
 import { admitAsk, applyAnswer, applyWithdraw, askNotFound, AskLimits, buildAsk, isRecent, type AnswerAskInput, type AskInput } from '../domain/asks.ts';
 import { invalidInput } from '../domain/errors.ts';
-import type { AskStore, IdGenerator } from './ports.ts';
+import type { AskReads, AskStore, IdGenerator } from './ports.ts';
 
 export interface AskDeps {
   asks: AskStore;
@@ -30,9 +30,9 @@ export interface ListAsksInput {
 }
 
 /** A user's asks, newest first: a conversation's or those about a session (pending and ended in the last day), or all pending (the Inbox). */
-export async function listAsks(store: AskStore, input: ListAsksInput, now: Date): Promise<Ask[]> {
+export async function listAsks(reads: AskReads, input: ListAsksInput, now: Date): Promise<Ask[]> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
-  const asks = await store.list(input.userId, {
+  const asks = await reads.list(input.userId, {
     ...(input.askingSessionId === '' ? {} : { askingSessionId: input.askingSessionId }),
     ...(input.aboutSessionId === '' ? {} : { aboutSessionId: input.aboutSessionId }),
     pendingOnly: input.pendingOnly || (input.askingSessionId === '' && input.aboutSessionId === ''),

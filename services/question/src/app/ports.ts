@@ -81,6 +81,12 @@ export interface AskFilter {
   limit: number;
 }
 
+/** The listing of asks (ListAsks: every read_session asks for those pending about its session). */
+export interface AskReads {
+  /** The user's asks matching the filter, newest first, at most `filter.limit`. */
+  list(userId: string, filter: AskFilter): Promise<Ask[]>;
+}
+
 /** Durable asks. Each write is one transaction; an answer carries its question_answered event with it. */
 export interface AskStore {
   /** The pending asks held by the asking conversation and about the session asked about. */
@@ -88,7 +94,6 @@ export interface AskStore {
   /** Stores a new ask if `admit` (called with the pending counts, under a lock on both sessions) does not throw. */
   create(ask: Ask, admit: (pending: PendingAsks) => void): Promise<void>;
   find(askId: string): Promise<Ask | undefined>;
-  list(userId: string, filter: AskFilter): Promise<Ask[]>;
   /** Stores an ended ask (and its event) unless it is no longer pending: then writes nothing and answers false. */
   saveEnd(ask: Ask, event: QuestionAnsweredEvent | undefined): Promise<boolean>;
   /** Publishes the answer to an ask kept on a paired relay, unless an event with its id was published before. */

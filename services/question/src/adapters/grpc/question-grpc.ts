@@ -8,6 +8,7 @@ import { cancelCards } from '../../app/cancel-cards.ts';
 import { decideCard, type DecideCardDeps } from '../../app/decide-card.ts';
 import { listCards } from '../../app/list-cards.ts';
 import { raiseCard } from '../../app/raise-card.ts';
+import type { AskReads } from '../../app/ports.ts';
 import { toAskMessage } from './wire/ask-wire.ts';
 import { cardKindOf, toCardMessage } from './wire/card-wire.ts';
 
@@ -17,6 +18,8 @@ type QuestionServiceMethods = { [K in keyof QuestionServiceServer as string exte
 export type QuestionGrpcDeps = DecideCardDeps &
   AwaitCardDeps &
   AskDeps & {
+    /** ListAsks' reads. */
+    askReads: AskReads;
     /** This relay's name: where an ask is answered when the request names no other. */
     relayName: string;
     logger: Logger;
@@ -78,7 +81,7 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
       listAsks: async (request) => ({
         asks: (
           await listAsks(
-            deps.asks,
+            deps.askReads,
             { userId: request.userId, askingSessionId: request.askingSessionId, aboutSessionId: request.aboutSessionId, pendingOnly: request.pendingOnly },
             clock.now(),
           )

@@ -3,7 +3,7 @@ import { QuestionEvents } from '@relay/proto/relay/bus-contracts';
 import type { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { ASK_STATUSES, type Ask, type AskStatus, type QuestionAnsweredEvent } from '../../domain/ask-entities.ts';
 import type { PendingAsks } from '../../domain/asks.ts';
-import type { AskFilter, AskStore } from '../../app/ports.ts';
+import type { AskStore } from '../../app/ports.ts';
 import type { Ask as AskRow, Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
@@ -36,20 +36,6 @@ export class PrismaAskStore implements AskStore {
   async find(askId: string): Promise<Ask | undefined> {
     const row = await this.prisma.ask.findUnique({ where: { id: askId } });
     return row === null ? undefined : toAsk(row);
-  }
-
-  async list(userId: string, filter: AskFilter): Promise<Ask[]> {
-    const rows = await this.prisma.ask.findMany({
-      where: {
-        userId,
-        ...(filter.askingSessionId === undefined ? {} : { askingSessionId: filter.askingSessionId }),
-        ...(filter.aboutSessionId === undefined ? {} : { aboutSessionId: filter.aboutSessionId }),
-        ...(filter.pendingOnly ? { status: 'pending' } : { OR: [{ status: 'pending' }, { endedAt: { gte: filter.endedSince } }] }),
-      },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: filter.limit,
-    });
-    return rows.map(toAsk);
   }
 
   async saveEnd(ask: Ask, event: QuestionAnsweredEvent | undefined): Promise<boolean> {
@@ -93,7 +79,8 @@ async function counts(db: Db, askingSessionId: string, aboutSessionId: string): 
   return { asking, about };
 }
 
-function toAsk(row: AskRow): Ask {
+/** An asks row (as Prisma's client reads it, or PgAskReads with the same names) as an Ask. */
+export function toAsk(row: AskRow): Ask {
   if (!(ASK_STATUSES as readonly string[]).includes(row.status)) throw new Error(`asks.status holds unknown value "${row.status}"`);
   const options = row.options;
   if (!Array.isArray(options) || !options.every((item) => typeof item === 'string')) throw new Error('asks.options is not a list of strings');

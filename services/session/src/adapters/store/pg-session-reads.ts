@@ -5,7 +5,8 @@
  * a reading two at once (that, and the messages), relay_info's folders and groups one; the pending note of an
  * external session's agent, on each of its calls, one.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { UTC_TIMESTAMPS } from '@relay/db/utc-timestamps';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
 import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
@@ -77,13 +78,6 @@ const PENDING = `
                 WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)
                 ORDER BY m.seq LIMIT $3) AS oldest
     FROM sessions s WHERE s.id = ANY($1) AND s.origin = 'external'`;
-
-/** TIMESTAMP(3) columns hold UTC (Prisma writes them so); pg alone would read them in the process's time zone. */
-const TIMESTAMP_OID = 1114;
-const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
-};
 
 export class PgSessionReads implements SessionReads {
   constructor(private readonly pool: pg.Pool) {}
