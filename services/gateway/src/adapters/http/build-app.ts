@@ -5,8 +5,8 @@
 import type { Clock } from '@relay/clock';
 import { INTERNAL_CODE } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
-import helmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import { ZodError } from 'zod';
 import { AllowedHosts } from './allowed-hosts.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
@@ -83,9 +83,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(status).send({ code: status === 500 ? INTERNAL_CODE : 'REMOTE_RELAY_INVALID_INPUT', error: message });
   });
 
-  // A JSON API and MCP: no page of ours is ever rendered, framed or given scripts.
-  void app.register(helmet, {
+  // A JSON API and MCP: no page of ours is ever rendered, framed or given scripts. Helmet's middleware is made once
+  // (@fastify/helmet made it again for every request, CSP parsing included) and sets its headers on every answer.
+  const securityHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    // Helmet sets them at once and throws what fails (it calls its `next` with no error since 8.1).
+    securityHeaders(request.raw, reply.raw, () => undefined);
+    done();
   });
   registerFailureLimits(app, edges);
   registerInputGuard(app);
