@@ -66,13 +66,18 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
     if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
+    // Aborted by a notifications/cancelled (inFlight) or with the request's own signal (the client went away): one
+    // controller the request's signal aborts, where AbortSignal.any made a composite signal for every call.
     const cancelled = new AbortController();
+    const withRequest = () => cancelled.abort(extra.signal.reason);
+    if (extra.signal.aborted) withRequest();
+    else extra.signal.addEventListener('abort', withRequest, { once: true });
     const forget = inFlight.register(caller.sessionId, extra.requestId, cancelled);
     try {
-      const signal = AbortSignal.any([extra.signal, cancelled.signal]);
-      return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps, channelOf(extra, signal, deps.logger)));
+      return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps, channelOf(extra, cancelled.signal, deps.logger)));
     } finally {
       forget();
+      extra.signal.removeEventListener('abort', withRequest);
     }
   };
   // Server.setRequestHandler re-validates tools/call against the SDK's strict schema before any
