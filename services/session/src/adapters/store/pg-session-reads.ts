@@ -6,7 +6,7 @@
  * external session's agent, on each of its calls, one.
  */
 import type pg from 'pg';
-import { UTC_TIMESTAMPS } from '@relay/db/utc-timestamps';
+import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
 import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
@@ -49,16 +49,24 @@ const RUNNING_TURN = `
      FROM turns t WHERE t.session_id = s.id AND t.status IN ('running', 'waiting_for_answer')
     ORDER BY t.queued_at, t.id LIMIT 1)`;
 
-const LIST = `SELECT ${LISTED_COLUMNS} ${LISTED_FROM} WHERE s.user_id = $1 AND ($3::boolean IS NULL OR s.archived = $3)`;
-const READ = `SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running" ${LISTED_FROM} WHERE s.id = $1`;
-const RECENT_MESSAGES = `
+const LIST: PreparedRead = {
+  name: 'session_reads_list',
+  text: `SELECT ${LISTED_COLUMNS} ${LISTED_FROM} WHERE s.user_id = $1 AND ($3::boolean IS NULL OR s.archived = $3)`,
+};
+const READ: PreparedRead = { name: 'session_reads_read', text: `SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running" ${LISTED_FROM} WHERE s.id = $1` };
+const RECENT_MESSAGES: PreparedRead = {
+  name: 'session_reads_recent_messages',
+  text: `
   SELECT id, session_id AS "sessionId", role, text, provenance, model, sender_session_id AS "senderSessionId",
          created_at AS "createdAt", seq
-    FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`;
+    FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+};
 
 // relay_info's: the user's distinct non-empty folders by their latest activity ($2 at most), and every group of the
 // user (latest activity first, as ConversationStore.listGroups orders them) with its head's title and member count.
-const RELAY_INFO = `
+const RELAY_INFO: PreparedRead = {
+  name: 'session_reads_relay_info',
+  text: `
   SELECT ARRAY(SELECT cwd FROM sessions WHERE user_id = $1 AND cwd <> ''
                 GROUP BY cwd ORDER BY max(last_activity_at) DESC, cwd LIMIT $2) AS "recentCwds",
          COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'headTitle', m.head_title, 'memberCount', m.members)
@@ -67,17 +75,21 @@ const RELAY_INFO = `
                      CROSS JOIN LATERAL (SELECT count(*)::int AS members,
                                                 COALESCE(min(s.title) FILTER (WHERE s.group_role = 'head'), '') AS head_title
                                            FROM sessions s WHERE s.group_id = g.id) m
-                    WHERE g.user_id = $1), '[]') AS groups`;
+                    WHERE g.user_id = $1), '[]') AS groups`,
+};
 
 // An external session's unread messages: those past its read marker, of PENDING_ROLES.
-const PENDING = `
+const PENDING: PreparedRead = {
+  name: 'session_reads_pending',
+  text: `
   SELECT s.id,
          (SELECT count(*) FROM messages m
            WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)) AS count,
          ARRAY(SELECT m.text FROM messages m
                 WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)
                 ORDER BY m.seq LIMIT $3) AS oldest
-    FROM sessions s WHERE s.id = ANY($1) AND s.origin = 'external'`;
+    FROM sessions s WHERE s.id = ANY($1) AND s.origin = 'external'`,
+};
 
 export class PgSessionReads implements SessionReads {
   constructor(private readonly pool: pg.Pool) {}
@@ -111,8 +123,8 @@ export class PgSessionReads implements SessionReads {
     return new Map(rows.map((row) => [row.id, pendingNote(Number(row.count), row.oldest.map((text) => ({ text })))]));
   }
 
-  private query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>({ text, values, types: UTC_TIMESTAMPS });
+  private query<R extends pg.QueryResultRow>(statement: PreparedRead, values: unknown[]): Promise<pg.QueryResult<R>> {
+    return preparedRead<R>(this.pool, statement, values);
   }
 }
 
