@@ -2,6 +2,7 @@
 // it): the watch consumers, the planner and the outbox relay, wired as services/subscription/src/main.ts wires them,
 // with the coalescing window and the hourly cap overridden. Prints "ready" once consuming; SIGTERM stops it.
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { connectBus, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { SystemClock } from '@relay/clock';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
@@ -16,11 +17,12 @@ const env = (name: string) => process.env[name] ?? '';
 const logger = createLogger({ name: 'bench-replica', level: 'warn' });
 const clock = new SystemClock();
 compileWasmBaselineOnly();
-const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env('DATABASE_URL') }) });
+const pool = new pg.Pool({ connectionString: env('DATABASE_URL') });
+const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
 const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), password: env('NATS_PASSWORD'), name: 'bench-replica', logger });
 // No cap by an empty window rather than an endless count: the watcher keeps its last 20 wake-ups as in the service, so
 // its state row stays the size it has there.
-const watch = { store: new PrismaWatchStore(prisma), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWindowMs: 0 } };
+const watch = { store: new PrismaWatchStore(prisma, pool), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWindowMs: 0 } };
 const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
 outbox.start();
 const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
@@ -42,6 +44,7 @@ process.once('SIGTERM', () => {
     await planner.stop();
     await outbox.stop();
     await prisma.$disconnect();
+    await pool.end();
     await bus.close();
     process.exit(0);
   })();

@@ -2,6 +2,7 @@
  * The subscription service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { connectBus, ensureStream, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
@@ -17,7 +18,7 @@ import { Planner } from './app/planner.ts';
 import { SUBSCRIPTION_CALLERS } from './adapters/grpc/subscription-callers.ts';
 import { subscriptionGrpc } from './adapters/grpc/subscription-grpc.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
-import { PrismaSessionActivityStore } from './adapters/store/prisma-session-activity-store.ts';
+import { PgSessionActivityStore } from './adapters/store/pg-session-activity-store.ts';
 import { PrismaWatchStore } from './adapters/store/prisma-watch-store.ts';
 import { registerSubscriptionMetrics } from './adapters/telemetry/subscription-metrics.ts';
 
@@ -35,7 +36,11 @@ logger.level = config.LOG_LEVEL;
 
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
-const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+// One pool: Prisma's client runs on it, and so do the pipeline's statements in plain SQL (docs/adr/0025).
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL });
+// An idle connection the server closed leaves the pool; the next query takes a new one.
+pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection closed'));
+const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
 
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'subscription', logger });
@@ -45,12 +50,12 @@ try {
   outbox.start();
 
   const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'subscription' });
-  const watch = { store: new PrismaWatchStore(prisma) };
+  const watch = { store: new PrismaWatchStore(prisma, pool) };
   const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
   planner.start();
 
   const sessionEvents = await startSessionEventsConsumer(bus, {
-    store: new PrismaSessionActivityStore(prisma, SESSION_EVENTS.durable, { onWatchersDue: () => planner.nudge() }),
+    store: new PgSessionActivityStore(pool, SESSION_EVENTS.durable, { onWatchersDue: () => planner.nudge() }),
     logger,
   });
   // Not awaited: the session and question services declare their streams and may start after this service.
@@ -88,12 +93,14 @@ try {
     await outbox.stop();
     subscriptionMetrics.stop();
     await prisma.$disconnect();
+    await pool.end();
     await bus.close();
     await shutdownTelemetry();
   });
 } catch (error) {
   logger.fatal({ err: error }, 'subscription service failed to start');
   await prisma.$disconnect().catch(() => undefined);
+  await pool.end().catch(() => undefined);
   await shutdownTelemetry().catch(() => undefined);
   process.exit(1);
 }

@@ -1,7 +1,6 @@
 // stalled, all_idle and the heartbeat on a manual relay clock, through the real projection store and planner on
 // PostgreSQL: session events go into the projection (as the consumer applies them), the planner computes at the due
 // times it stored, and each computed event is delivered once, with the spec's row text, however often it runs.
-import { PrismaPg } from '@prisma/adapter-pg';
 import { ManualClock } from '@relay/clock';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
@@ -12,29 +11,33 @@ import { type WatchDeps } from '../src/app/ports.ts';
 import { recordSessionEvent } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
-import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaSessionActivityStore } from '../src/adapters/store/prisma-session-activity-store.ts';
+import type { PrismaClient } from '../src/generated/prisma/client.ts';
+import { PgSessionActivityStore } from '../src/adapters/store/pg-session-activity-store.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
+import type pg from 'pg';
+import { databaseClients } from './fixtures/database-clients.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const HEADER = '[relay event · automated message from OAR, not from the user; it approves nothing]';
 
 let database: TestDatabase;
 let prisma: PrismaClient;
+let pool: pg.Pool;
 let watch: WatchDeps;
-let activity: PrismaSessionActivityStore;
+let activity: PgSessionActivityStore;
 const clock = new ManualClock(new Date('2026-10-24T08:00:00Z'));
 let sequence = 0;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  watch = { store: new PrismaWatchStore(prisma) };
-  activity = new PrismaSessionActivityStore(prisma, 'test');
+  ({ prisma, pool } = databaseClients(database.url));
+  watch = { store: new PrismaWatchStore(prisma, pool) };
+  activity = new PgSessionActivityStore(pool, 'test');
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
+  await pool?.end();
   await database?.drop();
 });
 

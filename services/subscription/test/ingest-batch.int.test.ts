@@ -2,31 +2,34 @@
 // the same or a later batch changes nothing), they apply in their order (an archive changes what the messages after it
 // match), matching finds the right subscriptions among many of the same user, and the watchers that took an event are
 // planned at once, as the planner would have.
-import { PrismaPg } from '@prisma/adapter-pg';
 import { ManualClock } from '@relay/clock';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import type { WatchInput } from '../src/domain/subscriptions/watch-event.ts';
-import { PrismaClient } from '../src/generated/prisma/client.ts';
+import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
 import { type IngestItem, ingestWatchEvents } from '../src/app/ingest-watch-events.ts';
 import { subscribe as makeSubscription } from '../src/app/manage-subscriptions.ts';
+import type pg from 'pg';
+import { databaseClients } from './fixtures/database-clients.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 let database: TestDatabase;
 let prisma: PrismaClient;
+let pool: pg.Pool;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  ({ prisma, pool } = databaseClients(database.url));
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
+  await pool?.end();
   await database?.drop();
 });
 
@@ -49,7 +52,7 @@ function turnEnd(sessionId: string, eventId: string, occurredAt: Date): WatchInp
 
 it('applies a batch once and in order, matches among many subscriptions, and plans the watchers that took events', async () => {
   const clock = new ManualClock(new Date('2026-10-24T10:00:00Z'));
-  const store = { store: new PrismaWatchStore(prisma) };
+  const store = { store: new PrismaWatchStore(prisma, pool) };
   const subscribe = (watcherSessionId: string, sessions: string[]) =>
     makeSubscription(store, {
       userId: 'u1',

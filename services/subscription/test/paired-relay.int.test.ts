@@ -4,7 +4,6 @@
 // subscription's digest, and EndRelaySubscriptions ends them as unpaired; on the watched side ComputeWatchEvents
 // answers a paired relay's watch its all_idle, stalled and heartbeat from the activity here, exclude honoured.
 // Planning runs on a manual relay clock.
-import { PrismaPg } from '@prisma/adapter-pg';
 import { ManualClock } from '@relay/clock';
 import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
@@ -12,14 +11,16 @@ import { createLogger } from '@relay/telemetry';
 import { callersFor, createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PrismaClient } from '../src/generated/prisma/client.ts';
+import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { subscriptionGrpc } from '../src/adapters/grpc/subscription-grpc.ts';
 import { recordSessionEvent } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
-import { PrismaSessionActivityStore } from '../src/adapters/store/prisma-session-activity-store.ts';
+import { PgSessionActivityStore } from '../src/adapters/store/pg-session-activity-store.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
 import { type WatchDeps } from '../src/app/ports.ts';
+import type pg from 'pg';
+import { databaseClients } from './fixtures/database-clients.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -28,14 +29,15 @@ const clock = new ManualClock(new Date('2026-06-10T09:00:00Z'));
 
 let database: TestDatabase;
 let prisma: PrismaClient;
+let pool: pg.Pool;
 let watch: WatchDeps;
 let server: GrpcServer;
 let client: SubscriptionServiceClient;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  watch = { store: new PrismaWatchStore(prisma) };
+  ({ prisma, pool } = databaseClients(database.url));
+  watch = { store: new PrismaWatchStore(prisma, pool) };
   server = await startGrpcServer({
     auth: credentials.auth('subscription'),
     port: 0,
@@ -56,6 +58,7 @@ afterAll(async () => {
   client?.close();
   await server?.shutdown();
   await prisma?.$disconnect();
+  await pool?.end();
   await database?.drop();
 });
 
@@ -204,7 +207,7 @@ it('an archive there of the only listed session ends the subscription as session
 });
 
 it('ComputeWatchEvents answers a paired relay\'s watch all_idle over the sessions it does not exclude, stalled and the heartbeat, worded as local rows', async () => {
-  const activity = new PrismaSessionActivityStore(prisma, 'test');
+  const activity = new PgSessionActivityStore(pool, 'test');
   let sequence = 0;
   const happen = async (sessionId: string, userId: string, event: { type: SessionEvent['type'] } & Record<string, unknown>) => {
     sequence += 1;

@@ -1,7 +1,6 @@
 // The session-events consumer against a real nats-server and a real PostgreSQL: messages published as the session
 // service's outbox publishes them land in the projection, once per message id.
 import { fileURLToPath } from 'node:url';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, type Bus, type Consumer } from '@relay/bus';
 import { SessionCreated } from '@relay/proto/relay/session/v1/events';
@@ -10,9 +9,11 @@ import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer, type Te
 import { handleSessionEvent, SESSION_EVENTS, startSessionEventsConsumer } from '../src/adapters/bus/session-events-consumer.ts';
 import { recordSessionEvents } from '../src/app/record-session-event.ts';
 import type { SessionEvent } from '../src/domain/session-activity.ts';
-import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { PrismaSessionActivityStore } from '../src/adapters/store/prisma-session-activity-store.ts';
+import type { PrismaClient } from '../src/generated/prisma/client.ts';
+import { PgSessionActivityStore } from '../src/adapters/store/pg-session-activity-store.ts';
 import { SESSION_CREATED_SUBJECT, SESSION_EVENTS_STREAM, sessionCreatedPayload } from './fixtures/session-created.ts';
+import type pg from 'pg';
+import { databaseClients } from './fixtures/database-clients.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'subscription-test', level: 'silent' });
@@ -21,21 +22,23 @@ let nats: NatsServer;
 let database: TestDatabase;
 let bus: Bus;
 let prisma: PrismaClient;
-let store: PrismaSessionActivityStore;
+let pool: pg.Pool;
+let store: PgSessionActivityStore;
 let consumer: Consumer | undefined;
 
 beforeAll(async () => {
   [nats, database] = await Promise.all([startNats(), createTestDatabase({ migrationsDir })]);
   bus = await connectBus({ url: nats.url, name: 'subscription-test', logger, ...nats.credentials(TEST_NATS_USER) });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  store = new PrismaSessionActivityStore(prisma, SESSION_EVENTS.durable);
+  ({ prisma, pool } = databaseClients(database.url));
+  store = new PgSessionActivityStore(pool, SESSION_EVENTS.durable);
 });
 
 afterAll(async () => {
   await consumer?.stop();
   await bus?.close();
   await prisma?.$disconnect();
+  await pool?.end();
   await nats?.stop();
   await database?.drop();
 });

@@ -2,30 +2,37 @@
 // evaluate due watchers at once; one replica is stopped mid-stream (its connections closed, whatever it
 // held rolled back). Every event reaches its watcher exactly once, wake-ups numbered 1..n per watcher, in order,
 // and the hourly cap holds across the replicas: past 20 wake-ups in an hour the rest come as cap digests.
-import { PrismaPg } from '@prisma/adapter-pg';
 import { ManualClock } from '@relay/clock';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
-import { PrismaClient } from '../src/generated/prisma/client.ts';
+import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
 import { ingestWatchEvent } from '../src/app/ingest-watch-events.ts';
 import { subscribe } from '../src/app/manage-subscriptions.ts';
 import { type WatchDeps } from '../src/app/ports.ts';
+import type pg from 'pg';
+import { databaseClients } from './fixtures/database-clients.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const WATCHERS = 4;
 const EVENTS = 120;
 
 let database: TestDatabase;
-const clients: PrismaClient[] = [];
+const clients: { prisma: PrismaClient; pool: pg.Pool }[] = [];
 
-function client(): PrismaClient {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  clients.push(prisma);
-  return prisma;
+function client(): { prisma: PrismaClient; pool: pg.Pool } {
+  const made = databaseClients(database.url);
+  clients.push(made);
+  return made;
+}
+
+/** Closes a replica's connections under it. */
+async function close({ prisma, pool }: { prisma: PrismaClient; pool: pg.Pool }): Promise<void> {
+  await prisma.$disconnect().catch(() => undefined);
+  if (!pool.ended) await pool.end();
 }
 
 beforeAll(async () => {
@@ -33,15 +40,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(clients.map((prisma) => prisma.$disconnect().catch(() => undefined)));
+  await Promise.all(clients.map(close));
   await database?.drop();
 });
 
 it('delivers every event exactly once and in order per watcher while one of two replicas stops', { timeout: 120_000 }, async () => {
   const clock = new ManualClock(new Date('2026-10-24T10:00:00Z'));
-  const a = { store: new PrismaWatchStore(client()) };
-  const bPrisma = client();
-  const b = { store: new PrismaWatchStore(bPrisma) };
+  const aClients = client();
+  const a = { store: new PrismaWatchStore(aClients.prisma, aClients.pool) };
+  const bClients = client();
+  const b = { store: new PrismaWatchStore(bClients.prisma, bClients.pool) };
   for (let w = 0; w < WATCHERS; w++) {
     const spec = parseSubscribe({
       watcherSessionId: `watcher-${w}`,
@@ -94,7 +102,7 @@ it('delivers every event exactly once and in order per watcher while one of two 
     if (i % 7 === 6) clock.advance(31_000);
     if (i === EVENTS / 2) {
       bRunning = false;
-      await bPrisma.$disconnect();
+      await close(bClients);
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
@@ -106,7 +114,7 @@ it('delivers every event exactly once and in order per watcher while one of two 
   aRunning = false;
   await Promise.all(loops);
 
-  const prisma = clients[0]!;
+  const { prisma } = clients[0]!;
   const rows = await prisma.outboxMessage.findMany({ where: { subject: 'relay.subscription.v1.cmd.deliver_wakeup' } });
   const all: string[] = [];
   for (let w = 0; w < WATCHERS; w++) {
@@ -126,9 +134,10 @@ it('delivers every event exactly once and in order per watcher while one of two 
 
 it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an hour the rest come every 10 minutes', { timeout: 180_000 }, async () => {
   const clock = new ManualClock(new Date('2026-10-24T12:00:00Z'));
-  const a = { store: new PrismaWatchStore(client()) };
-  const bPrisma = client();
-  const b = { store: new PrismaWatchStore(bPrisma) };
+  const aClients = client();
+  const a = { store: new PrismaWatchStore(aClients.prisma, aClients.pool) };
+  const bClients = client();
+  const b = { store: new PrismaWatchStore(bClients.prisma, bClients.pool) };
   const watchers = ['capped-0', 'capped-1'];
   for (const watcher of watchers) {
     const worker = `${watcher}-worker`;
@@ -163,13 +172,13 @@ it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an ho
     await step();
     if (i === Math.floor(PER_WATCHER / 3)) {
       bRunning = false;
-      await bPrisma.$disconnect();
+      await close(bClients);
     }
   }
   // Through the cap slots, two hours, replica A alone.
   for (let n = 0; n < 240; n++) await step();
 
-  const prisma = clients[0]!;
+  const { prisma } = clients[0]!;
   for (const watcher of watchers) {
     const rows = await prisma.watcherEvent.findMany({ where: { watcherSessionId: watcher } });
     expect(rows.every((row) => row.status === 'delivered')).toBe(true);

@@ -1,7 +1,6 @@
 // A wake-up is a trace of its own that links to each event it carries: the events' consumer spans are stored with
 // them (watcher_events.trace_parent), the planner evaluates outside any trace, and the wake-up's span — a root, with
 // one link per event — is what its deliver_wakeup command continues. A look that finds nothing due records nothing.
-import { PrismaPg } from '@prisma/adapter-pg';
 import { ManualClock } from '@relay/clock';
 import { tracer } from '@relay/telemetry';
 import { recordSpans, type SpanRecorder } from '@relay/telemetry/testing';
@@ -9,33 +8,37 @@ import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
-import { PrismaClient } from '../src/generated/prisma/client.ts';
+import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
 import { ingestWatchEvent } from '../src/app/ingest-watch-events.ts';
 import { subscribe } from '../src/app/manage-subscriptions.ts';
+import type pg from 'pg';
+import { databaseClients } from './fixtures/database-clients.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
 let database: TestDatabase;
 let prisma: PrismaClient;
+let pool: pg.Pool;
 let recorder: SpanRecorder;
 
 beforeAll(async () => {
   recorder = recordSpans();
   database = await createTestDatabase({ migrationsDir });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  ({ prisma, pool } = databaseClients(database.url));
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
+  await pool?.end();
   await database?.drop();
   await recorder?.stop();
 });
 
 it('a wake-up carrying three events links to the span each came in with, and its command continues the wake-up', async () => {
   const clock = new ManualClock(new Date('2026-10-24T10:00:00Z'));
-  const store = { store: new PrismaWatchStore(prisma) };
+  const store = { store: new PrismaWatchStore(prisma, pool) };
   const spec = parseSubscribe({
     watcherSessionId: 'watcher',
     sessions: ['worker'],

@@ -8,7 +8,7 @@ import { activeTraceParent } from '@relay/telemetry';
 import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
 import { evaluateWatcher, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { deliveryView, type Subscription } from '../domain/subscriptions/subscription.ts';
-import type { DueWatcher, NewWatcherEvent, PlanningWrites, WatchDeps, WatcherWakeUp, WatchTransaction } from './ports.ts';
+import type { DueWatcher, NewWatcherEvent, PipelineTransaction, PlanningWrites, WatchDeps, WatcherWakeUp } from './ports.ts';
 
 /** What one planning transaction did: watchers evaluated and wake-ups enqueued (to publish after the commit). */
 export type PlanningPass = { evaluated: number; wakeUps: number };
@@ -26,7 +26,7 @@ const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, 
  * their wake-ups. Publish them after it resolves (the outbox is the safety net).
  */
 export async function evaluateDueWatchers(deps: WatchDeps, now: Date, limit: number): Promise<PlanningPass> {
-  return deps.store.transaction(async (tx) => {
+  return deps.store.pipelineTransaction(async (tx) => {
     const due = await tx.lockDueWatchers(now, limit);
     if (due.length === 0) return { evaluated: 0, wakeUps: 0 };
     return { evaluated: due.length, wakeUps: (await evaluateWatchers(deps, tx, due, now)).wakeUps };
@@ -42,7 +42,7 @@ export async function evaluateNextDue(deps: WatchDeps, now: Date): Promise<boole
  * Evaluates the watchers `tx` holds with a fixed number of statements, whatever their number; answers the wake-ups
  * enqueued and when the first of them is due again.
  */
-export async function evaluateWatchers(deps: WatchDeps, tx: WatchTransaction, watchers: readonly DueWatcher[], now: Date): Promise<{ wakeUps: number; nextDueAt: Date | null }> {
+export async function evaluateWatchers(deps: WatchDeps, tx: PipelineTransaction, watchers: readonly DueWatcher[], now: Date): Promise<{ wakeUps: number; nextDueAt: Date | null }> {
   if (watchers.length === 0) return { wakeUps: 0, nextDueAt: null };
   let nextDueAt: Date | null = null;
   const ids = watchers.map((watcher) => watcher.sessionId);
@@ -95,7 +95,7 @@ export async function evaluateWatchers(deps: WatchDeps, tx: WatchTransaction, wa
  * when each watcher needs computing again and how many events were new.
  */
 async function storeComputedEvents(
-  tx: WatchTransaction,
+  tx: PipelineTransaction,
   watchers: readonly DueWatcher[],
   active: ReadonlyMap<string, readonly Subscription[]>,
   now: Date,

@@ -8,7 +8,7 @@ import { afterArchives } from '../domain/subscriptions/remote-events.ts';
 import { takesEvent } from '../domain/subscriptions/subscribe-rules.ts';
 import type { SessionCandidate, WatchInput } from '../domain/subscriptions/watch-event.ts';
 import { evaluateWatchers } from './evaluate-watchers.ts';
-import type { NewWatcherEvent, WatchDeps, WatchTransaction } from './ports.ts';
+import type { NewWatcherEvent, PipelineTransaction, WatchDeps } from './ports.ts';
 
 /** One bus message: its id, what it says, and the traceparent of the span it came in with. */
 export type IngestItem = { messageId: string; input: WatchInput; traceParent: string | null };
@@ -23,7 +23,7 @@ export type IngestedBatch = { ingested: number; wakeUps: number; nextDueAt: Date
  * archive ends subscriptions for the messages after it.
  */
 export async function ingestWatchEvents(deps: WatchDeps, consumer: string, items: readonly IngestItem[], now: Date): Promise<IngestedBatch> {
-  return deps.store.transaction(async (tx) => {
+  return deps.store.pipelineTransaction(async (tx) => {
     const fresh = await tx.processEachOnce(consumer, items.map((item) => item.messageId));
     const taken = items.filter((item) => fresh.delete(item.messageId));
     const stored: NewWatcherEvent[] = [];
@@ -63,7 +63,7 @@ function withTitle(candidate: SessionCandidate, sessionId: string, title: string
 }
 
 /** The events of session messages for the watchers whose active subscriptions here take them, found in one query. */
-async function matchSessionEvents(tx: WatchTransaction, items: readonly IngestItem[]): Promise<NewWatcherEvent[]> {
+async function matchSessionEvents(tx: PipelineTransaction, items: readonly IngestItem[]): Promise<NewWatcherEvent[]> {
   const inputs = items.flatMap((item) => (item.input.type === 'session_events' ? [{ ...item.input, traceParent: item.traceParent }] : []));
   if (inputs.length === 0) return [];
   const { subscriptions, titles } = await tx.subscriptionsWatching([...new Set(inputs.map((input) => input.userId))], [...new Set(inputs.map((input) => input.sessionId))]);
@@ -95,7 +95,7 @@ async function matchSessionEvents(tx: WatchTransaction, items: readonly IngestIt
 }
 
 /** Archive: the session's own subscriptions end, and it leaves every list that names it (a list left empty ends). */
-async function endForArchive(tx: WatchTransaction, sessionId: string, now: Date): Promise<void> {
+async function endForArchive(tx: PipelineTransaction, sessionId: string, now: Date): Promise<void> {
   await tx.endWatcherSubscriptions(sessionId, now, 'watcher_archived');
   for (const subscription of await tx.listsNaming(sessionId)) {
     const left = afterArchives(subscription, [sessionId]);

@@ -55,13 +55,46 @@ export type PlanningWrites = {
 export type WatcherWakeUp = { watcher: DueWatcher; wakeUp: PlannedWakeUp };
 
 /**
+ * The statements of the pipeline's batches — ingesting events, planning watchers — in one transaction of
+ * `WatchStore.pipelineTransaction` (or of `WatchStore.transaction`, which has them too).
+ */
+export interface PipelineTransaction {
+  /** The message ids not processed before by `consumer`, now recorded as processed. */
+  processEachOnce(consumer: string, messageIds: readonly string[]): Promise<Set<string>>;
+  /** Up to `limit` watchers due at `now` that no other transaction holds, locked, the longest due first. */
+  lockDueWatchers(now: Date, limit: number): Promise<DueWatcher[]>;
+  /** The active subscriptions here (not a paired relay's) of these users that take all their sessions or list one of these sessions, and the sessions' titles. */
+  subscriptionsWatching(userIds: readonly string[], sessionIds: readonly string[]): Promise<{ subscriptions: Subscription[]; titles: Map<string, string> }>;
+  /** The active subscriptions whose list names the session. */
+  listsNaming(sessionId: string): Promise<Subscription[]>;
+  subscriptionsById(ids: readonly string[]): Promise<Subscription[]>;
+  /** Ends the subscriptions (those still active) at `at`. */
+  endSubscriptions(ids: readonly string[], at: Date, reason: EndReason): Promise<void>;
+  /** Ends the watcher's active subscriptions at `at`. */
+  endWatcherSubscriptions(watcherSessionId: string, at: Date, reason: EndReason): Promise<void>;
+  setSubscriptionSessions(id: string, sessions: readonly WatchedSession[]): Promise<void>;
+  /** The watchers' events still to plan, oldest first, and (unless `withSubscriptions` is false) their active subscriptions. */
+  readWatched(watcherSessionIds: readonly string[], withSubscriptions: boolean): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[] }>;
+  /**
+   * Stores events (a source event a watcher already has is left alone) and creates their watchers, in one statement;
+   * answers the watchers, locked, for the caller to evaluate in the same transaction (their due time is left as it was).
+   */
+  storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]>;
+  /** Stores events of watchers that exist (held by this transaction); answers how many were new. */
+  insertEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number>;
+  /** Writes what an evaluation at `now` decided. */
+  savePlanning(writes: PlanningWrites, now: Date): Promise<void>;
+  /** The wake-ups' deliver_wakeup commands, into the outbox; `traceParents`: each event's trace, by event row id. */
+  enqueueWakeUps(wakeUps: readonly WatcherWakeUp[], traceParents: ReadonlyMap<string, string | null>): Promise<void>;
+  /** The session-activity rows of these users' sessions and of these sessions. */
+  sessionActivity(where: { userIds: readonly string[]; sessionIds: readonly string[] }): Promise<SessionActivity[]>;
+}
+
+/**
  * Subscriptions, watchers and their events, statement by statement. Used inside `WatchStore.transaction`, every
  * write of a use case commits together; the locking reads hold their rows to the commit.
  */
-export interface WatchTransaction {
-  /** The message ids not processed before by `consumer`, now recorded as processed. */
-  processEachOnce(consumer: string, messageIds: readonly string[]): Promise<Set<string>>;
-
+export interface WatchTransaction extends PipelineTransaction {
   /** The watcher's row exists and is locked. */
   lockWatcher(sessionId: string, userId: string): Promise<void>;
   /** The watcher's state; undefined when it has none. */
@@ -72,8 +105,6 @@ export interface WatchTransaction {
   saveWatcherState(sessionId: string, state: WatcherState, dueAt: Date): Promise<void>;
   /** Makes the watcher due at `at`. */
   makeWatcherDue(sessionId: string, at: Date): Promise<void>;
-  /** Up to `limit` watchers due at `now` that no other transaction holds, locked, the longest due first. */
-  lockDueWatchers(now: Date, limit: number): Promise<DueWatcher[]>;
   /** When the next watcher is due; null when none waits on time. */
   nextDueAt(): Promise<Date | null>;
 
@@ -88,20 +119,10 @@ export interface WatchTransaction {
   activeSubscriptionsOfUser(userId: string): Promise<Subscription[]>;
   /** The ids of the active subscriptions watching the paired relay (of one user, or of all when userId is null). */
   activeRelaySubscriptionIds(relay: string, userId: string | null): Promise<string[]>;
-  /** The active subscriptions here (not a paired relay's) of these users that take all their sessions or list one of these sessions, and the sessions' titles. */
-  subscriptionsWatching(userIds: readonly string[], sessionIds: readonly string[]): Promise<{ subscriptions: Subscription[]; titles: Map<string, string> }>;
-  /** The active subscriptions whose list names the session. */
-  listsNaming(sessionId: string): Promise<Subscription[]>;
   /** The watcher's subscriptions, active or ended at `endedSince` or later, oldest first. */
   listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]>;
-  subscriptionsById(ids: readonly string[]): Promise<Subscription[]>;
   /** The subscription, its row locked; undefined when there is none. */
   lockSubscription(id: string): Promise<Subscription | undefined>;
-  /** Ends the subscriptions (those still active) at `at`. */
-  endSubscriptions(ids: readonly string[], at: Date, reason: EndReason): Promise<void>;
-  /** Ends the watcher's active subscriptions at `at`. */
-  endWatcherSubscriptions(watcherSessionId: string, at: Date, reason: EndReason): Promise<void>;
-  setSubscriptionSessions(id: string, sessions: readonly WatchedSession[]): Promise<void>;
   /** Moves the subscriptions from one watcher to another, with their events not delivered yet the other has not. */
   moveSubscriptions(ids: readonly string[], from: string, to: string): Promise<void>;
   /** A paired relay's subscription's link: whether it is up, and the replayed events taken since it went down. */
@@ -112,32 +133,18 @@ export interface WatchTransaction {
 
   /** The watcher's events held by a digest or quiet hours, and those released that wait for the cap. */
   heldEvents(watcherSessionId: string): Promise<Pick<WatcherEvent, 'status' | 'releaseAt' | 'deliverAt' | 'heldBy'>[]>;
-  /** The watchers' events still to plan, oldest first, and (unless `withSubscriptions` is false) their active subscriptions. */
-  readWatched(watcherSessionIds: readonly string[], withSubscriptions: boolean): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[] }>;
   /** Makes the waiting events of the watcher new again (planned at its next evaluation). */
   releaseWaitingEvents(watcherSessionId: string): Promise<void>;
-  /**
-   * Stores events (a source event a watcher already has is left alone) and creates their watchers, in one statement;
-   * answers the watchers, locked, for the caller to evaluate in the same transaction (their due time is left as it was).
-   */
-  storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]>;
   /** Stores events for watchers that may not exist yet and makes them due at `now`; answers how many events were new. */
   addEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number>;
-  /** Stores events of watchers that exist (held by this transaction); answers how many were new. */
-  insertEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number>;
-  /** Writes what an evaluation at `now` decided. */
-  savePlanning(writes: PlanningWrites, now: Date): Promise<void>;
-  /** The wake-ups' deliver_wakeup commands, into the outbox; `traceParents`: each event's trace, by event row id. */
-  enqueueWakeUps(wakeUps: readonly WatcherWakeUp[], traceParents: ReadonlyMap<string, string | null>): Promise<void>;
-
-  /** The session-activity rows of these users' sessions and of these sessions. */
-  sessionActivity(where: { userIds: readonly string[]; sessionIds: readonly string[] }): Promise<SessionActivity[]>;
 }
 
 /** WatchTransaction's statements on their own, or together in one transaction. */
 export interface WatchStore extends WatchTransaction {
   /** Runs `work` in one transaction: all its writes commit or none. */
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T>;
+  /** Runs `work` in one transaction with the pipeline's statements only, which take less work per statement. */
+  pipelineTransaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T>;
 }
 
 /** What the watching use cases need: the store, and the spec's durations and counts unless a test or benchmark shortens them. */

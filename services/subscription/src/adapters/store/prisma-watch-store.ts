@@ -1,155 +1,26 @@
 /**
  * Subscriptions, watchers and their events in PostgreSQL, statement by statement (the use cases in app/ decide what
- * to read and write). The hot path's statements are batched: a fixed number per batch of events or watchers, rows
- * passed as one jsonb recordset, read with raw queries that skip Prisma's query compiler.
+ * to read and write): the pipeline's statements in plain SQL (sql-watch-statements.ts), run on a `pg` connection in
+ * `pipelineTransaction`; the others, seldom made, through Prisma's client.
  */
-import { SubscriptionCommands } from '@relay/proto/relay/bus-contracts';
-import { enqueueAll, outgoing, processEachOnce, type OutboxEntry } from '@relay/bus';
-import { context } from '@opentelemetry/api';
-import { Attr, inNewTrace, linksTo } from '@relay/telemetry';
-import type { DueWatcher, NewWatcherEvent, PlanningWrites, WatchedEvent, WatcherWakeUp, WatchStore, WatchTransaction } from '../../app/ports.ts';
+import type pg from 'pg';
+import type { PipelineTransaction, WatchStore, WatchTransaction } from '../../app/ports.ts';
 import type { WatcherState } from '../../domain/delivery/index.ts';
-import type { SessionActivity } from '../../domain/session-activity.ts';
 import { EMPTY_WATCHER_STATE, type WatcherEvent } from '../../domain/subscriptions/plan-watcher.ts';
-import type { WatchedSession } from '../../domain/subscriptions/subscribe-rules.ts';
-import type { EndReason, Subscription } from '../../domain/subscriptions/subscription.ts';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
-import { toSessionActivity } from './prisma-session-activity-store.ts';
-import { eventFromJson, eventToJson, stateFromJson, stateToJson } from './watch-codec.ts';
+import type { Subscription } from '../../domain/subscriptions/subscription.ts';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
+import { pgTransaction } from './sql-statement.ts';
+import { SqlWatchStatements, toSubscription } from './sql-watch-statements.ts';
+import { stateFromJson, stateToJson } from './watch-codec.ts';
 
 type Tx = Prisma.TransactionClient;
-type SubscriptionRow = Pick<
-  Awaited<ReturnType<PrismaClient['subscription']['findFirstOrThrow']>>,
-  | 'id' | 'userId' | 'watcherSessionId' | 'relay' | 'scope' | 'sessions' | 'exclude' | 'events' | 'once' | 'match' | 'stalledMinutes'
-  | 'heartbeatMinutes' | 'digestMinutes' | 'quietHours' | 'createdAt' | 'lastDeliveredAt' | 'endedAt' | 'endReason'
->;
-type EventRow = Awaited<ReturnType<PrismaClient['watcherEvent']['findFirstOrThrow']>>;
-
-/** A subscription row's columns as toSubscription reads them (raw queries on the hot path skip Prisma's query compiler). */
-const SUBSCRIPTION_COLUMNS = Prisma.raw(
-  `id, user_id AS "userId", watcher_session_id AS "watcherSessionId", relay, scope, sessions, exclude, events, once, match,
-   stalled_minutes AS "stalledMinutes", heartbeat_minutes AS "heartbeatMinutes", digest_minutes AS "digestMinutes",
-   quiet_hours AS "quietHours", created_at AS "createdAt", last_delivered_at AS "lastDeliveredAt", ended_at AS "endedAt",
-   end_reason AS "endReason"`,
-);
-const EVENT_COLUMNS = Prisma.raw(
-  `id, watcher_session_id AS "watcherSessionId", source_event_id AS "sourceEventId", event, subscription_ids AS "subscriptionIds",
-   status, release_at AS "releaseAt", deliver_at AS "deliverAt", held_by AS "heldBy", cap_digest AS "capDigest",
-   wakeup_id AS "wakeupId", received_at AS "receivedAt", trace_parent AS "traceParent"`,
-);
-
-/** A timestamp(3) as to_jsonb writes it (ISO 8601, no zone; the columns hold UTC). */
-const fromSqlJson = (value: unknown): Date | null => (typeof value === 'string' ? new Date(`${value}Z`) : null);
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
-type DueWatcherRow = { session_id: string; user_id: string; state: unknown; seq: number };
-
-const toDueWatcher = (row: DueWatcherRow): DueWatcher => ({ sessionId: row.session_id, userId: row.user_id, state: stateFromJson(row.state), seq: row.seq });
-
-function toSubscription(row: SubscriptionRow): Subscription {
-  return {
-    id: row.id,
-    userId: row.userId,
-    watcherSessionId: row.watcherSessionId,
-    relay: row.relay,
-    scope: row.scope === 'all' ? 'all' : 'sessions',
-    sessions: row.sessions as Subscription['sessions'],
-    exclude: row.exclude as string[],
-    events: row.events as Subscription['events'],
-    once: row.once,
-    match: row.match,
-    stalledMinutes: row.stalledMinutes,
-    heartbeatMinutes: row.heartbeatMinutes,
-    digestMinutes: row.digestMinutes,
-    quietHours: row.quietHours as Subscription['quietHours'],
-    createdAt: row.createdAt,
-    lastDeliveredAt: row.lastDeliveredAt,
-    endedAt: row.endedAt,
-    endReason: row.endReason,
-  };
-}
-
-function toWatcherEvent(row: EventRow): WatcherEvent {
-  return {
-    id: row.id,
-    sourceEventId: row.sourceEventId,
-    event: eventFromJson(row.event),
-    subscriptionIds: row.subscriptionIds as string[],
-    status: row.status as WatcherEvent['status'],
-    releaseAt: row.releaseAt,
-    deliverAt: row.deliverAt,
-    heldBy: row.heldBy as WatcherEvent['heldBy'],
-    capDigest: row.capDigest,
-    wakeupId: row.wakeupId,
-  };
-}
-
-/**
- * The statement that writes the planned events (a held_by left null keeps the stored one). The event itself is
- * written too: a link_restored line counts the replayed events held when it is planned.
- */
-function updateEventsSql(events: readonly WatcherEvent[]): Prisma.Sql {
-  const rows = events.map((event) => ({
-    id: event.id,
-    event: eventToJson(event.event),
-    status: event.status,
-    release_at: event.releaseAt?.toISOString() ?? null,
-    deliver_at: event.deliverAt?.toISOString() ?? null,
-    held_by: event.heldBy,
-    cap_digest: event.capDigest,
-    wakeup_id: event.wakeupId,
-  }));
-  return Prisma.sql`UPDATE watcher_events AS w
-      SET event = r.event, status = r.status, release_at = r.release_at, deliver_at = r.deliver_at,
-          held_by = COALESCE(r.held_by, w.held_by), cap_digest = r.cap_digest, wakeup_id = r.wakeup_id
-     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-       AS r(id text, event jsonb, status text, release_at timestamp(3), deliver_at timestamp(3), held_by jsonb, cap_digest boolean, wakeup_id text)
-    WHERE w.id = r.id`;
-}
-
-/**
- * The statement that makes the events' watchers due now (`due`), creating their rows: it holds their locks to the
- * commit, taken in id order so that two batches never wait on each other in a circle. Returns the watchers. Without
- * `due` (the caller evaluates them in the same transaction, which sets when they are due) an existing row keeps its
- * due time: its indexed column unchanged, the lock's update and the evaluation's can stay heap-only (HOT), with no
- * index entries to add.
- */
-function upsertWatchersSql(events: readonly NewWatcherEvent[], now: Date, options: { due: boolean }): Prisma.Sql {
-  const watchers = [...new Map(events.map((event) => [event.watcherSessionId, { session_id: event.watcherSessionId, user_id: event.userId }])).values()];
-  const nextEvaluationAt = options.due
-    ? Prisma.sql`LEAST(COALESCE(watchers.next_evaluation_at, EXCLUDED.next_evaluation_at), EXCLUDED.next_evaluation_at)`
-    : Prisma.sql`watchers.next_evaluation_at`;
-  return Prisma.sql`INSERT INTO watchers (session_id, user_id, state, next_evaluation_at)
-      SELECT r.session_id, r.user_id, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb, ${now.toISOString()}::timestamp(3)
-        FROM jsonb_to_recordset(${JSON.stringify(watchers)}::jsonb) AS r(session_id text, user_id text) ORDER BY r.session_id
-      ON CONFLICT (session_id) DO UPDATE SET next_evaluation_at = ${nextEvaluationAt}
-      RETURNING session_id, user_id, state, seq`;
-}
-
-/** The statement that inserts the events new to their watchers (UNIQUE(watcher, source event)). */
-function insertEventsSql(events: readonly NewWatcherEvent[], now: Date): Prisma.Sql {
-  const rows = events.map((item) => ({
-    id: `${item.watcherSessionId}:${item.sourceEventId}`,
-    watcher_session_id: item.watcherSessionId,
-    source_event_id: item.sourceEventId,
-    event: eventToJson(item.event),
-    subscription_ids: item.subscriptionIds,
-    trace_parent: item.traceParent,
-  }));
-  return Prisma.sql`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, received_at, trace_parent)
-      SELECT r.id, r.watcher_session_id, r.source_event_id, r.event, r.subscription_ids, 'new', ${now.toISOString()}::timestamp(3), r.trace_parent
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS r(id text, watcher_session_id text, source_event_id text, event jsonb, subscription_ids jsonb, trace_parent text)
-      ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
-}
-
 /** WatchTransaction on a Prisma client, or on an interactive transaction's. */
-class PrismaWatchStatements implements WatchTransaction {
-  constructor(protected readonly db: Tx) {}
-
-  processEachOnce(consumer: string, messageIds: readonly string[]): Promise<Set<string>> {
-    return processEachOnce(this.db, consumer, messageIds);
+class PrismaWatchStatements extends SqlWatchStatements implements WatchTransaction {
+  constructor(protected readonly db: Tx) {
+    super(db);
   }
 
   async lockWatcher(sessionId: string, userId: string): Promise<void> {
@@ -174,14 +45,6 @@ class PrismaWatchStatements implements WatchTransaction {
 
   async makeWatcherDue(sessionId: string, at: Date): Promise<void> {
     await this.db.watcher.update({ where: { sessionId }, data: { nextEvaluationAt: at } });
-  }
-
-  async lockDueWatchers(now: Date, limit: number): Promise<DueWatcher[]> {
-    const due = await this.db.$queryRaw<DueWatcherRow[]>`
-      SELECT session_id, user_id, state, seq FROM watchers
-       WHERE next_evaluation_at <= ${now.toISOString()}::timestamp(3)
-       ORDER BY next_evaluation_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-    return due.map(toDueWatcher);
   }
 
   async nextDueAt(): Promise<Date | null> {
@@ -218,26 +81,6 @@ class PrismaWatchStatements implements WatchTransaction {
     return rows.map((row) => row.id);
   }
 
-  async subscriptionsWatching(userIds: readonly string[], sessionIds: readonly string[]): Promise<{ subscriptions: Subscription[]; titles: Map<string, string> }> {
-    // Indexed: a subscription to all sessions by its user, a list by the GIN index on `sessions`; the sessions'
-    // titles come in the same statement. One `@> ANY` for the lists, not an OR of one `@>` per session: past a few
-    // sessions the planner priced the ORs above reading every subscription of the user and testing each against every
-    // session (a batch of 50 sessions among 5,000 subscriptions of one user: 220 ms instead of under 1 ms).
-    const lists = sessionIds.map((id) => JSON.stringify([{ id }]));
-    const rows = await this.db.$queryRaw<(SubscriptionRow & { titles: Record<string, string> | null })[]>`
-      SELECT ${SUBSCRIPTION_COLUMNS},
-             (SELECT json_object_agg(session_id, title) FROM session_activity WHERE session_id = ANY(${sessionIds}::text[])) AS titles
-        FROM subscriptions
-       WHERE ended_at IS NULL AND relay = '' AND user_id = ANY(${userIds}::text[])
-         AND (scope = 'all' OR sessions @> ANY(${lists}::jsonb[]))`;
-    return { subscriptions: rows.map(toSubscription), titles: new Map(Object.entries(rows[0]?.titles ?? {})) };
-  }
-
-  async listsNaming(sessionId: string): Promise<Subscription[]> {
-    const rows = await this.db.subscription.findMany({ where: { endedAt: null, scope: 'sessions', sessions: { array_contains: [{ id: sessionId }] } } });
-    return rows.map(toSubscription);
-  }
-
   async listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]> {
     const rows = await this.db.subscription.findMany({
       where: { watcherSessionId, OR: [{ endedAt: null }, { endedAt: { gte: endedSince } }] },
@@ -246,26 +89,10 @@ class PrismaWatchStatements implements WatchTransaction {
     return rows.map(toSubscription);
   }
 
-  async subscriptionsById(ids: readonly string[]): Promise<Subscription[]> {
-    return (await this.db.$queryRaw<SubscriptionRow[]>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE id = ANY(${ids}::text[])`).map(toSubscription);
-  }
-
   async lockSubscription(id: string): Promise<Subscription | undefined> {
     await this.db.$queryRaw`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
     const row = await this.db.subscription.findUnique({ where: { id } });
     return row === null ? undefined : toSubscription(row);
-  }
-
-  async endSubscriptions(ids: readonly string[], at: Date, reason: EndReason): Promise<void> {
-    await this.db.subscription.updateMany({ where: { id: { in: [...ids] }, endedAt: null }, data: { endedAt: at, endReason: reason } });
-  }
-
-  async endWatcherSubscriptions(watcherSessionId: string, at: Date, reason: EndReason): Promise<void> {
-    await this.db.subscription.updateMany({ where: { watcherSessionId, endedAt: null }, data: { endedAt: at, endReason: reason } });
-  }
-
-  async setSubscriptionSessions(id: string, sessions: readonly WatchedSession[]): Promise<void> {
-    await this.db.subscription.update({ where: { id }, data: { sessions: json(sessions) } });
   }
 
   async moveSubscriptions(ids: readonly string[], from: string, to: string): Promise<void> {
@@ -297,120 +124,32 @@ class PrismaWatchStatements implements WatchTransaction {
     return rows.map((event) => ({ ...event, status: event.status as WatcherEvent['status'], heldBy: event.heldBy as WatcherEvent['heldBy'] }));
   }
 
-  async readWatched(ids: readonly string[], withSubscriptions: boolean): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[] }> {
-    const subscriptions = withSubscriptions
-      ? Prisma.sql`SELECT 'subscription' AS kind, 0 AS ord, to_jsonb(s) AS row
-           FROM (SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE watcher_session_id = ANY(${ids}::text[]) AND ended_at IS NULL) s
-         UNION ALL `
-      : Prisma.empty;
-    const rows = await this.db.$queryRaw<{ kind: 'subscription' | 'event'; row: Record<string, unknown> }[]>`${subscriptions}
-      SELECT 'event' AS kind, (row_number() OVER (ORDER BY e."receivedAt", e.id))::int AS ord, to_jsonb(e) AS row
-        FROM (SELECT ${EVENT_COLUMNS} FROM watcher_events WHERE watcher_session_id = ANY(${ids}::text[]) AND status IN ('new', 'held', 'released')) e
-      ORDER BY kind, ord`;
-    const read: { subscriptions: Subscription[]; events: WatchedEvent[] } = { subscriptions: [], events: [] };
-    for (const { kind, row } of rows) {
-      if (kind === 'subscription') {
-        read.subscriptions.push(toSubscription({ ...row, createdAt: fromSqlJson(row.createdAt)!, lastDeliveredAt: fromSqlJson(row.lastDeliveredAt), endedAt: fromSqlJson(row.endedAt) } as SubscriptionRow));
-      } else {
-        const event = { ...row, releaseAt: fromSqlJson(row.releaseAt), deliverAt: fromSqlJson(row.deliverAt), receivedAt: fromSqlJson(row.receivedAt)! } as EventRow;
-        read.events.push({ watcherSessionId: event.watcherSessionId, traceParent: event.traceParent, event: toWatcherEvent(event) });
-      }
-    }
-    return read;
-  }
-
   async releaseWaitingEvents(watcherSessionId: string): Promise<void> {
     await this.db.watcherEvent.updateMany({ where: { watcherSessionId, status: 'waiting' }, data: { status: 'new' } });
   }
 
-  async storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]> {
-    if (events.length === 0) return [];
-    // The events' foreign key to their watchers is checked at the end of the statement, when the watchers exist.
-    const rows = await this.db.$queryRaw<DueWatcherRow[]>`WITH w AS (${upsertWatchersSql(events, now, { due: false })}), e AS (${insertEventsSql(events, now)})
-      SELECT session_id, user_id, state, seq FROM w`;
-    return rows.map(toDueWatcher);
-  }
-
-  async addEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number> {
-    if (events.length === 0) return 0;
-    // The watchers first: the events reference them.
-    await this.db.$queryRaw(upsertWatchersSql(events, now, { due: true }));
-    return this.insertEvents(events, now);
-  }
-
-  async insertEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number> {
-    if (events.length === 0) return 0;
-    return this.db.$executeRaw(insertEventsSql(events, now));
-  }
-
-  async savePlanning(planning: PlanningWrites, now: Date): Promise<void> {
-    const { events: changed, endedIds: ended, deliveredIds: delivered } = planning;
-    const saved = planning.watchers.map((watcher) => ({
-      session_id: watcher.sessionId,
-      state: stateToJson(watcher.state),
-      seq: watcher.seq,
-      next_evaluation_at: watcher.nextEvaluationAt?.toISOString() ?? null,
-    }));
-    // The planned events, the subscriptions a once fired or a wake-up reached, and the watchers, in one statement.
-    const at = now.toISOString();
-    const touched = [...new Set([...ended, ...delivered])];
-    const writes = [
-      ...(changed.length === 0 ? [] : [Prisma.sql`events AS (${updateEventsSql(changed)})`]),
-      ...(touched.length === 0
-        ? []
-        : [
-            Prisma.sql`subscriptions_done AS (UPDATE subscriptions
-                SET ended_at = CASE WHEN id = ANY(${ended}::text[]) AND ended_at IS NULL THEN ${at}::timestamp(3) ELSE ended_at END,
-                    end_reason = CASE WHEN id = ANY(${ended}::text[]) AND ended_at IS NULL THEN ${'once_fired' satisfies EndReason} ELSE end_reason END,
-                    last_delivered_at = CASE WHEN id = ANY(${delivered}::text[]) THEN ${at}::timestamp(3) ELSE last_delivered_at END
-              WHERE id = ANY(${touched}::text[]))`,
-          ]),
-    ];
-    await this.db.$executeRaw`${writes.length === 0 ? Prisma.empty : Prisma.sql`WITH ${Prisma.join(writes, ', ')}`}
-      UPDATE watchers AS w SET state = r.state, seq = r.seq, next_evaluation_at = r.next_evaluation_at
-        FROM jsonb_to_recordset(${JSON.stringify(saved)}::jsonb) AS r(session_id text, state jsonb, seq int, next_evaluation_at timestamp(3))
-       WHERE w.session_id = r.session_id`;
-  }
-
-  /** The planner runs outside any trace; each wake-up starts one, linked to the trace of each event it carries. */
-  async enqueueWakeUps(wakeUps: readonly WatcherWakeUp[], traceParents: ReadonlyMap<string, string | null>): Promise<void> {
-    if (wakeUps.length === 0) return;
-    const entries: OutboxEntry[] = [];
-    for (const { watcher, wakeUp } of wakeUps) {
-      const attributes = { [Attr.SESSION_ID]: watcher.sessionId, [Attr.USER_ID]: watcher.userId, [Attr.WAKEUP_ID]: wakeUp.wakeupId, [Attr.WAKEUP_EVENTS]: wakeUp.sourceEventIds.length };
-      const links = linksTo(wakeUp.eventIds.map((id) => traceParents.get(id)));
-      // The span covers the wake-up's making; the command continues it.
-      await inNewTrace('subscription', 'wake-up', { attributes, links }, async () => {
-        const command = {
-          wakeupId: wakeUp.wakeupId,
-          watcherSessionId: watcher.sessionId,
-          userId: watcher.userId,
-          seq: String(wakeUp.seq),
-          text: wakeUp.text,
-          sourceEventIds: wakeUp.sourceEventIds,
-        };
-        entries.push(outgoing(SubscriptionCommands.DELIVER_WAKEUP, command, { id: wakeUp.wakeupId, trace: context.active() }));
-      });
-    }
-    await enqueueAll(this.db, entries);
-  }
-
-  async sessionActivity(where: { userIds: readonly string[]; sessionIds: readonly string[] }): Promise<SessionActivity[]> {
-    const rows = await this.db.sessionActivity.findMany({ where: { OR: [{ userId: { in: [...where.userIds] } }, { sessionId: { in: [...where.sessionIds] } }] } });
-    return rows.map(toSessionActivity);
-  }
 }
 
-/** Subscriptions, watchers and their events in PostgreSQL; `transaction` runs a use case's statements in one interactive transaction. */
+/**
+ * Subscriptions, watchers and their events in PostgreSQL; `transaction` runs a use case's statements in one interactive
+ * transaction of Prisma's client, `pipelineTransaction` the pipeline's in one transaction on a connection of `pool`,
+ * the pool Prisma's client uses (its adapter's).
+ */
 export class PrismaWatchStore extends PrismaWatchStatements implements WatchStore {
   readonly #prisma: PrismaClient;
+  readonly #pool: pg.Pool;
 
-  constructor(prisma: PrismaClient) {
+  constructor(prisma: PrismaClient, pool: pg.Pool) {
     super(prisma);
     this.#prisma = prisma;
+    this.#pool = pool;
   }
 
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T> {
     return this.#prisma.$transaction((tx) => work(new PrismaWatchStatements(tx)));
+  }
+
+  pipelineTransaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T> {
+    return pgTransaction(this.#pool, (sql) => work(new SqlWatchStatements(sql)));
   }
 }
