@@ -12,6 +12,7 @@ import { DEFAULT_DELIVERY_TIMINGS } from '../../services/subscription/src/domain
 import { Planner } from '../../services/subscription/src/app/planner.ts';
 import { PrismaClient } from '../../services/subscription/src/generated/prisma/client.ts';
 import { PrismaWatchStore } from '../../services/subscription/src/adapters/store/prisma-watch-store.ts';
+import { pgTransactionalSql } from '../../services/subscription/src/adapters/store/sql-statement.ts';
 
 const env = (name: string) => process.env[name] ?? '';
 const logger = createLogger({ name: 'bench-replica', level: 'warn' });
@@ -23,7 +24,7 @@ const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), pas
 // No cap by an empty window rather than an endless count: the watcher keeps its last 20 wake-ups as in the service, so
 // its state row stays the size it has there.
 const watch = { store: new PrismaWatchStore(prisma, pool), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWindowMs: 0 } };
-const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
+const outbox = new OutboxRelay({ db: pgTransactionalSql(pool), bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
 outbox.start();
 const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
 planner.start();

@@ -20,6 +20,7 @@ import { subscriptionGrpc } from './adapters/grpc/subscription-grpc.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { PgSessionActivityStore } from './adapters/store/pg-session-activity-store.ts';
 import { PrismaWatchStore } from './adapters/store/prisma-watch-store.ts';
+import { pgTransactionalSql } from './adapters/store/sql-statement.ts';
 import { registerSubscriptionMetrics } from './adapters/telemetry/subscription-metrics.ts';
 
 const logger = createLogger({ name: 'subscription' });
@@ -45,8 +46,9 @@ const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'subscription', logger });
   await ensureStream(bus, { ...BusStreams.SUBSCRIPTION_COMMANDS, ...streamSettings(config) });
-  // Wake-ups are published right after the planner's commit; the poll only picks up what a crash left behind.
-  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
+  // Wake-ups are published right after the planner's commit; the poll only picks up what a crash left behind. Its
+  // rounds run in plain SQL on the pool, as the pipeline's batches do (docs/adr/0025).
+  const outbox = new OutboxRelay({ db: pgTransactionalSql(pool), bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
 
   const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'subscription' });

@@ -3,7 +3,7 @@
  * client uses (docs/adr/0025): the pipeline's batches skip Prisma's client, whose query handling cost a replica about
  * as much CPU as the `pg` driver under it.
  */
-import type { Sql } from '@relay/bus';
+import type { Sql, TransactionalSql } from '@relay/bus';
 import pg from 'pg';
 
 /** A statement with its values: `sql` tagged template; a value that is itself a statement is inlined with its own. */
@@ -57,36 +57,77 @@ const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
     oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** A pg connection as a `Sql`, reading rows as Prisma's client does (timestamps in UTC, json parsed). */
-function pgSql(client: pg.PoolClient): Sql {
+/** A pg connection (or the pool) as a `Sql`, reading rows as Prisma's client does (timestamps in UTC, json parsed). */
+function pgSql(db: pg.PoolClient | pg.Pool, open: () => void = () => undefined): Sql {
   return {
     async $queryRawUnsafe<T>(text: string, ...values: unknown[]) {
-      return (await client.query({ text, values, types: UTC_TIMESTAMPS })).rows as T;
+      open();
+      return (await db.query({ text, values, types: UTC_TIMESTAMPS })).rows as T;
     },
     async $executeRawUnsafe(text: string, ...values: unknown[]) {
-      return (await client.query({ text, values, types: UTC_TIMESTAMPS })).rowCount ?? 0;
+      open();
+      return (await db.query({ text, values, types: UTC_TIMESTAMPS })).rowCount ?? 0;
     },
   };
 }
 
+/** What a transaction may wait for a connection (`maxWait`) and stay open (`timeout`), in ms, as Prisma's `$transaction` takes them. */
+type TransactionLimits = { maxWait?: number; timeout?: number };
+
+/** A connection of the pool, or an error after `maxWaitMs` (a connection that comes later goes back to the pool). */
+async function connection(pool: pg.Pool, maxWaitMs: number | undefined): Promise<pg.PoolClient> {
+  const connecting = pool.connect();
+  if (maxWaitMs === undefined) return connecting;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      connecting.then((client) => client.release(), () => undefined);
+      reject(new Error(`no database connection within ${maxWaitMs} ms`));
+    }, maxWaitMs);
+  });
+  try {
+    return await Promise.race([connecting, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * Runs `work` in one transaction on a connection of `pool`: all its statements commit or none. A connection whose
- * rollback failed is closed rather than returned to the pool.
+ * Runs `work` in one transaction on a connection of `pool`: all its statements commit or none. Past `timeout` the
+ * transaction is rolled back at once (its locks released) and its later statements fail, as with Prisma's
+ * `$transaction`. A connection whose rollback failed is closed rather than returned to the pool.
  */
-export async function pgTransaction<T>(pool: pg.Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+export async function pgTransaction<T>(pool: pg.Pool, work: (sql: Sql) => Promise<T>, limits: TransactionLimits = {}): Promise<T> {
+  const client = await connection(pool, limits.maxWait);
   let broken: Error | undefined;
+  let rolledBack: Promise<void> | undefined;
+  const rollback = () =>
+    (rolledBack ??= client.query('ROLLBACK').then(
+      () => undefined,
+      (error: unknown) => {
+        broken = error instanceof Error ? error : new Error(String(error));
+      },
+    ));
+  const timer = limits.timeout === undefined ? undefined : setTimeout(() => void rollback(), limits.timeout);
+  const open = () => {
+    if (rolledBack !== undefined) throw new Error(`transaction rolled back: open longer than ${limits.timeout} ms`);
+  };
   try {
     await client.query('BEGIN');
-    const result = await work(pgSql(client));
+    const result = await work(pgSql(client, open));
+    open();
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch((rollback: unknown) => {
-      broken = rollback instanceof Error ? rollback : new Error(String(rollback));
-    });
+    await rollback();
     throw error;
   } finally {
+    clearTimeout(timer);
     client.release(broken);
   }
+}
+
+/** The pool as a `TransactionalSql` (an outbox relay's): its statements and transactions in plain SQL, not through Prisma's client. */
+export function pgTransactionalSql(pool: pg.Pool): TransactionalSql {
+  return { ...pgSql(pool), $transaction: (work, limits) => pgTransaction(pool, work, limits) };
 }
