@@ -105,4 +105,29 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
     ['everything:1', ['e1', 'e3']],
     ['listing:1', ['e1']],
   ]);
+
+  // A source event a watcher already has, in a message of its own (e1, delivered), is left alone; one that comes twice
+  // in a batch (e5) is stored once.
+  const later = clock.now();
+  const again = await ingestWatchEvents(store, 'test', [
+    { messageId: 'm4', input: turnEnd('s1', 'e1', later), traceParent: null },
+    { messageId: 'm5', input: turnEnd('s1', 'e5', later), traceParent: null },
+    { messageId: 'm6', input: turnEnd('s1', 'e5', later), traceParent: null },
+  ], later);
+  expect(again.ingested).toBe(3);
+  const stored = await prisma.watcherEvent.findMany({ orderBy: [{ watcherSessionId: 'asc' }, { sourceEventId: 'asc' }] });
+  expect(stored.map((row) => [row.watcherSessionId, row.sourceEventId, row.status])).toEqual([
+    ['everything', 'e1', 'delivered'],
+    ['everything', 'e3', 'delivered'],
+    ['everything', 'e5', 'released'],
+    ['listing', 'e1', 'delivered'],
+    ['listing', 'e5', 'released'],
+  ]);
+  clock.advance(31_000);
+  while (await evaluateNextDue(store, clock.now()));
+  const next = await prisma.outboxMessage.findMany({ where: { subject: 'relay.subscription.v1.cmd.deliver_wakeup', id: { endsWith: ':2' } }, orderBy: { id: 'asc' } });
+  expect(next.map((row) => [row.id, (row.payload as { sourceEventIds: string[] }).sourceEventIds])).toEqual([
+    ['everything:2', ['e5']],
+    ['listing:2', ['e5']],
+  ]);
 });

@@ -6,9 +6,9 @@
  */
 import { activeTraceParent } from '@relay/telemetry';
 import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
-import { evaluateWatcher, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
+import { evaluateWatcher, watcherEventId, type WatcherEvent } from '../domain/subscriptions/plan-watcher.ts';
 import { deliveryView, type Subscription } from '../domain/subscriptions/subscription.ts';
-import type { DueWatcher, NewWatcherEvent, PipelineTransaction, PlanningWrites, WatchDeps, WatcherWakeUp } from './ports.ts';
+import type { DueWatcher, NewWatcherEvent, PipelineTransaction, PlanningWrites, WatchDeps, WatchedEvent, WatcherWakeUp } from './ports.ts';
 
 /** What one planning transaction did: watchers evaluated and wake-ups enqueued (to publish after the commit). */
 export type PlanningPass = { evaluated: number; wakeUps: number };
@@ -40,20 +40,35 @@ export async function evaluateNextDue(deps: WatchDeps, now: Date): Promise<boole
 
 /**
  * Evaluates the watchers `tx` holds with a fixed number of statements, whatever their number; answers the wake-ups
- * enqueued and when the first of them is due again.
+ * enqueued and when the first of them is due again. `arriving`: events for them not stored yet, planned with the
+ * stored ones and then written once, as planned (one a watcher already has is left alone).
  */
-export async function evaluateWatchers(deps: WatchDeps, tx: PipelineTransaction, watchers: readonly DueWatcher[], now: Date): Promise<{ wakeUps: number; nextDueAt: Date | null }> {
+export async function evaluateWatchers(
+  deps: WatchDeps,
+  tx: PipelineTransaction,
+  watchers: readonly DueWatcher[],
+  now: Date,
+  arriving: readonly NewWatcherEvent[] = [],
+): Promise<{ wakeUps: number; nextDueAt: Date | null }> {
   if (watchers.length === 0) return { wakeUps: 0, nextDueAt: null };
   let nextDueAt: Date | null = null;
   const ids = watchers.map((watcher) => watcher.sessionId);
-  // Their active subscriptions serve both the computed events and planning, read with their events in one statement;
-  // the events are read again only when computed ones were stored meanwhile. An event of a subscription that ended
-  // since (a held event of an unsubscribed subscription) needs one more read.
-  const read = await tx.readWatched(ids, true);
+  // Their active subscriptions serve both the computed events and planning, read with their events (and which of the
+  // arriving ones they have) in one statement; the events are read again only when computed ones were stored
+  // meanwhile. An event of a subscription that ended since (a held event of an unsubscribed subscription) needs one
+  // more read.
+  const read = await tx.readWatched(ids, true, arriving.map((item) => watcherEventId(item.watcherSessionId, item.sourceEventId)));
+  const arrivedById = new Map<string, WatchedEvent>();
+  for (const item of arriving) {
+    const id = watcherEventId(item.watcherSessionId, item.sourceEventId);
+    if (read.stored.has(id) || arrivedById.has(id)) continue;
+    arrivedById.set(id, { watcherSessionId: item.watcherSessionId, traceParent: item.traceParent, event: arrivedEvent(id, item) });
+  }
+  const arrived = [...arrivedById.values()];
   const activeRows = read.subscriptions;
   const active = groupBy(activeRows, (subscription) => subscription.watcherSessionId);
   const computed = await storeComputedEvents(tx, watchers, active, now);
-  const eventRows = computed.stored > 0 ? (await tx.readWatched(ids, false)).events : read.events;
+  const eventRows = [...(computed.stored > 0 ? (await tx.readWatched(ids, false)).events : read.events), ...arrived];
   const computedNextDue = computed.nextDueAt;
   const events = groupBy(eventRows, (row) => row.watcherSessionId);
   const known = new Set(activeRows.map((subscription) => subscription.id));
@@ -85,8 +100,23 @@ export async function evaluateWatchers(deps: WatchDeps, tx: PipelineTransaction,
     saved.push({ sessionId: watcher.sessionId, state: result.state, seq: result.seq, nextEvaluationAt: next });
   }
   await tx.enqueueWakeUps(wakeUps, new Map(eventRows.map((row) => [row.event.id, row.traceParent])));
-  await tx.savePlanning({ events: changed, endedIds: ended, deliveredIds: delivered, watchers: saved }, now);
+  const planned = new Map(changed.map((event) => [event.id, event]));
+  await tx.savePlanning(
+    {
+      events: changed.filter((event) => !arrivedById.has(event.id)),
+      arrived: arrived.map((row) => ({ ...row, event: planned.get(row.event.id) ?? row.event })),
+      endedIds: ended,
+      deliveredIds: delivered,
+      watchers: saved,
+    },
+    now,
+  );
   return { wakeUps: wakeUps.length, nextDueAt };
+}
+
+/** An arriving event as a new row, before planning. */
+function arrivedEvent(id: string, item: NewWatcherEvent): WatcherEvent {
+  return { id, sourceEventId: item.sourceEventId, event: item.event, subscriptionIds: item.subscriptionIds, status: 'new', releaseAt: null, deliverAt: null, heldBy: null, capDigest: false, wakeupId: null };
 }
 
 /**

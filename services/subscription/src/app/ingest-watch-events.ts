@@ -1,6 +1,6 @@
 /**
  * What this relay's session and question events do to subscriptions: each event is stored once for every watcher
- * whose subscriptions take it, and those watchers are evaluated at once; an archive ends subscriptions.
+ * whose subscriptions take it, as those watchers' evaluation at once planned it; an archive ends subscriptions.
  */
 import { activeTraceParent } from '@relay/telemetry';
 import type { RelayEvent } from '../domain/delivery/index.ts';
@@ -26,11 +26,11 @@ export async function ingestWatchEvents(deps: WatchDeps, consumer: string, items
   return deps.store.pipelineTransaction(async (tx) => {
     const fresh = await tx.processEachOnce(consumer, items.map((item) => item.messageId));
     const taken = items.filter((item) => fresh.delete(item.messageId));
-    const stored: NewWatcherEvent[] = [];
+    const arriving: NewWatcherEvent[] = [];
     let matching: IngestItem[] = [];
     // Consecutive session events are matched together; an archive changes what the messages after it match.
     const matchPending = async () => {
-      stored.push(...(await matchSessionEvents(tx, matching)));
+      arriving.push(...(await matchSessionEvents(tx, matching)));
       matching = [];
     };
     for (const item of taken) {
@@ -42,12 +42,13 @@ export async function ingestWatchEvents(deps: WatchDeps, consumer: string, items
         await endForArchive(tx, input.sessionId, now);
       } else {
         const event = { sourceEventId: input.sourceEventId, event: input.event, subscriptionIds: [] };
-        stored.push(...input.watcherSessionIds.map((watcherSessionId) => ({ ...event, watcherSessionId, userId: input.userId, traceParent: item.traceParent })));
+        arriving.push(...input.watcherSessionIds.map((watcherSessionId) => ({ ...event, watcherSessionId, userId: input.userId, traceParent: item.traceParent })));
       }
     }
     await matchPending();
-    const watchers = await tx.storeEvents(stored, now);
-    const evaluated = await evaluateWatchers(deps, tx, watchers, now);
+    // The events are written once, as planned, by the evaluation.
+    const watchers = await tx.lockWatchersOf(arriving, now);
+    const evaluated = await evaluateWatchers(deps, tx, watchers, now, arriving);
     return { ingested: taken.length, ...evaluated };
   });
 }

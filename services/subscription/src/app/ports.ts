@@ -41,9 +41,13 @@ export type NewWatcherEvent = {
 /** A stored event still to plan, with the trace it came in with. */
 export type WatchedEvent = { watcherSessionId: string; traceParent: string | null; event: WatcherEvent };
 
-/** What one evaluation of watchers writes: the events it planned, the subscriptions it ended or delivered, the watchers. */
+/**
+ * What one evaluation of watchers writes: the stored events it planned, the events that arrived with it (written once,
+ * as planned), the subscriptions it ended or delivered, the watchers.
+ */
 export type PlanningWrites = {
   events: readonly WatcherEvent[];
+  arrived: readonly WatchedEvent[];
   /** Once subscriptions that fired (ended `once_fired` unless already ended). */
   endedIds: readonly string[];
   /** Subscriptions a wake-up reached (their digest restarts now). */
@@ -73,13 +77,20 @@ export interface PipelineTransaction {
   /** Ends the watcher's active subscriptions at `at`. */
   endWatcherSubscriptions(watcherSessionId: string, at: Date, reason: EndReason): Promise<void>;
   setSubscriptionSessions(id: string, sessions: readonly WatchedSession[]): Promise<void>;
-  /** The watchers' events still to plan, oldest first, and (unless `withSubscriptions` is false) their active subscriptions. */
-  readWatched(watcherSessionIds: readonly string[], withSubscriptions: boolean): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[] }>;
   /**
-   * Stores events (a source event a watcher already has is left alone) and creates their watchers, in one statement;
-   * answers the watchers, locked, for the caller to evaluate in the same transaction (their due time is left as it was).
+   * The watchers' events still to plan, oldest first, (unless `withSubscriptions` is false) their active subscriptions,
+   * and which of the event rows `storedOf` names are stored already, whatever their status.
    */
-  storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]>;
+  readWatched(
+    watcherSessionIds: readonly string[],
+    withSubscriptions: boolean,
+    storedOf?: readonly string[],
+  ): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[]; stored: Set<string> }>;
+  /**
+   * Creates the events' watchers where missing and locks them, in one statement; answers them for the caller to
+   * evaluate in the same transaction (their due time is left as it was).
+   */
+  lockWatchersOf(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]>;
   /** Stores events of watchers that exist (held by this transaction); answers how many were new. */
   insertEvents(events: readonly NewWatcherEvent[], now: Date): Promise<number>;
   /** Writes what an evaluation at `now` decided. */

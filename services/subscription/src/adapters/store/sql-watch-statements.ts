@@ -9,7 +9,7 @@ import { context } from '@opentelemetry/api';
 import { Attr, inNewTrace, linksTo } from '@relay/telemetry';
 import type { DueWatcher, NewWatcherEvent, PipelineTransaction, PlanningWrites, WatchedEvent, WatcherWakeUp } from '../../app/ports.ts';
 import type { SessionActivity, SessionState } from '../../domain/session-activity.ts';
-import { EMPTY_WATCHER_STATE, type WatcherEvent } from '../../domain/subscriptions/plan-watcher.ts';
+import { EMPTY_WATCHER_STATE, watcherEventId, type WatcherEvent } from '../../domain/subscriptions/plan-watcher.ts';
 import type { WatchedSession } from '../../domain/subscriptions/subscribe-rules.ts';
 import type { EndReason, Subscription } from '../../domain/subscriptions/subscription.ts';
 import { join, raw, sql, SqlRunner, type Statement } from './sql-statement.ts';
@@ -167,7 +167,7 @@ function upsertWatchersSql(events: readonly NewWatcherEvent[], now: Date, option
 /** The statement that inserts the events new to their watchers (UNIQUE(watcher, source event)). */
 function insertEventsSql(events: readonly NewWatcherEvent[], now: Date): Statement {
   const rows = events.map((item) => ({
-    id: `${item.watcherSessionId}:${item.sourceEventId}`,
+    id: watcherEventId(item.watcherSessionId, item.sourceEventId),
     watcher_session_id: item.watcherSessionId,
     source_event_id: item.sourceEventId,
     event: eventToJson(item.event),
@@ -179,6 +179,34 @@ function insertEventsSql(events: readonly NewWatcherEvent[], now: Date): Stateme
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           AS r(id text, watcher_session_id text, source_event_id text, event jsonb, subscription_ids jsonb, trace_parent text)
       ON CONFLICT (watcher_session_id, source_event_id) DO NOTHING`;
+}
+
+/**
+ * The statement that inserts events as planned (they arrived with their watchers' evaluation). Each watcher is locked
+ * and every insert of its events takes that lock first, so none of these is stored meanwhile: a conflict fails the
+ * transaction rather than being skipped.
+ */
+function insertPlannedEventsSql(events: readonly WatchedEvent[], now: Date): Statement {
+  const rows = events.map(({ watcherSessionId, traceParent, event }) => ({
+    id: event.id,
+    watcher_session_id: watcherSessionId,
+    source_event_id: event.sourceEventId,
+    event: eventToJson(event.event),
+    subscription_ids: event.subscriptionIds,
+    status: event.status,
+    release_at: event.releaseAt?.toISOString() ?? null,
+    deliver_at: event.deliverAt?.toISOString() ?? null,
+    held_by: event.heldBy,
+    cap_digest: event.capDigest,
+    wakeup_id: event.wakeupId,
+    trace_parent: traceParent,
+  }));
+  return sql`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, release_at, deliver_at, held_by, cap_digest, wakeup_id, received_at, trace_parent)
+      SELECT r.id, r.watcher_session_id, r.source_event_id, r.event, r.subscription_ids, r.status, r.release_at, r.deliver_at, r.held_by, r.cap_digest, r.wakeup_id,
+             ${now.toISOString()}::timestamp(3), r.trace_parent
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r(id text, watcher_session_id text, source_event_id text, event jsonb, subscription_ids jsonb, status text, release_at timestamp(3),
+               deliver_at timestamp(3), held_by jsonb, cap_digest boolean, wakeup_id text, trace_parent text)`;
 }
 
 /** PipelineTransaction on a `Sql`: a `pg` connection in a transaction, or Prisma's client or transaction. */
@@ -241,20 +269,28 @@ export class SqlWatchStatements implements PipelineTransaction {
     await this.run.execute(sql`UPDATE subscriptions SET sessions = ${JSON.stringify(sessions)}::jsonb WHERE id = ${id}`);
   }
 
-  async readWatched(ids: readonly string[], withSubscriptions: boolean): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[] }> {
+  async readWatched(
+    ids: readonly string[],
+    withSubscriptions: boolean,
+    storedOf: readonly string[] = [],
+  ): Promise<{ subscriptions: Subscription[]; events: WatchedEvent[]; stored: Set<string> }> {
     const subscriptions = withSubscriptions
       ? sql`SELECT 'subscription' AS kind, 0 AS ord, to_jsonb(s) AS row
            FROM (SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE watcher_session_id = ANY(${ids}::text[]) AND ended_at IS NULL) s
          UNION ALL `
       : raw('');
-    const rows = await this.run.rows<{ kind: 'subscription' | 'event'; row: Record<string, unknown> }>(sql`${subscriptions}
+    const stored = storedOf.length > 0 ? sql`UNION ALL SELECT 'stored' AS kind, 0 AS ord, to_jsonb(id) AS row FROM watcher_events WHERE id = ANY(${storedOf}::text[])` : raw('');
+    const rows = await this.run.rows<{ kind: 'subscription' | 'event' | 'stored'; row: Record<string, unknown> }>(sql`${subscriptions}
       SELECT 'event' AS kind, (row_number() OVER (ORDER BY e."receivedAt", e.id))::int AS ord, to_jsonb(e) AS row
         FROM (SELECT ${EVENT_COLUMNS} FROM watcher_events WHERE watcher_session_id = ANY(${ids}::text[]) AND status IN ('new', 'held', 'released')) e
+      ${stored}
       ORDER BY kind, ord`);
-    const read: { subscriptions: Subscription[]; events: WatchedEvent[] } = { subscriptions: [], events: [] };
+    const read: { subscriptions: Subscription[]; events: WatchedEvent[]; stored: Set<string> } = { subscriptions: [], events: [], stored: new Set() };
     for (const { kind, row } of rows) {
       if (kind === 'subscription') {
         read.subscriptions.push(toSubscription({ ...row, createdAt: fromSqlJson(row.createdAt)!, lastDeliveredAt: fromSqlJson(row.lastDeliveredAt), endedAt: fromSqlJson(row.endedAt) } as SubscriptionRow));
+      } else if (kind === 'stored') {
+        read.stored.add(row as unknown as string);
       } else {
         const event = { ...row, releaseAt: fromSqlJson(row.releaseAt), deliverAt: fromSqlJson(row.deliverAt), receivedAt: fromSqlJson(row.receivedAt)! } as EventRow;
         read.events.push({ watcherSessionId: event.watcherSessionId, traceParent: event.traceParent, event: toWatcherEvent(event) });
@@ -263,12 +299,9 @@ export class SqlWatchStatements implements PipelineTransaction {
     return read;
   }
 
-  async storeEvents(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]> {
+  async lockWatchersOf(events: readonly NewWatcherEvent[], now: Date): Promise<DueWatcher[]> {
     if (events.length === 0) return [];
-    // The events' foreign key to their watchers is checked at the end of the statement, when the watchers exist.
-    const rows = await this.run.rows<DueWatcherRow>(sql`WITH w AS (${upsertWatchersSql(events, now, { due: false })}), e AS (${insertEventsSql(events, now)})
-      SELECT session_id, user_id, state, seq FROM w`);
-    return rows.map(toDueWatcher);
+    return (await this.run.rows<DueWatcherRow>(upsertWatchersSql(events, now, { due: false }))).map(toDueWatcher);
   }
 
   /** WatchTransaction.addEvents (a paired relay's events), beside the statements it shares. */
@@ -292,11 +325,13 @@ export class SqlWatchStatements implements PipelineTransaction {
       seq: watcher.seq,
       next_evaluation_at: watcher.nextEvaluationAt?.toISOString() ?? null,
     }));
-    // The planned events, the subscriptions a once fired or a wake-up reached, and the watchers, in one statement.
+    // The planned events (those that arrived with the evaluation written once, as planned), the subscriptions a once
+    // fired or a wake-up reached, and the watchers, in one statement.
     const at = now.toISOString();
     const touched = [...new Set([...ended, ...delivered])];
     const writes = [
       ...(changed.length === 0 ? [] : [sql`events AS (${updateEventsSql(changed)})`]),
+      ...(planning.arrived.length === 0 ? [] : [sql`arrived AS (${insertPlannedEventsSql(planning.arrived, now)})`]),
       ...(touched.length === 0
         ? []
         : [

@@ -51,6 +51,11 @@ export type WatcherEvaluation = {
   nextEvaluationAt: Date | null;
 };
 
+/** The id of the watcher's row of a source event: one row per watcher and source event. */
+export function watcherEventId(watcherSessionId: string, sourceEventId: string): string {
+  return `${watcherSessionId}:${sourceEventId}`;
+}
+
 /** The deterministic id of a watcher's `seq`-th wake-up, also its Nats-Msg-Id. */
 export function wakeupIdOf(watcherSessionId: string, seq: number): string {
   return `${watcherSessionId}:${seq}`;
