@@ -5,7 +5,7 @@ const TIMESTAMP_OID = 1114;
 /**
  * TIMESTAMP(3) columns hold UTC (Prisma writes them so); `pg` alone would read them in the process's time zone.
  */
-const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
+export const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) =>
     oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };

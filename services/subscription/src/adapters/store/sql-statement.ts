@@ -4,7 +4,8 @@
  * as much CPU as the `pg` driver under it.
  */
 import type { Sql, TransactionalSql } from '@relay/bus';
-import pg from 'pg';
+import { UTC_TIMESTAMPS } from '@relay/db/prepared-read';
+import type pg from 'pg';
 
 /** A statement with its values: `sql` tagged template; a value that is itself a statement is inlined with its own. */
 export class Statement {
@@ -49,13 +50,6 @@ export class SqlRunner {
     return this.sql.$executeRawUnsafe(render(statement, values), ...values);
   }
 }
-
-/** TIMESTAMP(3) columns hold UTC (Prisma writes them so); pg alone would read them in the process's time zone. */
-const TIMESTAMP_OID = 1114;
-const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
-};
 
 /** A pg connection (or the pool) as a `Sql`, reading rows as Prisma's client does (timestamps in UTC, json parsed). */
 function pgSql(db: pg.PoolClient | pg.Pool, open: () => void = () => undefined): Sql {
