@@ -15,6 +15,14 @@ const STATIC = ['test/k8s/**/*.test.ts', 'test/architecture/**/*.test.ts'];
  * shared one: seven relays would pass PostgreSQL's default limit of 100.
  */
 const FOUR_RELAYS = ['test/e2e/paired-relays.test.ts'];
+const INTEGRATION = ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'];
+/**
+ * The integration files that install OpenTelemetry's global providers, which take one registration per process: each
+ * runs in a fresh module context. The other integration files share their worker's loaded modules from file to file
+ * (each file still brings its own database, servers and processes), which spares re-importing the services' module
+ * graphs — about half the integration project's CPU.
+ */
+const OWN_GLOBALS = ['packages/bus/test/trace-propagation.int.test.ts', 'packages/telemetry/test/grpc-trace.int.test.ts', 'services/gateway/test/telemetry.int.test.ts'];
 
 export default defineConfig({
   test: {
@@ -30,7 +38,8 @@ export default defineConfig({
     projects: [
       // Pure code: one worker keeps the modules it loaded from file to file (nothing here mocks or patches globals).
       { extends: true, test: { name: 'unit', include: ['{packages,services,cli}/*/{src,test}/**/*.test.ts', 'cli/test/**/*.test.ts'], exclude: ['**/*.int.test.ts', '**/node_modules/**'], isolate: false } },
-      { extends: true, test: { name: 'integration', include: ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'], globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { extends: true, test: { name: 'integration', include: INTEGRATION, exclude: [...OWN_GLOBALS, '**/node_modules/**'], isolate: false, globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { extends: true, test: { name: 'integration (own globals)', include: OWN_GLOBALS, globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
       // Checks of files (manifests, Dockerfiles, imports) that start nothing: they run beside the others.
       { extends: true, test: { name: 'static', include: STATIC, testTimeout: 120_000, hookTimeout: 120_000 } },
       { extends: true, test: { name: 'e2e-four-relays', include: FOUR_RELAYS, globalSetup: [BUILD_SERVICES], testTimeout: 120_000, hookTimeout: 300_000 } },
