@@ -5,12 +5,14 @@
 // wake-up, the answer to its ask, a schedule firing) is written into its conversation, announced on its open GET
 // stream and in the `pending` note of its results, and read with read_session or wait on itself.
 //
-// The relay clock runs 10x and the Longest wait is 120 s, so a card wait runs out in 12 s of real time.
+// The relay clock runs 10x and the Longest wait is 120 s; what waits on it (a card wait running out, the 30-second
+// window before a wake-up goes, a schedule's minute) is skipped with jumps of the relay's clock (time-skipping).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { RelayUser } from '../harness/relay-user.ts';
+import { skipCoalescingWindow } from '../harness/coalescing.ts';
 import { until } from '../harness/until.ts';
 
 let relay: Relay;
@@ -112,11 +114,16 @@ describe('a call that needs a card is the running turn of the external session',
   it('a wait that runs out leaves the card; the same call made again picks up its decision, with no second card', async () => {
     const args = { action: 'subscribe', sessions: [worker], events: ['turn_end'] };
     const before = (await cardsOfMine()).length;
-    const timedOut = await call(args, []);
+    const waiting = call(args, []);
+    // The card is up, so its wait runs: skip past the Longest wait instead of waiting 12 s for it.
+    const raised = await user.pendingCard(me.id);
+    await relay.jumpTo(new Date(relay.now().getTime() + 121_000));
+    const timedOut = await waiting;
     expect(timedOut, JSON.stringify(timedOut)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION', cardStatus: 'pending' });
     expect(timedOut.error).toContain('make the same call again');
     const card = await user.pendingCard(me.id);
     expect(card.id).toBe(timedOut.card);
+    expect(card.id).toBe(raised.id);
 
     expect((await decide(card.id, 'allow')).status).toBe(200);
     const retried = await call(args);
@@ -137,7 +144,9 @@ describe('a call that needs a card is the running turn of the external session',
 
 describe('what would wake a hosted agent reaches the external one', () => {
   it('a wake-up is announced on the GET stream, carried as `pending` on every result, and read with read_session on itself', async () => {
+    const since = relay.now();
     await user.finish(worker, await user.say(worker, 'reply second round'));
+    await skipCoalescingWindow(relay, me.id, since);
     const announced = (await until('a notification on the GET stream', () => heard.find((data: any) => data?.pending?.count >= 1))) as any;
     expect(announced.pending.first[0]).toContain('turn_end');
 
@@ -171,11 +180,14 @@ describe('what would wake a hosted agent reaches the external one', () => {
   it('a schedule into its own conversation fires into it, every time: each firing waits for the agent to read it', async () => {
     const set = await call({ action: 'schedule', title: 'Check in', text: 'Look at the build.', every_minutes: 1 });
     expect(set, JSON.stringify(set)).toMatchObject({ ok: true, schedule: { everyMinutes: 1 } });
-    // One minute of relay time is 6 s here; a second firing shows the first counted as taken (no pile-up skip).
+    // A second firing shows the first counted as taken (no pile-up skip). The clock jumps to each firing's minute.
+    let nextFireAt: string = set.schedule.nextFireAt;
     for (const round of [1, 2]) {
+      await relay.jumpTo(nextFireAt);
       const waited = await call({ action: 'wait', relay: 'this', session: me.id, wait_seconds: 120 });
       expect(waited, `round ${round}: ${JSON.stringify(waited)}`).toMatchObject({ ok: true, arrived: 1 });
       expect(waited.messages[0]).toMatchObject({ role: 'schedule', text: expect.stringContaining('Look at the build.') });
+      nextFireAt = (await call({ action: 'list_schedules' })).schedules[0].nextFireAt;
     }
     const listed = await call({ action: 'list_schedules' });
     expect(listed.schedules).toEqual([expect.objectContaining({ id: set.schedule_id })]);
@@ -188,7 +200,9 @@ describe('what would wake a hosted agent reaches the external one', () => {
 
   it('wait on its own conversation returns as soon as a message arrives', async () => {
     const waiting = call({ action: 'wait', relay: 'this', session: me.id, wait_seconds: 120 }, []);
+    const since = relay.now();
     await user.finish(worker, await user.say(worker, 'reply third round'));
+    await skipCoalescingWindow(relay, me.id, since);
     const waited = await waiting;
     expect(waited, JSON.stringify(waited)).toMatchObject({ ok: true, arrived: 1 });
     expect(waited.messages[0].text).toContain('third round');
