@@ -10,13 +10,17 @@
 // - sequential: one client, one call at a time, p50 and p99 per action;
 // - 16 clients: 16 MCP clients calling list_sessions (the anchor: echo) at once, calls per second;
 // - 50 clients: the same with 50, calls per second, p50/p99 and the calls that failed (thrown, or ok: false);
-// - CPU per sequential list_sessions call of each service process (from /proc, 10 ms ticks).
+// - CPU per sequential list_sessions call of each service process (from /proc, 10 ms ticks), and the relay's whole
+//   (its services and PostgreSQL backends) as a multiple of the anchor's.
 // After the rounds, the relay alone: PostgreSQL transactions per call of each action in each service's database
 // (pg_stat_database, read from the `postgres` database; a statement outside a transaction is one), over
 // BENCH_COUNT_CALLS sequential calls, each count read after the backends reported theirs (~11 s), less what the relay
 // does meanwhile with no call in flight (measured first: its loops, and the 50 clients' GET /mcp streams).
 // The relay's agents are external sessions (POST /api/v1/sessions {"external": true}), so each call also reads
 // the session's pending note, as every external client's call does.
+//
+// The relay's CPU per call counts its PostgreSQL backends too (`postgres`: those connected to its databases, from /proc,
+// as PostgreSQL runs on this machine): their parsing, planning and running of the statements is the relay's work.
 //
 //   BENCH_ROUNDS            alternating rounds (default 3)
 //   BENCH_CALLS             sequential calls per action per round (default 200)
@@ -162,6 +166,8 @@ interface Side {
   crowd: Call[];
   /** The processes whose CPU is counted, by name. */
   pids: Record<string, number | undefined>;
+  /** The PostgreSQL backends serving the side's databases now (their CPU is counted as `postgres`). */
+  backends?: () => Promise<number[]>;
 }
 
 async function relaySide(relay: Relay): Promise<Side> {
@@ -186,7 +192,37 @@ async function relaySide(relay: Relay): Promise<Side> {
     concurrent: clients.slice(0, CONCURRENT).map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
     crowd: clients.map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
     pids: Object.fromEntries((['gateway', ...STATEFUL] as const).map((name) => [name, relay.services[name].pid])),
+    backends: await relayBackends(relay),
   };
+}
+
+/** The pids of the PostgreSQL backends connected to the relay's databases (PostgreSQL runs on this machine). */
+async function relayBackends(relay: Relay): Promise<() => Promise<number[]>> {
+  const server = new URL(relay.databaseUrls.session);
+  server.pathname = '/postgres';
+  const stats = new pg.Client({ connectionString: server.toString() });
+  await stats.connect();
+  stopping.push(() => stats.end());
+  const names = STATEFUL.map((service) => new URL(relay.databaseUrls[service]).pathname.slice(1));
+  return async () => (await stats.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1)', [names])).rows.map((row) => row.pid);
+}
+
+/** What to close before the process ends. */
+const stopping: (() => Promise<void>)[] = [];
+
+/** CPU ms of `pids`, each read now; a backend that is gone reads as absent. */
+function cpuOf(pids: number[]): Map<number, number> {
+  return new Map(pids.map((pid) => [pid, cpuMs(pid)] as const).filter(([, ms]) => Number.isFinite(ms)));
+}
+
+/**
+ * The CPU the backends spent between two readings: a backend that started in between counts from 0, one that ended
+ * in between is lost (the services' pools keep theirs while calls come one after another).
+ */
+function backendCpuMs(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
 }
 
 async function anchorSide(url: string, pid: number | undefined): Promise<Side> {
@@ -205,10 +241,12 @@ async function measure(side: Side): Promise<Figures> {
   const cpuMsPerCall: Record<string, number> = {};
   for (const [name, call] of Object.entries(side.seq)) {
     const before = Object.fromEntries(Object.entries(side.pids).map(([service, pid]) => [service, cpuMs(pid)]));
+    const backendsBefore = side.backends === undefined ? undefined : cpuOf(await side.backends());
     const latencies = await sequential(call, CALLS);
     seq[name] = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
     if (name === 'list_sessions') {
       for (const [service, pid] of Object.entries(side.pids)) cpuMsPerCall[service] = (cpuMs(pid) - before[service]!) / (CALLS + WARM_UP);
+      if (side.backends !== undefined) cpuMsPerCall.postgres = backendCpuMs(backendsBefore!, cpuOf(await side.backends())) / (CALLS + WARM_UP);
     }
   }
   const concurrentRate = (await concurrent(side.concurrent, CONCURRENT_CALLS)).rate;
@@ -228,9 +266,12 @@ function printRound(round: number, relay: Figures, anchor: Figures): void {
     `  ${CROWD} clients     ${fixed(relay.crowd.rate, 0)} calls/s, p50 ${fixed(relay.crowd.p50)} ms, p99 ${fixed(relay.crowd.p99)} ms, ${relay.crowd.errors} errors (anchor ${fixed(anchor.crowd.rate, 0)} calls/s, p99 ${fixed(anchor.crowd.p99)} ms, ${anchor.crowd.errors} errors)`,
   );
   const cpu = Object.entries({ ...relay.cpuMsPerCall, ...anchor.cpuMsPerCall }).map(([service, ms]) => `${service} ${fixed(ms, 2)}`);
-  lines.push(`  CPU ms per sequential list_sessions call: ${cpu.join(', ')}`);
+  lines.push(`  CPU ms per sequential list_sessions call: ${cpu.join(', ')} (the relay ${fixed(relayCpuMs(relay) / anchor.cpuMsPerCall.anchor!)}× the anchor)`);
   console.log(lines.join('\n'));
 }
+
+/** The relay's CPU per sequential list_sessions call: every service and its PostgreSQL backends. */
+const relayCpuMs = (figures: Figures) => Object.values(figures.cpuMsPerCall).reduce((sum, ms) => sum + ms, 0);
 
 function printSummary(rounds: { relay: Figures; anchor: Figures }[]): void {
   const of = (pick: (f: Figures) => number, target: Target) => median(rounds.map((round) => pick(round[target])));
@@ -256,6 +297,8 @@ function printSummary(rounds: { relay: Figures; anchor: Figures }[]): void {
   lines.push(`relay errors with ${CROWD} clients, all rounds: ${errors}`);
   const services = Object.keys(rounds[0]!.relay.cpuMsPerCall);
   lines.push(`CPU ms per list_sessions call (median): ${services.map((s) => `${s} ${fixed(of((f) => f.cpuMsPerCall[s]!, 'relay'), 2)}`).join(', ')}; anchor ${fixed(of((f) => f.cpuMsPerCall.anchor!, 'anchor'), 2)}`);
+  const multiples = rounds.map((round) => relayCpuMs(round.relay) / round.anchor.cpuMsPerCall.anchor!);
+  lines.push(`the relay's CPU per list_sessions call (every service and postgres) as a multiple of the anchor's, per round: ${multiples.map((m) => `${fixed(m)}×`).join(', ')}; median ${fixed(median(multiples))}×`);
   console.log(lines.join('\n'));
 }
 
@@ -317,6 +360,7 @@ try {
   console.log(`load average at the end: ${loadAverage()}`);
   if (COUNT_CALLS > 0) await transactionsPerCall(relay, sides.relay);
 } finally {
+  await Promise.all(stopping.map((stop) => stop()));
   await relay.stop();
   await anchor.stop();
 }
