@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodeEnv, finishTurn, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { skipCoalescingWindow } from '../harness/coalescing.ts';
 
 let relay: Relay;
 let api: FakeAnthropicApi;
@@ -116,7 +117,8 @@ beforeAll(async () => {
   api = await startFakeAnthropicApi({ answer, onTurnRequest: (body, request) => requests.push({ apiKey: request.headers['x-api-key'] as string | undefined, body }) });
   relay = await startRelay({
     name: 'desk',
-    env: { ...claudeCodeEnv(api, configDir), RELAY_CLAUDE_API_MONTHLY_CAP_USD: '100' },
+    // A virtual clock at the real rate, so the steer test can skip the 30-second window (relay.jumpTo).
+    env: { ...claudeCodeEnv(api, configDir), RELAY_CLAUDE_API_MONTHLY_CAP_USD: '100', RELAY_CLOCK: new Date().toISOString() },
   });
 });
 
@@ -219,9 +221,11 @@ describe('the claude-api provider with the real Claude Code', () => {
       expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
       await atHold;
 
-      // The helper's turn ends while the watcher's turn runs: its turn_end goes out after the 30 s window.
+      // The helper's turn ends while the watcher's turn runs: its turn_end goes out after the 30 s window, skipped.
+      const since = relay.now();
       const sent = await relay.api('POST', `/api/v1/sessions/${helper.body.session.id}/messages`, { text: 'reply done' });
       await finishTurn(relay, helper.body.session.id, sent.body.message_id);
+      await skipCoalescingWindow(relay, id, since);
       for (let look = 0; look < 900; look++) {
         const { rows } = await database.query(`SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'session-wakeups'`);
         if (rows[0].n > 0) break;
