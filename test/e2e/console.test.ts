@@ -90,6 +90,8 @@ beforeAll(async () => {
     RELAY_OPENAI_PRICES: JSON.stringify({ 'fake-1': { inputUsdPerMTok: 1, outputUsdPerMTok: 10 } }),
     RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', name: 'Grok', baseUrl: openAi.url, apiKey: 'xai-console-test', models: ['grok-test'] }]),
     RELAY_USAGE_ALLOWANCES: JSON.stringify({ openai: { monthlyTokens: 500_000, monthlyUsd: 1 } }),
+    // A virtual clock at the real rate: the streaming test skips its script's wait (relay.jumpTo).
+    RELAY_CLOCK: new Date().toISOString(),
   };
   [relay, browser] = await Promise.all([startRelay({ name: 'desk', env }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
   user = new RelayUser(relay, relay.userToken);
@@ -185,6 +187,8 @@ describe('the web console', () => {
     await expect.poll(() => writing.textContent(), { timeout: 15_000 }).toContain('first part');
     expect(await writing.textContent()).not.toContain('second part');
     expect(await shot('streaming')).toEqual([]);
+    // Seen half-written: the script's 8 s wait between the parts is skipped.
+    await relay.jumpTo(new Date(relay.now().getTime() + 8_000));
     await expect.poll(() => page.locator('.message.assistant').last().textContent(), { timeout: 30_000 }).toContain('first part\nsecond part');
     expect(await writing.count()).toBe(0);
   });
