@@ -223,8 +223,8 @@ describe('on a clock the tests move forward', () => {
       await finish(relay, worker.id, sent.body.message_id);
       await heldOne(relay, watcher, result.subscription.id);
 
-      // The night passes in a moment: to ten seconds before 02:30 CEST (00:30Z); the window ends on the clock's own.
-      await relay.jumpTo('2026-10-25T00:29:50Z');
+      // The night passes in a moment: to two seconds before 02:30 CEST (00:30Z); the window ends on the clock's own.
+      await relay.jumpTo('2026-10-25T00:29:58Z');
       const [event] = await eventMessages(relay, watcher, 1);
       expect(event!.text.split('\n')).toEqual([
         HEADER,
@@ -249,8 +249,8 @@ describe('on a clock the tests move forward', () => {
 
       const listed = await heldOne(relay, watcher, result.subscription.id);
       const due = Date.parse(listed.nextDeliveryAt as string);
-      // To three seconds before the release: what is left runs on the clock's own; coming 30 s late would take 30 more.
-      await relay.jumpTo(new Date(due - 3_000));
+      // To two seconds before the release: what is left runs on the clock's own; coming 30 s late would take 30 more.
+      await relay.jumpTo(new Date(due - 2_000));
 
       const [event] = await eventMessages(relay, watcher, 1, 60_000);
       expect(event!.text.split('\n')).toEqual([HEADER, `[relay event] session "Digest worker" (${worker.id.slice(0, 4)}…): turn_end (done) "Built."`]);
