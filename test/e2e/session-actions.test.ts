@@ -169,7 +169,7 @@ describe('long waits over MCP', () => {
     agent = await relay.connectAgent(external.token);
     const progress: number[] = [];
     const result = await agent.callTool(
-      { name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'wait 12\nreply worth the wait', wait_seconds: 120 } },
+      { name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'wait 9\nreply worth the wait', wait_seconds: 120 } },
       undefined,
       { timeout: 7_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p.progress) },
     );
