@@ -47,6 +47,19 @@ async function recordedDueTimes(scheduleId: string): Promise<number[]> {
   }
 }
 
+/**
+ * Jumps the relay's clock to the session's schedule's next firing, once the session has run every firing so far (a
+ * firing whose previous message still waits would skip): the grid, without waiting for it in real time.
+ */
+async function jumpToNextFiring(sessionId: string): Promise<void> {
+  const schedule = await until('the session ran every firing so far', async () => {
+    const [current, read] = await Promise.all([scheduleOf(sessionId), relay.api('GET', `/api/v1/sessions/${sessionId}?last=100`)]);
+    const fired = read.body.messages.filter((m: { role: string }) => m.role === 'schedule').length;
+    return fired === current.firedCount && read.body.session.state === 'idle' ? current : undefined;
+  }, logs);
+  await relay.jumpTo(schedule.nextFireAt);
+}
+
 /** Sets a schedule from a new script session and returns the session and the schedule the tool answered. */
 async function sessionWithSchedule(title: string, schedule: Record<string, unknown>, after: string[] = []): Promise<{ session: string; scheduleId: string }> {
   const started = await startScriptSession(title, [tool({ action: 'schedule', ...schedule }), 'reply {{result.schedule_id}} {{result.summary}}', ...after].join('\n'));
@@ -72,6 +85,8 @@ describe('schedules', () => {
     const at = Date.parse(first.at);
 
     // Two firings on the grid, each queued as a "schedule" message that the script runs ("reply tick").
+    await jumpToNextFiring(session);
+    await jumpToNextFiring(session);
     const onGrid = await until('two firings', async () => {
       const due = await firedDueTimes(session);
       return due.length >= 2 ? due : undefined;
@@ -105,6 +120,7 @@ describe('schedules', () => {
     // once the gateway lists the schedule again.
     await until('the gateway reaches the restarted scheduler', async () => ((await relay.api('GET', `/api/v1/schedules?session=${session}`)).status === 200 ? true : undefined), logs);
 
+    await jumpToNextFiring(session);
     const after = await until('one catch-up firing, then the next grid firing', async () => {
       const due = await firedDueTimes(session);
       return due.length >= stoppedAt.length + 2 ? due : undefined;
