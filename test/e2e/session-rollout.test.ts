@@ -10,11 +10,12 @@ import { finish, scriptSession } from '../harness/script-turns.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { until } from '../harness/until.ts';
 
-const GRACE_SECONDS = 15;
+const GRACE_SECONDS = 6;
 let relay: Relay;
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'rollout', env: { RELAY_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS) } });
+  // A virtual clock at the real rate: the short turn's wait ends when the test skips it (relay.jumpTo).
+  relay = await startRelay({ name: 'rollout', env: { RELAY_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), RELAY_CLOCK: new Date().toISOString() } });
 });
 
 afterAll(async () => {
@@ -33,7 +34,7 @@ const result = async (sessionId: string, messageId: string) =>
 
 describe('SIGTERM to the session service mid-turn', () => {
   it('lets a running turn finish, ends one that would outlast the grace as the relay stopped, and runs a message sent meanwhile on the next replica', async () => {
-    const short = await scriptSession(relay, 'Short', 'reply started\nwait 2\nrelay_tool {"action":"list_sessions","relay":"this"}\nreply finished during the rollout');
+    const short = await scriptSession(relay, 'Short', 'reply started\nwait 15\nrelay_tool {"action":"list_sessions","relay":"this"}\nreply finished during the rollout');
     const long = await scriptSession(relay, 'Long', 'reply working\nwait 600\nreply never');
     await Promise.all([inFlight(short.id, 'started'), inFlight(long.id, 'working')]);
 
@@ -41,6 +42,8 @@ describe('SIGTERM to the session service mid-turn', () => {
     // Sent while the replica drains: still answered (the replica serves until its turns ended), never claimed by it.
     const later = await relay.api('POST', `/api/v1/sessions/${short.id}/messages`, { text: 'reply the next replica ran this' });
     expect(later.status, JSON.stringify(later.body)).toBe(201);
+    // Then the short turn goes on, well within the grace: its wait is skipped (less than a lease, which stays held).
+    await relay.jumpTo(new Date(relay.now().getTime() + 15_000));
     await exited;
 
     // The replica ended both turns itself before it exited (no other replica's lease sweep did it later).
