@@ -23,7 +23,8 @@ let agent: Client;
 const heard: unknown[] = [];
 
 beforeAll(async () => {
-  relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@10x` } });
+  // Progress every half second of real time rather than every 5 s: the first tests wait for one.
+  relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: `${new Date().toISOString()}@10x`, CARD_PROGRESS_INTERVAL_MS: '500' } });
   user = new RelayUser(relay, relay.userToken);
   expect((await user.api('PATCH', '/api/v1/settings', { max_wait_seconds: 120 })).status).toBe(200);
   me = await relay.createExternalSession('My editor');

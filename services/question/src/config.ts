@@ -18,6 +18,8 @@ const schema = z.object({
     .trim()
     .regex(/^[\w.-]+$/, 'must be letters, digits, ".", "-" or "_", for example desk')
     .default(() => hostname()),
+  /** How often (real time) an AwaitCard stream sends progress, so proxies and clients keep the call open. */
+  CARD_PROGRESS_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
 })
   .superRefine(requireGrpcCredentials(true))
   .superRefine(requireNatsTls);

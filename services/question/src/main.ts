@@ -16,7 +16,6 @@ import { loadConfig, type Config } from './config.ts';
 import { startSessionArchivedConsumer } from './adapters/bus/session-archived-consumer.ts';
 import { startTurnEndedConsumer, turnEndsHeard } from './adapters/bus/turn-ended-consumer.ts';
 import { nodeIds } from './adapters/crypto/node-ids.ts';
-import { PROGRESS_INTERVAL_MS } from './domain/card-limits.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { QUESTION_CALLERS } from './adapters/grpc/question-callers.ts';
 import { questionGrpc } from './adapters/grpc/question-grpc.ts';
@@ -88,7 +87,7 @@ try {
           decisions,
           clock,
           realTime: new SystemClock(),
-          progressIntervalMs: PROGRESS_INTERVAL_MS,
+          progressIntervalMs: config.CARD_PROGRESS_INTERVAL_MS,
           stopping: stopping.signal,
           logger,
         }),

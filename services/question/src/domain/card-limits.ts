@@ -17,6 +17,3 @@ export const CardLimits = {
   KEYED_DECISION_SECONDS: 86_400,
   CALL_KEY_CHARS: 200,
 } as const;
-
-/** How often (real time) an AwaitCard stream sends progress, so proxies and clients keep the call open. */
-export const PROGRESS_INTERVAL_MS = 5_000;
