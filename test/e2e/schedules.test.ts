@@ -145,6 +145,13 @@ describe('schedules', () => {
   it('a firing whose previous message still waits is skipped and counted; the next one fires once it ran', async () => {
     // The setting turn blocks on a question card, so the first scheduled message waits behind it.
     const { session } = await sessionWithSchedule('Blocked', { title: 'Nudge', text: 'reply nudged', every_minutes: 1 }, ['ask_user Go on? | yes']);
+    // The clock jumps to each firing: the first is queued behind the blocked turn, the second finds it still waiting.
+    await relay.jumpTo((await scheduleOf(session)).nextFireAt);
+    const firedOnce = await until('the first firing', async () => {
+      const schedule = await scheduleOf(session);
+      return schedule.firedCount >= 1 ? schedule : undefined;
+    }, logs);
+    await relay.jumpTo(firedOnce.nextFireAt);
     const skipped = await until('a skipped firing', async () => {
       const schedule = await scheduleOf(session);
       return schedule.skippedCount >= 1 ? schedule : undefined;
@@ -159,6 +166,7 @@ describe('schedules', () => {
     const answered = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['yes'] });
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
 
+    await jumpToNextFiring(session);
     const fired = await until('the next firing after the queued message ran', async () => {
       const schedule = await scheduleOf(session);
       return schedule.firedCount >= 2 ? schedule : undefined;
