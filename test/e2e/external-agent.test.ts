@@ -116,7 +116,8 @@ describe('a call that needs a card is the running turn of the external session',
     const args = { action: 'subscribe', sessions: [worker], events: ['turn_end'] };
     const before = (await cardsOfMine()).length;
     const waiting = call(args, []);
-    // The card is up, so its wait runs: skip past the Longest wait instead of waiting 12 s for it.
+    // The card is up, its wait under way: jump past the Longest wait rather than wait 12 s for it (a jump that came
+    // before the wait started would only cost those 12 s).
     const raised = await user.pendingCard(me.id);
     await relay.jumpTo(new Date(relay.now().getTime() + 121_000));
     const timedOut = await waiting;
