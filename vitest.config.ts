@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -17,12 +17,26 @@ const STATIC = ['test/k8s/**/*.test.ts', 'test/architecture/**/*.test.ts'];
 const FOUR_RELAYS = ['test/e2e/paired-relays.test.ts'];
 const INTEGRATION = ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'];
 /**
- * The integration files that install OpenTelemetry's global providers, which take one registration per process: each
- * runs in a fresh module context. The other integration files share their worker's loaded modules from file to file
- * (each file still brings its own database, servers and processes), which spares re-importing the services' module
- * graphs — about half the integration project's CPU.
+ * The integration files that use OpenTelemetry's globals (a tracer or meter provider takes one registration per
+ * process, and some files assert there is none): found by what they import, each runs in a fresh module context. The
+ * other integration files share their worker's loaded modules from file to file (each file still brings its own
+ * database, servers and processes), which spares re-importing the services' module graphs — about half the
+ * integration project's CPU.
  */
-const OWN_GLOBALS = ['packages/bus/test/trace-propagation.int.test.ts', 'packages/telemetry/test/grpc-trace.int.test.ts', 'services/gateway/test/telemetry.int.test.ts'];
+const OWN_GLOBALS = integrationFiles().filter((file) => /@opentelemetry\/|@relay\/telemetry\/testing|startTelemetry/.test(readFileSync(fromRoot(file), 'utf8')));
+
+function fromRoot(path: string): string {
+  return fileURLToPath(new URL(path, import.meta.url));
+}
+
+/** The integration files (INTEGRATION's patterns), as paths from the root. */
+function integrationFiles(): string[] {
+  const roots = ['packages', 'services'].flatMap((area) => readdirSync(fromRoot(area)).map((name) => `${area}/${name}/test`)).concat('cli/test');
+  return roots
+    .filter((root) => existsSync(fromRoot(root)))
+    .flatMap((root) => readdirSync(fromRoot(root), { recursive: true, encoding: 'utf8' }).map((file) => `${root}/${file}`))
+    .filter((file) => file.endsWith('.int.test.ts'));
+}
 
 export default defineConfig({
   test: {
