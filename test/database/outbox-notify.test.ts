@@ -17,16 +17,21 @@ describe.each(['session', 'question', 'pairing'])('the %s outbox', (service) => 
       const heard: string[] = [];
       listener.on('notification', (message) => heard.push(message.channel));
       await listener.query('LISTEN relay_outbox');
+      await listener.query('LISTEN probe');
+      const heardSoFar = async (count: number) => {
+        while (heard.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+        return [...heard];
+      };
 
       await writer.query('BEGIN');
       await writer.query(`INSERT INTO outbox (id, subject, payload) VALUES ('a', 'relay.test', '{}'), ('b', 'relay.test', '{}')`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(heard).toEqual([]);
+      // A probe sent now from outside the open transaction comes at once: nothing came before it.
+      await listener.query(`SELECT pg_notify('probe', '')`);
+      expect(await heardSoFar(1)).toEqual(['probe']);
       await writer.query('COMMIT');
       // A second notification, sent after, shows that the commit gave exactly one.
       await writer.query(`SELECT pg_notify('relay_outbox', 'marker')`);
-      while (heard.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(heard).toEqual(['relay_outbox', 'relay_outbox']);
+      expect(await heardSoFar(3)).toEqual(['probe', 'relay_outbox', 'relay_outbox']);
     } finally {
       await Promise.all([listener.end(), writer.end()]);
       await database.drop();
