@@ -1,15 +1,25 @@
 /**
  * What every /api/v1 route shares: the user behind a user's own bearer token, the one mapping from
- * an owner's refusal (AppError kind) to an HTTP status, and the `{ code, error }` body of a refusal.
+ * an owner's refusal (AppError kind) to an HTTP status, the `{ code, error }` body of a refusal, and
+ * the shapes of their common parameters.
  */
 import { INTERNAL_CODE, isAppError, type ErrorKind } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AuthenticatedCaller } from '../../domain/caller.ts';
 import type { SessionClient } from '../../app/ports.ts';
 import { isToolErrorCode } from '../../domain/errors.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
+
+/** The `:id` of a /sessions/:id route. */
+export const SessionParams = z.object({ id: z.string().min(1) });
+
+/** A query parameter `name` holding a whole number from 1 to `max`, `fallback` when absent. */
+export function wholeNumberQuery(name: string, max: number, fallback: number) {
+  const error = `${name} must be a whole number from 1 to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(1, { error }).max(max, { error }).default(fallback);
+}
 
 /** What the helpers below need: tokens are checked by the session service. */
 export interface UserApiDeps {

@@ -122,13 +122,9 @@ export function toSessionActivity(row: SessionActivityRow): SessionActivity {
   return { ...row, state: row.state as SessionState, runs: runsFromJson(row.runs) };
 }
 
-/**
- * The statement that writes the planned events (a held_by left null keeps the stored one). The event itself is
- * written too: a link_restored line counts the replayed events held when it is planned.
- */
-function updateEventsSql(events: readonly WatcherEvent[]): Statement {
-  const rows = events.map((event) => ({
-    id: event.id,
+/** The columns of a watcher_events row that its planning sets (and the event itself, which planning may count into). */
+function plannedColumns(event: WatcherEvent) {
+  return {
     event: eventToJson(event.event),
     status: event.status,
     release_at: event.releaseAt?.toISOString() ?? null,
@@ -136,7 +132,15 @@ function updateEventsSql(events: readonly WatcherEvent[]): Statement {
     held_by: event.heldBy,
     cap_digest: event.capDigest,
     wakeup_id: event.wakeupId,
-  }));
+  };
+}
+
+/**
+ * The statement that writes the planned events (a held_by left null keeps the stored one). The event itself is
+ * written too: a link_restored line counts the replayed events held when it is planned.
+ */
+function updateEventsSql(events: readonly WatcherEvent[]): Statement {
+  const rows = events.map((event) => ({ id: event.id, ...plannedColumns(event) }));
   return sql`UPDATE watcher_events AS w
       SET event = r.event, status = r.status, release_at = r.release_at, deliver_at = r.deliver_at,
           held_by = COALESCE(r.held_by, w.held_by), cap_digest = r.cap_digest, wakeup_id = r.wakeup_id
@@ -191,15 +195,9 @@ function insertPlannedEventsSql(events: readonly WatchedEvent[], now: Date): Sta
     id: event.id,
     watcher_session_id: watcherSessionId,
     source_event_id: event.sourceEventId,
-    event: eventToJson(event.event),
     subscription_ids: event.subscriptionIds,
-    status: event.status,
-    release_at: event.releaseAt?.toISOString() ?? null,
-    deliver_at: event.deliverAt?.toISOString() ?? null,
-    held_by: event.heldBy,
-    cap_digest: event.capDigest,
-    wakeup_id: event.wakeupId,
     trace_parent: traceParent,
+    ...plannedColumns(event),
   }));
   return sql`INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, release_at, deliver_at, held_by, cap_digest, wakeup_id, received_at, trace_parent)
       SELECT r.id, r.watcher_session_id, r.source_event_id, r.event, r.subscription_ids, r.status, r.release_at, r.deliver_at, r.held_by, r.cap_digest, r.wakeup_id,

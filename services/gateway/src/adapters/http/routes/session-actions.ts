@@ -12,19 +12,11 @@ import { usageReportView } from '../../../app/relay-tool/actions/usage.ts';
 import { answered } from '../../../domain/answers.ts';
 import { readUserMessage, updateUserSession } from '../../../app/user-sessions.ts';
 import { messageView, sessionView } from '../../../app/views/session-view.ts';
-import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { callOwner, SessionParams, sendInvalid, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
 
-const SessionParams = z.object({ id: z.string().min(1) });
 const MessageParams = z.object({ id: z.string().min(1), messageId: z.string().min(1) });
 const TaskParams = z.object({ id: z.string().min(1), taskId: z.string().min(1) });
-const TaskOutputQuery = z.object({
-  lines: z.coerce
-    .number({ error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
-    .int({ error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
-    .min(1, { error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
-    .max(TASK_LINES_MAX, { error: `lines must be a whole number from 1 to ${TASK_LINES_MAX}` })
-    .default(TASK_LINES_DEFAULT),
-});
+const TaskOutputQuery = z.object({ lines: wholeNumberQuery('lines', TASK_LINES_MAX, TASK_LINES_DEFAULT) });
 
 const SettingsBody = z
   .object(

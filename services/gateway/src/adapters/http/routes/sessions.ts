@@ -12,7 +12,7 @@ import { turnFields } from '../../../app/views/turn-result.ts';
 import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../../app/views/session-view.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
 import { registerSessionActionRoutes } from './session-actions.ts';
-import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { callOwner, SessionParams, sendInvalid, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
 import { answered } from '../../../domain/answers.ts';
 import type { PairingClient, QuestionClient, SubscriptionClient } from '../../../app/ports.ts';
 import { awaitUserTurn, mentionsIn, readUserSession, watchMarksOf } from '../../../app/user-sessions.ts';
@@ -70,16 +70,7 @@ const OptionsBody = z
   )
   .refine((body) => body.mode !== undefined || body.may_create_sessions !== undefined, { error: 'give mode, may_create_sessions or both' });
 
-const SessionParams = z.object({ id: z.string().min(1) });
-
-const ReadQuery = z.object({
-  last: z.coerce
-    .number({ error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
-    .int({ error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
-    .min(1, { error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
-    .max(READ_LAST_MAX, { error: `last must be a whole number from 1 to ${READ_LAST_MAX}` })
-    .default(READ_LAST_DEFAULT),
-});
+const ReadQuery = z.object({ last: wholeNumberQuery('last', READ_LAST_MAX, READ_LAST_DEFAULT) });
 
 const WaitQuery = z.object({
   message_id: z.string({ error: 'message_id is required' }).min(1, { error: 'message_id is required' }),
