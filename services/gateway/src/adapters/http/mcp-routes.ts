@@ -1,16 +1,17 @@
 /**
  * /mcp: MCP over stateless Streamable HTTP. The caller is authenticated before any MCP handling; each
  * request gets its own server and transport, so no replica holds MCP sessions.
- * Before even that, Host and Origin must be of an allowed host (allowed-hosts.ts), against DNS rebinding.
+ * Before even that, Host and Origin must be of an allowed host (allowed-hosts.ts), against DNS rebinding. relay_tool's
+ * reads of this relay that answer at once are answered without the SDK's server and transport (immediate-read.ts).
  * GET opens the standalone stream for an external session's client: it hears, as an MCP logging notification,
  * when a message is written into its conversation (pending-stream.ts). Any other caller gets 405.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
+import { callRelayTool, createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
+import { answersAtOnce, immediateReadOf } from './mcp/immediate-read.ts';
 import { InFlightCalls } from './mcp/in-flight-calls.ts';
 import { preview } from '../../domain/input-bounds.ts';
-import { namesThisRelay } from '../../domain/relay-name.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
 import { PendingStreams } from './pending-stream.ts';
@@ -55,8 +56,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     if (hasNamelessToolCall(request.body)) {
       return sendJsonRpcError(reply, 400, -32602, 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).');
     }
-    const server = createMcpServer({ userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) }, deps, inFlight);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: isAnsweredAtOnce(request.body, deps.relayName) });
+    const mcpCaller = { userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) };
+    const read = immediateReadOf(request.headers, request.body, deps.relayName);
+    if (read !== undefined) {
+      // The request's own signal: aborted when the client goes away before its answer.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const result = await callRelayTool(read.arguments, { caller: mcpCaller, deps, inFlight, requestId: read.id }, { signal: gone.signal, progress: NO_PROGRESS });
+      return reply.type('application/json').send({ result, jsonrpc: '2.0', id: read.id });
+    }
+    const server = createMcpServer(mcpCaller, deps, inFlight);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersAtOnce(request.body) });
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();
@@ -99,26 +109,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);
 }
 
-/**
- * relay_tool's reads of this relay that never wait, so nothing is sent before their result: no turn, card, inbox
- * or paired relay to report progress on.
- */
-const READS_ANSWERED_AT_ONCE: ReadonlySet<unknown> = new Set(['list_sessions', 'read_session', 'relay_info']);
-
-/**
- * Whether a POST's answer can be one JSON body instead of an event stream (one write instead of three, the
- * headers, the event and the end): a single message that sends no notification before its answer — anything but
- * tools/call, or one of READS_ANSWERED_AT_ONCE naming this relay. A call that may report progress keeps the stream.
- */
-function isAnsweredAtOnce(body: unknown, relayName: string): boolean {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { method, params } = body as { method?: unknown; params?: { arguments?: unknown } };
-  if (method !== 'tools/call') return true;
-  const args = params?.arguments;
-  if (typeof args !== 'object' || args === null) return false;
-  const { action, relay } = args as { action?: unknown; relay?: unknown };
-  return READS_ANSWERED_AT_ONCE.has(action) && namesThisRelay(relay, relayName);
-}
+/** A read answered at once reports no progress (immediate-read.ts). */
+const NO_PROGRESS = async () => {};
 
 /** Whether a JSON-RPC message (or batch) holds a tools/call request whose params name no tool. */
 function hasNamelessToolCall(body: unknown): boolean {

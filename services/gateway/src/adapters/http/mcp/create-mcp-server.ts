@@ -10,6 +10,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type RequestId,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -66,19 +67,7 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
     if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
-    // Aborted by a notifications/cancelled (inFlight) or with the request's own signal (the client went away): one
-    // controller the request's signal aborts, where AbortSignal.any made a composite signal for every call.
-    const cancelled = new AbortController();
-    const withRequest = () => cancelled.abort(extra.signal.reason);
-    if (extra.signal.aborted) withRequest();
-    else extra.signal.addEventListener('abort', withRequest, { once: true });
-    const forget = inFlight.register(caller.sessionId, extra.requestId, cancelled);
-    try {
-      return toCallToolResult(await dispatchToolCall(input ?? {}, caller, deps, channelOf(extra, cancelled.signal, deps.logger)));
-    } finally {
-      forget();
-      extra.signal.removeEventListener('abort', withRequest);
-    }
+    return callRelayTool(input ?? {}, { caller, deps, inFlight, requestId: extra.requestId }, channelOf(extra, deps.logger));
   };
   // Server.setRequestHandler re-validates tools/call against the SDK's strict schema before any
   // handler runs; the base Protocol registration keeps our own validation in charge.
@@ -95,17 +84,45 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
   return server;
 }
 
+/** Whose relay_tool call an MCP request is, and where a notifications/cancelled finds it. */
+export interface RelayToolRequest {
+  caller: Caller & { sessionId: string };
+  deps: McpDeps;
+  inFlight: InFlightCalls;
+  requestId: RequestId;
+}
+
+/**
+ * Answers one relay_tool call of an MCP request. It ends early when the client cancels it (a notifications/cancelled,
+ * which may come in another POST: `inFlight`) or goes away (`channel.signal`, the request's own).
+ */
+export async function callRelayTool(input: unknown, request: RelayToolRequest, channel: CallChannel): Promise<CallToolResult> {
+  const { caller, deps, inFlight, requestId } = request;
+  // One controller the request's signal aborts, where AbortSignal.any made a composite signal for every call.
+  const cancelled = new AbortController();
+  const withRequest = () => cancelled.abort(channel.signal.reason);
+  if (channel.signal.aborted) withRequest();
+  else channel.signal.addEventListener('abort', withRequest, { once: true });
+  const forget = inFlight.register(caller.sessionId, requestId, cancelled);
+  try {
+    return toCallToolResult(await dispatchToolCall(input, caller, deps, { signal: cancelled.signal, progress: channel.progress }));
+  } finally {
+    forget();
+    channel.signal.removeEventListener('abort', withRequest);
+  }
+}
+
 /**
  * The call's line to the agent: `signal` (the client cancelled or went away), and progress
  * notifications on the request's progressToken, so a client whose tool timeout resets on progress
  * keeps waiting through a long turn. A client that gave no progressToken gets the same sentences as
  * MCP logging notifications (level info), on the call's own response stream.
  */
-function channelOf(extra: Extra, signal: AbortSignal, logger: Logger): CallChannel {
+function channelOf(extra: Extra, logger: Logger): CallChannel {
   const progressToken = extra._meta?.progressToken;
   let progress = 0;
   return {
-    signal,
+    signal: extra.signal,
     async progress(message) {
       progress += 1;
       try {

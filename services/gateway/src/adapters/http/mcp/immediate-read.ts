@@ -1,0 +1,59 @@
+/**
+ * relay_tool's reads of this relay that answer at once — list_sessions, read_session and relay_info — are answered on
+ * POST /mcp without the MCP SDK's server and transport (docs/adr/0026). Without MCP sessions the SDK builds both for
+ * every POST, turns Node's request into a web Request and the answer back, and parses the message with its schemas
+ * again: about 1.4 ms of CPU a call on a two-core machine, where the whole read of the relay costs about 4 ms.
+ *
+ * Only a request the SDK would take exactly so is answered here: one JSON-RPC request, as the SDK's own schema reads
+ * it, with the Accept, Content-Type and MCP-Protocol-Version headers it asks for. Its answer is the one the SDK sends
+ * in its JSON response mode, the same JSON-RPC result in one JSON body. Anything else (another method or tool, a
+ * batch, a call that may report progress, a header the SDK would refuse) still goes to the SDK, which answers or
+ * refuses it as before.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { JSONRPCRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { namesThisRelay } from '../../../domain/relay-name.ts';
+import { LEGACY_TOOL_NAME, TOOL_NAME } from './relay-tool-definition.ts';
+
+/** Reads that never wait, so nothing is sent before their result: no turn, card, inbox or paired relay to report on. */
+const READS_ANSWERED_AT_ONCE: ReadonlySet<unknown> = new Set(['list_sessions', 'read_session', 'relay_info']);
+
+/** A tools/call of relay_tool that reads this relay and answers at once. */
+export interface ImmediateRead {
+  id: RequestId;
+  arguments: Record<string, unknown>;
+}
+
+/** The read a POST /mcp asks for, when the SDK would take it exactly so and answer it in one JSON body; else undefined. */
+export function immediateReadOf(headers: IncomingHttpHeaders, body: unknown, relayName: string): ImmediateRead | undefined {
+  if (!acceptsBoth(headers.accept) || mediaTypeOf(headers['content-type']) !== 'application/json') return undefined;
+  const version = headers['mcp-protocol-version'];
+  if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+  const parsed = JSONRPCRequestSchema.safeParse(body);
+  if (!parsed.success || parsed.data.method !== 'tools/call') return undefined;
+  const { name, arguments: args } = parsed.data.params ?? {};
+  if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) return undefined;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  const { action, relay } = args as { action?: unknown; relay?: unknown };
+  if (!READS_ANSWERED_AT_ONCE.has(action) || !namesThisRelay(relay, relayName)) return undefined;
+  return { id: parsed.data.id, arguments: args as Record<string, unknown> };
+}
+
+/**
+ * Whether the SDK may answer a POST in one JSON body rather than an event stream (one write instead of three, the
+ * headers, the event and the end): a single message other than tools/call — initialize, tools/list, a notification —
+ * sends nothing before its answer. A tools/call keeps the stream: it may report progress while it waits.
+ */
+export function answersAtOnce(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method !== 'tools/call';
+}
+
+/** The SDK's rule: Accept names both application/json and text/event-stream. */
+function acceptsBoth(accept: string | undefined): boolean {
+  return accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
+}
+
+/** A Content-Type's media type, lowercased, without parameters; a value the SDK might read otherwise is left to it. */
+function mediaTypeOf(contentType: string | undefined): string | undefined {
+  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
+}
