@@ -286,3 +286,66 @@ describe('authentication', () => {
     }
   });
 });
+
+describe('reads answered at once (immediate-read.ts)', () => {
+  const headers = () => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` });
+  const listSessions = (id: unknown, relay: unknown = 'this') => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'relay_tool', arguments: { action: 'list_sessions', relay } },
+  });
+  const post = (body: unknown, extra: Record<string, string> = {}) =>
+    fetch(`${gateway.url}/mcp`, { method: 'POST', headers: { ...headers(), ...extra }, body: JSON.stringify(body) });
+
+  /** The JSON-RPC messages of an event-stream answer. */
+  async function eventsOf(response: Response): Promise<unknown[]> {
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    return (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as unknown);
+  }
+
+  it('answers a list_sessions of this relay in one JSON body, the same result the SDK gives the call in a batch', async () => {
+    gateway.owners.addAgentSession('u1', { title: 'Builder' });
+    const once = await post(listSessions('a-1'));
+    expect(once.status).toBe(200);
+    expect(once.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(once.headers.get('x-content-type-options')).toBe('nosniff');
+    const answered = (await once.json()) as { jsonrpc: string; id: unknown; result: { content: { text: string }[]; isError: boolean } };
+    expect(answered).toMatchObject({ jsonrpc: '2.0', id: 'a-1', result: { isError: false } });
+    expect(JSON.parse(answered.result.content[0]!.text)).toMatchObject({ ok: true });
+
+    // A batch is never answered here: the SDK answers it, on an event stream.
+    const [batched] = (await eventsOf(await post([listSessions('a-1')]))) as (typeof answered)[];
+    expect(batched).toEqual(answered);
+  });
+
+  it('answers a refused read in one JSON body too, as a tool result with isError', async () => {
+    const response = await post({ ...listSessions(7), params: { name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this', scope: 'nope' } } });
+    expect(response.status).toBe(200);
+    const { result, id } = (await response.json()) as { id: unknown; result: { isError: boolean; content: { text: string }[] } };
+    expect(id).toBe(7);
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0]!.text)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+
+  it('leaves what the SDK would refuse to the SDK: Accept, protocol version, a malformed request id', async () => {
+    const notAcceptable = await post(listSessions(1), { accept: 'application/json' });
+    expect(notAcceptable.status).toBe(406);
+    const unsupported = await post(listSessions(1), { 'mcp-protocol-version': '1999-01-01' });
+    expect(unsupported.status).toBe(400);
+    expect(((await unsupported.json()) as { error: { message: string } }).error.message).toContain('Unsupported protocol version');
+    const fractionalId = await post(listSessions(1.5));
+    expect(fractionalId.status).toBe(400);
+    expect(await fractionalId.json()).toMatchObject({ error: { code: -32700 } });
+  });
+
+  it('keeps the event stream for a read of a paired relay, which may report progress', async () => {
+    pair('lab', AgentLevel.AGENT_LEVEL_READ);
+    const response = await post(listSessions(3, 'lab'));
+    expect(response.status).toBe(200);
+    expect(await eventsOf(response)).toHaveLength(1);
+  });
+});
