@@ -59,9 +59,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     const mcpCaller = { userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) };
     const read = immediateReadOf(request.headers, request.body, deps.relayName);
     if (read !== undefined) {
-      // The request's own signal: aborted when the client goes away before its answer.
+      // The request's own signal: aborted when the client goes away before its answer (an abort builds a DOMException
+      // with its stack, so not after every answer).
       const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
       const result = await callRelayTool(read.arguments, { caller: mcpCaller, deps, inFlight, requestId: read.id }, { signal: gone.signal, progress: NO_PROGRESS });
       return reply.type('application/json').send({ result, jsonrpc: '2.0', id: read.id });
     }
