@@ -2,6 +2,7 @@
  * The pairing service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
+import { servicePool } from '@relay/db/service-pool';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
@@ -55,7 +56,7 @@ logger.level = config.LOG_LEVEL;
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'pairing' });
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
-const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+const prisma = new PrismaClient({ adapter: new PrismaPg(servicePool(config.DATABASE_URL), { disposeExternalPool: true }) });
 const grpc = grpcAuth('pairing', config);
 const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR, grpc);
 const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);

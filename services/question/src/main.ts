@@ -2,7 +2,7 @@
  * The question service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import { servicePool } from '@relay/db/service-pool';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock, SystemClock } from '@relay/clock';
@@ -42,7 +42,7 @@ const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: 
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
 // One pool for Prisma's client and ListAsks' read in plain SQL (PgAskReads); $disconnect() ends it.
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL });
+const pool = servicePool(config.DATABASE_URL);
 const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 const decisions = new PgCardDecisions({ connectionString: config.DATABASE_URL, logger });
 const stopping = new AbortController();

@@ -3,6 +3,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { servicePool } from '@relay/db/service-pool';
 import { connectBus, ensureStream, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
@@ -38,7 +39,7 @@ logger.level = config.LOG_LEVEL;
 const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'scheduler' });
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
-const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) });
+const prisma = new PrismaClient({ adapter: new PrismaPg(servicePool(config.DATABASE_URL), { disposeExternalPool: true }) });
 const store = new PrismaScheduleStore(prisma);
 const grpc = grpcAuth('scheduler', config);
 const sessions = createClient(SessionServiceClient, config.SESSION_GRPC_ADDR, grpc);

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { getSessionInfo, query } from '@anthropic-ai/claude-agent-sdk';
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import { servicePool } from '@relay/db/service-pool';
 import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
@@ -69,7 +69,7 @@ const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => 
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
 // One pool for Prisma's client and the reads in plain SQL (PgSessionReads); $disconnect() ends it.
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL });
+const pool = servicePool(config.DATABASE_URL);
 const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 // The stores write the events; those that carry the API's messages are encoded as the API encodes them.
 const store = new PrismaSessionStore(prisma, API_MESSAGES);

@@ -2,7 +2,7 @@
  * The subscription service process: the only place its parts are wired together.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import { servicePool } from '@relay/db/service-pool';
 import { connectBus, ensureStream, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
@@ -38,7 +38,7 @@ logger.level = config.LOG_LEVEL;
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
 // One pool: Prisma's client runs on it, and so do the pipeline's statements in plain SQL (docs/adr/0025).
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL });
+const pool = servicePool(config.DATABASE_URL);
 // An idle connection the server closed leaves the pool; the next query takes a new one.
 pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection closed'));
 const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
