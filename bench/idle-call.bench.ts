@@ -1,0 +1,75 @@
+// Benchmark of an agent's call after the relay has been idle (prints figures; it is not a test). From the root:
+//   npx tsx bench/idle-call.bench.ts
+// (needs the local PostgreSQL at 127.0.0.1:5432; starts a whole relay of its own with test/harness/relay.ts.)
+//
+// Agents seldom call without pause: one that calls every half minute finds every cache of the relay as the idle time
+// left it. After BENCH_IDLE_SECONDS without a call (more than `pg`'s 10 s idle timeout), an external agent calls
+// `list_sessions`, `relay_info` and `read_session` once each, then once more at once (warm). It prints each call's
+// time, cold and warm, and how many PostgreSQL backends the relay's databases started for the cold calls (from
+// pg_stat_activity: a new connection costs a backend's start, its authentication and the statements' preparing).
+//
+//   BENCH_ROUNDS        idle pauses (default 5)
+//   BENCH_IDLE_SECONDS  length of each pause (default 12)
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
+import { STATEFUL, startRelay } from '../test/harness/relay.ts';
+
+/** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
+const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 12);
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+await buildStaleServices();
+const relay = await startRelay({ name: 'idle', readyTimeoutMs: 180_000 });
+const server = new URL(relay.databaseUrls.session);
+server.pathname = '/postgres';
+const stats = new pg.Client({ connectionString: server.toString() });
+try {
+  await stats.connect();
+  const names = STATEFUL.map((service) => new URL(relay.databaseUrls[service]).pathname.slice(1));
+  /** The pids of the backends connected to the relay's databases now. */
+  const backends = async () => new Set((await stats.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1)', [names])).rows.map((row) => row.pid));
+
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Read after idling', text: 'reply hello' });
+  const readId = created.body.session.id as string;
+  const { token } = await relay.createExternalSession('idle agent');
+  const client = new Client({ name: 'idle-agent', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const calls: Record<string, Record<string, unknown>> = {
+    list_sessions: { action: 'list_sessions', relay: 'this' },
+    relay_info: { action: 'relay_info', relay: 'this' },
+    read_session: { action: 'read_session', relay: 'this', session: readId },
+  };
+  const timed = async (args: Record<string, unknown>) => {
+    const started = performance.now();
+    const result = await client.callTool({ name: 'relay_tool', arguments: args });
+    if (result.isError) throw new Error(`${String(args.action)} failed: ${JSON.stringify(result.content)}`);
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 50; i++) for (const args of Object.values(calls)) await timed(args);
+
+  const cold: Record<string, number[]> = {};
+  const warm: Record<string, number[]> = {};
+  const started: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const before = await backends();
+    for (const [name, args] of Object.entries(calls)) (cold[name] ??= []).push(await timed(args));
+    started.push([...(await backends())].filter((pid) => !before.has(pid)).length);
+    for (const [name, args] of Object.entries(calls)) (warm[name] ??= []).push(await timed(args));
+    console.log(
+      `round ${round}: ${Object.keys(calls).map((name) => `${name} ${cold[name]!.at(-1)!.toFixed(1)} ms (warm ${warm[name]!.at(-1)!.toFixed(1)})`).join(', ')}; backends started ${started.at(-1)}`,
+    );
+  }
+  console.log(`\nmedian of ${ROUNDS} calls after ${IDLE_SECONDS} s idle (warm: the same call right after):`);
+  for (const name of Object.keys(calls)) console.log(`  ${name.padEnd(14)} ${median(cold[name]!).toFixed(1)} ms (warm ${median(warm[name]!).toFixed(1)} ms)`);
+  console.log(`  PostgreSQL backends started for the three cold calls: ${started.join(', ')}`);
+  await client.close();
+} finally {
+  await stats.end();
+  await relay.stop();
+}
