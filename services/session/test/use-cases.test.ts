@@ -184,13 +184,18 @@ describe('sign-in links', () => {
 describe('listSessions', () => {
   const at = (minute: number) => new Date(NOW.getTime() + minute * 60_000);
 
-  /** The listing read from an in-memory store: no groups, starters or tasks; `held` is each session's calls' latest expiry. */
+  /**
+   * The listing read from an in-memory store: no groups, starters or tasks; `held` is each session's calls' latest
+   * expiry; the note along names the session it was read for.
+   */
   function storeWith(sessions: Session[], held: Record<string, Date> = {}): Pick<SessionReads, 'listSessions'> {
     const store = new InMemorySessionStore();
     for (const s of sessions) store.sessions.set(s.id, s);
     return {
-      listSessions: async (userId, filter) =>
-        (await store.listSessions(userId, filter)).map((s) => ({ ...s, group: null, startedByTitle: '', callsHeldUntil: held[s.id] ?? null, hasTasks: false })),
+      listSessions: async (userId, filter, _tasksEndedSince, pendingFor) => ({
+        sessions: (await store.listSessions(userId, filter)).map((s) => ({ ...s, group: null, startedByTitle: '', callsHeldUntil: held[s.id] ?? null, hasTasks: false })),
+        pending: pendingFor === undefined ? undefined : { count: 1, previews: [`for ${pendingFor}`] },
+      }),
     };
   }
 
@@ -202,7 +207,7 @@ describe('listSessions', () => {
       session({ id: 'tie-newer', lastActivityAt: at(3), createdAt: at(2) }),
       session({ id: 'tie-a', lastActivityAt: at(3), createdAt: at(0) }),
     ]);
-    const listed = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
+    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
     expect(listed.map((s) => s.id)).toEqual(['new', 'tie-newer', 'tie-a', 'tie-b', 'old']);
   });
 
@@ -217,17 +222,23 @@ describe('listSessions', () => {
       session({ id: 'live', lastActivityAt: at(2) }),
       session({ id: 'someone-else', userId: 'u2', lastActivityAt: at(3) }),
     ]);
-    const listed = await listSessions(store, { userId: 'u1', scope }, NOW);
+    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope }, NOW);
     expect(listed.map((s) => s.id)).toEqual(expected);
   });
 
   it('shows a session whose external call is held past now as running_turn', async () => {
     const store = storeWith([session({ id: 'editor', lastActivityAt: at(2) }), session({ id: 'lapsed', lastActivityAt: at(1) })], { editor: at(1), lapsed: NOW });
-    const listed = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
+    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
     expect(listed.map((s) => [s.id, s.state])).toEqual([
       ['editor', 'running_turn'],
       ['lapsed', 'idle'],
     ]);
+  });
+
+  it('answers the pending note read along for the agent asked about, and none when none is asked about', async () => {
+    const store = storeWith([session({ id: 'editor' })]);
+    expect((await listSessions(store, { userId: 'u1', scope: '', pendingFor: 'editor' }, NOW)).pending).toEqual({ count: 1, previews: ['for editor'] });
+    expect((await listSessions(store, { userId: 'u1', scope: '' }, NOW)).pending).toBeUndefined();
   });
 
   it('refuses an unknown scope and a missing user id', async () => {

@@ -136,8 +136,22 @@ export interface ListedSession extends SessionView {
   hasTasks: boolean;
 }
 
+/**
+ * What a read answers along for the external session whose agent makes it (`pendingFor`): that session's pending
+ * note, read with the read itself (so it fails only with it); undefined when none was asked for or no external
+ * session has that id.
+ */
+export interface PendingAlong {
+  pending: PendingNote | undefined;
+}
+
+/** A user's sessions as list_sessions reads them, in no particular order. */
+export interface SessionListing extends PendingAlong {
+  sessions: ListedSession[];
+}
+
 /** A session as read_session reads it: its listing, its last messages (newest last) and its running turn's. */
-export interface SessionReading {
+export interface SessionReading extends PendingAlong {
   session: ListedSession;
   messages: Message[];
   /** The turn running or waiting for an answer, if any: the reply it is writing and the questions it waits on. */
@@ -145,7 +159,7 @@ export interface SessionReading {
 }
 
 /** What relay_info reads of a user's sessions. */
-export interface RelayInfoReading {
+export interface RelayInfoReading extends PendingAlong {
   /** Distinct non-empty folders of the user's sessions, most recently active first, at most the limit asked. */
   recentCwds: string[];
   /** The user's groups (empty ones included), latest activity first, as listGroups orders them. */
@@ -154,16 +168,16 @@ export interface RelayInfoReading {
 
 /**
  * The reads every list_sessions, read_session and relay_info make (every relay_tool read of an agent), each in one
- * or two statements of plain SQL, where the ConversationStore's reads take one query each; and the pending note
- * every call of an external session's agent carries.
+ * or two statements of plain SQL, where the ConversationStore's reads take one query each, with the pending note
+ * every call of an external session's agent carries; and that note alone, for the calls that read nothing else.
  */
 export interface SessionReads {
-  /** The user's sessions matching the filter, in no particular order. */
-  listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date): Promise<ListedSession[]>;
-  /** A session (any user's) with its `last` messages; undefined when there is none. */
-  readSession(sessionId: string, last: number, tasksEndedSince: Date): Promise<SessionReading | undefined>;
-  /** The user's recent folders (at most `cwdLimit`) and groups, in one read. */
-  relayInfo(userId: string, cwdLimit: number): Promise<RelayInfoReading>;
+  /** The user's sessions matching the filter, and the pending note of `pendingFor` (PendingAlong). */
+  listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date, pendingFor?: string): Promise<SessionListing>;
+  /** A session (any user's) with its `last` messages, and the pending note of `pendingFor`; undefined when there is none. */
+  readSession(sessionId: string, last: number, tasksEndedSince: Date, pendingFor?: string): Promise<SessionReading | undefined>;
+  /** The user's recent folders (at most `cwdLimit`) and groups, and the pending note of `pendingFor`, in one read. */
+  relayInfo(userId: string, cwdLimit: number, pendingFor?: string): Promise<RelayInfoReading>;
   /** What waits unread for an external session's agent (its inbox); undefined when no external session has this id. */
   pending(sessionId: string): Promise<PendingNote | undefined>;
   /** pending of each of these sessions, by id; a session that is not external (or not there) is left out. */

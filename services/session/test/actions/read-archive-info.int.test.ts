@@ -174,6 +174,9 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     expect((await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: external })).pending).toEqual(pending);
     expect((await callUnary(h.client, 'listSessions', { userId, scope: '' })).pending).toBeUndefined();
     expect((await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: true, pendingForSessionId: external })).pending).toEqual(pending);
+    expect((await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false, pendingForSessionId: external })).pending).toEqual(pending);
+    // A read that marks nothing read carries the note as it was (a user's read of the conversation marks nothing).
+    expect((await read({ userId, sessionId: external, last: 2, pendingForSessionId: external })).pending).toEqual(pending);
     // Reading its own conversation marks what it read, before the note along is read.
     expect((await read({ userId, sessionId: external, last: 2, readerSessionId: external, pendingForSessionId: external })).pending).toEqual({ count: 0, previews: [] });
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending: { count: 0, previews: [] } });
@@ -181,6 +184,8 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     const listed = await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: 'nope' });
     expect(listed.pending).toBeUndefined();
     expect(listed.sessions.map((one) => one.id)).toContain(external);
+    const readWhole = await read({ userId, sessionId: external, pendingForSessionId: 'nope' });
+    expect([readWhole.pending, readWhole.messages.length]).toEqual([undefined, 4]);
 
     const hosted = await h.newSession(userId);
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: hosted })).toEqual({ pending: undefined });

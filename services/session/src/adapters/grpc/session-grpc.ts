@@ -99,13 +99,9 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     },
     endSignIn: async (request) => ({ ended: await endSignIn(deps, request.token) }),
     listSessions: async (request) => {
-      const listed = async () => {
-        const found = await listSessions(deps.reads, { userId: request.userId, scope: request.scope }, clock.now());
-        const withTheirTasks = await tasksOfSessions(deps.tasks, found.filter((session) => session.hasTasks).map((session) => session.id));
-        return withTheirTasks(found.map(toSessionMessage));
-      };
-      const [sessions, pending] = await Promise.all([listed(), pendingAlong(deps, request.pendingForSessionId)]);
-      return { sessions, pending };
+      const { sessions, pending } = await listSessions(deps.reads, { userId: request.userId, scope: request.scope, pendingFor: agentOf(request) }, clock.now());
+      const withTheirTasks = await tasksOfSessions(deps.tasks, sessions.filter((session) => session.hasTasks).map((session) => session.id));
+      return { sessions: withTheirTasks(sessions.map(toSessionMessage)), pending };
     },
     createExternalSession: async (request) => {
       const { session, token } = await createExternalSession(deps, { userId: request.userId, title: request.title }, clock.now());
@@ -124,26 +120,27 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return { settings: toRelaySettingsMessage(settings), changed };
     },
     getRelayInfo: async (request) => {
-      const pending = pendingAlong(deps, request.pendingForSessionId);
-      if (request.withoutUsage) {
-        const info = await getRelayInfo(deps, { userId: request.userId });
-        return { ...relayInfoFields(info), usage: undefined, settings: undefined, pending: await pending };
-      }
+      const input = { userId: request.userId, pendingFor: agentOf(request) };
+      if (request.withoutUsage) return { ...relayInfoFields(await getRelayInfo(deps, input)), usage: undefined, settings: undefined };
       const [info, settings, usage] = await Promise.all([
-        getRelayInfo(deps, { userId: request.userId }),
+        getRelayInfo(deps, input),
         getRelaySettings(store),
         getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {}, priced: deps.usage?.priced ?? [] }, clock.now()),
       ]);
-      return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings), pending: await pending };
+      return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings) };
     },
     readSession: async (request) => {
       const now = clock.now();
-      const read = await readSession(deps, { userId: request.userId, sessionId: request.sessionId, last: request.last }, now);
-      // An external session's agent reading its own conversation has read what was pending for it.
-      if (read.session.origin === 'external' && request.readerSessionId === read.session.id) {
-        await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
-      }
-      const pending = pendingAlong(deps, request.pendingForSessionId);
+      // An external session's agent reading its own conversation has read what was pending for it: its note is read
+      // after the read marks that, not along with the read.
+      const ownInbox = request.readerSessionId === request.sessionId;
+      const read = await readSession(
+        deps,
+        { userId: request.userId, sessionId: request.sessionId, last: request.last, pendingFor: ownInbox ? undefined : agentOf(request) },
+        now,
+      );
+      if (ownInbox && read.session.origin === 'external') await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
+      const pending = ownInbox ? pendingAlong(deps, request.pendingForSessionId) : read.pending;
       const [members, withTheirTasks] = await Promise.all([
         withCallsInFlight(deps.calls, read.groupMembers, now),
         tasksOfSessions(deps.tasks, read.session.hasTasks ? [read.session.id] : []),
@@ -294,9 +291,15 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
   });
 }
 
+/** The external session whose pending note a read answers along (pending_for_session_id), if one is asked for. */
+function agentOf(request: { pendingForSessionId?: string }): string | undefined {
+  return request.pendingForSessionId === '' ? undefined : request.pendingForSessionId;
+}
+
 /**
- * The pending note a read answers along (pending_for_session_id): none when not asked; one that cannot be read is
- * left out (a warning), never the read's failure. Never rejects.
+ * The pending note a read answers along after it (read_session of the agent's own conversation, once that is marked
+ * read): none when not asked; one that cannot be read is left out (a warning), never the read's failure. Never
+ * rejects.
  */
 function pendingAlong(deps: SessionGrpcDeps, sessionId: string | undefined): Promise<PendingNote | undefined> {
   if (sessionId === undefined || sessionId === '') return Promise.resolve(undefined);
@@ -315,5 +318,6 @@ function relayInfoFields(info: RelayInfo) {
     modes: info.modes,
     groups: info.groups,
     groupsTotal: info.groupsTotal,
+    pending: info.pending,
   };
 }

@@ -2,8 +2,9 @@
  * list_sessions', read_session's and relay_info's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024):
  * every relay_tool read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call.
  * A listing is one statement (the sessions with their groups, starters, calls in flight and whether they have tasks),
- * a reading two at once (that, and the messages), relay_info's folders and groups one; the pending note of an
- * external session's agent, on each of its calls, one.
+ * a reading two at once (that, and the messages), relay_info's folders and groups one; each carries the pending note
+ * of the external session whose agent reads (`agent`), so that its calls cost no statement more. The note alone
+ * (GetPendingMessages, the gateway's streams) is one statement too.
  */
 import type pg from 'pg';
 import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
@@ -11,17 +12,36 @@ import type { Message as MessageRow, Session as SessionRow } from '../../generat
 import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
-import type { ListedSession, RelayInfoReading, SessionFilter, SessionReading, SessionReads } from '../../app/ports.ts';
+import type { ListedSession, RelayInfoReading, SessionFilter, SessionListing, SessionReading, SessionReads } from '../../app/ports.ts';
 import { toMessage, toSession } from './prisma-session-store.ts';
 
+/** pendingColumns as read: NULL where no external session is the agent. */
+type PendingRow = { pendingCount: string | null; pendingOldest: string[] | null };
+
 /** A sessions row as Prisma's client reads it (camelCase), with what a listing shows beside it. */
-type ListedRow = SessionRow & {
-  groupName: string | null;
-  groupHeadTitle: string | null;
-  startedByTitle: string | null;
-  callsHeldUntil: Date | null;
-  hasTasks: boolean;
-};
+type ListedRow = SessionRow &
+  PendingRow & {
+    groupName: string | null;
+    groupHeadTitle: string | null;
+    startedByTitle: string | null;
+    callsHeldUntil: Date | null;
+    hasTasks: boolean;
+  };
+
+/**
+ * The pending note of the session `agent` (joined as NULLs where none is asked for, or none is external): how many of
+ * its messages past its read marker are of PENDING_ROLES (the parameter `roles`), and the texts of the oldest
+ * PENDING_PREVIEWS (`previews`).
+ */
+function pendingColumns(roles: string, previews: string): string {
+  const unread = `FROM messages m WHERE m.session_id = agent.id AND m.seq > agent.external_read_seq AND m.role = ANY(${roles})`;
+  return `
+         CASE WHEN agent.id IS NOT NULL THEN (SELECT count(*) ${unread}) END AS "pendingCount",
+         CASE WHEN agent.id IS NOT NULL THEN ARRAY(SELECT m.text ${unread} ORDER BY m.seq LIMIT ${previews}) END AS "pendingOldest"`;
+}
+
+/** The agent whose pending note a read carries: the external session with the id `id` (a parameter), if any. */
+const agentJoin = (id: string) => `LEFT JOIN sessions agent ON agent.id = ${id} AND agent.origin = 'external'`;
 
 // $2: tasks that ended before it are not shown.
 const LISTED_COLUMNS = `
@@ -49,11 +69,17 @@ const RUNNING_TURN = `
      FROM turns t WHERE t.session_id = s.id AND t.status IN ('running', 'waiting_for_answer')
     ORDER BY t.queued_at, t.id LIMIT 1)`;
 
+// The agent's note rides on its own session's row; a listing without that row reads it apart (PENDING).
 const LIST: PreparedRead = {
   name: 'session_reads_list',
-  text: `SELECT ${LISTED_COLUMNS} ${LISTED_FROM} WHERE s.user_id = $1 AND ($3::boolean IS NULL OR s.archived = $3)`,
+  text: `
+  SELECT ${LISTED_COLUMNS}, ${pendingColumns('$5', '$6')} ${LISTED_FROM} ${agentJoin('$4')} AND agent.id = s.id
+   WHERE s.user_id = $1 AND ($3::boolean IS NULL OR s.archived = $3)`,
 };
-const READ: PreparedRead = { name: 'session_reads_read', text: `SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running" ${LISTED_FROM} WHERE s.id = $1` };
+const READ: PreparedRead = {
+  name: 'session_reads_read',
+  text: `SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running", ${pendingColumns('$4', '$5')} ${LISTED_FROM} ${agentJoin('$3')} WHERE s.id = $1`,
+};
 const RECENT_MESSAGES: PreparedRead = {
   name: 'session_reads_recent_messages',
   text: `
@@ -75,43 +101,43 @@ const RELAY_INFO: PreparedRead = {
                      CROSS JOIN LATERAL (SELECT count(*)::int AS members,
                                                 COALESCE(min(s.title) FILTER (WHERE s.group_role = 'head'), '') AS head_title
                                            FROM sessions s WHERE s.group_id = g.id) m
-                    WHERE g.user_id = $1), '[]') AS groups`,
+                    WHERE g.user_id = $1), '[]') AS groups,
+         ${pendingColumns('$4', '$5')}
+    FROM (SELECT) AS one ${agentJoin('$3')}`,
 };
 
-// An external session's unread messages: those past its read marker, of PENDING_ROLES.
+// The notes of the external sessions among $1.
 const PENDING: PreparedRead = {
   name: 'session_reads_pending',
-  text: `
-  SELECT s.id,
-         (SELECT count(*) FROM messages m
-           WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)) AS count,
-         ARRAY(SELECT m.text FROM messages m
-                WHERE m.session_id = s.id AND m.seq > s.external_read_seq AND m.role = ANY($2)
-                ORDER BY m.seq LIMIT $3) AS oldest
-    FROM sessions s WHERE s.id = ANY($1) AND s.origin = 'external'`,
+  text: `SELECT agent.id, ${pendingColumns('$2', '$3')} FROM sessions agent WHERE agent.id = ANY($1) AND agent.origin = 'external'`,
 };
 
 export class PgSessionReads implements SessionReads {
   constructor(private readonly pool: pg.Pool) {}
 
-  async listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date): Promise<ListedSession[]> {
-    const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, filter.archived ?? null]);
-    return rows.map(toListedSession);
+  async listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date, pendingFor?: string): Promise<SessionListing> {
+    const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, filter.archived ?? null, ...along(pendingFor)]);
+    const own = rows.find((row) => row.id === pendingFor);
+    return {
+      sessions: rows.map(toListedSession),
+      pending: own !== undefined || pendingFor === undefined ? noteOf(own) : await this.pending(pendingFor),
+    };
   }
 
-  async readSession(sessionId: string, last: number, tasksEndedSince: Date): Promise<SessionReading | undefined> {
+  async readSession(sessionId: string, last: number, tasksEndedSince: Date, pendingFor?: string): Promise<SessionReading | undefined> {
     const [read, messages] = await Promise.all([
-      this.query<ListedRow & { running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null }>(READ, [sessionId, tasksEndedSince]),
+      this.query<ListedRow & { running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null }>(READ, [sessionId, tasksEndedSince, ...along(pendingFor)]),
       this.query<MessageRow>(RECENT_MESSAGES, [sessionId, last]),
     ]);
     const [row] = read.rows;
     if (row === undefined) return undefined;
-    return { session: toListedSession(row), messages: messages.rows.reverse().map(toMessage), running: row.running };
+    return { session: toListedSession(row), messages: messages.rows.reverse().map(toMessage), running: row.running, pending: noteOf(row) };
   }
 
-  async relayInfo(userId: string, cwdLimit: number): Promise<RelayInfoReading> {
-    const { rows } = await this.query<RelayInfoReading>(RELAY_INFO, [userId, cwdLimit]);
-    return rows[0]!;
+  async relayInfo(userId: string, cwdLimit: number, pendingFor?: string): Promise<RelayInfoReading> {
+    const { rows } = await this.query<Omit<RelayInfoReading, 'pending'> & PendingRow>(RELAY_INFO, [userId, cwdLimit, ...along(pendingFor)]);
+    const row = rows[0]!;
+    return { recentCwds: row.recentCwds, groups: row.groups, pending: noteOf(row) };
   }
 
   async pending(sessionId: string): Promise<PendingNote | undefined> {
@@ -119,13 +145,24 @@ export class PgSessionReads implements SessionReads {
   }
 
   async pendingOf(sessionIds: readonly string[]): Promise<Map<string, PendingNote>> {
-    const { rows } = await this.query<{ id: string; count: string; oldest: string[] }>(PENDING, [sessionIds, PENDING_ROLES, PENDING_PREVIEWS]);
-    return new Map(rows.map((row) => [row.id, pendingNote(Number(row.count), row.oldest.map((text) => ({ text })))]));
+    const { rows } = await this.query<{ id: string } & PendingRow>(PENDING, [sessionIds, PENDING_ROLES, PENDING_PREVIEWS]);
+    return new Map(rows.map((row) => [row.id, noteOf(row)!]));
   }
 
   private query<R extends pg.QueryResultRow>(statement: PreparedRead, values: unknown[]): Promise<pg.QueryResult<R>> {
     return preparedRead<R>(this.pool, statement, values);
   }
+}
+
+/** The parameters of the agent whose note a read carries: its session id (NULL: none), PENDING_ROLES, PENDING_PREVIEWS. */
+function along(pendingFor: string | undefined): unknown[] {
+  return [pendingFor ?? null, PENDING_ROLES, PENDING_PREVIEWS];
+}
+
+/** The note pendingColumns read; undefined where they are NULL (no external session was the agent), or no row. */
+function noteOf(row: PendingRow | undefined): PendingNote | undefined {
+  if (row?.pendingCount == null) return undefined;
+  return pendingNote(Number(row.pendingCount), (row.pendingOldest ?? []).map((text) => ({ text })));
 }
 
 function toListedSession(row: ListedRow): ListedSession {

@@ -3,7 +3,7 @@ import type { Message } from '../../domain/sessions/conversation.ts';
 import type { PendingQuestion } from '../../domain/turns/turn.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { MAX_GROUP_MEMBERS } from '../../domain/groups/groups.ts';
-import type { ConversationStore, ListedSession, SessionReads } from '../ports.ts';
+import type { ConversationStore, ListedSession, PendingAlong, SessionReads } from '../ports.ts';
 import { tasksShownSince, withCallsAt } from './list-sessions.ts';
 
 /** Messages read_session returns by default, and at most (decisions.md, Limits). */
@@ -11,7 +11,7 @@ export const DEFAULT_READ_LAST = 10;
 export const MAX_READ_LAST = 100;
 
 /** What read_session shows. */
-export interface ReadSessionResult {
+export interface ReadSessionResult extends PendingAlong {
   session: ListedSession;
   /** The most recent messages, newest last. */
   messages: Message[];
@@ -24,11 +24,11 @@ export interface ReadSessionResult {
 
 /**
  * read_session: a session's last messages (1–100, 0 = 10) and what is going on there right now (an external call
- * in flight at `now` is its running turn).
+ * in flight at `now` is its running turn). With the pending note of `pendingFor` (PendingAlong).
  */
 export async function readSession(
   deps: { reads: Pick<SessionReads, 'readSession'>; store: Pick<ConversationStore, 'groupMembers'>; relay: { name: string } },
-  input: { userId: string; sessionId: string; last: number },
+  input: { userId: string; sessionId: string; last: number; pendingFor?: string },
   now: Date,
 ): Promise<ReadSessionResult> {
   const last = input.last === 0 ? DEFAULT_READ_LAST : input.last;
@@ -39,11 +39,11 @@ export async function readSession(
       max: MAX_READ_LAST,
     });
   }
-  const read = await deps.reads.readSession(input.sessionId, last, tasksShownSince(now));
+  const read = await deps.reads.readSession(input.sessionId, last, tasksShownSince(now), input.pendingFor);
   if (read === undefined || read.session.userId !== input.userId) {
     throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
   }
-  const { session, messages, running } = read;
+  const { session, messages, running, pending } = read;
   const members = session.groupId === null ? [] : await deps.store.groupMembers(session.groupId, MAX_GROUP_MEMBERS + 1);
   return {
     session: withCallsAt(session, now),
@@ -51,5 +51,6 @@ export async function readSession(
     inFlight: running?.inFlight ?? '',
     pendingQuestions: running?.pendingQuestions ?? [],
     groupMembers: members.filter((member) => member.id !== session.id).slice(0, MAX_GROUP_MEMBERS),
+    pending,
   };
 }
