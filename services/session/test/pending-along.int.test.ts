@@ -1,5 +1,6 @@
 // The pending note an external session's agent gets with each of its reads (list_sessions, read_session,
-// relay_info), against a real PostgreSQL: read in the read's own statement, the same note as the one read alone.
+// relay_info), against a real PostgreSQL: read in the read's own statement, the same note as the one read alone;
+// and read_session's messages, read in that statement too.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
+import { toMessage } from '../src/adapters/store/prisma-session-store.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-03T10:00:00.000Z');
@@ -93,13 +95,21 @@ it("reads the note apart, the same, when the listing does not hold the agent's o
   expect(statements).toBe(2);
 });
 
-it('reads a session with the note of the agent reading it, in the reading statements', async () => {
+it('reads a session, its last messages and the note of the agent reading it in one statement', async () => {
   const { answer, statements } = await counted(() => reads.readSession('hosted', 10, SINCE, 'agent'));
   expect(answer?.pending).toEqual(NOTE);
   expect(answer?.messages.map((message) => message.id)).toEqual(['hosted-ev']);
-  expect(statements).toBe(2);
+  expect(statements).toBe(1);
   expect((await reads.readSession('agent', 10, SINCE, 'agent'))?.pending).toEqual(NOTE);
   expect((await reads.readSession('hosted', 10, SINCE))?.pending).toBeUndefined();
+});
+
+it('reads the last messages, newest last, as Prisma reads them', async () => {
+  const stored = (await prisma.message.findMany({ where: { sessionId: 'agent' }, orderBy: [{ createdAt: 'asc' }, { seq: 'asc' }] })).map(toMessage);
+  expect((await reads.readSession('agent', 10, SINCE))?.messages).toEqual(stored);
+  const lastTwo = (await reads.readSession('agent', 2, SINCE))?.messages;
+  expect(lastTwo).toEqual(stored.slice(-2));
+  expect(lastTwo?.[1]?.createdAt).toEqual(new Date('2026-12-03T10:00:01.234Z'));
 });
 
 it("answers relay_info's folders and groups with the note in one statement", async () => {

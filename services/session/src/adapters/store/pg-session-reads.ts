@@ -2,9 +2,9 @@
  * list_sessions', read_session's and relay_info's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024):
  * every relay_tool read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call.
  * A listing is one statement (the sessions with their groups, starters, calls in flight and whether they have tasks),
- * a reading two at once (that, and the messages), relay_info's folders and groups one; each carries the pending note
- * of the external session whose agent reads (`agent`), so that its calls cost no statement more. The note alone
- * (GetPendingMessages, the gateway's streams) is one statement too.
+ * a reading one (that, with the running turn's reply and questions and the last messages), relay_info's folders and
+ * groups one; each carries the pending note of the external session whose agent reads (`agent`), so that its calls
+ * cost no statement more. The note alone (GetPendingMessages, the gateway's streams) is one statement too.
  */
 import type pg from 'pg';
 import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
@@ -27,6 +27,12 @@ type ListedRow = SessionRow &
     callsHeldUntil: Date | null;
     hasTasks: boolean;
   };
+
+/** READ's row: the session as listed, its running turn's reply and questions, and its last messages (JSON). */
+type ReadRow = ListedRow & {
+  running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null;
+  messages: (Omit<MessageRow, 'createdAt'> & { createdAt: string })[];
+};
 
 /**
  * The pending note of the session `agent` (joined as NULLs where none is asked for, or none is external): how many of
@@ -76,16 +82,21 @@ const LIST: PreparedRead = {
   SELECT ${LISTED_COLUMNS}, ${pendingColumns('$5', '$6')} ${LISTED_FROM} ${agentJoin('$4')} AND agent.id = s.id
    WHERE s.user_id = $1 AND ($3::boolean IS NULL OR s.archived = $3)`,
 };
+/**
+ * The session's last $3 messages, newest last, as one JSON array; created_at as timestamptz, which JSON writes with
+ * its offset (a TIMESTAMP(3) without one would read in the process's time zone).
+ */
+const RECENT_MESSAGES = `
+  (SELECT COALESCE(json_agg(m ORDER BY m."createdAt", m.seq), '[]')
+     FROM (SELECT id, session_id AS "sessionId", role, text, provenance, model, sender_session_id AS "senderSessionId",
+                  created_at AT TIME ZONE 'UTC' AS "createdAt", seq
+             FROM messages WHERE session_id = s.id ORDER BY created_at DESC, seq DESC LIMIT $3) m)`;
 const READ: PreparedRead = {
   name: 'session_reads_read',
-  text: `SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running", ${pendingColumns('$4', '$5')} ${LISTED_FROM} ${agentJoin('$3')} WHERE s.id = $1`,
-};
-const RECENT_MESSAGES: PreparedRead = {
-  name: 'session_reads_recent_messages',
   text: `
-  SELECT id, session_id AS "sessionId", role, text, provenance, model, sender_session_id AS "senderSessionId",
-         created_at AS "createdAt", seq
-    FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+  SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running", ${RECENT_MESSAGES} AS "messages", ${pendingColumns('$5', '$6')}
+    ${LISTED_FROM} ${agentJoin('$4')}
+   WHERE s.id = $1`,
 };
 
 // relay_info's: the user's distinct non-empty folders by their latest activity ($2 at most), and every group of the
@@ -125,13 +136,11 @@ export class PgSessionReads implements SessionReads {
   }
 
   async readSession(sessionId: string, last: number, tasksEndedSince: Date, pendingFor?: string): Promise<SessionReading | undefined> {
-    const [read, messages] = await Promise.all([
-      this.query<ListedRow & { running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null }>(READ, [sessionId, tasksEndedSince, ...along(pendingFor)]),
-      this.query<MessageRow>(RECENT_MESSAGES, [sessionId, last]),
-    ]);
-    const [row] = read.rows;
+    const { rows } = await this.query<ReadRow>(READ, [sessionId, tasksEndedSince, last, ...along(pendingFor)]);
+    const [row] = rows;
     if (row === undefined) return undefined;
-    return { session: toListedSession(row), messages: messages.rows.reverse().map(toMessage), running: row.running, pending: noteOf(row) };
+    const messages = row.messages.map((message) => toMessage({ ...message, createdAt: new Date(message.createdAt) }));
+    return { session: toListedSession(row), messages, running: row.running, pending: noteOf(row) };
   }
 
   async relayInfo(userId: string, cwdLimit: number, pendingFor?: string): Promise<RelayInfoReading> {
