@@ -8,8 +8,8 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { callRelayTool, createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
-import { answersAtOnce, immediateReadOf } from './mcp/immediate-read.ts';
+import { callRelayTool, createMcpServer, type McpDeps, type RelayToolRequest } from './mcp/create-mcp-server.ts';
+import { answersAtOnce, immediateReadOf, type ImmediateRead } from './mcp/immediate-read.ts';
 import { InFlightCalls } from './mcp/in-flight-calls.ts';
 import { preview } from '../../domain/input-bounds.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
@@ -58,16 +58,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     }
     const mcpCaller = { userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) };
     const read = immediateReadOf(request.headers, request.body, deps.relayName);
-    if (read !== undefined) {
-      // The request's own signal: aborted when the client goes away before its answer (an abort builds a DOMException
-      // with its stack, so not after every answer).
-      const gone = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) gone.abort();
-      });
-      const result = await callRelayTool(read.arguments, { caller: mcpCaller, deps, inFlight, requestId: read.id }, { signal: gone.signal, progress: NO_PROGRESS });
-      return reply.type('application/json').send({ result, jsonrpc: '2.0', id: read.id });
-    }
+    if (read !== undefined) return answerAtOnce(read, { caller: mcpCaller, deps, inFlight, requestId: read.id }, reply);
     const server = createMcpServer(mcpCaller, deps, inFlight);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersAtOnce(request.body) });
     reply.raw.on('close', () => {
@@ -112,8 +103,20 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);
 }
 
-/** A read answered at once reports no progress (immediate-read.ts). */
-const NO_PROGRESS = async () => {};
+/**
+ * Answers a read of this relay that answers at once (immediate-read.ts) as the SDK answers in its JSON response mode:
+ * one JSON-RPC result in one JSON body. Such a read reports no progress.
+ */
+async function answerAtOnce(read: ImmediateRead, call: RelayToolRequest, reply: FastifyReply): Promise<FastifyReply> {
+  // The request's own signal: aborted when the client goes away before its answer (an abort builds a DOMException
+  // with its stack, so not after every answer).
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  const result = await callRelayTool(read.arguments, call, { signal: gone.signal, progress: async () => {} });
+  return reply.type('application/json').send({ result, jsonrpc: '2.0', id: read.id });
+}
 
 /** Whether a JSON-RPC message (or batch) holds a tools/call request whose params name no tool. */
 function hasNamelessToolCall(body: unknown): boolean {
