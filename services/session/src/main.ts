@@ -48,6 +48,7 @@ import { PrismaTaskStore } from './adapters/store/prisma-task-store.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
 import { PrismaSessionStore } from './adapters/store/prisma-session-store.ts';
 import { PgSessionReads } from './adapters/store/pg-session-reads.ts';
+import { PgTokenReads } from './adapters/store/pg-token-reads.ts';
 import { PrismaLoopGuardStore } from './adapters/store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './adapters/store/prisma-turn-store.ts';
 
@@ -68,7 +69,7 @@ const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: 
 const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => nodeRealFolders.realPath(root)));
 // Before the first query compiles Prisma's WebAssembly query compiler.
 compileWasmBaselineOnly();
-// One pool for Prisma's client and the reads in plain SQL (PgSessionReads); $disconnect() ends it.
+// One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
 const pool = servicePool(config.DATABASE_URL);
 const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 // The stores write the events; those that carry the API's messages are encoded as the API encodes them.
@@ -182,6 +183,7 @@ try {
           ...sessionGrpc({
             store,
             reads: new PgSessionReads(pool),
+            tokens: new PgTokenReads(pool),
             clock,
             logger,
             ids: nodeCrypto,

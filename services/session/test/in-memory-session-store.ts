@@ -1,10 +1,10 @@
 import type { Session, SessionCreatedEvent, SessionView } from '../src/domain/sessions/session.ts';
 import type { RelaySettings } from '../src/domain/settings/relay-settings.ts';
 import type { ApiToken, SignInLink, User } from '../src/domain/users/user.ts';
-import type { SessionFilter, SessionStore, UsersTransaction } from '../src/app/ports.ts';
+import type { SessionFilter, SessionStore, TokenHolder, TokenReads, UsersTransaction } from '../src/app/ports.ts';
 
-/** A SessionStore in memory, for unit tests of the use cases. */
-export class InMemorySessionStore implements SessionStore {
+/** A SessionStore in memory (and Authenticate's TokenReads over it), for unit tests of the use cases. */
+export class InMemorySessionStore implements SessionStore, TokenReads {
   readonly users = new Map<string, User>();
   readonly tokens = new Map<string, ApiToken>();
   readonly signInLinks = new Map<string, SignInLink>();
@@ -12,8 +12,18 @@ export class InMemorySessionStore implements SessionStore {
   readonly events: SessionCreatedEvent[] = [];
   settings: RelaySettings | undefined;
 
-  async findToken(tokenHash: string): Promise<ApiToken | undefined> {
-    return this.tokens.get(tokenHash);
+  /** A removed user is not in `users`, a session gone not in `sessions`. */
+  async findTokenHolder(tokenHash: string): Promise<TokenHolder | undefined> {
+    const token = this.tokens.get(tokenHash);
+    if (token === undefined) return undefined;
+    const user = this.users.get(token.userId);
+    const session = token.sessionId === null ? undefined : this.sessions.get(token.sessionId);
+    return {
+      kind: token.kind,
+      expiresAt: token.expiresAt,
+      user: user && { id: user.id, role: user.role },
+      session: session && { id: session.id, archived: session.archived, origin: session.origin },
+    };
   }
   async findSession(sessionId: string): Promise<Session | undefined> {
     return this.sessions.get(sessionId);

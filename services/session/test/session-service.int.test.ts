@@ -19,6 +19,7 @@ import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../src/adapters/grpc/session-callers.ts';
 import { sessionGrpc } from '../src/adapters/grpc/session-grpc.ts';
 import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
+import { PgTokenReads } from '../src/adapters/store/pg-token-reads.ts';
 import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../src/adapters/fs/real-folders.ts';
 import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
@@ -69,6 +70,7 @@ beforeAll(async () => {
         implementation: sessionGrpc({
           store,
           reads: new PgSessionReads(pool),
+          tokens: new PgTokenReads(pool),
           clock,
           logger,
           ids: nodeCrypto,

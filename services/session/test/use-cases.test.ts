@@ -16,7 +16,7 @@ const NOW = new Date('2026-11-30T10:00:00Z');
 function setup() {
   const store = new InMemorySessionStore();
   const crypto = fixedCrypto();
-  return { store, deps: { store, ids: crypto, secrets: crypto, hasher: crypto } };
+  return { store, deps: { store, tokens: store, ids: crypto, secrets: crypto, hasher: crypto } };
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -126,6 +126,37 @@ describe('authenticate', () => {
     store.sessions.delete(second.session.id);
     expect(await codeOf(authenticate(deps, first.token, NOW))).toBe('UNAUTHENTICATED');
     expect(await codeOf(authenticate(deps, second.token, NOW))).toBe('UNAUTHENTICATED');
+  });
+
+  it("refuses a removed user's token and their session's", async () => {
+    const { store, deps } = setup();
+    const { user, token } = await createUser(deps, { name: 'Ada' }, NOW);
+    const { token: sessionToken } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
+    store.users.delete(user.id);
+    expect(await codeOf(authenticate(deps, token, NOW))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(authenticate(deps, sessionToken, NOW))).toBe('UNAUTHENTICATED');
+  });
+
+  it('refuses a token from the instant it expires, and a session token bound to no session', async () => {
+    const { store, deps } = setup();
+    const { user, token } = await createUser(deps, { name: 'Ada' }, NOW);
+    const stored = store.tokens.get(`hash(${token})`)!;
+    store.tokens.set(stored.tokenHash, { ...stored, expiresAt: NOW });
+    expect(await authenticate(deps, token, new Date(NOW.getTime() - 1))).toEqual({ userId: user.id, role: 'admin' });
+    expect(await codeOf(authenticate(deps, token, NOW))).toBe('UNAUTHENTICATED');
+    const unbound = 'rly_s_unbound';
+    store.tokens.set(`hash(${unbound})`, { ...stored, tokenHash: `hash(${unbound})`, kind: 'session', expiresAt: null });
+    expect(await codeOf(authenticate(deps, unbound, NOW))).toBe('UNAUTHENTICATED');
+  });
+
+  it("answers external only for an external session's token, and a member's role", async () => {
+    const { store, deps } = setup();
+    await createUser(deps, { name: 'Ada' }, NOW);
+    const { user } = await createUser(deps, { name: 'Bo' }, NOW);
+    const { session: created, token } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
+    expect(await authenticate(deps, token, NOW)).toEqual({ userId: user.id, role: 'member', sessionId: created.id, external: true });
+    store.sessions.set(created.id, { ...created, origin: 'hosted' });
+    expect(await authenticate(deps, token, NOW)).toEqual({ userId: user.id, role: 'member', sessionId: created.id });
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, beforeEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@relay/errors';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
@@ -17,6 +18,7 @@ import { rotateSessionToken, rotateUserToken } from '../src/app/users/rotate-tok
 import { createSignInLink, redeemSignInLink } from '../src/app/users/sign-in-links.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaSessionStore } from '../src/adapters/store/prisma-session-store.ts';
+import { PgTokenReads } from '../src/adapters/store/pg-token-reads.ts';
 import { API_MESSAGES } from '../src/adapters/grpc/wire/api-messages.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -24,12 +26,13 @@ const NOW = new Date('2026-12-02T10:00:00.000Z');
 
 let database: TestDatabase;
 let prisma: PrismaClient;
-let deps: { store: PrismaSessionStore; ids: typeof nodeCrypto; secrets: typeof nodeCrypto; hasher: typeof nodeCrypto };
+let deps: { store: PrismaSessionStore; tokens: PgTokenReads; ids: typeof nodeCrypto; secrets: typeof nodeCrypto; hasher: typeof nodeCrypto };
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
-  deps = { store: new PrismaSessionStore(prisma, API_MESSAGES), ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto };
+  const pool = new pg.Pool({ connectionString: database.url });
+  prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  deps = { store: new PrismaSessionStore(prisma, API_MESSAGES), tokens: new PgTokenReads(pool), ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto };
 });
 
 beforeEach(async () => {

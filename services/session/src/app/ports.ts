@@ -7,7 +7,7 @@ import type { ConversationGrant, Message, Provenance, RelayUnlock } from '../dom
 import type { Session, SessionArchivedEvent, SessionChanges, SessionCreatedEvent, SessionView } from '../domain/sessions/session.ts';
 import type { RelayPlace, RelaySettings } from '../domain/settings/relay-settings.ts';
 import type { Turn, TurnQueuedEvent } from '../domain/turns/turn.ts';
-import type { ApiToken, SignInLink, User } from '../domain/users/user.ts';
+import type { ApiToken, SignInLink, TokenKind, User } from '../domain/users/user.ts';
 import type { ProviderCatalogue } from './catalogue/ports.ts';
 import type { PendingNote } from '../domain/external/external-inbox.ts';
 
@@ -16,8 +16,6 @@ export type SessionFilter = { archived?: boolean };
 
 /** Durable state of users, tokens, sessions and settings. Each write is atomic. */
 export interface SessionStore {
-  /** The token stored under this sha256 hash, if any. */
-  findToken(tokenHash: string): Promise<ApiToken | undefined>;
   findSession(sessionId: string): Promise<Session | undefined>;
   userExists(userId: string): Promise<boolean>;
   /** A user, or undefined when there is none with that id. */
@@ -182,6 +180,26 @@ export interface SessionReads {
   pending(sessionId: string): Promise<PendingNote | undefined>;
   /** pending of each of these sessions, by id; a session that is not external (or not there) is left out. */
   pendingOf(sessionIds: readonly string[]): Promise<Map<string, PendingNote>>;
+}
+
+/**
+ * A bearer token as Authenticate reads it, by its hash: with its user, and the session it is bound to, where they
+ * are still there. Whether that makes a caller is the use case's to say.
+ */
+export interface TokenHolder {
+  kind: TokenKind;
+  /** When it stops working: set only on a console sign-in's token. */
+  expiresAt: Date | null;
+  /** Its user; undefined once removed. */
+  user: Pick<User, 'id' | 'role'> | undefined;
+  /** The session it is bound to (a session token's), archived or not; undefined for a user token, or one gone. */
+  session: Pick<Session, 'id' | 'archived' | 'origin'> | undefined;
+}
+
+/** What every Authenticate reads (every call of a caller the gateway has not checked lately), in one statement. */
+export interface TokenReads {
+  /** The token stored under this sha256 hash with its user and session; undefined when there is no such token. */
+  findTokenHolder(tokenHash: string): Promise<TokenHolder | undefined>;
 }
 
 /** The machine's view of a folder path. */

@@ -19,6 +19,7 @@ import { SESSION_CALLERS } from '../../src/adapters/grpc/session-callers.ts';
 import { sessionGrpc } from '../../src/adapters/grpc/session-grpc.ts';
 import { PrismaExternalInbox } from '../../src/adapters/store/prisma-external-inbox.ts';
 import { PgSessionReads } from '../../src/adapters/store/pg-session-reads.ts';
+import { PgTokenReads } from '../../src/adapters/store/pg-token-reads.ts';
 import { PrismaSessionStore } from '../../src/adapters/store/prisma-session-store.ts';
 import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
@@ -93,7 +94,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
-        implementation: sessionGrpc({ store, reads: new PgSessionReads(pool), clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, inbox: new PrismaExternalInbox(prisma), ...(usage === undefined ? {} : { usage }) }),
+        implementation: sessionGrpc({ store, reads: new PgSessionReads(pool), tokens: new PgTokenReads(pool), clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, inbox: new PrismaExternalInbox(prisma), ...(usage === undefined ? {} : { usage }) }),
       },
     ],
     logger,

@@ -17,7 +17,7 @@ import { getRelayInfo, type RelayInfo } from '../../app/settings/get-relay-info.
 import { getUsage, type UsageDeps } from '../../app/usage/get-usage.ts';
 import { toUsageReportMessage } from './wire/usage-wire.ts';
 import { listSessions } from '../../app/sessions/list-sessions.ts';
-import type { ActionDeps, ConversationStore, SessionDeps, SessionReads, SessionStore } from '../../app/ports.ts';
+import type { ActionDeps, ConversationStore, SessionDeps, SessionReads, SessionStore, TokenReads } from '../../app/ports.ts';
 import { readSession } from '../../app/sessions/read-session.ts';
 import { removeUser } from '../../app/users/remove-user.ts';
 import { rotateSessionToken, rotateUserToken } from '../../app/users/rotate-token.ts';
@@ -53,6 +53,8 @@ export type SessionGrpcDeps = SessionDeps &
     store: SessionStore & ConversationStore;
     /** list_sessions' and read_session's reads, in as few statements as they take. */
     reads: SessionReads;
+    /** Authenticate's read of a token with its user and session, in one statement. */
+    tokens: TokenReads;
     clock: Clock;
     logger: Logger;
     /** Where each session's background tasks come from (read_session and list_sessions show them). */

@@ -12,7 +12,6 @@ import { STARTED_REMOTE_GRANT } from '../../app/sessions/remote-sessions.ts';
 import type { ConversationStore, SessionEvent, SessionFilter, SessionStore, UsersTransaction } from '../../app/ports.ts';
 import {
   Prisma,
-  type ApiToken as ApiTokenRow,
   type Message as MessageRow,
   type PrismaClient,
   type Session as SessionRow,
@@ -49,11 +48,6 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
 
   async transaction<T>(work: (tx: ConversationStore) => Promise<T>): Promise<T> {
     return this.atomically((tx) => work(new PrismaSessionStore(tx, this.api, true)));
-  }
-
-  async findToken(tokenHash: string): Promise<ApiToken | undefined> {
-    const row = await this.db.apiToken.findUnique({ where: { tokenHash } });
-    return row === null ? undefined : toApiToken(row);
   }
 
   async findSession(sessionId: string): Promise<Session | undefined> {
@@ -430,8 +424,4 @@ export function toMessage(row: MessageRow): Message {
     senderSessionId: row.senderSessionId,
     createdAt: row.createdAt,
   };
-}
-
-function toApiToken(row: ApiTokenRow): ApiToken {
-  return { tokenHash: row.tokenHash, kind: row.kind, userId: row.userId, sessionId: row.sessionId, createdAt: row.createdAt, expiresAt: row.expiresAt };
 }
