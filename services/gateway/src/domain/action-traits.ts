@@ -40,6 +40,11 @@ export interface ActionTraits<N extends string = string> {
   nothing?: string;
   /** It refuses an argument it does not take (ending the refusal with `nothing`) instead of listing it in ignored. */
   refusesOthers?: boolean;
+  /**
+   * It never waits and reports no progress: its result is all a call of it sends, so /mcp answers a call of it on this
+   * relay in one JSON body, without the MCP SDK's server (docs/adr/0026).
+   */
+  answersAtOnce?: boolean;
   /** Calls naming a paired relay; left out, such a call is refused: the relay the agent runs on keeps it. */
   toPaired?: ToPairedRelay;
 }

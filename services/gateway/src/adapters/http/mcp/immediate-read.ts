@@ -1,7 +1,7 @@
 /**
- * relay_tool's reads of this relay that answer at once — list_sessions, read_session and relay_info — are answered on
- * POST /mcp without the MCP SDK's server and transport (docs/adr/0026). Without MCP sessions the SDK builds both for
- * every POST, turns Node's request into a web Request and the answer back, and parses the message with its schemas
+ * relay_tool's reads of this relay that answer at once (the actions marked `answersAtOnce`: list_sessions,
+ * read_session and relay_info) are answered on POST /mcp without the MCP SDK's server and transport (docs/adr/0026).
+ * Without MCP sessions the SDK builds both for every POST, turns Node's request into a web Request and the answer back, and parses the message with its schemas
  * again: about 1.4 ms of CPU a call on a two-core machine, where the whole read of the relay costs about 4 ms.
  *
  * Only a request the SDK would take exactly so is answered here: one JSON-RPC request, as the SDK's own schema reads
@@ -12,11 +12,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { JSONRPCRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { actionNamed, isActionName } from '../../../app/relay-tool/action-list.ts';
 import { namesThisRelay } from '../../../domain/relay-name.ts';
 import { LEGACY_TOOL_NAME, TOOL_NAME } from './relay-tool-definition.ts';
-
-/** Reads that never wait, so nothing is sent before their result: no turn, card, inbox or paired relay to report on. */
-const READS_ANSWERED_AT_ONCE: ReadonlySet<unknown> = new Set(['list_sessions', 'read_session', 'relay_info']);
 
 /** A tools/call of relay_tool that reads this relay and answers at once. */
 export interface ImmediateRead {
@@ -35,7 +33,7 @@ export function immediateReadOf(headers: IncomingHttpHeaders, body: unknown, rel
   if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) return undefined;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
   const { action, relay } = args as { action?: unknown; relay?: unknown };
-  if (!READS_ANSWERED_AT_ONCE.has(action) || !namesThisRelay(relay, relayName)) return undefined;
+  if (typeof action !== 'string' || !isActionName(action) || actionNamed(action).answersAtOnce !== true || !namesThisRelay(relay, relayName)) return undefined;
   return { id: parsed.data.id, arguments: args as Record<string, unknown> };
 }
 

@@ -17,6 +17,7 @@ export const listSessions = defineAction({
   args: argumentsOf('relay', 'scope'),
   relay: 'required',
   write: false,
+  answersAtOnce: true,
   toPaired: { level: 'read', forwarded: true },
   handler: runListSessions,
   fromPaired: (args, context) => runListSessions(args, context),

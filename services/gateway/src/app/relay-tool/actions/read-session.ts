@@ -23,6 +23,7 @@ export const readSession = defineAction({
   args: argumentsOf('relay', 'session', 'last'),
   relay: 'required',
   write: false,
+  answersAtOnce: true,
   toPaired: { level: 'read', forwarded: true },
   handler: runReadSession,
   fromPaired: (args, context) => runReadSession(args, context),

@@ -21,6 +21,7 @@ export const relayInfo = defineAction({
   args: argumentsOf('relay'),
   relay: 'required',
   write: false,
+  answersAtOnce: true,
   toPaired: { level: 'read', forwarded: true },
   handler: runRelayInfo,
   fromPaired: (args, context) => runRelayInfo(args, context),
