@@ -66,6 +66,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...STATIC, ...FOUR_RELAYS],
           globalSetup: [BUILD_SERVICES, SHARED_RELAY],
+          // Like the integration files, each file keeps what its worker loaded before (the harness, the MCP SDK, the
+          // gRPC clients): nothing here mocks or patches globals, and each file brings its own relay or user.
+          isolate: false,
           testTimeout: 120_000,
           hookTimeout: 300_000,
           sequence: { groupOrder: 1 },
