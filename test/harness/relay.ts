@@ -244,20 +244,23 @@ export function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
 async function bootRelay(options: RelayOptions): Promise<Relay> {
   const name = options.name ?? 'e2e';
-  const nats = await startNats();
-  const clockDir = await mkdtemp(join(tmpdir(), 'relay-clock-'));
-  const clockControl = join(clockDir, 'skipped');
-  const clockEpoch = Date.now();
+  // The nats-server starts while the five databases are made: neither needs the other.
+  const natsStarting = startNats();
   const created = await Promise.allSettled(
     STATEFUL.map((service) => createTestDatabase({ migrationsDir: `${root}/services/${service}/prisma/migrations` })),
   );
+  const [natsStarted] = await Promise.allSettled([natsStarting]);
   const databases = created.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failed = created.find((result) => result.status === 'rejected');
-  if (failed) {
+  const failed = [natsStarted, ...created].find((result) => result.status === 'rejected');
+  if (failed || natsStarted.status === 'rejected') {
     // Nothing of a relay that cannot start stays behind (the shared relay starts in the test runner's own process).
-    await Promise.all([nats.stop(), ...databases.map((database) => database.drop())]);
-    throw failed.reason;
+    await Promise.all([natsStarted.status === 'fulfilled' ? natsStarted.value.stop() : undefined, ...databases.map((database) => database.drop())]);
+    throw failed?.reason;
   }
+  const nats = natsStarted.value;
+  const clockDir = await mkdtemp(join(tmpdir(), 'relay-clock-'));
+  const clockControl = join(clockDir, 'skipped');
+  const clockEpoch = Date.now();
   const ports = Object.fromEntries(await Promise.all([...STATEFUL, 'gateway'].map(async (s) => [s, await freePort()] as const))) as Record<ServiceName, number>;
   const address = (service: ServiceName) => `127.0.0.1:${ports[service]}`;
   // Credentials made at each start, as `relay up` makes them: a gRPC token and a NATS user per service.
