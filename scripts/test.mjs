@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: generate, check the protos, then every test (unit, integration, end to end) while the code checks
-// (type-check, lint, dead code) run beside them at a lower priority: the tests often wait on their servers, and the
-// checks use the cores meanwhile.
+// `npm test`: generate, check the generated proto code, then every test (unit, integration, end to end) while the
+// code checks (the protos' lint and breaking changes, type-check, lint, dead code) run beside them at a lower
+// priority: the tests often wait on their servers, and the checks use the cores meanwhile.
 // Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -31,7 +31,6 @@ function git(...args) {
 }
 
 run('generate (Prisma clients)', 'npx', ['turbo', 'run', 'generate', '--output-logs=errors-only']);
-run('buf lint', 'npx', ['buf', 'lint'], { cwd: `${root}/proto` });
 run('generated proto code is up to date', 'npx', ['buf', 'generate'], { cwd: `${root}/proto` });
 if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
   git('diff', '--stat', '--', 'packages/proto/src/gen');
@@ -39,8 +38,10 @@ if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
   process.exit(1);
 }
 const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && git('cat-file', '-e', 'HEAD~1:proto').status === 0;
-if (base) run('buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` });
 const checks = runChecks([
+  // The protos' lint and breaking-change check only read them: they need not hold up the tests.
+  ['buf lint', 'npx', ['buf', 'lint'], { cwd: `${root}/proto` }],
+  ...(base ? [['buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` }]] : []),
   // One program for everything but the console (tsconfig.json), so each shared file is checked once, not once per
   // workspace that imports it; the console has its own (DOM, JSX).
   ['typecheck (services, packages, CLI, tests, benches)', 'npx', ['tsc', '-p', 'tsconfig.json', ...incremental('tsconfig')]],
@@ -91,9 +92,9 @@ function exited(child) {
  * it ends (so it does not interleave with vitest's). Resolves with the first failed check's title, or undefined.
  */
 async function runChecks(list) {
-  for (const [title, command, args] of list) {
+  for (const [title, command, args, options = {}] of list) {
     const began = Date.now();
-    const child = spawn('nice', ['-n', '10', command, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('nice', ['-n', '10', command, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
