@@ -22,22 +22,25 @@
 // The relay's CPU per call counts its PostgreSQL backends too (`postgres`: those connected to its databases, from /proc,
 // as PostgreSQL runs on this machine): their parsing, planning and running of the statements is the relay's work.
 //
+//   BENCH_WARM_UP_ROUNDS    whole rounds run first and printed but not counted (default 1): the first round of a
+//                           fresh relay and anchor runs on code V8 has not optimised yet, and was the slowest
 //   BENCH_ROUNDS            alternating rounds (default 3)
 //   BENCH_CALLS             sequential calls per action per round (default 200)
 //   BENCH_CONCURRENT_CALLS  calls per round with 16 clients (default 400)
 //   BENCH_CROWD_CALLS       calls per round with 50 clients (default 500)
 //   BENCH_COUNT_CALLS       calls per action whose transactions are counted (default 100; 0 skips the count)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
+import { cpuBetween, cpuMs, cpuOf, fixed, loadAverage, median, percentile } from './support/figures.ts';
+import { externalAgentTokens, mcpClient, readableSession, relayBackends, relayCall, relayReads, type Call } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
 
+const WARM_UP_ROUNDS = Number(process.env.BENCH_WARM_UP_ROUNDS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 400);
@@ -48,44 +51,13 @@ const STATS_REPORTED_MS = 11_000;
 const CONCURRENT = 16;
 const CROWD = 50;
 const WARM_UP = 20;
-const TICK_MS = 10;
 
-type Call = () => Promise<boolean>;
 type Target = 'relay' | 'anchor';
 interface Figures {
   seq: Record<string, { p50: number; p99: number }>;
   concurrentRate: number;
   crowd: { rate: number; p50: number; p99: number; errors: number };
   cpuMsPerCall: Record<string, number>;
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
-const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
-
-async function mcpClient(url: string, token?: string): Promise<Client> {
-  const client = new Client({ name: 'bench-agent', version: '0.0.0' });
-  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
-}
-
-/** The actions whose first failure was printed already. */
-const reported = new Set<string>();
-
-/** A relay_tool call that answers whether it succeeded (ok: true). */
-function relayCall(client: Client, args: Record<string, unknown>): Call {
-  return async () => {
-    const result = await client.callTool({ name: 'relay_tool', arguments: args });
-    const text = (result.content as { text?: string }[] | undefined)?.[0]?.text ?? '';
-    const ok = result.isError !== true && (JSON.parse(text) as { ok?: boolean }).ok === true;
-    if (!ok && !reported.has(String(args.action))) {
-      reported.add(String(args.action));
-      console.error(`${String(args.action)} failed: ${text.slice(0, 500)}`);
-    }
-    return ok;
-  };
 }
 
 function echoCall(client: Client): Call {
@@ -129,17 +101,6 @@ async function concurrent(calls: Call[], total: number) {
   return { rate: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
 
-/** User + system CPU time of a process so far, in ms (Linux /proc; 10 ms ticks). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return NaN;
-  }
-}
-
 function startAnchor(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./anchor/echo-server.ts', import.meta.url))], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -170,59 +131,22 @@ interface Side {
   backends?: () => Promise<number[]>;
 }
 
-async function relaySide(relay: Relay): Promise<Side> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Read by the benchmark', text: 'reply hello' });
-  if (created.status !== 201) throw new Error(`POST /api/v1/sessions answered ${created.status}: ${JSON.stringify(created.body)}`);
-  const readId = created.body.session.id as string;
-  for (;;) {
-    const { body } = await relay.api('GET', `/api/v1/sessions/${readId}`);
-    if (body.session.state === 'idle') break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const tokens: string[] = [];
-  for (let i = 0; i < CONCURRENT; i++) tokens.push((await relay.createExternalSession(`bench agent ${i}`)).token);
-  const clients = await Promise.all(Array.from({ length: CROWD }, (_, i) => mcpClient(relay.mcpUrl, tokens[i % tokens.length])));
-  const first = clients[0]!;
-  return {
-    seq: {
-      list_sessions: relayCall(first, { action: 'list_sessions', relay: 'this' }),
-      read_session: relayCall(first, { action: 'read_session', relay: 'this', session: readId }),
-      relay_info: relayCall(first, { action: 'relay_info', relay: 'this' }),
-    },
-    concurrent: clients.slice(0, CONCURRENT).map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
-    crowd: clients.map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
-    pids: Object.fromEntries((['gateway', ...STATEFUL] as const).map((name) => [name, relay.services[name].pid])),
-    backends: await relayBackends(relay),
-  };
-}
-
-/** The pids of the PostgreSQL backends connected to the relay's databases (PostgreSQL runs on this machine). */
-async function relayBackends(relay: Relay): Promise<() => Promise<number[]>> {
-  const server = new URL(relay.databaseUrls.session);
-  server.pathname = '/postgres';
-  const stats = new pg.Client({ connectionString: server.toString() });
-  await stats.connect();
-  stopping.push(() => stats.end());
-  const names = STATEFUL.map((service) => new URL(relay.databaseUrls[service]).pathname.slice(1));
-  return async () => (await stats.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1)', [names])).rows.map((row) => row.pid);
-}
-
 /** What to close before the process ends. */
 const stopping: (() => Promise<void>)[] = [];
 
-/** CPU ms of `pids`, each read now; a backend that is gone reads as absent. */
-function cpuOf(pids: number[]): Map<number, number> {
-  return new Map(pids.map((pid) => [pid, cpuMs(pid)] as const).filter(([, ms]) => Number.isFinite(ms)));
-}
-
-/**
- * The CPU the backends spent between two readings: a backend that started in between counts from 0, one that ended
- * in between is lost (the services' pools keep theirs while calls come one after another).
- */
-function backendCpuMs(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
-  return total;
+async function relaySide(relay: Relay): Promise<Side> {
+  const readId = await readableSession(relay);
+  const tokens = await externalAgentTokens(relay, CONCURRENT);
+  const clients = await Promise.all(Array.from({ length: CROWD }, (_, i) => mcpClient(relay.mcpUrl, tokens[i % tokens.length])));
+  const backends = await relayBackends(relay);
+  stopping.push(() => backends.close());
+  return {
+    seq: relayReads(clients[0]!, readId),
+    concurrent: clients.slice(0, CONCURRENT).map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
+    crowd: clients.map((client) => relayCall(client, { action: 'list_sessions', relay: 'this' })),
+    pids: Object.fromEntries((['gateway', ...STATEFUL] as const).map((name) => [name, relay.services[name].pid])),
+    backends: backends.pids,
+  };
 }
 
 async function anchorSide(url: string, pid: number | undefined): Promise<Side> {
@@ -246,7 +170,7 @@ async function measure(side: Side): Promise<Figures> {
     seq[name] = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
     if (name === 'list_sessions') {
       for (const [service, pid] of Object.entries(side.pids)) cpuMsPerCall[service] = (cpuMs(pid) - before[service]!) / (CALLS + WARM_UP);
-      if (side.backends !== undefined) cpuMsPerCall.postgres = backendCpuMs(backendsBefore!, cpuOf(await side.backends())) / (CALLS + WARM_UP);
+      if (side.backends !== undefined) cpuMsPerCall.postgres = cpuBetween(backendsBefore!, cpuOf(await side.backends())) / (CALLS + WARM_UP);
     }
   }
   const concurrentRate = (await concurrent(side.concurrent, CONCURRENT_CALLS)).rate;
@@ -254,8 +178,8 @@ async function measure(side: Side): Promise<Figures> {
   return { seq, concurrentRate, crowd, cpuMsPerCall };
 }
 
-function printRound(round: number, relay: Figures, anchor: Figures): void {
-  const lines = [`round ${round}:`];
+function printRound(round: string, relay: Figures, anchor: Figures): void {
+  const lines = [`${round}:`];
   for (const name of Object.keys(relay.seq)) {
     const r = relay.seq[name]!;
     const a = anchor.seq[name]!;
@@ -350,11 +274,11 @@ try {
   const sides = { relay: await relaySide(relay), anchor: await anchorSide(anchor.url, anchor.child.pid) };
   console.log(`ready to measure (${elapsed()}); load average ${loadAverage()}`);
   const rounds: { relay: Figures; anchor: Figures }[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1 - WARM_UP_ROUNDS; round <= ROUNDS; round++) {
     const relayFigures = await measure(sides.relay);
     const anchorFigures = await measure(sides.anchor);
-    rounds.push({ relay: relayFigures, anchor: anchorFigures });
-    printRound(round, relayFigures, anchorFigures);
+    if (round > 0) rounds.push({ relay: relayFigures, anchor: anchorFigures });
+    printRound(round > 0 ? `round ${round}` : 'warm-up round (not counted)', relayFigures, anchorFigures);
   }
   printSummary(rounds);
   console.log(`load average at the end: ${loadAverage()}`);

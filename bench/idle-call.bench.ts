@@ -10,18 +10,16 @@
 //
 //   BENCH_ROUNDS        idle pauses (default 5)
 //   BENCH_IDLE_SECONDS  length of each pause (default 12)
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { STATEFUL, startRelay } from '../test/harness/relay.ts';
+import { median } from './support/figures.ts';
+import { mcpClient, readableSession } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 12);
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 await buildStaleServices();
 const relay = await startRelay({ name: 'idle', readyTimeoutMs: 180_000 });
@@ -34,11 +32,9 @@ try {
   /** The pids of the backends connected to the relay's databases now. */
   const backends = async () => new Set((await stats.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1)', [names])).rows.map((row) => row.pid));
 
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Read after idling', text: 'reply hello' });
-  const readId = created.body.session.id as string;
+  const readId = await readableSession(relay);
   const { token } = await relay.createExternalSession('idle agent');
-  const client = new Client({ name: 'idle-agent', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const client = await mcpClient(relay.mcpUrl, token);
   const calls: Record<string, Record<string, unknown>> = {
     list_sessions: { action: 'list_sessions', relay: 'this' },
     relay_info: { action: 'relay_info', relay: 'this' },

@@ -1,6 +1,7 @@
 import { credentials, experimental, makeGenericClientConstructor, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import type { GrpcAuth } from './grpc-auth.ts';
+import { WITHOUT_CHANNELZ } from './channelz.ts';
 
 const HealthClient = makeGenericClientConstructor(healthService as unknown as ServiceDefinition, 'grpc.health.v1.Health');
 
@@ -11,7 +12,7 @@ const HealthClient = makeGenericClientConstructor(healthService as unknown as Se
 export async function checkHealth(address: string, service = '', timeoutMs = 2000, auth?: GrpcAuth): Promise<boolean> {
   const channel =
     auth?.kind === 'tls' ? experimental.createCertificateProviderChannelCredentials(auth.certificates, auth.certificates) : credentials.createInsecure();
-  const client = new HealthClient(address, channel);
+  const client = new HealthClient(address, channel, WITHOUT_CHANNELZ);
   try {
     return await new Promise<boolean>((resolve) => {
       client.makeUnaryRequest(

@@ -1,6 +1,7 @@
 import { credentials, experimental, InterceptingCall, type ChannelCredentials, type ChannelOptions, type ClientOptions, type Interceptor } from '@grpc/grpc-js';
 import { SERVICE_AUTH_METADATA_KEY, type GrpcAuth } from './grpc-auth.ts';
 import { MESSAGE_LIMITS } from './message-limits.ts';
+import { WITHOUT_CHANNELZ } from './channelz.ts';
 
 /** A generated client class (`SessionServiceClient` and the like). */
 export type ClientConstructor<C> = new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>) => C;
@@ -38,7 +39,7 @@ export function targetOf(address: string): string {
  */
 export function createClient<C>(ClientCtor: ClientConstructor<C>, address: string, auth: GrpcAuth, options: Partial<ClientOptions> = {}): C {
   const target = targetOf(address);
-  const channel = { ...MESSAGE_LIMITS, ...CLIENT_CHANNEL_OPTIONS, ...options };
+  const channel = { ...MESSAGE_LIMITS, ...WITHOUT_CHANNELZ, ...CLIENT_CHANNEL_OPTIONS, ...options };
   if (auth.kind === 'tls') {
     return new ClientCtor(target, experimental.createCertificateProviderChannelCredentials(auth.certificates, auth.certificates), channel);
   }

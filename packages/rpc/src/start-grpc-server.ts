@@ -4,6 +4,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { callerCheck, type CallerTable } from './caller-check.ts';
 import type { GrpcAuth } from './grpc-auth.ts';
 import { MESSAGE_LIMITS } from './message-limits.ts';
+import { WITHOUT_CHANNELZ } from './channelz.ts';
 import type { Callers, ServiceIdentity } from './service-identity.ts';
 
 export interface GrpcService<D extends ServiceDefinition = ServiceDefinition> {
@@ -59,7 +60,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const { logger } = options;
   const names = ['', ...options.services.map((service) => serviceName(service.definition))];
   const health = new HealthImplementation(Object.fromEntries(names.map((name) => [name, 'NOT_SERVING' as const])));
-  const server = new Server({ ...MESSAGE_LIMITS, ...CONNECTION_AGE, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
+  const server = new Server({ ...MESSAGE_LIMITS, ...WITHOUT_CHANNELZ, ...CONNECTION_AGE, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
   for (const service of options.services) server.addService(service.definition, service.implementation);
   health.addToServer(server);
 
