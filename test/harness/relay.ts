@@ -245,17 +245,15 @@ export function startRelay(options: RelayOptions = {}): Promise<Relay> {
 async function bootRelay(options: RelayOptions): Promise<Relay> {
   const name = options.name ?? 'e2e';
   // The nats-server starts while the five databases are made: neither needs the other.
-  const natsStarting = startNats();
-  const created = await Promise.allSettled(
-    STATEFUL.map((service) => createTestDatabase({ migrationsDir: `${root}/services/${service}/prisma/migrations` })),
-  );
-  const [natsStarted] = await Promise.allSettled([natsStarting]);
+  const [natsStarted, ...created] = await Promise.allSettled([
+    startNats(),
+    ...STATEFUL.map((service) => createTestDatabase({ migrationsDir: `${root}/services/${service}/prisma/migrations` })),
+  ]);
   const databases = created.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failed = [natsStarted, ...created].find((result) => result.status === 'rejected');
-  if (failed || natsStarted.status === 'rejected') {
+  if (natsStarted.status === 'rejected' || databases.length < created.length) {
     // Nothing of a relay that cannot start stays behind (the shared relay starts in the test runner's own process).
     await Promise.all([natsStarted.status === 'fulfilled' ? natsStarted.value.stop() : undefined, ...databases.map((database) => database.drop())]);
-    throw failed?.reason;
+    throw [natsStarted, ...created].find((result) => result.status === 'rejected')?.reason;
   }
   const nats = natsStarted.value;
   const clockDir = await mkdtemp(join(tmpdir(), 'relay-clock-'));

@@ -2,8 +2,9 @@
  * The edges refuse abuse, proven by fuzzing the real gateway of a real relay: 800 generated malformed
  * relay_tool calls through an MCP client (the SDK's) and 1,200 malformed HTTP requests to /mcp, /api/v1 and
  * /relay/v1 (fuzz-inputs.ts), 2,000 in all, a few at a time. Not one answer may be a fault (5xx, REMOTE_RELAY_INTERNAL,
- * JSON-RPC's internal error); every call has a 2 s deadline and one not answered by then fails (it is
- * abandoned, not measured); every service must still be up afterwards. The relay's user denies every card a
+ * JSON-RPC's internal error), none may go unanswered (a call still open after 30 s has stalled the edge: it is
+ * abandoned and fails the run), and every service must still be up afterwards. How fast the answers come is a
+ * figure of security-fuzz.bench.ts, not an assertion here. The relay's user denies every card a
  * call raises as soon as it shows (a call that needs the user's Allow waits for a person, not for the edge).
  * A failure prints the fast-check seed and the shrunk input that broke it.
  */
@@ -11,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATEFUL, startRelay, type Relay } from '../harness/relay.ts';
-import { DEADLINE_MS, FUZZ_RELAY_ENV, sendHttpCase, sendToolCall, startCardDenier, type CardDenier, type FuzzTokens, type Outcome } from './fuzz-client.ts';
+import { FUZZ_RELAY_ENV, STALLED_MS, sendHttpCase, sendToolCall, startCardDenier, type CardDenier, type FuzzTokens, type Outcome } from './fuzz-client.ts';
 import { httpCase, toolCall, vocabularyOf, type HttpCase, type Vocabulary } from './fuzz-inputs.ts';
 
 // 2,000 in all. A relay_tool call costs the relay's services about 60 ms of CPU (the gateway and the session
@@ -32,10 +33,10 @@ const seen = new Map<string, number>();
 /** What one generated input got, for the assertion's message: the answer and (the start of) the input. */
 function show(outcome: Outcome, input: unknown): string {
   const text = JSON.stringify(input) ?? String(input);
-  return `${outcome.late ? `no answer within ${DEADLINE_MS} ms` : outcome.kind} for ${text.length > 400 ? `${text.slice(0, 400)}… (${text.length} characters)` : text}`;
+  return `${outcome.late ? `no answer within ${STALLED_MS} ms` : outcome.kind} for ${text.length > 400 ? `${text.slice(0, 400)}… (${text.length} characters)` : text}`;
 }
 
-/** Sends a batch at once and fails on the first late or faulty answer; `sent` counts the answers. */
+/** Sends a batch at once and fails on the first stalled or faulty answer; `sent` counts the answers. */
 async function sendAll<T>(inputs: T[], send: (input: T) => Promise<Outcome>, sent: { count: number }): Promise<void> {
   const outcomes = await Promise.all(inputs.map(send));
   outcomes.forEach((outcome, index) => {
@@ -63,11 +64,11 @@ afterAll(async () => {
 });
 
 describe('fuzzing the gateway', () => {
-  it(`answers ${TOOL_CALLS} malformed relay_tool calls without a fault, each within ${DEADLINE_MS} ms`, async () => {
+  it(`answers ${TOOL_CALLS} malformed relay_tool calls without a fault, each answered`, async () => {
     expect(vocabulary.actions.length).toBeGreaterThan(20);
     const sent = { count: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.array(toolCall(vocabulary), { minLength: PARALLEL, maxLength: PARALLEL }), (calls) => sendAll(calls, (call) => sendToolCall(agent, call), sent)),
+      fc.asyncProperty(fc.array(toolCall(vocabulary), { minLength: PARALLEL, maxLength: PARALLEL }), (calls) => sendAll(calls, (call) => sendToolCall(agent, call, STALLED_MS), sent)),
       { numRuns: TOOL_CALLS / PARALLEL },
     );
     expect(sent.count).toBe(TOOL_CALLS);
@@ -76,11 +77,11 @@ describe('fuzzing the gateway', () => {
     expect(seen.get('tool ok') ?? 0).toBeGreaterThan(0);
   }, 300_000);
 
-  it(`answers ${HTTP_REQUESTS} malformed HTTP requests to /mcp, /api/v1 and /relay/v1 without a 5xx, each within ${DEADLINE_MS} ms`, async () => {
+  it(`answers ${HTTP_REQUESTS} malformed HTTP requests to /mcp, /api/v1 and /relay/v1 without a 5xx, each answered`, async () => {
     const sent = { count: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(httpCase(), { minLength: PARALLEL, maxLength: PARALLEL }), (requests) =>
-        sendAll(requests, (request) => sendHttpCase(relay.gatewayUrl, tokens, request), sent),
+        sendAll(requests, (request) => sendHttpCase(relay.gatewayUrl, tokens, request, STALLED_MS), sent),
       ),
       { numRuns: HTTP_REQUESTS / PARALLEL },
     );
@@ -97,7 +98,7 @@ describe('fuzzing the gateway', () => {
     ['a tools/call naming no tool, in a batch', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '[{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{}}]' }, 'http 400', '"code":-32602'],
     ['a tools/call naming no tool', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":0,"method":"tools/call"}' }, 'http 400', '"code":-32602'],
   ])('refuses %s as the caller’s mistake', async (_label, request, kind, says) => {
-    const outcome = await sendHttpCase(relay.gatewayUrl, tokens, request);
+    const outcome = await sendHttpCase(relay.gatewayUrl, tokens, request, STALLED_MS);
     expect([outcome.kind, outcome.fault, outcome.late]).toEqual([kind, false, false]);
     expect(outcome.text).toContain(says);
   });
@@ -106,13 +107,13 @@ describe('fuzzing the gateway', () => {
     ['an argument named "constructor"', { action: 'send', relay: 'this', constructor: 'x', wait_seconds: 0 }],
     ['an argument named "toString"', { action: 'usage', relay: 'this', toString: true }],
   ])('refuses a relay_tool call with %s as the caller’s mistake, or ignores it', async (_label, input) => {
-    const outcome = await sendToolCall(agent, input);
+    const outcome = await sendToolCall(agent, input, STALLED_MS);
     expect([outcome.fault, outcome.late], outcome.kind).toEqual([false, false]);
   });
 
   it('leaves every service up, and the agent and its user can still work', async () => {
     for (const service of [...STATEFUL, 'gateway'] as const) await relay.waitReady(service);
-    expect((await sendToolCall(agent, { action: 'list_sessions', relay: 'this' })).kind).toBe('tool ok');
+    expect((await sendToolCall(agent, { action: 'list_sessions', relay: 'this' }, STALLED_MS)).kind).toBe('tool ok');
     expect((await relay.api('GET', '/api/v1/sessions')).status).toBe(200);
     expect(denier.failures()).toEqual([]);
   });
