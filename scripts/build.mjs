@@ -3,11 +3,12 @@
 // hook beside it as dist/register.js and its operator commands (src/bin/*.ts) as dist/<name>.js, each with a
 // source map. The tests, `relay up` and
 // the images all start `node --enable-source-maps --import ./dist/register.js dist/main.js`. A workspace with
-// commands and no service (@relay/db's relay-migrate, for the migration image) gets its commands only.
+// commands and no service (@relay/db's relay-migrate, for the migration image) gets its commands only. The CLI's
+// src/main.ts becomes cli/dist/main.js, which `relay` runs (cli/bin/launch-cli.mjs builds it again when stale).
 //
 //   node scripts/build.mjs                 builds the workspace in the current folder (its package.json's build)
-//   node scripts/build.mjs --all           builds every service
-//   node scripts/build.mjs --all --stale   builds only the services whose dist is missing or older than a source
+//   node scripts/build.mjs --all           builds every service and the CLI
+//   node scripts/build.mjs --all --stale   builds only those whose dist is missing or older than a source
 //
 // The @relay/* workspace packages and the service's generated Prisma client are bundled; every third-party
 // package stays external and loads from node_modules at run time, where OpenTelemetry's instrumentations
@@ -18,6 +19,8 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** The `relay` command's workspace. */
+export const CLI_DIR = join(root, 'cli');
 const TELEMETRY_REGISTER = join(root, 'packages/telemetry/src/register.ts');
 /** The file that records what went into a build (esbuild's metafile), read to tell whether dist is stale. */
 const META_FILE = 'meta.json';
@@ -28,6 +31,11 @@ export function serviceDirs() {
   return readdirSync(services)
     .map((name) => join(services, name))
     .filter((dir) => existsSync(join(dir, 'src', 'main.ts')));
+}
+
+/** What `--all` builds: every service, and the CLI. */
+function builtDirs() {
+  return [...serviceDirs(), CLI_DIR];
 }
 
 /** A service's dist is stale when it is missing, or when any file that went into it changed or is gone since. */
@@ -87,6 +95,23 @@ function externalThirdParty(outdir) {
   };
 }
 
+/**
+ * Keeps the checkout's own scripts (scripts/*.mjs, which the CLI's `relay up` imports) as files of their own: each
+ * finds the checkout from where it lies, which a copy inside dist/ would get wrong.
+ */
+function externalScripts(outdir) {
+  return {
+    name: 'external-scripts',
+    setup(build) {
+      build.onResolve({ filter: /^\.{1,2}\/.*\.mjs$/ }, (args) => {
+        const script = resolve(args.resolveDir, args.path);
+        if (dirname(script) !== join(root, 'scripts')) return undefined;
+        return { path: relative(outdir, script), external: true };
+      });
+    },
+  };
+}
+
 /** A service's commands for operators, `src/bin/<name>.ts` → `dist/<name>.js` (the gateway's create-user). */
 function commandEntries(serviceDir) {
   const bin = join(serviceDir, 'src', 'bin');
@@ -98,15 +123,16 @@ function commandEntries(serviceDir) {
   );
 }
 
-/** Bundles one service, or a workspace's commands alone, into its dist/, replacing each file whole (a relay starting meanwhile never reads half a file). */
-export async function buildService(serviceDir) {
+/** Bundles one service, the CLI, or a workspace's commands alone, into its dist/, replacing each file whole (a relay starting meanwhile never reads half a file). */
+export async function buildWorkspace(dir) {
   const { build } = await import('esbuild');
-  const outdir = join(serviceDir, 'dist');
-  const main = join(serviceDir, 'src', 'main.ts');
-  const service = existsSync(main) ? { main, register: TELEMETRY_REGISTER } : {};
+  const outdir = join(dir, 'dist');
+  const main = join(dir, 'src', 'main.ts');
+  // The CLI exports no telemetry, so it has no hook to start before its main.
+  const entry = !existsSync(main) ? {} : dir === CLI_DIR ? { main } : { main, register: TELEMETRY_REGISTER };
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { ...service, ...commandEntries(serviceDir) },
+    entryPoints: { ...entry, ...commandEntries(dir) },
     outdir,
     bundle: true,
     splitting: true,
@@ -119,7 +145,7 @@ export async function buildService(serviceDir) {
     metafile: true,
     write: false,
     logLevel: 'warning',
-    plugins: [externalThirdParty(outdir)],
+    plugins: [externalScripts(outdir), externalThirdParty(outdir)],
   });
   mkdirSync(outdir, { recursive: true });
   const written = new Set();
@@ -144,20 +170,19 @@ export async function buildStaleServices(onBuild = (_name) => undefined) {
   const stale = serviceDirs().filter(isStale);
   for (const dir of stale) {
     onBuild(basename(dir));
-    await buildService(dir);
+    await buildWorkspace(dir);
   }
   return stale.map((dir) => basename(dir));
 }
 
 async function main(args) {
   if (args.includes('--all')) {
-    if (args.includes('--stale')) await buildStaleServices();
-    else for (const dir of serviceDirs()) await buildService(dir);
+    for (const dir of builtDirs()) if (!args.includes('--stale') || isStale(dir)) await buildWorkspace(dir);
     return;
   }
   const dir = resolve(process.cwd());
   if (!existsSync(join(dir, 'src', 'main.ts')) && Object.keys(commandEntries(dir)).length === 0) throw new Error(`${dir} has no src/main.ts or src/bin/*.ts to build`);
-  await buildService(dir);
+  await buildWorkspace(dir);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchCli } from '../cli/bin/launch-cli.mjs';
+import { launchUp } from '../cli/bin/launch-cli.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -42,4 +42,4 @@ if (missing.length > 0) {
   process.stdout.write(`Generating code for ${missing.join(', ')}\n`);
   run(['run', 'generate'], { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' });
 }
-launchCli(['up', ...process.argv.slice(2)], { isolate: true });
+await launchUp(process.argv.slice(2));

@@ -1,24 +1,37 @@
-// Starts the relay CLI (TypeScript, through tsx) as a child process and mirrors its exit.
-// Plain Node with no dependencies: scripts/up.mjs imports it before `npm ci` may have run.
+// Runs the relay CLI from its build, cli/dist/main.js (scripts/build.mjs), made again first when it is missing
+// or older than a source. Plain Node with no dependencies until a build is needed: scripts/up.mjs imports it
+// before `npm ci` may have run.
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildWorkspace, CLI_DIR, isStale } from '../../scripts/build.mjs';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const MAIN = join(CLI_DIR, 'dist', 'main.js');
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** npm forwards the terminal's Ctrl-C to us although we got it too; a second one this soon is that echo. */
 const ECHO_WINDOW_MS = 1000;
 
+async function built() {
+  if (isStale(CLI_DIR)) await buildWorkspace(CLI_DIR);
+  return MAIN;
+}
+
+/** Runs `relay` in this process, on process.argv as given: one Node start, no child. */
+export async function runCli() {
+  const main = await built();
+  process.setSourceMapsEnabled(true);
+  await import(pathToFileURL(main).href);
+}
+
 /**
- * Runs `relay <args>`. With `isolate` (for `relay up`) the CLI runs in its own process group with an
- * IPC channel: the terminal's Ctrl-C reaches only us, we forward it once, and the CLI stops its
- * children in order instead of all of them dying at the same moment; if we die, the channel closes
- * and the CLI stops everything.
+ * Runs `relay up <args>` as a child process in its own process group, with an IPC channel, and mirrors its exit: the
+ * terminal's Ctrl-C reaches only us, we forward it once, and the CLI stops its children in order instead of all of
+ * them dying at the same moment; if we die, the channel closes and the CLI stops everything.
  */
-export function launchCli(args, { isolate = false } = {}) {
-  const tsx = import.meta.resolve('tsx');
-  const child = spawn(process.execPath, ['--import', tsx, MAIN, ...args], {
-    stdio: isolate ? ['ignore', 'inherit', 'inherit', 'ipc'] : 'inherit',
-    detached: isolate,
+export async function launchUp(args) {
+  const child = spawn(process.execPath, ['--enable-source-maps', await built(), 'up', ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
   });
   let lastForwardedAt = -Infinity;
   const forward = (signal) => {
@@ -27,10 +40,7 @@ export function launchCli(args, { isolate = false } = {}) {
     lastForwardedAt = now;
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
-  for (const signal of SIGNALS) {
-    // Without isolation the child shares our process group and gets the terminal's Ctrl-C itself.
-    process.on(signal, isolate || signal !== 'SIGINT' ? forward : () => undefined);
-  }
+  for (const signal of SIGNALS) process.on(signal, forward);
   child.on('error', (error) => {
     process.stderr.write(`relay: cannot start ${MAIN}: ${error.message}\n`);
     process.exit(1);
