@@ -9,11 +9,15 @@
 // BENCH_WARM_UP calls first and then BENCH_CALLS counted, each read on a client of its own (the SDK's client passes
 // one AbortSignal to every fetch, and undici lets go of each call's listener on it only when that call is collected); it prints each process's CPU per counted call, read from
 // /proc (10 ms ticks, so over thousands of calls), the relay's PostgreSQL backends as `postgres`, and the calls per
-// second they reached.
+// second they reached. It measures two relays, one after the other: one that exports no telemetry (the services then
+// load no OpenTelemetry SDK), and one exporting traces and metrics over OTLP, as a team following its calls runs
+// it, to a receiver in this process (test/harness/otlp-receiver.ts, with the SDK's default 5 s batch delay); for that
+// one it also prints the spans each call left, by service.
 //
 //   BENCH_CALLS    counted calls per action (default 1000)
 //   BENCH_WARM_UP  calls per action before counting (default 200)
-import { STATEFUL, startRelay, type ServiceName } from '../test/harness/relay.ts';
+import { STATEFUL, startRelay, type Relay, type ServiceName } from '../test/harness/relay.ts';
+import { OtlpReceiver } from '../test/harness/otlp-receiver.ts';
 import { cpuBetween, cpuMs, cpuOf, fixed, loadAverage } from './support/figures.ts';
 import { externalAgentTokens, mcpClient, readableSession, relayBackends, relayReads, type Call } from './support/relay-agents.ts';
 
@@ -24,38 +28,68 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 200);
 const AGENTS = 16;
 const SERVICES: ServiceName[] = ['gateway', ...STATEFUL];
+const READS = ['list_sessions', 'read_session', 'relay_info'] as const;
 
 async function callsOf(call: Call, count: number): Promise<void> {
   for (let i = 0; i < count; i++) if (!(await call())) throw new Error('a call failed');
 }
 
-await buildStaleServices();
-const relay = await startRelay({ name: 'cpu', readyTimeoutMs: 180_000 });
-const backends = await relayBackends(relay);
-try {
-  const readId = await readableSession(relay);
-  const [token] = await externalAgentTokens(relay, AGENTS);
-  console.log(`load average at the start: ${loadAverage()}`);
-  console.log(`CPU ms per call (${CALLS} sequential calls each, after ${WARM_UP}):`);
-  for (const name of ['list_sessions', 'read_session', 'relay_info'] as const) {
-    const client = await mcpClient(relay.mcpUrl, token);
-    const call = relayReads(client, readId)[name];
-    await callsOf(call, WARM_UP);
-    const services = Object.fromEntries(SERVICES.map((service) => [service, cpuMs(relay.services[service].pid)]));
-    const postgres = cpuOf(await backends.pids());
-    const started = performance.now();
-    await callsOf(call, CALLS);
-    const seconds = (performance.now() - started) / 1000;
-    const perCall = Object.fromEntries(SERVICES.map((service) => [service, (cpuMs(relay.services[service].pid) - services[service]!) / CALLS]));
-    perCall.postgres = cpuBetween(postgres, cpuOf(await backends.pids())) / CALLS;
-    const total = Object.values(perCall).reduce((sum, ms) => sum + ms, 0);
-    const shown = Object.entries(perCall).filter(([, ms]) => ms >= 0.005);
-    console.log(`  ${name.padEnd(14)} ${shown.map(([process, ms]) => `${process} ${fixed(ms, 2)}`).join(', ')}; all ${fixed(total, 2)}; ${fixed(CALLS / seconds, 0)} calls/s`);
-    await client.close();
+/** Prints each process's CPU per call of each read on `relay`; with `receiver`, the spans each call left too. */
+async function measure(relay: Relay, receiver?: OtlpReceiver): Promise<void> {
+  const backends = await relayBackends(relay);
+  try {
+    const readId = await readableSession(relay);
+    const [token] = await externalAgentTokens(relay, AGENTS);
+    for (const name of READS) {
+      const client = await mcpClient(relay.mcpUrl, token);
+      const call = relayReads(client, readId)[name];
+      const spansBefore = receiver?.spans.length ?? 0;
+      await callsOf(call, WARM_UP);
+      const services = Object.fromEntries(SERVICES.map((service) => [service, cpuMs(relay.services[service].pid)]));
+      const postgres = cpuOf(await backends.pids());
+      const started = performance.now();
+      await callsOf(call, CALLS);
+      const seconds = (performance.now() - started) / 1000;
+      const perCall = Object.fromEntries(SERVICES.map((service) => [service, (cpuMs(relay.services[service].pid) - services[service]!) / CALLS]));
+      perCall.postgres = cpuBetween(postgres, cpuOf(await backends.pids())) / CALLS;
+      const total = Object.values(perCall).reduce((sum, ms) => sum + ms, 0);
+      const shown = Object.entries(perCall).filter(([, ms]) => ms >= 0.005);
+      console.log(`  ${name.padEnd(14)} ${shown.map(([process, ms]) => `${process} ${fixed(ms, 2)}`).join(', ')}; all ${fixed(total, 2)}; ${fixed(CALLS / seconds, 0)} calls/s`);
+      await client.close();
+      if (receiver) console.log(`  ${''.padEnd(14)} spans per call: ${await spansPerCall(receiver, spansBefore)}`);
+    }
+  } finally {
+    await backends.close();
   }
-  console.log(`load average at the end: ${loadAverage()}`);
-} finally {
-  await backends.close();
-  await relay.stop();
 }
+
+/** The spans exported since `from` (waiting out the batch delay), per call (the warm-up's too), by service. */
+async function spansPerCall(receiver: OtlpReceiver, from: number): Promise<string> {
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  const byService = new Map<string, number>();
+  for (const span of receiver.spans.slice(from)) byService.set(span.service, (byService.get(span.service) ?? 0) + 1);
+  return [...byService].map(([service, count]) => `${service.replace(/^relay-/, '')} ${fixed(count / (WARM_UP + CALLS), 1)}`).join(', ');
+}
+
+await buildStaleServices();
+console.log(`load average at the start: ${loadAverage()}`);
+console.log(`CPU ms per call (${CALLS} sequential calls each, after ${WARM_UP}), a relay exporting no telemetry:`);
+const plain = await startRelay({ name: 'cpu', readyTimeoutMs: 180_000 });
+try {
+  await measure(plain);
+} finally {
+  await plain.stop();
+}
+console.log('the same, a relay exporting traces and metrics over OTLP:');
+const receiver = new OtlpReceiver();
+await receiver.start();
+// The harness shortens the batch delay for the trace tests; a deployment keeps the SDK's 5 s.
+const traced = await startRelay({ name: 'cpu-traced', readyTimeoutMs: 180_000, otlpEndpoint: receiver.endpoint, env: { OTEL_BSP_SCHEDULE_DELAY: '5000' } });
+try {
+  await measure(traced, receiver);
+} finally {
+  await traced.stop();
+  await receiver.stop();
+}
+console.log(`load average at the end: ${loadAverage()}`);
 process.exit(0);

@@ -92,6 +92,19 @@ describe('one relay_tool call is one trace', () => {
     }, seen);
     expect(dbWork.traceId).toBe(toolSpan.traceId);
   });
+
+  it('has one span for each layer a read crosses: none for each Fastify hook or handler, none for taking a pooled connection', async () => {
+    await agent.callTool({ name: 'relay_tool', arguments: { action: 'relay_info', relay: 'this' } });
+    // Each process exports its spans in the order they end: once the next call's span is in, the first call's are.
+    await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
+    const toolSpan = await until('relay_tool relay_info span', () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'relay_info'), seen);
+    await until('the next call’s relay_tool span', () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'list_sessions' && s.startMs > toolSpan.startMs), seen);
+    await until('the session service query of the read', () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query')), seen);
+    const names = receiver.trace(toolSpan.traceId).map((s) => `${s.service}:${s.name}`);
+
+    expect(names.filter((name) => name.startsWith('relay-gateway:') && !name.includes('.v1.')).sort()).toEqual(['relay-gateway:POST /mcp', 'relay-gateway:relay_tool relay_info', 'relay-gateway:request']);
+    expect(names.filter((name) => name.includes('pg-pool'))).toEqual([]);
+  });
 });
 
 describe('an outbox event keeps its trace', () => {
