@@ -5,17 +5,20 @@
 //
 // gateway.bench.ts times calls, and a busy machine moves its latencies by up to 2× from one minute to the next. CPU
 // time per call moves much less, so this bench is the one to judge a change of a service's work by. One external
-// agent (of 16, beside one script session: 17 sessions listed, as in gateway.bench.ts) calls each read one at a time,
-// BENCH_WARM_UP calls first and then BENCH_CALLS counted, each read on a client of its own (the SDK's client passes
-// one AbortSignal to every fetch, and undici lets go of each call's listener on it only when that call is collected); it prints each process's CPU per counted call, read from
-// /proc (10 ms ticks, so over thousands of calls), the relay's PostgreSQL backends as `postgres`, and the calls per
-// second they reached. It measures two relays, one after the other: one that exports no telemetry (the services then
-// load no OpenTelemetry SDK), and one exporting traces and metrics over OTLP, as a team following its calls runs
-// it, to a receiver in this process (test/harness/otlp-receiver.ts, with the SDK's default 5 s batch delay); for that
-// one it also prints the spans each call left, by service.
+// agent (of 16, beside one script session: 17 sessions listed, as in gateway.bench.ts) calls each read one at a
+// time: BENCH_WARM_UP calls of every read first (the processes keep getting cheaper per call for thousands of
+// calls), then BENCH_CALLS counted of each, each run of calls on a client of its own (the SDK's client passes one
+// AbortSignal to every fetch, and undici lets go of each call's listener on it only when that call is collected); it
+// prints each process's CPU per counted call, read from /proc (10 ms ticks, so over thousands of calls), the relay's
+// PostgreSQL backends as `postgres`, and the calls per second they reached. It measures two relays, one after the
+// other: one that exports no telemetry (the services then load no OpenTelemetry SDK), and one exporting traces and
+// metrics over OTLP, as a team following its calls runs it, to a receiver in this process
+// (test/harness/otlp-receiver.ts, with the SDK's default 5 s batch delay); for that one it also prints the spans
+// each call left, by service.
 //
 //   BENCH_CALLS    counted calls per action (default 1000)
-//   BENCH_WARM_UP  calls per action before counting (default 200)
+//   BENCH_WARM_UP  calls per action before any is counted (default 500)
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { STATEFUL, startRelay, type Relay, type ServiceName } from '../test/harness/relay.ts';
 import { OtlpReceiver } from '../test/harness/otlp-receiver.ts';
 import { cpuBetween, cpuMs, cpuOf, fixed, loadAverage } from './support/figures.ts';
@@ -25,7 +28,7 @@ import { externalAgentTokens, mcpClient, readableSession, relayBackends, relayRe
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
-const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 200);
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 500);
 const AGENTS = 16;
 const SERVICES: ServiceName[] = ['gateway', ...STATEFUL];
 const READS = ['list_sessions', 'read_session', 'relay_info'] as const;
@@ -39,23 +42,22 @@ async function measure(relay: Relay, receiver?: OtlpReceiver): Promise<void> {
   const backends = await relayBackends(relay);
   try {
     const readId = await readableSession(relay);
-    const [token] = await externalAgentTokens(relay, AGENTS);
+    const token = (await externalAgentTokens(relay, AGENTS))[0]!;
+    // Every read warms the processes before any is counted: they keep getting cheaper for thousands of calls.
+    for (const name of READS) await withClient(relay, token, (client) => callsOf(relayReads(client, readId)[name], WARM_UP));
+    if (receiver) await exported();
     for (const name of READS) {
-      const client = await mcpClient(relay.mcpUrl, token);
-      const call = relayReads(client, readId)[name];
       const spansBefore = receiver?.spans.length ?? 0;
-      await callsOf(call, WARM_UP);
       const services = Object.fromEntries(SERVICES.map((service) => [service, cpuMs(relay.services[service].pid)]));
       const postgres = cpuOf(await backends.pids());
       const started = performance.now();
-      await callsOf(call, CALLS);
+      await withClient(relay, token, (client) => callsOf(relayReads(client, readId)[name], CALLS));
       const seconds = (performance.now() - started) / 1000;
       const perCall = Object.fromEntries(SERVICES.map((service) => [service, (cpuMs(relay.services[service].pid) - services[service]!) / CALLS]));
       perCall.postgres = cpuBetween(postgres, cpuOf(await backends.pids())) / CALLS;
       const total = Object.values(perCall).reduce((sum, ms) => sum + ms, 0);
       const shown = Object.entries(perCall).filter(([, ms]) => ms >= 0.005);
       console.log(`  ${name.padEnd(14)} ${shown.map(([process, ms]) => `${process} ${fixed(ms, 2)}`).join(', ')}; all ${fixed(total, 2)}; ${fixed(CALLS / seconds, 0)} calls/s`);
-      await client.close();
       if (receiver) console.log(`  ${''.padEnd(14)} spans per call: ${await spansPerCall(receiver, spansBefore)}`);
     }
   } finally {
@@ -63,17 +65,32 @@ async function measure(relay: Relay, receiver?: OtlpReceiver): Promise<void> {
   }
 }
 
-/** The spans exported since `from` (waiting out the batch delay), per call (the warm-up's too), by service. */
+/** Runs `work` on a client of its own (see above), closed after. */
+async function withClient(relay: Relay, token: string, work: (client: Client) => Promise<void>): Promise<void> {
+  const client = await mcpClient(relay.mcpUrl, token);
+  try {
+    await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Waits out the services' batch delay, so every span of the calls so far has reached the receiver. */
+function exported(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 6_000));
+}
+
+/** The spans exported since `from`, per counted call, by service. */
 async function spansPerCall(receiver: OtlpReceiver, from: number): Promise<string> {
-  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  await exported();
   const byService = new Map<string, number>();
   for (const span of receiver.spans.slice(from)) byService.set(span.service, (byService.get(span.service) ?? 0) + 1);
-  return [...byService].map(([service, count]) => `${service.replace(/^relay-/, '')} ${fixed(count / (WARM_UP + CALLS), 1)}`).join(', ');
+  return [...byService].map(([service, count]) => `${service.replace(/^relay-/, '')} ${fixed(count / CALLS, 1)}`).join(', ');
 }
 
 await buildStaleServices();
 console.log(`load average at the start: ${loadAverage()}`);
-console.log(`CPU ms per call (${CALLS} sequential calls each, after ${WARM_UP}), a relay exporting no telemetry:`);
+console.log(`CPU ms per call (${CALLS} sequential calls each, after ${WARM_UP} of every read), a relay exporting no telemetry:`);
 const plain = await startRelay({ name: 'cpu', readyTimeoutMs: 180_000 });
 try {
   await measure(plain);
