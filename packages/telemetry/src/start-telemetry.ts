@@ -35,8 +35,8 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
       // Only queries made inside a traced operation: the outbox relay's polling is not worth a trace each. A query's
       // span holds its wait for a connection; a span of its own for taking one from the pool told nothing more.
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
-      // The route on the request's span, not a span per hook and per handler: they were 7 of the gateway's 11 spans
-      // for each relay_tool read, and a third of the CPU that tracing cost it (bench/README.md, cpu-per-call).
+      // The route on the request's span, not a span per hook and per handler: those were 7 of the gateway's 11 spans
+      // for each relay_tool read (bench/README.md, "What tracing costs").
       new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false, instrumentHandler: false }),
     ],
   };
