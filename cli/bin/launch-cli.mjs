@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildWorkspace, CLI_DIR, isStale } from '../../scripts/build.mjs';
 
-const MAIN = join(CLI_DIR, 'dist', 'main.js');
+/** The CLI's bundle; `relay up` runs as `node … <MAIN> up`, and the other commands find it by that. */
+export const MAIN = join(CLI_DIR, 'dist', 'main.js');
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** npm forwards the terminal's Ctrl-C to us although we got it too; a second one this soon is that echo. */
 const ECHO_WINDOW_MS = 1000;

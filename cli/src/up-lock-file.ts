@@ -4,8 +4,8 @@ import { CliError } from './cli-error.ts';
 import { isProcessRunning, waitForExit } from './process-probe.ts';
 import { decideUpLock, runningMessage, type UpLock } from './up-lock.ts';
 
-/** The command-line fragment that identifies a `relay up` process. */
-export const RELAY_UP_FRAGMENT = 'cli/src/main.ts';
+/** The command-line fragment that identifies a `relay up` process: the CLI's bundle, which cli/bin/launch-cli.mjs starts it from. */
+export const RELAY_UP_FRAGMENT = 'cli/dist/main.js';
 
 /** How the processes `relay up` starts show in their command lines: nats-server, and each service's bundle. */
 const LEFTOVER_PATTERNS = ['nats-server', 'dist/main.js'];

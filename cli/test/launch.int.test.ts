@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { RELAY_UP_FRAGMENT } from '../src/up-lock-file.ts';
 
 /** scripts/build.mjs (no type declarations). */
 const { CLI_DIR, isStale } = (await import(new URL('../../scripts/build.mjs', import.meta.url).href)) as { CLI_DIR: string; isStale(dir: string): boolean };
+/** cli/bin/launch-cli.mjs (no type declarations): the bundle it starts `relay up` from. */
+const { MAIN } = (await import(new URL('../bin/launch-cli.mjs', import.meta.url).href)) as { MAIN: string };
 const relayCli = fileURLToPath(new URL('../bin/relay.mjs', import.meta.url));
 const metaFile = join(CLI_DIR, 'dist', 'meta.json');
 
@@ -42,5 +45,10 @@ describe('the relay command', () => {
 
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toBe('relay: unknown command "no-such-command"; run "relay help"\n');
+  });
+
+  // The other commands find a running `relay up` by its lock file and a command line naming RELAY_UP_FRAGMENT.
+  it('starts relay up from the file whose name the other commands look for in its command line', () => {
+    expect(MAIN).toContain(RELAY_UP_FRAGMENT);
   });
 });

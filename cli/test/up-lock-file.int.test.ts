@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isProcessAlive, waitForExit } from '../src/process-probe.ts';
-import { acquireUpLock, stopLeftovers } from '../src/up-lock-file.ts';
+import { acquireUpLock, RELAY_UP_FRAGMENT, stopLeftovers } from '../src/up-lock-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'relay-cli-lock-'));
 const lockPath = join(dir, '.relay', 'up.lock');
@@ -37,7 +37,7 @@ describe('acquireUpLock', () => {
   });
 
   it('reports a relay up that is still running instead of starting a second one', async () => {
-    const running = fakeProcess('/repo/cli/src/main.ts');
+    const running = fakeProcess(`/repo/${RELAY_UP_FRAGMENT}`);
     await new Promise((resolve) => running.once('spawn', resolve));
     const { writeFileSync } = await import('node:fs');
     writeFileSync(lockPath, JSON.stringify({ pid: running.pid, startedAt: '', gatewayUrl: 'http://127.0.0.1:7420', children: [] }));

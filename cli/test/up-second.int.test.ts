@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runUp } from '../src/commands/up.ts';
 import { relayPaths } from '../src/relay-paths.ts';
+import { RELAY_UP_FRAGMENT } from '../src/up-lock-file.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'relay-cli-second-up-'));
 const children: ChildProcess[] = [];
@@ -25,7 +26,7 @@ function collect(stream: PassThrough): () => string {
 describe('relay up, twice', () => {
   it('exits 1 with the running one on stderr, and leaves its lock alone', async () => {
     // A process whose command line looks like a running `relay up`.
-    const first = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '/repo/cli/src/main.ts'], { stdio: 'ignore' });
+    const first = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', `/repo/${RELAY_UP_FRAGMENT}`], { stdio: 'ignore' });
     children.push(first);
     const paths = relayPaths(root);
     mkdirSync(paths.dataDir, { recursive: true });
