@@ -14,21 +14,14 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { STATEFUL, startRelay, type ServiceName } from '../test/harness/relay.ts';
+import { cpuMs, fixed, loadAverage } from './support/figures.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
 
 const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 120);
-const TICK_MS = 10;
 const SERVICES: ServiceName[] = ['gateway', ...STATEFUL];
-
-/** User + system CPU time of a process so far, in ms (Linux /proc; 10 ms ticks). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 
 /** Resident memory of a process, in MB. */
 function rssMb(pid: number | undefined): number {
@@ -37,7 +30,6 @@ function rssMb(pid: number | undefined): number {
   return Number(kb) / 1024;
 }
 
-const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
 await buildStaleServices();
@@ -66,7 +58,7 @@ try {
   };
   const pids = Object.fromEntries(SERVICES.map((service) => [service, relay.services[service].pid]));
 
-  console.log(`\nsettling ${SETTLE_SECONDS} s, then idle for ${IDLE_SECONDS} s (load average at the start: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})…`);
+  console.log(`\nsettling ${SETTLE_SECONDS} s, then idle for ${IDLE_SECONDS} s (load average at the start: ${loadAverage()})…`);
   await sleep(SETTLE_SECONDS);
   const cpuBefore = Object.fromEntries(SERVICES.map((service) => [service, cpuMs(pids[service])]));
   const xactBefore = await transactions();
@@ -76,7 +68,7 @@ try {
   const xactAfter = await transactions();
   await stats.end();
 
-  console.log(`\nat rest, ${fixed(seconds, 0)} s (load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}):`);
+  console.log(`\nat rest, ${fixed(seconds, 0)} s (load average at the end: ${loadAverage()}):`);
   console.log('| service | RSS | CPU | PostgreSQL transactions/s |');
   console.log('|---|---|---|---|');
   for (const service of SERVICES) {

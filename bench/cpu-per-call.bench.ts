@@ -21,7 +21,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { STATEFUL, startRelay, type Relay, type ServiceName } from '../test/harness/relay.ts';
 import { OtlpReceiver } from '../test/harness/otlp-receiver.ts';
-import { cpuBetween, cpuMs, cpuOf, fixed, loadAverage } from './support/figures.ts';
+import { countCpu, fixed, loadAverage } from './support/figures.ts';
 import { externalAgentTokens, mcpClient, readableSession, relayBackends, relayReads, type Call } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
@@ -48,13 +48,11 @@ async function measure(relay: Relay, receiver?: OtlpReceiver): Promise<void> {
     if (receiver) await exported();
     for (const name of READS) {
       const spansBefore = receiver?.spans.length ?? 0;
-      const services = Object.fromEntries(SERVICES.map((service) => [service, cpuMs(relay.services[service].pid)]));
-      const postgres = cpuOf(await backends.pids());
+      const cpu = await countCpu(Object.fromEntries(SERVICES.map((service) => [service, relay.services[service].pid])), backends.pids);
       const started = performance.now();
       await withClient(relay, token, (client) => callsOf(relayReads(client, readId)[name], CALLS));
       const seconds = (performance.now() - started) / 1000;
-      const perCall = Object.fromEntries(SERVICES.map((service) => [service, (cpuMs(relay.services[service].pid) - services[service]!) / CALLS]));
-      perCall.postgres = cpuBetween(postgres, cpuOf(await backends.pids())) / CALLS;
+      const perCall = await cpu(CALLS);
       const total = Object.values(perCall).reduce((sum, ms) => sum + ms, 0);
       const shown = Object.entries(perCall).filter(([, ms]) => ms >= 0.005);
       console.log(`  ${name.padEnd(14)} ${shown.map(([process, ms]) => `${process} ${fixed(ms, 2)}`).join(', ')}; all ${fixed(total, 2)}; ${fixed(CALLS / seconds, 0)} calls/s`);

@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
-import { cpuBetween, cpuMs, cpuOf, fixed, loadAverage, median, percentile } from './support/figures.ts';
+import { countCpu, fixed, loadAverage, median, percentile } from './support/figures.ts';
 import { externalAgentTokens, mcpClient, readableSession, relayBackends, relayCall, relayReads, type Call } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
@@ -162,16 +162,12 @@ async function anchorSide(url: string, pid: number | undefined): Promise<Side> {
 
 async function measure(side: Side): Promise<Figures> {
   const seq: Figures['seq'] = {};
-  const cpuMsPerCall: Record<string, number> = {};
+  let cpuMsPerCall: Record<string, number> = {};
   for (const [name, call] of Object.entries(side.seq)) {
-    const before = Object.fromEntries(Object.entries(side.pids).map(([service, pid]) => [service, cpuMs(pid)]));
-    const backendsBefore = side.backends === undefined ? undefined : cpuOf(await side.backends());
+    const cpu = await countCpu(side.pids, side.backends);
     const latencies = await sequential(call, CALLS);
     seq[name] = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-    if (name === 'list_sessions') {
-      for (const [service, pid] of Object.entries(side.pids)) cpuMsPerCall[service] = (cpuMs(pid) - before[service]!) / (CALLS + WARM_UP);
-      if (side.backends !== undefined) cpuMsPerCall.postgres = cpuBetween(backendsBefore!, cpuOf(await side.backends())) / (CALLS + WARM_UP);
-    }
+    if (name === 'list_sessions') cpuMsPerCall = await cpu(CALLS + WARM_UP);
   }
   const concurrentRate = (await concurrent(side.concurrent, CONCURRENT_CALLS)).rate;
   const crowd = await concurrent(side.crowd, CROWD_CALLS);

@@ -10,10 +10,9 @@
 //
 //   BENCH_ROUNDS        idle pauses (default 5)
 //   BENCH_IDLE_SECONDS  length of each pause (default 12)
-import pg from 'pg';
-import { STATEFUL, startRelay } from '../test/harness/relay.ts';
+import { startRelay } from '../test/harness/relay.ts';
 import { median } from './support/figures.ts';
-import { mcpClient, readableSession } from './support/relay-agents.ts';
+import { mcpClient, readableSession, relayBackends } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
@@ -23,14 +22,8 @@ const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 12);
 
 await buildStaleServices();
 const relay = await startRelay({ name: 'idle', readyTimeoutMs: 180_000 });
-const server = new URL(relay.databaseUrls.session);
-server.pathname = '/postgres';
-const stats = new pg.Client({ connectionString: server.toString() });
+const backends = await relayBackends(relay);
 try {
-  await stats.connect();
-  const names = STATEFUL.map((service) => new URL(relay.databaseUrls[service]).pathname.slice(1));
-  /** The pids of the backends connected to the relay's databases now. */
-  const backends = async () => new Set((await stats.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1)', [names])).rows.map((row) => row.pid));
 
   const readId = await readableSession(relay);
   const { token } = await relay.createExternalSession('idle agent');
@@ -53,9 +46,9 @@ try {
   const started: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-    const before = await backends();
+    const before = new Set(await backends.pids());
     for (const [name, args] of Object.entries(calls)) (cold[name] ??= []).push(await timed(args));
-    started.push([...(await backends())].filter((pid) => !before.has(pid)).length);
+    started.push((await backends.pids()).filter((pid) => !before.has(pid)).length);
     for (const [name, args] of Object.entries(calls)) (warm[name] ??= []).push(await timed(args));
     console.log(
       `round ${round}: ${Object.keys(calls).map((name) => `${name} ${cold[name]!.at(-1)!.toFixed(1)} ms (warm ${warm[name]!.at(-1)!.toFixed(1)})`).join(', ')}; backends started ${started.at(-1)}`,
@@ -66,6 +59,6 @@ try {
   console.log(`  PostgreSQL backends started for the three cold calls: ${started.join(', ')}`);
   await client.close();
 } finally {
-  await stats.end();
+  await backends.close();
   await relay.stop();
 }

@@ -31,6 +31,7 @@ import { TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, startNats, TEST_NATS_USER, type NatsServer } from '@relay/testing';
 import { WATCH_CONSUMERS } from '../services/subscription/src/adapters/bus/watch-events-consumer.ts';
+import { fixed, loadAverage, percentile } from './support/figures.ts';
 
 const migrationsDir = fileURLToPath(new URL('../services/subscription/prisma/migrations', import.meta.url));
 const replicaScript = fileURLToPath(new URL('./pipeline/replica.ts', import.meta.url));
@@ -42,8 +43,6 @@ const WATCHERS = 50;
 const TICK_MS = 10; // USER_HZ = 100 on Linux
 const logger = createLogger({ name: 'bench', level: 'silent' });
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
 function cpuMs(pid: number): number {
   try {
@@ -310,10 +309,6 @@ try {
   await nats.stop();
 }
 process.exit(0);
-
-function loadAverage(): string {
-  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-}
 
 /**
  * The scaling curve as measured here, then what the work per event gives where each part has cores of its own: a

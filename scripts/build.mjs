@@ -165,6 +165,11 @@ export async function buildWorkspace(dir) {
   }
 }
 
+/** Builds the workspace in `dir` when its dist is stale. */
+export async function buildIfStale(dir) {
+  if (isStale(dir)) await buildWorkspace(dir);
+}
+
 /** Builds every service whose dist is stale, telling `onBuild` each one's name first; returns their names. */
 export async function buildStaleServices(onBuild = (_name) => undefined) {
   const stale = serviceDirs().filter(isStale);
@@ -177,7 +182,7 @@ export async function buildStaleServices(onBuild = (_name) => undefined) {
 
 async function main(args) {
   if (args.includes('--all')) {
-    for (const dir of builtDirs()) if (!args.includes('--stale') || isStale(dir)) await buildWorkspace(dir);
+    for (const dir of builtDirs()) await (args.includes('--stale') ? buildIfStale(dir) : buildWorkspace(dir));
     return;
   }
   const dir = resolve(process.cwd());

@@ -35,3 +35,17 @@ export function cpuBetween(before: Map<number, number>, after: Map<number, numbe
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
+
+/**
+ * Starts counting the CPU time of the processes `pids` (by name) and, with `backends`, of the PostgreSQL backends it
+ * lists, as `postgres`. The function it answers reads each one's CPU since, divided by `calls`.
+ */
+export async function countCpu(pids: Record<string, number | undefined>, backends?: () => Promise<number[]>): Promise<(calls: number) => Promise<Record<string, number>>> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  const backendsBefore = backends === undefined ? undefined : cpuOf(await backends());
+  return async (calls) => {
+    const perCall = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, (cpuMs(pid) - before[name]!) / calls]));
+    if (backends !== undefined) perCall.postgres = cpuBetween(backendsBefore!, cpuOf(await backends())) / calls;
+    return perCall;
+  };
+}

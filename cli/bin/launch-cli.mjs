@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildWorkspace, CLI_DIR, isStale } from '../../scripts/build.mjs';
+import { buildIfStale, CLI_DIR } from '../../scripts/build.mjs';
 
 /** The CLI's bundle; `relay up` runs as `node … <MAIN> up`, and the other commands find it by that. */
 export const MAIN = join(CLI_DIR, 'dist', 'main.js');
@@ -13,7 +13,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const ECHO_WINDOW_MS = 1000;
 
 async function built() {
-  if (isStale(CLI_DIR)) await buildWorkspace(CLI_DIR);
+  await buildIfStale(CLI_DIR);
   return MAIN;
 }
 
