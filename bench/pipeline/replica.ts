@@ -23,19 +23,17 @@ const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
 const bus = await connectBus({ url: env('NATS_URL'), user: env('NATS_USER'), password: env('NATS_PASSWORD'), name: 'bench-replica', logger });
 // No cap by an empty window rather than an endless count: the watcher keeps its last 20 wake-ups as in the service, so
 // its state row stays the size it has there.
-const watch = { store: new PrismaWatchStore(prisma, pool), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWindowMs: 0 } };
 const outbox = new OutboxRelay({ db: pgTransactionalSql(pool), bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
 outbox.start();
-const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
+const store = new PrismaWatchStore(prisma, pool, (rows) => void outbox.publishCommitted(rows));
+const watch = { store, timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0, capWindowMs: 0 } };
+const planner = new Planner({ watch, clock, logger });
 planner.start();
 const consumers = startWatchEventsConsumers(bus, {
   watch,
   clock,
   logger,
-  onIngested: (batch) => {
-    if (batch.wakeUps > 0) outbox.wake();
-    planner.dueBy(batch.nextDueAt);
-  },
+  onIngested: (batch) => planner.dueBy(batch.nextDueAt),
 });
 process.stdout.write('ready\n');
 

@@ -19,8 +19,16 @@ export async function enqueue<T>(tx: Sql, target: BusContract<T> | OutboxEntry, 
   return id!;
 }
 
+/** A row of a service's outbox table, as an OutboxRelay publishes it. */
+export type OutboxRow = { id: string; subject: string; payload: unknown; headers: Record<string, string> | null };
+
 /** enqueue for several entries (built by `outgoing`) in one statement, in their order; returns their ids. */
 export async function enqueueAll(tx: Sql, messages: readonly OutboxEntry[]): Promise<string[]> {
+  return (await enqueueRows(tx, messages)).map((row) => row.id);
+}
+
+/** enqueueAll answering the rows it wrote, for a caller that publishes them itself once they commit (`OutboxRelay.publishCommitted`). */
+export async function enqueueRows(tx: Sql, messages: readonly OutboxEntry[]): Promise<OutboxRow[]> {
   if (messages.length === 0) return [];
   const rows = messages.map((message) => {
     const headers: Record<string, string> = {};
@@ -37,5 +45,5 @@ export async function enqueueAll(tx: Sql, messages: readonly OutboxEntry[]): Pro
        FROM jsonb_to_recordset($1::jsonb) AS r("id" text, "subject" text, "payload" jsonb, "headers" jsonb, "created_at" timestamp(3))`,
     JSON.stringify(rows),
   );
-  return rows.map((row) => row.id);
+  return rows.map(({ id, subject, payload, headers }) => ({ id, subject, payload, headers }));
 }

@@ -1,7 +1,7 @@
 export { connectBus, type Bus, type ConnectBusOptions } from './connect-bus.ts';
 export { DUPLICATE_WINDOW_MS, ensureStream, type StreamOptions } from './ensure-stream.ts';
 export type { Sql, TransactionalSql } from './sql.ts';
-export { enqueue, enqueueAll } from './enqueue.ts';
+export { enqueue, enqueueAll, enqueueRows, type OutboxRow } from './enqueue.ts';
 export { outgoing, type BusCodec, type BusContract, type BusStream, type OutboxEntry, type OutgoingOptions } from './contract.ts';
 export { OutboxRelay, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS } from './outbox-relay.ts';
 export { consume, nakDelayMs, DEFAULT_MAX_DELIVER, type BusMessage, type Consumer, type ContractConsumeOptions, type Delivered } from './consume.ts';

@@ -2,8 +2,9 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@o
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Attr, outsideTrace, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
+import type { OutboxRow } from './enqueue.ts';
 import { Messaging } from './messaging-attributes.ts';
-import type { TransactionalSql } from './sql.ts';
+import type { Sql, TransactionalSql } from './sql.ts';
 import { TRACE_HEADERS } from './trace-headers.ts';
 
 const BATCH_SIZE = 250;
@@ -21,8 +22,6 @@ export const OUTBOX_CHANNEL = 'relay_outbox';
 /** How often an OutboxRelay woken by OUTBOX_CHANNEL still looks on its own, for a notification lost with its connection. */
 export const OUTBOX_SAFETY_POLL_MS = 10_000;
 
-type OutboxRow = { id: string; subject: string; payload: unknown; headers: Record<string, string> | null };
-
 type Round = { published: number; pending: boolean };
 
 const busTracer = tracer('bus');
@@ -33,6 +32,11 @@ const busTracer = tracer('bus');
  * as a duplicate. Each round holds its rows locked from its read to the commit of their marks, so
  * relays on one table (a service's replicas) take disjoint rows: one waits for the other's round
  * and then passes the rows it published, so each row is published once and in the table's order.
+ *
+ * `publishCommitted` is the hot path for a writer that knows what its transaction enqueued: it publishes
+ * those rows from memory right after the commit, without a round. The rounds stay the safety net for
+ * what it misses (a failed publish, a crash before the mark). A row a round publishes too is dropped
+ * by JetStream as a duplicate; one process publishes its commits in their order.
  */
 export class OutboxRelay {
   readonly #db: TransactionalSql;
@@ -73,6 +77,24 @@ export class OutboxRelay {
     }
     clearTimeout(this.#timer);
     this.#schedule(0);
+  }
+
+  /**
+   * Publishes rows a transaction that just committed enqueued (enqueueRows), in their order and after any round in
+   * flight here, then marks those published. Call it right after the commit; it needs no read of the outbox. A row it
+   * cannot publish, and those after it, go out with a round (woken at once).
+   */
+  publishCommitted(rows: readonly OutboxRow[]): Promise<void> {
+    return this.#exclusive(async () => {
+      try {
+        const published = await this.#publishTogether(rows);
+        if (published.length < rows.length) this.wake();
+        await markPublished(this.#db, published);
+      } catch (error) {
+        // The rows stay marked unpublished: a round publishes them again, and JetStream drops those it has.
+        this.#logger.warn({ err: error }, 'could not mark published outbox rows; a round will publish them again');
+      }
+    });
   }
 
   /** Publishes everything pending now; returns how many rows it published. */
@@ -133,26 +155,28 @@ export class OutboxRelay {
         const rows = await tx.$queryRawUnsafe<OutboxRow[]>(
           `SELECT "id", "subject", "payload", "headers" FROM "outbox" WHERE "published_at" IS NULL ORDER BY "created_at", "id" LIMIT ${BATCH_SIZE} FOR UPDATE`,
         );
-        // Sent together: one connection keeps their order into the stream, and the round waits for one ack time, not
-        // one per row. After a failure only the rows before it count as published; the later ones go again in the next
-        // round (JetStream drops those it already has), so a row never lands after one enqueued behind it.
-        const results = await Promise.allSettled(rows.map((row) => this.#publish(row)));
-        const firstFailure = results.findIndex((result) => result.status === 'rejected');
-        const failed = firstFailure !== -1;
-        if (failed) {
-          const row = rows[firstFailure]!;
-          const error = (results[firstFailure] as PromiseRejectedResult).reason;
-          this.#logger.warn({ err: error, messageId: row.id, subject: row.subject }, 'outbox publish failed; will retry');
-        }
-        const published = (failed ? rows.slice(0, firstFailure) : rows).map((row) => row.id);
-        if (published.length > 0) {
-          const placeholders = published.map((_, index) => `$${index + 1}`).join(', ');
-          await tx.$executeRawUnsafe(`UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "id" IN (${placeholders})`, ...published);
-        }
+        const published = await this.#publishTogether(rows);
+        const failed = published.length < rows.length;
+        await markPublished(tx, published);
         return { published: published.length, pending: failed || rows.length === BATCH_SIZE };
       },
       { maxWait: ROUND_TIMEOUT_MS, timeout: ROUND_TIMEOUT_MS },
     );
+  }
+
+  /**
+   * Sends the rows together: one connection keeps their order into the stream, and the caller waits for one ack time,
+   * not one per row. After a failure only the rows before it count as published (their ids are answered); the later
+   * ones stay pending and go again with a round, and JetStream drops those that landed this time.
+   */
+  async #publishTogether(rows: readonly OutboxRow[]): Promise<string[]> {
+    const results = await Promise.allSettled(rows.map((row) => this.#publish(row)));
+    const firstFailure = results.findIndex((result) => result.status === 'rejected');
+    if (firstFailure === -1) return rows.map((row) => row.id);
+    const row = rows[firstFailure]!;
+    const error = (results[firstFailure] as PromiseRejectedResult).reason;
+    this.#logger.warn({ err: error, messageId: row.id, subject: row.subject }, 'outbox publish failed; will retry');
+    return rows.slice(0, firstFailure).map((before) => before.id);
   }
 
   async #publish(row: OutboxRow): Promise<void> {
@@ -187,4 +211,10 @@ export class OutboxRelay {
       }
     });
   }
+}
+
+async function markPublished(sql: Sql, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const placeholders = ids.map((_, index) => `$${index + 1}`).join(', ');
+  await sql.$executeRawUnsafe(`UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "id" IN (${placeholders}) AND "published_at" IS NULL`, ...ids);
 }

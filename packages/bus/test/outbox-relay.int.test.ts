@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureStream, enqueue, enqueueAll, outgoing, OutboxRelay, DUPLICATE_WINDOW_MS, processEachOnce } from '@relay/bus';
+import { ensureStream, enqueue, enqueueAll, enqueueRows, outgoing, OutboxRelay, DUPLICATE_WINDOW_MS, processEachOnce } from '@relay/bus';
 import { StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { startBusFixture, type BusFixture } from './fixtures/bus-fixture.ts';
@@ -218,6 +218,61 @@ describe('enqueue and OutboxRelay', () => {
       { subject: subject('a'), msgId: 'w:1', data: { n: 1 } },
       { subject: subject('b'), msgId: ids[1], data: 'two' },
     ]);
+  });
+});
+
+describe('OutboxRelay.publishCommitted (the hot path after a commit)', () => {
+  const pending = async () => (await f.db.$queryRawUnsafe<{ id: string }[]>('SELECT "id" FROM "outbox" WHERE "published_at" IS NULL')).map((row) => row.id);
+
+  it('publishes the rows a transaction committed, as written and in their order, without a round, and marks them published', async () => {
+    const { stream, subject } = await freshStream();
+    const rows = await transaction(f.pool, (tx) => enqueueRows(tx, [outgoing(rawContract(subject('a')), { n: 1 }, { id: 'w:1' }), outgoing(rawContract(subject('b')), 'two')]));
+    expect(rows.map((row) => [row.id, row.subject, row.payload])).toEqual([
+      ['w:1', subject('a'), { n: 1 }],
+      [rows[1]!.id, subject('b'), 'two'],
+    ]);
+    // Never started: no round runs, so what reaches the stream came from publishCommitted.
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
+    await relay.publishCommitted(rows);
+    expect(await streamMessages(stream)).toEqual([
+      { subject: subject('a'), msgId: 'w:1', data: { n: 1 } },
+      { subject: subject('b'), msgId: rows[1]!.id, data: 'two' },
+    ]);
+    expect(await pending()).toEqual([]);
+    expect(await relay.flush()).toBe(0);
+  });
+
+  it('rows a round published first (another replica, say) reach the stream once: JetStream drops the second publish', async () => {
+    const { stream, subject } = await freshStream();
+    const rows = await transaction(f.pool, (tx) => enqueueRows(tx, [outgoing(rawContract(subject('a')), 1), outgoing(rawContract(subject('a')), 2)]));
+    expect(await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).flush()).toBe(2);
+    await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).publishCommitted(rows);
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(rows.map((row) => row.id));
+  });
+
+  it('leaves a row it cannot publish, and those after it, for a round, and wakes one at once', async () => {
+    const { stream, subject } = await freshStream();
+    const unrouted = 'relay.nostream2.v1.created';
+    const relay = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger, pollIntervalMs: 3_600_000 });
+    // The round at start publishes this row; the next waits for the hour-long poll unless woken.
+    const first = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('a')), 0));
+    relay.start();
+    try {
+      await vi.waitFor(async () => expect(await pending()).toEqual([]), { timeout: 5000 });
+      const rows = await transaction(f.pool, (tx) => enqueueRows(tx, [outgoing(rawContract(subject('a')), 1), outgoing(rawContract(unrouted), 2), outgoing(rawContract(subject('a')), 3)]));
+      const failures = () => f.logs.filter((line) => line.msg === 'outbox publish failed; will retry' && line['messageId'] === rows[1]!.id).length;
+      await relay.publishCommitted(rows);
+      expect(await pending()).toEqual([rows[1]!.id, rows[2]!.id]);
+      // The round it woke met the same failure at once, long before the hour-long poll.
+      await vi.waitFor(() => expect(failures()).toBe(2), { timeout: 5000 });
+      await relay.stop();
+      await ensureStream(f.bus, { name: stream, subjects: [unrouted] });
+      expect(await relay.flush()).toBe(2);
+      // Each once: the row after the failed one landed at the first try, and its second publish was dropped.
+      expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual([first, rows[0]!.id, rows[2]!.id, rows[1]!.id]);
+    } finally {
+      await relay.stop();
+    }
   });
 });
 

@@ -46,14 +46,15 @@ const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
 try {
   const bus = await connectBus({ ...natsClientOptions(config), name: 'subscription', logger });
   await ensureStream(bus, { ...BusStreams.SUBSCRIPTION_COMMANDS, ...streamSettings(config) });
-  // Wake-ups are published right after the planner's commit; the poll only picks up what a crash left behind. Its
-  // rounds run in plain SQL on the pool, as the pipeline's batches do (docs/adr/0025).
+  // Wake-ups are published from memory right after the commit that enqueued them (docs/adr/0028); the poll only picks
+  // up what a failed publish or a crash left behind. Its rounds run in plain SQL on the pool, as the pipeline's batches
+  // do (docs/adr/0025).
   const outbox = new OutboxRelay({ db: pgTransactionalSql(pool), bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
 
   const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'subscription' });
-  const watch = { store: new PrismaWatchStore(prisma, pool) };
-  const planner = new Planner({ watch, clock, logger, onWakeUps: () => outbox.wake() });
+  const watch = { store: new PrismaWatchStore(prisma, pool, (rows) => void outbox.publishCommitted(rows)) };
+  const planner = new Planner({ watch, clock, logger });
   planner.start();
 
   const sessionEvents = await startSessionEventsConsumer(bus, {
@@ -65,10 +66,7 @@ try {
     watch,
     clock,
     logger,
-    onIngested: (batch) => {
-      if (batch.wakeUps > 0) outbox.wake();
-      planner.dueBy(batch.nextDueAt);
-    },
+    onIngested: (batch) => planner.dueBy(batch.nextDueAt),
   });
   const subscriptionMetrics = registerSubscriptionMetrics({ prisma, bus, clock, logger, consumers: [SESSION_EVENTS, ...WATCH_CONSUMERS] });
 

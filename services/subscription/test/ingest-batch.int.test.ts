@@ -9,7 +9,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSubscribe } from '../src/domain/subscriptions/subscribe-rules.ts';
 import type { WatchInput } from '../src/domain/subscriptions/watch-event.ts';
 import type { PrismaClient } from '../src/generated/prisma/client.ts';
+import type { OutboxRow } from '@relay/bus';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
+import { DEFAULT_DELIVERY_TIMINGS } from '../src/domain/delivery/index.ts';
+import { EMPTY_WATCHER_STATE } from '../src/domain/subscriptions/plan-watcher.ts';
 import { evaluateNextDue } from '../src/app/evaluate-watchers.ts';
 import { type IngestItem, ingestWatchEvents } from '../src/app/ingest-watch-events.ts';
 import { subscribe as makeSubscription } from '../src/app/manage-subscriptions.ts';
@@ -130,4 +133,41 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
     ['everything:2', ['e5']],
     ['listing:2', ['e5']],
   ]);
+});
+
+it('hands the wake-ups a batch enqueued to the publisher once it commits, as the outbox holds them, and none of a batch that rolled back', async () => {
+  // Another user than the test above's, whose subscription to all sessions would take the event too.
+  const clock = new ManualClock(new Date('2026-10-25T10:00:00Z'));
+  const handed: OutboxRow[][] = [];
+  // No coalescing window: the batch that stores the event also plans its wake-up.
+  const store = { store: new PrismaWatchStore(prisma, pool, (rows) => handed.push([...rows])), timings: { ...DEFAULT_DELIVERY_TIMINGS, coalesceMs: 0 } };
+  await makeSubscription(store, {
+    userId: 'u2',
+    watcherSessionId: 'hot-path',
+    spec: parseSubscribe({
+      watcherSessionId: 'hot-path', sessions: ['h1'], exclude: [], events: [], once: false, match: '', stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: null,
+      resolved: [{ id: 'h1', title: 'h1' }],
+    }),
+    now: clock.now(),
+    dryRun: false,
+  });
+  while (await evaluateNextDue(store, clock.now()));
+  handed.length = 0;
+
+  await ingestWatchEvents(store, 'hot', [{ messageId: 'h-m1', input: { ...turnEnd('h1', 'h-e1', clock.now()), userId: 'u2' }, traceParent: null }], clock.now());
+  const outbox = await prisma.outboxMessage.findMany({ where: { id: { startsWith: 'hot-path:' } } });
+  expect(outbox).toHaveLength(1);
+  expect(handed).toEqual([[{ id: outbox[0]!.id, subject: outbox[0]!.subject, payload: outbox[0]!.payload, headers: outbox[0]!.headers }]]);
+  expect((handed[0]![0]!.payload as { sourceEventIds: string[] }).sourceEventIds).toEqual(['h-e1']);
+
+  const watcher = { sessionId: 'hot-path', userId: 'u2', state: EMPTY_WATCHER_STATE, seq: 9 };
+  const wakeUp = { seq: 9, wakeupId: 'hot-path:9', text: 'never sent', eventIds: [], sourceEventIds: [] };
+  await expect(
+    store.store.pipelineTransaction(async (tx) => {
+      await tx.enqueueWakeUps([{ watcher, wakeUp }], new Map());
+      throw new Error('the batch failed');
+    }),
+  ).rejects.toThrow('the batch failed');
+  expect(handed).toHaveLength(1);
+  expect(await prisma.outboxMessage.count({ where: { id: 'hot-path:9' } })).toBe(0);
 });

@@ -2,7 +2,7 @@
  * Planning: each evaluation of a watcher runs the computed rules (stalled, all_idle, the heartbeat) first, then the
  * pure evaluateWatcher over its events, in the transaction that holds the watcher's row, so replicas share watchers
  * without ever planning one twice. A wake-up is an outbox row with the deterministic id `<watcher>:<seq>` written in
- * that same transaction; publish it after the commit (the outbox relay is the safety net).
+ * that same transaction, and published once it commits (WatchStore.pipelineTransaction).
  */
 import { activeTraceParent } from '@relay/telemetry';
 import { computeEvents, computesEvents } from '../domain/subscriptions/computed-events.ts';
@@ -10,8 +10,8 @@ import { evaluateWatcher, watcherEventId, type WatcherEvent } from '../domain/su
 import { deliveryView, type Subscription } from '../domain/subscriptions/subscription.ts';
 import type { DueWatcher, NewWatcherEvent, PipelineTransaction, PlanningWrites, WatchDeps, WatchedEvent, WatcherWakeUp } from './ports.ts';
 
-/** What one planning transaction did: watchers evaluated and wake-ups enqueued (to publish after the commit). */
-export type PlanningPass = { evaluated: number; wakeUps: number };
+/** What one planning transaction did: how many watchers it evaluated. */
+export type PlanningPass = { evaluated: number };
 
 const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a.getTime() <= b.getTime() ? a : b);
 
@@ -23,13 +23,13 @@ const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, 
 
 /**
  * Evaluates up to `limit` due watchers that no other replica holds, in one transaction: plans, gathers and enqueues
- * their wake-ups. Publish them after it resolves (the outbox is the safety net).
+ * their wake-ups.
  */
 export async function evaluateDueWatchers(deps: WatchDeps, now: Date, limit: number): Promise<PlanningPass> {
   return deps.store.pipelineTransaction(async (tx) => {
     const due = await tx.lockDueWatchers(now, limit);
-    if (due.length === 0) return { evaluated: 0, wakeUps: 0 };
-    return { evaluated: due.length, wakeUps: (await evaluateWatchers(deps, tx, due, now)).wakeUps };
+    if (due.length > 0) await evaluateWatchers(deps, tx, due, now);
+    return { evaluated: due.length };
   });
 }
 
@@ -49,8 +49,8 @@ export async function evaluateWatchers(
   watchers: readonly DueWatcher[],
   now: Date,
   arriving: readonly NewWatcherEvent[] = [],
-): Promise<{ wakeUps: number; nextDueAt: Date | null }> {
-  if (watchers.length === 0) return { wakeUps: 0, nextDueAt: null };
+): Promise<{ nextDueAt: Date | null }> {
+  if (watchers.length === 0) return { nextDueAt: null };
   let nextDueAt: Date | null = null;
   const ids = watchers.map((watcher) => watcher.sessionId);
   // Their active subscriptions serve both the computed events and planning, read with their events (and which of the
@@ -111,7 +111,7 @@ export async function evaluateWatchers(
     },
     now,
   );
-  return { wakeUps: wakeUps.length, nextDueAt };
+  return { nextDueAt };
 }
 
 /** An arriving event as a new row, before planning. */

@@ -13,13 +13,13 @@ import type { NewWatcherEvent, PipelineTransaction, WatchDeps } from './ports.ts
 /** One bus message: its id, what it says, and the traceparent of the span it came in with. */
 export type IngestItem = { messageId: string; input: WatchInput; traceParent: string | null };
 
-/** What ingestWatchEvents did: messages new to the consumer, wake-ups enqueued, and when a watcher it planned is due next. */
-export type IngestedBatch = { ingested: number; wakeUps: number; nextDueAt: Date | null };
+/** What ingestWatchEvents did: messages new to the consumer, and when a watcher it planned is due next. */
+export type IngestedBatch = { ingested: number; nextDueAt: Date | null };
 
 /**
  * Applies bus messages, each once (`consumer`, its id), in one transaction and in their order: stores each event for
  * every watcher whose subscriptions take it (one row per watcher and source event), and evaluates those watchers at
- * once while it holds them, as the planner would (their wake-ups are enqueued: publish them after it resolves); an
+ * once while it holds them, as the planner would (their wake-ups are published once it commits); an
  * archive ends subscriptions for the messages after it.
  */
 export async function ingestWatchEvents(deps: WatchDeps, consumer: string, items: readonly IngestItem[], now: Date): Promise<IngestedBatch> {

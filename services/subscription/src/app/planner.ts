@@ -21,8 +21,7 @@ export class Planner {
   #running: Promise<void> | undefined;
   #stopped = false;
 
-  /** `onWakeUps`: called after a transaction that enqueued wake-ups commits (publish them now). */
-  constructor(private readonly options: { watch: WatchDeps; clock: Clock; logger: Logger; onWakeUps?: () => void; batch?: number }) {}
+  constructor(private readonly options: { watch: WatchDeps; clock: Clock; logger: Logger; batch?: number }) {}
 
   start(): void {
     // A nudge comes from inside a message's or a call's span; the passes belong to no trace.
@@ -61,7 +60,6 @@ export class Planner {
   async #pass(): Promise<{ evaluated: number; full: boolean }> {
     const batch = this.options.batch ?? DEFAULT_BATCH;
     const pass = await evaluateDueWatchers(this.options.watch, this.options.clock.now(), batch);
-    if (pass.wakeUps > 0) this.options.onWakeUps?.();
     return { evaluated: pass.evaluated, full: pass.evaluated === batch };
   }
 

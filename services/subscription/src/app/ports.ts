@@ -154,7 +154,10 @@ export interface WatchTransaction extends PipelineTransaction {
 export interface WatchStore extends WatchTransaction {
   /** Runs `work` in one transaction: all its writes commit or none. */
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T>;
-  /** Runs `work` in one transaction with the pipeline's statements only, which take less work per statement. */
+  /**
+   * Runs `work` in one transaction with the pipeline's statements only, which take less work per statement; the
+   * wake-ups it enqueued are published right after it commits (the outbox keeps them until they are).
+   */
   pipelineTransaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T>;
 }
 

@@ -3,6 +3,7 @@
  * to read and write): the pipeline's statements in plain SQL (sql-watch-statements.ts), run on a `pg` connection in
  * `pipelineTransaction`; the others, seldom made, through Prisma's client.
  */
+import type { OutboxRow } from '@relay/bus';
 import type pg from 'pg';
 import type { PipelineTransaction, WatchStore, WatchTransaction } from '../../app/ports.ts';
 import type { WatcherState } from '../../domain/delivery/index.ts';
@@ -133,23 +134,29 @@ class PrismaWatchStatements extends SqlWatchStatements implements WatchTransacti
 /**
  * Subscriptions, watchers and their events in PostgreSQL; `transaction` runs a use case's statements in one interactive
  * transaction of Prisma's client, `pipelineTransaction` the pipeline's in one transaction on a connection of `pool`,
- * the pool Prisma's client uses (its adapter's).
+ * the pool Prisma's client uses (its adapter's). `publish` gets the outbox rows a pipeline transaction wrote, right
+ * after it commits (OutboxRelay.publishCommitted); without it they wait for the outbox relay's next round.
  */
 export class PrismaWatchStore extends PrismaWatchStatements implements WatchStore {
   readonly #prisma: PrismaClient;
   readonly #pool: pg.Pool;
+  readonly #publish: (rows: readonly OutboxRow[]) => void;
 
-  constructor(prisma: PrismaClient, pool: pg.Pool) {
+  constructor(prisma: PrismaClient, pool: pg.Pool, publish: (rows: readonly OutboxRow[]) => void = () => undefined) {
     super(prisma);
     this.#prisma = prisma;
     this.#pool = pool;
+    this.#publish = publish;
   }
 
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T> {
     return this.#prisma.$transaction((tx) => work(new PrismaWatchStatements(tx)));
   }
 
-  pipelineTransaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T> {
-    return pgTransaction(this.#pool, (sql) => work(new SqlWatchStatements(sql)));
+  async pipelineTransaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T> {
+    const enqueued: OutboxRow[] = [];
+    const result = await pgTransaction(this.#pool, (sql) => work(new SqlWatchStatements(sql, enqueued)));
+    if (enqueued.length > 0) this.#publish(enqueued);
+    return result;
   }
 }

@@ -4,7 +4,7 @@
  * Prisma's transaction in the other use cases' (docs/adr/0025).
  */
 import { SubscriptionCommands } from '@relay/proto/relay/bus-contracts';
-import { enqueueAll, outgoing, processEachOnce, type OutboxEntry, type Sql } from '@relay/bus';
+import { enqueueRows, outgoing, processEachOnce, type OutboxEntry, type OutboxRow, type Sql } from '@relay/bus';
 import { context } from '@opentelemetry/api';
 import { Attr, inNewTrace, linksTo } from '@relay/telemetry';
 import type { DueWatcher, NewWatcherEvent, PipelineTransaction, PlanningWrites, WatchedEvent, WatcherWakeUp } from '../../app/ports.ts';
@@ -207,11 +207,17 @@ function insertPlannedEventsSql(events: readonly WatchedEvent[], now: Date): Sta
                deliver_at timestamp(3), held_by jsonb, cap_digest boolean, wakeup_id text, trace_parent text)`;
 }
 
-/** PipelineTransaction on a `Sql`: a `pg` connection in a transaction, or Prisma's client or transaction. */
+/**
+ * PipelineTransaction on a `Sql`: a `pg` connection in a transaction, or Prisma's client or transaction. `enqueued`
+ * collects the outbox rows its wake-ups wrote, for publishing once the transaction commits.
+ */
 export class SqlWatchStatements implements PipelineTransaction {
   protected readonly run: SqlRunner;
 
-  constructor(protected readonly sql: Sql) {
+  constructor(
+    protected readonly sql: Sql,
+    private readonly enqueued: OutboxRow[] = [],
+  ) {
     this.run = new SqlRunner(sql);
   }
 
@@ -366,7 +372,7 @@ export class SqlWatchStatements implements PipelineTransaction {
         entries.push(outgoing(SubscriptionCommands.DELIVER_WAKEUP, command, { id: wakeUp.wakeupId, trace: context.active() }));
       });
     }
-    await enqueueAll(this.sql, entries);
+    this.enqueued.push(...(await enqueueRows(this.sql, entries)));
   }
 
   async sessionActivity(where: { userIds: readonly string[]; sessionIds: readonly string[] }): Promise<SessionActivity[]> {
