@@ -103,18 +103,16 @@ async function main(): Promise<void> {
   const relay = await startRelay({ name: 'fuzz-bench', env: FUZZ_RELAY_ENV });
   const session = await relay.createExternalSession('Fuzz bench');
   const tokens: FuzzTokens = { user: relay.userToken, session: session.token };
-  const agent = await relay.connectAgent(session.token);
   const denier = startCardDenier(relay.gatewayUrl, relay.userToken);
   const tally: Tally = { latencies: { tool: [], http: [] }, kinds: new Map(), faults: [], late: [], status5xx: 0, faultCount: 0 };
   try {
-    const { tools } = await agent.listTools();
-    const vocabulary = vocabularyOf(tools.find((tool) => tool.name === 'relay_tool')!);
+    const vocabulary = await withAgent(relay, tokens, async (agent) => vocabularyOf((await agent.listTools()).tools.find((tool) => tool.name === 'relay_tool')!));
     const started = performance.now();
     let done = 0;
     let reported = 0;
     for (let chunk = 0; done < CALLS && !stopRequested; chunk += 1) {
       const count = Math.min(CHUNK, CALLS - done);
-      await run(chunkOf(vocabulary, count, SEED + 2 * chunk), agent, relay, tokens, tally);
+      await withAgent(relay, tokens, (agent) => run(chunkOf(vocabulary, count, SEED + 2 * chunk), agent, relay, tokens, tally));
       done += count;
       if (!stopRequested && (done - reported >= CALLS / 10 || done === CALLS)) {
         reported = done;
@@ -128,8 +126,21 @@ async function main(): Promise<void> {
     report(tally, seconds, up, denier.decided(), denier.failures());
   } finally {
     await denier.stop();
-    await agent.close();
     await relay.stop();
+  }
+}
+
+/**
+ * Runs `work` on an MCP client of its own, closed after: one per chunk, as the SDK's client passes one AbortSignal to
+ * every fetch, and undici lets go of a call's listener on it only when that call is collected (past 1,500 calls Node
+ * warns of a leak).
+ */
+async function withAgent<T>(relay: Relay, tokens: FuzzTokens, work: (agent: Client) => Promise<T>): Promise<T> {
+  const agent = await relay.connectAgent(tokens.session);
+  try {
+    return await work(agent);
+  } finally {
+    await agent.close();
   }
 }
 
