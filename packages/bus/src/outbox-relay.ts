@@ -91,7 +91,7 @@ export class OutboxRelay {
         if (published.length < rows.length) this.wake();
         await markPublished(this.#db, published);
       } catch (error) {
-        // The rows stay marked unpublished: a round publishes them again, and JetStream drops those it has.
+        // The rows stay pending: a round publishes them again, and JetStream drops those it has.
         this.#logger.warn({ err: error }, 'could not mark published outbox rows; a round will publish them again');
       }
     });
@@ -213,8 +213,17 @@ export class OutboxRelay {
   }
 }
 
+/**
+ * Marks the rows published. Rows another relay's round holds are skipped, not waited for: that round publishes and
+ * marks them itself, and waiting could deadlock with it (its read locks rows in the table's order, an update in
+ * another). A round's own locks never make it skip its rows.
+ */
 async function markPublished(sql: Sql, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   const placeholders = ids.map((_, index) => `$${index + 1}`).join(', ');
-  await sql.$executeRawUnsafe(`UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "id" IN (${placeholders}) AND "published_at" IS NULL`, ...ids);
+  await sql.$executeRawUnsafe(
+    `UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP
+      WHERE "id" IN (SELECT "id" FROM "outbox" WHERE "id" IN (${placeholders}) AND "published_at" IS NULL FOR UPDATE SKIP LOCKED)`,
+    ...ids,
+  );
 }

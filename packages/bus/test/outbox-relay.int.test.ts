@@ -250,6 +250,26 @@ describe('OutboxRelay.publishCommitted (the hot path after a commit)', () => {
     expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(rows.map((row) => row.id));
   });
 
+  it("does not wait for rows another relay's round holds: it leaves their mark to that round", async () => {
+    const { stream, subject } = await freshStream();
+    const rows = await transaction(f.pool, (tx) => enqueueRows(tx, [outgoing(rawContract(subject('a')), 1), outgoing(rawContract(subject('a')), 2)]));
+    const other = await f.pool.connect();
+    try {
+      // Another replica's round, mid-publish, holds the second row.
+      await other.query('BEGIN');
+      await other.query('SELECT "id" FROM "outbox" WHERE "id" = $1 FOR UPDATE', [rows[1]!.id]);
+      // Resolves while the lock is held (waiting for it would never end here).
+      await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).publishCommitted(rows);
+      expect(await pending()).toEqual([rows[1]!.id]);
+      await other.query('UPDATE "outbox" SET "published_at" = CURRENT_TIMESTAMP WHERE "id" = $1', [rows[1]!.id]);
+      await other.query('COMMIT');
+    } finally {
+      other.release();
+    }
+    expect(await pending()).toEqual([]);
+    expect((await streamMessages(stream)).map((m) => m.msgId)).toEqual(rows.map((row) => row.id));
+  });
+
   it('leaves a row it cannot publish, and those after it, for a round, and wakes one at once', async () => {
     const { stream, subject } = await freshStream();
     const unrouted = 'relay.nostream2.v1.created';
