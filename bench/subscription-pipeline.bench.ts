@@ -10,9 +10,9 @@
 //   watcher, planned by the real Planner, rendered, written to the outbox and published right after the commit as
 //   deliver_wakeup, received by a consumer here. Throughput is events per second from the first publish to the last
 //   wake-up; latency is per event from its publish to the wake-up that carries it, in a second phase paced at about
-//   half the measured throughput (BENCH_LATENCY_EVENTS counted, after BENCH_LATENCY_WARM_UP not counted: the first
-//   events after the throughput phase still wait behind what it left, its wake-ups in flight and PostgreSQL's
-//   after-work). CPU per event is read from /proc for each replica, for the PostgreSQL backends of
+//   half the measured throughput: one paced stream, BENCH_LATENCY_WARM_UP events not counted, then BENCH_LATENCY_EVENTS
+//   counted (the first events after the throughput phase still wait behind what it left, its wake-ups in flight and
+//   PostgreSQL's after-work, and the pause while the bench waits for its last wake-up). CPU per event is read from /proc for each replica, for the PostgreSQL backends of
 //   the benchmark's database and for nats-server, over the throughput phase: the work a cluster would have to spread.
 //   With it, over the same phase, the work PostgreSQL is given per event, which load does not change: transactions
 //   and rows written per table (pg_stat_database, pg_stat_user_tables, read once the backends reported them, ~11 s).
@@ -201,7 +201,8 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   }
 
   const publishedAt = new Map<string, number>();
-  const latencies: number[] = [];
+  /** Each event's latency by its number (`e<n>`). */
+  const latencies = new Map<number, number>();
   let delivered = 0;
   let wakeUps = 0;
   let target = 0;
@@ -213,7 +214,7 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
       wakeUps += 1;
       for (const id of message.data.sourceEventIds) {
         const at = publishedAt.get(id);
-        if (at !== undefined) latencies.push(now - at);
+        if (at !== undefined) latencies.set(Number(id.slice(1)), now - at);
         delivered += 1;
       }
       if (delivered >= target) reached();
@@ -254,12 +255,12 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
     nats: perEvent(after.nats - before.nats),
     bench: perEvent(after.bench - before.bench),
   };
-  latencies.length = 0;
-  const paced = EVENTS + LATENCY_WARM_UP;
-  await publish(EVENTS, paced, 2000 / rate);
-  const warmUp = latencies.splice(0).sort((a, b) => a - b);
-  await publish(paced, paced + LATENCY_EVENTS, 2000 / rate);
-  const sorted = [...latencies].sort((a, b) => a - b);
+  // One paced stream: the uncounted events run straight into the counted ones, with no pause between them.
+  const counted = EVENTS + LATENCY_WARM_UP;
+  await publish(EVENTS, counted + LATENCY_EVENTS, 2000 / rate);
+  const latenciesOf = (from: number, to: number) => [...latencies].filter(([n]) => n >= from && n < to).map(([, ms]) => ms).sort((a, b) => a - b);
+  const warmUp = latenciesOf(EVENTS, counted);
+  const sorted = latenciesOf(counted, counted + LATENCY_EVENTS);
 
   await wakeUpConsumer.stop();
   await Promise.all(children.map(stopReplica));
