@@ -7,8 +7,7 @@
 // time per call moves much less, so this bench is the one to judge a change of a service's work by. One external
 // agent (of 16, beside one script session: 17 sessions listed, as in gateway.bench.ts) calls each read one at a
 // time: BENCH_WARM_UP calls of every read first (the processes keep getting cheaper per call for thousands of
-// calls), then BENCH_CALLS counted of each, each run of calls on a client of its own (the SDK's client passes one
-// AbortSignal to every fetch, and undici lets go of each call's listener on it only when that call is collected); it
+// calls), then BENCH_CALLS counted of each, each run of calls on a client of its own (withMcpClient); it
 // prints each process's CPU per counted call, read from /proc (10 ms ticks, so over thousands of calls), the relay's
 // PostgreSQL backends as `postgres`, and the calls per second they reached. It measures two relays, one after the
 // other: one that exports no telemetry (the services then load no OpenTelemetry SDK), and one exporting traces and
@@ -18,11 +17,10 @@
 //
 //   BENCH_CALLS    counted calls per action (default 1000)
 //   BENCH_WARM_UP  calls per action before any is counted (default 500)
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { STATEFUL, startRelay, type Relay, type ServiceName } from '../test/harness/relay.ts';
 import { OtlpReceiver } from '../test/harness/otlp-receiver.ts';
 import { countCpu, fixed, loadAverage } from './support/figures.ts';
-import { externalAgentTokens, mcpClient, readableSession, relayBackends, relayReads, type Call } from './support/relay-agents.ts';
+import { externalAgentTokens, readableSession, relayBackends, relayReads, withMcpClient, type Call } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
@@ -44,13 +42,13 @@ async function measure(relay: Relay, receiver?: OtlpReceiver): Promise<void> {
     const readId = await readableSession(relay);
     const token = (await externalAgentTokens(relay, AGENTS))[0]!;
     // Every read warms the processes before any is counted: they keep getting cheaper for thousands of calls.
-    for (const name of READS) await withClient(relay, token, (client) => callsOf(relayReads(client, readId)[name], WARM_UP));
+    for (const name of READS) await withMcpClient(relay.mcpUrl, token, (client) => callsOf(relayReads(client, readId)[name], WARM_UP));
     if (receiver) await exported();
     for (const name of READS) {
       const spansBefore = receiver?.spans.length ?? 0;
       const cpu = await countCpu(Object.fromEntries(SERVICES.map((service) => [service, relay.services[service].pid])), backends.pids);
       const started = performance.now();
-      await withClient(relay, token, (client) => callsOf(relayReads(client, readId)[name], CALLS));
+      await withMcpClient(relay.mcpUrl, token, (client) => callsOf(relayReads(client, readId)[name], CALLS));
       const seconds = (performance.now() - started) / 1000;
       const perCall = await cpu(CALLS);
       const total = Object.values(perCall).reduce((sum, ms) => sum + ms, 0);
@@ -60,16 +58,6 @@ async function measure(relay: Relay, receiver?: OtlpReceiver): Promise<void> {
     }
   } finally {
     await backends.close();
-  }
-}
-
-/** Runs `work` on a client of its own (see above), closed after. */
-async function withClient(relay: Relay, token: string, work: (client: Client) => Promise<void>): Promise<void> {
-  const client = await mcpClient(relay.mcpUrl, token);
-  try {
-    await work(client);
-  } finally {
-    await client.close();
   }
 }
 

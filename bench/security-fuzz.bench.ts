@@ -18,6 +18,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
 import { DEADLINE_MS, FUZZ_RELAY_ENV, sendHttpCase, sendToolCall, startCardDenier, type FuzzTokens, type Outcome } from '../test/security/fuzz-client.ts';
 import { httpCase, sampleOf, toolCall, vocabularyOf, type HttpCase, type Vocabulary } from '../test/security/fuzz-inputs.ts';
+import { withMcpClient } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
@@ -106,13 +107,14 @@ async function main(): Promise<void> {
   const denier = startCardDenier(relay.gatewayUrl, relay.userToken);
   const tally: Tally = { latencies: { tool: [], http: [] }, kinds: new Map(), faults: [], late: [], status5xx: 0, faultCount: 0 };
   try {
-    const vocabulary = await withAgent(relay, tokens, async (agent) => vocabularyOf((await agent.listTools()).tools.find((tool) => tool.name === 'relay_tool')!));
+    const vocabulary = await withMcpClient(relay.mcpUrl, tokens.session, async (agent) => vocabularyOf((await agent.listTools()).tools.find((tool) => tool.name === 'relay_tool')!));
     const started = performance.now();
     let done = 0;
     let reported = 0;
     for (let chunk = 0; done < CALLS && !stopRequested; chunk += 1) {
       const count = Math.min(CHUNK, CALLS - done);
-      await withAgent(relay, tokens, (agent) => run(chunkOf(vocabulary, count, SEED + 2 * chunk), agent, relay, tokens, tally));
+      // A client of its own for each chunk (withMcpClient says why).
+      await withMcpClient(relay.mcpUrl, tokens.session, (agent) => run(chunkOf(vocabulary, count, SEED + 2 * chunk), agent, relay, tokens, tally));
       done += count;
       if (!stopRequested && (done - reported >= CALLS / 10 || done === CALLS)) {
         reported = done;
@@ -127,20 +129,6 @@ async function main(): Promise<void> {
   } finally {
     await denier.stop();
     await relay.stop();
-  }
-}
-
-/**
- * Runs `work` on an MCP client of its own, closed after: one per chunk, as the SDK's client passes one AbortSignal to
- * every fetch, and undici lets go of a call's listener on it only when that call is collected (past 1,500 calls Node
- * warns of a leak).
- */
-async function withAgent<T>(relay: Relay, tokens: FuzzTokens, work: (agent: Client) => Promise<T>): Promise<T> {
-  const agent = await relay.connectAgent(tokens.session);
-  try {
-    return await work(agent);
-  } finally {
-    await agent.close();
   }
 }
 
