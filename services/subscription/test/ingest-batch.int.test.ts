@@ -171,3 +171,23 @@ it('hands the wake-ups a batch enqueued to the publisher once it commits, as the
   expect(handed).toHaveLength(1);
   expect(await prisma.outboxMessage.count({ where: { id: 'hot-path:9' } })).toBe(0);
 });
+
+it("hands the wake-ups a use case's transaction enqueued to the publisher once it commits, and none of one that rolled back", async () => {
+  const handed: OutboxRow[][] = [];
+  const store = new PrismaWatchStore(prisma, pool, (rows) => handed.push([...rows]));
+  const watcher = { sessionId: 'use-case', userId: 'u3', state: EMPTY_WATCHER_STATE, seq: 1 };
+  const wakeUp = (seq: number) => ({ watcher, wakeUp: { seq, wakeupId: `use-case:${seq}`, text: `wake-up ${seq}`, eventIds: [], sourceEventIds: [] } });
+
+  await store.transaction((tx) => tx.enqueueWakeUps([wakeUp(1)], new Map()));
+  expect(handed.map((rows) => rows.map((row) => row.id))).toEqual([['use-case:1']]);
+  expect(await prisma.outboxMessage.count({ where: { id: 'use-case:1' } })).toBe(1);
+
+  await expect(
+    store.transaction(async (tx) => {
+      await tx.enqueueWakeUps([wakeUp(2)], new Map());
+      throw new Error('the use case failed');
+    }),
+  ).rejects.toThrow('the use case failed');
+  expect(handed).toHaveLength(1);
+  expect(await prisma.outboxMessage.count({ where: { id: 'use-case:2' } })).toBe(0);
+});

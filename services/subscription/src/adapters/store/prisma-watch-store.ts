@@ -20,8 +20,11 @@ const json = (value: unknown) => value as Prisma.InputJsonValue;
 
 /** WatchTransaction on a Prisma client, or on an interactive transaction's. */
 class PrismaWatchStatements extends SqlWatchStatements implements WatchTransaction {
-  constructor(protected readonly db: Tx) {
-    super(db);
+  constructor(
+    protected readonly db: Tx,
+    enqueued: (rows: readonly OutboxRow[]) => void,
+  ) {
+    super(db, enqueued);
   }
 
   async lockWatcher(sessionId: string, userId: string): Promise<void> {
@@ -134,7 +137,7 @@ class PrismaWatchStatements extends SqlWatchStatements implements WatchTransacti
 /**
  * Subscriptions, watchers and their events in PostgreSQL; `transaction` runs a use case's statements in one interactive
  * transaction of Prisma's client, `pipelineTransaction` the pipeline's in one transaction on a connection of `pool`,
- * the pool Prisma's client uses (its adapter's). `publish` gets the outbox rows a pipeline transaction wrote, right
+ * the pool Prisma's client uses (its adapter's). `publish` gets the outbox rows of the wake-ups either wrote, right
  * after it commits (OutboxRelay.publishCommitted); without it they wait for the outbox relay's next round.
  */
 export class PrismaWatchStore extends PrismaWatchStatements implements WatchStore {
@@ -143,20 +146,26 @@ export class PrismaWatchStore extends PrismaWatchStatements implements WatchStor
   readonly #publish: (rows: readonly OutboxRow[]) => void;
 
   constructor(prisma: PrismaClient, pool: pg.Pool, publish: (rows: readonly OutboxRow[]) => void = () => undefined) {
-    super(prisma);
+    // A statement on the client itself commits on its own: its wake-ups are published at once.
+    super(prisma, publish);
     this.#prisma = prisma;
     this.#pool = pool;
     this.#publish = publish;
   }
 
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T> {
-    return this.#prisma.$transaction((tx) => work(new PrismaWatchStatements(tx)));
+    return this.#publishedOnCommit((enqueued) => this.#prisma.$transaction((tx) => work(new PrismaWatchStatements(tx, enqueued))));
   }
 
-  async pipelineTransaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T> {
-    const enqueued: OutboxRow[] = [];
-    const result = await pgTransaction(this.#pool, (sql) => work(new SqlWatchStatements(sql, enqueued)));
-    if (enqueued.length > 0) this.#publish(enqueued);
+  pipelineTransaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T> {
+    return this.#publishedOnCommit((enqueued) => pgTransaction(this.#pool, (sql) => work(new SqlWatchStatements(sql, enqueued))));
+  }
+
+  /** Runs a transaction, then publishes the wake-ups it enqueued once it has committed (never when it failed). */
+  async #publishedOnCommit<T>(transaction: (enqueued: (rows: readonly OutboxRow[]) => void) => Promise<T>): Promise<T> {
+    const rows: OutboxRow[] = [];
+    const result = await transaction((enqueued) => rows.push(...enqueued));
+    if (rows.length > 0) this.#publish(rows);
     return result;
   }
 }

@@ -209,14 +209,14 @@ function insertPlannedEventsSql(events: readonly WatchedEvent[], now: Date): Sta
 
 /**
  * PipelineTransaction on a `Sql`: a `pg` connection in a transaction, or Prisma's client or transaction. `enqueued`
- * collects the outbox rows its wake-ups wrote, for publishing once the transaction commits.
+ * is handed the outbox rows its wake-ups wrote, to publish once they are committed.
  */
 export class SqlWatchStatements implements PipelineTransaction {
   protected readonly run: SqlRunner;
 
   constructor(
     protected readonly sql: Sql,
-    private readonly enqueued: OutboxRow[] = [],
+    private readonly enqueued: (rows: readonly OutboxRow[]) => void,
   ) {
     this.run = new SqlRunner(sql);
   }
@@ -372,7 +372,7 @@ export class SqlWatchStatements implements PipelineTransaction {
         entries.push(outgoing(SubscriptionCommands.DELIVER_WAKEUP, command, { id: wakeUp.wakeupId, trace: context.active() }));
       });
     }
-    this.enqueued.push(...(await enqueueRows(this.sql, entries)));
+    this.enqueued(await enqueueRows(this.sql, entries));
   }
 
   async sessionActivity(where: { userIds: readonly string[]; sessionIds: readonly string[] }): Promise<SessionActivity[]> {
