@@ -85,7 +85,7 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
 }
 
 /** Whose relay_tool call an MCP request is, and where a notifications/cancelled finds it. */
-export interface RelayToolRequest {
+interface RelayToolRequest {
   caller: Caller & { sessionId: string };
   deps: McpDeps;
   inFlight: InFlightCalls;
@@ -96,7 +96,7 @@ export interface RelayToolRequest {
  * Answers one relay_tool call of an MCP request. It ends early when the client cancels it (a notifications/cancelled,
  * which may come in another POST: `inFlight`) or goes away (`channel.signal`, the request's own).
  */
-export async function callRelayTool(input: unknown, request: RelayToolRequest, channel: CallChannel): Promise<CallToolResult> {
+async function callRelayTool(input: unknown, request: RelayToolRequest, channel: CallChannel): Promise<CallToolResult> {
   const { caller, deps, inFlight, requestId } = request;
   // One controller the request's signal aborts, where AbortSignal.any made a composite signal for every call.
   const cancelled = new AbortController();
