@@ -109,8 +109,26 @@ async function databaseExists(serverUrl: string, name: string): Promise<boolean>
   return onServer(serverUrl, async (admin) => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
 }
 
+/** How long a drop waits for the backends of clients that are closing before it ends them. */
+const DROP_GRACE_MS = 500;
+
+/**
+ * Drops the database with FORCE, once the backends of its clients that are closing have gone (up to DROP_GRACE_MS).
+ * A pool's end() resolves before its connections have closed: ending their backends at once sends each closing
+ * client an error (57P01), which a pool without an 'error' listener throws in the test process as an uncaught
+ * exception. A connection a test left open is ended after the wait.
+ */
 async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  await onServer(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`));
+  await onServer(serverUrl, async (admin) => {
+    const started = Date.now();
+    while (Date.now() - started < DROP_GRACE_MS && (await clientBackends(admin, name)) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+  });
+}
+
+async function clientBackends(admin: pg.Client, name: string): Promise<number> {
+  const { rows } = await admin.query<{ count: number }>("SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", [name]);
+  return rows[0]!.count;
 }
 
 /** Runs `work` with a client of the server's `postgres` database, closed however it ends. */
