@@ -14,7 +14,10 @@ export const SERVICE_AUTH_METADATA_KEY = 'relay-service-auth';
  */
 export type GrpcAuth =
   | { kind: 'token'; service: ServiceIdentity; token: string; keys: ReadonlyMap<ServiceIdentity, Buffer> }
-  | { kind: 'tls'; service: ServiceIdentity; certificates: experimental.CertificateProvider };
+  | { kind: 'tls'; service: ServiceIdentity; certificates: experimental.CertificateProvider; files: CertificateFiles };
+
+/** Where the CA, the service's certificate and its key are read from (cert-manager's secret, mounted). */
+type CertificateFiles = { ca: string; cert: string; key: string };
 
 /** The service-credential variables of a service's environment, as its config parsed them. */
 export interface GrpcAuthSettings {
@@ -39,12 +42,41 @@ export function grpcAuth(service: ServiceIdentity, settings: GrpcAuthSettings): 
       privateKeyFile: key,
       refreshIntervalMs: CERTIFICATE_REFRESH_MS,
     });
-    return { kind: 'tls', service, certificates };
+    return { kind: 'tls', service, certificates, files: { ca, cert, key } };
   }
   const token = settings.RELAY_SERVICE_TOKEN;
   // The configs refuse such an environment first; this guards the other callers.
   if (token === undefined) throw new Error(`the ${service} service has neither GRPC_TLS_CA/CERT/KEY nor RELAY_SERVICE_TOKEN`);
   return { kind: 'token', service, token, keys: parseServiceKeys(settings.RELAY_SERVICE_KEYS ?? {}) };
+}
+
+/**
+ * Resolves once the certificate files have been read; grpc-js reads them in the background, and until then a server
+ * drops every TLS connection (while its plaintext health port already answers). Rejects, naming the files, when they
+ * cannot be read.
+ */
+export function certificatesRead(auth: Extract<GrpcAuth, { kind: 'tls' }>): Promise<void> {
+  const { certificates, files } = auth;
+  return new Promise((resolve, reject) => {
+    const read: { ca?: boolean; identity?: boolean } = {};
+    const settle = () => {
+      if (read.ca === undefined || read.identity === undefined) return;
+      certificates.removeCaCertificateListener(onCa);
+      certificates.removeIdentityCertificateListener(onIdentity);
+      if (read.ca && read.identity) resolve();
+      else reject(new Error(`cannot read the TLS files GRPC_TLS_CA (${files.ca}), GRPC_TLS_CERT (${files.cert}) and GRPC_TLS_KEY (${files.key})`));
+    };
+    const onCa = (update: experimental.CaCertificateUpdate | null) => {
+      read.ca = update !== null;
+      settle();
+    };
+    const onIdentity = (update: experimental.IdentityCertificateUpdate | null) => {
+      read.identity = update !== null;
+      settle();
+    };
+    certificates.addCaCertificateListener(onCa);
+    certificates.addIdentityCertificateListener(onIdentity);
+  });
 }
 
 function parseServiceKeys(keys: Readonly<Record<string, string>>): ReadonlyMap<ServiceIdentity, Buffer> {

@@ -2,7 +2,7 @@ import { experimental, Server, ServerCredentials, type ServiceDefinition, type U
 import type { Logger } from '@relay/telemetry';
 import { HealthImplementation } from 'grpc-health-check';
 import { callerCheck, type CallerTable } from './caller-check.ts';
-import type { GrpcAuth } from './grpc-auth.ts';
+import { certificatesRead, type GrpcAuth } from './grpc-auth.ts';
 import { MESSAGE_LIMITS } from './message-limits.ts';
 import { WITHOUT_CHANNELZ } from './channelz.ts';
 import type { Callers, ServiceIdentity } from './service-identity.ts';
@@ -64,6 +64,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   for (const service of options.services) server.addService(service.definition, service.implementation);
   health.addToServer(server);
 
+  // A server whose certificates are not read yet drops every TLS connection: serve only once they are.
+  if (options.auth.kind === 'tls') await certificatesRead(options.auth);
   const host = options.host ?? '127.0.0.1';
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const port = await bind(server, `${hostPart}:${options.port}`, serverCredentials(options.auth));

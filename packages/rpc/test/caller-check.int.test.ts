@@ -2,7 +2,7 @@
 // with tokens (one machine) and with mutual TLS (Kubernetes), against a real grpc-js server.
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
-import { credentials, Metadata } from '@grpc/grpc-js';
+import { credentials, experimental, Metadata } from '@grpc/grpc-js';
 import { SessionServiceClient, SessionServiceService, type SessionServiceServer } from '@relay/proto/relay/session/v1/session_service';
 import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
@@ -42,6 +42,39 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught);
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
+}
+
+/** Certificates read from `files` only when release() is called, as from a slow disk; a provider as grpc-js's own. */
+class HeldCertificates implements experimental.CertificateProvider {
+  private readonly caListeners = new Set<experimental.CaCertificateUpdateListener>();
+  private readonly identityListeners = new Set<experimental.IdentityCertificateUpdateListener>();
+  private read?: { ca: experimental.CaCertificateUpdate; identity: experimental.IdentityCertificateUpdate };
+
+  constructor(private readonly files: CertificateFiles) {}
+
+  release(): void {
+    this.read = { ca: { caCertificate: readFileSync(this.files.ca) }, identity: { certificate: readFileSync(this.files.cert), privateKey: readFileSync(this.files.key) } };
+    for (const listener of this.identityListeners) listener(this.read.identity);
+    for (const listener of this.caListeners) listener(this.read.ca);
+  }
+
+  addCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
+    this.caListeners.add(listener);
+    if (this.read) process.nextTick(listener, this.read.ca);
+  }
+
+  removeCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
+    this.caListeners.delete(listener);
+  }
+
+  addIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
+    this.identityListeners.add(listener);
+    if (this.read) process.nextTick(listener, this.read.identity);
+  }
+
+  removeIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
+    this.identityListeners.delete(listener);
+  }
 }
 
 function startSession(auth: GrpcAuth, extra: { host?: string; healthPort?: number } = {}): Promise<GrpcServer> {
@@ -201,5 +234,31 @@ describe('mutual TLS (Kubernetes)', () => {
     const plaintext = new SessionServiceClient(probeAddress, credentials.createInsecure());
     clients.push(plaintext);
     expect(await refusal(callUnary(plaintext, 'createUser', { name: 'mallory' }))).toMatchObject({ kind: 'unauthenticated' });
+  });
+
+  it('starts serving only once its certificates are read (until then it would drop every TLS connection)', async () => {
+    const held = new HeldCertificates(files.session);
+    let started = false;
+    const starting = startSession({ kind: 'tls', service: 'session', certificates: held, files: files.session }).then((fresh) => {
+      started = true;
+      return fresh;
+    });
+    // Time enough for a server that did not wait to have bound and started.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(started).toBe(false);
+    held.release();
+    const fresh = await starting;
+    try {
+      const first = createClient(SessionServiceClient, `127.0.0.1:${fresh.port}`, tls('gateway'));
+      clients.push(first);
+      await expect(callUnary(first, 'createUser', { name: 'ada' })).resolves.toMatchObject({ userId: 'user-ada' });
+    } finally {
+      await fresh.shutdown();
+    }
+  });
+
+  it('refuses to start when its certificate files cannot be read, and names them', async () => {
+    const missing = { ...files.session, key: `${files.session.key}.missing` };
+    await expect(startSession(tls('session', missing))).rejects.toThrow(`cannot read the TLS files GRPC_TLS_CA (${missing.ca}), GRPC_TLS_CERT (${missing.cert}) and GRPC_TLS_KEY (${missing.key})`);
   });
 });
