@@ -97,6 +97,8 @@ describe('fuzzing the gateway', () => {
     ['an empty JSON body to /mcp', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: undefined }, 'http 400', '"code":-32600'],
     ['a tools/call naming no tool, in a batch', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '[{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{}}]' }, 'http 400', '"code":-32602'],
     ['a tools/call naming no tool', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":0,"method":"tools/call"}' }, 'http 400', '"code":-32602'],
+    ['an initialize without its params', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":-26,"method":"initialize","params":{"name":"relay_tool","arguments":"x"}}' }, 'http 400', 'params.protocolVersion'],
+    ['a tools/list whose params are a string', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}' }, 'http 400', '"code":-32602'],
   ])('refuses %s as the caller’s mistake', async (_label, request, kind, says) => {
     const outcome = await sendHttpCase(relay.gatewayUrl, tokens, request, STALLED_MS);
     expect([outcome.kind, outcome.fault, outcome.late]).toEqual([kind, false, false]);

@@ -13,6 +13,8 @@ import { toCallToolResult } from './mcp/call-tool-result.ts';
 import { dispatchToolCall } from '../../app/relay-tool/dispatch.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { answersAtOnce, immediateReadOf, type ImmediateRead } from './mcp/immediate-read.ts';
+import { invalidParamsOf } from './mcp/invalid-params.ts';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { InFlightCalls } from './mcp/in-flight-calls.ts';
 import { preview } from '../../domain/input-bounds.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
@@ -54,14 +56,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
       );
     }
 
-    // The MCP SDK answers a tools/call without a tool name with JSON-RPC's internal error (-32603); it is the
-    // caller's mistake, so say so as invalid params before the SDK sees it.
-    if (hasNamelessToolCall(request.body)) {
-      return sendJsonRpcError(reply, 400, -32602, 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).');
-    }
     const mcpCaller = { userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) };
     const read = immediateReadOf(request.headers, request.body, deps.relayName);
     if (read !== undefined) return answerAtOnce(read, mcpCaller, deps, reply);
+    // The MCP SDK answers params its schemas refuse with JSON-RPC's internal error (-32603): say what is wrong first.
+    const invalid = invalidParamsOf(request.body);
+    if (invalid !== undefined) return sendJsonRpcError(reply, 400, -32602, invalid.message, invalid.id);
     const server = createMcpServer(mcpCaller, deps, inFlight);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersAtOnce(request.body) });
     reply.raw.on('close', () => {
@@ -122,17 +122,7 @@ async function answerAtOnce(read: ImmediateRead, caller: Caller & { sessionId: s
   return reply.type('application/json').send({ result, jsonrpc: '2.0', id: read.id });
 }
 
-/** Whether a JSON-RPC message (or batch) holds a tools/call request whose params name no tool. */
-function hasNamelessToolCall(body: unknown): boolean {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  return messages.some((message) => {
-    if (typeof message !== 'object' || message === null) return false;
-    const { method, params } = message as { method?: unknown; params?: unknown };
-    return method === 'tools/call' && typeof (params as { name?: unknown } | null | undefined)?.name !== 'string';
-  });
-}
-
-/** A JSON-RPC error answered outside any MCP exchange (no request id is known). */
-export function sendJsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+/** A JSON-RPC error answered outside any MCP exchange: of the request `id`, or of none known (null). */
+export function sendJsonRpcError(reply: FastifyReply, status: number, code: number, message: string, id: RequestId | null = null): FastifyReply {
+  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id });
 }

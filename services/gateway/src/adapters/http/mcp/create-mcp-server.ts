@@ -45,7 +45,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 // Looser than the SDK's CallToolRequestSchema: arguments that are not an object must still reach
 // dispatch, so the agent gets REMOTE_RELAY_INVALID_INPUT rather than a protocol error.
-const CallToolRequest = z.object({
+export const CallToolRequest = z.object({
   method: z.literal('tools/call'),
   params: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }),
 });

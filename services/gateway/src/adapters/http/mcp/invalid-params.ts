@@ -1,0 +1,38 @@
+/**
+ * The MCP SDK answers a request whose params its schema refuses with JSON-RPC's internal error (-32603) and the
+ * schema's issues dumped as JSON: the caller's mistake, reported as the server's. The route finds such a request first,
+ * by the same schemas, and refuses it as invalid params (-32602) in a sentence.
+ */
+import { InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, SetLevelRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { CallToolRequest } from './create-mcp-server.ts';
+
+/** The schema of each request method the relay's MCP server answers (any other is the SDK's "method not found"). */
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequest,
+  'logging/setLevel': SetLevelRequestSchema,
+};
+
+/** Enough of a refusal's issues to act on. */
+const MAX_ISSUES = 5;
+
+/** The first request of a JSON-RPC message (or batch) whose params its method's schema refuses: its id and why. */
+export function invalidParamsOf(body: unknown): { id: RequestId | null; message: string } | undefined {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
+    if (typeof method !== 'string' || !Object.hasOwn(REQUEST_SCHEMAS, method)) continue;
+    const parsed = REQUEST_SCHEMAS[method]!.safeParse(message);
+    if (parsed.success) continue;
+    const requestId = typeof id === 'string' || typeof id === 'number' ? id : null;
+    if (method === 'tools/call' && typeof (params as { name?: unknown } | null | undefined)?.name !== 'string') {
+      return { id: requestId, message: 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).' };
+    }
+    const issues = parsed.error.issues.slice(0, MAX_ISSUES).map((issue) => `${issue.path.map(String).join('.') || 'the message'}: ${issue.message}`);
+    return { id: requestId, message: `Invalid params for ${method}: ${issues.join('; ')}.` };
+  }
+  return undefined;
+}
