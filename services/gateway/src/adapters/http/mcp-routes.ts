@@ -7,16 +7,16 @@
  * when a message is written into its conversation (pending-stream.ts). Any other caller gets 405.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
-import { toCallToolResult } from './mcp/call-tool-result.ts';
 import { dispatchToolCall } from '../../app/relay-tool/dispatch.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { answersAtOnce, immediateReadOf, type ImmediateRead } from './mcp/immediate-read.ts';
-import { invalidParamsOf } from './mcp/invalid-params.ts';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { InFlightCalls } from './mcp/in-flight-calls.ts';
 import { preview } from '../../domain/input-bounds.ts';
+import { toCallToolResult } from './mcp/call-tool-result.ts';
+import { createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
+import { answersAtOnce, immediateReadOf, type ImmediateRead } from './mcp/immediate-read.ts';
+import { InFlightCalls } from './mcp/in-flight-calls.ts';
+import { invalidParamsOf } from './mcp/invalid-params.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
 import { PendingStreams } from './pending-stream.ts';
