@@ -6,19 +6,24 @@ import type { AuthenticateResponse } from '@relay/proto/relay/session/v1/session
 import type { PairingSettings } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { PairingClient, SessionClient } from '../src/app/ports.ts';
 
-const ALICE: AuthenticateResponse = { caller: { userId: 'alice', sessionId: 's1' }, role: 'admin', external: false };
+const ALICE: AuthenticateResponse = { caller: { userId: 'alice', sessionId: 's1' }, role: 'admin', external: false, settings: undefined };
 const SETTINGS: RelaySettings = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
 
-/** A session owner that counts its reads and knows the tokens in `tokens`; revoking forgets them all. */
-function countingSessions(tokens: Map<string, AuthenticateResponse>) {
+/**
+ * A session owner that counts its reads and knows the tokens in `tokens`; revoking forgets them all. With
+ * `settingsAlong`, Authenticate answers the relay's settings too (as the session service does), once `answer` lets it.
+ */
+function countingSessions(tokens: Map<string, AuthenticateResponse>, settingsAlong = false, answer: () => Promise<void> = async () => {}) {
   const asked = { authenticate: 0, settings: 0 };
   let settings = SETTINGS;
   const owner = {
     async authenticate({ token }: { token: string }) {
       asked.authenticate += 1;
       const caller = tokens.get(token);
+      const read = settings;
+      await answer();
       if (caller === undefined) throw new AppError('REMOTE_RELAY_AUTH', 'unauthenticated', 'unknown token');
-      return caller;
+      return settingsAlong ? { ...caller, settings: read } : caller;
     },
     async rotateUserToken() {
       tokens.clear();
@@ -103,6 +108,32 @@ describe('cachedSessionOwner', () => {
     expect(asked.settings).toBe(1);
     await cached.updateRelaySettings({ agentSessionsEnabled: false });
     expect((await cached.getRelaySettings({})).settings?.agentSessionsEnabled).toBe(false);
+  });
+
+  it('holds the settings an Authenticate answered with, from when it was asked, as if read on their own', async () => {
+    let now = 0;
+    const { owner, asked } = countingSessions(new Map([['rly_u_alice', ALICE]]), true);
+    const cached = cachedSessionOwner(owner, { ttlMs: 5_000, nowMs: () => now });
+    await cached.authenticate({ token: 'rly_u_alice' });
+    now = 4_999;
+    expect((await cached.getRelaySettings({})).settings).toEqual(SETTINGS);
+    expect(asked.settings).toBe(0);
+    now = 5_000;
+    await cached.getRelaySettings({});
+    expect(asked.settings).toBe(1);
+  });
+
+  it('does not hold the settings of an Authenticate that a change of them here overtook', async () => {
+    let letAnswer = () => {};
+    const answered = new Promise<void>((resolve) => (letAnswer = resolve));
+    const { owner, asked } = countingSessions(new Map([['rly_u_alice', ALICE]]), true, () => answered);
+    const cached = cachedSessionOwner(owner, { nowMs: () => 0 });
+    const authenticated = cached.authenticate({ token: 'rly_u_alice' });
+    await cached.updateRelaySettings({ agentSessionsEnabled: false });
+    letAnswer();
+    expect((await authenticated).settings?.agentSessionsEnabled).toBe(true);
+    expect((await cached.getRelaySettings({})).settings?.agentSessionsEnabled).toBe(false);
+    expect(asked.settings).toBe(1);
   });
 
   it('passes every other call to the owner', async () => {

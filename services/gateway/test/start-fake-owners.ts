@@ -230,7 +230,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               const caller = tokens.get(token);
               if (!caller) throw new AppError('UNAUTHENTICATED', 'unauthenticated', 'unknown or revoked token');
               const external = sessions.find((session) => session.id === caller.sessionId)?.origin === SessionOrigin.SESSION_ORIGIN_EXTERNAL;
-              return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' }, role: roleOf(caller.userId), external };
+              return { caller: { userId: caller.userId, sessionId: caller.sessionId ?? '' }, role: roleOf(caller.userId), external, settings: { ...settings } };
             },
             createUser: async (request) => {
               record('createUser', request);

@@ -1,7 +1,7 @@
 import type { Session, SessionCreatedEvent, SessionView } from '../src/domain/sessions/session.ts';
 import type { RelaySettings } from '../src/domain/settings/relay-settings.ts';
 import type { ApiToken, SignInLink, User } from '../src/domain/users/user.ts';
-import type { SessionFilter, SessionStore, TokenHolder, TokenReads, UsersTransaction } from '../src/app/ports.ts';
+import type { SessionFilter, SessionStore, TokenHolder, TokenLookup, TokenReads, UsersTransaction } from '../src/app/ports.ts';
 
 /** A SessionStore in memory (and Authenticate's TokenReads over it), for unit tests of the use cases. */
 export class InMemorySessionStore implements SessionStore, TokenReads {
@@ -13,7 +13,11 @@ export class InMemorySessionStore implements SessionStore, TokenReads {
   settings: RelaySettings | undefined;
 
   /** A removed user is not in `users`, a session gone not in `sessions`. */
-  async findTokenHolder(tokenHash: string): Promise<TokenHolder | undefined> {
+  async lookUpToken(tokenHash: string): Promise<TokenLookup> {
+    if (this.settings === undefined) throw new Error('relay settings are missing: seedRelaySettings must run at boot');
+    return { holder: this.#holderOf(tokenHash), settings: this.settings };
+  }
+  #holderOf(tokenHash: string): TokenHolder | undefined {
     const token = this.tokens.get(tokenHash);
     if (token === undefined) return undefined;
     const user = this.users.get(token.userId);

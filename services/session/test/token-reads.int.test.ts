@@ -1,5 +1,5 @@
-// Authenticate's read against a real PostgreSQL: a token by its hash with its user and its session, in one
-// statement (one transaction), its expiry read as the UTC instant Prisma wrote.
+// Authenticate's read against a real PostgreSQL: a token by its hash with its user and its session, and the relay's
+// settings, in one statement (one transaction), its expiry read as the UTC instant Prisma wrote.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -15,6 +15,7 @@ const NOW = new Date('2026-12-03T10:00:00.000Z');
 /** A console sign-in's expiry, with milliseconds: read in the process's time zone it would be hours off. */
 const EXPIRES = new Date('2026-12-03T18:30:15.123Z');
 const TOKENS = { personal: 'rly_u_personal', signedIn: 'rly_u_signed-in', removed: 'rly_u_removed', agent: 'rly_s_agent', hosted: 'rly_s_hosted', shelved: 'rly_s_shelved' };
+const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45, taskQuietMinutes: 20 };
 const hash = (token: string) => nodeCrypto.hash(token);
 
 let database: TestDatabase;
@@ -27,6 +28,7 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   try {
+    await prisma.relaySettings.create({ data: { id: 1, ...SETTINGS } });
     await prisma.user.createMany({
       data: [
         { id: 'ada', name: 'Ada', role: 'admin', createdAt: NOW },
@@ -85,15 +87,16 @@ async function transactions(): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-it('reads a session token with its user and session in one statement, one transaction', async () => {
-  await tokens.findTokenHolder(hash(TOKENS.agent)); // the connection prepares the statement once, as any first call
+it("reads a session token with its user and session, and the relay's settings, in one statement, one transaction", async () => {
+  await tokens.lookUpToken(hash(TOKENS.agent)); // the connection prepares the statement once, as any first call
   const query = vi.spyOn(pool, 'query');
   const before = await transactions();
-  const holder = await tokens.findTokenHolder(hash(TOKENS.agent));
+  const { holder, settings } = await tokens.lookUpToken(hash(TOKENS.agent));
   const after = await transactions();
   const statements = query.mock.calls.length - 2; // less the two flushes
   query.mockRestore();
   expect(holder).toEqual({ kind: 'session', expiresAt: null, user: { id: 'bo', role: 'member' }, session: { id: 'agent', archived: false, origin: 'external' } });
+  expect(settings).toEqual(SETTINGS);
   expect(statements).toBe(1);
   expect(after - before - 1).toBe(1);
 });
@@ -101,23 +104,23 @@ it('reads a session token with its user and session in one statement, one transa
 it("reads a sign-in token's expiry as the UTC instant it holds, whatever the process's time zone", async () => {
   vi.stubEnv('TZ', 'Pacific/Chatham');
   expect(new Date(EXPIRES).getTimezoneOffset()).not.toBe(0);
-  expect(await tokens.findTokenHolder(hash(TOKENS.signedIn))).toEqual({ kind: 'user', expiresAt: EXPIRES, user: { id: 'ada', role: 'admin' }, session: undefined });
+  expect((await tokens.lookUpToken(hash(TOKENS.signedIn))).holder).toEqual({ kind: 'user', expiresAt: EXPIRES, user: { id: 'ada', role: 'admin' }, session: undefined });
   vi.unstubAllEnvs();
 });
 
 it('reads a removed user as none, a user token with no session, and an archived session as it is', async () => {
-  expect(await tokens.findTokenHolder(hash(TOKENS.personal))).toEqual({ kind: 'user', expiresAt: null, user: { id: 'ada', role: 'admin' }, session: undefined });
-  expect(await tokens.findTokenHolder(hash(TOKENS.removed))).toEqual({ kind: 'user', expiresAt: null, user: undefined, session: undefined });
-  expect((await tokens.findTokenHolder(hash(TOKENS.hosted)))?.session).toEqual({ id: 'hosted', archived: false, origin: 'hosted' });
-  expect((await tokens.findTokenHolder(hash(TOKENS.shelved)))?.session).toEqual({ id: 'shelved', archived: true, origin: 'external' });
-  expect(await tokens.findTokenHolder(hash('rly_u_unknown'))).toBeUndefined();
+  expect((await tokens.lookUpToken(hash(TOKENS.personal))).holder).toEqual({ kind: 'user', expiresAt: null, user: { id: 'ada', role: 'admin' }, session: undefined });
+  expect((await tokens.lookUpToken(hash(TOKENS.removed))).holder).toEqual({ kind: 'user', expiresAt: null, user: undefined, session: undefined });
+  expect((await tokens.lookUpToken(hash(TOKENS.hosted))).holder?.session).toEqual({ id: 'hosted', archived: false, origin: 'hosted' });
+  expect((await tokens.lookUpToken(hash(TOKENS.shelved))).holder?.session).toEqual({ id: 'shelved', archived: true, origin: 'external' });
+  expect(await tokens.lookUpToken(hash('rly_u_unknown'))).toEqual({ holder: undefined, settings: SETTINGS });
 });
 
 it('makes the callers Authenticate answers, and refuses the rest, from what it reads', async () => {
   const deps = { tokens, hasher: nodeCrypto };
-  expect(await authenticate(deps, TOKENS.agent, NOW)).toEqual({ userId: 'bo', role: 'member', sessionId: 'agent', external: true });
-  expect(await authenticate(deps, TOKENS.hosted, NOW)).toEqual({ userId: 'bo', role: 'member', sessionId: 'hosted' });
-  expect(await authenticate(deps, TOKENS.signedIn, NOW)).toEqual({ userId: 'ada', role: 'admin' });
+  expect((await authenticate(deps, TOKENS.agent, NOW)).caller).toEqual({ userId: 'bo', role: 'member', sessionId: 'agent', external: true });
+  expect((await authenticate(deps, TOKENS.hosted, NOW)).caller).toEqual({ userId: 'bo', role: 'member', sessionId: 'hosted' });
+  expect(await authenticate(deps, TOKENS.signedIn, NOW)).toEqual({ caller: { userId: 'ada', role: 'admin' }, settings: SETTINGS });
   for (const refused of [TOKENS.removed, TOKENS.shelved, 'rly_u_unknown']) {
     await expect(authenticate(deps, refused, NOW), refused).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   }

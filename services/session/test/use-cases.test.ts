@@ -13,8 +13,13 @@ import type { SessionReads } from '../src/app/ports.ts';
 
 const NOW = new Date('2026-11-30T10:00:00Z');
 
-function setup() {
+/** The relay's settings, seeded as the service seeds them before it serves (Authenticate reads them along). */
+const SEEDED = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 60, taskQuietMinutes: 10 };
+
+/** A store and the use cases' deps over it; `seeded`: with the relay's settings seeded, as in a running service. */
+function setup(seeded = true) {
   const store = new InMemorySessionStore();
+  if (seeded) store.settings = SEEDED;
   const crypto = fixedCrypto();
   return { store, deps: { store, tokens: store, ids: crypto, secrets: crypto, hasher: crypto } };
 }
@@ -103,8 +108,16 @@ describe('authenticate', () => {
     const { deps } = setup();
     const { user, token: userToken } = await createUser(deps, { name: 'Ada' }, NOW);
     const { session: created, token: sessionToken } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
-    expect(await authenticate(deps, userToken, NOW)).toEqual({ userId: user.id, role: 'admin' });
-    expect(await authenticate(deps, sessionToken, NOW)).toEqual({ userId: user.id, role: 'admin', sessionId: created.id, external: true });
+    expect((await authenticate(deps, userToken, NOW)).caller).toEqual({ userId: user.id, role: 'admin' });
+    expect((await authenticate(deps, sessionToken, NOW)).caller).toEqual({ userId: user.id, role: 'admin', sessionId: created.id, external: true });
+  });
+
+  it("answers the relay's settings along with the caller", async () => {
+    const { store, deps } = setup();
+    const { token } = await createUser(deps, { name: 'Ada' }, NOW);
+    expect((await authenticate(deps, token, NOW)).settings).toEqual(SEEDED);
+    store.settings = { ...SEEDED, agentSessionsEnabled: false };
+    expect((await authenticate(deps, token, NOW)).settings.agentSessionsEnabled).toBe(false);
   });
 
   it('refuses a token that is empty, foreign, unknown, or of the other kind than its prefix says', async () => {
@@ -142,7 +155,7 @@ describe('authenticate', () => {
     const { user, token } = await createUser(deps, { name: 'Ada' }, NOW);
     const stored = store.tokens.get(`hash(${token})`)!;
     store.tokens.set(stored.tokenHash, { ...stored, expiresAt: NOW });
-    expect(await authenticate(deps, token, new Date(NOW.getTime() - 1))).toEqual({ userId: user.id, role: 'admin' });
+    expect((await authenticate(deps, token, new Date(NOW.getTime() - 1))).caller).toEqual({ userId: user.id, role: 'admin' });
     expect(await codeOf(authenticate(deps, token, NOW))).toBe('UNAUTHENTICATED');
     const unbound = 'rly_s_unbound';
     store.tokens.set(`hash(${unbound})`, { ...stored, tokenHash: `hash(${unbound})`, kind: 'session', expiresAt: null });
@@ -154,9 +167,9 @@ describe('authenticate', () => {
     await createUser(deps, { name: 'Ada' }, NOW);
     const { user } = await createUser(deps, { name: 'Bo' }, NOW);
     const { session: created, token } = await createExternalSession(deps, { userId: user.id, title: 't' }, NOW);
-    expect(await authenticate(deps, token, NOW)).toEqual({ userId: user.id, role: 'member', sessionId: created.id, external: true });
+    expect((await authenticate(deps, token, NOW)).caller).toEqual({ userId: user.id, role: 'member', sessionId: created.id, external: true });
     store.sessions.set(created.id, { ...created, origin: 'hosted' });
-    expect(await authenticate(deps, token, NOW)).toEqual({ userId: user.id, role: 'member', sessionId: created.id });
+    expect((await authenticate(deps, token, NOW)).caller).toEqual({ userId: user.id, role: 'member', sessionId: created.id });
   });
 });
 
@@ -172,7 +185,7 @@ describe('sign-in links', () => {
     const redeemed = await redeemSignInLink(deps, link, at(1));
     expect(redeemed.user.id).toBe(user.id);
     expect(redeemed.expiresAt).toEqual(at(1 + LINK_SIGN_IN_DAYS * 24 * 60));
-    expect(await authenticate(deps, redeemed.token, at(2))).toEqual({ userId: user.id, role: 'admin' });
+    expect((await authenticate(deps, redeemed.token, at(2))).caller).toEqual({ userId: user.id, role: 'admin' });
     expect(await codeOf(authenticate(deps, redeemed.token, redeemed.expiresAt))).toBe('UNAUTHENTICATED');
     expect(await codeOf(redeemSignInLink(deps, link, at(2)))).toBe('UNAUTHENTICATED');
   });
@@ -197,7 +210,7 @@ describe('sign-in links', () => {
     expect(await endSignIn(deps, token)).toBe(true);
     expect(await codeOf(authenticate(deps, token, NOW))).toBe('UNAUTHENTICATED');
     expect(await endSignIn(deps, personal)).toBe(false);
-    expect(await authenticate(deps, personal, NOW)).toEqual({ userId: user.id, role: 'admin' });
+    expect((await authenticate(deps, personal, NOW)).caller).toEqual({ userId: user.id, role: 'admin' });
   });
 
   it('a new link clears the links and sign-in tokens expired by then', async () => {
@@ -281,7 +294,7 @@ describe('listSessions', () => {
 
 describe('relay settings', () => {
   it('seeds the configured defaults once; the stored settings win afterwards', async () => {
-    const { store } = setup();
+    const { store } = setup(false);
     const defaults = { agentSessionsEnabled: false, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
     expect(await seedRelaySettings(store, defaults)).toEqual(defaults);
     store.settings = { ...defaults, maxWaitSeconds: 1200 };
@@ -292,7 +305,7 @@ describe('relay settings', () => {
   const defaults = { agentSessionsEnabled: false, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 };
 
   it('changes what is given and names what changed; a value equal to the stored one is no change', async () => {
-    const { store } = setup();
+    const { store } = setup(false);
     await seedRelaySettings(store, defaults);
     expect(await updateRelaySettings(store, { agentSessionsEnabled: true, maxWaitSeconds: 600, taskQuietMinutes: 25 })).toEqual({
       settings: { ...defaults, agentSessionsEnabled: true, taskQuietMinutes: 25 },
@@ -310,14 +323,14 @@ describe('relay settings', () => {
     [{ taskQuietMinutes: 0 }, 'task_quiet_minutes'],
     [{ agentSessionsEnabled: true, taskQuietMinutes: 5000 }, 'task_quiet_minutes'],
   ])('refuses %j with REMOTE_RELAY_INVALID_INPUT naming %s, and changes nothing', async (change, field) => {
-    const { store } = setup();
+    const { store } = setup(false);
     await seedRelaySettings(store, defaults);
     await expect(updateRelaySettings(store, change)).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT', details: { field } });
     expect(await getRelaySettings(store)).toEqual(defaults);
   });
 
   it('takes the range ends: 120 and 3600 s, 1 and 1440 min', async () => {
-    const { store } = setup();
+    const { store } = setup(false);
     await seedRelaySettings(store, defaults);
     expect((await updateRelaySettings(store, { maxWaitSeconds: 120, maxTurnMinutes: 1440, taskQuietMinutes: 1 })).settings).toEqual({
       ...defaults,

@@ -35,6 +35,8 @@ const NOW = new Date('2026-11-30T10:00:00.000Z');
 
 let database: TestDatabase;
 let prisma: PrismaClient;
+/** Seeded before the service serves, as main seeds them; Authenticate answers them along. */
+const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 30, taskQuietMinutes: 10 };
 let server: GrpcServer;
 let client: SessionServiceClient;
 const clock = new ManualClock(NOW);
@@ -44,6 +46,8 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   const pool = new pg.Pool({ connectionString: database.url });
   prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const store = new PrismaSessionStore(prisma, API_MESSAGES);
+  await store.seedRelaySettings(SETTINGS);
   server = await startGrpcServer({
     auth: credentials.auth('session'),
     port: 0,
@@ -53,7 +57,7 @@ beforeAll(async () => {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
         implementation: sessionGrpc({
-          store: new PrismaSessionStore(prisma, API_MESSAGES),
+          store,
           reads: new PgSessionReads(pool),
           tokens: new PgTokenReads(pool),
           clock,
@@ -100,7 +104,7 @@ describe('users and their roles', () => {
     const third = await callUnary(client, 'createUser', { name: 'Cy', role: 'admin' });
     expect(third.role).toBe('admin');
 
-    expect(await callUnary(client, 'authenticate', { token: first.token })).toEqual({ caller: { userId: first.userId, sessionId: '' }, role: 'admin', external: false });
+    expect(await callUnary(client, 'authenticate', { token: first.token })).toEqual({ caller: { userId: first.userId, sessionId: '' }, role: 'admin', external: false, settings: SETTINGS });
     expect((await callUnary(client, 'authenticate', { token: second.token })).role).toBe('member');
     const stored = await prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { name: true, role: true } });
     expect(stored).toEqual([

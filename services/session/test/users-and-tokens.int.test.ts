@@ -33,6 +33,8 @@ beforeAll(async () => {
   const pool = new pg.Pool({ connectionString: database.url });
   prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   deps = { store: new PrismaSessionStore(prisma, API_MESSAGES), tokens: new PgTokenReads(pool), ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto };
+  // As main does before the service serves: Authenticate reads them along.
+  await deps.store.seedRelaySettings({ agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 30, taskQuietMinutes: 10 });
 });
 
 beforeEach(async () => {
@@ -54,7 +56,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   throw new Error('expected the call to be refused');
 }
 
-const callerOf = (token: string) => authenticate(deps, token, new Date());
+const callerOf = async (token: string) => (await authenticate(deps, token, new Date())).caller;
 
 describe('creating users', () => {
   it('makes exactly one admin when the first users are created at once', async () => {
@@ -157,7 +159,7 @@ describe('sign-in links', () => {
     const outcomes = await Promise.allSettled([redeemSignInLink(deps, link, NOW), redeemSignInLink(deps, link, NOW)]);
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
     const signedIn = outcomes.find((outcome) => outcome.status === 'fulfilled')!.value;
-    expect(await authenticate(deps, signedIn.token, NOW)).toEqual({ userId: user.id, role: 'admin' });
+    expect((await authenticate(deps, signedIn.token, NOW)).caller).toEqual({ userId: user.id, role: 'admin' });
     expect(await prisma.signInLink.count()).toBe(0);
     expect((await prisma.apiToken.findUnique({ where: { tokenHash: nodeCrypto.hash(signedIn.token) } }))?.expiresAt).toEqual(signedIn.expiresAt);
   });

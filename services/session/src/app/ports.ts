@@ -197,9 +197,16 @@ export interface TokenHolder {
 }
 
 /** What every Authenticate reads (every call of a caller the gateway has not checked lately), in one statement. */
+/** A token's holder and the relay's settings, read together: Authenticate answers both. */
+export interface TokenLookup {
+  /** undefined when there is no such token. */
+  holder: TokenHolder | undefined;
+  settings: RelaySettings;
+}
+
 export interface TokenReads {
-  /** The token stored under this sha256 hash with its user and session; undefined when there is no such token. */
-  findTokenHolder(tokenHash: string): Promise<TokenHolder | undefined>;
+  /** The token stored under this sha256 hash with its user and session, and the relay's settings, in one read. */
+  lookUpToken(tokenHash: string): Promise<TokenLookup>;
 }
 
 /** The machine's view of a folder path. */

@@ -1,11 +1,11 @@
 /**
  * The reads every request makes, held in the gateway for a few seconds so that a call costs no round trip for them:
- * the caller behind a bearer token, the relay's settings and the pairing settings. Each is forgotten at once when
- * a change of it goes through this gateway (a token rotated or revoked, a user removed, a session archived, a
- * setting changed), and after CACHE_MS in any case: that is how long a change made another way — through another
- * gateway replica, a hosted agent's worker token dropped by the session service when the worker stops, a console
- * token reaching its expiry — may take to be seen (docs/security.md, Users and tokens). An unknown token is never
- * held: it is asked again every time, and the failed-token limits count it.
+ * the caller behind a bearer token, the relay's settings (which the session service answers along with a caller) and
+ * the pairing settings. Each is forgotten at once when a change of it goes through this gateway (a token rotated or
+ * revoked, a user removed, a session archived, a setting changed), and after CACHE_MS in any case: that is how long a
+ * change made another way — through another gateway replica, a hosted agent's worker token dropped by the session
+ * service when the worker stops, a console token reaching its expiry — may take to be seen (docs/security.md, Users
+ * and tokens). An unknown token is never held: it is asked again every time, and the failed-token limits count it.
  */
 import { createHash } from 'node:crypto';
 import type { GetPairingSettingsResponse } from '@relay/proto/relay/pairing/v1/pairing_service';
@@ -21,6 +21,8 @@ const MAX_ENTRIES = 10_000;
 /** Promises of values by key, each until its time is up; a rejected one is dropped at once. */
 export class ExpiringReads<T> {
   readonly #entries = new Map<string, { value: Promise<T>; expiresAtMs: number }>();
+  /** How many times everything was forgotten: a value read across one of them is not held. */
+  #clears = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -43,9 +45,24 @@ export class ExpiringReads<T> {
     return value;
   }
 
+  /**
+   * Holds a value of `key` that another read, beginning now, brings along: the function returned holds it for the
+   * time counted from now, unless everything was forgotten meanwhile (a change may have gone through after the read).
+   */
+  holdFromNow(key: string): (value: T) => void {
+    const clears = this.#clears;
+    const expiresAtMs = this.nowMs() + this.ttlMs;
+    return (value) => {
+      if (this.#clears !== clears) return;
+      if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+      this.#entries.set(key, { value: Promise.resolve(value), expiresAtMs });
+    };
+  }
+
   /** Forgets everything; reads in flight are not held when they end. */
   clear(): void {
     this.#entries.clear();
+    this.#clears += 1;
   }
 }
 
@@ -64,8 +81,15 @@ export function cachedSessionOwner(owner: SessionClient, options: CacheOptions =
   const callers = new ExpiringReads<AuthenticateResponse>(ttlMs, nowMs);
   const settings = new ExpiringReads<GetRelaySettingsResponse>(ttlMs, nowMs);
   return withOverrides(owner, {
-    // Keyed by the token's hash: the gateway keeps no bearer token in memory beyond its request.
-    authenticate: (request, callOptions) => callers.get(hashOf(request.token), () => owner.authenticate(request, callOptions)),
+    // Keyed by the token's hash: the gateway keeps no bearer token in memory beyond its request. The relay's settings
+    // come along, and are held as if read on their own: a call after a quiet spell asks once, not twice.
+    authenticate: (request, callOptions) =>
+      callers.get(hashOf(request.token), async () => {
+        const holdSettings = settings.holdFromNow('');
+        const answer = await owner.authenticate(request, callOptions);
+        if (answer.settings !== undefined) holdSettings({ settings: answer.settings });
+        return answer;
+      }),
     rotateUserToken: (...args) => forgetting(callers, () => owner.rotateUserToken(...args)),
     endSignIn: (...args) => forgetting(callers, () => owner.endSignIn(...args)),
     rotateSessionToken: (...args) => forgetting(callers, () => owner.rotateSessionToken(...args)),

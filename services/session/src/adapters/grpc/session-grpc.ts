@@ -78,8 +78,8 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
   const { store, clock } = deps;
   return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod>>(deps.logger, {
     authenticate: async (request) => {
-      const caller = await authenticate(deps, request.token, clock.now());
-      return { caller: toCallerMessage(caller), role: caller.role, external: caller.external === true };
+      const { caller, settings } = await authenticate(deps, request.token, clock.now());
+      return { caller: toCallerMessage(caller), role: caller.role, external: caller.external === true, settings: toRelaySettingsMessage(settings) };
     },
     createUser: async (request) => {
       const { user, token } = await createUser(deps, { name: request.name, role: request.role }, clock.now());

@@ -1,18 +1,22 @@
 /**
  * Authenticate's read in plain SQL on the pool Prisma's client uses (docs/adr/0024): every call of a caller the
  * gateway has not checked in the last few seconds asks, and through Prisma it was three queries one after another
- * (the token, its user, its session). One statement: the token by its hash with its user (not removed) and the
- * session it is bound to.
+ * (the token, its user, its session), and the gateway then asked for the relay's settings on its own. One statement:
+ * the relay's settings, with the token by its hash, its user (not removed) and the session it is bound to.
  */
 import type pg from 'pg';
 import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
 import type { SessionOrigin } from '../../domain/sessions/session.ts';
+import type { RelaySettings } from '../../domain/settings/relay-settings.ts';
 import type { TokenKind, UserRole } from '../../domain/users/user.ts';
-import type { TokenHolder, TokenReads } from '../../app/ports.ts';
+import type { TokenLookup, TokenReads } from '../../app/ports.ts';
 
-/** HOLDER's row: NULLs where the user is removed, or the token has no session (or it is gone). */
-type HolderRow = {
-  kind: TokenKind;
+/**
+ * LOOKUP's row: the relay's settings, then NULLs for the token when there is no such token, for its user when removed,
+ * and for its session when it has none (or it is gone).
+ */
+type LookupRow = RelaySettings & {
+  kind: TokenKind | null;
   expiresAt: Date | null;
   userId: string | null;
   role: UserRole | null;
@@ -21,28 +25,37 @@ type HolderRow = {
   origin: SessionOrigin | null;
 };
 
-const HOLDER: PreparedRead = {
-  name: 'token_reads_holder',
+const LOOKUP: PreparedRead = {
+  name: 'token_reads_lookup',
   text: `
-  SELECT t.kind, t.expires_at AS "expiresAt", u.id AS "userId", u.role, s.id AS "sessionId", s.archived, s.origin
-    FROM api_tokens t
+  SELECT r.agent_sessions_enabled AS "agentSessionsEnabled", r.max_wait_seconds AS "maxWaitSeconds",
+         r.max_turn_minutes AS "maxTurnMinutes", r.task_quiet_minutes AS "taskQuietMinutes",
+         t.kind, t.expires_at AS "expiresAt", u.id AS "userId", u.role, s.id AS "sessionId", s.archived, s.origin
+    FROM relay_settings r
+    LEFT JOIN api_tokens t ON t.token_hash = $1
     LEFT JOIN users u ON u.id = t.user_id AND u.removed_at IS NULL
     LEFT JOIN sessions s ON s.id = t.session_id
-   WHERE t.token_hash = $1`,
+   WHERE r.id = 1`,
 };
 
 export class PgTokenReads implements TokenReads {
   constructor(private readonly pool: pg.Pool) {}
 
-  async findTokenHolder(tokenHash: string): Promise<TokenHolder | undefined> {
-    const { rows } = await preparedRead<HolderRow>(this.pool, HOLDER, [tokenHash]);
+  async lookUpToken(tokenHash: string): Promise<TokenLookup> {
+    const { rows } = await preparedRead<LookupRow>(this.pool, LOOKUP, [tokenHash]);
     const [row] = rows;
-    if (row === undefined) return undefined;
+    // The one row of relay_settings, which the service seeds before it serves.
+    if (row === undefined) throw new Error('relay settings are missing: seedRelaySettings must run at boot');
+    const settings = { agentSessionsEnabled: row.agentSessionsEnabled, maxWaitSeconds: row.maxWaitSeconds, maxTurnMinutes: row.maxTurnMinutes, taskQuietMinutes: row.taskQuietMinutes };
+    if (row.kind === null) return { holder: undefined, settings };
     return {
-      kind: row.kind,
-      expiresAt: row.expiresAt,
-      user: row.userId === null ? undefined : { id: row.userId, role: row.role! },
-      session: row.sessionId === null ? undefined : { id: row.sessionId, archived: row.archived!, origin: row.origin! },
+      holder: {
+        kind: row.kind,
+        expiresAt: row.expiresAt,
+        user: row.userId === null ? undefined : { id: row.userId, role: row.role! },
+        session: row.sessionId === null ? undefined : { id: row.sessionId, archived: row.archived!, origin: row.origin! },
+      },
+      settings,
     };
   }
 }

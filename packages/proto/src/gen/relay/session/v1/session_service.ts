@@ -64,6 +64,12 @@ export interface AuthenticateResponse {
    * announced to its agent in each relay_tool result.
    */
   external: boolean;
+  /**
+   * The relay's settings, read in the same statement as the token. A gateway holds them beside the caller for the same
+   * few seconds, so a call after a quiet spell asks the session service once rather than twice (the settings are read
+   * on every relay_tool call). Unset from a session service that predates it.
+   */
+  settings: RelaySettings | undefined;
 }
 
 /** A new user. */
@@ -726,7 +732,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
 };
 
 function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { caller: undefined, role: undefined, external: false };
+  return { caller: undefined, role: undefined, external: false, settings: undefined };
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
@@ -739,6 +745,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
     if (message.external !== false) {
       writer.uint32(24).bool(message.external);
+    }
+    if (message.settings !== undefined) {
+      RelaySettings.encode(message.settings, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -780,6 +789,14 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
             message.external = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.settings = RelaySettings.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -797,6 +814,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
       caller: isSet(object.caller) ? Caller.fromJSON(object.caller) : undefined,
       role: isSet(object.role) ? globalThis.String(object.role) : undefined,
       external: isSet(object.external) ? globalThis.Boolean(object.external) : false,
+      settings: isSet(object.settings) ? RelaySettings.fromJSON(object.settings) : undefined,
     };
   },
 
@@ -811,6 +829,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     if (message.external !== false) {
       obj.external = message.external;
     }
+    if (message.settings !== undefined) {
+      obj.settings = RelaySettings.toJSON(message.settings);
+    }
     return obj;
   },
 
@@ -824,6 +845,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
       : undefined;
     message.role = object.role ?? undefined;
     message.external = object.external ?? false;
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? RelaySettings.fromPartial(object.settings)
+      : undefined;
     return message;
   },
 };
