@@ -7,10 +7,14 @@
 // `list_sessions`, `relay_info` and `read_session` once each, then once more at once (warm). It prints each call's
 // time, cold and warm, and how many PostgreSQL backends the relay's databases started for the cold calls (from
 // pg_stat_activity: a new connection costs a backend's start, its authentication and the statements' preparing).
+// Then, on a second relay exporting traces, it prints the gRPC calls each of the three reads makes once the
+// gateway's holds (5 s) have run out, from the call's trace.
 //
 //   BENCH_ROUNDS        idle pauses (default 5)
 //   BENCH_IDLE_SECONDS  length of each pause (default 12)
-import { startRelay } from '../test/harness/relay.ts';
+import { startRelay, type Relay } from '../test/harness/relay.ts';
+import { OtlpReceiver } from '../test/harness/otlp-receiver.ts';
+import { until } from '../test/harness/until.ts';
 import { median } from './support/figures.ts';
 import { mcpClient, readableSession, relayBackends } from './support/relay-agents.ts';
 
@@ -20,11 +24,13 @@ const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', imp
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 12);
 
-await buildStaleServices();
-const relay = await startRelay({ name: 'idle', readyTimeoutMs: 180_000 });
-const backends = await relayBackends(relay);
-try {
+/** Past the gateway's holds on the caller and the settings (CACHE_MS, 5 s). */
+const PAST_THE_HOLDS_MS = 6_000;
+/** OpenTelemetry's SpanKind.CLIENT, as OTLP numbers it. */
+const CLIENT_SPAN = 3;
 
+/** An external agent of `relay` with its three reads, each a function that times one call. */
+async function idleAgent(relay: Relay) {
   const readId = await readableSession(relay);
   const { token } = await relay.createExternalSession('idle agent');
   const client = await mcpClient(relay.mcpUrl, token);
@@ -40,6 +46,37 @@ try {
     return performance.now() - started;
   };
   for (let i = 0; i < 50; i++) for (const args of Object.values(calls)) await timed(args);
+  return { client, calls, timed };
+}
+
+/** Prints the gRPC calls each read makes once the gateway's holds have run out, from a traced relay's traces. */
+async function callsPastTheHolds(): Promise<void> {
+  const receiver = new OtlpReceiver();
+  await receiver.start();
+  const traced = await startRelay({ name: 'idle-traced', readyTimeoutMs: 180_000, otlpEndpoint: receiver.endpoint });
+  try {
+    const { client, calls, timed } = await idleAgent(traced);
+    console.log(`\nthe gRPC calls of each read after ${PAST_THE_HOLDS_MS / 1000} s idle, from its trace:`);
+    for (const [name, args] of Object.entries(calls)) {
+      await new Promise((resolve) => setTimeout(resolve, PAST_THE_HOLDS_MS));
+      const from = receiver.spans.length;
+      await timed(args);
+      const tool = await until(`the trace of ${name}`, () => receiver.spans.slice(from).find((span) => span.name === `relay_tool ${name}`));
+      const made = receiver.trace(tool.traceId).filter((span) => span.service === 'relay-gateway' && span.kind === CLIENT_SPAN);
+      console.log(`  ${name.padEnd(14)} ${made.map((span) => span.name.replace(/^.*\.(\w+Service\/)/, '$1')).join(', ')}`);
+    }
+    await client.close();
+  } finally {
+    await traced.stop();
+    await receiver.stop();
+  }
+}
+
+await buildStaleServices();
+const relay = await startRelay({ name: 'idle', readyTimeoutMs: 180_000 });
+const backends = await relayBackends(relay);
+try {
+  const { client, calls, timed } = await idleAgent(relay);
 
   const cold: Record<string, number[]> = {};
   const warm: Record<string, number[]> = {};
@@ -62,3 +99,4 @@ try {
   await backends.close();
   await relay.stop();
 }
+await callsPastTheHolds();

@@ -196,7 +196,6 @@ export interface TokenHolder {
   session: Pick<Session, 'id' | 'archived' | 'origin'> | undefined;
 }
 
-/** What every Authenticate reads (every call of a caller the gateway has not checked lately), in one statement. */
 /** A token's holder and the relay's settings, read together: Authenticate answers both. */
 export interface TokenLookup {
   /** undefined when there is no such token. */
@@ -204,6 +203,7 @@ export interface TokenLookup {
   settings: RelaySettings;
 }
 
+/** What every Authenticate reads (every call of a caller the gateway has not checked lately), in one statement. */
 export interface TokenReads {
   /** The token stored under this sha256 hash with its user and session, and the relay's settings, in one read. */
   lookUpToken(tokenHash: string): Promise<TokenLookup>;

@@ -10,6 +10,7 @@ import type { SessionOrigin } from '../../domain/sessions/session.ts';
 import type { RelaySettings } from '../../domain/settings/relay-settings.ts';
 import type { TokenKind, UserRole } from '../../domain/users/user.ts';
 import type { TokenLookup, TokenReads } from '../../app/ports.ts';
+import { SETTINGS_ID } from './prisma-session-store.ts';
 
 /**
  * LOOKUP's row: the relay's settings, then NULLs for the token when there is no such token, for its user when removed,
@@ -35,14 +36,14 @@ const LOOKUP: PreparedRead = {
     LEFT JOIN api_tokens t ON t.token_hash = $1
     LEFT JOIN users u ON u.id = t.user_id AND u.removed_at IS NULL
     LEFT JOIN sessions s ON s.id = t.session_id
-   WHERE r.id = 1`,
+   WHERE r.id = $2`,
 };
 
 export class PgTokenReads implements TokenReads {
   constructor(private readonly pool: pg.Pool) {}
 
   async lookUpToken(tokenHash: string): Promise<TokenLookup> {
-    const { rows } = await preparedRead<LookupRow>(this.pool, LOOKUP, [tokenHash]);
+    const { rows } = await preparedRead<LookupRow>(this.pool, LOOKUP, [tokenHash, SETTINGS_ID]);
     const [row] = rows;
     // The one row of relay_settings, which the service seeds before it serves.
     if (row === undefined) throw new Error('relay settings are missing: seedRelaySettings must run at boot');

@@ -26,7 +26,7 @@ const USER_FIELDS = { id: true, name: true, role: true, createdAt: true } as con
 const USERS_LOCK_KEY = 7_301_001;
 
 /** The single row of relay_settings. */
-const SETTINGS_ID = 1;
+export const SETTINGS_ID = 1;
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
