@@ -10,7 +10,7 @@ import type { SessionOrigin } from '../../domain/sessions/session.ts';
 import type { RelaySettings } from '../../domain/settings/relay-settings.ts';
 import type { TokenKind, UserRole } from '../../domain/users/user.ts';
 import type { TokenLookup, TokenReads } from '../../app/ports.ts';
-import { SETTINGS_ID } from './prisma-session-store.ts';
+import { SETTINGS_ID, toRelaySettings } from './prisma-session-store.ts';
 
 /**
  * LOOKUP's row: the relay's settings, then NULLs for the token when there is no such token, for its user when removed,
@@ -47,7 +47,7 @@ export class PgTokenReads implements TokenReads {
     const [row] = rows;
     // The one row of relay_settings, which the service seeds before it serves.
     if (row === undefined) throw new Error('relay settings are missing: seedRelaySettings must run at boot');
-    const settings = { agentSessionsEnabled: row.agentSessionsEnabled, maxWaitSeconds: row.maxWaitSeconds, maxTurnMinutes: row.maxTurnMinutes, taskQuietMinutes: row.taskQuietMinutes };
+    const settings = toRelaySettings(row);
     if (row.kind === null) return { holder: undefined, settings };
     return {
       holder: {

@@ -370,7 +370,8 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   }
 }
 
-function toRelaySettings(row: RelaySettings): RelaySettings {
+/** The settings of a relay_settings row (as Prisma or pg-token-reads.ts reads it), without its other columns. */
+export function toRelaySettings(row: RelaySettings): RelaySettings {
   return { agentSessionsEnabled: row.agentSessionsEnabled, maxWaitSeconds: row.maxWaitSeconds, maxTurnMinutes: row.maxTurnMinutes, taskQuietMinutes: row.taskQuietMinutes };
 }
 
