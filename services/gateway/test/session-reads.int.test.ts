@@ -1,4 +1,5 @@
 import { AppError } from '@relay/errors';
+import { Ask, AskStatus } from '@relay/proto/relay/question/v1/question_service';
 import { SessionState } from '@relay/proto/relay/session/v1/session';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectAgent, type TestAgent } from './mcp-agent.ts';
@@ -18,6 +19,11 @@ afterAll(async () => {
 });
 
 afterEach(() => gateway.owners.reset());
+
+/** A pending ask about `sessionId`, as the question service lists it. */
+function pendingAsk(id: string, sessionId: string, question: string): Ask {
+  return Ask.fromPartial({ id, userId: 'u1', askingSessionId: sessionId, aboutSessionId: sessionId, question, options: ['Yes', 'No'], status: AskStatus.ASK_STATUS_PENDING });
+}
 
 describe('relay_info', () => {
   it('answers the spec shape: name, version, platform, providers, folders, modes, groups', async () => {
@@ -150,6 +156,26 @@ describe('read_session', () => {
     const { body } = await agent.call({ action: 'read_session', relay: 'this', session: target.id });
     expect(body.pendingQuestions).toEqual(questions);
     expect(body.summary).toContain('2 pending questions');
+  });
+
+  it('does not ask the question service about a session no ask was ever about', async () => {
+    const target = gateway.owners.addAgentSession('u1').session;
+    const { body } = await agent.call({ action: 'read_session', relay: 'this', session: target.id });
+    expect(body).toMatchObject({ ok: true, pendingQuestions: [] });
+    expect(gateway.owners.askListings).toEqual([]);
+  });
+
+  it('adds the asks pending about a session an ask was about, after the cards its turn waits on', async () => {
+    const target = gateway.owners.addAgentSession('u1').session;
+    gateway.owners.pendingQuestions.set(target.id, [{ id: 'card_9', kind: 'ask_user', question: 'Merge?', options: ['Merge', 'Wait'] }]);
+    gateway.owners.askedAbout.add(target.id);
+    gateway.owners.asksAbout.set(target.id, [pendingAsk('ask_4', target.id, 'Ship tonight?')]);
+    const { body } = await agent.call({ action: 'read_session', relay: 'this', session: target.id });
+    expect(body.pendingQuestions).toEqual([
+      { id: 'card_9', kind: 'ask_user', question: 'Merge?', options: ['Merge', 'Wait'] },
+      { id: 'ask_4', kind: 'ask', question: 'Ship tonight?', options: ['Yes', 'No'] },
+    ]);
+    expect(gateway.owners.askListings).toEqual([target.id]);
   });
 
   it.each([

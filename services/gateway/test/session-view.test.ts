@@ -85,6 +85,8 @@ describe('sessionReadView', () => {
     inFlight: '',
     pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'Merge?', options: ['Yes', 'No'] }],
     groupMembers: Array.from({ length: 60 }, (_, i) => ({ id: `s${i + 2}`, title: `Member ${i}`, role: 'member', state: SessionState.SESSION_STATE_IDLE, archived: i === 0 })),
+
+    neverAskedAbout: true,
   };
 
   it('shows state, messages with provenance and model, inFlight, pendingQuestions with kind, and at most 50 group members', () => {

@@ -11,6 +11,7 @@ import { PairingServiceService, type ForwardToolCallRequest, type PairedRelay, t
 import {
   CardStatus,
   QuestionServiceService,
+  type Ask,
   type AwaitCardResponse,
   type Card,
   type QuestionServiceServer,
@@ -69,6 +70,12 @@ export interface FakeOwners {
   messages: Map<string, ChatMessage[]>;
   /** Questions waiting in a session, as ReadSession lists them. */
   pendingQuestions: Map<string, PendingQuestion[]>;
+  /** Sessions an ask was ever about (NoteAskAbout, or set by a test): ReadSession answers never_asked_about for the others. */
+  askedAbout: Set<string>;
+  /** The asks pending about a session, as the question service's ListAsks answers them. */
+  asksAbout: Map<string, Ask[]>;
+  /** The sessions ListAsks was asked about, in order. */
+  askListings: string[];
   /** The result Wait answers for a message id; send and create store a done turn. */
   turns: Map<string, TurnResult>;
   providers: ProviderInfo[];
@@ -125,6 +132,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const messages = new Map<string, ChatMessage[]>();
   const turns = new Map<string, TurnResult>();
   const pendingQuestions = new Map<string, PendingQuestion[]>();
+  const askedAbout = new Set<string>();
+  const asksAbout = new Map<string, Ask[]>();
+  const askListings: string[] = [];
   const tokens = new Map<string, { userId: string; sessionId?: string }>();
   const users: FakeOwners['users'] = [];
   const roleOf = (userId: string) => users.find((user) => user.id === userId)?.role ?? 'admin';
@@ -353,6 +363,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 pendingQuestions: pendingQuestions.get(session.id) ?? [],
                 groupMembers: members,
                 pending: pendingOf(request.pendingForSessionId),
+                neverAskedAbout: !askedAbout.has(session.id),
               };
             },
             createSession: async (request) => {
@@ -500,6 +511,11 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               record('noteRemoteSessionStarted', request);
               return {};
             },
+            noteAskAbout: async (request) => {
+              record('noteAskAbout', request);
+              askedAbout.add(sessionOf(request.userId, request.sessionId).id);
+              return {};
+            },
             noteRemoteUpdateAllowed: async (request) => {
               record('noteRemoteUpdateAllowed', request);
               const relays = updateAllowed.get(request.sessionId) ?? [];
@@ -617,8 +633,11 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             },
             listCards: async () => ({ cards }),
             cancelCards: async () => ({ cancelled: 0 }),
-            // Asks are tested against the real question service (e2e); here there are none.
-            listAsks: async () => ({ asks: [] }),
+            // Asks are tested against the real question service (e2e); here only those a test sets about a session.
+            listAsks: async (request) => {
+              askListings.push(request.aboutSessionId);
+              return { asks: asksAbout.get(request.aboutSessionId) ?? [] };
+            },
             ask: async () => {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },
@@ -668,6 +687,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     sessions,
     messages,
     pendingQuestions,
+    askedAbout,
+    asksAbout,
+    askListings,
     turns,
     ...defaults(),
     groupsTotal: 1,
@@ -720,6 +742,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       cancelledWaits.splice(0);
       noRunningTurn.clear();
       grants.clear();
+      askedAbout.clear();
+      asksAbout.clear();
+      askListings.splice(0);
       Object.assign(owners, {
         ...defaults(),
         groupsTotal: 1,

@@ -9,6 +9,7 @@ import { answered } from '../domain/answers.ts';
 import { toolError } from '../domain/errors.ts';
 import type { QuestionClient, SessionClient } from './ports.ts';
 import { readSession } from './session-reads.ts';
+import { keepAsk } from './asks-about.ts';
 
 /** What a paired relay asks about one of our sessions (POST /relay/v1/asks). */
 export interface PairedRelayAsk {
@@ -31,7 +32,7 @@ interface Owners {
 export async function keepPairedRelayAsk(owners: Owners, caller: RelayCaller, input: PairedRelayAsk): Promise<Ask> {
   const { session } = await readSession(owners.sessions, caller.userId, input.session, 1);
   if (session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `ask: session ${input.session} is archived. Nothing was asked.`);
-  const { ask } = await owners.questions.ask({
+  const { ask } = await keepAsk(owners, {
     userId: caller.userId,
     askingSessionId: remoteAsker(caller.relayName, input.askingSessionId),
     aboutSessionId: session.id,

@@ -14,6 +14,7 @@ import { watchMarks, type WatchMarks } from '../domain/watch-marks.ts';
 import type { PairingClient, QuestionClient, SessionClient, SubscriptionClient } from './ports.ts';
 import { readSession } from './session-reads.ts';
 import { withPendingAsks } from './views/pending-asks.ts';
+import { pendingAsksAbout } from './asks-about.ts';
 
 /**
  * The watch marks of the user's sessions. Best effort: a subscription service that does not answer (or none)
@@ -47,7 +48,7 @@ export async function mentionsIn(owners: { pairing?: PairingClient; logger: Logg
 export async function readUserSession(owners: { sessions: SessionClient; questions?: QuestionClient }, userId: string, sessionId: string, last: number): Promise<SessionRead> {
   const read = await readSession(owners.sessions, userId, sessionId, last);
   if (owners.questions === undefined) return read;
-  return withPendingAsks(read, (await owners.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: sessionId, pendingOnly: true })).asks);
+  return withPendingAsks(read, await pendingAsksAbout(owners.questions, userId, read));
 }
 
 /** How far back a message is looked for: the most messages one session read returns. */

@@ -58,6 +58,32 @@ describe('ReadSession', () => {
   });
 });
 
+describe('NoteAskAbout', () => {
+  it('marks the session an ask is about: ReadSession answers never_asked_about until then, and not after', async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    const other = await h.newSession(userId);
+    expect((await read({ userId, sessionId })).neverAskedAbout).toBe(true);
+
+    await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
+    await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
+    expect((await read({ userId, sessionId })).neverAskedAbout).toBe(false);
+    expect((await read({ userId, sessionId: other })).neverAskedAbout).toBe(true);
+  });
+
+  it("refuses another user's session and an unknown one, marking nothing", async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    const stranger = await h.newUser('Stranger');
+    for (const request of [{ userId: stranger, sessionId }, { userId, sessionId: 'nope' }]) {
+      const error = await refusal(callUnary(h.client, 'noteAskAbout', request));
+      expect(error).toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    }
+    expect((await read({ userId, sessionId })).neverAskedAbout).toBe(true);
+    expect(await refusal(callUnary(h.client, 'noteAskAbout', { userId: '', sessionId }))).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+});
+
 describe('ArchiveSession', () => {
   it('archives, drops queued turns, asks a running one to stop, and publishes archived', async () => {
     const userId = await h.newUser();

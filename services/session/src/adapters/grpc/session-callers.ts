@@ -38,6 +38,7 @@ export const SESSION_CALLERS = {
   grantAgentPrompts: GATEWAY,
   noteRemoteSessionStarted: GATEWAY,
   noteRemoteUpdateAllowed: GATEWAY,
+  noteAskAbout: GATEWAY,
   holdExternalCall: GATEWAY,
   releaseExternalCall: GATEWAY,
   getPendingMessages: GATEWAY,

@@ -24,6 +24,7 @@ import { rotateSessionToken, rotateUserToken } from '../../app/users/rotate-toke
 import { createSignInLink, endSignIn, redeemSignInLink } from '../../app/users/sign-in-links.ts';
 import { getRelaySettings, updateRelaySettings } from '../../app/settings/relay-settings.ts';
 import { noteRemoteSessionStarted, noteRemoteUpdateAllowed } from '../../app/sessions/remote-sessions.ts';
+import { noteAskAbout } from '../../app/sessions/note-ask-about.ts';
 import { sendMessage } from '../../app/sessions/send-message.ts';
 import { setConversationOptions } from '../../app/sessions/set-conversation-options.ts';
 import { updateSession } from '../../app/sessions/update-session.ts';
@@ -155,6 +156,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
         groupMembers: await withMemberStates(deps.tasks, members.map(toGroupMemberMessage)),
         pending: await pending,
+        neverAskedAbout: !read.askedAbout,
       };
     },
     createSession: async (request) => {
@@ -253,6 +255,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     },
     noteRemoteSessionStarted: async (request) => {
       await noteRemoteSessionStarted(deps, { sessionId: request.sessionId, relay: request.relay, remoteSessionId: request.remoteSessionId }, clock.now());
+      return {};
+    },
+    noteAskAbout: async (request) => {
+      await noteAskAbout(deps, { userId: request.userId, sessionId: request.sessionId });
       return {};
     },
     noteRemoteUpdateAllowed: async (request) => {

@@ -28,8 +28,9 @@ type ListedRow = SessionRow &
     hasTasks: boolean;
   };
 
-/** READ's row: the session as listed, its running turn's reply and questions, and its last messages (JSON). */
+/** READ's row: the session as listed, its running turn's reply and questions, its last messages (JSON), and whether an ask was ever about it. */
 type ReadRow = ListedRow & {
+  askedAbout: boolean;
   running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null;
   messages: (Omit<MessageRow, 'createdAt'> & { createdAt: string })[];
 };
@@ -94,7 +95,8 @@ const RECENT_MESSAGES = `
 const READ: PreparedRead = {
   name: 'session_reads_read',
   text: `
-  SELECT ${LISTED_COLUMNS}, ${RUNNING_TURN} AS "running", ${RECENT_MESSAGES} AS "messages", ${pendingColumns('$5', '$6')}
+  SELECT ${LISTED_COLUMNS}, s.asked_about AS "askedAbout", ${RUNNING_TURN} AS "running", ${RECENT_MESSAGES} AS "messages",
+         ${pendingColumns('$5', '$6')}
     ${LISTED_FROM} ${agentJoin('$4')}
    WHERE s.id = $1`,
 };
@@ -140,7 +142,7 @@ export class PgSessionReads implements SessionReads {
     const [row] = rows;
     if (row === undefined) return undefined;
     const messages = row.messages.map((message) => toMessage({ ...message, createdAt: new Date(message.createdAt) }));
-    return { session: toListedSession(row), messages, running: row.running, pending: noteOf(row) };
+    return { session: toListedSession(row), messages, running: row.running, askedAbout: row.askedAbout, pending: noteOf(row) };
   }
 
   async relayInfo(userId: string, cwdLimit: number, pendingFor?: string): Promise<RelayInfoReading> {

@@ -328,6 +328,11 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     return count > 0;
   }
 
+  async noteAskAbout(userId: string, sessionId: string): Promise<boolean> {
+    const { count } = await this.db.session.updateMany({ where: { id: sessionId, userId }, data: { askedAbout: true } });
+    return count > 0;
+  }
+
   async insertGrant(grant: ConversationGrant): Promise<void> {
     await this.db.conversationGrant.createMany({ data: [grant], skipDuplicates: true });
   }

@@ -30,6 +30,7 @@ import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service'
 import { answered } from '../../../domain/answers.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
 import { REMOTE_DEADLINE_MS } from '../../ports.ts';
+import { keepAsk } from '../../asks-about.ts';
 
 export const ask = defineAction({
   name: 'ask',
@@ -76,7 +77,7 @@ async function runAsk(args: ToolArguments, context: ActionContext): Promise<Succ
       await askApproval(card, conversation, context);
     }
   }
-  const asked = answered((await questions.ask({ ...request, dryRun: false })).ask, 'Ask', 'ask');
+  const asked = answered((await keepAsk(context, { ...request, dryRun: false })).ask, 'Ask', 'ask');
   const on = about === undefined ? '' : ` about session ${shortId(about)}`;
   return success(`ask → ${relay}: question ${asked.id}${on} pending`, { question_id: asked.id, status: 'pending' }, relay);
 }

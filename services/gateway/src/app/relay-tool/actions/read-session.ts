@@ -6,6 +6,7 @@
  * and archived when it is archived.
  */
 import { withPendingAsks } from '../../views/pending-asks.ts';
+import { pendingAsksAbout } from '../../asks-about.ts';
 import { answered, type SessionRead } from '../../../domain/answers.ts';
 import { sessionReadView, sessionStateName } from '../../views/session-view.ts';
 import type { ActionContext } from '../action-context.ts';
@@ -40,9 +41,6 @@ async function runReadSession(args: ToolArguments, context: ActionContext): Prom
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_session: last must be from 1 to ${READ_LAST_MAX}; got ${last}.`);
   }
   const relay = thisRelay(args.relay, context);
-  // Both asked at once; the session service's answer (a refusal, say) comes first.
-  const asks = context.questions.listAsks({ userId: context.caller.userId, askingSessionId: '', aboutSessionId: args.session, pendingOnly: true });
-  void asks.catch(() => undefined);
   const { pending, session, ...answer } = await context.sessions.readSession({
     userId: caller.userId,
     sessionId: args.session,
@@ -51,7 +49,8 @@ async function runReadSession(args: ToolArguments, context: ActionContext): Prom
     pendingForSessionId: context.pendingAlong?.sessionId,
   });
   context.pendingAlong?.answered(pending);
-  const read = withPendingAsks({ ...answer, session: answered(session, 'ReadSession', 'session') }, (await asks).asks);
+  const sessionRead = { ...answer, session: answered(session, 'ReadSession', 'session') };
+  const read = withPendingAsks(sessionRead, await pendingAsksAbout(context.questions, caller.userId, sessionRead));
   return success(summaryOf(relay, read), sessionReadView(read), relay);
 }
 

@@ -295,7 +295,14 @@ export interface ReadSessionResponse {
   /** The other members of its group, at most 50. */
   groupMembers: GroupMember[];
   /** What waits unread for pending_for_session_id's agent, when asked. */
-  pending: PendingMessages | undefined;
+  pending:
+    | PendingMessages
+    | undefined;
+  /**
+   * No ask was ever about this session (NoteAskAbout was never called for it): none is pending, so the question
+   * service need not be asked. False when one may be, and from a session service that predates the field.
+   */
+  neverAskedAbout: boolean;
 }
 
 /** A new session and its first prompt. Empty strings mean "not given". */
@@ -617,6 +624,16 @@ export interface NoteRemoteUpdateAllowedRequest {
 
 /** Nothing. */
 export interface NoteRemoteUpdateAllowedResponse {
+}
+
+/** The session an ask is about to be kept about, and its user. */
+export interface NoteAskAboutRequest {
+  userId: string;
+  sessionId: string;
+}
+
+/** Nothing. */
+export interface NoteAskAboutResponse {
 }
 
 /** An external session's call, named by the gateway (unique per call). */
@@ -3498,7 +3515,15 @@ export const ReadSessionRequest: MessageFns<ReadSessionRequest> = {
 };
 
 function createBaseReadSessionResponse(): ReadSessionResponse {
-  return { session: undefined, messages: [], inFlight: "", pendingQuestions: [], groupMembers: [], pending: undefined };
+  return {
+    session: undefined,
+    messages: [],
+    inFlight: "",
+    pendingQuestions: [],
+    groupMembers: [],
+    pending: undefined,
+    neverAskedAbout: false,
+  };
 }
 
 export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
@@ -3520,6 +3545,9 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     }
     if (message.pending !== undefined) {
       PendingMessages.encode(message.pending, writer.uint32(50).fork()).join();
+    }
+    if (message.neverAskedAbout !== false) {
+      writer.uint32(56).bool(message.neverAskedAbout);
     }
     return writer;
   },
@@ -3585,6 +3613,14 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
             message.pending = PendingMessages.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.neverAskedAbout = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3619,6 +3655,11 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
         ? object.group_members.map((e: any) => GroupMember.fromJSON(e))
         : [],
       pending: isSet(object.pending) ? PendingMessages.fromJSON(object.pending) : undefined,
+      neverAskedAbout: isSet(object.neverAskedAbout)
+        ? globalThis.Boolean(object.neverAskedAbout)
+        : isSet(object.never_asked_about)
+        ? globalThis.Boolean(object.never_asked_about)
+        : false,
     };
   },
 
@@ -3642,6 +3683,9 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     if (message.pending !== undefined) {
       obj.pending = PendingMessages.toJSON(message.pending);
     }
+    if (message.neverAskedAbout !== false) {
+      obj.neverAskedAbout = message.neverAskedAbout;
+    }
     return obj;
   },
 
@@ -3660,6 +3704,7 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     message.pending = (object.pending !== undefined && object.pending !== null)
       ? PendingMessages.fromPartial(object.pending)
       : undefined;
+    message.neverAskedAbout = object.neverAskedAbout ?? false;
     return message;
   },
 };
@@ -7759,6 +7804,151 @@ export const NoteRemoteUpdateAllowedResponse: MessageFns<NoteRemoteUpdateAllowed
   },
 };
 
+function createBaseNoteAskAboutRequest(): NoteAskAboutRequest {
+  return { userId: "", sessionId: "" };
+}
+
+export const NoteAskAboutRequest: MessageFns<NoteAskAboutRequest> = {
+  encode(message: NoteAskAboutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteAskAboutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteAskAboutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NoteAskAboutRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: NoteAskAboutRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteAskAboutRequest>, I>>(base?: I): NoteAskAboutRequest {
+    return NoteAskAboutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteAskAboutRequest>, I>>(object: I): NoteAskAboutRequest {
+    const message = createBaseNoteAskAboutRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseNoteAskAboutResponse(): NoteAskAboutResponse {
+  return {};
+}
+
+export const NoteAskAboutResponse: MessageFns<NoteAskAboutResponse> = {
+  encode(_: NoteAskAboutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteAskAboutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteAskAboutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): NoteAskAboutResponse {
+    return {};
+  },
+
+  toJSON(_: NoteAskAboutResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteAskAboutResponse>, I>>(base?: I): NoteAskAboutResponse {
+    return NoteAskAboutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteAskAboutResponse>, I>>(_: I): NoteAskAboutResponse {
+    const message = createBaseNoteAskAboutResponse();
+    return message;
+  },
+};
+
 function createBaseHoldExternalCallRequest(): HoldExternalCallRequest {
   return { sessionId: "", callId: "" };
 }
@@ -8951,6 +9141,21 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): GetPendingMessagesResponse => GetPendingMessagesResponse.decode(value),
   },
   /**
+   * Records, before an ask about the session is kept, that one may be pending (the question service keeps asks; the
+   * gateway calls this first, every time): ReadSession answers never_asked_about for a session no ask was ever about,
+   * and its reader need not ask the question service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
+   */
+  noteAskAbout: {
+    path: "/relay.session.v1.SessionService/NoteAskAbout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: NoteAskAboutRequest): Buffer => Buffer.from(NoteAskAboutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): NoteAskAboutRequest => NoteAskAboutRequest.decode(value),
+    responseSerialize: (value: NoteAskAboutResponse): Buffer =>
+      Buffer.from(NoteAskAboutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): NoteAskAboutResponse => NoteAskAboutResponse.decode(value),
+  },
+  /**
    * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
    * /mcp stream it holds at once, rather than one call a stream. A session that is not external (or not there) is
    * left out. Codes: REMOTE_RELAY_INVALID_INPUT (more than 1,000 ids).
@@ -9135,6 +9340,12 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_NOT_FOUND.
    */
   getPendingMessages: handleUnaryCall<GetPendingMessagesRequest, GetPendingMessagesResponse>;
+  /**
+   * Records, before an ask about the session is kept, that one may be pending (the question service keeps asks; the
+   * gateway calls this first, every time): ReadSession answers never_asked_about for a session no ask was ever about,
+   * and its reader need not ask the question service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
+   */
+  noteAskAbout: handleUnaryCall<NoteAskAboutRequest, NoteAskAboutResponse>;
   /**
    * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
    * /mcp stream it holds at once, rather than one call a stream. A session that is not external (or not there) is
@@ -9744,6 +9955,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetPendingMessagesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Records, before an ask about the session is kept, that one may be pending (the question service keeps asks; the
+   * gateway calls this first, every time): ReadSession answers never_asked_about for a session no ask was ever about,
+   * and its reader need not ask the question service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
+   */
+  noteAskAbout(
+    request: NoteAskAboutRequest,
+    callback: (error: ServiceError | null, response: NoteAskAboutResponse) => void,
+  ): ClientUnaryCall;
+  noteAskAbout(
+    request: NoteAskAboutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: NoteAskAboutResponse) => void,
+  ): ClientUnaryCall;
+  noteAskAbout(
+    request: NoteAskAboutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: NoteAskAboutResponse) => void,
   ): ClientUnaryCall;
   /**
    * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
