@@ -626,7 +626,7 @@ export interface NoteRemoteUpdateAllowedRequest {
 export interface NoteRemoteUpdateAllowedResponse {
 }
 
-/** The session an ask is about to be kept about, and its user. */
+/** The session an ask is about (the asking conversation, for an ask about no other), and its user. */
 export interface NoteAskAboutRequest {
   userId: string;
   sessionId: string;
