@@ -182,6 +182,9 @@ describe('events across relays', { timeout: 300_000 }, () => {
     const onB = await b.api('GET', `/api/v1/asks?session=${worker}`);
     expect(onB.status, JSON.stringify(onB.body)).toBe(200);
     expect(JSON.stringify(onB.body)).toContain(questionId);
+    // The session it is about shows it pending on B (the ask marked that session there first).
+    const read = await b.api('GET', `/api/v1/sessions/${worker}`);
+    expect(read.body.pendingQuestions).toEqual([expect.objectContaining({ id: questionId, kind: 'ask' })]);
     const answered = await b.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', choice: 'Wait' });
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
 
