@@ -2,9 +2,9 @@
  * list_sessions', read_session's and relay_info's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024):
  * every relay_tool read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call.
  * A listing is one statement (the sessions with their groups, starters, calls in flight and whether they have tasks),
- * a reading one (that, with the running turn's reply and questions and the last messages), relay_info's folders and
- * groups one; each carries the pending note of the external session whose agent reads (`agent`), so that its calls
- * cost no statement more. The note alone (GetPendingMessages, the gateway's streams) is one statement too.
+ * a reading one (that, with the running turn's reply and questions, the last messages and whether an ask was ever about
+ * the session), relay_info's folders and groups one; each carries the pending note of the external session whose agent
+ * reads (`agent`), so that its calls cost no statement more. The note alone (GetPendingMessages, the gateway's streams) is one statement too.
  */
 import type pg from 'pg';
 import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
@@ -28,7 +28,10 @@ type ListedRow = SessionRow &
     hasTasks: boolean;
   };
 
-/** READ's row: the session as listed, its running turn's reply and questions, its last messages (JSON), and whether an ask was ever about it. */
+/**
+ * READ's row: the session as listed, its running turn's reply and questions, its last messages (JSON), and whether an
+ * ask was ever about it.
+ */
 type ReadRow = ListedRow & {
   askedAbout: boolean;
   running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null;
