@@ -49,7 +49,7 @@ async function runAsk(args: ToolArguments, context: ActionContext): Promise<Succ
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') return askThere(args, target.relay, context);
   const relay = ownRelay(args.relay, context);
-  const { caller, questions, sessions } = context;
+  const { caller, sessions } = context;
   const about = args.session !== undefined && args.session !== caller.sessionId ? args.session : undefined;
   const request = {
     userId: caller.userId,
@@ -65,7 +65,7 @@ async function runAsk(args: ToolArguments, context: ActionContext): Promise<Succ
     // Another user's session is not found, like one that does not exist.
     const { session } = await readSession(sessions, caller.userId, about, 1);
     if (session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `ask: session ${about} is archived. Nothing was asked.`);
-    await questions.ask({ ...request, dryRun: true });
+    await keepAsk(context, { ...request, dryRun: true });
     const conversation = await getConversation(sessions, caller.sessionId);
     if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
       const card = {
