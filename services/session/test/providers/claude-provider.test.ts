@@ -2,7 +2,7 @@
 // provider; the real one needs credentials): how SDK messages become turn events, reply, usage,
 // resume state, question cards and steering.
 import { describe, expect, it } from 'vitest';
-import type { Options, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Options, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import type { ProviderPause, TurnUsage } from '../../src/domain/usage/usage.ts';
@@ -27,7 +27,7 @@ function scripted(run: (prompt: AsyncIterator<SDKUserMessage>, options: Options)
     calls,
     query: ({ prompt, options }) => {
       calls.push(options);
-      return run(prompt[Symbol.asyncIterator](), options) as unknown as Query;
+      return run(prompt[Symbol.asyncIterator](), options);
     },
   };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Options, Query, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { ManualClock } from '@relay/clock';
 import { SessionState, type Session as SessionMessage } from '@relay/proto/relay/session/v1/session';
 import { createLogger } from '@relay/telemetry';
@@ -107,7 +107,7 @@ function claude(run: (options: Options) => AsyncGenerator<SDKMessage>): ClaudePr
     (async function* () {
       await prompt[Symbol.asyncIterator]().next();
       yield* run(options);
-    })() as unknown as Query;
+    })();
   return new ClaudeProvider('claude', {
     billing: { provider: 'claude', oauthToken: 'oauth' },
     missing: '',

@@ -8,7 +8,7 @@
  * Code's process ends with the turn), and its sub-agents are the relay's local_agent tasks while they run.
  */
 import { randomUUID } from 'node:crypto';
-import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { CanUseTool, Options, PermissionResult, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
@@ -19,8 +19,8 @@ import { backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBac
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
 import { TurnSubagents, type SubagentTaskLog } from './turn-subagents.ts';
 
-/** The SDK's query(), as the provider calls it (tests pass a scripted one). */
-export type QueryFn = (params: { prompt: AsyncIterable<SDKUserMessage>; options: Options }) => Query;
+/** The SDK's query(), as the provider uses it: the messages it yields (tests pass a scripted one). */
+export type QueryFn = (params: { prompt: AsyncIterable<SDKUserMessage>; options: Options }) => AsyncIterable<SDKMessage>;
 
 export interface ClaudeProviderOptions {
   /** The billing, and with it the provider id; undefined when its credential is not configured. */
