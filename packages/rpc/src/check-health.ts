@@ -1,9 +1,8 @@
-import { credentials, experimental, makeGenericClientConstructor, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
+import { credentials, experimental, Metadata } from '@grpc/grpc-js';
+import { HealthClient } from '@relay/proto/grpc/health/v1/health';
 import type { GrpcAuth } from './grpc-auth.ts';
 import { WITHOUT_CHANNELZ } from './channelz.ts';
-
-const HealthClient = makeGenericClientConstructor(healthService as unknown as ServiceDefinition, 'grpc.health.v1.Health');
+import { ServingStatus } from './health.ts';
 
 /**
  * True when the server at `host:port` reports SERVING for `service` ('' = the whole server); false on any failure.
@@ -15,14 +14,7 @@ export async function checkHealth(address: string, service = '', timeoutMs = 200
   const client = new HealthClient(address, channel, WITHOUT_CHANNELZ);
   try {
     return await new Promise<boolean>((resolve) => {
-      client.makeUnaryRequest(
-        '/grpc.health.v1.Health/Check',
-        (value: { service: string }) => healthService.Check!.requestSerialize(value),
-        (buffer: Buffer) => healthService.Check!.responseDeserialize(buffer) as { status?: string },
-        { service },
-        { deadline: Date.now() + timeoutMs },
-        (error: ServiceError | null, response?: { status?: string }) => resolve(!error && response?.status === 'SERVING'),
-      );
+      client.check({ service }, new Metadata(), { deadline: Date.now() + timeoutMs }, (error, response) => resolve(!error && response.status === ServingStatus.SERVING));
     });
   } finally {
     client.close();

@@ -1,7 +1,7 @@
 import { experimental, Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from '@relay/telemetry';
-import { HealthImplementation } from 'grpc-health-check';
 import { callerCheck, type CallerTable } from './caller-check.ts';
+import { HealthStatuses, ServingStatus } from './health.ts';
 import { certificatesRead, type GrpcAuth } from './grpc-auth.ts';
 import { MESSAGE_LIMITS } from './message-limits.ts';
 import { WITHOUT_CHANNELZ } from './channelz.ts';
@@ -59,10 +59,10 @@ const CONNECTION_AGE = { 'grpc.max_connection_age_ms': 5 * 60_000 };
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const { logger } = options;
   const names = ['', ...options.services.map((service) => serviceName(service.definition))];
-  const health = new HealthImplementation(Object.fromEntries(names.map((name) => [name, 'NOT_SERVING' as const])));
+  const health = new HealthStatuses(names, ServingStatus.NOT_SERVING);
   const server = new Server({ ...MESSAGE_LIMITS, ...WITHOUT_CHANNELZ, ...CONNECTION_AGE, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
   for (const service of options.services) server.addService(service.definition, service.implementation);
-  health.addToServer(server);
+  health.addTo(server);
 
   // A server whose certificates are not read yet drops every TLS connection: serve only once they are.
   if (options.auth.kind === 'tls') await certificatesRead(options.auth);
@@ -70,7 +70,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const port = await bind(server, `${hostPart}:${options.port}`, serverCredentials(options.auth));
   const healthPort = options.healthPort === undefined ? undefined : await bind(server, `${hostPart}:${options.healthPort}`, ServerCredentials.createInsecure());
-  for (const name of names) health.setStatus(name, 'SERVING');
+  health.set(names, ServingStatus.SERVING);
   logger.info({ host, port, healthPort, services: names.filter(Boolean), callers: options.auth.kind }, 'grpc server listening');
 
   let stopped: Promise<void> | undefined;
@@ -78,9 +78,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     stopped ??= stop(server, health, names, options.shutdownTimeoutMs ?? 5000, logger);
     return stopped;
   };
-  const drain = (): void => {
-    for (const name of names) health.setStatus(name, 'NOT_SERVING');
-  };
+  const drain = (): void => health.set(names, ServingStatus.NOT_SERVING);
   return { port, ...(healthPort === undefined ? {} : { healthPort }), drain, shutdown };
 }
 
@@ -107,8 +105,9 @@ function callerTable(services: GrpcService[]): CallerTable {
   return table;
 }
 
-async function stop(server: Server, health: HealthImplementation, names: string[], timeoutMs: number, logger: Logger): Promise<void> {
-  for (const name of names) health.setStatus(name, 'NOT_SERVING');
+async function stop(server: Server, health: HealthStatuses, names: string[], timeoutMs: number, logger: Logger): Promise<void> {
+  health.set(names, ServingStatus.NOT_SERVING);
+  health.endWatches();
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       logger.warn({ timeoutMs }, 'grpc calls still running at shutdown, cancelling them');

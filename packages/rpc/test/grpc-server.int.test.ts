@@ -1,3 +1,5 @@
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { HealthCheckResponse_ServingStatus as ServingStatus, HealthClient, type HealthCheckResponse } from '@relay/proto/grpc/health/v1/health';
 import { SessionServiceClient, SessionServiceService, type SessionServiceServer } from '@relay/proto/relay/session/v1/session_service';
 import { AppError, INTERNAL_CODE } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
@@ -174,6 +176,51 @@ describe('startGrpcServer, serveUnary, serveStream and the client helpers', () =
     expect(await checkHealth(address, 'relay.session.v1.SessionService')).toBe(true);
     expect(await checkHealth(address, 'relay.test.v1.WatchService')).toBe(true);
     expect(await checkHealth(address, 'relay.nope.v1.NopeService')).toBe(false);
+  });
+});
+
+describe('grpc.health.v1', () => {
+  let server: GrpcServer;
+  let health: HealthClient;
+  beforeAll(async () => {
+    server = await startGrpcServer({ port: 0, host: '127.0.0.1', logger, auth: serverAuth, services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }] });
+    health = new HealthClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+  });
+  afterAll(() => health.close());
+
+  it('Check answers NOT_FOUND for a service the server does not serve', async () => {
+    const error = await new Promise<ServiceError | null>((resolve) => health.check({ service: 'relay.nope.v1.NopeService' }, (failure) => resolve(failure)));
+    expect(error).toMatchObject({ code: status.NOT_FOUND, details: "no health status for service 'relay.nope.v1.NopeService'" });
+  });
+
+  it('List gives the server and each service with its status', async () => {
+    const listed = await new Promise((resolve, reject) => health.list({}, (error, response) => (error ? reject(error) : resolve(response.statuses))));
+    expect(listed).toEqual({ '': { status: ServingStatus.SERVING }, 'relay.session.v1.SessionService': { status: ServingStatus.SERVING } });
+  });
+
+  it('Watch sends the status at once and again when it changes, SERVICE_UNKNOWN for an unknown service, and ends at shutdown without holding it', async () => {
+    const watched = (service: string) => {
+      const statuses: ServingStatus[] = [];
+      const call = health.watch({ service }, new Metadata());
+      call.on('data', (response: HealthCheckResponse) => statuses.push(response.status));
+      const ended = new Promise<void>((resolve) => call.on('end', resolve).on('error', () => resolve()));
+      return { statuses, ended };
+    };
+    const whole = watched('');
+    const unknown = watched('relay.nope.v1.NopeService');
+    await expect.poll(() => whole.statuses).toEqual([ServingStatus.SERVING]);
+    await expect.poll(() => unknown.statuses).toEqual([ServingStatus.SERVICE_UNKNOWN]);
+
+    server.drain();
+    await expect.poll(() => whole.statuses).toEqual([ServingStatus.SERVING, ServingStatus.NOT_SERVING]);
+
+    const loggedBefore = logged.length;
+    await server.shutdown();
+    await whole.ended;
+    await unknown.ended;
+    expect(unknown.statuses).toEqual([ServingStatus.SERVICE_UNKNOWN]);
+    // The watches ended with the shutdown: it did not wait out its timeout and cancel them.
+    expect(logged.slice(loggedBefore).map((line) => line.msg)).not.toContain('grpc calls still running at shutdown, cancelling them');
   });
 });
 
