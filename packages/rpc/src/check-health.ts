@@ -1,8 +1,7 @@
 import { credentials, experimental, Metadata } from '@grpc/grpc-js';
-import { HealthClient } from '@relay/proto/grpc/health/v1/health';
+import { HealthCheckResponse_ServingStatus as ServingStatus, HealthClient } from '@relay/proto/grpc/health/v1/health';
 import type { GrpcAuth } from './grpc-auth.ts';
 import { WITHOUT_CHANNELZ } from './channelz.ts';
-import { ServingStatus } from './health.ts';
 
 /**
  * True when the server at `host:port` reports SERVING for `service` ('' = the whole server); false on any failure.

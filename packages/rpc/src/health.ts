@@ -15,8 +15,6 @@ import {
   type HealthServer,
 } from '@relay/proto/grpc/health/v1/health';
 
-export { ServingStatus };
-
 type Watch = ServerWritableStream<HealthCheckRequest, HealthCheckResponse>;
 
 export class HealthStatuses {
@@ -28,9 +26,9 @@ export class HealthStatuses {
     this.#statuses = new Map(services.map((service) => [service, status]));
   }
 
-  /** Sets the status of each of `services` and tells their watches. */
-  set(services: readonly string[], status: ServingStatus): void {
-    for (const service of services) {
+  /** Sets the status of every service it was made with and tells their watches. */
+  setAll(status: ServingStatus): void {
+    for (const service of this.#statuses.keys()) {
       this.#statuses.set(service, status);
       for (const watch of this.#watches.get(service) ?? []) watch.write({ status });
     }

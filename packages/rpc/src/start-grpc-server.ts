@@ -1,7 +1,8 @@
 import { experimental, Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from '@relay/telemetry';
 import { callerCheck, type CallerTable } from './caller-check.ts';
-import { HealthStatuses, ServingStatus } from './health.ts';
+import { HealthCheckResponse_ServingStatus as ServingStatus } from '@relay/proto/grpc/health/v1/health';
+import { HealthStatuses } from './health.ts';
 import { certificatesRead, type GrpcAuth } from './grpc-auth.ts';
 import { MESSAGE_LIMITS } from './message-limits.ts';
 import { WITHOUT_CHANNELZ } from './channelz.ts';
@@ -70,15 +71,15 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const port = await bind(server, `${hostPart}:${options.port}`, serverCredentials(options.auth));
   const healthPort = options.healthPort === undefined ? undefined : await bind(server, `${hostPart}:${options.healthPort}`, ServerCredentials.createInsecure());
-  health.set(names, ServingStatus.SERVING);
+  health.setAll(ServingStatus.SERVING);
   logger.info({ host, port, healthPort, services: names.filter(Boolean), callers: options.auth.kind }, 'grpc server listening');
 
   let stopped: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
-    stopped ??= stop(server, health, names, options.shutdownTimeoutMs ?? 5000, logger);
+    stopped ??= stop(server, health, options.shutdownTimeoutMs ?? 5000, logger);
     return stopped;
   };
-  const drain = (): void => health.set(names, ServingStatus.NOT_SERVING);
+  const drain = (): void => health.setAll(ServingStatus.NOT_SERVING);
   return { port, ...(healthPort === undefined ? {} : { healthPort }), drain, shutdown };
 }
 
@@ -105,8 +106,8 @@ function callerTable(services: GrpcService[]): CallerTable {
   return table;
 }
 
-async function stop(server: Server, health: HealthStatuses, names: string[], timeoutMs: number, logger: Logger): Promise<void> {
-  health.set(names, ServingStatus.NOT_SERVING);
+async function stop(server: Server, health: HealthStatuses, timeoutMs: number, logger: Logger): Promise<void> {
+  health.setAll(ServingStatus.NOT_SERVING);
   health.endWatches();
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
