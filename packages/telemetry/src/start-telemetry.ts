@@ -36,7 +36,7 @@ export function startTelemetry(options: TelemetryOptions = {}): void {
       // span holds its wait for a connection; a span of its own for taking one from the pool told nothing more.
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // The route on the request's span, not a span per hook and per handler: those were 7 of the gateway's 11 spans
-      // for each relay_tool read (bench/README.md, "What tracing costs").
+      // for each relay_tool read (bench/history.md, "What tracing costs").
       new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false, instrumentHandler: false }),
     ],
   };
