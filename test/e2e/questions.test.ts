@@ -25,6 +25,17 @@ async function questionAnsweredEvents(): Promise<any[]> {
   }
 }
 
+/** The session's ask mark in the session service's database (0: no ask can be pending about it). */
+async function askMark(sessionId: string): Promise<number> {
+  const db = new pg.Client({ connectionString: relay.databaseUrls.session });
+  await db.connect();
+  try {
+    return (await db.query('SELECT ask_mark FROM sessions WHERE id = $1', [sessionId])).rows[0].ask_mark;
+  } finally {
+    await db.end();
+  }
+}
+
 /** The texts of the event rows written into a session. */
 async function eventRows(sessionId: string): Promise<string[]> {
   const { body } = await user.api('GET', `/api/v1/sessions/${sessionId}?last=50`);
@@ -84,6 +95,23 @@ describe('asks', () => {
     expect(await questionAnsweredEvents()).toEqual([
       expect.objectContaining({ questionId: asked.question_id, askingSessionId: asker.id, choice: 'Wait', answer: 'after the review', via: 'desk' }),
     ]);
+  });
+
+  it('read_session shows an ask until it is answered; the read after takes the mark off, and the next ask shows again', async () => {
+    const about = await user.externalAgent('Marked');
+    const readAsks = async () => (await call(about, { action: 'read_session', relay: 'this', session: about.id })).pendingQuestions.map((q: { id: string }) => q.id);
+    expect(await askMark(about.id)).toBe(0);
+
+    const first = await ask(about, { question: 'Tag the release?' });
+    expect(await askMark(about.id)).toBeGreaterThan(0);
+    expect(await readAsks()).toEqual([first]);
+    expect((await user.api('POST', `/api/v1/asks/${first}`, { decision: 'answer', answer: 'yes' })).status).toBe(200);
+    expect(await readAsks()).toEqual([]);
+    expect(await askMark(about.id)).toBe(0);
+
+    const second = await ask(about, { question: 'Publish the notes?' });
+    expect(await readAsks()).toEqual([second]);
+    expect((await user.api('GET', `/api/v1/sessions/${about.id}`)).body.pendingQuestions).toEqual([expect.objectContaining({ id: second, kind: 'ask' })]);
   });
 
   it('wakes the asking conversation with question_answered, with no subscription', async () => {

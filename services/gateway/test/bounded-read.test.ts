@@ -27,7 +27,7 @@ const session = {
 } as unknown as Session;
 
 const message = (id: string, text: string): ChatMessage => ({ id, role: 'user', text, provenance: undefined, createdAt: undefined, model: '' });
-const read = (messages: ChatMessage[], inFlight = ''): SessionRead => ({ session, messages, inFlight, pendingQuestions: [], groupMembers: [], neverAskedAbout: true });
+const read = (messages: ChatMessage[], inFlight = ''): SessionRead => ({ session, messages, inFlight, pendingQuestions: [], groupMembers: [], neverAskedAbout: true, askMark: 0 });
 
 describe('bounded session reads', () => {
   it('shows a 1 MB prompt as its first 8,000 characters, with truncated, length and a note', () => {

@@ -46,6 +46,8 @@ function owners(options: { pending?: () => Promise<PendingMessages | undefined>;
       inFlight: '',
       pendingQuestions: [],
       groupMembers: [],
+      neverAskedAbout: true,
+      askMark: 0,
       pending: await along(`readSession ${request.sessionId}`, request.pendingForSessionId),
     }),
     getRelayInfo: async (request: { withoutUsage: boolean; pendingForSessionId?: string }) => {

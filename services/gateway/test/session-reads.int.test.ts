@@ -168,13 +168,24 @@ describe('read_session', () => {
   it('adds the asks pending about a session an ask was about, after the cards its turn waits on', async () => {
     const target = gateway.owners.addAgentSession('u1').session;
     gateway.owners.pendingQuestions.set(target.id, [{ id: 'card_9', kind: 'ask_user', question: 'Merge?', options: ['Merge', 'Wait'] }]);
-    gateway.owners.askedAbout.add(target.id);
+    gateway.owners.askMarks.set(target.id, 7);
     gateway.owners.asksAbout.set(target.id, [pendingAsk('ask_4', target.id, 'Ship tonight?')]);
     const { body } = await agent.call({ action: 'read_session', relay: 'this', session: target.id });
     expect(body.pendingQuestions).toEqual([
       { id: 'card_9', kind: 'ask_user', question: 'Merge?', options: ['Merge', 'Wait'] },
       { id: 'ask_4', kind: 'ask', question: 'Ship tonight?', options: ['Yes', 'No'] },
     ]);
+    expect(gateway.owners.askListings).toEqual([target.id]);
+    expect(gateway.owners.askMarks.get(target.id)).toBe(7);
+  });
+
+  it('takes the mark off a session whose asks are all answered, so the next read does not ask the question service', async () => {
+    const target = gateway.owners.addAgentSession('u1').session;
+    gateway.owners.askMarks.set(target.id, 7);
+    const first = await agent.call({ action: 'read_session', relay: 'this', session: target.id });
+    expect(first.body).toMatchObject({ ok: true, pendingQuestions: [] });
+    expect(gateway.owners.askMarks.has(target.id)).toBe(false);
+    await agent.call({ action: 'read_session', relay: 'this', session: target.id });
     expect(gateway.owners.askListings).toEqual([target.id]);
   });
 

@@ -67,7 +67,7 @@ function build() {
     async readSession({ userId, sessionId: id }: { userId: string; sessionId: string }) {
       mine(userId, id);
       const long = { id: 'm-long', role: 'user', text: 'z'.repeat(20_000), provenance: undefined, createdAt: undefined, model: '' };
-      return { session: { ...session }, messages: [long], inFlight: '', pendingQuestions: [], groupMembers: [] };
+      return { session: { ...session }, messages: [long], inFlight: '', pendingQuestions: [], groupMembers: [], neverAskedAbout: true, askMark: 0 };
     },
     async getRelayInfo() {
       return { providers: [{ id: 'script', available: true, reason: '' }], usage: undefined };

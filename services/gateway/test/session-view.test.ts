@@ -87,6 +87,7 @@ describe('sessionReadView', () => {
     groupMembers: Array.from({ length: 60 }, (_, i) => ({ id: `s${i + 2}`, title: `Member ${i}`, role: 'member', state: SessionState.SESSION_STATE_IDLE, archived: i === 0 })),
 
     neverAskedAbout: true,
+    askMark: 0,
   };
 
   it('shows state, messages with provenance and model, inFlight, pendingQuestions with kind, and at most 50 group members', () => {

@@ -70,8 +70,8 @@ export interface FakeOwners {
   messages: Map<string, ChatMessage[]>;
   /** Questions waiting in a session, as ReadSession lists them. */
   pendingQuestions: Map<string, PendingQuestion[]>;
-  /** Sessions an ask was ever about (NoteAskAbout, or set by a test): ReadSession answers never_asked_about for the others. */
-  askedAbout: Set<string>;
+  /** Each marked session's ask mark (NoteAskAbout, or set by a test): ReadSession answers never_asked_about for the others. */
+  askMarks: Map<string, number>;
   /** The asks pending about a session, as the question service's ListAsks answers them. */
   asksAbout: Map<string, Ask[]>;
   /** The sessions ListAsks was asked about, in order. */
@@ -132,7 +132,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const messages = new Map<string, ChatMessage[]>();
   const turns = new Map<string, TurnResult>();
   const pendingQuestions = new Map<string, PendingQuestion[]>();
-  const askedAbout = new Set<string>();
+  const askMarks = new Map<string, number>();
+  let lastAskMark = 0;
   const asksAbout = new Map<string, Ask[]>();
   const askListings: string[] = [];
   const tokens = new Map<string, { userId: string; sessionId?: string }>();
@@ -363,7 +364,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 pendingQuestions: pendingQuestions.get(session.id) ?? [],
                 groupMembers: members,
                 pending: pendingOf(request.pendingForSessionId),
-                neverAskedAbout: !askedAbout.has(session.id),
+                neverAskedAbout: !askMarks.has(session.id),
+                askMark: askMarks.get(session.id) ?? 0,
               };
             },
             createSession: async (request) => {
@@ -513,8 +515,15 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             },
             noteAskAbout: async (request) => {
               record('noteAskAbout', request);
-              askedAbout.add(sessionOf(request.userId, request.sessionId).id);
+              askMarks.set(sessionOf(request.userId, request.sessionId).id, ++lastAskMark);
               return {};
+            },
+            clearAskMark: async (request) => {
+              record('clearAskMark', request);
+              const { id } = sessionOf(request.userId, request.sessionId);
+              const cleared = request.askMark !== 0 && askMarks.get(id) === request.askMark;
+              if (cleared) askMarks.delete(id);
+              return { cleared };
             },
             noteRemoteUpdateAllowed: async (request) => {
               record('noteRemoteUpdateAllowed', request);
@@ -687,7 +696,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     sessions,
     messages,
     pendingQuestions,
-    askedAbout,
+    askMarks,
     asksAbout,
     askListings,
     turns,
@@ -742,7 +751,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       cancelledWaits.splice(0);
       noRunningTurn.clear();
       grants.clear();
-      askedAbout.clear();
+      askMarks.clear();
       asksAbout.clear();
       askListings.splice(0);
       Object.assign(owners, {

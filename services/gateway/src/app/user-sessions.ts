@@ -48,7 +48,7 @@ export async function mentionsIn(owners: { pairing?: PairingClient; logger: Logg
 export async function readUserSession(owners: { sessions: SessionClient; questions?: QuestionClient }, userId: string, sessionId: string, last: number): Promise<SessionRead> {
   const read = await readSession(owners.sessions, userId, sessionId, last);
   if (owners.questions === undefined) return read;
-  return withPendingAsks(read, await pendingAsksAbout(owners.questions, userId, read));
+  return withPendingAsks(read, await pendingAsksAbout({ sessions: owners.sessions, questions: owners.questions }, userId, read));
 }
 
 /** How far back a message is looked for: the most messages one session read returns. */

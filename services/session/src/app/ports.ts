@@ -111,8 +111,13 @@ export interface ConversationStore {
   stopQueuedTurns(sessionId: string, now: Date): Promise<number>;
   /** Asks the runner to stop the session's running (or waiting) turn; false when none runs. */
   requestStop(sessionId: string): Promise<boolean>;
-  /** Records that an ask may be about the user's session from now on (asked_about); false when the user has no such session. */
+  /** Gives the user's session a new ask mark: an ask may be pending about it; false when the user has no such session. */
   noteAskAbout(userId: string, sessionId: string): Promise<boolean>;
+  /**
+   * Takes the ask mark off the user's session if it is still `mark`; undefined when the user has no such session,
+   * else whether it was taken off.
+   */
+  clearAskMark(userId: string, sessionId: string, mark: number): Promise<boolean | undefined>;
   insertGrant(grant: ConversationGrant): Promise<void>;
   /** Unlocks paired relays in a conversation; a mention upgrades an agent's unlock, nothing locks one again. */
   unlockRelays(sessionId: string, unlocks: readonly RelayUnlock[], now: Date): Promise<void>;
@@ -156,8 +161,8 @@ export interface SessionReading extends PendingAlong {
   messages: Message[];
   /** The turn running or waiting for an answer, if any: the reply it is writing and the questions it waits on. */
   running: Pick<Turn, 'inFlight' | 'pendingQuestions'> | null;
-  /** Whether an ask was ever about the session (NoteAskAbout): false means none is pending. */
-  askedAbout: boolean;
+  /** The session's ask mark (NoteAskAbout): 0 means no ask is pending about it. */
+  askMark: number;
 }
 
 /** What relay_info reads of a user's sessions. */

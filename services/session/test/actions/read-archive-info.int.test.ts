@@ -63,11 +63,15 @@ describe('NoteAskAbout', () => {
     const userId = await h.newUser();
     const sessionId = await h.newSession(userId);
     const other = await h.newSession(userId);
-    expect((await read({ userId, sessionId })).neverAskedAbout).toBe(true);
+    expect(await read({ userId, sessionId })).toMatchObject({ neverAskedAbout: true, askMark: 0 });
 
     await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
+    const first = (await read({ userId, sessionId })).askMark;
     await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
-    expect((await read({ userId, sessionId })).neverAskedAbout).toBe(false);
+    const second = await read({ userId, sessionId });
+    expect(second.neverAskedAbout).toBe(false);
+    expect(first).toBeGreaterThan(0);
+    expect(second.askMark).not.toBe(first);
     expect((await read({ userId, sessionId: other })).neverAskedAbout).toBe(true);
   });
 
@@ -81,6 +85,45 @@ describe('NoteAskAbout', () => {
     }
     expect((await read({ userId, sessionId })).neverAskedAbout).toBe(true);
     expect(await refusal(callUnary(h.client, 'noteAskAbout', { userId: '', sessionId }))).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+});
+
+describe('ClearAskMark', () => {
+  const clear = (request: { userId: string; sessionId: string; askMark: number }) => callUnary(h.client, 'clearAskMark', request);
+
+  it('takes off the mark a read saw: the session reads as never asked about again', async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
+    const { askMark } = await read({ userId, sessionId });
+
+    expect(await clear({ userId, sessionId, askMark })).toEqual({ cleared: true });
+    expect(await read({ userId, sessionId })).toMatchObject({ neverAskedAbout: true, askMark: 0 });
+    expect(await clear({ userId, sessionId, askMark })).toEqual({ cleared: false });
+  });
+
+  it('leaves a mark given after the read: an ask kept meanwhile stays visible', async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
+    const seen = (await read({ userId, sessionId })).askMark;
+    await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
+
+    expect(await clear({ userId, sessionId, askMark: seen })).toEqual({ cleared: false });
+    expect((await read({ userId, sessionId })).neverAskedAbout).toBe(false);
+  });
+
+  it("refuses another user's session and an unknown one, clearing nothing", async () => {
+    const userId = await h.newUser();
+    const sessionId = await h.newSession(userId);
+    await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
+    const { askMark } = await read({ userId, sessionId });
+    const stranger = await h.newUser('Stranger');
+    for (const request of [{ userId: stranger, sessionId, askMark }, { userId, sessionId: 'nope', askMark }]) {
+      expect(await refusal(clear(request))).toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    }
+    expect((await read({ userId, sessionId })).askMark).toBe(askMark);
+    expect(await refusal(clear({ userId: '', sessionId, askMark }))).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
   });
 });
 

@@ -39,6 +39,7 @@ export const SESSION_CALLERS = {
   noteRemoteSessionStarted: GATEWAY,
   noteRemoteUpdateAllowed: GATEWAY,
   noteAskAbout: GATEWAY,
+  clearAskMark: GATEWAY,
   holdExternalCall: GATEWAY,
   releaseExternalCall: GATEWAY,
   getPendingMessages: GATEWAY,

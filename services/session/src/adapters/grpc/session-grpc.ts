@@ -24,7 +24,7 @@ import { rotateSessionToken, rotateUserToken } from '../../app/users/rotate-toke
 import { createSignInLink, endSignIn, redeemSignInLink } from '../../app/users/sign-in-links.ts';
 import { getRelaySettings, updateRelaySettings } from '../../app/settings/relay-settings.ts';
 import { noteRemoteSessionStarted, noteRemoteUpdateAllowed } from '../../app/sessions/remote-sessions.ts';
-import { noteAskAbout } from '../../app/sessions/note-ask-about.ts';
+import { clearAskMark, noteAskAbout } from '../../app/sessions/note-ask-about.ts';
 import { sendMessage } from '../../app/sessions/send-message.ts';
 import { setConversationOptions } from '../../app/sessions/set-conversation-options.ts';
 import { updateSession } from '../../app/sessions/update-session.ts';
@@ -156,7 +156,8 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         pendingQuestions: read.pendingQuestions.map(toPendingQuestion),
         groupMembers: await withMemberStates(deps.tasks, members.map(toGroupMemberMessage)),
         pending: await pending,
-        neverAskedAbout: !read.askedAbout,
+        neverAskedAbout: read.askMark === 0,
+        askMark: read.askMark,
       };
     },
     createSession: async (request) => {
@@ -261,6 +262,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       await noteAskAbout(deps, { userId: request.userId, sessionId: request.sessionId });
       return {};
     },
+    clearAskMark: async (request) => ({ cleared: await clearAskMark(deps, { userId: request.userId, sessionId: request.sessionId, mark: request.askMark }) }),
     noteRemoteUpdateAllowed: async (request) => {
       await noteRemoteUpdateAllowed(deps, { sessionId: request.sessionId, relay: request.relay }, clock.now());
       return {};

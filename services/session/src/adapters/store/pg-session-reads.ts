@@ -2,8 +2,8 @@
  * list_sessions', read_session's and relay_info's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024):
  * every relay_tool read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call.
  * A listing is one statement (the sessions with their groups, starters, calls in flight and whether they have tasks),
- * a reading one (that, with the running turn's reply and questions, the last messages and whether an ask was ever about
- * the session), relay_info's folders and groups one; each carries the pending note of the external session whose agent
+ * a reading one (that, with the running turn's reply and questions, the last messages and the session's ask mark),
+ * relay_info's folders and groups one; each carries the pending note of the external session whose agent
  * reads (`agent`), so that its calls cost no statement more. The note alone (GetPendingMessages, the gateway's streams) is one statement too.
  */
 import type pg from 'pg';
@@ -29,11 +29,11 @@ type ListedRow = SessionRow &
   };
 
 /**
- * READ's row: the session as listed, its running turn's reply and questions, its last messages (JSON), and whether an
- * ask was ever about it.
+ * READ's row: the session as listed, its running turn's reply and questions, its last messages (JSON), and its ask mark
+ * (0: no ask pending about it).
  */
 type ReadRow = ListedRow & {
-  askedAbout: boolean;
+  askMark: number;
   running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null;
   messages: (Omit<MessageRow, 'createdAt'> & { createdAt: string })[];
 };
@@ -98,7 +98,7 @@ const RECENT_MESSAGES = `
 const READ: PreparedRead = {
   name: 'session_reads_read',
   text: `
-  SELECT ${LISTED_COLUMNS}, s.asked_about AS "askedAbout", ${RUNNING_TURN} AS "running", ${RECENT_MESSAGES} AS "messages",
+  SELECT ${LISTED_COLUMNS}, s.ask_mark AS "askMark", ${RUNNING_TURN} AS "running", ${RECENT_MESSAGES} AS "messages",
          ${pendingColumns('$5', '$6')}
     ${LISTED_FROM} ${agentJoin('$4')}
    WHERE s.id = $1`,
@@ -145,7 +145,7 @@ export class PgSessionReads implements SessionReads {
     const [row] = rows;
     if (row === undefined) return undefined;
     const messages = row.messages.map((message) => toMessage({ ...message, createdAt: new Date(message.createdAt) }));
-    return { session: toListedSession(row), messages, running: row.running, askedAbout: row.askedAbout, pending: noteOf(row) };
+    return { session: toListedSession(row), messages, running: row.running, askMark: row.askMark, pending: noteOf(row) };
   }
 
   async relayInfo(userId: string, cwdLimit: number, pendingFor?: string): Promise<RelayInfoReading> {

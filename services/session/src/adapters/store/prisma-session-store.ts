@@ -329,8 +329,17 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   }
 
   async noteAskAbout(userId: string, sessionId: string): Promise<boolean> {
-    const { count } = await this.db.session.updateMany({ where: { id: sessionId, userId }, data: { askedAbout: true } });
+    const count = await this.db.$executeRaw`UPDATE sessions SET ask_mark = nextval('session_ask_marks') WHERE id = ${sessionId} AND user_id = ${userId}`;
     return count > 0;
+  }
+
+  async clearAskMark(userId: string, sessionId: string, mark: number): Promise<boolean | undefined> {
+    // The mark is compared again on the row the update locks, so a note given meanwhile keeps its mark.
+    const [row] = await this.db.$queryRaw<{ cleared: boolean }[]>`
+      WITH target AS (SELECT id FROM sessions WHERE id = ${sessionId} AND user_id = ${userId}),
+           cleared AS (UPDATE sessions s SET ask_mark = 0 FROM target WHERE s.id = target.id AND s.ask_mark = ${mark} AND s.ask_mark <> 0 RETURNING s.id)
+      SELECT EXISTS (SELECT 1 FROM cleared) AS cleared FROM target`;
+    return row?.cleared;
   }
 
   async insertGrant(grant: ConversationGrant): Promise<void> {

@@ -20,8 +20,8 @@ export interface ReadSessionResult extends PendingAlong {
   pendingQuestions: PendingQuestion[];
   /** The other members of its group, at most 50. */
   groupMembers: GroupMember[];
-  /** Whether an ask was ever about it: false means none is pending (asks are the question service's). */
-  askedAbout: boolean;
+  /** Its ask mark (NoteAskAbout): 0 means no ask is pending about it (asks are the question service's). */
+  askMark: number;
 }
 
 /**
@@ -45,7 +45,7 @@ export async function readSession(
   if (read === undefined || read.session.userId !== input.userId) {
     throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
   }
-  const { session, messages, running, askedAbout, pending } = read;
+  const { session, messages, running, askMark, pending } = read;
   const members = session.groupId === null ? [] : await deps.store.groupMembers(session.groupId, MAX_GROUP_MEMBERS + 1);
   return {
     session: withCallsAt(session, now),
@@ -53,7 +53,7 @@ export async function readSession(
     inFlight: running?.inFlight ?? '',
     pendingQuestions: running?.pendingQuestions ?? [],
     groupMembers: members.filter((member) => member.id !== session.id).slice(0, MAX_GROUP_MEMBERS),
-    askedAbout,
+    askMark,
     pending,
   };
 }

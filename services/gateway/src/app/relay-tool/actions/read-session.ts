@@ -50,7 +50,7 @@ async function runReadSession(args: ToolArguments, context: ActionContext): Prom
   });
   context.pendingAlong?.answered(pending);
   const sessionRead = { ...answer, session: answered(session, 'ReadSession', 'session') };
-  const read = withPendingAsks(sessionRead, await pendingAsksAbout(context.questions, caller.userId, sessionRead));
+  const read = withPendingAsks(sessionRead, await pendingAsksAbout(context, caller.userId, sessionRead));
   return success(summaryOf(relay, read), sessionReadView(read), relay);
 }
 

@@ -299,10 +299,16 @@ export interface ReadSessionResponse {
     | PendingMessages
     | undefined;
   /**
-   * No ask was ever about this session (NoteAskAbout was never called for it): none is pending, so the question
-   * service need not be asked. False when one may be, and from a session service that predates the field.
+   * The session has no ask mark (NoteAskAbout was never called for it, or its mark was cleared): no ask is pending
+   * about it, so the question service need not be asked. False when one may be, and from a session service that
+   * predates the field.
    */
   neverAskedAbout: boolean;
+  /**
+   * The session's ask mark as this read saw it, for ClearAskMark; 0 without a mark, and from a session service that
+   * predates the field.
+   */
+  askMark: number;
 }
 
 /** A new session and its first prompt. Empty strings mean "not given". */
@@ -634,6 +640,18 @@ export interface NoteAskAboutRequest {
 
 /** Nothing. */
 export interface NoteAskAboutResponse {
+}
+
+/** The session a read found no ask pending about, its user, and the mark that read saw. */
+export interface ClearAskMarkRequest {
+  userId: string;
+  sessionId: string;
+  askMark: number;
+}
+
+/** Whether the mark was taken off (false: a new one was given since, or there was none). */
+export interface ClearAskMarkResponse {
+  cleared: boolean;
 }
 
 /** An external session's call, named by the gateway (unique per call). */
@@ -3523,6 +3541,7 @@ function createBaseReadSessionResponse(): ReadSessionResponse {
     groupMembers: [],
     pending: undefined,
     neverAskedAbout: false,
+    askMark: 0,
   };
 }
 
@@ -3548,6 +3567,9 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     }
     if (message.neverAskedAbout !== false) {
       writer.uint32(56).bool(message.neverAskedAbout);
+    }
+    if (message.askMark !== 0) {
+      writer.uint32(64).uint32(message.askMark);
     }
     return writer;
   },
@@ -3621,6 +3643,14 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
             message.neverAskedAbout = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.askMark = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3660,6 +3690,11 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
         : isSet(object.never_asked_about)
         ? globalThis.Boolean(object.never_asked_about)
         : false,
+      askMark: isSet(object.askMark)
+        ? globalThis.Number(object.askMark)
+        : isSet(object.ask_mark)
+        ? globalThis.Number(object.ask_mark)
+        : 0,
     };
   },
 
@@ -3686,6 +3721,9 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
     if (message.neverAskedAbout !== false) {
       obj.neverAskedAbout = message.neverAskedAbout;
     }
+    if (message.askMark !== 0) {
+      obj.askMark = Math.round(message.askMark);
+    }
     return obj;
   },
 
@@ -3705,6 +3743,7 @@ export const ReadSessionResponse: MessageFns<ReadSessionResponse> = {
       ? PendingMessages.fromPartial(object.pending)
       : undefined;
     message.neverAskedAbout = object.neverAskedAbout ?? false;
+    message.askMark = object.askMark ?? 0;
     return message;
   },
 };
@@ -7949,6 +7988,186 @@ export const NoteAskAboutResponse: MessageFns<NoteAskAboutResponse> = {
   },
 };
 
+function createBaseClearAskMarkRequest(): ClearAskMarkRequest {
+  return { userId: "", sessionId: "", askMark: 0 };
+}
+
+export const ClearAskMarkRequest: MessageFns<ClearAskMarkRequest> = {
+  encode(message: ClearAskMarkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.askMark !== 0) {
+      writer.uint32(24).uint32(message.askMark);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClearAskMarkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClearAskMarkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.askMark = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClearAskMarkRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      askMark: isSet(object.askMark)
+        ? globalThis.Number(object.askMark)
+        : isSet(object.ask_mark)
+        ? globalThis.Number(object.ask_mark)
+        : 0,
+    };
+  },
+
+  toJSON(message: ClearAskMarkRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.askMark !== 0) {
+      obj.askMark = Math.round(message.askMark);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClearAskMarkRequest>, I>>(base?: I): ClearAskMarkRequest {
+    return ClearAskMarkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClearAskMarkRequest>, I>>(object: I): ClearAskMarkRequest {
+    const message = createBaseClearAskMarkRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.askMark = object.askMark ?? 0;
+    return message;
+  },
+};
+
+function createBaseClearAskMarkResponse(): ClearAskMarkResponse {
+  return { cleared: false };
+}
+
+export const ClearAskMarkResponse: MessageFns<ClearAskMarkResponse> = {
+  encode(message: ClearAskMarkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cleared !== false) {
+      writer.uint32(8).bool(message.cleared);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClearAskMarkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClearAskMarkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.cleared = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClearAskMarkResponse {
+    return { cleared: isSet(object.cleared) ? globalThis.Boolean(object.cleared) : false };
+  },
+
+  toJSON(message: ClearAskMarkResponse): unknown {
+    const obj: any = {};
+    if (message.cleared !== false) {
+      obj.cleared = message.cleared;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClearAskMarkResponse>, I>>(base?: I): ClearAskMarkResponse {
+    return ClearAskMarkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClearAskMarkResponse>, I>>(object: I): ClearAskMarkResponse {
+    const message = createBaseClearAskMarkResponse();
+    message.cleared = object.cleared ?? false;
+    return message;
+  },
+};
+
 function createBaseHoldExternalCallRequest(): HoldExternalCallRequest {
   return { sessionId: "", callId: "" };
 }
@@ -9141,9 +9360,10 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): GetPendingMessagesResponse => GetPendingMessagesResponse.decode(value),
   },
   /**
-   * Records, before an ask about the session is kept, that one may be pending (the question service keeps asks; the
-   * gateway calls this first, every time): ReadSession answers never_asked_about for a session no ask was ever about,
-   * and its reader need not ask the question service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
+   * Marks the session, before an ask about it is kept and again once it is, as one an ask may be pending about (the
+   * question service keeps asks; the gateway calls this every time): each call gives the mark a new value.
+   * ReadSession answers never_asked_about for a session without a mark, and its reader need not ask the question
+   * service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
    */
   noteAskAbout: {
     path: "/relay.session.v1.SessionService/NoteAskAbout" as const,
@@ -9154,6 +9374,21 @@ export const SessionServiceService = {
     responseSerialize: (value: NoteAskAboutResponse): Buffer =>
       Buffer.from(NoteAskAboutResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): NoteAskAboutResponse => NoteAskAboutResponse.decode(value),
+  },
+  /**
+   * Takes the mark off a session whose reader found no ask pending about it, only if the mark is still the one that
+   * read saw (ReadSession's ask_mark): a mark given since, for an ask being kept, stays. Codes: REMOTE_RELAY_NOT_FOUND
+   * (not the user's session).
+   */
+  clearAskMark: {
+    path: "/relay.session.v1.SessionService/ClearAskMark" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ClearAskMarkRequest): Buffer => Buffer.from(ClearAskMarkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClearAskMarkRequest => ClearAskMarkRequest.decode(value),
+    responseSerialize: (value: ClearAskMarkResponse): Buffer =>
+      Buffer.from(ClearAskMarkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ClearAskMarkResponse => ClearAskMarkResponse.decode(value),
   },
   /**
    * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
@@ -9341,11 +9576,18 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    */
   getPendingMessages: handleUnaryCall<GetPendingMessagesRequest, GetPendingMessagesResponse>;
   /**
-   * Records, before an ask about the session is kept, that one may be pending (the question service keeps asks; the
-   * gateway calls this first, every time): ReadSession answers never_asked_about for a session no ask was ever about,
-   * and its reader need not ask the question service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
+   * Marks the session, before an ask about it is kept and again once it is, as one an ask may be pending about (the
+   * question service keeps asks; the gateway calls this every time): each call gives the mark a new value.
+   * ReadSession answers never_asked_about for a session without a mark, and its reader need not ask the question
+   * service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
    */
   noteAskAbout: handleUnaryCall<NoteAskAboutRequest, NoteAskAboutResponse>;
+  /**
+   * Takes the mark off a session whose reader found no ask pending about it, only if the mark is still the one that
+   * read saw (ReadSession's ask_mark): a mark given since, for an ask being kept, stays. Codes: REMOTE_RELAY_NOT_FOUND
+   * (not the user's session).
+   */
+  clearAskMark: handleUnaryCall<ClearAskMarkRequest, ClearAskMarkResponse>;
   /**
    * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
    * /mcp stream it holds at once, rather than one call a stream. A session that is not external (or not there) is
@@ -9957,9 +10199,10 @@ export interface SessionServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetPendingMessagesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Records, before an ask about the session is kept, that one may be pending (the question service keeps asks; the
-   * gateway calls this first, every time): ReadSession answers never_asked_about for a session no ask was ever about,
-   * and its reader need not ask the question service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
+   * Marks the session, before an ask about it is kept and again once it is, as one an ask may be pending about (the
+   * question service keeps asks; the gateway calls this every time): each call gives the mark a new value.
+   * ReadSession answers never_asked_about for a session without a mark, and its reader need not ask the question
+   * service. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session).
    */
   noteAskAbout(
     request: NoteAskAboutRequest,
@@ -9975,6 +10218,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: NoteAskAboutResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Takes the mark off a session whose reader found no ask pending about it, only if the mark is still the one that
+   * read saw (ReadSession's ask_mark): a mark given since, for an ask being kept, stays. Codes: REMOTE_RELAY_NOT_FOUND
+   * (not the user's session).
+   */
+  clearAskMark(
+    request: ClearAskMarkRequest,
+    callback: (error: ServiceError | null, response: ClearAskMarkResponse) => void,
+  ): ClientUnaryCall;
+  clearAskMark(
+    request: ClearAskMarkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ClearAskMarkResponse) => void,
+  ): ClientUnaryCall;
+  clearAskMark(
+    request: ClearAskMarkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ClearAskMarkResponse) => void,
   ): ClientUnaryCall;
   /**
    * What waits unread for each of several external sessions' agents, in one query: a gateway looks for every GET
