@@ -8,7 +8,7 @@ import type { QuestionClient, SessionClient } from '../src/app/ports.ts';
  * A session service that marks sessions (or refuses to) and clears marks, and a question service that keeps and lists
  * asks (`pending` of them about any session); both log their calls in order.
  */
-function owners({ markRefusal, pending = 1 }: { markRefusal?: AppError; pending?: number } = {}) {
+function owners({ markRefusal, clearFailure, pending = 1 }: { markRefusal?: AppError; clearFailure?: Error; pending?: number } = {}) {
   const log: string[] = [];
   const sessions = {
     async noteAskAbout({ sessionId }: { sessionId: string }) {
@@ -18,6 +18,7 @@ function owners({ markRefusal, pending = 1 }: { markRefusal?: AppError; pending?
     },
     async clearAskMark({ sessionId, askMark }: { sessionId: string; askMark: number }) {
       log.push(`clearAskMark ${sessionId} ${askMark}`);
+      if (clearFailure) throw clearFailure;
       return { cleared: true };
     },
   } as unknown as SessionClient;
@@ -79,6 +80,12 @@ describe('pendingAsksAbout', () => {
 
   it('takes off the mark it saw when no ask is pending about the session', async () => {
     const { log, ...both } = owners({ pending: 0 });
+    expect(await pendingAsksAbout(both, 'u1', marked(7))).toEqual([]);
+    expect(log).toEqual(['listAsks target', 'clearAskMark target 7']);
+  });
+
+  it('still answers when the mark cannot be taken off (the next read asks again)', async () => {
+    const { log, ...both } = owners({ pending: 0, clearFailure: new Error('14 UNAVAILABLE: the session service went away') });
     expect(await pendingAsksAbout(both, 'u1', marked(7))).toEqual([]);
     expect(log).toEqual(['listAsks target', 'clearAskMark target 7']);
   });

@@ -35,7 +35,10 @@ export async function pendingAsksAbout(
 ): Promise<Ask[]> {
   if (read.neverAskedAbout) return [];
   const { asks } = await owners.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: read.session.id, pendingOnly: true });
-  // A mark of 0 here comes from a session service that predates marks: there is nothing to take off.
-  if (asks.length === 0 && read.askMark !== 0) await owners.sessions.clearAskMark({ userId, sessionId: read.session.id, askMark: read.askMark });
+  // A mark of 0 here comes from a session service that predates marks: there is nothing to take off. A mark that
+  // cannot be taken off now costs only the next read's question to the question service, never this read's answer.
+  if (asks.length === 0 && read.askMark !== 0) {
+    await owners.sessions.clearAskMark({ userId, sessionId: read.session.id, askMark: read.askMark }).catch(() => undefined);
+  }
   return asks;
 }
