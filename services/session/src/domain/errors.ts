@@ -35,6 +35,11 @@ export function notFound(message: string, details: ErrorDetails): AppError {
   return appError(SessionErrorCode.NOT_FOUND, message, { details });
 }
 
+/** No session `sessionId` of the user's on this relay (another user's reads the same); `nothingDone` says what was not done. */
+export function noSuchSession(relayName: string, sessionId: string, nothingDone = ''): AppError {
+  return notFound(`No session '${sessionId}' on relay "${relayName}".${nothingDone === '' ? '' : ` ${nothingDone}`}`, { field: 'session' });
+}
+
 /** A token that is unknown, malformed, or whose session is archived. Never says which, never echoes it. */
 export function unauthenticated(): AppError {
   return appError(SessionErrorCode.UNAUTHENTICATED, 'unknown or revoked token');

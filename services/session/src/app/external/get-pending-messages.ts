@@ -1,4 +1,4 @@
-import { invalidInput, notFound } from '../../domain/errors.ts';
+import { invalidInput, noSuchSession } from '../../domain/errors.ts';
 import type { PendingNote } from '../../domain/external/external-inbox.ts';
 import type { ConversationStore, SessionReads } from '../ports.ts';
 
@@ -14,7 +14,7 @@ export async function getPendingMessages(
   if (note !== undefined) return note;
   // A hosted session gets here, never an external agent's call.
   if ((await deps.store.findSession(input.sessionId)) === undefined) {
-    throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+    throw noSuchSession(deps.relay.name, input.sessionId);
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { forbidden, invalidInput, notFound } from '../../domain/errors.ts';
+import { forbidden, invalidInput, noSuchSession } from '../../domain/errors.ts';
 import { tidyGroup } from '../groups/tidy-group.ts';
 import type { ActionDeps, ConversationStore, IdGenerator } from '../ports.ts';
 import type { Session, SessionView } from '../../domain/sessions/session.ts';
@@ -17,7 +17,7 @@ export async function archiveSession(
   return deps.store.transaction(async (tx) => {
     const target = await tx.lockSession(input.sessionId);
     if (target === undefined || target.userId !== input.userId) {
-      throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}". Nothing was archived.`, { field: 'session' });
+      throw noSuchSession(deps.relay.name, input.sessionId, 'Nothing was archived.');
     }
     if (target.id === input.callerSessionId) {
       throw forbidden('An agent cannot archive the conversation it runs in. Nothing was archived.');

@@ -1,6 +1,6 @@
 import type { Provenance, RelayUnlock } from '../../domain/sessions/conversation.ts';
 import type { SessionView } from '../../domain/sessions/session.ts';
-import { notFound } from '../../domain/errors.ts';
+import { noSuchSession } from '../../domain/errors.ts';
 import type { ConversationStore } from '../ports.ts';
 import { THIS_RELAY, UPDATE_OTHERS_GRANT } from '../../domain/sessions/plan-update-session.ts';
 
@@ -22,7 +22,7 @@ export interface Conversation {
 /** The calling conversation's mode, running turn and what it started. */
 export async function getConversation(deps: { store: ConversationStore; relay: { name: string } }, input: { sessionId: string }): Promise<Conversation> {
   const session = await deps.store.findSession(input.sessionId);
-  if (session === undefined) throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+  if (session === undefined) throw noSuchSession(deps.relay.name, input.sessionId);
   const [views, openTurns, startedSessions, unlockedRelays, updateGrants] = await Promise.all([
     deps.store.viewSessions([session]),
     deps.store.openTurns(session.id),

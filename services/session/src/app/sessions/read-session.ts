@@ -1,7 +1,7 @@
 import type { GroupMember } from '../../domain/groups/group.ts';
 import type { Message } from '../../domain/sessions/conversation.ts';
 import type { PendingQuestion } from '../../domain/turns/turn.ts';
-import { invalidInput, notFound } from '../../domain/errors.ts';
+import { invalidInput, noSuchSession } from '../../domain/errors.ts';
 import { MAX_GROUP_MEMBERS } from '../../domain/groups/groups.ts';
 import type { ConversationStore, ListedSession, PendingAlong, SessionReads } from '../ports.ts';
 import { tasksShownSince, withCallsAt } from './list-sessions.ts';
@@ -43,7 +43,7 @@ export async function readSession(
   }
   const read = await deps.reads.readSession(input.sessionId, last, tasksShownSince(now), input.pendingFor);
   if (read === undefined || read.session.userId !== input.userId) {
-    throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+    throw noSuchSession(deps.relay.name, input.sessionId);
   }
   const { session, messages, running, askMark, pending } = read;
   const members = session.groupId === null ? [] : await deps.store.groupMembers(session.groupId, MAX_GROUP_MEMBERS + 1);

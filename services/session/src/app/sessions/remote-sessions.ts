@@ -1,4 +1,4 @@
-import { invalidInput, notFound } from '../../domain/errors.ts';
+import { invalidInput, noSuchSession } from '../../domain/errors.ts';
 import type { ConversationStore } from '../ports.ts';
 import { THIS_RELAY, UPDATE_OTHERS_GRANT } from '../../domain/sessions/plan-update-session.ts';
 
@@ -17,7 +17,7 @@ export async function noteRemoteSessionStarted(
 ): Promise<void> {
   if (input.relay === '' || input.remoteSessionId === '') throw invalidInput('relay and remote_session_id are required', { field: input.relay === '' ? 'relay' : 'remote_session_id' });
   if ((await deps.store.findSession(input.sessionId)) === undefined) {
-    throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+    throw noSuchSession(deps.relay.name, input.sessionId);
   }
   await deps.store.insertGrant({ sessionId: input.sessionId, kind: STARTED_REMOTE_GRANT, relay: `${input.relay}/${input.remoteSessionId}`, createdAt: now });
 }
@@ -33,7 +33,7 @@ export async function noteRemoteUpdateAllowed(
 ): Promise<void> {
   if (input.relay === '' || input.relay === THIS_RELAY) throw invalidInput('relay must name a paired relay', { field: 'relay' });
   if ((await deps.store.findSession(input.sessionId)) === undefined) {
-    throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+    throw noSuchSession(deps.relay.name, input.sessionId);
   }
   await deps.store.insertGrant({ sessionId: input.sessionId, kind: UPDATE_OTHERS_GRANT, relay: input.relay, createdAt: now });
 }

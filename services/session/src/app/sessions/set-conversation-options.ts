@@ -1,5 +1,5 @@
 import type { SessionChanges, SessionView } from '../../domain/sessions/session.ts';
-import { invalidInput, notFound } from '../../domain/errors.ts';
+import { invalidInput, noSuchSession } from '../../domain/errors.ts';
 import type { ConversationStore } from '../ports.ts';
 import { checkMode } from '../../domain/sessions/session-settings.ts';
 
@@ -15,7 +15,7 @@ export async function setConversationOptions(
   return deps.store.transaction(async (tx) => {
     const session = await tx.lockSession(input.sessionId);
     if (session === undefined || session.userId !== input.userId) {
-      throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}".`, { field: 'session' });
+      throw noSuchSession(deps.relay.name, input.sessionId);
     }
     const changes: SessionChanges = {};
     if (input.mode !== undefined) changes.mode = checkMode(input.mode, 'update');

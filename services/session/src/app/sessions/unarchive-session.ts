@@ -1,4 +1,4 @@
-import { invalidInput, notFound } from '../../domain/errors.ts';
+import { invalidInput, noSuchSession } from '../../domain/errors.ts';
 import type { ActionDeps } from '../ports.ts';
 import type { SessionView } from '../../domain/sessions/session.ts';
 
@@ -13,7 +13,7 @@ export async function unarchiveSession(deps: Pick<ActionDeps, 'store' | 'relay'>
   return deps.store.transaction(async (tx) => {
     const target = await tx.lockSession(input.sessionId);
     if (target === undefined || target.userId !== input.userId) {
-      throw notFound(`No session '${input.sessionId}' on relay "${deps.relay.name}". Nothing was unarchived.`, { field: 'session' });
+      throw noSuchSession(deps.relay.name, input.sessionId, 'Nothing was unarchived.');
     }
     if (target.archived) await tx.updateSession(target.id, { archived: false });
     const stored = await tx.findSession(target.id);
