@@ -5,10 +5,12 @@
 //
 // relay_tool's reads through the real relay — list_sessions, read_session (a script session's two messages) and
 // relay_info — against the anchor's one `echo` tool (Fastify + the MCP SDK's server, stateless, nothing behind it),
-// called by the same MCP SDK client. The two are measured in alternating rounds in one run, so a busy machine
-// slows both. Each round measures, for the relay and then for the anchor:
-// - sequential: one client, one call at a time, p50 and p99 per action;
-// - 16 clients: 16 MCP clients calling list_sessions (the anchor: echo) at once, calls per second;
+// called by the same MCP SDK client. The two are measured side by side, so that a machine whose speed moves from one
+// minute to the next (these VMs' does, by up to 2×) weighs on both alike. Each round measures, for both:
+// - sequential: one client, one call at a time, p50 and p99 per action, a call to the relay and one to the anchor
+//   in turn;
+// - 16 clients: 16 MCP clients calling list_sessions (the anchor: echo) at once, calls per second, in four bursts
+//   per side taken in turn (relay, anchor, relay, …);
 // - 50 clients: the same with 50, calls per second, p50/p99 and the calls that failed (thrown, or ok: false);
 // - CPU per sequential list_sessions call of each service process (from /proc, 10 ms ticks), and the relay's whole
 //   (its services and PostgreSQL backends) as a multiple of the anchor's.
@@ -26,8 +28,8 @@
 //                           fresh relay and anchor runs on code V8 has not optimised yet, and was the slowest
 //   BENCH_ROUNDS            alternating rounds (default 3)
 //   BENCH_CALLS             sequential calls per action per round (default 200)
-//   BENCH_CONCURRENT_CALLS  calls per round with 16 clients (default 400)
-//   BENCH_CROWD_CALLS       calls per round with 50 clients (default 500)
+//   BENCH_CONCURRENT_CALLS  calls per side and round with 16 clients, over the four bursts (default 800)
+//   BENCH_CROWD_CALLS       calls per side and round with 50 clients, over the four bursts (default 1000)
 //   BENCH_COUNT_CALLS       calls per action whose transactions are counted (default 100; 0 skips the count)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -43,16 +45,19 @@ const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', imp
 const WARM_UP_ROUNDS = Number(process.env.BENCH_WARM_UP_ROUNDS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
-const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 400);
-const CROWD_CALLS = Number(process.env.BENCH_CROWD_CALLS ?? 500);
+const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 800);
+const CROWD_CALLS = Number(process.env.BENCH_CROWD_CALLS ?? 1000);
 const COUNT_CALLS = Number(process.env.BENCH_COUNT_CALLS ?? 100);
 /** How long a backend may keep its statistics before reporting them (PostgreSQL's idle interval is 10 s). */
 const STATS_REPORTED_MS = 11_000;
 const CONCURRENT = 16;
 const CROWD = 50;
 const WARM_UP = 20;
+/** The bursts each concurrent figure is measured in, each side's in turn. */
+const BURSTS = 4;
 
-type Target = 'relay' | 'anchor';
+const TARGETS = ['relay', 'anchor'] as const;
+type Target = (typeof TARGETS)[number];
 interface Figures {
   seq: Record<string, { p50: number; p99: number }>;
   concurrentRate: number;
@@ -67,38 +72,56 @@ function echoCall(client: Client): Call {
   };
 }
 
-/** Runs `call` `count` times one after another; the latencies in ms, sorted. */
-async function sequential(call: Call, count: number): Promise<number[]> {
-  for (let i = 0; i < WARM_UP; i++) await call();
-  const latencies: number[] = [];
+/**
+ * Runs each side's call `count` times, one call of the relay and then one of the anchor, so that both meet the
+ * machine as it is in the same milliseconds; each side's latencies in ms, sorted.
+ */
+async function sequential(calls: Record<Target, Call>, count: number): Promise<Record<Target, number[]>> {
+  for (let i = 0; i < WARM_UP; i++) for (const call of Object.values(calls)) await call();
+  const latencies: Record<Target, number[]> = { relay: [], anchor: [] };
   for (let i = 0; i < count; i++) {
-    const start = performance.now();
-    if (!(await call())) throw new Error('a sequential call failed');
-    latencies.push(performance.now() - start);
+    for (const target of TARGETS) {
+      const start = performance.now();
+      if (!(await calls[target]())) throw new Error(`a sequential call to the ${target} failed`);
+      latencies[target].push(performance.now() - start);
+    }
   }
-  return latencies.sort((a, b) => a - b);
+  for (const target of TARGETS) latencies[target].sort((a, b) => a - b);
+  return latencies;
 }
 
-/** `calls` calls shared by the clients (each its own call function), all at once; rate, latencies, errors. */
-async function concurrent(calls: Call[], total: number) {
-  let next = 0;
-  let errors = 0;
-  const latencies: number[] = [];
-  const start = performance.now();
-  await Promise.all(
-    calls.map(async (call) => {
-      while (next < total) {
-        next += 1;
-        const began = performance.now();
-        const ok = await call().catch(() => false);
-        latencies.push(performance.now() - began);
-        if (!ok) errors += 1;
-      }
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { rate: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+/**
+ * Each side's clients share `total` calls, all at once, in BURSTS bursts taken in turn (relay, anchor, relay, …), so
+ * that a minute when the machine is slower weighs on both; each side's rate over its own bursts' time, latencies and
+ * errors.
+ */
+async function concurrent(clients: Record<Target, Call[]>, total: number): Promise<Record<Target, Figures['crowd']>> {
+  const spent = { relay: { ms: 0, latencies: [] as number[], errors: 0 }, anchor: { ms: 0, latencies: [] as number[], errors: 0 } };
+  const perBurst = Math.ceil(total / BURSTS);
+  for (let burst = 0; burst < BURSTS; burst++) {
+    for (const target of TARGETS) {
+      const side = spent[target];
+      let next = 0;
+      const start = performance.now();
+      await Promise.all(
+        clients[target].map(async (call) => {
+          while (next < perBurst) {
+            next += 1;
+            const began = performance.now();
+            const ok = await call().catch(() => false);
+            side.latencies.push(performance.now() - began);
+            if (!ok) side.errors += 1;
+          }
+        }),
+      );
+      side.ms += performance.now() - start;
+    }
+  }
+  const figures = (side: (typeof spent)[Target]) => {
+    const sorted = side.latencies.sort((a, b) => a - b);
+    return { rate: (1000 * sorted.length) / side.ms, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors: side.errors };
+  };
+  return { relay: figures(spent.relay), anchor: figures(spent.anchor) };
 }
 
 function startAnchor(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
@@ -160,18 +183,27 @@ async function anchorSide(url: string, pid: number | undefined): Promise<Side> {
   };
 }
 
-async function measure(side: Side): Promise<Figures> {
-  const seq: Figures['seq'] = {};
-  let cpuMsPerCall: Record<string, number> = {};
-  for (const [name, call] of Object.entries(side.seq)) {
-    const cpu = await countCpu(side.pids, side.backends);
-    const latencies = await sequential(call, CALLS);
-    seq[name] = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-    if (name === 'list_sessions') cpuMsPerCall = await cpu(CALLS + WARM_UP);
+/** One round: every figure of both sides, measured side by side (sequential() and concurrent()). */
+async function measure(sides: Record<Target, Side>): Promise<Record<Target, Figures>> {
+  const figures: Record<Target, Figures> = {
+    relay: { seq: {}, concurrentRate: 0, crowd: { rate: 0, p50: 0, p99: 0, errors: 0 }, cpuMsPerCall: {} },
+    anchor: { seq: {}, concurrentRate: 0, crowd: { rate: 0, p50: 0, p99: 0, errors: 0 }, cpuMsPerCall: {} },
+  };
+  for (const name of Object.keys(sides.relay.seq)) {
+    const cpu = { relay: await countCpu(sides.relay.pids, sides.relay.backends), anchor: await countCpu(sides.anchor.pids) };
+    const latencies = await sequential({ relay: sides.relay.seq[name]!, anchor: sides.anchor.seq[name]! }, CALLS);
+    for (const target of TARGETS) {
+      figures[target].seq[name] = { p50: percentile(latencies[target], 50), p99: percentile(latencies[target], 99) };
+      if (name === 'list_sessions') figures[target].cpuMsPerCall = await cpu[target](CALLS + WARM_UP);
+    }
   }
-  const concurrentRate = (await concurrent(side.concurrent, CONCURRENT_CALLS)).rate;
-  const crowd = await concurrent(side.crowd, CROWD_CALLS);
-  return { seq, concurrentRate, crowd, cpuMsPerCall };
+  const sixteen = await concurrent({ relay: sides.relay.concurrent, anchor: sides.anchor.concurrent }, CONCURRENT_CALLS);
+  const crowd = await concurrent({ relay: sides.relay.crowd, anchor: sides.anchor.crowd }, CROWD_CALLS);
+  for (const target of TARGETS) {
+    figures[target].concurrentRate = sixteen[target].rate;
+    figures[target].crowd = crowd[target];
+  }
+  return figures;
 }
 
 function printRound(round: string, relay: Figures, anchor: Figures): void {
@@ -271,10 +303,9 @@ try {
   console.log(`ready to measure (${elapsed()}); load average ${loadAverage()}`);
   const rounds: { relay: Figures; anchor: Figures }[] = [];
   for (let round = 1 - WARM_UP_ROUNDS; round <= ROUNDS; round++) {
-    const relayFigures = await measure(sides.relay);
-    const anchorFigures = await measure(sides.anchor);
-    if (round > 0) rounds.push({ relay: relayFigures, anchor: anchorFigures });
-    printRound(round > 0 ? `round ${round}` : 'warm-up round (not counted)', relayFigures, anchorFigures);
+    const figures = await measure(sides);
+    if (round > 0) rounds.push(figures);
+    printRound(round > 0 ? `round ${round}` : 'warm-up round (not counted)', figures.relay, figures.anchor);
   }
   printSummary(rounds);
   console.log(`load average at the end: ${loadAverage()}`);
