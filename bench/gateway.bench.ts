@@ -7,10 +7,10 @@
 // relay_info — against the anchor's one `echo` tool (Fastify + the MCP SDK's server, stateless, nothing behind it),
 // called by the same MCP SDK client. The two are measured side by side, so that a machine whose speed moves from one
 // minute to the next (these VMs' does, by up to 2×) weighs on both alike. Each round measures, for both:
-// - sequential: one client, one call at a time, p50 and p99 per action, a call to the relay and one to the anchor
-//   in turn;
+// - sequential: one client, one call at a time, p50 and p99 per action, a call to each side in turn (the relay
+//   first, then the anchor first, and so on);
 // - 16 clients: 16 MCP clients calling list_sessions (the anchor: echo) at once, calls per second, in four bursts
-//   per side taken in turn (relay, anchor, relay, …);
+//   per side taken in turn the same way;
 // - 50 clients: the same with 50, calls per second, p50/p99 and the calls that failed (thrown, or ok: false);
 // - CPU per sequential list_sessions call of each service process (from /proc, 10 ms ticks), and the relay's whole
 //   (its services and PostgreSQL backends) as a multiple of the anchor's.
@@ -72,15 +72,18 @@ function echoCall(client: Client): Call {
   };
 }
 
+/** The sides in the order of the `i`-th turn: the relay first, then the anchor first, and so on. */
+const inTurn = (i: number): readonly Target[] => (i % 2 === 0 ? TARGETS : [...TARGETS].reverse());
+
 /**
- * Runs each side's call `count` times, one call of the relay and then one of the anchor, so that both meet the
- * machine as it is in the same milliseconds; each side's latencies in ms, sorted.
+ * Runs each side's call `count` times, one call of each side in turn (inTurn), so that both meet the machine as it is
+ * in the same milliseconds; each side's latencies in ms, sorted.
  */
 async function sequential(calls: Record<Target, Call>, count: number): Promise<Record<Target, number[]>> {
   for (let i = 0; i < WARM_UP; i++) for (const call of Object.values(calls)) await call();
   const latencies: Record<Target, number[]> = { relay: [], anchor: [] };
   for (let i = 0; i < count; i++) {
-    for (const target of TARGETS) {
+    for (const target of inTurn(i)) {
       const start = performance.now();
       if (!(await calls[target]())) throw new Error(`a sequential call to the ${target} failed`);
       latencies[target].push(performance.now() - start);
@@ -91,15 +94,14 @@ async function sequential(calls: Record<Target, Call>, count: number): Promise<R
 }
 
 /**
- * Each side's clients share `total` calls, all at once, in BURSTS bursts taken in turn (relay, anchor, relay, …), so
- * that a minute when the machine is slower weighs on both; each side's rate over its own bursts' time, latencies and
- * errors.
+ * Each side's clients share `total` calls, all at once, in BURSTS bursts taken in turn (inTurn), so that a minute when
+ * the machine is slower weighs on both; each side's rate over its own bursts' time, latencies and errors.
  */
 async function concurrent(clients: Record<Target, Call[]>, total: number): Promise<Record<Target, Figures['crowd']>> {
   const spent = { relay: { ms: 0, latencies: [] as number[], errors: 0 }, anchor: { ms: 0, latencies: [] as number[], errors: 0 } };
   const perBurst = Math.ceil(total / BURSTS);
   for (let burst = 0; burst < BURSTS; burst++) {
-    for (const target of TARGETS) {
+    for (const target of inTurn(burst)) {
       const side = spent[target];
       let next = 0;
       const start = performance.now();

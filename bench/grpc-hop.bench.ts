@@ -4,14 +4,14 @@
 // A relay read passes one hop from the gateway to the session service; this bench measures that hop alone, with
 // nothing behind it: the relay's own gRPC server (@relay/rpc's startGrpcServer: its caller check and token
 // authentication) in a child process, and the relay's own client (createClient) in this one, sending 100 bytes a
-// call. Two clients are measured in alternating rounds: the relay's, whose channels take a 1 MiB HTTP/2 flow-control
-// window, and the same with HTTP/2's default of 64 KiB, where the server may have no more than 64 KiB of answers on
-// their way at once and the client gives it more, in a frame of its own, every 32 KiB it reads. The answers are of
-// 3.5 KB (a list_sessions answer's size), asked 1, 16 and 50 at a time, and of 256 KiB (a long conversation read, a
-// task's output), 1 and 16 at a time. For each it prints the calls per second, and the CPU per call of the client and
-// of the server (from /proc).
+// call. It measures two clients in turn, each first in every other round: the relay's, whose channels take a 1 MiB
+// HTTP/2 flow-control window, and the same with HTTP/2's default of 64 KiB, where the server may have no more than
+// 64 KiB of answers on their way at once and the client gives it more, in a frame of its own, every 32 KiB it reads.
+// The answers are of 3.5 KB (a list_sessions answer's size), asked 1, 16 and 50 at a time, and of 256 KiB (a long
+// conversation read, a task's output), 1 and 16 at a time. For each it prints the calls per second, and the CPU per
+// call of the client and of the server (from /proc).
 //
-//   BENCH_ROUNDS   alternating rounds (default 4)
+//   BENCH_ROUNDS   rounds (default 4)
 //   BENCH_CALLS    calls per round and client of 3.5 KB answers, 16 or 50 at once (default 10000); a fifth of it one
 //                  at a time, a tenth of it for 256 KiB answers
 import { fork } from 'node:child_process';
@@ -101,7 +101,9 @@ if (process.argv[2] === 'serve') {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const { bytes, atOnce, share } of CASES) {
       const total = Math.round(CALLS * share);
-      for (const [name, client] of Object.entries(clients)) {
+      // The two in turn, each first in every other round: the first after a case of large answers pays for collecting them.
+      const inTurn = round % 2 === 1 ? Object.entries(clients) : Object.entries(clients).reverse();
+      for (const [name, client] of inTurn) {
         const cpu = await countCpu(pids);
         const rate = await run(client, bytes, total, atOnce);
         const { client: clientMs, server: serverMs } = await cpu(total);
