@@ -6,7 +6,7 @@
 // relay_tool's reads through the real relay — list_sessions, read_session (a script session's two messages) and
 // relay_info — against the anchor's one `echo` tool (Fastify + the MCP SDK's server, stateless, nothing behind it),
 // called by the same MCP SDK client. The two are measured side by side, so that a machine whose speed moves from one
-// minute to the next (these VMs' does, by up to 2×) weighs on both alike. Each round measures, for both:
+// minute to the next (these VMs' does, by 2–3×) weighs on both alike. Each round measures, for both:
 // - sequential: one client, one call at a time, p50 and p99 per action, a call to each side in turn (the relay
 //   first, then the anchor first, and so on);
 // - 16 clients: 16 MCP clients calling list_sessions (the anchor: echo) at once, calls per second, in four bursts

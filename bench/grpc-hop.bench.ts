@@ -45,7 +45,7 @@ interface EchoClient {
   close(): void;
 }
 
-/** The server side, in the child process: answers each call with the number of bytes it asks for (4 bytes), until killed. */
+/** The server side, in the child process: answers each call with as many bytes as its first 4 ask for, until killed. */
 async function serve(credentials: ServiceCredentials): Promise<void> {
   const answers = new Map(CASES.map(({ bytes }) => [bytes, Buffer.alloc(bytes, 7)]));
   const echo = (call: { request: Buffer }, done: (error: null, answer: Buffer | undefined) => void) => done(null, answers.get(call.request.readUInt32BE(0)));
@@ -58,9 +58,10 @@ async function serve(credentials: ServiceCredentials): Promise<void> {
   process.send!(server.port);
 }
 
-/** A call asking for an answer of `bytes`, in a request of 100 bytes. */
-const sizeOf = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : bytes >= 10 * 1024 ? `${bytes / 1024} KiB` : `${fixed(bytes / 1000)} KB`);
+/** An answer's size as the figures name it: 3.5 KB, 256 KiB. */
+const sizeOf = (bytes: number) => (bytes >= 10 * 1024 ? `${bytes / 1024} KiB` : `${fixed(bytes / 1000)} KB`);
 
+/** A call asking for an answer of `bytes`, in a request of 100 bytes. */
 function call(client: EchoClient, bytes: number): Promise<void> {
   const request = Buffer.alloc(100);
   request.writeUInt32BE(bytes, 0);
