@@ -16,8 +16,8 @@ export type ClientConstructor<C> = new (address: string, credentials: ChannelCre
  * The HTTP/2 flow-control window is 1 MiB, not HTTP/2's 64 KiB: with 64 KiB a server may have no more answers on
  * their way than that, and the client grants more in a frame of its own every 32 KiB it reads, so a 256 KiB answer
  * (a long conversation, a task's output) waited on four such grants, and 50 listings at once on the connection's.
- * bench/grpc-hop.bench.ts, four runs: 256 KiB answers +33–68 % calls/s; 3.5 KB answers 50 at once +12–16 %, 16 at
- * once 0–12 %, one at a time the same.
+ * bench/grpc-hop.bench.ts, three runs: 256 KiB answers +33–68 % calls/s; 3.5 KB answers 50 at once +12–16 %, 16
+ * at once +4–12 %, one at a time the same (bench/history.md, "A sixth machine").
  */
 const CLIENT_CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
