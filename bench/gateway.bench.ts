@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
-import { countCpu, fixed, loadAverage, median, percentile } from './support/figures.ts';
+import { countCpu, fixed, inTurn, loadAverage, median, percentile } from './support/figures.ts';
 import { externalAgentTokens, mcpClient, readableSession, relayBackends, relayCall, relayReads, type Call } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
@@ -72,9 +72,6 @@ function echoCall(client: Client): Call {
   };
 }
 
-/** The sides in the order of the `i`-th turn: the relay first, then the anchor first, and so on. */
-const inTurn = (i: number): readonly Target[] => (i % 2 === 0 ? TARGETS : [...TARGETS].reverse());
-
 /**
  * Runs each side's call `count` times, one call of each side in turn (inTurn), so that both meet the machine as it is
  * in the same milliseconds; each side's latencies in ms, sorted.
@@ -83,7 +80,7 @@ async function sequential(calls: Record<Target, Call>, count: number): Promise<R
   for (let i = 0; i < WARM_UP; i++) for (const call of Object.values(calls)) await call();
   const latencies: Record<Target, number[]> = { relay: [], anchor: [] };
   for (let i = 0; i < count; i++) {
-    for (const target of inTurn(i)) {
+    for (const target of inTurn(TARGETS, i)) {
       const start = performance.now();
       if (!(await calls[target]())) throw new Error(`a sequential call to the ${target} failed`);
       latencies[target].push(performance.now() - start);
@@ -101,7 +98,7 @@ async function concurrent(clients: Record<Target, Call[]>, total: number): Promi
   const spent = { relay: { ms: 0, latencies: [] as number[], errors: 0 }, anchor: { ms: 0, latencies: [] as number[], errors: 0 } };
   const perBurst = Math.ceil(total / BURSTS);
   for (let burst = 0; burst < BURSTS; burst++) {
-    for (const target of inTurn(burst)) {
+    for (const target of inTurn(TARGETS, burst)) {
       const side = spent[target];
       let next = 0;
       const start = performance.now();

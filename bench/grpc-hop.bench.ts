@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { makeGenericClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
 import { createClient, makeServiceCredentials, serviceAuth, startGrpcServer, type ClientConstructor, type ServiceCredentials } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { countCpu, fixed, median } from './support/figures.ts';
+import { countCpu, fixed, inTurn, median } from './support/figures.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CALLS = Number(process.env.BENCH_CALLS ?? 10_000);
@@ -102,9 +102,8 @@ if (process.argv[2] === 'serve') {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const { bytes, atOnce, share } of CASES) {
       const total = Math.round(CALLS * share);
-      // The two in turn, each first in every other round: the first after a case of large answers pays for collecting them.
-      const inTurn = round % 2 === 1 ? Object.entries(clients) : Object.entries(clients).reverse();
-      for (const [name, client] of inTurn) {
+      // Each first in every other round: the first after a case of large answers pays for collecting them.
+      for (const [name, client] of inTurn(Object.entries(clients), round - 1)) {
         const cpu = await countCpu(pids);
         const rate = await run(client, bytes, total, atOnce);
         const { client: clientMs, server: serverMs } = await cpu(total);

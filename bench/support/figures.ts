@@ -9,6 +9,8 @@ export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorte
 export const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 export const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 export const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** `items` in the order of the `turn`-th turn: as given, then reversed, and so on, so that none always goes first. */
+export const inTurn = <T>(items: readonly T[], turn: number): readonly T[] => (turn % 2 === 0 ? items : [...items].reverse());
 
 /** User + system CPU time of a process so far, in ms; NaN for a process that is gone or unknown. */
 export function cpuMs(pid: number | undefined): number {
