@@ -138,7 +138,7 @@ describe('background work of the real Claude Code', () => {
     // The user's permission stays: a card first.
     const card = await cardOf(sessionId);
     expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
-    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] })).status).toBe(200);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
 
     const turn = await finishTurn(relay, sessionId, created.body.message_id);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
@@ -168,7 +168,7 @@ describe('background work of the real Claude Code', () => {
     const sessionId = created.body.session.id;
     const card = await cardOf(sessionId);
     expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
-    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] })).status).toBe(200);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
     expect(await finishTurn(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: expect.stringMatching(/^Read: read_task_output/) } });
     const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
     const [task] = body.session.tasks;
@@ -195,7 +195,7 @@ describe('background work of the real Claude Code', () => {
       void subagent.atHold.then(() => (held = true));
       await until('the sub-agent runs', async () => {
         const [card] = (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards;
-        if (card !== undefined) await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: ['Allow'] });
+        if (card !== undefined) await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' });
         return held || undefined;
       });
       const running = await until('the sub-agent is listed', async () => ((await tasksOf()).length > 0 ? await tasksOf() : undefined));

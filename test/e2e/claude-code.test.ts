@@ -168,8 +168,8 @@ describe('the claude-api provider with the real Claude Code', () => {
     const allowed = await mkdtemp(join(tmpdir(), 'relay-claude-allow-'));
     const denied = await mkdtemp(join(tmpdir(), 'relay-claude-deny-'));
     try {
-      for (const [folder, choice, reply] of [[allowed, 'Allow', 'The file is written.'], [denied, 'Deny', 'The command was refused.']] as const) {
-        const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: choice, text: 'Make the file, please.' });
+      for (const [folder, decision, reply] of [[allowed, 'allow', 'The file is written.'], [denied, 'deny', 'The command was refused.']] as const) {
+        const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: decision, text: 'Make the file, please.' });
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         const id = created.body.session.id;
         let card: any;
@@ -177,7 +177,7 @@ describe('the claude-api provider with the real Claude Code', () => {
           [card] = (await relay.api('GET', `/api/v1/cards?session=${id}&pending=1`)).body.cards;
           if (card === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        expect(card).toMatchObject({ kind: 'question', options: ['Allow', 'Deny'] });
+        expect(card).toMatchObject({ kind: 'approval', options: [] });
         expect([card.title, ...card.lines].join(' ')).toMatch(/Bash|echo/);
         // The card is raised before the turn's status says so: look again until it does (or 30 s have gone).
         let waiting: any;
@@ -187,7 +187,7 @@ describe('the claude-api provider with the real Claude Code', () => {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(waiting.body.status).toBe('waiting_for_answer');
-        const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'answer', choices: [choice] });
+        const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
         expect(decided.status, JSON.stringify(decided.body)).toBe(200);
         const turn = await finishTurn(relay, id, created.body.message_id);
         expect(turn).toMatchObject({ status: 'done', reply: { text: reply } });

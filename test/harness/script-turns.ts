@@ -44,11 +44,8 @@ export async function allowCard(relay: RelayClient, sessionId: string): Promise<
 export async function finishAllowingCommands(relay: RelayClient, sessionId: string, messageId: string): Promise<any> {
   for (;;) {
     const { body } = await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`);
-    // A command's card is a question with the options Allow and Deny: the owner answers Allow.
-    for (const card of body.cards ?? []) {
-      const decision = card.options?.includes('Allow') ? { decision: 'answer', choices: ['Allow'] } : { decision: 'allow' };
-      await relay.api('POST', `/api/v1/cards/${card.id}`, decision);
-    }
+    // A command's card is an approval card: only the owner decides it, here through the user API.
+    for (const card of body.cards ?? []) await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' });
     const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=1`);
     if (result.status !== 200) throw new Error(`wait answered ${result.status}: ${JSON.stringify(result.body)}`);
     if (!STILL_GOING.includes(result.body.status)) return result.body;

@@ -11,7 +11,7 @@ import type { ClaudeSessionState } from '../../src/app/turns/claude-session-stat
 import { ClaudeProvider, type ClaudeProviderOptions, type QueryFn } from '../../src/adapters/providers/claude/claude-provider.ts';
 import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/app/turns/provider.ts';
 import { ProviderRegistry } from '../../src/app/turns/provider-registry.ts';
-import type { QuestionCards } from '../../src/app/turns/question-cards.ts';
+import type { CardRequest, QuestionCards } from '../../src/app/turns/question-cards.ts';
 
 const logger = createLogger({ name: 'claude-provider-test', level: 'silent' });
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -65,10 +65,10 @@ class Tasks {
 }
 
 class Cards implements QuestionCards {
-  raised: { question: string; options: string[] }[] = [];
+  raised: CardRequest[] = [];
   answers: string[] = [];
-  async raise(input: { question: string; options: string[] }): Promise<string> {
-    this.raised.push({ question: input.question, options: input.options });
+  async raise(input: CardRequest): Promise<string> {
+    this.raised.push(input);
     return `card-${this.raised.length}`;
   }
   async awaitAnswer(): Promise<string> {
@@ -187,7 +187,7 @@ describe('the Claude provider', () => {
     expect(provider.steer('s-other', 'no turn')).toBe(false);
   });
 
-  it('turns a permission prompt into an Allow/Deny card and the agent’s question into an ask_user card', async () => {
+  it('turns a permission prompt into an approval card (only the owner decides it) and the agent’s question into a question card', async () => {
     const decisions: unknown[] = [];
     const { query } = scripted(async function* (prompt, options) {
       await prompt.next();
@@ -202,10 +202,11 @@ describe('the Claude provider', () => {
     const { provider, input, events, cards } = setUp(query);
     cards.answers = ['Deny', 'Allow', 'dev'];
     await provider.startTurn(input);
+    const card = { userId: 'u-1', sessionId: 's-1' };
     expect(cards.raised).toEqual([
-      { question: 'Claude wants to run rm -rf build', options: ['Allow', 'Deny'] },
-      { question: 'Claude wants to use Bash', options: ['Allow', 'Deny'] },
-      { question: 'Which branch?', options: ['main', 'dev'] },
+      { ...card, kind: 'approval', title: 'Claude wants to run rm -rf build', lines: ['Folder: /tmp', 'Tool: Bash', 'command: rm -rf build'] },
+      { ...card, kind: 'approval', title: 'Claude wants to use Bash', lines: ['Folder: /tmp', 'Tool: Bash', 'command: ls'] },
+      { ...card, kind: 'question', question: 'Which branch?', options: ['main', 'dev'] },
     ]);
     expect(decisions).toEqual([
       { behavior: 'deny', message: 'The user chose Deny.' },
@@ -245,7 +246,7 @@ describe('the Claude provider', () => {
     // Every Bash always asks, even one Claude Code would allow unasked (the hook).
     expect(calls[0]!.hooks?.PreToolUse).toEqual([EVERY_COMMAND_ASKS]);
     // The card stays: it is the user's permission, for a background command too.
-    expect(cards.raised.map((card) => card.question)).toEqual(['Claude wants to use Bash', 'Claude wants to use Bash', 'Claude wants to use Bash']);
+    expect(cards.raised.map((card) => (card.kind === 'approval' ? card.title : card.kind))).toEqual(['Claude wants to use Bash', 'Claude wants to use Bash', 'Claude wants to use Bash']);
     expect(tasks.started).toEqual([{ command: 'npm test', description: 'Run the test suite', cwd: '/tmp' }]);
     expect(decisions[0]).toEqual({ behavior: 'deny', message: expect.stringContaining('background task task_1') });
     expect((decisions[0] as { message: string }).message).toContain('{"action":"read_task_output","relay":"this","session":"s-1","task_id":"task_1"}');

@@ -1,6 +1,6 @@
 /**
  * A stand-in for the question service's card RPCs (a port we own): cards live in memory and the
- * test decides them with answer()/dismiss().
+ * test decides them with answer()/dismiss() (question cards) and allow()/deny() (approval cards).
  */
 import { CardStatus, QuestionServiceService, type Card, type QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
 import { serveStream, serveUnary, startGrpcServer, type GrpcServer } from '@relay/rpc';
@@ -14,6 +14,8 @@ export interface FakeQuestionService {
   cards: Card[];
   answer(cardId: string, answer: string): void;
   dismiss(cardId: string): void;
+  allow(cardId: string): void;
+  deny(cardId: string): void;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,8 @@ export async function startFakeQuestionService(logger: Logger, credentials: Test
     cards,
     answer: (cardId, answer) => decide(cardId, { status: CardStatus.CARD_STATUS_ANSWERED, answer }),
     dismiss: (cardId) => decide(cardId, { status: CardStatus.CARD_STATUS_DISMISSED }),
+    allow: (cardId) => decide(cardId, { status: CardStatus.CARD_STATUS_ALLOWED }),
+    deny: (cardId) => decide(cardId, { status: CardStatus.CARD_STATUS_DENIED }),
     close: () => server.shutdown(),
   };
 }

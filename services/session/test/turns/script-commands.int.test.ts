@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
-import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
+import { CardKind, QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
@@ -20,7 +20,7 @@ import { nodeCrypto } from '../../src/adapters/crypto/node-crypto.ts';
 import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { ProviderRegistry } from '../../src/app/turns/provider-registry.ts';
-import { commandQuestion, ScriptProvider } from '../../src/adapters/providers/script/script-provider.ts';
+import { ScriptProvider } from '../../src/adapters/providers/script/script-provider.ts';
 import { GrpcQuestionCards } from '../../src/adapters/grpc/grpc-question-cards.ts';
 import { SessionWorkers } from '../../src/app/turns/session-workers.ts';
 import { TurnRunner } from '../../src/app/turns/turn-runner.ts';
@@ -141,11 +141,11 @@ describe('a script task waits on the owner’s Allow', () => {
 
     const waiting = await turnIn(turnId, 'waiting_for_answer');
     const card = await cardOf(sessionId);
-    expect(card).toMatchObject({ userId: ownerId, title: commandQuestion(workDir, 'echo built > out.txt'), options: ['Allow', 'Deny'] });
+    expect(card).toMatchObject({ userId: ownerId, kind: CardKind.CARD_KIND_APPROVAL, title: 'script-1 wants to run a command', lines: [`Folder: ${workDir}`, 'Command: echo built > out.txt'], options: [] });
     expect(waiting.pendingQuestions).toEqual([{ id: card.id, kind: 'ask_user', question: card.title, options: ['Allow', 'Deny'] }]);
     expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
 
-    questionService.answer(card.id, 'Allow');
+    questionService.allow(card.id);
     const done = await turnIn(turnId, 'done', 'error');
     expect(done.replyText).toMatch(/^started task_[0-9a-f]{16}$/);
     const task = await until(() => prisma.task.findFirst({ where: { sessionId, status: 'completed' } }).then((row) => row ?? undefined), 'the task completed');
@@ -159,8 +159,8 @@ describe('a script task waits on the owner’s Allow', () => {
     const turnId = await queue(sessionId, `task touch denied-${mode}\nreply {{result.code}}: {{result.error}}`, { mode, fromSession: leadId });
 
     const card = await cardOf(sessionId);
-    expect(card).toMatchObject({ userId: ownerId, options: ['Allow', 'Deny'] });
-    questionService.answer(card.id, 'Deny');
+    expect(card).toMatchObject({ userId: ownerId, kind: CardKind.CARD_KIND_APPROVAL });
+    questionService.deny(card.id);
     const done = await turnIn(turnId, 'done', 'error');
     expect(done).toMatchObject({ status: 'done', replyText: 'REMOTE_RELAY_PERMISSION: The user chose Deny: the command did not run.' });
     expect(await prisma.task.count({ where: { sessionId } })).toBe(0);

@@ -4,8 +4,8 @@ import { createLogger } from '@relay/telemetry';
 import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/app/turns/provider.ts';
 import type { RelayMode } from '../../src/domain/sessions/session.ts';
 import type { BackgroundTaskStarter } from '../../src/app/tasks/background-task-starter.ts';
-import type { QuestionCards } from '../../src/app/turns/question-cards.ts';
-import { commandQuestion, NO_STEPS_REPLY, ScriptProvider } from '../../src/adapters/providers/script/script-provider.ts';
+import type { CardRequest, QuestionCards } from '../../src/app/turns/question-cards.ts';
+import { NO_STEPS_REPLY, ScriptProvider } from '../../src/adapters/providers/script/script-provider.ts';
 
 const logger = createLogger({ name: 'script-provider-test', level: 'silent' });
 const session = { id: 's-1', userId: 'u-1', title: 'T', provider: 'script', model: 'script-1', effort: '', mode: 'agent' as const, cwd: '/tmp' };
@@ -20,11 +20,11 @@ class FakeTasks implements BackgroundTaskStarter {
 }
 
 class FakeCards implements QuestionCards {
-  raised: { userId: string; sessionId: string; question: string; options: string[] }[] = [];
+  raised: CardRequest[] = [];
   cancelled: string[] = [];
   #decide = new Map<string, (answer: string) => void>();
 
-  async raise(input: { userId: string; sessionId: string; question: string; options: string[] }): Promise<string> {
+  async raise(input: CardRequest): Promise<string> {
     this.raised.push(input);
     return `card-${this.raised.length}`;
   }
@@ -104,7 +104,7 @@ describe('the script provider', () => {
   it('ask_user raises a card in its own session, reports the question while it waits, and goes on with the answer', async () => {
     const { reply, events, cards } = turn('ask_user Ship {{answer}}tonight? | Tonight | Wait\nreply You chose {{answer}}.');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(cards.raised).toEqual([{ userId: 'u-1', sessionId: 's-1', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
+    expect(cards.raised).toEqual([{ kind: 'question', userId: 'u-1', sessionId: 's-1', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
     expect(events).toEqual([{ type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }]);
     cards.answer('card-1', 'Tonight');
     expect(await reply).toEqual({ text: 'You chose Tonight.', model: 'script-1' });
@@ -149,16 +149,15 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
   };
   const cases = (['agent', 'ask', 'plan'] as const).flatMap((mode) => Object.entries(ORIGINS).map(([origin, header]) => [mode, origin, header] as const));
 
-  it.each(cases)('in %s mode, a prompt from %s raises an Allow/Deny card and runs nothing until Allow', async (mode, _origin, header) => {
+  it.each(cases)('in %s mode, a prompt from %s raises an approval card and runs nothing until Allow', async (mode, _origin, header) => {
     const tasks = new FakeTasks();
     const { reply, events, cards } = turn(`${header}task npm test\nreply started {{result.taskId}}`, { tasks, mode });
     await tick();
-    const question = commandQuestion('/tmp', 'npm test');
-    expect(question).toBe('script-1 wants to run a command in /tmp: npm test');
-    expect(cards.raised).toEqual([{ userId: 'u-1', sessionId: 's-1', question, options: ['Allow', 'Deny'] }]);
+    const title = 'script-1 wants to run a command';
+    expect(cards.raised).toEqual([{ kind: 'approval', userId: 'u-1', sessionId: 's-1', title, lines: ['Folder: /tmp', 'Command: npm test'] }]);
     expect(events).toEqual([
       { type: 'tool_call', name: 'task', input: { command: 'npm test' } },
-      { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question, options: ['Allow', 'Deny'] } },
+      { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: title, options: ['Allow', 'Deny'] } },
     ]);
     expect(tasks.started).toEqual([]);
     cards.answer('card-1', 'Allow');
@@ -168,7 +167,6 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
 
   it.each([
     ['Deny', (cards: FakeCards) => cards.answer('card-1', 'Deny'), 'The user chose Deny: the command did not run.'],
-    ['dismissed', (cards: FakeCards) => cards.answer('card-1', ''), 'The user dismissed the card: the command did not run.'],
     ['withdrawn', (cards: FakeCards) => cards.withdraw('card-1'), 'The card was withdrawn before the user decided: the command did not run.'],
   ])('%s: nothing runs and the script reads the refusal (REMOTE_RELAY_PERMISSION) in {{result}}', async (_how, decide, error) => {
     const tasks = new FakeTasks();
@@ -178,6 +176,27 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
     expect(await reply).toEqual({ text: `false REMOTE_RELAY_PERMISSION: ${error}`, model: 'script-1' });
     expect(tasks.started).toEqual([]);
     expect(events.map((e) => e.type)).toEqual(['tool_call', 'question_raised', 'question_answered', 'text']);
+  });
+
+  it('a command of any length shows whole on the card, cut into lines under a short title', async () => {
+    const tasks = new FakeTasks();
+    const command = `echo ${'x'.repeat(2_500)}`;
+    const { reply, cards } = turn(`task ${command}\nreply {{result.ok}}`, { tasks });
+    await tick();
+    const [card] = cards.raised;
+    expect(card).toMatchObject({ kind: 'approval', title: 'script-1 wants to run a command' });
+    expect(card?.kind === 'approval' && card.lines.slice(1).join('')).toBe(`Command: ${command}`);
+    cards.answer('card-1', 'Allow');
+    expect(await reply).toEqual({ text: 'true', model: 'script-1' });
+    expect(tasks.started.map((task) => task.command)).toEqual([command]);
+  });
+
+  it('a command too long to show on a card raises none and runs nothing', async () => {
+    const tasks = new FakeTasks();
+    const { reply, cards } = turn(`task echo ${'x'.repeat(60_000)}\nreply {{result.code}}`, { tasks });
+    expect(await reply).toEqual({ text: 'REMOTE_RELAY_INVALID_INPUT', model: 'script-1' });
+    expect(cards.raised).toEqual([]);
+    expect(tasks.started).toEqual([]);
   });
 
   it('a stop while the card waits withdraws it and runs nothing', async () => {

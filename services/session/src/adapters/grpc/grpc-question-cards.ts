@@ -3,33 +3,29 @@ import { isAppError } from '@relay/errors';
 import { CardKind, CardStatus, type Card, type QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { callStream, callUnary } from '@relay/rpc';
 import { TurnFailed } from '../../app/turns/provider.ts';
-import type { QuestionCards } from '../../app/turns/question-cards.ts';
+import { APPROVAL_ANSWERS, type CardRequest, type QuestionCards } from '../../app/turns/question-cards.ts';
 
 /** One AwaitCard call waits this long (relay clock) before the next one is made. */
 const AWAIT_ROUND_SECONDS = 3600;
 /** A round that came back with the card still pending is not repeated sooner than this (real time). */
 const MIN_ROUND_GAP_MS = 250;
 
-/** Question cards through the question service's RaiseCard, AwaitCard and CancelCards. */
+/** Cards through the question service's RaiseCard, AwaitCard and CancelCards. */
 export class GrpcQuestionCards implements QuestionCards {
   constructor(private readonly client: QuestionServiceClient) {}
 
-  async raise(input: { userId: string; sessionId: string; question: string; options: string[] }): Promise<string> {
+  async raise(input: CardRequest): Promise<string> {
+    const shown =
+      input.kind === 'approval'
+        ? { kind: CardKind.CARD_KIND_APPROVAL, title: input.title, lines: input.lines, options: [] }
+        : { kind: CardKind.CARD_KIND_QUESTION, title: input.question, lines: [], options: input.options };
     try {
-      const { card } = await callUnary(this.client, 'raiseCard', {
-        userId: input.userId,
-        sessionId: input.sessionId,
-        kind: CardKind.CARD_KIND_QUESTION,
-        title: input.question,
-        lines: [],
-        options: input.options,
-        // A hosted turn's question is its own card each time; only an external session's calls are keyed.
-        callKey: '',
-      });
+      // A hosted turn's card is its own each time; only an external session's calls are keyed.
+      const { card } = await callUnary(this.client, 'raiseCard', { userId: input.userId, sessionId: input.sessionId, ...shown, callKey: '' });
       if (card === undefined) throw new Error('RaiseCard answered without a card');
       return card.id;
     } catch (error) {
-      throw failure('ask_user could not raise its question card', error);
+      throw failure(`could not raise its ${input.kind} card`, error);
     }
   }
 
@@ -42,7 +38,7 @@ export class GrpcQuestionCards implements QuestionCards {
         }
       } catch (error) {
         signal.throwIfAborted();
-        throw failure('ask_user lost its question card', error);
+        throw failure('the turn lost its card', error);
       }
       signal.throwIfAborted();
       switch (card?.status) {
@@ -50,6 +46,10 @@ export class GrpcQuestionCards implements QuestionCards {
           return card.answer !== '' ? card.answer : card.choices.join(', ');
         case CardStatus.CARD_STATUS_DISMISSED:
           return '';
+        case CardStatus.CARD_STATUS_ALLOWED:
+          return APPROVAL_ANSWERS.allowed;
+        case CardStatus.CARD_STATUS_DENIED:
+          return APPROVAL_ANSWERS.denied;
         case CardStatus.CARD_STATUS_CANCELLED:
           throw new TurnFailed('the question card was withdrawn before the user answered');
         default:

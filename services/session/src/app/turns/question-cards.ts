@@ -1,10 +1,31 @@
-/** Question cards a provider raises in its own session (ask_user), through the question service. */
+import type { PendingQuestion } from '../../domain/turns/turn.ts';
+
+/**
+ * A card a provider raises in its own session: a question to its user (ask_user, AskUserQuestion), which another
+ * session's agent may answer, or an approval card for an action the turn would take (a command), which only the
+ * session's owner decides, through the user API.
+ */
+export type CardRequest =
+  | { kind: 'question'; userId: string; sessionId: string; question: string; options: string[] }
+  | { kind: 'approval'; userId: string; sessionId: string; title: string; lines: string[] };
+
+/** What an approval card's decision reads as (awaitAnswer), as a question card would offer the two. */
+export const APPROVAL_ANSWERS = { allowed: 'Allow', denied: 'Deny' } as const;
+
+/** A raised card as the session's pendingQuestions show it (kind ask_user: a card the session waits on). */
+export function pendingQuestion(id: string, card: CardRequest): PendingQuestion {
+  return card.kind === 'approval'
+    ? { id, kind: 'ask_user', question: card.title, options: [APPROVAL_ANSWERS.allowed, APPROVAL_ANSWERS.denied] }
+    : { id, kind: 'ask_user', question: card.question, options: card.options };
+}
+
+/** Cards through the question service. */
 export interface QuestionCards {
-  /** Shows a question card in the session; returns its id. */
-  raise(input: { userId: string; sessionId: string; question: string; options: string[] }): Promise<string>;
+  /** Shows the card in the session (and its owner's Inbox); returns its id. */
+  raise(input: CardRequest): Promise<string>;
   /**
-   * Waits until the user decides the card: the answer ('' when dismissed). Throws TurnFailed when
-   * the card was withdrawn, and the signal's reason once it aborts.
+   * Waits until the card is decided: a question card's answer ('' when dismissed), an approval card's
+   * APPROVAL_ANSWERS. Throws TurnFailed when the card was withdrawn, and the signal's reason once it aborts.
    */
   awaitAnswer(cardId: string, signal: AbortSignal): Promise<string>;
   /** Withdraws the session's pending cards (its turn ended while one waited). */

@@ -13,7 +13,8 @@ import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
-import type { QuestionCards } from '../../../app/turns/question-cards.ts';
+import { approvalCardText } from '../../../app/turns/command-card.ts';
+import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
 import { backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage, type BackgroundBashCall } from './background-bash.ts';
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
@@ -288,8 +289,12 @@ export class ClaudeProvider implements Provider {
     }
   }
 
-  /** Permission prompts and AskUserQuestion become ask_user cards in the session; the user's choice decides. */
+  /**
+   * AskUserQuestion becomes question cards in the session; every other permission prompt (a command, a file
+   * write) is an approval card that only the session's owner decides, through the user API.
+   */
   #canUseTool(input: TurnInput): CanUseTool {
+    const { userId, id: sessionId, cwd } = input.session;
     return async (toolName, toolInput, options): Promise<PermissionResult> => {
       if (toolName === 'AskUserQuestion') {
         const questions = Array.isArray(toolInput['questions']) ? (toolInput['questions'] as { question?: unknown; options?: { label?: unknown }[] }[]) : [];
@@ -297,13 +302,15 @@ export class ClaudeProvider implements Provider {
         for (const question of questions) {
           const text = typeof question.question === 'string' ? question.question : '';
           const labels = (question.options ?? []).map((option) => option.label).filter((label): label is string => typeof label === 'string');
-          answers[text] = await this.#ask(input, text, labels, options.signal);
+          answers[text] = await this.#ask(input, { kind: 'question', userId, sessionId, question: text, options: labels }, options.signal);
         }
         return { behavior: 'allow', updatedInput: { ...toolInput, answers } };
       }
-      const question = options.title ?? `Claude wants to use ${toolName}${options.decisionReason ? ` (${options.decisionReason})` : ''}`;
-      const answer = await this.#ask(input, question, ['Allow', 'Deny'], options.signal);
-      if (answer !== 'Allow') return { behavior: 'deny', message: answer === '' ? 'The user dismissed the question.' : 'The user chose Deny.' };
+      const title = options.title ?? `Claude wants to use ${toolName}${options.decisionReason ? ` (${options.decisionReason})` : ''}`;
+      const card = approvalCardText(title, permissionFields(cwd, toolName, toolInput));
+      if (card === undefined) return { behavior: 'deny', message: `The ${toolName} call is too long to show the user on a card; it was not run. Make it shorter.` };
+      const answer = await this.#ask(input, { kind: 'approval', userId, sessionId, ...card }, options.signal);
+      if (answer !== APPROVAL_ANSWERS.allowed) return { behavior: 'deny', message: 'The user chose Deny.' };
       const background = backgroundBashCall(toolName, toolInput);
       return background === undefined ? { behavior: 'allow', updatedInput: toolInput } : this.#startInBackground(input, background);
     };
@@ -322,11 +329,11 @@ export class ClaudeProvider implements Provider {
     }
   }
 
-  /** Raises a card, reports the wait, and returns the answer ('' when dismissed). */
-  async #ask(input: TurnInput, question: string, options: string[], signal: AbortSignal): Promise<string> {
+  /** Raises a card, reports the wait, and returns the answer ('' when dismissed; APPROVAL_ANSWERS for an approval). */
+  async #ask(input: TurnInput, card: CardRequest, signal: AbortSignal): Promise<string> {
     const { cards } = this.#o;
-    const cardId = await cards.raise({ userId: input.session.userId, sessionId: input.session.id, question, options });
-    await input.emit({ type: 'question_raised', question: { id: cardId, kind: 'ask_user', question, options } });
+    const cardId = await cards.raise(card);
+    await input.emit({ type: 'question_raised', question: pendingQuestion(cardId, card) });
     const both = AbortSignal.any([signal, input.signal]);
     try {
       return await cards.awaitAnswer(cardId, both);
@@ -337,4 +344,10 @@ export class ClaudeProvider implements Provider {
       if (!both.aborted) await input.emit({ type: 'question_answered', questionId: cardId });
     }
   }
+}
+
+/** A permission card's fields: the folder, the tool, then its input field by field (strings whole, others as JSON). */
+function permissionFields(cwd: string, toolName: string, toolInput: Record<string, unknown>): string[] {
+  const fields = Object.entries(toolInput).map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return [`Folder: ${cwd}`, `Tool: ${toolName}`, ...fields];
 }

@@ -6,7 +6,8 @@
 import type { Logger } from '@relay/telemetry';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
-import type { QuestionCards } from '../../../app/turns/question-cards.ts';
+import { commandCard } from '../../../app/turns/command-card.ts';
+import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import { interpolate, type ScriptVariables } from './interpolate.ts';
 import { McpRelayTool } from './mcp-relay-tool.ts';
 import { jsonObjectProblem, parseScript, parseSeconds, type ScriptStep } from './parse-script.ts';
@@ -15,10 +16,6 @@ export const SCRIPT_MODEL = 'script-1';
 /** The reply to a prompt that is not in the language, so nothing runs away. */
 export const NO_STEPS_REPLY = 'script-1: no steps in the prompt';
 export const TASK_UNAVAILABLE = 'task is not available yet';
-const ALLOW = 'Allow';
-const DENY = 'Deny';
-/** The choices of a command's card, as the Claude providers offer them for a tool. */
-const COMMAND_OPTIONS = [ALLOW, DENY];
 
 export interface ScriptProviderOptions {
   /** The gateway's base URL; relay_tool goes to its /mcp. */
@@ -109,22 +106,24 @@ export class ScriptProvider implements Provider {
   }
 
   /**
-   * A command runs only on the session owner's Allow, whoever sent the prompt and in every mode: a card in the
-   * session (and the owner's Inbox) while the turn waits. Allowed, it starts as a background task that runs on
-   * after the turn, and {{result}} is its id, status and command; denied, dismissed or withdrawn, nothing runs and
-   * {{result}} is the refusal, for the script to read.
+   * A command runs only on the session owner's Allow, whoever sent the prompt and in every mode: an approval card
+   * in the session (and the owner's Inbox) while the turn waits, which only the owner decides. Allowed, it starts as
+   * a background task that runs on after the turn, and {{result}} is its id, status and command; denied or
+   * withdrawn, nothing runs and {{result}} is the refusal, for the script to read.
    */
   async #startTask(input: TurnInput, command: string): Promise<unknown> {
     const tasks = this.#options.tasks;
     if (tasks === undefined) throw new TurnFailed(TASK_UNAVAILABLE);
     await input.emit({ type: 'tool_call', name: 'task', input: { command } });
-    const cardId = await this.#raise(input, commandQuestion(input.session.cwd, command), COMMAND_OPTIONS);
+    const card = commandCard({ agent: SCRIPT_MODEL, cwd: input.session.cwd, command });
+    if (card === undefined) return { ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: 'The command is too long to show on a card: it did not run.' };
+    const cardId = await this.#raise(input, { kind: 'approval', userId: input.session.userId, sessionId: input.session.id, ...card });
     const answer = await this.#answer(input, cardId).catch((error: unknown) => {
       // A card withdrawn (or lost) while the turn runs on is no Allow: the script reads that, nothing ran.
       if (!input.signal.aborted && error instanceof TurnFailed) return undefined;
       throw error;
     });
-    if (answer !== ALLOW) return commandRefused(answer);
+    if (answer !== APPROVAL_ANSWERS.allowed) return commandRefused(answer);
     try {
       const task = await tasks.start({ sessionId: input.session.id, cwd: input.session.cwd, command });
       return { ok: true, taskId: task.id, status: task.status, description: task.description };
@@ -134,13 +133,13 @@ export class ScriptProvider implements Provider {
   }
 
   async #askUser(input: TurnInput, question: string, options: string[]): Promise<string> {
-    return this.#answer(input, await this.#raise(input, question, options));
+    return this.#answer(input, await this.#raise(input, { kind: 'question', userId: input.session.userId, sessionId: input.session.id, question, options }));
   }
 
-  /** Raises a question card in the turn's own session and reports that the turn waits on it; the card's id. */
-  async #raise(input: TurnInput, question: string, options: string[]): Promise<string> {
-    const cardId = await this.#options.cards.raise({ userId: input.session.userId, sessionId: input.session.id, question, options });
-    await input.emit({ type: 'question_raised', question: { id: cardId, kind: 'ask_user', question, options } });
+  /** Raises a card in the turn's own session and reports that the turn waits on it; the card's id. */
+  async #raise(input: TurnInput, card: CardRequest): Promise<string> {
+    const cardId = await this.#options.cards.raise(card);
+    await input.emit({ type: 'question_raised', question: pendingQuestion(cardId, card) });
     return cardId;
   }
 
@@ -161,23 +160,16 @@ export class ScriptProvider implements Provider {
   }
 }
 
-/** The card a command asks on: what would run, and where. */
-export function commandQuestion(cwd: string, command: string): string {
-  return `script-1 wants to run a command in ${cwd}: ${command}`;
-}
-
 /**
- * {{result}} of a command the user did not allow, as relay_tool refuses (REMOTE_RELAY_PERMISSION): from the answer,
- * '' (dismissed) or undefined (the card was withdrawn).
+ * {{result}} of a command the user did not allow, as relay_tool refuses (REMOTE_RELAY_PERMISSION): from the
+ * decision, or undefined (the card was withdrawn).
  */
 export function commandRefused(answer: string | undefined): { ok: false; code: string; error: string } {
   const why =
     answer === undefined
       ? 'The card was withdrawn before the user decided'
-      : answer === ''
-        ? 'The user dismissed the card'
-        : answer === DENY
-          ? 'The user chose Deny'
-          : `The user answered "${answer}", not ${ALLOW}`;
+      : answer === APPROVAL_ANSWERS.denied
+        ? 'The user chose Deny'
+        : `The card was decided "${answer}", not ${APPROVAL_ANSWERS.allowed}`;
   return { ok: false, code: 'REMOTE_RELAY_PERMISSION', error: `${why}: the command did not run.` };
 }
