@@ -7,11 +7,12 @@
 // replayed with every event in order, nothing twice, then link_restored. Past B's buffer cap (5 here through
 // REMOTE_BUFFER_LIMIT, 500 in production) the replayed row says how many older events were dropped. An ask about
 // B's session is kept on B; the user answers it there and A's asking conversation gets question_answered via B.
-// Removing the pairing ends the subscription.
+// Removing the pairing ends the subscription. When A itself is stopped instead (it never sees a fetch fail), its
+// return shows the gap the same way: link_lost, the replayed row with the drop count, link_restored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { callUnary } from '@relay/rpc';
-import { startRelay, type Relay } from '../harness/relay.ts';
+import { STATEFUL, startRelay, type Relay } from '../harness/relay.ts';
 import { decideCard, finish, scriptSession } from '../harness/script-turns.ts';
 
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
@@ -164,6 +165,30 @@ describe('events across relays', { timeout: 300_000 }, () => {
     const rows = await eventRowsUntil(a, watcher, 'link_restored', 2);
     const text = rows.join('\n');
     expect(text).toContain('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:');
+    for (const kept of texts.slice(3)) expect(occurrences(rows, `"${kept}"`), kept).toBe(1);
+    for (const dropped of texts.slice(0, 3)) expect(occurrences(rows, `"${dropped}"`), dropped).toBe(0);
+  });
+
+  // Issue 39: the watcher's own relay was down, so A never saw a fetch fail; the gap must show all the same.
+  it('A itself stopped while B\'s session goes on: on its return link_lost, one replayed row with the newest kept and the dropped counted, then link_restored', async () => {
+    await a.services.gateway.stop();
+    await Promise.all(STATEFUL.map((service) => a.services[service].stop()));
+    const texts = Array.from({ length: 8 }, (_, index) => `while A was away ${index + 1}`);
+    await produceOnB(b, bUserId, worker, texts);
+    for (const service of [...STATEFUL, 'gateway'] as const) a.services[service].start();
+    await Promise.all([...STATEFUL, 'gateway' as const].map((service) => a.waitReady(service)));
+
+    const rows = await eventRowsUntil(a, watcher, 'link_restored', 3);
+    const text = rows.join('\n');
+    const lost = text.lastIndexOf('link_lost');
+    const replayed = text.lastIndexOf('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:');
+    const restored = text.lastIndexOf('link_restored: the relay answers again; 5 events replayed');
+    expect(occurrences(rows, 'link_lost'), text).toBe(3);
+    expect(lost, text).toBeGreaterThan(text.indexOf('"burst 8"'));
+    expect(replayed, text).toBeGreaterThan(lost);
+    expect(restored, text).toBeGreaterThan(replayed);
+    const order = texts.slice(3).map((reply) => text.indexOf(`turn_end (done) "${reply}"`));
+    expect(order.every((at, index) => at > replayed && at < restored && (index === 0 || at > order[index - 1]!)), text).toBe(true);
     for (const kept of texts.slice(3)) expect(occurrences(rows, `"${kept}"`), kept).toBe(1);
     for (const dropped of texts.slice(0, 3)) expect(occurrences(rows, `"${dropped}"`), dropped).toBe(0);
   });

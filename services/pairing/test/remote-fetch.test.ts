@@ -65,6 +65,15 @@ describe('fetchRemoteSubscription', () => {
     expect(result).toEqual({ kind: 'settled', cursor: 9, online: true });
   });
 
+  it('after this relay was away (the fetch long past due), events kept there come as a replay between link_lost at the last contact and link_restored', async () => {
+    const calls: unknown[] = [];
+    const dueAt = new Date(NOW.getTime() - 10 * 60_000);
+    const outcome = { ok: true as const, events: [event('e5')], cursor: 105, dropped: 100 };
+    const result = await fetchRemoteSubscription({ ...subscription(true), dueAt }, { line: line(outcome), ingest: ingest(calls) }, NOW, { intervalMs: 2_000 });
+    expect(calls).toEqual([{ online: false, at: new Date(dueAt.getTime() - 2_000) }, { ingest: ['e5'], replayed: true, dropped: 100 }, { online: true, at: NOW }]);
+    expect(result).toEqual({ kind: 'settled', cursor: 105, online: true });
+  });
+
   it('throws, storing nothing, when the subscription service fails: the same events are fetched again', async () => {
     const calls: unknown[] = [];
     const failing = ingest(calls, new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'down'));
@@ -126,5 +135,13 @@ describe('fetchDueSubscription', () => {
       fetchDueSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: failing, subscriptions: store(calls), clock }, 2_000),
     ).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(calls).toEqual([{ settle: 'sub_1', cursor: 4, online: true, nextFetchAt: new Date(NOW.getTime() + 2_000) }]);
+  });
+
+  it('a batch that failed after its link_lost was written stores the link as down, so the next fetch replays it and restores the link', async () => {
+    const calls: unknown[] = [];
+    const failing = ingest([], new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'down'));
+    const outcome = { ok: true as const, events: [event('e5')], cursor: 105, dropped: 100 };
+    await expect(fetchDueSubscription(subscription(true), { line: line(outcome), ingest: failing, subscriptions: store(calls), clock }, 2_000)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(calls).toEqual([{ settle: 'sub_1', cursor: 4, online: false, nextFetchAt: new Date(NOW.getTime() + 2_000) }]);
   });
 });

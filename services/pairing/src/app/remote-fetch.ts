@@ -5,7 +5,7 @@
  * same events again, and the subscription service takes each event id once.
  */
 import { isAppError } from '@relay/errors';
-import { planFetch } from '../domain/remote-link.ts';
+import { planFetch, sinceLastFetch } from '../domain/remote-link.ts';
 import type { Clock, RemoteEventsLine, RemoteIngest, RemoteSubscription, RemoteSubscriptionStore } from './remote-ports.ts';
 
 /** What to store after a fetch, or `ended` when the subscription no longer exists here (or this batch ended it). */
@@ -15,17 +15,19 @@ export async function fetchRemoteSubscription(
   subscription: RemoteSubscription,
   deps: { line: RemoteEventsLine; ingest: RemoteIngest },
   now: Date,
+  options: { intervalMs?: number; reported?: { online: boolean } } = {},
 ): Promise<FetchResult> {
   const { subscriptionId, relay } = subscription;
   const outcome = await deps.line.fetch(relay, subscriptionId, subscription.cursor);
-  const plan = planFetch(subscription, outcome);
+  const plan = planFetch({ ...subscription, ...sinceLastFetch(subscription.dueAt, options.intervalMs ?? 0, now) }, outcome);
   try {
     for (const step of plan.steps) {
       if (step.kind === 'ingest') {
         const { ended } = await deps.ingest.ingest({ subscriptionId, relay, events: step.events, replayed: step.replayed, dropped: step.dropped });
         if (ended) return { kind: 'ended' };
       } else {
-        await deps.ingest.reportLink({ subscriptionId, relay, online: step.online, at: now });
+        await deps.ingest.reportLink({ subscriptionId, relay, online: step.online, at: step.at ?? now });
+        if (options.reported) options.reported.online = step.online;
       }
     }
   } catch (error) {
@@ -48,15 +50,18 @@ export async function fetchDueSubscription(
 ): Promise<{ kind: 'settled' } | { kind: 'ended'; endError: unknown }> {
   const { subscriptions, line, clock } = deps;
   const next = () => new Date(clock.now().getTime() + intervalMs);
+  // What our subscription service was last told of the link: a failure after a link_lost it wrote stores the link
+  // as down, so that the next fetch delivers the batch as the replay that link_lost opened.
+  const reported = { online: subscription.online };
   try {
-    const result = await fetchRemoteSubscription(subscription, deps, clock.now());
+    const result = await fetchRemoteSubscription(subscription, deps, clock.now(), { intervalMs, reported });
     if (result.kind === 'settled') {
       await subscriptions.settle(subscription.subscriptionId, result, next());
       return { kind: 'settled' };
     }
     await subscriptions.close(subscription.subscriptionId);
   } catch (error) {
-    await subscriptions.settle(subscription.subscriptionId, subscription, next()).catch(() => undefined);
+    await subscriptions.settle(subscription.subscriptionId, { cursor: subscription.cursor, online: reported.online }, next()).catch(() => undefined);
     throw error;
   }
   const endError = await line.end(subscription.relay, subscription.subscriptionId).then(

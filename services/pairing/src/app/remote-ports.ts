@@ -65,6 +65,8 @@ export interface RemoteSubscription {
   relay: string;
   cursor: number;
   online: boolean;
+  /** When this fetch was due (the last one settled a fetch interval before): a fetch long past it finds this relay was away. */
+  dueAt?: Date;
 }
 
 /** This relay's cursors on paired relays. */

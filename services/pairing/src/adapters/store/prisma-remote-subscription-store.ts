@@ -6,7 +6,7 @@
 import type { RemoteSubscription, RemoteSubscriptionStore } from '../../app/remote-ports.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 
-type Row = { subscription_id: string; relay: string; cursor: number; online: boolean };
+type Row = { subscription_id: string; relay: string; cursor: number; online: boolean; next_fetch_at?: Date };
 
 export class PrismaRemoteSubscriptionStore implements RemoteSubscriptionStore {
   readonly #prisma: PrismaClient;
@@ -41,7 +41,7 @@ export class PrismaRemoteSubscriptionStore implements RemoteSubscriptionStore {
         SELECT subscription_id FROM remote_subscriptions
         WHERE next_fetch_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
         ORDER BY next_fetch_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING subscription_id, relay, cursor, online`;
+      RETURNING subscription_id, relay, cursor, online, next_fetch_at`;
     return rows.map(toSubscription);
   }
 
@@ -59,5 +59,6 @@ export class PrismaRemoteSubscriptionStore implements RemoteSubscriptionStore {
 }
 
 function toSubscription(row: Row): RemoteSubscription {
-  return { subscriptionId: row.subscription_id, relay: row.relay, cursor: row.cursor, online: row.online };
+  const subscription = { subscriptionId: row.subscription_id, relay: row.relay, cursor: row.cursor, online: row.online };
+  return row.next_fetch_at === undefined ? subscription : { ...subscription, dueAt: row.next_fetch_at };
 }
