@@ -195,6 +195,20 @@ describe('a pairing never replaces another', () => {
     expect(offers).toHaveLength(sent);
   });
 
+  // Issue 39: one relay on loopback answers at localhost, 127.0.0.1 and [::1] alike.
+  it('refuses the same relay at another spelling of its loopback address, on either side, before anything is sent', async () => {
+    const sent = offers.length;
+    for (const url of ['http://localhost:7421', 'http://[::1]:7421/']) {
+      const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
+      expect(await refusal(pairA(url, code)), url).toBe('REMOTE_RELAY_PAIRING_EXISTS');
+    }
+    expect(offers).toHaveLength(sent);
+    const before = await b.prisma.pairedRelay.findMany();
+    const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
+    expect(await refusal(offerB(code, 'other', 'http://localhost:7420'))).toBe('REMOTE_RELAY_PAIRING_EXISTS');
+    expect(await b.prisma.pairedRelay.findMany()).toEqual(before);
+  });
+
   it('refuses, on the relay asked, a relay whose name or URL is paired there already', async () => {
     await unpairBoth();
     await pairAWithB((await callUnary(b.client, 'createPairingCode', { userId: 'user-b' })).code);

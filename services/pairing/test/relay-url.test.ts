@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
-import { checkRelayUrl } from '../src/domain/relay-url.ts';
+import { checkRelayUrl, sameRelayUrls } from '../src/domain/relay-url.ts';
 
 function codeOf(url: string): string {
   try {
@@ -42,5 +42,17 @@ describe('checkRelayUrl (spec, Across relays: https://, plain http:// only for l
 
   it('keeps the path and drops a trailing slash', () => {
     expect(checkRelayUrl('https://relay.example.com/team/')).toBe('https://relay.example.com/team');
+  });
+});
+
+describe('sameRelayUrls: the spellings of one relay\'s address', () => {
+  it('loopback by name or address is one relay, on the same scheme, port and path', () => {
+    expect(sameRelayUrls(checkRelayUrl('http://LOCALHOST:7999/'))).toEqual(['http://localhost:7999', 'http://127.0.0.1:7999', 'http://[::1]:7999']);
+    expect(sameRelayUrls(checkRelayUrl('https://[::1]:8443/relay'))).toEqual(['https://[::1]:8443/relay', 'https://localhost:8443/relay', 'https://127.0.0.1:8443/relay']);
+  });
+
+  it('any other host is only itself', () => {
+    expect(sameRelayUrls(checkRelayUrl('https://build-box.example.com'))).toEqual(['https://build-box.example.com']);
+    expect(sameRelayUrls(checkRelayUrl('http://127.0.0.2:7999'))).toEqual(['http://127.0.0.2:7999']);
   });
 });

@@ -3,6 +3,7 @@ import { normaliseCode } from '../domain/pairing-codes.ts';
 import type { PairAnswer, PairedRelayStore, PairingCodeStore, Secrets } from './ports.ts';
 import { checkRelayName } from '../domain/relay-name.ts';
 import { checkRelayUrl } from '../domain/relay-url.ts';
+import { findPairedAt } from './pair.ts';
 
 export interface AcceptPairingInput {
   code: string;
@@ -35,6 +36,10 @@ export async function acceptPairing(
   const inbound = deps.secrets.newToken();
   const userId = await deps.codes.spend(deps.secrets.hash(normaliseCode(input.code)), now);
   if (userId === undefined) throw auth('The pairing code is unknown, used or expired. Make a new one on this relay.');
+  const atUrl = await findPairedAt(deps.relays, url);
+  if (atUrl !== undefined) {
+    throw pairingExists(atUrl, `${input.self.name} already has a pairing "${atUrl.name}" at ${atUrl.url}, the same relay as ${url}; it must be unpaired on ${input.self.name} before it can pair again.`);
+  }
   const existing = await deps.relays.add({
     name,
     url,

@@ -1,8 +1,9 @@
 import { invalidInput, pairingExists } from '../domain/errors.ts';
 import { statusOf, type PairedRelayStatus } from '../domain/paired-relay.ts';
 import type { PairedRelayStore, RelayLink, Secrets } from './ports.ts';
+import type { PairedRelay } from '../domain/paired-relay.ts';
 import { checkRelayName } from '../domain/relay-name.ts';
-import { checkRelayUrl } from '../domain/relay-url.ts';
+import { checkRelayUrl, sameRelayUrls } from '../domain/relay-url.ts';
 
 export interface PairInput {
   userId: string;
@@ -28,7 +29,7 @@ export async function pair(
   if (input.userId === '') throw invalidInput('user_id is required');
   if (input.code.trim() === '') throw invalidInput('The pairing code is required: make one on the other relay (relay pair --code).');
   const url = checkRelayUrl(input.url);
-  const atUrl = await deps.relays.findByUrl(url);
+  const atUrl = await findPairedAt(deps.relays, url);
   if (atUrl !== undefined) throw pairingExists(atUrl, `The relay at ${url} is already paired, as "${atUrl.name}"; unpair "${atUrl.name}" first to pair it again.`);
   const inbound = deps.secrets.newToken();
   const answer = await deps.link.pair(url, { code: input.code.trim(), name: input.self.name, url: input.self.url, version: input.self.version, token: inbound });
@@ -56,4 +57,13 @@ export async function pair(
     );
   }
   return statusOf(relay);
+}
+
+/** The pairing at `url` or at another spelling of it (sameRelayUrls: localhost and 127.0.0.1 are one relay). */
+export async function findPairedAt(relays: Pick<PairedRelayStore, 'findByUrl'>, url: string): Promise<PairedRelay | undefined> {
+  for (const spelling of sameRelayUrls(url)) {
+    const found = await relays.findByUrl(spelling);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -25,6 +25,25 @@ export function checkRelayUrl(raw: string): string {
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
+/** The names this machine's loopback goes by: localhost, 127.0.0.1 and ::1 reach the same relay. */
+const LOOPBACK_SPELLINGS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Every spelling of a relay's address (as checkRelayUrl gives it) that reaches the same relay, itself first: one
+ * relay on this machine answers at http://localhost:7999, http://127.0.0.1:7999 and http://[::1]:7999 alike, so a
+ * pairing at one of them is a pairing at all. Scheme, host case, a default port and a trailing slash are already
+ * normalised by checkRelayUrl.
+ */
+export function sameRelayUrls(url: string): string[] {
+  const parsed = new URL(url);
+  const host = parsed.hostname.toLowerCase();
+  if (!LOOPBACK_SPELLINGS.includes(host) && host !== '::1') return [url];
+  const port = parsed.port === '' ? '' : `:${parsed.port}`;
+  const path = parsed.pathname.replace(/\/+$/, '');
+  const others = LOOPBACK_SPELLINGS.map((spelling) => `${parsed.protocol}//${spelling}${port}${path}`).filter((other) => other !== url);
+  return [url, ...others];
+}
+
 /** Loopback (127/8, ::1, localhost) or a private range (10/8, 172.16/12, 192.168/16, fc00::/7, link-local). */
 export function isLocalHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
