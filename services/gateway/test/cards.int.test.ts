@@ -1,6 +1,6 @@
 // The cards user API on the real gateway app (Fastify on port 0), in front of a fake question service
 // and the fake session service (for tokens), both over real gRPC on their own ports.
-import { CardKind, CardStatus } from '@relay/proto/relay/question/v1/question_service';
+import { CardDecider, CardKind, CardStatus } from '@relay/proto/relay/question/v1/question_service';
 import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -112,12 +112,12 @@ describe('GET /api/v1/cards', () => {
 });
 
 describe('POST /api/v1/cards/:id', () => {
-  it('allows an approval card and answers the card', async () => {
+  it('allows an approval card as the user (the one path that does) and answers the card', async () => {
     const card = questions.add({ kind: CardKind.CARD_KIND_APPROVAL, options: [] });
     const { status, body } = await decide(card.id, { decision: 'allow' });
     expect(status).toBe(200);
     expect(body.card).toMatchObject({ id: card.id, kind: 'approval', status: 'allowed', decidedAt: '2026-11-30T10:05:00.000Z' });
-    expect(questions.decided).toEqual([{ userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [], agentSessionId: '', dryRun: false }]);
+    expect(questions.decided).toEqual([{ userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }]);
   });
 
   it('answers a question card with text and choices', async () => {

@@ -15,7 +15,7 @@ import { registerConsoleStatic } from '../src/adapters/http/console/console-stat
 import type { AuthenticatedCaller } from '../src/domain/caller.ts';
 import { sessionUrl } from '../src/app/views/turn-result.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../src/app/ports.ts';
-import { CardKind, CardStatus, type Card } from '@relay/proto/relay/question/v1/question_service';
+import { CardDecider, CardKind, CardStatus, type Card } from '@relay/proto/relay/question/v1/question_service';
 
 const USER_TOKEN = 'rly_u_console_user_token';
 const SESSION_TOKEN = 'rly_s_console_session_token';
@@ -214,7 +214,7 @@ describe('the session cookie on the user API', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.json().card.status).toBe('allowed');
-    expect(decided).toEqual([{ userId: 'u-ada', cardId: 'card-1', decision: 'allow', answer: '', choices: [], agentSessionId: '', dryRun: false }]);
+    expect(decided).toEqual([{ userId: 'u-ada', cardId: 'card-1', decision: 'allow', answer: '', choices: [], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }]);
   });
 
   it.each([

@@ -39,14 +39,14 @@ describe('awaitCard', () => {
 
     const second = stream.next();
     await settle();
-    await decideCard(deps, { userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, relayClock.now());
+    await decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, relayClock.now());
     expect(await second).toMatchObject({ card: { id: card.id, status: 'allowed' } });
     expect(await stream.done()).toBe(true);
   });
 
   it('answers a decided card at once', async () => {
     const { deps, card } = await setup();
-    await decideCard(deps, { userId: 'u1', cardId: card.id, decision: 'deny', answer: '', choices: [] }, NOW);
+    await decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'deny', answer: '', choices: [] }, NOW);
     const stream = reader(awaitCard(deps, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
     expect(await stream.next()).toMatchObject({ card: { status: 'denied' } });
     expect(await stream.done()).toBe(true);
@@ -88,7 +88,7 @@ describe('awaitCard', () => {
     const stream = reader(awaitCard({ ...deps, decisions: { watch: () => () => undefined } }, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
     const first = stream.next();
     await settle();
-    await decideCard(deps, { userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
+    await decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
     realTime.advance(5_000);
     expect(await first).toMatchObject({ card: { status: 'allowed' } });
   });
@@ -116,7 +116,7 @@ describe('awaitCard on a keyed card', () => {
     const stream = reader(awaitCard(deps, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
     const last = stream.next();
     await settle();
-    await decideCard({ store, ids, turnEnds: allTurnEndsHeard }, { userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
+    await decideCard({ store, ids, turnEnds: allTurnEndsHeard }, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
     expect(await last).toEqual({ card: expect.objectContaining({ status: 'allowed' }) });
     expect(store.used.get(card.id)).toEqual(NOW);
     expect((await raiseCard({ store, ids }, request, NOW)).id).not.toBe(card.id);

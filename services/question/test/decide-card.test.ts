@@ -26,7 +26,7 @@ const approval: Card = {
 const question: Card = { ...approval, id: 'card_question0', kind: 'question', title: 'Ship tonight?', lines: [], options: ['Tonight', 'Wait'] };
 const openQuestion: Card = { ...question, id: 'card_openqstn0', options: [] };
 
-const input = (fields: Partial<DecideCardInput>): DecideCardInput => ({ userId: 'u1', cardId: '', decision: 'allow', answer: '', choices: [], ...fields });
+const input = (fields: Partial<DecideCardInput>): DecideCardInput => ({ userId: 'u1', cardId: '', decision: 'allow', answer: '', choices: [], by: { kind: 'user' }, ...fields });
 
 function refusal(run: () => unknown): AppError {
   try {
@@ -64,8 +64,8 @@ describe('applyDecision', () => {
 
   it.each([
     ['another user', approval, input({ userId: 'u2' }), 'REMOTE_RELAY_NOT_FOUND'],
-    ['an agent, an approval card', approval, input({ agentSessionId: 's9' }), 'REMOTE_RELAY_FORBIDDEN'],
-    ["an agent, its own session's question", question, input({ decision: 'answer', answer: 'x', agentSessionId: 's1' }), 'REMOTE_RELAY_FORBIDDEN'],
+    ['an agent, an approval card', approval, input({ by: { kind: 'agent', sessionId: 's9' } }), 'REMOTE_RELAY_FORBIDDEN'],
+    ["an agent, its own session's question", question, input({ decision: 'answer', answer: 'x', by: { kind: 'agent', sessionId: 's1' } }), 'REMOTE_RELAY_FORBIDDEN'],
     ['allow on a question card', question, input({ decision: 'allow' }), 'REMOTE_RELAY_INVALID_INPUT'],
     ['answer on an approval card', approval, input({ decision: 'answer', answer: 'yes' }), 'REMOTE_RELAY_INVALID_INPUT'],
     ['an unknown decision', approval, input({ decision: 'maybe' }), 'REMOTE_RELAY_INVALID_INPUT'],
@@ -93,7 +93,7 @@ describe('applyDecision', () => {
   });
 
   it('lets another session’s agent answer a question card', () => {
-    expect(applyDecision(question, input({ decision: 'answer', choices: ['Wait'], agentSessionId: 's2' }), NOW).status).toBe('answered');
+    expect(applyDecision(question, input({ decision: 'answer', choices: ['Wait'], by: { kind: 'agent', sessionId: 's2' } }), NOW).status).toBe('answered');
   });
 
   it('tells another user’s card apart from nothing: both are not found, before any other rule', () => {
@@ -103,7 +103,7 @@ describe('applyDecision', () => {
 
   it('refuses an agent before saying a card is decided', () => {
     const decided = { ...approval, status: 'allowed' as const };
-    expect(refusal(() => applyDecision(decided, input({ agentSessionId: 's2' }), NOW)).code).toBe('REMOTE_RELAY_FORBIDDEN');
+    expect(refusal(() => applyDecision(decided, input({ by: { kind: 'agent', sessionId: 's2' } }), NOW)).code).toBe('REMOTE_RELAY_FORBIDDEN');
   });
 });
 

@@ -10,7 +10,7 @@ import { connectBus, ensureStream, type Bus } from '@relay/bus';
 import { AppError } from '@relay/errors';
 import { TurnEnded } from '@relay/proto/relay/session/v1/events';
 import { TurnStatus } from '@relay/proto/relay/session/v1/session';
-import { CardKind, CardStatus, QuestionServiceClient, type Card, type RaiseCardRequest } from '@relay/proto/relay/question/v1/question_service';
+import { CardDecider, CardKind, CardStatus, QuestionServiceClient, type Card, type RaiseCardRequest } from '@relay/proto/relay/question/v1/question_service';
 import { callStream, callUnary, checkHealth, createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import {
@@ -153,7 +153,7 @@ describe('a card whose turn ended while the question service was away', () => {
     // Answered the moment the service is back, while it works through those turn ends: it waits for them, and
     // then the card is withdrawn, not taken.
     // On a busy machine it may say "try again" (still handling them); it never takes the answer.
-    const answer = () => refusal(callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: left.id, decision: 'answer', answer: '', choices: ['Allow'], agentSessionId: '', dryRun: false }));
+    const answer = () => refusal(callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: left.id, decision: 'answer', answer: '', choices: ['Allow'], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }));
     let early = await answer();
     while (early.code === 'SERVICE_UNAVAILABLE') early = await answer();
     expect(early.code).toBe('REMOTE_RELAY_NO_ACTIVE_TURN');
@@ -166,7 +166,7 @@ describe('a card whose turn ended while the question service was away', () => {
 
   it('answering it says the turn is gone with REMOTE_RELAY_NO_ACTIVE_TURN, and decides nothing', async () => {
     for (const decision of [{ decision: 'answer', choices: ['Allow'] }, { decision: 'dismiss', choices: [] }]) {
-      const error = await refusal(callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: left.id, answer: '', agentSessionId: '', dryRun: false, ...decision }));
+      const error = await refusal(callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: left.id, answer: '', agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false, ...decision }));
       expect([error.code, error.kind]).toEqual(['REMOTE_RELAY_NO_ACTIVE_TURN', 'failed_precondition']);
       expect(error.message).toContain(`card ${left.id} was withdrawn: the turn that asked it in session s-left has ended`);
     }
@@ -174,7 +174,7 @@ describe('a card whose turn ended while the question service was away', () => {
   });
 
   it('the next turn’s card is still answered as usual', async () => {
-    const { card } = await callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: nextTurns.id, decision: 'answer', answer: '', choices: ['Deny'], agentSessionId: '', dryRun: false });
+    const { card } = await callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: nextTurns.id, decision: 'answer', answer: '', choices: ['Deny'], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false });
     expect(card).toMatchObject({ status: CardStatus.CARD_STATUS_ANSWERED, choices: ['Deny'] });
   });
 

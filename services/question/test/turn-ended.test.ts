@@ -129,7 +129,7 @@ describe('answering a card whose turn is gone', () => {
     const deps = { store, ids: sequentialIds(), turnEnds: allTurnEndsHeard };
     await withdrawCardsOfEndedTurn(deps, end, NOW);
     const events = store.events.length;
-    const refused = decideCard(deps, { userId: 'u1', cardId: card().id, answer: '', choices: [], ...decision }, ms(NOW, 1_000));
+    const refused = decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card().id, answer: '', choices: [], ...decision }, ms(NOW, 1_000));
     await expect(refused).rejects.toMatchObject({
       code: 'REMOTE_RELAY_NO_ACTIVE_TURN',
       kind: 'failed_precondition',
@@ -143,7 +143,7 @@ describe('answering a card whose turn is gone', () => {
   it('still answers not found for another user, before saying the turn is gone', async () => {
     const store = new InMemoryCardStore();
     await store.create(card({ status: 'cancelled', decidedAt: NOW }));
-    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, { userId: 'u2', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW)).rejects.toMatchObject({
+    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, { by: { kind: 'user' }, userId: 'u2', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW)).rejects.toMatchObject({
       code: 'REMOTE_RELAY_NOT_FOUND',
     });
   });
@@ -163,7 +163,7 @@ describe('an answer arriving before the turn ends missed while away are handled'
     await store.create(card());
     const turnEnds = hearing();
     const deps = { store, ids: sequentialIds(), turnEnds };
-    const answering = decideCard(deps, { userId: 'u1', cardId: card().id, decision: 'answer', answer: '', choices: ['Allow'] }, NOW);
+    const answering = decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card().id, decision: 'answer', answer: '', choices: ['Allow'] }, NOW);
     answering.catch(() => undefined);
     await flush();
     expect((await store.find(card().id))?.status).toBe('pending');
@@ -179,7 +179,7 @@ describe('an answer arriving before the turn ends missed while away are handled'
     await store.create(card({ createdAt: ms(ENDED, 1) }));
     const turnEnds = hearing();
     const deps = { store, ids: sequentialIds(), turnEnds };
-    const answering = decideCard(deps, { userId: 'u1', cardId: card().id, decision: 'answer', answer: '', choices: ['Allow'] }, NOW);
+    const answering = decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card().id, decision: 'answer', answer: '', choices: ['Allow'] }, NOW);
     await withdrawCardsOfEndedTurn(deps, end, NOW);
     turnEnds.done();
     expect(await answering).toMatchObject({ status: 'answered', choices: ['Allow'] });
@@ -189,7 +189,7 @@ describe('an answer arriving before the turn ends missed while away are handled'
     const store = new InMemoryCardStore();
     await store.create(card());
     const turnEnds = hearing();
-    const answering = decideCard({ store, ids: sequentialIds(), turnEnds }, { userId: 'u1', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW);
+    const answering = decideCard({ store, ids: sequentialIds(), turnEnds }, { by: { kind: 'user' }, userId: 'u1', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW);
     turnEnds.tooLong();
     await expect(answering).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', kind: 'unavailable' });
     expect((await store.find(card().id))?.status).toBe('pending');

@@ -66,26 +66,29 @@ export interface DecideCardInput {
   decision: string;
   answer: string;
   choices: string[];
-  /** Set when another session's agent answers (answer_question) rather than the user. */
-  agentSessionId?: string;
+  /** The user as a person (the user API), or another session's agent (answer_question) naming its session. */
+  by: CardDecider;
   /** Run every check and decide nothing: the answer is the card as it would be decided. */
   dryRun?: boolean;
 }
+
+/** Who decides: only the user decides an approval card; an agent answers question cards of other sessions. */
+export type CardDecider = { kind: 'user' } | { kind: 'agent'; sessionId: string };
 
 const TAKES: Record<CardKind, readonly Decision[]> = { approval: ['allow', 'deny'], question: ['answer', 'dismiss'] };
 const STATUS_AFTER: Record<Decision, CardStatus> = { allow: 'allowed', deny: 'denied', answer: 'answered', dismiss: 'dismissed' };
 
 /**
- * The card as `input` decides it, or the refusal: another user's card is not found; an agent may not
- * decide approval cards or its own session's; a decided card stays decided (a withdrawn one answers
+ * The card as `input` decides it, or the refusal: another user's card is not found (as a card that does not
+ * exist: nothing tells them apart); an agent may not decide approval cards or its own session's; a decided card stays decided (a withdrawn one answers
  * REMOTE_RELAY_NO_ACTIVE_TURN: its turn is gone); the decision must fit the card's kind; an answer needs
  * text or choices, and choices come from the card's options when it has any.
  */
 export function applyDecision(card: Card, input: DecideCardInput, now: Date): Card {
   if (card.userId !== input.userId) throw notFound(card.id);
-  if (input.agentSessionId !== undefined) {
+  if (input.by.kind === 'agent') {
     if (card.kind === 'approval') throw forbidden("an agent cannot decide an approval card: those are the user's", { card: card.id });
-    if (card.sessionId === input.agentSessionId) throw forbidden('an agent cannot answer its own question', { card: card.id });
+    if (card.sessionId === input.by.sessionId) throw forbidden('an agent cannot answer its own question', { card: card.id });
   }
   if (card.status !== 'pending') throw alreadyDecided(card);
   const decision = input.decision as Decision;

@@ -10,7 +10,7 @@ import { listCards } from '../../app/list-cards.ts';
 import { raiseCard } from '../../app/raise-card.ts';
 import type { AskReads } from '../../app/ports.ts';
 import { toAskMessage } from './wire/ask-wire.ts';
-import { cardKindOf, toCardMessage } from './wire/card-wire.ts';
+import { cardKindOf, deciderOf, toCardMessage } from './wire/card-wire.ts';
 
 /** The generated server interface without grpc-js's index signature, which the handler types would map to never. */
 type QuestionServiceMethods = { [K in keyof QuestionServiceServer as string extends K ? never : K]: QuestionServiceServer[K] };
@@ -49,7 +49,7 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
             decision: request.decision,
             answer: request.answer,
             choices: request.choices,
-            ...(request.agentSessionId === '' ? {} : { agentSessionId: request.agentSessionId }),
+            by: deciderOf(request.decidedBy, request.agentSessionId),
             dryRun: request.dryRun,
           },
           clock.now(),

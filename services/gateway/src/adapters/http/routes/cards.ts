@@ -1,12 +1,13 @@
 /**
  * The user's cards, /api/v1/cards, for a user's own bearer token: the Inbox (or one session's cards)
- * and deciding a card (allow/deny an approval card, answer/dismiss a question card). Errors answer
+ * and deciding a card (allow/deny an approval card, answer/dismiss a question card). This is the one path that
+ * decides a card as the user (decided_by USER): the console and the CLI use it; no session token reaches it. Errors answer
  * `{ code, error }` (../user-api.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
-import type { Card } from '@relay/proto/relay/question/v1/question_service';
+import { CardDecider, type Card } from '@relay/proto/relay/question/v1/question_service';
 import { CARD_DECISIONS, cardKindName, cardStatusName, type CardStatusName } from '../../../app/views/question-view.ts';
 import { answered } from '../../../domain/answers.ts';
 import type { QuestionClient } from '../../../app/ports.ts';
@@ -66,7 +67,7 @@ export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): v
     const body = DecideBody.safeParse(request.body);
     if (!body.success) return sendInvalid(reply, body.error);
     const { decision, answer = '', choices = [] } = body.data;
-    const decided = await callOwner(reply, deps.logger, () => deps.questions.decideCard({ userId, cardId: id, decision, answer, choices, agentSessionId: '', dryRun: false }));
+    const decided = await callOwner(reply, deps.logger, () => deps.questions.decideCard({ userId, cardId: id, decision, answer, choices, agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }));
     if (decided === undefined) return reply;
     return { card: cardView(answered(decided.card, 'DecideCard', 'card')) };
   });

@@ -17,7 +17,7 @@ import { checkedOnly, success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
 import { quoteStart } from '../../../domain/one-line.ts';
 import { shortId } from '../../views/turn-result.ts';
-import type { Card } from '@relay/proto/relay/question/v1/question_service';
+import { CardDecider, type Card } from '@relay/proto/relay/question/v1/question_service';
 import { cardStatusName } from '../../views/question-view.ts';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
@@ -95,6 +95,7 @@ function decisionOf(args: ToolArguments & { question_id: string }, userId: strin
     answer: args.answer ?? '',
     choices: args.choices ?? [],
     agentSessionId,
+    decidedBy: CardDecider.CARD_DECIDER_AGENT,
   };
 }
 

@@ -3,8 +3,10 @@
  * transactions: main.ts hands it toCardDecided, so adapters/store imports no other adapter.
  */
 import type { CardDecided } from '@relay/proto/relay/question/v1/events';
-import { CardKind as CardKindMessage, CardStatus as CardStatusMessage, type Card as CardMessage } from '@relay/proto/relay/question/v1/question_service';
+import { CardDecider as CardDeciderMessage, CardKind as CardKindMessage, CardStatus as CardStatusMessage, type Card as CardMessage } from '@relay/proto/relay/question/v1/question_service';
+import type { CardDecider } from '../../../domain/cards.ts';
 import type { Card, CardDecidedEvent, CardKind, CardStatus } from '../../../domain/entities.ts';
+import { invalidInput } from '../../../domain/errors.ts';
 
 const KINDS: Record<CardKind, CardKindMessage> = {
   approval: CardKindMessage.CARD_KIND_APPROVAL,
@@ -41,6 +43,16 @@ export function toCardMessage(card: Card): CardMessage {
 /** A requested kind as the domain names it; '' for UNSPECIFIED or a kind this service does not know, which the domain refuses. */
 export function cardKindOf(kind: CardKindMessage): string {
   return (Object.entries(KINDS) as [CardKind, CardKindMessage][]).find(([, message]) => message === kind)?.[0] ?? '';
+}
+
+/**
+ * Who decides, from DecideCard's decided_by and agent_session_id: the user (no agent session), or an agent (with its
+ * session). Anything else is refused, so a caller that forgets to say who decides never decides as the user.
+ */
+export function deciderOf(decidedBy: CardDeciderMessage, agentSessionId: string): CardDecider {
+  if (decidedBy === CardDeciderMessage.CARD_DECIDER_USER && agentSessionId === '') return { kind: 'user' };
+  if (decidedBy === CardDeciderMessage.CARD_DECIDER_AGENT && agentSessionId !== '') return { kind: 'agent', sessionId: agentSessionId };
+  throw invalidInput('decided_by must be USER (with no agent_session_id) or AGENT (with the agent\'s agent_session_id)', { field: 'decided_by' });
 }
 
 /** The card_decided event. */

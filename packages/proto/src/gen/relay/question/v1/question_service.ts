@@ -124,6 +124,45 @@ export function cardStatusToJSON(object: CardStatus): string {
   }
 }
 
+/** Who decides a card. */
+export enum CardDecider {
+  /** CARD_DECIDER_UNSPECIFIED - Refused: every decision says who makes it. */
+  CARD_DECIDER_UNSPECIFIED = 0,
+  /** CARD_DECIDER_USER - The card's user, as a person: the user API with a user token (the console, the CLI). */
+  CARD_DECIDER_USER = 1,
+  /** CARD_DECIDER_AGENT - Another session's agent (answer_question): question cards only, never its own session's. */
+  CARD_DECIDER_AGENT = 2,
+}
+
+export function cardDeciderFromJSON(object: any): CardDecider {
+  switch (object) {
+    case 0:
+    case "CARD_DECIDER_UNSPECIFIED":
+      return CardDecider.CARD_DECIDER_UNSPECIFIED;
+    case 1:
+    case "CARD_DECIDER_USER":
+      return CardDecider.CARD_DECIDER_USER;
+    case 2:
+    case "CARD_DECIDER_AGENT":
+      return CardDecider.CARD_DECIDER_AGENT;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum CardDecider");
+  }
+}
+
+export function cardDeciderToJSON(object: CardDecider): string {
+  switch (object) {
+    case CardDecider.CARD_DECIDER_UNSPECIFIED:
+      return "CARD_DECIDER_UNSPECIFIED";
+    case CardDecider.CARD_DECIDER_USER:
+      return "CARD_DECIDER_USER";
+    case CardDecider.CARD_DECIDER_AGENT:
+      return "CARD_DECIDER_AGENT";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum CardDecider");
+  }
+}
+
 /** Where an ask stands. */
 export enum AskStatus {
   ASK_STATUS_UNSPECIFIED = 0,
@@ -240,10 +279,14 @@ export interface DecideCardRequest {
   decision: string;
   answer: string;
   choices: string[];
-  /** Set when another session's agent answers (answer_question): it may not decide approval cards or its own. */
+  /**
+   * The answering agent's session (or "relay:<name>/<session>" for a paired relay's), with decided_by AGENT; empty
+   * with decided_by USER.
+   */
   agentSessionId: string;
   /** Run every check and decide nothing; the response holds the card as it stands. */
   dryRun: boolean;
+  decidedBy: CardDecider;
 }
 
 /** The decided card. */
@@ -1081,7 +1124,16 @@ export const AwaitCardResponse: MessageFns<AwaitCardResponse> = {
 };
 
 function createBaseDecideCardRequest(): DecideCardRequest {
-  return { userId: "", cardId: "", decision: "", answer: "", choices: [], agentSessionId: "", dryRun: false };
+  return {
+    userId: "",
+    cardId: "",
+    decision: "",
+    answer: "",
+    choices: [],
+    agentSessionId: "",
+    dryRun: false,
+    decidedBy: 0,
+  };
 }
 
 export const DecideCardRequest: MessageFns<DecideCardRequest> = {
@@ -1106,6 +1158,9 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
     }
     if (message.dryRun !== false) {
       writer.uint32(56).bool(message.dryRun);
+    }
+    if (message.decidedBy !== 0) {
+      writer.uint32(64).int32(message.decidedBy);
     }
     return writer;
   },
@@ -1179,6 +1234,14 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
             message.dryRun = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.decidedBy = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1216,6 +1279,11 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
+      decidedBy: isSet(object.decidedBy)
+        ? cardDeciderFromJSON(object.decidedBy)
+        : isSet(object.decided_by)
+        ? cardDeciderFromJSON(object.decided_by)
+        : 0,
     };
   },
 
@@ -1242,6 +1310,9 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
     if (message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
+    if (message.decidedBy !== 0) {
+      obj.decidedBy = cardDeciderToJSON(message.decidedBy);
+    }
     return obj;
   },
 
@@ -1257,6 +1328,7 @@ export const DecideCardRequest: MessageFns<DecideCardRequest> = {
     message.choices = object.choices?.map((e) => e) || [];
     message.agentSessionId = object.agentSessionId ?? "";
     message.dryRun = object.dryRun ?? false;
+    message.decidedBy = object.decidedBy ?? 0;
     return message;
   },
 };
@@ -3115,9 +3187,12 @@ export const QuestionServiceService = {
     responseDeserialize: (value: Buffer): AwaitCardResponse => AwaitCardResponse.decode(value),
   },
   /**
-   * The user (or, for question cards, another session's agent) decides a pending card.
+   * The user (or, for question cards, another session's agent) decides a pending card. Only the user, through
+   * the user API (decided_by USER), decides an approval card: the one decision path for every card that gates an
+   * action (docs/security.md, Gates).
    * Codes: REMOTE_RELAY_NOT_FOUND (no such card of this user), REMOTE_RELAY_INVALID_INPUT (a decision the card
-   * does not take, or it is decided already), REMOTE_RELAY_FORBIDDEN (an agent deciding an approval card).
+   * does not take, it is decided already, or decided_by is unset), REMOTE_RELAY_FORBIDDEN (an agent deciding an
+   * approval card or its own session's).
    */
   decideCard: {
     path: "/relay.question.v1.QuestionService/DecideCard" as const,
@@ -3233,9 +3308,12 @@ export interface QuestionServiceServer extends UntypedServiceImplementation {
    */
   awaitCard: handleServerStreamingCall<AwaitCardRequest, AwaitCardResponse>;
   /**
-   * The user (or, for question cards, another session's agent) decides a pending card.
+   * The user (or, for question cards, another session's agent) decides a pending card. Only the user, through
+   * the user API (decided_by USER), decides an approval card: the one decision path for every card that gates an
+   * action (docs/security.md, Gates).
    * Codes: REMOTE_RELAY_NOT_FOUND (no such card of this user), REMOTE_RELAY_INVALID_INPUT (a decision the card
-   * does not take, or it is decided already), REMOTE_RELAY_FORBIDDEN (an agent deciding an approval card).
+   * does not take, it is decided already, or decided_by is unset), REMOTE_RELAY_FORBIDDEN (an agent deciding an
+   * approval card or its own session's).
    */
   decideCard: handleUnaryCall<DecideCardRequest, DecideCardResponse>;
   /** A user's cards: the Inbox, or one session's. */
@@ -3304,9 +3382,12 @@ export interface QuestionServiceClient extends Client {
     options?: Partial<CallOptions>,
   ): ClientReadableStream<AwaitCardResponse>;
   /**
-   * The user (or, for question cards, another session's agent) decides a pending card.
+   * The user (or, for question cards, another session's agent) decides a pending card. Only the user, through
+   * the user API (decided_by USER), decides an approval card: the one decision path for every card that gates an
+   * action (docs/security.md, Gates).
    * Codes: REMOTE_RELAY_NOT_FOUND (no such card of this user), REMOTE_RELAY_INVALID_INPUT (a decision the card
-   * does not take, or it is decided already), REMOTE_RELAY_FORBIDDEN (an agent deciding an approval card).
+   * does not take, it is decided already, or decided_by is unset), REMOTE_RELAY_FORBIDDEN (an agent deciding an
+   * approval card or its own session's).
    */
   decideCard(
     request: DecideCardRequest,
