@@ -105,44 +105,70 @@ describe('/mcp checks Host and Origin before anything else', () => {
   });
 });
 
-describe('failed token checks are limited per client address', () => {
-  it('after the limit, refuses with 429 and retry-after before checking any token, a good one too', async () => {
-    const { app, seen } = start({ authFailuresPerMinute: 3 });
-    for (let i = 0; i < 3; i += 1) {
-      const wrong = await app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer rly_u_wrong_${i}` } });
-      expect(wrong.statusCode).toBe(401);
-    }
-    const checked = seen.authenticated.length;
-    const blocked = await app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${USER_TOKEN}` } });
-    expect(blocked.statusCode).toBe(429);
-    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    expect(blocked.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+describe('failed token checks are limited per presented token and per client, never against a valid token', () => {
+  const get = (token: string, remoteAddress?: string) =>
+    current!.inject({ method: 'GET', url: '/api/v1/relay', ...(remoteAddress ? { remoteAddress } : {}), headers: { authorization: `Bearer ${token}` } });
+
+  it('lets every valid token in from an address that sent 200 bad ones: user, session (/mcp) and relay tokens, and a console sign-in', async () => {
+    const { app } = start({ authFailuresPerMinute: 60 });
+    const statuses = new Set<number>();
+    for (let i = 0; i < 200; i += 1) statuses.add((await get(`rly_u_wrong_${i}`)).statusCode);
+    // The address's failures are used up: its bad tokens are told to wait.
+    expect([...statuses].sort()).toEqual([401, 429]);
+    expect((await get(`rly_u_wrong_more`)).statusCode).toBe(429);
+
+    expect((await get(USER_TOKEN)).statusCode).toBe(200);
     const mcp = await app.inject({ method: 'POST', url: '/mcp', headers: { ...mcpHeaders, host: '127.0.0.1' }, payload: listTools });
-    expect(mcp.statusCode).toBe(429);
+    expect(mcp.statusCode).toBe(200);
     const relay = await app.inject({ method: 'GET', url: '/relay/v1/hello', headers: { authorization: `Bearer ${RELAY_TOKEN}` } });
-    expect(relay.statusCode).toBe(429);
-    expect(relay.json()).toMatchObject({ code: 'REMOTE_RELAY_AUTH' });
-    expect(seen.authenticated).toHaveLength(checked);
+    expect(relay.statusCode).toBe(200);
+    const signIn = await app.inject({ method: 'POST', url: '/console/v1/sign-in', headers: { host: '127.0.0.1:7420', 'content-type': 'application/json' }, payload: { token: USER_TOKEN } });
+    expect(signIn.statusCode).toBe(200);
   });
 
-  it('counts per address: another client is not held up', async () => {
-    const { app } = start({ authFailuresPerMinute: 1 });
-    await app.inject({ method: 'GET', url: '/api/v1/relay', remoteAddress: '203.0.113.7', headers: { authorization: 'Bearer rly_u_wrong' } });
-    const attacker = await app.inject({ method: 'GET', url: '/api/v1/relay', remoteAddress: '203.0.113.7', headers: { authorization: `Bearer ${USER_TOKEN}` } });
-    const other = await app.inject({ method: 'GET', url: '/api/v1/relay', remoteAddress: '198.51.100.2', headers: { authorization: `Bearer ${USER_TOKEN}` } });
-    expect([attacker.statusCode, other.statusCode]).toEqual([429, 200]);
+  it('answers a client over its limit 429 with retry-after for each token that fails, still checking each', async () => {
+    const { app, seen } = start({ authFailuresPerMinute: 3 });
+    for (let i = 0; i < 3; i += 1) expect((await get(`rly_u_wrong_${i}`)).statusCode).toBe(401);
+    const over = await get('rly_u_wrong_3');
+    expect(over.statusCode).toBe(429);
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    expect(over.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(seen.authenticated).toContain('rly_u_wrong_3');
+    const relay = await app.inject({ method: 'GET', url: '/relay/v1/hello', headers: { authorization: 'Bearer rly_r_wrong' } });
+    expect(relay.statusCode).toBe(429);
+    expect(relay.json()).toMatchObject({ code: 'REMOTE_RELAY_AUTH' });
+  });
+
+  it('throttles a token that keeps failing, from any address, without asking the session service again', async () => {
+    const { seen } = start({ authFailuresPerMinute: 3 });
+    const addresses = ['203.0.113.7', '198.51.100.2', '192.0.2.9'];
+    for (const address of addresses) expect((await get('rly_u_stale', address)).statusCode).toBe(401);
+    const checked = seen.authenticated.length;
+    const again = await get('rly_u_stale', '192.0.2.200');
+    expect(again.statusCode).toBe(429);
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+    expect(seen.authenticated).toHaveLength(checked);
+    // Another address's valid token is not held up by it.
+    expect((await get(USER_TOKEN, '192.0.2.200')).statusCode).toBe(200);
+  });
+
+  it('counts per address: another client\'s bad tokens still get 401', async () => {
+    start({ authFailuresPerMinute: 1 });
+    await get('rly_u_wrong_1', '203.0.113.7');
+    const attacker = await get('rly_u_wrong_2', '203.0.113.7');
+    const other = await get('rly_u_wrong_3', '198.51.100.2');
+    expect([attacker.statusCode, other.statusCode]).toEqual([429, 401]);
   });
 
   it('does not count a good token', async () => {
-    const { app } = start({ authFailuresPerMinute: 1 });
-    for (let i = 0; i < 3; i += 1) {
-      expect((await app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${USER_TOKEN}` } })).statusCode).toBe(200);
-    }
+    start({ authFailuresPerMinute: 1 });
+    for (let i = 0; i < 3; i += 1) expect((await get(USER_TOKEN)).statusCode).toBe(200);
+    expect((await get('rly_u_wrong')).statusCode).toBe(401);
   });
 
   it('takes a token far longer than any this relay mints as unknown without asking the session service', async () => {
-    const { app, seen } = start();
-    const response = await app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${'x'.repeat(5_000)}` } });
+    const { seen } = start();
+    const response = await get('x'.repeat(5_000));
     expect(response.statusCode).toBe(401);
     expect(seen.authenticated).toEqual([]);
   });
@@ -150,11 +176,13 @@ describe('failed token checks are limited per client address', () => {
   // An address, or CIDRs as the prod overlay gives for its ingress controller's pods (and loopback, where inject comes from).
   it.each(['127.0.0.1', '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8'])('names the client by X-Forwarded-For only behind a trusted proxy (%s)', async (trustedProxies) => {
     const { app } = start({ authFailuresPerMinute: 1, trustedProxies });
-    const wrong = { authorization: 'Bearer rly_u_wrong', 'x-forwarded-for': '203.0.113.7' };
-    await app.inject({ method: 'GET', url: '/api/v1/relay', headers: wrong });
-    const sameClient = await app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${USER_TOKEN}`, 'x-forwarded-for': '203.0.113.7' } });
-    const otherClient = await app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${USER_TOKEN}`, 'x-forwarded-for': '198.51.100.2' } });
-    expect([sameClient.statusCode, otherClient.statusCode]).toEqual([429, 200]);
+    const from = (token: string, client: string) =>
+      app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client } });
+    await from('rly_u_wrong_1', '203.0.113.7');
+    const sameClient = await from('rly_u_wrong_2', '203.0.113.7');
+    const otherClient = await from('rly_u_wrong_3', '198.51.100.2');
+    const validFromSame = await from(USER_TOKEN, '203.0.113.7');
+    expect([sameClient.statusCode, otherClient.statusCode, validFromSame.statusCode]).toEqual([429, 401, 200]);
   });
 });
 

@@ -1,12 +1,14 @@
 /**
- * Who is calling: the bearer token of a request, resolved by the session service. The token is
- * never logged. A client whose tokens keep failing must wait (failure-limits.ts) before it may try again.
+ * Who is calling: the bearer token of a request, resolved by the session service. The token is never logged. A
+ * valid token is always let in; a token that keeps failing, and a client whose tokens keep failing, are told to
+ * wait (failure-limits.ts).
  */
 import { isAppError } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, type AuthenticatedCaller } from '../../domain/caller.ts';
 import type { SessionClient } from '../../app/ports.ts';
+import { credentialKeyOf } from './failure-limits.ts';
 
 export type BearerOutcome =
   | { ok: true; caller: AuthenticatedCaller }
@@ -21,17 +23,20 @@ export function bearerTokenOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Checks a token with `check` unless the client must wait: 'wait' with the seconds, or 'unknown' (counted as a
- * failed try) for a token `check` does not know or that is too long to be one; any other fault is thrown.
+ * Checks a token with `check`: 'ok' with what it found, whoever else failed from the same address. A token that
+ * fails is counted against itself and against its client: 'wait' with the seconds when either has failed too often
+ * (a credential that did is not checked again until its minute is over), else 'unknown'. A token too long to be one
+ * is unknown without asking anyone; any fault other than an unknown token is thrown.
  */
 export async function checkToken<T>(
   request: FastifyRequest,
   token: string,
   check: (token: string) => Promise<T>,
 ): Promise<{ kind: 'ok'; value: T } | { kind: 'wait'; seconds: number } | { kind: 'unknown' }> {
-  const failures = request.server.failureLimits.authentication;
-  const seconds = await failures.waitSeconds(request);
-  if (seconds !== undefined) return { kind: 'wait', seconds };
+  const { authentication: clients, credentials } = request.server.failureLimits;
+  const credential = credentialKeyOf(token);
+  const refused = await credentials.waitSeconds(request, credential);
+  if (refused !== undefined) return { kind: 'wait', seconds: refused };
   if (token.length <= MAX_TOKEN_LENGTH) {
     try {
       return { kind: 'ok', value: await check(token) };
@@ -39,8 +44,9 @@ export async function checkToken<T>(
       if (!isAppError(error) || error.kind !== 'unauthenticated') throw error;
     }
   }
-  await failures.failed(request);
-  return { kind: 'unknown' };
+  const [againstToken, againstClient] = await Promise.all([credentials.failed(request, credential), clients.failed(request)]);
+  const seconds = Math.max(againstToken ?? 0, againstClient ?? 0);
+  return seconds > 0 ? { kind: 'wait', seconds } : { kind: 'unknown' };
 }
 
 /** The caller behind a request's bearer token; 401 without a valid one, 429 while the client must wait, 503 when tokens cannot be checked. */
@@ -58,12 +64,12 @@ export async function authenticateBearer(request: FastifyRequest, sessions: Sess
   }
 }
 
-/** 429: the client's failed tries are used up for now. */
+/** 429: the token's or the client's failed tries are used up for now (a valid token is never refused so). */
 export function tooManyFailures(seconds: number): Extract<BearerOutcome, { ok: false }> {
   return {
     ok: false,
     status: 429,
-    message: `Too many unknown tokens came from your address; try again in ${seconds} s. Nothing was checked.`,
+    message: `This token, or too many unknown tokens from your address, failed too often; try again in ${seconds} s with a valid token.`,
     retryAfterSeconds: seconds,
   };
 }

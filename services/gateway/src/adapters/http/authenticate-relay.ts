@@ -1,7 +1,7 @@
 /**
  * Who calls /relay/v1: a paired relay, by the relay token it holds for this one (verified by the pairing
- * service, which keeps only its hash). The token is never logged. Unknown relay tokens count against the
- * client's failed tries like any other (failure-limits.ts).
+ * service, which keeps only its hash). The token is never logged. Unknown relay tokens count against
+ * themselves and the client's failed tries like any other (failure-limits.ts); a valid one is always let in.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerTokenOf, checkToken } from './authenticate-bearer.ts';
@@ -24,7 +24,7 @@ export async function authenticateRelay(request: FastifyRequest, pairing: Pairin
         ok: false,
         status: 429,
         code: 'REMOTE_RELAY_AUTH',
-        message: `Too many unknown relay tokens came from your address; try again in ${checked.seconds} s.`,
+        message: `This relay token, or too many unknown relay tokens from your address, failed too often; try again in ${checked.seconds} s with a valid one.`,
         retryAfterSeconds: checked.seconds,
       };
     }
