@@ -36,10 +36,38 @@ function run(args, env = process.env) {
   }
 }
 
+/** The first `name` on PATH (or in /usr/bin), if any. */
+function onPath(name) {
+  const dirs = [...(process.env.PATH ?? '').split(':').filter((dir) => dir !== ''), '/usr/bin'];
+  return dirs.map((dir) => join(dir, name)).find((candidate) => existsSync(candidate));
+}
+
+/**
+ * Every command an agent runs goes into a bubblewrap sandbox (docs/security.md): installed from Debian's apt when
+ * missing, as nats-server is; where it cannot be, the relay still starts and refuses every command, and says so.
+ */
+function ensureBubblewrap() {
+  if (process.platform !== 'linux' || onPath('bwrap') !== undefined) return;
+  const aptGet = onPath('apt-get');
+  if (aptGet !== undefined && process.getuid?.() === 0) {
+    process.stdout.write("bubblewrap is not installed: installing Debian's bubblewrap with apt-get\n");
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const install = () => spawnSync(aptGet, ['install', '-y', '-qq', 'bubblewrap'], { stdio: 'inherit', env }).status === 0;
+    if (!install()) {
+      spawnSync(aptGet, ['update', '-qq'], { stdio: 'inherit', env });
+      install();
+    }
+  }
+  if (onPath('bwrap') === undefined) {
+    process.stderr.write('relay: bubblewrap (bwrap) is not installed, so no command an agent asks for will run (install it: sudo apt-get install bubblewrap)\n');
+  }
+}
+
 if (needsInstall()) run(['ci']);
 const missing = servicesMissingGeneratedCode();
 if (missing.length > 0) {
   process.stdout.write(`Generating code for ${missing.join(', ')}\n`);
   run(['run', 'generate'], { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' });
 }
+ensureBubblewrap();
 await launchUp(process.argv.slice(2));
