@@ -43,6 +43,7 @@ import { TurnRunner } from './app/turns/turn-runner.ts';
 import { TurnSignals } from './app/turns/turn-signals.ts';
 import { nodeRealFolders } from './adapters/fs/real-folders.ts';
 import { BackgroundTasks } from './adapters/tasks/background-tasks.ts';
+import { bubblewrapSandbox, stateFoldersAbove } from './adapters/tasks/bubblewrap-sandbox.ts';
 import { PrismaTaskStore } from './adapters/store/prisma-task-store.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
 import { PrismaSessionStore } from './adapters/store/prisma-session-store.ts';
@@ -78,6 +79,10 @@ const signals = new TurnSignals();
 const grpc = grpcAuth('session', config);
 const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
 const taskStore = new PrismaTaskStore(prisma, API_MESSAGES);
+// Every allowed command (and every agent CLI) runs in the sandbox; where none can be had, none runs, and the log says so.
+const sandbox = bubblewrapSandbox({ path: commandEnv().PATH, stateFolders: stateFoldersAbove(process.cwd()) });
+if (sandbox.unavailable === undefined) logger.info('commands run in a bubblewrap sandbox');
+else logger.error(`${sandbox.unavailable}: every command an agent asks for is refused`);
 const backgroundTasks = new BackgroundTasks({
   store: taskStore,
   clock,
@@ -87,6 +92,7 @@ const backgroundTasks = new BackgroundTasks({
   env: commandEnv(),
   allowedRoots,
   folders: nodeRealFolders,
+  sandbox,
 });
 const usageLedger = new PrismaUsageLedger(prisma);
 // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
@@ -178,6 +184,8 @@ try {
     port: config.GRPC_PORT,
     host: config.GRPC_HOST,
     healthPort: config.GRPC_HEALTH_PORT,
+    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
     auth: grpc,
     services: [
       {

@@ -47,6 +47,12 @@ class Tasks {
   started: { command: string; description: string | undefined; cwd: string }[] = [];
   refuse: string | undefined;
   log: string[] = [];
+  refusal(): string | undefined {
+    return undefined;
+  }
+  where(cwd: string): string {
+    return `test sandbox of ${cwd}`;
+  }
   async start(input: { sessionId: string; cwd: string; command: string; description?: string | undefined }) {
     if (this.refuse !== undefined) throw new Error(this.refuse);
     this.started.push({ command: input.command, description: input.description, cwd: input.cwd });
@@ -204,8 +210,8 @@ describe('the Claude provider', () => {
     await provider.startTurn(input);
     const card = { userId: 'u-1', sessionId: 's-1' };
     expect(cards.raised).toEqual([
-      { ...card, kind: 'approval', title: 'Claude wants to run rm -rf build', lines: ['Folder: /tmp', 'Tool: Bash', 'command: rm -rf build'] },
-      { ...card, kind: 'approval', title: 'Claude wants to use Bash', lines: ['Folder: /tmp', 'Tool: Bash', 'command: ls'] },
+      { ...card, kind: 'approval', title: 'Claude wants to run rm -rf build', lines: ['Folder: /tmp', 'Tool: Bash', 'command: rm -rf build', 'Runs in: test sandbox of /tmp'] },
+      { ...card, kind: 'approval', title: 'Claude wants to use Bash', lines: ['Folder: /tmp', 'Tool: Bash', 'command: ls', 'Runs in: test sandbox of /tmp'] },
       { ...card, kind: 'question', question: 'Which branch?', options: ['main', 'dev'] },
     ]);
     expect(decisions).toEqual([

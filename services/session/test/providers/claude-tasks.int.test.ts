@@ -24,6 +24,7 @@ import { ClaudeProvider, type QueryFn } from '../../src/adapters/providers/claud
 import { TURN_ENDED_REASON } from '../../src/adapters/providers/claude/turn-subagents.ts';
 import type { ProviderEvent, TurnInput } from '../../src/app/turns/provider.ts';
 import type { QuestionCards } from '../../src/app/turns/question-cards.ts';
+import { bubblewrapSandbox } from '../../src/adapters/tasks/bubblewrap-sandbox.ts';
 import { BackgroundTasks } from '../../src/adapters/tasks/background-tasks.ts';
 import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { withTasks } from '../../src/adapters/grpc/session-tasks.ts';
@@ -44,7 +45,7 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   store = new PrismaTaskStore(prisma, API_MESSAGES);
-  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-claude', env: commandEnv(), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders });
+  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-claude', env: commandEnv(), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders, sandbox: bubblewrapSandbox({ path: process.env.PATH }) });
   workDir = await mkdtemp(join(tmpdir(), 'relay-claude-tasks-'));
   userId = randomUUID();
   await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });

@@ -23,6 +23,7 @@ import { nodeRealFolders } from '../../src/adapters/fs/real-folders.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { TASK_LEASE_MS, TASK_OUTPUT_KEPT_BYTES, TASK_OUTPUT_KEPT_MS } from '../../src/domain/tasks/task.ts';
 import { BackgroundTasks, RESTARTED_REASON, RUNNER_GONE_REASON, STOPPED_REASON, TaskStartRefused } from '../../src/adapters/tasks/background-tasks.ts';
+import { bubblewrapSandbox } from '../../src/adapters/tasks/bubblewrap-sandbox.ts';
 import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { withMemberStates, withTasks } from '../../src/adapters/grpc/session-tasks.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
@@ -59,7 +60,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'relay-task-cwd-'));
   // The service's own environment holds secrets; a command is given only the allowlist of commandEnv.
   const serviceEnv = { ...process.env, ...SERVICE_SECRETS };
-  const place = { env: commandEnv(serviceEnv), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders };
+  const place = { env: commandEnv(serviceEnv), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders, sandbox: bubblewrapSandbox({ path: process.env.PATH }) };
   tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-now', ...place });
   otherTasks = new BackgroundTasks({ store: otherStore, clock, logger, host: 'other-pod', runnerId: 'runner-other', ...place });
   userId = randomUUID();

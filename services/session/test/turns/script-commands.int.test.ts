@@ -25,6 +25,7 @@ import { GrpcQuestionCards } from '../../src/adapters/grpc/grpc-question-cards.t
 import { SessionWorkers } from '../../src/app/turns/session-workers.ts';
 import { TurnRunner } from '../../src/app/turns/turn-runner.ts';
 import { TurnSignals } from '../../src/app/turns/turn-signals.ts';
+import { bubblewrapSandbox } from '../../src/adapters/tasks/bubblewrap-sandbox.ts';
 import { BackgroundTasks } from '../../src/adapters/tasks/background-tasks.ts';
 import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
@@ -60,6 +61,7 @@ beforeAll(async () => {
     env: commandEnv(),
     allowedRoots: [await realpath(tmpdir())],
     folders: nodeRealFolders,
+    sandbox: bubblewrapSandbox({ path: process.env.PATH }),
   });
   const turns = new PrismaTurnStore(prisma, API_MESSAGES);
   runner = new TurnRunner({
@@ -141,7 +143,7 @@ describe('a script task waits on the owner’s Allow', () => {
 
     const waiting = await turnIn(turnId, 'waiting_for_answer');
     const card = await cardOf(sessionId);
-    expect(card).toMatchObject({ userId: ownerId, kind: CardKind.CARD_KIND_APPROVAL, title: 'script-1 wants to run a command', lines: [`Folder: ${workDir}`, 'Command: echo built > out.txt'], options: [] });
+    expect(card).toMatchObject({ userId: ownerId, kind: CardKind.CARD_KIND_APPROVAL, title: 'script-1 wants to run a command', lines: [`Folder: ${workDir}`, 'Command: echo built > out.txt', `Runs in: bubblewrap sandbox — reads and writes only ${workDir}; no relay file, process or secret`], options: [] });
     expect(waiting.pendingQuestions).toEqual([{ id: card.id, kind: 'ask_user', question: card.title, options: ['Allow', 'Deny'] }]);
     expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
 

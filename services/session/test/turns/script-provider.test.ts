@@ -13,6 +13,14 @@ const session = { id: 's-1', userId: 'u-1', title: 'T', provider: 'script', mode
 /** Starts nothing: records what the provider would run. */
 class FakeTasks implements BackgroundTaskStarter {
   started: { sessionId: string; cwd: string; command: string }[] = [];
+  /** Why commands are refused (no sandbox), when set. */
+  unavailable: string | undefined;
+  refusal(): string | undefined {
+    return this.unavailable;
+  }
+  where(cwd: string): string {
+    return `test sandbox of ${cwd}`;
+  }
   async start(input: { sessionId: string; cwd: string; command: string }): Promise<{ id: string; status: string; description: string }> {
     this.started.push(input);
     return { id: `task_${this.started.length}`, status: 'running', description: input.command };
@@ -154,7 +162,7 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
     const { reply, events, cards } = turn(`${header}task npm test\nreply started {{result.taskId}}`, { tasks, mode });
     await tick();
     const title = 'script-1 wants to run a command';
-    expect(cards.raised).toEqual([{ kind: 'approval', userId: 'u-1', sessionId: 's-1', title, lines: ['Folder: /tmp', 'Command: npm test'] }]);
+    expect(cards.raised).toEqual([{ kind: 'approval', userId: 'u-1', sessionId: 's-1', title, lines: ['Folder: /tmp', 'Command: npm test', 'Runs in: test sandbox of /tmp'] }]);
     expect(events).toEqual([
       { type: 'tool_call', name: 'task', input: { command: 'npm test' } },
       { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: title, options: ['Allow', 'Deny'] } },
@@ -178,6 +186,15 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
     expect(events.map((e) => e.type)).toEqual(['tool_call', 'question_raised', 'question_answered', 'text']);
   });
 
+  it('where no sandbox can be had, no card is raised and nothing runs: the script reads why', async () => {
+    const tasks = new FakeTasks();
+    tasks.unavailable = 'commands do not run on this relay: no sandbox can be had here (bubblewrap (bwrap) is not installed)';
+    const { reply, cards } = turn('task cat ~/.relay/credentials.json\nreply {{result.ok}} {{result.code}}: {{result.error}}', { tasks });
+    expect(await reply).toEqual({ text: `false REMOTE_RELAY_UNSUPPORTED: The command did not run: ${tasks.unavailable}.`, model: 'script-1' });
+    expect(cards.raised).toEqual([]);
+    expect(tasks.started).toEqual([]);
+  });
+
   it('a command of any length shows whole on the card, cut into lines under a short title', async () => {
     const tasks = new FakeTasks();
     const command = `echo ${'x'.repeat(2_500)}`;
@@ -185,7 +202,8 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
     await tick();
     const [card] = cards.raised;
     expect(card).toMatchObject({ kind: 'approval', title: 'script-1 wants to run a command' });
-    expect(card?.kind === 'approval' && card.lines.slice(1).join('')).toBe(`Command: ${command}`);
+    expect(card?.kind === 'approval' && card.lines.slice(1, -1).join('')).toBe(`Command: ${command}`);
+    expect(card?.kind === 'approval' && card.lines.at(-1)).toBe('Runs in: test sandbox of /tmp');
     cards.answer('card-1', 'Allow');
     expect(await reply).toEqual({ text: 'true', model: 'script-1' });
     expect(tasks.started.map((task) => task.command)).toEqual([command]);

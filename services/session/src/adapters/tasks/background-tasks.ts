@@ -1,6 +1,8 @@
 /**
  * Background shell tasks: `sh -c <command>` in the session's folder (by its real path, inside the relay's allowed
- * roots), with an allowlisted environment that holds none of the service's secrets, its output (stdout and stderr) kept in
+ * roots), inside the relay's sandbox (command-sandbox.ts: it reaches that folder and none of the relay's files,
+ * processes or secrets; where no sandbox can be had, no command starts), with an allowlisted environment that holds
+ * none of the service's secrets, its output (stdout and stderr) kept in
  * PostgreSQL as it comes (TaskOutputLog), its start and end recorded with their events. A task keeps running
  * after the turn that started it ends. Its runner holds a lease on it (relay time); when the runner dies, any
  * replica's sweep fails it once the lease has run out, and a restart on the same host fails it at once
@@ -15,6 +17,7 @@ import type { Clock, Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { folderRefusal, normaliseFolder } from '../../domain/sessions/folders.ts';
 import type { RealFolders } from '../../app/ports.ts';
+import type { CommandSandbox } from '../../app/tasks/command-sandbox.ts';
 import { endedStatus, TASK_LEASE_MS, TASK_LEASE_RENEW_MS, TASK_OUTPUT_KEPT_MS, type Task } from '../../domain/tasks/task.ts';
 import type { RunningTaskStore, TaskEnd } from '../../app/tasks/ports.ts';
 import { OUTPUT_ANNOUNCE_MS, TaskOutputLog } from './task-output-log.ts';
@@ -40,6 +43,8 @@ export interface BackgroundTasksOptions {
   /** The folders commands may run in (real paths), and how a session's folder resolves on this machine. */
   allowedRoots: readonly string[];
   folders: RealFolders;
+  /** Where every command runs; one that is unavailable refuses every command. */
+  sandbox: CommandSandbox;
 }
 
 type RunningTask = { child: ChildProcess; stopping: boolean; ended: Promise<void> };
@@ -55,13 +60,24 @@ export class BackgroundTasks {
     this.#o = options;
   }
 
+  /** Why no command may run here (no sandbox), or undefined when they run. */
+  refusal(): string | undefined {
+    return this.#o.sandbox.unavailable;
+  }
+
+  /** Where a command in `cwd` runs, as its approval card says. */
+  where(cwd: string): string {
+    return this.#o.sandbox.where(cwd);
+  }
+
   /**
-   * Starts `command` in `cwd` for the session; refuses when the folder does not exist, or when its real path (a
+   * Starts `command` in `cwd` for the session inside the sandbox; refuses when there is no sandbox, when the folder does not exist, or when its real path (a
    * symbolic link made since the session took the folder) lies outside the allowed roots or in a .relay folder.
    * The task is described by `description` when the agent gave one, else by the command.
    */
   async start(input: { sessionId: string; cwd: string; command: string; description?: string | undefined }): Promise<Task> {
-    const { store, clock, logger, host, runnerId } = this.#o;
+    const { store, clock, logger, host, runnerId, sandbox } = this.#o;
+    if (sandbox.unavailable !== undefined) throw new TaskStartRefused(sandbox.unavailable);
     if (!(await isFolder(input.cwd))) throw new TaskStartRefused(`the session's folder ${input.cwd} does not exist on this relay`);
     const cwd = await this.#o.folders.realPath(normaliseFolder(input.cwd) ?? input.cwd);
     const refusal = folderRefusal(cwd, this.#o.allowedRoots);
@@ -69,8 +85,9 @@ export class BackgroundTasks {
     const id = `task_${randomBytes(8).toString('hex')}`;
     const log = logger.child({ taskId: id, sessionId: input.sessionId });
     const output = new TaskOutputLog({ taskId: id, store, logger: log });
-    // Its own process group, so a stop ends the command's children too.
-    const child = spawn('sh', ['-c', input.command], { cwd, env: this.#o.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so a stop ends the sandbox (and with it, its PID namespace: the command's children).
+    const confined = sandbox.wrap({ folder: cwd, argv: ['sh', '-c', input.command] });
+    const child = spawn(confined.file, confined.args, { cwd, env: this.#o.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     // Listened to at once: a quick command ends before its row is written.
     const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
     const running: RunningTask = { child, stopping: false, ended: Promise.resolve() };

@@ -25,7 +25,14 @@ export function approvalCardText(title: string, fields: readonly string[]): Appr
   return { title: title.length > TITLE_CHARS ? `${title.slice(0, TITLE_CHARS - 1)}…` : title, lines };
 }
 
-/** The card for `command` in `cwd` asked by `agent` (a model id or a provider's name), or undefined when too long. */
-export function commandCard(input: { agent: string; cwd: string; command: string }): ApprovalCardText | undefined {
-  return approvalCardText(`${input.agent} wants to run a command`, [`Folder: ${input.cwd}`, `Command: ${input.command}`]);
+/**
+ * The card for `command` in `cwd` asked by `agent` (a model id or a provider's name), or undefined when too long;
+ * `runsIn` says where it would run (the relay's sandbox: BackgroundTaskStarter.where), its last line.
+ */
+export function commandCard(input: { agent: string; cwd: string; command: string; runsIn?: string | undefined }): ApprovalCardText | undefined {
+  return approvalCardText(`${input.agent} wants to run a command`, [
+    `Folder: ${input.cwd}`,
+    `Command: ${input.command}`,
+    ...(input.runsIn === undefined ? [] : [`Runs in: ${input.runsIn}`]),
+  ]);
 }

@@ -307,7 +307,7 @@ export class ClaudeProvider implements Provider {
         return { behavior: 'allow', updatedInput: { ...toolInput, answers } };
       }
       const title = options.title ?? `Claude wants to use ${toolName}${options.decisionReason ? ` (${options.decisionReason})` : ''}`;
-      const card = approvalCardText(title, permissionFields(cwd, toolName, toolInput));
+      const card = approvalCardText(title, [...permissionFields(cwd, toolName, toolInput), `Runs in: ${this.#o.tasks.where(cwd)}`]);
       if (card === undefined) return { behavior: 'deny', message: `The ${toolName} call is too long to show the user on a card; it was not run. Make it shorter.` };
       const answer = await this.#ask(input, { kind: 'approval', userId, sessionId, ...card }, options.signal);
       if (answer !== APPROVAL_ANSWERS.allowed) return { behavior: 'deny', message: 'The user chose Deny.' };

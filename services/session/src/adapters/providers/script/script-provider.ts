@@ -115,7 +115,10 @@ export class ScriptProvider implements Provider {
     const tasks = this.#options.tasks;
     if (tasks === undefined) throw new TurnFailed(TASK_UNAVAILABLE);
     await input.emit({ type: 'tool_call', name: 'task', input: { command } });
-    const card = commandCard({ agent: SCRIPT_MODEL, cwd: input.session.cwd, command });
+    // Where no sandbox can be had, nothing may run: no card asks for an Allow that could not be given.
+    const refusal = tasks.refusal();
+    if (refusal !== undefined) return { ok: false, code: 'REMOTE_RELAY_UNSUPPORTED', error: `The command did not run: ${refusal}.` };
+    const card = commandCard({ agent: SCRIPT_MODEL, cwd: input.session.cwd, command, runsIn: tasks.where(input.session.cwd) });
     if (card === undefined) return { ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: 'The command is too long to show on a card: it did not run.' };
     const cardId = await this.#raise(input, { kind: 'approval', userId: input.session.userId, sessionId: input.session.id, ...card });
     const answer = await this.#answer(input, cardId).catch((error: unknown) => {
