@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dueAction, end, fire, firingId, hold, isFiringId, HOLD_RECHECK_MS, retryLater, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
+import { dueAction, end, fire, firingId, GUARD_RETRY_MAX_MS, GUARD_RETRY_MIN_MS, hold, isFiringId, HOLD_RECHECK_MS, nextGuardRetryMs, retryLater, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
 import { nextGridTime } from '../src/domain/grid.ts';
 import { isListed, newScheduleId, parseInstant, planSchedule, scheduleCounts, shownTimes, type Schedule, type ScheduleRequest } from '../src/domain/schedule.ts';
 
@@ -161,9 +161,18 @@ describe('due times', () => {
     const { update } = fire(held, t('2026-11-01T00:36:00Z'));
     expect(update).toMatchObject({ heldForApproval: false, heldSince: null, firedCount: 1, nextFireAt: t('2026-11-01T00:40:00Z') });
   });
-  it('a firing whose guard could not be asked stays due a minute on, keeping its grid time, with nothing else changed', () => {
+  it('a firing whose guard could not be asked stays due a second on (or the loop\'s backoff), keeping its grid time, with nothing else changed', () => {
     const s = every10();
-    expect(retryLater(s, t('2026-11-01T00:00:00Z'))).toEqual({ ...skip(s, t('2026-11-01T00:00:00Z')), skippedCount: 0, nextFireAt: t('2026-11-01T00:01:00Z'), pendingFireAt: t('2026-11-01T00:00:00Z') });
+    expect(retryLater(s, t('2026-11-01T00:00:00Z'))).toEqual({ ...skip(s, t('2026-11-01T00:00:00Z')), skippedCount: 0, nextFireAt: t('2026-11-01T00:00:01Z'), pendingFireAt: t('2026-11-01T00:00:00Z') });
+    expect(retryLater(s, t('2026-11-01T00:00:00Z'), 4_000).nextFireAt).toEqual(t('2026-11-01T00:00:04Z'));
+  });
+  // Issue 39: a catch-up firing whose first pass came before the session service was ready waited a minute.
+  it('the backoff while the guard cannot be asked doubles from a second to a few seconds, never a minute', () => {
+    const waits: number[] = [];
+    let last: number | undefined;
+    for (let pass = 0; pass < 6; pass += 1) waits.push((last = nextGuardRetryMs(last)));
+    expect(waits).toEqual([GUARD_RETRY_MIN_MS, 2_000, 4_000, GUARD_RETRY_MAX_MS, GUARD_RETRY_MAX_MS, GUARD_RETRY_MAX_MS]);
+    expect(GUARD_RETRY_MAX_MS).toBeLessThanOrEqual(5_000);
   });
   it('a firing deferred because the guard was away goes for its own grid time', () => {
     const deferred = every10(retryLater(every10(), t('2026-11-01T00:00:00Z')));

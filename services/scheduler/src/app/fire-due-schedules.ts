@@ -3,7 +3,7 @@
  * per schedule, fires, skips or holds it; the decisions are saved together, in one transaction with the firings and
  * their queue_prompt commands.
  */
-import { dueAction, fire, hold, retryLater, scheduledPromptHeader, skip, type Firing } from '../domain/firing.ts';
+import { dueAction, fire, GUARD_RETRY_MIN_MS, hold, retryLater, scheduledPromptHeader, skip, type Firing } from '../domain/firing.ts';
 import type { FiringCommand, LoopGuard, QueuePromptCommand, ScheduleChange, ScheduleStore } from './ports.ts';
 import { isForAnother, type Schedule } from '../domain/schedule.ts';
 
@@ -14,7 +14,7 @@ export interface FiringOutcome {
   fired: number;
   skipped: number;
   held: number;
-  /** Due firings the loop guard could not be asked about; looked at again in a minute. */
+  /** Due firings the loop guard could not be asked about; looked at again in `guardRetryMs`. */
   deferred: number;
 }
 
@@ -33,10 +33,14 @@ export function queuePromptCommand(schedule: Schedule, firingId: string, dueAt: 
   };
 }
 
-/** Fires what is due at `now`; returns what it did, and the firings it recorded (their lateness is measured). */
+/**
+ * Fires what is due at `now`; returns what it did, and the firings it recorded (their lateness is measured). A
+ * firing whose loop guard could not be asked is looked at again `guardRetryMs` later (the firing loop backs off).
+ */
 export async function fireDueSchedules(
   deps: { store: ScheduleStore; guard: LoopGuard },
   now: Date,
+  guardRetryMs: number = GUARD_RETRY_MIN_MS,
 ): Promise<FiringOutcome & { full: boolean; firings: Firing[] }> {
   return deps.store.firingTransaction(async (tx) => {
     const due = await tx.claimDue(now, CLAIM_BATCH);
@@ -54,7 +58,7 @@ export async function fireDueSchedules(
         // One schedule whose guard cannot be asked (the session service is away) must not stop the others.
         const allowed = await deps.guard.countPrompt(schedule.settingSessionId).catch(() => undefined);
         if (allowed !== true) {
-          updates.push({ scheduleId: schedule.id, update: allowed === false ? hold(schedule, now) : retryLater(schedule, now) });
+          updates.push({ scheduleId: schedule.id, update: allowed === false ? hold(schedule, now) : retryLater(schedule, now, guardRetryMs) });
           if (allowed === false) outcome.held += 1;
           else outcome.deferred += 1;
           continue;

@@ -101,9 +101,25 @@ export function hold(schedule: Schedule, now: Date): ScheduleUpdate {
   };
 }
 
-/** Keeps a due firing due, with its grid time, and looks again in a minute (the loop guard could not be asked). */
-export function retryLater(schedule: Schedule, now: Date): ScheduleUpdate {
-  return { ...unchanged(schedule), pendingFireAt: dueGridTime(schedule), nextFireAt: new Date(now.getTime() + HOLD_RECHECK_MS) };
+/** The first look again at a firing whose loop guard could not be asked (relay time); each look after doubles it. */
+export const GUARD_RETRY_MIN_MS = 1_000;
+/**
+ * The longest wait between looks at such a firing: a relay whose session service is still starting (a catch-up
+ * firing after a restart) fires within a few seconds of it answering, not a minute later.
+ */
+export const GUARD_RETRY_MAX_MS = 5_000;
+
+/**
+ * Keeps a due firing due, with its grid time, and looks again in `retryMs` (the loop guard could not be asked: the
+ * session service is away or still starting).
+ */
+export function retryLater(schedule: Schedule, now: Date, retryMs: number = GUARD_RETRY_MIN_MS): ScheduleUpdate {
+  return { ...unchanged(schedule), pendingFireAt: dueGridTime(schedule), nextFireAt: new Date(now.getTime() + retryMs) };
+}
+
+/** The wait before the next look after a pass that could not ask the loop guard, when the last wait was `lastMs`. */
+export function nextGuardRetryMs(lastMs: number | undefined): number {
+  return lastMs === undefined ? GUARD_RETRY_MIN_MS : Math.min(GUARD_RETRY_MAX_MS, lastMs * 2);
 }
 
 /** Ends a schedule (unschedule, Cancel, archived or deleted session). */

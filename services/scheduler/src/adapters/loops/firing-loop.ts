@@ -2,7 +2,7 @@ import type { Clock } from '@relay/clock';
 import { outsideTrace, type Logger } from '@relay/telemetry';
 import { fireDueSchedules } from '../../app/fire-due-schedules.ts';
 import type { LoopGuard, ScheduleStore } from '../../app/ports.ts';
-import type { Firing } from '../../domain/firing.ts';
+import { nextGuardRetryMs, type Firing } from '../../domain/firing.ts';
 
 /** The longest sleep between looks (relay time): held firings and other replicas' new schedules wait no longer. */
 export const MAX_SLEEP_MS = 60_000;
@@ -40,11 +40,16 @@ export class FiringLoop {
 
   private async run(): Promise<void> {
     const { store, clock, logger } = this.deps;
+    // How long a firing whose loop guard could not be asked waits for its next look: short while the session service
+    // is starting, doubling to a few seconds while it stays away, short again once it answered.
+    let guardRetryMs = nextGuardRetryMs(undefined);
     while (!this.stopped) {
       this.wake = new AbortController();
       try {
         for (;;) {
-          const { firings, full, ...outcome } = await fireDueSchedules(this.deps, clock.now());
+          const { firings, full, ...outcome } = await fireDueSchedules(this.deps, clock.now(), guardRetryMs);
+          if (outcome.deferred > 0) guardRetryMs = nextGuardRetryMs(guardRetryMs);
+          else if (outcome.fired + outcome.held > 0) guardRetryMs = nextGuardRetryMs(undefined);
           // Told once the pass's transaction has committed: a rolled-back firing did not happen.
           if (firings.length > 0) this.deps.onFired?.(firings);
           if (outcome.fired + outcome.skipped + outcome.held + outcome.deferred > 0) logger.info(outcome, 'due schedules handled');
