@@ -44,6 +44,13 @@ export const grpcServerEnv = {
   GRPC_HOST: z.string().trim().min(1).default('127.0.0.1'),
   /** With mutual TLS: a plaintext port where only grpc.health.v1 answers, for the kubelet's gRPC probes. */
   GRPC_HEALTH_PORT: z.preprocess(blankAsUnset, z.coerce.number().int().min(1).max(65535).optional()),
+  /**
+   * How long a connection to this server lives before it is recycled (GOAWAY), so callers find new replicas; 5
+   * minutes unset. Tests set a few seconds to prove every wait re-attaches.
+   */
+  GRPC_MAX_CONNECTION_AGE_MS: z.preprocess(blankAsUnset, z.coerce.number().int().min(500).optional()),
+  /** How long calls in flight on a recycled connection may go on before it is closed under them; unset, until they end. */
+  GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).optional()),
 };
 
 type GrpcAuthVariables = { [K in keyof typeof grpcAuthEnv]?: z.infer<(typeof grpcAuthEnv)[K]> } & { GRPC_HOST?: string };

@@ -54,6 +54,30 @@ export function fromGrpcError(error: Pick<ServiceError, 'code' | 'details' | 'me
   return new AppError(code, kind, error.details || code, { cause: error, details });
 }
 
+/**
+ * Whether a failed call may be made again to re-attach to what it waited on: the connection failed or was recycled
+ * (no answer from the relay's service at all: no relay-code in the trailers) or the service said it is unavailable
+ * (stopping, not ready). A refusal the service made (not found, invalid, denied, its own bug) is not.
+ */
+export function isTransportFailure(error: unknown): boolean {
+  if (!isAppError(error)) return false;
+  if (error.kind === 'unavailable') return true;
+  const cause = error.cause as Partial<Pick<ServiceError, 'code' | 'metadata'>> | undefined;
+  if (cause === undefined || typeof cause.code !== 'number') return false;
+  return firstString(cause.metadata?.get(CODE_METADATA_KEY)) === undefined && TRANSPORT_STATUSES.has(cause.code);
+}
+
+/** The statuses grpc-js gives a call whose connection dropped, was recycled (GOAWAY) or was reset under it. */
+const TRANSPORT_STATUSES: ReadonlySet<status> = new Set([status.UNAVAILABLE, status.CANCELLED, status.INTERNAL, status.UNKNOWN, status.DEADLINE_EXCEEDED]);
+
+/**
+ * Real time before the `attempt`th (1, 2, …) re-attachment after a transport failure: 250 ms doubling to 5 s, so a
+ * service that restarts is found soon after it is back and one that stays away costs a call every 5 s.
+ */
+export function reattachDelayMs(attempt: number): number {
+  return Math.min(5_000, 250 * 2 ** Math.max(0, attempt - 1));
+}
+
 function transportCode(code: status): string {
   if (code === status.UNAVAILABLE) return UNAVAILABLE_CODE;
   if (code === status.DEADLINE_EXCEEDED) return DEADLINE_CODE;

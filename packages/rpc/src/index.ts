@@ -17,6 +17,8 @@ export {
   DEADLINE_CODE,
   DETAILS_METADATA_KEY,
   fromGrpcError,
+  isTransportFailure,
+  reattachDelayMs,
   STATUS_BY_KIND,
   toGrpcStatus,
   UNAVAILABLE_CODE,

@@ -34,6 +34,13 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** How long in-flight calls may finish on shutdown before they are cancelled; default 5000. */
   shutdownTimeoutMs?: number;
+  /** Each connection is recycled (GOAWAY) after about this long; default 5 minutes (CONNECTION_AGE_MS says why). */
+  maxConnectionAgeMs?: number;
+  /**
+   * After a recycle, calls still in flight on the old connection may go on this long before the connection is
+   * closed under them; unset, they go on until they end.
+   */
+  maxConnectionAgeGraceMs?: number;
 }
 
 export interface GrpcServer {
@@ -52,16 +59,23 @@ export interface GrpcServer {
 /**
  * Clients balance over the replicas DNS named when they connected; a replica added later would take no calls
  * until a connection drops. So each connection is closed (GOAWAY) after ~5 minutes: the client asks DNS again
- * and connects to every replica there is then. Calls in flight on the old connection finish first.
+ * and connects to every replica there is then. Shorter would re-resolve and re-handshake (TLS) more for no gain at
+ * a rollout's pace; longer leaves a new replica idle longer. Nothing waits on a connection: a call that waits for a
+ * person (AwaitCard, Wait) re-attaches when its connection goes (docs/adr/0030-waits-re-attach.md), so tests set
+ * a few seconds (GRPC_MAX_CONNECTION_AGE_MS) to recycle under waiting cards.
  */
-const CONNECTION_AGE = { 'grpc.max_connection_age_ms': 5 * 60_000 };
+export const CONNECTION_AGE_MS = 5 * 60_000;
 
 /** Starts a gRPC server with the given services and grpc.health.v1, SERVING for '' and each service's full name. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const { logger } = options;
   const names = ['', ...options.services.map((service) => serviceName(service.definition))];
   const health = new HealthStatuses(names, ServingStatus.NOT_SERVING);
-  const server = new Server({ ...MESSAGE_LIMITS, ...WITHOUT_CHANNELZ, ...CONNECTION_AGE, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
+  const connectionAge = {
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? CONNECTION_AGE_MS,
+    ...(options.maxConnectionAgeGraceMs === undefined ? {} : { 'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs }),
+  };
+  const server = new Server({ ...MESSAGE_LIMITS, ...WITHOUT_CHANNELZ, ...connectionAge, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
   for (const service of options.services) server.addService(service.definition, service.implementation);
   health.addTo(server);
 

@@ -40,6 +40,12 @@ const schema = z
     RELAY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     /** Wrong pairing codes one client address may try per minute before it must wait. */
     RELAY_PAIRING_TRIES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+    /**
+     * How long (seconds, real time as its client counts) an external session's relay_tool call may hold its response: its client drops
+     * a call held longer (about 60 s for Claude Desktop, Claude Code and the Inspector), so it answers by then with
+     * what still waits (the card, the message) for its next call or `wait`.
+     */
+    RELAY_EXTERNAL_CALL_SECONDS: z.coerce.number().int().min(1).max(3600).default(50),
     SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
     PAIRING_GRPC_ADDR: grpcAddress('127.0.0.1:50055').default('127.0.0.1:50055'),
     QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),

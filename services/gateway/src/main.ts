@@ -30,6 +30,7 @@ const app = buildApp({
   clock: createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'gateway' }),
   publicUrl: config.RELAY_PUBLIC_URL,
   openUrlBase: config.OPEN_URL_BASE,
+  externalCallSeconds: config.RELAY_EXTERNAL_CALL_SECONDS,
   ...clients,
   sessions: cachedSessionOwner(clients.sessions),
   pairing: cachedPairingOwner(clients.pairing),

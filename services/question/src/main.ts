@@ -72,6 +72,8 @@ try {
     port: config.GRPC_PORT,
     host: config.GRPC_HOST,
     healthPort: config.GRPC_HEALTH_PORT,
+    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
     auth: grpcAuth('question', config),
     services: [
       {

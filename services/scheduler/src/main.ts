@@ -64,6 +64,8 @@ try {
     port: config.GRPC_PORT,
     host: config.GRPC_HOST,
     healthPort: config.GRPC_HEALTH_PORT,
+    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
     auth: grpc,
     services: [
       {

@@ -31,6 +31,8 @@ export interface AppDeps extends Owners {
   relayName: string;
   /** The relay's clock (RELAY_CLOCK): the renewals of an external call's hold run on it; the machine's when left out. */
   clock?: Clock;
+  /** How long an external session's call may hold its response (RELAY_EXTERNAL_CALL_SECONDS); 50 s when left out. */
+  externalCallSeconds?: number;
   /** The base URL users and clients reach this gateway at, without a trailing slash. */
   publicUrl: string;
   /** The base of openUrl links: RELAY_PUBLIC_URL when it is set, else none (a loopback default opens nothing for anyone else). */

@@ -2,6 +2,7 @@
  * What every action receives besides its arguments: who calls, this relay's name and state as read
  * for this call, the owners to call, and the call's own line to the agent (progress, going away).
  */
+import type { Clock } from '@relay/clock';
 import type { Caller } from '../../domain/caller.ts';
 import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
 import type { ActionDefinition } from './define-action.ts';
@@ -35,6 +36,14 @@ export interface ActionContext extends Owners {
   paired: PairedRelay[];
   /** Aborts when the agent's request goes away; long waits end early, and nothing more changes. */
   signal: AbortSignal;
+  /** The relay's clock (waits run on it); the machine's when left out. */
+  clock?: Clock;
+  /**
+   * Set for an external caller: the performance.now() (real time, as its client counts) by which the call answers
+   * whatever it waits for, since its client drops a call held longer (decisions.md, Waiting for the person). What it
+   * waited for goes on, and the answer names it (the card, the message) for the next call or `wait` to pick up.
+   */
+  answerBy?: number;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */
   progress(message: string): Promise<void>;
   /** The call in flight (action and arguments), which keys an external session's cards; unset for a paired relay's call. */

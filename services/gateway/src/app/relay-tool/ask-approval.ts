@@ -8,6 +8,7 @@
  * stays in the Inbox when the wait runs out, so the same call made again picks up the decision.
  */
 import type { ActionContext } from './action-context.ts';
+import { reattachedWait } from './reattached-wait.ts';
 import { callKeyOf } from '../../domain/call-key.ts';
 import type { CardText } from '../../domain/card-text.ts';
 import { toolError } from '../../domain/errors.ts';
@@ -37,10 +38,16 @@ export async function askApproval(card: CardText, conversation: Conversation, co
   let decided: Card | undefined = cardStatusName(raised.status) === 'pending' ? undefined : raised;
   if (decided === undefined) {
     // No deadline: the wait is bounded by waitSeconds on the relay clock, and the caller's going away ends it.
-    for await (const event of questions.awaitCard({ cardId: raised.id, waitSeconds: settings.maxWaitSeconds }, { signal: context.signal })) {
-      if (event.card) decided = event.card;
-      else await context.progress(waitingLine(external, raised.id, card.title, event.progressSeconds ?? 0));
-    }
+    decided = await reattachedWait({
+      open: (left, signal) => questions.awaitCard({ cardId: raised.id, waitSeconds: left }, { signal }),
+      answerOf: (event) => event.card,
+      progress: (seconds) => context.progress(waitingLine(external, raised.id, card.title, seconds)),
+      waitSeconds: settings.maxWaitSeconds,
+      // An external caller's client drops a call held too long: it answers by then, the card staying (the handle).
+      ...(external && context.answerBy !== undefined ? { answerBy: context.answerBy } : {}),
+      signal: context.signal,
+      ...(context.clock === undefined ? {} : { clock: context.clock }),
+    });
   }
   const status = decided === undefined ? 'pending' : cardStatusName(decided.status);
   if (status === 'allowed') return;
@@ -48,7 +55,7 @@ export async function askApproval(card: CardText, conversation: Conversation, co
   if (external && status === 'pending') {
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
-      `The user has not decided card ${raised.id} ("${card.title}") in the Inbox within ${settings.maxWaitSeconds} s. ${card.nothing} The card stays in the Inbox: make the same call again to pick up the user's decision.`,
+      `The user has not decided card ${raised.id} ("${card.title}") in the Inbox yet. ${card.nothing} The card stays in the Inbox: make the same call again to pick up the user's decision.`,
       { card: raised.id, cardStatus: 'pending' },
     );
   }

@@ -7,6 +7,7 @@ import type { WaitRequest } from '@relay/proto/relay/session/v1/session_service'
 import { PromptState } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { ActionContext } from './action-context.ts';
 import { turnStatusName } from '../views/turn-result.ts';
+import { reattachedWait } from './reattached-wait.ts';
 
 const FINISHED: readonly string[] = ['done', 'error', 'stopped'];
 
@@ -32,14 +33,18 @@ export async function awaitTurn(input: WaitInput, context: ActionContext): Promi
 }
 
 async function awaitResult(input: WaitInput, context: ActionContext): Promise<TurnResult> {
-  let result: TurnResult | undefined;
   // No deadline: the wait is bounded by waitSeconds on the relay clock, and the caller's going away ends it.
-  for await (const event of context.sessions.wait(input, { signal: context.signal })) {
-    if (event.result) result = event.result;
-    else await context.progress(`waiting for the reply of session ${input.sessionId}: ${event.progressSeconds ?? 0} s`);
-  }
+  const result = await reattachedWait({
+    open: (left, signal) => context.sessions.wait({ ...input, waitSeconds: left }, { signal }),
+    answerOf: (event) => event.result,
+    progress: (seconds) => context.progress(`waiting for the reply of session ${input.sessionId}: ${seconds} s`),
+    waitSeconds: input.waitSeconds,
+    // An external caller's client drops a call held too long: it answers by then, the turn going on (`wait` picks it up).
+    ...(context.answerBy === undefined ? {} : { answerBy: context.answerBy }),
+    signal: context.signal,
+    ...(context.clock === undefined ? {} : { clock: context.clock }),
+  });
   if (result) return result;
   // Nobody reads this: the agent's request is gone. The turn itself goes on.
-  if (context.signal.aborted) return { sessionId: input.sessionId, messageId: input.messageId, status: TurnStatus.TURN_STATUS_RUNNING, replyText: '', replyModel: '', error: '', pendingQuestions: [] };
-  throw new Error('Wait ended without a result');
+  return { sessionId: input.sessionId, messageId: input.messageId, status: TurnStatus.TURN_STATUS_RUNNING, replyText: '', replyModel: '', error: '', pendingQuestions: [] };
 }

@@ -28,11 +28,23 @@ export interface DispatchDeps extends Owners {
   clock?: Clock;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
+  /**
+   * How long (real time, as its client counts) an external session's call may hold its response before it answers with what it waits
+   * for (RELAY_EXTERNAL_CALL_SECONDS, default 50): its client drops a call held longer (Claude Desktop, Claude Code
+   * and the Inspector about 60 s). A call's own wait_seconds makes it shorter.
+   */
+  externalCallSeconds?: number;
   logger: Logger;
 }
 
+/** externalCallSeconds when the deployment sets none: under the 60 s MCP clients give a call, with room for the hops. */
+export const EXTERNAL_CALL_SECONDS = 50;
+
 /** The call's line to the agent: whether it is still there, and progress while it waits. */
-export type CallChannel = Pick<ActionContext, 'signal' | 'progress'>;
+export type CallChannel = Pick<ActionContext, 'signal' | 'progress'> & {
+  /** How long the client says it bears a call (MCP `_meta` "relay/answerWithinSeconds"); shortens an external caller's bound. */
+  answerWithinSeconds?: number;
+};
 
 /** Runs one relay_tool call for the agent of `caller`'s session and answers its result. */
 export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: string }, deps: DispatchDeps, channel: CallChannel): Promise<ToolResult> {
@@ -84,6 +96,8 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           remoteEvents: deps.remoteEvents,
           signal: channel.signal,
           progress: channel.progress,
+          ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+          ...(release === undefined ? {} : { answerBy: answerBy(deps, channel.answerWithinSeconds) }),
           call: { action, args: parsed.args },
           ...(pendingAlong === undefined ? {} : { pendingAlong }),
         };
@@ -109,6 +123,12 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
       return ignored.length > 0 ? { ...result, ignored } : result;
     },
   );
+}
+
+/** When an external caller's call answers at the latest: the relay's bound, or sooner when its client asks so. */
+function answerBy(deps: DispatchDeps, clientSeconds: number | undefined): number {
+  const bound = Math.min(deps.externalCallSeconds ?? EXTERNAL_CALL_SECONDS, clientSeconds ?? Number.POSITIVE_INFINITY);
+  return performance.now() + Math.max(0, bound) * 1000;
 }
 
 /**

@@ -9,6 +9,9 @@ import { SystemClock, type Clock, type Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { SessionClient } from '../ports.ts';
 
+/** Relay time before a hold that failed is tried again. */
+const HOLD_RETRY_MS = 2_000;
+
 /** Renewals per lease: a renewal late by two thirds of the lease still lands in time. */
 const RENEWALS_PER_LEASE = 3;
 
@@ -40,7 +43,15 @@ export function holdExternalCall(
           holding = hold();
         });
       },
-      (error: unknown) => logger.warn({ err: error, sessionId }, 'an external call could not be held as the session’s running turn'),
+      (error: unknown) => {
+        logger.warn({ err: error, sessionId }, 'an external call could not be held as the session’s running turn; trying again');
+        // The hold is the session service's state: one a recycled connection or a restarting service failed is set again.
+        if (!ended) {
+          timer = clock.setTimer(HOLD_RETRY_MS, () => {
+            holding = hold();
+          });
+        }
+      },
     );
   let holding: Promise<void> | undefined;
   const start = setTimeout(() => {

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isAppError } from '@relay/errors';
 import { CardKind, CardStatus, type Card, type QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
-import { callStream, callUnary } from '@relay/rpc';
+import { callStream, callUnary, isTransportFailure, reattachDelayMs } from '@relay/rpc';
 import { TurnFailed } from '../../app/turns/provider.ts';
 import { APPROVAL_ANSWERS, type CardRequest, type QuestionCards } from '../../app/turns/question-cards.ts';
 
@@ -29,16 +29,26 @@ export class GrpcQuestionCards implements QuestionCards {
     }
   }
 
+  /**
+   * The card is the question service's state, not this call's: a round the transport ends (a recycled connection,
+   * a restarting question service) is made again, so the turn waits on for as long as the person takes, up to Max
+   * turn duration (the runner aborts `signal` then, and the turn's end withdraws the card).
+   */
   async awaitAnswer(cardId: string, signal: AbortSignal): Promise<string> {
+    let failures = 0;
     for (;;) {
       let card: Card | undefined;
       try {
         for await (const response of callStream(this.client, 'awaitCard', { cardId, waitSeconds: AWAIT_ROUND_SECONDS }, { signal })) {
           card = response.card ?? card;
+          failures = 0;
         }
       } catch (error) {
         signal.throwIfAborted();
-        throw failure('the turn lost its card', error);
+        if (!isTransportFailure(error)) throw failure('the turn lost its card', error);
+        failures += 1;
+        await delay(reattachDelayMs(failures), undefined, { signal });
+        continue;
       }
       signal.throwIfAborted();
       switch (card?.status) {

@@ -33,6 +33,8 @@ const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 export interface McpDeps {
   relayName: string;
+  /** How long an external session's call may hold its response (RELAY_EXTERNAL_CALL_SECONDS). */
+  externalCallSeconds?: number;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
   sessions: SessionClient;
@@ -105,12 +107,16 @@ async function callRelayTool(input: unknown, request: RelayToolRequest, channel:
   else channel.signal.addEventListener('abort', withRequest, { once: true });
   const forget = inFlight.register(caller.sessionId, requestId, cancelled);
   try {
-    return toCallToolResult(await dispatchToolCall(input, caller, deps, { signal: cancelled.signal, progress: channel.progress }));
+    const within = channel.answerWithinSeconds === undefined ? {} : { answerWithinSeconds: channel.answerWithinSeconds };
+    return toCallToolResult(await dispatchToolCall(input, caller, deps, { signal: cancelled.signal, progress: channel.progress, ...within }));
   } finally {
     forget();
     channel.signal.removeEventListener('abort', withRequest);
   }
 }
+
+/** The request `_meta` key a client says how long it bears a call with (seconds). */
+const ANSWER_WITHIN_META = 'relay/answerWithinSeconds';
 
 /**
  * The call's line to the agent: `signal` (the client cancelled or went away), and progress
@@ -120,9 +126,11 @@ async function callRelayTool(input: unknown, request: RelayToolRequest, channel:
  */
 function channelOf(extra: Extra, logger: Logger): CallChannel {
   const progressToken = extra._meta?.progressToken;
+  const within = extra._meta?.[ANSWER_WITHIN_META];
   let progress = 0;
   return {
     signal: extra.signal,
+    ...(typeof within === 'number' && Number.isFinite(within) && within >= 0 ? { answerWithinSeconds: within } : {}),
     async progress(message) {
       progress += 1;
       try {
