@@ -21,7 +21,8 @@ export function formatSessionRead(read: Record<string, unknown>, now: Date): str
     const model = typeof message['model'] === 'string' && message['model'] ? ` (${message['model']})` : '';
     const provenance = record(message['provenance']);
     const from = typeof provenance['originSessionTitle'] === 'string' ? ` ↗ from ${String(provenance['originRelay'])} · "${provenance['originSessionTitle']}"` : '';
-    lines.push('', `${String(message['role'] ?? '?')}${model}${from} · ${timeAgo(message['createdAt'], now)}`);
+    const role = message['role'] === 'error' ? 'turn failed' : String(message['role'] ?? '?');
+    lines.push('', `${role}${model}${from} · ${timeAgo(message['createdAt'], now)}`);
     for (const line of String(message['text'] ?? '').split('\n')) lines.push(`  ${line}`);
     if (message['truncated'] === true) {
       lines.push(`  … cut at ${String(message['text'] ?? '').length.toLocaleString('en-US')} of ${Number(message['length']).toLocaleString('en-US')} characters; the whole: relay session show ${row.id} --message ${String(message['id'])}`);

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finish, scriptSession } from '../harness/script-turns.ts';
+import { runRelayCli } from '../harness/relay-cli.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { until } from '../harness/until.ts';
 
@@ -155,7 +156,7 @@ describe('a client that bears a call for 60 s', () => {
 });
 
 describe('past Max turn duration', () => {
-  it('the waiting turn ends with that reason, its card withdrawn', async () => {
+  it('the waiting turn ends with that reason, its card withdrawn; the person sees why in read_session, relay session show and the console', async () => {
     expect((await relay.api('PATCH', '/api/v1/settings', { max_turn_minutes: 2 })).status).toBe(200);
     try {
       const ask = await scriptSession(relay, 'Too long', 'ask_user Still there? | Yes\nreply {{answer}}');
@@ -165,6 +166,19 @@ describe('past Max turn duration', () => {
       const ended = await finish(relay, ask.id, ask.messageId);
       expect(ended).toMatchObject({ status: 'error', error: "the turn ran longer than this relay's Max turn duration (2 minutes)" });
       await until('the card withdrawn', async () => ((await allCards(ask.id)).find((c) => c.id === card.id)?.status === 'cancelled' ? true : undefined));
+
+      const why = "This turn failed: the turn ran longer than this relay's Max turn duration (2 minutes). Send the message again to go on; an admin can raise Max turn duration (Settings → Relays).";
+      // The console's conversation reads the user API's session.
+      expect((await messagesOf(ask.id)).map((m) => [m.role, m.text])).toEqual([
+        ['user', 'ask_user Still there? | Yes\nreply {{answer}}'],
+        ['error', why],
+      ]);
+      const reader = await externalAgent('Reader');
+      const read = await call(reader.agent, { action: 'read_session', relay: 'this', session: ask.id });
+      expect(read.messages.at(-1)).toMatchObject({ role: 'error', text: why });
+      const shown = await runRelayCli(relay, relay.userToken, 'session', 'show', ask.id);
+      expect(shown.stdout).toContain('turn failed ·');
+      expect(shown.stdout).toContain(`  ${why}`);
     } finally {
       await relay.api('PATCH', '/api/v1/settings', { max_turn_minutes: 60 });
     }

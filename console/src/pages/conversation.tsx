@@ -97,6 +97,17 @@ export function Conversation({ id }: { id: string }) {
 }
 
 function MessageRow({ message, sessionId }: { message: Message; sessionId: string }) {
+  // The relay's note that a turn failed: why, and what the person can do (sending again, a setting).
+  if (message.role === 'error') {
+    return (
+      <li class="message row-error" data-role="error" role="alert">
+        <span class="row-mark" aria-hidden="true">⚠</span>
+        <span class="visually-hidden">Turn failed:</span>
+        <span class="text">{message.text}</span>
+        <span class="muted small">{ago(message.createdAt)}</span>
+      </li>
+    );
+  }
   if (message.role === 'event' || message.role === 'schedule') {
     return (
       <li class={`message row-${message.role}`} data-role={message.role}>

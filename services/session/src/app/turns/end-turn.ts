@@ -1,4 +1,4 @@
-import { endTurnAs, sessionStateFor, turnEndedText, type TurnEnding } from '../../domain/turns/turn-rules.ts';
+import { endTurnAs, sessionStateFor, turnEndedText, turnFailedText, type TurnEnding } from '../../domain/turns/turn-rules.ts';
 import type { IdGenerator } from '../ports.ts';
 import type { EndedTurn, TurnDeps, TurnTransaction } from './turn-store.ts';
 
@@ -44,7 +44,7 @@ export async function endExpiredLeases(deps: TurnDeps, now: Date, alive: Readonl
 }
 
 /**
- * What follows a turn's end in its transaction: the reply as an assistant message, the session's state (idle once
+ * What follows a turn's end in its transaction: the reply as an assistant message (a failure as an error row), the session's state (idle once
  * nothing is queued or running), and turn_ended. The session row is locked, so a message queued concurrently either
  * counts here or sets running_turn after this commits.
  */
@@ -52,6 +52,8 @@ export async function finishTurn(ids: IdGenerator, tx: TurnTransaction, turn: En
   const replied = ending.status === 'done';
   if (replied) {
     await tx.appendMessage({ id: ids.newId(), sessionId: turn.sessionId, role: 'assistant', text: ending.replyText, model: ending.replyModel, createdAt: now });
+  } else if (ending.status === 'error') {
+    await tx.appendMessage({ id: ids.newId(), sessionId: turn.sessionId, role: 'error', text: turnFailedText(ending), model: '', createdAt: now });
   }
   const unfinished = await tx.countUnfinishedTurns(turn.sessionId);
   await tx.updateSession(turn.sessionId, { state: sessionStateFor(unfinished), lastActivityAt: now, newMessages: replied ? 1 : 0 });

@@ -17,7 +17,8 @@ export interface Provenance {
 }
 
 /** Who wrote a message: the user, another agent, a relay event row, a schedule, or the session's own agent. */
-export type MessageRole = 'user' | 'agent' | 'event' | 'schedule' | 'assistant';
+/** `error`: the relay's note that a turn failed, with why (end-turn.ts); never sent to a model. */
+export type MessageRole = 'user' | 'agent' | 'event' | 'schedule' | 'assistant' | 'error';
 
 /** One message of a conversation. */
 export interface Message {

@@ -95,6 +95,19 @@ export function endTurnAs(outcome: TurnOutcome): TurnEnding {
   }
 }
 
+/**
+ * The row a failed turn leaves in its conversation (role `error`), so the person reading it (read_session,
+ * `relay session show`, the console) sees why it ended and what they can do, not just their message and idle.
+ */
+export function turnFailedText(ending: TurnEnding): string {
+  const advice = ending.error.includes('Max turn duration')
+    ? ' Send the message again to go on; an admin can raise Max turn duration (Settings → Relays).'
+    : /\bagain\b/.test(ending.error)
+      ? ''
+      : ' Send the message again to try once more.';
+  return `This turn failed: ${ending.error}.${advice}`;
+}
+
 /** The text turn_ended carries: the start of the reply, or the error. */
 export function turnEndedText(ending: TurnEnding): string {
   if (ending.status === 'error') return ending.error;
