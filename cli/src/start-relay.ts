@@ -14,6 +14,7 @@ import { formatBanner } from './format-banner.ts';
 import { GatewayApi } from './gateway-api.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { describeExit, ManagedProcess } from './managed-process.ts';
+import { RestartingService } from './restarting-service.ts';
 import { findOrInstallNatsServer, startNatsServer, writeNatsConfig } from './nats-server-process.ts';
 import { isPortFree, osFreePorts } from './port-probe.ts';
 import { serviceDir, type RelayPaths } from './relay-paths.ts';
@@ -139,20 +140,23 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     const inherited = Object.fromEntries(Object.entries(config.inheritedEnv).filter(([variable]) => !INHERITED_GRPC_VARIABLES.includes(variable)));
     const env: NodeJS.ProcessEnv = { ...inherited, ...serviceEnv(name, plan) };
     if (name === 'gateway') delete env['DATABASE_URL'];
-    const child = await ManagedProcess.start({
-      name,
-      command: process.execPath,
-      // The telemetry hook first, so that it instruments what the service loads.
-      args: ['--enable-source-maps', '--import', './dist/register.js', SERVICE_ENTRY],
-      cwd: serviceDir(paths, name),
-      env,
-      onLine: (_stream, line) => reporter.child(name, line),
+    // A service that exits on its own is started again (with backoff, said in the log) rather than stopping the relay.
+    return RestartingService.start(name, {
+      start: () =>
+        ManagedProcess.start({
+          name,
+          command: process.execPath,
+          // The telemetry hook first, so that it instruments what the service loads.
+          args: ['--enable-source-maps', '--import', './dist/register.js', SERVICE_ENTRY],
+          cwd: serviceDir(paths, name),
+          env,
+          onLine: (_stream, line) => reporter.child(name, line),
+        }),
+      started: (child) => lockFile.addChild(name, child.pid),
+      warn: (message) => reporter.warn(message),
     });
-    lockFile.addChild(name, child.pid);
-    watchExit(child, `the ${name} service`, lifecycle);
-    return child;
   };
-  const backends: ManagedProcess[] = [];
+  const backends: RestartingService[] = [];
   lifecycle.add({
     name: 'services',
     stop: async () => void (await Promise.all(backends.map((child) => child.stop(SERVICE_STOP_GRACE_MS)))),
