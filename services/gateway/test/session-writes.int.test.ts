@@ -586,15 +586,16 @@ describe('update_session', () => {
     expect(gateway.owners.calls.filter((call) => call.method === 'noteRemoteUpdateAllowed').map((call) => call.request)).toEqual([
       { sessionId: agent.session.id, relay: 'build-box' },
     ]);
+    // The Allow given here never travels as a claim: that relay asks its own person on its own card.
     expect(gateway.owners.forwarded.map(({ dryRun, allowed }) => ({ dryRun, allowed }))).toEqual([
       { dryRun: true, allowed: false },
-      { dryRun: false, allowed: true },
+      { dryRun: false, allowed: false },
     ]);
 
-    // Another session on the same relay: no card, and the call still carries the Allow.
+    // Another session on the same relay: no card here.
     expect((await change('build-box', 'theirs-2')).body).toMatchObject({ ok: true, relay: 'build-box' });
     expect(gateway.owners.cards).toHaveLength(1);
-    expect(gateway.owners.forwarded.at(-1)).toMatchObject({ dryRun: false, allowed: true });
+    expect(gateway.owners.forwarded.at(-1)).toMatchObject({ dryRun: false, allowed: false });
 
     // Another relay asks again.
     expect((await change('lab', 'theirs-1')).body).toMatchObject({ ok: true, relay: 'lab' });

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@relay/errors';
-import { PairingServiceService, type ForwardToolCallRequest, type PairedRelay, type PairingServiceServer } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { AgentLevel, PairingServiceService, type ForwardToolCallRequest, type PairedRelay, type PairingServiceServer } from '@relay/proto/relay/pairing/v1/pairing_service';
 import {
   CardStatus,
   QuestionServiceService,
@@ -57,7 +57,8 @@ export interface FakeOwners {
   /** "Accept prompts from other relays' agents", as GetPairingSettings answers it. */
   acceptPrompts: boolean;
   /** Relay tokens of paired relays calling /relay/v1, and who each is. */
-  relayTokens: Map<string, { relayName: string; userId: string; acceptPrompts: boolean }>;
+  /** Relay tokens and the pairings behind them; a pairing without a level grants full. */
+  relayTokens: Map<string, { relayName: string; userId: string; acceptPrompts: boolean; level?: AgentLevel }>;
   /**
    * The calls forwarded to paired relays (the fake answers each with ok). update_session of a session id starting
    * with "theirs" is refused with needsAllow there unless the call carries the Allow, as for a session it did not start.
@@ -127,7 +128,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const forwarded: ForwardToolCallRequest[] = [];
   /** Paired relays per conversation where the user allowed changes to sessions it did not start. */
   const updateAllowed = new Map<string, string[]>();
-  const relayTokens = new Map<string, { relayName: string; userId: string; acceptPrompts: boolean }>();
+  const relayTokens = new Map<string, { relayName: string; userId: string; acceptPrompts: boolean; level?: AgentLevel }>();
   const sessions: Session[] = [];
   const messages = new Map<string, ChatMessage[]>();
   const turns = new Map<string, TurnResult>();
@@ -588,7 +589,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
           authenticateRelay: async (request) => {
             const caller = relayTokens.get(request.token);
             if (caller === undefined) throw new AppError('REMOTE_RELAY_AUTH', 'unauthenticated', 'unknown relay token');
-            return caller;
+            return { level: AgentLevel.AGENT_LEVEL_FULL, ...caller };
           },
           forwardToolCall: async (request) => {
             forwarded.push(request);
@@ -596,7 +597,8 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
             if (args.session === 'missing') {
               return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND', error: 'no such session there' }), version: '0.9.19' };
             }
-            if (request.action === 'update_session' && String(args.session).startsWith('theirs') && !request.allowed) {
+            // The other relay's dry run says its person must allow it; the call itself it answers as if they did, on its own card.
+            if (request.action === 'update_session' && String(args.session).startsWith('theirs') && request.dryRun) {
               const settings = { title: 'Nightly deploy', model: args.model ?? 'script-1', group: null };
               return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'needs the Allow', needsAllow: true, settings }), version: '0.9.19' };
             }

@@ -134,9 +134,11 @@ describe('pairing with a one-time code', () => {
     expect(onB.inboundTokenHash).toBe(sha256(onA.outboundToken));
     expect(JSON.stringify(onB)).not.toContain(onA.outboundToken);
 
-    // Each side recognises the other's token, and the call acts for the user who made that side's pairing.
-    expect(await callUnary(b.client, 'authenticateRelay', { token: onA.outboundToken })).toEqual({ relayName: 'relay-a', userId: 'user-b', acceptPrompts: true });
-    expect(await callUnary(a.client, 'authenticateRelay', { token: offered })).toEqual({ relayName: 'relay-b', userId: 'user-a', acceptPrompts: true });
+    // Each side recognises the other's token, and the call acts for the user who made that side's pairing, at the
+    // level that side grants the pairing (a new pairing: full).
+    const full = AgentLevel.AGENT_LEVEL_FULL;
+    expect(await callUnary(b.client, 'authenticateRelay', { token: onA.outboundToken })).toEqual({ relayName: 'relay-a', userId: 'user-b', acceptPrompts: true, level: full });
+    expect(await callUnary(a.client, 'authenticateRelay', { token: offered })).toEqual({ relayName: 'relay-b', userId: 'user-a', acceptPrompts: true, level: full });
     expect(await refusal(callUnary(b.client, 'authenticateRelay', { token: offered }))).toBe('REMOTE_RELAY_AUTH');
     expect(await refusal(callUnary(b.client, 'authenticateRelay', { token: '' }))).toBe('REMOTE_RELAY_AUTH');
   });

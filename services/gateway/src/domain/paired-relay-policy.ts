@@ -71,3 +71,56 @@ export function checkPairedRelayCall(call: PairedRelayCall): void {
     );
   }
 }
+
+/** A call as it arrives from a paired relay (POST /relay/v1/…), with what this relay knows of the pairing. */
+export interface IncomingRelayCall {
+  /** What is asked, for the refusal ("create_session", "an ask"). */
+  what: string;
+  /** The lowest level this relay must grant the pairing for it ('none': any pairing); the same table as outgoing calls. */
+  needs: AgentLevelName | 'none';
+  /** It could change or watch something here (what Accept prompts switches off). */
+  changesOrWatches: boolean;
+  /** It passes a prompt on to this relay's agents, so the hop limit governs it. */
+  sendsPrompt: boolean;
+  /** The pairing as this relay keeps it: the caller's name, the level granted to it here, Accept prompts. */
+  pairing: { relayName: string; level: AgentLevelName; acceptPrompts: boolean };
+  /** The hops the call carries (counting the boundary into this relay) and the relays it came through. */
+  provenance: { hops: number; viaRelays: readonly string[] };
+  /** This relay's own name. */
+  selfName: string;
+}
+
+/**
+ * Throws the refusal this relay gives a paired relay's call on its own side, whatever the calling relay checked
+ * (docs/security.md, Paired relays), before anything is read or written: REMOTE_RELAY_PERMISSION below the level
+ * this relay grants the pairing ("Agents may" here) or, for what could change or watch anything, while Accept
+ * prompts is off; REMOTE_RELAY_HOP_LIMIT for a prompt that has already crossed two relays before this one and did
+ * not come through it before. A calling relay's word that its user unlocked this relay by mention is not taken:
+ * such a prompt is refused here, as this relay's person never allowed it.
+ */
+export function checkIncomingRelayCall(call: IncomingRelayCall): void {
+  const { pairing, needs } = call;
+  if (needs !== 'none' && AGENT_LEVELS.indexOf(pairing.level) < AGENT_LEVELS.indexOf(needs)) {
+    throw toolError(
+      'REMOTE_RELAY_PERMISSION',
+      `Relay "${call.selfName}" lets agents of relay "${pairing.relayName}" do ${pairing.level === 'off' ? 'nothing' : `only what "${pairing.level}" allows`} (its "Agents may" for that pairing, Settings → Relays there); ${call.what} needs at least ${needs}. Nothing was done.`,
+      { relay: call.selfName, level: pairing.level, needed: needs },
+    );
+  }
+  if (call.changesOrWatches && !pairing.acceptPrompts) {
+    throw toolError(
+      'REMOTE_RELAY_PERMISSION',
+      `Relay "${call.selfName}" does not accept prompts from other relays' agents (Settings → Relays), so ${call.what} is refused there. Listing and reading sessions, reading task output, waiting, relay_info and usage still work.`,
+    );
+  }
+  const { hops, viaRelays } = call.provenance;
+  // The chain ends with the caller; a prompt that came back is one this relay passed on before.
+  const cameBack = viaRelays.slice(0, -1).some((name) => name.toLowerCase() === call.selfName.toLowerCase());
+  if (call.sendsPrompt && hops > HOP_LIMIT && !cameBack) {
+    throw toolError(
+      'REMOTE_RELAY_HOP_LIMIT',
+      `This prompt has already crossed ${hops - 1} relays before relay "${call.selfName}" (${viaRelays.map((name) => `"${name}"`).join(', ')}); relay "${call.selfName}" takes a prompt from a third relay only when it came through it before. Ask the user of relay "${call.selfName}" to send it there. Nothing was sent.`,
+      { relay: call.selfName, hops, cameThrough: [...viaRelays] },
+    );
+  }
+}

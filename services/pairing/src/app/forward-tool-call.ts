@@ -8,7 +8,6 @@ export interface ForwardInput {
   argumentsJson: string;
   provenance: Provenance;
   timeoutMs: number;
-  allowed: boolean;
   /** Only check the call there; nothing changes. */
   dryRun: boolean;
 }
@@ -27,7 +26,7 @@ export async function forwardToolCall(
   try {
     const answer = await deps.link.callTool(
       { url: relay.url, token: relay.outboundToken },
-      { action: input.action, argumentsJson: input.argumentsJson, provenance: input.provenance, timeoutMs: input.timeoutMs, allowed: input.allowed, dryRun: input.dryRun },
+      { action: input.action, argumentsJson: input.argumentsJson, provenance: input.provenance, timeoutMs: input.timeoutMs, dryRun: input.dryRun },
     );
     await deps.relays.noteContact(relay.name, { online: true, version: answer.version || undefined, at: now });
     return answer;

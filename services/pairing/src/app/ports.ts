@@ -81,6 +81,6 @@ export interface RelayLink {
   /** POST /relay/v1/tool: one relay_tool call; the result as the other relay answered it. */
   callTool(
     relay: { url: string; token: string },
-    call: { action: string; argumentsJson: string; provenance: Provenance; timeoutMs: number; allowed: boolean; dryRun: boolean },
+    call: { action: string; argumentsJson: string; provenance: Provenance; timeoutMs: number; dryRun: boolean },
   ): Promise<{ resultJson: string; version: string }>;
 }

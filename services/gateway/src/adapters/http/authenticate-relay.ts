@@ -1,12 +1,17 @@
 /**
  * Who calls /relay/v1: a paired relay, by the relay token it holds for this one (verified by the pairing
  * service, which keeps only its hash). The token is never logged. Unknown relay tokens count against
- * themselves and the client's failed tries like any other (failure-limits.ts); a valid one is always let in.
+ * themselves and the client's failed tries like any other (failure-limits.ts); a valid one is always let in, and then
+ * held to what this relay grants its pairing.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerTokenOf, checkToken } from './authenticate-bearer.ts';
 import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
+import { isAppError } from '@relay/errors';
 import type { PairingClient } from '../../app/ports.ts';
+import { agentLevelName } from '../../app/views/pairing-view.ts';
+import type { AgentLevelName } from '../../domain/agent-levels.ts';
+import { checkIncomingRelayCall } from '../../domain/paired-relay-policy.ts';
 
 export type RelayAuthOutcome =
   | { ok: true; caller: RelayCaller }
@@ -35,12 +40,43 @@ export async function authenticateRelay(request: FastifyRequest, pairing: Pairin
   }
 }
 
-/** The calling relay, or undefined once the refusal was sent (401/429/503 with `{ code, error }`). */
-export async function relayCallerOf(request: FastifyRequest, reply: FastifyReply, pairing: PairingClient): Promise<RelayCaller | undefined> {
-  const auth = await authenticateRelay(request, pairing);
-  if (auth.ok) return auth.caller;
-  sendRelayAuthRefusal(reply, auth);
-  return undefined;
+/** What a /relay/v1 route does for a paired relay, as this relay checks it (checkIncomingRelayCall). */
+export interface RelayRouteNeed {
+  what: string;
+  needs: AgentLevelName;
+  changesOrWatches: boolean;
+}
+
+/**
+ * The calling relay, once this relay's own rules let it do `need` (the level it grants the pairing, Accept prompts);
+ * undefined once the refusal was sent (401/429/503, or 403 REMOTE_RELAY_PERMISSION, with `{ code, error }`).
+ */
+export async function relayCallerOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: { pairing: PairingClient; relayName: string },
+  need: RelayRouteNeed,
+): Promise<RelayCaller | undefined> {
+  const auth = await authenticateRelay(request, deps.pairing);
+  if (!auth.ok) {
+    sendRelayAuthRefusal(reply, auth);
+    return undefined;
+  }
+  const { caller } = auth;
+  try {
+    checkIncomingRelayCall({
+      ...need,
+      sendsPrompt: false,
+      pairing: { relayName: caller.relayName, level: agentLevelName(caller.level), acceptPrompts: caller.acceptPrompts },
+      provenance: { hops: 1, viaRelays: [caller.relayName] },
+      selfName: deps.relayName,
+    });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    reply.code(403).send({ code: error.code, error: error.message });
+    return undefined;
+  }
+  return caller;
 }
 
 /** A refused relay authentication: its status, `{ code, error }`, and retry-after while the client must wait. */

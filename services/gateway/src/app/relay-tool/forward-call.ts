@@ -49,17 +49,17 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
   const call: ForwardToolCallRequest = { relay: relay.name, action, argumentsJson: JSON.stringify(forwarded), provenance, timeoutSeconds, allowed: false, dryRun: false };
   // The other relay may take as long as its wait, plus the way there and back.
   const options = { deadlineMs: timeoutSeconds * 1000 + FORWARD_MARGIN_MS };
-  const forward = (change: Pick<ForwardToolCallRequest, 'allowed'> | Pick<ForwardToolCallRequest, 'dryRun'>) =>
+  const forward = (change: Pick<ForwardToolCallRequest, 'dryRun'>) =>
     keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, ...change }, options));
 
   const nothing = nothingOf(definition);
   const firstStart = action === 'create_session' && conversation.startedSessions === 0;
   const carded = needsCard({ mode: conversation.session.mode, writes: definition.write, firstStartedByCaller: firstStart });
-  let allowed = false;
   if (carded || action === 'update_session') {
     // That relay checks the whole call first, so nobody is asked about a call it would refuse. For update_session
     // it also says whether it recorded this conversation as the session's starter; if not, the user allows it here,
     // once per conversation and relay: the Allow is recorded and covers the conversation's later changes there.
+    // That relay never takes this Allow for its own person's: it asks them on its own card (ask-person-here.ts).
     const checked = await forward({ dryRun: true });
     const needsAllow = action === 'update_session' && checked.ok === false && checked.needsAllow === true;
     if (checked.ok !== true && !needsAllow) return shapeResult(checked, relay.name, wait?.note);
@@ -71,10 +71,9 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
       await askApproval(card, conversation, context);
       if (asksAllow) await sessions.noteRemoteUpdateAllowed({ sessionId: caller.sessionId, relay: relay.name });
     }
-    allowed = needsAllow;
   }
   if (prompting) await passLoopGuard(conversation, context, nothing);
-  const result = await forward({ allowed });
+  const result = await forward({ dryRun: false });
   if (action === 'create_session' && result.ok === true && typeof result.session === 'string') {
     // Counted among the sessions this conversation started, so the first-session card is not asked again.
     await sessions.noteRemoteSessionStarted({ sessionId: caller.sessionId, relay: relay.name, remoteSessionId: result.session });

@@ -1,9 +1,10 @@
 /**
  * The receiving side of a paired relay's relay_tool call (POST /relay/v1/tool): this relay applies its own
  * rules and answers. The call acts for the local user who owns the pairing, and its prompts carry the
- * caller's provenance (the session service starts them with the "Remote prompt" line). The "Accept prompts
- * from other relays' agents" switch, when off, refuses what could change or watch anything here; reads work.
- * Cards and the loop guard belong to the calling conversation, which the calling relay has already passed.
+ * caller's provenance (the session service starts them with the "Remote prompt" line). Before anything is read or
+ * written, the call is checked here against the "Agents may" level this relay grants the pairing, "Accept prompts
+ * from other relays' agents" and the hop limit (checkIncomingRelayCall), whatever the calling relay checked. Where
+ * this relay's person must allow a call, this relay raises its own card: nothing the caller sends stands for it.
  */
 import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
@@ -15,6 +16,8 @@ import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from '../../domain/errors.ts';
 import { readRelayState } from './read-relay-state.ts';
 import { resolveRelay } from '../../domain/relay-name.ts';
+import { checkIncomingRelayCall } from '../../domain/paired-relay-policy.ts';
+import { agentLevelName } from '../views/pairing-view.ts';
 import { refusalFrom, type ToolResult } from '../../domain/result.ts';
 import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { Owners } from '../ports.ts';
@@ -22,8 +25,6 @@ import type { Owners } from '../ports.ts';
 /** A paired relay's call as it arrives: who calls, and the provenance it carries. */
 export interface RelayCallOrigin extends RelayCaller {
   provenance: Provenance;
-  /** The user allowed the change on a card in the calling conversation. */
-  allowed: boolean;
   /** Only check the call (before the calling relay shows a card); nothing changes. */
   dryRun: boolean;
 }
@@ -50,17 +51,20 @@ export function serveRelayCall(input: unknown, origin: RelayCallOrigin, deps: Re
         throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${deps.relayName}" does not pass calls on to other relays; call that relay directly.`);
       }
       const definition = actionNamed(call.action);
-      // What could change or watch anything here (decisions.md, Agents may); the schedule actions are kept by the calling relay.
-      if (!origin.acceptPrompts && definition.write && definition.toPaired !== undefined) {
-        throw toolError(
-          'REMOTE_RELAY_PERMISSION',
-          `Relay "${deps.relayName}" does not accept prompts from other relays' agents (Settings → Relays), so ${call.action} is refused there. Listing and reading sessions, reading task output, waiting, relay_info and usage still work.`,
-        );
-      }
       const serve = definition.fromPaired;
-      if (serve === undefined) {
+      // The schedule actions are kept by the calling relay, and a few others only work on the caller's own relay.
+      if (serve === undefined || definition.toPaired === undefined) {
         throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${deps.relayName}" does not take ${call.action} from another relay's agents.`);
       }
+      checkIncomingRelayCall({
+        what: call.action,
+        needs: definition.toPaired.level,
+        changesOrWatches: definition.write,
+        sendsPrompt: definition.toPaired.sendsPrompt === true,
+        pairing: { relayName: origin.relayName, level: agentLevelName(origin.level), acceptPrompts: origin.acceptPrompts },
+        provenance: origin.provenance,
+        selfName: deps.relayName,
+      });
       const context: ActionContext = {
         action: definition,
         // The calling conversation lives on the other relay; here the call acts for the pairing's owner, and the

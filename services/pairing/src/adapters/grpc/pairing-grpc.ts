@@ -61,7 +61,10 @@ export function pairingGrpc(deps: PairingGrpcDeps): ReturnType<typeof serveUnary
     setPairingSettings: async (request) => ({
       settings: await deps.settings.set(request.acceptPrompts === undefined ? {} : { acceptPrompts: request.acceptPrompts }),
     }),
-    authenticateRelay: async (request) => authenticateRelay(deps, request.token),
+    authenticateRelay: async (request) => {
+      const caller = await authenticateRelay(deps, request.token);
+      return { ...caller, level: LEVELS[caller.level] };
+    },
     forwardToolCall: async (request) => {
       const provenance = request.provenance ?? { originRelay: '', originSessionId: '', originSessionTitle: '', model: '', hops: 0, viaRelays: [] };
       return forwardToolCall(
@@ -72,7 +75,6 @@ export function pairingGrpc(deps: PairingGrpcDeps): ReturnType<typeof serveUnary
           argumentsJson: request.argumentsJson,
           provenance,
           timeoutMs: Math.max(1, request.timeoutSeconds) * 1000,
-          allowed: request.allowed,
           dryRun: request.dryRun,
         },
         now(),

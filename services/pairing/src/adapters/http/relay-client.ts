@@ -26,9 +26,6 @@ export const PROVENANCE_HEADERS = {
 /** The header a relay answers its version in. */
 export const VERSION_HEADER = 'x-relay-version';
 
-/** Set on a forwarded call the user allowed on a card in the calling conversation. */
-const ALLOWED_HEADER = 'x-relay-allowed';
-
 /** Set on a forwarded call that the other relay only checks (before a card is shown on the calling relay). */
 const DRY_RUN_HEADER = 'x-relay-dry-run';
 
@@ -185,7 +182,7 @@ export const httpRelayLink: RelayLink = {
       path: '/relay/v1/tool',
       body: { action: call.action, arguments: JSON.parse(call.argumentsJson) as unknown },
       provenance: call.provenance,
-      headers: { ...(call.allowed ? { [ALLOWED_HEADER]: '1' } : {}), ...(call.dryRun ? { [DRY_RUN_HEADER]: '1' } : {}) },
+      headers: call.dryRun ? { [DRY_RUN_HEADER]: '1' } : {},
       timeoutMs: call.timeoutMs,
     });
     if (response.status !== 200 || typeof response.body !== 'object' || response.body === null) throw refusalOf(response, `Relay at ${relay.url}`);

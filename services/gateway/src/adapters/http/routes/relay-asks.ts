@@ -6,7 +6,9 @@
  * - GET /relay/v1/asks/:id?asking_session_id=… one of them;
  * - DELETE /relay/v1/asks/:id?asking_session_id=… withdraws it.
  * The ask acts for the user who owns the pairing; its card shows in the session it is about, and the user answers
- * it here. With "Accept prompts from other relays' agents" off, no ask is kept (REMOTE_RELAY_PERMISSION).
+ * it here. Each route is held to the level this relay grants the pairing (an ask and its withdrawal need
+ * read_and_prompt, reading read); with "Accept prompts from other relays' agents" off, no ask is kept
+ * (REMOTE_RELAY_PERMISSION).
  */
 import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -14,11 +16,12 @@ import { z } from 'zod';
 import type { Ask } from '@relay/proto/relay/question/v1/question_service';
 import { askStatusName } from '../../../app/views/question-view.ts';
 import { relayCallerOf } from '../authenticate-relay.ts';
-import { callOwner, sendError, sendInvalid } from '../user-api.ts';
+import { callOwner, sendInvalid } from '../user-api.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
 import { keepPairedRelayAsk, pairedRelayAsk, pairedRelayAsks, withdrawPairedRelayAsk } from '../../../app/paired-relay-asks.ts';
 
 export interface RelayAsksRouteDeps {
+  relayName: string;
   sessions: SessionClient;
   pairing: PairingClient;
   questions: QuestionClient;
@@ -56,14 +59,14 @@ function remoteAskView(ask: Ask) {
   };
 }
 
+/** Reading the asks a conversation of the paired relay asked here (list_questions; polling for the answer). */
+const READ_ASKS = { what: 'list_questions', needs: 'read', changesOrWatches: false } as const;
+
 /** Registers the /relay/v1/asks routes on `app`. */
 export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRouteDeps): void {
   app.post('/relay/v1/asks', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps.pairing);
+    const caller = await relayCallerOf(request, reply, deps, { what: 'ask about a session here', needs: 'read_and_prompt', changesOrWatches: true });
     if (caller === undefined) return reply;
-    if (!caller.acceptPrompts) {
-      return sendError(reply, 403, 'REMOTE_RELAY_PERMISSION', 'This relay does not accept other relays\' agents (Settings → Relays): nobody from another relay may ask here. Nothing was asked.');
-    }
     const body = AskBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
     const asked = await callOwner(reply, deps.logger, () => keepPairedRelayAsk(deps, caller, body.data));
@@ -72,7 +75,7 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
   });
 
   app.get('/relay/v1/asks', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps.pairing);
+    const caller = await relayCallerOf(request, reply, deps, READ_ASKS);
     if (caller === undefined) return reply;
     const query = AskerQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
@@ -82,7 +85,7 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
   });
 
   app.get<{ Params: { id: string } }>('/relay/v1/asks/:id', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps.pairing);
+    const caller = await relayCallerOf(request, reply, deps, READ_ASKS);
     if (caller === undefined) return reply;
     const query = AskerQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
@@ -92,7 +95,8 @@ export function registerRelayAsksRoutes(app: FastifyInstance, deps: RelayAsksRou
   });
 
   app.delete<{ Params: { id: string } }>('/relay/v1/asks/:id', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps.pairing);
+    // Taking back its own ask changes nothing of this relay's: Accept prompts does not keep it.
+    const caller = await relayCallerOf(request, reply, deps, { what: 'withdraw', needs: 'read_and_prompt', changesOrWatches: false });
     if (caller === undefined) return reply;
     const query = AskerQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);

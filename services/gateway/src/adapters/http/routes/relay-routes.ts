@@ -79,13 +79,12 @@ export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps):
     const body = ToolBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
     const provenance = provenanceOf(request, auth.caller.relayName);
-    const allowed = request.headers['x-relay-allowed'] === '1';
     const dryRun = request.headers['x-relay-dry-run'] === '1';
     const gone = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) gone.abort();
     });
-    return serveRelayCall({ ...body.data.arguments, action: body.data.action }, { ...auth.caller, provenance, allowed, dryRun }, deps, gone.signal);
+    return serveRelayCall({ ...body.data.arguments, action: body.data.action }, { ...auth.caller, provenance, dryRun }, deps, gone.signal);
   });
 }
 

@@ -13,11 +13,12 @@ import type { Logger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { relayCallerOf } from '../authenticate-relay.ts';
-import { callOwner, sendError, sendInvalid } from '../user-api.ts';
+import { callOwner, sendInvalid } from '../user-api.ts';
 import type { PairingClient, RemoteEventsClient, SessionClient } from '../../../app/ports.ts';
 import { keepPairedRelayWatch, pairedRelayWatchEvents } from '../../../app/paired-relay-watches.ts';
 
 export interface RelaySubscriptionRouteDeps {
+  relayName: string;
   sessions: SessionClient;
   pairing: PairingClient;
   remoteEvents: RemoteEventsClient;
@@ -44,11 +45,8 @@ const FetchQuery = z.object({ after: z.coerce.number({ error: 'after must be a w
 /** Registers the /relay/v1/subscriptions routes on `app`. */
 export function registerRelaySubscriptionRoutes(app: FastifyInstance, deps: RelaySubscriptionRouteDeps): void {
   app.post('/relay/v1/subscriptions', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps.pairing);
+    const caller = await relayCallerOf(request, reply, deps, { what: 'subscribe', needs: 'read', changesOrWatches: true });
     if (caller === undefined) return reply;
-    if (!caller.acceptPrompts) {
-      return sendError(reply, 403, 'REMOTE_RELAY_PERMISSION', 'This relay does not accept other relays\' agents (Settings → Relays): nobody from another relay may watch its sessions. No subscription was made.');
-    }
     const body = WatchBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
     const sessions = await callOwner(reply, deps.logger, () => keepPairedRelayWatch(deps, caller, body.data));
@@ -57,7 +55,7 @@ export function registerRelaySubscriptionRoutes(app: FastifyInstance, deps: Rela
   });
 
   app.get<{ Params: { id: string } }>('/relay/v1/subscriptions/:id/events', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps.pairing);
+    const caller = await relayCallerOf(request, reply, deps, { what: 'reading a watch\'s events', needs: 'read', changesOrWatches: false });
     if (caller === undefined) return reply;
     const query = FetchQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
@@ -71,7 +69,7 @@ export function registerRelaySubscriptionRoutes(app: FastifyInstance, deps: Rela
   });
 
   app.delete<{ Params: { id: string } }>('/relay/v1/subscriptions/:id', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps.pairing);
+    const caller = await relayCallerOf(request, reply, deps, { what: 'unsubscribe', needs: 'read', changesOrWatches: false });
     if (caller === undefined) return reply;
     const answer = await callOwner(reply, deps.logger, () => deps.remoteEvents.endWatch({ relay: caller.relayName, id: request.params.id }));
     if (answer === undefined) return reply;

@@ -16,6 +16,7 @@ import type { RelayCallOrigin } from '../serve-relay-call.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
+import { askPersonHere } from '../ask-person-here.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
 import { updateSessionCard, type SettingsChange } from '../../../domain/card-text.ts';
 import { toolError } from '../../../domain/errors.ts';
@@ -120,8 +121,9 @@ export function settingsView(settings: SessionSettings) {
 
 /**
  * update_session from a paired relay: its conversation changes freely only a session this relay recorded it as
- * the starter of; any other needs the user's Allow, which that relay asks on a card in the calling conversation
- * (the refusal carries needsAllow, and the settings the session would have, for the card) and sends with the call again.
+ * the starter of. Any other needs this relay's person's Allow, on a card this relay raises itself (askPersonHere):
+ * a dry run answers needsAllow (with the settings the session would have) so the calling relay can ask its own user
+ * first, as its rule says; the call itself waits here for this relay's person, whatever the calling relay decided.
  */
 async function serveUpdateSession(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
@@ -129,14 +131,19 @@ async function serveUpdateSession(args: ToolArguments, context: ActionContext, o
   const request = { userId: origin.userId, sessionId: args.session, ...change, remoteCaller: origin.provenance };
   const checked = await context.sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: false, dryRun: true }));
   if (checked.changed.length === 0) return result(context.relayName, args.session, checked);
-  if (checked.needsAllow && !origin.allowed) {
+  const settings = answered(checked.settings, 'UpdateSession', 'settings');
+  if (checked.needsAllow && origin.dryRun) {
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
-      `Relay "${context.relayName}" did not record this conversation as the starter of session ${shortId(args.session)}: changing it needs the user's Allow first. Nothing was changed.`,
-      { needsAllow: true, settings: settingsView(answered(checked.settings, 'UpdateSession', 'settings')) },
+      `Relay "${context.relayName}" did not record this conversation as the starter of session ${shortId(args.session)}: changing it needs the user's Allow there. Nothing was changed.`,
+      { needsAllow: true, settings: settingsView(settings) },
     );
   }
   if (origin.dryRun) return { ...result(context.relayName, args.session, checked), dryRun: true };
-  const updated = await context.sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: origin.allowed, dryRun: false }));
+  if (checked.needsAllow) {
+    const title = change.title === undefined ? settings.title : `session ${shortId(args.session)}`;
+    await askPersonHere(updateSessionCard(context.relayName, title, change, groupOf(settings), false), args.session, { action: 'update_session', args }, origin, context);
+  }
+  const updated = await context.sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: checked.needsAllow, dryRun: false }));
   return result(context.relayName, args.session, updated);
 }

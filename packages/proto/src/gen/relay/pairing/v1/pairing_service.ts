@@ -190,11 +190,15 @@ export interface AuthenticateRelayRequest {
   token: string;
 }
 
-/** The calling relay as paired here, the local user its calls act for, and this relay's switch. */
+/**
+ * The calling relay as paired here, the local user its calls act for, this relay's switch, and the "Agents may"
+ * level this relay grants that pairing: the receiving relay checks every call against it.
+ */
 export interface AuthenticateRelayResponse {
   relayName: string;
   userId: string;
   acceptPrompts: boolean;
+  level: AgentLevel;
 }
 
 /** Where a prompt came from (decisions.md, Across relays), as the forwarding relay sends it on. */
@@ -219,7 +223,11 @@ export interface ForwardToolCallRequest {
     | undefined;
   /** How long the other relay may take to answer (a wait included). */
   timeoutSeconds: number;
-  /** The user allowed this conversation's change on a card (update_session on a session it did not start). */
+  /**
+   * Ignored: no relay takes another relay's word for its person's Allow; the receiving relay raises its own card.
+   *
+   * @deprecated
+   */
   allowed: boolean;
   /** Only check the call there (arguments, the target, its rules) and change nothing: before a card is shown here. */
   dryRun: boolean;
@@ -1889,7 +1897,7 @@ export const AuthenticateRelayRequest: MessageFns<AuthenticateRelayRequest> = {
 };
 
 function createBaseAuthenticateRelayResponse(): AuthenticateRelayResponse {
-  return { relayName: "", userId: "", acceptPrompts: false };
+  return { relayName: "", userId: "", acceptPrompts: false, level: 0 };
 }
 
 export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = {
@@ -1902,6 +1910,9 @@ export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = 
     }
     if (message.acceptPrompts !== false) {
       writer.uint32(24).bool(message.acceptPrompts);
+    }
+    if (message.level !== 0) {
+      writer.uint32(32).int32(message.level);
     }
     return writer;
   },
@@ -1943,6 +1954,14 @@ export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = 
             message.acceptPrompts = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.level = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1972,6 +1991,7 @@ export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = 
         : isSet(object.accept_prompts)
         ? globalThis.Boolean(object.accept_prompts)
         : false,
+      level: isSet(object.level) ? agentLevelFromJSON(object.level) : 0,
     };
   },
 
@@ -1986,6 +2006,9 @@ export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = 
     if (message.acceptPrompts !== false) {
       obj.acceptPrompts = message.acceptPrompts;
     }
+    if (message.level !== 0) {
+      obj.level = agentLevelToJSON(message.level);
+    }
     return obj;
   },
 
@@ -1997,6 +2020,7 @@ export const AuthenticateRelayResponse: MessageFns<AuthenticateRelayResponse> = 
     message.relayName = object.relayName ?? "";
     message.userId = object.userId ?? "";
     message.acceptPrompts = object.acceptPrompts ?? false;
+    message.level = object.level ?? 0;
     return message;
   },
 };
