@@ -6,6 +6,7 @@ import { createClock } from '@relay/clock';
 import { grpcAuth } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
 import { cachedPairingOwner, cachedSessionOwner } from './adapters/grpc/cached-owners.ts';
+import { refusingRemovedUsers } from './adapters/grpc/removed-users.ts';
 import { createServiceClients } from './adapters/grpc/service-clients.ts';
 import { buildApp } from './adapters/http/build-app.ts';
 import { loadConfig } from './config.ts';
@@ -33,7 +34,8 @@ const app = buildApp({
   externalCallSeconds: config.RELAY_EXTERNAL_CALL_SECONDS,
   ...clients,
   sessions: cachedSessionOwner(clients.sessions),
-  pairing: cachedPairingOwner(clients.pairing),
+  // A paired relay's calls are refused the moment the user who paired it is removed (removed-users.ts).
+  pairing: refusingRemovedUsers(cachedPairingOwner(clients.pairing), clients.sessions),
   logger,
   edges: {
     allowedHosts: config.RELAY_ALLOWED_HOSTS,

@@ -89,7 +89,8 @@ try {
     logger,
     intervals: { onlineMs: config.REMOTE_ASK_POLL_MS, offlineMs: config.REMOTE_ASK_POLL_OFFLINE_MS },
   });
-  const sessionEvents = startRemoteSessionEventsConsumer(bus, { watches, clock, logger });
+  // Also ends the pairings and unspent codes of a user removed here.
+  const sessionEvents = startRemoteSessionEventsConsumer(bus, { watches, relays, codes: new PrismaPairingCodeStore(prisma), clock, logger });
   const unpaired = await startRemoteUnpairedConsumer(bus, { subscriptions: remoteSubscriptions, watches, ingest, asks, logger });
 
   const server = await startGrpcServer({

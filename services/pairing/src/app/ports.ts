@@ -34,6 +34,8 @@ export interface PairingCodeStore {
   add(code: { codeHash: string; userId: string; expiresAt: Date }): Promise<void>;
   /** Spends a code, atomically and at most once: the user who made it, or undefined when it is unknown, used or expired. */
   spend(codeHash: string, now: Date): Promise<string | undefined>;
+  /** Deletes the codes a user made that nobody spent (the user was removed); how many. */
+  dropUnspentOf(userId: string): Promise<number>;
 }
 
 /** This relay's pairing settings. */

@@ -63,6 +63,8 @@ export interface ScheduleStore {
   endIfActive(scheduleId: string, reason: EndReason, now: Date): Promise<Schedule | undefined>;
   /** Ends every active schedule that fires into or was set by the session. */
   endForSession(sessionId: string, reason: EndReason, now: Date): Promise<number>;
+  /** Ends every active schedule a user set (the user was removed); how many. */
+  endForUser(userId: string, reason: EndReason, now: Date): Promise<number>;
   /** The earliest next_fire_at of an active schedule. */
   earliestDue(): Promise<Date | undefined>;
   /** Marks a firing's message as taken by a turn (started, or ended without starting). */

@@ -55,6 +55,15 @@ export async function endSchedulesOfArchivedSession(store: ScheduleStore, sessio
   return store.endForSession(sessionId, 'archived', now);
 }
 
+/**
+ * Ends every active schedule of a removed user, as their sessions' archives do (reason archived: the removal archived
+ * them); how many. Their archived events end the same schedules again, which changes nothing. No user, none.
+ */
+export async function endSchedulesOfRemovedUser(store: ScheduleStore, userId: string, now: Date): Promise<number> {
+  if (userId === '') return 0;
+  return store.endForUser(userId, 'archived', now);
+}
+
 /** A turn took a message (it started, or ended without starting): a firing's message no longer waits, so the next repeat may fire. */
 export async function noteMessageTaken(store: ScheduleStore, messageId: string, now: Date): Promise<void> {
   if (isFiringId(messageId)) await store.markFiringTaken(messageId, now);

@@ -59,7 +59,10 @@ export interface UsersTransaction extends ConversationStore {
   listUsers(): Promise<User[]>;
   createUser(user: User, token: ApiToken): Promise<void>;
   listSessions(userId: string, filter: SessionFilter): Promise<Session[]>;
-  /** Marks the user removed (never listed again, their name free) and deletes every token of theirs and their sessions'. */
+  /**
+   * Marks the user removed (never listed again, their name free), deletes every token and sign-in link of theirs and
+   * their sessions' tokens, and publishes relay.session.v1.user_removed in the same transaction.
+   */
   markUserRemoved(userId: string, now: Date): Promise<void>;
 }
 

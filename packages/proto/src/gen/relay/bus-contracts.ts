@@ -4,7 +4,7 @@
 import { Unpaired } from './pairing/v1/events.js';
 import { CardDecided, QuestionAnswered } from './question/v1/events.js';
 import { QueuePrompt } from './scheduler/v1/scheduler_service.js';
-import { MessageWritten, QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnQueued, TurnStarted } from './session/v1/events.js';
+import { MessageWritten, QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnQueued, TurnStarted, UserRemoved } from './session/v1/events.js';
 import { DeliverWakeup } from './subscription/v1/commands.js';
 
 /** The JetStream streams: each holds its proto package's subjects. */
@@ -43,6 +43,7 @@ export const SessionEvents = {
   TURN_ACTIVITY: { subject: 'relay.session.v1.turn_activity', stream: 'SESSION_EVENTS', codec: TurnActivity },
   MESSAGE_WRITTEN: { subject: 'relay.session.v1.message_written', stream: 'SESSION_EVENTS', codec: MessageWritten },
   ARCHIVED: { subject: 'relay.session.v1.archived', stream: 'SESSION_EVENTS', codec: SessionArchived },
+  USER_REMOVED: { subject: 'relay.session.v1.user_removed', stream: 'SESSION_EVENTS', codec: UserRemoved },
   TASK_STARTED: { subject: 'relay.session.v1.task_started', stream: 'SESSION_EVENTS', codec: TaskStarted },
   TASK_OUTPUT: { subject: 'relay.session.v1.task_output', stream: 'SESSION_EVENTS', codec: TaskOutput },
   TASK_FINISHED: { subject: 'relay.session.v1.task_finished', stream: 'SESSION_EVENTS', codec: TaskEnded },

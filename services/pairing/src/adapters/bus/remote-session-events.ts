@@ -1,7 +1,8 @@
 /**
  * The consumer that keeps our sessions' events for paired relays' subscriptions: turn ends (and the error of a
  * failed one), questions, finished sub-agents and tasks, and archives (the watching relay ends what listed only
- * archived sessions), decoded from the session service's events, appended to every watch that takes them.
+ * archived sessions), decoded from the session service's events, appended to every watch that takes them. A
+ * removed user (relay.session.v1.user_removed) ends every pairing they made and their unspent codes (endUserPairings).
  */
 import { consume, waitForStream, type Bus, type Consumer, type Delivered } from '@relay/bus';
 import type { Clock } from '@relay/clock';
@@ -11,6 +12,8 @@ import type { Logger } from '@relay/telemetry';
 import { invalidEvent } from '../../domain/errors.ts';
 import type { RemoteWatchStore } from '../../app/remote-ports.ts';
 import { keepSessionEvents } from '../../app/remote-watches.ts';
+import { endUserPairings } from '../../app/end-user-pairings.ts';
+import type { PairedRelayStore, PairingCodeStore } from '../../app/ports.ts';
 import type { RemoteEventInput } from '../../domain/remote-watch.ts';
 
 const WATCHED = [
@@ -23,10 +26,10 @@ const WATCHED = [
   SessionEvents.TASK_FAILED,
 ] as const;
 
-/** This service's durable consumer of the session service's events a paired relay may watch. */
+/** This service's durable consumer of the session service's events a paired relay may watch, and of removed users. */
 const REMOTE_SESSION_EVENTS = {
   durable: 'pairing-remote-session-events',
-  contracts: WATCHED,
+  contracts: [...WATCHED, SessionEvents.USER_REMOVED],
   // One filter subject, the whole stream: the nats-server here (before 2.10) takes no list of them.
   wholeStream: BusStreams.SESSION_EVENTS,
 } as const;
@@ -93,7 +96,10 @@ export function decodeRemoteSessionEvent(event: WatchedSessionEvent): RemoteEven
 }
 
 /** Starts the consumer once SESSION_EVENTS is declared (the session service may start after this one). */
-export function startRemoteSessionEventsConsumer(bus: Bus, options: { watches: RemoteWatchStore; clock: Clock; logger: Logger }): Consumer {
+export function startRemoteSessionEventsConsumer(
+  bus: Bus,
+  options: { watches: RemoteWatchStore; relays: PairedRelayStore; codes: PairingCodeStore; clock: Clock; logger: Logger },
+): Consumer {
   const spec = REMOTE_SESSION_EVENTS;
   const stopping = new AbortController();
   const started = (async (): Promise<Consumer | undefined> => {
@@ -103,7 +109,16 @@ export function startRemoteSessionEventsConsumer(bus: Bus, options: { watches: R
       contracts: spec.contracts,
       wholeStream: spec.wholeStream,
       logger: options.logger,
-      handler: (message) => keepSessionEvents(options.watches, { consumer: spec.durable, id: message.id }, decodeRemoteSessionEvent(message), options.clock.now()),
+      handler: async (message) => {
+        if (message.subject === SessionEvents.USER_REMOVED.subject) {
+          const { eventId, userId } = message.data;
+          if (eventId === '' || userId === '') throw invalidEvent(message.subject, 'eventId or userId is missing');
+          const ended = await endUserPairings(options, { eventId, userId }, options.clock.now());
+          options.logger.info({ userId, unpaired: ended.unpaired, codes: ended.codes }, 'the pairings of a removed user ended');
+          return;
+        }
+        await keepSessionEvents(options.watches, { consumer: spec.durable, id: message.id }, decodeRemoteSessionEvent(message), options.clock.now());
+      },
     });
   })();
   started.catch((error: unknown) => options.logger.error({ err: error }, 'the remote session events consumer did not start'));

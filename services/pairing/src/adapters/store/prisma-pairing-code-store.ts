@@ -18,4 +18,8 @@ export class PrismaPairingCodeStore implements PairingCodeStore {
     );
     return rows[0]?.user_id;
   }
+
+  async dropUnspentOf(userId: string): Promise<number> {
+    return (await this.prisma.pairingCode.deleteMany({ where: { userId, usedAt: null } })).count;
+  }
 }

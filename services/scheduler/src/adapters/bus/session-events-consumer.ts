@@ -3,7 +3,7 @@ import type { Clock } from '@relay/clock';
 import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { Logger } from '@relay/telemetry';
 import type { ScheduleStore } from '../../app/ports.ts';
-import { endSchedulesOfArchivedSession, noteMessageTaken } from '../../app/schedule-actions.ts';
+import { endSchedulesOfArchivedSession, endSchedulesOfRemovedUser, noteMessageTaken } from '../../app/schedule-actions.ts';
 
 /**
  * This service's durable consumer of the session service's events: an archive, and a turn that took a message —
@@ -12,7 +12,7 @@ import { endSchedulesOfArchivedSession, noteMessageTaken } from '../../app/sched
  */
 export const SESSION_EVENTS = {
   durable: 'scheduler-session-events',
-  contracts: [SessionEvents.ARCHIVED, SessionEvents.TURN_STARTED, SessionEvents.TURN_ENDED, SessionEvents.MESSAGE_WRITTEN],
+  contracts: [SessionEvents.ARCHIVED, SessionEvents.USER_REMOVED, SessionEvents.TURN_STARTED, SessionEvents.TURN_ENDED, SessionEvents.MESSAGE_WRITTEN],
   // One filter, the whole stream: the NATS server here predates filter_subjects (2.10); the rest is acked unread.
   wholeStream: BusStreams.SESSION_EVENTS,
 } as const;
@@ -20,7 +20,7 @@ export const SESSION_EVENTS = {
 /**
  * Follows the sessions the schedules touch: a turn that starts (or ends) on a firing's message means the
  * message no longer waits (the next repeat may fire); an archived session ends every schedule firing into
- * it or set by it. Both writes are idempotent, so a redelivery changes nothing.
+ * it or set by it, and a removed user every schedule of theirs. Both writes are idempotent, so a redelivery changes nothing.
  */
 export async function startSessionEventsConsumer(
   bus: Bus,
@@ -43,6 +43,10 @@ export async function handleSessionEvent(
 ): Promise<void> {
   if (message.subject === SessionEvents.ARCHIVED.subject) {
     if ((await endSchedulesOfArchivedSession(deps.store, message.data.sessionId, deps.clock.now())) > 0) deps.changed();
+    return;
+  }
+  if (message.subject === SessionEvents.USER_REMOVED.subject) {
+    if ((await endSchedulesOfRemovedUser(deps.store, message.data.userId, deps.clock.now())) > 0) deps.changed();
     return;
   }
   await noteMessageTaken(deps.store, message.data.messageId, deps.clock.now());

@@ -72,6 +72,14 @@ export class PrismaScheduleStore implements ScheduleStore {
     return count;
   }
 
+  async endForUser(userId: string, reason: EndReason, now: Date): Promise<number> {
+    const { count } = await this.prisma.schedule.updateMany({
+      where: { endedAt: null, userId },
+      data: { endedAt: now, endReason: reason, pendingFireAt: null, heldForApproval: false, heldSince: null },
+    });
+    return count;
+  }
+
   async earliestDue(): Promise<Date | undefined> {
     const row = await this.prisma.schedule.findFirst({ where: { endedAt: null }, orderBy: { nextFireAt: 'asc' }, select: { nextFireAt: true } });
     return row?.nextFireAt;

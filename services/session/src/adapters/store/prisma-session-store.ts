@@ -84,10 +84,13 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
 
   async markUserRemoved(userId: string, now: Date): Promise<void> {
     await this.atomically(async (tx) => {
-      // Session tokens carry the user's id too: one delete ends the user's own and every session's.
+      // Session tokens carry the user's id too: one delete ends the user's own and every session's (console sign-ins too).
       await tx.apiToken.deleteMany({ where: { userId } });
       await tx.signInLink.deleteMany({ where: { userId } });
       await tx.user.update({ where: { id: userId }, data: { removedAt: now } });
+      // What other services keep acting for them (pairings, pairing codes, schedules, subscriptions) ends on this.
+      const eventId = `user_removed:${userId}`;
+      await enqueue(tx, SessionEvents.USER_REMOVED, { eventId, occurredAt: now, userId }, { id: eventId });
     });
   }
 
