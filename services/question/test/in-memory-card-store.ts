@@ -15,7 +15,8 @@ export class InMemoryCardStore implements CardStore {
 
   constructor(private readonly decisions?: FakeDecisions) {}
 
-  async create(card: Card): Promise<void> {
+  async create(card: Card, admit: (pendingInSession: number) => void = () => undefined): Promise<void> {
+    admit([...this.cards.values()].filter((stored) => stored.sessionId === card.sessionId && stored.status === 'pending').length);
     this.cards.set(card.id, structuredClone(card));
   }
 

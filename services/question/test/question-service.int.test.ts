@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectBus, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
 import { ManualClock, SystemClock } from '@relay/clock';
 import { AppError } from '@relay/errors';
@@ -118,6 +118,11 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await bus?.close();
   await Promise.all([nats?.stop(), database?.drop()]);
+});
+
+// A session holds at most 10 pending cards: each test starts with none waiting.
+afterEach(async () => {
+  await prisma.card.updateMany({ where: { status: 'pending' }, data: { status: 'cancelled' } });
 });
 
 const question = (fields: Partial<RaiseCardRequest> = {}): RaiseCardRequest => ({
@@ -264,6 +269,16 @@ describe('AwaitCard', () => {
     await vi.waitFor(() => expect(watched.has(card.id)).toBe(true));
     expect(await callUnary(client, 'cancelCards', { sessionId: 's-cancel-wake' })).toEqual({ cancelled: 1 });
     expect((await stream.done).map((event) => event.card?.status)).toEqual([CardStatus.CARD_STATUS_CANCELLED]);
+  });
+});
+
+describe('RaiseCard', () => {
+  it('keeps at most 10 cards waiting in a session, even when 15 are raised at once: the rest are refused and stored nowhere', async () => {
+    const results = await Promise.allSettled(Array.from({ length: 15 }, (_, n) => raise(approval({ sessionId: 's-burst', title: `Run command ${n}?` }))));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(refused.map((result) => (result.reason as AppError).code)).toEqual(Array(5).fill('REMOTE_RELAY_QUESTION_LIMIT'));
+    expect(await prisma.card.count({ where: { sessionId: 's-burst' } })).toBe(10);
   });
 });
 

@@ -73,6 +73,20 @@ describe('raiseCard, listCards, cancelCards', () => {
     expect(store.cards.size).toBe(1);
   });
 
+  it('refuses an eleventh card waiting in one session with REMOTE_RELAY_QUESTION_LIMIT and stores nothing; a decided one frees a place', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    const raised = [];
+    for (let n = 0; n < 10; n++) raised.push(await raiseCard(deps, raise({ kind: 'approval', title: `Run command ${n}?`, options: [] }), NOW));
+    await expect(raiseCard(deps, raise({}), NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_QUESTION_LIMIT', details: { pending: 10, limit: 10 } });
+    expect(store.cards.size).toBe(10);
+    // Another session is not held back by this one's cards.
+    await raiseCard(deps, raise({ sessionId: 's2' }), NOW);
+    store.cards.get(raised[0]!.id)!.status = 'denied';
+    await raiseCard(deps, raise({}), NOW);
+    expect(store.cards.size).toBe(12);
+  });
+
   it('lists newest first, by session and pending, only the user’s', async () => {
     const store = new InMemoryCardStore();
     const deps = { store, ids: sequentialIds() };

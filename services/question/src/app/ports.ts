@@ -19,7 +19,8 @@ export interface CardFilter {
 
 /** Durable cards. Each write is one transaction; decisions carry their card_decided event with them. */
 export interface CardStore {
-  create(card: Card): Promise<void>;
+  /** Stores a new card once `admit` passes the session's pending count, counted apart from any racing raise. */
+  create(card: Card, admit: (pendingInSession: number) => void): Promise<void>;
   find(cardId: string): Promise<Card | undefined>;
   /** Stores a decided card and its event, unless the stored card is no longer pending: then writes nothing and answers false. */
   saveDecision(card: Card, event: CardDecidedEvent): Promise<boolean>;

@@ -5,7 +5,7 @@
 import type { AppError } from '@relay/errors';
 import { CardLimits } from './card-limits.ts';
 import { CARD_KINDS, DECISIONS, type Card, type CardKind, type CardStatus, type Decision } from './entities.ts';
-import { forbidden, invalidInput, notFound, turnGone } from './errors.ts';
+import { forbidden, invalidInput, notFound, questionLimit, turnGone } from './errors.ts';
 
 export interface RaiseCardInput {
   userId: string;
@@ -111,6 +111,16 @@ export function applyDecision(card: Card, input: DecideCardInput, now: Date): Ca
     throw invalidInput(`choices must be among the card's options: ${card.options.join(', ')}`, { field: 'choices', options: [...card.options] });
   }
   return { ...card, status: 'answered', answer, choices, decidedAt: now };
+}
+
+/** Refuses a new card while the session already has CardLimits.PENDING_PER_SESSION waiting for the user. */
+export function admitCard(card: Card, pendingInSession: number): void {
+  if (pendingInSession >= CardLimits.PENDING_PER_SESSION) {
+    throw questionLimit(
+      `Session ${card.sessionId} already has ${pendingInSession} cards waiting for the user (at most ${CardLimits.PENDING_PER_SESSION}). Nothing was raised: wait until the user decides one.`,
+      { pending: pendingInSession, limit: CardLimits.PENDING_PER_SESSION },
+    );
+  }
 }
 
 /** A card that is no longer pending: a withdrawn one's turn is gone (REMOTE_RELAY_NO_ACTIVE_TURN), a decided one says how. */

@@ -21,6 +21,11 @@ export function notFound(cardId: string): AppError {
   return appError(QuestionErrorCode.NOT_FOUND, `no card ${cardId}`, { details: { card: cardId } });
 }
 
+/** Past a bound on what waits for the user (pending cards of a session). */
+export function questionLimit(message: string, details: ErrorDetails = {}): AppError {
+  return appError(QuestionErrorCode.QUESTION_LIMIT, message, { details });
+}
+
 /** Never allowed: an agent deciding an approval card or its own session's card. */
 export function forbidden(message: string, details: ErrorDetails = {}): AppError {
   return appError(QuestionErrorCode.FORBIDDEN, message, { details });

@@ -20,8 +20,13 @@ export class PrismaCardStore implements CardStore {
     private readonly toCardDecided: (event: CardDecidedEvent) => CardDecided,
   ) {}
 
-  async create(card: Card): Promise<void> {
-    await this.prisma.card.create({ data: { ...card, decidedAt: card.decidedAt ?? null } });
+  async create(card: Card, admit: (pendingInSession: number) => void): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      // Two racing raises in one session count one after the other.
+      await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `cards:${card.sessionId}`);
+      admit(await tx.card.count({ where: { sessionId: card.sessionId, status: 'pending' } }));
+      await tx.card.create({ data: { ...card, decidedAt: card.decidedAt ?? null } });
+    });
   }
 
   async keyedCards(sessionId: string, callKey: string, decidedSince: Date): Promise<KeyedCard[]> {
