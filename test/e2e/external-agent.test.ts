@@ -9,6 +9,7 @@
 // window before a wake-up goes, a schedule's minute) is skipped with jumps of the relay's clock (time-skipping).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { RelayUser } from '../harness/relay-user.ts';
@@ -208,5 +209,68 @@ describe('what would wake a hosted agent reaches the external one', () => {
     const waited = await waiting;
     expect(waited, JSON.stringify(waited)).toMatchObject({ ok: true, arrived: 1 });
     expect(waited.messages[0].text).toContain('third round');
+  });
+});
+
+// Issue 39, item 2 (decisions.md, Waiting for the person): a held call is a turn for every rule that counts turns.
+describe("an external session's call in flight counts as a turn for all_idle and stalled", () => {
+  /** The computed events (all_idle, stalled) stored for a watcher, by the subscription service. */
+  async function computedFor(watcherId: string): Promise<{ kind: string; occurredAt: string; session?: { id: string } }[]> {
+    const db = new pg.Client({ connectionString: relay.databaseUrls.subscription });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ event: any }>(
+        "SELECT event FROM watcher_events WHERE watcher_session_id = $1 AND (source_event_id LIKE 'all_idle:%' OR source_event_id LIKE 'stalled:%') ORDER BY received_at",
+        [watcherId],
+      );
+      return rows.map((row) => row.event);
+    } finally {
+      await db.end();
+    }
+  }
+
+  it('while a Terminal session\'s call waits on a card, all_idle stays quiet though the other watched session went idle, stalled comes, and all_idle follows the call\'s end', async () => {
+    const terminal = await relay.createExternalSession('Terminal');
+    const terminalAgent = await relay.connectAgent(terminal.token);
+    const busy = await user.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Build', text: 'reply built' });
+    expect(busy.status, JSON.stringify(busy.body)).toBe(201);
+    const build: string = busy.body.session.id;
+    await user.finish(build, busy.body.message_id);
+    try {
+      // The watcher (this file's external session, its watch cards allowed before) watches both.
+      const subscribed = await call({ action: 'subscribe', sessions: [terminal.id, build], events: ['all_idle', 'stalled'], stalled_minutes: 1 });
+      expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true });
+
+      // The Terminal's first create_session needs the owner's Allow: its call is held while the card waits.
+      const holding = terminalAgent.callTool({ name: 'relay_tool', arguments: { action: 'create_session', relay: 'this', provider: 'script', title: 'Held', text: 'reply held' } }, undefined, { timeout: 120_000 });
+      const card = await user.pendingCard(terminal.id);
+      await until('the Terminal shown working', async () => {
+        const sessions = (await user.api('GET', '/api/v1/sessions')).body.sessions as { id: string; state: string }[];
+        return sessions.find((s) => s.id === terminal.id)?.state === 'running_turn' ? true : undefined;
+      });
+      const heldSince = relay.now().getTime();
+
+      // Build runs a turn and ends it while the call is held: the watched sessions are not all idle.
+      await user.finish(build, await user.say(build, 'reply done again'));
+      // A minute of relay time into the held call, with no sign of life: stalled, named after the Terminal.
+      const stalled = await until('stalled for the held call', async () => {
+        const events = await computedFor(me.id);
+        return events.find((event) => event.kind === 'stalled') ? events : undefined;
+      });
+      expect(stalled.filter((event) => event.kind === 'all_idle'), JSON.stringify(stalled)).toEqual([]);
+      expect(stalled.find((event) => event.kind === 'stalled')).toMatchObject({ session: { id: terminal.id } });
+
+      // The call ends (Deny): now all are idle, once, at the end of the call.
+      expect((await decide(card.id, 'deny')).status).toBe(200);
+      await holding;
+      const idle = await until('all_idle after the call', async () => {
+        const events = (await computedFor(me.id)).filter((event) => event.kind === 'all_idle');
+        return events.length > 0 ? events : undefined;
+      });
+      expect(idle).toHaveLength(1);
+      expect(Date.parse(idle[0]!.occurredAt)).toBeGreaterThan(heldSince + 60_000);
+    } finally {
+      await terminalAgent.close();
+    }
   });
 });

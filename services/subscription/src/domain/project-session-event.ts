@@ -1,4 +1,4 @@
-import { NO_RUNS, stateOf, type SessionActivity, type SessionEvent, type SessionRuns } from './session-activity.ts';
+import { callTurnId, isCallTurn, NO_RUNS, runsAt, stateOf, type SessionActivity, type SessionEvent, type SessionRuns } from './session-activity.ts';
 
 /** How many ended task ids a row remembers (a task_started redelivered after its end is that recent). */
 const ENDED_TASKS_KEPT = 20;
@@ -38,6 +38,21 @@ function applyRuns(runs: SessionRuns, event: SessionEvent): SessionRuns {
       const task = runs.tasks.find((candidate) => candidate.id === event.taskId);
       if (task === undefined || (task.lastOutputAt !== null && task.lastOutputAt.getTime() >= event.lastOutputAt.getTime())) return runs;
       return { ...runs, tasks: runs.tasks.map((candidate) => (candidate === task ? { ...task, lastOutputAt: event.lastOutputAt } : candidate)) };
+    }
+    case 'call_held': {
+      // A held call of an external session is its turn; a hold that lapsed before this one ended that turn then.
+      const current = runsAt(runs, at);
+      if (current.lastTurnEndedAt !== null && current.lastTurnEndedAt.getTime() >= at.getTime()) return current;
+      if (current.turn === null) return { ...current, turn: { id: callTurnId(event.callId), startedAt: at, heldUntil: event.heldUntil }, turnActivityAt: at };
+      if (!isCallTurn(current.turn) || current.turn.heldUntil!.getTime() >= event.heldUntil.getTime()) return current;
+      // A renewal (or another call held meanwhile) keeps the turn going; it is no sign of life for stalled.
+      return { ...current, turn: { ...current.turn, heldUntil: event.heldUntil } };
+    }
+    case 'call_released': {
+      // A release delivered before its hold (a redelivery) marks the end, so that late hold starts nothing.
+      if (runs.turn === null) return { ...runs, lastTurnEndedAt: later(runs.lastTurnEndedAt, at) };
+      if (!isCallTurn(runs.turn) || runs.turn.startedAt.getTime() > at.getTime()) return runs;
+      return { ...runs, turn: null, turnActivityAt: null, lastTurnEndedAt: later(runs.lastTurnEndedAt, at), lastEndedAt: later(runs.lastEndedAt, at) };
     }
     default:
       return runs;

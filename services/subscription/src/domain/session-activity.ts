@@ -12,8 +12,11 @@ export type RunningTask = { id: string; description: string; startedAt: Date; la
 
 /** What runs in a session, as its events told it. */
 export type SessionRuns = {
-  /** The turn that runs; null when none. */
-  turn: { id: string; startedAt: Date } | null;
+  /**
+   * The turn that runs; null when none. An external session's call in flight is its turn (id `call:<call id>`),
+   * held until `heldUntil`: a hold its gateway stopped renewing (a crash) ends there by itself (runsAt).
+   */
+  turn: { id: string; startedAt: Date; heldUntil?: Date } | null;
   /** The latest sign of life of the running turn (its start, its reply text or tool calls, a question it asked, a sub-agent that finished, a task it started). */
   turnActivityAt: Date | null;
   tasks: RunningTask[];
@@ -53,10 +56,37 @@ export type SessionEvent =
   | (EventBase & { type: 'task_ended'; taskId: string })
   /** A running task wrote output (published at most once a minute). */
   | (EventBase & { type: 'task_output'; taskId: string; lastOutputAt: Date })
-  | (EventBase & { type: 'archived' });
+  | (EventBase & { type: 'archived' })
+  /** An external session's relay_tool call is held (first or renewed) until `heldUntil`: its running turn. */
+  | (EventBase & { type: 'call_held'; callId: string; heldUntil: Date })
+  /** The external session's last held call ended: its turn is over. */
+  | (EventBase & { type: 'call_released'; callId: string });
 
 /** The state list_sessions would show for these runs. */
 export function stateOf(runs: SessionRuns): SessionState {
   if (runs.turn !== null) return 'running_turn';
   return runs.tasks.length > 0 ? 'background_only' : 'idle';
+}
+
+/** The turn id an external session's held call runs as. */
+export const callTurnId = (callId: string): string => `call:${callId}`;
+
+/** Whether the running turn is an external session's held call. */
+export const isCallTurn = (turn: SessionRuns['turn']): boolean => turn !== null && turn.heldUntil !== undefined;
+
+/**
+ * The runs at `now`: a held call whose hold lapsed before then (its gateway stopped renewing it) ended when it
+ * lapsed; everything else as stored.
+ */
+export function runsAt(runs: SessionRuns, now: Date): SessionRuns {
+  const heldUntil = runs.turn?.heldUntil;
+  if (heldUntil === undefined || heldUntil.getTime() > now.getTime()) return runs;
+  const later = (a: Date | null) => (a !== null && a.getTime() > heldUntil.getTime() ? a : heldUntil);
+  return { ...runs, turn: null, turnActivityAt: null, lastEndedAt: later(runs.lastEndedAt), lastTurnEndedAt: later(runs.lastTurnEndedAt) };
+}
+
+/** A row as it stands at `now` (runsAt), its state with it. */
+export function activityAt(row: SessionActivity, now: Date): SessionActivity {
+  const runs = runsAt(row.runs, now);
+  return runs === row.runs ? row : { ...row, runs, state: stateOf(runs) };
 }

@@ -4,7 +4,7 @@
 import { Unpaired } from './pairing/v1/events.js';
 import { CardDecided, QuestionAnswered } from './question/v1/events.js';
 import { QueuePrompt } from './scheduler/v1/scheduler_service.js';
-import { MessageWritten, QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnQueued, TurnStarted, UserRemoved } from './session/v1/events.js';
+import { ExternalCallHeld, ExternalCallReleased, MessageWritten, QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnQueued, TurnStarted, UserRemoved } from './session/v1/events.js';
 import { DeliverWakeup } from './subscription/v1/commands.js';
 
 /** The JetStream streams: each holds its proto package's subjects. */
@@ -48,6 +48,8 @@ export const SessionEvents = {
   TASK_OUTPUT: { subject: 'relay.session.v1.task_output', stream: 'SESSION_EVENTS', codec: TaskOutput },
   TASK_FINISHED: { subject: 'relay.session.v1.task_finished', stream: 'SESSION_EVENTS', codec: TaskEnded },
   TASK_FAILED: { subject: 'relay.session.v1.task_failed', stream: 'SESSION_EVENTS', codec: TaskEnded },
+  EXTERNAL_CALL_HELD: { subject: 'relay.session.v1.external_call_held', stream: 'SESSION_EVENTS', codec: ExternalCallHeld },
+  EXTERNAL_CALL_RELEASED: { subject: 'relay.session.v1.external_call_released', stream: 'SESSION_EVENTS', codec: ExternalCallReleased },
 } as const;
 
 /** The subjects of stream SUBSCRIPTION_COMMANDS, each with the message it carries (ts-proto's JSON mapping). */

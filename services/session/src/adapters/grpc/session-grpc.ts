@@ -8,7 +8,7 @@ import { authenticate } from '../../app/users/authenticate.ts';
 import { createExternalSession } from '../../app/sessions/create-external-session.ts';
 import { createSession } from '../../app/sessions/create-session.ts';
 import { createUser } from '../../app/users/create-user.ts';
-import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../../app/external/external-calls.ts';
+import { holdExternalCall, releaseExternalCall, withCallsInFlight, type ExternalCallStore } from '../../app/external/external-calls.ts';
 import type { PendingNote } from '../../domain/external/external-inbox.ts';
 import type { ExternalInbox } from '../../app/external/ports.ts';
 import { getConversation } from '../../app/sessions/get-conversation.ts';
@@ -272,7 +272,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return holdExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
     },
     releaseExternalCall: async (request) => {
-      await deps.calls?.release(request.sessionId, request.callId);
+      if (deps.calls !== undefined) await releaseExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
       return {};
     },
     getConversation: async (request) => {

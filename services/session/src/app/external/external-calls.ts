@@ -14,9 +14,13 @@ const MAX_CALL_ID_LENGTH = 64;
 
 /** Where the holds are kept. */
 export interface ExternalCallStore {
-  /** Holds (or renews) the call until `expiresAt`, and drops the session's holds that lapsed before `now`. */
-  hold(sessionId: string, callId: string, expiresAt: Date, now: Date): Promise<void>;
-  release(sessionId: string, callId: string): Promise<void>;
+  /**
+   * Holds (or renews) the call until `expiresAt`, and drops the session's holds that lapsed before `now`; with the
+   * session's user, announces the hold (the call is the session's running turn until then).
+   */
+  hold(sessionId: string, callId: string, expiresAt: Date, now: Date, userId?: string): Promise<void>;
+  /** Drops the call's hold; with `now` and the user, announces that the session's turn ended when no other call is held. */
+  release(sessionId: string, callId: string, now?: Date, userId?: string): Promise<void>;
   /** The latest expiry of each of these sessions' holds (a session without holds is left out). */
   latestExpiries(sessionIds: readonly string[]): Promise<Map<string, Date>>;
 }
@@ -35,8 +39,18 @@ export async function holdExternalCall(
   if (session.origin !== 'external') {
     throw invalidInput('only an external session holds its calls: a hosted one has turns', { field: 'session_id' });
   }
-  await deps.calls.hold(session.id, input.callId, new Date(now.getTime() + EXTERNAL_CALL_LEASE_MS), now);
+  await deps.calls.hold(session.id, input.callId, new Date(now.getTime() + EXTERNAL_CALL_LEASE_MS), now, session.userId);
   return { leaseMs: EXTERNAL_CALL_LEASE_MS };
+}
+
+/** ReleaseExternalCall: the call ended; the session's running turn ends with it unless another call is held. */
+export async function releaseExternalCall(
+  deps: { store: Pick<SessionStore, 'findSession'>; calls: ExternalCallStore },
+  input: { sessionId: string; callId: string },
+  now: Date,
+): Promise<void> {
+  const session = await deps.store.findSession(input.sessionId);
+  await deps.calls.release(input.sessionId, input.callId, now, session?.userId);
 }
 
 /** `sessions` with running_turn where a call of theirs is in flight at `now` (only external sessions hold any). */

@@ -17,6 +17,8 @@ export const PROJECTED_EVENTS = [
   SessionEvents.TASK_FAILED,
   SessionEvents.TASK_OUTPUT,
   SessionEvents.ARCHIVED,
+  SessionEvents.EXTERNAL_CALL_HELD,
+  SessionEvents.EXTERNAL_CALL_RELEASED,
 ] as const;
 
 /** A message on one of the contracts `C`: its subject and its payload, decoded by that subject's codec. */
@@ -83,5 +85,14 @@ export function decodeSessionEvent(message: ProjectedMessage): SessionEvent {
     }
     case SessionEvents.ARCHIVED.subject:
       return { ...base(subject, message.data), type: 'archived' };
+    case SessionEvents.EXTERNAL_CALL_HELD.subject: {
+      const { callId, heldUntil } = message.data;
+      if (callId === '') throw invalidEvent(subject, 'callId is missing');
+      if (heldUntil === undefined || Number.isNaN(heldUntil.getTime())) throw invalidEvent(subject, 'heldUntil is missing');
+      return { ...base(subject, message.data), type: 'call_held', callId, heldUntil };
+    }
+    case SessionEvents.EXTERNAL_CALL_RELEASED.subject:
+      if (message.data.callId === '') throw invalidEvent(subject, 'callId is missing');
+      return { ...base(subject, message.data), type: 'call_released', callId: message.data.callId };
   }
 }

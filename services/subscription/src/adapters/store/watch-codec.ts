@@ -44,7 +44,7 @@ export function stateFromJson(json: unknown): WatcherState {
 /** A session's runs as stored. */
 export function runsToJson(runs: SessionRuns): Json {
   return {
-    turn: runs.turn === null ? null : { id: runs.turn.id, startedAt: runs.turn.startedAt.toISOString() },
+    turn: runs.turn === null ? null : { id: runs.turn.id, startedAt: runs.turn.startedAt.toISOString(), ...(runs.turn.heldUntil ? { heldUntil: runs.turn.heldUntil.toISOString() } : {}) },
     turnActivityAt: runs.turnActivityAt?.toISOString() ?? null,
     tasks: runs.tasks.map((task) => ({ ...task, startedAt: task.startedAt.toISOString(), lastOutputAt: task.lastOutputAt?.toISOString() ?? null })),
     lastEndedAt: runs.lastEndedAt?.toISOString() ?? null,
@@ -56,10 +56,10 @@ export function runsToJson(runs: SessionRuns): Json {
 /** Stored runs ({} for a row from before runs were kept). */
 export function runsFromJson(json: unknown): SessionRuns {
   const data = (json ?? {}) as Json;
-  const turn = data.turn as { id: string; startedAt: string } | null | undefined;
+  const turn = data.turn as { id: string; startedAt: string; heldUntil?: string } | null | undefined;
   const tasks = Array.isArray(data.tasks) ? (data.tasks as Json[]) : [];
   return {
-    turn: turn ? { id: turn.id, startedAt: new Date(turn.startedAt) } : null,
+    turn: turn ? { id: turn.id, startedAt: new Date(turn.startedAt), ...(turn.heldUntil ? { heldUntil: new Date(turn.heldUntil) } : {}) } : null,
     turnActivityAt: dateOrNull(data.turnActivityAt),
     tasks: tasks.map((task) => ({ id: String(task.id), description: String(task.description), startedAt: new Date(String(task.startedAt)), lastOutputAt: dateOrNull(task.lastOutputAt) })),
     lastEndedAt: dateOrNull(data.lastEndedAt),

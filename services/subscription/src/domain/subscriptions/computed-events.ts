@@ -13,7 +13,7 @@
  * - match filters events by their text; these have none and are not filtered by it. exclude applies to all three.
  */
 import { nextHeartbeatAt, quietWindowAt, type RelayEvent } from '../delivery/index.ts';
-import { NO_RUNS, type SessionActivity, type SessionState } from '../session-activity.ts';
+import { activityAt, NO_RUNS, type SessionActivity, type SessionState } from '../session-activity.ts';
 import type { Subscription } from './subscription.ts';
 
 const MINUTE_MS = 60_000;
@@ -53,12 +53,17 @@ const session = (row: SessionActivity) => ({ id: row.sessionId, title: row.title
 
 /** What is due now for one subscription, and when it should be computed again (null: only when activity changes). */
 export function computeEvents(subscription: ComputingSubscription, activity: readonly SessionActivity[], now: Date): { events: ComputedEvent[]; nextDueAt: Date | null } {
-  const watched = watchedSessions(subscription, activity);
+  // An external session's held call counts as its running turn until it is released or its hold lapses.
+  const watched = watchedSessions(subscription, activity).map((row) => activityAt(row, now));
   const events: ComputedEvent[] = [];
   let next: number | null = null;
   const dueAt = (at: Date) => {
     if (next === null || at.getTime() < next) next = at.getTime();
   };
+  for (const row of watched) {
+    const heldUntil = row.runs.turn?.heldUntil;
+    if (heldUntil !== undefined && (subscription.events.includes('all_idle') || subscription.events.includes('stalled'))) dueAt(heldUntil);
+  }
   const base = { relay: null };
 
   if (subscription.events.includes('stalled')) {
