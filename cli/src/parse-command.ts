@@ -17,7 +17,8 @@ export type RelaySettingsChange = {
 };
 
 export type Command =
-  | { kind: 'up'; json: boolean }
+  /** signInLink: print the console's one-time sign-in link even when stdout is no terminal, or with --json. */
+  | { kind: 'up'; json: boolean; signInLink: boolean }
   | { kind: 'sessions'; scope: SessionScope; json: boolean }
   | { kind: 'create-session'; title: string; json: boolean }
   | { kind: 'create-hosted-session'; session: HostedSessionOptions; wait: boolean; json: boolean }
@@ -58,7 +59,8 @@ const MODES: readonly RelayMode[] = ['agent', 'ask', 'plan'];
 export const HELP_TEXT = `relay: run a relay on this machine and talk to it
 
 Usage:
-  relay up [--json]                              start NATS, PostgreSQL and the six services; Ctrl-C stops them
+  relay up [--json] [--sign-in-link]             start NATS, PostgreSQL and the six services; Ctrl-C stops them
+                                                 (the console's sign-in link shows on a terminal only; --sign-in-link prints it anyway)
   relay sessions [--scope active|archived|all] [--json]
                                                  list your sessions
   relay session create --text PROMPT [--title T] [--provider P] [--model M] [--cwd DIR] [--mode agent|ask|plan]
@@ -134,8 +136,8 @@ export function parseCommand(argv: readonly string[]): Command {
   if (first === undefined || first === 'help') return parseHelp(rest);
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   if (first === 'up' && second === undefined) {
-    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
-    return { kind: 'up', json: values.json === true };
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, 'sign-in-link': { type: 'boolean' } });
+    return { kind: 'up', json: values.json === true, signInLink: values['sign-in-link'] === true };
   }
   if (first === 'sessions' && second === undefined) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' }, scope: { type: 'string' } });

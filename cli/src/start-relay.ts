@@ -49,7 +49,14 @@ const INHERITED_GRPC_VARIABLES = ['GRPC_TLS_CA', 'GRPC_TLS_CERT', 'GRPC_TLS_KEY'
  * first user and the "Terminal" session; prints the banner. Everything started is added to
  * `lifecycle`, which stops it; a stop request makes this throw StopRequested between steps.
  */
-export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: UpLockFile, lifecycle: Lifecycle, reporter: Reporter): Promise<void> {
+export async function startRelay(
+  config: UpConfig,
+  paths: RelayPaths,
+  lockFile: UpLockFile,
+  lifecycle: Lifecycle,
+  reporter: Reporter,
+  options: { signInLink: boolean } = { signInLink: false },
+): Promise<void> {
   const isRoot = process.getuid?.() === 0;
   for (const service of SERVICE_NAMES) {
     const dir = serviceDir(paths, service);
@@ -186,7 +193,8 @@ export async function startRelay(config: UpConfig, paths: RelayPaths, lockFile: 
     userName: userInfo().username,
     reporter,
   });
-  const consoleUrl = await signInLink(gatewayUrl, terminal.userToken, reporter);
+  // Only where it was asked for (showsSignInLink): a link in a log file would sign its reader in as the admin.
+  const consoleUrl = options.signInLink ? await signInLink(gatewayUrl, terminal.userToken, reporter) : undefined;
   lifecycle.signal.throwIfAborted();
   reporter.ready(
     formatBanner({

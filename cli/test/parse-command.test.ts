@@ -4,8 +4,9 @@ import { HELP_TEXT, parseCommand, USAGE_EXIT_CODE } from '../src/parse-command.t
 
 describe('parseCommand', () => {
   it('reads up, with and without --json', () => {
-    expect(parseCommand(['up'])).toEqual({ kind: 'up', json: false });
-    expect(parseCommand(['up', '--json'])).toEqual({ kind: 'up', json: true });
+    expect(parseCommand(['up'])).toEqual({ kind: 'up', json: false, signInLink: false });
+    expect(parseCommand(['up', '--json'])).toEqual({ kind: 'up', json: true, signInLink: false });
+    expect(parseCommand(['up', '--json', '--sign-in-link'])).toEqual({ kind: 'up', json: true, signInLink: true });
   });
 
   it('reads sessions with its scope, active by default', () => {

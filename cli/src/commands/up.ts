@@ -21,7 +21,7 @@ export type UpIo = {
  * requested stop, 1 when something failed or died, or when a relay up already runs here (a second one
  * says where the first is, on stderr, and starts nothing).
  */
-export async function runUp(options: { json: boolean }, io: UpIo): Promise<number> {
+export async function runUp(options: { json: boolean; signInLink?: boolean }, io: UpIo): Promise<number> {
   const config = loadUpConfig(hostname(), io.env);
   const reporter = new Reporter({
     json: options.json,
@@ -46,7 +46,7 @@ export async function runUp(options: { json: boolean }, io: UpIo): Promise<numbe
     // Loaded only now: the gRPC, OpenTelemetry and Prisma-side modules take seconds to load, which a
     // second `relay up` that only reports the running one should not pay.
     const { startRelay } = await import('../start-relay.ts');
-    await startRelay(config, paths, lockFile, lifecycle, reporter);
+    await startRelay(config, paths, lockFile, lifecycle, reporter, { signInLink: showsSignInLink(options, io.out.isTTY === true) });
     await lifecycle.stopRequested;
   } catch (error) {
     if (!(error instanceof StopRequested)) {
@@ -62,6 +62,15 @@ export async function runUp(options: { json: boolean }, io: UpIo): Promise<numbe
   uninstall();
   reporter.info('Stopped.');
   return exitCode;
+}
+
+/**
+ * Whether `relay up` makes and prints the console's one-time sign-in link, which signs in as the relay's first user
+ * (its admin) once, within 10 minutes: on a terminal, where only the person at it sees it; never into a redirected
+ * log or --json output, unless asked with --sign-in-link.
+ */
+export function showsSignInLink(options: { json: boolean; signInLink?: boolean }, stdoutIsTerminal: boolean): boolean {
+  return options.signInLink === true || (stdoutIsTerminal && !options.json);
 }
 
 /**
