@@ -163,6 +163,55 @@ describe('one user action, one trace', () => {
     // The call that set it ran in the script turn's trace; the firing's queued prompt is reached from it by links.
     expect(walk(setter).some((s) => s.spanId === firing.spanId)).toBe(true);
   });
+
+  // Issue 39, item 7: a computed all_idle links to the event that made the sessions idle.
+  it('an all_idle links to the turn whose end made the watched sessions idle, and its wake-up links there', async () => {
+    const worker = await scriptSession(relay, 'Idle worker', 'reply ready');
+    await finish(relay, worker.id, worker.messageId);
+    const watcher = await scriptSession(relay, 'Idle watcher', tool({ action: 'subscribe', sessions: [worker.id], events: ['all_idle'] }));
+    await allowCard(relay, watcher.id);
+    await finish(relay, watcher.id, watcher.messageId);
+    const said = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply idle again' });
+    expect(said.status, JSON.stringify(said.body)).toBe(201);
+    await finish(relay, worker.id, said.body.message_id);
+
+    const db = new pg.Client({ connectionString: relay.databaseUrls.subscription });
+    await db.connect();
+    let traceParent: string | null;
+    try {
+      traceParent = await until('the all_idle stored for the watcher', async () => {
+        const { rows } = await db.query<{ trace_parent: string | null }>("SELECT trace_parent FROM watcher_events WHERE watcher_session_id = $1 AND source_event_id LIKE 'all_idle:%'", [watcher.id]);
+        return rows[0] ? rows[0].trace_parent : undefined;
+      }, seen);
+    } finally {
+      await db.end();
+    }
+    expect(traceParent, 'the all_idle carries the trace of the event that made it').toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    const traceId = traceParent!.split('-')[1]!;
+    // That trace is the worker's turn's: its turn_ended was published and consumed in it.
+    await until('the worker’s turn in that trace', () => receiver.trace(traceId).find(turnOf(worker.id)), seen);
+    await until(
+      'the wake-up of the all_idle, linked to that trace',
+      () => receiver.spans.find((s) => s.service === 'relay-subscription' && s.name === 'wake-up' && s.attributes['relay.session.id'] === watcher.id && s.links.some((link) => link.traceId === traceId)),
+      seen,
+    );
+  });
+
+  // Issue 39, item 7: the loop guard's count is part of the firing, not a root of its own.
+  it('a firing into another session asks its loop guard (CountAgentPrompt) inside the firing’s trace', async () => {
+    const target = await scriptSession(relay, 'Guarded target', 'reply ready');
+    await finish(relay, target.id, target.messageId);
+    const setter = await scriptSession(relay, 'Guarded setter', tool({ action: 'schedule', session: target.id, title: 'Poke', text: 'reply poke', every_minutes: 1 }));
+    await finish(relay, setter.id, setter.messageId);
+    const guard = await until(
+      'the scheduler asking the loop guard',
+      () => receiver.spans.find((s) => s.service === 'relay-scheduler' && s.name.includes('CountAgentPrompt')),
+      seen,
+    );
+    const root = await until('the root of the loop guard’s span', () => rootOf(guard), seen);
+    expect(root).toMatchObject({ service: 'relay-scheduler', name: 'schedule firing' });
+    expect(root.links, 'the firing links to the call that set the schedule').toHaveLength(1);
+  });
 });
 
 /**

@@ -16,7 +16,7 @@ function storeDueAt(clock: ManualClock, earliest: () => Date | undefined) {
   const store = {
     firingTransaction: async (work) => {
       passes.push(clock.now().getTime());
-      return work({ claimDue: async () => [], save: async () => undefined });
+      return work({ claimDue: async () => [], save: async () => undefined, traceFiring: (_scheduleId, _firingId, run) => run() });
     },
     earliestDue: async () => earliest(),
   } as Pick<ScheduleStore, 'firingTransaction' | 'earliestDue'> as ScheduleStore;

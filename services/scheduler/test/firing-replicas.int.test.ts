@@ -106,6 +106,7 @@ it('a replica that dies mid-firing loses nothing: its rows stay locked, then due
       dying.firingTransaction((tx) =>
         work({
           claimDue: (at, limit) => tx.claimDue(at, limit),
+          traceFiring: (scheduleId, firingId, run) => tx.traceFiring(scheduleId, firingId, run),
           save: async (updates, firings) => {
             await tx.save(updates, firings.slice(0, 1));
             claimedByDying();

@@ -3,7 +3,7 @@
  * per schedule, fires, skips or holds it; the decisions are saved together, in one transaction with the firings and
  * their queue_prompt commands.
  */
-import { dueAction, fire, GUARD_RETRY_MIN_MS, hold, retryLater, scheduledPromptHeader, skip, type Firing } from '../domain/firing.ts';
+import { dueAction, dueGridTime, fire, firingId, GUARD_RETRY_MIN_MS, hold, retryLater, scheduledPromptHeader, skip, type Firing } from '../domain/firing.ts';
 import type { FiringCommand, LoopGuard, QueuePromptCommand, ScheduleChange, ScheduleStore } from './ports.ts';
 import { isForAnother, type Schedule } from '../domain/schedule.ts';
 
@@ -53,22 +53,25 @@ export async function fireDueSchedules(
         outcome.skipped += 1;
         continue;
       }
-      // A schedule into another session counts toward the setter's loop guard once per firing.
-      if (isForAnother(schedule)) {
-        // One schedule whose guard cannot be asked (the session service is away) must not stop the others.
-        const allowed = await deps.guard.countPrompt(schedule.settingSessionId).catch(() => undefined);
-        if (allowed !== true) {
-          updates.push({ scheduleId: schedule.id, update: allowed === false ? hold(schedule, now) : retryLater(schedule, now, guardRetryMs) });
-          if (allowed === false) outcome.held += 1;
-          else outcome.deferred += 1;
-          continue;
+      // The firing's trace holds its loop guard's count as well as its command.
+      await tx.traceFiring(schedule.id, firingId(schedule.id, dueGridTime(schedule)), async () => {
+        // A schedule into another session counts toward the setter's loop guard once per firing.
+        if (isForAnother(schedule)) {
+          // One schedule whose guard cannot be asked (the session service is away) must not stop the others.
+          const allowed = await deps.guard.countPrompt(schedule.settingSessionId).catch(() => undefined);
+          if (allowed !== true) {
+            updates.push({ scheduleId: schedule.id, update: allowed === false ? hold(schedule, now) : retryLater(schedule, now, guardRetryMs) });
+            if (allowed === false) outcome.held += 1;
+            else outcome.deferred += 1;
+            return;
+          }
         }
-      }
-      const { firing, update } = fire(schedule, now);
-      fired.push({ firing, command: queuePromptCommand(schedule, firing.id, firing.dueAt) });
-      updates.push({ scheduleId: schedule.id, update });
-      outcome.fired += 1;
-      outcome.firings.push(firing);
+        const { firing, update } = fire(schedule, now);
+        fired.push({ firing, command: queuePromptCommand(schedule, firing.id, firing.dueAt) });
+        updates.push({ scheduleId: schedule.id, update });
+        outcome.fired += 1;
+        outcome.firings.push(firing);
+      });
     }
     await tx.save(updates, fired);
     return outcome;

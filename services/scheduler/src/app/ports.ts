@@ -46,6 +46,11 @@ export interface FiringTransaction {
    * their queue_prompt commands (Nats-Msg-Id = firing id).
    */
   save(updates: readonly ScheduleChange[], firings: readonly FiringCommand[]): Promise<void>;
+  /**
+   * Runs what decides one due firing (its loop guard's count, the decision) in the firing's own trace, linked to
+   * the call that set the schedule; the firing's command, saved later, continues that trace.
+   */
+  traceFiring<T>(scheduleId: string, firingId: string, run: () => Promise<T>): Promise<T>;
 }
 
 export interface ScheduleStore {

@@ -150,7 +150,9 @@ async function storeComputedEvents(
     for (const subscription of subscriptions) {
       const computed = computeEvents(subscription, theirs, now);
       next = earliest(next, computed.nextDueAt);
-      made.push(...computed.events.map((item) => ({ ...item, subscriptionIds: [subscription.id], watcherSessionId: watcher.sessionId, userId: watcher.userId, traceParent })));
+      made.push(
+        ...computed.events.map(({ traceParent: madeBy, ...item }) => ({ ...item, subscriptionIds: [subscription.id], watcherSessionId: watcher.sessionId, userId: watcher.userId, traceParent: madeBy ?? traceParent })),
+      );
     }
     nextDueAt.set(watcher.sessionId, next);
   }

@@ -5,8 +5,16 @@ const ENDED_TASKS_KEPT = 20;
 
 const later = (a: Date | null, b: Date): Date => (a !== null && a.getTime() > b.getTime() ? a : b);
 
-/** The runs once `event` is applied; each rule holds when JetStream delivers an event late (after a nak). */
+/** The runs once `event` is applied, with the trace of the event that ended the latest run (all_idle links to it). */
 function applyRuns(runs: SessionRuns, event: SessionEvent): SessionRuns {
+  const next = applyRunsOnly(runs, event);
+  const ended = next.lastEndedAt;
+  if (next === runs || ended === null || ended.getTime() !== event.occurredAt.getTime() || ended.getTime() === runs.lastEndedAt?.getTime()) return next;
+  return { ...next, lastEndedTraceParent: event.traceParent ?? null };
+}
+
+/** The runs once `event` is applied; each rule holds when JetStream delivers an event late (after a nak). */
+function applyRunsOnly(runs: SessionRuns, event: SessionEvent): SessionRuns {
   const at = event.occurredAt;
   switch (event.type) {
     case 'turn_started': {

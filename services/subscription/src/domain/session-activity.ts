@@ -26,6 +26,8 @@ export type SessionRuns = {
   lastTurnEndedAt: Date | null;
   /** The last tasks that ended, so a task_started delivered after its end adds nothing. */
   endedTaskIds: string[];
+  /** The W3C traceparent of the event that ended the latest run (at lastEndedAt): all_idle links to it. */
+  lastEndedTraceParent?: string | null;
 };
 
 export const NO_RUNS: SessionRuns = { turn: null, turnActivityAt: null, tasks: [], lastEndedAt: null, lastTurnEndedAt: null, endedTaskIds: [] };
@@ -43,7 +45,8 @@ export type SessionActivity = {
   archivedAt: Date | null;
 };
 
-type EventBase = { eventId: string; occurredAt: Date; sessionId: string; userId: string };
+/** `traceParent`: the trace the event came in with, when known (what it ends, all_idle links to). */
+type EventBase = { eventId: string; occurredAt: Date; sessionId: string; userId: string; traceParent?: string | null };
 
 /** A session event, decoded from the bus. */
 export type SessionEvent =

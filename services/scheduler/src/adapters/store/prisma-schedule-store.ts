@@ -1,4 +1,4 @@
-import { context } from '@opentelemetry/api';
+import { context, type Context } from '@opentelemetry/api';
 import { enqueueAll, outgoing, type OutboxEntry } from '@relay/bus';
 import { SchedulerCommands } from '@relay/proto/relay/bus-contracts';
 import type { QueuePrompt } from '@relay/proto/relay/scheduler/v1/scheduler_service';
@@ -94,6 +94,8 @@ export class PrismaScheduleStore implements ScheduleStore {
 class PrismaFiringTransaction implements FiringTransaction {
   // The traceparent each claimed schedule was set with: its firings link to it.
   readonly #setWith = new Map<string, string | null>();
+  // The trace each firing was decided in (traceFiring): its command continues it.
+  readonly #firingTrace = new Map<string, Context>();
 
   constructor(private readonly tx: Prisma.TransactionClient) {}
 
@@ -112,11 +114,25 @@ class PrismaFiringTransaction implements FiringTransaction {
     });
   }
 
+  async traceFiring<T>(scheduleId: string, firingId: string, run: () => Promise<T>): Promise<T> {
+    const attributes = { [Attr.SCHEDULE_ID]: scheduleId, [Attr.FIRING_ID]: firingId };
+    // The firing loop runs outside any trace: a firing starts one, linked to the call that set the schedule.
+    return inNewTrace('scheduler', 'schedule firing', { attributes, links: linksTo([this.#setWith.get(scheduleId)]) }, async () => {
+      this.#firingTrace.set(firingId, context.active());
+      return run();
+    });
+  }
+
   async save(updates: readonly ScheduleChange[], firings: readonly FiringCommand[]): Promise<void> {
     if (firings.length > 0) {
       const commands: OutboxEntry[] = [];
       for (const { firing, command } of firings) {
         const attributes = { [Attr.SCHEDULE_ID]: firing.scheduleId, [Attr.FIRING_ID]: firing.id };
+        const decided = this.#firingTrace.get(firing.id);
+        if (decided !== undefined) {
+          commands.push(outgoing(SchedulerCommands.QUEUE_PROMPT, toQueuePrompt(command), { id: firing.id, trace: decided }));
+          continue;
+        }
         // The firing loop runs outside any trace: a firing starts one, linked to the call that set the schedule.
         await inNewTrace('scheduler', 'schedule firing', { attributes, links: linksTo([this.#setWith.get(firing.scheduleId)]) }, async () => {
           commands.push(outgoing(SchedulerCommands.QUEUE_PROMPT, toQueuePrompt(command), { id: firing.id, trace: context.active() }));

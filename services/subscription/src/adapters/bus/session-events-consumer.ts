@@ -1,6 +1,6 @@
 import { consume, waitForStream, type Bus, type Consumer, type Delivered } from '@relay/bus';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
-import type { Logger } from '@relay/telemetry';
+import { activeTraceParent, type Logger } from '@relay/telemetry';
 import type { SessionActivityStore } from '../../app/ports.ts';
 import { recordSessionEvent, recordSessionEvents } from '../../app/record-session-event.ts';
 import { decodeSessionEvent, PROJECTED_EVENTS } from './decode-session-event.ts';
@@ -32,7 +32,8 @@ export async function startSessionEventsConsumer(bus: Bus, options: { store: Ses
     // A message that cannot be decoded fails its batch, and is then terminated by the handler above while the
     // others go through.
     batchHandler: async (messages) => {
-      const events = messages.map((message) => ({ messageId: message.id, event: decodeSessionEvent(message) }));
+      // Each event keeps the trace it came in with (its consumer span's): all_idle links to the event that ended a run.
+      const events = messages.map((message) => ({ messageId: message.id, event: { ...decodeSessionEvent(message), traceParent: message.traceParent ?? null } }));
       const applied = await recordSessionEvents(store, events);
       for (const { messageId } of events) if (!applied.has(messageId)) logger.debug({ messageId }, 'session event already processed');
     },
@@ -41,6 +42,6 @@ export async function startSessionEventsConsumer(bus: Bus, options: { store: Ses
 
 /** Decodes one delivered message and applies it to the projection; a redelivery changes nothing. */
 export async function handleSessionEvent(store: SessionActivityStore, message: SessionEventMessage, logger: Logger): Promise<void> {
-  const applied = await recordSessionEvent(store, message.id, decodeSessionEvent(message));
+  const applied = await recordSessionEvent(store, message.id, { ...decodeSessionEvent(message), traceParent: activeTraceParent() });
   if (!applied) logger.debug({ messageId: message.id, subject: message.subject }, 'session event already processed');
 }

@@ -50,6 +50,7 @@ export function runsToJson(runs: SessionRuns): Json {
     lastEndedAt: runs.lastEndedAt?.toISOString() ?? null,
     lastTurnEndedAt: runs.lastTurnEndedAt?.toISOString() ?? null,
     endedTaskIds: runs.endedTaskIds,
+    ...(runs.lastEndedTraceParent ? { lastEndedTraceParent: runs.lastEndedTraceParent } : {}),
   };
 }
 
@@ -65,5 +66,6 @@ export function runsFromJson(json: unknown): SessionRuns {
     lastEndedAt: dateOrNull(data.lastEndedAt),
     lastTurnEndedAt: dateOrNull(data.lastTurnEndedAt),
     endedTaskIds: Array.isArray(data.endedTaskIds) ? data.endedTaskIds.map(String) : [],
+    ...(typeof data.lastEndedTraceParent === 'string' ? { lastEndedTraceParent: data.lastEndedTraceParent } : {}),
   };
 }

@@ -24,8 +24,8 @@ export type ComputingSubscription = Pick<
   'id' | 'watcherSessionId' | 'scope' | 'sessions' | 'exclude' | 'events' | 'stalledMinutes' | 'heartbeatMinutes' | 'quietHours' | 'createdAt'
 >;
 
-/** A computed event and the id it is stored under. */
-export type ComputedEvent = { sourceEventId: string; event: RelayEvent };
+/** A computed event and the id it is stored under; `traceParent`: the trace of the event that made it (all_idle). */
+export type ComputedEvent = { sourceEventId: string; event: RelayEvent; traceParent?: string | null };
 
 /** Whether the subscription asks for any computed event (otherwise the planner need not read activity for it). */
 export function computesEvents(subscription: Pick<Subscription, 'events' | 'heartbeatMinutes'>): boolean {
@@ -90,7 +90,10 @@ export function computeEvents(subscription: ComputingSubscription, activity: rea
     const idleAt = ends.length === 0 ? null : new Date(Math.max(...ends));
     if (idleAt !== null && idleAt.getTime() > subscription.createdAt.getTime() && idleAt.getTime() <= now.getTime()) {
       const id = `all_idle:${subscription.id}:${idleAt.toISOString()}`;
-      events.push({ sourceEventId: id, event: { ...base, id, kind: 'all_idle', occurredAt: idleAt, subscriptionId: subscription.id, sessionCount: watched.length } });
+      // Linked to the event that ended the last run: the one that made them all idle.
+      const last = watched.find((row) => row.runs.lastEndedAt?.getTime() === idleAt.getTime());
+      const traceParent = last?.runs.lastEndedTraceParent ?? null;
+      events.push({ sourceEventId: id, event: { ...base, id, kind: 'all_idle', occurredAt: idleAt, subscriptionId: subscription.id, sessionCount: watched.length }, ...(traceParent ? { traceParent } : {}) });
     }
   }
 
