@@ -105,6 +105,8 @@ export interface RelayConnection {
   /** The relay's gRPC service credentials; the tests call the session service as the gateway. */
   credentials: ServiceCredentials;
   databaseUrls: DatabaseUrls;
+  /** The suite's nats-server: its URL and every password it lets in with (the security tests look for them leaking). */
+  bus: { url: string; passwords: string[] };
 }
 
 /** A relay as one of its users sees it: the user API with that user's token, agents over MCP, the session service. */
@@ -326,7 +328,8 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
     }, 30_000);
   };
 
-  const connection: RelayConnection = { name, gatewayUrl, sessionAddress: address('session'), credentials, databaseUrls };
+  const bus = { url: nats.url, passwords: [...STATEFUL, TEST_NATS_USER].map((user) => nats.env(user).NATS_PASSWORD) };
+  const connection: RelayConnection = { name, gatewayUrl, sessionAddress: address('session'), credentials, databaseUrls, bus };
   const client = connectRelay(connection);
   const relay: Relay = Object.assign(client, {
     connection,

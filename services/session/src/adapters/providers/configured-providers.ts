@@ -35,7 +35,17 @@ export function configuredProviders(config: Config, ports: ProviderPorts): Provi
   const gatewayUrl = config.RELAY_GATEWAY_URL;
   const prices = openAIPrices(config);
   const openAI = (id: string, baseUrl: string, apiKey: string | undefined, models: string[] | undefined) =>
-    new OpenAIProvider({ id, baseUrl, apiKey, gatewayUrl, models, history: ports.history, usage: ports.usage, ...(prices[id] === undefined ? {} : { prices: prices[id] }) });
+    new OpenAIProvider({
+      id,
+      baseUrl,
+      apiKey,
+      gatewayUrl,
+      models,
+      history: ports.history,
+      usage: ports.usage,
+      ...(prices[id] === undefined ? {} : { prices: prices[id] }),
+      commands: { tasks: ports.tasks, cards: ports.cards, logger: ports.logger },
+    });
   const executable = findClaudeExecutable(config.RELAY_CLAUDE_EXECUTABLE);
   const claude = {
     executable,

@@ -3,13 +3,20 @@
  * The gateway's tools (relay_tool) are offered to the model as functions, listed and called through
  * the gateway's MCP endpoint with the session's token; the turn loops until the model answers
  * without a tool call, or the step limit or the turn's signal (stop, Max turn duration) ends it.
+ * Given the relay's tasks and cards, it also offers run_command: a command that runs, on the session owner's Allow
+ * (an approval card, as the script agent's `task`), as a background task in the relay's sandbox.
  */
+import type { Logger } from '@relay/telemetry';
+import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
+import { commandCard } from '../../../app/turns/command-card.ts';
+import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
+import { commandRefused } from '../script/script-provider.ts';
 import { turnCostUsd, type ModelPrice, type TokensUsed } from '../../../domain/usage/turn-cost.ts';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
 import { discoverModels } from './discover-models.ts';
-import { McpTools } from './mcp-tools.ts';
+import { McpTools, type FunctionTool } from './mcp-tools.ts';
 
 export interface OpenAIProviderOptions {
   /** The provider id sessions name (decisions.md: one per endpoint). */
@@ -28,7 +35,31 @@ export interface OpenAIProviderOptions {
   usage?: Pick<UsageLedger, 'record'>;
   /** Per model id, the price a turn's tokens cost (the endpoint reports tokens only); a model without one: cost not reported. */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /** The relay's tasks and cards: with both, the model may ask for a command (run_command); without, it may not. */
+  commands?: { tasks: BackgroundTaskStarter; cards: QuestionCards; logger: Logger };
 }
+
+/** The tool a model asks for a command with. */
+export const RUN_COMMAND_TOOL = 'run_command';
+
+const RUN_COMMAND: FunctionTool = {
+  type: 'function',
+  function: {
+    name: RUN_COMMAND_TOOL,
+    description:
+      "Runs a shell command (sh -c) in the session's folder, inside the relay's sandbox, once the user allows it on a card. " +
+      'It starts as a background task and this returns its id at once; read its output with relay_tool action read_task_output.',
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', description: 'The shell command.' },
+        description: { type: 'string', description: 'A few words saying what it does (the task is listed by them).' },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+  },
+};
 
 
 type ChatMessage =
@@ -91,10 +122,11 @@ export class OpenAIProvider implements Provider {
     const messages: ChatMessage[] = [...earlier.map((message) => ({ ...message }) as ChatMessage), { role: 'user', content: input.message.text }];
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
     try {
-      const functions = await tools.list(input.signal).catch((error: unknown) => {
+      const listed = await tools.list(input.signal).catch((error: unknown) => {
         input.signal.throwIfAborted();
         throw new TurnFailed(`the relay's tools could not be listed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
+      const functions = this.#options.commands === undefined ? listed : [...listed, RUN_COMMAND];
       for (let step = 0; step < maxSteps; step++) {
         const answer = await this.#complete(input, { model: input.session.model, messages, tools: functions }, (delta) => input.emit({ type: 'text', delta }));
         used.inputTokens += answer.usage?.inputTokens ?? 0;
@@ -126,11 +158,51 @@ export class OpenAIProvider implements Provider {
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return JSON.stringify({ ok: false, error: `the arguments of ${name} must be a JSON object` });
     await input.emit({ type: 'tool_call', name, input: args });
+    if (name === RUN_COMMAND_TOOL && this.#options.commands !== undefined) return JSON.stringify(await this.#runCommand(args as Record<string, unknown>, input, this.#options.commands));
     try {
       return await tools.call(name, args as Record<string, unknown>, input.signal);
     } catch (error) {
       input.signal.throwIfAborted();
       throw new TurnFailed(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+
+  /**
+   * run_command: on the session owner's Allow only (an approval card that says where it runs), a background task in
+   * the relay's sandbox; refused without a card where no sandbox can be had. What the model reads back.
+   */
+  async #runCommand(args: Record<string, unknown>, input: TurnInput, ports: NonNullable<OpenAIProviderOptions['commands']>): Promise<unknown> {
+    const command = typeof args['command'] === 'string' ? args['command'] : '';
+    const description = typeof args['description'] === 'string' ? args['description'] : undefined;
+    if (command.trim() === '') return { ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: 'run_command needs a command.' };
+    const refusal = ports.tasks.refusal();
+    if (refusal !== undefined) return { ok: false, code: 'REMOTE_RELAY_UNSUPPORTED', error: `The command did not run: ${refusal}.` };
+    const { cwd, userId, id: sessionId } = input.session;
+    const text = commandCard({ agent: input.session.model, cwd, command, runsIn: ports.tasks.where(cwd) });
+    if (text === undefined) return { ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: 'The command is too long to show on a card: it did not run.' };
+    const card: CardRequest = { kind: 'approval', userId, sessionId, ...text };
+    const cardId = await ports.cards.raise(card);
+    await input.emit({ type: 'question_raised', question: pendingQuestion(cardId, card) });
+    let answer: string | undefined;
+    try {
+      answer = await ports.cards.awaitAnswer(cardId, input.signal);
+    } catch (error) {
+      if (input.signal.aborted) {
+        // The turn is over: the card must not stay open for an answer nobody waits for.
+        await ports.cards.cancel(sessionId).catch((cause: unknown) => ports.logger.warn({ err: cause, sessionId }, 'could not withdraw the command card'));
+        throw error;
+      }
+      // Withdrawn (or lost) while the turn runs on: no Allow, nothing ran.
+      if (!(error instanceof TurnFailed)) throw error;
+    } finally {
+      if (!input.signal.aborted) await input.emit({ type: 'question_answered', questionId: cardId });
+    }
+    if (answer !== APPROVAL_ANSWERS.allowed) return commandRefused(answer);
+    try {
+      const task = await ports.tasks.start({ sessionId, cwd, command, description });
+      return { ok: true, taskId: task.id, status: task.status, description: task.description };
+    } catch (error) {
+      return { ok: false, code: 'REMOTE_RELAY_UNSUPPORTED', error: `The command did not start: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
 
