@@ -102,6 +102,7 @@ const providers = new ProviderRegistry(
   configuredProviders(config, {
     cards: new GrpcQuestionCards(questions),
     tasks: backgroundTasks,
+    sandbox,
     history: prismaConversationHistory(prisma),
     usage: usageLedger,
     claudeStates: new PrismaClaudeSessionStates(prisma, clock),

@@ -113,6 +113,7 @@ function claude(run: (options: Options) => AsyncGenerator<SDKMessage>): ClaudePr
     billing: { provider: 'claude', oauthToken: 'oauth' },
     missing: '',
     executable: { path: '/opt/claude/claude', reason: '' },
+    sandbox: bubblewrapSandbox({ path: process.env.PATH }),
     models: ['claude-opus-5-5'],
     gatewayUrl: 'http://127.0.0.1:7420',
     cards: allowAll,

@@ -7,6 +7,7 @@ import type { Logger } from '@relay/telemetry';
 import { openAIPrices, type Config } from '../../config.ts';
 import type { UsageLedger } from '../../app/usage/ports.ts';
 import type { BackgroundTaskStarter } from '../../app/tasks/background-task-starter.ts';
+import type { CommandSandbox } from '../../app/tasks/command-sandbox.ts';
 import type { ClaudeSessionStates } from '../../app/turns/claude-session-states.ts';
 import { ClaudeProvider, type QueryFn } from './claude/claude-provider.ts';
 import { findClaudeExecutable } from './claude/claude-executable.ts';
@@ -20,6 +21,8 @@ export interface ProviderPorts {
   cards: QuestionCards;
   /** Background shell tasks, and (for Claude Code) sub-agents kept as tasks. */
   tasks: BackgroundTaskStarter & SubagentTaskLog;
+  /** Where agents' CLIs (Claude Code) run. */
+  sandbox: CommandSandbox;
   history: ConversationHistory;
   usage: UsageLedger;
   claudeStates: ClaudeSessionStates;
@@ -53,6 +56,7 @@ export function configuredProviders(config: Config, ports: ProviderPorts): Provi
     gatewayUrl,
     cards: ports.cards,
     tasks: ports.tasks,
+    sandbox: ports.sandbox,
     states: ports.claudeStates,
     usage: ports.usage,
     logger: ports.logger,

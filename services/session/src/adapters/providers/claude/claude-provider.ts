@@ -6,13 +6,20 @@
  * mid-turn goes into the running query; the Claude Code session id is kept per session to resume.
  * A Bash command Claude Code would run in the background runs as the relay's background task instead (Claude
  * Code's process ends with the turn), and its sub-agents are the relay's local_agent tasks while they run.
+ * Claude Code's own process runs in the relay's sandbox (its foreground Bash and file tools with it): its session's
+ * folder read-write, its executable read-only, the credential of its billing, nothing else of the relay's. Its
+ * transcripts live in the sandbox's private home and go with it, so each turn starts from the relay's record of
+ * the conversation (withEarlierConversation) instead of resuming.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import type { CanUseTool, Options, PermissionResult, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
+import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
 import { approvalCardText } from '../../../app/turns/command-card.ts';
 import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
@@ -35,6 +42,8 @@ export interface ClaudeProviderOptions {
   cards: QuestionCards;
   /** Where background Bash commands run and sub-agents are kept, as the relay's tasks. */
   tasks: BackgroundTaskStarter & SubagentTaskLog;
+  /** Where Claude Code's process runs; an unavailable one makes the provider unavailable. */
+  sandbox: CommandSandbox;
   states: ClaudeSessionStates;
   usage: Pick<UsageLedger, 'record' | 'pause'>;
   logger: Logger;
@@ -127,6 +136,7 @@ export class ClaudeProvider implements Provider {
   availability(): Availability {
     if (this.#o.billing === undefined) return { available: false, reason: this.#o.missing };
     if (this.#o.executable.path === undefined) return { available: false, reason: this.#o.executable.reason };
+    if (this.#o.sandbox.unavailable !== undefined) return { available: false, reason: `Claude Code runs commands, and ${this.#o.sandbox.unavailable}` };
     return ALWAYS_AVAILABLE;
   }
 
@@ -168,6 +178,11 @@ export class ClaudeProvider implements Provider {
       // as the relay's task, see #startInBackground).
       hooks: { PreToolUse: [EVERY_COMMAND_ASKS] },
       stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
+      spawnClaudeCodeProcess: (spawnOptions) => {
+        const folder = spawnOptions.cwd ?? input.session.cwd;
+        const confined = this.#o.sandbox.wrap({ folder, argv: [spawnOptions.command, ...spawnOptions.args], readOnly: [dirname(executable.path!)] });
+        return spawn(confined.file, confined.args, { cwd: folder, env: spawnOptions.env, signal: spawnOptions.signal, stdio: ['pipe', 'pipe', 'pipe'] });
+      },
     };
     // Sub-agents as tasks while they run, and their descriptions for the subagent_finished event.
     const subagents = new TurnSubagents(this.#o.tasks, input.session, log);
