@@ -1,4 +1,4 @@
-import { sessionRow, timeAgo } from './format-sessions.ts';
+import { sessionRow, statusWords, timeAgo } from './format-sessions.ts';
 
 /**
  * A session as `relay session show` prints it, read leniently from the gateway's JSON: a header
@@ -7,7 +7,9 @@ import { sessionRow, timeAgo } from './format-sessions.ts';
 export function formatSessionRead(read: Record<string, unknown>, now: Date): string {
   const session = record(read['session']);
   const row = sessionRow(session, now);
-  const lines = [`${row.title} (${row.id}) · ${row.model} · ${row.state}${typeof session['cwd'] === 'string' && session['cwd'] ? ` · ${session['cwd']}` : ''}`];
+  // The read's status (it counts the cards waiting there) over the session's own.
+  const state = typeof read['status'] === 'object' && read['status'] !== null ? statusWords(read) : row.state;
+  const lines = [`${row.title} (${row.id}) · ${row.model} · ${state}${typeof session['cwd'] === 'string' && session['cwd'] ? ` · ${session['cwd']}` : ''}`];
   const startedBy = record(session['startedBy']);
   if (typeof startedBy['title'] === 'string') lines.push(`via agent · "${startedBy['title']}"`);
   const group = record(read['group']);

@@ -12,6 +12,7 @@ export type SessionRow = {
 
 const STATE_NAMES: Record<number, string> = { 1: 'running_turn', 2: 'background_only', 3: 'idle' };
 const TITLE_WIDTH = 40;
+const STATUS_WIDTH = 48;
 
 /** The sessions as an aligned table, or a one-line note when there are none. */
 export function formatSessionsTable(sessions: readonly unknown[], scope: string, now: Date): string {
@@ -32,11 +33,22 @@ export function sessionRow(session: unknown, now: Date): SessionRow {
   return {
     id: text(record['id']),
     title: title.length > TITLE_WIDTH ? `${title.slice(0, TITLE_WIDTH - 1)}…` : title,
-    state: `${stateName(record['state'])}${archived}`,
+    state: `${statusWords(record, STATUS_WIDTH)}${archived}`,
     model: [provider, model].filter((part) => part !== '').join('/') || '-',
     messages: text(record['messageCount'] ?? record['message_count']),
     lastActivity: timeAgo(record['lastActivityAt'] ?? record['last_activity_at'], now),
   };
+}
+
+/**
+ * What the gateway calls the session's status ("working", "waiting for you (card)", "idle", "failed: …"), at most
+ * `width` characters; a gateway without statuses shows its state name.
+ */
+export function statusWords(session: Record<string, unknown>, width = Number.POSITIVE_INFINITY): string {
+  const status = session['status'];
+  const words = typeof status === 'object' && status !== null ? (status as Record<string, unknown>)['words'] : undefined;
+  if (typeof words !== 'string' || words === '') return stateName(session['state']);
+  return words.length > width ? `${words.slice(0, width - 1)}…` : words;
 }
 
 function stateName(state: unknown): string {

@@ -329,8 +329,10 @@ export class GatewayApi {
     if (!response.ok) {
       const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       const code = typeof record['code'] === 'string' ? record['code'] : undefined;
-      const reason = typeof record['error'] === 'string' ? record['error'] : typeof record['message'] === 'string' ? record['message'] : response.statusText;
-      throw new GatewayHttpError(response.status, code, `the relay refused ${method} ${path}: ${code === undefined ? '' : `${code}: `}${reason} (HTTP ${response.status})`);
+      const said = typeof record['error'] === 'string' ? record['error'] : typeof record['message'] === 'string' ? record['message'] : undefined;
+      // The relay's own sentence, as a person reads it (the status and code stay on the error); only an answer without
+      // one names the request and its HTTP status, the one thing there is to go on.
+      throw new GatewayHttpError(response.status, code, said ?? `${url} answered ${method} with HTTP ${response.status} ${response.statusText}`.trimEnd());
     }
     if (body === undefined) throw new CliError(`${url} answered with something that is not JSON`);
     return body;

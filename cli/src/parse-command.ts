@@ -20,7 +20,7 @@ export type Command =
   /** signInLink: print the console's one-time sign-in link even when stdout is no terminal, or with --json. */
   | { kind: 'up'; json: boolean; signInLink: boolean }
   | { kind: 'sessions'; scope: SessionScope; json: boolean }
-  | { kind: 'create-session'; title: string; json: boolean }
+  | { kind: 'create-session'; title?: string; json: boolean }
   | { kind: 'create-hosted-session'; session: HostedSessionOptions; wait: boolean; json: boolean }
   | { kind: 'say'; sessionId: string; text: string; wait: boolean; json: boolean }
   | { kind: 'show-session'; sessionId: string; last?: number; message?: string; json: boolean }
@@ -161,9 +161,9 @@ export function parseCommand(argv: readonly string[]): Command {
       if (hosted.length > 0) {
         throw new CliError(`relay session create --external takes only --title and --json; --${hosted[0]} is for a session this relay runs`);
       }
-      const title = typeof values.title === 'string' ? values.title.trim() : 'Terminal';
+      const title = typeof values.title === 'string' ? values.title.trim() : undefined;
       if (title === '') throw new CliError('relay session create: --title must not be empty');
-      return { kind: 'create-session', title, json };
+      return { kind: 'create-session', ...(title === undefined ? {} : { title }), json };
     }
     const text = typeof values.text === 'string' ? values.text : '';
     if (text.trim() === '') {
@@ -334,9 +334,10 @@ export function parseCommand(argv: readonly string[]): Command {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
     return { kind: 'whoami', json: values.json === true };
   }
-  if ((first === 'allow' || first === 'deny') && extra.length === 0) {
+  if (first === 'allow' || first === 'deny') {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
     if (second === undefined) throw new CliError(`relay ${first} needs a card id; relay inbox lists them`);
+    if (extra.length > 0) throw new CliError(`relay ${first} decides one card at a time: relay ${first} CARD (got ${extra.length + 1} ids)`, USAGE_EXIT_CODE);
     return { kind: 'decide', id: second, decision: first, json: values.json === true };
   }
   throw new CliError(`unknown command "${words.join(' ')}"; run "relay help"`);

@@ -15,9 +15,13 @@ describe('parseCommand', () => {
     expect(parseCommand(['sessions', '--scope=archived'])).toEqual({ kind: 'sessions', scope: 'archived', json: false });
   });
 
-  it('reads session create --external with a title, "Terminal" by default', () => {
+  it('reads session create --external with a title, none by default (the command picks one no session has)', () => {
     expect(parseCommand(['session', 'create', '--external', '--title', 'My IDE'])).toEqual({ kind: 'create-session', title: 'My IDE', json: false });
-    expect(parseCommand(['session', 'create', '--external', '--json'])).toEqual({ kind: 'create-session', title: 'Terminal', json: true });
+    expect(parseCommand(['session', 'create', '--external', '--json'])).toEqual({ kind: 'create-session', json: true });
+  });
+
+  it('refuses more than one card to allow or deny, with the usage exit code', () => {
+    expect(() => parseCommand(['deny', 'a', 'b'])).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining('relay deny CARD') }));
   });
 
   it('reads session create --text as a hosted session that waits for its reply', () => {

@@ -21,9 +21,12 @@ export async function runSessions(options: { scope: SessionScope; json: boolean 
 }
 
 /** `relay session create --external`: a session for the user's own MCP client; prints its MCP URL and token. */
-export async function runCreateSession(options: { title: string; json: boolean }, io: ClientIo): Promise<number> {
+export async function runCreateSession(options: { title?: string; json: boolean }, io: ClientIo): Promise<number> {
   const target = resolveRelayTarget(loadClientConfig(io.env), relayPaths());
-  const created = await new GatewayApi(target.url, target.token).createExternalSession(options.title);
+  const api = new GatewayApi(target.url, target.token);
+  // Without --title, a title no session has, so that it names this one (relay up's own is "Terminal").
+  const title = options.title ?? unusedTitle(DEFAULT_EXTERNAL_TITLE, (await api.listSessions('all')).map((session) => (session as { title?: unknown }).title));
+  const created = await api.createExternalSession(title);
   if (options.json) {
     io.out.write(`${JSON.stringify(created, null, 2)}\n`);
     return 0;
@@ -31,13 +34,24 @@ export async function runCreateSession(options: { title: string; json: boolean }
   const mcpUrl = created.mcpUrl ?? `${target.url}/mcp`;
   io.out.write(
     [
-      `Session "${options.title}" created (${created.session.id}).`,
+      `Session "${title}" created (${created.session.id}).`,
       `  MCP:    ${mcpUrl}`,
       `  Token:  ${created.token}   (shown once; use it as Authorization: Bearer <token>)`,
       '',
     ].join('\n'),
   );
   return 0;
+}
+
+const DEFAULT_EXTERNAL_TITLE = 'Terminal';
+
+/** `base` if no session is titled so, else "`base` 2", "`base` 3", … the first that none is. */
+export function unusedTitle(base: string, titles: readonly unknown[]): string {
+  const taken = new Set(titles.filter((title): title is string => typeof title === 'string'));
+  if (!taken.has(base)) return base;
+  let number = 2;
+  while (taken.has(`${base} ${number}`)) number += 1;
+  return `${base} ${number}`;
 }
 
 /** `relay session create --text …`: a session this relay runs, with its first prompt; waits for the reply unless told not to. */

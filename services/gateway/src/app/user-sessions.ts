@@ -15,6 +15,7 @@ import type { PairingClient, QuestionClient, SessionClient, SubscriptionClient }
 import { readSession } from './session-reads.ts';
 import { withPendingAsks } from './views/pending-asks.ts';
 import { pendingAsksAbout } from './asks-about.ts';
+import { waitingBySession } from './views/session-status.ts';
 
 /**
  * The watch marks of the user's sessions. Best effort: a subscription service that does not answer (or none)
@@ -27,6 +28,25 @@ export async function watchMarksOf(owners: { subscriptions?: SubscriptionClient;
   } catch (error) {
     owners.logger.warn({ err: error }, 'subscriptions could not be read; the sessions show no watch marks');
     return () => ({});
+  }
+}
+
+/**
+ * How many cards and asks wait for the user in each of their sessions (a session's status says "waiting for you").
+ * Best effort: a question service that does not answer (or none) leaves every count at 0 rather than the user
+ * without their sessions.
+ */
+export async function waitingOf(owners: { questions?: QuestionClient; logger: Logger }, userId: string, sessionId = ''): Promise<(sessionId: string) => { cards: number; asks: number }> {
+  if (owners.questions === undefined) return waitingBySession([], []);
+  try {
+    const [cards, asks] = await Promise.all([
+      owners.questions.listCards({ userId, sessionId, pendingOnly: true }),
+      owners.questions.listAsks({ userId, askingSessionId: sessionId, aboutSessionId: '', pendingOnly: true }),
+    ]);
+    return waitingBySession(cards.cards, asks.asks);
+  } catch (error) {
+    owners.logger.warn({ err: error }, 'cards and asks could not be read; the sessions show nothing waiting');
+    return waitingBySession([], []);
   }
 }
 
@@ -54,12 +74,24 @@ export async function readUserSession(owners: { sessions: SessionClient; questio
 /** How far back a message is looked for: the most messages one session read returns. */
 const MESSAGE_LOOKBACK = 100;
 
-/** One message of the session, whole; REMOTE_RELAY_NOT_FOUND when it is not among the last MESSAGE_LOOKBACK. */
+/**
+ * One message of the session, whole, named by its id or the start of it (as relay session show prints ids);
+ * REMOTE_RELAY_NOT_FOUND when none of the last MESSAGE_LOOKBACK has such an id, REMOTE_RELAY_INVALID_INPUT when
+ * several start so.
+ */
 export async function readUserMessage(sessions: SessionClient, userId: string, sessionId: string, messageId: string): Promise<ChatMessage> {
   const read = await sessions.readSession({ userId, sessionId, last: MESSAGE_LOOKBACK, readerSessionId: '' });
-  const message = read.messages.find((candidate) => candidate.id === messageId);
-  if (message === undefined) throw toolError('REMOTE_RELAY_NOT_FOUND', `No message '${messageId}' among the last ${MESSAGE_LOOKBACK} of session '${sessionId}'.`);
-  return message;
+  const exact = read.messages.find((candidate) => candidate.id === messageId);
+  if (exact !== undefined) return exact;
+  const starting = read.messages.filter((candidate) => candidate.id.startsWith(messageId));
+  if (starting.length === 1) return starting[0]!;
+  if (starting.length > 1) {
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', `'${messageId}' could be ${starting.length} messages of this session; give more of the id: ${starting.map((candidate) => candidate.id).join(', ')}.`);
+  }
+  throw toolError(
+    'REMOTE_RELAY_NOT_FOUND',
+    `No message of this session has an id that is or starts with '${messageId}' (only its last ${MESSAGE_LOOKBACK} messages can be read whole; relay session show --json lists their ids).`,
+  );
 }
 
 /** The user's own change to a session's title or group (no card: they are the one who would Allow it), and the session after it. */

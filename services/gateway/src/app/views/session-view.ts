@@ -15,6 +15,7 @@ import {
 import { groupOf, type SessionRead } from '../../domain/answers.ts';
 import { GROUP_MEMBERS_LIMIT } from '../../domain/limits.ts';
 import type { WatchMarks } from '../../domain/watch-marks.ts';
+import { sessionStatus, type SessionStatus } from './session-status.ts';
 
 export const SESSION_SCOPES = ['active', 'archived', 'all'] as const;
 export type SessionScope = (typeof SESSION_SCOPES)[number];
@@ -63,11 +64,16 @@ export interface SessionView {
 }
 
 /**
- * A session as the user API shows it to its owner: the view agents get, plus its relay mode and, from the
- * user's subscriptions, whether it is watched and how many sessions it watches.
+ * A session as the user API shows it to its owner: the view agents get, plus its relay mode, whether it is external
+ * (its agent runs in the user's own MCP client: nothing is sent to it from here), from the user's subscriptions
+ * whether it is watched and how many sessions it watches, and its status when the caller worked it out.
  */
-export function userSessionView(session: Session, marks: WatchMarks = {}): SessionView & WatchMarks & { mode: string } {
-  return { ...sessionView(session), mode: session.mode, ...marks };
+export function userSessionView(
+  session: Session,
+  marks: WatchMarks = {},
+  status?: SessionStatus,
+): SessionView & WatchMarks & { mode: string; external?: true; status?: SessionStatus } {
+  return { ...sessionView(session), mode: session.mode, ...(isExternal(session) ? { external: true as const } : {}), ...marks, ...(status ? { status } : {}) };
 }
 
 export interface GroupView {
@@ -155,9 +161,12 @@ export function sessionReadView(read: SessionRead) {
   const inFlight = boundedText(read.inFlight, MESSAGE_TEXT_LIMIT);
   const cut = messages.filter((message) => message.truncated === true).length;
   const group = groupOf(session);
+  const asks = read.pendingQuestions.filter((question) => question.kind === 'ask').length;
+  const last = read.messages.at(-1);
   return {
     session: sessionView(session),
     state: sessionStateName(session.state),
+    status: sessionStatus({ state: sessionStateName(session.state), cards: read.pendingQuestions.length - asks, asks, lastMessage: last }),
     messages,
     inFlight: read.inFlight === '' ? null : inFlight.text,
     ...(inFlight.truncated ? { inFlightTruncated: true as const } : {}),

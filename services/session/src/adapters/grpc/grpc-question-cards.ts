@@ -53,7 +53,7 @@ export class GrpcQuestionCards implements QuestionCards {
       signal.throwIfAborted();
       switch (card?.status) {
         case CardStatus.CARD_STATUS_ANSWERED:
-          return card.answer !== '' ? card.answer : card.choices.join(', ');
+          return answerText(card.choices, card.answer);
         case CardStatus.CARD_STATUS_DISMISSED:
           return '';
         case CardStatus.CARD_STATUS_ALLOWED:
@@ -76,4 +76,14 @@ export class GrpcQuestionCards implements QuestionCards {
 function failure(what: string, error: unknown): TurnFailed {
   const reason = isAppError(error) ? error.message : 'the question service failed';
   return new TurnFailed(`${what}: ${reason}`, { cause: error });
+}
+
+/**
+ * What a question card's answer reads as in the turn ({{answer}}, the tool's result): the options chosen, then the
+ * person's own words after a colon when they wrote some too, so neither is lost.
+ */
+export function answerText(choices: readonly string[], answer: string): string {
+  const chosen = choices.join(', ');
+  if (chosen === '') return answer;
+  return answer === '' ? chosen : `${chosen}: ${answer}`;
 }

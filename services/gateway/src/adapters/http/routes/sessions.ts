@@ -15,7 +15,8 @@ import { registerSessionActionRoutes } from './session-actions.ts';
 import { callOwner, SessionParams, sendInvalid, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
 import { answered } from '../../../domain/answers.ts';
 import type { PairingClient, QuestionClient, SubscriptionClient } from '../../../app/ports.ts';
-import { awaitUserTurn, mentionsIn, readUserSession, watchMarksOf } from '../../../app/user-sessions.ts';
+import { awaitUserTurn, mentionsIn, readUserSession, waitingOf, watchMarksOf } from '../../../app/user-sessions.ts';
+import { sessionStatus } from '../../../app/views/session-status.ts';
 
 export interface SessionRouteDeps extends UserApiDeps {
   relayName: string;
@@ -98,9 +99,18 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     if (userId === undefined) return reply;
     const query = ListQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const [listed, marks] = await Promise.all([callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope: query.data.scope })), watchMarksOf(deps, userId)]);
+    const [listed, marks, waiting] = await Promise.all([
+      callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope: query.data.scope })),
+      watchMarksOf(deps, userId),
+      waitingOf(deps, userId),
+    ]);
     if (listed === undefined) return reply;
-    return { sessions: listed.sessions.map((session) => userSessionView(session, marks(session.id))) };
+    return {
+      sessions: listed.sessions.map((session) => {
+        const view = userSessionView(session, marks(session.id));
+        return { ...view, status: sessionStatus({ state: view.state, ...waiting(session.id) }) };
+      }),
+    };
   });
 
   app.post('/api/v1/sessions', async (request, reply) => {
@@ -132,9 +142,18 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     const { id } = SessionParams.parse(request.params);
     const query = ReadQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);
-    const [read, marks] = await Promise.all([callOwner(reply, deps.logger, () => readUserSession(deps, userId, id, query.data.last)), watchMarksOf(deps, userId)]);
+    const [read, marks, waiting] = await Promise.all([
+      callOwner(reply, deps.logger, () => readUserSession(deps, userId, id, query.data.last)),
+      watchMarksOf(deps, userId),
+      waitingOf(deps, userId, id),
+    ]);
     if (read === undefined) return reply;
-    return { ...sessionReadView(read), session: userSessionView(read.session, marks(id)) };
+    const view = sessionReadView(read);
+    // The user's cards there count too: a card a relay_tool call raised holds no turn's question.
+    const asks = view.pendingQuestions.filter((question) => question.kind === 'ask').length;
+    const cards = Math.max(view.pendingQuestions.length - asks, waiting(id).cards);
+    const status = sessionStatus({ state: view.state, cards, asks, lastMessage: read.messages.at(-1) });
+    return { ...view, status, session: userSessionView(read.session, marks(id), status) };
   });
 
   app.patch('/api/v1/sessions/:id', async (request, reply) => {

@@ -1,0 +1,63 @@
+/**
+ * A session's state as a person reads it at a glance (issue 40): working, waiting for you (and on what: a card, an
+ * ask), idle, or failed (with the error) — the same words in read_session, the user API, the console and the CLI.
+ */
+import type { SessionStateName } from './session-view.ts';
+
+export type SessionStatusName = 'working' | 'waiting_for_you' | 'idle' | 'failed';
+
+export interface SessionStatus {
+  name: SessionStatusName;
+  /** The words to show: "working", "waiting for you (card)", "idle", "failed: …". */
+  words: string;
+  /** What waits for the person there (waiting_for_you only). */
+  waitingFor?: { cards: number; asks: number };
+  /** Why the last turn failed: the text of its error row (failed only). */
+  error?: string;
+}
+
+/** What a status is read from: the session's state, what waits for its person there, and its last message. */
+export interface StatusFacts {
+  state: SessionStateName;
+  cards: number;
+  asks: number;
+  /** The newest message read, when the caller read any. */
+  lastMessage?: { role: string; text: string };
+}
+
+/** The most characters of an error the words carry (the whole is in `error` and in the conversation). */
+const ERROR_WORDS_LIMIT = 120;
+
+/**
+ * The status of a session: what waits for its person comes first (a turn held on a card is not "working"), then a
+ * running turn or background work, then a last turn that failed (its error row is the newest message), else idle.
+ */
+export function sessionStatus({ state, cards, asks, lastMessage }: StatusFacts): SessionStatus {
+  if (cards + asks > 0) return { name: 'waiting_for_you', words: `waiting for you (${waitingWords(cards, asks)})`, waitingFor: { cards, asks } };
+  if (state === 'running_turn') return { name: 'working', words: 'working' };
+  if (state === 'background_only') return { name: 'working', words: 'working (background tasks)' };
+  if (lastMessage?.role === 'error') {
+    const firstLine = lastMessage.text.split('\n')[0] ?? '';
+    const shown = firstLine.length > ERROR_WORDS_LIMIT ? `${firstLine.slice(0, ERROR_WORDS_LIMIT - 1)}…` : firstLine;
+    return { name: 'failed', words: `failed: ${shown}`, error: lastMessage.text };
+  }
+  return { name: 'idle', words: 'idle' };
+}
+
+/** "card", "2 cards", "ask", "card and ask", "2 cards and 1 ask". */
+function waitingWords(cards: number, asks: number): string {
+  const one = (count: number, noun: string) => (count === 0 ? '' : count === 1 ? noun : `${count} ${noun}s`);
+  const parts = [one(cards, 'card'), one(asks, 'ask')].filter((part) => part !== '');
+  if (cards > 1 && asks === 1) parts[1] = '1 ask';
+  if (asks > 1 && cards === 1) parts[0] = '1 card';
+  return parts.join(' and ');
+}
+
+/** How many cards and asks wait for the person in each session, from the question service's pending lists. */
+export function waitingBySession(cards: readonly { sessionId: string }[], asks: readonly { askingSessionId: string }[]): (sessionId: string) => { cards: number; asks: number } {
+  const counts = new Map<string, { cards: number; asks: number }>();
+  const of = (id: string) => counts.get(id) ?? counts.set(id, { cards: 0, asks: 0 }).get(id)!;
+  for (const card of cards) of(card.sessionId).cards += 1;
+  for (const ask of asks) of(ask.askingSessionId).asks += 1;
+  return (sessionId) => counts.get(sessionId) ?? { cards: 0, asks: 0 };
+}
