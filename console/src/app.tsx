@@ -6,6 +6,7 @@ import { startLive, stopLive } from './live.ts';
 import { AdminsOnly } from './parts/admins-only.tsx';
 import { AlarmIcon } from './parts/alarm-icon.tsx';
 import { ErrorNote } from './parts/error-note.tsx';
+import { setRelayName, useTitle } from './parts/use-title.ts';
 import { Conversation } from './pages/conversation.tsx';
 import { Inbox } from './pages/inbox.tsx';
 import { Relays } from './pages/relays.tsx';
@@ -28,6 +29,7 @@ export function App() {
   const check = async () => {
     try {
       const [me, relay] = await Promise.all([get<Me>('/api/v1/me'), get<RelayInfo>('/api/v1/relay')]);
+      setRelayName(relay.name);
       setWho({ kind: 'signed-in', me: me.user, relay });
     } catch (error) {
       if (error instanceof ApiError && (error.status === 401 || error.status === 403)) setWho({ kind: 'signed-out' });
@@ -100,7 +102,20 @@ async function signInFromLink(): Promise<ApiError | undefined> {
   }
 }
 
+/** Each page's name in the tab's title; a conversation names itself by its session's title. */
+const PAGE_TITLES: Record<Route['page'], string | undefined> = {
+  sessions: 'Sessions',
+  conversation: undefined,
+  inbox: 'Inbox',
+  schedules: 'Schedules',
+  relays: 'Paired relays',
+  settings: 'Settings',
+  usage: 'Usage',
+  'sign-in': 'Sign in',
+};
+
 function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }) {
+  useTitle(PAGE_TITLES[route.page]);
   switch (route.page) {
     case 'conversation':
       return <Conversation id={route.id} />;

@@ -61,6 +61,17 @@ export interface SessionView {
   watching?: number | 'all';
   /** One of the user's conversations watches it. */
   watched?: true;
+  /** Its agent runs in the user's own MCP client: nothing is sent to it from the console. */
+  external?: true;
+  /** What a person reads at a glance: working, waiting for you (card, ask), idle, failed (with the error). */
+  status?: SessionStatus;
+}
+
+export interface SessionStatus {
+  name: 'working' | 'waiting_for_you' | 'idle' | 'failed';
+  words: string;
+  waitingFor?: { cards: number; asks: number };
+  error?: string;
 }
 
 export interface Message {
@@ -78,6 +89,7 @@ export interface Message {
 export interface SessionRead {
   session: SessionView;
   state: SessionView['state'];
+  status?: SessionStatus;
   messages: Message[];
   inFlight: string | null;
   pendingQuestions: { id: string; kind: string; question: string; options: string[] }[];

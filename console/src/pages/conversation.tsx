@@ -7,8 +7,9 @@ import { AlarmIcon } from '../parts/alarm-icon.tsx';
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
-import { ago, fromBadge, stateLabel, watchingLabel, when } from '../parts/format.ts';
+import { ago, fromBadge, statusLabel, statusName, watchingLabel, when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
+import { useTitle } from '../parts/use-title.ts';
 import { linkTo } from '../router.ts';
 import type { Ask, Card, Message, SessionRead, Task, TaskOutput } from '../types.ts';
 
@@ -29,9 +30,8 @@ export function Conversation({ id }: { id: string }) {
   const session = read.data?.session;
   const pendingAsks = (asks.data?.asks ?? []).filter((ask) => ask.status === 'pending');
   const pendingCards = cards.data?.cards ?? [];
-  const end = useRef<HTMLDivElement>(null);
-  const count = (read.data?.messages.length ?? 0) + (read.data?.inFlight?.length ?? 0);
-  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [count]);
+  useTitle(session ? session.title || session.id.slice(0, 8) : undefined);
+  useFollowNewest(read.data?.messages.length ?? 0, read.data?.inFlight?.length ?? 0, pendingCards.length + pendingAsks.length);
 
   return (
     <main id="main" class="conversation">
@@ -46,7 +46,11 @@ export function Conversation({ id }: { id: string }) {
               <h1>{session.title || session.id.slice(0, 8)}</h1>
               <p class="muted">
                 {session.provider}
-                {session.model ? ` · ${session.model}` : ''} · <span class={`state state-${session.state}`}>{stateLabel(session.state)}</span>
+                {session.model ? ` · ${session.model}` : ''} ·{' '}
+                <span class={`state state-${statusName(session)}`} data-status={statusName(session)}>
+                  {statusLabel(session)}
+                </span>
+                {session.external ? ' · external' : ''}
                 {session.group ? ` · group ${session.group.name}` : ''}
                 {session.startedBy ? (
                   <>
@@ -90,10 +94,42 @@ export function Conversation({ id }: { id: string }) {
           ))}
         </section>
       ) : null}
-      <div ref={end} />
-      {session && !session.archived ? <Composer id={id} /> : null}
+      {session && !session.archived ? (
+        session.external ? (
+          <p class="muted external-note" data-external-note>
+            This is an external session: its agent runs in your own MCP client, which reads and writes here through the relay. Write to
+            it in that client; nothing is sent to it from this page.
+          </p>
+        ) : (
+          <Composer id={id} />
+        )
+      ) : null}
     </main>
   );
+}
+
+/** How close to the page's end (px) counts as reading the newest: a reply being written is followed from there. */
+const NEAR_END_PX = 120;
+
+/**
+ * Keeps the newest message in view, above the message box that stays at the window's bottom: a new message, card or
+ * ask scrolls to the page's end (where the box sits in its place and covers nothing); a reply being written is
+ * followed while the person reads at the end, not when they scrolled up to read something older.
+ */
+function useFollowNewest(messages: number, writing: number, waiting: number): void {
+  const nearEnd = useRef(true);
+  useEffect(() => {
+    const look = () => {
+      nearEnd.current = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - NEAR_END_PX;
+    };
+    window.addEventListener('scroll', look, { passive: true });
+    return () => window.removeEventListener('scroll', look);
+  }, []);
+  const toEnd = () => window.scrollTo({ top: document.documentElement.scrollHeight });
+  useEffect(toEnd, [messages, waiting]);
+  useEffect(() => {
+    if (nearEnd.current) toEnd();
+  }, [writing]);
 }
 
 function MessageRow({ message, sessionId }: { message: Message; sessionId: string }) {
@@ -113,7 +149,7 @@ function MessageRow({ message, sessionId }: { message: Message; sessionId: strin
       <li class={`message row-${message.role}`} data-role={message.role}>
         <span class="row-mark">{message.role === 'schedule' ? <AlarmIcon /> : <span aria-hidden="true">◆</span>}</span>
         <span class="visually-hidden">{message.role === 'schedule' ? 'Schedule:' : 'Relay event:'}</span>
-        <span class="text">{message.text}</span>
+        <span class="text">{withOarExplained(message.text)}</span>
         <span class="muted small">{ago(message.createdAt)}</span>
       </li>
     );
@@ -128,6 +164,24 @@ function MessageRow({ message, sessionId }: { message: Message; sessionId: strin
       </div>
       {message.truncated ? <WholeText message={message} sessionId={sessionId} /> : <div class="text">{message.text}</div>}
     </li>
+  );
+}
+
+/** What "OAR" in a relay event's or schedule's first line means, on hover and to a screen reader's abbreviation key. */
+const OAR_MEANS = 'OAR: the relay software. This row is an automated message the relay wrote into the conversation, not one from you; it approves nothing.';
+
+/** The row's text with each "OAR" explained (an abbreviation with its meaning). */
+function withOarExplained(text: string) {
+  const parts = text.split(/\bOAR\b/);
+  return parts.flatMap((part, index) =>
+    index === 0
+      ? [part]
+      : [
+          <abbr key={index} title={OAR_MEANS}>
+            OAR
+          </abbr>,
+          part,
+        ],
   );
 }
 

@@ -21,7 +21,7 @@ export function Schedules() {
       <ErrorNote error={action.error} />
       {list.data && active.length === 0 ? <p class="muted">No schedule is active.</p> : null}
       {active.length > 0 ? (
-        <table>
+        <table class="schedules">
           <thead>
             <tr>
               <th scope="col">Schedule</th>

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { post, seg } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
-import { ago, stateLabel, watchingLabel } from '../parts/format.ts';
+import { ago, statusLabel, statusName, watchingLabel } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { linkTo, navigate } from '../router.ts';
 import type { SessionView } from '../types.ts';
@@ -67,7 +67,9 @@ export function Sessions() {
                   {session.model ? ` · ${session.model}` : ''}
                 </td>
                 <td>
-                  <span class={`state state-${session.state}`}>{stateLabel(session.state)}</span>
+                  <span class={`state state-${statusName(session)}`} data-status={statusName(session)}>
+                    {statusLabel(session)}
+                  </span>
                   {session.mode !== 'agent' ? <span class="tag mode">{session.mode} mode</span> : null}
                 </td>
                 <td>{session.group ? `${session.group.name} (${session.group.role})` : '—'}</td>

@@ -3,9 +3,11 @@
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
+import { useTitle } from '../parts/use-title.ts';
 
 /** `linkError`: why the sign-in link this page was opened with was refused (used already, expired). */
 export function SignIn({ onSignedIn, linkError }: { onSignedIn: () => void; linkError?: ApiError | undefined }) {
+  useTitle('Sign in');
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | undefined>(linkError);

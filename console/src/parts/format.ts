@@ -16,10 +16,16 @@ export function when(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : '—';
 }
 
-const STATES: Record<string, string> = { running_turn: 'running', background_only: 'tasks running', idle: 'idle' };
+const STATES: Record<string, string> = { running_turn: 'working', background_only: 'working (background tasks)', idle: 'idle' };
 
-export function stateLabel(state: string): string {
-  return STATES[state] ?? state;
+/** The relay's words for a session's status ("waiting for you (card)"), or its state's from a relay without them. */
+export function statusLabel(session: { state: string; status?: { words: string } }): string {
+  return session.status?.words ?? STATES[session.state] ?? session.state;
+}
+
+/** The status's name, for its colour: working, waiting_for_you, idle or failed. */
+export function statusName(session: { state: string; status?: { name: string } }): string {
+  return session.status?.name ?? (session.state === 'idle' ? 'idle' : 'working');
 }
 
 /** The spec's "↗ from relay · session · model" badge text. */
