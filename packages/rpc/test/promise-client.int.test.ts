@@ -2,7 +2,7 @@
 // the client's deadline on every unary call, none on a stream, and the same AppErrors as callUnary and callStream.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SessionServiceClient, SessionServiceService, type SessionServiceServer } from '@relay/proto/relay/session/v1/session_service';
-import { TurnStatus } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ const implementation = {
       await sleep(DEADLINE_MS * 2, undefined, { signal }).catch(() => undefined);
       if (waitSeconds > 1) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       if (signal.aborted) return;
-      yield { result: { sessionId: 's1', messageId, status: TurnStatus.TURN_STATUS_DONE, replyText: 'done', replyModel: 'm', error: '', pendingQuestions: [] } };
+      yield { result: { sessionId: 's1', messageId, status: TurnStatus.TURN_STATUS_DONE, replyText: 'done', replyModel: 'm', error: '', pendingQuestions: [], delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED } };
     },
   }),
 };

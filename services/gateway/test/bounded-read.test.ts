@@ -1,7 +1,7 @@
 // Bounded reads: a session read shows at most MESSAGE_TEXT_LIMIT characters of each message (and of a reply in
 // flight), says which were cut and how long they are, and where the whole text is.
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, Session } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, type ChatMessage, type Session } from '@relay/proto/relay/session/v1/session';
 import type { SessionRead } from '../src/domain/answers.ts';
 import { boundedText, MESSAGE_TEXT_LIMIT, messageView, sessionReadView } from '../src/app/views/session-view.ts';
 
@@ -26,7 +26,7 @@ const session = {
   tasks: [],
 } as unknown as Session;
 
-const message = (id: string, text: string): ChatMessage => ({ id, role: 'user', text, provenance: undefined, createdAt: undefined, model: '' });
+const message = (id: string, text: string): ChatMessage => ({ id, role: 'user', text, provenance: undefined, createdAt: undefined, model: '', delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED });
 const read = (messages: ChatMessage[], inFlight = ''): SessionRead => ({ session, messages, inFlight, pendingQuestions: [], groupMembers: [], neverAskedAbout: true, askMark: 0 });
 
 describe('bounded session reads', () => {

@@ -12,7 +12,7 @@ import { askView } from '../src/app/views/ask-view.ts';
 import { turnFields } from '../src/app/views/turn-result.ts';
 import type { ToolArguments } from '../src/domain/tool-arguments.ts';
 import { boundedFields, MESSAGE_TEXT_LIMIT } from '../src/app/views/session-view.ts';
-import { SessionState, TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, SessionState, TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { AskStatus, CardKind, CardStatus, type Ask, type Card } from '@relay/proto/relay/question/v1/question_service';
 
@@ -29,6 +29,7 @@ const turn = (over: Partial<TurnResult>): TurnResult => ({
   replyModel: 'script-1',
   error: '',
   pendingQuestions: [],
+  delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
   ...over,
 });
 

@@ -1,6 +1,6 @@
 import { AppError } from '@relay/errors';
 import { Ask, AskStatus } from '@relay/proto/relay/question/v1/question_service';
-import { SessionState } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, SessionState } from '@relay/proto/relay/session/v1/session';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectAgent, type TestAgent } from './mcp-agent.ts';
 import { startGateway, type TestGateway } from './start-gateway.ts';
@@ -117,8 +117,8 @@ describe('read_session', () => {
     const target = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy', state: SessionState.SESSION_STATE_RUNNING_TURN, group }).session;
     const other = gateway.owners.addAgentSession('u1', { title: 'Head', group: { ...group, role: 'head' }, archived: true }).session;
     gateway.owners.messages.set(target.id, [
-      { id: 'm1', role: 'user', text: 'Deploy it.', provenance: undefined, createdAt: new Date('2026-10-18T09:00:00Z'), model: '' },
-      { id: 'm2', role: 'assistant', text: 'Deploying.', provenance: undefined, createdAt: new Date('2026-10-18T09:01:00Z'), model: 'script-1' },
+      { id: 'm1', role: 'user', text: 'Deploy it.', provenance: undefined, createdAt: new Date('2026-10-18T09:00:00Z'), model: '', delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED },
+      { id: 'm2', role: 'assistant', text: 'Deploying.', provenance: undefined, createdAt: new Date('2026-10-18T09:01:00Z'), model: 'script-1', delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED },
     ]);
 
     const { isError, body } = await agent.call({ action: 'read_session', relay: 'this', session: target.id, last: 5 });
@@ -130,7 +130,7 @@ describe('read_session', () => {
       session: { id: target.id, title: 'Nightly deploy', state: 'running_turn' },
       state: 'running_turn',
       messages: [
-        { id: 'm1', role: 'user', text: 'Deploy it.', createdAt: '2026-10-18T09:00:00.000Z' },
+        { id: 'm1', role: 'user', text: 'Deploy it.', createdAt: '2026-10-18T09:00:00.000Z', delivery: 'delivered' },
         { id: 'm2', role: 'assistant', text: 'Deploying.', createdAt: '2026-10-18T09:01:00.000Z', model: 'script-1' },
       ],
       inFlight: 'Checking the deploy log…',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionOrigin, SessionState, type Session } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, SessionOrigin, SessionState, type Session } from '@relay/proto/relay/session/v1/session';
 import type { SessionRead } from '../src/domain/answers.ts';
 import { sessionReadView, sessionView } from '../src/app/views/session-view.ts';
 
@@ -79,8 +79,9 @@ describe('sessionReadView', () => {
         provenance: { originRelay: 'desk', originSessionId: 's0', originSessionTitle: 'Planner', model: 'script-1', hops: 1, viaRelays: ['desk'] },
         createdAt: new Date('2026-10-18T09:00:00.000Z'),
         model: '',
+        delivery: MessageDelivery.MESSAGE_DELIVERY_QUEUED,
       },
-      { id: 'm2', role: 'assistant', text: 'Green.', provenance: undefined, createdAt: new Date('2026-10-18T09:01:00.000Z'), model: 'script-1' },
+      { id: 'm2', role: 'assistant', text: 'Green.', provenance: undefined, createdAt: new Date('2026-10-18T09:01:00.000Z'), model: 'script-1', delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED },
     ],
     inFlight: '',
     pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'Merge?', options: ['Yes', 'No'] }],
@@ -101,6 +102,7 @@ describe('sessionReadView', () => {
         text: 'Check the deploy.',
         createdAt: '2026-10-18T09:00:00.000Z',
         provenance: { originRelay: 'desk', originSessionId: 's0', originSessionTitle: 'Planner', model: 'script-1', hops: 1, viaRelays: ['desk'] },
+        delivery: 'queued',
       },
       { id: 'm2', role: 'assistant', text: 'Green.', createdAt: '2026-10-18T09:01:00.000Z', model: 'script-1' },
     ]);

@@ -57,6 +57,7 @@ describe('send', () => {
       session: session.id,
       message_id: messageId,
       reply: { text: 'script-1: Did the deploy go through?', model: 'script-1' },
+      delivery: 'delivered',
       openUrl: `https://desk.example.com/sessions/${session.id}`,
     });
     expect(sent[0]?.request).toMatchObject({
@@ -220,6 +221,7 @@ describe('create_session', () => {
       session: created.id,
       message_id: body.message_id,
       reply: { text: 'script-1: Review the code under server/.', model: 'script-1' },
+      delivery: 'delivered',
       openUrl: `https://desk.example.com/sessions/${created.id}`,
       provider: 'script',
       model: 'script-1',

@@ -17,6 +17,7 @@ import {
   type QuestionServiceServer,
 } from '@relay/proto/relay/question/v1/question_service';
 import {
+  MessageDelivery,
   SessionOrigin,
   SessionState,
   TurnStatus,
@@ -175,7 +176,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const queue = (session: Session, text: string, role: string, provenance: Provenance | undefined, model: string): string => {
     const messageId = randomUUID();
     const list = messages.get(session.id) ?? [];
-    list.push({ id: messageId, role, text, provenance, createdAt: new Date('2026-10-18T09:00:00Z'), model: '' });
+    list.push({ id: messageId, role, text, provenance, createdAt: new Date('2026-10-18T09:00:00Z'), model: '', delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED });
     messages.set(session.id, list);
     session.messageCount = list.length;
     turns.set(messageId, {
@@ -186,6 +187,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
       replyModel: model,
       error: '',
       pendingQuestions: [],
+      delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
     });
     return messageId;
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import { sessionUrl, shortId, turnFields, turnPhrase } from '../src/app/views/turn-result.ts';
 
 const base: TurnResult = {
@@ -10,27 +10,30 @@ const base: TurnResult = {
   replyModel: 'script-1',
   error: '',
   pendingQuestions: [],
+  delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
 };
 const question = { id: 'card_1', kind: 'ask_user', question: 'Merge now?', options: ['Merge', 'Wait'] };
 
 describe('turnFields', () => {
   it('carries the reply when done, in the spec order', () => {
     const fields = turnFields(base, undefined);
-    expect(Object.keys(fields)).toEqual(['status', 'session', 'message_id', 'reply']);
+    expect(Object.keys(fields)).toEqual(['status', 'session', 'message_id', 'reply', 'delivery']);
     expect(fields).toEqual({
       status: 'done',
       session: base.sessionId,
       message_id: base.messageId,
       reply: { text: base.replyText, model: 'script-1' },
+      delivery: 'delivered',
     });
   });
 
   it('carries the error when the turn failed, and no reply', () => {
-    expect(turnFields({ ...base, status: TurnStatus.TURN_STATUS_ERROR, error: 'script: boom' }, undefined)).toEqual({
+    expect(turnFields({ ...base, status: TurnStatus.TURN_STATUS_ERROR, error: 'script: boom', delivery: MessageDelivery.MESSAGE_DELIVERY_FAILED }, undefined)).toEqual({
       status: 'error',
       session: base.sessionId,
       message_id: base.messageId,
       error: 'script: boom',
+      delivery: 'failed',
     });
   });
 
@@ -42,12 +45,26 @@ describe('turnFields', () => {
   });
 
   it.each([
-    ['queued', TurnStatus.TURN_STATUS_QUEUED],
-    ['running', TurnStatus.TURN_STATUS_RUNNING],
-    ['stopped', TurnStatus.TURN_STATUS_STOPPED],
-    ['running', TurnStatus.TURN_STATUS_UNSPECIFIED],
-  ] as const)('carries only where it stands when %s', (name, status) => {
-    expect(turnFields({ ...base, status, pendingQuestions: [question] }, undefined)).toEqual({ status: name, session: base.sessionId, message_id: base.messageId });
+    ['queued', TurnStatus.TURN_STATUS_QUEUED, MessageDelivery.MESSAGE_DELIVERY_QUEUED, 'queued'],
+    ['running', TurnStatus.TURN_STATUS_RUNNING, MessageDelivery.MESSAGE_DELIVERY_DELIVERED, 'delivered'],
+    ['stopped', TurnStatus.TURN_STATUS_STOPPED, MessageDelivery.MESSAGE_DELIVERY_FAILED, 'failed'],
+    ['running', TurnStatus.TURN_STATUS_UNSPECIFIED, MessageDelivery.MESSAGE_DELIVERY_DELIVERED, 'delivered'],
+  ] as const)('carries only where it stands when %s', (name, status, delivery, deliveryName) => {
+    expect(turnFields({ ...base, status, delivery, pendingQuestions: [question] }, undefined)).toEqual({
+      status: name,
+      session: base.sessionId,
+      message_id: base.messageId,
+      delivery: deliveryName,
+    });
+  });
+
+  it.each([
+    [TurnStatus.TURN_STATUS_QUEUED, 'queued'],
+    [TurnStatus.TURN_STATUS_RUNNING, 'delivered'],
+    [TurnStatus.TURN_STATUS_ERROR, 'failed'],
+    [TurnStatus.TURN_STATUS_STOPPED, 'delivered'],
+  ] as const)('reads the delivery off the status from a session service that predates it (%s → %s)', (status, delivery) => {
+    expect(turnFields({ ...base, status, delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED }, undefined).delivery).toBe(delivery);
   });
 
   it('adds openUrl when the relay has a public URL', () => {

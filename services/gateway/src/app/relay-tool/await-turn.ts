@@ -2,7 +2,7 @@
  * Waits for the turn a message started, passing the session service's keep-alives on to the agent
  * as progress. When the agent goes away the wait ends and the turn goes on; `wait` picks it up.
  */
-import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { WaitRequest } from '@relay/proto/relay/session/v1/session_service';
 import { PromptState } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { ActionContext } from './action-context.ts';
@@ -46,5 +46,5 @@ async function awaitResult(input: WaitInput, context: ActionContext): Promise<Tu
   });
   if (result) return result;
   // Nobody reads this: the agent's request is gone. The turn itself goes on.
-  return { sessionId: input.sessionId, messageId: input.messageId, status: TurnStatus.TURN_STATUS_RUNNING, replyText: '', replyModel: '', error: '', pendingQuestions: [] };
+  return { sessionId: input.sessionId, messageId: input.messageId, status: TurnStatus.TURN_STATUS_RUNNING, replyText: '', replyModel: '', error: '', pendingQuestions: [], delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED };
 }

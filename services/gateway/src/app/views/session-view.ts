@@ -16,6 +16,7 @@ import { groupOf, type SessionRead } from '../../domain/answers.ts';
 import { GROUP_MEMBERS_LIMIT } from '../../domain/limits.ts';
 import type { WatchMarks } from '../../domain/watch-marks.ts';
 import { sessionStatus, type SessionStatus } from './session-status.ts';
+import { deliveryName } from './delivery-view.ts';
 
 export const SESSION_SCOPES = ['active', 'archived', 'all'] as const;
 export type SessionScope = (typeof SESSION_SCOPES)[number];
@@ -183,6 +184,7 @@ export function messageView(message: ChatMessage) {
 
 function boundedMessageView(message: ChatMessage, limit: number) {
   const bounded = boundedText(message.text, limit);
+  const delivery = deliveryName(message.delivery);
   return {
     id: message.id,
     role: message.role,
@@ -191,6 +193,7 @@ function boundedMessageView(message: ChatMessage, limit: number) {
     createdAt: message.createdAt?.toISOString() ?? null,
     ...(message.model ? { model: message.model } : {}),
     ...(message.provenance ? { provenance: { ...message.provenance } } : {}),
+    ...(delivery === undefined ? {} : { delivery }),
   };
 }
 

@@ -1,12 +1,13 @@
 /**
  * The part of a send, create_session or wait result that says where the turn stands (spec,
- * Waiting and what comes back; decisions.md, Result status): session, message_id and status, with
+ * Waiting and what comes back; decisions.md, Result status): session, message_id, status and delivery, with
  * reply, error or pendingQuestions as the status calls for, and openUrl when the relay has a public
  * address. Also the one-line summary of such a result.
  */
 import { TurnStatus, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import { oneLine, quoteStart } from '../../domain/one-line.ts';
 import { boundedField, pendingQuestionView } from './session-view.ts';
+import { turnDeliveryName, type DeliveryName } from './delivery-view.ts';
 
 /** Where a turn stands (decisions.md, Result status). */
 export const TURN_STATUSES = ['queued', 'running', 'waiting_for_answer', 'done', 'error', 'stopped'] as const;
@@ -38,6 +39,8 @@ export interface TurnFields {
   errorTruncated?: true;
   pendingQuestions?: { id: string; kind: string; question: string; options: string[]; truncated?: true }[];
   openUrl?: string;
+  /** How far the message has come: queued, delivered (its turn started) or failed. */
+  delivery: DeliveryName;
 }
 
 /**
@@ -59,6 +62,8 @@ export function turnFields(result: TurnResult, openUrlBase: string | undefined, 
       ? { pendingQuestions: result.pendingQuestions.map((question) => (options.whole === true ? { ...question } : pendingQuestionView(question))) }
       : {}),
     ...(openUrlBase === undefined ? {} : { openUrl: sessionUrl(openUrlBase, result.sessionId) }),
+    // Not in the spec's list: after its fields.
+    delivery: turnDeliveryName(result.delivery, result.status),
   };
 }
 

@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
-import type { PendingQuestion } from '../../domain/turns/turn.ts';
+import type { PendingQuestion, TurnStatus } from '../../domain/turns/turn.ts';
+import { messageDelivery } from '../../domain/sessions/delivery.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import type { ListedSession, RelayInfoReading, SessionFilter, SessionListing, SessionReading, SessionReads } from '../../app/ports.ts';
@@ -35,7 +36,7 @@ type ListedRow = SessionRow &
 type ReadRow = ListedRow & {
   askMark: number;
   running: { inFlight: string; pendingQuestions: PendingQuestion[] } | null;
-  messages: (Omit<MessageRow, 'createdAt'> & { createdAt: string })[];
+  messages: (Omit<MessageRow, 'createdAt'> & { createdAt: string; turnStatus: TurnStatus | null; turnStarted: boolean | null })[];
 };
 
 /**
@@ -88,13 +89,16 @@ const LIST: PreparedRead = {
 };
 /**
  * The session's last $3 messages, newest last, as one JSON array; created_at as timestamptz, which JSON writes with
- * its offset (a TIMESTAMP(3) without one would read in the process's time zone).
+ * its offset (a TIMESTAMP(3) without one would read in the process's time zone). Each with the status of the turn it
+ * queued and whether that turn started (NULL without one): its delivery (domain/sessions/delivery.ts).
  */
 const RECENT_MESSAGES = `
   (SELECT COALESCE(json_agg(m ORDER BY m."createdAt", m.seq), '[]')
-     FROM (SELECT id, session_id AS "sessionId", role, text, provenance, model, sender_session_id AS "senderSessionId",
-                  created_at AT TIME ZONE 'UTC' AS "createdAt", seq
-             FROM messages WHERE session_id = s.id ORDER BY created_at DESC, seq DESC LIMIT $3) m)`;
+     FROM (SELECT mm.id, mm.session_id AS "sessionId", mm.role, mm.text, mm.provenance, mm.model,
+                  mm.sender_session_id AS "senderSessionId", mm.created_at AT TIME ZONE 'UTC' AS "createdAt", mm.seq,
+                  t.status AS "turnStatus", t.started_at IS NOT NULL AS "turnStarted"
+             FROM messages mm LEFT JOIN turns t ON t.message_id = mm.id
+            WHERE mm.session_id = s.id ORDER BY mm.created_at DESC, mm.seq DESC LIMIT $3) m)`;
 const READ: PreparedRead = {
   name: 'session_reads_read',
   text: `
@@ -144,7 +148,12 @@ export class PgSessionReads implements SessionReads {
     const { rows } = await this.query<ReadRow>(READ, [sessionId, tasksEndedSince, last, ...along(pendingFor)]);
     const [row] = rows;
     if (row === undefined) return undefined;
-    const messages = row.messages.map((message) => toMessage({ ...message, createdAt: new Date(message.createdAt) }));
+    const messages = row.messages.map(({ turnStatus, turnStarted, ...message }) => {
+      const read = toMessage({ ...message, createdAt: new Date(message.createdAt) });
+      const turn = turnStatus === null ? null : { status: turnStatus, started: turnStarted === true };
+      const delivery = messageDelivery({ role: read.role, seq: message.seq, turn }, row);
+      return delivery === undefined ? read : Object.assign(read, { delivery });
+    });
     return { session: toListedSession(row), messages, running: row.running, askMark: row.askMark, pending: noteOf(row) };
   }
 

@@ -1,5 +1,7 @@
 /** A conversation's messages, where its prompts came from, and what it was allowed. */
 
+import type { MessageDelivery } from './delivery.ts';
+
 /** Where a prompt came from; a prompt a user typed has hops 0 and no origin session. */
 export interface Provenance {
   originRelay: string;
@@ -32,6 +34,8 @@ export interface Message {
   /** The conversation whose agent sent it, if one did. */
   senderSessionId: string | null;
   createdAt: Date;
+  /** How far a message sent to the session has come, where a read asked (delivery.ts); absent on other messages. */
+  delivery?: MessageDelivery;
 }
 
 /** A paired relay unlocked in a conversation: by the user mentioning it, or by an agent on that relay writing to it. */

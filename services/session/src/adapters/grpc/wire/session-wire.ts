@@ -3,6 +3,7 @@
  * encoders to the stores, which write the events (adapters/store/outbox-events.ts).
  */
 import {
+  MessageDelivery as MessageDeliveryMessage,
   SessionOrigin as SessionOriginMessage,
   SessionState as SessionStateMessage,
   type Caller as CallerMessage,
@@ -18,6 +19,7 @@ import {
 import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
 import type { GroupMember, GroupRef } from '../../../domain/groups/group.ts';
 import type { Message, Provenance } from '../../../domain/sessions/conversation.ts';
+import type { MessageDelivery } from '../../../domain/sessions/delivery.ts';
 import type { Session, SessionOrigin, SessionState, SessionView } from '../../../domain/sessions/session.ts';
 import type { RelaySettings } from '../../../domain/settings/relay-settings.ts';
 import type { PendingQuestion } from '../../../domain/turns/turn.ts';
@@ -110,6 +112,17 @@ export function fromProvenanceMessage(message: ProvenanceMessage | undefined): P
   };
 }
 
+const DELIVERIES: Record<MessageDelivery, MessageDeliveryMessage> = {
+  queued: MessageDeliveryMessage.MESSAGE_DELIVERY_QUEUED,
+  delivered: MessageDeliveryMessage.MESSAGE_DELIVERY_DELIVERED,
+  failed: MessageDeliveryMessage.MESSAGE_DELIVERY_FAILED,
+};
+
+/** A message's delivery as relay.session.v1.MessageDelivery; UNSPECIFIED for a message that has none. */
+export function toDeliveryMessage(delivery: MessageDelivery | undefined): MessageDeliveryMessage {
+  return delivery === undefined ? MessageDeliveryMessage.MESSAGE_DELIVERY_UNSPECIFIED : DELIVERIES[delivery];
+}
+
 /** A message as relay.session.v1.ChatMessage. */
 export function toChatMessage(message: Message): ChatMessage {
   return {
@@ -119,6 +132,7 @@ export function toChatMessage(message: Message): ChatMessage {
     provenance: message.provenance === null ? undefined : toProvenanceMessage(message.provenance),
     createdAt: message.createdAt,
     model: message.model,
+    delivery: toDeliveryMessage(message.delivery),
   };
 }
 

@@ -1,7 +1,8 @@
 /** Turns as the proto messages of the gRPC API (a turn's status the turn_ended event carries too, as session-wire.ts). */
 import { TurnStatus as TurnStatusMessage, type TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { Turn, TurnStatus } from '../../../domain/turns/turn.ts';
-import { toPendingQuestion } from './session-wire.ts';
+import { turnDelivery } from '../../../domain/sessions/delivery.ts';
+import { toDeliveryMessage, toPendingQuestion } from './session-wire.ts';
 
 const STATUSES: Record<TurnStatus, TurnStatusMessage> = {
   queued: TurnStatusMessage.TURN_STATUS_QUEUED,
@@ -27,5 +28,6 @@ export function toTurnResult(turn: Turn): TurnResult {
     replyModel: turn.replyModel,
     error: turn.error,
     pendingQuestions: turn.pendingQuestions.map(toPendingQuestion),
+    delivery: toDeliveryMessage(turnDelivery({ status: turn.status, started: turn.startedAt !== null })),
   };
 }

@@ -158,6 +158,55 @@ export function turnStatusToJSON(object: TurnStatus): string {
   }
 }
 
+/**
+ * How far a message sent to a session has come: read off the turn it queued, or in an external session off its
+ * agent's read marker.
+ */
+export enum MessageDelivery {
+  /** MESSAGE_DELIVERY_UNSPECIFIED - Not a message sent to the session (a reply, an error row), or from a session service that predates it. */
+  MESSAGE_DELIVERY_UNSPECIFIED = 0,
+  /** MESSAGE_DELIVERY_QUEUED - Not yet with the agent: its turn waits, or the external agent has not read it. */
+  MESSAGE_DELIVERY_QUEUED = 1,
+  /** MESSAGE_DELIVERY_DELIVERED - The agent has it: its turn started, or the external agent read it. */
+  MESSAGE_DELIVERY_DELIVERED = 2,
+  /** MESSAGE_DELIVERY_FAILED - It will not reach the agent, or its turn failed: the turn ended in error or was stopped before it started. */
+  MESSAGE_DELIVERY_FAILED = 3,
+}
+
+export function messageDeliveryFromJSON(object: any): MessageDelivery {
+  switch (object) {
+    case 0:
+    case "MESSAGE_DELIVERY_UNSPECIFIED":
+      return MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED;
+    case 1:
+    case "MESSAGE_DELIVERY_QUEUED":
+      return MessageDelivery.MESSAGE_DELIVERY_QUEUED;
+    case 2:
+    case "MESSAGE_DELIVERY_DELIVERED":
+      return MessageDelivery.MESSAGE_DELIVERY_DELIVERED;
+    case 3:
+    case "MESSAGE_DELIVERY_FAILED":
+      return MessageDelivery.MESSAGE_DELIVERY_FAILED;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum MessageDelivery");
+  }
+}
+
+export function messageDeliveryToJSON(object: MessageDelivery): string {
+  switch (object) {
+    case MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED:
+      return "MESSAGE_DELIVERY_UNSPECIFIED";
+    case MessageDelivery.MESSAGE_DELIVERY_QUEUED:
+      return "MESSAGE_DELIVERY_QUEUED";
+    case MessageDelivery.MESSAGE_DELIVERY_DELIVERED:
+      return "MESSAGE_DELIVERY_DELIVERED";
+    case MessageDelivery.MESSAGE_DELIVERY_FAILED:
+      return "MESSAGE_DELIVERY_FAILED";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum MessageDelivery");
+  }
+}
+
 /** One agent conversation. */
 export interface Session {
   id: string;
@@ -259,6 +308,8 @@ export interface TurnResult {
   /** Why the turn failed (status error). */
   error: string;
   pendingQuestions: PendingQuestion[];
+  /** How far the message has come, read off the turn: queued, delivered (the turn started) or failed. */
+  delivery: MessageDelivery;
 }
 
 /** One message of a conversation. */
@@ -277,6 +328,8 @@ export interface ChatMessage {
     | undefined;
   /** The model that wrote an assistant message. */
   model: string;
+  /** How far a message sent to the session (by the user, an agent, an event or a schedule) has come. */
+  delivery: MessageDelivery;
 }
 
 /** A provider of the catalogue, as relay_info shows it. */
@@ -1531,7 +1584,16 @@ export const PendingQuestion: MessageFns<PendingQuestion> = {
 };
 
 function createBaseTurnResult(): TurnResult {
-  return { sessionId: "", messageId: "", status: 0, replyText: "", replyModel: "", error: "", pendingQuestions: [] };
+  return {
+    sessionId: "",
+    messageId: "",
+    status: 0,
+    replyText: "",
+    replyModel: "",
+    error: "",
+    pendingQuestions: [],
+    delivery: 0,
+  };
 }
 
 export const TurnResult: MessageFns<TurnResult> = {
@@ -1556,6 +1618,9 @@ export const TurnResult: MessageFns<TurnResult> = {
     }
     for (const v of message.pendingQuestions) {
       PendingQuestion.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.delivery !== 0) {
+      writer.uint32(64).int32(message.delivery);
     }
     return writer;
   },
@@ -1629,6 +1694,14 @@ export const TurnResult: MessageFns<TurnResult> = {
             message.pendingQuestions.push(PendingQuestion.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.delivery = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1670,6 +1743,7 @@ export const TurnResult: MessageFns<TurnResult> = {
         : globalThis.Array.isArray(object?.pending_questions)
         ? object.pending_questions.map((e: any) => PendingQuestion.fromJSON(e))
         : [],
+      delivery: isSet(object.delivery) ? messageDeliveryFromJSON(object.delivery) : 0,
     };
   },
 
@@ -1696,6 +1770,9 @@ export const TurnResult: MessageFns<TurnResult> = {
     if (message.pendingQuestions?.length) {
       obj.pendingQuestions = message.pendingQuestions.map((e) => PendingQuestion.toJSON(e));
     }
+    if (message.delivery !== 0) {
+      obj.delivery = messageDeliveryToJSON(message.delivery);
+    }
     return obj;
   },
 
@@ -1711,12 +1788,13 @@ export const TurnResult: MessageFns<TurnResult> = {
     message.replyModel = object.replyModel ?? "";
     message.error = object.error ?? "";
     message.pendingQuestions = object.pendingQuestions?.map((e) => PendingQuestion.fromPartial(e)) || [];
+    message.delivery = object.delivery ?? 0;
     return message;
   },
 };
 
 function createBaseChatMessage(): ChatMessage {
-  return { id: "", role: "", text: "", provenance: undefined, createdAt: undefined, model: "" };
+  return { id: "", role: "", text: "", provenance: undefined, createdAt: undefined, model: "", delivery: 0 };
 }
 
 export const ChatMessage: MessageFns<ChatMessage> = {
@@ -1738,6 +1816,9 @@ export const ChatMessage: MessageFns<ChatMessage> = {
     }
     if (message.model !== "") {
       writer.uint32(50).string(message.model);
+    }
+    if (message.delivery !== 0) {
+      writer.uint32(56).int32(message.delivery);
     }
     return writer;
   },
@@ -1803,6 +1884,14 @@ export const ChatMessage: MessageFns<ChatMessage> = {
             message.model = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.delivery = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1827,6 +1916,7 @@ export const ChatMessage: MessageFns<ChatMessage> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       model: isSet(object.model) ? globalThis.String(object.model) : "",
+      delivery: isSet(object.delivery) ? messageDeliveryFromJSON(object.delivery) : 0,
     };
   },
 
@@ -1850,6 +1940,9 @@ export const ChatMessage: MessageFns<ChatMessage> = {
     if (message.model !== "") {
       obj.model = message.model;
     }
+    if (message.delivery !== 0) {
+      obj.delivery = messageDeliveryToJSON(message.delivery);
+    }
     return obj;
   },
 
@@ -1866,6 +1959,7 @@ export const ChatMessage: MessageFns<ChatMessage> = {
       : undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.model = object.model ?? "";
+    message.delivery = object.delivery ?? 0;
     return message;
   },
 };
