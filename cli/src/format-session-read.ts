@@ -24,7 +24,9 @@ export function formatSessionRead(read: Record<string, unknown>, now: Date): str
     const provenance = record(message['provenance']);
     const from = typeof provenance['originSessionTitle'] === 'string' ? ` ↗ from ${String(provenance['originRelay'])} · "${provenance['originSessionTitle']}"` : '';
     const role = message['role'] === 'error' ? 'turn failed' : String(message['role'] ?? '?');
-    lines.push('', `${role}${model}${from} · ${timeAgo(message['createdAt'], now)}`);
+    // How far a message sent to the session has come (queued, delivered, failed); replies and error rows have none.
+    const delivery = typeof message['delivery'] === 'string' ? ` · ${message['delivery']}` : '';
+    lines.push('', `${role}${model}${from} · ${timeAgo(message['createdAt'], now)}${delivery}`);
     for (const line of String(message['text'] ?? '').split('\n')) lines.push(`  ${line}`);
     if (message['truncated'] === true) {
       lines.push(`  … cut at ${String(message['text'] ?? '').length.toLocaleString('en-US')} of ${Number(message['length']).toLocaleString('en-US')} characters; the whole: relay session show ${row.id} --message ${String(message['id'])}`);

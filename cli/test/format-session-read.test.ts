@@ -17,6 +17,7 @@ describe('formatSessionRead', () => {
             text: 'Check it.\nTwice.',
             createdAt: '2026-10-18T09:00:00.000Z',
             provenance: { originRelay: 'desk', originSessionTitle: 'Planner' },
+            delivery: 'delivered',
           },
           { id: 'm2', role: 'assistant', text: 'Done.', createdAt: '2026-10-18T09:09:30.000Z', model: 'script-1' },
         ],
@@ -31,7 +32,7 @@ describe('formatSessionRead', () => {
         'via agent · "Planner"',
         'Group: Release 2.4 (member), 1 other member',
         '',
-        'agent ↗ from desk · "Planner" · 10 min ago',
+        'agent ↗ from desk · "Planner" · 10 min ago · delivered',
         '  Check it.',
         '  Twice.',
         '',
@@ -55,5 +56,21 @@ describe('formatSessionRead', () => {
       now,
     );
     expect(text.split('\n').at(-1)).toBe('  … cut at 8,000 of 1,000,000 characters; the whole: relay session show s1 --message m9');
+  });
+  it('says of each message sent to the session whether it is queued, delivered or failed', () => {
+    const text = formatSessionRead(
+      {
+        session: { id: 's1', title: 'Worker', provider: 'script', model: 'script-1', state: 'idle' },
+        messages: [
+          { id: 'm1', role: 'user', text: 'First', createdAt: '2026-10-18T09:00:00.000Z', delivery: 'failed' },
+          { id: 'm2', role: 'error', text: 'This turn failed: boom.', createdAt: '2026-10-18T09:00:00.000Z' },
+          { id: 'm3', role: 'schedule', text: 'Later', createdAt: '2026-10-18T09:10:00.000Z', delivery: 'queued' },
+        ],
+      },
+      now,
+    );
+    expect(text).toContain('user · 10 min ago · failed\n');
+    expect(text).toContain('turn failed · 10 min ago\n');
+    expect(text).toContain('schedule · just now · queued\n');
   });
 });
