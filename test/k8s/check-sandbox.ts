@@ -15,7 +15,7 @@ const RUNNER_PORT = 50056;
 const GATEWAY = { 'app.kubernetes.io/name': 'gateway' };
 const GATEWAY_PORT = 7420;
 const DNS = { 'k8s-app': 'kube-dns' };
-export const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'];
+const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'];
 /** The relay's own images: `relay/<name>` under any registry. */
 const relayImage = (image: string | undefined) => /(^|\/)relay\/([a-z-]+)(?=[:@]|$)/.exec(image ?? '')?.[2];
 
