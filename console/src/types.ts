@@ -84,6 +84,8 @@ export interface Message {
   /** The text is the first 8,000 characters of `length`; GET …/messages/:id has the whole. */
   truncated?: true;
   length?: number;
+  /** How far a message sent to the session has come; absent on replies and error rows. */
+  delivery?: 'queued' | 'delivered' | 'failed';
 }
 
 export interface SessionRead {

@@ -6,6 +6,7 @@ import { del, get, patch, post, seg } from '../api.ts';
 import { AlarmIcon } from '../parts/alarm-icon.tsx';
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
+import { DeliveryMark } from '../parts/delivery-mark.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { ago, fromBadge, statusLabel, statusName, watchingLabel, when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
@@ -136,7 +137,7 @@ function MessageRow({ message, sessionId }: { message: Message; sessionId: strin
   // The relay's note that a turn failed: why, and what the person can do (sending again, a setting).
   if (message.role === 'error') {
     return (
-      <li class="message row-error" data-role="error" role="alert">
+      <li class="message row-error" data-role="error">
         <span class="row-mark" aria-hidden="true">⚠</span>
         <span class="visually-hidden">Turn failed:</span>
         <span class="text">{message.text}</span>
@@ -151,6 +152,7 @@ function MessageRow({ message, sessionId }: { message: Message; sessionId: strin
         <span class="visually-hidden">{message.role === 'schedule' ? 'Schedule:' : 'Relay event:'}</span>
         <span class="text">{withOarExplained(message.text)}</span>
         <span class="muted small">{ago(message.createdAt)}</span>
+        <DeliveryMark delivery={message.delivery} />
       </li>
     );
   }
@@ -161,6 +163,7 @@ function MessageRow({ message, sessionId }: { message: Message; sessionId: strin
         {who}
         {message.provenance && (message.provenance.hops > 0 || message.provenance.originSessionId !== "") ? <span class="badge">{fromBadge(message.provenance)}</span> : null}
         <span class="muted small"> {ago(message.createdAt)}</span>
+        <DeliveryMark delivery={message.delivery} />
       </div>
       {message.truncated ? <WholeText message={message} sessionId={sessionId} /> : <div class="text">{message.text}</div>}
     </li>
