@@ -7,7 +7,8 @@
  * the session, message or subscription that must not exist — and then the owner decides through the user API and
  * the effect appears, so the same checks would have seen a leak.
  */
-import { access } from 'node:fs/promises';
+import { access, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callUserApi, startRelay, type Relay } from '../harness/relay.ts';
@@ -16,6 +17,8 @@ import { until } from '../harness/until.ts';
 
 let a: Relay;
 let b: Relay;
+/** The gates' sessions' folder: this run's own, so a file found there was written by this run. */
+let folder: string;
 let owner: RelayUser;
 let stranger: RelayUser;
 /** Another external session of the owner: the agent that tries hardest. */
@@ -49,20 +52,21 @@ async function sessionTitled(user: RelayUser, title: string): Promise<boolean> {
 }
 
 /** A `script` session of the owner whose first step waits on a gating card; the gate once its card shows. */
-async function gate(name: string, script: string, happened: (sessionId: string, cwd: string) => Promise<boolean>, mode?: string): Promise<Gate> {
-  const started = await owner.scriptSession(name, script, mode ? { mode } : {});
+async function gate(name: string, script: string, happened: (sessionId: string) => Promise<boolean>, mode?: string): Promise<Gate> {
+  const created = await owner.api('POST', '/api/v1/sessions', { provider: 'script', title: name, text: script, cwd: folder, ...(mode ? { mode } : {}) });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const started = { id: created.body.session.id as string, messageId: created.body.message_id as string };
   const card = await owner.pendingCard(started.id).catch(async (error: unknown) => {
     throw new Error(`${name}: ${String(error)}: ${JSON.stringify((await owner.api('GET', `/api/v1/sessions/${started.id}?last=10`)).body)}`);
   });
   expect(card.kind, `${name}: a card that gates an action is an approval card`).toBe('approval');
-  const { body } = await owner.api('GET', `/api/v1/sessions/${started.id}`);
-  const cwd: string = body.session.cwd;
-  const made = { name, sessionId: started.id, messageId: started.messageId, cardId: card.id, happened: () => happened(started.id, cwd) };
+  const made = { name, sessionId: started.id, messageId: started.messageId, cardId: card.id, happened: () => happened(started.id) };
   gates.push(made);
   return made;
 }
 
 beforeAll(async () => {
+  folder = await realpath(await mkdtemp(join(tmpdir(), 'relay-gates-')));
   a = await startRelay({ name: 'guard-a', readyTimeoutMs: 240_000 });
   b = await startRelay({ name: 'guard-b', readyTimeoutMs: 240_000 });
   owner = new RelayUser(a, a.userToken);
@@ -79,8 +83,8 @@ beforeAll(async () => {
   const targetMessages = async () => (await owner.api('GET', `/api/v1/sessions/${target.id}?last=50`)).body.messages as { text: string }[];
   const watching = async (sessionId: string) => ((await owner.api('GET', `/api/v1/sessions/${sessionId}/subscriptions`)).body.subscriptions ?? []).length > 0;
 
-  await gate('Command', 'task echo ran > proof-of-command.txt\nreply {{result.code}}', async (_id, cwd) => exists(join(cwd, 'proof-of-command.txt')), 'plan');
-  await gate('Read-only command', 'task cat /etc/hostname > proof-of-read.txt\nreply {{result.code}}', async (_id, cwd) => exists(join(cwd, 'proof-of-read.txt')));
+  await gate('Command', 'task echo ran > proof-of-command.txt\nreply {{result.code}}', () => exists(join(folder, 'proof-of-command.txt')), 'plan');
+  await gate('Read-only command', 'task cat /etc/hostname > proof-of-read.txt\nreply {{result.code}}', () => exists(join(folder, 'proof-of-read.txt')));
   await gate('First session', `${toolStep({ action: 'create_session', relay: 'this', title: 'Spawned by an agent', text: 'reply hi', wait_seconds: 0 })}\nreply {{result.code}}`, () => sessionTitled(owner, 'Spawned by an agent'));
   await gate('Write in ask mode', `${toolStep({ action: 'send', relay: 'this', session: target.id, text: 'reply written behind your back', wait_seconds: 0 })}\nreply {{result.code}}`, async () => (await targetMessages()).some((message) => message.text.includes('written behind your back')), 'ask');
   await gate('First watch', `${toolStep({ action: 'subscribe', sessions: [target.id] })}\nreply {{result.code}}`, (id) => watching(id));
@@ -91,6 +95,7 @@ afterAll(async () => {
   await owner?.close();
   await stranger?.close();
   await Promise.all([a?.stop(), b?.stop()]);
+  if (folder) await rm(folder, { recursive: true, force: true });
 });
 
 /** Pairs guard-b with guard-a; each side keeps the pairing at Full. */
