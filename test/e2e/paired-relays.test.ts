@@ -111,10 +111,17 @@ describe('two relays paired on loopback', () => {
     });
     expect(other.status, JSON.stringify(other.body)).toBe(201);
     // relay-b did not record "Other" as the starter: the user allows the change on a card here, on relay-a, which
-    // names the session and lists the change; the Allow is remembered, so the second change asks nothing.
+    // names the session and lists the change; the Allow is remembered, so the second change asks nothing here.
     const card = await decideCard(a, other.body.session.id, 'allow');
     expect(card.title).toContain('relay-b');
     expect(card.lines).toEqual(['Title: "Renamed by other"', "Allow also covers this conversation's later changes to sessions it did not start on relay-b."]);
+    // relay-b never takes relay-a's word for its own person's Allow: each change asks on relay-b's own card, in the
+    // session it changes, naming the relay it comes from.
+    for (const title of ['Renamed by other', 'Renamed again by other']) {
+      const own = await decideCard(b, remote, 'allow');
+      expect(own).toMatchObject({ kind: 'approval' });
+      expect(own.lines).toEqual([`Title: "${title}"`, 'Asked by an agent on relay "relay-a" (session "Other"), through your pairing with it.']);
+    }
     expect((await finish(a, other.body.session.id, other.body.message_id)).reply.text).toBe('["title"]\n["title"]');
     expect((await a.api('GET', `/api/v1/cards?session=${other.body.session.id}`)).body.cards).toHaveLength(1);
     expect((await b.api('GET', `/api/v1/sessions/${remote}`)).body.session.title).toBe('Renamed again by other');
