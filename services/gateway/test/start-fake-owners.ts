@@ -351,6 +351,23 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
                 pending: pendingOf(request.pendingForSessionId),
               };
             },
+            // The series the real service answers for a ledger with claude turns on its last day (today, 2026-11-30) only.
+            getDailyUsage: async (request) => {
+              record('getDailyUsage', request);
+              const count = request.days === 0 ? 30 : request.days;
+              const days = Array.from({ length: count }, (_, index) => new Date(Date.UTC(2026, 10, 30 - (count - 1) + index)).toISOString().slice(0, 10));
+              const last = (day: string) => day === '2026-11-30';
+              return {
+                days,
+                providers: [
+                  {
+                    provider: 'claude',
+                    costTracked: true,
+                    days: days.map((day) => ({ day, inputTokens: last(day) ? '1200' : '0', outputTokens: last(day) ? '300' : '0', costUsd: last(day) ? 0.42 : 0, turns: last(day) ? 2 : 0 })),
+                  },
+                ],
+              };
+            },
             readSession: async (request) => {
               record('readSession', request);
               const session = sessionOf(request.userId, request.sessionId);
@@ -661,6 +678,18 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },
             publishRemoteAnswer: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            getNotificationSettings: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            updateNotificationSettings: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            addPushSubscription: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            removePushSubscription: async () => {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },
           }),

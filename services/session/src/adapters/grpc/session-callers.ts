@@ -23,6 +23,7 @@ export const SESSION_CALLERS = {
   getRelaySettings: GATEWAY,
   updateRelaySettings: GATEWAY,
   getRelayInfo: GATEWAY,
+  getDailyUsage: GATEWAY,
   readSession: GATEWAY,
   createSession: GATEWAY,
   sendMessage: GATEWAY,

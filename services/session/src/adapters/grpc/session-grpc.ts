@@ -16,6 +16,9 @@ import { getPendingMessages, listPendingMessages } from '../../app/external/get-
 import { getRelayInfo, type RelayInfo } from '../../app/settings/get-relay-info.ts';
 import { getUsage, type UsageDeps } from '../../app/usage/get-usage.ts';
 import { toUsageReportMessage } from './wire/usage-wire.ts';
+import { getDailyUsage } from '../../app/usage/get-daily-usage.ts';
+import type { UsageHistory } from '../../app/usage/ports.ts';
+import { toDailyUsageMessage } from './wire/daily-usage-wire.ts';
 import { listSessions } from '../../app/sessions/list-sessions.ts';
 import type { ActionDeps, ConversationStore, SessionDeps, SessionReads, SessionStore, TokenReads } from '../../app/ports.ts';
 import { readSession } from '../../app/sessions/read-session.ts';
@@ -60,8 +63,8 @@ export type SessionGrpcDeps = SessionDeps &
     logger: Logger;
     /** Where each session's background tasks come from (read_session and list_sessions show them). */
     tasks?: SessionTasksDeps;
-    /** The relay's usage accounting (relay_info carries the usage report); without it (tests) every meter reads zero. */
-    usage?: Omit<UsageDeps, 'catalogue'>;
+    /** The relay's usage accounting (relay_info carries the usage report; GetDailyUsage reads it day by day); without it (tests) every meter reads zero. */
+    usage?: Omit<UsageDeps, 'catalogue' | 'ledger'> & { ledger: UsageDeps['ledger'] & UsageHistory };
     /** External sessions' inboxes (their agents' read marks); without it reading marks nothing read. */
     inbox?: ExternalInbox;
     /** External sessions' calls in flight (their running turns); without it no call shows. */
@@ -69,7 +72,7 @@ export type SessionGrpcDeps = SessionDeps &
   };
 
 /** A ledger with nothing in it: tracked providers show meters at zero. */
-const NO_USAGE: UsageDeps['ledger'] = { totalsSince: async () => [], pausesAt: async () => [] };
+const NO_USAGE: UsageDeps['ledger'] & UsageHistory = { totalsSince: async () => [], pausesAt: async () => [], dailyTotalsSince: async () => [] };
 
 /**
  * relay.session.v1.SessionService without Wait and StopTurn (merge with turnGrpc): decode the request,
@@ -132,6 +135,8 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       ]);
       return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings) };
     },
+    getDailyUsage: async (request) =>
+      toDailyUsageMessage(await getDailyUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, priced: deps.usage?.priced ?? [] }, { days: request.days }, clock.now())),
     readSession: async (request) => {
       const now = clock.now();
       // An external session's agent reading its own conversation has read what was pending for it: its note is read

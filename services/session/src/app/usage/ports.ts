@@ -1,3 +1,4 @@
+import type { DailyTotals } from '../../domain/usage/daily-usage.ts';
 import type { ProviderPause, TurnUsage, UsageTotals } from '../../domain/usage/usage.ts';
 
 /** Where turns' usage and usage-limit pauses are kept. */
@@ -10,4 +11,10 @@ export interface UsageLedger {
   pause(pause: ProviderPause): Promise<void>;
   /** The pauses still in force at `now`. */
   pausesAt(now: Date): Promise<ProviderPause[]>;
+}
+
+/** The same ledger read day by day (usage over time). */
+export interface UsageHistory {
+  /** Per provider and UTC day, the sums of turns recorded at or after `since`. */
+  dailyTotalsSince(since: Date): Promise<DailyTotals[]>;
 }

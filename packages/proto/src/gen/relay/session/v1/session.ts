@@ -383,6 +383,26 @@ export interface UsageReport {
   claudeUsageLimitPaused: boolean;
 }
 
+/** What a provider's turns used on one UTC day, from the relay's own ledger. */
+export interface DailyUsage {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  inputTokens: string;
+  outputTokens: string;
+  /** 0 where the provider's cost is not tracked (cost_tracked false). */
+  costUsd: number;
+  /** Turns recorded that day. */
+  turns: number;
+}
+
+/** One provider's usage day by day. */
+export interface ProviderDailyUsage {
+  provider: string;
+  /** Whether the relay knows what its turns cost (else cost_usd reads 0 whatever it used). */
+  costTracked: boolean;
+  days: DailyUsage[];
+}
+
 /** The relay-wide settings the session service owns. */
 export interface RelaySettings {
   /** "Agents may start and use sessions on this relay". */
@@ -2539,6 +2559,256 @@ export const UsageReport: MessageFns<UsageReport> = {
     const message = createBaseUsageReport();
     message.providers = object.providers?.map((e) => ProviderUsage.fromPartial(e)) || [];
     message.claudeUsageLimitPaused = object.claudeUsageLimitPaused ?? false;
+    return message;
+  },
+};
+
+function createBaseDailyUsage(): DailyUsage {
+  return { day: "", inputTokens: "0", outputTokens: "0", costUsd: 0, turns: 0 };
+}
+
+export const DailyUsage: MessageFns<DailyUsage> = {
+  encode(message: DailyUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.day !== "") {
+      writer.uint32(10).string(message.day);
+    }
+    if (message.inputTokens !== "0") {
+      writer.uint32(16).int64(message.inputTokens);
+    }
+    if (message.outputTokens !== "0") {
+      writer.uint32(24).int64(message.outputTokens);
+    }
+    if (message.costUsd !== 0) {
+      writer.uint32(33).double(message.costUsd);
+    }
+    if (message.turns !== 0) {
+      writer.uint32(40).int32(message.turns);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DailyUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDailyUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.day = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.inputTokens = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.outputTokens = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.costUsd = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.turns = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DailyUsage {
+    return {
+      day: isSet(object.day) ? globalThis.String(object.day) : "",
+      inputTokens: isSet(object.inputTokens)
+        ? globalThis.String(object.inputTokens)
+        : isSet(object.input_tokens)
+        ? globalThis.String(object.input_tokens)
+        : "0",
+      outputTokens: isSet(object.outputTokens)
+        ? globalThis.String(object.outputTokens)
+        : isSet(object.output_tokens)
+        ? globalThis.String(object.output_tokens)
+        : "0",
+      costUsd: isSet(object.costUsd)
+        ? globalThis.Number(object.costUsd)
+        : isSet(object.cost_usd)
+        ? globalThis.Number(object.cost_usd)
+        : 0,
+      turns: isSet(object.turns) ? globalThis.Number(object.turns) : 0,
+    };
+  },
+
+  toJSON(message: DailyUsage): unknown {
+    const obj: any = {};
+    if (message.day !== "") {
+      obj.day = message.day;
+    }
+    if (message.inputTokens !== "0") {
+      obj.inputTokens = message.inputTokens;
+    }
+    if (message.outputTokens !== "0") {
+      obj.outputTokens = message.outputTokens;
+    }
+    if (message.costUsd !== 0) {
+      obj.costUsd = floatToJson(message.costUsd);
+    }
+    if (message.turns !== 0) {
+      obj.turns = Math.round(message.turns);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DailyUsage>, I>>(base?: I): DailyUsage {
+    return DailyUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DailyUsage>, I>>(object: I): DailyUsage {
+    const message = createBaseDailyUsage();
+    message.day = object.day ?? "";
+    message.inputTokens = object.inputTokens ?? "0";
+    message.outputTokens = object.outputTokens ?? "0";
+    message.costUsd = object.costUsd ?? 0;
+    message.turns = object.turns ?? 0;
+    return message;
+  },
+};
+
+function createBaseProviderDailyUsage(): ProviderDailyUsage {
+  return { provider: "", costTracked: false, days: [] };
+}
+
+export const ProviderDailyUsage: MessageFns<ProviderDailyUsage> = {
+  encode(message: ProviderDailyUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.provider !== "") {
+      writer.uint32(10).string(message.provider);
+    }
+    if (message.costTracked !== false) {
+      writer.uint32(16).bool(message.costTracked);
+    }
+    for (const v of message.days) {
+      DailyUsage.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderDailyUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderDailyUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.costTracked = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.days.push(DailyUsage.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderDailyUsage {
+    return {
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      costTracked: isSet(object.costTracked)
+        ? globalThis.Boolean(object.costTracked)
+        : isSet(object.cost_tracked)
+        ? globalThis.Boolean(object.cost_tracked)
+        : false,
+      days: globalThis.Array.isArray(object?.days) ? object.days.map((e: any) => DailyUsage.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ProviderDailyUsage): unknown {
+    const obj: any = {};
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.costTracked !== false) {
+      obj.costTracked = message.costTracked;
+    }
+    if (message.days?.length) {
+      obj.days = message.days.map((e) => DailyUsage.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProviderDailyUsage>, I>>(base?: I): ProviderDailyUsage {
+    return ProviderDailyUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProviderDailyUsage>, I>>(object: I): ProviderDailyUsage {
+    const message = createBaseProviderDailyUsage();
+    message.provider = object.provider ?? "";
+    message.costTracked = object.costTracked ?? false;
+    message.days = object.days?.map((e) => DailyUsage.fromPartial(e)) || [];
     return message;
   },
 };

@@ -29,6 +29,7 @@ import {
   GroupSummary,
   PendingQuestion,
   Provenance,
+  ProviderDailyUsage,
   ProviderInfo,
   RelaySettings,
   Session,
@@ -697,6 +698,19 @@ export interface ListPendingMessagesResponse {
 export interface ListPendingMessagesResponse_PendingEntry {
   key: string;
   value: PendingMessages | undefined;
+}
+
+/** How many days of usage, ending today (UTC). */
+export interface GetDailyUsageRequest {
+  /** 1–366 (0 = 30). */
+  days: number;
+}
+
+/** The series, oldest day first; every provider's series has one entry per day in `days`. */
+export interface GetDailyUsageResponse {
+  /** The UTC days, YYYY-MM-DD, oldest first; the last is today. */
+  days: string[];
+  providers: ProviderDailyUsage[];
 }
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
@@ -8884,6 +8898,160 @@ export const ListPendingMessagesResponse_PendingEntry: MessageFns<ListPendingMes
   },
 };
 
+function createBaseGetDailyUsageRequest(): GetDailyUsageRequest {
+  return { days: 0 };
+}
+
+export const GetDailyUsageRequest: MessageFns<GetDailyUsageRequest> = {
+  encode(message: GetDailyUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.days !== 0) {
+      writer.uint32(8).int32(message.days);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDailyUsageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDailyUsageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.days = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDailyUsageRequest {
+    return { days: isSet(object.days) ? globalThis.Number(object.days) : 0 };
+  },
+
+  toJSON(message: GetDailyUsageRequest): unknown {
+    const obj: any = {};
+    if (message.days !== 0) {
+      obj.days = Math.round(message.days);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDailyUsageRequest>, I>>(base?: I): GetDailyUsageRequest {
+    return GetDailyUsageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDailyUsageRequest>, I>>(object: I): GetDailyUsageRequest {
+    const message = createBaseGetDailyUsageRequest();
+    message.days = object.days ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetDailyUsageResponse(): GetDailyUsageResponse {
+  return { days: [], providers: [] };
+}
+
+export const GetDailyUsageResponse: MessageFns<GetDailyUsageResponse> = {
+  encode(message: GetDailyUsageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.days) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.providers) {
+      ProviderDailyUsage.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDailyUsageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDailyUsageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.days.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providers.push(ProviderDailyUsage.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDailyUsageResponse {
+    return {
+      days: globalThis.Array.isArray(object?.days) ? object.days.map((e: any) => globalThis.String(e)) : [],
+      providers: globalThis.Array.isArray(object?.providers)
+        ? object.providers.map((e: any) => ProviderDailyUsage.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetDailyUsageResponse): unknown {
+    const obj: any = {};
+    if (message.days?.length) {
+      obj.days = message.days;
+    }
+    if (message.providers?.length) {
+      obj.providers = message.providers.map((e) => ProviderDailyUsage.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDailyUsageResponse>, I>>(base?: I): GetDailyUsageResponse {
+    return GetDailyUsageResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDailyUsageResponse>, I>>(object: I): GetDailyUsageResponse {
+    const message = createBaseGetDailyUsageResponse();
+    message.days = object.days?.map((e) => e) || [];
+    message.providers = object.providers?.map((e) => ProviderDailyUsage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -9406,6 +9574,21 @@ export const SessionServiceService = {
       Buffer.from(ListPendingMessagesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPendingMessagesResponse => ListPendingMessagesResponse.decode(value),
   },
+  /**
+   * Usage over time: per provider whose use the relay tracks, what its turns used each UTC day of the last `days`
+   * days up to today (relay-wide, as the monthly meters), from the relay's own ledger; a day with nothing is zeros.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (days out of range).
+   */
+  getDailyUsage: {
+    path: "/relay.session.v1.SessionService/GetDailyUsage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetDailyUsageRequest): Buffer => Buffer.from(GetDailyUsageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetDailyUsageRequest => GetDailyUsageRequest.decode(value),
+    responseSerialize: (value: GetDailyUsageResponse): Buffer =>
+      Buffer.from(GetDailyUsageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetDailyUsageResponse => GetDailyUsageResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -9594,6 +9777,12 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * left out. Codes: REMOTE_RELAY_INVALID_INPUT (more than 1,000 ids).
    */
   listPendingMessages: handleUnaryCall<ListPendingMessagesRequest, ListPendingMessagesResponse>;
+  /**
+   * Usage over time: per provider whose use the relay tracks, what its turns used each UTC day of the last `days`
+   * days up to today (relay-wide, as the monthly meters), from the relay's own ledger; a day with nothing is zeros.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (days out of range).
+   */
+  getDailyUsage: handleUnaryCall<GetDailyUsageRequest, GetDailyUsageResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -10258,6 +10447,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPendingMessagesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Usage over time: per provider whose use the relay tracks, what its turns used each UTC day of the last `days`
+   * days up to today (relay-wide, as the monthly meters), from the relay's own ledger; a day with nothing is zeros.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (days out of range).
+   */
+  getDailyUsage(
+    request: GetDailyUsageRequest,
+    callback: (error: ServiceError | null, response: GetDailyUsageResponse) => void,
+  ): ClientUnaryCall;
+  getDailyUsage(
+    request: GetDailyUsageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetDailyUsageResponse) => void,
+  ): ClientUnaryCall;
+  getDailyUsage(
+    request: GetDailyUsageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetDailyUsageResponse) => void,
   ): ClientUnaryCall;
 }
 
