@@ -37,11 +37,20 @@ if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
   process.stderr.write('✖ packages/proto/src/gen differs from `buf generate`: regenerate and commit it\n');
   process.exit(1);
 }
-const base = git('rev-parse', '--verify', '--quiet', 'HEAD~1').status === 0 && git('cat-file', '-e', 'HEAD~1:proto').status === 0;
+// The protos must stay wire-compatible (buf's FILE rules) with what runs before this tree: the last release (the newest
+// `v*` tag, or RELAY_UPGRADE_FROM), and main's parent. A revision this clone does not hold (a shallow checkout) is
+// named and skipped, never silently. test/database/upgrade-compatibility.test.ts does the same for the databases.
+const protoBases = [...new Set([process.env.RELAY_UPGRADE_FROM || git('describe', '--tags', '--abbrev=0', '--match', 'v*', 'HEAD').stdout.trim(), 'HEAD~1'].filter(Boolean))];
+for (const revision of protoBases.filter((revision) => git('cat-file', '-e', `${revision}:proto`).status !== 0)) {
+  process.stdout.write(`buf breaking: ${revision} has no proto/ in this clone; not compared against it\n`);
+}
+const breakingChecks = protoBases
+  .filter((revision) => git('cat-file', '-e', `${revision}:proto`).status === 0)
+  .map((revision) => [`buf breaking (against ${revision})`, 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=${revision},subdir=proto`], { cwd: `${root}/proto` }]);
 const checks = runChecks([
   // The protos' lint and breaking-change check only read them: they need not hold up the tests.
   ['buf lint', 'npx', ['buf', 'lint'], { cwd: `${root}/proto` }],
-  ...(base ? [['buf breaking (against the previous commit)', 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=HEAD~1,subdir=proto`], { cwd: `${root}/proto` }]] : []),
+  ...breakingChecks,
   // One program for everything but the console (tsconfig.json), so each shared file is checked once, not once per
   // workspace that imports it; the console has its own (DOM, JSX).
   ['typecheck (services, packages, CLI, tests, benches)', 'npx', ['tsc', '-p', 'tsconfig.json', ...incremental('tsconfig')]],

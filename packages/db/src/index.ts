@@ -9,3 +9,5 @@ export {
   type ForeignKeyShape,
   type EnumShape,
 } from './compare-shapes.ts';
+export { checkMigrationSafety } from './check-migration-safety.ts';
+export { checkPreviousRelease, previousReleaseBreaks, type CheckPreviousReleaseOptions } from './check-previous-release.ts';
