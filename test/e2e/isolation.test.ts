@@ -95,7 +95,7 @@ const LISTINGS = ['GET /api/v1/sessions', 'GET /api/v1/cards', 'GET /api/v1/asks
 /**
  * Routes that take no id of anything a user owns: this relay, its settings and its pairings (Settings → Relays is
  * the relay's, not one user's: pairings are named by relay name; changing them is for admins), creating one's own
- * session, who one is, a sign-in link for oneself, one's own usage and live updates, and the relay's users (for admins).
+ * session, who one is, a sign-in link for oneself, the relay's usage (monthly and day by day) and live updates, and the relay's users (for admins).
  */
 const RELAY_WIDE = [
   'GET /api/v1/me',
@@ -104,6 +104,7 @@ const RELAY_WIDE = [
   'POST /api/v1/users',
   'DELETE /api/v1/users/:id',
   'GET /api/v1/usage',
+  'GET /api/v1/usage/daily',
   'GET /api/v1/events',
   'GET /api/v1/relay',
   'GET /api/v1/settings',

@@ -72,6 +72,16 @@ function build() {
     async getRelayInfo() {
       return { providers: [{ id: 'script', available: true, reason: '' }], usage: undefined };
     },
+    // The series the session service answers: claude used something on the last day only (tokens as int64 strings).
+    async getDailyUsage(request: { days: number }) {
+      calls.push({ method: 'getDailyUsage', args: [request] });
+      const days = ['2026-11-29', '2026-11-30'];
+      const zero = { inputTokens: '0', outputTokens: '0', costUsd: 0, turns: 0 };
+      return {
+        days,
+        providers: [{ provider: 'claude', costTracked: true, days: [{ day: days[0], ...zero }, { day: days[1], inputTokens: '1200', outputTokens: '300', costUsd: 0.42, turns: 2 }] }],
+      };
+    },
   } as unknown as SessionClient;
   const app = buildApp({
     relayName: 'desk',
@@ -175,5 +185,41 @@ describe('the user API: a session, the user side', () => {
     const response = await call('GET', '/api/v1/usage');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ providers: [{ provider: 'script', status: 'not_tracked', meters: [] }], claudeUsageLimitPaused: false });
+  });
+
+  it('shows usage over time: 30 days unless asked, tokens summed and as numbers', async () => {
+    const { call, calls } = start();
+    const response = await call('GET', '/api/v1/usage/daily');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      days: ['2026-11-29', '2026-11-30'],
+      providers: [
+        {
+          provider: 'claude',
+          costTracked: true,
+          days: [
+            { day: '2026-11-29', tokens: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 },
+            { day: '2026-11-30', tokens: 1500, inputTokens: 1200, outputTokens: 300, costUsd: 0.42, turns: 2 },
+          ],
+        },
+      ],
+    });
+    await call('GET', '/api/v1/usage/daily?days=7');
+    expect(calls.filter((c) => c.method === 'getDailyUsage').map((c) => c.args[0])).toEqual([{ days: 30 }, { days: 7 }]);
+  });
+
+  it('refuses days out of range or not a whole number, without asking the session service', async () => {
+    const { call, calls } = start();
+    for (const days of ['0', '367', '2.5', 'week']) {
+      const response = await call('GET', `/api/v1/usage/daily?days=${days}`);
+      expect([response.statusCode, response.json().code]).toEqual([400, 'REMOTE_RELAY_INVALID_INPUT']);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it('answers usage over time only to a signed-in caller', async () => {
+    const { app } = start();
+    const response = await app.inject({ method: 'GET', url: '/api/v1/usage/daily', headers: { authorization: 'Bearer nope' } });
+    expect(response.statusCode).toBe(401);
   });
 });

@@ -2,7 +2,7 @@
  * The user's side of a session in /api/v1, for a user's own bearer token: stop its turn, archive and
  * unarchive it, rename it or move it into (or out of) a group, read the whole of a long message or the end of a
  * task's output; and the usage report, what each provider's
- * plan has used and has left. What an agent does with relay_tool's stop, archive, update_session and usage,
+ * plan has used and has left, and usage over time, what each used day by day. What an agent does with relay_tool's stop, archive, update_session and usage,
  * the user does here as themselves (no card: they are the one who would Allow it). Errors answer `{ code, error }`.
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,11 +12,13 @@ import { usageReportView } from '../../../app/relay-tool/actions/usage.ts';
 import { answered } from '../../../domain/answers.ts';
 import { readUserMessage, updateUserSession } from '../../../app/user-sessions.ts';
 import { messageView, sessionView } from '../../../app/views/session-view.ts';
+import { DAILY_USAGE_DAYS_DEFAULT, DAILY_USAGE_DAYS_MAX, dailyUsageView } from '../../../app/views/daily-usage-view.ts';
 import { callOwner, SessionParams, sendInvalid, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
 
 const MessageParams = z.object({ id: z.string().min(1), messageId: z.string().min(1) });
 const TaskParams = z.object({ id: z.string().min(1), taskId: z.string().min(1) });
 const TaskOutputQuery = z.object({ lines: wholeNumberQuery('lines', TASK_LINES_MAX, TASK_LINES_DEFAULT) });
+const DailyUsageQuery = z.object({ days: wholeNumberQuery('days', DAILY_USAGE_DAYS_MAX, DAILY_USAGE_DAYS_DEFAULT) });
 
 const SettingsBody = z
   .object(
@@ -31,7 +33,8 @@ const SettingsBody = z
 
 /**
  * Registers POST /api/v1/sessions/:id/stop, /archive, /unarchive, PATCH /api/v1/sessions/:id/settings,
- * GET /api/v1/sessions/:id/messages/:messageId, GET /api/v1/sessions/:id/tasks/:taskId/output and GET /api/v1/usage on `app`.
+ * GET /api/v1/sessions/:id/messages/:messageId, GET /api/v1/sessions/:id/tasks/:taskId/output, GET /api/v1/usage and
+ * GET /api/v1/usage/daily on `app`.
  */
 export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiDeps): void {
   app.post('/api/v1/sessions/:id/stop', async (request, reply) => {
@@ -109,5 +112,16 @@ export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiD
     const info = await callOwner(reply, deps.logger, () => deps.sessions.getRelayInfo({ userId, withoutUsage: false }));
     if (info === undefined) return reply;
     return usageReportView(info);
+  });
+
+  // Usage over time: relay-wide per provider, as the monthly meters above; ?days=N (1–366, default 30) UTC days to today.
+  app.get('/api/v1/usage/daily', async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined) return reply;
+    const query = DailyUsageQuery.safeParse(request.query);
+    if (!query.success) return sendInvalid(reply, query.error);
+    const answer = await callOwner(reply, deps.logger, () => deps.sessions.getDailyUsage({ days: query.data.days }));
+    if (answer === undefined) return reply;
+    return dailyUsageView(answer);
   });
 }
