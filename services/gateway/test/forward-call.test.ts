@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '@relay/errors';
-import { compareVersions, requireVersion } from '../src/app/relay-tool/forward-call.ts';
+import { compareVersions, requireVersion } from '../src/domain/version.ts';
 import { actionNamed, type ActionName } from '../src/app/relay-tool/action-list.ts';
 import type { ToolArguments } from '../src/domain/tool-arguments.ts';
 import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';

@@ -4,6 +4,7 @@
  * (app/relay-tool/define-action.ts), which declares each action with these traits.
  */
 import type { AgentLevelName } from './agent-levels.ts';
+import type { CardText } from './card-text.ts';
 import type { ToolArguments } from './tool-arguments.ts';
 
 /** A feature of the action that a paired relay only has from a version on (spec, "Added in"). */
@@ -25,6 +26,29 @@ export interface ToPairedRelay {
   sendsPrompt?: boolean;
   /** Versions of that relay older than a feature's refuse a call using it, before anything is forwarded. */
   features?: readonly Feature[];
+  /**
+   * The forwarded call starts a session there: the first session a conversation starts asks the user, as on this
+   * relay, and each one started is noted for the conversation, so that card is not asked again.
+   */
+  startsSession?: boolean;
+  /**
+   * That relay's dry run (always asked first) may answer needsAllow: it did not record the calling conversation as the
+   * session's starter. The user allows it here on the card, once per conversation and relay; the Allow is noted and
+   * covers the conversation's later calls there. A dry run that would change nothing (`changed: []`) asks nobody.
+   */
+  asksAllow?: boolean;
+  /** The card this relay shows before forwarding, from that relay's dry run; left out, one that lists the call's arguments. */
+  card?: (call: PairedCall) => CardText;
+}
+
+/** A forwarded call as its card reads it: the arguments, that relay's dry run, and whether the card grants the Allow. */
+export interface PairedCall {
+  args: ToolArguments;
+  /** That relay's answer to the dry run. */
+  checked: Record<string, unknown>;
+  /** That relay's name as paired here. */
+  relay: string;
+  grantsAllow: boolean;
 }
 
 export interface ActionTraits<N extends string = string> {
@@ -45,6 +69,12 @@ export interface ActionTraits<N extends string = string> {
    * relay in one JSON body, without the MCP SDK's server (docs/adr/0026).
    */
   answersAtOnce?: boolean;
+  /**
+   * It neither reads the caller's own conversation (which marks its messages read) nor waits for what arrives in it,
+   * and asks for no pending note along (as list_sessions, read_session and relay_info do): an external caller's
+   * pending note is read while it runs.
+   */
+  inboxBlind?: boolean;
   /** Calls naming a paired relay; left out, such a call is refused: the relay the agent runs on keeps it. */
   toPaired?: ToPairedRelay;
 }

@@ -5,7 +5,8 @@
 import type { Clock } from '@relay/clock';
 import type { Caller } from '../../domain/caller.ts';
 import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
-import type { ActionDefinition } from './define-action.ts';
+import type { z } from 'zod';
+import type { ActionTraits } from '../../domain/action-traits.ts';
 import type { CallShape } from '../../domain/call-key.ts';
 import type { Owners } from '../ports.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
@@ -22,9 +23,12 @@ export interface PendingAlong {
   answered(pending: PendingMessages | undefined): void;
 }
 
+/** What an action takes besides `action`: one schema per argument (tool-arguments.ts, argumentsOf). */
+export type ActionArguments = z.ZodObject<Record<string, z.ZodType>>;
+
 export interface ActionContext extends Owners {
   /** The action called: its handler reads its own facts (write, nothing, toPaired) from here. */
-  action: ActionDefinition;
+  action: ActionTraits & { args: ActionArguments };
   /** The calling session's agent, acting for its user. */
   caller: Caller & { sessionId: string };
   relayName: string;

@@ -7,7 +7,7 @@
  */
 import { CardKind, type Card } from '@relay/proto/relay/question/v1/question_service';
 import type { ActionContext } from './action-context.ts';
-import type { RelayCallOrigin } from './serve-relay-call.ts';
+import type { RelayCallOrigin } from './relay-call-origin.ts';
 import { callKeyOf, type CallShape } from '../../domain/call-key.ts';
 import type { CardText } from '../../domain/card-text.ts';
 import { toolError } from '../../domain/errors.ts';

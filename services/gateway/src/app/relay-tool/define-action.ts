@@ -6,10 +6,9 @@
  * the level each needs) is read off the definitions (action-list.ts). What the rules read of it is its traits
  * (domain/action-traits.ts).
  */
-import type { z } from 'zod';
-import type { ActionContext } from './action-context.ts';
+import type { ActionArguments, ActionContext } from './action-context.ts';
 import type { ToolArguments } from '../../domain/tool-arguments.ts';
-import type { RelayCallOrigin } from './serve-relay-call.ts';
+import type { RelayCallOrigin } from './relay-call-origin.ts';
 import type { Success } from '../../domain/result.ts';
 import type { ActionTraits } from '../../domain/action-traits.ts';
 
@@ -21,7 +20,7 @@ export type ServedAction = (args: ToolArguments, context: ActionContext, origin:
 
 export interface ActionDefinition<N extends string = string> extends ActionTraits<N> {
   /** What it takes besides `action`, in the order the spec names them (tool-arguments.ts, argumentsOf). */
-  args: z.ZodObject<Record<string, z.ZodType>>;
+  args: ActionArguments;
   /** The call from this relay's agents. */
   handler: Action;
   /** The call from a paired relay's agents, served here; left out, such a call is refused. */

@@ -101,7 +101,8 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           call: { action, args: parsed.args },
           ...(pendingAlong === undefined ? {} : { pendingAlong }),
         };
-        if (release !== undefined && INBOX_BLIND_READS.has(action)) pending = pendingOf(caller.sessionId, deps);
+        // An action that cannot change what waits for the caller has the note read while it runs (inboxBlind).
+        if (release !== undefined && definition.inboxBlind === true) pending = pendingOf(caller.sessionId, deps);
         const target = pairedTarget(definition, parsed.args.relay, deps.relayName, paired);
         result = target ? await forwardCall(parsed.args, target, context) : await definition.handler(parsed.args, context);
       } catch (error) {
@@ -130,12 +131,6 @@ function answerBy(deps: DispatchDeps, clientSeconds: number | undefined): number
   const bound = Math.min(deps.externalCallSeconds ?? EXTERNAL_CALL_SECONDS, clientSeconds ?? Number.POSITIVE_INFINITY);
   return performance.now() + Math.max(0, bound) * 1000;
 }
-
-/**
- * Reads that neither read the caller's own conversation (which marks its messages read) nor wait for what arrives in
- * it, and ask for no note along (list_sessions, read_session and relay_info do): the note is read while they run.
- */
-const INBOX_BLIND_READS: ReadonlySet<ActionName> = new Set<ActionName>(['list_relays', 'usage', 'list_questions', 'list_schedules', 'list_subscriptions']);
 
 /** The pending note of an external session; a failure to read it costs the note, never the call's result. */
 async function pendingOf(sessionId: string, deps: DispatchDeps): Promise<PendingNote | undefined> {

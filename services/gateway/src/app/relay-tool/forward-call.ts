@@ -8,20 +8,17 @@
 import type { Provenance } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from './action-context.ts';
 import { nothingOf } from '../../domain/action-traits.ts';
-import type { ActionDefinition } from './define-action.ts';
 import type { ToolArguments } from '../../domain/tool-arguments.ts';
-import { settingsChange } from './actions/update-session.ts';
 import { askApproval } from './ask-approval.ts';
 import { needsCard } from '../../domain/card-policy.ts';
-import { updateSessionCard, type CardText } from '../../domain/card-text.ts';
-import { toolError } from '../../domain/errors.ts';
+import type { CardText } from '../../domain/card-text.ts';
 import { passLoopGuard } from './pass-loop-guard.ts';
 import { checkPairedRelayCall } from '../../domain/paired-relay-policy.ts';
 import { pairingView } from '../views/pairing-view.ts';
 import { chainThrough, provenanceOf } from '../../domain/provenance.ts';
 import type { ToolResult } from '../../domain/result.ts';
 import { quoteStart } from '../../domain/one-line.ts';
-import { shortId } from '../views/turn-result.ts';
+import { requireVersion } from '../../domain/version.ts';
 import { planWait } from '../../domain/wait-seconds.ts';
 import type { ForwardToolCallRequest, PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { getConversation } from '../session-reads.ts';
@@ -53,28 +50,29 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
     keepAlive(context, relay.name, () => context.pairing.forwardToolCall({ ...call, ...change }, options));
 
   const nothing = nothingOf(definition);
-  const firstStart = action === 'create_session' && conversation.startedSessions === 0;
+  const toPaired = definition.toPaired;
+  const firstStart = toPaired?.startsSession === true && conversation.startedSessions === 0;
   const carded = needsCard({ mode: conversation.session.mode, writes: definition.write, firstStartedByCaller: firstStart });
-  if (carded || action === 'update_session') {
-    // That relay checks the whole call first, so nobody is asked about a call it would refuse. For update_session
-    // it also says whether it recorded this conversation as the session's starter; if not, the user allows it here,
-    // once per conversation and relay: the Allow is recorded and covers the conversation's later changes there.
-    // That relay never takes this Allow for its own person's: it asks them on its own card (ask-person-here.ts).
+  if (carded || toPaired?.asksAllow === true) {
+    // That relay checks the whole call first, so nobody is asked about a call it would refuse. For an action that
+    // asksAllow it also says whether it recorded this conversation as the session's starter; if not, the user allows
+    // it here, once per conversation and relay: the Allow is recorded and covers the conversation's later changes
+    // there. That relay never takes this Allow for its own person's: it asks them on its own card (ask-person-here.ts).
     const checked = await forward({ dryRun: true });
-    const needsAllow = action === 'update_session' && checked.ok === false && checked.needsAllow === true;
+    const needsAllow = toPaired?.asksAllow === true && checked.ok === false && checked.needsAllow === true;
     if (checked.ok !== true && !needsAllow) return shapeResult(checked, relay.name, wait?.note);
     const asksAllow = needsAllow && !conversation.updateAllowedRelays.includes(relay.name);
     // A call that would change nothing asks nobody.
-    const changesNothing = action === 'update_session' && checked.ok === true && Array.isArray(checked.changed) && checked.changed.length === 0;
+    const changesNothing = toPaired?.asksAllow === true && checked.ok === true && Array.isArray(checked.changed) && checked.changed.length === 0;
     if (!changesNothing && (carded || asksAllow)) {
-      const card = action === 'update_session' ? remoteUpdateCard(args, checked, relay.name, asksAllow) : remoteCard(action, args, relay.name, nothing);
+      const card = toPaired?.card?.({ args, checked, relay: relay.name, grantsAllow: asksAllow }) ?? remoteCard(action, args, relay.name, nothing);
       await askApproval(card, conversation, context);
       if (asksAllow) await sessions.noteRemoteUpdateAllowed({ sessionId: caller.sessionId, relay: relay.name });
     }
   }
   if (prompting) await passLoopGuard(conversation, context, nothing);
   const result = await forward({ dryRun: false });
-  if (action === 'create_session' && result.ok === true && typeof result.session === 'string') {
+  if (toPaired?.startsSession === true && result.ok === true && typeof result.session === 'string') {
     // Counted among the sessions this conversation started, so the first-session card is not asked again.
     await sessions.noteRemoteSessionStarted({ sessionId: caller.sessionId, relay: relay.name, remoteSessionId: result.session });
   }
@@ -107,40 +105,8 @@ function shapeResult(result: Record<string, unknown>, relay: string, note: strin
   return { ...rest, ok: true, relay, summary: typeof rest.summary === 'string' ? rest.summary : `${relay}: done`, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
 }
 
-/** REMOTE_RELAY_UNSUPPORTED, with the spec's sentence, when the target relay's version is older than the feature the call uses. */
-export function requireVersion(action: Pick<ActionDefinition, 'toPaired'>, args: ToolArguments, relay: PairedRelay): void {
-  if (relay.version === '') return;
-  for (const feature of action.toPaired?.features ?? []) {
-    if ((feature.applies?.(args) ?? true) && compareVersions(relay.version, feature.since) < 0) {
-      throw toolError('REMOTE_RELAY_UNSUPPORTED', feature.refusal.replaceAll('{relay}', relay.name).replaceAll('{version}', relay.version), { version: relay.version, needs: feature.since });
-    }
-  }
-}
-
-/** Compares two semver versions by their numbers (pre-release tags are not told apart). */
-export function compareVersions(a: string, b: string): number {
-  const parts = (version: string) => version.replace(/^v/, '').split(/[.+-]/).slice(0, 3).map((part) => Number.parseInt(part, 10) || 0);
-  const [x, y] = [parts(a), parts(b)];
-  for (let i = 0; i < 3; i += 1) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
-}
-
-/**
- * update_session's card, as on this relay: it names the session and lists the change (`Model: … · Effort: …`,
- * `Group: …`), from the settings the other relay's dry run says the session would have.
- */
-function remoteUpdateCard(args: ToolArguments, checked: Record<string, unknown>, relay: string, grantsAllow: boolean): CardText {
-  const settings = (typeof checked.settings === 'object' && checked.settings !== null ? checked.settings : {}) as { title?: unknown; group?: unknown };
-  const group = settings.group as { id?: unknown; name?: unknown; role?: unknown } | null | undefined;
-  // A group the call would make has no id yet: the card says "a new group".
-  const groupRef = group && typeof group.id === 'string' && group.id !== '' ? { id: group.id, name: String(group.name), role: String(group.role) } : undefined;
-  const session = args.session ?? '';
-  // A new title shows on its line; the heading names the session as it is known now.
-  const title = args.title === undefined && typeof settings.title === 'string' ? settings.title : `session ${shortId(session)}`;
-  return updateSessionCard(relay, title, settingsChange(args), groupRef, grantsAllow);
-}
-
-function remoteCard(action: string, args: ToolArguments, relay: string, nothing: string) {
+/** The card for a forwarded call whose action has none of its own: it lists the call's arguments. */
+function remoteCard(action: string, args: ToolArguments, relay: string, nothing: string): CardText {
   const lines = [
     args.session && `Session: ${args.session}`,
     args.title && `Title: ${args.title}`,

@@ -9,8 +9,8 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
-import type { Provenance } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from './action-context.ts';
+import type { RelayCallOrigin } from './relay-call-origin.ts';
 import { actionNamed } from './action-list.ts';
 import { parseAction, parseArguments } from './arguments.ts';
 import { toolError } from '../../domain/errors.ts';
@@ -19,15 +19,7 @@ import { resolveRelay } from '../../domain/relay-name.ts';
 import { checkIncomingRelayCall } from '../../domain/paired-relay-policy.ts';
 import { agentLevelName } from '../views/pairing-view.ts';
 import { refusalFrom, type ToolResult } from '../../domain/result.ts';
-import type { AuthenticateRelayResponse as RelayCaller } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { Owners } from '../ports.ts';
-
-/** A paired relay's call as it arrives: who calls, and the provenance it carries. */
-export interface RelayCallOrigin extends RelayCaller {
-  provenance: Provenance;
-  /** Only check the call (before the calling relay shows a card); nothing changes. */
-  dryRun: boolean;
-}
 
 export interface RelayCallDeps extends Pick<Owners, 'sessions' | 'pairing' | 'questions' | 'subscriptions'> {
   relayName: string;

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
-import { GRID_NOTE, scheduleView } from '../../../app/relay-tool/actions/list-schedules.ts';
+import { GRID_NOTE, scheduleView } from '../../../app/views/schedule-view.ts';
 import { answered } from '../../../domain/answers.ts';
 import type { SchedulerClient } from '../../../app/ports.ts';
 

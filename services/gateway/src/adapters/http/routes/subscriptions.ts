@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { callOwner, sendError, userOf, type UserApiDeps } from '../user-api.ts';
 import { readSession } from '../../../app/session-reads.ts';
 import type { SubscriptionClient } from '../../../app/ports.ts';
-import { listedSubscriptionView } from '../../../app/relay-tool/actions/list-subscriptions.ts';
+import { listedSubscriptionView } from '../../../app/views/subscription-view.ts';
 
 export interface SubscriptionRouteDeps extends UserApiDeps {
   subscriptions?: SubscriptionClient;

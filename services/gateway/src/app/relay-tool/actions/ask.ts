@@ -16,7 +16,7 @@ import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
 import { toolError } from '../../../domain/errors.ts';
-import { compareVersions } from '../forward-call.ts';
+import { compareVersions } from '../../../domain/version.ts';
 import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
 import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
@@ -25,7 +25,7 @@ import { requireAgentSessions } from '../../../domain/require-agent-sessions.ts'
 import { success, type Success } from '../../../domain/result.ts';
 import { quoteStart } from '../../../domain/one-line.ts';
 import { shortId } from '../../views/turn-result.ts';
-import { remoteEventsOwner } from './subscribe.ts';
+import { remoteEventsOwner } from '../optional-owners.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation, readSession } from '../../session-reads.ts';

@@ -13,7 +13,7 @@ import { groupOf } from '../../../domain/answers.ts';
 import { groupView } from '../../views/session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
-import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
@@ -41,6 +41,7 @@ export const createSession = defineAction({
     level: 'full',
     forwarded: true,
     sendsPrompt: true,
+    startsSession: true,
     features: [
       {
         since: '0.9.16',

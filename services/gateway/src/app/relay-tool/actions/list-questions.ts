@@ -14,7 +14,7 @@ import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
 import { shortId } from '../../views/turn-result.ts';
-import { remoteEventsOwner } from './subscribe.ts';
+import { remoteEventsOwner } from '../optional-owners.ts';
 import type { RemoteAsk } from '@relay/proto/relay/pairing/v1/remote_events';
 import { getConversation, readSession } from '../../session-reads.ts';
 import { REMOTE_DEADLINE_MS } from '../../ports.ts';
@@ -26,6 +26,7 @@ export const listQuestions = defineAction({
   args: argumentsOf('relay', 'session'),
   relay: 'optional',
   write: false,
+  inboxBlind: true,
   toPaired: { level: 'read', forwarded: false },
   handler: runListQuestions,
 });

@@ -17,6 +17,7 @@ export const listRelays = defineAction({
   args: argumentsOf(),
   relay: 'none',
   write: false,
+  inboxBlind: true,
   toPaired: { level: 'none', forwarded: false },
   handler: runListRelays,
 });

@@ -3,7 +3,6 @@
  * user): the active ones with what their digest or quiet hours hold now, and those ended in the last hour.
  * With a paired relay, those that watch that relay's sessions (kept here, where the watcher is).
  */
-import type { Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
@@ -12,7 +11,8 @@ import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
-import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+import { subscriptionOwner } from '../optional-owners.ts';
+import { listedSubscriptionView } from '../../views/subscription-view.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
 
 export const listSubscriptions = defineAction({
@@ -20,19 +20,10 @@ export const listSubscriptions = defineAction({
   args: argumentsOf('relay', 'watcher'),
   relay: 'optional',
   write: false,
+  inboxBlind: true,
   toPaired: { level: 'read', forwarded: false },
   handler: runListSubscriptions,
 });
-
-/**
- * A subscription as a list shows it (list_subscriptions, the watcher's list in the user API): what its digest or
- * quiet hours hold, and for an ended one when and why (its held count only while something is still held).
- */
-export function listedSubscriptionView(subscription: Subscription): Record<string, unknown> {
-  const ended = subscription.endedAt !== undefined;
-  const held = !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
-  return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
-}
 
 async function runListSubscriptions(args: ToolArguments, context: ActionContext): Promise<Success> {
   const { caller, sessions } = context;

@@ -17,7 +17,8 @@ import { success, type Success } from '../../../domain/result.ts';
 import { quoteStart } from '../../../domain/one-line.ts';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
-import { GRID_NOTE, isoOf, scheduleRelay } from './list-schedules.ts';
+import { GRID_NOTE, isoOf } from '../../views/schedule-view.ts';
+import { scheduleRelay } from '../schedule-relay.ts';
 
 export const schedule = defineAction({
   name: 'schedule',

@@ -15,7 +15,7 @@ import { askApproval } from '../ask-approval.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
 import type { CardText } from '../../../domain/card-text.ts';
 import { toolError } from '../../../domain/errors.ts';
-import { compareVersions } from '../forward-call.ts';
+import { compareVersions } from '../../../domain/version.ts';
 import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
 import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
@@ -24,7 +24,9 @@ import { thisRelay } from '../../../domain/this-relay.ts';
 import type { SubscribeRequest, Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
-import { REMOTE_DEADLINE_MS, type RemoteEventsClient, type SubscriptionClient } from '../../ports.ts';
+import { REMOTE_DEADLINE_MS } from '../../ports.ts';
+import { remoteEventsOwner, subscriptionOwner } from '../optional-owners.ts';
+import { subscriptionView } from '../../views/subscription-view.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 
 export const subscribe = defineAction({
@@ -35,12 +37,6 @@ export const subscribe = defineAction({
   toPaired: { level: 'read', forwarded: false },
   handler: runSubscribe,
 });
-
-/** The subscription service, when this gateway was given one. */
-export function subscriptionOwner(context: ActionContext): SubscriptionClient {
-  if (context.subscriptions === undefined) throw toolError('REMOTE_RELAY_UNSUPPORTED', 'Subscriptions are not available on this relay.');
-  return context.subscriptions;
-}
 
 /** "2 sessions", "all sessions", "all sessions except 1". */
 export function watchedLabel(subscription: Subscription): string {
@@ -55,23 +51,6 @@ export function optionsLabel(subscription: Subscription): string {
   if (subscription.quietHours !== undefined) parts.push(`quiet ${subscription.quietHours.from}–${subscription.quietHours.to} ${subscription.quietHours.tz}`);
   if (subscription.exclude.length > 0) parts.push(`except ${subscription.exclude.length} it leaves out`);
   return parts.join(', ');
-}
-
-/** A subscription as subscribe and list_subscriptions show it: the options only when it has them. */
-export function subscriptionView(subscription: Subscription): Record<string, unknown> {
-  return {
-    id: subscription.id,
-    ...(subscription.relay ? { relay: subscription.relay } : {}),
-    ...(subscription.scope === 'all' ? { scope: 'all', sessions: 'all' } : { sessions: subscription.sessions }),
-    events: subscription.events,
-    once: subscription.once,
-    ...(subscription.match ? { match: subscription.match } : {}),
-    stalledMinutes: subscription.stalledMinutes,
-    ...(subscription.heartbeatMinutes > 0 ? { heartbeatMinutes: subscription.heartbeatMinutes } : {}),
-    ...(subscription.digestMinutes > 0 ? { digestMinutes: subscription.digestMinutes } : {}),
-    ...(subscription.quietHours !== undefined ? { quietHours: subscription.quietHours } : {}),
-    ...(subscription.exclude.length > 0 ? { exclude: subscription.exclude } : {}),
-  };
 }
 
 function subscribeCard(relay: string, subscription: Subscription): CardText {
@@ -97,12 +76,6 @@ const EXCLUDE_SINCE = '0.9.16';
 /** Whether the paired relay is known to run a version before `since`. */
 function older(relay: PairedRelay, since: string): boolean {
   return relay.version !== '' && compareVersions(relay.version, since) < 0;
-}
-
-/** The pairing service's remote events, when this gateway was given them. */
-export function remoteEventsOwner(context: ActionContext): RemoteEventsClient {
-  if (context.remoteEvents === undefined) throw toolError('REMOTE_RELAY_UNSUPPORTED', 'Subscriptions to paired relays are not available on this relay.');
-  return context.remoteEvents;
 }
 
 /** The subscription's arguments as the subscription service takes them, before its sessions are resolved. */

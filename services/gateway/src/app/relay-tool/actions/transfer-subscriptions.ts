@@ -10,7 +10,8 @@ import { askApproval } from '../ask-approval.ts';
 import { toolError } from '../../../domain/errors.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
-import { subscriptionOwner, subscriptionView } from './subscribe.ts';
+import { subscriptionOwner } from '../optional-owners.ts';
+import { subscriptionView } from '../../views/subscription-view.ts';
 import { getConversation, readSession } from '../../session-reads.ts';
 
 export const transferSubscriptions = defineAction({

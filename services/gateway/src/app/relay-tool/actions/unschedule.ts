@@ -12,7 +12,8 @@ import { toolError } from '../../../domain/errors.ts';
 import { success, type Success } from '../../../domain/result.ts';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
-import { scheduleRelay, scheduleView } from './list-schedules.ts';
+import { scheduleView } from '../../views/schedule-view.ts';
+import { scheduleRelay } from '../schedule-relay.ts';
 
 export const unschedule = defineAction({
   name: 'unschedule',

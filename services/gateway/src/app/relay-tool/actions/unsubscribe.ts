@@ -12,7 +12,7 @@ import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
-import { subscriptionOwner } from './subscribe.ts';
+import { subscriptionOwner } from '../optional-owners.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { getConversation } from '../../session-reads.ts';
 import { REMOTE_DEADLINE_MS } from '../../ports.ts';

@@ -12,14 +12,15 @@ import { getConversation } from '../../session-reads.ts';
 import { groupOf } from '../../../domain/answers.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
-import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { askApproval } from '../ask-approval.ts';
 import { askPersonHere } from '../ask-person-here.ts';
 import { needsCard } from '../../../domain/card-policy.ts';
-import { updateSessionCard, type SettingsChange } from '../../../domain/card-text.ts';
+import { updateSessionCard, type CardText, type SettingsChange } from '../../../domain/card-text.ts';
 import { toolError } from '../../../domain/errors.ts';
+import type { PairedCall } from '../../../domain/action-traits.ts';
 import { requireNotOnItself } from '../../../domain/not-on-itself.ts';
 import { success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
@@ -36,6 +37,8 @@ export const updateSession = defineAction({
     level: 'full',
     forwarded: true,
     features: [{ since: '0.9.16', refusal: 'Relay "{relay}" runs OAR {version}, which has no update_session (0.9.16). Nothing was changed.' }],
+    asksAllow: true,
+    card: pairedUpdateCard,
   },
   handler: runUpdateSession,
   fromPaired: serveUpdateSession,
@@ -67,7 +70,7 @@ async function runUpdateSession(args: ToolArguments, context: ActionContext): Pr
 }
 
 /** The settings the call names; REMOTE_RELAY_INVALID_INPUT when it names none. */
-export function settingsChange(args: ToolArguments): SettingsChange {
+function settingsChange(args: ToolArguments): SettingsChange {
   const change: SettingsChange = {
     model: args.model,
     effort: args.effort,
@@ -84,6 +87,21 @@ export function settingsChange(args: ToolArguments): SettingsChange {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `update_session needs at least one setting: ${SETTINGS.join(', ')}. Nothing was changed.`);
   }
   return given;
+}
+
+/**
+ * update_session's card for a paired relay's session, as on this relay: it names the session and lists the change
+ * (`Model: … · Effort: …`, `Group: …`), from the settings that relay's dry run says the session would have.
+ */
+function pairedUpdateCard({ args, checked, relay, grantsAllow }: PairedCall): CardText {
+  const settings = (typeof checked.settings === 'object' && checked.settings !== null ? checked.settings : {}) as { title?: unknown; group?: unknown };
+  const group = settings.group as { id?: unknown; name?: unknown; role?: unknown } | null | undefined;
+  // A group the call would make has no id yet: the card says "a new group".
+  const groupRef = group && typeof group.id === 'string' && group.id !== '' ? { id: group.id, name: String(group.name), role: String(group.role) } : undefined;
+  const session = args.session ?? '';
+  // A new title shows on its line; the heading names the session as it is known now.
+  const title = args.title === undefined && typeof settings.title === 'string' ? settings.title : `session ${shortId(session)}`;
+  return updateSessionCard(relay, title, settingsChange(args), groupRef, grantsAllow);
 }
 
 /** update_session's result: the settings the session has now and what changed. */

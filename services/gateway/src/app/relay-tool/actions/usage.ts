@@ -17,6 +17,7 @@ export const usage = defineAction({
   args: argumentsOf('relay'),
   relay: 'required',
   write: false,
+  inboxBlind: true,
   toPaired: { level: 'read', forwarded: true },
   handler: runUsage,
   fromPaired: (args, context) => runUsage(args, context),

@@ -10,7 +10,7 @@ import { sessionReadView } from '../../views/session-view.ts';
 import type { TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
-import type { RelayCallOrigin } from '../serve-relay-call.ts';
+import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
 import { awaitPending } from '../await-pending.ts';

@@ -11,7 +11,7 @@ import { checkPairedRelayCall } from '../../../domain/paired-relay-policy.ts';
 import { pairingView } from '../../views/pairing-view.ts';
 import { resolveRelay } from '../../../domain/relay-name.ts';
 import { success, type Success } from '../../../domain/result.ts';
-import { remoteEventsOwner } from './subscribe.ts';
+import { remoteEventsOwner } from '../optional-owners.ts';
 import { askStatusName } from '../../views/question-view.ts';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
