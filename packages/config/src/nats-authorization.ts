@@ -54,6 +54,7 @@ export const RELAY_BUS_ROLES: readonly BusRole[] = [
     consumers: [
       { stream: 'SESSION_EVENTS', durable: 'question-session-archived' },
       { stream: 'SESSION_EVENTS', durable: 'question-turn-ended' },
+      { stream: 'QUESTION_EVENTS', durable: 'question-notifications' },
     ],
     listens: [],
   },

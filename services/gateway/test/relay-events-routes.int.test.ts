@@ -62,6 +62,10 @@ const questions: QuestionClient = {
   answerAsk: notHere,
   cancelCards: notHere,
   publishRemoteAnswer: notHere,
+  getNotificationSettings: notHere,
+  updateNotificationSettings: notHere,
+  addPushSubscription: notHere,
+  removePushSubscription: notHere,
   ask: async (request: AskRequest) => {
     const ask: Ask = {
       id: request.dryRun ? '' : `ask_${asks.length + 1}`,

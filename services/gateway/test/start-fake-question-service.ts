@@ -100,6 +100,18 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
             publishRemoteAnswer: async () => {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },
+            getNotificationSettings: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            updateNotificationSettings: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            addPushSubscription: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
+            removePushSubscription: async () => {
+              throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
+            },
           }),
           ...serveStream<QuestionServiceServer>(logger, {
             // eslint-disable-next-line require-yield -- a stream the fake never opens: it refuses at once

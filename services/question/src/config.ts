@@ -20,6 +20,12 @@ const schema = z.object({
     .default(() => hostname()),
   /** How often (real time) an AwaitCard stream sends progress, so proxies and clients keep the call open. */
   CARD_PROGRESS_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** The VAPID subject push services may contact about this relay's Web Push (a mailto: or https: URL). */
+  NOTIFY_VAPID_SUBJECT: z
+    .string()
+    .trim()
+    .regex(/^(mailto:|https:\/\/)\S+$/, 'must be a mailto: or https: URL, for example mailto:admin@example.com')
+    .default('mailto:relay@localhost'),
 })
   .superRefine(requireGrpcCredentials(true))
   .superRefine(requireNatsTls);

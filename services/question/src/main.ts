@@ -19,8 +19,11 @@ import { nodeIds } from './adapters/crypto/node-ids.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { QUESTION_CALLERS } from './adapters/grpc/question-callers.ts';
 import { questionGrpc } from './adapters/grpc/question-grpc.ts';
-import { toQuestionAnswered } from './adapters/grpc/wire/ask-wire.ts';
-import { toCardDecided } from './adapters/grpc/wire/card-wire.ts';
+import { toAskCreated, toQuestionAnswered } from './adapters/grpc/wire/ask-wire.ts';
+import { toCardDecided, toCardRaised } from './adapters/grpc/wire/card-wire.ts';
+import { notificationSenders } from './adapters/http/notification-senders.ts';
+import { startNotificationsConsumer } from './adapters/bus/notifications-consumer.ts';
+import { PrismaNotificationStore } from './adapters/store/prisma-notification-store.ts';
 import { PgCardDecisions } from './adapters/store/pg-card-decisions.ts';
 import { PgAskReads } from './adapters/store/pg-ask-reads.ts';
 import { PrismaAskStore } from './adapters/store/prisma-ask-store.ts';
@@ -55,8 +58,13 @@ try {
   const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
   outbox.start();
   const outboxWrites = await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger });
-  const asks = new PrismaAskStore(prisma, toQuestionAnswered);
-  const cards = new PrismaCardStore(prisma, toCardDecided);
+  const asks = new PrismaAskStore(prisma, toQuestionAnswered, toAskCreated);
+  const cards = new PrismaCardStore(prisma, toCardDecided, toCardRaised);
+  const notifications = new PrismaNotificationStore(prisma);
+  const senders = notificationSenders({ vapidSubject: config.NOTIFY_VAPID_SUBJECT, logger });
+  // The VAPID key pair is made at the first start and kept (Web Push subscriptions are bound to its public key).
+  await notifications.vapidKeys(() => senders.makeVapidKeys(), clock.now());
+  const notifying = await startNotificationsConsumer(bus, { notifications, senders, relayName: config.RELAY_NAME, clock, logger });
   const archived = startSessionArchivedConsumer(bus, { asks, clock, logger }, stopping.signal).catch((error: unknown) => {
     logger.error({ err: error }, 'the session-archived consumer failed to start');
     return undefined;
@@ -81,6 +89,8 @@ try {
         callers: QUESTION_CALLERS,
         implementation: questionGrpc({
           store: cards,
+          notifications,
+          senders,
           turnEnds: heard,
           asks,
           askReads: new PgAskReads(pool),
@@ -105,6 +115,7 @@ try {
     await decisions.stop();
     await (await archived)?.stop();
     await (await turnEnds)?.stop();
+    await notifying.stop();
     await outboxWrites.stop();
     await outbox.stop();
     await prisma.$disconnect();

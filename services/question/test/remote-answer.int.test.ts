@@ -21,6 +21,8 @@ import { PgCardDecisions } from '../src/adapters/store/pg-card-decisions.ts';
 import { PgAskReads } from '../src/adapters/store/pg-ask-reads.ts';
 import { PrismaAskStore } from '../src/adapters/store/prisma-ask-store.ts';
 import { PrismaCardStore } from '../src/adapters/store/prisma-card-store.ts';
+import { PrismaNotificationStore } from '../src/adapters/store/prisma-notification-store.ts';
+import { notificationSenders } from '../src/adapters/http/notification-senders.ts';
 import { toCardDecided } from '../src/adapters/grpc/wire/card-wire.ts';
 import { toQuestionAnswered } from '../src/adapters/grpc/wire/ask-wire.ts';
 import { allTurnEndsHeard } from './in-memory-card-store.ts';
@@ -72,6 +74,8 @@ beforeAll(async () => {
           realTime: new SystemClock(),
           progressIntervalMs: 60_000,
           stopping: stopping.signal,
+          notifications: new PrismaNotificationStore(prisma),
+          senders: notificationSenders({ vapidSubject: 'mailto:relay@example.com', logger }),
           logger,
         }),
       },

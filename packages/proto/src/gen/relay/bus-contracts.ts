@@ -2,7 +2,7 @@
 // source: the (relay.bus.v1.subject) and (relay.bus.v1.stream) options of the messages in proto/relay/
 
 import { Unpaired } from './pairing/v1/events.js';
-import { CardDecided, QuestionAnswered } from './question/v1/events.js';
+import { AskCreated, CardDecided, CardRaised, QuestionAnswered } from './question/v1/events.js';
 import { QueuePrompt } from './scheduler/v1/scheduler_service.js';
 import { ExternalCallHeld, ExternalCallReleased, MessageWritten, QuestionAsked, SessionArchived, SessionCreated, SubagentFinished, TaskEnded, TaskOutput, TaskStarted, TurnActivity, TurnEnded, TurnQueued, TurnStarted, UserRemoved } from './session/v1/events.js';
 import { DeliverWakeup } from './subscription/v1/commands.js';
@@ -25,6 +25,8 @@ export const PairingEvents = {
 export const QuestionEvents = {
   CARD_DECIDED: { subject: 'relay.question.v1.card_decided', stream: 'QUESTION_EVENTS', codec: CardDecided },
   QUESTION_ANSWERED: { subject: 'relay.question.v1.question_answered', stream: 'QUESTION_EVENTS', codec: QuestionAnswered },
+  CARD_RAISED: { subject: 'relay.question.v1.card_raised', stream: 'QUESTION_EVENTS', codec: CardRaised },
+  ASK_CREATED: { subject: 'relay.question.v1.ask_created', stream: 'QUESTION_EVENTS', codec: AskCreated },
 } as const;
 
 /** The subjects of stream SCHEDULER_COMMANDS, each with the message it carries (ts-proto's JSON mapping). */

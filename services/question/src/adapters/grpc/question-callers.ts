@@ -19,4 +19,8 @@ export const QUESTION_CALLERS = {
   withdrawAsk: GATEWAY,
   answerAsk: GATEWAY,
   publishRemoteAnswer: ['pairing'],
+  getNotificationSettings: GATEWAY,
+  updateNotificationSettings: GATEWAY,
+  addPushSubscription: GATEWAY,
+  removePushSubscription: GATEWAY,
 } satisfies Callers<typeof QuestionServiceService>;

@@ -1,5 +1,5 @@
 import { appError } from '@relay/errors';
-import type { QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
+import type { NotificationSettings as NotificationSettingsMessage, QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
 import { serveStream, serveUnary, UNAVAILABLE_CODE } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
 import { answerAsk, ask, listAsks, publishRemoteAnswer, withdrawAsk, type AskDeps } from '../../app/ask-use-cases.ts';
@@ -9,6 +9,14 @@ import { decideCard, type DecideCardDeps } from '../../app/decide-card.ts';
 import { listCards } from '../../app/list-cards.ts';
 import { raiseCard } from '../../app/raise-card.ts';
 import type { AskReads } from '../../app/ports.ts';
+import {
+  addPushSubscription,
+  notificationView,
+  removePushSubscription,
+  updateNotificationSettings,
+  type NotificationDeps,
+  type NotificationView,
+} from '../../app/notifications.ts';
 import { toAskMessage } from './wire/ask-wire.ts';
 import { cardKindOf, deciderOf, toCardMessage } from './wire/card-wire.ts';
 
@@ -17,7 +25,8 @@ type QuestionServiceMethods = { [K in keyof QuestionServiceServer as string exte
 
 export type QuestionGrpcDeps = DecideCardDeps &
   AwaitCardDeps &
-  AskDeps & {
+  AskDeps &
+  Pick<NotificationDeps, 'notifications' | 'senders'> & {
     /** ListAsks' reads. */
     askReads: AskReads;
     /** This relay's name: where an ask is answered when the request names no other. */
@@ -100,6 +109,18 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
         ),
       }),
       publishRemoteAnswer: async (request) => ({ published: await publishRemoteAnswer(deps, request, clock.now()) }),
+      getNotificationSettings: async (request) => ({ settings: toSettingsMessage(await notificationView(deps, request.userId, clock.now())) }),
+      updateNotificationSettings: async (request) => {
+        const change = { webhookUrl: request.webhookUrl, cards: request.cards, asks: request.asks };
+        return { settings: toSettingsMessage(await updateNotificationSettings(deps, request.userId, change, clock.now())) };
+      },
+      addPushSubscription: async (request) => {
+        const target = { endpoint: request.endpoint, p256dh: request.p256dh, auth: request.auth };
+        return { settings: toSettingsMessage(await addPushSubscription(deps, request.userId, target, clock.now())) };
+      },
+      removePushSubscription: async (request) => ({
+        settings: toSettingsMessage(await removePushSubscription(deps, request.userId, request.endpoint, clock.now())),
+      }),
     }),
     ...serveStream<QuestionServiceMethods>(logger, {
       awaitCard: async function* (request, signal) {
@@ -115,4 +136,9 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
       },
     }),
   };
+}
+
+/** The settings as relay.question.v1.NotificationSettings. */
+function toSettingsMessage(view: NotificationView): NotificationSettingsMessage {
+  return { webhookUrl: view.webhookUrl, cards: view.cards, asks: view.asks, vapidPublicKey: view.vapidPublicKey, pushSubscriptions: view.pushSubscriptions };
 }

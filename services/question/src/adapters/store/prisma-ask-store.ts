@@ -1,6 +1,6 @@
 import { enqueue } from '@relay/bus';
 import { QuestionEvents } from '@relay/proto/relay/bus-contracts';
-import type { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
+import type { AskCreated, QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { ASK_STATUSES, type Ask, type AskStatus, type QuestionAnsweredEvent } from '../../domain/ask-entities.ts';
 import type { PendingAsks } from '../../domain/asks.ts';
 import type { AskStore } from '../../app/ports.ts';
@@ -16,6 +16,8 @@ export class PrismaAskStore implements AskStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly toQuestionAnswered: (event: QuestionAnsweredEvent) => QuestionAnswered,
+    /** Encodes ask_created (notifications, docs/adr/0031); without it a new ask announces nothing. */
+    private readonly toAskCreated?: (ask: Ask) => AskCreated,
   ) {}
 
   pendingCounts(askingSessionId: string, aboutSessionId: string): Promise<PendingAsks> {
@@ -30,6 +32,10 @@ export class PrismaAskStore implements AskStore {
       }
       admit(await counts(tx, ask.askingSessionId, ask.aboutSessionId));
       await tx.ask.create({ data: { ...ask, endedAt: null } });
+      if (this.toAskCreated !== undefined) {
+        const event = this.toAskCreated(ask);
+        await enqueue(tx, QuestionEvents.ASK_CREATED, event, { id: event.eventId });
+      }
     });
   }
 

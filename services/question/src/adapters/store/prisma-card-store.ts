@@ -1,6 +1,6 @@
 import { enqueue } from '@relay/bus';
 import { QuestionEvents } from '@relay/proto/relay/bus-contracts';
-import type { CardDecided } from '@relay/proto/relay/question/v1/events';
+import type { CardDecided, CardRaised } from '@relay/proto/relay/question/v1/events';
 import type { Card as CardRow, PrismaClient } from '../../generated/prisma/client.ts';
 import { CARD_KINDS, CARD_STATUSES, type Card, type CardDecidedEvent } from '../../domain/entities.ts';
 import type { CardFilter, CardStore } from '../../app/ports.ts';
@@ -18,6 +18,8 @@ export class PrismaCardStore implements CardStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly toCardDecided: (event: CardDecidedEvent) => CardDecided,
+    /** Encodes card_raised (notifications, docs/adr/0031); without it a raise announces nothing. */
+    private readonly toCardRaised?: (card: Card) => CardRaised,
   ) {}
 
   async create(card: Card, admit: (pendingInSession: number) => void): Promise<void> {
@@ -26,6 +28,10 @@ export class PrismaCardStore implements CardStore {
       await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `cards:${card.sessionId}`);
       admit(await tx.card.count({ where: { sessionId: card.sessionId, status: 'pending' } }));
       await tx.card.create({ data: { ...card, decidedAt: card.decidedAt ?? null } });
+      if (this.toCardRaised !== undefined) {
+        const event = this.toCardRaised(card);
+        await enqueue(tx, QuestionEvents.CARD_RAISED, event, { id: event.eventId });
+      }
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * Domain asks as the proto messages the gRPC API and the question_answered event carry.
  */
-import type { QuestionAnswered } from '@relay/proto/relay/question/v1/events';
+import type { AskCreated, QuestionAnswered } from '@relay/proto/relay/question/v1/events';
 import { AskStatus as AskStatusMessage, type Ask as AskMessage } from '@relay/proto/relay/question/v1/question_service';
 import type { Ask, AskStatus, QuestionAnsweredEvent } from '../../../domain/ask-entities.ts';
 
@@ -33,4 +33,9 @@ export function toQuestionAnswered(event: QuestionAnsweredEvent): QuestionAnswer
     dismissed: ask.status === 'dismissed',
     via: ask.via,
   };
+}
+
+/** The ask_created event of a new pending ask (its id derived from the ask's: one event per ask). */
+export function toAskCreated(ask: Ask): AskCreated {
+  return { eventId: `ask_created:${ask.id}`, occurredAt: ask.createdAt, ask: toAskMessage(ask) };
 }

@@ -2,7 +2,7 @@
  * Domain cards as the proto messages the gRPC API and the events carry. The store writes the events in its
  * transactions: main.ts hands it toCardDecided, so adapters/store imports no other adapter.
  */
-import type { CardDecided } from '@relay/proto/relay/question/v1/events';
+import type { CardDecided, CardRaised } from '@relay/proto/relay/question/v1/events';
 import { CardDecider as CardDeciderMessage, CardKind as CardKindMessage, CardStatus as CardStatusMessage, type Card as CardMessage } from '@relay/proto/relay/question/v1/question_service';
 import type { CardDecider } from '../../../domain/cards.ts';
 import type { Card, CardDecidedEvent, CardKind, CardStatus } from '../../../domain/entities.ts';
@@ -58,4 +58,9 @@ export function deciderOf(decidedBy: CardDeciderMessage, agentSessionId: string)
 /** The card_decided event. */
 export function toCardDecided(event: CardDecidedEvent): CardDecided {
   return { eventId: event.eventId, occurredAt: event.occurredAt, card: toCardMessage(event.card) };
+}
+
+/** The card_raised event of a new pending card (its id derived from the card's: one event per card). */
+export function toCardRaised(card: Card): CardRaised {
+  return { eventId: `card_raised:${card.id}`, occurredAt: card.createdAt, card: toCardMessage(card) };
 }

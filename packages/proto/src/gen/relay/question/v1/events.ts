@@ -7,7 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { Card } from "./question_service.js";
+import { Ask, Card } from "./question_service.js";
 
 export const protobufPackage = "relay.question.v1";
 
@@ -48,6 +48,26 @@ export interface QuestionAnswered {
   dismissed: boolean;
   /** The relay the answer was given on: the one the ask is kept on, or a paired relay whose Inbox was used. */
   via: string;
+}
+
+/**
+ * Published on relay.question.v1.card_raised (stream QUESTION_EVENTS) in the transaction that stores a new pending
+ * card. The question service's notifications consumer tells the user (Web Push, webhook) as they chose.
+ */
+export interface CardRaised {
+  eventId: string;
+  occurredAt: Date | undefined;
+  card: Card | undefined;
+}
+
+/**
+ * Published on relay.question.v1.ask_created (stream QUESTION_EVENTS) in the transaction that stores a new pending
+ * ask. The question service's notifications consumer tells the user (Web Push, webhook) as they chose.
+ */
+export interface AskCreated {
+  eventId: string;
+  occurredAt: Date | undefined;
+  ask: Ask | undefined;
 }
 
 function createBaseCardDecided(): CardDecided {
@@ -403,6 +423,224 @@ export const QuestionAnswered: MessageFns<QuestionAnswered> = {
     message.choice = object.choice ?? "";
     message.dismissed = object.dismissed ?? false;
     message.via = object.via ?? "";
+    return message;
+  },
+};
+
+function createBaseCardRaised(): CardRaised {
+  return { eventId: "", occurredAt: undefined, card: undefined };
+}
+
+export const CardRaised: MessageFns<CardRaised> = {
+  encode(message: CardRaised, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(18).fork()).join();
+    }
+    if (message.card !== undefined) {
+      Card.encode(message.card, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardRaised {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardRaised();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.card = Card.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardRaised {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      card: isSet(object.card) ? Card.fromJSON(object.card) : undefined,
+    };
+  },
+
+  toJSON(message: CardRaised): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.card !== undefined) {
+      obj.card = Card.toJSON(message.card);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CardRaised>, I>>(base?: I): CardRaised {
+    return CardRaised.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CardRaised>, I>>(object: I): CardRaised {
+    const message = createBaseCardRaised();
+    message.eventId = object.eventId ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.card = (object.card !== undefined && object.card !== null) ? Card.fromPartial(object.card) : undefined;
+    return message;
+  },
+};
+
+function createBaseAskCreated(): AskCreated {
+  return { eventId: "", occurredAt: undefined, ask: undefined };
+}
+
+export const AskCreated: MessageFns<AskCreated> = {
+  encode(message: AskCreated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(18).fork()).join();
+    }
+    if (message.ask !== undefined) {
+      Ask.encode(message.ask, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AskCreated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAskCreated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ask = Ask.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AskCreated {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      ask: isSet(object.ask) ? Ask.fromJSON(object.ask) : undefined,
+    };
+  },
+
+  toJSON(message: AskCreated): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.ask !== undefined) {
+      obj.ask = Ask.toJSON(message.ask);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AskCreated>, I>>(base?: I): AskCreated {
+    return AskCreated.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AskCreated>, I>>(object: I): AskCreated {
+    const message = createBaseAskCreated();
+    message.eventId = object.eventId ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.ask = (object.ask !== undefined && object.ask !== null) ? Ask.fromPartial(object.ask) : undefined;
     return message;
   },
 };

@@ -218,6 +218,70 @@ export function askStatusToJSON(object: AskStatus): string {
   }
 }
 
+/** What reaches the user outside the console when a card or an ask waits for them. */
+export interface NotificationSettings {
+  /** Where a Slack-compatible JSON ({"text": …}) is posted; empty for none. */
+  webhookUrl: string;
+  /** Notify of new cards (approval and question cards). */
+  cards: boolean;
+  /** Notify of new asks. */
+  asks: boolean;
+  /** The relay's VAPID public key (base64url), for the browser's PushManager.subscribe. */
+  vapidPublicKey: string;
+  /** How many browsers are subscribed to Web Push. */
+  pushSubscriptions: number;
+}
+
+/** Whose settings. */
+export interface GetNotificationSettingsRequest {
+  userId: string;
+}
+
+/** The settings. */
+export interface GetNotificationSettingsResponse {
+  settings: NotificationSettings | undefined;
+}
+
+/** What to change; an unset field stays. */
+export interface UpdateNotificationSettingsRequest {
+  userId: string;
+  /** An http(s) URL, or empty for none. */
+  webhookUrl?: string | undefined;
+  cards?: boolean | undefined;
+  asks?: boolean | undefined;
+}
+
+/** The settings as changed. */
+export interface UpdateNotificationSettingsResponse {
+  settings: NotificationSettings | undefined;
+}
+
+/** A browser's PushSubscription (its endpoint and keys). */
+export interface AddPushSubscriptionRequest {
+  userId: string;
+  endpoint: string;
+  /** The browser's P-256 public key (base64url). */
+  p256dh: string;
+  /** The browser's auth secret (base64url). */
+  auth: string;
+}
+
+/** The settings with it. */
+export interface AddPushSubscriptionResponse {
+  settings: NotificationSettings | undefined;
+}
+
+/** Which browser's subscription. */
+export interface RemovePushSubscriptionRequest {
+  userId: string;
+  endpoint: string;
+}
+
+/** The settings without it. */
+export interface RemovePushSubscriptionResponse {
+  settings: NotificationSettings | undefined;
+}
+
 /** A card shown in a session and in its user's Inbox. */
 export interface Card {
   id: string;
@@ -422,6 +486,851 @@ export interface PublishRemoteAnswerRequest {
 export interface PublishRemoteAnswerResponse {
   published: boolean;
 }
+
+function createBaseNotificationSettings(): NotificationSettings {
+  return { webhookUrl: "", cards: false, asks: false, vapidPublicKey: "", pushSubscriptions: 0 };
+}
+
+export const NotificationSettings: MessageFns<NotificationSettings> = {
+  encode(message: NotificationSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhookUrl !== "") {
+      writer.uint32(10).string(message.webhookUrl);
+    }
+    if (message.cards !== false) {
+      writer.uint32(16).bool(message.cards);
+    }
+    if (message.asks !== false) {
+      writer.uint32(24).bool(message.asks);
+    }
+    if (message.vapidPublicKey !== "") {
+      writer.uint32(34).string(message.vapidPublicKey);
+    }
+    if (message.pushSubscriptions !== 0) {
+      writer.uint32(40).int32(message.pushSubscriptions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NotificationSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNotificationSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhookUrl = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.cards = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.asks = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.vapidPublicKey = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.pushSubscriptions = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NotificationSettings {
+    return {
+      webhookUrl: isSet(object.webhookUrl)
+        ? globalThis.String(object.webhookUrl)
+        : isSet(object.webhook_url)
+        ? globalThis.String(object.webhook_url)
+        : "",
+      cards: isSet(object.cards) ? globalThis.Boolean(object.cards) : false,
+      asks: isSet(object.asks) ? globalThis.Boolean(object.asks) : false,
+      vapidPublicKey: isSet(object.vapidPublicKey)
+        ? globalThis.String(object.vapidPublicKey)
+        : isSet(object.vapid_public_key)
+        ? globalThis.String(object.vapid_public_key)
+        : "",
+      pushSubscriptions: isSet(object.pushSubscriptions)
+        ? globalThis.Number(object.pushSubscriptions)
+        : isSet(object.push_subscriptions)
+        ? globalThis.Number(object.push_subscriptions)
+        : 0,
+    };
+  },
+
+  toJSON(message: NotificationSettings): unknown {
+    const obj: any = {};
+    if (message.webhookUrl !== "") {
+      obj.webhookUrl = message.webhookUrl;
+    }
+    if (message.cards !== false) {
+      obj.cards = message.cards;
+    }
+    if (message.asks !== false) {
+      obj.asks = message.asks;
+    }
+    if (message.vapidPublicKey !== "") {
+      obj.vapidPublicKey = message.vapidPublicKey;
+    }
+    if (message.pushSubscriptions !== 0) {
+      obj.pushSubscriptions = Math.round(message.pushSubscriptions);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NotificationSettings>, I>>(base?: I): NotificationSettings {
+    return NotificationSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NotificationSettings>, I>>(object: I): NotificationSettings {
+    const message = createBaseNotificationSettings();
+    message.webhookUrl = object.webhookUrl ?? "";
+    message.cards = object.cards ?? false;
+    message.asks = object.asks ?? false;
+    message.vapidPublicKey = object.vapidPublicKey ?? "";
+    message.pushSubscriptions = object.pushSubscriptions ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetNotificationSettingsRequest(): GetNotificationSettingsRequest {
+  return { userId: "" };
+}
+
+export const GetNotificationSettingsRequest: MessageFns<GetNotificationSettingsRequest> = {
+  encode(message: GetNotificationSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNotificationSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNotificationSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNotificationSettingsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetNotificationSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetNotificationSettingsRequest>, I>>(base?: I): GetNotificationSettingsRequest {
+    return GetNotificationSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetNotificationSettingsRequest>, I>>(
+    object: I,
+  ): GetNotificationSettingsRequest {
+    const message = createBaseGetNotificationSettingsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetNotificationSettingsResponse(): GetNotificationSettingsResponse {
+  return { settings: undefined };
+}
+
+export const GetNotificationSettingsResponse: MessageFns<GetNotificationSettingsResponse> = {
+  encode(message: GetNotificationSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      NotificationSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNotificationSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNotificationSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = NotificationSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNotificationSettingsResponse {
+    return { settings: isSet(object.settings) ? NotificationSettings.fromJSON(object.settings) : undefined };
+  },
+
+  toJSON(message: GetNotificationSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = NotificationSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetNotificationSettingsResponse>, I>>(base?: I): GetNotificationSettingsResponse {
+    return GetNotificationSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetNotificationSettingsResponse>, I>>(
+    object: I,
+  ): GetNotificationSettingsResponse {
+    const message = createBaseGetNotificationSettingsResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? NotificationSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateNotificationSettingsRequest(): UpdateNotificationSettingsRequest {
+  return { userId: "", webhookUrl: undefined, cards: undefined, asks: undefined };
+}
+
+export const UpdateNotificationSettingsRequest: MessageFns<UpdateNotificationSettingsRequest> = {
+  encode(message: UpdateNotificationSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.webhookUrl !== undefined) {
+      writer.uint32(18).string(message.webhookUrl);
+    }
+    if (message.cards !== undefined) {
+      writer.uint32(24).bool(message.cards);
+    }
+    if (message.asks !== undefined) {
+      writer.uint32(32).bool(message.asks);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateNotificationSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateNotificationSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.webhookUrl = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.cards = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.asks = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateNotificationSettingsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      webhookUrl: isSet(object.webhookUrl)
+        ? globalThis.String(object.webhookUrl)
+        : isSet(object.webhook_url)
+        ? globalThis.String(object.webhook_url)
+        : undefined,
+      cards: isSet(object.cards) ? globalThis.Boolean(object.cards) : undefined,
+      asks: isSet(object.asks) ? globalThis.Boolean(object.asks) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateNotificationSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.webhookUrl !== undefined) {
+      obj.webhookUrl = message.webhookUrl;
+    }
+    if (message.cards !== undefined) {
+      obj.cards = message.cards;
+    }
+    if (message.asks !== undefined) {
+      obj.asks = message.asks;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateNotificationSettingsRequest>, I>>(
+    base?: I,
+  ): UpdateNotificationSettingsRequest {
+    return UpdateNotificationSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateNotificationSettingsRequest>, I>>(
+    object: I,
+  ): UpdateNotificationSettingsRequest {
+    const message = createBaseUpdateNotificationSettingsRequest();
+    message.userId = object.userId ?? "";
+    message.webhookUrl = object.webhookUrl ?? undefined;
+    message.cards = object.cards ?? undefined;
+    message.asks = object.asks ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateNotificationSettingsResponse(): UpdateNotificationSettingsResponse {
+  return { settings: undefined };
+}
+
+export const UpdateNotificationSettingsResponse: MessageFns<UpdateNotificationSettingsResponse> = {
+  encode(message: UpdateNotificationSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      NotificationSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateNotificationSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateNotificationSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = NotificationSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateNotificationSettingsResponse {
+    return { settings: isSet(object.settings) ? NotificationSettings.fromJSON(object.settings) : undefined };
+  },
+
+  toJSON(message: UpdateNotificationSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = NotificationSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateNotificationSettingsResponse>, I>>(
+    base?: I,
+  ): UpdateNotificationSettingsResponse {
+    return UpdateNotificationSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateNotificationSettingsResponse>, I>>(
+    object: I,
+  ): UpdateNotificationSettingsResponse {
+    const message = createBaseUpdateNotificationSettingsResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? NotificationSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAddPushSubscriptionRequest(): AddPushSubscriptionRequest {
+  return { userId: "", endpoint: "", p256dh: "", auth: "" };
+}
+
+export const AddPushSubscriptionRequest: MessageFns<AddPushSubscriptionRequest> = {
+  encode(message: AddPushSubscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.endpoint !== "") {
+      writer.uint32(18).string(message.endpoint);
+    }
+    if (message.p256dh !== "") {
+      writer.uint32(26).string(message.p256dh);
+    }
+    if (message.auth !== "") {
+      writer.uint32(34).string(message.auth);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddPushSubscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddPushSubscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpoint = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.p256dh = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.auth = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddPushSubscriptionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      endpoint: isSet(object.endpoint) ? globalThis.String(object.endpoint) : "",
+      p256dh: isSet(object.p256dh) ? globalThis.String(object.p256dh) : "",
+      auth: isSet(object.auth) ? globalThis.String(object.auth) : "",
+    };
+  },
+
+  toJSON(message: AddPushSubscriptionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.endpoint !== "") {
+      obj.endpoint = message.endpoint;
+    }
+    if (message.p256dh !== "") {
+      obj.p256dh = message.p256dh;
+    }
+    if (message.auth !== "") {
+      obj.auth = message.auth;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddPushSubscriptionRequest>, I>>(base?: I): AddPushSubscriptionRequest {
+    return AddPushSubscriptionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddPushSubscriptionRequest>, I>>(object: I): AddPushSubscriptionRequest {
+    const message = createBaseAddPushSubscriptionRequest();
+    message.userId = object.userId ?? "";
+    message.endpoint = object.endpoint ?? "";
+    message.p256dh = object.p256dh ?? "";
+    message.auth = object.auth ?? "";
+    return message;
+  },
+};
+
+function createBaseAddPushSubscriptionResponse(): AddPushSubscriptionResponse {
+  return { settings: undefined };
+}
+
+export const AddPushSubscriptionResponse: MessageFns<AddPushSubscriptionResponse> = {
+  encode(message: AddPushSubscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      NotificationSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddPushSubscriptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddPushSubscriptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = NotificationSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddPushSubscriptionResponse {
+    return { settings: isSet(object.settings) ? NotificationSettings.fromJSON(object.settings) : undefined };
+  },
+
+  toJSON(message: AddPushSubscriptionResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = NotificationSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddPushSubscriptionResponse>, I>>(base?: I): AddPushSubscriptionResponse {
+    return AddPushSubscriptionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddPushSubscriptionResponse>, I>>(object: I): AddPushSubscriptionResponse {
+    const message = createBaseAddPushSubscriptionResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? NotificationSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRemovePushSubscriptionRequest(): RemovePushSubscriptionRequest {
+  return { userId: "", endpoint: "" };
+}
+
+export const RemovePushSubscriptionRequest: MessageFns<RemovePushSubscriptionRequest> = {
+  encode(message: RemovePushSubscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.endpoint !== "") {
+      writer.uint32(18).string(message.endpoint);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemovePushSubscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemovePushSubscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpoint = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemovePushSubscriptionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      endpoint: isSet(object.endpoint) ? globalThis.String(object.endpoint) : "",
+    };
+  },
+
+  toJSON(message: RemovePushSubscriptionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.endpoint !== "") {
+      obj.endpoint = message.endpoint;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemovePushSubscriptionRequest>, I>>(base?: I): RemovePushSubscriptionRequest {
+    return RemovePushSubscriptionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemovePushSubscriptionRequest>, I>>(
+    object: I,
+  ): RemovePushSubscriptionRequest {
+    const message = createBaseRemovePushSubscriptionRequest();
+    message.userId = object.userId ?? "";
+    message.endpoint = object.endpoint ?? "";
+    return message;
+  },
+};
+
+function createBaseRemovePushSubscriptionResponse(): RemovePushSubscriptionResponse {
+  return { settings: undefined };
+}
+
+export const RemovePushSubscriptionResponse: MessageFns<RemovePushSubscriptionResponse> = {
+  encode(message: RemovePushSubscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      NotificationSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemovePushSubscriptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemovePushSubscriptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = NotificationSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemovePushSubscriptionResponse {
+    return { settings: isSet(object.settings) ? NotificationSettings.fromJSON(object.settings) : undefined };
+  },
+
+  toJSON(message: RemovePushSubscriptionResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = NotificationSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemovePushSubscriptionResponse>, I>>(base?: I): RemovePushSubscriptionResponse {
+    return RemovePushSubscriptionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemovePushSubscriptionResponse>, I>>(
+    object: I,
+  ): RemovePushSubscriptionResponse {
+    const message = createBaseRemovePushSubscriptionResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? NotificationSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
 
 function createBaseCard(): Card {
   return {
@@ -3293,6 +4202,67 @@ export const QuestionServiceService = {
       Buffer.from(PublishRemoteAnswerResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PublishRemoteAnswerResponse => PublishRemoteAnswerResponse.decode(value),
   },
+  /**
+   * The user's notification settings (which kinds, the webhook) and the relay's VAPID public key for Web Push
+   * (made at the first start, kept in this service's database).
+   */
+  getNotificationSettings: {
+    path: "/relay.question.v1.QuestionService/GetNotificationSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetNotificationSettingsRequest): Buffer =>
+      Buffer.from(GetNotificationSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetNotificationSettingsRequest => GetNotificationSettingsRequest.decode(value),
+    responseSerialize: (value: GetNotificationSettingsResponse): Buffer =>
+      Buffer.from(GetNotificationSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetNotificationSettingsResponse =>
+      GetNotificationSettingsResponse.decode(value),
+  },
+  /**
+   * Changes the user's notification settings; a field left unset stays as it is.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (a webhook URL that is not http or https).
+   */
+  updateNotificationSettings: {
+    path: "/relay.question.v1.QuestionService/UpdateNotificationSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateNotificationSettingsRequest): Buffer =>
+      Buffer.from(UpdateNotificationSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateNotificationSettingsRequest =>
+      UpdateNotificationSettingsRequest.decode(value),
+    responseSerialize: (value: UpdateNotificationSettingsResponse): Buffer =>
+      Buffer.from(UpdateNotificationSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateNotificationSettingsResponse =>
+      UpdateNotificationSettingsResponse.decode(value),
+  },
+  /**
+   * Keeps a browser's Web Push subscription for the user (the same endpoint again replaces it).
+   * Codes: REMOTE_RELAY_INVALID_INPUT (an endpoint that is not https, or keys missing).
+   */
+  addPushSubscription: {
+    path: "/relay.question.v1.QuestionService/AddPushSubscription" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddPushSubscriptionRequest): Buffer =>
+      Buffer.from(AddPushSubscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddPushSubscriptionRequest => AddPushSubscriptionRequest.decode(value),
+    responseSerialize: (value: AddPushSubscriptionResponse): Buffer =>
+      Buffer.from(AddPushSubscriptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddPushSubscriptionResponse => AddPushSubscriptionResponse.decode(value),
+  },
+  /** Forgets a browser's Web Push subscription of the user; one that is not there changes nothing. */
+  removePushSubscription: {
+    path: "/relay.question.v1.QuestionService/RemovePushSubscription" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemovePushSubscriptionRequest): Buffer =>
+      Buffer.from(RemovePushSubscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemovePushSubscriptionRequest => RemovePushSubscriptionRequest.decode(value),
+    responseSerialize: (value: RemovePushSubscriptionResponse): Buffer =>
+      Buffer.from(RemovePushSubscriptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemovePushSubscriptionResponse =>
+      RemovePushSubscriptionResponse.decode(value),
+  },
 } as const;
 
 export interface QuestionServiceServer extends UntypedServiceImplementation {
@@ -3348,6 +4318,23 @@ export interface QuestionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_INVALID_INPUT.
    */
   publishRemoteAnswer: handleUnaryCall<PublishRemoteAnswerRequest, PublishRemoteAnswerResponse>;
+  /**
+   * The user's notification settings (which kinds, the webhook) and the relay's VAPID public key for Web Push
+   * (made at the first start, kept in this service's database).
+   */
+  getNotificationSettings: handleUnaryCall<GetNotificationSettingsRequest, GetNotificationSettingsResponse>;
+  /**
+   * Changes the user's notification settings; a field left unset stays as it is.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (a webhook URL that is not http or https).
+   */
+  updateNotificationSettings: handleUnaryCall<UpdateNotificationSettingsRequest, UpdateNotificationSettingsResponse>;
+  /**
+   * Keeps a browser's Web Push subscription for the user (the same endpoint again replaces it).
+   * Codes: REMOTE_RELAY_INVALID_INPUT (an endpoint that is not https, or keys missing).
+   */
+  addPushSubscription: handleUnaryCall<AddPushSubscriptionRequest, AddPushSubscriptionResponse>;
+  /** Forgets a browser's Web Push subscription of the user; one that is not there changes nothing. */
+  removePushSubscription: handleUnaryCall<RemovePushSubscriptionRequest, RemovePushSubscriptionResponse>;
 }
 
 export interface QuestionServiceClient extends Client {
@@ -3530,6 +4517,79 @@ export interface QuestionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PublishRemoteAnswerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The user's notification settings (which kinds, the webhook) and the relay's VAPID public key for Web Push
+   * (made at the first start, kept in this service's database).
+   */
+  getNotificationSettings(
+    request: GetNotificationSettingsRequest,
+    callback: (error: ServiceError | null, response: GetNotificationSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getNotificationSettings(
+    request: GetNotificationSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetNotificationSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getNotificationSettings(
+    request: GetNotificationSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetNotificationSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes the user's notification settings; a field left unset stays as it is.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (a webhook URL that is not http or https).
+   */
+  updateNotificationSettings(
+    request: UpdateNotificationSettingsRequest,
+    callback: (error: ServiceError | null, response: UpdateNotificationSettingsResponse) => void,
+  ): ClientUnaryCall;
+  updateNotificationSettings(
+    request: UpdateNotificationSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateNotificationSettingsResponse) => void,
+  ): ClientUnaryCall;
+  updateNotificationSettings(
+    request: UpdateNotificationSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateNotificationSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Keeps a browser's Web Push subscription for the user (the same endpoint again replaces it).
+   * Codes: REMOTE_RELAY_INVALID_INPUT (an endpoint that is not https, or keys missing).
+   */
+  addPushSubscription(
+    request: AddPushSubscriptionRequest,
+    callback: (error: ServiceError | null, response: AddPushSubscriptionResponse) => void,
+  ): ClientUnaryCall;
+  addPushSubscription(
+    request: AddPushSubscriptionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddPushSubscriptionResponse) => void,
+  ): ClientUnaryCall;
+  addPushSubscription(
+    request: AddPushSubscriptionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddPushSubscriptionResponse) => void,
+  ): ClientUnaryCall;
+  /** Forgets a browser's Web Push subscription of the user; one that is not there changes nothing. */
+  removePushSubscription(
+    request: RemovePushSubscriptionRequest,
+    callback: (error: ServiceError | null, response: RemovePushSubscriptionResponse) => void,
+  ): ClientUnaryCall;
+  removePushSubscription(
+    request: RemovePushSubscriptionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemovePushSubscriptionResponse) => void,
+  ): ClientUnaryCall;
+  removePushSubscription(
+    request: RemovePushSubscriptionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemovePushSubscriptionResponse) => void,
   ): ClientUnaryCall;
 }
 
