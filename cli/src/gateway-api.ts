@@ -44,6 +44,12 @@ export type UsageReport = {
   claudeUsageLimitPaused: boolean;
 };
 
+/** Usage over time: the UTC days oldest first, and per tracked provider what it used on each (cost 0 where not tracked). */
+export type DailyUsageReport = {
+  days: string[];
+  providers: { provider: string; costTracked: boolean; days: { day: string; tokens: number; inputTokens: number; outputTokens: number; costUsd: number; turns: number }[] }[];
+};
+
 // A wait lasts up to the relay's longest wait per tool call (at most an hour); the request may take that long.
 const WAIT_TIMEOUT_MS = 3_700_000;
 const TIMEOUT_MS = 30_000;
@@ -187,6 +193,13 @@ export class GatewayApi {
     const body = (await this.request('GET', '/api/v1/usage')) as Partial<UsageReport>;
     if (!Array.isArray(body.providers)) throw new CliError(`${this.baseUrl}/api/v1/usage answered without providers`);
     return body as UsageReport;
+  }
+
+  /** GET /api/v1/usage/daily?days=N → what each tracked provider used on each of the last N UTC days. */
+  async dailyUsage(days: number): Promise<DailyUsageReport> {
+    const body = (await this.request('GET', `/api/v1/usage/daily?days=${days}`)) as Partial<DailyUsageReport>;
+    if (!Array.isArray(body.days) || !Array.isArray(body.providers)) throw new CliError(`${this.baseUrl}/api/v1/usage/daily answered without days and providers`);
+    return body as DailyUsageReport;
   }
 
   /** GET /api/v1/inbox → the user's pending asks and cards. */

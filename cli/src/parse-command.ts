@@ -30,7 +30,7 @@ export type Command =
   | { kind: 'rename-session'; sessionId: string; title: string; json: boolean }
   /** `group` "" takes the session out of its group. */
   | { kind: 'group-session'; sessionId: string; group: string; json: boolean }
-  | { kind: 'usage'; json: boolean }
+  | { kind: 'usage'; json: boolean; days?: number }
   | { kind: 'inbox'; json: boolean }
   | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
@@ -82,6 +82,7 @@ Usage:
                                                  move a session into a group (an id or a name; a new name makes
                                                  one), or out of its group
   relay usage [--json]                           what each provider's plan has used and has left
+  relay usage --days N [--json]                  what each provider used on each of the last N days (UTC; 1–366)
   relay session token SESSION [--revoke] [--json]
                                                  a new token for a session's MCP client (shown once; the old one stops
                                                  working), or with --revoke none
@@ -232,8 +233,8 @@ export function parseCommand(argv: readonly string[]): Command {
     return { kind: 'group-session', sessionId, group, json: values.json === true };
   }
   if (first === 'usage' && second === undefined) {
-    const { values } = parseOptions(rest, { json: { type: 'boolean' } });
-    return { kind: 'usage', json: values.json === true };
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, days: { type: 'string' } });
+    return { kind: 'usage', json: values.json === true, ...(values.days === undefined ? {} : { days: parseDays(values.days) }) };
   }
   if (first === 'inbox' && second === undefined) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
@@ -345,7 +346,7 @@ export function parseCommand(argv: readonly string[]): Command {
 
 /** The options that take a value: the word after one (unless given as --name=value) is its value, not text. */
 const VALUE_OPTIONS = new Set([
-  'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'message', 'may-create-sessions', 'choice', 'session', 'cancel',
+  'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'days', 'message', 'may-create-sessions', 'choice', 'session', 'cancel',
   'unsubscribe', 'agent-sessions', 'max-wait', 'max-turn', 'task-quiet', 'level', 'accept-prompts',
 ]);
 
@@ -426,6 +427,13 @@ function parseWholeNumber(value: string | boolean, option: string): number {
   const number = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number)) throw new CliError(`${option} must be a whole number`);
   return number;
+}
+
+/** `relay usage --days N`: as many UTC days as the gateway answers, 1–366. */
+function parseDays(value: string | boolean): number {
+  const days = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(days) || days < 1 || days > 366) throw new CliError('--days must be a whole number from 1 to 366', USAGE_EXIT_CODE);
+  return days;
 }
 
 function parseLast(value: string | boolean): number {
