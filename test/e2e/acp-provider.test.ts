@@ -1,0 +1,117 @@
+// Issue 41, item 5, end to end: an ACP agent (RELAY_ACP_AGENTS) as a provider, against a fake agent this suite runs
+// (test/harness/fake-acp-agent.mjs) that speaks the Agent Client Protocol on stdio through the official SDK's agent
+// side. The relay starts it in its bubblewrap sandbox for each turn; its models are discovered from its "model"
+// config option at start; its permission request for a command is the owner's approval card (Allow: the command runs
+// in a terminal the relay serves, in the sandbox; Deny: it does not); stop sends session/cancel; the tokens it reports
+// show in usage. An agent whose program is missing (gemini: not installed here) stays listed, unavailable, with why.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishTurn } from '../harness/fake-anthropic-api.ts';
+import { startRelay, type Relay } from '../harness/relay.ts';
+import { until } from '../harness/until.ts';
+
+const harness = fileURLToPath(new URL('../harness/', import.meta.url));
+const nodeModules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+
+let relay: Relay;
+let folder: string;
+
+/** The session's first pending card, once it is raised. */
+const cardOf = (sessionId: string) => until('the ACP agent’s card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
+
+/** relay_tool from a script session: its result. */
+async function relayTool(call: Record<string, unknown>): Promise<any> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Tool', text: `relay_tool ${JSON.stringify(call)}` });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const turn = await finishTurn(relay, created.body.session.id, created.body.message_id);
+  expect(turn.status, JSON.stringify(turn)).toBe('done');
+  return JSON.parse(turn.reply.text);
+}
+
+async function startTurn(text: string, model = 'fake-pro-2'): Promise<{ sessionId: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'fake', model, cwd: folder, title: 'ACP', text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { sessionId: created.body.session.id, messageId: created.body.message_id };
+}
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'relay-acp-'));
+  relay = await startRelay({
+    name: 'desk',
+    env: {
+      RELAY_AGENT_SESSIONS: 'on',
+      RELAY_ACP_AGENTS: JSON.stringify([
+        { id: 'fake', name: 'Fake ACP', command: ['node', join(harness, 'fake-acp-agent.mjs')], readOnly: [harness, nodeModules], env: { FAKE_AGENT_KEY: 'acp-secret-key' } },
+        { id: 'gemini', name: 'Gemini CLI', command: ['gemini-not-installed', '--experimental-acp'] },
+      ]),
+    },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+});
+
+describe('an ACP agent as a provider', () => {
+  it('relay_info lists it with the models it offers; a missing agent is unavailable, with why', async () => {
+    const info = await relayTool({ action: 'relay_info', relay: 'this' });
+    expect(info.providers.find((provider: any) => provider.id === 'fake')).toMatchObject({ name: 'Fake ACP', available: true, models: ['fake-pro-2', 'fake-flash-2'] });
+    expect(info.providers.find((provider: any) => provider.id === 'gemini')).toMatchObject({
+      available: false,
+      reason: "the ACP agent's program gemini-not-installed is not on this relay's PATH (RELAY_ACP_AGENTS)",
+    });
+    expect(JSON.stringify(info)).not.toContain('acp-secret-key');
+  });
+
+  it('runs a turn that replies, on the model the session names', async () => {
+    const { sessionId, messageId } = await startTurn('hello', 'fake-flash-2');
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply).toMatchObject({ text: 'echo (fake-flash-2): hello', model: 'fake-flash-2' });
+  });
+
+  it('refuses a model the agent does not offer, with suggestions, before anything is created', async () => {
+    const refusal = await relayTool({ action: 'create_session', relay: 'this', provider: 'fake', model: 'fake-flash', text: 'hello' });
+    expect(refusal).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['fake-flash-2'] });
+  });
+
+  it('asks the owner on a card for the command it wants; Allow runs it in the sandbox, in the session folder', async () => {
+    const { sessionId, messageId } = await startTurn('run: pwd > where.txt; echo ran-here');
+    const card = await cardOf(sessionId);
+    expect(card.title).toBe('Fake ACP (fake-pro-2) wants to run a command');
+    expect(card.lines).toEqual([`Folder: ${folder}`, 'Command: pwd > where.txt; echo ran-here', expect.stringMatching(/^Runs in: bubblewrap sandbox/)]);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toBe('ran (exit 0): ran-here');
+    expect((await readFile(join(folder, 'where.txt'), 'utf8')).trim()).toBe(folder);
+  });
+
+  it('Deny: the command does not run, and the agent reads the refusal', async () => {
+    const { sessionId, messageId } = await startTurn('run: touch denied.txt');
+    const card = await cardOf(sessionId);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn).toMatchObject({ status: 'done', reply: { text: 'refused' } });
+    expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
+  });
+
+  it('stop interrupts a turn mid-way (session/cancel)', async () => {
+    const { sessionId, messageId } = await startTurn('hang');
+    await until('the agent working', async () => ((await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.inFlight?.includes('working') ? true : undefined));
+    expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('stopped');
+  });
+
+  it('usage meters the tokens the agent reported for its turns', async () => {
+    const usage = await relayTool({ action: 'usage', relay: 'this' });
+    // Four turns reached the agent's answer (hello, Allow, Deny, the stopped one), 300 + 40 tokens each.
+    expect(usage.providers.find((provider: any) => provider.provider === 'fake')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 4 * 340 }] });
+  });
+});
