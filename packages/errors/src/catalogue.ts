@@ -43,6 +43,7 @@ export const ERROR_KINDS = {
   OPENAI_IMAGE_PROVIDER_REQUIRED: 'invalid_argument',
   DEEPSEEK_PROVIDER_REQUIRED: 'invalid_argument',
   SCRIPT_PROVIDER_REQUIRED: 'invalid_argument',
+  ACP_PROVIDER_REQUIRED: 'invalid_argument',
   // Between services.
   UNAUTHENTICATED: 'unauthenticated',
   SERVICE_UNAVAILABLE: 'unavailable',

@@ -79,6 +79,24 @@ const openAIEndpoint = z.strictObject({
   prices: modelPrices.optional(),
 });
 
+/** An ACP agent (RELAY_ACP_AGENTS): its provider id, the command that speaks ACP on stdio, and what it is given. */
+const acpAgent = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes, for example gemini')
+    .refine((id) => !RESERVED_PROVIDER_IDS.includes(id), { message: `must not be one of the relay's own provider ids (${RESERVED_PROVIDER_IDS.join(', ')})` }),
+  /** What relay_info shows; the id when not given. */
+  name: z.string().trim().min(1).optional(),
+  /** The program and its arguments, e.g. ["gemini", "--experimental-acp"]; a bare program is looked up on PATH. */
+  command: z.array(z.string().min(1)).min(1, 'must name the program, for example ["opencode", "acp"]'),
+  /** Variables the agent (only) is given, e.g. its API key: {"GEMINI_API_KEY":"…"}; never a command it runs. */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), z.string()).optional(),
+  /** Folders the agent's program reads besides the system's (its installation), read-only in the sandbox. */
+  readOnly: z.array(absolutePath).optional(),
+  /** Its model ids; unset: asked of the agent at start (its "model" config option), unknown when it has none. */
+  models: z.array(z.string().trim().min(1)).min(1).optional(),
+});
+
 const allowance = z.strictObject({
   monthlyTokens: z.number().int().nonnegative().optional(),
   monthlyUsd: z.number().nonnegative().optional(),
@@ -99,6 +117,11 @@ const schema = z.object({
   /** The gateway's base URL: the script agent calls relay_tool at its /mcp with its session's token. */
   RELAY_GATEWAY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example http://127.0.0.1:7420' }).default('http://127.0.0.1:7420'),
   QUESTION_GRPC_ADDR: grpcAddress('127.0.0.1:50054').default('127.0.0.1:50054'),
+  /**
+   * The command runner (Kubernetes, docs/adr/0031-command-runner.md): set, every allowed command runs there over
+   * mutual TLS instead of in this machine's bubblewrap sandbox. Unset on one machine (relay up).
+   */
+  RELAY_COMMAND_RUNNER_ADDR: z.preprocess(blankAsUnset, grpcAddress('runner:50056').optional()),
   /** Default of "Agents may start and use sessions on this relay"; the settings row wins once it exists. */
   RELAY_AGENT_SESSIONS: z.enum(['on', 'off']).default('off'),
   /** Default of the relay's Longest wait per tool call; the settings row wins once it exists. */
@@ -158,6 +181,12 @@ const schema = z.object({
    * Without models, an endpoint's list is discovered from GET {baseUrl}/models. Without prices, its cost is not tracked.
    */
   RELAY_OPENAI_ENDPOINTS: z.preprocess(blankAsUnset, jsonOf(z.array(openAIEndpoint)).optional().transform((value) => value ?? [])),
+  /**
+   * Agents that speak the Agent Client Protocol on stdio (Gemini CLI, OpenCode, …), each its own provider id, as a
+   * JSON list: [{"id":"gemini","name":"Gemini CLI","command":["gemini","--experimental-acp"],"env":{"GEMINI_API_KEY":"…"}},
+   * {"id":"opencode","command":["opencode","acp"],"models":["anthropic/claude-sonnet-4"]}]. Each runs in the relay's sandbox.
+   */
+  RELAY_ACP_AGENTS: z.preprocess(blankAsUnset, jsonOf(z.array(acpAgent)).optional().transform((value) => value ?? [])),
   /** Claude Code's executable; unset: the one the Claude Agent SDK ships for this platform. */
   RELAY_CLAUDE_EXECUTABLE: z.preprocess(blankAsUnset, absolutePath.optional()),
   /** The monthly cap of the Anthropic API key (provider "claude-api"), in US dollars of the relay's own cost accounting. */
@@ -183,10 +212,21 @@ const schema = z.object({
   .superRefine(requireGrpcCredentials(true))
   .superRefine(requireNatsTls)
   .superRefine((config, context) => {
+    // Over tokens the call would hand the runner, where commands run, the session service's own credential.
+    if (config.RELAY_COMMAND_RUNNER_ADDR !== undefined && (config.GRPC_TLS_CA === undefined || config.GRPC_TLS_CERT === undefined || config.GRPC_TLS_KEY === undefined)) {
+      context.addIssue({ code: 'custom', path: ['RELAY_COMMAND_RUNNER_ADDR'], message: 'needs mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT, GRPC_TLS_KEY): commands never go to the runner with the service token' });
+    }
+  })
+  .superRefine((config, context) => {
   const ids = config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => endpoint.id);
   const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
   if (repeated.length > 0) {
     context.addIssue({ code: 'custom', path: ['RELAY_OPENAI_ENDPOINTS'], message: `names provider id ${[...new Set(repeated)].join(', ')} more than once` });
+  }
+  const agentIds = config.RELAY_ACP_AGENTS.map((agent) => agent.id);
+  const takenAgentIds = agentIds.filter((id, index) => agentIds.indexOf(id) !== index || ids.includes(id));
+  if (takenAgentIds.length > 0) {
+    context.addIssue({ code: 'custom', path: ['RELAY_ACP_AGENTS'], message: `names provider id ${[...new Set(takenAgentIds)].join(', ')} more than once (RELAY_OPENAI_ENDPOINTS included)` });
   }
   config.RELAY_OPENAI_ENDPOINTS.forEach((endpoint, index) => {
     const unknown = endpoint.models === undefined ? [] : Object.keys(endpoint.prices ?? {}).filter((model) => !endpoint.models?.includes(model));
@@ -264,6 +304,9 @@ const AGENT_VARIABLES = [
 function pick(names: readonly string[], env: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(names.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
 }
+
+/** An ACP agent as configured. */
+export type AcpAgentConfig = z.infer<typeof acpAgent>;
 
 /** The environment a provider's child process starts from (the provider adds its own credential). */
 export function childProcessEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {

@@ -17,8 +17,8 @@ import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { startScheduledPromptConsumer } from './adapters/bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './adapters/bus/wakeup-consumer.ts';
-import { ConfiguredCatalogue } from './adapters/catalogue/configured-catalogue.ts';
-import { childProcessEnv, commandEnv, loadConfig, openAIPrices, type Config } from './config.ts';
+import { ConfiguredCatalogue, providerListings } from './adapters/providers/configured-catalogue.ts';
+import { childProcessEnv, commandEnv, loadConfig, type Config } from './config.ts';
 import { nodeCrypto } from './adapters/crypto/node-crypto.ts';
 import { getRelaySettings, seedRelaySettings } from './app/settings/relay-settings.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -26,7 +26,7 @@ import { SESSION_CALLERS } from './adapters/grpc/session-callers.ts';
 import { sessionGrpc } from './adapters/grpc/session-grpc.ts';
 import { turnGrpc } from './adapters/grpc/turn-grpc.ts';
 import { loopGuardGrpc } from './adapters/grpc/loop-guard-grpc.ts';
-import { configuredProviders, discoverModelLists } from './adapters/providers/configured-providers.ts';
+import { configuredProviders, discoverModelLists, providerPrices } from './adapters/providers/configured-providers.ts';
 import { ProviderRegistry } from './app/turns/provider-registry.ts';
 import { prismaConversationHistory } from './adapters/store/prisma-conversation-history.ts';
 import { API_MESSAGES } from './adapters/grpc/wire/api-messages.ts';
@@ -111,11 +111,13 @@ const providers = new ProviderRegistry(
     },
     claudeTranscripts: async (resumeId, cwd) => (await (await claudeAgentSdk()).getSessionInfo(resumeId, { dir: cwd })) !== undefined,
     childEnv: childProcessEnv(),
+    commandEnv: commandEnv(),
     logger,
   }),
 );
-// Model lists: configured, else discovered once at start (unknown when an endpoint cannot say).
-const modelLists = await discoverModelLists([providers.get('openai'), ...config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => providers.get(endpoint.id))].filter((p) => p !== undefined), logger);
+// Model lists: configured, else discovered once at start (unknown when a provider cannot say).
+const unlisted = providerListings(config).filter((row) => row.models === undefined);
+const modelLists = await discoverModelLists(unlisted.map((row) => providers.get(row.id)).filter((p) => p !== undefined), logger);
 const usageAllowances = {
   ...config.RELAY_USAGE_ALLOWANCES,
   ...(config.RELAY_CLAUDE_API_MONTHLY_CAP_USD === undefined
@@ -123,17 +125,11 @@ const usageAllowances = {
     : { 'claude-api': { ...config.RELAY_USAGE_ALLOWANCES['claude-api'], monthlyUsd: config.RELAY_CLAUDE_API_MONTHLY_CAP_USD } }),
 };
 // A provider is offered as available only when its plug-in can run here and its plan lets it.
-const catalogue = new ConfiguredCatalogue(
-  {
-    ...config,
-    RELAY_OPENAI_MODELS: modelLists.get('openai') ?? config.RELAY_OPENAI_MODELS,
-    RELAY_OPENAI_ENDPOINTS: config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => ({ ...endpoint, models: modelLists.get(endpoint.id) ?? endpoint.models })),
-  },
-  {
-    availability: (providerId) => providers.availability(providerId),
-    usage: { ledger: usageLedger, allowances: usageAllowances, now: () => clock.now() },
-  },
-);
+const catalogue = new ConfiguredCatalogue(config, {
+  availability: (providerId) => providers.availability(providerId),
+  usage: { ledger: usageLedger, allowances: usageAllowances, now: () => clock.now() },
+  discovered: modelLists,
+});
 
 try {
   const settings = await seedRelaySettings(store, {
@@ -209,7 +205,7 @@ try {
             usage: {
               ledger: usageLedger,
               allowances: usageAllowances,
-              priced: Object.entries(openAIPrices(config)).flatMap(([provider, prices]) => (prices === undefined ? [] : [provider])),
+              priced: Object.entries(providerPrices(config)).flatMap(([provider, prices]) => (prices === undefined ? [] : [provider])),
             },
             inbox: new PrismaExternalInbox(prisma),
             calls: new PrismaExternalCalls(prisma),

@@ -11,7 +11,7 @@ import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@rela
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { BusStreams, SessionEvents } from '@relay/proto/relay/bus-contracts';
-import { ConfiguredCatalogue } from '../src/adapters/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue } from '../src/adapters/providers/configured-catalogue.ts';
 import { nodeCrypto } from '../src/adapters/crypto/node-crypto.ts';
 import { NEW_SESSION_SETTINGS } from '../src/domain/sessions/session.ts';
 import { seedRelaySettings } from '../src/app/settings/relay-settings.ts';

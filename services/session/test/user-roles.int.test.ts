@@ -17,7 +17,7 @@ import { migrate } from '@relay/db';
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, type TestDatabase } from '@relay/testing';
 import pg from 'pg';
-import { ConfiguredCatalogue } from '../src/adapters/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue } from '../src/adapters/providers/configured-catalogue.ts';
 import { nodeCrypto } from '../src/adapters/crypto/node-crypto.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { SESSION_CALLERS } from '../src/adapters/grpc/session-callers.ts';

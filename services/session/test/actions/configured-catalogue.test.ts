@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@relay/config';
-import { ConfiguredCatalogue } from '../../src/adapters/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue } from '../../src/adapters/providers/configured-catalogue.ts';
 import { loadConfig } from '../../src/config.ts';
 
 /** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */

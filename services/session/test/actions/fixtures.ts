@@ -1,4 +1,4 @@
-import { ConfiguredCatalogue } from '../../src/adapters/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue } from '../../src/adapters/providers/configured-catalogue.ts';
 import type { GroupInfo } from '../../src/domain/groups/group.ts';
 import { NEW_SESSION_SETTINGS, type Session } from '../../src/domain/sessions/session.ts';
 import type { ProviderInfo } from '../../src/domain/catalogue/provider-catalogue.ts';

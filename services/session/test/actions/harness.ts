@@ -9,7 +9,7 @@ import { callUnary, createClient, startGrpcServer, type GrpcServer } from '@rela
 import { createLogger } from '@relay/telemetry';
 import { createTestDatabase, makeTestCredentials, startNats, TEST_NATS_USER, type NatsServer, type TestDatabase } from '@relay/testing';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
-import { ConfiguredCatalogue, type CatalogueSettings } from '../../src/adapters/catalogue/configured-catalogue.ts';
+import { ConfiguredCatalogue, type CatalogueSettings } from '../../src/adapters/providers/configured-catalogue.ts';
 import type { Allowance } from '../../src/domain/usage/usage.ts';
 import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { nodeCrypto } from '../../src/adapters/crypto/node-crypto.ts';

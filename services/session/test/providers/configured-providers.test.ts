@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@relay/telemetry';
 import { loadConfig } from '../../src/config.ts';
-import { configuredProviders, discoverModelLists, type ProviderPorts } from '../../src/adapters/providers/configured-providers.ts';
+import { configuredProviders, discoverModelLists } from '../../src/adapters/providers/configured-providers.ts';
+import type { ProviderPorts } from '../../src/adapters/providers/define-provider.ts';
 import { ALWAYS_AVAILABLE, type Provider } from '../../src/app/turns/provider.ts';
 
 /** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */
@@ -22,11 +23,12 @@ const ports: ProviderPorts = {
   },
   claudeTranscripts: async () => false,
   childEnv: {},
+  commandEnv: {},
   logger,
 };
 
 describe('configuredProviders', () => {
-  it('sets up script, one OpenAI-compatible provider per endpoint (deepseek included), and both Claude billings', () => {
+  it('sets up script, one OpenAI-compatible provider per endpoint, both Claude billings and deepseek, in the list’s order', () => {
     const config = loadConfig({
   ...CREDENTIALS,
       DATABASE_URL,
@@ -41,9 +43,9 @@ describe('configuredProviders', () => {
       ['script', true, false],
       ['openai', true, false],
       ['grok', true, false],
-      ['deepseek', true, false],
       ['claude', false, true],
       ['claude-api', false, true],
+      ['deepseek', true, false],
     ]);
     const byId = Object.fromEntries(providers.map((p) => [p.id, p]));
     expect(byId['claude']!.availability().reason).toBe("Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable");

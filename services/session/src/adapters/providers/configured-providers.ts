@@ -1,87 +1,20 @@
 /**
- * The provider plug-ins this relay's configuration sets up (decisions.md, Providers): the script agent (unless
- * RELAY_SCRIPT_PROVIDER is off), one OpenAI-compatible provider per configured endpoint (openai, deepseek, and
- * RELAY_OPENAI_ENDPOINTS), and Claude Code billed to the subscription (claude) or the API key (claude-api).
+ * The provider plug-ins this relay's configuration sets up, read off the definitions (provider-list.ts), each one's
+ * model list at start, and the prices usage meters them at.
  */
 import type { Logger } from '@relay/telemetry';
-import { openAIPrices, type Config } from '../../config.ts';
-import type { UsageLedger } from '../../app/usage/ports.ts';
-import type { BackgroundTaskStarter } from '../../app/tasks/background-task-starter.ts';
-import type { CommandSandbox } from '../../app/tasks/command-sandbox.ts';
-import type { ClaudeSessionStates } from '../../app/turns/claude-session-states.ts';
-import { ClaudeProvider, type QueryFn } from './claude/claude-provider.ts';
-import { findClaudeExecutable } from './claude/claude-executable.ts';
-import type { SubagentTaskLog } from './claude/turn-subagents.ts';
-import { OpenAIProvider } from './openai/openai-provider.ts';
-import type { ConversationHistory, Provider } from '../../app/turns/provider.ts';
-import type { QuestionCards } from '../../app/turns/question-cards.ts';
-import { ScriptProvider } from './script/script-provider.ts';
-
-export interface ProviderPorts {
-  cards: QuestionCards;
-  /** Background shell tasks, and (for Claude Code) sub-agents kept as tasks. */
-  tasks: BackgroundTaskStarter & SubagentTaskLog;
-  /** Where agents' CLIs (Claude Code) run. */
-  sandbox: CommandSandbox;
-  history: ConversationHistory;
-  usage: UsageLedger;
-  claudeStates: ClaudeSessionStates;
-  claudeQuery: QueryFn;
-  /** Whether Claude Code's session is on this machine to resume (its transcript, for the folder). */
-  claudeTranscripts: (resumeId: string, cwd: string) => Promise<boolean>;
-  /** The environment Claude Code starts from, without credentials. */
-  childEnv: Readonly<Record<string, string>>;
-  logger: Logger;
-}
+import type { Config, ModelPriceConfig } from '../../config.ts';
+import type { Provider } from '../../app/turns/provider.ts';
+import type { ProviderPorts } from './define-provider.ts';
+import { PROVIDER_DEFINITIONS } from './provider-list.ts';
 
 export function configuredProviders(config: Config, ports: ProviderPorts): Provider[] {
-  const gatewayUrl = config.RELAY_GATEWAY_URL;
-  const prices = openAIPrices(config);
-  const openAI = (id: string, baseUrl: string, apiKey: string | undefined, models: string[] | undefined) =>
-    new OpenAIProvider({
-      id,
-      baseUrl,
-      apiKey,
-      gatewayUrl,
-      models,
-      history: ports.history,
-      usage: ports.usage,
-      ...(prices[id] === undefined ? {} : { prices: prices[id] }),
-      commands: { tasks: ports.tasks, cards: ports.cards, logger: ports.logger },
-    });
-  const executable = findClaudeExecutable(config.RELAY_CLAUDE_EXECUTABLE);
-  const claude = {
-    executable,
-    models: config.RELAY_CLAUDE_MODELS ?? [],
-    gatewayUrl,
-    cards: ports.cards,
-    tasks: ports.tasks,
-    sandbox: ports.sandbox,
-    states: ports.claudeStates,
-    usage: ports.usage,
-    logger: ports.logger,
-    baseEnv: ports.childEnv,
-    query: ports.claudeQuery,
-    hasTranscript: ports.claudeTranscripts,
-    history: ports.history,
-  };
-  return [
-    // Off, the relay has no plug-in for it: a script session's turn ends as an error, and the catalogue says why.
-    ...(config.RELAY_SCRIPT_PROVIDER === 'off' ? [] : [new ScriptProvider({ gatewayUrl, cards: ports.cards, logger: ports.logger, tasks: ports.tasks })]),
-    ...(config.RELAY_OPENAI_BASE_URL === undefined ? [] : [openAI('openai', config.RELAY_OPENAI_BASE_URL, config.RELAY_OPENAI_API_KEY, config.RELAY_OPENAI_MODELS)]),
-    ...config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => openAI(endpoint.id, endpoint.baseUrl, endpoint.apiKey, endpoint.models)),
-    ...(config.DEEPSEEK_API_KEY === undefined ? [] : [openAI('deepseek', config.RELAY_DEEPSEEK_BASE_URL, config.DEEPSEEK_API_KEY, config.RELAY_DEEPSEEK_MODELS)]),
-    new ClaudeProvider('claude', {
-      ...claude,
-      billing: config.CLAUDE_CODE_OAUTH_TOKEN === undefined ? undefined : { provider: 'claude', oauthToken: config.CLAUDE_CODE_OAUTH_TOKEN },
-      missing: 'Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)',
-    }),
-    new ClaudeProvider('claude-api', {
-      ...claude,
-      billing: config.ANTHROPIC_API_KEY === undefined ? undefined : { provider: 'claude-api', apiKey: config.ANTHROPIC_API_KEY },
-      missing: 'no Anthropic API key configured (ANTHROPIC_API_KEY)',
-    }),
-  ];
+  return PROVIDER_DEFINITIONS.flatMap((definition) => definition.plugIns?.(config, ports) ?? []);
+}
+
+/** Per provider id, the prices of the providers that meter reported tokens (undefined: tokens only). */
+export function providerPrices(config: Config): Record<string, Readonly<Record<string, ModelPriceConfig>> | undefined> {
+  return Object.assign({}, ...PROVIDER_DEFINITIONS.map((definition) => definition.prices?.(config) ?? {})) as Record<string, Readonly<Record<string, ModelPriceConfig>> | undefined>;
 }
 
 /**

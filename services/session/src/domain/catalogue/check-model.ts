@@ -16,6 +16,7 @@ const PROVIDER_REQUIRED: Record<Exclude<ProviderFamily, 'copilot'>, ErrorCode> =
   claude: 'CLAUDE_PROVIDER_REQUIRED',
   deepseek: 'DEEPSEEK_PROVIDER_REQUIRED',
   image: 'OPENAI_IMAGE_PROVIDER_REQUIRED',
+  acp: 'ACP_PROVIDER_REQUIRED',
 };
 
 /** The most close matches a refusal suggests. */
