@@ -14,7 +14,13 @@ export const SERVICE_AUTH_METADATA_KEY = 'relay-service-auth';
  */
 export type GrpcAuth =
   | { kind: 'token'; service: ServiceIdentity; token: string; keys: ReadonlyMap<ServiceIdentity, Buffer> }
-  | { kind: 'tls'; service: ServiceIdentity; certificates: experimental.CertificateProvider; files: CertificateFiles };
+  | { kind: 'tls'; service: ServiceIdentity | ServerOnlyIdentity; certificates: experimental.CertificateProvider; files: CertificateFiles };
+
+/**
+ * A server that calls nothing and that no caller check knows: the command runner's tls side (docs/adr/0031). Its
+ * certificate is for serving only.
+ */
+type ServerOnlyIdentity = 'runner';
 
 /** Where the CA, the service's certificate and its key are read from (cert-manager's secret, mounted). */
 type CertificateFiles = { ca: string; cert: string; key: string };
@@ -35,19 +41,29 @@ const CERTIFICATE_REFRESH_MS = 60_000;
 /** The service's credentials from its config: mutual TLS when the certificate files are named, else its token. */
 export function grpcAuth(service: ServiceIdentity, settings: GrpcAuthSettings): GrpcAuth {
   const { GRPC_TLS_CA: ca, GRPC_TLS_CERT: cert, GRPC_TLS_KEY: key } = settings;
-  if (ca !== undefined && cert !== undefined && key !== undefined) {
-    const certificates = new experimental.FileWatcherCertificateProvider({
-      caCertificateFile: ca,
-      certificateFile: cert,
-      privateKeyFile: key,
-      refreshIntervalMs: CERTIFICATE_REFRESH_MS,
-    });
-    return { kind: 'tls', service, certificates, files: { ca, cert, key } };
-  }
+  if (ca !== undefined && cert !== undefined && key !== undefined) return tlsAuth(service, { ca, cert, key });
   const token = settings.RELAY_SERVICE_TOKEN;
   // The configs refuse such an environment first; this guards the other callers.
   if (token === undefined) throw new Error(`the ${service} service has neither GRPC_TLS_CA/CERT/KEY nor RELAY_SERVICE_TOKEN`);
   return { kind: 'token', service, token, keys: parseServiceKeys(settings.RELAY_SERVICE_KEYS ?? {}) };
+}
+
+/**
+ * The command runner's mutual TLS (its tls side): it serves with its own certificate and checks each caller's as the
+ * services do (startGrpcServer's caller check), and it calls nothing.
+ */
+export function runnerTlsAuth(files: CertificateFiles): GrpcAuth {
+  return tlsAuth('runner', files);
+}
+
+function tlsAuth(service: ServiceIdentity | ServerOnlyIdentity, files: CertificateFiles): GrpcAuth {
+  const certificates = new experimental.FileWatcherCertificateProvider({
+    caCertificateFile: files.ca,
+    certificateFile: files.cert,
+    privateKeyFile: files.key,
+    refreshIntervalMs: CERTIFICATE_REFRESH_MS,
+  });
+  return { kind: 'tls', service, certificates, files };
 }
 
 /**

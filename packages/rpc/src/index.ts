@@ -5,6 +5,7 @@ export { createClient, targetOf, type ClientConstructor } from './create-client.
 export {
   grpcAuth,
   makeServiceCredentials,
+  runnerTlsAuth,
   SERVICE_AUTH_METADATA_KEY,
   serviceAuth,
   serviceKey,
@@ -23,6 +24,7 @@ export {
   toGrpcStatus,
   UNAVAILABLE_CODE,
 } from './grpc-error.ts';
+export { HealthStatuses } from './health.ts';
 export { MAX_MESSAGE_BYTES } from './message-limits.ts';
 export { promiseClient, type PromiseClient, type PromiseClientOptions } from './promise-client.ts';
 export { serveStream, type StreamHandler, type StreamHandlers } from './serve-stream.ts';
