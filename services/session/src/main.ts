@@ -10,6 +10,7 @@ import { listen } from '@relay/db/listen';
 import { createClock } from '@relay/clock';
 import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
+import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
 import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
@@ -44,6 +45,7 @@ import { TurnSignals } from './app/turns/turn-signals.ts';
 import { nodeRealFolders } from './adapters/fs/real-folders.ts';
 import { BackgroundTasks } from './adapters/tasks/background-tasks.ts';
 import { bubblewrapSandbox, stateFoldersAbove } from './adapters/tasks/bubblewrap-sandbox.ts';
+import { RunnerSandbox } from './adapters/runner/runner-sandbox.ts';
 import { PrismaTaskStore } from './adapters/store/prisma-task-store.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
 import { PrismaSessionStore } from './adapters/store/prisma-session-store.ts';
@@ -81,7 +83,11 @@ const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR,
 const taskStore = new PrismaTaskStore(prisma, API_MESSAGES);
 // Every allowed command (and every agent CLI) runs in the sandbox; where none can be had, none runs, and the log says so.
 const sandbox = bubblewrapSandbox({ path: commandEnv().PATH, stateFolders: stateFoldersAbove(process.cwd()) });
-if (sandbox.unavailable === undefined) logger.info('commands run in a bubblewrap sandbox');
+// On Kubernetes (RELAY_COMMAND_RUNNER_ADDR) commands run in the command runner instead, over mutual TLS.
+const commandRunner = config.RELAY_COMMAND_RUNNER_ADDR === undefined ? undefined : createClient(RunnerServiceClient, config.RELAY_COMMAND_RUNNER_ADDR, grpc);
+const taskSandbox = commandRunner === undefined ? sandbox : new RunnerSandbox(commandRunner);
+if (commandRunner !== undefined) logger.info({ runner: config.RELAY_COMMAND_RUNNER_ADDR }, 'commands run in the command runner');
+else if (sandbox.unavailable === undefined) logger.info('commands run in a bubblewrap sandbox');
 else logger.error(`${sandbox.unavailable}: every command an agent asks for is refused`);
 const backgroundTasks = new BackgroundTasks({
   store: taskStore,
@@ -92,7 +98,7 @@ const backgroundTasks = new BackgroundTasks({
   env: commandEnv(),
   allowedRoots,
   folders: nodeRealFolders,
-  sandbox,
+  sandbox: taskSandbox,
 });
 const usageLedger = new PrismaUsageLedger(prisma);
 // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
@@ -235,6 +241,7 @@ try {
     await server.shutdown();
     taskUpkeep.stop();
     await backgroundTasks.stopAll();
+    commandRunner?.close();
     listening.stop();
     steering.stop();
     stopping.abort();

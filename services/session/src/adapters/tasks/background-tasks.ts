@@ -1,7 +1,8 @@
 /**
  * Background shell tasks: `sh -c <command>` in the session's folder (by its real path, inside the relay's allowed
- * roots), inside the relay's sandbox (command-sandbox.ts: it reaches that folder and none of the relay's files,
- * processes or secrets; where no sandbox can be had, no command starts), with an allowlisted environment that holds
+ * roots), inside the relay's sandbox (task-sandbox.ts: bubblewrap on one machine, the command runner on Kubernetes;
+ * it reaches that folder and none of the relay's files, processes or secrets; where no sandbox can be had, no command
+ * starts), with an allowlisted environment that holds
  * none of the service's secrets, its output (stdout and stderr) kept in
  * PostgreSQL as it comes (TaskOutputLog), its start and end recorded with their events. A task keeps running
  * after the turn that started it ends. Its runner holds a lease on it (relay time); when the runner dies, any
@@ -10,14 +11,13 @@
  * A provider's sub-agents are tracked here too (track()): tasks of type local_agent with no process or output of
  * the relay's, held by the same lease, so a dead replica's sub-agents are failed like its commands.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { Clock, Timer } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { folderRefusal, normaliseFolder } from '../../domain/sessions/folders.ts';
 import type { RealFolders } from '../../app/ports.ts';
-import type { CommandSandbox } from '../../app/tasks/command-sandbox.ts';
+import type { SandboxedCommand, TaskSandbox } from '../../app/tasks/task-sandbox.ts';
 import { endedStatus, TASK_LEASE_MS, TASK_LEASE_RENEW_MS, TASK_OUTPUT_KEPT_MS, type Task } from '../../domain/tasks/task.ts';
 import type { RunningTaskStore, TaskEnd } from '../../app/tasks/ports.ts';
 import { OUTPUT_ANNOUNCE_MS, TaskOutputLog } from './task-output-log.ts';
@@ -43,11 +43,11 @@ export interface BackgroundTasksOptions {
   /** The folders commands may run in (real paths), and how a session's folder resolves on this machine. */
   allowedRoots: readonly string[];
   folders: RealFolders;
-  /** Where every command runs; one that is unavailable refuses every command. */
-  sandbox: CommandSandbox;
+  /** Where every command runs (bubblewrap here, or the command runner); one that is unavailable refuses every command. */
+  sandbox: TaskSandbox;
 }
 
-type RunningTask = { child: ChildProcess; stopping: boolean; ended: Promise<void> };
+type RunningTask = { command: SandboxedCommand; stopping: boolean; ended: Promise<void> };
 /** A tracked sub-agent: when its last sign of life was announced (task_output), at most once a minute. */
 type TrackedTask = { announcedAt: Date | null };
 
@@ -85,17 +85,11 @@ export class BackgroundTasks {
     const id = `task_${randomBytes(8).toString('hex')}`;
     const log = logger.child({ taskId: id, sessionId: input.sessionId });
     const output = new TaskOutputLog({ taskId: id, store, logger: log });
-    // Its own process group, so a stop ends the sandbox (and with it, its PID namespace: the command's children).
-    const confined = sandbox.wrap({ folder: cwd, argv: ['sh', '-c', input.command] });
-    const child = spawn(confined.file, confined.args, { cwd, env: this.#o.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    // Listened to at once: a quick command ends before its row is written.
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-    const running: RunningTask = { child, stopping: false, ended: Promise.resolve() };
-    const onData = (chunk: Buffer): void => output.write(chunk, clock.now());
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    const spawned = await new Promise<Error | undefined>((resolve) => child.once('spawn', () => resolve(undefined)).once('error', resolve));
-    if (spawned) throw new TaskStartRefused(`could not start the command: ${spawned.message}`);
+    // Its own process group, so a stop ends the sandbox (and with it the command's children).
+    const command = sandbox.start({ folder: cwd, argv: ['sh', '-c', input.command], env: this.#o.env, onOutput: (chunk) => output.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), clock.now()) });
+    const running: RunningTask = { command, stopping: false, ended: Promise.resolve() };
+    const started = await command.started.catch((error: unknown) => error as Error);
+    if (started instanceof Error) throw new TaskStartRefused(`could not start the command: ${started.message}`);
     const startedAt = clock.now();
     const task = await store.insertTask(
       {
@@ -109,19 +103,19 @@ export class BackgroundTasks {
         startedAt,
         leaseUntil: new Date(startedAt.getTime() + TASK_LEASE_MS),
       },
-      child.pid ?? null,
+      started.localPid,
     );
     if (task === undefined) {
-      killGroup(child);
+      command.stop();
       throw new TaskStartRefused('the session is gone');
     }
     output.open();
-    running.ended = closed.then(async ({ code, signal }) => {
+    running.ended = command.ended.then(async ({ exitCode: code, signal, lost }) => {
       // All the output is in before the end is recorded: a reader that sees the end sees all of it.
       await output.flush();
       const end: TaskEnd = running.stopping
         ? { status: 'stopped', exitCode: code, reason: STOPPED_REASON, endedAt: clock.now() }
-        : { status: endedStatus(code), exitCode: code, reason: signal ? `ended by signal ${signal}` : '', endedAt: clock.now() };
+        : { status: endedStatus(code), exitCode: code, reason: lost ?? (signal ? `ended by signal ${signal}` : ''), endedAt: clock.now() };
       try {
         const ended = await store.endTask(id, end);
         log.info({ status: ended?.status, exitCode: code }, ended ? 'task ended' : 'task ended after another replica had failed it');
@@ -132,7 +126,7 @@ export class BackgroundTasks {
       }
     });
     this.#running.set(id, running);
-    log.info({ pid: child.pid }, 'task started');
+    log.info({ pid: started.localPid }, 'task started');
     return task;
   }
 
@@ -195,7 +189,7 @@ export class BackgroundTasks {
       const running = this.#running.get(id);
       if (!held.has(id) && running !== undefined) {
         this.#o.logger.warn({ taskId: id }, 'task lease lost; ending its process');
-        killGroup(running.child);
+        running.command.stop();
       }
     }
   }
@@ -245,7 +239,7 @@ export class BackgroundTasks {
     await Promise.all([...this.#tracked.keys()].map((id) => this.end(id, 'stopped', STOPPED_REASON)));
     for (const running of this.#running.values()) {
       running.stopping = true;
-      killGroup(running.child);
+      running.command.stop();
     }
     await Promise.all([...this.#running.values()].map((running) => running.ended));
   }
@@ -257,11 +251,6 @@ async function isFolder(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function killGroup(child: ChildProcess): void {
-  // Not once it exited: its process group id may belong to another process by now.
-  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) killGroupById(child.pid);
 }
 
 function killGroupById(pid: number): void {

@@ -8,11 +8,12 @@
  * of its own. The network is the machine's: what it holds no credential for (NATS, PostgreSQL, the relay's gRPC)
  * lets it in for nothing.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { RELAY_STATE_FOLDER } from '../../domain/sessions/folders.ts';
 import { noSandboxRefusal, type CommandSandbox, type SandboxedProcess } from '../../app/tasks/command-sandbox.ts';
+import type { SandboxedCommand, TaskSandbox } from '../../app/tasks/task-sandbox.ts';
 
 /** The system's top folders that merged-/usr systems keep as links into /usr (bound read-only where they are folders). */
 const SYSTEM_TOPS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -53,7 +54,7 @@ export function bubblewrapSandbox(options: BubblewrapOptions): BubblewrapSandbox
   return sandbox;
 }
 
-export class BubblewrapSandbox implements CommandSandbox {
+export class BubblewrapSandbox implements CommandSandbox, TaskSandbox {
   readonly #bwrap: string | undefined;
   readonly #stateFolders: readonly string[];
   readonly unavailable: string | undefined;
@@ -87,6 +88,32 @@ export class BubblewrapSandbox implements CommandSandbox {
       '--', ...input.argv,
     ];
     return { file: this.#bwrap, args };
+  }
+
+  /**
+   * Starts `argv` wrapped in bubblewrap as a process of this machine, in a process group of its own: stopping it ends
+   * the group, and with it the sandbox's PID namespace (the command's children).
+   */
+  start(input: { folder: string; argv: readonly string[]; env: Readonly<Record<string, string>>; onOutput: (chunk: Uint8Array) => void }): SandboxedCommand {
+    const confined = this.wrap({ folder: input.folder, argv: input.argv });
+    const child = spawn(confined.file, confined.args, { cwd: input.folder, env: { ...input.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Listened to at once: a quick command ends before its caller looks.
+    const ended = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => child.once('close', (exitCode, signal) => resolve({ exitCode, signal })));
+    child.stdout?.on('data', input.onOutput);
+    child.stderr?.on('data', input.onOutput);
+    const started = new Promise<{ localPid: number | null }>((resolve, reject) => {
+      child.once('spawn', () => resolve({ localPid: child.pid ?? null })).once('error', reject);
+    });
+    const stop = (): void => {
+      // Not once it exited: its process group id may belong to another process by now.
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+    };
+    return { started, ended, stop };
   }
 }
 
