@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the relay's seven images (six services and the migration runner) from the repository root with buildah
+# Builds the relay's eight images (six services, the command runner and the migration runner) from the repository root with buildah
 # (or podman), on the Node base pinned by digest, and prints each image's size.
 #
 #   scripts/build-images.sh                      # tags relay/<name>:dev
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SERVICES=(gateway session subscription scheduler question pairing)
+SERVICES=(gateway session subscription scheduler question pairing runner)
 TAG="${TAG:-dev}"
 REGISTRY="${REGISTRY:-relay}"
 

@@ -49,9 +49,9 @@ function migrationJobFolders(): string[] {
 }
 
 describe('service images', () => {
-  it('exist for the six services', () => {
-    expect(services.sort()).toEqual(['gateway', 'pairing', 'question', 'scheduler', 'session', 'subscription']);
-    // One Dockerfile for the six (ARG SERVICE), none of their own.
+  it('exist for the six services and the command runner', () => {
+    expect(services.sort()).toEqual(['gateway', 'pairing', 'question', 'runner', 'scheduler', 'session', 'subscription']);
+    // One Dockerfile for the seven (ARG SERVICE), none of their own.
     for (const name of services) expect(existsSync(join(ROOT, 'services', name, 'Dockerfile')), name).toBe(false);
     expect(existsSync(join(ROOT, SERVICE_DOCKERFILE))).toBe(true);
   });

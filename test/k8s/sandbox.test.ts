@@ -50,6 +50,20 @@ describe('the command runner in every overlay', () => {
       expect(tls.volumeMounts.map((m: { mountPath: string }) => m.mountPath), overlay).toContain('/etc/relay/grpc-tls');
       expect((find(objects, 'Certificate', 'runner-grpc')['spec'] as { usages: string[] }).usages).toEqual(['server auth']);
       expect(workloadsOf(objects).filter((w) => w.labels['app.kubernetes.io/name'] === 'runner')).toHaveLength(1);
+      // Its image is built with the services' (scripts/build-images.sh), so it runs: commands are not refused.
+      expect((find(objects, 'Deployment', 'runner')['spec'] as { replicas: number }).replicas, overlay).toBeGreaterThan(0);
+    }
+  });
+
+  it('runs the runner image in both containers, each in its role, and only the tls one holds the certificate variables', () => {
+    for (const [overlay, objects] of renders) {
+      const containers = podOf(objects, 'runner').containers as { name: string; image: string; env?: { name: string; value: string }[] }[];
+      const role = (name: string) => containers.find((c) => c.name === name)?.env?.find((e) => e.name === 'RUNNER_ROLE')?.value;
+      expect([role('runner'), role('tls')], overlay).toEqual(['commands', 'tls']);
+      for (const container of containers) expect(container.image, overlay).toMatch(/relay\/runner\b/);
+      const tlsVariables = (name: string) => (containers.find((c) => c.name === name)?.env ?? []).map((e) => e.name).filter((n) => n.startsWith('GRPC_TLS_'));
+      expect(tlsVariables('runner'), overlay).toEqual([]);
+      expect(tlsVariables('tls').sort(), overlay).toEqual(['GRPC_TLS_CA', 'GRPC_TLS_CERT', 'GRPC_TLS_KEY']);
     }
   });
 });
