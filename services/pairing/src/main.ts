@@ -1,23 +1,18 @@
 /**
- * The pairing service process: the only place its parts are wired together.
+ * The pairing service process: the only place its parts are wired together (config, bus, outbox, gRPC server and
+ * shutdown order: @relay/service).
  */
 import { PrismaPg } from '@prisma/adapter-pg';
-import { servicePool } from '@relay/db/service-pool';
-import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
-import { listen } from '@relay/db/listen';
-import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
-import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
+import { createClient } from '@relay/rpc';
+import { startService } from '@relay/service';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { SubscriptionServiceClient } from '@relay/proto/relay/subscription/v1/subscription_service';
-import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
-import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { startRemoteSessionEventsConsumer } from './adapters/bus/remote-session-events.ts';
 import { startRemoteUnpairedConsumer } from './adapters/bus/remote-unpaired-consumer.ts';
-import { loadConfig, type Config } from './config.ts';
+import { loadConfig } from './config.ts';
 import { nodeSecrets } from './adapters/crypto/node-secrets.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { REMOTE_BUFFER_MAX_AGE_MS } from './domain/remote-buffer.ts';
@@ -41,66 +36,40 @@ import { PrismaRemoteAskStore } from './adapters/store/prisma-remote-ask-store.t
 import { PrismaRemoteSubscriptionStore } from './adapters/store/prisma-remote-subscription-store.ts';
 import { PrismaRemoteWatchStore } from './adapters/store/prisma-remote-watch-store.ts';
 
-const logger = createLogger({ name: 'pairing' });
+await startService({
+  name: 'pairing',
+  loadConfig,
+  database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+  stream: BusStreams.PAIRING_EVENTS,
+  outbox: { wakeOnCommit: true },
+  async start({ config, logger, clock, db: prisma, bus, grpc, serve }) {
+    const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR, grpc);
+    const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
+    const relays = new PrismaPairedRelayStore(prisma);
+    // Events across relays: the watches paired relays keep here, and our subscriptions fetched from theirs.
+    const watches = new PrismaRemoteWatchStore(prisma, { limit: config.REMOTE_BUFFER_LIMIT, maxAgeMs: REMOTE_BUFFER_MAX_AGE_MS });
+    const remoteSubscriptions = new PrismaRemoteSubscriptionStore(prisma);
+    const line = new RemoteEventsClient(relays);
+    const ingest = new RemoteIngestClient(subscriptionClient);
+    const fetchLoop = new RemoteFetchLoop({ subscriptions: remoteSubscriptions, line, ingest, clock, logger, intervalMs: config.REMOTE_FETCH_INTERVAL_MS });
+    // stalled, all_idle and the heartbeat of the watches kept here, computed by our subscription service.
+    const computeLoop = new RemoteComputeLoop({ watches, computer: new RemoteComputeClient(subscriptionClient), clock, logger, intervalMs: config.REMOTE_COMPUTE_INTERVAL_MS });
+    // Asks kept on paired relays, polled here.
+    const asks = new PrismaRemoteAskStore(prisma);
+    const asksLine = new RemoteAsksClient(relays);
+    const askPollLoop = new RemoteAskPollLoop({
+      asks,
+      line: asksLine,
+      sink: new RemoteAnswerClient(questionClient),
+      clock,
+      logger,
+      intervals: { onlineMs: config.REMOTE_ASK_POLL_MS, offlineMs: config.REMOTE_ASK_POLL_OFFLINE_MS },
+    });
+    // Also ends the pairings and unspent codes of a user removed here.
+    const sessionEvents = startRemoteSessionEventsConsumer(bus, { watches, relays, codes: new PrismaPairingCodeStore(prisma), clock, logger });
+    const unpaired = await startRemoteUnpairedConsumer(bus, { subscriptions: remoteSubscriptions, watches, ingest, asks, logger });
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  logger.fatal({ problems: error.problems }, error.message);
-  process.exit(1);
-}
-logger.level = config.LOG_LEVEL;
-
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'pairing' });
-// Before the first query compiles Prisma's WebAssembly query compiler.
-compileWasmBaselineOnly();
-const prisma = new PrismaClient({ adapter: new PrismaPg(servicePool(config.DATABASE_URL), { disposeExternalPool: true }) });
-const grpc = grpcAuth('pairing', config);
-const subscriptionClient = createClient(SubscriptionServiceClient, config.SUBSCRIPTION_GRPC_ADDR, grpc);
-const questionClient = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
-
-try {
-  const bus = await connectBus({ ...natsClientOptions(config), name: 'pairing', logger });
-  await ensureStream(bus, { ...BusStreams.PAIRING_EVENTS, ...streamSettings(config) });
-  // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
-  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
-  outbox.start();
-  const outboxWrites = await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger });
-
-  const relays = new PrismaPairedRelayStore(prisma);
-  // Events across relays: the watches paired relays keep here, and our subscriptions fetched from theirs.
-  const watches = new PrismaRemoteWatchStore(prisma, { limit: config.REMOTE_BUFFER_LIMIT, maxAgeMs: REMOTE_BUFFER_MAX_AGE_MS });
-  const remoteSubscriptions = new PrismaRemoteSubscriptionStore(prisma);
-  const line = new RemoteEventsClient(relays);
-  const ingest = new RemoteIngestClient(subscriptionClient);
-  const fetchLoop = new RemoteFetchLoop({ subscriptions: remoteSubscriptions, line, ingest, clock, logger, intervalMs: config.REMOTE_FETCH_INTERVAL_MS });
-  // stalled, all_idle and the heartbeat of the watches kept here, computed by our subscription service.
-  const computeLoop = new RemoteComputeLoop({ watches, computer: new RemoteComputeClient(subscriptionClient), clock, logger, intervalMs: config.REMOTE_COMPUTE_INTERVAL_MS });
-  // Asks kept on paired relays, polled here.
-  const asks = new PrismaRemoteAskStore(prisma);
-  const asksLine = new RemoteAsksClient(relays);
-  const askPollLoop = new RemoteAskPollLoop({
-    asks,
-    line: asksLine,
-    sink: new RemoteAnswerClient(questionClient),
-    clock,
-    logger,
-    intervals: { onlineMs: config.REMOTE_ASK_POLL_MS, offlineMs: config.REMOTE_ASK_POLL_OFFLINE_MS },
-  });
-  // Also ends the pairings and unspent codes of a user removed here.
-  const sessionEvents = startRemoteSessionEventsConsumer(bus, { watches, relays, codes: new PrismaPairingCodeStore(prisma), clock, logger });
-  const unpaired = await startRemoteUnpairedConsumer(bus, { subscriptions: remoteSubscriptions, watches, ingest, asks, logger });
-
-  const server = await startGrpcServer({
-    port: config.GRPC_PORT,
-    host: config.GRPC_HOST,
-    healthPort: config.GRPC_HEALTH_PORT,
-    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
-    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
-    auth: grpc,
-    services: [
+    await serve([
       {
         definition: PairingServiceService,
         callers: PAIRING_CALLERS,
@@ -119,35 +88,25 @@ try {
         callers: REMOTE_EVENTS_CALLERS,
         implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, asks, asksLine, clock, logger, onOpened: () => fetchLoop.nudge(), onAskKept: () => askPollLoop.nudge() }),
       },
-    ],
-    logger,
-  });
-  fetchLoop.start();
-  computeLoop.start();
-  askPollLoop.start();
-  const probeLoop = new LinkProbeLoop({ relays, link: httpRelayLink, clock, logger });
-  probeLoop.start();
+    ]);
+    fetchLoop.start();
+    computeLoop.start();
+    askPollLoop.start();
+    const probeLoop = new LinkProbeLoop({ relays, link: httpRelayLink, clock, logger });
+    probeLoop.start();
 
-  onShutdownSignal(logger, async () => {
-    await server.shutdown();
-    await fetchLoop.stop();
-    await computeLoop.stop();
-    await askPollLoop.stop();
-    await probeLoop.stop();
-    // The consumers drain before the outbox's last flush.
-    await sessionEvents.stop();
-    await unpaired.stop();
-    await outboxWrites.stop();
-    await outbox.stop();
-    subscriptionClient.close();
-    questionClient.close();
-    await prisma.$disconnect();
-    await bus.close();
-    await shutdownTelemetry();
-  });
-} catch (error) {
-  logger.fatal({ err: error }, 'pairing service failed to start');
-  await prisma.$disconnect().catch(() => undefined);
-  await shutdownTelemetry().catch(() => undefined);
-  process.exit(1);
-}
+    return {
+      drain: async () => {
+        await fetchLoop.stop();
+        await computeLoop.stop();
+        await askPollLoop.stop();
+        await probeLoop.stop();
+        // The consumers drain before the outbox's last flush.
+        await sessionEvents.stop();
+        await unpaired.stop();
+        subscriptionClient.close();
+        questionClient.close();
+      },
+    };
+  },
+});
