@@ -1,9 +1,11 @@
 // Usage: each provider's meters this month, from the relay's own accounting of its turns. A small chart per meter
 // (tokens, cost) puts the tracked providers side by side: a bar for what each used, its allowance marked where one
 // is set. Every bar carries its value as text (an SVG title and the row's label), so the chart reads without sight.
+// Below them, usage over time: the last 30 days, day by day (usage-over-time.tsx).
 import { ErrorNote } from '../parts/error-note.tsx';
 import { when } from '../parts/format.ts';
 import { useApi } from '../use-api.ts';
+import { UsageOverTime } from './usage-over-time.tsx';
 
 interface Meter {
   name: string;
@@ -61,6 +63,7 @@ export function Usage() {
           </div>
         </>
       ) : null}
+      <UsageOverTime />
       <h2>Providers</h2>
       <table class="providers">
         <thead>
