@@ -135,6 +135,19 @@ describe('loadConfig', () => {
     expect((error as ConfigError).problems.map((p) => p.variable.split('.')[0]).sort()).toEqual(['RELAY_CLAUDE_API_MONTHLY_CAP_USD', 'RELAY_USAGE_ALLOWANCES']);
   });
 
+  it('takes the command runner only over mutual TLS: never with the service token', () => {
+    expect(loadConfig({ ...CREDENTIALS, DATABASE_URL }).RELAY_COMMAND_RUNNER_ADDR).toBeUndefined();
+    const tls = { GRPC_TLS_CA: '/etc/relay/grpc-tls/ca.crt', GRPC_TLS_CERT: '/etc/relay/grpc-tls/tls.crt', GRPC_TLS_KEY: '/etc/relay/grpc-tls/tls.key' };
+    expect(loadConfig({ ...tls, DATABASE_URL, GRPC_HOST: '0.0.0.0', RELAY_COMMAND_RUNNER_ADDR: 'runner:50056' }).RELAY_COMMAND_RUNNER_ADDR).toBe('runner:50056');
+    let error: unknown;
+    try {
+      loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_COMMAND_RUNNER_ADDR: 'runner:50056' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems.map((p) => p.variable)).toEqual(['RELAY_COMMAND_RUNNER_ADDR']);
+  });
+
   it('refuses the relay\'s state folder (.relay) as an allowed root or the default folder', () => {
     const problems = (env: Record<string, string>) => {
       try {
