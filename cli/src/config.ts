@@ -1,4 +1,5 @@
 /** The CLI's environment: the only place it reads process.env. */
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { clockSpec, parseEnv } from '@relay/config';
 
@@ -26,6 +27,8 @@ const upSchema = z.object({
   RELAY_CLOCK: z.preprocess(blankAsUnset, z.string().optional()),
   RELAY_CLOCK_EPOCH: z.preprocess(blankAsUnset, z.coerce.number().int().positive().optional()),
   NO_COLOR: z.string().optional(),
+  // Where relay up keeps its state (lock, credentials, embedded PostgreSQL, NATS); a second relay on one machine needs its own.
+  RELAY_DATA_DIR: z.preprocess(blankAsUnset, z.string().optional()),
 });
 
 const clientSchema = z.object({
@@ -47,6 +50,8 @@ export type UpConfig = {
   logLevel: string;
   clockSpec?: string;
   clockEpochMs?: number;
+  /** RELAY_DATA_DIR: where relay up keeps its state; unset means `.relay/` in this repository. */
+  dataDir?: string;
   noColor: boolean;
   /** The environment the services inherit (provider keys, PATH, OTEL_* …) under the relay's own variables. */
   inheritedEnv: Record<string, string>;
@@ -72,6 +77,7 @@ export function loadUpConfig(hostname: string, env: NodeJS.ProcessEnv = process.
     logLevel: parsed.LOG_LEVEL,
     ...(parsed.RELAY_CLOCK !== undefined ? { clockSpec: parsed.RELAY_CLOCK } : {}),
     ...(parsed.RELAY_CLOCK_EPOCH !== undefined ? { clockEpochMs: parsed.RELAY_CLOCK_EPOCH } : {}),
+    ...(parsed.RELAY_DATA_DIR !== undefined ? { dataDir: resolve(parsed.RELAY_DATA_DIR) } : {}),
     noColor: parsed.NO_COLOR !== undefined && parsed.NO_COLOR !== '',
     inheritedEnv,
   };

@@ -25,7 +25,7 @@ async function main(argv: readonly string[]): Promise<number> {
       case 'up': {
         const { runUp } = await import('./commands/up.ts');
         return await runUp(
-          { json: command.json, signInLink: command.signInLink },
+          { json: command.json, signInLink: command.signInLink, ...(command.replicas === undefined ? {} : { replicas: command.replicas }) },
           { out: process.stdout, err: process.stderr, hasParentChannel: typeof process.send === 'function' },
         );
       }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.ts';
+import { GRPC_SERVICE_NAMES, MAX_REPLICAS, type GrpcServiceName, type Replicas } from './service-plan.ts';
 
 export type SessionScope = 'active' | 'archived' | 'all';
 
@@ -18,7 +19,8 @@ export type RelaySettingsChange = {
 
 export type Command =
   /** signInLink: print the console's one-time sign-in link even when stdout is no terminal, or with --json. */
-  | { kind: 'up'; json: boolean; signInLink: boolean }
+  /** replicas: how many processes of each service, where more than one (`--replicas session=2,subscription=2`). */
+  | { kind: 'up'; json: boolean; signInLink: boolean; replicas?: Replicas }
   | { kind: 'sessions'; scope: SessionScope; json: boolean }
   | { kind: 'create-session'; title?: string; json: boolean }
   | { kind: 'create-hosted-session'; session: HostedSessionOptions; wait: boolean; json: boolean }
@@ -59,8 +61,10 @@ const MODES: readonly RelayMode[] = ['agent', 'ask', 'plan'];
 export const HELP_TEXT = `relay: run a relay on this machine and talk to it
 
 Usage:
-  relay up [--json] [--sign-in-link]             start NATS, PostgreSQL and the six services; Ctrl-C stops them
-                                                 (the console's sign-in link shows on a terminal only; --sign-in-link prints it anyway)
+  relay up [--json] [--sign-in-link] [--replicas SERVICE=N,…]
+                                                 start NATS, PostgreSQL and the six services; Ctrl-C stops them
+                                                 (the console's sign-in link shows on a terminal only; --sign-in-link prints it anyway;
+                                                 --replicas session=2,subscription=2 runs that many of those services, balanced)
   relay sessions [--scope active|archived|all] [--json]
                                                  list your sessions
   relay session create --text PROMPT [--title T] [--provider P] [--model M] [--cwd DIR] [--mode agent|ask|plan]
@@ -130,6 +134,23 @@ The other commands use RELAY_URL and RELAY_TOKEN, or else the relay started here
 /** The exit code of a command line the CLI cannot read (0: done, 1: refused or failed, 2: usage). */
 export const USAGE_EXIT_CODE = 2;
 
+/** `session=2,subscription=2` → { session: 2, subscription: 2 }: 1 to MAX_REPLICAS of any service but the gateway. */
+function parseReplicas(value: string): Replicas {
+  const replicas: Replicas = {};
+  for (const pair of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+    const match = /^([a-z]+)=(\d+)$/.exec(pair);
+    const service = match?.[1] as GrpcServiceName | undefined;
+    const count = Number(match?.[2]);
+    if (match === null || service === undefined || !GRPC_SERVICE_NAMES.includes(service)) {
+      throw new CliError(`relay up --replicas: "${pair}" is not SERVICE=N with SERVICE one of ${GRPC_SERVICE_NAMES.join(', ')} (the gateway holds the relay's one port)`, USAGE_EXIT_CODE);
+    }
+    if (!Number.isInteger(count) || count < 1 || count > MAX_REPLICAS) throw new CliError(`relay up --replicas: ${service} takes 1 to ${MAX_REPLICAS} replicas, not ${match[2]}`, USAGE_EXIT_CODE);
+    replicas[service] = count;
+  }
+  if (Object.keys(replicas).length === 0) throw new CliError('relay up --replicas needs SERVICE=N[,SERVICE=N…], for example session=2,subscription=2', USAGE_EXIT_CODE);
+  return replicas;
+}
+
 /** Turns the CLI's arguments (without `node` and the script) into a command; throws CliError on misuse. */
 export function parseCommand(argv: readonly string[]): Command {
   const { words, rest } = splitArguments(argv);
@@ -137,8 +158,13 @@ export function parseCommand(argv: readonly string[]): Command {
   if (first === undefined || first === 'help') return parseHelp(rest);
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   if (first === 'up' && second === undefined) {
-    const { values } = parseOptions(rest, { json: { type: 'boolean' }, 'sign-in-link': { type: 'boolean' } });
-    return { kind: 'up', json: values.json === true, signInLink: values['sign-in-link'] === true };
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, 'sign-in-link': { type: 'boolean' }, replicas: { type: 'string' } });
+    return {
+      kind: 'up',
+      json: values.json === true,
+      signInLink: values['sign-in-link'] === true,
+      ...(typeof values.replicas === 'string' ? { replicas: parseReplicas(values.replicas) } : {}),
+    };
   }
   if (first === 'sessions' && second === undefined) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' }, scope: { type: 'string' } });
@@ -347,7 +373,7 @@ export function parseCommand(argv: readonly string[]): Command {
 /** The options that take a value: the word after one (unless given as --name=value) is its value, not text. */
 const VALUE_OPTIONS = new Set([
   'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'days', 'message', 'may-create-sessions', 'choice', 'session', 'cancel',
-  'unsubscribe', 'agent-sessions', 'max-wait', 'max-turn', 'task-quiet', 'level', 'accept-prompts',
+  'unsubscribe', 'agent-sessions', 'max-wait', 'max-turn', 'task-quiet', 'level', 'accept-prompts', 'replicas',
 ]);
 
 /**

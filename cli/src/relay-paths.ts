@@ -14,9 +14,11 @@ export type RelayPaths = {
   natsConfigFile: string;
 };
 
-/** The paths under `repoRoot`, by default the repository this CLI lives in. */
-export function relayPaths(repoRoot = fileURLToPath(new URL('../..', import.meta.url))): RelayPaths {
-  const dataDir = join(repoRoot, '.relay');
+/**
+ * The paths under `repoRoot`, by default the repository this CLI lives in; the state in `dataDir` (RELAY_DATA_DIR),
+ * by default `.relay/` there.
+ */
+export function relayPaths(repoRoot = fileURLToPath(new URL('../..', import.meta.url)), dataDir = join(repoRoot, '.relay')): RelayPaths {
   return {
     repoRoot,
     dataDir,

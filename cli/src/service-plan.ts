@@ -35,7 +35,8 @@ const ADDRESS_VARIABLES: Record<GrpcServiceName, string> = {
 };
 
 export type ServicePlanInput = {
-  grpcPorts: Record<GrpcServiceName, number>;
+  /** Each service's gRPC port, one per replica (`relay up --replicas`); the first is the service's own default. */
+  grpcPorts: Record<GrpcServiceName, readonly number[]>;
   gatewayPort: number;
   /** The address the gateway binds. */
   gatewayHost: string;
@@ -62,13 +63,31 @@ export function databaseUrlFor(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-/** A service's gRPC address as the other services and the CLI dial it. */
-export function grpcAddress(port: number): string {
-  return `127.0.0.1:${port}`;
+/**
+ * A service's gRPC address as the other services and the CLI dial it: `127.0.0.1:<port>` for one replica, gRPC's
+ * `ipv4:` target listing every replica for several (createClient balances round robin over them).
+ */
+export function grpcAddress(ports: number | readonly number[]): string {
+  const list = typeof ports === 'number' ? [ports] : ports;
+  return list.length === 1 ? `127.0.0.1:${list[0]}` : `ipv4:${list.map((port) => `127.0.0.1:${port}`).join(',')}`;
 }
 
-/** The relay's variables for one service; the caller lays them over the inherited environment. */
-export function serviceEnv(name: ServiceName, input: ServicePlanInput): Record<string, string> {
+/** How `relay up` names replica `index` (from 0) of a service: `session`, `session-2`, `session-3` … */
+export function replicaName(service: ServiceName, index: number): string {
+  return index === 0 ? service : `${service}-${index + 1}`;
+}
+
+/** The services `relay up` runs several of (`--replicas`): every one but the gateway, which holds the relay's one port. */
+export type Replicas = Partial<Record<GrpcServiceName, number>>;
+
+/** At most this many of a service: each replica is a process with its own connection pools. */
+export const MAX_REPLICAS = 8;
+
+/**
+ * The relay's variables for one service (replica `replica`, from 0, of a service with several); the caller lays them
+ * over the inherited environment.
+ */
+export function serviceEnv(name: ServiceName, input: ServicePlanInput, replica = 0): Record<string, string> {
   const env: Record<string, string> = {
     NATS_URL: input.natsUrl,
     RELAY_NAME: input.relayName,
@@ -84,7 +103,9 @@ export function serviceEnv(name: ServiceName, input: ServicePlanInput): Record<s
     env['PORT'] = String(input.gatewayPort);
     env['HOST'] = input.gatewayHost;
   } else {
-    env['GRPC_PORT'] = String(input.grpcPorts[name]);
+    const port = input.grpcPorts[name][replica];
+    if (port === undefined) throw new Error(`no port for replica ${replica + 1} of the ${name} service`);
+    env['GRPC_PORT'] = String(port);
     // Loopback only: the tokens travel in plaintext, so no other host may reach the services.
     env['GRPC_HOST'] = '127.0.0.1';
     env['RELAY_SERVICE_KEYS'] = input.serviceCredentials.keys;

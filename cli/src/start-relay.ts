@@ -27,7 +27,9 @@ import {
   SERVICE_NAMES,
   databaseUrlFor,
   grpcAddress,
+  replicaName,
   serviceEnv,
+  type Replicas,
   type GrpcServiceName,
   type ServiceName,
 } from './service-plan.ts';
@@ -55,8 +57,9 @@ export async function startRelay(
   lockFile: UpLockFile,
   lifecycle: Lifecycle,
   reporter: Reporter,
-  options: { signInLink: boolean } = { signInLink: false },
+  options: { signInLink: boolean; replicas?: Replicas } = { signInLink: false },
 ): Promise<void> {
+  const replicas = options.replicas ?? {};
   const isRoot = process.getuid?.() === 0;
   for (const service of SERVICE_NAMES) {
     const dir = serviceDir(paths, service);
@@ -78,7 +81,7 @@ export async function startRelay(
 
   // A PostgreSQL left running by a killed `relay up` still holds its port; stop it before choosing ports.
   if (config.databaseUrl === undefined) await clearStalePostmaster(paths.postgresDir, reporter);
-  const ports = await choosePorts(config);
+  const ports = await choosePorts(config, replicas);
   const host = config.host;
   const gatewayUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${ports.gateway}`;
   const mcpUrl = `${gatewayUrl}/mcp`;
@@ -122,7 +125,12 @@ export async function startRelay(
   }
   if (natsUrl === undefined) throw new Error('unreachable: NATS has neither a URL nor a binary');
 
-  reporter.info('Starting the services');
+  const scaled = GRPC_SERVICE_NAMES.filter((service) => ports.grpc[service].length > 1);
+  reporter.info(
+    scaled.length === 0
+      ? 'Starting the services'
+      : `Starting the services (${scaled.map((service) => `${service} ×${ports.grpc[service].length} on ${ports.grpc[service].join(', ')}`).join('; ')})`,
+  );
   // Fresh at every start and never written down: a service proves itself with its token, checks the others' keys.
   const serviceCredentials = makeServiceCredentials();
   const gatewayAuth = serviceAuth(serviceCredentials, 'gateway');
@@ -142,13 +150,14 @@ export async function startRelay(
     serviceCredentials,
     natsPasswords,
   };
-  const spawnService = async (name: ServiceName) => {
+  const spawnService = async (name: ServiceName, replica = 0) => {
     // On one machine the services prove themselves with the tokens above, never with certificates from the shell.
     const inherited = Object.fromEntries(Object.entries(config.inheritedEnv).filter(([variable]) => !INHERITED_GRPC_VARIABLES.includes(variable)));
-    const env: NodeJS.ProcessEnv = { ...inherited, ...serviceEnv(name, plan) };
+    const env: NodeJS.ProcessEnv = { ...inherited, ...serviceEnv(name, plan, replica) };
     if (name === 'gateway') delete env['DATABASE_URL'];
+    const label = replicaName(name, replica);
     // A service that exits on its own is started again (with backoff, said in the log) rather than stopping the relay.
-    return RestartingService.start(name, {
+    return RestartingService.start(label, {
       start: () =>
         ManagedProcess.start({
           name,
@@ -157,9 +166,9 @@ export async function startRelay(
           args: ['--enable-source-maps', '--import', './dist/register.js', SERVICE_ENTRY],
           cwd: serviceDir(paths, name),
           env,
-          onLine: (_stream, line) => reporter.child(name, line),
+          onLine: (_stream, line) => reporter.child(label, line),
         }),
-      started: (child) => lockFile.addChild(name, child.pid),
+      started: (child) => lockFile.addChild(label, child.pid),
       warn: (message) => reporter.warn(message),
     });
   };
@@ -169,17 +178,23 @@ export async function startRelay(
     stop: async () => void (await Promise.all(backends.map((child) => child.stop(SERVICE_STOP_GRACE_MS)))),
     kill: () => backends.forEach((child) => child.kill()),
   });
-  await Promise.all(GRPC_SERVICE_NAMES.map(async (name) => backends.push(await spawnService(name))));
+  // Each replica of a service (`--replicas`) is a process of its own on its own port; the others dial them all (an
+  // `ipv4:` target, balanced round robin), and they share their database and durable consumers, as pods do.
+  await Promise.all(
+    GRPC_SERVICE_NAMES.flatMap((name) => ports.grpc[name].map(async (_port, replica) => backends.push(await spawnService(name, replica)))),
+  );
   const gateway = await spawnService('gateway');
   lifecycle.add({ name: 'gateway', stop: async () => void (await gateway.stop(SERVICE_STOP_GRACE_MS)), kill: () => gateway.kill() });
 
   await waitUntilReady(
     [
-      ...GRPC_SERVICE_NAMES.map((service) => ({
-        name: service,
-        where: grpcAddress(ports.grpc[service]),
-        check: () => checkHealth(grpcAddress(ports.grpc[service]), '', 2000, gatewayAuth),
-      })),
+      ...GRPC_SERVICE_NAMES.flatMap((service) =>
+        ports.grpc[service].map((port, replica) => ({
+          name: replicaName(service, replica),
+          where: grpcAddress(port),
+          check: () => checkHealth(grpcAddress(port), '', 2000, gatewayAuth),
+        })),
+      ),
       { name: 'gateway', where: `${gatewayUrl}/readyz`, check: async () => (await fetch(`${gatewayUrl}/readyz`)).ok },
     ],
     { timeoutMs: READY_TIMEOUT_MS, intervalMs: 250, signal: lifecycle.signal },
@@ -220,10 +235,14 @@ async function signInLink(gatewayUrl: string, userToken: string, reporter: Repor
   }
 }
 
-type Ports = { gateway: number; grpc: Record<GrpcServiceName, number>; nats: number; postgres: number };
+type Ports = { gateway: number; grpc: Record<GrpcServiceName, number[]>; nats: number; postgres: number };
+
+/** Replica `index` (from 1) of a service prefers its default port plus 100 × index: 50051, 50151, 50251 for the session service. */
+const REPLICA_PORT_STEP = 100;
 
 /** The default ports where free, others where not; RELAY_PORT must be free as given. */
-async function choosePorts(config: UpConfig): Promise<Ports> {
+async function choosePorts(config: UpConfig, replicas: Replicas): Promise<Ports> {
+  const replicaIndexes = (service: GrpcServiceName) => Array.from({ length: replicas[service] ?? 1 }, (_, index) => index);
   const requests: PortRequest[] = [
     {
       name: 'gateway',
@@ -231,7 +250,9 @@ async function choosePorts(config: UpConfig): Promise<Ports> {
       strict: config.relayPort !== undefined,
       source: 'RELAY_PORT',
     },
-    ...GRPC_SERVICE_NAMES.map((service) => ({ name: service, preferred: DEFAULT_GRPC_PORTS[service], strict: false })),
+    ...GRPC_SERVICE_NAMES.flatMap((service) =>
+      replicaIndexes(service).map((index) => ({ name: replicaName(service, index), preferred: DEFAULT_GRPC_PORTS[service] + REPLICA_PORT_STEP * index, strict: false })),
+    ),
     ...(config.natsUrl === undefined ? [{ name: 'nats', preferred: NATS_PORT, strict: false }] : []),
     ...(config.databaseUrl === undefined ? [{ name: 'postgres', preferred: EMBEDDED_POSTGRES_PORT, strict: false }] : []),
   ];
@@ -241,7 +262,7 @@ async function choosePorts(config: UpConfig): Promise<Ports> {
   const port = (name: string) => assigned.get(name) ?? 0;
   return {
     gateway: port('gateway'),
-    grpc: Object.fromEntries(GRPC_SERVICE_NAMES.map((service) => [service, port(service)])) as Record<GrpcServiceName, number>,
+    grpc: Object.fromEntries(GRPC_SERVICE_NAMES.map((service) => [service, replicaIndexes(service).map((index) => port(replicaName(service, index)))])) as Record<GrpcServiceName, number[]>,
     nats: port('nats'),
     postgres: port('postgres'),
   };

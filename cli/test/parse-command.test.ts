@@ -7,6 +7,8 @@ describe('parseCommand', () => {
     expect(parseCommand(['up'])).toEqual({ kind: 'up', json: false, signInLink: false });
     expect(parseCommand(['up', '--json'])).toEqual({ kind: 'up', json: true, signInLink: false });
     expect(parseCommand(['up', '--json', '--sign-in-link'])).toEqual({ kind: 'up', json: true, signInLink: true });
+    expect(parseCommand(['up', '--replicas', 'subscription=2,session=2'])).toEqual({ kind: 'up', json: false, signInLink: false, replicas: { subscription: 2, session: 2 } });
+    expect(parseCommand(['up', '--replicas=session=3'])).toMatchObject({ replicas: { session: 3 } });
   });
 
   it('reads sessions with its scope, active by default', () => {
@@ -88,6 +90,11 @@ describe('parseCommand', () => {
     [['session', 'delete']],
     [['down']],
     [['up', 'now']],
+    [['up', '--replicas', 'gateway=2']],
+    [['up', '--replicas', 'session=0']],
+    [['up', '--replicas', 'session=9']],
+    [['up', '--replicas', 'session']],
+    [['up', '--replicas', '']],
     [['up', '--scope', 'all']],
   ])('refuses %j with a CliError', (argv) => {
     expect(() => parseCommand(argv)).toThrow(CliError);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { makeServiceCredentials, serviceKey } from '@relay/rpc';
-import { databaseUrlFor, serviceEnv, type ServicePlanInput } from '../src/service-plan.ts';
+import { databaseUrlFor, grpcAddress, replicaName, serviceEnv, type ServicePlanInput } from '../src/service-plan.ts';
 
 const serviceCredentials = makeServiceCredentials();
 
 const input: ServicePlanInput = {
-  grpcPorts: { session: 50051, subscription: 50052, scheduler: 50053, question: 50054, pairing: 40000 },
+  grpcPorts: { session: [50051], subscription: [50052], scheduler: [50053], question: [50054], pairing: [40000] },
   gatewayPort: 7420,
   gatewayHost: '127.0.0.1',
   publicUrl: 'http://127.0.0.1:7420',
@@ -79,5 +79,30 @@ describe('serviceEnv', () => {
     const own = serviceEnv('scheduler', { ...input, natsPasswords: undefined });
     expect(own).not.toHaveProperty('NATS_USER');
     expect(own).not.toHaveProperty('NATS_PASSWORD');
+  });
+});
+
+describe('replicas (relay up --replicas)', () => {
+  const scaled: ServicePlanInput = { ...input, grpcPorts: { ...input.grpcPorts, session: [50051, 50151], subscription: [50052, 50152, 50252] } };
+
+  it('gives each replica its own port and every caller an ipv4 target listing them all', () => {
+    expect(serviceEnv('session', scaled, 0).GRPC_PORT).toBe('50051');
+    expect(serviceEnv('session', scaled, 1).GRPC_PORT).toBe('50151');
+    expect(serviceEnv('subscription', scaled, 2).GRPC_PORT).toBe('50252');
+    expect(serviceEnv('gateway', scaled)).toMatchObject({
+      SESSION_GRPC_ADDR: 'ipv4:127.0.0.1:50051,127.0.0.1:50151',
+      SUBSCRIPTION_GRPC_ADDR: 'ipv4:127.0.0.1:50052,127.0.0.1:50152,127.0.0.1:50252',
+      SCHEDULER_GRPC_ADDR: '127.0.0.1:50053',
+    });
+    // Replicas share their database and their NATS user, as a Deployment's pods do.
+    expect(serviceEnv('session', scaled, 1).DATABASE_URL).toBe(serviceEnv('session', scaled, 0).DATABASE_URL);
+    expect(serviceEnv('session', scaled, 1).NATS_USER).toBe('session');
+    expect(() => serviceEnv('session', scaled, 2)).toThrow(/no port for replica 3/);
+  });
+
+  it('names replicas after their service', () => {
+    expect([0, 1, 2].map((index) => replicaName('session', index))).toEqual(['session', 'session-2', 'session-3']);
+    expect(grpcAddress(50051)).toBe('127.0.0.1:50051');
+    expect(grpcAddress([50051])).toBe('127.0.0.1:50051');
   });
 });

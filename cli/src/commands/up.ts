@@ -3,6 +3,7 @@ import { loadUpConfig } from '../config.ts';
 import { Lifecycle, StopRequested } from '../lifecycle.ts';
 import { relayPaths, type RelayPaths } from '../relay-paths.ts';
 import { Reporter } from '../reporter.ts';
+import type { Replicas } from '../service-plan.ts';
 import { acquireUpLock, stopLeftovers } from '../up-lock-file.ts';
 
 export type UpIo = {
@@ -21,7 +22,7 @@ export type UpIo = {
  * requested stop, 1 when something failed or died, or when a relay up already runs here (a second one
  * says where the first is, on stderr, and starts nothing).
  */
-export async function runUp(options: { json: boolean; signInLink?: boolean }, io: UpIo): Promise<number> {
+export async function runUp(options: { json: boolean; signInLink?: boolean; replicas?: Replicas }, io: UpIo): Promise<number> {
   const config = loadUpConfig(hostname(), io.env);
   const reporter = new Reporter({
     json: options.json,
@@ -30,7 +31,7 @@ export async function runUp(options: { json: boolean; signInLink?: boolean }, io
     out: io.out,
     err: io.err,
   });
-  const paths = io.paths ?? relayPaths();
+  const paths = io.paths ?? relayPaths(undefined, config.dataDir);
   const acquired = acquireUpLock(paths.lockFile, new Date());
   if (acquired.kind === 'running') {
     io.err.write(`relay: ${acquired.message}; this relay up starts nothing\n`);
@@ -46,7 +47,10 @@ export async function runUp(options: { json: boolean; signInLink?: boolean }, io
     // Loaded only now: the gRPC, OpenTelemetry and Prisma-side modules take seconds to load, which a
     // second `relay up` that only reports the running one should not pay.
     const { startRelay } = await import('../start-relay.ts');
-    await startRelay(config, paths, lockFile, lifecycle, reporter, { signInLink: showsSignInLink(options, io.out.isTTY === true) });
+    await startRelay(config, paths, lockFile, lifecycle, reporter, {
+      signInLink: showsSignInLink(options, io.out.isTTY === true),
+      replicas: options.replicas ?? {},
+    });
     await lifecycle.stopRequested;
   } catch (error) {
     if (!(error instanceof StopRequested)) {

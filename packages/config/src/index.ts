@@ -113,6 +113,12 @@ export function streamSettings(config: { NATS_STREAM_REPLICAS: number; NATS_STRE
 /** DATABASE_URL for the services that own data. */
 export const databaseUrl = url(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/relay_session');
 
-/** A host:port gRPC address of another service. */
+/**
+ * A gRPC address of another service: host:port (a headless Service's name balances over every pod it resolves to), or
+ * a list of replicas on fixed addresses as gRPC's ipv4 target names it, `ipv4:127.0.0.1:50051,127.0.0.1:50151`
+ * (`relay up --replicas`); @relay/rpc's createClient balances over either.
+ */
 export const grpcAddress = (example: string) =>
-  z.string({ error: `required, for example ${example}` }).regex(/^[\w.-]+:\d+$/, `must be host:port, for example ${example}`);
+  z
+    .string({ error: `required, for example ${example}` })
+    .regex(/^(?:[\w.-]+:\d+|ipv4:[\d.]+:\d+(?:,[\d.]+:\d+)*)$/, `must be host:port or ipv4:host:port,host:port, for example ${example}`);
