@@ -2,8 +2,10 @@
 // secret, credential and the relay's state out of the command runner's containers and lets it reach only DNS, the
 // gateway's /mcp and the internet's 443; and each rule of that check fails a render that breaks it.
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { K8S_DIR, checkKubectl, listFolders, renderKustomization, type K8sObject } from './render-kustomization.ts';
 import { policyAllows, workloadsOf } from './check-policies.ts';
@@ -21,6 +23,7 @@ const find = (objects: K8sObject[], kind: string, name: string) => objects.find(
 const podOf = (objects: K8sObject[], name: string) => (find(objects, 'Deployment', name)['spec'] as any).template.spec;
 const runnerContainer = (objects: K8sObject[]) => podOf(objects, 'runner').containers.find((c: { name: string }) => c.name === 'runner');
 const label = (name: string) => ({ 'app.kubernetes.io/name': name });
+const runnerStart = (JSON.parse(readFileSync(fileURLToPath(new URL('../../services/runner/package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } }).scripts.start;
 
 describe('the command runner in every overlay', () => {
   it('holds no Secret, no token and none of the relay\'s state where commands run, and reaches only DNS, the gateway and the internet\'s 443', () => {
@@ -64,6 +67,12 @@ describe('the command runner in every overlay', () => {
       const tlsVariables = (name: string) => (containers.find((c) => c.name === name)?.env ?? []).map((e) => e.name).filter((n) => n.startsWith('GRPC_TLS_'));
       expect(tlsVariables('runner'), overlay).toEqual([]);
       expect(tlsVariables('tls').sort(), overlay).toEqual(['GRPC_TLS_CA', 'GRPC_TLS_CERT', 'GRPC_TLS_KEY']);
+      // Where commands run, a shell is PID 1 (it reaps the orphans a command's killed group leaves) and starts the
+      // image's own command, services/runner's npm start.
+      const command = (containers.find((c) => c.name === 'runner') as { command?: string[] }).command ?? [];
+      expect(command.slice(0, 2), overlay).toEqual(['/bin/sh', '-c']);
+      expect(command[2], overlay).toContain(`${runnerStart} & pid=$!`);
+      expect(command[2], overlay).toMatch(/trap 'kill -TERM \$pid' TERM/);
     }
   });
 });
