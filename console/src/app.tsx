@@ -13,6 +13,7 @@ import { Relays } from './pages/relays.tsx';
 import { Schedules } from './pages/schedules.tsx';
 import { Sessions } from './pages/sessions.tsx';
 import { SettingsPage } from './pages/settings.tsx';
+import { NotificationsEntry } from './pages/notifications-entry.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { Usage } from './pages/usage.tsx';
 import { linkTo, navigate, useRoute, type Route } from './router.ts';
@@ -111,6 +112,7 @@ const PAGE_TITLES: Record<Route['page'], string | undefined> = {
   relays: 'Paired relays',
   settings: 'Settings',
   usage: 'Usage',
+  notifications: 'Notifications',
   'sign-in': 'Sign in',
 };
 
@@ -129,6 +131,8 @@ function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }
       return admin ? <SettingsPage me={me} /> : <AdminsOnly title="Settings" what="The relay's settings and its users" />;
     case 'usage':
       return <Usage />;
+    case 'notifications':
+      return <NotificationsEntry />;
     default:
       return <Sessions />;
   }
@@ -162,6 +166,9 @@ function Header({ route, name, me, onSignedOut }: { route: Route; name: string; 
         </a>
         <a {...linkTo('/usage')} aria-current={current('usage')}>
           Usage
+        </a>
+        <a {...linkTo('/notifications')} aria-current={current('notifications')}>
+          Notifications
         </a>
         {me.role === 'admin' ? (
           <a {...linkTo('/settings')} aria-current={current('settings')}>

@@ -10,6 +10,7 @@ export type Route =
   | { page: 'relays' }
   | { page: 'settings' }
   | { page: 'usage' }
+  | { page: 'notifications' }
   | { page: 'sign-in' };
 
 export function routeOf(pathname: string): Route {
@@ -20,6 +21,7 @@ export function routeOf(pathname: string): Route {
   if (pathname === '/relays') return { page: 'relays' };
   if (pathname === '/settings') return { page: 'settings' };
   if (pathname === '/usage') return { page: 'usage' };
+  if (pathname === '/notifications') return { page: 'notifications' };
   if (pathname === '/sign-in') return { page: 'sign-in' };
   return { page: 'sessions' };
 }

@@ -23,6 +23,7 @@ import { registerCardRoutes } from './routes/cards.ts';
 import { registerPairingRoutes } from './routes/pairings.ts';
 import { registerRelayRoutes } from './routes/relay-routes.ts';
 import { registerRelaySettingsRoutes } from './routes/relay-settings.ts';
+import { registerNotificationRoutes } from './routes/notifications.ts';
 import { registerScheduleRoutes } from './routes/schedules.ts';
 import { registerSubscriptionRoutes } from './routes/subscriptions.ts';
 import type { Owners } from '../../app/ports.ts';
@@ -104,6 +105,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerSessionRoutes(app, deps);
   registerCardRoutes(app, deps);
   registerAskRoutes(app, deps);
+  registerNotificationRoutes(app, deps);
   registerScheduleRoutes(app, deps);
   registerSubscriptionRoutes(app, deps);
   registerPairingRoutes(app, deps);

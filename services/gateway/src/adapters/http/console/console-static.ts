@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** The console's own addresses; each answers the page, which routes in the browser. */
-export const CONSOLE_PAGES = ['/', '/sign-in', '/sessions', '/sessions/:id', '/inbox', '/schedules', '/relays', '/settings', '/usage'];
+export const CONSOLE_PAGES = ['/', '/sign-in', '/sessions', '/sessions/:id', '/inbox', '/schedules', '/relays', '/settings', '/usage', '/notifications'];
 
 // The page loads only its own files and talks only to this relay; nothing frames it.
 const CONSOLE_CSP = [
@@ -50,6 +50,12 @@ export function registerConsoleStatic(app: FastifyInstance, distDir: string | un
   for (const page of CONSOLE_PAGES) {
     app.get(page, async (_request, reply) => sendPage(reply, distDir));
   }
+  // The service worker that shows Web Push notifications (docs/adr/0031): at the root, so its scope is the console's.
+  app.get('/sw.js', async (_request, reply) => {
+    const body = distDir === undefined ? undefined : await readFile(join(distDir, 'sw.js')).catch(() => undefined);
+    if (body === undefined) return notFound(reply);
+    return reply.header('content-security-policy', CONSOLE_CSP).header('cache-control', 'no-cache').type(TYPES['.js']!).send(body);
+  });
   app.get('/assets/:name', async (request, reply) => {
     const { name } = request.params as { name: string };
     const type = TYPES[extname(name)];
