@@ -1,5 +1,6 @@
 // Commands on Kubernetes: the command runner (services/runner, its commands and tls sides as real processes, on a
 // unix socket and a loopback TLS port with a test CA) and the session service's RunnerSandbox against it.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,6 +147,36 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     await command.ended;
     await until(() => pids.every((pid) => !alive(pid)));
     expect(chunks.join('')).not.toContain('grandchild');
+  });
+
+  it('a session replica that dies mid-command (its connection dropped) stops the command\'s process group', async () => {
+    const files = ca.issue('session', ['session']);
+    // A session service of its own, as a process: SIGKILLed, it cancels nothing; the runner sees the connection drop.
+    const replica = [
+      `import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';`,
+      `import { createClient, grpcAuth } from '@relay/rpc';`,
+      `import { RunnerSandbox } from ${JSON.stringify(fileURLToPath(new URL('../../src/adapters/runner/runner-sandbox.ts', import.meta.url)))};`,
+      `const env = JSON.parse(process.env.REPLICA);`,
+      `const sandbox = new RunnerSandbox(createClient(RunnerServiceClient, env.address, grpcAuth('session', env.tls)));`,
+      `sandbox.start({ folder: env.folder, argv: ['sh', '-c', env.script], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => process.stdout.write(chunk) });`,
+    ].join('\n');
+    const script = 'sleep 300 & echo $! > dropped-child.pid; echo $$ > dropped-leader.pid; echo ready; wait';
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', replica], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: { ...process.env, REPLICA: JSON.stringify({ address: `127.0.0.1:${port}`, tls: tlsOf(files), folder: project, script }) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await until(() => output.includes('ready'), 30_000);
+      const pids = ['dropped-leader.pid', 'dropped-child.pid'].map((file) => Number(readFileSync(join(project, file), 'utf8').trim()));
+      for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(true);
+      child.kill('SIGKILL');
+      await until(() => pids.every((pid) => !alive(pid)));
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('ends what a command left running in its group once the command itself exits', async () => {
