@@ -1,25 +1,20 @@
 /**
- * The session service process: the only place its parts are wired together.
+ * The session service process: the only place its parts are wired together (config, bus, outbox, gRPC server and
+ * shutdown order: @relay/service).
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { servicePool } from '@relay/db/service-pool';
-import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, OutboxRelay } from '@relay/bus';
-import { listen } from '@relay/db/listen';
-import { createClock } from '@relay/clock';
-import { ConfigError, natsClientOptions, streamSettings } from '@relay/config';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
-import { createClient, grpcAuth, startGrpcServer } from '@relay/rpc';
-import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
-import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
+import { createClient } from '@relay/rpc';
+import { startService } from '@relay/service';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { startScheduledPromptConsumer } from './adapters/bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './adapters/bus/wakeup-consumer.ts';
 import { ConfiguredCatalogue, providerListings } from './adapters/providers/configured-catalogue.ts';
-import { childProcessEnv, commandEnv, loadConfig, type Config } from './config.ts';
+import { childProcessEnv, commandEnv, loadConfig } from './config.ts';
 import { nodeCrypto } from './adapters/crypto/node-crypto.ts';
 import { getRelaySettings, seedRelaySettings } from './app/settings/relay-settings.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
@@ -54,143 +49,118 @@ import { PgTokenReads } from './adapters/store/pg-token-reads.ts';
 import { PrismaLoopGuardStore } from './adapters/store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './adapters/store/prisma-turn-store.ts';
 
-const logger = createLogger({ name: 'session' });
+await startService({
+  name: 'session',
+  loadConfig,
+  // One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
+  database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+  stream: BusStreams.SESSION_EVENTS,
+  outbox: { wakeOnCommit: true },
+  async start({ config, logger, clock, pool, db: prisma, bus, grpc, serve }) {
+    // The roots as the machine resolves them: sessions' folders are checked by their real paths.
+    const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => nodeRealFolders.realPath(root)));
+    // The stores write the events; those that carry the API's messages are encoded as the API encodes them.
+    const store = new PrismaSessionStore(prisma, API_MESSAGES);
+    const turns = new PrismaTurnStore(prisma, API_MESSAGES);
+    const signals = new TurnSignals();
+    const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
+    const taskStore = new PrismaTaskStore(prisma, API_MESSAGES);
+    // Every allowed command (and every agent CLI) runs in the sandbox; where none can be had, none runs, and the log says so.
+    const sandbox = bubblewrapSandbox({ path: commandEnv().PATH, stateFolders: stateFoldersAbove(process.cwd()) });
+    // On Kubernetes (RELAY_COMMAND_RUNNER_ADDR) commands run in the command runner instead, over mutual TLS.
+    const commandRunner = config.RELAY_COMMAND_RUNNER_ADDR === undefined ? undefined : createClient(RunnerServiceClient, config.RELAY_COMMAND_RUNNER_ADDR, grpc);
+    const taskSandbox = commandRunner === undefined ? sandbox : new RunnerSandbox(commandRunner);
+    if (commandRunner !== undefined) logger.info({ runner: config.RELAY_COMMAND_RUNNER_ADDR }, 'commands run in the command runner');
+    else if (sandbox.unavailable === undefined) logger.info('commands run in a bubblewrap sandbox');
+    else logger.error(`${sandbox.unavailable}: every command an agent asks for is refused`);
+    const backgroundTasks = new BackgroundTasks({
+      store: taskStore,
+      clock,
+      logger,
+      host: hostname(),
+      runnerId: `tasks-${randomUUID()}`,
+      env: commandEnv(),
+      allowedRoots,
+      folders: nodeRealFolders,
+      sandbox: taskSandbox,
+    });
+    const usageLedger = new PrismaUsageLedger(prisma);
+    // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
+    // fifth of the service's CPU at start, and ~30 MB at rest).
+    const claudeAgentSdk = () => import('@anthropic-ai/claude-agent-sdk');
+    const providers = new ProviderRegistry(
+      configuredProviders(config, {
+        cards: new GrpcQuestionCards(questions),
+        tasks: backgroundTasks,
+        sandbox,
+        history: prismaConversationHistory(prisma),
+        usage: usageLedger,
+        claudeStates: new PrismaClaudeSessionStates(prisma, clock),
+        claudeQuery: async function* (params) {
+          yield* (await claudeAgentSdk()).query(params);
+        },
+        claudeTranscripts: async (resumeId, cwd) => (await (await claudeAgentSdk()).getSessionInfo(resumeId, { dir: cwd })) !== undefined,
+        childEnv: childProcessEnv(),
+        commandEnv: commandEnv(),
+        logger,
+      }),
+    );
+    // Model lists: configured, else discovered once at start (unknown when a provider cannot say).
+    const unlisted = providerListings(config).filter((row) => row.models === undefined);
+    const modelLists = await discoverModelLists(unlisted.map((row) => providers.get(row.id)).filter((p) => p !== undefined), logger);
+    const usageAllowances = {
+      ...config.RELAY_USAGE_ALLOWANCES,
+      ...(config.RELAY_CLAUDE_API_MONTHLY_CAP_USD === undefined
+        ? {}
+        : { 'claude-api': { ...config.RELAY_USAGE_ALLOWANCES['claude-api'], monthlyUsd: config.RELAY_CLAUDE_API_MONTHLY_CAP_USD } }),
+    };
+    // A provider is offered as available only when its plug-in can run here and its plan lets it.
+    const catalogue = new ConfiguredCatalogue(config, {
+      availability: (providerId) => providers.availability(providerId),
+      usage: { ledger: usageLedger, allowances: usageAllowances, now: () => clock.now() },
+      discovered: modelLists,
+    });
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  logger.fatal({ problems: error.problems }, error.message);
-  process.exit(1);
-}
-logger.level = config.LOG_LEVEL;
+    const settings = await seedRelaySettings(store, {
+      agentSessionsEnabled: config.RELAY_AGENT_SESSIONS === 'on',
+      maxWaitSeconds: config.RELAY_MAX_WAIT_SECONDS,
+      maxTurnMinutes: config.RELAY_MAX_TURN_MINUTES,
+      taskQuietMinutes: config.RELAY_TASK_QUIET_MINUTES,
+    });
+    logger.info({ settings }, 'relay settings loaded');
 
-const clock = createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'session' });
-// The roots as the machine resolves them: sessions' folders are checked by their real paths.
-const allowedRoots = await Promise.all(config.RELAY_ALLOWED_ROOTS.map((root) => nodeRealFolders.realPath(root)));
-// Before the first query compiles Prisma's WebAssembly query compiler.
-compileWasmBaselineOnly();
-// One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
-const pool = servicePool(config.DATABASE_URL);
-const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-// The stores write the events; those that carry the API's messages are encoded as the API encodes them.
-const store = new PrismaSessionStore(prisma, API_MESSAGES);
-const turns = new PrismaTurnStore(prisma, API_MESSAGES);
-const signals = new TurnSignals();
-const grpc = grpcAuth('session', config);
-const questions = createClient(QuestionServiceClient, config.QUESTION_GRPC_ADDR, grpc);
-const taskStore = new PrismaTaskStore(prisma, API_MESSAGES);
-// Every allowed command (and every agent CLI) runs in the sandbox; where none can be had, none runs, and the log says so.
-const sandbox = bubblewrapSandbox({ path: commandEnv().PATH, stateFolders: stateFoldersAbove(process.cwd()) });
-// On Kubernetes (RELAY_COMMAND_RUNNER_ADDR) commands run in the command runner instead, over mutual TLS.
-const commandRunner = config.RELAY_COMMAND_RUNNER_ADDR === undefined ? undefined : createClient(RunnerServiceClient, config.RELAY_COMMAND_RUNNER_ADDR, grpc);
-const taskSandbox = commandRunner === undefined ? sandbox : new RunnerSandbox(commandRunner);
-if (commandRunner !== undefined) logger.info({ runner: config.RELAY_COMMAND_RUNNER_ADDR }, 'commands run in the command runner');
-else if (sandbox.unavailable === undefined) logger.info('commands run in a bubblewrap sandbox');
-else logger.error(`${sandbox.unavailable}: every command an agent asks for is refused`);
-const backgroundTasks = new BackgroundTasks({
-  store: taskStore,
-  clock,
-  logger,
-  host: hostname(),
-  runnerId: `tasks-${randomUUID()}`,
-  env: commandEnv(),
-  allowedRoots,
-  folders: nodeRealFolders,
-  sandbox: taskSandbox,
-});
-const usageLedger = new PrismaUsageLedger(prisma);
-// The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
-// fifth of the service's CPU at start, and ~30 MB at rest).
-const claudeAgentSdk = () => import('@anthropic-ai/claude-agent-sdk');
-const providers = new ProviderRegistry(
-  configuredProviders(config, {
-    cards: new GrpcQuestionCards(questions),
-    tasks: backgroundTasks,
-    sandbox,
-    history: prismaConversationHistory(prisma),
-    usage: usageLedger,
-    claudeStates: new PrismaClaudeSessionStates(prisma, clock),
-    claudeQuery: async function* (params) {
-      yield* (await claudeAgentSdk()).query(params);
-    },
-    claudeTranscripts: async (resumeId, cwd) => (await (await claudeAgentSdk()).getSessionInfo(resumeId, { dir: cwd })) !== undefined,
-    childEnv: childProcessEnv(),
-    commandEnv: commandEnv(),
-    logger,
-  }),
-);
-// Model lists: configured, else discovered once at start (unknown when a provider cannot say).
-const unlisted = providerListings(config).filter((row) => row.models === undefined);
-const modelLists = await discoverModelLists(unlisted.map((row) => providers.get(row.id)).filter((p) => p !== undefined), logger);
-const usageAllowances = {
-  ...config.RELAY_USAGE_ALLOWANCES,
-  ...(config.RELAY_CLAUDE_API_MONTHLY_CAP_USD === undefined
-    ? {}
-    : { 'claude-api': { ...config.RELAY_USAGE_ALLOWANCES['claude-api'], monthlyUsd: config.RELAY_CLAUDE_API_MONTHLY_CAP_USD } }),
-};
-// A provider is offered as available only when its plug-in can run here and its plan lets it.
-const catalogue = new ConfiguredCatalogue(config, {
-  availability: (providerId) => providers.availability(providerId),
-  usage: { ledger: usageLedger, allowances: usageAllowances, now: () => clock.now() },
-  discovered: modelLists,
-});
+    const listening = listenForTurnSignals(bus, signals, logger);
+    // A task's process does not survive a restart: the ones the last run of this host left are failed at once
+    // (another replica's are failed by the sweep once their lease runs out).
+    await backgroundTasks.recover();
+    const taskUpkeep = backgroundTasks.keepUp();
+    // Not awaited: the scheduler declares its stream, and may start after this service.
+    const stopping = new AbortController();
+    const deliveries = new PrismaDeliveries(prisma, API_MESSAGES);
+    const scheduledPrompts = startScheduledPromptConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, signal: stopping.signal });
+    // Not awaited: the subscription service declares its stream, and may start after this service.
+    // An event row for a watcher mid-turn on a provider that steers goes into that turn, on whichever replica runs it.
+    const steering = busSteering(bus, providers, logger);
+    const wakeups = startWakeupConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, steer: steering.steer });
 
-try {
-  const settings = await seedRelaySettings(store, {
-    agentSessionsEnabled: config.RELAY_AGENT_SESSIONS === 'on',
-    maxWaitSeconds: config.RELAY_MAX_WAIT_SECONDS,
-    maxTurnMinutes: config.RELAY_MAX_TURN_MINUTES,
-    taskQuietMinutes: config.RELAY_TASK_QUIET_MINUTES,
-  });
-  logger.info({ settings }, 'relay settings loaded');
+    const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
+    const runner = new TurnRunner({
+      store: turns,
+      ids: nodeCrypto,
+      providers,
+      workers,
+      signals,
+      clock,
+      logger,
+      maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
+      // A usage-limit pause any replica recorded holds the provider's queued turns here too.
+      pauses: usageLedger,
+    });
+    const taskQuietMinutes = async () => (await getRelaySettings(store)).taskQuietMinutes;
+    runner.start();
+    logger.info({ runnerId: runner.runnerId }, 'turn runner started');
 
-  const bus = await connectBus({ ...natsClientOptions(config), name: 'session', logger });
-  await ensureStream(bus, { ...BusStreams.SESSION_EVENTS, ...streamSettings(config) });
-  // Woken when a transaction that wrote outbox rows commits (here or on another replica); the poll is a safety net.
-  const outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
-  outbox.start();
-  const outboxWrites = await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger });
-  const listening = listenForTurnSignals(bus, signals, logger);
-  // A task's process does not survive a restart: the ones the last run of this host left are failed at once
-  // (another replica's are failed by the sweep once their lease runs out).
-  await backgroundTasks.recover();
-  const taskUpkeep = backgroundTasks.keepUp();
-  // Not awaited: the scheduler declares its stream, and may start after this service.
-  const stopping = new AbortController();
-  const deliveries = new PrismaDeliveries(prisma, API_MESSAGES);
-  const scheduledPrompts = startScheduledPromptConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, signal: stopping.signal });
-  // Not awaited: the subscription service declares its stream, and may start after this service.
-  // An event row for a watcher mid-turn on a provider that steers goes into that turn, on whichever replica runs it.
-  const steering = busSteering(bus, providers, logger);
-  const wakeups = startWakeupConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, steer: steering.steer });
-
-  const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
-  const runner = new TurnRunner({
-    store: turns,
-    ids: nodeCrypto,
-    providers,
-    workers,
-    signals,
-    clock,
-    logger,
-    maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
-    // A usage-limit pause any replica recorded holds the provider's queued turns here too.
-    pauses: usageLedger,
-  });
-  const taskQuietMinutes = async () => (await getRelaySettings(store)).taskQuietMinutes;
-  runner.start();
-  logger.info({ runnerId: runner.runnerId }, 'turn runner started');
-
-  const server = await startGrpcServer({
-    port: config.GRPC_PORT,
-    host: config.GRPC_HOST,
-    healthPort: config.GRPC_HEALTH_PORT,
-    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
-    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
-    auth: grpc,
-    services: [
+    const server = await serve([
       {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
@@ -228,36 +198,28 @@ try {
           ...loopGuardGrpc({ loopGuards: new PrismaLoopGuardStore(prisma), clock, logger }),
         },
       },
-    ],
-    logger,
-  });
+    ]);
 
-  onShutdownSignal(logger, async () => {
-    // Unready at once (callers and new turns go to other replicas); the turns running here may end by themselves
-    // within the grace, still served (their agents call relay_tool back) and still stoppable. Those still running
-    // then end as "the relay stopped"; their events go out with the last flush.
-    server.drain();
-    await runner.drain(config.RELAY_SHUTDOWN_GRACE_SECONDS * 1000);
-    await server.shutdown();
-    taskUpkeep.stop();
-    await backgroundTasks.stopAll();
-    commandRunner?.close();
-    listening.stop();
-    steering.stop();
-    stopping.abort();
-    await (await scheduledPrompts)?.stop();
-    await (await wakeups).stop();
-    await workers.stopAll();
-    questions.close();
-    await outboxWrites.stop();
-    await outbox.stop();
-    await prisma.$disconnect();
-    await bus.close();
-    await shutdownTelemetry();
-  });
-} catch (error) {
-  logger.fatal({ err: error }, 'session service failed to start');
-  await prisma.$disconnect().catch(() => undefined);
-  await shutdownTelemetry().catch(() => undefined);
-  process.exit(1);
-}
+    return {
+      // Unready at once (callers and new turns go to other replicas); the turns running here may end by themselves
+      // within the grace, still served (their agents call relay_tool back) and still stoppable. Those still running
+      // then end as "the relay stopped"; their events go out with the last flush.
+      beforeShutdown: async () => {
+        server.drain();
+        await runner.drain(config.RELAY_SHUTDOWN_GRACE_SECONDS * 1000);
+      },
+      drain: async () => {
+        taskUpkeep.stop();
+        await backgroundTasks.stopAll();
+        commandRunner?.close();
+        listening.stop();
+        steering.stop();
+        stopping.abort();
+        await (await scheduledPrompts)?.stop();
+        await (await wakeups).stop();
+        await workers.stopAll();
+        questions.close();
+      },
+    };
+  },
+});
