@@ -1,18 +1,17 @@
 /**
  * The gateway process: reads its environment, connects to the owners over gRPC, serves HTTP, and
- * shuts down in order on SIGTERM/SIGINT. Telemetry is started by `--import @relay/telemetry/register`.
+ * shuts down in order on SIGTERM/SIGINT (config, logger, clock and telemetry last: @relay/service). Telemetry is
+ * started by `--import @relay/telemetry/register`.
  */
-import { createClock } from '@relay/clock';
 import { grpcAuth } from '@relay/rpc';
-import { createLogger, onShutdownSignal, shutdownTelemetry } from '@relay/telemetry';
+import { openService, stopOnSignal } from '@relay/service';
 import { cachedPairingOwner, cachedSessionOwner } from './adapters/grpc/cached-owners.ts';
 import { refusingRemovedUsers } from './adapters/grpc/removed-users.ts';
 import { createServiceClients } from './adapters/grpc/service-clients.ts';
 import { buildApp } from './adapters/http/build-app.ts';
 import { loadConfig } from './config.ts';
 
-const config = loadConfig();
-const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
+const { config, logger, clock } = openService('gateway', loadConfig);
 
 const { close: closeClients, ...clients } = createServiceClients(
   {
@@ -28,7 +27,7 @@ const { close: closeClients, ...clients } = createServiceClients(
 
 const app = buildApp({
   relayName: config.RELAY_NAME,
-  clock: createClock(config.RELAY_CLOCK, config.RELAY_CLOCK_EPOCH, { file: config.RELAY_CLOCK_CONTROL, name: 'gateway' }),
+  clock,
   publicUrl: config.RELAY_PUBLIC_URL,
   openUrlBase: config.OPEN_URL_BASE,
   externalCallSeconds: config.RELAY_EXTERNAL_CALL_SECONDS,
@@ -50,13 +49,12 @@ const app = buildApp({
 // turns go on in the session service and the agent's `wait` picks them up on another replica.
 const SHUTDOWN_GRACE_MS = 10_000;
 
-onShutdownSignal(logger, async () => {
+stopOnSignal(logger, async () => {
   const closed = app.close();
   const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
   await closed;
   clearTimeout(grace);
   closeClients();
-  await shutdownTelemetry();
 });
 
 await app.listen({ port: config.PORT, host: config.HOST });
