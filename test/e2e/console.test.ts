@@ -452,8 +452,11 @@ describe('the web console for a member', () => {
     await memberPage.goto(`${relay.gatewayUrl}/#token=${encodeURIComponent(member.token)}`);
     await memberPage.getByRole('heading', { name: 'Sessions' }).waitFor({ timeout: 15_000 });
     const nav = memberPage.getByRole('navigation', { name: 'Console' });
-    // No Settings (the relay's settings and users are an admin's); the Inbox counts the member's one card.
-    await expect.poll(() => nav.getByRole('link').allTextContents(), { timeout: 15_000 }).toEqual(['Sessions', 'Inbox1', '⏰ Schedules', 'Paired relays', 'Usage']);
+    // No Settings (the relay's settings and users are an admin's), but their own Notifications; the Inbox counts the
+    // member's one card.
+    await expect
+      .poll(() => nav.getByRole('link').allTextContents(), { timeout: 15_000 })
+      .toEqual(['Sessions', 'Inbox1', '⏰ Schedules', 'Paired relays', 'Usage', 'Notifications']);
     expect(await memberPage.locator('header .me').textContent()).toContain('Bob (member)');
     await expect.poll(() => memberPage.getByRole('link', { name: 'Bob notes' }).count(), { timeout: 15_000 }).toBe(1);
     expect(await memberPage.getByRole('link', { name: 'Bob lead' }).count()).toBe(1);
