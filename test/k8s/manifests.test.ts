@@ -204,7 +204,9 @@ describe('the relay services', () => {
         expect(pod.volumes.find((volume: any) => volume.name === 'grpc-tls').secret.secretName).toBe(certificate.secretName);
         if (name === 'gateway') continue;
         expect(env).toMatchObject({ GRPC_HOST: '0.0.0.0', GRPC_HEALTH_PORT: '50060' });
-        for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(container[probe].grpc, `${name} ${probe}`).toEqual({ port: 50060 });
+        for (const probe of ['startupProbe', 'readinessProbe']) expect(container[probe].grpc, `${name} ${probe}`).toEqual({ port: 50060 });
+        // Liveness reads the health a draining replica keeps on (operator-gaps.test.ts).
+        expect(container.livenessProbe.grpc, `${name} livenessProbe`).toEqual({ port: 50060, service: 'liveness' });
       }
     }
   });
@@ -235,7 +237,8 @@ describe('the relay services', () => {
     const base = renders.find((render) => render.name === 'base + []')!;
     for (const [name, port] of Object.entries(GRPC_SERVICES)) {
       const container = (byName(base, 'Deployment', name)?.['spec'] as any).template.spec.containers[0];
-      for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(container[probe].grpc, `${name} ${probe}`).toEqual({ port });
+      for (const probe of ['startupProbe', 'readinessProbe']) expect(container[probe].grpc, `${name} ${probe}`).toEqual({ port });
+      expect(container.livenessProbe.grpc, `${name} livenessProbe`).toEqual({ port, service: 'liveness' });
       expect((byName(base, 'ConfigMap', name)?.['data'] as Record<string, string>)['GRPC_PORT']).toBe(String(port));
     }
     const gateway = (byName(base, 'Deployment', 'gateway')?.['spec'] as any).template.spec.containers[0];

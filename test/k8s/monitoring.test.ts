@@ -23,11 +23,16 @@ function documentedSeries(): Map<string, string> {
   );
 }
 
+/** The kube-state-metrics series operations.md lists (its table of `kube_…` series). */
+function documentedKubeSeries(): string[] {
+  return [...operations.matchAll(/^\| `(kube_[a-z_]+)` \|/gm)].map((m) => m[1]!);
+}
+
 /** The metric names an expression reads, with a histogram's _bucket/_count/_sum taken off. */
 function seriesIn(expr: string): string[] {
   // Label names (in `by (…)` and `{…}`) share the metrics' prefixes: taken out first.
   const metricsOnly = expr.replace(/\b(by|without)\s*\([^)]*\)/g, '').replace(/\{[^}]*\}/g, '');
-  return [...metricsOnly.matchAll(/\b((?:relay|rpc|messaging)_[a-z_]+?)(?:_bucket|_count|_sum)?\b/g)].map((m) => m[1]!);
+  return [...metricsOnly.matchAll(/\b((?:relay|rpc|messaging|kube)_[a-z_]+?)(?:_bucket|_count|_sum)?\b/g)].map((m) => m[1]!);
 }
 
 /** GitHub's anchor for a heading. */
@@ -38,8 +43,9 @@ describe('monitoring', () => {
   const rules = (rule.spec.groups as { rules: { alert: string; expr: string; labels: { severity: string }; annotations: { runbook: string } }[] }[]).flatMap((g) => g.rules);
   const targets = (dashboard.panels as { targets: { expr: string }[] }[]).flatMap((panel) => panel.targets.map((t) => t.expr));
 
-  it('operations.md documents the eight metrics', () => {
-    expect(series.size).toBe(8);
+  it("operations.md documents the relay's ten metrics and the kube-state-metrics series the alerts read", () => {
+    expect(series.size).toBe(10);
+    expect(documentedKubeSeries()).toEqual(['kube_pod_status_ready', 'kube_pod_container_status_waiting_reason', 'kube_statefulset_status_replicas_ready', 'kube_statefulset_replicas']);
   });
 
   it('the alert rules read documented metrics only, each with a severity and a runbook section that exists', () => {
@@ -48,12 +54,20 @@ describe('monitoring', () => {
     expect(rules.length).toBeGreaterThanOrEqual(6);
     for (const { alert, expr, labels, annotations } of rules) {
       expect(seriesIn(expr).length, alert).toBeGreaterThan(0);
-      for (const name of seriesIn(expr)) expect([...series.values()], `${alert}: ${name}`).toContain(name);
+      for (const name of seriesIn(expr)) expect([...series.values(), ...documentedKubeSeries()], `${alert}: ${name}`).toContain(name);
       expect(['warning', 'critical'], alert).toContain(labels.severity);
       const [file, section] = annotations.runbook.split('#');
       expect(file, alert).toBe('docs/operations.md');
       expect(headings.has(section!), `${alert}: #${section}`).toBe(true);
     }
+  });
+
+  it('alerts on pods not ready, crash loops, NATS servers lost and an outbox that stops draining', () => {
+    const byAlert = new Map(rules.map((r) => [r.alert, r]));
+    expect(byAlert.get('RelayPodNotReady')?.expr).toContain('kube_pod_status_ready');
+    expect(byAlert.get('RelayPodCrashLooping')?.expr).toContain('CrashLoopBackOff');
+    expect(byAlert.get('RelayNatsDown')?.expr).toContain('statefulset="nats"');
+    expect(byAlert.get('RelayOutboxNotDraining')?.expr).toContain('relay_outbox_oldest_age_seconds');
   });
 
   it('the dashboard reads documented metrics only and shows every one of them', () => {

@@ -135,3 +135,17 @@ describe('subscription gauges', () => {
     }
   });
 });
+
+describe('outbox gauges', () => {
+  it("report each service's outbox backlog: rows pending and the oldest one's wait, 0 when it drains", async () => {
+    for (const service of ['relay-session', 'relay-question', 'relay-pairing']) {
+      const pending = await until(`${service} relay.outbox.pending`, () => point(service, 'relay.outbox.pending'), seen);
+      expect(pending).toMatchObject({ unit: '{row}', kind: 'gauge' });
+      expect(pending.value).toBeGreaterThanOrEqual(0);
+      const age = await until(`${service} relay.outbox.oldest.age`, () => point(service, 'relay.outbox.oldest.age'), seen);
+      expect(age).toMatchObject({ unit: 's', kind: 'gauge' });
+      // A relay whose NATS is up drains its outbox within moments of each write.
+      expect(age.value).toBeLessThan(60);
+    }
+  });
+});

@@ -1,6 +1,6 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type BatchObservableCallback, type Meter, type ObservableGauge } from '@opentelemetry/api';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { Attr, outsideTrace, tracer, type Logger } from '@relay/telemetry';
+import { Attr, Metric, observableGauge, outsideTrace, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
 import type { OutboxRow } from './enqueue.ts';
 import { Messaging } from './messaging-attributes.ts';
@@ -49,6 +49,7 @@ export class OutboxRelay {
   #woken = false;
   // Rounds run one after another on this chain, never two at once.
   #tail: Promise<unknown> = Promise.resolve();
+  #gauges: { meter: Meter; observe: BatchObservableCallback; gauges: ObservableGauge[] } | undefined;
 
   /**
    * `pollIntervalMs` (default 200): how often it looks for rows nobody woke it for. A service that calls wake()
@@ -61,11 +62,40 @@ export class OutboxRelay {
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
   }
 
-  /** Starts polling the outbox. */
+  /** Starts polling the outbox, and reporting its backlog (relay.outbox.pending, relay.outbox.oldest.age) at each export. */
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    this.#observeBacklog();
     this.#schedule(0);
+  }
+
+  /**
+   * The outbox's backlog as gauges, read from the table at each metrics export (none without an exporter): an outbox
+   * that stops draining (NATS unreachable, a stream full) shows as a growing age, whichever replica reports it.
+   */
+  #observeBacklog(): void {
+    const meter = metrics.getMeter('@relay/bus');
+    const pending = observableGauge(meter, Metric.OUTBOX_PENDING);
+    const oldest = observableGauge(meter, Metric.OUTBOX_OLDEST_AGE);
+    const observe: BatchObservableCallback = async (result) => {
+      try {
+        // created_at holds UTC wall time (enqueue stamps it so).
+        const [row] = await outsideTrace(() =>
+          this.#db.$queryRawUnsafe<{ pending: number; age: number }[]>(
+            `SELECT count(*)::int AS "pending",
+                    COALESCE(EXTRACT(EPOCH FROM ((now() AT TIME ZONE 'UTC') - min("created_at"))), 0)::float8 AS "age"
+               FROM "outbox" WHERE "published_at" IS NULL`,
+          ),
+        );
+        result.observe(pending, row?.pending ?? 0);
+        result.observe(oldest, Math.max(0, row?.age ?? 0));
+      } catch (error) {
+        this.#logger.warn({ err: error }, 'outbox backlog could not be read for its metrics');
+      }
+    };
+    meter.addBatchObservableCallback(observe, [pending, oldest]);
+    this.#gauges = { meter, observe, gauges: [pending, oldest] };
   }
 
   /** Publishes at once what is pending (call it right after a commit that enqueued): a round now, or one more after the round in flight. */
@@ -113,6 +143,8 @@ export class OutboxRelay {
    */
   async stop(): Promise<void> {
     this.#started = false;
+    if (this.#gauges !== undefined) this.#gauges.meter.removeBatchObservableCallback(this.#gauges.observe, this.#gauges.gauges);
+    this.#gauges = undefined;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#tail;

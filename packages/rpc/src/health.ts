@@ -28,7 +28,12 @@ export class HealthStatuses {
 
   /** Sets the status of every service it was made with and tells their watches. */
   setAll(status: ServingStatus): void {
-    for (const service of this.#statuses.keys()) {
+    this.set([...this.#statuses.keys()], status);
+  }
+
+  /** Sets the status of `services` (of those it was made with) and tells their watches. */
+  set(services: readonly string[], status: ServingStatus): void {
+    for (const service of services.filter((name) => this.#statuses.has(name))) {
       this.#statuses.set(service, status);
       for (const watch of this.#watches.get(service) ?? []) watch.write({ status });
     }

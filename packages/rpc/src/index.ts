@@ -30,4 +30,4 @@ export { promiseClient, type PromiseClient, type PromiseClientOptions } from './
 export { serveStream, type StreamHandler, type StreamHandlers } from './serve-stream.ts';
 export { serveUnary, type UnaryHandler, type UnaryHandlers } from './serve-unary.ts';
 export { isServiceIdentity, SERVICE_IDENTITIES, type Callers, type ServiceIdentity } from './service-identity.ts';
-export { serviceName, startGrpcServer, type GrpcServer, type GrpcServerOptions, type GrpcService } from './start-grpc-server.ts';
+export { LIVENESS_SERVICE, serviceName, startGrpcServer, type GrpcServer, type GrpcServerOptions, type GrpcService } from './start-grpc-server.ts';

@@ -66,11 +66,21 @@ export interface GrpcServer {
  */
 export const CONNECTION_AGE_MS = 5 * 60_000;
 
-/** Starts a gRPC server with the given services and grpc.health.v1, SERVING for '' and each service's full name. */
+/**
+ * The grpc.health.v1 "service" a liveness probe asks for: SERVING from the start until the shutdown, draining
+ * included. Readiness asks for '' (the whole server), which a draining replica turns off so that callers leave it
+ * while it finishes its work; a liveness probe on '' would have the kubelet kill it for that mid-drain.
+ */
+export const LIVENESS_SERVICE = 'liveness';
+
+/**
+ * Starts a gRPC server with the given services and grpc.health.v1, SERVING for '' and each service's full name (off
+ * while draining) and for LIVENESS_SERVICE (off only at shutdown).
+ */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const { logger } = options;
   const names = ['', ...options.services.map((service) => serviceName(service.definition))];
-  const health = new HealthStatuses(names, ServingStatus.NOT_SERVING);
+  const health = new HealthStatuses([...names, LIVENESS_SERVICE], ServingStatus.NOT_SERVING);
   const connectionAge = {
     'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? CONNECTION_AGE_MS,
     ...(options.maxConnectionAgeGraceMs === undefined ? {} : { 'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs }),
@@ -93,7 +103,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     stopped ??= stop(server, health, options.shutdownTimeoutMs ?? 5000, logger);
     return stopped;
   };
-  const drain = (): void => health.setAll(ServingStatus.NOT_SERVING);
+  const drain = (): void => health.set(names, ServingStatus.NOT_SERVING);
   return { port, ...(healthPort === undefined ? {} : { healthPort }), drain, shutdown };
 }
 

@@ -4,7 +4,7 @@ import { SessionServiceClient, SessionServiceService, type SessionServiceServer 
 import { AppError, INTERNAL_CODE } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callStream, callUnary, checkHealth, createClient, serveStream, serveUnary, startGrpcServer, type GrpcServer } from '../src/index.ts';
+import { callStream, callUnary, checkHealth, createClient, LIVENESS_SERVICE, serveStream, serveUnary, startGrpcServer, type GrpcServer } from '../src/index.ts';
 import { callersFor, tokenAuth } from './fixtures/credentials.ts';
 import { WatchServiceClient, WatchServiceService, type WatchEvent, type WatchServiceServer } from './fixtures/watch-service.ts';
 
@@ -195,7 +195,11 @@ describe('grpc.health.v1', () => {
 
   it('List gives the server and each service with its status', async () => {
     const listed = await new Promise((resolve, reject) => health.list({}, (error, response) => (error ? reject(error) : resolve(response.statuses))));
-    expect(listed).toEqual({ '': { status: ServingStatus.SERVING }, 'relay.session.v1.SessionService': { status: ServingStatus.SERVING } });
+    expect(listed).toEqual({
+      '': { status: ServingStatus.SERVING },
+      'relay.session.v1.SessionService': { status: ServingStatus.SERVING },
+      liveness: { status: ServingStatus.SERVING },
+    });
   });
 
   it('Watch sends the status at once and again when it changes, SERVICE_UNKNOWN for an unknown service, and ends at shutdown without holding it', async () => {
@@ -233,6 +237,7 @@ describe('shutdown and unreachable services', () => {
     await server.shutdown();
 
     expect(await checkHealth(address, 'relay.session.v1.SessionService')).toBe(false);
+    expect(await checkHealth(address, LIVENESS_SERVICE)).toBe(false);
     const client = createClient(SessionServiceClient, address, gateway);
     const error = await rejection(callUnary(client, 'createUser', { name: 'late' }, { deadlineMs: 5000 }));
     client.close();
@@ -245,6 +250,8 @@ describe('shutdown and unreachable services', () => {
     server.drain();
     expect(await checkHealth(address)).toBe(false);
     expect(await checkHealth(address, 'relay.session.v1.SessionService')).toBe(false);
+    // Liveness stays on while the replica drains (the kubelet must not kill it for draining), and goes only at shutdown.
+    expect(await checkHealth(address, LIVENESS_SERVICE)).toBe(true);
     const client = createClient(SessionServiceClient, address, gateway);
     expect(await callUnary(client, 'createUser', { name: 'draining' })).toMatchObject({ userId: 'user-draining' });
     client.close();

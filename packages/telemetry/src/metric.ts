@@ -55,6 +55,16 @@ export const Metric = {
     description: 'Time a durable consumer took to handle a JetStream message, by consumer, subject and outcome (ack, nak, term).',
     buckets: CALL_SECONDS,
   },
+  OUTBOX_PENDING: {
+    name: 'relay.outbox.pending',
+    unit: '{row}',
+    description: "Rows of this service's outbox written and not published to JetStream yet.",
+  },
+  OUTBOX_OLDEST_AGE: {
+    name: 'relay.outbox.oldest.age',
+    unit: 's',
+    description: "How long the oldest row of this service's outbox has waited to be published; 0 when none waits.",
+  },
   SCHEDULER_FIRING_LATENESS: {
     name: 'relay.scheduler.firing.lateness',
     unit: 's',
