@@ -180,10 +180,29 @@ describe('the webhook', () => {
       expect(posts).toHaveLength(2);
       expect(posts[1]!.headers['content-type']).toBe('application/json');
       expect(JSON.parse(posts[1]!.body.toString())).toEqual({ text: 'A card waits for you on desk: Merge the release branch?' });
-      await until('the send kept', async () => ((await store.sentTargets(`card_raised:${card.id}`)).size === 1 ? true : undefined));
+      // Delivered everywhere: what it reached is forgotten (only its retries needed it).
+      await until('the sends forgotten', async () => ((await store.sentTargets(`card_raised:${card.id}`)).size === 0 ? true : undefined));
+      expect(received.filter((r) => r.path === '/hook')).toHaveLength(2);
     } finally {
       await consumer.stop();
     }
+  });
+});
+
+describe('a retry', () => {
+  it('sends only to the targets the event has not reached yet, and forgets them once it reached every one', async () => {
+    const browser = createECDH('prime256v1');
+    browser.generateKeys();
+    await callUnary(client, 'updateNotificationSettings', { userId: 'u-flaky', webhookUrl: `${receiverUrl}/hook-flaky` });
+    await callUnary(client, 'addPushSubscription', { userId: 'u-flaky', endpoint: `${receiverUrl}/push/flaky`, p256dh: base64url(browser.getPublicKey()), auth: base64url(randomBytes(16)) });
+    answers.set('/push/flaky', [503]);
+    const notice = { eventId: 'e-flaky', userId: 'u-flaky', kind: 'ask' as const, text: 'Ship?', path: '/inbox' };
+    await expect(notifyPerson(deps(), notice, NOW)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(await store.sentTargets('e-flaky')).toEqual(new Set([`webhook:${receiverUrl}/hook-flaky`]));
+    expect(await notifyPerson(deps(), notice, NOW)).toEqual({ sent: [`push:${receiverUrl}/push/flaky`], retry: [] });
+    expect(received.filter((r) => r.path === '/hook-flaky')).toHaveLength(1);
+    expect(received.filter((r) => r.path === '/push/flaky')).toHaveLength(2);
+    expect(await store.sentTargets('e-flaky')).toEqual(new Set());
   });
 });
 
@@ -231,6 +250,7 @@ describe('Web Push', () => {
     const notice = { eventId: 'e-gone', userId: 'u-gone', kind: 'card' as const, text: 'Allow?', path: '/sessions/s1' };
     expect(await notifyPerson(deps(), notice, NOW)).toEqual({ sent: [], retry: [] });
     expect((await settingsOf('u-gone')).pushSubscriptions).toBe(0);
+    expect(await store.sentTargets('e-gone')).toEqual(new Set());
 
     const counting: NotificationSenders = {
       ...senders,

@@ -47,6 +47,8 @@ export interface NotificationStore {
   /** The targets an event's notification already reached. */
   sentTargets(eventId: string): Promise<Set<string>>;
   markSent(eventId: string, target: string, now: Date): Promise<void>;
+  /** Forgets the targets an event reached, once it went everywhere it goes (only a retry needs them). */
+  forgetSends(eventId: string): Promise<void>;
 }
 
 /** sent: it arrived; gone: it never will (the subscription expired, the URL refuses it); retry: try again later. */
@@ -161,6 +163,8 @@ export async function notifyPerson(deps: NotificationDeps, notice: Notice, now: 
   if (retry.length > 0) {
     throw appError('SERVICE_UNAVAILABLE', `a notification did not get through to ${retry.length} target(s) yet; it is tried again`, { details: { event: notice.eventId } });
   }
+  // Done with it: its rows only served its retries (a redelivery after this would notify again, at most once more).
+  await deps.notifications.forgetSends(notice.eventId);
   return { sent, retry };
 }
 

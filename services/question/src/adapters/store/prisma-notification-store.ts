@@ -51,4 +51,8 @@ export class PrismaNotificationStore implements NotificationStore {
   async markSent(eventId: string, target: string, now: Date): Promise<void> {
     await this.prisma.notificationSend.upsert({ where: { eventId_target: { eventId, target } }, create: { eventId, target, sentAt: now }, update: {} });
   }
+
+  async forgetSends(eventId: string): Promise<void> {
+    await this.prisma.notificationSend.deleteMany({ where: { eventId } });
+  }
 }
