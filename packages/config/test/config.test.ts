@@ -77,3 +77,17 @@ describe('NATS over TLS (NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY)', () => {
     expect(() => parseEnv(nats, { ...files, NATS_TLS_KEY: 'tls.key' })).toThrow(/NATS_TLS_KEY: must be an absolute file path/);
   });
 });
+
+describe('grpcAddress', () => {
+  const address = z.object({ SESSION_GRPC_ADDR: grpcAddress('session:50051') });
+
+  it("takes host:port, and the ipv4 target listing replicas that `relay up --replicas` gives", () => {
+    for (const value of ['session:50051', '127.0.0.1:50051', 'session.relay.svc.cluster.local:50051', 'ipv4:127.0.0.1:50051,127.0.0.1:50151', 'ipv4:127.0.0.1:50051']) {
+      expect(parseEnv(address, { SESSION_GRPC_ADDR: value }).SESSION_GRPC_ADDR).toBe(value);
+    }
+  });
+
+  it.each(['session', 'http://session:50051', 'ipv4:session:50051', 'ipv4:127.0.0.1:50051,', 'a:1;b:2'])('refuses %s', (value) => {
+    expect(() => parseEnv(address, { SESSION_GRPC_ADDR: value })).toThrow(ConfigError);
+  });
+});
