@@ -20,13 +20,14 @@ function sourceFiles(folder: string): string[] {
 }
 
 /**
- * The string literals a service's sources give `durable:`, and the streams it declares: each `ensureStream` takes
- * one of the generated bus contracts' streams (`BusStreams.NAME`, from the protos' stream options).
+ * The string literals a service's sources give `durable:`, and the streams it declares: its main.ts names one of the
+ * generated bus contracts' streams to startService (`stream: BusStreams.NAME`, from the protos' stream options), or
+ * an `ensureStream` takes one.
  */
 function declared(service: string): { durables: string[]; streams: string[] } {
   const texts = sourceFiles(`${root}services/${service}/src`).map((file) => readFileSync(file, 'utf8'));
   const all = (pattern: RegExp) => [...new Set(texts.flatMap((text) => [...text.matchAll(pattern)].map((match) => match[1]!)))].sort();
-  return { durables: all(/durable: '([\w-]+)'/g), streams: all(/ensureStream\(\w+, \{ \.\.\.BusStreams\.([A-Z_]+)\b/g) };
+  return { durables: all(/durable: '([\w-]+)'/g), streams: all(/(?:ensureStream\(\w+, \{ \.\.\.|\bstream: )BusStreams\.([A-Z_]+)\b/g) };
 }
 
 describe('RELAY_BUS_ROLES (the NATS users and their permissions)', () => {
