@@ -27,6 +27,7 @@ const session: Session = {
   thinkingEnabled: true,
   thinkingDisplay: '',
   tasks: [],
+  lastTurn: undefined,
 };
 
 describe('createSessionCard', () => {

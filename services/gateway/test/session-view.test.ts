@@ -29,6 +29,7 @@ const session: Session = {
   thinkingEnabled: true,
   thinkingDisplay: '',
   tasks: [],
+  lastTurn: undefined,
 };
 
 describe('sessionView', () => {

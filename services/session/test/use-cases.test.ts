@@ -237,7 +237,7 @@ describe('listSessions', () => {
     for (const s of sessions) store.sessions.set(s.id, s);
     return {
       listSessions: async (userId, filter, _tasksEndedSince, pendingFor) => ({
-        sessions: (await store.listSessions(userId, filter)).map((s) => ({ ...s, group: null, startedByTitle: '', callsHeldUntil: held[s.id] ?? null, hasTasks: false })),
+        sessions: (await store.listSessions(userId, filter)).map((s) => ({ ...s, group: null, startedByTitle: '', callsHeldUntil: held[s.id] ?? null, hasTasks: false, lastTurn: null })),
         pending: pendingFor === undefined ? undefined : { count: 1, previews: [`for ${pendingFor}`] },
       }),
     };

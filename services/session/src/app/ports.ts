@@ -6,7 +6,7 @@ import type { Group, GroupInfo, GroupMember } from '../domain/groups/group.ts';
 import type { ConversationGrant, Message, Provenance, RelayUnlock } from '../domain/sessions/conversation.ts';
 import type { Session, SessionArchivedEvent, SessionChanges, SessionCreatedEvent, SessionView } from '../domain/sessions/session.ts';
 import type { RelayPlace, RelaySettings } from '../domain/settings/relay-settings.ts';
-import type { Turn, TurnQueuedEvent } from '../domain/turns/turn.ts';
+import type { LastTurn, Turn, TurnQueuedEvent } from '../domain/turns/turn.ts';
 import type { ApiToken, SignInLink, TokenKind, User } from '../domain/users/user.ts';
 import type { ProviderCatalogue } from './catalogue/ports.ts';
 import type { PendingNote } from '../domain/external/external-inbox.ts';
@@ -136,12 +136,13 @@ export interface ConversationStore {
 
 /**
  * A session as list_sessions and read_session show it, with what they show beside it: the latest expiry of its
- * external calls in flight (null without any), and whether it has tasks to show (running, or ended since the
- * read's `tasksEndedSince`), so that only then are they read.
+ * external calls in flight (null without any), whether it has tasks to show (running, or ended since the
+ * read's `tasksEndedSince`), so that only then are they read, and how its last turn ended (null: none has).
  */
 export interface ListedSession extends SessionView {
   callsHeldUntil: Date | null;
   hasTasks: boolean;
+  lastTurn: LastTurn | null;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectBus, enqueue, ensureStream, OutboxRelay, type Bus } from '@relay/bus';
 import { ManualClock, type Clock } from '@relay/clock';
@@ -35,6 +36,9 @@ import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { startFakeMcpGateway, type FakeMcpGateway } from './fake-mcp-gateway.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
+import { toSessionMessage } from '../../src/adapters/grpc/wire/session-wire.ts';
+import { PgSessionReads } from '../../src/adapters/store/pg-session-reads.ts';
+import { listSessions } from '../../src/app/sessions/list-sessions.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -44,6 +48,8 @@ const clock = new ManualClock('2026-11-30T10:00:00.000Z');
 let database: TestDatabase;
 let nats: NatsServer;
 let prisma: PrismaClient;
+let readsPool: pg.Pool;
+let reads: PgSessionReads;
 let turns: PrismaTurnStore;
 let bus: Bus;
 let outbox: OutboxRelay;
@@ -62,6 +68,8 @@ beforeAll(async () => {
   [database, nats] = await Promise.all([createTestDatabase({ migrationsDir }), startNats()]);
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   turns = new PrismaTurnStore(prisma, API_MESSAGES);
+  readsPool = new pg.Pool({ connectionString: database.url });
+  reads = new PgSessionReads(readsPool);
   bus = await connectBus({ url: nats.url, name: 'turn-runtime-test', logger, ...nats.credentials('session') });
   await ensureStream(bus, BusStreams.SESSION_EVENTS);
   outbox = new OutboxRelay({ db: prisma, bus, logger, pollIntervalMs: 20 });
@@ -108,6 +116,7 @@ afterAll(async () => {
   listening?.stop();
   await outbox?.stop();
   await prisma?.$disconnect();
+  await readsPool?.end();
   await bus?.close();
   await Promise.all([nats?.stop(), database?.drop()]);
 });
@@ -548,6 +557,51 @@ describe('the turn runner with the script provider', () => {
     expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: true });
     expect(await untilStatus(turnId, 'stopped', 'error', 'done')).toMatchObject({ status: 'stopped', pendingQuestions: [] });
     await until(async () => questionService.cards.find((c) => c.sessionId === sessionId)?.status === CardStatus.CARD_STATUS_CANCELLED, 'the card is withdrawn');
+  });
+});
+
+describe("a session's last turn, as ListSessions and ReadSession answer it", () => {
+  /** The session's last_turn as ListSessions sends it, after checking that ReadSession sends the same. */
+  async function lastTurnOf(sessionId: string) {
+    const listed = (await listSessions(reads, { userId, scope: 'all' }, clock.now())).sessions.find((session) => session.id === sessionId);
+    const read = await reads.readSession(sessionId, 1, clock.now());
+    expect(toSessionMessage(read!.session).lastTurn).toEqual(toSessionMessage(listed!).lastTurn);
+    return toSessionMessage(listed!).lastTurn;
+  }
+
+  it('is the turn that ended last — failed with its error, then stopped, then done — and none before a turn ended', async () => {
+    const sessionId = await newSession();
+    expect(await lastTurnOf(sessionId)).toBeUndefined();
+    startRunner();
+
+    const failed = await queue(sessionId, 'reply building\nfail the build broke');
+    await untilStatus(failed.turnId, 'error', 'done');
+    const failedAt = clock.now();
+    expect(await lastTurnOf(sessionId)).toEqual({ status: TurnStatus.TURN_STATUS_ERROR, error: 'the build broke', endedAt: failedAt });
+
+    clock.advance(1_000);
+    const stopped = await queue(sessionId, 'reply partial\nwait 600\nreply never');
+    await untilParked(stopped.turnId, 'partial');
+    // While the next turn runs, the last one that ended is still the failed one (the session reads as working).
+    expect(await lastTurnOf(sessionId)).toEqual({ status: TurnStatus.TURN_STATUS_ERROR, error: 'the build broke', endedAt: failedAt });
+    expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: true });
+    await untilStatus(stopped.turnId, 'stopped', 'done', 'error');
+    expect(await lastTurnOf(sessionId)).toEqual({ status: TurnStatus.TURN_STATUS_STOPPED, error: '', endedAt: clock.now() });
+
+    clock.advance(1_000);
+    const done = await queue(sessionId, 'reply fixed');
+    await untilStatus(done.turnId, 'done', 'error');
+    expect(await lastTurnOf(sessionId)).toEqual({ status: TurnStatus.TURN_STATUS_DONE, error: '', endedAt: clock.now() });
+  });
+
+  it('of two turns that ended at one relay instant is the one queued later', async () => {
+    const sessionId = await newSession();
+    startRunner();
+    const running = await queue(sessionId, 'fail first\nreply never');
+    await untilStatus(running.turnId, 'error');
+    const later = await queue(sessionId, 'reply later', { stopRequested: true });
+    await untilStatus(later.turnId, 'stopped');
+    expect(await lastTurnOf(sessionId)).toMatchObject({ status: TurnStatus.TURN_STATUS_STOPPED });
   });
 });
 

@@ -1,15 +1,15 @@
 /**
  * list_sessions', read_session's and relay_info's reads in plain SQL on the pool Prisma's client uses (docs/adr/0024):
  * every relay_tool read of an agent makes them, and Prisma costs about as much CPU per query as the rest of the call.
- * A listing is one statement (the sessions with their groups, starters, calls in flight and whether they have tasks),
- * a reading one (that, with the running turn's reply and questions, the last messages and the session's ask mark),
- * relay_info's folders and groups one; each carries the pending note of the external session whose agent
+ * A listing is one statement (the sessions with their groups, starters, calls in flight, whether they have tasks and
+ * how their last turns ended), a reading one (that, with the running turn's reply and questions, the last messages and
+ * the session's ask mark), relay_info's folders and groups one; each carries the pending note of the external session whose agent
  * reads (`agent`), so that its calls cost no statement more. The note alone (GetPendingMessages, the gateway's streams) is one statement too.
  */
 import type pg from 'pg';
 import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
 import type { Message as MessageRow, Session as SessionRow } from '../../generated/prisma/client.ts';
-import type { PendingQuestion, TurnStatus } from '../../domain/turns/turn.ts';
+import type { EndedTurnStatus, PendingQuestion, TurnStatus } from '../../domain/turns/turn.ts';
 import { messageDelivery } from '../../domain/sessions/delivery.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
@@ -27,6 +27,9 @@ type ListedRow = SessionRow &
     startedByTitle: string | null;
     callsHeldUntil: Date | null;
     hasTasks: boolean;
+    lastTurnStatus: EndedTurnStatus | null;
+    lastTurnError: string | null;
+    lastTurnEndedAt: Date | null;
   };
 
 /**
@@ -68,11 +71,16 @@ const LISTED_COLUMNS = `
            (SELECT h.title FROM sessions h WHERE h.group_id = s.group_id AND h.group_role = 'head' LIMIT 1) END AS "groupHeadTitle",
          starter.title AS "startedByTitle",
          (SELECT max(c.expires_at) FROM external_calls c WHERE c.session_id = s.id) AS "callsHeldUntil",
-         EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = s.id AND (t.status = 'running' OR t.ended_at >= $2)) AS "hasTasks"`;
+         EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = s.id AND (t.status = 'running' OR t.ended_at >= $2)) AS "hasTasks",
+         last_turn.status AS "lastTurnStatus", last_turn.error AS "lastTurnError", last_turn.ended_at AS "lastTurnEndedAt"`;
+// The turn that ended last (turns_session_id_ended_at_idx); of two that ended at one instant, the one queued later.
 const LISTED_FROM = `
     FROM sessions s
     LEFT JOIN groups g ON g.id = s.group_id
-    LEFT JOIN sessions starter ON starter.id = s.started_by_session_id`;
+    LEFT JOIN sessions starter ON starter.id = s.started_by_session_id
+    LEFT JOIN LATERAL (SELECT t.status, t.error, t.ended_at FROM turns t
+                        WHERE t.session_id = s.id AND t.ended_at IS NOT NULL
+                        ORDER BY t.ended_at DESC, t.queued_at DESC, t.id DESC LIMIT 1) last_turn ON true`;
 
 /** The turn running or waiting for an answer (the oldest, as the runner takes them). */
 const RUNNING_TURN = `
@@ -197,5 +205,6 @@ function toListedSession(row: ListedRow): ListedSession {
     startedByTitle: row.startedByTitle ?? '',
     callsHeldUntil: row.callsHeldUntil,
     hasTasks: row.hasTasks,
+    lastTurn: row.lastTurnStatus === null ? null : { status: row.lastTurnStatus, error: row.lastTurnError ?? '', endedAt: row.lastTurnEndedAt! },
   });
 }

@@ -49,6 +49,17 @@ export interface TurnQueuedEvent {
 /** The statuses a turn ends in. */
 export type EndedTurnStatus = Extract<TurnStatus, 'done' | 'error' | 'stopped'>;
 
+/**
+ * How a session's last turn ended (the one that ended most recently; a turn still queued or running is not one): what
+ * a person reads as "failed: …" or "stopped" until the next turn runs.
+ */
+export interface LastTurn {
+  status: EndedTurnStatus;
+  /** Why it failed (status error); '' otherwise. */
+  error: string;
+  endedAt: Date;
+}
+
 /** True once the turn has ended and will not change again. */
 export function isTurnOver(status: TurnStatus): status is EndedTurnStatus {
   return status === 'done' || status === 'error' || status === 'stopped';

@@ -10,11 +10,13 @@ import {
   type ChatMessage,
   type GroupMember as GroupMemberMessage,
   type GroupRef as GroupRefMessage,
+  type LastTurn as LastTurnMessage,
   type PendingQuestion as PendingQuestionMessage,
   type Provenance as ProvenanceMessage,
   type ProviderInfo as ProviderInfoMessage,
   type RelaySettings as RelaySettingsMessage,
   type Session as SessionMessage,
+  TurnStatus as TurnStatusMessage,
 } from '@relay/proto/relay/session/v1/session';
 import type { UserSummary } from '@relay/proto/relay/session/v1/session_service';
 import type { GroupMember, GroupRef } from '../../../domain/groups/group.ts';
@@ -22,7 +24,7 @@ import type { Message, Provenance } from '../../../domain/sessions/conversation.
 import type { MessageDelivery } from '../../../domain/sessions/delivery.ts';
 import type { Session, SessionOrigin, SessionState, SessionView } from '../../../domain/sessions/session.ts';
 import type { RelaySettings } from '../../../domain/settings/relay-settings.ts';
-import type { PendingQuestion } from '../../../domain/turns/turn.ts';
+import type { EndedTurnStatus, LastTurn, PendingQuestion } from '../../../domain/turns/turn.ts';
 import type { Caller, User } from '../../../domain/users/user.ts';
 import type { ProviderInfo } from '../../../domain/catalogue/provider-catalogue.ts';
 
@@ -37,9 +39,19 @@ const ORIGINS: Record<SessionOrigin, SessionOriginMessage> = {
   external: SessionOriginMessage.SESSION_ORIGIN_EXTERNAL,
 };
 
-/** A session as relay.session.v1.Session; a bare Session (no view) has no group and no starter title. */
-export function toSessionMessage(session: Session | SessionView): SessionMessage {
+const ENDED_STATUSES: Record<EndedTurnStatus, TurnStatusMessage> = {
+  done: TurnStatusMessage.TURN_STATUS_DONE,
+  error: TurnStatusMessage.TURN_STATUS_ERROR,
+  stopped: TurnStatusMessage.TURN_STATUS_STOPPED,
+};
+
+/**
+ * A session as relay.session.v1.Session; a bare Session (no view) has no group and no starter title, and only a
+ * listed one (list_sessions, read_session) says how its last turn ended.
+ */
+export function toSessionMessage(session: Session | SessionView | (SessionView & { lastTurn: LastTurn | null })): SessionMessage {
   const view = 'group' in session ? session : undefined;
+  const lastTurn = 'lastTurn' in session ? session.lastTurn : null;
   return {
     id: session.id,
     userId: session.userId,
@@ -66,7 +78,13 @@ export function toSessionMessage(session: Session | SessionView): SessionMessage
     thinkingDisplay: session.thinkingDisplay,
     // Tasks are added by the RPCs that show them (tasks/session-tasks.ts).
     tasks: [],
+    lastTurn: lastTurn === null ? undefined : toLastTurnMessage(lastTurn),
   };
+}
+
+/** How a session's last turn ended, as relay.session.v1.LastTurn. */
+function toLastTurnMessage(lastTurn: LastTurn): LastTurnMessage {
+  return { status: ENDED_STATUSES[lastTurn.status], error: lastTurn.error, endedAt: lastTurn.endedAt };
 }
 
 /** A group reference as relay.session.v1.GroupRef. */

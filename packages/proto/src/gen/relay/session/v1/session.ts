@@ -246,6 +246,20 @@ export interface Session {
   thinkingDisplay: string;
   /** Its background shell tasks: those running, and those that ended within the last hour. */
   tasks: Task[];
+  /**
+   * How its last turn ended (ListSessions and ReadSession fill it in; other answers and events leave it unset);
+   * unset when no turn of it has ended.
+   */
+  lastTurn: LastTurn | undefined;
+}
+
+/** The turn of a session that ended most recently (one still queued or running is not counted). */
+export interface LastTurn {
+  /** TURN_STATUS_DONE, TURN_STATUS_ERROR or TURN_STATUS_STOPPED. */
+  status: TurnStatus;
+  /** Why it failed (status error); empty otherwise. */
+  error: string;
+  endedAt: Date | undefined;
 }
 
 /** A session's place in a session group. */
@@ -502,6 +516,7 @@ function createBaseSession(): Session {
     thinkingEnabled: false,
     thinkingDisplay: "",
     tasks: [],
+    lastTurn: undefined,
   };
 }
 
@@ -578,6 +593,9 @@ export const Session: MessageFns<Session> = {
     }
     for (const v of message.tasks) {
       Task.encode(v!, writer.uint32(194).fork()).join();
+    }
+    if (message.lastTurn !== undefined) {
+      LastTurn.encode(message.lastTurn, writer.uint32(202).fork()).join();
     }
     return writer;
   },
@@ -787,6 +805,14 @@ export const Session: MessageFns<Session> = {
             message.tasks.push(Task.decode(reader, reader.uint32()));
             continue;
           }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.lastTurn = LastTurn.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -867,6 +893,11 @@ export const Session: MessageFns<Session> = {
       tasks: globalThis.Array.isArray(object?.tasks)
         ? object.tasks.map((e: any) => Task.fromJSON(e))
         : [],
+      lastTurn: isSet(object.lastTurn)
+        ? LastTurn.fromJSON(object.lastTurn)
+        : isSet(object.last_turn)
+        ? LastTurn.fromJSON(object.last_turn)
+        : undefined,
     };
   },
 
@@ -944,6 +975,9 @@ export const Session: MessageFns<Session> = {
     if (message.tasks?.length) {
       obj.tasks = message.tasks.map((e) => Task.toJSON(e));
     }
+    if (message.lastTurn !== undefined) {
+      obj.lastTurn = LastTurn.toJSON(message.lastTurn);
+    }
     return obj;
   },
 
@@ -978,6 +1012,114 @@ export const Session: MessageFns<Session> = {
     message.thinkingEnabled = object.thinkingEnabled ?? false;
     message.thinkingDisplay = object.thinkingDisplay ?? "";
     message.tasks = object.tasks?.map((e) => Task.fromPartial(e)) || [];
+    message.lastTurn = (object.lastTurn !== undefined && object.lastTurn !== null)
+      ? LastTurn.fromPartial(object.lastTurn)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseLastTurn(): LastTurn {
+  return { status: 0, error: "", endedAt: undefined };
+}
+
+export const LastTurn: MessageFns<LastTurn> = {
+  encode(message: LastTurn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== 0) {
+      writer.uint32(8).int32(message.status);
+    }
+    if (message.error !== "") {
+      writer.uint32(18).string(message.error);
+    }
+    if (message.endedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.endedAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LastTurn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLastTurn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LastTurn {
+    return {
+      status: isSet(object.status) ? turnStatusFromJSON(object.status) : 0,
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+      endedAt: isSet(object.endedAt)
+        ? fromJsonTimestamp(object.endedAt)
+        : isSet(object.ended_at)
+        ? fromJsonTimestamp(object.ended_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: LastTurn): unknown {
+    const obj: any = {};
+    if (message.status !== 0) {
+      obj.status = turnStatusToJSON(message.status);
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    if (message.endedAt !== undefined) {
+      obj.endedAt = message.endedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LastTurn>, I>>(base?: I): LastTurn {
+    return LastTurn.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LastTurn>, I>>(object: I): LastTurn {
+    const message = createBaseLastTurn();
+    message.status = object.status ?? 0;
+    message.error = object.error ?? "";
+    message.endedAt = object.endedAt ?? undefined;
     return message;
   },
 };
