@@ -46,6 +46,14 @@ describe('formatSessionRead', () => {
     );
   });
 
+  it("heads a session whose last turn was stopped, or failed, with the read's status words", () => {
+    const session = { id: 's1', title: 'Halted', provider: 'script', model: 'script-1', state: 'idle' };
+    const stopped = formatSessionRead({ session, state: 'idle', status: { name: 'stopped', words: 'stopped' }, messages: [] }, now);
+    expect(stopped.split('\n')[0]).toBe('Halted (s1) · script/script-1 · stopped');
+    const failed = formatSessionRead({ session, state: 'idle', status: { name: 'failed', words: 'failed: Out of coffee' }, messages: [] }, now);
+    expect(failed.split('\n')[0]).toBe('Halted (s1) · script/script-1 · failed: Out of coffee');
+  });
+
   it('says when there are no messages yet', () => {
     expect(formatSessionRead({ session: { id: 's1', title: 'New' }, messages: [] }, now)).toContain('No messages yet.');
   });

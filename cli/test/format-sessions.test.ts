@@ -20,6 +20,23 @@ describe('formatSessionsTable', () => {
     ]);
   });
 
+  it("shows each session's status in the gateway's words: failed with its error (cut to fit), stopped", () => {
+    const at = '2026-11-30T11:55:00.000Z';
+    const table = formatSessionsTable(
+      [
+        { id: 's1', title: 'Broke down', state: 'idle', status: { name: 'failed', words: 'failed: Out of coffee' }, messageCount: 2, lastActivityAt: at },
+        { id: 's2', title: 'Long error', state: 'idle', status: { name: 'failed', words: `failed: ${'e'.repeat(80)}` }, messageCount: 2, lastActivityAt: at },
+        { id: 's3', title: 'Halted', state: 'idle', status: { name: 'stopped', words: 'stopped' }, messageCount: 1, lastActivityAt: at, archived: true },
+      ],
+      'all',
+      now,
+    );
+    const [, failed, long, stopped] = table.split('\n');
+    expect(failed).toMatch(/^s1 +Broke down +failed: Out of coffee +- +2 +5 min ago$/);
+    expect(long).toContain(`failed: ${'e'.repeat(39)}…`);
+    expect(stopped).toMatch(/^s3 +Halted +stopped, archived +- +1 +5 min ago$/);
+  });
+
   it('says so when there are none', () => {
     expect(formatSessionsTable([], 'active', now)).toBe('No active sessions.');
     expect(formatSessionsTable([], 'all', now)).toBe('No sessions.');

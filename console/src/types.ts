@@ -63,12 +63,12 @@ export interface SessionView {
   watched?: true;
   /** Its agent runs in the user's own MCP client: nothing is sent to it from the console. */
   external?: true;
-  /** What a person reads at a glance: working, waiting for you (card, ask), idle, failed (with the error). */
+  /** What a person reads at a glance: working, waiting for you (card, ask), idle, failed (with the error), stopped. */
   status?: SessionStatus;
 }
 
 export interface SessionStatus {
-  name: 'working' | 'waiting_for_you' | 'idle' | 'failed';
+  name: 'working' | 'waiting_for_you' | 'idle' | 'failed' | 'stopped';
   words: string;
   waitingFor?: { cards: number; asks: number };
   error?: string;

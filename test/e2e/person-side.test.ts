@@ -2,7 +2,7 @@
 // playwright-core, at 1280 px and 390 px, light and dark) and through the real `relay` CLI, against the shared relay:
 // the newest message and the reply being written stay above the message box; a session's status reads the same in
 // the list, the conversation, `relay sessions`, `relay session show` and read_session — working, waiting for you
-// (card, ask), idle, failed with its error; a command's card is decided as an approval; an external session's page
+// (card, ask), idle, failed with its error, stopped (until the next turn); a command's card is decided as an approval; an external session's page
 // has no Send; tabs are titled by their page; the Schedules table folds on a phone; "OAR" is explained; and the CLI's
 // defects: an external session's default title, --message by an id prefix, one card per allow/deny, the relay's own
 // sentence without HTTP noise, and a card answered with a choice and words. Screenshots go to .relay/e2e-artifacts/.
@@ -141,7 +141,7 @@ describe('the conversation on screen', () => {
 });
 
 describe('states at a glance', () => {
-  it('says waiting for you (card) while a turn waits on a card, then working, idle, and failed with the error — in the console, the CLI and read_session', async () => {
+  it('says waiting for you (card) while a turn waits on a card, then working, idle, failed with the error and stopped — in the console, the CLI and read_session', async () => {
     const waiting = await user.scriptSession('Held on a card', 'ask_user Which way? | Left | Right\nreply went {{answer}}');
     await user.pendingCard(waiting.id);
     const asker = await user.scriptSession('Asked you', `${tool({ action: 'ask', question: 'Ship it tonight?', options: ['Tonight', 'Wait'] })}\nreply asked`);
@@ -150,13 +150,21 @@ describe('states at a glance', () => {
     await user.finish(failing.id, failing.messageId);
     const quiet = await user.scriptSession('Quiet one', 'reply done');
     await user.finish(quiet.id, quiet.messageId);
+    const halted = await user.scriptSession('Halted one', 'reply partial\nwait 600\nreply never');
+    // Stopped once it runs (a stop reaches a running turn), parked on its wait.
+    await expect.poll(async () => (await user.api('GET', `/api/v1/sessions/${halted.id}?last=1`)).body.inFlight, { timeout: 30_000 }).toBe('partial');
+    expect((await cli('session', 'stop', halted.id)).code).toBe(0);
+    expect((await user.finish(halted.id, halted.messageId)).status).toBe('stopped');
+    await user.settled(halted.id);
 
     // The console's list.
     await open('/');
     const status = (id: string) => page.locator(`tr[data-session="${id}"] [data-status]`);
     await expect.poll(() => status(waiting.id).textContent(), { timeout: 15_000 }).toBe('waiting for you (card)');
     expect(await status(asker.id).textContent()).toBe('waiting for you (ask)');
-    expect(await status(failing.id).textContent()).toMatch(/^idle$|^failed: /);
+    // The list knows how each session's last turn ended: failed with its error, stopped.
+    expect(await status(failing.id).textContent()).toBe('failed: Out of coffee');
+    expect(await status(halted.id).textContent()).toBe('stopped');
     expect(await status(quiet.id).textContent()).toBe('idle');
     expect(await shot('states')).toEqual([]);
     // The conversation's head says the same, and a failed turn's error.
@@ -170,6 +178,8 @@ describe('states at a glance', () => {
     expect(table.stdout).toMatch(/Held on a card\s+waiting for you \(card\)/);
     expect(table.stdout).toMatch(/Asked you\s+waiting for you \(ask\)/);
     expect(table.stdout).toMatch(/Quiet one\s+idle/);
+    expect(table.stdout).toMatch(/Broke down\s+failed: Out of coffee/);
+    expect(table.stdout).toMatch(/Halted one\s+stopped/);
     const shown = await cli('session', 'show', failing.id);
     expect(shown.stdout.split('\n')[0]).toMatch(/ · failed: .*Out of coffee/);
 
@@ -180,6 +190,15 @@ describe('states at a glance', () => {
     const failed = await callTool(agent, { action: 'read_session', relay: 'this', session: failing.id });
     expect(failed.status).toMatchObject({ name: 'failed' });
     expect(failed.status.error).toContain('Out of coffee');
+    const stopped = await callTool(agent, { action: 'read_session', relay: 'this', session: halted.id });
+    expect(stopped.status).toEqual({ name: 'stopped', words: 'stopped' });
+
+    // Failed and stopped give way to the next turn: a message sent there, and once its turn is done, idle.
+    await user.finish(halted.id, await user.say(halted.id, 'reply going again'));
+    await user.finish(failing.id, await user.say(failing.id, 'reply coffee found'));
+    await open('/');
+    await expect.poll(() => status(halted.id).textContent(), { timeout: 15_000 }).toBe('idle');
+    expect(await status(failing.id).textContent()).toBe('idle');
 
     // The card answered: working until the reply, then idle.
     const card = await user.pendingCard(waiting.id);

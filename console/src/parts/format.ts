@@ -23,7 +23,7 @@ export function statusLabel(session: { state: string; status?: { words: string }
   return session.status?.words ?? STATES[session.state] ?? session.state;
 }
 
-/** The status's name, for its colour: working, waiting_for_you, idle or failed. */
+/** The status's name, for its colour: working, waiting_for_you, idle, failed or stopped. */
 export function statusName(session: { state: string; status?: { name: string } }): string {
   return session.status?.name ?? (session.state === 'idle' ? 'idle' : 'working');
 }

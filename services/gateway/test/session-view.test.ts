@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MessageDelivery, SessionOrigin, SessionState, type Session } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, SessionOrigin, SessionState, TurnStatus, type Session } from '@relay/proto/relay/session/v1/session';
 import type { SessionRead } from '../src/domain/answers.ts';
 import { sessionReadView, sessionView } from '../src/app/views/session-view.ts';
 
@@ -111,6 +111,17 @@ describe('sessionReadView', () => {
     expect(view.group?.members).toHaveLength(50);
     expect(view.group?.members[0]).toEqual({ id: 's2', title: 'Member 0', role: 'member', state: 'idle', archived: true });
     expect(view.group?.members[1]).toEqual({ id: 's3', title: 'Member 1', role: 'member', state: 'idle' });
+  });
+
+  it("gives read_session the session's status from how its last turn ended, and list_sessions' view no status", () => {
+    const resting = { ...session, state: SessionState.SESSION_STATE_IDLE };
+    const failed = { ...resting, lastTurn: { status: TurnStatus.TURN_STATUS_ERROR, error: 'the build broke', endedAt: new Date('2026-10-18T09:02:00.000Z') } };
+    const stopped = { ...resting, lastTurn: { status: TurnStatus.TURN_STATUS_STOPPED, error: '', endedAt: new Date('2026-10-18T09:02:00.000Z') } };
+    expect(sessionReadView({ ...read, session: failed, pendingQuestions: [] }).status).toEqual({ name: 'failed', words: 'failed: the build broke', error: 'the build broke' });
+    expect(sessionReadView({ ...read, session: stopped, pendingQuestions: [] }).status).toEqual({ name: 'stopped', words: 'stopped' });
+    expect(sessionReadView({ ...read, session: stopped }).status.words).toBe('waiting for you (card)');
+    expect(sessionView(failed)).not.toHaveProperty('status');
+    expect(sessionView(failed)).not.toHaveProperty('lastTurn');
   });
 
   it('has no group for a session in none, and shows a reply being written', () => {

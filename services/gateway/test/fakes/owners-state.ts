@@ -107,6 +107,7 @@ export function createOwnersState() {
     thinkingEnabled: true,
     thinkingDisplay: 'summarized',
     tasks: [],
+    lastTurn: undefined,
     ...fields,
   });
 

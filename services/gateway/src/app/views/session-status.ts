@@ -1,28 +1,30 @@
 /**
  * A session's state as a person reads it at a glance (issue 40): working, waiting for you (and on what: a card, an
- * ask), idle, or failed (with the error) — the same words in read_session, the user API, the console and the CLI.
+ * ask), idle, failed (with the error) or stopped — the same words in read_session, the user API, the console and the
+ * CLI.
  */
+import { TurnStatus, type LastTurn } from '@relay/proto/relay/session/v1/session';
 import type { SessionStateName } from './session-view.ts';
 
-export type SessionStatusName = 'working' | 'waiting_for_you' | 'idle' | 'failed';
+export type SessionStatusName = 'working' | 'waiting_for_you' | 'idle' | 'failed' | 'stopped';
 
 export interface SessionStatus {
   name: SessionStatusName;
-  /** The words to show: "working", "waiting for you (card)", "idle", "failed: …". */
+  /** The words to show: "working", "waiting for you (card)", "idle", "failed: …", "stopped". */
   words: string;
   /** What waits for the person there (waiting_for_you only). */
   waitingFor?: { cards: number; asks: number };
-  /** Why the last turn failed: the text of its error row (failed only). */
+  /** Why the last turn failed, whole (failed only). */
   error?: string;
 }
 
-/** What a status is read from: the session's state, what waits for its person there, and its last message. */
+/** What a status is read from: the session's state, what waits for its person there, and how its last turn ended. */
 export interface StatusFacts {
   state: SessionStateName;
   cards: number;
   asks: number;
-  /** The newest message read, when the caller read any. */
-  lastMessage?: { role: string; text: string };
+  /** The session's last_turn as ListSessions and ReadSession send it (unset: no turn of it has ended). */
+  lastTurn?: Pick<LastTurn, 'status' | 'error'> | undefined;
 }
 
 /** The most characters of an error the words carry (the whole is in `error` and in the conversation). */
@@ -30,17 +32,20 @@ const ERROR_WORDS_LIMIT = 120;
 
 /**
  * The status of a session: what waits for its person comes first (a turn held on a card is not "working"), then a
- * running turn or background work, then a last turn that failed (its error row is the newest message), else idle.
+ * running turn or background work, then how the last turn ended — failed (with its error) or stopped — else idle. So
+ * failed and stopped last while the session rests, and give way as soon as something runs or waits there again (a
+ * message queued starts a turn: working); once that turn ends, its own ending is the last turn's.
  */
-export function sessionStatus({ state, cards, asks, lastMessage }: StatusFacts): SessionStatus {
+export function sessionStatus({ state, cards, asks, lastTurn }: StatusFacts): SessionStatus {
   if (cards + asks > 0) return { name: 'waiting_for_you', words: `waiting for you (${waitingWords(cards, asks)})`, waitingFor: { cards, asks } };
   if (state === 'running_turn') return { name: 'working', words: 'working' };
   if (state === 'background_only') return { name: 'working', words: 'working (background tasks)' };
-  if (lastMessage?.role === 'error') {
-    const firstLine = lastMessage.text.split('\n')[0] ?? '';
+  if (lastTurn?.status === TurnStatus.TURN_STATUS_ERROR) {
+    const firstLine = lastTurn.error.split('\n')[0] ?? '';
     const shown = firstLine.length > ERROR_WORDS_LIMIT ? `${firstLine.slice(0, ERROR_WORDS_LIMIT - 1)}…` : firstLine;
-    return { name: 'failed', words: `failed: ${shown}`, error: lastMessage.text };
+    return { name: 'failed', words: `failed: ${shown}`, error: lastTurn.error };
   }
+  if (lastTurn?.status === TurnStatus.TURN_STATUS_STOPPED) return { name: 'stopped', words: 'stopped' };
   return { name: 'idle', words: 'idle' };
 }
 

@@ -163,11 +163,10 @@ export function sessionReadView(read: SessionRead) {
   const cut = messages.filter((message) => message.truncated === true).length;
   const group = groupOf(session);
   const asks = read.pendingQuestions.filter((question) => question.kind === 'ask').length;
-  const last = read.messages.at(-1);
   return {
     session: sessionView(session),
     state: sessionStateName(session.state),
-    status: sessionStatus({ state: sessionStateName(session.state), cards: read.pendingQuestions.length - asks, asks, lastMessage: last }),
+    status: sessionStatus({ state: sessionStateName(session.state), cards: read.pendingQuestions.length - asks, asks, lastTurn: session.lastTurn }),
     messages,
     inFlight: read.inFlight === '' ? null : inFlight.text,
     ...(inFlight.truncated ? { inFlightTruncated: true as const } : {}),

@@ -108,7 +108,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     return {
       sessions: listed.sessions.map((session) => {
         const view = userSessionView(session, marks(session.id));
-        return { ...view, status: sessionStatus({ state: view.state, ...waiting(session.id) }) };
+        return { ...view, status: sessionStatus({ state: view.state, ...waiting(session.id), lastTurn: session.lastTurn }) };
       }),
     };
   });
@@ -152,7 +152,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     // The user's cards there count too: a card a relay_tool call raised holds no turn's question.
     const asks = view.pendingQuestions.filter((question) => question.kind === 'ask').length;
     const cards = Math.max(view.pendingQuestions.length - asks, waiting(id).cards);
-    const status = sessionStatus({ state: view.state, cards, asks, lastMessage: read.messages.at(-1) });
+    const status = sessionStatus({ state: view.state, cards, asks, lastTurn: read.session.lastTurn });
     return { ...view, status, session: userSessionView(read.session, marks(id), status) };
   });
 
