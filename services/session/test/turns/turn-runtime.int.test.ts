@@ -12,7 +12,7 @@ import { connectBus, enqueue, ensureStream, OutboxRelay, type Bus } from '@relay
 import { ManualClock, type Clock } from '@relay/clock';
 import { AppError } from '@relay/errors';
 import { CardKind, CardStatus, QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
-import { TurnStatus } from '@relay/proto/relay/session/v1/session';
+import { MessageDelivery, TurnStatus } from '@relay/proto/relay/session/v1/session';
 import { SessionServiceClient, SessionServiceService, type WaitRequest, type WaitResponse } from '@relay/proto/relay/session/v1/session_service';
 import { callStream, callUnary, createClient, startGrpcServer, type GrpcServer } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
@@ -634,7 +634,18 @@ describe('Wait', () => {
     startRunner();
     await untilStatus(turnId, 'done');
     expect(await waitCall({ sessionId, messageId, waitSeconds: 600 })).toEqual([
-      { result: { sessionId, messageId, status: TurnStatus.TURN_STATUS_DONE, replyText: 'Yes. The deploy is green.', replyModel: 'script-1', error: '', pendingQuestions: [] } },
+      {
+        result: {
+          sessionId,
+          messageId,
+          status: TurnStatus.TURN_STATUS_DONE,
+          replyText: 'Yes. The deploy is green.',
+          replyModel: 'script-1',
+          error: '',
+          pendingQuestions: [],
+          delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
+        },
+      },
     ]);
   });
 
