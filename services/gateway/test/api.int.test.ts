@@ -181,6 +181,7 @@ describe('/api/v1 hosted sessions', () => {
       session: session.id,
       message_id,
       reply: { text: 'script-1: and again', model: 'script-1' },
+      delivery: 'delivered',
       openUrl: `https://desk.example.com/sessions/${session.id}`,
       note: "wait_seconds 9999 is more than this relay's longest wait per tool call (600 s), so this call waited at most 600 s.",
     });

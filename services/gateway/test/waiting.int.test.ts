@@ -48,6 +48,7 @@ describe('wait', () => {
       session: sessionId,
       message_id: messageId,
       reply: { text: 'script-1: Deploy.', model: 'script-1' },
+      delivery: 'delivered',
       openUrl: `https://desk.example.com/sessions/${sessionId}`,
     });
     expect(gateway.owners.calls).toEqual([

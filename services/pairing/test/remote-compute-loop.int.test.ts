@@ -18,7 +18,9 @@ import { PrismaRemoteWatchStore } from '../src/adapters/store/prisma-remote-watc
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'remote-compute-loop-test', level: 'silent' });
-const NOW = new Date('2026-11-30T12:00:00.000Z');
+// The loops run on the system clock, and kept events expire after days on it: the test's instants are today's.
+const NOW = new Date(Date.now() - (Date.now() % 60_000));
+const IDLE_AT = new Date(NOW.getTime() - 60_000);
 
 let database: TestDatabase;
 let prisma: PrismaClient;
@@ -39,7 +41,7 @@ const watch = (id: string, fields: Partial<RemoteWatch>): RemoteWatch => ({
   relay: 'desk', id, userId: 'u1', scope: 'all', sessions: [], exclude: [], events: [], stalledMinutes: 0, heartbeatMinutes: 0, ...fields,
 });
 const allIdle = (subscriptionId: string): RemoteEventInput => ({
-  id: `all_idle:${subscriptionId}:2026-11-30T11:59:00.000Z`, kind: 'all_idle', userId: 'u1', sessionId: '', text: `no turn or task is running in the 2 watched sessions (subscription ${subscriptionId})`, status: '', refId: '', occurredAt: new Date('2026-11-30T11:59:00.000Z'),
+  id: `all_idle:${subscriptionId}:${IDLE_AT.toISOString()}`, kind: 'all_idle', userId: 'u1', sessionId: '', text: `no turn or task is running in the 2 watched sessions (subscription ${subscriptionId})`, status: '', refId: '', occurredAt: IDLE_AT,
 });
 
 it('keeps each computed event once for the watches that ask for them, after their other events, across passes and replicas', async () => {
