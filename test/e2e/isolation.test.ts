@@ -96,9 +96,15 @@ const LISTINGS = ['GET /api/v1/sessions', 'GET /api/v1/cards', 'GET /api/v1/asks
  * Routes that take no id of anything a user owns: this relay, its settings and its pairings (Settings → Relays is
  * the relay's, not one user's: pairings are named by relay name; changing them is for admins), creating one's own
  * session, who one is, a sign-in link for oneself, the relay's usage (monthly and day by day) and live updates, and the relay's users (for admins).
+ * One's own notification settings and browser subscriptions take no id either: each route acts on the caller's own
+ * (a push subscription is removed by its endpoint among the caller's only).
  */
 const RELAY_WIDE = [
   'GET /api/v1/me',
+  'GET /api/v1/notifications',
+  'PATCH /api/v1/notifications',
+  'POST /api/v1/notifications/push-subscriptions',
+  'DELETE /api/v1/notifications/push-subscriptions',
   'POST /api/v1/sign-in-links',
   'GET /api/v1/users',
   'POST /api/v1/users',

@@ -65,7 +65,7 @@ describe('relay settings', () => {
     expect((await user.api('GET', '/api/v1/settings')).body.settings.taskQuietMinutes).toBe(15);
     const refused = await cli('settings', '--task-quiet', '0');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('REMOTE_RELAY_INVALID_INPUT: task_quiet_minutes must be a whole number of minutes from 1 to 1440');
+    expect(refused.stderr).toContain('relay: task_quiet_minutes must be a whole number of minutes from 1 to 1440');
     expect((await user.api('GET', '/api/v1/settings')).body.settings.taskQuietMinutes).toBe(15);
   });
 });

@@ -35,10 +35,7 @@ export default function NotificationsPage() {
           <fieldset class="settings notification-kinds">
             <legend>Tell me about</legend>
             {KINDS.map(([kind, label]) => (
-              <label key={kind} class="check">
-                <input type="checkbox" name={kind} checked={settings[kind]} disabled={action.busy} onChange={(event) => void action.run(() => patch('/api/v1/notifications', { [kind]: event.currentTarget.checked }))} />
-                {label}
-              </label>
+              <KindToggle key={kind} kind={kind} label={label} on={settings[kind]} />
             ))}
           </fieldset>
           <form
@@ -62,6 +59,31 @@ export default function NotificationsPage() {
         </>
       ) : null}
     </main>
+  );
+}
+
+/** One kind's switch: it shows the person's choice at once and goes back if the relay refused it. */
+function KindToggle({ kind, label, on }: { kind: 'cards' | 'asks'; label: string; on: boolean }) {
+  const action = useAction();
+  const [checked, setChecked] = useState(on);
+  useEffect(() => setChecked(on), [on]);
+  return (
+    <label class="check">
+      <input
+        type="checkbox"
+        name={kind}
+        checked={checked}
+        onChange={(event) => {
+          const wanted = event.currentTarget.checked;
+          setChecked(wanted);
+          void action.run(() => patch('/api/v1/notifications', { [kind]: wanted })).then((saved) => {
+            if (!saved) setChecked(!wanted);
+          });
+        }}
+      />
+      {label}
+      {action.error ? <ErrorNote error={action.error} /> : null}
+    </label>
   );
 }
 
