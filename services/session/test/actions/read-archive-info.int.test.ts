@@ -138,10 +138,11 @@ describe('ArchiveSession', () => {
 
     const archived = await archive({ userId, callerSessionId: leadId, sessionId: worker });
     expect(archived.session).toMatchObject({ id: worker, archived: true });
-    const turns = await h.prisma.turn.findMany({ where: { sessionId: worker }, orderBy: { queuedAt: 'asc' } });
-    expect(turns.map((turn) => [turn.status, turn.stopRequested])).toEqual([
-      ['running', true],
-      ['stopped', false],
+    // Both were queued at the same instant of the test's clock: told apart by id, not by their order.
+    const turns = await h.prisma.turn.findMany({ where: { sessionId: worker } });
+    expect(turns.map((turn) => [turn.id === running!.id ? 'the running one' : 'the queued one', turn.status, turn.stopRequested]).sort()).toEqual([
+      ['the queued one', 'stopped', false],
+      ['the running one', 'running', true],
     ]);
 
     await h.outbox.flush();
