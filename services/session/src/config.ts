@@ -164,6 +164,15 @@ const schema = z.object({
   RELAY_CLAUDE_MODELS: modelList(['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5']),
   /** GitHub Copilot's token (provider "copilot"). */
   COPILOT_GITHUB_TOKEN: optionalSecret,
+  /**
+   * Copilot's bring-your-own-key endpoint: an OpenAI-compatible base URL (…/v1) its runtime sends the model's
+   * requests to instead of GitHub's; with it, no COPILOT_GITHUB_TOKEN is needed.
+   */
+  RELAY_COPILOT_BASE_URL: optionalUrl,
+  /** The BYOK endpoint's API key (unset for endpoints that take none). */
+  RELAY_COPILOT_API_KEY: optionalSecret,
+  /** The Copilot CLI to run (absolute); unset: the runtime the SDK ships for this platform (@github/copilot-sdk-<platform>). */
+  RELAY_COPILOT_CLI_PATH: z.preprocess(blankAsUnset, absolutePath.optional()),
   RELAY_COPILOT_MODELS: modelList(['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini']),
   /** DeepSeek's API key (provider "deepseek"). */
   DEEPSEEK_API_KEY: optionalSecret,

@@ -45,20 +45,31 @@ describe('configuredProviders', () => {
       ['grok', true, false],
       ['claude', false, true],
       ['claude-api', false, true],
+      ['copilot', false, false],
       ['deepseek', true, false],
     ]);
     const byId = Object.fromEntries(providers.map((p) => [p.id, p]));
     expect(byId['claude']!.availability().reason).toBe("Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable");
     expect(byId['claude-api']!.availability().reason).toBe('no Anthropic API key configured (ANTHROPIC_API_KEY)');
+    expect(byId['copilot']!.availability().reason).toBe('GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)');
   });
 
-  it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones stay, unavailable', () => {
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api']);
+  it('sets up Copilot: available with a credential and its runtime; without its CLI, unavailable with why', () => {
+    const copilot = (env: Record<string, string>) => configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env }), ports).find((p) => p.id === 'copilot')!;
+    expect(copilot({ RELAY_COPILOT_BASE_URL: 'http://127.0.0.1:11434/v1' }).availability()).toEqual({ available: true, reason: '' });
+    expect(copilot({ COPILOT_GITHUB_TOKEN: 'ghp-test', RELAY_COPILOT_CLI_PATH: '/nonexistent/copilot' }).availability()).toEqual({
+      available: false,
+      reason: 'the Copilot CLI /nonexistent/copilot is not executable (RELAY_COPILOT_CLI_PATH)',
+    });
+  });
+
+  it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones and Copilot stay, unavailable', () => {
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api', 'copilot']);
   });
 
   it('leaves out the script agent when RELAY_SCRIPT_PROVIDER is off (on by default)', () => {
     expect(loadConfig({ ...CREDENTIALS, DATABASE_URL }).RELAY_SCRIPT_PROVIDER).toBe('on');
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api']);
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api', 'copilot']);
   });
 });
 

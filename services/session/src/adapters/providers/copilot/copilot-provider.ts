@@ -1,0 +1,224 @@
+/**
+ * GitHub Copilot through the official SDK (@github/copilot-sdk), which drives the Copilot CLI's runtime over stdio.
+ * Each turn starts its own runtime with a private home (nothing of the relay's, nothing kept between turns: the
+ * relay's record of the conversation goes with the message), in the SDK's "empty" mode with one tool, run_command:
+ * none of the CLI's built-in tools runs here. Every permission request is the owner's approval card (Allow or Deny,
+ * the owner only); an allowed command runs in the relay's sandbox. With RELAY_COPILOT_BASE_URL the runtime sends the
+ * model's requests to that OpenAI-compatible endpoint (bring your own key), else to GitHub with COPILOT_GITHUB_TOKEN.
+ * Stop aborts the turn, and the runtime is killed if it has not ended within STOP_GRACE_MS. The tokens it reports
+ * are recorded in usage.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CopilotClient, RuntimeConnection, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionEvent } from '@github/copilot-sdk';
+import type { Logger } from '@relay/telemetry';
+import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
+import type { UsageLedger } from '../../../app/usage/ports.ts';
+import { approvalCardText, commandCard } from '../../../app/turns/command-card.ts';
+import type { QuestionCards } from '../../../app/turns/question-cards.ts';
+import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import { askOwner } from '../acp/acp-cards.ts';
+import { withEarlierConversation } from '../claude/claude-provider.ts';
+import { commandArgument, RUN_COMMAND_DESCRIPTION, RUN_COMMAND_PARAMETERS, RUN_COMMAND_TOOL, runInSandbox } from './copilot-command.ts';
+
+/** How long a stopped turn may take to end before its runtime is killed (the spec's 5 s, less). */
+export const STOP_GRACE_MS = 3_000;
+
+export interface CopilotProviderOptions {
+  /** GitHub's token, when the model's requests go to GitHub. */
+  token: string | undefined;
+  /** The OpenAI-compatible endpoint of bring-your-own-key mode, and its key. */
+  byok: { baseUrl: string; apiKey: string | undefined } | undefined;
+  /** The runtime to start (absolute; undefined: the SDK's own for this platform), or why none can be. */
+  runtime: { path: string | undefined; reason: '' } | { path: undefined; reason: string };
+  models: readonly string[];
+  cards: QuestionCards;
+  sandbox: CommandSandbox;
+  history: ConversationHistory;
+  usage: Pick<UsageLedger, 'record'>;
+  /** The environment the runtime starts from (childProcessEnv). */
+  runtimeEnv: Readonly<Record<string, string>>;
+  /** The environment its commands start from (commandEnv). */
+  commandEnv: Readonly<Record<string, string>>;
+  logger: Logger;
+}
+
+/** One turn's tally. */
+interface Tally {
+  text: string;
+  /** The whole messages, for a runtime that sent no deltas. */
+  messages: string[];
+  inputTokens: number;
+  outputTokens: number;
+  /** Reports still being made, in arrival order. */
+  reports: Promise<void>;
+}
+
+export class CopilotProvider implements Provider {
+  readonly id = 'copilot';
+  /** A turn takes no text while it runs here (each turn is its own runtime). */
+  readonly canSteer = false;
+  readonly #o: CopilotProviderOptions;
+
+  constructor(options: CopilotProviderOptions) {
+    this.#o = options;
+  }
+
+  availability(): Availability {
+    if (this.#o.byok === undefined && this.#o.token === undefined) return { available: false, reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)' };
+    if (this.#o.runtime.reason !== '') return { available: false, reason: this.#o.runtime.reason };
+    return { available: true, reason: '' };
+  }
+
+  listModels(): Promise<string[] | undefined> {
+    return Promise.resolve([...this.#o.models]);
+  }
+
+  async startTurn(input: TurnInput): Promise<TurnReply> {
+    const why = this.availability();
+    if (!why.available) throw new TurnFailed(`Copilot is not available on this relay: ${why.reason}`);
+    const tally: Tally = { text: '', messages: [], inputTokens: 0, outputTokens: 0, reports: Promise.resolve() };
+    const home = await mkdtemp(join(tmpdir(), 'relay-copilot-'));
+    const client = new CopilotClient({
+      connection: RuntimeConnection.forStdio(this.#o.runtime.path === undefined ? {} : { path: this.#o.runtime.path }),
+      mode: 'empty',
+      baseDirectory: home,
+      workingDirectory: input.session.cwd,
+      env: { ...this.#o.runtimeEnv },
+      logLevel: 'error',
+      ...(this.#o.byok === undefined ? { gitHubToken: this.#o.token! } : { useLoggedInUser: false }),
+    });
+    let session: CopilotSession | undefined;
+    let killed: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      void session?.abort().catch(() => undefined);
+      killed = setTimeout(() => void client.forceStop().catch(() => undefined), STOP_GRACE_MS);
+      killed.unref();
+    };
+    try {
+      await client.start();
+      session = await client.createSession({
+        model: input.session.model,
+        streaming: true,
+        workingDirectory: input.session.cwd,
+        infiniteSessions: { enabled: false },
+        ...(this.#o.byok === undefined ? {} : { provider: { type: 'openai', baseUrl: this.#o.byok.baseUrl, ...(this.#o.byok.apiKey === undefined ? {} : { apiKey: this.#o.byok.apiKey }) } }),
+        availableTools: [RUN_COMMAND_TOOL],
+        tools: [
+          {
+            name: RUN_COMMAND_TOOL,
+            description: RUN_COMMAND_DESCRIPTION,
+            parameters: RUN_COMMAND_PARAMETERS,
+            // Asked only after the owner's Allow (onPermissionRequest).
+            handler: (args: unknown) => runInSandbox(this.#o.sandbox, this.#o.commandEnv, input.session.cwd, commandArgument(args) ?? 'true', input.signal),
+          },
+        ],
+        onPermissionRequest: (request) => this.#decide(input, request),
+      });
+      const idle = this.#follow(session, input, tally);
+      input.signal.addEventListener('abort', onAbort, { once: true });
+      input.signal.throwIfAborted();
+      const earlier = await this.#o.history(input.session.id, input.message.id);
+      await session.send({ prompt: withEarlierConversation(earlier, input.message.text) });
+      await Promise.race([idle, aborted(input.signal)]);
+      await tally.reports;
+      const text = tally.text !== '' ? tally.text : tally.messages.join('\n\n');
+      return { text, model: input.session.model };
+    } catch (error) {
+      if (input.signal.aborted) throw input.signal.reason;
+      if (error instanceof TurnFailed) throw error;
+      throw new TurnFailed(`Copilot: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    } finally {
+      input.signal.removeEventListener('abort', onAbort);
+      if (killed !== undefined) clearTimeout(killed);
+      await this.#close(client, session);
+      await rm(home, { recursive: true, force: true }).catch(() => undefined);
+      if (tally.inputTokens + tally.outputTokens > 0) await this.#record(input, tally);
+    }
+  }
+
+  /** Reports the session's events (text, tools, tokens); resolves when it is idle, rejects on its error. */
+  #follow(session: CopilotSession, input: TurnInput, tally: Tally): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const report = (work: () => Promise<void>) => {
+        tally.reports = tally.reports.then(work).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'a Copilot event was lost'));
+      };
+      session.on((event: SessionEvent) => {
+        switch (event.type) {
+          case 'assistant.message_delta':
+            tally.text += event.data.deltaContent;
+            report(() => input.emit({ type: 'text', delta: event.data.deltaContent }));
+            break;
+          case 'assistant.message':
+            if (event.data.content !== '') tally.messages.push(event.data.content);
+            break;
+          case 'tool.execution_start':
+            report(() => input.emit({ type: 'tool_call', name: event.data.toolName, input: event.data.arguments ?? {} }));
+            break;
+          case 'assistant.usage':
+            tally.inputTokens += event.data.inputTokens ?? 0;
+            tally.outputTokens += event.data.outputTokens ?? 0;
+            break;
+          case 'session.error':
+            reject(new TurnFailed(`Copilot: ${event.data.message}`));
+            break;
+          case 'session.idle':
+            resolve();
+            break;
+          default:
+            break;
+        }
+      });
+    });
+  }
+
+  /** A permission request as the owner's approval card: a command card for run_command, else the tool and its input. */
+  async #decide(input: TurnInput, request: PermissionRequest): Promise<PermissionRequestResult> {
+    const { cwd, model } = input.session;
+    const agent = `Copilot (${model})`;
+    const asked = request as { kind: string; toolName?: unknown; args?: unknown };
+    const command = asked.toolName === RUN_COMMAND_TOOL ? commandArgument(asked.args) : undefined;
+    const text =
+      command !== undefined
+        ? commandCard({ agent, cwd, command, runsIn: this.#o.sandbox.where(cwd) })
+        : approvalCardText(`${agent} wants to use ${typeof asked.toolName === 'string' ? asked.toolName : asked.kind}`, [`Folder: ${cwd}`, `Kind: ${asked.kind}`, `Input: ${JSON.stringify(asked.args ?? {})}`]);
+    if (command !== undefined && this.#o.sandbox.unavailable !== undefined) return { kind: 'reject', feedback: 'No sandbox can be had on this relay: the command did not run.' };
+    if (text === undefined || !(await askOwner(input, this.#o.cards, text, this.#o.logger))) return { kind: 'reject', feedback: 'The user did not allow this: it did not run.' };
+    return { kind: 'approve-once' };
+  }
+
+  /** Ends the session and its runtime: gracefully, else killed. */
+  async #close(client: CopilotClient, session: CopilotSession | undefined): Promise<void> {
+    const graceful = (async () => {
+      await session?.disconnect().catch(() => undefined);
+      await client.stop();
+    })();
+    const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), STOP_GRACE_MS).unref());
+    if ((await Promise.race([graceful.catch(() => undefined), late])) === 'late') await client.forceStop().catch(() => undefined);
+  }
+
+  async #record(input: TurnInput, tally: Tally): Promise<void> {
+    await this.#o.usage
+      .record({
+        messageId: input.message.id,
+        sessionId: input.session.id,
+        provider: this.id,
+        model: input.session.model,
+        inputTokens: tally.inputTokens,
+        outputTokens: tally.outputTokens,
+        costUsd: null,
+        recordedAt: input.clock.now(),
+      })
+      // Accounting never fails a turn that ran.
+      .catch((error: unknown) => this.#o.logger.warn({ err: error, sessionId: input.session.id }, 'could not record the Copilot turn’s usage'));
+  }
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
+}

@@ -1,0 +1,144 @@
+// Issue 41, item 2, end to end: Copilot as a provider, through the official SDK (@github/copilot-sdk) and the Copilot
+// runtime it ships, in bring-your-own-key mode (RELAY_COPILOT_BASE_URL) against the OpenAI-compatible server this
+// suite runs on loopback (test/harness/fake-openai-api.ts). A turn replies; the command the model asks for
+// (run_command) is the owner's approval card: Allow runs it in the sandbox, in the session's folder, Deny does not;
+// stop ends a turn mid-way within 5 s; a model Copilot does not run is refused with suggestions before anything is
+// created; the tokens the endpoint reports show in usage.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishTurn } from '../harness/fake-anthropic-api.ts';
+import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
+import { startRelay, type Relay } from '../harness/relay.ts';
+import { until } from '../harness/until.ts';
+
+let relay: Relay;
+let api: FakeOpenAiApi;
+let folder: string;
+
+/** A message's text, whether its content is a string or parts. */
+const textOf = (message: any): string => (typeof message.content === 'string' ? message.content : (message.content ?? []).map((part: any) => part.text ?? '').join(''));
+
+/**
+ * The fake model: "run: <command>" asks for run_command, then answers with what the tool returned; anything else
+ * is answered at once. Each answer reports 50 + 5 tokens.
+ */
+function answer(body: any): string[] {
+  const messages: any[] = body.messages;
+  const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+  const asked = /run: (.*)$/m.exec(textOf(lastUser))?.[1];
+  const toolMessage = messages.at(-1)?.role === 'tool' ? messages.at(-1) : undefined;
+  if (asked !== undefined && toolMessage === undefined) {
+    return [
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command: asked }) } }] }),
+      chunk({}, 'tool_calls'),
+      usageChunk(50, 5),
+      DONE,
+    ];
+  }
+  const reply = toolMessage === undefined ? 'hello from Copilot' : `the tool said: ${textOf(toolMessage).trim()}`;
+  return [chunk({ role: 'assistant', content: reply }), chunk({}, 'stop'), usageChunk(50, 5), DONE];
+}
+
+/** The session's first pending card, once it is raised. */
+const cardOf = (sessionId: string) => until('the Copilot card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
+
+/** relay_tool from a script session: its result. */
+async function relayTool(call: Record<string, unknown>): Promise<any> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Tool', text: `relay_tool ${JSON.stringify(call)}` });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const turn = await finishTurn(relay, created.body.session.id, created.body.message_id);
+  expect(turn.status, JSON.stringify(turn)).toBe('done');
+  return JSON.parse(turn.reply.text);
+}
+
+async function startTurn(text: string): Promise<{ sessionId: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'copilot', model: 'gpt-5.4', cwd: folder, title: 'Copilot', text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { sessionId: created.body.session.id, messageId: created.body.message_id };
+}
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'relay-copilot-e2e-'));
+  api = await startFakeOpenAiApi({ answer, models: ['gpt-5.4'] });
+  relay = await startRelay({
+    name: 'desk',
+    env: { RELAY_AGENT_SESSIONS: 'on', RELAY_COPILOT_BASE_URL: api.url, RELAY_COPILOT_API_KEY: 'copilot-byok-key' },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await api?.close();
+  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+});
+
+describe('Copilot as a provider (bring your own key)', () => {
+  it('relay_info lists it as available with its dotted model ids; no secret', async () => {
+    const info = await relayTool({ action: 'relay_info', relay: 'this' });
+    expect(info.providers.find((provider: any) => provider.id === 'copilot')).toMatchObject({ name: 'Copilot', available: true, models: expect.arrayContaining(['gpt-5.4']) });
+    expect(JSON.stringify(info)).not.toContain('copilot-byok-key');
+  });
+
+  it('runs a turn that replies, its model requests going to the configured endpoint with its key', async () => {
+    const { sessionId, messageId } = await startTurn('hello');
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply).toMatchObject({ text: 'hello from Copilot', model: 'gpt-5.4' });
+    expect(api.requests.at(-1)).toMatchObject({ authorization: 'Bearer copilot-byok-key', body: { model: 'gpt-5.4' } });
+    // The only tool the model is offered is the relay's run_command: none of the CLI's own.
+    expect(api.requests.at(-1)!.body.tools.map((tool: any) => tool.function.name)).toEqual(['run_command']);
+  });
+
+  it('refuses a model Copilot does not run, with the close match, before anything is created', async () => {
+    const before = (await relay.api('GET', '/api/v1/sessions')).body.sessions.length;
+    const unknown = await relayTool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'gpt-5-4', text: 'hello' });
+    expect(unknown).toMatchObject({ ok: false, suggestions: ['gpt-5.4'] });
+    const claudeId = await relayTool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'claude-sonnet-5-5', text: 'hello' });
+    expect(claudeId).toMatchObject({ ok: false, code: 'CLAUDE_PROVIDER_REQUIRED', suggestions: expect.arrayContaining(['claude-sonnet-5.5']) });
+    // Only the two script sessions that asked were created.
+    expect((await relay.api('GET', '/api/v1/sessions')).body.sessions.length).toBe(before + 2);
+  });
+
+  it('asks the owner on a card for the command; Allow runs it in the sandbox, in the session folder', async () => {
+    const { sessionId, messageId } = await startTurn('run: pwd > where.txt; echo ran-here');
+    const card = await cardOf(sessionId);
+    expect(card.title).toBe('Copilot (gpt-5.4) wants to run a command');
+    expect(card.lines).toEqual([`Folder: ${folder}`, 'Command: pwd > where.txt; echo ran-here', expect.stringMatching(/^Runs in: bubblewrap sandbox/)]);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toMatch(/^the tool said: exit 0\s+ran-here/);
+    expect((await readFile(join(folder, 'where.txt'), 'utf8')).trim()).toBe(folder);
+  });
+
+  it('Deny: the command does not run, and the model reads the refusal', async () => {
+    const { sessionId, messageId } = await startTurn('run: touch denied.txt');
+    const card = await cardOf(sessionId);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toMatch(/^the tool said: /);
+    expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
+  });
+
+  it('stop ends a turn mid-way (a command running) within 5 s', async () => {
+    const { sessionId, messageId } = await startTurn('run: sleep 60');
+    const card = await cardOf(sessionId);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const stoppedAt = Date.now();
+    expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('stopped');
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+  });
+
+  it('usage meters the tokens the endpoint reported for its turns', async () => {
+    const usage = await relayTool({ action: 'usage', relay: 'this' });
+    // hello: one answer; Allow and Deny: two each; the stopped turn: one (its command was running) — 55 tokens each.
+    expect(usage.providers.find((provider: any) => provider.provider === 'copilot')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 6 * 55 }] });
+  });
+});
