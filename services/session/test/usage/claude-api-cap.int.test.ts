@@ -91,7 +91,7 @@ describe('the claude-api monthly cap', () => {
 });
 
 describe('providers configured but not runnable here', () => {
-  it('copilot is listed unavailable with why, and create_session on it is refused', async () => {
+  it('a provider listed without a plug-in (copilot in this harness, which loads none) is unavailable with why, and create_session on it is refused', async () => {
     const userId = await h.newUser();
     const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(info.providers.find((p) => p.id === 'copilot')).toMatchObject({ available: false, reason: 'this relay cannot run Copilot sessions yet' });
