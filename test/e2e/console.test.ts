@@ -8,10 +8,10 @@
 // their own things, with no Users or relay-wide settings. Each step saves a screenshot (with an axe-core scan)
 // under .relay/e2e-artifacts/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, seriousViolations } from '../harness/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
@@ -19,10 +19,6 @@ import { RelayUser, toolStep as tool } from '../harness/relay-user.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ARTIFACTS = `${root}.relay/e2e-artifacts`;
-/** Debian's chromium (.ci/run installs it when missing). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Without the background-networking switches Chromium keeps calling home, which floods a closed network.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 let relay: Relay;
 let user: RelayUser;
@@ -39,20 +35,10 @@ function answer(body: any): string[] {
   return [chunk({ role: 'assistant', content: `Counted on ${body.model}.` }), chunk({}, 'stop'), usageChunk(prompt, completion), DONE];
 }
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
 /** Saves a screenshot of the page and answers the serious and critical accessibility violations axe-core finds. */
 async function shot(name: string, on: Page = page): Promise<string[]> {
   await on.screenshot({ path: `${ARTIFACTS}/console-${name}.png`, fullPage: true });
-  // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await on.evaluate(AXE_SOURCE);
-  return on.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  });
+  return seriousViolations(on);
 }
 
 /** A script session whose agent starts a session (the first-session card asks the user) and replies with its reply. */
@@ -82,7 +68,6 @@ beforeAll(async () => {
     const built = spawnSync('npm', ['run', 'build', '--workspace', '@relay/console'], { cwd: root, stdio: 'inherit' });
     if (built.status !== 0) throw new Error('the console did not build');
   }
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
   openAi = await startFakeOpenAiApi({ answer, models: ['fake-1'] });
   const env = {
     RELAY_OPENAI_BASE_URL: openAi.url,
@@ -93,7 +78,7 @@ beforeAll(async () => {
     // A virtual clock at the real rate: the streaming test skips its script's wait (relay.jumpTo).
     RELAY_CLOCK: new Date().toISOString(),
   };
-  [relay, browser] = await Promise.all([startRelay({ name: 'desk', env }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [relay, browser] = await Promise.all([startRelay({ name: 'desk', env }), launchChromium()]);
   user = new RelayUser(relay, relay.userToken);
   // Numbers read as in en-US (1,500) whatever the machine's locale.
   page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });

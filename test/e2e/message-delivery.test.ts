@@ -2,9 +2,8 @@
 // another agent, a schedule — says whether it is queued, delivered to the agent or failed, read off the turn it
 // queued, the same in the user API, read_session, `relay session show` and the console's conversation (Debian's
 // chromium driven headless by playwright-core, axe-core at 0 serious/critical); the sender's send result says it too.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, seriousViolations } from '../harness/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRelayCli } from '../harness/relay-cli.ts';
 import type { RelayClient } from '../harness/relay.ts';
@@ -12,16 +11,13 @@ import { callTool, RelayUser, toolStep as tool } from '../harness/relay-user.ts'
 import { sharedRelay } from '../harness/shared-relay.ts';
 import { until } from '../harness/until.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let relay: RelayClient;
 let user: RelayUser;
 let browser: Browser;
 
 beforeAll(async () => {
-  [relay, browser] = await Promise.all([sharedRelay(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [relay, browser] = await Promise.all([sharedRelay(), launchChromium()]);
   user = new RelayUser(relay, relay.userToken);
 });
 
@@ -90,12 +86,7 @@ describe('delivery', () => {
       return found.length === 3 ? found : undefined;
     });
     expect(tags).toEqual(['delivered', 'failed', 'delivered']);
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null }[] }> } }).axe;
-      return (await axe.run()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${JSON.stringify((v as unknown as { nodes: { html: string }[] }).nodes.map((n) => n.html))}`);
-    });
-    expect(violations).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
 });

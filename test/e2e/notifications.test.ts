@@ -5,20 +5,16 @@
 // webhook URL, "Subscribe this browser" with the service worker at /sw.js, axe-core at 0 serious/critical.
 import { createECDH, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, seriousViolations } from '../harness/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RelayClient } from '../harness/relay.ts';
 import { callTool, RelayUser } from '../harness/relay-user.ts';
 import { sharedRelay } from '../harness/shared-relay.ts';
 import { until } from '../harness/until.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let relay: RelayClient;
 let user: RelayUser;
@@ -28,7 +24,7 @@ let receiverUrl: string;
 const received: { path: string; headers: IncomingHttpHeaders; body: Buffer }[] = [];
 
 beforeAll(async () => {
-  [relay, browser] = await Promise.all([sharedRelay(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [relay, browser] = await Promise.all([sharedRelay(), launchChromium()]);
   user = new RelayUser(relay, relay.userToken);
   receiver = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -111,12 +107,7 @@ describe('notifications', () => {
       await until('no webhook', async () => ((await user.api('GET', '/api/v1/notifications')).body.settings.webhookUrl === '' ? true : undefined));
       expect((await user.api('GET', '/api/v1/notifications')).body.settings).toMatchObject({ cards: true, asks: false, webhookUrl: '' });
 
-      await page.evaluate(AXE_SOURCE);
-      const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: { html: string }[] }[] }> } }).axe;
-        return (await axe.run()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' ')}`);
-      });
-      expect(violations).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
     } finally {
       await page.close();
     }

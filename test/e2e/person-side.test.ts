@@ -6,10 +6,10 @@
 // has no Send; tabs are titled by their page; the Schedules table folds on a phone; "OAR" is explained; and the CLI's
 // defects: an external session's default title, --message by an id prefix, one card per allow/deny, the relay's own
 // sentence without HTTP noise, and a card answered with a choice and words. Screenshots go to .relay/e2e-artifacts/.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, seriousViolations } from '../harness/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRelayCli } from '../harness/relay-cli.ts';
 import type { RelayClient } from '../harness/relay.ts';
@@ -18,9 +18,6 @@ import { sharedRelay } from '../harness/shared-relay.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ARTIFACTS = `${root}.relay/e2e-artifacts`;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let relay: RelayClient;
 let user: RelayUser;
@@ -37,12 +34,7 @@ const cliJson = async (...args: string[]) => {
 /** A screenshot, and the serious and critical accessibility violations axe-core finds on the page. */
 async function shot(name: string): Promise<string[]> {
   await page.screenshot({ path: `${ARTIFACTS}/person-${name}.png`, fullPage: false });
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  });
+  return seriousViolations(page);
 }
 
 /** Whether the element's bottom edge is above the message box's top edge, and inside the window (seen, not covered). */
@@ -60,7 +52,7 @@ const open = (path: string) => page.goto(`${relay.gatewayUrl}${path}`);
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  [relay, browser] = await Promise.all([sharedRelay(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [relay, browser] = await Promise.all([sharedRelay(), launchChromium()]);
   user = new RelayUser(relay, relay.userToken);
   page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
   await page.goto(`${relay.gatewayUrl}/#token=${encodeURIComponent(relay.userToken)}`);

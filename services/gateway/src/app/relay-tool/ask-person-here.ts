@@ -7,6 +7,7 @@
  */
 import { CardKind, type Card } from '@relay/proto/relay/question/v1/question_service';
 import type { ActionContext } from './action-context.ts';
+import { reattachedWait } from './reattached-wait.ts';
 import type { RelayCallOrigin } from './relay-call-origin.ts';
 import { callKeyOf, type CallShape } from '../../domain/call-key.ts';
 import type { CardText } from '../../domain/card-text.ts';
@@ -41,9 +42,15 @@ export async function askPersonHere(card: CardText, sessionId: string, call: Cal
   );
   let decided: Card | undefined = cardStatusName(raised.status) === 'pending' ? undefined : raised;
   if (decided === undefined) {
-    for await (const event of context.questions.awaitCard({ cardId: raised.id, waitSeconds: WAIT_SECONDS }, { signal: context.signal })) {
-      if (event.card) decided = event.card;
-    }
+    // As every wait for the person: re-attached when the transport ends the call, the card being durable.
+    decided = await reattachedWait({
+      open: (left, signal) => context.questions.awaitCard({ cardId: raised.id, waitSeconds: left }, { signal }),
+      answerOf: (event) => event.card,
+      progress: async () => undefined,
+      waitSeconds: WAIT_SECONDS,
+      signal: context.signal,
+      ...(context.clock === undefined ? {} : { clock: context.clock }),
+    });
   }
   const status = decided === undefined ? 'pending' : cardStatusName(decided.status);
   if (status === 'allowed') return;

@@ -22,6 +22,7 @@ import { TurnFailed, type Availability, type ConversationHistory, type Provider,
 import { withEarlierConversation } from '../claude/claude-provider.ts';
 import { askOwner, commandOf, permissionCard, permissionOutcome } from './acp-cards.ts';
 import { AcpTerminals } from './acp-terminals.ts';
+import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
 /** How long a stopped turn may take to end after session/cancel before its agent is killed (the spec's 5 s, less). */
 export const STOP_GRACE_MS = 3_000;
@@ -158,19 +159,7 @@ export class AcpProvider implements Provider {
   }
 
   async #record(input: TurnInput, tally: Tally): Promise<void> {
-    await this.#o.usage
-      .record({
-        messageId: input.message.id,
-        sessionId: input.session.id,
-        provider: this.id,
-        model: input.session.model,
-        inputTokens: tally.inputTokens,
-        outputTokens: tally.outputTokens,
-        costUsd: tally.costUsd,
-        recordedAt: input.clock.now(),
-      })
-      // Accounting never fails a turn that ran.
-      .catch((error: unknown) => this.#o.logger.warn({ err: error, sessionId: input.session.id }, 'could not record the ACP turn’s usage'));
+    await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd: tally.costUsd }, this.#o.logger);
   }
 
   /** Starts the agent's command in the sandbox and connects to it; `turn` undefined: no card, file or terminal is served. */

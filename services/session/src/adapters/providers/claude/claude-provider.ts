@@ -26,6 +26,7 @@ import type { ClaudeSessionStates } from '../../../app/turns/claude-session-stat
 import { backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage, type BackgroundBashCall } from './background-bash.ts';
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
 import { TurnSubagents, type SubagentTaskLog } from './turn-subagents.ts';
+import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
 /** The SDK's query(), as the provider uses it: the messages it yields (tests pass a scripted one). */
 export type QueryFn = (params: { prompt: AsyncIterable<SDKUserMessage>; options: Options }) => AsyncIterable<SDKMessage>;
@@ -221,18 +222,7 @@ export class ClaudeProvider implements Provider {
           .catch((error: unknown) => log.warn({ err: error }, 'could not keep the Claude session to resume'));
       }
       if (turn.inputTokens + turn.outputTokens > 0 || turn.costUsd > 0) {
-        await this.#o.usage
-          .record({
-            messageId: input.message.id,
-            sessionId: input.session.id,
-            provider: this.id,
-            model: input.session.model,
-            inputTokens: turn.inputTokens,
-            outputTokens: turn.outputTokens,
-            costUsd: turn.costUsd,
-            recordedAt: input.clock.now(),
-          })
-          .catch((error: unknown) => log.warn({ err: error }, 'could not record the turn’s usage'));
+        await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, costUsd: turn.costUsd }, log);
       }
     }
   }

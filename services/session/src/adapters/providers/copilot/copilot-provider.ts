@@ -21,6 +21,7 @@ import { TurnFailed, type Availability, type ConversationHistory, type Provider,
 import { askOwner } from '../acp/acp-cards.ts';
 import { withEarlierConversation } from '../claude/claude-provider.ts';
 import { commandArgument, RUN_COMMAND_DESCRIPTION, RUN_COMMAND_PARAMETERS, RUN_COMMAND_TOOL, runInSandbox } from './copilot-command.ts';
+import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
 /** How long a stopped turn may take to end before its runtime is killed (the spec's 5 s, less). */
 export const STOP_GRACE_MS = 3_000;
@@ -199,19 +200,7 @@ export class CopilotProvider implements Provider {
   }
 
   async #record(input: TurnInput, tally: Tally): Promise<void> {
-    await this.#o.usage
-      .record({
-        messageId: input.message.id,
-        sessionId: input.session.id,
-        provider: this.id,
-        model: input.session.model,
-        inputTokens: tally.inputTokens,
-        outputTokens: tally.outputTokens,
-        costUsd: null,
-        recordedAt: input.clock.now(),
-      })
-      // Accounting never fails a turn that ran.
-      .catch((error: unknown) => this.#o.logger.warn({ err: error, sessionId: input.session.id }, 'could not record the Copilot turn’s usage'));
+    await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd: null }, this.#o.logger);
   }
 }
 

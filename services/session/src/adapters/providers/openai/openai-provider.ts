@@ -17,6 +17,7 @@ import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHisto
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
 import { discoverModels } from './discover-models.ts';
 import { McpTools, type FunctionTool } from './mcp-tools.ts';
+import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
 export interface OpenAIProviderOptions {
   /** The provider id sessions name (decisions.md: one per endpoint). */
@@ -100,20 +101,10 @@ export class OpenAIProvider implements Provider {
   }
 
   async #record(input: TurnInput, used: Required<TokensUsed>): Promise<void> {
-    const model = input.session.model;
-    await this.#options.usage
-      ?.record({
-        messageId: input.message.id,
-        sessionId: input.session.id,
-        provider: this.id,
-        model,
-        inputTokens: used.inputTokens,
-        outputTokens: used.outputTokens,
-        costUsd: turnCostUsd(used, this.#options.prices?.[model]),
-        recordedAt: input.clock.now(),
-      })
-      // Accounting never fails a turn that ran.
-      .catch(() => undefined);
+    const { usage, prices, commands } = this.#options;
+    if (usage === undefined) return;
+    const costUsd = turnCostUsd(used, prices?.[input.session.model]);
+    await recordTurnUsage(usage, this.id, input, { inputTokens: used.inputTokens, outputTokens: used.outputTokens, costUsd }, commands?.logger);
   }
 
   async #run(input: TurnInput, used: Required<TokensUsed>): Promise<TurnReply> {
