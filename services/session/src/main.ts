@@ -8,6 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
+import { OAuthServiceService } from '@relay/proto/relay/session/v1/oauth_service';
 import { createClient } from '@relay/rpc';
 import { startService } from '@relay/service';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
@@ -43,6 +44,8 @@ import { bubblewrapSandbox, stateFoldersAbove } from './adapters/tasks/bubblewra
 import { RunnerSandbox } from './adapters/runner/runner-sandbox.ts';
 import { PrismaTaskStore } from './adapters/store/prisma-task-store.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
+import { OAUTH_CALLERS, oauthGrpc } from './adapters/grpc/oauth-grpc.ts';
+import { PrismaOAuthStore } from './adapters/store/prisma-oauth-store.ts';
 import { PrismaSessionStore } from './adapters/store/prisma-session-store.ts';
 import { PgSessionReads } from './adapters/store/pg-session-reads.ts';
 import { PgTokenReads } from './adapters/store/pg-token-reads.ts';
@@ -197,6 +200,20 @@ await startService({
           }),
           ...loopGuardGrpc({ loopGuards: new PrismaLoopGuardStore(prisma), clock, logger }),
         },
+      },
+      {
+        definition: OAuthServiceService,
+        callers: OAUTH_CALLERS,
+        implementation: oauthGrpc({
+          store,
+          oauth: new PrismaOAuthStore(prisma, API_MESSAGES),
+          ids: nodeCrypto,
+          secrets: nodeCrypto,
+          hasher: nodeCrypto,
+          pkce: nodeCrypto,
+          clock,
+          logger,
+        }),
       },
     ]);
 

@@ -42,8 +42,11 @@ export interface SessionStore {
   deleteSignInToken(tokenHash: string): Promise<boolean>;
   /** Replaces every token bound to the session (its MCP client's, its agent worker's) with `token` (or none), atomically. */
   replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void>;
-  /** Saves the session, its token and the session_created event (an outbox row) in one transaction. */
-  createSession(session: Session, token: ApiToken, event: SessionCreatedEvent): Promise<void>;
+  /**
+   * Saves the session, its token (none for a sign-in grant's, whose tokens come when its code is redeemed) and the
+   * session_created event (an outbox row) in one transaction.
+   */
+  createSession(session: Session, token: ApiToken | null, event: SessionCreatedEvent): Promise<void>;
   /** The user's sessions matching the filter, in no particular order. */
   listSessions(userId: string, filter: SessionFilter): Promise<Session[]>;
   findRelaySettings(): Promise<RelaySettings | undefined>;

@@ -142,11 +142,11 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
     });
   }
 
-  async createSession(session: Session, token: ApiToken, event: { eventId: string; occurredAt: Date; session: Session }): Promise<void> {
+  async createSession(session: Session, token: ApiToken | null, event: { eventId: string; occurredAt: Date; session: Session }): Promise<void> {
     await this.atomically(async (tx) => {
       await tx.session.create({ data: session });
       await enqueue(tx, SessionEvents.SESSION_CREATED, toSessionCreated(this.api, event), { id: event.eventId });
-      await tx.apiToken.create({ data: token });
+      if (token !== null) await tx.apiToken.create({ data: token });
     });
   }
 

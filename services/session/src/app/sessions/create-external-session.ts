@@ -16,6 +16,21 @@ export async function createExternalSession(
   input: { userId: string; title: string },
   now: Date,
 ): Promise<{ session: Session; token: string }> {
+  const session = await newExternalSession(deps, input, now);
+  const { token, record } = mintToken(deps, { kind: 'session', userId: session.userId, sessionId: session.id }, now);
+  await deps.store.createSession(session, record, { eventId: deps.ids.newId(), occurredAt: now, session });
+  return { session, token };
+}
+
+/**
+ * A new external session of the user's, titled `title` (trimmed; a default when empty), not yet stored. Refuses an
+ * empty user id, a title too long and an unknown user.
+ */
+export async function newExternalSession(
+  deps: Pick<SessionDeps, 'store' | 'ids'>,
+  input: { userId: string; title: string },
+  now: Date,
+): Promise<Session> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   const title = input.title.trim() || DEFAULT_EXTERNAL_TITLE;
   if (title.length > MAX_TITLE_LENGTH) {
@@ -24,7 +39,7 @@ export async function createExternalSession(
   if (!(await deps.store.userExists(input.userId))) {
     throw notFound('no such user', { field: 'user_id', userId: input.userId });
   }
-  const session: Session = {
+  return {
     id: deps.ids.newId(),
     userId: input.userId,
     title,
@@ -39,7 +54,4 @@ export async function createExternalSession(
     lastActivityAt: now,
     ...NEW_SESSION_SETTINGS,
   };
-  const { token, record } = mintToken(deps, { kind: 'session', userId: session.userId, sessionId: session.id }, now);
-  await deps.store.createSession(session, record, { eventId: deps.ids.newId(), occurredAt: now, session });
-  return { session, token };
 }
