@@ -30,7 +30,14 @@ function git(...args) {
   return spawnSync('git', args, { cwd: root, encoding: 'utf8' });
 }
 
-run('generate (Prisma clients)', 'npx', ['turbo', 'run', 'generate', '--output-logs=errors-only']);
+run('generate (Prisma clients, the user API\'s OpenAPI document and types)', 'npx', ['turbo', 'run', 'generate', '--output-logs=errors-only']);
+// The user API's contract (docs/adr/0038): its document and the types the console and the CLI use, as generate wrote them.
+const userApiFiles = ['packages/user-api/openapi.json', 'packages/user-api/src/gen'];
+if (git('status', '--porcelain', '--', ...userApiFiles).stdout.trim() !== '') {
+  process.stderr.write(git('status', '--short', '--', ...userApiFiles).stdout);
+  process.stderr.write(`✖ ${userApiFiles.join(' and ')} differ from the gateway's routes: run \`npm run generate\` and commit them\n`);
+  process.exit(1);
+}
 run('generated proto code is up to date', 'npx', ['buf', 'generate'], { cwd: `${root}/proto` });
 if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
   git('diff', '--stat', '--', 'packages/proto/src/gen');

@@ -15,6 +15,7 @@ import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSetting
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerInputGuard } from './input-guard.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './mcp-routes.ts';
+import { registerOpenApi } from './openapi.ts';
 import { registerRelayAsksRoutes } from './routes/relay-asks.ts';
 import { registerRelaySubscriptionRoutes } from './routes/relay-subscriptions.ts';
 import { registerUserRoutes } from './routes/users.ts';
@@ -98,21 +99,24 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerFailureLimits(app, edges);
   registerInputGuard(app);
-  registerConsoleRoutes(app, deps);
-
-  registerHealthRoutes(app);
-  registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
-  registerSessionRoutes(app, deps);
-  registerCardRoutes(app, deps);
-  registerAskRoutes(app, deps);
-  registerNotificationRoutes(app, deps);
-  registerScheduleRoutes(app, deps);
-  registerSubscriptionRoutes(app, deps);
-  registerPairingRoutes(app, deps);
-  registerRelayRoutes(app, deps);
-  if (deps.remoteEvents) registerRelaySubscriptionRoutes(app, { ...deps, remoteEvents: deps.remoteEvents });
-  registerRelayAsksRoutes(app, deps);
-  registerRelaySettingsRoutes(app, deps);
-  registerUserRoutes(app, deps);
+  // The routes come once the OpenAPI collector is in place (it sees each route as it is added).
+  registerOpenApi(app);
+  app.after(() => {
+    registerConsoleRoutes(app, deps);
+    registerHealthRoutes(app);
+    registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
+    registerSessionRoutes(app, deps);
+    registerCardRoutes(app, deps);
+    registerAskRoutes(app, deps);
+    registerNotificationRoutes(app, deps);
+    registerScheduleRoutes(app, deps);
+    registerSubscriptionRoutes(app, deps);
+    registerPairingRoutes(app, deps);
+    registerRelayRoutes(app, deps);
+    if (deps.remoteEvents) registerRelaySubscriptionRoutes(app, { ...deps, remoteEvents: deps.remoteEvents });
+    registerRelayAsksRoutes(app, deps);
+    registerRelaySettingsRoutes(app, deps);
+    registerUserRoutes(app, deps);
+  });
   return app;
 }

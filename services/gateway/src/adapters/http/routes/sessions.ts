@@ -12,6 +12,7 @@ import { turnFields } from '../../../app/views/turn-result.ts';
 import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../../app/views/session-view.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
 import { registerSessionActionRoutes } from './session-actions.ts';
+import { answers, typed } from '../openapi.ts';
 import { callOwner, SessionParams, sendInvalid, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
 import { answered } from '../../../domain/answers.ts';
 import type { PairingClient, QuestionClient, SubscriptionClient } from '../../../app/ports.ts';
@@ -32,6 +33,14 @@ export interface SessionRouteDeps extends UserApiDeps {
   subscriptions?: SubscriptionClient;
 }
 
+const RelayInfo = z
+  .strictObject({
+    name: z.string(),
+    version: z.string(),
+    urls: z.strictObject({ base: z.string(), api: z.string(), mcp: z.string() }),
+  })
+  .meta({ id: 'RelayInfo', description: "What this relay is: its name, version and where its user API and MCP endpoint are." });
+
 const ListQuery = z.object({
   scope: z.enum(SESSION_SCOPES, { error: `scope must be one of: ${SESSION_SCOPES.join(', ')}` }).default('active'),
 });
@@ -51,6 +60,9 @@ const HostedBody = z.object(
     effort: z.string({ error: 'effort must be a string' }).optional(),
     title: z.string({ error: 'title must be a string' }).optional(),
     cwd: z.string({ error: 'cwd must be a string' }).optional(),
+    // A Claude Cloud session's repository (owner/name) and branch, instead of cwd.
+    repo: z.string({ error: 'repo must be a string, as owner/name' }).optional(),
+    branch: z.string({ error: 'branch must be a string' }).optional(),
     mode: z.string({ error: 'mode must be a string' }).optional(),
   },
   { error: 'the body must be a JSON object, for example {"title": "Review", "text": "reply hello"} or {"external": true, "title": "My editor"}' },
@@ -85,7 +97,7 @@ const WaitQuery = z.object({
 /** Registers /api/v1 on `app`. */
 export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDeps): void {
   registerSessionActionRoutes(app, deps);
-  app.get('/api/v1/relay', async (request, reply) => {
+  typed(app).get('/api/v1/relay', { schema: { response: answers(RelayInfo) }, attachValidation: true }, async (request, reply) => {
     if ((await userOf(deps, request, reply)) === undefined) return reply;
     return {
       name: deps.relayName,
