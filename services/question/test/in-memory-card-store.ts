@@ -101,7 +101,12 @@ export function sequentialIds(): IdGenerator {
   let cards = 0;
   let asks = 0;
   let events = 0;
-  return { newCardId: () => `card_${++cards}`, newAskId: () => `ask_${++asks}`, newEventId: () => `evt_${++events}` };
+  return {
+    newCardId: () => `card_${++cards}`,
+    cardIdFor: (sessionId, raiseId) => `card_${sessionId}_${raiseId}`,
+    newAskId: () => `ask_${++asks}`,
+    newEventId: () => `evt_${++events}`,
+  };
 }
 
 /** A service that has heard every turn end (the usual case once it has run a moment). */

@@ -137,6 +137,7 @@ const question = (fields: Partial<RaiseCardRequest> = {}): RaiseCardRequest => (
   lines: ['The review covers the index change.'],
   options: ['Tonight', 'Wait'],
   callKey: '',
+  raiseId: '',
   ...fields,
 });
 const approval = (fields: Partial<RaiseCardRequest> = {}) => question({ kind: CardKind.CARD_KIND_APPROVAL, title: 'Start a session?', options: [], ...fields });
@@ -283,6 +284,18 @@ describe('RaiseCard', () => {
     const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
     expect(refused.map((result) => (result.reason as AppError).code)).toEqual(Array(5).fill('REMOTE_RELAY_QUESTION_LIMIT'));
     expect(await prisma.card.count({ where: { sessionId: 's-burst' } })).toBe(10);
+  });
+
+  it('answers the card raised with the same raise_id, pending or decided, in that session only: a retried raise is one card', async () => {
+    const [first, retried, raced] = await Promise.all([1, 2, 3].map(() => raise(approval({ sessionId: 's-raise', raiseId: 'msg_1:4' }))));
+    expect([retried!.id, raced!.id]).toEqual([first!.id, first!.id]);
+    await decide(first!.id, 'allow');
+    expect(await raise(approval({ sessionId: 's-raise', raiseId: 'msg_1:4' }))).toMatchObject({ id: first!.id, status: CardStatus.CARD_STATUS_ALLOWED });
+    const elsewhere = await raise(approval({ sessionId: 's-raise-2', raiseId: 'msg_1:4' }));
+    expect(elsewhere.id).not.toBe(first!.id);
+    expect(await raise(approval({ sessionId: 's-raise', raiseId: 'msg_1:5' }))).toMatchObject({ status: CardStatus.CARD_STATUS_PENDING });
+    expect(await prisma.card.count({ where: { sessionId: 's-raise' } })).toBe(2);
+    expect(await prisma.card.count({ where: { sessionId: 's-raise-2' } })).toBe(1);
   });
 });
 

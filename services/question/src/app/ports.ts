@@ -39,6 +39,8 @@ export interface CardStore {
 /** Fresh ids: card ids (`card_` + 12 base36) and event ids (the outbox id, Nats-Msg-Id). */
 export interface IdGenerator {
   newCardId(): string;
+  /** The card id of the session's raise named `raiseId` (RaiseCard's raise_id): always the same for the two. */
+  cardIdFor(sessionId: string, raiseId: string): string;
   /** `ask_` + 12 base36. */
   newAskId(): string;
   newEventId(): string;

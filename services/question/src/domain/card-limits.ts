@@ -16,6 +16,7 @@ export const CardLimits = {
   /** How long a keyed card's decision waits for the same call to be made again before that call asks anew: a day. */
   KEYED_DECISION_SECONDS: 86_400,
   CALL_KEY_CHARS: 200,
+  RAISE_ID_CHARS: 200,
   /**
    * Cards one session may have waiting for the user at once: a hosted turn waits on one at a time, an external
    * session's calls each on theirs; past this, a call cannot bury the Inbox (REMOTE_RELAY_QUESTION_LIMIT).

@@ -17,6 +17,8 @@ export interface RaiseCardInput {
   options: string[];
   /** An external session's call (a fingerprint of its action and arguments); unset or '' for none. */
   callKey?: string;
+  /** The raise's own name in the session (a retried raise, a handed-over turn's step); unset or '' for none. */
+  raiseId?: string;
 }
 
 /** A new pending card from a raise request, or REMOTE_RELAY_INVALID_INPUT naming the first bad field. */
@@ -42,6 +44,7 @@ export function buildCard(input: RaiseCardInput, id: string, now: Date): Card {
   if (new Set(options).size !== options.length) throw invalidInput('options must differ from each other', { field: 'options' });
   const callKey = input.callKey ?? '';
   if (callKey.length > CardLimits.CALL_KEY_CHARS) throw invalidInput(`call_key is longer than ${CardLimits.CALL_KEY_CHARS} characters`, { field: 'call_key' });
+  if ((input.raiseId ?? '').length > CardLimits.RAISE_ID_CHARS) throw invalidInput(`raise_id is longer than ${CardLimits.RAISE_ID_CHARS} characters`, { field: 'raise_id' });
   return {
     id,
     userId: input.userId,

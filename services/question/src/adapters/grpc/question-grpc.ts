@@ -44,7 +44,7 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
       raiseCard: async (request) => {
         const card = await raiseCard(
           deps,
-          { userId: request.userId, sessionId: request.sessionId, kind: cardKindOf(request.kind), title: request.title, lines: request.lines, options: request.options, callKey: request.callKey },
+          { userId: request.userId, sessionId: request.sessionId, kind: cardKindOf(request.kind), title: request.title, lines: request.lines, options: request.options, callKey: request.callKey, raiseId: request.raiseId },
           clock.now(),
         );
         return { card: toCardMessage(card) };

@@ -316,6 +316,13 @@ export interface RaiseCardRequest {
    * decision handed out (here or at the end of AwaitCard) is used: the same call made again raises a new card.
    */
   callKey: string;
+  /**
+   * The raise's own name in the session, chosen by the caller (a hosted turn: its message and step; otherwise a fresh
+   * id per raise): the session's card raised with it before is answered, whatever its status, instead of a new one.
+   * So a raise retried after a transport error, or made again by the replica a turn was handed to, is one card.
+   * Unset or '': a new card each time.
+   */
+  raiseId: string;
 }
 
 /** The card: pending, or (with a call_key) the decision the same call's earlier card got. */
@@ -1607,7 +1614,7 @@ export const Card: MessageFns<Card> = {
 };
 
 function createBaseRaiseCardRequest(): RaiseCardRequest {
-  return { userId: "", sessionId: "", kind: 0, title: "", lines: [], options: [], callKey: "" };
+  return { userId: "", sessionId: "", kind: 0, title: "", lines: [], options: [], callKey: "", raiseId: "" };
 }
 
 export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
@@ -1632,6 +1639,9 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
     }
     if (message.callKey !== "") {
       writer.uint32(58).string(message.callKey);
+    }
+    if (message.raiseId !== "") {
+      writer.uint32(66).string(message.raiseId);
     }
     return writer;
   },
@@ -1705,6 +1715,14 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
             message.callKey = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.raiseId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1738,6 +1756,11 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
         : isSet(object.call_key)
         ? globalThis.String(object.call_key)
         : "",
+      raiseId: isSet(object.raiseId)
+        ? globalThis.String(object.raiseId)
+        : isSet(object.raise_id)
+        ? globalThis.String(object.raise_id)
+        : "",
     };
   },
 
@@ -1764,6 +1787,9 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
     if (message.callKey !== "") {
       obj.callKey = message.callKey;
     }
+    if (message.raiseId !== "") {
+      obj.raiseId = message.raiseId;
+    }
     return obj;
   },
 
@@ -1779,6 +1805,7 @@ export const RaiseCardRequest: MessageFns<RaiseCardRequest> = {
     message.lines = object.lines?.map((e) => e) || [];
     message.options = object.options?.map((e) => e) || [];
     message.callKey = object.callKey ?? "";
+    message.raiseId = object.raiseId ?? "";
     return message;
   },
 };
@@ -4069,7 +4096,8 @@ export const PublishRemoteAnswerResponse: MessageFns<PublishRemoteAnswerResponse
 export type QuestionServiceService = typeof QuestionServiceService;
 export const QuestionServiceService = {
   /**
-   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card).
+   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card; with a
+   * raise_id, the card raised with it before).
    * Codes: REMOTE_RELAY_INVALID_INPUT.
    */
   raiseCard: {
@@ -4267,7 +4295,8 @@ export const QuestionServiceService = {
 
 export interface QuestionServiceServer extends UntypedServiceImplementation {
   /**
-   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card).
+   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card; with a
+   * raise_id, the card raised with it before).
    * Codes: REMOTE_RELAY_INVALID_INPUT.
    */
   raiseCard: handleUnaryCall<RaiseCardRequest, RaiseCardResponse>;
@@ -4339,7 +4368,8 @@ export interface QuestionServiceServer extends UntypedServiceImplementation {
 
 export interface QuestionServiceClient extends Client {
   /**
-   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card).
+   * Shows a card in a session and returns it pending (with a call_key, possibly the same call's earlier card; with a
+   * raise_id, the card raised with it before).
    * Codes: REMOTE_RELAY_INVALID_INPUT.
    */
   raiseCard(
