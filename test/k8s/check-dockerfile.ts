@@ -42,7 +42,7 @@ export function dockerfileViolations(spec: ImageSpec): string[] {
   const runs = file.stages.slice(0, -1).flatMap((stage) => stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args.join(' ')));
   found.push(...runtimeDependencyViolations(file, spec));
   for (const script of spec.buildScripts) {
-    if (!runs.some((run) => new RegExp(`npm run ${escape(script)} --workspace ${escape(spec.workspace)}(\\s|$)`).test(run))) {
+    if (!runs.some((run) => runsScript(run, script, spec.workspace))) {
       found.push(`no build step runs npm run ${script} --workspace ${spec.workspace}`);
     }
   }
@@ -102,7 +102,7 @@ function isBuilt(file: Dockerfile, path: string, spec: ImageSpec): boolean {
   const fromIndex = file.stages.findIndex((stage) => stage.name === copy?.flags['from']);
   const from = file.stages[fromIndex];
   if (from === undefined) return false;
-  const builds = from.instructions.some((i) => i.keyword === 'RUN' && new RegExp(`npm run build --workspace ${escape(spec.workspace)}(\\s|$)`).test(i.args.join(' ')));
+  const builds = from.instructions.some((i) => i.keyword === 'RUN' && runsScript(i.args.join(' '), 'build', spec.workspace));
   // scripts/build.mjs: src/main.ts → dist/main.js, an operator command src/bin/<name>.ts → dist/<name>.js.
   const name = posix.basename(path, '.js');
   const source = name === 'main' ? 'src/main.ts' : `src/bin/${name}.ts`;
@@ -168,6 +168,11 @@ export function satisfiesMajor(major: number, range: string): boolean {
         }
       }),
   );
+}
+
+/** Whether `run` runs `npm run <script>` for `workspace`, alone or among other `--workspace` flags. */
+function runsScript(run: string, script: string, workspace: string): boolean {
+  return new RegExp(`npm run ${escape(script)}(\\s+--workspace\\s+\\S+)*\\s+--workspace\\s+${escape(workspace)}(\\s|$)`).test(run);
 }
 
 function escape(text: string): string {
