@@ -45,6 +45,11 @@ const schema = z
      * a call held longer (about 60 s for Claude Desktop, Claude Code and the Inspector), so it answers by then with
      * what still waits (the card, the message) for its next call or `wait`.
      */
+    /**
+     * Tests only: lets MCP clients' metadata documents (their client_id URLs) be fetched over http and from loopback or
+     * private addresses. Never set it on a relay others reach: it lets a client_id point the gateway at internal hosts.
+     */
+    RELAY_OAUTH_INSECURE_CLIENT_IDS: z.stringbool().default(false),
     RELAY_EXTERNAL_CALL_SECONDS: z.coerce.number().int().min(1).max(3600).default(50),
     SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
     PAIRING_GRPC_ADDR: grpcAddress('127.0.0.1:50055').default('127.0.0.1:50055'),

@@ -31,6 +31,7 @@ const app = buildApp({
   publicUrl: config.RELAY_PUBLIC_URL,
   openUrlBase: config.OPEN_URL_BASE,
   externalCallSeconds: config.RELAY_EXTERNAL_CALL_SECONDS,
+  oauthInsecureClientIds: config.RELAY_OAUTH_INSECURE_CLIENT_IDS,
   ...clients,
   sessions: cachedSessionOwner(clients.sessions),
   // A paired relay's calls are refused the moment the user who paired it is removed (removed-users.ts).

@@ -8,6 +8,7 @@ import type { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairin
 import type { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
 import type { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import type { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
+import type { OAuthServiceService } from '@relay/proto/relay/session/v1/oauth_service';
 import type { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import type { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { PromiseClient } from '@relay/rpc';
@@ -22,6 +23,8 @@ export type RemoteEventsClient = PromiseClient<typeof RemoteEventsServiceService
 export type SchedulerClient = PromiseClient<typeof SchedulerServiceService>;
 export type SessionClient = PromiseClient<typeof SessionServiceService>;
 export type SubscriptionClient = PromiseClient<typeof SubscriptionServiceService>;
+/** The session service's sign-in grants for MCP clients (relay.session.v1.OAuthService). */
+export type OAuthServiceClient = PromiseClient<typeof OAuthServiceService>;
 
 /** The services the gateway calls, each as its client; one left out is a service this gateway runs without. */
 export interface Owners {
@@ -34,4 +37,6 @@ export interface Owners {
   schedules?: SchedulerClient;
   /** The pairing service's remote events (subscriptions and asks across relays); without them, those answer REMOTE_RELAY_UNSUPPORTED. */
   remoteEvents?: RemoteEventsClient;
+  /** The session service's sign-in grants; without them, MCP clients cannot sign in with OAuth (tokens still work). */
+  oauth?: OAuthServiceClient;
 }

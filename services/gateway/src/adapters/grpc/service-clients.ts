@@ -6,6 +6,7 @@ import { PairingServiceClient, PairingServiceService } from '@relay/proto/relay/
 import { RemoteEventsServiceClient, RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
 import { QuestionServiceClient, QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { SchedulerServiceClient, SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
+import { OAuthServiceClient, OAuthServiceService } from '@relay/proto/relay/session/v1/oauth_service';
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createClient, promiseClient, type GrpcAuth } from '@relay/rpc';
@@ -42,6 +43,8 @@ export function createServiceClients(addresses: ServiceAddresses, auth: GrpcAuth
     sessions: promiseClient(SessionServiceService, open(createClient(SessionServiceClient, addresses.session, auth)), options),
     pairing: promiseClient(PairingServiceService, open(createClient(PairingServiceClient, addresses.pairing, auth)), options),
     questions: promiseClient(QuestionServiceService, open(createClient(QuestionServiceClient, addresses.question, auth)), options),
+    // The session service hosts the sign-in grants beside the tokens they are.
+    oauth: promiseClient(OAuthServiceService, open(createClient(OAuthServiceClient, addresses.session, auth)), options),
     close() {
       for (const channel of channels) channel.close();
     },

@@ -74,8 +74,14 @@ export function tooManyFailures(seconds: number): Extract<BearerOutcome, { ok: f
   };
 }
 
-/** The headers a refused authentication answers with: how to authenticate after a 401, when to retry after a 429. */
+/**
+ * The headers a refused authentication answers with: how to authenticate after a 401 (on /mcp, also where to sign in:
+ * the protected resource's metadata, RFC 9728 section 5.1), when to retry after a 429.
+ */
 export function setRefusalHeaders(reply: FastifyReply, outcome: Extract<BearerOutcome, { ok: false }>): void {
-  if (outcome.status === 401) reply.header('www-authenticate', 'Bearer realm="relay", error="invalid_token"');
+  if (outcome.status === 401) {
+    const metadata = reply.request.url.startsWith('/mcp') ? reply.server.oauthResourceMetadataUrl : undefined;
+    reply.header('www-authenticate', `Bearer realm="relay", error="invalid_token"${metadata === undefined ? '' : `, resource_metadata="${metadata}"`}`);
+  }
   if (outcome.retryAfterSeconds !== undefined) reply.header('retry-after', String(outcome.retryAfterSeconds));
 }

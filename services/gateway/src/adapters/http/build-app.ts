@@ -15,6 +15,7 @@ import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSetting
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerInputGuard } from './input-guard.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './mcp-routes.ts';
+import { registerOAuthRoutes } from './oauth/oauth-routes.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerRelayAsksRoutes } from './routes/relay-asks.ts';
 import { registerRelaySubscriptionRoutes } from './routes/relay-subscriptions.ts';
@@ -42,6 +43,8 @@ export interface AppDeps extends Owners {
   logger: Logger;
   /** What the edges allow; left out, the defaults (loopback and publicUrl's host, the default failure limits). */
   edges?: Partial<EdgeSettings>;
+  /** Tests only (RELAY_OAUTH_INSECURE_CLIENT_IDS): client ID metadata documents over http and on loopback. */
+  oauthInsecureClientIds?: boolean;
 }
 
 /** How the gateway's edges refuse abuse (config.ts names the variables). */
@@ -104,6 +107,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.after(() => {
     registerConsoleRoutes(app, deps);
     registerHealthRoutes(app);
+  if (deps.oauth) registerOAuthRoutes(app, { ...deps, oauth: deps.oauth, insecureClientIds: deps.oauthInsecureClientIds === true });
     registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
     registerSessionRoutes(app, deps);
     registerCardRoutes(app, deps);

@@ -9,8 +9,11 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
+/** The console's page where a person lets an MCP client sign in (oauth/oauth-routes.ts sends them there). */
+export const CONSENT_PAGE = '/oauth/consent';
+
 /** The console's own addresses; each answers the page, which routes in the browser. */
-export const CONSOLE_PAGES = ['/', '/sign-in', '/sessions', '/sessions/:id', '/inbox', '/schedules', '/relays', '/settings', '/usage', '/notifications'];
+export const CONSOLE_PAGES = ['/', '/sign-in', '/sessions', '/sessions/:id', '/inbox', '/schedules', '/relays', '/settings', '/usage', '/notifications', CONSENT_PAGE];
 
 // The page loads only its own files and talks only to this relay; nothing frames it.
 const CONSOLE_CSP = [
