@@ -5,9 +5,11 @@
  *
  * An external session (an MCP client the user runs) has no turn of its own: the call in flight is its
  * running turn (decisions.md, External sessions). Its card names it, is keyed by the call (call-key.ts), and
- * stays in the Inbox when the wait runs out, so the same call made again picks up the decision.
+ * stays in the Inbox when the wait runs out, so the same call made again picks up the decision. A 2026 client that opens
+ * URLs (cardsAnswerAtOnce) is not kept waiting at all: its card is keyed by the call too and answered at once, pending.
  */
 import type { ActionContext } from './action-context.ts';
+import { raisedCard } from './raised-card.ts';
 import { reattachedWait } from './reattached-wait.ts';
 import { callKeyOf } from '../../domain/call-key.ts';
 import type { CardText } from '../../domain/card-text.ts';
@@ -16,7 +18,7 @@ import { shortId } from '../views/turn-result.ts';
 import { CardKind, type Card, type RaiseCardRequest } from '@relay/proto/relay/question/v1/question_service';
 import { cardStatusName } from '../views/question-view.ts';
 import { isExternal } from '../views/session-view.ts';
-import { answered, type Conversation } from '../../domain/answers.ts';
+import type { Conversation } from '../../domain/answers.ts';
 
 /** Returns once the user chose Allow; throws REMOTE_RELAY_NO_ACTIVE_TURN or REMOTE_RELAY_PERMISSION otherwise. */
 export async function askApproval(card: CardText, conversation: Conversation, context: ActionContext): Promise<void> {
@@ -28,15 +30,16 @@ export async function askApproval(card: CardText, conversation: Conversation, co
     );
   }
   const { caller, questions, settings } = context;
-  const request: RaiseCardRequest = { userId: caller.userId, sessionId: caller.sessionId, kind: CardKind.CARD_KIND_APPROVAL, title: card.title, lines: card.lines, options: [], callKey: '' };
+  const request: Omit<RaiseCardRequest, 'raiseId'> = { userId: caller.userId, sessionId: caller.sessionId, kind: CardKind.CARD_KIND_APPROVAL, title: card.title, lines: card.lines, options: [], callKey: '' };
   if (external) {
     const { session } = conversation;
     request.lines = [...card.lines, `Asked by the external session "${session.title}" (${shortId(session.id)}), an MCP client you run.`];
-    if (context.call !== undefined) request.callKey = callKeyOf(caller.sessionId, context.call, card.title);
   }
-  const raised = answered((await questions.raiseCard(request)).card, 'RaiseCard', 'card');
+  const answersAtOnce = context.cardsAnswerAtOnce === true;
+  if ((external || answersAtOnce) && context.call !== undefined) request.callKey = callKeyOf(caller.sessionId, context.call, card.title);
+  const raised = await raisedCard(questions, request);
   let decided: Card | undefined = cardStatusName(raised.status) === 'pending' ? undefined : raised;
-  if (decided === undefined) {
+  if (decided === undefined && !answersAtOnce) {
     // No deadline: the wait is bounded by waitSeconds on the relay clock, and the caller's going away ends it.
     decided = await reattachedWait({
       open: (left, signal) => questions.awaitCard({ cardId: raised.id, waitSeconds: left }, { signal }),
@@ -52,7 +55,7 @@ export async function askApproval(card: CardText, conversation: Conversation, co
   const status = decided === undefined ? 'pending' : cardStatusName(decided.status);
   if (status === 'allowed') return;
   if (status === 'denied') throw toolError('REMOTE_RELAY_PERMISSION', `The user denied ${card.asked}. ${card.nothing}`);
-  if (external && status === 'pending') {
+  if ((external || answersAtOnce) && status === 'pending') {
     throw toolError(
       'REMOTE_RELAY_PERMISSION',
       `The user has not decided card ${raised.id} ("${card.title}") in the Inbox yet. ${card.nothing} The card stays in the Inbox: make the same call again to pick up the user's decision.`,

@@ -12,7 +12,7 @@ import type { RelayCallOrigin } from './relay-call-origin.ts';
 import { callKeyOf, type CallShape } from '../../domain/call-key.ts';
 import type { CardText } from '../../domain/card-text.ts';
 import { toolError } from '../../domain/errors.ts';
-import { answered } from '../../domain/answers.ts';
+import { raisedCard } from './raised-card.ts';
 import { cardStatusName } from '../views/question-view.ts';
 
 /**
@@ -25,21 +25,15 @@ const WAIT_SECONDS = 20;
 export async function askPersonHere(card: CardText, sessionId: string, call: CallShape, origin: RelayCallOrigin, context: ActionContext): Promise<void> {
   const { provenance } = origin;
   const caller = `relay:${origin.relayName}/${provenance.originSessionId}`;
-  const raised = answered(
-    (
-      await context.questions.raiseCard({
-        userId: origin.userId,
-        sessionId,
-        kind: CardKind.CARD_KIND_APPROVAL,
-        title: card.title,
-        lines: [...card.lines, `Asked by an agent on relay "${origin.relayName}" (session "${provenance.originSessionTitle}"), through your pairing with it.`],
-        options: [],
-        callKey: callKeyOf(caller, call, card.title),
-      })
-    ).card,
-    'RaiseCard',
-    'card',
-  );
+  const raised = await raisedCard(context.questions, {
+    userId: origin.userId,
+    sessionId,
+    kind: CardKind.CARD_KIND_APPROVAL,
+    title: card.title,
+    lines: [...card.lines, `Asked by an agent on relay "${origin.relayName}" (session "${provenance.originSessionTitle}"), through your pairing with it.`],
+    options: [],
+    callKey: callKeyOf(caller, call, card.title),
+  });
   let decided: Card | undefined = cardStatusName(raised.status) === 'pending' ? undefined : raised;
   if (decided === undefined) {
     // As every wait for the person: re-attached when the transport ends the call, the card being durable.
