@@ -7,6 +7,7 @@ import { AdminsOnly } from './parts/admins-only.tsx';
 import { AlarmIcon } from './parts/alarm-icon.tsx';
 import { ErrorNote } from './parts/error-note.tsx';
 import { setRelayName, useTitle } from './parts/use-title.ts';
+import { Consent } from './pages/consent.tsx';
 import { Conversation } from './pages/conversation.tsx';
 import { Inbox } from './pages/inbox.tsx';
 import { Relays } from './pages/relays.tsx';
@@ -80,7 +81,7 @@ export function App() {
         Skip to the page
       </a>
       <Header route={route} name={who.relay.name} me={who.me} onSignedOut={() => setWho({ kind: 'signed-out' })} />
-      <Page route={route} admin={who.me.role === 'admin'} me={who.me.id} />
+      <Page route={route} admin={who.me.role === 'admin'} me={who.me} />
     </>
   );
 }
@@ -114,9 +115,10 @@ const PAGE_TITLES: Record<Route['page'], string | undefined> = {
   usage: 'Usage',
   notifications: 'Notifications',
   'sign-in': 'Sign in',
+  consent: 'Sign in a client',
 };
 
-function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }) {
+function Page({ route, admin, me }: { route: Route; admin: boolean; me: Me['user'] }) {
   useTitle(PAGE_TITLES[route.page]);
   switch (route.page) {
     case 'conversation':
@@ -128,11 +130,13 @@ function Page({ route, admin, me }: { route: Route; admin: boolean; me: string }
     case 'relays':
       return <Relays admin={admin} />;
     case 'settings':
-      return admin ? <SettingsPage me={me} /> : <AdminsOnly title="Settings" what="The relay's settings and its users" />;
+      return admin ? <SettingsPage me={me.id} /> : <AdminsOnly title="Settings" what="The relay's settings and its users" />;
     case 'usage':
       return <Usage />;
     case 'notifications':
       return <NotificationsEntry />;
+    case 'consent':
+      return <Consent me={me} />;
     default:
       return <Sessions />;
   }

@@ -11,7 +11,8 @@ export type Route =
   | { page: 'settings' }
   | { page: 'usage' }
   | { page: 'notifications' }
-  | { page: 'sign-in' };
+  | { page: 'sign-in' }
+  | { page: 'consent' };
 
 export function routeOf(pathname: string): Route {
   const conversation = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
@@ -23,6 +24,7 @@ export function routeOf(pathname: string): Route {
   if (pathname === '/usage') return { page: 'usage' };
   if (pathname === '/notifications') return { page: 'notifications' };
   if (pathname === '/sign-in') return { page: 'sign-in' };
+  if (pathname === '/oauth/consent') return { page: 'consent' };
   return { page: 'sessions' };
 }
 

@@ -157,3 +157,10 @@ export interface LiveUpdate {
   inboxCount: number;
   session?: string;
 }
+
+/** An MCP client's sign-in request, as the consent page shows it (GET /api/v1/oauth/authorization). */
+export interface OAuthAuthorization {
+  client: { id: string; name: string; uri: string | null; hasMetadataDocument: boolean };
+  redirectUri: string;
+  resource: string;
+}
