@@ -26,6 +26,8 @@ export const ERROR_KINDS = {
   REMOTE_RELAY_QUESTION_LIMIT: 'resource_exhausted',
   REMOTE_RELAY_HOP_LIMIT: 'permission_denied',
   REMOTE_RELAY_LOOP_GUARD: 'permission_denied',
+  // This relay's extension: a budget over the caller's delegation tree holds it (docs/adr/0039-tree-budgets.md).
+  REMOTE_RELAY_BUDGET_REACHED: 'resource_exhausted',
   // The agent named a model or group the relay does not offer: a wrong argument, answered with the ones it has.
   REMOTE_RELAY_UNKNOWN_MODEL: 'invalid_argument',
   REMOTE_RELAY_UNKNOWN_GROUP: 'invalid_argument',

@@ -14,6 +14,11 @@ import { startService } from '@relay/service';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { startScheduledPromptConsumer } from './adapters/bus/scheduled-prompt-consumer.ts';
 import { startWakeupConsumer } from './adapters/bus/wakeup-consumer.ts';
+import { startBudgetCardConsumer } from './adapters/bus/budget-card-consumer.ts';
+import { budgetGrpc } from './adapters/grpc/budget-grpc.ts';
+import { GrpcBudgetCards } from './adapters/grpc/grpc-budget-cards.ts';
+import { PrismaBudgetStore } from './adapters/store/prisma-budget-store.ts';
+import { checkBudgets, checkRunOutMinutes, type BudgetDeps } from './app/budgets/check-budgets.ts';
 import { ConfiguredCatalogue, providerListings } from './adapters/providers/configured-catalogue.ts';
 import { childProcessEnv, commandEnv, loadConfig } from './config.ts';
 import { nodeCrypto } from './adapters/crypto/node-crypto.ts';
@@ -146,6 +151,17 @@ await startService({
     const steering = busSteering(bus, providers, logger);
     const wakeups = startWakeupConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, steer: steering.steer });
 
+    // Budgets over delegation trees: checked as turns end and at each look of the runner; decided on their cards.
+    const budgets: BudgetDeps = {
+      budgets: new PrismaBudgetStore(prisma, config.RELAY_NAME),
+      cards: new GrpcBudgetCards(questions),
+      sessions: store,
+      relay: { name: config.RELAY_NAME },
+      turnsMayRun: () => signals.work(),
+      logger,
+    };
+    const budgetCards = startBudgetCardConsumer(bus, { ...budgets, clock, logger }, stopping.signal);
+
     const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
     const runner = new TurnRunner({
       store: turns,
@@ -158,6 +174,7 @@ await startService({
       maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
       // A usage-limit pause any replica recorded holds the provider's queued turns here too.
       pauses: usageLedger,
+      budgets: { afterTurn: (sessionId, now) => checkBudgets(budgets, sessionId, now), look: (now) => checkRunOutMinutes(budgets, now) },
     });
     const taskQuietMinutes = async () => (await getRelaySettings(store)).taskQuietMinutes;
     runner.start();
@@ -188,7 +205,9 @@ await startService({
             },
             inbox: new PrismaExternalInbox(prisma),
             calls: new PrismaExternalCalls(prisma),
+            budgets,
           }),
+          ...budgetGrpc({ ...budgets, clock, logger }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
           ...taskGrpc({
             tasks: taskStore,
@@ -234,6 +253,7 @@ await startService({
         stopping.abort();
         await (await scheduledPrompts)?.stop();
         await (await wakeups).stop();
+        await (await budgetCards)?.stop();
         await workers.stopAll();
         questions.close();
       },

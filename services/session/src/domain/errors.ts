@@ -23,7 +23,16 @@ export const SessionErrorCode = {
   USER_EXISTS: 'REMOTE_RELAY_USER_EXISTS',
   /** Removing the relay's only admin would leave nobody to manage it. */
   LAST_ADMIN: 'REMOTE_RELAY_LAST_ADMIN',
+  /** A budget over the delegation tree holds it (reached or ended), or it started all the sessions it may. */
+  BUDGET_REACHED: 'REMOTE_RELAY_BUDGET_REACHED',
 } as const;
+
+/** The tree's budget set on `budgetSessionId` holds what was asked; `nothingDone` says what was not done. */
+export function budgetReached(why: string, budgetSessionId: string, nothingDone: string): AppError {
+  return appError(SessionErrorCode.BUDGET_REACHED, `${why} ${nothingDone} Ask the user to raise the budget (relay budget set, or its card in the Inbox).`, {
+    details: { budgetSession: budgetSessionId },
+  });
+}
 
 /** A wrong or missing argument; `details.field` names it. */
 export function invalidInput(message: string, details: ErrorDetails): AppError {

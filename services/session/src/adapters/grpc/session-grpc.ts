@@ -32,6 +32,10 @@ import { sendMessage } from '../../app/sessions/send-message.ts';
 import { setConversationOptions } from '../../app/sessions/set-conversation-options.ts';
 import { updateSession } from '../../app/sessions/update-session.ts';
 import type { LoopGuardMethod } from './loop-guard-grpc.ts';
+import type { BudgetMethod } from './budget-grpc.ts';
+import type { BudgetDeps } from '../../app/budgets/check-budgets.ts';
+import { narrowBudget, refuseOverBudget } from '../../app/budgets/budget-gate.ts';
+import { fromBudgetLimitsMessage } from './wire/budget-wire.ts';
 import { tasksOfSessions, withMemberStates, type SessionTasksDeps } from './session-tasks.ts';
 import type { TaskMethod } from './task-grpc.ts';
 import {
@@ -69,6 +73,8 @@ export type SessionGrpcDeps = SessionDeps &
     inbox?: ExternalInbox;
     /** External sessions' calls in flight (their running turns); without it no call shows. */
     calls?: ExternalCallStore;
+    /** The budgets over delegation trees: they refuse a turn or a session a tree may not start; without it none does. */
+    budgets?: BudgetDeps;
   };
 
 /** A ledger with nothing in it: tracked providers show meters at zero. */
@@ -80,7 +86,7 @@ const NO_USAGE: UsageDeps['ledger'] & UsageHistory = { totalsSince: async () => 
  */
 export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary> {
   const { store, clock } = deps;
-  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod>>(deps.logger, {
+  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod | BudgetMethod>>(deps.logger, {
     authenticate: async (request) => {
       const { caller, settings } = await authenticate(deps, request.token, clock.now());
       return { caller: toCallerMessage(caller), role: caller.role, external: caller.external === true, settings: toRelaySettingsMessage(settings) };
@@ -166,6 +172,11 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       };
     },
     createSession: async (request) => {
+      const now = clock.now();
+      const budget = request.budget === undefined ? undefined : fromBudgetLimitsMessage(request.budget);
+      if (deps.budgets !== undefined && request.callerSessionId !== '') {
+        await refuseOverBudget(deps.budgets, { sessionId: request.callerSessionId, startsSession: true, nothingDone: 'Nothing was created.' }, now);
+      }
       const created = await createSession(
         deps,
         {
@@ -185,8 +196,13 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
           mentionedRelays: request.mentionedRelays,
           dryRun: request.dryRun,
         },
-        clock.now(),
+        now,
       );
+      if (deps.budgets !== undefined) {
+        const { session } = created;
+        const narrowing = { userId: request.userId, startedBySessionId: session.startedBySessionId, callerSessionId: request.callerSessionId, limits: budget };
+        await narrowBudget(deps.budgets, { ...narrowing, sessionId: session.id, dryRun: request.dryRun }, now);
+      }
       return {
         session: toSessionMessage(created.session),
         messageId: created.messageId,
@@ -196,6 +212,14 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       };
     },
     sendMessage: async (request) => {
+      const now = clock.now();
+      const budget = request.budget === undefined ? undefined : fromBudgetLimitsMessage(request.budget);
+      const target = deps.budgets === undefined ? undefined : await store.findSession(request.sessionId);
+      if (deps.budgets !== undefined && target !== undefined && target.userId === request.userId) {
+        await refuseOverBudget(deps.budgets, { sessionId: target.id, startsSession: false, nothingDone: 'Nothing was sent.' }, now);
+        const narrowing = { userId: request.userId, sessionId: target.id, startedBySessionId: target.startedBySessionId, callerSessionId: request.callerSessionId, limits: budget };
+        await narrowBudget(deps.budgets, { ...narrowing, dryRun: true }, now);
+      }
       const sent = await sendMessage(
         deps,
         {
@@ -211,8 +235,12 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
           mentionedRelays: request.mentionedRelays,
           dryRun: request.dryRun,
         },
-        clock.now(),
+        now,
       );
+      if (deps.budgets !== undefined && target !== undefined && !request.dryRun) {
+        const narrowing = { userId: request.userId, sessionId: target.id, startedBySessionId: target.startedBySessionId, callerSessionId: request.callerSessionId, limits: budget };
+        await narrowBudget(deps.budgets, { ...narrowing, dryRun: false }, now);
+      }
       return { session: toSessionMessage(sent.session), messageId: sent.messageId, modelNote: sent.modelNote, billingSwitch: sent.billingSwitch };
     },
     updateSession: async (request) => {

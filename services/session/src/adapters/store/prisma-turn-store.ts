@@ -6,7 +6,7 @@ import type { PendingQuestion, Turn } from '../../domain/turns/turn.ts';
 import type { ApiToken } from '../../domain/users/user.ts';
 import type { EndedTurn, QueuedTurn, RunningTurnRow, TurnEvent, TurnStore, TurnTransaction } from '../../app/turns/turn-store.ts';
 import type { Message } from '../../domain/sessions/conversation.ts';
-import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import type { ApiMessages } from './outbox-events.ts';
 import { toPendingQuestions, toTurn } from './turn-row.ts';
 
@@ -36,6 +36,17 @@ type CandidateRow = {
 };
 
 type EndedRow = { id: string; session_id: string; message_id: string; sender_session_id: string | null };
+
+/**
+ * Whether a budget holds the candidate session `s`: its own or an ancestor's (up through started_by_session_id) is
+ * reached or ended (docs/adr/0039-tree-budgets.md).
+ */
+const HELD_BY_BUDGET = Prisma.sql`
+  WITH RECURSIVE up(id, parent) AS (
+      SELECT s.id, s.started_by_session_id
+      UNION
+      SELECT p.id, p.started_by_session_id FROM sessions p JOIN up ON p.id = up.parent)
+  SELECT 1 FROM up JOIN budgets b ON b.session_id = up.id WHERE b.state <> 'active'`;
 
 /** The store's view of "now": timestamp(3) columns hold UTC, so instants travel as ISO text cast to timestamp. */
 function at(instant: Date): string {
@@ -139,7 +150,8 @@ class PrismaTurnStatements implements TurnTransaction {
     // The oldest queued turn of a session with no running or waiting turn. A turn queued before it in
     // the same session, even one another runner is claiming right now, keeps it out, and SKIP LOCKED
     // passes over rows (turn or session) another transaction holds instead of waiting for them.
-    // Turns of a provider a usage limit holds stay queued, passed over, until the pause ends.
+    // Turns of a provider a usage limit holds stay queued, passed over, until the pause ends; so do the turns of a
+    // tree a budget holds (its own or an ancestor's reached or ended), until the person raises or removes it.
     const [row] = await this.tx.$queryRaw<CandidateRow[]>`
       SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id, t.trace_parent,
              s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd, s.archived,
@@ -150,6 +162,7 @@ class PrismaTurnStatements implements TurnTransaction {
         JOIN messages m ON m.id = t.message_id
        WHERE t.status = 'queued'
          AND s.provider <> ALL(${[...held]}::text[])
+         AND NOT EXISTS (${HELD_BY_BUDGET})
          AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = t.session_id AND a.status IN ('running', 'waiting_for_answer'))
          AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.session_id = t.session_id AND e.status = 'queued'
                                                  AND (e.queued_at, e.id) < (t.queued_at, t.id))

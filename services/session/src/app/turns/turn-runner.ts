@@ -40,6 +40,8 @@ export interface TurnRunnerOptions {
    * it nothing is held.
    */
   pauses?: Pick<UsageLedger, 'pausesAt'>;
+  /** The budgets over delegation trees (docs/adr/0039-tree-budgets.md), checked as turns end; without it none is. */
+  budgets?: BudgetChecks;
   /** Defaults to a fresh id per process, so a restarted replica never mistakes a dead run for its own. */
   runnerId?: string;
   /** Relay-clock lease and renewal period (defaults 30 s and 10 s). */
@@ -51,6 +53,12 @@ export interface TurnRunnerOptions {
   maxConcurrentTurns?: number;
   /** Real time between writes of a turn's in-flight reply (default 500 ms). */
   inFlightIntervalMs?: number;
+}
+
+/** The budget checks the runner makes: after each turn (its usage is in the ledger then), and at each look (minutes). */
+export interface BudgetChecks {
+  afterTurn(sessionId: string, now: Date): Promise<void>;
+  look(now: Date): Promise<void>;
 }
 
 /** Why a runner aborted a turn's provider. */
@@ -75,7 +83,7 @@ const INTERNAL_TURN_ERROR = 'the turn failed on this relay (internal error); sen
 
 export class TurnRunner {
   readonly runnerId: string;
-  readonly #o: Required<Omit<TurnRunnerOptions, 'runnerId' | 'pauses'>> & Pick<TurnRunnerOptions, 'pauses'>;
+  readonly #o: Required<Omit<TurnRunnerOptions, 'runnerId' | 'pauses' | 'budgets'>> & Pick<TurnRunnerOptions, 'pauses' | 'budgets'>;
   readonly #running = new Map<string, RunningTurn>();
   #stopped = true;
   /** Set by drain(): the looks go on (stop requests, expired leases) but claim nothing. */
@@ -176,6 +184,7 @@ export class TurnRunner {
     if (this.#running.size > 0) {
       for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
     }
+    await this.#checkBudgets((now) => this.#o.budgets?.look(now), this.#o.logger);
     if (this.#draining || this.#running.size >= this.#o.maxConcurrentTurns) return;
     // A pause another replica recorded holds here too; the next look after it ends claims the turns it held.
     const held = this.#o.pauses === undefined ? [] : heldProviders(await this.#o.pauses.pausesAt(clock.now()), clock.now());
@@ -263,6 +272,17 @@ export class TurnRunner {
     const status = await this.#end(claimed.turnId, outcome, log);
     if (status !== undefined) span.setAttribute(Attr.TURN_STATUS, status);
     if (status === 'error') markFailed(span);
+    // The turn's usage is in the ledger now: its tree's budgets may be at 80 % or 100 %, or past by more than one turn.
+    await this.#checkBudgets((now) => this.#o.budgets?.afterTurn(claimed.session.id, now), log);
+  }
+
+  /** A budget check that fails is logged: the next turn's end or look checks again, and turns go on meanwhile. */
+  async #checkBudgets(check: (now: Date) => Promise<void> | undefined, log: Logger): Promise<void> {
+    try {
+      await check(this.#o.clock.now());
+    } catch (error) {
+      log.warn({ err: error }, 'could not check the budgets; the next turn end or look checks again');
+    }
   }
 
   /** Renews the lease every renewMs of relay time until cancelled; a renewal that finds the turn gone aborts it. */

@@ -332,6 +332,11 @@ export interface CreateSessionRequest {
   dryRun: boolean;
   /** Paired relays a user's first message mentions: they are unlocked in the new conversation. */
   mentionedRelays: string[];
+  /**
+   * A budget the calling agent (or a paired relay, carrying its own) sets on the new session: it only narrows, for
+   * every budget over the caller's tree still governs the new session.
+   */
+  budget: BudgetLimits | undefined;
 }
 
 /** The session as created (or as it would be, on a dry run). */
@@ -366,6 +371,8 @@ export interface SendMessageRequest {
   dryRun: boolean;
   /** Paired relays a user's message mentions: they are unlocked in the conversation. */
   mentionedRelays: string[];
+  /** A budget the calling agent narrows on a session it started (or a paired relay carries): only narrows. */
+  budget: BudgetLimits | undefined;
 }
 
 /** The queued message. */
@@ -711,6 +718,105 @@ export interface GetDailyUsageResponse {
   /** The UTC days, YYYY-MM-DD, oldest first; the last is today. */
   days: string[];
   providers: ProviderDailyUsage[];
+}
+
+/** A budget's limits; an unset field is not limited. */
+export interface BudgetLimits {
+  costUsd?: number | undefined;
+  tokens?: number | undefined;
+  minutes?: number | undefined;
+  sessions?: number | undefined;
+}
+
+/** The person's budget for their conversation. */
+export interface SetBudgetRequest {
+  userId: string;
+  sessionId: string;
+  limits: BudgetLimits | undefined;
+}
+
+/** The tree's usage with the budget as set. */
+export interface SetBudgetResponse {
+  usage: TreeUsage | undefined;
+}
+
+/** The conversation whose budget goes. */
+export interface RemoveBudgetRequest {
+  userId: string;
+  sessionId: string;
+}
+
+/** The tree's usage without it. */
+export interface RemoveBudgetResponse {
+  usage: TreeUsage | undefined;
+}
+
+/** The session whose tree is read. */
+export interface GetTreeUsageRequest {
+  userId: string;
+  sessionId: string;
+}
+
+/** What the tree spent. */
+export interface GetTreeUsageResponse {
+  usage: TreeUsage | undefined;
+}
+
+/** What a delegation tree spent, from the per-turn ledger, and the budgets that govern it. */
+export interface TreeUsage {
+  sessionId: string;
+  /** Per session, provider and relay, the ledger's sums. */
+  rows: TreeUsageRow[];
+  /** The sums of rows. */
+  totals:
+    | TreeUsageRow
+    | undefined;
+  /** Sessions the tree started, here and on paired relays. */
+  sessionsStarted: number;
+  /** The session's own budget and its ancestors', nearest first. */
+  budgets: TreeBudget[];
+}
+
+/** One session's turns of one provider (totals: session_id, provider and relay empty). */
+export interface TreeUsageRow {
+  sessionId: string;
+  provider: string;
+  relay: string;
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** A budget measured now. */
+export interface TreeBudget {
+  /** The conversation it is set on. */
+  sessionId: string;
+  /** person | agent | relay */
+  setBy: string;
+  limits: BudgetLimits | undefined;
+  startedAt:
+    | Date
+    | undefined;
+  /** active | reached | ended */
+  state: string;
+  /** ok | warn | reached */
+  level: string;
+  meters: BudgetMeter[];
+  /** What the tree may still use (unset: not limited). */
+  remaining:
+    | BudgetLimits
+    | undefined;
+  /** The owner's card about it, pending; empty when none. */
+  cardId: string;
+}
+
+/** One limited meter: cost_usd, tokens, minutes or sessions. */
+export interface BudgetMeter {
+  name: string;
+  used: number;
+  limit: number;
+  utilization: number;
 }
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
@@ -3779,6 +3885,7 @@ function createBaseCreateSessionRequest(): CreateSessionRequest {
     provenance: undefined,
     dryRun: false,
     mentionedRelays: [],
+    budget: undefined,
   };
 }
 
@@ -3828,6 +3935,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     }
     for (const v of message.mentionedRelays) {
       writer.uint32(122).string(v!);
+    }
+    if (message.budget !== undefined) {
+      BudgetLimits.encode(message.budget, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -3965,6 +4075,14 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
             message.mentionedRelays.push(reader.string());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.budget = BudgetLimits.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4010,6 +4128,7 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
         : globalThis.Array.isArray(object?.mentioned_relays)
         ? object.mentioned_relays.map((e: any) => globalThis.String(e))
         : [],
+      budget: isSet(object.budget) ? BudgetLimits.fromJSON(object.budget) : undefined,
     };
   },
 
@@ -4060,6 +4179,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
     if (message.mentionedRelays?.length) {
       obj.mentionedRelays = message.mentionedRelays;
     }
+    if (message.budget !== undefined) {
+      obj.budget = BudgetLimits.toJSON(message.budget);
+    }
     return obj;
   },
 
@@ -4085,6 +4207,9 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       : undefined;
     message.dryRun = object.dryRun ?? false;
     message.mentionedRelays = object.mentionedRelays?.map((e) => e) || [];
+    message.budget = (object.budget !== undefined && object.budget !== null)
+      ? BudgetLimits.fromPartial(object.budget)
+      : undefined;
     return message;
   },
 };
@@ -4253,6 +4378,7 @@ function createBaseSendMessageRequest(): SendMessageRequest {
     provenance: undefined,
     dryRun: false,
     mentionedRelays: [],
+    budget: undefined,
   };
 }
 
@@ -4290,6 +4416,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     }
     for (const v of message.mentionedRelays) {
       writer.uint32(90).string(v!);
+    }
+    if (message.budget !== undefined) {
+      BudgetLimits.encode(message.budget, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -4395,6 +4524,14 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
             message.mentionedRelays.push(reader.string());
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.budget = BudgetLimits.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4440,6 +4577,7 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
         : globalThis.Array.isArray(object?.mentioned_relays)
         ? object.mentioned_relays.map((e: any) => globalThis.String(e))
         : [],
+      budget: isSet(object.budget) ? BudgetLimits.fromJSON(object.budget) : undefined,
     };
   },
 
@@ -4478,6 +4616,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
     if (message.mentionedRelays?.length) {
       obj.mentionedRelays = message.mentionedRelays;
     }
+    if (message.budget !== undefined) {
+      obj.budget = BudgetLimits.toJSON(message.budget);
+    }
     return obj;
   },
 
@@ -4499,6 +4640,9 @@ export const SendMessageRequest: MessageFns<SendMessageRequest> = {
       : undefined;
     message.dryRun = object.dryRun ?? false;
     message.mentionedRelays = object.mentionedRelays?.map((e) => e) || [];
+    message.budget = (object.budget !== undefined && object.budget !== null)
+      ? BudgetLimits.fromPartial(object.budget)
+      : undefined;
     return message;
   },
 };
@@ -9052,6 +9196,1299 @@ export const GetDailyUsageResponse: MessageFns<GetDailyUsageResponse> = {
   },
 };
 
+function createBaseBudgetLimits(): BudgetLimits {
+  return { costUsd: undefined, tokens: undefined, minutes: undefined, sessions: undefined };
+}
+
+export const BudgetLimits: MessageFns<BudgetLimits> = {
+  encode(message: BudgetLimits, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.costUsd !== undefined) {
+      writer.uint32(9).double(message.costUsd);
+    }
+    if (message.tokens !== undefined) {
+      writer.uint32(17).double(message.tokens);
+    }
+    if (message.minutes !== undefined) {
+      writer.uint32(24).int32(message.minutes);
+    }
+    if (message.sessions !== undefined) {
+      writer.uint32(32).int32(message.sessions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BudgetLimits {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBudgetLimits();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.costUsd = reader.double();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.tokens = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.minutes = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sessions = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BudgetLimits {
+    return {
+      costUsd: isSet(object.costUsd)
+        ? globalThis.Number(object.costUsd)
+        : isSet(object.cost_usd)
+        ? globalThis.Number(object.cost_usd)
+        : undefined,
+      tokens: isSet(object.tokens) ? globalThis.Number(object.tokens) : undefined,
+      minutes: isSet(object.minutes) ? globalThis.Number(object.minutes) : undefined,
+      sessions: isSet(object.sessions) ? globalThis.Number(object.sessions) : undefined,
+    };
+  },
+
+  toJSON(message: BudgetLimits): unknown {
+    const obj: any = {};
+    if (message.costUsd !== undefined) {
+      obj.costUsd = floatToJson(message.costUsd);
+    }
+    if (message.tokens !== undefined) {
+      obj.tokens = floatToJson(message.tokens);
+    }
+    if (message.minutes !== undefined) {
+      obj.minutes = Math.round(message.minutes);
+    }
+    if (message.sessions !== undefined) {
+      obj.sessions = Math.round(message.sessions);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BudgetLimits>, I>>(base?: I): BudgetLimits {
+    return BudgetLimits.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BudgetLimits>, I>>(object: I): BudgetLimits {
+    const message = createBaseBudgetLimits();
+    message.costUsd = object.costUsd ?? undefined;
+    message.tokens = object.tokens ?? undefined;
+    message.minutes = object.minutes ?? undefined;
+    message.sessions = object.sessions ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetBudgetRequest(): SetBudgetRequest {
+  return { userId: "", sessionId: "", limits: undefined };
+}
+
+export const SetBudgetRequest: MessageFns<SetBudgetRequest> = {
+  encode(message: SetBudgetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.limits !== undefined) {
+      BudgetLimits.encode(message.limits, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetBudgetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetBudgetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.limits = BudgetLimits.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetBudgetRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      limits: isSet(object.limits) ? BudgetLimits.fromJSON(object.limits) : undefined,
+    };
+  },
+
+  toJSON(message: SetBudgetRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.limits !== undefined) {
+      obj.limits = BudgetLimits.toJSON(message.limits);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetBudgetRequest>, I>>(base?: I): SetBudgetRequest {
+    return SetBudgetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetBudgetRequest>, I>>(object: I): SetBudgetRequest {
+    const message = createBaseSetBudgetRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.limits = (object.limits !== undefined && object.limits !== null)
+      ? BudgetLimits.fromPartial(object.limits)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetBudgetResponse(): SetBudgetResponse {
+  return { usage: undefined };
+}
+
+export const SetBudgetResponse: MessageFns<SetBudgetResponse> = {
+  encode(message: SetBudgetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.usage !== undefined) {
+      TreeUsage.encode(message.usage, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetBudgetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetBudgetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.usage = TreeUsage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetBudgetResponse {
+    return { usage: isSet(object.usage) ? TreeUsage.fromJSON(object.usage) : undefined };
+  },
+
+  toJSON(message: SetBudgetResponse): unknown {
+    const obj: any = {};
+    if (message.usage !== undefined) {
+      obj.usage = TreeUsage.toJSON(message.usage);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetBudgetResponse>, I>>(base?: I): SetBudgetResponse {
+    return SetBudgetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetBudgetResponse>, I>>(object: I): SetBudgetResponse {
+    const message = createBaseSetBudgetResponse();
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? TreeUsage.fromPartial(object.usage)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveBudgetRequest(): RemoveBudgetRequest {
+  return { userId: "", sessionId: "" };
+}
+
+export const RemoveBudgetRequest: MessageFns<RemoveBudgetRequest> = {
+  encode(message: RemoveBudgetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveBudgetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveBudgetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveBudgetRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveBudgetRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveBudgetRequest>, I>>(base?: I): RemoveBudgetRequest {
+    return RemoveBudgetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveBudgetRequest>, I>>(object: I): RemoveBudgetRequest {
+    const message = createBaseRemoveBudgetRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveBudgetResponse(): RemoveBudgetResponse {
+  return { usage: undefined };
+}
+
+export const RemoveBudgetResponse: MessageFns<RemoveBudgetResponse> = {
+  encode(message: RemoveBudgetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.usage !== undefined) {
+      TreeUsage.encode(message.usage, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveBudgetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveBudgetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.usage = TreeUsage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveBudgetResponse {
+    return { usage: isSet(object.usage) ? TreeUsage.fromJSON(object.usage) : undefined };
+  },
+
+  toJSON(message: RemoveBudgetResponse): unknown {
+    const obj: any = {};
+    if (message.usage !== undefined) {
+      obj.usage = TreeUsage.toJSON(message.usage);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveBudgetResponse>, I>>(base?: I): RemoveBudgetResponse {
+    return RemoveBudgetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveBudgetResponse>, I>>(object: I): RemoveBudgetResponse {
+    const message = createBaseRemoveBudgetResponse();
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? TreeUsage.fromPartial(object.usage)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetTreeUsageRequest(): GetTreeUsageRequest {
+  return { userId: "", sessionId: "" };
+}
+
+export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
+  encode(message: GetTreeUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTreeUsageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTreeUsageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTreeUsageRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetTreeUsageRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTreeUsageRequest>, I>>(base?: I): GetTreeUsageRequest {
+    return GetTreeUsageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTreeUsageRequest>, I>>(object: I): GetTreeUsageRequest {
+    const message = createBaseGetTreeUsageRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetTreeUsageResponse(): GetTreeUsageResponse {
+  return { usage: undefined };
+}
+
+export const GetTreeUsageResponse: MessageFns<GetTreeUsageResponse> = {
+  encode(message: GetTreeUsageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.usage !== undefined) {
+      TreeUsage.encode(message.usage, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTreeUsageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTreeUsageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.usage = TreeUsage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTreeUsageResponse {
+    return { usage: isSet(object.usage) ? TreeUsage.fromJSON(object.usage) : undefined };
+  },
+
+  toJSON(message: GetTreeUsageResponse): unknown {
+    const obj: any = {};
+    if (message.usage !== undefined) {
+      obj.usage = TreeUsage.toJSON(message.usage);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTreeUsageResponse>, I>>(base?: I): GetTreeUsageResponse {
+    return GetTreeUsageResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTreeUsageResponse>, I>>(object: I): GetTreeUsageResponse {
+    const message = createBaseGetTreeUsageResponse();
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? TreeUsage.fromPartial(object.usage)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseTreeUsage(): TreeUsage {
+  return { sessionId: "", rows: [], totals: undefined, sessionsStarted: 0, budgets: [] };
+}
+
+export const TreeUsage: MessageFns<TreeUsage> = {
+  encode(message: TreeUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    for (const v of message.rows) {
+      TreeUsageRow.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.totals !== undefined) {
+      TreeUsageRow.encode(message.totals, writer.uint32(26).fork()).join();
+    }
+    if (message.sessionsStarted !== 0) {
+      writer.uint32(32).int32(message.sessionsStarted);
+    }
+    for (const v of message.budgets) {
+      TreeBudget.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TreeUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTreeUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rows.push(TreeUsageRow.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.totals = TreeUsageRow.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sessionsStarted = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.budgets.push(TreeBudget.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TreeUsage {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => TreeUsageRow.fromJSON(e)) : [],
+      totals: isSet(object.totals) ? TreeUsageRow.fromJSON(object.totals) : undefined,
+      sessionsStarted: isSet(object.sessionsStarted)
+        ? globalThis.Number(object.sessionsStarted)
+        : isSet(object.sessions_started)
+        ? globalThis.Number(object.sessions_started)
+        : 0,
+      budgets: globalThis.Array.isArray(object?.budgets) ? object.budgets.map((e: any) => TreeBudget.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: TreeUsage): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.rows?.length) {
+      obj.rows = message.rows.map((e) => TreeUsageRow.toJSON(e));
+    }
+    if (message.totals !== undefined) {
+      obj.totals = TreeUsageRow.toJSON(message.totals);
+    }
+    if (message.sessionsStarted !== 0) {
+      obj.sessionsStarted = Math.round(message.sessionsStarted);
+    }
+    if (message.budgets?.length) {
+      obj.budgets = message.budgets.map((e) => TreeBudget.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TreeUsage>, I>>(base?: I): TreeUsage {
+    return TreeUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TreeUsage>, I>>(object: I): TreeUsage {
+    const message = createBaseTreeUsage();
+    message.sessionId = object.sessionId ?? "";
+    message.rows = object.rows?.map((e) => TreeUsageRow.fromPartial(e)) || [];
+    message.totals = (object.totals !== undefined && object.totals !== null)
+      ? TreeUsageRow.fromPartial(object.totals)
+      : undefined;
+    message.sessionsStarted = object.sessionsStarted ?? 0;
+    message.budgets = object.budgets?.map((e) => TreeBudget.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseTreeUsageRow(): TreeUsageRow {
+  return { sessionId: "", provider: "", relay: "", turns: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+}
+
+export const TreeUsageRow: MessageFns<TreeUsageRow> = {
+  encode(message: TreeUsageRow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(18).string(message.provider);
+    }
+    if (message.relay !== "") {
+      writer.uint32(26).string(message.relay);
+    }
+    if (message.turns !== 0) {
+      writer.uint32(32).int32(message.turns);
+    }
+    if (message.inputTokens !== 0) {
+      writer.uint32(41).double(message.inputTokens);
+    }
+    if (message.outputTokens !== 0) {
+      writer.uint32(49).double(message.outputTokens);
+    }
+    if (message.costUsd !== 0) {
+      writer.uint32(57).double(message.costUsd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TreeUsageRow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTreeUsageRow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.turns = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.inputTokens = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.outputTokens = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.costUsd = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TreeUsageRow {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      turns: isSet(object.turns) ? globalThis.Number(object.turns) : 0,
+      inputTokens: isSet(object.inputTokens)
+        ? globalThis.Number(object.inputTokens)
+        : isSet(object.input_tokens)
+        ? globalThis.Number(object.input_tokens)
+        : 0,
+      outputTokens: isSet(object.outputTokens)
+        ? globalThis.Number(object.outputTokens)
+        : isSet(object.output_tokens)
+        ? globalThis.Number(object.output_tokens)
+        : 0,
+      costUsd: isSet(object.costUsd)
+        ? globalThis.Number(object.costUsd)
+        : isSet(object.cost_usd)
+        ? globalThis.Number(object.cost_usd)
+        : 0,
+    };
+  },
+
+  toJSON(message: TreeUsageRow): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.turns !== 0) {
+      obj.turns = Math.round(message.turns);
+    }
+    if (message.inputTokens !== 0) {
+      obj.inputTokens = floatToJson(message.inputTokens);
+    }
+    if (message.outputTokens !== 0) {
+      obj.outputTokens = floatToJson(message.outputTokens);
+    }
+    if (message.costUsd !== 0) {
+      obj.costUsd = floatToJson(message.costUsd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TreeUsageRow>, I>>(base?: I): TreeUsageRow {
+    return TreeUsageRow.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TreeUsageRow>, I>>(object: I): TreeUsageRow {
+    const message = createBaseTreeUsageRow();
+    message.sessionId = object.sessionId ?? "";
+    message.provider = object.provider ?? "";
+    message.relay = object.relay ?? "";
+    message.turns = object.turns ?? 0;
+    message.inputTokens = object.inputTokens ?? 0;
+    message.outputTokens = object.outputTokens ?? 0;
+    message.costUsd = object.costUsd ?? 0;
+    return message;
+  },
+};
+
+function createBaseTreeBudget(): TreeBudget {
+  return {
+    sessionId: "",
+    setBy: "",
+    limits: undefined,
+    startedAt: undefined,
+    state: "",
+    level: "",
+    meters: [],
+    remaining: undefined,
+    cardId: "",
+  };
+}
+
+export const TreeBudget: MessageFns<TreeBudget> = {
+  encode(message: TreeBudget, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.setBy !== "") {
+      writer.uint32(18).string(message.setBy);
+    }
+    if (message.limits !== undefined) {
+      BudgetLimits.encode(message.limits, writer.uint32(26).fork()).join();
+    }
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(34).fork()).join();
+    }
+    if (message.state !== "") {
+      writer.uint32(42).string(message.state);
+    }
+    if (message.level !== "") {
+      writer.uint32(50).string(message.level);
+    }
+    for (const v of message.meters) {
+      BudgetMeter.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.remaining !== undefined) {
+      BudgetLimits.encode(message.remaining, writer.uint32(66).fork()).join();
+    }
+    if (message.cardId !== "") {
+      writer.uint32(74).string(message.cardId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TreeBudget {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTreeBudget();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.setBy = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.limits = BudgetLimits.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.level = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.meters.push(BudgetMeter.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.remaining = BudgetLimits.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TreeBudget {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      setBy: isSet(object.setBy)
+        ? globalThis.String(object.setBy)
+        : isSet(object.set_by)
+        ? globalThis.String(object.set_by)
+        : "",
+      limits: isSet(object.limits) ? BudgetLimits.fromJSON(object.limits) : undefined,
+      startedAt: isSet(object.startedAt)
+        ? fromJsonTimestamp(object.startedAt)
+        : isSet(object.started_at)
+        ? fromJsonTimestamp(object.started_at)
+        : undefined,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      level: isSet(object.level) ? globalThis.String(object.level) : "",
+      meters: globalThis.Array.isArray(object?.meters) ? object.meters.map((e: any) => BudgetMeter.fromJSON(e)) : [],
+      remaining: isSet(object.remaining) ? BudgetLimits.fromJSON(object.remaining) : undefined,
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+    };
+  },
+
+  toJSON(message: TreeBudget): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.setBy !== "") {
+      obj.setBy = message.setBy;
+    }
+    if (message.limits !== undefined) {
+      obj.limits = BudgetLimits.toJSON(message.limits);
+    }
+    if (message.startedAt !== undefined) {
+      obj.startedAt = message.startedAt.toISOString();
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.level !== "") {
+      obj.level = message.level;
+    }
+    if (message.meters?.length) {
+      obj.meters = message.meters.map((e) => BudgetMeter.toJSON(e));
+    }
+    if (message.remaining !== undefined) {
+      obj.remaining = BudgetLimits.toJSON(message.remaining);
+    }
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TreeBudget>, I>>(base?: I): TreeBudget {
+    return TreeBudget.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TreeBudget>, I>>(object: I): TreeBudget {
+    const message = createBaseTreeBudget();
+    message.sessionId = object.sessionId ?? "";
+    message.setBy = object.setBy ?? "";
+    message.limits = (object.limits !== undefined && object.limits !== null)
+      ? BudgetLimits.fromPartial(object.limits)
+      : undefined;
+    message.startedAt = object.startedAt ?? undefined;
+    message.state = object.state ?? "";
+    message.level = object.level ?? "";
+    message.meters = object.meters?.map((e) => BudgetMeter.fromPartial(e)) || [];
+    message.remaining = (object.remaining !== undefined && object.remaining !== null)
+      ? BudgetLimits.fromPartial(object.remaining)
+      : undefined;
+    message.cardId = object.cardId ?? "";
+    return message;
+  },
+};
+
+function createBaseBudgetMeter(): BudgetMeter {
+  return { name: "", used: 0, limit: 0, utilization: 0 };
+}
+
+export const BudgetMeter: MessageFns<BudgetMeter> = {
+  encode(message: BudgetMeter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.used !== 0) {
+      writer.uint32(17).double(message.used);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(25).double(message.limit);
+    }
+    if (message.utilization !== 0) {
+      writer.uint32(33).double(message.utilization);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BudgetMeter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBudgetMeter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.used = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.limit = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.utilization = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BudgetMeter {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      used: isSet(object.used) ? globalThis.Number(object.used) : 0,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      utilization: isSet(object.utilization) ? globalThis.Number(object.utilization) : 0,
+    };
+  },
+
+  toJSON(message: BudgetMeter): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.used !== 0) {
+      obj.used = floatToJson(message.used);
+    }
+    if (message.limit !== 0) {
+      obj.limit = floatToJson(message.limit);
+    }
+    if (message.utilization !== 0) {
+      obj.utilization = floatToJson(message.utilization);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BudgetMeter>, I>>(base?: I): BudgetMeter {
+    return BudgetMeter.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BudgetMeter>, I>>(object: I): BudgetMeter {
+    const message = createBaseBudgetMeter();
+    message.name = object.name ?? "";
+    message.used = object.used ?? 0;
+    message.limit = object.limit ?? 0;
+    message.utilization = object.utilization ?? 0;
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -9589,6 +11026,49 @@ export const SessionServiceService = {
       Buffer.from(GetDailyUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetDailyUsageResponse => GetDailyUsageResponse.decode(value),
   },
+  /**
+   * Sets the person's budget on their conversation (docs/adr/0039-tree-budgets.md): it governs the conversation and
+   * every session started from it, directly or through others. A person's setting replaces the limits (raising one
+   * reopens a reached budget); the budget is checked at once. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session),
+   * REMOTE_RELAY_INVALID_INPUT (a limit out of range, or none).
+   */
+  setBudget: {
+    path: "/relay.session.v1.SessionService/SetBudget" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetBudgetRequest): Buffer => Buffer.from(SetBudgetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetBudgetRequest => SetBudgetRequest.decode(value),
+    responseSerialize: (value: SetBudgetResponse): Buffer => Buffer.from(SetBudgetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetBudgetResponse => SetBudgetResponse.decode(value),
+  },
+  /**
+   * Removes the person's budget from their conversation: its tree runs again unless another budget holds it.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  removeBudget: {
+    path: "/relay.session.v1.SessionService/RemoveBudget" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveBudgetRequest): Buffer => Buffer.from(RemoveBudgetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveBudgetRequest => RemoveBudgetRequest.decode(value),
+    responseSerialize: (value: RemoveBudgetResponse): Buffer =>
+      Buffer.from(RemoveBudgetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveBudgetResponse => RemoveBudgetResponse.decode(value),
+  },
+  /**
+   * What the tree under the user's session spent, split by session, provider and relay, from the per-turn ledger,
+   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getTreeUsage: {
+    path: "/relay.session.v1.SessionService/GetTreeUsage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTreeUsageRequest): Buffer => Buffer.from(GetTreeUsageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTreeUsageRequest => GetTreeUsageRequest.decode(value),
+    responseSerialize: (value: GetTreeUsageResponse): Buffer =>
+      Buffer.from(GetTreeUsageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTreeUsageResponse => GetTreeUsageResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -9783,6 +11263,23 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * Codes: REMOTE_RELAY_INVALID_INPUT (days out of range).
    */
   getDailyUsage: handleUnaryCall<GetDailyUsageRequest, GetDailyUsageResponse>;
+  /**
+   * Sets the person's budget on their conversation (docs/adr/0039-tree-budgets.md): it governs the conversation and
+   * every session started from it, directly or through others. A person's setting replaces the limits (raising one
+   * reopens a reached budget); the budget is checked at once. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session),
+   * REMOTE_RELAY_INVALID_INPUT (a limit out of range, or none).
+   */
+  setBudget: handleUnaryCall<SetBudgetRequest, SetBudgetResponse>;
+  /**
+   * Removes the person's budget from their conversation: its tree runs again unless another budget holds it.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  removeBudget: handleUnaryCall<RemoveBudgetRequest, RemoveBudgetResponse>;
+  /**
+   * What the tree under the user's session spent, split by session, provider and relay, from the per-turn ledger,
+   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getTreeUsage: handleUnaryCall<GetTreeUsageRequest, GetTreeUsageResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -10468,6 +11965,65 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetDailyUsageResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Sets the person's budget on their conversation (docs/adr/0039-tree-budgets.md): it governs the conversation and
+   * every session started from it, directly or through others. A person's setting replaces the limits (raising one
+   * reopens a reached budget); the budget is checked at once. Codes: REMOTE_RELAY_NOT_FOUND (not the user's session),
+   * REMOTE_RELAY_INVALID_INPUT (a limit out of range, or none).
+   */
+  setBudget(
+    request: SetBudgetRequest,
+    callback: (error: ServiceError | null, response: SetBudgetResponse) => void,
+  ): ClientUnaryCall;
+  setBudget(
+    request: SetBudgetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetBudgetResponse) => void,
+  ): ClientUnaryCall;
+  setBudget(
+    request: SetBudgetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetBudgetResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Removes the person's budget from their conversation: its tree runs again unless another budget holds it.
+   * Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  removeBudget(
+    request: RemoveBudgetRequest,
+    callback: (error: ServiceError | null, response: RemoveBudgetResponse) => void,
+  ): ClientUnaryCall;
+  removeBudget(
+    request: RemoveBudgetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveBudgetResponse) => void,
+  ): ClientUnaryCall;
+  removeBudget(
+    request: RemoveBudgetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveBudgetResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * What the tree under the user's session spent, split by session, provider and relay, from the per-turn ledger,
+   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getTreeUsage(
+    request: GetTreeUsageRequest,
+    callback: (error: ServiceError | null, response: GetTreeUsageResponse) => void,
+  ): ClientUnaryCall;
+  getTreeUsage(
+    request: GetTreeUsageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTreeUsageResponse) => void,
+  ): ClientUnaryCall;
+  getTreeUsage(
+    request: GetTreeUsageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTreeUsageResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const SessionServiceClient = makeGenericClientConstructor(
@@ -10478,6 +12034,10 @@ export const SessionServiceClient = makeGenericClientConstructor(
   service: typeof SessionServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

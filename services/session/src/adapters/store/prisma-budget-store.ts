@@ -1,0 +1,153 @@
+import type { Budget, BudgetSetBy, BudgetState } from '../../domain/budgets/budget.ts';
+import type { TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
+import type { BudgetStore } from '../../app/budgets/ports.ts';
+import { STARTED_REMOTE_GRANT } from '../../app/sessions/remote-sessions.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+
+type BudgetRow = {
+  sessionId: string;
+  userId: string;
+  setBy: string;
+  costUsd: number | null;
+  tokens: number | null;
+  minutes: number | null;
+  sessions: number | null;
+  startedAt: Date;
+  state: string;
+  warned: boolean;
+  cardId: string | null;
+};
+
+// The tree under a session: itself, and down through started_by_session_id (sessions_started_by_session_id_idx).
+const TREE = `WITH RECURSIVE tree(id) AS (
+    SELECT id FROM sessions WHERE id = $1
+    UNION
+    SELECT s.id FROM sessions s JOIN tree ON s.started_by_session_id = tree.id)`;
+
+/** Budgets in the session service's database (budgets), measured on its sessions and usage ledger (turn_usage). */
+export class PrismaBudgetStore implements BudgetStore {
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** This relay's name: the relay of every session the ledger here holds. */
+    private readonly relayName: string,
+  ) {}
+
+  async find(sessionId: string): Promise<Budget | undefined> {
+    const row = await this.prisma.budget.findUnique({ where: { sessionId } });
+    return row === null ? undefined : toBudget(row);
+  }
+
+  async save(budget: Budget, now: Date): Promise<void> {
+    const data = toRow(budget, now);
+    await this.prisma.budget.upsert({ where: { sessionId: budget.sessionId }, create: data, update: data });
+  }
+
+  async transition(current: Budget, next: Budget, now: Date): Promise<boolean> {
+    const { count } = await this.prisma.budget.updateMany({
+      where: { sessionId: current.sessionId, state: current.state, warned: current.warned, cardId: current.cardId },
+      data: toRow(next, now),
+    });
+    return count === 1;
+  }
+
+  async remove(sessionId: string): Promise<boolean> {
+    const { count } = await this.prisma.budget.deleteMany({ where: { sessionId } });
+    return count === 1;
+  }
+
+  async governing(sessionId: string): Promise<Budget[]> {
+    // The session and its ancestors up through started_by_session_id, nearest first (depth).
+    const rows = await this.prisma.$queryRawUnsafe<(BudgetRow & { depth: number })[]>(
+      `WITH RECURSIVE up(id, parent, depth) AS (
+           SELECT id, started_by_session_id, 0 FROM sessions WHERE id = $1
+           UNION
+           SELECT s.id, s.started_by_session_id, up.depth + 1 FROM sessions s JOIN up ON s.id = up.parent)
+       SELECT b.session_id AS "sessionId", b.user_id AS "userId", b.set_by AS "setBy", b.cost_usd AS "costUsd", b.tokens,
+              b.minutes, b.sessions, b.started_at AS "startedAt", b.state, b.warned, b.card_id AS "cardId", up.depth
+         FROM up JOIN budgets b ON b.session_id = up.id
+        ORDER BY up.depth`,
+      sessionId,
+    );
+    return rows.map(toBudget);
+  }
+
+  async byCard(cardId: string): Promise<Budget | undefined> {
+    const row = await this.prisma.budget.findFirst({ where: { cardId } });
+    return row === null ? undefined : toBudget(row);
+  }
+
+  async minutesRunOut(now: Date): Promise<Budget[]> {
+    const rows = await this.prisma.$queryRaw<BudgetRow[]>`
+      SELECT session_id AS "sessionId", user_id AS "userId", set_by AS "setBy", cost_usd AS "costUsd", tokens, minutes, sessions,
+             started_at AS "startedAt", state, warned, card_id AS "cardId"
+        FROM budgets
+       WHERE state = 'active' AND minutes IS NOT NULL
+         AND started_at + minutes * interval '1 minute' <= ${now.toISOString()}::timestamp(3)`;
+    return rows.map(toBudget);
+  }
+
+  async treeUsage(sessionId: string): Promise<TreeUsageRow[]> {
+    const rows = await this.prisma.$queryRawUnsafe<
+      { session_id: string; provider: string; turns: number; input_tokens: number; output_tokens: number; cost_usd: number; largest_cost: number; largest_tokens: number }[]
+    >(
+      `${TREE}
+       SELECT u.session_id, u.provider, COUNT(*)::int AS turns,
+              SUM(u.input_tokens)::float8 AS input_tokens, SUM(u.output_tokens)::float8 AS output_tokens,
+              COALESCE(SUM(u.cost_usd), 0)::float8 AS cost_usd, COALESCE(MAX(u.cost_usd), 0)::float8 AS largest_cost,
+              MAX(u.input_tokens + u.output_tokens)::float8 AS largest_tokens
+         FROM turn_usage u JOIN tree ON u.session_id = tree.id
+        GROUP BY u.session_id, u.provider
+        ORDER BY u.session_id, u.provider`,
+      sessionId,
+    );
+    return rows.map((row) => ({
+      sessionId: row.session_id,
+      provider: row.provider,
+      relay: this.relayName,
+      turns: row.turns,
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      costUsd: row.cost_usd,
+      largestTurnCostUsd: row.largest_cost,
+      largestTurnTokens: row.largest_tokens,
+    }));
+  }
+
+  async sessionsStarted(sessionId: string): Promise<number> {
+    const [row] = await this.prisma.$queryRawUnsafe<{ here: number; paired: number }[]>(
+      `${TREE}
+       SELECT (SELECT COUNT(*) FROM tree)::int - 1 AS here,
+              (SELECT COUNT(*) FROM conversation_grants g JOIN tree ON g.session_id = tree.id WHERE g.kind = $2)::int AS paired`,
+      sessionId,
+      STARTED_REMOTE_GRANT,
+    );
+    return row === undefined ? 0 : Math.max(0, row.here) + row.paired;
+  }
+
+  async stopRunningTurns(sessionId: string): Promise<number> {
+    return this.prisma.$executeRawUnsafe(
+      `${TREE}
+       UPDATE turns SET stop_requested = true
+        WHERE session_id IN (SELECT id FROM tree) AND status IN ('running', 'waiting_for_answer') AND NOT stop_requested`,
+      sessionId,
+    );
+  }
+}
+
+function toBudget(row: BudgetRow): Budget {
+  return {
+    sessionId: row.sessionId,
+    userId: row.userId,
+    setBy: row.setBy as BudgetSetBy,
+    limits: { costUsd: row.costUsd, tokens: row.tokens, minutes: row.minutes, sessions: row.sessions },
+    startedAt: row.startedAt,
+    state: row.state as BudgetState,
+    warned: row.warned,
+    cardId: row.cardId,
+  };
+}
+
+function toRow(budget: Budget, now: Date) {
+  const { limits, ...rest } = budget;
+  return { ...rest, ...limits, updatedAt: now };
+}

@@ -1,0 +1,43 @@
+import { budgetLevel, budgetMeters, remaining, type Budget, type BudgetLevel, type BudgetLimits, type BudgetMeter } from '../../domain/budgets/budget.ts';
+import { spendOf, totalsOf, type TreeUsageRow, type TreeUsageTotals } from '../../domain/budgets/tree-usage.ts';
+import { noSuchSession } from '../../domain/errors.ts';
+import type { BudgetDeps } from './check-budgets.ts';
+
+/** A budget that governs the tree, measured at `now`. */
+export interface BudgetReport {
+  budget: Budget;
+  meters: BudgetMeter[];
+  level: BudgetLevel;
+  remaining: BudgetLimits;
+}
+
+/** What the tree under a session spent (split by session, provider and relay) and the budgets that govern it. */
+export interface TreeUsageReport {
+  sessionId: string;
+  rows: TreeUsageRow[];
+  totals: TreeUsageTotals;
+  sessionsStarted: number;
+  /** The session's own budget and its ancestors', nearest first. */
+  budgets: BudgetReport[];
+}
+
+/** The tree usage of the user's session `sessionId`, at `now`. */
+export async function getTreeUsage(deps: BudgetDeps, input: { userId: string; sessionId: string }, now: Date): Promise<TreeUsageReport> {
+  const session = await deps.sessions.findSession(input.sessionId);
+  if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
+  const [rows, sessionsStarted, governing] = await Promise.all([
+    deps.budgets.treeUsage(session.id),
+    deps.budgets.sessionsStarted(session.id),
+    deps.budgets.governing(session.id),
+  ]);
+  const budgets = await Promise.all(governing.map((budget) => measure(deps, budget, now)));
+  return { sessionId: session.id, rows, totals: totalsOf(rows), sessionsStarted, budgets };
+}
+
+/** A budget against its own tree's spend, at `now`. */
+export async function measure(deps: Pick<BudgetDeps, 'budgets'>, budget: Budget, now: Date): Promise<BudgetReport & { spend: ReturnType<typeof spendOf> }> {
+  const [rows, sessionsStarted] = await Promise.all([deps.budgets.treeUsage(budget.sessionId), deps.budgets.sessionsStarted(budget.sessionId)]);
+  const spend = spendOf(rows, sessionsStarted);
+  const meters = budgetMeters(budget, spend, now);
+  return { budget, meters, level: budgetLevel(meters), remaining: remaining(budget, spend, now), spend };
+}
