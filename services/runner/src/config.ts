@@ -3,7 +3,7 @@
  * two roles: `commands` runs the commands and holds no certificate, `tls` holds the runner's certificate and runs none.
  */
 import { z } from 'zod';
-import { grpcAuthEnv, parseEnv, port } from '@relay/config';
+import { baseEnv, grpcAuthEnv, parseEnv, port } from '@relay/config';
 
 const absolutePath = z.string().trim().startsWith('/', 'must be an absolute path, for example /workspace');
 const TLS_FILES = ['GRPC_TLS_CA', 'GRPC_TLS_CERT', 'GRPC_TLS_KEY'] as const;
@@ -16,6 +16,13 @@ const schema = z
     RUNNER_SOCKET: absolutePath.default('/run/runner/runner.sock'),
     /** The sessions' folders: a command's folder must really lie under it. */
     RUNNER_WORKSPACE: absolutePath.default('/workspace'),
+    /**
+     * The session service's group (its pods' runAsGroup and fsGroup): a folder a user's commands take is theirs and
+     * this group's (2770), so the session service keeps reaching it and no other user's commands do.
+     */
+    RUNNER_SESSION_GID: z.coerce.number().int().min(1).default(1000),
+    /** Where each sandbox user's private home (and TMPDIR) is made, 0700 theirs: on the pod's own /tmp. */
+    RUNNER_HOMES: absolutePath.default('/tmp/homes'),
     /** The address the ports bind: every interface in a pod (the tls port takes only mutual TLS). */
     RUNNER_HOST: z.string().trim().min(1).default('0.0.0.0'),
     /** The commands side's grpc.health.v1, plaintext, for the kubelet's probes (nothing else answers there). */
@@ -25,7 +32,10 @@ const schema = z
     GRPC_TLS_CA: grpcAuthEnv.GRPC_TLS_CA,
     GRPC_TLS_CERT: grpcAuthEnv.GRPC_TLS_CERT,
     GRPC_TLS_KEY: grpcAuthEnv.GRPC_TLS_KEY,
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: baseEnv.LOG_LEVEL,
+    RELAY_CLOCK: baseEnv.RELAY_CLOCK,
+    RELAY_CLOCK_EPOCH: baseEnv.RELAY_CLOCK_EPOCH,
+    RELAY_CLOCK_CONTROL: baseEnv.RELAY_CLOCK_CONTROL,
   })
   .superRefine((config, context) => {
     for (const name of TLS_FILES) {

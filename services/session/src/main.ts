@@ -48,6 +48,7 @@ import { BackgroundTasks } from './adapters/tasks/background-tasks.ts';
 import { bubblewrapSandbox, stateFoldersAbove } from './adapters/tasks/bubblewrap-sandbox.ts';
 import { RunnerSandbox } from './adapters/runner/runner-sandbox.ts';
 import { PrismaTaskStore } from './adapters/store/prisma-task-store.ts';
+import { prismaSandboxUids } from './adapters/store/prisma-sandbox-users.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
 import { OAUTH_CALLERS, oauthGrpc } from './adapters/grpc/oauth-grpc.ts';
 import { PrismaOAuthStore } from './adapters/store/prisma-oauth-store.ts';
@@ -77,7 +78,8 @@ await startService({
     const sandbox = bubblewrapSandbox({ path: commandEnv().PATH, stateFolders: stateFoldersAbove(process.cwd()) });
     // On Kubernetes (RELAY_COMMAND_RUNNER_ADDR) commands run in the command runner instead, over mutual TLS.
     const commandRunner = config.RELAY_COMMAND_RUNNER_ADDR === undefined ? undefined : createClient(RunnerServiceClient, config.RELAY_COMMAND_RUNNER_ADDR, grpc);
-    const taskSandbox = commandRunner === undefined ? sandbox : new RunnerSandbox(commandRunner);
+    // There each command and CLI runs as its session's user's own sandbox user (users.sandbox_uid).
+    const runnerSandbox = commandRunner === undefined ? undefined : new RunnerSandbox(commandRunner, prismaSandboxUids(prisma));
     if (commandRunner !== undefined) logger.info({ runner: config.RELAY_COMMAND_RUNNER_ADDR }, 'commands run in the command runner');
     else if (sandbox.unavailable === undefined) logger.info('commands run in a bubblewrap sandbox');
     else logger.error(`${sandbox.unavailable}: every command an agent asks for is refused`);
@@ -90,7 +92,7 @@ await startService({
       env: commandEnv(),
       allowedRoots,
       folders: nodeRealFolders,
-      sandbox: taskSandbox,
+      sandbox: runnerSandbox ?? sandbox,
     });
     const usageLedger = new PrismaUsageLedger(prisma);
     // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
@@ -101,6 +103,7 @@ await startService({
         cards: new GrpcQuestionCards(questions),
         tasks: backgroundTasks,
         sandbox,
+        cli: runnerSandbox ?? sandbox,
         history: prismaConversationHistory(prisma),
         usage: usageLedger,
         claudeStates: new PrismaClaudeSessionStates(prisma, clock),

@@ -98,7 +98,7 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     gatewayUrl: 'http://127.0.0.1:7420',
     cards,
     tasks,
-    sandbox: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, wrap: () => { throw new Error('not spawned in this test'); } },
+    sandbox: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, spawn: () => { throw new Error('not spawned in this test'); } },
     states: { get: async (id) => states.get(id), set: async (id, value) => void states.set(id, value) },
     usage: { record: async (usage) => void recorded.push(usage), pause: async (pause) => void pauses.push(pause) },
     logger,
@@ -127,7 +127,7 @@ describe('the Claude provider', () => {
     expect(setUp(query, { billing: undefined }).provider.availability()).toEqual({ available: false, reason: 'Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)' });
     expect(setUp(query, { executable: { path: undefined, reason: 'no binary' } }).provider.availability()).toEqual({ available: false, reason: 'no binary' });
     expect(setUp(query).provider.availability()).toEqual({ available: true, reason: '' });
-    const noSandbox = { unavailable: 'commands do not run on this relay: no sandbox can be had here (bwrap missing)', where: () => '', wrap: () => ({ file: '', args: [] }) };
+    const noSandbox = { unavailable: 'commands do not run on this relay: no sandbox can be had here (bwrap missing)', where: () => '', spawn: () => { throw new Error('not spawned in this test'); } };
     expect(setUp(query, { sandbox: noSandbox }).provider.availability()).toEqual({ available: false, reason: `Claude Code runs commands, and ${noSandbox.unavailable}` });
     expect(setUp(query).provider.canSteer).toBe(true);
   });

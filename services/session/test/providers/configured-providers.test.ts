@@ -15,6 +15,7 @@ const ports: ProviderPorts = {
   cards: { raise: async () => 'card', awaitAnswer: async () => '', cancel: async () => undefined },
   tasks: { refusal: () => undefined, where: () => 'a sandbox', start: async () => ({ id: 't', status: 'running', description: '' }), track: async () => ({ id: 't' }), progress: async () => {}, end: async () => {} },
   sandbox: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, wrap: () => { throw new Error('not spawned in this test'); } },
+  cli: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, spawn: () => { throw new Error('not spawned in this test'); } },
   history: async () => [],
   usage: { record: async () => undefined, totalsSince: async () => [], pause: async () => undefined, pausesAt: async () => [] },
   claudeStates: { get: async () => undefined, set: async () => undefined },

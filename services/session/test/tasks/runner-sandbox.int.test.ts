@@ -1,7 +1,8 @@
-// Commands on Kubernetes: the command runner (services/runner, its commands and tls sides as real processes, on a
-// unix socket and a loopback TLS port with a test CA) and the session service's RunnerSandbox against it.
+// Commands and CLIs on Kubernetes: the command runner (services/runner, its commands and tls sides as real processes,
+// on a unix socket and a loopback TLS port with a test CA) and the session service's RunnerSandbox against it. The
+// commands side runs each user's commands as that user's own uid, so it runs as root here, as in its pod.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,11 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunnerSandbox } from '../../src/adapters/runner/runner-sandbox.ts';
 
 const RUNNER_DIR = fileURLToPath(new URL('../../../runner/', import.meta.url));
+/** The session service's group (RUNNER_SESSION_GID): a taken folder is its user's and this group's. */
+const SESSION_GID = 4242;
+/** Two relay users' sessions and their sandbox users (users.sandbox_uid). */
+const UIDS: Record<string, number> = { 'alice-session': 100_001, 'bob-session': 100_002 };
+const uids = async (sessionId: string) => UIDS[sessionId] ?? Promise.reject(new Error(`no session ${sessionId}`));
 
 let ca: TestCa;
 let dir: string;
 let workspace: string;
 let project: string;
+let bobProject: string;
+let homes: string;
 let outside: string;
 let port: number;
 let commandsSide: ServiceProcess;
@@ -32,9 +40,9 @@ function clientAs(service: 'session' | 'gateway', files: CertificateFiles): Runn
 }
 
 /** Runs a command to its end through the sandbox: its output and how it ended. */
-async function run(sandbox: RunnerSandbox, folder: string, argv: string[], env: Record<string, string> = { PATH: '/usr/bin:/bin' }) {
+async function run(sandbox: RunnerSandbox, folder: string, argv: string[], env: Record<string, string> = { PATH: '/usr/bin:/bin' }, sessionId = 'alice-session') {
   const chunks: Buffer[] = [];
-  const command = sandbox.start({ folder, argv, env, onOutput: (chunk) => chunks.push(Buffer.from(chunk)) });
+  const command = sandbox.start({ sessionId, folder, argv, env, onOutput: (chunk) => chunks.push(Buffer.from(chunk)) });
   await command.started;
   const ended = await command.ended;
   return { output: Buffer.concat(chunks).toString('utf8'), ended };
@@ -60,10 +68,15 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
 beforeAll(async () => {
   ca = createTestCa();
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'relay-runner-test-')));
+  // The way to the workspace is open to every user, as a pod's /workspace is; the folders in it are not.
+  chmodSync(dir, 0o755);
   workspace = join(dir, 'workspace');
   project = join(workspace, 'alice', 'project');
+  bobProject = join(workspace, 'bob', 'project');
+  homes = join(dir, 'homes');
   outside = join(dir, 'outside');
   mkdirSync(project, { recursive: true });
+  mkdirSync(bobProject, { recursive: true });
   mkdirSync(outside);
   symlinkSync(outside, join(workspace, 'alice', 'leads-out'));
   const socket = join(dir, 'socket', 'runner.sock');
@@ -71,9 +84,10 @@ beforeAll(async () => {
   const healthPort = await freePort();
   port = await freePort();
   const common = { RUNNER_SOCKET: socket, RUNNER_WORKSPACE: workspace, RUNNER_HOST: '127.0.0.1', LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true' };
+  const users = { RUNNER_SESSION_GID: String(SESSION_GID), RUNNER_HOMES: homes };
   commandsSide = await startServiceProcess({
     serviceDir: RUNNER_DIR,
-    env: { ...common, RUNNER_ROLE: 'commands', RUNNER_HEALTH_PORT: String(healthPort) },
+    env: { ...common, ...users, RUNNER_ROLE: 'commands', RUNNER_HEALTH_PORT: String(healthPort) },
     ready: () => checkHealth(`127.0.0.1:${healthPort}`),
   });
   const session = ca.issue('session', ['session', 'session.relay.svc']);
@@ -93,24 +107,30 @@ afterAll(async () => {
 });
 
 describe('the command runner, through the session service\'s RunnerSandbox over mutual TLS', () => {
-  it('runs a command in a folder under the workspace with exactly the environment given, and streams its output back', async () => {
-    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])));
-    const { output, ended } = await run(sandbox, project, ['sh', '-c', 'pwd; echo "to stderr" >&2; echo "FOO=$FOO HOME=${HOME-unset}"; touch made-here; exit 3'], {
+  it('runs a command as its user\'s sandbox user in their folder, with the environment given and a home of theirs, and streams its output back', async () => {
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const { output, ended } = await run(sandbox, project, ['sh', '-c', 'pwd; echo "to stderr" >&2; echo "FOO=$FOO HOME=$HOME id=$(id -u):$(id -g):$(id -G)"; touch made-here; exit 3'], {
       PATH: '/usr/bin:/bin',
       FOO: 'bar',
     });
     expect(output).toContain(project);
     expect(output).toContain('to stderr');
-    expect(output).toContain('FOO=bar HOME=unset');
+    // Its own uid and group, no other group (the session service's least of all).
+    expect(output).toContain(`FOO=bar HOME=${join(homes, '100001')} id=100001:100001:100001`);
     expect(ended).toEqual({ exitCode: 3, signal: null });
-    expect(existsSync(join(project, 'made-here'))).toBe(true);
+    expect(statSync(join(project, 'made-here'))).toMatchObject({ uid: 100_001, gid: SESSION_GID });
+    // The folder is now alice's and the session service's group's, nobody else's.
+    expect(statSync(project)).toMatchObject({ uid: 100_001, gid: SESSION_GID });
+    expect(statSync(project).mode & 0o7777).toBe(0o2770);
+    expect(statSync(join(homes, '100001'))).toMatchObject({ uid: 100_001 });
+    expect(statSync(join(homes, '100001')).mode & 0o777).toBe(0o700);
     expect(sandbox.where(project)).toMatch(/^command runner/);
   });
 
   it('gives output as it comes, before the command ends', async () => {
-    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])));
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const chunks: string[] = [];
-    const command = sandbox.start({ folder: project, argv: ['sh', '-c', 'echo first; sleep 30; echo never'], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()) });
+    const command = sandbox.start({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', 'echo first; sleep 30; echo never'], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()) });
     await command.started;
     await until(() => chunks.join('').includes('first'));
     command.stop();
@@ -120,25 +140,32 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
 
   it('refuses a folder outside the workspace, by its real path (a link that leads out too), and an empty argv', async () => {
     const client = clientAs('session', ca.issue('session', ['session']));
-    const sandbox = new RunnerSandbox(client);
+    const sandbox = new RunnerSandbox(client, uids);
     for (const folder of [outside, join(workspace, 'alice', 'leads-out'), join(workspace, 'alice', 'project', '..', '..', '..', 'outside'), join(workspace, 'missing')]) {
-      const command = sandbox.start({ folder, argv: ['sh', '-c', 'touch escaped'], env: {}, onOutput: () => undefined });
+      const command = sandbox.start({ sessionId: 'alice-session', folder, argv: ['sh', '-c', 'touch escaped'], env: {}, onOutput: () => undefined });
       await expect(command.started, folder).rejects.toThrow(/refused it/);
       expect((await command.ended).lost).toBeDefined();
     }
     expect(existsSync(join(outside, 'escaped'))).toBe(false);
-    const refused = await callStream(client, 'runCommand', { folder: outside, argv: ['true'], env: {} }).next().catch((error: unknown) => error);
+    const refused = await callStream(client, 'runCommand', { folder: outside, argv: ['true'], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe('REMOTE_RELAY_INVALID_INPUT');
-    const empty = await callStream(client, 'runCommand', { folder: project, argv: [], env: {} }).next().catch((error: unknown) => error);
+    const empty = await callStream(client, 'runCommand', { folder: project, argv: [], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
     expect((empty as AppError).code).toBe('REMOTE_RELAY_INVALID_INPUT');
+    // Root, the relay's own user, and the whole workspace (every user's folders in it) are refused too.
+    for (const [folder, uid] of [[project, 0], [project, 1000], [workspace, 100_001]] as const) {
+      const wrong = await callStream(client, 'runCommand', { folder, argv: ['sh', '-c', 'touch wrong'], env: {}, uid }).next().catch((error: unknown) => error);
+      expect((wrong as AppError).code, `${folder} as ${uid}`).toBe('REMOTE_RELAY_INVALID_INPUT');
+    }
+    expect(existsSync(join(project, 'wrong'))).toBe(false);
+    expect(existsSync(join(workspace, 'wrong'))).toBe(false);
   });
 
   it('cancelling the call stops the command\'s whole process group', async () => {
-    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])));
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const chunks: string[] = [];
     const script = 'sleep 300 & echo $! > child.pid; (sleep 300; echo grandchild) & echo $! > sub.pid; echo $$ > leader.pid; echo ready; wait';
-    const command = sandbox.start({ folder: project, argv: ['sh', '-c', script], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()) });
+    const command = sandbox.start({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', script], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()) });
     await command.started;
     await until(() => chunks.join('').includes('ready'));
     const pids = ['leader.pid', 'child.pid', 'sub.pid'].map((file) => Number(readFileSync(join(project, file), 'utf8').trim()));
@@ -157,8 +184,8 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
       `import { createClient, grpcAuth } from '@relay/rpc';`,
       `import { RunnerSandbox } from ${JSON.stringify(fileURLToPath(new URL('../../src/adapters/runner/runner-sandbox.ts', import.meta.url)))};`,
       `const env = JSON.parse(process.env.REPLICA);`,
-      `const sandbox = new RunnerSandbox(createClient(RunnerServiceClient, env.address, grpcAuth('session', env.tls)));`,
-      `sandbox.start({ folder: env.folder, argv: ['sh', '-c', env.script], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => process.stdout.write(chunk) });`,
+      `const sandbox = new RunnerSandbox(createClient(RunnerServiceClient, env.address, grpcAuth('session', env.tls)), async () => 100001);`,
+      `sandbox.start({ sessionId: 'alice-session', folder: env.folder, argv: ['sh', '-c', env.script], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => process.stdout.write(chunk) });`,
     ].join('\n');
     const script = 'sleep 300 & echo $! > dropped-child.pid; echo $$ > dropped-leader.pid; echo ready; wait';
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', replica], {
@@ -180,24 +207,100 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
   });
 
   it('ends what a command left running in its group once the command itself exits', async () => {
-    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])));
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const { ended } = await run(sandbox, project, ['sh', '-c', 'sleep 300 > /dev/null 2>&1 & echo $! > left.pid; exit 0']);
     expect(ended.exitCode).toBe(0);
     const left = Number(readFileSync(join(project, 'left.pid'), 'utf8').trim());
     await until(() => !alive(left));
   });
 
+  it('keeps one user\'s commands out of another user\'s folder, home and processes: the read fails, the file does not appear', async () => {
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    // Bob's command takes his folder and writes there; a CLI of his keeps running with his provider key in its environment.
+    const bob = await run(sandbox, bobProject, ['sh', '-c', 'echo bob-secret > secret.txt; echo bob-home > "$HOME/notes"'], undefined, 'bob-session');
+    expect(bob.ended.exitCode).toBe(0);
+    const bobCli = sandbox.spawn({ sessionId: 'bob-session', folder: bobProject, argv: ['sh', '-c', 'echo $$ > cli.pid; exec cat'], env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-bob-only' } });
+    await until(() => existsSync(join(bobProject, 'cli.pid')));
+    const bobPid = readFileSync(join(bobProject, 'cli.pid'), 'utf8').trim();
+    try {
+      const tries = [
+        `cat ${bobProject}/secret.txt && echo READ-SECRET`,
+        `ls ${bobProject} && echo LISTED`,
+        `echo planted > ${bobProject}/planted && echo WROTE`,
+        `mv ${bobProject}/secret.txt ${bobProject}/moved.txt && echo MOVED`,
+        `cat ${homes}/100002/notes && echo READ-HOME`,
+        `cat /proc/${bobPid}/environ && echo READ-ENV`,
+        `kill -9 ${bobPid} && echo KILLED`,
+      ];
+      const alice = await run(sandbox, project, ['sh', '-c', tries.map((line) => `(${line}) 2>&1`).join('; ')]);
+      expect(alice.output).toMatch(/Permission denied|Operation not permitted/);
+      for (const done of ['READ-SECRET', 'bob-secret', 'LISTED', 'WROTE', 'MOVED', 'READ-HOME', 'bob-home', 'READ-ENV', 'sk-bob-only', 'KILLED']) expect(alice.output).not.toContain(done);
+      expect(existsSync(join(bobProject, 'planted'))).toBe(false);
+      expect(readFileSync(join(bobProject, 'secret.txt'), 'utf8')).toBe('bob-secret\n');
+      expect(alive(Number(bobPid))).toBe(true);
+      // Nor may alice's command run in bob's folder, or in one below it.
+      mkdirSync(join(bobProject, 'nested'));
+      for (const folder of [bobProject, join(bobProject, 'nested')]) {
+        const command = sandbox.start({ sessionId: 'alice-session', folder, argv: ['sh', '-c', 'touch by-alice'], env: {}, onOutput: () => undefined });
+        await expect(command.started, folder).rejects.toThrow(/belongs to another user's commands/);
+        expect(existsSync(join(folder, 'by-alice'))).toBe(false);
+      }
+    } finally {
+      bobCli.kill();
+    }
+  });
+
+  it('streams a CLI process\'s stdin, stdout and end over one Exec call (Claude Code\'s, an ACP agent\'s)', async () => {
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const cli = sandbox.spawn({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', 'echo "key=$PROVIDER_KEY" >&2; exec cat'], env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-alice' } });
+    let stdout = '';
+    let stderr = '';
+    cli.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    cli.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<[number | null, string | null]>((resolve) => cli.once('close', (code: number | null, signal: string | null) => resolve([code, signal])));
+    await new Promise((resolve) => cli.once('spawn', resolve));
+    cli.stdin.write('{"jsonrpc":"2.0","id":1}\n');
+    await until(() => stdout.includes('"id":1'));
+    cli.stdin.write('second line\n');
+    await until(() => stdout.includes('second line'));
+    expect(stderr).toBe('key=sk-alice\n');
+    cli.stdin.end();
+    expect(await closed).toEqual([0, null]);
+    expect(cli.exitCode).toBe(0);
+  });
+
+  it('killing a CLI (its call cancelled) ends its whole process group on the runner', async () => {
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const cli = sandbox.spawn({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', 'sleep 300 & echo $! > exec-child.pid; echo $$ > exec.pid; cat'], env: { PATH: '/usr/bin:/bin' } });
+    const closed = new Promise((resolve) => cli.once('close', resolve));
+    await until(() => existsSync(join(project, 'exec-child.pid')) && existsSync(join(project, 'exec.pid')));
+    const pids = ['exec.pid', 'exec-child.pid'].map((file) => Number(readFileSync(join(project, file), 'utf8').trim()));
+    for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(true);
+    expect(cli.kill()).toBe(true);
+    await closed;
+    await until(() => pids.every((pid) => !alive(pid)));
+    expect(cli.killed).toBe(true);
+  });
+
+  it('a CLI the runner refuses is an error, as a program that cannot start', async () => {
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const cli = sandbox.spawn({ sessionId: 'alice-session', folder: outside, argv: ['sh', '-c', 'touch escaped-cli'], env: {} });
+    const error = await new Promise<Error>((resolve) => cli.once('error', resolve));
+    expect(error.message).toMatch(/refused it/);
+    expect(existsSync(join(outside, 'escaped-cli'))).toBe(false);
+  });
+
   it('refuses a caller whose certificate does not name session, and one with no client certificate', async () => {
     const gateway = clientAs('gateway', ca.issue('gateway', ['gateway']));
-    const forbidden = await callStream(gateway, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-gateway'], env: {} }).next().catch((error: unknown) => error);
+    const forbidden = await callStream(gateway, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-gateway'], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
     expect((forbidden as AppError).code).toBe('REMOTE_RELAY_FORBIDDEN');
-    const sandbox = new RunnerSandbox(gateway);
-    await expect(sandbox.start({ folder: project, argv: ['true'], env: {}, onOutput: () => undefined }).started).rejects.toThrow(/refused it/);
+    const sandbox = new RunnerSandbox(gateway, uids);
+    await expect(sandbox.start({ sessionId: 'alice-session', folder: project, argv: ['true'], env: {}, onOutput: () => undefined }).started).rejects.toThrow(/refused it/);
 
     const { credentials } = await import('@grpc/grpc-js');
     const anonymous = new RunnerServiceClient(`127.0.0.1:${port}`, credentials.createSsl(readFileSync(ca.issue('nobody', ['nobody']).ca)));
     clients.push(anonymous);
-    const unauthenticated = await callStream(anonymous, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-nobody'], env: {} }).next().catch((error: unknown) => error);
+    const unauthenticated = await callStream(anonymous, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-nobody'], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
     expect((unauthenticated as AppError).code).toBe('REMOTE_RELAY_AUTH');
     expect(existsSync(join(project, 'by-gateway'))).toBe(false);
     expect(existsSync(join(project, 'by-nobody'))).toBe(false);

@@ -11,6 +11,7 @@ import type { Config, ModelPriceConfig } from '../../config.ts';
 import type { ProviderFamily } from '../../domain/catalogue/provider-catalogue.ts';
 import type { UsageLedger } from '../../app/usage/ports.ts';
 import type { BackgroundTaskStarter } from '../../app/tasks/background-task-starter.ts';
+import type { CliSandbox } from '../../app/tasks/cli-sandbox.ts';
 import type { CommandSandbox } from '../../app/tasks/command-sandbox.ts';
 import type { ClaudeSessionStates } from '../../app/turns/claude-session-states.ts';
 import type { ConversationHistory, Provider } from '../../app/turns/provider.ts';
@@ -52,8 +53,10 @@ export interface ProviderPorts {
   cards: QuestionCards;
   /** Background shell tasks, and (for Claude Code) sub-agents kept as tasks. */
   tasks: BackgroundTaskStarter & SubagentTaskLog;
-  /** Where agents' CLIs (Claude Code, ACP agents) and their commands run. */
+  /** Where ACP agents' and Copilot's commands run (bubblewrap on one machine). */
   sandbox: CommandSandbox;
+  /** Where Claude Code's process runs: bubblewrap on one machine, the command runner on Kubernetes. */
+  cli: CliSandbox;
   history: ConversationHistory;
   usage: UsageLedger;
   claudeStates: ClaudeSessionStates;

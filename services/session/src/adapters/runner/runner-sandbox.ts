@@ -1,35 +1,46 @@
 /**
- * Commands on Kubernetes: each one a relay.runner.v1.RunnerService/RunCommand call to the command runner
+ * Commands and agents' CLIs on Kubernetes: each one a relay.runner.v1.RunnerService call to the command runner
  * (docs/adr/0031-command-runner.md), a pod with none of the relay's secrets that mounts the sessions' workspace at the
- * same path. The call goes over mutual TLS with the session service's certificate only (never its token, which would
- * hand the runner the session service's credential). Cancelling the call stops the command's process group there;
- * a dropped connection does too, so a command never outlives the replica that asked for it.
+ * same path, where it runs as its session's user's own OS user (docs/adr/0035-a-sandbox-user-per-relay-user.md): a
+ * background command is a RunCommand call, a CLI an Exec call that carries its stdin too. The call goes over mutual
+ * TLS with the session service's certificate only (never its token, which would hand the runner the session
+ * service's credential). Cancelling the call stops the process group there; a dropped connection does too, so
+ * nothing outlives the replica that asked for it.
  */
-import type { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
+import { EventEmitter } from 'node:events';
+import { PassThrough, Writable } from 'node:stream';
+import type { ClientDuplexStream } from '@grpc/grpc-js';
+import type { ExecRequest, ExecResponse, RunCommandRequest, RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { callStream } from '@relay/rpc';
+import type { CliSandbox, SandboxedCli } from '../../app/tasks/cli-sandbox.ts';
 import type { SandboxedCommand, TaskSandbox } from '../../app/tasks/task-sandbox.ts';
 
-export class RunnerSandbox implements TaskSandbox {
+/** The sandbox user (OS uid on the runner) of a session's user. */
+export type SandboxUids = (sessionId: string) => Promise<number>;
+
+export class RunnerSandbox implements TaskSandbox, CliSandbox {
   readonly #client: RunnerServiceClient;
+  readonly #uids: SandboxUids;
   readonly unavailable = undefined;
 
   /** `client` reaches the runner over mutual TLS (createClient with the service's TLS credentials). */
-  constructor(client: RunnerServiceClient) {
+  constructor(client: RunnerServiceClient, uids: SandboxUids) {
     this.#client = client;
+    this.#uids = uids;
   }
 
   where(folder: string): string {
-    return `command runner — runs in ${folder} on the sessions' workspace; no relay secret, token or process`;
+    return `command runner — runs in ${folder} on the sessions' workspace as your own sandbox user; no relay secret, token or process, no other user's folder`;
   }
 
-  start(input: { folder: string; argv: readonly string[]; env: Readonly<Record<string, string>>; onOutput: (chunk: Uint8Array) => void }): SandboxedCommand {
+  start(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string>>; onOutput: (chunk: Uint8Array) => void }): SandboxedCommand {
     const abort = new AbortController();
     let began = false;
     let settle!: { resolve: (value: { localPid: number | null }) => void; reject: (error: Error) => void };
     const started = new Promise<{ localPid: number | null }>((resolve, reject) => (settle = { resolve, reject }));
-    const request = { folder: input.folder, argv: [...input.argv], env: { ...input.env } };
     const ended = (async (): Promise<{ exitCode: number | null; signal: string | null; lost?: string }> => {
       try {
+        const request = await this.#request(input);
         for await (const response of callStream(this.#client, 'runCommand', request, { signal: abort.signal })) {
           if (response.started !== undefined) {
             began = true;
@@ -49,5 +60,81 @@ export class RunnerSandbox implements TaskSandbox {
       }
     })();
     return { started, ended, stop: () => abort.abort() };
+  }
+
+  /** The CLI's program must lie at the same path in the runner's image (`readOnly` is bubblewrap's: the runner has every path of its image). */
+  spawn(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }): SandboxedCli {
+    const env = Object.fromEntries(Object.entries(input.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    return new RunnerCli(this.#client.exec(), this.#request({ ...input, env }));
+  }
+
+  async #request(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string>> }): Promise<RunCommandRequest> {
+    return { folder: input.folder, argv: [...input.argv], env: { ...input.env }, uid: await this.#uids(input.sessionId) };
+  }
+}
+
+/** A CLI on the runner as a child process: its stdio and its end carried by one Exec call. */
+class RunnerCli extends EventEmitter implements SandboxedCli {
+  readonly stdin: Writable;
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
+  killed = false;
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  readonly #call: ClientDuplexStream<ExecRequest, ExecResponse>;
+  #began = false;
+  #ended = false;
+
+  constructor(call: ClientDuplexStream<ExecRequest, ExecResponse>, request: Promise<RunCommandRequest>) {
+    super();
+    this.#call = call;
+    const sent = request.then((start) => void call.write({ start }));
+    // Its stdin goes after `start`, in order (a Writable hands over one chunk at a time).
+    this.stdin = new Writable({
+      write: (chunk: Buffer, _encoding, done) => void sent.then(() => call.write({ stdin: chunk }, () => done()), done),
+      final: (done) => void sent.then(() => call.write({ stdinClosed: {} }, () => done()), done),
+    });
+    sent.catch((error: unknown) => {
+      call.cancel();
+      this.#fail(error);
+    });
+    call.on('data', (response: ExecResponse) => {
+      if (response.started !== undefined) {
+        this.#began = true;
+        this.emit('spawn');
+      } else if (response.stdout !== undefined) this.stdout.write(response.stdout);
+      else if (response.stderr !== undefined) this.stderr.write(response.stderr);
+      else if (response.exited !== undefined) this.#end(response.exited.exitCode ?? null, (response.exited.signal || null) as NodeJS.Signals | null);
+    });
+    call.on('error', (error: Error) => (this.#began || this.killed ? this.#end(null, 'SIGKILL') : this.#fail(error)));
+    call.on('end', () => this.#end(null, 'SIGKILL'));
+  }
+
+  kill(): boolean {
+    if (this.#ended) return false;
+    this.killed = true;
+    // The call's cancel ends its process group on the runner.
+    this.#call.cancel();
+    return true;
+  }
+
+  #fail(error: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.stdout.end();
+    this.stderr.end();
+    this.emit('error', new Error(`the command runner refused it or could not be reached (${error instanceof Error ? error.message : String(error)})`));
+    this.emit('close', null, null);
+  }
+
+  #end(exitCode: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.exitCode = exitCode;
+    this.signalCode = exitCode === null ? signal : null;
+    this.stdout.end();
+    this.stderr.end();
+    this.emit('exit', this.exitCode, this.signalCode);
+    this.emit('close', this.exitCode, this.signalCode);
   }
 }

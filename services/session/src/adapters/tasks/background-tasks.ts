@@ -86,7 +86,7 @@ export class BackgroundTasks {
     const log = logger.child({ taskId: id, sessionId: input.sessionId });
     const output = new TaskOutputLog({ taskId: id, store, logger: log });
     // Its own process group, so a stop ends the sandbox (and with it the command's children).
-    const command = sandbox.start({ folder: cwd, argv: ['sh', '-c', input.command], env: this.#o.env, onOutput: (chunk) => output.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), clock.now()) });
+    const command = sandbox.start({ sessionId: input.sessionId, folder: cwd, argv: ['sh', '-c', input.command], env: this.#o.env, onOutput: (chunk) => output.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), clock.now()) });
     const running: RunningTask = { command, stopping: false, ended: Promise.resolve() };
     const started = await command.started.catch((error: unknown) => error as Error);
     if (started instanceof Error) throw new TaskStartRefused(`could not start the command: ${started.message}`);

@@ -13,6 +13,7 @@ import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from '
 import { delimiter, dirname, join } from 'node:path';
 import { RELAY_STATE_FOLDER } from '../../domain/sessions/folders.ts';
 import { noSandboxRefusal, type CommandSandbox, type SandboxedProcess } from '../../app/tasks/command-sandbox.ts';
+import type { CliSandbox, SandboxedCli } from '../../app/tasks/cli-sandbox.ts';
 import type { SandboxedCommand, TaskSandbox } from '../../app/tasks/task-sandbox.ts';
 
 /** The system's top folders that merged-/usr systems keep as links into /usr (bound read-only where they are folders). */
@@ -54,7 +55,7 @@ export function bubblewrapSandbox(options: BubblewrapOptions): BubblewrapSandbox
   return sandbox;
 }
 
-export class BubblewrapSandbox implements CommandSandbox, TaskSandbox {
+export class BubblewrapSandbox implements CommandSandbox, TaskSandbox, CliSandbox {
   readonly #bwrap: string | undefined;
   readonly #stateFolders: readonly string[];
   readonly unavailable: string | undefined;
@@ -88,6 +89,12 @@ export class BubblewrapSandbox implements CommandSandbox, TaskSandbox {
       '--', ...input.argv,
     ];
     return { file: this.#bwrap, args };
+  }
+
+  /** Starts a CLI wrapped in bubblewrap as a child of this process, its stdio the caller's (each process its own namespaces: no session is needed to tell users apart). */
+  spawn(input: { folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>>; readOnly?: readonly string[] }): SandboxedCli {
+    const confined = this.wrap(input);
+    return spawn(confined.file, confined.args, { cwd: input.folder, env: { ...input.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   }
 
   /**

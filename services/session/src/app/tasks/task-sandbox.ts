@@ -25,6 +25,9 @@ export interface TaskSandbox {
   readonly unavailable: string | undefined;
   /** What the approval card says of where a command in `folder` runs (its line "Runs in: …"). */
   where(folder: string): string;
-  /** Starts `argv` in `folder` (a real path) with exactly `env`; its stdout and stderr go to onOutput as they come. */
-  start(input: { folder: string; argv: readonly string[]; env: Readonly<Record<string, string>>; onOutput: (chunk: Uint8Array) => void }): SandboxedCommand;
+  /**
+   * Starts `argv` for the session `sessionId` (whose user's sandbox it runs in) in `folder` (a real path) with exactly
+   * `env`; its stdout and stderr go to onOutput as they come.
+   */
+  start(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string>>; onOutput: (chunk: Uint8Array) => void }): SandboxedCommand;
 }

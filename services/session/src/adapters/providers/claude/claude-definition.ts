@@ -39,7 +39,7 @@ export const claudeDefinition = defineProvider({
       gatewayUrl: config.RELAY_GATEWAY_URL,
       cards: ports.cards,
       tasks: ports.tasks,
-      sandbox: ports.sandbox,
+      sandbox: ports.cli,
       states: ports.claudeStates,
       usage: ports.usage,
       logger: ports.logger,

@@ -11,7 +11,6 @@
  * transcripts live in the sandbox's private home and go with it, so each turn starts from the relay's record of
  * the conversation (withEarlierConversation) instead of resuming.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { CanUseTool, Options, PermissionResult, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
@@ -19,7 +18,7 @@ import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
-import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
+import type { CliSandbox } from '../../../app/tasks/cli-sandbox.ts';
 import { approvalCardText } from '../../../app/turns/command-card.ts';
 import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
@@ -43,8 +42,8 @@ export interface ClaudeProviderOptions {
   cards: QuestionCards;
   /** Where background Bash commands run and sub-agents are kept, as the relay's tasks. */
   tasks: BackgroundTaskStarter & SubagentTaskLog;
-  /** Where Claude Code's process runs; an unavailable one makes the provider unavailable. */
-  sandbox: CommandSandbox;
+  /** Where Claude Code's process runs (bubblewrap, or the command runner); an unavailable one makes the provider unavailable. */
+  sandbox: CliSandbox;
   states: ClaudeSessionStates;
   usage: Pick<UsageLedger, 'record' | 'pause'>;
   logger: Logger;
@@ -181,8 +180,9 @@ export class ClaudeProvider implements Provider {
       stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
       spawnClaudeCodeProcess: (spawnOptions) => {
         const folder = spawnOptions.cwd ?? input.session.cwd;
-        const confined = this.#o.sandbox.wrap({ folder, argv: [spawnOptions.command, ...spawnOptions.args], readOnly: [dirname(executable.path!)] });
-        return spawn(confined.file, confined.args, { cwd: folder, env: spawnOptions.env, signal: spawnOptions.signal, stdio: ['pipe', 'pipe', 'pipe'] });
+        const child = this.#o.sandbox.spawn({ sessionId: input.session.id, folder, argv: [spawnOptions.command, ...spawnOptions.args], env: spawnOptions.env, readOnly: [dirname(executable.path!)] });
+        spawnOptions.signal?.addEventListener('abort', () => child.kill('SIGTERM'), { once: true });
+        return child;
       },
     };
     // Sub-agents as tasks while they run, and their descriptions for the subagent_finished event.

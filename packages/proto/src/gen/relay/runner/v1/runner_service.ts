@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -33,11 +35,36 @@ export interface RunCommandRequest {
   argv: string[];
   /** The command's whole environment. */
   env: { [key: string]: string };
+  /**
+   * The OS user the command runs as: the session's relay user's own sandbox user (at least 100000, its group the
+   * same number). The runner gives the session's folder to it on its first command there and refuses a folder
+   * another sandbox user owns.
+   */
+  uid: number;
 }
 
 export interface RunCommandRequest_EnvEntry {
   key: string;
   value: string;
+}
+
+/** What an Exec call sends: first `start`, then the process's stdin. */
+export interface ExecRequest {
+  start?: RunCommandRequest | undefined;
+  stdin?: Buffer | undefined;
+  stdinClosed?: StdinClosed | undefined;
+}
+
+/** The process's stdin ends (it reads end of file). */
+export interface StdinClosed {
+}
+
+/** The process started, a piece of its output, or its end (the last message). */
+export interface ExecResponse {
+  started?: CommandStarted | undefined;
+  stdout?: Buffer | undefined;
+  stderr?: Buffer | undefined;
+  exited?: CommandExited | undefined;
 }
 
 /** The command started, a piece of its output, or its end (the last message). */
@@ -63,7 +90,7 @@ export interface CommandExited {
 }
 
 function createBaseRunCommandRequest(): RunCommandRequest {
-  return { folder: "", argv: [], env: {} };
+  return { folder: "", argv: [], env: {}, uid: 0 };
 }
 
 export const RunCommandRequest: MessageFns<RunCommandRequest> = {
@@ -77,6 +104,9 @@ export const RunCommandRequest: MessageFns<RunCommandRequest> = {
     globalThis.Object.entries(message.env).forEach(([key, value]: [string, string]) => {
       RunCommandRequest_EnvEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
     });
+    if (message.uid !== 0) {
+      writer.uint32(32).int32(message.uid);
+    }
     return writer;
   },
 
@@ -120,6 +150,14 @@ export const RunCommandRequest: MessageFns<RunCommandRequest> = {
             }
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.uid = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -150,6 +188,7 @@ export const RunCommandRequest: MessageFns<RunCommandRequest> = {
           {},
         )
         : {},
+      uid: isSet(object.uid) ? globalThis.Number(object.uid) : 0,
     };
   },
 
@@ -170,6 +209,9 @@ export const RunCommandRequest: MessageFns<RunCommandRequest> = {
         });
       }
     }
+    if (message.uid !== 0) {
+      obj.uid = Math.round(message.uid);
+    }
     return obj;
   },
 
@@ -189,6 +231,7 @@ export const RunCommandRequest: MessageFns<RunCommandRequest> = {
       },
       {},
     );
+    message.uid = object.uid ?? 0;
     return message;
   },
 };
@@ -274,6 +317,288 @@ export const RunCommandRequest_EnvEntry: MessageFns<RunCommandRequest_EnvEntry> 
     const message = createBaseRunCommandRequest_EnvEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseExecRequest(): ExecRequest {
+  return { start: undefined, stdin: undefined, stdinClosed: undefined };
+}
+
+export const ExecRequest: MessageFns<ExecRequest> = {
+  encode(message: ExecRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.start !== undefined) {
+      RunCommandRequest.encode(message.start, writer.uint32(10).fork()).join();
+    }
+    if (message.stdin !== undefined) {
+      writer.uint32(18).bytes(message.stdin);
+    }
+    if (message.stdinClosed !== undefined) {
+      StdinClosed.encode(message.stdinClosed, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.start = RunCommandRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stdin = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.stdinClosed = StdinClosed.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecRequest {
+    return {
+      start: isSet(object.start) ? RunCommandRequest.fromJSON(object.start) : undefined,
+      stdin: isSet(object.stdin) ? Buffer.from(bytesFromBase64(object.stdin)) : undefined,
+      stdinClosed: isSet(object.stdinClosed)
+        ? StdinClosed.fromJSON(object.stdinClosed)
+        : isSet(object.stdin_closed)
+        ? StdinClosed.fromJSON(object.stdin_closed)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ExecRequest): unknown {
+    const obj: any = {};
+    if (message.start !== undefined) {
+      obj.start = RunCommandRequest.toJSON(message.start);
+    }
+    if (message.stdin !== undefined) {
+      obj.stdin = base64FromBytes(message.stdin);
+    }
+    if (message.stdinClosed !== undefined) {
+      obj.stdinClosed = StdinClosed.toJSON(message.stdinClosed);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExecRequest>, I>>(base?: I): ExecRequest {
+    return ExecRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExecRequest>, I>>(object: I): ExecRequest {
+    const message = createBaseExecRequest();
+    message.start = (object.start !== undefined && object.start !== null)
+      ? RunCommandRequest.fromPartial(object.start)
+      : undefined;
+    message.stdin = object.stdin ?? undefined;
+    message.stdinClosed = (object.stdinClosed !== undefined && object.stdinClosed !== null)
+      ? StdinClosed.fromPartial(object.stdinClosed)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStdinClosed(): StdinClosed {
+  return {};
+}
+
+export const StdinClosed: MessageFns<StdinClosed> = {
+  encode(_: StdinClosed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StdinClosed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStdinClosed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): StdinClosed {
+    return {};
+  },
+
+  toJSON(_: StdinClosed): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StdinClosed>, I>>(base?: I): StdinClosed {
+    return StdinClosed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StdinClosed>, I>>(_: I): StdinClosed {
+    const message = createBaseStdinClosed();
+    return message;
+  },
+};
+
+function createBaseExecResponse(): ExecResponse {
+  return { started: undefined, stdout: undefined, stderr: undefined, exited: undefined };
+}
+
+export const ExecResponse: MessageFns<ExecResponse> = {
+  encode(message: ExecResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.started !== undefined) {
+      CommandStarted.encode(message.started, writer.uint32(10).fork()).join();
+    }
+    if (message.stdout !== undefined) {
+      writer.uint32(18).bytes(message.stdout);
+    }
+    if (message.stderr !== undefined) {
+      writer.uint32(26).bytes(message.stderr);
+    }
+    if (message.exited !== undefined) {
+      CommandExited.encode(message.exited, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.started = CommandStarted.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stdout = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.stderr = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.exited = CommandExited.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecResponse {
+    return {
+      started: isSet(object.started) ? CommandStarted.fromJSON(object.started) : undefined,
+      stdout: isSet(object.stdout) ? Buffer.from(bytesFromBase64(object.stdout)) : undefined,
+      stderr: isSet(object.stderr) ? Buffer.from(bytesFromBase64(object.stderr)) : undefined,
+      exited: isSet(object.exited) ? CommandExited.fromJSON(object.exited) : undefined,
+    };
+  },
+
+  toJSON(message: ExecResponse): unknown {
+    const obj: any = {};
+    if (message.started !== undefined) {
+      obj.started = CommandStarted.toJSON(message.started);
+    }
+    if (message.stdout !== undefined) {
+      obj.stdout = base64FromBytes(message.stdout);
+    }
+    if (message.stderr !== undefined) {
+      obj.stderr = base64FromBytes(message.stderr);
+    }
+    if (message.exited !== undefined) {
+      obj.exited = CommandExited.toJSON(message.exited);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExecResponse>, I>>(base?: I): ExecResponse {
+    return ExecResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExecResponse>, I>>(object: I): ExecResponse {
+    const message = createBaseExecResponse();
+    message.started = (object.started !== undefined && object.started !== null)
+      ? CommandStarted.fromPartial(object.started)
+      : undefined;
+    message.stdout = object.stdout ?? undefined;
+    message.stderr = object.stderr ?? undefined;
+    message.exited = (object.exited !== undefined && object.exited !== null)
+      ? CommandExited.fromPartial(object.exited)
+      : undefined;
     return message;
   },
 };
@@ -560,14 +885,17 @@ export const CommandExited: MessageFns<CommandExited> = {
  * command runs. It holds none of the relay's secrets and no service-account token; it shares only the sessions'
  * workspace volume with the session service, its one caller. A command is one call: the runner starts it when the
  * call arrives and ends its process group when the call ends (the caller cancels it to stop the command, and a
- * dropped connection stops it too), so a command never outlives the session replica that asked for it.
+ * dropped connection stops it too), so a command never outlives the session replica that asked for it. Each command
+ * runs as its relay user's own OS user (`uid`), in a folder that user's commands own: the kernel keeps one user's
+ * commands out of another's folders and processes (docs/adr/0035-a-sandbox-user-per-relay-user.md).
  */
 export type RunnerServiceService = typeof RunnerServiceService;
 export const RunnerServiceService = {
   /**
    * Runs argv in folder with exactly env (the runner adds nothing of its own): first `started`, then its output as it
    * comes, then `exited` (the last message).
-   * Codes: REMOTE_RELAY_INVALID_INPUT (no argv, or a folder that is not a folder under the runner's workspace).
+   * Codes: REMOTE_RELAY_INVALID_INPUT (no argv, a folder that is not a folder under the runner's workspace, a uid
+   * that is no sandbox user's); REMOTE_RELAY_FORBIDDEN (the folder belongs to another user's commands).
    */
   runCommand: {
     path: "/relay.runner.v1.RunnerService/RunCommand" as const,
@@ -578,22 +906,46 @@ export const RunnerServiceService = {
     responseSerialize: (value: RunCommandResponse): Buffer => Buffer.from(RunCommandResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RunCommandResponse => RunCommandResponse.decode(value),
   },
+  /**
+   * A process that lives as long as the call and reads its stdin from it (an agent's CLI, driven over its stdio):
+   * the first message is `start` (checked as RunCommand's request), then stdin chunks and `stdin_closed`. It answers
+   * as RunCommand does (ExecResponse is RunCommandResponse's shape). Cancelling the call (or dropping the connection) ends the process group.
+   * Codes: as RunCommand's.
+   */
+  exec: {
+    path: "/relay.runner.v1.RunnerService/Exec" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: ExecRequest): Buffer => Buffer.from(ExecRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExecRequest => ExecRequest.decode(value),
+    responseSerialize: (value: ExecResponse): Buffer => Buffer.from(ExecResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExecResponse => ExecResponse.decode(value),
+  },
 } as const;
 
 export interface RunnerServiceServer extends UntypedServiceImplementation {
   /**
    * Runs argv in folder with exactly env (the runner adds nothing of its own): first `started`, then its output as it
    * comes, then `exited` (the last message).
-   * Codes: REMOTE_RELAY_INVALID_INPUT (no argv, or a folder that is not a folder under the runner's workspace).
+   * Codes: REMOTE_RELAY_INVALID_INPUT (no argv, a folder that is not a folder under the runner's workspace, a uid
+   * that is no sandbox user's); REMOTE_RELAY_FORBIDDEN (the folder belongs to another user's commands).
    */
   runCommand: handleServerStreamingCall<RunCommandRequest, RunCommandResponse>;
+  /**
+   * A process that lives as long as the call and reads its stdin from it (an agent's CLI, driven over its stdio):
+   * the first message is `start` (checked as RunCommand's request), then stdin chunks and `stdin_closed`. It answers
+   * as RunCommand does (ExecResponse is RunCommandResponse's shape). Cancelling the call (or dropping the connection) ends the process group.
+   * Codes: as RunCommand's.
+   */
+  exec: handleBidiStreamingCall<ExecRequest, ExecResponse>;
 }
 
 export interface RunnerServiceClient extends Client {
   /**
    * Runs argv in folder with exactly env (the runner adds nothing of its own): first `started`, then its output as it
    * comes, then `exited` (the last message).
-   * Codes: REMOTE_RELAY_INVALID_INPUT (no argv, or a folder that is not a folder under the runner's workspace).
+   * Codes: REMOTE_RELAY_INVALID_INPUT (no argv, a folder that is not a folder under the runner's workspace, a uid
+   * that is no sandbox user's); REMOTE_RELAY_FORBIDDEN (the folder belongs to another user's commands).
    */
   runCommand(request: RunCommandRequest, options?: Partial<CallOptions>): ClientReadableStream<RunCommandResponse>;
   runCommand(
@@ -601,6 +953,15 @@ export interface RunnerServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<RunCommandResponse>;
+  /**
+   * A process that lives as long as the call and reads its stdin from it (an agent's CLI, driven over its stdio):
+   * the first message is `start` (checked as RunCommand's request), then stdin chunks and `stdin_closed`. It answers
+   * as RunCommand does (ExecResponse is RunCommandResponse's shape). Cancelling the call (or dropping the connection) ends the process group.
+   * Codes: as RunCommand's.
+   */
+  exec(): ClientDuplexStream<ExecRequest, ExecResponse>;
+  exec(options: Partial<CallOptions>): ClientDuplexStream<ExecRequest, ExecResponse>;
+  exec(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<ExecRequest, ExecResponse>;
 }
 
 export const RunnerServiceClient = makeGenericClientConstructor(
