@@ -339,7 +339,7 @@ describe('reads answered at once (immediate-read.ts)', () => {
     expect(((await unsupported.json()) as { error: { message: string } }).error.message).toContain('Unsupported protocol version');
     const fractionalId = await post(listSessions(1.5));
     expect(fractionalId.status).toBe(400);
-    expect(await fractionalId.json()).toMatchObject({ error: { code: -32700 } });
+    expect(await fractionalId.json()).toMatchObject({ error: { code: -32600 } });
   });
 
   it('keeps the event stream for a read of a paired relay, which may report progress', async () => {

@@ -1,7 +1,7 @@
 // The GET /mcp streams of external sessions' clients: one look for all of them every 2 s (one ListPendingMessages,
 // each session once), a stream's first look a poll interval or more after it opened, a notification only when more
 // messages wait than at the stream's last look, and no look at all once every stream has closed.
-import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerNotification } from '@modelcontextprotocol/server';
 import type { ListPendingMessagesRequest, PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 import { createLogger } from '@relay/telemetry';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';

@@ -51,3 +51,18 @@ it('records each relay_tool call as one span with its action, and its code when 
   expect(children.map((span) => span.spanContext().traceId)).toEqual(children.map(() => listRelays?.spanContext().traceId));
   expect(children.length).toBeGreaterThanOrEqual(2);
 });
+
+it.each([
+  ['a read answered at once', 'relay_info', { relay: 'this' }],
+  ["a call the SDK's server answers", 'list_relays', {}],
+])("continues the caller's trace from the call's _meta.traceparent: %s", async (_label, action, args) => {
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const callerSpanId = '00f067aa0ba902b7';
+  const before = toolSpans(action).length;
+  await client.callTool({ name: 'relay_tool', arguments: { action, ...args }, _meta: { traceparent: `00-${traceId}-${callerSpanId}-01` } });
+
+  await expect.poll(() => toolSpans(action).length).toBe(before + 1);
+  const span = toolSpans(action).at(-1);
+  expect(span?.spanContext().traceId).toBe(traceId);
+  expect(span?.parentSpanContext?.spanId).toBe(callerSpanId);
+});

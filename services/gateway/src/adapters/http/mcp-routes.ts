@@ -1,13 +1,22 @@
 /**
- * /mcp: MCP over stateless Streamable HTTP. The caller is authenticated before any MCP handling; each
- * request gets its own server and transport, so no replica holds MCP sessions.
+ * /mcp: MCP over stateless Streamable HTTP, through the official SDK (@modelcontextprotocol/server 2.x), for the
+ * 2026-07-28 revision and the 2025-11-25 and 2025-06-18 ones on the one endpoint (docs/adr/0036-mcp-2026.md). The
+ * caller is authenticated before any MCP handling; each request gets its own server and transport, so no replica holds
+ * MCP sessions: a 2026 request carries its revision and capabilities itself (the SDK's createMcpHandler serves it), a
+ * 2025-era one is answered by a server built for it alone (the SDK's stateless streamable HTTP transport).
  * Before even that, Host and Origin must be of an allowed host (allowed-hosts.ts), against DNS rebinding. relay_tool's
  * reads of this relay that answer at once are answered without the SDK's server and transport (immediate-read.ts).
  * GET opens the standalone stream for an external session's client: it hears, as an MCP logging notification,
  * when a message is written into its conversation (pending-stream.ts). Any other caller gets 405.
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHandlerRequestOptions,
+  type RequestId,
+} from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dispatchToolCall } from '../../app/relay-tool/dispatch.ts';
 import type { Caller } from '../../domain/caller.ts';
@@ -21,6 +30,9 @@ import type { AllowedHosts } from './allowed-hosts.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
 import { PendingStreams } from './pending-stream.ts';
 
+/** The caller of an MCP request: a session's agent. */
+type McpCaller = Caller & { sessionId: string };
+
 /**
  * Registers POST /mcp, GET /mcp (the standalone stream of an external session's client; 405 for any other caller)
  * and DELETE /mcp answering 405 (there are no MCP sessions to end); each answers 403 first for a Host or Origin
@@ -29,6 +41,12 @@ import { PendingStreams } from './pending-stream.ts';
 export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHosts: AllowedHosts): void {
   const inFlight = new InFlightCalls();
   const pendingStreams = new PendingStreams(deps);
+  // The 2026-07-28 leg: the SDK builds a server per request from this factory, for the caller the route authenticated.
+  const modern = createMcpHandler(({ authInfo }) => createMcpServer(callerOf(authInfo), deps, inFlight), {
+    legacy: 'reject',
+    onerror: (error) => deps.logger.debug({ err: error }, 'MCP request refused or failed'),
+  });
+  app.addHook('onClose', () => modern.close());
   // The MCP SDK's transport has the same check (enableDnsRebindingProtection), but it matches host:port exactly,
   // which a gateway on port 0 or behind an ingress cannot list, and it runs only after the token was checked.
   const checkHost = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -56,23 +74,31 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
       );
     }
 
-    const mcpCaller = { userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) };
+    const mcpCaller: McpCaller = { userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) };
     const read = immediateReadOf(request.headers, request.body, deps.relayName);
     if (read !== undefined) return answerAtOnce(read, mcpCaller, deps, reply);
-    // The MCP SDK answers params its schemas refuse with JSON-RPC's internal error (-32603): say what is wrong first.
+    // The MCP SDK answers params its schemas refuse with a bare schema dump: say what is wrong first.
     const invalid = invalidParamsOf(request.body);
     if (invalid !== undefined) return sendJsonRpcError(reply, 400, -32602, invalid.message, invalid.id);
+
+    const gone = new AbortController();
+    const options: McpHandlerRequestOptions = { parsedBody: request.body, authInfo: authInfoOf(mcpCaller) };
+    const webRequest = webRequestOf(request, gone.signal);
+    if (!(await isLegacyRequest(webRequest, request.body))) {
+      reply.raw.on('close', () => gone.abort());
+      return reply.send(await modern.fetch(webRequest, options));
+    }
+    // A 2025-era request: a server of its own over the SDK's stateless transport, which answers a message other than
+    // tools/call in one JSON body (answersAtOnce) and a tools/call on an event stream (it may report progress).
     const server = createMcpServer(mcpCaller, deps, inFlight);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersAtOnce(request.body) });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersAtOnce(request.body) });
     reply.raw.on('close', () => {
+      gone.abort();
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
-    // The transport writes the answer itself: the headers set so far (the security headers) go along.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    return reply.send(await transport.handleRequest(webRequest, options));
   });
 
   const notAllowed = async (_request: unknown, reply: FastifyReply) => {
@@ -90,7 +116,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     if (caller.sessionId === undefined || caller.external !== true) return notAllowed(request, reply);
     const sessionId = caller.sessionId;
     const server = createMcpServer({ userId: caller.userId, sessionId, external: true }, deps, inFlight);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const closed = new AbortController();
     reply.raw.on('close', () => {
       closed.abort();
@@ -98,10 +124,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
       void server.close();
     });
     await server.connect(transport);
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.hijack();
     pendingStreams.hold(sessionId, (notification) => server.notification(notification), closed.signal);
-    await transport.handleRequest(request.raw, reply.raw);
+    return reply.send(await transport.handleRequest(webRequestOf(request, closed.signal)));
   });
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);
 }
@@ -118,8 +142,33 @@ const IMMEDIATE_CHANNEL = { signal: new AbortController().signal, progress: asyn
  * one JSON-RPC result in one JSON body.
  */
 async function answerAtOnce(read: ImmediateRead, caller: Caller & { sessionId: string }, deps: McpDeps, reply: FastifyReply): Promise<FastifyReply> {
-  const result = toCallToolResult(await dispatchToolCall(read.arguments, caller, deps, IMMEDIATE_CHANNEL));
+  const channel = read.traceparent === undefined ? IMMEDIATE_CHANNEL : { ...IMMEDIATE_CHANNEL, traceparent: read.traceparent };
+  const result = toCallToolResult(await dispatchToolCall(read.arguments, caller, deps, channel));
   return reply.type('application/json').send({ result, jsonrpc: '2.0', id: read.id });
+}
+
+/** The caller the route authenticated, as the SDK hands it to the server factory (pass-through, never from headers). */
+function authInfoOf(caller: McpCaller): AuthInfo {
+  return { token: '', clientId: caller.sessionId, scopes: [], extra: { caller } };
+}
+
+function callerOf(authInfo: AuthInfo | undefined): McpCaller {
+  const caller = authInfo?.extra?.caller as McpCaller | undefined;
+  if (caller === undefined) throw new Error('an MCP request reached the SDK without the caller the route authenticated');
+  return caller;
+}
+
+/**
+ * The web Request the SDK reads: the method, headers and URL of Fastify's request, its body already parsed (passed
+ * as parsedBody), aborted when the client goes away.
+ */
+function webRequestOf(request: FastifyRequest, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(new URL(request.url, 'http://relay'), { method: request.method, headers, signal });
 }
 
 /** A JSON-RPC error answered outside any MCP exchange: of the request `id`, or of none known (null). */

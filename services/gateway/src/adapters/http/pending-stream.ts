@@ -5,7 +5,7 @@
  * many streams are open), so any gateway replica can hold any stream with nothing shared; the messages themselves
  * stay in the conversation, read with read_session or wait.
  */
-import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerNotification } from '@modelcontextprotocol/server';
 import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 import { outsideTrace, type Logger } from '@relay/telemetry';
 import type { SessionClient } from '../../app/ports.ts';

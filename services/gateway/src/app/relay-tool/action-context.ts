@@ -48,6 +48,11 @@ export interface ActionContext extends Owners {
    * waited for goes on, and the answer names it (the card, the message) for the next call or `wait` to pick up.
    */
   answerBy?: number;
+  /**
+   * Set for a 2026 client that opens URLs: a card still pending is answered at once, naming the card (the client is
+   * sent to the card's page), and the same call made again picks up the person's decision (call-key.ts).
+   */
+  cardsAnswerAtOnce?: true;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */
   progress(message: string): Promise<void>;
   /** The call in flight (action and arguments), which keys an external session's cards; unset for a paired relay's call. */

@@ -3,7 +3,7 @@
  * arguments, run the action and shape its result. Every outcome is a result the agent can read;
  * nothing thrown escapes. Each call is one span, counted and timed per action (tool-call-metrics.ts).
  */
-import { SpanStatusCode } from '@opentelemetry/api';
+import { context as otelContext, propagation, SpanStatusCode } from '@opentelemetry/api';
 import type { Clock } from '@relay/clock';
 import { INTERNAL_CODE } from '@relay/errors';
 import { Attr, tracer, type Logger } from '@relay/telemetry';
@@ -41,16 +41,20 @@ export interface DispatchDeps extends Owners {
 export const EXTERNAL_CALL_SECONDS = 50;
 
 /** The call's line to the agent: whether it is still there, and progress while it waits. */
-export type CallChannel = Pick<ActionContext, 'signal' | 'progress'> & {
+export type CallChannel = Pick<ActionContext, 'signal' | 'progress' | 'cardsAnswerAtOnce'> & {
   /** How long the client says it bears a call (MCP `_meta` "relay/answerWithinSeconds"); shortens an external caller's bound. */
   answerWithinSeconds?: number;
+  /** The caller's W3C trace context (MCP `_meta.traceparent`): the call's span continues the caller's trace. */
+  traceparent?: { traceparent: string; tracestate?: string };
 };
 
 /** Runs one relay_tool call for the agent of `caller`'s session and answers its result. */
 export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: string }, deps: DispatchDeps, channel: CallChannel): Promise<ToolResult> {
+  const parent = channel.traceparent === undefined ? otelContext.active() : propagation.extract(otelContext.active(), channel.traceparent);
   return tracer('gateway').startActiveSpan(
     'relay_tool',
     { attributes: { [Attr.SESSION_ID]: caller.sessionId, [Attr.USER_ID]: caller.userId } },
+    parent,
     async (span) => {
       const startedAt = performance.now();
       const release = caller.external === true ? holdExternalCall(deps.sessions, caller.sessionId, deps.logger, deps.clock) : undefined;
@@ -98,6 +102,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           progress: channel.progress,
           ...(deps.clock === undefined ? {} : { clock: deps.clock }),
           ...(release === undefined ? {} : { answerBy: answerBy(deps, channel.answerWithinSeconds) }),
+          ...(channel.cardsAnswerAtOnce === true ? { cardsAnswerAtOnce: true } : {}),
           call: { action, args: parsed.args },
           ...(pendingAlong === undefined ? {} : { pendingAlong }),
         };

@@ -72,6 +72,11 @@ export function sessionUrl(base: string, sessionId: string): string {
   return `${base.replace(/\/+$/, '')}/sessions/${encodeURIComponent(sessionId)}`;
 }
 
+/** The console's page of one card on the relay whose public URL is `base`, where its owner decides it. */
+export function cardUrl(base: string, cardId: string): string {
+  return `${base.replace(/\/+$/, '')}/cards/${encodeURIComponent(cardId)}`;
+}
+
 /** Where the turn stands, in the words of a summary: `done: "Yes. The deploy…"`, `running; call wait …`. */
 export function turnPhrase(result: TurnResult): string {
   switch (turnStatusName(result.status)) {

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolResult } from '../../../domain/result.ts';
 
 /** The MCP tool result carrying `result`: one text item with its JSON; `isError` when refused. */

@@ -1,30 +1,24 @@
 /**
- * The MCP server one request is answered by. It is built per request for the authenticated caller,
- * so any replica answers any request (no server-side MCP session).
+ * The MCP server one request is answered by, through the official SDK (@modelcontextprotocol/server 2.x). It is built
+ * per request for the authenticated caller, so any replica answers any request (no server-side MCP session), and the
+ * same server serves both eras: a 2025-era request (after its `initialize`) and a 2026-07-28 one, which carries its
+ * revision and the client's capabilities in its own `_meta` (docs/adr/0036-mcp-2026.md).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CancelledNotificationSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-  type RequestId,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type InputRequiredResult, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { Logger } from '@relay/telemetry';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { Caller } from '../../../domain/caller.ts';
 import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
 import { preview } from '../../../domain/input-bounds.ts';
 import { readRelayState, relayToolOn } from '../../../app/relay-tool/read-relay-state.ts';
+import { cardUrl } from '../../../app/views/turn-result.ts';
 import { LEGACY_TOOL_NAME, RELAY_TOOL_DEFINITION, TOOL_NAME } from './relay-tool-definition.ts';
 import { toCallToolResult } from './call-tool-result.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
 import type { InFlightCalls } from './in-flight-calls.ts';
+import { clientOf, type McpClientView } from './mcp-client.ts';
+import type { ToolResult } from '../../../domain/result.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
 
 // The SDK would build an Ajv instance (with its formats) for every server, so for every request; it is only used
@@ -37,69 +31,66 @@ export interface McpDeps {
   externalCallSeconds?: number;
   /** The base of openUrl links: the relay's public URL, when one is set. */
   openUrlBase: string | undefined;
+  /** The relay's public URL (loopback by default): where a card's page is, for the person to decide it. */
+  publicUrl: string;
   sessions: SessionClient;
   pairing: PairingClient;
   questions: QuestionClient;
   logger: Logger;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-// Looser than the SDK's CallToolRequestSchema: arguments that are not an object must still reach
-// dispatch, so the agent gets REMOTE_RELAY_INVALID_INPUT rather than a protocol error.
-export const CallToolRequest = z.object({
-  method: z.literal('tools/call'),
-  params: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }),
-});
+/**
+ * Looser than the SDK's tools/call params: arguments that are not an object must still reach dispatch, so the agent
+ * gets REMOTE_RELAY_INVALID_INPUT rather than a protocol error.
+ */
+export const CallToolParams = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
 
 /** A low-level MCP server offering relay_tool to the agent of `caller`'s session; `inFlight` spans the process. */
 export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls): Server {
   const server = new Server(
     { name: 'relay', title: `Relay ${deps.relayName}`, version: RELAY_VERSION },
-    // logging: a client that gave no progressToken still hears what a long call waits for (notifications/message).
+    // logging: a 2025 client that gave no progressToken still hears what a long call waits for (notifications/message).
     { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: JSON_SCHEMA_VALIDATOR },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler('tools/list', async () => {
     return { tools: relayToolOn(await readRelayState(deps, true)) ? [RELAY_TOOL_DEFINITION] : [] };
   });
 
-  const callTool = async (request: z.infer<typeof CallToolRequest>, extra: Extra): Promise<CallToolResult> => {
-    const { name, arguments: input } = request.params;
+  // The three-argument registration validates params with our looser schema instead of the SDK's strict one.
+  server.setRequestHandler('tools/call', { params: CallToolParams }, async (params, ctx) => {
+    const { name, arguments: input } = params;
     if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
-    return callRelayTool(input ?? {}, { caller, deps, inFlight, requestId: extra.requestId }, channelOf(extra, deps.logger));
-  };
-  // Server.setRequestHandler re-validates tools/call against the SDK's strict schema before any
-  // handler runs; the base Protocol registration keeps our own validation in charge.
-  const register = Protocol.prototype.setRequestHandler as (
-    this: Server,
-    schema: typeof CallToolRequest,
-    handler: (request: z.infer<typeof CallToolRequest>, extra: Extra) => Promise<CallToolResult>,
-  ) => void;
-  register.call(server, CallToolRequest, callTool);
+    const client = clientOf(ctx);
+    return callRelayTool(input ?? {}, { caller, deps, inFlight, requestId: ctx.mcpReq.id, client }, channelOf(ctx, client, deps.logger));
+  });
+
   // The call being cancelled was answered by another server of this process (one per POST).
-  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+  server.setNotificationHandler('notifications/cancelled', (notification) => {
     if (notification.params.requestId !== undefined) inFlight.cancel(caller.sessionId, notification.params.requestId);
   });
   return server;
 }
 
-/** Whose relay_tool call an MCP request is, and where a notifications/cancelled finds it. */
+/** Whose relay_tool call an MCP request is, where a notifications/cancelled finds it, and what its client speaks. */
 interface RelayToolRequest {
   caller: Caller & { sessionId: string };
   deps: McpDeps;
   inFlight: InFlightCalls;
   requestId: RequestId;
+  client: McpClientView;
 }
 
 /**
  * Answers one relay_tool call of an MCP request. It ends early when the client cancels it (a notifications/cancelled,
- * which may come in another POST: `inFlight`) or goes away (`channel.signal`, the request's own).
+ * which may come in another POST: `inFlight`) or goes away (`channel.signal`, the request's own). A card that waits for
+ * the person, for a 2026 client that opens URLs, is an input_required result pointing at the card's page: the client's
+ * retry (the same call) finds the card again and the person's decision with it.
  */
-async function callRelayTool(input: unknown, request: RelayToolRequest, channel: CallChannel): Promise<CallToolResult> {
-  const { caller, deps, inFlight, requestId } = request;
+async function callRelayTool(input: unknown, request: RelayToolRequest, channel: CallChannel): Promise<CallToolResult | InputRequiredResult> {
+  const { caller, deps, inFlight, requestId, client } = request;
   // One controller the request's signal aborts, where AbortSignal.any made a composite signal for every call.
   const cancelled = new AbortController();
   const withRequest = () => cancelled.abort(channel.signal.reason);
@@ -107,37 +98,65 @@ async function callRelayTool(input: unknown, request: RelayToolRequest, channel:
   else channel.signal.addEventListener('abort', withRequest, { once: true });
   const forget = inFlight.register(caller.sessionId, requestId, cancelled);
   try {
-    const within = channel.answerWithinSeconds === undefined ? {} : { answerWithinSeconds: channel.answerWithinSeconds };
-    return toCallToolResult(await dispatchToolCall(input, caller, deps, { signal: cancelled.signal, progress: channel.progress, ...within }));
+    const result = await dispatchToolCall(input, caller, deps, { ...channel, signal: cancelled.signal });
+    const pendingCard = client.opensUrls ? pendingCardOf(result) : undefined;
+    if (pendingCard !== undefined) return cardInputRequired(pendingCard, deps.publicUrl);
+    return toCallToolResult(result);
   } finally {
     forget();
     channel.signal.removeEventListener('abort', withRequest);
   }
 }
 
+/** The card a refused call waits on for the person (its result names it, pending), if it does. */
+function pendingCardOf(result: ToolResult): string | undefined {
+  if (result.ok || result.cardStatus !== 'pending' || typeof result.card !== 'string') return undefined;
+  return result.card;
+}
+
+/**
+ * The input_required result of a call whose card waits for the person: one URL-mode elicitation of the card's page in
+ * the console. Whatever the client answers to it is never read as the decision (an agent could forge it): the retry
+ * finds the card by the call itself, and the person's decision on it.
+ */
+function cardInputRequired(cardId: string, publicUrl: string): InputRequiredResult {
+  return inputRequired({
+    inputRequests: {
+      [`card-${cardId}`]: inputRequired.elicitUrl({
+        message: `The relay's owner must decide card ${cardId} before this call goes on. Open the card, decide it there, then the call is made again.`,
+        url: cardUrl(publicUrl, cardId),
+      }),
+    },
+  });
+}
+
 /** The request `_meta` key a client says how long it bears a call with (seconds). */
 const ANSWER_WITHIN_META = 'relay/answerWithinSeconds';
 
 /**
- * The call's line to the agent: `signal` (the client cancelled or went away), and progress
- * notifications on the request's progressToken, so a client whose tool timeout resets on progress
- * keeps waiting through a long turn. A client that gave no progressToken gets the same sentences as
- * MCP logging notifications (level info), on the call's own response stream.
+ * The call's line to the agent: `signal` (the client cancelled or went away), progress notifications on the request's
+ * progressToken, so a client whose tool timeout resets on progress keeps waiting through a long turn, and the caller's
+ * trace (`_meta.traceparent`). A 2025 client that gave no progressToken gets the same sentences as MCP logging
+ * notifications (level info), on the call's own response stream. A 2026 client that opens URLs is told of a card at
+ * once (input_required) rather than kept waiting on it.
  */
-function channelOf(extra: Extra, logger: Logger): CallChannel {
-  const progressToken = extra._meta?.progressToken;
-  const within = extra._meta?.[ANSWER_WITHIN_META];
+function channelOf(ctx: ServerContext, client: McpClientView, logger: Logger): CallChannel {
+  const meta = ctx.mcpReq._meta;
+  const progressToken = meta?.progressToken;
+  const within = meta?.[ANSWER_WITHIN_META];
   let progress = 0;
   return {
-    signal: extra.signal,
+    signal: ctx.mcpReq.signal,
     ...(typeof within === 'number' && Number.isFinite(within) && within >= 0 ? { answerWithinSeconds: within } : {}),
+    ...(client.traceparent === undefined ? {} : { traceparent: client.traceparent }),
+    ...(client.opensUrls ? { cardsAnswerAtOnce: true } : {}),
     async progress(message) {
       progress += 1;
       try {
         if (progressToken === undefined) {
-          await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'relay_tool', data: message } });
+          if (!client.modern) await ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', logger: 'relay_tool', data: message } });
         } else {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } });
+          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } });
         }
       } catch (error) {
         // A client that went away misses its progress; the call itself goes on to its end.

@@ -1,6 +1,7 @@
 /**
  * relay_tool's reads of this relay that answer at once (the actions marked `answersAtOnce`: list_sessions,
- * read_session and relay_info) are answered on POST /mcp without the MCP SDK's server and transport (docs/adr/0026).
+ * read_session and relay_info), by a 2025-era client, are answered on POST /mcp without the MCP SDK's server and
+ * transport (docs/adr/0026).
  * Without MCP sessions the SDK builds both for every POST, turns Node's request into a web Request and the answer back, and parses the message with its schemas
  * again: about 1.4 ms of CPU a call on a two-core machine, where the whole read of the relay costs about 4 ms.
  *
@@ -11,30 +12,40 @@
  * refuses it as before.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { JSONRPCRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { PROTOCOL_VERSION_META_KEY, specTypeSchemas, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/server';
 import { actionNamed, isActionName } from '../../../app/relay-tool/action-list.ts';
 import { namesThisRelay } from '../../../domain/relay-name.ts';
+import { traceOf } from './mcp-client.ts';
 import { LEGACY_TOOL_NAME, TOOL_NAME } from './relay-tool-definition.ts';
 
-/** A tools/call of relay_tool that reads this relay and answers at once. */
+/** A tools/call of relay_tool that answers at once: a read of this relay, or arguments that are not an object. */
 export interface ImmediateRead {
   id: RequestId;
-  arguments: Record<string, unknown>;
+  arguments: unknown;
+  /** The caller's trace context, from the request's `_meta`. */
+  traceparent?: { traceparent: string; tracestate?: string };
 }
 
-/** The read a POST /mcp asks for, when the SDK would take it exactly so and answer it in one JSON body; else undefined. */
+/** The call a POST /mcp makes that answers at once, when the SDK would take it exactly so and answer it in one JSON body; else undefined. */
 export function immediateReadOf(headers: IncomingHttpHeaders, body: unknown, relayName: string): ImmediateRead | undefined {
   if (!acceptsBoth(headers.accept) || mediaTypeOf(headers['content-type']) !== 'application/json') return undefined;
   const version = headers['mcp-protocol-version'];
   if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
-  const parsed = JSONRPCRequestSchema.safeParse(body);
-  if (!parsed.success || parsed.data.method !== 'tools/call') return undefined;
-  const { name, arguments: args } = parsed.data.params ?? {};
+  const parsed = specTypeSchemas.JSONRPCRequest['~standard'].validate(body);
+  if ('then' in parsed || parsed.issues !== undefined) return undefined;
+  const message = parsed.value as JSONRPCRequest;
+  // A 2026-07-28 request (its revision in its own _meta) is the SDK's: its result carries the revision's fields.
+  if (message.method !== 'tools/call' || message.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) return undefined;
+  const { name, arguments: args, _meta: meta } = message.params ?? {};
   if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) return undefined;
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  const trace = meta === undefined ? undefined : traceOf(meta);
+  const read = { id: message.id, arguments: args, ...(trace === undefined ? {} : { traceparent: trace }) };
+  // Arguments that are not an object are relay_tool's to refuse (REMOTE_RELAY_INVALID_INPUT), before anything is read;
+  // the SDK's schema would refuse them as a protocol error the agent cannot act on.
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args === undefined ? undefined : read;
   const { action, relay } = args as { action?: unknown; relay?: unknown };
   if (typeof action !== 'string' || !isActionName(action) || actionNamed(action).answersAtOnce !== true || !namesThisRelay(relay, relayName)) return undefined;
-  return { id: parsed.data.id, arguments: args as Record<string, unknown> };
+  return read;
 }
 
 /**

@@ -1,19 +1,21 @@
 /**
- * The MCP SDK answers a request whose params its schema refuses with JSON-RPC's internal error (-32603) and the
- * schema's issues dumped as JSON: the caller's mistake, reported as the server's. The route finds such a request first,
+ * The MCP SDK answers a request whose params its schema refuses with the schema's issues dumped as JSON. The route finds such a request first,
  * by the same schemas, and refuses it as invalid params (-32602) in a sentence.
  */
-import { InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, SetLevelRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
-import { CallToolRequest } from './create-mcp-server.ts';
+import { specTypeSchemas, type RequestId, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { CallToolParams } from './create-mcp-server.ts';
+
+/** Looser than the SDK's tools/call: its arguments are relay_tool's to refuse (REMOTE_RELAY_INVALID_INPUT). */
+const CallToolRequest = z.object({ method: z.literal('tools/call'), params: CallToolParams });
 
 /** The schema of each request method the relay's MCP server answers (any other is the SDK's "method not found"). */
-const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
+const REQUEST_SCHEMAS: Record<string, StandardSchemaV1> = {
+  initialize: specTypeSchemas.InitializeRequest,
+  ping: specTypeSchemas.PingRequest,
+  'tools/list': specTypeSchemas.ListToolsRequest,
   'tools/call': CallToolRequest,
-  'logging/setLevel': SetLevelRequestSchema,
+  'logging/setLevel': specTypeSchemas.SetLevelRequest,
 };
 
 /** Enough of a refusal's issues to act on. */
@@ -25,13 +27,13 @@ export function invalidParamsOf(body: unknown): { id: RequestId | null; message:
     if (typeof message !== 'object' || message === null) continue;
     const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
     if (typeof method !== 'string' || !Object.hasOwn(REQUEST_SCHEMAS, method)) continue;
-    const parsed = REQUEST_SCHEMAS[method]!.safeParse(message);
-    if (parsed.success) continue;
+    const parsed = REQUEST_SCHEMAS[method]!['~standard'].validate(message);
+    if ('then' in parsed || parsed.issues === undefined) continue;
     const requestId = typeof id === 'string' || typeof id === 'number' ? id : null;
     if (method === 'tools/call' && typeof (params as { name?: unknown } | null | undefined)?.name !== 'string') {
       return { id: requestId, message: 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).' };
     }
-    const issues = parsed.error.issues.slice(0, MAX_ISSUES).map((issue) => `${issue.path.map(String).join('.') || 'the message'}: ${issue.message}`);
+    const issues = parsed.issues.slice(0, MAX_ISSUES).map((issue) => `${(issue.path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.') || 'the message'}: ${issue.message}`);
     return { id: requestId, message: `Invalid params for ${method}: ${issues.join('; ')}.` };
   }
   return undefined;

@@ -3,7 +3,7 @@
  * (tool-arguments.ts) and the list of actions; the gateway checks every call itself (arguments.ts)
  * against the same schemas, so a bad call still gets the spec's result.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ACTION_NAMES } from '../../../app/relay-tool/action-list.ts';
 import { ARGUMENTS } from '../../../domain/tool-arguments.ts';
