@@ -157,11 +157,24 @@ const schema = z.object({
   RELAY_OPENAI_API_KEY: optionalSecret,
   /** The endpoint's prices per model, as JSON (see modelPrices); unset: its cost is not tracked. */
   RELAY_OPENAI_PRICES: z.preprocess(blankAsUnset, jsonOf(modelPrices).optional()),
-  /** Claude Code's subscription credentials (providers "claude" and "claude-cloud"). */
+  /** Claude Code's subscription credentials (provider "claude"). */
   CLAUDE_CODE_OAUTH_TOKEN: optionalSecret,
-  /** The Anthropic API key (provider "claude-api"). */
+  /** The Anthropic API key (providers "claude-api" and "claude-cloud"). */
   ANTHROPIC_API_KEY: optionalSecret,
   RELAY_CLAUDE_MODELS: modelList(['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5']),
+  /**
+   * Claude Cloud (provider "claude-cloud"), on Anthropic's Managed Agents API with ANTHROPIC_API_KEY: the agent its
+   * sessions run (its model and tools are set per session) and the cloud environment they run in, both made once in
+   * Anthropic's Console or API.
+   */
+  RELAY_CLAUDE_CLOUD_AGENT_ID: z.preprocess(blankAsUnset, z.string().trim().optional()),
+  RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: z.preprocess(blankAsUnset, z.string().trim().optional()),
+  /** A GitHub token the cloud session clones a private repository with (public ones need none). */
+  RELAY_CLAUDE_CLOUD_GITHUB_TOKEN: optionalSecret,
+  /** Each cloud session's spend ceiling in USD (the API's budget); unset: none. */
+  RELAY_CLAUDE_CLOUD_BUDGET_USD: z.preprocess(blankAsUnset, z.coerce.number().positive().optional()),
+  /** The Managed Agents API's base URL (a test's loopback fake); unset: Anthropic's. */
+  RELAY_CLAUDE_CLOUD_BASE_URL: optionalUrl,
   /** GitHub Copilot's token (provider "copilot"). */
   COPILOT_GITHUB_TOKEN: optionalSecret,
   /**

@@ -46,6 +46,7 @@ describe('configuredProviders', () => {
       ['grok', true, false],
       ['claude', false, true],
       ['claude-api', false, true],
+      ['claude-cloud', false, false],
       ['copilot', false, false],
       ['deepseek', true, false],
     ]);
@@ -53,6 +54,19 @@ describe('configuredProviders', () => {
     expect(byId['claude']!.availability().reason).toBe("Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable");
     expect(byId['claude-api']!.availability().reason).toBe('no Anthropic API key configured (ANTHROPIC_API_KEY)');
     expect(byId['copilot']!.availability().reason).toBe('GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)');
+    expect(byId['claude-cloud']!.availability().reason).toBe(
+      'Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: ANTHROPIC_API_KEY, RELAY_CLAUDE_CLOUD_AGENT_ID, RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID not configured',
+    );
+  });
+
+  it('sets up Claude Cloud: available with the API key, the agent and the environment; without one, unavailable with which', () => {
+    const cloud = (env: Record<string, string>) => configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env }), ports).find((p) => p.id === 'claude-cloud')!;
+    const all = { ANTHROPIC_API_KEY: 'sk-ant-api-test', RELAY_CLAUDE_CLOUD_AGENT_ID: 'agent_1', RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: 'env_1' };
+    expect(cloud(all).availability()).toEqual({ available: true, reason: '' });
+    expect(cloud({ ...all, RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: ' ' }).availability()).toEqual({
+      available: false,
+      reason: 'Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID not configured',
+    });
   });
 
   it('sets up Copilot: available with a credential and its runtime; without its CLI, unavailable with why', () => {
@@ -65,12 +79,12 @@ describe('configuredProviders', () => {
   });
 
   it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones and Copilot stay, unavailable', () => {
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api', 'copilot']);
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api', 'claude-cloud', 'copilot']);
   });
 
   it('leaves out the script agent when RELAY_SCRIPT_PROVIDER is off (on by default)', () => {
     expect(loadConfig({ ...CREDENTIALS, DATABASE_URL }).RELAY_SCRIPT_PROVIDER).toBe('on');
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api', 'copilot']);
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api', 'claude-cloud', 'copilot']);
   });
 });
 

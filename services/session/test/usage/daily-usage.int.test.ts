@@ -32,8 +32,8 @@ const provider = (id: string, family: ProviderInfo['family'], available = true):
   modelsKnown: true,
   efforts: [],
 });
-/** claude (cost tracked), openai without prices (tokens only), claude-cloud (not tracked), deepseek (not set up, unused). */
-const catalogue = { providers: async () => [provider('claude', 'claude'), provider('openai', 'openai'), provider('claude-cloud', 'claude'), provider('deepseek', 'deepseek', false)] };
+/** claude (cost tracked), openai without prices (tokens only), script (not tracked), deepseek (not set up, unused). */
+const catalogue = { providers: async () => [provider('claude', 'claude'), provider('openai', 'openai'), provider('script', 'script'), provider('deepseek', 'deepseek', false)] };
 
 let database: TestDatabase;
 let prisma: PrismaClient;

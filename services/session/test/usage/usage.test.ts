@@ -65,7 +65,8 @@ describe('buildUsageReport', () => {
     const report = buildUsageReport({ providers, totals: [totals('openai', 10, 5, 0)], allowances: {}, pauses: [], priced: [], now: NOW });
     const byId = Object.fromEntries(report.providers.map((p) => [p.provider, p]));
     expect(byId['script']).toEqual({ provider: 'script', status: 'not_tracked', reason: '', meters: [], pausedUntil: null });
-    expect(byId['claude-cloud']!.status).toBe('not_tracked');
+    // Claude Cloud meters what the Managed Agents API reports: its tokens and its list cost.
+    expect(byId['claude-cloud']).toMatchObject({ status: 'ok', meters: [{ name: 'tokens' }, { name: 'cost_usd' }] });
     // openai without prices: tokens only, no cost meter pretending to read US$0.
     expect(byId['openai']).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 15 }] });
     expect(byId['openai']!.meters).toHaveLength(1);

@@ -28,6 +28,8 @@ type CandidateRow = {
   effort: string;
   session_mode: string;
   cwd: string;
+  repo: string;
+  branch: string;
   archived: boolean;
   auto_compact_window: string;
   thinking_enabled: boolean;
@@ -155,7 +157,7 @@ class PrismaTurnStatements implements TurnTransaction {
     const [row] = await this.tx.$queryRaw<CandidateRow[]>`
       SELECT t.id, t.message_id, t.mode, t.stop_requested, t.sender_session_id, t.trace_parent,
              s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd, s.archived,
-             s.auto_compact_window, s.thinking_enabled, s.thinking_display,
+             s.repo, s.branch, s.auto_compact_window, s.thinking_enabled, s.thinking_display,
              m.text
         FROM turns t
         JOIN sessions s ON s.id = t.session_id
@@ -188,6 +190,8 @@ class PrismaTurnStatements implements TurnTransaction {
         effort: row.effort,
         mode: row.session_mode as RelayMode,
         cwd: row.cwd,
+        repo: row.repo,
+        branch: row.branch,
         autoCompactWindow: row.auto_compact_window,
         thinkingEnabled: row.thinking_enabled,
         thinkingDisplay: row.thinking_display,

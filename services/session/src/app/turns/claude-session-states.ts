@@ -1,7 +1,10 @@
-/** What a Claude session keeps between turns: Claude Code's session to resume, and its running cost total. */
+/**
+ * What a Claude session keeps between turns: Claude Code's session to resume (a Claude Cloud session's: the API's
+ * cloud session id), and its running cost total.
+ */
 export interface ClaudeSessionState {
   resumeId: string;
-  /** The SDK's cumulative total_cost_usd at the end of the last turn (a resumed session continues it). */
+  /** The cumulative cost at the end of the last turn (Claude Code's total_cost_usd; Claude Cloud's list_cost). */
   costUsdTotal: number;
 }
 

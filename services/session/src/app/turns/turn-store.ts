@@ -22,6 +22,9 @@ export interface RunnableSession {
   effort: string;
   mode: RelayMode;
   cwd: string;
+  /** A Claude Cloud session's repository (owner/name) and branch, in place of cwd; absent or '' otherwise. */
+  repo?: string;
+  branch?: string;
   /** The Claude-only settings (update_session); absent where a store does not read them. */
   autoCompactWindow?: string;
   thinkingEnabled?: boolean;

@@ -1,0 +1,281 @@
+/**
+ * Claude Cloud over Anthropic's Managed Agents API (beta `managed-agents-2026-04-01`), through the official SDK's
+ * plain HTTPS client (@anthropic-ai/sdk, `client.beta.sessions`): no CLI and nothing of the agent runs on this
+ * machine. The API as documented (platform.claude.com/docs/en/managed-agents, "Session event stream" and "Permission
+ * policies"; the SDK's resources/beta/sessions):
+ * - a relay session's first turn creates a cloud session, `POST /v1/sessions` with the configured agent
+ *   (`agent_with_overrides`: the session's model, and the agent toolset with the `always_ask` permission policy, so
+ *   every tool call waits for a confirmation), the configured environment, the repository as a `github_repository`
+ *   resource checked out at the session's branch, and the budget (`max_list_cost`) where one is configured. Its id is
+ *   kept (ClaudeSessionStates), so a later turn, after a restart too, goes on in the same cloud session;
+ * - each turn opens `GET /v1/sessions/{id}/events/stream` (server-sent events, only those after it opens) and then
+ *   sends the message, `POST /v1/sessions/{id}/events` with a `user.message`;
+ * - an `agent.tool_use` or `agent.mcp_tool_use` whose `evaluated_permission` is `ask` is confirmed when
+ *   `session.status_idle` says `requires_action` with its id in `stop_reason.event_ids`: each is the owner's approval
+ *   card, and the owner's decision goes back as `user.tool_confirmation` (`result` allow or deny, with `deny_message`);
+ * - `session.status_idle` with `end_turn` (or `refusal`) ends the turn; `retries_exhausted`, `budget_reached` and
+ *   `session.status_terminated` fail it, with the last `session.error`'s message;
+ * - stop sends `user.interrupt`, and the turn ends without waiting for the cloud beyond STOP_GRACE_MS;
+ * - tokens are the sum of the turn's `span.model_request_end` `model_usage`, its cost the growth of the session's
+ *   cumulative `session.usage` `list_cost` (USD, in cents).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { BetaManagedAgentsAgentMCPToolUseEvent, BetaManagedAgentsAgentToolUseEvent, BetaManagedAgentsSessionStatusIdleEvent, BetaManagedAgentsStreamSessionEvents } from '@anthropic-ai/sdk/resources/beta/sessions/events';
+import type { SessionCreateParams } from '@anthropic-ai/sdk/resources/beta/sessions/sessions';
+import type { Logger } from '@relay/telemetry';
+import type { UsageLedger } from '../../../app/usage/ports.ts';
+import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
+import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
+import { approvalCardText, type ApprovalCardText } from '../../../app/turns/command-card.ts';
+import type { QuestionCards } from '../../../app/turns/question-cards.ts';
+import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import type { RunnableSession } from '../../../app/turns/turn-store.ts';
+import { askOwner } from '../acp/acp-cards.ts';
+import { withEarlierConversation } from '../claude/claude-provider.ts';
+
+/** How long a stopped turn waits for its interrupt to be taken (the spec's 5 s, less). */
+export const STOP_GRACE_MS = 3_000;
+
+/** What the card says of where a cloud session's tools run. */
+const RUNS_IN = "Anthropic's cloud container for this session (a clone of the repository), not this machine";
+
+export interface ClaudeCloudSettings {
+  apiKey: string | undefined;
+  agentId: string | undefined;
+  environmentId: string | undefined;
+  githubToken: string | undefined;
+  budgetUsd: number | undefined;
+  /** The API's base URL; undefined: Anthropic's. */
+  baseUrl: string | undefined;
+}
+
+export interface ClaudeCloudOptions extends ClaudeCloudSettings {
+  models: readonly string[];
+  cards: QuestionCards;
+  /** Where a relay session's cloud session id (and its cumulative cost) is kept between turns and restarts. */
+  states: ClaudeSessionStates;
+  history: ConversationHistory;
+  usage: Pick<UsageLedger, 'record'>;
+  logger: Logger;
+}
+
+/** Why Claude Cloud cannot run with these settings ('' when it can): the variables it still needs. */
+export function claudeCloudMissing(settings: { ANTHROPIC_API_KEY?: string | undefined; RELAY_CLAUDE_CLOUD_AGENT_ID?: string | undefined; RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID?: string | undefined }): string {
+  const missing = (['ANTHROPIC_API_KEY', 'RELAY_CLAUDE_CLOUD_AGENT_ID', 'RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID'] as const).filter((name) => settings[name] === undefined);
+  return missing.length === 0 ? '' : `Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: ${missing.join(', ')} not configured`;
+}
+
+type ToolUse = BetaManagedAgentsAgentToolUseEvent | BetaManagedAgentsAgentMCPToolUseEvent;
+
+/** One turn's tally. */
+interface Tally {
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** The session's cumulative list cost in USD at its last usage snapshot; undefined until one came. */
+  listCostUsd: number | undefined;
+  /** The last session.error's message. */
+  lastError: string;
+}
+
+export class ClaudeCloudProvider implements Provider {
+  readonly id = 'claude-cloud';
+  /** A running turn takes no text here; a message queues for the next turn. */
+  readonly canSteer = false;
+  readonly #o: ClaudeCloudOptions;
+
+  constructor(options: ClaudeCloudOptions) {
+    this.#o = options;
+  }
+
+  availability(): Availability {
+    const reason = claudeCloudMissing({ ANTHROPIC_API_KEY: this.#o.apiKey, RELAY_CLAUDE_CLOUD_AGENT_ID: this.#o.agentId, RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: this.#o.environmentId });
+    return { available: reason === '', reason };
+  }
+
+  listModels(): Promise<string[] | undefined> {
+    return Promise.resolve([...this.#o.models]);
+  }
+
+  async startTurn(input: TurnInput): Promise<TurnReply> {
+    const why = this.availability();
+    if (!why.available) throw new TurnFailed(`Claude Cloud is not available on this relay: ${why.reason}`);
+    const client = new Anthropic({ apiKey: this.#o.apiKey, baseURL: this.#o.baseUrl ?? null });
+    const tally: Tally = { text: '', inputTokens: 0, outputTokens: 0, listCostUsd: undefined, lastError: '' };
+    const following = new AbortController();
+    let remote: { id: string; costUsdBefore: number } | undefined;
+    let interrupted: Promise<void> | undefined;
+    // Stop: the API's interrupt, then the turn ends without waiting for the cloud session to go idle.
+    const onAbort = () => {
+      if (remote === undefined) return;
+      interrupted = client.beta.sessions.events
+        .send(remote.id, { events: [{ type: 'user.interrupt' }] }, { timeout: STOP_GRACE_MS, maxRetries: 0 })
+        .then(
+          () => undefined,
+          (error: unknown) => this.#o.logger.warn({ err: error }, 'could not interrupt the Claude Cloud session'),
+        )
+        .finally(() => following.abort());
+    };
+    try {
+      const opened = await this.#openSession(client, input);
+      remote = { id: opened.id, costUsdBefore: opened.costUsdBefore };
+      input.signal.addEventListener('abort', onAbort, { once: true });
+      input.signal.throwIfAborted();
+      // The stream carries only what happens after it opens: open it before the message goes.
+      const events = await client.beta.sessions.events.stream(remote.id, {}, { signal: following.signal });
+      await client.beta.sessions.events.send(remote.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: opened.text }] }] });
+      await this.#follow(client, remote.id, events, input, tally);
+      input.signal.throwIfAborted();
+      return { text: tally.text, model: input.session.model };
+    } catch (error) {
+      if (input.signal.aborted) throw input.signal.reason;
+      if (error instanceof TurnFailed) throw error;
+      throw new TurnFailed(`Claude Cloud: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    } finally {
+      input.signal.removeEventListener('abort', onAbort);
+      if (interrupted !== undefined) await interrupted;
+      following.abort();
+      if (remote !== undefined) await this.#account(input, remote, tally);
+    }
+  }
+
+  /**
+   * The session's cloud session: the one kept for it while the API still has it (a turn the relay lost mid-way is
+   * interrupted first), else a new one, told the relay's record of the conversation so far. Its id is kept at once.
+   */
+  async #openSession(client: Anthropic, input: TurnInput): Promise<{ id: string; costUsdBefore: number; text: string }> {
+    const { session, message } = input;
+    const kept = await this.#o.states.get(session.id);
+    if (kept !== undefined) {
+      const existing = await client.beta.sessions.retrieve(kept.resumeId).catch((error: unknown) => {
+        if (error instanceof Anthropic.NotFoundError) return undefined;
+        throw error;
+      });
+      if (existing !== undefined && existing.status !== 'terminated' && existing.archived_at === null) {
+        if (existing.status === 'running' || existing.status === 'rescheduling') await client.beta.sessions.events.send(existing.id, { events: [{ type: 'user.interrupt' }] });
+        return { id: existing.id, costUsdBefore: kept.costUsdTotal, text: message.text };
+      }
+    }
+    const created = await client.beta.sessions.create(this.#sessionParams(session), { signal: input.signal });
+    await this.#o.states.set(session.id, { resumeId: created.id, costUsdTotal: 0 });
+    const earlier = await this.#o.history(session.id, message.id);
+    return { id: created.id, costUsdBefore: 0, text: withEarlierConversation(earlier, message.text) };
+  }
+
+  #sessionParams(session: RunnableSession): SessionCreateParams {
+    const { repo = '', branch = '' } = session;
+    return {
+      agent: {
+        type: 'agent_with_overrides',
+        id: this.#o.agentId!,
+        model: session.model,
+        tools: [{ type: 'agent_toolset_20260401', default_config: { enabled: true, permission_policy: { type: 'always_ask' } } }],
+      },
+      environment_id: this.#o.environmentId!,
+      title: session.title,
+      metadata: { relay_session: session.id },
+      resources:
+        repo === ''
+          ? []
+          : [
+              {
+                type: 'github_repository',
+                url: `https://github.com/${repo}`,
+                checkout: branch === '' ? null : { type: 'branch', name: branch },
+                ...(this.#o.githubToken === undefined ? {} : { authorization_token: this.#o.githubToken }),
+              },
+            ],
+      ...(this.#o.budgetUsd === undefined ? {} : { budget: { type: 'limit', max_list_cost: { amount: String(Math.round(this.#o.budgetUsd * 100)), currency: 'USD' } } }),
+    };
+  }
+
+  /** Reads the turn's events until the session is idle at the turn's end; confirms its tool calls on the owner's cards. */
+  async #follow(client: Anthropic, remoteId: string, events: AsyncIterable<BetaManagedAgentsStreamSessionEvents>, input: TurnInput, tally: Tally): Promise<void> {
+    const asked = new Map<string, ToolUse>();
+    for await (const event of events) {
+      switch (event.type) {
+        case 'agent.message': {
+          const delta = event.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+          tally.text += delta;
+          if (delta !== '') await input.emit({ type: 'text', delta });
+          break;
+        }
+        case 'agent.tool_use':
+        case 'agent.mcp_tool_use':
+          await input.emit({ type: 'tool_call', name: event.type === 'agent.mcp_tool_use' ? `${event.mcp_server_name}/${event.name}` : event.name, input: event.input });
+          if (event.evaluated_permission === 'ask') asked.set(event.id, event);
+          break;
+        case 'span.model_request_end':
+          tally.inputTokens += event.model_usage.input_tokens;
+          tally.outputTokens += event.model_usage.output_tokens;
+          break;
+        case 'session.usage':
+          if (event.usage.list_cost?.currency === 'USD') tally.listCostUsd = Number(event.usage.list_cost.amount) / 100;
+          break;
+        case 'session.error':
+          tally.lastError = event.error.message;
+          break;
+        case 'session.status_terminated':
+          throw new TurnFailed(`Claude Cloud: the cloud session ended${tally.lastError === '' ? '' : `: ${tally.lastError}`}`);
+        case 'session.status_idle':
+          if (event.stop_reason.type === 'requires_action') {
+            await this.#confirm(client, remoteId, event.stop_reason.event_ids, asked, input);
+            break;
+          }
+          endTurn(event, tally);
+          return;
+        default:
+          break;
+      }
+    }
+    input.signal.throwIfAborted();
+    throw new TurnFailed('Claude Cloud: the event stream closed before the turn ended');
+  }
+
+  /** Each tool call the session waits on, as the owner's card; the decision goes back as the API's tool confirmation. */
+  async #confirm(client: Anthropic, remoteId: string, ids: readonly string[], asked: Map<string, ToolUse>, input: TurnInput): Promise<void> {
+    for (const id of ids) {
+      const use = asked.get(id);
+      const card = use === undefined ? undefined : toolCard(input.session, use);
+      // A call the relay did not see ask (or cannot show whole) is never allowed.
+      const allowed = card !== undefined && (await askOwner(input, this.#o.cards, card, this.#o.logger));
+      asked.delete(id);
+      await client.beta.sessions.events.send(remoteId, {
+        events: [allowed ? { type: 'user.tool_confirmation', tool_use_id: id, result: 'allow' } : { type: 'user.tool_confirmation', tool_use_id: id, result: 'deny', deny_message: 'The user did not allow this on the relay: it did not run.' }],
+      });
+    }
+  }
+
+  /** Records the turn's tokens and cost, and keeps the session's cumulative cost for the next turn's. */
+  async #account(input: TurnInput, remote: { id: string; costUsdBefore: number }, tally: Tally): Promise<void> {
+    const costUsd = tally.listCostUsd === undefined ? null : Math.max(0, tally.listCostUsd - remote.costUsdBefore);
+    if (tally.listCostUsd !== undefined) {
+      await this.#o.states.set(input.session.id, { resumeId: remote.id, costUsdTotal: tally.listCostUsd }).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'could not keep the Claude Cloud session’s cost'));
+    }
+    if (tally.inputTokens + tally.outputTokens > 0 || (costUsd ?? 0) > 0) {
+      await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd }, this.#o.logger);
+    }
+  }
+}
+
+/** How an idle session ended the turn: done (end_turn, or a refusal with its explanation), or failed. */
+function endTurn(event: BetaManagedAgentsSessionStatusIdleEvent, tally: Tally): void {
+  const reason = event.stop_reason.type;
+  if (reason === 'end_turn') return;
+  if (reason === 'refusal') {
+    if (tally.text === '') tally.text = `Claude declined to answer${event.stop_details?.explanation ? `: ${event.stop_details.explanation}` : '.'}`;
+    return;
+  }
+  if (reason === 'budget_reached') throw new TurnFailed("Claude Cloud: the session's budget is used up (RELAY_CLAUDE_CLOUD_BUDGET_USD); nothing more runs in it");
+  throw new TurnFailed(`Claude Cloud: a model request failed and was not retried${tally.lastError === '' ? '' : `: ${tally.lastError}`}`);
+}
+
+/** The card for a tool call: a command card for bash, else the tool and its input, with the repository it works on. */
+function toolCard(session: RunnableSession, use: ToolUse): ApprovalCardText | undefined {
+  const agent = `Claude Cloud (${session.model})`;
+  const where = [`Repository: ${session.repo || '(none)'}`, `Branch: ${session.branch || "(the repository's default)"}`];
+  const command = use.type === 'agent.tool_use' && use.name === 'bash' ? use.input['command'] : undefined;
+  if (typeof command === 'string' && command.trim() !== '') return approvalCardText(`${agent} wants to run a command`, [...where, `Command: ${command}`, `Runs in: ${RUNS_IN}`]);
+  const tool = use.type === 'agent.mcp_tool_use' ? `${use.mcp_server_name}/${use.name}` : use.name;
+  return approvalCardText(`${agent} wants to use ${tool}`, [...where, `Input: ${JSON.stringify(use.input)}`, `Runs in: ${RUNS_IN}`]);
+}

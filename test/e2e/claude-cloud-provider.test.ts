@@ -1,0 +1,193 @@
+// Issue 41, item 3, end to end: Claude Cloud as a provider, over Anthropic's Managed Agents API through the official
+// SDK, against the fake of that API this suite runs on loopback (test/harness/fake-claude-cloud-api.ts: Anthropic
+// cannot be reached here). A session takes repo and branch instead of a folder, and refuses a folder; a turn replies
+// in a cloud session made with the configured agent and environment, the repository checked out at the branch, every
+// tool asking; the tool confirmation the cloud session waits on is the owner's card (Allow: the API is sent allow and
+// the turn goes on; Deny: deny); stop interrupts a turn within 5 s; a later turn, after the session service restarts
+// too, goes on in the same cloud session; a model Claude Cloud does not run is refused with suggestions before
+// anything is created; the tokens and cost the API reports show in usage.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishTurn } from '../harness/fake-anthropic-api.ts';
+import { startFakeClaudeCloudApi, type CloudTurn, type FakeCloudApi } from '../harness/fake-claude-cloud-api.ts';
+import { startRelay, type Relay } from '../harness/relay.ts';
+import { until } from '../harness/until.ts';
+
+let relay: Relay;
+let api: FakeCloudApi;
+
+const REPO = 'example-org/sample-repo';
+const BRANCH = 'feature/banner';
+
+/**
+ * The fake cloud agent: "run: <command>" calls bash (which asks) and reports the confirmation; "wait" works until it
+ * is interrupted; anything else is answered at once. Each answer reports 100 + 10 tokens.
+ */
+async function onMessage(turn: CloudTurn): Promise<void> {
+  const command = /run: (.*)$/m.exec(turn.text)?.[1];
+  if (command !== undefined) {
+    const confirmation = await turn.askTool('bash', { command });
+    if (confirmation.result === 'allow') turn.emit({ type: 'agent.tool_result', tool_use_id: confirmation.tool_use_id, content: [{ type: 'text', text: 'done' }], is_error: false });
+    turn.reply(confirmation.result === 'allow' ? `ran: ${command}` : `denied: ${confirmation.deny_message}`, { input: 100, output: 10 });
+    return;
+  }
+  if (turn.text.endsWith('wait')) {
+    turn.emit({ type: 'agent.tool_use', name: 'bash', input: { command: 'sleep 600' }, evaluated_permission: 'allow' });
+    await turn.interrupted;
+    return;
+  }
+  turn.reply('hello from Claude Cloud', { input: 100, output: 10 });
+}
+
+/** relay_tool from a script session: its result. */
+async function relayTool(call: Record<string, unknown>): Promise<any> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Tool', text: `relay_tool ${JSON.stringify(call)}` });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const turn = await finishTurn(relay, created.body.session.id, created.body.message_id);
+  expect(turn.status, JSON.stringify(turn)).toBe('done');
+  return JSON.parse(turn.reply.text);
+}
+
+/** A Claude Cloud session on the repository's branch, started with `text`. */
+async function startSession(text: string): Promise<{ sessionId: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-cloud', model: 'claude-sonnet-5-5', repo: REPO, branch: BRANCH, title: 'Banner', text });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { sessionId: created.body.session.id, messageId: created.body.message_id };
+}
+
+async function send(sessionId: string, text: string): Promise<string> {
+  const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text });
+  expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);
+  return sent.body.message_id;
+}
+
+/** The cloud session the fake made for the relay session. */
+const cloudSessionOf = (sessionId: string) => [...api.sessions.values()].find((session) => session.created.metadata?.relay_session === sessionId);
+
+const cardOf = (sessionId: string) => until('the Claude Cloud card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
+
+beforeAll(async () => {
+  api = await startFakeClaudeCloudApi({ onMessage });
+  relay = await startRelay({
+    name: 'desk',
+    env: {
+      RELAY_AGENT_SESSIONS: 'on',
+      ANTHROPIC_API_KEY: 'sk-ant-api-cloud-test-key',
+      RELAY_CLAUDE_CLOUD_AGENT_ID: 'agent_fake01',
+      RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: 'env_fake01',
+      RELAY_CLAUDE_CLOUD_BUDGET_USD: '5',
+      RELAY_CLAUDE_CLOUD_BASE_URL: api.url,
+    },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await api?.close();
+});
+
+describe('Claude Cloud as a provider (Managed Agents API, against its fake)', () => {
+  it('relay_info lists it as available with Claude’s model ids; no secret', async () => {
+    const info = await relayTool({ action: 'relay_info', relay: 'this' });
+    expect(info.providers.find((provider: any) => provider.id === 'claude-cloud')).toMatchObject({ name: 'Claude Cloud', available: true, models: expect.arrayContaining(['claude-sonnet-5-5']) });
+    expect(JSON.stringify(info)).not.toContain('sk-ant-api-cloud');
+  });
+
+  it('runs a turn that replies, in a cloud session on the repository’s branch where every tool asks', async () => {
+    const { sessionId, messageId } = await startSession('hello');
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply).toMatchObject({ text: 'hello from Claude Cloud', model: 'claude-sonnet-5-5' });
+    const cloud = cloudSessionOf(sessionId)!;
+    expect(cloud.created).toMatchObject({
+      agent: { type: 'agent_with_overrides', id: 'agent_fake01', model: 'claude-sonnet-5-5', tools: [{ type: 'agent_toolset_20260401', default_config: { permission_policy: { type: 'always_ask' } } }] },
+      environment_id: 'env_fake01',
+      resources: [{ type: 'github_repository', url: `https://github.com/${REPO}`, checkout: { type: 'branch', name: BRANCH } }],
+      budget: { type: 'limit', max_list_cost: { amount: '500', currency: 'USD' } },
+    });
+    expect(cloud.received.map((event) => event.type)).toEqual(['user.message']);
+    expect(api.requests.every((request) => request.apiKey === 'sk-ant-api-cloud-test-key' && request.beta?.includes('managed-agents-2026-04-01'))).toBe(true);
+    const shown = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
+    expect(shown.body.session).toMatchObject({ provider: 'claude-cloud', repo: REPO, branch: BRANCH });
+  });
+
+  it('refuses a folder for a cloud session: at its start and in update_session, before anything changes', async () => {
+    const withFolder = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-cloud', repo: REPO, branch: BRANCH, cwd: '/tmp', text: 'hello' });
+    expect(withFolder.status).toBe(400);
+    expect(JSON.stringify(withFolder.body)).toContain('works on a repository, not a folder');
+    const { sessionId, messageId } = await startSession('hello');
+    await finishTurn(relay, sessionId, messageId);
+    const moved = await relayTool({ action: 'update_session', relay: 'this', session: sessionId, cwd: '/tmp' });
+    expect(moved).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect((await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.session).toMatchObject({ repo: REPO, branch: BRANCH });
+  });
+
+  it('asks the owner on a card for the tool the cloud session waits on; Allow sends allow and the turn goes on', async () => {
+    const { sessionId, messageId } = await startSession('run: npm test');
+    const card = await cardOf(sessionId);
+    expect(card.title).toBe('Claude Cloud (claude-sonnet-5-5) wants to run a command');
+    expect(card.lines).toEqual([`Repository: ${REPO}`, `Branch: ${BRANCH}`, 'Command: npm test', expect.stringMatching(/^Runs in: Anthropic's cloud container/)]);
+    // Nothing was confirmed before the person decided.
+    expect(cloudSessionOf(sessionId)!.received.map((event) => event.type)).toEqual(['user.message']);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toBe('ran: npm test');
+    expect(cloudSessionOf(sessionId)!.received.at(-1)).toMatchObject({ type: 'user.tool_confirmation', result: 'allow' });
+  });
+
+  it('Deny sends deny, with why, and the tool does not run', async () => {
+    const { sessionId, messageId } = await startSession('run: git push --force');
+    const card = await cardOf(sessionId);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toBe('denied: The user did not allow this on the relay: it did not run.');
+    const confirmation = cloudSessionOf(sessionId)!.received.at(-1);
+    expect(confirmation).toMatchObject({ type: 'user.tool_confirmation', result: 'deny' });
+    expect(cloudSessionOf(sessionId)!.received.filter((event) => event.type === 'user.tool_confirmation')).toHaveLength(1);
+  });
+
+  it('stop interrupts a running turn within 5 s (the API’s user.interrupt)', async () => {
+    const { sessionId, messageId } = await startSession('wait');
+    await until('the cloud session running', async () => cloudSessionOf(sessionId)?.status === 'running' || undefined);
+    const stoppedAt = Date.now();
+    expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('stopped');
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    expect(cloudSessionOf(sessionId)!.received.map((event) => event.type)).toEqual(['user.message', 'user.interrupt']);
+  });
+
+  it('goes on in the same cloud session on the next turn, after the session service restarts too', async () => {
+    const { sessionId, messageId } = await startSession('hello');
+    await finishTurn(relay, sessionId, messageId);
+    const cloud = cloudSessionOf(sessionId)!;
+    await relay.services.session.stop();
+    relay.services.session.start();
+    await relay.waitReady('session');
+    // The gateway's connection comes back within its reconnect backoff.
+    await until('the gateway reaches the new replica', async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined));
+    const sessionsBefore = api.sessions.size;
+    const next = await send(sessionId, 'hello again');
+    const turn = await finishTurn(relay, sessionId, next);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(api.sessions.size).toBe(sessionsBefore);
+    expect(cloud.received.filter((event) => event.type === 'user.message').map((event) => event.content[0].text)).toEqual(['hello', 'hello again']);
+  });
+
+  it('refuses a model it does not run, with the close match, before anything is created', async () => {
+    const cloudSessions = api.sessions.size;
+    const refused = await relayTool({ action: 'create_session', relay: 'this', provider: 'claude-cloud', repo: REPO, branch: BRANCH, model: 'claude-sonnet-5.5', text: 'hello' });
+    expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['claude-sonnet-5-5'] });
+    expect(api.sessions.size).toBe(cloudSessions);
+  });
+
+  it('usage meters the tokens and the cost the API reported for its turns', async () => {
+    const usage = await relayTool({ action: 'usage', relay: 'this' });
+    const cloud = usage.providers.find((provider: any) => provider.provider === 'claude-cloud');
+    // Six answered turns (hello in three sessions, Allow, Deny, hello again): 110 tokens each, and the fake's list
+    // price of a cent per hundred tokens grew each session's cumulative list cost by $0.01 a turn (the stopped turn
+    // reported nothing).
+    expect(cloud).toMatchObject({ status: 'ok', meters: [expect.objectContaining({ name: 'tokens', used: 6 * 110 }), expect.objectContaining({ name: 'cost_usd', used: 0.06 })] });
+  });
+});

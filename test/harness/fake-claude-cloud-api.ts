@@ -1,0 +1,188 @@
+// Anthropic's Managed Agents API (beta managed-agents-2026-04-01) on loopback, for the claude-cloud provider, which
+// cannot reach Anthropic from here: the documented paths and shapes (POST /v1/sessions, GET /v1/sessions/{id},
+// POST /v1/sessions/{id}/events, GET /v1/sessions/{id}/events/stream as server-sent events), the headers the official
+// SDK sends (the API key, as x-api-key or, as the SDK 1.14 sends it, Authorization: Bearer; anthropic-beta), and the session's life as documented: a user.message makes it running; a
+// tool call with evaluated_permission "ask" idles it with stop_reason requires_action until a user.tool_confirmation
+// for that call comes; user.interrupt ends what runs; each turn ends with session.status_idle and end_turn. What the
+// agent does for a message is the suite's `onMessage`.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A cloud session as the fake keeps it. */
+export interface FakeCloudSession {
+  id: string;
+  /** The body of the POST /v1/sessions that made it. */
+  created: any;
+  status: 'idle' | 'running' | 'terminated';
+  /** Every event sent to it (POST …/events), in order. */
+  received: any[];
+}
+
+/** One message being handled: what the suite's agent may do. */
+export interface CloudTurn {
+  session: FakeCloudSession;
+  text: string;
+  /** Writes an event to the session's open streams (its id and processed_at added). */
+  emit(event: Record<string, unknown>): void;
+  /** A model request that answers `text`, with its tokens, and the session's cumulative usage after it. */
+  reply(text: string, tokens: { input: number; output: number }): void;
+  /** Calls a tool that asks: resolves with the user.tool_confirmation sent for it. */
+  askTool(name: string, input: Record<string, unknown>): Promise<any>;
+  /** Resolves when a user.interrupt comes. */
+  interrupted: Promise<void>;
+}
+
+export interface FakeCloudApi {
+  /** The base URL for RELAY_CLAUDE_CLOUD_BASE_URL. */
+  url: string;
+  sessions: Map<string, FakeCloudSession>;
+  /** Every request: method, path, the API key it carried and its anthropic-beta header. */
+  requests: { method: string; path: string; apiKey: string | undefined; beta: string | undefined }[];
+  close(): Promise<void>;
+}
+
+/** What a cent costs per token in the fake's list prices (for session.usage's list_cost). */
+const CENTS_PER_TOKEN = 0.01;
+
+export async function startFakeClaudeCloudApi(options: { onMessage: (turn: CloudTurn) => Promise<void> }): Promise<FakeCloudApi> {
+  const sessions = new Map<string, FakeCloudSession>();
+  const streams = new Map<string, Set<ServerResponse>>();
+  const confirmations = new Map<string, (confirmation: any) => void>();
+  const interrupts = new Map<string, () => void>();
+  const usage = new Map<string, { input_tokens: number; output_tokens: number }>();
+  const requests: FakeCloudApi['requests'] = [];
+  let next = 0;
+  const id = (prefix: string) => `${prefix}_${String(++next).padStart(6, '0')}`;
+
+  const emit = (session: FakeCloudSession, event: Record<string, unknown>) => {
+    const full = { id: id('sevt'), processed_at: new Date().toISOString(), ...event };
+    for (const stream of streams.get(session.id) ?? []) stream.write(`event: message\ndata: ${JSON.stringify(full)}\n\n`);
+    return full;
+  };
+  const idle = (session: FakeCloudSession, stopReason: Record<string, unknown>) => {
+    session.status = 'idle';
+    emit(session, { type: 'session.status_idle', stop_reason: stopReason, stop_details: null });
+  };
+
+  const turn = (session: FakeCloudSession, text: string): CloudTurn => {
+    let interrupted!: () => void;
+    const interruption = new Promise<void>((resolve) => (interrupted = resolve));
+    interrupts.set(session.id, interrupted);
+    return {
+      session,
+      text,
+      emit: (event) => void emit(session, event),
+      reply: (reply, tokens) => {
+        const start = emit(session, { type: 'span.model_request_start' });
+        emit(session, { type: 'agent.message', content: [{ type: 'text', text: reply }] });
+        emit(session, { type: 'span.model_request_end', model_request_start_id: start.id, is_error: false, model_usage: { input_tokens: tokens.input, output_tokens: tokens.output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
+        const total = usage.get(session.id) ?? { input_tokens: 0, output_tokens: 0 };
+        total.input_tokens += tokens.input;
+        total.output_tokens += tokens.output;
+        usage.set(session.id, total);
+        const cents = Math.round((total.input_tokens + total.output_tokens) * CENTS_PER_TOKEN);
+        emit(session, { type: 'session.usage', usage: { ...total, list_cost: { amount: String(cents), currency: 'USD' } }, budget: session.created.budget ?? null });
+      },
+      askTool: (name, input) => {
+        const use = emit(session, { type: 'agent.tool_use', name, input, evaluated_permission: 'ask', evaluation: { type: 'always_ask' } });
+        const confirmed = new Promise<any>((resolve) => confirmations.set(use.id, resolve));
+        idle(session, { type: 'requires_action', event_ids: [use.id] });
+        return confirmed;
+      },
+      interrupted: interruption,
+    };
+  };
+
+  const receive = (session: FakeCloudSession, event: any) => {
+    session.received.push(event);
+    if (event.type === 'user.message') {
+      session.status = 'running';
+      emit(session, { type: 'user.message', content: event.content });
+      emit(session, { type: 'session.status_running' });
+      const text = event.content.map((block: any) => block.text ?? '').join('');
+      void options.onMessage(turn(session, text)).then(() => {
+        if (session.status === 'running') idle(session, { type: 'end_turn' });
+      });
+    } else if (event.type === 'user.tool_confirmation') {
+      const confirmed = confirmations.get(event.tool_use_id);
+      if (confirmed === undefined) return false;
+      confirmations.delete(event.tool_use_id);
+      session.status = 'running';
+      emit(session, { type: 'session.status_running' });
+      confirmed(event);
+    } else if (event.type === 'user.interrupt') {
+      interrupts.get(session.id)?.();
+      if (session.status === 'running') idle(session, { type: 'end_turn' });
+    }
+    return true;
+  };
+
+  const server = createServer((request, response) => {
+    void (async () => {
+      const path = new URL(request.url ?? '/', 'http://fake').pathname;
+      const apiKey = header(request, 'x-api-key') ?? /^Bearer (.+)$/.exec(header(request, 'authorization') ?? '')?.[1];
+      requests.push({ method: request.method ?? '', path, apiKey, beta: header(request, 'anthropic-beta') });
+      if (apiKey === undefined) return json(response, 401, { type: 'error', error: { type: 'authentication_error', message: 'an API key is required (x-api-key or Authorization: Bearer)' } });
+      if (!(header(request, 'anthropic-beta') ?? '').split(',').includes('managed-agents-2026-04-01')) {
+        return json(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'this endpoint is in beta: send anthropic-beta: managed-agents-2026-04-01' } });
+      }
+      if (request.method === 'POST' && path === '/v1/sessions') {
+        const body = await readBody(request);
+        const session: FakeCloudSession = { id: id('sesn'), created: body, status: 'idle', received: [] };
+        sessions.set(session.id, session);
+        return json(response, 200, sessionView(session));
+      }
+      const match = /^\/v1\/sessions\/([^/]+)(\/events(\/stream)?)?$/.exec(path);
+      const session = match === null ? undefined : sessions.get(match[1]!);
+      if (session === undefined) return json(response, 404, { type: 'error', error: { type: 'not_found_error', message: 'session not found' } });
+      if (request.method === 'GET' && match![2] === undefined) return json(response, 200, sessionView(session));
+      if (request.method === 'GET' && match![3] !== undefined) {
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        response.write(': open\n\n');
+        const open = streams.get(session.id) ?? new Set();
+        open.add(response);
+        streams.set(session.id, open);
+        request.once('close', () => open.delete(response));
+        return;
+      }
+      if (request.method === 'POST' && match![2] !== undefined) {
+        const body = await readBody(request);
+        const unknown = body.events.filter((event: any) => !receive(session, event));
+        if (unknown.length > 0) return json(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: `no pending tool call ${unknown[0].tool_use_id}` } });
+        return json(response, 200, { data: body.events.map((event: any) => ({ id: id('sevt'), ...event })) });
+      }
+      json(response, 404, { type: 'error', error: { type: 'not_found_error', message: `${request.method} ${path}` } });
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sessions,
+    requests,
+    close: () => {
+      for (const open of streams.values()) for (const stream of open) stream.end();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function sessionView(session: FakeCloudSession): Record<string, unknown> {
+  return { type: 'session', id: session.id, status: session.status, archived_at: null, title: session.created.title ?? null, environment_id: session.created.environment_id, metadata: session.created.metadata ?? {}, resources: session.created.resources ?? [], budget: session.created.budget ?? null };
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+async function readBody(request: IncomingMessage): Promise<any> {
+  let text = '';
+  for await (const part of request) text += part;
+  return text === '' ? {} : JSON.parse(text);
+}
