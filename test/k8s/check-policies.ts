@@ -35,6 +35,15 @@ const RELAY_IMAGE = /(^|\/)relay\/[a-z-]+(?=[:@]|$)/;
 
 const label = (object: K8sObject) => `${object.kind}/${object.metadata.name}`;
 
+/**
+ * The one container of the relay's that starts as root: the command runner's `runner`, which runs each relay user's
+ * commands as that user's own uid (docs/adr/0035-a-sandbox-user-per-relay-user.md). check-sandbox.ts holds it to
+ * exactly the capabilities that takes; the non-root and no-capability rules here skip it and it alone.
+ */
+export function startsAsRoot(workload: K8sObject, container: { name: string }): boolean {
+  return workload.kind === 'Deployment' && workload.metadata.name === 'runner' && container.name === 'runner';
+}
+
 /** The pod templates of Deployments, StatefulSets, DaemonSets, Jobs and CronJobs. */
 export function workloadsOf(objects: K8sObject[]): Workload[] {
   const workloads: Workload[] = [];
@@ -49,8 +58,8 @@ export function workloadsOf(objects: K8sObject[]): Workload[] {
 
 /**
  * Every container: requests and limits for cpu and memory; readiness and liveness probes in long-running
- * workloads; non-root, no privilege escalation, read-only root filesystem, ALL capabilities dropped,
- * RuntimeDefault seccomp; no service account token; the relay's own containers write to an emptyDir on /tmp.
+ * workloads; non-root (startsAsRoot aside), no privilege escalation, read-only root filesystem, ALL capabilities
+ * dropped and none added (startsAsRoot aside), RuntimeDefault seccomp; no service account token; the relay's own containers write to an emptyDir on /tmp.
  */
 export function containerViolations(objects: K8sObject[]): string[] {
   const found: string[] = [];
@@ -70,11 +79,12 @@ export function containerViolations(objects: K8sObject[]): string[] {
       }
       const own = container.securityContext ?? {};
       const podLevel = pod.securityContext ?? {};
-      if ((own.runAsNonRoot ?? podLevel.runAsNonRoot) !== true) found.push(`${where}: runAsNonRoot is not true`);
+      const root = startsAsRoot(object, container);
+      if (!root && (own.runAsNonRoot ?? podLevel.runAsNonRoot) !== true) found.push(`${where}: runAsNonRoot is not true`);
       if (own.allowPrivilegeEscalation !== false) found.push(`${where}: allowPrivilegeEscalation is not false`);
       if (own.readOnlyRootFilesystem !== true) found.push(`${where}: readOnlyRootFilesystem is not true`);
       if (!(own.capabilities?.drop ?? []).includes('ALL')) found.push(`${where}: capabilities do not drop ALL`);
-      if ((own.capabilities?.add ?? []).length > 0) found.push(`${where}: adds capabilities`);
+      if (!root && (own.capabilities?.add ?? []).length > 0) found.push(`${where}: adds capabilities`);
       if ((own.seccompProfile?.type ?? podLevel.seccompProfile?.type) !== 'RuntimeDefault') {
         found.push(`${where}: seccompProfile is not RuntimeDefault`);
       }

@@ -1,8 +1,10 @@
 // The command runner's confinement on Kubernetes (docs/adr/0031-command-runner.md): over one render, every way a
-// secret, a credential, the relay's state or a wider network could reach the containers agents' commands run in.
+// secret, a credential, the relay's state or a wider network could reach the containers agents' commands run in, and
+// every way its commands container could hold more than running each user's commands as their own uid takes
+// (docs/adr/0035-a-sandbox-user-per-relay-user.md).
 // Returns one readable line per violation; [] means the render passes.
 import type { K8sObject } from './render-kustomization.ts';
-import { workloadsOf } from './check-policies.ts';
+import { startsAsRoot, workloadsOf } from './check-policies.ts';
 
 /** The runner's pods, by their label. */
 const RUNNER = { 'app.kubernetes.io/name': 'runner' };
@@ -16,6 +18,8 @@ const GATEWAY = { 'app.kubernetes.io/name': 'gateway' };
 const GATEWAY_PORT = 7420;
 const DNS = { 'k8s-app': 'kube-dns' };
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'];
+/** All the commands container may add: switch to a user (SETUID, SETGID), give a folder to one (CHOWN, FOWNER), end their group (KILL). */
+const COMMANDS_CAPABILITIES = ['CHOWN', 'FOWNER', 'KILL', 'SETGID', 'SETUID'];
 /** The relay's own images: `relay/<name>` under any registry. */
 const relayImage = (image: string | undefined) => /(^|\/)relay\/([a-z-]+)(?=[:@]|$)/.exec(image ?? '')?.[2];
 
@@ -24,15 +28,27 @@ type Peer = { podSelector?: Selector; namespaceSelector?: Selector; ipBlock?: { 
 type Rule = { to?: Peer[]; from?: Peer[]; ports?: { protocol?: string; port?: number | string; endPort?: number }[] };
 type PolicySpec = { podSelector?: Selector; policyTypes?: string[]; ingress?: Rule[]; egress?: Rule[] };
 type Env = { name: string; value?: string; valueFrom?: { secretKeyRef?: unknown; configMapKeyRef?: { name?: string } } };
+type SecurityContext = {
+  privileged?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  fsGroup?: number;
+  capabilities?: { drop?: string[]; add?: string[] };
+  seccompProfile?: { type?: string };
+};
 type Container = {
   name: string;
   image?: string;
+  securityContext?: SecurityContext;
   env?: Env[];
   envFrom?: { secretRef?: { name?: string }; configMapRef?: { name?: string } }[];
   volumeMounts?: { name: string; mountPath: string }[];
 };
 type Volume = { name: string; emptyDir?: unknown; persistentVolumeClaim?: { claimName: string }; secret?: { secretName?: string }; [source: string]: unknown };
 type Pod = {
+  securityContext?: SecurityContext;
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
   shareProcessNamespace?: boolean;
@@ -106,8 +122,10 @@ export function sandboxViolations(objects: K8sObject[]): string[] {
         }
         for (const variable of container.env ?? []) if (variable.valueFrom?.secretKeyRef !== undefined) found.push(`${at}: env ${variable.name} from a Secret`);
         for (const source of container.envFrom ?? []) if (source.secretRef !== undefined) found.push(`${at}: envFrom the Secret ${source.secretRef.name}`);
+        found.push(...privilegeViolations(at, container, pod, false));
         continue;
       }
+      found.push(...privilegeViolations(at, container, pod, startsAsRoot(object, container)));
       // A container commands run in: no Secret, no token, no state of the relay's.
       for (const { mount, volume } of mounts) {
         if (volume === undefined) continue;
@@ -129,6 +147,7 @@ export function sandboxViolations(objects: K8sObject[]): string[] {
       }
     }
     found.push(...networkViolations(objects, where, labels));
+    found.push(...folderGroupViolations(objects, where, pod));
   }
 
   // The runner's image runs nowhere else, and nothing else shares a process namespace with the session service.
@@ -143,6 +162,41 @@ export function sandboxViolations(objects: K8sObject[]): string[] {
       if (pod.shareProcessNamespace === true) found.push(`${name(object)}: the session service's pods share a process namespace`);
       if (pod.hostPID === true) found.push(`${name(object)}: the session service's pods share the node's process namespace`);
     }
+  }
+  return found;
+}
+
+/**
+ * More power than a container of the runner's pod needs: the commands container (`root`) may start as root with
+ * COMMANDS_CAPABILITIES and no more; any other is non-root and adds none. Neither is privileged or may escalate.
+ */
+function privilegeViolations(at: string, container: Container, pod: Pod, root: boolean): string[] {
+  const found: string[] = [];
+  const context = container.securityContext ?? {};
+  if (context.privileged === true) found.push(`${at}: privileged`);
+  if (context.allowPrivilegeEscalation !== false) found.push(`${at}: allowPrivilegeEscalation is not false (a setuid program would give a command root back)`);
+  if (!(context.capabilities?.drop ?? []).includes('ALL')) found.push(`${at}: does not drop ALL capabilities`);
+  const allowed = root ? COMMANDS_CAPABILITIES : [];
+  for (const added of context.capabilities?.add ?? []) if (!allowed.includes(added)) found.push(`${at}: adds the capability ${added} (${root ? `only ${COMMANDS_CAPABILITIES.join(', ')}` : 'none'})`);
+  if (!root && (context.runAsNonRoot ?? pod.securityContext?.runAsNonRoot) !== true) found.push(`${at}: runAsNonRoot is not true`);
+  if ((context.seccompProfile ?? pod.securityContext?.seccompProfile)?.type !== 'RuntimeDefault') found.push(`${at}: seccompProfile is not RuntimeDefault`);
+  return found;
+}
+
+/**
+ * The group users' folders are given to (the runner's RUNNER_SESSION_GID) must be the session service's (its pods'
+ * fsGroup and runAsGroup), and the runner's pods must hold it (fsGroup) to reach those folders: another group would
+ * lock the session service out of its sessions' folders, or let some other process in.
+ */
+function folderGroupViolations(objects: K8sObject[], where: string, pod: Pod): string[] {
+  const data = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'runner')?.['data'] as Record<string, string> | undefined;
+  const gid = Number(data?.['RUNNER_SESSION_GID']);
+  const session = workloadsOf(objects).find((w) => w.object.kind === 'Deployment' && w.object.metadata.name === 'session')?.pod as Pod | undefined;
+  const found: string[] = [];
+  if (!Number.isInteger(gid) || gid <= 0) found.push(`${where}: the runner's ConfigMap sets no RUNNER_SESSION_GID (the group users' folders are given to)`);
+  else {
+    if (session?.securityContext?.fsGroup !== gid || session.securityContext.runAsGroup !== gid) found.push(`${where}: RUNNER_SESSION_GID ${gid} is not the session service's group (its pods' fsGroup and runAsGroup)`);
+    if (pod.securityContext?.fsGroup !== gid) found.push(`${where}: its pods' fsGroup is not RUNNER_SESSION_GID ${gid} (it could not reach users' folders)`);
   }
   return found;
 }

@@ -1,5 +1,6 @@
 // What an operator hits first, checked on every overlay as `kubectl kustomize` renders it: the namespace enforces
-// Pod Security's restricted profile and every pod meets it; replicated workloads spread over nodes and zones; a
+// Pod Security's baseline profile (audits and warns on restricted) and every pod meets restricted but the command
+// runner's commands container, which meets baseline (root with five capabilities: ADR 0035); replicated workloads spread over nodes and zones; a
 // draining replica is not killed by its liveness probe; NATS goes lame duck before it stops; the PodMonitor scrapes the
 // Collector pods' metrics port; and docs/deploy.md's command for these tests finds them, and says how gRPC is balanced.
 import { execFile } from 'node:child_process';
@@ -10,16 +11,18 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { K8S_DIR, checkKubectl, listFolders, renderKustomization, type K8sObject } from './render-kustomization.ts';
-import { workloadsOf } from './check-policies.ts';
+import { startsAsRoot, workloadsOf } from './check-policies.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The relay's own services: their readiness goes off while they drain, their liveness must not. */
 const RELAY_SERVICES = ['gateway', 'session', 'subscription', 'scheduler', 'question', 'pairing'];
 const PSS_LABELS = {
-  'pod-security.kubernetes.io/enforce': 'restricted',
+  'pod-security.kubernetes.io/enforce': 'baseline',
   'pod-security.kubernetes.io/audit': 'restricted',
   'pod-security.kubernetes.io/warn': 'restricted',
 };
+/** The capabilities the baseline profile lets a container add. */
+const BASELINE_CAPABILITIES = ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT'];
 /** Volume types the restricted profile allows. */
 const RESTRICTED_VOLUMES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
 
@@ -33,8 +36,11 @@ beforeAll(async () => {
 const each = () => [...renders.entries()];
 const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name) as any;
 
-/** What in `pod` the restricted Pod Security Standard refuses (https://kubernetes.io/docs/concepts/security/pod-security-standards/). */
-function restrictedViolations(where: string, pod: Record<string, any>): string[] {
+/**
+ * What in `pod` the restricted Pod Security Standard refuses (https://kubernetes.io/docs/concepts/security/pod-security-standards/);
+ * for a container `baseline` picks, what the baseline one refuses (root, and the capabilities it lets a container add).
+ */
+function restrictedViolations(where: string, pod: Record<string, any>, baseline: (container: { name: string }) => boolean = () => false): string[] {
   const found: string[] = [];
   for (const field of ['hostNetwork', 'hostPID', 'hostIPC']) if (pod[field] === true) found.push(`${where}: ${field}`);
   for (const volume of pod['volumes'] ?? []) {
@@ -47,12 +53,13 @@ function restrictedViolations(where: string, pod: Record<string, any>): string[]
     const context = container.securityContext ?? {};
     if (context.privileged === true) found.push(`${at}: privileged`);
     if (context.allowPrivilegeEscalation !== false) found.push(`${at}: allowPrivilegeEscalation is not false`);
-    if ((context.runAsNonRoot ?? podContext.runAsNonRoot) !== true) found.push(`${at}: runAsNonRoot is not true`);
-    if ((context.runAsUser ?? podContext.runAsUser) === 0) found.push(`${at}: runs as uid 0`);
+    const root = baseline(container);
+    if (!root && (context.runAsNonRoot ?? podContext.runAsNonRoot) !== true) found.push(`${at}: runAsNonRoot is not true`);
+    if (!root && (context.runAsUser ?? podContext.runAsUser) === 0) found.push(`${at}: runs as uid 0`);
     const seccomp = (context.seccompProfile ?? podContext.seccompProfile)?.type;
     if (!['RuntimeDefault', 'Localhost'].includes(seccomp)) found.push(`${at}: seccomp ${seccomp ?? 'unset'}`);
     if (!(context.capabilities?.drop ?? []).includes('ALL')) found.push(`${at}: capabilities not dropped (ALL)`);
-    for (const added of context.capabilities?.add ?? []) if (added !== 'NET_BIND_SERVICE') found.push(`${at}: adds capability ${added}`);
+    for (const added of context.capabilities?.add ?? []) if (!(root ? BASELINE_CAPABILITIES : ['NET_BIND_SERVICE']).includes(added)) found.push(`${at}: adds capability ${added}`);
     for (const port of container.ports ?? []) if (port.hostPort !== undefined) found.push(`${at}: hostPort ${port.hostPort}`);
   }
   return found;
@@ -75,7 +82,7 @@ function replicated(objects: K8sObject[]) {
 }
 
 describe('Pod Security', () => {
-  it('every overlay labels its namespace to enforce, audit and warn on the restricted profile', () => {
+  it('every overlay labels its namespace to enforce the baseline profile, and to audit and warn on the restricted one', () => {
     expect(renders.size).toBeGreaterThanOrEqual(2);
     for (const [overlay, objects] of each()) {
       const namespaces = objects.filter((o) => o.kind === 'Namespace');
@@ -84,9 +91,9 @@ describe('Pod Security', () => {
     }
   });
 
-  it('every pod an overlay runs meets the restricted profile', () => {
+  it('every pod an overlay runs meets the restricted profile, but the runner\'s commands container, which meets baseline', () => {
     for (const [overlay, objects] of each()) {
-      const found = workloadsOf(objects).flatMap(({ object, pod }) => restrictedViolations(`${overlay}: ${object.kind}/${object.metadata.name}`, pod));
+      const found = workloadsOf(objects).flatMap(({ object, pod }) => restrictedViolations(`${overlay}: ${object.kind}/${object.metadata.name}`, pod, (container) => startsAsRoot(object, container)));
       expect(found).toEqual([]);
     }
   });
@@ -101,6 +108,10 @@ describe('Pod Security', () => {
       'x container c: capabilities not dropped (ALL)',
       'x container c: adds capability SYS_ADMIN',
     ]);
+    // A baseline container may be root and add SETUID, never SYS_ADMIN nor privilege escalation.
+    const root = { containers: [{ name: 'c', securityContext: { runAsUser: 0, allowPrivilegeEscalation: false, seccompProfile: { type: 'RuntimeDefault' }, capabilities: { drop: ['ALL'], add: ['SETUID', 'SYS_ADMIN'] } } }] };
+    expect(restrictedViolations('x', root, () => true)).toEqual(['x container c: adds capability SYS_ADMIN']);
+    expect(restrictedViolations('x', root)).toEqual(['x container c: runAsNonRoot is not true', 'x container c: runs as uid 0', 'x container c: adds capability SETUID', 'x container c: adds capability SYS_ADMIN']);
   });
 });
 

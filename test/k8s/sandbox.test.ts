@@ -58,6 +58,17 @@ describe('the command runner in every overlay', () => {
     }
   });
 
+  it('starts its commands container as root with exactly the capabilities a switch to each user\'s uid takes, its tls container as a non-root user with none', () => {
+    for (const [overlay, objects] of renders) {
+      const containers = podOf(objects, 'runner').containers as { name: string; securityContext: { runAsUser?: number; runAsNonRoot?: boolean; capabilities: { drop: string[]; add?: string[] } } }[];
+      const commands = containers.find((c) => c.name === 'runner')!.securityContext;
+      expect(commands, overlay).toMatchObject({ runAsUser: 0, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['CHOWN', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] } });
+      const tls = containers.find((c) => c.name === 'tls')!.securityContext;
+      expect(tls, overlay).toMatchObject({ runAsUser: 1000, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+      expect(tls.capabilities.add, overlay).toBeUndefined();
+    }
+  });
+
   it('runs the runner image in both containers, each in its role, and only the tls one holds the certificate variables', () => {
     for (const [overlay, objects] of renders) {
       const containers = podOf(objects, 'runner').containers as { name: string; image: string; env?: { name: string; value: string }[] }[];
@@ -168,6 +179,37 @@ describe('the check fails a render that breaks a rule', () => {
     expect(sandboxViolations(objects)).toEqual([
       'Deployment/runner container tls: its certificate Certificate/runner-grpc is not for serving only (usages ["server auth","client auth"]): it could call the relay\'s services',
       'Deployment/runner container tls: mounts /workspace from a persistentVolumeClaim volume, not its own certificate\'s Secret or an emptyDir',
+    ]);
+  });
+
+  it('more power where commands run than running each user\'s commands as their own uid takes; any in the tls container', () => {
+    const objects = prod();
+    const context = runnerContainer(objects).securityContext;
+    context.capabilities.add.push('DAC_OVERRIDE', 'SYS_ADMIN');
+    context.allowPrivilegeEscalation = true;
+    context.privileged = true;
+    const tls = podOf(objects, 'runner').containers.find((c: { name: string }) => c.name === 'tls');
+    tls.securityContext.runAsNonRoot = false;
+    tls.securityContext.capabilities.add = ['SETUID'];
+    expect(sandboxViolations(objects)).toEqual([
+      'Deployment/runner container tls: adds the capability SETUID (none)',
+      'Deployment/runner container tls: runAsNonRoot is not true',
+      'Deployment/runner container runner: privileged',
+      'Deployment/runner container runner: allowPrivilegeEscalation is not false (a setuid program would give a command root back)',
+      'Deployment/runner container runner: adds the capability DAC_OVERRIDE (only CHOWN, FOWNER, KILL, SETGID, SETUID)',
+      'Deployment/runner container runner: adds the capability SYS_ADMIN (only CHOWN, FOWNER, KILL, SETGID, SETUID)',
+    ]);
+  });
+
+  it('users\' folders given to a group that is not the session service\'s, or a runner pod without it', () => {
+    const objects = prod();
+    (find(objects, 'ConfigMap', 'runner')['data'] as Record<string, string>)['RUNNER_SESSION_GID'] = '0';
+    expect(sandboxViolations(objects)).toEqual(["Deployment/runner: the runner's ConfigMap sets no RUNNER_SESSION_GID (the group users' folders are given to)"]);
+    const other = prod();
+    (find(other, 'ConfigMap', 'runner')['data'] as Record<string, string>)['RUNNER_SESSION_GID'] = '2000';
+    expect(sandboxViolations(other)).toEqual([
+      "Deployment/runner: RUNNER_SESSION_GID 2000 is not the session service's group (its pods' fsGroup and runAsGroup)",
+      "Deployment/runner: its pods' fsGroup is not RUNNER_SESSION_GID 2000 (it could not reach users' folders)",
     ]);
   });
 
