@@ -1,21 +1,24 @@
 // An OpenAI-compatible chat completions API on loopback, for the `openai` provider (and the endpoints configured
 // beside it) with no credentials and no network: it speaks the real wire format (SSE chat.completion.chunk events,
 // tool_calls in pieces, the usage chunk that stream_options.include_usage asks for) and lists its models at
-// GET /v1/models. The suite's `answer` writes the model's events for each request.
+// GET /v1/models. The suite's `answer` writes the model's events for each request. It also speaks the Responses
+// API (POST /v1/responses, streamed: the `response.*` events Codex reads), answered by the suite's `respond`.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeOpenAiApi {
   /** The base URL for RELAY_OPENAI_BASE_URL (or an endpoint's baseUrl): …/v1. */
   url: string;
-  /** Every chat completions request, in order: its Authorization header and its body. */
-  requests: { authorization: string | undefined; body: any }[];
+  /** Every chat completions or responses request, in order: its path, its Authorization header and its body. */
+  requests: { path: string; authorization: string | undefined; body: any }[];
   close(): Promise<void>;
 }
 
 export interface FakeOpenAiOptions {
   /** The server-sent events answering one chat completions request (each a whole `data: …\n\n`). */
-  answer: (body: any) => string[];
+  answer?: (body: any) => string[];
+  /** The server-sent events answering one responses request (responseEvents). */
+  respond?: (body: any) => string[];
   /** What GET /v1/models lists. */
   models: string[];
 }
@@ -33,6 +36,36 @@ export function usageChunk(promptTokens: number, completionTokens: number): stri
 /** The stream's end. */
 export const DONE = 'data: [DONE]\n\n';
 
+/** One Responses API event. */
+function responseEvent(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+/**
+ * A whole streamed response: `text` as an assistant message (streamed in one delta), or a `call` of one of the
+ * request's function tools; then its end, with the answer's tokens.
+ */
+export function responseEvents(output: { text: string } | { call: { name: string; arguments: Record<string, unknown> } }, usage: { input: number; output: number }): string[] {
+  const item =
+    'text' in output
+      ? { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: output.text, annotations: [] }] }
+      : { type: 'function_call', id: 'fc_1', call_id: `call_${Math.random().toString(36).slice(2)}`, name: output.call.name, arguments: JSON.stringify(output.call.arguments), status: 'completed' };
+  const streamed = 'text' in output ? [responseEvent('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: output.text })] : [];
+  return [
+    responseEvent('response.created', { response: { id: 'resp_1', status: 'in_progress' } }),
+    responseEvent('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', ...('text' in output ? { content: [] } : {}) } }),
+    ...streamed,
+    responseEvent('response.output_item.done', { output_index: 0, item }),
+    responseEvent('response.completed', {
+      response: {
+        id: 'resp_1',
+        status: 'completed',
+        usage: { input_tokens: usage.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.input + usage.output },
+      },
+    }),
+  ];
+}
+
 async function readBody(request: IncomingMessage): Promise<any> {
   let text = '';
   for await (const part of request) text += part;
@@ -43,11 +76,12 @@ export async function startFakeOpenAiApi(options: FakeOpenAiOptions): Promise<Fa
   const requests: FakeOpenAiApi['requests'] = [];
   const server = createServer((request, response) => {
     void (async () => {
-      if (request.method === 'POST' && request.url === '/v1/chat/completions') {
+      const answer = request.url === '/v1/chat/completions' ? options.answer : request.url === '/v1/responses' ? options.respond : undefined;
+      if (request.method === 'POST' && answer !== undefined) {
         const body = await readBody(request);
-        requests.push({ authorization: request.headers.authorization, body });
+        requests.push({ path: request.url!, authorization: request.headers.authorization, body });
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const event of options.answer(body)) response.write(event);
+        for (const event of answer(body)) response.write(event);
         response.end();
         return;
       }

@@ -39,13 +39,15 @@ export const ERROR_KINDS = {
   REMOTE_RELAY_LAST_ADMIN: 'failed_precondition',
   REMOTE_RELAY_INTERNAL: 'internal',
   COPILOT_MODEL_UNAVAILABLE: 'invalid_argument',
-  // A Copilot session asked for another provider's model id: start it with that provider instead.
+  // A Copilot or Codex session asked for another provider's model id: start it with that provider instead.
   CLAUDE_PROVIDER_REQUIRED: 'invalid_argument',
   OPENAI_PROVIDER_REQUIRED: 'invalid_argument',
   OPENAI_IMAGE_PROVIDER_REQUIRED: 'invalid_argument',
   DEEPSEEK_PROVIDER_REQUIRED: 'invalid_argument',
   SCRIPT_PROVIDER_REQUIRED: 'invalid_argument',
   ACP_PROVIDER_REQUIRED: 'invalid_argument',
+  COPILOT_PROVIDER_REQUIRED: 'invalid_argument',
+  CODEX_PROVIDER_REQUIRED: 'invalid_argument',
   // Between services.
   UNAUTHENTICATED: 'unauthenticated',
   SERVICE_UNAVAILABLE: 'unavailable',

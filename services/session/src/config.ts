@@ -46,7 +46,7 @@ function jsonOf<T extends z.ZodType>(inner: T) {
 }
 
 /** Provider ids the relay's own table has: an extra endpoint may not take one. */
-const RESERVED_PROVIDER_IDS = ['script', 'openai', 'claude', 'claude-api', 'claude-cloud', 'copilot', 'deepseek', 'openai-image', 'external'];
+const RESERVED_PROVIDER_IDS = ['script', 'openai', 'claude', 'claude-api', 'claude-cloud', 'copilot', 'codex', 'deepseek', 'openai-image', 'external'];
 
 /** A price in US dollars per million tokens. */
 const usdPerMTok = z
@@ -187,12 +187,22 @@ const schema = z.object({
   /** The Copilot CLI to run (absolute); unset: the runtime the SDK ships for this platform (@github/copilot-sdk-<platform>). */
   RELAY_COPILOT_CLI_PATH: z.preprocess(blankAsUnset, absolutePath.optional()),
   RELAY_COPILOT_MODELS: modelList(['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini']),
+  /**
+   * Codex (provider "codex") runs on OpenAI's API with OPENAI_API_KEY, or on this OpenAI-compatible endpoint (…/v1)
+   * that speaks the Responses API, with RELAY_CODEX_API_KEY (unset for an endpoint that takes none).
+   */
+  RELAY_CODEX_BASE_URL: optionalUrl,
+  RELAY_CODEX_API_KEY: optionalSecret,
+  /** The Codex CLI to run (absolute); unset: the one Codex's SDK brings for this platform (@openai/codex-<platform>). */
+  RELAY_CODEX_CLI_PATH: z.preprocess(blankAsUnset, absolutePath.optional()),
+  /** Codex's model ids; unset: discovered from the endpoint's GET /models at start. */
+  RELAY_CODEX_MODELS: modelList(),
   /** DeepSeek's API key (provider "deepseek"). */
   DEEPSEEK_API_KEY: optionalSecret,
   RELAY_DEEPSEEK_MODELS: modelList(['deepseek-chat', 'deepseek-reasoner']),
   /** DeepSeek's prices per model, as JSON (see modelPrices); unset: its cost is not tracked. */
   RELAY_DEEPSEEK_PRICES: z.preprocess(blankAsUnset, jsonOf(modelPrices).optional()),
-  /** OpenAI's API key for image chats (provider "openai-image", which create_session refuses anyway). */
+  /** OpenAI's API key: for image chats (provider "openai-image", which create_session refuses anyway) and Codex. */
   OPENAI_API_KEY: optionalSecret,
   /** DeepSeek's OpenAI-compatible endpoint. */
   RELAY_DEEPSEEK_BASE_URL: optionalUrl.transform((value) => value ?? 'https://api.deepseek.com/v1'),

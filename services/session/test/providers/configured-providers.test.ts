@@ -48,12 +48,14 @@ describe('configuredProviders', () => {
       ['claude-api', false, true],
       ['claude-cloud', false, false],
       ['copilot', false, false],
+      ['codex', false, false],
       ['deepseek', true, false],
     ]);
     const byId = Object.fromEntries(providers.map((p) => [p.id, p]));
     expect(byId['claude']!.availability().reason).toBe("Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable");
     expect(byId['claude-api']!.availability().reason).toBe('no Anthropic API key configured (ANTHROPIC_API_KEY)');
     expect(byId['copilot']!.availability().reason).toBe('GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)');
+    expect(byId['codex']!.availability().reason).toBe('OpenAI API key for Codex not configured (OPENAI_API_KEY), nor an OpenAI-compatible endpoint (RELAY_CODEX_BASE_URL)');
     expect(byId['claude-cloud']!.availability().reason).toBe(
       'Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: ANTHROPIC_API_KEY, RELAY_CLAUDE_CLOUD_AGENT_ID, RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID not configured',
     );
@@ -78,13 +80,28 @@ describe('configuredProviders', () => {
     });
   });
 
-  it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones and Copilot stay, unavailable', () => {
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api', 'claude-cloud', 'copilot']);
+  it('sets up Codex: available with a key or an endpoint, its CLI (the one its SDK brings) and a sandbox; else unavailable with why', () => {
+    const codex = (env: Record<string, string>, sandbox: ProviderPorts['cli'] = ports.cli) =>
+      configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env }), { ...ports, cli: sandbox }).find((p) => p.id === 'codex')!;
+    expect(codex({ OPENAI_API_KEY: 'sk-test' }).availability()).toEqual({ available: true, reason: '' });
+    expect(codex({ RELAY_CODEX_BASE_URL: 'http://127.0.0.1:11434/v1' }).availability()).toEqual({ available: true, reason: '' });
+    expect(codex({ OPENAI_API_KEY: 'sk-test', RELAY_CODEX_CLI_PATH: '/nonexistent/codex' }).availability()).toEqual({
+      available: false,
+      reason: 'the Codex CLI /nonexistent/codex is not executable (RELAY_CODEX_CLI_PATH)',
+    });
+    expect(codex({ OPENAI_API_KEY: 'sk-test' }, { ...ports.cli, unavailable: 'no bwrap here' }).availability()).toEqual({
+      available: false,
+      reason: "Codex runs only in the relay's sandbox: no bwrap here",
+    });
+  });
+
+  it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones, Copilot and Codex stay, unavailable', () => {
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api', 'claude-cloud', 'copilot', 'codex']);
   });
 
   it('leaves out the script agent when RELAY_SCRIPT_PROVIDER is off (on by default)', () => {
     expect(loadConfig({ ...CREDENTIALS, DATABASE_URL }).RELAY_SCRIPT_PROVIDER).toBe('on');
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api', 'claude-cloud', 'copilot']);
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api', 'claude-cloud', 'copilot', 'codex']);
   });
 });
 

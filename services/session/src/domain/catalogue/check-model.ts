@@ -9,14 +9,26 @@ export interface ModelCheck {
   modelNote: string;
 }
 
-/** The refusal of a Copilot session asked for another family's model id: start it with that provider. */
-const PROVIDER_REQUIRED: Record<Exclude<ProviderFamily, 'copilot'>, ErrorCode> = {
+/** The refusal of a Copilot or Codex session asked for another family's model id: start it with that provider. */
+const PROVIDER_REQUIRED: Record<ProviderFamily, ErrorCode> = {
   script: 'SCRIPT_PROVIDER_REQUIRED',
   openai: 'OPENAI_PROVIDER_REQUIRED',
   claude: 'CLAUDE_PROVIDER_REQUIRED',
+  copilot: 'COPILOT_PROVIDER_REQUIRED',
+  codex: 'CODEX_PROVIDER_REQUIRED',
   deepseek: 'DEEPSEEK_PROVIDER_REQUIRED',
   image: 'OPENAI_IMAGE_PROVIDER_REQUIRED',
   acp: 'ACP_PROVIDER_REQUIRED',
+};
+
+/**
+ * The families that refuse another family's model id by name, with the code they answer when it is not for
+ * create_session (the spec's Copilot rules; Codex, whose ids other providers list too, alike). A session of theirs
+ * never moves to another provider because of its model name.
+ */
+const FOREIGN_ID_REFUSALS: Partial<Record<ProviderFamily, ErrorCode>> = {
+  copilot: SessionErrorCode.COPILOT_MODEL_UNAVAILABLE,
+  codex: SessionErrorCode.UNKNOWN_MODEL,
 };
 
 /** The most close matches a refusal suggests. */
@@ -26,7 +38,8 @@ const MAX_SUGGESTIONS = 3;
  * Checks a model id against the provider's list ("Which models are accepted"), before anything is created
  * or sent. An id differing only in case runs as the listed one (modelNote says so); an unknown list lets the
  * id go on unchecked (modelNote says that too). Copilot refuses another provider's id with
- * COPILOT_MODEL_UNAVAILABLE, or in create_session with the code of the one other provider family listing it.
+ * COPILOT_MODEL_UNAVAILABLE (Codex with REMOTE_RELAY_UNKNOWN_MODEL), or in create_session with the code of the one
+ * other provider family listing it.
  */
 export function checkModel(input: {
   providers: readonly ProviderInfo[];
@@ -53,26 +66,26 @@ export function checkModel(input: {
   const didYouMean = suggestions.length === 0 ? '' : ` did you mean ${suggestions.map((id) => `'${id}'`).join(' or ')}?`;
   const validIds = `Valid ids: ${provider.models.join(', ')}.`;
 
-  if (provider.family === 'copilot') {
+  const foreignIdCode = FOREIGN_ID_REFUSALS[provider.family];
+  if (foreignIdCode !== undefined) {
     const listedBy = input.providers.filter(
-      (other) => other.family !== 'copilot' && other.models.some((id) => id.toLowerCase() === model.toLowerCase()),
+      (other) => other.family !== provider.family && other.models.some((id) => id.toLowerCase() === model.toLowerCase()),
     );
     const families = [...new Set(listedBy.map((other) => other.family))];
     if (action === 'create' && families.length === 1) {
-      const family = families[0]!;
       const ids = listedBy.map((other) => other.id);
+      const idStyle = provider.family === 'copilot' ? ` (Copilot ids use dots${suggestions.length === 0 ? '' : `, e.g. '${suggestions[0]}'`})` : '';
       return refuse(
-        PROVIDER_REQUIRED[family as Exclude<ProviderFamily, 'copilot'>],
-        `'${model}' is a model id of ${listedBy[0]!.name}, not of Copilot on relay "${relayName}" (Copilot ids use dots` +
-          `${suggestions.length === 0 ? '' : `, e.g. '${suggestions[0]}'`}). Start it with provider ${ids.map((id) => `"${id}"`).join(' or ')}, ` +
-          `or pick a Copilot id. ${validIds} ${nothingDone(action)}`,
+        PROVIDER_REQUIRED[families[0]!],
+        `'${model}' is a model id of ${listedBy[0]!.name}, not of ${provider.name} on relay "${relayName}"${idStyle}. ` +
+          `Start it with provider ${ids.map((id) => `"${id}"`).join(' or ')}, or pick a ${provider.name} id. ${validIds} ${nothingDone(action)}`,
         { ...details, providers: ids },
       );
     }
     if (listedBy.length > 0) {
       return refuse(
-        SessionErrorCode.COPILOT_MODEL_UNAVAILABLE,
-        `Copilot on relay "${relayName}" does not run '${model}', another provider's id;${didYouMean || ' it has no close match.'} ${validIds} ${nothingDone(action)}`,
+        foreignIdCode,
+        `${provider.name} on relay "${relayName}" does not run '${model}', another provider's id;${didYouMean || ' it has no close match.'} ${validIds} ${nothingDone(action)}`,
         details,
       );
     }

@@ -4,7 +4,7 @@
  */
 
 /** Which rules a provider follows: its family decides billing switches, Claude-only settings and model-id style. */
-export type ProviderFamily = 'script' | 'openai' | 'claude' | 'copilot' | 'deepseek' | 'image' | 'acp';
+export type ProviderFamily = 'script' | 'openai' | 'claude' | 'copilot' | 'codex' | 'deepseek' | 'image' | 'acp';
 
 /** One provider as relay_info shows it. */
 export interface ProviderInfo {

@@ -92,7 +92,7 @@ export function nextMonthStart(now: Date): Date {
 
 /** Whether the relay accounts this provider's turns: the plug-ins that report tokens or cost. */
 export function tracksUsage(provider: Pick<ProviderInfo, 'id' | 'family'>): boolean {
-  return provider.family === 'openai' || provider.family === 'deepseek' || provider.family === 'claude' || provider.family === 'acp' || provider.family === 'copilot';
+  return provider.family === 'openai' || provider.family === 'deepseek' || provider.family === 'claude' || provider.family === 'acp' || provider.family === 'copilot' || provider.family === 'codex';
 }
 
 /**
