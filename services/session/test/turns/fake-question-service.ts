@@ -30,6 +30,7 @@ export async function startFakeQuestionService(logger: Logger, credentials: Test
     for (const wake of waiters) wake();
   };
   let next = 0;
+  const raiseIds = new Map<string, string>();
   const server: GrpcServer = await startGrpcServer({
     port: 0,
     host: '127.0.0.1',
@@ -42,6 +43,9 @@ export async function startFakeQuestionService(logger: Logger, credentials: Test
         implementation: {
           ...serveUnary<Pick<Methods, 'raiseCard' | 'cancelCards'>>(logger, {
             raiseCard: async (request) => {
+              // As the question service: a raise id raised before in the session answers that card.
+              const raised = request.raiseId === '' ? undefined : cards.find((c) => c.sessionId === request.sessionId && raiseIds.get(c.id) === request.raiseId);
+              if (raised !== undefined) return { card: raised };
               const card: Card = {
                 id: `card-${++next}`,
                 userId: request.userId,
@@ -57,6 +61,7 @@ export async function startFakeQuestionService(logger: Logger, credentials: Test
                 decidedAt: undefined,
               };
               cards.push(card);
+              raiseIds.set(card.id, request.raiseId);
               return { card };
             },
             cancelCards: async (request) => {

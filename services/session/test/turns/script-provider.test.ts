@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
-import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/app/turns/provider.ts';
+import { TurnFailed, TurnHandedOver, type ProviderEvent, type ResumePoint, type TurnInput } from '../../src/app/turns/provider.ts';
 import type { RelayMode } from '../../src/domain/sessions/session.ts';
 import type { BackgroundTaskStarter } from '../../src/app/tasks/background-task-starter.ts';
 import type { CardRequest, QuestionCards } from '../../src/app/turns/question-cards.ts';
@@ -32,9 +32,15 @@ class FakeCards implements QuestionCards {
   cancelled: string[] = [];
   #decide = new Map<string, (answer: string) => void>();
 
+  /** The card of each raise id, as the question service answers a raise made again. */
+  #raisedAs = new Map<string, string>();
   async raise(input: CardRequest): Promise<string> {
+    const earlier = input.raiseId === undefined ? undefined : this.#raisedAs.get(input.raiseId);
+    if (earlier !== undefined) return earlier;
     this.raised.push(input);
-    return `card-${this.raised.length}`;
+    const cardId = `card-${this.raised.length}`;
+    if (input.raiseId !== undefined) this.#raisedAs.set(input.raiseId, cardId);
+    return cardId;
   }
   #withdraw = new Map<string, (error: Error) => void>();
   awaitAnswer(cardId: string, signal: AbortSignal): Promise<string> {
@@ -56,8 +62,12 @@ class FakeCards implements QuestionCards {
   }
 }
 
-function turn(text: string, options: { cards?: FakeCards; clock?: ManualClock; abort?: AbortController; tasks?: FakeTasks; mode?: RelayMode } = {}) {
+type TurnOptions = { cards?: FakeCards; clock?: ManualClock; abort?: AbortController; tasks?: FakeTasks; mode?: RelayMode; resume?: ResumePoint };
+
+/** Runs a script turn: `events` are what it reports but its resume points, which `points` keep (with parked). */
+function turn(text: string, options: TurnOptions = {}) {
   const events: ProviderEvent[] = [];
+  const points: { point: ResumePoint; parked: boolean }[] = [];
   const cards = options.cards ?? new FakeCards();
   const provider = new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards, logger, ...(options.tasks === undefined ? {} : { tasks: options.tasks }) });
   const input: TurnInput = {
@@ -66,9 +76,10 @@ function turn(text: string, options: { cards?: FakeCards; clock?: ManualClock; a
     token: 'rly_s_test',
     signal: (options.abort ?? new AbortController()).signal,
     clock: options.clock ?? new ManualClock('2026-11-30T10:00:00Z'),
-    emit: async (event) => void events.push(event),
+    emit: async (event) => void (event.type === 'resume_point' ? points.push({ point: event.point, parked: event.parked }) : events.push(event)),
+    ...(options.resume === undefined ? {} : { resume: options.resume }),
   };
-  return { reply: provider.startTurn(input), events, cards };
+  return { reply: provider.startTurn(input), events, points, cards };
 }
 
 async function settled<T>(promise: Promise<T>): Promise<'pending' | 'settled'> {
@@ -112,7 +123,7 @@ describe('the script provider', () => {
   it('ask_user raises a card in its own session, reports the question while it waits, and goes on with the answer', async () => {
     const { reply, events, cards } = turn('ask_user Ship {{answer}}tonight? | Tonight | Wait\nreply You chose {{answer}}.');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(cards.raised).toEqual([{ kind: 'question', userId: 'u-1', sessionId: 's-1', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
+    expect(cards.raised).toEqual([{ kind: 'question', userId: 'u-1', sessionId: 's-1', raiseId: 'm-1:1', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
     expect(events).toEqual([{ type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }]);
     cards.answer('card-1', 'Tonight');
     expect(await reply).toEqual({ text: 'You chose Tonight.', model: 'script-1' });
@@ -162,7 +173,8 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
     const { reply, events, cards } = turn(`${header}task npm test\nreply started {{result.taskId}}`, { tasks, mode });
     await tick();
     const title = 'script-1 wants to run a command';
-    expect(cards.raised).toEqual([{ kind: 'approval', userId: 'u-1', sessionId: 's-1', title, lines: ['Folder: /tmp', 'Command: npm test', 'Runs in: test sandbox of /tmp'] }]);
+    const line = header === '' ? 1 : 2;
+    expect(cards.raised).toEqual([{ kind: 'approval', userId: 'u-1', sessionId: 's-1', raiseId: `m-1:${line}`, title, lines: ['Folder: /tmp', 'Command: npm test', 'Runs in: test sandbox of /tmp'] }]);
     expect(events).toEqual([
       { type: 'tool_call', name: 'task', input: { command: 'npm test' } },
       { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: title, options: ['Allow', 'Deny'] } },
@@ -226,5 +238,85 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
     await expect(reply).rejects.toThrow('stopped');
     expect(cards.cancelled).toEqual(['s-1']);
     expect(tasks.started).toEqual([]);
+  });
+});
+
+describe('a script turn handed to another replica goes on from its step', () => {
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('saves where it is before each step: parked while it only waits, with a wait’s end and the answers so far', async () => {
+    const clock = new ManualClock('2026-11-30T10:00:00Z');
+    const { reply, points, cards } = turn('reply a\nwait 60\nask_user Go? | Yes | No\nreply {{answer}}', { clock });
+    await tick();
+    clock.advance(60_000);
+    await tick();
+    cards.answer('card-1', 'Yes');
+    expect(await reply).toEqual({ text: 'a\nYes', model: 'script-1' });
+    expect(points).toEqual([
+      { point: { step: 0, variables: { answer: '' }, lines: [] }, parked: false },
+      { point: { step: 1, variables: { answer: '' }, lines: ['a'], until: '2026-11-30T10:01:00.000Z' }, parked: false },
+      { point: { step: 2, variables: { answer: '' }, lines: ['a'] }, parked: true },
+      { point: { step: 3, variables: { answer: 'Yes' }, lines: ['a'] }, parked: false },
+    ]);
+  });
+
+  it('handed over while ask_user waits: the card stays; the next replica waits on the same card and goes on once it is answered', async () => {
+    const cards = new FakeCards();
+    const abort = new AbortController();
+    const first = turn('reply a\nask_user Go? | Yes | No\nreply {{answer}}', { cards, abort });
+    await tick();
+    abort.abort(new TurnHandedOver('handed over'));
+    await expect(first.reply).rejects.toBeInstanceOf(TurnHandedOver);
+    expect(cards.cancelled).toEqual([]);
+    expect(first.events.map((e) => e.type)).toEqual(['text', 'question_raised']);
+
+    const next = turn('reply a\nask_user Go? | Yes | No\nreply {{answer}}', { cards, resume: first.points.at(-1)!.point });
+    await tick();
+    cards.answer('card-1', 'Yes');
+    expect(await next.reply).toEqual({ text: 'a\nYes', model: 'script-1' });
+    // One card in all; the reply so far shows again, then the question (the same card) and the rest.
+    expect(cards.raised).toHaveLength(1);
+    expect(next.events).toEqual([
+      { type: 'text', delta: 'a' },
+      { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: 'Go?', options: ['Yes', 'No'] } },
+      { type: 'question_answered', questionId: 'card-1' },
+      { type: 'text', delta: '\nYes' },
+    ]);
+  });
+
+  it('a wait taken over waits only what is left of it', async () => {
+    const clock = new ManualClock('2026-11-30T10:00:30Z');
+    const { reply } = turn('wait 60\nreply later', { clock, resume: { step: 0, variables: { answer: '' }, lines: [], until: '2026-11-30T10:01:00.000Z' } });
+    clock.advance(29_999);
+    expect(await settled(reply)).toBe('pending');
+    clock.advance(1);
+    expect(await reply).toEqual({ text: 'later', model: 'script-1' });
+  });
+
+  it.each([
+    ['relay_tool {"action":"send","session":"s-2","text":"hi"}', 'relay_tool send'],
+    ['task npm test', 'the allowed command’s start'],
+  ])('a step whose effect was under way (%s) is not done again: the turn ends saying so', async (step, what) => {
+    const tasks = new FakeTasks();
+    const { reply, events, cards } = turn(`reply a\n${step}\nreply b`, { tasks, resume: { step: 1, variables: { answer: '' }, lines: ['a'], effect: what } });
+    const error = await reply.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TurnFailed);
+    expect((error as Error).message).toBe(
+      `script-1: line 2: ${what} was under way when the relay handed this turn to another of its replicas; it is not done twice, so the turn ends here. Check what it did, then send again`,
+    );
+    expect([events, cards.raised, tasks.started]).toEqual([[], [], []]);
+  });
+
+  it('marks an allowed command’s start as under way before it starts, its card’s wait as parked', async () => {
+    const tasks = new FakeTasks();
+    const { reply, points, cards } = turn('task npm test\nreply {{result.taskId}}', { tasks });
+    await tick();
+    cards.answer('card-1', 'Allow');
+    expect(await reply).toEqual({ text: 'task_1', model: 'script-1' });
+    expect(points.map(({ point, parked }) => [point['step'], point['effect'], parked])).toEqual([
+      [0, undefined, true],
+      [0, 'the allowed command’s start', false],
+      [1, undefined, false],
+    ]);
   });
 });

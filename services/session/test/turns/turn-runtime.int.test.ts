@@ -146,6 +146,19 @@ const WORK: [number, ProviderEvent][] = [
   [40_000, { type: 'text', delta: 'Fixed. ' }],
   [40_000, { type: 'tool_call', name: 'Bash', input: { command: 'npm test' } }],
 ];
+/** A provider that saves no resume point: its turn says its message, then works until it is aborted. */
+const plainProvider: Provider = {
+  id: 'plain',
+  availability: () => ALWAYS_AVAILABLE,
+  listModels: async () => ['plain-1'],
+  canSteer: false,
+  async startTurn(input) {
+    await input.emit({ type: 'text', delta: input.message.text });
+    await input.clock.sleep(3_600_000, input.signal);
+    return { text: 'worked', model: 'plain-1' };
+  },
+};
+
 const workingProvider: Provider = {
   id: 'working',
   availability: () => ALWAYS_AVAILABLE,
@@ -170,6 +183,7 @@ function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): T
       new ScriptProvider({ gatewayUrl: gateway.url, cards: new GrpcQuestionCards(questionClient), logger }),
       subagentProvider,
       workingProvider,
+      plainProvider,
     ]),
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock: runnerClock, logger }),
     signals,
@@ -417,9 +431,9 @@ describe('the turn runner with the script provider', () => {
   });
 
   it('drain (a rollout): claims no new turn, lets the running ones end by themselves, a stop request still reaches them, and the queued turn waits', async () => {
-    const [finishing, stopping, waiting] = await Promise.all([newSession(), newSession(), newSession()]);
+    const [finishing, stopping, waiting] = await Promise.all([newSession(), newSession({ provider: 'plain' }), newSession()]);
     const first = await queue(finishing, 'reply a\nwait 5\nreply done');
-    const second = await queue(stopping, 'reply b\nwait 600\nreply never');
+    const second = await queue(stopping, 'b');
     const runner = startRunner();
     await Promise.all([untilParked(first.turnId, 'a'), untilParked(second.turnId, 'b')]);
 
@@ -438,9 +452,9 @@ describe('the turn runner with the script provider', () => {
     expect(await untilStatus(queued.turnId, 'done', 'error')).toMatchObject({ status: 'done', runnerId: successor.runnerId });
   });
 
-  it('drain ends a turn still running when the grace runs out as "the relay stopped", with its event', async () => {
-    const sessionId = await newSession();
-    const { turnId } = await queue(sessionId, 'reply long\nwait 600\nreply never');
+  it('drain ends a turn still running when the grace runs out as "the relay stopped", with its event, when its provider saved no resume point', async () => {
+    const sessionId = await newSession({ provider: 'plain' });
+    const { turnId } = await queue(sessionId, 'long');
     const runner = startRunner();
     await untilParked(turnId, 'long');
     await runner.drain(0);
@@ -461,9 +475,9 @@ describe('the turn runner with the script provider', () => {
     await prisma.turn.update({ where: { id: turnId }, data: { status: 'stopped' } });
   });
 
-  it('ends the turn of a runner that died (its lease ran out) as error with the reason, once', async () => {
-    const sessionId = await newSession();
-    const { turnId } = await queue(sessionId, 'reply working\nwait 600\nreply never');
+  it('ends the turn of a runner that died (its lease ran out) as error with the reason, once, when its provider saved no resume point', async () => {
+    const sessionId = await newSession({ provider: 'plain' });
+    const { turnId } = await queue(sessionId, 'working');
     // This runner's clock never moves: it stops renewing, as a killed process would.
     const frozen = new ManualClock(clock.now());
     const dying = startRunner({ runnerClock: frozen });
@@ -482,6 +496,75 @@ describe('the turn runner with the script provider', () => {
     await dying.stop();
     expect(await turnRow(turnId)).toMatchObject({ status: 'error', error: RELAY_STOPPED_ERROR });
     expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toHaveLength(1);
+  });
+
+  it('drain hands a turn that waits for a person over at once; another runner goes on with the same card, and the answer applies once', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply a\nask_user Go? | Yes | No\nreply {{answer}}');
+    const leaving = startRunner();
+    await untilStatus(turnId, 'waiting_for_answer');
+    const staying = startRunner();
+    // A grace far beyond the test: the drain ends as soon as the waiting turn is handed over.
+    await leaving.drain(600_000);
+    const taken = await until(async () => {
+      const row = await turnRow(turnId);
+      return row.runnerId === staying.runnerId ? row : undefined;
+    }, 'the staying runner took the turn over');
+    expect(taken).toMatchObject({ status: 'waiting_for_answer', inFlight: 'a' });
+    const cards = questionService.cards.filter((c) => c.sessionId === sessionId);
+    expect(cards).toHaveLength(1);
+    expect(taken.pendingQuestions).toEqual([{ id: cards[0]!.id, kind: 'ask_user', question: 'Go?', options: ['Yes', 'No'] }]);
+
+    questionService.answer(cards[0]!.id, 'Yes');
+    expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'a\nYes', runnerId: staying.runnerId });
+    expect(await outboxEvents(SessionEvents.TURN_STARTED.subject, turnId)).toHaveLength(1);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_DONE' })]);
+    const asked = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.QUESTION_ASKED.subject } })).map((row) => row.payload as Record<string, unknown>);
+    expect(asked.filter((payload) => payload['sessionId'] === sessionId)).toHaveLength(1);
+    expect(await prisma.message.count({ where: { sessionId, role: 'assistant' } })).toBe(1);
+  });
+
+  it('drain hands a running turn over when the grace runs out; the next runner makes its read again, never its write', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    gateway.answer = async (call) => {
+      await held;
+      return { ok: true, action: call.args['action'] };
+    };
+    const made = (action: string) => gateway.calls.filter((c) => c.args['action'] === action).length;
+    const [sendsBefore, listsBefore] = [made('send'), made('list_sessions')];
+    const [reading, writing] = await Promise.all([newSession(), newSession()]);
+    const read = await queue(reading, 'reply a\nrelay_tool {"action":"list_sessions"}\nreply {{result.action}}');
+    const write = await queue(writing, 'reply b\nrelay_tool {"action":"send","session":"s-9","text":"hi"}\nreply never');
+    const leaving = startRunner();
+    await until(async () => made('send') === sendsBefore + 1 && made('list_sessions') === listsBefore + 1, 'both calls are under way');
+    await leaving.drain(0);
+    release();
+    const staying = startRunner();
+    expect(await untilStatus(read.turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'a\nlist_sessions', runnerId: staying.runnerId });
+    const ended = await untilStatus(write.turnId, 'done', 'error');
+    expect(ended.status).toBe('error');
+    expect(ended.error).toMatch(/^script-1: line 2: relay_tool send was under way when the relay handed this turn to another of its replicas; it is not done twice/);
+    expect([made('send'), made('list_sessions')]).toEqual([sendsBefore + 1, listsBefore + 2]);
+    expect(await prisma.message.findMany({ where: { sessionId: writing, role: 'error' }, select: { text: true } })).toEqual([{ text: expect.stringContaining('relay_tool send was under way') }]);
+  });
+
+  it('takes over the script turn of a runner that died once its lease ran out, and goes on from its step', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply working\nwait 600\nreply done');
+    const frozen = new ManualClock(clock.now());
+    const dying = startRunner({ runnerClock: frozen });
+    await untilParked(turnId, 'working');
+
+    clock.advance(31_000);
+    const survivor = startRunner();
+    await until(async () => (await turnRow(turnId)).runnerId === survivor.runnerId, 'the survivor took the turn over');
+    clock.advance(600_000);
+    expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'working\ndone', runnerId: survivor.runnerId });
+    // The dead runner coming back to life cannot touch the turn again.
+    await dying.stop();
+    expect(await outboxEvents(SessionEvents.TURN_STARTED.subject, turnId)).toHaveLength(1);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_DONE' })]);
   });
 
   it('a live runner keeps its lease across relay time', async () => {

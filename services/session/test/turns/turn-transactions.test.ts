@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { PendingQuestion } from '../../src/domain/turns/turn.ts';
 import { endTurnAs, providerCannotRunError, RELAY_STOPPED_ERROR } from '../../src/domain/turns/turn-rules.ts';
 import { claimNextTurn } from '../../src/app/turns/claim-next-turn.ts';
-import { endExpiredLeases, endTurn } from '../../src/app/turns/end-turn.ts';
+import { endTurn, sweepExpiredLeases } from '../../src/app/turns/end-turn.ts';
 import { raiseQuestion, settleQuestion } from '../../src/app/turns/turn-questions.ts';
-import type { EndedTurn, QueuedTurn, TurnDeps, TurnEvent, TurnTransaction } from '../../src/app/turns/turn-store.ts';
+import type { ClaimedTurn, EndedTurn, QueuedTurn, TurnDeps, TurnEvent, TurnTransaction } from '../../src/app/turns/turn-store.ts';
 import { fixedCrypto } from '../fixed-crypto.ts';
 
 const NOW = new Date('2026-12-03T10:00:00.000Z');
 const RUNNER = 'runner-1';
 
-/** A turn in the fake store: whose runner holds it, and whether its lease ran out. */
-type FakeTurn = { sessionId: string; userId: string; messageId: string; runnerId: string; expired: boolean; questions: PendingQuestion[] };
+/** A turn in the fake store: whose runner holds it, whether its lease ran out, and its resume point if it has one. */
+type FakeTurn = { sessionId: string; userId: string; messageId: string; runnerId: string; expired: boolean; questions: PendingQuestion[]; resume?: { step: number } };
 
 /**
  * The TurnTransaction port in memory: it keeps the statements in the order the use case ran them (so the lock order
@@ -60,7 +60,15 @@ class FakeTurnStore implements TurnTransaction {
   }
   async endExpiredTurn(turnId: string): Promise<EndedTurn | undefined> {
     this.statements.push(`endExpiredTurn ${turnId}`);
-    return this.turns.get(turnId)?.expired ? this.#end(turnId) : undefined;
+    const turn = this.turns.get(turnId);
+    return turn?.expired && turn.resume === undefined ? this.#end(turnId) : undefined;
+  }
+  async takeOverTurn(turnId: string, runnerId: string, now: Date): Promise<ClaimedTurn | undefined> {
+    this.statements.push(`takeOverTurn ${turnId}`);
+    const turn = this.turns.get(turnId);
+    if (!turn?.expired || turn.resume === undefined) return undefined;
+    this.turns.set(turnId, { ...turn, runnerId, expired: false });
+    return { turnId, messageId: turn.messageId, text: 'hello', mode: 'agent', startedAt: now, session: queued().session, resume: turn.resume };
   }
   #end(turnId: string): EndedTurn {
     const turn = this.turns.get(turnId)!;
@@ -181,10 +189,26 @@ describe('endTurn', () => {
     const store = new FakeTurnStore();
     running(store, 't-dead', { expired: true, runnerId: 'runner-gone' });
     running(store, 't-mine', { expired: true });
-    expect(await endExpiredLeases(store.deps, NOW, new Set(['t-mine']))).toEqual(['t-dead']);
+    expect(await sweepExpiredLeases(store.deps, NOW, new Set(['t-mine']))).toEqual({ ended: ['t-dead'], takenOver: [] });
     expect(store.statements.slice(0, 2)).toEqual(['lockSession s-1', 'endExpiredTurn t-dead']);
     expect(store.events).toMatchObject([{ type: 'turn_ended', turnId: 't-dead', status: 'error', text: RELAY_STOPPED_ERROR }]);
     expect(store.turns.has('t-mine')).toBe(true);
+  });
+
+  it('takes over a turn with a resume point while there is room, and leaves it to another replica when there is none', async () => {
+    const store = new FakeTurnStore();
+    running(store, 't-handed', { expired: true, runnerId: 'runner-gone', resume: { step: 2 } });
+    running(store, 't-plain', { expired: true, runnerId: 'runner-gone' });
+    const full = await sweepExpiredLeases(store.deps, NOW, new Set(), { runnerId: RUNNER, leaseUntil: NOW, room: () => false });
+    expect(full).toEqual({ ended: ['t-plain'], takenOver: [] });
+    expect(store.turns.get('t-handed')).toMatchObject({ runnerId: 'runner-gone', expired: true });
+
+    const swept = await sweepExpiredLeases(store.deps, NOW, new Set(), { runnerId: RUNNER, leaseUntil: NOW, room: () => true });
+    expect(swept).toEqual({ ended: [], takenOver: [expect.objectContaining({ turnId: 't-handed', resume: { step: 2 } })] });
+    expect(store.statements.slice(-2)).toEqual(['lockSession s-1', 'takeOverTurn t-handed']);
+    expect(store.turns.get('t-handed')).toMatchObject({ runnerId: RUNNER });
+    // Taken over, it goes on: no turn_ended for it.
+    expect(store.events.map((event) => event.type === 'turn_ended' && event.turnId)).toEqual(['t-plain']);
   });
 });
 

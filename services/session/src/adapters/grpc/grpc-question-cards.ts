@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isAppError } from '@relay/errors';
 import { CardKind, CardStatus, type Card, type QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
@@ -9,23 +10,33 @@ import { APPROVAL_ANSWERS, type CardRequest, type QuestionCards } from '../../ap
 const AWAIT_ROUND_SECONDS = 3600;
 /** A round that came back with the card still pending is not repeated sooner than this (real time). */
 const MIN_ROUND_GAP_MS = 250;
+/** Tries of a raise the transport fails (about 18 s of reattachDelayMs between them). */
+const RAISE_ATTEMPTS = 8;
 
 /** Cards through the question service's RaiseCard, AwaitCard and CancelCards. */
 export class GrpcQuestionCards implements QuestionCards {
   constructor(private readonly client: QuestionServiceClient) {}
 
+  /**
+   * Raises the card under its raise id (a fresh one when the request has none), so a raise the transport failed is
+   * made again, up to RAISE_ATTEMPTS times, without a second card: the question service answers the card it raised.
+   */
   async raise(input: CardRequest): Promise<string> {
     const shown =
       input.kind === 'approval'
         ? { kind: CardKind.CARD_KIND_APPROVAL, title: input.title, lines: input.lines, options: [] }
         : { kind: CardKind.CARD_KIND_QUESTION, title: input.question, lines: [], options: input.options };
-    try {
-      // A hosted turn's card is its own each time; only an external session's calls are keyed.
-      const { card } = await callUnary(this.client, 'raiseCard', { userId: input.userId, sessionId: input.sessionId, ...shown, callKey: '' });
-      if (card === undefined) throw new Error('RaiseCard answered without a card');
-      return card.id;
-    } catch (error) {
-      throw failure(`could not raise its ${input.kind} card`, error);
+    // A hosted turn's card is not keyed by a call (only an external session's calls are): its turn's end withdraws it.
+    const request = { userId: input.userId, sessionId: input.sessionId, ...shown, callKey: '', raiseId: input.raiseId ?? randomUUID() };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { card } = await callUnary(this.client, 'raiseCard', request);
+        if (card === undefined) throw new Error('RaiseCard answered without a card');
+        return card.id;
+      } catch (error) {
+        if (!isTransportFailure(error) || attempt >= RAISE_ATTEMPTS) throw failure(`could not raise its ${input.kind} card`, error);
+        await delay(reattachDelayMs(attempt));
+      }
     }
   }
 

@@ -4,7 +4,8 @@ import type { RelayMode } from '../../domain/sessions/session.ts';
 import type { TurnEnding } from '../../domain/turns/turn-rules.ts';
 import type { PendingQuestion, Turn } from '../../domain/turns/turn.ts';
 import type { ApiToken } from '../../domain/users/user.ts';
-import type { EndedTurn, QueuedTurn, RunningTurnRow, TurnEvent, TurnStore, TurnTransaction } from '../../app/turns/turn-store.ts';
+import type { ResumePoint } from '../../app/turns/provider.ts';
+import type { ClaimedTurn, EndedTurn, QueuedTurn, RunnableSession, RunningTurnRow, TurnEvent, TurnStore, TurnTransaction } from '../../app/turns/turn-store.ts';
 import type { Message } from '../../domain/sessions/conversation.ts';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import type { ApiMessages } from './outbox-events.ts';
@@ -13,13 +14,8 @@ import { toPendingQuestions, toTurn } from './turn-row.ts';
 type Tx = Prisma.TransactionClient;
 type Api = Pick<ApiMessages, 'toPendingQuestion' | 'toTurnStatusMessage'>;
 
-type CandidateRow = {
-  id: string;
-  message_id: string;
-  mode: string;
-  stop_requested: boolean;
-  sender_session_id: string | null;
-  trace_parent: string | null;
+/** A turn's session as the runner reads it with the turn (claimCandidate, takeOverTurn). */
+type SessionColumns = {
   session_id: string;
   user_id: string;
   title: string;
@@ -30,10 +26,29 @@ type CandidateRow = {
   cwd: string;
   repo: string;
   branch: string;
-  archived: boolean;
   auto_compact_window: string;
   thinking_enabled: boolean;
   thinking_display: string;
+};
+
+type CandidateRow = SessionColumns & {
+  id: string;
+  message_id: string;
+  mode: string;
+  stop_requested: boolean;
+  sender_session_id: string | null;
+  trace_parent: string | null;
+  archived: boolean;
+  text: string;
+};
+
+type TakenOverRow = SessionColumns & {
+  id: string;
+  message_id: string;
+  mode: string;
+  trace_parent: string | null;
+  started_at: Date;
+  resume_point: ResumePoint;
   text: string;
 };
 
@@ -100,6 +115,23 @@ export class PrismaTurnStore implements TurnStore {
       where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
       data: { inFlight: text },
     });
+  }
+
+  async saveResumePoint(turnId: string, runnerId: string, point: ResumePoint): Promise<boolean> {
+    const saved = await this.prisma.turn.updateMany({
+      where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
+      data: { resumePoint: point as Prisma.InputJsonValue },
+    });
+    return saved.count === 1;
+  }
+
+  async releaseTurn(turnId: string, runnerId: string): Promise<boolean> {
+    // runner_id goes too: whatever the old runner still writes finds the turn no longer its own.
+    const released = await this.prisma.turn.updateMany({
+      where: { id: turnId, runnerId, status: { in: ['running', 'waiting_for_answer'] } },
+      data: { runnerId: null, leaseUntil: null },
+    });
+    return released.count === 1;
   }
 
   async findTurn(turnId: string): Promise<Turn | undefined> {
@@ -181,21 +213,7 @@ class PrismaTurnStatements implements TurnTransaction {
       senderSessionId: row.sender_session_id,
       traceParent: row.trace_parent,
       sessionArchived: row.archived,
-      session: {
-        id: row.session_id,
-        userId: row.user_id,
-        title: row.title,
-        provider: row.provider,
-        model: row.model,
-        effort: row.effort,
-        mode: row.session_mode as RelayMode,
-        cwd: row.cwd,
-        repo: row.repo,
-        branch: row.branch,
-        autoCompactWindow: row.auto_compact_window,
-        thinkingEnabled: row.thinking_enabled,
-        thinkingDisplay: row.thinking_display,
-      },
+      session: toRunnableSession(row),
     };
   }
 
@@ -237,10 +255,33 @@ class PrismaTurnStatements implements TurnTransaction {
     const [row] = await this.tx.$queryRaw<EndedRow[]>`
       UPDATE turns SET status = ${ending.status}, error = ${ending.error}, in_flight = '', pending_questions = '[]'::jsonb,
                        lease_until = NULL, ended_at = ${at(now)}::timestamp(3)
-       WHERE id = ${turnId} AND status IN ('running', 'waiting_for_answer')
+       WHERE id = ${turnId} AND status IN ('running', 'waiting_for_answer') AND resume_point IS NULL
          AND (lease_until IS NULL OR lease_until < ${at(now)}::timestamp(3))
       RETURNING id, session_id, message_id, sender_session_id`;
     return row === undefined ? undefined : toEndedTurn(row);
+  }
+
+  async takeOverTurn(turnId: string, runnerId: string, now: Date, leaseUntil: Date): Promise<ClaimedTurn | undefined> {
+    const [row] = await this.tx.$queryRaw<TakenOverRow[]>`
+      UPDATE turns t SET runner_id = ${runnerId}, lease_until = ${at(leaseUntil)}::timestamp(3)
+        FROM sessions s, messages m
+       WHERE t.id = ${turnId} AND s.id = t.session_id AND m.id = t.message_id
+         AND t.status IN ('running', 'waiting_for_answer') AND t.resume_point IS NOT NULL
+         AND (t.lease_until IS NULL OR t.lease_until < ${at(now)}::timestamp(3))
+      RETURNING t.id, t.message_id, t.mode, t.trace_parent, t.started_at, t.resume_point, m.text,
+                s.id AS session_id, s.user_id, s.title, s.provider, s.model, s.effort, s.mode AS session_mode, s.cwd,
+                s.repo, s.branch, s.auto_compact_window, s.thinking_enabled, s.thinking_display`;
+    if (row === undefined) return undefined;
+    return {
+      turnId: row.id,
+      messageId: row.message_id,
+      text: row.text,
+      mode: row.mode as RelayMode,
+      startedAt: row.started_at,
+      traceParent: row.trace_parent,
+      session: toRunnableSession(row),
+      resume: row.resume_point,
+    };
   }
 
   async countUnfinishedTurns(sessionId: string): Promise<number> {
@@ -287,6 +328,24 @@ class PrismaTurnStatements implements TurnTransaction {
   async recordEvent(event: TurnEvent): Promise<void> {
     await enqueue(this.tx, toOutboxEntry(this.api, event));
   }
+}
+
+function toRunnableSession(row: SessionColumns): RunnableSession {
+  return {
+    id: row.session_id,
+    userId: row.user_id,
+    title: row.title,
+    provider: row.provider,
+    model: row.model,
+    effort: row.effort,
+    mode: row.session_mode as RelayMode,
+    cwd: row.cwd,
+    repo: row.repo,
+    branch: row.branch,
+    autoCompactWindow: row.auto_compact_window,
+    thinkingEnabled: row.thinking_enabled,
+    thinkingDisplay: row.thinking_display,
+  };
 }
 
 function toEndedTurn(row: EndedRow): EndedTurn {

@@ -1,6 +1,6 @@
 import { endTurnAs, sessionStateFor, turnEndedText, turnFailedText, type TurnEnding } from '../../domain/turns/turn-rules.ts';
 import type { IdGenerator } from '../ports.ts';
-import type { EndedTurn, TurnDeps, TurnTransaction } from './turn-store.ts';
+import type { ClaimedTurn, EndedTurn, TurnDeps, TurnTransaction } from './turn-store.ts';
 
 /** Expired leases one sweep ends at most; the next sweep takes the rest. */
 const EXPIRED_LEASES_PER_SWEEP = 100;
@@ -21,26 +21,44 @@ export async function endTurn(deps: TurnDeps, turnId: string, runnerId: string, 
   });
 }
 
+/** What a sweep of the expired leases did: the turns it ended, and those it took over for the caller to run. */
+export interface SweepResult {
+  ended: string[];
+  takenOver: ClaimedTurn[];
+}
+
 /**
- * Ends, as error RELAY_STOPPED_ERROR, every running or waiting turn whose lease ran out before `now`, except `alive`
- * (the caller's own running turns), each in a transaction of its own; returns their ids.
+ * Looks at every running or waiting turn whose lease ran out before `now`, except `alive` (the caller's own running
+ * turns), each in a transaction of its own: one with a resume point (its replica stopped or died while its provider
+ * could be picked up) is taken over for `takeOver.runnerId` while `takeOver.room()` says it can run one more, and
+ * otherwise left for another replica; one without is ended as error RELAY_STOPPED_ERROR. Without `takeOver` (a
+ * replica that stops) nothing is taken over.
  */
-export async function endExpiredLeases(deps: TurnDeps, now: Date, alive: ReadonlySet<string>): Promise<string[]> {
+export async function sweepExpiredLeases(
+  deps: TurnDeps,
+  now: Date,
+  alive: ReadonlySet<string>,
+  takeOver?: { runnerId: string; leaseUntil: Date; room: () => boolean },
+): Promise<SweepResult> {
   const expired = await deps.store.expiredLeases(now, EXPIRED_LEASES_PER_SWEEP);
   const ending = endTurnAs({ kind: 'relay_stopped' });
-  const ended: string[] = [];
+  const result: SweepResult = { ended: [], takenOver: [] };
   for (const candidate of expired.filter((turn) => !alive.has(turn.turnId))) {
-    const done = await deps.store.transaction(async (tx) => {
+    await deps.store.transaction(async (tx) => {
       const userId = await tx.lockSession(candidate.sessionId);
+      if (userId === undefined) return;
       // Checked again under the lock: the runner may have renewed or ended it since the look.
+      if (takeOver?.room()) {
+        const claimed = await tx.takeOverTurn(candidate.turnId, takeOver.runnerId, now, takeOver.leaseUntil);
+        if (claimed !== undefined) return void result.takenOver.push(claimed);
+      }
       const turn = await tx.endExpiredTurn(candidate.turnId, ending, now);
-      if (turn === undefined || userId === undefined) return false;
+      if (turn === undefined) return;
       await finishTurn(deps.ids, tx, turn, userId, ending, now);
-      return true;
+      result.ended.push(candidate.turnId);
     });
-    if (done) ended.push(candidate.turnId);
   }
-  return ended;
+  return result;
 }
 
 /**

@@ -17,7 +17,16 @@ export type ProviderEvent =
   /** A tool the agent calls (the session's activity line). */
   | { type: 'tool_call'; name: string; input: unknown }
   /** A sub-agent the provider runs inside the turn finished (where the provider reports them). */
-  | { type: 'subagent_finished'; description: string; status: 'completed' | 'failed' | 'stopped'; summary: string };
+  | { type: 'subagent_finished'; description: string; status: 'completed' | 'failed' | 'stopped'; summary: string }
+  /**
+   * Where another replica can pick the turn up from here (TurnInput.resume there), kept with the turn before what
+   * follows runs. `parked`: the turn now only waits (a card, a reply, a timer), so a replica that stops hands it over
+   * at once; otherwise at the end of its grace. A provider that never reports one cannot be picked up.
+   */
+  | { type: 'resume_point'; point: ResumePoint; parked: boolean };
+
+/** A provider's own record of where its turn is (JSON), read back only by that provider. */
+export type ResumePoint = { readonly [key: string]: unknown };
 
 /** One turn as a provider sees it. */
 export interface TurnInput {
@@ -32,6 +41,8 @@ export interface TurnInput {
   clock: Clock;
   /** Reports progress; awaiting it orders the report before what follows (e.g. a question before its wait). */
   emit(event: ProviderEvent): Promise<void>;
+  /** The turn's last resume_point when another replica ran it before (it was handed over); undefined on a first start. */
+  resume?: ResumePoint;
 }
 
 /** The messages of a session before `messageId`, oldest first (the relay's record of the conversation). */
@@ -71,6 +82,19 @@ export interface Provider {
 
 /** Always able to run: a provider that needs nothing from outside. */
 export const ALWAYS_AVAILABLE: Availability = { available: true, reason: '' };
+
+/**
+ * The abort reason of a turn this replica hands over to another (it stops): the turn goes on there, so its provider
+ * leaves its cards pending and its session's state as it is.
+ */
+export class TurnHandedOver extends Error {
+  override readonly name = 'TurnHandedOver';
+}
+
+/** Whether the turn's signal aborted because the turn is handed to another replica (not stopped or ended). */
+export function isHandedOver(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof TurnHandedOver;
+}
 
 /** A turn that failed for a reason the user and the calling agent should read (its message becomes the turn's error). */
 export class TurnFailed extends Error {

@@ -5,9 +5,16 @@ import type { PendingQuestion } from '../../domain/turns/turn.ts';
  * session's agent may answer, or an approval card for an action the turn would take (a command), which only the
  * session's owner decides, through the user API.
  */
-export type CardRequest =
+export type CardRequest = (
   | { kind: 'question'; userId: string; sessionId: string; question: string; options: string[] }
-  | { kind: 'approval'; userId: string; sessionId: string; title: string; lines: string[] };
+  | { kind: 'approval'; userId: string; sessionId: string; title: string; lines: string[] }
+) & {
+  /**
+   * The raise's own name in its session (e.g. the turn's message and step): raised again with it, the card is the
+   * same one. Left out, each raise() is a card of its own (its retries after a transport error still one card).
+   */
+  raiseId?: string;
+};
 
 /** What an approval card's decision reads as (awaitAnswer), as a question card would offer the two. */
 export const APPROVAL_ANSWERS = { allowed: 'Allow', denied: 'Deny' } as const;

@@ -2,6 +2,8 @@
  * The turn runner: every replica runs one. It claims queued turns from the database (one at a time
  * per session, any replica any session), runs each with its session's provider under a lease it
  * renews, and ends it (done, error or stopped) with its events. docs/adr/0009-turn-runtime.md says why.
+ * A replica that stops hands over the turns its providers can pick up elsewhere (a resume point), and takes over
+ * those another replica let go or left behind when it died (docs/adr/0034-turns-hand-over.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '@relay/clock';
@@ -9,14 +11,14 @@ import { Attr, inNewTrace, linksTo, markFailed, outsideTrace, type Logger, type 
 import { announcesActivity } from '../../domain/turns/turn-activity.ts';
 import { endTurnAs, LEASE_RENEW_MS, leaseUntil, TURN_LEASE_MS, turnDeadline, type TurnOutcome } from '../../domain/turns/turn-rules.ts';
 import { claimNextTurn } from './claim-next-turn.ts';
-import { endExpiredLeases, endTurn } from './end-turn.ts';
+import { endTurn, sweepExpiredLeases } from './end-turn.ts';
 import { raiseQuestion, settleQuestion } from './turn-questions.ts';
 import { recordSubagentFinished, recordTurnActivity } from './turn-progress.ts';
 import type { ClaimedTurn, TurnStore } from './turn-store.ts';
 import { heldProviders } from '../../domain/usage/usage.ts';
 import type { UsageLedger } from '../usage/ports.ts';
 import type { IdGenerator } from '../ports.ts';
-import { TurnFailed, type ProviderEvent } from './provider.ts';
+import { TurnFailed, TurnHandedOver, type ProviderEvent, type ResumePoint } from './provider.ts';
 import type { ProviderRegistry } from './provider-registry.ts';
 import { InFlightWriter } from './in-flight-writer.ts';
 import type { SessionWorkers } from './session-workers.ts';
@@ -62,7 +64,7 @@ export interface BudgetChecks {
 }
 
 /** Why a runner aborted a turn's provider. */
-type AbortCause = 'stopped' | 'overran' | 'relay_stopped' | 'lease_lost';
+type AbortCause = 'stopped' | 'overran' | 'relay_stopped' | 'lease_lost' | 'handed_over';
 
 type RunningTurn = {
   abort: AbortController;
@@ -70,6 +72,10 @@ type RunningTurn = {
   finished?: Promise<void>;
   /** When the turn's activity was last announced (turn_activity); its start counts as one. */
   announcedAt: Date;
+  /** Its provider saved a resume point: another replica can pick the turn up. */
+  resumable: boolean;
+  /** Since its last resume point the turn only waits (a card, a reply, a timer): it can be handed over at once. */
+  parked: boolean;
 };
 
 // Turns are claimed when turn_queued or a stop comes over NATS (published as the queueing commits) and when a turn
@@ -142,12 +148,14 @@ export class TurnRunner {
   }
 
   /**
-   * A rollout's first step: claims no more turns (queued ones wait in the table for another replica, or for this
-   * one's successor), lets the turns running here end by themselves for up to `graceMs` of real time (a stop
-   * request still reaches them), then stop() ends the rest.
+   * A rollout's first step: claims and takes over no more turns (queued ones wait in the table for another replica,
+   * or for this one's successor), hands the turns that only wait over at once (and each that comes to wait later),
+   * lets the others end by themselves for up to `graceMs` of real time (a stop request still reaches them), then
+   * stop() hands over or ends the rest.
    */
   async drain(graceMs: number): Promise<void> {
     this.#draining = true;
+    for (const turn of this.#running.values()) if (turn.parked) this.#abort(turn, 'handed_over');
     const running = [...this.#running.values()].map((turn) => turn.finished);
     if (running.length > 0) {
       this.#o.logger.info({ runnerId: this.runnerId, turns: running.length, graceMs }, 'letting the running turns end before stopping');
@@ -160,7 +168,8 @@ export class TurnRunner {
   }
 
   /**
-   * Stops claiming and ends the turns running here as error ("the relay stopped while this turn
+   * Stops claiming and lets go of the turns running here: one its provider can pick up elsewhere is handed over (its
+   * lease ends now, and another replica takes it over), the others end as error ("the relay stopped while this turn
    * ran; send it again"), as a crash would after the lease, only sooner.
    */
   async stop(): Promise<void> {
@@ -168,7 +177,7 @@ export class TurnRunner {
     clearTimeout(this.#timer);
     this.#unsubscribe?.();
     await this.#ticking;
-    for (const turn of this.#running.values()) this.#abort(turn, 'relay_stopped');
+    for (const turn of this.#running.values()) this.#abort(turn, turn.resumable ? 'handed_over' : 'relay_stopped');
     await Promise.all([...this.#running.values()].map((turn) => turn.finished));
   }
 
@@ -179,8 +188,16 @@ export class TurnRunner {
 
   async #tick(): Promise<void> {
     const { store, clock, signals } = this.#o;
-    // The turns running here are alive by definition, whatever their lease says at this instant.
-    for (const turnId of await endExpiredLeases(this.#o, clock.now(), new Set(this.#running.keys()))) signals.ended(turnId);
+    // The turns running here are alive by definition, whatever their lease says at this instant. A replica that
+    // drains takes over nothing: the turns another one let go wait for a replica that stays.
+    const room = () => !this.#stopped && !this.#draining && this.#running.size < this.#o.maxConcurrentTurns;
+    const takeOver = { runnerId: this.runnerId, leaseUntil: leaseUntil(clock.now(), this.#o.leaseMs), room };
+    const swept = await sweepExpiredLeases(this.#o, clock.now(), new Set(this.#running.keys()), takeOver);
+    for (const turnId of swept.ended) signals.ended(turnId);
+    for (const claimed of swept.takenOver) {
+      this.#o.logger.info({ runnerId: this.runnerId, turnId: claimed.turnId }, 'took over a turn another replica let go');
+      this.#launch(claimed);
+    }
     if (this.#running.size > 0) {
       for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
     }
@@ -206,7 +223,8 @@ export class TurnRunner {
   }
 
   #launch(claimed: ClaimedTurn): void {
-    const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt };
+    const resumable = claimed.resume !== undefined;
+    const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt, resumable, parked: false };
     this.#running.set(claimed.turnId, turn);
     turn.finished = this.#traced(claimed, (span) => this.#run(claimed, turn, span))
       .catch((error: unknown) => this.#o.logger.error({ err: error, turnId: claimed.turnId }, 'turn run failed'))
@@ -253,6 +271,7 @@ export class TurnRunner {
           signal: turn.abort.signal,
           clock,
           emit: (event) => this.#report(claimed.turnId, turn, event, inFlight, log),
+          ...(claimed.resume === undefined ? {} : { resume: claimed.resume }),
         });
         outcome = { kind: 'replied', text: reply.text, model: reply.model };
       } finally {
@@ -267,6 +286,11 @@ export class TurnRunner {
     if (turn.cause === 'lease_lost') {
       span.addEvent('lease_lost');
       log.warn('turn lease lost; another replica ended it');
+      return;
+    }
+    // Handed over unless its provider had ended the turn by itself already.
+    if (turn.cause === 'handed_over' && outcome.kind === 'relay_stopped' && (await this.#release(claimed.turnId, log))) {
+      span.addEvent('handed_over');
       return;
     }
     const status = await this.#end(claimed.turnId, outcome, log);
@@ -323,7 +347,38 @@ export class TurnRunner {
         log.info({ subagent: event.description, status: event.status }, 'sub-agent finished');
         await recordSubagentFinished(this.#o, turnId, this.runnerId, { description: event.description, status: event.status, summary: event.summary }, this.#o.clock.now());
         return;
+      case 'resume_point':
+        await this.#keepResumePoint(turnId, turn, event.point, event.parked);
+        return;
     }
+  }
+
+  /**
+   * Keeps where another replica can pick the turn up, before the provider goes on. A turn that comes to wait while
+   * this replica drains is handed over at once. A point that could not be written leaves the turn as it was.
+   */
+  async #keepResumePoint(turnId: string, turn: RunningTurn, point: ResumePoint, parked: boolean): Promise<void> {
+    if (!(await this.#o.store.saveResumePoint(turnId, this.runnerId, point))) return;
+    turn.resumable = true;
+    turn.parked = parked;
+    if (parked && this.#draining) this.#abort(turn, 'handed_over');
+  }
+
+  /**
+   * Lets go of a turn handed over: it stays running or waiting, with its questions and its resume point, for the
+   * replica that takes it over. False when it could not be let go (it then ends here as the relay stopped).
+   */
+  async #release(turnId: string, log: Logger): Promise<boolean> {
+    try {
+      if (await this.#o.store.releaseTurn(turnId, this.runnerId)) {
+        log.info('turn handed over to another replica');
+        return true;
+      }
+      log.warn('turn was no longer this runner’s to hand over');
+    } catch (error) {
+      log.warn({ err: error }, 'could not hand the turn over; it ends here');
+    }
+    return false;
   }
 
   /**
@@ -352,6 +407,7 @@ export class TurnRunner {
         return { kind: 'overran', maxTurnMinutes };
       case 'relay_stopped':
       case 'lease_lost':
+      case 'handed_over':
         return { kind: 'relay_stopped' };
       case undefined:
         break;
@@ -389,6 +445,6 @@ export class TurnRunner {
   #abort(turn: RunningTurn | undefined, cause: AbortCause): void {
     if (turn === undefined || turn.abort.signal.aborted) return;
     turn.cause = cause;
-    turn.abort.abort(new Error(`turn aborted: ${cause}`));
+    turn.abort.abort(cause === 'handed_over' ? new TurnHandedOver('the turn is handed to another replica') : new Error(`turn aborted: ${cause}`));
   }
 }

@@ -11,6 +11,7 @@ import type { RelayMode } from '../../domain/sessions/session.ts';
 import type { TurnEnding } from '../../domain/turns/turn-rules.ts';
 import type { EndedTurnStatus, PendingQuestion, Turn } from '../../domain/turns/turn.ts';
 import type { ApiToken } from '../../domain/users/user.ts';
+import type { ResumePoint } from './provider.ts';
 
 /** The session a claimed turn runs in, as a provider needs it. */
 export interface RunnableSession {
@@ -42,6 +43,8 @@ export interface ClaimedTurn {
   session: RunnableSession;
   /** The traceparent of what queued the turn (null before it was stored, or outside any trace). */
   traceParent?: string | null;
+  /** Where its provider picks it up: set when the turn was handed over from another replica. */
+  resume?: ResumePoint;
 }
 
 /** A sub-agent's end as the provider reports it. */
@@ -116,8 +119,16 @@ export interface TurnTransaction {
   lockSession(sessionId: string): Promise<string | undefined>;
   /** Ends the turn with `ending` while it runs for `runnerId`; undefined when it does not (any more). */
   endRunningTurn(turnId: string, runnerId: string, ending: TurnEnding, now: Date): Promise<EndedTurn | undefined>;
-  /** Ends the turn with `ending` while it runs or waits and its lease ran out before `now`; undefined otherwise. */
+  /**
+   * Ends the turn with `ending` while it runs or waits, its lease ran out before `now` and it has no resume point (one
+   * that has waits for a replica to take it over); undefined otherwise.
+   */
   endExpiredTurn(turnId: string, ending: TurnEnding, now: Date): Promise<EndedTurn | undefined>;
+  /**
+   * Takes over the turn for `runnerId` under a new lease while it runs or waits, its lease ran out before `now` and it
+   * has a resume point: the turn as claimed, with its original start and its resume point; undefined otherwise.
+   */
+  takeOverTurn(turnId: string, runnerId: string, now: Date, leaseUntil: Date): Promise<ClaimedTurn | undefined>;
   /** Turns of the session that are queued, running or waiting. */
   countUnfinishedTurns(sessionId: string): Promise<number>;
   /** Sets the session's state and last activity, and adds `newMessages` to its message count. */
@@ -142,6 +153,13 @@ export interface TurnStore {
   stopRequested(runnerId: string): Promise<string[]>;
   /** The reply being written so far. */
   setInFlight(turnId: string, runnerId: string, text: string): Promise<void>;
+  /** Keeps where the turn's provider can pick it up; false when the turn is no longer this runner's. */
+  saveResumePoint(turnId: string, runnerId: string, point: ResumePoint): Promise<boolean>;
+  /**
+   * Lets the turn go while it runs or waits for `runnerId`, as it is (status, questions, resume point): its lease ends
+   * now, so another replica takes it over; false when it was no longer this runner's.
+   */
+  releaseTurn(turnId: string, runnerId: string): Promise<boolean>;
   findTurn(turnId: string): Promise<Turn | undefined>;
   findTurnByMessage(messageId: string): Promise<Turn | undefined>;
   /** Marks the session's running (or else next queued) turn to stop; false when none is running or queued. */
