@@ -93,6 +93,15 @@ const ROUTES: Route[] = [
     expect: { relay: 404 },
     otherwise: 401,
   },
+  // Signing in an MCP client (OAuth): the person consents through the user API; the client's own endpoints are open
+  // to anyone and take no bearer token (the code, the refresh token and PKCE are what they check).
+  userRoute("an MCP client's sign-in request", 'GET', () => '/api/v1/oauth/authorization', { admin: 400, member: 400 }),
+  userRoute("consent to an MCP client's sign-in", 'POST', () => '/api/v1/oauth/authorization', { admin: 400, member: 400 }, () => ({ request: {}, allow: true })),
+  { name: 'protected resource metadata', method: 'GET', path: () => '/.well-known/oauth-protected-resource/mcp', expect: {}, otherwise: 200 },
+  { name: 'authorization server metadata', method: 'GET', path: () => '/.well-known/oauth-authorization-server', expect: {}, otherwise: 200 },
+  { name: 'authorize without a client', method: 'GET', path: () => '/oauth/authorize', expect: {}, otherwise: 400 },
+  { name: 'token without a grant', method: 'POST', path: () => '/oauth/token', body: () => ({}), expect: {}, otherwise: 400 },
+  { name: 'register without metadata', method: 'POST', path: () => '/oauth/register', body: () => ({}), expect: {}, otherwise: 400 },
   // /mcp takes a session's token; a user's token is refused with 403.
   {
     name: 'mcp',
