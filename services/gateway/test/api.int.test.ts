@@ -188,6 +188,22 @@ describe('/api/v1 hosted sessions', () => {
     expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'wait', request: { callerSessionId: '', waitSeconds: 600 } });
   });
 
+  it('makes its wait for the turn again when the session service ends it without the result (a replica that stops, a dropped connection)', async () => {
+    const { session } = await created();
+    const sent = await api(`/api/v1/sessions/${session.id}/messages`, { method: 'POST', token: userToken, body: { text: 'and again' } });
+    const { message_id } = (await sent.json()) as { message_id: string };
+    let rounds = 0;
+    gateway.owners.waitScript = async function* (request) {
+      yield { progressSeconds: 0 };
+      // The first round ends as a session replica that stops ends its waits: a keep-alive, then nothing.
+      if (++rounds > 1) yield { result: gateway.owners.turns.get(request.messageId)! };
+    };
+    const waited = await api(`/api/v1/sessions/${session.id}/wait?message_id=${message_id}&wait_seconds=60`, { token: userToken });
+    expect(waited.status).toBe(200);
+    expect(await waited.json()).toMatchObject({ status: 'done', message_id, reply: { text: 'script-1: and again' } });
+    expect(gateway.owners.calls.filter((call) => call.method === 'wait').map((call) => call.request.messageId)).toEqual([message_id, message_id]);
+  });
+
   it('answers 400 for a message without text and a wait without message_id, and 404 for an unknown session', async () => {
     const { session } = await created();
     expect((await api(`/api/v1/sessions/${session.id}/messages`, { method: 'POST', token: userToken, body: {} })).status).toBe(400);

@@ -5,6 +5,7 @@
  */
 import type { ChatMessage, Session, TurnResult } from '@relay/proto/relay/session/v1/session';
 import { UpdateSessionRequest, type UpdateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import { answered, type SessionRead } from '../domain/answers.ts';
 import { toolError } from '../domain/errors.ts';
@@ -12,6 +13,7 @@ import { mentionedRelays } from '../domain/mentions.ts';
 import { planWait, type WaitPlan } from '../domain/wait-seconds.ts';
 import { watchMarks, type WatchMarks } from '../domain/watch-marks.ts';
 import type { PairingClient, QuestionClient, SessionClient, SubscriptionClient } from './ports.ts';
+import { reattachedWait } from './relay-tool/reattached-wait.ts';
 import { readSession } from './session-reads.ts';
 import { withPendingAsks } from './views/pending-asks.ts';
 import { pendingAsksAbout } from './asks-about.ts';
@@ -115,14 +117,21 @@ export interface UserWait {
 
 /**
  * The turn a message started, once it ends or the wait (capped by the relay's longest wait) runs out, with the
- * plan's note; no result when `signal` ended the wait (the user went away; the turn goes on).
+ * plan's note; no result when `signal` ended the wait (the user went away; the turn goes on). As every wait for the
+ * person or a reply, a Wait the transport ends (a recycled connection, a session replica that stops or restarts) is
+ * made again for the time left (reattachedWait): the turn is the session service's state, not the call's.
  */
-export async function awaitUserTurn(sessions: SessionClient, wait: UserWait, signal: AbortSignal): Promise<{ result: TurnResult | undefined; plan: WaitPlan }> {
+export async function awaitUserTurn(sessions: SessionClient, wait: UserWait, signal: AbortSignal, clock?: Clock): Promise<{ result: TurnResult | undefined; plan: WaitPlan }> {
   const read = await sessions.getRelaySettings({});
   const plan = planWait('wait', wait.waitSeconds, answered(read.settings, 'GetRelaySettings', 'settings').maxWaitSeconds);
-  let result: TurnResult | undefined;
-  const request = { userId: wait.userId, callerSessionId: '', sessionId: wait.sessionId, messageId: wait.messageId, waitSeconds: plan.waitSeconds };
-  for await (const event of sessions.wait(request, { signal })) if (event.result) result = event.result;
-  if (result === undefined && !signal.aborted) throw new Error('Wait ended without a result');
+  const request = { userId: wait.userId, callerSessionId: '', sessionId: wait.sessionId, messageId: wait.messageId };
+  const result = await reattachedWait({
+    open: (left, round) => sessions.wait({ ...request, waitSeconds: left }, { signal: round }),
+    answerOf: (event) => event.result,
+    progress: async () => undefined,
+    waitSeconds: plan.waitSeconds,
+    signal,
+    ...(clock === undefined ? {} : { clock }),
+  });
   return { result, plan };
 }

@@ -5,6 +5,7 @@
  * relay is. Errors answer `{ code, error }`.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '@relay/clock';
 import { z } from 'zod';
 import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
 import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../../../domain/limits.ts';
@@ -29,6 +30,8 @@ export interface SessionRouteDeps extends UserApiDeps {
   questions?: QuestionClient;
   /** The paired relays a user's message may mention (unlocking them in that conversation). */
   pairing?: PairingClient;
+  /** The relay's clock (RELAY_CLOCK): a wait's time left runs on it when the wait is made again; the machine's when left out. */
+  clock?: Clock;
   /** Where the sessions' watch marks come from; without it, sessions show none. */
   subscriptions?: SubscriptionClient;
 }
@@ -204,7 +207,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
     const wait = { userId, sessionId: id, messageId: query.data.message_id, waitSeconds: query.data.wait_seconds };
-    const waited = await callOwner(reply, deps.logger, () => awaitUserTurn(deps.sessions, wait, gone.signal));
+    const waited = await callOwner(reply, deps.logger, () => awaitUserTurn(deps.sessions, wait, gone.signal, deps.clock));
     if (waited?.result === undefined) return reply;
     const { result, plan } = waited;
     return { ...turnFields(result, deps.openUrlBase, { whole: true }), ...(plan.note ? { note: plan.note } : {}) };
