@@ -63,9 +63,12 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
   }
 
   /** The CLI's program must lie at the same path in the runner's image (`readOnly` is bubblewrap's: the runner has every path of its image). */
-  spawn(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }): SandboxedCli {
+  spawn(input: { sessionId: string | undefined; folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }): SandboxedCli {
     const env = Object.fromEntries(Object.entries(input.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    return new RunnerCli(this.#client.exec(), this.#request({ ...input, env }));
+    const { sessionId } = input;
+    // Each process runs as a user's: one that is no session's (an agent's model discovery) has none to run as.
+    if (sessionId === undefined) return new RunnerCli(this.#client.exec(), Promise.reject(new Error('the command runner runs a process only for a session, as its user')));
+    return new RunnerCli(this.#client.exec(), this.#request({ ...input, sessionId, env }));
   }
 
   async #request(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string>> }): Promise<RunCommandRequest> {

@@ -26,9 +26,9 @@ export interface CliSandbox {
   /** What the approval card says of where a command in `folder` runs (its line "Runs in: …"). */
   where(folder: string): string;
   /**
-   * Starts `argv` for the session `sessionId` (its user's sandbox) in `folder` with exactly `env`, its stdio the
-   * caller's; `readOnly`: where its program lies, when outside the system's folders. It emits 'spawn' once it runs,
+   * Starts `argv` for the session `sessionId` (its user's sandbox; undefined: no session's, which only a sandbox that
+   * tells no users apart runs) in `folder` with exactly `env`, its stdio the caller's; `readOnly`: where its program lies, when outside the system's folders. It emits 'spawn' once it runs,
    * 'error' when it could not start, then 'exit' and 'close' (code, signal) as a child process does.
    */
-  spawn(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>>; readOnly?: readonly string[] }): SandboxedCli;
+  spawn(input: { sessionId: string | undefined; folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>>; readOnly?: readonly string[] }): SandboxedCli;
 }

@@ -29,7 +29,7 @@ export const acpDefinition = defineProvider({
           gatewayUrl: config.RELAY_GATEWAY_URL,
           discoveryCwd: config.RELAY_DEFAULT_CWD,
           cards: ports.cards,
-          sandbox: ports.sandbox,
+          sandbox: ports.cli,
           history: ports.history,
           usage: ports.usage,
           agentEnv: { ...ports.childEnv, ...agent.env },

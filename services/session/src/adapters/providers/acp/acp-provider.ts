@@ -7,14 +7,13 @@
  * approval cards; its terminals run in the sandbox. Stop sends session/cancel, and the process is killed if the turn
  * has not ended within STOP_GRACE_MS.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContext, type McpServer, type NewSessionRequest, type PromptRequest, type SessionConfigOption, type SessionUpdate } from '@agentclientprotocol/sdk';
 import type { Logger } from '@relay/telemetry';
 import type { AcpAgentConfig } from '../../../config.ts';
-import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
+import type { CliSandbox, SandboxedCli } from '../../../app/tasks/cli-sandbox.ts';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { approvalCardText, commandCard } from '../../../app/turns/command-card.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
@@ -35,7 +34,8 @@ export interface AcpProviderOptions {
   /** Where model discovery opens its session (the relay's default folder). */
   discoveryCwd: string;
   cards: QuestionCards;
-  sandbox: CommandSandbox;
+  /** Where the agent's process and its terminals run (bubblewrap, or the command runner). */
+  sandbox: CliSandbox;
   history: ConversationHistory;
   usage: Pick<UsageLedger, 'record'>;
   /** The environment the agent starts from (childProcessEnv), its own `env` added. */
@@ -58,7 +58,7 @@ interface Tally {
 /** What a running agent is to a turn: the ACP connection and its process. */
 interface Running {
   agent: ClientContext;
-  child: ChildProcess;
+  child: SandboxedCli;
   close(): void;
 }
 
@@ -101,7 +101,7 @@ export class AcpProvider implements Provider {
     const why = this.availability();
     if (!why.available) throw new TurnFailed(`${this.id} is not available on this relay: ${why.reason}`);
     const tally: Tally = { text: '', updates: Promise.resolve(), costUsd: null, inputTokens: 0, outputTokens: 0 };
-    const terminals = new AcpTerminals(this.#o.sandbox, this.#o.commandEnv);
+    const terminals = new AcpTerminals(this.#o.sandbox, this.#o.commandEnv, input.session.id);
     const running = this.#start(input.session.cwd, input, { tally, terminals });
     let stopped: Promise<void> | undefined;
     const onAbort = () => {
@@ -166,14 +166,14 @@ export class AcpProvider implements Provider {
   #start(cwd: string, input: TurnInput | undefined, turn: { tally: Tally; terminals: AcpTerminals } | undefined): Running {
     const program = this.#o.program.path!;
     const [, ...args] = this.#o.agent.command;
-    const confined = this.#o.sandbox.wrap({ folder: cwd, argv: [program, ...args], readOnly: [dirname(program), ...(this.#o.agent.readOnly ?? [])] });
-    const child = spawn(confined.file, confined.args, { cwd, env: { ...this.#o.agentEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Model discovery (no turn) is no session's: the command runner refuses it, as it runs a process only as a user's.
+    const child = this.#o.sandbox.spawn({ sessionId: input?.session.id, folder: cwd, argv: [program, ...args], env: this.#o.agentEnv, readOnly: [dirname(program), ...(this.#o.agent.readOnly ?? [])] });
     const log = this.#o.logger.child({ provider: this.id, ...(input ? { sessionId: input.session.id } : {}) });
-    child.stderr?.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'acp agent'));
-    child.once('error', (error) => log.warn({ err: error }, 'the ACP agent could not start'));
+    child.stderr.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'acp agent'));
+    child.once('error', (error: Error) => log.warn({ err: error }, 'the ACP agent could not start'));
     const app = this.#client(cwd, input, turn);
     const connection = app.connect(
-      ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>),
+      ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>),
     );
     child.once('close', () => connection.close(new Error(`${this.#name} exited`)));
     return {

@@ -1,16 +1,16 @@
 /**
- * The terminals an ACP agent asks the relay for (terminal/create …/release): each command runs in the relay's sandbox,
- * confined to the session's folder, with the command environment (no secret of the relay's or the agent's).
+ * The terminals an ACP agent asks the relay for (terminal/create …/release): each command runs in the relay's sandbox
+ * (bubblewrap, or the command runner as the session's user), confined to the session's folder, with the command
+ * environment (no secret of the relay's or the agent's) and no stdin.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
+import type { CliSandbox, SandboxedCli } from '../../../app/tasks/cli-sandbox.ts';
 
 /** The output an agent may hold of one terminal by default (ACP: the client picks when outputByteLimit is unset). */
 const DEFAULT_OUTPUT_BYTES = 1_000_000;
 
 interface Terminal {
-  child: ChildProcess;
+  child: SandboxedCli;
   output: string;
   truncated: boolean;
   limit: number;
@@ -21,20 +21,23 @@ interface Terminal {
 /** One turn's terminals; killAll when the turn ends. */
 export class AcpTerminals {
   readonly #terminals = new Map<string, Terminal>();
-  readonly #sandbox: CommandSandbox;
+  readonly #sandbox: CliSandbox;
   readonly #env: Readonly<Record<string, string>>;
+  readonly #sessionId: string;
 
-  constructor(sandbox: CommandSandbox, env: Readonly<Record<string, string>>) {
+  constructor(sandbox: CliSandbox, env: Readonly<Record<string, string>>, sessionId: string) {
     this.#sandbox = sandbox;
     this.#env = env;
+    this.#sessionId = sessionId;
   }
 
   /** Starts `command` (with `args`, else through sh -c) in `folder`, inside the sandbox; its id. */
   create(input: { folder: string; command: string; args?: readonly string[] | undefined; env?: readonly { name: string; value: string }[] | undefined; outputByteLimit?: number | null | undefined }): string {
     const argv = input.args === undefined || input.args.length === 0 ? ['sh', '-c', input.command] : [input.command, ...input.args];
-    const confined = this.#sandbox.wrap({ folder: input.folder, argv });
     const env = { ...this.#env, ...Object.fromEntries((input.env ?? []).map((variable) => [variable.name, variable.value])) };
-    const child = spawn(confined.file, confined.args, { cwd: input.folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = this.#sandbox.spawn({ sessionId: this.#sessionId, folder: input.folder, argv, env });
+    // A terminal's command reads no input.
+    child.stdin.end();
     const terminal: Terminal = {
       child,
       output: '',
@@ -55,8 +58,8 @@ export class AcpTerminals {
         terminal.truncated = true;
       }
     };
-    child.stdout?.on('data', append);
-    child.stderr?.on('data', append);
+    child.stdout.on('data', append);
+    child.stderr.on('data', append);
     const id = randomUUID();
     this.#terminals.set(id, terminal);
     return id;
