@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the relay's eight images (six services, the command runner and the migration runner) from the repository root with buildah
-# (or podman), on the Node base pinned by digest, and prints each image's size.
+# Builds the relay's images from the repository root with buildah (or podman), on the Node base pinned by digest, and
+# prints each image's size: the six services, the command runner, the migration runner, and session-slim (the
+# session service without the agent CLIs' native binaries: the script, OpenAI-compatible, ACP and Claude Cloud
+# providers, Claude Code, Codex and Copilot listed unavailable). All service images share one build stage, built once.
 #
 #   scripts/build-images.sh                      # tags relay/<name>:dev
 #   TAG=1.4.0 REGISTRY=registry.example.com/relay scripts/build-images.sh
@@ -32,7 +34,12 @@ fi
 if [ -z "${NODE_IMAGE:-}" ]; then
   base=docker.io/library/node:24-slim
   echo "resolving $base"
-  "$TOOL" pull -q "$base" >/dev/null
+  if ! "$TOOL" pull -q "$base" >/dev/null && [ "$TOOL" = buildah ]; then
+    echo "build-images: $base cannot be pulled here: building a stand-in (scripts/build-local-base.sh)"
+    NODE_IMAGE=$(scripts/build-local-base.sh)
+  fi
+fi
+if [ -z "${NODE_IMAGE:-}" ]; then
   if [ "$TOOL" = buildah ]; then
     digest=$(buildah inspect --type image --format '{{.FromImageDigest}}' "$base")
   else
@@ -57,12 +64,13 @@ build() { # <name> <Dockerfile> [build args…]
 }
 
 for service in "${SERVICES[@]}"; do build "$service" docker/service/Dockerfile --build-arg "SERVICE=$service"; done
+build session-slim docker/service/Dockerfile --build-arg SERVICE=session --build-arg AGENT_CLIS=none
 build migrate docker/migrate/Dockerfile
 
 echo
 printf '%-48s %s\n' IMAGE SIZE
 printf '%-48s %s\n' "(base) ${NODE_IMAGE%%@*}" "$("$TOOL" images --noheading --format '{{.Size}}' "$NODE_IMAGE" | head -1)"
-for name in "${SERVICES[@]}" migrate; do
+for name in "${SERVICES[@]}" session-slim migrate; do
   image="$REGISTRY/$name:$TAG"
   printf '%-48s %s\n' "$image" "$("$TOOL" images --noheading --format '{{.Size}}' "$image" | head -1)"
 done

@@ -4,7 +4,7 @@
 // priority: the tests often wait on their servers, and the checks use the cores meanwhile.
 // Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432) and `nats-server` on the PATH; .ci/run provides both.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -65,12 +65,16 @@ const checks = runChecks([
   ['lint (ESLint: typescript-eslint and the layering rule, eslint.config.mjs)', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['dead code (knip: unused files, exports and dependencies, knip.jsonc)', 'npx', ['knip', '--no-progress']],
 ]);
+// RELAY_BUILD_IMAGES=1 (.ci/run): the images are built beside the tests, niced like the checks, on a stand-in base
+// (scripts/build-local-base.sh) unless NODE_IMAGE names one; test/images waits for the status file, then checks them.
+const imagesBuilt = process.env.RELAY_BUILD_IMAGES === '1' ? buildImages() : undefined;
 const results = `${root}/.relay/test-results.json`;
 // vitest.config.ts appends every unhandled error here; a CI log that keeps only its tail still shows them.
 const unhandled = `${root}/.relay/unhandled-errors.txt`;
 rmSync(unhandled, { force: true });
 const testsStarted = Date.now();
 const tests = await exited(spawn('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env }));
+await imagesBuilt;
 if (existsSync(results)) {
   const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, testResults } = JSON.parse(readFileSync(results, 'utf8'));
   for (const file of testResults) {
@@ -89,6 +93,25 @@ process.stdout.write(`  ${((Date.now() - suiteStarted) / 1000).toFixed(0).padSta
 if (existsSync(unhandled)) process.stdout.write(`\nunhandled errors (each fails the run):\n${readFileSync(unhandled, 'utf8')}`);
 if (failedCheck) process.stderr.write(`✖ ${failedCheck} failed (its output is above)\n`);
 process.exit(failedCheck ? 1 : (tests.status ?? 1));
+
+/**
+ * Builds every image (scripts/build-images.sh, tagged ci) in the background; the tests find them as RELAY_TEST_IMAGES
+ * once RELAY_IMAGES_BUILT holds the build's exit status. Resolves when the build has ended.
+ */
+function buildImages() {
+  const statusFile = `${root}/.relay/images-built`;
+  const log = `${root}/.relay/images-build.log`;
+  mkdirSync(`${root}/.relay`, { recursive: true });
+  rmSync(statusFile, { force: true });
+  Object.assign(env, { RELAY_TEST_IMAGES: 'relay/*:ci', RELAY_IMAGES_BUILT: statusFile, RELAY_IMAGES_BUILD_LOG: log });
+  const began = Date.now();
+  const script = 'NODE_IMAGE="${NODE_IMAGE:-$(scripts/build-local-base.sh)}" TAG=ci scripts/build-images.sh';
+  const child = spawn('bash', ['-c', `nice -n 10 bash -c '${script}' > '${log}' 2>&1; echo $? > '${statusFile}'`], { cwd: root, env, stdio: 'ignore' });
+  return exited(child).then(() => {
+    steps.push(['images (scripts/build-images.sh, beside the tests)', (Date.now() - began) / 1000]);
+    process.stdout.write(`\n${readFileSync(log, 'utf8').split('\n').slice(-13).join('\n')}\n`);
+  });
+}
 
 /**
  * tsc's options to keep what it learnt of a program in .relay/tsc/ and check again only the files a change can

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -18,6 +18,7 @@ import { parseClockSpec } from '@relay/clock';
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { oneAtATime } from './one-at-a-time.ts';
 import { until } from './until.ts';
+import { launchImage } from './service-image.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const STATEFUL = ['session', 'subscription', 'scheduler', 'question', 'pairing'] as const;
@@ -35,6 +36,13 @@ export interface RelayOptions {
   readyTimeoutMs?: number;
   /** Extra node options for every service process, before the bundle (e.g. --cpu-prof for a benchmark's profile). */
   nodeArgs?: string[];
+  /**
+   * Session service replicas (default 1), each a process on a port of its own sharing its database and the bus; every
+   * service dials them all through one `ipv4:` target, balanced round robin, as `relay up --replicas session=N` runs them.
+   */
+  sessionReplicas?: number;
+  /** Runs each service from its image (scripts/build-images.sh) rather than its dist/: the image's name for each. */
+  images?: (service: ServiceName) => string;
 }
 
 /** Service processes still running: a test process that exits without stop() (a timed-out beforeAll) kills them. */
@@ -50,15 +58,24 @@ class ServiceProcess {
     readonly name: ServiceName,
     private readonly env: Record<string, string>,
     private readonly nodeArgs: string[] = [],
+    private readonly image?: string,
   ) {}
 
   start(): void {
-    // The prebuilt service (npm run build; the e2e project's global setup rebuilds a stale one), as in production.
-    this.child = spawn(process.execPath, [...this.nodeArgs, '--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
-      cwd: `${root}/services/${this.name}`,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    if (this.image === undefined) {
+      // The prebuilt service (npm run build; the e2e project's global setup rebuilds a stale one), as in production.
+      this.child = spawn(process.execPath, [...this.nodeArgs, '--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
+        cwd: `${root}/services/${this.name}`,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } else {
+      // The relay's clock control file is shared with the container; the rest of the host stays outside.
+      const clock = this.env['RELAY_CLOCK_CONTROL'];
+      const launch = launchImage(this.image, this.env, clock === undefined ? [] : [dirname(clock)]);
+      this.child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      this.child.once('exit', () => launch.remove());
+    }
     const child = this.child;
     running.add(child);
     child.once('exit', () => running.delete(child));
@@ -67,6 +84,11 @@ class ServiceProcess {
     };
     this.child.stdout?.on('data', keep);
     this.child.stderr?.on('data', keep);
+  }
+
+  /** Another replica of this service: the same environment but its gRPC port. */
+  replica(port: number): ServiceProcess {
+    return new ServiceProcess(this.name, { ...this.env, GRPC_PORT: String(port) }, this.nodeArgs, this.image);
   }
 
   /** The process id while it runs (a benchmark reads its CPU time and memory from /proc). */
@@ -133,6 +155,8 @@ export interface RelayClient {
 export interface Relay extends RelayClient {
   connection: RelayConnection;
   services: Record<ServiceName, ServiceProcess>;
+  /** The session service's replicas (RelayOptions.sessionReplicas), the first being services.session. */
+  sessionReplicas: SessionReplica[];
   /** How long after all six processes were spawned each service first answered its health check (ms). */
   startUpMs: Partial<Record<ServiceName, number>>;
   /** Waits until the service answers its health check again. */
@@ -151,6 +175,13 @@ export interface Relay extends RelayClient {
   /** The relay's virtual clock (RELAY_CLOCK) now, jumps included. */
   now(): Date;
   logs(): string;
+}
+
+/** One session service replica: its process, its own address, and a wait until it answers its health check. */
+export interface SessionReplica {
+  process: ServiceProcess;
+  address: string;
+  waitReady(): Promise<void>;
 }
 
 /** Calls the user API (`/api/v1…`) with a user's token; the status and the parsed body. */
@@ -263,6 +294,8 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
   const clockEpoch = Date.now();
   const ports = Object.fromEntries(await Promise.all([...STATEFUL, 'gateway'].map(async (s) => [s, await freePort()] as const))) as Record<ServiceName, number>;
   const address = (service: ServiceName) => `127.0.0.1:${ports[service]}`;
+  const replicaPorts = [ports.session, ...(await Promise.all(Array.from({ length: (options.sessionReplicas ?? 1) - 1 }, () => freePort())))];
+  const sessionTarget = replicaPorts.length === 1 ? address('session') : `ipv4:${replicaPorts.map((port) => `127.0.0.1:${port}`).join(',')}`;
   // Credentials made at each start, as `relay up` makes them: a gRPC token and a NATS user per service.
   const credentials = makeServiceCredentials();
   const credentialsEnv = (service: ServiceName) => ({ RELAY_SERVICE_TOKEN: credentials.tokens[service], RELAY_SERVICE_KEYS: credentials.keys });
@@ -272,7 +305,7 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
     RELAY_CLOCK_CONTROL: clockControl,
     OTEL_BSP_SCHEDULE_DELAY: '100',
     ...(options.otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint } : {}),
-    SESSION_GRPC_ADDR: address('session'),
+    SESSION_GRPC_ADDR: sessionTarget,
     SUBSCRIPTION_GRPC_ADDR: address('subscription'),
     SCHEDULER_GRPC_ADDR: address('scheduler'),
     QUESTION_GRPC_ADDR: address('question'),
@@ -293,7 +326,7 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
       DATABASE_URL: databases[index]!.url,
       GRPC_PORT: String(ports[service]),
       RELAY_AGENT_SESSIONS: 'on',
-    }, options.nodeArgs);
+    }, options.nodeArgs, options.images?.(service));
   });
   services.gateway = new ServiceProcess('gateway', {
     ...common,
@@ -301,7 +334,7 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
     OTEL_SERVICE_NAME: 'relay-gateway',
     PORT: String(ports.gateway),
     HOST: '127.0.0.1',
-  }, options.nodeArgs);
+  }, options.nodeArgs, options.images?.('gateway'));
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 
   const waitReady = (service: ServiceName) =>
@@ -328,22 +361,31 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
     }, 30_000);
   };
 
+  const sessionReplicas: SessionReplica[] = replicaPorts.map((port, index) => ({
+    process: index === 0 ? services.session : services.session.replica(port),
+    address: `127.0.0.1:${port}`,
+    waitReady: () =>
+      whenTrue(`session replica ${index + 1} answering its health check`, () => checkHealth(`127.0.0.1:${port}`, '', 2000, serviceAuth(credentials, 'gateway')), options.readyTimeoutMs),
+  }));
+  const extraReplicas = sessionReplicas.slice(1);
+
   const bus = { url: nats.url, passwords: [...STATEFUL, TEST_NATS_USER].map((user) => nats.env(user).NATS_PASSWORD) };
   const connection: RelayConnection = { name, gatewayUrl, sessionAddress: address('session'), credentials, databaseUrls, bus };
   const client = connectRelay(connection);
   const relay: Relay = Object.assign(client, {
     connection,
     services,
+    sessionReplicas,
     startUpMs: {},
     waitReady,
     jumpTo,
     now,
     settled: () => settled(nats, databaseUrls),
-    logs: () => Object.values(services).map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
+    logs: () => [...Object.values(services), ...extraReplicas.map((replica) => replica.process)].map((s) => `--- ${s.name}\n${s.output}`).join('\n'),
     async stop() {
       client.sessionClient.close();
       await services.gateway.stop();
-      await Promise.all(STATEFUL.map((service) => services[service].stop()));
+      await Promise.all([...STATEFUL.map((service) => services[service]), ...extraReplicas.map((replica) => replica.process)].map((service) => service.stop()));
       await nats.stop();
       await Promise.all(databases.map((database) => database.drop()));
       await rm(clockDir, { recursive: true, force: true });
@@ -352,6 +394,7 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
 
   try {
     for (const service of [...STATEFUL, 'gateway'] as const) services[service].start();
+    for (const replica of extraReplicas) replica.process.start();
     const spawnedAt = performance.now();
     await Promise.all(
       [...STATEFUL, 'gateway'].map(async (service) => {
@@ -359,6 +402,7 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
         relay.startUpMs[service as ServiceName] = performance.now() - spawnedAt;
       }),
     );
+    await Promise.all(extraReplicas.map((replica) => replica.waitReady()));
     await signIn(relay, 'e2e user');
   } catch (error) {
     const logs = relay.logs();
