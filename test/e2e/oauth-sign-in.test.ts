@@ -69,8 +69,9 @@ class MemoryProvider implements OAuthClientProvider {
   saved: StoredTokens | undefined;
   verifier = '';
   authorizationUrl: URL | undefined;
+  /** `clientMetadataUrl`: the client's metadata document; without one it registers itself. */
   constructor(
-    readonly clientMetadataUrl: string,
+    readonly clientMetadataUrl: string | undefined,
     readonly redirectUrl: string,
   ) {}
   get clientMetadata() {
@@ -105,12 +106,15 @@ async function authorizationOf(clientId: string, redirectUrl: string, resource =
   return startAuthorization(relay.gatewayUrl, { metadata, clientInformation: { client_id: clientId }, redirectUrl, state: 'st-1', resource });
 }
 
-/** The person's consent through the console's API (what the consent page posts): the code the client gets back. */
-async function consent(authorizationUrl: URL, title = 'Forged'): Promise<string> {
+/** The person's consent through the console's API (what the consent page posts): what the client gets back. */
+async function consentBack(authorizationUrl: URL, title = 'Forged'): Promise<URLSearchParams> {
   const decided = await relay.api('POST', '/api/v1/oauth/authorization', { request: Object.fromEntries(authorizationUrl.searchParams), allow: true, title });
   expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-  return new URL(decided.body.redirectTo).searchParams.get('code')!;
+  return new URL(decided.body.redirectTo).searchParams;
 }
+
+/** The code the client gets back after the person's consent. */
+const consent = async (authorizationUrl: URL) => (await consentBack(authorizationUrl)).get('code')!;
 
 /** POST /oauth/token with these form parameters: the status and the JSON answer. */
 async function token(params: Record<string, string>): Promise<{ status: number; body: any }> {
@@ -204,6 +208,18 @@ describe('an MCP client signs in through the console', () => {
     expect((await relay.api('GET', '/api/v1/me')).status).toBe(200);
     const asUser = await fetch(`${relay.gatewayUrl}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(asUser.status).toBe(403);
+  });
+
+  it('a client without a metadata document registers itself (RFC 7591) and signs in the same way', async () => {
+    const registering = new MemoryProvider(undefined, CLAUDE_REDIRECT);
+    expect(await auth(registering, { serverUrl: relay.mcpUrl })).toBe('REDIRECT');
+    const clientId = registering.information!.client_id;
+    expect(clientId).not.toMatch(/^https?:/);
+    const described = await relay.api('GET', `/api/v1/oauth/authorization${registering.authorizationUrl!.search}`);
+    expect(described.body).toMatchObject({ client: { id: clientId, name: 'Claude Code', hasMetadataDocument: false } });
+    const back = await consentBack(registering.authorizationUrl!, 'Registered client');
+    expect(await auth(registering, { serverUrl: relay.mcpUrl, authorizationCode: back.get('code')!, iss: back.get('iss')! })).toBe('AUTHORIZED');
+    expect(await mcpStatus(registering.saved!.access_token)).toBe(200);
   });
 
   it('a response whose iss is not this relay is refused by the client (RFC 9207) before the code is spent', async () => {
