@@ -10,6 +10,7 @@ import { setRelayName, useTitle } from './parts/use-title.ts';
 import { Consent } from './pages/consent.tsx';
 import { Conversation } from './pages/conversation.tsx';
 import { Inbox } from './pages/inbox.tsx';
+import { CardPage } from './pages/card.tsx';
 import { Relays } from './pages/relays.tsx';
 import { Schedules } from './pages/schedules.tsx';
 import { Sessions } from './pages/sessions.tsx';
@@ -109,6 +110,7 @@ const PAGE_TITLES: Record<Route['page'], string | undefined> = {
   sessions: 'Sessions',
   conversation: undefined,
   inbox: 'Inbox',
+  card: 'Card',
   schedules: 'Schedules',
   relays: 'Paired relays',
   settings: 'Settings',
@@ -125,6 +127,8 @@ function Page({ route, admin, me }: { route: Route; admin: boolean; me: Me['user
       return <Conversation id={route.id} />;
     case 'inbox':
       return <Inbox />;
+    case 'card':
+      return <CardPage id={route.id} />;
     case 'schedules':
       return <Schedules />;
     case 'relays':
@@ -144,7 +148,7 @@ function Page({ route, admin, me }: { route: Route; admin: boolean; me: Me['user
 
 function Header({ route, name, me, onSignedOut }: { route: Route; name: string; me: Me['user']; onSignedOut: () => void }) {
   const live = useLive();
-  const current = (page: Route['page']) => (route.page === page || (page === 'sessions' && route.page === 'conversation') ? 'page' : undefined);
+  const current = (page: Route['page']) => (route.page === page || (page === 'sessions' && route.page === 'conversation') || (page === 'inbox' && route.page === 'card') ? 'page' : undefined);
   return (
     <header class="top">
       <a class="brand" {...linkTo('/')}>

@@ -6,6 +6,7 @@ export type Route =
   | { page: 'sessions' }
   | { page: 'conversation'; id: string }
   | { page: 'inbox' }
+  | { page: 'card'; id: string }
   | { page: 'schedules' }
   | { page: 'relays' }
   | { page: 'settings' }
@@ -18,6 +19,8 @@ export function routeOf(pathname: string): Route {
   const conversation = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
   if (conversation) return { page: 'conversation', id: decodeURIComponent(conversation[1] ?? '') };
   if (pathname === '/inbox') return { page: 'inbox' };
+  const card = /^\/cards\/([^/]+)\/?$/.exec(pathname);
+  if (card) return { page: 'card', id: decodeURIComponent(card[1] ?? '') };
   if (pathname === '/schedules') return { page: 'schedules' };
   if (pathname === '/relays') return { page: 'relays' };
   if (pathname === '/settings') return { page: 'settings' };

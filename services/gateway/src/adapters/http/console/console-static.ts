@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 export const CONSENT_PAGE = '/oauth/consent';
 
 /** The console's own addresses; each answers the page, which routes in the browser. */
-export const CONSOLE_PAGES = ['/', '/sign-in', '/sessions', '/sessions/:id', '/inbox', '/schedules', '/relays', '/settings', '/usage', '/notifications', CONSENT_PAGE];
+export const CONSOLE_PAGES = ['/', '/sign-in', '/sessions', '/sessions/:id', '/inbox', '/cards/:id', '/schedules', '/relays', '/settings', '/usage', '/notifications', CONSENT_PAGE];
 
 // The page loads only its own files and talks only to this relay; nothing frames it.
 const CONSOLE_CSP = [

@@ -1,0 +1,32 @@
+// One card, at /cards/<id>: where an MCP client of the 2026 revision sends the person to decide the card its call
+// waits on (the URL of its input_required request). Decided here, as everywhere, through the user API as the person.
+import { CardItem } from '../parts/card-item.tsx';
+import { ErrorNote } from '../parts/error-note.tsx';
+import { linkTo } from '../router.ts';
+import type { Card, SessionView } from '../types.ts';
+import { useApi } from '../use-api.ts';
+
+export function CardPage({ id }: { id: string }) {
+  const cards = useApi<{ cards: Card[] }>('/api/v1/cards', 'inbox');
+  const sessions = useApi<{ sessions: SessionView[] }>('/api/v1/sessions?scope=all', 'sessions');
+  const card = cards.data?.cards.find((one) => one.id === id);
+  const sessionTitle = card === undefined ? '' : (sessions.data?.sessions.find((session) => session.id === card.sessionId)?.title ?? '');
+  return (
+    <main id="main">
+      <h1>Card</h1>
+      <ErrorNote error={cards.error} />
+      {cards.loading && !cards.data ? <p class="muted">Loading…</p> : null}
+      {cards.data && card === undefined ? (
+        <p class="muted">
+          No card of yours has this id. The <a {...linkTo('/inbox')}>Inbox</a> lists every card waiting for you.
+        </p>
+      ) : null}
+      {card !== undefined && card.status === 'pending' ? <CardItem card={card} sessionTitle={sessionTitle} /> : null}
+      {card !== undefined && card.status !== 'pending' ? (
+        <p role="status" data-card-status={card.status}>
+          “{card.title}”: {card.status}. The call that waits on it goes on when its client makes it again; you can close this page.
+        </p>
+      ) : null}
+    </main>
+  );
+}
