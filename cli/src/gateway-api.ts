@@ -50,6 +50,30 @@ export type DailyUsageReport = {
   providers: { provider: string; costTracked: boolean; days: { day: string; tokens: number; inputTokens: number; outputTokens: number; costUsd: number; turns: number }[] }[];
 };
 
+/** A budget's limits (null: not limited): US$, tokens, wall-clock minutes, sessions started. */
+export type BudgetLimits = { costUsd: number | null; tokens: number | null; minutes: number | null; sessions: number | null };
+
+type Spent = { turns: number; inputTokens: number; outputTokens: number; costUsd: number };
+
+/** What the tree under a session spent (by session, provider and relay; totals their sum) and the budgets over it. */
+export type TreeUsage = {
+  session: string;
+  rows: (Spent & { session: string; provider: string; relay: string })[];
+  totals: Spent;
+  sessionsStarted: number;
+  budgets: {
+    session: string;
+    setBy: string;
+    state: string;
+    level: string;
+    startedAt: string;
+    limits: BudgetLimits;
+    remaining: BudgetLimits;
+    meters: { name: string; used: number; limit: number; utilization: number }[];
+    cardId: string | null;
+  }[];
+};
+
 // A wait lasts up to the relay's longest wait per tool call (at most an hour); the request may take that long.
 const WAIT_TIMEOUT_MS = 3_700_000;
 const TIMEOUT_MS = 30_000;
@@ -193,6 +217,27 @@ export class GatewayApi {
     const body = (await this.request('GET', '/api/v1/usage')) as Partial<UsageReport>;
     if (!Array.isArray(body.providers)) throw new CliError(`${this.baseUrl}/api/v1/usage answered without providers`);
     return body as UsageReport;
+  }
+
+  /** GET /api/v1/sessions/:id/tree-usage → what the tree under the session spent, and the budgets over it. */
+  async treeUsage(sessionId: string): Promise<TreeUsage> {
+    return this.#treeUsage(await this.request('GET', `/api/v1/sessions/${encodeURIComponent(sessionId)}/tree-usage`));
+  }
+
+  /** PUT /api/v1/sessions/:id/budget {limits} → the tree with the budget as set. */
+  async setBudget(sessionId: string, limits: Partial<BudgetLimits>): Promise<TreeUsage> {
+    return this.#treeUsage(await this.request('PUT', `/api/v1/sessions/${encodeURIComponent(sessionId)}/budget`, limits));
+  }
+
+  /** DELETE /api/v1/sessions/:id/budget → the tree without it. */
+  async removeBudget(sessionId: string): Promise<TreeUsage> {
+    return this.#treeUsage(await this.request('DELETE', `/api/v1/sessions/${encodeURIComponent(sessionId)}/budget`));
+  }
+
+  #treeUsage(body: unknown): TreeUsage {
+    const usage = body as Partial<TreeUsage>;
+    if (!Array.isArray(usage.rows) || !Array.isArray(usage.budgets)) throw new CliError(`${this.baseUrl} answered a tree's usage without rows and budgets`);
+    return usage as TreeUsage;
   }
 
   /** GET /api/v1/usage/daily?days=N → what each tracked provider used on each of the last N UTC days. */

@@ -70,8 +70,16 @@ async function main(argv: readonly string[]): Promise<number> {
         return await runUpdateSession({ sessionId: command.sessionId, group: command.group, json: command.json }, { out: process.stdout, err: process.stderr });
       }
       case 'usage': {
+        if (command.tree !== undefined) {
+          const { runTreeUsage } = await import('./commands/budget.ts');
+          return await runTreeUsage({ tree: command.tree, json: command.json }, { out: process.stdout, err: process.stderr });
+        }
         const { runUsage } = await import('./commands/usage.ts');
         return await runUsage(command, { out: process.stdout, err: process.stderr });
+      }
+      case 'budget': {
+        const { runBudget } = await import('./commands/budget.ts');
+        return await runBudget(command, { out: process.stdout, err: process.stderr });
       }
       case 'inbox': {
         const { runInbox } = await import('./commands/inbox.ts');

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.ts';
 import { GRPC_SERVICE_NAMES, MAX_REPLICAS, type GrpcServiceName, type Replicas } from './service-plan.ts';
+import type { BudgetLimits } from './gateway-api.ts';
 
 export type SessionScope = 'active' | 'archived' | 'all';
 
@@ -32,7 +33,9 @@ export type Command =
   | { kind: 'rename-session'; sessionId: string; title: string; json: boolean }
   /** `group` "" takes the session out of its group. */
   | { kind: 'group-session'; sessionId: string; group: string; json: boolean }
-  | { kind: 'usage'; json: boolean; days?: number }
+  | { kind: 'usage'; json: boolean; days?: number; tree?: string }
+  /** Without `limits` or `remove`, shows the tree's usage and its budgets. */
+  | { kind: 'budget'; sessionId: string; limits?: Partial<BudgetLimits>; remove: boolean; json: boolean }
   | { kind: 'inbox'; json: boolean }
   | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
@@ -87,6 +90,12 @@ Usage:
                                                  one), or out of its group
   relay usage [--json]                           what each provider's plan has used and has left
   relay usage --days N [--json]                  what each provider used on each of the last N days (UTC; 1–366)
+  relay usage --tree SESSION [--json]            what the session's delegation tree spent, by session, provider and
+                                                 relay, and the budgets over it
+  relay budget SESSION [--cost-usd N] [--tokens N] [--minutes N] [--sessions N] [--remove] [--json]
+                                                 a conversation's budget over its tree (US$, tokens, wall-clock minutes,
+                                                 sessions it may start): set the limits given (the others are not
+                                                 limited), remove it, or without options show it
   relay session token SESSION [--revoke] [--json]
                                                  a new token for a session's MCP client (shown once; the old one stops
                                                  working), or with --revoke none
@@ -259,8 +268,35 @@ export function parseCommand(argv: readonly string[]): Command {
     return { kind: 'group-session', sessionId, group, json: values.json === true };
   }
   if (first === 'usage' && second === undefined) {
-    const { values } = parseOptions(rest, { json: { type: 'boolean' }, days: { type: 'string' } });
-    return { kind: 'usage', json: values.json === true, ...(values.days === undefined ? {} : { days: parseDays(values.days) }) };
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, days: { type: 'string' }, tree: { type: 'string' } });
+    if (values.days !== undefined && values.tree !== undefined) throw new CliError('relay usage takes --days or --tree, not both', USAGE_EXIT_CODE);
+    return {
+      kind: 'usage',
+      json: values.json === true,
+      ...(values.days === undefined ? {} : { days: parseDays(values.days) }),
+      ...(typeof values.tree === 'string' ? { tree: values.tree } : {}),
+    };
+  }
+  if (first === 'budget') {
+    const { values } = parseOptions(rest, {
+      json: { type: 'boolean' },
+      remove: { type: 'boolean' },
+      'cost-usd': { type: 'string' },
+      tokens: { type: 'string' },
+      minutes: { type: 'string' },
+      sessions: { type: 'string' },
+    });
+    if (second === undefined || extra.length > 0) throw new CliError('relay budget needs one session: relay budget SESSION [--cost-usd N] [--tokens N] [--minutes N] [--sessions N]', USAGE_EXIT_CODE);
+    const limits = {
+      ...(values['cost-usd'] === undefined ? {} : { costUsd: parseLimit('--cost-usd', values['cost-usd'], false) }),
+      ...(values.tokens === undefined ? {} : { tokens: parseLimit('--tokens', values.tokens, true) }),
+      ...(values.minutes === undefined ? {} : { minutes: parseLimit('--minutes', values.minutes, true) }),
+      ...(values.sessions === undefined ? {} : { sessions: parseLimit('--sessions', values.sessions, true) }),
+    };
+    const remove = values.remove === true;
+    const setting = Object.keys(limits).length > 0;
+    if (remove && setting) throw new CliError('relay budget --remove takes no limits', USAGE_EXIT_CODE);
+    return { kind: 'budget', sessionId: second, ...(setting ? { limits } : {}), remove, json: values.json === true };
   }
   if (first === 'inbox' && second === undefined) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
@@ -374,6 +410,7 @@ export function parseCommand(argv: readonly string[]): Command {
 const VALUE_OPTIONS = new Set([
   'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'days', 'message', 'may-create-sessions', 'choice', 'session', 'cancel',
   'unsubscribe', 'agent-sessions', 'max-wait', 'max-turn', 'task-quiet', 'level', 'accept-prompts', 'replicas',
+  'tree', 'cost-usd', 'tokens', 'minutes', 'sessions',
 ]);
 
 /**
@@ -460,6 +497,14 @@ function parseDays(value: string | boolean): number {
   const days = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isInteger(days) || days < 1 || days > 366) throw new CliError('--days must be a whole number from 1 to 366', USAGE_EXIT_CODE);
   return days;
+}
+
+/** A budget's limit: US$ (a number) or a whole number, 0 or more. */
+function parseLimit(option: string, value: string | boolean, whole: boolean): number {
+  const text = typeof value === 'string' ? value.trim() : '';
+  const limit = (whole ? /^\d+$/ : /^\d+(\.\d+)?$/).test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(limit)) throw new CliError(`${option} must be ${whole ? 'a whole number' : 'a number of US dollars'}, 0 or more`, USAGE_EXIT_CODE);
+  return limit;
 }
 
 function parseLast(value: string | boolean): number {

@@ -103,9 +103,10 @@ describe('parseArguments', () => {
     expect(error.message.endsWith(ending)).toBe(true);
   });
 
+  // The spec's sentence, its list ending with budget, this relay's extension (docs/relay-tool.md).
   it('matches the spec sentence for create_session', () => {
     expect(refusal({ action: 'create_session', relay: 'this', text: 'go', session: 's1' }).message).toBe(
-      'create_session does not take: session. Its arguments: relay, text, provider, model, cwd, repo, branch, mode, effort, title, group, wait_seconds. Nothing was created.',
+      'create_session does not take: session. Its arguments: relay, text, provider, model, cwd, repo, branch, mode, effort, title, group, wait_seconds, budget. Nothing was created.',
     );
   });
 

@@ -25,6 +25,8 @@ const TOOL_CODES = [
   'REMOTE_RELAY_QUESTION_LIMIT',
   'REMOTE_RELAY_HOP_LIMIT',
   'REMOTE_RELAY_LOOP_GUARD',
+  // This relay's extension: a budget over the caller's delegation tree holds the call.
+  'REMOTE_RELAY_BUDGET_REACHED',
   'REMOTE_RELAY_UNKNOWN_MODEL',
   'REMOTE_RELAY_UNKNOWN_GROUP',
   'REMOTE_RELAY_PROVIDER_UNAVAILABLE',

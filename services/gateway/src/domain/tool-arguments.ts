@@ -77,6 +77,11 @@ export const ARGUMENTS = {
   options: strings('name', 'ask: the answers offered.'),
   recommendation: string('name', 'ask: the option you recommend.'),
   detail: string('text', 'ask: what the user needs to know to answer.'),
+  budget: object(
+    'name',
+    'create_session, send (this relay\'s extension): a budget for the session you start or started, { "cost_usd": 2, "tokens": 200000, "minutes": 30, "sessions": 3 }; it only narrows the budget over your tree.',
+  ),
+  tree: boolean('usage (this relay\'s extension): what your conversation\'s delegation tree spent, by session, provider and relay, and the budgets over it.'),
 };
 
 export type ArgumentName = keyof typeof ARGUMENTS;

@@ -147,6 +147,17 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
           ],
         };
       },
+      // A tree with nothing spent and no budget over it (the session service's own tests cover budgets). Not recorded:
+      // every prompting call reads it after its wait, for the budget note.
+      getTreeUsage: async (request) => {
+        return { usage: { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [] } };
+      },
+      // No budget over any tree: a prompt to a paired relay carries none.
+      checkTreeBudget: async () => ({ carried: undefined }),
+      noteRemoteTreeSpend: async (request) => {
+        record('noteRemoteTreeSpend', request);
+        return {};
+      },
       readSession: async (request) => {
         record('readSession', request);
         const session = sessionOf(request.userId, request.sessionId);

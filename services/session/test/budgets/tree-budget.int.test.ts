@@ -19,7 +19,7 @@ import { PrismaSessionStore } from '../../src/adapters/store/prisma-session-stor
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
-import { refuseOverBudget } from '../../src/app/budgets/budget-gate.ts';
+import { checkTreeBudget, noteRemoteTreeSpend, refuseOverBudget } from '../../src/app/budgets/budget-gate.ts';
 import { applyBudgetCard, checkBudgets, checkRunOutMinutes, type BudgetDeps } from '../../src/app/budgets/check-budgets.ts';
 import { getTreeUsage } from '../../src/app/budgets/get-tree-usage.ts';
 import { setBudget } from '../../src/app/budgets/set-budget.ts';
@@ -266,5 +266,33 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     // The person sets it again: the tree runs.
     await setBudget(deps, { userId, sessionId: child, limits: { costUsd: 1, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
     expect(await untilStatus(waiting, 'done')).toMatchObject({ replyText: 'done: cost 0.1 late' });
+  });
+
+  it('carries what is left to a paired relay, and counts what that relay reports back', async () => {
+    const root = await newSession('across relays', null);
+    await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 3, tokens: null, minutes: null, sessions: 4 }, setBy: 'person' }, clock.now());
+    // The conversation's agent started a session on build-box (as NoteRemoteSessionStarted records it).
+    await prisma.conversationGrant.create({ data: { sessionId: root, kind: 'started_remote', relay: 'build-box/far-1', createdAt: clock.now() } });
+    expect(await checkTreeBudget(deps, { userId, sessionId: root, startsSession: true }, clock.now())).toEqual({ costUsd: 3, tokens: null, minutes: null, sessions: 3 });
+
+    // build-box reports what far-1's tree spent there: US$2.60 and one session it started.
+    const report = { userId, sessionId: root, relay: 'build-box', remoteSessionId: 'far-1', sessionsStarted: 1 };
+    const farRow = { sessionId: 'far-1', provider: 'openai', turns: 2, inputTokens: 100, outputTokens: 50, costUsd: 2.6 };
+    raised.length = 0;
+    await noteRemoteTreeSpend(deps, { ...report, rows: [farRow] }, clock.now());
+    const usage = await getTreeUsage(deps, { userId, sessionId: root }, clock.now());
+    expect(usage.rows).toEqual([{ ...farRow, relay: 'build-box', largestTurnCostUsd: 0, largestTurnTokens: 0 }]);
+    expect(usage.sessionsStarted).toBe(2);
+    expect(raised).toMatchObject([{ sessionId: root, title: 'Budget 80 % used for "across relays"' }]);
+    expect(await checkTreeBudget(deps, { userId, sessionId: root, startsSession: true }, clock.now())).toEqual({ costUsd: 0.4, tokens: null, minutes: null, sessions: 2 });
+
+    // A report about a session this conversation did not start counts nothing.
+    await noteRemoteTreeSpend(deps, { ...report, remoteSessionId: 'not-ours', rows: [{ ...farRow, sessionId: 'not-ours', costUsd: 50 }] }, clock.now());
+    expect((await getTreeUsage(deps, { userId, sessionId: root }, clock.now())).totals.costUsd).toBe(2.6);
+
+    // The next report replaces it: US$3.10 reaches the budget, and the next prompt to a paired relay is refused here.
+    await noteRemoteTreeSpend(deps, { ...report, rows: [{ ...farRow, costUsd: 3.1 }] }, clock.now());
+    expect((await deps.budgets.find(root))?.state).toBe('reached');
+    await expect(checkTreeBudget(deps, { userId, sessionId: root, startsSession: false }, clock.now())).rejects.toMatchObject({ code: 'REMOTE_RELAY_BUDGET_REACHED' });
   });
 });

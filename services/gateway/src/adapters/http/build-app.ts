@@ -10,6 +10,7 @@ import helmet from 'helmet';
 import { ZodError } from 'zod';
 import { AllowedHosts } from './allowed-hosts.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
+import { registerBudgetRoutes } from './routes/budgets.ts';
 import { registerConsoleRoutes } from './console/console-routes.ts';
 import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSettings } from './failure-limits.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -110,6 +111,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.oauth) registerOAuthRoutes(app, { ...deps, oauth: deps.oauth, insecureClientIds: deps.oauthInsecureClientIds === true });
     registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
     registerSessionRoutes(app, deps);
+    registerBudgetRoutes(app, deps);
     registerCardRoutes(app, deps);
     registerAskRoutes(app, deps);
     registerNotificationRoutes(app, deps);

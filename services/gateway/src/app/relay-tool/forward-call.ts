@@ -22,6 +22,7 @@ import { requireVersion } from '../../domain/version.ts';
 import { planWait } from '../../domain/wait-seconds.ts';
 import type { ForwardToolCallRequest, PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { getConversation } from '../session-reads.ts';
+import { carriedBudget, noteReportedSpend } from './tree-budget.ts';
 
 /** How long any other forwarded call may take. */
 const CALL_SECONDS = 30;
@@ -41,7 +42,9 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
 
   const local = provenanceOf(context.relayName, conversation);
   const provenance: Provenance = { ...local, hops: local.hops + 1, viaRelays: chainThrough(local.viaRelays, context.relayName) };
-  const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}) };
+  // This relay's extension: a prompt carries the budget over the caller's tree (docs/adr/0039-tree-budgets.md).
+  const budget = prompting ? await carriedBudget(args, context, definition.toPaired?.startsSession === true) : undefined;
+  const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}), ...(budget ? { budget } : {}) };
   const timeoutSeconds = (wait?.waitSeconds ?? 0) + CALL_SECONDS;
   const call: ForwardToolCallRequest = { relay: relay.name, action, argumentsJson: JSON.stringify(forwarded), provenance, timeoutSeconds, allowed: false, dryRun: false };
   // The other relay may take as long as its wait, plus the way there and back.
@@ -76,6 +79,8 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
     // Counted among the sessions this conversation started, so the first-session card is not asked again.
     await sessions.noteRemoteSessionStarted({ sessionId: caller.sessionId, relay: relay.name, remoteSessionId: result.session });
   }
+  // What a session this conversation started there spent, as that relay reports it: counted in this tree.
+  await noteReportedSpend(result, relay.name, context);
   return shapeResult(result, relay.name, wait?.note);
 }
 

@@ -5,15 +5,16 @@ import type { Logger } from '@relay/telemetry';
 import type { BudgetDeps } from '../../app/budgets/check-budgets.ts';
 import { getTreeUsage } from '../../app/budgets/get-tree-usage.ts';
 import { removeBudget, setBudget } from '../../app/budgets/set-budget.ts';
-import { fromBudgetLimitsMessage, toTreeUsageMessage } from './wire/budget-wire.ts';
+import { checkTreeBudget, noteRemoteTreeSpend } from '../../app/budgets/budget-gate.ts';
+import { fromBudgetLimitsMessage, toBudgetLimitsMessage, toTreeUsageMessage } from './wire/budget-wire.ts';
 
 /** The generated server interface without grpc-js's index signature. */
 type Methods = { [K in keyof SessionServiceServer as string extends K ? never : K]: SessionServiceServer[K] };
 
 /** The RPCs budgetGrpc serves (sessionGrpc serves the rest). */
-export type BudgetMethod = 'setBudget' | 'removeBudget' | 'getTreeUsage';
+export type BudgetMethod = 'setBudget' | 'removeBudget' | 'getTreeUsage' | 'checkTreeBudget' | 'noteRemoteTreeSpend';
 
-/** The budget methods of relay.session.v1.SessionService (SetBudget, RemoveBudget, GetTreeUsage), to merge with the rest. */
+/** The budget methods of relay.session.v1.SessionService, to merge with the rest. */
 export function budgetGrpc(deps: BudgetDeps & { clock: Clock; logger: Logger }): ReturnType<typeof serveUnary> {
   const { clock } = deps;
   return serveUnary<Pick<Methods, BudgetMethod>>(deps.logger, {
@@ -24,5 +25,14 @@ export function budgetGrpc(deps: BudgetDeps & { clock: Clock; logger: Logger }):
     },
     removeBudget: async (request) => ({ usage: toTreeUsageMessage(await removeBudget(deps, request, clock.now())) }),
     getTreeUsage: async (request) => ({ usage: toTreeUsageMessage(await getTreeUsage(deps, request, clock.now())) }),
+    checkTreeBudget: async (request) => {
+      const carried = await checkTreeBudget(deps, request, clock.now());
+      return { carried: carried === undefined ? undefined : toBudgetLimitsMessage(carried) };
+    },
+    noteRemoteTreeSpend: async (request) => {
+      const rows = request.rows.map(({ sessionId, provider, turns, inputTokens, outputTokens, costUsd }) => ({ sessionId, provider, turns, inputTokens, outputTokens, costUsd }));
+      await noteRemoteTreeSpend(deps, { ...request, rows }, clock.now());
+      return {};
+    },
   });
 }

@@ -27,6 +27,8 @@ export const SESSION_CALLERS = {
   setBudget: GATEWAY,
   removeBudget: GATEWAY,
   getTreeUsage: GATEWAY,
+  checkTreeBudget: GATEWAY,
+  noteRemoteTreeSpend: GATEWAY,
   readSession: GATEWAY,
   createSession: GATEWAY,
   sendMessage: GATEWAY,

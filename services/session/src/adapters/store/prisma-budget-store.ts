@@ -1,5 +1,5 @@
 import type { Budget, BudgetSetBy, BudgetState } from '../../domain/budgets/budget.ts';
-import type { TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
+import type { RemoteTreeReport, TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
 import type { BudgetStore } from '../../app/budgets/ports.ts';
 import { STARTED_REMOTE_GRANT } from '../../app/sessions/remote-sessions.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
@@ -88,22 +88,27 @@ export class PrismaBudgetStore implements BudgetStore {
 
   async treeUsage(sessionId: string): Promise<TreeUsageRow[]> {
     const rows = await this.prisma.$queryRawUnsafe<
-      { session_id: string; provider: string; turns: number; input_tokens: number; output_tokens: number; cost_usd: number; largest_cost: number; largest_tokens: number }[]
+      { session_id: string; provider: string; relay: string | null; turns: number; input_tokens: number; output_tokens: number; cost_usd: number; largest_cost: number; largest_tokens: number }[]
     >(
       `${TREE}
-       SELECT u.session_id, u.provider, COUNT(*)::int AS turns,
+       SELECT u.session_id, u.provider, NULL AS relay, COUNT(*)::int AS turns,
               SUM(u.input_tokens)::float8 AS input_tokens, SUM(u.output_tokens)::float8 AS output_tokens,
               COALESCE(SUM(u.cost_usd), 0)::float8 AS cost_usd, COALESCE(MAX(u.cost_usd), 0)::float8 AS largest_cost,
               MAX(u.input_tokens + u.output_tokens)::float8 AS largest_tokens
          FROM turn_usage u JOIN tree ON u.session_id = tree.id
         GROUP BY u.session_id, u.provider
-        ORDER BY u.session_id, u.provider`,
+       UNION ALL
+       -- A paired relay reports sums only: one turn's worth there is not known here (0).
+       SELECT x."sessionId", x.provider, r.relay, x.turns, x."inputTokens", x."outputTokens", x."costUsd", 0, 0
+         FROM remote_tree_reports r JOIN tree ON r.session_id = tree.id,
+              jsonb_to_recordset(r.rows) AS x("sessionId" text, provider text, turns int, "inputTokens" float8, "outputTokens" float8, "costUsd" float8)
+        ORDER BY 3 NULLS FIRST, 1, 2`,
       sessionId,
     );
     return rows.map((row) => ({
       sessionId: row.session_id,
       provider: row.provider,
-      relay: this.relayName,
+      relay: row.relay ?? this.relayName,
       turns: row.turns,
       inputTokens: row.input_tokens,
       outputTokens: row.output_tokens,
@@ -114,14 +119,29 @@ export class PrismaBudgetStore implements BudgetStore {
   }
 
   async sessionsStarted(sessionId: string): Promise<number> {
-    const [row] = await this.prisma.$queryRawUnsafe<{ here: number; paired: number }[]>(
+    const [row] = await this.prisma.$queryRawUnsafe<{ here: number; paired: number; beyond: number }[]>(
       `${TREE}
        SELECT (SELECT COUNT(*) FROM tree)::int - 1 AS here,
-              (SELECT COUNT(*) FROM conversation_grants g JOIN tree ON g.session_id = tree.id WHERE g.kind = $2)::int AS paired`,
+              (SELECT COUNT(*) FROM conversation_grants g JOIN tree ON g.session_id = tree.id WHERE g.kind = $2)::int AS paired,
+              (SELECT COALESCE(SUM(r.sessions_started), 0) FROM remote_tree_reports r JOIN tree ON r.session_id = tree.id)::int AS beyond`,
       sessionId,
       STARTED_REMOTE_GRANT,
     );
-    return row === undefined ? 0 : Math.max(0, row.here) + row.paired;
+    return row === undefined ? 0 : Math.max(0, row.here) + row.paired + row.beyond;
+  }
+
+  async noteRemoteReport(report: RemoteTreeReport, now: Date): Promise<boolean> {
+    const started = await this.prisma.conversationGrant.findUnique({
+      where: { sessionId_kind_relay: { sessionId: report.sessionId, kind: STARTED_REMOTE_GRANT, relay: `${report.relay}/${report.remoteSessionId}` } },
+    });
+    if (started === null) return false;
+    const data = { sessionId: report.sessionId, rows: report.rows, sessionsStarted: report.sessionsStarted, reportedAt: now };
+    await this.prisma.remoteTreeReport.upsert({
+      where: { relay_remoteSessionId: { relay: report.relay, remoteSessionId: report.remoteSessionId } },
+      create: { relay: report.relay, remoteSessionId: report.remoteSessionId, ...data },
+      update: data,
+    });
+    return true;
   }
 
   async stopRunningTurns(sessionId: string): Promise<number> {

@@ -1,5 +1,6 @@
-import { mayStartSession, type Budget, type BudgetLimits, type BudgetSetBy } from '../../domain/budgets/budget.ts';
-import { budgetReached, invalidInput } from '../../domain/errors.ts';
+import { mayStartSession, narrowest, type Budget, type BudgetLimits, type BudgetSetBy } from '../../domain/budgets/budget.ts';
+import type { RemoteTreeReport } from '../../domain/budgets/tree-usage.ts';
+import { budgetReached, invalidInput, noSuchSession } from '../../domain/errors.ts';
 import { checkBudgets, type BudgetDeps } from './check-budgets.ts';
 import { measure } from './get-tree-usage.ts';
 import { checkedLimits, setBudget } from './set-budget.ts';
@@ -40,4 +41,30 @@ export async function narrowBudget(
     throw invalidInput('budget narrows only a session this conversation started; the person sets the others’ budgets.', { field: 'budget' });
   }
   if (!input.dryRun) await setBudget(deps, { userId: input.userId, sessionId: input.sessionId, limits, setBy }, now);
+}
+
+/**
+ * Before a conversation's agent prompts a paired relay: refuses as refuseOverBudget does, else answers what the call
+ * carries there — the tightest of what each budget over the tree leaves (undefined when none is over it) — which that
+ * relay enforces on its side.
+ */
+export async function checkTreeBudget(deps: BudgetDeps, input: { userId: string; sessionId: string; startsSession: boolean }, now: Date): Promise<BudgetLimits | undefined> {
+  const session = await deps.sessions.findSession(input.sessionId);
+  if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
+  await refuseOverBudget(deps, { sessionId: session.id, startsSession: input.startsSession, nothingDone: 'Nothing was sent to the paired relay.' }, now);
+  let carried: BudgetLimits | undefined;
+  for (const budget of await deps.budgets.governing(session.id)) {
+    const { remaining } = await measure(deps, budget, now);
+    carried = carried === undefined ? remaining : narrowest(carried, remaining);
+  }
+  return carried;
+}
+
+/** Keeps a paired relay's report of what a session the conversation started there spent (its tree there). */
+export async function noteRemoteTreeSpend(deps: BudgetDeps, input: RemoteTreeReport & { userId: string }, now: Date): Promise<void> {
+  const session = await deps.sessions.findSession(input.sessionId);
+  if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
+  if (input.relay === '' || input.remoteSessionId === '') throw invalidInput('relay and remote_session_id are required', { field: input.relay === '' ? 'relay' : 'remote_session_id' });
+  const { userId: _userId, ...report } = input;
+  if (await deps.budgets.noteRemoteReport(report, now)) await checkBudgets(deps, session.id, now);
 }

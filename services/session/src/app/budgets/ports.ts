@@ -1,5 +1,5 @@
 import type { Budget } from '../../domain/budgets/budget.ts';
-import type { TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
+import type { RemoteTreeReport, TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
 
 /** Where budgets are kept, and the reads of a delegation tree they are measured on (the usage ledger, the sessions). */
 export interface BudgetStore {
@@ -20,10 +20,21 @@ export interface BudgetStore {
   byCard(cardId: string): Promise<Budget | undefined>;
   /** The active budgets whose minutes have run out at `now`. */
   minutesRunOut(now: Date): Promise<Budget[]>;
-  /** Per session of the tree under `sessionId` (itself included) and provider, the ledger's sums. */
+  /**
+   * Per session of the tree under `sessionId` (itself included) and provider, the ledger's sums; then the rows the
+   * paired relays last reported for the sessions the tree started there.
+   */
   treeUsage(sessionId: string): Promise<TreeUsageRow[]>;
-  /** The sessions the tree under `sessionId` started: on this relay, and on paired relays (as its agents noted them). */
+  /**
+   * The sessions the tree under `sessionId` started: on this relay, on paired relays (as its agents noted them), and
+   * the ones those started there (as the paired relays reported).
+   */
   sessionsStarted(sessionId: string): Promise<number>;
+  /**
+   * Keeps a paired relay's report in place of its earlier one, when the conversation started that session there
+   * (noted by NoteRemoteSessionStarted); whether it did.
+   */
+  noteRemoteReport(report: RemoteTreeReport, now: Date): Promise<boolean>;
   /** Asks every running or waiting turn of the tree under `sessionId` to stop; how many were asked. */
   stopRunningTurns(sessionId: string): Promise<number>;
 }

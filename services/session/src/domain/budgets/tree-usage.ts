@@ -19,6 +19,19 @@ export interface TreeUsageRow {
   largestTurnTokens: number;
 }
 
+/**
+ * What a session a conversation started on a paired relay has spent there (its own tree there), as that relay last
+ * reported it: rows named by the relay as it is paired here.
+ */
+export interface RemoteTreeReport {
+  /** The conversation whose agent started it. */
+  sessionId: string;
+  relay: string;
+  remoteSessionId: string;
+  rows: Omit<TreeUsageRow, 'relay' | 'largestTurnCostUsd' | 'largestTurnTokens'>[];
+  sessionsStarted: number;
+}
+
 export interface TreeUsageTotals {
   turns: number;
   inputTokens: number;

@@ -29,10 +29,12 @@ import { planWait } from '../../../domain/wait-seconds.ts';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
 import type { SessionClient } from '../../ports.ts';
+import { budgetArgument } from '../../../domain/budget-argument.ts';
+import { withBudgetNote, withTreeSpent } from '../tree-budget.ts';
 
 export const createSession = defineAction({
   name: 'create_session',
-  args: argumentsOf('relay', 'text', 'provider', 'model', 'cwd', 'repo', 'branch', 'mode', 'effort', 'title', 'group', 'wait_seconds'),
+  args: argumentsOf('relay', 'text', 'provider', 'model', 'cwd', 'repo', 'branch', 'mode', 'effort', 'title', 'group', 'wait_seconds', 'budget'),
   relay: 'required',
   write: true,
   nothing: 'Nothing was created.',
@@ -73,7 +75,7 @@ async function runCreateSession(args: ToolArguments, context: ActionContext): Pr
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: wait.waitSeconds },
     context,
   );
-  return createdResult(relay, created, result, wait.note, context.openUrlBase);
+  return withBudgetNote(createdResult(relay, created, result, wait.note, context.openUrlBase), sessions, caller);
 }
 
 /** What the agent chose for the new session, as the session service takes it (from this relay's agent or another's). */
@@ -89,6 +91,8 @@ export function sessionChoices(args: ToolArguments & { text: string }) {
     repo: args.repo,
     branch: args.branch,
     group: args.group,
+    // This relay's extension: the new session's own budget, which only narrows the one over the caller's tree.
+    budget: budgetArgument(args.budget, 'Nothing was created.'),
   };
 }
 
@@ -148,5 +152,5 @@ async function serveCreateSession(args: ToolArguments, context: ActionContext, o
   }
   const created = await startSession(sessions, { ...request, dryRun: false });
   const result = await awaitTurn({ userId, callerSessionId: '', sessionId: created.session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
-  return createdResult(relayName, created, result, plan.note, context.openUrlBase);
+  return withTreeSpent(createdResult(relayName, created, result, plan.note, context.openUrlBase), sessions, { userId, sessionId: created.session.id });
 }

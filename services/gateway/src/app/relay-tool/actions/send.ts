@@ -25,10 +25,12 @@ import { planWait } from '../../../domain/wait-seconds.ts';
 import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
 import type { SessionClient } from '../../ports.ts';
+import { budgetArgument } from '../../../domain/budget-argument.ts';
+import { withBudgetNote, withTreeSpent } from '../tree-budget.ts';
 
 export const send = defineAction({
   name: 'send',
-  args: argumentsOf('relay', 'session', 'text', 'provider', 'model', 'mode', 'effort', 'wait_seconds'),
+  args: argumentsOf('relay', 'session', 'text', 'provider', 'model', 'mode', 'effort', 'wait_seconds', 'budget'),
   relay: 'required',
   write: true,
   nothing: 'Nothing was sent.',
@@ -66,6 +68,8 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
     effort: args.effort,
     mode: args.mode,
     provenance: provenanceOf(relay, conversation),
+    // This relay's extension: narrows the budget of a session this conversation started.
+    budget: budgetArgument(args.budget, 'Nothing was sent.'),
   };
   const checked = await sendMessage(sessions, { ...message, dryRun: true });
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
@@ -79,7 +83,7 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: wait.waitSeconds },
     context,
   );
-  return sentResult(relay, sent, result, wait.note, context.openUrlBase);
+  return withBudgetNote(sentResult(relay, sent, result, wait.note, context.openUrlBase), sessions, caller);
 }
 
 async function serveSend(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
@@ -87,14 +91,25 @@ async function serveSend(args: ToolArguments, context: ActionContext, origin: Re
   const plan = planWait('send', args.wait_seconds, context.settings.maxWaitSeconds);
   const { sessions, relayName } = context;
   const userId = origin.userId;
-  const message = { userId, sessionId: args.session, text: args.text, provider: args.provider, model: args.model, effort: args.effort, mode: args.mode, provenance: origin.provenance };
+  const message = {
+    userId,
+    sessionId: args.session,
+    text: args.text,
+    provider: args.provider,
+    model: args.model,
+    effort: args.effort,
+    mode: args.mode,
+    provenance: origin.provenance,
+    // The budget the calling relay carries: it narrows this session's, enforced here.
+    budget: budgetArgument(args.budget, 'Nothing was sent.'),
+  };
   if (origin.dryRun) {
     const checked = await sendMessage(sessions, { ...message, dryRun: true });
     return checkedOnly('send', relayName, { session: checked.session.id, ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
   }
   const sent = await sendMessage(sessions, { ...message, dryRun: false });
   const result = await awaitTurn({ userId, callerSessionId: '', sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds }, context);
-  return sentResult(relayName, sent, result, plan.note, context.openUrlBase);
+  return withTreeSpent(sentResult(relayName, sent, result, plan.note, context.openUrlBase), sessions, { userId, sessionId: sent.session.id });
 }
 
 type Sent = SendMessageResponse & { session: Session };

@@ -11,16 +11,18 @@ import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
+import { budgetNote, treeUsageView } from '../../views/tree-usage-view.ts';
 
 export const usage = defineAction({
   name: 'usage',
-  args: argumentsOf('relay'),
+  args: argumentsOf('relay', 'tree'),
   relay: 'required',
   write: false,
   inboxBlind: true,
   toPaired: { level: 'read', forwarded: true },
   handler: runUsage,
-  fromPaired: (args, context) => runUsage(args, context),
+  // A paired relay's agent has no conversation here: tree reads nothing there.
+  fromPaired: (args, context) => runUsage({ ...args, tree: undefined }, context),
 });
 
 async function runUsage(args: ToolArguments, context: ActionContext): Promise<Success> {
@@ -34,7 +36,13 @@ async function runUsage(args: ToolArguments, context: ActionContext): Promise<Su
     `${by('not_tracked')} not tracked`,
     `${by('not_set_up')} not set up`,
   ];
-  return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused }, relay);
+  if (args.tree !== true) return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused }, relay);
+  // This relay's extension: what the caller's delegation tree spent, and the budgets over it.
+  const { caller } = context;
+  const tree = treeUsageView((await context.sessions.getTreeUsage({ userId: caller.userId, sessionId: caller.sessionId })).usage);
+  const spent = `tree ${tree.rows.length === 0 ? 'spent nothing' : `spent US$${tree.totals.costUsd} and ${tree.totals.inputTokens + tree.totals.outputTokens} tokens in ${tree.totals.turns} turns`}`;
+  const note = budgetNote(tree);
+  return success(`usage → ${relay}: ${parts.join(', ')}; ${spent}`, { providers, claudeUsageLimitPaused, tree, ...(note === undefined ? {} : { budgetNote: note }) }, relay);
 }
 
 /** The usage report as the usage action and GET /api/v1/usage show it: per provider its status and meters. */

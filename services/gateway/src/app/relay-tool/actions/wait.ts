@@ -10,6 +10,7 @@ import { sessionReadView } from '../../views/session-view.ts';
 import type { TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
+import { withTreeSpent } from '../tree-budget.ts';
 import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
@@ -71,7 +72,8 @@ async function serveWait(args: ToolArguments, context: ActionContext, origin: Re
   requireArguments(context.action, args, ['session', 'message_id']);
   const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
   const result = await awaitTurn({ userId: origin.userId, callerSessionId: '', sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds }, context);
-  return waitedResult(context.relayName, result, plan.note, context.openUrlBase);
+  // What the session's tree spent by the time the wait ends: the calling relay counts it in its own tree.
+  return withTreeSpent(waitedResult(context.relayName, result, plan.note, context.openUrlBase), context.sessions, { userId: origin.userId, sessionId: args.session });
 }
 
 function waitedResult(relay: string, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {

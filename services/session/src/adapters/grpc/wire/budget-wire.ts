@@ -7,7 +7,8 @@ export function fromBudgetLimitsMessage(limits: BudgetLimitsMessage): BudgetLimi
   return { costUsd: limits.costUsd ?? null, tokens: limits.tokens ?? null, minutes: limits.minutes ?? null, sessions: limits.sessions ?? null };
 }
 
-function toBudgetLimitsMessage(limits: BudgetLimits): BudgetLimitsMessage {
+/** Limits on the wire: a meter not limited is unset. */
+export function toBudgetLimitsMessage(limits: BudgetLimits): BudgetLimitsMessage {
   const field = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
   return { costUsd: field(limits.costUsd), tokens: field(limits.tokens), minutes: field(limits.minutes), sessions: field(limits.sessions) };
 }

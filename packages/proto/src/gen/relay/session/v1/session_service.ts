@@ -819,6 +819,37 @@ export interface BudgetMeter {
   utilization: number;
 }
 
+/** A conversation about to prompt a paired relay. */
+export interface CheckTreeBudgetRequest {
+  userId: string;
+  sessionId: string;
+  /** The call starts a session there (the tree's sessions meter counts it). */
+  startsSession: boolean;
+}
+
+/** What the call carries to the paired relay; unset when no budget is over the tree. */
+export interface CheckTreeBudgetResponse {
+  carried: BudgetLimits | undefined;
+}
+
+/** A paired relay's report of what a session the conversation started there has spent (its own tree there). */
+export interface NoteRemoteTreeSpendRequest {
+  userId: string;
+  /** The conversation whose agent started it. */
+  sessionId: string;
+  /** The paired relay, as named here. */
+  relay: string;
+  remoteSessionId: string;
+  /** Per session of its tree there and provider (relay as named here). */
+  rows: TreeUsageRow[];
+  /** Sessions its tree there started. */
+  sessionsStarted: number;
+}
+
+/** Recorded. */
+export interface NoteRemoteTreeSpendResponse {
+}
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { token: "" };
 }
@@ -10489,6 +10520,405 @@ export const BudgetMeter: MessageFns<BudgetMeter> = {
   },
 };
 
+function createBaseCheckTreeBudgetRequest(): CheckTreeBudgetRequest {
+  return { userId: "", sessionId: "", startsSession: false };
+}
+
+export const CheckTreeBudgetRequest: MessageFns<CheckTreeBudgetRequest> = {
+  encode(message: CheckTreeBudgetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.startsSession !== false) {
+      writer.uint32(24).bool(message.startsSession);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckTreeBudgetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckTreeBudgetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.startsSession = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckTreeBudgetRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      startsSession: isSet(object.startsSession)
+        ? globalThis.Boolean(object.startsSession)
+        : isSet(object.starts_session)
+        ? globalThis.Boolean(object.starts_session)
+        : false,
+    };
+  },
+
+  toJSON(message: CheckTreeBudgetRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.startsSession !== false) {
+      obj.startsSession = message.startsSession;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckTreeBudgetRequest>, I>>(base?: I): CheckTreeBudgetRequest {
+    return CheckTreeBudgetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckTreeBudgetRequest>, I>>(object: I): CheckTreeBudgetRequest {
+    const message = createBaseCheckTreeBudgetRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.startsSession = object.startsSession ?? false;
+    return message;
+  },
+};
+
+function createBaseCheckTreeBudgetResponse(): CheckTreeBudgetResponse {
+  return { carried: undefined };
+}
+
+export const CheckTreeBudgetResponse: MessageFns<CheckTreeBudgetResponse> = {
+  encode(message: CheckTreeBudgetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.carried !== undefined) {
+      BudgetLimits.encode(message.carried, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckTreeBudgetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckTreeBudgetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.carried = BudgetLimits.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckTreeBudgetResponse {
+    return { carried: isSet(object.carried) ? BudgetLimits.fromJSON(object.carried) : undefined };
+  },
+
+  toJSON(message: CheckTreeBudgetResponse): unknown {
+    const obj: any = {};
+    if (message.carried !== undefined) {
+      obj.carried = BudgetLimits.toJSON(message.carried);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckTreeBudgetResponse>, I>>(base?: I): CheckTreeBudgetResponse {
+    return CheckTreeBudgetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckTreeBudgetResponse>, I>>(object: I): CheckTreeBudgetResponse {
+    const message = createBaseCheckTreeBudgetResponse();
+    message.carried = (object.carried !== undefined && object.carried !== null)
+      ? BudgetLimits.fromPartial(object.carried)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseNoteRemoteTreeSpendRequest(): NoteRemoteTreeSpendRequest {
+  return { userId: "", sessionId: "", relay: "", remoteSessionId: "", rows: [], sessionsStarted: 0 };
+}
+
+export const NoteRemoteTreeSpendRequest: MessageFns<NoteRemoteTreeSpendRequest> = {
+  encode(message: NoteRemoteTreeSpendRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.relay !== "") {
+      writer.uint32(26).string(message.relay);
+    }
+    if (message.remoteSessionId !== "") {
+      writer.uint32(34).string(message.remoteSessionId);
+    }
+    for (const v of message.rows) {
+      TreeUsageRow.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.sessionsStarted !== 0) {
+      writer.uint32(48).int32(message.sessionsStarted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteRemoteTreeSpendRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteRemoteTreeSpendRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.remoteSessionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.rows.push(TreeUsageRow.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.sessionsStarted = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NoteRemoteTreeSpendRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      remoteSessionId: isSet(object.remoteSessionId)
+        ? globalThis.String(object.remoteSessionId)
+        : isSet(object.remote_session_id)
+        ? globalThis.String(object.remote_session_id)
+        : "",
+      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => TreeUsageRow.fromJSON(e)) : [],
+      sessionsStarted: isSet(object.sessionsStarted)
+        ? globalThis.Number(object.sessionsStarted)
+        : isSet(object.sessions_started)
+        ? globalThis.Number(object.sessions_started)
+        : 0,
+    };
+  },
+
+  toJSON(message: NoteRemoteTreeSpendRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.remoteSessionId !== "") {
+      obj.remoteSessionId = message.remoteSessionId;
+    }
+    if (message.rows?.length) {
+      obj.rows = message.rows.map((e) => TreeUsageRow.toJSON(e));
+    }
+    if (message.sessionsStarted !== 0) {
+      obj.sessionsStarted = Math.round(message.sessionsStarted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteRemoteTreeSpendRequest>, I>>(base?: I): NoteRemoteTreeSpendRequest {
+    return NoteRemoteTreeSpendRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteRemoteTreeSpendRequest>, I>>(object: I): NoteRemoteTreeSpendRequest {
+    const message = createBaseNoteRemoteTreeSpendRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.relay = object.relay ?? "";
+    message.remoteSessionId = object.remoteSessionId ?? "";
+    message.rows = object.rows?.map((e) => TreeUsageRow.fromPartial(e)) || [];
+    message.sessionsStarted = object.sessionsStarted ?? 0;
+    return message;
+  },
+};
+
+function createBaseNoteRemoteTreeSpendResponse(): NoteRemoteTreeSpendResponse {
+  return {};
+}
+
+export const NoteRemoteTreeSpendResponse: MessageFns<NoteRemoteTreeSpendResponse> = {
+  encode(_: NoteRemoteTreeSpendResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoteRemoteTreeSpendResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoteRemoteTreeSpendResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): NoteRemoteTreeSpendResponse {
+    return {};
+  },
+
+  toJSON(_: NoteRemoteTreeSpendResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NoteRemoteTreeSpendResponse>, I>>(base?: I): NoteRemoteTreeSpendResponse {
+    return NoteRemoteTreeSpendResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NoteRemoteTreeSpendResponse>, I>>(_: I): NoteRemoteTreeSpendResponse {
+    const message = createBaseNoteRemoteTreeSpendResponse();
+    return message;
+  },
+};
+
 /**
  * Owns users, sessions, turns and the relay's settings. Errors carry a stable code in the
  * `relay-code` metadata entry (see @relay/rpc); the codes each RPC returns are listed on it.
@@ -11069,6 +11499,38 @@ export const SessionServiceService = {
       Buffer.from(GetTreeUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetTreeUsageResponse => GetTreeUsageResponse.decode(value),
   },
+  /**
+   * Before a conversation's agent prompts a paired relay: refuses when a budget over its tree holds it (reached or
+   * ended) or, for a new session, when the tree started all it may; else answers what the call carries there — the
+   * tightest of what each budget over the tree leaves. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_BUDGET_REACHED.
+   */
+  checkTreeBudget: {
+    path: "/relay.session.v1.SessionService/CheckTreeBudget" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckTreeBudgetRequest): Buffer =>
+      Buffer.from(CheckTreeBudgetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckTreeBudgetRequest => CheckTreeBudgetRequest.decode(value),
+    responseSerialize: (value: CheckTreeBudgetResponse): Buffer =>
+      Buffer.from(CheckTreeBudgetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckTreeBudgetResponse => CheckTreeBudgetResponse.decode(value),
+  },
+  /**
+   * What a session a conversation's agent started on a paired relay has spent there, as that relay reported it in a
+   * result: it replaces the earlier report, and counts in the tree of the conversation (GetTreeUsage, the budgets).
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  noteRemoteTreeSpend: {
+    path: "/relay.session.v1.SessionService/NoteRemoteTreeSpend" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: NoteRemoteTreeSpendRequest): Buffer =>
+      Buffer.from(NoteRemoteTreeSpendRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): NoteRemoteTreeSpendRequest => NoteRemoteTreeSpendRequest.decode(value),
+    responseSerialize: (value: NoteRemoteTreeSpendResponse): Buffer =>
+      Buffer.from(NoteRemoteTreeSpendResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): NoteRemoteTreeSpendResponse => NoteRemoteTreeSpendResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -11280,6 +11742,18 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND.
    */
   getTreeUsage: handleUnaryCall<GetTreeUsageRequest, GetTreeUsageResponse>;
+  /**
+   * Before a conversation's agent prompts a paired relay: refuses when a budget over its tree holds it (reached or
+   * ended) or, for a new session, when the tree started all it may; else answers what the call carries there — the
+   * tightest of what each budget over the tree leaves. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_BUDGET_REACHED.
+   */
+  checkTreeBudget: handleUnaryCall<CheckTreeBudgetRequest, CheckTreeBudgetResponse>;
+  /**
+   * What a session a conversation's agent started on a paired relay has spent there, as that relay reported it in a
+   * result: it replaces the earlier report, and counts in the tree of the conversation (GetTreeUsage, the budgets).
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  noteRemoteTreeSpend: handleUnaryCall<NoteRemoteTreeSpendRequest, NoteRemoteTreeSpendResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -12023,6 +12497,46 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetTreeUsageResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Before a conversation's agent prompts a paired relay: refuses when a budget over its tree holds it (reached or
+   * ended) or, for a new session, when the tree started all it may; else answers what the call carries there — the
+   * tightest of what each budget over the tree leaves. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_BUDGET_REACHED.
+   */
+  checkTreeBudget(
+    request: CheckTreeBudgetRequest,
+    callback: (error: ServiceError | null, response: CheckTreeBudgetResponse) => void,
+  ): ClientUnaryCall;
+  checkTreeBudget(
+    request: CheckTreeBudgetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckTreeBudgetResponse) => void,
+  ): ClientUnaryCall;
+  checkTreeBudget(
+    request: CheckTreeBudgetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckTreeBudgetResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * What a session a conversation's agent started on a paired relay has spent there, as that relay reported it in a
+   * result: it replaces the earlier report, and counts in the tree of the conversation (GetTreeUsage, the budgets).
+   * Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT.
+   */
+  noteRemoteTreeSpend(
+    request: NoteRemoteTreeSpendRequest,
+    callback: (error: ServiceError | null, response: NoteRemoteTreeSpendResponse) => void,
+  ): ClientUnaryCall;
+  noteRemoteTreeSpend(
+    request: NoteRemoteTreeSpendRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: NoteRemoteTreeSpendResponse) => void,
+  ): ClientUnaryCall;
+  noteRemoteTreeSpend(
+    request: NoteRemoteTreeSpendRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: NoteRemoteTreeSpendResponse) => void,
   ): ClientUnaryCall;
 }
 
