@@ -29,6 +29,7 @@ export const RELAY_BUS_ROLES: readonly BusRole[] = [
     consumers: [
       { stream: 'SUBSCRIPTION_COMMANDS', durable: 'session-wakeups' },
       { stream: 'SCHEDULER_COMMANDS', durable: 'session-scheduled-prompts' },
+      { stream: 'QUESTION_EVENTS', durable: 'session-budget-cards' },
     ],
     listens: ['relay.session.v1.turn_queued', 'relay.session.v1.turn_ended', 'relay.session.v1.steer'],
   },
