@@ -1,10 +1,11 @@
 // Issue 41, item 4, end to end: Codex as a provider, the real Codex CLI (`codex app-server`, the binary Codex's SDK
 // brings) started by the relay inside its bubblewrap sandbox for each turn, its model requests going to the
 // OpenAI-compatible server this suite runs on loopback (test/harness/fake-openai-api.ts, its Responses API) through
-// RELAY_CODEX_BASE_URL. A turn replies; the command the model asks for (Codex's exec_command) is the owner's
-// approval card: Allow runs it in the sandbox, in the session's folder, Deny does not; stop ends a turn mid-way
+// RELAY_CODEX_BASE_URL. A turn replies; relay_tool is the relay's MCP server; the command the model asks for
+// (Codex's exec_command) is the owner's approval card: Allow runs it in the sandbox, in the session's folder, Deny
+// does not; so is a file change (its apply_patch): Allow writes the file, Deny does not; stop ends a turn mid-way
 // within 5 s; a model the endpoint does not list is refused with suggestions before anything is created, another
-// provider's id with that provider's code; the tokens Codex reports show in usage.
+// provider's id with that provider's code; the tokens Codex reports show in usage. Only the model is a fake.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,21 +20,29 @@ let relay: Relay;
 let api: FakeOpenAiApi;
 let folder: string;
 
-/** The text of a Responses API input item (a message's parts, or a tool's output). */
-const textOf = (item: any): string => (typeof item.content === 'string' ? item.content : (item.content ?? []).map((part: any) => part.text ?? '').join(''));
+/** Text as the Responses API gives it: a string, or parts with text. */
+const textOfParts = (parts: any): string => (typeof parts === 'string' ? parts : (parts ?? []).map((part: any) => part.text ?? '').join(''));
 
 /**
- * The fake model: "run: <command>" asks for Codex's exec_command, then answers with what the tool returned;
- * anything else is answered at once. Each answer reports 50 + 5 tokens.
+ * The fake model: "run: <command>" asks for Codex's exec_command, "relay_tool: <arguments>" for relay_tool (the
+ * relay's MCP server, as Codex offers it), "add: <file>" for Codex's apply_patch adding the file, then answers with
+ * what the tool returned; anything else is answered at once. Each answer reports 50 + 5 tokens.
  */
 function respond(body: any): string[] {
   const input: any[] = body.input;
   const lastUser = [...input].reverse().find((item) => item.type === 'message' && item.role === 'user');
-  const asked = /run: (.*)$/m.exec(textOf(lastUser))?.[1];
-  const output = input.at(-1)?.type === 'function_call_output' ? input.at(-1) : undefined;
+  const said = textOfParts(lastUser.content);
+  const asked = /run: (.*)$/m.exec(said)?.[1];
+  const relayCall = /relay_tool: (.*)$/m.exec(said)?.[1];
+  const added = /add: (.*)$/m.exec(said)?.[1];
+  const output = ['function_call_output', 'custom_tool_call_output'].includes(input.at(-1)?.type) ? input.at(-1) : undefined;
   const usage = { input: 50, output: 5 };
   if (asked !== undefined && output === undefined) return responseEvents({ call: { name: 'exec_command', arguments: { cmd: asked } } }, usage);
-  return responseEvents({ text: output === undefined ? 'hello from Codex' : `the tool said: ${String(output.output).trim()}` }, usage);
+  if (relayCall !== undefined && output === undefined) return responseEvents({ call: { namespace: 'mcp__relay', name: 'relay_tool', arguments: JSON.parse(relayCall) } }, usage);
+  if (added !== undefined && output === undefined) {
+    return responseEvents({ custom: { name: 'apply_patch', input: `*** Begin Patch\n*** Add File: ${added}\n+written by Codex\n*** End Patch\n` } }, usage);
+  }
+  return responseEvents({ text: output === undefined ? 'hello from Codex' : `the tool said: ${textOfParts(output.output).trim()}` }, usage);
 }
 
 /** The session's first pending card, once it is raised. */
@@ -48,15 +57,16 @@ async function relayTool(call: Record<string, unknown>): Promise<any> {
   return JSON.parse(turn.reply.text);
 }
 
-async function startTurn(text: string): Promise<{ sessionId: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'codex', model: 'gpt-5.4', cwd: folder, title: 'Codex', text });
+/** A Codex session's first turn; on gpt-5.5, a model Codex knows, it offers its apply_patch tool. */
+async function startTurn(text: string, model = 'gpt-5.4'): Promise<{ sessionId: string; messageId: string }> {
+  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'codex', model, cwd: folder, title: 'Codex', text });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { sessionId: created.body.session.id, messageId: created.body.message_id };
 }
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'relay-codex-e2e-'));
-  api = await startFakeOpenAiApi({ respond, models: ['gpt-5.4', 'gpt-5.4-mini'] });
+  api = await startFakeOpenAiApi({ respond, models: ['gpt-5.4', 'gpt-5.4-mini', 'gpt-5.5'] });
   relay = await startRelay({
     name: 'desk',
     env: { RELAY_AGENT_SESSIONS: 'on', RELAY_CODEX_BASE_URL: api.url, RELAY_CODEX_API_KEY: 'codex-endpoint-key' },
@@ -72,7 +82,7 @@ afterAll(async () => {
 describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', () => {
   it('relay_info lists it as available with the models discovered from the endpoint; no secret', async () => {
     const info = await relayTool({ action: 'relay_info', relay: 'this' });
-    expect(info.providers.find((provider: any) => provider.id === 'codex')).toMatchObject({ name: 'Codex', available: true, models: ['gpt-5.4', 'gpt-5.4-mini'] });
+    expect(info.providers.find((provider: any) => provider.id === 'codex')).toMatchObject({ name: 'Codex', available: true, models: ['gpt-5.4', 'gpt-5.4-mini', 'gpt-5.5'] });
     expect(JSON.stringify(info)).not.toContain('codex-endpoint-key');
   });
 
@@ -84,10 +94,21 @@ describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', 
     expect(api.requests.at(-1)).toMatchObject({ path: '/v1/responses', authorization: 'Bearer codex-endpoint-key', body: { model: 'gpt-5.4', stream: true } });
   });
 
+  it("calls relay_tool through the relay's MCP endpoint with the session's token", async () => {
+    const relayTools = api.requests.at(-1)!.body.tools.find((tool: any) => tool.type === 'namespace' && tool.name === 'mcp__relay');
+    expect(relayTools.tools.map((tool: any) => tool.name)).toEqual(['relay_tool']);
+    const { sessionId, messageId } = await startTurn('relay_tool: {"action":"list_sessions","relay":"this"}');
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    // The call reached the gateway as the session's owner's agent: its list holds this very session.
+    expect(turn.reply.text).toMatch(/^the tool said: .*"ok":true/s);
+    expect(turn.reply.text).toContain(sessionId);
+  });
+
   it("refuses a model the endpoint does not list, with the close match, and another provider's id with its code, before anything is created", async () => {
     const before = (await relay.api('GET', '/api/v1/sessions')).body.sessions.length;
     const unknown = await relayTool({ action: 'create_session', relay: 'this', provider: 'codex', model: 'gpt-5-4', text: 'hello' });
-    expect(unknown).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['gpt-5.4'] });
+    expect(unknown).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['gpt-5.4', 'gpt-5.5'] });
     const claudeId = await relayTool({ action: 'create_session', relay: 'this', provider: 'codex', model: 'claude-sonnet-5-5', text: 'hello' });
     expect(claudeId).toMatchObject({ ok: false, code: 'CLAUDE_PROVIDER_REQUIRED' });
     // Only the two script sessions that asked were created.
@@ -124,6 +145,25 @@ describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', 
     expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
   });
 
+  it('asks the owner on a card for a file change; Allow writes the file, Deny does not', async () => {
+    const allowed = await startTurn('add: allowed.txt', 'gpt-5.5');
+    const card = await cardOf(allowed.sessionId);
+    expect(card.title).toBe('Codex (gpt-5.5) wants to change files');
+    expect(card.lines).toEqual([`Folder: ${folder}`, `File (add): ${join(folder, 'allowed.txt')}`, 'Change: written by Codex\n']);
+    expect(existsSync(join(folder, 'allowed.txt'))).toBe(false);
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    expect((await finishTurn(relay, allowed.sessionId, allowed.messageId)).status).toBe('done');
+    expect(await readFile(join(folder, 'allowed.txt'), 'utf8')).toBe('written by Codex\n');
+
+    const denied = await startTurn('add: denied-patch.txt', 'gpt-5.5');
+    const deniedCard = await cardOf(denied.sessionId);
+    expect((await relay.api('POST', `/api/v1/cards/${deniedCard.id}`, { decision: 'deny' })).status).toBe(200);
+    const turn = await finishTurn(relay, denied.sessionId, denied.messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toMatch(/^the tool said: .*rejected/);
+    expect(existsSync(join(folder, 'denied-patch.txt'))).toBe(false);
+  });
+
   it('stop ends a turn mid-way (a command running) within 5 s', async () => {
     const { sessionId, messageId } = await startTurn('run: sleep 60');
     const card = await cardOf(sessionId);
@@ -138,7 +178,8 @@ describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', 
 
   it('usage meters the tokens Codex reported for its turns', async () => {
     const usage = await relayTool({ action: 'usage', relay: 'this' });
-    // hello: one answer; Allow and Deny: two each; the stopped turn: one (its command was running) — 55 tokens each.
-    expect(usage.providers.find((provider: any) => provider.provider === 'codex')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 6 * 55 }] });
+    // hello: one answer; relay_tool, the commands' Allow and Deny, the file changes' Allow and Deny: two each; the
+    // stopped turn: one (its command was running) — 55 tokens each.
+    expect(usage.providers.find((provider: any) => provider.provider === 'codex')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 12 * 55 }] });
   });
 });

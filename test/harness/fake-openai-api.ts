@@ -41,15 +41,27 @@ function responseEvent(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
 
+/** What one response holds: a message, a call of a function tool (in its namespace, for a namespace's), or of a custom (freeform) tool. */
+type ResponseOutput =
+  | { text: string }
+  | { call: { namespace?: string; name: string; arguments: Record<string, unknown> } }
+  | { custom: { name: string; input: string } };
+
+/** The response's one output item. */
+function outputItem(output: ResponseOutput): Record<string, unknown> {
+  const callId = `call_${Math.random().toString(36).slice(2)}`;
+  if ('text' in output) return { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: output.text, annotations: [] }] };
+  if ('custom' in output) return { type: 'custom_tool_call', id: 'ctc_1', call_id: callId, name: output.custom.name, input: output.custom.input, status: 'completed' };
+  const { namespace, name, arguments: args } = output.call;
+  return { type: 'function_call', id: 'fc_1', call_id: callId, ...(namespace === undefined ? {} : { namespace }), name, arguments: JSON.stringify(args), status: 'completed' };
+}
+
 /**
- * A whole streamed response: `text` as an assistant message (streamed in one delta), or a `call` of one of the
- * request's function tools; then its end, with the answer's tokens.
+ * A whole streamed response: `text` as an assistant message (streamed in one delta), or a call of one of the
+ * request's tools; then its end, with the answer's tokens.
  */
-export function responseEvents(output: { text: string } | { call: { name: string; arguments: Record<string, unknown> } }, usage: { input: number; output: number }): string[] {
-  const item =
-    'text' in output
-      ? { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: output.text, annotations: [] }] }
-      : { type: 'function_call', id: 'fc_1', call_id: `call_${Math.random().toString(36).slice(2)}`, name: output.call.name, arguments: JSON.stringify(output.call.arguments), status: 'completed' };
+export function responseEvents(output: ResponseOutput, usage: { input: number; output: number }): string[] {
+  const item = outputItem(output);
   const streamed = 'text' in output ? [responseEvent('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: output.text })] : [];
   return [
     responseEvent('response.created', { response: { id: 'resp_1', status: 'in_progress' } }),
