@@ -48,8 +48,6 @@ export const ERROR_KINDS = {
   ACP_PROVIDER_REQUIRED: 'invalid_argument',
   COPILOT_PROVIDER_REQUIRED: 'invalid_argument',
   CODEX_PROVIDER_REQUIRED: 'invalid_argument',
-  COPILOT_PROVIDER_REQUIRED: 'invalid_argument',
-  CODEX_PROVIDER_REQUIRED: 'invalid_argument',
   // Between services.
   UNAUTHENTICATED: 'unauthenticated',
   SERVICE_UNAVAILABLE: 'unavailable',

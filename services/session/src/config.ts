@@ -197,16 +197,6 @@ const schema = z.object({
   RELAY_CODEX_CLI_PATH: z.preprocess(blankAsUnset, absolutePath.optional()),
   /** Codex's model ids; unset: discovered from the endpoint's GET /models at start. */
   RELAY_CODEX_MODELS: modelList(),
-  /**
-   * Codex (provider "codex") runs on OpenAI's API with OPENAI_API_KEY, or on this OpenAI-compatible endpoint (…/v1)
-   * that speaks the Responses API, with RELAY_CODEX_API_KEY (unset for an endpoint that takes none).
-   */
-  RELAY_CODEX_BASE_URL: optionalUrl,
-  RELAY_CODEX_API_KEY: optionalSecret,
-  /** The Codex CLI to run (absolute); unset: the one Codex's SDK brings for this platform (@openai/codex-<platform>). */
-  RELAY_CODEX_CLI_PATH: z.preprocess(blankAsUnset, absolutePath.optional()),
-  /** Codex's model ids; unset: discovered from the endpoint's GET /models at start. */
-  RELAY_CODEX_MODELS: modelList(),
   /** DeepSeek's API key (provider "deepseek"). */
   DEEPSEEK_API_KEY: optionalSecret,
   RELAY_DEEPSEEK_MODELS: modelList(['deepseek-chat', 'deepseek-reasoner']),

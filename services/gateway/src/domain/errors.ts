@@ -40,8 +40,6 @@ const TOOL_CODES = [
   'CLAUDE_PROVIDER_REQUIRED',
   'COPILOT_PROVIDER_REQUIRED',
   'CODEX_PROVIDER_REQUIRED',
-  'COPILOT_PROVIDER_REQUIRED',
-  'CODEX_PROVIDER_REQUIRED',
 ] as const satisfies readonly ErrorCode[];
 
 export type ToolErrorCode = (typeof TOOL_CODES)[number];

@@ -7,7 +7,6 @@ import { acpDefinition } from './acp/acp-definition.ts';
 import { claudeDefinition } from './claude/claude-definition.ts';
 import { claudeCloudDefinition } from './claude-cloud/claude-cloud-definition.ts';
 import { codexDefinition } from './codex/codex-definition.ts';
-import { codexDefinition } from './codex/codex-definition.ts';
 import { copilotDefinition } from './copilot/copilot-definition.ts';
 import { deepSeekDefinition } from './deepseek/deepseek-definition.ts';
 import { openAIDefinition } from './openai/openai-definition.ts';
@@ -20,7 +19,6 @@ export const PROVIDER_DEFINITIONS: readonly ProviderDefinition[] = [
   claudeDefinition,
   claudeCloudDefinition,
   copilotDefinition,
-  codexDefinition,
   codexDefinition,
   deepSeekDefinition,
   openAIImageDefinition,
