@@ -2,6 +2,8 @@
 // on a unix socket and a loopback TLS port with a test CA) and the session service's RunnerSandbox against it. The
 // commands side runs each user's commands as that user's own uid, so it runs as root here, as in its pod.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +13,12 @@ import { AppError } from '@relay/errors';
 import { callStream, checkHealth, createClient, grpcAuth } from '@relay/rpc';
 import { createTestCa, freePort, startServiceProcess, type CertificateFiles, type ServiceProcess, type TestCa } from '@relay/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '@anthropic-ai/claude-agent-sdk';
+import { ManualClock } from '@relay/clock';
+import { createLogger } from '@relay/telemetry';
 import { RunnerSandbox } from '../../src/adapters/runner/runner-sandbox.ts';
+import { ClaudeProvider } from '../../src/adapters/providers/claude/claude-provider.ts';
+import { findClaudeExecutable } from '../../src/adapters/providers/claude/claude-executable.ts';
 
 const RUNNER_DIR = fileURLToPath(new URL('../../../runner/', import.meta.url));
 /** The session service's group (RUNNER_SESSION_GID): a taken folder is its user's and this group's. */
@@ -282,13 +289,74 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     expect(cli.killed).toBe(true);
   });
 
-  it('a CLI the runner refuses is an error, as a program that cannot start', async () => {
+  it('a CLI the runner refuses is an error, as a program that cannot start; one that is no session\'s has no user to run as', async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const cli = sandbox.spawn({ sessionId: 'alice-session', folder: outside, argv: ['sh', '-c', 'touch escaped-cli'], env: {} });
     const error = await new Promise<Error>((resolve) => cli.once('error', resolve));
     expect(error.message).toMatch(/refused it/);
     expect(existsSync(join(outside, 'escaped-cli'))).toBe(false);
+    const nobody = sandbox.spawn({ sessionId: undefined, folder: project, argv: ['sh', '-c', 'touch by-nobody-cli'], env: {} });
+    expect((await new Promise<Error>((resolve) => nobody.once('error', resolve))).message).toMatch(/only for a session, as its user/);
+    expect(existsSync(join(project, 'by-nobody-cli'))).toBe(false);
   });
+
+  it('runs a Claude turn whose Claude Code process (the real CLI, through the provider\'s one port) lives on the runner as the session\'s user', async () => {
+    const executable = findClaudeExecutable(undefined);
+    expect(executable.reason).toBe('');
+    // The model: a Messages API on loopback that answers every streamed request with one reply, and tells who asked.
+    const keys: (string | undefined)[] = [];
+    const api = createServer((request, response) => {
+      keys.push(request.headers['x-api-key'] as string | undefined);
+      request.resume();
+      request.once('end', () => {
+        if (request.method !== 'POST' || !request.url?.startsWith('/v1/messages')) return void response.writeHead(404).end('{}');
+        const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(
+          [
+            event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+            event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+            event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello from the runner' } }),
+            event('content_block_stop', { index: 0 }),
+            event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 4 } }),
+            event('message_stop', {}),
+          ].join(''),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const spawned: string[] = [];
+    const provider = new ClaudeProvider('claude-api', {
+      billing: { provider: 'claude-api', apiKey: 'sk-ant-alice' },
+      missing: '',
+      executable,
+      models: ['claude-opus-5-5'],
+      gatewayUrl: 'http://127.0.0.1:9',
+      cards: { raise: async () => 'card', awaitAnswer: async () => 'Deny', cancel: async () => undefined },
+      tasks: { refusal: () => undefined, where: () => '', start: async () => { throw new Error('no task here'); }, track: async () => ({ id: 't' }), progress: async () => {}, end: async () => {} } as never,
+      sandbox: { unavailable: undefined, where: (folder) => sandbox.where(folder), spawn: (input) => (spawned.push(input.folder), sandbox.spawn(input)) },
+      states: { get: async () => undefined, set: async () => {} },
+      usage: { record: async () => {}, pause: async () => {} },
+      logger: createLogger({ name: 'claude-on-runner', level: 'silent' }),
+      baseEnv: { PATH: '/usr/bin:/bin', ANTHROPIC_BASE_URL: apiUrl, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1' },
+      query,
+      hasTranscript: async () => false,
+      history: async () => [],
+    });
+    try {
+      const session = { id: 'alice-session', userId: 'alice', title: 'On the runner', provider: 'claude-api', model: 'claude-opus-5-5', effort: '', mode: 'agent' as const, cwd: project };
+      const reply = await provider.startTurn({ session, message: { id: 'm-1', text: 'Say hello' }, token: 'rly_s_t', signal: new AbortController().signal, clock: new ManualClock('2026-12-07T12:00:00.000Z'), emit: async () => {} });
+      expect(reply.text).toBe('Hello from the runner');
+      expect(spawned).toEqual([project]);
+      // Its process ran as alice's sandbox user: what it kept of the turn is in her private home on the runner.
+      expect(statSync(join(homes, '100001', '.claude')).uid).toBe(100_001);
+      expect(keys).toContain('sk-ant-alice');
+    } finally {
+      await new Promise((resolve) => api.close(resolve));
+    }
+  }, 60_000);
 
   it('refuses a caller whose certificate does not name session, and one with no client certificate', async () => {
     const gateway = clientAs('gateway', ca.issue('gateway', ['gateway']));
