@@ -3,8 +3,10 @@
 // suite runs on loopback (test/harness/fake-openai-api.ts). A turn replies; the command the model asks for
 // (run_command) is the owner's approval card: Allow runs it in the sandbox, in the session's folder, Deny does not;
 // stop ends a turn mid-way within 5 s; a model Copilot does not run is refused with suggestions before anything is
-// created; the tokens the endpoint reports show in usage.
-import { existsSync } from 'node:fs';
+// created; the tokens the endpoint reports show in usage. The runtime itself runs in the sandbox (namespaces of its own,
+// the session's folder, a private home, none of the relay's environment), and relay_tool reaches it from the gateway's
+// MCP endpoint with the session's token.
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,18 +23,23 @@ let folder: string;
 /** A message's text, whether its content is a string or parts. */
 const textOf = (message: any): string => (typeof message.content === 'string' ? message.content : (message.content ?? []).map((part: any) => part.text ?? '').join(''));
 
+/** The name the model is offered relay_tool under (the runtime names an MCP tool server-tool). */
+const RELAY_TOOL = 'relay-relay_tool';
+
 /**
- * The fake model: "run: <command>" asks for run_command, then answers with what the tool returned; anything else
- * is answered at once. Each answer reports 50 + 5 tokens.
+ * The fake model: "run: <command>" asks for run_command, "relay: <arguments>" for relay_tool, then answers with what
+ * the tool returned; anything else is answered at once. Each answer reports 50 + 5 tokens.
  */
 function answer(body: any): string[] {
   const messages: any[] = body.messages;
   const lastUser = [...messages].reverse().find((message) => message.role === 'user');
-  const asked = /run: (.*)$/m.exec(textOf(lastUser))?.[1];
+  const command = /run: (.*)$/m.exec(textOf(lastUser))?.[1];
+  const relayCall = /relay: (.*)$/m.exec(textOf(lastUser))?.[1];
   const toolMessage = messages.at(-1)?.role === 'tool' ? messages.at(-1) : undefined;
-  if (asked !== undefined && toolMessage === undefined) {
+  if ((command !== undefined || relayCall !== undefined) && toolMessage === undefined) {
+    const call = command !== undefined ? { name: 'run_command', arguments: JSON.stringify({ command }) } : { name: RELAY_TOOL, arguments: relayCall };
     return [
-      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command: asked }) } }] }),
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: call }] }),
       chunk({}, 'tool_calls'),
       usageChunk(50, 5),
       DONE,
@@ -88,8 +95,45 @@ describe('Copilot as a provider (bring your own key)', () => {
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply).toMatchObject({ text: 'hello from Copilot', model: 'gpt-5.4' });
     expect(api.requests.at(-1)).toMatchObject({ authorization: 'Bearer copilot-byok-key', body: { model: 'gpt-5.4' } });
-    // The only tool the model is offered is the relay's run_command: none of the CLI's own.
-    expect(api.requests.at(-1)!.body.tools.map((tool: any) => tool.function.name)).toEqual(['run_command']);
+    // The model is offered the relay's run_command and relay_tool: none of the CLI's own tools.
+    expect(api.requests.at(-1)!.body.tools.map((tool: any) => tool.function.name).sort()).toEqual([RELAY_TOOL, 'run_command']);
+  });
+
+  it('offers relay_tool from the gateway’s MCP endpoint, called with the session’s token, without a card', async () => {
+    const { sessionId, messageId } = await startTurn('relay: {"action":"relay_info","relay":"this"}');
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    // What the model read back is relay_info's answer, this relay's: the call went through the gateway.
+    const toolMessage = api.requests.at(-1)!.body.messages.at(-1);
+    expect(toolMessage.role).toBe('tool');
+    expect(textOf(toolMessage)).toContain('"ok":true');
+    expect(textOf(toolMessage)).toContain('"id":"copilot"');
+    expect((await relay.api('GET', `/api/v1/cards?session=${sessionId}`)).body.cards).toEqual([]);
+  });
+
+  it('runs the Copilot runtime itself in the sandbox: namespaces of its own, the session folder, a private home, none of the relay’s environment', async () => {
+    const { sessionId, messageId } = await startTurn('run: true');
+    const card = await cardOf(sessionId);
+    // While the card waits, the runtime runs, in the session's folder: the process whose program is copilot-runtime
+    // (bubblewrap's names it as an argument).
+    const runtimes = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('/copilot-runtime') && readlinkSync(`/proc/${pid}/cwd`) === folder;
+        } catch {
+          return false;
+        }
+      });
+    expect(runtimes).toHaveLength(1);
+    const pid = runtimes[0]!;
+    for (const namespace of ['mnt', 'pid', 'user']) expect(readlinkSync(`/proc/${pid}/ns/${namespace}`)).not.toBe(readlinkSync(`/proc/self/ns/${namespace}`));
+    const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    expect(environment).toContain('HOME=/tmp/home');
+    expect(environment.filter((variable) => /^(DATABASE_URL|NATS_URL|RELAY_SERVICE_TOKEN|RELAY_SERVICE_KEYS|RELAY_COPILOT_API_KEY)=/.test(variable))).toEqual([]);
+    expect(environment.join('\n')).not.toContain('copilot-byok-key');
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
+    expect((await finishTurn(relay, sessionId, messageId)).status).toBe('done');
   });
 
   it('refuses a model Copilot does not run, with the close match, before anything is created', async () => {
@@ -138,7 +182,8 @@ describe('Copilot as a provider (bring your own key)', () => {
 
   it('usage meters the tokens the endpoint reported for its turns', async () => {
     const usage = await relayTool({ action: 'usage', relay: 'this' });
-    // hello: one answer; Allow and Deny: two each; the stopped turn: one (its command was running) — 55 tokens each.
-    expect(usage.providers.find((provider: any) => provider.provider === 'copilot')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 6 * 55 }] });
+    // hello: one answer; relay_tool, the runtime's Deny, Allow and Deny: two each; the stopped turn: one (its command
+    // was running) — 55 tokens each.
+    expect(usage.providers.find((provider: any) => provider.provider === 'copilot')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 10 * 55 }] });
   });
 });

@@ -1,10 +1,12 @@
 /**
  * GitHub Copilot (relay_tool.md, the Copilot rules: dotted model ids, COPILOT_MODEL_UNAVAILABLE), run by the official
  * SDK (copilot-provider.ts): with GitHub's token (COPILOT_GITHUB_TOKEN), or bring your own key, an OpenAI-compatible
- * endpoint (RELAY_COPILOT_BASE_URL). Unavailable, with why, without either, or without the CLI's runtime.
+ * endpoint (RELAY_COPILOT_BASE_URL). Unavailable, with why, without either, without the CLI's runtime, or without
+ * the sandbox it runs in.
  */
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { defineProvider } from '../define-provider.ts';
 import { CopilotProvider, type CopilotProviderOptions } from './copilot-provider.ts';
 
@@ -28,6 +30,7 @@ export const copilotDefinition = defineProvider({
       byok: config.RELAY_COPILOT_BASE_URL === undefined ? undefined : { baseUrl: config.RELAY_COPILOT_BASE_URL, apiKey: config.RELAY_COPILOT_API_KEY },
       runtime: findRuntime(config.RELAY_COPILOT_CLI_PATH),
       models: config.RELAY_COPILOT_MODELS ?? [],
+      gatewayUrl: config.RELAY_GATEWAY_URL,
       cards: ports.cards,
       sandbox: ports.sandbox,
       history: ports.history,
@@ -39,21 +42,27 @@ export const copilotDefinition = defineProvider({
   ],
 });
 
-/** The CLI configured (when executable), else the SDK's runtime package for this platform (when installed); else why not. */
+/**
+ * The CLI configured (when executable), else the runtime the SDK's package for this platform ships (when installed),
+ * with the folder the sandbox shows it read-only; else why not.
+ */
 function findRuntime(configured: string | undefined): CopilotProviderOptions['runtime'] {
   if (configured !== undefined) {
     try {
       accessSync(configured, constants.X_OK);
-      return { path: configured, reason: '' };
+      return { path: configured, folder: dirname(configured), reason: '' };
     } catch {
       return { path: undefined, reason: `the Copilot CLI ${configured} is not executable (RELAY_COPILOT_CLI_PATH)` };
     }
   }
-  const platformPackage = `@github/copilot-sdk-${process.platform}-${process.arch}`;
+  const platform = `${process.platform}-${process.arch}`;
+  const platformPackage = `@github/copilot-sdk-${platform}`;
   try {
-    createRequire(import.meta.url).resolve(`${platformPackage}/package.json`);
-    return { path: undefined, reason: '' };
+    const folder = dirname(createRequire(import.meta.url).resolve(`${platformPackage}/package.json`));
+    const path = join(folder, 'prebuilds', platform, 'copilot-runtime');
+    accessSync(path, constants.X_OK);
+    return { path, folder, reason: '' };
   } catch {
-    return { path: undefined, reason: `the Copilot runtime for this machine (${platformPackage}) is not installed; set RELAY_COPILOT_CLI_PATH to a Copilot CLI` };
+    return { path: undefined, reason: `the Copilot runtime for this machine (${platformPackage}) is not installed, or not executable; set RELAY_COPILOT_CLI_PATH to a Copilot CLI` };
   }
 }

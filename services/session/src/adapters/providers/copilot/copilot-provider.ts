@@ -1,17 +1,18 @@
 /**
  * GitHub Copilot through the official SDK (@github/copilot-sdk), which drives the Copilot CLI's runtime over stdio.
- * Each turn starts its own runtime with a private home (nothing of the relay's, nothing kept between turns: the
- * relay's record of the conversation goes with the message), in the SDK's "empty" mode with one tool, run_command:
- * none of the CLI's built-in tools runs here. Every permission request is the owner's approval card (Allow or Deny,
- * the owner only); an allowed command runs in the relay's sandbox. With RELAY_COPILOT_BASE_URL the runtime sends the
- * model's requests to that OpenAI-compatible endpoint (bring your own key), else to GitHub with COPILOT_GITHUB_TOKEN.
- * Stop aborts the turn, and the runtime is killed if it has not ended within STOP_GRACE_MS. The tokens it reports
- * are recorded in usage.
+ * Each turn starts its own runtime inside the relay's sandbox (CommandSandbox.wrap: the SDK starts the sandbox, which
+ * starts the runtime in the session's folder with the sandbox's private /tmp as its home, its program folder
+ * read-only, and only the environment childProcessEnv gives: nothing of the relay's, nothing kept between turns, the
+ * relay's record of the conversation going with the message), in the SDK's "empty" mode with two tools: run_command,
+ * and relay_tool from the gateway's MCP endpoint (an HTTP MCP server called with the session's token, as Claude Code
+ * gets it); none of the CLI's built-in tools runs here. Every other permission request is the owner's approval card
+ * (Allow or Deny, the owner only); an allowed command runs in the relay's sandbox. With RELAY_COPILOT_BASE_URL the
+ * runtime sends the model's requests to that OpenAI-compatible endpoint (bring your own key), else to GitHub with
+ * COPILOT_GITHUB_TOKEN. Stop aborts the turn, and the runtime is killed if it has not ended within STOP_GRACE_MS.
+ * The tokens it reports are recorded in usage.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CopilotClient, RuntimeConnection, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionEvent } from '@github/copilot-sdk';
+import { dirname } from 'node:path';
+import { CopilotClient, RuntimeConnection, ToolSet, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionEvent } from '@github/copilot-sdk';
 import type { Logger } from '@relay/telemetry';
 import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
@@ -20,20 +21,30 @@ import type { QuestionCards } from '../../../app/turns/question-cards.ts';
 import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import { askOwner } from '../acp/acp-cards.ts';
 import { withEarlierConversation } from '../claude/claude-provider.ts';
+import { RELAY_MCP_SERVER } from '../claude/claude-query-options.ts';
 import { commandArgument, RUN_COMMAND_DESCRIPTION, RUN_COMMAND_PARAMETERS, RUN_COMMAND_TOOL, runInSandbox } from './copilot-command.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
 /** How long a stopped turn may take to end before its runtime is killed (the spec's 5 s, less). */
 export const STOP_GRACE_MS = 3_000;
 
+/** The runtime's state folder (COPILOT_HOME): in the sandbox's private /tmp, gone with the runtime. */
+const RUNTIME_HOME = '/tmp/copilot-home';
+
+/** relay_tool as the runtime names the gateway's MCP tool (server-tool). */
+const RELAY_TOOL = 'relay_tool';
+const RELAY_TOOL_FOR_COPILOT = `${RELAY_MCP_SERVER}-${RELAY_TOOL}`;
+
 export interface CopilotProviderOptions {
   /** GitHub's token, when the model's requests go to GitHub. */
   token: string | undefined;
   /** The OpenAI-compatible endpoint of bring-your-own-key mode, and its key. */
   byok: { baseUrl: string; apiKey: string | undefined } | undefined;
-  /** The runtime to start (absolute; undefined: the SDK's own for this platform), or why none can be. */
-  runtime: { path: string | undefined; reason: '' } | { path: undefined; reason: string };
+  /** The runtime to start (absolute) and the folder it lies in, or why none can be. */
+  runtime: { path: string; folder: string; reason: '' } | { path: undefined; reason: string };
   models: readonly string[];
+  /** The gateway whose /mcp is the session's relay_tool. */
+  gatewayUrl: string;
   cards: QuestionCards;
   sandbox: CommandSandbox;
   history: ConversationHistory;
@@ -69,6 +80,8 @@ export class CopilotProvider implements Provider {
   availability(): Availability {
     if (this.#o.byok === undefined && this.#o.token === undefined) return { available: false, reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)' };
     if (this.#o.runtime.reason !== '') return { available: false, reason: this.#o.runtime.reason };
+    // The runtime never runs unconfined.
+    if (this.#o.sandbox.unavailable !== undefined) return { available: false, reason: this.#o.sandbox.unavailable };
     return { available: true, reason: '' };
   }
 
@@ -80,11 +93,10 @@ export class CopilotProvider implements Provider {
     const why = this.availability();
     if (!why.available) throw new TurnFailed(`Copilot is not available on this relay: ${why.reason}`);
     const tally: Tally = { text: '', messages: [], inputTokens: 0, outputTokens: 0, reports: Promise.resolve() };
-    const home = await mkdtemp(join(tmpdir(), 'relay-copilot-'));
     const client = new CopilotClient({
-      connection: RuntimeConnection.forStdio(this.#o.runtime.path === undefined ? {} : { path: this.#o.runtime.path }),
+      connection: RuntimeConnection.forStdio(this.#confined(input.session.cwd)),
       mode: 'empty',
-      baseDirectory: home,
+      baseDirectory: RUNTIME_HOME,
       workingDirectory: input.session.cwd,
       env: { ...this.#o.runtimeEnv },
       logLevel: 'error',
@@ -105,7 +117,10 @@ export class CopilotProvider implements Provider {
         workingDirectory: input.session.cwd,
         infiniteSessions: { enabled: false },
         ...(this.#o.byok === undefined ? {} : { provider: { type: 'openai', baseUrl: this.#o.byok.baseUrl, ...(this.#o.byok.apiKey === undefined ? {} : { apiKey: this.#o.byok.apiKey }) } }),
-        availableTools: [RUN_COMMAND_TOOL],
+        mcpServers: {
+          [RELAY_MCP_SERVER]: { type: 'http', url: new URL('/mcp', this.#o.gatewayUrl).toString(), headers: { Authorization: `Bearer ${input.token}` }, tools: [RELAY_TOOL] },
+        },
+        availableTools: new ToolSet().addCustom(RUN_COMMAND_TOOL).addMcp(RELAY_TOOL_FOR_COPILOT),
         tools: [
           {
             name: RUN_COMMAND_TOOL,
@@ -134,7 +149,6 @@ export class CopilotProvider implements Provider {
       input.signal.removeEventListener('abort', onAbort);
       if (killed !== undefined) clearTimeout(killed);
       await this.#close(client, session);
-      await rm(home, { recursive: true, force: true }).catch(() => undefined);
       if (tally.inputTokens + tally.outputTokens > 0) await this.#record(input, tally);
     }
   }
@@ -174,8 +188,28 @@ export class CopilotProvider implements Provider {
     });
   }
 
-  /** A permission request as the owner's approval card: a command card for run_command, else the tool and its input. */
+  /**
+   * The sandbox's program and arguments that start the runtime (the SDK adds the runtime's own arguments after them),
+   * its folder read-only; a .js CLI runs on this Node.
+   */
+  #confined(folder: string): { path: string; args: string[] } {
+    const runtime = this.#o.runtime;
+    if (runtime.path === undefined) throw new TurnFailed(runtime.reason);
+    const node = runtime.path.endsWith('.js');
+    const confined = this.#o.sandbox.wrap({
+      folder,
+      argv: node ? [process.execPath, runtime.path] : [runtime.path],
+      readOnly: node ? [runtime.folder, dirname(process.execPath)] : [runtime.folder],
+    });
+    return { path: confined.file, args: confined.args };
+  }
+
+  /**
+   * A permission request as the owner's approval card: a command card for run_command, else the tool and its input.
+   * relay_tool is allowed without a card: what needs the owner, it asks on its own cards.
+   */
   async #decide(input: TurnInput, request: PermissionRequest): Promise<PermissionRequestResult> {
+    if (request.kind === 'mcp' && request.serverName === RELAY_MCP_SERVER && request.toolName === RELAY_TOOL_FOR_COPILOT) return { kind: 'approve-once' };
     const { cwd, model } = input.session;
     const agent = `Copilot (${model})`;
     const asked = request as { kind: string; toolName?: unknown; args?: unknown };
