@@ -16,6 +16,8 @@ import { checkAuthorizationRequest, redirectBack, sameResource, type Authorizati
 import { ClientMetadata, type OAuthClient } from '../../../domain/oauth/client-metadata.ts';
 import { checkToken, tooManyFailures } from '../authenticate-bearer.ts';
 import { CONSENT_PAGE } from '../console/console-static.ts';
+import { answered } from '../../../domain/answers.ts';
+import { answers, invalidInput, typed } from '../openapi.ts';
 import { callOwner, sendError, userOf } from '../user-api.ts';
 import { ClientDirectory, UnknownClient } from './client-directory.ts';
 
@@ -39,13 +41,29 @@ declare module 'fastify' {
 /** A PKCE code verifier (RFC 7636, section 4.1). */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
-/** The authorization request's parameters, as the console posts them back with the person's decision. */
-const AuthorizationParams = z.record(z.string(), z.string().max(4000), { error: 'request must be the authorization request parameters, each a string' });
-const Decision = z.object({
-  request: AuthorizationParams,
-  allow: z.boolean({ error: 'allow must be true or false' }),
-  title: z.string({ error: 'title must be a string' }).max(200, { error: 'title must be at most 200 characters' }).default(''),
-});
+/** An authorization request's parameters (OAuth 2.1, 4.1.1), each given once. */
+const AuthorizationParams = z
+  .record(z.string(), z.string({ error: 'each parameter of the request must be given once' }).max(4000))
+  .meta({ id: 'OAuthAuthorizationRequest', description: "An MCP client's authorization request: client_id, redirect_uri, code_challenge, …" });
+/** The person's decision on it, as the consent page posts it. */
+const Decision = z.object(
+  {
+    request: AuthorizationParams,
+    allow: z.boolean({ error: 'allow must be true or false' }),
+    title: z.string({ error: 'title must be a string' }).max(200, { error: 'title must be at most 200 characters' }).default(''),
+  },
+  { error: 'the body must be a JSON object, for example {"request": {…}, "allow": true, "title": "Claude Code on laptop"}' },
+);
+const AuthorizationView = z
+  .strictObject({
+    client: z.strictObject({ id: z.string(), name: z.string(), uri: z.string().nullable(), hasMetadataDocument: z.boolean() }),
+    redirectUri: z.string(),
+    resource: z.string(),
+  })
+  .meta({ id: 'OAuthAuthorization', description: 'What the consent page shows of an MCP client signing in: the client as its metadata names it, where it sends the person back, the resource.' });
+const DecisionView = z
+  .strictObject({ redirectTo: z.string(), session: z.strictObject({ id: z.string(), title: z.string() }).optional() })
+  .meta({ id: 'OAuthDecision', description: "Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied." });
 
 /** Registers the metadata documents, /oauth/authorize, /oauth/token, /oauth/register and the console's consent API. */
 export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
@@ -110,28 +128,30 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   });
 
   // What the consent page shows: the client, as its metadata names it, and where it sends the person back.
-  app.get('/api/v1/oauth/authorization', async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const params = singleValued(request.query);
-    if (params === undefined) return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', 'Each parameter may be given once.');
-    const found = await checked(params, reply, 'api');
-    if (found === undefined) return reply;
-    return { client: describe(found.client), redirectUri: found.request.redirectUri, resource };
-  });
+  const api = typed(app);
+  api.get(
+    '/api/v1/oauth/authorization',
+    { schema: { querystring: AuthorizationParams, response: answers(AuthorizationView) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const found = await checked(request.query, reply, 'api');
+      if (found === undefined) return reply;
+      return { client: describe(found.client), redirectUri: found.request.redirectUri, resource };
+    },
+  );
 
   // The person's decision. Allowing makes the client's external session (titled as the person edited it) and a
   // one-time code for it; either way the page sends the browser back to the client.
-  app.post('/api/v1/oauth/authorization', async (request, reply) => {
+  api.post('/api/v1/oauth/authorization', { schema: { body: Decision, response: answers(DecisionView) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const body = Decision.safeParse(request.body);
-    if (!body.success) return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', body.error.issues.map((issue) => issue.message).join('; '));
-    const found = await checked(body.data.request, reply, 'api');
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const found = await checked(request.body.request, reply, 'api');
     if (found === undefined) return reply;
     reply.header('cache-control', 'no-store');
     const { request: authorization } = found;
-    if (!body.data.allow) return { redirectTo: back(authorization, { error: 'access_denied', error_description: 'the person declined' }) };
+    if (!request.body.allow) return { redirectTo: back(authorization, { error: 'access_denied', error_description: 'the person declined' }) };
+    const title = request.body.title.trim() || found.client.name;
     const granted = await callOwner(reply, deps.logger, () =>
       deps.oauth.grantAuthorization({
         userId,
@@ -139,11 +159,11 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         redirectUri: authorization.redirectUri,
         codeChallenge: authorization.codeChallenge,
         resource: authorization.resource,
-        title: body.data.title.trim() || found.client.name,
+        title,
       }),
     );
     if (granted === undefined) return reply;
-    return { redirectTo: back(authorization, { code: granted.code }), session: { id: granted.session?.id, title: granted.session?.title } };
+    return { redirectTo: back(authorization, { code: granted.code }), session: { id: answered(granted.session, 'GrantAuthorization', 'session').id, title } };
   });
   const back = (authorization: AuthorizationRequest, params: Record<string, string>) =>
     redirectBack(authorization.redirectUri, issuer, { ...params, state: authorization.state });
