@@ -49,8 +49,9 @@ export interface ActionContext extends Owners {
    */
   answerBy?: number;
   /**
-   * Set for a 2026 client that opens URLs: a card still pending is answered at once, naming the card (the client is
-   * sent to the card's page), and the same call made again picks up the person's decision (call-key.ts).
+   * Set for an external session's 2026 client that opens URLs: a card still pending is answered at once, naming the
+   * card (the client is sent to the card's page), and the same call made again picks up the person's decision
+   * (call-key.ts).
    */
   cardsAnswerAtOnce?: true;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */

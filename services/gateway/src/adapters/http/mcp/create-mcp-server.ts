@@ -64,7 +64,9 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
     const client = clientOf(ctx);
-    return callRelayTool(input ?? {}, { caller, deps, inFlight, requestId: ctx.mcpReq.id, client }, channelOf(ctx, client, deps.logger));
+    // A hosted agent's call is part of a turn the person watches, its card in the conversation: it waits as before.
+    const urlCards = client.opensUrls && caller.external === true;
+    return callRelayTool(input ?? {}, { caller, deps, inFlight, requestId: ctx.mcpReq.id, urlCards }, channelOf(ctx, client, urlCards, deps.logger));
   });
 
   // The call being cancelled was answered by another server of this process (one per POST).
@@ -74,23 +76,24 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
   return server;
 }
 
-/** Whose relay_tool call an MCP request is, where a notifications/cancelled finds it, and what its client speaks. */
+/** Whose relay_tool call an MCP request is, where a notifications/cancelled finds it, and how a card reaches its client. */
 interface RelayToolRequest {
   caller: Caller & { sessionId: string };
   deps: McpDeps;
   inFlight: InFlightCalls;
   requestId: RequestId;
-  client: McpClientView;
+  /** An external session's 2026 client that opens URLs: a pending card is an input_required URL request. */
+  urlCards: boolean;
 }
 
 /**
  * Answers one relay_tool call of an MCP request. It ends early when the client cancels it (a notifications/cancelled,
  * which may come in another POST: `inFlight`) or goes away (`channel.signal`, the request's own). A card that waits for
- * the person, for a 2026 client that opens URLs, is an input_required result pointing at the card's page: the client's
- * retry (the same call) finds the card again and the person's decision with it.
+ * the person, for an external session's 2026 client that opens URLs, is an input_required result pointing at the card's
+ * page: the client's retry (the same call) finds the card again and the person's decision with it.
  */
 async function callRelayTool(input: unknown, request: RelayToolRequest, channel: CallChannel): Promise<CallToolResult | InputRequiredResult> {
-  const { caller, deps, inFlight, requestId, client } = request;
+  const { caller, deps, inFlight, requestId, urlCards } = request;
   // One controller the request's signal aborts, where AbortSignal.any made a composite signal for every call.
   const cancelled = new AbortController();
   const withRequest = () => cancelled.abort(channel.signal.reason);
@@ -99,7 +102,7 @@ async function callRelayTool(input: unknown, request: RelayToolRequest, channel:
   const forget = inFlight.register(caller.sessionId, requestId, cancelled);
   try {
     const result = await dispatchToolCall(input, caller, deps, { ...channel, signal: cancelled.signal });
-    const pendingCard = client.opensUrls ? pendingCardOf(result) : undefined;
+    const pendingCard = urlCards ? pendingCardOf(result) : undefined;
     if (pendingCard !== undefined) return cardInputRequired(pendingCard, deps.publicUrl);
     return toCallToolResult(result);
   } finally {
@@ -137,10 +140,10 @@ const ANSWER_WITHIN_META = 'relay/answerWithinSeconds';
  * The call's line to the agent: `signal` (the client cancelled or went away), progress notifications on the request's
  * progressToken, so a client whose tool timeout resets on progress keeps waiting through a long turn, and the caller's
  * trace (`_meta.traceparent`). A 2025 client that gave no progressToken gets the same sentences as MCP logging
- * notifications (level info), on the call's own response stream. A 2026 client that opens URLs is told of a card at
- * once (input_required) rather than kept waiting on it.
+ * notifications (level info), on the call's own response stream. With `urlCards`, a card is told of at once
+ * (input_required) rather than waited on.
  */
-function channelOf(ctx: ServerContext, client: McpClientView, logger: Logger): CallChannel {
+function channelOf(ctx: ServerContext, client: McpClientView, urlCards: boolean, logger: Logger): CallChannel {
   const meta = ctx.mcpReq._meta;
   const progressToken = meta?.progressToken;
   const within = meta?.[ANSWER_WITHIN_META];
@@ -149,7 +152,7 @@ function channelOf(ctx: ServerContext, client: McpClientView, logger: Logger): C
     signal: ctx.mcpReq.signal,
     ...(typeof within === 'number' && Number.isFinite(within) && within >= 0 ? { answerWithinSeconds: within } : {}),
     ...(client.traceparent === undefined ? {} : { traceparent: client.traceparent }),
-    ...(client.opensUrls ? { cardsAnswerAtOnce: true } : {}),
+    ...(urlCards ? { cardsAnswerAtOnce: true } : {}),
     async progress(message) {
       progress += 1;
       try {
