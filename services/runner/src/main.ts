@@ -6,6 +6,7 @@
  * and passes them on to the socket.
  */
 import { chmod, mkdir, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthCheckResponse_ServingStatus as ServingStatus } from '@relay/proto/grpc/health/v1/health';
 import { RunnerServiceService } from '@relay/proto/relay/runner/v1/runner_service';
@@ -36,6 +37,8 @@ async function serveCommands(config: Config, logger: Logger): Promise<void> {
   // so, and a runner that could not would run every user's commands as one.
   if (process.getuid?.() !== 0) throw new Error('the commands side must start as root (capabilities SETUID, SETGID, CHOWN, FOWNER, KILL) to run each user\'s commands as their own user');
   process.umask(COMMAND_UMASK);
+  // The pod's /tmp (an emptyDir, 0777): sticky, so no user's command may remove or replace another's files there.
+  await chmod(tmpdir(), 0o1777);
   const realWorkspace = await realpath(config.RUNNER_WORKSPACE);
   // The users' homes: each 0700 its own; the folder above them lets a user through to theirs but not list the others.
   await mkdir(config.RUNNER_HOMES, { recursive: true });
