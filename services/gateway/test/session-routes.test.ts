@@ -20,6 +20,7 @@ function fakeSession(fields: Partial<Session> = {}): Session {
     model: 'script-1',
     state: SessionState.SESSION_STATE_IDLE,
     cwd: '/home/dev',
+    mode: 'agent',
     archived: false,
     messageCount: 0,
     lastActivityAt: undefined,

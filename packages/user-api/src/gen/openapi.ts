@@ -10,19 +10,41 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    session?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Server-Sent Events: `update` (a LiveUpdate, when a digest changed), `trouble` ({message}: an owner did not answer), `replaced` and `signed-out` ({message}: the stream ends; do not reconnect). */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/event-stream": components["schemas"]["LiveUpdate"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -57,7 +79,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SignInLink"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -92,7 +134,31 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: string;
+                            /** @description Whether a running turn was asked to stop. */
+                            stopRequested: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -127,7 +193,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: components["schemas"]["Session"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -162,7 +250,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: components["schemas"]["Session"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -194,14 +304,51 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title?: string;
+                        group?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: components["schemas"]["Session"];
+                            /** @description The fields that changed. */
+                            changed: string[];
+                            /** @description The group a new name made. */
+                            groupCreated?: {
+                                id: string;
+                                name: string;
+                            };
+                            note?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -231,7 +378,30 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: string;
+                            message: components["schemas"]["Message"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -252,7 +422,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    lines?: number;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -267,7 +439,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TaskOutput"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -300,7 +492,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["UsageReport"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -321,7 +533,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    days?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -333,7 +547,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DailyUsage"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -407,7 +641,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    scope?: "active" | "archived" | "all";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -419,7 +655,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            sessions: components["schemas"]["UserSession"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -431,14 +689,62 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        external: true;
+                        title?: string;
+                    } | {
+                        text: string;
+                        provider?: string;
+                        model?: string;
+                        effort?: string;
+                        title?: string;
+                        cwd?: string;
+                        repo?: string;
+                        branch?: string;
+                        mode?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: components["schemas"]["Session"];
+                            /** @description The external session's bearer token, shown this once. */
+                            token: string;
+                            mcpUrl: string;
+                        } | {
+                            session: components["schemas"]["Session"];
+                            /** @description The first prompt, to wait on. */
+                            message_id: string;
+                            modelNote?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -457,7 +763,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    last?: number;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -471,7 +779,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SessionRead"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -489,14 +817,45 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        mode?: string;
+                        may_create_sessions?: boolean;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: components["schemas"]["Session"];
+                            mode: string;
+                            mayCreateSessions: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -520,14 +879,43 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        text: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @description The message, to wait on. */
+                            message_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -538,6 +926,64 @@ export interface paths {
         trace?: never;
     };
     "/api/v1/sessions/{id}/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    message_id: string;
+                    wait_seconds?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TurnResult"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{id}/tree-usage": {
         parameters: {
             query?: never;
             header?: never;
@@ -560,13 +1006,131 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TreeUsage"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{id}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BudgetSettingInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TreeUsage"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TreeUsage"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -581,7 +1145,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    session?: string;
+                    pending?: "0" | "1" | "true" | "false";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -593,7 +1160,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            cards: components["schemas"]["Card"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -623,14 +1212,45 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        decision: "allow" | "deny" | "answer" | "dismiss";
+                        answer?: string;
+                        choices?: string[];
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            card: components["schemas"]["Card"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -661,7 +1281,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Inbox"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -682,7 +1322,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    session?: string;
+                    asked_by?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -694,7 +1337,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            asks: components["schemas"]["Ask"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -724,14 +1389,45 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        decision: "answer" | "dismiss";
+                        answer?: string;
+                        choice?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            ask: components["schemas"]["Ask"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -762,7 +1458,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            settings: components["schemas"]["NotificationSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -778,14 +1496,44 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        webhook_url?: string;
+                        cards?: boolean;
+                        asks?: boolean;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            settings: components["schemas"]["NotificationSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -807,14 +1555,46 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        endpoint: string;
+                        keys: {
+                            p256dh: string;
+                            auth: string;
+                        };
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            settings: components["schemas"]["NotificationSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -825,14 +1605,42 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        endpoint: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            settings: components["schemas"]["NotificationSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -850,7 +1658,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    session?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -862,7 +1672,31 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            schedules: components["schemas"]["Schedule"][];
+                            /** @description How repeats keep to their grid. */
+                            note: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -900,7 +1734,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            schedule: components["schemas"]["Schedule"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -932,7 +1788,30 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            watcher: string;
+                            subscriptions: components["schemas"]["Subscription"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -971,7 +1850,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            endedIds: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -999,11 +1900,31 @@ export interface paths {
             requestBody?: never;
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PairingCode"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1034,7 +1955,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            pairings: components["schemas"]["Pairing"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1046,14 +1989,43 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        url: string;
+                        code: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            pairing: components["schemas"]["Pairing"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1089,7 +2061,31 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            pairing: components["schemas"]["Pairing"];
+                            /** @enum {boolean} */
+                            unpaired: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1104,14 +2100,43 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        level: "off" | "read" | "read_and_prompt" | "full";
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            pairing: components["schemas"]["Pairing"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1138,7 +2163,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PairingSettings"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1149,14 +2194,40 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        accept_prompts: boolean;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PairingSettings"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1188,7 +2259,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            settings: components["schemas"]["RelaySettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1204,14 +2297,47 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        agent_sessions_enabled?: boolean;
+                        max_wait_seconds?: number;
+                        max_turn_minutes?: number;
+                        task_quiet_minutes?: number;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            settings: components["schemas"]["RelaySettings"];
+                            /** @description The settings that changed. */
+                            changed: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1238,7 +2364,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Me"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1271,7 +2417,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            users: components["schemas"]["User"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1283,14 +2451,51 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {string} */
+                        role?: "admin" | "member";
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "member";
+                            };
+                            /** @description The new token, shown this once: the relay keeps only its hash. */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1326,7 +2531,33 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["User"];
+                            /** @enum {boolean} */
+                            removed: true;
+                            /** @description How many of their sessions were archived. */
+                            archivedSessions: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1360,7 +2591,33 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                            };
+                            /** @description The new token, shown this once: the relay keeps only its hash. */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1380,7 +2637,33 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                            };
+                            /** @enum {boolean} */
+                            revoked: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1414,7 +2697,33 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: {
+                                id: string;
+                            };
+                            /** @description The new token, shown this once: the relay keeps only its hash. */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1434,7 +2743,33 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            session: {
+                                id: string;
+                            };
+                            /** @enum {boolean} */
+                            revoked: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
                 };
             };
         };
@@ -1447,9 +2782,439 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Per meter its limit (null: not limited): US$, tokens, wall-clock minutes, sessions started. */
+        BudgetLimitsInput: {
+            costUsd: number | null;
+            tokens: number | null;
+            minutes: number | null;
+            sessions: number | null;
+        };
+        /** @description What the tree under a session spent, split by session, provider and relay (the per-turn ledger’s sums: totals is their sum), and the budgets that govern it, nearest first. */
+        TreeUsageInput: {
+            session: string;
+            rows: {
+                session: string;
+                provider: string;
+                relay: string;
+                turns: number;
+                inputTokens: number;
+                outputTokens: number;
+                costUsd: number;
+            }[];
+            totals: {
+                turns: number;
+                inputTokens: number;
+                outputTokens: number;
+                costUsd: number;
+            };
+            sessionsStarted: number;
+            budgets: {
+                session: string;
+                setBy: string;
+                state: string;
+                level: string;
+                startedAt: string;
+                limits: components["schemas"]["BudgetLimitsInput"];
+                remaining: components["schemas"]["BudgetLimitsInput"];
+                meters: {
+                    name: string;
+                    used: number;
+                    limit: number;
+                    utilization: number;
+                }[];
+                cardId: string | null;
+            }[];
+        };
         RefusalInput: {
             code: string;
             error: string;
+        };
+        TestCountsInput: {
+            runner: string;
+            passed: number;
+            failed: number;
+            skipped: number;
+            final: boolean;
+        };
+        /** @description A session's background task: running, or ended within the hour. */
+        TaskInput: {
+            taskId: string;
+            description: string;
+            type: string;
+            status: string;
+            exitCode: number | null;
+            /** @description Whether there is output to read (GET …/tasks/{taskId}/output). */
+            output: boolean;
+            startedAt: string | null;
+            /** Format: date-time */
+            endedAt?: string;
+            /** @description Why it failed without an exit code. */
+            reason?: string;
+            /** @description While it runs. */
+            health?: {
+                minutesSinceOutput: number;
+                quiet: boolean;
+                quietAfterMinutes: number;
+            };
+            counts?: components["schemas"]["TestCountsInput"];
+        };
+        /** @description A session as agents and users see it. */
+        SessionInput: {
+            id: string;
+            title: string;
+            provider: string;
+            model: string;
+            /** @enum {string} */
+            state: "running_turn" | "background_only" | "idle";
+            cwd: string;
+            /** @description A cloud session's repository, in place of a folder. */
+            repo?: string;
+            branch?: string;
+            lastActivityAt: string | null;
+            messageCount: number;
+            tasks: components["schemas"]["TaskInput"][];
+            /** @description Its session group and its role there. */
+            group?: {
+                id: string;
+                name: string;
+                role: string;
+            };
+            /**
+             * @description The owner let agents in this conversation start sessions.
+             * @constant
+             */
+            mayCreateSessions?: true;
+            /** @description The conversation whose agent started it. */
+            startedBy?: {
+                id: string;
+                title: string;
+            };
+            /** @constant */
+            archived?: true;
+        };
+        /** @description A session as a person reads it at a glance. */
+        SessionStatusInput: {
+            /** @enum {string} */
+            name: "working" | "waiting_for_you" | "idle" | "failed" | "stopped";
+            /** @description The words to show: "working", "waiting for you (card)", "idle", "failed: …", "stopped". */
+            words: string;
+            waitingFor?: {
+                cards: number;
+                asks: number;
+            };
+            /** @description Why the last turn failed, whole. */
+            error?: string;
+        };
+        /** @description A session as the user API shows it to its owner. */
+        UserSessionInput: {
+            id: string;
+            title: string;
+            provider: string;
+            model: string;
+            /** @enum {string} */
+            state: "running_turn" | "background_only" | "idle";
+            cwd: string;
+            /** @description A cloud session's repository, in place of a folder. */
+            repo?: string;
+            branch?: string;
+            lastActivityAt: string | null;
+            messageCount: number;
+            tasks: components["schemas"]["TaskInput"][];
+            /** @description Its session group and its role there. */
+            group?: {
+                id: string;
+                name: string;
+                role: string;
+            };
+            /**
+             * @description The owner let agents in this conversation start sessions.
+             * @constant
+             */
+            mayCreateSessions?: true;
+            /** @description The conversation whose agent started it. */
+            startedBy?: {
+                id: string;
+                title: string;
+            };
+            /** @constant */
+            archived?: true;
+            /** @description Its relay mode: agent, ask or plan. */
+            mode: string;
+            /**
+             * @description Its agent runs in the user's own MCP client: nothing is sent to it from the relay.
+             * @constant
+             */
+            external?: true;
+            /** @description How many sessions this conversation watches ("all": every one). */
+            watching?: number | "all";
+            /**
+             * @description One of the user's conversations watches it.
+             * @constant
+             */
+            watched?: true;
+            status?: components["schemas"]["SessionStatusInput"];
+        };
+        /** @description Where a prompt another relay's agent sent came from. */
+        ProvenanceInput: {
+            originRelay: string;
+            originSessionId: string;
+            originSessionTitle: string;
+            model: string;
+            hops: number;
+            viaRelays: string[];
+        };
+        MessageInput: {
+            id: string;
+            role: string;
+            text: string;
+            /**
+             * @description The text is the first 8,000 characters of `length`; GET …/messages/{messageId} has the whole.
+             * @constant
+             */
+            truncated?: true;
+            length?: number;
+            createdAt: string | null;
+            model?: string;
+            provenance?: components["schemas"]["ProvenanceInput"];
+            /**
+             * @description How far a message sent to the session has come; absent on replies and error rows.
+             * @enum {string}
+             */
+            delivery?: "queued" | "delivered" | "failed";
+        };
+        /** @description A card a turn waits on (kind ask_user), or a pending ask (kind ask). */
+        PendingQuestionInput: {
+            id: string;
+            kind: string;
+            question: string;
+            options: string[];
+            /** @constant */
+            truncated?: true;
+        };
+        /** @description A session with its last messages, as read_session shows it. */
+        SessionReadInput: {
+            session: components["schemas"]["UserSessionInput"];
+            /** @enum {string} */
+            state: "running_turn" | "background_only" | "idle";
+            status: components["schemas"]["SessionStatusInput"];
+            messages: components["schemas"]["MessageInput"][];
+            /** @description The reply being written, as far as it has come. */
+            inFlight: string | null;
+            /** @constant */
+            inFlightTruncated?: true;
+            note?: string;
+            pendingQuestions: components["schemas"]["PendingQuestionInput"][];
+            group?: {
+                id: string;
+                name: string;
+                role: string;
+                members: {
+                    id: string;
+                    title: string;
+                    role: string;
+                    /** @enum {string} */
+                    state: "running_turn" | "background_only" | "idle";
+                    /** @constant */
+                    archived?: true;
+                }[];
+            };
+        };
+        /** @description Where the turn a message started stands: done with its reply, error, stopped, waiting for an answer, or still queued or running. */
+        TurnResultInput: {
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting_for_answer" | "done" | "error" | "stopped";
+            session: string;
+            message_id: string;
+            reply?: {
+                text: string;
+                /** @constant */
+                truncated?: true;
+                length?: number;
+                model: string;
+            };
+            error?: string;
+            /** @constant */
+            errorTruncated?: true;
+            pendingQuestions?: components["schemas"]["PendingQuestionInput"][];
+            openUrl?: string;
+            /** @enum {string} */
+            delivery: "queued" | "delivered" | "failed";
+            note?: string;
+        };
+        /** @description An approval card (decided with allow or deny) or a question card (answer or dismiss). */
+        CardInput: {
+            id: string;
+            sessionId: string;
+            /** @enum {string} */
+            kind: "approval" | "question";
+            title: string;
+            lines: string[];
+            options: string[];
+            /** @enum {string} */
+            status: "pending" | "allowed" | "denied" | "answered" | "dismissed" | "cancelled";
+            answer: string;
+            choices: string[];
+            createdAt: string | null;
+            decidedAt: string | null;
+        };
+        /** @description An agent's question that does not block its turn. */
+        AskInput: {
+            id: string;
+            /** @description The session the ask is about. */
+            sessionId: string;
+            /** @description The session that asked. */
+            askedBy: string;
+            question: string;
+            options: string[];
+            recommendation: string;
+            detail: string;
+            /** @enum {string} */
+            status: "pending" | "answered" | "dismissed" | "withdrawn" | "ended";
+            answer: string;
+            choice: string;
+            via: string;
+            createdAt: string | null;
+            endedAt: string | null;
+        };
+        ScheduleInput: {
+            id: string;
+            /** @description The conversation it fires into. */
+            session: {
+                id: string;
+                title: string;
+            };
+            /** @description The conversation that set it, when another one did. */
+            setBy?: {
+                id: string;
+                title: string;
+            };
+            title: string;
+            text: string;
+            /** Format: date-time */
+            at: string;
+            everyMinutes: number;
+            once: boolean;
+            nextFireAt: string | null;
+            lastFiredAt: string | null;
+            firedCount: number;
+            skippedCount?: number;
+            /** @constant */
+            heldForApproval?: true;
+            heldSince?: string | null;
+            /** @description The grid time the held firing stands for. */
+            heldFireAt?: string | null;
+            /** Format: date-time */
+            endedAt?: string;
+            endReason?: string;
+        };
+        /** @description A subscription in its watcher's list: active, or ended in the last hour with its reason. */
+        SubscriptionInput: {
+            id: string;
+            /** @description The paired relay whose sessions it watches. */
+            relay?: string;
+            /** @constant */
+            scope?: "all";
+            sessions: "all" | {
+                id: string;
+                title: string;
+            }[];
+            events: string[];
+            once: boolean;
+            match?: string;
+            stalledMinutes: number;
+            heartbeatMinutes?: number;
+            digestMinutes?: number;
+            quietHours?: {
+                from: string;
+                to: string;
+                tz: string;
+            };
+            exclude?: string[];
+            heldCount?: number;
+            nextDeliveryAt?: string | null;
+            /** @constant */
+            ended?: true;
+            /** Format: date-time */
+            endedAt?: string;
+            reason?: string;
+        };
+        /** @description A paired relay and what its agents may do here. */
+        PairingInput: {
+            name: string;
+            url: string;
+            /** @enum {string} */
+            level: "off" | "read" | "read_and_prompt" | "full";
+            online: boolean;
+            version: string;
+        };
+        /** @description A user of the relay (never a token). */
+        UserInput: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The end of a task's output, as read_task_output answers it. */
+        TaskOutputInput: {
+            session: string;
+            task: {
+                id: string;
+                description: string;
+                type: string;
+                start: string | null;
+                status: string;
+                exitCode: number | null;
+                reason?: string;
+            };
+            stall?: {
+                minutes: number;
+                since: string | null;
+                quiet: boolean;
+                quietAfterMinutes: number;
+            };
+            counts?: components["schemas"]["TestCountsInput"];
+            /** @description The output's last lines. */
+            tail: string[];
+            truncated: boolean;
+            notes?: string[];
+        };
+        /** @description What each provider's plan has used this month and has left. */
+        UsageReportInput: {
+            providers: {
+                provider: string;
+                /** @description ok, limit_reached, paused, not_tracked or not_set_up. */
+                status: string;
+                reason?: string;
+                meters: {
+                    name: string;
+                    used: number;
+                    allowance: number | null;
+                    remaining: number | null;
+                    utilization: number | null;
+                    resetsAt: string | null;
+                }[];
+                pausedUntil?: string;
+            }[];
+            claudeUsageLimitPaused: boolean;
+        };
+        /** @description What each tracked provider used on each day (cost 0 where it is not tracked). */
+        DailyUsageInput: {
+            /** @description The UTC days, oldest first. */
+            days: string[];
+            providers: {
+                provider: string;
+                costTracked: boolean;
+                days: {
+                    day: string;
+                    tokens: number;
+                    inputTokens: number;
+                    outputTokens: number;
+                    costUsd: number;
+                    turns: number;
+                }[];
+            }[];
         };
         /** @description What this relay is: its name, version and where its user API and MCP endpoint are. */
         RelayInfoInput: {
@@ -1461,9 +3226,535 @@ export interface components {
                 mcp: string;
             };
         };
+        /** @description The limits to set; a meter left out or null is not limited. At least one. */
+        BudgetSettingInput: {
+            costUsd?: number | null;
+            tokens?: number | null;
+            minutes?: number | null;
+            sessions?: number | null;
+        };
+        /** @description What one `update` event carries: a digest per part the page shows, and the Inbox count. */
+        LiveUpdateInput: {
+            /** @description A digest of the user's sessions. */
+            sessions: string;
+            /** @description A digest of their Inbox. */
+            inbox: string;
+            /** @description How many asks and cards wait in the Inbox. */
+            inboxCount: number;
+            /** @description A digest of the conversation named by ?session= ("gone" once it is not theirs to read). */
+            session?: string;
+        };
+        /** @description An MCP client's authorization request: client_id, redirect_uri, code_challenge, … */
+        OAuthAuthorizationRequestInput: {
+            [key: string]: string;
+        };
+        /** @description What the consent page shows of an MCP client signing in: the client as its metadata names it, where it sends the person back, the resource. */
+        OAuthAuthorizationInput: {
+            client: {
+                id: string;
+                name: string;
+                uri: string | null;
+                hasMetadataDocument: boolean;
+            };
+            redirectUri: string;
+            resource: string;
+        };
+        /** @description Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied. */
+        OAuthDecisionInput: {
+            redirectTo: string;
+            session?: {
+                id: string;
+                title: string;
+            };
+        };
+        /** @description This relay's settings (Settings → Relays → Agent sessions). */
+        RelaySettingsInput: {
+            /** @description Agents may start and use sessions on this relay. */
+            agentSessionsEnabled: boolean;
+            /** @description Longest wait per tool call. */
+            maxWaitSeconds: number;
+            /** @description Max turn duration. */
+            maxTurnMinutes: number;
+            /** @description Minutes without output after which a task counts as quiet. */
+            taskQuietMinutes: number;
+        };
+        NotificationSettingsInput: {
+            /** @description A Slack-compatible webhook, or "" for none. */
+            webhookUrl: string;
+            /** @description New cards reach the person outside the console. */
+            cards: boolean;
+            /** @description New asks reach the person outside the console. */
+            asks: boolean;
+            /** @description The relay's Web Push key, for a browser's subscription. */
+            vapidPublicKey: string;
+            /** @description How many of the person's browsers get Web Push. */
+            pushSubscriptions: number;
+        };
+        SignInLinkInput: {
+            /** @description The link; its secret rides in the fragment. */
+            url: string;
+            expiresAt: string;
+        };
+        /** @description What waits for the person: pending asks and pending cards. */
+        InboxInput: {
+            asks: components["schemas"]["AskInput"][];
+            cards: components["schemas"]["CardInput"][];
+        };
+        /** @description A one-time code another relay pairs with, and the relay that made it. */
+        PairingCodeInput: {
+            code: string;
+            expiresAt: string;
+            /** @description This relay's name. */
+            relay: string;
+            /** @description This relay's address. */
+            url: string;
+        };
+        PairingSettingsInput: {
+            /** @description Other relays' agents may send prompts here. */
+            accept_prompts: boolean;
+        };
+        /** @description Who the token is. */
+        MeInput: {
+            user: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "admin" | "member";
+            };
+        };
+        /** @description Per meter its limit (null: not limited): US$, tokens, wall-clock minutes, sessions started. */
+        BudgetLimits: {
+            costUsd: number | null;
+            tokens: number | null;
+            minutes: number | null;
+            sessions: number | null;
+        };
+        /** @description What the tree under a session spent, split by session, provider and relay (the per-turn ledger’s sums: totals is their sum), and the budgets that govern it, nearest first. */
+        TreeUsage: {
+            session: string;
+            rows: {
+                session: string;
+                provider: string;
+                relay: string;
+                turns: number;
+                inputTokens: number;
+                outputTokens: number;
+                costUsd: number;
+            }[];
+            totals: {
+                turns: number;
+                inputTokens: number;
+                outputTokens: number;
+                costUsd: number;
+            };
+            sessionsStarted: number;
+            budgets: {
+                session: string;
+                setBy: string;
+                state: string;
+                level: string;
+                startedAt: string;
+                limits: components["schemas"]["BudgetLimits"];
+                remaining: components["schemas"]["BudgetLimits"];
+                meters: {
+                    name: string;
+                    used: number;
+                    limit: number;
+                    utilization: number;
+                }[];
+                cardId: string | null;
+            }[];
+        };
         Refusal: {
             code: string;
             error: string;
+        };
+        TestCounts: {
+            runner: string;
+            passed: number;
+            failed: number;
+            skipped: number;
+            final: boolean;
+        };
+        /** @description A session's background task: running, or ended within the hour. */
+        Task: {
+            taskId: string;
+            description: string;
+            type: string;
+            status: string;
+            exitCode: number | null;
+            /** @description Whether there is output to read (GET …/tasks/{taskId}/output). */
+            output: boolean;
+            startedAt: string | null;
+            /** Format: date-time */
+            endedAt?: string;
+            /** @description Why it failed without an exit code. */
+            reason?: string;
+            /** @description While it runs. */
+            health?: {
+                minutesSinceOutput: number;
+                quiet: boolean;
+                quietAfterMinutes: number;
+            };
+            counts?: components["schemas"]["TestCounts"];
+        };
+        /** @description A session as agents and users see it. */
+        Session: {
+            id: string;
+            title: string;
+            provider: string;
+            model: string;
+            /** @enum {string} */
+            state: "running_turn" | "background_only" | "idle";
+            cwd: string;
+            /** @description A cloud session's repository, in place of a folder. */
+            repo?: string;
+            branch?: string;
+            lastActivityAt: string | null;
+            messageCount: number;
+            tasks: components["schemas"]["Task"][];
+            /** @description Its session group and its role there. */
+            group?: {
+                id: string;
+                name: string;
+                role: string;
+            };
+            /**
+             * @description The owner let agents in this conversation start sessions.
+             * @constant
+             */
+            mayCreateSessions?: true;
+            /** @description The conversation whose agent started it. */
+            startedBy?: {
+                id: string;
+                title: string;
+            };
+            /** @constant */
+            archived?: true;
+        };
+        /** @description A session as a person reads it at a glance. */
+        SessionStatus: {
+            /** @enum {string} */
+            name: "working" | "waiting_for_you" | "idle" | "failed" | "stopped";
+            /** @description The words to show: "working", "waiting for you (card)", "idle", "failed: …", "stopped". */
+            words: string;
+            waitingFor?: {
+                cards: number;
+                asks: number;
+            };
+            /** @description Why the last turn failed, whole. */
+            error?: string;
+        };
+        /** @description A session as the user API shows it to its owner. */
+        UserSession: {
+            id: string;
+            title: string;
+            provider: string;
+            model: string;
+            /** @enum {string} */
+            state: "running_turn" | "background_only" | "idle";
+            cwd: string;
+            /** @description A cloud session's repository, in place of a folder. */
+            repo?: string;
+            branch?: string;
+            lastActivityAt: string | null;
+            messageCount: number;
+            tasks: components["schemas"]["Task"][];
+            /** @description Its session group and its role there. */
+            group?: {
+                id: string;
+                name: string;
+                role: string;
+            };
+            /**
+             * @description The owner let agents in this conversation start sessions.
+             * @constant
+             */
+            mayCreateSessions?: true;
+            /** @description The conversation whose agent started it. */
+            startedBy?: {
+                id: string;
+                title: string;
+            };
+            /** @constant */
+            archived?: true;
+            /** @description Its relay mode: agent, ask or plan. */
+            mode: string;
+            /**
+             * @description Its agent runs in the user's own MCP client: nothing is sent to it from the relay.
+             * @constant
+             */
+            external?: true;
+            /** @description How many sessions this conversation watches ("all": every one). */
+            watching?: number | "all";
+            /**
+             * @description One of the user's conversations watches it.
+             * @constant
+             */
+            watched?: true;
+            status?: components["schemas"]["SessionStatus"];
+        };
+        /** @description Where a prompt another relay's agent sent came from. */
+        Provenance: {
+            originRelay: string;
+            originSessionId: string;
+            originSessionTitle: string;
+            model: string;
+            hops: number;
+            viaRelays: string[];
+        };
+        Message: {
+            id: string;
+            role: string;
+            text: string;
+            /**
+             * @description The text is the first 8,000 characters of `length`; GET …/messages/{messageId} has the whole.
+             * @constant
+             */
+            truncated?: true;
+            length?: number;
+            createdAt: string | null;
+            model?: string;
+            provenance?: components["schemas"]["Provenance"];
+            /**
+             * @description How far a message sent to the session has come; absent on replies and error rows.
+             * @enum {string}
+             */
+            delivery?: "queued" | "delivered" | "failed";
+        };
+        /** @description A card a turn waits on (kind ask_user), or a pending ask (kind ask). */
+        PendingQuestion: {
+            id: string;
+            kind: string;
+            question: string;
+            options: string[];
+            /** @constant */
+            truncated?: true;
+        };
+        /** @description A session with its last messages, as read_session shows it. */
+        SessionRead: {
+            session: components["schemas"]["UserSession"];
+            /** @enum {string} */
+            state: "running_turn" | "background_only" | "idle";
+            status: components["schemas"]["SessionStatus"];
+            messages: components["schemas"]["Message"][];
+            /** @description The reply being written, as far as it has come. */
+            inFlight: string | null;
+            /** @constant */
+            inFlightTruncated?: true;
+            note?: string;
+            pendingQuestions: components["schemas"]["PendingQuestion"][];
+            group?: {
+                id: string;
+                name: string;
+                role: string;
+                members: {
+                    id: string;
+                    title: string;
+                    role: string;
+                    /** @enum {string} */
+                    state: "running_turn" | "background_only" | "idle";
+                    /** @constant */
+                    archived?: true;
+                }[];
+            };
+        };
+        /** @description Where the turn a message started stands: done with its reply, error, stopped, waiting for an answer, or still queued or running. */
+        TurnResult: {
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting_for_answer" | "done" | "error" | "stopped";
+            session: string;
+            message_id: string;
+            reply?: {
+                text: string;
+                /** @constant */
+                truncated?: true;
+                length?: number;
+                model: string;
+            };
+            error?: string;
+            /** @constant */
+            errorTruncated?: true;
+            pendingQuestions?: components["schemas"]["PendingQuestion"][];
+            openUrl?: string;
+            /** @enum {string} */
+            delivery: "queued" | "delivered" | "failed";
+            note?: string;
+        };
+        /** @description An approval card (decided with allow or deny) or a question card (answer or dismiss). */
+        Card: {
+            id: string;
+            sessionId: string;
+            /** @enum {string} */
+            kind: "approval" | "question";
+            title: string;
+            lines: string[];
+            options: string[];
+            /** @enum {string} */
+            status: "pending" | "allowed" | "denied" | "answered" | "dismissed" | "cancelled";
+            answer: string;
+            choices: string[];
+            createdAt: string | null;
+            decidedAt: string | null;
+        };
+        /** @description An agent's question that does not block its turn. */
+        Ask: {
+            id: string;
+            /** @description The session the ask is about. */
+            sessionId: string;
+            /** @description The session that asked. */
+            askedBy: string;
+            question: string;
+            options: string[];
+            recommendation: string;
+            detail: string;
+            /** @enum {string} */
+            status: "pending" | "answered" | "dismissed" | "withdrawn" | "ended";
+            answer: string;
+            choice: string;
+            via: string;
+            createdAt: string | null;
+            endedAt: string | null;
+        };
+        Schedule: {
+            id: string;
+            /** @description The conversation it fires into. */
+            session: {
+                id: string;
+                title: string;
+            };
+            /** @description The conversation that set it, when another one did. */
+            setBy?: {
+                id: string;
+                title: string;
+            };
+            title: string;
+            text: string;
+            /** Format: date-time */
+            at: string;
+            everyMinutes: number;
+            once: boolean;
+            nextFireAt: string | null;
+            lastFiredAt: string | null;
+            firedCount: number;
+            skippedCount?: number;
+            /** @constant */
+            heldForApproval?: true;
+            heldSince?: string | null;
+            /** @description The grid time the held firing stands for. */
+            heldFireAt?: string | null;
+            /** Format: date-time */
+            endedAt?: string;
+            endReason?: string;
+        };
+        /** @description A subscription in its watcher's list: active, or ended in the last hour with its reason. */
+        Subscription: {
+            id: string;
+            /** @description The paired relay whose sessions it watches. */
+            relay?: string;
+            /** @constant */
+            scope?: "all";
+            sessions: "all" | {
+                id: string;
+                title: string;
+            }[];
+            events: string[];
+            once: boolean;
+            match?: string;
+            stalledMinutes: number;
+            heartbeatMinutes?: number;
+            digestMinutes?: number;
+            quietHours?: {
+                from: string;
+                to: string;
+                tz: string;
+            };
+            exclude?: string[];
+            heldCount?: number;
+            nextDeliveryAt?: string | null;
+            /** @constant */
+            ended?: true;
+            /** Format: date-time */
+            endedAt?: string;
+            reason?: string;
+        };
+        /** @description A paired relay and what its agents may do here. */
+        Pairing: {
+            name: string;
+            url: string;
+            /** @enum {string} */
+            level: "off" | "read" | "read_and_prompt" | "full";
+            online: boolean;
+            version: string;
+        };
+        /** @description A user of the relay (never a token). */
+        User: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The end of a task's output, as read_task_output answers it. */
+        TaskOutput: {
+            session: string;
+            task: {
+                id: string;
+                description: string;
+                type: string;
+                start: string | null;
+                status: string;
+                exitCode: number | null;
+                reason?: string;
+            };
+            stall?: {
+                minutes: number;
+                since: string | null;
+                quiet: boolean;
+                quietAfterMinutes: number;
+            };
+            counts?: components["schemas"]["TestCounts"];
+            /** @description The output's last lines. */
+            tail: string[];
+            truncated: boolean;
+            notes?: string[];
+        };
+        /** @description What each provider's plan has used this month and has left. */
+        UsageReport: {
+            providers: {
+                provider: string;
+                /** @description ok, limit_reached, paused, not_tracked or not_set_up. */
+                status: string;
+                reason?: string;
+                meters: {
+                    name: string;
+                    used: number;
+                    allowance: number | null;
+                    remaining: number | null;
+                    utilization: number | null;
+                    resetsAt: string | null;
+                }[];
+                pausedUntil?: string;
+            }[];
+            claudeUsageLimitPaused: boolean;
+        };
+        /** @description What each tracked provider used on each day (cost 0 where it is not tracked). */
+        DailyUsage: {
+            /** @description The UTC days, oldest first. */
+            days: string[];
+            providers: {
+                provider: string;
+                costTracked: boolean;
+                days: {
+                    day: string;
+                    tokens: number;
+                    inputTokens: number;
+                    outputTokens: number;
+                    costUsd: number;
+                    turns: number;
+                }[];
+            }[];
         };
         /** @description What this relay is: its name, version and where its user API and MCP endpoint are. */
         RelayInfo: {
@@ -1473,6 +3764,102 @@ export interface components {
                 base: string;
                 api: string;
                 mcp: string;
+            };
+        };
+        /** @description The limits to set; a meter left out or null is not limited. At least one. */
+        BudgetSetting: {
+            costUsd?: number | null;
+            tokens?: number | null;
+            minutes?: number | null;
+            sessions?: number | null;
+        };
+        /** @description What one `update` event carries: a digest per part the page shows, and the Inbox count. */
+        LiveUpdate: {
+            /** @description A digest of the user's sessions. */
+            sessions: string;
+            /** @description A digest of their Inbox. */
+            inbox: string;
+            /** @description How many asks and cards wait in the Inbox. */
+            inboxCount: number;
+            /** @description A digest of the conversation named by ?session= ("gone" once it is not theirs to read). */
+            session?: string;
+        };
+        /** @description An MCP client's authorization request: client_id, redirect_uri, code_challenge, … */
+        OAuthAuthorizationRequest: {
+            [key: string]: string;
+        };
+        /** @description What the consent page shows of an MCP client signing in: the client as its metadata names it, where it sends the person back, the resource. */
+        OAuthAuthorization: {
+            client: {
+                id: string;
+                name: string;
+                uri: string | null;
+                hasMetadataDocument: boolean;
+            };
+            redirectUri: string;
+            resource: string;
+        };
+        /** @description Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied. */
+        OAuthDecision: {
+            redirectTo: string;
+            session?: {
+                id: string;
+                title: string;
+            };
+        };
+        /** @description This relay's settings (Settings → Relays → Agent sessions). */
+        RelaySettings: {
+            /** @description Agents may start and use sessions on this relay. */
+            agentSessionsEnabled: boolean;
+            /** @description Longest wait per tool call. */
+            maxWaitSeconds: number;
+            /** @description Max turn duration. */
+            maxTurnMinutes: number;
+            /** @description Minutes without output after which a task counts as quiet. */
+            taskQuietMinutes: number;
+        };
+        NotificationSettings: {
+            /** @description A Slack-compatible webhook, or "" for none. */
+            webhookUrl: string;
+            /** @description New cards reach the person outside the console. */
+            cards: boolean;
+            /** @description New asks reach the person outside the console. */
+            asks: boolean;
+            /** @description The relay's Web Push key, for a browser's subscription. */
+            vapidPublicKey: string;
+            /** @description How many of the person's browsers get Web Push. */
+            pushSubscriptions: number;
+        };
+        SignInLink: {
+            /** @description The link; its secret rides in the fragment. */
+            url: string;
+            expiresAt: string;
+        };
+        /** @description What waits for the person: pending asks and pending cards. */
+        Inbox: {
+            asks: components["schemas"]["Ask"][];
+            cards: components["schemas"]["Card"][];
+        };
+        /** @description A one-time code another relay pairs with, and the relay that made it. */
+        PairingCode: {
+            code: string;
+            expiresAt: string;
+            /** @description This relay's name. */
+            relay: string;
+            /** @description This relay's address. */
+            url: string;
+        };
+        PairingSettings: {
+            /** @description Other relays' agents may send prompts here. */
+            accept_prompts: boolean;
+        };
+        /** @description Who the token is. */
+        Me: {
+            user: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "admin" | "member";
             };
         };
     };

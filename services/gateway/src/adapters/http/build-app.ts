@@ -7,7 +7,6 @@ import { INTERNAL_CODE } from '@relay/errors';
 import type { Logger } from '@relay/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
-import { ZodError } from 'zod';
 import { AllowedHosts } from './allowed-hosts.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerBudgetRoutes } from './routes/budgets.ts';
@@ -74,13 +73,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     request.log.debug({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
+  // A request that fails its route's schemas is answered by the route (openapi.ts, invalidInput), after authentication.
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    // A route's path parameters that fail their schema (an empty :id, say) are the caller's mistake, not a fault.
-    const params = Object.keys((request.params ?? {}) as object);
-    if (error instanceof ZodError && error.issues.every((issue) => params.includes(String(issue.path[0])))) {
-      const problems = error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-      return reply.code(400).send({ code: 'REMOTE_RELAY_INVALID_INPUT', error: `the path is wrong: ${problems}` });
-    }
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'request failed');
     const message = status === 500 ? 'internal error' : error.message;

@@ -44,7 +44,7 @@ export function typed(app: FastifyInstance) {
 export function invalidInput(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
   const error = request.validationError;
   if (error === undefined) return undefined;
-  const issues = hasZodFastifySchemaValidationErrors(error) ? error.validation : [];
+  const issues: { instancePath: string; message?: string }[] = hasZodFastifySchemaValidationErrors(error) ? error.validation : [];
   if (error.validationContext === 'params') {
     const problems = issues.map((issue) => `${issue.instancePath.slice(1).replaceAll('/', '.')}: ${issue.message}`).join('; ');
     return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', `the path is wrong: ${problems}`);

@@ -12,7 +12,7 @@ export const GRID_NOTE =
  * A schedule as list_schedules, unschedule and the ⏰ list show it; setBy when another conversation set it. A held one
  * shows the held firing (heldSince, heldFireAt: the grid time it stands for) and as nextFireAt the next grid time.
  */
-export function scheduleView(schedule: Schedule): Record<string, unknown> {
+export function scheduleView(schedule: Schedule) {
   const text = schedule.text.length > TEXT_START ? `${schedule.text.slice(0, TEXT_START)}…` : schedule.text;
   const session = { id: schedule.targetSessionId, title: schedule.targetSessionTitle };
   return {
@@ -29,7 +29,7 @@ export function scheduleView(schedule: Schedule): Record<string, unknown> {
     firedCount: schedule.firedCount,
     ...(schedule.skippedCount > 0 ? { skippedCount: schedule.skippedCount } : {}),
     ...(schedule.heldForApproval
-      ? { heldForApproval: true, heldSince: schedule.heldSince?.toISOString() ?? null, heldFireAt: schedule.heldFireAt?.toISOString() ?? null }
+      ? { heldForApproval: true as const, heldSince: schedule.heldSince?.toISOString() ?? null, heldFireAt: schedule.heldFireAt?.toISOString() ?? null }
       : {}),
     ...(schedule.endedAt ? { endedAt: schedule.endedAt.toISOString(), endReason: schedule.endReason } : {}),
   };

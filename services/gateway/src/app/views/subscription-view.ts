@@ -5,11 +5,11 @@
 import type { Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 
 /** A subscription as subscribe and list_subscriptions show it: the options only when it has them. */
-export function subscriptionView(subscription: Subscription): Record<string, unknown> {
+export function subscriptionView(subscription: Subscription) {
   return {
     id: subscription.id,
     ...(subscription.relay ? { relay: subscription.relay } : {}),
-    ...(subscription.scope === 'all' ? { scope: 'all', sessions: 'all' } : { sessions: subscription.sessions }),
+    ...(subscription.scope === 'all' ? { scope: 'all' as const, sessions: 'all' as const } : { sessions: subscription.sessions }),
     events: subscription.events,
     once: subscription.once,
     ...(subscription.match ? { match: subscription.match } : {}),
@@ -25,8 +25,8 @@ export function subscriptionView(subscription: Subscription): Record<string, unk
  * A subscription as a list shows it (list_subscriptions, the watcher's list in the user API): what its digest or
  * quiet hours hold, and for an ended one when and why (its held count only while something is still held).
  */
-export function listedSubscriptionView(subscription: Subscription): Record<string, unknown> {
+export function listedSubscriptionView(subscription: Subscription) {
   const ended = subscription.endedAt !== undefined;
   const held = !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
-  return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
+  return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true as const, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
 }

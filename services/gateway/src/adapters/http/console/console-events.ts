@@ -5,10 +5,12 @@
  * `update` event with a digest of each part whenever one changes; the page then reads the parts that changed
  * through the user API. The browser's EventSource reconnects by itself (`retry`), after a gateway restart too.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { outsideTrace } from '@relay/telemetry';
 import { bearerTokenOf } from '../authenticate-bearer.ts';
 import { callerOf, type UserApiDeps } from '../user-api.ts';
+import { invalidInput, Refusal, typed } from '../openapi.ts';
 import { readConsoleUpdate } from '../../../app/console-update.ts';
 import type { QuestionClient, SessionClient } from '../../../app/ports.ts';
 
@@ -25,6 +27,28 @@ export interface ConsoleEventsOptions {
   /** How many streams one user may hold open (tabs); a new one past it ends their oldest: 20. */
   maxStreamsPerUser?: number;
 }
+
+const LiveUpdate = z
+  .strictObject({
+    sessions: z.string().describe("A digest of the user's sessions."),
+    inbox: z.string().describe('A digest of their Inbox.'),
+    inboxCount: z.number().int().describe('How many asks and cards wait in the Inbox.'),
+    session: z.string().optional().describe('A digest of the conversation named by ?session= ("gone" once it is not theirs to read).'),
+  })
+  .meta({ id: 'LiveUpdate', description: 'What one `update` event carries: a digest per part the page shows, and the Inbox count.' });
+
+const EVENTS = {
+  querystring: z.object({ session: z.string({ error: 'session must be a session id' }).optional() }),
+  response: {
+    200: {
+      description:
+        'Server-Sent Events: `update` (a LiveUpdate, when a digest changed), `trouble` ({message}: an owner did not answer), `replaced` and `signed-out` ({message}: the stream ends; do not reconnect).',
+      content: { 'text/event-stream': { schema: LiveUpdate } },
+    },
+    '4xx': Refusal,
+    '5xx': Refusal,
+  },
+};
 
 const HEARTBEAT_MS = 15_000;
 const MAX_STREAMS_PER_USER = 20;
@@ -44,10 +68,10 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
     for (const ends of [...open.values()]) for (const end of [...ends]) end();
   });
 
-  app.get('/api/v1/events', async (request, reply) => {
+  typed(app).get('/api/v1/events', { schema: EVENTS, attachValidation: true }, async (request, reply) => {
     const caller = await callerOf(deps, request, reply);
-    if (caller === undefined) return reply;
-    const sessionId = sessionParam(request);
+    if (caller === undefined || invalidInput(request, reply)) return reply;
+    const sessionId = request.query.session || undefined;
     const token = bearerTokenOf(request) ?? '';
     reply.hijack();
     const raw = reply.raw;
@@ -98,7 +122,7 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
         const key = JSON.stringify(update);
         if (key !== last) {
           last = key;
-          send('update', update);
+          send('update', update satisfies z.output<typeof LiveUpdate>);
         } else if (Date.now() - sentAt >= HEARTBEAT_MS) {
           raw.write(': still here\n\n');
           sentAt = Date.now();
@@ -113,9 +137,4 @@ export function registerConsoleEvents(app: FastifyInstance, deps: ConsoleEventsD
     // A stream is held for hours and reads once a second: its rounds stay out of the GET request's trace.
     outsideTrace(() => void tick());
   });
-}
-
-function sessionParam(request: FastifyRequest): string | undefined {
-  const value = (request.query as { session?: unknown } | undefined)?.session;
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

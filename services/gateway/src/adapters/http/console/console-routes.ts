@@ -13,6 +13,7 @@ import { clearSignInCookies, cookiesOf, registerCookieAuthentication, sameOrigin
 import { registerConsoleEvents, type ConsoleEventsDeps, type ConsoleEventsOptions } from './console-events.ts';
 import { findConsoleDist, registerConsoleStatic } from './console-static.ts';
 import { callOwner, sendError, userOf } from '../user-api.ts';
+import { answers, typed } from '../openapi.ts';
 import { callerOf, userRoleOf } from '../../../domain/caller.ts';
 import { answered } from '../../../domain/answers.ts';
 
@@ -44,7 +45,8 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps, o
   // A one-time sign-in link for the caller (relay up prints one). The secret rides in the address's fragment,
   // which the browser never sends to a server, so it stays out of logs and Referer headers, and a link preview
   // cannot spend it: only the page's own sign-in posts it.
-  app.post('/api/v1/sign-in-links', async (request, reply) => {
+  const SignInLink = z.strictObject({ url: z.string().describe('The link; its secret rides in the fragment.'), expiresAt: z.string() }).meta({ id: 'SignInLink' });
+  typed(app).post('/api/v1/sign-in-links', { schema: { response: answers(SignInLink) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const created = await callOwner(reply, deps.logger, () => deps.sessions.createSignInLink({ userId }));

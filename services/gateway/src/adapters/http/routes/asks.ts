@@ -7,7 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Ask } from '@relay/proto/relay/question/v1/question_service';
-import { callOwner, sendInvalid, userOf } from '../user-api.ts';
+import { callOwner, userOf } from '../user-api.ts';
+import { answers, invalidInput, typed } from '../openapi.ts';
+import { Ask as AskSchema, Card } from '../api-schemas.ts';
 import { askStatusName } from '../../../app/views/question-view.ts';
 import { answered } from '../../../domain/answers.ts';
 import { cardView, type CardRouteDeps } from './cards.ts';
@@ -30,7 +32,9 @@ const AskParams = z.object({ id: z.string().min(1) });
 
 /** Registers GET /api/v1/inbox, GET /api/v1/asks and POST /api/v1/asks/:id on `app`. */
 export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
-  app.get('/api/v1/inbox', async (request, reply) => {
+  const api = typed(app);
+  const Inbox = z.strictObject({ asks: z.array(AskSchema), cards: z.array(Card) }).meta({ id: 'Inbox', description: 'What waits for the person: pending asks and pending cards.' });
+  api.get('/api/v1/inbox', { schema: { response: answers(Inbox) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const both = await callOwner(reply, deps.logger, () =>
@@ -44,12 +48,10 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
     return { asks: asks.map(askApiView), cards: cards.map(cardView) };
   });
 
-  app.get('/api/v1/asks', async (request, reply) => {
+  api.get('/api/v1/asks', { schema: { querystring: ListQuery, response: answers(z.strictObject({ asks: z.array(AskSchema) })) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const query = ListQuery.safeParse(request.query ?? {});
-    if (!query.success) return sendInvalid(reply, query.error);
-    const { session, asked_by: askedBy } = query.data;
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { session, asked_by: askedBy } = request.query;
     const listed = await callOwner(reply, deps.logger, () =>
       deps.questions.listAsks({ userId, aboutSessionId: session ?? '', askingSessionId: askedBy ?? '', pendingOnly: !session && !askedBy }),
     );
@@ -57,13 +59,11 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
     return { asks: listed.asks.map(askApiView) };
   });
 
-  app.post('/api/v1/asks/:id', async (request, reply) => {
+  api.post('/api/v1/asks/:id', { schema: { params: AskParams, body: AnswerBody, response: answers(z.strictObject({ ask: AskSchema })) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = AskParams.parse(request.params);
-    const body = AnswerBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const { decision, answer = '', choice = '' } = body.data;
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id } = request.params;
+    const { decision, answer = '', choice = '' } = request.body;
     const answeredAsk = await callOwner(reply, deps.logger, () => deps.questions.answerAsk({ userId, askId: id, decision, answer, choice, via: '' }));
     if (answeredAsk === undefined) return reply;
     return { ask: askApiView(answered(answeredAsk.ask, 'AnswerAsk', 'ask')) };

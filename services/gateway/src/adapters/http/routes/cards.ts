@@ -6,7 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { callOwner, userOf, type UserApiDeps } from '../user-api.ts';
+import { answers, invalidInput, typed } from '../openapi.ts';
+import { Card as CardSchema } from '../api-schemas.ts';
 import { CardDecider, type Card } from '@relay/proto/relay/question/v1/question_service';
 import { CARD_DECISIONS, cardKindName, cardStatusName, type CardStatusName } from '../../../app/views/question-view.ts';
 import { answered } from '../../../domain/answers.ts';
@@ -49,24 +51,21 @@ const CardParams = z.object({ id: z.string().min(1) });
 
 /** Registers GET /api/v1/cards and POST /api/v1/cards/:id on `app`. */
 export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
-  app.get('/api/v1/cards', async (request, reply) => {
+  const api = typed(app);
+  api.get('/api/v1/cards', { schema: { querystring: ListQuery, response: answers(z.strictObject({ cards: z.array(CardSchema) })) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const query = ListQuery.safeParse(request.query ?? {});
-    if (!query.success) return sendInvalid(reply, query.error);
-    const { session, pending } = query.data;
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { session, pending } = request.query;
     const listed = await callOwner(reply, deps.logger, () => deps.questions.listCards({ userId, sessionId: session ?? '', pendingOnly: pending === '1' || pending === 'true' }));
     if (listed === undefined) return reply;
     return { cards: listed.cards.map(cardView) };
   });
 
-  app.post('/api/v1/cards/:id', async (request, reply) => {
+  api.post('/api/v1/cards/:id', { schema: { params: CardParams, body: DecideBody, response: answers(z.strictObject({ card: CardSchema })) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = CardParams.parse(request.params);
-    const body = DecideBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const { decision, answer = '', choices = [] } = body.data;
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id } = request.params;
+    const { decision, answer = '', choices = [] } = request.body;
     const decided = await callOwner(reply, deps.logger, () => deps.questions.decideCard({ userId, cardId: id, decision, answer, choices, agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }));
     if (decided === undefined) return reply;
     return { card: cardView(answered(decided.card, 'DecideCard', 'card')) };

@@ -13,7 +13,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { NotificationSettings } from '@relay/proto/relay/question/v1/question_service';
 import { answered } from '../../../domain/answers.ts';
-import { callOwner, sendError, sendInvalid, userOf } from '../user-api.ts';
+import { callOwner, sendError, userOf } from '../user-api.ts';
+import { answers, invalidInput, madeAnswers, typed } from '../openapi.ts';
 import type { CardRouteDeps } from './cards.ts';
 
 const FIELDS = ['webhook_url', 'cards', 'asks'] as const;
@@ -37,43 +38,52 @@ const key = (name: string) => z.string({ error: `keys.${name} must be the subscr
 const SubscriptionBody = z.object({ endpoint, keys: z.object({ p256dh: key('p256dh'), auth: key('auth') }, { error: 'keys must hold p256dh and auth' }) }, { error: 'the body must be a PushSubscription as JSON: {"endpoint": …, "keys": {"p256dh": …, "auth": …}}' });
 const EndpointBody = z.object({ endpoint }, { error: 'the body must be {"endpoint": …}' });
 
+const Settings = z
+  .strictObject({
+    webhookUrl: z.string().describe('A Slack-compatible webhook, or "" for none.'),
+    cards: z.boolean().describe('New cards reach the person outside the console.'),
+    asks: z.boolean().describe('New asks reach the person outside the console.'),
+    vapidPublicKey: z.string().describe("The relay's Web Push key, for a browser's subscription."),
+    pushSubscriptions: z.number().int().describe("How many of the person's browsers get Web Push."),
+  })
+  .meta({ id: 'NotificationSettings' });
+const SettingsAnswer = z.strictObject({ settings: Settings });
+
 /** Registers the notification routes on `app`. */
 export function registerNotificationRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
-  app.get('/api/v1/notifications', async (request, reply) => {
+  const api = typed(app);
+  api.get('/api/v1/notifications', { schema: { response: answers(SettingsAnswer) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const read = await callOwner(reply, deps.logger, () => deps.questions.getNotificationSettings({ userId }));
     return read === undefined ? reply : { settings: settingsView(answered(read.settings, 'GetNotificationSettings', 'settings')) };
   });
 
-  app.patch('/api/v1/notifications', async (request, reply) => {
+  api.patch('/api/v1/notifications', { schema: { body: SettingsBody, response: answers(SettingsAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const body = SettingsBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    if (FIELDS.every((field) => body.data[field] === undefined)) return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', `give at least one of ${FIELDS.join(', ')}`);
-    const change = { userId, webhookUrl: body.data.webhook_url, cards: body.data.cards, asks: body.data.asks };
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { body } = request;
+    if (FIELDS.every((field) => body[field] === undefined)) return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', `give at least one of ${FIELDS.join(', ')}`);
+    const change = { userId, webhookUrl: body.webhook_url, cards: body.cards, asks: body.asks };
     const updated = await callOwner(reply, deps.logger, () => deps.questions.updateNotificationSettings(change));
     return updated === undefined ? reply : { settings: settingsView(answered(updated.settings, 'UpdateNotificationSettings', 'settings')) };
   });
 
-  app.post('/api/v1/notifications/push-subscriptions', async (request, reply) => {
+  api.post('/api/v1/notifications/push-subscriptions', { schema: { body: SubscriptionBody, response: madeAnswers(SettingsAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const body = SubscriptionBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const subscription = { userId, endpoint: body.data.endpoint, p256dh: body.data.keys.p256dh, auth: body.data.keys.auth };
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { endpoint: url, keys } = request.body;
+    const subscription = { userId, endpoint: url, p256dh: keys.p256dh, auth: keys.auth };
     const added = await callOwner(reply, deps.logger, () => deps.questions.addPushSubscription(subscription));
     if (added === undefined) return reply;
     return reply.code(201).send({ settings: settingsView(answered(added.settings, 'AddPushSubscription', 'settings')) });
   });
 
-  app.delete('/api/v1/notifications/push-subscriptions', async (request, reply) => {
+  api.delete('/api/v1/notifications/push-subscriptions', { schema: { body: EndpointBody, response: answers(SettingsAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const body = EndpointBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const removed = await callOwner(reply, deps.logger, () => deps.questions.removePushSubscription({ userId, endpoint: body.data.endpoint }));
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { endpoint: url } = request.body;
+    const removed = await callOwner(reply, deps.logger, () => deps.questions.removePushSubscription({ userId, endpoint: url }));
     return removed === undefined ? reply : { settings: settingsView(answered(removed.settings, 'RemovePushSubscription', 'settings')) };
   });
 }

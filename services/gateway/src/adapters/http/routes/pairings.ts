@@ -11,7 +11,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { adminOf, callOwner, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { adminOf, callOwner, userOf, type UserApiDeps } from '../user-api.ts';
+import { answers, invalidInput, madeAnswers, typed } from '../openapi.ts';
+import { Pairing } from '../api-schemas.ts';
 import { acceptsPrompts, agentLevelOf, pairingView } from '../../../app/views/pairing-view.ts';
 import { AGENT_LEVELS } from '../../../domain/agent-levels.ts';
 import { answered } from '../../../domain/answers.ts';
@@ -47,7 +49,11 @@ const NameParams = z.object({ name: z.string().min(1) });
 
 /** Registers /api/v1/pairing-codes, /api/v1/pairings[/:name] and /api/v1/pairing-settings on `app`. */
 export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDeps): void {
-  app.post('/api/v1/pairing-codes', async (request, reply) => {
+  const api = typed(app);
+  const PairingCode = z
+    .strictObject({ code: z.string(), expiresAt: z.string(), relay: z.string().describe("This relay's name."), url: z.string().describe("This relay's address.") })
+    .meta({ id: 'PairingCode', description: 'A one-time code another relay pairs with, and the relay that made it.' });
+  api.post('/api/v1/pairing-codes', { schema: { response: madeAnswers(PairingCode) } }, async (request, reply) => {
     const userId = await adminOf(deps, request, reply, 'make pairing codes');
     if (userId === undefined) return reply;
     const made = await callOwner(reply, deps.logger, () => deps.pairing.createPairingCode({ userId }));
@@ -55,18 +61,18 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     return reply.code(201).send({ code: made.code, expiresAt: answered(made.expiresAt, 'CreatePairingCode', 'expires_at').toISOString(), relay: deps.relayName, url: deps.publicUrl });
   });
 
-  app.post('/api/v1/pairings', async (request, reply) => {
+  const PairingAnswer = z.strictObject({ pairing: Pairing });
+  api.post('/api/v1/pairings', { schema: { body: PairBody, response: madeAnswers(PairingAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await adminOf(deps, request, reply, 'pair with another relay');
-    if (userId === undefined) return reply;
-    const body = PairBody.safeParse(request.body ?? {});
-    if (!body.success) return sendInvalid(reply, body.error);
-    const pair = { userId, url: body.data.url, code: body.data.code, selfName: deps.relayName, selfUrl: deps.publicUrl, selfVersion: RELAY_VERSION };
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { url, code } = request.body;
+    const pair = { userId, url, code, selfName: deps.relayName, selfUrl: deps.publicUrl, selfVersion: RELAY_VERSION };
     const paired = await callOwner(reply, deps.logger, () => deps.pairing.pair(pair, { deadlineMs: REMOTE_DEADLINE_MS }));
     if (paired === undefined) return reply;
     return reply.code(201).send({ pairing: pairingView(answered(paired.relay, 'Pair', 'relay')) });
   });
 
-  app.get('/api/v1/pairings', async (request, reply) => {
+  api.get('/api/v1/pairings', { schema: { response: answers(z.strictObject({ pairings: z.array(Pairing) })) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const listed = await callOwner(reply, deps.logger, () => deps.pairing.listPairedRelays({}));
@@ -74,27 +80,30 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     return { pairings: listed.relays.map(pairingView) };
   });
 
-  app.patch('/api/v1/pairings/:name', async (request, reply) => {
+  api.patch('/api/v1/pairings/:name', { schema: { params: NameParams, body: LevelBody, response: answers(PairingAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await adminOf(deps, request, reply, "change what a paired relay's agents may do");
-    if (userId === undefined) return reply;
-    const { name } = NameParams.parse(request.params);
-    const body = LevelBody.safeParse(request.body ?? {});
-    if (!body.success) return sendInvalid(reply, body.error);
-    const set = await callOwner(reply, deps.logger, () => deps.pairing.setAgentLevel({ name, level: agentLevelOf(body.data.level) }));
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { name } = request.params;
+    const { level } = request.body;
+    const set = await callOwner(reply, deps.logger, () => deps.pairing.setAgentLevel({ name, level: agentLevelOf(level) }));
     if (set === undefined) return reply;
     return { pairing: pairingView(answered(set.relay, 'SetAgentLevel', 'relay')) };
   });
 
-  app.delete('/api/v1/pairings/:name', async (request, reply) => {
+  const Unpaired = z.strictObject({ pairing: Pairing, unpaired: z.literal(true) });
+  api.delete('/api/v1/pairings/:name', { schema: { params: NameParams, response: answers(Unpaired) }, attachValidation: true }, async (request, reply) => {
     const userId = await adminOf(deps, request, reply, 'unpair a relay');
-    if (userId === undefined) return reply;
-    const { name } = NameParams.parse(request.params);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { name } = request.params;
     const unpaired = await callOwner(reply, deps.logger, () => deps.pairing.unpair({ name }));
     if (unpaired === undefined) return reply;
-    return { pairing: pairingView(answered(unpaired.relay, 'Unpair', 'relay')), unpaired: true };
+    return { pairing: pairingView(answered(unpaired.relay, 'Unpair', 'relay')), unpaired: true as const };
   });
 
-  app.get('/api/v1/pairing-settings', async (request, reply) => {
+  const PairingSettings = z
+    .strictObject({ accept_prompts: z.boolean().describe("Other relays' agents may send prompts here.") })
+    .meta({ id: 'PairingSettings' });
+  api.get('/api/v1/pairing-settings', { schema: { response: answers(PairingSettings) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const read = await callOwner(reply, deps.logger, () => deps.pairing.getPairingSettings({}));
@@ -102,12 +111,11 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     return { accept_prompts: acceptsPrompts(read.settings) };
   });
 
-  app.put('/api/v1/pairing-settings', async (request, reply) => {
+  api.put('/api/v1/pairing-settings', { schema: { body: SettingsBody, response: answers(PairingSettings) }, attachValidation: true }, async (request, reply) => {
     const userId = await adminOf(deps, request, reply, "change whether other relays' agents may send prompts");
-    if (userId === undefined) return reply;
-    const body = SettingsBody.safeParse(request.body ?? {});
-    if (!body.success) return sendInvalid(reply, body.error);
-    const set = await callOwner(reply, deps.logger, () => deps.pairing.setPairingSettings({ acceptPrompts: body.data.accept_prompts }));
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { accept_prompts: acceptPrompts } = request.body;
+    const set = await callOwner(reply, deps.logger, () => deps.pairing.setPairingSettings({ acceptPrompts }));
     if (set === undefined) return reply;
     return { accept_prompts: acceptsPrompts(set.settings) };
   });

@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { adminOf, callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { adminOf, callOwner, sendError, userOf, type UserApiDeps } from '../user-api.ts';
+import { answers, invalidInput, typed } from '../openapi.ts';
 import type { RelaySettings } from '@relay/proto/relay/session/v1/session';
 import { answered } from '../../../domain/answers.ts';
 
@@ -31,27 +32,37 @@ const SettingsBody = z.strictObject(
   },
 );
 
+const Settings = z
+  .strictObject({
+    agentSessionsEnabled: z.boolean().describe('Agents may start and use sessions on this relay.'),
+    maxWaitSeconds: z.number().int().describe('Longest wait per tool call.'),
+    maxTurnMinutes: z.number().int().describe('Max turn duration.'),
+    taskQuietMinutes: z.number().int().describe('Minutes without output after which a task counts as quiet.'),
+  })
+  .meta({ id: 'RelaySettings', description: "This relay's settings (Settings → Relays → Agent sessions)." });
+
 /** Registers GET and PATCH /api/v1/settings on `app`. */
 export function registerRelaySettingsRoutes(app: FastifyInstance, deps: UserApiDeps): void {
-  app.get('/api/v1/settings', async (request, reply) => {
+  const api = typed(app);
+  api.get('/api/v1/settings', { schema: { response: answers(z.strictObject({ settings: Settings })) } }, async (request, reply) => {
     if ((await userOf(deps, request, reply)) === undefined) return reply;
     const read = await callOwner(reply, deps.logger, () => deps.sessions.getRelaySettings({}));
     if (read === undefined) return reply;
     return { settings: settingsView(answered(read.settings, 'GetRelaySettings', 'settings')) };
   });
 
-  app.patch('/api/v1/settings', async (request, reply) => {
-    if ((await adminOf(deps, request, reply, "change the relay's settings")) === undefined) return reply;
-    const body = SettingsBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    if (FIELDS.every((field) => body.data[field] === undefined)) {
+  const Changed = z.strictObject({ settings: Settings, changed: z.array(z.string()).describe('The settings that changed.') });
+  api.patch('/api/v1/settings', { schema: { body: SettingsBody, response: answers(Changed) }, attachValidation: true }, async (request, reply) => {
+    if ((await adminOf(deps, request, reply, "change the relay's settings")) === undefined || invalidInput(request, reply)) return reply;
+    const { body } = request;
+    if (FIELDS.every((field) => body[field] === undefined)) {
       return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', `give at least one of ${FIELDS.join(', ')}`);
     }
     const change = {
-      agentSessionsEnabled: body.data.agent_sessions_enabled,
-      maxWaitSeconds: body.data.max_wait_seconds,
-      maxTurnMinutes: body.data.max_turn_minutes,
-      taskQuietMinutes: body.data.task_quiet_minutes,
+      agentSessionsEnabled: body.agent_sessions_enabled,
+      maxWaitSeconds: body.max_wait_seconds,
+      maxTurnMinutes: body.max_turn_minutes,
+      taskQuietMinutes: body.task_quiet_minutes,
     };
     const updated = await callOwner(reply, deps.logger, () => deps.sessions.updateRelaySettings(change));
     if (updated === undefined) return reply;

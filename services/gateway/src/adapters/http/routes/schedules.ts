@@ -5,7 +5,9 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { callOwner, sendError, sendInvalid, userOf, type UserApiDeps } from '../user-api.ts';
+import { callOwner, sendError, userOf, type UserApiDeps } from '../user-api.ts';
+import { answers, invalidInput, typed } from '../openapi.ts';
+import { Schedule } from '../api-schemas.ts';
 import { GRID_NOTE, scheduleView } from '../../../app/views/schedule-view.ts';
 import { answered } from '../../../domain/answers.ts';
 import type { SchedulerClient } from '../../../app/ports.ts';
@@ -19,22 +21,24 @@ const ScheduleParams = z.object({ id: z.string().min(1) });
 
 /** Registers GET /api/v1/schedules and DELETE /api/v1/schedules/:id on `app`. */
 export function registerScheduleRoutes(app: FastifyInstance, deps: ScheduleRouteDeps): void {
-  app.get('/api/v1/schedules', async (request, reply) => {
+  const api = typed(app);
+  const Listed = z.strictObject({ schedules: z.array(Schedule), note: z.string().describe('How repeats keep to their grid.') });
+  api.get('/api/v1/schedules', { schema: { querystring: ListQuery, response: answers(Listed) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
-    const query = ListQuery.safeParse(request.query ?? {});
-    if (!query.success) return sendInvalid(reply, query.error);
+    if (invalidInput(request, reply)) return reply;
     const scheduler = deps.schedules;
-    const listed = await callOwner(reply, deps.logger, () => scheduler.listSchedules({ userId, sessionId: query.data.session ?? '' }));
+    const listed = await callOwner(reply, deps.logger, () => scheduler.listSchedules({ userId, sessionId: request.query.session ?? '' }));
     if (listed === undefined) return reply;
     return { schedules: listed.schedules.map(scheduleView), note: GRID_NOTE };
   });
 
   // Cancel in the ⏰ list: ends the schedule with endReason "unscheduled".
-  app.delete('/api/v1/schedules/:id', async (request, reply) => {
+  api.delete('/api/v1/schedules/:id', { schema: { params: ScheduleParams, response: answers(z.strictObject({ schedule: Schedule })) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
-    const { id } = ScheduleParams.parse(request.params);
+    if (invalidInput(request, reply)) return reply;
+    const { id } = request.params;
     const scheduler = deps.schedules;
     const ended = await callOwner(reply, deps.logger, async () => answered((await scheduler.endSchedule({ userId, sessionId: '', scheduleId: id })).schedule, 'EndSchedule', 'schedule'));
     if (ended === undefined) return reply;

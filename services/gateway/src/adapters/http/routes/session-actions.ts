@@ -13,12 +13,60 @@ import { answered } from '../../../domain/answers.ts';
 import { readUserMessage, updateUserSession } from '../../../app/user-sessions.ts';
 import { messageView, sessionView } from '../../../app/views/session-view.ts';
 import { DAILY_USAGE_DAYS_DEFAULT, DAILY_USAGE_DAYS_MAX, dailyUsageView } from '../../../app/views/daily-usage-view.ts';
-import { callOwner, SessionParams, sendInvalid, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
+import { callOwner, SessionParams, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
+import { answers, invalidInput, typed } from '../openapi.ts';
+import { Message, Session, TestCounts } from '../api-schemas.ts';
 
 const MessageParams = z.object({ id: z.string().min(1), messageId: z.string().min(1) });
 const TaskParams = z.object({ id: z.string().min(1), taskId: z.string().min(1) });
 const TaskOutputQuery = z.object({ lines: wholeNumberQuery('lines', TASK_LINES_MAX, TASK_LINES_DEFAULT) });
 const DailyUsageQuery = z.object({ days: wholeNumberQuery('days', DAILY_USAGE_DAYS_MAX, DAILY_USAGE_DAYS_DEFAULT) });
+
+const time = z.string().nullable();
+
+const TaskOutput = z
+  .strictObject({
+    session: z.string(),
+    task: z.strictObject({ id: z.string(), description: z.string(), type: z.string(), start: time, status: z.string(), exitCode: z.number().int().nullable(), reason: z.string().optional() }),
+    stall: z.strictObject({ minutes: z.number(), since: time, quiet: z.boolean(), quietAfterMinutes: z.number() }).optional(),
+    counts: TestCounts.optional(),
+    tail: z.array(z.string()).describe("The output's last lines."),
+    truncated: z.boolean(),
+    notes: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'TaskOutput', description: "The end of a task's output, as read_task_output answers it." });
+
+const UsageReport = z
+  .strictObject({
+    providers: z.array(
+      z.strictObject({
+        provider: z.string(),
+        status: z.string().describe('ok, limit_reached, paused, not_tracked or not_set_up.'),
+        reason: z.string().optional(),
+        meters: z.array(
+          z.strictObject({ name: z.string(), used: z.number(), allowance: z.number().nullable(), remaining: z.number().nullable(), utilization: z.number().nullable(), resetsAt: time }),
+        ),
+        pausedUntil: z.string().optional(),
+      }),
+    ),
+    claudeUsageLimitPaused: z.boolean(),
+  })
+  .meta({ id: 'UsageReport', description: "What each provider's plan has used this month and has left." });
+
+const DailyUsage = z
+  .strictObject({
+    days: z.array(z.string()).describe('The UTC days, oldest first.'),
+    providers: z.array(
+      z.strictObject({
+        provider: z.string(),
+        costTracked: z.boolean(),
+        days: z.array(z.strictObject({ day: z.string(), tokens: z.number(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number(), turns: z.number().int() })),
+      }),
+    ),
+  })
+  .meta({ id: 'DailyUsage', description: 'What each tracked provider used on each day (cost 0 where it is not tracked).' });
+
+const SessionAnswer = z.strictObject({ session: Session });
 
 const SettingsBody = z
   .object(
@@ -37,42 +85,48 @@ const SettingsBody = z
  * GET /api/v1/usage/daily on `app`.
  */
 export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiDeps): void {
-  app.post('/api/v1/sessions/:id/stop', async (request, reply) => {
+  const api = typed(app);
+  const Stopped = z.strictObject({ session: z.string(), stopRequested: z.boolean().describe('Whether a running turn was asked to stop.') });
+  api.post('/api/v1/sessions/:id/stop', { schema: { params: SessionParams, response: answers(Stopped) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id } = request.params;
     const stopped = await callOwner(reply, deps.logger, () => deps.sessions.stopTurn({ userId, callerSessionId: '', sessionId: id }));
     if (stopped === undefined) return reply;
     return { session: id, stopRequested: stopped.stopRequested };
   });
 
-  app.post('/api/v1/sessions/:id/archive', async (request, reply) => {
+  api.post('/api/v1/sessions/:id/archive', { schema: { params: SessionParams, response: answers(SessionAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id } = request.params;
     const archived = await callOwner(reply, deps.logger, () => deps.sessions.archiveSession({ userId, callerSessionId: '', sessionId: id }));
     if (archived === undefined) return reply;
     return { session: sessionView(answered(archived.session, 'ArchiveSession', 'session')) };
   });
 
-  app.post('/api/v1/sessions/:id/unarchive', async (request, reply) => {
+  api.post('/api/v1/sessions/:id/unarchive', { schema: { params: SessionParams, response: answers(SessionAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id } = request.params;
     const unarchived = await callOwner(reply, deps.logger, () => deps.sessions.unarchiveSession({ userId, sessionId: id }));
     if (unarchived === undefined) return reply;
     return { session: sessionView(answered(unarchived.session, 'UnarchiveSession', 'session')) };
   });
 
   // Renaming and regrouping are update_session's title and group, made by the session's own user.
-  app.patch('/api/v1/sessions/:id/settings', async (request, reply) => {
+  const SettingsChange = z.strictObject({
+    session: Session,
+    changed: z.array(z.string()).describe('The fields that changed.'),
+    groupCreated: z.strictObject({ id: z.string(), name: z.string() }).optional().describe('The group a new name made.'),
+    note: z.string().optional(),
+  });
+  api.patch('/api/v1/sessions/:id/settings', { schema: { params: SessionParams, body: SettingsBody, response: answers(SettingsChange) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
-    const body = SettingsBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const change = { ...(body.data.title !== undefined ? { title: body.data.title } : {}), ...(body.data.group !== undefined ? { group: body.data.group } : {}) };
-    const updated = await callOwner(reply, deps.logger, () => updateUserSession(deps.sessions, userId, id, change));
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { params, body } = request;
+    const change = { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.group !== undefined ? { group: body.group } : {}) };
+    const updated = await callOwner(reply, deps.logger, () => updateUserSession(deps.sessions, userId, params.id, change));
     if (updated === undefined) return reply;
     const { result, session } = updated;
     return {
@@ -84,10 +138,11 @@ export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiD
   });
 
   // The whole of a message a session read cut at MESSAGE_TEXT_LIMIT characters, for its user.
-  app.get('/api/v1/sessions/:id/messages/:messageId', async (request, reply) => {
+  const WholeMessage = z.strictObject({ session: z.string(), message: Message });
+  api.get('/api/v1/sessions/:id/messages/:messageId', { schema: { params: MessageParams, response: answers(WholeMessage) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id, messageId } = MessageParams.parse(request.params);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id, messageId } = request.params;
     const message = await callOwner(reply, deps.logger, () => readUserMessage(deps.sessions, userId, id, messageId));
     if (message === undefined) return reply;
     return { session: id, message: messageView(message) };
@@ -95,18 +150,16 @@ export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiD
 
   // The end of a task's output, as read_task_output answers it; the session service answers only the user's own
   // sessions' tasks (another's is REMOTE_RELAY_NOT_FOUND, like one that does not exist).
-  app.get('/api/v1/sessions/:id/tasks/:taskId/output', async (request, reply) => {
+  api.get('/api/v1/sessions/:id/tasks/:taskId/output', { schema: { params: TaskParams, querystring: TaskOutputQuery, response: answers(TaskOutput) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id, taskId } = TaskParams.parse(request.params);
-    const query = TaskOutputQuery.safeParse(request.query);
-    if (!query.success) return sendInvalid(reply, query.error);
-    const read = await callOwner(reply, deps.logger, () => deps.sessions.readTaskOutput({ userId, sessionId: id, taskId, lines: query.data.lines }));
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id, taskId } = request.params;
+    const read = await callOwner(reply, deps.logger, () => deps.sessions.readTaskOutput({ userId, sessionId: id, taskId, lines: request.query.lines }));
     if (read === undefined) return reply;
     return { session: id, ...taskOutputView(read) };
   });
 
-  app.get('/api/v1/usage', async (request, reply) => {
+  api.get('/api/v1/usage', { schema: { response: answers(UsageReport) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
     const info = await callOwner(reply, deps.logger, () => deps.sessions.getRelayInfo({ userId, withoutUsage: false }));
@@ -115,12 +168,10 @@ export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiD
   });
 
   // Usage over time: relay-wide per provider, as the monthly meters above; ?days=N (1–366, default 30) UTC days to today.
-  app.get('/api/v1/usage/daily', async (request, reply) => {
+  api.get('/api/v1/usage/daily', { schema: { querystring: DailyUsageQuery, response: answers(DailyUsage) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const query = DailyUsageQuery.safeParse(request.query);
-    if (!query.success) return sendInvalid(reply, query.error);
-    const answer = await callOwner(reply, deps.logger, () => deps.sessions.getDailyUsage({ days: query.data.days }));
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const answer = await callOwner(reply, deps.logger, () => deps.sessions.getDailyUsage({ days: request.query.days }));
     if (answer === undefined) return reply;
     return dailyUsageView(answer);
   });

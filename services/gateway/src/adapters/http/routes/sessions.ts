@@ -13,7 +13,8 @@ import { turnFields } from '../../../app/views/turn-result.ts';
 import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../../app/views/session-view.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
 import { registerSessionActionRoutes } from './session-actions.ts';
-import { answers, typed } from '../openapi.ts';
+import { answers, invalidInput, madeAnswers, typed } from '../openapi.ts';
+import { Session, SessionRead, TurnResult, UserSession } from '../api-schemas.ts';
 import { callOwner, SessionParams, sendInvalid, userOf, wholeNumberQuery, type UserApiDeps } from '../user-api.ts';
 import { answered } from '../../../domain/answers.ts';
 import type { PairingClient, QuestionClient, SubscriptionClient } from '../../../app/ports.ts';
@@ -48,7 +49,7 @@ const ListQuery = z.object({
   scope: z.enum(SESSION_SCOPES, { error: `scope must be one of: ${SESSION_SCOPES.join(', ')}` }).default('active'),
 });
 
-const ExternalBody = z.object({
+const ExternalBody = z.strictObject({
   external: z.literal(true),
   // The session service owns the title's rules; it is only typed here.
   title: z.string({ error: 'title must be a string' }).optional(),
@@ -70,6 +71,13 @@ const HostedBody = z.object(
   },
   { error: 'the body must be a JSON object, for example {"title": "Review", "text": "reply hello"} or {"external": true, "title": "My editor"}' },
 );
+
+const NewSessionBody = z.union([ExternalBody, HostedBody]);
+
+/** Whether a new session's body asks for an external one (its own schema's sentences answer its faults). */
+function isExternalBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { external?: unknown }).external !== undefined;
+}
 
 const MessageBody = z.object(
   { text: z.string({ error: 'text is required, as a string' }).trim().min(1, { error: 'text must not be empty' }) },
@@ -100,7 +108,8 @@ const WaitQuery = z.object({
 /** Registers /api/v1 on `app`. */
 export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDeps): void {
   registerSessionActionRoutes(app, deps);
-  typed(app).get('/api/v1/relay', { schema: { response: answers(RelayInfo) }, attachValidation: true }, async (request, reply) => {
+  const api = typed(app);
+  api.get('/api/v1/relay', { schema: { response: answers(RelayInfo) }, attachValidation: true }, async (request, reply) => {
     if ((await userOf(deps, request, reply)) === undefined) return reply;
     return {
       name: deps.relayName,
@@ -109,13 +118,12 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     };
   });
 
-  app.get('/api/v1/sessions', async (request, reply) => {
+  api.get('/api/v1/sessions', { schema: { querystring: ListQuery, response: answers(z.strictObject({ sessions: z.array(UserSession) })) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const query = ListQuery.safeParse(request.query ?? {});
-    if (!query.success) return sendInvalid(reply, query.error);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { scope } = request.query;
     const [listed, marks, waiting] = await Promise.all([
-      callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope: query.data.scope })),
+      callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope })),
       watchMarksOf(deps, userId),
       waitingOf(deps, userId),
     ]);
@@ -128,21 +136,26 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     };
   });
 
-  app.post('/api/v1/sessions', async (request, reply) => {
+  const CreatedSession = z.union([
+    z.strictObject({ session: Session, token: z.string().describe("The external session's bearer token, shown this once."), mcpUrl: z.string() }),
+    z.strictObject({ session: Session, message_id: z.string().describe('The first prompt, to wait on.'), modelNote: z.string().optional() }),
+  ]);
+  api.post('/api/v1/sessions', { schema: { body: NewSessionBody, response: madeAnswers(CreatedSession) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
-    const raw = request.body as { external?: unknown } | null | undefined;
-    if (typeof raw === 'object' && raw !== null && raw.external !== undefined) {
-      const body = ExternalBody.safeParse(raw);
-      if (!body.success) return sendInvalid(reply, body.error);
-      const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession({ userId, title: body.data.title ?? '' }));
+    if (request.validationError) {
+      // Either shape's own sentences: an external session is asked for by its external field.
+      const { error } = isExternalBody(request.body) ? ExternalBody.safeParse(request.body) : HostedBody.safeParse(request.body);
+      return error ? sendInvalid(reply, error) : invalidInput(request, reply);
+    }
+    const body = request.body;
+    if ('external' in body) {
+      const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession({ userId, title: body.title ?? '' }));
       if (created === undefined) return reply;
       return reply.code(201).send({ session: sessionView(answered(created.session, 'CreateExternalSession', 'session')), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
     }
-    const body = HostedBody.safeParse(raw);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const mentionedRelays = await mentionsIn(deps, body.data.text);
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...body.data, mentionedRelays, dryRun: false })));
+    const mentionedRelays = await mentionsIn(deps, body.text);
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...body, mentionedRelays, dryRun: false })));
     if (created === undefined) return reply;
     return reply.code(201).send({
       session: sessionView(answered(created.session, 'CreateSession', 'session')),
@@ -151,14 +164,12 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     });
   });
 
-  app.get('/api/v1/sessions/:id', async (request, reply) => {
+  api.get('/api/v1/sessions/:id', { schema: { params: SessionParams, querystring: ReadQuery, response: answers(SessionRead) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
-    const query = ReadQuery.safeParse(request.query ?? {});
-    if (!query.success) return sendInvalid(reply, query.error);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id } = request.params;
     const [read, marks, waiting] = await Promise.all([
-      callOwner(reply, deps.logger, () => readUserSession(deps, userId, id, query.data.last)),
+      callOwner(reply, deps.logger, () => readUserSession(deps, userId, id, request.query.last)),
       watchMarksOf(deps, userId),
       waitingOf(deps, userId, id),
     ]);
@@ -171,42 +182,38 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     return { ...view, status, session: userSessionView(read.session, marks(id), status) };
   });
 
-  app.patch('/api/v1/sessions/:id', async (request, reply) => {
+  const OptionsAnswer = z.strictObject({ session: Session, mode: z.string(), mayCreateSessions: z.boolean() });
+  api.patch('/api/v1/sessions/:id', { schema: { params: SessionParams, body: OptionsBody, response: answers(OptionsAnswer) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
-    const body = OptionsBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const options = { userId, sessionId: id, mode: body.data.mode, mayCreateSessions: body.data.may_create_sessions };
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { params, body } = request;
+    const options = { userId, sessionId: params.id, mode: body.mode, mayCreateSessions: body.may_create_sessions };
     const set = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(options));
     if (set === undefined) return reply;
     const session = answered(set.session, 'SetConversationOptions', 'session');
     return { session: sessionView(session), mode: session.mode, mayCreateSessions: session.mayCreateSessions };
   });
 
-  app.post('/api/v1/sessions/:id/messages', async (request, reply) => {
+  const SentMessage = z.strictObject({ message_id: z.string().describe('The message, to wait on.') });
+  api.post('/api/v1/sessions/:id/messages', { schema: { params: SessionParams, body: MessageBody, response: madeAnswers(SentMessage) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
-    const body = MessageBody.safeParse(request.body);
-    if (!body.success) return sendInvalid(reply, body.error);
-    const mentionedRelays = await mentionsIn(deps, body.data.text);
-    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage(SendMessageRequest.fromPartial({ userId, sessionId: id, text: body.data.text, mentionedRelays, dryRun: false })));
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { id } = request.params;
+    const { text } = request.body;
+    const mentionedRelays = await mentionsIn(deps, text);
+    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage(SendMessageRequest.fromPartial({ userId, sessionId: id, text, mentionedRelays, dryRun: false })));
     if (sent === undefined) return reply;
     return reply.code(201).send({ message_id: sent.messageId });
   });
 
   // The turn a message started, once it ends or wait_seconds (capped by the relay's longest wait) runs out.
-  app.get('/api/v1/sessions/:id/wait', async (request, reply) => {
+  api.get('/api/v1/sessions/:id/wait', { schema: { params: SessionParams, querystring: WaitQuery, response: answers(TurnResult) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
-    if (userId === undefined) return reply;
-    const { id } = SessionParams.parse(request.params);
-    const query = WaitQuery.safeParse(request.query ?? {});
-    if (!query.success) return sendInvalid(reply, query.error);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
     // A client that goes away ends the wait; the turn goes on.
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
-    const wait = { userId, sessionId: id, messageId: query.data.message_id, waitSeconds: query.data.wait_seconds };
+    const wait = { userId, sessionId: request.params.id, messageId: request.query.message_id, waitSeconds: request.query.wait_seconds };
     const waited = await callOwner(reply, deps.logger, () => awaitUserTurn(deps.sessions, wait, gone.signal, deps.clock));
     if (waited?.result === undefined) return reply;
     const { result, plan } = waited;

@@ -7,6 +7,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { callOwner, sendError, userOf, type UserApiDeps } from '../user-api.ts';
+import { answers, invalidInput, typed } from '../openapi.ts';
+import { Subscription } from '../api-schemas.ts';
 import { readSession } from '../../../app/session-reads.ts';
 import type { SubscriptionClient } from '../../../app/ports.ts';
 import { listedSubscriptionView } from '../../../app/views/subscription-view.ts';
@@ -20,10 +22,13 @@ const SubscriptionParams = z.object({ id: z.string().min(1), subscriptionId: z.s
 
 /** Registers the watcher's list and its Unsubscribe on `app`. */
 export function registerSubscriptionRoutes(app: FastifyInstance, deps: SubscriptionRouteDeps): void {
-  app.get('/api/v1/sessions/:id/subscriptions', async (request, reply) => {
+  const api = typed(app);
+  const Listed = z.strictObject({ watcher: z.string(), subscriptions: z.array(Subscription) });
+  api.get('/api/v1/sessions/:id/subscriptions', { schema: { params: WatcherParams, response: answers(Listed) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined || !deps.subscriptions) return deps.subscriptions ? reply : unsupported(reply);
-    const { id } = WatcherParams.parse(request.params);
+    if (invalidInput(request, reply)) return reply;
+    const { id } = request.params;
     const owner = deps.subscriptions;
     const listed = await callOwner(reply, deps.logger, async () => {
       // The watcher must be one of the user's sessions: reading it refuses another user's (404).
@@ -35,10 +40,12 @@ export function registerSubscriptionRoutes(app: FastifyInstance, deps: Subscript
   });
 
   // Unsubscribe: ends it with reason "unsubscribed", as the agent's unsubscribe does.
-  app.delete('/api/v1/sessions/:id/subscriptions/:subscriptionId', async (request, reply) => {
+  const Ended = z.strictObject({ endedIds: z.array(z.string()) });
+  api.delete('/api/v1/sessions/:id/subscriptions/:subscriptionId', { schema: { params: SubscriptionParams, response: answers(Ended) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined || !deps.subscriptions) return deps.subscriptions ? reply : unsupported(reply);
-    const { id, subscriptionId } = SubscriptionParams.parse(request.params);
+    if (invalidInput(request, reply)) return reply;
+    const { id, subscriptionId } = request.params;
     if (subscriptionId === 'all') return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', 'Unsubscribe names one subscription id; the list ends them one at a time.');
     const owner = deps.subscriptions;
     const ended = await callOwner(reply, deps.logger, async () => {
