@@ -56,6 +56,32 @@ describe('checkModel', () => {
     expect(refusalOf(() => check('copilot', 'claude-opus-5-5', 'create', list)).code).toBe('COPILOT_MODEL_UNAVAILABLE');
   });
 
+  describe('Codex, whose ids other providers list too', () => {
+    const list = providers.map((known) => (known.id === 'codex' ? { ...known, models: ['gpt-5.4', 'gpt-5.5'], modelsKnown: true } : known));
+
+    it('accepts its own ids, Copilot listing one of them too', () => {
+      expect(check('codex', 'gpt-5.4', 'create', list)).toEqual({ model: 'gpt-5.4', modelNote: '' });
+    });
+
+    it("refuses another family's id in create_session with that family's code, in Codex's words", () => {
+      const error = refusalOf(() => check('codex', 'claude-sonnet-5-5', 'create', list));
+      expect(error.code).toBe('CLAUDE_PROVIDER_REQUIRED');
+      expect(error.message).toMatch(/^'claude-sonnet-5-5' is a model id of Claude, not of Codex on relay "build-box"\. Start it with provider "claude" or /);
+      expect(error.message).not.toContain('dots');
+      expect(refusalOf(() => check('codex', 'claude-opus-5.5', 'create', list)).code).toBe('COPILOT_PROVIDER_REQUIRED');
+    });
+
+    it("refuses another family's id in send as an unknown model, saying whose it is", () => {
+      const error = refusalOf(() => check('codex', 'gpt-5.4-mini', 'send', list));
+      expect(error.code).toBe('REMOTE_RELAY_UNKNOWN_MODEL');
+      expect(error.message).toBe(`Codex on relay "build-box" does not run 'gpt-5.4-mini', another provider's id; it has no close match. Valid ids: gpt-5.4, gpt-5.5. Nothing was sent.`);
+    });
+
+    it('is the family Copilot names for an id only Codex lists', () => {
+      expect(refusalOf(() => check('copilot', 'gpt-5.5', 'create', list)).code).toBe('CODEX_PROVIDER_REQUIRED');
+    });
+  });
+
   it('lets a model go on unchecked, with a note, while the provider has no list', () => {
     const result = check('openai', 'llama3.3:70b');
     expect(result.model).toBe('llama3.3:70b');
