@@ -11,7 +11,8 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthCheckResponse_ServingStatus as ServingStatus } from '@relay/proto/grpc/health/v1/health';
 import { RunnerServiceService } from '@relay/proto/relay/runner/v1/runner_service';
 import { HealthStatuses, MAX_MESSAGE_BYTES, runnerTlsAuth, serviceName, startGrpcServer } from '@relay/rpc';
-import { openService, stopOnSignal } from '@relay/service';
+// Only the opening and stopping every process shares: the runner holds no database, bus or outbox.
+import { openService, stopOnSignal } from '@relay/service/open';
 import type { Logger } from '@relay/telemetry';
 import { loadConfig, type Config } from './config.ts';
 import { runnerGrpc } from './adapters/grpc/runner-grpc.ts';
