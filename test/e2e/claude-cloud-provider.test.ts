@@ -20,7 +20,8 @@ const BRANCH = 'feature/banner';
 
 /**
  * The fake cloud agent: "run: <command>" calls bash (which asks) and reports the confirmation; "wait" works until it
- * is interrupted; anything else is answered at once. Each answer reports 100 + 10 tokens.
+ * is interrupted; "refuse" and "spend" end the turn as a refusal and on the budget; anything else is answered at once.
+ * Each answer reports 100 + 10 tokens.
  */
 async function onMessage(turn: CloudTurn): Promise<void> {
   const command = /run: (.*)$/m.exec(turn.text)?.[1];
@@ -30,6 +31,8 @@ async function onMessage(turn: CloudTurn): Promise<void> {
     turn.reply(confirmation.result === 'allow' ? `ran: ${command}` : `denied: ${confirmation.deny_message}`, { input: 100, output: 10 });
     return;
   }
+  if (turn.text.endsWith('refuse')) return turn.end({ type: 'refusal' }, { type: 'refusal', category: null, explanation: 'that is not something to help with' });
+  if (turn.text.endsWith('spend')) return turn.end({ type: 'budget_reached' });
   if (turn.text.endsWith('wait')) {
     turn.emit({ type: 'agent.tool_use', name: 'bash', input: { command: 'sleep 600' }, evaluated_permission: 'allow' });
     await turn.interrupted;
@@ -156,6 +159,14 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     expect(turn.status, JSON.stringify(turn)).toBe('stopped');
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
     expect(cloudSessionOf(sessionId)!.received.map((event) => event.type)).toEqual(['user.message', 'user.interrupt']);
+  });
+
+  it('ends a turn the model refused with Claude’s explanation, and fails one past the session’s budget with why', async () => {
+    const refused = await startSession('refuse');
+    expect(await finishTurn(relay, refused.sessionId, refused.messageId)).toMatchObject({ status: 'done', reply: { text: 'Claude declined to answer: that is not something to help with' } });
+    const spent = await startSession('spend');
+    const turn = await finishTurn(relay, spent.sessionId, spent.messageId);
+    expect(turn).toMatchObject({ status: 'error', error: expect.stringContaining("the session's budget is used up") });
   });
 
   it('goes on in the same cloud session on the next turn, after the session service restarts too', async () => {

@@ -28,6 +28,8 @@ export interface CloudTurn {
   reply(text: string, tokens: { input: number; output: number }): void;
   /** Calls a tool that asks: resolves with the user.tool_confirmation sent for it. */
   askTool(name: string, input: Record<string, unknown>): Promise<any>;
+  /** Ends the turn otherwise than with end_turn: session.status_idle with this stop_reason (and stop_details). */
+  end(stopReason: Record<string, unknown>, stopDetails?: Record<string, unknown>): void;
   /** Resolves when a user.interrupt comes. */
   interrupted: Promise<void>;
 }
@@ -59,9 +61,9 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
     for (const stream of streams.get(session.id) ?? []) stream.write(`event: message\ndata: ${JSON.stringify(full)}\n\n`);
     return full;
   };
-  const idle = (session: FakeCloudSession, stopReason: Record<string, unknown>) => {
+  const idle = (session: FakeCloudSession, stopReason: Record<string, unknown>, stopDetails: Record<string, unknown> | null = null) => {
     session.status = 'idle';
-    emit(session, { type: 'session.status_idle', stop_reason: stopReason, stop_details: null });
+    emit(session, { type: 'session.status_idle', stop_reason: stopReason, stop_details: stopDetails });
   };
 
   const turn = (session: FakeCloudSession, text: string): CloudTurn => {
@@ -89,6 +91,7 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
         idle(session, { type: 'requires_action', event_ids: [use.id] });
         return confirmed;
       },
+      end: (stopReason, stopDetails) => idle(session, stopReason, stopDetails),
       interrupted: interruption,
     };
   };

@@ -34,22 +34,21 @@ import { askOwner } from '../acp/acp-cards.ts';
 import { withEarlierConversation } from '../claude/claude-provider.ts';
 
 /** How long a stopped turn waits for its interrupt to be taken (the spec's 5 s, less). */
-export const STOP_GRACE_MS = 3_000;
+const STOP_GRACE_MS = 3_000;
 
 /** What the card says of where a cloud session's tools run. */
 const RUNS_IN = "Anthropic's cloud container for this session (a clone of the repository), not this machine";
 
-export interface ClaudeCloudSettings {
+export interface ClaudeCloudOptions {
   apiKey: string | undefined;
   agentId: string | undefined;
   environmentId: string | undefined;
+  /** Clones a private repository. */
   githubToken: string | undefined;
+  /** Each cloud session's spend ceiling. */
   budgetUsd: number | undefined;
   /** The API's base URL; undefined: Anthropic's. */
   baseUrl: string | undefined;
-}
-
-export interface ClaudeCloudOptions extends ClaudeCloudSettings {
   models: readonly string[];
   cards: QuestionCards;
   /** Where a relay session's cloud session id (and its cumulative cost) is kept between turns and restarts. */
@@ -119,11 +118,13 @@ export class ClaudeCloudProvider implements Provider {
     try {
       const opened = await this.#openSession(client, input);
       remote = { id: opened.id, costUsdBefore: opened.costUsdBefore };
-      input.signal.addEventListener('abort', onAbort, { once: true });
       input.signal.throwIfAborted();
       // The stream carries only what happens after it opens: open it before the message goes.
       const events = await client.beta.sessions.events.stream(remote.id, {}, { signal: following.signal });
       await client.beta.sessions.events.send(remote.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: opened.text }] }] });
+      // From here the cloud runs the turn: a stop interrupts it, at once when it came meanwhile.
+      input.signal.addEventListener('abort', onAbort, { once: true });
+      if (input.signal.aborted) onAbort();
       await this.#follow(client, remote.id, events, input, tally);
       input.signal.throwIfAborted();
       return { text: tally.text, model: input.session.model };
