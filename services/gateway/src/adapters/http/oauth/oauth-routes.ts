@@ -16,6 +16,7 @@ import { checkAuthorizationRequest, redirectBack, sameResource, type Authorizati
 import { ClientMetadata, type OAuthClient } from '../../../domain/oauth/client-metadata.ts';
 import { checkToken, tooManyFailures } from '../authenticate-bearer.ts';
 import { CONSENT_PAGE } from '../console/console-static.ts';
+import { FailureLimit } from '../failure-limits.ts';
 import { answered } from '../../../domain/answers.ts';
 import { answers, invalidInput, typed } from '../openapi.ts';
 import { callOwner, sendError, userOf } from '../user-api.ts';
@@ -37,6 +38,9 @@ declare module 'fastify' {
     oauthResourceMetadataUrl: string | undefined;
   }
 }
+
+/** Registrations one client address may make per minute (every registration counts, accepted or not). */
+const REGISTRATIONS_PER_MINUTE = 10;
 
 /** A PKCE code verifier (RFC 7636, section 4.1). */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -214,9 +218,15 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     });
   });
 
-  // Dynamic client registration (RFC 7591), for clients without a metadata document: public clients only.
+  // Dynamic client registration (RFC 7591), for clients without a metadata document: public clients only. Anyone may
+  // register (a registration grants nothing until a person consents), so each client address gets a few a minute.
+  const registrations = new FailureLimit(REGISTRATIONS_PER_MINUTE);
   app.post('/oauth/register', async (request, reply) => {
     reply.header('cache-control', 'no-store');
+    const seconds = await registrations.failed(request);
+    if (seconds !== undefined) {
+      return reply.code(429).header('retry-after', String(seconds)).send({ error: 'slow_down', error_description: `too many registrations from your address; try again in ${seconds} s` });
+    }
     const parsed = ClientMetadata.safeParse(request.body);
     if (!parsed.success) {
       const redirect = parsed.error.issues.some((issue) => issue.path[0] === 'redirect_uris');
