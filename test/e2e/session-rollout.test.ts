@@ -1,9 +1,10 @@
 // A rollout replaces a session replica while its agents work: SIGTERM to the session service mid-turn, as Kubernetes
 // sends it, on a relay started as `relay up` starts one (six real services, real NATS and PostgreSQL, `script` agents
 // calling relay_tool back through the gateway). The replica claims nothing new, a turn that ends within the grace
-// ends as it would have (its agent's relay_tool call still answered), a turn that would outlast the grace ends as
-// "the relay stopped; send it again" at once, and a message sent while the replica shut down waits in the
-// conversation for the replica that comes next, which runs it. Nothing is lost.
+// ends as it would have (its agent's relay_tool call still answered), a turn that would outlast the grace is handed
+// over (it stays running, let go, with where its agent is) and the replica that comes next goes on with it from its
+// step, and a message sent while the replica shut down waits in the conversation for that replica, which runs it.
+// Nothing is lost, nothing runs twice. (test/e2e/turns-hand-over.test.ts hands turns to a second replica.)
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finish, scriptSession } from '../harness/script-turns.ts';
@@ -33,7 +34,7 @@ const result = async (sessionId: string, messageId: string) =>
   (await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=0`)).body;
 
 describe('SIGTERM to the session service mid-turn', () => {
-  it('lets a running turn finish, ends one that would outlast the grace as the relay stopped, and runs a message sent meanwhile on the next replica', async () => {
+  it('lets a running turn finish, hands one that would outlast the grace to the next replica, which goes on with it, and runs a message sent meanwhile', async () => {
     const short = await scriptSession(relay, 'Short', 'reply started\nwait 15\nrelay_tool {"action":"list_sessions","relay":"this"}\nreply finished during the rollout');
     const long = await scriptSession(relay, 'Long', 'reply working\nwait 600\nreply never');
     await Promise.all([inFlight(short.id, 'started'), inFlight(long.id, 'working')]);
@@ -46,15 +47,15 @@ describe('SIGTERM to the session service mid-turn', () => {
     await relay.jumpTo(new Date(relay.now().getTime() + 15_000));
     await exited;
 
-    // The replica ended both turns itself before it exited (no other replica's lease sweep did it later).
+    // The replica ended the short turn itself and let the long one go (nobody holds it) before it exited.
     const db = new pg.Client({ connectionString: relay.databaseUrls.session });
     await db.connect();
-    const rows = await db.query<{ message_id: string; status: string }>('SELECT message_id, status FROM turns WHERE message_id = ANY($1)', [[short.messageId, long.messageId, later.body.message_id]]);
+    const rows = await db.query<{ message_id: string; status: string; runner_id: string | null }>('SELECT message_id, status, runner_id FROM turns WHERE message_id = ANY($1)', [[short.messageId, long.messageId, later.body.message_id]]);
     await db.end();
-    expect(Object.fromEntries(rows.rows.map((row) => [row.message_id, row.status]))).toEqual({
-      [short.messageId]: 'done',
-      [long.messageId]: 'error',
-      [later.body.message_id]: 'queued',
+    expect(Object.fromEntries(rows.rows.map((row) => [row.message_id, [row.status, row.runner_id === null]]))).toEqual({
+      [short.messageId]: ['done', false],
+      [long.messageId]: ['running', true],
+      [later.body.message_id]: ['queued', true],
     });
 
     relay.services.session.start();
@@ -63,8 +64,12 @@ describe('SIGTERM to the session service mid-turn', () => {
     await until('the gateway reaches the new replica', async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined));
     const shortEnd = await result(short.id, short.messageId);
     expect(shortEnd, JSON.stringify(shortEnd)).toMatchObject({ status: 'done', reply: { text: 'started\nfinished during the rollout' } });
+    // The next replica takes the long turn over at its wait, which ends 600 relay seconds after it began, not later.
+    await relay.jumpTo(new Date(relay.now().getTime() + 600_000));
+    await finish(relay, long.id, long.messageId);
     const longEnd = await result(long.id, long.messageId);
-    expect(longEnd, JSON.stringify(longEnd)).toMatchObject({ status: 'error', error: 'the relay stopped while this turn ran; send it again' });
+    expect(longEnd, JSON.stringify(longEnd)).toMatchObject({ status: 'done', reply: { text: 'working\nnever' } });
+    expect((await relay.api('GET', `/api/v1/sessions/${long.id}`)).body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
 
     await finish(relay, short.id, later.body.message_id);
     expect(await result(short.id, later.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'the next replica ran this' } });

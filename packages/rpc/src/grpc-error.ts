@@ -78,6 +78,25 @@ export function reattachDelayMs(attempt: number): number {
   return Math.min(5_000, 250 * 2 ** Math.max(0, attempt - 1));
 }
 
+/** Tries of a call retriedOnTransportFailure makes (about 18 s of reattachDelayMs between them). */
+const RETRIED_CALL_ATTEMPTS = 8;
+
+/**
+ * Makes `call` again after a transport failure (isTransportFailure), up to 8 times over about 18 s; the callee's own
+ * refusal, or the last failure, is thrown. Only for a call the callee answers the same when it is made again (a
+ * RaiseCard under its raise id): a failed transport does not say whether the first one took effect.
+ */
+export async function retriedOnTransportFailure<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isTransportFailure(error) || attempt >= RETRIED_CALL_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, reattachDelayMs(attempt)));
+    }
+  }
+}
+
 function transportCode(code: status): string {
   if (code === status.UNAVAILABLE) return UNAVAILABLE_CODE;
   if (code === status.DEADLINE_EXCEEDED) return DEADLINE_CODE;

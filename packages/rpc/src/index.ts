@@ -20,6 +20,7 @@ export {
   fromGrpcError,
   isTransportFailure,
   reattachDelayMs,
+  retriedOnTransportFailure,
   STATUS_BY_KIND,
   toGrpcStatus,
   UNAVAILABLE_CODE,

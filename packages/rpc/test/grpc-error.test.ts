@@ -1,7 +1,7 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { AppError, INTERNAL_CODE, type ErrorKind } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
-import { CODE_METADATA_KEY, DETAILS_METADATA_KEY, fromGrpcError, STATUS_BY_KIND, toGrpcStatus } from '../src/grpc-error.ts';
+import { CODE_METADATA_KEY, DETAILS_METADATA_KEY, fromGrpcError, retriedOnTransportFailure, STATUS_BY_KIND, toGrpcStatus } from '../src/grpc-error.ts';
 
 const kinds: [ErrorKind, status][] = [
   ['invalid_argument', status.INVALID_ARGUMENT],
@@ -80,5 +80,31 @@ describe('fromGrpcError without a relay code (the service never answered)', () =
     metadata.set(CODE_METADATA_KEY, 'REMOTE_RELAY_X');
     metadata.set(DETAILS_METADATA_KEY, '{not json');
     expect(fromGrpcError({ code: status.NOT_FOUND, details: 'gone', metadata })).toMatchObject({ code: 'REMOTE_RELAY_X', details: {} });
+  });
+});
+
+describe('retriedOnTransportFailure', () => {
+  const dropped = () => new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'the service is not reachable');
+
+  it('makes the call again after transport failures until it answers', async () => {
+    let calls = 0;
+    const raise = async (): Promise<string> => {
+      calls += 1;
+      if (calls < 3) throw dropped();
+      return 'card_1';
+    };
+    expect(await retriedOnTransportFailure(raise)).toBe('card_1');
+    expect(calls).toBe(3);
+  });
+
+  it('throws the callee’s own refusal at once, without a second call', async () => {
+    const refusal = new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'title is required');
+    let calls = 0;
+    const raise = async (): Promise<string> => {
+      calls += 1;
+      throw refusal;
+    };
+    await expect(retriedOnTransportFailure(raise)).rejects.toBe(refusal);
+    expect(calls).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isAppError } from '@relay/errors';
 import { CardKind, CardStatus, type Card, type QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
-import { callStream, callUnary, isTransportFailure, reattachDelayMs } from '@relay/rpc';
+import { callStream, callUnary, isTransportFailure, reattachDelayMs, retriedOnTransportFailure } from '@relay/rpc';
 import { TurnFailed } from '../../app/turns/provider.ts';
 import { APPROVAL_ANSWERS, type CardRequest, type QuestionCards } from '../../app/turns/question-cards.ts';
 
@@ -10,8 +10,6 @@ import { APPROVAL_ANSWERS, type CardRequest, type QuestionCards } from '../../ap
 const AWAIT_ROUND_SECONDS = 3600;
 /** A round that came back with the card still pending is not repeated sooner than this (real time). */
 const MIN_ROUND_GAP_MS = 250;
-/** Tries of a raise the transport fails (about 18 s of reattachDelayMs between them). */
-const RAISE_ATTEMPTS = 8;
 
 /** Cards through the question service's RaiseCard, AwaitCard and CancelCards. */
 export class GrpcQuestionCards implements QuestionCards {
@@ -19,7 +17,7 @@ export class GrpcQuestionCards implements QuestionCards {
 
   /**
    * Raises the card under its raise id (a fresh one when the request has none), so a raise the transport failed is
-   * made again, up to RAISE_ATTEMPTS times, without a second card: the question service answers the card it raised.
+   * made again without a second card: the question service answers the card it raised.
    */
   async raise(input: CardRequest): Promise<string> {
     const shown =
@@ -28,15 +26,12 @@ export class GrpcQuestionCards implements QuestionCards {
         : { kind: CardKind.CARD_KIND_QUESTION, title: input.question, lines: [], options: input.options };
     // A hosted turn's card is not keyed by a call (only an external session's calls are): its turn's end withdraws it.
     const request = { userId: input.userId, sessionId: input.sessionId, ...shown, callKey: '', raiseId: input.raiseId ?? randomUUID() };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { card } = await callUnary(this.client, 'raiseCard', request);
-        if (card === undefined) throw new Error('RaiseCard answered without a card');
-        return card.id;
-      } catch (error) {
-        if (!isTransportFailure(error) || attempt >= RAISE_ATTEMPTS) throw failure(`could not raise its ${input.kind} card`, error);
-        await delay(reattachDelayMs(attempt));
-      }
+    try {
+      const { card } = await retriedOnTransportFailure(() => callUnary(this.client, 'raiseCard', request));
+      if (card === undefined) throw new Error('RaiseCard answered without a card');
+      return card.id;
+    } catch (error) {
+      throw failure(`could not raise its ${input.kind} card`, error);
     }
   }
 
