@@ -342,6 +342,20 @@ describe('reads answered at once (immediate-read.ts)', () => {
     expect(await fractionalId.json()).toMatchObject({ error: { code: -32600 } });
   });
 
+  it("leaves a 2026-07-28 read to the SDK, whose result carries that revision's fields", async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'gateway-test', version: '0.0.1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const modern = { ...listSessions('m-1'), params: { ...listSessions('m-1').params, _meta: envelope } };
+    const response = await post(modern, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'relay_tool' });
+    expect(response.status).toBe(200);
+    const answered = (await response.json()) as { id: unknown; result: { resultType: string; _meta: Record<string, unknown>; content: { text: string }[] } };
+    expect(answered).toMatchObject({ id: 'm-1', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'relay' } } } });
+    expect(JSON.parse(answered.result.content[0]!.text)).toMatchObject({ ok: true, relay: 'desk' });
+  });
+
   it('keeps the event stream for a read of a paired relay, which may report progress', async () => {
     pair('lab', AgentLevel.AGENT_LEVEL_READ);
     const response = await post(listSessions(3, 'lab'));
