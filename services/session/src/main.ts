@@ -18,7 +18,7 @@ import { startBudgetCardConsumer } from './adapters/bus/budget-card-consumer.ts'
 import { budgetGrpc } from './adapters/grpc/budget-grpc.ts';
 import { GrpcBudgetCards } from './adapters/grpc/grpc-budget-cards.ts';
 import { PrismaBudgetStore } from './adapters/store/prisma-budget-store.ts';
-import { checkBudgets, checkRunOutMinutes, type BudgetDeps } from './app/budgets/check-budgets.ts';
+import { checkBudgets, checkAtLook, type BudgetDeps } from './app/budgets/check-budgets.ts';
 import { ConfiguredCatalogue, providerListings } from './adapters/providers/configured-catalogue.ts';
 import { childProcessEnv, commandEnv, loadConfig } from './config.ts';
 import { nodeCrypto } from './adapters/crypto/node-crypto.ts';
@@ -177,7 +177,7 @@ await startService({
       maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
       // A usage-limit pause any replica recorded holds the provider's queued turns here too.
       pauses: usageLedger,
-      budgets: { afterTurn: (sessionId, now) => checkBudgets(budgets, sessionId, now), look: (now) => checkRunOutMinutes(budgets, now) },
+      budgets: { afterTurn: (sessionId, now) => checkBudgets(budgets, sessionId, now), look: (now, running) => checkAtLook(budgets, now, running) },
     });
     const taskQuietMinutes = async () => (await getRelaySettings(store)).taskQuietMinutes;
     runner.start();

@@ -94,6 +94,10 @@ describe('checkBudget', () => {
     expect(overshotByMoreThanOneTurn(budget({ minutes: 5 }), spend({}), minutesLater(4.9))).toBe(false);
   });
 
+  it('lets the running turns of a budget reached by its sessions meter go on', () => {
+    expect(checkBudget(budget({ costUsd: 5, sessions: 3 }, { state: 'reached' }), spend({ costUsd: 1, sessions: 3 }), SET_AT)).toMatchObject({ level: 'warn', stopRunning: false });
+  });
+
   it('stops the running turns of an ended budget', () => {
     expect(checkBudget(budget({ costUsd: 5 }, { state: 'ended' }), spend({}), SET_AT)).toMatchObject({ level: 'ok', stopRunning: true, reach: false, warn: false });
   });

@@ -20,7 +20,7 @@ import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 import { checkTreeBudget, noteRemoteTreeSpend, refuseOverBudget } from '../../src/app/budgets/budget-gate.ts';
-import { applyBudgetCard, checkBudgets, checkRunOutMinutes, type BudgetDeps } from '../../src/app/budgets/check-budgets.ts';
+import { applyBudgetCard, checkBudgets, checkAtLook, type BudgetDeps } from '../../src/app/budgets/check-budgets.ts';
 import { getTreeUsage } from '../../src/app/budgets/get-tree-usage.ts';
 import { setBudget } from '../../src/app/budgets/set-budget.ts';
 import { ALWAYS_AVAILABLE, type Provider } from '../../src/app/turns/provider.ts';
@@ -50,9 +50,18 @@ const started: string[] = [];
 /** Turns the test lets end (a prompt "hold N" records US$N when released). */
 const held = new Map<string, () => void>();
 
+/** Waits until the test releases `name` (held), or the turn is stopped. */
+function release(name: string, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    held.set(name, resolve);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
 /**
  * The fake provider: "cost N" records US$N and 100 tokens and replies; "hold N" waits until the test releases it,
- * then records US$N; "block" runs until it is stopped and records nothing.
+ * then records US$N; "block" runs until it is stopped and records nothing; "drip A,B,…" records US$A, then US$B, …
+ * so far, as a provider that records as it goes (openai after each answer), waiting for the test after each.
  */
 const metered: Provider = {
   id: 'metered',
@@ -63,12 +72,13 @@ const metered: Provider = {
     const text = input.message.text;
     started.push(text);
     const [verb, amount] = text.split(' ');
-    if (verb === 'block' || verb === 'hold') {
-      await new Promise<void>((resolve, reject) => {
-        held.set(text, resolve);
-        input.signal.addEventListener('abort', () => reject(input.signal.reason), { once: true });
-      });
+    if (verb === 'drip') {
+      for (const soFar of amount!.split(',')) {
+        await recordTurnUsage(ledger, 'metered', input, { inputTokens: 60, outputTokens: 40, costUsd: Number(soFar) });
+        await release(`drip ${soFar}`, input.signal);
+      }
     }
+    if (verb === 'block' || verb === 'hold') await release(text, input.signal);
     if (verb === 'cost' || verb === 'hold') {
       await recordTurnUsage(ledger, 'metered', input, { inputTokens: 60, outputTokens: 40, costUsd: Number(amount) });
     }
@@ -107,7 +117,7 @@ beforeAll(async () => {
     clock,
     logger,
     maxTurnMinutes: async () => 600,
-    budgets: { afterTurn: (sessionId, now) => checkBudgets(deps, sessionId, now), look: (now) => checkRunOutMinutes(deps, now) },
+    budgets: { afterTurn: (sessionId, now) => checkBudgets(deps, sessionId, now), look: (now, running) => checkAtLook(deps, now, running) },
     pollIntervalMs: 20,
     inFlightIntervalMs: 0,
   });
@@ -294,5 +304,22 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     await noteRemoteTreeSpend(deps, { ...report, rows: [{ ...farRow, costUsd: 3.1 }] }, clock.now());
     expect((await deps.budgets.find(root))?.state).toBe('reached');
     await expect(checkTreeBudget(deps, { userId, sessionId: root, startsSession: false }, clock.now())).rejects.toMatchObject({ code: 'REMOTE_RELAY_BUDGET_REACHED' });
+  });
+
+  it('stops a turn that records as it goes once the tree is past the budget by more than one finished turn', async () => {
+    const root = await newSession('dripping', null);
+    await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 3, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
+    await untilStatus(await queue(root, 'cost 1'), 'done');
+    const dripping = await queue(root, 'drip 1,2,3.5');
+    // US$2 and US$3 in the tree: at 100 %, but within one finished turn (US$1) of US$3: it runs on.
+    for (const soFar of ['1', '2']) {
+      await until(() => held.has(`drip ${soFar}`), `the turn to record US$${soFar}`);
+      held.get(`drip ${soFar}`)!();
+    }
+    await until(() => held.has('drip 3.5'), 'the turn to record US$3.50');
+    expect((await deps.budgets.find(root))?.state).toBe('reached');
+    // US$4.50 is past US$3 + US$1: the runner's next look stops it while it still runs.
+    expect(await untilStatus(dripping, 'stopped', 'done', 'error')).toMatchObject({ status: 'stopped' });
+    expect((await getTreeUsage(deps, { userId, sessionId: root }, clock.now())).totals.costUsd).toBe(4.5);
   });
 });

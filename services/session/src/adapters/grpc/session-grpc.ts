@@ -216,7 +216,9 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       const budget = request.budget === undefined ? undefined : fromBudgetLimitsMessage(request.budget);
       const target = deps.budgets === undefined ? undefined : await store.findSession(request.sessionId);
       if (deps.budgets !== undefined && target !== undefined && target.userId === request.userId) {
-        await refuseOverBudget(deps.budgets, { sessionId: target.id, startsSession: false, nothingDone: 'Nothing was sent.' }, now);
+        // An agent's prompt (here or from a paired relay) is refused at once; the person's own message waits, queued.
+        const byAgent = request.callerSessionId !== '' || request.provenance !== undefined;
+        if (byAgent) await refuseOverBudget(deps.budgets, { sessionId: target.id, startsSession: false, nothingDone: 'Nothing was sent.' }, now);
         const narrowing = { userId: request.userId, sessionId: target.id, startedBySessionId: target.startedBySessionId, callerSessionId: request.callerSessionId, limits: budget };
         await narrowBudget(deps.budgets, { ...narrowing, dryRun: true }, now);
       }

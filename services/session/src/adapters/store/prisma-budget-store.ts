@@ -24,6 +24,9 @@ const TREE = `WITH RECURSIVE tree(id) AS (
     UNION
     SELECT s.id FROM sessions s JOIN tree ON s.started_by_session_id = tree.id)`;
 
+// A ledger row's turn has ended (or is gone: the ledger outlives turns).
+const FINISHED = `t.status IS NULL OR t.status NOT IN ('queued', 'running', 'waiting_for_answer')`;
+
 /** Budgets in the session service's database (budgets), measured on its sessions and usage ledger (turn_usage). */
 export class PrismaBudgetStore implements BudgetStore {
   constructor(
@@ -93,9 +96,13 @@ export class PrismaBudgetStore implements BudgetStore {
       `${TREE}
        SELECT u.session_id, u.provider, NULL AS relay, COUNT(*)::int AS turns,
               SUM(u.input_tokens)::float8 AS input_tokens, SUM(u.output_tokens)::float8 AS output_tokens,
-              COALESCE(SUM(u.cost_usd), 0)::float8 AS cost_usd, COALESCE(MAX(u.cost_usd), 0)::float8 AS largest_cost,
-              MAX(u.input_tokens + u.output_tokens)::float8 AS largest_tokens
+              COALESCE(SUM(u.cost_usd), 0)::float8 AS cost_usd,
+              -- One turn's worth is a finished turn's: a running turn's use so far (a provider that records as it
+              -- goes) must not stretch the bound it is measured against.
+              COALESCE(MAX(u.cost_usd) FILTER (WHERE ${FINISHED}), 0)::float8 AS largest_cost,
+              COALESCE(MAX(u.input_tokens + u.output_tokens) FILTER (WHERE ${FINISHED}), 0)::float8 AS largest_tokens
          FROM turn_usage u JOIN tree ON u.session_id = tree.id
+         LEFT JOIN turns t ON t.message_id = u.message_id
         GROUP BY u.session_id, u.provider
        UNION ALL
        -- A paired relay reports sums only: one turn's worth there is not known here (0).

@@ -1,5 +1,5 @@
 import type { Logger } from '@relay/telemetry';
-import { checkBudget, metersLine, raisedOnce, type Budget, type BudgetMeter } from '../../domain/budgets/budget.ts';
+import { CARD_BEING_RAISED, checkBudget, metersLine, raisedOnce, type Budget, type BudgetMeter } from '../../domain/budgets/budget.ts';
 import type { SessionStore } from '../ports.ts';
 import { measure } from './get-tree-usage.ts';
 import type { BudgetCards, BudgetStore } from './ports.ts';
@@ -25,23 +25,27 @@ export async function checkBudgets(deps: BudgetDeps, sessionId: string, now: Dat
   for (const budget of await deps.budgets.governing(sessionId)) {
     const { spend, meters } = await measure(deps, budget, now);
     const verdict = checkBudget(budget, spend, now);
-    if (verdict.reach) {
-      const reached: Budget = { ...budget, state: 'reached', cardId: null };
-      if (await deps.budgets.transition(budget, reached, now)) await raiseCard(deps, reached, meters, now);
-    } else if (budget.state === 'reached' && budget.cardId === null) {
-      // Its card could not be raised when it was reached: the owner must still be asked.
-      await raiseCard(deps, budget, meters, now);
-    } else if (verdict.warn) {
-      const warned: Budget = { ...budget, warned: true, cardId: null };
-      if (await deps.budgets.transition(budget, warned, now)) await raiseCard(deps, warned, meters, now);
-    }
+    // Whoever takes the transition (with the card marked as being raised) raises the card, once.
+    const raising: Budget | undefined = verdict.reach
+      ? { ...budget, state: 'reached', cardId: CARD_BEING_RAISED }
+      : budget.state === 'reached' && budget.cardId === null
+        ? // Its card could not be raised when it was reached: the owner must still be asked.
+          { ...budget, cardId: CARD_BEING_RAISED }
+        : verdict.warn
+          ? { ...budget, warned: true, cardId: CARD_BEING_RAISED }
+          : undefined;
+    if (raising !== undefined && (await deps.budgets.transition(budget, raising, now))) await raiseCard(deps, raising, meters, now);
     if (verdict.stopRunning) await deps.budgets.stopRunningTurns(budget.sessionId);
   }
 }
 
-/** The budgets whose minutes ran out by `now` are checked (the turn runner's look, on every replica). */
-export async function checkRunOutMinutes(deps: BudgetDeps, now: Date): Promise<void> {
+/**
+ * The turn runner's look, on every replica: the budgets whose minutes ran out by `now`, and those over the sessions
+ * whose turns run there (a provider that records its use as it goes shows a running turn pass its budget).
+ */
+export async function checkAtLook(deps: BudgetDeps, now: Date, runningSessions: readonly string[]): Promise<void> {
   for (const budget of await deps.budgets.minutesRunOut(now)) await checkBudgets(deps, budget.sessionId, now);
+  for (const sessionId of runningSessions) await checkBudgets(deps, sessionId, now);
 }
 
 /**
@@ -67,7 +71,10 @@ export async function applyBudgetCard(deps: BudgetDeps, card: { id: string; stat
   await deps.budgets.transition(budget, { ...budget, cardId: null }, now);
 }
 
-/** Raises the owner's card for the budget's state (the 80 % notice or the 100 % hold) and keeps its id on the budget. */
+/**
+ * Raises the owner's card for the budget's state (the 80 % notice or the 100 % hold) and keeps its id on the budget in
+ * place of CARD_BEING_RAISED; a card that could not be raised leaves none (null), which the next check raises.
+ */
 async function raiseCard(deps: BudgetDeps, budget: Budget, meters: readonly BudgetMeter[], now: Date): Promise<void> {
   const session = await deps.sessions.findSession(budget.sessionId);
   const title = session === undefined ? budget.sessionId : `"${session.title}"`;
@@ -91,5 +98,6 @@ async function raiseCard(deps: BudgetDeps, budget: Budget, meters: readonly Budg
   } catch (error) {
     // The hold is in force without the card; the next check raises it.
     deps.logger?.warn({ err: error, sessionId: budget.sessionId }, 'could not raise the budget card; the next check tries again');
+    await deps.budgets.transition(budget, { ...budget, cardId: null }, now);
   }
 }

@@ -57,10 +57,13 @@ export interface TurnRunnerOptions {
   inFlightIntervalMs?: number;
 }
 
-/** The budget checks the runner makes: after each turn (its usage is in the ledger then), and at each look (minutes). */
+/**
+ * The budget checks the runner makes: after each turn (its usage is in the ledger then), and at each look — the
+ * minutes, and the trees of the turns running here (a provider that records as it goes shows them passing a budget).
+ */
 export interface BudgetChecks {
   afterTurn(sessionId: string, now: Date): Promise<void>;
-  look(now: Date): Promise<void>;
+  look(now: Date, runningSessions: readonly string[]): Promise<void>;
 }
 
 /** Why a runner aborted a turn's provider. */
@@ -68,6 +71,8 @@ type AbortCause = 'stopped' | 'overran' | 'relay_stopped' | 'lease_lost' | 'hand
 
 type RunningTurn = {
   abort: AbortController;
+  /** Its session: the budgets over its tree are checked at each look. */
+  sessionId: string;
   cause?: AbortCause;
   finished?: Promise<void>;
   /** When the turn's activity was last announced (turn_activity); its start counts as one. */
@@ -201,7 +206,8 @@ export class TurnRunner {
     if (this.#running.size > 0) {
       for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
     }
-    await this.#checkBudgets((now) => this.#o.budgets?.look(now), this.#o.logger);
+    const runningSessions = [...new Set([...this.#running.values()].map((turn) => turn.sessionId))];
+    await this.#checkBudgets((now) => this.#o.budgets?.look(now, runningSessions), this.#o.logger);
     if (this.#draining || this.#running.size >= this.#o.maxConcurrentTurns) return;
     // A pause another replica recorded holds here too; the next look after it ends claims the turns it held.
     const held = this.#o.pauses === undefined ? [] : heldProviders(await this.#o.pauses.pausesAt(clock.now()), clock.now());
@@ -224,7 +230,7 @@ export class TurnRunner {
 
   #launch(claimed: ClaimedTurn): void {
     const resumable = claimed.resume !== undefined;
-    const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt, resumable, parked: false };
+    const turn: RunningTurn = { abort: new AbortController(), sessionId: claimed.session.id, announcedAt: claimed.startedAt, resumable, parked: false };
     this.#running.set(claimed.turnId, turn);
     turn.finished = this.#traced(claimed, (span) => this.#run(claimed, turn, span))
       .catch((error: unknown) => this.#o.logger.error({ err: error, turnId: claimed.turnId }, 'turn run failed'))
@@ -293,11 +299,12 @@ export class TurnRunner {
       span.addEvent('handed_over');
       return;
     }
+    // The turn's usage is in the ledger now: its tree's budgets may be at 80 % or 100 %, or past by more than one turn.
+    // Checked before the turn ends, so whoever waits for its end (the agent's next call) finds the budget as it left it.
+    await this.#checkBudgets((now) => this.#o.budgets?.afterTurn(claimed.session.id, now), log);
     const status = await this.#end(claimed.turnId, outcome, log);
     if (status !== undefined) span.setAttribute(Attr.TURN_STATUS, status);
     if (status === 'error') markFailed(span);
-    // The turn's usage is in the ledger now: its tree's budgets may be at 80 % or 100 %, or past by more than one turn.
-    await this.#checkBudgets((now) => this.#o.budgets?.afterTurn(claimed.session.id, now), log);
   }
 
   /** A budget check that fails is logged: the next turn's end or look checks again, and turns go on meanwhile. */

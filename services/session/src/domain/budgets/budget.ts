@@ -34,6 +34,9 @@ export interface Budget {
   cardId: string | null;
 }
 
+/** A budget's cardId while the check that took its transition raises the card (no card has this id). */
+export const CARD_BEING_RAISED = 'being-raised';
+
 /** What a tree has used, summed from the per-turn ledger (and the paired relays' reports). */
 export interface TreeSpend {
   costUsd: number;
@@ -183,7 +186,8 @@ export function checkBudget(budget: Budget, spend: TreeSpend, now: Date): Budget
     level,
     warn: open && level === 'warn' && !budget.warned,
     reach: open && level === 'reached',
-    stopRunning: budget.state !== 'active' || (level === 'reached' && overshotByMoreThanOneTurn(budget, spend, now)),
+    // A budget reached by a start its sessions meter refused holds new turns only: the running ones go on.
+    stopRunning: budget.state === 'ended' || (level === 'reached' && overshotByMoreThanOneTurn(budget, spend, now)),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { BudgetLimits as BudgetLimitsMessage, TreeUsage } from '@relay/proto/relay/session/v1/session_service';
-import type { BudgetLimits } from '../../../domain/budgets/budget.ts';
+import { CARD_BEING_RAISED, type BudgetLimits } from '../../../domain/budgets/budget.ts';
 import type { TreeUsageReport } from '../../../app/budgets/get-tree-usage.ts';
 
 /** Limits from the wire: an unset field is not limited. */
@@ -37,7 +37,7 @@ export function toTreeUsageMessage(report: TreeUsageReport): TreeUsage {
       level,
       meters,
       remaining: toBudgetLimitsMessage(remaining),
-      cardId: budget.cardId ?? '',
+      cardId: budget.cardId === null || budget.cardId === CARD_BEING_RAISED ? '' : budget.cardId,
     })),
   };
 }

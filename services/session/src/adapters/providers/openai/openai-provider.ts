@@ -124,6 +124,9 @@ export class OpenAIProvider implements Provider {
         used.outputTokens += answer.usage?.outputTokens ?? 0;
         used.cachedInputTokens += answer.usage?.cachedInputTokens ?? 0;
         if (answer.toolCalls.length === 0) return { text: answer.content, model: input.session.model };
+        // What the turn used so far, in the ledger before its next answer: a budget over its tree sees a running turn
+        // pass it, and stops it (docs/adr/0039-tree-budgets.md).
+        await this.#record(input, used);
         messages.push({
           role: 'assistant',
           content: answer.content === '' ? null : answer.content,
