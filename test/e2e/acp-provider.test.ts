@@ -4,7 +4,7 @@
 // config option at start; its permission request for a command is the owner's approval card (Allow: the command runs
 // in a terminal the relay serves, in the sandbox; Deny: it does not); stop sends session/cancel; the tokens it reports
 // show in usage. An agent whose program is missing (gemini: not installed here) stays listed, unavailable, with why.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,26 @@ describe('an ACP agent as a provider', () => {
     expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
   });
 
+  it('writes and reads files in the sandbox on the owner\'s Allow: the file appears in the folder, and never in its masked .relay folder', async () => {
+    const write = await startTurn('write: notes/plan.txt step one');
+    const card = await cardOf(write.sessionId);
+    expect(card.title).toBe('Fake ACP (fake-pro-2) wants to write a file');
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    expect(await finishTurn(relay, write.sessionId, write.messageId)).toMatchObject({ status: 'done', reply: { text: 'wrote' } });
+    expect(await readFile(join(folder, 'notes', 'plan.txt'), 'utf8')).toBe('step one');
+    const read = await startTurn('read: notes/plan.txt');
+    expect(await finishTurn(relay, read.sessionId, read.messageId)).toMatchObject({ status: 'done', reply: { text: 'read: step one' } });
+    // The relay's state folder inside the session's folder: the path check lets it through, the sandbox does not.
+    await mkdir(join(folder, '.relay'));
+    const planted = await startTurn('write: .relay/planted.json {"token":"x"}');
+    const plantedCard = await cardOf(planted.sessionId);
+    expect((await relay.api('POST', `/api/v1/cards/${plantedCard.id}`, { decision: 'allow' })).status).toBe(200);
+    const turn = await finishTurn(relay, planted.sessionId, planted.messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toMatch(/^write failed: The file could not be written in the sandbox: .*(Read-only file system|Permission denied)/);
+    expect(existsSync(join(folder, '.relay', 'planted.json'))).toBe(false);
+  });
+
   it('stop interrupts a turn mid-way (session/cancel)', async () => {
     const { sessionId, messageId } = await startTurn('hang');
     await until('the agent working', async () => ((await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.inFlight?.includes('working') ? true : undefined));
@@ -111,7 +131,8 @@ describe('an ACP agent as a provider', () => {
 
   it('usage meters the tokens the agent reported for its turns', async () => {
     const usage = await relayTool({ action: 'usage', relay: 'this' });
-    // Four turns reached the agent's answer (hello, Allow, Deny, the stopped one), 300 + 40 tokens each.
-    expect(usage.providers.find((provider: any) => provider.provider === 'fake')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 4 * 340 }] });
+    // Seven turns reached the agent's answer (hello, Allow, Deny, the write, the read, the planted write, the stopped
+    // one), 300 + 40 tokens each.
+    expect(usage.providers.find((provider: any) => provider.provider === 'fake')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 7 * 340 }] });
   });
 });

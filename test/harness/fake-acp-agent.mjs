@@ -2,10 +2,14 @@
 // agent side, as Gemini CLI or OpenCode would. What it does is read off the prompt's last line:
 //   "run: <command>"  asks permission for the command (an execute tool call); allowed, runs it in a client terminal
 //                     and replies with its output; refused, replies "refused".
+//   "write: <path> <text>"  writes <text> to <path> (relative to the session's folder) through the client's
+//                     fs/write_text_file; replies "wrote" or "write failed: <why>".
+//   "read: <path>"    reads <path> through fs/read_text_file; replies "read: <text>" or "read failed".
 //   "hang"            replies "working" and waits until cancelled (session/cancel).
 //   anything else     replies "echo: <text>".
 // It offers two models (its "model" config option) and reports usage: tokens on the prompt's response, cost as
 // usage_update.
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 
@@ -37,6 +41,23 @@ const app = agent({ name: 'fake-acp-agent' })
       await say(client, sessionId, 'working');
       await new Promise((resolve) => cancels.set(sessionId, resolve));
       return { stopReason: 'cancelled', usage };
+    }
+    if (text.startsWith('write: ')) {
+      const [path, ...words] = text.slice('write: '.length).split(' ');
+      const wrote = await client.request('fs/write_text_file', { sessionId, path: join(session.cwd, path), content: words.join(' ') }).then(
+        () => 'wrote',
+        (error) => `write failed: ${error.message}`,
+      );
+      await say(client, sessionId, wrote);
+      return { stopReason: 'end_turn', usage };
+    }
+    if (text.startsWith('read: ')) {
+      const read = await client.request('fs/read_text_file', { sessionId, path: join(session.cwd, text.slice('read: '.length)) }).then(
+        ({ content }) => `read: ${content}`,
+        () => 'read failed',
+      );
+      await say(client, sessionId, read);
+      return { stopReason: 'end_turn', usage };
     }
     if (text.startsWith('run: ')) {
       const command = text.slice('run: '.length);

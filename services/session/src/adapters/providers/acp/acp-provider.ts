@@ -4,10 +4,10 @@
  * relay's), opens an ACP session in the folder with the gateway's MCP endpoint as its relay_tool (the session's
  * token), and prompts it with the message (and, as the session is new to the agent, the relay's record of the
  * conversation: nothing is lost to a restart). Its permission requests, terminals and file writes are the owner's
- * approval cards; its terminals run in the sandbox. Stop sends session/cancel, and the process is killed if the turn
+ * approval cards; its terminals and its file reads and writes run in the sandbox (acp-files.ts). Stop sends session/cancel, and the process is killed if the turn
  * has not ended within STOP_GRACE_MS.
  */
-import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContext, type McpServer, type NewSessionRequest, type PromptRequest, type SessionConfigOption, type SessionUpdate } from '@agentclientprotocol/sdk';
@@ -20,6 +20,7 @@ import type { QuestionCards } from '../../../app/turns/question-cards.ts';
 import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import { withEarlierConversation } from '../claude/claude-provider.ts';
 import { askOwner, commandOf, permissionCard, permissionOutcome } from './acp-cards.ts';
+import { readInSandbox, writeInSandbox, type FileTarget } from './acp-files.ts';
 import { AcpTerminals } from './acp-terminals.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
@@ -189,6 +190,8 @@ export class AcpProvider implements Provider {
   #client(cwd: string, input: TurnInput | undefined, turn: { tally: Tally; terminals: AcpTerminals } | undefined) {
     const agentName = input?.session.model ? `${this.#name} (${input.session.model})` : this.#name;
     const runsIn = this.#o.sandbox.where(cwd);
+    // Its file reads and writes run in its session's sandbox, with the commands' environment.
+    const files: FileTarget = { sandbox: this.#o.sandbox, sessionId: input?.session.id, folder: cwd, env: this.#o.commandEnv };
     // Commands the owner allowed on a permission card this turn: their terminal asks no second card.
     const allowed = new Set<string>();
     return client({ name: 'relay' })
@@ -233,10 +236,9 @@ export class AcpProvider implements Provider {
       })
       .onRequest('fs/read_text_file', async ({ params }) => {
         if (!(await inside(cwd, params.path))) throw RequestError.invalidParams(undefined, `reads stay inside the session's folder ${cwd}`);
-        const content = await readFile(params.path, 'utf8').catch(() => {
-          throw RequestError.resourceNotFound(params.path);
-        });
-        const lines = content.split('\n');
+        const read = await readInSandbox(files, params.path);
+        if (!read.ok) throw RequestError.resourceNotFound(params.path);
+        const lines = read.output.split('\n');
         const from = Math.max(0, (params.line ?? 1) - 1);
         return { content: lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n') };
       })
@@ -247,8 +249,8 @@ export class AcpProvider implements Provider {
         if (text === undefined || !(await askOwner(input, this.#o.cards, text, this.#o.logger))) {
           throw new RequestError(-32000, 'The user did not allow this write: the file is unchanged.');
         }
-        await mkdir(dirname(params.path), { recursive: true });
-        await writeFile(params.path, params.content, 'utf8');
+        const wrote = await writeInSandbox(files, params.path, params.content);
+        if (!wrote.ok) throw new RequestError(-32000, `The file could not be written in the sandbox: ${wrote.error}`);
         return {};
       });
   }
