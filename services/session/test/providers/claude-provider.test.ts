@@ -8,7 +8,7 @@ import { createLogger } from '@relay/telemetry';
 import type { ProviderPause, TurnUsage } from '../../src/domain/usage/usage.ts';
 import { EVERY_COMMAND_ASKS } from '../../src/adapters/providers/claude/background-bash.ts';
 import type { ClaudeSessionState } from '../../src/app/turns/claude-session-states.ts';
-import { ClaudeProvider, type ClaudeProviderOptions, type QueryFn } from '../../src/adapters/providers/claude/claude-provider.ts';
+import { ClaudeProvider, HANDED_OVER_NOTE, type ClaudeProviderOptions, type QueryFn } from '../../src/adapters/providers/claude/claude-provider.ts';
 import { TurnFailed, type ProviderEvent, type TurnInput } from '../../src/app/turns/provider.ts';
 import { ProviderRegistry } from '../../src/app/turns/provider-registry.ts';
 import type { CardRequest, QuestionCards } from '../../src/app/turns/question-cards.ts';
@@ -144,6 +144,8 @@ describe('the Claude provider', () => {
     expect(await provider.startTurn(input)).toEqual({ text: 'Looking done.', model: 'claude-opus-5-5' });
     expect(calls[0]).toMatchObject({ resume: 'cc-0', allowedTools: ['mcp__relay__relay_tool'] });
     expect(events).toEqual([
+      // The session that now holds this turn is its resume point, as soon as the SDK names it.
+      { type: 'resume_point', point: { resumeId: 'cc-1', costUsdTotal: 1.25 }, parked: false },
       { type: 'text', delta: 'Looking' },
       { type: 'tool_call', name: 'mcp__relay__relay_tool', input: { action: 'list_sessions' } },
       { type: 'text', delta: ' done.' },
@@ -360,5 +362,33 @@ describe('the Claude provider', () => {
     );
     // A new Claude Code session counts its cost from zero.
     expect(recorded[0]!.costUsd).toBeCloseTo(0.05);
+  });
+
+  it('a turn handed over from another replica goes on in its Claude Code session, told that it moved', async () => {
+    let firstPrompt: string | undefined;
+    const { query, calls } = scripted(async function* (prompt) {
+      firstPrompt = promptText((await prompt.next()).value);
+      yield result('Went on.', 2.5);
+    });
+    const { provider, input, recorded } = setUp(query, {}, { resumeId: 'cc-earlier-turn', costUsdTotal: 1 });
+    expect(await provider.startTurn({ ...input, resume: { resumeId: 'cc-7', costUsdTotal: 2 } })).toEqual({ text: 'Went on.', model: 'claude-opus-5-5' });
+    expect(calls[0]!.resume).toBe('cc-7');
+    // The session holds the message already: only the note goes in, and the turn costs what it rose since.
+    expect(firstPrompt).toBe(HANDED_OVER_NOTE);
+    expect(recorded[0]!.costUsd).toBeCloseTo(0.5);
+  });
+
+  it('a turn handed over where its Claude Code session is not starts again from the relay’s record, with the message and the note', async () => {
+    let firstPrompt: string | undefined;
+    const { query, calls } = scripted(async function* (prompt) {
+      firstPrompt = promptText((await prompt.next()).value);
+      yield result('ok', 0.05);
+    });
+    const { provider, input } = setUp(query, { hasTranscript: async () => false, history: async () => [{ role: 'user', content: 'Hello' }] });
+    await provider.startTurn({ ...input, resume: { resumeId: 'cc-7', costUsdTotal: 2 } });
+    expect(calls[0]!.resume).toBeUndefined();
+    expect(firstPrompt).toBe(
+      `[Earlier in this conversation, as the relay recorded it (your own session of it is not on this machine):]\nuser: Hello\n[End of the earlier conversation.]\n\nReview server/\n\n${HANDED_OVER_NOTE}`,
+    );
   });
 });

@@ -9,19 +9,22 @@
  * Claude Code's own process runs in the relay's sandbox (its foreground Bash and file tools with it): its session's
  * folder read-write, its executable read-only, the credential of its billing, nothing else of the relay's. Its
  * transcripts live in the sandbox's private home and go with it, so each turn starts from the relay's record of
- * the conversation (withEarlierConversation) instead of resuming.
+ * the conversation (withEarlierConversation) instead of resuming. A turn's resume point is its Claude Code session id
+ * (once the SDK reported it): a replica that takes the turn over resumes that session where its transcript is there,
+ * and otherwise starts again from the relay's record, told in both cases that the turn moved (HANDED_OVER_NOTE).
+ * A card it waited on is withdrawn with the old process; Claude Code asks again on a new one.
  */
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { CanUseTool, Options, PermissionResult, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
-import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type ResumePoint, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
 import type { CliSandbox } from '../../../app/tasks/cli-sandbox.ts';
 import { approvalCardText } from '../../../app/turns/command-card.ts';
 import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
-import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
+import type { ClaudeSessionState, ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
 import { backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage, type BackgroundBashCall } from './background-bash.ts';
 import { buildClaudeQueryOptions, type ClaudeBilling } from './claude-query-options.ts';
 import { TurnSubagents, type SubagentTaskLog } from './turn-subagents.ts';
@@ -63,6 +66,20 @@ export function withEarlierConversation(earlier: readonly { role: 'user' | 'assi
   if (earlier.length === 0) return text;
   const lines = earlier.map((message) => `${message.role}: ${message.content}`);
   return `[Earlier in this conversation, as the relay recorded it (your own session of it is not on this machine):]\n${lines.join('\n\n')}\n[End of the earlier conversation.]\n\n${text}`;
+}
+
+/**
+ * What a turn taken over from another replica tells Claude Code before it goes on: it may have begun what it asked
+ * for, and nothing it did is made again behind its back (a command asks on a new card).
+ */
+export const HANDED_OVER_NOTE =
+  '[The relay moved this turn to another of its machines while you worked on it. Go on with the request where you left off. A command, edit or call you made before may already have taken effect: check before you make it again.]';
+
+/** The Claude Code session a turn was handed over with (its resume point), or undefined on a first start. */
+function handedOverState(resume: ResumePoint | undefined): ClaudeSessionState | undefined {
+  const resumeId = resume?.['resumeId'];
+  const costUsdTotal = resume?.['costUsdTotal'];
+  return typeof resumeId === 'string' && typeof costUsdTotal === 'number' ? { resumeId, costUsdTotal } : undefined;
 }
 
 /**
@@ -151,10 +168,11 @@ export class ClaudeProvider implements Provider {
   async startTurn(input: TurnInput): Promise<TurnReply> {
     const { billing, executable } = this.#o;
     if (billing === undefined || executable.path === undefined) throw new TurnFailed(`${this.id} is not available on this relay: ${this.availability().reason}`);
-    const stored = await this.#o.states.get(input.session.id);
+    const handedOver = handedOverState(input.resume);
+    const stored = handedOver ?? (await this.#o.states.get(input.session.id));
     const resumable = stored !== undefined && (await this.#o.hasTranscript(stored.resumeId, input.session.cwd));
     const state = resumable ? stored : undefined;
-    const text = resumable || stored === undefined ? input.message.text : withEarlierConversation(await this.#o.history(input.session.id, input.message.id), input.message.text);
+    const text = await this.#firstPrompt(input, { handedOver: handedOver !== undefined, resumable, fresh: stored === undefined });
     const abort = new AbortController();
     const onAbort = () => abort.abort(input.signal.reason);
     input.signal.addEventListener('abort', onAbort, { once: true });
@@ -227,6 +245,17 @@ export class ClaudeProvider implements Provider {
     }
   }
 
+  /**
+   * What the query starts with: the message; in a resumed session taken over, only the note (the session holds the
+   * message); started again without its session, the relay's record of the conversation before it, then it.
+   */
+  async #firstPrompt(input: TurnInput, start: { handedOver: boolean; resumable: boolean; fresh: boolean }): Promise<string> {
+    if (start.handedOver && start.resumable) return HANDED_OVER_NOTE;
+    const text = start.handedOver ? `${input.message.text}\n\n${HANDED_OVER_NOTE}` : input.message.text;
+    if (start.resumable || start.fresh) return text;
+    return withEarlierConversation(await this.#o.history(input.session.id, input.message.id), text);
+  }
+
   /** One SDK message: text deltas, tool calls and sub-agents go out as events; a result ends the turn. */
   async #handle(
     message: SDKMessage,
@@ -236,6 +265,11 @@ export class ClaudeProvider implements Provider {
     prompt: PromptQueue,
   ): Promise<Handled> {
     const next = { ...turn, resumeId: 'session_id' in message && typeof message.session_id === 'string' ? message.session_id : turn.resumeId };
+    if (next.resumeId !== undefined && next.resumeId !== turn.resumeId) {
+      // Claude Code's session now holds this turn's message: another replica can go on in it (never parked: Claude
+      // Code's process is this replica's, so the turn moves only at the end of a stopping replica's grace).
+      await input.emit({ type: 'resume_point', point: { resumeId: next.resumeId, costUsdTotal: next.costUsdTotal }, parked: false });
+    }
     switch (message.type) {
       case 'stream_event': {
         const event = message.event;
