@@ -3,13 +3,14 @@
  * the interface Codex's own IDE clients use: the one that asks its client before a command runs or a file changes
  * (the SDK's `codex exec` asks nobody). Each turn starts the Codex CLI inside the relay's sandbox: it reaches the
  * session's folder and a private home of its own (its configuration is the command line's, nothing of the relay's
- * environment but its own credential). Codex's own sandbox is switched off (danger-full-access), for the relay's
- * encloses it and every command it runs, and its approval policy is "untrusted": every command and file change is
- * asked, and each ask is the owner's approval card (Allow: it runs, in the sandbox; Deny: it does not). The gateway's
- * MCP endpoint is its relay_tool (an HTTP MCP server with the session's token). Each turn opens a new thread seeded
- * with the relay's record of the conversation (Codex's threads live in the sandbox's home, gone with the turn), so a
- * restart loses nothing. Stop sends turn/interrupt, and the CLI is killed if the turn has not ended within
- * STOP_GRACE_MS. The tokens Codex reports for the thread are recorded in usage.
+ * environment but its own credential). Codex runs its commands in an "external sandbox" (the relay's, which
+ * encloses it and every command it runs: Codex adds none of its own), and its approval policy is "untrusted": every
+ * command and file change is asked, and each ask is the owner's approval card (Allow: it runs, in the sandbox; Deny:
+ * it does not). The session's folder stays an untrusted project to Codex: a .codex configuration there is not
+ * loaded. The gateway's MCP endpoint is its relay_tool (an HTTP MCP server with the session's token). Each turn opens
+ * a new thread seeded with the relay's record of the conversation (Codex's threads live in the sandbox's home, gone
+ * with the turn), so a restart loses nothing. Stop sends turn/interrupt, and the CLI is killed if the turn has not
+ * ended within STOP_GRACE_MS. The tokens Codex reports for the thread are recorded in usage.
  */
 import type { Logger } from '@relay/telemetry';
 import type { CliSandbox, SandboxedCli } from '../../../app/tasks/cli-sandbox.ts';
@@ -148,17 +149,17 @@ export class CodexProvider implements Provider {
       input.signal.throwIfAborted();
       await connection.request('initialize', { clientInfo: { name: 'relay', version: '1' } });
       connection.notify('initialized');
-      const started = await connection.request<{ thread: { id: string } }>('thread/start', {
-        model,
-        cwd,
-        // The relay's sandbox encloses the CLI and its commands; Codex asks before every command and file change.
-        sandbox: 'danger-full-access',
-        approvalPolicy: 'untrusted',
-        ephemeral: true,
-      });
+      // Codex asks before every command and file change. Read-only keeps the folder an untrusted project (its own
+      // .codex configuration, hooks and rules are not loaded: they could start processes no card allowed); the turn
+      // then runs in an external sandbox, the relay's, which encloses the CLI and its commands.
+      const started = await connection.request<{ thread: { id: string } }>('thread/start', { model, cwd, sandbox: 'read-only', approvalPolicy: 'untrusted', ephemeral: true });
       const earlier = await this.#o.history(input.session.id, input.message.id);
       const prompt = [{ type: 'text', text: withEarlierConversation(earlier, input.message.text), text_elements: [] }];
-      const begun = await connection.request<{ turn: { id: string } }>('turn/start', { threadId: started.thread.id, input: prompt });
+      const begun = await connection.request<{ turn: { id: string } }>('turn/start', {
+        threadId: started.thread.id,
+        input: prompt,
+        sandboxPolicy: { type: 'externalSandbox', networkAccess: 'enabled' },
+      });
       running = { threadId: started.thread.id, turnId: begun.turn.id };
       if (input.signal.aborted) interrupt();
       // Stopped, the turn still ends here: by Codex's own end of it after turn/interrupt, else with its CLI.
