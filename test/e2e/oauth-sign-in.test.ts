@@ -1,7 +1,8 @@
 // Issue 42, item 5 end to end: an MCP client signs in with OAuth instead of a pasted token. The client is the official
 // MCP client package's OAuth support (@modelcontextprotocol/client 2.4.0: discovery, its client ID metadata document,
 // PKCE, the iss check); the person signs in and consents in the console in Chromium; the client gets an external
-// session of its own and calls relay_tool with its access token through the SDK's MCP client. Then what must fail
+// session of its own and calls relay_tool with its access token through the SDK's MCP client; a 2026 client's own
+// transport finds where to sign in from /mcp's 401 and signs in the same way. Then what must fail
 // fails: a wrong PKCE verifier, a wrong redirect_uri, another client's code, a replayed code (which revokes what the
 // code gave), a tampered token, a rotated refresh token used again, and tokens for another resource.
 //
@@ -10,7 +11,17 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { auth, discoverAuthorizationServerMetadata, refreshAuthorization, startAuthorization, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import {
+  auth,
+  Client,
+  discoverAuthorizationServerMetadata,
+  IssuerMismatchError,
+  refreshAuthorization,
+  startAuthorization,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
 import { createTestCa, type TestCa } from '@relay/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -208,6 +219,27 @@ describe('an MCP client signs in through the console', () => {
     expect((await relay.api('GET', '/api/v1/me')).status).toBe(200);
     const asUser = await fetch(`${relay.gatewayUrl}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(asUser.status).toBe(403);
+  });
+
+  it("a 2026 client's transport finds where to sign in from /mcp's 401, checks iss, and calls relay_tool signed in", async () => {
+    const signingIn = new MemoryProvider(claudeId, CLAUDE_REDIRECT);
+    const modern = () => new Client({ name: 'e2e-oauth', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { authProvider: signingIn });
+    const refused = modern();
+    await expect(refused.connect(transport).then(() => refused.listTools())).rejects.toThrow(UnauthorizedError);
+    expect(signingIn.authorizationUrl?.searchParams.get('client_id')).toBe(claudeId);
+
+    const back = await consentBack(signingIn.authorizationUrl!, 'Claude Code via its transport');
+    await expect(transport.finishAuth(new URLSearchParams({ code: back.get('code')!, iss: 'https://attacker.example' }))).rejects.toThrow(IssuerMismatchError);
+    await transport.finishAuth(back);
+    const client = modern();
+    await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { authProvider: signingIn }));
+    try {
+      const result = await client.callTool({ name: 'relay_tool', arguments: { action: 'list_relays' } });
+      expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toMatchObject({ ok: true });
+    } finally {
+      await client.close();
+    }
   });
 
   it('a client without a metadata document registers itself (RFC 7591) and signs in the same way', async () => {
