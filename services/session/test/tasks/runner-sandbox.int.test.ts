@@ -296,6 +296,8 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     expect(error.message).toMatch(/refused it/);
     expect(existsSync(join(outside, 'escaped-cli'))).toBe(false);
     const nobody = sandbox.spawn({ sessionId: undefined, folder: project, argv: ['sh', '-c', 'touch by-nobody-cli'], env: {} });
+    // What its caller writes meanwhile goes nowhere, as to a closed pipe: no error of its stdin's.
+    nobody.stdin.end('{"jsonrpc":"2.0"}\n');
     expect((await new Promise<Error>((resolve) => nobody.once('error', resolve))).message).toMatch(/only for a session, as its user/);
     expect(existsSync(join(project, 'by-nobody-cli'))).toBe(false);
   });

@@ -92,10 +92,12 @@ class RunnerCli extends EventEmitter implements SandboxedCli {
     super();
     this.#call = call;
     const sent = request.then((start) => void call.write({ start }));
-    // Its stdin goes after `start`, in order (a Writable hands over one chunk at a time).
+    // Its stdin goes after `start`, in order (a Writable hands over one chunk at a time). Once it ended, or when it
+    // never started (the 'error' event says why), what is still written goes nowhere, as to a closed pipe.
+    const send = (input: ExecRequest, done: () => void): void => void sent.then(() => (this.#ended ? done() : call.write(input, () => done())), () => done());
     this.stdin = new Writable({
-      write: (chunk: Buffer, _encoding, done) => void sent.then(() => call.write({ stdin: chunk }, () => done()), done),
-      final: (done) => void sent.then(() => call.write({ stdinClosed: {} }, () => done()), done),
+      write: (chunk: Buffer, _encoding, done) => send({ stdin: chunk }, done),
+      final: (done) => send({ stdinClosed: {} }, done),
     });
     sent.catch((error: unknown) => {
       call.cancel();
