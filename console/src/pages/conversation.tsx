@@ -7,6 +7,7 @@ import { AlarmIcon } from '../parts/alarm-icon.tsx';
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
 import { DeliveryMark } from '../parts/delivery-mark.tsx';
+import { TreeBudget } from '../parts/tree-budget.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { ago, fromBadge, statusLabel, statusName, watchingLabel, when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
@@ -67,6 +68,7 @@ export function Conversation({ id }: { id: string }) {
           </div>
           <Switches id={id} mode={session.mode} mayCreateSessions={session.mayCreateSessions === true} running={session.state === 'running_turn'} />
           <SessionActions id={id} title={session.title} group={session.group?.name ?? ''} archived={session.archived === true} />
+          <TreeBudget sessionId={id} />
           {session.tasks.length > 0 ? <Tasks sessionId={id} tasks={session.tasks} /> : null}
         </>
       ) : read.loading ? (
