@@ -7,7 +7,6 @@
 import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type InputRequiredResult, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { Logger } from '@relay/telemetry';
-import { z } from 'zod';
 import type { Caller } from '../../../domain/caller.ts';
 import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
 import { preview } from '../../../domain/input-bounds.ts';
@@ -39,12 +38,6 @@ export interface McpDeps {
   logger: Logger;
 }
 
-/**
- * Looser than the SDK's tools/call params: arguments that are not an object must still reach dispatch, so the agent
- * gets REMOTE_RELAY_INVALID_INPUT rather than a protocol error.
- */
-export const CallToolParams = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
-
 /** A low-level MCP server offering relay_tool to the agent of `caller`'s session; `inFlight` spans the process. */
 export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls): Server {
   const server = new Server(
@@ -57,9 +50,10 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
     return { tools: relayToolOn(await readRelayState(deps, true)) ? [RELAY_TOOL_DEFINITION] : [] };
   });
 
-  // The three-argument registration validates params with our looser schema instead of the SDK's strict one.
-  server.setRequestHandler('tools/call', { params: CallToolParams }, async (params, ctx) => {
-    const { name, arguments: input } = params;
+  // Arguments that are not an object never get here: the SDK refuses them, so the route answers them first
+  // (immediate-read.ts) with relay_tool's REMOTE_RELAY_INVALID_INPUT.
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: input } = request.params;
     if (name !== TOOL_NAME && name !== LEGACY_TOOL_NAME) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }

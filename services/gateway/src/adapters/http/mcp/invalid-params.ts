@@ -1,13 +1,12 @@
 /**
- * The MCP SDK answers a request whose params its schema refuses with the schema's issues dumped as JSON. The route finds such a request first,
- * by the same schemas, and refuses it as invalid params (-32602) in a sentence.
+ * The MCP SDK answers a request whose params its schema refuses with the schema's issues dumped as JSON. The route
+ * finds such a request first, by the same schemas, and refuses it as invalid params (-32602) in a sentence.
  */
 import { specTypeSchemas, type RequestId, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { CallToolParams } from './create-mcp-server.ts';
 
-/** Looser than the SDK's tools/call: its arguments are relay_tool's to refuse (REMOTE_RELAY_INVALID_INPUT). */
-const CallToolRequest = z.object({ method: z.literal('tools/call'), params: CallToolParams });
+/** Looser than the SDK's tools/call: its arguments, whatever they are, are relay_tool's to refuse (INVALID_INPUT). */
+const CallToolRequest = z.object({ method: z.literal('tools/call'), params: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }) });
 
 /** The schema of each request method the relay's MCP server answers (any other is the SDK's "method not found"). */
 const REQUEST_SCHEMAS: Record<string, StandardSchemaV1> = {
