@@ -4,13 +4,15 @@
 // ask_user card), for another session's reply (send, then wait) and run mid-way (a command allowed and running as a
 // task, then the agent's own timer) on one replica; it gets SIGTERM. The waiting turns go to the other replica at
 // once, the running one at the end of the grace, each from its step; then the person decides, and every wait takes
-// effect once. A kill -9 variant: the replica holding a waiting turn dies, its lease runs out (the relay clock is
+// effect once. A turn whose `send` was still held for its reply at the end of the grace is not sent twice: it ends,
+// and the person reads why in the conversation and in `relay session show`. A kill -9 variant: the replica holding a waiting turn dies, its lease runs out (the relay clock is
 // moved past it), the other replica takes the turn over, and a decision made while nobody held the turn applies once.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRelayCli } from '../harness/relay-cli.ts';
 import { finish } from '../harness/script-turns.ts';
 import { startRelay, type Relay, type SessionReplica } from '../harness/relay.ts';
 import { until } from '../harness/until.ts';
@@ -82,15 +84,18 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
         'reply sender: {{result.status}}, {{result.reply.text}}',
       ].join('\n'),
     );
+    const replier = await session('Replier', 'reply ready');
+    await finish(relay, replier.id, replier.messageId);
+    const writer = await session('Writer', `reply writing\nrelay_tool {"action":"send","relay":"this","session":"${replier.id}","text":"ask_user Reply now? | Yes | No\\nreply replied","wait_seconds":600}\nreply never`);
     const worker = await session('Worker', 'reply started\ntask echo ran >> ran.txt; sleep 3600\nreply task {{result.status}}\nwait 600\nreply finished', folder);
-    const [askCard, targetCard, commandCard] = await Promise.all([asker.id, target.id, worker.id].map(onePendingCard));
+    const [askCard, targetCard, commandCard, replierCard] = await Promise.all([asker.id, target.id, worker.id, replier.id].map(onePendingCard));
     second.process.start();
     await second.waitReady();
     // The command starts on the first replica, once the second is up (its start fails the tasks an earlier run of
     // this host left), and the worker's turn goes on to its own 600 s timer.
     await decide(commandCard.id, { decision: 'allow' });
     const running = await turnIn(worker.messageId, 'running', 'task running');
-    const held = [asker, sender, worker].map((s) => s.messageId).concat(await targetMessage(target.id));
+    const held = [asker, sender, worker, writer].map((s) => s.messageId).concat(await targetMessage(target.id));
     const firstRunner = running.runner_id;
     for (const messageId of held) expect((await turnOf(messageId)).runner_id).toBe(firstRunner);
     await until('the command ran', async () => (await readFile(join(folder, 'ran.txt'), 'utf8').catch(() => '')) || undefined);
@@ -102,7 +107,7 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
       return turns.every((turn) => turn.runner_id !== null && turn.runner_id !== firstRunner) ? turns : undefined;
     }, { timeoutMs: GRACE_SECONDS * 1000 - 1000 });
     expect(handed.map((turn) => turn.status)).toEqual(['waiting_for_answer', 'running', 'waiting_for_answer']);
-    expect((await turnOf(worker.messageId)).runner_id).toBe(firstRunner);
+    for (const messageId of [worker.messageId, writer.messageId]) expect((await turnOf(messageId)).runner_id).toBe(firstRunner);
     await stopping;
     // The running turn at the end of the grace, from its step: its timer, the reply so far shown again.
     const worked = await until('the worker turn on the second replica', async () => {
@@ -110,6 +115,14 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
       return turn.runner_id !== null && turn.runner_id !== firstRunner ? turn : undefined;
     });
     expect(worked).toMatchObject({ status: 'running', in_flight: 'started\ntask running' });
+    // The writer's send was held for its reply when the grace ran out: the next replica does not send it again, and
+    // the person reads why, in the conversation and on the command line.
+    const why = 'script-1: line 2: relay_tool send was under way when the relay handed this turn to another of its replicas; it is not done twice, so the turn ends here. Check what it did, then send again';
+    expect(await finish(relay, writer.id, writer.messageId)).toMatchObject({ status: 'error', error: why });
+    expect((await messagesOf(writer.id)).map((m) => [m.role, m.text])).toEqual([['user', expect.any(String)], ['error', expect.stringContaining(why)]]);
+    const shown = await runRelayCli(relay, relay.userToken, 'session', 'show', writer.id);
+    expect(shown.stdout).toContain('turn failed ·');
+    expect(shown.stdout).toContain(`  This turn failed: ${why}`);
 
     // Nothing was lost: the same cards wait, none withdrawn, none raised again.
     for (const [sessionId, card] of [[asker.id, askCard], [target.id, targetCard]] as const) {
@@ -117,6 +130,7 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
     }
     await decide(askCard.id, { decision: 'answer', choices: ['Yes'] });
     await decide(targetCard.id, { decision: 'answer', choices: ['Yes'] });
+    await decide(replierCard.id, { decision: 'answer', choices: ['Yes'] });
     expect(await finish(relay, asker.id, asker.messageId)).toMatchObject({ status: 'done', reply: { text: 'asking\nshipped: Yes' } });
     expect(await finish(relay, sender.id, sender.messageId)).toMatchObject({ status: 'done', reply: { text: 'sender: done, target went on' } });
     // Then the worker's own timer runs out (skipped on the relay clock, once nothing else waits on that clock).
@@ -133,8 +147,13 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
     expect(await roles(sender.id)).toEqual(['user', 'assistant']);
     expect(await roles(worker.id)).toEqual(['user', 'assistant']);
     expect(await roles(target.id)).toEqual(['user', 'assistant', 'agent', 'assistant']);
-    expect(await count('SELECT count(*) AS n FROM turns WHERE session_id = ANY($1)', [[asker.id, sender.id, worker.id, target.id]])).toBe(5);
-    expect(await count("SELECT count(*) AS n FROM turns WHERE session_id = ANY($1) AND status <> 'done'", [[asker.id, sender.id, worker.id, target.id]])).toBe(0);
+    // The writer's send went once: one prompt in the replier's conversation, answered once.
+    await finish(relay, replier.id, (await targetMessage(replier.id))[0]!);
+    expect(await roles(replier.id)).toEqual(['user', 'assistant', 'agent', 'assistant']);
+    expect((await cardsOf(replier.id)).map((c) => c.status)).toEqual(['answered']);
+    const all = [asker.id, sender.id, worker.id, target.id, writer.id, replier.id];
+    expect(await count('SELECT count(*) AS n FROM turns WHERE session_id = ANY($1)', [all])).toBe(8);
+    expect(await count("SELECT count(*) AS n FROM turns WHERE session_id = ANY($1) AND status <> 'done'", [all])).toBe(1);
     expect(await count('SELECT count(*) AS n FROM tasks WHERE session_id = $1', [worker.id])).toBe(1);
     expect(await readFile(join(folder, 'ran.txt'), 'utf8')).toBe('ran\n');
   });
@@ -184,7 +203,7 @@ async function gatewayReachesASessionReplica(): Promise<void> {
   });
 }
 
-/** The message id of the target's second turn (the sender's prompt), once it is queued. */
+/** The message ids of a session's turns after its first (another session's prompts), once they are queued. */
 async function targetMessage(targetId: string): Promise<string[]> {
   const rows = await db.query<{ message_id: string }>('SELECT message_id FROM turns WHERE session_id = $1 ORDER BY queued_at OFFSET 1', [targetId]);
   return rows.rows.map((row) => row.message_id);
