@@ -49,17 +49,19 @@ export interface CodexProviderOptions {
   sandbox: CliSandbox;
   history: ConversationHistory;
   usage: Pick<UsageLedger, 'record'>;
-  /** The environment the CLI starts from (childProcessEnv), its credential added. */
+  /** The environment the CLI starts from (childProcessEnv); its key and the session's token are added to it. */
   cliEnv: Readonly<Record<string, string>>;
   logger: Logger;
 }
 
 /** One turn's tally. */
 interface Tally {
+  /** The turn's thread, once Codex has started it: its messages are the reply (a sub-agent's thread has its own). */
+  thread: string | undefined;
   /** The reply's messages, whole, as Codex completed them. */
   messages: string[];
-  inputTokens: number;
-  outputTokens: number;
+  /** Each thread's tokens so far (the turn's own thread, and any sub-agent's). */
+  tokens: Map<string, { inputTokens: number; outputTokens: number }>;
   /** Reports still being made, in arrival order. */
   reports: Promise<void>;
   /** The file changes Codex proposed, by item id: what their approval card shows. */
@@ -117,7 +119,7 @@ export class CodexProvider implements Provider {
   async startTurn(input: TurnInput): Promise<TurnReply> {
     const why = this.availability();
     if (!why.available) throw new TurnFailed(`Codex is not available on this relay: ${why.reason}`);
-    const tally: Tally = { messages: [], inputTokens: 0, outputTokens: 0, reports: Promise.resolve(), changes: new Map() };
+    const tally: Tally = { thread: undefined, messages: [], tokens: new Map(), reports: Promise.resolve(), changes: new Map() };
     const { cwd, model } = input.session;
     const child = this.#spawn(input);
     const exit = new Promise<never>((_, reject) => child.once('close', (code: number | null, signal: string | null) => reject(new TurnFailed(`Codex exited before its turn ended (${signal ?? `exit ${code}`})`))));
@@ -153,6 +155,7 @@ export class CodexProvider implements Provider {
       // .codex configuration, hooks and rules are not loaded: they could start processes no card allowed); the turn
       // then runs in an external sandbox, the relay's, which encloses the CLI and its commands.
       const started = await connection.request<{ thread: { id: string } }>('thread/start', { model, cwd, sandbox: 'read-only', approvalPolicy: 'untrusted', ephemeral: true });
+      tally.thread = started.thread.id;
       const earlier = await this.#o.history(input.session.id, input.message.id);
       const prompt = [{ type: 'text', text: withEarlierConversation(earlier, input.message.text), text_elements: [] }];
       const begun = await connection.request<{ turn: { id: string } }>('turn/start', {
@@ -178,14 +181,14 @@ export class CodexProvider implements Provider {
       if (killed !== undefined) clearTimeout(killed);
       connection.close();
       kill(child);
-      if (tally.inputTokens + tally.outputTokens > 0) await this.#record(input, tally);
+      await this.#record(input, tally);
     }
   }
 
   /**
-   * Starts `codex app-server` in the sandbox, in the session's folder (its own program folder read-only), configured on its
-   * command line: the endpoint as its one model provider, the gateway's MCP endpoint as its relay_tool, the commands
-   * it runs given only the basic variables ("core": never its credential or the session's token).
+   * Starts `codex app-server` in the sandbox, in the session's folder (its own program folder read-only), configured
+   * on its command line: the endpoint as its one model provider, the gateway's MCP endpoint as its relay_tool, the
+   * commands it runs given only the basic variables ("core": never its credential or the session's token).
    */
   #spawn(input: TurnInput): SandboxedCli {
     const cli = this.#o.cli;
@@ -213,15 +216,19 @@ export class CodexProvider implements Provider {
     return child;
   }
 
-  /** Reports Codex's notifications: reply text, the commands and tools it runs, its tokens, the turn's end. */
+  /**
+   * Reports Codex's notifications: the reply's text (its thread's), the commands and tools it runs, the tokens of
+   * every thread, its turn's end.
+   */
   #onNotification(input: TurnInput, tally: Tally, method: string, params: unknown, ended: (turn: CodexTurn) => void): void {
     const report = (work: () => Promise<void>) => {
       tally.reports = tally.reports.then(work).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'a Codex event was lost'));
     };
+    const ours = (params as { threadId?: string }).threadId === tally.thread;
     switch (method) {
       case 'item/agentMessage/delta': {
         const { delta } = params as { delta: string };
-        report(() => input.emit({ type: 'text', delta }));
+        if (ours) report(() => input.emit({ type: 'text', delta }));
         break;
       }
       case 'item/started': {
@@ -233,18 +240,17 @@ export class CodexProvider implements Provider {
       }
       case 'item/completed': {
         const { item } = params as { item: Item };
-        if (item.type === 'agentMessage' && item.text) tally.messages.push(item.text);
+        if (ours && item.type === 'agentMessage' && item.text) tally.messages.push(item.text);
         break;
       }
       case 'thread/tokenUsage/updated': {
-        // The thread's total: the turn's own, as each turn opens its own thread.
-        const { total } = (params as { tokenUsage: { total: { inputTokens: number; outputTokens: number } } }).tokenUsage;
-        tally.inputTokens = total.inputTokens;
-        tally.outputTokens = total.outputTokens;
+        // Each thread's total so far: the turn's own, as each turn opens its own threads.
+        const { threadId, tokenUsage } = params as { threadId: string; tokenUsage: { total: { inputTokens: number; outputTokens: number } } };
+        tally.tokens.set(threadId, { inputTokens: tokenUsage.total.inputTokens, outputTokens: tokenUsage.total.outputTokens });
         break;
       }
       case 'turn/completed':
-        ended((params as { turn: CodexTurn }).turn);
+        if (ours) ended((params as { turn: CodexTurn }).turn);
         break;
       default:
         break;
@@ -280,8 +286,10 @@ export class CodexProvider implements Provider {
     return `Codex (${input.session.model})`;
   }
 
+  /** Records the tokens of the turn's threads, if it used any. */
   async #record(input: TurnInput, tally: Tally): Promise<void> {
-    await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd: null }, this.#o.logger);
+    const used = [...tally.tokens.values()].reduce((sum, thread) => ({ inputTokens: sum.inputTokens + thread.inputTokens, outputTokens: sum.outputTokens + thread.outputTokens }), { inputTokens: 0, outputTokens: 0 });
+    if (used.inputTokens + used.outputTokens > 0) await recordTurnUsage(this.#o.usage, this.id, input, { ...used, costUsd: null }, this.#o.logger);
   }
 }
 
