@@ -254,6 +254,19 @@ describe('an MCP client signs in through the console', () => {
     expect(await mcpStatus(registering.saved!.access_token)).toBe(200);
   });
 
+  it("revoking its session's tokens in the console ends the client's sign-in: its refresh token is refused too", async () => {
+    const revoked = new MemoryProvider(claudeId, CLAUDE_REDIRECT);
+    await auth(revoked, { serverUrl: relay.mcpUrl });
+    const back = await consentBack(revoked.authorizationUrl!, 'Revoked client');
+    await auth(revoked, { serverUrl: relay.mcpUrl, authorizationCode: back.get('code')!, iss: back.get('iss')! });
+    const sessions = (await relay.api('GET', '/api/v1/sessions')).body.sessions as { id: string; title: string }[];
+    const session = sessions.find((candidate) => candidate.title === 'Revoked client')!;
+    expect((await relay.api('DELETE', `/api/v1/sessions/${session.id}/token`)).status).toBe(200);
+    expect(await mcpStatus(revoked.saved!.access_token)).toBe(401);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: revoked.saved!.refresh_token!, client_id: claudeId });
+    expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
   it('a response whose iss is not this relay is refused by the client (RFC 9207) before the code is spent', async () => {
     const forged = new MemoryProvider(claudeId, CLAUDE_REDIRECT);
     await auth(forged, { serverUrl: relay.mcpUrl });

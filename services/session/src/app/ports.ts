@@ -40,7 +40,10 @@ export interface SessionStore {
   redeemSignInLink(linkHash: string, now: Date, mint: (userId: string) => ApiToken): Promise<ApiToken | undefined>;
   /** Deletes the token stored under `tokenHash` when a sign-in link made it (it has an expiry); whether it did. */
   deleteSignInToken(tokenHash: string): Promise<boolean>;
-  /** Replaces every token bound to the session (its MCP client's, its agent worker's) with `token` (or none), atomically. */
+  /**
+   * Replaces every token bound to the session (its MCP client's, its agent worker's, a signed-in client's refresh
+   * tokens) with `token` (or none), atomically.
+   */
   replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void>;
   /**
    * Saves the session, its token (none for a sign-in grant's, whose tokens come when its code is redeemed) and the

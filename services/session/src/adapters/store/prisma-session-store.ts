@@ -131,6 +131,8 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
   async replaceSessionTokens(sessionId: string, token: ApiToken | null): Promise<void> {
     await this.atomically(async (tx) => {
       await tx.apiToken.deleteMany({ where: { sessionId } });
+      // A signed-in MCP client's refresh tokens go too: it would otherwise get new access tokens at once.
+      await tx.oAuthRefreshToken.deleteMany({ where: { grant: { sessionId } } });
       if (token !== null) await tx.apiToken.create({ data: token });
     });
   }
