@@ -11,7 +11,7 @@ import type { AppError } from '@relay/errors';
 import type { AgentLevel, ForwardToolCallRequest, PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { Ask, Card } from '@relay/proto/relay/question/v1/question_service';
 import type { ChatMessage, GroupSummary, PendingQuestion, ProviderInfo, RelaySettings, Session, TurnResult } from '@relay/proto/relay/session/v1/session';
-import type { WaitRequest, WaitResponse } from '@relay/proto/relay/session/v1/session_service';
+import type { BudgetLimits, TreeUsage, WaitRequest, WaitResponse } from '@relay/proto/relay/session/v1/session_service';
 import type { Logger } from '@relay/telemetry';
 import { createOwnersState } from './fakes/owners-state.ts';
 import { startFakePairingService } from './fakes/fake-pairing-service.ts';
@@ -69,6 +69,12 @@ export interface FakeOwners {
   noRunningTurn: Set<string>;
   /** The hops of every caller's running turn. */
   turnHops: number;
+  /** What CheckTreeBudget answers a prompt to a paired relay carries (undefined: no budget over the tree). */
+  carried: BudgetLimits | undefined;
+  /** What GetTreeUsage answers (undefined: a tree that spent nothing, no budget over it). */
+  treeUsage: TreeUsage | undefined;
+  /** What the paired relay reports in the results of calls forwarded to it (treeSpent; undefined: nothing). */
+  treeSpent: Record<string, unknown> | undefined;
   /** What the next created or sent messages report besides their id. */
   notes: { modelNote: string; groupWarning: string };
   /** bearer token → caller */
@@ -139,6 +145,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     groupsTotal: 1,
     noRunningTurn,
     turnHops: 0,
+    carried: undefined,
+    treeUsage: undefined,
+    treeSpent: undefined,
     acceptPrompts: true,
     notes: { modelNote: '', groupWarning: '' },
     tokens,
@@ -193,6 +202,9 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
         ...defaults(),
         groupsTotal: 1,
         turnHops: 0,
+        carried: undefined,
+        treeUsage: undefined,
+        treeSpent: undefined,
         acceptPrompts: true,
         notes: { modelNote: '', groupWarning: '' },
         waitScript: defaultWait,

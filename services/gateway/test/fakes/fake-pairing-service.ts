@@ -37,7 +37,8 @@ export function startFakePairingService(state: OwnersState, logger: Logger): Pro
           return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'needs the Allow', needsAllow: true, settings }), version: '0.9.19' };
         }
         const started = request.action === 'create_session' ? { session: 'remote-1' } : {};
-        return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there`, ...started }), version: '0.9.19' };
+        const spent = owners.treeSpent === undefined ? {} : { treeSpent: owners.treeSpent };
+        return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there`, ...started, ...spent }), version: '0.9.19' };
       },
     },
   });

@@ -147,13 +147,24 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
           ],
         };
       },
-      // A tree with nothing spent and no budget over it (the session service's own tests cover budgets). Not recorded:
-      // every prompting call reads it after its wait, for the budget note.
-      getTreeUsage: async (request) => {
+      // The tree the test set (owners.treeUsage), else one with nothing spent and no budget over it. Not recorded: every
+      // prompting call reads it after its wait, for the budget note.
+      getTreeUsage: async (request) => ({ usage: owners.treeUsage ?? { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [] } }),
+      checkTreeBudget: async (request) => {
+        record('checkTreeBudget', request);
+        return { carried: owners.carried };
+      },
+      // The person's budget, as the session service answers it: the tree with the budget as set (or without it).
+      setBudget: async (request) => {
+        record('setBudget', request);
+        sessionOf(request.userId, request.sessionId);
+        return { usage: { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [{ sessionId: request.sessionId, setBy: 'person', limits: request.limits, startedAt: new Date('2026-12-07T10:00:00.000Z'), state: 'active', level: 'ok', meters: [], remaining: request.limits, cardId: '' }] } };
+      },
+      removeBudget: async (request) => {
+        record('removeBudget', request);
+        sessionOf(request.userId, request.sessionId);
         return { usage: { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [] } };
       },
-      // No budget over any tree: a prompt to a paired relay carries none.
-      checkTreeBudget: async () => ({ carried: undefined }),
       noteRemoteTreeSpend: async (request) => {
         record('noteRemoteTreeSpend', request);
         return {};
