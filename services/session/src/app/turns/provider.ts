@@ -20,8 +20,9 @@ export type ProviderEvent =
   | { type: 'subagent_finished'; description: string; status: 'completed' | 'failed' | 'stopped'; summary: string }
   /**
    * Where another replica can pick the turn up from here (TurnInput.resume there), kept with the turn before what
-   * follows runs. `parked`: the turn now only waits (a card, a reply, a timer), so a replica that stops hands it over
-   * at once; otherwise at the end of its grace. A provider that never reports one cannot be picked up.
+   * follows runs. `parked`: the turn now only waits for a person or a reply (a card, an ask, a `wait`), so a replica
+   * that stops hands it over at once; otherwise at the end of its grace. A provider that never reports one cannot be
+   * picked up.
    */
   | { type: 'resume_point'; point: ResumePoint; parked: boolean };
 

@@ -79,7 +79,7 @@ type RunningTurn = {
   announcedAt: Date;
   /** Its provider saved a resume point: another replica can pick the turn up. */
   resumable: boolean;
-  /** Since its last resume point the turn only waits (a card, a reply, a timer): it can be handed over at once. */
+  /** Since its last resume point the turn only waits for a person or a reply: it can be handed over at once. */
   parked: boolean;
 };
 
