@@ -4,7 +4,8 @@
 // in a cloud session made with the configured agent and environment, the repository checked out at the branch, every
 // tool asking; the tool confirmation the cloud session waits on is the owner's card (Allow: the API is sent allow and
 // the turn goes on; Deny: deny); stop interrupts a turn within 5 s; a later turn, after the session service restarts
-// too, goes on in the same cloud session; a model Claude Cloud does not run is refused with suggestions before
+// too, goes on in the same cloud session; a turn waiting on its card is handed over to the next replica, its card the
+// same one and its decision sent once; a model Claude Cloud does not run is refused with suggestions before
 // anything is created; the tokens and cost the API reports show in usage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishTurn } from '../harness/fake-anthropic-api.ts';
@@ -65,6 +66,13 @@ async function send(sessionId: string, text: string): Promise<string> {
 
 /** The cloud session the fake made for the relay session. */
 const cloudSessionOf = (sessionId: string) => [...api.sessions.values()].find((session) => session.created.metadata?.relay_session === sessionId);
+
+/** Starts the session service again, once the gateway reaches it (within its reconnect backoff). */
+async function startSessionService(): Promise<void> {
+  relay.services.session.start();
+  await relay.waitReady('session');
+  await until('the gateway reaches the new replica', async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined));
+}
 
 const cardOf = (sessionId: string) => until('the Claude Cloud card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
 
@@ -174,16 +182,30 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     await finishTurn(relay, sessionId, messageId);
     const cloud = cloudSessionOf(sessionId)!;
     await relay.services.session.stop();
-    relay.services.session.start();
-    await relay.waitReady('session');
-    // The gateway's connection comes back within its reconnect backoff.
-    await until('the gateway reaches the new replica', async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined));
+    await startSessionService();
     const sessionsBefore = api.sessions.size;
     const next = await send(sessionId, 'hello again');
     const turn = await finishTurn(relay, sessionId, next);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(api.sessions.size).toBe(sessionsBefore);
     expect(cloud.received.filter((event) => event.type === 'user.message').map((event) => event.content[0].text)).toEqual(['hello', 'hello again']);
+  });
+
+  it('hands a turn waiting on its card over when the session service stops: the same card, its decision sent once', async () => {
+    const { sessionId, messageId } = await startSession('run: make deploy');
+    const card = await cardOf(sessionId);
+    await relay.services.session.stop();
+    // Decided while no replica runs the turn: the decision is the card's, and waits for whoever takes the turn.
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    await startSessionService();
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn, JSON.stringify(turn)).toMatchObject({ status: 'done', reply: { text: 'ran: make deploy' } });
+    const cloud = cloudSessionOf(sessionId)!;
+    expect(cloud.received.map((event) => [event.type, event.result])).toEqual([
+      ['user.message', undefined],
+      ['user.tool_confirmation', 'allow'],
+    ]);
+    expect((await relay.api('GET', `/api/v1/cards?session=${sessionId}`)).body.cards.map((shown: any) => shown.id)).toEqual([card.id]);
   });
 
   it('refuses a model it does not run, with the close match, before anything is created', async () => {
@@ -196,9 +218,9 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
   it('usage meters the tokens and the cost the API reported for its turns', async () => {
     const usage = await relayTool({ action: 'usage', relay: 'this' });
     const cloud = usage.providers.find((provider: any) => provider.provider === 'claude-cloud');
-    // Six answered turns (hello in three sessions, Allow, Deny, hello again): 110 tokens each, and the fake's list
-    // price of a cent per hundred tokens grew each session's cumulative list cost by $0.01 a turn (the stopped turn
-    // reported nothing).
-    expect(cloud).toMatchObject({ status: 'ok', meters: [expect.objectContaining({ name: 'tokens', used: 6 * 110 }), expect.objectContaining({ name: 'cost_usd', used: 0.06 })] });
+    // Seven answered turns (hello in three sessions, Allow, Deny, hello again, the turn handed over): 110 tokens each,
+    // and the fake's list price of a cent per hundred tokens grew each session's cumulative list cost by $0.01 a turn
+    // (the stopped, refused and spent turns reported nothing).
+    expect(cloud).toMatchObject({ status: 'ok', meters: [expect.objectContaining({ name: 'tokens', used: 7 * 110 }), expect.objectContaining({ name: 'cost_usd', used: 0.07 })] });
   });
 });

@@ -1,6 +1,7 @@
 // Anthropic's Managed Agents API (beta managed-agents-2026-04-01) on loopback, for the claude-cloud provider, which
 // cannot reach Anthropic from here: the documented paths and shapes (POST /v1/sessions, GET /v1/sessions/{id},
-// POST /v1/sessions/{id}/events, GET /v1/sessions/{id}/events/stream as server-sent events), the headers the official
+// POST /v1/sessions/{id}/events, GET /v1/sessions/{id}/events (the session's history, one page),
+// GET /v1/sessions/{id}/events/stream as server-sent events), the headers the official
 // SDK sends (the API key, as x-api-key or, as the SDK 1.14 sends it, Authorization: Bearer; anthropic-beta), and the session's life as documented: a user.message makes it running; a
 // tool call with evaluated_permission "ask" idles it with stop_reason requires_action until a user.tool_confirmation
 // for that call comes; user.interrupt ends what runs; each turn ends with session.status_idle and end_turn. What the
@@ -52,12 +53,14 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
   const confirmations = new Map<string, (confirmation: any) => void>();
   const interrupts = new Map<string, () => void>();
   const usage = new Map<string, { input_tokens: number; output_tokens: number }>();
+  const history = new Map<string, any[]>();
   const requests: FakeCloudApi['requests'] = [];
   let next = 0;
   const id = (prefix: string) => `${prefix}_${String(++next).padStart(6, '0')}`;
 
   const emit = (session: FakeCloudSession, event: Record<string, unknown>) => {
     const full = { id: id('sevt'), processed_at: new Date().toISOString(), ...event };
+    history.set(session.id, [...(history.get(session.id) ?? []), full]);
     for (const stream of streams.get(session.id) ?? []) stream.write(`event: message\ndata: ${JSON.stringify(full)}\n\n`);
     return full;
   };
@@ -96,11 +99,12 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
     };
   };
 
+  /** Takes an event sent (with the id it is given), written to the session's events as the API does. */
   const receive = (session: FakeCloudSession, event: any) => {
     session.received.push(event);
     if (event.type === 'user.message') {
       session.status = 'running';
-      emit(session, { type: 'user.message', content: event.content });
+      emit(session, event);
       emit(session, { type: 'session.status_running' });
       const text = event.content.map((block: any) => block.text ?? '').join('');
       void options.onMessage(turn(session, text)).then(() => {
@@ -110,6 +114,7 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
       const confirmed = confirmations.get(event.tool_use_id);
       if (confirmed === undefined) return false;
       confirmations.delete(event.tool_use_id);
+      emit(session, event);
       session.status = 'running';
       emit(session, { type: 'session.status_running' });
       confirmed(event);
@@ -139,6 +144,7 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
       const session = match === null ? undefined : sessions.get(match[1]!);
       if (session === undefined) return json(response, 404, { type: 'error', error: { type: 'not_found_error', message: 'session not found' } });
       if (request.method === 'GET' && match![2] === undefined) return json(response, 200, sessionView(session));
+      if (request.method === 'GET' && match![3] === undefined) return json(response, 200, { data: history.get(session.id) ?? [], next_page: null });
       if (request.method === 'GET' && match![3] !== undefined) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         response.write(': open\n\n');
@@ -150,9 +156,10 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
       }
       if (request.method === 'POST' && match![2] !== undefined) {
         const body = await readBody(request);
-        const unknown = body.events.filter((event: any) => !receive(session, event));
+        const sent = body.events.map((event: any) => ({ id: id('sevt'), ...event }));
+        const unknown = sent.filter((event: any) => !receive(session, event));
         if (unknown.length > 0) return json(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: `no pending tool call ${unknown[0].tool_use_id}` } });
-        return json(response, 200, { data: body.events.map((event: any) => ({ id: id('sevt'), ...event })) });
+        return json(response, 200, { data: sent });
       }
       json(response, 404, { type: 'error', error: { type: 'not_found_error', message: `${request.method} ${path}` } });
     })();

@@ -18,9 +18,20 @@
  * - stop sends `user.interrupt`, and the turn ends without waiting for the cloud beyond STOP_GRACE_MS;
  * - tokens are the sum of the turn's `span.model_request_end` `model_usage`, its cost the growth of the session's
  *   cumulative `session.usage` `list_cost` (USD, in cents).
+ * The turn lives in the cloud, so a replica that stops hands it over (ADR 0034): its resume point is the cloud session
+ * and the id of the message it sent there, parked while a card waits. The replica that takes it over reads the
+ * session's events after that message (`GET /v1/sessions/{id}/events`) and then the live ones, so the reply, the
+ * usage and the calls still waiting come back whole; each card is raised under the tool call's id, so it is the same
+ * card, and a call confirmed before is not confirmed again.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { BetaManagedAgentsAgentMCPToolUseEvent, BetaManagedAgentsAgentToolUseEvent, BetaManagedAgentsSessionStatusIdleEvent, BetaManagedAgentsStreamSessionEvents } from '@anthropic-ai/sdk/resources/beta/sessions/events';
+import type {
+  BetaManagedAgentsAgentMCPToolUseEvent,
+  BetaManagedAgentsAgentToolUseEvent,
+  BetaManagedAgentsSessionEvent,
+  BetaManagedAgentsSessionStatusIdleEvent,
+  BetaManagedAgentsStreamSessionEvents,
+} from '@anthropic-ai/sdk/resources/beta/sessions/events';
 import type { SessionCreateParams } from '@anthropic-ai/sdk/resources/beta/sessions/sessions';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
@@ -28,7 +39,7 @@ import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
 import { approvalCardText, type ApprovalCardText } from '../../../app/turns/command-card.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
-import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import { isHandedOver, TurnFailed, type Availability, type ConversationHistory, type Provider, type ResumePoint, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { RunnableSession } from '../../../app/turns/turn-store.ts';
 import { askOwner } from '../acp/acp-cards.ts';
 import { withEarlierConversation } from '../claude/claude-provider.ts';
@@ -65,6 +76,20 @@ export function claudeCloudMissing(settings: { ANTHROPIC_API_KEY?: string | unde
 }
 
 type ToolUse = BetaManagedAgentsAgentToolUseEvent | BetaManagedAgentsAgentMCPToolUseEvent;
+type CloudEvent = BetaManagedAgentsStreamSessionEvents | BetaManagedAgentsSessionEvent;
+
+/** Where a turn is, for a replica that takes it over: the cloud session, the message sent there, the cost before it. */
+interface CloudPoint {
+  cloudSession: string;
+  message: string;
+  costUsdBefore: number;
+}
+
+/** The events a turn reads: those already written after its message (a turn taken over), then the live ones. */
+interface TurnEvents {
+  earlier: readonly CloudEvent[];
+  live: AsyncIterable<CloudEvent>;
+}
 
 /** One turn's tally. */
 interface Tally {
@@ -75,6 +100,8 @@ interface Tally {
   listCostUsd: number | undefined;
   /** The last session.error's message. */
   lastError: string;
+  /** The tool calls confirmed in the turn (by this replica or, before a hand-over, another). */
+  confirmed: Set<string>;
 }
 
 export class ClaudeCloudProvider implements Provider {
@@ -100,15 +127,16 @@ export class ClaudeCloudProvider implements Provider {
     const why = this.availability();
     if (!why.available) throw new TurnFailed(`Claude Cloud is not available on this relay: ${why.reason}`);
     const client = new Anthropic({ apiKey: this.#o.apiKey, baseURL: this.#o.baseUrl ?? null });
-    const tally: Tally = { text: '', inputTokens: 0, outputTokens: 0, listCostUsd: undefined, lastError: '' };
+    const tally: Tally = { text: '', inputTokens: 0, outputTokens: 0, listCostUsd: undefined, lastError: '', confirmed: new Set() };
     const following = new AbortController();
-    let remote: { id: string; costUsdBefore: number } | undefined;
+    let remote: CloudPoint | undefined;
     let interrupted: Promise<void> | undefined;
-    // Stop: the API's interrupt, then the turn ends without waiting for the cloud session to go idle.
+    // Stop: the API's interrupt, then the turn ends without waiting for the cloud session to go idle. Handed over,
+    // the turn goes on in the cloud for the replica that takes it.
     const onAbort = () => {
-      if (remote === undefined) return;
+      if (remote === undefined || isHandedOver(input.signal)) return following.abort();
       interrupted = client.beta.sessions.events
-        .send(remote.id, { events: [{ type: 'user.interrupt' }] }, { timeout: STOP_GRACE_MS, maxRetries: 0 })
+        .send(remote.cloudSession, { events: [{ type: 'user.interrupt' }] }, { timeout: STOP_GRACE_MS, maxRetries: 0 })
         .then(
           () => undefined,
           (error: unknown) => this.#o.logger.warn({ err: error }, 'could not interrupt the Claude Cloud session'),
@@ -116,16 +144,14 @@ export class ClaudeCloudProvider implements Provider {
         .finally(() => following.abort());
     };
     try {
-      const opened = await this.#openSession(client, input);
-      remote = { id: opened.id, costUsdBefore: opened.costUsdBefore };
-      input.signal.throwIfAborted();
-      // The stream carries only what happens after it opens: open it before the message goes.
-      const events = await client.beta.sessions.events.stream(remote.id, {}, { signal: following.signal });
-      await client.beta.sessions.events.send(remote.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: opened.text }] }] });
+      const taken = pointOf(input.resume);
+      // The stream carries only what happens after it opens: open it before the message goes, or the history is read.
+      const started = taken === undefined ? await this.#send(client, input, following.signal) : { point: taken, events: await this.#readBack(client, taken, following.signal) };
+      remote = started.point;
       // From here the cloud runs the turn: a stop interrupts it, at once when it came meanwhile.
       input.signal.addEventListener('abort', onAbort, { once: true });
       if (input.signal.aborted) onAbort();
-      await this.#follow(client, remote.id, events, input, tally);
+      await this.#follow(client, remote, started.events, input, tally);
       input.signal.throwIfAborted();
       return { text: tally.text, model: input.session.model };
     } catch (error) {
@@ -136,8 +162,34 @@ export class ClaudeCloudProvider implements Provider {
       input.signal.removeEventListener('abort', onAbort);
       if (interrupted !== undefined) await interrupted;
       following.abort();
-      if (remote !== undefined) await this.#account(input, remote, tally);
+      // A turn handed over is accounted whole by the replica that ends it.
+      if (remote !== undefined && !isHandedOver(input.signal)) await this.#account(input, remote, tally);
     }
+  }
+
+  /** Opens the session's cloud session and its event stream, and sends the message: where the turn is, and its events. */
+  async #send(client: Anthropic, input: TurnInput, following: AbortSignal): Promise<{ point: CloudPoint; events: TurnEvents }> {
+    const opened = await this.#openSession(client, input);
+    input.signal.throwIfAborted();
+    const live = await client.beta.sessions.events.stream(opened.id, {}, { signal: following });
+    const sent = await client.beta.sessions.events.send(opened.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: opened.text }] }] });
+    const point = { cloudSession: opened.id, message: sent.data?.[0]?.id ?? '', costUsdBefore: opened.costUsdBefore };
+    // Without the message's id, the events after it cannot be told: such a turn ends with its replica.
+    if (point.message !== '') await input.emit({ type: 'resume_point', point: { ...point }, parked: false });
+    return { point, events: { earlier: [], live } };
+  }
+
+  /** A turn taken over: the live stream (opened first, so nothing falls between), and what was written after its message. */
+  async #readBack(client: Anthropic, point: CloudPoint, following: AbortSignal): Promise<TurnEvents> {
+    const live = await client.beta.sessions.events.stream(point.cloudSession, {}, { signal: following });
+    const earlier: CloudEvent[] = [];
+    let after = false;
+    for await (const event of client.beta.sessions.events.list(point.cloudSession, { order: 'asc' }, { signal: following })) {
+      if (after) earlier.push(event);
+      else after = event.id === point.message;
+    }
+    if (!after) throw new TurnFailed('Claude Cloud: the message this turn sent is no longer in its cloud session');
+    return { earlier, live };
   }
 
   /**
@@ -190,10 +242,19 @@ export class ClaudeCloudProvider implements Provider {
     };
   }
 
-  /** Reads the turn's events until the session is idle at the turn's end; confirms its tool calls on the owner's cards. */
-  async #follow(client: Anthropic, remoteId: string, events: AsyncIterable<BetaManagedAgentsStreamSessionEvents>, input: TurnInput, tally: Tally): Promise<void> {
+  /**
+   * Reads the turn's events (each once) until the session is idle at the turn's end; confirms its tool calls on the
+   * owner's cards. The calls confirmed in what was written before are known first, so none is confirmed twice.
+   */
+  async #follow(client: Anthropic, point: CloudPoint, events: TurnEvents, input: TurnInput, tally: Tally): Promise<void> {
     const asked = new Map<string, ToolUse>();
-    for await (const event of events) {
+    const seen = new Set<string>();
+    for (const event of events.earlier) if (event.type === 'user.tool_confirmation') tally.confirmed.add(event.tool_use_id);
+    for await (const event of concat(events.earlier, events.live)) {
+      if ('id' in event && typeof event.id === 'string') {
+        if (seen.has(event.id)) continue;
+        seen.add(event.id);
+      }
       switch (event.type) {
         case 'agent.message': {
           const delta = event.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
@@ -220,7 +281,7 @@ export class ClaudeCloudProvider implements Provider {
           throw new TurnFailed(`Claude Cloud: the cloud session ended${tally.lastError === '' ? '' : `: ${tally.lastError}`}`);
         case 'session.status_idle':
           if (event.stop_reason.type === 'requires_action') {
-            await this.#confirm(client, remoteId, event.stop_reason.event_ids, asked, input);
+            await this.#confirm(client, point, event.stop_reason.event_ids, asked, input, tally);
             break;
           }
           endTurn(event, tally);
@@ -233,30 +294,49 @@ export class ClaudeCloudProvider implements Provider {
     throw new TurnFailed('Claude Cloud: the event stream closed before the turn ended');
   }
 
-  /** Each tool call the session waits on, as the owner's card; the decision goes back as the API's tool confirmation. */
-  async #confirm(client: Anthropic, remoteId: string, ids: readonly string[], asked: Map<string, ToolUse>, input: TurnInput): Promise<void> {
-    for (const id of ids) {
+  /**
+   * Each tool call the session waits on, as the owner's card (raised under the call's id: the same card on any
+   * replica); the decision goes back as the API's tool confirmation. The turn is parked while a card waits.
+   */
+  async #confirm(client: Anthropic, point: CloudPoint, ids: readonly string[], asked: Map<string, ToolUse>, input: TurnInput, tally: Tally): Promise<void> {
+    for (const id of ids.filter((waiting) => !tally.confirmed.has(waiting))) {
       const use = asked.get(id);
       const card = use === undefined ? undefined : toolCard(input.session, use);
+      if (point.message !== '') await input.emit({ type: 'resume_point', point: { ...point }, parked: true });
       // A call the relay did not see ask (or cannot show whole) is never allowed.
-      const allowed = card !== undefined && (await askOwner(input, this.#o.cards, card, this.#o.logger));
-      asked.delete(id);
-      await client.beta.sessions.events.send(remoteId, {
+      const allowed = card !== undefined && (await askOwner(input, this.#o.cards, card, this.#o.logger, `${input.message.id}:${id}`));
+      await client.beta.sessions.events.send(point.cloudSession, {
         events: [allowed ? { type: 'user.tool_confirmation', tool_use_id: id, result: 'allow' } : { type: 'user.tool_confirmation', tool_use_id: id, result: 'deny', deny_message: 'The user did not allow this on the relay: it did not run.' }],
       });
+      tally.confirmed.add(id);
+      if (point.message !== '') await input.emit({ type: 'resume_point', point: { ...point }, parked: false });
     }
   }
 
   /** Records the turn's tokens and cost, and keeps the session's cumulative cost for the next turn's. */
-  async #account(input: TurnInput, remote: { id: string; costUsdBefore: number }, tally: Tally): Promise<void> {
+  async #account(input: TurnInput, remote: CloudPoint, tally: Tally): Promise<void> {
     const costUsd = tally.listCostUsd === undefined ? null : Math.max(0, tally.listCostUsd - remote.costUsdBefore);
     if (tally.listCostUsd !== undefined) {
-      await this.#o.states.set(input.session.id, { resumeId: remote.id, costUsdTotal: tally.listCostUsd }).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'could not keep the Claude Cloud session’s cost'));
+      await this.#o.states.set(input.session.id, { resumeId: remote.cloudSession, costUsdTotal: tally.listCostUsd }).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'could not keep the Claude Cloud session’s cost'));
     }
     if (tally.inputTokens + tally.outputTokens > 0 || (costUsd ?? 0) > 0) {
       await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd }, this.#o.logger);
     }
   }
+}
+
+/** The resume point a turn was handed over with, when it is this provider's. */
+function pointOf(resume: ResumePoint | undefined): CloudPoint | undefined {
+  if (resume === undefined) return undefined;
+  const { cloudSession, message, costUsdBefore } = resume;
+  if (typeof cloudSession !== 'string' || typeof message !== 'string' || typeof costUsdBefore !== 'number') throw new TurnFailed('Claude Cloud: the turn was handed over with a resume point it cannot read');
+  return { cloudSession, message, costUsdBefore };
+}
+
+/** The events written before, then the live ones. */
+async function* concat(earlier: readonly CloudEvent[], live: AsyncIterable<CloudEvent>): AsyncIterable<CloudEvent> {
+  yield* earlier;
+  yield* live;
 }
 
 /** How an idle session ended the turn: done (end_turn, or a refusal with its explanation), or failed. */
