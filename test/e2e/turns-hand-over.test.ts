@@ -5,8 +5,10 @@
 // task, then the agent's own timer) on one replica; it gets SIGTERM. The waiting turns go to the other replica at
 // once, the running one at the end of the grace, each from its step; then the person decides, and every wait takes
 // effect once. A turn whose `send` was still held for its reply at the end of the grace is not sent twice: it ends,
-// and the person reads why in the conversation and in `relay session show`. A kill -9 variant: the replica holding a waiting turn dies, its lease runs out (the relay clock is
-// moved past it), the other replica takes the turn over, and a decision made while nobody held the turn applies once.
+// and the person reads why in the conversation and in `relay session show`. kill -9 variants: the replica holding
+// waiting turns dies, their lease runs out (the relay clock is moved past it), the other replica takes them over, and
+// a decision made while nobody held a turn applies once; the only replica killed and started again goes on with its
+// waiting turn.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -188,6 +190,30 @@ describe('kill -9 of the session replica that holds waiting turns', () => {
       expect(await cardsOf(sessionId)).toHaveLength(1);
       expect((await messagesOf(sessionId)).map((m) => m.role)).toEqual(['user', 'assistant']);
     }
+  });
+});
+
+describe('kill -9 of the only session replica while a card waits', () => {
+  it('the replica started again takes the turn over once the lease ran out, and the decision made after the restart applies once', async () => {
+    // The first replica runs alone now (the second was killed above).
+    const again = await session('Again', 'reply waiting\nask_user Decided after the restart? | Yes | No\nreply again: {{answer}}');
+    const card = await onePendingCard(again.id);
+    const dead = (await turnOf(again.messageId)).runner_id;
+    await first.process.kill();
+    first.process.start();
+    await first.waitReady();
+    await gatewayReachesASessionReplica();
+    await relay.jumpTo(new Date(relay.now().getTime() + PAST_THE_LEASE_MS));
+    await until('the restarted replica took the turn over', async () => {
+      const turn = await turnOf(again.messageId);
+      return turn.runner_id !== null && turn.runner_id !== dead ? turn : undefined;
+    });
+    expect((await cardsOf(again.id)).map((c) => [c.id, c.status])).toEqual([[card.id, 'pending']]);
+    await decide(card.id, { decision: 'answer', choices: ['Yes'] });
+    expect(await finish(relay, again.id, again.messageId)).toMatchObject({ status: 'done', reply: { text: 'waiting\nagain: Yes' } });
+    await relay.settled();
+    expect(await cardsOf(again.id)).toHaveLength(1);
+    expect((await messagesOf(again.id)).map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 });
 
