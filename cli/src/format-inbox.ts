@@ -1,7 +1,7 @@
-import type { InboxAsk, InboxCard } from './gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
 
 /** The Inbox as text: each pending ask and card with its id, the session it shows in, and how to answer it. */
-export function formatInbox(inbox: { asks: InboxAsk[]; cards: InboxCard[] }): string {
+export function formatInbox(inbox: Schemas['Inbox']): string {
   if (inbox.asks.length === 0 && inbox.cards.length === 0) return 'Inbox: nothing waits for you.';
   const lines: string[] = [];
   for (const card of inbox.cards) {

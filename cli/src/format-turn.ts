@@ -1,7 +1,7 @@
-import type { TurnResult } from './gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
 
 /** A turn's outcome for the terminal: the reply, why it failed, or what it waits for. */
-export function formatTurn(result: TurnResult): string {
+export function formatTurn(result: Schemas['TurnResult']): string {
   const lines: string[] = [];
   switch (result.status) {
     case 'done':

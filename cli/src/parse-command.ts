@@ -1,22 +1,18 @@
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.ts';
 import { GRPC_SERVICE_NAMES, MAX_REPLICAS, type GrpcServiceName, type Replicas } from './service-plan.ts';
-import type { BudgetLimits } from './gateway-api.ts';
+import type { ApiBody, Schemas } from '@relay/user-api';
+import type { BudgetSetting } from './gateway-api.ts';
 
 export type SessionScope = 'active' | 'archived' | 'all';
 
 export type RelayMode = 'agent' | 'ask' | 'plan';
 
 /** A hosted session to create: its first prompt and what it runs with (unset: the relay's defaults). */
-export type HostedSessionOptions = { text: string; title?: string; provider?: string; model?: string; cwd?: string; mode?: RelayMode };
+export type HostedSessionOptions = Exclude<ApiBody<'/api/v1/sessions', 'post'>, { external: true }>;
 
 /** Relay settings to change, named as the user API names them; none: only show them. */
-export type RelaySettingsChange = {
-  agent_sessions_enabled?: boolean;
-  max_wait_seconds?: number;
-  max_turn_minutes?: number;
-  task_quiet_minutes?: number;
-};
+export type RelaySettingsChange = ApiBody<'/api/v1/settings', 'patch'>;
 
 export type Command =
   /** signInLink: print the console's one-time sign-in link even when stdout is no terminal, or with --json. */
@@ -35,7 +31,7 @@ export type Command =
   | { kind: 'group-session'; sessionId: string; group: string; json: boolean }
   | { kind: 'usage'; json: boolean; days?: number; tree?: string }
   /** Without `limits` or `remove`, shows the tree's usage and its budgets. */
-  | { kind: 'budget'; sessionId: string; limits?: Partial<BudgetLimits>; remove: boolean; json: boolean }
+  | { kind: 'budget'; sessionId: string; limits?: BudgetSetting; remove: boolean; json: boolean }
   | { kind: 'inbox'; json: boolean }
   | { kind: 'answer'; id: string; answer: string; choice?: string; dismiss: boolean; json: boolean }
   | { kind: 'decide'; id: string; decision: 'allow' | 'deny'; json: boolean }
@@ -55,7 +51,7 @@ export type Command =
   | { kind: 'help' };
 
 /** An "Agents may" level of a paired relay. */
-export type AgentLevel = 'off' | 'read' | 'read_and_prompt' | 'full';
+export type AgentLevel = Schemas['Pairing']['level'];
 const LEVELS: readonly AgentLevel[] = ['off', 'read', 'read_and_prompt', 'full'];
 
 const SCOPES: readonly SessionScope[] = ['active', 'archived', 'all'];

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { formatTreeUsage } from '../src/commands/budget.ts';
-import type { TreeUsage } from '../src/gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
 import { HELP_TEXT, parseCommand, USAGE_EXIT_CODE } from '../src/parse-command.ts';
 
 const spent = (turns: number, inputTokens: number, outputTokens: number, costUsd: number) => ({ turns, inputTokens, outputTokens, costUsd });
 
 /** A tree of a conversation, a session it started here and one on a paired relay, under a US$5 budget at 80 %. */
-const TREE: TreeUsage = {
+const TREE: Schemas['TreeUsage'] = {
   session: 'root',
   rows: [
     { session: 'root', relay: 'desk', provider: 'openai', ...spent(2, 1200, 300, 1.5) },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatInbox } from '../src/format-inbox.ts';
 
+const pending = { status: 'pending' as const, createdAt: null };
+
 describe('formatInbox', () => {
   it('says when nothing waits', () => {
     expect(formatInbox({ asks: [], cards: [] })).toBe('Inbox: nothing waits for you.');
@@ -8,8 +10,8 @@ describe('formatInbox', () => {
 
   it('lists cards and asks with their ids and how to answer them', () => {
     const text = formatInbox({
-      cards: [{ id: 'card_1', sessionId: 's1', kind: 'approval', title: 'Start a session on desk: "Worker"', lines: ['Provider: script'], options: [], createdAt: null }],
-      asks: [{ id: 'ask_1', sessionId: 's2', question: 'Ship tonight?', options: ['Tonight', 'Wait'], recommendation: 'Wait', detail: 'The review is open.', createdAt: null }],
+      cards: [{ ...pending, id: 'card_1', sessionId: 's1', kind: 'approval', title: 'Start a session on desk: "Worker"', lines: ['Provider: script'], options: [], answer: '', choices: [], decidedAt: null }],
+      asks: [{ ...pending, id: 'ask_1', sessionId: 's2', askedBy: 's2', question: 'Ship tonight?', options: ['Tonight', 'Wait'], recommendation: 'Wait', detail: 'The review is open.', answer: '', choice: '', via: '', endedAt: null }],
     });
     expect(text.split('\n')).toEqual([
       'card_1  approve in session s1: Start a session on desk: "Worker"',

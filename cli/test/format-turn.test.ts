@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatTurn } from '../src/format-turn.ts';
 
-const base = { session: 's1', message_id: 'm1' };
+const base = { session: 's1', message_id: 'm1', delivery: 'delivered' as const };
 
 describe('formatTurn', () => {
   it('prints the reply with its model', () => {

@@ -4,13 +4,13 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
 import { formatDailyUsage, formatUsage, runUsage } from '../src/commands/usage.ts';
-import type { DailyUsageReport } from '../src/gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
 import { HELP_TEXT, parseCommand, USAGE_EXIT_CODE } from '../src/parse-command.ts';
 
 const day = (date: string, tokens: number, costUsd: number, turns: number) => ({ day: date, tokens, inputTokens: tokens, outputTokens: 0, costUsd, turns });
 
 /** Three days: claude (cost tracked) used something on the first and last, openai (tokens only) on the middle one. */
-const SERIES: DailyUsageReport = {
+const SERIES: Schemas['DailyUsage'] = {
   days: ['2026-11-28', '2026-11-29', '2026-11-30'],
   providers: [
     { provider: 'claude', costTracked: true, days: [day('2026-11-28', 1500, 0.42, 2), day('2026-11-29', 0, 0, 0), day('2026-11-30', 1234567, 12.5, 9)] },

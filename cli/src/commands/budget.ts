@@ -1,6 +1,7 @@
 import { loadClientConfig } from '../config.ts';
 import { formatTable } from '../format-table.ts';
-import { GatewayApi, type BudgetLimits, type TreeUsage } from '../gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
+import { GatewayApi, type BudgetSetting } from '../gateway-api.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
 import type { ClientIo } from './sessions.ts';
@@ -10,7 +11,7 @@ import { resolveSession } from './session-name.ts';
  * `relay budget SESSION`: the budget over a conversation's delegation tree — set the limits given, remove it, or
  * show it — then the tree's usage and the budgets over it. Only the person sets one; agents only narrow.
  */
-export async function runBudget(options: { sessionId: string; limits?: Partial<BudgetLimits>; remove: boolean; json: boolean }, io: ClientIo): Promise<number> {
+export async function runBudget(options: { sessionId: string; limits?: BudgetSetting; remove: boolean; json: boolean }, io: ClientIo): Promise<number> {
   const api = apiFor(io);
   const sessionId = await resolveSession(api, options.sessionId);
   const usage = options.limits !== undefined ? await api.setBudget(sessionId, options.limits) : options.remove ? await api.removeBudget(sessionId) : await api.treeUsage(sessionId);
@@ -35,8 +36,8 @@ function apiFor(io: ClientIo): GatewayApi {
  * A row per session, relay and provider of the tree with its turns, tokens and cost, and their total (the per-turn
  * ledger's sum); then each budget over the tree, nearest first, with its meters.
  */
-export function formatTreeUsage(usage: TreeUsage): string {
-  const spent = (row: TreeUsage['totals']) => [String(row.turns), tokens(row.inputTokens + row.outputTokens), usd(row.costUsd)];
+export function formatTreeUsage(usage: Schemas['TreeUsage']): string {
+  const spent = (row: Schemas['TreeUsage']['totals']) => [String(row.turns), tokens(row.inputTokens + row.outputTokens), usd(row.costUsd)];
   const rows = usage.rows.map((row) => [row.session, row.relay, row.provider, ...spent(row)]);
   const lines = [
     usage.rows.length === 0

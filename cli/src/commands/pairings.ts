@@ -1,5 +1,7 @@
 import { loadClientConfig } from '../config.ts';
-import { GatewayApi, type AgentLevel, type PairingView } from '../gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
+import { GatewayApi } from '../gateway-api.ts';
+import type { AgentLevel } from '../parse-command.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
 import { formatTable } from '../format-table.ts';
@@ -56,13 +58,13 @@ export async function runUnpair(options: { name: string; json: boolean }, io: Cl
 }
 
 /** One paired relay on one line: name, URL, level, online and version. */
-export function formatPairing(pairing: PairingView): string {
+export function formatPairing(pairing: Schemas['Pairing']): string {
   const state = pairing.online ? 'online' : 'offline';
   return `${pairing.name}  ${pairing.url}  agents may: ${pairing.level}  ${state}${pairing.version ? `  ${pairing.version}` : ''}`;
 }
 
 /** The paired relays as an aligned table: name, URL, what their agents may do here, online, version. */
-export function formatPairingsTable(pairings: readonly PairingView[]): string {
+export function formatPairingsTable(pairings: readonly Schemas['Pairing'][]): string {
   return formatTable(
     ['NAME', 'URL', 'AGENTS MAY', 'STATE', 'VERSION'],
     pairings.map((pairing) => [pairing.name, pairing.url, pairing.level, pairing.online ? 'online' : 'offline', pairing.version || '-']),

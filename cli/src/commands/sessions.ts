@@ -2,7 +2,8 @@ import { loadClientConfig } from '../config.ts';
 import { formatSessionRead } from '../format-session-read.ts';
 import { formatSessionsTable } from '../format-sessions.ts';
 import { formatTurn } from '../format-turn.ts';
-import { GatewayApi, type TurnResult } from '../gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
+import { GatewayApi } from '../gateway-api.ts';
 import type { HostedSessionOptions, RelayMode, SessionScope } from '../parse-command.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
@@ -153,7 +154,7 @@ export async function runUpdateSession(options: { sessionId: string; title?: str
 }
 
 /** Waits for a turn, with a line on a terminal's stderr saying so while it lasts. */
-async function waitWithLine(api: GatewayApi, io: ClientIo, sessionId: string, messageId: string): Promise<TurnResult> {
+async function waitWithLine(api: GatewayApi, io: ClientIo, sessionId: string, messageId: string): Promise<Schemas['TurnResult']> {
   const end = showWaiting(io.err, `the reply in session ${sessionId.slice(0, 8)}`);
   try {
     return await api.waitForTurn(sessionId, messageId);

@@ -1,5 +1,6 @@
 import { loadClientConfig } from '../config.ts';
-import { GatewayApi, type RelaySettingsView } from '../gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
+import { GatewayApi } from '../gateway-api.ts';
 import type { RelaySettingsChange } from '../parse-command.ts';
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
@@ -21,7 +22,7 @@ export async function runSettings(options: { change: RelaySettingsChange; json: 
 }
 
 /** The settings as Settings → Relays → Agent sessions names them, one a line. */
-export function formatSettings(settings: RelaySettingsView): string {
+export function formatSettings(settings: Schemas['RelaySettings']): string {
   return [
     `Agents may start and use sessions on this relay: ${settings.agentSessionsEnabled ? 'on' : 'off'}`,
     `Longest wait per tool call: ${settings.maxWaitSeconds} s`,

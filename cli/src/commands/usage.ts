@@ -1,6 +1,9 @@
 import { loadClientConfig } from '../config.ts';
 import { formatTable } from '../format-table.ts';
-import { GatewayApi, type DailyUsageReport, type UsageMeter, type UsageReport } from '../gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
+import { GatewayApi } from '../gateway-api.ts';
+
+type UsageMeter = Schemas['UsageReport']['providers'][number]['meters'][number];
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
 import type { ClientIo } from './sessions.ts';
@@ -22,7 +25,7 @@ export async function runUsage(options: { json: boolean; days?: number }, io: Cl
  * The series as a table: a row per UTC day, oldest first, and a total; per provider a column of tokens (input +
  * output) and, where its cost is tracked, one of cost.
  */
-export function formatDailyUsage(report: DailyUsageReport): string {
+export function formatDailyUsage(report: Schemas['DailyUsage']): string {
   if (report.providers.length === 0) return 'No provider on this relay has its use tracked.';
   const headers = ['DAY', ...report.providers.flatMap((provider) => [`${provider.provider} TOKENS`, ...(provider.costTracked ? [`${provider.provider} COST`] : [])])];
   const cells = (values: { tokens: number; costUsd: number }[]) =>
@@ -44,7 +47,7 @@ function usd(value: number): string {
 }
 
 /** One row per provider and meter: status, used, allowance, left and when it resets; a paused Claude says so below. */
-export function formatUsage(report: UsageReport): string {
+export function formatUsage(report: Schemas['UsageReport']): string {
   if (report.providers.length === 0) return 'No providers on this relay.';
   const rows = report.providers.flatMap((provider) => {
     const status = provider.pausedUntil ? `${provider.status} until ${provider.pausedUntil}` : provider.status;

@@ -1,6 +1,10 @@
 import { loadClientConfig } from '../config.ts';
 import { CliError } from '../cli-error.ts';
-import { GatewayApi, type UserView } from '../gateway-api.ts';
+import type { Schemas } from '@relay/user-api';
+import { GatewayApi } from '../gateway-api.ts';
+
+/** A user as /api/v1/users lists them, or as /api/v1/me names the caller (without createdAt). */
+type UserView = Schemas['Me']['user'] & Partial<Pick<Schemas['User'], 'createdAt'>>;
 import { relayPaths } from '../relay-paths.ts';
 import { resolveRelayTarget } from '../relay-target.ts';
 import { formatTable } from '../format-table.ts';
@@ -45,11 +49,11 @@ export async function runUserToken(options: { name: string; revoke: boolean; jso
   // A member may rotate only their own token and cannot list users: find yourself first.
   const me = await api.me();
   const user = matches(me, options.name) ? me : userNamed(await api.listUsers(), options.name);
-  const changed = await api.userToken(user.id, options.revoke);
+  const token = (await api.userToken(user.id, options.revoke)) ?? '';
   const text = options.revoke
     ? `Revoked ${user.name}'s token: it no longer works, and ${user.name} has none until a new one is made (relay users token ${user.name}).`
-    : formatNewToken(`${user.name}'s new token`, changed.token ?? '');
-  io.out.write(options.json ? `${JSON.stringify({ user: { id: user.id, name: user.name }, token: changed.token ?? '', revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
+    : formatNewToken(`${user.name}'s new token`, token);
+  io.out.write(options.json ? `${JSON.stringify({ user: { id: user.id, name: user.name }, token, revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
   return 0;
 }
 
@@ -57,11 +61,11 @@ export async function runUserToken(options: { name: string; revoke: boolean; jso
 export async function runSessionToken(options: { sessionId: string; revoke: boolean; json: boolean }, io: ClientIo): Promise<number> {
   const api = apiFor(io);
   const sessionId = await resolveSession(api, options.sessionId);
-  const changed = await api.sessionToken(sessionId, options.revoke);
+  const token = (await api.sessionToken(sessionId, options.revoke)) ?? '';
   const text = options.revoke
     ? `Revoked the tokens of session ${sessionId}: its MCP client (and its agent, if one runs) is refused from now on.`
-    : formatNewToken(`Session ${sessionId}'s new token`, changed.token ?? '');
-  io.out.write(options.json ? `${JSON.stringify({ session: { id: sessionId }, token: changed.token ?? '', revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
+    : formatNewToken(`Session ${sessionId}'s new token`, token);
+  io.out.write(options.json ? `${JSON.stringify({ session: { id: sessionId }, token, revoked: options.revoke }, null, 2)}\n` : `${text}\n`);
   return 0;
 }
 

@@ -22,6 +22,9 @@ type JsonBody<T> = T extends { content: { 'application/json': infer B } } ? B : 
 export type ApiOptions<P extends ApiPath<M>, M extends ApiMethod> = Omit<Operation<P, M>['parameters'], 'header' | 'cookie'> &
   (Operation<P, M> extends { requestBody: infer B } ? { body: JsonBody<B> } : Operation<P, M> extends { requestBody?: infer B } ? { body?: JsonBody<B> } : object);
 
+/** The JSON body a call sends. */
+export type ApiBody<P extends ApiPath<M>, M extends ApiMethod> = Operation<P, M> extends { requestBody?: infer B } ? JsonBody<NonNullable<B>> : never;
+
 /** The JSON a successful call answers (200 or 201). */
 export type ApiAnswer<P extends ApiPath<M>, M extends ApiMethod> = {
   [S in keyof Operation<P, M>['responses']]: S extends 200 | 201 ? JsonBody<Operation<P, M>['responses'][S]> : never;

@@ -71,9 +71,33 @@ export function registerOpenApi(app: FastifyInstance): void {
       security: [{ userToken: [] }],
     },
     transform: (route) => (route.url.startsWith('/api/v1/') && route.url !== OPENAPI_PATH ? jsonSchemaTransform(route) : { schema: { hide: true }, url: route.url }),
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (document) => referencedOnly(jsonSchemaTransformObject(document)),
   });
   app.after(() => {
     app.get(OPENAPI_PATH, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
   });
+}
+
+/**
+ * The document with only the components its routes reach: zod's registry also holds other endpoints' schemas, and
+ * each schema in an input and an output form, most of which no user API route uses.
+ */
+function referencedOnly<D extends object>(document: D): D {
+  const { paths, components } = document as { paths?: unknown; components?: { schemas?: Record<string, unknown> } };
+  const schemas = components?.schemas ?? {};
+  const reached = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (typeof value !== 'object' || value === null) return;
+    for (const [key, inner] of Object.entries(value)) {
+      const name = key === '$ref' && typeof inner === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(inner)?.[1] : undefined;
+      if (name !== undefined && !reached.has(name)) {
+        reached.add(name);
+        walk(schemas[name]);
+      }
+      walk(inner);
+    }
+  };
+  walk(paths);
+  return { ...document, components: { ...components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name))) } };
 }
