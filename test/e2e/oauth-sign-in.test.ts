@@ -349,6 +349,15 @@ describe('a forged or replayed authorization fails', () => {
     expect(await redeem(code, ours.codeVerifier, { resource: 'https://other-relay.example/mcp' })).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
   });
 
+  it('Deny sends the person back to the client with access_denied, and no session is made', async () => {
+    const { authorizationUrl } = await authorizationOf(claudeId, CLAUDE_REDIRECT);
+    const decided = await relay.api('POST', '/api/v1/oauth/authorization', { request: Object.fromEntries(authorizationUrl.searchParams), allow: false, title: 'Denied client' });
+    const back = new URL(decided.body.redirectTo);
+    expect([back.searchParams.get('error'), back.searchParams.get('iss'), back.searchParams.get('code')]).toEqual(['access_denied', relay.gatewayUrl, null]);
+    const sessions = (await relay.api('GET', '/api/v1/sessions')).body.sessions as { title: string }[];
+    expect(sessions.map((session) => session.title)).not.toContain('Denied client');
+  });
+
   it('an authorization request without PKCE, or to a redirect URI the client did not register, grants nothing', async () => {
     const { authorizationUrl } = await authorizationOf(claudeId, CLAUDE_REDIRECT);
     const withoutPkce = new URL(authorizationUrl);
