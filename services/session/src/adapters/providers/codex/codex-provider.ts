@@ -34,6 +34,9 @@ export const OPENAI_API = 'https://api.openai.com/v1';
 const KEY_VARIABLE = 'RELAY_CODEX_KEY';
 const TOKEN_VARIABLE = 'RELAY_SESSION_TOKEN';
 
+/** How long Codex waits for a relay_tool call (a float, as Codex reads it): send and wait hold one up to an hour. */
+const RELAY_TOOL_TIMEOUT_S = '3900.0';
+
 export interface CodexProviderOptions {
   /** Where the model's requests go (OpenAI's API, or a compatible endpoint that speaks the Responses API) and its key. */
   endpoint: { baseUrl: string; apiKey: string | undefined } | undefined;
@@ -202,6 +205,7 @@ export class CodexProvider implements Provider {
       ['mcp_servers.relay.bearer_token_env_var', toml(TOKEN_VARIABLE)],
       // relay_tool gates what needs the owner with its own cards.
       ['mcp_servers.relay.default_tools_approval_mode', toml('approve')],
+      ['mcp_servers.relay.tool_timeout_sec', RELAY_TOOL_TIMEOUT_S],
       ['shell_environment_policy.inherit', toml('core')],
       ['check_for_update_on_startup', 'false'],
       ['analytics.enabled', 'false'],
