@@ -196,10 +196,21 @@ describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', 
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
   });
 
+  it('stop while a card waits: the card is withdrawn, the turn stopped, and the command never runs', async () => {
+    const { sessionId, messageId } = await startTurn('run: touch stopped-at-card.txt');
+    await cardOf(sessionId);
+    expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
+    const turn = await finishTurn(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('stopped');
+    expect((await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards).toEqual([]);
+    expect(existsSync(join(folder, 'stopped-at-card.txt'))).toBe(false);
+  });
+
   it('usage meters the tokens Codex reported for its turns', async () => {
     const usage = await relayTool({ action: 'usage', relay: 'this' });
     // hello: one answer; relay_tool, the commands' Allow and Deny, the file changes' Allow and Deny, the planted
-    // configuration's Deny: two each; the stopped turn: one (its command was running) — 55 tokens each.
-    expect(usage.providers.find((provider: any) => provider.provider === 'codex')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 14 * 55 }] });
+    // configuration's Deny: two each; the two stopped turns: one each (a command running, a card waiting) — 55
+    // tokens each.
+    expect(usage.providers.find((provider: any) => provider.provider === 'codex')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 15 * 55 }] });
   });
 });
