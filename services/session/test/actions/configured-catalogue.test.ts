@@ -21,6 +21,7 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
       ['claude-api', false],
       ['claude-cloud', false],
       ['copilot', false],
+      ['codex', false],
       ['deepseek', false],
       ['openai-image', false],
     ]);
@@ -46,6 +47,10 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
     expect(byId['openai']!.reason).toBe('no OpenAI-compatible endpoint configured (RELAY_OPENAI_BASE_URL)');
     expect(byId['claude']!.reason).toBe('Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)');
     expect(byId['claude-api']!.reasonCode).toBe('CLAUDE_API_NOT_CONFIGURED');
+    expect(byId['codex']).toMatchObject({
+      reason: 'OpenAI API key for Codex not configured (OPENAI_API_KEY), nor an OpenAI-compatible endpoint (RELAY_CODEX_BASE_URL)',
+      reasonCode: 'CODEX_NOT_CONFIGURED',
+    });
   });
 
   it('lists the configured default model lists, dashes for Claude and dots for Copilot', async () => {
@@ -60,6 +65,10 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
     expect(byId['copilot']!.models).toEqual(['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini']);
     expect(byId['deepseek']!.models).toEqual(['deepseek-chat', 'deepseek-reasoner']);
     expect(byId['openai']).toMatchObject({ models: [], modelsKnown: false, defaultModel: '' });
+    // Codex's are discovered from its endpoint unless RELAY_CODEX_MODELS names them.
+    expect(byId['codex']).toMatchObject({ family: 'codex', models: [], modelsKnown: false });
+    const named = await new ConfiguredCatalogue(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_CODEX_MODELS: 'gpt-5.5, gpt-5.4' })).providers();
+    expect(named.find((p) => p.id === 'codex')).toMatchObject({ models: ['gpt-5.5', 'gpt-5.4'], modelsKnown: true, defaultModel: 'gpt-5.5' });
   });
 
   it('makes a configured provider available only when the relay can run it', async () => {
