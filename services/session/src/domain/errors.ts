@@ -29,7 +29,7 @@ export const SessionErrorCode = {
 
 /** The tree's budget set on `budgetSessionId` holds what was asked; `nothingDone` says what was not done. */
 export function budgetReached(why: string, budgetSessionId: string, nothingDone: string): AppError {
-  return appError(SessionErrorCode.BUDGET_REACHED, `${why} ${nothingDone} Ask the user to raise the budget (relay budget set, or its card in the Inbox).`, {
+  return appError(SessionErrorCode.BUDGET_REACHED, `${why} ${nothingDone} Ask the user to raise the budget (its card in their Inbox, or relay budget).`, {
     details: { budgetSession: budgetSessionId },
   });
 }

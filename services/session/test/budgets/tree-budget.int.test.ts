@@ -311,13 +311,14 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 3, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
     await untilStatus(await queue(root, 'cost 1'), 'done');
     const dripping = await queue(root, 'drip 1,2,3.5');
-    // US$2 and US$3 in the tree: at 100 %, but within one finished turn (US$1) of US$3: it runs on.
-    for (const soFar of ['1', '2']) {
-      await until(() => held.has(`drip ${soFar}`), `the turn to record US$${soFar}`);
-      held.get(`drip ${soFar}`)!();
-    }
+    await until(() => held.has('drip 1'), 'the turn to record US$1');
+    held.get('drip 1')!();
+    // US$3 in the tree: the runner's look reaches the budget, but within one finished turn (US$1) of US$3 it runs on.
+    await until(() => held.has('drip 2'), 'the turn to record US$2');
+    await until(async () => (await deps.budgets.find(root))?.state === 'reached', 'a look to reach the budget');
+    expect((await prisma.turn.findUniqueOrThrow({ where: { id: dripping } })).status).toBe('running');
+    held.get('drip 2')!();
     await until(() => held.has('drip 3.5'), 'the turn to record US$3.50');
-    expect((await deps.budgets.find(root))?.state).toBe('reached');
     // US$4.50 is past US$3 + US$1: the runner's next look stops it while it still runs.
     expect(await untilStatus(dripping, 'stopped', 'done', 'error')).toMatchObject({ status: 'stopped' });
     expect((await getTreeUsage(deps, { userId, sessionId: root }, clock.now())).totals.costUsd).toBe(4.5);

@@ -85,7 +85,7 @@ async function raiseCard(deps: BudgetDeps, budget: Budget, meters: readonly Budg
         lines: [
           `Used: ${metersLine(meters)}`,
           'Allow raises each used-up limit by its size again; Deny ends the tree’s work (its running turns stop).',
-          'Other figures: relay budget set, or the session’s Budget in the console.',
+          'Other figures: relay budget SESSION --cost-usd N …, or the Budget of this conversation in the console.',
         ],
       }
     : {

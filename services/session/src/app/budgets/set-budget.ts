@@ -41,6 +41,8 @@ export async function setBudget(
   const budget = afterSetting(existing, settle(existing?.limits, limits, input.setBy), input.setBy, now, { sessionId: session.id, userId: session.userId });
   await deps.budgets.save(budget, now);
   await checkBudgets(deps, session.id, now);
+  // A person's setting may have reopened a reached or ended budget: its tree's queued turns may start now.
+  if (input.setBy === 'person') deps.turnsMayRun();
   return getTreeUsage(deps, { userId: input.userId, sessionId: session.id }, now);
 }
 

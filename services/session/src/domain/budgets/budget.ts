@@ -64,13 +64,8 @@ export const WARN_AT = 0.8;
 const MINUTE_MS = 60_000;
 
 /** Wall-clock minutes since the budget was set, at `now` (never negative). */
-export function minutesUsed(startedAt: Date, now: Date): number {
+function minutesUsed(startedAt: Date, now: Date): number {
   return Math.max(0, (now.getTime() - startedAt.getTime()) / MINUTE_MS);
-}
-
-/** When a budget's minutes run out; null without a minutes limit. */
-export function minutesRunOut(budget: Pick<Budget, 'startedAt' | 'limits'>): Date | null {
-  return budget.limits.minutes === null ? null : new Date(budget.startedAt.getTime() + budget.limits.minutes * MINUTE_MS);
 }
 
 const round = (value: number): number => Math.round(value * 1e6) / 1e6;
@@ -133,9 +128,6 @@ export function remaining(budget: Pick<Budget, 'startedAt' | 'limits'>, spend: T
     sessions: left(budget.limits.sessions, spend.sessions),
   };
 }
-
-/** No limit at all. */
-export const UNLIMITED: BudgetLimits = { costUsd: null, tokens: null, minutes: null, sessions: null };
 
 /** The tighter of two limits on each meter: a narrowing never widens what either allows. */
 export function narrowest(a: BudgetLimits, b: BudgetLimits): BudgetLimits {
