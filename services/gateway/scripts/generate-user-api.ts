@@ -18,7 +18,7 @@ const noOwner = new Proxy({} as Owners['sessions'], {
     throw new Error(`the OpenAPI document is built without owners, yet ${String(name)} was called`);
   },
 });
-const owners: Owners = { sessions: noOwner, pairing: noOwner as never, questions: noOwner as never };
+const owners: Owners = { sessions: noOwner, pairing: noOwner as never, questions: noOwner as never, oauth: noOwner as never };
 const app = buildApp({ relayName: 'relay', publicUrl: 'http://127.0.0.1:8080', openUrlBase: undefined, logger: createLogger({ name: 'openapi', level: 'silent' }), ...owners });
 await app.ready();
 const document = app.swagger();

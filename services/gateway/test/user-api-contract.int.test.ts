@@ -14,9 +14,20 @@ import { TreeUsage } from '@relay/proto/relay/session/v1/session_service';
 import { Subscription } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/adapters/http/build-app.ts';
-import type { PairingClient, QuestionClient, SchedulerClient, SessionClient, SubscriptionClient } from '../src/app/ports.ts';
+import type { OAuthServiceClient, PairingClient, QuestionClient, SchedulerClient, SessionClient, SubscriptionClient } from '../src/app/ports.ts';
 
 const TOKEN = 'rly_u_contract';
+const CALLBACK = 'http://127.0.0.1:5555/callback';
+/** An MCP client's authorization request, as the consent page reads and posts it. */
+const AUTHORIZATION = {
+  client_id: 'client-1',
+  redirect_uri: CALLBACK,
+  response_type: 'code',
+  code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+  code_challenge_method: 'S256',
+  resource: 'https://desk.example.com/mcp',
+  state: 'abc',
+};
 const NOW = new Date('2026-12-01T09:30:00Z');
 
 const session = (fields: Partial<Session> = {}) =>
@@ -117,7 +128,13 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
     listSubscriptions: async () => ({ subscriptions: [subscription, { ...subscription, id: 'sub2', scope: 'all', endedAt: NOW, endReason: 'unsubscribed', heldCount: 0 }] }),
     unsubscribe: async () => ({ endedIds: ['sub1'] }),
   };
+  // A client registered on this relay (dynamic registration), signing in back to its loopback address.
+  const oauth = {
+    getClient: async () => ({ metadataJson: JSON.stringify({ client_name: 'My editor', redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }) }),
+    grantAuthorization: async () => ({ code: 'code-1', session: session({ id: 's5', title: 'My editor' }) }),
+  };
   return {
+    oauth: oauth as unknown as OAuthServiceClient,
     sessions: sessions as unknown as SessionClient,
     questions: questions as unknown as QuestionClient,
     pairing: pairing as unknown as PairingClient,
@@ -177,6 +194,8 @@ const CALLS: Record<string, { path?: string; body?: unknown }> = {
   'GET /api/v1/sessions/{id}/tree-usage': {},
   'PUT /api/v1/sessions/{id}/budget': { body: { costUsd: 5, sessions: 12 } },
   'DELETE /api/v1/sessions/{id}/budget': {},
+  'GET /api/v1/oauth/authorization': { path: `/api/v1/oauth/authorization?${new URLSearchParams(AUTHORIZATION).toString()}` },
+  'POST /api/v1/oauth/authorization': { body: { request: AUTHORIZATION, allow: true, title: 'My editor' } },
 };
 
 interface Operation {

@@ -109,6 +109,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/oauth/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    response_type?: string;
+                    client_id?: string;
+                    redirect_uri?: string;
+                    code_challenge?: string;
+                    code_challenge_method?: string;
+                    state?: string;
+                    resource?: string;
+                    scope?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthAuthorization"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description An MCP client's authorization request: client_id, redirect_uri, code_challenge, … */
+                        request: {
+                            response_type?: string;
+                            client_id?: string;
+                            redirect_uri?: string;
+                            code_challenge?: string;
+                            code_challenge_method?: string;
+                            state?: string;
+                            resource?: string;
+                            scope?: string;
+                        } & {
+                            [key: string]: string;
+                        };
+                        allow: boolean;
+                        /** @default  */
+                        title?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthDecision"];
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refusal"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{id}/stop": {
         parameters: {
             query?: never;
@@ -3243,6 +3363,25 @@ export interface components {
             inboxCount: number;
             /** @description A digest of the conversation named by ?session= ("gone" once it is not theirs to read). */
             session?: string;
+        };
+        /** @description What the consent page shows of an MCP client signing in: the client as its metadata names it, where it sends the person back, the resource. */
+        OAuthAuthorization: {
+            client: {
+                id: string;
+                name: string;
+                uri: string | null;
+                hasMetadataDocument: boolean;
+            };
+            redirectUri: string;
+            resource: string;
+        };
+        /** @description Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied. */
+        OAuthDecision: {
+            redirectTo: string;
+            session?: {
+                id: string;
+                title: string;
+            };
         };
         /** @description This relay's settings (Settings → Relays → Agent sessions). */
         RelaySettings: {

@@ -45,10 +45,13 @@ const REGISTRATIONS_PER_MINUTE = 10;
 /** A PKCE code verifier (RFC 7636, section 4.1). */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
-/** An authorization request's parameters (OAuth 2.1, 4.1.1), each given once. */
+const parameter = z.string({ error: 'each parameter of the request must be given once' }).max(4000);
+const NAMED = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state', 'resource', 'scope'] as const;
+/** An authorization request's parameters (OAuth 2.1, 4.1.1), each given once: those it names, and any other. */
 const AuthorizationParams = z
-  .record(z.string(), z.string({ error: 'each parameter of the request must be given once' }).max(4000))
-  .meta({ id: 'OAuthAuthorizationRequest', description: "An MCP client's authorization request: client_id, redirect_uri, code_challenge, …" });
+  .object(Object.fromEntries(NAMED.map((name) => [name, parameter.optional()])) as Record<(typeof NAMED)[number], z.ZodOptional<typeof parameter>>)
+  .catchall(parameter)
+  .describe("An MCP client's authorization request: client_id, redirect_uri, code_challenge, …");
 /** The person's decision on it, as the consent page posts it. */
 const Decision = z.object(
   {
