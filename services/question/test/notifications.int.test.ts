@@ -143,7 +143,7 @@ async function until<T>(what: string, check: () => T | undefined | Promise<T | u
 }
 
 const raiseCard = (userId: string, title: string) =>
-  callUnary(client, 'raiseCard', { userId, sessionId: 's1', kind: CardKind.CARD_KIND_QUESTION, title, lines: [], options: ['Yes', 'No'], callKey: '' });
+  callUnary(client, 'raiseCard', { userId, sessionId: 's1', kind: CardKind.CARD_KIND_QUESTION, title, lines: [], options: ['Yes', 'No'], callKey: '', raiseId: '' });
 const settingsOf = async (userId: string) => (await callUnary(client, 'getNotificationSettings', { userId })).settings!;
 const base64url = (buffer: Buffer) => buffer.toString('base64url');
 

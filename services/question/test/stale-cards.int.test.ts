@@ -89,6 +89,7 @@ async function raise(fields: Partial<RaiseCardRequest>): Promise<Card> {
     lines: [],
     options: ['Allow', 'Deny'],
     callKey: '',
+    raiseId: '',
     ...fields,
   });
   return card!;
