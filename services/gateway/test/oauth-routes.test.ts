@@ -69,5 +69,9 @@ describe('the authorization endpoint', () => {
     const loopback = await gateway.app.inject({ method: 'GET', url: `/oauth/authorize?client_id=${encodeURIComponent('https://127.0.0.1:9/meta.json')}&response_type=code` });
     expect(loopback.statusCode).toBe(400);
     expect(loopback.body).toContain('is not a public address');
+    // A name is checked by the addresses the connection is made to, not by a lookup of its own before it.
+    const named = await gateway.app.inject({ method: 'GET', url: `/oauth/authorize?client_id=${encodeURIComponent('https://localhost:9/meta.json')}&response_type=code` });
+    expect(named.statusCode).toBe(400);
+    expect(named.body).toContain('its host localhost is not a public address');
   });
 });

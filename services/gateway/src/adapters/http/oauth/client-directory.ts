@@ -1,9 +1,12 @@
 /**
  * Finds the client behind a client_id: a URL is fetched as the client's metadata document (no redirects, 5 s, 5 KB,
- * public addresses only unless `allowHttp` lets tests use loopback over http); any other id is one this relay
- * registered, kept by the session service.
+ * connected only to public addresses — the address checked is the one connected to, so a host that resolves anew
+ * cannot slip in a private one — unless `allowHttp` lets tests use loopback over http); any other id is one this
+ * relay registered, kept by the session service.
  */
-import { lookup } from 'node:dns/promises';
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import { isAppError } from '@relay/errors';
 import {
@@ -53,12 +56,14 @@ export class ClientDirectory {
     const problem = metadataDocumentUrlProblem(clientId, this.allowHttp);
     if (problem !== undefined) throw new UnknownClient(`The client_id ${JSON.stringify(clientId.slice(0, 200))} ${problem}.`);
     const url = new URL(clientId);
-    if (!this.allowHttp) await refuseNonPublicHost(url.hostname);
+    // A host given as an address is connected to without a lookup: it is checked here instead.
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (!this.allowHttp && isIP(literal) !== 0 && NOT_PUBLIC.check(literal, isIP(literal) === 6 ? 'ipv6' : 'ipv4')) {
+      throw new UnknownClient(`The client's host ${url.hostname} is not a public address.`);
+    }
     let document: unknown;
     try {
-      const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } });
-      if (!response.ok) throw new Error(`it answered ${response.status}`);
-      document = JSON.parse(await boundedText(response));
+      document = JSON.parse(await fetchBounded(url, this.allowHttp ? lookup : publicLookup));
     } catch (error) {
       throw new UnknownClient(`The client's metadata document at ${clientId.slice(0, 200)} could not be read (${error instanceof Error ? error.message : String(error)}).`);
     }
@@ -68,29 +73,44 @@ export class ClientDirectory {
   }
 }
 
-async function refuseNonPublicHost(hostname: string): Promise<void> {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) !== 0 ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true }).catch(() => []);
-  if (addresses.length === 0) throw new UnknownClient(`The client's host ${hostname} does not resolve.`);
-  for (const { address, family } of addresses) {
-    if (NOT_PUBLIC.check(address, family === 6 ? 'ipv6' : 'ipv4')) throw new UnknownClient(`The client's host ${hostname} is not a public address.`);
-  }
-}
+type Lookup = typeof lookup;
 
-async function boundedText(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_DOCUMENT_BYTES) {
-      await reader.cancel();
-      throw new Error(`it is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** dns.lookup that fails for a host with any address that is not public (the socket connects to what it answers). */
+const publicLookup = ((hostname: string, options: LookupOptions, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const refused = addresses.find(({ address, family }) => NOT_PUBLIC.check(address, family === 6 ? 'ipv6' : 'ipv4'));
+    if (refused !== undefined) return callback(new Error(`its host ${hostname} is not a public address`), []);
+    if (options.all) return callback(null, addresses);
+    const [first] = addresses;
+    return first === undefined ? callback(new Error(`its host ${hostname} does not resolve`), []) : callback(null, first.address, first.family);
+  });
+}) as Lookup;
+
+/** GET `url` as JSON: its body, at most MAX_DOCUMENT_BYTES; a redirect, another status or a slow answer is an error. */
+function fetchBounded(url: URL, resolve: Lookup): Promise<string> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((settle, fail) => {
+    const sent = request(url, { method: 'GET', headers: { accept: 'application/json' }, lookup: resolve, timeout: FETCH_TIMEOUT_MS }, (response: IncomingMessage) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        return fail(new Error(`it answered ${response.statusCode}`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.byteLength;
+        if (size > MAX_DOCUMENT_BYTES) {
+          response.destroy();
+          return fail(new Error(`it is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+        }
+        chunks.push(chunk);
+      });
+      response.on('end', () => settle(Buffer.concat(chunks).toString('utf8')));
+      response.on('error', fail);
+    });
+    sent.on('timeout', () => sent.destroy(new Error(`it did not answer within ${FETCH_TIMEOUT_MS / 1000} s`)));
+    sent.on('error', fail);
+    sent.end();
+  });
 }
