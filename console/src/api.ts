@@ -1,5 +1,7 @@
-// The console's only way to the relay: the user API (/api/v1) and the console's sign-in, same origin, with the
-// sign-in cookie the gateway set. Every write echoes the relay_csrf cookie in X-Relay-CSRF.
+// The console's only way to the relay: the user API (/api/v1, typed by its OpenAPI document through @relay/user-api)
+// and the console's sign-in, same origin, with the sign-in cookie the gateway set. Every write echoes the relay_csrf
+// cookie in X-Relay-CSRF.
+import { createUserApi } from '@relay/user-api';
 
 /** A refusal of the user API: its HTTP status, REMOTE_RELAY_* code and message. */
 export class ApiError extends Error {
@@ -27,7 +29,7 @@ function csrfToken(): string {
 }
 
 /** Calls `path` with `method` and an optional JSON body; answers the parsed JSON or throws ApiError. */
-export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request(method: string, path: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-relay-csrf'] = csrfToken();
@@ -49,13 +51,15 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     if (response.status === 401 && !path.startsWith('/console/')) for (const listener of signedOutListeners) listener();
     throw new ApiError(response.status, refusal.code ?? `HTTP_${response.status}`, refusal.error ?? `The relay answered ${response.status}.`);
   }
-  return parsed as T;
+  return parsed;
 }
 
-export const get = <T>(path: string) => request<T>('GET', path);
-export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {});
-export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body);
-export const del = <T>(path: string) => request<T>('DELETE', path);
+/** The user API: `api.get('/api/v1/sessions/{id}', { path: { id } })`, every path, parameter, body and answer the document's. */
+export const api = createUserApi(request);
 
-/** A path segment, encoded. */
+/** The console's own sign-in and sign-out (/console/v1, not the user API). */
+export const signIn = (body: { token: string } | { link: string }) => request('POST', '/console/v1/sign-in', body);
+export const signOut = () => request('POST', '/console/v1/sign-out', {});
+
+/** A path segment, encoded (for the console's own links). */
 export const seg = (value: string) => encodeURIComponent(value);

@@ -1,7 +1,7 @@
 // The console's frame: who is signed in, the relay's name, the navigation with the Inbox's live count, the page
 // for the address, and sign out. Live updates follow the conversation on screen.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, onSignedOut, post } from './api.ts';
+import { ApiError, api, onSignedOut, signIn, signOut } from './api.ts';
 import { startLive, stopLive } from './live.ts';
 import { AdminsOnly } from './parts/admins-only.tsx';
 import { AlarmIcon } from './parts/alarm-icon.tsx';
@@ -19,10 +19,10 @@ import { NotificationsEntry } from './pages/notifications-entry.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { Usage } from './pages/usage.tsx';
 import { linkTo, navigate, useRoute, type Route } from './router.ts';
-import type { Me, RelayInfo } from './types.ts';
+import type { Schemas } from '@relay/user-api';
 import { useLive } from './use-api.ts';
 
-type Who = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me['user']; relay: RelayInfo } | { kind: 'trouble'; error: ApiError };
+type Who = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Schemas['Me']['user']; relay: Schemas['RelayInfo'] } | { kind: 'trouble'; error: ApiError };
 
 export function App() {
   const route = useRoute();
@@ -31,7 +31,7 @@ export function App() {
 
   const check = async () => {
     try {
-      const [me, relay] = await Promise.all([get<Me>('/api/v1/me'), get<RelayInfo>('/api/v1/relay')]);
+      const [me, relay] = await Promise.all([api.get('/api/v1/me'), api.get('/api/v1/relay')]);
       setRelayName(relay.name);
       setWho({ kind: 'signed-in', me: me.user, relay });
     } catch (error) {
@@ -98,7 +98,7 @@ async function signInFromLink(): Promise<ApiError | undefined> {
   history.replaceState(null, '', location.pathname + location.search);
   const [, kind, value] = given as unknown as [string, 'link' | 'token', string];
   try {
-    await post('/console/v1/sign-in', { [kind]: decodeURIComponent(value) });
+    await signIn(kind === 'link' ? { link: decodeURIComponent(value) } : { token: decodeURIComponent(value) });
     return undefined;
   } catch (error) {
     return error instanceof ApiError ? error : new ApiError(0, 'FAULT', String(error));
@@ -120,7 +120,7 @@ const PAGE_TITLES: Record<Route['page'], string | undefined> = {
   consent: 'Sign in a client',
 };
 
-function Page({ route, admin, me }: { route: Route; admin: boolean; me: Me['user'] }) {
+function Page({ route, admin, me }: { route: Route; admin: boolean; me: Schemas['Me']['user'] }) {
   useTitle(PAGE_TITLES[route.page]);
   switch (route.page) {
     case 'conversation':
@@ -146,7 +146,7 @@ function Page({ route, admin, me }: { route: Route; admin: boolean; me: Me['user
   }
 }
 
-function Header({ route, name, me, onSignedOut }: { route: Route; name: string; me: Me['user']; onSignedOut: () => void }) {
+function Header({ route, name, me, onSignedOut }: { route: Route; name: string; me: Schemas['Me']['user']; onSignedOut: () => void }) {
   const live = useLive();
   const current = (page: Route['page']) => (route.page === page || (page === 'sessions' && route.page === 'conversation') || (page === 'inbox' && route.page === 'card') ? 'page' : undefined);
   return (
@@ -197,7 +197,7 @@ function Header({ route, name, me, onSignedOut }: { route: Route; name: string; 
         <button
           type="button"
           onClick={async () => {
-            await post('/console/v1/sign-out').catch(() => undefined);
+            await signOut().catch(() => undefined);
             stopLive();
             onSignedOut();
           }}

@@ -1,8 +1,10 @@
 // Live updates: one EventSource on /api/v1/events (with ?session= for the conversation on screen). Each update
 // carries a digest per part; a part whose digest changed bumps its version, and the views reading that part read
 // it again. EventSource reconnects by itself, so the page recovers after the gateway restarts.
-import { get } from './api.ts';
-import type { LiveUpdate } from './types.ts';
+import type { Schemas } from '@relay/user-api';
+import { api } from './api.ts';
+
+type LiveUpdate = Schemas['LiveUpdate'];
 
 /** How long after a refused stream (a gateway answering 503 while it shuts down, say) the page tries again. */
 const REOPEN_MS = 2000;
@@ -72,7 +74,7 @@ export function startLive(watch: string | undefined): void {
         startLive(watch);
       };
       // A 401 signs the page out (api.ts tells the app), which stops the stream for good.
-      get('/api/v1/me').then(again, (error: { status?: number }) => {
+      api.get('/api/v1/me').then(again, (error: { status?: number }) => {
         if (error.status !== 401) again();
       });
     }, REOPEN_MS);

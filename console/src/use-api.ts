@@ -1,7 +1,8 @@
 // Reading the user API in a view: the answer, the refusal, and a fresh read whenever the live part it depends on
 // changes (live.ts). The last good answer stays on screen while a new read is under way.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get } from './api.ts';
+import type { ApiAnswer, ApiOptions, ApiPath } from '@relay/user-api';
+import { ApiError, api } from './api.ts';
 import { liveState, subscribeLive, type LivePart } from './live.ts';
 
 export interface Resource<T> {
@@ -25,28 +26,38 @@ export function useLive() {
 }
 
 /**
- * GET `path` (none while it is undefined), again whenever one of `parts` changes, and every `refreshMs` when given
- * (what changes without the live parts saying so, like a running task's output).
+ * GET `path` with `options` (none while the path is undefined), again whenever one of `parts` changes, and every
+ * `refreshMs` when given (what changes without the live parts saying so, like a running task's output).
  */
-export function useApi<T>(path: string | undefined, parts: LivePart | readonly LivePart[], refreshMs?: number): Resource<T> {
+export function useApi<P extends ApiPath<'get'>>(
+  path: P | undefined,
+  options: ApiOptions<P, 'get'>,
+  parts: LivePart | readonly LivePart[],
+  refreshMs?: number,
+): Resource<ApiAnswer<P, 'get'>> {
+  type T = ApiAnswer<P, 'get'>;
+  // What is read: the path and its parameters (a new object each render, the same read while they are equal).
+  const key = path === undefined ? undefined : JSON.stringify([path, options]);
   // A view keeps the same parts for its life, so the hooks below run in the same order each time.
   const version = (typeof parts === 'string' ? [parts] : parts).map(useLiveVersion).join('.');
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    if (refreshMs === undefined || path === undefined) return;
+    if (refreshMs === undefined || key === undefined) return;
     const timer = setInterval(() => setTick((count) => count + 1), refreshMs);
     return () => clearInterval(timer);
-  }, [path, refreshMs]);
-  const [resource, setResource] = useState<Resource<T>>({ data: undefined, error: undefined, loading: path !== undefined });
-  const [shownPath, setShownPath] = useState(path);
-  if (shownPath !== path) {
-    setShownPath(path);
-    setResource({ data: undefined, error: undefined, loading: path !== undefined });
+  }, [key, refreshMs]);
+  const [resource, setResource] = useState<Resource<T>>({ data: undefined, error: undefined, loading: key !== undefined });
+  const [shownKey, setShownKey] = useState(key);
+  if (shownKey !== key) {
+    setShownKey(key);
+    setResource({ data: undefined, error: undefined, loading: key !== undefined });
   }
   useEffect(() => {
     if (path === undefined) return;
     let current = true;
-    get<T>(path).then(
+    // The options are this path's (the signature says so); the call's rest parameter cannot see that through P.
+    const read = api.get as (path: P, options: ApiOptions<P, 'get'>) => Promise<T>;
+    read(path, options).then(
       (data) => current && setResource({ data, error: undefined, loading: false }),
       (error: unknown) =>
         current && setResource((before) => ({ data: before.data, error: error instanceof ApiError ? error : new ApiError(0, 'FAULT', String(error)), loading: false })),
@@ -54,6 +65,6 @@ export function useApi<T>(path: string | undefined, parts: LivePart | readonly L
     return () => {
       current = false;
     };
-  }, [path, version, tick]);
+  }, [key, version, tick]);
   return resource;
 }

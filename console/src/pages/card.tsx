@@ -3,12 +3,11 @@
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { linkTo } from '../router.ts';
-import type { Card, SessionView } from '../types.ts';
 import { useApi } from '../use-api.ts';
 
 export function CardPage({ id }: { id: string }) {
-  const cards = useApi<{ cards: Card[] }>('/api/v1/cards', 'inbox');
-  const sessions = useApi<{ sessions: SessionView[] }>('/api/v1/sessions?scope=all', 'sessions');
+  const cards = useApi('/api/v1/cards', {}, 'inbox');
+  const sessions = useApi('/api/v1/sessions', { query: { scope: 'all' } }, 'sessions');
   const card = cards.data?.cards.find((one) => one.id === id);
   const sessionTitle = card === undefined ? '' : (sessions.data?.sessions.find((session) => session.id === card.sessionId)?.title ?? '');
   return (

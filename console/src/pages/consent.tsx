@@ -2,15 +2,14 @@
 // in the address. The page names the client as its metadata names itself, and the person; allowing makes an external
 // session of its own for the client, titled as the person edits it, and sends the browser back to the client.
 import { useState } from 'preact/hooks';
-import { ApiError, post } from '../api.ts';
+import type { Schemas } from '@relay/user-api';
+import { ApiError, api } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
-import type { Me, OAuthAuthorization } from '../types.ts';
 import { useApi } from '../use-api.ts';
 
-export function Consent({ me }: { me: Me['user'] }) {
-  const query = location.search;
-  const request = Object.fromEntries(new URLSearchParams(query));
-  const { data, error } = useApi<OAuthAuthorization>(`/api/v1/oauth/authorization${query}`, []);
+export function Consent({ me }: { me: Schemas['Me']['user'] }) {
+  const request = Object.fromEntries(new URLSearchParams(location.search));
+  const { data, error } = useApi('/api/v1/oauth/authorization', { query: request }, []);
   const [title, setTitle] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<ApiError | undefined>(undefined);
@@ -19,7 +18,7 @@ export function Consent({ me }: { me: Me['user'] }) {
     setBusy(true);
     setRefusal(undefined);
     try {
-      const { redirectTo } = await post<{ redirectTo: string }>('/api/v1/oauth/authorization', { request, allow, title: title ?? data?.client.name ?? '' });
+      const { redirectTo } = await api.post('/api/v1/oauth/authorization', { body: { request, allow, title: title ?? data?.client.name ?? '' } });
       location.assign(redirectTo);
     } catch (caught) {
       setRefusal(caught instanceof ApiError ? caught : new ApiError(0, 'FAULT', String(caught)));

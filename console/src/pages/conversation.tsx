@@ -2,7 +2,8 @@
 // apart), the reply being written, pending cards and asks inline, tasks with their health and the end of their
 // output, the watching chip, the owner's switches (the relay mode shown as it is), Stop and a message box.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { del, get, patch, post, seg } from '../api.ts';
+import type { Schemas } from '@relay/user-api';
+import { api, seg } from '../api.ts';
 import { AlarmIcon } from '../parts/alarm-icon.tsx';
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
@@ -13,7 +14,6 @@ import { ago, fromBadge, statusLabel, statusName, watchingLabel, when } from '..
 import { useAction } from '../parts/use-action.ts';
 import { useTitle } from '../parts/use-title.ts';
 import { linkTo } from '../router.ts';
-import type { Ask, Card, Message, SessionRead, Task, TaskOutput } from '../types.ts';
 
 /** The live parts a conversation's cards and asks follow. */
 const WAITING_PARTS = ['session', 'inbox'] as const;
@@ -25,10 +25,10 @@ const TAIL_REFRESH_MS = 2000;
 import { useApi } from '../use-api.ts';
 
 export function Conversation({ id }: { id: string }) {
-  const read = useApi<SessionRead>(`/api/v1/sessions/${seg(id)}?last=100`, 'session');
+  const read = useApi('/api/v1/sessions/{id}', { path: { id }, query: { last: 100 } }, 'session');
   // What waits for the user here changes with the Inbox (every waiting card and ask), not always with the session.
-  const cards = useApi<{ cards: Card[] }>(`/api/v1/cards?session=${seg(id)}&pending=1`, WAITING_PARTS);
-  const asks = useApi<{ asks: Ask[] }>(`/api/v1/asks?session=${seg(id)}`, WAITING_PARTS);
+  const cards = useApi('/api/v1/cards', { query: { session: id, pending: '1' } }, WAITING_PARTS);
+  const asks = useApi('/api/v1/asks', { query: { session: id } }, WAITING_PARTS);
   const session = read.data?.session;
   const pendingAsks = (asks.data?.asks ?? []).filter((ask) => ask.status === 'pending');
   const pendingCards = cards.data?.cards ?? [];
@@ -135,7 +135,7 @@ function useFollowNewest(messages: number, writing: number, waiting: number): vo
   }, [writing]);
 }
 
-function MessageRow({ message, sessionId }: { message: Message; sessionId: string }) {
+function MessageRow({ message, sessionId }: { message: Schemas['Message']; sessionId: string }) {
   // The relay's note that a turn failed: why, and what the person can do (sending again, a setting).
   if (message.role === 'error') {
     return (
@@ -191,7 +191,7 @@ function withOarExplained(text: string) {
 }
 
 /** A message cut at 8,000 characters, with a button that reads the whole of it. */
-function WholeText({ message, sessionId }: { message: Message; sessionId: string }) {
+function WholeText({ message, sessionId }: { message: Schemas['Message']; sessionId: string }) {
   const [whole, setWhole] = useState<string | undefined>(undefined);
   const action = useAction();
   return (
@@ -202,7 +202,7 @@ function WholeText({ message, sessionId }: { message: Message; sessionId: string
           type="button"
           disabled={action.busy}
           onClick={() =>
-            action.run(async () => setWhole((await get<{ message: Message }>(`/api/v1/sessions/${seg(sessionId)}/messages/${seg(message.id)}`)).message.text))
+            action.run(async () => setWhole((await api.get('/api/v1/sessions/{id}/messages/{messageId}', { path: { id: sessionId, messageId: message.id } })).message.text))
           }
         >
           Show all {message.length?.toLocaleString()} characters
@@ -224,7 +224,7 @@ function SessionActions({ id, title, group, archived }: { id: string; title: str
         <button type="button" onClick={() => (setFields({ title, group }), setEditing(true))}>
           Rename or regroup
         </button>
-        <button type="button" disabled={action.busy} onClick={() => action.run(() => post(`/api/v1/sessions/${seg(id)}/${archived ? 'unarchive' : 'archive'}`))}>
+        <button type="button" disabled={action.busy} onClick={() => action.run(() => api.post(archived ? '/api/v1/sessions/{id}/unarchive' : '/api/v1/sessions/{id}/archive', { path: { id } }))}>
           {archived ? 'Unarchive' : 'Archive'}
         </button>
         <ErrorNote error={action.error} />
@@ -237,10 +237,10 @@ function SessionActions({ id, title, group, archived }: { id: string; title: str
       aria-label="Rename or regroup"
       onSubmit={async (event) => {
         event.preventDefault();
-        const change: Record<string, string> = {};
+        const change: { title?: string; group?: string } = {};
         if (fields.title.trim() !== title) change.title = fields.title.trim();
         if (fields.group.trim() !== group) change.group = fields.group.trim();
-        if (Object.keys(change).length === 0 || (await action.run(() => patch(`/api/v1/sessions/${seg(id)}/settings`, change)))) setEditing(false);
+        if (Object.keys(change).length === 0 || (await action.run(() => api.patch('/api/v1/sessions/{id}/settings', { path: { id }, body: change })))) setEditing(false);
       }}
     >
       <label>
@@ -261,7 +261,7 @@ function SessionActions({ id, title, group, archived }: { id: string; title: str
 }
 
 /** The session's background tasks: status, health while they run, test counts, and the end of each one's output. */
-function Tasks({ sessionId, tasks }: { sessionId: string; tasks: Task[] }) {
+function Tasks({ sessionId, tasks }: { sessionId: string; tasks: Schemas['Task'][] }) {
   const running = tasks.filter((task) => task.status === 'running').length;
   return (
     <section class="tasks" aria-label="Background tasks">
@@ -294,14 +294,14 @@ function Tasks({ sessionId, tasks }: { sessionId: string; tasks: Task[] }) {
 }
 
 /** How long a running task has been silent, against the relay's quiet setting. */
-function healthLabel(health: NonNullable<Task['health']>): string {
+function healthLabel(health: NonNullable<Schemas['Task']['health']>): string {
   const since = health.minutesSinceOutput === 0 ? 'writing output' : `last output ${health.minutesSinceOutput} min ago`;
   return health.quiet ? `quiet: ${since} (quiet after ${health.quietAfterMinutes} min)` : since;
 }
 
 /** The last lines of a task's output, read again whenever the conversation changes and, while it runs, every few seconds. */
 function TaskTail({ sessionId, taskId, running }: { sessionId: string; taskId: string; running: boolean }) {
-  const output = useApi<TaskOutput>(`/api/v1/sessions/${seg(sessionId)}/tasks/${seg(taskId)}/output?lines=${TAIL_LINES}`, 'session', running ? TAIL_REFRESH_MS : undefined);
+  const output = useApi('/api/v1/sessions/{id}/tasks/{taskId}/output', { path: { id: sessionId, taskId }, query: { lines: TAIL_LINES } }, 'session', running ? TAIL_REFRESH_MS : undefined);
   return (
     <>
       <ErrorNote error={output.error} />
@@ -329,9 +329,9 @@ function Switches({ id, mode: readMode, mayCreateSessions, running }: { id: stri
   // The answer to a switch shows at once; the next read of the session (live) says the same.
   const [chosen, setChosen] = useState<{ mode: string; over: string } | undefined>(undefined);
   const mode = chosen !== undefined && chosen.over === readMode ? chosen.mode : readMode;
-  const setOptions = (body: Record<string, unknown>) =>
+  const setOptions = (body: { mode?: string; may_create_sessions?: boolean }) =>
     action.run(async () => {
-      const answer = await patch<{ mode: string }>(`/api/v1/sessions/${seg(id)}`, body);
+      const answer = await api.patch('/api/v1/sessions/{id}', { path: { id }, body });
       setChosen({ mode: answer.mode, over: readMode });
     });
   return (
@@ -347,7 +347,7 @@ function Switches({ id, mode: readMode, mayCreateSessions, running }: { id: stri
         <input type="checkbox" checked={mayCreateSessions} disabled={action.busy} onChange={(event) => setOptions({ may_create_sessions: event.currentTarget.checked })} />
         may start sessions
       </label>
-      <button type="button" disabled={action.busy || !running} onClick={() => action.run(() => post(`/api/v1/sessions/${seg(id)}/stop`))}>
+      <button type="button" disabled={action.busy || !running} onClick={() => action.run(() => api.post('/api/v1/sessions/{id}/stop', { path: { id } }))}>
         Stop
       </button>
       <ErrorNote error={action.error} />
@@ -355,25 +355,6 @@ function Switches({ id, mode: readMode, mayCreateSessions, running }: { id: stri
   );
 }
 
-interface Subscription {
-  id: string;
-  /** A paired relay's sessions it watches. */
-  relay?: string;
-  scope?: 'all';
-  sessions: 'all' | { id: string; title: string }[];
-  events: string[];
-  once: boolean;
-  match?: string;
-  stalledMinutes: number;
-  heartbeatMinutes?: number;
-  digestMinutes?: number;
-  quietHours?: { from: string; to: string; tz: string };
-  /** Session ids an "all" subscription leaves out. */
-  exclude?: string[];
-  ended?: true;
-  heldCount?: number;
-  nextDeliveryAt?: string | null;
-}
 
 /** Each event a subscription wakes its watcher for, in words (the spec's names, for those not listed). */
 const EVENT_WORDS: Record<string, string> = {
@@ -390,7 +371,7 @@ const EVENT_WORDS: Record<string, string> = {
 };
 
 /** What a subscription watches and how, in words: "“Build”: a turn ends, a task fails; a digest every 30 min; …". */
-function subscriptionWords(subscription: Subscription): string {
+function subscriptionWords(subscription: Schemas['Subscription']): string {
   const what = subscription.sessions === 'all' ? 'All sessions' : subscription.sessions.map((session) => `“${session.title}”`).join(', ');
   const options = [
     subscription.events
@@ -408,7 +389,7 @@ function subscriptionWords(subscription: Subscription): string {
 
 /** The spec's watching chip: "watching N sessions", its subscriptions in words, each with Unsubscribe. */
 function Watching({ sessionId, watching }: { sessionId: string; watching: number | 'all' }) {
-  const list = useApi<{ subscriptions: Subscription[] }>(`/api/v1/sessions/${seg(sessionId)}/subscriptions`, 'session');
+  const list = useApi('/api/v1/sessions/{id}/subscriptions', { path: { id: sessionId } }, 'session');
   const action = useAction();
   const active = (list.data?.subscriptions ?? []).filter((subscription) => !subscription.ended);
   if (active.length === 0) return null;
@@ -426,7 +407,7 @@ function Watching({ sessionId, watching }: { sessionId: string; watching: number
                 </div>
               ) : null}
             </div>
-            <button type="button" disabled={action.busy} onClick={() => action.run(() => del(`/api/v1/sessions/${seg(sessionId)}/subscriptions/${seg(subscription.id)}`))}>
+            <button type="button" disabled={action.busy} onClick={() => action.run(() => api.delete('/api/v1/sessions/{id}/subscriptions/{subscriptionId}', { path: { id: sessionId, subscriptionId: subscription.id } }))}>
               Unsubscribe
             </button>
           </li>
@@ -442,7 +423,7 @@ function Composer({ id }: { id: string }) {
   const [text, setText] = useState('');
   const send = async () => {
     if (text.trim() === '') return;
-    if (await action.run(() => post(`/api/v1/sessions/${seg(id)}/messages`, { text }))) setText('');
+    if (await action.run(() => api.post('/api/v1/sessions/{id}/messages', { path: { id }, body: { text } }))) setText('');
   };
   return (
     <form

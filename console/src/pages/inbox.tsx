@@ -2,12 +2,11 @@
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
-import type { Ask, Card, SessionView } from '../types.ts';
 import { useApi } from '../use-api.ts';
 
 export function Inbox() {
-  const inbox = useApi<{ asks: Ask[]; cards: Card[] }>('/api/v1/inbox', 'inbox');
-  const sessions = useApi<{ sessions: SessionView[] }>('/api/v1/sessions?scope=all', 'sessions');
+  const inbox = useApi('/api/v1/inbox', {}, 'inbox');
+  const sessions = useApi('/api/v1/sessions', { query: { scope: 'all' } }, 'sessions');
   const titles = new Map((sessions.data?.sessions ?? []).map((session) => [session.id, session.title]));
   const cards = inbox.data?.cards ?? [];
   const asks = inbox.data?.asks ?? [];

@@ -2,18 +2,12 @@
 // Slack-compatible webhook, and Web Push to this browser through the console's service worker (/sw.js). Loaded only
 // when the page is opened (notifications-entry.tsx), so the first load stays small.
 import { useEffect, useState } from 'preact/hooks';
-import { patch, post, request } from '../api.ts';
+import type { Schemas } from '@relay/user-api';
+import { api } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { useAction } from '../parts/use-action.ts';
 import { useApi } from '../use-api.ts';
 
-interface Settings {
-  webhookUrl: string;
-  cards: boolean;
-  asks: boolean;
-  vapidPublicKey: string;
-  pushSubscriptions: number;
-}
 
 const KINDS: ['cards' | 'asks', string][] = [
   ['cards', 'New cards (approvals and agents’ questions)'],
@@ -21,7 +15,7 @@ const KINDS: ['cards' | 'asks', string][] = [
 ];
 
 export default function NotificationsPage() {
-  const read = useApi<{ settings: Settings }>('/api/v1/notifications', 'inbox');
+  const read = useApi('/api/v1/notifications', {}, 'inbox');
   const action = useAction();
   const settings = read.data?.settings;
   return (
@@ -44,7 +38,7 @@ export default function NotificationsPage() {
             onSubmit={(event) => {
               event.preventDefault();
               const url = String(new FormData(event.currentTarget).get('webhook_url') ?? '').trim();
-              void action.run(() => patch('/api/v1/notifications', { webhook_url: url }));
+              void action.run(() => api.patch('/api/v1/notifications', { body: { webhook_url: url } }));
             }}
           >
             <label>
@@ -76,7 +70,7 @@ function KindToggle({ kind, label, on }: { kind: 'cards' | 'asks'; label: string
         onChange={(event) => {
           const wanted = event.currentTarget.checked;
           setChecked(wanted);
-          void action.run(() => patch('/api/v1/notifications', { [kind]: wanted })).then((saved) => {
+          void action.run(() => api.patch('/api/v1/notifications', { body: kind === 'cards' ? { cards: wanted } : { asks: wanted } })).then((saved) => {
             if (!saved) setChecked(!wanted);
           });
         }}
@@ -88,7 +82,7 @@ function KindToggle({ kind, label, on }: { kind: 'cards' | 'asks'; label: string
 }
 
 /** Web Push to this browser: subscribe through the service worker with the relay's VAPID key, or unsubscribe. */
-function ThisBrowser({ settings }: { settings: Settings }) {
+function ThisBrowser({ settings }: { settings: Schemas['NotificationSettings'] }) {
   const action = useAction();
   const supported = typeof navigator !== 'undefined' && 'serviceWorker' in navigator && typeof window !== 'undefined' && 'PushManager' in window;
   const [subscribed, setSubscribed] = useState<boolean | undefined>(undefined);
@@ -123,13 +117,14 @@ async function subscribe(vapidPublicKey: string): Promise<void> {
   const registration = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
   await navigator.serviceWorker.ready;
   const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: fromBase64Url(vapidPublicKey) });
-  await post('/api/v1/notifications/push-subscriptions', subscription.toJSON());
+  const { endpoint = '', keys = {} } = subscription.toJSON();
+  await api.post('/api/v1/notifications/push-subscriptions', { body: { endpoint, keys: { p256dh: keys['p256dh'] ?? '', auth: keys['auth'] ?? '' } } });
 }
 
 async function unsubscribe(): Promise<void> {
   const subscription = await (await navigator.serviceWorker.getRegistration('/'))?.pushManager.getSubscription();
   if (!subscription) return;
-  await request('DELETE', '/api/v1/notifications/push-subscriptions', { endpoint: subscription.endpoint });
+  await api.delete('/api/v1/notifications/push-subscriptions', { body: { endpoint: subscription.endpoint } });
   await subscription.unsubscribe();
 }
 

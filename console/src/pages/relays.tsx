@@ -1,21 +1,15 @@
 // Paired relays: make a pairing code, pair with a URL and code, set what each relay's agents may do, unpair;
 // "Accept prompts from other relays' agents". Changing any of it is for admins; everyone sees it.
 import { useState } from 'preact/hooks';
-import { del, patch, post, request, seg } from '../api.ts';
+import type { Schemas } from '@relay/user-api';
+import { api } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { useApi } from '../use-api.ts';
 
-interface Pairing {
-  name: string;
-  url: string;
-  level: string;
-  online: boolean;
-  version: string;
-}
 
-const LEVELS: [string, string][] = [
+const LEVELS: [Schemas['Pairing']['level'], string][] = [
   ['off', 'nothing'],
   ['read', 'read'],
   ['read_and_prompt', 'read and send prompts'],
@@ -23,10 +17,10 @@ const LEVELS: [string, string][] = [
 ];
 
 export function Relays({ admin }: { admin: boolean }) {
-  const pairings = useApi<{ pairings: Pairing[] }>('/api/v1/pairings', 'sessions');
-  const settings = useApi<{ accept_prompts: boolean }>('/api/v1/pairing-settings', 'sessions');
+  const pairings = useApi('/api/v1/pairings', {}, 'sessions');
+  const settings = useApi('/api/v1/pairing-settings', {}, 'sessions');
   const action = useAction();
-  const [code, setCode] = useState<{ code: string; expiresAt: string; url: string } | undefined>(undefined);
+  const [code, setCode] = useState<Schemas['PairingCode'] | undefined>(undefined);
   const [pair, setPair] = useState({ url: '', code: '' });
   return (
     <main id="main">
@@ -59,7 +53,7 @@ export function Relays({ admin }: { admin: boolean }) {
                 <td>
                   <label>
                     <span class="visually-hidden">What {relay.name}'s agents may do</span>
-                    <select value={relay.level} disabled={!admin || action.busy} onChange={(event) => action.run(() => patch(`/api/v1/pairings/${seg(relay.name)}`, { level: event.currentTarget.value }))}>
+                    <select value={relay.level} disabled={!admin || action.busy} onChange={(event) => action.run(() => api.patch('/api/v1/pairings/{name}', { path: { name: relay.name }, body: { level: event.currentTarget.value as Schemas['Pairing']['level'] } }))}>
                       {LEVELS.map(([value, label]) => (
                         <option key={value} value={value}>
                           {label}
@@ -70,7 +64,7 @@ export function Relays({ admin }: { admin: boolean }) {
                 </td>
                 <td>
                   {admin ? (
-                    <button type="button" disabled={action.busy} onClick={() => action.run(() => del(`/api/v1/pairings/${seg(relay.name)}`))}>
+                    <button type="button" disabled={action.busy} onClick={() => action.run(() => api.delete('/api/v1/pairings/{name}', { path: { name: relay.name } }))}>
                       Unpair
                     </button>
                   ) : null}
@@ -86,7 +80,7 @@ export function Relays({ admin }: { admin: boolean }) {
             type="checkbox"
             checked={settings.data.accept_prompts}
             disabled={!admin || action.busy}
-            onChange={(event) => action.run(() => request('PUT', '/api/v1/pairing-settings', { accept_prompts: event.currentTarget.checked }))}
+            onChange={(event) => action.run(() => api.put('/api/v1/pairing-settings', { body: { accept_prompts: event.currentTarget.checked } }))}
           />
           Accept prompts from other relays' agents
         </label>
@@ -95,7 +89,7 @@ export function Relays({ admin }: { admin: boolean }) {
         <div class="columns">
           <section aria-labelledby="code-head">
             <h2 id="code-head">Let another relay pair with this one</h2>
-            <button type="button" class="primary" disabled={action.busy} onClick={() => action.run(async () => setCode(await post('/api/v1/pairing-codes')))}>
+            <button type="button" class="primary" disabled={action.busy} onClick={() => action.run(async () => setCode(await api.post('/api/v1/pairing-codes')))}>
               Make a pairing code
             </button>
             {code ? (
@@ -109,7 +103,7 @@ export function Relays({ admin }: { admin: boolean }) {
             <form
               onSubmit={(event) => {
                 event.preventDefault();
-                void action.run(() => post('/api/v1/pairings', pair)).then((ok) => ok && setPair({ url: '', code: '' }));
+                void action.run(() => api.post('/api/v1/pairings', { body: pair })).then((ok) => ok && setPair({ url: '', code: '' }));
               }}
             >
               <label>

@@ -1,15 +1,14 @@
 // The ⏰ list: every schedule of yours, its next firing, whether it is held for approval, who set it; Cancel.
-import { del, seg } from '../api.ts';
+import { api, seg } from '../api.ts';
 import { AlarmIcon } from '../parts/alarm-icon.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { linkTo } from '../router.ts';
-import type { Schedule } from '../types.ts';
 import { useApi } from '../use-api.ts';
 
 export function Schedules() {
-  const list = useApi<{ schedules: Schedule[] }>('/api/v1/schedules', 'sessions');
+  const list = useApi('/api/v1/schedules', {}, 'sessions');
   const action = useAction();
   const active = (list.data?.schedules ?? []).filter((schedule) => !schedule.endedAt);
   return (
@@ -46,7 +45,7 @@ export function Schedules() {
                 <td>{schedule.heldForApproval ? `held for approval (${when(schedule.heldFireAt)})` : when(schedule.nextFireAt)}</td>
                 <td>{schedule.setBy ? schedule.setBy.title : 'the session itself'}</td>
                 <td>
-                  <button type="button" disabled={action.busy} onClick={() => action.run(() => del(`/api/v1/schedules/${seg(schedule.id)}`))}>
+                  <button type="button" disabled={action.busy} onClick={() => action.run(() => api.delete('/api/v1/schedules/{id}', { path: { id: schedule.id } }))}>
                     Cancel
                   </button>
                 </td>

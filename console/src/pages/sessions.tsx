@@ -1,12 +1,11 @@
 // The sessions list: title, provider and model, state and relay mode, group, the watched badge and "watching N",
 // last activity; active, archived or all; search by title; a new session with its first prompt.
 import { useState } from 'preact/hooks';
-import { post, seg } from '../api.ts';
+import { api, seg } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { ago, statusLabel, statusName, watchingLabel } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { linkTo, navigate } from '../router.ts';
-import type { SessionView } from '../types.ts';
 import { useApi } from '../use-api.ts';
 
 const SCOPES = ['active', 'archived', 'all'] as const;
@@ -14,7 +13,7 @@ const SCOPES = ['active', 'archived', 'all'] as const;
 export function Sessions() {
   const [scope, setScope] = useState<(typeof SCOPES)[number]>('active');
   const [search, setSearch] = useState('');
-  const list = useApi<{ sessions: SessionView[] }>(`/api/v1/sessions?scope=${scope}`, 'sessions');
+  const list = useApi('/api/v1/sessions', { query: { scope } }, 'sessions');
   const needle = search.trim().toLowerCase();
   const shown = (list.data?.sessions ?? []).filter((session) => needle === '' || session.title.toLowerCase().includes(needle));
   return (
@@ -101,10 +100,10 @@ function NewSession() {
       aria-label="New session"
       onSubmit={async (event) => {
         event.preventDefault();
-        const body = Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ''));
+        const body = { ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== '')), text: fields.text };
         let id = '';
         const ok = await action.run(async () => {
-          id = (await post<{ session: SessionView }>('/api/v1/sessions', body)).session.id;
+          id = (await api.post('/api/v1/sessions', { body })).session.id;
         });
         if (ok) navigate(`/sessions/${seg(id)}`);
       }}

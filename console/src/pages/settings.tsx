@@ -1,27 +1,23 @@
 // For admins: the relay's settings, and its users: add one (their token is shown once) or remove one. A member who
 // comes here is told it is for admins (parts/admins-only.tsx); the user API refuses their changes either way.
 import { useState } from 'preact/hooks';
-import { del, patch, post, seg } from '../api.ts';
+import type { ApiBody, Schemas } from '@relay/user-api';
+import { api } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { useApi } from '../use-api.ts';
 
-interface Settings {
-  agentSessionsEnabled: boolean;
-  maxWaitSeconds: number;
-  maxTurnMinutes: number;
-  taskQuietMinutes: number;
-}
+type SettingsChange = ApiBody<'/api/v1/settings', 'patch'>;
 
-const NUMBERS: [keyof Settings & string, string, string][] = [
+const NUMBERS: [keyof Schemas['RelaySettings'], Exclude<keyof SettingsChange, 'agent_sessions_enabled'>, string][] = [
   ['maxWaitSeconds', 'max_wait_seconds', 'Longest wait per tool call (seconds)'],
   ['maxTurnMinutes', 'max_turn_minutes', 'Longest turn (minutes)'],
   ['taskQuietMinutes', 'task_quiet_minutes', 'A task is quiet after (minutes without output)'],
 ];
 
 export function SettingsPage({ me }: { me: string }) {
-  const settings = useApi<{ settings: Settings }>('/api/v1/settings', 'sessions');
+  const settings = useApi('/api/v1/settings', {}, 'sessions');
   const action = useAction();
   const current = settings.data?.settings;
   return (
@@ -36,9 +32,9 @@ export function SettingsPage({ me }: { me: string }) {
           onSubmit={(event) => {
             event.preventDefault();
             const form = new FormData(event.currentTarget);
-            const body: Record<string, unknown> = { agent_sessions_enabled: form.get('agent_sessions_enabled') === 'on' };
+            const body: SettingsChange = { agent_sessions_enabled: form.get('agent_sessions_enabled') === 'on' };
             for (const [, field] of NUMBERS) body[field] = Number(form.get(field));
-            void action.run(() => patch('/api/v1/settings', body));
+            void action.run(() => api.patch('/api/v1/settings', { body }));
           }}
         >
           <label class="check">
@@ -61,18 +57,12 @@ export function SettingsPage({ me }: { me: string }) {
   );
 }
 
-interface User {
-  id: string;
-  name: string;
-  role: 'admin' | 'member';
-  createdAt: string;
-}
 
 function Users({ me }: { me: string }) {
-  const users = useApi<{ users: User[] }>('/api/v1/users', 'sessions');
+  const users = useApi('/api/v1/users', {}, 'sessions');
   const action = useAction();
   const [name, setName] = useState('');
-  const [role, setRole] = useState('member');
+  const [role, setRole] = useState<Schemas['User']['role']>('member');
   const [made, setMade] = useState<{ name: string; token: string } | undefined>(undefined);
   return (
     <section aria-labelledby="users-head">
@@ -100,7 +90,7 @@ function Users({ me }: { me: string }) {
                 {user.id === me ? (
                   <span class="muted small">you</span>
                 ) : (
-                  <button type="button" disabled={action.busy} onClick={() => confirm(`Remove ${user.name}? Their tokens stop working and their sessions are archived.`) && action.run(() => del(`/api/v1/users/${seg(user.id)}`))}>
+                  <button type="button" disabled={action.busy} onClick={() => confirm(`Remove ${user.name}? Their tokens stop working and their sessions are archived.`) && action.run(() => api.delete('/api/v1/users/{id}', { path: { id: user.id } }))}>
                     Remove
                   </button>
                 )}
@@ -115,7 +105,7 @@ function Users({ me }: { me: string }) {
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            const created = await post<{ user: { name: string }; token: string }>('/api/v1/users', { name: name.trim(), role });
+            const created = await api.post('/api/v1/users', { body: { name: name.trim(), role } });
             setMade({ name: created.user.name, token: created.token });
             setName('');
           });
@@ -127,7 +117,7 @@ function Users({ me }: { me: string }) {
         </label>
         <label>
           <span class="visually-hidden">Role</span>
-          <select value={role} onChange={(event) => setRole(event.currentTarget.value)}>
+          <select value={role} onChange={(event) => setRole(event.currentTarget.value as Schemas['User']['role'])}>
             <option value="member">member</option>
             <option value="admin">admin</option>
           </select>

@@ -1,7 +1,7 @@
 // Sign in with your user token (kept in .relay/credentials.json by `relay up`, made by `relay users token`), or by the
 // one-time link `relay up` prints (app.tsx); the gateway keeps the token in an HttpOnly cookie, so the page never holds it.
 import { useState } from 'preact/hooks';
-import { ApiError, post } from '../api.ts';
+import { ApiError, signIn } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { useTitle } from '../parts/use-title.ts';
 
@@ -25,7 +25,7 @@ export function SignIn({ onSignedIn, linkError }: { onSignedIn: () => void; link
           setBusy(true);
           setError(undefined);
           try {
-            await post('/console/v1/sign-in', { token: token.trim() });
+            await signIn({ token: token.trim() });
             setToken('');
             onSignedIn();
           } catch (caught) {

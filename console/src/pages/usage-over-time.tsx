@@ -2,27 +2,13 @@
 // are (GET /api/v1/usage/daily). Plain SVG: a column per day, drawn to one scale across the providers of a chart.
 // Each chart says what it shows in its accessible name (total, busiest day); each column's value is in its SVG title;
 // and the same numbers are a table below for reading without sight.
+import type { Schemas } from '@relay/user-api';
 import { useApi } from '../use-api.ts';
 
-interface Day {
-  day: string;
-  tokens: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  turns: number;
-}
+type ProviderSeries = Schemas['DailyUsage']['providers'][number];
+type Day = ProviderSeries['days'][number];
 
-interface ProviderSeries {
-  provider: string;
-  costTracked: boolean;
-  days: Day[];
-}
 
-interface DailyUsage {
-  days: string[];
-  providers: ProviderSeries[];
-}
 
 const DAYS = 30;
 
@@ -44,7 +30,7 @@ function shortDay(day: string): string {
 }
 
 export function UsageOverTime() {
-  const series = useApi<DailyUsage>(`/api/v1/usage/daily?days=${DAYS}`, 'sessions');
+  const series = useApi('/api/v1/usage/daily', { query: { days: DAYS } }, 'sessions');
   const data = series.data;
   if (data === undefined || data.providers.length === 0) return null;
   const priced = data.providers.filter((provider) => provider.costTracked);

@@ -4,25 +4,13 @@
 // Below them, usage over time: the last 30 days, day by day (usage-over-time.tsx).
 import { ErrorNote } from '../parts/error-note.tsx';
 import { when } from '../parts/format.ts';
+import type { Schemas } from '@relay/user-api';
 import { useApi } from '../use-api.ts';
 import { UsageOverTime } from './usage-over-time.tsx';
 
-interface Meter {
-  name: string;
-  used: number;
-  allowance: number | null;
-  remaining: number | null;
-  utilization: number | null;
-  resetsAt: string | null;
-}
+type ProviderUsage = Schemas['UsageReport']['providers'][number];
+type Meter = ProviderUsage['meters'][number];
 
-interface ProviderUsage {
-  provider: string;
-  status: string;
-  reason?: string;
-  meters: Meter[];
-  pausedUntil?: string;
-}
 
 const STATUS: Record<string, string> = { ok: 'tracked', limit_reached: 'at its limit', not_tracked: 'not tracked', not_set_up: 'not set up' };
 
@@ -42,7 +30,7 @@ function amountOf(meter: string, value: number): string {
 }
 
 export function Usage() {
-  const usage = useApi<{ providers: ProviderUsage[]; claudeUsageLimitPaused: boolean }>('/api/v1/usage', 'sessions');
+  const usage = useApi('/api/v1/usage', {}, 'sessions');
   // The providers whose use is tracked first, then those not tracked, then those not set up; each in the relay's order.
   const providers = [...(usage.data?.providers ?? [])].sort((a, b) => rank(a) - rank(b));
   const tracked = providers.filter((provider) => provider.meters.length > 0);

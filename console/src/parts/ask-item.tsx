@@ -1,16 +1,16 @@
 // An ask (a question an agent asked without blocking): its options, an answer, Dismiss.
 import { useState } from 'preact/hooks';
-import { post, seg } from '../api.ts';
+import type { ApiBody, Schemas } from '@relay/user-api';
+import { api, seg } from '../api.ts';
 import { linkTo } from '../router.ts';
-import type { Ask } from '../types.ts';
 import { ErrorNote } from './error-note.tsx';
 import { ago } from './format.ts';
 import { useAction } from './use-action.ts';
 
-export function AskItem({ ask, sessionTitle }: { ask: Ask; sessionTitle?: string }) {
+export function AskItem({ ask, sessionTitle }: { ask: Schemas['Ask']; sessionTitle?: string }) {
   const action = useAction();
   const [answer, setAnswer] = useState('');
-  const reply = (body: Record<string, unknown>) => action.run(() => post(`/api/v1/asks/${seg(ask.id)}`, body));
+  const reply = (body: ApiBody<'/api/v1/asks/{id}', 'post'>) => action.run(() => api.post('/api/v1/asks/{id}', { path: { id: ask.id }, body }));
   const headingId = `ask-${ask.id}`;
   return (
     <article class="card ask" aria-labelledby={headingId} data-ask={ask.id}>

@@ -1,16 +1,16 @@
 // An approval card (Allow / Deny) or a question card (its options, an answer, Dismiss), decided in place.
 import { useState } from 'preact/hooks';
-import { post, seg } from '../api.ts';
+import type { ApiBody, Schemas } from '@relay/user-api';
+import { api, seg } from '../api.ts';
 import { linkTo } from '../router.ts';
-import type { Card } from '../types.ts';
 import { ErrorNote } from './error-note.tsx';
 import { ago } from './format.ts';
 import { useAction } from './use-action.ts';
 
-export function CardItem({ card, sessionTitle }: { card: Card; sessionTitle?: string }) {
+export function CardItem({ card, sessionTitle }: { card: Schemas['Card']; sessionTitle?: string }) {
   const action = useAction();
   const [answer, setAnswer] = useState('');
-  const decide = (body: Record<string, unknown>) => action.run(() => post(`/api/v1/cards/${seg(card.id)}`, body));
+  const decide = (body: ApiBody<'/api/v1/cards/{id}', 'post'>) => action.run(() => api.post('/api/v1/cards/{id}', { path: { id: card.id }, body }));
   const headingId = `card-${card.id}`;
   return (
     <article class="card" aria-labelledby={headingId} data-card={card.id}>

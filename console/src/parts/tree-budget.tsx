@@ -2,22 +2,15 @@
 // relay and provider (the per-turn ledger's sums, with what paired relays reported), the budgets over it with their
 // meters, and the person's form to set or remove this conversation's own. Only the person sets one; agents narrow.
 import { useState } from 'preact/hooks';
-import { del, request, seg } from '../api.ts';
+import type { ApiBody, Schemas } from '@relay/user-api';
+import { api, seg } from '../api.ts';
 import { linkTo } from '../router.ts';
 import { useApi } from '../use-api.ts';
 import { ErrorNote } from './error-note.tsx';
 import { useAction } from './use-action.ts';
 
-type Limits = { costUsd: number | null; tokens: number | null; minutes: number | null; sessions: number | null };
-type Spent = { turns: number; inputTokens: number; outputTokens: number; costUsd: number };
+type Limits = Required<ApiBody<'/api/v1/sessions/{id}/budget', 'put'>>;
 
-interface TreeUsage {
-  session: string;
-  rows: (Spent & { session: string; relay: string; provider: string })[];
-  totals: Spent;
-  sessionsStarted: number;
-  budgets: { session: string; setBy: string; state: string; level: string; limits: Limits; meters: { name: string; used: number; limit: number; utilization: number }[] }[];
-}
 
 const FIELDS: { key: keyof Limits; label: string; step: string }[] = [
   { key: 'costUsd', label: 'US$', step: '0.01' },
@@ -29,7 +22,7 @@ const FIELDS: { key: keyof Limits; label: string; step: string }[] = [
 const usd = (value: number) => `$${value.toFixed(2)}`;
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 
-function meterWords(meter: { name: string; used: number; limit: number; utilization: number }): string {
+function meterWords(meter: Schemas['TreeUsage']['budgets'][number]['meters'][number]): string {
   const amount = meter.name === 'cost_usd' ? usd : count;
   const name = meter.name === 'cost_usd' ? '' : ` ${meter.name}`;
   return `${amount(meter.used)} of ${amount(meter.limit)}${name} (${Math.round(meter.utilization * 100)} %)`;
@@ -37,7 +30,7 @@ function meterWords(meter: { name: string; used: number; limit: number; utilizat
 
 /** The Budget chip of a conversation: the tree's spend and budgets, and the form for this conversation's budget. */
 export function TreeBudget({ sessionId }: { sessionId: string }) {
-  const usage = useApi<TreeUsage>(`/api/v1/sessions/${seg(sessionId)}/tree-usage`, ['session', 'inbox']);
+  const usage = useApi('/api/v1/sessions/{id}/tree-usage', { path: { id: sessionId } }, ['session', 'inbox']);
   const own = usage.data?.budgets.find((budget) => budget.session === sessionId);
   const [draft, setDraft] = useState<Partial<Record<keyof Limits, string>>>({});
   const action = useAction();
@@ -48,9 +41,9 @@ export function TreeBudget({ sessionId }: { sessionId: string }) {
     ? `Budget: ${nearest.meters.map(meterWords).join(', ')}${nearest.state === 'active' ? '' : ` · ${nearest.state}`}`
     : `Tree spent ${usd(tree.totals.costUsd)} · no budget`;
   const value = (key: keyof Limits) => draft[key] ?? (own?.limits[key] === null || own === undefined ? '' : String(own.limits[key]));
-  const limits = () => Object.fromEntries(FIELDS.map(({ key }) => [key, value(key).trim() === '' ? null : Number(value(key))]));
-  const set = () => action.run(async () => request('PUT', `/api/v1/sessions/${seg(sessionId)}/budget`, limits())).then((done) => done && setDraft({}));
-  const remove = () => action.run(() => del(`/api/v1/sessions/${seg(sessionId)}/budget`)).then((done) => done && setDraft({}));
+  const limits = (): Limits => Object.fromEntries(FIELDS.map(({ key }) => [key, value(key).trim() === '' ? null : Number(value(key))])) as Limits;
+  const set = () => action.run(() => api.put('/api/v1/sessions/{id}/budget', { path: { id: sessionId }, body: limits() })).then((done) => done && setDraft({}));
+  const remove = () => action.run(() => api.delete('/api/v1/sessions/{id}/budget', { path: { id: sessionId } })).then((done) => done && setDraft({}));
   return (
     <details class="chip budget" data-budget>
       <summary>{summary}</summary>
