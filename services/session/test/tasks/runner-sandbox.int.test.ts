@@ -11,12 +11,16 @@ import { fileURLToPath } from 'node:url';
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { AppError } from '@relay/errors';
 import { callStream, checkHealth, createClient, grpcAuth } from '@relay/rpc';
-import { createTestCa, freePort, startServiceProcess, type CertificateFiles, type ServiceProcess, type TestCa } from '@relay/testing';
+import { createTestCa, createTestDatabase, freePort, startServiceProcess, type CertificateFiles, type ServiceProcess, type TestCa } from '@relay/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { ManualClock } from '@relay/clock';
 import { createLogger } from '@relay/telemetry';
 import { RunnerSandbox } from '../../src/adapters/runner/runner-sandbox.ts';
+import { prismaSandboxUids } from '../../src/adapters/store/prisma-sandbox-users.ts';
+import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { ClaudeProvider } from '../../src/adapters/providers/claude/claude-provider.ts';
 import { findClaudeExecutable } from '../../src/adapters/providers/claude/claude-executable.ts';
 
@@ -254,6 +258,66 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
       }
     } finally {
       bobCli.kill();
+    }
+  });
+
+  it('keeps one session\'s commands out of another session\'s folder of the same user, and lets two sessions the user gave one folder share it', async () => {
+    // The uids as the session service gives them: one per user and folder (sandbox_folders), in a database of its own.
+    const database = await createTestDatabase({ migrationsDir: fileURLToPath(new URL('../../prisma/migrations', import.meta.url)) });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(new pg.Pool({ connectionString: database.url }), { disposeExternalPool: true }) });
+    const one = join(workspace, 'carol', 'one');
+    const two = join(workspace, 'carol', 'two');
+    mkdirSync(one, { recursive: true });
+    mkdirSync(two);
+    let cli: ReturnType<RunnerSandbox['spawn']> | undefined;
+    try {
+      // Past the uids the other tests here give by hand.
+      await prisma.$executeRaw`SELECT setval('users_sandbox_uid_seq', 200000)`;
+      const at = new Date('2026-12-07T12:00:00.000Z');
+      for (const id of ['carol', 'dave']) await prisma.user.create({ data: { id, name: id, createdAt: at } });
+      const sessions = { 'carol-1': ['carol', one], 'carol-2': ['carol', two], 'carol-3': ['carol', one], 'dave-1': ['dave', one] } as const;
+      for (const [id, [userId, cwd]] of Object.entries(sessions)) {
+        await prisma.session.create({ data: { id, userId, cwd, title: id, provider: 'script', model: 'script', origin: 'hosted', state: 'idle', createdAt: at, lastActivityAt: at } });
+      }
+      const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), prismaSandboxUids(prisma));
+      const first = await run(sandbox, one, ['sh', '-c', 'echo carol-one-secret > secret.txt'], undefined, 'carol-1');
+      expect(first.ended.exitCode).toBe(0);
+      cli = sandbox.spawn({ sessionId: 'carol-1', folder: one, argv: ['sh', '-c', 'echo $$ > cli.pid; exec cat'], env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-carol-one' } });
+      await until(() => existsSync(join(one, 'cli.pid')));
+      const cliPid = readFileSync(join(one, 'cli.pid'), 'utf8').trim();
+
+      // Session 2, the same user in another folder: its own uid, and session 1's folder and processes out of reach.
+      const tries = [`cat ${one}/secret.txt && echo READ-SECRET`, `ls ${one} && echo LISTED`, `echo planted > ${one}/planted && echo WROTE`, `cat /proc/${cliPid}/environ && echo READ-ENV`, `kill -9 ${cliPid} && echo KILLED`];
+      const second = await run(sandbox, two, ['sh', '-c', `id -u; ${tries.map((line) => `(${line}) 2>&1`).join('; ')}`], undefined, 'carol-2');
+      expect(second.output).toMatch(/Permission denied|Operation not permitted/);
+      for (const done of ['READ-SECRET', 'carol-one-secret', 'LISTED', 'WROTE', 'READ-ENV', 'sk-carol-one', 'KILLED']) expect(second.output).not.toContain(done);
+      expect(existsSync(join(one, 'planted'))).toBe(false);
+      expect(alive(Number(cliPid))).toBe(true);
+      // Nor may it run a command in session 1's folder.
+      const intruder = sandbox.start({ sessionId: 'carol-2', folder: one, argv: ['sh', '-c', 'touch by-session-2'], env: {}, onOutput: () => undefined });
+      await expect(intruder.started).rejects.toThrow(/belongs to another user's commands/);
+      expect(existsSync(join(one, 'by-session-2'))).toBe(false);
+
+      // Session 3, given the same folder as session 1 (shared): it reads and writes there, and session 1 reads back.
+      const third = await run(sandbox, one, ['sh', '-c', 'cat secret.txt && echo from-three > three.txt'], undefined, 'carol-3');
+      expect(third.output).toBe('carol-one-secret\n');
+      expect((await run(sandbox, one, ['cat', 'three.txt'], undefined, 'carol-1')).output).toBe('from-three\n');
+      // Another user's session in that folder is refused, by the folder's owner on the runner.
+      const dave = sandbox.start({ sessionId: 'dave-1', folder: one, argv: ['sh', '-c', 'touch by-dave'], env: {}, onOutput: () => undefined });
+      await expect(dave.started).rejects.toThrow(/belongs to another user's commands/);
+      expect(existsSync(join(one, 'by-dave'))).toBe(false);
+
+      // Each folder its own sandbox user's and the session service's group's (so it reaches both).
+      const owners = [statSync(one), statSync(two)];
+      expect(owners[0]!.uid).not.toBe(owners[1]!.uid);
+      expect(second.output.split('\n')[0]).toBe(String(owners[1]!.uid));
+      for (const folder of owners) expect([folder.gid, folder.mode & 0o7777]).toEqual([SESSION_GID, 0o2770]);
+      expect(owners.every((folder) => folder.uid > 200_000)).toBe(true);
+      expect(statSync(join(one, 'three.txt')).uid).toBe(owners[0]!.uid);
+    } finally {
+      cli?.kill();
+      await prisma.$disconnect();
+      await database.drop();
     }
   });
 
