@@ -87,7 +87,9 @@ await startService({
       store: taskStore,
       clock,
       logger,
-      host: hostname(),
+      // The machine and this replica's port: `relay up --replicas` runs several on one machine, and a replica that
+      // starts fails only the tasks its own predecessor left (recover()), never a running sibling's.
+      host: `${hostname()}:${config.GRPC_PORT}`,
       runnerId: `tasks-${randomUUID()}`,
       env: commandEnv(),
       allowedRoots,

@@ -35,6 +35,7 @@ export interface BackgroundTasksOptions {
   store: RunningTaskStore;
   clock: Clock;
   logger: Logger;
+  /** Where this process runs commands (a machine, and the replica's slot on it): what recover() looks at. */
   host: string;
   /** This process's runner id: tasks of another id on this host are orphans. */
   runnerId: string;
