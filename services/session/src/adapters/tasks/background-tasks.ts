@@ -6,7 +6,7 @@
  * none of the service's secrets, its output (stdout and stderr) kept in
  * PostgreSQL as it comes (TaskOutputLog), its start and end recorded with their events. A task keeps running
  * after the turn that started it ends. Its runner holds a lease on it (relay time); when the runner dies, any
- * replica's sweep fails it once the lease has run out, and a restart on the same host fails it at once
+ * replica's sweep fails it once the lease has run out, and a restart on the same host and port fails it at once
  * (recover()). The output stays readable from any replica for an hour after the end, then the sweep removes it.
  * A provider's sub-agents are tracked here too (track()): tasks of type local_agent with no process or output of
  * the relay's, held by the same lease, so a dead replica's sub-agents are failed like its commands.
