@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.ts';
 import { GRPC_SERVICE_NAMES, MAX_REPLICAS, type GrpcServiceName, type Replicas } from './service-plan.ts';
-import type { ApiBody, Schemas } from '@relay/user-api';
+import type { ApiBody, ApiOptions, Schemas } from '@relay/user-api';
 import type { BudgetSetting } from './gateway-api.ts';
 
-export type SessionScope = 'active' | 'archived' | 'all';
+/** Which sessions GET /api/v1/sessions lists. */
+export type SessionScope = NonNullable<NonNullable<ApiOptions<'/api/v1/sessions', 'get'>['query']>['scope']>;
 
 export type RelayMode = 'agent' | 'ask' | 'plan';
 
