@@ -28,6 +28,8 @@ export const ERROR_KINDS = {
   REMOTE_RELAY_LOOP_GUARD: 'permission_denied',
   // This relay's extension: a budget over the caller's delegation tree holds it (docs/adr/0039-tree-budgets.md).
   REMOTE_RELAY_BUDGET_REACHED: 'resource_exhausted',
+  // This relay's extension: the caller's user has as many calls at work and waiting as the gateway allows one user.
+  REMOTE_RELAY_CALL_LIMIT: 'resource_exhausted',
   // The agent named a model or group the relay does not offer: a wrong argument, answered with the ones it has.
   REMOTE_RELAY_UNKNOWN_MODEL: 'invalid_argument',
   REMOTE_RELAY_UNKNOWN_GROUP: 'invalid_argument',

@@ -41,6 +41,14 @@ const schema = z
     /** Wrong pairing codes one client address may try per minute before it must wait. */
     RELAY_PAIRING_TRIES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     /**
+     * Fair shares (docs/relay-tool.md): the calls of one user that work without waiting (relay_tool's reads, the user
+     * API's requests) at work at once on this gateway, those waiting their turn (one more is refused with
+     * REMOTE_RELAY_CALL_LIMIT), and the calls of all users at work at once.
+     */
+    RELAY_CALLS_PER_USER: z.coerce.number().int().min(1).default(4),
+    RELAY_CALLS_QUEUED_PER_USER: z.coerce.number().int().min(0).default(64),
+    RELAY_CALLS_AT_WORK: z.coerce.number().int().min(1).default(16),
+    /**
      * How long (seconds, real time as its client counts) an external session's relay_tool call may hold its response: its client drops
      * a call held longer (about 60 s for Claude Desktop, Claude Code and the Inspector), so it answers by then with
      * what still waits (the card, the message) for its next call or `wait`.

@@ -43,6 +43,9 @@ const app = buildApp({
     trustedProxies: config.RELAY_TRUSTED_PROXIES,
     authFailuresPerMinute: config.RELAY_AUTH_FAILURES_PER_MINUTE,
     pairingTriesPerMinute: config.RELAY_PAIRING_TRIES_PER_MINUTE,
+    callsPerUser: config.RELAY_CALLS_PER_USER,
+    callsQueuedPerUser: config.RELAY_CALLS_QUEUED_PER_USER,
+    callsAtWork: config.RELAY_CALLS_AT_WORK,
   },
 });
 

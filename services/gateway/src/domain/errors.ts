@@ -27,6 +27,8 @@ const TOOL_CODES = [
   'REMOTE_RELAY_LOOP_GUARD',
   // This relay's extension: a budget over the caller's delegation tree holds the call.
   'REMOTE_RELAY_BUDGET_REACHED',
+  // This relay's extension: the caller's user has as many calls at work and waiting as the gateway allows (fair-calls.ts).
+  'REMOTE_RELAY_CALL_LIMIT',
   'REMOTE_RELAY_UNKNOWN_MODEL',
   'REMOTE_RELAY_UNKNOWN_GROUP',
   'REMOTE_RELAY_PROVIDER_UNAVAILABLE',

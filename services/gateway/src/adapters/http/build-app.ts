@@ -12,6 +12,7 @@ import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerBudgetRoutes } from './routes/budgets.ts';
 import { registerConsoleRoutes } from './console/console-routes.ts';
 import { DEFAULT_FAILURE_LIMITS, registerFailureLimits, type FailureLimitSettings } from './failure-limits.ts';
+import { DEFAULT_FAIR_CALLS, registerFairCalls, type FairCallSettings } from './fair-calls.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerInputGuard } from './input-guard.ts';
 import { registerMcpRoutes, sendJsonRpcError } from './mcp-routes.ts';
@@ -47,8 +48,8 @@ export interface AppDeps extends Owners {
   oauthInsecureClientIds?: boolean;
 }
 
-/** How the gateway's edges refuse abuse (config.ts names the variables). */
-export interface EdgeSettings extends FailureLimitSettings {
+/** How the gateway's edges refuse abuse and share its work (config.ts names the variables). */
+export interface EdgeSettings extends FailureLimitSettings, FairCallSettings {
   /** Further hosts /mcp answers under (RELAY_ALLOWED_HOSTS). */
   allowedHosts: string[];
   /** The address the gateway listens on (HOST); allowed as a host unless it is every interface. */
@@ -61,7 +62,7 @@ export interface EdgeSettings extends FailureLimitSettings {
 export function buildApp(deps: AppDeps): FastifyInstance {
   // Typed as Fastify's base logger so route modules take a plain FastifyInstance.
   const loggerInstance: FastifyBaseLogger = deps.logger;
-  const edges = { ...DEFAULT_FAILURE_LIMITS, allowedHosts: [], ...deps.edges };
+  const edges = { ...DEFAULT_FAILURE_LIMITS, ...DEFAULT_FAIR_CALLS, allowedHosts: [], ...deps.edges };
   const app = Fastify({
     loggerInstance,
     ...(edges.trustedProxies ? { trustProxy: edges.trustedProxies } : {}),
@@ -96,6 +97,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     done();
   });
   registerFailureLimits(app, edges);
+  registerFairCalls(app, deps.relayName, edges);
   registerInputGuard(app);
   // The routes come once the OpenAPI collector is in place (it sees each route as it is added).
   registerOpenApi(app);

@@ -75,6 +75,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     }
 
     const mcpCaller: McpCaller = { userId: caller.userId, sessionId: caller.sessionId, ...(caller.external ? { external: true } : {}) };
+    if (!(await request.server.fairCalls.admit(request, reply, mcpCaller))) return reply;
     const read = immediateReadOf(request.headers, request.body, deps.relayName);
     if (read !== undefined) return answerAtOnce(read, mcpCaller, deps, reply);
     // The MCP SDK answers params its schemas refuse with a bare schema dump: say what is wrong first.

@@ -72,7 +72,7 @@ export async function callerOf(deps: UserApiDeps, request: FastifyRequest, reply
     sendError(reply, 403, 'REMOTE_RELAY_FORBIDDEN', "This is a session's token; the user API takes a user's own token.");
     return undefined;
   }
-  return outcome.caller;
+  return (await request.server.fairCalls.admit(request, reply, outcome.caller)) ? outcome.caller : undefined;
 }
 
 // An owner's catalogued refusal reaches the user with its code and message; anything else is hidden.
