@@ -27,6 +27,7 @@ export {
 } from './grpc-error.ts';
 export { HealthStatuses } from './health.ts';
 export { MAX_MESSAGE_BYTES } from './message-limits.ts';
+export { DRY_RUN_HEADER, PROVENANCE_HEADERS, VERSION_HEADER } from './relay-link-headers.ts';
 export { promiseClient, type PromiseClient, type PromiseClientOptions } from './promise-client.ts';
 export { serveStream, type StreamHandler, type StreamHandlers } from './serve-stream.ts';
 export { serveUnary, type UnaryHandler, type UnaryHandlers } from './serve-unary.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PROVENANCE_HEADERS, provenanceHeaders } from '../src/adapters/http/relay-client.ts';
+import { PROVENANCE_HEADERS } from '@relay/rpc';
+import { provenanceHeaders } from '../src/adapters/http/relay-client.ts';
 
 const provenance = { originRelay: 'desk', originSessionId: 's1', originSessionTitle: 'Lead · ünïcode', model: 'script-1', hops: 2 };
 

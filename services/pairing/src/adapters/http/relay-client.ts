@@ -7,27 +7,11 @@
  */
 import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AppError } from '@relay/errors';
-import { MAX_MESSAGE_BYTES } from '@relay/rpc';
+import { DRY_RUN_HEADER, MAX_MESSAGE_BYTES, PROVENANCE_HEADERS, VERSION_HEADER } from '@relay/rpc';
 import { tracer } from '@relay/telemetry';
 import { auth, offline } from '../../domain/errors.ts';
 import type { PairAnswer, Provenance, RelayLink } from '../../app/ports.ts';
 
-/** The headers that carry a prompt's provenance from relay to relay (decisions.md, Across relays). */
-export const PROVENANCE_HEADERS = {
-  originRelay: 'x-relay-origin',
-  originSessionId: 'x-relay-session-id',
-  originSessionTitle: 'x-relay-session-title',
-  model: 'x-relay-model',
-  hops: 'x-relay-hops',
-  /** The relays the prompt came through, oldest first: percent-encoded names joined by commas. */
-  viaRelays: 'x-relay-via',
-} as const;
-
-/** The header a relay answers its version in. */
-export const VERSION_HEADER = 'x-relay-version';
-
-/** Set on a forwarded call that the other relay only checks (before a card is shown on the calling relay). */
-const DRY_RUN_HEADER = 'x-relay-dry-run';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 

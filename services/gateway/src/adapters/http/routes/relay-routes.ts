@@ -9,20 +9,10 @@ import { z } from 'zod';
 import { authenticateRelay, sendRelayAuthRefusal } from '../authenticate-relay.ts';
 import { callOwner, sendError, sendInvalid } from '../user-api.ts';
 import type { Provenance } from '@relay/proto/relay/session/v1/session';
+import { DRY_RUN_HEADER, PROVENANCE_HEADERS, VERSION_HEADER } from '@relay/rpc';
 import { chainThrough } from '../../../domain/provenance.ts';
 import { serveRelayCall, type RelayCallDeps } from '../../../app/relay-tool/serve-relay-call.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
-
-/** The headers that carry a forwarded prompt's provenance (the pairing service's RelayClient sends them). */
-export const PROVENANCE_HEADERS = {
-  originRelay: 'x-relay-origin',
-  originSessionId: 'x-relay-session-id',
-  originSessionTitle: 'x-relay-session-title',
-  model: 'x-relay-model',
-  hops: 'x-relay-hops',
-  /** The relays the prompt came through, oldest first: percent-encoded names joined by commas. */
-  viaRelays: 'x-relay-via',
-} as const;
 
 export type RelayRouteDeps = RelayCallDeps;
 
@@ -45,7 +35,7 @@ const ToolBody = z.object(
 /** Registers /relay/v1/pair, /relay/v1/hello and /relay/v1/tool on `app`. */
 export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps): void {
   app.addHook('onSend', async (request, reply) => {
-    if (request.url.startsWith('/relay/v1/')) reply.header('x-relay-version', RELAY_VERSION);
+    if (request.url.startsWith('/relay/v1/')) reply.header(VERSION_HEADER, RELAY_VERSION);
   });
 
   // Pairing codes are short enough to guess at: a client's wrong codes are counted, and past the limit it waits.
@@ -79,7 +69,7 @@ export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps):
     const body = ToolBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
     const provenance = provenanceOf(request, auth.caller.relayName);
-    const dryRun = request.headers['x-relay-dry-run'] === '1';
+    const dryRun = request.headers[DRY_RUN_HEADER] === '1';
     const gone = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) gone.abort();
