@@ -6,6 +6,7 @@
 import { ERROR_KINDS, type ErrorCode } from './catalogue.ts';
 
 export { ERROR_KINDS, isErrorCode, type ErrorCode } from './catalogue.ts';
+export { MAX_SESSIONS_AT_WORK } from './limits.ts';
 
 /** gRPC's vocabulary for what went wrong, independent of any transport. */
 export type ErrorKind =

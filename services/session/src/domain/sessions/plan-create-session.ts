@@ -1,3 +1,4 @@
+import { MAX_SESSIONS_AT_WORK } from '@relay/errors';
 import { checkModel } from '../catalogue/check-model.ts';
 import { CLOUD_PROVIDER, DEFAULT_PROVIDER, findProvider, type ProviderInfo } from '../catalogue/provider-catalogue.ts';
 import type { GroupInfo } from '../groups/group.ts';
@@ -8,9 +9,6 @@ import { activeLimit, invalidInput, nesting, unsupported } from '../errors.ts';
 import { findNamedGroup, GROUP_ID_PREFIX } from '../groups/groups.ts';
 import { checkFolder, isInsideAny, normaliseFolder } from './folders.ts';
 import { checkEffort, checkMode, checkTitle, nothingDone, requireAvailable, titleFromText } from './session-settings.ts';
-
-/** Sessions one conversation's agent started that may be at work at once (decisions.md, Limits). */
-export const MAX_SESSIONS_AT_WORK = 4;
 
 /** The provider create_session never starts: an OpenAI Image chat. */
 const IMAGE_PROVIDER = 'openai-image';

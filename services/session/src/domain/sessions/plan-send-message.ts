@@ -3,7 +3,7 @@ import { CLAUDE_BILLINGS, EXTERNAL_PROVIDER, findProvider, type ProviderInfo } f
 import type { Provenance } from './conversation.ts';
 import type { Session, SessionChanges } from './session.ts';
 import { activeLimit, archived, forbidden, invalidInput, notFound, providerUnavailable, unsupported } from '../errors.ts';
-import { MAX_SESSIONS_AT_WORK } from './plan-create-session.ts';
+import { MAX_SESSIONS_AT_WORK } from '@relay/errors';
 import { checkEffort, checkMode, nothingDone, requireAvailable } from './session-settings.ts';
 
 /** A send as the gateway passes it (or a user's message when callerSessionId is ''); '' means "not given". */

@@ -7,7 +7,7 @@ import { RELAY_VERSION } from '../../../domain/version.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
-import { MAX_ACTIVE_SESSIONS } from '../../../domain/limits.ts';
+import { MAX_SESSIONS_AT_WORK } from '@relay/errors';
 import { count, success, type Success } from '../../../domain/result.ts';
 import { agentLevelName } from '../../views/pairing-view.ts';
 import { getConversation } from '../../session-reads.ts';
@@ -40,6 +40,6 @@ async function runListRelays(_args: ToolArguments, { caller, relayName, settings
   return success(`list_relays: ${count(relays.length, 'relay')}, ${open} unlocked`, {
     self: { name: relayName },
     relays,
-    limits: { maxWaitSeconds: settings.maxWaitSeconds, maxActiveSessions: MAX_ACTIVE_SESSIONS },
+    limits: { maxWaitSeconds: settings.maxWaitSeconds, maxActiveSessions: MAX_SESSIONS_AT_WORK },
   });
 }
