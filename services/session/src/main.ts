@@ -104,7 +104,6 @@ await startService({
       configuredProviders(config, {
         cards: new GrpcQuestionCards(questions),
         tasks: backgroundTasks,
-        sandbox,
         cli: runnerSandbox ?? sandbox,
         history: prismaConversationHistory(prisma),
         usage: usageLedger,

@@ -14,7 +14,6 @@ const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
 const ports: ProviderPorts = {
   cards: { raise: async () => 'card', awaitAnswer: async () => '', cancel: async () => undefined },
   tasks: { refusal: () => undefined, where: () => 'a sandbox', start: async () => ({ id: 't', status: 'running', description: '' }), track: async () => ({ id: 't' }), progress: async () => {}, end: async () => {} },
-  sandbox: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, wrap: () => { throw new Error('not spawned in this test'); } },
   cli: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, spawn: () => { throw new Error('not spawned in this test'); } },
   history: async () => [],
   usage: { record: async () => undefined, totalsSince: async () => [], pause: async () => undefined, pausesAt: async () => [] },

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,9 @@ import { prismaSandboxUids } from '../../src/adapters/store/prisma-sandbox-users
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { ClaudeProvider } from '../../src/adapters/providers/claude/claude-provider.ts';
 import { findClaudeExecutable } from '../../src/adapters/providers/claude/claude-executable.ts';
+import { CopilotProvider } from '../../src/adapters/providers/copilot/copilot-provider.ts';
+import { findCopilotRuntime } from '../../src/adapters/providers/copilot/copilot-definition.ts';
+import { chunk, DONE, startFakeOpenAiApi, usageChunk } from '../../../../test/harness/fake-openai-api.ts';
 
 const RUNNER_DIR = fileURLToPath(new URL('../../../runner/', import.meta.url));
 /** The session service's group (RUNNER_SESSION_GID): a taken folder is its user's and this group's. */
@@ -423,6 +426,75 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
       await new Promise((resolve) => api.close(resolve));
     }
   }, 60_000);
+
+  it('runs a Copilot turn whose runtime (the real one, through the provider\'s bridge) lives on the runner as the session\'s user, its command too', async () => {
+    const runtime = findCopilotRuntime(undefined);
+    expect(runtime.reason).toBe('');
+    // The uid of each copilot-runtime process in alice's folder while the model is asked: the runtime asking is one.
+    const runtimeUids = () =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .flatMap((pid) => {
+          try {
+            if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('/copilot-runtime') || readlinkSync(`/proc/${pid}/cwd`) !== project) return [];
+            return [Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1])];
+          } catch {
+            return [];
+          }
+        });
+    const seen: number[][] = [];
+    // The model: asks for run_command once, then says what it returned.
+    const api = await startFakeOpenAiApi({
+      models: ['gpt-5.4'],
+      answer: (body) => {
+        seen.push(runtimeUids());
+        const last = body.messages.at(-1);
+        if (last.role !== 'tool') {
+          const call = { name: 'run_command', arguments: JSON.stringify({ command: 'id -u; touch by-copilot' }) };
+          return [chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: call }] }), chunk({}, 'tool_calls'), usageChunk(50, 5), DONE];
+        }
+        const said = typeof last.content === 'string' ? last.content : last.content.map((part: { text?: string }) => part.text ?? '').join('');
+        return [chunk({ role: 'assistant', content: `the tool said: ${said.trim()}` }), chunk({}, 'stop'), usageChunk(50, 5), DONE];
+      },
+    });
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const spawned: string[][] = [];
+    const cards: string[] = [];
+    const provider = new CopilotProvider({
+      token: undefined,
+      byok: { baseUrl: api.url, apiKey: 'copilot-byok-alice' },
+      runtime,
+      models: ['gpt-5.4'],
+      gatewayUrl: 'http://127.0.0.1:9',
+      cards: { raise: async (card) => (cards.push(card.kind), 'card'), awaitAnswer: async () => 'Allow', cancel: async () => undefined },
+      sandbox: { unavailable: undefined, where: (folder) => sandbox.where(folder), spawn: (input) => (spawned.push([...input.argv]), sandbox.spawn(input)) },
+      history: async () => [],
+      usage: { record: async () => {} },
+      runtimeEnv: { PATH: '/usr/bin:/bin' },
+      commandEnv: { PATH: '/usr/bin:/bin' },
+      logger: createLogger({ name: 'copilot-on-runner', level: 'silent' }),
+    });
+    try {
+      const session = { id: 'alice-session', userId: 'alice', title: 'On the runner', provider: 'copilot', model: 'gpt-5.4', effort: '', mode: 'agent' as const, cwd: project };
+      const reply = await provider.startTurn({ session, message: { id: 'm-1', text: 'Who are you?' }, token: 'rly_s_t', signal: new AbortController().signal, clock: new ManualClock('2026-12-07T12:00:00.000Z'), emit: async () => {} });
+      // The command ran on the runner, as alice's sandbox user, after the owner's Allow.
+      expect(reply.text).toBe('the tool said: exit 0\n100001');
+      expect(cards).toEqual(['approval']);
+      expect(statSync(join(project, 'by-copilot')).uid).toBe(100_001);
+      // The runtime that asked the model ran there as alice's sandbox user, its state in her private home.
+      expect(seen).toEqual([[100_001], [100_001]]);
+      // Both through the one port: the runtime (the SDK's arguments after its program), then the command.
+      expect(spawned).toHaveLength(2);
+      expect(spawned[0]).toContain(runtime.path);
+      expect(spawned[1]).toEqual(['sh', '-c', 'id -u; touch by-copilot']);
+      expect(statSync(join(homes, '100001', '.copilot')).uid).toBe(100_001);
+      expect(api.requests.map((request) => request.authorization)).toEqual(['Bearer copilot-byok-alice', 'Bearer copilot-byok-alice']);
+    } finally {
+      await api.close();
+    }
+    // Nothing of it outlives the turn.
+    await until(() => runtimeUids().length === 0);
+  }, 90_000);
 
   it('refuses a caller whose certificate does not name session, and one with no client certificate', async () => {
     const gateway = clientAs('gateway', ca.issue('gateway', ['gateway']));

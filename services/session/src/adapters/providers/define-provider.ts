@@ -12,7 +12,6 @@ import type { ProviderFamily } from '../../domain/catalogue/provider-catalogue.t
 import type { UsageLedger } from '../../app/usage/ports.ts';
 import type { BackgroundTaskStarter } from '../../app/tasks/background-task-starter.ts';
 import type { CliSandbox } from '../../app/tasks/cli-sandbox.ts';
-import type { CommandSandbox } from '../../app/tasks/command-sandbox.ts';
 import type { ClaudeSessionStates } from '../../app/turns/claude-session-states.ts';
 import type { ConversationHistory, Provider } from '../../app/turns/provider.ts';
 import type { QuestionCards } from '../../app/turns/question-cards.ts';
@@ -53,9 +52,7 @@ export interface ProviderPorts {
   cards: QuestionCards;
   /** Background shell tasks, and (for Claude Code) sub-agents kept as tasks. */
   tasks: BackgroundTaskStarter & SubagentTaskLog;
-  /** Where ACP agents' and Copilot's commands run (bubblewrap on one machine). */
-  sandbox: CommandSandbox;
-  /** Where Claude Code's process runs: bubblewrap on one machine, the command runner on Kubernetes. */
+  /** Where agents' CLIs and the commands they ask for run: bubblewrap on one machine, the command runner on Kubernetes. */
   cli: CliSandbox;
   history: ConversationHistory;
   usage: UsageLedger;

@@ -12,7 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { RELAY_STATE_FOLDER } from '../../domain/sessions/folders.ts';
-import { noSandboxRefusal, type CommandSandbox, type SandboxedProcess } from '../../app/tasks/command-sandbox.ts';
+import { noSandboxRefusal, type SandboxedProcess } from '../../app/tasks/command-sandbox.ts';
 import type { CliSandbox, SandboxedCli } from '../../app/tasks/cli-sandbox.ts';
 import type { SandboxedCommand, TaskSandbox } from '../../app/tasks/task-sandbox.ts';
 
@@ -55,7 +55,7 @@ export function bubblewrapSandbox(options: BubblewrapOptions): BubblewrapSandbox
   return sandbox;
 }
 
-export class BubblewrapSandbox implements CommandSandbox, TaskSandbox, CliSandbox {
+export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
   readonly #bwrap: string | undefined;
   readonly #stateFolders: readonly string[];
   readonly unavailable: string | undefined;
@@ -70,6 +70,10 @@ export class BubblewrapSandbox implements CommandSandbox, TaskSandbox, CliSandbo
     return `bubblewrap sandbox — reads and writes only ${folder}; no relay file, process or secret`;
   }
 
+  /**
+   * How to start `argv` confined to `folder` (read and written) and, read-only, `readOnly` (a program that lies
+   * outside the system's folders, such as an agent's CLI). Throws when the sandbox is unavailable.
+   */
   wrap(input: { folder: string; argv: readonly string[]; readOnly?: readonly string[] }): SandboxedProcess {
     if (this.#bwrap === undefined) throw new Error(this.unavailable);
     const { folder } = input;

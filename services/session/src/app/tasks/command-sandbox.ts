@@ -4,23 +4,10 @@
  * where no sandbox can be had runs no command at all, never one unconfined.
  */
 
-/** A process to start: the sandbox's own program and arguments, which run the command inside it. */
+/** A process to start: the sandbox's own program and arguments, which run the command inside it (bubblewrap's). */
 export interface SandboxedProcess {
   file: string;
   args: string[];
-}
-
-export interface CommandSandbox {
-  /** Why no command may run on this machine (no sandbox can be had), or undefined when commands run in the sandbox. */
-  readonly unavailable: string | undefined;
-  /** What the approval card says of where a command in `folder` runs (its line "Runs in: …"). */
-  where(folder: string): string;
-  /**
-   * How to start `argv` confined to `folder` (read and written) and, read-only, `readOnly` (a program that lies
-   * outside the system's folders, such as an agent's CLI). The caller gives the environment whole: the sandbox adds
-   * none of the relay's. Throws when the sandbox is unavailable.
-   */
-  wrap(input: { folder: string; argv: readonly string[]; readOnly?: readonly string[] }): SandboxedProcess;
 }
 
 /** The refusal a command meets where no sandbox can be had. */

@@ -3,9 +3,7 @@
  * tool), so a command it asks for is the owner's approval card, then runs in the relay's sandbox in the session's
  * folder and the model reads its output back.
  */
-import { spawn } from 'node:child_process';
-import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
-import { noSandboxRefusal } from '../../../app/tasks/command-sandbox.ts';
+import type { CliSandbox } from '../../../app/tasks/cli-sandbox.ts';
 
 /** The tool's name, and its JSON schema as the model reads it. */
 export const RUN_COMMAND_TOOL = 'run_command';
@@ -29,21 +27,29 @@ export function commandArgument(args: unknown): string | undefined {
 }
 
 /**
- * Runs `command` with `sh -c` in the sandbox, confined to `folder`; killed when `signal` aborts. Its exit code and
- * output (stdout and stderr as they came, cut to OUTPUT_CHARS) as the model reads them.
+ * Runs `command` with `sh -c` in the sandbox, for the session in its folder (its user's, on the command runner),
+ * with exactly `env`; killed when `signal` aborts. Its exit code and output (stdout and stderr as they came, cut to
+ * OUTPUT_CHARS) as the model reads them.
  */
-export async function runInSandbox(sandbox: CommandSandbox, env: Readonly<Record<string, string>>, folder: string, command: string, signal: AbortSignal): Promise<string> {
-  if (sandbox.unavailable !== undefined) return `The command did not run: ${noSandboxRefusal(sandbox.unavailable)}.`;
-  const confined = sandbox.wrap({ folder, argv: ['sh', '-c', command] });
-  return new Promise((resolve) => {
-    const child = spawn(confined.file, confined.args, { cwd: folder, env: { ...env }, stdio: ['ignore', 'pipe', 'pipe'], signal });
-    let output = '';
-    const take = (chunk: Buffer) => {
-      if (output.length < OUTPUT_CHARS) output += chunk.toString('utf8');
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.once('error', (error) => resolve(`The command did not run: ${error.message}`));
-    child.once('close', (code, killedBy) => resolve(`${killedBy === null ? `exit ${code}` : `killed (${killedBy})`}\n${output.slice(0, OUTPUT_CHARS)}`));
-  });
+export async function runInSandbox(sandbox: CliSandbox, where: { sessionId: string; folder: string; env: Readonly<Record<string, string>> }, command: string, signal: AbortSignal): Promise<string> {
+  if (sandbox.unavailable !== undefined) return `The command did not run: ${sandbox.unavailable}.`;
+  if (signal.aborted) return 'The command did not run: the turn was stopped.';
+  const child = sandbox.spawn({ ...where, argv: ['sh', '-c', command] });
+  const kill = () => child.kill();
+  signal.addEventListener('abort', kill, { once: true });
+  child.stdin.end();
+  let output = '';
+  const take = (chunk: Buffer) => {
+    if (output.length < OUTPUT_CHARS) output += chunk.toString('utf8');
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  try {
+    return await new Promise<string>((resolve) => {
+      child.once('error', (error: Error) => resolve(`The command did not run: ${error.message}`));
+      child.once('close', (code: number | null, killedBy: string | null) => resolve(`${killedBy === null ? `exit ${code}` : `killed (${killedBy})`}\n${output.slice(0, OUTPUT_CHARS)}`));
+    });
+  } finally {
+    signal.removeEventListener('abort', kill);
+  }
 }

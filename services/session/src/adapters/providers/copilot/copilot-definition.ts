@@ -28,11 +28,11 @@ export const copilotDefinition = defineProvider({
     new CopilotProvider({
       token: config.COPILOT_GITHUB_TOKEN,
       byok: config.RELAY_COPILOT_BASE_URL === undefined ? undefined : { baseUrl: config.RELAY_COPILOT_BASE_URL, apiKey: config.RELAY_COPILOT_API_KEY },
-      runtime: findRuntime(config.RELAY_COPILOT_CLI_PATH),
+      runtime: findCopilotRuntime(config.RELAY_COPILOT_CLI_PATH),
       models: config.RELAY_COPILOT_MODELS ?? [],
       gatewayUrl: config.RELAY_GATEWAY_URL,
       cards: ports.cards,
-      sandbox: ports.sandbox,
+      sandbox: ports.cli,
       history: ports.history,
       usage: ports.usage,
       runtimeEnv: ports.childEnv,
@@ -46,7 +46,7 @@ export const copilotDefinition = defineProvider({
  * The CLI configured (when executable), else the runtime the SDK's package for this platform ships (when installed),
  * with the folder the sandbox shows it read-only; else why not.
  */
-function findRuntime(configured: string | undefined): CopilotProviderOptions['runtime'] {
+export function findCopilotRuntime(configured: string | undefined): CopilotProviderOptions['runtime'] {
   if (configured !== undefined) {
     try {
       accessSync(configured, constants.X_OK);

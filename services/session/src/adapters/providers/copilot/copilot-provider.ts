@@ -1,9 +1,10 @@
 /**
  * GitHub Copilot through the official SDK (@github/copilot-sdk), which drives the Copilot CLI's runtime over stdio.
- * Each turn starts its own runtime inside the relay's sandbox (CommandSandbox.wrap: the SDK starts the sandbox, which
- * starts the runtime in the session's folder with the sandbox's private /tmp as its home, its program folder
- * read-only, and only the environment childProcessEnv gives: nothing of the relay's, nothing kept between turns, the
- * relay's record of the conversation going with the message), in the SDK's "empty" mode with two tools: run_command,
+ * Each turn starts its own runtime in the CLI sandbox (CliSandbox.spawn, through a bridge: copilot-runtime.ts), as
+ * Claude Code's process is: bubblewrap on one machine, the command runner on Kubernetes as the session's user for its
+ * folder; in the session's folder with the sandbox's private home as its state folder, its program folder read-only,
+ * and only the environment childProcessEnv gives (nothing of the relay's; the relay's record of the conversation
+ * going with the message), in the SDK's "empty" mode with two tools: run_command,
  * and relay_tool from the gateway's MCP endpoint (an HTTP MCP server called with the session's token, as Claude Code
  * gets it); none of the CLI's built-in tools runs here. Every other permission request is the owner's approval card
  * (Allow or Deny, the owner only); an allowed command runs in the relay's sandbox. With RELAY_COPILOT_BASE_URL the
@@ -14,7 +15,7 @@
 import { dirname } from 'node:path';
 import { CopilotClient, RuntimeConnection, ToolSet, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionEvent } from '@github/copilot-sdk';
 import type { Logger } from '@relay/telemetry';
-import type { CommandSandbox } from '../../../app/tasks/command-sandbox.ts';
+import type { CliSandbox } from '../../../app/tasks/cli-sandbox.ts';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { approvalCardText, commandCard } from '../../../app/turns/command-card.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
@@ -23,12 +24,16 @@ import { askOwner } from '../acp/acp-cards.ts';
 import { withEarlierConversation } from '../claude/claude-provider.ts';
 import { RELAY_MCP_SERVER } from '../claude/claude-query-options.ts';
 import { commandArgument, RUN_COMMAND_DESCRIPTION, RUN_COMMAND_PARAMETERS, RUN_COMMAND_TOOL, runInSandbox } from './copilot-command.ts';
+import { sandboxedRuntime, type SandboxedRuntime } from './copilot-runtime.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
 /** How long a stopped turn may take to end before its runtime is killed (the spec's 5 s, less). */
 export const STOP_GRACE_MS = 3_000;
 
-/** The runtime's state folder (COPILOT_HOME): in the sandbox's private /tmp, gone with the runtime. */
+/**
+ * The state folder the SDK's "empty" mode asks for (COPILOT_HOME); the runtime's real one is set in its sandbox, in
+ * the sandbox's private home (copilot-runtime.ts).
+ */
 const RUNTIME_HOME = '/tmp/copilot-home';
 
 /** relay_tool as the runtime names the gateway's MCP tool (server-tool). */
@@ -46,7 +51,7 @@ export interface CopilotProviderOptions {
   /** The gateway whose /mcp is the session's relay_tool. */
   gatewayUrl: string;
   cards: QuestionCards;
-  sandbox: CommandSandbox;
+  sandbox: CliSandbox;
   history: ConversationHistory;
   usage: Pick<UsageLedger, 'record'>;
   /** The environment the runtime starts from (childProcessEnv). */
@@ -93,8 +98,9 @@ export class CopilotProvider implements Provider {
     const why = this.availability();
     if (!why.available) throw new TurnFailed(`Copilot is not available on this relay: ${why.reason}`);
     const tally: Tally = { text: '', messages: [], inputTokens: 0, outputTokens: 0, reports: Promise.resolve() };
+    const runtime = await this.#runtime(input);
     const client = new CopilotClient({
-      connection: RuntimeConnection.forStdio(this.#confined(input.session.cwd)),
+      connection: RuntimeConnection.forStdio(runtime.bridge),
       mode: 'empty',
       baseDirectory: RUNTIME_HOME,
       workingDirectory: input.session.cwd,
@@ -127,7 +133,7 @@ export class CopilotProvider implements Provider {
             description: RUN_COMMAND_DESCRIPTION,
             parameters: RUN_COMMAND_PARAMETERS,
             // Asked only after the owner's Allow (onPermissionRequest).
-            handler: (args: unknown) => runInSandbox(this.#o.sandbox, this.#o.commandEnv, input.session.cwd, commandArgument(args) ?? 'true', input.signal),
+            handler: (args: unknown) => runInSandbox(this.#o.sandbox, { sessionId: input.session.id, folder: input.session.cwd, env: this.#o.commandEnv }, commandArgument(args) ?? 'true', input.signal),
           },
         ],
         onPermissionRequest: (request) => this.#decide(input, request),
@@ -144,11 +150,13 @@ export class CopilotProvider implements Provider {
     } catch (error) {
       if (input.signal.aborted) throw input.signal.reason;
       if (error instanceof TurnFailed) throw error;
-      throw new TurnFailed(`Copilot: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      const why = runtime.failure();
+      throw new TurnFailed(`Copilot: ${error instanceof Error ? error.message : String(error)}${why === undefined ? '' : ` (the runtime: ${why})`}`, { cause: error });
     } finally {
       input.signal.removeEventListener('abort', onAbort);
       if (killed !== undefined) clearTimeout(killed);
       await this.#close(client, session);
+      await runtime.close();
       if (tally.inputTokens + tally.outputTokens > 0) await this.#record(input, tally);
     }
   }
@@ -188,20 +196,18 @@ export class CopilotProvider implements Provider {
     });
   }
 
-  /**
-   * The sandbox's program and arguments that start the runtime (the SDK adds the runtime's own arguments after them),
-   * its folder read-only; a .js CLI runs on this Node.
-   */
-  #confined(folder: string): { path: string; args: string[] } {
+  /** The turn's runtime in the sandbox, for the session in its folder, its program folder read-only; a .js CLI runs on this Node. */
+  #runtime(input: TurnInput): Promise<SandboxedRuntime> {
     const runtime = this.#o.runtime;
     if (runtime.path === undefined) throw new TurnFailed(runtime.reason);
     const node = runtime.path.endsWith('.js');
-    const confined = this.#o.sandbox.wrap({
-      folder,
+    return sandboxedRuntime({
+      sandbox: this.#o.sandbox,
+      sessionId: input.session.id,
+      folder: input.session.cwd,
       argv: node ? [process.execPath, runtime.path] : [runtime.path],
       readOnly: node ? [runtime.folder, dirname(process.execPath)] : [runtime.folder],
     });
-    return { path: confined.file, args: confined.args };
   }
 
   /**
