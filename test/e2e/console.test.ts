@@ -238,7 +238,7 @@ describe('the web console', () => {
     expect(await row(watcher.id).locator('.tag.watched').count()).toBe(0);
     expect(await shot('sessions-watching')).toEqual([]);
     await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(watcher.id)}`);
-    const chip = page.locator('details.chip');
+    const chip = page.locator('details.chip', { hasText: 'watching' });
     await expect.poll(() => chip.locator('summary').textContent(), { timeout: 15_000 }).toBe('watching 1 session');
     await chip.locator('summary').click();
     // Its options in words.
@@ -369,6 +369,33 @@ describe('the web console', () => {
     expect(await page.locator('tr[data-provider="script"]').textContent()).toBe('scriptnot tracked—');
     expect(await page.locator('tr[data-provider="openai"] td').last().textContent()).toBe('150,000 tokens of 500,000 tokens (30%)US$0.42 of US$1.00 (42%)');
     expect(await shot('usage')).toEqual([]);
+  });
+
+  it("shows a conversation's Budget: what its tree spent, and the person's form sets the budget", async () => {
+    const metered = (await user.api('GET', '/api/v1/sessions')).body.sessions.find((session: { title: string }) => session.title === 'Metered');
+    await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(metered.id)}`);
+    const chip = page.locator('[data-budget]');
+    await expect.poll(() => chip.locator('summary').textContent(), { timeout: 15_000 }).toBe('Tree spent $0.42 · no budget');
+    await chip.locator('summary').click();
+    const spent = chip.getByRole('table', { name: 'What the tree spent' });
+    expect(await spent.locator('tbody tr').first().textContent()).toBe(`${metered.id.slice(0, 8)}deskopenai1150,000$0.42`);
+    expect(await spent.locator('tbody tr').last().textContent()).toBe('Total1150,000$0.42');
+
+    const form = chip.getByRole('form', { name: "This conversation's budget" });
+    await form.getByLabel('US$').fill('0.5');
+    await form.getByLabel('sessions').fill('3');
+    await form.getByRole('button', { name: 'Set budget' }).click();
+    await expect.poll(() => chip.locator('summary').textContent(), { timeout: 15_000 }).toBe('Budget: $0.42 of $0.50 (84 %), 0 of 3 sessions (0 %)');
+    expect((await user.api('GET', `/api/v1/sessions/${metered.id}/tree-usage`)).body.budgets[0].limits).toEqual({ costUsd: 0.5, tokens: null, minutes: null, sessions: 3 });
+    // At 84 % the owner's card shows in the conversation.
+    await page.getByText('Budget 80 % used for "Metered"').waitFor({ timeout: 15_000 });
+    expect(await shot('budget')).toEqual([]);
+
+    // Removed from the form; its card, decided, changes nothing more.
+    await form.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => chip.locator('summary').textContent(), { timeout: 15_000 }).toBe('Tree spent $0.42 · no budget');
+    const card = (await user.api('GET', `/api/v1/cards?session=${metered.id}&pending=1`)).body.cards[0];
+    expect((await user.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
   });
 
   it('reads in dark mode on a phone', async () => {
