@@ -9,6 +9,7 @@ import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_s
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { OAuthServiceService } from '@relay/proto/relay/session/v1/oauth_service';
+import { McpTaskServiceService } from '@relay/proto/relay/session/v1/mcp_task_service';
 import { createClient } from '@relay/rpc';
 import { startService } from '@relay/service';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
@@ -51,6 +52,8 @@ import { PrismaTaskStore } from './adapters/store/prisma-task-store.ts';
 import { prismaSandboxUids } from './adapters/store/prisma-sandbox-users.ts';
 import { taskGrpc } from './adapters/grpc/task-grpc.ts';
 import { OAUTH_CALLERS, oauthGrpc } from './adapters/grpc/oauth-grpc.ts';
+import { MCP_TASK_CALLERS, mcpTaskGrpc } from './adapters/grpc/mcp-task-grpc.ts';
+import { PrismaMcpTaskStore } from './adapters/store/prisma-mcp-task-store.ts';
 import { PrismaOAuthStore } from './adapters/store/prisma-oauth-store.ts';
 import { PrismaSessionStore } from './adapters/store/prisma-session-store.ts';
 import { PgSessionReads } from './adapters/store/pg-session-reads.ts';
@@ -237,6 +240,11 @@ await startService({
           clock,
           logger,
         }),
+      },
+      {
+        definition: McpTaskServiceService,
+        callers: MCP_TASK_CALLERS,
+        implementation: mcpTaskGrpc({ mcpTasks: new PrismaMcpTaskStore(prisma), ids: nodeCrypto, clock, logger }),
       },
     ]);
 

@@ -9,6 +9,7 @@ import type { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/r
 import type { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import type { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import type { OAuthServiceService } from '@relay/proto/relay/session/v1/oauth_service';
+import type { McpTaskServiceService } from '@relay/proto/relay/session/v1/mcp_task_service';
 import type { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import type { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import type { PromiseClient } from '@relay/rpc';
@@ -25,6 +26,8 @@ export type SessionClient = PromiseClient<typeof SessionServiceService>;
 export type SubscriptionClient = PromiseClient<typeof SubscriptionServiceService>;
 /** The session service's sign-in grants for MCP clients (relay.session.v1.OAuthService). */
 export type OAuthServiceClient = PromiseClient<typeof OAuthServiceService>;
+/** The session service's store of MCP clients' tasks (relay.session.v1.McpTaskService). */
+export type McpTaskClient = PromiseClient<typeof McpTaskServiceService>;
 
 /** The services the gateway calls, each as its client; one left out is a service this gateway runs without. */
 export interface Owners {
@@ -39,4 +42,6 @@ export interface Owners {
   remoteEvents?: RemoteEventsClient;
   /** The session service's sign-in grants; without them, MCP clients cannot sign in with OAuth (tokens still work). */
   oauth?: OAuthServiceClient;
+  /** The session service's store of MCP clients' tasks; without it, /mcp does not offer the Tasks extension. */
+  mcpTasks?: McpTaskClient;
 }

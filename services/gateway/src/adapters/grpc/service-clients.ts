@@ -7,6 +7,7 @@ import { RemoteEventsServiceClient, RemoteEventsServiceService } from '@relay/pr
 import { QuestionServiceClient, QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { SchedulerServiceClient, SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/scheduler_service';
 import { OAuthServiceClient, OAuthServiceService } from '@relay/proto/relay/session/v1/oauth_service';
+import { McpTaskServiceClient, McpTaskServiceService } from '@relay/proto/relay/session/v1/mcp_task_service';
 import { SessionServiceClient, SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { SubscriptionServiceClient, SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { createClient, promiseClient, type GrpcAuth } from '@relay/rpc';
@@ -45,6 +46,8 @@ export function createServiceClients(addresses: ServiceAddresses, auth: GrpcAuth
     questions: promiseClient(QuestionServiceService, open(createClient(QuestionServiceClient, addresses.question, auth)), options),
     // The session service hosts the sign-in grants beside the tokens they are.
     oauth: promiseClient(OAuthServiceService, open(createClient(OAuthServiceClient, addresses.session, auth)), options),
+    // ... and MCP clients' tasks, which any gateway replica reads.
+    mcpTasks: promiseClient(McpTaskServiceService, open(createClient(McpTaskServiceClient, addresses.session, auth)), options),
     close() {
       for (const channel of channels) channel.close();
     },

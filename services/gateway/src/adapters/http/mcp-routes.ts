@@ -42,7 +42,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
   const inFlight = new InFlightCalls();
   const pendingStreams = new PendingStreams(deps);
   // The 2026-07-28 leg: the SDK builds a server per request from this factory, for the caller the route authenticated.
-  const modern = createMcpHandler(({ authInfo }) => createMcpServer(callerOf(authInfo), deps, inFlight), {
+  const modern = createMcpHandler(({ authInfo }) => createMcpServer(callerOf(authInfo), deps, inFlight, true), {
     legacy: 'reject',
     onerror: (error) => deps.logger.debug({ err: error }, 'MCP request refused or failed'),
   });

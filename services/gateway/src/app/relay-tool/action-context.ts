@@ -54,6 +54,11 @@ export interface ActionContext extends Owners {
    * (call-key.ts).
    */
   cardsAnswerAtOnce?: true;
+  /**
+   * Told of the card the call waits on for the person while it waits (its id), and once it waits no more (undefined):
+   * a call run as an MCP task shows input_required meanwhile.
+   */
+  onCardWait?(cardId: string | undefined): void;
   /** Tells the agent the call is still at work (an MCP progress notification), so its tool timeout restarts. */
   progress(message: string): Promise<void>;
   /** The call in flight (action and arguments), which keys an external session's cards; unset for a paired relay's call. */

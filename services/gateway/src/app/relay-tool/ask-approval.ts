@@ -40,6 +40,7 @@ export async function askApproval(card: CardText, conversation: Conversation, co
   const raised = await raisedCard(questions, request);
   let decided: Card | undefined = cardStatusName(raised.status) === 'pending' ? undefined : raised;
   if (decided === undefined && !answersAtOnce) {
+    context.onCardWait?.(raised.id);
     // No deadline: the wait is bounded by waitSeconds on the relay clock, and the caller's going away ends it.
     decided = await reattachedWait({
       open: (left, signal) => questions.awaitCard({ cardId: raised.id, waitSeconds: left }, { signal }),
@@ -51,6 +52,7 @@ export async function askApproval(card: CardText, conversation: Conversation, co
       signal: context.signal,
       ...(context.clock === undefined ? {} : { clock: context.clock }),
     });
+    context.onCardWait?.(undefined);
   }
   const status = decided === undefined ? 'pending' : cardStatusName(decided.status);
   if (status === 'allowed') return;

@@ -41,11 +41,13 @@ export interface DispatchDeps extends Owners {
 export const EXTERNAL_CALL_SECONDS = 50;
 
 /** The call's line to the agent: whether it is still there, and progress while it waits. */
-export type CallChannel = Pick<ActionContext, 'signal' | 'progress' | 'cardsAnswerAtOnce'> & {
+export type CallChannel = Pick<ActionContext, 'signal' | 'progress' | 'cardsAnswerAtOnce' | 'onCardWait'> & {
   /** How long the client says it bears a call (MCP `_meta` "relay/answerWithinSeconds"); shortens an external caller's bound. */
   answerWithinSeconds?: number;
   /** The caller's W3C trace context (MCP `_meta.traceparent`): the call's span continues the caller's trace. */
   traceparent?: { traceparent: string; tracestate?: string };
+  /** The call runs as an MCP task: no response is held, so an external caller's call is not bounded by its client's. */
+  inTask?: true;
 };
 
 /** Runs one relay_tool call for the agent of `caller`'s session and answers its result. */
@@ -101,8 +103,9 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           signal: channel.signal,
           progress: channel.progress,
           ...(deps.clock === undefined ? {} : { clock: deps.clock }),
-          ...(release === undefined ? {} : { answerBy: answerBy(deps, channel.answerWithinSeconds) }),
+          ...(release === undefined || channel.inTask === true ? {} : { answerBy: answerBy(deps, channel.answerWithinSeconds) }),
           ...(channel.cardsAnswerAtOnce === true ? { cardsAnswerAtOnce: true } : {}),
+          ...(channel.onCardWait === undefined ? {} : { onCardWait: channel.onCardWait }),
           call: { action, args: parsed.args },
           ...(pendingAlong === undefined ? {} : { pendingAlong }),
         };

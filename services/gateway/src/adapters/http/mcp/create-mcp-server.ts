@@ -6,6 +6,7 @@
  */
 import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type InputRequiredResult, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
 import type { Caller } from '../../../domain/caller.ts';
 import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
@@ -18,7 +19,8 @@ import { RELAY_VERSION } from '../../../domain/version.ts';
 import type { InFlightCalls } from './in-flight-calls.ts';
 import { clientOf, type McpClientView } from './mcp-client.ts';
 import type { ToolResult } from '../../../domain/result.ts';
-import type { PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
+import type { McpTaskClient, PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
+import { runsAsTask, serveTasks, startTask, TASKS_EXTENSION } from './mcp-tasks.ts';
 
 // The SDK would build an Ajv instance (with its formats) for every server, so for every request; it is only used
 // for elicitation schemas, and one serves them all.
@@ -35,16 +37,29 @@ export interface McpDeps {
   sessions: SessionClient;
   pairing: PairingClient;
   questions: QuestionClient;
+  /** The relay's clock, which waits and tasks' leases run on; the machine's when left out. */
+  clock?: Clock;
+  /** The store of MCP clients' tasks; without it, the Tasks extension is not offered. */
+  mcpTasks?: McpTaskClient;
   logger: Logger;
 }
 
-/** A low-level MCP server offering relay_tool to the agent of `caller`'s session; `inFlight` spans the process. */
-export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls): Server {
+/**
+ * A low-level MCP server offering relay_tool to the agent of `caller`'s session; `inFlight` spans the process. A server
+ * of the 2026-07-28 revision (`modern`) offers the Tasks extension too, when the deps have the tasks' store.
+ */
+export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls, modern = false): Server {
+  const { mcpTasks } = deps;
+  const tasks = modern && mcpTasks !== undefined ? { ...deps, mcpTasks } : undefined;
   const server = new Server(
     { name: 'relay', title: `Relay ${deps.relayName}`, version: RELAY_VERSION },
     // logging: a 2025 client that gave no progressToken still hears what a long call waits for (notifications/message).
-    { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: JSON_SCHEMA_VALIDATOR },
+    {
+      capabilities: { tools: {}, logging: {}, ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }) },
+      jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
+    },
   );
+  if (tasks !== undefined) serveTasks(server, caller, tasks);
 
   server.setRequestHandler('tools/list', async () => {
     return { tools: relayToolOn(await readRelayState(deps, true)) ? [RELAY_TOOL_DEFINITION] : [] };
@@ -58,6 +73,10 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
     const client = clientOf(ctx);
+    if (tasks !== undefined && client.tasks && runsAsTask(input)) {
+      // The extension's CreateTaskResult (resultType "task") is a tools/call result the SDK passes through as it is.
+      return (await startTask(input ?? {}, caller, tasks, client.traceparent === undefined ? {} : { traceparent: client.traceparent })) as unknown as CallToolResult;
+    }
     // A hosted agent's call is part of a turn the person watches, its card in the conversation: it waits as before.
     const urlCards = client.opensUrls && caller.external === true;
     return callRelayTool(input ?? {}, { caller, deps, inFlight, requestId: ctx.mcpReq.id, urlCards }, channelOf(ctx, client, urlCards, deps.logger));

@@ -4,10 +4,13 @@
  * it after its `initialize`, and knows nothing of the client beyond the request).
  */
 import { CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { TASKS_EXTENSION } from './mcp-tasks.ts';
 
 export interface McpClientView {
   /** The request is of the 2026-07-28 revision (or later). */
   modern: boolean;
+  /** A 2026 client that declares the Tasks extension (io.modelcontextprotocol/tasks). */
+  tasks: boolean;
   /** A 2026 client that takes URL-mode elicitation: a card is answered as an input_required URL request. */
   opensUrls: boolean;
   /** The caller's W3C trace context (`_meta.traceparent`, `_meta.tracestate`), when it sent one. */
@@ -21,6 +24,7 @@ export function clientOf(ctx: ServerContext): McpClientView {
   const trace = traceOf({ ...ctx.mcpReq._meta, ...envelope });
   return {
     modern: envelope !== undefined,
+    tasks: (capabilities?.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION] !== undefined,
     opensUrls: capabilities?.elicitation?.url !== undefined,
     ...(trace === undefined ? {} : { traceparent: trace }),
   };

@@ -1,0 +1,124 @@
+// Issue 42, item 3 end to end: a 2026-07-28 client that declares MCP's Tasks extension (io.modelcontextprotocol/tasks)
+// gets `send` as a task at once; tasks/get — answered by any gateway replica, from the session service — shows it
+// working through a 5-minute turn, and then completed with the result the call would have given. The relay's clock is
+// virtual: the 5 minutes pass with a jump of it (jumpTo), never by sleeping. The official 2.x client (2.4) negotiates
+// the revision and sees the extension in the server's capabilities, but has no runtime for it (it refuses a result of
+// type "task"), so the test sends the extension's requests itself, as a 2026 client does: each POST carrying its
+// revision, client info and capabilities in its _meta.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startRelay, type Relay } from '../harness/relay.ts';
+import { finish, scriptSession } from '../harness/script-turns.ts';
+import { until } from '../harness/until.ts';
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+
+let relay: Relay;
+let client: Client;
+let token: string;
+let ids = 0;
+
+beforeAll(async () => {
+  relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-12-07T09:00:00Z' } });
+  expect((await relay.api('PATCH', '/api/v1/settings', { max_wait_seconds: 900, max_turn_minutes: 60 })).status).toBe(200);
+  ({ token } = await relay.createExternalSession('Tasks client'));
+  client = new Client({ name: 'e2e-tasks', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: { [TASKS]: {} } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+});
+
+afterAll(async () => {
+  await client?.close();
+  await relay?.stop();
+});
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'e2e-tasks', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+};
+
+/** One 2026-07-28 request to /mcp as the tasks client; its JSON-RPC result (an error fails the test). */
+async function request(method: string, params: Record<string, unknown>): Promise<any> {
+  const response = await fetch(relay.mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      // The name header of each: the tool called, the task asked about.
+      'mcp-name': String(params.name ?? params.taskId),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: (ids += 1), method, params: { ...params, _meta: ENVELOPE } }),
+  });
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const answer = (await response.json()) as { result?: unknown; error?: unknown };
+  expect(answer.error, JSON.stringify(answer.error)).toBeUndefined();
+  return answer.result;
+}
+
+/** The task `taskId` once its status is `status`, polled with tasks/get. */
+function reaches(taskId: string, status: string): Promise<any> {
+  return until(`the task ${status}`, async () => {
+    const task = await request('tasks/get', { taskId });
+    return task.status === status ? task : undefined;
+  });
+}
+
+const textOf = (result: { content: { text: string }[] }) => JSON.parse(result.content[0]!.text) as Record<string, unknown>;
+
+it('runs send as a task: answered at once, working through a 5-minute turn, then completed with the call’s result', async () => {
+  const worker = await scriptSession(relay, 'Slow worker', 'reply ready');
+  await finish(relay, worker.id, worker.messageId);
+
+  expect(client.getServerCapabilities()?.extensions).toHaveProperty([TASKS]);
+  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'wait 300\nreply pong', wait_seconds: 900 } });
+  expect(created).toMatchObject({ resultType: 'task', task: { status: 'working' } });
+  const { taskId } = created.task as { taskId: string };
+
+  // The worker's wait step under way: its end, on the relay clock, is kept with its turn.
+  const db = new pg.Client({ connectionString: relay.databaseUrls.session });
+  await db.connect();
+  const ends = await until('the worker’s turn waiting its 5 minutes', async () => {
+    const { rows } = await db.query<{ until: string }>("SELECT resume_point->>'until' AS until FROM turns WHERE session_id = $1 AND resume_point->>'until' IS NOT NULL", [worker.id]);
+    return rows[0]?.until;
+  }).finally(() => db.end());
+  expect((await request('tasks/get', { taskId })).status).toBe('working');
+  await relay.jumpTo(new Date(Date.parse(ends) + 1_000));
+
+  const done = await reaches(taskId, 'completed');
+  expect(done.result.isError).toBe(false);
+  expect(textOf(done.result)).toMatchObject({ ok: true, status: 'done', reply: { text: 'pong' } });
+});
+
+it('shows input_required while its card waits for the person, with the card’s page as a URL request, and goes on after Allow', async () => {
+  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'create_session', relay: 'this', provider: 'script', title: 'Task worker', text: 'reply pong', wait_seconds: 60 } });
+  const { taskId } = created.task as { taskId: string };
+
+  const waiting = await reaches(taskId, 'input_required');
+  const card = await until('the card', async () => ((await relay.api('GET', '/api/v1/cards?pending=1')).body.cards as { id: string; title: string }[]).find((one) => one.title.includes('Task worker')));
+  expect(waiting.inputRequests).toEqual({
+    [`card-${card.id}`]: expect.objectContaining({ method: 'elicitation/create', params: expect.objectContaining({ mode: 'url', url: `${relay.gatewayUrl}/cards/${card.id}` }) }),
+  });
+  expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+
+  const done = await reaches(taskId, 'completed');
+  expect(textOf(done.result)).toMatchObject({ ok: true, status: 'done', reply: { text: 'pong' } });
+});
+
+it('answers tasks/get for its own session only: another session is told there is no such task', async () => {
+  const worker = await scriptSession(relay, 'Quick worker', 'reply ready');
+  await finish(relay, worker.id, worker.messageId);
+  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: worker.id, wait_seconds: 5 } });
+  const { taskId } = created.task as { taskId: string };
+  const other = await relay.createExternalSession('Another client');
+  const response = await fetch(relay.mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/get', 'mcp-name': taskId },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId, _meta: ENVELOPE } }),
+  });
+  expect(await response.json()).toMatchObject({ error: { code: -32602, message: `No task ${taskId} of this session.` } });
+  expect(await reaches(taskId, 'completed')).toMatchObject({ status: 'completed' });
+});
