@@ -1,8 +1,8 @@
 /**
- * The gateway's tools as a model sees them: listed from the gateway's MCP endpoint with the
- * session's token (tools/list), and called there, never around the gateway.
+ * The gateway's tools as a chat-completions model sees them: listed from the gateway's MCP endpoint with the session's
+ * token (tools/list) and called there (../gateway-mcp.ts), never around the gateway.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { textsOf, type GatewayMcp } from '../gateway-mcp.ts';
 
 /** A tool as chat-completions `tools` take it. */
 export interface FunctionTool {
@@ -10,62 +10,12 @@ export interface FunctionTool {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
-/** send and wait may hold a call for up to an hour; progress notifications keep it alive. */
-const TOOL_TIMEOUT_MS = 65 * 60_000;
+/** The gateway's tools, their JSON schemas as function parameters. */
+export async function functionTools(mcp: GatewayMcp, signal: AbortSignal): Promise<FunctionTool[]> {
+  return (await mcp.tools(signal)).map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+}
 
-/** One turn's MCP connection to the gateway. */
-export class McpTools {
-  readonly #url: URL;
-  readonly #token: string;
-  #client: Client | undefined;
-
-  constructor(gatewayUrl: string, token: string) {
-    this.#url = new URL('/mcp', gatewayUrl);
-    this.#token = token;
-  }
-
-  /** The gateway's tools, their JSON schemas as function parameters. */
-  async list(signal: AbortSignal): Promise<FunctionTool[]> {
-    const client = await this.#connect(signal);
-    const { tools } = await client.listTools(undefined, { signal });
-    return tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema as Record<string, unknown> },
-    }));
-  }
-
-  /** Calls a tool and returns its text content (a refusal's too: the model reads it). */
-  async call(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
-    const client = await this.#connect(signal);
-    const result = await client.callTool({ name, arguments: input }, undefined, {
-      signal,
-      timeout: TOOL_TIMEOUT_MS,
-      resetTimeoutOnProgress: true,
-      onprogress: () => undefined,
-    });
-    const items = Array.isArray(result.content) ? (result.content as { type?: unknown; text?: unknown }[]) : [];
-    return items
-      .filter((item) => item.type === 'text' && typeof item.text === 'string')
-      .map((item) => item.text as string)
-      .join('\n');
-  }
-
-  async close(): Promise<void> {
-    const client = this.#client;
-    this.#client = undefined;
-    await client?.close().catch(() => undefined);
-  }
-
-  async #connect(signal: AbortSignal): Promise<Client> {
-    if (this.#client) return this.#client;
-    const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    ]);
-    const transport = new StreamableHTTPClientTransport(this.#url, { requestInit: { headers: { Authorization: `Bearer ${this.#token}` } } });
-    const client = new Client({ name: 'relay-openai-agent', version: '1.0.0' });
-    await client.connect(transport, { signal });
-    this.#client = client;
-    return client;
-  }
+/** Calls a tool and returns its text content (a refusal's too: the model reads it). */
+export async function callForText(mcp: GatewayMcp, name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  return textsOf(await mcp.call(name, input, signal)).join('\n');
 }

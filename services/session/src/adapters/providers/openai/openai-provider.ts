@@ -16,7 +16,8 @@ import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
 import { discoverModels } from './discover-models.ts';
-import { McpTools, type FunctionTool } from './mcp-tools.ts';
+import { GatewayMcp } from '../gateway-mcp.ts';
+import { callForText, functionTools, type FunctionTool } from './mcp-tools.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 
 export interface OpenAIProviderOptions {
@@ -108,12 +109,12 @@ export class OpenAIProvider implements Provider {
   }
 
   async #run(input: TurnInput, used: Required<TokensUsed>): Promise<TurnReply> {
-    const tools = new McpTools(this.#options.gatewayUrl, input.token);
+    const tools = new GatewayMcp(this.#options.gatewayUrl, input.token, 'relay-openai-agent');
     const earlier = (await this.#options.history?.(input.session.id, input.message.id)) ?? [];
     const messages: ChatMessage[] = [...earlier.map((message) => ({ ...message }) as ChatMessage), { role: 'user', content: input.message.text }];
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
     try {
-      const listed = await tools.list(input.signal).catch((error: unknown) => {
+      const listed = await functionTools(tools, input.signal).catch((error: unknown) => {
         input.signal.throwIfAborted();
         throw new TurnFailed(`the relay's tools could not be listed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
@@ -143,7 +144,7 @@ export class OpenAIProvider implements Provider {
     }
   }
 
-  async #callTool(tools: McpTools, name: string, json: string, input: TurnInput): Promise<string> {
+  async #callTool(tools: GatewayMcp, name: string, json: string, input: TurnInput): Promise<string> {
     let args: unknown;
     try {
       args = json.trim() === '' ? {} : JSON.parse(json);
@@ -154,7 +155,7 @@ export class OpenAIProvider implements Provider {
     await input.emit({ type: 'tool_call', name, input: args });
     if (name === RUN_COMMAND_TOOL && this.#options.commands !== undefined) return JSON.stringify(await this.#runCommand(args as Record<string, unknown>, input, this.#options.commands));
     try {
-      return await tools.call(name, args as Record<string, unknown>, input.signal);
+      return await callForText(tools, name, args as Record<string, unknown>, input.signal);
     } catch (error) {
       input.signal.throwIfAborted();
       throw new TurnFailed(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -10,7 +10,8 @@ import { ALWAYS_AVAILABLE, isHandedOver, TurnFailed, type Availability, type Pro
 import { commandCard } from '../../../app/turns/command-card.ts';
 import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import { interpolate, type ScriptVariables } from './interpolate.ts';
-import { McpRelayTool } from './mcp-relay-tool.ts';
+import { GatewayMcp } from '../gateway-mcp.ts';
+import { callRelayTool } from './mcp-relay-tool.ts';
 import { jsonObjectProblem, parseScript, parseSeconds, type ScriptStep } from './parse-script.ts';
 
 export const SCRIPT_MODEL = 'script-1';
@@ -38,7 +39,7 @@ interface ScriptPosition extends ResumePoint {
 }
 
 /** Per step: what a turn's run keeps (its position, saved as the resume point) and its relay_tool connection. */
-type RunState = { relayTool: McpRelayTool; position: ScriptPosition };
+type RunState = { relayTool: GatewayMcp; position: ScriptPosition };
 
 export interface ScriptProviderOptions {
   /** The gateway's base URL; relay_tool goes to its /mcp. */
@@ -83,7 +84,7 @@ export class ScriptProvider implements Provider {
     }
     // Handed over: the reply so far shows again as the turn's in-flight text.
     if (position.lines.length > 0) await input.emit({ type: 'text', delta: position.lines.join('\n') });
-    const state: RunState = { relayTool: new McpRelayTool(this.#options.gatewayUrl, input.token), position };
+    const state: RunState = { relayTool: new GatewayMcp(this.#options.gatewayUrl, input.token, 'relay-script-agent'), position };
     try {
       for (; position.step < script.steps.length; position.step++) {
         input.signal.throwIfAborted();
@@ -118,7 +119,7 @@ export class ScriptProvider implements Provider {
         if (REPEATABLE_ACTIONS.has(action)) await savePosition(input, position, action === 'wait');
         else await savePosition(input, { ...position, effect: `relay_tool ${action}` }, false);
         await input.emit({ type: 'tool_call', name: 'relay_tool', input: args });
-        variables.result = await state.relayTool.call(args, input.signal);
+        variables.result = await callRelayTool(state.relayTool, args, input.signal);
         return;
       }
       case 'wait': {
