@@ -1,7 +1,5 @@
-import { MCP_TASK_STATUSES, type McpTask, type McpTaskStatus, type McpTaskStore } from '../../app/mcp-tasks/mcp-tasks.ts';
+import { ENDED_MCP_TASK_STATUSES, MCP_TASK_STATUSES, type McpTask, type McpTaskStatus, type McpTaskStore } from '../../app/mcp-tasks/mcp-tasks.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-
-const ENDED: McpTaskStatus[] = ['completed', 'failed', 'cancelled'];
 
 /** MCP clients' tasks in the session service's database (mcp_tasks), through Prisma. */
 export class PrismaMcpTaskStore implements McpTaskStore {
@@ -18,7 +16,7 @@ export class PrismaMcpTaskStore implements McpTaskStore {
 
   async updateUnlessEnded(task: McpTask): Promise<McpTask | undefined> {
     const { id, sessionId, createdAt: _createdAt, ...fields } = task;
-    const { count } = await this.prisma.mcpTask.updateMany({ where: { id, sessionId, status: { notIn: ENDED } }, data: fields });
+    const { count } = await this.prisma.mcpTask.updateMany({ where: { id, sessionId, status: { notIn: [...ENDED_MCP_TASK_STATUSES] } }, data: fields });
     return count === 0 ? this.find(id, sessionId) : task;
   }
 }

@@ -12,7 +12,8 @@ export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed
 
 export const MCP_TASK_STATUSES: readonly McpTaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 
-const ENDED: readonly McpTaskStatus[] = ['completed', 'failed', 'cancelled'];
+/** The statuses a task ends in, and keeps. */
+export const ENDED_MCP_TASK_STATUSES: readonly McpTaskStatus[] = ['completed', 'failed', 'cancelled'];
 
 export interface McpTask {
   id: string;
@@ -43,7 +44,7 @@ export interface McpTaskDeps {
 }
 
 /** What the running gateway writes of a task. */
-export interface McpTaskUpdate {
+interface McpTaskUpdate {
   id: string;
   sessionId: string;
   status: McpTaskStatus;
@@ -74,7 +75,7 @@ export async function createMcpTask(deps: McpTaskDeps, sessionId: string, leaseM
 export async function updateMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, update: McpTaskUpdate, now: Date): Promise<McpTask> {
   const found = await deps.mcpTasks.find(update.id, update.sessionId);
   if (found === undefined) throw notFound(`No task ${update.id} of this session.`, { field: 'id' });
-  if (ENDED.includes(found.status)) return found;
+  if (ENDED_MCP_TASK_STATUSES.includes(found.status)) return found;
   const { leaseMs, ...fields } = update;
   const written = await deps.mcpTasks.updateUnlessEnded({ ...found, ...fields, leaseExpiresAt: new Date(now.getTime() + leaseMs), updatedAt: now });
   return written ?? found;
@@ -88,8 +89,8 @@ export async function getMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, id: string
 }
 
 /** The task as it stands: one still at work past its lease has lost its gateway and will not end by itself. */
-export function standing(task: McpTask, now: Date): McpTask {
-  if (ENDED.includes(task.status) || task.leaseExpiresAt.getTime() > now.getTime()) return task;
+function standing(task: McpTask, now: Date): McpTask {
+  if (ENDED_MCP_TASK_STATUSES.includes(task.status) || task.leaseExpiresAt.getTime() > now.getTime()) return task;
   return {
     ...task,
     status: 'failed',
