@@ -264,11 +264,16 @@ async function untilStatus(turnId: string, ...statuses: string[]) {
   }, `turn ${turnId} is ${statuses.join(' or ')}`);
 }
 
-/** A running turn of a script parked on `wait`: its in_flight line is written after the wait began. */
+/**
+ * A running turn parked on its provider's timer, with `inFlight` written: a script's `wait` step has saved its end
+ * (its resume point's `until`), after which it sleeps before anything else runs; a provider without resume points
+ * sleeps right after its text.
+ */
 async function untilParked(turnId: string, inFlight: string) {
   return until(async () => {
     const row = await turnRow(turnId);
-    return row.status === 'running' && row.inFlight === inFlight ? row : undefined;
+    const waiting = row.resumePoint === null || typeof (row.resumePoint as { until?: unknown }).until === 'string';
+    return row.status === 'running' && row.inFlight === inFlight && waiting ? row : undefined;
   }, `turn ${turnId} waits with "${inFlight}" in flight`);
 }
 
@@ -522,6 +527,26 @@ describe('the turn runner with the script provider', () => {
     const asked = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.QUESTION_ASKED.subject } })).map((row) => row.payload as Record<string, unknown>);
     expect(asked.filter((payload) => payload['sessionId'] === sessionId)).toHaveLength(1);
     expect(await prisma.message.count({ where: { sessionId, role: 'assistant' } })).toBe(1);
+  });
+
+  it('drain hands a turn over the moment it comes to wait for a person, not at the end of the grace', async () => {
+    const sessionId = await newSession();
+    const { turnId } = await queue(sessionId, 'reply a\nwait 5\nask_user Go? | Yes | No\nreply {{answer}}');
+    const leaving = startRunner();
+    await untilParked(turnId, 'a');
+    // A grace far beyond the test: the drain ends once the turn, its timer over, waits on its card and is handed over.
+    const drained = leaving.drain(600_000);
+    clock.advance(5_000);
+    await drained;
+    // Let go as the ask step began: its card is raised by the runner that takes the turn over.
+    expect(await turnRow(turnId)).toMatchObject({ status: 'running', runnerId: null, leaseUntil: null });
+    expect(questionService.cards.filter((c) => c.sessionId === sessionId)).toEqual([]);
+    const staying = startRunner();
+    const card = await until(async () => questionService.cards.find((c) => c.sessionId === sessionId), 'the card');
+    await until(async () => (await turnRow(turnId)).runnerId === staying.runnerId, 'the staying runner took the turn over');
+    questionService.answer(card.id, 'No');
+    expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'a\nNo' });
+    expect(questionService.cards.filter((c) => c.sessionId === sessionId)).toHaveLength(1);
   });
 
   it('drain hands a running turn over when the grace runs out; the next runner makes its read again, never its write', async () => {

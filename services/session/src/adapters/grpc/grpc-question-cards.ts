@@ -43,6 +43,8 @@ export class GrpcQuestionCards implements QuestionCards {
   async awaitAnswer(cardId: string, signal: AbortSignal): Promise<string> {
     let failures = 0;
     for (;;) {
+      // A call made with a signal aborted already would not be cancelled by it.
+      signal.throwIfAborted();
       let card: Card | undefined;
       try {
         for await (const response of callStream(this.client, 'awaitCard', { cardId, waitSeconds: AWAIT_ROUND_SECONDS }, { signal })) {

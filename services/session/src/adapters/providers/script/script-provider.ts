@@ -218,9 +218,13 @@ function resumedPosition(resume: ResumePoint | undefined): ScriptPosition {
   return structuredClone(resume) as ScriptPosition;
 }
 
-/** Saves where the turn is before the step goes on; `parked`: the step only waits, so it may be handed over at once. */
+/**
+ * Saves where the turn is before the step goes on; `parked`: the step only waits, so it may be handed over at once,
+ * in which case the step does not begin here.
+ */
 async function savePosition(input: TurnInput, position: ScriptPosition, parked: boolean): Promise<void> {
   await input.emit({ type: 'resume_point', point: structuredClone(position), parked });
+  input.signal.throwIfAborted();
 }
 
 /** The card of a turn's step, the same on every replica that runs the step (RaiseCard's raise_id). */
