@@ -1,6 +1,7 @@
+import type { Schemas } from '@relay/user-api';
 import { formatTable } from './format-table.ts';
 
-/** A session as the CLI shows it, read leniently from the gateway's JSON. */
+/** A session as the CLI shows it in a table row. */
 export type SessionRow = {
   id: string;
   title: string;
@@ -10,56 +11,43 @@ export type SessionRow = {
   lastActivity: string;
 };
 
-const STATE_NAMES: Record<number, string> = { 1: 'running_turn', 2: 'background_only', 3: 'idle' };
 const TITLE_WIDTH = 40;
 const STATUS_WIDTH = 48;
 
 /** The sessions as an aligned table, or a one-line note when there are none. */
-export function formatSessionsTable(sessions: readonly unknown[], scope: string, now: Date): string {
+export function formatSessionsTable(sessions: readonly Schemas['UserSession'][], scope: string, now: Date): string {
   if (sessions.length === 0) return scope === 'all' ? 'No sessions.' : `No ${scope} sessions.`;
   const columns: (keyof SessionRow)[] = ['id', 'title', 'state', 'model', 'messages', 'lastActivity'];
   const rows = sessions.map((session) => sessionRow(session, now));
   return formatTable(['ID', 'TITLE', 'STATE', 'MODEL', 'MSGS', 'LAST ACTIVITY'], rows.map((row) => columns.map((column) => row[column])));
 }
 
-/** One session's cells; unknown or missing fields show as "-". */
-export function sessionRow(session: unknown, now: Date): SessionRow {
-  const record = typeof session === 'object' && session !== null ? (session as Record<string, unknown>) : {};
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : '-');
-  const title = text(record['title']);
-  const provider = typeof record['provider'] === 'string' ? record['provider'] : '';
-  const model = typeof record['model'] === 'string' ? record['model'] : '';
-  const archived = record['archived'] === true ? ', archived' : '';
+/** One session's cells; an empty title or model shows as "-". */
+export function sessionRow(session: Schemas['UserSession'], now: Date): SessionRow {
+  const title = session.title === '' ? '-' : session.title;
   return {
-    id: text(record['id']),
+    id: session.id,
     title: title.length > TITLE_WIDTH ? `${title.slice(0, TITLE_WIDTH - 1)}…` : title,
-    state: `${statusWords(record, STATUS_WIDTH)}${archived}`,
-    model: [provider, model].filter((part) => part !== '').join('/') || '-',
-    messages: text(record['messageCount'] ?? record['message_count']),
-    lastActivity: timeAgo(record['lastActivityAt'] ?? record['last_activity_at'], now),
+    state: `${statusWords(session.status, session.state, STATUS_WIDTH)}${session.archived ? ', archived' : ''}`,
+    model: [session.provider, session.model].filter((part) => part !== '').join('/') || '-',
+    messages: String(session.messageCount),
+    lastActivity: timeAgo(session.lastActivityAt, now),
   };
 }
 
 /**
  * What the gateway calls the session's status ("working", "waiting for you (card)", "idle", "failed: …"), at most
- * `width` characters; a gateway without statuses shows its state name.
+ * `width` characters; its state's name where there is no status.
  */
-export function statusWords(session: Record<string, unknown>, width = Number.POSITIVE_INFINITY): string {
-  const status = session['status'];
-  const words = typeof status === 'object' && status !== null ? (status as Record<string, unknown>)['words'] : undefined;
-  if (typeof words !== 'string' || words === '') return stateName(session['state']);
+export function statusWords(status: Schemas['SessionStatus'] | undefined, state: string, width = Number.POSITIVE_INFINITY): string {
+  const words = status?.words ?? '';
+  if (words === '') return state;
   return words.length > width ? `${words.slice(0, width - 1)}…` : words;
 }
 
-function stateName(state: unknown): string {
-  if (typeof state === 'number') return STATE_NAMES[state] ?? '-';
-  if (typeof state !== 'string' || state === '') return '-';
-  return state.toLowerCase().replace(/^session_state_/, '');
-}
-
-/** "just now", "5 min ago", "3 h ago", "2 d ago"; an unreadable time shows as "-". */
-export function timeAgo(value: unknown, now: Date): string {
-  if (typeof value !== 'string' && typeof value !== 'number') return '-';
+/** "just now", "5 min ago", "3 h ago", "2 d ago"; no time or an unreadable one shows as "-". */
+export function timeAgo(value: string | null | undefined, now: Date): string {
+  if (value === null || value === undefined) return '-';
   const at = new Date(value).getTime();
   if (Number.isNaN(at)) return '-';
   const seconds = Math.max(0, Math.round((now.getTime() - at) / 1000));

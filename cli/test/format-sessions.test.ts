@@ -1,14 +1,30 @@
+import type { Schemas } from '@relay/user-api';
 import { describe, expect, it } from 'vitest';
 import { formatSessionsTable, sessionRow, timeAgo } from '../src/format-sessions.ts';
 
 const now = new Date('2026-11-30T12:00:00.000Z');
 
+/** A session as GET /api/v1/sessions lists it. */
+const session = (fields: Partial<Schemas['UserSession']>): Schemas['UserSession'] => ({
+  id: 's1',
+  title: 'Terminal',
+  provider: '',
+  model: '',
+  state: 'idle',
+  cwd: '/home/dev',
+  lastActivityAt: null,
+  messageCount: 0,
+  tasks: [],
+  mode: 'agent',
+  ...fields,
+});
+
 describe('formatSessionsTable', () => {
   it('aligns the columns', () => {
     const table = formatSessionsTable(
       [
-        { id: 's1', title: 'Terminal', provider: '', model: '', state: 'idle', messageCount: 0, lastActivityAt: '2026-11-30T11:55:00.000Z' },
-        { id: 's-long', title: 'Refactor', provider: 'claude', model: 'sonnet', state: 1, messageCount: 12, lastActivityAt: '2026-11-30T09:00:00.000Z', archived: true },
+        session({ id: 's1', title: 'Terminal', lastActivityAt: '2026-11-30T11:55:00.000Z' }),
+        session({ id: 's-long', title: 'Refactor', provider: 'claude', model: 'sonnet', state: 'running_turn', messageCount: 12, lastActivityAt: '2026-11-30T09:00:00.000Z', archived: true }),
       ],
       'all',
       now,
@@ -24,9 +40,9 @@ describe('formatSessionsTable', () => {
     const at = '2026-11-30T11:55:00.000Z';
     const table = formatSessionsTable(
       [
-        { id: 's1', title: 'Broke down', state: 'idle', status: { name: 'failed', words: 'failed: Out of coffee' }, messageCount: 2, lastActivityAt: at },
-        { id: 's2', title: 'Long error', state: 'idle', status: { name: 'failed', words: `failed: ${'e'.repeat(80)}` }, messageCount: 2, lastActivityAt: at },
-        { id: 's3', title: 'Halted', state: 'idle', status: { name: 'stopped', words: 'stopped' }, messageCount: 1, lastActivityAt: at, archived: true },
+        session({ id: 's1', title: 'Broke down', status: { name: 'failed', words: 'failed: Out of coffee' }, messageCount: 2, lastActivityAt: at }),
+        session({ id: 's2', title: 'Long error', status: { name: 'failed', words: `failed: ${'e'.repeat(80)}` }, messageCount: 2, lastActivityAt: at }),
+        session({ id: 's3', title: 'Halted', status: { name: 'stopped', words: 'stopped' }, messageCount: 1, lastActivityAt: at, archived: true }),
       ],
       'all',
       now,
@@ -44,8 +60,8 @@ describe('formatSessionsTable', () => {
 });
 
 describe('sessionRow', () => {
-  it('reads proto enum names and snake_case fields, and shortens long titles', () => {
-    const row = sessionRow({ id: 'x', title: 'a'.repeat(60), state: 'SESSION_STATE_BACKGROUND_ONLY', message_count: 3 }, now);
+  it('shows the state where there is no status, "-" for no activity yet, and shortens long titles', () => {
+    const row = sessionRow(session({ id: 'x', title: 'a'.repeat(60), state: 'background_only', messageCount: 3 }), now);
     expect(row).toMatchObject({ state: 'background_only', messages: '3', lastActivity: '-' });
     expect(row.title).toHaveLength(40);
   });

@@ -4,7 +4,7 @@ import { matchSession } from '../src/commands/session-name.ts';
 
 const sessions = [
   { id: '3f9c2a1e-1111-4000-8000-000000000001', title: 'Review' },
-  { id: '3f9c7b00-2222-4000-8000-000000000002', title: 'Release notes', archived: true },
+  { id: '3f9c7b00-2222-4000-8000-000000000002', title: 'Release notes', archived: true as const },
   { id: 'a0b1c2d3-3333-4000-8000-000000000003', title: 'Review' },
   { id: 'b7k2m9q4-4444-4000-8000-000000000004', title: 'Terminal' },
 ];

@@ -1,10 +1,12 @@
+import type { Schemas } from '@relay/user-api';
 import { CliError } from '../cli-error.ts';
 import type { GatewayApi } from '../gateway-api.ts';
 
 const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CANDIDATES_SHOWN = 10;
 
-type Named = { id: string; title: string; archived: boolean };
+/** What a session is known by on the command line. */
+type Named = Pick<Schemas['UserSession'], 'id' | 'title' | 'archived'>;
 
 /**
  * The session a SESSION word means: a full id as it is; else, among all the user's sessions (archived ones
@@ -17,8 +19,7 @@ export async function resolveSession(api: GatewayApi, name: string): Promise<str
 }
 
 /** `resolveSession` on a list already read: the id of the one session `name` means. */
-export function matchSession(sessions: readonly unknown[], name: string): string {
-  const named = sessions.map(namedOf).filter((session): session is Named => session !== undefined);
+export function matchSession(named: readonly Named[], name: string): string {
   const exact = named.find((session) => session.id === name);
   if (exact !== undefined) return exact.id;
   const prefix = name.toLowerCase();
@@ -30,11 +31,4 @@ export function matchSession(sessions: readonly unknown[], name: string): string
   const shown = matches.slice(0, CANDIDATES_SHOWN).map((session) => `  ${session.id}  "${session.title}"${session.archived ? ' (archived)' : ''}`);
   const more = matches.length > CANDIDATES_SHOWN ? [`  … and ${matches.length - CANDIDATES_SHOWN} more`] : [];
   throw new CliError([`"${name}" could be ${matches.length} sessions; give more of the id:`, ...shown, ...more].join('\n'));
-}
-
-function namedOf(session: unknown): Named | undefined {
-  if (typeof session !== 'object' || session === null) return undefined;
-  const record = session as Record<string, unknown>;
-  if (typeof record['id'] !== 'string') return undefined;
-  return { id: record['id'], title: typeof record['title'] === 'string' ? record['title'] : '', archived: record['archived'] === true };
 }
