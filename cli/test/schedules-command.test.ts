@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { formatSchedules } from '../src/commands/schedules.ts';
 import { parseCommand } from '../src/parse-command.ts';
 
+/** What every schedule the ⏰ list shows has. */
+const schedule = { text: 'run it', at: '2026-11-01T02:00:00.000Z', everyMinutes: 0, once: false, lastFiredAt: null };
+
 describe('relay schedules', () => {
   it.each([
     [['schedules'], { kind: 'schedules', json: false }],
@@ -14,8 +17,8 @@ describe('relay schedules', () => {
 
   it('lists the schedules as an aligned table, with the grid note', () => {
     const text = formatSchedules([
-      { id: 'sch_1', title: 'Nightly', session: { id: 's1', title: 'Desk' }, once: false, everyMinutes: 1440, nextFireAt: '2026-11-02T02:00:00.000Z', firedCount: 3, skippedCount: 1 },
-      { id: 'sch_2', title: 'Once', session: { id: 's2', title: 'Other' }, once: true, everyMinutes: 0, endReason: 'fired', firedCount: 1 },
+      { ...schedule, id: 'sch_1', title: 'Nightly', session: { id: 's1', title: 'Desk' }, everyMinutes: 1440, nextFireAt: '2026-11-02T02:00:00.000Z', firedCount: 3, skippedCount: 1 },
+      { ...schedule, id: 'sch_2', title: 'Once', session: { id: 's2', title: 'Other' }, once: true, nextFireAt: null, endedAt: '2026-11-01T02:00:00.000Z', endReason: 'fired', firedCount: 1 },
     ]);
     expect(text.split('\n')).toEqual([
       'ID     TITLE      FIRES INTO  CADENCE         STATE                          FIRED',

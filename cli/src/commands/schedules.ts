@@ -1,3 +1,4 @@
+import type { Schemas } from '@relay/user-api';
 import { loadClientConfig } from '../config.ts';
 import { GatewayApi } from '../gateway-api.ts';
 import { relayPaths } from '../relay-paths.ts';
@@ -21,14 +22,13 @@ export async function runSchedules(options: { sessionId?: string; cancel?: strin
 }
 
 /** The schedules as an aligned table: id, title, where it fires, cadence, its next time or how it ended, firings. */
-export function formatSchedules(schedules: readonly Record<string, unknown>[]): string {
+export function formatSchedules(schedules: readonly Schemas['Schedule'][]): string {
   if (schedules.length === 0) return 'No schedules.';
   const rows = schedules.map((s) => {
-    const session = s.session as { title?: string; id?: string } | undefined;
-    const cadence = s.once ? 'once' : `every ${String(s.everyMinutes)} min`;
-    const state = s.endReason ? `ended (${String(s.endReason)})` : s.heldForApproval ? `held since ${String(s.heldSince)}` : `next ${String(s.nextFireAt)}`;
-    const skipped = typeof s.skippedCount === 'number' ? `, ${s.skippedCount} skipped` : '';
-    return [String(s.id), `"${String(s.title)}"`, `"${session?.title ?? session?.id ?? ''}"`, cadence, state, `${String(s.firedCount)}${skipped}`];
+    const cadence = s.once ? 'once' : `every ${s.everyMinutes} min`;
+    const state = s.endReason ? `ended (${s.endReason})` : s.heldForApproval ? `held since ${String(s.heldSince)}` : `next ${String(s.nextFireAt)}`;
+    const skipped = s.skippedCount === undefined ? '' : `, ${s.skippedCount} skipped`;
+    return [s.id, `"${s.title}"`, `"${s.session.title || s.session.id}"`, cadence, state, `${s.firedCount}${skipped}`];
   });
   return [formatTable(['ID', 'TITLE', 'FIRES INTO', 'CADENCE', 'STATE', 'FIRED'], rows), 'Repeats keep a grid of UTC minutes; daylight-saving changes do not move them.'].join('\n');
 }

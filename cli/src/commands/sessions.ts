@@ -26,7 +26,7 @@ export async function runCreateSession(options: { title?: string; json: boolean 
   const target = resolveRelayTarget(loadClientConfig(io.env), relayPaths());
   const api = new GatewayApi(target.url, target.token);
   // Without --title, a title no session has, so that it names this one (relay up's own is "Terminal").
-  const title = options.title ?? unusedTitle(DEFAULT_EXTERNAL_TITLE, (await api.listSessions('all')).map((session) => (session as { title?: unknown }).title));
+  const title = options.title ?? unusedTitle(DEFAULT_EXTERNAL_TITLE, (await api.listSessions('all')).map((session) => session.title));
   const created = await api.createExternalSession(title);
   if (options.json) {
     io.out.write(`${JSON.stringify(created, null, 2)}\n`);
@@ -47,8 +47,8 @@ export async function runCreateSession(options: { title?: string; json: boolean 
 const DEFAULT_EXTERNAL_TITLE = 'Terminal';
 
 /** `base` if no session is titled so, else "`base` 2", "`base` 3", … the first that none is. */
-export function unusedTitle(base: string, titles: readonly unknown[]): string {
-  const taken = new Set(titles.filter((title): title is string => typeof title === 'string'));
+export function unusedTitle(base: string, titles: readonly string[]): string {
+  const taken = new Set(titles);
   if (!taken.has(base)) return base;
   let number = 2;
   while (taken.has(`${base} ${number}`)) number += 1;

@@ -1,3 +1,4 @@
+import type { Schemas } from '@relay/user-api';
 import { loadClientConfig } from '../config.ts';
 import { GatewayApi } from '../gateway-api.ts';
 import { relayPaths } from '../relay-paths.ts';
@@ -22,13 +23,13 @@ export async function runSubscriptions(options: { sessionId: string; unsubscribe
 }
 
 /** The subscriptions as an aligned table: id, what it watches (and on which relay), its events, and what it holds or why it ended. */
-export function formatSubscriptions(subscriptions: readonly Record<string, unknown>[]): string {
+export function formatSubscriptions(subscriptions: readonly Schemas['Subscription'][]): string {
   if (subscriptions.length === 0) return 'No subscriptions.';
   const rows = subscriptions.map((s) => {
-    const sessions = s.sessions === 'all' ? 'all sessions' : (s.sessions as { title?: string; id?: string }[]).map((session) => `"${session.title ?? session.id}"`).join(', ');
-    const where = typeof s.relay === 'string' ? ` on ${s.relay}` : '';
-    const state = s.ended ? `ended (${String(s.reason)})` : `${String(s.heldCount)} held${s.nextDeliveryAt ? `, next ${String(s.nextDeliveryAt)}` : ''}`;
-    return [String(s.id), `${sessions}${where}`, `${(s.events as string[]).join(', ')}${s.once ? ' (once)' : ''}`, state];
+    const sessions = s.sessions === 'all' ? 'all sessions' : s.sessions.map((session) => `"${session.title || session.id}"`).join(', ');
+    const where = s.relay === undefined ? '' : ` on ${s.relay}`;
+    const state = s.ended ? `ended (${String(s.reason)})` : `${String(s.heldCount)} held${s.nextDeliveryAt ? `, next ${s.nextDeliveryAt}` : ''}`;
+    return [s.id, `${sessions}${where}`, `${s.events.join(', ')}${s.once ? ' (once)' : ''}`, state];
   });
   return formatTable(['ID', 'WATCHES', 'EVENTS', 'STATE'], rows);
 }
