@@ -5,7 +5,8 @@
 // tool asking; the tool confirmation the cloud session waits on is the owner's card (Allow: the API is sent allow and
 // the turn goes on; Deny: deny); stop interrupts a turn within 5 s; a later turn, after the session service restarts
 // too, goes on in the same cloud session; a turn waiting on its card is handed over to the next replica, its card the
-// same one and its decision sent once; a model Claude Cloud does not run is refused with suggestions before
+// same one and its decision sent once; relay_tool reaches the cloud session at the configured public URL of the
+// gateway's /mcp, with the session's token from the session's vault (replaced when another worker runs it); a model Claude Cloud does not run is refused with suggestions before
 // anything is created; the tokens and cost the API reports show in usage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishTurn } from '../harness/fake-anthropic-api.ts';
@@ -18,13 +19,17 @@ let api: FakeCloudApi;
 
 const REPO = 'example-org/sample-repo';
 const BRANCH = 'feature/banner';
+/** The gateway's /mcp as the cloud would reach it; the fake's ingress takes it to the loopback gateway. */
+const PUBLIC_MCP = 'https://relay.example.test/mcp';
 
 /**
- * The fake cloud agent: "run: <command>" calls bash (which asks) and reports the confirmation; "wait" works until it
- * is interrupted; "refuse" and "spend" end the turn as a refusal and on the budget; anything else is answered at once.
- * Each answer reports 100 + 10 tokens.
+ * The fake cloud agent: "run: <command>" calls bash (which asks) and reports the confirmation; "relay: <arguments>"
+ * calls relay_tool and reports its answer; "wait" works until it is interrupted; "refuse" and "spend" end the turn as
+ * a refusal and on the budget; anything else is answered at once. Each answer reports 100 + 10 tokens.
  */
 async function onMessage(turn: CloudTurn): Promise<void> {
+  const relayCall = /relay: (.*)$/m.exec(turn.text)?.[1];
+  if (relayCall !== undefined) return turn.reply(`relay_tool said: ${await turn.callMcp('relay', 'relay_tool', JSON.parse(relayCall))}`, { input: 100, output: 10 });
   const command = /run: (.*)$/m.exec(turn.text)?.[1];
   if (command !== undefined) {
     const confirmation = await turn.askTool('bash', { command });
@@ -87,8 +92,10 @@ beforeAll(async () => {
       RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: 'env_fake01',
       RELAY_CLAUDE_CLOUD_BUDGET_USD: '5',
       RELAY_CLAUDE_CLOUD_BASE_URL: api.url,
+      RELAY_CLAUDE_CLOUD_MCP_URL: PUBLIC_MCP,
     },
   });
+  api.route.set(PUBLIC_MCP, relay.mcpUrl);
 });
 
 afterAll(async () => {
@@ -110,12 +117,25 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     expect(turn.reply).toMatchObject({ text: 'hello from Claude Cloud', model: 'claude-sonnet-5-5' });
     const cloud = cloudSessionOf(sessionId)!;
     expect(cloud.created).toMatchObject({
-      agent: { type: 'agent_with_overrides', id: 'agent_fake01', model: 'claude-sonnet-5-5', tools: [{ type: 'agent_toolset_20260401', default_config: { permission_policy: { type: 'always_ask' } } }] },
+      agent: {
+        type: 'agent_with_overrides',
+        id: 'agent_fake01',
+        model: 'claude-sonnet-5-5',
+        mcp_servers: [{ type: 'url', name: 'relay', url: PUBLIC_MCP }],
+        // Every tool of the container asks; relay_tool asks the owner itself where the rules say.
+        tools: [
+          { type: 'agent_toolset_20260401', default_config: { permission_policy: { type: 'always_ask' } } },
+          { type: 'mcp_toolset', mcp_server_name: 'relay', default_config: { permission_policy: { type: 'always_allow' } } },
+        ],
+      },
       environment_id: 'env_fake01',
       resources: [{ type: 'github_repository', url: `https://github.com/${REPO}`, checkout: { type: 'branch', name: BRANCH } }],
       budget: { type: 'limit', max_list_cost: { amount: '500', currency: 'USD' } },
     });
     expect(cloud.received.map((event) => event.type)).toEqual(['user.message']);
+    // Its vault holds a token for the gateway's public /mcp, and nothing else.
+    expect(cloud.created.vault_ids).toHaveLength(1);
+    expect([...api.credentials.values()].filter((held) => held.vault === cloud.created.vault_ids[0]).map((held) => held.url)).toEqual([PUBLIC_MCP]);
     expect(api.requests.every((request) => request.apiKey === 'sk-ant-api-cloud-test-key' && request.beta?.includes('managed-agents-2026-04-01'))).toBe(true);
     const shown = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
     expect(shown.body.session).toMatchObject({ provider: 'claude-cloud', repo: REPO, branch: BRANCH });
@@ -177,27 +197,30 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     expect(turn).toMatchObject({ status: 'error', error: expect.stringContaining("the session's budget is used up") });
   });
 
-  it('goes on in the same cloud session on the next turn, after the session service restarts too', async () => {
+  it('goes on in the same cloud session on the next turn, after the session service restarts too, relay_tool with the new worker’s token', async () => {
     const { sessionId, messageId } = await startSession('hello');
     await finishTurn(relay, sessionId, messageId);
     const cloud = cloudSessionOf(sessionId)!;
     await relay.services.session.stop();
     await startSessionService();
     const sessionsBefore = api.sessions.size;
-    const next = await send(sessionId, 'hello again');
+    // The worker token of the first turn was revoked when the service stopped: relay_tool answers with the new one.
+    const next = await send(sessionId, 'relay: {"action":"read_session","relay":"this","session":"' + sessionId + '"}');
     const turn = await finishTurn(relay, sessionId, next);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toMatch(/^relay_tool said: \{"ok":true/);
+    expect(turn.reply.text).toContain('hello from Claude Cloud');
     expect(api.sessions.size).toBe(sessionsBefore);
-    expect(cloud.received.filter((event) => event.type === 'user.message').map((event) => event.content[0].text)).toEqual(['hello', 'hello again']);
+    expect(cloud.received.filter((event) => event.type === 'user.message').map((event) => event.content[0].text)).toEqual(['hello', expect.stringMatching(/^relay: /)]);
   });
 
   it('hands a turn waiting on its card over when the session service stops: the same card, its decision sent once', async () => {
     const { sessionId, messageId } = await startSession('run: make deploy');
     const card = await cardOf(sessionId);
     await relay.services.session.stop();
-    // Decided while no replica runs the turn: the decision is the card's, and waits for whoever takes the turn.
-    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
     await startSessionService();
+    // Decided after the hand-over: the decision is the card's, read by the replica that waits on it now.
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
     const turn = await finishTurn(relay, sessionId, messageId);
     expect(turn, JSON.stringify(turn)).toMatchObject({ status: 'done', reply: { text: 'ran: make deploy' } });
     const cloud = cloudSessionOf(sessionId)!;
@@ -218,7 +241,7 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
   it('usage meters the tokens and the cost the API reported for its turns', async () => {
     const usage = await relayTool({ action: 'usage', relay: 'this' });
     const cloud = usage.providers.find((provider: any) => provider.provider === 'claude-cloud');
-    // Seven answered turns (hello in three sessions, Allow, Deny, hello again, the turn handed over): 110 tokens each,
+    // Seven answered turns (hello in three sessions, Allow, Deny, relay_tool, the turn handed over): 110 tokens each,
     // and the fake's list price of a cent per hundred tokens grew each session's cumulative list cost by $0.01 a turn
     // (the stopped, refused and spent turns reported nothing).
     expect(cloud).toMatchObject({ status: 'ok', meters: [expect.objectContaining({ name: 'tokens', used: 7 * 110 }), expect.objectContaining({ name: 'cost_usd', used: 0.07 })] });

@@ -5,9 +5,14 @@
 // SDK sends (the API key, as x-api-key or, as the SDK 1.14 sends it, Authorization: Bearer; anthropic-beta), and the session's life as documented: a user.message makes it running; a
 // tool call with evaluated_permission "ask" idles it with stop_reason requires_action until a user.tool_confirmation
 // for that call comes; user.interrupt ends what runs; each turn ends with session.status_idle and end_turn. What the
-// agent does for a message is the suite's `onMessage`.
+// agent does for a message is the suite's `onMessage`. Vaults hold static_bearer credentials for MCP servers
+// (POST /v1/vaults, /v1/vaults/{id}/credentials, /v1/vaults/{id}/credentials/{credential}); a session's MCP tool call
+// goes to its server's URL with the credential its vaults hold for it, through `route` (the suite's ingress: the
+// public URL the relay was configured with, to the loopback gateway that answers it).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /** A cloud session as the fake keeps it. */
 export interface FakeCloudSession {
@@ -31,6 +36,11 @@ export interface CloudTurn {
   askTool(name: string, input: Record<string, unknown>): Promise<any>;
   /** Ends the turn otherwise than with end_turn: session.status_idle with this stop_reason (and stop_details). */
   end(stopReason: Record<string, unknown>, stopDetails?: Record<string, unknown>): void;
+  /**
+   * Calls `tool` of the session's MCP server `server` (its toolset always_allow), with the bearer token its vaults
+   * hold for that server's URL: the tool's text.
+   */
+  callMcp(server: string, tool: string, args: Record<string, unknown>): Promise<string>;
   /** Resolves when a user.interrupt comes. */
   interrupted: Promise<void>;
 }
@@ -41,6 +51,10 @@ export interface FakeCloudApi {
   sessions: Map<string, FakeCloudSession>;
   /** Every request: method, path, the API key it carried and its anthropic-beta header. */
   requests: { method: string; path: string; apiKey: string | undefined; beta: string | undefined }[];
+  /** The vaults' credentials: their vault, MCP server URL and token. */
+  credentials: Map<string, { vault: string; url: string; token: string }>;
+  /** Where the cloud reaches an MCP server's public URL (the suite's ingress). */
+  route: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -54,6 +68,8 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
   const interrupts = new Map<string, () => void>();
   const usage = new Map<string, { input_tokens: number; output_tokens: number }>();
   const history = new Map<string, any[]>();
+  const credentials: FakeCloudApi['credentials'] = new Map();
+  const route: FakeCloudApi['route'] = new Map();
   const requests: FakeCloudApi['requests'] = [];
   let next = 0;
   const id = (prefix: string) => `${prefix}_${String(++next).padStart(6, '0')}`;
@@ -95,6 +111,23 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
         return confirmed;
       },
       end: (stopReason, stopDetails) => idle(session, stopReason, stopDetails),
+      callMcp: async (server, tool, args) => {
+        const config = (session.created.agent.mcp_servers ?? []).find((candidate: any) => candidate.name === server);
+        const toolset = session.created.agent.tools.find((candidate: any) => candidate.type === 'mcp_toolset' && candidate.mcp_server_name === server);
+        if (config === undefined || toolset?.default_config?.permission_policy?.type !== 'always_allow') throw new Error(`the session has no MCP server ${server} it may call unasked`);
+        const use = emit(session, { type: 'agent.mcp_tool_use', mcp_server_name: server, name: tool, input: args, evaluated_permission: 'allow' });
+        const credential = [...credentials.values()].find((held) => (session.created.vault_ids ?? []).includes(held.vault) && held.url === config.url);
+        const client = new Client({ name: 'fake-claude-cloud', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(route.get(config.url) ?? config.url), { requestInit: { headers: { authorization: `Bearer ${credential?.token ?? ''}` } } }));
+        try {
+          const result: any = await client.callTool({ name: tool, arguments: args });
+          const text = result.content.map((part: any) => part.text ?? '').join('');
+          emit(session, { type: 'agent.mcp_tool_result', mcp_tool_use_id: use.id, content: [{ type: 'text', text }], is_error: result.isError === true });
+          return text;
+        } finally {
+          await client.close();
+        }
+      },
       interrupted: interruption,
     };
   };
@@ -134,6 +167,21 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
       if (!(header(request, 'anthropic-beta') ?? '').split(',').includes('managed-agents-2026-04-01')) {
         return json(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'this endpoint is in beta: send anthropic-beta: managed-agents-2026-04-01' } });
       }
+      if (request.method === 'POST' && path === '/v1/vaults') {
+        const body = await readBody(request);
+        return json(response, 200, { type: 'vault', id: id('vlt'), display_name: body.display_name });
+      }
+      const vaultCredential = /^\/v1\/vaults\/([^/]+)\/credentials(?:\/([^/]+))?$/.exec(path);
+      if (request.method === 'POST' && vaultCredential !== null) {
+        const body = await readBody(request);
+        const [, vault, existing] = vaultCredential;
+        const held = existing === undefined ? { vault: vault!, url: body.auth.mcp_server_url, token: body.auth.token } : credentials.get(existing);
+        if (held === undefined || held.vault !== vault) return json(response, 404, { type: 'error', error: { type: 'not_found_error', message: 'credential not found' } });
+        if (existing !== undefined) held.token = body.auth.token;
+        const credentialId = existing ?? id('vcrd');
+        credentials.set(credentialId, held);
+        return json(response, 200, { type: 'vault_credential', id: credentialId, vault_id: vault, auth: { type: 'static_bearer', mcp_server_url: held.url } });
+      }
       if (request.method === 'POST' && path === '/v1/sessions') {
         const body = await readBody(request);
         const session: FakeCloudSession = { id: id('sesn'), created: body, status: 'idle', received: [] };
@@ -170,6 +218,8 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
     url: `http://127.0.0.1:${port}`,
     sessions,
     requests,
+    credentials,
+    route,
     close: () => {
       for (const open of streams.values()) for (const stream of open) stream.end();
       return new Promise((resolve) => server.close(() => resolve()));

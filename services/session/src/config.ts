@@ -175,6 +175,11 @@ const schema = z.object({
   RELAY_CLAUDE_CLOUD_BUDGET_USD: z.preprocess(blankAsUnset, z.coerce.number().positive().optional()),
   /** The Managed Agents API's base URL (a test's loopback fake); unset: Anthropic's. */
   RELAY_CLAUDE_CLOUD_BASE_URL: optionalUrl,
+  /**
+   * The gateway's /mcp as Anthropic's cloud reaches it (the relay's public URL); set, a cloud session gets relay_tool
+   * there, with the session's token kept in a vault of its own. Unset: no relay_tool for cloud sessions.
+   */
+  RELAY_CLAUDE_CLOUD_MCP_URL: optionalUrl,
   /** GitHub Copilot's token (provider "copilot"). */
   COPILOT_GITHUB_TOKEN: optionalSecret,
   /**

@@ -16,6 +16,7 @@ export const claudeCloudDefinition = defineProvider({
     'RELAY_CLAUDE_CLOUD_GITHUB_TOKEN',
     'RELAY_CLAUDE_CLOUD_BUDGET_USD',
     'RELAY_CLAUDE_CLOUD_BASE_URL',
+    'RELAY_CLAUDE_CLOUD_MCP_URL',
     'RELAY_CLAUDE_MODELS',
   ],
   list: (settings) => [
@@ -37,6 +38,7 @@ export const claudeCloudDefinition = defineProvider({
       githubToken: config.RELAY_CLAUDE_CLOUD_GITHUB_TOKEN,
       budgetUsd: config.RELAY_CLAUDE_CLOUD_BUDGET_USD,
       baseUrl: config.RELAY_CLAUDE_CLOUD_BASE_URL,
+      mcpUrl: config.RELAY_CLAUDE_CLOUD_MCP_URL,
       models: config.RELAY_CLAUDE_MODELS ?? [],
       cards: ports.cards,
       states: ports.claudeStates,

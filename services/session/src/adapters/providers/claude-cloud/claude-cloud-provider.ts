@@ -17,7 +17,12 @@
  *   `session.status_terminated` fail it, with the last `session.error`'s message;
  * - stop sends `user.interrupt`, and the turn ends without waiting for the cloud beyond STOP_GRACE_MS;
  * - tokens are the sum of the turn's `span.model_request_end` `model_usage`, its cost the growth of the session's
- *   cumulative `session.usage` `list_cost` (USD, in cents).
+ *   cumulative `session.usage` `list_cost` (USD, in cents);
+ * - with RELAY_CLAUDE_CLOUD_MCP_URL (the gateway's /mcp as the cloud reaches it), the session gets relay_tool: that
+ *   URL as its MCP server `relay` (`mcp_servers`, its toolset `always_allow`: relay_tool asks the owner itself where
+ *   the rules say), called with the relay session's token, kept as a `static_bearer` credential in a vault of the
+ *   cloud session's own (`POST /v1/vaults`, `…/credentials`; `vault_ids`) and replaced each turn by the token of the
+ *   worker that runs it.
  * The turn lives in the cloud, so a replica that stops hands it over (ADR 0034): its resume point is the cloud session
  * and the id of the message it sent there, parked while a card waits. The replica that takes it over reads the
  * session's events after that message (`GET /v1/sessions/{id}/events`) and then the live ones, so the reply, the
@@ -43,6 +48,7 @@ import { isHandedOver, TurnFailed, type Availability, type ConversationHistory, 
 import type { RunnableSession } from '../../../app/turns/turn-store.ts';
 import { askOwner } from '../acp/acp-cards.ts';
 import { withEarlierConversation } from '../claude/claude-provider.ts';
+import { RELAY_MCP_SERVER } from '../claude/claude-query-options.ts';
 
 /** How long a stopped turn waits for its interrupt to be taken (the spec's 5 s, less). */
 const STOP_GRACE_MS = 3_000;
@@ -60,6 +66,8 @@ export interface ClaudeCloudOptions {
   budgetUsd: number | undefined;
   /** The API's base URL; undefined: Anthropic's. */
   baseUrl: string | undefined;
+  /** The gateway's /mcp as the cloud reaches it; undefined: no relay_tool for cloud sessions. */
+  mcpUrl: string | undefined;
   models: readonly string[];
   cards: QuestionCards;
   /** Where a relay session's cloud session id (and its cumulative cost) is kept between turns and restarts. */
@@ -146,7 +154,7 @@ export class ClaudeCloudProvider implements Provider {
     try {
       const taken = pointOf(input.resume);
       // The stream carries only what happens after it opens: open it before the message goes, or the history is read.
-      const started = taken === undefined ? await this.#send(client, input, following.signal) : { point: taken, events: await this.#readBack(client, taken, following.signal) };
+      const started = taken === undefined ? await this.#send(client, input, following.signal) : { point: taken, events: await this.#readBack(client, input, taken, following.signal) };
       remote = started.point;
       // From here the cloud runs the turn: a stop interrupts it, at once when it came meanwhile.
       input.signal.addEventListener('abort', onAbort, { once: true });
@@ -180,7 +188,9 @@ export class ClaudeCloudProvider implements Provider {
   }
 
   /** A turn taken over: the live stream (opened first, so nothing falls between), and what was written after its message. */
-  async #readBack(client: Anthropic, point: CloudPoint, following: AbortSignal): Promise<TurnEvents> {
+  async #readBack(client: Anthropic, input: TurnInput, point: CloudPoint, following: AbortSignal): Promise<TurnEvents> {
+    // relay_tool goes on with this replica's token for the session.
+    await passToken(client, (await client.beta.sessions.retrieve(point.cloudSession)).metadata, input.token);
     const live = await client.beta.sessions.events.stream(point.cloudSession, {}, { signal: following });
     const earlier: CloudEvent[] = [];
     let after = false;
@@ -206,27 +216,42 @@ export class ClaudeCloudProvider implements Provider {
       });
       if (existing !== undefined && existing.status !== 'terminated' && existing.archived_at === null) {
         if (existing.status === 'running' || existing.status === 'rescheduling') await client.beta.sessions.events.send(existing.id, { events: [{ type: 'user.interrupt' }] });
+        await passToken(client, existing.metadata, input.token);
         return { id: existing.id, costUsdBefore: kept.costUsdTotal, text: message.text };
       }
     }
-    const created = await client.beta.sessions.create(this.#sessionParams(session), { signal: input.signal });
+    const vault = await this.#vault(client, input);
+    const created = await client.beta.sessions.create(this.#sessionParams(session, vault), { signal: input.signal });
     await this.#o.states.set(session.id, { resumeId: created.id, costUsdTotal: 0 });
     const earlier = await this.#o.history(session.id, message.id);
     return { id: created.id, costUsdBefore: 0, text: withEarlierConversation(earlier, message.text) };
   }
 
-  #sessionParams(session: RunnableSession): SessionCreateParams {
+  /** With relay_tool: a vault of the cloud session's own, holding the session's token for the gateway's /mcp. */
+  async #vault(client: Anthropic, input: TurnInput): Promise<RelayToolVault | undefined> {
+    if (this.#o.mcpUrl === undefined) return undefined;
+    const vault = await client.beta.vaults.create({ display_name: `relay session ${input.session.id}` });
+    const credential = await client.beta.vaults.credentials.create(vault.id, { auth: { type: 'static_bearer', token: input.token, mcp_server_url: this.#o.mcpUrl } });
+    return { url: this.#o.mcpUrl, vault: vault.id, credential: credential.id };
+  }
+
+  #sessionParams(session: RunnableSession, vault: RelayToolVault | undefined): SessionCreateParams {
     const { repo = '', branch = '' } = session;
     return {
       agent: {
         type: 'agent_with_overrides',
         id: this.#o.agentId!,
         model: session.model,
-        tools: [{ type: 'agent_toolset_20260401', default_config: { enabled: true, permission_policy: { type: 'always_ask' } } }],
+        ...(vault === undefined ? {} : { mcp_servers: [{ type: 'url', name: RELAY_MCP_SERVER, url: vault.url }] }),
+        tools: [
+          { type: 'agent_toolset_20260401', default_config: { enabled: true, permission_policy: { type: 'always_ask' } } },
+          ...(vault === undefined ? [] : [{ type: 'mcp_toolset' as const, mcp_server_name: RELAY_MCP_SERVER, default_config: { enabled: true, permission_policy: { type: 'always_allow' as const } } }]),
+        ],
       },
       environment_id: this.#o.environmentId!,
       title: session.title,
-      metadata: { relay_session: session.id },
+      metadata: { relay_session: session.id, ...(vault === undefined ? {} : { relay_vault: vault.vault, relay_credential: vault.credential }) },
+      ...(vault === undefined ? {} : { vault_ids: [vault.vault] }),
       resources:
         repo === ''
           ? []
@@ -323,6 +348,20 @@ export class ClaudeCloudProvider implements Provider {
       await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd }, this.#o.logger);
     }
   }
+}
+
+/** relay_tool's URL for a cloud session, the vault holding the session's token for it, and the credential in it. */
+interface RelayToolVault {
+  url: string;
+  vault: string;
+  credential: string;
+}
+
+/** Puts the token of the worker that runs the turn into the cloud session's vault, where it has one (relay_tool). */
+async function passToken(client: Anthropic, metadata: Readonly<Record<string, string>>, token: string): Promise<void> {
+  const { relay_vault: vault, relay_credential: credential } = metadata;
+  if (vault === undefined || credential === undefined) return;
+  await client.beta.vaults.credentials.update(credential, { vault_id: vault, auth: { type: 'static_bearer', token } });
 }
 
 /** The resume point a turn was handed over with, when it is this provider's. */
