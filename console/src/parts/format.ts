@@ -1,4 +1,5 @@
 // How times and states read on screen.
+import type { Schemas } from '@relay/user-api';
 
 /** "just now", "5 min ago", "3 h ago", "2 d ago", or the date. */
 export function ago(iso: string | null | undefined, now = Date.now()): string {
@@ -19,17 +20,17 @@ export function when(iso: string | null | undefined): string {
 const STATES: Record<string, string> = { running_turn: 'working', background_only: 'working (background tasks)', idle: 'idle' };
 
 /** The relay's words for a session's status ("waiting for you (card)"), or its state's from a relay without them. */
-export function statusLabel(session: { state: string; status?: { words: string } }): string {
+export function statusLabel(session: Pick<Schemas['UserSession'], 'state' | 'status'>): string {
   return session.status?.words ?? STATES[session.state] ?? session.state;
 }
 
 /** The status's name, for its colour: working, waiting_for_you, idle, failed or stopped. */
-export function statusName(session: { state: string; status?: { name: string } }): string {
+export function statusName(session: Pick<Schemas['UserSession'], 'state' | 'status'>): string {
   return session.status?.name ?? (session.state === 'idle' ? 'idle' : 'working');
 }
 
 /** The spec's "↗ from relay · session · model" badge text. */
-export function fromBadge(provenance: { originRelay: string; originSessionTitle: string; originSessionId: string; model: string; viaRelays: string[] }): string {
+export function fromBadge(provenance: Schemas['Provenance']): string {
   const relays = provenance.viaRelays.length > 0 ? provenance.viaRelays.join(' → ') : provenance.originRelay;
   const session = provenance.originSessionTitle || provenance.originSessionId.slice(0, 8);
   return ['↗ from ' + relays, session, provenance.model].filter((part) => part !== '').join(' · ');
