@@ -5,7 +5,8 @@
 // never made and the endpoint never hears its prompt), the owner's card raises it; build-box enforces what desk
 // carried with the call, refusing the session past the count there, and reports back what the tree spent there; desk
 // then refuses its twelfth session until the owner's card raises the count. The tree's usage, split by session,
-// provider and relay, equals the two ledgers' sums.
+// provider and relay, equals the two ledgers' sums. Last, a runaway model on another tree is stopped mid-turn once the
+// tree is past its money by more than one finished turn.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
@@ -23,8 +24,15 @@ const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(arg
 /** A create_session step for a session on the fake endpoint whose first turn costs US$1 (its prompt names it). */
 const openAiSession = (title: string) => tool({ action: 'create_session', relay: 'this', provider: 'openai', model: 'fake-1', title, text: `hi ${title}`, wait_seconds: 120 });
 
-/** The fake model: one short answer, 100 prompt tokens (US$1 at the prices below). */
-function answer(): string[] {
+/**
+ * The fake model: one short answer, 100 prompt tokens (US$1 at the prices below); asked to "loop", it calls
+ * list_sessions again and again (US$1 an answer), as a runaway agent would.
+ */
+function answer(body: any): string[] {
+  if (body.messages[0]?.content === 'loop') {
+    const call = { index: 0, id: `call_${body.messages.length}`, type: 'function', function: { name: 'relay_tool', arguments: '{"action":"list_sessions","relay":"this"}' } };
+    return [chunk({ role: 'assistant', content: null, tool_calls: [call] }), chunk({}, 'tool_calls'), usageChunk(100, 0), DONE];
+  }
   return [chunk({ role: 'assistant', content: 'hello' }), chunk({}, 'stop'), usageChunk(100, 0), DONE];
 }
 
@@ -187,5 +195,29 @@ describe('a budget over a tree of 1 → 3 → 9 sessions on two relays', () => {
     const cli = await runRelayCli(desk, desk.userToken, 'usage', '--tree', root, '--json');
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual(tree);
+  });
+
+  it('stops a running turn once its tree is past the money by more than one finished turn', async () => {
+    const started = await scriptSession(desk, 'Runaway root', 'reply ready');
+    await finish(desk, started.id, started.messageId);
+    expect((await desk.api('PUT', `/api/v1/sessions/${started.id}/budget`, { costUsd: 3 })).status).toBe(200);
+    const create = tool({ action: 'create_session', relay: 'this', provider: 'openai', model: 'fake-1', title: 'Runaway', text: 'loop', wait_seconds: 120 });
+    const messageId = await send(desk, started.id, [create, 'reply {{result.status}}'].join('\n'));
+    await decideCard(desk, started.id, 'allow');
+    // Left alone the model would answer 25 times (the provider's bound on tool rounds): US$25. Every running turn of the
+    // tree is stopped: the runaway's, and the conversation's own that waits for it.
+    expect((await finish(desk, started.id, messageId)).status).toBe('stopped');
+    const runaway = (await desk.api('GET', '/api/v1/sessions?scope=all')).body.sessions.find((session: { title: string }) => session.title === 'Runaway');
+    const prompt = (await desk.api('GET', `/api/v1/sessions/${runaway.id}`)).body.messages[0];
+    expect((await finish(desk, runaway.id, prompt.id)).status).toBe('stopped');
+    const answers = api.requests.filter((request) => request.body.messages[0]?.content === 'loop').length;
+    // Its use is in the ledger after each answer: at US$4 (past US$3 and no finished turn) it is stopped, the answer
+    // in flight then at most added.
+    expect(answers).toBeGreaterThanOrEqual(4);
+    expect(answers).toBeLessThanOrEqual(5);
+    const { body: tree } = await desk.api('GET', `/api/v1/sessions/${started.id}/tree-usage`);
+    expect(tree.totals).toMatchObject({ turns: 1, costUsd: answers });
+    expect(await ledgerOf(desk, tree.rows.map((row: any) => row.session))).toEqual({ turns: 1, costUsd: answers });
+    expect(tree.budgets[0]).toMatchObject({ state: 'reached' });
   });
 });

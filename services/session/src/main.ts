@@ -19,7 +19,8 @@ import { startBudgetCardConsumer } from './adapters/bus/budget-card-consumer.ts'
 import { budgetGrpc } from './adapters/grpc/budget-grpc.ts';
 import { GrpcBudgetCards } from './adapters/grpc/grpc-budget-cards.ts';
 import { PrismaBudgetStore } from './adapters/store/prisma-budget-store.ts';
-import { checkBudgets, checkAtLook, type BudgetDeps } from './app/budgets/check-budgets.ts';
+import { BudgetCheckedLedger } from './app/budgets/budget-checked-ledger.ts';
+import { checkRunOutMinutes, type BudgetDeps } from './app/budgets/check-budgets.ts';
 import { ConfiguredCatalogue, providerListings } from './adapters/providers/configured-catalogue.ts';
 import { childProcessEnv, commandEnv, loadConfig } from './config.ts';
 import { nodeCrypto } from './adapters/crypto/node-crypto.ts';
@@ -100,6 +101,16 @@ await startService({
       sandbox: runnerSandbox ?? sandbox,
     });
     const usageLedger = new PrismaUsageLedger(prisma);
+    // Budgets over delegation trees: checked as the providers' usage lands and, for their minutes, at each look of the
+    // runner; decided on their cards.
+    const budgets: BudgetDeps = {
+      budgets: new PrismaBudgetStore(prisma, config.RELAY_NAME),
+      cards: new GrpcBudgetCards(questions),
+      sessions: store,
+      relay: { name: config.RELAY_NAME },
+      turnsMayRun: () => signals.work(),
+      logger,
+    };
     // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
     // fifth of the service's CPU at start, and ~30 MB at rest).
     const claudeAgentSdk = () => import('@anthropic-ai/claude-agent-sdk');
@@ -109,7 +120,7 @@ await startService({
         tasks: backgroundTasks,
         cli: runnerSandbox ?? sandbox,
         history: prismaConversationHistory(prisma),
-        usage: usageLedger,
+        usage: new BudgetCheckedLedger(usageLedger, budgets),
         claudeStates: new PrismaClaudeSessionStates(prisma, clock),
         claudeQuery: async function* (params) {
           yield* (await claudeAgentSdk()).query(params);
@@ -158,15 +169,6 @@ await startService({
     const steering = busSteering(bus, providers, logger);
     const wakeups = startWakeupConsumer(bus, { deliveries, ids: nodeCrypto, clock, logger, steer: steering.steer });
 
-    // Budgets over delegation trees: checked as turns end and at each look of the runner; decided on their cards.
-    const budgets: BudgetDeps = {
-      budgets: new PrismaBudgetStore(prisma, config.RELAY_NAME),
-      cards: new GrpcBudgetCards(questions),
-      sessions: store,
-      relay: { name: config.RELAY_NAME },
-      turnsMayRun: () => signals.work(),
-      logger,
-    };
     const budgetCards = startBudgetCardConsumer(bus, { ...budgets, clock, logger }, stopping.signal);
 
     const workers = new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger });
@@ -181,7 +183,7 @@ await startService({
       maxTurnMinutes: async () => (await getRelaySettings(store)).maxTurnMinutes,
       // A usage-limit pause any replica recorded holds the provider's queued turns here too.
       pauses: usageLedger,
-      budgets: { afterTurn: (sessionId, now) => checkBudgets(budgets, sessionId, now), look: (now, running) => checkAtLook(budgets, now, running) },
+      budgets: { look: (now) => checkRunOutMinutes(budgets, now) },
     });
     const taskQuietMinutes = async () => (await getRelaySettings(store)).taskQuietMinutes;
     runner.start();

@@ -20,7 +20,8 @@ import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 import { checkTreeBudget, noteRemoteTreeSpend, refuseOverBudget } from '../../src/app/budgets/budget-gate.ts';
-import { applyBudgetCard, checkBudgets, checkAtLook, type BudgetDeps } from '../../src/app/budgets/check-budgets.ts';
+import { BudgetCheckedLedger } from '../../src/app/budgets/budget-checked-ledger.ts';
+import { applyBudgetCard, checkRunOutMinutes, type BudgetDeps } from '../../src/app/budgets/check-budgets.ts';
 import { getTreeUsage } from '../../src/app/budgets/get-tree-usage.ts';
 import { setBudget } from '../../src/app/budgets/set-budget.ts';
 import { ALWAYS_AVAILABLE, type Provider } from '../../src/app/turns/provider.ts';
@@ -38,7 +39,8 @@ const clock = new ManualClock('2026-12-07T10:00:00.000Z');
 let database: TestDatabase;
 let prisma: PrismaClient;
 let turns: PrismaTurnStore;
-let ledger: PrismaUsageLedger;
+/** The ledger as main.ts gives it to the plug-ins: each record checks the budgets over its turn's tree. */
+let ledger: BudgetCheckedLedger;
 let runner: TurnRunner;
 let deps: BudgetDeps;
 let userId: string;
@@ -90,7 +92,6 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   turns = new PrismaTurnStore(prisma, API_MESSAGES);
-  ledger = new PrismaUsageLedger(prisma);
   userId = randomUUID();
   await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });
   const signals = new TurnSignals();
@@ -108,6 +109,7 @@ beforeAll(async () => {
     turnsMayRun: () => signals.work(),
     logger,
   };
+  ledger = new BudgetCheckedLedger(new PrismaUsageLedger(prisma), deps);
   runner = new TurnRunner({
     store: turns,
     ids: nodeCrypto,
@@ -117,7 +119,7 @@ beforeAll(async () => {
     clock,
     logger,
     maxTurnMinutes: async () => 600,
-    budgets: { afterTurn: (sessionId, now) => checkBudgets(deps, sessionId, now), look: (now, running) => checkAtLook(deps, now, running) },
+    budgets: { look: (now) => checkRunOutMinutes(deps, now) },
     pollIntervalMs: 20,
     inFlightIntervalMs: 0,
   });
@@ -313,13 +315,13 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     const dripping = await queue(root, 'drip 1,2,3.5');
     await until(() => held.has('drip 1'), 'the turn to record US$1');
     held.get('drip 1')!();
-    // US$3 in the tree: the runner's look reaches the budget, but within one finished turn (US$1) of US$3 it runs on.
+    // US$3 in the tree: its record reaches the budget, but within one finished turn (US$1) of US$3 the turn runs on.
     await until(() => held.has('drip 2'), 'the turn to record US$2');
-    await until(async () => (await deps.budgets.find(root))?.state === 'reached', 'a look to reach the budget');
+    expect((await deps.budgets.find(root))?.state).toBe('reached');
     expect((await prisma.turn.findUniqueOrThrow({ where: { id: dripping } })).status).toBe('running');
     held.get('drip 2')!();
     await until(() => held.has('drip 3.5'), 'the turn to record US$3.50');
-    // US$4.50 is past US$3 + US$1: the runner's next look stops it while it still runs.
+    // US$4.50 is past US$3 + US$1: its record stops it while it still runs.
     expect(await untilStatus(dripping, 'stopped', 'done', 'error')).toMatchObject({ status: 'stopped' });
     expect((await getTreeUsage(deps, { userId, sessionId: root }, clock.now())).totals.costUsd).toBe(4.5);
   });

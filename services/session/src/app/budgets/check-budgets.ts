@@ -10,7 +10,7 @@ export interface BudgetDeps {
   cards: BudgetCards;
   sessions: Pick<SessionStore, 'findSession'>;
   relay: { name: string };
-  /** Nudges the turn runners: a tree a budget held may run again. */
+  /** Nudges the turn runners: a tree a budget held may run again, or its running turns were asked to stop. */
   turnsMayRun: () => void;
   logger?: Logger;
 }
@@ -35,17 +35,14 @@ export async function checkBudgets(deps: BudgetDeps, sessionId: string, now: Dat
           ? { ...budget, warned: true, cardId: CARD_BEING_RAISED }
           : undefined;
     if (raising !== undefined && (await deps.budgets.transition(budget, raising, now))) await raiseCard(deps, raising, meters, now);
-    if (verdict.stopRunning) await deps.budgets.stopRunningTurns(budget.sessionId);
+    // The runner holding a turn may be this replica: it stops the turn now rather than at its next look.
+    if (verdict.stopRunning && (await deps.budgets.stopRunningTurns(budget.sessionId)) > 0) deps.turnsMayRun();
   }
 }
 
-/**
- * The turn runner's look, on every replica: the budgets whose minutes ran out by `now`, and those over the sessions
- * whose turns run there (a provider that records its use as it goes shows a running turn pass its budget).
- */
-export async function checkAtLook(deps: BudgetDeps, now: Date, runningSessions: readonly string[]): Promise<void> {
+/** The turn runner's look, on every replica: the budgets whose minutes ran out by `now` are checked. */
+export async function checkRunOutMinutes(deps: BudgetDeps, now: Date): Promise<void> {
   for (const budget of await deps.budgets.minutesRunOut(now)) await checkBudgets(deps, budget.sessionId, now);
-  for (const sessionId of runningSessions) await checkBudgets(deps, sessionId, now);
 }
 
 /**
@@ -59,7 +56,7 @@ export async function applyBudgetCard(deps: BudgetDeps, card: { id: string; stat
   const budget = await deps.budgets.byCard(card.id);
   if (budget === undefined) return;
   if (card.status === 'denied') {
-    if (await deps.budgets.transition(budget, { ...budget, state: 'ended', cardId: null }, now)) await deps.budgets.stopRunningTurns(budget.sessionId);
+    if (await deps.budgets.transition(budget, { ...budget, state: 'ended', cardId: null }, now) && (await deps.budgets.stopRunningTurns(budget.sessionId)) > 0) deps.turnsMayRun();
     return;
   }
   if (card.status === 'allowed' && budget.state === 'reached') {

@@ -42,7 +42,7 @@ export interface TurnRunnerOptions {
    * it nothing is held.
    */
   pauses?: Pick<UsageLedger, 'pausesAt'>;
-  /** The budgets over delegation trees (docs/adr/0039-tree-budgets.md), checked as turns end; without it none is. */
+  /** The budgets over delegation trees (docs/adr/0039-tree-budgets.md) whose minutes run out; without it none is checked. */
   budgets?: BudgetChecks;
   /** Defaults to a fresh id per process, so a restarted replica never mistakes a dead run for its own. */
   runnerId?: string;
@@ -58,12 +58,11 @@ export interface TurnRunnerOptions {
 }
 
 /**
- * The budget checks the runner makes: after each turn (its usage is in the ledger then), and at each look — the
- * minutes, and the trees of the turns running here (a provider that records as it goes shows them passing a budget).
+ * The budget check the runner makes at each look: the minutes (time passes with nothing recorded). A turn's use is
+ * checked as the ledger records it (BudgetCheckedLedger).
  */
 export interface BudgetChecks {
-  afterTurn(sessionId: string, now: Date): Promise<void>;
-  look(now: Date, runningSessions: readonly string[]): Promise<void>;
+  look(now: Date): Promise<void>;
 }
 
 /** Why a runner aborted a turn's provider. */
@@ -71,8 +70,6 @@ type AbortCause = 'stopped' | 'overran' | 'relay_stopped' | 'lease_lost' | 'hand
 
 type RunningTurn = {
   abort: AbortController;
-  /** Its session: the budgets over its tree are checked at each look. */
-  sessionId: string;
   cause?: AbortCause;
   finished?: Promise<void>;
   /** When the turn's activity was last announced (turn_activity); its start counts as one. */
@@ -206,8 +203,7 @@ export class TurnRunner {
     if (this.#running.size > 0) {
       for (const turnId of await store.stopRequested(this.runnerId)) this.#abort(this.#running.get(turnId), 'stopped');
     }
-    const runningSessions = [...new Set([...this.#running.values()].map((turn) => turn.sessionId))];
-    await this.#checkBudgets((now) => this.#o.budgets?.look(now, runningSessions), this.#o.logger);
+    await this.#checkMinutes();
     if (this.#draining || this.#running.size >= this.#o.maxConcurrentTurns) return;
     // A pause another replica recorded holds here too; the next look after it ends claims the turns it held.
     const held = this.#o.pauses === undefined ? [] : heldProviders(await this.#o.pauses.pausesAt(clock.now()), clock.now());
@@ -230,7 +226,7 @@ export class TurnRunner {
 
   #launch(claimed: ClaimedTurn): void {
     const resumable = claimed.resume !== undefined;
-    const turn: RunningTurn = { abort: new AbortController(), sessionId: claimed.session.id, announcedAt: claimed.startedAt, resumable, parked: false };
+    const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt, resumable, parked: false };
     this.#running.set(claimed.turnId, turn);
     turn.finished = this.#traced(claimed, (span) => this.#run(claimed, turn, span))
       .catch((error: unknown) => this.#o.logger.error({ err: error, turnId: claimed.turnId }, 'turn run failed'))
@@ -299,20 +295,17 @@ export class TurnRunner {
       span.addEvent('handed_over');
       return;
     }
-    // The turn's usage is in the ledger now: its tree's budgets may be at 80 % or 100 %, or past by more than one turn.
-    // Checked before the turn ends, so whoever waits for its end (the agent's next call) finds the budget as it left it.
-    await this.#checkBudgets((now) => this.#o.budgets?.afterTurn(claimed.session.id, now), log);
     const status = await this.#end(claimed.turnId, outcome, log);
     if (status !== undefined) span.setAttribute(Attr.TURN_STATUS, status);
     if (status === 'error') markFailed(span);
   }
 
-  /** A budget check that fails is logged: the next turn's end or look checks again, and turns go on meanwhile. */
-  async #checkBudgets(check: (now: Date) => Promise<void> | undefined, log: Logger): Promise<void> {
+  /** A budget check that fails is logged: the next look checks again, and turns go on meanwhile. */
+  async #checkMinutes(): Promise<void> {
     try {
-      await check(this.#o.clock.now());
+      await this.#o.budgets?.look(this.#o.clock.now());
     } catch (error) {
-      log.warn({ err: error }, 'could not check the budgets; the next turn end or look checks again');
+      this.#o.logger.warn({ err: error, runnerId: this.runnerId }, 'could not check the budgets; the next look checks again');
     }
   }
 
