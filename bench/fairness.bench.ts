@@ -1,0 +1,142 @@
+// Benchmark of fair shares between users (prints figures; it is not a test). Run from the repository root:
+//   npx tsx bench/fairness.bench.ts
+// (needs the local PostgreSQL at 127.0.0.1:5432; starts relays of its own with test/harness/relay.ts, rebuilding
+// stale service bundles first).
+//
+// Two users of one relay: the other user's agent calls list_sessions one call at a time, first with the relay idle,
+// then while the busy user's 50 MCP clients (16 external sessions) call list_sessions as fast as they are answered.
+// It prints the other user's p50 and p99 idle and under the burst, their ratio (the goal: within 2×), the burst's
+// rate and its refusals (REMOTE_RELAY_CALL_LIMIT), on a relay with the bounds off (RELAY_CALLS_* set higher than the
+// burst can reach) and on one with the default bounds (docs/relay-tool.md, Fair shares between users). Each mode runs
+// BENCH_ROUNDS rounds, each idle then under the burst, so both meet the machine in the same minutes.
+//
+//   BENCH_ROUNDS   rounds per mode (default 3)
+//   BENCH_CALLS    the other user's sequential calls, idle and under the burst, per round (default 200)
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { signIn, startRelay, type Relay } from '../test/harness/relay.ts';
+import { fixed, loadAverage, median, percentile } from './support/figures.ts';
+import { externalAgentTokens, mcpClient } from './support/relay-agents.ts';
+
+/** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
+const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CALLS = Number(process.env.BENCH_CALLS ?? 200);
+const BURST_CLIENTS = 50;
+const BURST_SESSIONS = 16;
+/** The other user's sessions, and the busy user's besides its agents': what each list_sessions lists. */
+const LISTED_SESSIONS = 15;
+const WARM_UP = 20;
+/** Bounds no burst of this bench reaches: the gate is there, and never holds a call back. */
+const BOUNDS_OFF = { RELAY_CALLS_PER_USER: '100000', RELAY_CALLS_QUEUED_PER_USER: '100000', RELAY_CALLS_AT_WORK: '100000' };
+
+/** What a list_sessions call answered: ok, refused for the bound, or another failure. */
+async function listSessions(client: Client): Promise<'ok' | 'limit' | 'failed'> {
+  try {
+    const result = await client.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
+    const text = (result.content as { text?: string }[] | undefined)?.[0]?.text ?? '';
+    const answer = JSON.parse(text) as { ok?: boolean; code?: string };
+    if (answer.ok === true) return 'ok';
+    return answer.code === 'REMOTE_RELAY_CALL_LIMIT' ? 'limit' : 'failed';
+  } catch {
+    return 'failed';
+  }
+}
+
+/** The other user's `count` sequential calls' latencies in ms, sorted. */
+async function sequential(client: Client, count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    if ((await listSessions(client)) !== 'ok') throw new Error("the other user's call failed");
+    latencies.push(performance.now() - start);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+interface Round {
+  idle: { p50: number; p99: number };
+  busy: { p50: number; p99: number };
+  burst: { rate: number; limited: number; failed: number };
+}
+
+/** One round: the other user's calls idle, then under the burst; the burst's clients call until those are done. */
+async function round(other: Client, burst: Client[]): Promise<Round> {
+  const idle = await sequential(other, CALLS);
+  let stop = false;
+  const tally = { ok: 0, limit: 0, failed: 0 };
+  const started = performance.now();
+  const burstDone = Promise.all(
+    burst.map(async (client) => {
+      while (!stop) tally[await listSessions(client)] += 1;
+    }),
+  );
+  // The burst reaches its pace before the other user's calls are timed.
+  await sequential(other, WARM_UP);
+  const busy = await sequential(other, CALLS);
+  stop = true;
+  await burstDone;
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    idle: { p50: percentile(idle, 50), p99: percentile(idle, 99) },
+    busy: { p50: percentile(busy, 50), p99: percentile(busy, 99) },
+    burst: { rate: tally.ok / seconds, limited: tally.limit, failed: tally.failed },
+  };
+}
+
+/** A relay with `env`, its two users and their clients; each round printed, the median of the rounds answered. */
+async function measureMode(mode: string, env: Record<string, string>): Promise<Round> {
+  const relay: Relay = await startRelay({ name: 'fairness', readyTimeoutMs: 180_000, env });
+  const clients: Client[] = [];
+  try {
+    // The relay's first user is the other user (an admin, as on a team relay); the busy one a member.
+    for (let i = 0; i < LISTED_SESSIONS; i++) await relay.createExternalSession(`the other user's session ${i}`);
+    const [otherToken] = await externalAgentTokens(relay, 1);
+    await signIn(relay, 'busy member', 'member');
+    const burstTokens = await externalAgentTokens(relay, BURST_SESSIONS);
+    const other = await mcpClient(relay.mcpUrl, otherToken);
+    clients.push(other);
+    const burst = await Promise.all(Array.from({ length: BURST_CLIENTS }, (_, i) => mcpClient(relay.mcpUrl, burstTokens[i % BURST_SESSIONS])));
+    clients.push(...burst);
+    await sequential(other, WARM_UP);
+    const rounds: Round[] = [];
+    for (let i = 1; i <= ROUNDS; i++) {
+      const figures = await round(other, burst);
+      rounds.push(figures);
+      console.log(
+        `${mode}, round ${i}: the other user's p50 ${fixed(figures.idle.p50)} → ${fixed(figures.busy.p50)} ms (${fixed(figures.busy.p50 / figures.idle.p50)}×), ` +
+          `p99 ${fixed(figures.idle.p99)} → ${fixed(figures.busy.p99)} ms (${fixed(figures.busy.p99 / figures.idle.p99)}×); ` +
+          `the burst ${fixed(figures.burst.rate, 0)} calls/s, ${figures.burst.limited} refused for the bound, ${figures.burst.failed} failed; load average ${loadAverage()}`,
+      );
+    }
+    const of = (pick: (r: Round) => number) => median(rounds.map(pick));
+    return {
+      idle: { p50: of((r) => r.idle.p50), p99: of((r) => r.idle.p99) },
+      busy: { p50: of((r) => r.busy.p50), p99: of((r) => r.busy.p99) },
+      burst: { rate: of((r) => r.burst.rate), limited: of((r) => r.burst.limited), failed: of((r) => r.burst.failed) },
+    };
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+    await relay.stop();
+  }
+}
+
+await buildStaleServices();
+console.log(`load average at the start: ${loadAverage()}`);
+const modes: [string, Round][] = [
+  ['bounds off', await measureMode('bounds off', BOUNDS_OFF)],
+  ['default bounds', await measureMode('default bounds', {})],
+];
+const lines = [
+  `\nmedian of ${ROUNDS} rounds (${CALLS} sequential calls of the other user idle and under the burst per round; the burst: ${BURST_CLIENTS} clients of ${BURST_SESSIONS} sessions):`,
+  "| relay | other user's p50 idle → under the burst | p99 idle → under the burst | the burst's rate | refused |",
+  '|---|---|---|---|---|',
+];
+for (const [mode, r] of modes) {
+  lines.push(
+    `| ${mode} | ${fixed(r.idle.p50)} → ${fixed(r.busy.p50)} ms (${fixed(r.busy.p50 / r.idle.p50)}×) | ${fixed(r.idle.p99)} → ${fixed(r.busy.p99)} ms (${fixed(r.busy.p99 / r.idle.p99)}×) | ${fixed(r.burst.rate, 0)} calls/s | ${r.burst.limited} |`,
+  );
+}
+console.log(lines.join('\n'));
+console.log(`load average at the end: ${loadAverage()}`);
+process.exit(0);
