@@ -816,6 +816,7 @@ export interface paths {
                         external: true;
                         title?: string;
                     } | {
+                        external?: unknown;
                         text: string;
                         provider?: string;
                         model?: string;

@@ -49,7 +49,7 @@ const ListQuery = z.object({
   scope: z.enum(SESSION_SCOPES, { error: `scope must be one of: ${SESSION_SCOPES.join(', ')}` }).default('active'),
 });
 
-const ExternalBody = z.strictObject({
+const ExternalBody = z.object({
   external: z.literal(true),
   // The session service owns the title's rules; it is only typed here.
   title: z.string({ error: 'title must be a string' }).optional(),
@@ -58,6 +58,8 @@ const ExternalBody = z.strictObject({
 // A hosted session and its first prompt; what is left out follows the relay's defaults.
 const HostedBody = z.object(
   {
+    // A body with `external` asks for an external session, whatever else it holds.
+    external: z.never().optional(),
     text: z.string({ error: 'text (the first prompt) is required, as a string' }).trim().min(1, { error: 'text (the first prompt) must not be empty' }),
     provider: z.string({ error: 'provider must be a string' }).optional(),
     model: z.string({ error: 'model must be a string' }).optional(),
@@ -149,13 +151,14 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       return error ? sendInvalid(reply, error) : invalidInput(request, reply);
     }
     const body = request.body;
-    if ('external' in body) {
+    if (body.external === true) {
       const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession({ userId, title: body.title ?? '' }));
       if (created === undefined) return reply;
       return reply.code(201).send({ session: sessionView(answered(created.session, 'CreateExternalSession', 'session')), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
     }
-    const mentionedRelays = await mentionsIn(deps, body.text);
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...body, mentionedRelays, dryRun: false })));
+    const { external: _none, ...hosted } = body;
+    const mentionedRelays = await mentionsIn(deps, hosted.text);
+    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...hosted, mentionedRelays, dryRun: false })));
     if (created === undefined) return reply;
     return reply.code(201).send({
       session: sessionView(answered(created.session, 'CreateSession', 'session')),
