@@ -14,6 +14,8 @@ export async function allProviders(unavailable: string[] = []): Promise<Provider
       RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
       CLAUDE_CODE_OAUTH_TOKEN: 't',
       ANTHROPIC_API_KEY: 'k',
+      RELAY_CLAUDE_CLOUD_AGENT_ID: 'agent_1',
+      RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: 'env_1',
       RELAY_CLAUDE_MODELS: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5'],
       COPILOT_GITHUB_TOKEN: 'g',
       RELAY_COPILOT_MODELS: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'],
