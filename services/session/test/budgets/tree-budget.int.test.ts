@@ -31,6 +31,7 @@ import { TurnRunner } from '../../src/app/turns/turn-runner.ts';
 import { TurnSignals } from '../../src/app/turns/turn-signals.ts';
 import { recordTurnUsage } from '../../src/app/usage/record-turn-usage.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { queueTurn, untilTurnStatus } from '../turns/queue-turn.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'tree-budget-test', level: 'silent' });
@@ -142,28 +143,14 @@ async function newSession(title: string, startedBy: string | null): Promise<stri
 
 let queuedCount = 0;
 
-/** Queues a message as SendMessage does (message and queued turn); returns the turn id. */
+/** Queues a message as SendMessage does and nudges the runner; returns the turn id. */
 async function queue(sessionId: string, text: string): Promise<string> {
-  const turnId = randomUUID();
-  const messageId = randomUUID();
-  const queuedAt = new Date(clock.now().getTime() + queuedCount++);
-  await prisma.$transaction(async (tx) => {
-    await tx.message.create({ data: { id: messageId, sessionId, role: 'user', text, createdAt: queuedAt } });
-    await tx.turn.create({ data: { id: turnId, sessionId, messageId, status: 'queued', mode: 'agent', queuedAt } });
-  });
+  const turnId = await queueTurn(prisma, sessionId, text, new Date(clock.now().getTime() + queuedCount++));
   runner.kick();
   return turnId;
 }
 
-/** Polls until the turn has one of `statuses` (real time, generous limit; nothing asserts on how long). */
-async function untilStatus(turnId: string, ...statuses: string[]) {
-  for (let i = 0; i < 750; i++) {
-    const row = await prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
-    if (statuses.includes(row.status)) return row;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until turn ${turnId} is ${statuses.join(' or ')}`);
-}
+const untilStatus = (turnId: string, ...statuses: string[]) => untilTurnStatus(prisma, turnId, ...statuses);
 
 async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
   for (let i = 0; i < 750; i++) {

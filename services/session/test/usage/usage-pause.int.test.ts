@@ -24,6 +24,7 @@ import { TurnSignals } from '../../src/app/turns/turn-signals.ts';
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
+import { queueTurn, untilTurnStatus } from '../turns/queue-turn.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'usage-pause-test', level: 'silent' });
@@ -115,28 +116,10 @@ async function newSession(provider: string): Promise<string> {
 
 let queuedCount = 0;
 
-/** Queues a message as SendMessage does (message and queued turn); returns the turn id. */
-async function queue(sessionId: string, text: string): Promise<string> {
-  const turnId = randomUUID();
-  const messageId = randomUUID();
-  const queuedAt = new Date(clock.now().getTime() + queuedCount++);
-  await prisma.$transaction(async (tx) => {
-    await tx.message.create({ data: { id: messageId, sessionId, role: 'user', text, createdAt: queuedAt } });
-    await tx.turn.create({ data: { id: turnId, sessionId, messageId, status: 'queued', mode: 'agent', queuedAt } });
-    await tx.session.update({ where: { id: sessionId }, data: { state: 'running_turn' } });
-  });
-  return turnId;
-}
+/** Queues a message as SendMessage does, the session running; returns the turn id. */
+const queue = (sessionId: string, text: string): Promise<string> => queueTurn(prisma, sessionId, text, new Date(clock.now().getTime() + queuedCount++), { sessionRunning: true });
 
-/** Polls until the turn has one of `statuses` (real time, generous limit; nothing asserts on how long). */
-async function untilStatus(turnId: string, ...statuses: string[]) {
-  for (let i = 0; i < 750; i++) {
-    const row = await prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
-    if (statuses.includes(row.status)) return row;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until turn ${turnId} is ${statuses.join(' or ')}`);
-}
+const untilStatus = (turnId: string, ...statuses: string[]) => untilTurnStatus(prisma, turnId, ...statuses);
 
 const claudeInfo: ProviderInfo = {
   id: 'claude',
