@@ -2,9 +2,9 @@
  * Agents that speak the Agent Client Protocol (RELAY_ACP_AGENTS): each configured agent is its own provider id, run by
  * the one ACP plug-in (acp-provider.ts). Unavailable, with why, while its program is not found or no sandbox can be had.
  */
-import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { defineProvider } from '../define-provider.ts';
+import { isExecutable } from '../is-executable.ts';
 import { AcpProvider } from './acp-provider.ts';
 
 export const acpDefinition = defineProvider({
@@ -42,14 +42,7 @@ export const acpDefinition = defineProvider({
 /** The program as an absolute path: as given, or the first on PATH; else why not (naming the variable to fix). */
 export function findProgram(program: string, path: string): { path: string; reason: '' } | { path: undefined; reason: string } {
   const candidates = isAbsolute(program) ? [program] : path.split(delimiter).filter((folder) => folder !== '').map((folder) => join(folder, program));
-  const found = candidates.find((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const found = candidates.find(isExecutable);
   return found === undefined
     ? { path: undefined, reason: `the ACP agent's program ${program} is not ${isAbsolute(program) ? 'executable' : "on this relay's PATH"} (RELAY_ACP_AGENTS)` }
     : { path: found, reason: '' };

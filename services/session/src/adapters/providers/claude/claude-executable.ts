@@ -2,9 +2,9 @@
  * Where Claude Code's executable is: the configured one, else the one the Claude Agent SDK ships for
  * this platform as an optional package. A missing one is a reason the provider is unavailable.
  */
-import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { isExecutable } from '../is-executable.ts';
 
 export type ExecutableLookup = { path: string; reason: '' } | { path: undefined; reason: string };
 
@@ -28,13 +28,4 @@ export function findClaudeExecutable(configured: string | undefined): Executable
     // Not installed: npm skips an optional package for another platform.
   }
   return { path: undefined, reason: `Claude Code's executable is not installed for this platform (${name}); install it or set RELAY_CLAUDE_EXECUTABLE` };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -4,11 +4,11 @@
  * RELAY_CODEX_API_KEY). Its models are RELAY_CODEX_MODELS, else the endpoint's GET /models. Unavailable, with why,
  * without either, without the CLI, or where no sandbox can be had.
  */
-import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Config } from '../../../config.ts';
 import { defineProvider } from '../define-provider.ts';
+import { isExecutable } from '../is-executable.ts';
 import { CodexProvider, OPENAI_API, type CodexProviderOptions } from './codex-provider.ts';
 
 const NOT_CONFIGURED = 'OpenAI API key for Codex not configured (OPENAI_API_KEY), nor an OpenAI-compatible endpoint (RELAY_CODEX_BASE_URL)';
@@ -62,7 +62,7 @@ const TARGETS: Readonly<Record<string, string>> = {
 /** The CLI configured (when executable), else the one Codex's SDK brings for this platform (when installed); else why not. */
 function findCli(configured: string | undefined): CodexProviderOptions['cli'] {
   if (configured !== undefined) {
-    return executable(configured) ? { path: configured, folder: dirname(configured), reason: '' } : { path: undefined, reason: `the Codex CLI ${configured} is not executable (RELAY_CODEX_CLI_PATH)` };
+    return isExecutable(configured) ? { path: configured, folder: dirname(configured), reason: '' } : { path: undefined, reason: `the Codex CLI ${configured} is not executable (RELAY_CODEX_CLI_PATH)` };
   }
   const platform = `${process.platform}-${process.arch}`;
   const target = TARGETS[platform];
@@ -75,17 +75,8 @@ function findCli(configured: string | undefined): CodexProviderOptions['cli'] {
     // The binary's folder holds what it runs beside it (its helpers, rg).
     const folder = join(dirname(binaries), 'vendor', target);
     const path = join(folder, 'bin', 'codex');
-    return executable(path) ? { path, folder, reason: '' } : { path: undefined, reason: why };
+    return isExecutable(path) ? { path, folder, reason: '' } : { path: undefined, reason: why };
   } catch {
     return { path: undefined, reason: why };
-  }
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }

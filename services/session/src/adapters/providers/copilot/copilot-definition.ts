@@ -4,10 +4,10 @@
  * endpoint (RELAY_COPILOT_BASE_URL). Unavailable, with why, without either, without the CLI's runtime, or without
  * the sandbox it runs in.
  */
-import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defineProvider } from '../define-provider.ts';
+import { isExecutable } from '../is-executable.ts';
 import { CopilotProvider, type CopilotProviderOptions } from './copilot-provider.ts';
 
 export const copilotDefinition = defineProvider({
@@ -48,21 +48,18 @@ export const copilotDefinition = defineProvider({
  */
 export function findCopilotRuntime(configured: string | undefined): CopilotProviderOptions['runtime'] {
   if (configured !== undefined) {
-    try {
-      accessSync(configured, constants.X_OK);
-      return { path: configured, folder: dirname(configured), reason: '' };
-    } catch {
-      return { path: undefined, reason: `the Copilot CLI ${configured} is not executable (RELAY_COPILOT_CLI_PATH)` };
-    }
+    return isExecutable(configured)
+      ? { path: configured, folder: dirname(configured), reason: '' }
+      : { path: undefined, reason: `the Copilot CLI ${configured} is not executable (RELAY_COPILOT_CLI_PATH)` };
   }
   const platform = `${process.platform}-${process.arch}`;
   const platformPackage = `@github/copilot-sdk-${platform}`;
   try {
     const folder = dirname(createRequire(import.meta.url).resolve(`${platformPackage}/package.json`));
     const path = join(folder, 'prebuilds', platform, 'copilot-runtime');
-    accessSync(path, constants.X_OK);
-    return { path, folder, reason: '' };
+    if (isExecutable(path)) return { path, folder, reason: '' };
   } catch {
-    return { path: undefined, reason: `the Copilot runtime for this machine (${platformPackage}) is not installed, or not executable; set RELAY_COPILOT_CLI_PATH to a Copilot CLI` };
+    // Not installed: npm skips an optional package for another platform.
   }
+  return { path: undefined, reason: `the Copilot runtime for this machine (${platformPackage}) is not installed, or not executable; set RELAY_COPILOT_CLI_PATH to a Copilot CLI` };
 }
