@@ -72,7 +72,7 @@ class ServiceProcess {
     } else {
       // The relay's clock control file is shared with the container; the rest of the host stays outside.
       const clock = this.env['RELAY_CLOCK_CONTROL'];
-      const launch = launchImage(this.image, this.env, clock === undefined ? [] : [dirname(clock)]);
+      const launch = launchImage(this.image, this.env, { shared: clock === undefined ? [] : [dirname(clock)] });
       this.child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
       this.child.once('exit', () => launch.remove());
     }

@@ -21,16 +21,24 @@ function buildah(args: string[]): string {
   return result.stdout.trim();
 }
 
-/**
- * How to run `image` with `env`, each of `shared` (host folders, e.g. the relay clock's) at the same path inside;
- * `command` replaces the image's service command (the migration image's relay-migrate, say).
- */
-export function launchImage(image: string, env: Record<string, string>, shared: string[] = [], command = SERVICE_COMMAND): ImageLaunch {
+export interface LaunchOptions {
+  /** Host folders shared at the same path inside (the relay clock's, say). */
+  shared?: string[];
+  /** What to run instead of the image's service command (the migration image's relay-migrate, say). */
+  command?: string[];
+  /** The user to run as instead of the image's (uid:gid), as a pod's securityContext may say. */
+  user?: string;
+}
+
+/** How to run `image` with `env`. */
+export function launchImage(image: string, env: Record<string, string>, options: LaunchOptions = {}): ImageLaunch {
+  const { shared = [], command = SERVICE_COMMAND, user } = options;
   const container = buildah(['from', '--pull=never', '--quiet', image]);
   const args = [
     'run',
     '--isolation', 'chroot',
     '--network', 'host',
+    ...(user === undefined ? [] : ['--user', user]),
     ...shared.flatMap((folder) => ['--volume', `${folder}:${folder}`]),
     ...Object.entries(env).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
     container,

@@ -81,16 +81,22 @@ describe.skipIf(pattern === undefined)('the images', () => {
 
   it('the command runner starts and answers its health check', async () => {
     const healthPort = await freePort();
-    const launch = launchImage(image('runner'), { RUNNER_ROLE: 'commands', RUNNER_SOCKET: '/tmp/runner.sock', RUNNER_WORKSPACE: '/tmp', RUNNER_HEALTH_PORT: String(healthPort), RUNNER_HOST: '127.0.0.1' });
+    // Its commands side starts as root, as its container does (k8s/base/runner/deployment.yaml), to run each user's
+    // commands as that user's own uid.
+    const env = { RUNNER_ROLE: 'commands', RUNNER_SOCKET: '/tmp/runner.sock', RUNNER_WORKSPACE: '/tmp', RUNNER_HEALTH_PORT: String(healthPort), RUNNER_HOST: '127.0.0.1' };
+    const launch = launchImage(image('runner'), env, { user: '0:0' });
     const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let ended = false;
+    const exited = new Promise((resolve) => child.once('exit', resolve)).then(() => (ended = true));
     try {
-      await until('the runner answering its health check', async () => ((await checkHealth(`127.0.0.1:${healthPort}`)) ? true : undefined), { timeoutMs: 60_000 }).catch((error: Error) => {
-        throw new Error(`${error.message}\n${output}`);
-      });
+      const healthy = async () => {
+        if (ended) throw new Error(`the runner exited:\n${output}`);
+        return (await checkHealth(`127.0.0.1:${healthPort}`)) ? true : undefined;
+      };
+      await until('the runner answering its health check', healthy, { timeoutMs: 60_000, detail: () => output });
     } finally {
       child.kill('SIGTERM');
       await exited;
@@ -118,7 +124,7 @@ describe.skipIf(pattern === undefined)('the images', () => {
 
 /** Runs `command` in `name`'s image to its end; its exit code and what it printed. */
 async function runToEnd(name: string, env: Record<string, string>, command: string[]): Promise<{ code: number | null; output: string }> {
-  const launch = launchImage(name, env, [], command);
+  const launch = launchImage(name, env, { command });
   const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
