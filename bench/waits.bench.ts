@@ -1,0 +1,110 @@
+// Benchmark of what waiting costs (prints figures; it is not a test). Run from the repository root:
+//   npx tsx bench/waits.bench.ts
+// (needs the local PostgreSQL at 127.0.0.1:5432; starts a relay of its own with test/harness/relay.ts, rebuilding
+// stale service bundles first).
+//
+// BENCH_WAITS external sessions' agents each call `wait` on their own conversation (nothing arrives, so each call is
+// held: the relay holds an external call's answer for up to RELAY_EXTERNAL_CALL_SECONDS, 50 s). Over BENCH_SECONDS
+// while they wait, it reads each process's CPU (the six services, and the relay's PostgreSQL backends as `postgres`)
+// and PostgreSQL transactions per second, against the same window with no call in flight before, and each process's
+// resident memory before and during, per wait.
+//
+//   BENCH_WAITS     concurrent waits (default 1000)
+//   BENCH_SECONDS   the window measured, at rest and while they wait (default 15)
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { STATEFUL, startRelay, type Relay } from '../test/harness/relay.ts';
+import { cpuBetween, cpuMs, cpuOf, fixed, loadAverage } from './support/figures.ts';
+import { mcpClient, relayBackends } from './support/relay-agents.ts';
+
+/** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
+const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
+
+const WAITS = Number(process.env.BENCH_WAITS ?? 1000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+/** The calls wait longer than the window and its settling: the relay answers an external call by 50 s. */
+const WAIT_SECONDS = 45;
+const SETTLE_MS = 3_000;
+
+/** Resident memory of a process in MB. */
+function rssMb(pid: number | undefined): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  return Number(/(\d+)/.exec(line ?? '')?.[1]) / 1024;
+}
+
+/** The relay's transactions so far, all its databases. */
+async function transactions(stats: pg.Client, relay: Relay): Promise<number> {
+  const names = STATEFUL.map((service) => new URL(relay.databaseUrls[service]).pathname.slice(1));
+  const { rows } = await stats.query<{ n: string }>('SELECT sum(xact_commit + xact_rollback) AS n FROM pg_stat_database WHERE datname = ANY($1)', [names]);
+  return Number(rows[0]!.n);
+}
+
+/** Each process's CPU (% of one core) and the transactions per second over the window. */
+async function window(relay: Relay, backends: () => Promise<number[]>, stats: pg.Client): Promise<{ cpu: Record<string, number>; tps: number }> {
+  const names = ['gateway', ...STATEFUL] as const;
+  const before = Object.fromEntries(names.map((name) => [name, cpuMs(relay.services[name].pid)]));
+  const backendsBefore = cpuOf(await backends());
+  const txBefore = await transactions(stats, relay);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+  const ms = performance.now() - started;
+  const cpu = Object.fromEntries(names.map((name) => [name, (100 * (cpuMs(relay.services[name].pid) - before[name]!)) / ms]));
+  cpu.postgres = (100 * cpuBetween(backendsBefore, cpuOf(await backends()))) / ms;
+  // pg_stat_database hears of a backend's transactions when it reports them (at most every 10 s idle, at once busy).
+  const tps = ((await transactions(stats, relay)) - txBefore) / (ms / 1000);
+  return { cpu, tps };
+}
+
+await buildStaleServices();
+console.log(`load average at the start: ${loadAverage()} (a shared machine: other work's CPU is not counted, but its minutes slow the relay's)`);
+const relay = await startRelay({ name: 'waits', readyTimeoutMs: 180_000 });
+const clients: Client[] = [];
+const backends = await relayBackends(relay);
+const server = new URL(relay.databaseUrls.session);
+server.pathname = '/postgres';
+const stats = new pg.Client({ connectionString: server.toString() });
+await stats.connect();
+try {
+  const agents: { id: string; token: string }[] = [];
+  for (let i = 0; i < WAITS; i++) agents.push(await relay.createExternalSession(`waiting agent ${i}`));
+  for (const agent of agents) clients.push(await mcpClient(relay.mcpUrl, agent.token));
+  const services = ['gateway', ...STATEFUL] as const;
+  const memoryAtRest = Object.fromEntries(services.map((name) => [name, rssMb(relay.services[name].pid)]));
+  const atRest = await window(relay, backends.pids, stats);
+
+  let answered = 0;
+  const waits = clients.map((client, i) =>
+    client
+      .callTool({ name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: agents[i]!.id, wait_seconds: WAIT_SECONDS } }, undefined, { timeout: 120_000 })
+      .then((result) => {
+        answered += 1;
+        if (answered === 1) console.log(`the first answer: ${JSON.stringify(result.content).slice(0, 300)}`);
+      }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const memoryWaiting = Object.fromEntries(services.map((name) => [name, rssMb(relay.services[name].pid)]));
+  const waiting = await window(relay, backends.pids, stats);
+  const answeredInWindow = answered;
+  await Promise.all(waits);
+
+  const lines = [
+    `\n${WAITS} concurrent waits (external sessions' own \`wait\`, nothing arriving), ${SECONDS} s windows; ${answeredInWindow} answered before the window ended:`,
+    '| process | CPU at rest | CPU while they wait | memory at rest | memory while they wait | per wait |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const name of services) {
+    const perWaitKb = ((memoryWaiting[name]! - memoryAtRest[name]!) * 1024) / WAITS;
+    lines.push(`| ${name} | ${fixed(atRest.cpu[name]!, 2)} % | ${fixed(waiting.cpu[name]!, 2)} % | ${fixed(memoryAtRest[name]!, 0)} MB | ${fixed(memoryWaiting[name]!, 0)} MB | ${fixed(perWaitKb, 1)} KB |`);
+  }
+  lines.push(`| postgres (the relay's backends) | ${fixed(atRest.cpu.postgres!, 2)} % | ${fixed(waiting.cpu.postgres!, 2)} % | | | |`);
+  lines.push(`PostgreSQL transactions per second, all the relay's databases: ${fixed(atRest.tps, 1)} at rest, ${fixed(waiting.tps, 1)} while they wait`);
+  console.log(lines.join('\n'));
+} finally {
+  await Promise.all(clients.map((client) => client.close()));
+  await stats.end();
+  await backends.close();
+  await relay.stop();
+}
+console.log(`load average at the end: ${loadAverage()}`);
+process.exit(0);
