@@ -56,12 +56,14 @@ export function registerFairCalls(app: FastifyInstance, relayName: string, setti
   // What ends a bounded request's share: its wait for a turn, then its place. Fastify says when the answer is sent or the
   // client went away; the response's 'close' says it too, and over HTTP also of a client gone before its answer began.
   const ends = new WeakMap<FastifyRequest, () => void>();
-  const end = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     ends.get(request)?.();
     done();
-  };
-  app.addHook('onResponse', end);
-  app.addHook('onRequestAbort', (request, done) => end(request, undefined as never, done));
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    ends.get(request)?.();
+    done();
+  });
   const endWith = (request: FastifyRequest, reply: FastifyReply, ending: () => void) => {
     const previous = ends.get(request);
     if (previous !== undefined) reply.raw.removeListener('close', previous);
