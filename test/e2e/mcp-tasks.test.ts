@@ -17,12 +17,14 @@ const TASKS = 'io.modelcontextprotocol/tasks';
 let relay: Relay;
 let client: Client;
 let token: string;
+/** The tasks client's own external session. */
+let own: string;
 let ids = 0;
 
 beforeAll(async () => {
   relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-12-07T09:00:00Z' } });
   expect((await relay.api('PATCH', '/api/v1/settings', { max_wait_seconds: 900, max_turn_minutes: 60 })).status).toBe(200);
-  ({ token } = await relay.createExternalSession('Tasks client'));
+  ({ token, id: own } = await relay.createExternalSession('Tasks client'));
   client = new Client({ name: 'e2e-tasks', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: { [TASKS]: {} } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
 });
@@ -40,23 +42,28 @@ const ENVELOPE = {
 
 /** One 2026-07-28 request to /mcp as the tasks client; its JSON-RPC result (an error fails the test). */
 async function request(method: string, params: Record<string, unknown>): Promise<any> {
+  const answer = (await rawRequest(token, method, params)) as { result?: unknown; error?: unknown };
+  expect(answer.error, JSON.stringify(answer.error)).toBeUndefined();
+  return answer.result;
+}
+
+/** One 2026-07-28 request to /mcp as the session whose token is given; its JSON-RPC answer. */
+async function rawRequest(bearer: string, method: string, params: Record<string, unknown>): Promise<any> {
   const response = await fetch(relay.mcpUrl, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${token}`,
+      authorization: `Bearer ${bearer}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
       // The name header of each: the tool called, the task asked about.
-      'mcp-name': String(params.name ?? params.taskId),
+      ...((params.name ?? params.taskId) === undefined ? {} : { 'mcp-name': String(params.name ?? params.taskId) }),
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: (ids += 1), method, params: { ...params, _meta: ENVELOPE } }),
   });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  const answer = (await response.json()) as { result?: unknown; error?: unknown };
-  expect(answer.error, JSON.stringify(answer.error)).toBeUndefined();
-  return answer.result;
+  return response.json();
 }
 
 /** The task `taskId` once its status is `status`, polled with tasks/get. */
@@ -108,17 +115,65 @@ it('shows input_required while its card waits for the person, with the card’s 
   expect(textOf(done.result)).toMatchObject({ ok: true, status: 'done', reply: { text: 'pong' } });
 });
 
-it('answers tasks/get for its own session only: another session is told there is no such task', async () => {
-  const worker = await scriptSession(relay, 'Quick worker', 'reply ready');
-  await finish(relay, worker.id, worker.messageId);
-  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: worker.id, wait_seconds: 5 } });
+/** A session's status as the console shows it; the tasks client's own is working while one of its calls is in flight. */
+async function statusOf(sessionId: string): Promise<string> {
+  return (await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.status.name;
+}
+
+it('cancels a wait: tasks/cancel ends the call itself, so its session stops working, and the task stays cancelled', async () => {
+  const worker = await scriptSession(relay, 'Long worker', 'wait 600\nreply late');
+  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: worker.id, message_id: worker.messageId, wait_seconds: 900 } });
   const { taskId } = created.task as { taskId: string };
-  const other = await relay.createExternalSession('Another client');
-  const response = await fetch(relay.mcpUrl, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/get', 'mcp-name': taskId },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId, _meta: ENVELOPE } }),
-  });
-  expect(await response.json()).toMatchObject({ error: { code: -32602, message: `No task ${taskId} of this session.` } });
-  expect(await reaches(taskId, 'completed')).toMatchObject({ status: 'completed' });
+  // The call in flight: the client's session is working (the call's hold), as the console shows it.
+  await until('the wait held as the session’s running turn', async () => ((await statusOf(own)) === 'working' ? true : undefined));
+
+  expect(await request('tasks/cancel', { taskId })).toMatchObject({});
+  expect(await request('tasks/get', { taskId })).toMatchObject({ status: 'cancelled' });
+  // The wait itself ended: its hold released, which only the call's end does.
+  await until('the wait ended', async () => ((await statusOf(own)) === 'working' ? undefined : true));
+  // The worker's turn goes on, untouched: a wait's cancel ends only the wait.
+  expect(await statusOf(worker.id)).toBe('working');
+  // A cancel of a task that has ended keeps its end.
+  expect(await request('tasks/cancel', { taskId })).toMatchObject({});
+  expect(await request('tasks/get', { taskId })).toMatchObject({ status: 'cancelled' });
+});
+
+it('serves the extension for the caller’s own tasks only: another session can neither see, update nor cancel them, and there is no tasks/list', async () => {
+  const worker = await scriptSession(relay, 'Watched worker', 'wait 600\nreply late');
+  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: worker.id, message_id: worker.messageId, wait_seconds: 900 } });
+  const { taskId } = created.task as { taskId: string };
+  const other = await relay.createExternalSession('A third client');
+  for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+    expect(await rawRequest(other.token, method, { taskId, inputResponses: {} })).toMatchObject({ error: { code: -32602, message: `No task ${taskId} of this session.` } });
+  }
+  // Still at work after the other session's cancel; its own client's update changes nothing either.
+  expect(await request('tasks/update', { taskId, inputResponses: {} })).toMatchObject({});
+  expect(await request('tasks/get', { taskId })).toMatchObject({ status: 'working' });
+  // SEP-2663 took tasks/list out: no client learns of tasks by listing them.
+  expect(await rawRequest(token, 'tasks/list', {})).toMatchObject({ error: { code: -32601 } });
+  await request('tasks/cancel', { taskId });
+});
+
+it('holds no response of a tasks client: a card-gated action runs as a task (its card an input_required URL request), a read answers at once', async () => {
+  const target = await scriptSession(relay, 'Renamed by a task', 'reply ready');
+  await finish(relay, target.id, target.messageId);
+  // A session this client did not start: changing it takes the person's Allow.
+  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'update_session', relay: 'this', session: target.id, title: 'Renamed' } });
+  expect(created).toMatchObject({ resultType: 'task', task: { status: 'working' } });
+  const { taskId } = created.task as { taskId: string };
+  const waiting = await reaches(taskId, 'input_required');
+  const [requestKey] = Object.keys(waiting.inputRequests as object);
+  const cardId = requestKey!.replace(/^card-/, '');
+  expect(waiting.inputRequests[requestKey!]).toMatchObject({ method: 'elicitation/create', params: { mode: 'url', url: `${relay.gatewayUrl}/cards/${cardId}` } });
+  // The client's own answer is no decision: the task still waits for the person, the session unchanged.
+  expect(await request('tasks/update', { taskId, inputResponses: { [requestKey!]: { action: 'accept' } } })).toMatchObject({});
+  expect((await request('tasks/get', { taskId })).status).toBe('input_required');
+  expect((await relay.api('POST', `/api/v1/cards/${cardId}`, { decision: 'deny' })).status).toBe(200);
+  const done = await reaches(taskId, 'completed');
+  expect(textOf(done.result)).toMatchObject({ ok: false });
+  expect((await relay.api('GET', `/api/v1/sessions/${target.id}`)).body.session.title).toBe('Renamed by a task');
+
+  const read = await request('tools/call', { name: 'relay_tool', arguments: { action: 'read_session', relay: 'this', session: target.id } });
+  expect(read.resultType).not.toBe('task');
+  expect(textOf(read)).toMatchObject({ ok: true });
 });

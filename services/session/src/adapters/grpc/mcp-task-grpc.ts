@@ -2,7 +2,7 @@ import type { Clock } from '@relay/clock';
 import type { McpTask as McpTaskMessage, McpTaskServiceServer, McpTaskServiceService } from '@relay/proto/relay/session/v1/mcp_task_service';
 import { serveUnary, type Callers } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import { createMcpTask, getMcpTask, MCP_TASK_STATUSES, updateMcpTask, type McpTask, type McpTaskDeps } from '../../app/mcp-tasks/mcp-tasks.ts';
+import { cancelMcpTask, createMcpTask, getMcpTask, MCP_TASK_STATUSES, updateMcpTask, type McpTask, type McpTaskDeps } from '../../app/mcp-tasks/mcp-tasks.ts';
 import { invalidInput } from '../../domain/errors.ts';
 
 type McpTaskServiceMethods = { [K in keyof McpTaskServiceServer as string extends K ? never : K]: McpTaskServiceServer[K] };
@@ -14,6 +14,7 @@ export const MCP_TASK_CALLERS = {
   createMcpTask: GATEWAY,
   updateMcpTask: GATEWAY,
   getMcpTask: GATEWAY,
+  cancelMcpTask: GATEWAY,
 } satisfies Callers<typeof McpTaskServiceService>;
 
 /** relay.session.v1.McpTaskService: decode the request, run the use case, encode the answer. */
@@ -27,6 +28,7 @@ export function mcpTaskGrpc(deps: McpTaskDeps & { clock: Clock; logger: Logger }
       return { task: toMessage(await updateMcpTask(deps, { ...request, status, leaseMs: Number(request.leaseMs) }, clock.now())) };
     },
     getMcpTask: async (request) => ({ task: toMessage(await getMcpTask(deps, request.id, request.sessionId, clock.now())) }),
+    cancelMcpTask: async (request) => ({ task: toMessage(await cancelMcpTask(deps, request.id, request.sessionId, clock.now())) }),
   });
 }
 

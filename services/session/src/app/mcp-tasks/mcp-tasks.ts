@@ -81,6 +81,18 @@ export async function updateMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, update:
   return written ?? found;
 }
 
+/**
+ * Cancels a task of `sessionId`'s agent (its client's tasks/cancel): a task still at work ends cancelled, and its
+ * gateway, whose next write finds it ended, stops what it runs; a task that has ended keeps its end. Answers the task as
+ * it stands. NOT_FOUND for no such task in that session.
+ */
+export async function cancelMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, id: string, sessionId: string, now: Date): Promise<McpTask> {
+  const found = await getMcpTask(deps, id, sessionId, now);
+  if (ENDED_MCP_TASK_STATUSES.includes(found.status)) return found;
+  const cancelled: McpTask = { ...found, status: 'cancelled', statusMessage: 'Cancelled by its client.', cardId: '', updatedAt: now };
+  return (await deps.mcpTasks.updateUnlessEnded(cancelled)) ?? found;
+}
+
 /** A task of `sessionId`'s agent as it stands `now`. NOT_FOUND for no such task in that session. */
 export async function getMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, id: string, sessionId: string, now: Date): Promise<McpTask> {
   const found = await deps.mcpTasks.find(id, sessionId);

@@ -59,7 +59,7 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
       jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
     },
   );
-  if (tasks !== undefined) serveTasks(server, caller, tasks);
+  if (tasks !== undefined) serveTasks(server, caller, tasks, inFlight);
 
   server.setRequestHandler('tools/list', async () => {
     return { tools: relayToolOn(await readRelayState(deps, true)) ? [RELAY_TOOL_DEFINITION] : [] };
@@ -73,9 +73,9 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
     const client = clientOf(ctx);
-    if (tasks !== undefined && client.tasks && runsAsTask(input)) {
+    if (tasks !== undefined && client.tasks && runsAsTask(input, deps.relayName)) {
       // The extension's CreateTaskResult (resultType "task") is a tools/call result the SDK passes through as it is.
-      return (await startTask(input ?? {}, caller, tasks, client.traceparent === undefined ? {} : { traceparent: client.traceparent })) as unknown as CallToolResult;
+      return (await startTask(input ?? {}, caller, tasks, inFlight, client.traceparent === undefined ? {} : { traceparent: client.traceparent })) as unknown as CallToolResult;
     }
     // A hosted agent's call is part of a turn the person watches, its card in the conversation: it waits as before.
     const urlCards = client.opensUrls && caller.external === true;

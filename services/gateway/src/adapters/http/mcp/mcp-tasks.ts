@@ -1,11 +1,12 @@
 /**
- * MCP's Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) for relay_tool's long calls: a client that declares
- * it gets `send`, `create_session` and `wait` as tasks. The call answers at once with the task; this replica runs the
- * call and writes the task's status to the session service as it goes (McpTaskService, Postgres), so the client's
- * tasks/get is answered by any replica: working until the reply, input_required while a card waits for the person
- * (with the card's page as a URL request), then completed with the result the call would have given. Each write
- * renews the task's lease; a task whose replica stopped reads as failed once its lease has run out
- * (docs/adr/0036-mcp-2026.md).
+ * MCP's Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) for relay_tool's calls that may hold: a client that
+ * declares it gets every such call (`send`, `create_session`, `wait`, an action a card gates, a call to a paired relay)
+ * as a task, so no response of its is held. The call answers at once with the task; this replica runs the call and
+ * writes the task's status to the session service as it goes (McpTaskService, Postgres), so the client's tasks/get,
+ * tasks/update and tasks/cancel are answered by any replica: working until the reply, input_required while a card waits
+ * for the person (with the card's page as a URL request), then completed with the result the call would have given, or
+ * cancelled. Each write renews the task's lease and reads back a cancel; a task whose replica stopped reads as failed
+ * once its lease has run out (docs/adr/0036-mcp-2026.md).
  */
 import { inputRequired, ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import { SystemClock, type Timer } from '@relay/clock';
@@ -16,14 +17,32 @@ import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/disp
 import type { McpTaskClient } from '../../../app/ports.ts';
 import type { Caller } from '../../../domain/caller.ts';
 import { cardUrl } from '../../../app/views/turn-result.ts';
+import { namesThisRelay } from '../../../domain/relay-name.ts';
 import { toCallToolResult } from './call-tool-result.ts';
 import type { McpDeps } from './create-mcp-server.ts';
+import type { InFlightCalls } from './in-flight-calls.ts';
 
 /** The extension's identifier, as clients and servers declare it in their capabilities. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** The actions that wait on a turn or the person, which a client of the extension gets as tasks. */
-const TASK_ACTIONS: ReadonlySet<string> = new Set(['send', 'create_session', 'wait']);
+/**
+ * The actions that never hold their call on this relay: they raise no card and wait for nothing, so a client of the
+ * extension gets their result at once. Every other call (a wait, an action a card may gate, a call to a paired relay,
+ * an action named wrong) runs as a task.
+ */
+const ANSWERED_AT_ONCE: ReadonlySet<string> = new Set([
+  'list_questions',
+  'list_relays',
+  'list_schedules',
+  'list_sessions',
+  'list_subscriptions',
+  'read_session',
+  'read_task_output',
+  'relay_info',
+  'unsubscribe',
+  'usage',
+  'withdraw',
+]);
 
 /** How long a task stays held without a write from its replica, and how often the replica renews it (relay clock). */
 const LEASE_MS = 60_000;
@@ -32,35 +51,45 @@ const RENEW_MS = 20_000;
 /** How often the client is asked to poll tasks/get. */
 const POLL_INTERVAL_MS = 1_000;
 
-/** A caller's call that never ends early: a task outlives the request that started it. */
-const NEVER = new AbortController().signal;
+/** Whether a relay_tool call with these arguments may hold, so runs as a task for a client of the extension. */
+export function runsAsTask(input: unknown, relayName: string): boolean {
+  const { action, relay } = typeof input === 'object' && input !== null ? (input as { action?: unknown; relay?: unknown }) : {};
+  return !(typeof action === 'string' && ANSWERED_AT_ONCE.has(action) && namesThisRelay(relay, relayName));
+}
 
-/** Whether a relay_tool call with these arguments runs as a task for a client of the extension. */
-export function runsAsTask(input: unknown): boolean {
-  const action = typeof input === 'object' && input !== null ? (input as { action?: unknown }).action : undefined;
-  return typeof action === 'string' && TASK_ACTIONS.has(action);
+/** The key a running task's call is known by among the process's calls in flight (its tasks/cancel finds it there). */
+function inFlightKey(taskId: string): string {
+  return `task ${taskId}`;
 }
 
 /**
  * Starts relay_tool's call `input` as a task of `caller`'s session and answers the task (working) at once; the call
- * goes on here, its status written as it changes.
+ * goes on here, its status written as it changes, until it ends or its client cancels it: through this process
+ * (`inFlight`) at once, through another replica at this one's next write, which finds the task cancelled.
  */
 export async function startTask(
   input: unknown,
   caller: Caller & { sessionId: string },
   deps: McpDeps & { mcpTasks: McpTaskClient },
+  inFlight: InFlightCalls,
   channel: Pick<CallChannel, 'traceparent'>,
 ): Promise<Record<string, unknown>> {
   const { sessionId } = caller;
   const { task } = await deps.mcpTasks.createMcpTask({ sessionId, leaseMs: String(LEASE_MS) });
   if (task === undefined) throw new Error('CreateMcpTask answered no task');
+  const cancelled = new AbortController();
+  const forget = inFlight.register(sessionId, inFlightKey(task.id), cancelled);
   const state = { status: 'working', statusMessage: '', resultJson: '', cardId: '' };
-  // One write at a time, in order: the last one written is the last state.
+  // One write at a time, in order: the last one written is the last state. A write that finds the task cancelled (its
+  // client's tasks/cancel, answered by any replica) stops the call.
   let writing: Promise<unknown> = Promise.resolve();
   const write = () => {
     const fields = { ...state };
     writing = writing
-      .then(() => deps.mcpTasks.updateMcpTask({ id: task.id, sessionId, ...fields, leaseMs: String(LEASE_MS) }))
+      .then(async () => {
+        const written = await deps.mcpTasks.updateMcpTask({ id: task.id, sessionId, ...fields, leaseMs: String(LEASE_MS) });
+        if (written.task?.status === 'cancelled') cancelled.abort();
+      })
       .catch((error: unknown) => deps.logger.warn({ err: error, task: task.id }, 'an MCP task’s status could not be written; the next write tries again'));
     return writing;
   };
@@ -77,7 +106,7 @@ export async function startTask(
   void (async () => {
     try {
       const result = await dispatchToolCall(input, caller, deps, {
-        signal: NEVER,
+        signal: cancelled.signal,
         inTask: true,
         ...channel,
         progress: async (message) => {
@@ -96,6 +125,7 @@ export async function startTask(
       Object.assign(state, { status: 'failed', statusMessage: 'Something went wrong on this relay while the task ran.', cardId: '' });
     } finally {
       renewal?.cancel();
+      forget();
       await write();
     }
   })();
@@ -103,16 +133,37 @@ export async function startTask(
   return { resultType: 'task', task: taskView(task, deps.publicUrl), content: [] };
 }
 
-/** Answers tasks/get on `server` for the tasks of `caller`'s session, from the session service (any replica's). */
-export function serveTasks(server: Server, caller: Caller & { sessionId: string }, deps: McpDeps & { mcpTasks: McpTaskClient }): void {
-  server.setRequestHandler('tasks/get', { params: z.looseObject({ taskId: z.string() }) }, async ({ taskId }) => {
-    const { task } = await deps.mcpTasks.getMcpTask({ id: taskId, sessionId: caller.sessionId }).catch((error: unknown) => {
-      if (isAppError(error) && error.kind === 'not_found') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No task ${taskId} of this session.`);
-      throw error;
-    });
-    if (task === undefined) throw new Error('GetMcpTask answered no task');
-    return taskView(task, deps.publicUrl);
+const TASK_PARAMS = { params: z.looseObject({ taskId: z.string() }) };
+
+/**
+ * Answers the extension's requests on `server` for the tasks of `caller`'s session only, from the session service (any
+ * replica's): another session's task is no task of this one. tasks/get shows a task; tasks/cancel ends one still at
+ * work, stopping its call (`inFlight`, when this process runs it); tasks/update takes a client's answers to a task's
+ * input requests and reads none of them, since the only one we make is a card's page, which the person decides in the
+ * console. The extension defines no tasks/list.
+ */
+export function serveTasks(server: Server, caller: Caller & { sessionId: string }, deps: McpDeps & { mcpTasks: McpTaskClient }, inFlight: InFlightCalls): void {
+  const { sessionId } = caller;
+  server.setRequestHandler('tasks/get', TASK_PARAMS, async ({ taskId }) => taskView(await ownTask(taskId, () => deps.mcpTasks.getMcpTask({ id: taskId, sessionId })), deps.publicUrl));
+  server.setRequestHandler('tasks/cancel', TASK_PARAMS, async ({ taskId }) => {
+    await ownTask(taskId, () => deps.mcpTasks.cancelMcpTask({ id: taskId, sessionId }));
+    inFlight.cancel(sessionId, inFlightKey(taskId));
+    return {};
   });
+  server.setRequestHandler('tasks/update', TASK_PARAMS, async ({ taskId }) => {
+    await ownTask(taskId, () => deps.mcpTasks.getMcpTask({ id: taskId, sessionId }));
+    return {};
+  });
+}
+
+/** The task a request of the session service answers, NOT_FOUND said as the extension's invalid params. */
+async function ownTask(taskId: string, request: () => Promise<{ task?: McpTask | undefined }>): Promise<McpTask> {
+  const { task } = await request().catch((error: unknown) => {
+    if (isAppError(error) && error.kind === 'not_found') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No task ${taskId} of this session.`);
+    throw error;
+  });
+  if (task === undefined) throw new Error('The session service answered no task');
+  return task;
 }
 
 /**

@@ -60,6 +60,11 @@ export interface GetMcpTaskRequest {
   sessionId: string;
 }
 
+export interface CancelMcpTaskRequest {
+  id: string;
+  sessionId: string;
+}
+
 export interface CreateMcpTaskResponse {
   task: McpTask | undefined;
 }
@@ -69,6 +74,10 @@ export interface UpdateMcpTaskResponse {
 }
 
 export interface GetMcpTaskResponse {
+  task: McpTask | undefined;
+}
+
+export interface CancelMcpTaskResponse {
   task: McpTask | undefined;
 }
 
@@ -653,6 +662,95 @@ export const GetMcpTaskRequest: MessageFns<GetMcpTaskRequest> = {
   },
 };
 
+function createBaseCancelMcpTaskRequest(): CancelMcpTaskRequest {
+  return { id: "", sessionId: "" };
+}
+
+export const CancelMcpTaskRequest: MessageFns<CancelMcpTaskRequest> = {
+  encode(message: CancelMcpTaskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelMcpTaskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelMcpTaskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelMcpTaskRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CancelMcpTaskRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelMcpTaskRequest>, I>>(base?: I): CancelMcpTaskRequest {
+    return CancelMcpTaskRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelMcpTaskRequest>, I>>(object: I): CancelMcpTaskRequest {
+    const message = createBaseCancelMcpTaskRequest();
+    message.id = object.id ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
 function createBaseCreateMcpTaskResponse(): CreateMcpTaskResponse {
   return { task: undefined };
 }
@@ -854,6 +952,73 @@ export const GetMcpTaskResponse: MessageFns<GetMcpTaskResponse> = {
   },
 };
 
+function createBaseCancelMcpTaskResponse(): CancelMcpTaskResponse {
+  return { task: undefined };
+}
+
+export const CancelMcpTaskResponse: MessageFns<CancelMcpTaskResponse> = {
+  encode(message: CancelMcpTaskResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.task !== undefined) {
+      McpTask.encode(message.task, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelMcpTaskResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelMcpTaskResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.task = McpTask.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelMcpTaskResponse {
+    return { task: isSet(object.task) ? McpTask.fromJSON(object.task) : undefined };
+  },
+
+  toJSON(message: CancelMcpTaskResponse): unknown {
+    const obj: any = {};
+    if (message.task !== undefined) {
+      obj.task = McpTask.toJSON(message.task);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelMcpTaskResponse>, I>>(base?: I): CancelMcpTaskResponse {
+    return CancelMcpTaskResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelMcpTaskResponse>, I>>(object: I): CancelMcpTaskResponse {
+    const message = createBaseCancelMcpTaskResponse();
+    message.task = (object.task !== undefined && object.task !== null) ? McpTask.fromPartial(object.task) : undefined;
+    return message;
+  },
+};
+
 /**
  * The tasks of MCP's Tasks extension (io.modelcontextprotocol/tasks): a relay_tool call a client asked to run as a
  * task, kept here so that any gateway replica answers a client's tasks/get. The gateway replica that took the call
@@ -898,6 +1063,21 @@ export const McpTaskServiceService = {
     responseSerialize: (value: GetMcpTaskResponse): Buffer => Buffer.from(GetMcpTaskResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetMcpTaskResponse => GetMcpTaskResponse.decode(value),
   },
+  /**
+   * Cancels a task of the session's agent (the client's tasks/cancel): a task still at work ends cancelled, which its
+   * gateway's next write reads as its cue to stop; a task that has ended keeps its end. Answers the task as it stands.
+   * Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a task of no such id in the session.
+   */
+  cancelMcpTask: {
+    path: "/relay.session.v1.McpTaskService/CancelMcpTask" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelMcpTaskRequest): Buffer => Buffer.from(CancelMcpTaskRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelMcpTaskRequest => CancelMcpTaskRequest.decode(value),
+    responseSerialize: (value: CancelMcpTaskResponse): Buffer =>
+      Buffer.from(CancelMcpTaskResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelMcpTaskResponse => CancelMcpTaskResponse.decode(value),
+  },
 } as const;
 
 export interface McpTaskServiceServer extends UntypedServiceImplementation {
@@ -911,6 +1091,12 @@ export interface McpTaskServiceServer extends UntypedServiceImplementation {
   updateMcpTask: handleUnaryCall<UpdateMcpTaskRequest, UpdateMcpTaskResponse>;
   /** A task of the session's agent. Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a task of no such id in the session. */
   getMcpTask: handleUnaryCall<GetMcpTaskRequest, GetMcpTaskResponse>;
+  /**
+   * Cancels a task of the session's agent (the client's tasks/cancel): a task still at work ends cancelled, which its
+   * gateway's next write reads as its cue to stop; a task that has ended keeps its end. Answers the task as it stands.
+   * Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a task of no such id in the session.
+   */
+  cancelMcpTask: handleUnaryCall<CancelMcpTaskRequest, CancelMcpTaskResponse>;
 }
 
 export interface McpTaskServiceClient extends Client {
@@ -965,6 +1151,26 @@ export interface McpTaskServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetMcpTaskResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Cancels a task of the session's agent (the client's tasks/cancel): a task still at work ends cancelled, which its
+   * gateway's next write reads as its cue to stop; a task that has ended keeps its end. Answers the task as it stands.
+   * Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a task of no such id in the session.
+   */
+  cancelMcpTask(
+    request: CancelMcpTaskRequest,
+    callback: (error: ServiceError | null, response: CancelMcpTaskResponse) => void,
+  ): ClientUnaryCall;
+  cancelMcpTask(
+    request: CancelMcpTaskRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelMcpTaskResponse) => void,
+  ): ClientUnaryCall;
+  cancelMcpTask(
+    request: CancelMcpTaskRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelMcpTaskResponse) => void,
   ): ClientUnaryCall;
 }
 
