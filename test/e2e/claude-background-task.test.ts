@@ -9,8 +9,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeCodeEnv, finishTurn, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
+import { claudeCodeEnv, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
 import { until } from '../harness/until.ts';
 
 let relay: Relay;
@@ -102,18 +103,6 @@ function answer(body: any): string[] | Promise<string[]> {
   });
 }
 
-/** The session's first pending card, once it is raised. */
-const cardOf = (sessionId: string) => until('the Bash card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
-
-/** relay_tool from a script session (through the gateway's MCP endpoint): its result. */
-async function relayTool(call: Record<string, unknown>): Promise<any> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Reader', text: `relay_tool ${JSON.stringify(call)}` });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const turn = await finishTurn(relay, created.body.session.id, created.body.message_id);
-  expect(turn.status, JSON.stringify(turn)).toBe('done');
-  return JSON.parse(turn.reply.text);
-}
-
 beforeAll(async () => {
   configDir = await mkdtemp(join(tmpdir(), 'relay-claude-config-'));
   folder = await mkdtemp(join(tmpdir(), 'relay-claude-suite-'));
@@ -136,11 +125,11 @@ describe('background work of the real Claude Code', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const sessionId = created.body.session.id;
     // The user's permission stays: a card first.
-    const card = await cardOf(sessionId);
+    const card = await pendingCard(relay, sessionId);
     expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
 
-    const turn = await finishTurn(relay, sessionId, created.body.message_id);
+    const turn = await finish(relay, sessionId, created.body.message_id);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     // Claude Code handed the model the relay's words: the task, and not to run it again.
     const started = requests.map((body) => toolResult(body, 'toolu_bash_bg')).find((result) => result !== undefined)!;
@@ -155,7 +144,7 @@ describe('background work of the real Claude Code', () => {
     expect(listed.session.tasks).toEqual([expect.objectContaining({ taskId, type: 'local_bash', description: 'Run the suite', status: 'running' })]);
     await writeFile(join(folder, 'go'), '');
     const ended = await until('the task ended', async () => {
-      const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId });
+      const read = await relayToolResult(relay, { action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId });
       return read.task.status === 'running' ? undefined : read;
     });
     expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, tail: ['suite started', 'suite finished'] });
@@ -166,15 +155,15 @@ describe('background work of the real Claude Code', () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'List', text: 'List the folder in the background.' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const sessionId = created.body.session.id;
-    const card = await cardOf(sessionId);
+    const card = await pendingCard(relay, sessionId);
     expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    expect(await finishTurn(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: expect.stringMatching(/^Read: read_task_output/) } });
+    expect(await finish(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: expect.stringMatching(/^Read: read_task_output/) } });
     const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
     const [task] = body.session.tasks;
     expect(task).toMatchObject({ type: 'local_bash', description: 'ls' });
     const ended = await until('the listing ended', async () => {
-      const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: task.taskId });
+      const read = await relayToolResult(relay, { action: 'read_task_output', relay: 'this', session: sessionId, task_id: task.taskId });
       return read.task.status === 'running' ? undefined : read;
     });
     expect(ended).toMatchObject({ task: { status: 'completed', exitCode: 0 }, tail: expect.arrayContaining(['go', 'where.txt']) });
@@ -202,7 +191,7 @@ describe('background work of the real Claude Code', () => {
       expect(running).toEqual([expect.objectContaining({ type: 'local_agent', description: 'Check web/ for XSS', status: 'running', output: false })]);
       expect(running[0].health).toBeUndefined();
       // read_task_output answers the task with its status, no lines, and why.
-      const read = await relayTool({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: running[0].taskId });
+      const read = await relayToolResult(relay, { action: 'read_task_output', relay: 'this', session: sessionId, task_id: running[0].taskId });
       expect(read).toMatchObject({ ok: true, task: { type: 'local_agent', status: 'running' }, tail: [], notes: [expect.stringContaining('not a shell command')] });
 
       // The sub-agent answers while the turn still runs: Claude Code's report ends its task.
@@ -213,7 +202,7 @@ describe('background work of the real Claude Code', () => {
       });
       expect(ended).toMatchObject({ taskId: running[0].taskId, status: 'completed', exitCode: null });
       main.release();
-      expect(await finishTurn(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'The helper found nothing.' } });
+      expect(await finish(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'The helper found nothing.' } });
     } finally {
       subagent.release();
       main.release();

@@ -9,9 +9,9 @@
 // gateway's /mcp, with the session's token from the session's vault (replaced when another worker runs it); a model Claude Cloud does not run is refused with suggestions before
 // anything is created; the tokens and cost the API reports show in usage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishTurn } from '../harness/fake-anthropic-api.ts';
 import { startFakeClaudeCloudApi, type CloudTurn, type FakeCloudApi } from '../harness/fake-claude-cloud-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { createSession, finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
 import { until } from '../harness/until.ts';
 
 let relay: Relay;
@@ -47,21 +47,8 @@ async function onMessage(turn: CloudTurn): Promise<void> {
   turn.reply('hello from Claude Cloud', { input: 100, output: 10 });
 }
 
-/** relay_tool from a script session: its result. */
-async function relayTool(call: Record<string, unknown>): Promise<any> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Tool', text: `relay_tool ${JSON.stringify(call)}` });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const turn = await finishTurn(relay, created.body.session.id, created.body.message_id);
-  expect(turn.status, JSON.stringify(turn)).toBe('done');
-  return JSON.parse(turn.reply.text);
-}
-
 /** A Claude Cloud session on the repository's branch, started with `text`. */
-async function startSession(text: string): Promise<{ sessionId: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-cloud', model: 'claude-sonnet-5-5', repo: REPO, branch: BRANCH, title: 'Banner', text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { sessionId: created.body.session.id, messageId: created.body.message_id };
-}
+const startSession = (text: string) => createSession(relay, { provider: 'claude-cloud', model: 'claude-sonnet-5-5', repo: REPO, branch: BRANCH, title: 'Banner', text });
 
 async function send(sessionId: string, text: string): Promise<string> {
   const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text });
@@ -78,8 +65,6 @@ async function startSessionService(): Promise<void> {
   await relay.waitReady('session');
   await until('the gateway reaches the new replica', async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined));
 }
-
-const cardOf = (sessionId: string) => until('the Claude Cloud card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
 
 beforeAll(async () => {
   api = await startFakeClaudeCloudApi({ onMessage });
@@ -105,14 +90,14 @@ afterAll(async () => {
 
 describe('Claude Cloud as a provider (Managed Agents API, against its fake)', () => {
   it('relay_info lists it as available with Claude’s model ids; no secret', async () => {
-    const info = await relayTool({ action: 'relay_info', relay: 'this' });
+    const info = await relayToolResult(relay, { action: 'relay_info', relay: 'this' });
     expect(info.providers.find((provider: any) => provider.id === 'claude-cloud')).toMatchObject({ name: 'Claude Cloud', available: true, models: expect.arrayContaining(['claude-sonnet-5-5']) });
     expect(JSON.stringify(info)).not.toContain('sk-ant-api-cloud');
   });
 
   it('runs a turn that replies, in a cloud session on the repository’s branch where every tool asks', async () => {
-    const { sessionId, messageId } = await startSession('hello');
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const { id: sessionId, messageId } = await startSession('hello');
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply).toMatchObject({ text: 'hello from Claude Cloud', model: 'claude-sonnet-5-5' });
     const cloud = cloudSessionOf(sessionId)!;
@@ -145,32 +130,32 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     const withFolder = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-cloud', repo: REPO, branch: BRANCH, cwd: '/tmp', text: 'hello' });
     expect(withFolder.status).toBe(400);
     expect(JSON.stringify(withFolder.body)).toContain('works on a repository, not a folder');
-    const { sessionId, messageId } = await startSession('hello');
-    await finishTurn(relay, sessionId, messageId);
-    const moved = await relayTool({ action: 'update_session', relay: 'this', session: sessionId, cwd: '/tmp' });
+    const { id: sessionId, messageId } = await startSession('hello');
+    await finish(relay, sessionId, messageId);
+    const moved = await relayToolResult(relay, { action: 'update_session', relay: 'this', session: sessionId, cwd: '/tmp' });
     expect(moved).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
     expect((await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.session).toMatchObject({ repo: REPO, branch: BRANCH });
   });
 
   it('asks the owner on a card for the tool the cloud session waits on; Allow sends allow and the turn goes on', async () => {
-    const { sessionId, messageId } = await startSession('run: npm test');
-    const card = await cardOf(sessionId);
+    const { id: sessionId, messageId } = await startSession('run: npm test');
+    const card = await pendingCard(relay, sessionId);
     expect(card.title).toBe('Claude Cloud (claude-sonnet-5-5) wants to run a command');
     expect(card.lines).toEqual([`Repository: ${REPO}`, `Branch: ${BRANCH}`, 'Command: npm test', expect.stringMatching(/^Runs in: Anthropic's cloud container/)]);
     // Nothing was confirmed before the person decided.
     expect(cloudSessionOf(sessionId)!.received.map((event) => event.type)).toEqual(['user.message']);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply.text).toBe('ran: npm test');
     expect(cloudSessionOf(sessionId)!.received.at(-1)).toMatchObject({ type: 'user.tool_confirmation', result: 'allow' });
   });
 
   it('Deny sends deny, with why, and the tool does not run', async () => {
-    const { sessionId, messageId } = await startSession('run: git push --force');
-    const card = await cardOf(sessionId);
+    const { id: sessionId, messageId } = await startSession('run: git push --force');
+    const card = await pendingCard(relay, sessionId);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply.text).toBe('denied: The user did not allow this on the relay: it did not run.');
     const confirmation = cloudSessionOf(sessionId)!.received.at(-1);
@@ -179,11 +164,11 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
   });
 
   it('stop interrupts a running turn within 5 s (the API’s user.interrupt)', async () => {
-    const { sessionId, messageId } = await startSession('wait');
+    const { id: sessionId, messageId } = await startSession('wait');
     await until('the cloud session running', async () => cloudSessionOf(sessionId)?.status === 'running' || undefined);
     const stoppedAt = Date.now();
     expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('stopped');
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
     expect(cloudSessionOf(sessionId)!.received.map((event) => event.type)).toEqual(['user.message', 'user.interrupt']);
@@ -191,22 +176,22 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
 
   it('ends a turn the model refused with Claude’s explanation, and fails one past the session’s budget with why', async () => {
     const refused = await startSession('refuse');
-    expect(await finishTurn(relay, refused.sessionId, refused.messageId)).toMatchObject({ status: 'done', reply: { text: 'Claude declined to answer: that is not something to help with' } });
+    expect(await finish(relay, refused.id, refused.messageId)).toMatchObject({ status: 'done', reply: { text: 'Claude declined to answer: that is not something to help with' } });
     const spent = await startSession('spend');
-    const turn = await finishTurn(relay, spent.sessionId, spent.messageId);
+    const turn = await finish(relay, spent.id, spent.messageId);
     expect(turn).toMatchObject({ status: 'error', error: expect.stringContaining("the session's budget is used up") });
   });
 
   it('goes on in the same cloud session on the next turn, after the session service restarts too, relay_tool with the new worker’s token', async () => {
-    const { sessionId, messageId } = await startSession('hello');
-    await finishTurn(relay, sessionId, messageId);
+    const { id: sessionId, messageId } = await startSession('hello');
+    await finish(relay, sessionId, messageId);
     const cloud = cloudSessionOf(sessionId)!;
     await relay.services.session.stop();
     await startSessionService();
     const sessionsBefore = api.sessions.size;
     // The worker token of the first turn was revoked when the service stopped: relay_tool answers with the new one.
     const next = await send(sessionId, 'relay: {"action":"read_session","relay":"this","session":"' + sessionId + '"}');
-    const turn = await finishTurn(relay, sessionId, next);
+    const turn = await finish(relay, sessionId, next);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply.text).toMatch(/^relay_tool said: \{"ok":true/);
     expect(turn.reply.text).toContain('hello from Claude Cloud');
@@ -215,13 +200,13 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
   });
 
   it('hands a turn waiting on its card over when the session service stops: the same card, its decision sent once', async () => {
-    const { sessionId, messageId } = await startSession('run: make deploy');
-    const card = await cardOf(sessionId);
+    const { id: sessionId, messageId } = await startSession('run: make deploy');
+    const card = await pendingCard(relay, sessionId);
     await relay.services.session.stop();
     await startSessionService();
     // Decided after the hand-over: the decision is the card's, read by the replica that waits on it now.
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn, JSON.stringify(turn)).toMatchObject({ status: 'done', reply: { text: 'ran: make deploy' } });
     const cloud = cloudSessionOf(sessionId)!;
     expect(cloud.received.map((event) => [event.type, event.result])).toEqual([
@@ -233,13 +218,13 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
 
   it('refuses a model it does not run, with the close match, before anything is created', async () => {
     const cloudSessions = api.sessions.size;
-    const refused = await relayTool({ action: 'create_session', relay: 'this', provider: 'claude-cloud', repo: REPO, branch: BRANCH, model: 'claude-sonnet-5.5', text: 'hello' });
+    const refused = await relayToolResult(relay, { action: 'create_session', relay: 'this', provider: 'claude-cloud', repo: REPO, branch: BRANCH, model: 'claude-sonnet-5.5', text: 'hello' });
     expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['claude-sonnet-5-5'] });
     expect(api.sessions.size).toBe(cloudSessions);
   });
 
   it('usage meters the tokens and the cost the API reported for its turns', async () => {
-    const usage = await relayTool({ action: 'usage', relay: 'this' });
+    const usage = await relayToolResult(relay, { action: 'usage', relay: 'this' });
     const cloud = usage.providers.find((provider: any) => provider.provider === 'claude-cloud');
     // Seven answered turns (hello in three sessions, Allow, Deny, relay_tool, the turn handed over): 110 tokens each,
     // and the fake's list price of a cent per hundred tokens grew each session's cumulative list cost by $0.01 a turn

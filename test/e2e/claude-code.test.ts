@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeCodeEnv, finishTurn, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
+import { claudeCodeEnv, sse, startFakeAnthropicApi, type FakeAnthropicApi } from '../harness/fake-anthropic-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { finish } from '../harness/script-turns.ts';
 import { skipCoalescingWindow } from '../harness/coalescing.ts';
 
 let relay: Relay;
@@ -136,7 +137,7 @@ describe('the claude-api provider with the real Claude Code', () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: '/tmp', title: 'Claude', text: 'Which sessions are there?' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     sessionId = created.body.session.id;
-    const turn = await finishTurn(relay, sessionId, created.body.message_id);
+    const turn = await finish(relay, sessionId, created.body.message_id);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     // list_sessions ran as the session's user, through the gateway: it sees this one session.
     expect(turn.reply).toMatchObject({ text: 'The relay says: list_sessions → desk: 1 session', model: 'claude-sonnet-5-5' });
@@ -154,7 +155,7 @@ describe('the claude-api provider with the real Claude Code', () => {
     const before = requests.length;
     const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text: 'And now?' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    const again = await finishTurn(relay, sessionId, sent.body.message_id);
+    const again = await finish(relay, sessionId, sent.body.message_id);
     expect(again.status, JSON.stringify(again)).toBe('done');
     // The conversation so far came from Claude Code's own transcript: the first turn's tool call is in it.
     const conversation = JSON.stringify(requests[before]!.body.messages);
@@ -189,7 +190,7 @@ describe('the claude-api provider with the real Claude Code', () => {
         expect(waiting.body.status).toBe('waiting_for_answer');
         const decided = await relay.api('POST', `/api/v1/cards/${card.id}`, { decision });
         expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-        const turn = await finishTurn(relay, id, created.body.message_id);
+        const turn = await finish(relay, id, created.body.message_id);
         expect(turn).toMatchObject({ status: 'done', reply: { text: reply } });
       }
       expect(await readFile(join(allowed, 'made-by-claude.txt'), 'utf8')).toBe('made\n');
@@ -201,7 +202,7 @@ describe('the claude-api provider with the real Claude Code', () => {
 
   it('steers an event row that arrives mid-turn into the running Claude turn, as it is, and queues nothing', async () => {
     const helper = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Helper', text: 'reply ready' });
-    await finishTurn(relay, helper.body.session.id, helper.body.message_id);
+    await finish(relay, helper.body.session.id, helper.body.message_id);
     let reached!: () => void;
     const atHold = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
@@ -224,7 +225,7 @@ describe('the claude-api provider with the real Claude Code', () => {
       // The helper's turn ends while the watcher's turn runs: its turn_end goes out after the 30 s window, skipped.
       const since = relay.now();
       const sent = await relay.api('POST', `/api/v1/sessions/${helper.body.session.id}/messages`, { text: 'reply done' });
-      await finishTurn(relay, helper.body.session.id, sent.body.message_id);
+      await finish(relay, helper.body.session.id, sent.body.message_id);
       await skipCoalescingWindow(relay, id, since);
       for (let look = 0; look < 900; look++) {
         const { rows } = await database.query(`SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'session-wakeups'`);
@@ -233,7 +234,7 @@ describe('the claude-api provider with the real Claude Code', () => {
       }
       release();
 
-      const turn = await finishTurn(relay, id, watcher.body.message_id);
+      const turn = await finish(relay, id, watcher.body.message_id);
       expect(turn).toMatchObject({ status: 'done', reply: { text: 'Saw the event: the helper finished.' } });
       // Steered, not queued: the watcher has its one message and no event message or second turn.
       const { rows: messages } = await database.query(`SELECT role FROM messages WHERE session_id = $1`, [id]);
@@ -255,7 +256,7 @@ describe('the claude-api provider with the real Claude Code', () => {
 
   it('usage meters the tokens and cost Claude Code reported for those turns against the cap; no secrets', async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Usage', text: 'relay_tool {"action":"usage","relay":"this"}' });
-    const usage = JSON.parse((await finishTurn(relay, created.body.session.id, created.body.message_id)).reply.text);
+    const usage = JSON.parse((await finish(relay, created.body.session.id, created.body.message_id)).reply.text);
     const claudeApi = usage.providers.find((provider: any) => provider.provider === 'claude-api');
     expect(claudeApi.status).toBe('ok');
     expect(claudeApi.meters.find((meter: any) => meter.name === 'tokens').used).toBeGreaterThan(0);

@@ -11,10 +11,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishTurn } from '../harness/fake-anthropic-api.ts';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
-import { until } from '../harness/until.ts';
+import { createSession, finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
 
 let relay: Relay;
 let api: FakeOpenAiApi;
@@ -49,23 +48,8 @@ function answer(body: any): string[] {
   return [chunk({ role: 'assistant', content: reply }), chunk({}, 'stop'), usageChunk(50, 5), DONE];
 }
 
-/** The session's first pending card, once it is raised. */
-const cardOf = (sessionId: string) => until('the Copilot card', async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards[0]);
-
-/** relay_tool from a script session: its result. */
-async function relayTool(call: Record<string, unknown>): Promise<any> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Tool', text: `relay_tool ${JSON.stringify(call)}` });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const turn = await finishTurn(relay, created.body.session.id, created.body.message_id);
-  expect(turn.status, JSON.stringify(turn)).toBe('done');
-  return JSON.parse(turn.reply.text);
-}
-
-async function startTurn(text: string): Promise<{ sessionId: string; messageId: string }> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'copilot', model: 'gpt-5.4', cwd: folder, title: 'Copilot', text });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { sessionId: created.body.session.id, messageId: created.body.message_id };
-}
+/** A Copilot session's first turn. */
+const startTurn = (text: string) => createSession(relay, { provider: 'copilot', model: 'gpt-5.4', cwd: folder, title: 'Copilot', text });
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'relay-copilot-e2e-'));
@@ -84,14 +68,14 @@ afterAll(async () => {
 
 describe('Copilot as a provider (bring your own key)', () => {
   it('relay_info lists it as available with its dotted model ids; no secret', async () => {
-    const info = await relayTool({ action: 'relay_info', relay: 'this' });
+    const info = await relayToolResult(relay, { action: 'relay_info', relay: 'this' });
     expect(info.providers.find((provider: any) => provider.id === 'copilot')).toMatchObject({ name: 'Copilot', available: true, models: expect.arrayContaining(['gpt-5.4']) });
     expect(JSON.stringify(info)).not.toContain('copilot-byok-key');
   });
 
   it('runs a turn that replies, its model requests going to the configured endpoint with its key', async () => {
-    const { sessionId, messageId } = await startTurn('hello');
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const { id: sessionId, messageId } = await startTurn('hello');
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply).toMatchObject({ text: 'hello from Copilot', model: 'gpt-5.4' });
     expect(api.requests.at(-1)).toMatchObject({ authorization: 'Bearer copilot-byok-key', body: { model: 'gpt-5.4' } });
@@ -100,8 +84,8 @@ describe('Copilot as a provider (bring your own key)', () => {
   });
 
   it('offers relay_tool from the gateway’s MCP endpoint, called with the session’s token, without a card', async () => {
-    const { sessionId, messageId } = await startTurn('relay: {"action":"relay_info","relay":"this"}');
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const { id: sessionId, messageId } = await startTurn('relay: {"action":"relay_info","relay":"this"}');
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     // What the model read back is relay_info's answer, this relay's: the call went through the gateway.
     const toolMessage = api.requests.at(-1)!.body.messages.at(-1);
@@ -112,8 +96,8 @@ describe('Copilot as a provider (bring your own key)', () => {
   });
 
   it('runs the Copilot runtime itself in the sandbox: namespaces of its own, the session folder, a private home, none of the relay’s environment', async () => {
-    const { sessionId, messageId } = await startTurn('run: true');
-    const card = await cardOf(sessionId);
+    const { id: sessionId, messageId } = await startTurn('run: true');
+    const card = await pendingCard(relay, sessionId);
     // While the card waits, the runtime runs, in the session's folder: the process whose program is copilot-runtime
     // (bubblewrap's names it as an argument).
     const runtimes = readdirSync('/proc')
@@ -133,55 +117,55 @@ describe('Copilot as a provider (bring your own key)', () => {
     expect(environment.filter((variable) => /^(DATABASE_URL|NATS_URL|RELAY_SERVICE_TOKEN|RELAY_SERVICE_KEYS|RELAY_COPILOT_API_KEY)=/.test(variable))).toEqual([]);
     expect(environment.join('\n')).not.toContain('copilot-byok-key');
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
-    expect((await finishTurn(relay, sessionId, messageId)).status).toBe('done');
+    expect((await finish(relay, sessionId, messageId)).status).toBe('done');
   });
 
   it('refuses a model Copilot does not run, with the close match, before anything is created', async () => {
     const before = (await relay.api('GET', '/api/v1/sessions')).body.sessions.length;
-    const unknown = await relayTool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'gpt-5-4', text: 'hello' });
+    const unknown = await relayToolResult(relay, { action: 'create_session', relay: 'this', provider: 'copilot', model: 'gpt-5-4', text: 'hello' });
     expect(unknown).toMatchObject({ ok: false, suggestions: ['gpt-5.4'] });
-    const claudeId = await relayTool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'claude-sonnet-5-5', text: 'hello' });
+    const claudeId = await relayToolResult(relay, { action: 'create_session', relay: 'this', provider: 'copilot', model: 'claude-sonnet-5-5', text: 'hello' });
     expect(claudeId).toMatchObject({ ok: false, code: 'CLAUDE_PROVIDER_REQUIRED', suggestions: expect.arrayContaining(['claude-sonnet-5.5']) });
     // Only the two script sessions that asked were created.
     expect((await relay.api('GET', '/api/v1/sessions')).body.sessions.length).toBe(before + 2);
   });
 
   it('asks the owner on a card for the command; Allow runs it in the sandbox, in the session folder', async () => {
-    const { sessionId, messageId } = await startTurn('run: pwd > where.txt; echo ran-here');
-    const card = await cardOf(sessionId);
+    const { id: sessionId, messageId } = await startTurn('run: pwd > where.txt; echo ran-here');
+    const card = await pendingCard(relay, sessionId);
     expect(card.title).toBe('Copilot (gpt-5.4) wants to run a command');
     expect(card.lines).toEqual([`Folder: ${folder}`, 'Command: pwd > where.txt; echo ran-here', expect.stringMatching(/^Runs in: bubblewrap sandbox/)]);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply.text).toMatch(/^the tool said: exit 0\s+ran-here/);
     expect((await readFile(join(folder, 'where.txt'), 'utf8')).trim()).toBe(folder);
   });
 
   it('Deny: the command does not run, and the model reads the refusal', async () => {
-    const { sessionId, messageId } = await startTurn('run: touch denied.txt');
-    const card = await cardOf(sessionId);
+    const { id: sessionId, messageId } = await startTurn('run: touch denied.txt');
+    const card = await pendingCard(relay, sessionId);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply.text).toMatch(/^the tool said: /);
     expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
   });
 
   it('stop ends a turn mid-way (a command running) within 5 s', async () => {
-    const { sessionId, messageId } = await startTurn('run: sleep 60');
-    const card = await cardOf(sessionId);
+    const { id: sessionId, messageId } = await startTurn('run: sleep 60');
+    const card = await pendingCard(relay, sessionId);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const stoppedAt = Date.now();
     expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
-    const turn = await finishTurn(relay, sessionId, messageId);
+    const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('stopped');
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
   });
 
   it('usage meters the tokens the endpoint reported for its turns', async () => {
-    const usage = await relayTool({ action: 'usage', relay: 'this' });
+    const usage = await relayToolResult(relay, { action: 'usage', relay: 'this' });
     // hello: one answer; relay_tool, the runtime's Deny, Allow and Deny: two each; the stopped turn: one (its command
     // was running) — 55 tokens each.
     expect(usage.providers.find((provider: any) => provider.provider === 'copilot')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 10 * 55 }] });

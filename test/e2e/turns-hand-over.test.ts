@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRelayCli } from '../harness/relay-cli.ts';
-import { finish } from '../harness/script-turns.ts';
+import { finish, pendingCard } from '../harness/script-turns.ts';
 import { startRelay, type Relay, type SessionReplica } from '../harness/relay.ts';
 import { until } from '../harness/until.ts';
 
@@ -63,7 +63,7 @@ const turnIn = (messageId: string, status: string, inFlight?: string) =>
     return turn.status === status && (inFlight === undefined || turn.in_flight.includes(inFlight)) ? turn : undefined;
   }, { detail: () => relay.logs().slice(-4000) });
 const cardsOf = async (sessionId: string): Promise<any[]> => (await relay.api('GET', `/api/v1/cards?session=${sessionId}`)).body.cards;
-const onePendingCard = (sessionId: string) => until(`a pending card in ${sessionId}`, async () => (await relay.api('GET', `/api/v1/cards?session=${sessionId}&pending=1`)).body.cards?.[0]);
+const onePendingCard = (sessionId: string) => pendingCard(relay, sessionId);
 const decide = async (cardId: string, body: Record<string, unknown>) => {
   const decided = await relay.api('POST', `/api/v1/cards/${cardId}`, body);
   expect(decided.status, JSON.stringify(decided.body)).toBe(200);

@@ -3,8 +3,6 @@
 // `answer` writes the model's events. Claude Code's side questions (titles and the like) get a short fixed answer.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
-import type { RelayClient } from './relay.ts';
 
 export interface FakeAnthropicApi {
   /** The base URL for ANTHROPIC_BASE_URL. */
@@ -59,15 +57,6 @@ export function claudeCodeEnv(api: FakeAnthropicApi, configDir: string): Record<
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
   };
-}
-
-/** Waits (over the user API) until the turn of `messageId` is over, and answers how it ended. */
-export async function finishTurn(relay: RelayClient, sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
 }
 
 async function readBody(request: IncomingMessage): Promise<any> {
