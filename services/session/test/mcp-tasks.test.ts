@@ -1,8 +1,8 @@
 // MCP clients' tasks (app/mcp-tasks): a task is its session's only; its gateway's writes renew its lease; a task that
 // ended keeps its end whatever is written after; one still at work past its lease (its gateway stopped) reads as
-// failed, without a write.
+// failed, without a write; a cancel ends a task still at work, which its gateway's next write reads back.
 import { describe, expect, it } from 'vitest';
-import { createMcpTask, getMcpTask, updateMcpTask, type McpTask, type McpTaskStore } from '../src/app/mcp-tasks/mcp-tasks.ts';
+import { cancelMcpTask, createMcpTask, getMcpTask, updateMcpTask, type McpTask, type McpTaskStore } from '../src/app/mcp-tasks/mcp-tasks.ts';
 
 class InMemoryMcpTasks implements McpTaskStore {
   readonly tasks = new Map<string, McpTask>();
@@ -57,5 +57,18 @@ describe('MCP tasks', () => {
     await updateMcpTask(d, update(task, { status: 'completed', resultJson: '{"content":[]}' }), at(10));
     expect(await updateMcpTask(d, update(task, { status: 'working' }), at(20))).toMatchObject({ status: 'completed', resultJson: '{"content":[]}' });
     expect(await getMcpTask(d, task.id, 's1', at(600))).toMatchObject({ status: 'completed' });
+  });
+
+  it('is cancelled by its own session only; its gateway’s next write reads the cancel back, and an ended task keeps its end', async () => {
+    const d = deps();
+    const task = await createMcpTask(d, 's1', LEASE_MS, at(0));
+    await expect(cancelMcpTask(d, task.id, 's2', at(1))).rejects.toMatchObject({ message: `No task ${task.id} of this session.` });
+    expect(await getMcpTask(d, task.id, 's1', at(1))).toMatchObject({ status: 'working' });
+    expect(await cancelMcpTask(d, task.id, 's1', at(2))).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by its client.' });
+    expect(await updateMcpTask(d, update(task, { status: 'working', statusMessage: 'still waiting' }), at(3))).toMatchObject({ status: 'cancelled' });
+
+    const done = await createMcpTask(d, 's1', LEASE_MS, at(0));
+    await updateMcpTask(d, update(done, { status: 'completed', resultJson: '{"content":[]}' }), at(10));
+    expect(await cancelMcpTask(d, done.id, 's1', at(11))).toMatchObject({ status: 'completed', resultJson: '{"content":[]}' });
   });
 });

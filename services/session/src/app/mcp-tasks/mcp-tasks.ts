@@ -106,6 +106,7 @@ function standing(task: McpTask, now: Date): McpTask {
   return {
     ...task,
     status: 'failed',
-    statusMessage: 'The gateway running this task stopped before it ended. What the call started goes on: read_session or wait shows where it stands.',
+    statusMessage:
+      'The gateway running this task stopped before it ended, and no other takes it over. What the call started goes on: read_session of the session it called shows whether its message was delivered (do not send it again), and wait with that message’s id waits for the reply; a card it raised stays in the Inbox, and the same call made again finds its decision.',
   };
 }
