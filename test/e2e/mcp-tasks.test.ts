@@ -138,6 +138,24 @@ it('cancels a wait: tasks/cancel ends the call itself, so its session stops work
   expect(await request('tasks/get', { taskId })).toMatchObject({ status: 'cancelled' });
 });
 
+it('cancels a call whose card waits: it changes nothing, even once the person allows the card afterwards', async () => {
+  const target = await scriptSession(relay, 'Kept title', 'reply ready');
+  await finish(relay, target.id, target.messageId);
+  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'update_session', relay: 'this', session: target.id, title: 'Never renamed' } });
+  const { taskId } = created.task as { taskId: string };
+  const waiting = await reaches(taskId, 'input_required');
+  const cardId = Object.keys(waiting.inputRequests as object)[0]!.replace(/^card-/, '');
+
+  expect(await request('tasks/cancel', { taskId })).toMatchObject({});
+  expect(await request('tasks/get', { taskId })).toMatchObject({ status: 'cancelled' });
+  // The call that would have acted on the Allow has ended: its card is still the person's to decide, and changes nothing.
+  expect((await relay.api('POST', `/api/v1/cards/${cardId}`, { decision: 'allow' })).status).toBe(200);
+  const title = async () => (await relay.api('GET', `/api/v1/sessions/${target.id}`)).body.session.title;
+  expect(await title()).toBe('Kept title');
+  expect(await request('tasks/get', { taskId })).toMatchObject({ status: 'cancelled' });
+  expect(await title()).toBe('Kept title');
+});
+
 it('serves the extension for the caller’s own tasks only: another session can neither see, update nor cancel them, and there is no tasks/list', async () => {
   const worker = await scriptSession(relay, 'Watched worker', 'wait 600\nreply late');
   const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: worker.id, message_id: worker.messageId, wait_seconds: 900 } });
