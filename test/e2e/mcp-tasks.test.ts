@@ -1,6 +1,8 @@
-// Issue 42, item 3 end to end: a 2026-07-28 client that declares MCP's Tasks extension (io.modelcontextprotocol/tasks)
-// gets `send` as a task at once; tasks/get — answered by any gateway replica, from the session service — shows it
-// working through a 5-minute turn, and then completed with the result the call would have given. The relay's clock is
+// Issue 42, item 3 end to end: a 2026-07-28 client that declares MCP's Tasks extension (io.modelcontextprotocol/tasks,
+// SEP-2663) gets every call that may hold as a task at once; tasks/get — answered by any gateway replica, from the
+// session service — shows `send` working through a 5-minute turn, then completed with the result the call would have
+// given; tasks/cancel really stops the call (a wait ends, a card-gated call acts on no later Allow); tasks/get,
+// tasks/update and tasks/cancel serve the caller's own session only, and there is no tasks/list. The relay's clock is
 // virtual: the 5 minutes pass with a jump of it (jumpTo), never by sleeping. The official 2.x client (2.4) negotiates
 // the revision and sees the extension in the server's capabilities, but has no runtime for it (it refuses a result of
 // type "task"), so the test sends the extension's requests itself, as a 2026 client does: each POST carrying its
