@@ -18,11 +18,12 @@ import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { approvalCardText, commandCard } from '../../../app/turns/command-card.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
 import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
-import { withEarlierConversation } from '../claude/claude-provider.ts';
-import { askOwner, commandOf, permissionCard, permissionOutcome } from './acp-cards.ts';
+import { commandOf, permissionCard, permissionOutcome } from './acp-cards.ts';
 import { readInSandbox, writeInSandbox, type FileTarget } from './acp-files.ts';
 import { AcpTerminals } from './acp-terminals.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
+import { askOwner } from '../../../app/turns/ask-owner.ts';
+import { withEarlierConversation } from '../../../app/turns/earlier-conversation.ts';
 
 /** How long a stopped turn may take to end after session/cancel before its agent is killed (the spec's 5 s, less). */
 export const STOP_GRACE_MS = 3_000;

@@ -46,8 +46,8 @@ import { approvalCardText, type ApprovalCardText } from '../../../app/turns/comm
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
 import { isHandedOver, TurnFailed, type Availability, type ConversationHistory, type Provider, type ResumePoint, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { RunnableSession } from '../../../app/turns/turn-store.ts';
-import { askOwner } from '../acp/acp-cards.ts';
-import { withEarlierConversation } from '../claude/claude-provider.ts';
+import { askOwner } from '../../../app/turns/ask-owner.ts';
+import { withEarlierConversation } from '../../../app/turns/earlier-conversation.ts';
 import { RELAY_MCP_SERVER } from '../claude/claude-query-options.ts';
 
 /** How long a stopped turn waits for its interrupt to be taken (the spec's 5 s, less). */

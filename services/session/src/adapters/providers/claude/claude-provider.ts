@@ -23,6 +23,7 @@ import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHisto
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
 import type { CliSandbox } from '../../../app/tasks/cli-sandbox.ts';
 import { approvalCardText } from '../../../app/turns/command-card.ts';
+import { withEarlierConversation } from '../../../app/turns/earlier-conversation.ts';
 import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import type { ClaudeSessionState, ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
 import { backgroundBashCall, EVERY_COMMAND_ASKS, notStartedMessage, startedInBackgroundMessage, type BackgroundBashCall } from './background-bash.ts';
@@ -56,16 +57,6 @@ export interface ClaudeProviderOptions {
   hasTranscript: (resumeId: string, cwd: string) => Promise<boolean>;
   /** The relay's own record of the conversation before a message, for a turn that cannot resume. */
   history: ConversationHistory;
-}
-
-/**
- * The prompt of a turn that cannot resume Claude Code's session (another replica or an earlier pod ran the
- * earlier turns): the relay's record of the conversation so far, then the message.
- */
-export function withEarlierConversation(earlier: readonly { role: 'user' | 'assistant'; content: string }[], text: string): string {
-  if (earlier.length === 0) return text;
-  const lines = earlier.map((message) => `${message.role}: ${message.content}`);
-  return `[Earlier in this conversation, as the relay recorded it (your own session of it is not on this machine):]\n${lines.join('\n\n')}\n[End of the earlier conversation.]\n\n${text}`;
 }
 
 /**

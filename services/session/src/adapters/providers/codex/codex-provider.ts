@@ -19,8 +19,8 @@ import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 import { approvalCardText, commandCard, type ApprovalCardText } from '../../../app/turns/command-card.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
 import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
-import { askOwner } from '../acp/acp-cards.ts';
-import { withEarlierConversation } from '../claude/claude-provider.ts';
+import { askOwner } from '../../../app/turns/ask-owner.ts';
+import { withEarlierConversation } from '../../../app/turns/earlier-conversation.ts';
 import { discoverModels } from '../openai/discover-models.ts';
 import { AppServerConnection } from './app-server-connection.ts';
 

@@ -20,12 +20,12 @@ import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { approvalCardText, commandCard } from '../../../app/turns/command-card.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
 import { TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
-import { askOwner } from '../acp/acp-cards.ts';
-import { withEarlierConversation } from '../claude/claude-provider.ts';
 import { RELAY_MCP_SERVER } from '../claude/claude-query-options.ts';
 import { commandArgument, RUN_COMMAND_DESCRIPTION, RUN_COMMAND_PARAMETERS, RUN_COMMAND_TOOL, runInSandbox } from './copilot-command.ts';
 import { sandboxedRuntime, type SandboxedRuntime } from './copilot-runtime.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
+import { askOwner } from '../../../app/turns/ask-owner.ts';
+import { withEarlierConversation } from '../../../app/turns/earlier-conversation.ts';
 
 /** How long a stopped turn may take to end before its runtime is killed (the spec's 5 s, less). */
 export const STOP_GRACE_MS = 3_000;
