@@ -4,23 +4,12 @@
 // and no credential shows anywhere in what an agent reads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { relayToolResult } from '../harness/script-turns.ts';
 
 let relay: Relay;
 
-async function finish(sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
-}
-
 /** What a script agent's relay_tool call answers. */
-async function relayTool(args: Record<string, unknown>): Promise<any> {
-  const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: String(args['action']), text: `relay_tool ${JSON.stringify(args)}` });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return JSON.parse((await finish(created.body.session.id, created.body.message_id)).reply.text);
-}
+const relayTool = (args: Record<string, unknown>) => relayToolResult(relay, args, String(args['action']));
 
 beforeAll(async () => {
   relay = await startRelay({

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
+import { finish } from '../harness/script-turns.ts';
 
 let relay: Relay;
 let api: FakeOpenAiApi;
@@ -26,14 +27,6 @@ function answer(body: any): string[] {
   }
   const result = JSON.parse(toolMessage.content);
   return [chunk({ role: 'assistant', content: 'The relay says: ' }), chunk({ content: result.summary }), chunk({}, 'stop'), usageChunk(120, 30), DONE];
-}
-
-async function finish(sessionId: string, messageId: string): Promise<any> {
-  for (;;) {
-    const result = await relay.api('GET', `/api/v1/sessions/${sessionId}/wait?message_id=${messageId}&wait_seconds=120`);
-    expect(result.status, JSON.stringify(result.body)).toBe(200);
-    if (!['queued', 'running', 'waiting_for_answer'].includes(result.body.status)) return result.body;
-  }
 }
 
 beforeAll(async () => {
@@ -62,7 +55,7 @@ describe('the openai provider', () => {
   it('relay_info lists it as available, with the models discovered from GET /v1/models', async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Info', text: 'relay_tool {"action":"relay_info","relay":"this"}' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const turn = await finish(created.body.session.id, created.body.message_id);
+    const turn = await finish(relay, created.body.session.id, created.body.message_id);
     const info = JSON.parse(turn.reply.text);
     expect(JSON.stringify(info)).not.toContain('sk-test-key');
     expect(info.providers.find((provider: any) => provider.id === 'openai')).toMatchObject({ available: true, models: ['fake-1'] });
@@ -70,7 +63,7 @@ describe('the openai provider', () => {
 
   it('relay_info lists each configured endpoint as its own provider', async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Endpoints', text: 'relay_tool {"action":"relay_info","relay":"this"}' });
-    const info = JSON.parse((await finish(created.body.session.id, created.body.message_id)).reply.text);
+    const info = JSON.parse((await finish(relay, created.body.session.id, created.body.message_id)).reply.text);
     expect(info.providers.find((provider: any) => provider.id === 'grok')).toMatchObject({ name: 'Grok', available: true, models: ['grok-test'] });
     expect(JSON.stringify(info)).not.toContain('xai-test-key');
   });
@@ -78,7 +71,7 @@ describe('the openai provider', () => {
   it("runs a turn whose tool call reaches the gateway through MCP with the session's token, and answers with its result", async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'openai', model: 'fake-1', title: 'Chat', text: 'Which sessions are there?' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const turn = await finish(created.body.session.id, created.body.message_id);
+    const turn = await finish(relay, created.body.session.id, created.body.message_id);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply).toMatchObject({ model: 'fake-1' });
     // list_sessions ran as the session's user: it sees its sessions (this one, and the relay_info and usage ones).
@@ -99,7 +92,7 @@ describe('the openai provider', () => {
     // The next message in the conversation carries what was said before.
     const sent = await relay.api('POST', `/api/v1/sessions/${created.body.session.id}/messages`, { text: 'And now?' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    const again = await finish(created.body.session.id, sent.body.message_id);
+    const again = await finish(relay, created.body.session.id, sent.body.message_id);
     expect(again.status, JSON.stringify(again)).toBe('done');
     expect(api.requests[2]!.body.messages).toEqual([
       { role: 'user', content: 'Which sessions are there?' },
@@ -111,7 +104,7 @@ describe('the openai provider', () => {
   it('usage meters the tokens the endpoint reported for those turns against the allowance; no secrets', async () => {
     const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Usage', text: 'relay_tool {"action":"usage","relay":"this"}' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const result = JSON.parse((await finish(created.body.session.id, created.body.message_id)).reply.text);
+    const result = JSON.parse((await finish(relay, created.body.session.id, created.body.message_id)).reply.text);
     expect(result).toMatchObject({ ok: true, relay: 'desk', claudeUsageLimitPaused: false });
     // Two turns: the first took two answers (100+10, 120+30), the second one (the fake asks for a tool again: 100+10, then 120+30).
     const used = 2 * (100 + 10 + 120 + 30);
