@@ -4,8 +4,10 @@
 // (needs the local PostgreSQL at 127.0.0.1:5432; starts a relay of its own with test/harness/relay.ts, rebuilding
 // stale service bundles first).
 //
-// Each read at 1×, 10× and 100× its data, seeded straight into the session service's own database: `list_sessions`
-// for a user with 100, 1,000 and 10,000 sessions, `read_session` of a conversation of 100, 1,000 and 10,000 messages.
+// Each read at 1×, 10× and 100× its data, seeded straight into the services' own databases: `list_sessions` for a
+// user with 100, 1,000 and 10,000 sessions, `read_session` of a conversation of 100, 1,000 and 10,000 messages, and
+// `list_questions` of a conversation with 10, 100 and 1,000 pending asks (past the 20 a conversation may ask: the
+// seed goes round the rule, to see what the listing costs).
 // Beside each, measured in the same minutes (a call of each in turn), the bare SQL that returns the same rows, run by
 // this process over one PostgreSQL connection: the goal is the read within 2× of it at every size. It prints p50 and
 // the answer's size.
@@ -64,12 +66,15 @@ console.log(`load average at the start: ${loadAverage()} (the machine is shared 
 const relay = await startRelay({ name: 'read-costs', readyTimeoutMs: 180_000 });
 const db = new pg.Client({ connectionString: relay.databaseUrls.session });
 await db.connect();
+const questions = new pg.Client({ connectionString: relay.databaseUrls.question });
+await questions.connect();
 const lines = ['| read | data | read p50 | bare SQL p50 | ratio | answer |', '|---|---|---|---|---|---|'];
 try {
   const agent = await relay.createExternalSession('the reading agent');
   const client = await mcpClient(relay.mcpUrl, agent.token);
   const conversation = await relay.createExternalSession('a long conversation');
   let sessions = 2;
+  let asks = 0;
   let messages = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE session_id = $1', [conversation.id])).rows[0]!.n;
   for (const size of SIZES) {
     // Seeded as the service writes them: sessions of the user, messages of one conversation, in order.
@@ -89,6 +94,14 @@ try {
     await db.query('UPDATE sessions SET message_count = $2 WHERE id = $1', [conversation.id, size]);
     messages = size;
     await db.query('ANALYZE sessions; ANALYZE messages');
+    await questions.query(
+      `INSERT INTO asks (id, user_id, asking_session_id, about_session_id, question, created_at)
+       SELECT 'bench-a-' || n, $1, $2, $2, 'Seeded question ' || n || '?', now() - (100000 - n) * interval '1 second'
+       FROM generate_series($3::int, $4::int) AS n`,
+      [relay.userId, agent.id, asks, size / 10 - 1],
+    );
+    asks = size / 10;
+    await questions.query('ANALYZE asks');
 
     const listed: number[] = [];
     const list = await sideBySide(
@@ -102,10 +115,17 @@ try {
       sqlRead(db, 'SELECT * FROM messages WHERE session_id = $1 ORDER BY seq DESC LIMIT 10', [conversation.id]),
     );
     lines.push(`| \`read_session\` (last 10) | ${size.toLocaleString('en')} messages | ${fixed(last.read)} ms | ${fixed(last.sql)} ms | ${fixed(last.read / last.sql)}× | ${fixed(read[0]! / 1024, 0)} KB |`);
+    const asked: number[] = [];
+    const pending = await sideBySide(
+      relayRead(client, { action: 'list_questions' }, asked),
+      sqlRead(questions, "SELECT * FROM asks WHERE asking_session_id = $1 AND (status = 'pending' OR ended_at > now() - interval '1 day') ORDER BY created_at", [agent.id]),
+    );
+    lines.push(`| \`list_questions\` | ${(size / 10).toLocaleString('en')} pending asks | ${fixed(pending.read)} ms | ${fixed(pending.sql)} ms | ${fixed(pending.read / pending.sql)}× | ${fixed(asked[0]! / 1024, 0)} KB |`);
     console.log(`${size.toLocaleString('en')} done; load average ${loadAverage()}`);
   }
   await client.close();
 } finally {
+  await questions.end();
   await db.end();
   await relay.stop();
 }
