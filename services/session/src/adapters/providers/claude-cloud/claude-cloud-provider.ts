@@ -31,8 +31,6 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type {
-  BetaManagedAgentsAgentMCPToolUseEvent,
-  BetaManagedAgentsAgentToolUseEvent,
   BetaManagedAgentsSessionEvent,
   BetaManagedAgentsSessionStatusIdleEvent,
   BetaManagedAgentsStreamSessionEvents,
@@ -42,19 +40,16 @@ import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
-import { approvalCardText, type ApprovalCardText } from '../../../app/turns/command-card.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
 import { isHandedOver, TurnFailed, type Availability, type ConversationHistory, type Provider, type ResumePoint, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
 import type { RunnableSession } from '../../../app/turns/turn-store.ts';
 import { askOwner } from '../../../app/turns/ask-owner.ts';
 import { withEarlierConversation } from '../../../app/turns/earlier-conversation.ts';
 import { RELAY_MCP_SERVER } from '../claude/claude-query-options.ts';
+import { toolCard, type ToolUse } from './claude-cloud-cards.ts';
 
 /** How long a stopped turn waits for its interrupt to be taken (the spec's 5 s, less). */
 const STOP_GRACE_MS = 3_000;
-
-/** What the card says of where a cloud session's tools run. */
-const RUNS_IN = "Anthropic's cloud container for this session (a clone of the repository), not this machine";
 
 export interface ClaudeCloudOptions {
   apiKey: string | undefined;
@@ -83,7 +78,6 @@ export function claudeCloudMissing(settings: { ANTHROPIC_API_KEY?: string | unde
   return missing.length === 0 ? '' : `Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: ${missing.join(', ')} not configured`;
 }
 
-type ToolUse = BetaManagedAgentsAgentToolUseEvent | BetaManagedAgentsAgentMCPToolUseEvent;
 type CloudEvent = BetaManagedAgentsStreamSessionEvents | BetaManagedAgentsSessionEvent;
 
 /** Where a turn is, for a replica that takes it over: the cloud session, the message sent there, the cost before it. */
@@ -388,14 +382,4 @@ function endTurn(event: BetaManagedAgentsSessionStatusIdleEvent, tally: Tally): 
   }
   if (reason === 'budget_reached') throw new TurnFailed("Claude Cloud: the session's budget is used up (RELAY_CLAUDE_CLOUD_BUDGET_USD); nothing more runs in it");
   throw new TurnFailed(`Claude Cloud: a model request failed and was not retried${tally.lastError === '' ? '' : `: ${tally.lastError}`}`);
-}
-
-/** The card for a tool call: a command card for bash, else the tool and its input, with the repository it works on. */
-function toolCard(session: RunnableSession, use: ToolUse): ApprovalCardText | undefined {
-  const agent = `Claude Cloud (${session.model})`;
-  const where = [`Repository: ${session.repo || '(none)'}`, `Branch: ${session.branch || "(the repository's default)"}`];
-  const command = use.type === 'agent.tool_use' && use.name === 'bash' ? use.input['command'] : undefined;
-  if (typeof command === 'string' && command.trim() !== '') return approvalCardText(`${agent} wants to run a command`, [...where, `Command: ${command}`, `Runs in: ${RUNS_IN}`]);
-  const tool = use.type === 'agent.mcp_tool_use' ? `${use.mcp_server_name}/${use.name}` : use.name;
-  return approvalCardText(`${agent} wants to use ${tool}`, [...where, `Input: ${JSON.stringify(use.input)}`, `Runs in: ${RUNS_IN}`]);
 }
