@@ -6,13 +6,13 @@
  * relay reports back is noted. The session service's own tests cover the arithmetic and the enforcement.
  */
 import { AppError } from '@relay/errors';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectAgent, type TestAgent } from './mcp-agent.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentsClosedAfterEach, type TestAgent } from './mcp-agent.ts';
 import { startGateway, type TestGateway } from './start-gateway.ts';
 
 let gateway: TestGateway;
 let userToken: string;
-const agents: TestAgent[] = [];
+const newAgent = agentsClosedAfterEach(() => gateway);
 
 beforeAll(async () => {
   gateway = await startGateway('desk');
@@ -21,17 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway.close();
 });
-
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((agent) => agent.close()));
-  gateway.owners.reset();
-});
-
-async function newAgent(): Promise<TestAgent> {
-  const agent = await connectAgent(gateway);
-  agents.push(agent);
-  return agent;
-}
 
 async function api(method: string, path: string, body?: unknown, token = userToken) {
   const response = await fetch(`${gateway.url}${path}`, {

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Session } from '@relay/proto/relay/session/v1/session';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { TestGateway } from './start-gateway.ts';
 
 export interface TestAgent {
@@ -32,5 +32,22 @@ export async function connectAgent(gateway: TestGateway, fields: Partial<Session
       return { isError: result.isError === true, body: JSON.parse(content[0]!.text) as Record<string, any> };
     },
     close: () => client.close(),
+  };
+}
+
+/**
+ * For a test file: connects agents as connectAgent does (of u1), each closed after its test, when the fake owners are
+ * reset too. `gateway` answers the file's gateway, started in its beforeAll.
+ */
+export function agentsClosedAfterEach(gateway: () => TestGateway): (fields?: Partial<Session>) => Promise<TestAgent> {
+  const agents: TestAgent[] = [];
+  afterEach(async () => {
+    await Promise.all(agents.splice(0).map((agent) => agent.close()));
+    gateway().owners.reset();
+  });
+  return async (fields = {}) => {
+    const agent = await connectAgent(gateway(), fields);
+    agents.push(agent);
+    return agent;
   };
 }

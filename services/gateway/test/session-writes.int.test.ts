@@ -1,12 +1,13 @@
 import { AppError } from '@relay/errors';
 import { CardKind } from '@relay/proto/relay/question/v1/question_service';
 import { SessionState, TurnStatus } from '@relay/proto/relay/session/v1/session';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectAgent, type TestAgent } from './mcp-agent.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentsClosedAfterEach } from './mcp-agent.ts';
 import { startGateway, type TestGateway } from './start-gateway.ts';
 
 let gateway: TestGateway;
-const agents: TestAgent[] = [];
+/** A fresh calling conversation (so "the first session it starts" is fresh too). */
+const newAgent = agentsClosedAfterEach(() => gateway);
 
 beforeAll(async () => {
   gateway = await startGateway('desk');
@@ -15,18 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway.close();
 });
-
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((agent) => agent.close()));
-  gateway.owners.reset();
-});
-
-/** A fresh calling conversation (so "the first session it starts" is fresh too). */
-async function newAgent(fields: Parameters<typeof connectAgent>[1] = {}): Promise<TestAgent> {
-  const agent = await connectAgent(gateway, fields);
-  agents.push(agent);
-  return agent;
-}
 
 function target(fields: Parameters<TestGateway['owners']['addAgentSession']>[1] = {}) {
   return gateway.owners.addAgentSession('u1', { title: 'Nightly deploy', ...fields }).session;

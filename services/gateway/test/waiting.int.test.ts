@@ -1,11 +1,11 @@
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectAgent, type TestAgent } from './mcp-agent.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentsClosedAfterEach, connectAgent, type TestAgent } from './mcp-agent.ts';
 import { slowWait } from './start-fake-owners.ts';
 import { startGateway, type TestGateway } from './start-gateway.ts';
 
 let gateway: TestGateway;
-const agents: TestAgent[] = [];
+const newAgent = agentsClosedAfterEach(() => gateway);
 
 beforeAll(async () => {
   gateway = await startGateway('desk');
@@ -14,17 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway.close();
 });
-
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((agent) => agent.close()));
-  gateway.owners.reset();
-});
-
-async function newAgent(): Promise<TestAgent> {
-  const agent = await connectAgent(gateway);
-  agents.push(agent);
-  return agent;
-}
 
 /** A session with a finished turn for `text`; answers its id and the message id. */
 async function finishedTurn(agent: TestAgent, text = 'Deploy.') {
