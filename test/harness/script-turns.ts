@@ -1,6 +1,6 @@
 /**
- * A `script` session's turns through the user API, as the end-to-end suites drive them: start one, wait for its
- * turn, allow the cards it raises.
+ * Sessions' turns through the user API, as the end-to-end suites drive them: create one (a `script` session, or any
+ * provider's), wait for its turn, decide the cards it raises; and relay_tool called as a `script` session's agent.
  */
 import { expect } from 'vitest';
 import type { RelayClient } from './relay.ts';
