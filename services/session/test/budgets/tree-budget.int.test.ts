@@ -32,6 +32,7 @@ import { TurnSignals } from '../../src/app/turns/turn-signals.ts';
 import { recordTurnUsage } from '../../src/app/usage/record-turn-usage.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { queueTurn, untilTurnStatus } from '../turns/queue-turn.ts';
+import { until } from '../until.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'tree-budget-test', level: 'silent' });
@@ -151,14 +152,6 @@ async function queue(sessionId: string, text: string): Promise<string> {
 }
 
 const untilStatus = (turnId: string, ...statuses: string[]) => untilTurnStatus(prisma, turnId, ...statuses);
-
-async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 750; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
 
 /** The ledger's own sum over the given sessions, straight from turn_usage. */
 async function ledgerSum(sessionIds: string[]) {

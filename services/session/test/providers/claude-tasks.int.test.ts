@@ -29,6 +29,7 @@ import { BackgroundTasks } from '../../src/adapters/tasks/background-tasks.ts';
 import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { withTasks } from '../../src/adapters/grpc/session-tasks.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
+import { until } from '../until.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'claude-tasks-test', level: 'silent' });
@@ -67,15 +68,6 @@ async function newSession(): Promise<string> {
     data: { id, userId, title: 'Build', provider: 'claude', model: 'claude-opus-5-5', origin: 'hosted', state: 'running_turn', cwd: workDir, createdAt: clock.now(), lastActivityAt: clock.now() },
   });
   return id;
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> {
-  for (let i = 0; i < 750; i++) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 async function subjects(taskId: string): Promise<string[]> {

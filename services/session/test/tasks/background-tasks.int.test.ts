@@ -27,6 +27,7 @@ import { bubblewrapSandbox } from '../../src/adapters/tasks/bubblewrap-sandbox.t
 import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { withMemberStates, withTasks } from '../../src/adapters/grpc/session-tasks.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
+import { until } from '../until.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 const logger = createLogger({ name: 'background-tasks-test', level: 'silent' });
@@ -84,15 +85,6 @@ async function newSession(state: 'idle' | 'running_turn' = 'idle'): Promise<stri
     data: { id, userId, title: 'Build', provider: 'script', model: 'script-1', origin: 'hosted', state, cwd: workDir, createdAt: clock.now(), lastActivityAt: clock.now() },
   });
   return id;
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> {
-  for (let i = 0; i < 750; i++) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 const untilEnded = (taskId: string) =>

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { until } from '../until.ts';
 
 /**
  * Queues `text` in the session at `queuedAt`: its message and its queued turn in one transaction (with
@@ -21,11 +22,9 @@ export async function queueTurn(prisma: PrismaClient, sessionId: string, text: s
 }
 
 /** Polls until the turn has one of `statuses` (real time, generous limit; nothing asserts on how long); its row. */
-export async function untilTurnStatus(prisma: PrismaClient, turnId: string, ...statuses: string[]) {
-  for (let i = 0; i < 750; i++) {
+export function untilTurnStatus(prisma: PrismaClient, turnId: string, ...statuses: string[]) {
+  return until(async () => {
     const row = await prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
-    if (statuses.includes(row.status)) return row;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until turn ${turnId} is ${statuses.join(' or ')}`);
+    return statuses.includes(row.status) ? row : undefined;
+  }, `turn ${turnId} is ${statuses.join(' or ')}`);
 }

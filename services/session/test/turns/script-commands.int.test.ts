@@ -31,6 +31,7 @@ import { PrismaTaskStore } from '../../src/adapters/store/prisma-task-store.ts';
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { startFakeQuestionService, type FakeQuestionService } from './fake-question-service.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
+import { until } from '../until.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -117,15 +118,6 @@ async function queue(sessionId: string, text: string, options: { mode: 'agent' |
     await tx.session.update({ where: { id: sessionId }, data: { state: 'running_turn' } });
   });
   return turnId;
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> {
-  for (let i = 0; i < 750; i++) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 const turnIn = (turnId: string, ...statuses: string[]) =>

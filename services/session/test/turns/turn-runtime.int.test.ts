@@ -39,6 +39,7 @@ import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 import { toSessionMessage } from '../../src/adapters/grpc/wire/session-wire.ts';
 import { PgSessionReads } from '../../src/adapters/store/pg-session-reads.ts';
 import { listSessions } from '../../src/app/sessions/list-sessions.ts';
+import { until } from '../until.ts';
 
 const credentials = makeTestCredentials();
 const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -245,16 +246,6 @@ async function queue(sessionId: string, text: string, options: { stopRequested?:
 
 async function turnRow(turnId: string) {
   return prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
-}
-
-/** Polls `check` until it returns something other than undefined/false (real time, generous limit). */
-async function until<T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> {
-  for (let i = 0; i < 750; i++) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 async function untilStatus(turnId: string, ...statuses: string[]) {
