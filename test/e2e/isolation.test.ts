@@ -3,16 +3,11 @@
 // route; the other user's ids answer REMOTE_RELAY_NOT_FOUND (404), as ids that do not exist would, and nothing of
 // the first user's changes. The tables are checked for completeness against the tool's own list of actions and
 // arguments (tools/list) and against every /api/v1 route the gateway registers.
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callUnary } from '@relay/rpc';
 import type { RelayClient } from '../harness/relay.ts';
 import { sharedRelay } from '../harness/shared-relay.ts';
 import { callTool as call, RelayUser, toolStep as tool, type Agent } from '../harness/relay-user.ts';
-
-const gatewaySources = fileURLToPath(new URL('../../services/gateway/src', import.meta.url));
 
 let relay: RelayClient;
 let first: RelayUser;
@@ -86,6 +81,11 @@ function httpTable(): Record<string, [string, unknown?][]> {
     'DELETE /api/v1/schedules/:id': [[`/api/v1/schedules/${mine.scheduleId}`]],
     'GET /api/v1/sessions/:id/subscriptions': [[`/api/v1/sessions/${mine.watcherId}/subscriptions`]],
     'DELETE /api/v1/sessions/:id/subscriptions/:subscriptionId': [[`/api/v1/sessions/${mine.watcherId}/subscriptions/${mine.subscriptionId}`]],
+    'PUT /api/v1/sessions/:id/budget': [[`/api/v1/sessions/${id}/budget`, { costUsd: 1 }]],
+    'DELETE /api/v1/sessions/:id/budget': [[`/api/v1/sessions/${id}/budget`]],
+    'GET /api/v1/sessions/:id/tree-usage': [[`/api/v1/sessions/${id}/tree-usage`]],
+    'POST /api/v1/sessions/:id/token': [[`/api/v1/sessions/${mine.agent.id}/token`]],
+    'DELETE /api/v1/sessions/:id/token': [[`/api/v1/sessions/${mine.agent.id}/token`]],
   };
 }
 
@@ -109,6 +109,8 @@ const RELAY_WIDE = [
   'GET /api/v1/users',
   'POST /api/v1/users',
   'DELETE /api/v1/users/:id',
+  'POST /api/v1/users/:id/token',
+  'DELETE /api/v1/users/:id/token',
   'GET /api/v1/usage',
   'GET /api/v1/usage/daily',
   'GET /api/v1/events',
@@ -123,17 +125,20 @@ const RELAY_WIDE = [
   'POST /api/v1/pairing-codes',
   'GET /api/v1/pairing-settings',
   'PUT /api/v1/pairing-settings',
+  // An MCP client's sign-in request, which is no user's until the person signed in consents to it.
+  'GET /api/v1/oauth/authorization',
+  'POST /api/v1/oauth/authorization',
 ];
 
-/** Every `app.<method>('/api/v1…')` the gateway's sources register, as "METHOD /path". */
+/**
+ * Every /api/v1 route the gateway serves, as "METHOD /path", from its OpenAPI document (which lists every route it
+ * registers: services/gateway/test/user-api-contract.int.test.ts holds it to that).
+ */
 async function registeredApiRoutes(): Promise<string[]> {
-  const files = (await readdir(gatewaySources, { recursive: true })).filter((file) => file.endsWith('.ts'));
-  const routes = new Set<string>();
-  for (const file of files) {
-    const source = await readFile(join(gatewaySources, file), 'utf8');
-    for (const match of source.matchAll(/app\.(get|post|patch|put|delete)\(\s*'(\/api\/v1[^']*)'/g)) routes.add(`${match[1]!.toUpperCase()} ${match[2]}`);
-  }
-  return [...routes].sort();
+  const document = (await (await fetch(`${relay.gatewayUrl}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(document.paths)
+    .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+    .sort();
 }
 
 beforeAll(async () => {
