@@ -64,6 +64,9 @@ const checks = runChecks([
   ['typecheck (console)', 'npx', ['tsc', '-p', 'console', ...incremental('console')]],
   ['lint (ESLint: typescript-eslint and the layering rule, eslint.config.mjs)', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['dead code (knip: unused files, exports and dependencies, knip.jsonc)', 'npx', ['knip', '--no-progress']],
+  // One format for the code (.prettierrc.json; .prettierignore leaves generated code and non-code files alone):
+  // `npm run format` writes it.
+  ['format (prettier --check; npm run format fixes it)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']],
 ]);
 // RELAY_BUILD_IMAGES=1 (.ci/run): the images are built beside the tests, niced like the checks, on a stand-in base
 // (scripts/build-local-base.sh) unless NODE_IMAGE names one; test/images waits for the status file, then checks them.
