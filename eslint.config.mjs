@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
 const root = dirname(fileURLToPath(import.meta.url));
 const SERVICES = ['gateway', 'session', 'subscription', 'scheduler', 'question', 'pairing'];
 /** What domain/ may not import (types aside): adapters' technologies, generated code, I/O. */
-const IMPURE = /^(@relay\/(proto|bus|rpc|db|testing)|@prisma\/|pg$|@nats-io\/|@grpc\/|fastify|@modelcontextprotocol\/|node:(fs|child_process|http|https|net\/|dgram|worker_threads))/;
+const IMPURE =
+  /^(@relay\/(proto|bus|rpc|db|testing)|@prisma\/|pg$|@nats-io\/|@grpc\/|fastify|@modelcontextprotocol\/|node:(fs|child_process|http|https|net\/|dgram|worker_threads))/;
 
 /**
  * Where a file sits: its service, its room (domain, app or adapters; the first folder under src/, undefined for
@@ -26,7 +27,7 @@ function placeOf(file) {
 function layeringFault(file, specifier, typeOnly) {
   const from = placeOf(file);
   if (from === undefined) return undefined;
-  if (/^@relay\/[a-z-]+\/src\//.test(specifier)) return 'reaches into a package\'s src/';
+  if (/^@relay\/[a-z-]+\/src\//.test(specifier)) return "reaches into a package's src/";
   if (!specifier.startsWith('.')) {
     const other = /^@relay\/([a-z-]+)/.exec(specifier)?.[1];
     if (other !== undefined && SERVICES.includes(other)) return `imports another service (${other})`;
@@ -58,23 +59,46 @@ export const layering = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', 'packages/proto/src/gen/**', 'console/dist/**', '.relay/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/generated/**',
+      'packages/proto/src/gen/**',
+      'console/dist/**',
+      '.relay/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     plugins: { relay: { rules: { layering } } },
     rules: {
       'relay/layering': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   // A refusal's kind comes from the one catalogue (@relay/errors appError); only decoders of another relay's or
   // service's answer build an AppError from the code and kind they read.
   {
     files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'cli/src/**/*.ts'],
-    ignores: ['packages/errors/src/**', 'packages/rpc/src/grpc-error.ts', 'services/pairing/src/adapters/http/relay-client.ts', 'services/pairing/src/adapters/http/remote-relay-call.ts'],
+    ignores: [
+      'packages/errors/src/**',
+      'packages/rpc/src/grpc-error.ts',
+      'services/pairing/src/adapters/http/relay-client.ts',
+      'services/pairing/src/adapters/http/remote-relay-call.ts',
+    ],
     rules: {
-      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='AppError']", message: 'Use appError(code, message): the kind comes from the catalogue in @relay/errors.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='AppError']", message: 'Use appError(code, message): the kind comes from the catalogue in @relay/errors.' },
+      ],
     },
   },
   // Tests read untyped JSON answers and poke at private shapes; in src/ `any` stays an error.

@@ -23,7 +23,9 @@ const INTEGRATION = ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**
  * database, servers and processes), which spares re-importing the services' module graphs — about half the
  * integration project's CPU.
  */
-const OWN_GLOBALS = integrationFiles().filter((file) => /@opentelemetry\/|@relay\/telemetry\/testing|startTelemetry/.test(readFileSync(fromRoot(file), 'utf8')));
+const OWN_GLOBALS = integrationFiles().filter((file) =>
+  /@opentelemetry\/|@relay\/telemetry\/testing|startTelemetry/.test(readFileSync(fromRoot(file), 'utf8')),
+);
 
 function fromRoot(path: string): string {
   return fileURLToPath(new URL(path, import.meta.url));
@@ -51,9 +53,31 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       // Pure code: one worker keeps the modules it loaded from file to file (nothing here mocks or patches globals).
-      { extends: true, test: { name: 'unit', include: ['{packages,services,cli}/*/{src,test}/**/*.test.ts', 'cli/test/**/*.test.ts'], exclude: ['**/*.int.test.ts', '**/node_modules/**'], isolate: false } },
-      { extends: true, test: { name: 'integration', include: INTEGRATION, exclude: [...OWN_GLOBALS, '**/node_modules/**'], isolate: false, globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
-      { extends: true, test: { name: 'integration (own globals)', include: OWN_GLOBALS, globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['{packages,services,cli}/*/{src,test}/**/*.test.ts', 'cli/test/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          exclude: [...OWN_GLOBALS, '**/node_modules/**'],
+          isolate: false,
+          globalSetup: [BUILD_SERVICES],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'integration (own globals)', include: OWN_GLOBALS, globalSetup: [BUILD_SERVICES], testTimeout: 60_000, hookTimeout: 60_000 },
+      },
       // Checks of files (manifests, Dockerfiles, imports) that start nothing: they run beside the others.
       { extends: true, test: { name: 'static', include: STATIC, testTimeout: 120_000, hookTimeout: 120_000 } },
       { extends: true, test: { name: 'e2e-four-relays', include: FOUR_RELAYS, globalSetup: [BUILD_SERVICES], testTimeout: 120_000, hookTimeout: 300_000 } },

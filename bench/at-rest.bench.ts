@@ -35,13 +35,15 @@ const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, 
 await buildStaleServices();
 const relay = await startRelay({ name: 'at-rest', readyTimeoutMs: 180_000 });
 try {
-  console.log('start-up (from spawning the six processes to each one\'s first healthy answer):');
+  console.log("start-up (from spawning the six processes to each one's first healthy answer):");
   console.log(SERVICES.map((service) => `  ${service.padEnd(12)} ${fixed((relay.startUpMs[service] ?? NaN) / 1000, 2)} s`).join('\n'));
   console.log(`  all ready    ${fixed(Math.max(...SERVICES.map((service) => relay.startUpMs[service] ?? NaN)) / 1000, 2)} s`);
   // CPU time says what start-up costs whatever else runs on the machine: six services on two cores need at least
   // half their sum of wall time.
   const startCpu = Object.fromEntries(SERVICES.map((service) => [service, cpuMs(relay.services[service].pid)]));
-  console.log(`CPU time used by then: ${SERVICES.map((service) => `${service} ${fixed(startCpu[service]! / 1000, 2)} s`).join(', ')}; in all ${fixed(Object.values(startCpu).reduce((sum, ms) => sum + ms, 0) / 1000, 2)} s`);
+  console.log(
+    `CPU time used by then: ${SERVICES.map((service) => `${service} ${fixed(startCpu[service]! / 1000, 2)} s`).join(', ')}; in all ${fixed(Object.values(startCpu).reduce((sum, ms) => sum + ms, 0) / 1000, 2)} s`,
+  );
 
   const names = Object.fromEntries(STATEFUL.map((service) => [service, new URL(relay.databaseUrls[service]).pathname.slice(1)]));
   const server = new URL(relay.databaseUrls.session);

@@ -53,7 +53,9 @@ async function measure(relay: Relay, receiver?: OtlpReceiver): Promise<void> {
       const perCall = await cpu(CALLS);
       const total = Object.values(perCall).reduce((sum, ms) => sum + ms, 0);
       const shown = Object.entries(perCall).filter(([, ms]) => ms >= 0.005);
-      console.log(`  ${name.padEnd(14)} ${shown.map(([process, ms]) => `${process} ${fixed(ms, 2)}`).join(', ')}; all ${fixed(total, 2)}; ${fixed(CALLS / seconds, 0)} calls/s`);
+      console.log(
+        `  ${name.padEnd(14)} ${shown.map(([process, ms]) => `${process} ${fixed(ms, 2)}`).join(', ')}; all ${fixed(total, 2)}; ${fixed(CALLS / seconds, 0)} calls/s`,
+      );
       if (receiver) console.log(`  ${''.padEnd(14)} spans per call: ${await spansPerCall(receiver, spansBefore)}`);
     }
   } finally {

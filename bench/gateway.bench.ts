@@ -210,9 +210,13 @@ function printRound(round: string, relay: Figures, anchor: Figures): void {
   for (const name of Object.keys(relay.seq)) {
     const r = relay.seq[name]!;
     const a = anchor.seq[name]!;
-    lines.push(`  ${name.padEnd(14)} p50 ${fixed(r.p50)} ms (anchor ${fixed(a.p50)}) ${fixed(r.p50 / a.p50)}×   p99 ${fixed(r.p99)} ms (anchor ${fixed(a.p99)}) ${fixed(r.p99 / a.p99)}×`);
+    lines.push(
+      `  ${name.padEnd(14)} p50 ${fixed(r.p50)} ms (anchor ${fixed(a.p50)}) ${fixed(r.p50 / a.p50)}×   p99 ${fixed(r.p99)} ms (anchor ${fixed(a.p99)}) ${fixed(r.p99 / a.p99)}×`,
+    );
   }
-  lines.push(`  ${CONCURRENT} clients     ${fixed(relay.concurrentRate, 0)} calls/s (anchor ${fixed(anchor.concurrentRate, 0)}) ${fixed((100 * relay.concurrentRate) / anchor.concurrentRate, 0)} %`);
+  lines.push(
+    `  ${CONCURRENT} clients     ${fixed(relay.concurrentRate, 0)} calls/s (anchor ${fixed(anchor.concurrentRate, 0)}) ${fixed((100 * relay.concurrentRate) / anchor.concurrentRate, 0)} %`,
+  );
   lines.push(
     `  ${CROWD} clients     ${fixed(relay.crowd.rate, 0)} calls/s, p50 ${fixed(relay.crowd.p50)} ms, p99 ${fixed(relay.crowd.p99)} ms, ${relay.crowd.errors} errors (anchor ${fixed(anchor.crowd.rate, 0)} calls/s, p99 ${fixed(anchor.crowd.p99)} ms, ${anchor.crowd.errors} errors)`,
   );
@@ -247,9 +251,24 @@ function printSummary(rounds: { relay: Figures; anchor: Figures }[]): void {
   const errors = rounds.reduce((sum, round) => sum + round.relay.crowd.errors, 0);
   lines.push(`relay errors with ${CROWD} clients, all rounds: ${errors}`);
   const services = Object.keys(rounds[0]!.relay.cpuMsPerCall);
-  lines.push(`CPU ms per list_sessions call (median): ${services.map((s) => `${s} ${fixed(of((f) => f.cpuMsPerCall[s]!, 'relay'), 2)}`).join(', ')}; anchor ${fixed(of((f) => f.cpuMsPerCall.anchor!, 'anchor'), 2)}`);
+  lines.push(
+    `CPU ms per list_sessions call (median): ${services
+      .map(
+        (s) =>
+          `${s} ${fixed(
+            of((f) => f.cpuMsPerCall[s]!, 'relay'),
+            2,
+          )}`,
+      )
+      .join(', ')}; anchor ${fixed(
+      of((f) => f.cpuMsPerCall.anchor!, 'anchor'),
+      2,
+    )}`,
+  );
   const multiples = rounds.map((round) => relayCpuMs(round.relay) / round.anchor.cpuMsPerCall.anchor!);
-  lines.push(`the relay's CPU per list_sessions call (every service and postgres) as a multiple of the anchor's, per round: ${multiples.map((m) => `${fixed(m)}×`).join(', ')}; median ${fixed(median(multiples))}×`);
+  lines.push(
+    `the relay's CPU per list_sessions call (every service and postgres) as a multiple of the anchor's, per round: ${multiples.map((m) => `${fixed(m)}×`).join(', ')}; median ${fixed(median(multiples))}×`,
+  );
   console.log(lines.join('\n'));
 }
 
@@ -270,7 +289,10 @@ async function transactionsPerCall(relay: Relay, side: Side): Promise<void> {
       'SELECT datname, xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = ANY($1)',
       [Object.values(names)],
     );
-    return { at: performance.now(), n: Object.fromEntries(STATEFUL.map((service) => [service, Number(rows.find((row) => row.datname === names[service])?.n)])) };
+    return {
+      at: performance.now(),
+      n: Object.fromEntries(STATEFUL.map((service) => [service, Number(rows.find((row) => row.datname === names[service])?.n)])),
+    };
   };
   try {
     // What the relay does with no call in flight (its loops, and every client's GET /mcp stream looking for pending
@@ -278,7 +300,9 @@ async function transactionsPerCall(relay: Relay, side: Side): Promise<void> {
     const quietFrom = await read();
     const quietTo = await read();
     const quietPerMs = (service: string) => (quietTo.n[service]! - quietFrom.n[service]!) / (quietTo.at - quietFrom.at);
-    console.log(`\nPostgreSQL transactions per call (${COUNT_CALLS} sequential calls each; with no call in flight: ${STATEFUL.map((service) => `${service} ${fixed(quietPerMs(service) * 1000, 2)}/s`).join(', ')}, taken off):`);
+    console.log(
+      `\nPostgreSQL transactions per call (${COUNT_CALLS} sequential calls each; with no call in flight: ${STATEFUL.map((service) => `${service} ${fixed(quietPerMs(service) * 1000, 2)}/s`).join(', ')}, taken off):`,
+    );
     for (const [name, call] of Object.entries(side.seq)) {
       const before = await read();
       for (let i = 0; i < COUNT_CALLS; i++) if (!(await call())) throw new Error(`a counted ${name} call failed`);

@@ -37,7 +37,16 @@ const DEFAULT_WINDOW = 65_535;
 
 const identity = (bytes: Buffer) => bytes;
 const ECHO: ServiceDefinition = {
-  echo: { path: '/bench.Hop/Echo', requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity, originalName: 'echo' },
+  echo: {
+    path: '/bench.Hop/Echo',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+    originalName: 'echo',
+  },
 };
 
 interface EchoClient {
@@ -109,14 +118,21 @@ if (process.argv[2] === 'serve') {
         const { client: clientMs, server: serverMs } = await cpu(total);
         const key = `${sizeOf(bytes)} | ${atOnce} | ${name}`;
         (figures[key] ??= []).push({ rate, clientMs: clientMs!, serverMs: serverMs! });
-        console.log(`round ${round}: ${key.padEnd(40)} ${fixed(rate, 0).padStart(6)} calls/s, CPU per call: client ${fixed(1000 * clientMs!, 0)} µs, server ${fixed(1000 * serverMs!, 0)} µs`);
+        console.log(
+          `round ${round}: ${key.padEnd(40)} ${fixed(rate, 0).padStart(6)} calls/s, CPU per call: client ${fixed(1000 * clientMs!, 0)} µs, server ${fixed(1000 * serverMs!, 0)} µs`,
+        );
       }
     }
   }
   console.log(`\nmedian of ${ROUNDS} rounds:\n| answer | calls at once | client | calls/s | CPU per call: client, server |\n|---|---|---|---|---|`);
   for (const [key, runs] of Object.entries(figures)) {
     const of = (pick: (r: (typeof runs)[number]) => number) => median(runs.map(pick));
-    console.log(`| ${key} | ${fixed(of((r) => r.rate), 0)} | ${fixed(1000 * of((r) => r.clientMs), 0)} µs, ${fixed(1000 * of((r) => r.serverMs), 0)} µs |`);
+    console.log(
+      `| ${key} | ${fixed(
+        of((r) => r.rate),
+        0,
+      )} | ${fixed(1000 * of((r) => r.clientMs), 0)} µs, ${fixed(1000 * of((r) => r.serverMs), 0)} µs |`,
+    );
   }
   for (const client of Object.values(clients)) client.close();
   child.kill();

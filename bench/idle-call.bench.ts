@@ -88,7 +88,9 @@ try {
     started.push((await backends.pids()).filter((pid) => !before.has(pid)).length);
     for (const [name, args] of Object.entries(calls)) (warm[name] ??= []).push(await timed(args));
     console.log(
-      `round ${round}: ${Object.keys(calls).map((name) => `${name} ${cold[name]!.at(-1)!.toFixed(1)} ms (warm ${warm[name]!.at(-1)!.toFixed(1)})`).join(', ')}; backends started ${started.at(-1)}`,
+      `round ${round}: ${Object.keys(calls)
+        .map((name) => `${name} ${cold[name]!.at(-1)!.toFixed(1)} ms (warm ${warm[name]!.at(-1)!.toFixed(1)})`)
+        .join(', ')}; backends started ${started.at(-1)}`,
     );
   }
   console.log(`\nmedian of ${ROUNDS} calls after ${IDLE_SECONDS} s idle (warm: the same call right after):`);

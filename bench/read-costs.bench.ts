@@ -58,7 +58,16 @@ async function sideBySide(read: Timed, sql: Timed): Promise<{ read: number; sql:
   const times = { read: [] as number[], sql: [] as number[] };
   const calls = { read, sql };
   for (let i = 0; i < CALLS; i++) for (const side of inTurn(['read', 'sql'] as const, i)) times[side].push(await calls[side]());
-  return { read: percentile(times.read.sort((a, b) => a - b), 50), sql: percentile(times.sql.sort((a, b) => a - b), 50) };
+  return {
+    read: percentile(
+      times.read.sort((a, b) => a - b),
+      50,
+    ),
+    sql: percentile(
+      times.sql.sort((a, b) => a - b),
+      50,
+    ),
+  };
 }
 
 await buildStaleServices();
@@ -108,19 +117,29 @@ try {
       relayRead(client, { action: 'list_sessions', relay: 'this' }, listed),
       sqlRead(db, 'SELECT * FROM sessions WHERE user_id = $1 AND archived = false ORDER BY last_activity_at DESC', [relay.userId]),
     );
-    lines.push(`| \`list_sessions\` | ${size.toLocaleString('en')} sessions | ${fixed(list.read)} ms | ${fixed(list.sql)} ms | ${fixed(list.read / list.sql)}× | ${fixed(listed[0]! / 1024, 0)} KB |`);
+    lines.push(
+      `| \`list_sessions\` | ${size.toLocaleString('en')} sessions | ${fixed(list.read)} ms | ${fixed(list.sql)} ms | ${fixed(list.read / list.sql)}× | ${fixed(listed[0]! / 1024, 0)} KB |`,
+    );
     const read: number[] = [];
     const last = await sideBySide(
       relayRead(client, { action: 'read_session', relay: 'this', session: conversation.id }, read),
       sqlRead(db, 'SELECT * FROM messages WHERE session_id = $1 ORDER BY seq DESC LIMIT 10', [conversation.id]),
     );
-    lines.push(`| \`read_session\` (last 10) | ${size.toLocaleString('en')} messages | ${fixed(last.read)} ms | ${fixed(last.sql)} ms | ${fixed(last.read / last.sql)}× | ${fixed(read[0]! / 1024, 0)} KB |`);
+    lines.push(
+      `| \`read_session\` (last 10) | ${size.toLocaleString('en')} messages | ${fixed(last.read)} ms | ${fixed(last.sql)} ms | ${fixed(last.read / last.sql)}× | ${fixed(read[0]! / 1024, 0)} KB |`,
+    );
     const asked: number[] = [];
     const pending = await sideBySide(
       relayRead(client, { action: 'list_questions' }, asked),
-      sqlRead(questions, "SELECT * FROM asks WHERE asking_session_id = $1 AND (status = 'pending' OR ended_at > now() - interval '1 day') ORDER BY created_at", [agent.id]),
+      sqlRead(
+        questions,
+        "SELECT * FROM asks WHERE asking_session_id = $1 AND (status = 'pending' OR ended_at > now() - interval '1 day') ORDER BY created_at",
+        [agent.id],
+      ),
     );
-    lines.push(`| \`list_questions\` | ${(size / 10).toLocaleString('en')} pending asks | ${fixed(pending.read)} ms | ${fixed(pending.sql)} ms | ${fixed(pending.read / pending.sql)}× | ${fixed(asked[0]! / 1024, 0)} KB |`);
+    lines.push(
+      `| \`list_questions\` | ${(size / 10).toLocaleString('en')} pending asks | ${fixed(pending.read)} ms | ${fixed(pending.sql)} ms | ${fixed(pending.read / pending.sql)}× | ${fixed(asked[0]! / 1024, 0)} KB |`,
+    );
     console.log(`${size.toLocaleString('en')} done; load average ${loadAverage()}`);
   }
   await client.close();

@@ -36,8 +36,19 @@ const folder = join(dir, 'workspace', 'project');
 mkdirSync(folder, { recursive: true });
 const socket = join(dir, 'runner.sock');
 const [healthPort, port] = [await freePort(), await freePort()];
-const common = { RUNNER_SOCKET: socket, RUNNER_WORKSPACE: join(dir, 'workspace'), RUNNER_HOMES: join(dir, 'homes'), RUNNER_HOST: '127.0.0.1', LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true' };
-const commands = await startServiceProcess({ serviceDir: RUNNER_DIR, env: { ...common, RUNNER_ROLE: 'commands', RUNNER_HEALTH_PORT: String(healthPort) }, ready: () => checkHealth(`127.0.0.1:${healthPort}`) });
+const common = {
+  RUNNER_SOCKET: socket,
+  RUNNER_WORKSPACE: join(dir, 'workspace'),
+  RUNNER_HOMES: join(dir, 'homes'),
+  RUNNER_HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  OTEL_SDK_DISABLED: 'true',
+};
+const commands = await startServiceProcess({
+  serviceDir: RUNNER_DIR,
+  env: { ...common, RUNNER_ROLE: 'commands', RUNNER_HEALTH_PORT: String(healthPort) },
+  ready: () => checkHealth(`127.0.0.1:${healthPort}`),
+});
 const session = tlsOf(ca.issue('session', ['session']));
 const tls = await startServiceProcess({
   serviceDir: RUNNER_DIR,
@@ -49,7 +60,11 @@ const sandbox = new RunnerSandbox(client, async () => 100_001);
 
 /** `sh -c true` started on this machine, with nothing around it. */
 const bare = () =>
-  new Promise<void>((resolve, reject) => spawn('sh', ['-c', 'true'], { cwd: folder, env: ENV, stdio: 'ignore' }).once('close', () => resolve()).once('error', reject));
+  new Promise<void>((resolve, reject) =>
+    spawn('sh', ['-c', 'true'], { cwd: folder, env: ENV, stdio: 'ignore' })
+      .once('close', () => resolve())
+      .once('error', reject),
+  );
 
 /** `sh -c true` on the runner, as a background task runs it. */
 async function onRunner(): Promise<void> {

@@ -41,8 +41,17 @@ try {
     const session = `session-${i % 500}`;
     const at = new Date(first + (i % EVERY_MINUTES) * MINUTE_MS).toISOString();
     return {
-      id: `sch_${i.toString(16).padStart(12, '0')}`, user_id: `user-${i % 50}`, title: `S${i}`, text: 'reply tick', target_session_id: session, setting_session_id: session,
-      at, every_minutes: EVERY_MINUTES, once: false, next_fire_at: at, created_at: new Date().toISOString(),
+      id: `sch_${i.toString(16).padStart(12, '0')}`,
+      user_id: `user-${i % 50}`,
+      title: `S${i}`,
+      text: 'reply tick',
+      target_session_id: session,
+      setting_session_id: session,
+      at,
+      every_minutes: EVERY_MINUTES,
+      once: false,
+      next_fire_at: at,
+      created_at: new Date().toISOString(),
       provenance: { originRelay: 'desk', originSessionId: session, originSessionTitle: 'Setter', model: 'script-1', hops: 0 },
     };
   });
@@ -67,7 +76,9 @@ try {
     }
   };
   const consumer = await consume(bus, {
-    durable: 'bench-queue-prompt', contracts: [SchedulerCommands.QUEUE_PROMPT], logger,
+    durable: 'bench-queue-prompt',
+    contracts: [SchedulerCommands.QUEUE_PROMPT],
+    logger,
     handler: async (message) => received([message]),
     // In batches, so that reading the commands adds little to what is measured.
     batchHandler: async (messages) => received(messages),
@@ -79,11 +90,14 @@ try {
   const loop = new FiringLoop({ store, guard: { countPrompt: async () => true }, clock: new SystemClock(), logger, onFired: () => outbox.wake() });
   loop.start();
 
-  console.log(`scheduler firing benchmark: ${SCHEDULES} active schedules, every ${EVERY_MINUTES} min on whole minutes, ${SCHEDULES / EVERY_MINUTES} due at once each minute, for ${MINUTES} min`);
+  console.log(
+    `scheduler firing benchmark: ${SCHEDULES} active schedules, every ${EVERY_MINUTES} min on whole minutes, ${SCHEDULES / EVERY_MINUTES} due at once each minute, for ${MINUTES} min`,
+  );
   const end = first + (MINUTES - 1) * MINUTE_MS;
   const expected = Math.min(MINUTES, EVERY_MINUTES) * (SCHEDULES / EVERY_MINUTES);
   const deadline = end + MINUTE_MS;
-  while (Date.now() < deadline && [...lateness.values()].reduce((sum, list) => sum + list.length, 0) < expected) await new Promise((resolve) => setTimeout(resolve, 250));
+  while (Date.now() < deadline && [...lateness.values()].reduce((sum, list) => sum + list.length, 0) < expected)
+    await new Promise((resolve) => setTimeout(resolve, 250));
   await loop.stop();
   await outbox.stop();
   await consumer.stop();
@@ -92,10 +106,14 @@ try {
   for (const [dueAt, list] of [...lateness].sort((a, b) => a[0] - b[0])) {
     const sorted = [...list].sort((a, b) => a - b);
     all.push(...sorted);
-    console.log(`  due ${new Date(dueAt).toISOString()}: ${sorted.length} firings, lateness p50 ${fixed(percentile(sorted, 50))} ms, p99 ${fixed(percentile(sorted, 99))} ms, max ${fixed(sorted.at(-1) ?? NaN)} ms`);
+    console.log(
+      `  due ${new Date(dueAt).toISOString()}: ${sorted.length} firings, lateness p50 ${fixed(percentile(sorted, 50))} ms, p99 ${fixed(percentile(sorted, 99))} ms, max ${fixed(sorted.at(-1) ?? NaN)} ms`,
+    );
   }
   all.sort((a, b) => a - b);
-  console.log(`all: ${all.length} of ${expected} firings, lateness p50 ${fixed(percentile(all, 50))} ms, p99 ${fixed(percentile(all, 99))} ms, max ${fixed(all.at(-1) ?? NaN)} ms (target: p99 ≤ 1000 ms)`);
+  console.log(
+    `all: ${all.length} of ${expected} firings, lateness p50 ${fixed(percentile(all, 50))} ms, p99 ${fixed(percentile(all, 99))} ms, max ${fixed(all.at(-1) ?? NaN)} ms (target: p99 ≤ 1000 ms)`,
+  );
 } finally {
   await prisma.$disconnect();
   await bus.close();

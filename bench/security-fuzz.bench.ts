@@ -57,7 +57,8 @@ function chunkOf(vocabulary: Vocabulary, count: number, seed: number): Sent[] {
   const mixed: Sent[] = [];
   while (tools.length > 0 || requests.length > 0) {
     // Spread the HTTP requests evenly among the tool calls.
-    if (requests.length > 0 && (tools.length === 0 || mixed.length * HTTP_SHARE >= mixed.filter((sent) => sent.type === 'http').length)) mixed.push(requests.shift()!);
+    if (requests.length > 0 && (tools.length === 0 || mixed.length * HTTP_SHARE >= mixed.filter((sent) => sent.type === 'http').length))
+      mixed.push(requests.shift()!);
     else mixed.push(tools.shift()!);
   }
   return mixed;
@@ -94,7 +95,13 @@ async function run(inputs: Sent[], agent: Client, relay: Relay, tokens: FuzzToke
 
 async function alive(relay: Relay, service: (typeof STATEFUL)[number] | 'gateway'): Promise<boolean> {
   const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref());
-  return Promise.race([relay.waitReady(service).then(() => true, () => false), timeout]);
+  return Promise.race([
+    relay.waitReady(service).then(
+      () => true,
+      () => false,
+    ),
+    timeout,
+  ]);
 }
 
 async function main(): Promise<void> {
@@ -107,7 +114,9 @@ async function main(): Promise<void> {
   const denier = startCardDenier(relay.gatewayUrl, relay.userToken);
   const tally: Tally = { latencies: { tool: [], http: [] }, kinds: new Map(), faults: [], late: [], status5xx: 0, faultCount: 0 };
   try {
-    const vocabulary = await withMcpClient(relay.mcpUrl, tokens.session, async (agent) => vocabularyOf((await agent.listTools()).tools.find((tool) => tool.name === 'relay_tool')!));
+    const vocabulary = await withMcpClient(relay.mcpUrl, tokens.session, async (agent) =>
+      vocabularyOf((await agent.listTools()).tools.find((tool) => tool.name === 'relay_tool')!),
+    );
     const started = performance.now();
     let done = 0;
     let reported = 0;
@@ -119,7 +128,9 @@ async function main(): Promise<void> {
       if (!stopRequested && (done - reported >= CALLS / 10 || done === CALLS)) {
         reported = done;
         const seconds = (performance.now() - started) / 1000;
-        console.error(`  ${done} calls in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s), ${tally.faultCount} faults, ${tally.kinds.get('late') ?? 0} late`);
+        console.error(
+          `  ${done} calls in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s), ${tally.faultCount} faults, ${tally.kinds.get('late') ?? 0} late`,
+        );
       }
     }
     if (stopRequested) console.log(`\nstopped early: the figures below are of the calls answered before the stop, not of ${CALLS}`);
@@ -139,11 +150,15 @@ function report(tally: Tally, seconds: number, up: (readonly [string, boolean])[
   for (const type of ['tool', 'http'] as const) {
     const sorted = [...tally.latencies[type]].sort((a, b) => a - b);
     const ms = (value: number) => `${value.toFixed(0)} ms`;
-    console.log(`| ${type === 'tool' ? 'relay_tool' : 'raw HTTP'} | ${sorted.length} | ${ms(percentile(sorted, 50))} | ${ms(percentile(sorted, 99))} | ${ms(sorted.at(-1) ?? NaN)} |`);
+    console.log(
+      `| ${type === 'tool' ? 'relay_tool' : 'raw HTTP'} | ${sorted.length} | ${ms(percentile(sorted, 50))} | ${ms(percentile(sorted, 99))} | ${ms(sorted.at(-1) ?? NaN)} |`,
+    );
   }
   console.log('\n| answer | count |\n|---|---|');
   for (const [kind, count] of [...tally.kinds].sort((a, b) => b[1] - a[1])) console.log(`| ${kind} | ${count} |`);
-  console.log(`\n5xx: ${tally.status5xx} · faults (5xx, REMOTE_RELAY_INTERNAL, JSON-RPC internal, not relay_tool's JSON): ${tally.faultCount} · late (no answer within ${DEADLINE_MS} ms): ${tally.kinds.get('late') ?? 0}`);
+  console.log(
+    `\n5xx: ${tally.status5xx} · faults (5xx, REMOTE_RELAY_INTERNAL, JSON-RPC internal, not relay_tool's JSON): ${tally.faultCount} · late (no answer within ${DEADLINE_MS} ms): ${tally.kinds.get('late') ?? 0}`,
+  );
   console.log(`cards the user denied: ${cardsDenied}${denierFailures.length > 0 ? ` (user API failures: ${denierFailures.slice(0, 3).join('; ')})` : ''}`);
   console.log(`services up after: ${up.map(([service, ok]) => `${service} ${ok ? 'up' : 'DOWN'}`).join(', ')}`);
   for (const { outcome, input } of tally.faults) console.log(`  fault ${outcome.kind}: ${input}`);

@@ -46,7 +46,6 @@ const WATCHERS = 50;
 const TICK_MS = 10; // USER_HZ = 100 on Linux
 const logger = createLogger({ name: 'bench', level: 'silent' });
 
-
 function cpuMs(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -96,10 +95,14 @@ async function rawJetStream(nats: NatsServer): Promise<number> {
 }
 
 function startReplica(nats: NatsServer, databaseUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', replicaScript], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, ...nats.env(TEST_NATS_USER) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', replicaScript],
+    {
+      env: { ...process.env, DATABASE_URL: databaseUrl, ...nats.env(TEST_NATS_USER) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => line === 'ready' && resolve(child));
@@ -116,8 +119,15 @@ async function stopReplica(child: ChildProcess): Promise<void> {
 function turnEnded(i: number) {
   const w = i % WATCHERS;
   return TurnEnded.toJSON({
-    eventId: `e${i}`, occurredAt: new Date(), sessionId: `worker-${w}`, userId: 'u1', turnId: `t${i}`, messageId: `m${i}`,
-    status: TurnStatus.TURN_STATUS_DONE, text: `reply ${i}`, senderSessionId: '',
+    eventId: `e${i}`,
+    occurredAt: new Date(),
+    sessionId: `worker-${w}`,
+    userId: 'u1',
+    turnId: `t${i}`,
+    messageId: `m${i}`,
+    status: TurnStatus.TURN_STATUS_DONE,
+    text: `reply ${i}`,
+    senderSessionId: '',
   });
 }
 
@@ -130,12 +140,25 @@ async function fillSubscriptions(db: pg.Client): Promise<void> {
   const rows: unknown[] = [];
   const base = { relay: '', exclude: [], events: ['turn_end', 'error', 'question_asked'], once: false, match: '', stalled_minutes: 0 };
   for (let w = 0; w < WATCHERS; w++) {
-    rows.push({ ...base, id: `sub-${w}`, user_id: 'u1', watcher_session_id: `watcher-${w}`, scope: 'sessions', sessions: [{ id: `worker-${w}`, title: `Worker ${w}` }] });
+    rows.push({
+      ...base,
+      id: `sub-${w}`,
+      user_id: 'u1',
+      watcher_session_id: `watcher-${w}`,
+      scope: 'sessions',
+      sessions: [{ id: `worker-${w}`, title: `Worker ${w}` }],
+    });
   }
   for (let i = WATCHERS; i < SUBSCRIPTIONS; i++) {
     const user = i % 2 === 0 ? 'u1' : `user-${i % 97}`;
     const scope = user !== 'u1' && i % 4 === 1 ? 'all' : 'sessions';
-    const sessions = scope === 'all' ? [] : [{ id: `other-${i % 3000}`, title: 'Other' }, { id: `other-${(i * 7) % 3000}`, title: 'Other' }];
+    const sessions =
+      scope === 'all'
+        ? []
+        : [
+            { id: `other-${i % 3000}`, title: 'Other' },
+            { id: `other-${(i * 7) % 3000}`, title: 'Other' },
+          ];
     rows.push({ ...base, id: `filler-${i}`, user_id: user, watcher_session_id: `filler-watcher-${Math.floor(i / 3)}`, scope, sessions });
   }
   await db.query(
@@ -174,7 +197,9 @@ async function databaseCounts(db: pg.Client, database: string): Promise<Database
   ]);
   return {
     transactions: Number(transactions.rows[0]?.n ?? 0),
-    tables: new Map(tables.rows.map((row) => [row.relname, { inserted: Number(row.ins), updated: Number(row.upd), hot: Number(row.hot), deleted: Number(row.del) }])),
+    tables: new Map(
+      tables.rows.map((row) => [row.relname, { inserted: Number(row.ins), updated: Number(row.upd), hot: Number(row.hot), deleted: Number(row.del) }]),
+    ),
   };
 }
 
@@ -208,7 +233,9 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   let target = 0;
   let reached: () => void = () => undefined;
   const wakeUpConsumer = await consume(publisher, {
-    contracts: [SubscriptionCommands.DELIVER_WAKEUP], durable: 'bench-wakeups', logger,
+    contracts: [SubscriptionCommands.DELIVER_WAKEUP],
+    durable: 'bench-wakeups',
+    logger,
     handler: async (message) => {
       const now = performance.now();
       wakeUps += 1;
@@ -258,7 +285,11 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   // One paced stream: the uncounted events run straight into the counted ones, with no pause between them.
   const counted = EVENTS + LATENCY_WARM_UP;
   await publish(EVENTS, counted + LATENCY_EVENTS, 2000 / rate);
-  const latenciesOf = (from: number, to: number) => [...latencies].filter(([n]) => n >= from && n < to).map(([, ms]) => ms).sort((a, b) => a - b);
+  const latenciesOf = (from: number, to: number) =>
+    [...latencies]
+      .filter(([n]) => n >= from && n < to)
+      .map(([, ms]) => ms)
+      .sort((a, b) => a - b);
   const warmUp = latenciesOf(EVENTS, counted);
   const sorted = latenciesOf(counted, counted + LATENCY_EVENTS);
 
@@ -270,11 +301,27 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   const rows = new Map(
     [...countsAfter.tables].map(([table, counts]) => {
       const was = countsBefore.tables.get(table) ?? { inserted: 0, updated: 0, hot: 0, deleted: 0 };
-      return [table, { inserted: perEvent(counts.inserted - was.inserted), updated: perEvent(counts.updated - was.updated), hot: perEvent(counts.hot - was.hot), deleted: perEvent(counts.deleted - was.deleted) }];
+      return [
+        table,
+        {
+          inserted: perEvent(counts.inserted - was.inserted),
+          updated: perEvent(counts.updated - was.updated),
+          hot: perEvent(counts.hot - was.hot),
+          deleted: perEvent(counts.deleted - was.deleted),
+        },
+      ];
     }),
   );
   const perEventCounts = { transactions: perEvent(countsAfter.transactions - countsBefore.transactions), rows };
-  return { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), warmUp: { p50: percentile(warmUp, 50), p99: percentile(warmUp, 99) }, wakeUps, cpuMsPerEvent, perEvent: perEventCounts };
+  return {
+    rate,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    warmUp: { p50: percentile(warmUp, 50), p99: percentile(warmUp, 99) },
+    wakeUps,
+    cpuMsPerEvent,
+    perEvent: perEventCounts,
+  };
 }
 
 /** "watcher_events 1.00 ins + 1.00 upd (0.00 HOT)" for each table written, the busiest first. */
@@ -297,7 +344,9 @@ const nats = await startNats();
 const cores = (await import('node:os')).availableParallelism();
 const results: { replicas: number; raw: number; result: Result }[] = [];
 try {
-  console.log(`subscription pipeline benchmark: ${EVENTS} events over ${WATCHERS} watchers (each watches one session) among ${SUBSCRIPTIONS} subscriptions, latency from ${LATENCY_EVENTS} paced events after ${LATENCY_WARM_UP} not counted`);
+  console.log(
+    `subscription pipeline benchmark: ${EVENTS} events over ${WATCHERS} watchers (each watches one session) among ${SUBSCRIPTIONS} subscriptions, latency from ${LATENCY_EVENTS} paced events after ${LATENCY_WARM_UP} not counted`,
+  );
   console.log('overrides: coalescing window 0 s (the spec has 30 s) and no hourly cap, so the figures measure the pipeline, not its deliberate waits');
   console.log(`cores: ${cores}; replicas run as processes of their own; load average at the start ${loadAverage()}`);
   for (const replicas of REPLICAS) {
@@ -353,5 +402,7 @@ function printCurve(): void {
     const rate = n * perCore.replica;
     return `| ${n} | ${fixed(rate, 0)} events/s | ${fixed(rate / perCore.postgres, 1)} | ${fixed(rate / perCore.nats, 1)} |`;
   });
-  console.log(['', '| replicas, a core each | events/s they carry | PostgreSQL cores that needs | nats-server cores |', '|---|---|---|---|', ...curve].join('\n'));
+  console.log(
+    ['', '| replicas, a core each | events/s they carry | PostgreSQL cores that needs | nats-server cores |', '|---|---|---|---|', ...curve].join('\n'),
+  );
 }

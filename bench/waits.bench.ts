@@ -29,7 +29,9 @@ const SETTLE_MS = 3_000;
 
 /** Resident memory of a process in MB. */
 function rssMb(pid: number | undefined): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   return Number(/(\d+)/.exec(line ?? '')?.[1]) / 1024;
 }
 
@@ -76,7 +78,9 @@ try {
   let answered = 0;
   const waits = clients.map((client, i) =>
     client
-      .callTool({ name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: agents[i]!.id, wait_seconds: WAIT_SECONDS } }, undefined, { timeout: 120_000 })
+      .callTool({ name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: agents[i]!.id, wait_seconds: WAIT_SECONDS } }, undefined, {
+        timeout: 120_000,
+      })
       .then((result) => {
         answered += 1;
         if (answered === 1) console.log(`the first answer: ${JSON.stringify(result.content).slice(0, 300)}`);
@@ -95,7 +99,9 @@ try {
   ];
   for (const name of services) {
     const perWaitKb = ((memoryWaiting[name]! - memoryAtRest[name]!) * 1024) / WAITS;
-    lines.push(`| ${name} | ${fixed(atRest.cpu[name]!, 2)} % | ${fixed(waiting.cpu[name]!, 2)} % | ${fixed(memoryAtRest[name]!, 0)} MB | ${fixed(memoryWaiting[name]!, 0)} MB | ${fixed(perWaitKb, 1)} KB |`);
+    lines.push(
+      `| ${name} | ${fixed(atRest.cpu[name]!, 2)} % | ${fixed(waiting.cpu[name]!, 2)} % | ${fixed(memoryAtRest[name]!, 0)} MB | ${fixed(memoryWaiting[name]!, 0)} MB | ${fixed(perWaitKb, 1)} KB |`,
+    );
   }
   lines.push(`| postgres (the relay's backends) | ${fixed(atRest.cpu.postgres!, 2)} % | ${fixed(waiting.cpu.postgres!, 2)} % | | | |`);
   lines.push(`PostgreSQL transactions per second, all the relay's databases: ${fixed(atRest.tps, 1)} at rest, ${fixed(waiting.tps, 1)} while they wait`);

@@ -186,7 +186,8 @@ async function main(args) {
     return;
   }
   const dir = resolve(process.cwd());
-  if (!existsSync(join(dir, 'src', 'main.ts')) && Object.keys(commandEntries(dir)).length === 0) throw new Error(`${dir} has no src/main.ts or src/bin/*.ts to build`);
+  if (!existsSync(join(dir, 'src', 'main.ts')) && Object.keys(commandEntries(dir)).length === 0)
+    throw new Error(`${dir} has no src/main.ts or src/bin/*.ts to build`);
   await buildWorkspace(dir);
 }
 

@@ -30,7 +30,7 @@ function git(...args) {
   return spawnSync('git', args, { cwd: root, encoding: 'utf8' });
 }
 
-run('generate (Prisma clients, the user API\'s OpenAPI document and types)', 'npx', ['turbo', 'run', 'generate', '--output-logs=errors-only']);
+run("generate (Prisma clients, the user API's OpenAPI document and types)", 'npx', ['turbo', 'run', 'generate', '--output-logs=errors-only']);
 // The user API's contract (docs/adr/0038): its document and the types the console and the CLI use, as generate wrote them.
 const userApiFiles = ['packages/user-api/openapi.json', 'packages/user-api/src/gen'];
 if (git('status', '--porcelain', '--', ...userApiFiles).stdout.trim() !== '') {
@@ -47,13 +47,20 @@ if (git('diff', '--quiet', '--', 'packages/proto/src/gen').status !== 0) {
 // The protos must stay wire-compatible (buf's FILE rules) with what runs before this tree: the last release (the newest
 // `v*` tag, or RELAY_UPGRADE_FROM), and main's parent. A revision this clone does not hold (a shallow checkout) is
 // named and skipped, never silently. test/database/upgrade-compatibility.test.ts does the same for the databases.
-const protoBases = [...new Set([process.env.RELAY_UPGRADE_FROM || git('describe', '--tags', '--abbrev=0', '--match', 'v*', 'HEAD').stdout.trim(), 'HEAD~1'].filter(Boolean))];
+const protoBases = [
+  ...new Set([process.env.RELAY_UPGRADE_FROM || git('describe', '--tags', '--abbrev=0', '--match', 'v*', 'HEAD').stdout.trim(), 'HEAD~1'].filter(Boolean)),
+];
 for (const revision of protoBases.filter((revision) => git('cat-file', '-e', `${revision}:proto`).status !== 0)) {
   process.stdout.write(`buf breaking: ${revision} has no proto/ in this clone; not compared against it\n`);
 }
 const breakingChecks = protoBases
   .filter((revision) => git('cat-file', '-e', `${revision}:proto`).status === 0)
-  .map((revision) => [`buf breaking (against ${revision})`, 'npx', ['buf', 'breaking', '--against', `${root}/.git#ref=${revision},subdir=proto`], { cwd: `${root}/proto` }]);
+  .map((revision) => [
+    `buf breaking (against ${revision})`,
+    'npx',
+    ['buf', 'breaking', '--against', `${root}/.git#ref=${revision},subdir=proto`],
+    { cwd: `${root}/proto` },
+  ]);
 const checks = runChecks([
   // The protos' lint and breaking-change check only read them: they need not hold up the tests.
   ['buf lint', 'npx', ['buf', 'lint'], { cwd: `${root}/proto` }],
@@ -76,7 +83,13 @@ const results = `${root}/.relay/test-results.json`;
 const unhandled = `${root}/.relay/unhandled-errors.txt`;
 rmSync(unhandled, { force: true });
 const testsStarted = Date.now();
-const tests = await exited(spawn('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env }));
+const tests = await exited(
+  spawn('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+  }),
+);
 await imagesBuilt;
 if (existsSync(results)) {
   const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, testResults } = JSON.parse(readFileSync(results, 'utf8'));
@@ -164,7 +177,12 @@ function projectOf(file) {
  * so files run side by side count fully), then the slowest files.
  */
 function printDurations(testResults) {
-  const files = testResults.map((result) => ({ file: relative(root, result.name), start: result.startTime, end: result.endTime, seconds: (result.endTime - result.startTime) / 1000 }));
+  const files = testResults.map((result) => ({
+    file: relative(root, result.name),
+    start: result.startTime,
+    end: result.endTime,
+    seconds: (result.endTime - result.startTime) / 1000,
+  }));
   const byProject = new Map();
   for (const { file, start, end, seconds } of files) {
     const project = byProject.get(projectOf(file)) ?? { start, end, seconds: 0 };

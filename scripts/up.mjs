@@ -59,7 +59,9 @@ function ensureBubblewrap() {
     }
   }
   if (onPath('bwrap') === undefined) {
-    process.stderr.write('relay: bubblewrap (bwrap) is not installed, so no command an agent asks for will run (install it: sudo apt-get install bubblewrap)\n');
+    process.stderr.write(
+      'relay: bubblewrap (bwrap) is not installed, so no command an agent asks for will run (install it: sudo apt-get install bubblewrap)\n',
+    );
   }
 }
 

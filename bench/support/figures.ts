@@ -6,7 +6,11 @@ const TICK_MS = 10;
 
 /** The p-th percentile of latencies sorted ascending. */
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-export const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 export const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 export const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 /** `items` in the order of the `turn`-th turn: as given, then reversed, and so on, so that none always goes first. */
@@ -42,7 +46,10 @@ export function cpuBetween(before: Map<number, number>, after: Map<number, numbe
  * Starts counting the CPU time of the processes `pids` (by name) and, with `backends`, of the PostgreSQL backends it
  * lists, as `postgres`. The function it answers reads each one's CPU since, divided by `calls`.
  */
-export async function countCpu(pids: Record<string, number | undefined>, backends?: () => Promise<number[]>): Promise<(calls: number) => Promise<Record<string, number>>> {
+export async function countCpu(
+  pids: Record<string, number | undefined>,
+  backends?: () => Promise<number[]>,
+): Promise<(calls: number) => Promise<Record<string, number>>> {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
   const backendsBefore = backends === undefined ? undefined : cpuOf(await backends());
   return async (calls) => {

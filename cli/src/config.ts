@@ -4,13 +4,16 @@ import { z } from 'zod';
 import { clockSpec, parseEnv } from '@relay/config';
 
 const urlWith = (protocols: string[], example: string) =>
-  z.string().refine((value) => {
-    try {
-      return protocols.includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a ${protocols.join(' or ')} URL, for example ${example}`);
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a ${protocols.join(' or ')} URL, for example ${example}`,
+  );
 
 const blankAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
@@ -63,9 +66,7 @@ export type ClientConfig = { relayUrl?: string; relayToken?: string };
 export function loadUpConfig(hostname: string, env: NodeJS.ProcessEnv = process.env): UpConfig {
   const parsed = parseEnv(upSchema, env);
   if (parsed.RELAY_CLOCK !== undefined) parseEnv(z.object({ RELAY_CLOCK: clockSpec }), { RELAY_CLOCK: parsed.RELAY_CLOCK });
-  const inheritedEnv = Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
+  const inheritedEnv = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   return {
     ...(parsed.NATS_URL !== undefined ? { natsUrl: parsed.NATS_URL } : {}),
     ...(parsed.DATABASE_URL !== undefined ? { databaseUrl: parsed.DATABASE_URL } : {}),

@@ -18,8 +18,7 @@ export function readCredentials(path: string): Credentials | undefined {
   const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   if (typeof record['userId'] !== 'string' || typeof record['userToken'] !== 'string') return undefined;
   const terminal = record['terminal'] as Record<string, unknown> | undefined;
-  const validTerminal =
-    typeof terminal === 'object' && terminal !== null && typeof terminal['sessionId'] === 'string' && typeof terminal['token'] === 'string';
+  const validTerminal = typeof terminal === 'object' && terminal !== null && typeof terminal['sessionId'] === 'string' && typeof terminal['token'] === 'string';
   return {
     userId: record['userId'],
     userToken: record['userToken'],

@@ -120,7 +120,11 @@ async function stopPostmaster(dataDir: string, stopping?: (pid: number) => void)
   }
   if (Number.isInteger(pid) && pid > 0 && isProcessRunning(pid, 'postgres')) {
     stopping?.(pid);
-    for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
+    for (const [signal, waitMs] of [
+      ['SIGINT', 15_000],
+      ['SIGQUIT', 5_000],
+      ['SIGKILL', 5_000],
+    ] as const) {
       if (!isProcessAlive(pid)) break;
       process.kill(pid, signal);
       if (await waitForExit(pid, waitMs)) break;

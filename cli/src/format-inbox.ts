@@ -8,7 +8,11 @@ export function formatInbox(inbox: Schemas['Inbox']): string {
     lines.push(`${card.id}  ${card.kind === 'approval' ? 'approve' : 'question'} in session ${card.sessionId}: ${card.title}`);
     for (const line of card.lines) lines.push(`    ${line}`);
     if (card.options.length > 0) lines.push(`    options: ${card.options.join(' | ')}`);
-    lines.push(card.kind === 'approval' ? `    relay allow ${card.id}  ·  relay deny ${card.id}` : `    relay answer ${card.id} TEXT [--choice C]  ·  relay answer ${card.id} --dismiss`);
+    lines.push(
+      card.kind === 'approval'
+        ? `    relay allow ${card.id}  ·  relay deny ${card.id}`
+        : `    relay answer ${card.id} TEXT [--choice C]  ·  relay answer ${card.id} --dismiss`,
+    );
   }
   for (const ask of inbox.asks) {
     lines.push(`${ask.id}  ask in session ${ask.sessionId}: ${ask.question}`);

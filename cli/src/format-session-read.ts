@@ -26,7 +26,9 @@ export function formatSessionRead(read: Schemas['SessionRead'], now: Date): stri
     lines.push('', `${role}${model}${from} · ${timeAgo(message.createdAt, now)}${delivery}`);
     for (const line of message.text.split('\n')) lines.push(`  ${line}`);
     if (message.truncated) {
-      lines.push(`  … cut at ${message.text.length.toLocaleString('en-US')} of ${(message.length ?? 0).toLocaleString('en-US')} characters; the whole: relay session show ${row.id} --message ${message.id}`);
+      lines.push(
+        `  … cut at ${message.text.length.toLocaleString('en-US')} of ${(message.length ?? 0).toLocaleString('en-US')} characters; the whole: relay session show ${row.id} --message ${message.id}`,
+      );
     }
   }
   if (read.inFlight) lines.push('', `Writing: ${read.inFlight}`);

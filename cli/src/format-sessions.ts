@@ -19,7 +19,10 @@ export function formatSessionsTable(sessions: readonly Schemas['UserSession'][],
   if (sessions.length === 0) return scope === 'all' ? 'No sessions.' : `No ${scope} sessions.`;
   const columns: (keyof SessionRow)[] = ['id', 'title', 'state', 'model', 'messages', 'lastActivity'];
   const rows = sessions.map((session) => sessionRow(session, now));
-  return formatTable(['ID', 'TITLE', 'STATE', 'MODEL', 'MSGS', 'LAST ACTIVITY'], rows.map((row) => columns.map((column) => row[column])));
+  return formatTable(
+    ['ID', 'TITLE', 'STATE', 'MODEL', 'MSGS', 'LAST ACTIVITY'],
+    rows.map((row) => columns.map((column) => row[column])),
+  );
 }
 
 /** One session's cells; an empty title or model shows as "-". */

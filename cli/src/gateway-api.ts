@@ -82,7 +82,10 @@ export class GatewayApi {
 
   /** PATCH /api/v1/sessions/:id {mode, may_create_sessions} → the conversation after the change. */
   async setSessionOptions(sessionId: string, options: { mode?: RelayMode; mayCreateSessions?: boolean }) {
-    return this.#api().patch('/api/v1/sessions/{id}', { path: { id: sessionId }, body: { mode: options.mode, may_create_sessions: options.mayCreateSessions } });
+    return this.#api().patch('/api/v1/sessions/{id}', {
+      path: { id: sessionId },
+      body: { mode: options.mode, may_create_sessions: options.mayCreateSessions },
+    });
   }
 
   /** POST /api/v1/sessions/:id/stop → whether a running turn was asked to stop. */

@@ -90,7 +90,16 @@ export async function startNatsServer(options: {
   const child = await ManagedProcess.start({
     name: 'nats',
     command: options.binary,
-    args: [...(options.configFile !== undefined ? ['-c', options.configFile] : []), '-js', '-a', '127.0.0.1', '-p', String(options.port), '-sd', options.storeDir],
+    args: [
+      ...(options.configFile !== undefined ? ['-c', options.configFile] : []),
+      '-js',
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(options.port),
+      '-sd',
+      options.storeDir,
+    ],
     onLine: (_stream, line) => {
       recent.push(line);
       if (recent.length > 5) recent.shift();
@@ -107,7 +116,10 @@ export async function startNatsServer(options: {
       throw new CliError(`nats-server ${describeExit(exit)} before it was ready${reason === undefined ? '' : `: ${reason}`}`);
     }),
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CliError(`nats-server was not ready on 127.0.0.1:${options.port} within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new CliError(`nats-server was not ready on 127.0.0.1:${options.port} within ${READY_TIMEOUT_MS / 1000} s`)),
+        READY_TIMEOUT_MS,
+      );
     }),
   ]);
   failed.catch(() => undefined);

@@ -143,17 +143,25 @@ export const USAGE_EXIT_CODE = 2;
 /** `session=2,subscription=2` → { session: 2, subscription: 2 }: 1 to MAX_REPLICAS of any service but the gateway. */
 function parseReplicas(value: string): Replicas {
   const replicas: Replicas = {};
-  for (const pair of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const pair of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const match = /^([a-z]+)=(\d+)$/.exec(pair);
     const service = match?.[1] as GrpcServiceName | undefined;
     const count = Number(match?.[2]);
     if (match === null || service === undefined || !GRPC_SERVICE_NAMES.includes(service)) {
-      throw new CliError(`relay up --replicas: "${pair}" is not SERVICE=N with SERVICE one of ${GRPC_SERVICE_NAMES.join(', ')} (the gateway holds the relay's one port)`, USAGE_EXIT_CODE);
+      throw new CliError(
+        `relay up --replicas: "${pair}" is not SERVICE=N with SERVICE one of ${GRPC_SERVICE_NAMES.join(', ')} (the gateway holds the relay's one port)`,
+        USAGE_EXIT_CODE,
+      );
     }
-    if (!Number.isInteger(count) || count < 1 || count > MAX_REPLICAS) throw new CliError(`relay up --replicas: ${service} takes 1 to ${MAX_REPLICAS} replicas, not ${match[2]}`, USAGE_EXIT_CODE);
+    if (!Number.isInteger(count) || count < 1 || count > MAX_REPLICAS)
+      throw new CliError(`relay up --replicas: ${service} takes 1 to ${MAX_REPLICAS} replicas, not ${match[2]}`, USAGE_EXIT_CODE);
     replicas[service] = count;
   }
-  if (Object.keys(replicas).length === 0) throw new CliError('relay up --replicas needs SERVICE=N[,SERVICE=N…], for example session=2,subscription=2', USAGE_EXIT_CODE);
+  if (Object.keys(replicas).length === 0)
+    throw new CliError('relay up --replicas needs SERVICE=N[,SERVICE=N…], for example session=2,subscription=2', USAGE_EXIT_CODE);
   return replicas;
 }
 
@@ -225,7 +233,8 @@ export function parseCommand(argv: readonly string[]): Command {
     if (values.last !== undefined) command.last = parseLast(values.last);
     if (typeof values.message === 'string') {
       if (values.last !== undefined) throw new CliError('relay session show takes --last N or --message ID, not both', USAGE_EXIT_CODE);
-      if (values.message.trim() === '') throw new CliError('relay session show: --message needs a message id (read_session and relay session show --json list them)', USAGE_EXIT_CODE);
+      if (values.message.trim() === '')
+        throw new CliError('relay session show: --message needs a message id (read_session and relay session show --json list them)', USAGE_EXIT_CODE);
       command.message = values.message.trim();
     }
     return command;
@@ -251,7 +260,8 @@ export function parseCommand(argv: readonly string[]): Command {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
     const [sessionId, ...titleWords] = extra;
     const title = titleWords.join(' ').trim();
-    if (sessionId === undefined || title === '') throw new CliError('relay session rename needs a session and the new title: relay session rename SESSION TITLE', USAGE_EXIT_CODE);
+    if (sessionId === undefined || title === '')
+      throw new CliError('relay session rename needs a session and the new title: relay session rename SESSION TITLE', USAGE_EXIT_CODE);
     return { kind: 'rename-session', sessionId, title, json: values.json === true };
   }
   if (first === 'session' && second === 'group') {
@@ -260,7 +270,10 @@ export function parseCommand(argv: readonly string[]): Command {
     const group = groupWords.join(' ').trim();
     const none = values.none === true;
     if (sessionId === undefined || none === (group !== '')) {
-      throw new CliError('relay session group needs a session and a group (an id or a name; a new name makes the group), or --none: relay session group SESSION GROUP', USAGE_EXIT_CODE);
+      throw new CliError(
+        'relay session group needs a session and a group (an id or a name; a new name makes the group), or --none: relay session group SESSION GROUP',
+        USAGE_EXIT_CODE,
+      );
     }
     return { kind: 'group-session', sessionId, group, json: values.json === true };
   }
@@ -283,7 +296,8 @@ export function parseCommand(argv: readonly string[]): Command {
       minutes: { type: 'string' },
       sessions: { type: 'string' },
     });
-    if (second === undefined || extra.length > 0) throw new CliError('relay budget needs one session: relay budget SESSION [--cost-usd N] [--tokens N] [--minutes N] [--sessions N]', USAGE_EXIT_CODE);
+    if (second === undefined || extra.length > 0)
+      throw new CliError('relay budget needs one session: relay budget SESSION [--cost-usd N] [--tokens N] [--minutes N] [--sessions N]', USAGE_EXIT_CODE);
     const limits = {
       ...(values['cost-usd'] === undefined ? {} : { costUsd: parseLimit('--cost-usd', values['cost-usd'], false) }),
       ...(values.tokens === undefined ? {} : { tokens: parseLimit('--tokens', values.tokens, true) }),
@@ -347,13 +361,14 @@ export function parseCommand(argv: readonly string[]): Command {
       if (second !== undefined) throw new CliError('relay pair --code takes no URL: it makes a code for another relay to pair with this one');
       return { kind: 'pairing-code', json };
     }
-    if (second === undefined || extra.length !== 1) throw new CliError('relay pair needs the other relay\'s URL and a code made there: relay pair URL CODE (or relay pair --code to make one here)');
+    if (second === undefined || extra.length !== 1)
+      throw new CliError("relay pair needs the other relay's URL and a code made there: relay pair URL CODE (or relay pair --code to make one here)");
     return { kind: 'pair', url: second, code: extra[0]!, json };
   }
   if (first === 'pairs' && extra.length === 0) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' }, level: { type: 'string' }, 'accept-prompts': { type: 'string' } });
     const command: Command = { kind: 'pairs', json: values.json === true };
-    if ((second === undefined) !== (values.level === undefined)) throw new CliError('relay pairs NAME --level LEVEL sets a paired relay\'s level; give both');
+    if ((second === undefined) !== (values.level === undefined)) throw new CliError("relay pairs NAME --level LEVEL sets a paired relay's level; give both");
     if (second !== undefined && typeof values.level === 'string') {
       const level = LEVELS.find((candidate) => candidate === values.level);
       if (level === undefined) throw new CliError(`--level must be one of: ${LEVELS.join(', ')}`);
@@ -364,7 +379,7 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   if (first === 'unpair' && extra.length === 0) {
     const { values } = parseOptions(rest, { json: { type: 'boolean' } });
-    if (second === undefined) throw new CliError('relay unpair needs the paired relay\'s name; relay pairs lists them');
+    if (second === undefined) throw new CliError("relay unpair needs the paired relay's name; relay pairs lists them");
     return { kind: 'unpair', name: second, json: values.json === true };
   }
   if (first === 'users' && second === undefined) {
@@ -374,7 +389,7 @@ export function parseCommand(argv: readonly string[]): Command {
   if (first === 'users' && second === 'add') {
     const { values } = parseOptions(rest, { json: { type: 'boolean' }, admin: { type: 'boolean' } });
     const name = extra.join(' ').trim();
-    if (name === '') throw new CliError('relay users add needs the new user\'s name: relay users add NAME [--admin]');
+    if (name === '') throw new CliError("relay users add needs the new user's name: relay users add NAME [--admin]");
     return { kind: 'add-user', name, admin: values.admin === true, json: values.json === true };
   }
   if (first === 'users' && (second === 'remove' || second === 'token')) {
@@ -405,9 +420,33 @@ export function parseCommand(argv: readonly string[]): Command {
 
 /** The options that take a value: the word after one (unless given as --name=value) is its value, not text. */
 const VALUE_OPTIONS = new Set([
-  'scope', 'title', 'text', 'provider', 'model', 'cwd', 'mode', 'last', 'days', 'message', 'may-create-sessions', 'choice', 'session', 'cancel',
-  'unsubscribe', 'agent-sessions', 'max-wait', 'max-turn', 'task-quiet', 'level', 'accept-prompts', 'replicas',
-  'tree', 'cost-usd', 'tokens', 'minutes', 'sessions',
+  'scope',
+  'title',
+  'text',
+  'provider',
+  'model',
+  'cwd',
+  'mode',
+  'last',
+  'days',
+  'message',
+  'may-create-sessions',
+  'choice',
+  'session',
+  'cancel',
+  'unsubscribe',
+  'agent-sessions',
+  'max-wait',
+  'max-turn',
+  'task-quiet',
+  'level',
+  'accept-prompts',
+  'replicas',
+  'tree',
+  'cost-usd',
+  'tokens',
+  'minutes',
+  'sessions',
 ]);
 
 /**

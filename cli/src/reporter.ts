@@ -19,9 +19,7 @@ export class Reporter {
   private readonly childThreshold: number;
   private readonly colorIndexes = new Map<string, number>();
 
-  constructor(
-    private readonly options: { json: boolean; color: boolean; level: string; out: NodeJS.WritableStream; err: NodeJS.WritableStream },
-  ) {
+  constructor(private readonly options: { json: boolean; color: boolean; level: string; out: NodeJS.WritableStream; err: NodeJS.WritableStream }) {
     this.threshold = LEVELS[options.level as LevelName] ?? LEVELS.info;
     this.childThreshold = this.threshold <= LEVELS.debug ? this.threshold : Math.max(this.threshold, LEVELS.warn);
   }

@@ -94,5 +94,3 @@ export class RestartingService {
 function formatSeconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
-
-

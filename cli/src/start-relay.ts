@@ -74,9 +74,7 @@ export async function startRelay(
   await buildStaleServices((name) => reporter.info(`Building the ${name} service (${SERVICE_ENTRY} is older than its sources)`));
   lifecycle.signal.throwIfAborted();
   const natsBinary =
-    config.natsUrl === undefined
-      ? await findOrInstallNatsServer({ env: config.inheritedEnv, isRoot, reporter, signal: lifecycle.signal })
-      : undefined;
+    config.natsUrl === undefined ? await findOrInstallNatsServer({ env: config.inheritedEnv, isRoot, reporter, signal: lifecycle.signal }) : undefined;
   lifecycle.signal.throwIfAborted();
 
   // A PostgreSQL left running by a killed `relay up` still holds its port; stop it before choosing ports.
@@ -113,9 +111,15 @@ export async function startRelay(
   let natsPasswords: Record<GrpcServiceName, string> | undefined;
   if (natsBinary !== undefined) {
     // Our nats-server lets in only the services, each as its own user with its own subjects; new passwords each start.
-    natsPasswords = Object.fromEntries(GRPC_SERVICE_NAMES.map((service) => [service, randomBytes(24).toString('base64url')])) as Record<GrpcServiceName, string>;
+    natsPasswords = Object.fromEntries(GRPC_SERVICE_NAMES.map((service) => [service, randomBytes(24).toString('base64url')])) as Record<
+      GrpcServiceName,
+      string
+    >;
     const passwords = natsPasswords;
-    writeNatsConfig(paths.natsConfigFile, natsUsers(RELAY_BUS_ROLES, (service) => ({ value: passwords[service as GrpcServiceName] })));
+    writeNatsConfig(
+      paths.natsConfigFile,
+      natsUsers(RELAY_BUS_ROLES, (service) => ({ value: passwords[service as GrpcServiceName] })),
+    );
     reporter.info(`Starting NATS (${natsBinary}) on 127.0.0.1:${ports.nats}`);
     const nats = await startNatsServer({ binary: natsBinary, port: ports.nats, storeDir: paths.natsStoreDir, configFile: paths.natsConfigFile, reporter });
     lockFile.addChild('nats-server', nats.process.pid);
@@ -180,9 +184,7 @@ export async function startRelay(
   });
   // Each replica of a service (`--replicas`) is a process of its own on its own port; the others dial them all (an
   // `ipv4:` target, balanced round robin), and they share their database and durable consumers, as pods do.
-  await Promise.all(
-    GRPC_SERVICE_NAMES.flatMap((name) => ports.grpc[name].map(async (_port, replica) => backends.push(await spawnService(name, replica)))),
-  );
+  await Promise.all(GRPC_SERVICE_NAMES.flatMap((name) => ports.grpc[name].map(async (_port, replica) => backends.push(await spawnService(name, replica)))));
   const gateway = await spawnService('gateway');
   lifecycle.add({ name: 'gateway', stop: async () => void (await gateway.stop(SERVICE_STOP_GRACE_MS)), kill: () => gateway.kill() });
 
@@ -251,7 +253,11 @@ async function choosePorts(config: UpConfig, replicas: Replicas): Promise<Ports>
       source: 'RELAY_PORT',
     },
     ...GRPC_SERVICE_NAMES.flatMap((service) =>
-      replicaIndexes(service).map((index) => ({ name: replicaName(service, index), preferred: DEFAULT_GRPC_PORTS[service] + REPLICA_PORT_STEP * index, strict: false })),
+      replicaIndexes(service).map((index) => ({
+        name: replicaName(service, index),
+        preferred: DEFAULT_GRPC_PORTS[service] + REPLICA_PORT_STEP * index,
+        strict: false,
+      })),
     ),
     ...(config.natsUrl === undefined ? [{ name: 'nats', preferred: NATS_PORT, strict: false }] : []),
     ...(config.databaseUrl === undefined ? [{ name: 'postgres', preferred: EMBEDDED_POSTGRES_PORT, strict: false }] : []),
@@ -262,7 +268,9 @@ async function choosePorts(config: UpConfig, replicas: Replicas): Promise<Ports>
   const port = (name: string) => assigned.get(name) ?? 0;
   return {
     gateway: port('gateway'),
-    grpc: Object.fromEntries(GRPC_SERVICE_NAMES.map((service) => [service, replicaIndexes(service).map((index) => port(replicaName(service, index)))])) as Record<GrpcServiceName, number[]>,
+    grpc: Object.fromEntries(
+      GRPC_SERVICE_NAMES.map((service) => [service, replicaIndexes(service).map((index) => port(replicaName(service, index)))]),
+    ) as Record<GrpcServiceName, number[]>,
     nats: port('nats'),
     postgres: port('postgres'),
   };
@@ -274,4 +282,3 @@ function watchExit(child: ManagedProcess, label: string, lifecycle: Lifecycle): 
     if (!child.stopping) lifecycle.requestStop(`${label} ${describeExit(exit)}; stopping everything`);
   });
 }
-

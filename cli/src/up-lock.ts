@@ -8,10 +8,7 @@ export type UpLock = {
   children: { name: string; pid: number }[];
 };
 
-export type LockDecision =
-  | { action: 'acquire' }
-  | { action: 'report-running'; lock: UpLock }
-  | { action: 'take-over'; stale: UpLock | undefined };
+export type LockDecision = { action: 'acquire' } | { action: 'report-running'; lock: UpLock } | { action: 'take-over'; stale: UpLock | undefined };
 
 /** Reads a lock file's text; undefined when it is not a lock this CLI wrote (e.g. a torn write). */
 export function parseUpLock(text: string): UpLock | undefined {
@@ -52,7 +49,5 @@ export function decideUpLock(existingText: string | undefined, isRelayUpRunning:
 
 /** The one line a second `relay up` prints. */
 export function runningMessage(lock: UpLock): string {
-  return lock.gatewayUrl === undefined
-    ? `relay is already starting (pid ${lock.pid})`
-    : `relay is already running: ${lock.gatewayUrl} (pid ${lock.pid})`;
+  return lock.gatewayUrl === undefined ? `relay is already starting (pid ${lock.pid})` : `relay is already running: ${lock.gatewayUrl} (pid ${lock.pid})`;
 }

@@ -6,7 +6,10 @@ export type ReadinessCheck = { name: string; where: string; check: () => Promise
  * Polls every check until all pass; a CliError naming the ones that did not come up after `timeoutMs`.
  * A failing or hanging probe counts as not ready.
  */
-export async function waitUntilReady(checks: readonly ReadinessCheck[], options: { timeoutMs: number; intervalMs: number; signal: AbortSignal }): Promise<void> {
+export async function waitUntilReady(
+  checks: readonly ReadinessCheck[],
+  options: { timeoutMs: number; intervalMs: number; signal: AbortSignal },
+): Promise<void> {
   const pending = new Set(checks);
   const deadline = Date.now() + options.timeoutMs;
   while (pending.size > 0) {

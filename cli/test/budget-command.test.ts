@@ -35,8 +35,20 @@ const TREE: Schemas['TreeUsage'] = {
 
 describe('relay budget and relay usage --tree', () => {
   it('reads a budget to set, to remove, or to show', () => {
-    expect(parseCommand(['budget', 'root', '--cost-usd', '5', '--sessions', '12'])).toEqual({ kind: 'budget', sessionId: 'root', limits: { costUsd: 5, sessions: 12 }, remove: false, json: false });
-    expect(parseCommand(['budget', 'root', '--tokens=200000', '--minutes', '30', '--json'])).toEqual({ kind: 'budget', sessionId: 'root', limits: { tokens: 200000, minutes: 30 }, remove: false, json: true });
+    expect(parseCommand(['budget', 'root', '--cost-usd', '5', '--sessions', '12'])).toEqual({
+      kind: 'budget',
+      sessionId: 'root',
+      limits: { costUsd: 5, sessions: 12 },
+      remove: false,
+      json: false,
+    });
+    expect(parseCommand(['budget', 'root', '--tokens=200000', '--minutes', '30', '--json'])).toEqual({
+      kind: 'budget',
+      sessionId: 'root',
+      limits: { tokens: 200000, minutes: 30 },
+      remove: false,
+      json: true,
+    });
     expect(parseCommand(['budget', 'root', '--cost-usd', '0.25'])).toMatchObject({ limits: { costUsd: 0.25 } });
     expect(parseCommand(['budget', 'root', '--remove'])).toEqual({ kind: 'budget', sessionId: 'root', remove: true, json: false });
     expect(parseCommand(['budget', 'root'])).toEqual({ kind: 'budget', sessionId: 'root', remove: false, json: false });

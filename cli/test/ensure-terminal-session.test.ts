@@ -28,7 +28,13 @@ async function gateway(statuses: number[]): Promise<{ url: string; asked: () => 
     const status = statuses[Math.min(asked, statuses.length - 1)]!;
     asked += 1;
     response.writeHead(status, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(status === 200 ? { sessions: [{ id: 'sess_terminal' }] } : { code: 'REMOTE_RELAY_INTERNAL', error: 'This relay cannot check tokens right now; try again in a moment.' }));
+    response.end(
+      JSON.stringify(
+        status === 200
+          ? { sessions: [{ id: 'sess_terminal' }] }
+          : { code: 'REMOTE_RELAY_INTERNAL', error: 'This relay cannot check tokens right now; try again in a moment.' },
+      ),
+    );
     void request;
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));

@@ -10,8 +10,36 @@ describe('formatInbox', () => {
 
   it('lists cards and asks with their ids and how to answer them', () => {
     const text = formatInbox({
-      cards: [{ ...pending, id: 'card_1', sessionId: 's1', kind: 'approval', title: 'Start a session on desk: "Worker"', lines: ['Provider: script'], options: [], answer: '', choices: [], decidedAt: null }],
-      asks: [{ ...pending, id: 'ask_1', sessionId: 's2', askedBy: 's2', question: 'Ship tonight?', options: ['Tonight', 'Wait'], recommendation: 'Wait', detail: 'The review is open.', answer: '', choice: '', via: '', endedAt: null }],
+      cards: [
+        {
+          ...pending,
+          id: 'card_1',
+          sessionId: 's1',
+          kind: 'approval',
+          title: 'Start a session on desk: "Worker"',
+          lines: ['Provider: script'],
+          options: [],
+          answer: '',
+          choices: [],
+          decidedAt: null,
+        },
+      ],
+      asks: [
+        {
+          ...pending,
+          id: 'ask_1',
+          sessionId: 's2',
+          askedBy: 's2',
+          question: 'Ship tonight?',
+          options: ['Tonight', 'Wait'],
+          recommendation: 'Wait',
+          detail: 'The review is open.',
+          answer: '',
+          choice: '',
+          via: '',
+          endedAt: null,
+        },
+      ],
     });
     expect(text.split('\n')).toEqual([
       'card_1  approve in session s1: Start a session on desk: "Worker"',

@@ -5,7 +5,17 @@ const options = { color: false, formatTime: () => '12:03:04' };
 
 describe('formatLogLine', () => {
   it('shows a pino line as time, name, level, message and the extra fields', () => {
-    const line = JSON.stringify({ level: 30, time: 1, pid: 9, hostname: 'h', name: 'relay-session', msg: 'gRPC server listening', port: 50051, trace_id: 'abc', note: 'two words' });
+    const line = JSON.stringify({
+      level: 30,
+      time: 1,
+      pid: 9,
+      hostname: 'h',
+      name: 'relay-session',
+      msg: 'gRPC server listening',
+      port: 50051,
+      trace_id: 'abc',
+      note: 'two words',
+    });
     expect(formatLogLine('session', line, options)).toBe('12:03:04 session      INFO  gRPC server listening port=50051 note="two words"');
   });
 
@@ -16,15 +26,21 @@ describe('formatLogLine', () => {
 
   it('reads an ISO time as well as epoch milliseconds', () => {
     const seen: number[] = [];
-    formatLogLine('session', JSON.stringify({ level: 30, time: '2026-11-30T05:11:55.978Z', msg: 'x' }), { color: false, formatTime: (ms) => String(seen.push(ms)) });
+    formatLogLine('session', JSON.stringify({ level: 30, time: '2026-11-30T05:11:55.978Z', msg: 'x' }), {
+      color: false,
+      formatTime: (ms) => String(seen.push(ms)),
+    });
     expect(seen).toEqual([Date.parse('2026-11-30T05:11:55.978Z')]);
   });
 
   it('puts an error’s stack under the line', () => {
-    const line = JSON.stringify({ level: 50, time: 1, msg: 'handler failed', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at x (y.ts:1:1)' } });
-    expect(formatLogLine('gateway', line, options)).toBe(
-      '12:03:04 gateway      ERROR handler failed\n    Error: boom\n        at x (y.ts:1:1)',
-    );
+    const line = JSON.stringify({
+      level: 50,
+      time: 1,
+      msg: 'handler failed',
+      err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at x (y.ts:1:1)' },
+    });
+    expect(formatLogLine('gateway', line, options)).toBe('12:03:04 gateway      ERROR handler failed\n    Error: boom\n        at x (y.ts:1:1)');
   });
 
   it('passes a line that is not JSON through after the name', () => {

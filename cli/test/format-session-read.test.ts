@@ -18,7 +18,13 @@ const session = (fields: Partial<Schemas['UserSession']>): Schemas['UserSession'
   ...fields,
 });
 
-const message = (fields: Partial<Schemas['Message']>): Schemas['Message'] => ({ id: 'm1', role: 'user', text: '', createdAt: '2026-10-18T09:00:00.000Z', ...fields });
+const message = (fields: Partial<Schemas['Message']>): Schemas['Message'] => ({
+  id: 'm1',
+  role: 'user',
+  text: '',
+  createdAt: '2026-10-18T09:00:00.000Z',
+  ...fields,
+});
 
 /** A session read as GET /api/v1/sessions/:id answers it. */
 const read = (fields: Partial<Schemas['SessionRead']>): Schemas['SessionRead'] => ({
@@ -87,7 +93,10 @@ describe('formatSessionRead', () => {
 
   it('says where a message was cut and how to read the whole of it', () => {
     const text = formatSessionRead(
-      read({ session: session({ title: 'Big' }), messages: [message({ id: 'm9', text: 'x'.repeat(8000), truncated: true, length: 1_000_000, createdAt: null })] }),
+      read({
+        session: session({ title: 'Big' }),
+        messages: [message({ id: 'm9', text: 'x'.repeat(8000), truncated: true, length: 1_000_000, createdAt: null })],
+      }),
       now,
     );
     expect(text.split('\n').at(-1)).toBe('  … cut at 8,000 of 1,000,000 characters; the whole: relay session show s1 --message m9');

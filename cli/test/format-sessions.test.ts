@@ -24,7 +24,16 @@ describe('formatSessionsTable', () => {
     const table = formatSessionsTable(
       [
         session({ id: 's1', title: 'Terminal', lastActivityAt: '2026-11-30T11:55:00.000Z' }),
-        session({ id: 's-long', title: 'Refactor', provider: 'claude', model: 'sonnet', state: 'running_turn', messageCount: 12, lastActivityAt: '2026-11-30T09:00:00.000Z', archived: true }),
+        session({
+          id: 's-long',
+          title: 'Refactor',
+          provider: 'claude',
+          model: 'sonnet',
+          state: 'running_turn',
+          messageCount: 12,
+          lastActivityAt: '2026-11-30T09:00:00.000Z',
+          archived: true,
+        }),
       ],
       'all',
       now,

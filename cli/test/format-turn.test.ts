@@ -15,12 +15,12 @@ describe('formatTurn', () => {
 
   it('lists the questions a session waits on', () => {
     const pendingQuestions = [{ id: 'card_1', kind: 'ask_user', question: 'Merge?', options: ['Merge', 'Wait'] }];
-    expect(formatTurn({ ...base, status: 'waiting_for_answer', pendingQuestions })).toBe('The session waits for your answer:\n  Merge? [Merge | Wait] (card card_1)');
+    expect(formatTurn({ ...base, status: 'waiting_for_answer', pendingQuestions })).toBe(
+      'The session waits for your answer:\n  Merge? [Merge | Wait] (card card_1)',
+    );
   });
 
   it('says how to look again at a turn still at work, with the note', () => {
-    expect(formatTurn({ ...base, status: 'running', note: 'capped' })).toBe(
-      'The turn is running; look again with: relay session show s1\ncapped',
-    );
+    expect(formatTurn({ ...base, status: 'running', note: 'capped' })).toBe('The turn is running; look again with: relay session show s1\ncapped');
   });
 });

@@ -18,7 +18,9 @@ const metaFile = join(CLI_DIR, 'dist', 'meta.json');
 /** Runs `relay ...args`; answers its exit code and output, never throws. */
 async function relay(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [relayCli, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [relayCli, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

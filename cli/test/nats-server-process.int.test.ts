@@ -27,10 +27,19 @@ describe('startNatsServer', () => {
 
   it('with the relay’s config, lets in only the services’ users, each on its own subjects; the file is the owner’s alone', async () => {
     const configFile = join(storeDir, 'conf', 'nats.conf');
-    writeNatsConfig(configFile, natsUsers(RELAY_BUS_ROLES, (service) => ({ value: `pw-${service}` })));
+    writeNatsConfig(
+      configFile,
+      natsUsers(RELAY_BUS_ROLES, (service) => ({ value: `pw-${service}` })),
+    );
     expect(statSync(configFile).mode & 0o777).toBe(0o600);
     const port = await freePort();
-    const nats = await startNatsServer({ binary: findExecutable('nats-server', process.env['PATH'])!, port, storeDir: join(storeDir, 'auth'), configFile, reporter });
+    const nats = await startNatsServer({
+      binary: findExecutable('nats-server', process.env['PATH'])!,
+      port,
+      storeDir: join(storeDir, 'auth'),
+      configFile,
+      reporter,
+    });
     try {
       await expect(connect({ servers: nats.url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
       await expect(connect({ servers: nats.url, reconnect: false, user: 'scheduler', pass: 'pw-session' })).rejects.toThrow(/Authorization Violation/i);
@@ -49,9 +58,9 @@ describe('startNatsServer', () => {
     const port = await freePort();
     const first = await startNatsServer({ binary: findExecutable('nats-server', process.env['PATH'])!, port, storeDir: join(storeDir, 'a'), reporter });
     try {
-      await expect(startNatsServer({ binary: findExecutable('nats-server', process.env['PATH'])!, port, storeDir: join(storeDir, 'b'), reporter })).rejects.toThrow(
-        /nats-server exited with code 1 before it was ready: Error listening on port.*address already in use/,
-      );
+      await expect(
+        startNatsServer({ binary: findExecutable('nats-server', process.env['PATH'])!, port, storeDir: join(storeDir, 'b'), reporter }),
+      ).rejects.toThrow(/nats-server exited with code 1 before it was ready: Error listening on port.*address already in use/);
     } finally {
       await first.process.stop(5_000);
     }

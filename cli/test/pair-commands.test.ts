@@ -5,7 +5,12 @@ import { parseCommand } from '../src/parse-command.ts';
 describe('relay pair, pairs and unpair', () => {
   it('parses each form', () => {
     expect(parseCommand(['pair', '--code'])).toEqual({ kind: 'pairing-code', json: false });
-    expect(parseCommand(['pair', 'https://build-box.example.com', 'ABCD-EFGH-JKMN', '--json'])).toEqual({ kind: 'pair', url: 'https://build-box.example.com', code: 'ABCD-EFGH-JKMN', json: true });
+    expect(parseCommand(['pair', 'https://build-box.example.com', 'ABCD-EFGH-JKMN', '--json'])).toEqual({
+      kind: 'pair',
+      url: 'https://build-box.example.com',
+      code: 'ABCD-EFGH-JKMN',
+      json: true,
+    });
     expect(parseCommand(['pairs'])).toEqual({ kind: 'pairs', json: false });
     expect(parseCommand(['pairs', 'build-box', '--level', 'read', '--accept-prompts', 'off'])).toEqual({
       kind: 'pairs',

@@ -7,7 +7,12 @@ describe('parseCommand', () => {
     expect(parseCommand(['up'])).toEqual({ kind: 'up', json: false, signInLink: false });
     expect(parseCommand(['up', '--json'])).toEqual({ kind: 'up', json: true, signInLink: false });
     expect(parseCommand(['up', '--json', '--sign-in-link'])).toEqual({ kind: 'up', json: true, signInLink: true });
-    expect(parseCommand(['up', '--replicas', 'subscription=2,session=2'])).toEqual({ kind: 'up', json: false, signInLink: false, replicas: { subscription: 2, session: 2 } });
+    expect(parseCommand(['up', '--replicas', 'subscription=2,session=2'])).toEqual({
+      kind: 'up',
+      json: false,
+      signInLink: false,
+      replicas: { subscription: 2, session: 2 },
+    });
     expect(parseCommand(['up', '--replicas=session=3'])).toMatchObject({ replicas: { session: 3 } });
   });
 
@@ -34,7 +39,22 @@ describe('parseCommand', () => {
       json: false,
     });
     expect(
-      parseCommand(['session', 'create', '--text', 'x', '--provider', 'script', '--model', 'script-1', '--cwd', '/srv', '--mode', 'ask', '--no-wait', '--json']),
+      parseCommand([
+        'session',
+        'create',
+        '--text',
+        'x',
+        '--provider',
+        'script',
+        '--model',
+        'script-1',
+        '--cwd',
+        '/srv',
+        '--mode',
+        'ask',
+        '--no-wait',
+        '--json',
+      ]),
     ).toEqual({
       kind: 'create-hosted-session',
       session: { text: 'x', provider: 'script', model: 'script-1', cwd: '/srv', mode: 'ask' },
@@ -45,7 +65,13 @@ describe('parseCommand', () => {
 
   it('reads say with the rest of the words as the text', () => {
     expect(parseCommand(['say', 's1', 'reply', 'hello'])).toEqual({ kind: 'say', sessionId: 's1', text: 'reply hello', wait: true, json: false });
-    expect(parseCommand(['say', 's1', 'reply hello', '--no-wait', '--json'])).toEqual({ kind: 'say', sessionId: 's1', text: 'reply hello', wait: false, json: true });
+    expect(parseCommand(['say', 's1', 'reply hello', '--no-wait', '--json'])).toEqual({
+      kind: 'say',
+      sessionId: 's1',
+      text: 'reply hello',
+      wait: false,
+      json: true,
+    });
   });
 
   it('reads session show and session set', () => {
@@ -107,8 +133,21 @@ describe('parseCommand: the Inbox', () => {
   });
 
   it('reads relay answer with a text, a choice or --dismiss', () => {
-    expect(parseCommand(['answer', 'ask_1', 'after', 'the', 'review'])).toEqual({ kind: 'answer', id: 'ask_1', answer: 'after the review', dismiss: false, json: false });
-    expect(parseCommand(['answer', 'card_1', '--choice', 'Merge'])).toEqual({ kind: 'answer', id: 'card_1', answer: '', choice: 'Merge', dismiss: false, json: false });
+    expect(parseCommand(['answer', 'ask_1', 'after', 'the', 'review'])).toEqual({
+      kind: 'answer',
+      id: 'ask_1',
+      answer: 'after the review',
+      dismiss: false,
+      json: false,
+    });
+    expect(parseCommand(['answer', 'card_1', '--choice', 'Merge'])).toEqual({
+      kind: 'answer',
+      id: 'card_1',
+      answer: '',
+      choice: 'Merge',
+      dismiss: false,
+      json: false,
+    });
     expect(parseCommand(['answer', 'ask_1', '--dismiss'])).toEqual({ kind: 'answer', id: 'ask_1', answer: '', dismiss: true, json: false });
   });
 
@@ -139,7 +178,13 @@ describe('parseCommand: words and options in any order', () => {
   });
 
   it('reads every word after -- as text', () => {
-    expect(parseCommand(['say', 's1', '--', '--json', 'is', 'a', 'flag'])).toEqual({ kind: 'say', sessionId: 's1', text: '--json is a flag', wait: true, json: false });
+    expect(parseCommand(['say', 's1', '--', '--json', 'is', 'a', 'flag'])).toEqual({
+      kind: 'say',
+      sessionId: 's1',
+      text: '--json is a flag',
+      wait: true,
+      json: false,
+    });
   });
 
   it('refuses an unknown option as a usage error (exit code 2)', () => {
@@ -177,7 +222,14 @@ describe("parseCommand: the user's side of a session", () => {
   it('documents the exit codes and how a session is named in the help', () => {
     expect(HELP_TEXT).toContain('Exit codes: 0 done, 1 refused or failed (the relay said no, or could not be reached), 2 the command line is wrong.');
     expect(HELP_TEXT).toContain('the start of its id');
-    for (const usage of ['relay session stop SESSION', 'relay session archive SESSION', 'relay session unarchive SESSION', 'relay session rename SESSION TITLE', 'relay session group SESSION GROUP|--none', 'relay usage']) {
+    for (const usage of [
+      'relay session stop SESSION',
+      'relay session archive SESSION',
+      'relay session unarchive SESSION',
+      'relay session rename SESSION TITLE',
+      'relay session group SESSION GROUP|--none',
+      'relay usage',
+    ]) {
       expect(HELP_TEXT).toContain(usage);
     }
   });

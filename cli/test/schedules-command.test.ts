@@ -17,8 +17,27 @@ describe('relay schedules', () => {
 
   it('lists the schedules as an aligned table, with the grid note', () => {
     const text = formatSchedules([
-      { ...schedule, id: 'sch_1', title: 'Nightly', session: { id: 's1', title: 'Desk' }, everyMinutes: 1440, nextFireAt: '2026-11-02T02:00:00.000Z', firedCount: 3, skippedCount: 1 },
-      { ...schedule, id: 'sch_2', title: 'Once', session: { id: 's2', title: 'Other' }, once: true, nextFireAt: null, endedAt: '2026-11-01T02:00:00.000Z', endReason: 'fired', firedCount: 1 },
+      {
+        ...schedule,
+        id: 'sch_1',
+        title: 'Nightly',
+        session: { id: 's1', title: 'Desk' },
+        everyMinutes: 1440,
+        nextFireAt: '2026-11-02T02:00:00.000Z',
+        firedCount: 3,
+        skippedCount: 1,
+      },
+      {
+        ...schedule,
+        id: 'sch_2',
+        title: 'Once',
+        session: { id: 's2', title: 'Other' },
+        once: true,
+        nextFireAt: null,
+        endedAt: '2026-11-01T02:00:00.000Z',
+        endReason: 'fired',
+        firedCount: 1,
+      },
     ]);
     expect(text.split('\n')).toEqual([
       'ID     TITLE      FIRES INTO  CADENCE         STATE                          FIRED',

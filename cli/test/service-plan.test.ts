@@ -21,9 +21,7 @@ const input: ServicePlanInput = {
 
 describe('databaseUrlFor', () => {
   it('replaces only the database name', () => {
-    expect(databaseUrlFor(input.databaseServerUrl, 'relay_session')).toBe(
-      'postgresql://postgres:s%40cret@127.0.0.1:54329/relay_session?sslmode=disable',
-    );
+    expect(databaseUrlFor(input.databaseServerUrl, 'relay_session')).toBe('postgresql://postgres:s%40cret@127.0.0.1:54329/relay_session?sslmode=disable');
     expect(databaseUrlFor('postgres://db.example:5432', 'relay_pairing')).toBe('postgres://db.example:5432/relay_pairing');
   });
 });
@@ -61,7 +59,11 @@ describe('serviceEnv', () => {
 
   it('gives each service only its own token, every server the keys of all, and loopback gRPC', () => {
     const pairing = serviceEnv('pairing', input);
-    expect(pairing).toMatchObject({ RELAY_SERVICE_TOKEN: serviceCredentials.tokens.pairing, RELAY_SERVICE_KEYS: serviceCredentials.keys, GRPC_HOST: '127.0.0.1' });
+    expect(pairing).toMatchObject({
+      RELAY_SERVICE_TOKEN: serviceCredentials.tokens.pairing,
+      RELAY_SERVICE_KEYS: serviceCredentials.keys,
+      GRPC_HOST: '127.0.0.1',
+    });
     expect(serviceKey(serviceCredentials.tokens.pairing)).toHaveLength(64);
     const everyToken = Object.values(serviceCredentials.tokens);
     const gateway = serviceEnv('gateway', input);

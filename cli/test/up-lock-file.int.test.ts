@@ -68,7 +68,14 @@ describe('stopLeftovers', () => {
     const stranger = fakeProcess('unrelated.js');
     await Promise.all([service, stranger].map((child) => new Promise((resolve) => child.once('spawn', resolve))));
     await stopLeftovers(
-      { pid: 1, startedAt: '', children: [{ name: 'session', pid: service.pid! }, { name: 'gateway', pid: stranger.pid! }] },
+      {
+        pid: 1,
+        startedAt: '',
+        children: [
+          { name: 'session', pid: service.pid! },
+          { name: 'gateway', pid: stranger.pid! },
+        ],
+      },
       () => undefined,
     );
     expect(isProcessAlive(service.pid!)).toBe(false);

@@ -36,7 +36,10 @@ describe('relay up, twice', () => {
     const out = new PassThrough();
     const err = new PassThrough();
     const [stdout, stderr] = [collect(out), collect(err)];
-    const code = await runUp({ json: false }, { env: {}, out: out as unknown as NodeJS.WriteStream, err: err as unknown as NodeJS.WriteStream, hasParentChannel: false, paths });
+    const code = await runUp(
+      { json: false },
+      { env: {}, out: out as unknown as NodeJS.WriteStream, err: err as unknown as NodeJS.WriteStream, hasParentChannel: false, paths },
+    );
 
     expect(code).toBe(1);
     expect(stderr()).toBe(`relay: relay is already running: http://127.0.0.1:7420 (pid ${first.pid}); this relay up starts nothing\n`);

@@ -27,7 +27,12 @@ describe('relay usage', () => {
           status: 'ok',
           meters: [{ name: 'cost_usd', used: 12.5, allowance: 50, remaining: 37.5, utilization: 0.25, resetsAt: '2026-12-01T00:00:00.000Z' }],
         },
-        { provider: 'claude', status: 'paused', pausedUntil: '2026-11-30T15:00:00.000Z', meters: [{ name: 'tokens', used: 1234567, allowance: null, remaining: null, utilization: null, resetsAt: null }] },
+        {
+          provider: 'claude',
+          status: 'paused',
+          pausedUntil: '2026-11-30T15:00:00.000Z',
+          meters: [{ name: 'tokens', used: 1234567, allowance: null, remaining: null, utilization: null, resetsAt: null }],
+        },
         { provider: 'codex', status: 'not_set_up', reason: 'no OPENAI_API_KEY', meters: [] },
       ],
       claudeUsageLimitPaused: true,
@@ -55,9 +60,12 @@ describe('relay usage --days N', () => {
     expect(parseCommand(argv)).toEqual(expected);
   });
 
-  it.each([[['usage', '--days', '0']], [['usage', '--days', '367']], [['usage', '--days', '1.5']], [['usage', '--days', 'week']]])('refuses %j as a usage error', (argv) => {
-    expect(() => parseCommand(argv)).toThrow(new CliError('--days must be a whole number from 1 to 366', USAGE_EXIT_CODE));
-  });
+  it.each([[['usage', '--days', '0']], [['usage', '--days', '367']], [['usage', '--days', '1.5']], [['usage', '--days', 'week']]])(
+    'refuses %j as a usage error',
+    (argv) => {
+      expect(() => parseCommand(argv)).toThrow(new CliError('--days must be a whole number from 1 to 366', USAGE_EXIT_CODE));
+    },
+  );
 
   it('is in the help', () => {
     expect(HELP_TEXT).toContain('relay usage --days N');
@@ -91,7 +99,9 @@ describe('relay usage --days N', () => {
       out.on('data', (chunk: Buffer) => (text += chunk.toString()));
       const env = { RELAY_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, RELAY_TOKEN: 'rly_u_test' };
       expect(await runUsage({ json: false, days: 3 }, { env, out })).toBe(0);
-      expect(asked.map((request) => [request.method, request.url, request.headers.authorization])).toEqual([['GET', '/api/v1/usage/daily?days=3', 'Bearer rly_u_test']]);
+      expect(asked.map((request) => [request.method, request.url, request.headers.authorization])).toEqual([
+        ['GET', '/api/v1/usage/daily?days=3', 'Bearer rly_u_test'],
+      ]);
       expect(text).toBe(`${formatDailyUsage(SERIES)}\n`);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -44,11 +44,7 @@ describe('relay users and whoami', () => {
         { id: 'u1', name: 'Ada', role: 'admin', createdAt: '2026-11-01T09:00:00.000Z' },
         { id: 'u2', name: 'Bob', role: 'member', createdAt: '2026-11-02T09:00:00.000Z' },
       ]).split('\n'),
-    ).toEqual([
-      'ID  NAME  ROLE    SINCE',
-      'u1  Ada   admin   2026-11-01T09:00:00.000Z',
-      'u2  Bob   member  2026-11-02T09:00:00.000Z',
-    ]);
+    ).toEqual(['ID  NAME  ROLE    SINCE', 'u1  Ada   admin   2026-11-01T09:00:00.000Z', 'u2  Bob   member  2026-11-02T09:00:00.000Z']);
     expect(formatUsers([])).toBe('No users.');
     expect(formatUser({ id: 'u2', name: 'Bob', role: 'member' })).toBe('u2  Bob  member');
   });

@@ -22,7 +22,11 @@ import { linkTo, navigate, useRoute, type Route } from './router.ts';
 import type { Schemas } from '@relay/user-api';
 import { useLive } from './use-api.ts';
 
-type Who = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Schemas['Me']['user']; relay: Schemas['RelayInfo'] } | { kind: 'trouble'; error: ApiError };
+type Who =
+  | { kind: 'checking' }
+  | { kind: 'signed-out' }
+  | { kind: 'signed-in'; me: Schemas['Me']['user']; relay: Schemas['RelayInfo'] }
+  | { kind: 'trouble'; error: ApiError };
 
 export function App() {
   const route = useRoute();
@@ -148,7 +152,8 @@ function Page({ route, admin, me }: { route: Route; admin: boolean; me: Schemas[
 
 function Header({ route, name, me, onSignedOut }: { route: Route; name: string; me: Schemas['Me']['user']; onSignedOut: () => void }) {
   const live = useLive();
-  const current = (page: Route['page']) => (route.page === page || (page === 'sessions' && route.page === 'conversation') || (page === 'inbox' && route.page === 'card') ? 'page' : undefined);
+  const current = (page: Route['page']) =>
+    route.page === page || (page === 'sessions' && route.page === 'conversation') || (page === 'inbox' && route.page === 'card') ? 'page' : undefined;
   return (
     <header class="top">
       <a class="brand" {...linkTo('/')}>
@@ -190,7 +195,12 @@ function Header({ route, name, me, onSignedOut }: { route: Route; name: string; 
         </p>
       ) : null}
       <div class="me">
-        <span class={live.connected ? 'dot on' : 'dot'} title={live.connected ? 'live' : 'reconnecting'} aria-label={live.connected ? 'Live updates on' : 'Reconnecting'} role="status" />
+        <span
+          class={live.connected ? 'dot on' : 'dot'}
+          title={live.connected ? 'live' : 'reconnecting'}
+          aria-label={live.connected ? 'Live updates on' : 'Reconnecting'}
+          role="status"
+        />
         <span>
           {me.name || me.id} <span class="muted">({me.role})</span>
         </span>

@@ -60,7 +60,8 @@ export function useApi<P extends ApiPath<'get'>>(
     read(path, options).then(
       (data) => current && setResource({ data, error: undefined, loading: false }),
       (error: unknown) =>
-        current && setResource((before) => ({ data: before.data, error: error instanceof ApiError ? error : new ApiError(0, 'FAULT', String(error)), loading: false })),
+        current &&
+        setResource((before) => ({ data: before.data, error: error instanceof ApiError ? error : new ApiError(0, 'FAULT', String(error)), loading: false })),
     );
     return () => {
       current = false;

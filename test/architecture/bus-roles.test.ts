@@ -37,9 +37,12 @@ describe('RELAY_BUS_ROLES (the NATS users and their permissions)', () => {
     expect(role.streams.map((stream) => stream.name).sort()).toEqual(streams);
   });
 
-  it.each(RELAY_BUS_ROLES.map((role) => [role.service, role] as const))('%s: may publish exactly the subjects of the streams the protos give it', (_service, role) => {
-    for (const stream of role.streams) expect(stream).toEqual(BusStreams[stream.name as keyof typeof BusStreams]);
-  });
+  it.each(RELAY_BUS_ROLES.map((role) => [role.service, role] as const))(
+    '%s: may publish exactly the subjects of the streams the protos give it',
+    (_service, role) => {
+      for (const stream of role.streams) expect(stream).toEqual(BusStreams[stream.name as keyof typeof BusStreams]);
+    },
+  );
 
   it('gives the gateway no NATS user: it does not use the bus', () => {
     expect(declared('gateway')).toEqual({ durables: [], streams: [] });

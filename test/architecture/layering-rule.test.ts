@@ -28,11 +28,27 @@ tester.run('relay/layering', layering, {
   invalid: [
     { filename: at('session/src/domain/turns/turn.ts'), code: "import { PrismaClient } from '@prisma/client';", errors: [{ messageId: 'fault' }] },
     { filename: at('session/src/domain/turns/turn.ts'), code: "import { runTurn } from '../../app/turns/run-turn.ts';", errors: [{ messageId: 'fault' }] },
-    { filename: at('session/src/app/turns/run-turn.ts'), code: "import { ClaudeProvider } from '../../adapters/providers/claude/claude-provider.ts';", errors: [{ messageId: 'fault' }] },
+    {
+      filename: at('session/src/app/turns/run-turn.ts'),
+      code: "import { ClaudeProvider } from '../../adapters/providers/claude/claude-provider.ts';",
+      errors: [{ messageId: 'fault' }],
+    },
     { filename: at('session/src/app/turns/run-turn.ts'), code: "import { config } from '../../config.ts';", errors: [{ messageId: 'fault' }] },
-    { filename: at('session/src/adapters/bus/wakeup-consumer.ts'), code: "import { PrismaSessionStore } from '../store/prisma-session-store.ts';", errors: [{ messageId: 'fault' }] },
-    { filename: at('session/src/adapters/grpc/session-grpc.ts'), code: "export { BackgroundTasks } from '../tasks/background-tasks.ts';", errors: [{ messageId: 'fault' }] },
-    { filename: at('session/src/adapters/grpc/session-grpc.ts'), code: "import { questionGrpc } from '../../../../question/src/adapters/grpc/question-grpc.ts';", errors: [{ messageId: 'fault' }] },
+    {
+      filename: at('session/src/adapters/bus/wakeup-consumer.ts'),
+      code: "import { PrismaSessionStore } from '../store/prisma-session-store.ts';",
+      errors: [{ messageId: 'fault' }],
+    },
+    {
+      filename: at('session/src/adapters/grpc/session-grpc.ts'),
+      code: "export { BackgroundTasks } from '../tasks/background-tasks.ts';",
+      errors: [{ messageId: 'fault' }],
+    },
+    {
+      filename: at('session/src/adapters/grpc/session-grpc.ts'),
+      code: "import { questionGrpc } from '../../../../question/src/adapters/grpc/question-grpc.ts';",
+      errors: [{ messageId: 'fault' }],
+    },
     { filename: at('gateway/src/app/relay-tool/dispatch.ts'), code: "import { startSession } from '@relay/session';", errors: [{ messageId: 'fault' }] },
     { filename: at('gateway/src/app/relay-tool/dispatch.ts'), code: "import { Bus } from '@relay/bus/src/connect-bus.ts';", errors: [{ messageId: 'fault' }] },
   ],

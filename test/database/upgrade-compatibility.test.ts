@@ -137,7 +137,9 @@ describe('the ask_mark change, replayed from git, is refused', () => {
   });
 
   it("by its parent's schema against the database its migrations make", async () => {
-    expect(await breaksAgainst(`${change}~1`, 'session', migrationsAt(change, 'session'))).toEqual(['column sessions.asked_about is gone; the previous release reads it']);
+    expect(await breaksAgainst(`${change}~1`, 'session', migrationsAt(change, 'session'))).toEqual([
+      'column sessions.asked_about is gone; the previous release reads it',
+    ]);
   });
 
   it("and its parent's own migrations fit its parent (the check is not merely strict)", async () => {

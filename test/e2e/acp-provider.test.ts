@@ -30,7 +30,13 @@ beforeAll(async () => {
     env: {
       RELAY_AGENT_SESSIONS: 'on',
       RELAY_ACP_AGENTS: JSON.stringify([
-        { id: 'fake', name: 'Fake ACP', command: ['node', join(harness, 'fake-acp-agent.mjs')], readOnly: [harness, nodeModules], env: { FAKE_AGENT_KEY: 'acp-secret-key' } },
+        {
+          id: 'fake',
+          name: 'Fake ACP',
+          command: ['node', join(harness, 'fake-acp-agent.mjs')],
+          readOnly: [harness, nodeModules],
+          env: { FAKE_AGENT_KEY: 'acp-secret-key' },
+        },
         { id: 'gemini', name: 'Gemini CLI', command: ['gemini-not-installed', '--experimental-acp'] },
       ]),
     },
@@ -45,7 +51,11 @@ afterAll(async () => {
 describe('an ACP agent as a provider', () => {
   it('relay_info lists it with the models it offers; a missing agent is unavailable, with why', async () => {
     const info = await relayToolResult(relay, { action: 'relay_info', relay: 'this' });
-    expect(info.providers.find((provider: any) => provider.id === 'fake')).toMatchObject({ name: 'Fake ACP', available: true, models: ['fake-pro-2', 'fake-flash-2'] });
+    expect(info.providers.find((provider: any) => provider.id === 'fake')).toMatchObject({
+      name: 'Fake ACP',
+      available: true,
+      models: ['fake-pro-2', 'fake-flash-2'],
+    });
     expect(info.providers.find((provider: any) => provider.id === 'gemini')).toMatchObject({
       available: false,
       reason: "the ACP agent's program gemini-not-installed is not on this relay's PATH (RELAY_ACP_AGENTS)",
@@ -86,7 +96,7 @@ describe('an ACP agent as a provider', () => {
     expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
   });
 
-  it('writes and reads files in the sandbox on the owner\'s Allow: the file appears in the folder, and never in its masked .relay folder', async () => {
+  it("writes and reads files in the sandbox on the owner's Allow: the file appears in the folder, and never in its masked .relay folder", async () => {
     const write = await startTurn('write: notes/plan.txt step one');
     const card = await pendingCard(relay, write.id);
     expect(card.title).toBe('Fake ACP (fake-pro-2) wants to write a file');
@@ -108,7 +118,9 @@ describe('an ACP agent as a provider', () => {
 
   it('stop interrupts a turn mid-way (session/cancel)', async () => {
     const { id: sessionId, messageId } = await startTurn('hang');
-    await until('the agent working', async () => ((await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.inFlight?.includes('working') ? true : undefined));
+    await until('the agent working', async () =>
+      (await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.inFlight?.includes('working') ? true : undefined,
+    );
     expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
     const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('stopped');

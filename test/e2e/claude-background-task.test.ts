@@ -26,7 +26,10 @@ function toolResult(body: any, toolUseId: string): { text: string; isError: bool
   const last = body.messages.at(-1);
   const block = Array.isArray(last?.content) ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === toolUseId) : undefined;
   if (block === undefined) return undefined;
-  return { text: typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text ?? '').join(''), isError: block.is_error === true };
+  return {
+    text: typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text ?? '').join(''),
+    isError: block.is_error === true,
+  };
 }
 
 function toolUse(start: string, id: string, name: string, input: unknown): string[] {
@@ -76,7 +79,11 @@ async function answerWithSubagent(body: any, start: string): Promise<string[]> {
     await holdMain?.release;
     return text(start, 'The helper found nothing.');
   }
-  return toolUse(start, 'toolu_agent_1', 'Agent', { description: 'Check web/ for XSS', prompt: 'SUBAGENT: look at web/ for XSS and answer in one line.', subagent_type: 'general-purpose' });
+  return toolUse(start, 'toolu_agent_1', 'Agent', {
+    description: 'Check web/ for XSS',
+    prompt: 'SUBAGENT: look at web/ for XSS and answer in one line.',
+    subagent_type: 'general-purpose',
+  });
 }
 
 /**
@@ -84,8 +91,20 @@ async function answerWithSubagent(body: any, start: string): Promise<string[]> {
  * names, word for word; then replies with that call's summary.
  */
 function answer(body: any): string[] | Promise<string[]> {
-  const start = sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 200, output_tokens: 1 } } });
-  if (JSON.stringify(body.messages).includes('Check web/ with a helper') || JSON.stringify(body.messages[0]).includes('SUBAGENT:')) return answerWithSubagent(body, start);
+  const start = sse('message_start', {
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 200, output_tokens: 1 },
+    },
+  });
+  if (JSON.stringify(body.messages).includes('Check web/ with a helper') || JSON.stringify(body.messages[0]).includes('SUBAGENT:'))
+    return answerWithSubagent(body, start);
   const read = toolResult(body, 'toolu_read_1');
   if (read !== undefined) return text(start, `Read: ${JSON.parse(read.text).summary}`);
   const started = toolResult(body, 'toolu_bash_bg');
@@ -121,7 +140,13 @@ afterAll(async () => {
 
 describe('background work of the real Claude Code', () => {
   it('runs as the relay’s task after the user’s Allow, outlives the turn in the session folder, and the model reads it as told', async () => {
-    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'Suite', text: 'Run the suite in the background.' });
+    const created = await relay.api('POST', '/api/v1/sessions', {
+      provider: 'claude-api',
+      model: 'claude-sonnet-5-5',
+      cwd: folder,
+      title: 'Suite',
+      text: 'Run the suite in the background.',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const sessionId = created.body.session.id;
     // The user's permission stays: a card first.
@@ -152,13 +177,22 @@ describe('background work of the real Claude Code', () => {
   });
 
   it('a read-only command Claude Code would run unasked asks too, and runs as the relay’s task', async () => {
-    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'List', text: 'List the folder in the background.' });
+    const created = await relay.api('POST', '/api/v1/sessions', {
+      provider: 'claude-api',
+      model: 'claude-sonnet-5-5',
+      cwd: folder,
+      title: 'List',
+      text: 'List the folder in the background.',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const sessionId = created.body.session.id;
     const card = await pendingCard(relay, sessionId);
     expect([card.title, ...card.lines].join(' ')).toMatch(/Bash/);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    expect(await finish(relay, sessionId, created.body.message_id)).toMatchObject({ status: 'done', reply: { text: expect.stringMatching(/^Read: read_task_output/) } });
+    expect(await finish(relay, sessionId, created.body.message_id)).toMatchObject({
+      status: 'done',
+      reply: { text: expect.stringMatching(/^Read: read_task_output/) },
+    });
     const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}`);
     const [task] = body.session.tasks;
     expect(task).toMatchObject({ type: 'local_bash', description: 'ls' });
@@ -175,7 +209,13 @@ describe('background work of the real Claude Code', () => {
     holdSubagent = subagent.hold;
     holdMain = main.hold;
     try {
-      const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: 'Review', text: 'Check web/ with a helper.' });
+      const created = await relay.api('POST', '/api/v1/sessions', {
+        provider: 'claude-api',
+        model: 'claude-sonnet-5-5',
+        cwd: folder,
+        title: 'Review',
+        text: 'Check web/ with a helper.',
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const sessionId = created.body.session.id;
       const tasksOf = async () => (await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.session.tasks;
@@ -192,7 +232,12 @@ describe('background work of the real Claude Code', () => {
       expect(running[0].health).toBeUndefined();
       // read_task_output answers the task with its status, no lines, and why.
       const read = await relayToolResult(relay, { action: 'read_task_output', relay: 'this', session: sessionId, task_id: running[0].taskId });
-      expect(read).toMatchObject({ ok: true, task: { type: 'local_agent', status: 'running' }, tail: [], notes: [expect.stringContaining('not a shell command')] });
+      expect(read).toMatchObject({
+        ok: true,
+        task: { type: 'local_agent', status: 'running' },
+        tail: [],
+        notes: [expect.stringContaining('not a shell command')],
+      });
 
       // The sub-agent answers while the turn still runs: Claude Code's report ends its task.
       subagent.release();

@@ -29,15 +29,18 @@ const PUBLIC_MCP = 'https://relay.example.test/mcp';
  */
 async function onMessage(turn: CloudTurn): Promise<void> {
   const relayCall = /relay: (.*)$/m.exec(turn.text)?.[1];
-  if (relayCall !== undefined) return turn.reply(`relay_tool said: ${await turn.callMcp('relay', 'relay_tool', JSON.parse(relayCall))}`, { input: 100, output: 10 });
+  if (relayCall !== undefined)
+    return turn.reply(`relay_tool said: ${await turn.callMcp('relay', 'relay_tool', JSON.parse(relayCall))}`, { input: 100, output: 10 });
   const command = /run: (.*)$/m.exec(turn.text)?.[1];
   if (command !== undefined) {
     const confirmation = await turn.askTool('bash', { command });
-    if (confirmation.result === 'allow') turn.emit({ type: 'agent.tool_result', tool_use_id: confirmation.tool_use_id, content: [{ type: 'text', text: 'done' }], is_error: false });
+    if (confirmation.result === 'allow')
+      turn.emit({ type: 'agent.tool_result', tool_use_id: confirmation.tool_use_id, content: [{ type: 'text', text: 'done' }], is_error: false });
     turn.reply(confirmation.result === 'allow' ? `ran: ${command}` : `denied: ${confirmation.deny_message}`, { input: 100, output: 10 });
     return;
   }
-  if (turn.text.endsWith('refuse')) return turn.end({ type: 'refusal' }, { type: 'refusal', category: null, explanation: 'that is not something to help with' });
+  if (turn.text.endsWith('refuse'))
+    return turn.end({ type: 'refusal' }, { type: 'refusal', category: null, explanation: 'that is not something to help with' });
   if (turn.text.endsWith('spend')) return turn.end({ type: 'budget_reached' });
   if (turn.text.endsWith('wait')) {
     turn.emit({ type: 'agent.tool_use', name: 'bash', input: { command: 'sleep 600' }, evaluated_permission: 'allow' });
@@ -48,7 +51,8 @@ async function onMessage(turn: CloudTurn): Promise<void> {
 }
 
 /** A Claude Cloud session on the repository's branch, started with `text`. */
-const startSession = (text: string) => createSession(relay, { provider: 'claude-cloud', model: 'claude-sonnet-5-5', repo: REPO, branch: BRANCH, title: 'Banner', text });
+const startSession = (text: string) =>
+  createSession(relay, { provider: 'claude-cloud', model: 'claude-sonnet-5-5', repo: REPO, branch: BRANCH, title: 'Banner', text });
 
 async function send(sessionId: string, text: string): Promise<string> {
   const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text });
@@ -91,7 +95,11 @@ afterAll(async () => {
 describe('Claude Cloud as a provider (Managed Agents API, against its fake)', () => {
   it('relay_info lists it as available with Claude’s model ids; no secret', async () => {
     const info = await relayToolResult(relay, { action: 'relay_info', relay: 'this' });
-    expect(info.providers.find((provider: any) => provider.id === 'claude-cloud')).toMatchObject({ name: 'Claude Cloud', available: true, models: expect.arrayContaining(['claude-sonnet-5-5']) });
+    expect(info.providers.find((provider: any) => provider.id === 'claude-cloud')).toMatchObject({
+      name: 'Claude Cloud',
+      available: true,
+      models: expect.arrayContaining(['claude-sonnet-5-5']),
+    });
     expect(JSON.stringify(info)).not.toContain('sk-ant-api-cloud');
   });
 
@@ -141,7 +149,12 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     const { id: sessionId, messageId } = await startSession('run: npm test');
     const card = await pendingCard(relay, sessionId);
     expect(card.title).toBe('Claude Cloud (claude-sonnet-5-5) wants to run a command');
-    expect(card.lines).toEqual([`Repository: ${REPO}`, `Branch: ${BRANCH}`, 'Command: npm test', expect.stringMatching(/^Runs in: Anthropic's cloud container/)]);
+    expect(card.lines).toEqual([
+      `Repository: ${REPO}`,
+      `Branch: ${BRANCH}`,
+      'Command: npm test',
+      expect.stringMatching(/^Runs in: Anthropic's cloud container/),
+    ]);
     // Nothing was confirmed before the person decided.
     expect(cloudSessionOf(sessionId)!.received.map((event) => event.type)).toEqual(['user.message']);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
@@ -176,7 +189,10 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
 
   it('ends a turn the model refused with Claude’s explanation, and fails one past the session’s budget with why', async () => {
     const refused = await startSession('refuse');
-    expect(await finish(relay, refused.id, refused.messageId)).toMatchObject({ status: 'done', reply: { text: 'Claude declined to answer: that is not something to help with' } });
+    expect(await finish(relay, refused.id, refused.messageId)).toMatchObject({
+      status: 'done',
+      reply: { text: 'Claude declined to answer: that is not something to help with' },
+    });
     const spent = await startSession('spend');
     const turn = await finish(relay, spent.id, spent.messageId);
     expect(turn).toMatchObject({ status: 'error', error: expect.stringContaining("the session's budget is used up") });
@@ -196,7 +212,10 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     expect(turn.reply.text).toMatch(/^relay_tool said: \{"ok":true/);
     expect(turn.reply.text).toContain('hello from Claude Cloud');
     expect(api.sessions.size).toBe(sessionsBefore);
-    expect(cloud.received.filter((event) => event.type === 'user.message').map((event) => event.content[0].text)).toEqual(['hello', expect.stringMatching(/^relay: /)]);
+    expect(cloud.received.filter((event) => event.type === 'user.message').map((event) => event.content[0].text)).toEqual([
+      'hello',
+      expect.stringMatching(/^relay: /),
+    ]);
   });
 
   it('hands a turn waiting on its card over when the session service stops: the same card, its decision sent once', async () => {
@@ -218,7 +237,15 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
 
   it('refuses a model it does not run, with the close match, before anything is created', async () => {
     const cloudSessions = api.sessions.size;
-    const refused = await relayToolResult(relay, { action: 'create_session', relay: 'this', provider: 'claude-cloud', repo: REPO, branch: BRANCH, model: 'claude-sonnet-5.5', text: 'hello' });
+    const refused = await relayToolResult(relay, {
+      action: 'create_session',
+      relay: 'this',
+      provider: 'claude-cloud',
+      repo: REPO,
+      branch: BRANCH,
+      model: 'claude-sonnet-5.5',
+      text: 'hello',
+    });
     expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['claude-sonnet-5-5'] });
     expect(api.sessions.size).toBe(cloudSessions);
   });
@@ -229,6 +256,9 @@ describe('Claude Cloud as a provider (Managed Agents API, against its fake)', ()
     // Seven answered turns (hello in three sessions, Allow, Deny, relay_tool, the turn handed over): 110 tokens each,
     // and the fake's list price of a cent per hundred tokens grew each session's cumulative list cost by $0.01 a turn
     // (the stopped, refused and spent turns reported nothing).
-    expect(cloud).toMatchObject({ status: 'ok', meters: [expect.objectContaining({ name: 'tokens', used: 7 * 110 }), expect.objectContaining({ name: 'cost_usd', used: 0.07 })] });
+    expect(cloud).toMatchObject({
+      status: 'ok',
+      meters: [expect.objectContaining({ name: 'tokens', used: 7 * 110 }), expect.objectContaining({ name: 'cost_usd', used: 0.07 })],
+    });
   });
 });

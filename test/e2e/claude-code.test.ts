@@ -24,7 +24,9 @@ const requests: { apiKey: string | undefined; body: any }[] = [];
 /** The last user message's tool_result for our tool call, if any. */
 function toolResult(body: any): string | undefined {
   const last = body.messages.at(-1);
-  const block = Array.isArray(last?.content) ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === 'toolu_relay_1') : undefined;
+  const block = Array.isArray(last?.content)
+    ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === 'toolu_relay_1')
+    : undefined;
   if (block === undefined) return undefined;
   return typeof block.content === 'string' ? block.content : block.content.map((part: any) => part.text ?? '').join('');
 }
@@ -32,12 +34,17 @@ function toolResult(body: any): string | undefined {
 /** The fake model's reply to a prompt that asks for a file: run a shell command (Claude Code asks the user first). */
 function answerWithBash(body: any, start: string): string[] {
   const last = body.messages.at(-1);
-  const result = Array.isArray(last?.content) ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === 'toolu_bash_1') : undefined;
+  const result = Array.isArray(last?.content)
+    ? last.content.find((part: any) => part.type === 'tool_result' && part.tool_use_id === 'toolu_bash_1')
+    : undefined;
   if (result === undefined) {
     return [
       start,
       sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_bash_1', name: 'Bash', input: {} } }),
-      sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command: 'echo made > made-by-claude.txt', description: 'Write a file' }) } }),
+      sse('content_block_delta', {
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command: 'echo made > made-by-claude.txt', description: 'Write a file' }) },
+      }),
       sse('content_block_stop', { index: 0 }),
       sse('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }),
       sse('message_stop', {}),
@@ -73,7 +80,10 @@ async function answerAsWatcher(body: any, start: string): Promise<string[]> {
     return [
       start,
       sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_sub_1', name: 'mcp__relay__relay_tool', input: {} } }),
-      sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ action: 'subscribe', relay: 'this', sessions: [helper], events: ['turn_end'] }) } }),
+      sse('content_block_delta', {
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify({ action: 'subscribe', relay: 'this', sessions: [helper], events: ['turn_end'] }) },
+      }),
       sse('content_block_stop', { index: 0 }),
       sse('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }),
       sse('message_stop', {}),
@@ -86,7 +96,18 @@ async function answerAsWatcher(body: any, start: string): Promise<string[]> {
 
 /** The fake model: asks for list_sessions through relay_tool, then answers with what the tool said. */
 function answer(body: any): string[] | Promise<string[]> {
-  const start = sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 200, output_tokens: 1 } } });
+  const start = sse('message_start', {
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 200, output_tokens: 1 },
+    },
+  });
   if (JSON.stringify(body.messages[0]).includes('Make the file')) return answerWithBash(body, start);
   if (JSON.stringify(body.messages[0]).includes('Watch session')) return answerAsWatcher(body, start);
   const result = toolResult(body);
@@ -115,7 +136,10 @@ function answer(body: any): string[] | Promise<string[]> {
 
 beforeAll(async () => {
   configDir = await mkdtemp(join(tmpdir(), 'relay-claude-config-'));
-  api = await startFakeAnthropicApi({ answer, onTurnRequest: (body, request) => requests.push({ apiKey: request.headers['x-api-key'] as string | undefined, body }) });
+  api = await startFakeAnthropicApi({
+    answer,
+    onTurnRequest: (body, request) => requests.push({ apiKey: request.headers['x-api-key'] as string | undefined, body }),
+  });
   relay = await startRelay({
     name: 'desk',
     // A virtual clock at the real rate, so the steer test can skip the 30-second window (relay.jumpTo).
@@ -134,7 +158,13 @@ describe('the claude-api provider with the real Claude Code', () => {
   let firstReply: string;
 
   it("runs a turn whose mcp__relay__relay_tool call reaches the gateway with the session's token, and answers with its result", async () => {
-    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: '/tmp', title: 'Claude', text: 'Which sessions are there?' });
+    const created = await relay.api('POST', '/api/v1/sessions', {
+      provider: 'claude-api',
+      model: 'claude-sonnet-5-5',
+      cwd: '/tmp',
+      title: 'Claude',
+      text: 'Which sessions are there?',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     sessionId = created.body.session.id;
     const turn = await finish(relay, sessionId, created.body.message_id);
@@ -147,7 +177,10 @@ describe('the claude-api provider with the real Claude Code', () => {
     expect(first!.apiKey).toBe('sk-ant-api-test-key');
     expect(first!.body.model).toBe('claude-sonnet-5-5');
     expect(JSON.stringify(first!.body.messages)).toContain('Which sessions are there?');
-    expect(first!.body.tools.find((tool: any) => tool.name === 'mcp__relay__relay_tool').input_schema).toMatchObject({ type: 'object', properties: { action: expect.any(Object) } });
+    expect(first!.body.tools.find((tool: any) => tool.name === 'mcp__relay__relay_tool').input_schema).toMatchObject({
+      type: 'object',
+      properties: { action: expect.any(Object) },
+    });
     expect(toolResult(second!.body)).toContain('"ok":true');
   });
 
@@ -169,8 +202,17 @@ describe('the claude-api provider with the real Claude Code', () => {
     const allowed = await mkdtemp(join(tmpdir(), 'relay-claude-allow-'));
     const denied = await mkdtemp(join(tmpdir(), 'relay-claude-deny-'));
     try {
-      for (const [folder, decision, reply] of [[allowed, 'allow', 'The file is written.'], [denied, 'deny', 'The command was refused.']] as const) {
-        const created = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: folder, title: decision, text: 'Make the file, please.' });
+      for (const [folder, decision, reply] of [
+        [allowed, 'allow', 'The file is written.'],
+        [denied, 'deny', 'The command was refused.'],
+      ] as const) {
+        const created = await relay.api('POST', '/api/v1/sessions', {
+          provider: 'claude-api',
+          model: 'claude-sonnet-5-5',
+          cwd: folder,
+          title: decision,
+          text: 'Make the file, please.',
+        });
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         const id = created.body.session.id;
         let card: any;
@@ -210,7 +252,13 @@ describe('the claude-api provider with the real Claude Code', () => {
     const database = new pg.Client({ connectionString: relay.databaseUrls.session });
     await database.connect();
     try {
-      const watcher = await relay.api('POST', '/api/v1/sessions', { provider: 'claude-api', model: 'claude-sonnet-5-5', cwd: '/tmp', title: 'Watcher', text: `Watch session ${helper.body.session.id}.` });
+      const watcher = await relay.api('POST', '/api/v1/sessions', {
+        provider: 'claude-api',
+        model: 'claude-sonnet-5-5',
+        cwd: '/tmp',
+        title: 'Watcher',
+        text: `Watch session ${helper.body.session.id}.`,
+      });
       expect(watcher.status, JSON.stringify(watcher.body)).toBe(201);
       const id = watcher.body.session.id;
       // The first watch asks the user.
@@ -244,7 +292,9 @@ describe('the claude-api provider with the real Claude Code', () => {
       // The model read the row as it is: a user message starting with the relay's event header, no steer note.
       const steered = requests
         .flatMap((request) => request.body.messages)
-        .flatMap((message: any) => (message.role === 'user' ? (typeof message.content === 'string' ? [message.content] : message.content.map((part: any) => part.text ?? '')) : []))
+        .flatMap((message: any) =>
+          message.role === 'user' ? (typeof message.content === 'string' ? [message.content] : message.content.map((part: any) => part.text ?? '')) : [],
+        )
         .find((content: string) => content.includes('[relay event'));
       expect(steered).toMatch(/^\[relay event[^\]]*\]\n\[relay event\] session "Helper" \(.{4}…\): turn_end \(done\) "done"$/);
     } finally {

@@ -26,7 +26,10 @@ describe('Claude on a relay that cannot run it', () => {
   it('relay_info lists claude and claude-api as unavailable, each with why, and no credential', async () => {
     const info = await relayTool({ action: 'relay_info', relay: 'this' });
     const byId = Object.fromEntries(info.providers.map((provider: any) => [provider.id, provider]));
-    expect(byId['claude']).toMatchObject({ available: false, reason: "Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable" });
+    expect(byId['claude']).toMatchObject({
+      available: false,
+      reason: "Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable",
+    });
     expect(byId['claude-api']).toMatchObject({ available: false, reason: 'no Anthropic API key configured (ANTHROPIC_API_KEY)' });
     expect(byId['claude']!.models).toEqual(['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5']);
     expect(JSON.stringify(info)).not.toContain('sk-ant-oat');
@@ -44,7 +47,10 @@ describe('Claude on a relay that cannot run it', () => {
 
   it('usage says both are not set up, with why, and no credential', async () => {
     const usage = await relayTool({ action: 'usage', relay: 'this' });
-    expect(usage.providers.find((provider: any) => provider.provider === 'claude')).toMatchObject({ status: 'not_set_up', reason: expect.stringContaining('RELAY_CLAUDE_EXECUTABLE') });
+    expect(usage.providers.find((provider: any) => provider.provider === 'claude')).toMatchObject({
+      status: 'not_set_up',
+      reason: expect.stringContaining('RELAY_CLAUDE_EXECUTABLE'),
+    });
     expect(usage.providers.find((provider: any) => provider.provider === 'claude-api')).toMatchObject({ status: 'not_set_up' });
     expect(usage.claudeUsageLimitPaused).toBe(false);
     expect(JSON.stringify(usage)).not.toContain('sk-ant-oat');

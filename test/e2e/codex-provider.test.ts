@@ -38,7 +38,8 @@ function respond(body: any): string[] {
   const output = ['function_call_output', 'custom_tool_call_output'].includes(input.at(-1)?.type) ? input.at(-1) : undefined;
   const usage = { input: 50, output: 5 };
   if (asked !== undefined && output === undefined) return responseEvents({ call: { name: 'exec_command', arguments: { cmd: asked } } }, usage);
-  if (relayCall !== undefined && output === undefined) return responseEvents({ call: { namespace: 'mcp__relay', name: 'relay_tool', arguments: JSON.parse(relayCall) } }, usage);
+  if (relayCall !== undefined && output === undefined)
+    return responseEvents({ call: { namespace: 'mcp__relay', name: 'relay_tool', arguments: JSON.parse(relayCall) } }, usage);
   if (added !== undefined && output === undefined) {
     return responseEvents({ custom: { name: 'apply_patch', input: `*** Begin Patch\n*** Add File: ${added}\n+written by Codex\n*** End Patch\n` } }, usage);
   }
@@ -66,7 +67,11 @@ afterAll(async () => {
 describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', () => {
   it('relay_info lists it as available with the models discovered from the endpoint; no secret', async () => {
     const info = await relayToolResult(relay, { action: 'relay_info', relay: 'this' });
-    expect(info.providers.find((provider: any) => provider.id === 'codex')).toMatchObject({ name: 'Codex', available: true, models: ['gpt-5.4', 'gpt-5.4-mini', 'gpt-5.5'] });
+    expect(info.providers.find((provider: any) => provider.id === 'codex')).toMatchObject({
+      name: 'Codex',
+      available: true,
+      models: ['gpt-5.4', 'gpt-5.4-mini', 'gpt-5.5'],
+    });
     expect(JSON.stringify(info)).not.toContain('codex-endpoint-key');
   });
 
@@ -114,7 +119,9 @@ describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', 
     expect((await readFile(join(folder, 'where.txt'), 'utf8')).trim()).toBe(folder);
     // In the sandbox: no folder of the relay's or of the machine's users; none of the relay's secrets, nor Codex's
     // own key or the session's token, in the command's environment.
-    expect(await readFile(join(folder, 'seen.txt'), 'utf8')).toMatch(/\/work\/main\/services.*No such file or directory[\s\S]*\/home.*No such file or directory/);
+    expect(await readFile(join(folder, 'seen.txt'), 'utf8')).toMatch(
+      /\/work\/main\/services.*No such file or directory[\s\S]*\/home.*No such file or directory/,
+    );
     const env = await readFile(join(folder, 'env.txt'), 'utf8');
     for (const secret of ['codex-endpoint-key', 'RELAY_CODEX_KEY', 'RELAY_SESSION_TOKEN', 'DATABASE_URL', 'NATS']) expect(env).not.toContain(secret);
   });

@@ -45,7 +45,10 @@ async function shot(name: string, on: Page = page): Promise<string[]> {
 async function leadSession(title: string, worker: string) {
   return user.scriptSession(
     title,
-    [tool({ action: 'create_session', relay: 'this', title: worker, text: `reply hello from ${worker}`, wait_seconds: 120 }), 'reply {{result.status}}: {{result.reply.text}}'].join('\n'),
+    [
+      tool({ action: 'create_session', relay: 'this', title: worker, text: `reply hello from ${worker}`, wait_seconds: 120 }),
+      'reply {{result.status}}: {{result.reply.text}}',
+    ].join('\n'),
   );
 }
 
@@ -183,7 +186,9 @@ describe('the web console', () => {
     await page.getByRole('link', { name: /^Inbox/ }).click();
     await relay.services.gateway.stop();
     relay.services.gateway.start();
-    await expect.poll(async () => (await fetch(`${relay.gatewayUrl}/readyz`).catch(() => undefined))?.ok ?? false, { timeout: 60_000, interval: 250 }).toBe(true);
+    await expect
+      .poll(async () => (await fetch(`${relay.gatewayUrl}/readyz`).catch(() => undefined))?.ok ?? false, { timeout: 60_000, interval: 250 })
+      .toBe(true);
     const next = await leadSession('Second lead', 'Second worker');
     await user.pendingCard(next.id);
     await expect.poll(() => page.locator('[data-inbox-count]').textContent(), { timeout: 20_000 }).toBe('1');
@@ -195,7 +200,10 @@ describe('the web console', () => {
   });
 
   it('answers an ask in its conversation', async () => {
-    const asker = await user.scriptSession('Asker', `${tool({ action: 'ask', question: 'Ship it tonight?', options: ['Tonight', 'Wait'] })}\nreply {{result.question_id}}`);
+    const asker = await user.scriptSession(
+      'Asker',
+      `${tool({ action: 'ask', question: 'Ship it tonight?', options: ['Tonight', 'Wait'] })}\nreply {{result.question_id}}`,
+    );
     const questionId = (await user.finish(asker.id, asker.messageId)).reply.text;
     await page.goto(`${relay.gatewayUrl}/sessions/${encodeURIComponent(asker.id)}`);
     const ask = page.locator(`[data-ask="${questionId}"]`);
@@ -271,7 +279,10 @@ describe('the web console', () => {
   });
 
   it('cancels a schedule in the ⏰ list', async () => {
-    const owner = await user.scriptSession('Nightly owner', `${tool({ action: 'schedule', title: 'Nightly check', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`);
+    const owner = await user.scriptSession(
+      'Nightly owner',
+      `${tool({ action: 'schedule', title: 'Nightly check', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`,
+    );
     const scheduleId = (await user.finish(owner.id, owner.messageId)).reply.text;
     await page.goto(`${relay.gatewayUrl}/schedules`);
     const row = page.locator(`[data-schedule="${scheduleId}"]`);
@@ -327,7 +338,7 @@ describe('the web console', () => {
     expect(await shot('settings')).toEqual([]);
   });
 
-  it('charts each provider\'s meters this month from the tokens its endpoint reported for real turns', async () => {
+  it("charts each provider's meters this month from the tokens its endpoint reported for real turns", async () => {
     // One turn on the openai provider, started from the console's form; one on the second endpoint, by the API.
     await page.goto(`${relay.gatewayUrl}/`);
     await page.getByRole('button', { name: 'New session' }).click();
@@ -344,7 +355,8 @@ describe('the web console', () => {
 
     // With the keyboard: Tab along the header to Usage, Enter.
     await page.goto(`${relay.gatewayUrl}/`);
-    for (let presses = 0; presses < 20 && (await page.evaluate(() => document.activeElement?.textContent?.trim())) !== 'Usage'; presses += 1) await page.keyboard.press('Tab');
+    for (let presses = 0; presses < 20 && (await page.evaluate(() => document.activeElement?.textContent?.trim())) !== 'Usage'; presses += 1)
+      await page.keyboard.press('Tab');
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor({ timeout: 15_000 });
@@ -386,7 +398,12 @@ describe('the web console', () => {
     await form.getByLabel('sessions').fill('3');
     await form.getByRole('button', { name: 'Set budget' }).click();
     await expect.poll(() => chip.locator('summary').textContent(), { timeout: 15_000 }).toBe('Budget: $0.42 of $0.50 (84 %), 0 of 3 sessions (0 %)');
-    expect((await user.api('GET', `/api/v1/sessions/${metered.id}/tree-usage`)).body.budgets[0].limits).toEqual({ costUsd: 0.5, tokens: null, minutes: null, sessions: 3 });
+    expect((await user.api('GET', `/api/v1/sessions/${metered.id}/tree-usage`)).body.budgets[0].limits).toEqual({
+      costUsd: 0.5,
+      tokens: null,
+      minutes: null,
+      sessions: 3,
+    });
     // At 84 % the owner's card shows in the conversation.
     await page.getByText('Budget 80 % used for "Metered"').waitFor({ timeout: 15_000 });
     expect(await shot('budget')).toEqual([]);
@@ -452,13 +469,22 @@ describe('the web console for a member', () => {
     // The admin has a waiting card and an active schedule too; the member sees neither.
     const adminLead = await leadSession('Admin lead', 'Admin worker');
     await user.pendingCard(adminLead.id);
-    const adminSchedule = await user.scriptSession('Admin nightly owner', `${tool({ action: 'schedule', title: 'Admin nightly', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`);
+    const adminSchedule = await user.scriptSession(
+      'Admin nightly owner',
+      `${tool({ action: 'schedule', title: 'Admin nightly', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`,
+    );
     const adminScheduleId = (await user.finish(adminSchedule.id, adminSchedule.messageId)).reply.text;
     const notes = await member.scriptSession('Bob notes', 'reply noted');
     await member.finish(notes.id, notes.messageId);
-    const bobLead = await member.scriptSession('Bob lead', tool({ action: 'create_session', relay: 'this', title: 'Bob worker', text: 'reply hi', wait_seconds: 120 }));
+    const bobLead = await member.scriptSession(
+      'Bob lead',
+      tool({ action: 'create_session', relay: 'this', title: 'Bob worker', text: 'reply hi', wait_seconds: 120 }),
+    );
     await member.pendingCard(bobLead.id);
-    const bobSchedule = await member.scriptSession('Bob daily owner', `${tool({ action: 'schedule', title: 'Bob daily', text: 'reply tick', every_minutes: 1440 })}\nreply {{result.schedule_id}}`);
+    const bobSchedule = await member.scriptSession(
+      'Bob daily owner',
+      `${tool({ action: 'schedule', title: 'Bob daily', text: 'reply tick', every_minutes: 1440 })}\nreply {{result.schedule_id}}`,
+    );
     const bobScheduleId = (await member.finish(bobSchedule.id, bobSchedule.messageId)).reply.text;
 
     await memberPage.goto(`${relay.gatewayUrl}/#token=${encodeURIComponent(member.token)}`);

@@ -20,7 +20,8 @@ let api: FakeOpenAiApi;
 let folder: string;
 
 /** A message's text, whether its content is a string or parts. */
-const textOf = (message: any): string => (typeof message.content === 'string' ? message.content : (message.content ?? []).map((part: any) => part.text ?? '').join(''));
+const textOf = (message: any): string =>
+  typeof message.content === 'string' ? message.content : (message.content ?? []).map((part: any) => part.text ?? '').join('');
 
 /** The name the model is offered relay_tool under (the runtime names an MCP tool server-tool). */
 const RELAY_TOOL = 'relay-relay_tool';
@@ -69,7 +70,11 @@ afterAll(async () => {
 describe('Copilot as a provider (bring your own key)', () => {
   it('relay_info lists it as available with its dotted model ids; no secret', async () => {
     const info = await relayToolResult(relay, { action: 'relay_info', relay: 'this' });
-    expect(info.providers.find((provider: any) => provider.id === 'copilot')).toMatchObject({ name: 'Copilot', available: true, models: expect.arrayContaining(['gpt-5.4']) });
+    expect(info.providers.find((provider: any) => provider.id === 'copilot')).toMatchObject({
+      name: 'Copilot',
+      available: true,
+      models: expect.arrayContaining(['gpt-5.4']),
+    });
     expect(JSON.stringify(info)).not.toContain('copilot-byok-key');
   });
 
@@ -80,7 +85,12 @@ describe('Copilot as a provider (bring your own key)', () => {
     expect(turn.reply).toMatchObject({ text: 'hello from Copilot', model: 'gpt-5.4' });
     expect(api.requests.at(-1)).toMatchObject({ authorization: 'Bearer copilot-byok-key', body: { model: 'gpt-5.4' } });
     // The model is offered the relay's run_command and relay_tool: none of the CLI's own tools.
-    expect(api.requests.at(-1)!.body.tools.map((tool: any) => tool.function.name).sort()).toEqual([RELAY_TOOL, 'run_command']);
+    expect(
+      api.requests
+        .at(-1)!
+        .body.tools.map((tool: any) => tool.function.name)
+        .sort(),
+    ).toEqual([RELAY_TOOL, 'run_command']);
   });
 
   it('offers relay_tool from the gateway’s MCP endpoint, called with the session’s token, without a card', async () => {
@@ -114,7 +124,9 @@ describe('Copilot as a provider (bring your own key)', () => {
     for (const namespace of ['mnt', 'pid', 'user']) expect(readlinkSync(`/proc/${pid}/ns/${namespace}`)).not.toBe(readlinkSync(`/proc/self/ns/${namespace}`));
     const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     expect(environment).toContain('HOME=/tmp/home');
-    expect(environment.filter((variable) => /^(DATABASE_URL|NATS_URL|RELAY_SERVICE_TOKEN|RELAY_SERVICE_KEYS|RELAY_COPILOT_API_KEY)=/.test(variable))).toEqual([]);
+    expect(environment.filter((variable) => /^(DATABASE_URL|NATS_URL|RELAY_SERVICE_TOKEN|RELAY_SERVICE_KEYS|RELAY_COPILOT_API_KEY)=/.test(variable))).toEqual(
+      [],
+    );
     expect(environment.join('\n')).not.toContain('copilot-byok-key');
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'deny' })).status).toBe(200);
     expect((await finish(relay, sessionId, messageId)).status).toBe('done');
@@ -168,6 +180,9 @@ describe('Copilot as a provider (bring your own key)', () => {
     const usage = await relayToolResult(relay, { action: 'usage', relay: 'this' });
     // hello: one answer; relay_tool, the runtime's Deny, Allow and Deny: two each; the stopped turn: one (its command
     // was running) — 55 tokens each.
-    expect(usage.providers.find((provider: any) => provider.provider === 'copilot')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 10 * 55 }] });
+    expect(usage.providers.find((provider: any) => provider.provider === 'copilot')).toMatchObject({
+      status: 'ok',
+      meters: [{ name: 'tokens', used: 10 * 55 }],
+    });
   });
 });

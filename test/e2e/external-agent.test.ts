@@ -76,7 +76,9 @@ describe('a call that needs a card is the running turn of the external session',
     const subscribing = call({ action: 'subscribe', sessions: [worker], events: ['turn_end'] });
     const card = await user.pendingCard(me.id);
     expect(card.title).toMatch(/watch/i);
-    await until('a logging notification', () => heard.find((data) => typeof data === 'string' && data.includes(`waiting for your Allow on card ${card.id} in the Inbox`)));
+    await until('a logging notification', () =>
+      heard.find((data) => typeof data === 'string' && data.includes(`waiting for your Allow on card ${card.id} in the Inbox`)),
+    );
     expect((await decide(card.id, 'deny')).status).toBe(200);
     expect(await subscribing).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
     expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([]);
@@ -86,8 +88,14 @@ describe('a call that needs a card is the running turn of the external session',
     const observerSession = await relay.createExternalSession('Observer');
     const observer = await relay.connectAgent(observerSession.token);
     const stateSeenBy = async () => {
-      const listed = JSON.parse(((await observer.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } })).content as { text: string }[])[0]!.text);
-      const read = JSON.parse(((await observer.callTool({ name: 'relay_tool', arguments: { action: 'read_session', relay: 'this', session: me.id } })).content as { text: string }[])[0]!.text);
+      const listed = JSON.parse(
+        ((await observer.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } })).content as { text: string }[])[0]!.text,
+      );
+      const read = JSON.parse(
+        (
+          (await observer.callTool({ name: 'relay_tool', arguments: { action: 'read_session', relay: 'this', session: me.id } })).content as { text: string }[]
+        )[0]!.text,
+      );
       const api = (await user.api('GET', '/api/v1/sessions')).body.sessions as { id: string; state: string }[];
       return {
         listed: listed.sessions.find((s: { id: string }) => s.id === me.id)?.state,
@@ -132,7 +140,9 @@ describe('a call that needs a card is the running turn of the external session',
     const retried = await call(args);
     expect(retried, JSON.stringify(retried)).toMatchObject({ ok: true });
     expect(await cardsOfMine()).toHaveLength(before + 1);
-    expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([expect.objectContaining({ sessions: [expect.objectContaining({ id: worker })] })]);
+    expect((await call({ action: 'list_subscriptions' })).subscriptions).toEqual([
+      expect.objectContaining({ sessions: [expect.objectContaining({ id: worker })] }),
+    ]);
   });
 
   it('the once-per-conversation cards stay once: a second session and a second watch go without one', async () => {
@@ -229,7 +239,7 @@ describe("an external session's call in flight counts as a turn for all_idle and
     }
   }
 
-  it('while a Terminal session\'s call waits on a card, all_idle stays quiet though the other watched session went idle, stalled comes, and all_idle follows the call\'s end', async () => {
+  it("while a Terminal session's call waits on a card, all_idle stays quiet though the other watched session went idle, stalled comes, and all_idle follows the call's end", async () => {
     const terminal = await relay.createExternalSession('Terminal');
     const terminalAgent = await relay.connectAgent(terminal.token);
     const busy = await user.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Build', text: 'reply built' });
@@ -242,7 +252,11 @@ describe("an external session's call in flight counts as a turn for all_idle and
       expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true });
 
       // The Terminal's first create_session needs the owner's Allow: its call is held while the card waits.
-      const holding = terminalAgent.callTool({ name: 'relay_tool', arguments: { action: 'create_session', relay: 'this', provider: 'script', title: 'Held', text: 'reply held' } }, undefined, { timeout: 120_000 });
+      const holding = terminalAgent.callTool(
+        { name: 'relay_tool', arguments: { action: 'create_session', relay: 'this', provider: 'script', title: 'Held', text: 'reply held' } },
+        undefined,
+        { timeout: 120_000 },
+      );
       const card = await user.pendingCard(terminal.id);
       await until('the Terminal shown working', async () => {
         const sessions = (await user.api('GET', '/api/v1/sessions')).body.sessions as { id: string; state: string }[];
@@ -257,7 +271,10 @@ describe("an external session's call in flight counts as a turn for all_idle and
         const events = await computedFor(me.id);
         return events.find((event) => event.kind === 'stalled') ? events : undefined;
       });
-      expect(stalled.filter((event) => event.kind === 'all_idle'), JSON.stringify(stalled)).toEqual([]);
+      expect(
+        stalled.filter((event) => event.kind === 'all_idle'),
+        JSON.stringify(stalled),
+      ).toEqual([]);
       expect(stalled.find((event) => event.kind === 'stalled')).toMatchObject({ session: { id: terminal.id } });
 
       // The call ends (Deny): now all are idle, once, at the end of the call.

@@ -20,7 +20,16 @@ function answer(body: any): string[] {
   const watch = typeof last.content === 'string' ? /^watch (\S+)$/.exec(last.content) : null;
   if (watch !== null) {
     const args = JSON.stringify({ action: 'subscribe', sessions: [watch[1]], events: ['turn_end'], digest_minutes: 60 });
-    return [chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'relay_tool', arguments: args } }] }), chunk({}, 'tool_calls'), usageChunk(100, 10), DONE];
+    return [
+      chunk({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'relay_tool', arguments: args } }],
+      }),
+      chunk({}, 'tool_calls'),
+      usageChunk(100, 10),
+      DONE,
+    ];
   }
   return [chunk({ role: 'assistant', content: last.role === 'tool' ? 'watching' : 'noted' }), chunk({}, 'stop'), usageChunk(100, 10), DONE];
 }

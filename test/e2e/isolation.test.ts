@@ -153,7 +153,13 @@ beforeAll(async () => {
   mine.card = await first.pendingCard(mine.session.id);
   mine.agent = await first.externalAgent('My agent');
   const asked = await call(mine.agent, { action: 'ask', session: mine.session.id, question: 'Mine to answer?' });
-  const scheduled = await call(mine.agent, { action: 'schedule', session: mine.session.id, title: 'Mine later', text: 'reply later', at: '2030-01-01T00:00:00Z' });
+  const scheduled = await call(mine.agent, {
+    action: 'schedule',
+    session: mine.session.id,
+    title: 'Mine later',
+    text: 'reply later',
+    at: '2030-01-01T00:00:00Z',
+  });
   for (const result of [asked, scheduled]) expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
   mine.askId = asked.question_id;
   mine.scheduleId = scheduled.schedule_id;
@@ -243,8 +249,12 @@ describe('isolation between users', () => {
     expect(read.body.session.archived ?? false).toBe(false);
     expect(read.body.messages.filter((m: { role: string }) => m.role !== 'user')).toEqual([]);
     expect((await first.api('GET', '/api/v1/inbox')).body.asks.map((a: { id: string }) => a.id)).toEqual([mine.askId]);
-    expect((await call(mine.agent, { action: 'list_schedules' })).schedules).toEqual([expect.objectContaining({ id: mine.scheduleId, nextFireAt: '2030-01-01T00:00:00.000Z' })]);
-    expect((await call(mine.agent, { action: 'list_subscriptions', watcher: mine.watcherId })).subscriptions).toEqual([expect.objectContaining({ id: mine.subscriptionId })]);
+    expect((await call(mine.agent, { action: 'list_schedules' })).schedules).toEqual([
+      expect.objectContaining({ id: mine.scheduleId, nextFireAt: '2030-01-01T00:00:00.000Z' }),
+    ]);
+    expect((await call(mine.agent, { action: 'list_subscriptions', watcher: mine.watcherId })).subscriptions).toEqual([
+      expect.objectContaining({ id: mine.subscriptionId }),
+    ]);
     const sessions = (await first.api('GET', '/api/v1/sessions?scope=all')).body.sessions.map((s: { title: string }) => s.title);
     expect(sessions.sort()).toEqual(['Child', 'Mine', 'My agent', 'Watcher']);
   });

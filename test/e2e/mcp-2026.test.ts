@@ -43,7 +43,8 @@ async function modernClient(title: string, onUrl: (url: string) => Promise<void>
   return { client, session: id };
 }
 
-const cardsOf = async (session: string) => (await relay.api('GET', `/api/v1/cards?session=${session}`)).body.cards as { id: string; status: string; title: string }[];
+const cardsOf = async (session: string) =>
+  (await relay.api('GET', `/api/v1/cards?session=${session}`)).body.cards as { id: string; status: string; title: string }[];
 
 it('serves a 2026-07-28 client: discover, tools/list and a call answered in the revision', async () => {
   const { client } = await modernClient('Modern reader', async () => {});

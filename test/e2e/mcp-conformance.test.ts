@@ -30,7 +30,13 @@ beforeAll(async () => {
   const target = new URL(relay.mcpUrl);
   proxy = createServer((incoming, outgoing) => {
     const forwarded = httpRequest(
-      { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: { ...incoming.headers, authorization: `Bearer ${token}` } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: { ...incoming.headers, authorization: `Bearer ${token}` },
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
@@ -54,7 +60,18 @@ afterAll(async () => {
 
 /** Runs the suite's server scenarios of `version`; its exit code and what it printed. */
 function conformance(version: string): Promise<{ code: number | null; output: string }> {
-  const args = [CONFORMANCE, 'server', '--url', proxyUrl, '--spec-version', version, '--expected-failures', BASELINE, '--output-dir', join(process.env.TMPDIR ?? '/tmp', `mcp-conformance-${version}`)];
+  const args = [
+    CONFORMANCE,
+    'server',
+    '--url',
+    proxyUrl,
+    '--spec-version',
+    version,
+    '--expected-failures',
+    BASELINE,
+    '--output-dir',
+    join(process.env.TMPDIR ?? '/tmp', `mcp-conformance-${version}`),
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(NODE_22, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -65,7 +82,11 @@ function conformance(version: string): Promise<{ code: number | null; output: st
   });
 }
 
-it.each(['2025-06-18', '2025-11-25'])('passes the conformance suite of %s, but for the scenarios the baseline lists', async (version) => {
-  const { code, output } = await conformance(version);
-  expect(code, output).toBe(0);
-}, 120_000);
+it.each(['2025-06-18', '2025-11-25'])(
+  'passes the conformance suite of %s, but for the scenarios the baseline lists',
+  async (version) => {
+    const { code, output } = await conformance(version);
+    expect(code, output).toBe(0);
+  },
+  120_000,
+);

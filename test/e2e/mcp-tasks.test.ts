@@ -27,7 +27,10 @@ beforeAll(async () => {
   relay = await startRelay({ name: 'desk', env: { RELAY_CLOCK: '2026-12-07T09:00:00Z' } });
   expect((await relay.api('PATCH', '/api/v1/settings', { max_wait_seconds: 900, max_turn_minutes: 60 })).status).toBe(200);
   ({ token, id: own } = await relay.createExternalSession('Tasks client'));
-  client = new Client({ name: 'e2e-tasks', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: { [TASKS]: {} } } });
+  client = new Client(
+    { name: 'e2e-tasks', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: { [TASKS]: {} } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(relay.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
 });
 
@@ -83,7 +86,10 @@ it('runs send as a task: answered at once, working through a 5-minute turn, then
   await finish(relay, worker.id, worker.messageId);
 
   expect(client.getServerCapabilities()?.extensions).toHaveProperty([TASKS]);
-  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'wait 300\nreply pong', wait_seconds: 900 } });
+  const created = await request('tools/call', {
+    name: 'relay_tool',
+    arguments: { action: 'send', relay: 'this', session: worker.id, text: 'wait 300\nreply pong', wait_seconds: 900 },
+  });
   expect(created).toMatchObject({ resultType: 'task', task: { status: 'working' } });
   const { taskId } = created.task as { taskId: string };
 
@@ -91,7 +97,10 @@ it('runs send as a task: answered at once, working through a 5-minute turn, then
   const db = new pg.Client({ connectionString: relay.databaseUrls.session });
   await db.connect();
   const ends = await until('the worker’s turn waiting its 5 minutes', async () => {
-    const { rows } = await db.query<{ until: string }>("SELECT resume_point->>'until' AS until FROM turns WHERE session_id = $1 AND resume_point->>'until' IS NOT NULL", [worker.id]);
+    const { rows } = await db.query<{ until: string }>(
+      "SELECT resume_point->>'until' AS until FROM turns WHERE session_id = $1 AND resume_point->>'until' IS NOT NULL",
+      [worker.id],
+    );
     return rows[0]?.until;
   }).finally(() => db.end());
   expect((await request('tasks/get', { taskId })).status).toBe('working');
@@ -103,13 +112,21 @@ it('runs send as a task: answered at once, working through a 5-minute turn, then
 });
 
 it('shows input_required while its card waits for the person, with the card’s page as a URL request, and goes on after Allow', async () => {
-  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'create_session', relay: 'this', provider: 'script', title: 'Task worker', text: 'reply pong', wait_seconds: 60 } });
+  const created = await request('tools/call', {
+    name: 'relay_tool',
+    arguments: { action: 'create_session', relay: 'this', provider: 'script', title: 'Task worker', text: 'reply pong', wait_seconds: 60 },
+  });
   const { taskId } = created.task as { taskId: string };
 
   const waiting = await reaches(taskId, 'input_required');
-  const card = await until('the card', async () => ((await relay.api('GET', '/api/v1/cards?pending=1')).body.cards as { id: string; title: string }[]).find((one) => one.title.includes('Task worker')));
+  const card = await until('the card', async () =>
+    ((await relay.api('GET', '/api/v1/cards?pending=1')).body.cards as { id: string; title: string }[]).find((one) => one.title.includes('Task worker')),
+  );
   expect(waiting.inputRequests).toEqual({
-    [`card-${card.id}`]: expect.objectContaining({ method: 'elicitation/create', params: expect.objectContaining({ mode: 'url', url: `${relay.gatewayUrl}/cards/${card.id}` }) }),
+    [`card-${card.id}`]: expect.objectContaining({
+      method: 'elicitation/create',
+      params: expect.objectContaining({ mode: 'url', url: `${relay.gatewayUrl}/cards/${card.id}` }),
+    }),
   });
   expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
 
@@ -124,7 +141,10 @@ async function statusOf(sessionId: string): Promise<string> {
 
 it('cancels a wait: tasks/cancel ends the call itself, so its session stops working, and the task stays cancelled', async () => {
   const worker = await scriptSession(relay, 'Long worker', 'wait 600\nreply late');
-  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: worker.id, message_id: worker.messageId, wait_seconds: 900 } });
+  const created = await request('tools/call', {
+    name: 'relay_tool',
+    arguments: { action: 'wait', relay: 'this', session: worker.id, message_id: worker.messageId, wait_seconds: 900 },
+  });
   const { taskId } = created.task as { taskId: string };
   // The call in flight: the client's session is working (the call's hold), as the console shows it.
   await until('the wait held as the session’s running turn', async () => ((await statusOf(own)) === 'working' ? true : undefined));
@@ -143,7 +163,10 @@ it('cancels a wait: tasks/cancel ends the call itself, so its session stops work
 it('cancels a call whose card waits: it changes nothing, even once the person allows the card afterwards', async () => {
   const target = await scriptSession(relay, 'Kept title', 'reply ready');
   await finish(relay, target.id, target.messageId);
-  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'update_session', relay: 'this', session: target.id, title: 'Never renamed' } });
+  const created = await request('tools/call', {
+    name: 'relay_tool',
+    arguments: { action: 'update_session', relay: 'this', session: target.id, title: 'Never renamed' },
+  });
   const { taskId } = created.task as { taskId: string };
   const waiting = await reaches(taskId, 'input_required');
   const cardId = Object.keys(waiting.inputRequests as object)[0]!.replace(/^card-/, '');
@@ -160,11 +183,16 @@ it('cancels a call whose card waits: it changes nothing, even once the person al
 
 it('serves the extension for the caller’s own tasks only: another session can neither see, update nor cancel them, and there is no tasks/list', async () => {
   const worker = await scriptSession(relay, 'Watched worker', 'wait 600\nreply late');
-  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: worker.id, message_id: worker.messageId, wait_seconds: 900 } });
+  const created = await request('tools/call', {
+    name: 'relay_tool',
+    arguments: { action: 'wait', relay: 'this', session: worker.id, message_id: worker.messageId, wait_seconds: 900 },
+  });
   const { taskId } = created.task as { taskId: string };
   const other = await relay.createExternalSession('A third client');
   for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
-    expect(await rawRequest(other.token, method, { taskId, inputResponses: {} })).toMatchObject({ error: { code: -32602, message: `No task ${taskId} of this session.` } });
+    expect(await rawRequest(other.token, method, { taskId, inputResponses: {} })).toMatchObject({
+      error: { code: -32602, message: `No task ${taskId} of this session.` },
+    });
   }
   // Still at work after the other session's cancel; its own client's update changes nothing either.
   expect(await request('tasks/update', { taskId, inputResponses: {} })).toMatchObject({});
@@ -178,13 +206,19 @@ it('holds no response of a tasks client: a card-gated action runs as a task (its
   const target = await scriptSession(relay, 'Renamed by a task', 'reply ready');
   await finish(relay, target.id, target.messageId);
   // A session this client did not start: changing it takes the person's Allow.
-  const created = await request('tools/call', { name: 'relay_tool', arguments: { action: 'update_session', relay: 'this', session: target.id, title: 'Renamed' } });
+  const created = await request('tools/call', {
+    name: 'relay_tool',
+    arguments: { action: 'update_session', relay: 'this', session: target.id, title: 'Renamed' },
+  });
   expect(created).toMatchObject({ resultType: 'task', task: { status: 'working' } });
   const { taskId } = created.task as { taskId: string };
   const waiting = await reaches(taskId, 'input_required');
   const [requestKey] = Object.keys(waiting.inputRequests as object);
   const cardId = requestKey!.replace(/^card-/, '');
-  expect(waiting.inputRequests[requestKey!]).toMatchObject({ method: 'elicitation/create', params: { mode: 'url', url: `${relay.gatewayUrl}/cards/${cardId}` } });
+  expect(waiting.inputRequests[requestKey!]).toMatchObject({
+    method: 'elicitation/create',
+    params: { mode: 'url', url: `${relay.gatewayUrl}/cards/${cardId}` },
+  });
   // The client's own answer is no decision: the task still waits for the person, the session unchanged.
   expect(await request('tasks/update', { taskId, inputResponses: { [requestKey!]: { action: 'accept' } } })).toMatchObject({});
   expect((await request('tasks/get', { taskId })).status).toBe('input_required');

@@ -11,7 +11,6 @@ import { callTool, RelayUser, toolStep as tool } from '../harness/relay-user.ts'
 import { sharedRelay } from '../harness/shared-relay.ts';
 import { until } from '../harness/until.ts';
 
-
 let relay: RelayClient;
 let user: RelayUser;
 let browser: Browser;
@@ -40,7 +39,12 @@ describe('delivery', () => {
     const card = await user.pendingCard(target.id);
     const failing = await user.say(target.id, 'fail boom');
     // Another agent sends without waiting: its result says the message is queued.
-    const lead = await user.scriptSession('Delivery lead', [tool({ action: 'send', relay: 'this', session: target.id, text: 'reply third', wait_seconds: 0 }), 'reply {{result.status}} {{result.delivery}}'].join('\n'));
+    const lead = await user.scriptSession(
+      'Delivery lead',
+      [tool({ action: 'send', relay: 'this', session: target.id, text: 'reply third', wait_seconds: 0 }), 'reply {{result.status}} {{result.delivery}}'].join(
+        '\n',
+      ),
+    );
     const led = await user.finish(lead.id, lead.messageId);
     expect(led.reply.text).toBe('queued queued');
     expect(led.delivery).toBe('delivered');

@@ -15,7 +15,6 @@ import { callTool, RelayUser } from '../harness/relay-user.ts';
 import { sharedRelay } from '../harness/shared-relay.ts';
 import { until } from '../harness/until.ts';
 
-
 let relay: RelayClient;
 let user: RelayUser;
 let browser: Browser;
@@ -65,12 +64,18 @@ describe('notifications', () => {
     // A browser subscribes (as PushSubscription.toJSON() reads); an agent's ask reaches it through the push service.
     const browserKeys = createECDH('prime256v1');
     browserKeys.generateKeys();
-    const subscription = { endpoint: `${receiverUrl}/push/e2e`, keys: { p256dh: browserKeys.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } };
+    const subscription = {
+      endpoint: `${receiverUrl}/push/e2e`,
+      keys: { p256dh: browserKeys.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+    };
     const added = await user.api('POST', '/api/v1/notifications/push-subscriptions', subscription);
     expect(added.status).toBe(201);
     expect(added.body.settings.pushSubscriptions).toBe(1);
     const agent = await user.externalAgent('Asker');
-    expect(await callTool(agent, { action: 'ask', relay: 'this', question: 'Ship tonight?', options: ['Tonight', 'Wait'] })).toMatchObject({ ok: true, status: 'pending' });
+    expect(await callTool(agent, { action: 'ask', relay: 'this', question: 'Ship tonight?', options: ['Tonight', 'Wait'] })).toMatchObject({
+      ok: true,
+      status: 'pending',
+    });
     const push = await until('the push', () => received.find((r) => r.path === '/push/e2e'));
     expect(push.headers['content-encoding']).toBe('aes128gcm');
     expect(String(push.headers['authorization'])).toMatch(new RegExp(`^vapid t=[\\w-]+\\.[\\w-]+\\.[\\w-]+, k=${added.body.settings.vapidPublicKey}$`));

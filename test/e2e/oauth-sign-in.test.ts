@@ -86,7 +86,13 @@ class MemoryProvider implements OAuthClientProvider {
     readonly redirectUrl: string,
   ) {}
   get clientMetadata() {
-    return { client_name: 'Claude Code', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'Claude Code',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.information;
@@ -134,7 +140,15 @@ async function token(params: Record<string, string>): Promise<{ status: number; 
 }
 
 const redeem = (code: string, verifier: string, overrides: Record<string, string> = {}) =>
-  token({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: claudeId, redirect_uri: CLAUDE_REDIRECT, resource: relay.mcpUrl, ...overrides });
+  token({
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: claudeId,
+    redirect_uri: CLAUDE_REDIRECT,
+    resource: relay.mcpUrl,
+    ...overrides,
+  });
 
 /** The status /mcp answers a tools/list with this bearer token. */
 async function mcpStatus(accessToken: string): Promise<number> {
@@ -207,7 +221,9 @@ describe('an MCP client signs in through the console', () => {
     expect(callback!.searchParams.get('iss')).toBe(relay.gatewayUrl);
     expect(callback!.searchParams.get('state')).toBe(authorizationUrl.searchParams.get('state'));
 
-    expect(await auth(provider, { serverUrl: relay.mcpUrl, authorizationCode: callback!.searchParams.get('code')!, iss: callback!.searchParams.get('iss')! })).toBe('AUTHORIZED');
+    expect(
+      await auth(provider, { serverUrl: relay.mcpUrl, authorizationCode: callback!.searchParams.get('code')!, iss: callback!.searchParams.get('iss')! }),
+    ).toBe('AUTHORIZED');
     const accessToken = provider.saved!.access_token;
     const sessions = (await relay.api('GET', '/api/v1/sessions')).body.sessions as { id: string; title: string; origin?: string }[];
     const mine = sessions.find((session) => session.title === 'Claude Code on laptop');
@@ -278,7 +294,12 @@ describe('an MCP client signs in through the console', () => {
   it('a refresh token rotates: the new tokens work, the old refresh token is refused and revokes the grant', async () => {
     const before = provider.saved!;
     const metadata = await discoverAuthorizationServerMetadata(relay.gatewayUrl);
-    const rotated = await refreshAuthorization(relay.gatewayUrl, { metadata, clientInformation: { client_id: claudeId }, refreshToken: before.refresh_token!, resource: relay.mcpUrl });
+    const rotated = await refreshAuthorization(relay.gatewayUrl, {
+      metadata,
+      clientInformation: { client_id: claudeId },
+      refreshToken: before.refresh_token!,
+      resource: relay.mcpUrl,
+    });
     expect(rotated.refresh_token).not.toBe(before.refresh_token);
     expect(await mcpStatus(rotated.access_token)).toBe(200);
 
@@ -309,7 +330,10 @@ describe('a forged or replayed authorization fails', () => {
     const { authorizationUrl, codeVerifier } = await authorizationOf(otherId, OTHER_REDIRECT);
     const code = await consent(authorizationUrl);
     expect(await redeem(code, codeVerifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await redeem(code, codeVerifier, { client_id: otherId, redirect_uri: OTHER_REDIRECT })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await redeem(code, codeVerifier, { client_id: otherId, redirect_uri: OTHER_REDIRECT })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
   });
 
   it('a replayed code is refused and revokes the tokens the code gave', async () => {
@@ -329,13 +353,17 @@ describe('a forged or replayed authorization fails', () => {
     const issued = await redeem(await consent(authorizationUrl), codeVerifier);
     const accessToken: string = issued.body.access_token;
     const tampered = accessToken.slice(0, -1) + (accessToken.endsWith('A') ? 'B' : 'A');
-    const response = await fetch(relay.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${tampered}`, 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(relay.mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tampered}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('resource_metadata=');
     expect(await mcpStatus(accessToken)).toBe(200);
   });
 
-  it('tokens are for this relay\'s /mcp only: another resource is refused at both endpoints', async () => {
+  it("tokens are for this relay's /mcp only: another resource is refused at both endpoints", async () => {
     const { authorizationUrl } = await authorizationOf(claudeId, CLAUDE_REDIRECT, 'https://other-relay.example/mcp');
     const refused = await fetch(authorizationUrl, { redirect: 'manual' });
     expect(refused.status).toBe(302);
@@ -346,12 +374,19 @@ describe('a forged or replayed authorization fails', () => {
 
     const ours = await authorizationOf(claudeId, CLAUDE_REDIRECT);
     const code = await consent(ours.authorizationUrl);
-    expect(await redeem(code, ours.codeVerifier, { resource: 'https://other-relay.example/mcp' })).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
+    expect(await redeem(code, ours.codeVerifier, { resource: 'https://other-relay.example/mcp' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_target' },
+    });
   });
 
   it('Deny sends the person back to the client with access_denied, and no session is made', async () => {
     const { authorizationUrl } = await authorizationOf(claudeId, CLAUDE_REDIRECT);
-    const decided = await relay.api('POST', '/api/v1/oauth/authorization', { request: Object.fromEntries(authorizationUrl.searchParams), allow: false, title: 'Denied client' });
+    const decided = await relay.api('POST', '/api/v1/oauth/authorization', {
+      request: Object.fromEntries(authorizationUrl.searchParams),
+      allow: false,
+      title: 'Denied client',
+    });
     const back = new URL(decided.body.redirectTo);
     expect([back.searchParams.get('error'), back.searchParams.get('iss'), back.searchParams.get('code')]).toEqual(['access_denied', relay.gatewayUrl, null]);
     const sessions = (await relay.api('GET', '/api/v1/sessions')).body.sessions as { title: string }[];

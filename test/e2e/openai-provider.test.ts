@@ -53,7 +53,11 @@ afterAll(async () => {
 
 describe('the openai provider', () => {
   it('relay_info lists it as available, with the models discovered from GET /v1/models', async () => {
-    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Info', text: 'relay_tool {"action":"relay_info","relay":"this"}' });
+    const created = await relay.api('POST', '/api/v1/sessions', {
+      provider: 'script',
+      title: 'Info',
+      text: 'relay_tool {"action":"relay_info","relay":"this"}',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const turn = await finish(relay, created.body.session.id, created.body.message_id);
     const info = JSON.parse(turn.reply.text);
@@ -62,7 +66,11 @@ describe('the openai provider', () => {
   });
 
   it('relay_info lists each configured endpoint as its own provider', async () => {
-    const created = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Endpoints', text: 'relay_tool {"action":"relay_info","relay":"this"}' });
+    const created = await relay.api('POST', '/api/v1/sessions', {
+      provider: 'script',
+      title: 'Endpoints',
+      text: 'relay_tool {"action":"relay_info","relay":"this"}',
+    });
     const info = JSON.parse((await finish(relay, created.body.session.id, created.body.message_id)).reply.text);
     expect(info.providers.find((provider: any) => provider.id === 'grok')).toMatchObject({ name: 'Grok', available: true, models: ['grok-test'] });
     expect(JSON.stringify(info)).not.toContain('xai-test-key');
@@ -85,7 +93,11 @@ describe('the openai provider', () => {
     const relayTool = first!.body.tools.find((tool: any) => tool.function.name === 'relay_tool');
     expect(relayTool).toMatchObject({ type: 'function', function: { parameters: { type: 'object', properties: { action: expect.any(Object) } } } });
     expect(second!.body.messages.slice(1)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'relay_tool', arguments: '{"action":"list_sessions","relay":"this"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'relay_tool', arguments: '{"action":"list_sessions","relay":"this"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: expect.stringContaining('"ok":true') },
     ]);
 
@@ -122,7 +134,10 @@ describe('the openai provider', () => {
     expect(result.providers.find((provider: any) => provider.provider === 'grok')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 0 }] });
     expect(result.providers.find((provider: any) => provider.provider === 'grok').meters).toHaveLength(1);
     expect(result.providers.find((provider: any) => provider.provider === 'script')).toEqual({ provider: 'script', status: 'not_tracked', meters: [] });
-    expect(result.providers.find((provider: any) => provider.provider === 'claude-api')).toMatchObject({ status: 'not_set_up', reason: 'no Anthropic API key configured (ANTHROPIC_API_KEY)' });
+    expect(result.providers.find((provider: any) => provider.provider === 'claude-api')).toMatchObject({
+      status: 'not_set_up',
+      reason: 'no Anthropic API key configured (ANTHROPIC_API_KEY)',
+    });
     expect(JSON.stringify(result)).not.toMatch(/sk-test-key|xai-test-key/);
   });
 });

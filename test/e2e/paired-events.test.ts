@@ -22,7 +22,9 @@ async function eventRowsUntil(relay: Relay, sessionId: string, until: string, ti
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}?last=100`);
-    const rows: string[] = (body.messages ?? []).filter((message: { role: string }) => message.role === 'event').map((message: { text: string }) => message.text);
+    const rows: string[] = (body.messages ?? [])
+      .filter((message: { role: string }) => message.role === 'event')
+      .map((message: { text: string }) => message.text);
     if (occurrences(rows, until) >= times) return rows;
     if (Date.now() > deadline) throw new Error(`no event row with ${until} (${times}×) in ${sessionId}: ${JSON.stringify(rows)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -70,7 +72,7 @@ describe('events across relays', { timeout: 300_000 }, () => {
     await Promise.all([a?.stop(), b?.stop()]);
   });
 
-  it('a watcher on A subscribes to a session of B and is woken by its turn_end, the row starting with B\'s name', async () => {
+  it("a watcher on A subscribes to a session of B and is woken by its turn_end, the row starting with B's name", async () => {
     const started = await scriptSession(b, 'Nightly deploy', 'reply ready');
     worker = started.id;
     await finish(b, worker, started.messageId);
@@ -84,27 +86,41 @@ describe('events across relays', { timeout: 300_000 }, () => {
     expect(card.title).toContain('on build-box');
     const turn = await finish(a, watcher, subscribing.messageId);
     const result = JSON.parse(turn.reply.text);
-    expect(result, turn.reply.text).toMatchObject({ ok: true, relay: 'build-box', subscription: { relay: 'build-box', sessions: [{ id: worker, title: 'Nightly deploy' }] } });
+    expect(result, turn.reply.text).toMatchObject({
+      ok: true,
+      relay: 'build-box',
+      subscription: { relay: 'build-box', sessions: [{ id: worker, title: 'Nightly deploy' }] },
+    });
 
     const sent = await b.api('POST', `/api/v1/sessions/${worker}/messages`, { text: 'reply Deployed. The health check is green.' });
     expect(sent.status).toBe(201);
     await finish(b, worker, sent.body.message_id);
 
     const rows = await eventRowsUntil(a, watcher, 'Deployed.');
-    expect(rows.join('\n')).toContain(`[relay event] build-box · session "Nightly deploy" (${worker.slice(0, 4)}…): turn_end (done) "Deployed. The health check is green."`);
+    expect(rows.join('\n')).toContain(
+      `[relay event] build-box · session "Nightly deploy" (${worker.slice(0, 4)}…): turn_end (done) "Deployed. The health check is green."`,
+    );
 
     const listed = await a.api('POST', `/api/v1/sessions/${watcher}/messages`, { text: tool({ action: 'list_subscriptions', relay: 'build-box' }) });
     const listing = JSON.parse((await finish(a, watcher, listed.body.message_id)).reply.text);
     expect(listing).toMatchObject({ ok: true, relay: 'build-box', subscriptions: [{ id: result.subscription.id, relay: 'build-box' }] });
   });
 
-  it('all_idle of B\'s sessions, computed on B with the subscription\'s exclude, reaches a watcher on A with B\'s name', async () => {
+  it("all_idle of B's sessions, computed on B with the subscription's exclude, reaches a watcher on A with B's name", async () => {
     // A session of B that stays busy: left out by exclude, it does not keep the others from being idle.
     const busy = await scriptSession(b, 'Long build', 'wait 600');
-    const subscribing = await scriptSession(a, 'Idle watcher', tool({ action: 'subscribe', relay: 'build-box', sessions: ['all'], exclude: [busy.id], events: ['all_idle'] }));
+    const subscribing = await scriptSession(
+      a,
+      'Idle watcher',
+      tool({ action: 'subscribe', relay: 'build-box', sessions: ['all'], exclude: [busy.id], events: ['all_idle'] }),
+    );
     await decideCard(a, subscribing.id, 'allow');
     const subscribed = JSON.parse((await finish(a, subscribing.id, subscribing.messageId)).reply.text);
-    expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true, relay: 'build-box', subscription: { id: expect.stringMatching(/^sub_/), exclude: [busy.id] } });
+    expect(subscribed, JSON.stringify(subscribed)).toMatchObject({
+      ok: true,
+      relay: 'build-box',
+      subscription: { id: expect.stringMatching(/^sub_/), exclude: [busy.id] },
+    });
 
     // Idleness that began before the subscription counts for nothing: B's worker runs a turn, and its end is the instant.
     const sent = await b.api('POST', `/api/v1/sessions/${worker}/messages`, { text: 'reply idle now' });
@@ -113,7 +129,11 @@ describe('events across relays', { timeout: 300_000 }, () => {
 
     const rows = await eventRowsUntil(a, subscribing.id, 'all_idle');
     const idle = rows.filter((row) => row.includes('all_idle'));
-    expect(idle.join('\n')).toMatch(new RegExp(`\\[relay event\\] build-box · all_idle: no turn or task is running in (the watched session|the \\d+ watched sessions) \\(subscription ${subscribed.subscription.id}\\)`));
+    expect(idle.join('\n')).toMatch(
+      new RegExp(
+        `\\[relay event\\] build-box · all_idle: no turn or task is running in (the watched session|the \\d+ watched sessions) \\(subscription ${subscribed.subscription.id}\\)`,
+      ),
+    );
     expect(occurrences(rows, 'all_idle'), JSON.stringify(rows)).toBe(1);
     await callUnary(b.sessionClient, 'stopTurn', { userId: bUserId, callerSessionId: '', sessionId: busy.id });
   });
@@ -148,13 +168,16 @@ describe('events across relays', { timeout: 300_000 }, () => {
     expect(replayed, text).toBeGreaterThan(lost);
     expect(restored, text).toBeGreaterThan(replayed);
     const order = ['first while down', 'second while down', 'third while down'].map((reply) => text.indexOf(`turn_end (done) "${reply}"`));
-    expect(order.every((at, index) => at > replayed && (index === 0 || at > order[index - 1]!)), text).toBe(true);
+    expect(
+      order.every((at, index) => at > replayed && (index === 0 || at > order[index - 1]!)),
+      text,
+    ).toBe(true);
     for (const reply of ['first while down', 'second while down', 'third while down', 'Deployed. The health check is green.']) {
       expect(occurrences(rows, `"${reply}"`), reply).toBe(1);
     }
   });
 
-  it('past the buffer\'s cap while the link is down, the replayed row keeps the newest and says how many older were dropped', async () => {
+  it("past the buffer's cap while the link is down, the replayed row keeps the newest and says how many older were dropped", async () => {
     await b.services.gateway.stop();
     await eventRowsUntil(a, watcher, 'link_lost', 2);
     const texts = Array.from({ length: 8 }, (_, index) => `burst ${index + 1}`);
@@ -164,13 +187,15 @@ describe('events across relays', { timeout: 300_000 }, () => {
 
     const rows = await eventRowsUntil(a, watcher, 'link_restored', 2);
     const text = rows.join('\n');
-    expect(text).toContain('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:');
+    expect(text).toContain(
+      '[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:',
+    );
     for (const kept of texts.slice(3)) expect(occurrences(rows, `"${kept}"`), kept).toBe(1);
     for (const dropped of texts.slice(0, 3)) expect(occurrences(rows, `"${dropped}"`), dropped).toBe(0);
   });
 
   // Issue 39: the watcher's own relay was down, so A never saw a fetch fail; the gap must show all the same.
-  it('A itself stopped while B\'s session goes on: on its return link_lost, one replayed row with the newest kept and the dropped counted, then link_restored', async () => {
+  it("A itself stopped while B's session goes on: on its return link_lost, one replayed row with the newest kept and the dropped counted, then link_restored", async () => {
     await a.services.gateway.stop();
     await Promise.all(STATEFUL.map((service) => a.services[service].stop()));
     const texts = Array.from({ length: 8 }, (_, index) => `while A was away ${index + 1}`);
@@ -181,14 +206,19 @@ describe('events across relays', { timeout: 300_000 }, () => {
     const rows = await eventRowsUntil(a, watcher, 'link_restored', 3);
     const text = rows.join('\n');
     const lost = text.lastIndexOf('link_lost');
-    const replayed = text.lastIndexOf('[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:');
+    const replayed = text.lastIndexOf(
+      '[relay event] build-box · replayed: 5 events kept there while the link was down; 3 older events dropped there, which keeps only the newest:',
+    );
     const restored = text.lastIndexOf('link_restored: the relay answers again; 5 events replayed');
     expect(occurrences(rows, 'link_lost'), text).toBe(3);
     expect(lost, text).toBeGreaterThan(text.indexOf('"burst 8"'));
     expect(replayed, text).toBeGreaterThan(lost);
     expect(restored, text).toBeGreaterThan(replayed);
     const order = texts.slice(3).map((reply) => text.indexOf(`turn_end (done) "${reply}"`));
-    expect(order.every((at, index) => at > replayed && at < restored && (index === 0 || at > order[index - 1]!)), text).toBe(true);
+    expect(
+      order.every((at, index) => at > replayed && at < restored && (index === 0 || at > order[index - 1]!)),
+      text,
+    ).toBe(true);
     for (const kept of texts.slice(3)) expect(occurrences(rows, `"${kept}"`), kept).toBe(1);
     for (const dropped of texts.slice(0, 3)) expect(occurrences(rows, `"${dropped}"`), dropped).toBe(0);
   });
@@ -198,7 +228,10 @@ describe('events across relays', { timeout: 300_000 }, () => {
     const asking = await scriptSession(
       a,
       'Asker',
-      [tool({ action: 'ask', relay: 'build-box', session: worker, question: 'Ship the migration tonight?', options: ['Tonight', 'Wait'] }), 'reply {{result.question_id}}'].join('\n'),
+      [
+        tool({ action: 'ask', relay: 'build-box', session: worker, question: 'Ship the migration tonight?', options: ['Tonight', 'Wait'] }),
+        'reply {{result.question_id}}',
+      ].join('\n'),
     );
     const asked = await finish(a, asking.id, asking.messageId);
     const questionId = asked.reply.text.trim();
@@ -217,10 +250,14 @@ describe('events across relays', { timeout: 300_000 }, () => {
     expect(rows.join('\n')).toContain(`question_answered: question ${questionId} answered (chose "Wait"; via build-box)`);
     const listed = await a.api('POST', `/api/v1/sessions/${asking.id}/messages`, { text: tool({ action: 'list_questions', relay: 'build-box' }) });
     const listing = JSON.parse((await finish(a, asking.id, listed.body.message_id)).reply.text);
-    expect(listing).toMatchObject({ ok: true, relay: 'build-box', questions: [{ question_id: questionId, status: 'answered', choice: 'Wait', session: worker }] });
+    expect(listing).toMatchObject({
+      ok: true,
+      relay: 'build-box',
+      questions: [{ question_id: questionId, status: 'answered', choice: 'Wait', session: worker }],
+    });
   });
 
-  it('removing the pairing ends the subscriptions to that relay\'s sessions', async () => {
+  it("removing the pairing ends the subscriptions to that relay's sessions", async () => {
     const removed = await a.api('DELETE', '/api/v1/pairings/build-box');
     expect(removed.status, JSON.stringify(removed.body)).toBe(200);
     await expect

@@ -90,12 +90,23 @@ describe('two relays paired on loopback', () => {
   });
 
   it('prompts the session on relay-b and waits for its reply', async () => {
-    const turn = await say(a, lead, [tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply again', wait_seconds: 120 }), 'reply {{result.relay}} {{result.reply.text}}'].join('\n'));
+    const turn = await say(
+      a,
+      lead,
+      [
+        tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply again', wait_seconds: 120 }),
+        'reply {{result.relay}} {{result.reply.text}}',
+      ].join('\n'),
+    );
     expect(turn.reply.text).toBe('relay-b again');
   });
 
   it('changes the remote session freely from the conversation that started it; another conversation asks the user once', async () => {
-    const own = await say(a, lead, [tool({ action: 'update_session', relay: 'relay-b', session: remote, title: 'Renamed by lead' }), 'reply {{result.changed}}'].join('\n'));
+    const own = await say(
+      a,
+      lead,
+      [tool({ action: 'update_session', relay: 'relay-b', session: remote, title: 'Renamed by lead' }), 'reply {{result.changed}}'].join('\n'),
+    );
     expect(own.reply.text).toBe('["title"]');
 
     const other = await a.api('POST', '/api/v1/sessions', {
@@ -133,7 +144,12 @@ describe('two relays paired on loopback', () => {
       const turn = await say(
         a,
         lead,
-        [tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply no' }), 'reply {{result.code}}', tool({ action: 'read_session', relay: 'relay-b', session: remote }), 'reply {{result.ok}}'].join('\n'),
+        [
+          tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply no' }),
+          'reply {{result.code}}',
+          tool({ action: 'read_session', relay: 'relay-b', session: remote }),
+          'reply {{result.ok}}',
+        ].join('\n'),
       );
       expect(turn.reply.text).toBe('REMOTE_RELAY_PERMISSION\ntrue');
     } finally {
@@ -147,7 +163,12 @@ describe('two relays paired on loopback', () => {
       const turn = await say(
         a,
         lead,
-        [tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply no' }), 'reply {{result.code}}', tool({ action: 'read_session', relay: 'relay-b', session: remote }), 'reply {{result.ok}}'].join('\n'),
+        [
+          tool({ action: 'send', relay: 'relay-b', session: remote, text: 'reply no' }),
+          'reply {{result.code}}',
+          tool({ action: 'read_session', relay: 'relay-b', session: remote }),
+          'reply {{result.ok}}',
+        ].join('\n'),
       );
       expect(turn.reply.text).toBe('REMOTE_RELAY_PERMISSION\ntrue');
     } finally {
@@ -157,43 +178,65 @@ describe('two relays paired on loopback', () => {
     expect(read.body.messages.filter((message: { text: string }) => message.text.includes('reply no'))).toEqual([]);
   });
 
-  it('lets a prompt that crossed two relays go back to any relay of its chain (relay-a → relay-b → relay-c → relay-a), not on to a fourth', { timeout: 900_000 }, async () => {
-    c = await startRelay({ name: 'relay-c', readyTimeoutMs: 240_000 });
-    d = await startRelay({ name: 'relay-d', readyTimeoutMs: 240_000 });
-    await pair(a, c);
-    await pair(b, c);
-    await pair(d, c);
-    // relay-a's agent starts a session on relay-c, which unlocks relay-a there (an agent of relay-a wrote to it).
-    const hub = await scriptSession(a, 'Hub', ['# relay-c', tool({ action: 'create_session', relay: 'relay-c', title: 'Far', text: 'reply far', wait_seconds: 120 }), 'reply {{result.session}}'].join('\n'));
-    await decideCard(a, hub.id, 'allow');
-    const far = (await finish(a, hub.id, hub.messageId)).reply.text;
-    // On relay-b, a user's conversation that mentions relay-c.
-    const middle = await scriptSession(b, 'Middle', '# relay-c is fine here\nreply ready');
-    await finish(b, middle.id, middle.messageId);
-    // relay-d's agent prompts Far, which unlocks relay-d there, but not by mention: the user of Far never named it.
-    const outside = await scriptSession(d, 'Outside', ['# relay-c', tool({ action: 'send', relay: 'relay-c', session: far, text: 'reply hi', wait_seconds: 120 }), 'reply {{result.status}}'].join('\n'));
-    expect((await finish(d, outside.id, outside.messageId)).reply.text).toBe('done');
+  it(
+    'lets a prompt that crossed two relays go back to any relay of its chain (relay-a → relay-b → relay-c → relay-a), not on to a fourth',
+    { timeout: 900_000 },
+    async () => {
+      c = await startRelay({ name: 'relay-c', readyTimeoutMs: 240_000 });
+      d = await startRelay({ name: 'relay-d', readyTimeoutMs: 240_000 });
+      await pair(a, c);
+      await pair(b, c);
+      await pair(d, c);
+      // relay-a's agent starts a session on relay-c, which unlocks relay-a there (an agent of relay-a wrote to it).
+      const hub = await scriptSession(
+        a,
+        'Hub',
+        [
+          '# relay-c',
+          tool({ action: 'create_session', relay: 'relay-c', title: 'Far', text: 'reply far', wait_seconds: 120 }),
+          'reply {{result.session}}',
+        ].join('\n'),
+      );
+      await decideCard(a, hub.id, 'allow');
+      const far = (await finish(a, hub.id, hub.messageId)).reply.text;
+      // On relay-b, a user's conversation that mentions relay-c.
+      const middle = await scriptSession(b, 'Middle', '# relay-c is fine here\nreply ready');
+      await finish(b, middle.id, middle.messageId);
+      // relay-d's agent prompts Far, which unlocks relay-d there, but not by mention: the user of Far never named it.
+      const outside = await scriptSession(
+        d,
+        'Outside',
+        ['# relay-c', tool({ action: 'send', relay: 'relay-c', session: far, text: 'reply hi', wait_seconds: 120 }), 'reply {{result.status}}'].join('\n'),
+      );
+      expect((await finish(d, outside.id, outside.messageId)).reply.text).toBe('done');
 
-    // relay-a (hops 0) → relay-b (hops 1) → relay-c (hops 2, came through relay-a and relay-b): the turn there may
-    // prompt relay-a, where the chain started, not only relay-b it came from directly; relay-d, a fourth relay the
-    // user did not mention there, it may not. No wait on relay-a: hub's own turn is the one waiting on this chain.
-    const onFar = [
-      tool({ action: 'send', relay: 'relay-d', session: outside.id, text: 'reply no' }),
-      'reply {{result.code}}',
-      tool({ action: 'send', relay: 'relay-a', session: hub.id, text: 'reply back', wait_seconds: 0 }),
-      'reply {{result.ok}} {{result.relay}}',
-    ].join('\n');
-    // Far's placeholders must reach Far as written: Hub's and Middle's scripts fill in every {{…}} of their own steps,
-    // so in Middle's step they are JSON escapes (\u007b is "{"), which only Middle's JSON.parse turns back into braces.
-    const onMiddle = tool({ action: 'send', relay: 'relay-c', session: far, text: onFar, wait_seconds: 120 }).replaceAll('{{', '\\u007b\\u007b');
-    const turn = await say(a, hub.id, ['# relay-b', tool({ action: 'send', relay: 'relay-b', session: middle.id, text: onMiddle, wait_seconds: 120 }), 'reply {{result.reply.text}}'].join('\n'));
-    const middleResult = JSON.parse(turn.reply.text);
-    expect(middleResult).toMatchObject({ ok: true, relay: 'relay-c', status: 'done' });
-    expect(middleResult.reply.text).toBe('REMOTE_RELAY_HOP_LIMIT\ntrue relay-a');
-    const read = await a.api('GET', `/api/v1/sessions/${hub.id}?last=100`);
-    const back = read.body.messages.find((message: { text: string }) => message.text.endsWith('\nreply back'));
-    expect(back?.text).toBe('[Remote prompt from an agent on relay "relay-c" · session "Far" · script-1 · acting for the user]\nreply back');
-    const outsideRead = await d.api('GET', `/api/v1/sessions/${outside.id}?last=100`);
-    expect(outsideRead.body.messages.filter((message: { text: string }) => message.text.endsWith('reply no'))).toEqual([]);
-  });
+      // relay-a (hops 0) → relay-b (hops 1) → relay-c (hops 2, came through relay-a and relay-b): the turn there may
+      // prompt relay-a, where the chain started, not only relay-b it came from directly; relay-d, a fourth relay the
+      // user did not mention there, it may not. No wait on relay-a: hub's own turn is the one waiting on this chain.
+      const onFar = [
+        tool({ action: 'send', relay: 'relay-d', session: outside.id, text: 'reply no' }),
+        'reply {{result.code}}',
+        tool({ action: 'send', relay: 'relay-a', session: hub.id, text: 'reply back', wait_seconds: 0 }),
+        'reply {{result.ok}} {{result.relay}}',
+      ].join('\n');
+      // Far's placeholders must reach Far as written: Hub's and Middle's scripts fill in every {{…}} of their own steps,
+      // so in Middle's step they are JSON escapes (\u007b is "{"), which only Middle's JSON.parse turns back into braces.
+      const onMiddle = tool({ action: 'send', relay: 'relay-c', session: far, text: onFar, wait_seconds: 120 }).replaceAll('{{', '\\u007b\\u007b');
+      const turn = await say(
+        a,
+        hub.id,
+        ['# relay-b', tool({ action: 'send', relay: 'relay-b', session: middle.id, text: onMiddle, wait_seconds: 120 }), 'reply {{result.reply.text}}'].join(
+          '\n',
+        ),
+      );
+      const middleResult = JSON.parse(turn.reply.text);
+      expect(middleResult).toMatchObject({ ok: true, relay: 'relay-c', status: 'done' });
+      expect(middleResult.reply.text).toBe('REMOTE_RELAY_HOP_LIMIT\ntrue relay-a');
+      const read = await a.api('GET', `/api/v1/sessions/${hub.id}?last=100`);
+      const back = read.body.messages.find((message: { text: string }) => message.text.endsWith('\nreply back'));
+      expect(back?.text).toBe('[Remote prompt from an agent on relay "relay-c" · session "Far" · script-1 · acting for the user]\nreply back');
+      const outsideRead = await d.api('GET', `/api/v1/sessions/${outside.id}?last=100`);
+      expect(outsideRead.body.messages.filter((message: { text: string }) => message.text.endsWith('reply no'))).toEqual([]);
+    },
+  );
 });

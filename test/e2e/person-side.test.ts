@@ -119,7 +119,10 @@ describe('the conversation on screen', () => {
   });
 
   it('folds the Schedules table on a phone, in dark mode', async () => {
-    const owner = await user.scriptSession('Nightly owner', `${tool({ action: 'schedule', title: 'Nightly check of the whole release train', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`);
+    const owner = await user.scriptSession(
+      'Nightly owner',
+      `${tool({ action: 'schedule', title: 'Nightly check of the whole release train', text: 'reply tick', every_minutes: 600 })}\nreply {{result.schedule_id}}`,
+    );
     const scheduleId = (await user.finish(owner.id, owner.messageId)).reply.text;
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.setViewportSize({ width: 390, height: 844 });

@@ -18,7 +18,10 @@ async function questionAnsweredEvents(): Promise<any[]> {
   await db.connect();
   try {
     // This file's user's: the relay is shared with other files' users.
-    const { rows } = await db.query(`SELECT payload FROM outbox WHERE subject = 'relay.question.v1.question_answered' AND payload->>'userId' = $1 ORDER BY created_at`, [relay.userId]);
+    const { rows } = await db.query(
+      `SELECT payload FROM outbox WHERE subject = 'relay.question.v1.question_answered' AND payload->>'userId' = $1 ORDER BY created_at`,
+      [relay.userId],
+    );
     return rows.map((row) => row.payload);
   } finally {
     await db.end();
@@ -78,7 +81,9 @@ describe('asks', () => {
     expect(asked.summary).toBe(`ask → desk: question ${asked.question_id} pending`);
 
     const read = await call(asker, { action: 'read_session', relay: 'this', session: asker.id });
-    expect(read.pendingQuestions).toEqual([{ id: asked.question_id, kind: 'ask', question: 'Ship the migration tonight or wait for the review?', options: ['Tonight', 'Wait'] }]);
+    expect(read.pendingQuestions).toEqual([
+      { id: asked.question_id, kind: 'ask', question: 'Ship the migration tonight or wait for the review?', options: ['Tonight', 'Wait'] },
+    ]);
 
     const inbox = await user.api('GET', '/api/v1/inbox');
     expect(inbox.body.asks).toEqual([expect.objectContaining({ id: asked.question_id, sessionId: asker.id, status: 'pending', recommendation: 'Wait' })]);
@@ -89,7 +94,9 @@ describe('asks', () => {
 
     const listed = await call(asker, { action: 'list_questions' });
     expect(listed).toMatchObject({ ok: true, relay: 'desk' });
-    expect(listed.questions).toEqual([expect.objectContaining({ question_id: asked.question_id, status: 'answered', choice: 'Wait', answer: 'after the review', via: 'desk' })]);
+    expect(listed.questions).toEqual([
+      expect.objectContaining({ question_id: asked.question_id, status: 'answered', choice: 'Wait', answer: 'after the review', via: 'desk' }),
+    ]);
     expect((await user.api('GET', '/api/v1/inbox')).body.asks).toEqual([]);
 
     expect(await questionAnsweredEvents()).toEqual([
@@ -99,7 +106,8 @@ describe('asks', () => {
 
   it('read_session shows an ask until it is answered; the read after takes the mark off, and the next ask shows again', async () => {
     const about = await user.externalAgent('Marked');
-    const readAsks = async () => (await call(about, { action: 'read_session', relay: 'this', session: about.id })).pendingQuestions.map((q: { id: string }) => q.id);
+    const readAsks = async () =>
+      (await call(about, { action: 'read_session', relay: 'this', session: about.id })).pendingQuestions.map((q: { id: string }) => q.id);
     expect(await askMark(about.id)).toBe(0);
 
     const first = await ask(about, { question: 'Tag the release?' });
@@ -115,7 +123,10 @@ describe('asks', () => {
   });
 
   it('wakes the asking conversation with question_answered, with no subscription', async () => {
-    const script = await user.scriptSession('Script asker', `${tool({ action: 'ask', question: 'Wake me?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`);
+    const script = await user.scriptSession(
+      'Script asker',
+      `${tool({ action: 'ask', question: 'Wake me?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`,
+    );
     const questionId = (await user.finish(script.id, script.messageId)).reply.text;
     expect(questionId).toMatch(/^ask_/);
     expect((await user.api('POST', `/api/v1/asks/${questionId}`, { decision: 'answer', choice: 'Yes' })).status).toBe(200);
@@ -158,7 +169,10 @@ describe('asks', () => {
   it('the answer to an ask made on behalf of another session wakes both that session and the asking conversation', async () => {
     const about = await user.scriptSession('Asked-about script', 'reply ready');
     await user.finish(about.id, about.messageId);
-    const script = await user.scriptSession('Asking script', `${tool({ action: 'ask', session: about.id, question: 'Deploy it?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`);
+    const script = await user.scriptSession(
+      'Asking script',
+      `${tool({ action: 'ask', session: about.id, question: 'Deploy it?', options: ['Yes', 'No'] })}\nreply {{result.question_id}}`,
+    );
     const questionId = (await user.finish(script.id, script.messageId)).reply.text;
     expect(questionId).toMatch(/^ask_/);
 
@@ -177,8 +191,16 @@ describe('asks', () => {
     expect(await call(asker, { action: 'archive', relay: 'this', session: about.id })).toMatchObject({ ok: true });
 
     await expect
-      .poll(async () => (await call(asker, { action: 'list_questions', session: about.id })).questions.map((q: any) => [q.question_id, q.status]), { timeout: 30_000, interval: 200 })
-      .toEqual(expect.arrayContaining([[aboutIt, 'ended'], [byIt, 'ended']]));
+      .poll(async () => (await call(asker, { action: 'list_questions', session: about.id })).questions.map((q: any) => [q.question_id, q.status]), {
+        timeout: 30_000,
+        interval: 200,
+      })
+      .toEqual(
+        expect.arrayContaining([
+          [aboutIt, 'ended'],
+          [byIt, 'ended'],
+        ]),
+      );
     const inbox = (await user.api('GET', '/api/v1/inbox')).body.asks.map((a: { id: string }) => a.id);
     expect(inbox).not.toContain(aboutIt);
     expect(inbox).not.toContain(byIt);
@@ -195,7 +217,8 @@ describe('the approval card for ask with session in the ask and plan modes', () 
     about = await user.externalAgent('Asked about, carded');
   });
 
-  const askAbout = (sessionId: string) => `${tool({ action: 'ask', session: sessionId, question: 'Tag the release?', options: ['Tag', 'Hold'] })}\nreply {{result.ok}} {{result.code}} {{result.question_id}}`;
+  const askAbout = (sessionId: string) =>
+    `${tool({ action: 'ask', session: sessionId, question: 'Tag the release?', options: ['Tag', 'Hold'] })}\nreply {{result.ok}} {{result.code}} {{result.question_id}}`;
   const asksAbout = async (sessionId: string) => (await user.api('GET', `/api/v1/asks?session=${sessionId}`)).body.asks.map((a: { id: string }) => a.id);
 
   it.each(['ask', 'plan'])('in %s mode, Allow on the card lets the ask through', async (mode) => {
@@ -256,7 +279,11 @@ describe('refusals of ask, withdraw and list_questions', () => {
     ['ask on a relay that is not paired', { action: 'ask', relay: 'nowhere', question: 'Where?' }, 'REMOTE_RELAY_UNKNOWN_RELAY'],
     ['withdraw without question_id', { action: 'withdraw' }, 'REMOTE_RELAY_INVALID_INPUT'],
     ['withdraw of an ask that does not exist', { action: 'withdraw', question_id: 'ask_000000000000' }, 'REMOTE_RELAY_NOT_FOUND'],
-    ['list_questions about a session that does not exist', { action: 'list_questions', session: '00000000-0000-4000-8000-000000000000' }, 'REMOTE_RELAY_NOT_FOUND'],
+    [
+      'list_questions about a session that does not exist',
+      { action: 'list_questions', session: '00000000-0000-4000-8000-000000000000' },
+      'REMOTE_RELAY_NOT_FOUND',
+    ],
   ])('refuses %s, and nothing is asked', async (_label, args, code) => {
     expect(await call(agent, args)).toMatchObject({ ok: false, code });
     expect((await call(agent, { action: 'list_questions' })).questions).toEqual([]);
@@ -286,7 +313,10 @@ describe('refusals of ask, withdraw and list_questions', () => {
       await ask(first!, { session: about.id, question: `One ${i}?` });
       await ask(second!, { session: about.id, question: `Two ${i}?` });
     }
-    expect(await call(third!, { action: 'ask', session: about.id, question: 'One too many about it?' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_QUESTION_LIMIT' });
+    expect(await call(third!, { action: 'ask', session: about.id, question: 'One too many about it?' })).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_QUESTION_LIMIT',
+    });
     expect((await call(third!, { action: 'list_questions' })).questions).toEqual([]);
     // The asker's own limit is untouched: it may still ask about itself.
     await ask(third!, { question: 'About myself?' });
@@ -299,8 +329,14 @@ describe('answer_question', () => {
     const card = await user.pendingCard(blocked.id);
     expect(card).toMatchObject({ kind: 'question', options: ['Merge', 'Wait'] });
     const answerer = await user.externalAgent('Answerer');
-    expect(await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
-    expect(await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id, choices: [] })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id })).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_INVALID_INPUT',
+    });
+    expect(await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id, choices: [] })).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_INVALID_INPUT',
+    });
     const answered = await call(answerer, { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Merge'] });
     expect(answered).toMatchObject({ ok: true, session: blocked.id, question_id: card.id, status: 'answered', choices: ['Merge'] });
     const turn = await user.finish(blocked.id, blocked.messageId);
@@ -314,7 +350,11 @@ describe('answer_question', () => {
     const questionId = await ask(asker, { question: 'Only the user answers this?' });
     const writer = await user.scriptSession('Written to', 'reply ready');
     await user.finish(writer.id, writer.messageId);
-    const carded = await user.scriptSession('Needs approval', `${tool({ action: 'send', relay: 'this', session: writer.id, text: 'reply hi', wait_seconds: 0 })}\nreply {{result.code}}`, { mode: 'ask' });
+    const carded = await user.scriptSession(
+      'Needs approval',
+      `${tool({ action: 'send', relay: 'this', session: writer.id, text: 'reply hi', wait_seconds: 0 })}\nreply {{result.code}}`,
+      { mode: 'ask' },
+    );
     const approval = await user.pendingCard(carded.id);
     expect(approval.kind).toBe('approval');
     const blocked = await user.scriptSession('Blocked too', 'ask_user Go on? | Yes | No\nreply {{answer}}');

@@ -40,7 +40,10 @@ describe('relay settings', () => {
 
   it('refuses a wait outside 120–3600 s, naming the field, and changes nothing', async () => {
     const refused = await user.api('PATCH', '/api/v1/settings', { max_wait_seconds: 7200, max_turn_minutes: 30 });
-    expect(refused).toEqual({ status: 400, body: { code: 'REMOTE_RELAY_INVALID_INPUT', error: 'max_wait_seconds must be a whole number of seconds from 120 to 3600' } });
+    expect(refused).toEqual({
+      status: 400,
+      body: { code: 'REMOTE_RELAY_INVALID_INPUT', error: 'max_wait_seconds must be a whole number of seconds from 120 to 3600' },
+    });
     expect((await user.api('GET', '/api/v1/settings')).body.settings).toMatchObject({ maxWaitSeconds: 900, maxTurnMinutes: 60 });
   });
 

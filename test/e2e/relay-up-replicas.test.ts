@@ -79,10 +79,14 @@ beforeAll(async () => {
   });
   up.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   up.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const ready = await until('relay up is up', () => lines().find((line) => line['msg'] === 'relay is up') ?? (up.exitCode !== null ? { failed: true } : undefined), {
-    timeoutMs: 240_000,
-    detail,
-  });
+  const ready = await until(
+    'relay up is up',
+    () => lines().find((line) => line['msg'] === 'relay is up') ?? (up.exitCode !== null ? { failed: true } : undefined),
+    {
+      timeoutMs: 240_000,
+      detail,
+    },
+  );
   expect(ready, detail()).not.toHaveProperty('failed');
   gatewayUrl = String(ready['gatewayUrl']);
   userToken = (JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as { userToken: string }).userToken;
@@ -109,15 +113,20 @@ describe('relay up --replicas subscription=2,session=2', () => {
   it('runs two processes of each, on ports of their own, and says where', () => {
     const running = children();
     const pids = ['session', 'session-2', 'subscription', 'subscription-2', 'scheduler', 'question', 'pairing', 'gateway'].map((name) => running.get(name));
-    expect(pids.every((pid) => pid !== undefined && alive(pid)), JSON.stringify([...running])).toBe(true);
+    expect(
+      pids.every((pid) => pid !== undefined && alive(pid)),
+      JSON.stringify([...running]),
+    ).toBe(true);
     expect(new Set(pids).size).toBe(pids.length);
     expect(running.has('scheduler-2')).toBe(false);
     expect(output).toMatch(/Starting the services \(session ×2 on \d+, \d+; subscription ×2 on \d+, \d+\)/);
   });
 
-  it("hands a new turn to the other session replica while the one running a long turn drains, and brings the drained one back", async () => {
+  it('hands a new turn to the other session replica while the one running a long turn drains, and brings the drained one back', async () => {
     const long = await scriptSession('Long', 'reply working\nwait 600\nreply never');
-    await until('the long turn runs', async () => ((await api('GET', `/api/v1/sessions/${long.id}`)).body?.inFlight?.includes('working') ? true : undefined), { detail });
+    await until('the long turn runs', async () => ((await api('GET', `/api/v1/sessions/${long.id}`)).body?.inFlight?.includes('working') ? true : undefined), {
+      detail,
+    });
     const longRunner = (await turn(long.messageId)).runner_id;
     expect(longRunner).not.toBeNull();
 
@@ -138,10 +147,14 @@ describe('relay up --replicas subscription=2,session=2', () => {
 
     // Another session's message, sent while the holder drains: run now by the other replica.
     const other = await scriptSession('Other', 'reply handed over');
-    const ended = await until('the other turn ends', async () => {
-      const read = await api('GET', `/api/v1/sessions/${other.id}/wait?message_id=${other.messageId}&wait_seconds=5`);
-      return ['queued', 'running'].includes(read.body?.status) ? undefined : read.body;
-    }, { timeoutMs: 60_000, detail });
+    const ended = await until(
+      'the other turn ends',
+      async () => {
+        const read = await api('GET', `/api/v1/sessions/${other.id}/wait?message_id=${other.messageId}&wait_seconds=5`);
+        return ['queued', 'running'].includes(read.body?.status) ? undefined : read.body;
+      },
+      { timeoutMs: 60_000, detail },
+    );
     expect(ended, JSON.stringify(ended)).toMatchObject({ status: 'done', reply: { text: 'handed over' } });
     expect(alive(holder!.pid), 'the draining replica is still there').toBe(true);
     expect(await turn(long.messageId)).toEqual({ status: 'running', runner_id: longRunner });
@@ -150,19 +163,27 @@ describe('relay up --replicas subscription=2,session=2', () => {
     // Stopping the long turn lets the holder finish draining and exit; relay up starts it again.
     const stopped = await api('POST', `/api/v1/sessions/${long.id}/stop`);
     expect(stopped.status, JSON.stringify(stopped.body)).toBeLessThan(300);
-    await until('the drained replica runs again', () => {
-      const pid = children().get(holder!.name);
-      return pid !== undefined && pid !== holder!.pid && alive(pid) && !alive(holder!.pid) ? true : undefined;
-    }, { timeoutMs: 60_000, detail });
+    await until(
+      'the drained replica runs again',
+      () => {
+        const pid = children().get(holder!.name);
+        return pid !== undefined && pid !== holder!.pid && alive(pid) && !alive(holder!.pid) ? true : undefined;
+      },
+      { timeoutMs: 60_000, detail },
+    );
     expect(lines().some((line) => String(line['msg']).includes(`the ${holder!.name} service is running again`))).toBe(true);
 
     // The relay is whole again: a turn in the long session's conversation runs.
     const again = await api('POST', `/api/v1/sessions/${long.id}/messages`, { text: 'reply back' });
     expect(again.status, JSON.stringify(again.body)).toBe(201);
-    const result = await until('the next turn ends', async () => {
-      const read = await api('GET', `/api/v1/sessions/${long.id}/wait?message_id=${again.body.message_id}&wait_seconds=5`);
-      return ['queued', 'running'].includes(read.body?.status) ? undefined : read.body;
-    }, { timeoutMs: 60_000, detail });
+    const result = await until(
+      'the next turn ends',
+      async () => {
+        const read = await api('GET', `/api/v1/sessions/${long.id}/wait?message_id=${again.body.message_id}&wait_seconds=5`);
+        return ['queued', 'running'].includes(read.body?.status) ? undefined : read.body;
+      },
+      { timeoutMs: 60_000, detail },
+    );
     expect(result).toMatchObject({ status: 'done', reply: { text: 'back' } });
   });
 });

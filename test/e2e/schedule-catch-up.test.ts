@@ -39,13 +39,19 @@ it('after the whole relay was down over due times, the one catch-up firing goes 
   const setter = await relay.api('POST', '/api/v1/sessions', {
     provider: 'script',
     title: 'Setter',
-    text: [tool({ action: 'schedule', session: targetId, title: 'Hourly ping', text: 'reply ping', every_minutes: 60 }), 'reply {{result.schedule_id}}'].join('\n'),
+    text: [tool({ action: 'schedule', session: targetId, title: 'Hourly ping', text: 'reply ping', every_minutes: 60 }), 'reply {{result.schedule_id}}'].join(
+      '\n',
+    ),
   });
   expect(setter.status, JSON.stringify(setter.body)).toBe(201);
-  const schedule = await until('the schedule is set', async () => {
-    const listed = await relay.api('GET', `/api/v1/schedules?session=${targetId}`);
-    return listed.body.schedules?.[0];
-  }, logs);
+  const schedule = await until(
+    'the schedule is set',
+    async () => {
+      const listed = await relay.api('GET', `/api/v1/schedules?session=${targetId}`);
+      return listed.body.schedules?.[0];
+    },
+    logs,
+  );
   const firstMissed = Date.parse(schedule.nextFireAt);
 
   // The whole relay stops; its clock passes three due times while it is down.
@@ -56,19 +62,27 @@ it('after the whole relay was down over due times, the one catch-up firing goes 
   // The scheduler is back first: its first pass cannot ask the loop guard, and keeps the firing due.
   relay.services.scheduler.start();
   await relay.waitReady('scheduler');
-  await until('the first pass kept the firing due (the loop guard could not be asked)', async () => {
-    const rows = await schedulerQuery<{ pending_fire_at: Date | null }>('SELECT pending_fire_at FROM schedules WHERE id = $1', [schedule.id]);
-    return rows[0]?.pending_fire_at ? true : undefined;
-  }, logs);
+  await until(
+    'the first pass kept the firing due (the loop guard could not be asked)',
+    async () => {
+      const rows = await schedulerQuery<{ pending_fire_at: Date | null }>('SELECT pending_fire_at FROM schedules WHERE id = $1', [schedule.id]);
+      return rows[0]?.pending_fire_at ? true : undefined;
+    },
+    logs,
+  );
   expect(await schedulerQuery('SELECT id FROM firings WHERE schedule_id = $1', [schedule.id])).toEqual([]);
 
   relay.services.session.start();
   await relay.waitReady('session');
   const readyAt = relay.now().getTime();
-  const firings = await until('the catch-up firing', async () => {
-    const rows = await schedulerQuery<{ due_at: Date; fired_at: Date }>('SELECT due_at, fired_at FROM firings WHERE schedule_id = $1', [schedule.id]);
-    return rows.length > 0 ? rows : undefined;
-  }, logs);
+  const firings = await until(
+    'the catch-up firing',
+    async () => {
+      const rows = await schedulerQuery<{ due_at: Date; fired_at: Date }>('SELECT due_at, fired_at FROM firings WHERE schedule_id = $1', [schedule.id]);
+      return rows.length > 0 ? rows : undefined;
+    },
+    logs,
+  );
   // Within a few seconds of relay time of the session service answering (a minute before the fix).
   expect(firings[0]!.fired_at.getTime() - readyAt).toBeLessThan(15_000);
   expect(firings.map((row) => row.due_at.getTime())).toEqual([firstMissed]);
@@ -76,11 +90,15 @@ it('after the whole relay was down over due times, the one catch-up firing goes 
   // Once: the rest of the relay comes back and the target gets one scheduled prompt for the three missed times.
   for (const service of ['subscription', 'question', 'pairing', 'gateway'] as const) relay.services[service].start();
   await Promise.all((['subscription', 'question', 'pairing', 'gateway'] as const).map((service) => relay.waitReady(service)));
-  const prompts = await until('the scheduled prompt in the target', async () => {
-    const read = await relay.api('GET', `/api/v1/sessions/${targetId}?last=100`);
-    const scheduled = (read.body.messages ?? []).filter((message: { role: string }) => message.role === 'schedule');
-    return scheduled.length > 0 ? scheduled : undefined;
-  }, logs);
+  const prompts = await until(
+    'the scheduled prompt in the target',
+    async () => {
+      const read = await relay.api('GET', `/api/v1/sessions/${targetId}?last=100`);
+      const scheduled = (read.body.messages ?? []).filter((message: { role: string }) => message.role === 'schedule');
+      return scheduled.length > 0 ? scheduled : undefined;
+    },
+    logs,
+  );
   expect(prompts).toHaveLength(1);
   expect(await schedulerQuery('SELECT id FROM firings WHERE schedule_id = $1', [schedule.id])).toHaveLength(1);
 });

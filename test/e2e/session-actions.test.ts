@@ -33,7 +33,10 @@ describe('a script session works another session through relay_tool', () => {
     const started = await scriptSession(
       relay,
       'Lead',
-      [tool({ action: 'create_session', relay: 'this', title: 'Worker', text: 'reply pong', wait_seconds: 120 }), 'reply {{result.session}} {{result.status}} {{result.reply.text}}'].join('\n'),
+      [
+        tool({ action: 'create_session', relay: 'this', title: 'Worker', text: 'reply pong', wait_seconds: 120 }),
+        'reply {{result.session}} {{result.status}} {{result.reply.text}}',
+      ].join('\n'),
     );
     lead = started.id;
     const card = await decideCard(relay, lead, 'allow');
@@ -78,7 +81,10 @@ describe('a script session works another session through relay_tool', () => {
   });
 
   it('stops a long turn', async () => {
-    const sent = await say(lead, [tool({ action: 'send', relay: 'this', session: worker, text: 'wait 600\nreply too late', wait_seconds: 0 }), 'reply {{result.message_id}}'].join('\n'));
+    const sent = await say(
+      lead,
+      [tool({ action: 'send', relay: 'this', session: worker, text: 'wait 600\nreply too late', wait_seconds: 0 }), 'reply {{result.message_id}}'].join('\n'),
+    );
     const messageId = sent.reply.text;
     const turn = await say(
       lead,
@@ -119,7 +125,9 @@ describe('cards and refusals', () => {
     expect((await relay.api('PATCH', `/api/v1/sessions/${asker.id}`, { mode: 'ask' })).status).toBe(200);
     const before = await relay.api('GET', `/api/v1/sessions/${target.id}?last=100`);
 
-    const sent = await relay.api('POST', `/api/v1/sessions/${asker.id}/messages`, { text: tool({ action: 'send', relay: 'this', session: target.id, text: 'reply denied?' }) });
+    const sent = await relay.api('POST', `/api/v1/sessions/${asker.id}/messages`, {
+      text: tool({ action: 'send', relay: 'this', session: target.id, text: 'reply denied?' }),
+    });
     await decideCard(relay, asker.id, 'deny');
     const turn = await finish(relay, asker.id, sent.body.message_id);
     expect(JSON.parse(turn.reply.text)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
@@ -128,7 +136,11 @@ describe('cards and refusals', () => {
   });
 
   it('an unknown model is refused with suggestions before anything is created', async () => {
-    const lead = await scriptSession(relay, 'Models', tool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'gpt-5-4', text: 'reply x' }));
+    const lead = await scriptSession(
+      relay,
+      'Models',
+      tool({ action: 'create_session', relay: 'this', provider: 'copilot', model: 'gpt-5-4', text: 'reply x' }),
+    );
     const turn = await finish(relay, lead.id, lead.messageId);
     const refusal = JSON.parse(turn.reply.text);
     expect(refusal).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNKNOWN_MODEL', suggestions: ['gpt-5.4'] });

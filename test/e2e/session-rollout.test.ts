@@ -35,7 +35,11 @@ const result = async (sessionId: string, messageId: string) =>
 
 describe('SIGTERM to the session service mid-turn', () => {
   it('lets a running turn finish, hands one that would outlast the grace to the next replica, which goes on with it, and runs a message sent meanwhile', async () => {
-    const short = await scriptSession(relay, 'Short', 'reply started\nwait 15\nrelay_tool {"action":"list_sessions","relay":"this"}\nreply finished during the rollout');
+    const short = await scriptSession(
+      relay,
+      'Short',
+      'reply started\nwait 15\nrelay_tool {"action":"list_sessions","relay":"this"}\nreply finished during the rollout',
+    );
     const long = await scriptSession(relay, 'Long', 'reply working\nwait 600\nreply never');
     await Promise.all([inFlight(short.id, 'started'), inFlight(long.id, 'working')]);
 
@@ -50,7 +54,10 @@ describe('SIGTERM to the session service mid-turn', () => {
     // The replica ended the short turn itself and let the long one go (nobody holds it) before it exited.
     const db = new pg.Client({ connectionString: relay.databaseUrls.session });
     await db.connect();
-    const rows = await db.query<{ message_id: string; status: string; runner_id: string | null }>('SELECT message_id, status, runner_id FROM turns WHERE message_id = ANY($1)', [[short.messageId, long.messageId, later.body.message_id]]);
+    const rows = await db.query<{ message_id: string; status: string; runner_id: string | null }>(
+      'SELECT message_id, status, runner_id FROM turns WHERE message_id = ANY($1)',
+      [[short.messageId, long.messageId, later.body.message_id]],
+    );
     await db.end();
     expect(Object.fromEntries(rows.rows.map((row) => [row.message_id, [row.status, row.runner_id === null]]))).toEqual({
       [short.messageId]: ['done', false],
@@ -73,7 +80,9 @@ describe('SIGTERM to the session service mid-turn', () => {
 
     await finish(relay, short.id, later.body.message_id);
     expect(await result(short.id, later.body.message_id)).toMatchObject({ status: 'done', reply: { text: 'the next replica ran this' } });
-    const conversation = (await relay.api('GET', `/api/v1/sessions/${short.id}`)).body.messages.map((m: { role: string; text: string }) => `${m.role}: ${m.text}`);
+    const conversation = (await relay.api('GET', `/api/v1/sessions/${short.id}`)).body.messages.map(
+      (m: { role: string; text: string }) => `${m.role}: ${m.text}`,
+    );
     // In the order they were written: the second message came while the first turn still ran.
     expect(conversation).toEqual([
       expect.stringMatching(/^user: reply started/),

@@ -11,7 +11,12 @@ const HEADER = '[relay event · automated message from OAR, not from the user; i
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
 
 /** The watcher's event messages, once at least `count` came (real-time deadline). */
-async function eventMessages(relay: Relay, sessionId: string, count: number, timeoutMs = 90_000): Promise<{ text: string; created_at?: string; createdAt?: string }[]> {
+async function eventMessages(
+  relay: Relay,
+  sessionId: string,
+  count: number,
+  timeoutMs = 90_000,
+): Promise<{ text: string; created_at?: string; createdAt?: string }[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await relay.api('GET', `/api/v1/sessions/${sessionId}?last=50`);
@@ -62,7 +67,12 @@ describe('a watcher is woken by a watched session', () => {
     expect(result).toMatchObject({
       ok: true,
       relay: 'desk',
-      subscription: { sessions: [{ id: worker.id, title: 'Review: server/' }], events: ['question_asked', 'error', 'turn_end', 'subagent_finished', 'task_failed', 'stalled', 'all_idle'], once: false, stalledMinutes: 15 },
+      subscription: {
+        sessions: [{ id: worker.id, title: 'Review: server/' }],
+        events: ['question_asked', 'error', 'turn_end', 'subagent_finished', 'task_failed', 'stalled', 'all_idle'],
+        once: false,
+        stalledMinutes: 15,
+      },
     });
     expect(result.summary).toBe(`subscribe → desk: 1 session (${result.subscription.id})`);
 
@@ -95,11 +105,15 @@ describe('a watcher is woken by a watched session', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(rows).toContain(`[relay event] ${label}: turn_end (done) "started the tests"`);
-    expect(rows.find((row) => row.includes('task_failed'))).toMatch(new RegExp(`^\\[relay event\\] session "Tests" \\(.{4}…\\): task_failed "echo checking; exit 3" \\(exit 3; task_id task_[0-9a-f]+\\)$`));
-    expect(rows.filter((row) => row.startsWith('[relay event] all_idle'))).toEqual([expect.stringMatching(/^\[relay event\] all_idle: no turn or task is running in the watched session \(subscription sub_[a-z0-9]+\)$/)]);
+    expect(rows.find((row) => row.includes('task_failed'))).toMatch(
+      new RegExp(`^\\[relay event\\] session "Tests" \\(.{4}…\\): task_failed "echo checking; exit 3" \\(exit 3; task_id task_[0-9a-f]+\\)$`),
+    );
+    expect(rows.filter((row) => row.startsWith('[relay event] all_idle'))).toEqual([
+      expect.stringMatching(/^\[relay event\] all_idle: no turn or task is running in the watched session \(subscription sub_[a-z0-9]+\)$/),
+    ]);
   });
 
-  it('the user lists the watcher\'s subscriptions and presses Unsubscribe', async () => {
+  it("the user lists the watcher's subscriptions and presses Unsubscribe", async () => {
     const worker = await scriptSession(relay, 'Docs', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
     const { watcher, result } = await subscribeWatcher(relay, worker.id);
@@ -118,7 +132,7 @@ describe('a watcher is woken by a watched session', () => {
     expect(unknown.status).toBe(404);
   });
 
-  it('a new watcher looks at the old watcher\'s subscriptions, takes them over on a card, and ends them', async () => {
+  it("a new watcher looks at the old watcher's subscriptions, takes them over on a card, and ends them", async () => {
     const worker = await scriptSession(relay, 'Build', 'reply ok');
     await finish(relay, worker.id, worker.messageId);
     const { watcher: old, result } = await subscribeWatcher(relay, worker.id, { digest_minutes: 30 });
@@ -216,7 +230,10 @@ describe('on a clock the tests move forward', () => {
       const worker = await scriptSession(relay, 'Nightly', 'reply ready');
       await finish(relay, worker.id, worker.messageId);
       // turn_end only: all_idle (a default event) would be held with it and make the held line say 2 events.
-      const { watcher, result } = await subscribeWatcher(relay, worker.id, { events: ['turn_end'], quiet_hours: { from: '21:00', to: '02:30', tz: 'europe/berlin' } });
+      const { watcher, result } = await subscribeWatcher(relay, worker.id, {
+        events: ['turn_end'],
+        quiet_hours: { from: '21:00', to: '02:30', tz: 'europe/berlin' },
+      });
       expect(result.subscription.quietHours).toEqual({ from: '21:00', to: '02:30', tz: 'Europe/Berlin' });
 
       const sent = await relay.api('POST', `/api/v1/sessions/${worker.id}/messages`, { text: 'reply Deployed.' });

@@ -25,7 +25,10 @@ async function run(title: string, text: string, cwd?: string): Promise<{ id: str
 
 /** The watcher's turn: read_task_output through relay_tool; with no reply step, its reply is the result as JSON. */
 async function watch(sessionId: string, taskId: string, lines = 20): Promise<any> {
-  const { turn } = await run('Watcher', `relay_tool ${JSON.stringify({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId, lines })}`);
+  const { turn } = await run(
+    'Watcher',
+    `relay_tool ${JSON.stringify({ action: 'read_task_output', relay: 'this', session: sessionId, task_id: taskId, lines })}`,
+  );
   expect(turn.status, JSON.stringify(turn)).toBe('done');
   return JSON.parse(turn.reply.text);
 }
@@ -109,11 +112,20 @@ describe('npm test in the background, watched from another session', () => {
     });
     const { body } = await relay.api('GET', `/api/v1/sessions/${builder}`);
     expect(body.state).toBe('idle');
-    expect(body.session.tasks[0]).toMatchObject({ status: 'failed', exitCode: 1, counts: { runner: 'vitest', passed: 54, failed: 1, skipped: 0, final: true } });
+    expect(body.session.tasks[0]).toMatchObject({
+      status: 'failed',
+      exitCode: 1,
+      counts: { runner: 'vitest', passed: 54, failed: 1, skipped: 0, final: true },
+    });
     expect(body.session.tasks[0].health).toBeUndefined();
 
     const result = await watch(builder, taskId, 50);
-    expect(result).toMatchObject({ ok: true, task: { status: 'failed', exitCode: 1 }, counts: { runner: 'vitest', passed: 54, failed: 1, skipped: 0, final: true }, truncated: false });
+    expect(result).toMatchObject({
+      ok: true,
+      task: { status: 'failed', exitCode: 1 },
+      counts: { runner: 'vitest', passed: 54, failed: 1, skipped: 0, final: true },
+      truncated: false,
+    });
     expect(result.stall).toBeUndefined();
     expect(result.tail).toEqual(
       expect.arrayContaining([
@@ -130,19 +142,26 @@ describe('npm test in the background, watched from another session', () => {
   it("the user reads the same end of the output through the user API (the console's task tail); another user cannot", async () => {
     const own = await relay.api('GET', `/api/v1/sessions/${builder}/tasks/${taskId}/output?lines=50`);
     expect(own.status, JSON.stringify(own.body)).toBe(200);
-    expect(own.body).toMatchObject({ session: builder, task: { id: taskId, status: 'failed', exitCode: 1 }, counts: { passed: 54, failed: 1, final: true }, truncated: false });
+    expect(own.body).toMatchObject({
+      session: builder,
+      task: { id: taskId, status: 'failed', exitCode: 1 },
+      counts: { passed: 54, failed: 1, final: true },
+      truncated: false,
+    });
     expect(own.body.tail).toContain('      Tests  1 failed | 54 passed (55)');
     expect(own.body.tail.join('\n')).not.toMatch(/\u001b|s3cr3t-pw|eyJhbGci/);
     expect((await relay.api('GET', `/api/v1/sessions/${builder}/tasks/${taskId}/output?lines=0`)).status).toBe(400);
 
     const other = await relay.api('POST', '/api/v1/users', { name: 'Bo' });
     expect(other.status, JSON.stringify(other.body)).toBe(201);
-    const theirs = await fetch(`${relay.gatewayUrl}/api/v1/sessions/${builder}/tasks/${taskId}/output`, { headers: { authorization: `Bearer ${other.body.token}` } });
+    const theirs = await fetch(`${relay.gatewayUrl}/api/v1/sessions/${builder}/tasks/${taskId}/output`, {
+      headers: { authorization: `Bearer ${other.body.token}` },
+    });
     expect(theirs.status).toBe(404);
     expect(((await theirs.json()) as { code: string }).code).toBe('REMOTE_RELAY_NOT_FOUND');
   });
 
-  it('a task that stops writing goes quiet against the relay\'s quiet setting: health on the session, stall for the watcher', async () => {
+  it("a task that stops writing goes quiet against the relay's quiet setting: health on the session, stall for the watcher", async () => {
     await setQuietMinutes(2);
     const started = await run('Deploy', 'task echo "waiting for the registry"; exec sleep 600\nreply started {{result.taskId}}', folder);
     const quietTaskId = started.turn.reply.text.split(' ')[1];
@@ -155,7 +174,13 @@ describe('npm test in the background, watched from another session', () => {
     expect(body.session.tasks[0].health.minutesSinceOutput).toBeGreaterThanOrEqual(2);
 
     const result = await watch(started.id, quietTaskId);
-    expect(result).toMatchObject({ ok: true, task: { status: 'running' }, stall: { quiet: true, quietAfterMinutes: 2 }, tail: ['waiting for the registry'], truncated: false });
+    expect(result).toMatchObject({
+      ok: true,
+      task: { status: 'running' },
+      stall: { quiet: true, quietAfterMinutes: 2 },
+      tail: ['waiting for the registry'],
+      truncated: false,
+    });
     expect(result.stall.minutes).toBeGreaterThanOrEqual(2);
     expect(result.summary).toMatch(new RegExp(`: 1 line, running, last output ${result.stall.minutes} min ago$`));
     expect(result).not.toHaveProperty('counts');
@@ -164,7 +189,10 @@ describe('npm test in the background, watched from another session', () => {
   it('an unknown task and a bad lines answer refusals', async () => {
     const missing = await watch(builder, 'task_0000000000000000');
     expect(missing).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
-    const { turn } = await run('Watcher', `relay_tool ${JSON.stringify({ action: 'read_task_output', relay: 'this', session: builder, task_id: taskId, lines: 1001 })}`);
+    const { turn } = await run(
+      'Watcher',
+      `relay_tool ${JSON.stringify({ action: 'read_task_output', relay: 'this', session: builder, task_id: taskId, lines: 1001 })}`,
+    );
     expect(JSON.parse(turn.reply.text)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
   });
 });

@@ -22,7 +22,8 @@ let api: FakeOpenAiApi;
 const tool = (args: Record<string, unknown>) => `relay_tool ${JSON.stringify(args)}`;
 
 /** A create_session step for a session on the fake endpoint whose first turn costs US$1 (its prompt names it). */
-const openAiSession = (title: string) => tool({ action: 'create_session', relay: 'this', provider: 'openai', model: 'fake-1', title, text: `hi ${title}`, wait_seconds: 120 });
+const openAiSession = (title: string) =>
+  tool({ action: 'create_session', relay: 'this', provider: 'openai', model: 'fake-1', title, text: `hi ${title}`, wait_seconds: 120 });
 
 /**
  * The fake model: one short answer, 100 prompt tokens (US$1 at the prices below); asked to "loop", it calls
@@ -30,7 +31,12 @@ const openAiSession = (title: string) => tool({ action: 'create_session', relay:
  */
 function answer(body: any): string[] {
   if (body.messages[0]?.content === 'loop') {
-    const call = { index: 0, id: `call_${body.messages.length}`, type: 'function', function: { name: 'relay_tool', arguments: '{"action":"list_sessions","relay":"this"}' } };
+    const call = {
+      index: 0,
+      id: `call_${body.messages.length}`,
+      type: 'function',
+      function: { name: 'relay_tool', arguments: '{"action":"list_sessions","relay":"this"}' },
+    };
     return [chunk({ role: 'assistant', content: null, tool_calls: [call] }), chunk({}, 'tool_calls'), usageChunk(100, 0), DONE];
   }
   return [chunk({ role: 'assistant', content: 'hello' }), chunk({}, 'stop'), usageChunk(100, 0), DONE];
@@ -73,7 +79,10 @@ async function ledgerOf(relay: Relay, sessionIds: string[]): Promise<{ turns: nu
   const client = new pg.Client({ connectionString: relay.databaseUrls.session });
   await client.connect();
   try {
-    const { rows } = await client.query('SELECT COUNT(*)::int AS turns, COALESCE(SUM(cost_usd), 0)::float8 AS cost FROM turn_usage WHERE session_id = ANY($1)', [sessionIds]);
+    const { rows } = await client.query(
+      'SELECT COUNT(*)::int AS turns, COALESCE(SUM(cost_usd), 0)::float8 AS cost FROM turn_usage WHERE session_id = ANY($1)',
+      [sessionIds],
+    );
     return { turns: rows[0].turns, costUsd: rows[0].cost };
   } finally {
     await client.end();
@@ -105,11 +114,20 @@ describe('a budget over a tree of 1 → 3 → 9 sessions on two relays', () => {
     await finish(desk, root, started.messageId);
     const set = await desk.api('PUT', `/api/v1/sessions/${root}/budget`, { costUsd: 5, sessions: 11 });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
-    expect(set.body.budgets).toEqual([expect.objectContaining({ session: root, setBy: 'person', state: 'active', limits: { costUsd: 5, tokens: null, minutes: null, sessions: 11 } })]);
+    expect(set.body.budgets).toEqual([
+      expect.objectContaining({ session: root, setBy: 'person', state: 'active', limits: { costUsd: 5, tokens: null, minutes: null, sessions: 11 } }),
+    ]);
 
     const steps = ['# build-box may take one'];
-    for (const [title, relay] of [['c1', 'this'], ['c2', 'this'], ['c3', 'build-box']] as const) {
-      steps.push(tool({ action: 'create_session', relay, provider: 'script', title, text: 'reply ready', wait_seconds: 120 }), `reply ${title} {{result.session}}`);
+    for (const [title, relay] of [
+      ['c1', 'this'],
+      ['c2', 'this'],
+      ['c3', 'build-box'],
+    ] as const) {
+      steps.push(
+        tool({ action: 'create_session', relay, provider: 'script', title, text: 'reply ready', wait_seconds: 120 }),
+        `reply ${title} {{result.session}}`,
+      );
     }
     const messageId = await send(desk, root, steps.join('\n'));
     await decideCard(desk, root, 'allow');
@@ -158,12 +176,20 @@ describe('a budget over a tree of 1 → 3 → 9 sessions on two relays', () => {
   it('build-box enforces the sessions desk carried across, and reports back what the tree spent there', async () => {
     // 9 of 11 started: the prompt to c3 carries 2 sessions and US$4; build-box refuses c3's third session itself.
     const far = [openAiSession('g7'), openAiSession('g8'), openAiSession('g9'), 'reply made'].join('\n');
-    const messageId = await send(desk, root, [tool({ action: 'send', relay: 'build-box', session: children.c3, text: far, wait_seconds: 300 }), 'reply {{result.status}}'].join('\n'));
+    const messageId = await send(
+      desk,
+      root,
+      [tool({ action: 'send', relay: 'build-box', session: children.c3, text: far, wait_seconds: 300 }), 'reply {{result.status}}'].join('\n'),
+    );
     await decideCard(buildBox, children.c3!, 'allow');
     expect((await finish(desk, root, messageId)).reply.text).toBe('done');
     expect(prompted().slice(6)).toEqual(['hi g7', 'hi g8']);
     const farTree = await buildBox.api('GET', `/api/v1/sessions/${children.c3}/tree-usage`);
-    expect(farTree.body).toMatchObject({ sessionsStarted: 2, totals: { turns: 2, costUsd: 2 }, budgets: [{ state: 'reached', limits: { costUsd: 4, sessions: 2 } }] });
+    expect(farTree.body).toMatchObject({
+      sessionsStarted: 2,
+      totals: { turns: 2, costUsd: 2 },
+      budgets: [{ state: 'reached', limits: { costUsd: 4, sessions: 2 } }],
+    });
 
     // desk counts it: US$8 and 11 sessions; its twelfth is refused until the owner's card raises the count.
     const tree = await desk.api('GET', `/api/v1/sessions/${root}/tree-usage`);
@@ -187,8 +213,18 @@ describe('a budget over a tree of 1 → 3 → 9 sessions on two relays', () => {
     expect(here.every((row: any) => row.provider === 'openai' && row.turns === 1 && row.costUsd === 1)).toBe(true);
     expect(here).toHaveLength(6);
     expect(there).toHaveLength(2);
-    expect(await ledgerOf(desk, here.map((row: any) => row.session))).toEqual({ turns: 6, costUsd: 6 });
-    expect(await ledgerOf(buildBox, there.map((row: any) => row.session))).toEqual({ turns: 2, costUsd: 2 });
+    expect(
+      await ledgerOf(
+        desk,
+        here.map((row: any) => row.session),
+      ),
+    ).toEqual({ turns: 6, costUsd: 6 });
+    expect(
+      await ledgerOf(
+        buildBox,
+        there.map((row: any) => row.session),
+      ),
+    ).toEqual({ turns: 2, costUsd: 2 });
     expect(tree.totals).toMatchObject({ turns: 8, costUsd: 8 });
 
     // The CLI shows the same.
@@ -217,7 +253,12 @@ describe('a budget over a tree of 1 → 3 → 9 sessions on two relays', () => {
     expect(answers).toBeLessThanOrEqual(5);
     const { body: tree } = await desk.api('GET', `/api/v1/sessions/${started.id}/tree-usage`);
     expect(tree.totals).toMatchObject({ turns: 1, costUsd: answers });
-    expect(await ledgerOf(desk, tree.rows.map((row: any) => row.session))).toEqual({ turns: 1, costUsd: answers });
+    expect(
+      await ledgerOf(
+        desk,
+        tree.rows.map((row: any) => row.session),
+      ),
+    ).toEqual({ turns: 1, costUsd: answers });
     expect(tree.budgets[0]).toMatchObject({ state: 'reached' });
   });
 });

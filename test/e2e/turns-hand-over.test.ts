@@ -56,19 +56,25 @@ async function session(title: string, text: string, cwd?: string): Promise<{ id:
 }
 
 type TurnRow = { status: string; runner_id: string | null; in_flight: string };
-const turnOf = async (messageId: string): Promise<TurnRow> => (await db.query<TurnRow>('SELECT status, runner_id, in_flight FROM turns WHERE message_id = $1', [messageId])).rows[0]!;
+const turnOf = async (messageId: string): Promise<TurnRow> =>
+  (await db.query<TurnRow>('SELECT status, runner_id, in_flight FROM turns WHERE message_id = $1', [messageId])).rows[0]!;
 const turnIn = (messageId: string, status: string, inFlight?: string) =>
-  until(`turn of ${messageId} ${status}${inFlight ? ` with "${inFlight}"` : ''}`, async () => {
-    const turn = await turnOf(messageId);
-    return turn.status === status && (inFlight === undefined || turn.in_flight.includes(inFlight)) ? turn : undefined;
-  }, { detail: () => relay.logs().slice(-4000) });
+  until(
+    `turn of ${messageId} ${status}${inFlight ? ` with "${inFlight}"` : ''}`,
+    async () => {
+      const turn = await turnOf(messageId);
+      return turn.status === status && (inFlight === undefined || turn.in_flight.includes(inFlight)) ? turn : undefined;
+    },
+    { detail: () => relay.logs().slice(-4000) },
+  );
 const cardsOf = async (sessionId: string): Promise<any[]> => (await relay.api('GET', `/api/v1/cards?session=${sessionId}`)).body.cards;
 const onePendingCard = (sessionId: string) => pendingCard(relay, sessionId);
 const decide = async (cardId: string, body: Record<string, unknown>) => {
   const decided = await relay.api('POST', `/api/v1/cards/${cardId}`, body);
   expect(decided.status, JSON.stringify(decided.body)).toBe(200);
 };
-const messagesOf = async (sessionId: string): Promise<{ role: string; text: string }[]> => (await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.messages;
+const messagesOf = async (sessionId: string): Promise<{ role: string; text: string }[]> =>
+  (await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.messages;
 const count = async (sql: string, values: unknown[]): Promise<number> => Number((await db.query<{ n: string }>(sql, values)).rows[0]!.n);
 
 describe('SIGTERM to a session replica while its turns wait and run', () => {
@@ -88,8 +94,15 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
     );
     const replier = await session('Replier', 'reply ready');
     await finish(relay, replier.id, replier.messageId);
-    const writer = await session('Writer', `reply writing\nrelay_tool {"action":"send","relay":"this","session":"${replier.id}","text":"ask_user Reply now? | Yes | No\\nreply replied","wait_seconds":600}\nreply never`);
-    const worker = await session('Worker', 'reply started\ntask echo ran >> ran.txt; sleep 3600\nreply task {{result.status}}\nwait 600\nreply finished', folder);
+    const writer = await session(
+      'Writer',
+      `reply writing\nrelay_tool {"action":"send","relay":"this","session":"${replier.id}","text":"ask_user Reply now? | Yes | No\\nreply replied","wait_seconds":600}\nreply never`,
+    );
+    const worker = await session(
+      'Worker',
+      'reply started\ntask echo ran >> ran.txt; sleep 3600\nreply task {{result.status}}\nwait 600\nreply finished',
+      folder,
+    );
     const [askCard, targetCard, commandCard, replierCard] = await Promise.all([asker.id, target.id, worker.id, replier.id].map(onePendingCard));
     // The command starts on the first replica, and the worker's turn goes on to its own 600 s timer.
     await decide(commandCard.id, { decision: 'allow' });
@@ -106,10 +119,14 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
 
     const stopping = first.process.stop();
     // The turns that wait for a person or a reply change hands within the grace, not after it.
-    const handed = await until('the waiting turns on the second replica', async () => {
-      const turns = await Promise.all([asker.messageId, sender.messageId, ...(await targetMessage(target.id))].map(turnOf));
-      return turns.every((turn) => turn.runner_id !== null && turn.runner_id !== firstRunner) ? turns : undefined;
-    }, { timeoutMs: GRACE_SECONDS * 1000 - 1000 });
+    const handed = await until(
+      'the waiting turns on the second replica',
+      async () => {
+        const turns = await Promise.all([asker.messageId, sender.messageId, ...(await targetMessage(target.id))].map(turnOf));
+        return turns.every((turn) => turn.runner_id !== null && turn.runner_id !== firstRunner) ? turns : undefined;
+      },
+      { timeoutMs: GRACE_SECONDS * 1000 - 1000 },
+    );
     expect(handed.map((turn) => turn.status)).toEqual(['waiting_for_answer', 'running', 'waiting_for_answer']);
     for (const messageId of [worker.messageId, writer.messageId]) expect((await turnOf(messageId)).runner_id).toBe(firstRunner);
     await stopping;
@@ -121,15 +138,22 @@ describe('SIGTERM to a session replica while its turns wait and run', () => {
     expect(worked).toMatchObject({ status: 'running', in_flight: 'started\ntask running' });
     // The writer's send was held for its reply when the grace ran out: the next replica does not send it again, and
     // the person reads why, in the conversation and on the command line.
-    const why = 'script-1: line 2: relay_tool send was under way when the relay handed this turn to another of its replicas; it is not done twice, so the turn ends here. Check what it did, then send again';
+    const why =
+      'script-1: line 2: relay_tool send was under way when the relay handed this turn to another of its replicas; it is not done twice, so the turn ends here. Check what it did, then send again';
     expect(await finish(relay, writer.id, writer.messageId)).toMatchObject({ status: 'error', error: why });
-    expect((await messagesOf(writer.id)).map((m) => [m.role, m.text])).toEqual([['user', expect.any(String)], ['error', expect.stringContaining(why)]]);
+    expect((await messagesOf(writer.id)).map((m) => [m.role, m.text])).toEqual([
+      ['user', expect.any(String)],
+      ['error', expect.stringContaining(why)],
+    ]);
     const shown = await runRelayCli(relay, relay.userToken, 'session', 'show', writer.id);
     expect(shown.stdout).toContain('turn failed ·');
     expect(shown.stdout).toContain(`  This turn failed: ${why}`);
 
     // Nothing was lost: the same cards wait, none withdrawn, none raised again.
-    for (const [sessionId, card] of [[asker.id, askCard], [target.id, targetCard]] as const) {
+    for (const [sessionId, card] of [
+      [asker.id, askCard],
+      [target.id, targetCard],
+    ] as const) {
       expect((await cardsOf(sessionId)).map((c) => [c.id, c.status])).toEqual([[card.id, 'pending']]);
     }
     await decide(askCard.id, { decision: 'answer', choices: ['Yes'] });

@@ -55,7 +55,11 @@ async function externalAgent(title: string): Promise<{ id: string; agent: Client
 
 /** A relay_tool call's result (JSON), the client giving up after `timeoutMs` as the MCP SDK client does. */
 async function call(agent: Client, args: Record<string, unknown>, options: { timeoutMs?: number; answerWithinSeconds?: number } = {}): Promise<any> {
-  const params = { name: 'relay_tool', arguments: args, ...(options.answerWithinSeconds === undefined ? {} : { _meta: { 'relay/answerWithinSeconds': options.answerWithinSeconds } }) };
+  const params = {
+    name: 'relay_tool',
+    arguments: args,
+    ...(options.answerWithinSeconds === undefined ? {} : { _meta: { 'relay/answerWithinSeconds': options.answerWithinSeconds } }),
+  };
   const result = await agent.callTool(params, undefined, { timeout: options.timeoutMs ?? 120_000 });
   return JSON.parse((result.content as { text: string }[])[0]!.text);
 }
@@ -67,7 +71,8 @@ const decide = async (cardId: string, body: Record<string, unknown>) => {
   const decided = await relay.api('POST', `/api/v1/cards/${cardId}`, body);
   expect(decided.status, JSON.stringify(decided.body)).toBe(200);
 };
-const sessionsTitled = async (title: string): Promise<any[]> => ((await relay.api('GET', '/api/v1/sessions')).body.sessions as any[]).filter((s) => s.title === title);
+const sessionsTitled = async (title: string): Promise<any[]> =>
+  ((await relay.api('GET', '/api/v1/sessions')).body.sessions as any[]).filter((s) => s.title === title);
 const messagesOf = async (sessionId: string): Promise<any[]> => (await relay.api('GET', `/api/v1/sessions/${sessionId}`)).body.messages;
 
 /** Waits out `recycles` connection recycles (plus the jitter of ±10 %): nothing asserts on the time, only on effects. */
@@ -76,12 +81,28 @@ const acrossRecycles = (recycles: number) => sleep(recycles * CONNECTION_AGE_MS 
 describe('cards wait across connection recycles and a kill -9 of the question service', () => {
   it('an ask, a command card, a hosted first-session card and an external call each take effect once when decided', async () => {
     const ask = await scriptSession(relay, 'Asker', 'ask_user Go on? | Yes | No\nreply got {{answer}}');
-    const commandSession = await relay.api('POST', '/api/v1/sessions', { provider: 'script', title: 'Runner', text: 'task echo ran >> ran.txt\nreply started', cwd: folder });
+    const commandSession = await relay.api('POST', '/api/v1/sessions', {
+      provider: 'script',
+      title: 'Runner',
+      text: 'task echo ran >> ran.txt\nreply started',
+      cwd: folder,
+    });
     expect(commandSession.status, JSON.stringify(commandSession.body)).toBe(201);
     const command = { id: commandSession.body.session.id as string, messageId: commandSession.body.message_id as string };
-    const parent = await scriptSession(relay, 'Parent', 'relay_tool {"action":"create_session","relay":"this","provider":"script","title":"Child","text":"reply child"}\nreply child {{result.status}}');
+    const parent = await scriptSession(
+      relay,
+      'Parent',
+      'relay_tool {"action":"create_session","relay":"this","provider":"script","title":"Child","text":"reply child"}\nreply child {{result.status}}',
+    );
     const external = await externalAgent('Editor');
-    const externalCall = call(external.agent, { action: 'create_session', relay: 'this', provider: 'script', title: 'External child', text: 'reply ext', wait_seconds: 30 });
+    const externalCall = call(external.agent, {
+      action: 'create_session',
+      relay: 'this',
+      provider: 'script',
+      title: 'External child',
+      text: 'reply ext',
+      wait_seconds: 30,
+    });
 
     const cards = await Promise.all([ask.id, command.id, parent.id, external.id].map(onePendingCard));
     await acrossRecycles(RECYCLES_WAITED);
@@ -90,7 +111,8 @@ describe('cards wait across connection recycles and a kill -9 of the question se
     await relay.waitReady('question');
     await acrossRecycles(1);
     // Every wait is still there: no card withdrawn, no turn ended, the external call still held as its session's turn.
-    for (const [index, sessionId] of [ask.id, command.id, parent.id, external.id].entries()) expect((await pendingCards(sessionId)).map((c) => c.id)).toEqual([cards[index].id]);
+    for (const [index, sessionId] of [ask.id, command.id, parent.id, external.id].entries())
+      expect((await pendingCards(sessionId)).map((c) => c.id)).toEqual([cards[index].id]);
     expect((await sessionsTitled('Editor'))[0]?.state).toBe('running_turn');
 
     await decide(cards[0].id, { decision: 'answer', choices: ['Yes'] });
@@ -167,7 +189,8 @@ describe('past Max turn duration', () => {
       expect(ended).toMatchObject({ status: 'error', error: "the turn ran longer than this relay's Max turn duration (2 minutes)" });
       await until('the card withdrawn', async () => ((await allCards(ask.id)).find((c) => c.id === card.id)?.status === 'cancelled' ? true : undefined));
 
-      const why = "This turn failed: the turn ran longer than this relay's Max turn duration (2 minutes). Send the message again to go on; an admin can raise Max turn duration (Settings → Relays).";
+      const why =
+        "This turn failed: the turn ran longer than this relay's Max turn duration (2 minutes). Send the message again to go on; an admin can raise Max turn duration (Settings → Relays).";
       // The console's conversation reads the user API's session.
       expect((await messagesOf(ask.id)).map((m) => [m.role, m.text])).toEqual([
         ['user', 'ask_user Still there? | Yes\nreply {{answer}}'],

@@ -59,17 +59,16 @@ describe('relay_tool over MCP', () => {
     expect(body.sessions.find((s: { id: string }) => s.id === other.id)).toMatchObject({ title: 'Second', state: 'idle' });
   });
 
-  it.each([
-    [{ action: 'fly_to_the_moon' }],
-    [{}],
-    [{ action: 'list_sessions', scope: 42 }],
-  ])('refuses %j with REMOTE_RELAY_INVALID_INPUT and keeps answering', async (args) => {
-    const { isError, body } = await relayTool(agent, args);
-    expect(isError).toBe(true);
-    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
-    expect(body.error).toEqual(expect.any(String));
-    expect((await relayTool(agent, { action: 'list_relays' })).body.ok).toBe(true);
-  });
+  it.each([[{ action: 'fly_to_the_moon' }], [{}], [{ action: 'list_sessions', scope: 42 }]])(
+    'refuses %j with REMOTE_RELAY_INVALID_INPUT and keeps answering',
+    async (args) => {
+      const { isError, body } = await relayTool(agent, args);
+      expect(isError).toBe(true);
+      expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+      expect(body.error).toEqual(expect.any(String));
+      expect((await relayTool(agent, { action: 'list_relays' })).body.ok).toBe(true);
+    },
+  );
 
   it('refuses a relay it does not know', async () => {
     const { body } = await relayTool(agent, { action: 'list_sessions', relay: 'nowhere' });
@@ -77,7 +76,12 @@ describe('relay_tool over MCP', () => {
   });
 
   it('answers 401 without a valid token', async () => {
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+    };
     for (const authorization of [undefined, 'Bearer rly_s_not-a-token']) {
       const response = await fetch(relay.mcpUrl, {
         method: 'POST',

@@ -17,10 +17,15 @@ const MODELS = ['fake-pro-2', 'fake-flash-2'];
 const sessions = new Map();
 const cancels = new Map();
 
-const say = (client, sessionId, text) => client.notify('session/update', { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+const say = (client, sessionId, text) =>
+  client.notify('session/update', { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
 
 const app = agent({ name: 'fake-acp-agent' })
-  .onRequest('initialize', () => ({ protocolVersion: PROTOCOL_VERSION, agentCapabilities: { loadSession: false, mcpCapabilities: { http: true } }, authMethods: [] }))
+  .onRequest('initialize', () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false, mcpCapabilities: { http: true } },
+    authMethods: [],
+  }))
   .onRequest('session/new', ({ params }) => {
     const sessionId = `fake-${sessions.size + 1}`;
     sessions.set(sessionId, { cwd: params.cwd, model: MODELS[0] });
@@ -34,8 +39,15 @@ const app = agent({ name: 'fake-acp-agent' })
   .onRequest('session/prompt', async ({ params, client }) => {
     const { sessionId } = params;
     const session = sessions.get(sessionId);
-    const text = params.prompt.map((block) => (block.type === 'text' ? block.text : '')).join('').split('\n').at(-1);
-    await client.notify('session/update', { sessionId, update: { sessionUpdate: 'usage_update', used: 1000, size: 100000, cost: { amount: 0.25, currency: 'USD' } } });
+    const text = params.prompt
+      .map((block) => (block.type === 'text' ? block.text : ''))
+      .join('')
+      .split('\n')
+      .at(-1);
+    await client.notify('session/update', {
+      sessionId,
+      update: { sessionUpdate: 'usage_update', used: 1000, size: 100000, cost: { amount: 0.25, currency: 'USD' } },
+    });
     const usage = { inputTokens: 300, outputTokens: 40, totalTokens: 340 };
     if (text === 'hang') {
       await say(client, sessionId, 'working');

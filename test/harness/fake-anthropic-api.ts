@@ -35,7 +35,18 @@ export async function startFakeAnthropicApi(options: FakeAnthropicOptions): Prom
       }
       if (request.method === 'POST' && request.url?.startsWith('/v1/messages')) {
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ id: 'msg_side', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: 'Side answer' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } }));
+        response.end(
+          JSON.stringify({
+            id: 'msg_side',
+            type: 'message',
+            role: 'assistant',
+            model: body.model,
+            content: [{ type: 'text', text: 'Side answer' }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 5, output_tokens: 2 },
+          }),
+        );
         return;
       }
       response.writeHead(404, { 'content-type': 'application/json' }).end('{}');

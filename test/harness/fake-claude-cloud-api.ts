@@ -96,13 +96,22 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
       reply: (reply, tokens) => {
         const start = emit(session, { type: 'span.model_request_start' });
         emit(session, { type: 'agent.message', content: [{ type: 'text', text: reply }] });
-        emit(session, { type: 'span.model_request_end', model_request_start_id: start.id, is_error: false, model_usage: { input_tokens: tokens.input, output_tokens: tokens.output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
+        emit(session, {
+          type: 'span.model_request_end',
+          model_request_start_id: start.id,
+          is_error: false,
+          model_usage: { input_tokens: tokens.input, output_tokens: tokens.output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        });
         const total = usage.get(session.id) ?? { input_tokens: 0, output_tokens: 0 };
         total.input_tokens += tokens.input;
         total.output_tokens += tokens.output;
         usage.set(session.id, total);
         const cents = Math.round((total.input_tokens + total.output_tokens) * CENTS_PER_TOKEN);
-        emit(session, { type: 'session.usage', usage: { ...total, list_cost: { amount: String(cents), currency: 'USD' } }, budget: session.created.budget ?? null });
+        emit(session, {
+          type: 'session.usage',
+          usage: { ...total, list_cost: { amount: String(cents), currency: 'USD' } },
+          budget: session.created.budget ?? null,
+        });
       },
       askTool: (name, input) => {
         const use = emit(session, { type: 'agent.tool_use', name, input, evaluated_permission: 'ask', evaluation: { type: 'always_ask' } });
@@ -114,11 +123,16 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
       callMcp: async (server, tool, args) => {
         const config = (session.created.agent.mcp_servers ?? []).find((candidate: any) => candidate.name === server);
         const toolset = session.created.agent.tools.find((candidate: any) => candidate.type === 'mcp_toolset' && candidate.mcp_server_name === server);
-        if (config === undefined || toolset?.default_config?.permission_policy?.type !== 'always_allow') throw new Error(`the session has no MCP server ${server} it may call unasked`);
+        if (config === undefined || toolset?.default_config?.permission_policy?.type !== 'always_allow')
+          throw new Error(`the session has no MCP server ${server} it may call unasked`);
         const use = emit(session, { type: 'agent.mcp_tool_use', mcp_server_name: server, name: tool, input: args, evaluated_permission: 'allow' });
         const credential = [...credentials.values()].find((held) => (session.created.vault_ids ?? []).includes(held.vault) && held.url === config.url);
         const client = new Client({ name: 'fake-claude-cloud', version: '1.0.0' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(route.get(config.url) ?? config.url), { requestInit: { headers: { authorization: `Bearer ${credential?.token ?? ''}` } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(route.get(config.url) ?? config.url), {
+            requestInit: { headers: { authorization: `Bearer ${credential?.token ?? ''}` } },
+          }),
+        );
         try {
           const result: any = await client.callTool({ name: tool, arguments: args });
           const text = result.content.map((part: any) => part.text ?? '').join('');
@@ -163,9 +177,16 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
       const path = new URL(request.url ?? '/', 'http://fake').pathname;
       const apiKey = header(request, 'x-api-key') ?? /^Bearer (.+)$/.exec(header(request, 'authorization') ?? '')?.[1];
       requests.push({ method: request.method ?? '', path, apiKey, beta: header(request, 'anthropic-beta') });
-      if (apiKey === undefined) return json(response, 401, { type: 'error', error: { type: 'authentication_error', message: 'an API key is required (x-api-key or Authorization: Bearer)' } });
+      if (apiKey === undefined)
+        return json(response, 401, {
+          type: 'error',
+          error: { type: 'authentication_error', message: 'an API key is required (x-api-key or Authorization: Bearer)' },
+        });
       if (!(header(request, 'anthropic-beta') ?? '').split(',').includes('managed-agents-2026-04-01')) {
-        return json(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'this endpoint is in beta: send anthropic-beta: managed-agents-2026-04-01' } });
+        return json(response, 400, {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'this endpoint is in beta: send anthropic-beta: managed-agents-2026-04-01' },
+        });
       }
       if (request.method === 'POST' && path === '/v1/vaults') {
         const body = await readBody(request);
@@ -176,7 +197,8 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
         const body = await readBody(request);
         const [, vault, existing] = vaultCredential;
         const held = existing === undefined ? { vault: vault!, url: body.auth.mcp_server_url, token: body.auth.token } : credentials.get(existing);
-        if (held === undefined || held.vault !== vault) return json(response, 404, { type: 'error', error: { type: 'not_found_error', message: 'credential not found' } });
+        if (held === undefined || held.vault !== vault)
+          return json(response, 404, { type: 'error', error: { type: 'not_found_error', message: 'credential not found' } });
         if (existing !== undefined) held.token = body.auth.token;
         const credentialId = existing ?? id('vcrd');
         credentials.set(credentialId, held);
@@ -206,7 +228,8 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
         const body = await readBody(request);
         const sent = body.events.map((event: any) => ({ id: id('sevt'), ...event }));
         const unknown = sent.filter((event: any) => !receive(session, event));
-        if (unknown.length > 0) return json(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: `no pending tool call ${unknown[0].tool_use_id}` } });
+        if (unknown.length > 0)
+          return json(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: `no pending tool call ${unknown[0].tool_use_id}` } });
         return json(response, 200, { data: sent });
       }
       json(response, 404, { type: 'error', error: { type: 'not_found_error', message: `${request.method} ${path}` } });
@@ -228,7 +251,17 @@ export async function startFakeClaudeCloudApi(options: { onMessage: (turn: Cloud
 }
 
 function sessionView(session: FakeCloudSession): Record<string, unknown> {
-  return { type: 'session', id: session.id, status: session.status, archived_at: null, title: session.created.title ?? null, environment_id: session.created.environment_id, metadata: session.created.metadata ?? {}, resources: session.created.resources ?? [], budget: session.created.budget ?? null };
+  return {
+    type: 'session',
+    id: session.id,
+    status: session.status,
+    archived_at: null,
+    title: session.created.title ?? null,
+    environment_id: session.created.environment_id,
+    metadata: session.created.metadata ?? {},
+    resources: session.created.resources ?? [],
+    budget: session.created.budget ?? null,
+  };
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {

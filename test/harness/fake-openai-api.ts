@@ -43,17 +43,25 @@ function responseEvent(type: string, data: Record<string, unknown>): string {
 
 /** What one response holds: a message, a call of a function tool (in its namespace, for a namespace's), or of a custom (freeform) tool. */
 type ResponseOutput =
-  | { text: string }
-  | { call: { namespace?: string; name: string; arguments: Record<string, unknown> } }
-  | { custom: { name: string; input: string } };
+  { text: string } | { call: { namespace?: string; name: string; arguments: Record<string, unknown> } } | { custom: { name: string; input: string } };
 
 /** The response's one output item. */
 function outputItem(output: ResponseOutput): Record<string, unknown> {
   const callId = `call_${Math.random().toString(36).slice(2)}`;
-  if ('text' in output) return { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: output.text, annotations: [] }] };
-  if ('custom' in output) return { type: 'custom_tool_call', id: 'ctc_1', call_id: callId, name: output.custom.name, input: output.custom.input, status: 'completed' };
+  if ('text' in output)
+    return { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: output.text, annotations: [] }] };
+  if ('custom' in output)
+    return { type: 'custom_tool_call', id: 'ctc_1', call_id: callId, name: output.custom.name, input: output.custom.input, status: 'completed' };
   const { namespace, name, arguments: args } = output.call;
-  return { type: 'function_call', id: 'fc_1', call_id: callId, ...(namespace === undefined ? {} : { namespace }), name, arguments: JSON.stringify(args), status: 'completed' };
+  return {
+    type: 'function_call',
+    id: 'fc_1',
+    call_id: callId,
+    ...(namespace === undefined ? {} : { namespace }),
+    name,
+    arguments: JSON.stringify(args),
+    status: 'completed',
+  };
 }
 
 /**
@@ -62,7 +70,8 @@ function outputItem(output: ResponseOutput): Record<string, unknown> {
  */
 export function responseEvents(output: ResponseOutput, usage: { input: number; output: number }): string[] {
   const item = outputItem(output);
-  const streamed = 'text' in output ? [responseEvent('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: output.text })] : [];
+  const streamed =
+    'text' in output ? [responseEvent('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: output.text })] : [];
   return [
     responseEvent('response.created', { response: { id: 'resp_1', status: 'in_progress' } }),
     responseEvent('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', ...('text' in output ? { content: [] } : {}) } }),
@@ -72,7 +81,13 @@ export function responseEvents(output: ResponseOutput, usage: { input: number; o
       response: {
         id: 'resp_1',
         status: 'completed',
-        usage: { input_tokens: usage.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.input + usage.output },
+        usage: {
+          input_tokens: usage.input,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: usage.output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: usage.input + usage.output,
+        },
       },
     }),
   ];

@@ -47,7 +47,16 @@ interface OtlpRequest {
   resourceSpans?: {
     resource?: { attributes?: OtlpAttribute[] };
     scopeSpans?: {
-      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; startTimeUnixNano?: string; attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] }[];
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        startTimeUnixNano?: string;
+        attributes?: OtlpAttribute[];
+        links?: { traceId: string; spanId: string }[];
+      }[];
     }[];
   }[];
 }
@@ -210,7 +219,16 @@ function decodeTraceRequest(body: Uint8Array): OtlpRequest {
         const spans: NonNullable<NonNullable<OtlpRequest['resourceSpans']>[number]['scopeSpans']>[number]['spans'] = [];
         fields(rs.bytes(), (ss, ssField) => {
           if (ssField !== 2) return false;
-          const span = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, startTimeUnixNano: '0', attributes: [] as OtlpAttribute[], links: [] as { traceId: string; spanId: string }[] };
+          const span = {
+            traceId: '',
+            spanId: '',
+            parentSpanId: '',
+            name: '',
+            kind: 0,
+            startTimeUnixNano: '0',
+            attributes: [] as OtlpAttribute[],
+            links: [] as { traceId: string; spanId: string }[],
+          };
           fields(ss.bytes(), (s, f) => {
             if (f === 1) span.traceId = hex(s.bytes());
             else if (f === 2) span.spanId = hex(s.bytes());

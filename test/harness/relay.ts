@@ -231,7 +231,10 @@ export function connectRelay(connection: RelayConnection): RelayClient {
 
 /** Makes a user on the relay (an admin when asked; the first user is one anyway) and acts as them from now on. */
 export async function signIn(client: RelayClient, name: string, role?: 'admin' | 'member'): Promise<void> {
-  const user = await callUnary<{ name: string; role?: string }, { userId: string; token: string }>(client.sessionClient, 'createUser', { name, ...(role ? { role } : {}) });
+  const user = await callUnary<{ name: string; role?: string }, { userId: string; token: string }>(client.sessionClient, 'createUser', {
+    name,
+    ...(role ? { role } : {}),
+  });
   client.userId = user.userId;
   client.userToken = user.token;
 }
@@ -257,12 +260,18 @@ async function settled(nats: NatsServer, databaseUrls: DatabaseUrls): Promise<vo
       }
     }),
   );
-  const bus = await connectBus({ url: nats.url, name: 'e2e-settled', logger: createLogger({ name: 'e2e', level: 'warn' }), ...nats.credentials(TEST_NATS_USER) });
+  const bus = await connectBus({
+    url: nats.url,
+    name: 'e2e-settled',
+    logger: createLogger({ name: 'e2e', level: 'warn' }),
+    ...nats.credentials(TEST_NATS_USER),
+  });
   try {
     const abandon = AbortSignal.timeout(60_000);
     for await (const stream of bus.jsm.streams.list()) {
       for await (const consumer of bus.jsm.consumers.list(stream.config.name)) {
-        if (!(await caughtUp(bus, stream.config.name, consumer.name, abandon))) throw new Error(`${stream.config.name}/${consumer.name} not caught up within 60 s`);
+        if (!(await caughtUp(bus, stream.config.name, consumer.name, abandon)))
+          throw new Error(`${stream.config.name}/${consumer.name} not caught up within 60 s`);
       }
     }
   } finally {
@@ -318,29 +327,43 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
   const databaseUrls = {} as DatabaseUrls;
   STATEFUL.forEach((service, index) => {
     databaseUrls[service] = databases[index]!.url;
-    services[service] = new ServiceProcess(service, {
-      ...common,
-      ...credentialsEnv(service),
-      ...nats.env(service),
-      OTEL_SERVICE_NAME: `relay-${service}`,
-      DATABASE_URL: databases[index]!.url,
-      GRPC_PORT: String(ports[service]),
-      RELAY_AGENT_SESSIONS: 'on',
-    }, options.nodeArgs, options.images?.(service));
+    services[service] = new ServiceProcess(
+      service,
+      {
+        ...common,
+        ...credentialsEnv(service),
+        ...nats.env(service),
+        OTEL_SERVICE_NAME: `relay-${service}`,
+        DATABASE_URL: databases[index]!.url,
+        GRPC_PORT: String(ports[service]),
+        RELAY_AGENT_SESSIONS: 'on',
+      },
+      options.nodeArgs,
+      options.images?.(service),
+    );
   });
-  services.gateway = new ServiceProcess('gateway', {
-    ...common,
-    ...credentialsEnv('gateway'),
-    OTEL_SERVICE_NAME: 'relay-gateway',
-    PORT: String(ports.gateway),
-    HOST: '127.0.0.1',
-  }, options.nodeArgs, options.images?.('gateway'));
+  services.gateway = new ServiceProcess(
+    'gateway',
+    {
+      ...common,
+      ...credentialsEnv('gateway'),
+      OTEL_SERVICE_NAME: 'relay-gateway',
+      PORT: String(ports.gateway),
+      HOST: '127.0.0.1',
+    },
+    options.nodeArgs,
+    options.images?.('gateway'),
+  );
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 
   const waitReady = (service: ServiceName) =>
     service === 'gateway'
       ? whenTrue('the gateway answering /readyz', async () => (await fetch(`${gatewayUrl}/readyz`)).ok, options.readyTimeoutMs)
-      : whenTrue(`the ${service} service answering its health check`, () => checkHealth(address(service), '', 2000, serviceAuth(credentials, 'gateway')), options.readyTimeoutMs);
+      : whenTrue(
+          `the ${service} service answering its health check`,
+          () => checkHealth(address(service), '', 2000, serviceAuth(credentials, 'gateway')),
+          options.readyTimeoutMs,
+        );
 
   let skipped = 0;
   const now = () => {
@@ -355,17 +378,25 @@ async function bootRelay(options: RelayOptions): Promise<Relay> {
     await writeFile(`${clockControl}.tmp`, String(skipped));
     await rename(`${clockControl}.tmp`, clockControl);
     const running = [...STATEFUL, 'gateway' as const].filter((service) => services[service].running);
-    await whenTrue('every service on the skipped clock', async () => {
-      const applied = await Promise.all(running.map((service) => readFile(`${clockControl}.${service}`, 'utf8').catch(() => '')));
-      return applied.every((figure) => figure === String(skipped));
-    }, 30_000);
+    await whenTrue(
+      'every service on the skipped clock',
+      async () => {
+        const applied = await Promise.all(running.map((service) => readFile(`${clockControl}.${service}`, 'utf8').catch(() => '')));
+        return applied.every((figure) => figure === String(skipped));
+      },
+      30_000,
+    );
   };
 
   const sessionReplicas: SessionReplica[] = replicaPorts.map((port, index) => ({
     process: index === 0 ? services.session : services.session.replica(port),
     address: `127.0.0.1:${port}`,
     waitReady: () =>
-      whenTrue(`session replica ${index + 1} answering its health check`, () => checkHealth(`127.0.0.1:${port}`, '', 2000, serviceAuth(credentials, 'gateway')), options.readyTimeoutMs),
+      whenTrue(
+        `session replica ${index + 1} answering its health check`,
+        () => checkHealth(`127.0.0.1:${port}`, '', 2000, serviceAuth(credentials, 'gateway')),
+        options.readyTimeoutMs,
+      ),
   }));
   const extraReplicas = sessionReplicas.slice(1);
 

@@ -36,8 +36,10 @@ export function launchImage(image: string, env: Record<string, string>, options:
   const container = buildah(['from', '--pull=never', '--quiet', image]);
   const args = [
     'run',
-    '--isolation', 'chroot',
-    '--network', 'host',
+    '--isolation',
+    'chroot',
+    '--network',
+    'host',
     ...(user === undefined ? [] : ['--user', user]),
     ...shared.flatMap((folder) => ['--volume', `${folder}:${folder}`]),
     ...Object.entries(env).flatMap(([name, value]) => ['--env', `${name}=${value}`]),

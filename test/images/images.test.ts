@@ -43,10 +43,15 @@ describe.skipIf(pattern === undefined)('the images', () => {
   beforeAll(async () => {
     const statusFile = process.env['RELAY_IMAGES_BUILT'];
     if (statusFile === undefined) return;
-    const status = await until('the images built (scripts/build-images.sh beside the tests)', async () => (existsSync(statusFile) ? readFileSync(statusFile, 'utf8').trim() : undefined), {
-      timeoutMs: 30 * 60_000,
-    });
-    if (status !== '0') throw new Error(`scripts/build-images.sh failed (exit ${status}):\n${readFileSync(process.env['RELAY_IMAGES_BUILD_LOG']!, 'utf8').slice(-4000)}`);
+    const status = await until(
+      'the images built (scripts/build-images.sh beside the tests)',
+      async () => (existsSync(statusFile) ? readFileSync(statusFile, 'utf8').trim() : undefined),
+      {
+        timeoutMs: 30 * 60_000,
+      },
+    );
+    if (status !== '0')
+      throw new Error(`scripts/build-images.sh failed (exit ${status}):\n${readFileSync(process.env['RELAY_IMAGES_BUILD_LOG']!, 'utf8').slice(-4000)}`);
   }, 31 * 60_000);
 
   it('each stays within its size budget', () => {
@@ -55,11 +60,17 @@ describe.skipIf(pattern === undefined)('the images', () => {
     for (const [name, budget] of Object.entries(BUDGETS)) expect(sizes[name], `${name}: ${sizes[name]} MB, budget ${budget} MB`).toBeLessThanOrEqual(budget);
   });
 
-  it('the migration image applies every service\'s migrations to a fresh database, and a second run none', async () => {
+  it("the migration image applies every service's migrations to a fresh database, and a second run none", async () => {
     const database = await createTestDatabase();
     try {
       const migrations = readdirSync(`${root}/services/session/prisma/migrations`, { withFileTypes: true }).filter((entry) => entry.isDirectory()).length;
-      const run = () => runToEnd(image('migrate'), { DATABASE_URL: database.url }, ['node', '--enable-source-maps', 'packages/db/dist/relay-migrate.js', '/app/migrations/session']);
+      const run = () =>
+        runToEnd(image('migrate'), { DATABASE_URL: database.url }, [
+          'node',
+          '--enable-source-maps',
+          'packages/db/dist/relay-migrate.js',
+          '/app/migrations/session',
+        ]);
       const first = await run();
       expect(first.code, first.output).toBe(0);
       expect(first.output.match(/^applied /gm)?.length).toBe(migrations);
@@ -83,7 +94,13 @@ describe.skipIf(pattern === undefined)('the images', () => {
     const healthPort = await freePort();
     // Its commands side starts as root, as its container does (k8s/base/runner/deployment.yaml), to run each user's
     // commands as that user's own uid.
-    const env = { RUNNER_ROLE: 'commands', RUNNER_SOCKET: '/tmp/runner.sock', RUNNER_WORKSPACE: '/tmp', RUNNER_HEALTH_PORT: String(healthPort), RUNNER_HOST: '127.0.0.1' };
+    const env = {
+      RUNNER_ROLE: 'commands',
+      RUNNER_SOCKET: '/tmp/runner.sock',
+      RUNNER_WORKSPACE: '/tmp',
+      RUNNER_HEALTH_PORT: String(healthPort),
+      RUNNER_HOST: '127.0.0.1',
+    };
     const launch = launchImage(image('runner'), env, { user: '0:0' });
     const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

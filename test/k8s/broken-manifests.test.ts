@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { K8S_DIR, checkKubectl, renderKustomization, type K8sObject } from './render-kustomization.ts';
 import { createFieldChecker, validateObject, type FieldChecker } from './validate-object.ts';
-import { containerViolations, imageViolations, natsTlsViolations, networkPolicyViolations, networkPortViolations, secretViolations, serviceViolations } from './check-policies.ts';
+import {
+  containerViolations,
+  imageViolations,
+  natsTlsViolations,
+  networkPolicyViolations,
+  networkPortViolations,
+  secretViolations,
+  serviceViolations,
+} from './check-policies.ts';
 
 /** A Deployment that passes every check; each test breaks one thing in a copy. */
 function goodDeployment(): K8sObject {
@@ -48,7 +56,12 @@ function goodDeployment(): K8sObject {
 
 const container = (deployment: K8sObject) => (deployment['spec'] as any).template.spec.containers[0];
 const policies: K8sObject[] = [
-  { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'default-deny' }, spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress'] } },
+  {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'default-deny' },
+    spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress'] },
+  },
   {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
@@ -92,7 +105,12 @@ describe('schema validation', () => {
   });
 
   it('fails a KEDA ScaledObject without triggers or with an unknown field, and a kind it has no schema for', async () => {
-    const scaled: K8sObject = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name: 's' }, spec: { scaleTargetRef: { name: 'x' }, minReplicas: 2 } };
+    const scaled: K8sObject = {
+      apiVersion: 'keda.sh/v1alpha1',
+      kind: 'ScaledObject',
+      metadata: { name: 's' },
+      spec: { scaleTargetRef: { name: 'x' }, minReplicas: 2 },
+    };
     const problems = await validateObject(scaled, fields);
     expect(problems.join('\n')).toMatch(/must have required property 'triggers'|must have required property triggers/);
     expect(problems).toContain('ScaledObject/s: unknown field spec.minReplicas');
@@ -105,7 +123,12 @@ describe('schema validation', () => {
 describe('policies', () => {
   it('pass the good objects', () => {
     const objects = [goodDeployment(), ...policies];
-    expect([...containerViolations(objects), ...networkPolicyViolations(objects), ...secretViolations(objects), ...imageViolations(objects, { relayByDigest: false })]).toEqual([]);
+    expect([
+      ...containerViolations(objects),
+      ...networkPolicyViolations(objects),
+      ...secretViolations(objects),
+      ...imageViolations(objects, { relayByDigest: false }),
+    ]).toEqual([]);
   });
 
   it('a missing probe, limit or security setting', () => {
@@ -136,7 +159,9 @@ describe('policies', () => {
   });
 
   it('a Deployment no NetworkPolicy selects, and no default deny', () => {
-    expect(networkPolicyViolations([goodDeployment(), policies[1]!])).toEqual(['no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)']);
+    expect(networkPolicyViolations([goodDeployment(), policies[1]!])).toEqual([
+      'no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)',
+    ]);
     expect(networkPolicyViolations([goodDeployment(), policies[0]!])).toEqual(['Deployment/session: no NetworkPolicy selects its pods']);
   });
 
@@ -147,9 +172,14 @@ describe('policies', () => {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
       metadata: { name: 'gateway' },
-      spec: { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } }, egress: [{ to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'session' } } }], ports: [{ port: 50052 }] }] },
+      spec: {
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } },
+        egress: [{ to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'session' } } }], ports: [{ port: 50052 }] }],
+      },
     };
-    expect(networkPortViolations([deployment, policy])).toEqual(['NetworkPolicy/gateway: egress port 50052 is not a port of {"app.kubernetes.io/name":"session"}']);
+    expect(networkPortViolations([deployment, policy])).toEqual([
+      'NetworkPolicy/gateway: egress port 50052 is not a port of {"app.kubernetes.io/name":"session"}',
+    ]);
     (policy['spec'] as any).egress[0].ports = [{ port: 50051 }];
     expect(networkPortViolations([deployment, policy])).toEqual([]);
   });
@@ -165,7 +195,9 @@ describe('policies', () => {
       'Deployment/session container session: image registry.example.com:5000/relay/session is not pinned by digest',
     ]);
     const tagged = goodDeployment();
-    expect(imageViolations([tagged], { relayByDigest: true })).toEqual(['Deployment/session container session: image relay/session:dev is not pinned by digest']);
+    expect(imageViolations([tagged], { relayByDigest: true })).toEqual([
+      'Deployment/session container session: image relay/session:dev is not pinned by digest',
+    ]);
     container(tagged).image = `registry.example.com/relay/session@sha256:${'a'.repeat(64)}`;
     expect(imageViolations([tagged], { relayByDigest: true })).toEqual([]);
   });
@@ -193,16 +225,14 @@ describe('policies', () => {
 });
 
 describe('a broken file in a copy of k8s/', () => {
-  it('fails the render\'s checks: a probe removed and a field misspelt in base/session/deployment.yaml', async () => {
+  it("fails the render's checks: a probe removed and a field misspelt in base/session/deployment.yaml", async () => {
     await checkKubectl();
     const copy = await mkdtemp(join(tmpdir(), 'relay-k8s-broken-'));
     try {
       await cp(K8S_DIR, copy, { recursive: true });
       const file = join(copy, 'base/session/deployment.yaml');
       const text = await readFile(file, 'utf8');
-      const broken = text
-        .replace(/ {10}livenessProbe:\n(?: {12}.*\n)+/, '')
-        .replace('terminationGracePeriodSeconds: 30', 'terminationGracePeriodSecond: 30');
+      const broken = text.replace(/ {10}livenessProbe:\n(?: {12}.*\n)+/, '').replace('terminationGracePeriodSeconds: 30', 'terminationGracePeriodSecond: 30');
       expect(broken).not.toBe(text);
       await writeFile(file, broken);
       const objects = await renderKustomization(join(copy, 'base'));
@@ -218,7 +248,7 @@ describe('a broken file in a copy of k8s/', () => {
 });
 
 describe('NATS without TLS in a copy of k8s/', () => {
-  it('fails the prod render\'s check: no tls block for the clients, routes that do not verify, a service without its certificate', async () => {
+  it("fails the prod render's check: no tls block for the clients, routes that do not verify, a service without its certificate", async () => {
     await checkKubectl();
     const copy = await mkdtemp(join(tmpdir(), 'relay-k8s-nats-'));
     try {

@@ -55,7 +55,8 @@ export function dockerfileViolations(spec: ImageSpec): string[] {
   const entry = argv.find((arg, i) => i > 0 && /\.(m?[jt]s)$/.test(arg) && argv[i - 1] !== '--import');
   const finalIndex = file.stages.length - 1;
   for (const path of [...(entry ? [posix.resolve(workdir, entry)] : []), ...spec.requiredPaths]) {
-    if (sourceInContext(file, finalIndex, path, spec.contextDir) === undefined && !isBuilt(file, path, spec)) found.push(`${path} is not in the image (no COPY brings it)`);
+    if (sourceInContext(file, finalIndex, path, spec.contextDir) === undefined && !isBuilt(file, path, spec))
+      found.push(`${path} is not in the image (no COPY brings it)`);
   }
   return found;
 }
@@ -98,7 +99,9 @@ function isBuilt(file: Dockerfile, path: string, spec: ImageSpec): boolean {
   const dist = `/app/${spec.workspace}/dist`;
   if (!path.startsWith(`${dist}/`)) return false;
   const final = file.stages.at(-1)!;
-  const copy = final.instructions.find((i) => i.keyword === 'COPY' && i.flags['from'] !== undefined && i.args.at(-1)?.replace(/\/$/, '') === dist && i.args[0]?.replace(/\/$/, '') === dist);
+  const copy = final.instructions.find(
+    (i) => i.keyword === 'COPY' && i.flags['from'] !== undefined && i.args.at(-1)?.replace(/\/$/, '') === dist && i.args[0]?.replace(/\/$/, '') === dist,
+  );
   const fromIndex = file.stages.findIndex((stage) => stage.name === copy?.flags['from']);
   const from = file.stages[fromIndex];
   if (from === undefined) return false;

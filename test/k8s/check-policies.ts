@@ -187,7 +187,11 @@ export function networkPortViolations(objects: K8sObject[]): string[] {
     const matched = workloads.filter((w) => selects(selector, w.labels));
     if (matched.length === 0) return undefined;
     return new Set(
-      matched.flatMap((w) => (w.pod.containers ?? []).flatMap((c) => ((c as { ports?: { containerPort: number; name?: string }[] }).ports ?? []).flatMap((p) => [p.containerPort, p.name]))),
+      matched.flatMap((w) =>
+        (w.pod.containers ?? []).flatMap((c) =>
+          ((c as { ports?: { containerPort: number; name?: string }[] }).ports ?? []).flatMap((p) => [p.containerPort, p.name]),
+        ),
+      ),
     );
   };
   const found: string[] = [];
@@ -196,7 +200,8 @@ export function networkPortViolations(objects: K8sObject[]): string[] {
     const own = portsOf(spec.podSelector);
     for (const rule of spec.ingress ?? []) {
       for (const { port } of rule.ports ?? []) {
-        if (own !== undefined && port !== undefined && !own.has(port)) found.push(`${label(policy)}: ingress port ${port} is not a port of the pods it selects`);
+        if (own !== undefined && port !== undefined && !own.has(port))
+          found.push(`${label(policy)}: ingress port ${port} is not a port of the pods it selects`);
       }
     }
     for (const rule of spec.egress ?? []) {
@@ -271,7 +276,8 @@ export function natsTlsViolations(objects: K8sObject[]): string[] {
   const found: string[] = [];
   const server = workloadsOf(objects).find((w) => w.object.kind === 'StatefulSet' && w.object.metadata.name === 'nats');
   if (server === undefined) return ['no StatefulSet/nats'];
-  const config = (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'nats-config')?.['data'] as Record<string, string> | undefined)?.['nats.conf'] ?? '';
+  const config =
+    (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'nats-config')?.['data'] as Record<string, string> | undefined)?.['nats.conf'] ?? '';
   const cluster = natsBlock(config, 'cluster');
   const blocks: [string, string | undefined][] = [['clients', natsBlock(cluster === undefined ? config : config.replace(cluster, ''), 'tls')]];
   if (cluster !== undefined) blocks.push(['routes', natsBlock(cluster, 'tls')]);

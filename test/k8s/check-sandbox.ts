@@ -86,7 +86,7 @@ export function sandboxViolations(objects: K8sObject[]): string[] {
   const found: string[] = [];
   const workloads = workloadsOf(objects);
   const runners = workloads.filter((w) => picks({ matchLabels: RUNNER }, w.labels));
-  if (runners.length === 0) return ['no workload labelled app.kubernetes.io/name=runner: nothing runs agents\' commands apart from the relay'];
+  if (runners.length === 0) return ["no workload labelled app.kubernetes.io/name=runner: nothing runs agents' commands apart from the relay"];
   const claim = workspaceClaim(objects);
 
   for (const { object, pod: podSpec, labels } of runners) {
@@ -117,8 +117,12 @@ export function sandboxViolations(objects: K8sObject[]): string[] {
           const secretName = volume.secret?.secretName;
           const certificate = objects.find((o) => o.kind === 'Certificate' && (o['spec'] as { secretName?: string }).secretName === secretName);
           const usages = (certificate?.['spec'] as { usages?: string[] } | undefined)?.usages;
-          if (secretName === undefined || certificate === undefined) found.push(`${at}: mounts ${mount.mountPath} from a ${sourceOf(volume)} volume, not its own certificate's Secret or an emptyDir`);
-          else if (usages?.length !== 1 || usages[0] !== 'server auth') found.push(`${at}: its certificate ${name(certificate)} is not for serving only (usages ${JSON.stringify(usages)}): it could call the relay's services`);
+          if (secretName === undefined || certificate === undefined)
+            found.push(`${at}: mounts ${mount.mountPath} from a ${sourceOf(volume)} volume, not its own certificate's Secret or an emptyDir`);
+          else if (usages?.length !== 1 || usages[0] !== 'server auth')
+            found.push(
+              `${at}: its certificate ${name(certificate)} is not for serving only (usages ${JSON.stringify(usages)}): it could call the relay's services`,
+            );
         }
         for (const variable of container.env ?? []) if (variable.valueFrom?.secretKeyRef !== undefined) found.push(`${at}: env ${variable.name} from a Secret`);
         for (const source of container.envFrom ?? []) if (source.secretRef !== undefined) found.push(`${at}: envFrom the Secret ${source.secretRef.name}`);
@@ -133,7 +137,10 @@ export function sandboxViolations(objects: K8sObject[]): string[] {
         if (volume.persistentVolumeClaim !== undefined && volume.persistentVolumeClaim.claimName === claim) continue;
         if (volume.secret !== undefined) found.push(`${at}: mounts the Secret ${volume.secret.secretName} at ${mount.mountPath}`);
         else if (volume['projected'] !== undefined) found.push(`${at}: mounts a projected volume at ${mount.mountPath} (Secrets or a service-account token)`);
-        else if (volume.persistentVolumeClaim !== undefined) found.push(`${at}: mounts the claim ${volume.persistentVolumeClaim.claimName} at ${mount.mountPath}, which is not the sessions' workspace (the relay's state)`);
+        else if (volume.persistentVolumeClaim !== undefined)
+          found.push(
+            `${at}: mounts the claim ${volume.persistentVolumeClaim.claimName} at ${mount.mountPath}, which is not the sessions' workspace (the relay's state)`,
+          );
         else found.push(`${at}: mounts a ${sourceOf(volume)} volume at ${mount.mountPath} (only emptyDirs and the sessions' workspace)`);
       }
       for (const variable of container.env ?? []) {
@@ -143,7 +150,8 @@ export function sandboxViolations(objects: K8sObject[]): string[] {
       }
       for (const source of container.envFrom ?? []) {
         if (source.secretRef !== undefined) found.push(`${at}: envFrom the Secret ${source.secretRef.name}`);
-        if (source.configMapRef !== undefined && source.configMapRef.name !== 'runner') found.push(`${at}: envFrom the ConfigMap ${source.configMapRef.name} (the relay's configuration)`);
+        if (source.configMapRef !== undefined && source.configMapRef.name !== 'runner')
+          found.push(`${at}: envFrom the ConfigMap ${source.configMapRef.name} (the relay's configuration)`);
       }
     }
     found.push(...networkViolations(objects, where, labels));
@@ -177,7 +185,8 @@ function privilegeViolations(at: string, container: Container, pod: Pod, root: b
   if (context.allowPrivilegeEscalation !== false) found.push(`${at}: allowPrivilegeEscalation is not false (a setuid program would give a command root back)`);
   if (!(context.capabilities?.drop ?? []).includes('ALL')) found.push(`${at}: does not drop ALL capabilities`);
   const allowed = root ? COMMANDS_CAPABILITIES : [];
-  for (const added of context.capabilities?.add ?? []) if (!allowed.includes(added)) found.push(`${at}: adds the capability ${added} (${root ? `only ${COMMANDS_CAPABILITIES.join(', ')}` : 'none'})`);
+  for (const added of context.capabilities?.add ?? [])
+    if (!allowed.includes(added)) found.push(`${at}: adds the capability ${added} (${root ? `only ${COMMANDS_CAPABILITIES.join(', ')}` : 'none'})`);
   if (!root && (context.runAsNonRoot ?? pod.securityContext?.runAsNonRoot) !== true) found.push(`${at}: runAsNonRoot is not true`);
   if ((context.seccompProfile ?? pod.securityContext?.seccompProfile)?.type !== 'RuntimeDefault') found.push(`${at}: seccompProfile is not RuntimeDefault`);
   return found;
@@ -195,7 +204,8 @@ function folderGroupViolations(objects: K8sObject[], where: string, pod: Pod): s
   const found: string[] = [];
   if (!Number.isInteger(gid) || gid <= 0) found.push(`${where}: the runner's ConfigMap sets no RUNNER_SESSION_GID (the group users' folders are given to)`);
   else {
-    if (session?.securityContext?.fsGroup !== gid || session.securityContext.runAsGroup !== gid) found.push(`${where}: RUNNER_SESSION_GID ${gid} is not the session service's group (its pods' fsGroup and runAsGroup)`);
+    if (session?.securityContext?.fsGroup !== gid || session.securityContext.runAsGroup !== gid)
+      found.push(`${where}: RUNNER_SESSION_GID ${gid} is not the session service's group (its pods' fsGroup and runAsGroup)`);
     if (pod.securityContext?.fsGroup !== gid) found.push(`${where}: its pods' fsGroup is not RUNNER_SESSION_GID ${gid} (it could not reach users' folders)`);
   }
   return found;
@@ -216,7 +226,10 @@ function networkViolations(objects: K8sObject[], where: string, labels: Record<s
       if (why !== undefined) found.push(`${where}: ${policy} lets it out ${why}`);
     }
     for (const rule of spec.ingress ?? []) {
-      const callers = rule.from !== undefined && rule.from.length > 0 && rule.from.every((peer) => peer.ipBlock === undefined && peer.namespaceSelector === undefined && sameLabels(peer.podSelector?.matchLabels, CALLER));
+      const callers =
+        rule.from !== undefined &&
+        rule.from.length > 0 &&
+        rule.from.every((peer) => peer.ipBlock === undefined && peer.namespaceSelector === undefined && sameLabels(peer.podSelector?.matchLabels, CALLER));
       const ports = onlyPorts(rule, [RUNNER_PORT]);
       if (!callers || !ports) found.push(`${where}: ${policy} lets in ${JSON.stringify(rule)} (only the session service, on ${RUNNER_PORT})`);
     }
@@ -226,7 +239,11 @@ function networkViolations(objects: K8sObject[], where: string, labels: Record<s
 
 /** Whether a rule names ports, all of them among `allowed` (no range). */
 function onlyPorts(rule: Rule, allowed: number[]): boolean {
-  return rule.ports !== undefined && rule.ports.length > 0 && rule.ports.every((p) => typeof p.port === 'number' && p.endPort === undefined && allowed.includes(p.port));
+  return (
+    rule.ports !== undefined &&
+    rule.ports.length > 0 &&
+    rule.ports.every((p) => typeof p.port === 'number' && p.endPort === undefined && allowed.includes(p.port))
+  );
 }
 
 /** Why an egress rule reaches more than DNS, the gateway's HTTP port or the internet's 443; undefined when it does not. */
@@ -234,9 +251,14 @@ function egressRefusal(rule: Rule): string | undefined {
   const peers = rule.to ?? [];
   if (peers.length === 0) return `to every destination (${JSON.stringify(rule)})`;
   const dns = peers.every((peer) => peer.ipBlock === undefined && sameLabels(peer.podSelector?.matchLabels, DNS)) && onlyPorts(rule, [53]);
-  const gateway = peers.every((peer) => peer.ipBlock === undefined && peer.namespaceSelector === undefined && sameLabels(peer.podSelector?.matchLabels, GATEWAY)) && onlyPorts(rule, [GATEWAY_PORT]);
+  const gateway =
+    peers.every((peer) => peer.ipBlock === undefined && peer.namespaceSelector === undefined && sameLabels(peer.podSelector?.matchLabels, GATEWAY)) &&
+    onlyPorts(rule, [GATEWAY_PORT]);
   const internet =
-    peers.every((peer) => peer.ipBlock !== undefined && PRIVATE_RANGES.every((range) => peer.ipBlock!.cidr !== range && (peer.ipBlock!.except ?? []).includes(range))) &&
-    onlyPorts(rule, [443]);
-  return dns || gateway || internet ? undefined : `to ${JSON.stringify(rule)} (only DNS, the gateway's ${GATEWAY_PORT} and the internet's 443 outside ${PRIVATE_RANGES.join(', ')})`;
+    peers.every(
+      (peer) => peer.ipBlock !== undefined && PRIVATE_RANGES.every((range) => peer.ipBlock!.cidr !== range && (peer.ipBlock!.except ?? []).includes(range)),
+    ) && onlyPorts(rule, [443]);
+  return dns || gateway || internet
+    ? undefined
+    : `to ${JSON.stringify(rule)} (only DNS, the gateway's ${GATEWAY_PORT} and the internet's 443 outside ${PRIVATE_RANGES.join(', ')})`;
 }

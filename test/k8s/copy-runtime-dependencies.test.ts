@@ -88,7 +88,7 @@ describe('copy-runtime-dependencies', () => {
     ]);
   });
 
-  it('does not copy a package\'s nested node_modules it does not need', () => {
+  it("does not copy a package's nested node_modules it does not need", () => {
     writeBundle(['a']);
     writePackage('node_modules/a', { name: 'a' });
     writePackage('node_modules/a/node_modules/stale', { name: 'stale' });

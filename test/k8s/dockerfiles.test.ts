@@ -62,7 +62,9 @@ describe('service images', () => {
   });
 
   it('every stage of the service Dockerfile declares SERVICE before it uses it (an ARG before FROM is not seen inside a stage)', () => {
-    const stages = readFileSync(join(ROOT, SERVICE_DOCKERFILE), 'utf8').split(/^FROM /m).slice(1);
+    const stages = readFileSync(join(ROOT, SERVICE_DOCKERFILE), 'utf8')
+      .split(/^FROM /m)
+      .slice(1);
     expect(stages.length).toBe(2);
     for (const stage of stages) {
       const lines = stage.split('\n').slice(1);
@@ -73,11 +75,14 @@ describe('service images', () => {
     }
   });
 
-  it.each(services)('%s: copies what exists, runs npm start as a non-root user on an allowed Node LTS, with its entry file and only what its bundle loads', (name) => {
-    expect(dockerfileViolations(serviceSpec(name))).toEqual([]);
-  });
+  it.each(services)(
+    '%s: copies what exists, runs npm start as a non-root user on an allowed Node LTS, with its entry file and only what its bundle loads',
+    (name) => {
+      expect(dockerfileViolations(serviceSpec(name))).toEqual([]);
+    },
+  );
 
-  it('a service Dockerfile that left out one service\'s step is caught (the generate step of a service that owns data)', () => {
+  it("a service Dockerfile that left out one service's step is caught (the generate step of a service that owns data)", () => {
     const spec = serviceSpec('session');
     const without = withoutWorkspace(spec.text, 'generate', 'services/session');
     expect(dockerfileViolations({ ...spec, text: without })).toEqual(['no build step runs npm run generate --workspace services/session']);
@@ -133,7 +138,13 @@ describe('the migration runner image', () => {
 
   it('copies what exists, runs relay-migrate prebuilt as a non-root user and carries every folder a migrate init container names', () => {
     const folders = migrationJobFolders();
-    expect(folders.sort()).toEqual(['/app/migrations/pairing', '/app/migrations/question', '/app/migrations/scheduler', '/app/migrations/session', '/app/migrations/subscription']);
+    expect(folders.sort()).toEqual([
+      '/app/migrations/pairing',
+      '/app/migrations/question',
+      '/app/migrations/scheduler',
+      '/app/migrations/session',
+      '/app/migrations/subscription',
+    ]);
     expect(readJson('packages/db/package.json').scripts?.['build']).toBe('node ../../scripts/build.mjs');
     const spec = specFor('docker/migrate/Dockerfile', 'packages/db', { command, buildScripts: ['build'], requiredPaths: folders });
     expect(dockerfileViolations(spec)).toEqual([]);
@@ -164,13 +175,17 @@ describe('the Dockerfile checks catch a broken image', () => {
 
   it('a Node major that is not LTS or that engines refuses', () => {
     expect(dockerfileViolations(spec(good.replaceAll('node:24-slim', 'node:23-slim')))).toContain('FROM node:23-slim: Node 23 is not an LTS line');
-    expect(dockerfileViolations(spec(good.replaceAll('node:24-slim', 'node:18-slim')))).toContain('FROM node:18-slim: Node 18 does not satisfy engines "^20.19.0 || ^22.12.0 || >=24.0.0"');
+    expect(dockerfileViolations(spec(good.replaceAll('node:24-slim', 'node:18-slim')))).toContain(
+      'FROM node:18-slim: Node 18 does not satisfy engines "^20.19.0 || ^22.12.0 || >=24.0.0"',
+    );
     expect(dockerfileViolations(spec(good.replaceAll('node:24-slim', 'node:24')))).toContain('FROM node:24: not a node:<major>-slim image');
   });
 
   it('root, or a user Kubernetes cannot check', () => {
     expect(dockerfileViolations(spec(good.replace('USER 1000:1000', 'USER 0')))).toContain('USER is root');
-    expect(dockerfileViolations(spec(good.replace('USER 1000:1000', 'USER node')))).toContain('USER node is not numeric (Kubernetes cannot check runAsNonRoot)');
+    expect(dockerfileViolations(spec(good.replace('USER 1000:1000', 'USER node')))).toContain(
+      'USER node is not numeric (Kubernetes cannot check runAsNonRoot)',
+    );
   });
 
   it('OpenTelemetry not imported first, dependencies not gathered from the bundle, a missing generate or build step', () => {
@@ -195,7 +210,7 @@ describe('the Dockerfile checks catch a broken image', () => {
 
   it('the gathered dependencies left out of the runtime stage, or a runtime stage that installs its own', () => {
     expect(dockerfileViolations(spec(good.replace('COPY --from=build /runtime/ /app/\n', '')))).toEqual([
-      'the runtime stage does not copy /runtime/ (the bundle\'s dependencies) into /app/',
+      "the runtime stage does not copy /runtime/ (the bundle's dependencies) into /app/",
     ]);
     const installing = good.replace('USER 1000:1000', 'RUN npm ci --omit=dev --workspace services/session\nUSER 1000:1000');
     expect(dockerfileViolations(spec(installing))).toEqual(['the runtime stage installs packages itself: RUN npm ci --omit=dev --workspace services/session']);

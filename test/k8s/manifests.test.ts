@@ -7,14 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { natsUsers, RELAY_BUS_ROLES, renderNatsAuthorization } from '@relay/config';
-import {
-  K8S_DIR,
-  checkKubectl,
-  listFolders,
-  renderCombination,
-  renderKustomization,
-  type K8sObject,
-} from './render-kustomization.ts';
+import { K8S_DIR, checkKubectl, listFolders, renderCombination, renderKustomization, type K8sObject } from './render-kustomization.ts';
 import { createFieldChecker, validateObject } from './validate-object.ts';
 import {
   containerViolations,
@@ -72,7 +65,12 @@ beforeAll(async () => {
     const own = overlayComponents(overlay);
     tasks.push(async () => ({ name: `overlays/${overlay}`, overlay, components: own, objects: await renderKustomization(join(K8S_DIR, 'overlays', overlay)) }));
     for (const extra of components.filter((name) => !own.includes(name))) {
-      tasks.push(async () => ({ name: `overlays/${overlay} + ${extra}`, overlay, components: [...own, extra], objects: await renderCombination(`overlays/${overlay}`, [extra]) }));
+      tasks.push(async () => ({
+        name: `overlays/${overlay} + ${extra}`,
+        overlay,
+        components: [...own, extra],
+        objects: await renderCombination(`overlays/${overlay}`, [extra]),
+      }));
     }
   }
   for (const subset of subsets(components)) {
@@ -141,7 +139,12 @@ describe('the overlays', () => {
       expect((object['spec'] as any).replicas ?? 1, object.metadata.name).toBe(1);
     }
     expect((byName(dev, 'HorizontalPodAutoscaler', 'subscription')?.['spec'] as any).minReplicas).toBe(1);
-    for (const [kind, name] of [['StatefulSet', 'nats'], ['StatefulSet', 'postgres'], ['Deployment', 'otel-collector'], ['Deployment', 'jaeger']]) {
+    for (const [kind, name] of [
+      ['StatefulSet', 'nats'],
+      ['StatefulSet', 'postgres'],
+      ['Deployment', 'otel-collector'],
+      ['Deployment', 'jaeger'],
+    ]) {
       expect(byName(dev, kind!, name!), `${kind}/${name}`).toBeDefined();
     }
     expect((byName(dev, 'StatefulSet', 'nats')?.['spec'] as any).replicas).toBe(1);
@@ -195,12 +198,19 @@ describe('the relay services', () => {
     for (const render of overlayRenders()) {
       for (const name of ['gateway', ...Object.keys(GRPC_SERVICES)]) {
         const certificate = byName(render, 'Certificate', `${name}-grpc`)?.['spec'] as any;
-        expect(certificate.dnsNames.every((dns: string) => dns.split('.')[0] === name), `${render.name} ${name}`).toBe(true);
+        expect(
+          certificate.dnsNames.every((dns: string) => dns.split('.')[0] === name),
+          `${render.name} ${name}`,
+        ).toBe(true);
         expect(certificate.usages).toEqual(['server auth', 'client auth']);
         const pod = (byName(render, 'Deployment', name)?.['spec'] as any).template.spec;
         const container = pod.containers[0];
         const env = Object.fromEntries(container.env.filter((entry: any) => 'value' in entry).map((entry: any) => [entry.name, entry.value]));
-        expect(env, `${render.name} ${name}`).toMatchObject({ GRPC_TLS_CA: '/etc/relay/grpc-tls/ca.crt', GRPC_TLS_CERT: '/etc/relay/grpc-tls/tls.crt', GRPC_TLS_KEY: '/etc/relay/grpc-tls/tls.key' });
+        expect(env, `${render.name} ${name}`).toMatchObject({
+          GRPC_TLS_CA: '/etc/relay/grpc-tls/ca.crt',
+          GRPC_TLS_CERT: '/etc/relay/grpc-tls/tls.crt',
+          GRPC_TLS_KEY: '/etc/relay/grpc-tls/tls.key',
+        });
         expect(pod.volumes.find((volume: any) => volume.name === 'grpc-tls').secret.secretName).toBe(certificate.secretName);
         if (name === 'gateway') continue;
         expect(env).toMatchObject({ GRPC_HOST: '0.0.0.0', GRPC_HEALTH_PORT: '50060' });
@@ -225,7 +235,7 @@ describe('the relay services', () => {
     }
   });
 
-  it('NATS only over TLS in every overlay: the servers\' certificate from the relay\'s CA, clients and routes verified, each service on the bus with its own certificate', () => {
+  it("NATS only over TLS in every overlay: the servers' certificate from the relay's CA, clients and routes verified, each service on the bus with its own certificate", () => {
     for (const render of overlayRenders()) {
       expect(natsTlsViolations(render.objects), render.name).toEqual([]);
       expect((byName(render, 'Certificate', 'nats')?.['spec'] as any).issuerRef).toEqual({ name: 'relay-grpc-ca', kind: 'Issuer' });
@@ -246,20 +256,26 @@ describe('the relay services', () => {
     expect(gateway.livenessProbe.httpGet.path).toBe('/healthz');
   });
 
-  it('the five gRPC services are headless (callers balance over the ready pods DNS names) and serve on the pod\'s own port', () => {
+  it("the five gRPC services are headless (callers balance over the ready pods DNS names) and serve on the pod's own port", () => {
     for (const render of overlayRenders()) {
       for (const [name, port] of Object.entries(GRPC_SERVICES)) {
         const spec = byName(render, 'Service', name)?.['spec'] as any;
         expect(spec.clusterIP, `${render.name}: ${name}`).toBe('None');
         // A headless Service maps no ports: callers dial the pod at the port they were told.
         const container = (byName(render, 'Deployment', name)?.['spec'] as any).template.spec.containers[0];
-        expect(spec.ports.map((p: { port: number }) => p.port), `${render.name}: ${name}`).toEqual([port]);
-        expect(container.ports.map((p: { containerPort: number }) => p.containerPort), `${render.name}: ${name}`).toContain(port);
+        expect(
+          spec.ports.map((p: { port: number }) => p.port),
+          `${render.name}: ${name}`,
+        ).toEqual([port]);
+        expect(
+          container.ports.map((p: { containerPort: number }) => p.containerPort),
+          `${render.name}: ${name}`,
+        ).toContain(port);
       }
     }
   });
 
-  it('rollouts lose nothing: the session pod outlives its turns\' grace, the gateway waits out its removal before SIGTERM', () => {
+  it("rollouts lose nothing: the session pod outlives its turns' grace, the gateway waits out its removal before SIGTERM", () => {
     for (const render of overlayRenders()) {
       const pod = (name: string) => (byName(render, 'Deployment', name)?.['spec'] as any).template.spec;
       const graceSeconds = Number((byName(render, 'ConfigMap', 'session')?.['data'] as Record<string, string>)['RELAY_SHUTDOWN_GRACE_SECONDS']);
@@ -274,8 +290,9 @@ describe('the relay services', () => {
     }
   });
 
-  it('each service bounds its stream (age in relay-common, size in its own ConfigMap), and together they fit in JetStream\'s file store', () => {
-    const bytes = (size: string) => Number(/^(\d+)([KMGT]?B)?$/.exec(size)![1]) * 1024 ** ['', 'KB', 'MB', 'GB', 'TB'].indexOf(/[KMGT]?B$/.exec(size)?.[0] ?? '');
+  it("each service bounds its stream (age in relay-common, size in its own ConfigMap), and together they fit in JetStream's file store", () => {
+    const bytes = (size: string) =>
+      Number(/^(\d+)([KMGT]?B)?$/.exec(size)![1]) * 1024 ** ['', 'KB', 'MB', 'GB', 'TB'].indexOf(/[KMGT]?B$/.exec(size)?.[0] ?? '');
     let checked = 0;
     for (const render of overlayRenders()) {
       const common = byName(render, 'ConfigMap', 'relay-common')?.['data'] as Record<string, string>;
@@ -321,7 +338,10 @@ describe('the relay services', () => {
 
   it('each stateful service reads DATABASE_URL from its own Secret, and its pods migrate it first with the same one (no Job to delete at an upgrade)', () => {
     for (const render of renders) {
-      expect(render.objects.filter((o) => o.kind === 'Job'), render.name).toEqual([]);
+      expect(
+        render.objects.filter((o) => o.kind === 'Job'),
+        render.name,
+      ).toEqual([]);
       for (const name of Object.keys(GRPC_SERVICES)) {
         const ref = { secretKeyRef: { name: `${name}-database`, key: 'DATABASE_URL' } };
         const pod = (byName(render, 'Deployment', name)?.['spec'] as any).template.spec;
@@ -335,7 +355,7 @@ describe('the relay services', () => {
     }
   });
 
-  it('the subscription service scales on CPU in the base and, with KEDA, on its durable consumer\'s pending messages', () => {
+  it("the subscription service scales on CPU in the base and, with KEDA, on its durable consumer's pending messages", () => {
     const base = renders.find((render) => render.name === 'base + []')!;
     const hpa = byName(base, 'HorizontalPodAutoscaler', 'subscription')?.['spec'] as any;
     expect(hpa.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'subscription' });

@@ -36,16 +36,28 @@ function seriesIn(expr: string): string[] {
 }
 
 /** GitHub's anchor for a heading. */
-const anchor = (heading: string) => heading.toLowerCase().replace(/[^\w\s-]/g, '').trim().replace(/\s+/g, '-');
+const anchor = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/\s+/g, '-');
 
 describe('monitoring', () => {
   const series = documentedSeries();
-  const rules = (rule.spec.groups as { rules: { alert: string; expr: string; labels: { severity: string }; annotations: { runbook: string } }[] }[]).flatMap((g) => g.rules);
+  const rules = (rule.spec.groups as { rules: { alert: string; expr: string; labels: { severity: string }; annotations: { runbook: string } }[] }[]).flatMap(
+    (g) => g.rules,
+  );
   const targets = (dashboard.panels as { targets: { expr: string }[] }[]).flatMap((panel) => panel.targets.map((t) => t.expr));
 
   it("operations.md documents the relay's ten metrics and the kube-state-metrics series the alerts read", () => {
     expect(series.size).toBe(10);
-    expect(documentedKubeSeries()).toEqual(['kube_pod_status_ready', 'kube_pod_container_status_waiting_reason', 'kube_statefulset_status_replicas_ready', 'kube_statefulset_replicas']);
+    expect(documentedKubeSeries()).toEqual([
+      'kube_pod_status_ready',
+      'kube_pod_container_status_waiting_reason',
+      'kube_statefulset_status_replicas_ready',
+      'kube_statefulset_replicas',
+    ]);
   });
 
   it('the alert rules read documented metrics only, each with a severity and a runbook section that exists', () => {

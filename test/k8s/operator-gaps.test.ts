@@ -22,7 +22,21 @@ const PSS_LABELS = {
   'pod-security.kubernetes.io/warn': 'restricted',
 };
 /** The capabilities the baseline profile lets a container add. */
-const BASELINE_CAPABILITIES = ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT'];
+const BASELINE_CAPABILITIES = [
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+];
 /** Volume types the restricted profile allows. */
 const RESTRICTED_VOLUMES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
 
@@ -59,7 +73,8 @@ function restrictedViolations(where: string, pod: Record<string, any>, baseline:
     const seccomp = (context.seccompProfile ?? podContext.seccompProfile)?.type;
     if (!['RuntimeDefault', 'Localhost'].includes(seccomp)) found.push(`${at}: seccomp ${seccomp ?? 'unset'}`);
     if (!(context.capabilities?.drop ?? []).includes('ALL')) found.push(`${at}: capabilities not dropped (ALL)`);
-    for (const added of context.capabilities?.add ?? []) if (!(root ? BASELINE_CAPABILITIES : ['NET_BIND_SERVICE']).includes(added)) found.push(`${at}: adds capability ${added}`);
+    for (const added of context.capabilities?.add ?? [])
+      if (!(root ? BASELINE_CAPABILITIES : ['NET_BIND_SERVICE']).includes(added)) found.push(`${at}: adds capability ${added}`);
     for (const port of container.ports ?? []) if (port.hostPort !== undefined) found.push(`${at}: hostPort ${port.hostPort}`);
   }
   return found;
@@ -74,9 +89,7 @@ const SPREAD_LEFT_TO_ITS_OWNER = new Set(['runner']);
 /** The workloads that run more than one pod: replicas above 1, or scaled by an autoscaler. */
 function replicated(objects: K8sObject[]) {
   const scaled = new Set(
-    objects
-      .filter((o) => o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject')
-      .map((o) => (o as any).spec.scaleTargetRef.name as string),
+    objects.filter((o) => o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject').map((o) => (o as any).spec.scaleTargetRef.name as string),
   );
   return workloadsOf(objects).filter(({ object }) => ((object as any).spec.replicas ?? 1) > 1 || scaled.has(object.metadata.name));
 }
@@ -91,9 +104,11 @@ describe('Pod Security', () => {
     }
   });
 
-  it('every pod an overlay runs meets the restricted profile, but the runner\'s commands container, which meets baseline', () => {
+  it("every pod an overlay runs meets the restricted profile, but the runner's commands container, which meets baseline", () => {
     for (const [overlay, objects] of each()) {
-      const found = workloadsOf(objects).flatMap(({ object, pod }) => restrictedViolations(`${overlay}: ${object.kind}/${object.metadata.name}`, pod, (container) => startsAsRoot(object, container)));
+      const found = workloadsOf(objects).flatMap(({ object, pod }) =>
+        restrictedViolations(`${overlay}: ${object.kind}/${object.metadata.name}`, pod, (container) => startsAsRoot(object, container)),
+      );
       expect(found).toEqual([]);
     }
   });
@@ -109,9 +124,26 @@ describe('Pod Security', () => {
       'x container c: adds capability SYS_ADMIN',
     ]);
     // A baseline container may be root and add SETUID, never SYS_ADMIN nor privilege escalation.
-    const root = { containers: [{ name: 'c', securityContext: { runAsUser: 0, allowPrivilegeEscalation: false, seccompProfile: { type: 'RuntimeDefault' }, capabilities: { drop: ['ALL'], add: ['SETUID', 'SYS_ADMIN'] } } }] };
+    const root = {
+      containers: [
+        {
+          name: 'c',
+          securityContext: {
+            runAsUser: 0,
+            allowPrivilegeEscalation: false,
+            seccompProfile: { type: 'RuntimeDefault' },
+            capabilities: { drop: ['ALL'], add: ['SETUID', 'SYS_ADMIN'] },
+          },
+        },
+      ],
+    };
     expect(restrictedViolations('x', root, () => true)).toEqual(['x container c: adds capability SYS_ADMIN']);
-    expect(restrictedViolations('x', root)).toEqual(['x container c: runAsNonRoot is not true', 'x container c: runs as uid 0', 'x container c: adds capability SETUID', 'x container c: adds capability SYS_ADMIN']);
+    expect(restrictedViolations('x', root)).toEqual([
+      'x container c: runAsNonRoot is not true',
+      'x container c: runs as uid 0',
+      'x container c: adds capability SETUID',
+      'x container c: adds capability SYS_ADMIN',
+    ]);
   });
 });
 
@@ -122,7 +154,11 @@ describe('topology spread', () => {
       for (const { object, pod, labels } of replicated(objects).filter(({ object }) => !SPREAD_LEFT_TO_ITS_OWNER.has(object.metadata.name))) {
         checked += 1;
         const where = `${overlay}: ${object.kind}/${object.metadata.name}`;
-        const constraints = ((pod as Record<string, any>)['topologySpreadConstraints'] ?? []) as { topologyKey: string; maxSkew: number; labelSelector?: { matchLabels?: Record<string, string> } }[];
+        const constraints = ((pod as Record<string, any>)['topologySpreadConstraints'] ?? []) as {
+          topologyKey: string;
+          maxSkew: number;
+          labelSelector?: { matchLabels?: Record<string, string> };
+        }[];
         for (const key of ['kubernetes.io/hostname', 'topology.kubernetes.io/zone']) {
           const constraint = constraints.find((c) => c.topologyKey === key);
           expect(constraint, `${where}: no spread over ${key}`).toBeDefined();
@@ -218,7 +254,10 @@ describe('docs/deploy.md', () => {
     const args = command![1]!.split(/\s+/).slice(3);
     const { stdout } = await promisify(execFile)('npx', ['vitest', 'list', '--filesOnly', ...args], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     const files = stdout.split('\n').filter((line) => line.includes('test/k8s/'));
-    expect(files.some((line) => line.includes('test/k8s/operator-gaps.test.ts')), stdout).toBe(true);
+    expect(
+      files.some((line) => line.includes('test/k8s/operator-gaps.test.ts')),
+      stdout,
+    ).toBe(true);
     expect(files.length).toBeGreaterThanOrEqual(5);
   }, 120_000);
 

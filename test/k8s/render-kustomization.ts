@@ -32,7 +32,10 @@ export async function checkKubectl(): Promise<string> {
   // The overlays' multi-document patch files need kustomize v5.4.2+ (kubectl 1.31+; docs/deploy.md, Requirements).
   const kustomize = /Kustomize Version: v(\d+)\.(\d+)\.(\d+)/.exec(output);
   const version = kustomize === null ? [0, 0, 0] : kustomize.slice(1).map(Number);
-  const atLeast = (minimum: number[]) => { for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return version[i]! > minimum[i]!; return true; };
+  const atLeast = (minimum: number[]) => {
+    for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return version[i]! > minimum[i]!;
+    return true;
+  };
   if (!atLeast([5, 4, 2])) {
     throw new Error(`${kubectl}'s kustomize is older than v5.4.2 (${output.trim()}); .ci/run installs a newer kubectl`);
   }
@@ -42,7 +45,10 @@ export async function checkKubectl(): Promise<string> {
 /** The folders in k8s/<kind> (overlays or components), sorted. */
 export async function listFolders(kind: 'overlays' | 'components'): Promise<string[]> {
   const entries = await readdir(join(K8S_DIR, kind), { withFileTypes: true });
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** `kubectl kustomize <dir>`, parsed. */

@@ -23,21 +23,30 @@ const find = (objects: K8sObject[], kind: string, name: string) => objects.find(
 const podOf = (objects: K8sObject[], name: string) => (find(objects, 'Deployment', name)['spec'] as any).template.spec;
 const runnerContainer = (objects: K8sObject[]) => podOf(objects, 'runner').containers.find((c: { name: string }) => c.name === 'runner');
 const label = (name: string) => ({ 'app.kubernetes.io/name': name });
-const runnerStart = (JSON.parse(readFileSync(fileURLToPath(new URL('../../services/runner/package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const runnerStart = (
+  JSON.parse(readFileSync(fileURLToPath(new URL('../../services/runner/package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } }
+).scripts.start;
 
 describe('the command runner in every overlay', () => {
-  it('holds no Secret, no token and none of the relay\'s state where commands run, and reaches only DNS, the gateway and the internet\'s 443', () => {
+  it("holds no Secret, no token and none of the relay's state where commands run, and reaches only DNS, the gateway and the internet's 443", () => {
     expect([...renders.keys()]).toEqual(['dev', 'prod']);
     for (const [overlay, objects] of renders) expect(sandboxViolations(objects), overlay).toEqual([]);
   });
 
-  it('is the session service\'s only way to run a command: it calls the runner, whose /workspace is the session\'s own claim', () => {
+  it("is the session service's only way to run a command: it calls the runner, whose /workspace is the session's own claim", () => {
     for (const [overlay, objects] of renders) {
       expect((find(objects, 'ConfigMap', 'session')['data'] as Record<string, string>)['RELAY_COMMAND_RUNNER_ADDR'], overlay).toBe('runner:50056');
       expect(policyAllows(objects, label('session'), label('runner'), 50056), overlay).toBe(true);
       // Nothing else calls it, and it calls none of the relay's services, NATS or PostgreSQL.
-      for (const other of ['gateway', 'scheduler', 'question', 'pairing', 'subscription']) expect(policyAllows(objects, label(other), label('runner'), 50056), `${overlay} ${other}`).toBe(false);
-      for (const [callee, port] of [['session', 50051], ['question', 50054], ['nats', 4222], ['postgres', 5432], ['otel-collector', 4317]] as const) {
+      for (const other of ['gateway', 'scheduler', 'question', 'pairing', 'subscription'])
+        expect(policyAllows(objects, label(other), label('runner'), 50056), `${overlay} ${other}`).toBe(false);
+      for (const [callee, port] of [
+        ['session', 50051],
+        ['question', 50054],
+        ['nats', 4222],
+        ['postgres', 5432],
+        ['otel-collector', 4317],
+      ] as const) {
         expect(policyAllows(objects, label('runner'), label(callee), port), `${overlay} runner → ${callee}`).toBe(false);
       }
       expect(policyAllows(objects, label('runner'), label('gateway'), 7420), overlay).toBe(true);
@@ -50,7 +59,10 @@ describe('the command runner in every overlay', () => {
       expect(claimOf('runner'), overlay).toBeDefined();
       // The runner's certificate serves only, in the tls container only.
       const tls = podOf(objects, 'runner').containers.find((c: { name: string }) => c.name === 'tls');
-      expect(tls.volumeMounts.map((m: { mountPath: string }) => m.mountPath), overlay).toContain('/etc/relay/grpc-tls');
+      expect(
+        tls.volumeMounts.map((m: { mountPath: string }) => m.mountPath),
+        overlay,
+      ).toContain('/etc/relay/grpc-tls');
       expect((find(objects, 'Certificate', 'runner-grpc')['spec'] as { usages: string[] }).usages).toEqual(['server auth']);
       expect(workloadsOf(objects).filter((w) => w.labels['app.kubernetes.io/name'] === 'runner')).toHaveLength(1);
       // Its image is built with the services' (scripts/build-images.sh), so it runs: commands are not refused.
@@ -58,11 +70,18 @@ describe('the command runner in every overlay', () => {
     }
   });
 
-  it('starts its commands container as root with exactly the capabilities a switch to each user\'s uid takes, its tls container as a non-root user with none', () => {
+  it("starts its commands container as root with exactly the capabilities a switch to each user's uid takes, its tls container as a non-root user with none", () => {
     for (const [overlay, objects] of renders) {
-      const containers = podOf(objects, 'runner').containers as { name: string; securityContext: { runAsUser?: number; runAsNonRoot?: boolean; capabilities: { drop: string[]; add?: string[] } } }[];
+      const containers = podOf(objects, 'runner').containers as {
+        name: string;
+        securityContext: { runAsUser?: number; runAsNonRoot?: boolean; capabilities: { drop: string[]; add?: string[] } };
+      }[];
       const commands = containers.find((c) => c.name === 'runner')!.securityContext;
-      expect(commands, overlay).toMatchObject({ runAsUser: 0, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['CHOWN', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] } });
+      expect(commands, overlay).toMatchObject({
+        runAsUser: 0,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'], add: ['CHOWN', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] },
+      });
       const tls = containers.find((c) => c.name === 'tls')!.securityContext;
       expect(tls, overlay).toMatchObject({ runAsUser: 1000, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
       expect(tls.capabilities.add, overlay).toBeUndefined();
@@ -100,14 +119,14 @@ describe('the check fails a render that breaks a rule', () => {
     ]);
   });
 
-  it('env or envFrom from a Secret, or the relay\'s configuration', () => {
+  it("env or envFrom from a Secret, or the relay's configuration", () => {
     const objects = prod();
     runnerContainer(objects).env.push({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'session-database', key: 'DATABASE_URL' } } });
     runnerContainer(objects).envFrom.push({ secretRef: { name: 'session-providers', optional: true } }, { configMapRef: { name: 'relay-common' } });
     expect(sandboxViolations(objects)).toEqual([
       'Deployment/runner container runner: env DATABASE_URL from a Secret',
       'Deployment/runner container runner: envFrom the Secret session-providers',
-      'Deployment/runner container runner: envFrom the ConfigMap relay-common (the relay\'s configuration)',
+      "Deployment/runner container runner: envFrom the ConfigMap relay-common (the relay's configuration)",
     ]);
   });
 
@@ -116,73 +135,97 @@ describe('the check fails a render that breaks a rule', () => {
     delete podOf(objects, 'runner').automountServiceAccountToken;
     find(objects, 'ServiceAccount', 'runner')['automountServiceAccountToken'] = true;
     expect(sandboxViolations(objects)).toEqual([
-      'Deployment/runner: automountServiceAccountToken is not false (a command would find the pod\'s token)',
+      "Deployment/runner: automountServiceAccountToken is not false (a command would find the pod's token)",
       'Deployment/runner: its ServiceAccount runner is not in the render with automountServiceAccountToken: false',
     ]);
     const other = prod();
     podOf(other, 'runner').serviceAccountName = 'session-like';
-    expect(sandboxViolations(other)).toEqual(['Deployment/runner: its ServiceAccount session-like is not in the render with automountServiceAccountToken: false']);
-  });
-
-  it('the relay\'s state: a claim other than the sessions\' workspace, a host folder', () => {
-    const objects = prod();
-    podOf(objects, 'runner').volumes.push({ name: 'nats-data', persistentVolumeClaim: { claimName: 'data-nats-0' } }, { name: 'host', hostPath: { path: '/var/lib' } });
-    runnerContainer(objects).volumeMounts.push({ name: 'nats-data', mountPath: '/data' }, { name: 'host', mountPath: '/host' });
-    expect(sandboxViolations(objects)).toEqual([
-      'Deployment/runner container runner: mounts the claim data-nats-0 at /data, which is not the sessions\' workspace (the relay\'s state)',
-      'Deployment/runner container runner: mounts a hostPath volume at /host (only emptyDirs and the sessions\' workspace)',
+    expect(sandboxViolations(other)).toEqual([
+      'Deployment/runner: its ServiceAccount session-like is not in the render with automountServiceAccountToken: false',
     ]);
   });
 
-  it('egress wider than DNS, the gateway\'s HTTP port and the internet\'s 443', () => {
+  it("the relay's state: a claim other than the sessions' workspace, a host folder", () => {
+    const objects = prod();
+    podOf(objects, 'runner').volumes.push(
+      { name: 'nats-data', persistentVolumeClaim: { claimName: 'data-nats-0' } },
+      { name: 'host', hostPath: { path: '/var/lib' } },
+    );
+    runnerContainer(objects).volumeMounts.push({ name: 'nats-data', mountPath: '/data' }, { name: 'host', mountPath: '/host' });
+    expect(sandboxViolations(objects)).toEqual([
+      "Deployment/runner container runner: mounts the claim data-nats-0 at /data, which is not the sessions' workspace (the relay's state)",
+      "Deployment/runner container runner: mounts a hostPath volume at /host (only emptyDirs and the sessions' workspace)",
+    ]);
+  });
+
+  it("egress wider than DNS, the gateway's HTTP port and the internet's 443", () => {
     const objects = prod();
     const egress = (find(objects, 'NetworkPolicy', 'runner')['spec'] as any).egress;
     egress[1].to[0].ipBlock.except = egress[1].to[0].ipBlock.except.filter((range: string) => range !== '169.254.0.0/16');
     egress.push({ to: [{ podSelector: { matchLabels: label('nats') } }], ports: [{ protocol: 'TCP', port: 4222 }] });
     egress.push({ to: [{ podSelector: { matchLabels: label('gateway') } }] });
     expect(sandboxViolations(objects)).toEqual([
-      expect.stringMatching(/^Deployment\/runner: NetworkPolicy\/runner lets it out to .*"except":\["10\.0\.0\.0\/8","172\.16\.0\.0\/12","192\.168\.0\.0\/16","100\.64\.0\.0\/10","127\.0\.0\.0\/8"\]/),
+      expect.stringMatching(
+        /^Deployment\/runner: NetworkPolicy\/runner lets it out to .*"except":\["10\.0\.0\.0\/8","172\.16\.0\.0\/12","192\.168\.0\.0\/16","100\.64\.0\.0\/10","127\.0\.0\.0\/8"\]/,
+      ),
       expect.stringMatching(/^Deployment\/runner: NetworkPolicy\/runner lets it out to .*"nats".*4222/),
-      expect.stringMatching(/^Deployment\/runner: NetworkPolicy\/runner lets it out to \{"to":\[\{"podSelector":\{"matchLabels":\{"app.kubernetes.io\/name":"gateway"\}\}\}\]\}/),
+      expect.stringMatching(
+        /^Deployment\/runner: NetworkPolicy\/runner lets it out to \{"to":\[\{"podSelector":\{"matchLabels":\{"app.kubernetes.io\/name":"gateway"\}\}\}\]\}/,
+      ),
     ]);
     // A namespace-wide allow reaches the runner too.
     const wide = prod();
-    wide.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'allow-all-out' }, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] } });
+    wide.push({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'allow-all-out' },
+      spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] },
+    });
     expect(sandboxViolations(wide)).toEqual(['Deployment/runner: NetworkPolicy/allow-all-out lets it out to every destination ({})']);
     // No policy restricting it at all.
     const open = prod().filter((o) => o.kind !== 'NetworkPolicy');
-    expect(sandboxViolations(open)).toEqual(['Deployment/runner: no NetworkPolicy restricts its egress', 'Deployment/runner: no NetworkPolicy restricts its ingress']);
+    expect(sandboxViolations(open)).toEqual([
+      'Deployment/runner: no NetworkPolicy restricts its egress',
+      'Deployment/runner: no NetworkPolicy restricts its ingress',
+    ]);
   });
 
-  it('ingress from anything but the session service on the runner\'s port', () => {
+  it("ingress from anything but the session service on the runner's port", () => {
     const objects = prod();
-    (find(objects, 'NetworkPolicy', 'runner')['spec'] as any).ingress.push({ from: [{ podSelector: { matchLabels: label('gateway') } }], ports: [{ protocol: 'TCP', port: 50056 }] });
-    expect(sandboxViolations(objects)).toEqual([expect.stringMatching(/^Deployment\/runner: NetworkPolicy\/runner lets in .*"gateway".*\(only the session service, on 50056\)$/)]);
+    (find(objects, 'NetworkPolicy', 'runner')['spec'] as any).ingress.push({
+      from: [{ podSelector: { matchLabels: label('gateway') } }],
+      ports: [{ protocol: 'TCP', port: 50056 }],
+    });
+    expect(sandboxViolations(objects)).toEqual([
+      expect.stringMatching(/^Deployment\/runner: NetworkPolicy\/runner lets in .*"gateway".*\(only the session service, on 50056\)$/),
+    ]);
   });
 
-  it('shared process namespaces: the runner\'s pod, the session service\'s, the runner as a sidecar of the session', () => {
+  it("shared process namespaces: the runner's pod, the session service's, the runner as a sidecar of the session", () => {
     const objects = prod();
     podOf(objects, 'runner').shareProcessNamespace = true;
     podOf(objects, 'session').shareProcessNamespace = true;
     podOf(objects, 'session').containers.push({ ...runnerContainer(objects), name: 'commands' });
     expect(sandboxViolations(objects)).toEqual([
-      'Deployment/runner: shareProcessNamespace is true (commands would see the tls container\'s processes and files)',
-      'Deployment/session container commands: the runner\'s image outside the runner\'s pods',
-      'Deployment/session: the session service\'s pods share a process namespace',
+      "Deployment/runner: shareProcessNamespace is true (commands would see the tls container's processes and files)",
+      "Deployment/session container commands: the runner's image outside the runner's pods",
+      "Deployment/session: the session service's pods share a process namespace",
     ]);
   });
 
   it('a runner certificate that could be a client, or the tls container with the workspace', () => {
     const objects = prod();
     (find(objects, 'Certificate', 'runner-grpc')['spec'] as { usages: string[] }).usages = ['server auth', 'client auth'];
-    podOf(objects, 'runner').containers.find((c: { name: string }) => c.name === 'tls').volumeMounts.push({ name: 'workspace', mountPath: '/workspace' });
+    podOf(objects, 'runner')
+      .containers.find((c: { name: string }) => c.name === 'tls')
+      .volumeMounts.push({ name: 'workspace', mountPath: '/workspace' });
     expect(sandboxViolations(objects)).toEqual([
       'Deployment/runner container tls: its certificate Certificate/runner-grpc is not for serving only (usages ["server auth","client auth"]): it could call the relay\'s services',
-      'Deployment/runner container tls: mounts /workspace from a persistentVolumeClaim volume, not its own certificate\'s Secret or an emptyDir',
+      "Deployment/runner container tls: mounts /workspace from a persistentVolumeClaim volume, not its own certificate's Secret or an emptyDir",
     ]);
   });
 
-  it('more power where commands run than running each user\'s commands as their own uid takes; any in the tls container', () => {
+  it("more power where commands run than running each user's commands as their own uid takes; any in the tls container", () => {
     const objects = prod();
     const context = runnerContainer(objects).securityContext;
     context.capabilities.add.push('DAC_OVERRIDE', 'SYS_ADMIN');
@@ -201,10 +244,12 @@ describe('the check fails a render that breaks a rule', () => {
     ]);
   });
 
-  it('users\' folders given to a group that is not the session service\'s, or a runner pod without it', () => {
+  it("users' folders given to a group that is not the session service's, or a runner pod without it", () => {
     const objects = prod();
     (find(objects, 'ConfigMap', 'runner')['data'] as Record<string, string>)['RUNNER_SESSION_GID'] = '0';
-    expect(sandboxViolations(objects)).toEqual(["Deployment/runner: the runner's ConfigMap sets no RUNNER_SESSION_GID (the group users' folders are given to)"]);
+    expect(sandboxViolations(objects)).toEqual([
+      "Deployment/runner: the runner's ConfigMap sets no RUNNER_SESSION_GID (the group users' folders are given to)",
+    ]);
     const other = prod();
     (find(other, 'ConfigMap', 'runner')['data'] as Record<string, string>)['RUNNER_SESSION_GID'] = '2000';
     expect(sandboxViolations(other)).toEqual([
@@ -215,22 +260,27 @@ describe('the check fails a render that breaks a rule', () => {
 
   it('no runner at all', () => {
     expect(sandboxViolations(prod().filter((o) => o.metadata.name !== 'runner'))).toEqual([
-      'no workload labelled app.kubernetes.io/name=runner: nothing runs agents\' commands apart from the relay',
+      "no workload labelled app.kubernetes.io/name=runner: nothing runs agents' commands apart from the relay",
     ]);
   });
 });
 
 describe('a broken file in a copy of k8s/', () => {
-  it('fails the prod render\'s check: the session\'s provider Secret given to the runner in base/runner/deployment.yaml', async () => {
+  it("fails the prod render's check: the session's provider Secret given to the runner in base/runner/deployment.yaml", async () => {
     const copy = await mkdtemp(join(tmpdir(), 'relay-k8s-sandbox-'));
     try {
       await cp(K8S_DIR, copy, { recursive: true });
       const file = join(copy, 'base/runner/deployment.yaml');
       const text = await readFile(file, 'utf8');
-      const broken = text.replace('            - configMapRef:\n                name: runner\n          env:\n            - name: RUNNER_ROLE\n              value: commands', '            - configMapRef:\n                name: runner\n            - secretRef:\n                name: session-providers\n          env:\n            - name: RUNNER_ROLE\n              value: commands');
+      const broken = text.replace(
+        '            - configMapRef:\n                name: runner\n          env:\n            - name: RUNNER_ROLE\n              value: commands',
+        '            - configMapRef:\n                name: runner\n            - secretRef:\n                name: session-providers\n          env:\n            - name: RUNNER_ROLE\n              value: commands',
+      );
       expect(broken).not.toBe(text);
       await writeFile(file, broken);
-      expect(sandboxViolations(await renderKustomization(join(copy, 'overlays/prod')))).toEqual(['Deployment/runner container runner: envFrom the Secret session-providers']);
+      expect(sandboxViolations(await renderKustomization(join(copy, 'overlays/prod')))).toEqual([
+        'Deployment/runner container runner: envFrom the Secret session-providers',
+      ]);
     } finally {
       await rm(copy, { recursive: true, force: true });
     }

@@ -49,9 +49,7 @@ export function createFieldChecker(kinds: { apiVersion: string; kind: string }[]
   const unique = [...new Map(kinds.map((k) => [`${k.apiVersion}|${k.kind}`, k])).values()];
   const here = fileURLToPath(new URL('.', import.meta.url));
   const entry = `${here}__kinds__.ts`;
-  const source = unique
-    .map((k, i) => `import type { I${k.kind} as T${i} } from '${modelModule(k.apiVersion)}';\nexport type K${i} = T${i};`)
-    .join('\n');
+  const source = unique.map((k, i) => `import type { I${k.kind} as T${i} } from '${modelModule(k.apiVersion)}';\nexport type K${i} = T${i};`).join('\n');
   const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,

@@ -48,24 +48,69 @@ const ROUTES: Route[] = [
   userRoute('list sessions', 'GET', () => '/api/v1/sessions', { admin: 200, member: 200 }),
   userRoute("read the admin's session", 'GET', (w) => `/api/v1/sessions/${w.adminSession}`, { admin: 200, member: 404 }),
   userRoute("read the member's session", 'GET', (w) => `/api/v1/sessions/${w.memberSession}`, { admin: 404, member: 200 }),
-  userRoute("set the admin's session's mode", 'PATCH', (w) => `/api/v1/sessions/${w.adminSession}`, { admin: 200, member: 404 }, () => ({ mode: 'agent' })),
-  userRoute("write into the admin's session", 'POST', (w) => `/api/v1/sessions/${w.adminScript}/messages`, { admin: 201, member: 404 }, () => ({ text: 'reply hello' })),
-  userRoute("wait on the admin's session", 'GET', (w) => `/api/v1/sessions/${w.adminScript}/wait?wait_seconds=0&message_id=${w.adminMessage}`, { admin: 200, member: 404 }),
+  userRoute(
+    "set the admin's session's mode",
+    'PATCH',
+    (w) => `/api/v1/sessions/${w.adminSession}`,
+    { admin: 200, member: 404 },
+    () => ({ mode: 'agent' }),
+  ),
+  userRoute(
+    "write into the admin's session",
+    'POST',
+    (w) => `/api/v1/sessions/${w.adminScript}/messages`,
+    { admin: 201, member: 404 },
+    () => ({ text: 'reply hello' }),
+  ),
+  userRoute("wait on the admin's session", 'GET', (w) => `/api/v1/sessions/${w.adminScript}/wait?wait_seconds=0&message_id=${w.adminMessage}`, {
+    admin: 200,
+    member: 404,
+  }),
   userRoute("the admin's session's subscriptions", 'GET', (w) => `/api/v1/sessions/${w.adminSession}/subscriptions`, { admin: 200, member: 404 }),
   userRoute('the inbox', 'GET', () => '/api/v1/inbox', { admin: 200, member: 200 }),
   userRoute('cards', 'GET', () => '/api/v1/cards', { admin: 200, member: 200 }),
   userRoute('asks', 'GET', () => '/api/v1/asks', { admin: 200, member: 200 }),
   userRoute('schedules', 'GET', () => '/api/v1/schedules', { admin: 200, member: 200 }),
-  userRoute('answer a card nobody has', 'POST', () => '/api/v1/cards/card_000000000000', { admin: 404, member: 404 }, () => ({ decision: 'allow' })),
+  userRoute(
+    'answer a card nobody has',
+    'POST',
+    () => '/api/v1/cards/card_000000000000',
+    { admin: 404, member: 404 },
+    () => ({ decision: 'allow' }),
+  ),
   userRoute('relay settings', 'GET', () => '/api/v1/settings', { admin: 200, member: 200 }),
-  userRoute('change relay settings', 'PATCH', () => '/api/v1/settings', { admin: 200, member: 403 }, () => ({ agent_sessions_enabled: true })),
+  userRoute(
+    'change relay settings',
+    'PATCH',
+    () => '/api/v1/settings',
+    { admin: 200, member: 403 },
+    () => ({ agent_sessions_enabled: true }),
+  ),
   userRoute('the users', 'GET', () => '/api/v1/users', { admin: 200, member: 403 }),
-  userRoute('add a user', 'POST', () => '/api/v1/users', { admin: 201, member: 403 }, () => ({ name: `user ${Math.random().toString(36).slice(2)}` })),
+  userRoute(
+    'add a user',
+    'POST',
+    () => '/api/v1/users',
+    { admin: 201, member: 403 },
+    () => ({ name: `user ${Math.random().toString(36).slice(2)}` }),
+  ),
   userRoute('pairings', 'GET', () => '/api/v1/pairings', { admin: 200, member: 200 }),
   userRoute('make a pairing code', 'POST', () => '/api/v1/pairing-codes', { admin: 201, member: 403 }),
   userRoute('pairing settings', 'GET', () => '/api/v1/pairing-settings', { admin: 200, member: 200 }),
-  userRoute('change pairing settings', 'PUT', () => '/api/v1/pairing-settings', { admin: 200, member: 403 }, () => ({ accept_prompts: true })),
-  userRoute('change a pairing level', 'PATCH', () => '/api/v1/pairings/far', { admin: 200, member: 403 }, () => ({ level: 'full' })),
+  userRoute(
+    'change pairing settings',
+    'PUT',
+    () => '/api/v1/pairing-settings',
+    { admin: 200, member: 403 },
+    () => ({ accept_prompts: true }),
+  ),
+  userRoute(
+    'change a pairing level',
+    'PATCH',
+    () => '/api/v1/pairings/far',
+    { admin: 200, member: 403 },
+    () => ({ level: 'full' }),
+  ),
   // /relay/v1 is for paired relays: only a relay token is accepted there.
   { name: 'relay hello', method: 'GET', path: () => '/relay/v1/hello', expect: { relay: 200 }, otherwise: 401 },
   {
@@ -96,7 +141,13 @@ const ROUTES: Route[] = [
   // Signing in an MCP client (OAuth): the person consents through the user API; the client's own endpoints are open
   // to anyone and take no bearer token (the code, the refresh token and PKCE are what they check).
   userRoute("an MCP client's sign-in request", 'GET', () => '/api/v1/oauth/authorization', { admin: 400, member: 400 }),
-  userRoute("consent to an MCP client's sign-in", 'POST', () => '/api/v1/oauth/authorization', { admin: 400, member: 400 }, () => ({ request: {}, allow: true })),
+  userRoute(
+    "consent to an MCP client's sign-in",
+    'POST',
+    () => '/api/v1/oauth/authorization',
+    { admin: 400, member: 400 },
+    () => ({ request: {}, allow: true }),
+  ),
   { name: 'protected resource metadata', method: 'GET', path: () => '/.well-known/oauth-protected-resource/mcp', expect: {}, otherwise: 200 },
   { name: 'authorization server metadata', method: 'GET', path: () => '/.well-known/oauth-authorization-server', expect: {}, otherwise: 200 },
   { name: 'authorize without a client', method: 'GET', path: () => '/oauth/authorize', expect: {}, otherwise: 400 },
@@ -124,11 +175,36 @@ interface ToolRow {
 }
 
 const TOOL_ROWS: ToolRow[] = [
-  { name: "read the member's session", call: (w) => ({ action: 'read_session', relay: 'this', session: w.memberSession }), agent: 'REMOTE_RELAY_NOT_FOUND', relay: 'REMOTE_RELAY_NOT_FOUND' },
-  { name: "send to the member's session", call: (w) => ({ action: 'send', relay: 'this', session: w.memberSession, text: 'hi', wait_seconds: 0 }), agent: 'REMOTE_RELAY_NOT_FOUND', relay: 'REMOTE_RELAY_NOT_FOUND' },
-  { name: "archive the member's session", call: (w) => ({ action: 'archive', relay: 'this', session: w.memberSession }), agent: 'REMOTE_RELAY_NOT_FOUND', relay: 'REMOTE_RELAY_NOT_FOUND' },
-  { name: "stop the member's session", call: (w) => ({ action: 'stop', relay: 'this', session: w.memberSession }), agent: 'REMOTE_RELAY_NOT_FOUND', relay: 'REMOTE_RELAY_NOT_FOUND' },
-  { name: "watch the member's session", call: (w) => ({ action: 'subscribe', relay: 'this', sessions: [w.memberSession] }), agent: 'REMOTE_RELAY_NOT_FOUND', relay: 'REMOTE_RELAY_UNSUPPORTED' },
+  {
+    name: "read the member's session",
+    call: (w) => ({ action: 'read_session', relay: 'this', session: w.memberSession }),
+    agent: 'REMOTE_RELAY_NOT_FOUND',
+    relay: 'REMOTE_RELAY_NOT_FOUND',
+  },
+  {
+    name: "send to the member's session",
+    call: (w) => ({ action: 'send', relay: 'this', session: w.memberSession, text: 'hi', wait_seconds: 0 }),
+    agent: 'REMOTE_RELAY_NOT_FOUND',
+    relay: 'REMOTE_RELAY_NOT_FOUND',
+  },
+  {
+    name: "archive the member's session",
+    call: (w) => ({ action: 'archive', relay: 'this', session: w.memberSession }),
+    agent: 'REMOTE_RELAY_NOT_FOUND',
+    relay: 'REMOTE_RELAY_NOT_FOUND',
+  },
+  {
+    name: "stop the member's session",
+    call: (w) => ({ action: 'stop', relay: 'this', session: w.memberSession }),
+    agent: 'REMOTE_RELAY_NOT_FOUND',
+    relay: 'REMOTE_RELAY_NOT_FOUND',
+  },
+  {
+    name: "watch the member's session",
+    call: (w) => ({ action: 'subscribe', relay: 'this', sessions: [w.memberSession] }),
+    agent: 'REMOTE_RELAY_NOT_FOUND',
+    relay: 'REMOTE_RELAY_UNSUPPORTED',
+  },
   { name: "read the admin's session", call: (w) => ({ action: 'read_session', relay: 'this', session: w.adminSession }), agent: 'ok', relay: 'ok' },
   { name: "stop the admin's session", call: (w) => ({ action: 'stop', relay: 'this', session: w.adminSession }), agent: 'REMOTE_RELAY_FORBIDDEN', relay: 'ok' },
   { name: 'list sessions', call: () => ({ action: 'list_sessions', relay: 'this' }), agent: 'ok', relay: 'ok' },
@@ -164,7 +240,13 @@ describe('authorization matrix', () => {
     const paired = await fetch(`${relay.gatewayUrl}/relay/v1/pair`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ code: code.body.code, name: 'far', url: 'http://127.0.0.1:9', version: '0.9.19', token: 'rly_r_far_relay_token_for_calling_this_one_back_0000' }),
+      body: JSON.stringify({
+        code: code.body.code,
+        name: 'far',
+        url: 'http://127.0.0.1:9',
+        version: '0.9.19',
+        token: 'rly_r_far_relay_token_for_calling_this_one_back_0000',
+      }),
     });
     expect(paired.status, await paired.clone().text()).toBe(200);
 

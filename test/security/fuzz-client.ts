@@ -63,7 +63,9 @@ export async function sendToolCall(client: Client, args: Record<string, unknown>
 function parseResult(text: string): { ok: boolean; code?: string } | undefined {
   try {
     const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { ok?: unknown }).ok === 'boolean' ? (parsed as { ok: boolean; code?: string }) : undefined;
+    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { ok?: unknown }).ok === 'boolean'
+      ? (parsed as { ok: boolean; code?: string })
+      : undefined;
   } catch {
     return undefined;
   }
@@ -72,7 +74,8 @@ function parseResult(text: string): { ok: boolean; code?: string } | undefined {
 /** Sends one raw HTTP request to the gateway at `baseUrl`; abandoned (late) when the whole answer has not come within `deadlineMs`. */
 export async function sendHttpCase(baseUrl: string, tokens: FuzzTokens, request: HttpCase, deadlineMs: number): Promise<Outcome> {
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
-  const token = request.auth === 'user' ? tokens.user : request.auth === 'session' ? tokens.session : request.auth === 'bogus' ? 'rly_u_bogus0000000000000000' : undefined;
+  const token =
+    request.auth === 'user' ? tokens.user : request.auth === 'session' ? tokens.session : request.auth === 'bogus' ? 'rly_u_bogus0000000000000000' : undefined;
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (request.contentType !== undefined) headers['content-type'] = request.contentType;
   const hasBody = request.body !== undefined && request.method !== 'GET';
@@ -144,7 +147,8 @@ export function startCardDenier(baseUrl: string, userToken: string, intervalMs =
             // Read every body: a response left unread keeps its abort listener on `stopping.signal`.
             const text = await answer.text();
             if (answer.status === 200) decided += 1;
-            else if (answer.status !== 400 && answer.status !== 409) failures.push(`POST /api/v1/cards/${card.id} answered ${answer.status}: ${text.slice(0, 200)}`);
+            else if (answer.status !== 400 && answer.status !== 409)
+              failures.push(`POST /api/v1/cards/${card.id} answered ${answer.status}: ${text.slice(0, 200)}`);
           }
         }
       } catch (error) {

@@ -121,10 +121,7 @@ const jsonRpcBody: fc.Arbitrary<unknown> = fc.oneof(
     jsonrpc: fc.oneof(fc.constant('2.0'), nastyValue),
     id: fc.oneof(fc.integer(), nastyValue),
     method: fc.oneof(fc.constantFrom(...JSON_RPC_METHODS), nastyValue),
-    params: fc.oneof(
-      fc.record({ name: fc.oneof(fc.constant('relay_tool'), nastyValue), arguments: nastyValue }),
-      nastyValue,
-    ),
+    params: fc.oneof(fc.record({ name: fc.oneof(fc.constant('relay_tool'), nastyValue), arguments: nastyValue }), nastyValue),
   }),
   fc.array(fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method: fc.constantFrom(...JSON_RPC_METHODS), params: nastyValue }), { maxLength: 5 }),
 );
@@ -148,7 +145,10 @@ export function percentEncode(value: string): string {
 
 /** A request to one of the gateway's edges with a body that is broken somewhere. */
 export function httpCase(): fc.Arbitrary<HttpCase> {
-  const id = fc.oneof(fc.uuid(), nastyString.map((value) => percentEncode(value.slice(0, 300))));
+  const id = fc.oneof(
+    fc.uuid(),
+    nastyString.map((value) => percentEncode(value.slice(0, 300))),
+  );
   const path = fc.oneof(
     fc.constant('/mcp'),
     fc.constant('/mcp'),

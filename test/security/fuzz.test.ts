@@ -68,7 +68,9 @@ describe('fuzzing the gateway', () => {
     expect(vocabulary.actions.length).toBeGreaterThan(20);
     const sent = { count: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.array(toolCall(vocabulary), { minLength: PARALLEL, maxLength: PARALLEL }), (calls) => sendAll(calls, (call) => sendToolCall(agent, call, STALLED_MS), sent)),
+      fc.asyncProperty(fc.array(toolCall(vocabulary), { minLength: PARALLEL, maxLength: PARALLEL }), (calls) =>
+        sendAll(calls, (call) => sendToolCall(agent, call, STALLED_MS), sent),
+      ),
       { numRuns: TOOL_CALLS / PARALLEL },
     );
     expect(sent.count).toBe(TOOL_CALLS);
@@ -91,14 +93,60 @@ describe('fuzzing the gateway', () => {
 
   // Inputs the fuzzing found faults with once (fixed since), sent every time.
   it.each<[string, HttpCase, string, string]>([
-    ['an empty session id in the path', { method: 'PATCH', path: '/api/v1/sessions/', auth: 'user', contentType: 'application/json', body: '{"title":"x"}' }, 'http 400', 'REMOTE_RELAY_INVALID_INPUT'],
-    ['an empty card id in the path', { method: 'POST', path: '/api/v1/cards/', auth: 'user', contentType: 'application/json', body: '{"decision":"deny"}' }, 'http 400', 'REMOTE_RELAY_INVALID_INPUT'],
-    ['a form body to /mcp', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/x-www-form-urlencoded', body: 'a=1' }, 'http 415', '"code":-32600'],
-    ['an empty JSON body to /mcp', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: undefined }, 'http 400', '"code":-32600'],
-    ['a tools/call naming no tool, in a batch', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '[{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{}}]' }, 'http 400', '"code":-32602'],
-    ['a tools/call naming no tool', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":0,"method":"tools/call"}' }, 'http 400', '"code":-32602'],
-    ['an initialize without its params', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":-26,"method":"initialize","params":{"name":"relay_tool","arguments":"x"}}' }, 'http 400', 'params.protocolVersion'],
-    ['a tools/list whose params are a string', { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}' }, 'http 400', '"code":-32602'],
+    [
+      'an empty session id in the path',
+      { method: 'PATCH', path: '/api/v1/sessions/', auth: 'user', contentType: 'application/json', body: '{"title":"x"}' },
+      'http 400',
+      'REMOTE_RELAY_INVALID_INPUT',
+    ],
+    [
+      'an empty card id in the path',
+      { method: 'POST', path: '/api/v1/cards/', auth: 'user', contentType: 'application/json', body: '{"decision":"deny"}' },
+      'http 400',
+      'REMOTE_RELAY_INVALID_INPUT',
+    ],
+    [
+      'a form body to /mcp',
+      { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/x-www-form-urlencoded', body: 'a=1' },
+      'http 415',
+      '"code":-32600',
+    ],
+    [
+      'an empty JSON body to /mcp',
+      { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: undefined },
+      'http 400',
+      '"code":-32600',
+    ],
+    [
+      'a tools/call naming no tool, in a batch',
+      { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '[{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{}}]' },
+      'http 400',
+      '"code":-32602',
+    ],
+    [
+      'a tools/call naming no tool',
+      { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":0,"method":"tools/call"}' },
+      'http 400',
+      '"code":-32602',
+    ],
+    [
+      'an initialize without its params',
+      {
+        method: 'POST',
+        path: '/mcp',
+        auth: 'session',
+        contentType: 'application/json',
+        body: '{"jsonrpc":"2.0","id":-26,"method":"initialize","params":{"name":"relay_tool","arguments":"x"}}',
+      },
+      'http 400',
+      'params.protocolVersion',
+    ],
+    [
+      'a tools/list whose params are a string',
+      { method: 'POST', path: '/mcp', auth: 'session', contentType: 'application/json', body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}' },
+      'http 400',
+      '"code":-32602',
+    ],
   ])('refuses %s as the caller’s mistake', async (_label, request, kind, says) => {
     const outcome = await sendHttpCase(relay.gatewayUrl, tokens, request, STALLED_MS);
     expect([outcome.kind, outcome.fault, outcome.late]).toEqual([kind, false, false]);

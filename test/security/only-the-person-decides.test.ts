@@ -85,8 +85,17 @@ beforeAll(async () => {
 
   await gate('Command', 'task echo ran > proof-of-command.txt\nreply {{result.code}}', () => exists(join(folder, 'proof-of-command.txt')), 'plan');
   await gate('Read-only command', 'task cat /etc/hostname > proof-of-read.txt\nreply {{result.code}}', () => exists(join(folder, 'proof-of-read.txt')));
-  await gate('First session', `${toolStep({ action: 'create_session', relay: 'this', title: 'Spawned by an agent', text: 'reply hi', wait_seconds: 0 })}\nreply {{result.code}}`, () => sessionTitled(owner, 'Spawned by an agent'));
-  await gate('Write in ask mode', `${toolStep({ action: 'send', relay: 'this', session: target.id, text: 'reply written behind your back', wait_seconds: 0 })}\nreply {{result.code}}`, async () => (await targetMessages()).some((message) => message.text.includes('written behind your back')), 'ask');
+  await gate(
+    'First session',
+    `${toolStep({ action: 'create_session', relay: 'this', title: 'Spawned by an agent', text: 'reply hi', wait_seconds: 0 })}\nreply {{result.code}}`,
+    () => sessionTitled(owner, 'Spawned by an agent'),
+  );
+  await gate(
+    'Write in ask mode',
+    `${toolStep({ action: 'send', relay: 'this', session: target.id, text: 'reply written behind your back', wait_seconds: 0 })}\nreply {{result.code}}`,
+    async () => (await targetMessages()).some((message) => message.text.includes('written behind your back')),
+    'ask',
+  );
   await gate('First watch', `${toolStep({ action: 'subscribe', sessions: [target.id] })}\nreply {{result.code}}`, (id) => watching(id));
   await pairBothWays();
 }, 900_000);
@@ -119,13 +128,18 @@ describe('every card that gates an action, by every path that is not its owner a
   it('an agent of the same user answering it with Allow is refused (REMOTE_RELAY_FORBIDDEN), by choices and by text', async () => {
     for (const { cardId, name } of gates) {
       for (const answer of [{ choices: ['Allow'] }, { answer: 'Allow' }, { choices: ['allow'], session: undefined }]) {
-        expect(await callTool(sibling, { action: 'answer_question', relay: 'this', question_id: cardId, ...answer }), name).toMatchObject({ ok: false, code: 'REMOTE_RELAY_FORBIDDEN' });
+        expect(await callTool(sibling, { action: 'answer_question', relay: 'this', question_id: cardId, ...answer }), name).toMatchObject({
+          ok: false,
+          code: 'REMOTE_RELAY_FORBIDDEN',
+        });
       }
     }
   });
 
-  it("a hosted agent of the same user answering it from its own turn is refused", async () => {
-    const steps = gates.map(({ cardId }) => `${toolStep({ action: 'answer_question', relay: 'this', question_id: cardId, choices: ['Allow'] })}\nreply {{result.code}}`);
+  it('a hosted agent of the same user answering it from its own turn is refused', async () => {
+    const steps = gates.map(
+      ({ cardId }) => `${toolStep({ action: 'answer_question', relay: 'this', question_id: cardId, choices: ['Allow'] })}\nreply {{result.code}}`,
+    );
     const started = await owner.scriptSession('Helpful agent', steps.join('\n'));
     const turn = await owner.finish(started.id, started.messageId);
     expect(turn.reply.text.split('\n')).toEqual(gates.map(() => 'REMOTE_RELAY_FORBIDDEN'));
@@ -133,11 +147,20 @@ describe('every card that gates an action, by every path that is not its owner a
 
   it("another user's agent is told there is no such card, as for a card that never was", async () => {
     for (const { cardId } of gates) {
-      expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: cardId, choices: ['Allow'] })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
+      expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: cardId, choices: ['Allow'] })).toMatchObject({
+        ok: false,
+        code: 'REMOTE_RELAY_NOT_FOUND',
+      });
     }
-    expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: 'card_zzzzzzzzzzzz', choices: ['Allow'] })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
+    expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: 'card_zzzzzzzzzzzz', choices: ['Allow'] })).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_NOT_FOUND',
+    });
     // An ask id is refused the same way whether or not it exists, and whoever's it is: nothing to tell apart.
-    expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: 'ask_zzzzzzzzzzzz', answer: 'x' })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_FORBIDDEN' });
+    expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: 'ask_zzzzzzzzzzzz', answer: 'x' })).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_FORBIDDEN',
+    });
   });
 
   it('another user deciding it through the user API is told there is no such card', async () => {
@@ -154,7 +177,9 @@ describe('every card that gates an action, by every path that is not its owner a
   });
 
   it('an agent on a paired relay answering it through /relay/v1 is refused', async () => {
-    const steps = gates.map(({ cardId }) => `${toolStep({ action: 'answer_question', relay: 'guard-a', question_id: cardId, choices: ['Allow'] })}\nreply {{result.code}}`);
+    const steps = gates.map(
+      ({ cardId }) => `${toolStep({ action: 'answer_question', relay: 'guard-a', question_id: cardId, choices: ['Allow'] })}\nreply {{result.code}}`,
+    );
     expect((await fromB(steps)).split('\n')).toEqual(gates.map(() => 'REMOTE_RELAY_FORBIDDEN'));
   });
 
@@ -164,7 +189,10 @@ describe('every card that gates an action, by every path that is not its owner a
     expect(card.kind).toBe('approval');
     const second = await a.connectAgent(siblingToken);
     try {
-      const own = await second.callTool({ name: 'relay_tool', arguments: { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Allow'] } });
+      const own = await second.callTool({
+        name: 'relay_tool',
+        arguments: { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Allow'] },
+      });
       expect(JSON.parse((own.content as { text: string }[])[0]!.text)).toMatchObject({ ok: false, code: 'REMOTE_RELAY_FORBIDDEN' });
     } finally {
       await second.close();
@@ -198,10 +226,19 @@ describe('a question card that gates nothing stays answerable by another session
     const card = await owner.pendingCard(asking.id);
     expect(card).toMatchObject({ kind: 'question', options: ['Yes', 'No'] });
     // "allow" is not a question card's decision: refused, and the card still waits.
-    expect(await owner.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).toMatchObject({ status: 400, body: { code: 'REMOTE_RELAY_INVALID_INPUT' } });
+    expect(await owner.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).toMatchObject({
+      status: 400,
+      body: { code: 'REMOTE_RELAY_INVALID_INPUT' },
+    });
     expect((await owner.pendingCard(asking.id)).id).toBe(card.id);
-    expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Yes'] })).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
-    expect(await callTool(sibling, { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Yes'] })).toMatchObject({ ok: true, status: 'answered' });
+    expect(await callTool(outsider, { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Yes'] })).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_NOT_FOUND',
+    });
+    expect(await callTool(sibling, { action: 'answer_question', relay: 'this', question_id: card.id, choices: ['Yes'] })).toMatchObject({
+      ok: true,
+      status: 'answered',
+    });
     expect((await owner.finish(asking.id, asking.messageId)).reply.text).toContain('Yes');
   });
 });
@@ -211,7 +248,14 @@ describe('the receiving relay holds a paired relay to its own rules', () => {
     const there = await owner.scriptSession('Kept by guard-a', 'reply ready');
     await owner.finish(there.id, there.messageId);
     const onB = new RelayUser(b, b.userToken);
-    const started = await onB.scriptSession('Renamer', ['# guard-a', toolStep({ action: 'update_session', relay: 'guard-a', session: there.id, title: 'Renamed from afar' }), 'reply {{result.code}} {{result.card}}'].join('\n'));
+    const started = await onB.scriptSession(
+      'Renamer',
+      [
+        '# guard-a',
+        toolStep({ action: 'update_session', relay: 'guard-a', session: there.id, title: 'Renamed from afar' }),
+        'reply {{result.code}} {{result.card}}',
+      ].join('\n'),
+    );
     // guard-b's own rule: its user allows the change in the calling conversation.
     const onBCard = await onB.pendingCard(started.id);
     expect((await onB.api('POST', `/api/v1/cards/${onBCard.id}`, { decision: 'allow' })).status).toBe(200);

@@ -35,7 +35,14 @@ async function query<T extends pg.QueryResultRow>(sql: string, values: unknown[]
 /** A turn on guard-b that creates a session titled `title` on guard-a (the relay is unlocked by the first line); its reply. */
 async function createFromB(title: string): Promise<string> {
   const onB = new RelayUser(b, b.userToken);
-  const started = await onB.scriptSession(`Creates ${title}`, ['# removal-a', toolStep({ action: 'create_session', relay: 'removal-a', title, text: 'reply hi', wait_seconds: 0 }), 'reply {{result.ok}} {{result.code}}'].join('\n'));
+  const started = await onB.scriptSession(
+    `Creates ${title}`,
+    [
+      '# removal-a',
+      toolStep({ action: 'create_session', relay: 'removal-a', title, text: 'reply hi', wait_seconds: 0 }),
+      'reply {{result.ok}} {{result.code}}',
+    ].join('\n'),
+  );
   // guard-b's own first-session card: its user allows it.
   const finished = (async () => {
     for (;;) {
@@ -66,7 +73,10 @@ beforeAll(async () => {
   carolSessionToken = external.body.token;
   const at = new Date(a.now().getTime() + 30 * MINUTE).toISOString();
   const plan = `${toolStep({ action: 'schedule', title: 'Later', text: 'reply scheduled', at })}\nreply {{result.ok}}`;
-  for (const [user, title] of [[carol, 'Carol plans'], [admin, 'The admin plans']] as const) {
+  for (const [user, title] of [
+    [carol, 'Carol plans'],
+    [admin, 'The admin plans'],
+  ] as const) {
     const started = await user.scriptSession(title, plan);
     expect((await user.finish(started.id, started.messageId)).reply.text).toBe('true');
     if (user === carol) scheduled = started.id;
@@ -95,7 +105,9 @@ describe('once a user is removed, nothing acts for them', () => {
   it('their own token and their external session’s token stop working', async () => {
     expect((await carol.api('GET', '/api/v1/me')).status).toBe(401);
     expect((await callUserApi(a.gatewayUrl, carolSessionToken, 'GET', '/api/v1/me')).status).not.toBe(200);
-    await expect(a.connectAgent(carolSessionToken).then((client) => client.callTool({ name: 'relay_tool', arguments: { action: 'list_relays' } }))).rejects.toThrow();
+    await expect(
+      a.connectAgent(carolSessionToken).then((client) => client.callTool({ name: 'relay_tool', arguments: { action: 'list_relays' } })),
+    ).rejects.toThrow();
   });
 
   it('a schedule into their session does not fire', async () => {

@@ -40,7 +40,9 @@ function probeCommand(): string {
       '/etc/shadow',
     ],
     folders: [repoRoot, join(repoRoot, '.relay'), otherFolder, root, '/root', '/home', '/var', '/run'],
-    pids: Object.values(relay.services).flatMap((service) => (service.pid === undefined ? [] : [service.pid])).concat(process.pid),
+    pids: Object.values(relay.services)
+      .flatMap((service) => (service.pid === undefined ? [] : [service.pid]))
+      .concat(process.pid),
     otherFolder,
     natsPort: Number(new URL(relay.connection.bus.url).port),
     pgPort: hostname === '127.0.0.1' || hostname === 'localhost' ? Number(port || 5432) : 5432,
@@ -92,7 +94,13 @@ async function allowCommands(sessionId: string, messageId: string): Promise<stri
 async function probeThrough(provider: 'script' | 'openai', folder: string): Promise<{ cards: string[][]; findings: any }> {
   const command = probeCommand();
   const text = provider === 'script' ? `task ${command}\nreply {{result.ok}}` : `Please run: ${command}`;
-  const created = await relay.api('POST', '/api/v1/sessions', { provider, ...(provider === 'openai' ? { model: 'fake-1' } : {}), title: `Probe ${provider}`, text, cwd: folder });
+  const created = await relay.api('POST', '/api/v1/sessions', {
+    provider,
+    ...(provider === 'openai' ? { model: 'fake-1' } : {}),
+    title: `Probe ${provider}`,
+    text,
+    cwd: folder,
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const cards = await allowCommands(created.body.session.id, created.body.message_id);
   const findings = await until('the probe wrote its findings', async () => {
@@ -104,10 +112,17 @@ async function probeThrough(provider: 'script' | 'openai', folder: string): Prom
 
 /** The fake model: asks for run_command with the command the prompt names, then says it is done. */
 function answer(body: any): string[] {
-  if (body.messages.some((message: any) => message.role === 'tool')) return [chunk({ role: 'assistant', content: 'done' }), chunk({}, 'stop'), usageChunk(10, 1), DONE];
+  if (body.messages.some((message: any) => message.role === 'tool'))
+    return [chunk({ role: 'assistant', content: 'done' }), chunk({}, 'stop'), usageChunk(10, 1), DONE];
   const command = String(body.messages.at(-1).content).replace(/^Please run: /, '');
   return [
-    chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command, description: 'probe' }) } }] }),
+    chunk({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { index: 0, id: 'call_1', type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command, description: 'probe' }) } },
+      ],
+    }),
     chunk({}, 'tool_calls'),
     usageChunk(10, 1),
     DONE,
@@ -125,7 +140,12 @@ beforeAll(async () => {
   otherFolder = join(root, 'bo');
   await mkdir(otherFolder);
   await writeFile(join(otherFolder, 'secret.txt'), 'bo-private-notes-1234');
-  const theirs = await callUserApi(relay.gatewayUrl, otherToken, 'POST', '/api/v1/sessions', { provider: 'script', title: 'Bo', text: 'reply hi', cwd: otherFolder });
+  const theirs = await callUserApi(relay.gatewayUrl, otherToken, 'POST', '/api/v1/sessions', {
+    provider: 'script',
+    title: 'Bo',
+    text: 'reply hi',
+    cwd: otherFolder,
+  });
   expect(theirs.status, JSON.stringify(theirs.body)).toBe(201);
   const client = new pg.Client({ connectionString: relay.connection.databaseUrls.session.replace(/\/\/[^@/]*@/, '//postgres@'), password: '' });
   postgresTrustsLoopback = await client.connect().then(
@@ -176,7 +196,8 @@ describe.each(['script', 'openai'] as const)('an allowed command through the %s 
     });
     // Of the folder above its own it sees only its own; of the machine's, none.
     expect(findings.lists[root]).toEqual([`ada-${provider}`]);
-    for (const path of [repoRoot, join(repoRoot, '.relay'), otherFolder, '/root', '/home', '/var', '/run']) expect(findings.lists[path], path).toBe('ERR ENOENT');
+    for (const path of [repoRoot, join(repoRoot, '.relay'), otherFolder, '/root', '/home', '/var', '/run'])
+      expect(findings.lists[path], path).toBe('ERR ENOENT');
   });
 
   it('saw no relay process: /proc holds only its own, and each relay process’s environ, cmdline, fds and memory map are out of reach', () => {

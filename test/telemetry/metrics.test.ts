@@ -73,7 +73,8 @@ describe('gRPC RED', () => {
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
     const served = await until(
       'rpc.server.call.duration of ListSessions',
-      () => point('relay-session', 'rpc.server.call.duration', { 'rpc.method': 'relay.session.v1.SessionService/ListSessions', 'rpc.response.status_code': 'OK' }),
+      () =>
+        point('relay-session', 'rpc.server.call.duration', { 'rpc.method': 'relay.session.v1.SessionService/ListSessions', 'rpc.response.status_code': 'OK' }),
       seen,
     );
     expect(served).toMatchObject({ unit: 's', kind: 'histogram', attributes: { 'rpc.system.name': 'grpc' } });
@@ -86,7 +87,11 @@ describe('bus consumers', () => {
     await relay.createExternalSession('Measured event');
     const processed = await until(
       'messaging.process.duration of the subscription service',
-      () => point('relay-subscription', 'messaging.process.duration', { 'messaging.consumer.group.name': 'subscription-session-events', 'relay.bus.outcome': 'ack' }),
+      () =>
+        point('relay-subscription', 'messaging.process.duration', {
+          'messaging.consumer.group.name': 'subscription-session-events',
+          'relay.bus.outcome': 'ack',
+        }),
       seen,
     );
     expect(processed).toMatchObject({ unit: 's', kind: 'histogram', attributes: { 'messaging.system': 'nats' } });
@@ -102,11 +107,10 @@ describe('scheduler firing lateness', () => {
       text: `relay_tool ${JSON.stringify({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 })}`,
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const lateness = await until(
-      'relay.scheduler.firing.lateness',
-      () => point('relay-scheduler', 'relay.scheduler.firing.lateness'),
-      { ...seen, timeoutMs: 90_000 },
-    );
+    const lateness = await until('relay.scheduler.firing.lateness', () => point('relay-scheduler', 'relay.scheduler.firing.lateness'), {
+      ...seen,
+      timeoutMs: 90_000,
+    });
     expect(lateness).toMatchObject({ unit: 's', kind: 'histogram' });
     expect(lateness.count).toBeGreaterThanOrEqual(1);
     expect(lateness.value).toBeGreaterThanOrEqual(0);
@@ -123,7 +127,10 @@ describe('subscription gauges', () => {
       );
       expect(held).toMatchObject({ unit: '{event}', kind: 'gauge' });
     }
-    expect(await until('due_deliveries', () => point('relay-subscription', 'relay.subscription.due_deliveries'), seen)).toMatchObject({ unit: '{delivery}', kind: 'gauge' });
+    expect(await until('due_deliveries', () => point('relay-subscription', 'relay.subscription.due_deliveries'), seen)).toMatchObject({
+      unit: '{delivery}',
+      kind: 'gauge',
+    });
     for (const durable of ['subscription-session-events', 'subscription-watch-session-events', 'subscription-watch-question-events']) {
       const lag = await until(
         `consumer lag of ${durable}`,

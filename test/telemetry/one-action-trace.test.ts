@@ -74,7 +74,8 @@ function turnLogLines(turnId: string): { msg: string; trace_id?: string }[] {
     });
 }
 
-const turnOf = (sessionId: string) => (span: ReceivedSpan) => span.service === 'relay-session' && span.name === 'turn' && span.attributes['relay.session.id'] === sessionId;
+const turnOf = (sessionId: string) => (span: ReceivedSpan) =>
+  span.service === 'relay-session' && span.name === 'turn' && span.attributes['relay.session.id'] === sessionId;
 
 beforeAll(async () => {
   await receiver.start();
@@ -98,7 +99,10 @@ describe('one user action, one trace', () => {
     await allowCard(relay, watcher.id);
     await finish(relay, watcher.id, watcher.messageId);
 
-    const sent = await agent.callTool({ name: 'relay_tool', arguments: { action: 'send', relay: 'this', session: worker.id, text: 'reply done again', wait_seconds: 0 } });
+    const sent = await agent.callTool({
+      name: 'relay_tool',
+      arguments: { action: 'send', relay: 'this', session: worker.id, text: 'reply done again', wait_seconds: 0 },
+    });
     expect(JSON.parse((sent.content as { text: string }[])[0]!.text)).toMatchObject({ ok: true });
     const sendSpan = await until(
       'the gateway span of the send',
@@ -110,15 +114,22 @@ describe('one user action, one trace', () => {
     expect(first.kind).toBe(SERVER);
 
     // Each turn of the watcher ran in a trace of its own: the one the wake-up started is the last to come.
-    const reached = await until('the watcher’s turn, reachable from the send', () => {
-      const spans = walk(first);
-      const watcherTurn = spans.find(turnOf(watcher.id));
-      return watcherTurn ? spans : undefined;
-    }, seen);
+    const reached = await until(
+      'the watcher’s turn, reachable from the send',
+      () => {
+        const spans = walk(first);
+        const watcherTurn = spans.find(turnOf(watcher.id));
+        return watcherTurn ? spans : undefined;
+      },
+      seen,
+    );
     // The turn's start is announced in the send's own trace (the runner claims it outside any trace).
     const started = await until(
       'the turn_started publish span in the send’s trace',
-      () => receiver.trace(first.traceId).find((s) => s.service === 'relay-session' && s.kind === PRODUCER && s.attributes['relay.bus.subject'] === 'relay.session.v1.turn_started'),
+      () =>
+        receiver
+          .trace(first.traceId)
+          .find((s) => s.service === 'relay-session' && s.kind === PRODUCER && s.attributes['relay.bus.subject'] === 'relay.session.v1.turn_started'),
       seen,
     );
     expect(started.traceId).toBe(first.traceId);
@@ -130,17 +141,28 @@ describe('one user action, one trace', () => {
     expect(wakeUp, 'the wake-up the worker’s turn caused').toBeDefined();
     expect(wakeUp!.links.length).toBeGreaterThanOrEqual(1);
     // The wake-up's command, published and consumed, in the wake-up's trace; the watcher's turn links to that consumer.
-    const consumed = reached.find((s) => s.service === 'relay-session' && s.attributes['relay.bus.subject'] === 'relay.subscription.v1.cmd.deliver_wakeup' && s.traceId === wakeUp!.traceId);
+    const consumed = reached.find(
+      (s) => s.service === 'relay-session' && s.attributes['relay.bus.subject'] === 'relay.subscription.v1.cmd.deliver_wakeup' && s.traceId === wakeUp!.traceId,
+    );
     expect(consumed, 'the session service consuming the wake-up').toBeDefined();
     const watcherTurn = reached.find(turnOf(watcher.id))!;
     expect(watcherTurn.links.map((link) => link.traceId)).toContain(wakeUp!.traceId);
     // The turns' log lines carry their traces.
     for (const turn of [workerTurn!, watcherTurn]) {
-      const lines = await until('the turn’s log lines', () => {
-        const found = turnLogLines(String(turn.attributes['relay.turn.id']));
-        return found.some((line) => line.msg === 'turn ended') ? found : undefined;
-      }, seen);
-      expect(lines.map((line) => [line.msg, line.trace_id])).toEqual(expect.arrayContaining([['turn started', turn.traceId], ['turn ended', turn.traceId]]));
+      const lines = await until(
+        'the turn’s log lines',
+        () => {
+          const found = turnLogLines(String(turn.attributes['relay.turn.id']));
+          return found.some((line) => line.msg === 'turn ended') ? found : undefined;
+        },
+        seen,
+      );
+      expect(lines.map((line) => [line.msg, line.trace_id])).toEqual(
+        expect.arrayContaining([
+          ['turn started', turn.traceId],
+          ['turn ended', turn.traceId],
+        ]),
+      );
     }
     // Each hop that runs later starts a trace of its own, so no trace grows with the chain.
     expect(new Set([first.traceId, workerTurn!.traceId, wakeUp!.traceId, watcherTurn.traceId]).size).toBe(4);
@@ -179,10 +201,17 @@ describe('one user action, one trace', () => {
     await db.connect();
     let traceParent: string | null;
     try {
-      traceParent = await until('the all_idle stored for the watcher', async () => {
-        const { rows } = await db.query<{ trace_parent: string | null }>("SELECT trace_parent FROM watcher_events WHERE watcher_session_id = $1 AND source_event_id LIKE 'all_idle:%'", [watcher.id]);
-        return rows[0] ? rows[0].trace_parent : undefined;
-      }, seen);
+      traceParent = await until(
+        'the all_idle stored for the watcher',
+        async () => {
+          const { rows } = await db.query<{ trace_parent: string | null }>(
+            "SELECT trace_parent FROM watcher_events WHERE watcher_session_id = $1 AND source_event_id LIKE 'all_idle:%'",
+            [watcher.id],
+          );
+          return rows[0] ? rows[0].trace_parent : undefined;
+        },
+        seen,
+      );
     } finally {
       await db.end();
     }
@@ -192,7 +221,14 @@ describe('one user action, one trace', () => {
     await until('the worker’s turn in that trace', () => receiver.trace(traceId).find(turnOf(worker.id)), seen);
     await until(
       'the wake-up of the all_idle, linked to that trace',
-      () => receiver.spans.find((s) => s.service === 'relay-subscription' && s.name === 'wake-up' && s.attributes['relay.session.id'] === watcher.id && s.links.some((link) => link.traceId === traceId)),
+      () =>
+        receiver.spans.find(
+          (s) =>
+            s.service === 'relay-subscription' &&
+            s.name === 'wake-up' &&
+            s.attributes['relay.session.id'] === watcher.id &&
+            s.links.some((link) => link.traceId === traceId),
+        ),
       seen,
     );
   });
@@ -201,7 +237,11 @@ describe('one user action, one trace', () => {
   it('a firing into another session asks its loop guard (CountAgentPrompt) inside the firing’s trace', async () => {
     const target = await scriptSession(relay, 'Guarded target', 'reply ready');
     await finish(relay, target.id, target.messageId);
-    const setter = await scriptSession(relay, 'Guarded setter', tool({ action: 'schedule', session: target.id, title: 'Poke', text: 'reply poke', every_minutes: 1 }));
+    const setter = await scriptSession(
+      relay,
+      'Guarded setter',
+      tool({ action: 'schedule', session: target.id, title: 'Poke', text: 'reply poke', every_minutes: 1 }),
+    );
     await finish(relay, setter.id, setter.messageId);
     const guard = await until(
       'the scheduler asking the loop guard',
@@ -236,10 +276,14 @@ async function loopsRun(more: () => Promise<void>): Promise<void> {
     }
     await more();
     const names = urls.map((url) => new URL(url).pathname.slice(1));
-    await until('a round of every loop', async () => {
-      const now = await commits();
-      return names.every((name) => now.get(name)! >= before.get(name)! + 2) ? true : undefined;
-    }, { detail: () => names.join(', ') });
+    await until(
+      'a round of every loop',
+      async () => {
+        const now = await commits();
+        return names.every((name) => now.get(name)! >= before.get(name)! + 2) ? true : undefined;
+      },
+      { detail: () => names.join(', ') },
+    );
   } finally {
     await stats.end();
   }
@@ -278,7 +322,8 @@ describe('the background loops at rest', () => {
 
     // Across the whole run no span has more than a few dozen children (a loop's rounds would add one per round).
     const children = new Map<string, number>();
-    for (const span of receiver.spans) if (span.parentSpanId) children.set(`${span.traceId}/${span.parentSpanId}`, (children.get(`${span.traceId}/${span.parentSpanId}`) ?? 0) + 1);
+    for (const span of receiver.spans)
+      if (span.parentSpanId) children.set(`${span.traceId}/${span.parentSpanId}`, (children.get(`${span.traceId}/${span.parentSpanId}`) ?? 0) + 1);
     const widest = Math.max(...children.values());
     expect(widest).toBeLessThan(40);
   });

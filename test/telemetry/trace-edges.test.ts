@@ -86,10 +86,14 @@ describe('one relay_tool call is one trace', () => {
     const httpServer = trace.find((s) => s.service === 'relay-gateway' && s.kind === SERVER);
     expect(httpServer).toBeDefined();
     expect(descends(toolSpan, httpServer!, trace)).toBe(true);
-    const dbWork = await until('a database query of the session service under its ListSessions span', () => {
-      const current = receiver.trace(toolSpan.traceId);
-      return current.find((s) => s.service === 'relay-session' && s.kind === CLIENT && s.name.startsWith('pg.query') && descends(s, grpcServer, current));
-    }, seen);
+    const dbWork = await until(
+      'a database query of the session service under its ListSessions span',
+      () => {
+        const current = receiver.trace(toolSpan.traceId);
+        return current.find((s) => s.service === 'relay-session' && s.kind === CLIENT && s.name.startsWith('pg.query') && descends(s, grpcServer, current));
+      },
+      seen,
+    );
     expect(dbWork.traceId).toBe(toolSpan.traceId);
   });
 
@@ -97,12 +101,28 @@ describe('one relay_tool call is one trace', () => {
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'relay_info', relay: 'this' } });
     // Each process exports its spans in the order they end: once the next call's span is in, the first call's are.
     await agent.callTool({ name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this' } });
-    const toolSpan = await until('relay_tool relay_info span', () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'relay_info'), seen);
-    await until('the next call’s relay_tool span', () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'list_sessions' && s.startMs > toolSpan.startMs), seen);
-    await until('the session service query of the read', () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query')), seen);
+    const toolSpan = await until(
+      'relay_tool relay_info span',
+      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'relay_info'),
+      seen,
+    );
+    await until(
+      'the next call’s relay_tool span',
+      () => receiver.spans.find((s) => s.service === 'relay-gateway' && s.attributes['relay.tool.action'] === 'list_sessions' && s.startMs > toolSpan.startMs),
+      seen,
+    );
+    await until(
+      'the session service query of the read',
+      () => receiver.trace(toolSpan.traceId).find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query')),
+      seen,
+    );
     const names = receiver.trace(toolSpan.traceId).map((s) => `${s.service}:${s.name}`);
 
-    expect(names.filter((name) => name.startsWith('relay-gateway:') && !name.includes('.v1.')).sort()).toEqual(['relay-gateway:POST /mcp', 'relay-gateway:relay_tool relay_info', 'relay-gateway:request']);
+    expect(names.filter((name) => name.startsWith('relay-gateway:') && !name.includes('.v1.')).sort()).toEqual([
+      'relay-gateway:POST /mcp',
+      'relay-gateway:relay_tool relay_info',
+      'relay-gateway:request',
+    ]);
     expect(names.filter((name) => name.includes('pg-pool'))).toEqual([]);
   });
 });
@@ -154,10 +174,14 @@ describe('subscription → bus → session', () => {
     const { producer, consumed, trace } = await busEdge('relay-subscription', 'relay-session', 'relay.subscription.v1.cmd.deliver_wakeup');
     expect(descends(consumed, producer, trace)).toBe(true);
     // The consumer's work (the watcher's new turn) is database work in the same trace.
-    await until('session service database work under the wake-up consumer span', () => {
-      const current = receiver.trace(producer.traceId);
-      return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
-    }, seen);
+    await until(
+      'session service database work under the wake-up consumer span',
+      () => {
+        const current = receiver.trace(producer.traceId);
+        return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
+      },
+      seen,
+    );
   });
 });
 
@@ -166,9 +190,13 @@ describe('scheduler → bus → session', () => {
     await scriptSession(relay, 'Traced ticker', tool({ action: 'schedule', title: 'Tick', text: 'reply tick', every_minutes: 1 }));
     const { producer, consumed, trace } = await busEdge('relay-scheduler', 'relay-session', 'relay.scheduler.v1.cmd.queue_prompt');
     expect(descends(consumed, producer, trace)).toBe(true);
-    await until('session service database work under the scheduled-prompt consumer span', () => {
-      const current = receiver.trace(producer.traceId);
-      return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
-    }, seen);
+    await until(
+      'session service database work under the scheduled-prompt consumer span',
+      () => {
+        const current = receiver.trace(producer.traceId);
+        return current.find((s) => s.service === 'relay-session' && s.name.startsWith('pg.query') && descends(s, consumed, current));
+      },
+      seen,
+    );
   });
 });

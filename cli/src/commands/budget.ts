@@ -14,7 +14,12 @@ import { resolveSession } from './session-name.ts';
 export async function runBudget(options: { sessionId: string; limits?: BudgetSetting; remove: boolean; json: boolean }, io: ClientIo): Promise<number> {
   const api = apiFor(io);
   const sessionId = await resolveSession(api, options.sessionId);
-  const usage = options.limits !== undefined ? await api.setBudget(sessionId, options.limits) : options.remove ? await api.removeBudget(sessionId) : await api.treeUsage(sessionId);
+  const usage =
+    options.limits !== undefined
+      ? await api.setBudget(sessionId, options.limits)
+      : options.remove
+        ? await api.removeBudget(sessionId)
+        : await api.treeUsage(sessionId);
   io.out.write(options.json ? `${JSON.stringify(usage, null, 2)}\n` : `${formatTreeUsage(usage)}\n`);
   return 0;
 }
@@ -47,7 +52,9 @@ export function formatTreeUsage(usage: Schemas['TreeUsage']): string {
   ];
   if (usage.budgets.length === 0) lines.push('No budget is set over this tree.');
   for (const budget of usage.budgets) {
-    const meters = budget.meters.map((meter) => `${meterName(meter.name)} ${amount(meter.name, meter.used)} of ${amount(meter.name, meter.limit)} (${Math.round(meter.utilization * 100)} %)`);
+    const meters = budget.meters.map(
+      (meter) => `${meterName(meter.name)} ${amount(meter.name, meter.used)} of ${amount(meter.name, meter.limit)} (${Math.round(meter.utilization * 100)} %)`,
+    );
     const where = budget.session === usage.session ? 'this conversation' : `conversation ${budget.session}`;
     const card = budget.cardId === null ? '' : `; card ${budget.cardId} waits in your Inbox`;
     lines.push(`Budget on ${where} (set by ${budget.setBy}): ${budget.state}, ${meters.join(', ')}${card}.`);

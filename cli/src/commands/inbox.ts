@@ -17,8 +17,16 @@ export async function runAnswer(options: { id: string; answer: string; choice?: 
   const api = apiFor(io);
   const decision = options.dismiss ? 'dismiss' : 'answer';
   const decided = options.id.startsWith('ask_')
-    ? await api.answerAsk(options.id, { decision, ...(options.answer ? { answer: options.answer } : {}), ...(options.choice ? { choice: options.choice } : {}) })
-    : await api.decideCard(options.id, { decision, ...(options.answer ? { answer: options.answer } : {}), ...(options.choice ? { choices: [options.choice] } : {}) });
+    ? await api.answerAsk(options.id, {
+        decision,
+        ...(options.answer ? { answer: options.answer } : {}),
+        ...(options.choice ? { choice: options.choice } : {}),
+      })
+    : await api.decideCard(options.id, {
+        decision,
+        ...(options.answer ? { answer: options.answer } : {}),
+        ...(options.choice ? { choices: [options.choice] } : {}),
+      });
   io.out.write(options.json ? `${JSON.stringify(decided, null, 2)}\n` : `${options.id} ${options.dismiss ? 'dismissed' : 'answered'}.\n`);
   return 0;
 }

@@ -27,15 +27,16 @@ export async function runPairingCode(options: { json: boolean }, io: ClientIo): 
 /** `relay pair URL CODE`: pairs this relay with the one at URL. */
 export async function runPair(options: { url: string; code: string; json: boolean }, io: ClientIo): Promise<number> {
   const end = showWaiting(io.err, `the relay at ${options.url} to take the code`);
-  const pairing = await apiFor(io)
-    .pair(options.url, options.code)
-    .finally(end);
+  const pairing = await apiFor(io).pair(options.url, options.code).finally(end);
   io.out.write(options.json ? `${JSON.stringify({ pairing }, null, 2)}\n` : `Paired with ${formatPairing(pairing)}\n`);
   return 0;
 }
 
 /** `relay pairs`: the paired relays and the accept-prompts switch; with options, changes a level or the switch first. */
-export async function runPairs(options: { level?: { name: string; level: AgentLevel }; acceptPrompts?: boolean; json: boolean }, io: ClientIo): Promise<number> {
+export async function runPairs(
+  options: { level?: { name: string; level: AgentLevel }; acceptPrompts?: boolean; json: boolean },
+  io: ClientIo,
+): Promise<number> {
   const api = apiFor(io);
   if (options.level) await api.setPairingLevel(options.level.name, options.level.level);
   if (options.acceptPrompts !== undefined) await api.setAcceptPrompts(options.acceptPrompts);
@@ -44,7 +45,10 @@ export async function runPairs(options: { level?: { name: string; level: AgentLe
     io.out.write(`${JSON.stringify({ pairings, acceptPrompts }, null, 2)}\n`);
     return 0;
   }
-  const lines = pairings.length === 0 ? ['No paired relays. Pair with: relay pair URL CODE (make the code there with relay pair --code).'] : [formatPairingsTable(pairings)];
+  const lines =
+    pairings.length === 0
+      ? ['No paired relays. Pair with: relay pair URL CODE (make the code there with relay pair --code).']
+      : [formatPairingsTable(pairings)];
   lines.push(`Accept prompts from other relays' agents: ${acceptPrompts ? 'on' : 'off'}`);
   io.out.write(`${lines.join('\n')}\n`);
   return 0;

@@ -30,5 +30,8 @@ export function formatSchedules(schedules: readonly Schemas['Schedule'][]): stri
     const skipped = s.skippedCount === undefined ? '' : `, ${s.skippedCount} skipped`;
     return [s.id, `"${s.title}"`, `"${s.session.title || s.session.id}"`, cadence, state, `${s.firedCount}${skipped}`];
   });
-  return [formatTable(['ID', 'TITLE', 'FIRES INTO', 'CADENCE', 'STATE', 'FIRED'], rows), 'Repeats keep a grid of UTC minutes; daylight-saving changes do not move them.'].join('\n');
+  return [
+    formatTable(['ID', 'TITLE', 'FIRES INTO', 'CADENCE', 'STATE', 'FIRED'], rows),
+    'Repeats keep a grid of UTC minutes; daylight-saving changes do not move them.',
+  ].join('\n');
 }

@@ -26,7 +26,12 @@ export async function runCreateSession(options: { title?: string; json: boolean 
   const target = resolveRelayTarget(loadClientConfig(io.env), relayPaths());
   const api = new GatewayApi(target.url, target.token);
   // Without --title, a title no session has, so that it names this one (relay up's own is "Terminal").
-  const title = options.title ?? unusedTitle(DEFAULT_EXTERNAL_TITLE, (await api.listSessions('all')).map((session) => session.title));
+  const title =
+    options.title ??
+    unusedTitle(
+      DEFAULT_EXTERNAL_TITLE,
+      (await api.listSessions('all')).map((session) => session.title),
+    );
   const created = await api.createExternalSession(title);
   if (options.json) {
     io.out.write(`${JSON.stringify(created, null, 2)}\n`);
@@ -100,7 +105,10 @@ export async function runShowSession(options: { sessionId: string; last?: number
 }
 
 /** `relay session set SESSION --mode … --may-create-sessions on|off`: the owner's switches on a conversation. */
-export async function runSetSession(options: { sessionId: string; mode?: RelayMode; mayCreateSessions?: boolean; json: boolean }, io: ClientIo): Promise<number> {
+export async function runSetSession(
+  options: { sessionId: string; mode?: RelayMode; mayCreateSessions?: boolean; json: boolean },
+  io: ClientIo,
+): Promise<number> {
   const api = apiFor(io);
   const sessionId = await resolveSession(api, options.sessionId);
   const changed = await api.setSessionOptions(sessionId, options);
@@ -117,7 +125,9 @@ export async function runSetSession(options: { sessionId: string; mode?: RelayMo
 export async function runStopSession(options: { sessionId: string; json: boolean }, io: ClientIo): Promise<number> {
   const api = apiFor(io);
   const stopped = await api.stopTurn(await resolveSession(api, options.sessionId));
-  io.out.write(options.json ? json(stopped) : `Session ${stopped.session}: ${stopped.stopRequested ? 'its turn was asked to stop.' : 'nothing was running.'}\n`);
+  io.out.write(
+    options.json ? json(stopped) : `Session ${stopped.session}: ${stopped.stopRequested ? 'its turn was asked to stop.' : 'nothing was running.'}\n`,
+  );
   return 0;
 }
 
@@ -146,7 +156,11 @@ export async function runUpdateSession(options: { sessionId: string; title?: str
   const lines =
     options.title !== undefined
       ? [`Session ${session.id} is now "${String(session['title'])}".`]
-      : [group?.name ? `Session ${session.id} is in group "${group.name}"${updated.groupCreated ? ' (a new group)' : ''}.` : `Session ${session.id} is in no group.`];
+      : [
+          group?.name
+            ? `Session ${session.id} is in group "${group.name}"${updated.groupCreated ? ' (a new group)' : ''}.`
+            : `Session ${session.id} is in no group.`,
+        ];
   if (updated.changed.length === 0) lines.push('Nothing changed.');
   if (updated.note) lines.push(updated.note);
   io.out.write(`${lines.join('\n')}\n`);

@@ -27,7 +27,10 @@ export async function runUsage(options: { json: boolean; days?: number }, io: Cl
  */
 export function formatDailyUsage(report: Schemas['DailyUsage']): string {
   if (report.providers.length === 0) return 'No provider on this relay has its use tracked.';
-  const headers = ['DAY', ...report.providers.flatMap((provider) => [`${provider.provider} TOKENS`, ...(provider.costTracked ? [`${provider.provider} COST`] : [])])];
+  const headers = [
+    'DAY',
+    ...report.providers.flatMap((provider) => [`${provider.provider} TOKENS`, ...(provider.costTracked ? [`${provider.provider} COST`] : [])]),
+  ];
   const cells = (values: { tokens: number; costUsd: number }[]) =>
     report.providers.flatMap((provider, index) => [tokens(values[index]!.tokens), ...(provider.costTracked ? [usd(values[index]!.costUsd)] : [])]);
   const rows = report.days.map((day, dayIndex) => [day, ...cells(report.providers.map((provider) => provider.days[dayIndex] ?? { tokens: 0, costUsd: 0 }))]);
@@ -52,7 +55,16 @@ export function formatUsage(report: Schemas['UsageReport']): string {
   const rows = report.providers.flatMap((provider) => {
     const status = provider.pausedUntil ? `${provider.status} until ${provider.pausedUntil}` : provider.status;
     if (provider.meters.length === 0) return [[provider.provider, status, '-', '-', '-', '-', '-', provider.reason ?? '']];
-    return provider.meters.map((meter) => [provider.provider, status, meter.name, amount(meter, meter.used), amountOrDash(meter, meter.allowance), amountOrDash(meter, meter.remaining), meter.resetsAt ?? '-', provider.reason ?? '']);
+    return provider.meters.map((meter) => [
+      provider.provider,
+      status,
+      meter.name,
+      amount(meter, meter.used),
+      amountOrDash(meter, meter.allowance),
+      amountOrDash(meter, meter.remaining),
+      meter.resetsAt ?? '-',
+      provider.reason ?? '',
+    ]);
   });
   const lines = [formatTable(['PROVIDER', 'STATUS', 'METER', 'USED', 'ALLOWANCE', 'LEFT', 'RESETS', 'WHY'], rows)];
   if (report.claudeUsageLimitPaused) lines.push('A Claude usage limit holds the turns of claude and claude-api sessions now.');

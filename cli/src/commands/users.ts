@@ -105,7 +105,10 @@ export function formatUser(user: UserView): string {
 /** The users as an aligned table: id, name, role and since when. */
 export function formatUsers(users: readonly UserView[]): string {
   if (users.length === 0) return 'No users.';
-  return formatTable(['ID', 'NAME', 'ROLE', 'SINCE'], users.map((user) => [user.id, user.name, user.role, user.createdAt ?? '-']));
+  return formatTable(
+    ['ID', 'NAME', 'ROLE', 'SINCE'],
+    users.map((user) => [user.id, user.name, user.role, user.createdAt ?? '-']),
+  );
 }
 
 // The relay keeps only the token's hash, so this is the one chance to copy it.

@@ -44,14 +44,25 @@ export function Consent({ me }: { me: Schemas['Me']['user'] }) {
         {client.uri ? (
           <>
             {' '}
-            (<a href={client.uri} rel="noreferrer noopener" target="_blank">{client.uri}</a>)
+            (
+            <a href={client.uri} rel="noreferrer noopener" target="_blank">
+              {client.uri}
+            </a>
+            )
           </>
         ) : null}{' '}
-        asks to act on this relay as <strong>{me.name || me.id}</strong>, through an external session of its own: it may call
-        relay_tool as that session until you archive it.
+        asks to act on this relay as <strong>{me.name || me.id}</strong>, through an external session of its own: it may call relay_tool as that session until
+        you archive it.
       </p>
       <p class="muted">
-        It will send you back to <code>{data.redirectUri}</code>. {client.hasMetadataDocument ? <>It is known by <code>{client.id}</code>.</> : 'It registered itself with this relay.'}
+        It will send you back to <code>{data.redirectUri}</code>.{' '}
+        {client.hasMetadataDocument ? (
+          <>
+            It is known by <code>{client.id}</code>.
+          </>
+        ) : (
+          'It registered itself with this relay.'
+        )}
       </p>
       <form
         onSubmit={(event) => {

@@ -100,8 +100,8 @@ export function Conversation({ id }: { id: string }) {
       {session && !session.archived ? (
         session.external ? (
           <p class="muted external-note" data-external-note>
-            This is an external session: its agent runs in your own MCP client, which reads and writes here through the relay. Write to
-            it in that client; nothing is sent to it from this page.
+            This is an external session: its agent runs in your own MCP client, which reads and writes here through the relay. Write to it in that client;
+            nothing is sent to it from this page.
           </p>
         ) : (
           <Composer id={id} />
@@ -140,7 +140,9 @@ function MessageRow({ message, sessionId }: { message: Schemas['Message']; sessi
   if (message.role === 'error') {
     return (
       <li class="message row-error" data-role="error">
-        <span class="row-mark" aria-hidden="true">⚠</span>
+        <span class="row-mark" aria-hidden="true">
+          ⚠
+        </span>
         <span class="visually-hidden">Turn failed:</span>
         <span class="text">{message.text}</span>
         <span class="muted small">{ago(message.createdAt)}</span>
@@ -163,7 +165,9 @@ function MessageRow({ message, sessionId }: { message: Schemas['Message']; sessi
     <li class={`message ${message.role}`} data-role={message.role}>
       <div class="who">
         {who}
-        {message.provenance && (message.provenance.hops > 0 || message.provenance.originSessionId !== "") ? <span class="badge">{fromBadge(message.provenance)}</span> : null}
+        {message.provenance && (message.provenance.hops > 0 || message.provenance.originSessionId !== '') ? (
+          <span class="badge">{fromBadge(message.provenance)}</span>
+        ) : null}
         <span class="muted small"> {ago(message.createdAt)}</span>
         <DeliveryMark delivery={message.delivery} />
       </div>
@@ -202,7 +206,9 @@ function WholeText({ message, sessionId }: { message: Schemas['Message']; sessio
           type="button"
           disabled={action.busy}
           onClick={() =>
-            action.run(async () => setWhole((await api.get('/api/v1/sessions/{id}/messages/{messageId}', { path: { id: sessionId, messageId: message.id } })).message.text))
+            action.run(async () =>
+              setWhole((await api.get('/api/v1/sessions/{id}/messages/{messageId}', { path: { id: sessionId, messageId: message.id } })).message.text),
+            )
           }
         >
           Show all {message.length?.toLocaleString()} characters
@@ -224,7 +230,11 @@ function SessionActions({ id, title, group, archived }: { id: string; title: str
         <button type="button" onClick={() => (setFields({ title, group }), setEditing(true))}>
           Rename or regroup
         </button>
-        <button type="button" disabled={action.busy} onClick={() => action.run(() => api.post(archived ? '/api/v1/sessions/{id}/unarchive' : '/api/v1/sessions/{id}/archive', { path: { id } }))}>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() => action.run(() => api.post(archived ? '/api/v1/sessions/{id}/unarchive' : '/api/v1/sessions/{id}/archive', { path: { id } }))}
+        >
           {archived ? 'Unarchive' : 'Archive'}
         </button>
         <ErrorNote error={action.error} />
@@ -240,7 +250,8 @@ function SessionActions({ id, title, group, archived }: { id: string; title: str
         const change: { title?: string; group?: string } = {};
         if (fields.title.trim() !== title) change.title = fields.title.trim();
         if (fields.group.trim() !== group) change.group = fields.group.trim();
-        if (Object.keys(change).length === 0 || (await action.run(() => api.patch('/api/v1/sessions/{id}/settings', { path: { id }, body: change })))) setEditing(false);
+        if (Object.keys(change).length === 0 || (await action.run(() => api.patch('/api/v1/sessions/{id}/settings', { path: { id }, body: change }))))
+          setEditing(false);
       }}
     >
       <label>
@@ -277,7 +288,9 @@ function Tasks({ sessionId, tasks }: { sessionId: string; tasks: Schemas['Task']
                 <strong>{task.description || task.taskId}</strong> <span class={`task-status status-${task.status}`}>{task.status}</span>
                 {task.exitCode !== null ? ` · exit code ${task.exitCode}` : ''}
                 {task.health ? <span class={task.health.quiet ? 'error' : 'muted'}> · {healthLabel(task.health)}</span> : null}
-                {task.counts ? ` · ${task.counts.passed} passed, ${task.counts.failed} failed${task.counts.skipped ? `, ${task.counts.skipped} skipped` : ''}` : ''}
+                {task.counts
+                  ? ` · ${task.counts.passed} passed, ${task.counts.failed} failed${task.counts.skipped ? `, ${task.counts.skipped} skipped` : ''}`
+                  : ''}
                 {task.reason ? ` · ${task.reason}` : ''}
               </summary>
               {task.output || task.status === 'running' ? (
@@ -301,7 +314,12 @@ function healthLabel(health: NonNullable<Schemas['Task']['health']>): string {
 
 /** The last lines of a task's output, read again whenever the conversation changes and, while it runs, every few seconds. */
 function TaskTail({ sessionId, taskId, running }: { sessionId: string; taskId: string; running: boolean }) {
-  const output = useApi('/api/v1/sessions/{id}/tasks/{taskId}/output', { path: { id: sessionId, taskId }, query: { lines: TAIL_LINES } }, 'session', running ? TAIL_REFRESH_MS : undefined);
+  const output = useApi(
+    '/api/v1/sessions/{id}/tasks/{taskId}/output',
+    { path: { id: sessionId, taskId }, query: { lines: TAIL_LINES } },
+    'session',
+    running ? TAIL_REFRESH_MS : undefined,
+  );
   return (
     <>
       <ErrorNote error={output.error} />
@@ -344,7 +362,12 @@ function Switches({ id, mode: readMode, mayCreateSessions, running }: { id: stri
         ))}
       </div>
       <label class="check">
-        <input type="checkbox" checked={mayCreateSessions} disabled={action.busy} onChange={(event) => setOptions({ may_create_sessions: event.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          checked={mayCreateSessions}
+          disabled={action.busy}
+          onChange={(event) => setOptions({ may_create_sessions: event.currentTarget.checked })}
+        />
         may start sessions
       </label>
       <button type="button" disabled={action.busy || !running} onClick={() => action.run(() => api.post('/api/v1/sessions/{id}/stop', { path: { id } }))}>
@@ -354,7 +377,6 @@ function Switches({ id, mode: readMode, mayCreateSessions, running }: { id: stri
     </div>
   );
 }
-
 
 /** Each event a subscription wakes its watcher for, in words (the spec's names, for those not listed). */
 const EVENT_WORDS: Record<string, string> = {
@@ -407,7 +429,15 @@ function Watching({ sessionId, watching }: { sessionId: string; watching: number
                 </div>
               ) : null}
             </div>
-            <button type="button" disabled={action.busy} onClick={() => action.run(() => api.delete('/api/v1/sessions/{id}/subscriptions/{subscriptionId}', { path: { id: sessionId, subscriptionId: subscription.id } }))}>
+            <button
+              type="button"
+              disabled={action.busy}
+              onClick={() =>
+                action.run(() =>
+                  api.delete('/api/v1/sessions/{id}/subscriptions/{subscriptionId}', { path: { id: sessionId, subscriptionId: subscription.id } }),
+                )
+              }
+            >
               Unsubscribe
             </button>
           </li>

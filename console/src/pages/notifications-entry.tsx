@@ -7,7 +7,10 @@ export function NotificationsEntry() {
   const [Page, setPage] = useState<ComponentType | undefined>(undefined);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
-    import('./notifications.tsx').then((module) => setPage(() => module.default), () => setFailed(true));
+    import('./notifications.tsx').then(
+      (module) => setPage(() => module.default),
+      () => setFailed(true),
+    );
   }, []);
   if (Page) return <Page />;
   return (

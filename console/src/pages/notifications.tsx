@@ -8,7 +8,6 @@ import { ErrorNote } from '../parts/error-note.tsx';
 import { useAction } from '../parts/use-action.ts';
 import { useApi } from '../use-api.ts';
 
-
 const KINDS: ['cards' | 'asks', string][] = [
   ['cards', 'New cards (approvals and agents’ questions)'],
   ['asks', 'New asks (questions that do not block)'],
@@ -70,9 +69,11 @@ function KindToggle({ kind, label, on }: { kind: 'cards' | 'asks'; label: string
         onChange={(event) => {
           const wanted = event.currentTarget.checked;
           setChecked(wanted);
-          void action.run(() => api.patch('/api/v1/notifications', { body: kind === 'cards' ? { cards: wanted } : { asks: wanted } })).then((saved) => {
-            if (!saved) setChecked(!wanted);
-          });
+          void action
+            .run(() => api.patch('/api/v1/notifications', { body: kind === 'cards' ? { cards: wanted } : { asks: wanted } }))
+            .then((saved) => {
+              if (!saved) setChecked(!wanted);
+            });
         }}
       />
       {label}
@@ -94,7 +95,9 @@ function ThisBrowser({ settings }: { settings: Schemas['NotificationSettings'] }
     <section aria-labelledby="push-head" class="push">
       <h2 id="push-head">This browser</h2>
       <p class="muted" data-push-count>
-        {settings.pushSubscriptions === 0 ? 'No browser is subscribed yet.' : `${settings.pushSubscriptions} browser${settings.pushSubscriptions === 1 ? '' : 's'} subscribed.`}
+        {settings.pushSubscriptions === 0
+          ? 'No browser is subscribed yet.'
+          : `${settings.pushSubscriptions} browser${settings.pushSubscriptions === 1 ? '' : 's'} subscribed.`}
       </p>
       <ErrorNote error={action.error} />
       {!supported ? (
@@ -129,6 +132,9 @@ async function unsubscribe(): Promise<void> {
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  const base64 = text.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(text.length / 4) * 4, '=');
+  const base64 = text
+    .replace(/-/g, '+')
+    .replace(/_/g, '/')
+    .padEnd(Math.ceil(text.length / 4) * 4, '=');
   return Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
 }

@@ -8,7 +8,6 @@ import { when } from '../parts/format.ts';
 import { useAction } from '../parts/use-action.ts';
 import { useApi } from '../use-api.ts';
 
-
 const LEVELS: [Schemas['Pairing']['level'], string][] = [
   ['off', 'nothing'],
   ['read', 'read'],
@@ -53,7 +52,18 @@ export function Relays({ admin }: { admin: boolean }) {
                 <td>
                   <label>
                     <span class="visually-hidden">What {relay.name}'s agents may do</span>
-                    <select value={relay.level} disabled={!admin || action.busy} onChange={(event) => action.run(() => api.patch('/api/v1/pairings/{name}', { path: { name: relay.name }, body: { level: event.currentTarget.value as Schemas['Pairing']['level'] } }))}>
+                    <select
+                      value={relay.level}
+                      disabled={!admin || action.busy}
+                      onChange={(event) =>
+                        action.run(() =>
+                          api.patch('/api/v1/pairings/{name}', {
+                            path: { name: relay.name },
+                            body: { level: event.currentTarget.value as Schemas['Pairing']['level'] },
+                          }),
+                        )
+                      }
+                    >
                       {LEVELS.map(([value, label]) => (
                         <option key={value} value={value}>
                           {label}
@@ -64,7 +74,11 @@ export function Relays({ admin }: { admin: boolean }) {
                 </td>
                 <td>
                   {admin ? (
-                    <button type="button" disabled={action.busy} onClick={() => action.run(() => api.delete('/api/v1/pairings/{name}', { path: { name: relay.name } }))}>
+                    <button
+                      type="button"
+                      disabled={action.busy}
+                      onClick={() => action.run(() => api.delete('/api/v1/pairings/{name}', { path: { name: relay.name } }))}
+                    >
                       Unpair
                     </button>
                   ) : null}
@@ -89,7 +103,12 @@ export function Relays({ admin }: { admin: boolean }) {
         <div class="columns">
           <section aria-labelledby="code-head">
             <h2 id="code-head">Let another relay pair with this one</h2>
-            <button type="button" class="primary" disabled={action.busy} onClick={() => action.run(async () => setCode(await api.post('/api/v1/pairing-codes')))}>
+            <button
+              type="button"
+              class="primary"
+              disabled={action.busy}
+              onClick={() => action.run(async () => setCode(await api.post('/api/v1/pairing-codes')))}
+            >
               Make a pairing code
             </button>
             {code ? (

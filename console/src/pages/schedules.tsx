@@ -37,7 +37,9 @@ export function Schedules() {
               <tr key={schedule.id} data-schedule={schedule.id}>
                 <td>
                   <strong>{schedule.title || schedule.text}</strong>
-                  <div class="muted small">{schedule.once ? 'once' : `every ${schedule.everyMinutes} min`} · fired {schedule.firedCount}×</div>
+                  <div class="muted small">
+                    {schedule.once ? 'once' : `every ${schedule.everyMinutes} min`} · fired {schedule.firedCount}×
+                  </div>
                 </td>
                 <td>
                   <a {...linkTo(`/sessions/${seg(schedule.session.id)}`)}>{schedule.session.title}</a>
@@ -45,7 +47,11 @@ export function Schedules() {
                 <td>{schedule.heldForApproval ? `held for approval (${when(schedule.heldFireAt)})` : when(schedule.nextFireAt)}</td>
                 <td>{schedule.setBy ? schedule.setBy.title : 'the session itself'}</td>
                 <td>
-                  <button type="button" disabled={action.busy} onClick={() => action.run(() => api.delete('/api/v1/schedules/{id}', { path: { id: schedule.id } }))}>
+                  <button
+                    type="button"
+                    disabled={action.busy}
+                    onClick={() => action.run(() => api.delete('/api/v1/schedules/{id}', { path: { id: schedule.id } }))}
+                  >
                     Cancel
                   </button>
                 </td>

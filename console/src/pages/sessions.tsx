@@ -37,7 +37,9 @@ export function Sessions() {
       </div>
       <ErrorNote error={list.error} />
       {list.loading && !list.data ? <p class="muted">Loading…</p> : null}
-      {list.data && shown.length === 0 ? <p class="muted">{needle ? 'No session has that in its title.' : `No ${scope === 'all' ? '' : scope + ' '}sessions yet.`}</p> : null}
+      {list.data && shown.length === 0 ? (
+        <p class="muted">{needle ? 'No session has that in its title.' : `No ${scope === 'all' ? '' : scope + ' '}sessions yet.`}</p>
+      ) : null}
       {shown.length > 0 ? (
         <table class="sessions">
           <thead>

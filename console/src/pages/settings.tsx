@@ -57,7 +57,6 @@ export function SettingsPage({ me }: { me: string }) {
   );
 }
 
-
 function Users({ me }: { me: string }) {
   const users = useApi('/api/v1/users', {}, 'sessions');
   const action = useAction();
@@ -90,7 +89,14 @@ function Users({ me }: { me: string }) {
                 {user.id === me ? (
                   <span class="muted small">you</span>
                 ) : (
-                  <button type="button" disabled={action.busy} onClick={() => confirm(`Remove ${user.name}? Their tokens stop working and their sessions are archived.`) && action.run(() => api.delete('/api/v1/users/{id}', { path: { id: user.id } }))}>
+                  <button
+                    type="button"
+                    disabled={action.busy}
+                    onClick={() =>
+                      confirm(`Remove ${user.name}? Their tokens stop working and their sessions are archived.`) &&
+                      action.run(() => api.delete('/api/v1/users/{id}', { path: { id: user.id } }))
+                    }
+                  >
                     Remove
                   </button>
                 )}

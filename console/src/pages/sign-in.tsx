@@ -15,9 +15,8 @@ export function SignIn({ onSignedIn, linkError }: { onSignedIn: () => void; link
     <main class="sign-in" id="main">
       <h1>Sign in to this relay</h1>
       <p>
-        Paste your user token: on the machine that runs <code>relay up</code> it is <code>userToken</code> in{' '}
-        <code>.relay/credentials.json</code>; an admin can make you a new one with <code>relay users token NAME</code>. Or open the
-        one-time link <code>relay up</code> prints under <em>Console</em>.
+        Paste your user token: on the machine that runs <code>relay up</code> it is <code>userToken</code> in <code>.relay/credentials.json</code>; an admin can
+        make you a new one with <code>relay users token NAME</code>. Or open the one-time link <code>relay up</code> prints under <em>Console</em>.
       </p>
       <form
         onSubmit={async (event) => {
@@ -36,7 +35,15 @@ export function SignIn({ onSignedIn, linkError }: { onSignedIn: () => void; link
         }}
       >
         <label for="token">User token</label>
-        <input id="token" name="token" type="password" autocomplete="current-password" required value={token} onInput={(event) => setToken(event.currentTarget.value)} />
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={token}
+          onInput={(event) => setToken(event.currentTarget.value)}
+        />
         <button type="submit" class="primary" disabled={busy || token.trim() === ''}>
           Sign in
         </button>

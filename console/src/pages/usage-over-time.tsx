@@ -8,8 +8,6 @@ import { useApi } from '../use-api.ts';
 type ProviderSeries = Schemas['DailyUsage']['providers'][number];
 type Day = ProviderSeries['days'][number];
 
-
-
 const DAYS = 30;
 
 /** How each chart reads: its title, the value of a day, and that value with its unit. */

@@ -11,7 +11,6 @@ import { UsageOverTime } from './usage-over-time.tsx';
 type ProviderUsage = Schemas['UsageReport']['providers'][number];
 type Meter = ProviderUsage['meters'][number];
 
-
 const STATUS: Record<string, string> = { ok: 'tracked', limit_reached: 'at its limit', not_tracked: 'not tracked', not_set_up: 'not set up' };
 
 /** How each meter reads: its title, and a value with its unit. */
@@ -70,7 +69,13 @@ export function Usage() {
                 {provider.pausedUntil ? ` until ${when(provider.pausedUntil)}` : ''}
                 {provider.reason ? <div class="muted small">{provider.reason}</div> : null}
               </td>
-              <td>{provider.meters.length > 0 ? provider.meters.map((meter) => <div key={meter.name}>{meterText(meter)}</div>) : <span class="muted none">—</span>}</td>
+              <td>
+                {provider.meters.length > 0 ? (
+                  provider.meters.map((meter) => <div key={meter.name}>{meterText(meter)}</div>)
+                ) : (
+                  <span class="muted none">—</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -123,7 +128,15 @@ function MeterChart({ name, providers }: { name: string; providers: ProviderUsag
               </span>
               <svg class="chart-bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label={said}>
                 <rect class="track" x="0" y="0" width="100" height="10" />
-                <rect class={meter.allowance !== null && meter.used >= meter.allowance ? 'used over' : 'used'} x="0" y="0" width={at(meter.used)} height="10" data-provider={provider} data-value={meter.used}>
+                <rect
+                  class={meter.allowance !== null && meter.used >= meter.allowance ? 'used over' : 'used'}
+                  x="0"
+                  y="0"
+                  width={at(meter.used)}
+                  height="10"
+                  data-provider={provider}
+                  data-value={meter.used}
+                >
                   <title>{said}</title>
                 </rect>
                 {meter.allowance !== null ? (

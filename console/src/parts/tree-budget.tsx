@@ -11,7 +11,6 @@ import { useAction } from './use-action.ts';
 
 type Limits = Required<ApiBody<'/api/v1/sessions/{id}/budget', 'put'>>;
 
-
 const FIELDS: { key: keyof Limits; label: string; step: string }[] = [
   { key: 'costUsd', label: 'US$', step: '0.01' },
   { key: 'tokens', label: 'tokens', step: '1' },
@@ -87,8 +86,8 @@ export function TreeBudget({ sessionId }: { sessionId: string }) {
       <ul>
         {tree.budgets.map((budget) => (
           <li key={budget.session}>
-            {budget.session === sessionId ? 'This conversation' : <a {...linkTo(`/sessions/${seg(budget.session)}`)}>A conversation above</a>} (set by {budget.setBy}, {budget.state}):{' '}
-            {budget.meters.map(meterWords).join(', ')}
+            {budget.session === sessionId ? 'This conversation' : <a {...linkTo(`/sessions/${seg(budget.session)}`)}>A conversation above</a>} (set by{' '}
+            {budget.setBy}, {budget.state}): {budget.meters.map(meterWords).join(', ')}
           </li>
         ))}
       </ul>
@@ -102,8 +101,7 @@ export function TreeBudget({ sessionId }: { sessionId: string }) {
       >
         {FIELDS.map(({ key, label, step }) => (
           <label key={key}>
-            {label}{' '}
-            <input type="number" min="0" step={step} value={value(key)} onInput={(event) => setDraft({ ...draft, [key]: event.currentTarget.value })} />
+            {label} <input type="number" min="0" step={step} value={value(key)} onInput={(event) => setDraft({ ...draft, [key]: event.currentTarget.value })} />
           </label>
         ))}
         <button type="submit" disabled={action.busy}>

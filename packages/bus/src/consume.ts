@@ -1,14 +1,6 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { nanos } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  JetStreamApiCodes,
-  JetStreamApiError,
-  type ConsumerConfig,
-  type ConsumerInfo,
-  type ConsumerMessages,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { AckPolicy, JetStreamApiCodes, JetStreamApiError, type ConsumerConfig, type ConsumerInfo, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { appError, isAppError, isTransient } from '@relay/errors';
 import { Attr, histogram, instruments, Metric, secondsSince, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';
@@ -57,7 +49,8 @@ type ConsumeOptions = {
 };
 
 /** A message of one of the contracts consumed, its payload decoded with that contract's codec. */
-export type Delivered<C extends BusContract> = C extends BusContract<infer T> ? Omit<BusMessage, 'subject' | 'data'> & { subject: C['subject']; data: T } : never;
+export type Delivered<C extends BusContract> =
+  C extends BusContract<infer T> ? Omit<BusMessage, 'subject' | 'data'> & { subject: C['subject']; data: T } : never;
 
 /** ConsumeOptions by contract: the stream, the filter and the payloads' types all come from the contracts. */
 export type ContractConsumeOptions<C extends BusContract> = Omit<ConsumeOptions, 'stream' | 'filterSubjects' | 'handler' | 'batchHandler'> & {
@@ -179,13 +172,15 @@ export async function consume<C extends BusContract>(bus: Bus, given: ContractCo
 function byContract<C extends BusContract>(options: ContractConsumeOptions<C>): ConsumeOptions {
   const { contracts, wholeStream, handler, batchHandler, ...rest } = options;
   const streams = [...new Set([...contracts.map((contract) => contract.stream), ...(wholeStream === undefined ? [] : [wholeStream.name])])];
-  if (streams.length !== 1) throw new Error(`consumer ${options.durable}: its contracts are on ${streams.length} streams (${streams.join(', ')}); one consumer reads one stream`);
+  if (streams.length !== 1)
+    throw new Error(`consumer ${options.durable}: its contracts are on ${streams.length} streams (${streams.join(', ')}); one consumer reads one stream`);
   const bySubject = new Map<string, C>(contracts.map((contract) => [contract.subject, contract]));
   const decode = (message: BusMessage): Delivered<C> | undefined => {
     const contract = bySubject.get(message.subject);
     if (contract === undefined) return undefined;
     // No codec reads anything but an object; such a payload would fail every delivery, so it is terminated.
-    if (typeof message.data !== 'object' || message.data === null) throw appError('REMOTE_RELAY_INVALID_INPUT', `${message.subject}: the payload is not a JSON object`);
+    if (typeof message.data !== 'object' || message.data === null)
+      throw appError('REMOTE_RELAY_INVALID_INPUT', `${message.subject}: the payload is not a JSON object`);
     return { ...message, data: contract.codec.fromJSON(message.data) } as Delivered<C>;
   };
   return {
@@ -372,7 +367,12 @@ function terminateMalformed(message: JsMsg, handling: Handling, log: Logger, err
  * Runs the batch handler on the messages that arrived together, each in its own CONSUMER span (the handler gets
  * each span's traceparent). Resolve → all acked; a throw → each message handled on its own by `handle`.
  */
-async function handleBatch(batch: JsMsg[], batchHandler: (messages: BusMessage[]) => Promise<void>, options: ConsumeOptions, maxDeliver: number): Promise<void> {
+async function handleBatch(
+  batch: JsMsg[],
+  batchHandler: (messages: BusMessage[]) => Promise<void>,
+  options: ConsumeOptions,
+  maxDeliver: number,
+): Promise<void> {
   const startedAt = performance.now();
   const taken: { message: JsMsg; handling: Handling; busMessage: BusMessage }[] = [];
   const spans: Span[] = [];

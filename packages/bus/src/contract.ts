@@ -26,7 +26,13 @@ declare const encodedByContract: unique symbol;
  * A message for the outbox: its subject and its payload in the contract's JSON mapping. Only `outgoing` makes one
  * (the brand), so every payload on the bus went through its subject's codec.
  */
-export type OutboxEntry = { readonly subject: string; readonly payload: unknown; readonly id?: string; readonly trace?: Context; readonly [encodedByContract]: true };
+export type OutboxEntry = {
+  readonly subject: string;
+  readonly payload: unknown;
+  readonly id?: string;
+  readonly trace?: Context;
+  readonly [encodedByContract]: true;
+};
 
 /**
  * The outbox entry publishing `message` on the contract's subject, JSON-encoded with its codec. `id`: the

@@ -37,7 +37,13 @@ export async function enqueueRows(tx: Sql, messages: readonly OutboxEntry[]): Pr
     // transaction the same timestamp, so stamp rows here, strictly increasing within this process.
     const createdAtMs = Math.max(Date.now(), lastCreatedAtMs + 1);
     lastCreatedAtMs = createdAtMs;
-    return { id: message.id ?? randomUUID(), subject: message.subject, payload: message.payload ?? null, headers, created_at: new Date(createdAtMs).toISOString() };
+    return {
+      id: message.id ?? randomUUID(),
+      subject: message.subject,
+      payload: message.payload ?? null,
+      headers,
+      created_at: new Date(createdAtMs).toISOString(),
+    };
   });
   await tx.$executeRawUnsafe(
     `INSERT INTO "outbox" ("id", "subject", "payload", "headers", "created_at")

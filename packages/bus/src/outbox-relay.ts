@@ -1,4 +1,14 @@
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type BatchObservableCallback, type Meter, type ObservableGauge } from '@opentelemetry/api';
+import {
+  context,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  type BatchObservableCallback,
+  type Meter,
+  type ObservableGauge,
+} from '@opentelemetry/api';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Attr, Metric, observableGauge, outsideTrace, tracer, type Logger } from '@relay/telemetry';
 import type { Bus } from './connect-bus.ts';

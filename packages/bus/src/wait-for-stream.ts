@@ -16,7 +16,11 @@ export async function waitForStream(bus: Bus, stream: string, options: { logger:
       await bus.jsm.streams.info(stream);
       return true;
     } catch (error) {
-      if (attempt === 1) options.logger.info({ stream, reason: error instanceof Error ? error.message : String(error) }, 'waiting for the stream to be declared by its publisher');
+      if (attempt === 1)
+        options.logger.info(
+          { stream, reason: error instanceof Error ? error.message : String(error) },
+          'waiting for the stream to be declared by its publisher',
+        );
       await sleep(STREAM_POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
     }
   }

@@ -47,7 +47,14 @@ it('answers once every message that waited is handled: a slow handler, and one f
 });
 
 it('answers at once for a consumer with nothing waiting, and false when stopped before it catches up', async () => {
-  consumers.push(await consume(f.bus, { contracts: [rawContract('relay.caughtup.v1.idle', 'CAUGHT_UP_TEST')], durable: 'caught-up-idle', logger: f.logger, handler: async () => {} }));
+  consumers.push(
+    await consume(f.bus, {
+      contracts: [rawContract('relay.caughtup.v1.idle', 'CAUGHT_UP_TEST')],
+      durable: 'caught-up-idle',
+      logger: f.logger,
+      handler: async () => {},
+    }),
+  );
   expect(await caughtUp(f.bus, 'CAUGHT_UP_TEST', 'caught-up-idle', never)).toBe(true);
 
   await f.bus.js.publish('relay.caughtup.v1.stuck', JSON.stringify({ n: 1 }));

@@ -39,10 +39,13 @@ async function setup(
 
 /** Settled: delivered, and acked or terminated; nothing waiting for an ack or a redelivery. */
 async function waitSettled(info: () => Promise<{ num_ack_pending: number; num_pending: number; num_redelivered: number }>) {
-  await vi.waitFor(async () => {
-    const state = await info();
-    expect(state.num_pending + state.num_ack_pending).toBe(0);
-  }, { timeout: 10_000 });
+  await vi.waitFor(
+    async () => {
+      const state = await info();
+      expect(state.num_pending + state.num_ack_pending).toBe(0);
+    },
+    { timeout: 10_000 },
+  );
 }
 
 describe('consume', () => {
@@ -295,7 +298,12 @@ describe('consume with a batch handler', () => {
     await stopping;
     expect(handled).toEqual(['a']);
     const taken: string[] = [];
-    const replica = await consume(f.bus, { contracts: [rawContract(subject, stream)], durable, logger: f.logger, handler: async (message) => void taken.push(message.id) });
+    const replica = await consume(f.bus, {
+      contracts: [rawContract(subject, stream)],
+      durable,
+      logger: f.logger,
+      handler: async (message) => void taken.push(message.id),
+    });
     consumers.push(replica);
     await vi.waitFor(() => expect(taken.sort()).toEqual(['b', 'c']), { timeout: 5_000 });
   });

@@ -49,7 +49,9 @@ describe('enqueue by contract', () => {
       ...(await enqueueAll(tx, [outgoing(contracts.MOVED, { to: 'hall' }, { id: 'evt-2' }), outgoing(contracts.RANG, { bellId: 'b2', times: 0 })])),
     ]);
     expect(ids.slice(0, 2)).toEqual(['evt-1', 'evt-2']);
-    const rows = await f.db.$queryRawUnsafe<{ id: string; subject: string; payload: unknown }[]>('SELECT "id", "subject", "payload" FROM "outbox" ORDER BY "created_at"');
+    const rows = await f.db.$queryRawUnsafe<{ id: string; subject: string; payload: unknown }[]>(
+      'SELECT "id", "subject", "payload" FROM "outbox" ORDER BY "created_at"',
+    );
     expect(rows).toEqual([
       { id: 'evt-1', subject: contracts.RANG.subject, payload: { bell_id: 'b1', times: 3 } },
       { id: 'evt-2', subject: contracts.MOVED.subject, payload: { to: 'hall' } },
@@ -119,8 +121,8 @@ describe('consume by contract', () => {
   it('refuses contracts on two streams: one consumer reads one stream', async () => {
     const first = await fresh();
     const second = await fresh();
-    await expect(consume(f.bus, { durable: 'two-streams', contracts: [first.contracts.RANG, second.contracts.RANG], logger: f.logger, handler: async () => {} })).rejects.toThrow(
-      /its contracts are on 2 streams/,
-    );
+    await expect(
+      consume(f.bus, { durable: 'two-streams', contracts: [first.contracts.RANG, second.contracts.RANG], logger: f.logger, handler: async () => {} }),
+    ).rejects.toThrow(/its contracts are on 2 streams/);
   });
 });

@@ -117,7 +117,14 @@ describe('enqueue and OutboxRelay', () => {
     await f.bus.nc.flush();
     const ids: string[] = [];
     for (let round = 0; round < 4; round++) {
-      ids.push(...(await transaction(f.pool, (tx) => enqueueAll(tx, Array.from({ length: 150 }, (_, n) => outgoing(rawContract(subject('step')), { round, n }))))));
+      ids.push(
+        ...(await transaction(f.pool, (tx) =>
+          enqueueAll(
+            tx,
+            Array.from({ length: 150 }, (_, n) => outgoing(rawContract(subject('step')), { round, n })),
+          ),
+        )),
+      );
     }
     const a = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
     const b = new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger });
@@ -193,7 +200,9 @@ describe('enqueue and OutboxRelay', () => {
     relay.start();
     try {
       // The first round runs at start; rows committed after it wait for the hour-long poll unless woken.
-      await vi.waitFor(async () => expect(await f.db.$queryRawUnsafe<unknown[]>('SELECT 1 FROM "outbox" WHERE "published_at" IS NULL')).toEqual([]), { timeout: 5000 });
+      await vi.waitFor(async () => expect(await f.db.$queryRawUnsafe<unknown[]>('SELECT 1 FROM "outbox" WHERE "published_at" IS NULL')).toEqual([]), {
+        timeout: 5000,
+      });
       const first = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), { n: 1 }));
       relay.wake();
       const second = await transaction(f.pool, (tx) => enqueue(tx, rawContract(subject('created')), { n: 2 }));
@@ -207,10 +216,7 @@ describe('enqueue and OutboxRelay', () => {
   it('enqueueAll writes several messages in one statement, published in their order', async () => {
     const { stream, subject } = await freshStream();
     const ids = await transaction(f.pool, (tx) =>
-      enqueueAll(tx, [
-        outgoing(rawContract(subject('a')), { n: 1 }, { id: 'w:1' }),
-        outgoing(rawContract(subject('b')), 'two'),
-      ]),
+      enqueueAll(tx, [outgoing(rawContract(subject('a')), { n: 1 }, { id: 'w:1' }), outgoing(rawContract(subject('b')), 'two')]),
     );
     expect(ids[0]).toBe('w:1');
     expect(await new OutboxRelay({ db: f.db, bus: f.bus, logger: f.logger }).flush()).toBe(2);
@@ -226,7 +232,9 @@ describe('OutboxRelay.publishCommitted (the hot path after a commit)', () => {
 
   it('publishes the rows a transaction committed, as written and in their order, without a round, and marks them published', async () => {
     const { stream, subject } = await freshStream();
-    const rows = await transaction(f.pool, (tx) => enqueueRows(tx, [outgoing(rawContract(subject('a')), { n: 1 }, { id: 'w:1' }), outgoing(rawContract(subject('b')), 'two')]));
+    const rows = await transaction(f.pool, (tx) =>
+      enqueueRows(tx, [outgoing(rawContract(subject('a')), { n: 1 }, { id: 'w:1' }), outgoing(rawContract(subject('b')), 'two')]),
+    );
     expect(rows.map((row) => [row.id, row.subject, row.payload])).toEqual([
       ['w:1', subject('a'), { n: 1 }],
       [rows[1]!.id, subject('b'), 'two'],
@@ -279,7 +287,9 @@ describe('OutboxRelay.publishCommitted (the hot path after a commit)', () => {
     relay.start();
     try {
       await vi.waitFor(async () => expect(await pending()).toEqual([]), { timeout: 5000 });
-      const rows = await transaction(f.pool, (tx) => enqueueRows(tx, [outgoing(rawContract(subject('a')), 1), outgoing(rawContract(unrouted), 2), outgoing(rawContract(subject('a')), 3)]));
+      const rows = await transaction(f.pool, (tx) =>
+        enqueueRows(tx, [outgoing(rawContract(subject('a')), 1), outgoing(rawContract(unrouted), 2), outgoing(rawContract(subject('a')), 3)]),
+      );
       const failures = () => f.logs.filter((line) => line.msg === 'outbox publish failed; will retry' && line['messageId'] === rows[1]!.id).length;
       await relay.publishCommitted(rows);
       expect(await pending()).toEqual([rows[1]!.id, rows[2]!.id]);
@@ -301,10 +311,12 @@ describe('processEachOnce', () => {
     expect(await transaction(f.pool, (tx) => processEachOnce(tx, 'batcher', ['p1', 'p2']))).toEqual(new Set(['p1', 'p2']));
     expect(await transaction(f.pool, (tx) => processEachOnce(tx, 'batcher', ['p2', 'p3', 'p3']))).toEqual(new Set(['p3']));
     // Rolled back: nothing recorded.
-    await expect(transaction(f.pool, async (tx) => {
-      await processEachOnce(tx, 'batcher', ['p4']);
-      throw new Error('rolled back');
-    })).rejects.toThrow('rolled back');
+    await expect(
+      transaction(f.pool, async (tx) => {
+        await processEachOnce(tx, 'batcher', ['p4']);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
     expect(await transaction(f.pool, (tx) => processEachOnce(tx, 'batcher', ['p4']))).toEqual(new Set(['p4']));
   });
 });

@@ -34,7 +34,9 @@ describe('NATS authentication', () => {
   });
 
   it('refuses a service user with a wrong password', async () => {
-    await expect(connectBus({ url: nats.url, name: 'session', logger, user: 'session', password: 'not-its-password' })).rejects.toThrow(/Authorization Violation/i);
+    await expect(connectBus({ url: nats.url, name: 'session', logger, user: 'session', password: 'not-its-password' })).rejects.toThrow(
+      /Authorization Violation/i,
+    );
   });
 });
 
@@ -58,7 +60,9 @@ describe('NATS permissions', () => {
   });
 
   it("refuses a service publishing to another service's subject", async () => {
-    await expect(question.js.publish('relay.session.v1.archived', '{}', { msgID: 'forged-1' })).rejects.toThrow(/Permissions Violation for Publish to "relay.session.v1.archived"/i);
+    await expect(question.js.publish('relay.session.v1.archived', '{}', { msgID: 'forged-1' })).rejects.toThrow(
+      /Permissions Violation for Publish to "relay.session.v1.archived"/i,
+    );
   });
 
   it("refuses a service changing another service's stream", async () => {
@@ -69,15 +73,23 @@ describe('NATS permissions', () => {
 
   it("refuses a service consuming with another service's durable", async () => {
     await expect(
-      consume(question, { contracts: [rawContract('relay.session.v1.archived', 'SESSION_EVENTS')], wholeStream: { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] }, durable: 'subscription-session-events', logger, handler: async () => undefined }),
+      consume(question, {
+        contracts: [rawContract('relay.session.v1.archived', 'SESSION_EVENTS')],
+        wholeStream: { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] },
+        durable: 'subscription-session-events',
+        logger,
+        handler: async () => undefined,
+      }),
     ).rejects.toThrow(/Permissions Violation/i);
   });
 
   it("refuses a service reading another service's inbox", async () => {
     const subscription = question.nc.subscribe('_INBOX.session.>');
-    await expect((async () => {
-      for await (const _message of subscription) return 'delivered';
-      return 'closed';
-    })()).rejects.toThrow(/Permissions Violation for Subscription to "_INBOX.session.>"/i);
+    await expect(
+      (async () => {
+        for await (const _message of subscription) return 'delivered';
+        return 'closed';
+      })(),
+    ).rejects.toThrow(/Permissions Violation for Subscription to "_INBOX.session.>"/i);
   });
 });

@@ -60,14 +60,14 @@ describe('the bus over TLS', () => {
     }
   });
 
-  it('refuses a client that does not trust the server: no CA (the system CAs do not know the relay\'s) or another CA', async () => {
+  it("refuses a client that does not trust the server: no CA (the system CAs do not know the relay's) or another CA", async () => {
     const untrusted = /self-signed certificate|unable to verify/i;
     await expect(connect({ servers: byName(nats), ...nats.credentials('session'), reconnect: false })).rejects.toThrow(untrusted);
     const stranger = otherCa.issue('session', ['session']);
     await expect(connectBus({ ...natsClientOptions(sessionEnv({ ...session, ca: stranger.ca })), name: 'session', logger })).rejects.toThrow(untrusted);
   });
 
-  it('refuses a client without a certificate, or with one the relay\'s CA did not sign, even with the right password', async () => {
+  it("refuses a client without a certificate, or with one the relay's CA did not sign, even with the right password", async () => {
     // One try (connectBus would keep trying until its connect timeout): the server ends the handshake, and the
     // same try with the certificate gets in.
     const once = ({ url, user, password, tls }: NatsClientOptions) => connect({ servers: url, user, pass: password, tls, reconnect: false });
@@ -80,6 +80,8 @@ describe('the bus over TLS', () => {
   });
 
   it('a client set up for TLS never falls back to plaintext: a server without TLS is refused', async () => {
-    await expect(connectBus({ ...natsClientOptions(sessionEnv(session, byName(plaintext))), name: 'session', logger })).rejects.toThrow(/does not support 'tls'/);
+    await expect(connectBus({ ...natsClientOptions(sessionEnv(session, byName(plaintext))), name: 'session', logger })).rejects.toThrow(
+      /does not support 'tls'/,
+    );
   });
 });

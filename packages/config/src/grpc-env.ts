@@ -6,14 +6,20 @@
 import { z } from 'zod';
 
 const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-const optionalFile = z.preprocess(blankAsUnset, z.string().startsWith('/', 'must be an absolute file path, for example /etc/relay/grpc-tls/tls.crt').optional());
+const optionalFile = z.preprocess(
+  blankAsUnset,
+  z.string().startsWith('/', 'must be an absolute file path, for example /etc/relay/grpc-tls/tls.crt').optional(),
+);
 
 const KEY_ENTRY = /^([a-z]+):([0-9a-f]{64})$/;
 
 /** `gateway:<hex>,session:<hex>,…`: each service's name and the hex SHA-256 digest of its token. */
 const serviceKeys = z.string().transform((value, context) => {
   const keys: Record<string, string> = {};
-  for (const entry of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const match = KEY_ENTRY.exec(entry);
     if (!match) {
       context.addIssue({ code: 'custom', message: `"${entry.slice(0, 20)}…" must be <service>:<64 hex digits> (the SHA-256 digest of its token)` });
@@ -81,7 +87,8 @@ export function requireGrpcCredentials(serves: boolean) {
       context.addIssue({
         code: 'custom',
         path: ['RELAY_SERVICE_TOKEN'],
-        message: 'required: the secret this service proves itself with on gRPC (relay up makes one), or GRPC_TLS_CA, GRPC_TLS_CERT and GRPC_TLS_KEY for mutual TLS',
+        message:
+          'required: the secret this service proves itself with on gRPC (relay up makes one), or GRPC_TLS_CA, GRPC_TLS_CERT and GRPC_TLS_KEY for mutual TLS',
       });
     }
     if (serves && config.RELAY_SERVICE_KEYS === undefined) {

@@ -48,15 +48,16 @@ export const clockSpec = z
   });
 
 const url = (protocols: string[], example: string) =>
-  z
-    .string({ error: `required, for example ${example}` })
-    .refine((value) => {
+  z.string({ error: `required, for example ${example}` }).refine(
+    (value) => {
       try {
         return protocols.includes(new URL(value).protocol);
       } catch {
         return false;
       }
-    }, `must be a ${protocols.join(' or ')} URL, for example ${example}`);
+    },
+    `must be a ${protocols.join(' or ')} URL, for example ${example}`,
+  );
 
 /** The variables every service reads the same way. */
 export const baseEnv = {
@@ -97,7 +98,10 @@ export const DEFAULT_STREAM_MAX_BYTES = 1024 ** 3;
  */
 export const streamEnv = {
   NATS_STREAM_REPLICAS: streamReplicas,
-  NATS_STREAM_MAX_AGE_HOURS: z.coerce.number({ error: 'must be a number of hours' }).positive('must be more than 0 hours').default(DEFAULT_STREAM_MAX_AGE_HOURS),
+  NATS_STREAM_MAX_AGE_HOURS: z.coerce
+    .number({ error: 'must be a number of hours' })
+    .positive('must be more than 0 hours')
+    .default(DEFAULT_STREAM_MAX_AGE_HOURS),
   NATS_STREAM_MAX_BYTES: z.coerce
     .number({ error: 'must be a whole number of bytes' })
     .int('must be a whole number of bytes')
@@ -106,7 +110,11 @@ export const streamEnv = {
 };
 
 /** ensureStream's settings from a config read with streamEnv. */
-export function streamSettings(config: { NATS_STREAM_REPLICAS: number; NATS_STREAM_MAX_AGE_HOURS: number; NATS_STREAM_MAX_BYTES: number }): { replicas: number; maxAgeMs: number; maxBytes: number } {
+export function streamSettings(config: { NATS_STREAM_REPLICAS: number; NATS_STREAM_MAX_AGE_HOURS: number; NATS_STREAM_MAX_BYTES: number }): {
+  replicas: number;
+  maxAgeMs: number;
+  maxBytes: number;
+} {
   return { replicas: config.NATS_STREAM_REPLICAS, maxAgeMs: config.NATS_STREAM_MAX_AGE_HOURS * 3_600_000, maxBytes: config.NATS_STREAM_MAX_BYTES };
 }
 

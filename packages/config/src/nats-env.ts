@@ -27,7 +27,11 @@ export function requireNatsTls(config: NatsVariables, context: z.RefinementCtx):
   const client = (['NATS_TLS_CERT', 'NATS_TLS_KEY'] as const).filter((name) => config[name] !== undefined);
   if (client.length === 0) return;
   for (const name of (['NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY'] as const).filter((variable) => config[variable] === undefined)) {
-    context.addIssue({ code: 'custom', path: [name], message: `required with ${client.join(' and ')}: a client certificate needs its key, and the CA that checks the server` });
+    context.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `required with ${client.join(' and ')}: a client certificate needs its key, and the CA that checks the server`,
+    });
   }
 }
 

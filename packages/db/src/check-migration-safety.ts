@@ -20,7 +20,9 @@ export function unsafeStatements(sql: string): UnsafeStatement[] {
     .split(';')
     .map((statement) => statement.replace(/\s+/g, ' ').trim())
     .filter((statement) => statement !== '');
-  const created = new Set(statements.flatMap((statement) => [...statement.matchAll(/^CREATE (?:UNLOGGED )?TABLE (?:IF NOT EXISTS )?(\S+)/gi)].map((m) => bare(m[1]!))));
+  const created = new Set(
+    statements.flatMap((statement) => [...statement.matchAll(/^CREATE (?:UNLOGGED )?TABLE (?:IF NOT EXISTS )?(\S+)/gi)].map((m) => bare(m[1]!))),
+  );
   const found: UnsafeStatement[] = [];
   for (const statement of statements) {
     const add = (object: string, problem: string) => found.push({ object, problem, statement });

@@ -37,7 +37,10 @@ export async function checkPreviousRelease(options: CheckPreviousReleaseOptions)
           AND a.attnotnull AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''`,
       [schemas],
     );
-    const requiredColumns = required.rows.map((row) => ({ table: row.schema === defaultSchema ? row.table : `${row.schema}.${row.table}`, column: row.column }));
+    const requiredColumns = required.rows.map((row) => ({
+      table: row.schema === defaultSchema ? row.table : `${row.schema}.${row.table}`,
+      column: row.column,
+    }));
     return previousReleaseBreaks(previous, actual, requiredColumns);
   } finally {
     await client.end();
@@ -59,7 +62,8 @@ export function previousReleaseBreaks(previous: DatabaseShape, actual: DatabaseS
       const now = columns.get(column.name);
       const name = `${table.name}.${column.name}`;
       if (now === undefined) breaks.push(`column ${name} is gone; the previous release reads it`);
-      else if (now.type !== column.type || now.isArray !== column.isArray) breaks.push(`column ${name} changed type (${column.type} → ${now.type}); the previous release reads it as ${column.type}`);
+      else if (now.type !== column.type || now.isArray !== column.isArray)
+        breaks.push(`column ${name} changed type (${column.type} → ${now.type}); the previous release reads it as ${column.type}`);
       else if (now.nullable && !column.nullable) breaks.push(`column ${name} may now be NULL; the previous release reads it as required`);
     }
     const mapped = new Set(table.columns.map((column) => column.name));
@@ -71,7 +75,9 @@ export function previousReleaseBreaks(previous: DatabaseShape, actual: DatabaseS
   for (const enumType of previous.enums) {
     const values = enums.get(enumType.name);
     if (values === undefined) breaks.push(`enum ${enumType.name} is gone; the previous release reads it`);
-    else for (const value of enumType.values.filter((value) => !values.has(value))) breaks.push(`enum value ${enumType.name}.${value} is gone; the previous release may write it`);
+    else
+      for (const value of enumType.values.filter((value) => !values.has(value)))
+        breaks.push(`enum value ${enumType.name}.${value} is gone; the previous release may write it`);
   }
   return breaks;
 }

@@ -125,8 +125,7 @@ function compareIndexes(table: string, expected: IndexShape[], actual: IndexShap
 function compareForeignKeys(table: string, expected: ForeignKeyShape[], actual: ForeignKeyShape[]): string[] {
   const differences: string[] = [];
   const key = (fk: ForeignKeyShape) => `${fk.columns.join(',')}>${fk.referencedTable}(${fk.referencedColumns.join(',')})`;
-  const render = (fk: ForeignKeyShape) =>
-    `${table} ${renderColumns(fk.columns)} -> ${q(fk.referencedTable)} ${renderColumns(fk.referencedColumns)}`;
+  const render = (fk: ForeignKeyShape) => `${table} ${renderColumns(fk.columns)} -> ${q(fk.referencedTable)} ${renderColumns(fk.referencedColumns)}`;
   const remaining = [...actual];
   for (const fk of expected) {
     const at = remaining.findIndex((candidate) => key(candidate) === key(fk));

@@ -44,9 +44,7 @@ export async function migrate(options: MigrateOptions): Promise<string[]> {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
     await client.query(CREATE_MIGRATIONS_TABLE);
-    const recorded = await client.query<MigrationRow>(
-      'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
-    );
+    const recorded = await client.query<MigrationRow>('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL');
     const applied = checkRecorded(recorded.rows, migrations);
     const pending = migrations.filter((migration) => !applied.has(migration.name));
     for (const migration of pending) {
@@ -81,15 +79,15 @@ function checkRecorded(rows: MigrationRow[], migrations: Migration[]): Set<strin
   const applied = new Set<string>();
   for (const row of rows) {
     if (row.finished_at === null) {
-      throw appError('MIGRATION_FAILED', `migration ${row.migration_name} is recorded as started but never finished; resolve it before migrating again`,
-        { details: { migration: row.migration_name } },
-      );
+      throw appError('MIGRATION_FAILED', `migration ${row.migration_name} is recorded as started but never finished; resolve it before migrating again`, {
+        details: { migration: row.migration_name },
+      });
     }
     const local = byName.get(row.migration_name);
     if (local !== undefined && local.checksum !== row.checksum) {
-      throw appError('MIGRATION_CHANGED', `migration ${row.migration_name} was changed after it was applied (checksum mismatch)`,
-        { details: { migration: row.migration_name } },
-      );
+      throw appError('MIGRATION_CHANGED', `migration ${row.migration_name} was changed after it was applied (checksum mismatch)`, {
+        details: { migration: row.migration_name },
+      });
     }
     applied.add(row.migration_name);
   }
@@ -100,16 +98,14 @@ async function applyMigration(client: pg.Client, migration: Migration): Promise<
   await client.query('BEGIN');
   try {
     const id = randomUUID();
-    await client.query(
-      'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())',
-      [id, migration.checksum, migration.name],
-    );
+    await client.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())', [
+      id,
+      migration.checksum,
+      migration.name,
+    ]);
     // No parameters: pg uses the simple protocol, which runs a file of many statements.
     await client.query(migration.sql);
-    await client.query(
-      'UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1',
-      [id],
-    );
+    await client.query('UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1', [id]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');

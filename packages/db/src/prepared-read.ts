@@ -7,7 +7,9 @@ const TIMESTAMP_OID = 1114;
  */
 export const UTC_TIMESTAMPS: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+    oid === TIMESTAMP_OID
+      ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`)
+      : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /** A read in plain SQL with a name of its own, unique in its service (the name its connections prepare it under). */

@@ -6,12 +6,7 @@ type Output = { write(text: string): unknown };
  * `relay-migrate <migrationsDir>` with DATABASE_URL: prints each applied migration, or one error line.
  * Returns the exit code so the bin stays a one-liner and this stays testable.
  */
-export async function runMigrateCli(
-  args: string[],
-  env: Record<string, string | undefined>,
-  stdout: Output,
-  stderr: Output,
-): Promise<number> {
+export async function runMigrateCli(args: string[], env: Record<string, string | undefined>, stdout: Output, stderr: Output): Promise<number> {
   const [migrationsDir] = args;
   const databaseUrl = env['DATABASE_URL'];
   if (migrationsDir === undefined || args.length !== 1) {

@@ -124,13 +124,11 @@ export function shapeFromDmmf(datamodel: DmmfDatamodel, defaultSchema = 'public'
     const primaryKey = idField !== undefined ? [idField.dbName ?? idField.name] : (model.primaryKey?.fields ?? []).map((field) => columnName(model, field));
     const indexes = datamodel.indexes
       .filter((index) => index.model === model.name && (index.type === 'unique' || index.type === 'normal'))
-      .map(
-        (index): IndexShape => ({
-          name: index.dbName ?? null,
-          columns: index.fields.map((field) => columnName(model, field.name)),
-          unique: index.type === 'unique',
-        }),
-      );
+      .map((index): IndexShape => ({
+        name: index.dbName ?? null,
+        columns: index.fields.map((field) => columnName(model, field.name)),
+        unique: index.type === 'unique',
+      }));
     const foreignKeys = model.fields
       .filter((field) => field.kind === 'object' && (field.relationFromFields?.length ?? 0) > 0)
       .map((field): ForeignKeyShape => {

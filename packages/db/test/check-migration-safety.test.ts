@@ -53,7 +53,15 @@ describe('checkMigrationSafety (expand/contract)', () => {
 });
 
 describe('previousReleaseBreaks', () => {
-  const column = (name: string, overrides: Partial<ColumnShape> = {}): ColumnShape => ({ name, type: 'text', args: [], isEnum: false, isArray: false, nullable: false, ...overrides });
+  const column = (name: string, overrides: Partial<ColumnShape> = {}): ColumnShape => ({
+    name,
+    type: 'text',
+    args: [],
+    isEnum: false,
+    isArray: false,
+    nullable: false,
+    ...overrides,
+  });
   const shape = (columns: ColumnShape[], values = ['a', 'b']): DatabaseShape => ({
     tables: [{ name: 'sessions', columns, primaryKey: ['id'], indexes: [], foreignKeys: [] }],
     enums: [{ name: 'Status', values }],

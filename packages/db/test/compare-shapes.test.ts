@@ -109,7 +109,16 @@ describe('compareShapes', () => {
 
   it('reports enums and their values', () => {
     expect(
-      compareShapes(shape([sessions()]), shape([sessions()], [{ name: 'Status', values: ['OPEN', 'ARCHIVED'] }, { name: 'Old', values: [] }])),
+      compareShapes(
+        shape([sessions()]),
+        shape(
+          [sessions()],
+          [
+            { name: 'Status', values: ['OPEN', 'ARCHIVED'] },
+            { name: 'Old', values: [] },
+          ],
+        ),
+      ),
     ).toEqual([
       `enum "Status" is missing value 'CLOSED'`,
       `enum "Status" has extra value 'ARCHIVED' (not in the Prisma schema)`,

@@ -72,9 +72,7 @@ describe('migrate', () => {
 
   it('serialises concurrent runners: each migration is applied once', async () => {
     const database = await emptyDatabase();
-    const results = await Promise.all(
-      [1, 2, 3].map(() => migrate({ databaseUrl: database.url, migrationsDir: fixtureMigrations })),
-    );
+    const results = await Promise.all([1, 2, 3].map(() => migrate({ databaseUrl: database.url, migrationsDir: fixtureMigrations })));
     expect(results.flat().sort()).toEqual(['20260101000000_init', '20260102000000_add_status']);
   });
 
@@ -103,10 +101,7 @@ describe('migrate', () => {
     const dir = await copyOfFixtures();
     await migrate({ databaseUrl: database.url, migrationsDir: dir });
     await cp(join(dir, '20260102000000_add_status'), join(dir, '20260103000000_broken'), { recursive: true });
-    await writeFile(
-      join(dir, '20260103000000_broken', 'migration.sql'),
-      'CREATE TABLE "half" ("id" TEXT);\nALTER TABLE "missing" ADD COLUMN "x" TEXT;\n',
-    );
+    await writeFile(join(dir, '20260103000000_broken', 'migration.sql'), 'CREATE TABLE "half" ("id" TEXT);\nALTER TABLE "missing" ADD COLUMN "x" TEXT;\n');
     await expect(migrate({ databaseUrl: database.url, migrationsDir: dir })).rejects.toMatchObject({
       code: 'MIGRATION_FAILED',
       details: { migration: '20260103000000_broken' },

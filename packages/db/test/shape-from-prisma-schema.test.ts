@@ -77,9 +77,7 @@ describe('shapeFromDmmf', () => {
   });
 
   it('refuses an invalid schema with a code', () => {
-    expect(() => readDmmf([['schema.prisma', 'model A {\n id Int @id\n x Strin\n}\n']])).toThrow(
-      expect.objectContaining({ code: 'PRISMA_SCHEMA_INVALID' }),
-    );
+    expect(() => readDmmf([['schema.prisma', 'model A {\n id Int @id\n x Strin\n}\n']])).toThrow(expect.objectContaining({ code: 'PRISMA_SCHEMA_INVALID' }));
   });
 });
 

@@ -54,7 +54,10 @@ process.stdout.write(toBinary(CodeGeneratorResponseSchema, response));
 
 /** `cmd.deliver_wakeup` → DELIVER_WAKEUP. */
 function constantName(rest) {
-  return rest.replace(/^cmd\./, '').replace(/\./g, '_').toUpperCase();
+  return rest
+    .replace(/^cmd\./, '')
+    .replace(/\./g, '_')
+    .toUpperCase();
 }
 
 /** SESSION_EVENTS → SessionEvents. */
@@ -69,11 +72,15 @@ function render() {
     '',
   ];
   for (const [from, names] of [...imports].sort(([a], [b]) => a.localeCompare(b))) lines.push(`import { ${names.sort().join(', ')} } from '${from}';`);
-  lines.push('', '/** The JetStream streams: each holds its proto package\'s subjects. */', 'export const BusStreams = {');
+  lines.push('', "/** The JetStream streams: each holds its proto package's subjects. */", 'export const BusStreams = {');
   for (const [stream, { packageName }] of streams) lines.push(`  ${stream}: { name: '${stream}', subjects: ['${packageName}.>'] },`);
   lines.push('} as const;');
   for (const [stream, { contracts }] of streams) {
-    lines.push('', `/** The subjects of stream ${stream}, each with the message it carries (ts-proto's JSON mapping). */`, `export const ${pascalName(stream)} = {`);
+    lines.push(
+      '',
+      `/** The subjects of stream ${stream}, each with the message it carries (ts-proto's JSON mapping). */`,
+      `export const ${pascalName(stream)} = {`,
+    );
     for (const contract of contracts) lines.push(`  ${contract.key}: { subject: '${contract.subject}', stream: '${stream}', codec: ${contract.message} },`);
     lines.push('} as const;');
   }

@@ -64,8 +64,16 @@ message NotOnTheBus {
   });
 
   it.each([
-    ['a subject without a stream', 'option (relay.bus.v1.subject) = "relay.demo.v1.rang";', 'relay.demo.v1.Rang: set both (relay.bus.v1.subject) and (relay.bus.v1.stream)'],
-    ['a stream without a subject', 'option (relay.bus.v1.stream) = "DEMO_EVENTS";', 'relay.demo.v1.Rang: set both (relay.bus.v1.subject) and (relay.bus.v1.stream)'],
+    [
+      'a subject without a stream',
+      'option (relay.bus.v1.subject) = "relay.demo.v1.rang";',
+      'relay.demo.v1.Rang: set both (relay.bus.v1.subject) and (relay.bus.v1.stream)',
+    ],
+    [
+      'a stream without a subject',
+      'option (relay.bus.v1.stream) = "DEMO_EVENTS";',
+      'relay.demo.v1.Rang: set both (relay.bus.v1.subject) and (relay.bus.v1.stream)',
+    ],
     [
       'a subject outside its package',
       'option (relay.bus.v1.subject) = "relay.other.v1.rang";\n  option (relay.bus.v1.stream) = "DEMO_EVENTS";',

@@ -13,7 +13,9 @@ export async function checkHealth(address: string, service = '', timeoutMs = 200
   const client = new HealthClient(address, channel, WITHOUT_CHANNELZ);
   try {
     return await new Promise<boolean>((resolve) => {
-      client.check({ service }, new Metadata(), { deadline: Date.now() + timeoutMs }, (error, response) => resolve(!error && response.status === ServingStatus.SERVING));
+      client.check({ service }, new Metadata(), { deadline: Date.now() + timeoutMs }, (error, response) =>
+        resolve(!error && response.status === ServingStatus.SERVING),
+      );
     });
   } finally {
     client.close();

@@ -17,7 +17,11 @@ type ServiceDefinition = Record<string, MethodDefinition<never, unknown>>;
  * server-streaming one yields its messages. Failures reject with the AppErrors of callUnary and callStream.
  */
 export type PromiseClient<D> = {
-  readonly [K in keyof D]: D[K] extends { responseStream: true; requestSerialize: (value: infer Req) => Buffer; responseDeserialize: (bytes: Buffer) => infer Res }
+  readonly [K in keyof D]: D[K] extends {
+    responseStream: true;
+    requestSerialize: (value: infer Req) => Buffer;
+    responseDeserialize: (bytes: Buffer) => infer Res;
+  }
     ? (request: Req, options?: StreamCallOptions) => AsyncGenerator<Res>
     : D[K] extends { requestSerialize: (value: infer Req) => Buffer; responseDeserialize: (bytes: Buffer) => infer Res }
       ? (request: Req, options?: UnaryCallOptions) => Promise<Res>

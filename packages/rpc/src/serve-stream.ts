@@ -12,12 +12,9 @@ export type StreamHandler<Req, Res> = (request: Req, signal: AbortSignal, call: 
 
 /** The async-iterable handlers for the server-streaming methods of a generated `…Server` interface (its unary methods are left out). */
 export type StreamHandlers<S> = {
-  [K in keyof S as string extends K ? never : S[K] extends handleServerStreamingCall<infer _Req, infer _Res> ? K : never]: S[K] extends handleServerStreamingCall<
-    infer Req,
-    infer Res
-  >
-    ? StreamHandler<Req, Res>
-    : never;
+  [
+    K in keyof S as string extends K ? never : S[K] extends handleServerStreamingCall<infer _Req, infer _Res> ? K : never
+  ]: S[K] extends handleServerStreamingCall<infer Req, infer Res> ? StreamHandler<Req, Res> : never;
 };
 
 /**

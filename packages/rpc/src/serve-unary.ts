@@ -9,7 +9,10 @@ export type UnaryHandler<Req, Res> = (request: Req, call: ServerUnaryCall<Req, R
 
 /** The promise-returning handlers for the unary methods of a generated `…Server` interface (its streaming methods are left out). */
 export type UnaryHandlers<S> = {
-  [K in keyof S as string extends K ? never : S[K] extends handleUnaryCall<infer _Req, infer _Res> ? K : never]: S[K] extends handleUnaryCall<infer Req, infer Res>
+  [K in keyof S as string extends K ? never : S[K] extends handleUnaryCall<infer _Req, infer _Res> ? K : never]: S[K] extends handleUnaryCall<
+    infer Req,
+    infer Res
+  >
     ? UnaryHandler<Req, Res>
     : never;
 };
@@ -25,17 +28,19 @@ export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>):
     served[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const startedAt = performance.now();
       // Through a promise so that a handler throwing synchronously is mapped like one that rejects.
-      Promise.resolve(call.request).then((request) => handler(request, call)).then(
-        (response) => {
-          recordServedCall(call.getPath(), startedAt, status.OK);
-          callback(null, response);
-        },
-        (error: unknown) => {
-          const failure = reportFailure(logger, call.getPath(), error);
-          recordServedCall(call.getPath(), startedAt, failure);
-          callback(failure);
-        },
-      );
+      Promise.resolve(call.request)
+        .then((request) => handler(request, call))
+        .then(
+          (response) => {
+            recordServedCall(call.getPath(), startedAt, status.OK);
+            callback(null, response);
+          },
+          (error: unknown) => {
+            const failure = reportFailure(logger, call.getPath(), error);
+            recordServedCall(call.getPath(), startedAt, failure);
+            callback(failure);
+          },
+        );
     };
   }
   return served;

@@ -85,7 +85,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? CONNECTION_AGE_MS,
     ...(options.maxConnectionAgeGraceMs === undefined ? {} : { 'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs }),
   };
-  const server = new Server({ ...MESSAGE_LIMITS, ...WITHOUT_CHANNELZ, ...connectionAge, interceptors: [callerCheck(options.auth, callerTable(options.services))] });
+  const server = new Server({
+    ...MESSAGE_LIMITS,
+    ...WITHOUT_CHANNELZ,
+    ...connectionAge,
+    interceptors: [callerCheck(options.auth, callerTable(options.services))],
+  });
   for (const service of options.services) server.addService(service.definition, service.implementation);
   health.addTo(server);
 

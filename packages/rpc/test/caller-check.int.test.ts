@@ -39,7 +39,10 @@ const callers: Callers<typeof SessionServiceService> = {
 };
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -53,7 +56,10 @@ class HeldCertificates implements experimental.CertificateProvider {
   constructor(private readonly files: CertificateFiles) {}
 
   release(): void {
-    this.read = { ca: { caCertificate: readFileSync(this.files.ca) }, identity: { certificate: readFileSync(this.files.cert), privateKey: readFileSync(this.files.key) } };
+    this.read = {
+      ca: { caCertificate: readFileSync(this.files.ca) },
+      identity: { certificate: readFileSync(this.files.cert), privateKey: readFileSync(this.files.key) },
+    };
     for (const listener of this.identityListeners) listener(this.read.identity);
     for (const listener of this.caListeners) listener(this.read.ca);
   }
@@ -167,7 +173,12 @@ describe('where the server listens', () => {
   it('refuses a service whose callers table misses one of its RPCs', async () => {
     const { createUser: _left, ...partial } = callers;
     await expect(
-      startGrpcServer({ port: 0, logger, auth: tokenAuth('session'), services: [{ definition: SessionServiceService, implementation, callers: partial as typeof callers }] }),
+      startGrpcServer({
+        port: 0,
+        logger,
+        auth: tokenAuth('session'),
+        services: [{ definition: SessionServiceService, implementation, callers: partial as typeof callers }],
+      }),
     ).rejects.toThrow('relay.session.v1.SessionService lists no callers for createUser');
   });
 });
@@ -212,7 +223,10 @@ describe('mutual TLS (Kubernetes)', () => {
   it('refuses a client without a certificate as UNAUTHENTICATED', async () => {
     const anonymous = new SessionServiceClient(address, credentials.createSsl(readFileSync(files.session.ca)));
     clients.push(anonymous);
-    expect(await refusal(callUnary(anonymous, 'createUser', { name: 'mallory', role: 'admin' }))).toMatchObject({ code: 'REMOTE_RELAY_AUTH', kind: 'unauthenticated' });
+    expect(await refusal(callUnary(anonymous, 'createUser', { name: 'mallory', role: 'admin' }))).toMatchObject({
+      code: 'REMOTE_RELAY_AUTH',
+      kind: 'unauthenticated',
+    });
   });
 
   it('refuses a certificate from another CA as UNAUTHENTICATED', async () => {
@@ -259,6 +273,8 @@ describe('mutual TLS (Kubernetes)', () => {
 
   it('refuses to start when its certificate files cannot be read, and names them', async () => {
     const missing = { ...files.session, key: `${files.session.key}.missing` };
-    await expect(startSession(tls('session', missing))).rejects.toThrow(`cannot read the TLS files GRPC_TLS_CA (${missing.ca}), GRPC_TLS_CERT (${missing.cert}) and GRPC_TLS_KEY (${missing.key})`);
+    await expect(startSession(tls('session', missing))).rejects.toThrow(
+      `cannot read the TLS files GRPC_TLS_CA (${missing.ca}), GRPC_TLS_CERT (${missing.cert}) and GRPC_TLS_KEY (${missing.key})`,
+    );
   });
 });

@@ -13,7 +13,11 @@ const gateway = tokenAuth('gateway');
 const sessionCallers = callersFor(SessionServiceService, 'gateway');
 
 const logged: Record<string, unknown>[] = [];
-const logger = createLogger({ name: 'rpc-test', level: 'debug', destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) } });
+const logger = createLogger({
+  name: 'rpc-test',
+  level: 'debug',
+  destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) },
+});
 
 /** Lets a test hold a handler open and observe its cancellation. */
 const hanging = { started: deferred(), aborted: deferred() };
@@ -58,7 +62,10 @@ async function collect(events: AsyncIterable<WatchEvent>): Promise<number[]> {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -183,7 +190,13 @@ describe('grpc.health.v1', () => {
   let server: GrpcServer;
   let health: HealthClient;
   beforeAll(async () => {
-    server = await startGrpcServer({ port: 0, host: '127.0.0.1', logger, auth: serverAuth, services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }] });
+    server = await startGrpcServer({
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      auth: serverAuth,
+      services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }],
+    });
     health = new HealthClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
   });
   afterAll(() => health.close());
@@ -230,7 +243,13 @@ describe('grpc.health.v1', () => {
 
 describe('shutdown and unreachable services', () => {
   it('stops serving health after shutdown, and callers then see SERVICE_UNAVAILABLE', async () => {
-    const server = await startGrpcServer({ port: 0, host: '127.0.0.1', logger, auth: serverAuth, services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }] });
+    const server = await startGrpcServer({
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      auth: serverAuth,
+      services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }],
+    });
     const address = `127.0.0.1:${server.port}`;
     expect(await checkHealth(address, 'relay.session.v1.SessionService')).toBe(true);
 
@@ -245,7 +264,13 @@ describe('shutdown and unreachable services', () => {
   });
 
   it('while draining reports NOT_SERVING and still answers calls', async () => {
-    const server = await startGrpcServer({ port: 0, host: '127.0.0.1', logger, auth: serverAuth, services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }] });
+    const server = await startGrpcServer({
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      auth: serverAuth,
+      services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }],
+    });
     const address = `127.0.0.1:${server.port}`;
     server.drain();
     expect(await checkHealth(address)).toBe(false);

@@ -31,7 +31,18 @@ const implementation = {
       await sleep(DEADLINE_MS * 2, undefined, { signal }).catch(() => undefined);
       if (waitSeconds > 1) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       if (signal.aborted) return;
-      yield { result: { sessionId: 's1', messageId, status: TurnStatus.TURN_STATUS_DONE, replyText: 'done', replyModel: 'm', error: '', pendingQuestions: [], delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED } };
+      yield {
+        result: {
+          sessionId: 's1',
+          messageId,
+          status: TurnStatus.TURN_STATUS_DONE,
+          replyText: 'done',
+          replyModel: 'm',
+          error: '',
+          pendingQuestions: [],
+          delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
+        },
+      };
     },
   }),
 };
@@ -68,7 +79,10 @@ describe('promiseClient', () => {
   });
 
   it('rejects with the AppError the service threw', async () => {
-    const error = await sessions.authenticate({ token: 'nope' }).then(() => undefined, (caught: unknown) => caught);
+    const error = await sessions.authenticate({ token: 'nope' }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'REMOTE_RELAY_AUTH', kind: 'unauthenticated', details: { token: 'nope' } });
   });

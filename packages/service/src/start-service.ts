@@ -16,17 +16,19 @@ import type pg from 'pg';
 import { openService, stopOnSignal, type OpenedService, type ServiceBaseConfig } from './open-service.ts';
 
 /** The variables startService reads (each service's config.ts declares them through @relay/config). */
-export type ServiceConfig = ServiceBaseConfig & Parameters<typeof natsClientOptions>[0] & Parameters<typeof grpcAuth>[1] & {
-  DATABASE_URL: string;
-  NATS_STREAM_REPLICAS: number;
-  NATS_STREAM_MAX_AGE_HOURS: number;
-  NATS_STREAM_MAX_BYTES: number;
-  GRPC_PORT: number;
-  GRPC_HOST: string;
-  GRPC_HEALTH_PORT?: number | undefined;
-  GRPC_MAX_CONNECTION_AGE_MS?: number | undefined;
-  GRPC_MAX_CONNECTION_AGE_GRACE_MS?: number | undefined;
-};
+export type ServiceConfig = ServiceBaseConfig &
+  Parameters<typeof natsClientOptions>[0] &
+  Parameters<typeof grpcAuth>[1] & {
+    DATABASE_URL: string;
+    NATS_STREAM_REPLICAS: number;
+    NATS_STREAM_MAX_AGE_HOURS: number;
+    NATS_STREAM_MAX_BYTES: number;
+    GRPC_PORT: number;
+    GRPC_HOST: string;
+    GRPC_HEALTH_PORT?: number | undefined;
+    GRPC_MAX_CONNECTION_AGE_MS?: number | undefined;
+    GRPC_MAX_CONNECTION_AGE_GRACE_MS?: number | undefined;
+  };
 
 /** A Prisma client: what startService disconnects (with disposeExternalPool, that also ends the pool). */
 interface Disconnectable {
@@ -84,7 +86,12 @@ export async function startService<C extends ServiceConfig, D extends Disconnect
   try {
     const bus = await connectBus({ ...natsClientOptions(config), name: spec.name, logger });
     await ensureStream(bus, { ...spec.stream, ...streamSettings(config) });
-    const outbox = new OutboxRelay({ db: spec.outbox.db?.({ pool, db }) ?? (db as unknown as TransactionalSql), bus, logger, pollIntervalMs: OUTBOX_SAFETY_POLL_MS });
+    const outbox = new OutboxRelay({
+      db: spec.outbox.db?.({ pool, db }) ?? (db as unknown as TransactionalSql),
+      bus,
+      logger,
+      pollIntervalMs: OUTBOX_SAFETY_POLL_MS,
+    });
     outbox.start();
     const outboxWrites = spec.outbox.wakeOnCommit
       ? await listen({ connectionString: config.DATABASE_URL, channel: OUTBOX_CHANNEL, onNotify: () => outbox.wake(), logger })

@@ -12,7 +12,10 @@ interface Run {
 }
 
 function start(args: string[] = []): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/shutdown-main.ts', ...args], { cwd: packageDir, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/shutdown-main.ts', ...args], {
+    cwd: packageDir,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const messages: string[] = [];
   const waiters: { message: string; resolve: () => void }[] = [];
   let buffered = '';

@@ -61,24 +61,27 @@ describe('@relay/telemetry/register', () => {
 
   afterAll(() => new Promise<void>((resolve) => collector.close(() => resolve())));
 
-  it.each(ORDERS)('exports the gRPC client and server spans of one trace to OTEL_EXPORTER_OTLP_ENDPOINT, flushed by shutdownTelemetry ($order)', async ({ flags }) => {
-    received.length = 0;
-    const result = await runFixture(flags, {
-      OTEL_SERVICE_NAME: 'echo-fixture',
-      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    });
-    expect(result).toMatchObject({ code: 0, stderr: '' });
+  it.each(ORDERS)(
+    'exports the gRPC client and server spans of one trace to OTEL_EXPORTER_OTLP_ENDPOINT, flushed by shutdownTelemetry ($order)',
+    async ({ flags }) => {
+      received.length = 0;
+      const result = await runFixture(flags, {
+        OTEL_SERVICE_NAME: 'echo-fixture',
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      });
+      expect(result).toMatchObject({ code: 0, stderr: '' });
 
-    const resources = received.flatMap((request) => request.resourceSpans);
-    const serviceNames = resources.map((resource) => resource.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue);
-    expect(new Set(serviceNames)).toEqual(new Set(['echo-fixture']));
-    const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
-    const parent = spans.find((span) => span.name === 'fixture.call');
-    const grpcSpans = spans.filter((span) => span.traceId === parent?.traceId && span.name === 'grpc.relay.test.v1.EchoService/Echo');
-    // OTLP span kinds: 2 = SERVER, 3 = CLIENT.
-    expect(grpcSpans.map((span) => span.kind).sort()).toEqual([2, 3]);
-  });
+      const resources = received.flatMap((request) => request.resourceSpans);
+      const serviceNames = resources.map((resource) => resource.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue);
+      expect(new Set(serviceNames)).toEqual(new Set(['echo-fixture']));
+      const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+      const parent = spans.find((span) => span.name === 'fixture.call');
+      const grpcSpans = spans.filter((span) => span.traceId === parent?.traceId && span.name === 'grpc.relay.test.v1.EchoService/Echo');
+      // OTLP span kinds: 2 = SERVER, 3 = CLIENT.
+      expect(grpcSpans.map((span) => span.kind).sort()).toEqual([2, 3]);
+    },
+  );
 
   it('exports nothing and complains about nothing without an exporter or endpoint', async () => {
     const before = received.length;

@@ -57,7 +57,9 @@ describe('linksTo', () => {
 describe('inNewTrace', () => {
   it('starts a root span even inside another, with its links and attributes, and ends it', async () => {
     const cause = within('event', () => activeTraceParent()!);
-    await within('consumer', () => inNewTrace('subscription', 'wake-up', { attributes: { 'relay.wakeup.events': 1 }, links: linksTo([cause.result]) }, async () => 'done')).result;
+    await within('consumer', () =>
+      inNewTrace('subscription', 'wake-up', { attributes: { 'relay.wakeup.events': 1 }, links: linksTo([cause.result]) }, async () => 'done'),
+    ).result;
     const wakeUp = exporter.getFinishedSpans().find((span) => span.name === 'wake-up')!;
     expect(wakeUp.parentSpanContext).toBeUndefined();
     expect(wakeUp.instrumentationScope.name).toBe('@relay/subscription');

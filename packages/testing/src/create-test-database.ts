@@ -127,7 +127,10 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
 }
 
 async function clientBackends(admin: pg.Client, name: string): Promise<number> {
-  const { rows } = await admin.query<{ count: number }>("SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", [name]);
+  const { rows } = await admin.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
+    [name],
+  );
   return rows[0]!.count;
 }
 

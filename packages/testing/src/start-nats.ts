@@ -53,9 +53,15 @@ export async function startNats(options: { binary?: string; tls?: CertificateFil
     if (found === undefined) throw new Error(`startNats: no NATS user ${user}; the users are ${[...passwords.keys()].join(', ')}`);
     return found;
   };
-  const users = [...natsUsers(RELAY_BUS_ROLES, (service) => ({ value: password(service) })), { user: TEST_NATS_USER, password: { value: password(TEST_NATS_USER) } }];
+  const users = [
+    ...natsUsers(RELAY_BUS_ROLES, (service) => ({ value: password(service) })),
+    { user: TEST_NATS_USER, password: { value: password(TEST_NATS_USER) } },
+  ];
   const configFile = join(dir, 'nats.conf');
-  const tls = options.tls === undefined ? '' : `tls {\n  cert_file: ${JSON.stringify(options.tls.cert)}\n  key_file: ${JSON.stringify(options.tls.key)}\n  ca_file: ${JSON.stringify(options.tls.ca)}\n  verify: true\n}\n`;
+  const tls =
+    options.tls === undefined
+      ? ''
+      : `tls {\n  cert_file: ${JSON.stringify(options.tls.cert)}\n  key_file: ${JSON.stringify(options.tls.key)}\n  ca_file: ${JSON.stringify(options.tls.ca)}\n  verify: true\n}\n`;
   await writeFile(configFile, renderNatsAuthorization(users) + tls, { mode: 0o600 });
   const url = `nats://127.0.0.1:${port}`;
   let child = await launch(binary, port, storeDir, configFile);

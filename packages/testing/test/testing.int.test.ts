@@ -88,7 +88,9 @@ describe('startNats', () => {
       expect(nats.credentials('scheduler').password).not.toBe(nats.credentials('session').password);
       const nc = await connect({ servers: nats.url, user: env.NATS_USER, pass: env.NATS_PASSWORD, inboxPrefix: '_INBOX.scheduler' });
       try {
-        await expect(nc.request('relay.session.v1.steer', '{}', { timeout: 1000 })).rejects.toThrow(/Permissions Violation for Publish to "relay.session.v1.steer"/i);
+        await expect(nc.request('relay.session.v1.steer', '{}', { timeout: 1000 })).rejects.toThrow(
+          /Permissions Violation for Publish to "relay.session.v1.steer"/i,
+        );
       } finally {
         await nc.close();
       }

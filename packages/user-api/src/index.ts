@@ -20,7 +20,11 @@ type JsonBody<T> = T extends { content: { 'application/json': infer B } } ? B : 
 
 /** What a call gives: its path and query parameters (as the document names them) and its JSON body. */
 export type ApiOptions<P extends ApiPath<M>, M extends ApiMethod> = Omit<Operation<P, M>['parameters'], 'header' | 'cookie'> &
-  (Operation<P, M> extends { requestBody: infer B } ? { body: JsonBody<B> } : Operation<P, M> extends { requestBody?: infer B } ? { body?: JsonBody<B> } : object);
+  (Operation<P, M> extends { requestBody: infer B }
+    ? { body: JsonBody<B> }
+    : Operation<P, M> extends { requestBody?: infer B }
+      ? { body?: JsonBody<B> }
+      : object);
 
 /** The JSON body a call sends. */
 export type ApiBody<P extends ApiPath<M>, M extends ApiMethod> = Operation<P, M> extends { requestBody?: infer B } ? JsonBody<NonNullable<B>> : never;

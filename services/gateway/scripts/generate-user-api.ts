@@ -19,7 +19,13 @@ const noOwner = new Proxy({} as Owners['sessions'], {
   },
 });
 const owners: Owners = { sessions: noOwner, pairing: noOwner as never, questions: noOwner as never, oauth: noOwner as never };
-const app = buildApp({ relayName: 'relay', publicUrl: 'http://127.0.0.1:8080', openUrlBase: undefined, logger: createLogger({ name: 'openapi', level: 'silent' }), ...owners });
+const app = buildApp({
+  relayName: 'relay',
+  publicUrl: 'http://127.0.0.1:8080',
+  openUrlBase: undefined,
+  logger: createLogger({ name: 'openapi', level: 'silent' }),
+  ...owners,
+});
 await app.ready();
 const document = app.swagger();
 await app.close();

@@ -19,9 +19,7 @@ const schema = z
       .regex(/^[\w.-]+$/, 'must be letters, digits, ".", "-" or "_", for example desk')
       .default(() => hostname()),
     /** The base URL users and clients reach this gateway at; defaults to loopback on PORT. */
-    RELAY_PUBLIC_URL: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example https://relay.example.com' })
-      .optional(),
+    RELAY_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, for example https://relay.example.com' }).optional(),
     /**
      * Further names /mcp answers under (DNS-rebinding protection), comma-separated, each a host or host:port, for
      * example an ingress's or a Service's name: "relay.internal,gateway". Loopback and RELAY_PUBLIC_URL's host always are.
@@ -29,7 +27,12 @@ const schema = z
     RELAY_ALLOWED_HOSTS: z
       .string()
       .default('')
-      .transform((value) => value.split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== ''))
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim().toLowerCase())
+          .filter((entry) => entry !== ''),
+      )
       .pipe(z.array(z.string().regex(HOST_ENTRY, 'each entry must be a host or host:port, for example relay.internal or gateway:7420'))),
     /**
      * The proxies in front of the gateway (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the

@@ -75,7 +75,10 @@ describe('parseArguments', () => {
   });
 
   it('takes the names of Object.prototype ("constructor", "toString", "__proto__") as names no action knows', () => {
-    const input = JSON.parse('{"action":"send","relay":"this","constructor":"x","toString":1,"__proto__":{"a":1},"hasOwnProperty":true}') as Record<string, unknown>;
+    const input = JSON.parse('{"action":"send","relay":"this","constructor":"x","toString":1,"__proto__":{"a":1},"hasOwnProperty":true}') as Record<
+      string,
+      unknown
+    >;
     const parsed = parse(input);
     expect(parsed.args).toEqual({ relay: 'this' });
     expect(parsed.ignored).toEqual(['constructor', 'toString', '__proto__', 'hasOwnProperty']);

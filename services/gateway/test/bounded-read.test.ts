@@ -26,8 +26,24 @@ const session = {
   tasks: [],
 } as unknown as Session;
 
-const message = (id: string, text: string): ChatMessage => ({ id, role: 'user', text, provenance: undefined, createdAt: undefined, model: '', delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED });
-const read = (messages: ChatMessage[], inFlight = ''): SessionRead => ({ session, messages, inFlight, pendingQuestions: [], groupMembers: [], neverAskedAbout: true, askMark: 0 });
+const message = (id: string, text: string): ChatMessage => ({
+  id,
+  role: 'user',
+  text,
+  provenance: undefined,
+  createdAt: undefined,
+  model: '',
+  delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED,
+});
+const read = (messages: ChatMessage[], inFlight = ''): SessionRead => ({
+  session,
+  messages,
+  inFlight,
+  pendingQuestions: [],
+  groupMembers: [],
+  neverAskedAbout: true,
+  askMark: 0,
+});
 
 describe('bounded session reads', () => {
   it('shows a 1 MB prompt as its first 8,000 characters, with truncated, length and a note', () => {
@@ -54,7 +70,10 @@ describe('bounded session reads', () => {
   });
 
   it('caps a pending question the same way', () => {
-    const view = sessionReadView({ ...read([]), pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'q'.repeat(9000), options: ['Yes'] }] } as SessionRead);
+    const view = sessionReadView({
+      ...read([]),
+      pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'q'.repeat(9000), options: ['Yes'] }],
+    } as SessionRead);
     expect(view.pendingQuestions).toEqual([{ id: 'card_1', kind: 'ask_user', question: 'q'.repeat(8000), options: ['Yes'], truncated: true }]);
   });
 

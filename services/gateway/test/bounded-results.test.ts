@@ -55,7 +55,17 @@ const base = {
   caller: { userId: 'u1', sessionId: 'caller' },
   relayName: 'desk',
   openUrlBase: undefined,
-  paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined }],
+  paired: [
+    {
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: AgentLevel.AGENT_LEVEL_FULL,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    },
+  ],
   settings: { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 },
   signal: new AbortController().signal,
   progress: async () => undefined,
@@ -69,7 +79,10 @@ describe('send, create_session and wait (turnFields)', () => {
 
   it('bounds an error (errorTruncated) and a pending question (truncated)', () => {
     expect(turnFields(turn({ status: TurnStatus.TURN_STATUS_ERROR, error: LONG }), undefined)).toMatchObject({ error: CUT, errorTruncated: true });
-    const waiting = turnFields(turn({ status: TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER, pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: LONG, options: ['Yes'] }] }), undefined);
+    const waiting = turnFields(
+      turn({ status: TurnStatus.TURN_STATUS_WAITING_FOR_ANSWER, pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: LONG, options: ['Yes'] }] }),
+      undefined,
+    );
     expect(waiting.pendingQuestions).toEqual([{ id: 'card_1', kind: 'ask_user', question: CUT, options: ['Yes'], truncated: true }]);
   });
 
@@ -93,9 +106,26 @@ describe('list_questions', () => {
   it('bounds the asks kept on a paired relay the same way', async () => {
     const context = {
       ...base,
-      sessions: { getConversation: async () => ({ session: { id: 'caller' }, unlockedRelays: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined }) },
+      sessions: {
+        getConversation: async () => ({ session: { id: 'caller' }, unlockedRelays: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined }),
+      },
       remoteEvents: {
-        listRemoteAsks: async () => ({ asks: [{ id: 'ask_9', aboutSessionId: 'r1', question: LONG, options: [], status: 'answered', answer: 'ok', choice: '', via: '', createdAt: undefined, endedAt: undefined }] }),
+        listRemoteAsks: async () => ({
+          asks: [
+            {
+              id: 'ask_9',
+              aboutSessionId: 'r1',
+              question: LONG,
+              options: [],
+              status: 'answered',
+              answer: 'ok',
+              choice: '',
+              via: '',
+              createdAt: undefined,
+              endedAt: undefined,
+            },
+          ],
+        }),
       },
     };
     const result = await call(listQuestions, { relay: 'build-box' }, context);
@@ -111,7 +141,18 @@ describe('list_questions', () => {
 describe('answer_question', () => {
   it('gives back a long answer bounded, with answerTruncated and answerLength', async () => {
     const card = (answer: string): Card => ({
-      id: 'card_7', userId: 'u1', sessionId: 'other', kind: CardKind.CARD_KIND_QUESTION, title: 'Which?', lines: [], options: [], status: CardStatus.CARD_STATUS_ANSWERED, answer, choices: [], createdAt: undefined, decidedAt: undefined,
+      id: 'card_7',
+      userId: 'u1',
+      sessionId: 'other',
+      kind: CardKind.CARD_KIND_QUESTION,
+      title: 'Which?',
+      lines: [],
+      options: [],
+      status: CardStatus.CARD_STATUS_ANSWERED,
+      answer,
+      choices: [],
+      createdAt: undefined,
+      decidedAt: undefined,
     });
     const context = {
       ...base,

@@ -99,7 +99,10 @@ describe('relay_tool’s budget extension', () => {
     const { body } = await agent.call({ action: 'create_session', relay: 'this', text: 'reply hi', budget: { cost_usd: 2, sessions: 1 } });
     expect(body).toMatchObject({ ok: true });
     const created = gateway.owners.calls.filter((call) => call.method === 'createSession').map((call) => call.request.budget);
-    expect(created).toEqual([{ costUsd: 2, sessions: 1 }, { costUsd: 2, sessions: 1 }]);
+    expect(created).toEqual([
+      { costUsd: 2, sessions: 1 },
+      { costUsd: 2, sessions: 1 },
+    ]);
   });
 
   it.each([
@@ -137,7 +140,10 @@ describe('relay_tool’s budget extension', () => {
     };
     const { body } = await agent.call({ action: 'usage', relay: 'this', tree: true });
     expect(body.summary).toMatch(/; tree spent US\$4.2 and 400 tokens in 2 turns$/);
-    expect(body.tree).toMatchObject({ rows: [{ session: agent.session.id, relay: 'desk', provider: 'openai', costUsd: 4.2 }], totals: { turns: 2, costUsd: 4.2 } });
+    expect(body.tree).toMatchObject({
+      rows: [{ session: agent.session.id, relay: 'desk', provider: 'openai', costUsd: 4.2 }],
+      totals: { turns: 2, costUsd: 4.2 },
+    });
     expect(body.budgetNote).toBe(
       "The budget over this conversation's tree is at 80 % or more (cost_usd 4.2 of 5); at 100 % no new turn starts in the tree until the user raises it.",
     );
@@ -149,7 +155,15 @@ describe('relay_tool’s budget extension', () => {
 
 describe('across a pairing', () => {
   function pairBuildBox(agent: TestAgent): void {
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 4,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
   }
 
@@ -157,7 +171,12 @@ describe('across a pairing', () => {
     const agent = await newAgent();
     pairBuildBox(agent);
     gateway.owners.carried = { costUsd: 3, sessions: 2 };
-    gateway.owners.treeSpent = { session: 'remote-1', sessionsStarted: 1, totals: {}, rows: [{ session: 'far-1', provider: 'openai', turns: 1, inputTokens: 100, outputTokens: 0, costUsd: 1 }] };
+    gateway.owners.treeSpent = {
+      session: 'remote-1',
+      sessionsStarted: 1,
+      totals: {},
+      rows: [{ session: 'far-1', provider: 'openai', turns: 1, inputTokens: 100, outputTokens: 0, costUsd: 1 }],
+    };
     const { body } = await agent.call({ action: 'create_session', relay: 'build-box', text: 'reply hi', budget: { cost_usd: 5, minutes: 30 } });
     expect(body).toMatchObject({ ok: true, relay: 'build-box', session: 'remote-1' });
     const sent = gateway.owners.forwarded.filter((call) => !call.dryRun).map((call) => JSON.parse(call.argumentsJson).budget);

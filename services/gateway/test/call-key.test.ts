@@ -9,7 +9,10 @@ const card = 'Watch 2 sessions on desk';
 
 describe('callKeyOf', () => {
   it('is the same for the same call, whatever the order of its arguments and its wait_seconds', () => {
-    const reordered = { action: 'subscribe', args: { quiet_hours: { tz: 'UTC', to: '06:00', from: '23:00' }, events: ['turn_end'], sessions: ['s1', 's2'], wait_seconds: 30 } };
+    const reordered = {
+      action: 'subscribe',
+      args: { quiet_hours: { tz: 'UTC', to: '06:00', from: '23:00' }, events: ['turn_end'], sessions: ['s1', 's2'], wait_seconds: 30 },
+    };
     expect(callKeyOf('sess', reordered, card)).toBe(callKeyOf('sess', subscribe, card));
     expect(callKeyOf('sess', subscribe, card)).toMatch(/^[0-9a-f]{64}$/);
   });

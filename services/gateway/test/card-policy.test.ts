@@ -9,7 +9,7 @@ describe('needsCard', () => {
     ['a read in ask mode', { mode: 'ask', writes: false }, false],
     ['the first session started, in agent mode', { mode: 'agent', writes: true, firstStartedByCaller: true }, true],
     ['the first session started, in ask mode (one card)', { mode: 'ask', writes: true, firstStartedByCaller: true }, true],
-    ["a change to a session the conversation did not start", { mode: 'agent', writes: true, needsAllow: true }, true],
+    ['a change to a session the conversation did not start', { mode: 'agent', writes: true, needsAllow: true }, true],
     ['a later session, in agent mode', { mode: 'agent', writes: true, firstStartedByCaller: false }, false],
   ])('%s → %s', (_label, reasons, expected) => {
     expect(needsCard(reasons)).toBe(expected);

@@ -41,7 +41,17 @@ describe('createSessionCard', () => {
   });
 
   it('shows the effort, the repository of a cloud session and a mode other than agent', () => {
-    const cloud = { ...session, provider: 'claude-cloud', model: 'claude-sonnet-5-5', effort: 'high', cwd: '', repo: 'example-org/sample-repo', branch: 'feature/banner', group: undefined, mode: 'plan' };
+    const cloud = {
+      ...session,
+      provider: 'claude-cloud',
+      model: 'claude-sonnet-5-5',
+      effort: 'high',
+      cwd: '',
+      repo: 'example-org/sample-repo',
+      branch: 'feature/banner',
+      group: undefined,
+      mode: 'plan',
+    };
     expect(createSessionCard('desk', cloud, 'Change the banner.').lines).toEqual([
       'Provider: claude-cloud · Model: claude-sonnet-5-5 · Effort: high',
       'Repository: example-org/sample-repo · Branch: feature/banner',
@@ -76,7 +86,13 @@ describe('updateSessionCard', () => {
   });
 
   it('names a group that does not exist yet as new, and says what an Allow covers', () => {
-    const card = updateSessionCard('desk', 'Review: server/', { group: 'Hotfix', cwd: '/srv', thinkingEnabled: true, autoCompactWindow: '200000' }, undefined, true);
+    const card = updateSessionCard(
+      'desk',
+      'Review: server/',
+      { group: 'Hotfix', cwd: '/srv', thinkingEnabled: true, autoCompactWindow: '200000' },
+      undefined,
+      true,
+    );
     expect(card.lines).toEqual([
       'Group: Hotfix (a new group)',
       'Folder: /srv',

@@ -48,7 +48,11 @@ async function api(path: string, init: { method?: string; token?: string; body?:
   const headers: Record<string, string> = {};
   if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${url}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(`${url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -57,7 +61,13 @@ const decide = (id: string, body: unknown, token = userToken) => api(`/api/v1/ca
 describe('GET /api/v1/cards', () => {
   it("lists the user's cards newest first, in the API's shape", async () => {
     const older = questions.add({ kind: CardKind.CARD_KIND_APPROVAL, title: 'Start a session?', lines: ['Model: script-1'], options: [] });
-    const newer = questions.add({ sessionId: 's2', status: CardStatus.CARD_STATUS_ANSWERED, answer: 'ok', choices: ['Wait'], decidedAt: new Date('2026-11-30T11:00:00Z') });
+    const newer = questions.add({
+      sessionId: 's2',
+      status: CardStatus.CARD_STATUS_ANSWERED,
+      answer: 'ok',
+      choices: ['Wait'],
+      decidedAt: new Date('2026-11-30T11:00:00Z'),
+    });
     questions.add({ userId: 'u2' });
     const { status, body } = await api('/api/v1/cards', { token: userToken });
     expect(status).toBe(200);
@@ -117,7 +127,18 @@ describe('POST /api/v1/cards/:id', () => {
     const { status, body } = await decide(card.id, { decision: 'allow' });
     expect(status).toBe(200);
     expect(body.card).toMatchObject({ id: card.id, kind: 'approval', status: 'allowed', decidedAt: '2026-11-30T10:05:00.000Z' });
-    expect(questions.decided).toEqual([{ userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }]);
+    expect(questions.decided).toEqual([
+      {
+        userId: 'u1',
+        cardId: card.id,
+        decision: 'allow',
+        answer: '',
+        choices: [],
+        agentSessionId: '',
+        decidedBy: CardDecider.CARD_DECIDER_USER,
+        dryRun: false,
+      },
+    ]);
   });
 
   it('answers a question card with text and choices', async () => {

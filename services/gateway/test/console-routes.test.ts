@@ -32,7 +32,20 @@ let pendingCards: Card[] = [];
 const decided: unknown[] = [];
 
 function card(id: string): Card {
-  return { id, userId: 'u-ada', sessionId: 'sess-1', kind: CardKind.CARD_KIND_APPROVAL, title: 'Start a session', lines: [], options: [], status: CardStatus.CARD_STATUS_PENDING, answer: '', choices: [], createdAt: new Date('2026-12-01T10:00:00Z'), decidedAt: undefined };
+  return {
+    id,
+    userId: 'u-ada',
+    sessionId: 'sess-1',
+    kind: CardKind.CARD_KIND_APPROVAL,
+    title: 'Start a session',
+    lines: [],
+    options: [],
+    status: CardStatus.CARD_STATUS_PENDING,
+    answer: '',
+    choices: [],
+    createdAt: new Date('2026-12-01T10:00:00Z'),
+    decidedAt: undefined,
+  };
 }
 
 const sessions = {
@@ -148,7 +161,12 @@ describe('signing in', () => {
   });
 
   it('refuses a sign-in posted from another site', async () => {
-    const response = await app.inject({ method: 'POST', url: '/console/v1/sign-in', headers: { host: HOST, origin: 'https://evil.example' }, payload: { token: USER_TOKEN } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/console/v1/sign-in',
+      headers: { host: HOST, origin: 'https://evil.example' },
+      payload: { token: USER_TOKEN },
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json().code).toBe('REMOTE_RELAY_FORBIDDEN');
     expect(response.headers['set-cookie']).toBeUndefined();
@@ -214,7 +232,18 @@ describe('the session cookie on the user API', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.json().card.status).toBe('allowed');
-    expect(decided).toEqual([{ userId: 'u-ada', cardId: 'card-1', decision: 'allow', answer: '', choices: [], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }]);
+    expect(decided).toEqual([
+      {
+        userId: 'u-ada',
+        cardId: 'card-1',
+        decision: 'allow',
+        answer: '',
+        choices: [],
+        agentSessionId: '',
+        decidedBy: CardDecider.CARD_DECIDER_USER,
+        dryRun: false,
+      },
+    ]);
   });
 
   it.each([
@@ -222,7 +251,12 @@ describe('the session cookie on the user API', () => {
     ['with an X-Relay-CSRF header that is not the cookie', { 'x-relay-csrf': 'not-the-cookie' }],
   ])('refuses a write %s with 403 REMOTE_RELAY_FORBIDDEN before any owner is asked', async (_what, extra) => {
     const { cookie } = await signIn();
-    const response = await app.inject({ method: 'POST', url: '/api/v1/cards/card-1', headers: { host: HOST, cookie, ...extra }, payload: { decision: 'allow' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/cards/card-1',
+      headers: { host: HOST, cookie, ...extra },
+      payload: { decision: 'allow' },
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json().code).toBe('REMOTE_RELAY_FORBIDDEN');
     expect(decided).toEqual([]);
@@ -253,7 +287,11 @@ describe('the session cookie on the user API', () => {
   });
 
   it('signing out clears both cookies, and leaves a personal token working', async () => {
-    const response = await app.inject({ method: 'POST', url: '/console/v1/sign-out', headers: { host: HOST, origin: `http://${HOST}`, cookie: `relay_session=${USER_TOKEN}` } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/console/v1/sign-out',
+      headers: { host: HOST, origin: `http://${HOST}`, cookie: `relay_session=${USER_TOKEN}` },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ signedOut: true, tokenEnded: false });
     expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: { host: HOST, authorization: `Bearer ${USER_TOKEN}` } })).statusCode).toBe(200);

@@ -55,7 +55,11 @@ function build(edges: Partial<EdgeSettings> = {}): { app: FastifyInstance; seen:
     openUrlBase: undefined,
     sessions,
     pairing,
-    questions: { async listAsks() { return { asks: [] }; } } as unknown as QuestionClient,
+    questions: {
+      async listAsks() {
+        return { asks: [] };
+      },
+    } as unknown as QuestionClient,
     logger: createLogger({ name: 'edges-test', level: 'silent' }),
     edges,
   });
@@ -122,7 +126,12 @@ describe('failed token checks are limited per presented token and per client, ne
     expect(mcp.statusCode).toBe(200);
     const relay = await app.inject({ method: 'GET', url: '/relay/v1/hello', headers: { authorization: `Bearer ${RELAY_TOKEN}` } });
     expect(relay.statusCode).toBe(200);
-    const signIn = await app.inject({ method: 'POST', url: '/console/v1/sign-in', headers: { host: '127.0.0.1:7420', 'content-type': 'application/json' }, payload: { token: USER_TOKEN } });
+    const signIn = await app.inject({
+      method: 'POST',
+      url: '/console/v1/sign-in',
+      headers: { host: '127.0.0.1:7420', 'content-type': 'application/json' },
+      payload: { token: USER_TOKEN },
+    });
     expect(signIn.statusCode).toBe(200);
   });
 
@@ -152,7 +161,7 @@ describe('failed token checks are limited per presented token and per client, ne
     expect((await get(USER_TOKEN, '192.0.2.200')).statusCode).toBe(200);
   });
 
-  it('counts per address: another client\'s bad tokens still get 401', async () => {
+  it("counts per address: another client's bad tokens still get 401", async () => {
     start({ authFailuresPerMinute: 1 });
     await get('rly_u_wrong_1', '203.0.113.7');
     const attacker = await get('rly_u_wrong_2', '203.0.113.7');
@@ -174,16 +183,19 @@ describe('failed token checks are limited per presented token and per client, ne
   });
 
   // An address, or CIDRs as the prod overlay gives for its ingress controller's pods (and loopback, where inject comes from).
-  it.each(['127.0.0.1', '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8'])('names the client by X-Forwarded-For only behind a trusted proxy (%s)', async (trustedProxies) => {
-    const { app } = start({ authFailuresPerMinute: 1, trustedProxies });
-    const from = (token: string, client: string) =>
-      app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client } });
-    await from('rly_u_wrong_1', '203.0.113.7');
-    const sameClient = await from('rly_u_wrong_2', '203.0.113.7');
-    const otherClient = await from('rly_u_wrong_3', '198.51.100.2');
-    const validFromSame = await from(USER_TOKEN, '203.0.113.7');
-    expect([sameClient.statusCode, otherClient.statusCode, validFromSame.statusCode]).toEqual([429, 401, 200]);
-  });
+  it.each(['127.0.0.1', '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8'])(
+    'names the client by X-Forwarded-For only behind a trusted proxy (%s)',
+    async (trustedProxies) => {
+      const { app } = start({ authFailuresPerMinute: 1, trustedProxies });
+      const from = (token: string, client: string) =>
+        app.inject({ method: 'GET', url: '/api/v1/relay', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client } });
+      await from('rly_u_wrong_1', '203.0.113.7');
+      const sameClient = await from('rly_u_wrong_2', '203.0.113.7');
+      const otherClient = await from('rly_u_wrong_3', '198.51.100.2');
+      const validFromSame = await from(USER_TOKEN, '203.0.113.7');
+      expect([sameClient.statusCode, otherClient.statusCode, validFromSame.statusCode]).toEqual([429, 401, 200]);
+    },
+  );
 });
 
 describe('pairing code tries are limited per client address', () => {
@@ -218,7 +230,11 @@ describe('the HTTP inputs keep the bounds relay_tool keeps', () => {
     ['a session id that is no id', { method: 'GET', url: '/api/v1/sessions/my%20session' }, '"id" in the path'],
     ['a NUL in the path', { method: 'GET', url: '/api/v1/sessions/s1%00' }, '"id" in the path'],
     ['a NUL in the query', { method: 'GET', url: '/api/v1/sessions/s1/wait?message_id=m%00' }, '"message_id" in the query'],
-    ['a NUL in a relay_tool call from a paired relay', { method: 'POST', url: '/relay/v1/tool', payload: { action: 'read_session', arguments: { session: 'a\u0000' } } }, '"arguments.session" in the body'],
+    [
+      'a NUL in a relay_tool call from a paired relay',
+      { method: 'POST', url: '/relay/v1/tool', payload: { action: 'read_session', arguments: { session: 'a\u0000' } } },
+      '"arguments.session" in the body',
+    ],
   ])('answers 400 REMOTE_RELAY_INVALID_INPUT for %s, naming the field', async (_label, request, field) => {
     const { app, seen } = start();
     const response = await app.inject({ ...request, headers: { ...asUser, 'content-type': 'application/json' } } as InjectOptions);

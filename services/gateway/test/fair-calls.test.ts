@@ -43,14 +43,22 @@ function start() {
       return { settings: { agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 } };
     },
   } as unknown as SessionClient;
-  const pairing = { async listPairedRelays() { return { relays: [] }; } } as unknown as PairingClient;
+  const pairing = {
+    async listPairedRelays() {
+      return { relays: [] };
+    },
+  } as unknown as PairingClient;
   app = buildApp({
     relayName: 'desk',
     publicUrl: 'https://desk.example.com',
     openUrlBase: undefined,
     sessions,
     pairing,
-    questions: { async listAsks() { return { asks: [] }; } } as unknown as QuestionClient,
+    questions: {
+      async listAsks() {
+        return { asks: [] };
+      },
+    } as unknown as QuestionClient,
     logger: createLogger({ name: 'fair-calls-test', level: 'silent' }),
     edges: { callsPerUser: 1, callsQueuedPerUser: 1, callsAtWork: 10 },
   });
@@ -62,7 +70,12 @@ function readSession(target: FastifyInstance, token: string, sessionId: string) 
     method: 'POST',
     url: '/mcp',
     headers: { host: '127.0.0.1:7420', authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
-    payload: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'relay_tool', arguments: { action: 'read_session', relay: 'this', session: sessionId } } },
+    payload: {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'relay_tool', arguments: { action: 'read_session', relay: 'this', session: sessionId } },
+    },
   });
 }
 
@@ -123,7 +136,12 @@ describe("one user's calls past the bound are refused while another user's answe
     const list = await target.inject({
       method: 'POST',
       url: '/mcp',
-      headers: { host: '127.0.0.1:7420', authorization: 'Bearer rly_s_alice1', accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      headers: {
+        host: '127.0.0.1:7420',
+        authorization: 'Bearer rly_s_alice1',
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
       payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
     });
     expect(list.statusCode).toBe(200);

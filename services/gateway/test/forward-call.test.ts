@@ -5,7 +5,15 @@ import { actionNamed, type ActionName } from '../src/app/relay-tool/action-list.
 import type { ToolArguments } from '../src/domain/tool-arguments.ts';
 import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 
-const relayAt = (version: string) => ({ name: 'build-box', url: 'https://build-box.example.com', online: true, version, level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined });
+const relayAt = (version: string) => ({
+  name: 'build-box',
+  url: 'https://build-box.example.com',
+  online: true,
+  version,
+  level: AgentLevel.AGENT_LEVEL_FULL,
+  ownerUserId: 'u1',
+  pairedAt: undefined,
+});
 
 function refusal(action: ActionName, args: ToolArguments, version: string): { code: string; message: string } | undefined {
   try {

@@ -73,7 +73,13 @@ describe('findBoundFault', () => {
 
   it('refuses a key with a NUL, too many items and too deep a nesting', () => {
     expect(findBoundFault({ [`a\u0000`]: 1 }, 'quiet_hours', () => 'name')?.fault).toMatch(/key that contains a NUL/);
-    expect(findBoundFault(Array.from({ length: 101 }, () => 's'), 'sessions', () => 'id')?.fault).toMatch(/more than 100 items/);
+    expect(
+      findBoundFault(
+        Array.from({ length: 101 }, () => 's'),
+        'sessions',
+        () => 'id',
+      )?.fault,
+    ).toMatch(/more than 100 items/);
     let deep: unknown = 'x';
     for (let i = 0; i < 20; i += 1) deep = [deep];
     expect(findBoundFault(deep, 'extra', () => 'text')?.fault).toMatch(/deeper than 8/);
@@ -110,7 +116,10 @@ describe('relay_tool arguments keep their bounds', () => {
 
 describe('the tool schema', () => {
   it('shows the same bounds the gateway checks', () => {
-    const properties = RELAY_TOOL_DEFINITION.inputSchema.properties as Record<string, { maxLength?: number; maxItems?: number; items?: { maxLength?: number } }>;
+    const properties = RELAY_TOOL_DEFINITION.inputSchema.properties as Record<
+      string,
+      { maxLength?: number; maxItems?: number; items?: { maxLength?: number } }
+    >;
     expect(properties.session!.maxLength).toBe(MAX_LENGTH.id);
     expect(properties.title!.maxLength).toBe(MAX_LENGTH.name);
     expect(properties.text!.maxLength).toBe(MAX_LENGTH.text);

@@ -74,7 +74,9 @@ describe('passLoopGuard', () => {
 
   it('refuses with REMOTE_RELAY_LOOP_GUARD when no turn runs to ask in, showing no card', async () => {
     const { context, did } = contextWith(usedUp, CardStatus.CARD_STATUS_ALLOWED);
-    await expect(passLoopGuard({ hasRunningTurn: false, session: { origin: SessionOrigin.SESSION_ORIGIN_HOSTED } } as Conversation, context, 'Nothing was created.')).rejects.toMatchObject({
+    await expect(
+      passLoopGuard({ hasRunningTurn: false, session: { origin: SessionOrigin.SESSION_ORIGIN_HOSTED } } as Conversation, context, 'Nothing was created.'),
+    ).rejects.toMatchObject({
       code: 'REMOTE_RELAY_LOOP_GUARD',
       message: expect.stringContaining('Nothing was created.'),
     });

@@ -4,7 +4,13 @@ import { clientOfDocument, metadataDocumentUrlProblem, redirectUriProblem, type 
 
 const RESOURCE = 'https://relay.example/mcp';
 const CLIENT_ID = 'https://client.example/oauth/meta.json';
-const client: OAuthClient = { clientId: CLIENT_ID, name: 'Claude Code', uri: undefined, redirectUris: ['http://127.0.0.1:5555/callback'], hasMetadataDocument: true };
+const client: OAuthClient = {
+  clientId: CLIENT_ID,
+  name: 'Claude Code',
+  uri: undefined,
+  redirectUris: ['http://127.0.0.1:5555/callback'],
+  hasMetadataDocument: true,
+};
 const params = {
   client_id: CLIENT_ID,
   redirect_uri: 'http://127.0.0.1:5555/callback',
@@ -26,9 +32,11 @@ describe('checkAuthorizationRequest', () => {
     expect(checkAuthorizationRequest({ ...params, resource: undefined }, client, RESOURCE)).toMatchObject({ request: { resource: RESOURCE } });
   });
 
-  it('shows the person, rather than redirect, when the redirect URI is missing or not the client\'s', () => {
+  it("shows the person, rather than redirect, when the redirect URI is missing or not the client's", () => {
     expect(checkAuthorizationRequest({ ...params, redirect_uri: undefined }, client, RESOURCE)).toMatchObject({ refused: { show: expect.any(String) } });
-    expect(checkAuthorizationRequest({ ...params, redirect_uri: 'https://attacker.example/cb' }, client, RESOURCE)).toMatchObject({ refused: { show: expect.any(String) } });
+    expect(checkAuthorizationRequest({ ...params, redirect_uri: 'https://attacker.example/cb' }, client, RESOURCE)).toMatchObject({
+      refused: { show: expect.any(String) },
+    });
   });
 
   it.each([
@@ -38,7 +46,9 @@ describe('checkAuthorizationRequest', () => {
     ['a challenge that is no S256 output', { code_challenge: 'short' }, 'invalid_request'],
     ['another resource', { resource: 'https://other-relay.example/mcp' }, 'invalid_target'],
   ])('sends %s back to the client as an error', (_what, change, error) => {
-    expect(checkAuthorizationRequest({ ...params, ...change }, client, RESOURCE)).toMatchObject({ refused: { error, redirectUri: params.redirect_uri, state: 'abc' } });
+    expect(checkAuthorizationRequest({ ...params, ...change }, client, RESOURCE)).toMatchObject({
+      refused: { error, redirectUri: params.redirect_uri, state: 'abc' },
+    });
   });
 });
 
@@ -53,7 +63,11 @@ describe('sameResource', () => {
 describe('redirectBack', () => {
   it('adds the parameters and iss to the redirect URI, keeping its query and leaving unset ones out', () => {
     const back = new URL(redirectBack('http://127.0.0.1:5555/callback?x=1', 'https://relay.example', { code: 'c', state: undefined }));
-    expect([...back.searchParams]).toEqual([['x', '1'], ['code', 'c'], ['iss', 'https://relay.example']]);
+    expect([...back.searchParams]).toEqual([
+      ['x', '1'],
+      ['code', 'c'],
+      ['iss', 'https://relay.example'],
+    ]);
   });
 });
 
@@ -83,9 +97,20 @@ describe('client metadata', () => {
   });
 
   it('takes a document that names itself by its URL, as a public client', () => {
-    const document = { client_id: CLIENT_ID, client_name: 'Claude Code', client_uri: 'https://claude.example', redirect_uris: ['http://127.0.0.1:5555/callback'] };
+    const document = {
+      client_id: CLIENT_ID,
+      client_name: 'Claude Code',
+      client_uri: 'https://claude.example',
+      redirect_uris: ['http://127.0.0.1:5555/callback'],
+    };
     expect(clientOfDocument(CLIENT_ID, document)).toEqual({
-      client: { clientId: CLIENT_ID, name: 'Claude Code', uri: 'https://claude.example', redirectUris: ['http://127.0.0.1:5555/callback'], hasMetadataDocument: true },
+      client: {
+        clientId: CLIENT_ID,
+        name: 'Claude Code',
+        uri: 'https://claude.example',
+        redirectUris: ['http://127.0.0.1:5555/callback'],
+        hasMetadataDocument: true,
+      },
     });
     expect(clientOfDocument(CLIENT_ID, { ...document, client_id: 'https://elsewhere.example/meta.json' })).toHaveProperty('problem');
     expect(clientOfDocument(CLIENT_ID, { ...document, token_endpoint_auth_method: 'client_secret_basic' })).toHaveProperty('problem');

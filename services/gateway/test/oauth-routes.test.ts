@@ -21,7 +21,9 @@ describe('the token endpoint', () => {
     expect(twice.statusCode).toBe(400);
     expect(twice.json()).toMatchObject({ error: 'invalid_request' });
     expect((await gateway.app.inject(form('grant_type=password&client_id=c'))).json()).toMatchObject({ error: 'unsupported_grant_type' });
-    expect((await gateway.app.inject(form('grant_type=authorization_code&code=a&client_id=c&redirect_uri=r'))).json()).toMatchObject({ error: 'invalid_request' });
+    expect((await gateway.app.inject(form('grant_type=authorization_code&code=a&client_id=c&redirect_uri=r'))).json()).toMatchObject({
+      error: 'invalid_request',
+    });
     expect((await gateway.app.inject(form('grant_type=refresh_token&refresh_token=r&client_id=c&resource=https://other.example/mcp'))).json()).toMatchObject({
       error: 'invalid_target',
     });
@@ -63,14 +65,23 @@ describe('the authorization endpoint', () => {
     const without = await gateway.app.inject({ method: 'GET', url: '/oauth/authorize?response_type=code' });
     expect(without.statusCode).toBe(400);
     expect(without.headers['content-type']).toContain('text/plain');
-    const insecure = await gateway.app.inject({ method: 'GET', url: `/oauth/authorize?client_id=${encodeURIComponent('http://client.example/meta.json')}&response_type=code` });
+    const insecure = await gateway.app.inject({
+      method: 'GET',
+      url: `/oauth/authorize?client_id=${encodeURIComponent('http://client.example/meta.json')}&response_type=code`,
+    });
     expect(insecure.statusCode).toBe(400);
     expect(insecure.body).toContain('is not an https URL');
-    const loopback = await gateway.app.inject({ method: 'GET', url: `/oauth/authorize?client_id=${encodeURIComponent('https://127.0.0.1:9/meta.json')}&response_type=code` });
+    const loopback = await gateway.app.inject({
+      method: 'GET',
+      url: `/oauth/authorize?client_id=${encodeURIComponent('https://127.0.0.1:9/meta.json')}&response_type=code`,
+    });
     expect(loopback.statusCode).toBe(400);
     expect(loopback.body).toContain('is not a public address');
     // A name is checked by the addresses the connection is made to, not by a lookup of its own before it.
-    const named = await gateway.app.inject({ method: 'GET', url: `/oauth/authorize?client_id=${encodeURIComponent('https://localhost:9/meta.json')}&response_type=code` });
+    const named = await gateway.app.inject({
+      method: 'GET',
+      url: `/oauth/authorize?client_id=${encodeURIComponent('https://localhost:9/meta.json')}&response_type=code`,
+    });
     expect(named.statusCode).toBe(400);
     expect(named.body).toContain('its host localhost is not a public address');
   });

@@ -8,13 +8,35 @@ import { checkPairedRelayCall, type PairedRelayCall } from '../src/domain/paired
 
 /** A paired relay as the policy gets it: the pairing service's answer, its level read by name (pairingView). */
 const relay = (level: AgentLevelName, name = 'build-box') =>
-  pairingView({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level: agentLevelOf(level), ownerUserId: 'u1', pairedAt: undefined } satisfies PairedRelay);
+  pairingView({
+    name,
+    url: `https://${name}.example.com`,
+    online: true,
+    version: '0.9.19',
+    level: agentLevelOf(level),
+    ownerUserId: 'u1',
+    pairedAt: undefined,
+  } satisfies PairedRelay);
 /** A turn's provenance; `viaRelays` left empty is what a relay that predates the chain sends. */
-const provenance = (hops: number, originRelay = 'desk', viaRelays: string[] = []) => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops, viaRelays });
+const provenance = (hops: number, originRelay = 'desk', viaRelays: string[] = []) => ({
+  originRelay,
+  originSessionId: 's',
+  originSessionTitle: 'S',
+  model: 'm',
+  hops,
+  viaRelays,
+});
 
 function codeOf({ action, ...call }: Partial<Omit<PairedRelayCall, 'action'>> & { action: ActionName }): string | undefined {
   try {
-    checkPairedRelayCall({ relay: relay('full'), unlocks: [{ relay: 'build-box', byMention: true }], turnProvenance: undefined, sendsPrompt: false, ...call, action: actionNamed(action) });
+    checkPairedRelayCall({
+      relay: relay('full'),
+      unlocks: [{ relay: 'build-box', byMention: true }],
+      turnProvenance: undefined,
+      sendsPrompt: false,
+      ...call,
+      action: actionNamed(action),
+    });
     return undefined;
   } catch (error) {
     if (!isAppError(error)) throw error;
@@ -25,14 +47,21 @@ function codeOf({ action, ...call }: Partial<Omit<PairedRelayCall, 'action'>> & 
 describe('the level table (decisions.md, Agents may)', () => {
   it.each([
     ['off', []],
-    ['read', ['relay_info', 'usage', 'list_sessions', 'read_session', 'read_task_output', 'wait', 'subscribe', 'unsubscribe', 'list_subscriptions', 'list_questions']],
+    [
+      'read',
+      ['relay_info', 'usage', 'list_sessions', 'read_session', 'read_task_output', 'wait', 'subscribe', 'unsubscribe', 'list_subscriptions', 'list_questions'],
+    ],
     ['read_and_prompt', ['send', 'ask', 'withdraw']],
     ['full', ['create_session', 'update_session', 'answer_question', 'stop', 'archive', 'transfer_subscriptions']],
   ] as const)('at %s, agents gain exactly these actions', (level, gained) => {
     const allowedAt = (l: AgentLevelName) => ACTION_NAMES.filter((action) => codeOf({ action, relay: relay(l) }) === undefined && action !== 'list_relays');
     const below: Record<AgentLevelName, AgentLevelName | undefined> = { off: undefined, read: 'off', read_and_prompt: 'read', full: 'read_and_prompt' };
     const before = below[level] ? allowedAt(below[level]) : [];
-    expect(allowedAt(level).filter((action) => !before.includes(action)).sort()).toEqual([...gained].sort());
+    expect(
+      allowedAt(level)
+        .filter((action) => !before.includes(action))
+        .sort(),
+    ).toEqual([...gained].sort());
   });
 
   it('refuses below the level with REMOTE_RELAY_PERMISSION, and the schedule actions at every level with REMOTE_RELAY_UNSUPPORTED', () => {
@@ -87,8 +116,12 @@ describe('the hop limit', () => {
   });
   it('reads a provenance without the chain (from a relay that predates it) as coming through its origin relay only, as before', () => {
     const old = provenance(2, 'B');
-    expect(codeOf({ action: 'send', relay: relay('full', 'B'), unlocks: [{ relay: 'B', byMention: false }], turnProvenance: old, sendsPrompt: true })).toBeUndefined();
-    expect(codeOf({ action: 'send', relay: relay('full', 'A'), unlocks: [{ relay: 'A', byMention: false }], turnProvenance: old, sendsPrompt: true })).toBe('REMOTE_RELAY_HOP_LIMIT');
+    expect(
+      codeOf({ action: 'send', relay: relay('full', 'B'), unlocks: [{ relay: 'B', byMention: false }], turnProvenance: old, sendsPrompt: true }),
+    ).toBeUndefined();
+    expect(codeOf({ action: 'send', relay: relay('full', 'A'), unlocks: [{ relay: 'A', byMention: false }], turnProvenance: old, sendsPrompt: true })).toBe(
+      'REMOTE_RELAY_HOP_LIMIT',
+    );
   });
   it('never limits reading and waiting', () => {
     expect(actionNamed('wait').toPaired?.sendsPrompt).toBeFalsy();

@@ -26,7 +26,9 @@ it('looks once a second for every session waited on, and tells its waits once me
   const sessions = sessionService(waiting);
   const looks = new PendingLooks(sessions);
   const found: string[] = [];
-  const waits = ['editor', 'ide', 'ide'].map((sessionId) => looks.next(sessionId, new AbortController().signal).then((pending) => found.push(`${sessionId} ${pending?.count}`)));
+  const waits = ['editor', 'ide', 'ide'].map((sessionId) =>
+    looks.next(sessionId, new AbortController().signal).then((pending) => found.push(`${sessionId} ${pending?.count}`)),
+  );
 
   await vi.advanceTimersByTimeAsync(PENDING_LOOK_MS);
   expect(sessions.looks).toEqual([['editor', 'ide']]);

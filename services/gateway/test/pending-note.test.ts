@@ -53,7 +53,17 @@ function owners(options: { pending?: () => Promise<PendingMessages | undefined>;
     getRelayInfo: async (request: { withoutUsage: boolean; pendingForSessionId?: string }) => {
       const note = await along(request.withoutUsage ? 'getRelayInfo' : 'getRelayInfo with usage', request.pendingForSessionId);
       if (!request.withoutUsage) await held;
-      return { providers: [], defaultCwd: '/home/dev', recentCwds: [], modes: [], groups: [], groupsTotal: 0, settings: undefined, usage: undefined, pending: note };
+      return {
+        providers: [],
+        defaultCwd: '/home/dev',
+        recentCwds: [],
+        modes: [],
+        groups: [],
+        groupsTotal: 0,
+        settings: undefined,
+        usage: undefined,
+        pending: note,
+      };
     },
     getPendingMessages: async () => {
       log.push('getPendingMessages');

@@ -19,7 +19,8 @@ function sessionService(waiting: Record<string, number>) {
     async listPendingMessages({ sessionIds }: ListPendingMessagesRequest) {
       looks.push(sessionIds);
       const pending: Record<string, PendingMessages> = {};
-      for (const id of sessionIds) if (id in waiting) pending[id] = { count: waiting[id]!, previews: Array.from({ length: Math.min(3, waiting[id]!) }, (_, i) => `event ${i + 1}`) };
+      for (const id of sessionIds)
+        if (id in waiting) pending[id] = { count: waiting[id]!, previews: Array.from({ length: Math.min(3, waiting[id]!) }, (_, i) => `event ${i + 1}`) };
       return { pending };
     },
   };
@@ -46,7 +47,11 @@ it('looks for every open stream at once and announces only what is new to each',
   expect(ide.heard).toEqual([
     {
       method: 'notifications/message',
-      params: { level: 'info', logger: 'relay_tool', data: { message: expect.stringContaining('1 message waits'), pending: { count: 1, first: ['event 1'], read: expect.any(String) } } },
+      params: {
+        level: 'info',
+        logger: 'relay_tool',
+        data: { message: expect.stringContaining('1 message waits'), pending: { count: 1, first: ['event 1'], read: expect.any(String) } },
+      },
     },
   ]);
   expect(ideAgain.heard).toHaveLength(1);
@@ -64,7 +69,7 @@ it('looks for every open stream at once and announces only what is new to each',
   expect(sessions.looks.at(-1)).toEqual(['ide']);
 });
 
-it("looks at a new stream only a poll interval after it opened, and stops looking once every stream closed", async () => {
+it('looks at a new stream only a poll interval after it opened, and stops looking once every stream closed', async () => {
   const sessions = sessionService({ editor: 1 });
   const streams = new PendingStreams({ sessions, logger });
   const first = new AbortController();

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Provenance } from '@relay/proto/relay/session/v1/session';
 import { chainThrough, relayChain } from '../src/domain/provenance.ts';
 
-const provenance = (hops: number, originRelay: string, viaRelays: string[]): Provenance => ({ originRelay, originSessionId: 's', originSessionTitle: 'S', model: 'm', hops, viaRelays });
+const provenance = (hops: number, originRelay: string, viaRelays: string[]): Provenance => ({
+  originRelay,
+  originSessionId: 's',
+  originSessionTitle: 'S',
+  model: 'm',
+  hops,
+  viaRelays,
+});
 
 describe('relayChain', () => {
   it('is the chain the prompt carries, oldest first', () => {

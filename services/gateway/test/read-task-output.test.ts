@@ -16,8 +16,19 @@ const SINCE = new Date('2026-10-18T09:12:00.000Z');
 
 const running: TaskOutput = {
   task: {
-    id: 'task_b7k2m9q4e1f0a3c5', sessionId: '3f9c2a1e-0000-4000-8000-000000000000', description: 'npm test', type: 'local_bash', status: 'running', exitCode: undefined,
-    startedAt: STARTED, endedAt: undefined, lastOutputAt: undefined, hasOutput: true, reason: '', health: undefined, counts: undefined,
+    id: 'task_b7k2m9q4e1f0a3c5',
+    sessionId: '3f9c2a1e-0000-4000-8000-000000000000',
+    description: 'npm test',
+    type: 'local_bash',
+    status: 'running',
+    exitCode: undefined,
+    startedAt: STARTED,
+    endedAt: undefined,
+    lastOutputAt: undefined,
+    hasOutput: true,
+    reason: '',
+    health: undefined,
+    counts: undefined,
   },
   tail: Array.from({ length: 50 }, (_, i) => `line ${i}`),
   truncated: true,

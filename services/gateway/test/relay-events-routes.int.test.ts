@@ -145,7 +145,10 @@ function pairDesk(acceptPrompts = true): void {
 
 describe('/relay/v1/subscriptions', () => {
   it('refuses a caller without a known relay token', async () => {
-    expect(await call('POST', '/relay/v1/subscriptions', undefined, { id: 'sub_1', sessions: ['all'] })).toMatchObject({ status: 401, body: { code: 'REMOTE_RELAY_AUTH' } });
+    expect(await call('POST', '/relay/v1/subscriptions', undefined, { id: 'sub_1', sessions: ['all'] })).toMatchObject({
+      status: 401,
+      body: { code: 'REMOTE_RELAY_AUTH' },
+    });
     expect(await call('GET', '/relay/v1/subscriptions/sub_1/events?after=0', 'nope')).toMatchObject({ status: 401, body: { code: 'REMOTE_RELAY_AUTH' } });
     expect(kept).toEqual([]);
   });
@@ -159,18 +162,40 @@ describe('/relay/v1/subscriptions', () => {
     const made = await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: [session.id], events: ['turn_end'], stalledMinutes: 15 });
     expect(made.status).toBe(200);
     expect(kept).toEqual([
-      { relay: 'desk', id: 'sub_1', userId: 'u1', scope: 'sessions', sessions: [{ id: session.id, title: 'Nightly deploy' }], exclude: [], events: ['turn_end'], stalledMinutes: 15, heartbeatMinutes: 0 },
+      {
+        relay: 'desk',
+        id: 'sub_1',
+        userId: 'u1',
+        scope: 'sessions',
+        sessions: [{ id: session.id, title: 'Nightly deploy' }],
+        exclude: [],
+        events: ['turn_end'],
+        stalledMinutes: 15,
+        heartbeatMinutes: 0,
+      },
     ]);
   });
 
-  it('refuses an unknown session, another user\'s, exclude with a list, and everything while other relays\' agents are not accepted', async () => {
+  it("refuses an unknown session, another user's, exclude with a list, and everything while other relays' agents are not accepted", async () => {
     pairDesk();
     const other = owners.addAgentSession('u2', { title: 'Not yours' }).session;
-    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: ['missing'] })).toMatchObject({ status: 404, body: { code: 'REMOTE_RELAY_NOT_FOUND' } });
-    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: [other.id] })).toMatchObject({ status: 404, body: { code: 'REMOTE_RELAY_NOT_FOUND' } });
-    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: [other.id], exclude: ['x'] })).toMatchObject({ status: 400, body: { code: 'REMOTE_RELAY_INVALID_INPUT' } });
+    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: ['missing'] })).toMatchObject({
+      status: 404,
+      body: { code: 'REMOTE_RELAY_NOT_FOUND' },
+    });
+    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: [other.id] })).toMatchObject({
+      status: 404,
+      body: { code: 'REMOTE_RELAY_NOT_FOUND' },
+    });
+    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: [other.id], exclude: ['x'] })).toMatchObject({
+      status: 400,
+      body: { code: 'REMOTE_RELAY_INVALID_INPUT' },
+    });
     pairDesk(false);
-    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: ['all'] })).toMatchObject({ status: 403, body: { code: 'REMOTE_RELAY_PERMISSION' } });
+    expect(await call('POST', '/relay/v1/subscriptions', 't-desk', { id: 'sub_1', sessions: ['all'] })).toMatchObject({
+      status: 403,
+      body: { code: 'REMOTE_RELAY_PERMISSION' },
+    });
     expect(kept).toEqual([]);
   });
 
@@ -188,7 +213,23 @@ describe('/relay/v1/subscriptions', () => {
     expect(fetched).toEqual([{ relay: 'desk', id: 'sub_1', after: 4 }]);
     expect(answer).toEqual({
       status: 200,
-      body: { events: [{ seq: 8, id: 'e8', kind: 'turn_end', sessionId: session.id, sessionTitle: 'Review: web/', text: 'done', status: 'done', refId: '', occurredAt: occurredAt.toISOString() }], cursor: 8, dropped: 3 },
+      body: {
+        events: [
+          {
+            seq: 8,
+            id: 'e8',
+            kind: 'turn_end',
+            sessionId: session.id,
+            sessionTitle: 'Review: web/',
+            text: 'done',
+            status: 'done',
+            refId: '',
+            occurredAt: occurredAt.toISOString(),
+          },
+        ],
+        cursor: 8,
+        dropped: 3,
+      },
     });
     page = undefined;
     expect(await call('GET', '/relay/v1/subscriptions/sub_9/events', 't-desk')).toMatchObject({ status: 404, body: { code: 'REMOTE_RELAY_NOT_FOUND' } });
@@ -201,24 +242,44 @@ describe('/relay/v1/asks', () => {
   it("keeps an ask about one of the pairing's user's sessions under the calling relay's conversation, lists, reads and withdraws it", async () => {
     pairDesk();
     const session = owners.addAgentSession('u1', { title: 'Nightly deploy' }).session;
-    const made = await call('POST', '/relay/v1/asks', 't-desk', { askingSessionId: 'c0de', session: session.id, question: 'Ship tonight?', options: ['Tonight', 'Wait'] });
+    const made = await call('POST', '/relay/v1/asks', 't-desk', {
+      askingSessionId: 'c0de',
+      session: session.id,
+      question: 'Ship tonight?',
+      options: ['Tonight', 'Wait'],
+    });
     expect(made).toMatchObject({ status: 200, body: { ask: { id: 'ask_1', aboutSessionId: session.id, question: 'Ship tonight?', status: 'pending' } } });
     expect(asks[0]).toMatchObject({ userId: 'u1', askingSessionId: 'desk/c0de', aboutSessionId: session.id });
 
     expect(await call('GET', '/relay/v1/asks?asking_session_id=c0de', 't-desk')).toMatchObject({ status: 200, body: { asks: [{ id: 'ask_1' }] } });
     expect(await call('GET', '/relay/v1/asks?asking_session_id=someone-else', 't-desk')).toEqual({ status: 200, body: { asks: [] } });
-    expect(await call('GET', '/relay/v1/asks/ask_1?asking_session_id=c0de', 't-desk')).toMatchObject({ status: 200, body: { ask: { id: 'ask_1', status: 'pending' } } });
-    expect(await call('GET', '/relay/v1/asks/ask_1?asking_session_id=someone-else', 't-desk')).toMatchObject({ status: 404, body: { code: 'REMOTE_RELAY_NOT_FOUND' } });
-    expect(await call('DELETE', '/relay/v1/asks/ask_1?asking_session_id=c0de', 't-desk')).toMatchObject({ status: 200, body: { ask: { id: 'ask_1', status: 'withdrawn' } } });
+    expect(await call('GET', '/relay/v1/asks/ask_1?asking_session_id=c0de', 't-desk')).toMatchObject({
+      status: 200,
+      body: { ask: { id: 'ask_1', status: 'pending' } },
+    });
+    expect(await call('GET', '/relay/v1/asks/ask_1?asking_session_id=someone-else', 't-desk')).toMatchObject({
+      status: 404,
+      body: { code: 'REMOTE_RELAY_NOT_FOUND' },
+    });
+    expect(await call('DELETE', '/relay/v1/asks/ask_1?asking_session_id=c0de', 't-desk')).toMatchObject({
+      status: 200,
+      body: { ask: { id: 'ask_1', status: 'withdrawn' } },
+    });
   });
 
-  it('refuses an ask about an archived session, and every ask while other relays\' agents are not accepted', async () => {
+  it("refuses an ask about an archived session, and every ask while other relays' agents are not accepted", async () => {
     pairDesk();
     const archived = owners.addAgentSession('u1', { title: 'Old', archived: true }).session;
-    expect(await call('POST', '/relay/v1/asks', 't-desk', { askingSessionId: 'c0de', session: archived.id, question: 'Ship?' })).toMatchObject({ status: 409, body: { code: 'REMOTE_RELAY_ARCHIVED' } });
+    expect(await call('POST', '/relay/v1/asks', 't-desk', { askingSessionId: 'c0de', session: archived.id, question: 'Ship?' })).toMatchObject({
+      status: 409,
+      body: { code: 'REMOTE_RELAY_ARCHIVED' },
+    });
     pairDesk(false);
     const session = owners.addAgentSession('u1', { title: 'Nightly deploy' }).session;
-    expect(await call('POST', '/relay/v1/asks', 't-desk', { askingSessionId: 'c0de', session: session.id, question: 'Ship?' })).toMatchObject({ status: 403, body: { code: 'REMOTE_RELAY_PERMISSION' } });
+    expect(await call('POST', '/relay/v1/asks', 't-desk', { askingSessionId: 'c0de', session: session.id, question: 'Ship?' })).toMatchObject({
+      status: 403,
+      body: { code: 'REMOTE_RELAY_PERMISSION' },
+    });
     expect(asks).toEqual([]);
   });
 });

@@ -91,8 +91,14 @@ describe('/relay/v1/tool at each "Agents may" level this relay grants the pairin
   it('a pairing set to off lists nothing and creates nothing', async () => {
     gateway.owners.addAgentSession('u1', { title: 'Nightly deploy' });
     const token = pairedAt(AgentLevel.AGENT_LEVEL_OFF);
-    expect((await post('/relay/v1/tool', token, { action: 'list_sessions', arguments: { relay: 'this' } })).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
-    expect((await post('/relay/v1/tool', token, { action: 'create_session', arguments: { relay: 'this', text: 'reply hi' } })).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
+    expect((await post('/relay/v1/tool', token, { action: 'list_sessions', arguments: { relay: 'this' } })).body).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_PERMISSION',
+    });
+    expect((await post('/relay/v1/tool', token, { action: 'create_session', arguments: { relay: 'this', text: 'reply hi' } })).body).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_PERMISSION',
+    });
     expect(gateway.owners.writes()).toEqual([]);
   });
 
@@ -119,7 +125,12 @@ describe('claims a paired relay sends count for nothing', () => {
   it('x-relay-allowed: 1 does not change a session that relay did not start: this relay asks its own person, and Deny changes nothing', async () => {
     const { session } = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy', startedBySessionId: 'sess_someoneelse' });
     gateway.owners.cardDecision = 'deny';
-    const answer = await post('/relay/v1/tool', pairedAt(AgentLevel.AGENT_LEVEL_FULL), { action: 'update_session', arguments: { relay: 'this', session: session.id, mode: 'agent', title: 'Taken' } }, { 'x-relay-allowed': '1' });
+    const answer = await post(
+      '/relay/v1/tool',
+      pairedAt(AgentLevel.AGENT_LEVEL_FULL),
+      { action: 'update_session', arguments: { relay: 'this', session: session.id, mode: 'agent', title: 'Taken' } },
+      { 'x-relay-allowed': '1' },
+    );
     expect(answer.body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
     expect(gateway.owners.writes()).toEqual([]);
     expect(session.title).toBe('Nightly deploy');
@@ -130,7 +141,10 @@ describe('claims a paired relay sends count for nothing', () => {
   it('a card still pending answers which card, and the change waits for the person', async () => {
     const { session } = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy', startedBySessionId: 'sess_someoneelse' });
     gateway.owners.cardDecision = 'pending';
-    const answer = await post('/relay/v1/tool', pairedAt(AgentLevel.AGENT_LEVEL_FULL), { action: 'update_session', arguments: { relay: 'this', session: session.id, title: 'Taken' } });
+    const answer = await post('/relay/v1/tool', pairedAt(AgentLevel.AGENT_LEVEL_FULL), {
+      action: 'update_session',
+      arguments: { relay: 'this', session: session.id, title: 'Taken' },
+    });
     expect(answer.body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION', card: 'card_1', cardStatus: 'pending' });
     expect(gateway.owners.writes()).toEqual([]);
   });
@@ -138,7 +152,10 @@ describe('claims a paired relay sends count for nothing', () => {
   it('the person’s Allow here changes it', async () => {
     const { session } = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy', startedBySessionId: 'sess_someoneelse' });
     gateway.owners.cardDecision = 'allow';
-    const answer = await post('/relay/v1/tool', pairedAt(AgentLevel.AGENT_LEVEL_FULL), { action: 'update_session', arguments: { relay: 'this', session: session.id, title: 'Renamed' } });
+    const answer = await post('/relay/v1/tool', pairedAt(AgentLevel.AGENT_LEVEL_FULL), {
+      action: 'update_session',
+      arguments: { relay: 'this', session: session.id, title: 'Renamed' },
+    });
     expect(answer.body).toMatchObject({ ok: true, changed: ['title'] });
     expect(session.title).toBe('Renamed');
   });
@@ -146,7 +163,13 @@ describe('claims a paired relay sends count for nothing', () => {
   it('hops that say a prompt crossed two relays before this one are refused unless it came through here before', async () => {
     const { session } = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy' });
     const token = pairedAt(AgentLevel.AGENT_LEVEL_FULL);
-    const send = (via: string) => post('/relay/v1/tool', token, { action: 'send', arguments: { relay: 'this', session: session.id, text: 'reply hi' } }, { 'x-relay-hops': '3', 'x-relay-via': via });
+    const send = (via: string) =>
+      post(
+        '/relay/v1/tool',
+        token,
+        { action: 'send', arguments: { relay: 'this', session: session.id, text: 'reply hi' } },
+        { 'x-relay-hops': '3', 'x-relay-via': via },
+      );
     expect((await send('north,south')).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_HOP_LIMIT' });
     expect(gateway.owners.writes()).toEqual([]);
     expect((await send('desk,south')).body).toMatchObject({ ok: true });

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { AgentLevel, type PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { namesThisRelay, resolveRelay } from '../src/domain/relay-name.ts';
 
-const buildBox: PairedRelay = { name: 'build-box', url: 'https://ci.example.com:8443', online: true, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined };
+const buildBox: PairedRelay = {
+  name: 'build-box',
+  url: 'https://ci.example.com:8443',
+  online: true,
+  version: '0.9.19',
+  level: AgentLevel.AGENT_LEVEL_FULL,
+  ownerUserId: 'u1',
+  pairedAt: undefined,
+};
 
 describe('resolveRelay', () => {
   it.each([undefined, 'this', 'THIS', 'desk', 'Desk', ' desk ', '@desk'])('takes %j as this relay', (name) => {

@@ -59,7 +59,14 @@ describe('/relay/v1/tool', () => {
     expect(sent?.request).toMatchObject({
       userId: 'u1',
       callerSessionId: '',
-      provenance: { originRelay: 'build-box', originSessionId: 's-lead', originSessionTitle: 'Lead · ünïcode', model: 'script-1', hops: 1, viaRelays: ['build-box'] },
+      provenance: {
+        originRelay: 'build-box',
+        originSessionId: 's-lead',
+        originSessionTitle: 'Lead · ünïcode',
+        model: 'script-1',
+        hops: 1,
+        viaRelays: ['build-box'],
+      },
     });
   });
 
@@ -67,7 +74,12 @@ describe('/relay/v1/tool', () => {
     gateway.owners.relayTokens.set('t-build-box', { relayName: 'build-box', userId: 'u1', acceptPrompts: true });
     const target = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy' }).session;
     const sendWith = async (via: string) => {
-      const answer = await callTool('t-build-box', 'send', { relay: 'this', session: target.id, text: 'reply hi' }, { ...provenance, 'x-relay-hops': '2', 'x-relay-via': via });
+      const answer = await callTool(
+        't-build-box',
+        'send',
+        { relay: 'this', session: target.id, text: 'reply hi' },
+        { ...provenance, 'x-relay-hops': '2', 'x-relay-via': via },
+      );
       expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ ok: true });
       return gateway.owners.calls.filter((call) => call.method === 'sendMessage' && call.request.dryRun !== true).at(-1)?.request.provenance;
     };
@@ -77,7 +89,7 @@ describe('/relay/v1/tool', () => {
     expect(await sendWith('')).toMatchObject({ viaRelays: ['build-box'] });
   });
 
-  it("with accept-prompts off refuses what would prompt or change anything, and still answers reads", async () => {
+  it('with accept-prompts off refuses what would prompt or change anything, and still answers reads', async () => {
     gateway.owners.relayTokens.set('t-build-box', { relayName: 'build-box', userId: 'u1', acceptPrompts: false });
     const target = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy' }).session;
     for (const [action, args] of [
@@ -88,7 +100,10 @@ describe('/relay/v1/tool', () => {
       ['update_session', { session: target.id, title: 'x' }],
       ['answer_question', { question_id: 'card_1', answer: 'yes' }],
     ] as const) {
-      expect((await callTool('t-build-box', action, { relay: 'this', ...args }, provenance)).body, action).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
+      expect((await callTool('t-build-box', action, { relay: 'this', ...args }, provenance)).body, action).toMatchObject({
+        ok: false,
+        code: 'REMOTE_RELAY_PERMISSION',
+      });
     }
     expect(gateway.owners.writes()).toEqual([]);
     expect((await callTool('t-build-box', 'list_sessions', { relay: 'this' }, provenance)).body).toMatchObject({ ok: true, relay: 'desk' });
@@ -107,14 +122,27 @@ describe('/relay/v1/tool', () => {
       expect(answer.body, action).toMatchObject({ ok: true, relay: 'desk', dryRun: true });
     }
     expect(gateway.owners.writes()).toEqual([]);
-    expect((await callTool('t-build-box', 'send', { relay: 'this', session: 'nope', text: 'x' }, { ...provenance, 'x-relay-dry-run': '1' })).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
+    expect(
+      (await callTool('t-build-box', 'send', { relay: 'this', session: 'nope', text: 'x' }, { ...provenance, 'x-relay-dry-run': '1' })).body,
+    ).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
   });
 
   it('passes nothing on to a third relay and takes no schedules', async () => {
     gateway.owners.relayTokens.set('t-build-box', { relayName: 'build-box', userId: 'u1', acceptPrompts: true });
-    gateway.owners.paired.push({ name: 'lab', url: 'https://lab.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'lab',
+      url: 'https://lab.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 4,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     expect((await callTool('t-build-box', 'list_sessions', { relay: 'lab' }, provenance)).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNSUPPORTED' });
-    expect((await callTool('t-build-box', 'list_schedules', { relay: 'this' }, provenance)).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_UNSUPPORTED' });
+    expect((await callTool('t-build-box', 'list_schedules', { relay: 'this' }, provenance)).body).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_UNSUPPORTED',
+    });
     expect(gateway.owners.forwarded).toEqual([]);
   });
 });

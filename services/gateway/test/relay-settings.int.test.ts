@@ -43,14 +43,21 @@ describe('/api/v1/settings', () => {
     const patched = await api('PATCH', { agent_sessions_enabled: false, max_wait_seconds: 900, task_quiet_minutes: 10 });
     expect(patched).toEqual({
       status: 200,
-      body: { settings: { agentSessionsEnabled: false, maxWaitSeconds: 900, maxTurnMinutes: 60, taskQuietMinutes: 10 }, changed: ['agent_sessions_enabled', 'max_wait_seconds'] },
+      body: {
+        settings: { agentSessionsEnabled: false, maxWaitSeconds: 900, maxTurnMinutes: 60, taskQuietMinutes: 10 },
+        changed: ['agent_sessions_enabled', 'max_wait_seconds'],
+      },
     });
     expect(updates().map((call) => call.request)).toEqual([{ agentSessionsEnabled: false, maxWaitSeconds: 900, taskQuietMinutes: 10 }]);
     expect((await api('GET')).body.settings).toMatchObject({ agentSessionsEnabled: false, maxWaitSeconds: 900 });
   });
 
   it.each([
-    ['an unknown setting', { max_wait: 900 }, 'max_wait is not a setting; the settings are agent_sessions_enabled, max_wait_seconds, max_turn_minutes, task_quiet_minutes'],
+    [
+      'an unknown setting',
+      { max_wait: 900 },
+      'max_wait is not a setting; the settings are agent_sessions_enabled, max_wait_seconds, max_turn_minutes, task_quiet_minutes',
+    ],
     ['no setting at all', {}, 'give at least one of agent_sessions_enabled, max_wait_seconds, max_turn_minutes, task_quiet_minutes'],
     ['a switch that is not true or false', { agent_sessions_enabled: 'on' }, 'agent_sessions_enabled must be true or false'],
     ['a wait that is not a whole number', { max_wait_seconds: 90.5 }, 'max_wait_seconds must be a whole number of seconds'],

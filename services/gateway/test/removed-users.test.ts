@@ -10,7 +10,10 @@ import { buildApp } from '../src/adapters/http/build-app.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../src/app/ports.ts';
 
 const users = new Set(['u-ada', 'u-bob']);
-const pairings: Record<string, { relayName: string; userId: string }> = { rly_r_bob: { relayName: 'far', userId: 'u-bob' }, rly_r_ada: { relayName: 'lab', userId: 'u-ada' } };
+const pairings: Record<string, { relayName: string; userId: string }> = {
+  rly_r_bob: { relayName: 'far', userId: 'u-bob' },
+  rly_r_ada: { relayName: 'lab', userId: 'u-ada' },
+};
 
 const sessions = {
   async listUsers() {

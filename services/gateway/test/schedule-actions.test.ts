@@ -43,22 +43,55 @@ function stored(over: Partial<Schedule> = {}): Schedule {
 }
 
 /** A context whose owners record what they were asked to do. */
-function contextWith(options: { mode?: string; agentSessions?: boolean; decision?: CardStatus; listed?: Schedule[]; targetArchived?: boolean; targetExternal?: boolean } = {}) {
+function contextWith(
+  options: { mode?: string; agentSessions?: boolean; decision?: CardStatus; listed?: Schedule[]; targetArchived?: boolean; targetExternal?: boolean } = {},
+) {
   const did: string[] = [];
   const card = (status: CardStatus): Card => ({
-    id: 'card_1', userId: 'u1', sessionId: 'caller', kind: CardKind.CARD_KIND_APPROVAL, title: '', lines: [], options: [], status, answer: '', choices: [], createdAt: undefined, decidedAt: undefined,
+    id: 'card_1',
+    userId: 'u1',
+    sessionId: 'caller',
+    kind: CardKind.CARD_KIND_APPROVAL,
+    title: '',
+    lines: [],
+    options: [],
+    status,
+    answer: '',
+    choices: [],
+    createdAt: undefined,
+    decidedAt: undefined,
   });
   const context = {
     caller: { userId: 'u1', sessionId: 'caller' },
     relayName: 'desk',
-    paired: [{ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: undefined }],
+    paired: [
+      {
+        name: 'build-box',
+        url: 'https://build-box.example.com',
+        online: true,
+        version: '0.9.19',
+        level: AgentLevel.AGENT_LEVEL_FULL,
+        ownerUserId: 'u1',
+        pairedAt: undefined,
+      },
+    ],
     settings: { agentSessionsEnabled: options.agentSessions ?? true, maxWaitSeconds: 600, maxTurnMinutes: 60, taskQuietMinutes: 10 },
     signal: new AbortController().signal,
     progress: async () => undefined,
     sessions: {
-      getConversation: async () => ({ session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent', origin: SessionOrigin.SESSION_ORIGIN_HOSTED }, hasRunningTurn: true, turnProvenance: { hops: 1, viaRelays: ['lab'] }, startedSessions: 0 }),
+      getConversation: async () => ({
+        session: { id: 'caller', title: 'Desk', model: 'script-1', mode: options.mode ?? 'agent', origin: SessionOrigin.SESSION_ORIGIN_HOSTED },
+        hasRunningTurn: true,
+        turnProvenance: { hops: 1, viaRelays: ['lab'] },
+        startedSessions: 0,
+      }),
       readSession: async ({ sessionId: id }: { sessionId: string }) => ({
-        session: { id, title: 'Other', archived: options.targetArchived ?? false, origin: options.targetExternal ? SessionOrigin.SESSION_ORIGIN_EXTERNAL : SessionOrigin.SESSION_ORIGIN_HOSTED },
+        session: {
+          id,
+          title: 'Other',
+          archived: options.targetArchived ?? false,
+          origin: options.targetExternal ? SessionOrigin.SESSION_ORIGIN_EXTERNAL : SessionOrigin.SESSION_ORIGIN_HOSTED,
+        },
       }),
       countAgentPrompt: async ({ dryRun }: { dryRun: boolean }) => {
         did.push(dryRun ? 'guard check' : 'guard count');
@@ -78,7 +111,9 @@ function contextWith(options: { mode?: string; agentSessions?: boolean; decision
     schedules: {
       createSchedule: async (request: CreateScheduleRequest) => {
         const { targetSessionId, targetSessionTitle, settingSessionId, settingSessionTitle, provenance } = request;
-        did.push(request.dryRun ? `dry run → ${targetSessionId}` : `create → ${targetSessionId} hops ${provenance?.hops} via ${provenance?.viaRelays.join(',')}`);
+        did.push(
+          request.dryRun ? `dry run → ${targetSessionId}` : `create → ${targetSessionId} hops ${provenance?.hops} via ${provenance?.viaRelays.join(',')}`,
+        );
         return { schedule: request.dryRun ? undefined : stored({ targetSessionId, targetSessionTitle, settingSessionId, settingSessionTitle }) };
       },
       listSchedules: async () => ({ schedules: options.listed ?? [] }),
@@ -112,7 +147,13 @@ describe('schedule', () => {
     const { context, did } = contextWith({ mode: 'ask', decision: CardStatus.CARD_STATUS_ALLOWED });
     const result = await call(schedule, { ...nightly, session: 'other' }, context);
     expect(result.summary).toContain('into session "Other"');
-    expect(did).toEqual(['dry run → other', 'card: Schedule a prompt on desk into "Other": "Nightly review"', 'guard check', 'guard count', 'create → other hops 1 via lab']);
+    expect(did).toEqual([
+      'dry run → other',
+      'card: Schedule a prompt on desk into "Other": "Nightly review"',
+      'guard check',
+      'guard count',
+      'create → other hops 1 via lab',
+    ]);
   });
 
   it('schedules into an external target: its firings are written into its conversation for its agent', async () => {
@@ -140,7 +181,15 @@ describe('list_schedules and unschedule', () => {
   it('lists with setBy, skippedCount and held fields only when they apply', async () => {
     const listed = [
       stored(),
-      stored({ id: 'sch_2', targetSessionId: 'other', targetSessionTitle: 'Other', skippedCount: 2, heldForApproval: true, heldSince: HELD_SINCE, heldFireAt: HELD_SINCE }),
+      stored({
+        id: 'sch_2',
+        targetSessionId: 'other',
+        targetSessionTitle: 'Other',
+        skippedCount: 2,
+        heldForApproval: true,
+        heldSince: HELD_SINCE,
+        heldFireAt: HELD_SINCE,
+      }),
       stored({ id: 'sch_3', endedAt: NEXT, endReason: 'fired', once: true, everyMinutes: 0 }),
     ];
     const result = await call(listSchedules, {}, contextWith({ listed }).context);
@@ -148,7 +197,14 @@ describe('list_schedules and unschedule', () => {
     const [own, other, ended] = result.schedules as Record<string, unknown>[];
     expect(own).not.toHaveProperty('setBy');
     expect(own).not.toHaveProperty('skippedCount');
-    expect(other).toMatchObject({ setBy: { id: 'caller', title: 'Desk' }, skippedCount: 2, heldForApproval: true, heldSince: HELD_SINCE.toISOString(), heldFireAt: HELD_SINCE.toISOString(), nextFireAt: NEXT.toISOString() });
+    expect(other).toMatchObject({
+      setBy: { id: 'caller', title: 'Desk' },
+      skippedCount: 2,
+      heldForApproval: true,
+      heldSince: HELD_SINCE.toISOString(),
+      heldFireAt: HELD_SINCE.toISOString(),
+      nextFireAt: NEXT.toISOString(),
+    });
     expect(own).not.toHaveProperty('heldFireAt');
     expect(ended).toMatchObject({ endReason: 'fired', nextFireAt: null });
   });

@@ -22,7 +22,15 @@ afterEach(() => gateway.owners.reset());
 
 /** A pending ask about `sessionId`, as the question service lists it. */
 function pendingAsk(id: string, sessionId: string, question: string): Ask {
-  return Ask.fromPartial({ id, userId: 'u1', askingSessionId: sessionId, aboutSessionId: sessionId, question, options: ['Yes', 'No'], status: AskStatus.ASK_STATUS_PENDING });
+  return Ask.fromPartial({
+    id,
+    userId: 'u1',
+    askingSessionId: sessionId,
+    aboutSessionId: sessionId,
+    question,
+    options: ['Yes', 'No'],
+    status: AskStatus.ASK_STATUS_PENDING,
+  });
 }
 
 describe('relay_info', () => {
@@ -117,8 +125,24 @@ describe('read_session', () => {
     const target = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy', state: SessionState.SESSION_STATE_RUNNING_TURN, group }).session;
     const other = gateway.owners.addAgentSession('u1', { title: 'Head', group: { ...group, role: 'head' }, archived: true }).session;
     gateway.owners.messages.set(target.id, [
-      { id: 'm1', role: 'user', text: 'Deploy it.', provenance: undefined, createdAt: new Date('2026-10-18T09:00:00Z'), model: '', delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED },
-      { id: 'm2', role: 'assistant', text: 'Deploying.', provenance: undefined, createdAt: new Date('2026-10-18T09:01:00Z'), model: 'script-1', delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED },
+      {
+        id: 'm1',
+        role: 'user',
+        text: 'Deploy it.',
+        provenance: undefined,
+        createdAt: new Date('2026-10-18T09:00:00Z'),
+        model: '',
+        delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
+      },
+      {
+        id: 'm2',
+        role: 'assistant',
+        text: 'Deploying.',
+        provenance: undefined,
+        createdAt: new Date('2026-10-18T09:01:00Z'),
+        model: 'script-1',
+        delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED,
+      },
     ]);
 
     const { isError, body } = await agent.call({ action: 'read_session', relay: 'this', session: target.id, last: 5 });
@@ -213,7 +237,10 @@ describe('read_session', () => {
   });
 
   it("keeps an owner's refusal details", async () => {
-    gateway.owners.refusals.set('readSession', new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'last out of range', { details: { field: 'last' } }));
+    gateway.owners.refusals.set(
+      'readSession',
+      new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'last out of range', { details: { field: 'last' } }),
+    );
     const { body } = await agent.call({ action: 'read_session', relay: 'this', session: 'x', last: 3 });
     expect(body).toEqual({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: 'last out of range', field: 'last' });
   });

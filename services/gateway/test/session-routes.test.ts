@@ -63,7 +63,14 @@ function build() {
       mine(input.userId, input.sessionId);
       if (input.title !== undefined) session.title = input.title;
       const changed = (['title', 'group'] as const).filter((field) => input[field] !== undefined);
-      return { settings: {}, changed, relaunched: undefined, groupCreated: input.group ? { id: 'g1', name: input.group, memberCount: 1 } : undefined, note: '', needsAllow: false };
+      return {
+        settings: {},
+        changed,
+        relaunched: undefined,
+        groupCreated: input.group ? { id: 'g1', name: input.group, memberCount: 1 } : undefined,
+        note: '',
+        needsAllow: false,
+      };
     },
     async readSession({ userId, sessionId: id }: { userId: string; sessionId: string }) {
       mine(userId, id);
@@ -80,7 +87,16 @@ function build() {
       const zero = { inputTokens: '0', outputTokens: '0', costUsd: 0, turns: 0 };
       return {
         days,
-        providers: [{ provider: 'claude', costTracked: true, days: [{ day: days[0], ...zero }, { day: days[1], inputTokens: '1200', outputTokens: '300', costUsd: 0.42, turns: 2 }] }],
+        providers: [
+          {
+            provider: 'claude',
+            costTracked: true,
+            days: [
+              { day: days[0], ...zero },
+              { day: days[1], inputTokens: '1200', outputTokens: '300', costUsd: 0.42, turns: 2 },
+            ],
+          },
+        ],
       };
     },
   } as unknown as SessionClient;
@@ -89,8 +105,16 @@ function build() {
     publicUrl: 'https://desk.example.com',
     openUrlBase: undefined,
     sessions,
-    pairing: { async listPairedRelays() { return { relays: [] }; } } as unknown as PairingClient,
-    questions: { async listAsks() { return { asks: [] }; } } as unknown as QuestionClient,
+    pairing: {
+      async listPairedRelays() {
+        return { relays: [] };
+      },
+    } as unknown as PairingClient,
+    questions: {
+      async listAsks() {
+        return { asks: [] };
+      },
+    } as unknown as QuestionClient,
     logger: createLogger({ name: 'session-routes-test', level: 'silent' }),
   });
   return { app, session, calls };

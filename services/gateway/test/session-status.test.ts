@@ -28,7 +28,7 @@ describe('sessionStatus', () => {
     expect(sessionStatus({ ...facts, lastTurn: stopped }).words).toBe(words);
   });
 
-  it("shows the first line of a long error, cut at 120 characters, and keeps the whole in `error`", () => {
+  it('shows the first line of a long error, cut at 120 characters, and keeps the whole in `error`', () => {
     const error = `${'x'.repeat(200)}\nat line 2`;
     const status = sessionStatus({ ...resting, lastTurn: { status: TurnStatus.TURN_STATUS_ERROR, error } });
     expect(status.words).toBe(`failed: ${'x'.repeat(119)}…`);
@@ -36,6 +36,10 @@ describe('sessionStatus', () => {
   });
 
   it('counts what waits: "2 cards and 1 ask"', () => {
-    expect(sessionStatus({ ...resting, cards: 2, asks: 1 })).toEqual({ name: 'waiting_for_you', words: 'waiting for you (2 cards and 1 ask)', waitingFor: { cards: 2, asks: 1 } });
+    expect(sessionStatus({ ...resting, cards: 2, asks: 1 })).toEqual({
+      name: 'waiting_for_you',
+      words: 'waiting for you (2 cards and 1 ask)',
+      waitingFor: { cards: 2, asks: 1 },
+    });
   });
 });

@@ -82,11 +82,25 @@ describe('sessionReadView', () => {
         model: '',
         delivery: MessageDelivery.MESSAGE_DELIVERY_QUEUED,
       },
-      { id: 'm2', role: 'assistant', text: 'Green.', provenance: undefined, createdAt: new Date('2026-10-18T09:01:00.000Z'), model: 'script-1', delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED },
+      {
+        id: 'm2',
+        role: 'assistant',
+        text: 'Green.',
+        provenance: undefined,
+        createdAt: new Date('2026-10-18T09:01:00.000Z'),
+        model: 'script-1',
+        delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED,
+      },
     ],
     inFlight: '',
     pendingQuestions: [{ id: 'card_1', kind: 'ask_user', question: 'Merge?', options: ['Yes', 'No'] }],
-    groupMembers: Array.from({ length: 60 }, (_, i) => ({ id: `s${i + 2}`, title: `Member ${i}`, role: 'member', state: SessionState.SESSION_STATE_IDLE, archived: i === 0 })),
+    groupMembers: Array.from({ length: 60 }, (_, i) => ({
+      id: `s${i + 2}`,
+      title: `Member ${i}`,
+      role: 'member',
+      state: SessionState.SESSION_STATE_IDLE,
+      archived: i === 0,
+    })),
 
     neverAskedAbout: true,
     askMark: 0,
@@ -117,7 +131,11 @@ describe('sessionReadView', () => {
     const resting = { ...session, state: SessionState.SESSION_STATE_IDLE };
     const failed = { ...resting, lastTurn: { status: TurnStatus.TURN_STATUS_ERROR, error: 'the build broke', endedAt: new Date('2026-10-18T09:02:00.000Z') } };
     const stopped = { ...resting, lastTurn: { status: TurnStatus.TURN_STATUS_STOPPED, error: '', endedAt: new Date('2026-10-18T09:02:00.000Z') } };
-    expect(sessionReadView({ ...read, session: failed, pendingQuestions: [] }).status).toEqual({ name: 'failed', words: 'failed: the build broke', error: 'the build broke' });
+    expect(sessionReadView({ ...read, session: failed, pendingQuestions: [] }).status).toEqual({
+      name: 'failed',
+      words: 'failed: the build broke',
+      error: 'the build broke',
+    });
     expect(sessionReadView({ ...read, session: stopped, pendingQuestions: [] }).status).toEqual({ name: 'stopped', words: 'stopped' });
     expect(sessionReadView({ ...read, session: stopped }).status.words).toBe('waiting for you (card)');
     expect(sessionView(failed)).not.toHaveProperty('status');

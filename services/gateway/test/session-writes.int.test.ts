@@ -66,7 +66,16 @@ describe('send', () => {
   it('passes mode, model and effort on, and a billing switch with provider', async () => {
     const agent = await newAgent();
     const session = target();
-    const { body } = await agent.call({ action: 'send', relay: 'this', session: session.id, text: 'Go on.', provider: 'claude-api', model: 'm', effort: 'low', mode: 'plan' });
+    const { body } = await agent.call({
+      action: 'send',
+      relay: 'this',
+      session: session.id,
+      text: 'Go on.',
+      provider: 'claude-api',
+      model: 'm',
+      effort: 'low',
+      mode: 'plan',
+    });
     expect(body).toMatchObject({ ok: true, billing: 'API key' });
     expect(body.summary).toContain('(billing switched to API key)');
     expect(gateway.owners.writes()[0]?.request).toMatchObject({ provider: 'claude-api', model: 'm', effort: 'low', mode: 'plan' });
@@ -348,21 +357,44 @@ describe('create_session', () => {
 
   it('forwards a call to an unlocked paired relay with relay "this", the provenance one hop on, and answers with relay set to its name', async () => {
     const agent = await newAgent({ title: 'Lead' });
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 3, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 3,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: false }]);
     const { body } = await agent.call({ action: 'send', relay: 'build-box', session: 's1', text: 'reply hi', wait_seconds: 5 });
     expect(body).toMatchObject({ ok: true, relay: 'build-box' });
     expect(gateway.owners.forwarded).toHaveLength(1);
     const forwarded = gateway.owners.forwarded[0]!;
-    expect(forwarded).toMatchObject({ relay: 'build-box', action: 'send', provenance: { originRelay: 'desk', originSessionId: agent.session.id, originSessionTitle: 'Lead', hops: 1, viaRelays: ['desk'] } });
+    expect(forwarded).toMatchObject({
+      relay: 'build-box',
+      action: 'send',
+      provenance: { originRelay: 'desk', originSessionId: agent.session.id, originSessionTitle: 'Lead', hops: 1, viaRelays: ['desk'] },
+    });
     expect(JSON.parse(forwarded.argumentsJson)).toEqual({ relay: 'this', session: 's1', text: 'reply hi', wait_seconds: 5 });
   });
 
   it('in the ask mode has the paired relay check the call before the card, and asks nothing about a call it refuses', async () => {
     const agent = await newAgent({ mode: 'ask' });
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 4,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
-    expect((await agent.call({ action: 'send', relay: 'build-box', session: 'missing', text: 'reply hi' })).body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });
+    expect((await agent.call({ action: 'send', relay: 'build-box', session: 'missing', text: 'reply hi' })).body).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_NOT_FOUND',
+    });
     expect(gateway.owners.cards).toHaveLength(0);
     expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true]);
 
@@ -373,9 +405,21 @@ describe('create_session', () => {
 
   it('asks before the first session a conversation starts on a paired relay, and counts it among the sessions it started', async () => {
     const agent = await newAgent();
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 4,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
-    expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'reply hi' })).body).toMatchObject({ ok: true, relay: 'build-box', session: 'remote-1' });
+    expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'reply hi' })).body).toMatchObject({
+      ok: true,
+      relay: 'build-box',
+      session: 'remote-1',
+    });
     expect(gateway.owners.cards).toHaveLength(1);
     expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true, false]);
     expect(gateway.owners.calls.filter((call) => call.method === 'noteRemoteSessionStarted').map((call) => call.request)).toEqual([
@@ -386,7 +430,15 @@ describe('create_session', () => {
   it('keeps a prompt at 2 hops from a third relay the user did not unlock by mention; reads pass', async () => {
     const agent = await newAgent();
     gateway.owners.turnHops = 2;
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 4,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: false }]);
     expect((await agent.call({ action: 'send', relay: 'build-box', session: 's1', text: 'reply hi' })).body).toMatchObject({ code: 'REMOTE_RELAY_HOP_LIMIT' });
     // Reading is never limited by hops.
@@ -399,13 +451,23 @@ describe('create_session', () => {
 
   it('refuses a paired relay until it is unlocked, then below its level, and REMOTE_RELAY_UNKNOWN_RELAY for an unknown one, before anything is forwarded', async () => {
     const agent = await newAgent();
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 3, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 3,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_LOCKED' });
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
     // read_and_prompt: a send passes, create_session needs full.
     expect((await agent.call({ action: 'create_session', relay: 'build-box', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_PERMISSION' });
     expect((await agent.call({ action: 'create_session', relay: 'laptop', text: 'x' })).body).toMatchObject({ code: 'REMOTE_RELAY_UNKNOWN_RELAY' });
-    expect((await agent.call({ action: 'schedule', relay: 'build-box', session: 's', text: 'x', at: '2030-01-01T00:00:00Z' })).body).toMatchObject({ code: 'REMOTE_RELAY_UNSUPPORTED' });
+    expect((await agent.call({ action: 'schedule', relay: 'build-box', session: 's', text: 'x', at: '2030-01-01T00:00:00Z' })).body).toMatchObject({
+      code: 'REMOTE_RELAY_UNSUPPORTED',
+    });
     expect(gateway.owners.forwarded).toEqual([]);
     expectNothingWritten();
   });
@@ -442,7 +504,14 @@ describe('update_session', () => {
   it("asks the user's Allow for a session it did not start, names the change, and the Allow covers later changes", async () => {
     const agent = await newAgent();
     const session = target();
-    const { body } = await agent.call({ action: 'update_session', relay: 'this', session: session.id, model: 'script-2', effort: 'high', group: 'Release 2.4' });
+    const { body } = await agent.call({
+      action: 'update_session',
+      relay: 'this',
+      session: session.id,
+      model: 'script-2',
+      effort: 'high',
+      group: 'Release 2.4',
+    });
     expect(body).toMatchObject({ ok: true, changed: ['model', 'effort', 'group'] });
     expect(gateway.owners.cards).toEqual([
       expect.objectContaining({
@@ -501,7 +570,14 @@ describe('update_session', () => {
   it('answers groupCreated for a new group, relaunched for a new folder, and a string auto_compact_window', async () => {
     const agent = await newAgent();
     const session = target({ startedBySessionId: agent.session.id });
-    const { body } = await agent.call({ action: 'update_session', relay: 'this', session: session.id, group: 'Hotfix', cwd: '/srv/app', auto_compact_window: 200000 });
+    const { body } = await agent.call({
+      action: 'update_session',
+      relay: 'this',
+      session: session.id,
+      group: 'Hotfix',
+      cwd: '/srv/app',
+      auto_compact_window: 200000,
+    });
     expect(body).toMatchObject({
       ok: true,
       changed: ['auto_compact_window', 'cwd', 'group'],
@@ -552,7 +628,9 @@ describe('update_session', () => {
     // The dry run passes; the real call fails after writing the model.
     gateway.owners.realRefusals.set(
       'updateSession',
-      new AppError('REMOTE_RELAY_BUSY', 'failed_precondition', 'The session cannot move to another folder now: a turn runs.', { details: { changed: ['model'] } }),
+      new AppError('REMOTE_RELAY_BUSY', 'failed_precondition', 'The session cannot move to another folder now: a turn runs.', {
+        details: { changed: ['model'] },
+      }),
     );
     const { body } = await agent.call({ action: 'update_session', relay: 'this', session: session.id, model: 'script-2', cwd: '/srv' });
     expect(body).toEqual({ ok: false, code: 'REMOTE_RELAY_BUSY', error: 'The session cannot move to another folder now: a turn runs.', changed: ['model'] });
@@ -561,9 +639,20 @@ describe('update_session', () => {
   it("on a paired relay asks the Allow once per conversation and relay, with the local card's text, and remembers it", async () => {
     const agent = await newAgent();
     for (const name of ['build-box', 'lab']) {
-      gateway.owners.paired.push({ name, url: `https://${name}.example.com`, online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+      gateway.owners.paired.push({
+        name,
+        url: `https://${name}.example.com`,
+        online: true,
+        version: '0.9.19',
+        level: 4,
+        ownerUserId: 'u1',
+        pairedAt: undefined,
+      });
     }
-    gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }, { relay: 'lab', byMention: true }]);
+    gateway.owners.unlocked.set(agent.session.id, [
+      { relay: 'build-box', byMention: true },
+      { relay: 'lab', byMention: true },
+    ]);
     const change = (relay: string, session: string) => agent.call({ action: 'update_session', relay, session, model: 'script-2', effort: 'high' });
 
     expect((await change('build-box', 'theirs-1')).body).toMatchObject({ ok: true, relay: 'build-box' });
@@ -595,11 +684,23 @@ describe('update_session', () => {
 
   it('on a paired relay records no Allow when the user denies, and forwards nothing', async () => {
     const agent = await newAgent();
-    gateway.owners.paired.push({ name: 'build-box', url: 'https://build-box.example.com', online: true, version: '0.9.19', level: 4, ownerUserId: 'u1', pairedAt: undefined });
+    gateway.owners.paired.push({
+      name: 'build-box',
+      url: 'https://build-box.example.com',
+      online: true,
+      version: '0.9.19',
+      level: 4,
+      ownerUserId: 'u1',
+      pairedAt: undefined,
+    });
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
     gateway.owners.cardDecision = 'deny';
     const { body } = await agent.call({ action: 'update_session', relay: 'build-box', session: 'theirs-1', model: 'script-2' });
-    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'The user denied changing "Nightly deploy" on build-box. Nothing was changed.' });
+    expect(body).toMatchObject({
+      ok: false,
+      code: 'REMOTE_RELAY_PERMISSION',
+      error: 'The user denied changing "Nightly deploy" on build-box. Nothing was changed.',
+    });
     expect(gateway.owners.calls.filter((call) => call.method === 'noteRemoteUpdateAllowed')).toEqual([]);
     expect(gateway.owners.forwarded.map((call) => call.dryRun)).toEqual([true]);
   });
@@ -627,7 +728,11 @@ describe('stop', () => {
     const session = target({ state: SessionState.SESSION_STATE_RUNNING_TURN });
     gateway.owners.cardDecision = 'deny';
     const { body } = await agent.call({ action: 'stop', relay: 'this', session: session.id });
-    expect(body).toEqual({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'The user denied stopping the turn in "Nightly deploy" on desk. Nothing was stopped.' });
+    expect(body).toEqual({
+      ok: false,
+      code: 'REMOTE_RELAY_PERMISSION',
+      error: 'The user denied stopping the turn in "Nightly deploy" on desk. Nothing was stopped.',
+    });
     expect(gateway.owners.cards[0]?.title).toBe('Stop the turn in "Nightly deploy" on desk');
     expectNothingWritten({ cards: 1 });
   });

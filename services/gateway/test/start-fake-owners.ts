@@ -112,7 +112,35 @@ const WRITES = ['createSession', 'sendMessage', 'updateSession', 'stopTurn', 'ar
 /** Starts the three fakes on loopback. */
 export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const state = createOwnersState();
-  const { settings, paired, unlocked, forwarded, updateAllowed, relayTokens, sessions, messages, turns, pendingQuestions, askMarks, asksAbout, askListings, tokens, users, calls, refusals, realRefusals, failing, cancelledWaits, cards, cardWaits, grants, noRunningTurn, owners, newSession, defaultWait } = state;
+  const {
+    settings,
+    paired,
+    unlocked,
+    forwarded,
+    updateAllowed,
+    relayTokens,
+    sessions,
+    messages,
+    turns,
+    pendingQuestions,
+    askMarks,
+    asksAbout,
+    askListings,
+    tokens,
+    users,
+    calls,
+    refusals,
+    realRefusals,
+    failing,
+    cancelledWaits,
+    cards,
+    cardWaits,
+    grants,
+    noRunningTurn,
+    owners,
+    newSession,
+    defaultWait,
+  } = state;
   const sessionService = await startFakeSessionService(state, logger);
   const pairingService = await startFakePairingService(state, logger);
   const questionService = await startFakeQuestionOwner(state, logger);
@@ -120,7 +148,16 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
   const defaults = () => ({
     providers: [
       { id: 'script', name: 'Script', available: true, reason: '', defaultModel: 'script-1', models: ['script-1'], efforts: [], modelsKnown: true },
-      { id: 'claude', name: 'Claude', available: false, reason: 'no credentials', defaultModel: 'claude-sonnet-5-5', models: [], efforts: ['low', 'medium', 'high'], modelsKnown: false },
+      {
+        id: 'claude',
+        name: 'Claude',
+        available: false,
+        reason: 'no credentials',
+        defaultModel: 'claude-sonnet-5-5',
+        models: [],
+        efforts: ['low', 'medium', 'high'],
+        modelsKnown: false,
+      },
     ],
     groups: [{ id: 'grp_release', name: 'Release 2.4', memberCount: 3 }],
   });

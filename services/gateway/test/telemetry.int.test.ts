@@ -17,9 +17,7 @@ beforeAll(async () => {
   gateway = await startGateway('desk');
   const { token } = gateway.owners.addAgentSession('u1');
   client = new Client({ name: 'gateway-test', version: '0.0.1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
-  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
 });
 
 afterAll(async () => {

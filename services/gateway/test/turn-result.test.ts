@@ -28,7 +28,9 @@ describe('turnFields', () => {
   });
 
   it('carries the error when the turn failed, and no reply', () => {
-    expect(turnFields({ ...base, status: TurnStatus.TURN_STATUS_ERROR, error: 'script: boom', delivery: MessageDelivery.MESSAGE_DELIVERY_FAILED }, undefined)).toEqual({
+    expect(
+      turnFields({ ...base, status: TurnStatus.TURN_STATUS_ERROR, error: 'script: boom', delivery: MessageDelivery.MESSAGE_DELIVERY_FAILED }, undefined),
+    ).toEqual({
       status: 'error',
       session: base.sessionId,
       message_id: base.messageId,

@@ -45,30 +45,138 @@ const session = (fields: Partial<Session> = {}) =>
     mayCreateSessions: true,
     startedBySessionId: 's0',
     startedByTitle: 'Planner',
-    tasks: [{ id: 't1', description: 'npm test', type: 'shell', status: 'running', startedAt: NOW, hasOutput: true, health: { minutesSinceOutput: 2, quiet: false, quietAfterMinutes: 10 }, counts: { runner: 'vitest', passed: 4, failed: 1, skipped: 0, final: false } }],
+    tasks: [
+      {
+        id: 't1',
+        description: 'npm test',
+        type: 'shell',
+        status: 'running',
+        startedAt: NOW,
+        hasOutput: true,
+        health: { minutesSinceOutput: 2, quiet: false, quietAfterMinutes: 10 },
+        counts: { runner: 'vitest', passed: 4, failed: 1, skipped: 0, final: false },
+      },
+    ],
     lastTurn: { status: TurnStatus.TURN_STATUS_ERROR, error: 'the model refused' },
     ...fields,
   });
 
 const messages = [
-  ChatMessage.fromPartial({ id: 'm1', role: 'user', text: 'z'.repeat(9000), createdAt: NOW, delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED, provenance: { originRelay: 'build-box', originSessionId: 'x1', originSessionTitle: 'CI', model: 'gpt', hops: 1, viaRelays: ['build-box'] } }),
+  ChatMessage.fromPartial({
+    id: 'm1',
+    role: 'user',
+    text: 'z'.repeat(9000),
+    createdAt: NOW,
+    delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
+    provenance: { originRelay: 'build-box', originSessionId: 'x1', originSessionTitle: 'CI', model: 'gpt', hops: 1, viaRelays: ['build-box'] },
+  }),
   ChatMessage.fromPartial({ id: 'm2', role: 'assistant', text: 'Done.', createdAt: NOW, model: 'sonnet' }),
 ];
-const card = Card.fromPartial({ id: 'c1', sessionId: 's1', kind: CardKind.CARD_KIND_QUESTION, title: 'Which branch?', lines: ['main or next'], options: ['main', 'next'], status: CardStatus.CARD_STATUS_PENDING, createdAt: NOW });
-const ask = Ask.fromPartial({ id: 'a1', aboutSessionId: 's1', askingSessionId: 's2', question: 'Ship it?', options: ['yes', 'no'], recommendation: 'yes', status: AskStatus.ASK_STATUS_PENDING, createdAt: NOW });
-const schedule = Schedule.fromPartial({ id: 'sch1', targetSessionId: 's1', targetSessionTitle: 'Review', settingSessionId: 's2', settingSessionTitle: 'Planner', title: 'Nightly', text: 'run the suite', at: NOW, everyMinutes: 1440, nextFireAt: NOW, firedCount: 2, skippedCount: 1, heldForApproval: true, heldSince: NOW, heldFireAt: NOW });
-const subscription = Subscription.fromPartial({ id: 'sub1', watcherSessionId: 's1', scope: 'sessions', sessions: [{ id: 's2', title: 'Planner' }], events: ['turn_done'], stalledMinutes: 30, digestMinutes: 15, quietHours: { from: '22:00', to: '07:00', tz: 'Europe/Berlin' }, exclude: ['s3'], heldCount: 2, nextDeliveryAt: NOW });
-const relay = PairedRelay.fromPartial({ name: 'build-box', url: 'https://build-box.example.com', level: AgentLevel.AGENT_LEVEL_READ, online: true, version: '0.9.19' });
+const card = Card.fromPartial({
+  id: 'c1',
+  sessionId: 's1',
+  kind: CardKind.CARD_KIND_QUESTION,
+  title: 'Which branch?',
+  lines: ['main or next'],
+  options: ['main', 'next'],
+  status: CardStatus.CARD_STATUS_PENDING,
+  createdAt: NOW,
+});
+const ask = Ask.fromPartial({
+  id: 'a1',
+  aboutSessionId: 's1',
+  askingSessionId: 's2',
+  question: 'Ship it?',
+  options: ['yes', 'no'],
+  recommendation: 'yes',
+  status: AskStatus.ASK_STATUS_PENDING,
+  createdAt: NOW,
+});
+const schedule = Schedule.fromPartial({
+  id: 'sch1',
+  targetSessionId: 's1',
+  targetSessionTitle: 'Review',
+  settingSessionId: 's2',
+  settingSessionTitle: 'Planner',
+  title: 'Nightly',
+  text: 'run the suite',
+  at: NOW,
+  everyMinutes: 1440,
+  nextFireAt: NOW,
+  firedCount: 2,
+  skippedCount: 1,
+  heldForApproval: true,
+  heldSince: NOW,
+  heldFireAt: NOW,
+});
+const subscription = Subscription.fromPartial({
+  id: 'sub1',
+  watcherSessionId: 's1',
+  scope: 'sessions',
+  sessions: [{ id: 's2', title: 'Planner' }],
+  events: ['turn_done'],
+  stalledMinutes: 30,
+  digestMinutes: 15,
+  quietHours: { from: '22:00', to: '07:00', tz: 'Europe/Berlin' },
+  exclude: ['s3'],
+  heldCount: 2,
+  nextDeliveryAt: NOW,
+});
+const relay = PairedRelay.fromPartial({
+  name: 'build-box',
+  url: 'https://build-box.example.com',
+  level: AgentLevel.AGENT_LEVEL_READ,
+  online: true,
+  version: '0.9.19',
+});
 const relaySettings = RelaySettings.fromPartial({ agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 60, taskQuietMinutes: 10 });
-const notifications = NotificationSettings.fromPartial({ webhookUrl: 'https://hooks.example.com/x', cards: true, asks: false, vapidPublicKey: 'BPk', pushSubscriptions: 1 });
+const notifications = NotificationSettings.fromPartial({
+  webhookUrl: 'https://hooks.example.com/x',
+  cards: true,
+  asks: false,
+  vapidPublicKey: 'BPk',
+  pushSubscriptions: 1,
+});
 const user = { id: 'u1', name: 'Ada', role: 'admin', createdAt: NOW };
 const row = { sessionId: 's1', provider: 'claude', relay: '', turns: 2, inputTokens: 1200, outputTokens: 300, costUsd: 0.42 };
-const tree = TreeUsage.fromPartial({ sessionId: 's1', rows: [row], totals: row, sessionsStarted: 2, budgets: [{ sessionId: 's1', setBy: 'user', limits: { costUsd: 5, sessions: 12 }, startedAt: NOW, state: 'open', level: 'ok', meters: [], remaining: { costUsd: 4.58, sessions: 10 } }] });
-const turn = { sessionId: 's1', messageId: 'm1', status: TurnStatus.TURN_STATUS_DONE, replyText: 'Yes.', replyModel: 'sonnet', delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED };
+const tree = TreeUsage.fromPartial({
+  sessionId: 's1',
+  rows: [row],
+  totals: row,
+  sessionsStarted: 2,
+  budgets: [
+    {
+      sessionId: 's1',
+      setBy: 'user',
+      limits: { costUsd: 5, sessions: 12 },
+      startedAt: NOW,
+      state: 'open',
+      level: 'ok',
+      meters: [],
+      remaining: { costUsd: 4.58, sessions: 10 },
+    },
+  ],
+});
+const turn = {
+  sessionId: 's1',
+  messageId: 'm1',
+  status: TurnStatus.TURN_STATUS_DONE,
+  replyText: 'Yes.',
+  replyModel: 'sonnet',
+  delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
+};
 
 /** What each owner answers: only the calls the user API makes, each a whole proto message. */
 function owners(overrides: { readSession?: () => unknown } = {}) {
-  const read = () => ({ session: session(), messages, inFlight: 'Thinking…', pendingQuestions: [{ id: 'c1', kind: 'ask_user', question: 'Which branch?', options: ['main'] }], groupMembers: [{ id: 's2', title: 'Planner', role: 'member', state: SessionState.SESSION_STATE_IDLE, archived: true }], neverAskedAbout: false, askMark: 0 });
+  const read = () => ({
+    session: session(),
+    messages,
+    inFlight: 'Thinking…',
+    pendingQuestions: [{ id: 'c1', kind: 'ask_user', question: 'Which branch?', options: ['main'] }],
+    groupMembers: [{ id: 's2', title: 'Planner', role: 'member', state: SessionState.SESSION_STATE_IDLE, archived: true }],
+    neverAskedAbout: false,
+    askMark: 0,
+  });
   const sessions = {
     authenticate: async ({ token }: { token: string }) => {
       if (token !== TOKEN) throw new Error('unknown token');
@@ -90,9 +198,33 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
     archiveSession: async () => ({ session: session({ archived: true }) }),
     unarchiveSession: async () => ({ session: session() }),
     updateSession: async () => ({ changed: ['group'], groupCreated: { id: 'g2', name: 'Next', memberCount: 1 }, note: 'a new group', needsAllow: false }),
-    readTaskOutput: async () => ({ task: { id: 't1', description: 'npm test', type: 'shell', status: 'running', startedAt: NOW, hasOutput: true }, tail: ['ok 1'], truncated: true, stall: { minutes: 2, since: NOW, quiet: false, quietAfterMinutes: 10 }, counts: { runner: 'vitest', passed: 4, failed: 1, skipped: 0, final: false }, notes: ['the start is cut'] }),
-    getRelayInfo: async () => ({ providers: [], usage: { providers: [{ provider: 'claude', status: 'paused', reason: 'limit', meters: [{ name: 'tokens', used: 10, allowance: 100, remaining: 90, utilization: 0.1, resetsAt: NOW }], pausedUntil: NOW }], claudeUsageLimitPaused: true } }),
-    getDailyUsage: async () => ({ days: ['2026-11-30'], providers: [{ provider: 'claude', costTracked: true, days: [{ day: '2026-11-30', inputTokens: '1200', outputTokens: '300', costUsd: 0.42, turns: 2 }] }] }),
+    readTaskOutput: async () => ({
+      task: { id: 't1', description: 'npm test', type: 'shell', status: 'running', startedAt: NOW, hasOutput: true },
+      tail: ['ok 1'],
+      truncated: true,
+      stall: { minutes: 2, since: NOW, quiet: false, quietAfterMinutes: 10 },
+      counts: { runner: 'vitest', passed: 4, failed: 1, skipped: 0, final: false },
+      notes: ['the start is cut'],
+    }),
+    getRelayInfo: async () => ({
+      providers: [],
+      usage: {
+        providers: [
+          {
+            provider: 'claude',
+            status: 'paused',
+            reason: 'limit',
+            meters: [{ name: 'tokens', used: 10, allowance: 100, remaining: 90, utilization: 0.1, resetsAt: NOW }],
+            pausedUntil: NOW,
+          },
+        ],
+        claudeUsageLimitPaused: true,
+      },
+    }),
+    getDailyUsage: async () => ({
+      days: ['2026-11-30'],
+      providers: [{ provider: 'claude', costTracked: true, days: [{ day: '2026-11-30', inputTokens: '1200', outputTokens: '300', costUsd: 0.42, turns: 2 }] }],
+    }),
     listUsers: async () => ({ users: [user] }),
     createUser: async () => ({ userId: 'u2', role: 2, token: 'rly_u_new' }),
     removeUser: async () => ({ user: { ...user, id: 'u2', role: 'member' }, archivedSessions: 2 }),
@@ -122,10 +254,15 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
     getPairingSettings: async () => ({ settings: { acceptPrompts: false } }),
     setPairingSettings: async () => ({ settings: { acceptPrompts: true } }),
   };
-  const schedules = { listSchedules: async () => ({ schedules: [schedule] }), endSchedule: async () => ({ schedule: { ...schedule, endedAt: NOW, endReason: 'unscheduled' } }) };
+  const schedules = {
+    listSchedules: async () => ({ schedules: [schedule] }),
+    endSchedule: async () => ({ schedule: { ...schedule, endedAt: NOW, endReason: 'unscheduled' } }),
+  };
   const subscriptions = {
     listUserSubscriptions: async () => ({ subscriptions: [subscription] }),
-    listSubscriptions: async () => ({ subscriptions: [subscription, { ...subscription, id: 'sub2', scope: 'all', endedAt: NOW, endReason: 'unsubscribed', heldCount: 0 }] }),
+    listSubscriptions: async () => ({
+      subscriptions: [subscription, { ...subscription, id: 'sub2', scope: 'all', endedAt: NOW, endReason: 'unsubscribed', heldCount: 0 }],
+    }),
     unsubscribe: async () => ({ endedIds: ['sub1'] }),
   };
   // A client registered on this relay (dynamic registration), signing in back to its loopback address.
@@ -208,7 +345,13 @@ interface Document {
 }
 
 async function listen(overrides?: Parameters<typeof owners>[0]) {
-  const app = buildApp({ relayName: 'desk', publicUrl: 'https://desk.example.com', openUrlBase: 'https://desk.example.com', logger: createLogger({ name: 'contract-test', level: 'silent' }), ...owners(overrides) });
+  const app = buildApp({
+    relayName: 'desk',
+    publicUrl: 'https://desk.example.com',
+    openUrlBase: 'https://desk.example.com',
+    logger: createLogger({ name: 'contract-test', level: 'silent' }),
+    ...owners(overrides),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the gateway is not listening on a TCP port');
@@ -248,7 +391,7 @@ describe('the user API contract', () => {
     expect(listed.sort()).toEqual([...Object.keys(CALLS), 'GET /api/v1/events'].sort());
   });
 
-  it("answers each route through the running gateway with its documented status and a body its schema accepts", async () => {
+  it('answers each route through the running gateway with its documented status and a body its schema accepts', async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addFormat('date-time', true);
     for (const [name, schema] of Object.entries(document.components.schemas)) ajv.addSchema(schema, `#/components/schemas/${name}`);
@@ -274,7 +417,9 @@ describe('the user API contract', () => {
   it('never sends an answer that does not match its schema: it is a fault (500), the field left out of it is not sent', async () => {
     // A session service answering a session without its mode (not a proto message: a mode-less object).
     const { mode: _mode, ...modeless } = session();
-    const broken = await listen({ readSession: async () => ({ session: modeless, messages: [], inFlight: '', pendingQuestions: [], groupMembers: [], neverAskedAbout: true, askMark: 0 }) });
+    const broken = await listen({
+      readSession: async () => ({ session: modeless, messages: [], inFlight: '', pendingQuestions: [], groupMembers: [], neverAskedAbout: true, askMark: 0 }),
+    });
     try {
       const response = await broken.call('GET', '/api/v1/sessions/s1');
       expect(response.status).toBe(500);

@@ -90,7 +90,12 @@ describe('/api/v1/users', () => {
     const listed = await api('GET', '/api/v1/users', adminToken);
     expect(listed.status).toBe(200);
     expect(listed.body.users.map((user: { name: string; role: string }) => [user.name, user.role])).toEqual(
-      expect.arrayContaining([['u-admin', 'admin'], ['u-member', 'member'], ['Bob', 'member'], ['Cy', 'admin']]),
+      expect.arrayContaining([
+        ['u-admin', 'admin'],
+        ['u-member', 'member'],
+        ['Bob', 'member'],
+        ['Cy', 'admin'],
+      ]),
     );
     expect(Object.keys(listed.body.users[0]).sort()).toEqual(['createdAt', 'id', 'name', 'role']);
     expect(JSON.stringify(listed.body)).not.toContain(added.body.token);

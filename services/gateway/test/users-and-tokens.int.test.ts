@@ -50,7 +50,10 @@ describe('DELETE /api/v1/users/:id', () => {
   it("answers the owner's refusals with their codes: the last admin is 409, a name taken is 409", async () => {
     const admin = gateway.owners.addUser('u-admin', 'admin');
     gateway.owners.refusals.set('removeUser', new AppError('REMOTE_RELAY_LAST_ADMIN', 'failed_precondition', 'Ada is the only admin.'));
-    expect(await api('DELETE', '/api/v1/users/u-x', admin)).toEqual({ status: 409, body: { code: 'REMOTE_RELAY_LAST_ADMIN', error: 'Ada is the only admin.' } });
+    expect(await api('DELETE', '/api/v1/users/u-x', admin)).toEqual({
+      status: 409,
+      body: { code: 'REMOTE_RELAY_LAST_ADMIN', error: 'Ada is the only admin.' },
+    });
     gateway.owners.refusals.set('createUser', new AppError('REMOTE_RELAY_USER_EXISTS', 'already_exists', 'A user named "Ada" exists already.'));
     expect((await api('POST', '/api/v1/users', admin, { name: 'ada' })).body.code).toBe('REMOTE_RELAY_USER_EXISTS');
     expect((await api('POST', '/api/v1/users', admin, { name: 'ada' })).status).toBe(409);

@@ -77,7 +77,9 @@ describe('wait', () => {
 
   it('refuses to wait for its own conversation, and passes REMOTE_RELAY_NOT_FOUND through', async () => {
     const agent = await newAgent();
-    expect((await agent.call({ action: 'wait', relay: 'this', session: agent.session.id, message_id: 'm' })).body).toMatchObject({ code: 'REMOTE_RELAY_FORBIDDEN' });
+    expect((await agent.call({ action: 'wait', relay: 'this', session: agent.session.id, message_id: 'm' })).body).toMatchObject({
+      code: 'REMOTE_RELAY_FORBIDDEN',
+    });
     const { isError, body } = await agent.call({ action: 'wait', relay: 'this', session: 's', message_id: 'nope' });
     expect(isError).toBe(true);
     expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_NOT_FOUND' });

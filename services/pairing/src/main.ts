@@ -53,7 +53,13 @@ await startService({
     const ingest = new RemoteIngestClient(subscriptionClient);
     const fetchLoop = new RemoteFetchLoop({ subscriptions: remoteSubscriptions, line, ingest, clock, logger, intervalMs: config.REMOTE_FETCH_INTERVAL_MS });
     // stalled, all_idle and the heartbeat of the watches kept here, computed by our subscription service.
-    const computeLoop = new RemoteComputeLoop({ watches, computer: new RemoteComputeClient(subscriptionClient), clock, logger, intervalMs: config.REMOTE_COMPUTE_INTERVAL_MS });
+    const computeLoop = new RemoteComputeLoop({
+      watches,
+      computer: new RemoteComputeClient(subscriptionClient),
+      clock,
+      logger,
+      intervalMs: config.REMOTE_COMPUTE_INTERVAL_MS,
+    });
     // Asks kept on paired relays, polled here.
     const asks = new PrismaRemoteAskStore(prisma);
     const asksLine = new RemoteAsksClient(relays);
@@ -86,7 +92,17 @@ await startService({
       {
         definition: RemoteEventsServiceService,
         callers: REMOTE_EVENTS_CALLERS,
-        implementation: remoteEventsGrpc({ watches, subscriptions: remoteSubscriptions, line, asks, asksLine, clock, logger, onOpened: () => fetchLoop.nudge(), onAskKept: () => askPollLoop.nudge() }),
+        implementation: remoteEventsGrpc({
+          watches,
+          subscriptions: remoteSubscriptions,
+          line,
+          asks,
+          asksLine,
+          clock,
+          logger,
+          onOpened: () => fetchLoop.nudge(),
+          onAskKept: () => askPollLoop.nudge(),
+        }),
       },
     ]);
     fetchLoop.start();

@@ -7,7 +7,16 @@ import { connectBus, type Bus } from '@relay/bus';
 import { AgentLevel, PairingServiceClient } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { callUnary, checkHealth, createClient } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, freePort, makeTestCredentials, startNats, startServiceProcess, type NatsServer, type ServiceProcess, type TestDatabase } from '@relay/testing';
+import {
+  createTestDatabase,
+  freePort,
+  makeTestCredentials,
+  startNats,
+  startServiceProcess,
+  type NatsServer,
+  type ServiceProcess,
+  type TestDatabase,
+} from '@relay/testing';
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 
@@ -22,7 +31,12 @@ beforeAll(async () => {
   let port: number;
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
   address = `127.0.0.1:${port}`;
-  bus = await connectBus({ url: nats.url, name: 'pairing-boot-test', ...nats.credentials('pairing'), logger: createLogger({ name: 'pairing-boot-test', level: 'silent' }) });
+  bus = await connectBus({
+    url: nats.url,
+    name: 'pairing-boot-test',
+    ...nats.credentials('pairing'),
+    logger: createLogger({ name: 'pairing-boot-test', level: 'silent' }),
+  });
   service = await startServiceProcess({
     serviceDir,
     env: { DATABASE_URL: database.url, ...nats.env('pairing'), ...credentials.env('pairing'), GRPC_PORT: String(port), LOG_LEVEL: 'info' },
@@ -50,7 +64,9 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
       "INSERT INTO paired_relays (name, name_key, url, level, owner_user_id, inbound_token_hash, outbound_token, version, online, created_at) VALUES ('lab', 'lab', 'https://lab.example:8443', 'read', 'u1', 'h1', 't1', '0.9.19', false, '2026-11-30T08:00:00Z')",
     );
     // Both offline: the service's link probe, which may run at any moment, cannot reach either and would set that.
-    await db.query("INSERT INTO paired_relays (name, name_key, url, owner_user_id, inbound_token_hash, outbound_token, online, created_at) VALUES ('desk', 'desk', 'https://desk.example', 'u1', 'h2', 't2', false, '2026-11-30T08:00:00Z')");
+    await db.query(
+      "INSERT INTO paired_relays (name, name_key, url, owner_user_id, inbound_token_hash, outbound_token, online, created_at) VALUES ('desk', 'desk', 'https://desk.example', 'u1', 'h2', 't2', false, '2026-11-30T08:00:00Z')",
+    );
   } finally {
     await db.end();
   }
@@ -59,8 +75,24 @@ it('answers ListPairedRelays over gRPC with the rows of paired_relays, by name, 
   try {
     expect(await callUnary(client, 'listPairedRelays', {})).toEqual({
       relays: [
-        { name: 'desk', url: 'https://desk.example', online: false, version: '', level: AgentLevel.AGENT_LEVEL_FULL, ownerUserId: 'u1', pairedAt: new Date('2026-11-30T08:00:00Z') },
-        { name: 'lab', url: 'https://lab.example:8443', online: false, version: '0.9.19', level: AgentLevel.AGENT_LEVEL_READ, ownerUserId: 'u1', pairedAt: new Date('2026-11-30T08:00:00Z') },
+        {
+          name: 'desk',
+          url: 'https://desk.example',
+          online: false,
+          version: '',
+          level: AgentLevel.AGENT_LEVEL_FULL,
+          ownerUserId: 'u1',
+          pairedAt: new Date('2026-11-30T08:00:00Z'),
+        },
+        {
+          name: 'lab',
+          url: 'https://lab.example:8443',
+          online: false,
+          version: '0.9.19',
+          level: AgentLevel.AGENT_LEVEL_READ,
+          ownerUserId: 'u1',
+          pairedAt: new Date('2026-11-30T08:00:00Z'),
+        },
       ],
     });
   } finally {

@@ -8,13 +8,27 @@ import type { PairedRelay } from '../src/domain/paired-relay.ts';
 const NOW = new Date('2026-12-07T10:00:00.000Z');
 
 function relay(name: string, ownerUserId: string): PairedRelay {
-  return { name, url: `https://${name}.example.com`, level: 'full', ownerUserId, inboundTokenHash: `hash-${name}`, outboundToken: 'rly_r_x', version: '', online: true, createdAt: NOW };
+  return {
+    name,
+    url: `https://${name}.example.com`,
+    level: 'full',
+    ownerUserId,
+    inboundTokenHash: `hash-${name}`,
+    outboundToken: 'rly_r_x',
+    version: '',
+    online: true,
+    createdAt: NOW,
+  };
 }
 
 function fakes() {
   const relays = new Map([relay('far', 'u-bob'), relay('Lab', 'u-bob'), relay('desk', 'u-ada')].map((one) => [one.name, one]));
   const announced: UnpairedEvent[] = [];
-  const codes = [{ userId: 'u-bob', used: false }, { userId: 'u-bob', used: true }, { userId: 'u-ada', used: false }];
+  const codes = [
+    { userId: 'u-bob', used: false },
+    { userId: 'u-bob', used: true },
+    { userId: 'u-ada', used: false },
+  ];
   const relayStore = {
     async list() {
       return [...relays.values()];
@@ -47,7 +61,10 @@ describe('a removed user', () => {
       { eventId: 'user_removed:u-bob:far', occurredAt: NOW, relay: 'far' },
       { eventId: 'user_removed:u-bob:lab', occurredAt: NOW, relay: 'Lab' },
     ]);
-    expect(codes).toEqual([{ userId: 'u-bob', used: true }, { userId: 'u-ada', used: false }]);
+    expect(codes).toEqual([
+      { userId: 'u-bob', used: true },
+      { userId: 'u-ada', used: false },
+    ]);
   });
 
   it('a redelivery of the removal changes nothing', async () => {

@@ -85,7 +85,14 @@ async function startSide(): Promise<Side> {
 }
 
 const pairAWithB = (code: string) =>
-  callUnary(a.client, 'pair', { userId: 'user-a', url: 'http://127.0.0.1:7421', code, selfName: 'relay-a', selfUrl: 'http://127.0.0.1:7420', selfVersion: '0.9.19' });
+  callUnary(a.client, 'pair', {
+    userId: 'user-a',
+    url: 'http://127.0.0.1:7421',
+    code,
+    selfName: 'relay-a',
+    selfUrl: 'http://127.0.0.1:7420',
+    selfVersion: '0.9.19',
+  });
 
 /** Ends the pairing on both sides, as both users would, so the relays may pair again. */
 async function unpairBoth(): Promise<void> {
@@ -121,7 +128,14 @@ describe('pairing with a one-time code', () => {
     expect(await b.prisma.pairingCode.findFirst()).toMatchObject({ codeHash: sha256(code.replace(/-/g, '')), userId: 'user-b', usedAt: null });
 
     const { relay } = await pairAWithB(code);
-    expect(relay).toMatchObject({ name: 'relay-b', url: 'http://127.0.0.1:7421', level: AgentLevel.AGENT_LEVEL_FULL, online: true, version: '0.9.19', ownerUserId: 'user-a' });
+    expect(relay).toMatchObject({
+      name: 'relay-b',
+      url: 'http://127.0.0.1:7421',
+      level: AgentLevel.AGENT_LEVEL_FULL,
+      online: true,
+      version: '0.9.19',
+      ownerUserId: 'user-a',
+    });
 
     const onA = await a.prisma.pairedRelay.findUniqueOrThrow({ where: { name: 'relay-b' } });
     const onB = await b.prisma.pairedRelay.findUniqueOrThrow({ where: { name: 'relay-a' } });
@@ -137,8 +151,18 @@ describe('pairing with a one-time code', () => {
     // Each side recognises the other's token, and the call acts for the user who made that side's pairing, at the
     // level that side grants the pairing (a new pairing: full).
     const full = AgentLevel.AGENT_LEVEL_FULL;
-    expect(await callUnary(b.client, 'authenticateRelay', { token: onA.outboundToken })).toEqual({ relayName: 'relay-a', userId: 'user-b', acceptPrompts: true, level: full });
-    expect(await callUnary(a.client, 'authenticateRelay', { token: offered })).toEqual({ relayName: 'relay-b', userId: 'user-a', acceptPrompts: true, level: full });
+    expect(await callUnary(b.client, 'authenticateRelay', { token: onA.outboundToken })).toEqual({
+      relayName: 'relay-a',
+      userId: 'user-b',
+      acceptPrompts: true,
+      level: full,
+    });
+    expect(await callUnary(a.client, 'authenticateRelay', { token: offered })).toEqual({
+      relayName: 'relay-b',
+      userId: 'user-a',
+      acceptPrompts: true,
+      level: full,
+    });
     expect(await refusal(callUnary(b.client, 'authenticateRelay', { token: offered }))).toBe('REMOTE_RELAY_AUTH');
     expect(await refusal(callUnary(b.client, 'authenticateRelay', { token: '' }))).toBe('REMOTE_RELAY_AUTH');
   });
@@ -160,7 +184,14 @@ describe('pairing with a one-time code', () => {
   it('refuses plain http:// to a public address before anything is sent', async () => {
     const { code } = await callUnary(b.client, 'createPairingCode', { userId: 'user-b' });
     const sent = offers.length;
-    const refused = callUnary(a.client, 'pair', { userId: 'user-a', url: 'http://relay.example.com', code, selfName: 'relay-a', selfUrl: 'http://127.0.0.1:7420', selfVersion: '0.9.19' });
+    const refused = callUnary(a.client, 'pair', {
+      userId: 'user-a',
+      url: 'http://relay.example.com',
+      code,
+      selfName: 'relay-a',
+      selfUrl: 'http://127.0.0.1:7420',
+      selfVersion: '0.9.19',
+    });
     expect(await refusal(refused)).toBe('REMOTE_RELAY_INVALID_INPUT');
     expect(offers).toHaveLength(sent);
   });
@@ -226,7 +257,9 @@ describe('a pairing never replaces another', () => {
     const codes = await Promise.all([0, 1].map(async () => (await callUnary(b.client, 'createPairingCode', { userId: 'user-b' })).code));
     const outcomes = await Promise.allSettled([offerB(codes[0]!, 'twin', 'http://127.0.0.1:7501'), offerB(codes[1]!, 'TWIN', 'http://127.0.0.1:7502')]);
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
-    expect(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as { code: string }).code] : []))).toEqual(['REMOTE_RELAY_PAIRING_EXISTS']);
+    expect(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as { code: string }).code] : []))).toEqual([
+      'REMOTE_RELAY_PAIRING_EXISTS',
+    ]);
     expect(await b.prisma.pairedRelay.count({ where: { nameKey: 'twin' } })).toBe(1);
     await callUnary(b.client, 'unpair', { name: 'twin' });
   });

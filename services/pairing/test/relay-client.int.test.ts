@@ -50,11 +50,17 @@ describe('an answer from a paired relay', () => {
   const client = () => new RelayClient(baseUrl, 'rly_r_test_token');
 
   it('longer than the limit by its Content-Length is refused as offline', async () => {
-    await expect(client().request({ method: 'GET', path: '/relay/v1/declared' })).rejects.toMatchObject({ code: 'REMOTE_RELAY_OFFLINE', message: expect.stringContaining('more than 4 MiB') });
+    await expect(client().request({ method: 'GET', path: '/relay/v1/declared' })).rejects.toMatchObject({
+      code: 'REMOTE_RELAY_OFFLINE',
+      message: expect.stringContaining('more than 4 MiB'),
+    });
   });
 
   it('streamed past the limit is refused as offline, and the rest is not read', async () => {
-    await expect(client().request({ method: 'GET', path: '/relay/v1/streamed' })).rejects.toMatchObject({ code: 'REMOTE_RELAY_OFFLINE', message: expect.stringContaining('more than 4 MiB') });
+    await expect(client().request({ method: 'GET', path: '/relay/v1/streamed' })).rejects.toMatchObject({
+      code: 'REMOTE_RELAY_OFFLINE',
+      message: expect.stringContaining('more than 4 MiB'),
+    });
     expect(streamedBytes).toBeLessThan(64 * 1024 * 1024);
   });
 

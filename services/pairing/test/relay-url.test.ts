@@ -45,10 +45,14 @@ describe('checkRelayUrl (spec, Across relays: https://, plain http:// only for l
   });
 });
 
-describe('sameRelayUrls: the spellings of one relay\'s address', () => {
+describe("sameRelayUrls: the spellings of one relay's address", () => {
   it('loopback by name or address is one relay, on the same scheme, port and path', () => {
     expect(sameRelayUrls(checkRelayUrl('http://LOCALHOST:7999/'))).toEqual(['http://localhost:7999', 'http://127.0.0.1:7999', 'http://[::1]:7999']);
-    expect(sameRelayUrls(checkRelayUrl('https://[::1]:8443/relay'))).toEqual(['https://[::1]:8443/relay', 'https://localhost:8443/relay', 'https://127.0.0.1:8443/relay']);
+    expect(sameRelayUrls(checkRelayUrl('https://[::1]:8443/relay'))).toEqual([
+      'https://[::1]:8443/relay',
+      'https://localhost:8443/relay',
+      'https://127.0.0.1:8443/relay',
+    ]);
   });
 
   it('any other host is only itself', () => {

@@ -11,7 +11,19 @@ const NOW = new Date('2026-11-30T12:00:00.000Z');
 const at = (ms: number) => new Date(NOW.getTime() + ms);
 
 function seen(status: string, fields: Partial<RemoteAskView> = {}): RemoteAskView {
-  return { id: 'ask_1', aboutSessionId: '77aa', question: 'Ship?', options: ['Tonight', 'Wait'], status, answer: '', choice: '', via: '', createdAt: NOW, endedAt: undefined, ...fields };
+  return {
+    id: 'ask_1',
+    aboutSessionId: '77aa',
+    question: 'Ship?',
+    options: ['Tonight', 'Wait'],
+    status,
+    answer: '',
+    choice: '',
+    via: '',
+    createdAt: NOW,
+    endedAt: undefined,
+    ...fields,
+  };
 }
 
 describe('planAskPoll', () => {
@@ -48,7 +60,15 @@ describe('pollRemoteAsk', () => {
 
   it('tells the asking conversation the answer, via the relay that kept it', async () => {
     const published: unknown[] = [];
-    const plan = await pollRemoteAsk(ask, { line: line(async () => seen('answered', { choice: 'Wait', via: 'build-box' })), sink: { publish: async (answer) => void published.push(answer) }, intervals }, NOW);
+    const plan = await pollRemoteAsk(
+      ask,
+      {
+        line: line(async () => seen('answered', { choice: 'Wait', via: 'build-box' })),
+        sink: { publish: async (answer) => void published.push(answer) },
+        intervals,
+      },
+      NOW,
+    );
     expect(plan).toEqual({ kind: 'answered' });
     expect(published).toEqual([{ userId: 'u1', askingSessionId: 'c0de', askId: 'ask_1', answer: '', choice: 'Wait', dismissed: false, via: 'build-box' }]);
   });
@@ -64,7 +84,9 @@ describe('pollRemoteAsk', () => {
     const gone = line(async () => {
       throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', 'no such ask');
     });
-    expect(await pollRemoteAsk(ask, { line: gone, sink: { publish: async (answer) => void published.push(answer) }, intervals }, NOW)).toEqual({ kind: 'stop' });
+    expect(await pollRemoteAsk(ask, { line: gone, sink: { publish: async (answer) => void published.push(answer) }, intervals }, NOW)).toEqual({
+      kind: 'stop',
+    });
     expect(published).toEqual([]);
   });
 });
@@ -74,7 +96,12 @@ describe('pollDueAsk', () => {
   const intervals = { onlineMs: ASK_POLL_MS, offlineMs: ASK_POLL_OFFLINE_MS };
   const clock = { now: () => NOW };
   const sink = { publish: async () => undefined };
-  const line = (poll: RemoteAsksLine['poll']): RemoteAsksLine => ({ open: async () => seen('pending'), list: async () => [], withdraw: async () => seen('withdrawn'), poll });
+  const line = (poll: RemoteAsksLine['poll']): RemoteAsksLine => ({
+    open: async () => seen('pending'),
+    list: async () => [],
+    withdraw: async () => seen('withdrawn'),
+    poll,
+  });
   function asks(calls: unknown[]): RemoteAskStore {
     return {
       keep: async () => undefined,

@@ -38,17 +38,38 @@ afterAll(async () => {
 });
 
 const watch = (id: string, fields: Partial<RemoteWatch>): RemoteWatch => ({
-  relay: 'desk', id, userId: 'u1', scope: 'all', sessions: [], exclude: [], events: [], stalledMinutes: 0, heartbeatMinutes: 0, ...fields,
+  relay: 'desk',
+  id,
+  userId: 'u1',
+  scope: 'all',
+  sessions: [],
+  exclude: [],
+  events: [],
+  stalledMinutes: 0,
+  heartbeatMinutes: 0,
+  ...fields,
 });
 const allIdle = (subscriptionId: string): RemoteEventInput => ({
-  id: `all_idle:${subscriptionId}:${IDLE_AT.toISOString()}`, kind: 'all_idle', userId: 'u1', sessionId: '', text: `no turn or task is running in the 2 watched sessions (subscription ${subscriptionId})`, status: '', refId: '', occurredAt: IDLE_AT,
+  id: `all_idle:${subscriptionId}:${IDLE_AT.toISOString()}`,
+  kind: 'all_idle',
+  userId: 'u1',
+  sessionId: '',
+  text: `no turn or task is running in the 2 watched sessions (subscription ${subscriptionId})`,
+  status: '',
+  refId: '',
+  occurredAt: IDLE_AT,
 });
 
 it('keeps each computed event once for the watches that ask for them, after their other events, across passes and replicas', async () => {
   await store.keep(watch('sub_default', {}), NOW);
   await store.keep(watch('sub_beat', { events: ['turn_end'], heartbeatMinutes: 30 }), NOW);
   await store.keep(watch('sub_turns', { events: ['turn_end'] }), NOW);
-  await keepSessionEvents(store, { consumer: 'test', id: 'm1' }, [{ id: 'ev1', kind: 'turn_end', userId: 'u1', sessionId: 's1', text: 'done', status: 'done', refId: '', occurredAt: NOW }], NOW);
+  await keepSessionEvents(
+    store,
+    { consumer: 'test', id: 'm1' },
+    [{ id: 'ev1', kind: 'turn_end', userId: 'u1', sessionId: 's1', text: 'done', status: 'done', refId: '', occurredAt: NOW }],
+    NOW,
+  );
 
   expect((await computingWatches(store)).map((one) => [one.id, one.createdAt])).toEqual([
     ['sub_beat', NOW],

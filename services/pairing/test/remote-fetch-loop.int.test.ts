@@ -36,7 +36,16 @@ afterAll(async () => {
 });
 
 function event(subscription: string, seq: number): IngestEvent {
-  return { id: `${subscription}:e${seq}`, kind: 'turn_end', sessionId: '77aa', sessionTitle: 'Nightly deploy', text: `turn ${seq}`, status: 'done', refId: '', occurredAt: new Date() };
+  return {
+    id: `${subscription}:e${seq}`,
+    kind: 'turn_end',
+    sessionId: '77aa',
+    sessionTitle: 'Nightly deploy',
+    text: `turn ${seq}`,
+    status: 'done',
+    refId: '',
+    occurredAt: new Date(),
+  };
 }
 
 it('shares the subscriptions between replicas by lease; each event is taken once, in order; a drop and its return are reported once each', async () => {

@@ -44,7 +44,11 @@ describe('fetchRemoteSubscription', () => {
   it('asks after the stored cursor and moves it once the batch was taken', async () => {
     const calls: unknown[] = [];
     const asked: number[] = [];
-    const result = await fetchRemoteSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }, asked), ingest: ingest(calls) }, NOW);
+    const result = await fetchRemoteSubscription(
+      subscription(true),
+      { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }, asked), ingest: ingest(calls) },
+      NOW,
+    );
     expect(asked).toEqual([4]);
     expect(calls).toEqual([{ ingest: ['e5'], replayed: false, dropped: 0 }]);
     expect(result).toEqual({ kind: 'settled', cursor: 5, online: true });
@@ -61,7 +65,10 @@ describe('fetchRemoteSubscription', () => {
     const calls: unknown[] = [];
     const outcome = { ok: true as const, events: [event('e5'), event('e6')], cursor: 9, dropped: 3 };
     const result = await fetchRemoteSubscription(subscription(false), { line: line(outcome), ingest: ingest(calls) }, NOW);
-    expect(calls).toEqual([{ ingest: ['e5', 'e6'], replayed: true, dropped: 3 }, { online: true, at: NOW }]);
+    expect(calls).toEqual([
+      { ingest: ['e5', 'e6'], replayed: true, dropped: 3 },
+      { online: true, at: NOW },
+    ]);
     expect(result).toEqual({ kind: 'settled', cursor: 9, online: true });
   });
 
@@ -70,20 +77,28 @@ describe('fetchRemoteSubscription', () => {
     const dueAt = new Date(NOW.getTime() - 10 * 60_000);
     const outcome = { ok: true as const, events: [event('e5')], cursor: 105, dropped: 100 };
     const result = await fetchRemoteSubscription({ ...subscription(true), dueAt }, { line: line(outcome), ingest: ingest(calls) }, NOW, { intervalMs: 2_000 });
-    expect(calls).toEqual([{ online: false, at: new Date(dueAt.getTime() - 2_000) }, { ingest: ['e5'], replayed: true, dropped: 100 }, { online: true, at: NOW }]);
+    expect(calls).toEqual([
+      { online: false, at: new Date(dueAt.getTime() - 2_000) },
+      { ingest: ['e5'], replayed: true, dropped: 100 },
+      { online: true, at: NOW },
+    ]);
     expect(result).toEqual({ kind: 'settled', cursor: 105, online: true });
   });
 
   it('throws, storing nothing, when the subscription service fails: the same events are fetched again', async () => {
     const calls: unknown[] = [];
     const failing = ingest(calls, new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'down'));
-    await expect(fetchRemoteSubscription(subscription(false), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: failing }, NOW)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(
+      fetchRemoteSubscription(subscription(false), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: failing }, NOW),
+    ).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(calls).toEqual([]);
   });
 
   it('answers ended when the subscription no longer exists here', async () => {
     const gone = ingest([], new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', 'no such subscription'));
-    expect(await fetchRemoteSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: gone }, NOW)).toEqual({ kind: 'ended' });
+    expect(
+      await fetchRemoteSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: gone }, NOW),
+    ).toEqual({ kind: 'ended' });
   });
 
   it('answers ended, reporting nothing more, when the batch ended the subscription (its last listed session was archived there)', async () => {
@@ -114,7 +129,11 @@ describe('fetchDueSubscription', () => {
 
   it('stores the new cursor, due again one interval later', async () => {
     const calls: unknown[] = [];
-    const fetched = await fetchDueSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: ingest([]), subscriptions: store(calls), clock }, 2_000);
+    const fetched = await fetchDueSubscription(
+      subscription(true),
+      { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: ingest([]), subscriptions: store(calls), clock },
+      2_000,
+    );
     expect(fetched).toEqual({ kind: 'settled' });
     expect(calls).toEqual([{ settle: 'sub_1', cursor: 5, online: true, nextFetchAt: new Date(NOW.getTime() + 2_000) }]);
   });
@@ -123,7 +142,11 @@ describe('fetchDueSubscription', () => {
     const calls: unknown[] = [];
     const offline = new Error('no answer');
     const ending: RemoteEventsLine = { ...line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), end: async () => Promise.reject(offline) };
-    const fetched = await fetchDueSubscription(subscription(true), { line: ending, ingest: ingest([], undefined, true), subscriptions: store(calls), clock }, 2_000);
+    const fetched = await fetchDueSubscription(
+      subscription(true),
+      { line: ending, ingest: ingest([], undefined, true), subscriptions: store(calls), clock },
+      2_000,
+    );
     expect(fetched).toEqual({ kind: 'ended', endError: offline });
     expect(calls).toEqual([{ close: 'sub_1' }]);
   });
@@ -132,7 +155,11 @@ describe('fetchDueSubscription', () => {
     const calls: unknown[] = [];
     const failing = ingest([], new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'down'));
     await expect(
-      fetchDueSubscription(subscription(true), { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: failing, subscriptions: store(calls), clock }, 2_000),
+      fetchDueSubscription(
+        subscription(true),
+        { line: line({ ok: true, events: [event('e5')], cursor: 5, dropped: 0 }), ingest: failing, subscriptions: store(calls), clock },
+        2_000,
+      ),
     ).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(calls).toEqual([{ settle: 'sub_1', cursor: 4, online: true, nextFetchAt: new Date(NOW.getTime() + 2_000) }]);
   });
@@ -141,7 +168,9 @@ describe('fetchDueSubscription', () => {
     const calls: unknown[] = [];
     const failing = ingest([], new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'down'));
     const outcome = { ok: true as const, events: [event('e5')], cursor: 105, dropped: 100 };
-    await expect(fetchDueSubscription(subscription(true), { line: line(outcome), ingest: failing, subscriptions: store(calls), clock }, 2_000)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(
+      fetchDueSubscription(subscription(true), { line: line(outcome), ingest: failing, subscriptions: store(calls), clock }, 2_000),
+    ).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(calls).toEqual([{ settle: 'sub_1', cursor: 4, online: false, nextFetchAt: new Date(NOW.getTime() + 2_000) }]);
   });
 });

@@ -43,7 +43,12 @@ describe('planFetch', () => {
   });
 
   it('tells about events dropped even when none is left to deliver', () => {
-    expect(planFetch(OFFLINE, { ok: true, events: [], cursor: 600, dropped: 593 }).steps[0]).toEqual({ kind: 'ingest', events: [], replayed: true, dropped: 593 });
+    expect(planFetch(OFFLINE, { ok: true, events: [], cursor: 600, dropped: 593 }).steps[0]).toEqual({
+      kind: 'ingest',
+      events: [],
+      replayed: true,
+      dropped: 593,
+    });
   });
 
   // Issue 39: the watching relay itself was away, so it never saw a failed fetch; the gap must show all the same.

@@ -3,10 +3,27 @@ import { describe, expect, it } from 'vitest';
 import { watchComputes, watchKeeps, type RemoteEventInput, type RemoteWatch } from '../src/domain/remote-watch.ts';
 
 const watch = (fields: Partial<RemoteWatch> = {}): RemoteWatch => ({
-  relay: 'desk', id: 'sub_1', userId: 'u1', scope: 'sessions', sessions: [{ id: 's1', title: 'Nightly deploy' }], exclude: [], events: ['error'], stalledMinutes: 0, heartbeatMinutes: 0, ...fields,
+  relay: 'desk',
+  id: 'sub_1',
+  userId: 'u1',
+  scope: 'sessions',
+  sessions: [{ id: 's1', title: 'Nightly deploy' }],
+  exclude: [],
+  events: ['error'],
+  stalledMinutes: 0,
+  heartbeatMinutes: 0,
+  ...fields,
 });
 const event = (fields: Partial<RemoteEventInput> = {}): RemoteEventInput => ({
-  id: 'e1', kind: 'archived', userId: 'u1', sessionId: 's1', text: '', status: '', refId: '', occurredAt: new Date('2026-11-30T12:00:00Z'), ...fields,
+  id: 'e1',
+  kind: 'archived',
+  userId: 'u1',
+  sessionId: 's1',
+  text: '',
+  status: '',
+  refId: '',
+  occurredAt: new Date('2026-11-30T12:00:00Z'),
+  ...fields,
 });
 
 describe('watchKeeps: archives', () => {

@@ -29,13 +29,26 @@ beforeAll(async () => {
   let port: number;
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
   const address = `127.0.0.1:${port}`;
-  bus = await connectBus({ url: nats.url, name: 'remote-watches-test', ...nats.credentials('session'), logger: createLogger({ name: 'remote-watches-test', level: 'silent' }) });
+  bus = await connectBus({
+    url: nats.url,
+    name: 'remote-watches-test',
+    ...nats.credentials('session'),
+    logger: createLogger({ name: 'remote-watches-test', level: 'silent' }),
+  });
   await ensureStream(bus, { name: 'SESSION_EVENTS', subjects: ['relay.session.v1.>'] });
   child = spawn(process.execPath, ['--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
     cwd: serviceDir,
     // No subscription service here: the compute loop (stalled, all_idle, heartbeat; remote-compute-loop.int.test)
     // makes its first pass before any watch exists and none during the test.
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, ...nats.env('pairing'), ...credentials.env('pairing'), GRPC_PORT: String(port), LOG_LEVEL: 'warn', REMOTE_COMPUTE_INTERVAL_MS: '60000' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: database.url,
+      ...nats.env('pairing'),
+      ...credentials.env('pairing'),
+      GRPC_PORT: String(port),
+      LOG_LEVEL: 'warn',
+      REMOTE_COMPUTE_INTERVAL_MS: '60000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk: Buffer) => {
@@ -64,7 +77,17 @@ afterAll(async () => {
 async function turnEnded(userId: string, sessionId: string, text: string, status = TurnStatus.TURN_STATUS_DONE): Promise<string> {
   published += 1;
   const eventId = `evt-turn-${published}`;
-  const payload = TurnEnded.toJSON({ eventId, occurredAt: new Date(), sessionId, userId, turnId: `turn-${published}`, messageId: `msg-${published}`, status, text, senderSessionId: '' });
+  const payload = TurnEnded.toJSON({
+    eventId,
+    occurredAt: new Date(),
+    sessionId,
+    userId,
+    turnId: `turn-${published}`,
+    messageId: `msg-${published}`,
+    status,
+    text,
+    senderSessionId: '',
+  });
   await bus.js.publish('relay.session.v1.turn_ended', JSON.stringify(payload), { msgID: eventId });
   return eventId;
 }
@@ -72,7 +95,13 @@ async function turnEnded(userId: string, sessionId: string, text: string, status
 async function questionAsked(userId: string, sessionId: string, question: string): Promise<string> {
   published += 1;
   const eventId = `evt-question-${published}`;
-  const payload = QuestionAsked.toJSON({ eventId, occurredAt: new Date(), sessionId, userId, question: { id: `q-${published}`, kind: 'ask_user', question, options: [] } });
+  const payload = QuestionAsked.toJSON({
+    eventId,
+    occurredAt: new Date(),
+    sessionId,
+    userId,
+    question: { id: `q-${published}`, kind: 'ask_user', question, options: [] },
+  });
   await bus.js.publish('relay.session.v1.question_asked', JSON.stringify(payload), { msgID: eventId });
   return eventId;
 }
@@ -84,7 +113,7 @@ function fetch(relay: string, id: string, after: number) {
 const watch = (relay: string, id: string, fields: { userId: string; scope: string; sessions?: { id: string; title: string }[]; exclude?: string[] }) =>
   callUnary(client, 'keepWatch', { relay, id, sessions: [], exclude: [], events: [], stalledMinutes: 0, heartbeatMinutes: 0, ...fields });
 
-it('keeps the listed sessions\' turn ends (and a failed turn\'s error) and questions, in order, titled', async () => {
+it("keeps the listed sessions' turn ends (and a failed turn's error) and questions, in order, titled", async () => {
   await watch('desk', 'sub_listed', { userId: 'u1', scope: 'sessions', sessions: [{ id: 's1', title: 'Nightly deploy' }] });
   await watch('desk', 'sub_listed', { userId: 'u1', scope: 'sessions', sessions: [{ id: 's1', title: 'Renamed later' }] });
   const first = await turnEnded('u1', 's1', 'Deployed. The health check is green.');
@@ -95,9 +124,29 @@ it('keeps the listed sessions\' turn ends (and a failed turn\'s error) and quest
   await vi.waitFor(async () => expect((await fetch('desk', 'sub_listed', 0)).events).toHaveLength(4), { timeout: 15_000, interval: 100 });
 
   const page = await fetch('desk', 'sub_listed', 0);
-  expect(page.events.map(({ seq, id, kind, sessionId, sessionTitle, text, status, refId }) => ({ seq, id, kind, sessionId, sessionTitle, text, status, refId }))).toEqual([
-    { seq: 1, id: first, kind: 'turn_end', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'Deployed. The health check is green.', status: 'done', refId: '' },
-    { seq: 2, id: asked, kind: 'question_asked', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'Roll back?', status: '', refId: `q-${asked.split('-').pop()}` },
+  expect(
+    page.events.map(({ seq, id, kind, sessionId, sessionTitle, text, status, refId }) => ({ seq, id, kind, sessionId, sessionTitle, text, status, refId })),
+  ).toEqual([
+    {
+      seq: 1,
+      id: first,
+      kind: 'turn_end',
+      sessionId: 's1',
+      sessionTitle: 'Nightly deploy',
+      text: 'Deployed. The health check is green.',
+      status: 'done',
+      refId: '',
+    },
+    {
+      seq: 2,
+      id: asked,
+      kind: 'question_asked',
+      sessionId: 's1',
+      sessionTitle: 'Nightly deploy',
+      text: 'Roll back?',
+      status: '',
+      refId: `q-${asked.split('-').pop()}`,
+    },
     { seq: 3, id: failed, kind: 'turn_end', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'boom', status: 'error', refId: '' },
     { seq: 4, id: `${failed}:error`, kind: 'error', sessionId: 's1', sessionTitle: 'Nightly deploy', text: 'boom', status: '', refId: '' },
   ]);
@@ -114,7 +163,13 @@ it('keeps a task that exited non-zero as task_failed with its exit code and task
   await watch('desk', 'sub_tasks', { userId: 'u5', scope: 'sessions', sessions: [{ id: 's5', title: 'Tests' }] });
   published += 1;
   const eventId = `evt-task-${published}`;
-  const payload = TaskEnded.toJSON({ eventId, occurredAt: new Date(), sessionId: 's5', userId: 'u5', task: Task.fromPartial({ id: 'task_7', sessionId: 's5', description: 'npm test', exitCode: 1 }) });
+  const payload = TaskEnded.toJSON({
+    eventId,
+    occurredAt: new Date(),
+    sessionId: 's5',
+    userId: 'u5',
+    task: Task.fromPartial({ id: 'task_7', sessionId: 's5', description: 'npm test', exitCode: 1 }),
+  });
   await bus.js.publish('relay.session.v1.task_finished', JSON.stringify(payload), { msgID: eventId });
   await vi.waitFor(async () => expect((await fetch('desk', 'sub_tasks', 0)).cursor).toBe(1), { timeout: 15_000, interval: 100 });
   expect((await fetch('desk', 'sub_tasks', 0)).events).toMatchObject([{ id: eventId, kind: 'task_failed', text: 'npm test', status: '1', refId: 'task_7' }]);
@@ -142,15 +197,31 @@ it('past the cap of 500 keeps the newest events and counts the older ones as dro
 
 it('keeps the archive of a listed session whatever kinds the watch takes, and none for a watch of "all"', async () => {
   await watch('lab', 'sub_archive_listed', { userId: 'u6', scope: 'sessions', sessions: [{ id: 's6', title: 'Old work' }] });
-  await callUnary(client, 'keepWatch', { relay: 'lab', id: 'sub_archive_listed_errors', userId: 'u6', scope: 'sessions', sessions: [{ id: 's6', title: 'Old work' }], exclude: [], events: ['error'], stalledMinutes: 0, heartbeatMinutes: 0 });
+  await callUnary(client, 'keepWatch', {
+    relay: 'lab',
+    id: 'sub_archive_listed_errors',
+    userId: 'u6',
+    scope: 'sessions',
+    sessions: [{ id: 's6', title: 'Old work' }],
+    exclude: [],
+    events: ['error'],
+    stalledMinutes: 0,
+    heartbeatMinutes: 0,
+  });
   await watch('lab', 'sub_archive_all', { userId: 'u6', scope: 'all' });
   published += 1;
   const eventId = `evt-archived-${published}`;
-  await bus.js.publish('relay.session.v1.archived', JSON.stringify(SessionArchived.toJSON({ eventId, occurredAt: new Date(), sessionId: 's6', userId: 'u6' })), { msgID: eventId });
+  await bus.js.publish(
+    'relay.session.v1.archived',
+    JSON.stringify(SessionArchived.toJSON({ eventId, occurredAt: new Date(), sessionId: 's6', userId: 'u6' })),
+    { msgID: eventId },
+  );
   const marker = await turnEnded('u6', 's7', 'after the archive');
   await vi.waitFor(async () => expect((await fetch('lab', 'sub_archive_all', 0)).cursor).toBe(1), { timeout: 15_000, interval: 100 });
   for (const id of ['sub_archive_listed', 'sub_archive_listed_errors']) {
-    expect((await fetch('lab', id, 0)).events).toMatchObject([{ id: eventId, kind: 'archived', sessionId: 's6', sessionTitle: 'Old work', text: '', status: '' }]);
+    expect((await fetch('lab', id, 0)).events).toMatchObject([
+      { id: eventId, kind: 'archived', sessionId: 's6', sessionTitle: 'Old work', text: '', status: '' },
+    ]);
   }
   expect((await fetch('lab', 'sub_archive_all', 0)).events.map((event) => event.id)).toEqual([marker]);
 });

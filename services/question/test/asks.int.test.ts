@@ -114,7 +114,12 @@ const ask = async (fields: Partial<AskRequest> = {}) => (await callUnary(client,
 describe('Ask', () => {
   it('stores a pending ask_… about the asking conversation', async () => {
     const asked = await ask();
-    expect(asked).toMatchObject({ id: expect.stringMatching(/^ask_[0-9a-z]{12}$/), status: AskStatus.ASK_STATUS_PENDING, aboutSessionId: 'asker', createdAt: NOW });
+    expect(asked).toMatchObject({
+      id: expect.stringMatching(/^ask_[0-9a-z]{12}$/),
+      status: AskStatus.ASK_STATUS_PENDING,
+      aboutSessionId: 'asker',
+      createdAt: NOW,
+    });
     expect(await prisma.ask.findUnique({ where: { id: asked.id } })).toMatchObject({ status: 'pending', askingSessionId: 'asker' });
   });
 
@@ -139,7 +144,14 @@ describe('Ask', () => {
 describe('AnswerAsk and ListAsks', () => {
   it('answers, publishes question_answered on QUESTION_EVENTS, and lists the ask answered', async () => {
     const asked = await ask({ askingSessionId: 'answered-conv', aboutSessionId: 'other' });
-    const { ask: answered } = await callUnary(client, 'answerAsk', { userId: 'u1', askId: asked.id, decision: 'answer', answer: 'after review', choice: 'Wait', via: '' });
+    const { ask: answered } = await callUnary(client, 'answerAsk', {
+      userId: 'u1',
+      askId: asked.id,
+      decision: 'answer',
+      answer: 'after review',
+      choice: 'Wait',
+      via: '',
+    });
     expect(answered).toMatchObject({ status: AskStatus.ASK_STATUS_ANSWERED, choice: 'Wait', answer: 'after review', via: 'desk', endedAt: NOW });
 
     await outbox.flush();
@@ -164,10 +176,14 @@ describe('AnswerAsk and ListAsks', () => {
 
   it("hides another user's asks: not found to answer, absent from listings", async () => {
     const asked = await ask({ askingSessionId: 'private' });
-    await expect(callUnary(client, 'answerAsk', { userId: 'u2', askId: asked.id, decision: 'dismiss', answer: '', choice: '', via: '' })).rejects.toMatchObject({
+    await expect(callUnary(client, 'answerAsk', { userId: 'u2', askId: asked.id, decision: 'dismiss', answer: '', choice: '', via: '' })).rejects.toMatchObject(
+      {
+        code: 'REMOTE_RELAY_NOT_FOUND',
+      },
+    );
+    await expect(callUnary(client, 'withdrawAsk', { userId: 'u2', askingSessionId: 'private', askId: asked.id })).rejects.toMatchObject({
       code: 'REMOTE_RELAY_NOT_FOUND',
     });
-    await expect(callUnary(client, 'withdrawAsk', { userId: 'u2', askingSessionId: 'private', askId: asked.id })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     const listed = await callUnary(client, 'listAsks', { userId: 'u2', askingSessionId: 'private', aboutSessionId: '', pendingOnly: false });
     expect(listed.asks).toEqual([]);
     expect((await prisma.ask.findUnique({ where: { id: asked.id } }))?.status).toBe('pending');

@@ -19,7 +19,14 @@ const pending = (fields: Partial<AskInput> = {}): Ask => buildAsk(input(fields),
 
 describe('buildAsk', () => {
   it('makes a pending ask about the asking conversation when no session is named', () => {
-    expect(pending()).toMatchObject({ id: 'ask_1', status: 'pending', askingSessionId: 's1', aboutSessionId: 's1', options: ['Tonight', 'Wait'], createdAt: NOW });
+    expect(pending()).toMatchObject({
+      id: 'ask_1',
+      status: 'pending',
+      askingSessionId: 's1',
+      aboutSessionId: 's1',
+      options: ['Tonight', 'Wait'],
+      createdAt: NOW,
+    });
   });
 
   it('is about the named session when asked on its behalf', () => {
@@ -36,7 +43,9 @@ describe('buildAsk', () => {
     [{ userId: '' }, 'user_id'],
     [{ askingSessionId: '' }, 'asking_session_id'],
   ])('refuses %j naming %s', (fields, field) => {
-    expect(() => buildAsk(input(fields), 'ask_1', NOW)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', details: expect.objectContaining({ field }) }));
+    expect(() => buildAsk(input(fields), 'ask_1', NOW)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', details: expect.objectContaining({ field }) }),
+    );
   });
 });
 
@@ -58,7 +67,13 @@ describe('applyAnswer', () => {
     applyAnswer(pending(), { userId: 'u1', askId: 'ask_1', decision: 'answer', answer: '', choice: '', via: 'desk', ...fields }, NOW);
 
   it('answers with a choice among the options and the text', () => {
-    expect(answer({ choice: 'Wait', answer: ' after the review ' })).toMatchObject({ status: 'answered', choice: 'Wait', answer: 'after the review', via: 'desk', endedAt: NOW });
+    expect(answer({ choice: 'Wait', answer: ' after the review ' })).toMatchObject({
+      status: 'answered',
+      choice: 'Wait',
+      answer: 'after the review',
+      via: 'desk',
+      endedAt: NOW,
+    });
   });
 
   it('dismisses', () => {

@@ -85,7 +85,9 @@ describe('awaitCard', () => {
 
   it('finds a decision even when the notification is lost, at the next tick', async () => {
     const { deps, card, realTime } = await setup();
-    const stream = reader(awaitCard({ ...deps, decisions: { watch: () => () => undefined } }, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
+    const stream = reader(
+      awaitCard({ ...deps, decisions: { watch: () => () => undefined } }, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal),
+    );
     const first = stream.next();
     await settle();
     await decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
@@ -116,7 +118,11 @@ describe('awaitCard on a keyed card', () => {
     const stream = reader(awaitCard(deps, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
     const last = stream.next();
     await settle();
-    await decideCard({ store, ids, turnEnds: allTurnEndsHeard }, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
+    await decideCard(
+      { store, ids, turnEnds: allTurnEndsHeard },
+      { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] },
+      NOW,
+    );
     expect(await last).toEqual({ card: expect.objectContaining({ status: 'allowed' }) });
     expect(store.used.get(card.id)).toEqual(NOW);
     expect((await raiseCard({ store, ids }, request, NOW)).id).not.toBe(card.id);

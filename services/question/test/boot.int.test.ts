@@ -7,7 +7,18 @@ import { connectBus, type Bus } from '@relay/bus';
 import { checkHealth } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
 import { natsClientOptions } from '@relay/config';
-import { createTestCa, createTestDatabase, freePort, makeTestCredentials, startNats, startServiceProcess, type NatsServer, type ServiceProcess, type TestCa, type TestDatabase } from '@relay/testing';
+import {
+  createTestCa,
+  createTestDatabase,
+  freePort,
+  makeTestCredentials,
+  startNats,
+  startServiceProcess,
+  type NatsServer,
+  type ServiceProcess,
+  type TestCa,
+  type TestDatabase,
+} from '@relay/testing';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -28,7 +39,13 @@ beforeAll(async () => {
   [nats, database, port] = await Promise.all([startNats({ tls: server }), createTestDatabase({ migrationsDir }), freePort()]);
   address = `127.0.0.1:${port}`;
   // By name: the client checks the server's certificate names the host it dials.
-  const natsEnv = { ...nats.env('question'), NATS_URL: nats.url.replace('127.0.0.1', 'localhost'), NATS_TLS_CA: client.ca, NATS_TLS_CERT: client.cert, NATS_TLS_KEY: client.key };
+  const natsEnv = {
+    ...nats.env('question'),
+    NATS_URL: nats.url.replace('127.0.0.1', 'localhost'),
+    NATS_TLS_CA: client.ca,
+    NATS_TLS_CERT: client.cert,
+    NATS_TLS_KEY: client.key,
+  };
   bus = await connectBus({ ...natsClientOptions(natsEnv), name: 'question-boot-test', logger: createLogger({ name: 'question-boot-test', level: 'silent' }) });
   service = await startServiceProcess({
     serviceDir,

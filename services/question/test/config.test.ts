@@ -21,7 +21,14 @@ describe('loadConfig', () => {
   it('refuses a bad environment, naming every bad variable', () => {
     let error: unknown;
     try {
-      loadConfig({ ...CREDENTIALS, DATABASE_URL: 'mysql://127.0.0.1/x', GRPC_PORT: 'fifty', NATS_URL: 'http://127.0.0.1:4222', LOG_LEVEL: 'loud', CARD_PROGRESS_INTERVAL_MS: '10' });
+      loadConfig({
+        ...CREDENTIALS,
+        DATABASE_URL: 'mysql://127.0.0.1/x',
+        GRPC_PORT: 'fifty',
+        NATS_URL: 'http://127.0.0.1:4222',
+        LOG_LEVEL: 'loud',
+        CARD_PROGRESS_INTERVAL_MS: '10',
+      });
     } catch (caught) {
       error = caught;
     }

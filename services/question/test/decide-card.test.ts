@@ -26,7 +26,15 @@ const approval: Card = {
 const question: Card = { ...approval, id: 'card_question0', kind: 'question', title: 'Ship tonight?', lines: [], options: ['Tonight', 'Wait'] };
 const openQuestion: Card = { ...question, id: 'card_openqstn0', options: [] };
 
-const input = (fields: Partial<DecideCardInput>): DecideCardInput => ({ userId: 'u1', cardId: '', decision: 'allow', answer: '', choices: [], by: { kind: 'user' }, ...fields });
+const input = (fields: Partial<DecideCardInput>): DecideCardInput => ({
+  userId: 'u1',
+  cardId: '',
+  decision: 'allow',
+  answer: '',
+  choices: [],
+  by: { kind: 'user' },
+  ...fields,
+});
 
 function refusal(run: () => unknown): AppError {
   try {
@@ -65,7 +73,12 @@ describe('applyDecision', () => {
   it.each([
     ['another user', approval, input({ userId: 'u2' }), 'REMOTE_RELAY_NOT_FOUND'],
     ['an agent, an approval card', approval, input({ by: { kind: 'agent', sessionId: 's9' } }), 'REMOTE_RELAY_FORBIDDEN'],
-    ["an agent, its own session's question", question, input({ decision: 'answer', answer: 'x', by: { kind: 'agent', sessionId: 's1' } }), 'REMOTE_RELAY_FORBIDDEN'],
+    [
+      "an agent, its own session's question",
+      question,
+      input({ decision: 'answer', answer: 'x', by: { kind: 'agent', sessionId: 's1' } }),
+      'REMOTE_RELAY_FORBIDDEN',
+    ],
     ['allow on a question card', question, input({ decision: 'allow' }), 'REMOTE_RELAY_INVALID_INPUT'],
     ['answer on an approval card', approval, input({ decision: 'answer', answer: 'yes' }), 'REMOTE_RELAY_INVALID_INPUT'],
     ['an unknown decision', approval, input({ decision: 'maybe' }), 'REMOTE_RELAY_INVALID_INPUT'],
@@ -111,7 +124,11 @@ describe('decideCard', () => {
   it('stores the decision with its card_decided event', async () => {
     const store = new InMemoryCardStore();
     await store.create(question);
-    const decided = await decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, input({ cardId: question.id, decision: 'answer', choices: ['Tonight'] }), NOW);
+    const decided = await decideCard(
+      { store, ids: sequentialIds(), turnEnds: allTurnEndsHeard },
+      input({ cardId: question.id, decision: 'answer', choices: ['Tonight'] }),
+      NOW,
+    );
     expect(decided).toMatchObject({ status: 'answered', choices: ['Tonight'], decidedAt: NOW });
     expect(await store.find(question.id)).toEqual(decided);
     expect(store.events).toEqual([{ eventId: 'evt_1', occurredAt: NOW, card: decided }]);
@@ -119,7 +136,9 @@ describe('decideCard', () => {
 
   it('answers not found for an unknown card, and nothing changes', async () => {
     const store = new InMemoryCardStore();
-    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, input({ cardId: 'card_nope' }), NOW)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, input({ cardId: 'card_nope' }), NOW)).rejects.toMatchObject({
+      code: 'REMOTE_RELAY_NOT_FOUND',
+    });
     expect(store.events).toEqual([]);
   });
 

@@ -26,7 +26,15 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const keyed = (sessionId: string, callKey = 'fp-create') => ({ userId: 'u1', sessionId, kind: 'approval', title: 'Start a session?', lines: [], options: [], callKey });
+const keyed = (sessionId: string, callKey = 'fp-create') => ({
+  userId: 'u1',
+  sessionId,
+  kind: 'approval',
+  title: 'Start a session?',
+  lines: [],
+  options: [],
+  callKey,
+});
 
 async function decide(cardId: string, status: 'allowed' | 'denied', at: Date): Promise<void> {
   const card = { ...(await store.find(cardId))!, status, decidedAt: at };

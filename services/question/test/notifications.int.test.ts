@@ -143,7 +143,16 @@ async function until<T>(what: string, check: () => T | undefined | Promise<T | u
 }
 
 const raiseCard = (userId: string, title: string) =>
-  callUnary(client, 'raiseCard', { userId, sessionId: 's1', kind: CardKind.CARD_KIND_QUESTION, title, lines: [], options: ['Yes', 'No'], callKey: '', raiseId: '' });
+  callUnary(client, 'raiseCard', {
+    userId,
+    sessionId: 's1',
+    kind: CardKind.CARD_KIND_QUESTION,
+    title,
+    lines: [],
+    options: ['Yes', 'No'],
+    callKey: '',
+    raiseId: '',
+  });
 const settingsOf = async (userId: string) => (await callUnary(client, 'getNotificationSettings', { userId })).settings!;
 const base64url = (buffer: Buffer) => buffer.toString('base64url');
 
@@ -156,11 +165,17 @@ describe('settings', () => {
     expect((await settingsOf('u-other')).vapidPublicKey).toBe(first.vapidPublicKey);
     expect((await prisma.vapidKeys.findMany()).map((row) => row.publicKey)).toEqual([first.vapidPublicKey]);
 
-    const refused = await callUnary(client, 'updateNotificationSettings', { userId: 'u-settings', webhookUrl: 'ftp://example.com/x' }).catch((error: unknown) => error);
+    const refused = await callUnary(client, 'updateNotificationSettings', { userId: 'u-settings', webhookUrl: 'ftp://example.com/x' }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
     const changed = await callUnary(client, 'updateNotificationSettings', { userId: 'u-settings', webhookUrl: ' https://hooks.example.com/T1 ', asks: false });
     expect(changed.settings).toMatchObject({ webhookUrl: 'https://hooks.example.com/T1', cards: true, asks: false });
-    expect((await callUnary(client, 'updateNotificationSettings', { userId: 'u-settings', cards: false })).settings).toMatchObject({ webhookUrl: 'https://hooks.example.com/T1', cards: false, asks: false });
+    expect((await callUnary(client, 'updateNotificationSettings', { userId: 'u-settings', cards: false })).settings).toMatchObject({
+      webhookUrl: 'https://hooks.example.com/T1',
+      cards: false,
+      asks: false,
+    });
   });
 });
 
@@ -194,7 +209,12 @@ describe('a retry', () => {
     const browser = createECDH('prime256v1');
     browser.generateKeys();
     await callUnary(client, 'updateNotificationSettings', { userId: 'u-flaky', webhookUrl: `${receiverUrl}/hook-flaky` });
-    await callUnary(client, 'addPushSubscription', { userId: 'u-flaky', endpoint: `${receiverUrl}/push/flaky`, p256dh: base64url(browser.getPublicKey()), auth: base64url(randomBytes(16)) });
+    await callUnary(client, 'addPushSubscription', {
+      userId: 'u-flaky',
+      endpoint: `${receiverUrl}/push/flaky`,
+      p256dh: base64url(browser.getPublicKey()),
+      auth: base64url(randomBytes(16)),
+    });
     answers.set('/push/flaky', [503]);
     const notice = { eventId: 'e-flaky', userId: 'u-flaky', kind: 'ask' as const, text: 'Ship?', path: '/inbox' };
     await expect(notifyPerson(deps(), notice, NOW)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
@@ -212,13 +232,27 @@ describe('Web Push', () => {
     browser.generateKeys();
     const authSecret = randomBytes(16);
     const endpoint = `${receiverUrl}/push/browser-1`;
-    const added = await callUnary(client, 'addPushSubscription', { userId: 'u-push', endpoint, p256dh: base64url(browser.getPublicKey()), auth: base64url(authSecret) });
+    const added = await callUnary(client, 'addPushSubscription', {
+      userId: 'u-push',
+      endpoint,
+      p256dh: base64url(browser.getPublicKey()),
+      auth: base64url(authSecret),
+    });
     expect(added.settings?.pushSubscriptions).toBe(1);
     const vapidPublicKey = added.settings!.vapidPublicKey;
 
     const consumer = await startNotificationsConsumer(bus, deps());
     try {
-      await callUnary(client, 'ask', { userId: 'u-push', askingSessionId: 'asker', aboutSessionId: '', question: 'Ship tonight?', options: ['Tonight', 'Wait'], recommendation: '', detail: '', dryRun: false });
+      await callUnary(client, 'ask', {
+        userId: 'u-push',
+        askingSessionId: 'asker',
+        aboutSessionId: '',
+        question: 'Ship tonight?',
+        options: ['Tonight', 'Wait'],
+        recommendation: '',
+        detail: '',
+        dryRun: false,
+      });
       const push = await until('the push', () => received.find((r) => r.path === '/push/browser-1'));
       expect(push.headers['content-encoding']).toBe('aes128gcm');
       expect(Number(push.headers['ttl'])).toBeGreaterThan(0);
@@ -260,6 +294,9 @@ describe('Web Push', () => {
     };
     await callUnary(client, 'updateNotificationSettings', { userId: 'u-off', webhookUrl: `${receiverUrl}/off`, cards: false });
     expect(await notifyPerson({ ...deps(), senders: counting }, { ...notice, eventId: 'e-off', userId: 'u-off' }, NOW)).toEqual({ sent: [], retry: [] });
-    expect(await notifyPerson({ ...deps(), senders }, { ...notice, eventId: 'e-on', userId: 'u-off', kind: 'ask' }, NOW)).toEqual({ sent: [`webhook:${receiverUrl}/off`], retry: [] });
+    expect(await notifyPerson({ ...deps(), senders }, { ...notice, eventId: 'e-on', userId: 'u-off', kind: 'ask' }, NOW)).toEqual({
+      sent: [`webhook:${receiverUrl}/off`],
+      retry: [],
+    });
   });
 });

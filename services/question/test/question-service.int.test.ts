@@ -148,7 +148,11 @@ async function raise(request: RaiseCardRequest) {
 }
 
 /** Decides as the user, or as the agent of `agentSessionId` when given. */
-const decide = (cardId: string, decision: string, fields: { userId?: string; answer?: string; choices?: string[]; agentSessionId?: string; decidedBy?: CardDecider } = {}) =>
+const decide = (
+  cardId: string,
+  decision: string,
+  fields: { userId?: string; answer?: string; choices?: string[]; agentSessionId?: string; decidedBy?: CardDecider } = {},
+) =>
   callUnary(client, 'decideCard', {
     userId: 'u1',
     cardId,
@@ -304,9 +308,24 @@ describe('DecideCard refusals change nothing', () => {
     ["another user's card", () => raise(approval()), (id: string) => decide(id, 'allow', { userId: 'u2' }), 'REMOTE_RELAY_NOT_FOUND'],
     ['an unknown card', () => raise(approval()), () => decide('card_000000000000', 'allow'), 'REMOTE_RELAY_NOT_FOUND'],
     ['an agent on an approval card', () => raise(approval()), (id: string) => decide(id, 'allow', { agentSessionId: 's2' }), 'REMOTE_RELAY_FORBIDDEN'],
-    ['a decision that does not say who decides', () => raise(approval()), (id: string) => decide(id, 'allow', { decidedBy: CardDecider.CARD_DECIDER_UNSPECIFIED }), 'REMOTE_RELAY_INVALID_INPUT'],
-    ['the user, claiming an agent session', () => raise(approval()), (id: string) => decide(id, 'allow', { agentSessionId: 's2', decidedBy: CardDecider.CARD_DECIDER_USER }), 'REMOTE_RELAY_INVALID_INPUT'],
-    ['an agent without its session', () => raise(question()), (id: string) => decide(id, 'answer', { choices: ['Wait'], decidedBy: CardDecider.CARD_DECIDER_AGENT }), 'REMOTE_RELAY_INVALID_INPUT'],
+    [
+      'a decision that does not say who decides',
+      () => raise(approval()),
+      (id: string) => decide(id, 'allow', { decidedBy: CardDecider.CARD_DECIDER_UNSPECIFIED }),
+      'REMOTE_RELAY_INVALID_INPUT',
+    ],
+    [
+      'the user, claiming an agent session',
+      () => raise(approval()),
+      (id: string) => decide(id, 'allow', { agentSessionId: 's2', decidedBy: CardDecider.CARD_DECIDER_USER }),
+      'REMOTE_RELAY_INVALID_INPUT',
+    ],
+    [
+      'an agent without its session',
+      () => raise(question()),
+      (id: string) => decide(id, 'answer', { choices: ['Wait'], decidedBy: CardDecider.CARD_DECIDER_AGENT }),
+      'REMOTE_RELAY_INVALID_INPUT',
+    ],
     [
       "an agent on its own session's question",
       () => raise(question()),

@@ -59,7 +59,9 @@ describe('buildCard', () => {
     ['options', raise({ options: ['Wait', ' Wait'] })],
     ['call_key', raise({ callKey: 'k'.repeat(201) })],
   ])('refuses a bad %s', (field, request) => {
-    expect(() => buildCard(request, 'card_x', NOW)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', details: expect.objectContaining({ field }) }));
+    expect(() => buildCard(request, 'card_x', NOW)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', details: expect.objectContaining({ field }) }),
+    );
   });
 });
 

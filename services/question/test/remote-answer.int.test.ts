@@ -116,7 +116,8 @@ async function published(): Promise<{ id: string; data: ReturnType<typeof Questi
   for (let read = 0; read < state.messages; read++) {
     const message = await consumer.next({ expires: 5_000 });
     if (message === null) throw new Error(`QUESTION_EVENTS holds ${state.messages} messages; ${read} could be read`);
-    if (message.subject === QuestionEvents.QUESTION_ANSWERED.subject) out.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', data: QuestionAnswered.fromJSON(message.json()) });
+    if (message.subject === QuestionEvents.QUESTION_ANSWERED.subject)
+      out.push({ id: message.headers?.get('Nats-Msg-Id') ?? '', data: QuestionAnswered.fromJSON(message.json()) });
   }
   return out;
 }
@@ -126,15 +127,46 @@ it('publishes question_answered to the asking conversation, via the relay that k
   expect(await callUnary(client, 'publishRemoteAnswer', report())).toEqual({ published: false });
   await callUnary(client, 'publishRemoteAnswer', report({ askId: 'ask_remote00002', dismissed: true }));
   const events = await published();
-  expect(events.map(({ id, data }) => ({ id, questionId: data.questionId, askingSessionId: data.askingSessionId, aboutSessionId: data.aboutSessionId, answer: data.answer, choice: data.choice, dismissed: data.dismissed, via: data.via }))).toEqual([
-    { id: 'remote-answer:build-box:ask_remote00001', questionId: 'ask_remote00001', askingSessionId: 'c0de', aboutSessionId: '', answer: 'after the review', choice: 'Wait', dismissed: false, via: 'build-box' },
-    { id: 'remote-answer:build-box:ask_remote00002', questionId: 'ask_remote00002', askingSessionId: 'c0de', aboutSessionId: '', answer: '', choice: '', dismissed: true, via: 'build-box' },
+  expect(
+    events.map(({ id, data }) => ({
+      id,
+      questionId: data.questionId,
+      askingSessionId: data.askingSessionId,
+      aboutSessionId: data.aboutSessionId,
+      answer: data.answer,
+      choice: data.choice,
+      dismissed: data.dismissed,
+      via: data.via,
+    })),
+  ).toEqual([
+    {
+      id: 'remote-answer:build-box:ask_remote00001',
+      questionId: 'ask_remote00001',
+      askingSessionId: 'c0de',
+      aboutSessionId: '',
+      answer: 'after the review',
+      choice: 'Wait',
+      dismissed: false,
+      via: 'build-box',
+    },
+    {
+      id: 'remote-answer:build-box:ask_remote00002',
+      questionId: 'ask_remote00002',
+      askingSessionId: 'c0de',
+      aboutSessionId: '',
+      answer: '',
+      choice: '',
+      dismissed: true,
+      via: 'build-box',
+    },
   ]);
 });
 
 it('refuses a report without who asked, the ask or the relay, and publishes nothing for it', async () => {
   for (const fields of [{ askingSessionId: '' }, { askId: '' }, { via: '' }, { userId: '' }]) {
-    await expect(callUnary(client, 'publishRemoteAnswer', report({ ...fields, askId: fields.askId ?? 'ask_refused' }))).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+    await expect(callUnary(client, 'publishRemoteAnswer', report({ ...fields, askId: fields.askId ?? 'ask_refused' }))).rejects.toMatchObject({
+      code: 'REMOTE_RELAY_INVALID_INPUT',
+    });
   }
   expect(await prisma.outboxMessage.count({ where: { id: { contains: 'ask_refused' } } })).toBe(0);
 });

@@ -154,7 +154,19 @@ describe('a card whose turn ended while the question service was away', () => {
     // Answered the moment the service is back, while it works through those turn ends: it waits for them, and
     // then the card is withdrawn, not taken.
     // On a busy machine it may say "try again" (still handling them); it never takes the answer.
-    const answer = () => refusal(callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: left.id, decision: 'answer', answer: '', choices: ['Allow'], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }));
+    const answer = () =>
+      refusal(
+        callUnary(asGateway, 'decideCard', {
+          userId: 'u1',
+          cardId: left.id,
+          decision: 'answer',
+          answer: '',
+          choices: ['Allow'],
+          agentSessionId: '',
+          decidedBy: CardDecider.CARD_DECIDER_USER,
+          dryRun: false,
+        }),
+      );
     let early = await answer();
     while (early.code === 'SERVICE_UNAVAILABLE') early = await answer();
     expect(early.code).toBe('REMOTE_RELAY_NO_ACTIVE_TURN');
@@ -166,8 +178,21 @@ describe('a card whose turn ended while the question service was away', () => {
   });
 
   it('answering it says the turn is gone with REMOTE_RELAY_NO_ACTIVE_TURN, and decides nothing', async () => {
-    for (const decision of [{ decision: 'answer', choices: ['Allow'] }, { decision: 'dismiss', choices: [] }]) {
-      const error = await refusal(callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: left.id, answer: '', agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false, ...decision }));
+    for (const decision of [
+      { decision: 'answer', choices: ['Allow'] },
+      { decision: 'dismiss', choices: [] },
+    ]) {
+      const error = await refusal(
+        callUnary(asGateway, 'decideCard', {
+          userId: 'u1',
+          cardId: left.id,
+          answer: '',
+          agentSessionId: '',
+          decidedBy: CardDecider.CARD_DECIDER_USER,
+          dryRun: false,
+          ...decision,
+        }),
+      );
       expect([error.code, error.kind]).toEqual(['REMOTE_RELAY_NO_ACTIVE_TURN', 'failed_precondition']);
       expect(error.message).toContain(`card ${left.id} was withdrawn: the turn that asked it in session s-left has ended`);
     }
@@ -175,7 +200,16 @@ describe('a card whose turn ended while the question service was away', () => {
   });
 
   it('the next turn’s card is still answered as usual', async () => {
-    const { card } = await callUnary(asGateway, 'decideCard', { userId: 'u1', cardId: nextTurns.id, decision: 'answer', answer: '', choices: ['Deny'], agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false });
+    const { card } = await callUnary(asGateway, 'decideCard', {
+      userId: 'u1',
+      cardId: nextTurns.id,
+      decision: 'answer',
+      answer: '',
+      choices: ['Deny'],
+      agentSessionId: '',
+      decidedBy: CardDecider.CARD_DECIDER_USER,
+      dryRun: false,
+    });
     expect(card).toMatchObject({ status: CardStatus.CARD_STATUS_ANSWERED, choices: ['Deny'] });
   });
 
@@ -189,10 +223,13 @@ describe('a card whose turn ended while the question service was away', () => {
   it('keeps a durable consumer of turn_ended on SESSION_EVENTS, with nothing left unacknowledged', async () => {
     // A message is acked once its handler has resolved: the last one's ack may still be on its way when the card the
     // test above waited for is cancelled.
-    await vi.waitFor(async () => {
-      const info = await readAsQuestion();
-      expect([info.config.filter_subject, info.num_ack_pending]).toEqual([TURN_ENDED.contract.subject, 0]);
-    }, { timeout: 10_000 });
+    await vi.waitFor(
+      async () => {
+        const info = await readAsQuestion();
+        expect([info.config.filter_subject, info.num_ack_pending]).toEqual([TURN_ENDED.contract.subject, 0]);
+      },
+      { timeout: 10_000 },
+    );
   });
 });
 

@@ -47,7 +47,11 @@ describe('isLeftByTurnEnd', () => {
     ['a card raised 1 ms after the end (the next turn’s)', card({ createdAt: ms(ENDED, 1) }), false],
     ['a card of another session', card({ sessionId: 's2' }), false],
     ['an external session’s keyed card (no hosted turn owns it)', card({ callKey: 'send:abc123' }), false],
-    ...(['allowed', 'denied', 'answered', 'dismissed', 'cancelled'] as const).map((status): [string, Card, boolean] => [`a card already ${status}`, card({ status, decidedAt: RAISED }), false]),
+    ...(['allowed', 'denied', 'answered', 'dismissed', 'cancelled'] as const).map((status): [string, Card, boolean] => [
+      `a card already ${status}`,
+      card({ status, decidedAt: RAISED }),
+      false,
+    ]),
   ])('%s → %s', (_label, candidate, withdrawn) => {
     expect(isLeftByTurnEnd(candidate, end)).toBe(withdrawn);
   });
@@ -143,7 +147,13 @@ describe('answering a card whose turn is gone', () => {
   it('still answers not found for another user, before saying the turn is gone', async () => {
     const store = new InMemoryCardStore();
     await store.create(card({ status: 'cancelled', decidedAt: NOW }));
-    await expect(decideCard({ store, ids: sequentialIds(), turnEnds: allTurnEndsHeard }, { by: { kind: 'user' }, userId: 'u2', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW)).rejects.toMatchObject({
+    await expect(
+      decideCard(
+        { store, ids: sequentialIds(), turnEnds: allTurnEndsHeard },
+        { by: { kind: 'user' }, userId: 'u2', cardId: card().id, decision: 'dismiss', answer: '', choices: [] },
+        NOW,
+      ),
+    ).rejects.toMatchObject({
       code: 'REMOTE_RELAY_NOT_FOUND',
     });
   });
@@ -154,7 +164,11 @@ describe('an answer arriving before the turn ends missed while away are handled'
   function hearing(): TurnEndsHeard & { done(): void; tooLong(): void } {
     let settle!: (error?: AppError) => void;
     const heard = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
-    return { caughtUp: () => heard, done: () => settle(), tooLong: () => settle(new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'still handling the turn ends it missed')) };
+    return {
+      caughtUp: () => heard,
+      done: () => settle(),
+      tooLong: () => settle(new AppError('SERVICE_UNAVAILABLE', 'unavailable', 'still handling the turn ends it missed')),
+    };
   }
   const flush = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -174,7 +188,7 @@ describe('an answer arriving before the turn ends missed while away are handled'
     expect(store.events.map((event) => event.card.status)).toEqual(['cancelled']);
   });
 
-  it('the next turn\'s card is answered once they are handled', async () => {
+  it("the next turn's card is answered once they are handled", async () => {
     const store = new InMemoryCardStore();
     await store.create(card({ createdAt: ms(ENDED, 1) }));
     const turnEnds = hearing();
@@ -189,7 +203,11 @@ describe('an answer arriving before the turn ends missed while away are handled'
     const store = new InMemoryCardStore();
     await store.create(card());
     const turnEnds = hearing();
-    const answering = decideCard({ store, ids: sequentialIds(), turnEnds }, { by: { kind: 'user' }, userId: 'u1', cardId: card().id, decision: 'dismiss', answer: '', choices: [] }, NOW);
+    const answering = decideCard(
+      { store, ids: sequentialIds(), turnEnds },
+      { by: { kind: 'user' }, userId: 'u1', cardId: card().id, decision: 'dismiss', answer: '', choices: [] },
+      NOW,
+    );
     turnEnds.tooLong();
     await expect(answering).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', kind: 'unavailable' });
     expect((await store.find(card().id))?.status).toBe('pending');

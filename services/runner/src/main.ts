@@ -36,7 +36,8 @@ try {
 async function serveCommands(config: Config, logger: Logger): Promise<void> {
   // Each command runs as its user's own OS user: only root (with SETUID, SETGID, CHOWN, FOWNER and KILL) can start it
   // so, and a runner that could not would run every user's commands as one.
-  if (process.getuid?.() !== 0) throw new Error('the commands side must start as root (capabilities SETUID, SETGID, CHOWN, FOWNER, KILL) to run each user\'s commands as their own user');
+  if (process.getuid?.() !== 0)
+    throw new Error("the commands side must start as root (capabilities SETUID, SETGID, CHOWN, FOWNER, KILL) to run each user's commands as their own user");
   process.umask(COMMAND_UMASK);
   // The pod's /tmp (an emptyDir, 0777): sticky, so no user's command may remove or replace another's files there.
   await chmod(tmpdir(), 0o1777);
@@ -86,5 +87,7 @@ async function serveTls(config: Config, logger: Logger): Promise<void> {
 }
 
 function bind(server: Server, address: string): Promise<number> {
-  return new Promise((resolve, reject) => server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  return new Promise((resolve, reject) =>
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
 }

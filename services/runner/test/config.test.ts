@@ -13,9 +13,14 @@ function problems(env: Record<string, string>): string[] {
   }
 }
 
-describe('the runner\'s config', () => {
-  it('defaults to the pod\'s paths and ports', () => {
-    expect(loadConfig({ RUNNER_ROLE: 'commands' })).toMatchObject({ RUNNER_SOCKET: '/run/runner/runner.sock', RUNNER_WORKSPACE: '/workspace', RUNNER_HEALTH_PORT: 50060, RUNNER_PORT: 50056 });
+describe("the runner's config", () => {
+  it("defaults to the pod's paths and ports", () => {
+    expect(loadConfig({ RUNNER_ROLE: 'commands' })).toMatchObject({
+      RUNNER_SOCKET: '/run/runner/runner.sock',
+      RUNNER_WORKSPACE: '/workspace',
+      RUNNER_HEALTH_PORT: 50060,
+      RUNNER_PORT: 50056,
+    });
   });
 
   it('the tls side serves only with its certificate; the commands side, where commands run, is never given one', () => {

@@ -4,16 +4,17 @@
 import { z } from 'zod';
 import { baseEnv, grpcServerEnv, databaseUrl, grpcAddress, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamEnv } from '@relay/config';
 
-const schema = z.object({
-  ...baseEnv,
-  ...natsEnv,
-  ...streamEnv,
-  DATABASE_URL: databaseUrl,
-  GRPC_PORT: port(50053),
-  ...grpcServerEnv,
-  /** The session service: the loop guard. */
-  SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
-})
+const schema = z
+  .object({
+    ...baseEnv,
+    ...natsEnv,
+    ...streamEnv,
+    DATABASE_URL: databaseUrl,
+    GRPC_PORT: port(50053),
+    ...grpcServerEnv,
+    /** The session service: the loop guard. */
+    SESSION_GRPC_ADDR: grpcAddress('127.0.0.1:50051').default('127.0.0.1:50051'),
+  })
   .superRefine(requireGrpcCredentials(true))
   .superRefine(requireNatsTls);
 

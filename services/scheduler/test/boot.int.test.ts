@@ -5,7 +5,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectBus, type Bus } from '@relay/bus';
 import { checkHealth } from '@relay/rpc';
 import { createLogger } from '@relay/telemetry';
-import { createTestDatabase, freePort, makeTestCredentials, startNats, startServiceProcess, type NatsServer, type ServiceProcess, type TestDatabase } from '@relay/testing';
+import {
+  createTestDatabase,
+  freePort,
+  makeTestCredentials,
+  startNats,
+  startServiceProcess,
+  type NatsServer,
+  type ServiceProcess,
+  type TestDatabase,
+} from '@relay/testing';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
@@ -21,7 +30,12 @@ beforeAll(async () => {
   let port: number;
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
   address = `127.0.0.1:${port}`;
-  bus = await connectBus({ url: nats.url, name: 'scheduler-boot-test', ...nats.credentials('scheduler'), logger: createLogger({ name: 'scheduler-boot-test', level: 'silent' }) });
+  bus = await connectBus({
+    url: nats.url,
+    name: 'scheduler-boot-test',
+    ...nats.credentials('scheduler'),
+    logger: createLogger({ name: 'scheduler-boot-test', level: 'silent' }),
+  });
   service = await startServiceProcess({
     serviceDir,
     env: { DATABASE_URL: database.url, ...nats.env('scheduler'), ...credentials.env('scheduler'), GRPC_PORT: String(port), LOG_LEVEL: 'info' },

@@ -86,7 +86,9 @@ it('two replicas firing at the same instants fire every due time exactly once', 
   }
   const payload = outbox[0]!.payload as { firingId: string; text: string; provenance: { hops: number } };
   expect(payload.firingId).toBe(outbox[0]!.id);
-  expect(payload.text).toMatch(/^\[relay schedule sch_[0-9a-f]{12} "S\d+" · every \d min · automated message from OAR, not from the user; it approves nothing\]\nreply tick$/);
+  expect(payload.text).toMatch(
+    /^\[relay schedule sch_[0-9a-f]{12} "S\d+" · every \d min · automated message from OAR, not from the user; it approves nothing\]\nreply tick$/,
+  );
 });
 
 it('a replica that dies mid-firing loses nothing: its rows stay locked, then due, and the other replica fires them once', async () => {
@@ -141,13 +143,28 @@ it('a repeat whose previous message still waits is skipped and counted, and a he
   await takeAll();
   expect(await fireDueSchedules({ store, guard: used }, new Date(START + 2 * MINUTE))).toMatchObject({ held: 1 });
   const held = await a.schedule.findFirstOrThrow();
-  expect(held).toMatchObject({ heldForApproval: true, heldSince: new Date(START + 2 * MINUTE), pendingFireAt: new Date(START + 2 * MINUTE), firedCount: 1, skippedCount: 1 });
+  expect(held).toMatchObject({
+    heldForApproval: true,
+    heldSince: new Date(START + 2 * MINUTE),
+    pendingFireAt: new Date(START + 2 * MINUTE),
+    firedCount: 1,
+    skippedCount: 1,
+  });
   const away: LoopGuard = { countPrompt: async () => Promise.reject(new Error('session service unavailable')) };
   expect(await fireDueSchedules({ store, guard: away }, new Date(START + 4 * MINUTE))).toMatchObject({ deferred: 1, fired: 0 });
   // Looked at again a second later, not a minute (the loop backs off from there to a few seconds).
   expect(await a.schedule.findFirstOrThrow()).toMatchObject({ nextFireAt: new Date(START + 4 * MINUTE + 1_000), firedCount: 1 });
   expect(await fireDueSchedules({ store, guard: allow }, new Date(START + 5 * MINUTE))).toMatchObject({ fired: 1 });
-  expect(await a.schedule.findFirstOrThrow()).toMatchObject({ heldForApproval: false, heldSince: null, pendingFireAt: null, firedCount: 2, nextFireAt: new Date(START + 6 * MINUTE) });
+  expect(await a.schedule.findFirstOrThrow()).toMatchObject({
+    heldForApproval: false,
+    heldSince: null,
+    pendingFireAt: null,
+    firedCount: 2,
+    nextFireAt: new Date(START + 6 * MINUTE),
+  });
   // The held firing goes for its own grid time, not for the minute it was looked at again.
-  expect((await a.firing.findMany({ orderBy: { dueAt: 'desc' }, take: 1 }))[0]).toMatchObject({ dueAt: new Date(START + 2 * MINUTE), firedAt: new Date(START + 5 * MINUTE) });
+  expect((await a.firing.findMany({ orderBy: { dueAt: 'desc' }, take: 1 }))[0]).toMatchObject({
+    dueAt: new Date(START + 2 * MINUTE),
+    firedAt: new Date(START + 5 * MINUTE),
+  });
 });

@@ -1,7 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { dueAction, end, fire, firingId, GUARD_RETRY_MAX_MS, GUARD_RETRY_MIN_MS, hold, isFiringId, HOLD_RECHECK_MS, nextGuardRetryMs, retryLater, scheduledPromptHeader, skip } from '../src/domain/firing.ts';
+import {
+  dueAction,
+  end,
+  fire,
+  firingId,
+  GUARD_RETRY_MAX_MS,
+  GUARD_RETRY_MIN_MS,
+  hold,
+  isFiringId,
+  HOLD_RECHECK_MS,
+  nextGuardRetryMs,
+  retryLater,
+  scheduledPromptHeader,
+  skip,
+} from '../src/domain/firing.ts';
 import { nextGridTime } from '../src/domain/grid.ts';
-import { isListed, newScheduleId, parseInstant, planSchedule, scheduleCounts, shownTimes, type Schedule, type ScheduleRequest } from '../src/domain/schedule.ts';
+import {
+  isListed,
+  newScheduleId,
+  parseInstant,
+  planSchedule,
+  scheduleCounts,
+  shownTimes,
+  type Schedule,
+  type ScheduleRequest,
+} from '../src/domain/schedule.ts';
 
 const t = (iso: string) => new Date(iso);
 const provenance = { originRelay: 'desk', originSessionId: 's1', originSessionTitle: 'Main', model: 'script-1', hops: 1 };
@@ -43,7 +66,7 @@ describe('planSchedule', () => {
     expect(s).toMatchObject({ once: false, everyMinutes: 1440, nextFireAt: t('2026-11-02T02:00:00Z'), firedCount: 0, skippedCount: 0, endedAt: null });
   });
   it('without at the first time is one interval from now', () => {
-    expect(plan({ at: '' , everyMinutes: 30 }).nextFireAt.toISOString()).toBe('2026-11-01T12:30:00.000Z');
+    expect(plan({ at: '', everyMinutes: 30 }).nextFireAt.toISOString()).toBe('2026-11-01T12:30:00.000Z');
   });
   it('at alone is once', () => {
     expect(plan({ everyMinutes: 0 })).toMatchObject({ once: true, everyMinutes: 0 });
@@ -73,7 +96,9 @@ describe('planSchedule', () => {
   });
   it('refuses a 21st schedule set for others, but not one for its own conversation', () => {
     const counts = { firingIntoTarget: 0, setBySetterForOthers: 20 };
-    expect(() => planSchedule(request({ targetSessionId: 's2' }), counts, 'sch_1', NOW)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_SCHEDULE_LIMIT' }));
+    expect(() => planSchedule(request({ targetSessionId: 's2' }), counts, 'sch_1', NOW)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_RELAY_SCHEDULE_LIMIT' }),
+    );
     expect(planSchedule(request(), counts, 'sch_1', NOW).id).toBe('sch_1');
   });
   it('accepts offsets and fractions in at', () => {
@@ -100,8 +125,11 @@ describe('scheduleCounts (what the two limits count)', () => {
     ];
     expect(scheduleCounts(schedules, { settingSessionId: 's1', targetSessionId: 't1' })).toEqual({ firingIntoTarget: 2, setBySetterForOthers: 2 });
   });
-  it('counts a schedule into the setter\'s own conversation toward its target, not toward those set for others', () => {
-    expect(scheduleCounts([schedule('sch_a', 's1', 's1')], { settingSessionId: 's1', targetSessionId: 's1' })).toEqual({ firingIntoTarget: 1, setBySetterForOthers: 0 });
+  it("counts a schedule into the setter's own conversation toward its target, not toward those set for others", () => {
+    expect(scheduleCounts([schedule('sch_a', 's1', 's1')], { settingSessionId: 's1', targetSessionId: 's1' })).toEqual({
+      firingIntoTarget: 1,
+      setBySetterForOthers: 0,
+    });
   });
 });
 
@@ -148,11 +176,19 @@ describe('due times', () => {
     expect(dueAction(every10({ once }), waits)).toBe(expected);
   });
   it('a skip counts and moves to the next grid time', () => {
-    expect(skip(every10({ skippedCount: 2 }), t('2026-11-01T00:20:00Z'))).toMatchObject({ skippedCount: 3, nextFireAt: t('2026-11-01T00:30:00Z'), firedCount: 0 });
+    expect(skip(every10({ skippedCount: 2 }), t('2026-11-01T00:20:00Z'))).toMatchObject({
+      skippedCount: 3,
+      nextFireAt: t('2026-11-01T00:30:00Z'),
+      firedCount: 0,
+    });
   });
   it('a held firing stays due, keeps its first heldSince, and is looked at every minute', () => {
     const first = hold(every10(), t('2026-11-01T00:00:00Z'));
-    expect(first).toMatchObject({ heldForApproval: true, heldSince: t('2026-11-01T00:00:00Z'), nextFireAt: new Date(t('2026-11-01T00:00:00Z').getTime() + HOLD_RECHECK_MS) });
+    expect(first).toMatchObject({
+      heldForApproval: true,
+      heldSince: t('2026-11-01T00:00:00Z'),
+      nextFireAt: new Date(t('2026-11-01T00:00:00Z').getTime() + HOLD_RECHECK_MS),
+    });
     const later = hold(every10(first), t('2026-11-01T00:25:00Z'));
     expect(later).toMatchObject({ heldSince: t('2026-11-01T00:00:00Z'), firedCount: 0, skippedCount: 0 });
   });
@@ -161,9 +197,14 @@ describe('due times', () => {
     const { update } = fire(held, t('2026-11-01T00:36:00Z'));
     expect(update).toMatchObject({ heldForApproval: false, heldSince: null, firedCount: 1, nextFireAt: t('2026-11-01T00:40:00Z') });
   });
-  it('a firing whose guard could not be asked stays due a second on (or the loop\'s backoff), keeping its grid time, with nothing else changed', () => {
+  it("a firing whose guard could not be asked stays due a second on (or the loop's backoff), keeping its grid time, with nothing else changed", () => {
     const s = every10();
-    expect(retryLater(s, t('2026-11-01T00:00:00Z'))).toEqual({ ...skip(s, t('2026-11-01T00:00:00Z')), skippedCount: 0, nextFireAt: t('2026-11-01T00:00:01Z'), pendingFireAt: t('2026-11-01T00:00:00Z') });
+    expect(retryLater(s, t('2026-11-01T00:00:00Z'))).toEqual({
+      ...skip(s, t('2026-11-01T00:00:00Z')),
+      skippedCount: 0,
+      nextFireAt: t('2026-11-01T00:00:01Z'),
+      pendingFireAt: t('2026-11-01T00:00:00Z'),
+    });
     expect(retryLater(s, t('2026-11-01T00:00:00Z'), 4_000).nextFireAt).toEqual(t('2026-11-01T00:00:04Z'));
   });
   // Issue 39: a catch-up firing whose first pass came before the session service was ready waited a minute.
@@ -180,7 +221,13 @@ describe('due times', () => {
   });
   it('a skip of a held repeat ends the hold: the held firing is the one skipped', () => {
     const held = every10(hold(every10(), t('2026-11-01T00:00:00Z')));
-    expect(skip(held, t('2026-11-01T00:01:00Z'))).toMatchObject({ heldForApproval: false, heldSince: null, pendingFireAt: null, skippedCount: 1, nextFireAt: t('2026-11-01T00:10:00Z') });
+    expect(skip(held, t('2026-11-01T00:01:00Z'))).toMatchObject({
+      heldForApproval: false,
+      heldSince: null,
+      pendingFireAt: null,
+      skippedCount: 1,
+      nextFireAt: t('2026-11-01T00:10:00Z'),
+    });
   });
   it('end records why', () => {
     expect(end(every10(), 'archived', NOW)).toMatchObject({ endedAt: NOW, endReason: 'archived' });
@@ -194,7 +241,9 @@ describe('due times', () => {
     expect(isListed({ endedAt: t('2026-11-01T10:59:59Z') }, NOW)).toBe(false);
   });
   it('the prompt header says it is automated and approves nothing', () => {
-    expect(scheduledPromptHeader('sch_1', 'Tick', 10)).toBe('[relay schedule sch_1 "Tick" · every 10 min · automated message from OAR, not from the user; it approves nothing]');
+    expect(scheduledPromptHeader('sch_1', 'Tick', 10)).toBe(
+      '[relay schedule sch_1 "Tick" · every 10 min · automated message from OAR, not from the user; it approves nothing]',
+    );
     expect(scheduledPromptHeader('sch_1', 'Tick', 0)).toContain('· once ·');
   });
 });
@@ -220,7 +269,12 @@ describe('a held firing, step by step (every 60 min from 10:00; the loop looks e
       if (step === steps[index]) {
         expect(result.firing?.dueAt ?? null).toEqual(step.firedDueAt === null ? null : t(step.firedDueAt));
         expect(shownTimes(schedule, now)).toEqual({ nextFireAt: t(step.nextFireAt), heldFireAt: step.heldFireAt === null ? null : t(step.heldFireAt) });
-        expect(schedule).toMatchObject({ firedCount: step.firedCount, skippedCount: 0, heldForApproval: !step.goes, heldSince: step.goes ? null : t('2026-11-01T10:00:00Z') });
+        expect(schedule).toMatchObject({
+          firedCount: step.firedCount,
+          skippedCount: 0,
+          heldForApproval: !step.goes,
+          heldSince: step.goes ? null : t('2026-11-01T10:00:00Z'),
+        });
       }
     }
   });

@@ -81,7 +81,8 @@ await startService({
     // Every allowed command (and every agent CLI) runs in the sandbox; where none can be had, none runs, and the log says so.
     const sandbox = bubblewrapSandbox({ path: commandEnv().PATH, stateFolders: stateFoldersAbove(process.cwd()) });
     // On Kubernetes (RELAY_COMMAND_RUNNER_ADDR) commands run in the command runner instead, over mutual TLS.
-    const commandRunner = config.RELAY_COMMAND_RUNNER_ADDR === undefined ? undefined : createClient(RunnerServiceClient, config.RELAY_COMMAND_RUNNER_ADDR, grpc);
+    const commandRunner =
+      config.RELAY_COMMAND_RUNNER_ADDR === undefined ? undefined : createClient(RunnerServiceClient, config.RELAY_COMMAND_RUNNER_ADDR, grpc);
     // There each command and CLI runs as its session's user's own sandbox user (users.sandbox_uid).
     const runnerSandbox = commandRunner === undefined ? undefined : new RunnerSandbox(commandRunner, prismaSandboxUids(prisma));
     if (commandRunner !== undefined) logger.info({ runner: config.RELAY_COMMAND_RUNNER_ADDR }, 'commands run in the command runner');
@@ -133,7 +134,10 @@ await startService({
     );
     // Model lists: configured, else discovered once at start (unknown when a provider cannot say).
     const unlisted = providerListings(config).filter((row) => row.models === undefined);
-    const modelLists = await discoverModelLists(unlisted.map((row) => providers.get(row.id)).filter((p) => p !== undefined), logger);
+    const modelLists = await discoverModelLists(
+      unlisted.map((row) => providers.get(row.id)).filter((p) => p !== undefined),
+      logger,
+    );
     const usageAllowances = {
       ...config.RELAY_USAGE_ALLOWANCES,
       ...(config.RELAY_CLAUDE_API_MONTHLY_CAP_USD === undefined

@@ -31,7 +31,7 @@ describe('loadConfig', () => {
 
   it('reads more OpenAI-compatible endpoints, each its own provider id, and the usage allowances', () => {
     const config = loadConfig({
-  ...CREDENTIALS,
+      ...CREDENTIALS,
       DATABASE_URL,
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([
         { id: 'grok', baseUrl: 'https://api.x.ai/v1', apiKey: 'xai-key', models: ['grok-4'] },
@@ -45,13 +45,23 @@ describe('loadConfig', () => {
       { id: 'ollama', name: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
     ]);
     expect(config).toMatchObject({ RELAY_CLAUDE_API_MONTHLY_CAP_USD: 50, RELAY_USAGE_ALLOWANCES: { openai: { monthlyTokens: 2000000 } } });
-    expect(loadConfig({ ...CREDENTIALS, DATABASE_URL })).toMatchObject({ RELAY_OPENAI_ENDPOINTS: [], RELAY_USAGE_ALLOWANCES: {}, RELAY_DEEPSEEK_BASE_URL: 'https://api.deepseek.com/v1' });
+    expect(loadConfig({ ...CREDENTIALS, DATABASE_URL })).toMatchObject({
+      RELAY_OPENAI_ENDPOINTS: [],
+      RELAY_USAGE_ALLOWANCES: {},
+      RELAY_DEEPSEEK_BASE_URL: 'https://api.deepseek.com/v1',
+    });
   });
 
   it.each([
     ['not JSON', '[{id:'],
     ['a reserved id', JSON.stringify([{ id: 'claude', baseUrl: 'http://127.0.0.1:1/v1' }])],
-    ['an id twice', JSON.stringify([{ id: 'grok', baseUrl: 'http://127.0.0.1:1/v1' }, { id: 'grok', baseUrl: 'http://127.0.0.1:2/v1' }])],
+    [
+      'an id twice',
+      JSON.stringify([
+        { id: 'grok', baseUrl: 'http://127.0.0.1:1/v1' },
+        { id: 'grok', baseUrl: 'http://127.0.0.1:2/v1' },
+      ]),
+    ],
     ['no base URL', JSON.stringify([{ id: 'grok' }])],
     ['an unknown field', JSON.stringify([{ id: 'grok', baseUrl: 'http://127.0.0.1:1/v1', key: 'x' }])],
   ])('refuses RELAY_OPENAI_ENDPOINTS with %s, naming the variable', (_, value) => {
@@ -67,10 +77,15 @@ describe('loadConfig', () => {
 
   it('reads per-model prices of OpenAI-compatible endpoints: an extra endpoint’s "prices", RELAY_OPENAI_PRICES, RELAY_DEEPSEEK_PRICES', () => {
     const config = loadConfig({
-  ...CREDENTIALS,
+      ...CREDENTIALS,
       DATABASE_URL,
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([
-        { id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'], prices: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } } },
+        {
+          id: 'grok',
+          baseUrl: 'https://api.x.ai/v1',
+          models: ['grok-4'],
+          prices: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } },
+        },
         { id: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
       ]),
       RELAY_OPENAI_PRICES: JSON.stringify({ 'gpt-5.4-mini': { inputUsdPerMTok: 0.25, outputUsdPerMTok: 2 } }),
@@ -87,9 +102,24 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    ['a negative price', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: -1, outputUsdPerMTok: 1 } }, 'RELAY_OPENAI_PRICES.m.inputUsdPerMTok: must not be negative'],
-    ['a price as text', 'RELAY_DEEPSEEK_PRICES', { m: { inputUsdPerMTok: '0.27', outputUsdPerMTok: 1 } }, 'must be a number of US dollars per million tokens, for example 0.27'],
-    ['a missing output price', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1 } }, 'RELAY_OPENAI_PRICES.m.outputUsdPerMTok: must be a number of US dollars per million tokens'],
+    [
+      'a negative price',
+      'RELAY_OPENAI_PRICES',
+      { m: { inputUsdPerMTok: -1, outputUsdPerMTok: 1 } },
+      'RELAY_OPENAI_PRICES.m.inputUsdPerMTok: must not be negative',
+    ],
+    [
+      'a price as text',
+      'RELAY_DEEPSEEK_PRICES',
+      { m: { inputUsdPerMTok: '0.27', outputUsdPerMTok: 1 } },
+      'must be a number of US dollars per million tokens, for example 0.27',
+    ],
+    [
+      'a missing output price',
+      'RELAY_OPENAI_PRICES',
+      { m: { inputUsdPerMTok: 1 } },
+      'RELAY_OPENAI_PRICES.m.outputUsdPerMTok: must be a number of US dollars per million tokens',
+    ],
     ['a misspelt field', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1, outputUsdPerMTok: 1, inputPerMTok: 1 } }, 'inputPerMTok'],
     ['an absurd price', 'RELAY_OPENAI_PRICES', { m: { inputUsdPerMTok: 1e6, outputUsdPerMTok: 1 } }, 'must be at most 10000'],
   ])('refuses %s at startup, saying where and why', (_, variable, prices, message) => {
@@ -100,7 +130,7 @@ describe('loadConfig', () => {
     let error: unknown;
     try {
       loadConfig({
-  ...CREDENTIALS,
+        ...CREDENTIALS,
         DATABASE_URL,
         RELAY_OPENAI_ENDPOINTS: JSON.stringify([
           { id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'], prices: { 'grok-3': { inputUsdPerMTok: 3, outputUsdPerMTok: 15 } } },
@@ -116,7 +146,8 @@ describe('loadConfig', () => {
       { variable: 'RELAY_OPENAI_ENDPOINTS.0.prices', message: "prices model grok-3, which is not in the endpoint's models (grok-4)" },
       {
         variable: 'RELAY_USAGE_ALLOWANCES.ollama.monthlyUsd',
-        message: 'ollama reports tokens only, so its cost is not tracked without prices ("prices" of its RELAY_OPENAI_ENDPOINTS entry); set its prices or use monthlyTokens',
+        message:
+          'ollama reports tokens only, so its cost is not tracked without prices ("prices" of its RELAY_OPENAI_ENDPOINTS entry); set its prices or use monthlyTokens',
       },
       {
         variable: 'RELAY_USAGE_ALLOWANCES.deepseek.monthlyUsd',
@@ -138,7 +169,9 @@ describe('loadConfig', () => {
   it('takes the command runner only over mutual TLS: never with the service token', () => {
     expect(loadConfig({ ...CREDENTIALS, DATABASE_URL }).RELAY_COMMAND_RUNNER_ADDR).toBeUndefined();
     const tls = { GRPC_TLS_CA: '/etc/relay/grpc-tls/ca.crt', GRPC_TLS_CERT: '/etc/relay/grpc-tls/tls.crt', GRPC_TLS_KEY: '/etc/relay/grpc-tls/tls.key' };
-    expect(loadConfig({ ...tls, DATABASE_URL, GRPC_HOST: '0.0.0.0', RELAY_COMMAND_RUNNER_ADDR: 'runner:50056' }).RELAY_COMMAND_RUNNER_ADDR).toBe('runner:50056');
+    expect(loadConfig({ ...tls, DATABASE_URL, GRPC_HOST: '0.0.0.0', RELAY_COMMAND_RUNNER_ADDR: 'runner:50056' }).RELAY_COMMAND_RUNNER_ADDR).toBe(
+      'runner:50056',
+    );
     let error: unknown;
     try {
       loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_COMMAND_RUNNER_ADDR: 'runner:50056' });
@@ -148,7 +181,7 @@ describe('loadConfig', () => {
     expect((error as ConfigError).problems.map((p) => p.variable)).toEqual(['RELAY_COMMAND_RUNNER_ADDR']);
   });
 
-  it('refuses the relay\'s state folder (.relay) as an allowed root or the default folder', () => {
+  it("refuses the relay's state folder (.relay) as an allowed root or the default folder", () => {
     const problems = (env: Record<string, string>) => {
       try {
         loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env });
@@ -182,6 +215,12 @@ describe('the environment of commands and agents', () => {
   });
 
   it('an agent process gets the allowlist and how it reaches its API, and no credential (its provider adds its own)', () => {
-    expect(childProcessEnv(service)).toEqual({ PATH: '/usr/bin', HOME: '/home/relay', LANG: 'C.UTF-8', HTTPS_PROXY: 'http://proxy:3128', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' });
+    expect(childProcessEnv(service)).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/relay',
+      LANG: 'C.UTF-8',
+      HTTPS_PROXY: 'http://proxy:3128',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/',
+    });
   });
 });

@@ -37,7 +37,12 @@ it('keeps one row per call and answers the latest expiry of each session asked a
   await calls.hold('editor', 'c2', at(90_000), NOW);
   await calls.hold('editor', 'c1', at(120_000), at(60_000)); // renewed
   await calls.hold('cursor', 'c1', at(10_000), NOW);
-  expect(await calls.latestExpiries(['editor', 'cursor', 'other'])).toEqual(new Map([['editor', at(120_000)], ['cursor', at(10_000)]]));
+  expect(await calls.latestExpiries(['editor', 'cursor', 'other'])).toEqual(
+    new Map([
+      ['editor', at(120_000)],
+      ['cursor', at(10_000)],
+    ]),
+  );
   expect(await calls.latestExpiries(['cursor'])).toEqual(new Map([['cursor', at(10_000)]]));
 });
 

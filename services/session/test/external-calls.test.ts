@@ -63,7 +63,10 @@ describe('holdExternalCall', () => {
   it('holds the call for a lease from now; the session shows running_turn until the lease ends, then idle', async () => {
     const calls = memoryCalls();
     expect(await holdExternalCall({ store, calls }, { sessionId: 'editor', callId: 'c1' }, NOW)).toEqual({ leaseMs: EXTERNAL_CALL_LEASE_MS });
-    const listed = [{ id: 'editor', state: 'idle' as const }, { id: 'worker', state: 'idle' as const }];
+    const listed = [
+      { id: 'editor', state: 'idle' as const },
+      { id: 'worker', state: 'idle' as const },
+    ];
     expect((await withCallsInFlight(calls, listed, NOW)).map((s) => s.state)).toEqual(['running_turn', 'idle']);
     expect((await withCallsInFlight(calls, listed, at(EXTERNAL_CALL_LEASE_MS - 1)))[0]!.state).toBe('running_turn');
     // A gateway that crashed never renews nor releases: the mark lapses by itself.

@@ -35,7 +35,18 @@ beforeAll(async () => {
   reads = new PgSessionReads(pool);
   await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
   await prisma.session.create({
-    data: { id: 'editor', userId: 'u1', title: 'My editor', provider: 'external', model: '', origin: 'external', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
+    data: {
+      id: 'editor',
+      userId: 'u1',
+      title: 'My editor',
+      provider: 'external',
+      model: '',
+      origin: 'external',
+      state: 'idle',
+      cwd: '',
+      createdAt: NOW,
+      lastActivityAt: NOW,
+    },
   });
 });
 
@@ -50,7 +61,11 @@ const wakeup = (id: string, rows: string) => ({
   subject: WAKEUPS.contract.subject,
   deliveryCount: 1,
   // As the consumer hands it over: decoded by the contract's codec.
-  data: WAKEUPS.contract.codec.fromJSON({ wakeupId: id, watcherSessionId: 'editor', text: `[relay event · automated message from OAR, not from the user; it approves nothing]\n${rows}` }),
+  data: WAKEUPS.contract.codec.fromJSON({
+    wakeupId: id,
+    watcherSessionId: 'editor',
+    text: `[relay event · automated message from OAR, not from the user; it approves nothing]\n${rows}`,
+  }),
 });
 
 it('writes a wake-up into the external conversation as an event message, without a turn, pending until read', async () => {
@@ -95,7 +110,18 @@ it('writes a schedule firing too; reading the newest message marks everything up
 
 it('has no inbox for a hosted session or an unknown one', async () => {
   await prisma.session.create({
-    data: { id: 'hosted', userId: 'u1', title: 'Hosted', provider: 'script', model: 'script-1', origin: 'hosted', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
+    data: {
+      id: 'hosted',
+      userId: 'u1',
+      title: 'Hosted',
+      provider: 'script',
+      model: 'script-1',
+      origin: 'hosted',
+      state: 'idle',
+      cwd: '',
+      createdAt: NOW,
+      lastActivityAt: NOW,
+    },
   });
   await prisma.message.create({ data: { id: 'hosted-ev', sessionId: 'hosted', role: 'event', text: '[relay event] x', createdAt: NOW } });
   expect(await reads.pending('hosted')).toBeUndefined();

@@ -31,7 +31,18 @@ afterAll(async () => {
 async function newSession(): Promise<string> {
   const id = `s${++sessions}`;
   await prisma.session.create({
-    data: { id, userId: 'u1', title: id, provider: 'script', model: 'script-1', origin: 'hosted', state: 'idle', cwd: '/tmp', createdAt: NOW, lastActivityAt: NOW },
+    data: {
+      id,
+      userId: 'u1',
+      title: id,
+      provider: 'script',
+      model: 'script-1',
+      origin: 'hosted',
+      state: 'idle',
+      cwd: '/tmp',
+      createdAt: NOW,
+      lastActivityAt: NOW,
+    },
   });
   return id;
 }

@@ -28,7 +28,7 @@ describe('the loop guard rule', () => {
     expect(isUsedUp(sendPrompts(granted, 30))).toBe(true);
   });
 
-  it("resets when the user wrote a message the count has not seen", () => {
+  it('resets when the user wrote a message the count has not seen', () => {
     const used = { ...sendPrompts(FRESH_GUARD, 30), userSeq: 5 };
     expect(currentGuard(used, 5)).toBe(used);
     expect(currentGuard(used, 9)).toEqual({ sent: 0, allowed: 30, userSeq: 9 });

@@ -40,7 +40,9 @@ describe('MCP tasks', () => {
     const task = await createMcpTask(d, 's1', LEASE_MS, at(0));
     expect(await getMcpTask(d, task.id, 's1', at(1))).toMatchObject({ id: task.id, status: 'working' });
     await expect(getMcpTask(d, task.id, 's2', at(1))).rejects.toMatchObject({ message: `No task ${task.id} of this session.` });
-    await expect(updateMcpTask(d, update({ ...task, sessionId: 's2' }, { status: 'completed' }), at(1))).rejects.toMatchObject({ message: `No task ${task.id} of this session.` });
+    await expect(updateMcpTask(d, update({ ...task, sessionId: 's2' }, { status: 'completed' }), at(1))).rejects.toMatchObject({
+      message: `No task ${task.id} of this session.`,
+    });
   });
 
   it('reads as failed once its lease ran out without a write, and each write renews the lease', async () => {

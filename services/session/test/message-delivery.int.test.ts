@@ -29,9 +29,23 @@ beforeAll(async () => {
   prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   reads = new PgSessionReads(pool);
   await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
-  for (const [id, origin] of [['hosted', 'hosted'], ['editor', 'external']] as const) {
+  for (const [id, origin] of [
+    ['hosted', 'hosted'],
+    ['editor', 'external'],
+  ] as const) {
     await prisma.session.create({
-      data: { id, userId: 'u1', title: id, provider: origin === 'external' ? 'external' : 'script', model: '', origin, state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
+      data: {
+        id,
+        userId: 'u1',
+        title: id,
+        provider: origin === 'external' ? 'external' : 'script',
+        model: '',
+        origin,
+        state: 'idle',
+        cwd: '',
+        createdAt: NOW,
+        lastActivityAt: NOW,
+      },
     });
   }
 });

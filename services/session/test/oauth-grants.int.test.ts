@@ -39,7 +39,15 @@ beforeAll(async () => {
   const pool = new pg.Pool({ connectionString: database.url });
   prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   const store = new PrismaSessionStore(prisma, API_MESSAGES);
-  deps = { store, oauth: new PrismaOAuthStore(prisma, API_MESSAGES), tokens: new PgTokenReads(pool), ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, pkce: nodeCrypto };
+  deps = {
+    store,
+    oauth: new PrismaOAuthStore(prisma, API_MESSAGES),
+    tokens: new PgTokenReads(pool),
+    ids: nodeCrypto,
+    secrets: nodeCrypto,
+    hasher: nodeCrypto,
+    pkce: nodeCrypto,
+  };
   await store.seedRelaySettings({ agentSessionsEnabled: true, maxWaitSeconds: 600, maxTurnMinutes: 30, taskQuietMinutes: 10 });
 });
 
@@ -53,8 +61,14 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const grant = () => grantAuthorization(deps, { userId, clientId: CLIENT, redirectUri: REDIRECT, codeChallenge: CHALLENGE, resource: RESOURCE, title: 'Claude Code on laptop' }, NOW);
-const redeem = (code: string, now = NOW) => redeemAuthorizationCode(deps, { code, clientId: CLIENT, redirectUri: REDIRECT, codeVerifier: VERIFIER, resource: RESOURCE }, now);
+const grant = () =>
+  grantAuthorization(
+    deps,
+    { userId, clientId: CLIENT, redirectUri: REDIRECT, codeChallenge: CHALLENGE, resource: RESOURCE, title: 'Claude Code on laptop' },
+    NOW,
+  );
+const redeem = (code: string, now = NOW) =>
+  redeemAuthorizationCode(deps, { code, clientId: CLIENT, redirectUri: REDIRECT, codeVerifier: VERIFIER, resource: RESOURCE }, now);
 const refresh = (refreshToken: string, now = NOW) => refreshGrant(deps, { refreshToken, clientId: CLIENT, resource: RESOURCE }, now);
 const refused = (error: unknown) => error instanceof AppError && error.code === 'UNAUTHENTICATED';
 

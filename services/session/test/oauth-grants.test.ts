@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ACCESS_TOKEN_MINUTES, CODE_MINUTES, expiriesFrom, redeemCode, redeemRefreshToken, REFRESH_TOKEN_DAYS, type OAuthGrant, type RefreshToken } from '../src/domain/oauth/grants.ts';
+import {
+  ACCESS_TOKEN_MINUTES,
+  CODE_MINUTES,
+  expiriesFrom,
+  redeemCode,
+  redeemRefreshToken,
+  REFRESH_TOKEN_DAYS,
+  type OAuthGrant,
+  type RefreshToken,
+} from '../src/domain/oauth/grants.ts';
 
 const NOW = new Date('2026-12-07T12:00:00Z');
 const LATER = (ms: number) => new Date(NOW.getTime() + ms);

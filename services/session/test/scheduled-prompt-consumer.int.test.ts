@@ -24,9 +24,25 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
-  for (const [id, mode, archived] of [['target', 'plan', false], ['gone', 'agent', true]] as const) {
+  for (const [id, mode, archived] of [
+    ['target', 'plan', false],
+    ['gone', 'agent', true],
+  ] as const) {
     await prisma.session.create({
-      data: { id, userId: 'u1', title: id, provider: 'script', model: 'script-1', origin: 'hosted', state: 'idle', cwd: '/tmp', mode, archived, createdAt: NOW, lastActivityAt: NOW },
+      data: {
+        id,
+        userId: 'u1',
+        title: id,
+        provider: 'script',
+        model: 'script-1',
+        origin: 'hosted',
+        state: 'idle',
+        cwd: '/tmp',
+        mode,
+        archived,
+        createdAt: NOW,
+        lastActivityAt: NOW,
+      },
     });
   }
 });
@@ -43,7 +59,16 @@ const command = (firingId: string, targetSessionId: string) => ({
   subject: SCHEDULED_PROMPTS.contract.subject,
   deliveryCount: 1,
   // As the consumer hands it over: decoded by the contract's codec.
-  data: SCHEDULED_PROMPTS.contract.codec.fromJSON({ firingId, scheduleId: 'sch_1', userId: 'u1', targetSessionId, settingSessionId: 'setter', title: 'Tick', text: '[relay schedule sch_1 "Tick" · every 5 min · …]\nreply tick', provenance }),
+  data: SCHEDULED_PROMPTS.contract.codec.fromJSON({
+    firingId,
+    scheduleId: 'sch_1',
+    userId: 'u1',
+    targetSessionId,
+    settingSessionId: 'setter',
+    title: 'Tick',
+    text: '[relay schedule sch_1 "Tick" · every 5 min · …]\nreply tick',
+    provenance,
+  }),
 });
 
 it('queues a firing once, as a schedule message in the target’s own mode, with the setter’s provenance', async () => {

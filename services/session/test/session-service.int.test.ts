@@ -130,9 +130,7 @@ describe('SessionService over gRPC', () => {
 
     // Only hashes are stored.
     const stored = await prisma.apiToken.findMany();
-    expect(stored.map((t) => t.tokenHash).sort()).toEqual(
-      [userToken, created.token, later.token].map((t) => nodeCrypto.hash(t)).sort(),
-    );
+    expect(stored.map((t) => t.tokenHash).sort()).toEqual([userToken, created.token, later.token].map((t) => nodeCrypto.hash(t)).sort());
   });
 
   it('refuses a bad token with UNAUTHENTICATED', async () => {
@@ -196,8 +194,18 @@ describe('SessionService over gRPC', () => {
     const sessionsBefore = await prisma.session.count();
     const outboxBefore = await prisma.outboxMessage.count();
     const session = {
-      id: nodeCrypto.newId(), userId, title: 'doomed', provider: 'external', model: '', origin: 'external' as const,
-      state: 'idle' as const, cwd: '', archived: false, messageCount: 0, createdAt: NOW, lastActivityAt: NOW,
+      id: nodeCrypto.newId(),
+      userId,
+      title: 'doomed',
+      provider: 'external',
+      model: '',
+      origin: 'external' as const,
+      state: 'idle' as const,
+      cwd: '',
+      archived: false,
+      messageCount: 0,
+      createdAt: NOW,
+      lastActivityAt: NOW,
       ...NEW_SESSION_SETTINGS,
     };
     // The token insert comes last and collides with the user's token: the whole transaction must go.

@@ -14,7 +14,14 @@ const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.
 const NOW = new Date('2026-12-03T10:00:00.000Z');
 /** A console sign-in's expiry, with milliseconds: read in the process's time zone it would be hours off. */
 const EXPIRES = new Date('2026-12-03T18:30:15.123Z');
-const TOKENS = { personal: 'rly_u_personal', signedIn: 'rly_u_signed-in', removed: 'rly_u_removed', agent: 'rly_s_agent', hosted: 'rly_s_hosted', shelved: 'rly_s_shelved' };
+const TOKENS = {
+  personal: 'rly_u_personal',
+  signedIn: 'rly_u_signed-in',
+  removed: 'rly_u_removed',
+  agent: 'rly_s_agent',
+  hosted: 'rly_s_hosted',
+  shelved: 'rly_s_shelved',
+};
 const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45, taskQuietMinutes: 20 };
 const hash = (token: string) => nodeCrypto.hash(token);
 
@@ -45,7 +52,12 @@ beforeAll(async () => {
       ],
     });
     const token = (value: string, kind: 'user' | 'session', userId: string, sessionId: string | null = null, expiresAt: Date | null = null) => ({
-      tokenHash: hash(value), kind, userId, sessionId, createdAt: NOW, expiresAt,
+      tokenHash: hash(value),
+      kind,
+      userId,
+      sessionId,
+      createdAt: NOW,
+      expiresAt,
     });
     await prisma.apiToken.createMany({
       data: [
@@ -95,7 +107,12 @@ it("reads a session token with its user and session, and the relay's settings, i
   const after = await transactions();
   const statements = query.mock.calls.length - 2; // less the two flushes
   query.mockRestore();
-  expect(holder).toEqual({ kind: 'session', expiresAt: null, user: { id: 'bo', role: 'member' }, session: { id: 'agent', archived: false, origin: 'external' } });
+  expect(holder).toEqual({
+    kind: 'session',
+    expiresAt: null,
+    user: { id: 'bo', role: 'member' },
+    session: { id: 'agent', archived: false, origin: 'external' },
+  });
   expect(settings).toEqual(SETTINGS);
   expect(statements).toBe(1);
   expect(after - before - 1).toBe(1);
@@ -104,12 +121,22 @@ it("reads a session token with its user and session, and the relay's settings, i
 it("reads a sign-in token's expiry as the UTC instant it holds, whatever the process's time zone", async () => {
   vi.stubEnv('TZ', 'Pacific/Chatham');
   expect(new Date(EXPIRES).getTimezoneOffset()).not.toBe(0);
-  expect((await tokens.lookUpToken(hash(TOKENS.signedIn))).holder).toEqual({ kind: 'user', expiresAt: EXPIRES, user: { id: 'ada', role: 'admin' }, session: undefined });
+  expect((await tokens.lookUpToken(hash(TOKENS.signedIn))).holder).toEqual({
+    kind: 'user',
+    expiresAt: EXPIRES,
+    user: { id: 'ada', role: 'admin' },
+    session: undefined,
+  });
   vi.unstubAllEnvs();
 });
 
 it('reads a removed user as none, a user token with no session, and an archived session as it is', async () => {
-  expect((await tokens.lookUpToken(hash(TOKENS.personal))).holder).toEqual({ kind: 'user', expiresAt: null, user: { id: 'ada', role: 'admin' }, session: undefined });
+  expect((await tokens.lookUpToken(hash(TOKENS.personal))).holder).toEqual({
+    kind: 'user',
+    expiresAt: null,
+    user: { id: 'ada', role: 'admin' },
+    session: undefined,
+  });
   expect((await tokens.lookUpToken(hash(TOKENS.removed))).holder).toEqual({ kind: 'user', expiresAt: null, user: undefined, session: undefined });
   expect((await tokens.lookUpToken(hash(TOKENS.hosted))).holder?.session).toEqual({ id: 'hosted', archived: false, origin: 'hosted' });
   expect((await tokens.lookUpToken(hash(TOKENS.shelved))).holder?.session).toEqual({ id: 'shelved', archived: true, origin: 'external' });

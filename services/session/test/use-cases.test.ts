@@ -62,7 +62,11 @@ describe('createUser', () => {
     expect(store.tokens.get(`hash(${token})`)).toMatchObject({ kind: 'user', userId: 'id-1', sessionId: null, createdAt: NOW });
   });
 
-  it.each([['', 'empty'], ['   ', 'blank'], ['x'.repeat(MAX_USER_NAME_LENGTH + 1), 'too long']])('refuses a name that is %s (%s)', async (name) => {
+  it.each([
+    ['', 'empty'],
+    ['   ', 'blank'],
+    ['x'.repeat(MAX_USER_NAME_LENGTH + 1), 'too long'],
+  ])('refuses a name that is %s (%s)', async (name) => {
     const { store, deps } = setup();
     expect(await codeOf(createUser(deps, { name }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
     expect(store.users.size).toBe(0);
@@ -75,8 +79,19 @@ describe('createExternalSession', () => {
     const { user } = await createUser(deps, { name: 'Ada' }, NOW);
     const { session: created, token } = await createExternalSession(deps, { userId: user.id, title: 'My IDE' }, NOW);
     expect(created).toEqual({
-      id: 'id-2', userId: user.id, title: 'My IDE', provider: 'external', model: '', origin: 'external', state: 'idle',
-      cwd: '', archived: false, messageCount: 0, createdAt: NOW, lastActivityAt: NOW, ...NEW_SESSION_SETTINGS,
+      id: 'id-2',
+      userId: user.id,
+      title: 'My IDE',
+      provider: 'external',
+      model: '',
+      origin: 'external',
+      state: 'idle',
+      cwd: '',
+      archived: false,
+      messageCount: 0,
+      createdAt: NOW,
+      lastActivityAt: NOW,
+      ...NEW_SESSION_SETTINGS,
     });
     expect(token).toBe('rly_s_secret-2');
     expect(store.tokens.get(`hash(${token})`)).toMatchObject({ kind: 'session', userId: user.id, sessionId: 'id-2' });
@@ -95,9 +110,7 @@ describe('createExternalSession', () => {
     const { user } = await createUser(deps, { name: 'Ada' }, NOW);
     expect(await codeOf(createExternalSession(deps, { userId: 'nobody', title: 't' }, NOW))).toBe('REMOTE_RELAY_NOT_FOUND');
     expect(await codeOf(createExternalSession(deps, { userId: '', title: 't' }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
-    expect(await codeOf(createExternalSession(deps, { userId: user.id, title: 'x'.repeat(MAX_TITLE_LENGTH + 1) }, NOW))).toBe(
-      'REMOTE_RELAY_INVALID_INPUT',
-    );
+    expect(await codeOf(createExternalSession(deps, { userId: user.id, title: 'x'.repeat(MAX_TITLE_LENGTH + 1) }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
     expect(store.sessions.size).toBe(0);
     expect(store.events).toEqual([]);
   });
@@ -237,7 +250,14 @@ describe('listSessions', () => {
     for (const s of sessions) store.sessions.set(s.id, s);
     return {
       listSessions: async (userId, filter, _tasksEndedSince, pendingFor) => ({
-        sessions: (await store.listSessions(userId, filter)).map((s) => ({ ...s, group: null, startedByTitle: '', callsHeldUntil: held[s.id] ?? null, hasTasks: false, lastTurn: null })),
+        sessions: (await store.listSessions(userId, filter)).map((s) => ({
+          ...s,
+          group: null,
+          startedByTitle: '',
+          callsHeldUntil: held[s.id] ?? null,
+          hasTasks: false,
+          lastTurn: null,
+        })),
         pending: pendingFor === undefined ? undefined : { count: 1, previews: [`for ${pendingFor}`] },
       }),
     };
@@ -271,7 +291,10 @@ describe('listSessions', () => {
   });
 
   it('shows a session whose external call is held past now as running_turn', async () => {
-    const store = storeWith([session({ id: 'editor', lastActivityAt: at(2) }), session({ id: 'lapsed', lastActivityAt: at(1) })], { editor: at(1), lapsed: NOW });
+    const store = storeWith([session({ id: 'editor', lastActivityAt: at(2) }), session({ id: 'lapsed', lastActivityAt: at(1) })], {
+      editor: at(1),
+      lapsed: NOW,
+    });
     const { sessions: listed } = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
     expect(listed.map((s) => [s.id, s.state])).toEqual([
       ['editor', 'running_turn'],
@@ -311,7 +334,10 @@ describe('relay settings', () => {
       settings: { ...defaults, agentSessionsEnabled: true, taskQuietMinutes: 25 },
       changed: ['agent_sessions_enabled', 'task_quiet_minutes'],
     });
-    expect(await updateRelaySettings(store, { maxTurnMinutes: 60 })).toEqual({ settings: { ...defaults, agentSessionsEnabled: true, taskQuietMinutes: 25 }, changed: [] });
+    expect(await updateRelaySettings(store, { maxTurnMinutes: 60 })).toEqual({
+      settings: { ...defaults, agentSessionsEnabled: true, taskQuietMinutes: 25 },
+      changed: [],
+    });
   });
 
   it.each([

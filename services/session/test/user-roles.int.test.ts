@@ -104,7 +104,12 @@ describe('users and their roles', () => {
     const third = await callUnary(client, 'createUser', { name: 'Cy', role: 'admin' });
     expect(third.role).toBe('admin');
 
-    expect(await callUnary(client, 'authenticate', { token: first.token })).toEqual({ caller: { userId: first.userId, sessionId: '' }, role: 'admin', external: false, settings: SETTINGS });
+    expect(await callUnary(client, 'authenticate', { token: first.token })).toEqual({
+      caller: { userId: first.userId, sessionId: '' },
+      role: 'admin',
+      external: false,
+      settings: SETTINGS,
+    });
     expect((await callUnary(client, 'authenticate', { token: second.token })).role).toBe('member');
     const stored = await prisma.user.findMany({ orderBy: { createdAt: 'asc' }, select: { name: true, role: true } });
     expect(stored).toEqual([
@@ -114,7 +119,11 @@ describe('users and their roles', () => {
     ]);
 
     const { users } = await callUnary(client, 'listUsers', {});
-    expect(users.map((user) => [user.name, user.role])).toEqual([['Ada', 'admin'], ['Bob', 'member'], ['Cy', 'admin']]);
+    expect(users.map((user) => [user.name, user.role])).toEqual([
+      ['Ada', 'admin'],
+      ['Bob', 'member'],
+      ['Cy', 'admin'],
+    ]);
     expect(users[0]).toEqual({ id: first.userId, name: 'Ada', role: 'admin', createdAt: NOW });
     expect(JSON.stringify(users)).not.toContain(first.token);
   });

@@ -88,7 +88,12 @@ describe('removing a user', () => {
     expect(await prisma.outboxMessage.count({ where: { subject: 'relay.session.v1.archived' } })).toBe(1);
     // What other services keep acting for Bob (pairings, codes, schedules) ends on this, once: its id is the removal's.
     const removal = await prisma.outboxMessage.findMany({ where: { subject: 'relay.session.v1.user_removed' } });
-    expect(removal).toEqual([expect.objectContaining({ id: `user_removed:${bob.user.id}`, payload: { eventId: `user_removed:${bob.user.id}`, occurredAt: NOW.toISOString(), userId: bob.user.id } })]);
+    expect(removal).toEqual([
+      expect.objectContaining({
+        id: `user_removed:${bob.user.id}`,
+        payload: { eventId: `user_removed:${bob.user.id}`, occurredAt: NOW.toISOString(), userId: bob.user.id },
+      }),
+    ]);
     expect((await deps.store.listUsers()).map((user) => user.name)).toEqual(['Ada']);
     expect(await callerOf(admin.token)).toMatchObject({ userId: admin.user.id });
 

@@ -4,14 +4,15 @@
 import { z } from 'zod';
 import { baseEnv, grpcServerEnv, databaseUrl, natsEnv, requireNatsTls, parseEnv, port, requireGrpcCredentials, streamEnv } from '@relay/config';
 
-const schema = z.object({
-  ...baseEnv,
-  ...natsEnv,
-  ...streamEnv,
-  DATABASE_URL: databaseUrl,
-  GRPC_PORT: port(50052),
-  ...grpcServerEnv,
-})
+const schema = z
+  .object({
+    ...baseEnv,
+    ...natsEnv,
+    ...streamEnv,
+    DATABASE_URL: databaseUrl,
+    GRPC_PORT: port(50052),
+    ...grpcServerEnv,
+  })
   .superRefine(requireGrpcCredentials(true))
   .superRefine(requireNatsTls);
 

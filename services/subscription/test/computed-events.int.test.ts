@@ -48,10 +48,23 @@ async function happen(sessionId: string, event: { type: SessionEvent['type'] } &
   await recordSessionEvent(activity, `m${sequence}`, full);
 }
 
-async function subscribe(watcher: string, sessions: { id: string; title: string }[], options: { events?: string[]; heartbeatMinutes?: number; stalledMinutes?: number } = {}) {
+async function subscribe(
+  watcher: string,
+  sessions: { id: string; title: string }[],
+  options: { events?: string[]; heartbeatMinutes?: number; stalledMinutes?: number } = {},
+) {
   const spec = parseSubscribe({
-    watcherSessionId: watcher, sessions: sessions.map((s) => s.id), exclude: [], events: options.events ?? [], once: false, match: '',
-    stalledMinutes: options.stalledMinutes ?? 0, heartbeatMinutes: options.heartbeatMinutes ?? 0, digestMinutes: 0, quietHours: null, resolved: sessions,
+    watcherSessionId: watcher,
+    sessions: sessions.map((s) => s.id),
+    exclude: [],
+    events: options.events ?? [],
+    once: false,
+    match: '',
+    stalledMinutes: options.stalledMinutes ?? 0,
+    heartbeatMinutes: options.heartbeatMinutes ?? 0,
+    digestMinutes: 0,
+    quietHours: null,
+    resolved: sessions,
   });
   return (await makeSubscription(watch, { userId: 'u1', watcherSessionId: watcher, spec, now: clock.now(), dryRun: false })).subscription.id;
 }
@@ -72,7 +85,14 @@ async function deliveries(watcher: string): Promise<string[]> {
 it('a silent turn stalls once at its due time; all_idle comes when the last run of the watched sessions ends', { timeout: 60_000 }, async () => {
   await happen('s-server', { type: 'session_created', title: 'Review: server/', state: 'idle' });
   await happen('s-web', { type: 'session_created', title: 'Review: web/', state: 'idle' });
-  const id = await subscribe('w-1', [{ id: 's-server', title: 'Review: server/' }, { id: 's-web', title: 'Review: web/' }], { events: ['stalled', 'all_idle'], stalledMinutes: 15 });
+  const id = await subscribe(
+    'w-1',
+    [
+      { id: 's-server', title: 'Review: server/' },
+      { id: 's-web', title: 'Review: web/' },
+    ],
+    { events: ['stalled', 'all_idle'], stalledMinutes: 15 },
+  );
 
   await happen('s-server', { type: 'turn_started', turnId: 't1' });
   await happen('s-web', { type: 'task_started', task: { id: 'task_1', description: 'npm run build' } });
@@ -106,9 +126,13 @@ it('the heartbeat comes every heartbeatMinutes from the subscription, from a due
   clock.set(new Date('2026-10-24T12:00:00Z'));
   const id = await subscribe('w-2', [{ id: 's-server', title: 'Review: server/' }], { events: ['error'], heartbeatMinutes: 60 });
   expect(await deliveries('w-2')).toEqual([]);
-  expect((await prisma.watcher.findUniqueOrThrow({ where: { sessionId: 'w-2' } })).nextEvaluationAt?.getTime()).toBe(new Date('2026-10-24T13:00:00Z').getTime());
+  expect((await prisma.watcher.findUniqueOrThrow({ where: { sessionId: 'w-2' } })).nextEvaluationAt?.getTime()).toBe(
+    new Date('2026-10-24T13:00:00Z').getTime(),
+  );
   clock.set(new Date('2026-10-24T13:00:00Z'));
-  expect(await deliveries('w-2')).toEqual([`${HEADER}\n[relay event] heartbeat: 1 watched session: session "Review: server/" (s-se…) idle (subscription ${id})`]);
+  expect(await deliveries('w-2')).toEqual([
+    `${HEADER}\n[relay event] heartbeat: 1 watched session: session "Review: server/" (s-se…) idle (subscription ${id})`,
+  ]);
   clock.set(new Date('2026-10-24T14:00:00Z'));
   expect(await deliveries('w-2')).toHaveLength(2);
 });
@@ -123,5 +147,7 @@ it('a task that writes output is silent from its last output, not from its start
   clock.set(new Date('2026-10-25T09:15:00Z'));
   expect(await deliveries('w-3')).toEqual([]);
   clock.set(new Date('2026-10-25T09:25:00Z'));
-  expect(await deliveries('w-3')).toEqual([`${HEADER}\n[relay event] session "Build" (s-bu…): stalled: no output for 15 min from task "make all" (task_id task_b)`]);
+  expect(await deliveries('w-3')).toEqual([
+    `${HEADER}\n[relay event] session "Build" (s-bu…): stalled: no output for 15 min from task "make all" (task_id task_b)`,
+  ]);
 });

@@ -25,12 +25,7 @@ describe('loadConfig', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems.map((problem) => problem.variable).sort()).toEqual([
-      'DATABASE_URL',
-      'GRPC_PORT',
-      'LOG_LEVEL',
-      'NATS_URL',
-    ]);
+    expect((error as ConfigError).problems.map((problem) => problem.variable).sort()).toEqual(['DATABASE_URL', 'GRPC_PORT', 'LOG_LEVEL', 'NATS_URL']);
   });
 
   it('requires DATABASE_URL', () => {

@@ -32,7 +32,12 @@ const credentials = makeTestCredentials();
 
 beforeAll(async () => {
   [nats, database, port] = await Promise.all([startNats(), createTestDatabase({ migrationsDir }), freePort()]);
-  bus = await connectBus({ url: nats.url, name: 'crash-test-publisher', ...nats.credentials(TEST_NATS_USER), logger: createLogger({ name: 'crash-test', level: 'silent' }) });
+  bus = await connectBus({
+    url: nats.url,
+    name: 'crash-test-publisher',
+    ...nats.credentials(TEST_NATS_USER),
+    logger: createLogger({ name: 'crash-test', level: 'silent' }),
+  });
   await ensureStream(bus, SESSION_EVENTS_STREAM);
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
@@ -50,7 +55,14 @@ afterAll(async () => {
 async function startService(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--enable-source-maps', '--import', './dist/register.js', 'dist/main.js'], {
     cwd: serviceDir,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, ...nats.env('subscription'), ...credentials.env('subscription'), GRPC_PORT: String(port), LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: database.url,
+      ...nats.env('subscription'),
+      ...credentials.env('subscription'),
+      GRPC_PORT: String(port),
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -76,7 +88,12 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 
 async function publish(from: number, to: number): Promise<void> {
   for (let i = from; i < to; i++) {
-    const payload = sessionCreatedPayload({ eventId: `evt-${i}`, sessionId: `sess-${i}`, title: `Session ${i}`, occurredAt: new Date(Date.UTC(2026, 10, 30, 10, 0, i)) });
+    const payload = sessionCreatedPayload({
+      eventId: `evt-${i}`,
+      sessionId: `sess-${i}`,
+      title: `Session ${i}`,
+      occurredAt: new Date(Date.UTC(2026, 10, 30, 10, 0, i)),
+    });
     await bus.js.publish(SESSION_CREATED_SUBJECT, JSON.stringify(payload), { msgID: `evt-${i}` });
   }
 }

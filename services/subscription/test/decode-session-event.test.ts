@@ -7,24 +7,26 @@ import { decodeSessionEvent, PROJECTED_EVENTS, type ProjectedMessage } from '../
 import { SubscriptionErrorCode } from '../src/domain/errors.ts';
 
 const payload = (state = SessionState.SESSION_STATE_IDLE) =>
-  SessionCreated.toJSON(SessionCreated.fromPartial({
-    eventId: 'e1',
-    occurredAt: new Date('2026-11-30T10:00:00Z'),
-    session: {
-      id: 's1',
-      userId: 'u1',
-      title: 'Refactor',
-      provider: 'script',
-      model: '',
-      state,
-      cwd: '/tmp',
-      archived: false,
-      origin: SessionOrigin.SESSION_ORIGIN_EXTERNAL,
-      messageCount: 0,
-      createdAt: new Date('2026-11-30T10:00:00Z'),
-      lastActivityAt: new Date('2026-11-30T10:00:00Z'),
-    },
-  }));
+  SessionCreated.toJSON(
+    SessionCreated.fromPartial({
+      eventId: 'e1',
+      occurredAt: new Date('2026-11-30T10:00:00Z'),
+      session: {
+        id: 's1',
+        userId: 'u1',
+        title: 'Refactor',
+        provider: 'script',
+        model: '',
+        state,
+        cwd: '/tmp',
+        archived: false,
+        origin: SessionOrigin.SESSION_ORIGIN_EXTERNAL,
+        messageCount: 0,
+        createdAt: new Date('2026-11-30T10:00:00Z'),
+        lastActivityAt: new Date('2026-11-30T10:00:00Z'),
+      },
+    }),
+  );
 
 /** What the consumer does with a message on `subject`: decoded by its contract, then read (undefined: not taken). */
 function decode(subject: string, data: unknown) {
@@ -61,9 +63,19 @@ describe('decodeSessionEvent', () => {
     ['question_asked', SessionEvents.QUESTION_ASKED.subject, common, { type: 'turn_activity' }],
     ['subagent_finished', SessionEvents.SUBAGENT_FINISHED.subject, { ...common, description: 'Review the diff' }, { type: 'turn_activity' }],
     ['turn_activity', SessionEvents.TURN_ACTIVITY.subject, { ...common, turnId: 't1', lastActivityAt: common.occurredAt }, { type: 'turn_activity' }],
-    ['task_started', SessionEvents.TASK_STARTED.subject, { ...common, task: { id: 'task_1', description: 'npm test' } }, { type: 'task_started', task: { id: 'task_1', description: 'npm test' } }],
+    [
+      'task_started',
+      SessionEvents.TASK_STARTED.subject,
+      { ...common, task: { id: 'task_1', description: 'npm test' } },
+      { type: 'task_started', task: { id: 'task_1', description: 'npm test' } },
+    ],
     ['task_failed', SessionEvents.TASK_FAILED.subject, { ...common, task: { id: 'task_1', exitCode: 1 } }, { type: 'task_ended', taskId: 'task_1' }],
-    ['task_output', SessionEvents.TASK_OUTPUT.subject, { ...common, taskId: 'task_1', lastOutputAt: '2026-11-30T10:04:30Z' }, { type: 'task_output', taskId: 'task_1', lastOutputAt: new Date('2026-11-30T10:04:30Z') }],
+    [
+      'task_output',
+      SessionEvents.TASK_OUTPUT.subject,
+      { ...common, taskId: 'task_1', lastOutputAt: '2026-11-30T10:04:30Z' },
+      { type: 'task_output', taskId: 'task_1', lastOutputAt: new Date('2026-11-30T10:04:30Z') },
+    ],
     ['archived', SessionEvents.ARCHIVED.subject, common, { type: 'archived' }],
   ])('reads %s for the runs of the session', (_, subject, data, expected) => {
     expect(decode(subject, data)).toEqual({ eventId: 'e2', occurredAt: new Date('2026-11-30T10:05:00Z'), sessionId: 's1', userId: 'u1', ...expected });

@@ -53,14 +53,23 @@ const held = (eventId: string, iso: string, until: string, callId = 'c1'): [stri
   SessionEvents.EXTERNAL_CALL_HELD.subject,
   { ...common(eventId, iso), callId, heldUntil: until },
 ];
-const released = (eventId: string, iso: string, callId = 'c1'): [string, Record<string, unknown>] => [SessionEvents.EXTERNAL_CALL_RELEASED.subject, { ...common(eventId, iso), callId }];
+const released = (eventId: string, iso: string, callId = 'c1'): [string, Record<string, unknown>] => [
+  SessionEvents.EXTERNAL_CALL_RELEASED.subject,
+  { ...common(eventId, iso), callId },
+];
 
 const kinds = (result: ReturnType<typeof computeEvents>) => result.events.map((event) => event.event.kind);
 
-describe('an external session\'s call in flight is a running turn', () => {
+describe("an external session's call in flight is a running turn", () => {
   it('keeps all_idle from firing while the call is held, and shows running_turn in the heartbeat', () => {
     // The call began before the hosted turn ended, and is renewed every 20 s until 09:05.
-    const renewals = Array.from({ length: 16 }, (_, index) => held(`r${index}`, new Date(Date.parse('2026-11-30T08:59:50Z') + index * 20_000).toISOString(), new Date(Date.parse('2026-11-30T09:00:50Z') + index * 20_000).toISOString()));
+    const renewals = Array.from({ length: 16 }, (_, index) =>
+      held(
+        `r${index}`,
+        new Date(Date.parse('2026-11-30T08:59:50Z') + index * 20_000).toISOString(),
+        new Date(Date.parse('2026-11-30T09:00:50Z') + index * 20_000).toISOString(),
+      ),
+    );
     const rows = project([...hostedTurn, ...renewals]);
     const now = at('2026-11-30T09:05:00Z');
     expect(kinds(computeEvents(subscription, rows, now))).toEqual([]);
@@ -69,17 +78,30 @@ describe('an external session\'s call in flight is a running turn', () => {
   });
 
   it('all_idle fires when the call is released, at that instant', () => {
-    const rows = project([...hostedTurn, held('c', '2026-11-30T08:59:50Z', '2026-11-30T09:00:50Z'), held('r', '2026-11-30T09:00:10Z', '2026-11-30T09:01:10Z'), released('x', '2026-11-30T09:00:30Z')]);
+    const rows = project([
+      ...hostedTurn,
+      held('c', '2026-11-30T08:59:50Z', '2026-11-30T09:00:50Z'),
+      held('r', '2026-11-30T09:00:10Z', '2026-11-30T09:01:10Z'),
+      released('x', '2026-11-30T09:00:30Z'),
+    ]);
     const result = computeEvents(subscription, rows, at('2026-11-30T09:00:31Z'));
     expect(result.events.map((event) => event.event)).toEqual([expect.objectContaining({ kind: 'all_idle', occurredAt: at('2026-11-30T09:00:30Z') })]);
   });
 
   it('is stalled once held for stalledMinutes: renewals are no sign of life', () => {
-    const renewals = Array.from({ length: 40 }, (_, index) => held(`r${index}`, new Date(Date.parse('2026-11-30T09:00:00Z') + index * 20_000).toISOString(), new Date(Date.parse('2026-11-30T09:01:00Z') + index * 20_000).toISOString()));
+    const renewals = Array.from({ length: 40 }, (_, index) =>
+      held(
+        `r${index}`,
+        new Date(Date.parse('2026-11-30T09:00:00Z') + index * 20_000).toISOString(),
+        new Date(Date.parse('2026-11-30T09:01:00Z') + index * 20_000).toISOString(),
+      ),
+    );
     const rows = project([...hostedTurn, ...renewals]);
     expect(kinds(computeEvents(subscription, rows, at('2026-11-30T09:09:59Z')))).toEqual([]);
     const due = computeEvents(subscription, rows, at('2026-11-30T09:10:00Z'));
-    expect(due.events.map((event) => event.event)).toEqual([expect.objectContaining({ kind: 'stalled', occurredAt: at('2026-11-30T09:10:00Z'), session: { id: 'ext', title: 'Terminal' } })]);
+    expect(due.events.map((event) => event.event)).toEqual([
+      expect.objectContaining({ kind: 'stalled', occurredAt: at('2026-11-30T09:10:00Z'), session: { id: 'ext', title: 'Terminal' } }),
+    ]);
   });
 
   it('a hold its gateway stopped renewing ends when it lapses: all_idle then, and the rules look again at that instant', () => {

@@ -47,7 +47,16 @@ function turnEnd(sessionId: string, eventId: string, occurredAt: Date): WatchInp
         sourceEventId: eventId,
         kind: 'turn_end',
         text: `reply ${eventId}`,
-        event: { id: eventId, kind: 'turn_end', occurredAt, relay: null, session: { id: sessionId, title: '' }, status: 'done', text: `reply ${eventId}`, promptMessageId: null },
+        event: {
+          id: eventId,
+          kind: 'turn_end',
+          occurredAt,
+          relay: null,
+          session: { id: sessionId, title: '' },
+          status: 'done',
+          text: `reply ${eventId}`,
+          promptMessageId: null,
+        },
       },
     ],
   };
@@ -61,7 +70,16 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
       userId: 'u1',
       watcherSessionId,
       spec: parseSubscribe({
-        watcherSessionId, sessions, exclude: [], events: [], once: false, match: '', stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: null,
+        watcherSessionId,
+        sessions,
+        exclude: [],
+        events: [],
+        once: false,
+        match: '',
+        stalledMinutes: 0,
+        heartbeatMinutes: 0,
+        digestMinutes: 0,
+        quietHours: null,
         resolved: sessions.filter((id) => id !== 'all').map((id) => ({ id, title: id })),
       }),
       now: clock.now(),
@@ -112,11 +130,16 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
   // A source event a watcher already has, in a message of its own (e1, delivered), is left alone; one that comes twice
   // in a batch (e5) is stored once.
   const later = clock.now();
-  const again = await ingestWatchEvents(store, 'test', [
-    { messageId: 'm4', input: turnEnd('s1', 'e1', later), traceParent: null },
-    { messageId: 'm5', input: turnEnd('s1', 'e5', later), traceParent: null },
-    { messageId: 'm6', input: turnEnd('s1', 'e5', later), traceParent: null },
-  ], later);
+  const again = await ingestWatchEvents(
+    store,
+    'test',
+    [
+      { messageId: 'm4', input: turnEnd('s1', 'e1', later), traceParent: null },
+      { messageId: 'm5', input: turnEnd('s1', 'e5', later), traceParent: null },
+      { messageId: 'm6', input: turnEnd('s1', 'e5', later), traceParent: null },
+    ],
+    later,
+  );
   expect(again.ingested).toBe(3);
   const stored = await prisma.watcherEvent.findMany({ orderBy: [{ watcherSessionId: 'asc' }, { sourceEventId: 'asc' }] });
   expect(stored.map((row) => [row.watcherSessionId, row.sourceEventId, row.status])).toEqual([
@@ -128,7 +151,10 @@ it('applies a batch once and in order, matches among many subscriptions, and pla
   ]);
   clock.advance(31_000);
   while (await evaluateNextDue(store, clock.now()));
-  const next = await prisma.outboxMessage.findMany({ where: { subject: 'relay.subscription.v1.cmd.deliver_wakeup', id: { endsWith: ':2' } }, orderBy: { id: 'asc' } });
+  const next = await prisma.outboxMessage.findMany({
+    where: { subject: 'relay.subscription.v1.cmd.deliver_wakeup', id: { endsWith: ':2' } },
+    orderBy: { id: 'asc' },
+  });
   expect(next.map((row) => [row.id, (row.payload as { sourceEventIds: string[] }).sourceEventIds])).toEqual([
     ['everything:2', ['e5']],
     ['listing:2', ['e5']],
@@ -145,7 +171,16 @@ it('hands the wake-ups a batch enqueued to the publisher once it commits, as the
     userId: 'u2',
     watcherSessionId: 'hot-path',
     spec: parseSubscribe({
-      watcherSessionId: 'hot-path', sessions: ['h1'], exclude: [], events: [], once: false, match: '', stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: null,
+      watcherSessionId: 'hot-path',
+      sessions: ['h1'],
+      exclude: [],
+      events: [],
+      once: false,
+      match: '',
+      stalledMinutes: 0,
+      heartbeatMinutes: 0,
+      digestMinutes: 0,
+      quietHours: null,
       resolved: [{ id: 'h1', title: 'h1' }],
     }),
     now: clock.now(),
@@ -154,7 +189,12 @@ it('hands the wake-ups a batch enqueued to the publisher once it commits, as the
   while (await evaluateNextDue(store, clock.now()));
   handed.length = 0;
 
-  await ingestWatchEvents(store, 'hot', [{ messageId: 'h-m1', input: { ...turnEnd('h1', 'h-e1', clock.now()), userId: 'u2' }, traceParent: null }], clock.now());
+  await ingestWatchEvents(
+    store,
+    'hot',
+    [{ messageId: 'h-m1', input: { ...turnEnd('h1', 'h-e1', clock.now()), userId: 'u2' }, traceParent: null }],
+    clock.now(),
+  );
   const outbox = await prisma.outboxMessage.findMany({ where: { id: { startsWith: 'hot-path:' } } });
   expect(outbox).toHaveLength(1);
   expect(handed).toEqual([[{ id: outbox[0]!.id, subject: outbox[0]!.subject, payload: outbox[0]!.payload, headers: outbox[0]!.headers }]]);

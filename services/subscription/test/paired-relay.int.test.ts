@@ -98,7 +98,7 @@ async function wakeUps(watcher: string): Promise<string[]> {
     .map((payload) => payload.text);
 }
 
-it('takes a paired relay\'s events once and shows them with the relay\'s name', async () => {
+it("takes a paired relay's events once and shows them with the relay's name", async () => {
   const id = await subscribe('watcher-a');
   const batch = { subscriptionId: id, relay: 'build-box', events: [turnEnd('ev1', 'Deployed. The health check is green.')], replayed: false, dropped: 0 };
   expect(await callUnary(client, 'ingestRemoteEvents', batch)).toEqual({ accepted: 1, duplicates: 0, ended: false });
@@ -114,11 +114,19 @@ it('takes a paired relay\'s events once and shows them with the relay\'s name', 
 
 it('refuses a batch naming another relay, an unknown subscription or a bad event, and takes nothing', async () => {
   const id = await subscribe('watcher-b');
-  await expect(callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'other-box', events: [turnEnd('x1', 'hi')], replayed: false, dropped: 0 })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
-  await expect(callUnary(client, 'ingestRemoteEvents', { subscriptionId: 'sub_none', relay: 'build-box', events: [turnEnd('x1', 'hi')], replayed: false, dropped: 0 })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
-  await expect(callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: '', events: [], replayed: false, dropped: 0 })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  await expect(
+    callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'other-box', events: [turnEnd('x1', 'hi')], replayed: false, dropped: 0 }),
+  ).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+  await expect(
+    callUnary(client, 'ingestRemoteEvents', { subscriptionId: 'sub_none', relay: 'build-box', events: [turnEnd('x1', 'hi')], replayed: false, dropped: 0 }),
+  ).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+  await expect(callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: '', events: [], replayed: false, dropped: 0 })).rejects.toMatchObject({
+    code: 'REMOTE_RELAY_INVALID_INPUT',
+  });
   const bad = { ...turnEnd('x2', 'hi'), status: 'finished' };
-  await expect(callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'build-box', events: [turnEnd('x1', 'hi'), bad], replayed: false, dropped: 0 })).rejects.toMatchObject({
+  await expect(
+    callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'build-box', events: [turnEnd('x1', 'hi'), bad], replayed: false, dropped: 0 }),
+  ).rejects.toMatchObject({
     code: 'REMOTE_RELAY_INVALID_INPUT',
     message: 'events[1] (x2): turn_end status is done, error or stopped, got "finished".',
   });
@@ -138,7 +146,11 @@ it('link_lost comes at once; the replayed batch is one row kept to the digest, a
 
   clock.advance(5 * 60_000);
   const replay = [turnEnd('r1', 'Step one done.', new Date(lostAt.getTime() + 60_000)), turnEnd('r2', 'Step two done.', new Date(lostAt.getTime() + 120_000))];
-  expect(await callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'build-box', events: replay, replayed: true, dropped: 3 })).toEqual({ accepted: 2, duplicates: 0, ended: false });
+  expect(await callUnary(client, 'ingestRemoteEvents', { subscriptionId: id, relay: 'build-box', events: replay, replayed: true, dropped: 3 })).toEqual({
+    accepted: 2,
+    duplicates: 0,
+    ended: false,
+  });
   expect(await callUnary(client, 'reportLinkState', { subscriptionId: id, relay: 'build-box', online: true, at: clock.now() })).toEqual({ changed: true });
   const afterRestore = await wakeUps('watcher-c');
   expect(afterRestore).toHaveLength(2);
@@ -165,11 +177,23 @@ it('link_lost comes at once; the replayed batch is one row kept to the digest, a
   );
 });
 
-it('EndRelaySubscriptions ends a relay\'s subscriptions as unpaired, and only those', async () => {
+it("EndRelaySubscriptions ends a relay's subscriptions as unpaired, and only those", async () => {
   const remote = await subscribe('watcher-d');
   const local = await callUnary(client, 'subscribe', {
-    userId: 'u1', watcherSessionId: 'watcher-d', sessions: ['all'], exclude: [], events: [], once: false, match: '',
-    stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: undefined, dryRun: false, resolvedSessions: [], relay: '',
+    userId: 'u1',
+    watcherSessionId: 'watcher-d',
+    sessions: ['all'],
+    exclude: [],
+    events: [],
+    once: false,
+    match: '',
+    stalledMinutes: 0,
+    heartbeatMinutes: 0,
+    digestMinutes: 0,
+    quietHours: undefined,
+    dryRun: false,
+    resolvedSessions: [],
+    relay: '',
   });
   const { endedIds } = await callUnary(client, 'endRelaySubscriptions', { userId: 'u1', relay: 'build-box' });
   expect(endedIds).toContain(remote);
@@ -179,21 +203,45 @@ it('EndRelaySubscriptions ends a relay\'s subscriptions as unpaired, and only th
     [local.subscription?.id, ''],
     [remote, 'unpaired'],
   ]);
-  await expect(callUnary(client, 'reportLinkState', { subscriptionId: remote, relay: 'build-box', online: false, at: clock.now() })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+  await expect(callUnary(client, 'reportLinkState', { subscriptionId: remote, relay: 'build-box', online: false, at: clock.now() })).rejects.toMatchObject({
+    code: 'REMOTE_RELAY_NOT_FOUND',
+  });
 });
 
-it('an archive there of the only listed session ends the subscription as session_archived, after the batch\'s own rows; one to all sessions keeps going', async () => {
+it("an archive there of the only listed session ends the subscription as session_archived, after the batch's own rows; one to all sessions keeps going", async () => {
   const listed = await subscribe('watcher-e');
   const all = await callUnary(client, 'subscribe', {
-    userId: 'u1', watcherSessionId: 'watcher-f', sessions: ['all'], exclude: [], events: [], once: false, match: '',
-    stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: undefined, dryRun: false, resolvedSessions: [], relay: 'build-box',
+    userId: 'u1',
+    watcherSessionId: 'watcher-f',
+    sessions: ['all'],
+    exclude: [],
+    events: [],
+    once: false,
+    match: '',
+    stalledMinutes: 0,
+    heartbeatMinutes: 0,
+    digestMinutes: 0,
+    quietHours: undefined,
+    dryRun: false,
+    resolvedSessions: [],
+    relay: 'build-box',
   });
   const allId = all.subscription?.id ?? '';
-  const archived = { id: 'arch1', kind: 'archived', sessionId: '77aa19f0', sessionTitle: 'Nightly deploy', text: '', status: '', refId: '', occurredAt: clock.now() };
+  const archived = {
+    id: 'arch1',
+    kind: 'archived',
+    sessionId: '77aa19f0',
+    sessionTitle: 'Nightly deploy',
+    text: '',
+    status: '',
+    refId: '',
+    occurredAt: clock.now(),
+  };
   const batch = { subscriptionId: listed, relay: 'build-box', events: [turnEnd('last1', 'Wrapped up.'), archived], replayed: false, dropped: 0 };
   expect(await callUnary(client, 'ingestRemoteEvents', batch)).toEqual({ accepted: 1, duplicates: 0, ended: true });
   expect(await callUnary(client, 'ingestRemoteEvents', { ...batch, subscriptionId: allId })).toEqual({ accepted: 1, duplicates: 0, ended: false });
-  const endReasons = async (watcher: string) => (await callUnary(client, 'listSubscriptions', { userId: 'u1', watcherSessionId: watcher })).subscriptions.map((s) => [s.id, s.endReason]);
+  const endReasons = async (watcher: string) =>
+    (await callUnary(client, 'listSubscriptions', { userId: 'u1', watcherSessionId: watcher })).subscriptions.map((s) => [s.id, s.endReason]);
   expect(await endReasons('watcher-e')).toEqual([[listed, 'session_archived']]);
   expect(await endReasons('watcher-f')).toEqual([[allId, '']]);
   await expect(callUnary(client, 'ingestRemoteEvents', batch)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
@@ -202,16 +250,24 @@ it('an archive there of the only listed session ends the subscription as session
   clock.advance(31_000);
   // The turn_end before the archive still comes; the archive itself is no row.
   for (const watcher of ['watcher-e', 'watcher-f']) {
-    expect((await wakeUps(watcher)).map((text) => text.split('\n').slice(1))).toEqual([['[relay event] build-box · session "Nightly deploy" (77aa…): turn_end (done) "Wrapped up."']]);
+    expect((await wakeUps(watcher)).map((text) => text.split('\n').slice(1))).toEqual([
+      ['[relay event] build-box · session "Nightly deploy" (77aa…): turn_end (done) "Wrapped up."'],
+    ]);
   }
 });
 
-it('ComputeWatchEvents answers a paired relay\'s watch all_idle over the sessions it does not exclude, stalled and the heartbeat, worded as local rows', async () => {
+it("ComputeWatchEvents answers a paired relay's watch all_idle over the sessions it does not exclude, stalled and the heartbeat, worded as local rows", async () => {
   const activity = new PgSessionActivityStore(pool, 'test');
   let sequence = 0;
   const happen = async (sessionId: string, userId: string, event: { type: SessionEvent['type'] } & Record<string, unknown>) => {
     sequence += 1;
-    await recordSessionEvent(activity, `compute-${sequence}`, { eventId: `c${sequence}`, occurredAt: clock.now(), sessionId, userId, ...event } as SessionEvent);
+    await recordSessionEvent(activity, `compute-${sequence}`, {
+      eventId: `c${sequence}`,
+      occurredAt: clock.now(),
+      sessionId,
+      userId,
+      ...event,
+    } as SessionEvent);
   };
   const createdAt = clock.now();
   await happen('ee01aa00', 'u9', { type: 'session_created', title: 'Deploy', state: 'idle' });
@@ -226,10 +282,26 @@ it('ComputeWatchEvents answers a paired relay\'s watch all_idle over the session
   const idleAt = clock.now();
   clock.advance(60_000);
 
-  const watch = { subscriptionId: 'sub_remote01', userId: 'u9', scope: 'all', sessions: [], exclude: ['ee02bb00'], events: [], stalledMinutes: 0, heartbeatMinutes: 0, createdAt };
+  const watch = {
+    subscriptionId: 'sub_remote01',
+    userId: 'u9',
+    scope: 'all',
+    sessions: [],
+    exclude: ['ee02bb00'],
+    events: [],
+    stalledMinutes: 0,
+    heartbeatMinutes: 0,
+    createdAt,
+  };
   const excluded = await callUnary(client, 'computeWatchEvents', watch);
   expect(excluded.events.map(({ id, kind, sessionId, text, occurredAt }) => ({ id, kind, sessionId, text, occurredAt }))).toEqual([
-    { id: `all_idle:sub_remote01:${idleAt.toISOString()}`, kind: 'all_idle', sessionId: '', text: 'no turn or task is running in the watched session (subscription sub_remote01)', occurredAt: idleAt },
+    {
+      id: `all_idle:sub_remote01:${idleAt.toISOString()}`,
+      kind: 'all_idle',
+      sessionId: '',
+      text: 'no turn or task is running in the watched session (subscription sub_remote01)',
+      occurredAt: idleAt,
+    },
   ]);
   // Without the exclude, the long build still runs: no all_idle.
   expect((await callUnary(client, 'computeWatchEvents', { ...watch, exclude: [] })).events).toEqual([]);
@@ -239,7 +311,12 @@ it('ComputeWatchEvents answers a paired relay\'s watch all_idle over the session
   const later = await callUnary(client, 'computeWatchEvents', { ...watch, exclude: [], events: ['stalled'], heartbeatMinutes: 10 });
   expect(later.events.map(({ kind, sessionId, sessionTitle, text }) => ({ kind, sessionId, sessionTitle, text }))).toEqual([
     { kind: 'stalled', sessionId: 'ee02bb00', sessionTitle: 'Long build', text: 'no output for 15 min' },
-    { kind: 'heartbeat', sessionId: '', sessionTitle: '', text: expect.stringMatching(/^2 watched sessions: session "(Deploy|Long build)" .* \(subscription sub_remote01\)$/) },
+    {
+      kind: 'heartbeat',
+      sessionId: '',
+      sessionTitle: '',
+      text: expect.stringMatching(/^2 watched sessions: session "(Deploy|Long build)" .* \(subscription sub_remote01\)$/),
+    },
   ]);
   expect(later.nextDueAt).toBeDefined();
   await expect(callUnary(client, 'computeWatchEvents', { ...watch, scope: 'some' })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });

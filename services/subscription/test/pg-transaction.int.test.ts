@@ -21,7 +21,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const insertWatcher = (id: string) => `INSERT INTO watchers (session_id, user_id, state, next_evaluation_at) VALUES ('${id}', 'u1', '{}', '2026-10-24 10:00:00.000')`;
+const insertWatcher = (id: string) =>
+  `INSERT INTO watchers (session_id, user_id, state, next_evaluation_at) VALUES ('${id}', 'u1', '{}', '2026-10-24 10:00:00.000')`;
 
 it('commits all of its statements or none, and reads timestamp(3) columns as UTC', async () => {
   await expect(
@@ -32,7 +33,9 @@ it('commits all of its statements or none, and reads timestamp(3) columns as UTC
   ).rejects.toThrow('the work failed');
   await pgTransaction(pool, (sql) => sql.$executeRawUnsafe(insertWatcher('w-done')));
 
-  const rows = await pgTransactionalSql(pool).$queryRawUnsafe<{ session_id: string; next_evaluation_at: Date }[]>('SELECT session_id, next_evaluation_at FROM watchers ORDER BY session_id');
+  const rows = await pgTransactionalSql(pool).$queryRawUnsafe<{ session_id: string; next_evaluation_at: Date }[]>(
+    'SELECT session_id, next_evaluation_at FROM watchers ORDER BY session_id',
+  );
   expect(rows).toEqual([{ session_id: 'w-done', next_evaluation_at: new Date('2026-10-24T10:00:00.000Z') }]);
 });
 

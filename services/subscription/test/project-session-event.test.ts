@@ -4,7 +4,12 @@ import { NO_RUNS, type SessionActivity, type SessionEvent } from '../src/domain/
 
 const at = (iso: string) => new Date(iso);
 const common = (eventId: string, occurredAt: string) => ({ eventId, occurredAt: at(occurredAt), sessionId: 's1', userId: 'u1' });
-const created = (eventId: string, occurredAt: string, title = 'Refactor'): SessionEvent => ({ ...common(eventId, occurredAt), type: 'session_created', title, state: 'idle' });
+const created = (eventId: string, occurredAt: string, title = 'Refactor'): SessionEvent => ({
+  ...common(eventId, occurredAt),
+  type: 'session_created',
+  title,
+  state: 'idle',
+});
 
 const row = (lastEventId: string, lastEventAt: string): SessionActivity => ({
   sessionId: 's1',
@@ -59,20 +64,33 @@ describe('projectSessionEvent: session_created', () => {
 describe('projectSessionEvent: what runs', () => {
   const turnStarted = (id: string, when: string, turnId = 't1'): SessionEvent => ({ ...common(id, when), type: 'turn_started', turnId });
   const turnEnded = (id: string, when: string, turnId = 't1'): SessionEvent => ({ ...common(id, when), type: 'turn_ended', turnId });
-  const taskStarted = (id: string, when: string, taskId = 'task_1'): SessionEvent => ({ ...common(id, when), type: 'task_started', task: { id: taskId, description: 'npm test' } });
+  const taskStarted = (id: string, when: string, taskId = 'task_1'): SessionEvent => ({
+    ...common(id, when),
+    type: 'task_started',
+    task: { id: taskId, description: 'npm test' },
+  });
   const taskEnded = (id: string, when: string, taskId = 'task_1'): SessionEvent => ({ ...common(id, when), type: 'task_ended', taskId });
 
   it('a turn runs from its start to its end, and the session went idle at the end', () => {
     const running = replay([turnStarted('e1', '2026-11-30T10:00:00Z')]);
-    expect(running).toMatchObject({ state: 'running_turn', runs: { turn: { id: 't1', startedAt: at('2026-11-30T10:00:00Z') }, turnActivityAt: at('2026-11-30T10:00:00Z') } });
+    expect(running).toMatchObject({
+      state: 'running_turn',
+      runs: { turn: { id: 't1', startedAt: at('2026-11-30T10:00:00Z') }, turnActivityAt: at('2026-11-30T10:00:00Z') },
+    });
     const ended = replay([turnStarted('e1', '2026-11-30T10:00:00Z'), turnEnded('e2', '2026-11-30T10:20:00Z')]);
     expect(ended).toMatchObject({ state: 'idle', runs: { turn: null, lastEndedAt: at('2026-11-30T10:20:00Z') } });
   });
 
   it('a task outlives its turn: background_only until it ends', () => {
     const rowAfter = replay([turnStarted('e1', '2026-11-30T10:00:00Z'), taskStarted('e2', '2026-11-30T10:01:00Z'), turnEnded('e3', '2026-11-30T10:02:00Z')]);
-    expect(rowAfter).toMatchObject({ state: 'background_only', runs: { tasks: [{ id: 'task_1', description: 'npm test', startedAt: at('2026-11-30T10:01:00Z'), lastOutputAt: null }] } });
-    expect(replay([taskStarted('e2', '2026-11-30T10:01:00Z'), taskEnded('e4', '2026-11-30T10:30:00Z')])).toMatchObject({ state: 'idle', runs: { tasks: [], lastEndedAt: at('2026-11-30T10:30:00Z') } });
+    expect(rowAfter).toMatchObject({
+      state: 'background_only',
+      runs: { tasks: [{ id: 'task_1', description: 'npm test', startedAt: at('2026-11-30T10:01:00Z'), lastOutputAt: null }] },
+    });
+    expect(replay([taskStarted('e2', '2026-11-30T10:01:00Z'), taskEnded('e4', '2026-11-30T10:30:00Z')])).toMatchObject({
+      state: 'idle',
+      runs: { tasks: [], lastEndedAt: at('2026-11-30T10:30:00Z') },
+    });
   });
 
   it('a question, a finished sub-agent or a started task is a sign of life of the running turn', () => {
@@ -85,11 +103,22 @@ describe('projectSessionEvent: what runs', () => {
     expect(replay([taskEnded('e2', '2026-11-30T10:20:00Z'), taskStarted('e1', '2026-11-30T10:00:00Z')])).toMatchObject({ state: 'idle', runs: { tasks: [] } });
   });
 
-  it('a task\'s output time moves its silence later, never earlier, and only for a task that runs', () => {
-    const output = (id: string, when: string, wrote: string, taskId = 'task_1'): SessionEvent => ({ ...common(id, when), type: 'task_output', taskId, lastOutputAt: at(wrote) });
-    const after = replay([taskStarted('e1', '2026-11-30T10:00:00Z'), output('e2', '2026-11-30T10:05:00Z', '2026-11-30T10:05:00Z'), output('e3', '2026-11-30T10:02:00Z', '2026-11-30T10:02:00Z')]);
+  it("a task's output time moves its silence later, never earlier, and only for a task that runs", () => {
+    const output = (id: string, when: string, wrote: string, taskId = 'task_1'): SessionEvent => ({
+      ...common(id, when),
+      type: 'task_output',
+      taskId,
+      lastOutputAt: at(wrote),
+    });
+    const after = replay([
+      taskStarted('e1', '2026-11-30T10:00:00Z'),
+      output('e2', '2026-11-30T10:05:00Z', '2026-11-30T10:05:00Z'),
+      output('e3', '2026-11-30T10:02:00Z', '2026-11-30T10:02:00Z'),
+    ]);
     expect(after?.runs.tasks[0]?.lastOutputAt).toEqual(at('2026-11-30T10:05:00Z'));
-    expect(replay([taskStarted('e1', '2026-11-30T10:00:00Z'), output('e2', '2026-11-30T10:05:00Z', '2026-11-30T10:05:00Z', 'task_9')])?.runs.tasks[0]?.lastOutputAt).toBeNull();
+    expect(
+      replay([taskStarted('e1', '2026-11-30T10:00:00Z'), output('e2', '2026-11-30T10:05:00Z', '2026-11-30T10:05:00Z', 'task_9')])?.runs.tasks[0]?.lastOutputAt,
+    ).toBeNull();
   });
 
   it('an archive keeps the runs and notes when', () => {

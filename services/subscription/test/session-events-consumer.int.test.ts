@@ -72,7 +72,9 @@ describe('the session-events consumer', () => {
     await settled();
 
     const first = await snapshot();
-    expect(first.activity.map(({ sessionId, userId, title, state, lastEventAt, lastEventId }) => ({ sessionId, userId, title, state, lastEventAt, lastEventId }))).toEqual([
+    expect(
+      first.activity.map(({ sessionId, userId, title, state, lastEventAt, lastEventId }) => ({ sessionId, userId, title, state, lastEventAt, lastEventId })),
+    ).toEqual([
       { sessionId: 'sess-1', userId: 'u1', title: 'First', state: 'idle', lastEventAt: at, lastEventId: 'evt-1' },
       { sessionId: 'sess-2', userId: 'u1', title: 'Second', state: 'idle', lastEventAt: at, lastEventId: 'evt-2' },
       { sessionId: 'sess-3', userId: 'u1', title: 'Third', state: 'idle', lastEventAt: at, lastEventId: 'evt-3' },
@@ -123,7 +125,15 @@ describe('the session-events consumer', () => {
     const delivered = (event: SessionEvent) => ({ messageId: event.eventId, event });
     await prisma.watcher.create({ data: { sessionId: 'w-batch', userId: 'u-batch', state: {}, nextEvaluationAt: null } });
     await prisma.subscription.create({
-      data: { id: 'sub-batch', userId: 'u-batch', watcherSessionId: 'w-batch', scope: 'sessions', sessions: [{ id: 'sess-b1', title: 'One' }], events: ['all_idle'], createdAt: at(0) },
+      data: {
+        id: 'sub-batch',
+        userId: 'u-batch',
+        watcherSessionId: 'w-batch',
+        scope: 'sessions',
+        sessions: [{ id: 'sess-b1', title: 'One' }],
+        events: ['all_idle'],
+        createdAt: at(0),
+      },
     });
     const started = delivered({ ...base('b-2', 'sess-b1', 2), type: 'turn_started', turnId: 't1' });
 
@@ -133,7 +143,11 @@ describe('the session-events consumer', () => {
       delivered({ ...base('b-3', 'sess-b2', 3), type: 'session_created', title: 'Two', state: 'idle' }),
     ]);
     expect(first).toEqual(new Set(['b-1', 'b-2', 'b-3']));
-    expect(await prisma.sessionActivity.findUnique({ where: { sessionId: 'sess-b1' } })).toMatchObject({ title: 'One', state: 'running_turn', lastEventId: 'b-2' });
+    expect(await prisma.sessionActivity.findUnique({ where: { sessionId: 'sess-b1' } })).toMatchObject({
+      title: 'One',
+      state: 'running_turn',
+      lastEventId: 'b-2',
+    });
     expect(await prisma.sessionActivity.findUnique({ where: { sessionId: 'sess-b2' } })).toMatchObject({ title: 'Two', state: 'idle' });
     // Due from the first change of the watched session's runs in the batch (its creation).
     expect((await prisma.watcher.findUniqueOrThrow({ where: { sessionId: 'w-batch' } })).nextEvaluationAt).toEqual(at(1));

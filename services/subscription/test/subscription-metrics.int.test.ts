@@ -45,7 +45,17 @@ afterAll(async () => {
 
 async function addEvent(id: string, status: string, at: { releaseAt?: Date; deliverAt?: Date } = {}): Promise<void> {
   await prisma.watcherEvent.create({
-    data: { id, watcherSessionId: 'watcher-1', sourceEventId: id, event: {}, subscriptionIds: [], status, releaseAt: at.releaseAt, deliverAt: at.deliverAt, receivedAt: NOW },
+    data: {
+      id,
+      watcherSessionId: 'watcher-1',
+      sourceEventId: id,
+      event: {},
+      subscriptionIds: [],
+      status,
+      releaseAt: at.releaseAt,
+      deliverAt: at.deliverAt,
+      receivedAt: NOW,
+    },
   });
 }
 
@@ -65,7 +75,11 @@ describe('subscription metrics', () => {
 
     // The durable consumer exists and three messages wait for it; the other consumers do not exist yet.
     await ensureStream(bus, SESSION_EVENTS_STREAM);
-    await bus.jsm.consumers.add('SESSION_EVENTS', { durable_name: 'subscription-session-events', ack_policy: AckPolicy.Explicit, filter_subject: 'relay.session.v1.>' });
+    await bus.jsm.consumers.add('SESSION_EVENTS', {
+      durable_name: 'subscription-session-events',
+      ack_policy: AckPolicy.Explicit,
+      filter_subject: 'relay.session.v1.>',
+    });
     for (let n = 0; n < 3; n++) await bus.js.publish(SESSION_CREATED_SUBJECT, '{}');
 
     const points = await recorder.collect();
@@ -77,7 +91,11 @@ describe('subscription metrics', () => {
     ]);
     expect(points.find((point) => point.name === 'relay.subscription.due_deliveries')).toMatchObject({ value: 3, unit: '{delivery}' });
     expect(points.filter((point) => point.name === 'relay.subscription.consumer.lag')).toEqual([
-      expect.objectContaining({ value: 3, unit: '{message}', attributes: { 'relay.bus.stream': 'SESSION_EVENTS', 'relay.bus.consumer': 'subscription-session-events' } }),
+      expect.objectContaining({
+        value: 3,
+        unit: '{message}',
+        attributes: { 'relay.bus.stream': 'SESSION_EVENTS', 'relay.bus.consumer': 'subscription-session-events' },
+      }),
     ]);
   });
 });

@@ -35,11 +35,17 @@ function project(messages: [string, unknown][]): SessionActivity[] {
 }
 
 const started: [string, unknown] = [SessionEvents.TURN_STARTED.subject, { ...common('e1', '2026-11-30T09:00:00Z'), turnId: 't1' }];
-const activity = (eventId: string, iso: string): [string, unknown] => [SessionEvents.TURN_ACTIVITY.subject, { ...common(eventId, iso), turnId: 't1', lastActivityAt: iso }];
+const activity = (eventId: string, iso: string): [string, unknown] => [
+  SessionEvents.TURN_ACTIVITY.subject,
+  { ...common(eventId, iso), turnId: 't1', lastActivityAt: iso },
+];
 
 describe('stalled and a turn that keeps working', () => {
   it('is not stalled while its turn_activity events keep coming, 15 minutes into the turn', () => {
-    const working = project([started, ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14].map((minute) => activity(`a${minute}`, `2026-11-30T09:${String(minute).padStart(2, '0')}:00Z`))]);
+    const working = project([
+      started,
+      ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14].map((minute) => activity(`a${minute}`, `2026-11-30T09:${String(minute).padStart(2, '0')}:00Z`)),
+    ]);
     const result = computeEvents(subscription, working, at('2026-11-30T09:15:00Z'));
     expect(result.events).toEqual([]);
     expect(result.nextDueAt).toEqual(at('2026-11-30T09:24:00Z'));
@@ -50,6 +56,9 @@ describe('stalled and a turn that keeps working', () => {
     expect(computeEvents(subscription, silent, at('2026-11-30T09:12:59Z')).events).toEqual([]);
     const due = computeEvents(subscription, silent, at('2026-11-30T09:13:00Z'));
     expect(due.events).toHaveLength(1);
-    expect(due.events[0]).toMatchObject({ sourceEventId: 'stalled:sub_ab12cd34ef:s1:turn:t1:2026-11-30T09:03:00.000Z', event: { occurredAt: at('2026-11-30T09:13:00Z') } });
+    expect(due.events[0]).toMatchObject({
+      sourceEventId: 'stalled:sub_ab12cd34ef:s1:turn:t1:2026-11-30T09:03:00.000Z',
+      event: { occurredAt: at('2026-11-30T09:13:00Z') },
+    });
   });
 });

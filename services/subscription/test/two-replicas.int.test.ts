@@ -84,20 +84,35 @@ it('delivers every event exactly once and in order per watcher while one of two 
   for (let i = 0; i < EVENTS; i++) {
     const w = i % WATCHERS;
     const occurredAt = clock.now();
-    await ingestWatchEvent(a, 'test', `m${i}`, {
-      type: 'session_events',
-      userId: 'u1',
-      sessionId: `worker-${w}`,
-      senderSessionId: null,
-      candidates: [
-        {
-          sourceEventId: `e${String(i).padStart(4, '0')}`,
-          kind: 'turn_end',
-          text: `reply ${i}`,
-          event: { id: `e${i}`, kind: 'turn_end', occurredAt, relay: null, session: { id: `worker-${w}`, title: '' }, status: 'done', text: `reply ${i}`, promptMessageId: null },
-        },
-      ],
-    }, clock.now());
+    await ingestWatchEvent(
+      a,
+      'test',
+      `m${i}`,
+      {
+        type: 'session_events',
+        userId: 'u1',
+        sessionId: `worker-${w}`,
+        senderSessionId: null,
+        candidates: [
+          {
+            sourceEventId: `e${String(i).padStart(4, '0')}`,
+            kind: 'turn_end',
+            text: `reply ${i}`,
+            event: {
+              id: `e${i}`,
+              kind: 'turn_end',
+              occurredAt,
+              relay: null,
+              session: { id: `worker-${w}`, title: '' },
+              status: 'done',
+              text: `reply ${i}`,
+              promptMessageId: null,
+            },
+          },
+        ],
+      },
+      clock.now(),
+    );
     // Every 7th event the clock moves past the 30-second window, so many wake-ups go out during the run.
     if (i % 7 === 6) clock.advance(31_000);
     if (i === EVENTS / 2) {
@@ -142,8 +157,17 @@ it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an ho
   for (const watcher of watchers) {
     const worker = `${watcher}-worker`;
     const spec = parseSubscribe({
-      watcherSessionId: watcher, sessions: [worker], exclude: [], events: ['turn_end'], once: false, match: '',
-      stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0, quietHours: null, resolved: [{ id: worker, title: 'Busy worker' }],
+      watcherSessionId: watcher,
+      sessions: [worker],
+      exclude: [],
+      events: ['turn_end'],
+      once: false,
+      match: '',
+      stalledMinutes: 0,
+      heartbeatMinutes: 0,
+      digestMinutes: 0,
+      quietHours: null,
+      resolved: [{ id: worker, title: 'Busy worker' }],
     });
     await subscribe(a, { userId: 'u2', watcherSessionId: watcher, spec, now: clock.now(), dryRun: false });
   }
@@ -163,10 +187,35 @@ it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an ho
   for (let i = 0; i < PER_WATCHER; i++) {
     for (const watcher of watchers) {
       const id = `${watcher}-e${String(i).padStart(3, '0')}`;
-      await ingestWatchEvent(i % 2 === 0 || !bRunning ? a : b, 'cap-test', id, {
-        type: 'session_events', userId: 'u2', sessionId: `${watcher}-worker`, senderSessionId: null,
-        candidates: [{ sourceEventId: id, kind: 'turn_end', text: `reply ${i}`, event: { id, kind: 'turn_end', occurredAt: clock.now(), relay: null, session: { id: `${watcher}-worker`, title: '' }, status: 'done', text: `reply ${i}`, promptMessageId: null } }],
-      }, clock.now());
+      await ingestWatchEvent(
+        i % 2 === 0 || !bRunning ? a : b,
+        'cap-test',
+        id,
+        {
+          type: 'session_events',
+          userId: 'u2',
+          sessionId: `${watcher}-worker`,
+          senderSessionId: null,
+          candidates: [
+            {
+              sourceEventId: id,
+              kind: 'turn_end',
+              text: `reply ${i}`,
+              event: {
+                id,
+                kind: 'turn_end',
+                occurredAt: clock.now(),
+                relay: null,
+                session: { id: `${watcher}-worker`, title: '' },
+                status: 'done',
+                text: `reply ${i}`,
+                promptMessageId: null,
+              },
+            },
+          ],
+        },
+        clock.now(),
+      );
     }
     await Promise.all([drain(a), bRunning ? drain(b) : Promise.resolve()]);
     await step();
@@ -198,7 +247,9 @@ it('keeps the hourly cap across replicas while one stops: past 20 wake-ups an ho
     expect(capped.length).toBeGreaterThan(0);
     expect(wakeUps.length).toBeLessThan(PER_WATCHER);
     for (let i = 1; i < capped.length; i++) expect(capped[i]!.at - capped[i - 1]!.at).toBeGreaterThanOrEqual(10 * 60_000);
-    const texts = (await prisma.outboxMessage.findMany()).map((row) => row.payload as { watcherSessionId: string; text: string }).filter((p) => p.watcherSessionId === watcher);
+    const texts = (await prisma.outboxMessage.findMany())
+      .map((row) => row.payload as { watcherSessionId: string; text: string })
+      .filter((p) => p.watcherSessionId === watcher);
     expect(texts.some((text) => text.text.includes('events (past 20 wake-ups an hour, every 10 min; questions and errors come at once):'))).toBe(true);
   }
 });

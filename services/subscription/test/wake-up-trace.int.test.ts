@@ -62,20 +62,35 @@ it('a wake-up carrying three events links to the span each came in with, and its
     const occurredAt = clock.now();
     await tracer('test').startActiveSpan(`turn_ended ${i} process`, async (span) => {
       consumers.push(span.spanContext().spanId);
-      await ingestWatchEvent(store, 'test', `m${i}`, {
-        type: 'session_events',
-        userId: 'u1',
-        sessionId: 'worker',
-        senderSessionId: null,
-        candidates: [
-          {
-            sourceEventId: `e${i}`,
-            kind: 'turn_end',
-            text: `reply ${i}`,
-            event: { id: `e${i}`, kind: 'turn_end', occurredAt, relay: null, session: { id: 'worker', title: 'Worker' }, status: 'done', text: `reply ${i}`, promptMessageId: null },
-          },
-        ],
-      }, clock.now());
+      await ingestWatchEvent(
+        store,
+        'test',
+        `m${i}`,
+        {
+          type: 'session_events',
+          userId: 'u1',
+          sessionId: 'worker',
+          senderSessionId: null,
+          candidates: [
+            {
+              sourceEventId: `e${i}`,
+              kind: 'turn_end',
+              text: `reply ${i}`,
+              event: {
+                id: `e${i}`,
+                kind: 'turn_end',
+                occurredAt,
+                relay: null,
+                session: { id: 'worker', title: 'Worker' },
+                status: 'done',
+                text: `reply ${i}`,
+                promptMessageId: null,
+              },
+            },
+          ],
+        },
+        clock.now(),
+      );
       span.end();
     });
     clock.advance(5_000);

@@ -16,7 +16,11 @@ export interface ConsoleUpdate {
 }
 
 /** The digests of what the page shows for `userId` now. */
-export async function readConsoleUpdate(owners: { sessions: SessionClient; questions: QuestionClient }, userId: string, sessionId: string | undefined): Promise<ConsoleUpdate> {
+export async function readConsoleUpdate(
+  owners: { sessions: SessionClient; questions: QuestionClient },
+  userId: string,
+  sessionId: string | undefined,
+): Promise<ConsoleUpdate> {
   const [sessions, asks, cards, read] = await Promise.all([
     owners.sessions.listSessions({ userId, scope: 'all' }).then((listed) => listed.sessions),
     owners.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }).then(({ asks }) => asks),
@@ -24,7 +28,9 @@ export async function readConsoleUpdate(owners: { sessions: SessionClient; quest
     sessionId === undefined ? undefined : readSession(owners.sessions, userId, sessionId, 20).catch(() => null),
   ]);
   const update: ConsoleUpdate = {
-    sessions: digest(sessions.map((s) => [s.id, s.title, s.state, s.archived, s.messageCount, s.lastActivityAt?.getTime(), s.group?.id, s.tasks.map((t) => [t.id, t.status])])),
+    sessions: digest(
+      sessions.map((s) => [s.id, s.title, s.state, s.archived, s.messageCount, s.lastActivityAt?.getTime(), s.group?.id, s.tasks.map((t) => [t.id, t.status])]),
+    ),
     inbox: digest([asks.map((a) => a.id), cards.map((c) => c.id)]),
     inboxCount: asks.length + cards.length,
   };

@@ -34,7 +34,8 @@ interface Owners {
  */
 export async function keepPairedRelayWatch(owners: Owners, caller: RelayCaller, watch: PairedRelayWatch): Promise<{ id: string; title: string }[]> {
   const all = watch.sessions.some((id) => id.toLowerCase() === 'all');
-  if (!all && watch.exclude.length > 0) throw toolError('REMOTE_RELAY_INVALID_INPUT', 'exclude goes with sessions ["all"] only; a list of sessions names what it watches.');
+  if (!all && watch.exclude.length > 0)
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', 'exclude goes with sessions ["all"] only; a list of sessions names what it watches.');
   if (!watch.dryRun && watch.id === '') throw toolError('REMOTE_RELAY_INVALID_INPUT', 'id is required unless dryRun is true.');
   const listed = all ? [] : [...new Set(watch.sessions)];
   const found: { id: string; title: string }[] = [];
@@ -70,7 +71,9 @@ async function withTitles(events: KeptEvent[], userId: string, sessions: Session
   for (const event of events) {
     if (event.sessionTitle !== '' || titles.has(event.sessionId)) continue;
     // A session deleted since keeps its event, untitled.
-    const title = await readSession(sessions, userId, event.sessionId, 1).then(({ session }) => session.title).catch(() => '');
+    const title = await readSession(sessions, userId, event.sessionId, 1)
+      .then(({ session }) => session.title)
+      .catch(() => '');
     titles.set(event.sessionId, title);
   }
   return events.map((event) => (event.sessionTitle !== '' ? event : { ...event, sessionTitle: titles.get(event.sessionId) ?? '' }));

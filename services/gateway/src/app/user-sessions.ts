@@ -38,7 +38,11 @@ export async function watchMarksOf(owners: { subscriptions?: SubscriptionClient;
  * Best effort: a question service that does not answer (or none) leaves every count at 0 rather than the user
  * without their sessions.
  */
-export async function waitingOf(owners: { questions?: QuestionClient; logger: Logger }, userId: string, sessionId = ''): Promise<(sessionId: string) => { cards: number; asks: number }> {
+export async function waitingOf(
+  owners: { questions?: QuestionClient; logger: Logger },
+  userId: string,
+  sessionId = '',
+): Promise<(sessionId: string) => { cards: number; asks: number }> {
   if (owners.questions === undefined) return waitingBySession([], []);
   try {
     const [cards, asks] = await Promise.all([
@@ -67,7 +71,12 @@ export async function mentionsIn(owners: { pairing?: PairingClient; logger: Logg
 }
 
 /** The session's `last` messages, with its pending asks when the question service is there. */
-export async function readUserSession(owners: { sessions: SessionClient; questions?: QuestionClient }, userId: string, sessionId: string, last: number): Promise<SessionRead> {
+export async function readUserSession(
+  owners: { sessions: SessionClient; questions?: QuestionClient },
+  userId: string,
+  sessionId: string,
+  last: number,
+): Promise<SessionRead> {
   const read = await readSession(owners.sessions, userId, sessionId, last);
   if (owners.questions === undefined) return read;
   return withPendingAsks(read, await pendingAsksAbout({ sessions: owners.sessions, questions: owners.questions }, userId, read));
@@ -88,7 +97,10 @@ export async function readUserMessage(sessions: SessionClient, userId: string, s
   const starting = read.messages.filter((candidate) => candidate.id.startsWith(messageId));
   if (starting.length === 1) return starting[0]!;
   if (starting.length > 1) {
-    throw toolError('REMOTE_RELAY_INVALID_INPUT', `'${messageId}' could be ${starting.length} messages of this session; give more of the id: ${starting.map((candidate) => candidate.id).join(', ')}.`);
+    throw toolError(
+      'REMOTE_RELAY_INVALID_INPUT',
+      `'${messageId}' could be ${starting.length} messages of this session; give more of the id: ${starting.map((candidate) => candidate.id).join(', ')}.`,
+    );
   }
   throw toolError(
     'REMOTE_RELAY_NOT_FOUND',
@@ -121,7 +133,12 @@ export interface UserWait {
  * person or a reply, a Wait the transport ends (a recycled connection, a session replica that stops or restarts) is
  * made again for the time left (reattachedWait): the turn is the session service's state, not the call's.
  */
-export async function awaitUserTurn(sessions: SessionClient, wait: UserWait, signal: AbortSignal, clock?: Clock): Promise<{ result: TurnResult | undefined; plan: WaitPlan }> {
+export async function awaitUserTurn(
+  sessions: SessionClient,
+  wait: UserWait,
+  signal: AbortSignal,
+  clock?: Clock,
+): Promise<{ result: TurnResult | undefined; plan: WaitPlan }> {
   const read = await sessions.getRelaySettings({});
   const plan = planWait('wait', wait.waitSeconds, answered(read.settings, 'GetRelaySettings', 'settings').maxWaitSeconds);
   const request = { userId: wait.userId, callerSessionId: '', sessionId: wait.sessionId, messageId: wait.messageId };

@@ -19,11 +19,16 @@ export function budgetArgument(budget: Record<string, unknown> | undefined, noth
     }
     const whole = name !== 'cost_usd';
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (whole && !Number.isInteger(value))) {
-      throw toolError('REMOTE_RELAY_INVALID_INPUT', `budget.${name} must be ${whole ? 'a whole number' : 'a number of US dollars'}, 0 or more. ${nothingDone}`, { field: 'budget' });
+      throw toolError(
+        'REMOTE_RELAY_INVALID_INPUT',
+        `budget.${name} must be ${whole ? 'a whole number' : 'a number of US dollars'}, 0 or more. ${nothingDone}`,
+        { field: 'budget' },
+      );
     }
     limits[METERS[name as Meter]] = value;
   }
-  if (Object.keys(limits).length === 0) throw toolError('REMOTE_RELAY_INVALID_INPUT', `budget names none of ${Object.keys(METERS).join(', ')}. ${nothingDone}`, { field: 'budget' });
+  if (Object.keys(limits).length === 0)
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', `budget names none of ${Object.keys(METERS).join(', ')}. ${nothingDone}`, { field: 'budget' });
   return limits;
 }
 

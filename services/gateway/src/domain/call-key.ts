@@ -15,7 +15,9 @@ export interface CallShape {
 /** 64 hex characters; `purpose` tells the cards of one call apart (its own card, the loop guard's). */
 export function callKeyOf(sessionId: string, call: CallShape, purpose: string): string {
   const { wait_seconds: _ignored, ...args } = call.args;
-  return createHash('sha256').update(JSON.stringify([sessionId, call.action, canonical(args), purpose])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([sessionId, call.action, canonical(args), purpose]))
+    .digest('hex');
 }
 
 /** The value with object keys sorted and empty fields (undefined) left out, so key order never changes the key. */

@@ -59,7 +59,9 @@ export function sendCard(relay: string, session: Session, choice: SendChoice): C
 }
 
 /** Settings update_session changes; an unset field is left as it is. */
-export type SettingsChange = Partial<Pick<UpdateSessionRequest, 'model' | 'effort' | 'mode' | 'autoCompactWindow' | 'title' | 'group' | 'thinkingEnabled' | 'thinkingDisplay' | 'cwd'>>;
+export type SettingsChange = Partial<
+  Pick<UpdateSessionRequest, 'model' | 'effort' | 'mode' | 'autoCompactWindow' | 'title' | 'group' | 'thinkingEnabled' | 'thinkingDisplay' | 'cwd'>
+>;
 
 /**
  * update_session: `Change "Review: server/" on desk`, listing the change (`Model: … · Effort: …`,

@@ -70,12 +70,7 @@ export function contentFault(value: string): string | undefined {
  * theirs. `boundOf` gives the bound of the strings at a path; lists longer than MAX_LIST_ITEMS and nesting
  * deeper than MAX_DEPTH are faults too.
  */
-export function findBoundFault(
-  value: unknown,
-  field: string,
-  boundOf: (field: string) => Bound,
-  depth = 0,
-): { field: string; fault: string } | undefined {
+export function findBoundFault(value: unknown, field: string, boundOf: (field: string) => Bound, depth = 0): { field: string; fault: string } | undefined {
   if (typeof value === 'string') {
     const fault = boundFault(value, boundOf(field));
     return fault === undefined ? undefined : { field, fault };

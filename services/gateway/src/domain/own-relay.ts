@@ -9,7 +9,10 @@ import { resolveRelay, type KnownRelays } from './relay-name.ts';
 export function ownRelay(relay: string | undefined, context: KnownRelays): string {
   const target = resolveRelay(relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
-    throw toolError('REMOTE_RELAY_UNSUPPORTED', `Asks on paired relays are not available on this relay yet; "${target.relay.name}" cannot be reached from here.`);
+    throw toolError(
+      'REMOTE_RELAY_UNSUPPORTED',
+      `Asks on paired relays are not available on this relay yet; "${target.relay.name}" cannot be reached from here.`,
+    );
   }
   return target.name;
 }

@@ -48,7 +48,12 @@ function hostOf(url: string): string | undefined {
  * with no way to a paired relay); undefined for this relay, and for the actions that reach a paired relay
  * their own way (registered subscriptions, asks kept there). Throws REMOTE_RELAY_UNKNOWN_RELAY.
  */
-export function pairedTarget(action: Pick<ActionTraits, 'relay' | 'toPaired'>, requested: string | undefined, selfName: string, paired: readonly PairedRelay[]): PairedRelay | undefined {
+export function pairedTarget(
+  action: Pick<ActionTraits, 'relay' | 'toPaired'>,
+  requested: string | undefined,
+  selfName: string,
+  paired: readonly PairedRelay[],
+): PairedRelay | undefined {
   if (action.relay === 'none' || action.toPaired?.forwarded === false) return undefined;
   const target = resolveRelay(requested, selfName, paired);
   return target.kind === 'paired' ? target.relay : undefined;

@@ -41,7 +41,7 @@ export const ARGUMENTS = {
   task_id: string('id', 'read_task_output: the task id, as read_session shows it.'),
   lines: integer('read_task_output: how many lines of the end (default 50, at most 1000).'),
   text: string('text', 'The prompt to send, or the text a schedule queues.'),
-  wait_seconds: integer('How long to wait for the reply; capped by the relay\'s longest wait (list_relays limits).'),
+  wait_seconds: integer("How long to wait for the reply; capped by the relay's longest wait (list_relays limits)."),
   provider: string('name', 'A provider id from relay_info.'),
   model: string('name', 'A model id from relay_info for that provider.'),
   mode: string('name', 'The relay mode: "agent", "ask" or "plan".'),
@@ -59,7 +59,10 @@ export const ARGUMENTS = {
   choices: strings('name', 'answer_question: the options picked.'),
   answer: string('text', 'answer_question: a free-text answer.'),
   sessions: strings('id', 'subscribe: the session ids to watch, or ["all"].'),
-  events: strings('name', 'subscribe: the events to be woken for (default: question_asked, error, turn_end, subagent_finished, task_failed, stalled, all_idle).'),
+  events: strings(
+    'name',
+    'subscribe: the events to be woken for (default: question_asked, error, turn_end, subagent_finished, task_failed, stalled, all_idle).',
+  ),
   exclude: strings('id', 'subscribe: sessions to leave out of sessions ["all"].'),
   once: boolean('subscribe: end the subscription after its first wake-up.'),
   match: string('name', 'subscribe: a text an event must contain.'),
@@ -68,7 +71,7 @@ export const ARGUMENTS = {
   digest_minutes: integer('subscribe: gather events into one message every N minutes.'),
   quiet_hours: object('name', 'subscribe: { "from": "HH:MM", "to": "HH:MM", "tz": "Europe/Berlin" }; events inside wait until it ends.'),
   subscription_id: string('id', 'unsubscribe: a subscription id, or "all".'),
-  watcher: string('id', 'list_subscriptions: another conversation\'s session id.'),
+  watcher: string('id', "list_subscriptions: another conversation's session id."),
   from: string('id', 'transfer_subscriptions: the session id of the conversation to take them from.'),
   at: string('name', 'schedule: the first time, ISO 8601.'),
   every_minutes: integer('schedule: repeat every N minutes.'),
@@ -81,7 +84,7 @@ export const ARGUMENTS = {
     'name',
     'create_session, send (this relay\'s extension): a budget for the session you start or started, { "cost_usd": 2, "tokens": 200000, "minutes": 30, "sessions": 3 }; it only narrows the budget over your tree.',
   ),
-  tree: boolean('usage (this relay\'s extension): what your conversation\'s delegation tree spent, by session, provider and relay, and the budgets over it.'),
+  tree: boolean("usage (this relay's extension): what your conversation's delegation tree spent, by session, provider and relay, and the budgets over it."),
 };
 
 export type ArgumentName = keyof typeof ARGUMENTS;

@@ -25,9 +25,10 @@ export function watchMarks(subscriptions: readonly Subscription[]): (sessionId: 
   return (sessionId) => {
     const watching = watchedBy.get(sessionId);
     // The agent's own conversation is never watched, whatever an "all" subscription says.
-    const watched = local.some((subscription) =>
-      subscription.watcherSessionId !== sessionId &&
-      (subscription.scope === 'all' ? !subscription.exclude.includes(sessionId) : subscription.sessions.some((session) => session.id === sessionId)),
+    const watched = local.some(
+      (subscription) =>
+        subscription.watcherSessionId !== sessionId &&
+        (subscription.scope === 'all' ? !subscription.exclude.includes(sessionId) : subscription.sessions.some((session) => session.id === sessionId)),
     );
     return {
       ...(watching === undefined ? {} : { watching: watching === 'all' ? 'all' : watching.size }),

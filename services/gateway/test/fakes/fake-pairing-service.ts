@@ -34,11 +34,17 @@ export function startFakePairingService(state: OwnersState, logger: Logger): Pro
         // The other relay's dry run says its person must allow it; the call itself it answers as if they did, on its own card.
         if (request.action === 'update_session' && String(args.session).startsWith('theirs') && request.dryRun) {
           const settings = { title: 'Nightly deploy', model: args.model ?? 'script-1', group: null };
-          return { resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'needs the Allow', needsAllow: true, settings }), version: '0.9.19' };
+          return {
+            resultJson: JSON.stringify({ ok: false, code: 'REMOTE_RELAY_PERMISSION', error: 'needs the Allow', needsAllow: true, settings }),
+            version: '0.9.19',
+          };
         }
         const started = request.action === 'create_session' ? { session: 'remote-1' } : {};
         const spent = owners.treeSpent === undefined ? {} : { treeSpent: owners.treeSpent };
-        return { resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there`, ...started, ...spent }), version: '0.9.19' };
+        return {
+          resultJson: JSON.stringify({ ok: true, relay: request.relay, summary: `${request.action} → ${request.relay}: answered there`, ...started, ...spent }),
+          version: '0.9.19',
+        };
       },
     },
   });

@@ -3,7 +3,13 @@
  * sessions, every AwaitCard wait recorded.
  */
 import { AppError } from '@relay/errors';
-import { CardStatus, QuestionServiceService, type AwaitCardResponse, type Card, type QuestionServiceServer } from '@relay/proto/relay/question/v1/question_service';
+import {
+  CardStatus,
+  QuestionServiceService,
+  type AwaitCardResponse,
+  type Card,
+  type QuestionServiceServer,
+} from '@relay/proto/relay/question/v1/question_service';
 import type { GrpcServer } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
 import type { OwnersState } from './owners-state.ts';

@@ -13,7 +13,30 @@ import { serveFake } from './serve-fake.ts';
 
 /** Starts the fake session service over `state`. */
 export function startFakeSessionService(state: OwnersState, logger: Logger): Promise<GrpcServer> {
-  const { settings, unlocked, updateAllowed, sessions, messages, pendingQuestions, askMarks, tokens, users, roleOf, failing, cancelledWaits, grants, noRunningTurn, owners, record, notFound, sessionOf, pendingOf, writable, queue, newSession } = state;
+  const {
+    settings,
+    unlocked,
+    updateAllowed,
+    sessions,
+    messages,
+    pendingQuestions,
+    askMarks,
+    tokens,
+    users,
+    roleOf,
+    failing,
+    cancelledWaits,
+    grants,
+    noRunningTurn,
+    owners,
+    record,
+    notFound,
+    sessionOf,
+    pendingOf,
+    writable,
+    queue,
+    newSession,
+  } = state;
   const signInLinks = new Map<string, string>();
   let lastAskMark = 0;
   return serveFake<SessionServiceServer>(SessionServiceService, 'session', logger, {
@@ -91,7 +114,8 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
       createExternalSession: async (request) => {
         record('createExternalSession', request);
         // The gateway bounds a title's length first; what is left to refuse here is a blank one.
-        if (request.title !== '' && request.title.trim() === '') throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'title must not be blank');
+        if (request.title !== '' && request.title.trim() === '')
+          throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'title must not be blank');
         const session = newSession(request.userId, {
           title: request.title || 'External session',
           provider: 'external',
@@ -142,14 +166,22 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
             {
               provider: 'claude',
               costTracked: true,
-              days: days.map((day) => ({ day, inputTokens: last(day) ? '1200' : '0', outputTokens: last(day) ? '300' : '0', costUsd: last(day) ? 0.42 : 0, turns: last(day) ? 2 : 0 })),
+              days: days.map((day) => ({
+                day,
+                inputTokens: last(day) ? '1200' : '0',
+                outputTokens: last(day) ? '300' : '0',
+                costUsd: last(day) ? 0.42 : 0,
+                turns: last(day) ? 2 : 0,
+              })),
             },
           ],
         };
       },
       // The tree the test set (owners.treeUsage), else one with nothing spent and no budget over it. Not recorded: every
       // prompting call reads it after its wait, for the budget note.
-      getTreeUsage: async (request) => ({ usage: owners.treeUsage ?? { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [] } }),
+      getTreeUsage: async (request) => ({
+        usage: owners.treeUsage ?? { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [] },
+      }),
       checkTreeBudget: async (request) => {
         record('checkTreeBudget', request);
         return { carried: owners.carried };
@@ -158,7 +190,27 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
       setBudget: async (request) => {
         record('setBudget', request);
         sessionOf(request.userId, request.sessionId);
-        return { usage: { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [{ sessionId: request.sessionId, setBy: 'person', limits: request.limits, startedAt: new Date('2026-12-07T10:00:00.000Z'), state: 'active', level: 'ok', meters: [], remaining: request.limits, cardId: '' }] } };
+        return {
+          usage: {
+            sessionId: request.sessionId,
+            rows: [],
+            totals: undefined,
+            sessionsStarted: 0,
+            budgets: [
+              {
+                sessionId: request.sessionId,
+                setBy: 'person',
+                limits: request.limits,
+                startedAt: new Date('2026-12-07T10:00:00.000Z'),
+                state: 'active',
+                level: 'ok',
+                meters: [],
+                remaining: request.limits,
+                cardId: '',
+              },
+            ],
+          },
+        };
       },
       removeBudget: async (request) => {
         record('removeBudget', request);
@@ -194,9 +246,14 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
         const caller = request.callerSessionId ? sessionOf(request.userId, request.callerSessionId) : undefined;
         const group = request.group ? owners.groups.find((g) => g.id === request.group || g.name.toLowerCase() === request.group.toLowerCase()) : undefined;
         if (request.group && !group) {
-          throw new AppError('REMOTE_RELAY_UNKNOWN_GROUP', 'invalid_argument', `Relay "desk" has no session group "${request.group}". No session was created.`, {
-            details: { groups: owners.groups.slice(0, 20).map(({ id, name }) => ({ id, name })), groupsTotal: owners.groups.length },
-          });
+          throw new AppError(
+            'REMOTE_RELAY_UNKNOWN_GROUP',
+            'invalid_argument',
+            `Relay "desk" has no session group "${request.group}". No session was created.`,
+            {
+              details: { groups: owners.groups.slice(0, 20).map(({ id, name }) => ({ id, name })), groupsTotal: owners.groups.length },
+            },
+          );
         }
         const session = newSession(request.userId, {
           id: request.dryRun ? '' : randomUUID(),
@@ -321,7 +378,8 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
         record('setConversationOptions', request);
         const session = sessionOf(request.userId, request.sessionId);
         if (request.mode !== undefined) {
-          if (!['agent', 'ask', 'plan'].includes(request.mode)) throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown mode "${request.mode}"`);
+          if (!['agent', 'ask', 'plan'].includes(request.mode))
+            throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown mode "${request.mode}"`);
           session.mode = request.mode;
         }
         if (request.mayCreateSessions !== undefined) session.mayCreateSessions = request.mayCreateSessions;

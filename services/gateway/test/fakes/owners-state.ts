@@ -6,7 +6,18 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '@relay/errors';
 import type { ForwardToolCallRequest, PairedRelay, AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { Ask, Card } from '@relay/proto/relay/question/v1/question_service';
-import { MessageDelivery, SessionOrigin, SessionState, TurnStatus, type ChatMessage, type PendingQuestion, type Provenance, type RelaySettings, type Session, type TurnResult } from '@relay/proto/relay/session/v1/session';
+import {
+  MessageDelivery,
+  SessionOrigin,
+  SessionState,
+  TurnStatus,
+  type ChatMessage,
+  type PendingQuestion,
+  type Provenance,
+  type RelaySettings,
+  type Session,
+  type TurnResult,
+} from '@relay/proto/relay/session/v1/session';
 import type { FakeCall, FakeOwners, WaitScript } from '../start-fake-owners.ts';
 
 /** The fakes' shared state and helpers. */
@@ -66,7 +77,15 @@ export function createOwnersState() {
   const queue = (session: Session, text: string, role: string, provenance: Provenance | undefined, model: string): string => {
     const messageId = randomUUID();
     const list = messages.get(session.id) ?? [];
-    list.push({ id: messageId, role, text, provenance, createdAt: new Date('2026-10-18T09:00:00Z'), model: '', delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED });
+    list.push({
+      id: messageId,
+      role,
+      text,
+      provenance,
+      createdAt: new Date('2026-10-18T09:00:00Z'),
+      model: '',
+      delivery: MessageDelivery.MESSAGE_DELIVERY_DELIVERED,
+    });
     messages.set(session.id, list);
     session.messageCount = list.length;
     turns.set(messageId, {
@@ -113,10 +132,46 @@ export function createOwnersState() {
 
   const defaultWait: WaitScript = async function* (request) {
     const result = turns.get(request.messageId);
-    if (!result || result.sessionId !== request.sessionId) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No message ${request.messageId} in that session.`);
+    if (!result || result.sessionId !== request.sessionId)
+      throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No message ${request.messageId} in that session.`);
     yield { progressSeconds: 0 };
     yield { result };
   };
 
-  return { settings, paired, unlocked, forwarded, updateAllowed, relayTokens, sessions, messages, turns, pendingQuestions, askMarks, asksAbout, askListings, tokens, users, roleOf, calls, refusals, realRefusals, failing, cancelledWaits, cards, cardWaits, grants, noRunningTurn, owners, record, notFound, sessionOf, pendingOf, writable, queue, newSession, defaultWait };
+  return {
+    settings,
+    paired,
+    unlocked,
+    forwarded,
+    updateAllowed,
+    relayTokens,
+    sessions,
+    messages,
+    turns,
+    pendingQuestions,
+    askMarks,
+    asksAbout,
+    askListings,
+    tokens,
+    users,
+    roleOf,
+    calls,
+    refusals,
+    realRefusals,
+    failing,
+    cancelledWaits,
+    cards,
+    cardWaits,
+    grants,
+    noRunningTurn,
+    owners,
+    record,
+    notFound,
+    sessionOf,
+    pendingOf,
+    writable,
+    queue,
+    newSession,
+    defaultWait,
+  };
 }

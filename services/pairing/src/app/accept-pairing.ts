@@ -38,7 +38,10 @@ export async function acceptPairing(
   if (userId === undefined) throw auth('The pairing code is unknown, used or expired. Make a new one on this relay.');
   const atUrl = await findPairedAt(deps.relays, url);
   if (atUrl !== undefined) {
-    throw pairingExists(atUrl, `${input.self.name} already has a pairing "${atUrl.name}" at ${atUrl.url}, the same relay as ${url}; it must be unpaired on ${input.self.name} before it can pair again.`);
+    throw pairingExists(
+      atUrl,
+      `${input.self.name} already has a pairing "${atUrl.name}" at ${atUrl.url}, the same relay as ${url}; it must be unpaired on ${input.self.name} before it can pair again.`,
+    );
   }
   const existing = await deps.relays.add({
     name,

@@ -21,18 +21,21 @@ export interface PairInput {
  * A pairing never replaces another: a URL already paired is refused before anything is sent, and a name already
  * paired (case aside) once the other relay has answered it; either stays refused until that pairing is unpaired.
  */
-export async function pair(
-  deps: { relays: PairedRelayStore; link: RelayLink; secrets: Secrets },
-  input: PairInput,
-  now: Date,
-): Promise<PairedRelayStatus> {
+export async function pair(deps: { relays: PairedRelayStore; link: RelayLink; secrets: Secrets }, input: PairInput, now: Date): Promise<PairedRelayStatus> {
   if (input.userId === '') throw invalidInput('user_id is required');
   if (input.code.trim() === '') throw invalidInput('The pairing code is required: make one on the other relay (relay pair --code).');
   const url = checkRelayUrl(input.url);
   const atUrl = await findPairedAt(deps.relays, url);
-  if (atUrl !== undefined) throw pairingExists(atUrl, `The relay at ${url} is already paired, as "${atUrl.name}"; unpair "${atUrl.name}" first to pair it again.`);
+  if (atUrl !== undefined)
+    throw pairingExists(atUrl, `The relay at ${url} is already paired, as "${atUrl.name}"; unpair "${atUrl.name}" first to pair it again.`);
   const inbound = deps.secrets.newToken();
-  const answer = await deps.link.pair(url, { code: input.code.trim(), name: input.self.name, url: input.self.url, version: input.self.version, token: inbound });
+  const answer = await deps.link.pair(url, {
+    code: input.code.trim(),
+    name: input.self.name,
+    url: input.self.url,
+    version: input.self.version,
+    token: inbound,
+  });
   const name = checkRelayName(answer.name, 'The other relay answered a name');
   if (name.toLowerCase() === input.self.name.toLowerCase()) {
     throw invalidInput(`The relay at ${url} is named "${name}", like this one; a relay cannot pair with itself or with a relay of its own name.`);

@@ -14,7 +14,12 @@ export async function openRemoteAsk(relay: string, ask: NewRemoteAsk, deps: { li
 }
 
 /** Takes back an ask there and stops polling it. */
-export async function withdrawRemoteAsk(relay: string, askingSessionId: string, id: string, deps: { line: RemoteAsksLine; asks: RemoteAskStore }): Promise<RemoteAskView> {
+export async function withdrawRemoteAsk(
+  relay: string,
+  askingSessionId: string,
+  id: string,
+  deps: { line: RemoteAsksLine; asks: RemoteAskStore },
+): Promise<RemoteAskView> {
   const withdrawn = await deps.line.withdraw(relay, askingSessionId, id);
   await deps.asks.drop(relay, id);
   return withdrawn;

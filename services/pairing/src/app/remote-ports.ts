@@ -33,7 +33,13 @@ export interface RemoteWatchStore {
    * event id), and drops what falls out of each watch's bounds. Runs inside processOnce for the bus message
    * `messageId`, with those watches held.
    */
-  append(consumer: string, messageId: string, events: RemoteEventInput[], keeps: (watch: RemoteWatch, event: RemoteEventInput) => boolean, now: Date): Promise<void>;
+  append(
+    consumer: string,
+    messageId: string,
+    events: RemoteEventInput[],
+    keeps: (watch: RemoteWatch, event: RemoteEventInput) => boolean,
+    now: Date,
+  ): Promise<void>;
   /** Every watch kept here, with when it was registered. */
   list(): Promise<RegisteredWatch[]>;
   /**

@@ -23,7 +23,10 @@ export async function openRemoteSubscription(
 }
 
 /** Stops fetching a subscription and ends its watch on the paired relay, as far as that relay answers. */
-export async function closeRemoteSubscription(subscriptionId: string, deps: { line: RemoteEventsLine; subscriptions: RemoteSubscriptionStore }): Promise<boolean> {
+export async function closeRemoteSubscription(
+  subscriptionId: string,
+  deps: { line: RemoteEventsLine; subscriptions: RemoteSubscriptionStore },
+): Promise<boolean> {
   const closed = await deps.subscriptions.close(subscriptionId);
   if (closed === undefined) return false;
   // A relay that does not answer drops the watch's events after 7 days by itself.

@@ -27,7 +27,12 @@ export async function fetchWatchEvents(
 }
 
 /** Keeps the events of one bus message for every watch that takes them (watchKeeps), once per message. */
-export async function keepSessionEvents(watches: RemoteWatchStore, message: { consumer: string; id: string }, events: RemoteEventInput[], now: Date): Promise<void> {
+export async function keepSessionEvents(
+  watches: RemoteWatchStore,
+  message: { consumer: string; id: string },
+  events: RemoteEventInput[],
+  now: Date,
+): Promise<void> {
   if (events.length > 0) await watches.append(message.consumer, message.id, events, watchKeeps, now);
 }
 
@@ -37,7 +42,10 @@ export async function computingWatches(watches: RemoteWatchStore): Promise<Regis
 }
 
 /** Keeps what our subscription service computes as due for one watch; each computed id is kept once ever. Answers how many were new. */
-export async function keepComputedEvents(watch: RegisteredWatch, deps: { watches: RemoteWatchStore; computer: WatchEventComputer; clock: Clock }): Promise<number> {
+export async function keepComputedEvents(
+  watch: RegisteredWatch,
+  deps: { watches: RemoteWatchStore; computer: WatchEventComputer; clock: Clock },
+): Promise<number> {
   const events = await deps.computer.compute(watch);
   return events.length > 0 ? deps.watches.keepComputed(watch.relay, watch.id, events, deps.clock.now()) : 0;
 }

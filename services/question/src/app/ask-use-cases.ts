@@ -90,7 +90,12 @@ export interface RemoteAnswerInput {
  * kept here, once per (via, ask id) however often the pairing service reports it.
  */
 export async function publishRemoteAnswer(deps: Pick<AskDeps, 'asks'>, input: RemoteAnswerInput, now: Date): Promise<boolean> {
-  for (const [field, value] of [['user_id', input.userId], ['asking_session_id', input.askingSessionId], ['ask_id', input.askId], ['via', input.via]] as const) {
+  for (const [field, value] of [
+    ['user_id', input.userId],
+    ['asking_session_id', input.askingSessionId],
+    ['ask_id', input.askId],
+    ['via', input.via],
+  ] as const) {
     if (value === '') throw invalidInput(`${field} is required`, { field });
   }
   const ask: Ask = {

@@ -90,7 +90,10 @@ export function defaultNotificationSettings(): NotificationSettings {
 
 /** The user's settings with the relay's VAPID public key (made now, at its first use, if none is kept). */
 export async function notificationView(deps: Pick<NotificationDeps, 'notifications' | 'senders'>, userId: string, now: Date): Promise<NotificationView> {
-  const [{ settings, pushes }, vapid] = await Promise.all([deps.notifications.targets(userId), deps.notifications.vapidKeys(() => deps.senders.makeVapidKeys(), now)]);
+  const [{ settings, pushes }, vapid] = await Promise.all([
+    deps.notifications.targets(userId),
+    deps.notifications.vapidKeys(() => deps.senders.makeVapidKeys(), now),
+  ]);
   return { ...settings, vapidPublicKey: vapid.publicKey, pushSubscriptions: pushes.length };
 }
 
@@ -105,21 +108,37 @@ export async function updateNotificationSettings(
     throw appError('REMOTE_RELAY_INVALID_INPUT', 'webhook_url must be an http or https URL, or empty for none', { details: { field: 'webhook_url' } });
   }
   const { settings } = await deps.notifications.targets(userId);
-  await deps.notifications.saveSettings(userId, { ...settings, ...definedOnly(change), ...(change.webhookUrl === undefined ? {} : { webhookUrl: change.webhookUrl.trim() }) }, now);
+  await deps.notifications.saveSettings(
+    userId,
+    { ...settings, ...definedOnly(change), ...(change.webhookUrl === undefined ? {} : { webhookUrl: change.webhookUrl.trim() }) },
+    now,
+  );
   return notificationView(deps, userId, now);
 }
 
 /** Keeps a browser's subscription; its endpoint must be http(s) and its keys given. */
-export async function addPushSubscription(deps: Pick<NotificationDeps, 'notifications' | 'senders'>, userId: string, target: PushTarget, now: Date): Promise<NotificationView> {
+export async function addPushSubscription(
+  deps: Pick<NotificationDeps, 'notifications' | 'senders'>,
+  userId: string,
+  target: PushTarget,
+  now: Date,
+): Promise<NotificationView> {
   if (!isWebUrl(target.endpoint, ['https:', 'http:']) || target.p256dh === '' || target.auth === '') {
-    throw appError('REMOTE_RELAY_INVALID_INPUT', 'a push subscription needs its endpoint (an https URL) and its keys p256dh and auth', { details: { field: 'endpoint' } });
+    throw appError('REMOTE_RELAY_INVALID_INPUT', 'a push subscription needs its endpoint (an https URL) and its keys p256dh and auth', {
+      details: { field: 'endpoint' },
+    });
   }
   await deps.notifications.addPush(userId, target, now);
   return notificationView(deps, userId, now);
 }
 
 /** Forgets a browser's subscription of the user. */
-export async function removePushSubscription(deps: Pick<NotificationDeps, 'notifications' | 'senders'>, userId: string, endpoint: string, now: Date): Promise<NotificationView> {
+export async function removePushSubscription(
+  deps: Pick<NotificationDeps, 'notifications' | 'senders'>,
+  userId: string,
+  endpoint: string,
+  now: Date,
+): Promise<NotificationView> {
   await deps.notifications.removePush(endpoint, userId);
   return notificationView(deps, userId, now);
 }
@@ -157,11 +176,15 @@ export async function notifyPerson(deps: NotificationDeps, notice: Notice, now: 
   if (todo.length > 0) {
     const vapid = await deps.notifications.vapidKeys(() => deps.senders.makeVapidKeys(), now);
     for (const push of todo) {
-      await settle(`push:${push.endpoint}`, await deps.senders.push(push, JSON.stringify(words.payload), vapid), () => deps.notifications.removePush(push.endpoint));
+      await settle(`push:${push.endpoint}`, await deps.senders.push(push, JSON.stringify(words.payload), vapid), () =>
+        deps.notifications.removePush(push.endpoint),
+      );
     }
   }
   if (retry.length > 0) {
-    throw appError('SERVICE_UNAVAILABLE', `a notification did not get through to ${retry.length} target(s) yet; it is tried again`, { details: { event: notice.eventId } });
+    throw appError('SERVICE_UNAVAILABLE', `a notification did not get through to ${retry.length} target(s) yet; it is tried again`, {
+      details: { event: notice.eventId },
+    });
   }
   // Done with it: its rows only served its retries (a redelivery after this would notify again, at most once more).
   await deps.notifications.forgetSends(notice.eventId);

@@ -36,7 +36,8 @@ export function buildAsk(input: AskInput, id: string, now: Date): Ask {
   if (input.askingSessionId === '') throw invalidInput('asking_session_id is required', { field: 'asking_session_id' });
   const question = input.question.trim();
   if (question === '') throw invalidInput('ask: question is required', { field: 'question' });
-  if (question.length > AskLimits.QUESTION_CHARS) throw invalidInput(`ask: question is longer than ${AskLimits.QUESTION_CHARS} characters`, { field: 'question' });
+  if (question.length > AskLimits.QUESTION_CHARS)
+    throw invalidInput(`ask: question is longer than ${AskLimits.QUESTION_CHARS} characters`, { field: 'question' });
   const options = input.options.map((option) => option.trim());
   if (options.length > AskLimits.OPTIONS) throw invalidInput(`ask: at most ${AskLimits.OPTIONS} options`, { field: 'options' });
   if (options.some((option) => option === '' || option.length > AskLimits.OPTION_CHARS)) {
@@ -44,7 +45,8 @@ export function buildAsk(input: AskInput, id: string, now: Date): Ask {
   }
   if (new Set(options).size !== options.length) throw invalidInput('ask: options must differ from each other', { field: 'options' });
   const recommendation = input.recommendation.trim();
-  if (recommendation.length > AskLimits.OPTION_CHARS) throw invalidInput(`ask: recommendation is longer than ${AskLimits.OPTION_CHARS} characters`, { field: 'recommendation' });
+  if (recommendation.length > AskLimits.OPTION_CHARS)
+    throw invalidInput(`ask: recommendation is longer than ${AskLimits.OPTION_CHARS} characters`, { field: 'recommendation' });
   if (input.detail.length > AskLimits.DETAIL_CHARS) throw invalidInput(`ask: detail is longer than ${AskLimits.DETAIL_CHARS} characters`, { field: 'detail' });
   return {
     id,
@@ -116,7 +118,8 @@ export function applyAnswer(ask: Ask, input: AnswerAskInput, now: Date): Ask {
 /** The ask withdrawn by `askingSessionId`; only the conversation that asked may, and only while it is pending. */
 export function applyWithdraw(ask: Ask, userId: string, askingSessionId: string, now: Date): Ask {
   if (ask.userId !== userId) throw askNotFound(ask.id);
-  if (ask.askingSessionId !== askingSessionId) throw forbidden(`ask ${ask.id} was asked by another conversation; only the conversation that asked may withdraw it`, { question_id: ask.id });
+  if (ask.askingSessionId !== askingSessionId)
+    throw forbidden(`ask ${ask.id} was asked by another conversation; only the conversation that asked may withdraw it`, { question_id: ask.id });
   if (ask.status !== 'pending') throw invalidInput(`ask ${ask.id} is already ${ask.status}`, { field: 'question_id', status: ask.status });
   return { ...ask, status: 'withdrawn', endedAt: now };
 }

@@ -44,7 +44,8 @@ export function buildCard(input: RaiseCardInput, id: string, now: Date): Card {
   if (new Set(options).size !== options.length) throw invalidInput('options must differ from each other', { field: 'options' });
   const callKey = input.callKey ?? '';
   if (callKey.length > CardLimits.CALL_KEY_CHARS) throw invalidInput(`call_key is longer than ${CardLimits.CALL_KEY_CHARS} characters`, { field: 'call_key' });
-  if ((input.raiseId ?? '').length > CardLimits.RAISE_ID_CHARS) throw invalidInput(`raise_id is longer than ${CardLimits.RAISE_ID_CHARS} characters`, { field: 'raise_id' });
+  if ((input.raiseId ?? '').length > CardLimits.RAISE_ID_CHARS)
+    throw invalidInput(`raise_id is longer than ${CardLimits.RAISE_ID_CHARS} characters`, { field: 'raise_id' });
   return {
     id,
     userId: input.userId,

@@ -37,7 +37,9 @@ export function forbidden(message: string, details: ErrorDetails = {}): AppError
  * never was (NOT_FOUND) and from one the user already decided (INVALID_INPUT, "already …").
  */
 export function turnGone(card: { id: string; sessionId: string }): AppError {
-  return appError(QuestionErrorCode.NO_ACTIVE_TURN, `card ${card.id} was withdrawn: the turn that asked it in session ${card.sessionId} has ended, so nothing waits for an answer`,
+  return appError(
+    QuestionErrorCode.NO_ACTIVE_TURN,
+    `card ${card.id} was withdrawn: the turn that asked it in session ${card.sessionId} has ended, so nothing waits for an answer`,
     { details: { card: card.id, session: card.sessionId, status: 'cancelled' } },
   );
 }

@@ -62,7 +62,9 @@ export async function runCommand(request: CommandRequest, context: { realWorkspa
   const found = request.folder.startsWith('/') ? await ports.findFolder(request.folder, realWorkspace) : undefined;
   const refusal = commandRefusal({ ...request, realFolder: found?.path, realWorkspace });
   if (refusal !== undefined) {
-    throw appError('REMOTE_RELAY_INVALID_INPUT', refusal, { details: { field: refusal.startsWith('no command') ? 'argv' : refusal.startsWith('uid') ? 'uid' : 'folder' } });
+    throw appError('REMOTE_RELAY_INVALID_INPUT', refusal, {
+      details: { field: refusal.startsWith('no command') ? 'argv' : refusal.startsWith('uid') ? 'uid' : 'folder' },
+    });
   }
   const folder = found!;
   for (const owner of [...folder.ancestorOwners, folder.owner]) {
@@ -75,5 +77,11 @@ export async function runCommand(request: CommandRequest, context: { realWorkspa
   }
   const home = await ports.home(request.uid);
   // The real path: a link swapped in after the check cannot move the command elsewhere.
-  return ports.start({ argv: request.argv, folder: folder.path, env: { ...request.env, HOME: home, TMPDIR: home }, uid: request.uid, stdin: context.stdin ?? false });
+  return ports.start({
+    argv: request.argv,
+    folder: folder.path,
+    env: { ...request.env, HOME: home, TMPDIR: home },
+    uid: request.uid,
+    stdin: context.stdin ?? false,
+  });
 }

@@ -10,7 +10,13 @@
 export const FIRST_SANDBOX_UID = 100_000;
 
 /** Why the command may not start, or undefined when it may. */
-export function commandRefusal(input: { argv: readonly string[]; folder: string; realFolder: string | undefined; realWorkspace: string; uid: number }): string | undefined {
+export function commandRefusal(input: {
+  argv: readonly string[];
+  folder: string;
+  realFolder: string | undefined;
+  realWorkspace: string;
+  uid: number;
+}): string | undefined {
   if (input.argv.length === 0 || input.argv[0] === '') return 'no command: argv is empty';
   if (!Number.isInteger(input.uid) || input.uid < FIRST_SANDBOX_UID) return `uid ${input.uid} is no sandbox user's (they start at ${FIRST_SANDBOX_UID})`;
   if (!input.folder.startsWith('/')) return `folder '${input.folder}' is not an absolute path`;

@@ -84,7 +84,14 @@ export function fire(schedule: Schedule, now: Date): { firing: Firing; update: S
 
 /** Skips a due repeat because its previous message still waits: counted in skippedCount, then the grid goes on. */
 export function skip(schedule: Schedule, now: Date): ScheduleUpdate {
-  return { ...unchanged(schedule), skippedCount: schedule.skippedCount + 1, nextFireAt: nextAfter(schedule, now), pendingFireAt: null, heldForApproval: false, heldSince: null };
+  return {
+    ...unchanged(schedule),
+    skippedCount: schedule.skippedCount + 1,
+    nextFireAt: nextAfter(schedule, now),
+    pendingFireAt: null,
+    heldForApproval: false,
+    heldSince: null,
+  };
 }
 
 /**

@@ -107,7 +107,9 @@ export function planSchedule(request: ScheduleRequest, counts: ScheduleCounts, i
   }
   const own = request.targetSessionId === request.settingSessionId;
   if (counts.firingIntoTarget >= SCHEDULE_LIMITS.firingInto) {
-    throw scheduleLimit(`Session ${request.targetSessionId} already has ${SCHEDULE_LIMITS.firingInto} active schedules firing into it. End one with unschedule first.`);
+    throw scheduleLimit(
+      `Session ${request.targetSessionId} already has ${SCHEDULE_LIMITS.firingInto} active schedules firing into it. End one with unschedule first.`,
+    );
   }
   if (!own && counts.setBySetterForOthers >= SCHEDULE_LIMITS.setForOthers) {
     throw scheduleLimit(`This conversation already set ${SCHEDULE_LIMITS.setForOthers} active schedules for other sessions. End one with unschedule first.`);

@@ -74,9 +74,7 @@ export interface UsersTransaction extends ConversationStore {
 
 /** A fact to publish through the outbox, in the transaction of the change it reports. */
 export type SessionEvent =
-  | ({ type: 'session_created' } & SessionCreatedEvent)
-  | ({ type: 'turn_queued' } & TurnQueuedEvent)
-  | ({ type: 'archived' } & SessionArchivedEvent);
+  ({ type: 'session_created' } & SessionCreatedEvent) | ({ type: 'turn_queued' } & TurnQueuedEvent) | ({ type: 'archived' } & SessionArchivedEvent);
 
 /**
  * Sessions, groups, messages and turns as the session actions read and write them. A use case runs its

@@ -63,7 +63,9 @@ export function userExists(name: string, existing: { id: string; name: string })
 
 /** The relay's only admin cannot be removed. */
 export function lastAdmin(name: string): AppError {
-  return appError(SessionErrorCode.LAST_ADMIN, `${name} is this relay's only admin, and a relay needs one to manage its users and pairings; add another admin first (relay users add NAME --admin). Nothing was removed.`,
+  return appError(
+    SessionErrorCode.LAST_ADMIN,
+    `${name} is this relay's only admin, and a relay needs one to manage its users and pairings; add another admin first (relay users add NAME --admin). Nothing was removed.`,
   );
 }
 

@@ -74,7 +74,9 @@ describe('checkModel', () => {
     it("refuses another family's id in send as an unknown model, saying whose it is", () => {
       const error = refusalOf(() => check('codex', 'gpt-5.4-mini', 'send', list));
       expect(error.code).toBe('REMOTE_RELAY_UNKNOWN_MODEL');
-      expect(error.message).toBe(`Codex on relay "build-box" does not run 'gpt-5.4-mini', another provider's id; it has no close match. Valid ids: gpt-5.4, gpt-5.5. Nothing was sent.`);
+      expect(error.message).toBe(
+        `Codex on relay "build-box" does not run 'gpt-5.4-mini', another provider's id; it has no close match. Valid ids: gpt-5.4, gpt-5.5. Nothing was sent.`,
+      );
     });
 
     it('is the family Copilot names for an id only Codex lists', () => {

@@ -72,7 +72,13 @@ describe('ConfiguredCatalogue on a relay with nothing configured', () => {
   });
 
   it('makes a configured provider available only when the relay can run it', async () => {
-    const configured = loadConfig({ ...CREDENTIALS, DATABASE_URL, DEEPSEEK_API_KEY: 'k', RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', RELAY_OPENAI_MODELS: 'llama3, qwen' });
+    const configured = loadConfig({
+      ...CREDENTIALS,
+      DATABASE_URL,
+      DEEPSEEK_API_KEY: 'k',
+      RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      RELAY_OPENAI_MODELS: 'llama3, qwen',
+    });
     const runsDeepSeek = new ConfiguredCatalogue(configured, {
       availability: (id) => (id === 'script' || id === 'deepseek' ? { available: true, reason: '' } : undefined),
     });
@@ -88,7 +94,13 @@ describe('loadConfig: the relay and its folders', () => {
   });
 
   it('reads a list of roots and a name', () => {
-    const config = loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_NAME: 'build-box', RELAY_ALLOWED_ROOTS: '/srv/work, /tmp', RELAY_DEFAULT_CWD: '/srv/work/main' });
+    const config = loadConfig({
+      ...CREDENTIALS,
+      DATABASE_URL,
+      RELAY_NAME: 'build-box',
+      RELAY_ALLOWED_ROOTS: '/srv/work, /tmp',
+      RELAY_DEFAULT_CWD: '/srv/work/main',
+    });
     expect(config).toMatchObject({ RELAY_NAME: 'build-box', RELAY_ALLOWED_ROOTS: ['/srv/work', '/tmp'], RELAY_DEFAULT_CWD: '/srv/work/main' });
   });
 

@@ -59,7 +59,7 @@ describe('CreateSession by a user', () => {
 });
 
 describe('CreateSession by an agent', () => {
-  it("puts the first session into a new group headed by the caller, the next into the same group, with provenance", async () => {
+  it('puts the first session into a new group headed by the caller, the next into the same group, with provenance', async () => {
     const userId = await h.newUser();
     const callerId = await h.newSession(userId, { title: 'Lead', mode: 'plan' });
 
@@ -80,7 +80,11 @@ describe('CreateSession by an agent', () => {
     });
     expect(await h.prisma.turn.findFirst({ where: { sessionId: first.session!.id } })).toMatchObject({ senderSessionId: callerId, mode: 'plan' });
 
-    const second = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: callerId, text: 'reply two', title: 'Two' }));
+    const second = await callUnary(
+      h.client,
+      'createSession',
+      CreateSessionRequest.fromPartial({ userId, callerSessionId: callerId, text: 'reply two', title: 'Two' }),
+    );
     expect(second.firstStartedByCaller).toBe(false);
     expect(second.session!.group).toEqual({ id: group.id, name: 'Lead', role: 'member' });
   });
@@ -89,7 +93,11 @@ describe('CreateSession by an agent', () => {
     const userId = await h.newUser();
     const callerId = await h.newSession(userId);
     const provenance = { originRelay: 'desk', originSessionId: 'far', originSessionTitle: 'Far away', model: 'claude-opus-5-5', hops: 1, viaRelays: ['desk'] };
-    const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: callerId, text: 'reply x', provenance }));
+    const created = await callUnary(
+      h.client,
+      'createSession',
+      CreateSessionRequest.fromPartial({ userId, callerSessionId: callerId, text: 'reply x', provenance }),
+    );
     expect((await h.prisma.message.findUnique({ where: { id: created.messageId } }))!.provenance).toEqual(provenance);
   });
 
@@ -97,7 +105,11 @@ describe('CreateSession by an agent', () => {
     const userId = await h.newUser();
     const callerId = await h.newSession(userId);
     await h.prisma.group.create({ data: { id: 'grp_release', userId, name: 'Release 2.4', madeBy: 'user', createdAt: NOW, lastActivityAt: NOW } });
-    const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: callerId, text: 'reply x', group: 'release 2.4' }));
+    const created = await callUnary(
+      h.client,
+      'createSession',
+      CreateSessionRequest.fromPartial({ userId, callerSessionId: callerId, text: 'reply x', group: 'release 2.4' }),
+    );
     expect(created.session!.group).toEqual({ id: 'grp_release', name: 'Release 2.4', role: 'member' });
     // The caller stays out of it: a named group is the new session's, not its starter's.
     expect((await h.prisma.session.findUnique({ where: { id: callerId } }))!.groupId).toBeNull();
@@ -105,7 +117,11 @@ describe('CreateSession by an agent', () => {
 
   it('takes a Claude (subscription) session with the effort asked', async () => {
     const userId = await h.newUser();
-    const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, provider: 'claude', effort: 'high', text: 'Review server/.' }));
+    const created = await callUnary(
+      h.client,
+      'createSession',
+      CreateSessionRequest.fromPartial({ userId, provider: 'claude', effort: 'high', text: 'Review server/.' }),
+    );
     expect(created.session).toMatchObject({ provider: 'claude', model: 'claude-opus-5-5', effort: 'high' });
   });
 });
@@ -134,7 +150,9 @@ describe('CreateSession refusals change nothing', () => {
     const userId = await h.newUser();
     const details = await expectRefused({ userId, provider: 'claude-api', text: 'x' }, 'REMOTE_RELAY_PROVIDER_UNAVAILABLE');
     expect(details['remoteCode']).toBe('CLAUDE_API_NOT_CONFIGURED');
-    expect(details['message']).toBe('Claude API is not available on relay "build-box": no Anthropic API key configured (ANTHROPIC_API_KEY). Nothing was created.');
+    expect(details['message']).toBe(
+      'Claude API is not available on relay "build-box": no Anthropic API key configured (ANTHROPIC_API_KEY). Nothing was created.',
+    );
   });
 
   it('refuses an OpenAI Image chat, repo without claude-cloud, a folder outside the roots', async () => {
@@ -154,14 +172,18 @@ describe('CreateSession refusals change nothing', () => {
       await symlink(join(place, 'real'), join(place, 'inside-link'));
       const details = await expectRefused({ userId, cwd: join(place, 'etc-link', 'ssl'), text: 'x' }, 'REMOTE_RELAY_INVALID_INPUT');
       expect(details['message']).toBe("cwd '/etc/ssl' is outside the folders sessions on this relay may use (/home/dev, /tmp).");
-      const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, text: 'reply hi', cwd: join(place, 'inside-link', 'not-yet') }));
+      const created = await callUnary(
+        h.client,
+        'createSession',
+        CreateSessionRequest.fromPartial({ userId, text: 'reply hi', cwd: join(place, 'inside-link', 'not-yet') }),
+      );
       expect(created.session?.cwd).toBe(join(place, 'real', 'not-yet'));
     } finally {
       await rm(place, { recursive: true, force: true });
     }
   });
 
-  it('refuses the relay\'s state folder (.relay) as a session\'s folder', async () => {
+  it("refuses the relay's state folder (.relay) as a session's folder", async () => {
     const userId = await h.newUser();
     const details = await expectRefused({ userId, cwd: '/tmp/repo/.relay', text: 'x' }, 'REMOTE_RELAY_INVALID_INPUT');
     expect(details['message']).toContain("inside the relay's own state folder (.relay)");
@@ -193,7 +215,8 @@ describe('CreateSession refusals change nothing', () => {
   it('refuses a fifth started session at work, and takes one again once a turn has finished', async () => {
     const userId = await h.newUser();
     const leadId = await h.newSession(userId);
-    for (let i = 0; i < 4; i += 1) await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: `reply ${i}` }));
+    for (let i = 0; i < 4; i += 1)
+      await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: `reply ${i}` }));
     const details = await expectRefused({ userId, callerSessionId: leadId, text: 'reply 5' }, 'REMOTE_RELAY_ACTIVE_LIMIT');
     expect(details).toMatchObject({ limit: 4, atWork: 4 });
 

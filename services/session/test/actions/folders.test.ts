@@ -35,7 +35,7 @@ describe('folders', () => {
     }
   });
 
-  it('refuses the relay\'s own state folder (.relay) and anything below it, inside a root too', () => {
+  it("refuses the relay's own state folder (.relay) and anything below it, inside a root too", () => {
     for (const cwd of ['/home/dev/relay/.relay', '/home/dev/relay/.relay/pg', '/tmp/.relay']) {
       const error = refusalOf(() => checkFolder(cwd, ROOTS));
       expect(error.code).toBe('REMOTE_RELAY_INVALID_INPUT');

@@ -51,9 +51,7 @@ describe('findNamedGroup', () => {
 
   it('in update_session, an unknown name means a new group but an unknown id is refused', () => {
     expect(findNamedGroup({ groups, value: 'Brand new', relayName: 'r', action: 'update' })).toBeUndefined();
-    expect(refusalOf(() => findNamedGroup({ groups, value: 'grp_gone', relayName: 'r', action: 'update' })).code).toBe(
-      'REMOTE_RELAY_UNKNOWN_GROUP',
-    );
+    expect(refusalOf(() => findNamedGroup({ groups, value: 'grp_gone', relayName: 'r', action: 'update' })).code).toBe('REMOTE_RELAY_UNKNOWN_GROUP');
   });
 
   it("shows an unnamed group as its head's title", () => {

@@ -94,7 +94,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       {
         definition: SessionServiceService,
         callers: SESSION_CALLERS,
-        implementation: sessionGrpc({ store, reads: new PgSessionReads(pool), tokens: new PgTokenReads(pool), clock, logger, ids: nodeCrypto, secrets: nodeCrypto, hasher: nodeCrypto, catalogue, relay: RELAY, folders: nodeRealFolders, inbox: new PrismaExternalInbox(prisma), ...(usage === undefined ? {} : { usage }) }),
+        implementation: sessionGrpc({
+          store,
+          reads: new PgSessionReads(pool),
+          tokens: new PgTokenReads(pool),
+          clock,
+          logger,
+          ids: nodeCrypto,
+          secrets: nodeCrypto,
+          hasher: nodeCrypto,
+          catalogue,
+          relay: RELAY,
+          folders: nodeRealFolders,
+          inbox: new PrismaExternalInbox(prisma),
+          ...(usage === undefined ? {} : { usage }),
+        }),
       },
     ],
     logger,
@@ -127,7 +141,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return (await callUnary(client, 'createUser', { name: taken === 1 ? name : `${name} ${taken}` })).userId;
     },
     newSession: async (userId, overrides = {}) => {
-      const created = await callUnary(client, 'createSession', CreateSessionRequest.fromPartial({ userId, text: 'reply hello', cwd: '/home/dev/shop', ...overrides }));
+      const created = await callUnary(
+        client,
+        'createSession',
+        CreateSessionRequest.fromPartial({ userId, text: 'reply hello', cwd: '/home/dev/shop', ...overrides }),
+      );
       return created.session!.id;
     },
     stop: async () => {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  planUpdateSession,
-  resolveWindow,
-  type UpdateSessionContext,
-  type UpdateSessionInput,
-} from '../../src/domain/sessions/plan-update-session.ts';
+import { planUpdateSession, resolveWindow, type UpdateSessionContext, type UpdateSessionInput } from '../../src/domain/sessions/plan-update-session.ts';
 import { aGroup, allProviders, aSession, provider, refusalOf } from './fixtures.ts';
 
 const providers = await allProviders();
@@ -203,9 +198,11 @@ describe('planUpdateSession: window and thinking', () => {
   });
 });
 
-describe('a paired relay\'s agent (remoteCaller)', () => {
-  const remoteInput = (overrides: Partial<UpdateSessionInput> = {}) => input({ callerSessionId: '', remoteCaller: { relay: 'desk', sessionId: 'd1' }, model: 'claude-sonnet-5-5', ...overrides });
-  const remoteContext = (remoteStarter: UpdateSessionContext['remoteStarter']) => context({ caller: undefined, target: aSession({ id: 'target', provider: 'claude', model: 'claude-opus-5-5' }), remoteStarter });
+describe("a paired relay's agent (remoteCaller)", () => {
+  const remoteInput = (overrides: Partial<UpdateSessionInput> = {}) =>
+    input({ callerSessionId: '', remoteCaller: { relay: 'desk', sessionId: 'd1' }, model: 'claude-sonnet-5-5', ...overrides });
+  const remoteContext = (remoteStarter: UpdateSessionContext['remoteStarter']) =>
+    context({ caller: undefined, target: aSession({ id: 'target', provider: 'claude', model: 'claude-opus-5-5' }), remoteStarter });
 
   it('changes freely a session that relay recorded its conversation as the starter of', () => {
     expect(planUpdateSession(remoteInput(), remoteContext({ relay: 'desk', sessionId: 'd1' })).needsAllow).toBe(false);

@@ -32,7 +32,11 @@ describe('ReadSession', () => {
     const [turn] = await h.prisma.turn.findMany({ where: { sessionId }, orderBy: { queuedAt: 'asc' } });
     await h.prisma.turn.update({
       where: { id: turn!.id },
-      data: { status: 'waiting_for_answer', inFlight: 'Thinking…', pendingQuestions: [{ id: 'card-1', kind: 'ask_user', question: 'Ship?', options: ['Yes', 'No'] }] },
+      data: {
+        status: 'waiting_for_answer',
+        inFlight: 'Thinking…',
+        pendingQuestions: [{ id: 'card-1', kind: 'ask_user', question: 'Ship?', options: ['Yes', 'No'] }],
+      },
     });
 
     const all = await read({ userId, sessionId });
@@ -79,7 +83,10 @@ describe('NoteAskAbout', () => {
     const userId = await h.newUser();
     const sessionId = await h.newSession(userId);
     const stranger = await h.newUser('Stranger');
-    for (const request of [{ userId: stranger, sessionId }, { userId, sessionId: 'nope' }]) {
+    for (const request of [
+      { userId: stranger, sessionId },
+      { userId, sessionId: 'nope' },
+    ]) {
       const error = await refusal(callUnary(h.client, 'noteAskAbout', request));
       expect(error).toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     }
@@ -119,7 +126,10 @@ describe('ClearAskMark', () => {
     await callUnary(h.client, 'noteAskAbout', { userId, sessionId });
     const { askMark } = await read({ userId, sessionId });
     const stranger = await h.newUser('Stranger');
-    for (const request of [{ userId: stranger, sessionId, askMark }, { userId, sessionId: 'nope', askMark }]) {
+    for (const request of [
+      { userId: stranger, sessionId, askMark },
+      { userId, sessionId: 'nope', askMark },
+    ]) {
       expect(await refusal(clear(request))).toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     }
     expect((await read({ userId, sessionId })).askMark).toBe(askMark);
@@ -189,7 +199,10 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
 
     const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(info.providers.map((p) => [p.id, p.available])).toContainEqual(['script', true]);
-    expect(info.providers.find((p) => p.id === 'copilot')).toMatchObject({ available: false, models: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'] });
+    expect(info.providers.find((p) => p.id === 'copilot')).toMatchObject({
+      available: false,
+      models: ['claude-opus-5.5', 'claude-sonnet-5.5', 'gpt-5.4', 'gpt-5.4-mini'],
+    });
     expect(info).toMatchObject({ defaultCwd: '/home/dev', recentCwds: ['/home/dev/a', '/tmp/b'], modes: ['agent', 'ask', 'plan'], groupsTotal: 1 });
     expect(info.groups).toEqual([{ id: expect.stringMatching(/^grp_/), name: 'Lead', memberCount: 2 }]);
     expect(info.settings).toMatchObject({ agentSessionsEnabled: true, maxWaitSeconds: 600 });
@@ -204,7 +217,11 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     const userId = await h.newUser();
     const leadId = await h.newSession(userId, { title: 'Lead' });
     const worker = (await create({ userId, callerSessionId: leadId, provider: 'claude', effort: 'low', text: 'go' })).session!.id;
-    await callUnary(h.client, 'setConversationOptions', SetConversationOptionsRequest.fromPartial({ userId, sessionId: worker, mayCreateSessions: true, mode: 'ask' }));
+    await callUnary(
+      h.client,
+      'setConversationOptions',
+      SetConversationOptionsRequest.fromPartial({ userId, sessionId: worker, mayCreateSessions: true, mode: 'ask' }),
+    );
     const listed = await callUnary(h.client, 'listSessions', { userId, scope: '' });
     expect(listed.sessions.find((session) => session.id === worker)).toMatchObject({
       provider: 'claude',
@@ -234,7 +251,9 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending: { count: 0, previews: [] } });
     const texts = ['[relay event · automated message]\n[relay event] one', 'two', 'three', 'four'];
     for (const [index, text] of texts.entries()) {
-      await h.prisma.message.create({ data: { id: `ev-${external}-${index}`, sessionId: external, role: index === 1 ? 'user' : 'event', text, model: '', createdAt: NOW } });
+      await h.prisma.message.create({
+        data: { id: `ev-${external}-${index}`, sessionId: external, role: index === 1 ? 'user' : 'event', text, model: '', createdAt: NOW },
+      });
     }
     // The user's own line is not pending; the relay event's header line is skipped.
     const pending = { count: 3, previews: ['[relay event] one', 'three', 'four'] };
@@ -248,7 +267,10 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     // A read that marks nothing read carries the note as it was (a user's read of the conversation marks nothing).
     expect((await read({ userId, sessionId: external, last: 2, pendingForSessionId: external })).pending).toEqual(pending);
     // Reading its own conversation marks what it read, before the note along is read.
-    expect((await read({ userId, sessionId: external, last: 2, readerSessionId: external, pendingForSessionId: external })).pending).toEqual({ count: 0, previews: [] });
+    expect((await read({ userId, sessionId: external, last: 2, readerSessionId: external, pendingForSessionId: external })).pending).toEqual({
+      count: 0,
+      previews: [],
+    });
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending: { count: 0, previews: [] } });
     // A note that cannot be read leaves the read whole.
     const listed = await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: 'nope' });
@@ -264,7 +286,9 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
 
   it("answers what waits for several external sessions' agents at once, leaving out any other id", async () => {
     const userId = await h.newUser();
-    const [ide, editor] = await Promise.all(['IDE', 'Editor'].map(async (title) => (await callUnary(h.client, 'createExternalSession', { userId, title })).session!.id));
+    const [ide, editor] = await Promise.all(
+      ['IDE', 'Editor'].map(async (title) => (await callUnary(h.client, 'createExternalSession', { userId, title })).session!.id),
+    );
     await h.prisma.message.create({ data: { id: `ev-${ide}`, sessionId: ide!, role: 'event', text: '[relay event] one', model: '', createdAt: NOW } });
     const hosted = await h.newSession(userId);
     expect(await callUnary(h.client, 'listPendingMessages', { sessionIds: [ide!, editor!, hosted, 'nope'] })).toEqual({

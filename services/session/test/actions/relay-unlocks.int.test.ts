@@ -69,7 +69,17 @@ describe('update_session from a paired relay', () => {
     const userId = await h.newUser();
     const created = await create({ userId, text: 'reply hi', provenance: fromDesk });
     const update = (remoteCaller: typeof fromDesk, allowed = false) =>
-      callUnary(h.client, 'updateSession', UpdateSessionRequest.fromPartial({ userId, sessionId: created.session!.id, title: `T ${remoteCaller.originRelay}/${remoteCaller.originSessionId}`, remoteCaller, allowed }));
+      callUnary(
+        h.client,
+        'updateSession',
+        UpdateSessionRequest.fromPartial({
+          userId,
+          sessionId: created.session!.id,
+          title: `T ${remoteCaller.originRelay}/${remoteCaller.originSessionId}`,
+          remoteCaller,
+          allowed,
+        }),
+      );
     expect((await update(fromDesk)).changed).toEqual(['title']);
     expect((await refusal(update({ ...fromDesk, originSessionId: 'd2' }))).code).toBe('REMOTE_RELAY_PERMISSION');
     expect((await refusal(update({ ...fromDesk, originRelay: 'lab' }))).code).toBe('REMOTE_RELAY_PERMISSION');
@@ -91,7 +101,9 @@ describe('sessions started on paired relays', () => {
     expect((await callUnary(h.client, 'getConversation', { sessionId: leadId })).startedSessions).toBe(1);
     const checked = await create({ userId, callerSessionId: leadId, text: 'reply hi', dryRun: true });
     expect(checked.firstStartedByCaller).toBe(false);
-    expect((await refusal(callUnary(h.client, 'noteRemoteSessionStarted', { sessionId: 'nope', relay: 'desk', remoteSessionId: 'r1' }))).code).toBe('REMOTE_RELAY_NOT_FOUND');
+    expect((await refusal(callUnary(h.client, 'noteRemoteSessionStarted', { sessionId: 'nope', relay: 'desk', remoteSessionId: 'r1' }))).code).toBe(
+      'REMOTE_RELAY_NOT_FOUND',
+    );
   });
 });
 
@@ -108,7 +120,11 @@ describe('the Allow to change sessions on a paired relay', () => {
     await note('lab');
     await note('build-box');
     // An Allow for this relay (recorded by update_session itself) is not a paired relay's.
-    await callUnary(h.client, 'updateSession', UpdateSessionRequest.fromPartial({ userId, callerSessionId: leadId, sessionId: other, title: 'Renamed', allowed: true }));
+    await callUnary(
+      h.client,
+      'updateSession',
+      UpdateSessionRequest.fromPartial({ userId, callerSessionId: leadId, sessionId: other, title: 'Renamed', allowed: true }),
+    );
     expect(await allowed(leadId)).toEqual(['build-box', 'lab']);
     expect(await allowed(other)).toEqual([]);
 

@@ -61,7 +61,7 @@ describe('SendMessage', () => {
     expect((await h.prisma.message.findUnique({ where: { id: sent.messageId } }))!.provenance).toMatchObject({ originSessionId: callerId, hops: 1 });
   });
 
-  it('keeps the chain of relays of the turn that sends, and reads it back as the turn\'s provenance (none on a row written before it)', async () => {
+  it("keeps the chain of relays of the turn that sends, and reads it back as the turn's provenance (none on a row written before it)", async () => {
     const userId = await h.newUser();
     const callerId = await h.newSession(userId);
     const targetId = await h.newSession(userId);
@@ -70,7 +70,11 @@ describe('SendMessage', () => {
     expect((await callUnary(h.client, 'getConversation', { sessionId: callerId })).turnProvenance).toEqual(chain);
 
     const sent = await send({ userId, callerSessionId: callerId, sessionId: targetId, text: 'reply' });
-    expect((await h.prisma.message.findUnique({ where: { id: sent.messageId } }))!.provenance).toMatchObject({ originSessionId: callerId, hops: 2, viaRelays: ['desk', 'lab'] });
+    expect((await h.prisma.message.findUnique({ where: { id: sent.messageId } }))!.provenance).toMatchObject({
+      originSessionId: callerId,
+      hops: 2,
+      viaRelays: ['desk', 'lab'],
+    });
 
     const { viaRelays: _, ...before } = chain;
     await h.prisma.turn.updateMany({ where: { sessionId: callerId }, data: { provenance: before } });
@@ -132,13 +136,18 @@ describe('SendMessage refusals change nothing', () => {
     const leadId = await h.newSession(userId);
     const started: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: `reply ${i}` })).catch(() => undefined);
+      const created = await callUnary(
+        h.client,
+        'createSession',
+        CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: `reply ${i}` }),
+      ).catch(() => undefined);
       if (created) started.push(created.session!.id);
     }
     expect(started).toHaveLength(4);
     const idle = started[0]!;
     await h.prisma.turn.updateMany({ where: { sessionId: idle }, data: { status: 'done' } });
-    const fifth = (await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: 'reply 5' }))).session!.id;
+    const fifth = (await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: 'reply 5' }))).session!
+      .id;
     // idle is not at work; fifth is. Waking idle would make five.
     expect(fifth).not.toBe(idle);
     await expectRefused({ userId, callerSessionId: leadId, sessionId: idle, text: 'again' }, 'REMOTE_RELAY_ACTIVE_LIMIT');
@@ -146,4 +155,3 @@ describe('SendMessage refusals change nothing', () => {
     await send({ userId, callerSessionId: leadId, sessionId: fifth, text: 'more' });
   });
 });
-

@@ -28,7 +28,11 @@ async function expectRefused(request: Partial<UpdateSessionRequest>, code: strin
 async function leadAndStarted(): Promise<{ userId: string; leadId: string; startedId: string }> {
   const userId = await h.newUser();
   const leadId = await h.newSession(userId, { title: 'Lead' });
-  const created = await callUnary(h.client, 'createSession', CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: 'reply x', title: 'Worker' }));
+  const created = await callUnary(
+    h.client,
+    'createSession',
+    CreateSessionRequest.fromPartial({ userId, callerSessionId: leadId, text: 'reply x', title: 'Worker' }),
+  );
   const startedId = created.session!.id;
   await h.prisma.turn.updateMany({ where: { sessionId: startedId }, data: { status: 'done', endedAt: NOW } });
   await h.prisma.session.update({ where: { id: startedId }, data: { state: 'idle' } });
@@ -101,7 +105,7 @@ describe('UpdateSession on a session the conversation started', () => {
   });
 });
 
-describe("UpdateSession on a session the conversation did not start", () => {
+describe('UpdateSession on a session the conversation did not start', () => {
   it("needs the user's Allow: a dry run says so, a call without it is refused, a call with it records the grant", async () => {
     const userId = await h.newUser();
     const callerId = await h.newSession(userId);
@@ -126,7 +130,10 @@ describe("UpdateSession on a session the conversation did not start", () => {
     const userId = await h.newUser();
     const callerId = await h.newSession(userId);
     const otherId = await h.newSession(userId);
-    expect(await update({ userId, callerSessionId: callerId, sessionId: otherId, mode: 'agent', dryRun: true })).toMatchObject({ needsAllow: false, changed: [] });
+    expect(await update({ userId, callerSessionId: callerId, sessionId: otherId, mode: 'agent', dryRun: true })).toMatchObject({
+      needsAllow: false,
+      changed: [],
+    });
   });
 });
 
@@ -144,7 +151,9 @@ describe('UpdateSession refusals change nothing', () => {
     await expectRefused({ ...base, cwd: '/tmp/repo/.relay' }, 'REMOTE_RELAY_INVALID_INPUT');
     const place = await mkdtemp(join(tmpdir(), 'relay-cwd-'));
     await symlink('/etc', join(place, 'etc-link'));
-    const escaped = await expectRefused({ ...base, cwd: join(place, 'etc-link') }, 'REMOTE_RELAY_INVALID_INPUT').finally(() => rm(place, { recursive: true, force: true }));
+    const escaped = await expectRefused({ ...base, cwd: join(place, 'etc-link') }, 'REMOTE_RELAY_INVALID_INPUT').finally(() =>
+      rm(place, { recursive: true, force: true }),
+    );
     expect(escaped['message']).toContain("cwd '/etc' is outside the folders");
     await expectRefused({ ...base, effort: 'high' }, 'REMOTE_RELAY_INVALID_INPUT');
     await h.prisma.session.update({ where: { id: startedId }, data: { archived: true } });
@@ -160,7 +169,16 @@ describe('UpdateSession refusals change nothing', () => {
 
   it('refuses a new folder while one of its background tasks runs, and takes it once the task ended', async () => {
     const { userId, startedId } = await leadAndStarted();
-    const task = { id: `task_${startedId.replaceAll('-', '').slice(0, 16)}`, sessionId: startedId, description: 'npm test', status: 'running', cwd: '/tmp', host: 'h', runnerId: 'r', startedAt: NOW };
+    const task = {
+      id: `task_${startedId.replaceAll('-', '').slice(0, 16)}`,
+      sessionId: startedId,
+      description: 'npm test',
+      status: 'running',
+      cwd: '/tmp',
+      host: 'h',
+      runnerId: 'r',
+      startedAt: NOW,
+    };
     await h.prisma.task.create({ data: task });
     const details = await expectRefused({ userId, sessionId: startedId, cwd: '/tmp/x' }, 'REMOTE_RELAY_BUSY');
     expect(details['message']).toBe('The session cannot move to another folder now: a background task it started still runs there. Nothing was changed.');

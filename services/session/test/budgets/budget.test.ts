@@ -22,7 +22,17 @@ const UNLIMITED = { costUsd: null, tokens: null, minutes: null, sessions: null }
 const minutesLater = (minutes: number) => new Date(SET_AT.getTime() + minutes * 60_000);
 
 function budget(limits: Partial<Budget['limits']>, state: Partial<Budget> = {}): Budget {
-  return { sessionId: 'root', userId: 'ada', setBy: 'person', limits: { ...UNLIMITED, ...limits }, startedAt: SET_AT, state: 'active', warned: false, cardId: null, ...state };
+  return {
+    sessionId: 'root',
+    userId: 'ada',
+    setBy: 'person',
+    limits: { ...UNLIMITED, ...limits },
+    startedAt: SET_AT,
+    state: 'active',
+    warned: false,
+    cardId: null,
+    ...state,
+  };
 }
 
 function spend(fields: Partial<TreeSpend>): TreeSpend {
@@ -78,7 +88,12 @@ describe('checkBudget', () => {
   });
 
   it('holds the tree at 100 %, once', () => {
-    expect(checkBudget(budget({ costUsd: 5 }), spend({ costUsd: 5.5, largestTurnCostUsd: 1 }), SET_AT)).toEqual({ level: 'reached', warn: false, reach: true, stopRunning: false });
+    expect(checkBudget(budget({ costUsd: 5 }), spend({ costUsd: 5.5, largestTurnCostUsd: 1 }), SET_AT)).toEqual({
+      level: 'reached',
+      warn: false,
+      reach: true,
+      stopRunning: false,
+    });
     expect(checkBudget(budget({ costUsd: 5 }, { state: 'reached' }), spend({ costUsd: 5.5, largestTurnCostUsd: 1 }), SET_AT).reach).toBe(false);
   });
 
@@ -92,11 +107,19 @@ describe('checkBudget', () => {
   });
 
   it('lets the running turns of a budget reached by its sessions meter go on', () => {
-    expect(checkBudget(budget({ costUsd: 5, sessions: 3 }, { state: 'reached' }), spend({ costUsd: 1, sessions: 3 }), SET_AT)).toMatchObject({ level: 'warn', stopRunning: false });
+    expect(checkBudget(budget({ costUsd: 5, sessions: 3 }, { state: 'reached' }), spend({ costUsd: 1, sessions: 3 }), SET_AT)).toMatchObject({
+      level: 'warn',
+      stopRunning: false,
+    });
   });
 
   it('stops the running turns of an ended budget', () => {
-    expect(checkBudget(budget({ costUsd: 5 }, { state: 'ended' }), spend({}), SET_AT)).toMatchObject({ level: 'ok', stopRunning: true, reach: false, warn: false });
+    expect(checkBudget(budget({ costUsd: 5 }, { state: 'ended' }), spend({}), SET_AT)).toMatchObject({
+      level: 'ok',
+      stopRunning: true,
+      reach: false,
+      warn: false,
+    });
   });
 });
 
@@ -114,7 +137,13 @@ describe('narrowing and raising', () => {
   it('reopens a reached budget on the person’s setting, never on an agent’s', () => {
     const reached = budget({ costUsd: 5 }, { state: 'reached', warned: true, cardId: 'card-1' });
     const limits = { ...UNLIMITED, costUsd: 8 };
-    expect(afterSetting(reached, limits, 'person', minutesLater(1), reached)).toMatchObject({ state: 'active', warned: false, cardId: null, limits, startedAt: SET_AT });
+    expect(afterSetting(reached, limits, 'person', minutesLater(1), reached)).toMatchObject({
+      state: 'active',
+      warned: false,
+      cardId: null,
+      limits,
+      startedAt: SET_AT,
+    });
     expect(afterSetting(reached, limits, 'agent', minutesLater(1), reached)).toMatchObject({ state: 'reached', cardId: 'card-1' });
     expect(afterSetting(undefined, limits, 'agent', minutesLater(1), { sessionId: 'child', userId: 'ada' })).toEqual({
       sessionId: 'child',
@@ -130,12 +159,22 @@ describe('narrowing and raising', () => {
 
   it('raises each used-up meter by its size again on the card’s Allow, and leaves the others', () => {
     const limits = { costUsd: 5, tokens: 10_000, minutes: null, sessions: 3 };
-    expect(raisedOnce(budget(limits), spend({ costUsd: 5.2, tokens: 4000, sessions: 3 }), SET_AT)).toEqual({ costUsd: 10.2, tokens: 10_000, minutes: null, sessions: 6 });
+    expect(raisedOnce(budget(limits), spend({ costUsd: 5.2, tokens: 4000, sessions: 3 }), SET_AT)).toEqual({
+      costUsd: 10.2,
+      tokens: 10_000,
+      minutes: null,
+      sessions: 6,
+    });
     expect(raisedOnce(budget({ sessions: 0 }), spend({}), SET_AT).sessions).toBe(1);
   });
 
   it('says what is left', () => {
-    expect(remaining(budget({ costUsd: 5, minutes: 60, sessions: 3 }), spend({ costUsd: 5.5, sessions: 1 }), minutesLater(20))).toEqual({ costUsd: 0, tokens: null, minutes: 40, sessions: 2 });
+    expect(remaining(budget({ costUsd: 5, minutes: 60, sessions: 3 }), spend({ costUsd: 5.5, sessions: 1 }), minutesLater(20))).toEqual({
+      costUsd: 0,
+      tokens: null,
+      minutes: 40,
+      sessions: 2,
+    });
   });
 });
 

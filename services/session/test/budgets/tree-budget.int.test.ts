@@ -137,7 +137,19 @@ afterAll(async () => {
 async function newSession(title: string, startedBy: string | null): Promise<string> {
   const id = randomUUID();
   await prisma.session.create({
-    data: { id, userId, title, provider: 'metered', model: 'metered-1', origin: 'hosted', state: 'idle', cwd: '/tmp', createdAt: clock.now(), lastActivityAt: clock.now(), startedBySessionId: startedBy },
+    data: {
+      id,
+      userId,
+      title,
+      provider: 'metered',
+      model: 'metered-1',
+      origin: 'hosted',
+      state: 'idle',
+      cwd: '/tmp',
+      createdAt: clock.now(),
+      lastActivityAt: clock.now(),
+      startedBySessionId: startedBy,
+    },
   });
   return id;
 }
@@ -173,12 +185,27 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     const tree = [root, ...children, ...grandchildren];
     const outsider = await newSession('outside the tree', null);
 
-    const set = await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 5, tokens: null, minutes: null, sessions: 12 }, setBy: 'person' }, clock.now());
-    expect(set.budgets).toMatchObject([{ budget: { sessionId: root, state: 'active' }, level: 'warn', meters: [{ name: 'cost_usd', used: 0 }, { name: 'sessions', used: 12, limit: 12 }] }]);
+    const set = await setBudget(
+      deps,
+      { userId, sessionId: root, limits: { costUsd: 5, tokens: null, minutes: null, sessions: 12 }, setBy: 'person' },
+      clock.now(),
+    );
+    expect(set.budgets).toMatchObject([
+      {
+        budget: { sessionId: root, state: 'active' },
+        level: 'warn',
+        meters: [
+          { name: 'cost_usd', used: 0 },
+          { name: 'sessions', used: 12, limit: 12 },
+        ],
+      },
+    ]);
     // All twelve sessions are started: the thirteenth is refused at 100 % of the sessions meter, and the owner's card
     // raises the count.
     raised.length = 0;
-    await expect(refuseOverBudget(deps, { sessionId: grandchildren[0]!, startsSession: true, nothingDone: 'Nothing was created.' }, clock.now())).rejects.toMatchObject({
+    await expect(
+      refuseOverBudget(deps, { sessionId: grandchildren[0]!, startsSession: true, nothingDone: 'Nothing was created.' }, clock.now()),
+    ).rejects.toMatchObject({
       code: 'REMOTE_RELAY_BUDGET_REACHED',
     });
     expect(raised).toMatchObject([{ sessionId: root, title: 'Budget reached for "root": no new turn starts in its tree' }]);
@@ -265,7 +292,12 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 3, tokens: null, minutes: null, sessions: 4 }, setBy: 'person' }, clock.now());
     // The conversation's agent started a session on build-box (as NoteRemoteSessionStarted records it).
     await prisma.conversationGrant.create({ data: { sessionId: root, kind: 'started_remote', relay: 'build-box/far-1', createdAt: clock.now() } });
-    expect(await checkTreeBudget(deps, { userId, sessionId: root, startsSession: true }, clock.now())).toEqual({ costUsd: 3, tokens: null, minutes: null, sessions: 3 });
+    expect(await checkTreeBudget(deps, { userId, sessionId: root, startsSession: true }, clock.now())).toEqual({
+      costUsd: 3,
+      tokens: null,
+      minutes: null,
+      sessions: 3,
+    });
 
     // build-box reports what far-1's tree spent there: US$2.60 and one session it started.
     const report = { userId, sessionId: root, relay: 'build-box', remoteSessionId: 'far-1', sessionsStarted: 1 };
@@ -276,7 +308,12 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     expect(usage.rows).toEqual([{ ...farRow, relay: 'build-box', largestTurnCostUsd: 0, largestTurnTokens: 0 }]);
     expect(usage.sessionsStarted).toBe(2);
     expect(raised).toMatchObject([{ sessionId: root, title: 'Budget 80 % used for "across relays"' }]);
-    expect(await checkTreeBudget(deps, { userId, sessionId: root, startsSession: true }, clock.now())).toEqual({ costUsd: 0.4, tokens: null, minutes: null, sessions: 2 });
+    expect(await checkTreeBudget(deps, { userId, sessionId: root, startsSession: true }, clock.now())).toEqual({
+      costUsd: 0.4,
+      tokens: null,
+      minutes: null,
+      sessions: 2,
+    });
 
     // A report about a session this conversation did not start counts nothing.
     await noteRemoteTreeSpend(deps, { ...report, remoteSessionId: 'not-ours', rows: [{ ...farRow, sessionId: 'not-ours', costUsd: 50 }] }, clock.now());
@@ -285,7 +322,9 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     // The next report replaces it: US$3.10 reaches the budget, and the next prompt to a paired relay is refused here.
     await noteRemoteTreeSpend(deps, { ...report, rows: [{ ...farRow, costUsd: 3.1 }] }, clock.now());
     expect((await deps.budgets.find(root))?.state).toBe('reached');
-    await expect(checkTreeBudget(deps, { userId, sessionId: root, startsSession: false }, clock.now())).rejects.toMatchObject({ code: 'REMOTE_RELAY_BUDGET_REACHED' });
+    await expect(checkTreeBudget(deps, { userId, sessionId: root, startsSession: false }, clock.now())).rejects.toMatchObject({
+      code: 'REMOTE_RELAY_BUDGET_REACHED',
+    });
   });
 
   it('stops a turn that records as it goes once the tree is past the budget by more than one finished turn', async () => {

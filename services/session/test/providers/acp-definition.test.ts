@@ -13,13 +13,19 @@ describe('RELAY_ACP_AGENTS', () => {
     const config = loadConfig({
       ...CREDENTIALS,
       DATABASE_URL,
-      RELAY_ACP_AGENTS: JSON.stringify([{ id: 'gemini', name: 'Gemini CLI', command: ['gemini', '--experimental-acp'] }, { id: 'opencode', command: ['opencode', 'acp'], models: ['m-1'] }]),
+      RELAY_ACP_AGENTS: JSON.stringify([
+        { id: 'gemini', name: 'Gemini CLI', command: ['gemini', '--experimental-acp'] },
+        { id: 'opencode', command: ['opencode', 'acp'], models: ['m-1'] },
+      ]),
     });
     expect(acpDefinition.list(config)).toEqual([
       { id: 'gemini', name: 'Gemini CLI', family: 'acp', configured: true, missing: '', models: undefined, efforts: [] },
       { id: 'opencode', name: 'opencode', family: 'acp', configured: true, missing: '', models: ['m-1'], efforts: [] },
     ]);
-    const listed = await new ConfiguredCatalogue(config, { availability: () => ({ available: false, reason: 'why' }), discovered: new Map([['gemini', ['g-2']]]) }).providers();
+    const listed = await new ConfiguredCatalogue(config, {
+      availability: () => ({ available: false, reason: 'why' }),
+      discovered: new Map([['gemini', ['g-2']]]),
+    }).providers();
     expect(listed.filter((provider) => provider.family === 'acp').map((provider) => [provider.id, provider.models, provider.reason])).toEqual([
       ['gemini', ['g-2'], 'why'],
       ['opencode', ['m-1'], 'why'],
@@ -40,7 +46,13 @@ describe('RELAY_ACP_AGENTS', () => {
 
   it('finds the program on PATH, or says why not', () => {
     expect(findProgram('sh', '/nonexistent:/bin:/usr/bin')).toMatchObject({ path: expect.stringMatching(/\/sh$/), reason: '' });
-    expect(findProgram('gemini-not-here', '/bin')).toEqual({ path: undefined, reason: "the ACP agent's program gemini-not-here is not on this relay's PATH (RELAY_ACP_AGENTS)" });
-    expect(findProgram('/nonexistent/agent', '')).toEqual({ path: undefined, reason: "the ACP agent's program /nonexistent/agent is not executable (RELAY_ACP_AGENTS)" });
+    expect(findProgram('gemini-not-here', '/bin')).toEqual({
+      path: undefined,
+      reason: "the ACP agent's program gemini-not-here is not on this relay's PATH (RELAY_ACP_AGENTS)",
+    });
+    expect(findProgram('/nonexistent/agent', '')).toEqual({
+      path: undefined,
+      reason: "the ACP agent's program /nonexistent/agent is not executable (RELAY_ACP_AGENTS)",
+    });
   });
 });

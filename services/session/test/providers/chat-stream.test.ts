@@ -35,7 +35,9 @@ describe('a streamed chat-completions answer', () => {
   it('reads the tokens the last chunk reports when include_usage is set, and none when it is not', () => {
     const reader = new ChatStreamReader();
     reader.push(event({ content: 'Hi' }, 'stop'));
-    reader.push(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 } })}\n\ndata: [DONE]\n\n`);
+    reader.push(
+      `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 } })}\n\ndata: [DONE]\n\n`,
+    );
     expect(reader.answer().usage).toEqual({ inputTokens: 42, outputTokens: 7 });
     const without = new ChatStreamReader();
     without.push(event({ content: 'Hi' }, 'stop') + 'data: [DONE]\n\n');
@@ -48,7 +50,11 @@ describe('a streamed chat-completions answer', () => {
       reader.push(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [], usage })}\n\ndata: [DONE]\n\n`);
       return reader.answer().usage;
     };
-    expect(usageOf({ prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 800 } })).toEqual({ inputTokens: 1000, outputTokens: 50, cachedInputTokens: 800 });
+    expect(usageOf({ prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 800 } })).toEqual({
+      inputTokens: 1000,
+      outputTokens: 50,
+      cachedInputTokens: 800,
+    });
     expect(usageOf({ prompt_tokens: 1000, completion_tokens: 50, prompt_cache_hit_tokens: 600, prompt_cache_miss_tokens: 400 })).toEqual({
       inputTokens: 1000,
       outputTokens: 50,

@@ -16,8 +16,17 @@ import type { CardRequest, QuestionCards } from '../../src/app/turns/question-ca
 const logger = createLogger({ name: 'claude-provider-test', level: 'silent' });
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 const session = {
-  id: 's-1', userId: 'u-1', title: 'T', provider: 'claude', model: 'claude-opus-5-5', effort: '', mode: 'agent' as const, cwd: '/tmp',
-  autoCompactWindow: 'auto', thinkingEnabled: true, thinkingDisplay: 'summarized',
+  id: 's-1',
+  userId: 'u-1',
+  title: 'T',
+  provider: 'claude',
+  model: 'claude-opus-5-5',
+  effort: '',
+  mode: 'agent' as const,
+  cwd: '/tmp',
+  autoCompactWindow: 'auto',
+  thinkingEnabled: true,
+  thinkingDisplay: 'summarized',
 };
 
 /** A scripted query(): `run` reads the prompt stream and yields SDK messages. */
@@ -33,12 +42,30 @@ function scripted(run: (prompt: AsyncIterator<SDKUserMessage>, options: Options)
 }
 
 const text = (delta: string): SDKMessage =>
-  ({ type: 'stream_event', parent_tool_use_id: null, session_id: 'cc-1', uuid: 'u', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta } } }) as unknown as SDKMessage;
+  ({
+    type: 'stream_event',
+    parent_tool_use_id: null,
+    session_id: 'cc-1',
+    uuid: 'u',
+    event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta } },
+  }) as unknown as SDKMessage;
 const result = (reply: string, totalCostUsd: number, extra: Record<string, unknown> = {}): SDKMessage =>
   ({
-    type: 'result', subtype: 'success', is_error: false, result: reply, total_cost_usd: totalCostUsd, session_id: 'cc-1', uuid: 'u',
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: reply,
+    total_cost_usd: totalCostUsd,
+    session_id: 'cc-1',
+    uuid: 'u',
     usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 30, cache_creation_input_tokens: 0 },
-    modelUsage: {}, permission_denials: [], duration_ms: 1, duration_api_ms: 1, num_turns: 1, stop_reason: 'end_turn', ...extra,
+    modelUsage: {},
+    permission_denials: [],
+    duration_ms: 1,
+    duration_api_ms: 1,
+    num_turns: 1,
+    stop_reason: 'end_turn',
+    ...extra,
   }) as unknown as SDKMessage;
 const promptText = (message: SDKUserMessage | undefined) => (message === undefined ? undefined : (message.message.content as string));
 
@@ -98,7 +125,13 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     gatewayUrl: 'http://127.0.0.1:7420',
     cards,
     tasks,
-    sandbox: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, spawn: () => { throw new Error('not spawned in this test'); } },
+    sandbox: {
+      unavailable: undefined,
+      where: (folder: string) => `test sandbox of ${folder}`,
+      spawn: () => {
+        throw new Error('not spawned in this test');
+      },
+    },
     states: { get: async (id) => states.get(id), set: async (id, value) => void states.set(id, value) },
     usage: { record: async (usage) => void recorded.push(usage), pause: async (pause) => void pauses.push(pause) },
     logger,
@@ -124,11 +157,23 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
 describe('the Claude provider', () => {
   it('is unavailable without its credential or without Claude Code’s executable, saying why', () => {
     const { query } = scripted(async function* () {});
-    expect(setUp(query, { billing: undefined }).provider.availability()).toEqual({ available: false, reason: 'Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)' });
+    expect(setUp(query, { billing: undefined }).provider.availability()).toEqual({
+      available: false,
+      reason: 'Claude Code credentials not configured (CLAUDE_CODE_OAUTH_TOKEN)',
+    });
     expect(setUp(query, { executable: { path: undefined, reason: 'no binary' } }).provider.availability()).toEqual({ available: false, reason: 'no binary' });
     expect(setUp(query).provider.availability()).toEqual({ available: true, reason: '' });
-    const noSandbox = { unavailable: 'commands do not run on this relay: no sandbox can be had here (bwrap missing)', where: () => '', spawn: () => { throw new Error('not spawned in this test'); } };
-    expect(setUp(query, { sandbox: noSandbox }).provider.availability()).toEqual({ available: false, reason: `Claude Code runs commands, and ${noSandbox.unavailable}` });
+    const noSandbox = {
+      unavailable: 'commands do not run on this relay: no sandbox can be had here (bwrap missing)',
+      where: () => '',
+      spawn: () => {
+        throw new Error('not spawned in this test');
+      },
+    };
+    expect(setUp(query, { sandbox: noSandbox }).provider.availability()).toEqual({
+      available: false,
+      reason: `Claude Code runs commands, and ${noSandbox.unavailable}`,
+    });
     expect(setUp(query).provider.canSteer).toBe(true);
   });
 
@@ -136,7 +181,13 @@ describe('the Claude provider', () => {
     const { query, calls } = scripted(async function* (prompt) {
       expect(promptText((await prompt.next()).value)).toBe('Review server/');
       yield text('Looking');
-      yield { type: 'assistant', parent_tool_use_id: null, session_id: 'cc-1', uuid: 'u', message: { content: [{ type: 'tool_use', id: 't1', name: 'mcp__relay__relay_tool', input: { action: 'list_sessions' } }] } } as unknown as SDKMessage;
+      yield {
+        type: 'assistant',
+        parent_tool_use_id: null,
+        session_id: 'cc-1',
+        uuid: 'u',
+        message: { content: [{ type: 'tool_use', id: 't1', name: 'mcp__relay__relay_tool', input: { action: 'list_sessions' } }] },
+      } as unknown as SDKMessage;
       yield text(' done.');
       yield result('Looking done.', 1.5);
     });
@@ -170,7 +221,9 @@ describe('the Claude provider', () => {
     expect((failure as Error).message).toBe('Claude Code: usage limit reached');
     // A failed turn used what it used.
     expect(recorded).toMatchObject([{ messageId: 'm-1', provider: 'claude', inputTokens: 130, outputTokens: 20 }]);
-    expect(pauses).toEqual([{ provider: 'claude', until: new Date('2026-11-30T15:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T15:00:00.000Z' }]);
+    expect(pauses).toEqual([
+      { provider: 'claude', until: new Date('2026-11-30T15:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T15:00:00.000Z' },
+    ]);
     // The pause is the ledger's (PostgreSQL), so every replica's runner holds queued turns until the reset
     // (test/usage/usage-pause.int.test.ts); the plug-in itself stays able to run.
     expect(new ProviderRegistry([provider]).canRun('claude')).toBe(true);
@@ -203,10 +256,16 @@ describe('the Claude provider', () => {
     const { query } = scripted(async function* (prompt, options) {
       await prompt.next();
       const signal = new AbortController().signal;
-      decisions.push(await options.canUseTool!('Bash', { command: 'rm -rf build' }, { signal, toolUseID: 't1', requestId: 'r1', title: 'Claude wants to run rm -rf build' }));
+      decisions.push(
+        await options.canUseTool!('Bash', { command: 'rm -rf build' }, { signal, toolUseID: 't1', requestId: 'r1', title: 'Claude wants to run rm -rf build' }),
+      );
       decisions.push(await options.canUseTool!('Bash', { command: 'ls' }, { signal, toolUseID: 't2', requestId: 'r2' }));
       decisions.push(
-        await options.canUseTool!('AskUserQuestion', { questions: [{ question: 'Which branch?', header: 'Branch', multiSelect: false, options: [{ label: 'main' }, { label: 'dev' }] }] }, { signal, toolUseID: 't3', requestId: 'r3' }),
+        await options.canUseTool!(
+          'AskUserQuestion',
+          { questions: [{ question: 'Which branch?', header: 'Branch', multiSelect: false, options: [{ label: 'main' }, { label: 'dev' }] }] },
+          { signal, toolUseID: 't3', requestId: 'r3' },
+        ),
       );
       yield result('ok', 0);
     });
@@ -215,7 +274,12 @@ describe('the Claude provider', () => {
     await provider.startTurn(input);
     const card = { userId: 'u-1', sessionId: 's-1' };
     expect(cards.raised).toEqual([
-      { ...card, kind: 'approval', title: 'Claude wants to run rm -rf build', lines: ['Folder: /tmp', 'Tool: Bash', 'command: rm -rf build', 'Runs in: test sandbox of /tmp'] },
+      {
+        ...card,
+        kind: 'approval',
+        title: 'Claude wants to run rm -rf build',
+        lines: ['Folder: /tmp', 'Tool: Bash', 'command: rm -rf build', 'Runs in: test sandbox of /tmp'],
+      },
       { ...card, kind: 'approval', title: 'Claude wants to use Bash', lines: ['Folder: /tmp', 'Tool: Bash', 'command: ls', 'Runs in: test sandbox of /tmp'] },
       { ...card, kind: 'question', question: 'Which branch?', options: ['main', 'dev'] },
     ]);
@@ -231,8 +295,24 @@ describe('the Claude provider', () => {
   it('reports a finished sub-agent', async () => {
     const { query } = scripted(async function* (prompt) {
       await prompt.next();
-      yield { type: 'system', subtype: 'task_started', task_id: 'a1', description: 'Check web/ for XSS', session_id: 'cc-1', uuid: 'u' } as unknown as SDKMessage;
-      yield { type: 'system', subtype: 'task_notification', task_id: 'a1', status: 'completed', output_file: '', summary: 'No XSS found', session_id: 'cc-1', uuid: 'u' } as unknown as SDKMessage;
+      yield {
+        type: 'system',
+        subtype: 'task_started',
+        task_id: 'a1',
+        description: 'Check web/ for XSS',
+        session_id: 'cc-1',
+        uuid: 'u',
+      } as unknown as SDKMessage;
+      yield {
+        type: 'system',
+        subtype: 'task_notification',
+        task_id: 'a1',
+        status: 'completed',
+        output_file: '',
+        summary: 'No XSS found',
+        session_id: 'cc-1',
+        uuid: 'u',
+      } as unknown as SDKMessage;
       yield result('ok', 0);
     });
     const { provider, input, events } = setUp(query);
@@ -257,7 +337,11 @@ describe('the Claude provider', () => {
     // Every Bash always asks, even one Claude Code would allow unasked (the hook).
     expect(calls[0]!.hooks?.PreToolUse).toEqual([EVERY_COMMAND_ASKS]);
     // The card stays: it is the user's permission, for a background command too.
-    expect(cards.raised.map((card) => (card.kind === 'approval' ? card.title : card.kind))).toEqual(['Claude wants to use Bash', 'Claude wants to use Bash', 'Claude wants to use Bash']);
+    expect(cards.raised.map((card) => (card.kind === 'approval' ? card.title : card.kind))).toEqual([
+      'Claude wants to use Bash',
+      'Claude wants to use Bash',
+      'Claude wants to use Bash',
+    ]);
     expect(tasks.started).toEqual([{ command: 'npm test', description: 'Run the test suite', cwd: '/tmp' }]);
     expect(decisions[0]).toEqual({ behavior: 'deny', message: expect.stringContaining('background task task_1') });
     expect((decisions[0] as { message: string }).message).toContain('{"action":"read_task_output","relay":"this","session":"s-1","task_id":"task_1"}');
@@ -270,7 +354,11 @@ describe('the Claude provider', () => {
     let decision: unknown;
     const { query } = scripted(async function* (prompt, options) {
       await prompt.next();
-      decision = await options.canUseTool!('Bash', { command: 'make', run_in_background: true }, { signal: new AbortController().signal, toolUseID: 't1', requestId: 'r1' });
+      decision = await options.canUseTool!(
+        'Bash',
+        { command: 'make', run_in_background: true },
+        { signal: new AbortController().signal, toolUseID: 't1', requestId: 'r1' },
+      );
       yield result('ok', 0);
     });
     const { provider, input, cards, tasks } = setUp(query);
@@ -279,7 +367,8 @@ describe('the Claude provider', () => {
     await provider.startTurn(input);
     expect(decision).toEqual({
       behavior: 'deny',
-      message: "The relay could not start this command as a background task: the session's folder /tmp/gone does not exist on this relay. The command did not run.",
+      message:
+        "The relay could not start this command as a background task: the session's folder /tmp/gone does not exist on this relay. The command did not run.",
     });
   });
 
@@ -301,7 +390,9 @@ describe('the Claude provider', () => {
     expect(midTurn).toEqual(['track Check web/ for XSS', 'track Run the e2e suite', 'progress agent_2', 'end agent_1 failed']);
     expect(tasks.log.slice(midTurn.length)).toEqual(['end agent_2 stopped (turn over)']);
     // subagent_finished as before: only for the notification.
-    expect(events.filter((event) => event.type === 'subagent_finished')).toEqual([{ type: 'subagent_finished', description: 'Check web/ for XSS', status: 'failed', summary: 'Could not read web/' }]);
+    expect(events.filter((event) => event.type === 'subagent_finished')).toEqual([
+      { type: 'subagent_finished', description: 'Check web/ for XSS', status: 'failed', summary: 'Could not read web/' },
+    ]);
   });
 
   it('fails the turn with why when Claude Code cannot run or stops without a result', async () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildClaudeQueryOptions, RELAY_TOOL_FOR_CLAUDE, type ClaudeQueryInput } from '../../src/adapters/providers/claude/claude-query-options.ts';
 
-const session = { cwd: '/home/dev/shop', model: 'claude-sonnet-5-5', effort: 'high', autoCompactWindow: 'auto', thinkingEnabled: true, thinkingDisplay: 'summarized' };
+const session = {
+  cwd: '/home/dev/shop',
+  model: 'claude-sonnet-5-5',
+  effort: 'high',
+  autoCompactWindow: 'auto',
+  thinkingEnabled: true,
+  thinkingDisplay: 'summarized',
+};
 const base: ClaudeQueryInput = {
   billing: { provider: 'claude', oauthToken: 'oauth-subscription' },
   session,
@@ -27,7 +34,12 @@ describe('buildClaudeQueryOptions', () => {
   });
 
   it('runs the session’s model, effort and folder with the given executable; resumes the session’s Claude Code session', () => {
-    expect(buildClaudeQueryOptions(base)).toMatchObject({ cwd: '/home/dev/shop', model: 'claude-sonnet-5-5', effort: 'high', pathToClaudeCodeExecutable: '/opt/claude/claude' });
+    expect(buildClaudeQueryOptions(base)).toMatchObject({
+      cwd: '/home/dev/shop',
+      model: 'claude-sonnet-5-5',
+      effort: 'high',
+      pathToClaudeCodeExecutable: '/opt/claude/claude',
+    });
     expect(buildClaudeQueryOptions(base).resume).toBeUndefined();
     expect(buildClaudeQueryOptions({ ...base, resumeId: 'cc-session-1' }).resume).toBe('cc-session-1');
     expect(buildClaudeQueryOptions({ ...base, session: { ...session, effort: '' } }).effort).toBeUndefined();
@@ -50,6 +62,9 @@ describe('buildClaudeQueryOptions', () => {
     expect(set.thinking).toEqual({ type: 'disabled' });
     expect(set.settings).toEqual({ autoCompactWindow: 400_000 });
     expect(buildClaudeQueryOptions({ ...base, session: { ...session, thinkingDisplay: 'hidden' } }).thinking).toEqual({ type: 'adaptive', display: 'omitted' });
-    expect(buildClaudeQueryOptions({ ...base, session: { ...session, thinkingDisplay: 'full' } }).thinking).toEqual({ type: 'adaptive', display: 'summarized' });
+    expect(buildClaudeQueryOptions({ ...base, session: { ...session, thinkingDisplay: 'full' } }).thinking).toEqual({
+      type: 'adaptive',
+      display: 'summarized',
+    });
   });
 });

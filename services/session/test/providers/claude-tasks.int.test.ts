@@ -46,7 +46,17 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   store = new PrismaTaskStore(prisma, API_MESSAGES);
-  tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-claude', env: commandEnv(), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders, sandbox: bubblewrapSandbox({ path: process.env.PATH }) });
+  tasks = new BackgroundTasks({
+    store,
+    clock,
+    logger,
+    host: hostname(),
+    runnerId: 'runner-claude',
+    env: commandEnv(),
+    allowedRoots: [await realpath(tmpdir())],
+    folders: nodeRealFolders,
+    sandbox: bubblewrapSandbox({ path: process.env.PATH }),
+  });
   workDir = await mkdtemp(join(tmpdir(), 'relay-claude-tasks-'));
   userId = randomUUID();
   await prisma.user.create({ data: { id: userId, name: 'Ada', createdAt: clock.now() } });
@@ -65,14 +75,27 @@ afterAll(async () => {
 async function newSession(): Promise<string> {
   const id = randomUUID();
   await prisma.session.create({
-    data: { id, userId, title: 'Build', provider: 'claude', model: 'claude-opus-5-5', origin: 'hosted', state: 'running_turn', cwd: workDir, createdAt: clock.now(), lastActivityAt: clock.now() },
+    data: {
+      id,
+      userId,
+      title: 'Build',
+      provider: 'claude',
+      model: 'claude-opus-5-5',
+      origin: 'hosted',
+      state: 'running_turn',
+      cwd: workDir,
+      createdAt: clock.now(),
+      lastActivityAt: clock.now(),
+    },
   });
   return id;
 }
 
 async function subjects(taskId: string): Promise<string[]> {
   const rows = await prisma.outboxMessage.findMany({ orderBy: { createdAt: 'asc' } });
-  return rows.filter((row) => ((row.payload as { task?: { id?: string } }).task?.id ?? (row.payload as { taskId?: string }).taskId) === taskId).map((row) => row.subject);
+  return rows
+    .filter((row) => ((row.payload as { task?: { id?: string } }).task?.id ?? (row.payload as { taskId?: string }).taskId) === taskId)
+    .map((row) => row.subject);
 }
 
 const read = (sessionId: string, taskId: string) =>
@@ -87,8 +110,20 @@ async function shownTasks(sessionId: string) {
 
 const result = (reply: string): SDKMessage =>
   ({
-    type: 'result', subtype: 'success', is_error: false, result: reply, total_cost_usd: 0, session_id: 'cc-1', uuid: 'u',
-    usage: { input_tokens: 0, output_tokens: 0 }, modelUsage: {}, permission_denials: [], duration_ms: 1, duration_api_ms: 1, num_turns: 1, stop_reason: 'end_turn',
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: reply,
+    total_cost_usd: 0,
+    session_id: 'cc-1',
+    uuid: 'u',
+    usage: { input_tokens: 0, output_tokens: 0 },
+    modelUsage: {},
+    permission_denials: [],
+    duration_ms: 1,
+    duration_api_ms: 1,
+    num_turns: 1,
+    stop_reason: 'end_turn',
   }) as unknown as SDKMessage;
 const system = (fields: Record<string, unknown>) => ({ type: 'system', session_id: 'cc-1', uuid: 'u', ...fields }) as unknown as SDKMessage;
 
@@ -122,11 +157,30 @@ function claude(run: (options: Options) => AsyncGenerator<SDKMessage>): ClaudePr
 
 function turnOf(sessionId: string): { input: TurnInput; events: ProviderEvent[] } {
   const session = {
-    id: sessionId, userId, title: 'Build', provider: 'claude', model: 'claude-opus-5-5', effort: '', mode: 'agent' as const, cwd: workDir,
-    autoCompactWindow: 'auto', thinkingEnabled: true, thinkingDisplay: 'summarized',
+    id: sessionId,
+    userId,
+    title: 'Build',
+    provider: 'claude',
+    model: 'claude-opus-5-5',
+    effort: '',
+    mode: 'agent' as const,
+    cwd: workDir,
+    autoCompactWindow: 'auto',
+    thinkingEnabled: true,
+    thinkingDisplay: 'summarized',
   };
   const events: ProviderEvent[] = [];
-  return { events, input: { session, message: { id: randomUUID(), text: 'Run the tests' }, token: 'rly_s_t', signal: new AbortController().signal, clock, emit: async (event) => void events.push(event) } };
+  return {
+    events,
+    input: {
+      session,
+      message: { id: randomUUID(), text: 'Run the tests' },
+      token: 'rly_s_t',
+      signal: new AbortController().signal,
+      clock,
+      emit: async (event) => void events.push(event),
+    },
+  };
 }
 
 describe('a Claude session’s tasks', () => {
@@ -134,11 +188,15 @@ describe('a Claude session’s tasks', () => {
     const sessionId = await newSession();
     let answer: { behavior: string; message?: string } | undefined;
     const provider = claude(async function* (options) {
-      answer = (await options.canUseTool!('Bash', { command: 'echo started; pwd', description: 'Run the slow suite', run_in_background: true }, {
-        signal: new AbortController().signal,
-        toolUseID: 't1',
-        requestId: 'r1',
-      })) as typeof answer;
+      answer = (await options.canUseTool!(
+        'Bash',
+        { command: 'echo started; pwd', description: 'Run the slow suite', run_in_background: true },
+        {
+          signal: new AbortController().signal,
+          toolUseID: 't1',
+          requestId: 'r1',
+        },
+      )) as typeof answer;
       yield result('Started the suite in the background.');
     });
     const { input } = turnOf(sessionId);
@@ -205,7 +263,10 @@ describe('a Claude session’s tasks', () => {
       ['Run the e2e suite', 'stopped', TURN_ENDED_REASON],
     ]);
     // One wake-up per sub-agent for a default subscription: subagent_finished, never also a task_failed.
-    expect(events.filter((event) => event.type === 'subagent_finished').map((event) => event.type === 'subagent_finished' && event.status)).toEqual(['completed', 'failed']);
+    expect(events.filter((event) => event.type === 'subagent_finished').map((event) => event.type === 'subagent_finished' && event.status)).toEqual([
+      'completed',
+      'failed',
+    ]);
     const [completed, failed, stopped] = after;
     expect(await subjects(completed!.id)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FINISHED.subject]);
     expect(await subjects(failed!.id)).toEqual([SessionEvents.TASK_STARTED.subject, SessionEvents.TASK_FINISHED.subject]);

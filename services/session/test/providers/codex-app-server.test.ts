@@ -52,7 +52,9 @@ describe('AppServerConnection', () => {
   });
 
   it("answers the app-server's request with its method's handler, and refuses a method it does not serve", async () => {
-    const peer = connect({ 'item/commandExecution/requestApproval': async (params) => ({ decision: (params as { command: string }).command === 'ls' ? 'accept' : 'decline' }) });
+    const peer = connect({
+      'item/commandExecution/requestApproval': async (params) => ({ decision: (params as { command: string }).command === 'ls' ? 'accept' : 'decline' }),
+    });
     let answer = peer.next();
     peer.serverSends({ id: 0, method: 'item/commandExecution/requestApproval', params: { command: 'ls' } });
     expect(await answer).toEqual({ id: 0, result: { decision: 'accept' } });

@@ -13,8 +13,21 @@ const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/relay_session';
 
 const ports: ProviderPorts = {
   cards: { raise: async () => 'card', awaitAnswer: async () => '', cancel: async () => undefined },
-  tasks: { refusal: () => undefined, where: () => 'a sandbox', start: async () => ({ id: 't', status: 'running', description: '' }), track: async () => ({ id: 't' }), progress: async () => {}, end: async () => {} },
-  cli: { unavailable: undefined, where: (folder: string) => `test sandbox of ${folder}`, spawn: () => { throw new Error('not spawned in this test'); } },
+  tasks: {
+    refusal: () => undefined,
+    where: () => 'a sandbox',
+    start: async () => ({ id: 't', status: 'running', description: '' }),
+    track: async () => ({ id: 't' }),
+    progress: async () => {},
+    end: async () => {},
+  },
+  cli: {
+    unavailable: undefined,
+    where: (folder: string) => `test sandbox of ${folder}`,
+    spawn: () => {
+      throw new Error('not spawned in this test');
+    },
+  },
   history: async () => [],
   usage: { record: async () => undefined, totalsSince: async () => [], pause: async () => undefined, pausesAt: async () => [] },
   claudeStates: { get: async () => undefined, set: async () => undefined },
@@ -30,7 +43,7 @@ const ports: ProviderPorts = {
 describe('configuredProviders', () => {
   it('sets up script, one OpenAI-compatible provider per endpoint, both Claude billings and deepseek, in the list’s order', () => {
     const config = loadConfig({
-  ...CREDENTIALS,
+      ...CREDENTIALS,
       DATABASE_URL,
       RELAY_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([{ id: 'grok', baseUrl: 'https://api.x.ai/v1', models: ['grok-4'] }]),
@@ -53,15 +66,20 @@ describe('configuredProviders', () => {
     const byId = Object.fromEntries(providers.map((p) => [p.id, p]));
     expect(byId['claude']!.availability().reason).toBe("Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable");
     expect(byId['claude-api']!.availability().reason).toBe('no Anthropic API key configured (ANTHROPIC_API_KEY)');
-    expect(byId['copilot']!.availability().reason).toBe('GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)');
-    expect(byId['codex']!.availability().reason).toBe('OpenAI API key for Codex not configured (OPENAI_API_KEY), nor an OpenAI-compatible endpoint (RELAY_CODEX_BASE_URL)');
+    expect(byId['copilot']!.availability().reason).toBe(
+      'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)',
+    );
+    expect(byId['codex']!.availability().reason).toBe(
+      'OpenAI API key for Codex not configured (OPENAI_API_KEY), nor an OpenAI-compatible endpoint (RELAY_CODEX_BASE_URL)',
+    );
     expect(byId['claude-cloud']!.availability().reason).toBe(
       'Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: ANTHROPIC_API_KEY, RELAY_CLAUDE_CLOUD_AGENT_ID, RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID not configured',
     );
   });
 
   it('sets up Claude Cloud: available with the API key, the agent and the environment; without one, unavailable with which', () => {
-    const cloud = (env: Record<string, string>) => configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env }), ports).find((p) => p.id === 'claude-cloud')!;
+    const cloud = (env: Record<string, string>) =>
+      configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env }), ports).find((p) => p.id === 'claude-cloud')!;
     const all = { ANTHROPIC_API_KEY: 'sk-ant-api-test', RELAY_CLAUDE_CLOUD_AGENT_ID: 'agent_1', RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: 'env_1' };
     expect(cloud(all).availability()).toEqual({ available: true, reason: '' });
     expect(cloud({ ...all, RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: ' ' }).availability()).toEqual({
@@ -71,7 +89,8 @@ describe('configuredProviders', () => {
   });
 
   it('sets up Copilot: available with a credential and its runtime; without its CLI, unavailable with why', () => {
-    const copilot = (env: Record<string, string>) => configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env }), ports).find((p) => p.id === 'copilot')!;
+    const copilot = (env: Record<string, string>) =>
+      configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, ...env }), ports).find((p) => p.id === 'copilot')!;
     expect(copilot({ RELAY_COPILOT_BASE_URL: 'http://127.0.0.1:11434/v1' }).availability()).toEqual({ available: true, reason: '' });
     expect(copilot({ COPILOT_GITHUB_TOKEN: 'ghp-test', RELAY_COPILOT_CLI_PATH: '/nonexistent/copilot' }).availability()).toEqual({
       available: false,
@@ -95,12 +114,25 @@ describe('configuredProviders', () => {
   });
 
   it('leaves out the OpenAI-compatible providers that are not configured; the Claude ones, Copilot and Codex stay, unavailable', () => {
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual(['script', 'claude', 'claude-api', 'claude-cloud', 'copilot', 'codex']);
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL }), ports).map((p) => p.id)).toEqual([
+      'script',
+      'claude',
+      'claude-api',
+      'claude-cloud',
+      'copilot',
+      'codex',
+    ]);
   });
 
   it('leaves out the script agent when RELAY_SCRIPT_PROVIDER is off (on by default)', () => {
     expect(loadConfig({ ...CREDENTIALS, DATABASE_URL }).RELAY_SCRIPT_PROVIDER).toBe('on');
-    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual(['claude', 'claude-api', 'claude-cloud', 'copilot', 'codex']);
+    expect(configuredProviders(loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_SCRIPT_PROVIDER: 'off' }), ports).map((p) => p.id)).toEqual([
+      'claude',
+      'claude-api',
+      'claude-cloud',
+      'copilot',
+      'codex',
+    ]);
   });
 });
 

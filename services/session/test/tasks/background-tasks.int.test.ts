@@ -61,7 +61,12 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'relay-task-cwd-'));
   // The service's own environment holds secrets; a command is given only the allowlist of commandEnv.
   const serviceEnv = { ...process.env, ...SERVICE_SECRETS };
-  const place = { env: commandEnv(serviceEnv), allowedRoots: [await realpath(tmpdir())], folders: nodeRealFolders, sandbox: bubblewrapSandbox({ path: process.env.PATH }) };
+  const place = {
+    env: commandEnv(serviceEnv),
+    allowedRoots: [await realpath(tmpdir())],
+    folders: nodeRealFolders,
+    sandbox: bubblewrapSandbox({ path: process.env.PATH }),
+  };
   tasks = new BackgroundTasks({ store, clock, logger, host: hostname(), runnerId: 'runner-now', ...place });
   otherTasks = new BackgroundTasks({ store: otherStore, clock, logger, host: 'other-pod', runnerId: 'runner-other', ...place });
   userId = randomUUID();
@@ -82,7 +87,18 @@ afterAll(async () => {
 async function newSession(state: 'idle' | 'running_turn' = 'idle'): Promise<string> {
   const id = randomUUID();
   await prisma.session.create({
-    data: { id, userId, title: 'Build', provider: 'script', model: 'script-1', origin: 'hosted', state, cwd: workDir, createdAt: clock.now(), lastActivityAt: clock.now() },
+    data: {
+      id,
+      userId,
+      title: 'Build',
+      provider: 'script',
+      model: 'script-1',
+      origin: 'hosted',
+      state,
+      cwd: workDir,
+      createdAt: clock.now(),
+      lastActivityAt: clock.now(),
+    },
   });
   return id;
 }
@@ -121,8 +137,12 @@ describe('a background task', () => {
     const [started] = await events(task.id);
     expect(started!.payload).toMatchObject({ sessionId, userId, task: { id: task.id, status: 'running', type: 'local_bash' } });
     // Its output time is announced once (task_output, at most once a minute), for the watchers' stalled rule.
-    const announced = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.TASK_OUTPUT.subject } })).map((row) => row.payload as Record<string, unknown>);
-    expect(announced.filter((payload) => payload.taskId === task.id)).toEqual([expect.objectContaining({ sessionId, userId, taskId: task.id, lastOutputAt: expect.any(String) })]);
+    const announced = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.TASK_OUTPUT.subject } })).map(
+      (row) => row.payload as Record<string, unknown>,
+    );
+    expect(announced.filter((payload) => payload.taskId === task.id)).toEqual([
+      expect.objectContaining({ sessionId, userId, taskId: task.id, lastOutputAt: expect.any(String) }),
+    ]);
   });
 
   it('a non-zero exit fails it, with task_failed', async () => {
@@ -153,7 +173,9 @@ describe('a background task', () => {
     await symlink('/etc', link);
     await mkdir(join(workDir, '.relay'), { recursive: true });
     const sessionId = await newSession();
-    await expect(tasks.start({ sessionId, cwd: link, command: 'touch ran' })).rejects.toThrow(new TaskStartRefused(`cwd '/etc' is outside the folders sessions on this relay may use (${await realpath(tmpdir())}).`));
+    await expect(tasks.start({ sessionId, cwd: link, command: 'touch ran' })).rejects.toThrow(
+      new TaskStartRefused(`cwd '/etc' is outside the folders sessions on this relay may use (${await realpath(tmpdir())}).`),
+    );
     await expect(tasks.start({ sessionId, cwd: join(workDir, '.relay'), command: 'touch ran' })).rejects.toThrow(TaskStartRefused);
     expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
   });
@@ -187,7 +209,12 @@ describe('a background task', () => {
     // As a group member in another session's read_session.
     const member = { id: sessionId, title: 'Build', role: 'member', archived: false };
     const idleOther = { ...member, id: await newSession('idle') };
-    expect(await withMemberStates(tasksDeps(), [{ ...member, state: SessionState.SESSION_STATE_IDLE }, { ...idleOther, state: SessionState.SESSION_STATE_IDLE }])).toEqual([
+    expect(
+      await withMemberStates(tasksDeps(), [
+        { ...member, state: SessionState.SESSION_STATE_IDLE },
+        { ...idleOther, state: SessionState.SESSION_STATE_IDLE },
+      ]),
+    ).toEqual([
       { ...member, state: SessionState.SESSION_STATE_BACKGROUND_ONLY },
       { ...idleOther, state: SessionState.SESSION_STATE_IDLE },
     ]);
@@ -196,7 +223,9 @@ describe('a background task', () => {
     expect(await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'stopped', reason: STOPPED_REASON });
     const [after] = await withTasks(tasksDeps(), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
     expect(after!.state).toBe(SessionState.SESSION_STATE_IDLE);
-    expect(await withMemberStates(tasksDeps(), [{ ...member, state: SessionState.SESSION_STATE_IDLE }])).toEqual([{ ...member, state: SessionState.SESSION_STATE_IDLE }]);
+    expect(await withMemberStates(tasksDeps(), [{ ...member, state: SessionState.SESSION_STATE_IDLE }])).toEqual([
+      { ...member, state: SessionState.SESSION_STATE_IDLE },
+    ]);
     expect(after!.tasks[0]!.health).toBeUndefined();
   });
 
@@ -226,7 +255,12 @@ describe('a background task', () => {
     const sessionId = await newSession();
     const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo bye' });
     await untilEnded(task.id);
-    await expect(readTaskOutput({ tasks: store, output: store, relay: { name: 'desk' }, quietAfterMinutes: 10 }, { userId: randomUUID(), sessionId, taskId: task.id, lines: 0, now: clock.now() })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(
+      readTaskOutput(
+        { tasks: store, output: store, relay: { name: 'desk' }, quietAfterMinutes: 10 },
+        { userId: randomUUID(), sessionId, taskId: task.id, lines: 0, now: clock.now() },
+      ),
+    ).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     await expect(read(randomUUID(), task.id)).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
     clock.advance(60 * 60_000);
     expect((await read(sessionId, task.id)).tail).toEqual(['bye']);
@@ -247,7 +281,18 @@ describe('a background task', () => {
     const sessionId = await newSession();
     const id = `task_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     await prisma.task.create({
-      data: { id, sessionId, description: 'npm test', status: 'running', cwd: workDir, host: hostname(), runnerId: 'runner-before', pid: null, startedAt: clock.now(), outputBytes: 9 },
+      data: {
+        id,
+        sessionId,
+        description: 'npm test',
+        status: 'running',
+        cwd: workDir,
+        host: hostname(),
+        runnerId: 'runner-before',
+        pid: null,
+        startedAt: clock.now(),
+        outputBytes: 9,
+      },
     });
     await prisma.taskOutputChunk.create({ data: { taskId: id, seq: 0, data: new Uint8Array(Buffer.from('building\n')), size: 9 } });
     expect(await tasks.recover()).toBe(1);
@@ -260,12 +305,21 @@ describe('a background task', () => {
 describe('across replicas', () => {
   it('a task started on one replica is read on another, while it runs and after it ended, with its health and counts', async () => {
     const sessionId = await newSession('idle');
-    const task = await tasks.start({ sessionId, cwd: workDir, command: 'echo "ok 1 - adds"; echo "not ok 2 - fails"; while [ ! -e release ]; do sleep 0.05; done; echo "ok 3 - later"; echo "1..3"; echo "# tests 3"; echo "# pass 2"; echo "# fail 1"' });
+    const task = await tasks.start({
+      sessionId,
+      cwd: workDir,
+      command:
+        'echo "ok 1 - adds"; echo "not ok 2 - fails"; while [ ! -e release ]; do sleep 0.05; done; echo "ok 3 - later"; echo "1..3"; echo "# tests 3"; echo "# pass 2"; echo "# fail 1"',
+    });
     const running = await until(async () => {
       const output = await read(sessionId, task.id, 0, otherStore);
       return output.tail.length === 2 ? output : undefined;
     }, 'the other replica reads the first lines');
-    expect(running).toMatchObject({ task: { status: 'running' }, tail: ['ok 1 - adds', 'not ok 2 - fails'], counts: { runner: 'node:test', passed: 1, failed: 1, final: false } });
+    expect(running).toMatchObject({
+      task: { status: 'running' },
+      tail: ['ok 1 - adds', 'not ok 2 - fails'],
+      counts: { runner: 'node:test', passed: 1, failed: 1, final: false },
+    });
     const [shown] = await withTasks(tasksDeps(otherStore), [sessionMessage(sessionId, SessionState.SESSION_STATE_IDLE)]);
     expect(shown).toMatchObject({ state: SessionState.SESSION_STATE_BACKGROUND_ONLY, tasks: [{ id: task.id, hasOutput: true, health: { quiet: false } }] });
 
@@ -302,7 +356,7 @@ describe('across replicas', () => {
     expect(await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'failed', reason: RUNNER_GONE_REASON });
   });
 
-  it('a live runner renews its lease: the other replica\'s sweep leaves its task running', async () => {
+  it("a live runner renews its lease: the other replica's sweep leaves its task running", async () => {
     const sessionId = await newSession();
     const task = await tasks.start({ sessionId, cwd: workDir, command: 'exec sleep 60' });
     for (let i = 0; i < 4; i++) {
@@ -347,7 +401,11 @@ describe('across replicas', () => {
     const kept = await prisma.taskOutputChunk.aggregate({ where: { taskId: task.id }, _sum: { size: true } });
     expect(kept._sum.size).toBeLessThanOrEqual(TASK_OUTPUT_KEPT_BYTES);
     const output = await read(sessionId, task.id, 3, otherStore);
-    expect(output).toMatchObject({ tail: ['line 159999', 'line 160000', '      Tests  3 passed (3)'], truncated: true, counts: { runner: 'vitest', passed: 3, final: true } });
+    expect(output).toMatchObject({
+      tail: ['line 159999', 'line 160000', '      Tests  3 passed (3)'],
+      truncated: true,
+      counts: { runner: 'vitest', passed: 3, final: true },
+    });
     expect(output.notes).toEqual([expect.stringMatching(/^Only the end of the output exists: the relay keeps the last 512 KB of the 1\.\d MB written\.$/)]);
     const all = await read(sessionId, task.id, 1000, otherStore);
     expect(all.tail[0]).toMatch(/^line \d+$/);

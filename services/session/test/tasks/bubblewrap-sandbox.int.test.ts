@@ -54,7 +54,9 @@ describe('a command in the bubblewrap sandbox', () => {
   });
 
   it('sees no folder beside its own, and every .relay folder inside its own is empty and read-only', () => {
-    const { out } = run(`cat ${beside}/secret.txt; ls ${root}; cat .relay/credentials.json app/.relay/credentials.json; ls -A .relay; touch .relay/x; echo end`);
+    const { out } = run(
+      `cat ${beside}/secret.txt; ls ${root}; cat .relay/credentials.json app/.relay/credentials.json; ls -A .relay; touch .relay/x; echo end`,
+    );
     expect(out).not.toMatch(/another user’s secret|admin-secret-in-folder|nested-admin-secret/);
     // Of the folder above, only the session's own is there.
     expect(out.split('\n')[0]).toBe('session');
@@ -65,7 +67,10 @@ describe('a command in the bubblewrap sandbox', () => {
 
   it('sees only its own processes, and no relay process’s environment or command line', () => {
     const { out } = run('for p in /proc/[0-9]*; do echo "$p $(tr "\\0" " " < $p/cmdline)"; cat $p/environ >/dev/null 2>&1; done');
-    const pids = out.trim().split('\n').map((line) => Number(line.split(' ')[0]!.slice('/proc/'.length)));
+    const pids = out
+      .trim()
+      .split('\n')
+      .map((line) => Number(line.split(' ')[0]!.slice('/proc/'.length)));
     // The sandbox's init (1), the shell, and what the shell forked: nothing of the host's.
     expect(Math.max(...pids)).toBeLessThan(10);
     expect(out).not.toContain(String(process.pid));
@@ -74,7 +79,12 @@ describe('a command in the bubblewrap sandbox', () => {
 
   it('starts with the environment it is given and a private home, no credential of the relay’s', () => {
     const { out } = run('env | sort; ls -A $HOME | wc -l', { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' });
-    expect(out.split('\n').filter((line) => line.includes('=')).map((line) => line.split('=')[0])).toEqual(['HOME', 'LANG', 'OLDPWD', 'PATH', 'PWD', 'TMPDIR'].filter((name) => out.includes(`${name}=`)));
+    expect(
+      out
+        .split('\n')
+        .filter((line) => line.includes('='))
+        .map((line) => line.split('=')[0]),
+    ).toEqual(['HOME', 'LANG', 'OLDPWD', 'PATH', 'PWD', 'TMPDIR'].filter((name) => out.includes(`${name}=`)));
     expect(out).toContain('HOME=/tmp/home');
     expect(out).not.toMatch(/DATABASE_URL|NATS_|RELAY_SERVICE|TOKEN|PASSWORD/);
   });

@@ -54,7 +54,13 @@ function clientAs(service: 'session' | 'gateway', files: CertificateFiles): Runn
 }
 
 /** Runs a command to its end through the sandbox: its output and how it ended. */
-async function run(sandbox: RunnerSandbox, folder: string, argv: string[], env: Record<string, string> = { PATH: '/usr/bin:/bin' }, sessionId = 'alice-session') {
+async function run(
+  sandbox: RunnerSandbox,
+  folder: string,
+  argv: string[],
+  env: Record<string, string> = { PATH: '/usr/bin:/bin' },
+  sessionId = 'alice-session',
+) {
   const chunks: Buffer[] = [];
   const command = sandbox.start({ sessionId, folder, argv, env, onOutput: (chunk) => chunks.push(Buffer.from(chunk)) });
   await command.started;
@@ -120,13 +126,18 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the command runner, through the session service\'s RunnerSandbox over mutual TLS', () => {
-  it('runs a command as its user\'s sandbox user in their folder, with the environment given and a home of theirs, and streams its output back', async () => {
+describe("the command runner, through the session service's RunnerSandbox over mutual TLS", () => {
+  it("runs a command as its user's sandbox user in their folder, with the environment given and a home of theirs, and streams its output back", async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
-    const { output, ended } = await run(sandbox, project, ['sh', '-c', 'pwd; echo "to stderr" >&2; echo "FOO=$FOO HOME=$HOME id=$(id -u):$(id -g):$(id -G)"; touch made-here; exit 3'], {
-      PATH: '/usr/bin:/bin',
-      FOO: 'bar',
-    });
+    const { output, ended } = await run(
+      sandbox,
+      project,
+      ['sh', '-c', 'pwd; echo "to stderr" >&2; echo "FOO=$FOO HOME=$HOME id=$(id -u):$(id -g):$(id -G)"; touch made-here; exit 3'],
+      {
+        PATH: '/usr/bin:/bin',
+        FOO: 'bar',
+      },
+    );
     expect(output).toContain(project);
     expect(output).toContain('to stderr');
     // Its own uid and group, no other group (the session service's least of all).
@@ -144,7 +155,13 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
   it('gives output as it comes, before the command ends', async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const chunks: string[] = [];
-    const command = sandbox.start({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', 'echo first; sleep 30; echo never'], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()) });
+    const command = sandbox.start({
+      sessionId: 'alice-session',
+      folder: project,
+      argv: ['sh', '-c', 'echo first; sleep 30; echo never'],
+      env: { PATH: '/usr/bin:/bin' },
+      onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()),
+    });
     await command.started;
     await until(() => chunks.join('').includes('first'));
     command.stop();
@@ -155,31 +172,52 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
   it('refuses a folder outside the workspace, by its real path (a link that leads out too), and an empty argv', async () => {
     const client = clientAs('session', ca.issue('session', ['session']));
     const sandbox = new RunnerSandbox(client, uids);
-    for (const folder of [outside, join(workspace, 'alice', 'leads-out'), join(workspace, 'alice', 'project', '..', '..', '..', 'outside'), join(workspace, 'missing')]) {
+    for (const folder of [
+      outside,
+      join(workspace, 'alice', 'leads-out'),
+      join(workspace, 'alice', 'project', '..', '..', '..', 'outside'),
+      join(workspace, 'missing'),
+    ]) {
       const command = sandbox.start({ sessionId: 'alice-session', folder, argv: ['sh', '-c', 'touch escaped'], env: {}, onOutput: () => undefined });
       await expect(command.started, folder).rejects.toThrow(/refused it/);
       expect((await command.ended).lost).toBeDefined();
     }
     expect(existsSync(join(outside, 'escaped'))).toBe(false);
-    const refused = await callStream(client, 'runCommand', { folder: outside, argv: ['true'], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
+    const refused = await callStream(client, 'runCommand', { folder: outside, argv: ['true'], env: {}, uid: 100_001 })
+      .next()
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe('REMOTE_RELAY_INVALID_INPUT');
-    const empty = await callStream(client, 'runCommand', { folder: project, argv: [], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
+    const empty = await callStream(client, 'runCommand', { folder: project, argv: [], env: {}, uid: 100_001 })
+      .next()
+      .catch((error: unknown) => error);
     expect((empty as AppError).code).toBe('REMOTE_RELAY_INVALID_INPUT');
     // Root, the relay's own user, and the whole workspace (every user's folders in it) are refused too.
-    for (const [folder, uid] of [[project, 0], [project, 1000], [workspace, 100_001]] as const) {
-      const wrong = await callStream(client, 'runCommand', { folder, argv: ['sh', '-c', 'touch wrong'], env: {}, uid }).next().catch((error: unknown) => error);
+    for (const [folder, uid] of [
+      [project, 0],
+      [project, 1000],
+      [workspace, 100_001],
+    ] as const) {
+      const wrong = await callStream(client, 'runCommand', { folder, argv: ['sh', '-c', 'touch wrong'], env: {}, uid })
+        .next()
+        .catch((error: unknown) => error);
       expect((wrong as AppError).code, `${folder} as ${uid}`).toBe('REMOTE_RELAY_INVALID_INPUT');
     }
     expect(existsSync(join(project, 'wrong'))).toBe(false);
     expect(existsSync(join(workspace, 'wrong'))).toBe(false);
   });
 
-  it('cancelling the call stops the command\'s whole process group', async () => {
+  it("cancelling the call stops the command's whole process group", async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const chunks: string[] = [];
     const script = 'sleep 300 & echo $! > child.pid; (sleep 300; echo grandchild) & echo $! > sub.pid; echo $$ > leader.pid; echo ready; wait';
-    const command = sandbox.start({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', script], env: { PATH: '/usr/bin:/bin' }, onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()) });
+    const command = sandbox.start({
+      sessionId: 'alice-session',
+      folder: project,
+      argv: ['sh', '-c', script],
+      env: { PATH: '/usr/bin:/bin' },
+      onOutput: (chunk) => chunks.push(Buffer.from(chunk).toString()),
+    });
     await command.started;
     await until(() => chunks.join('').includes('ready'));
     const pids = ['leader.pid', 'child.pid', 'sub.pid'].map((file) => Number(readFileSync(join(project, file), 'utf8').trim()));
@@ -190,7 +228,7 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     expect(chunks.join('')).not.toContain('grandchild');
   });
 
-  it('a session replica that dies mid-command (its connection dropped) stops the command\'s process group', async () => {
+  it("a session replica that dies mid-command (its connection dropped) stops the command's process group", async () => {
     const files = ca.issue('session', ['session']);
     // A session service of its own, as a process: SIGKILLed, it cancels nothing; the runner sees the connection drop.
     const replica = [
@@ -228,12 +266,17 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     await until(() => !alive(left));
   });
 
-  it('keeps one user\'s commands out of another user\'s folder, home and processes: the read fails, the file does not appear', async () => {
+  it("keeps one user's commands out of another user's folder, home and processes: the read fails, the file does not appear", async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     // Bob's command takes his folder and writes there; a CLI of his keeps running with his provider key in its environment.
     const bob = await run(sandbox, bobProject, ['sh', '-c', 'echo bob-secret > secret.txt; echo bob-home > "$HOME/notes"'], undefined, 'bob-session');
     expect(bob.ended.exitCode).toBe(0);
-    const bobCli = sandbox.spawn({ sessionId: 'bob-session', folder: bobProject, argv: ['sh', '-c', 'echo $$ > cli.pid; exec cat'], env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-bob-only' } });
+    const bobCli = sandbox.spawn({
+      sessionId: 'bob-session',
+      folder: bobProject,
+      argv: ['sh', '-c', 'echo $$ > cli.pid; exec cat'],
+      env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-bob-only' },
+    });
     await until(() => existsSync(join(bobProject, 'cli.pid')));
     const bobPid = readFileSync(join(bobProject, 'cli.pid'), 'utf8').trim();
     try {
@@ -248,7 +291,8 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
       ];
       const alice = await run(sandbox, project, ['sh', '-c', tries.map((line) => `(${line}) 2>&1`).join('; ')]);
       expect(alice.output).toMatch(/Permission denied|Operation not permitted/);
-      for (const done of ['READ-SECRET', 'bob-secret', 'LISTED', 'WROTE', 'MOVED', 'READ-HOME', 'bob-home', 'READ-ENV', 'sk-bob-only', 'KILLED']) expect(alice.output).not.toContain(done);
+      for (const done of ['READ-SECRET', 'bob-secret', 'LISTED', 'WROTE', 'MOVED', 'READ-HOME', 'bob-home', 'READ-ENV', 'sk-bob-only', 'KILLED'])
+        expect(alice.output).not.toContain(done);
       expect(existsSync(join(bobProject, 'planted'))).toBe(false);
       expect(readFileSync(join(bobProject, 'secret.txt'), 'utf8')).toBe('bob-secret\n');
       expect(alive(Number(bobPid))).toBe(true);
@@ -264,7 +308,7 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     }
   });
 
-  it('keeps one session\'s commands out of another session\'s folder of the same user, and lets two sessions the user gave one folder share it', async () => {
+  it("keeps one session's commands out of another session's folder of the same user, and lets two sessions the user gave one folder share it", async () => {
     // The uids as the session service gives them: one per user and folder (sandbox_folders), in a database of its own.
     const database = await createTestDatabase({ migrationsDir: fileURLToPath(new URL('../../prisma/migrations', import.meta.url)) });
     const prisma = new PrismaClient({ adapter: new PrismaPg(new pg.Pool({ connectionString: database.url }), { disposeExternalPool: true }) });
@@ -280,20 +324,34 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
       for (const id of ['carol', 'dave']) await prisma.user.create({ data: { id, name: id, createdAt: at } });
       const sessions = { 'carol-1': ['carol', one], 'carol-2': ['carol', two], 'carol-3': ['carol', one], 'dave-1': ['dave', one] } as const;
       for (const [id, [userId, cwd]] of Object.entries(sessions)) {
-        await prisma.session.create({ data: { id, userId, cwd, title: id, provider: 'script', model: 'script', origin: 'hosted', state: 'idle', createdAt: at, lastActivityAt: at } });
+        await prisma.session.create({
+          data: { id, userId, cwd, title: id, provider: 'script', model: 'script', origin: 'hosted', state: 'idle', createdAt: at, lastActivityAt: at },
+        });
       }
       const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), prismaSandboxUids(prisma));
       const first = await run(sandbox, one, ['sh', '-c', 'echo carol-one-secret > secret.txt'], undefined, 'carol-1');
       expect(first.ended.exitCode).toBe(0);
-      cli = sandbox.spawn({ sessionId: 'carol-1', folder: one, argv: ['sh', '-c', 'echo $$ > cli.pid; exec cat'], env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-carol-one' } });
+      cli = sandbox.spawn({
+        sessionId: 'carol-1',
+        folder: one,
+        argv: ['sh', '-c', 'echo $$ > cli.pid; exec cat'],
+        env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-carol-one' },
+      });
       await until(() => existsSync(join(one, 'cli.pid')));
       const cliPid = readFileSync(join(one, 'cli.pid'), 'utf8').trim();
 
       // Session 2, the same user in another folder: its own uid, and session 1's folder and processes out of reach.
-      const tries = [`cat ${one}/secret.txt && echo READ-SECRET`, `ls ${one} && echo LISTED`, `echo planted > ${one}/planted && echo WROTE`, `cat /proc/${cliPid}/environ && echo READ-ENV`, `kill -9 ${cliPid} && echo KILLED`];
+      const tries = [
+        `cat ${one}/secret.txt && echo READ-SECRET`,
+        `ls ${one} && echo LISTED`,
+        `echo planted > ${one}/planted && echo WROTE`,
+        `cat /proc/${cliPid}/environ && echo READ-ENV`,
+        `kill -9 ${cliPid} && echo KILLED`,
+      ];
       const second = await run(sandbox, two, ['sh', '-c', `id -u; ${tries.map((line) => `(${line}) 2>&1`).join('; ')}`], undefined, 'carol-2');
       expect(second.output).toMatch(/Permission denied|Operation not permitted/);
-      for (const done of ['READ-SECRET', 'carol-one-secret', 'LISTED', 'WROTE', 'READ-ENV', 'sk-carol-one', 'KILLED']) expect(second.output).not.toContain(done);
+      for (const done of ['READ-SECRET', 'carol-one-secret', 'LISTED', 'WROTE', 'READ-ENV', 'sk-carol-one', 'KILLED'])
+        expect(second.output).not.toContain(done);
       expect(existsSync(join(one, 'planted'))).toBe(false);
       expect(alive(Number(cliPid))).toBe(true);
       // Nor may it run a command in session 1's folder.
@@ -324,14 +382,21 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     }
   });
 
-  it('streams a CLI process\'s stdin, stdout and end over one Exec call (Claude Code\'s, an ACP agent\'s)', async () => {
+  it("streams a CLI process's stdin, stdout and end over one Exec call (Claude Code's, an ACP agent's)", async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
-    const cli = sandbox.spawn({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', 'echo "key=$PROVIDER_KEY" >&2; exec cat'], env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-alice' } });
+    const cli = sandbox.spawn({
+      sessionId: 'alice-session',
+      folder: project,
+      argv: ['sh', '-c', 'echo "key=$PROVIDER_KEY" >&2; exec cat'],
+      env: { PATH: '/usr/bin:/bin', PROVIDER_KEY: 'sk-alice' },
+    });
     let stdout = '';
     let stderr = '';
     cli.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     cli.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const closed = new Promise<[number | null, string | null]>((resolve) => cli.once('close', (code: number | null, signal: string | null) => resolve([code, signal])));
+    const closed = new Promise<[number | null, string | null]>((resolve) =>
+      cli.once('close', (code: number | null, signal: string | null) => resolve([code, signal])),
+    );
     await new Promise((resolve) => cli.once('spawn', resolve));
     cli.stdin.write('{"jsonrpc":"2.0","id":1}\n');
     await until(() => stdout.includes('"id":1'));
@@ -345,7 +410,12 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
 
   it('killing a CLI (its call cancelled) ends its whole process group on the runner', async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
-    const cli = sandbox.spawn({ sessionId: 'alice-session', folder: project, argv: ['sh', '-c', 'sleep 300 & echo $! > exec-child.pid; echo $$ > exec.pid; cat'], env: { PATH: '/usr/bin:/bin' } });
+    const cli = sandbox.spawn({
+      sessionId: 'alice-session',
+      folder: project,
+      argv: ['sh', '-c', 'sleep 300 & echo $! > exec-child.pid; echo $$ > exec.pid; cat'],
+      env: { PATH: '/usr/bin:/bin' },
+    });
     const closed = new Promise((resolve) => cli.once('close', resolve));
     await until(() => existsSync(join(project, 'exec-child.pid')) && existsSync(join(project, 'exec.pid')));
     const pids = ['exec.pid', 'exec-child.pid'].map((file) => Number(readFileSync(join(project, file), 'utf8').trim()));
@@ -356,7 +426,7 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     expect(cli.killed).toBe(true);
   });
 
-  it('a CLI the runner refuses is an error, as a program that cannot start; one that is no session\'s has no user to run as', async () => {
+  it("a CLI the runner refuses is an error, as a program that cannot start; one that is no session's has no user to run as", async () => {
     const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const cli = sandbox.spawn({ sessionId: 'alice-session', folder: outside, argv: ['sh', '-c', 'touch escaped-cli'], env: {} });
     const error = await new Promise<Error>((resolve) => cli.once('error', resolve));
@@ -369,7 +439,7 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     expect(existsSync(join(project, 'by-nobody-cli'))).toBe(false);
   });
 
-  it('runs a Claude turn whose Claude Code process (the real CLI, through the provider\'s one port) lives on the runner as the session\'s user', async () => {
+  it("runs a Claude turn whose Claude Code process (the real CLI, through the provider's one port) lives on the runner as the session's user", async () => {
     const executable = findClaudeExecutable(undefined);
     expect(executable.reason).toBe('');
     // The model: a Messages API on loopback that answers every streamed request with one reply, and tells who asked.
@@ -383,7 +453,18 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(
           [
-            event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+            event('message_start', {
+              message: {
+                id: 'msg_1',
+                type: 'message',
+                role: 'assistant',
+                model: 'claude-opus-5-5',
+                content: [],
+                stop_reason: null,
+                stop_sequence: null,
+                usage: { input_tokens: 10, output_tokens: 1 },
+              },
+            }),
             event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
             event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello from the runner' } }),
             event('content_block_stop', { index: 0 }),
@@ -404,19 +485,50 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
       models: ['claude-opus-5-5'],
       gatewayUrl: 'http://127.0.0.1:9',
       cards: { raise: async () => 'card', awaitAnswer: async () => 'Deny', cancel: async () => undefined },
-      tasks: { refusal: () => undefined, where: () => '', start: async () => { throw new Error('no task here'); }, track: async () => ({ id: 't' }), progress: async () => {}, end: async () => {} } as never,
+      tasks: {
+        refusal: () => undefined,
+        where: () => '',
+        start: async () => {
+          throw new Error('no task here');
+        },
+        track: async () => ({ id: 't' }),
+        progress: async () => {},
+        end: async () => {},
+      } as never,
       sandbox: { unavailable: undefined, where: (folder) => sandbox.where(folder), spawn: (input) => (spawned.push(input.folder), sandbox.spawn(input)) },
       states: { get: async () => undefined, set: async () => {} },
       usage: { record: async () => {}, pause: async () => {} },
       logger: createLogger({ name: 'claude-on-runner', level: 'silent' }),
-      baseEnv: { PATH: '/usr/bin:/bin', ANTHROPIC_BASE_URL: apiUrl, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1' },
+      baseEnv: {
+        PATH: '/usr/bin:/bin',
+        ANTHROPIC_BASE_URL: apiUrl,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_AUTOUPDATER: '1',
+      },
       query,
       hasTranscript: async () => false,
       history: async () => [],
     });
     try {
-      const session = { id: 'alice-session', userId: 'alice', title: 'On the runner', provider: 'claude-api', model: 'claude-opus-5-5', effort: '', mode: 'agent' as const, cwd: project };
-      const reply = await provider.startTurn({ session, message: { id: 'm-1', text: 'Say hello' }, token: 'rly_s_t', signal: new AbortController().signal, clock: new ManualClock('2026-12-07T12:00:00.000Z'), emit: async () => {} });
+      const session = {
+        id: 'alice-session',
+        userId: 'alice',
+        title: 'On the runner',
+        provider: 'claude-api',
+        model: 'claude-opus-5-5',
+        effort: '',
+        mode: 'agent' as const,
+        cwd: project,
+      };
+      const reply = await provider.startTurn({
+        session,
+        message: { id: 'm-1', text: 'Say hello' },
+        token: 'rly_s_t',
+        signal: new AbortController().signal,
+        clock: new ManualClock('2026-12-07T12:00:00.000Z'),
+        emit: async () => {},
+      });
       expect(reply.text).toBe('Hello from the runner');
       expect(spawned).toEqual([project]);
       // Its process ran as alice's sandbox user: what it kept of the turn is in her private home on the runner.
@@ -427,7 +539,7 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
     }
   }, 60_000);
 
-  it('runs a Copilot turn whose runtime (the real one, through the provider\'s bridge) lives on the runner as the session\'s user, its command too', async () => {
+  it("runs a Copilot turn whose runtime (the real one, through the provider's bridge) lives on the runner as the session's user, its command too", async () => {
     const runtime = findCopilotRuntime(undefined);
     expect(runtime.reason).toBe('');
     // The uid of each copilot-runtime process in alice's folder while the model is asked: the runtime asking is one.
@@ -436,7 +548,8 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
         .filter((entry) => /^\d+$/.test(entry))
         .flatMap((pid) => {
           try {
-            if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('/copilot-runtime') || readlinkSync(`/proc/${pid}/cwd`) !== project) return [];
+            if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('/copilot-runtime') || readlinkSync(`/proc/${pid}/cwd`) !== project)
+              return [];
             return [Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1])];
           } catch {
             return [];
@@ -451,7 +564,12 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
         const last = body.messages.at(-1);
         if (last.role !== 'tool') {
           const call = { name: 'run_command', arguments: JSON.stringify({ command: 'id -u; touch by-copilot' }) };
-          return [chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: call }] }), chunk({}, 'tool_calls'), usageChunk(50, 5), DONE];
+          return [
+            chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: call }] }),
+            chunk({}, 'tool_calls'),
+            usageChunk(50, 5),
+            DONE,
+          ];
         }
         const said = typeof last.content === 'string' ? last.content : last.content.map((part: { text?: string }) => part.text ?? '').join('');
         return [chunk({ role: 'assistant', content: `the tool said: ${said.trim()}` }), chunk({}, 'stop'), usageChunk(50, 5), DONE];
@@ -475,8 +593,24 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
       logger: createLogger({ name: 'copilot-on-runner', level: 'silent' }),
     });
     try {
-      const session = { id: 'alice-session', userId: 'alice', title: 'On the runner', provider: 'copilot', model: 'gpt-5.4', effort: '', mode: 'agent' as const, cwd: project };
-      const reply = await provider.startTurn({ session, message: { id: 'm-1', text: 'Who are you?' }, token: 'rly_s_t', signal: new AbortController().signal, clock: new ManualClock('2026-12-07T12:00:00.000Z'), emit: async () => {} });
+      const session = {
+        id: 'alice-session',
+        userId: 'alice',
+        title: 'On the runner',
+        provider: 'copilot',
+        model: 'gpt-5.4',
+        effort: '',
+        mode: 'agent' as const,
+        cwd: project,
+      };
+      const reply = await provider.startTurn({
+        session,
+        message: { id: 'm-1', text: 'Who are you?' },
+        token: 'rly_s_t',
+        signal: new AbortController().signal,
+        clock: new ManualClock('2026-12-07T12:00:00.000Z'),
+        emit: async () => {},
+      });
       // The command ran on the runner, as alice's sandbox user, after the owner's Allow.
       expect(reply.text).toBe('the tool said: exit 0\n100001');
       expect(cards).toEqual(['approval']);
@@ -498,15 +632,21 @@ describe('the command runner, through the session service\'s RunnerSandbox over 
 
   it('refuses a caller whose certificate does not name session, and one with no client certificate', async () => {
     const gateway = clientAs('gateway', ca.issue('gateway', ['gateway']));
-    const forbidden = await callStream(gateway, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-gateway'], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
+    const forbidden = await callStream(gateway, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-gateway'], env: {}, uid: 100_001 })
+      .next()
+      .catch((error: unknown) => error);
     expect((forbidden as AppError).code).toBe('REMOTE_RELAY_FORBIDDEN');
     const sandbox = new RunnerSandbox(gateway, uids);
-    await expect(sandbox.start({ sessionId: 'alice-session', folder: project, argv: ['true'], env: {}, onOutput: () => undefined }).started).rejects.toThrow(/refused it/);
+    await expect(sandbox.start({ sessionId: 'alice-session', folder: project, argv: ['true'], env: {}, onOutput: () => undefined }).started).rejects.toThrow(
+      /refused it/,
+    );
 
     const { credentials } = await import('@grpc/grpc-js');
     const anonymous = new RunnerServiceClient(`127.0.0.1:${port}`, credentials.createSsl(readFileSync(ca.issue('nobody', ['nobody']).ca)));
     clients.push(anonymous);
-    const unauthenticated = await callStream(anonymous, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-nobody'], env: {}, uid: 100_001 }).next().catch((error: unknown) => error);
+    const unauthenticated = await callStream(anonymous, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-nobody'], env: {}, uid: 100_001 })
+      .next()
+      .catch((error: unknown) => error);
     expect((unauthenticated as AppError).code).toBe('REMOTE_RELAY_AUTH');
     expect(existsSync(join(project, 'by-gateway'))).toBe(false);
     expect(existsSync(join(project, 'by-nobody'))).toBe(false);

@@ -16,7 +16,11 @@ function fakeStore() {
     chunks,
     batches,
     failNext: (count: number) => (failures = count),
-    text: () => [...chunks.entries()].sort(([a], [b]) => a - b).map(([, data]) => data.toString()).join(''),
+    text: () =>
+      [...chunks.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([, data]) => data.toString())
+        .join(''),
     appendOutput: async (_taskId: string, batch: OutputBatch) => {
       if (failures > 0) {
         failures--;
@@ -37,7 +41,16 @@ describe('a task output log', () => {
     log.write(Buffer.from('one\n'), at);
     log.write(Buffer.from('two\n'), new Date(at.getTime() + 1000));
     await log.flush();
-    expect(store.batches).toEqual([{ chunks: [{ seq: 0, data: Buffer.from('one\ntwo\n') }], bytes: 8, lastOutputAt: new Date(at.getTime() + 1000), dropThroughSeq: undefined, droppedUnwritten: false, announce: true }]);
+    expect(store.batches).toEqual([
+      {
+        chunks: [{ seq: 0, data: Buffer.from('one\ntwo\n') }],
+        bytes: 8,
+        lastOutputAt: new Date(at.getTime() + 1000),
+        dropThroughSeq: undefined,
+        droppedUnwritten: false,
+        announce: true,
+      },
+    ]);
   });
 
   it('announces the output time (a task_output event) with the first batch, then at most once a minute of relay time', async () => {

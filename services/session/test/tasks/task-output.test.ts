@@ -33,7 +33,11 @@ describe('test-run counts from recorded runner output', () => {
     expect(parseTestCounts(go.slice(0, go.indexOf('--- FAIL')))).toEqual({ runner: 'go test', passed: 2, failed: 0, skipped: 0, final: false });
     expect(parseTestCounts('test_a.py ..F.s    [ 50%]\n')).toEqual({ runner: 'pytest', passed: 3, failed: 1, skipped: 1, final: false });
     expect(parseTestCounts(' ❯ a.test.ts (4 tests | 1 failed | 1 skipped) 9ms\n ✓ b.test.ts (3 tests) 2ms\n')).toEqual({
-      runner: 'vitest', passed: 5, failed: 1, skipped: 1, final: false,
+      runner: 'vitest',
+      passed: 5,
+      failed: 1,
+      skipped: 1,
+      final: false,
     });
   });
 
@@ -102,9 +106,11 @@ describe('credentials are blanked as in the console', () => {
     expect(redactCredentials(key)).toBe('-----BEGIN OPENSSH PRIVATE KEY----- [redacted] -----END OPENSSH PRIVATE KEY-----\nafter');
     expect(redactCredentials('-----BEGIN RSA PRIVATE KEY-----\nMIIEow')).not.toContain('MIIEow');
     // The kept end of an output that begins inside a key.
-    expect(redactCredentials('AAAAbm9uZQ\nb3BlbnNzaC1r\n-----END OPENSSH PRIVATE KEY-----\ndone\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----')).toBe(
-      '[redacted] -----END OPENSSH PRIVATE KEY-----\ndone\n-----BEGIN RSA PRIVATE KEY----- [redacted] -----END RSA PRIVATE KEY-----',
-    );
+    expect(
+      redactCredentials(
+        'AAAAbm9uZQ\nb3BlbnNzaC1r\n-----END OPENSSH PRIVATE KEY-----\ndone\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----',
+      ),
+    ).toBe('[redacted] -----END OPENSSH PRIVATE KEY-----\ndone\n-----BEGIN RSA PRIVATE KEY----- [redacted] -----END RSA PRIVATE KEY-----');
   });
 
   it('leaves ordinary output alone', () => {
@@ -118,7 +124,12 @@ describe('task rules', () => {
 
   it('stall: minutes since the last output (or the start), quiet from the relay setting on', () => {
     const lastOutputAt = new Date('2026-10-18T09:12:00.000Z');
-    expect(stallOf({ startedAt, lastOutputAt }, new Date('2026-10-18T09:26:30.000Z'), 10)).toEqual({ minutes: 14, since: lastOutputAt, quiet: true, quietAfterMinutes: 10 });
+    expect(stallOf({ startedAt, lastOutputAt }, new Date('2026-10-18T09:26:30.000Z'), 10)).toEqual({
+      minutes: 14,
+      since: lastOutputAt,
+      quiet: true,
+      quietAfterMinutes: 10,
+    });
     expect(stallOf({ startedAt, lastOutputAt: null }, new Date('2026-10-18T09:09:59.000Z'), 10)).toMatchObject({ minutes: 9, since: startedAt, quiet: false });
   });
 

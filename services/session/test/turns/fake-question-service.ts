@@ -44,7 +44,8 @@ export async function startFakeQuestionService(logger: Logger, credentials: Test
           ...serveUnary<Pick<Methods, 'raiseCard' | 'cancelCards'>>(logger, {
             raiseCard: async (request) => {
               // As the question service: a raise id raised before in the session answers that card.
-              const raised = request.raiseId === '' ? undefined : cards.find((c) => c.sessionId === request.sessionId && raiseIds.get(c.id) === request.raiseId);
+              const raised =
+                request.raiseId === '' ? undefined : cards.find((c) => c.sessionId === request.sessionId && raiseIds.get(c.id) === request.raiseId);
               if (raised !== undefined) return { card: raised };
               const card: Card = {
                 id: `card-${++next}`,

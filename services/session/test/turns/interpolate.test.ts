@@ -25,10 +25,14 @@ describe('interpolate', () => {
   });
 
   it('in JSON, escapes a placeholder inside a string literal and inserts one outside as it is', () => {
-    const json = interpolate('{"action":"send","text":"Reply to: {{result.reply.text}}","payload":{{result.sessions}},"n":{{result.count}}}', {
-      result,
-      answer: '',
-    }, { json: true });
+    const json = interpolate(
+      '{"action":"send","text":"Reply to: {{result.reply.text}}","payload":{{result.sessions}},"n":{{result.count}}}',
+      {
+        result,
+        answer: '',
+      },
+      { json: true },
+    );
     expect(JSON.parse(json)).toEqual({ action: 'send', text: 'Reply to: He said "hi"\nthen left', payload: [{ id: 'a' }, { id: 'b' }], n: 2 });
   });
 

@@ -4,14 +4,9 @@ import { parseScript, parseSeconds } from '../../src/adapters/providers/script/p
 describe('parseScript', () => {
   it('reads every kind of step, in order, with its line number', () => {
     const script = parseScript(
-      [
-        'reply Hello there',
-        'relay_tool {"action":"list_sessions"}',
-        'wait 2.5',
-        'ask_user Ship it? | Yes | No',
-        'fail out of coffee',
-        'task npm test',
-      ].join('\n'),
+      ['reply Hello there', 'relay_tool {"action":"list_sessions"}', 'wait 2.5', 'ask_user Ship it? | Yes | No', 'fail out of coffee', 'task npm test'].join(
+        '\n',
+      ),
     );
     expect(script.problems).toEqual([]);
     expect(script.steps).toEqual([

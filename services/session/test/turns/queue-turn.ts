@@ -10,7 +10,13 @@ import { until } from '../until.ts';
  * Queues `text` in the session at `queuedAt`: its message and its queued turn in one transaction (with
  * `sessionRunning`, the session's state running_turn too); the turn's id.
  */
-export async function queueTurn(prisma: PrismaClient, sessionId: string, text: string, queuedAt: Date, options: { sessionRunning?: boolean } = {}): Promise<string> {
+export async function queueTurn(
+  prisma: PrismaClient,
+  sessionId: string,
+  text: string,
+  queuedAt: Date,
+  options: { sessionRunning?: boolean } = {},
+): Promise<string> {
   const turnId = randomUUID();
   const messageId = randomUUID();
   await prisma.$transaction(async (tx) => {
@@ -23,8 +29,11 @@ export async function queueTurn(prisma: PrismaClient, sessionId: string, text: s
 
 /** Polls until the turn has one of `statuses` (real time, generous limit; nothing asserts on how long); its row. */
 export function untilTurnStatus(prisma: PrismaClient, turnId: string, ...statuses: string[]) {
-  return until(async () => {
-    const row = await prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
-    return statuses.includes(row.status) ? row : undefined;
-  }, `turn ${turnId} is ${statuses.join(' or ')}`);
+  return until(
+    async () => {
+      const row = await prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
+      return statuses.includes(row.status) ? row : undefined;
+    },
+    `turn ${turnId} is ${statuses.join(' or ')}`,
+  );
 }

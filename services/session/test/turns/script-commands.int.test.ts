@@ -98,7 +98,18 @@ afterAll(async () => {
 async function newSession(title: string): Promise<string> {
   const id = randomUUID();
   await prisma.session.create({
-    data: { id, userId: ownerId, title, provider: 'script', model: 'script-1', origin: 'hosted', state: 'idle', cwd: workDir, createdAt: clock.now(), lastActivityAt: clock.now() },
+    data: {
+      id,
+      userId: ownerId,
+      title,
+      provider: 'script',
+      model: 'script-1',
+      origin: 'hosted',
+      state: 'idle',
+      cwd: workDir,
+      createdAt: clock.now(),
+      lastActivityAt: clock.now(),
+    },
   });
   return id;
 }
@@ -113,7 +124,9 @@ async function queue(sessionId: string, text: string, options: { mode: 'agent' |
       : { originRelay: 'desk', originSessionId: options.fromSession, originSessionTitle: 'Lead', model: 'script-1', hops: 1, viaRelays: [] };
   const from = options.fromSession === undefined ? {} : { provenance, senderSessionId: options.fromSession };
   await prisma.$transaction(async (tx) => {
-    await tx.message.create({ data: { id: messageId, sessionId, role: options.fromSession === undefined ? 'user' : 'agent', text, createdAt: clock.now(), ...from } });
+    await tx.message.create({
+      data: { id: messageId, sessionId, role: options.fromSession === undefined ? 'user' : 'agent', text, createdAt: clock.now(), ...from },
+    });
     await tx.turn.create({ data: { id: turnId, sessionId, messageId, status: 'queued', mode: options.mode, queuedAt: clock.now(), ...from } });
     await tx.session.update({ where: { id: sessionId }, data: { state: 'running_turn' } });
   });
@@ -121,10 +134,13 @@ async function queue(sessionId: string, text: string, options: { mode: 'agent' |
 }
 
 const turnIn = (turnId: string, ...statuses: string[]) =>
-  until(async () => {
-    const row = await prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
-    return statuses.includes(row.status) ? row : undefined;
-  }, `turn ${turnId} is ${statuses.join(' or ')}`);
+  until(
+    async () => {
+      const row = await prisma.turn.findUniqueOrThrow({ where: { id: turnId } });
+      return statuses.includes(row.status) ? row : undefined;
+    },
+    `turn ${turnId} is ${statuses.join(' or ')}`,
+  );
 
 const cardOf = (sessionId: string) => until(async () => questionService.cards.find((card) => card.sessionId === sessionId), `a card shows in ${sessionId}`);
 
@@ -135,7 +151,17 @@ describe('a script task waits on the owner’s Allow', () => {
 
     const waiting = await turnIn(turnId, 'waiting_for_answer');
     const card = await cardOf(sessionId);
-    expect(card).toMatchObject({ userId: ownerId, kind: CardKind.CARD_KIND_APPROVAL, title: 'script-1 wants to run a command', lines: [`Folder: ${workDir}`, 'Command: echo built > out.txt', `Runs in: bubblewrap sandbox — reads and writes only ${workDir}; no relay file, process or secret`], options: [] });
+    expect(card).toMatchObject({
+      userId: ownerId,
+      kind: CardKind.CARD_KIND_APPROVAL,
+      title: 'script-1 wants to run a command',
+      lines: [
+        `Folder: ${workDir}`,
+        'Command: echo built > out.txt',
+        `Runs in: bubblewrap sandbox — reads and writes only ${workDir}; no relay file, process or secret`,
+      ],
+      options: [],
+    });
     expect(waiting.pendingQuestions).toEqual([{ id: card.id, kind: 'ask_user', question: card.title, options: ['Allow', 'Deny'] }]);
     expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
 
@@ -147,17 +173,20 @@ describe('a script task waits on the owner’s Allow', () => {
     expect(await readFile(join(workDir, 'out.txt'), 'utf8')).toBe('built\n');
   });
 
-  it.each(['agent', 'ask'] as const)('another session’s agent prompting in %s mode: the card goes to the owner; Deny runs nothing and the script reads why', async (mode) => {
-    const leadId = await newSession('Lead');
-    const sessionId = await newSession('Worker');
-    const turnId = await queue(sessionId, `task touch denied-${mode}\nreply {{result.code}}: {{result.error}}`, { mode, fromSession: leadId });
+  it.each(['agent', 'ask'] as const)(
+    'another session’s agent prompting in %s mode: the card goes to the owner; Deny runs nothing and the script reads why',
+    async (mode) => {
+      const leadId = await newSession('Lead');
+      const sessionId = await newSession('Worker');
+      const turnId = await queue(sessionId, `task touch denied-${mode}\nreply {{result.code}}: {{result.error}}`, { mode, fromSession: leadId });
 
-    const card = await cardOf(sessionId);
-    expect(card).toMatchObject({ userId: ownerId, kind: CardKind.CARD_KIND_APPROVAL });
-    questionService.deny(card.id);
-    const done = await turnIn(turnId, 'done', 'error');
-    expect(done).toMatchObject({ status: 'done', replyText: 'REMOTE_RELAY_PERMISSION: The user chose Deny: the command did not run.' });
-    expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
-    await expect(readFile(join(workDir, `denied-${mode}`))).rejects.toMatchObject({ code: 'ENOENT' });
-  });
+      const card = await cardOf(sessionId);
+      expect(card).toMatchObject({ userId: ownerId, kind: CardKind.CARD_KIND_APPROVAL });
+      questionService.deny(card.id);
+      const done = await turnIn(turnId, 'done', 'error');
+      expect(done).toMatchObject({ status: 'done', replyText: 'REMOTE_RELAY_PERMISSION: The user chose Deny: the command did not run.' });
+      expect(await prisma.task.count({ where: { sessionId } })).toBe(0);
+      await expect(readFile(join(workDir, `denied-${mode}`))).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+  );
 });

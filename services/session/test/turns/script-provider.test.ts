@@ -83,7 +83,13 @@ function turn(text: string, options: TurnOptions = {}) {
 }
 
 async function settled<T>(promise: Promise<T>): Promise<'pending' | 'settled'> {
-  return Promise.race([promise.then(() => 'settled' as const, () => 'settled' as const), new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
+  return Promise.race([
+    promise.then(
+      () => 'settled' as const,
+      () => 'settled' as const,
+    ),
+    new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending'))),
+  ]);
 }
 
 describe('the script provider', () => {
@@ -123,8 +129,12 @@ describe('the script provider', () => {
   it('ask_user raises a card in its own session, reports the question while it waits, and goes on with the answer', async () => {
     const { reply, events, cards } = turn('ask_user Ship {{answer}}tonight? | Tonight | Wait\nreply You chose {{answer}}.');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(cards.raised).toEqual([{ kind: 'question', userId: 'u-1', sessionId: 's-1', raiseId: 'm-1:1', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
-    expect(events).toEqual([{ type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }]);
+    expect(cards.raised).toEqual([
+      { kind: 'question', userId: 'u-1', sessionId: 's-1', raiseId: 'm-1:1', question: 'Ship tonight?', options: ['Tonight', 'Wait'] },
+    ]);
+    expect(events).toEqual([
+      { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } },
+    ]);
     cards.answer('card-1', 'Tonight');
     expect(await reply).toEqual({ text: 'You chose Tonight.', model: 'script-1' });
     expect(events.slice(1)).toEqual([
@@ -158,7 +168,7 @@ describe('the script provider', () => {
   });
 });
 
-describe('a task step (a command) runs only on the session owner\'s Allow', () => {
+describe("a task step (a command) runs only on the session owner's Allow", () => {
   const tick = () => new Promise((resolve) => setImmediate(resolve));
   const ORIGINS = {
     'the owner': '',
@@ -174,7 +184,16 @@ describe('a task step (a command) runs only on the session owner\'s Allow', () =
     await tick();
     const title = 'script-1 wants to run a command';
     const line = header === '' ? 1 : 2;
-    expect(cards.raised).toEqual([{ kind: 'approval', userId: 'u-1', sessionId: 's-1', raiseId: `m-1:${line}`, title, lines: ['Folder: /tmp', 'Command: npm test', 'Runs in: test sandbox of /tmp'] }]);
+    expect(cards.raised).toEqual([
+      {
+        kind: 'approval',
+        userId: 'u-1',
+        sessionId: 's-1',
+        raiseId: `m-1:${line}`,
+        title,
+        lines: ['Folder: /tmp', 'Command: npm test', 'Runs in: test sandbox of /tmp'],
+      },
+    ]);
     expect(events).toEqual([
       { type: 'tool_call', name: 'task', input: { command: 'npm test' } },
       { type: 'question_raised', question: { id: 'card-1', kind: 'ask_user', question: title, options: ['Allow', 'Deny'] } },

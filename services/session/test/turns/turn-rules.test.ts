@@ -82,7 +82,12 @@ describe('planClaim', () => {
 
 describe('how turns end', () => {
   it('a reply is done with its text and model', () => {
-    expect(endTurnAs({ kind: 'replied', text: 'All green.', model: 'script-1' })).toEqual({ status: 'done', replyText: 'All green.', replyModel: 'script-1', error: '' });
+    expect(endTurnAs({ kind: 'replied', text: 'All green.', model: 'script-1' })).toEqual({
+      status: 'done',
+      replyText: 'All green.',
+      replyModel: 'script-1',
+      error: '',
+    });
   });
 
   it('a failure is an error with its message; a dead or stopping relay says to send it again', () => {

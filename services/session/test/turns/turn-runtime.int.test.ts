@@ -249,10 +249,13 @@ async function turnRow(turnId: string) {
 }
 
 async function untilStatus(turnId: string, ...statuses: string[]) {
-  return until(async () => {
-    const row = await turnRow(turnId);
-    return statuses.includes(row.status) ? row : undefined;
-  }, `turn ${turnId} is ${statuses.join(' or ')}`);
+  return until(
+    async () => {
+      const row = await turnRow(turnId);
+      return statuses.includes(row.status) ? row : undefined;
+    },
+    `turn ${turnId} is ${statuses.join(' or ')}`,
+  );
 }
 
 /**
@@ -296,12 +299,24 @@ describe('the turn runner with the script provider', () => {
     const sessionId = await newSession();
     const { turnId, messageId } = await queue(
       sessionId,
-      ['[Remote prompt from an agent on relay "desk" · session "Lead" · script-1 · acting for the user]', 'reply Looking.', `relay_tool {"action":"list_sessions","session":"${sessionId}"}`, 'reply Found {{result.action}} for {{result.args.session}}.'].join('\n'),
+      [
+        '[Remote prompt from an agent on relay "desk" · session "Lead" · script-1 · acting for the user]',
+        'reply Looking.',
+        `relay_tool {"action":"list_sessions","session":"${sessionId}"}`,
+        'reply Found {{result.action}} for {{result.args.session}}.',
+      ].join('\n'),
     );
     startRunner();
 
     const row = await untilStatus(turnId, 'done', 'error', 'stopped');
-    expect(row).toMatchObject({ status: 'done', replyText: `Looking.\nFound list_sessions for ${sessionId}.`, replyModel: 'script-1', error: '', inFlight: '', leaseUntil: null });
+    expect(row).toMatchObject({
+      status: 'done',
+      replyText: `Looking.\nFound list_sessions for ${sessionId}.`,
+      replyModel: 'script-1',
+      error: '',
+      inFlight: '',
+      leaseUntil: null,
+    });
 
     const call = gateway.calls.find((c) => c.args['session'] === sessionId);
     expect(call?.args).toEqual({ action: 'list_sessions', session: sessionId });
@@ -328,7 +343,11 @@ describe('the turn runner with the script provider', () => {
     const withResult = await queue(sessionId, `relay_tool {"action":"relay_info","session":"${sessionId}"}`);
     const without = await queue(sessionId, '# nothing to do\nwait 0');
     startRunner();
-    expect(JSON.parse((await untilStatus(withResult.turnId, 'done')).replyText)).toEqual({ ok: true, action: 'relay_info', args: { action: 'relay_info', session: sessionId } });
+    expect(JSON.parse((await untilStatus(withResult.turnId, 'done')).replyText)).toEqual({
+      ok: true,
+      action: 'relay_info',
+      args: { action: 'relay_info', session: sessionId },
+    });
     expect((await untilStatus(without.turnId, 'done')).replyText).toBe('ok');
   });
 
@@ -455,7 +474,9 @@ describe('the turn runner with the script provider', () => {
     await untilParked(turnId, 'long');
     await runner.drain(0);
     expect(await turnRow(turnId)).toMatchObject({ status: 'error', error: RELAY_STOPPED_ERROR, inFlight: '' });
-    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([
+      expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR }),
+    ]);
   });
 
   it('StopTurn refuses the caller’s own conversation and another user’s session, and changes nothing', async () => {
@@ -485,7 +506,9 @@ describe('the turn runner with the script provider', () => {
     const row = await untilStatus(turnId, 'error');
     expect(row).toMatchObject({ error: RELAY_STOPPED_ERROR, runnerId: dying.runnerId, inFlight: '' });
     expect(survivor.runningTurnIds()).not.toContain(turnId);
-    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR })]);
+    expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([
+      expect.objectContaining({ status: 'TURN_STATUS_ERROR', text: RELAY_STOPPED_ERROR }),
+    ]);
     expect((await prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).state).toBe('idle');
 
     // The dead runner coming back to life cannot touch the turn again.
@@ -515,7 +538,9 @@ describe('the turn runner with the script provider', () => {
     expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'a\nYes', runnerId: staying.runnerId });
     expect(await outboxEvents(SessionEvents.TURN_STARTED.subject, turnId)).toHaveLength(1);
     expect(await outboxEvents(SessionEvents.TURN_ENDED.subject, turnId)).toEqual([expect.objectContaining({ status: 'TURN_STATUS_DONE' })]);
-    const asked = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.QUESTION_ASKED.subject } })).map((row) => row.payload as Record<string, unknown>);
+    const asked = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.QUESTION_ASKED.subject } })).map(
+      (row) => row.payload as Record<string, unknown>,
+    );
     expect(asked.filter((payload) => payload['sessionId'] === sessionId)).toHaveLength(1);
     expect(await prisma.message.count({ where: { sessionId, role: 'assistant' } })).toBe(1);
   });
@@ -560,9 +585,13 @@ describe('the turn runner with the script provider', () => {
     expect(await untilStatus(read.turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'a\nlist_sessions', runnerId: staying.runnerId });
     const ended = await untilStatus(write.turnId, 'done', 'error');
     expect(ended.status).toBe('error');
-    expect(ended.error).toMatch(/^script-1: line 2: relay_tool send was under way when the relay handed this turn to another of its replicas; it is not done twice/);
+    expect(ended.error).toMatch(
+      /^script-1: line 2: relay_tool send was under way when the relay handed this turn to another of its replicas; it is not done twice/,
+    );
     expect([made('send'), made('list_sessions')]).toEqual([sendsBefore + 1, listsBefore + 2]);
-    expect(await prisma.message.findMany({ where: { sessionId: writing, role: 'error' }, select: { text: true } })).toEqual([{ text: expect.stringContaining('relay_tool send was under way') }]);
+    expect(await prisma.message.findMany({ where: { sessionId: writing, role: 'error' }, select: { text: true } })).toEqual([
+      { text: expect.stringContaining('relay_tool send was under way') },
+    ]);
   });
 
   it('takes over the script turn of a runner that died once its lease ran out, and goes on from its step', async () => {
@@ -603,7 +632,10 @@ describe('the turn runner with the script provider', () => {
     startRunner();
     await untilParked(turnId, 'working');
     for (let i = 0; i < 7; i++) clock.advance(9_000);
-    expect(await untilStatus(turnId, 'error', 'done')).toMatchObject({ status: 'error', error: "the turn ran longer than this relay's Max turn duration (1 minute)" });
+    expect(await untilStatus(turnId, 'error', 'done')).toMatchObject({
+      status: 'error',
+      error: "the turn ran longer than this relay's Max turn duration (1 minute)",
+    });
   });
 
   it('ask_user raises a question card, waits for the answer as waiting_for_answer, then goes on with it', async () => {
@@ -615,8 +647,12 @@ describe('the turn runner with the script provider', () => {
     const card = questionService.cards.find((c) => c.sessionId === sessionId);
     expect(card).toMatchObject({ userId, kind: CardKind.CARD_KIND_QUESTION, title: 'Ship tonight?', options: ['Tonight', 'Wait'] });
     expect(waiting.pendingQuestions).toEqual([{ id: card!.id, kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] }]);
-    const asked = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.QUESTION_ASKED.subject } })).map((row) => row.payload as Record<string, unknown>);
-    expect(asked).toContainEqual(expect.objectContaining({ sessionId, userId, question: { id: card!.id, kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }));
+    const asked = (await prisma.outboxMessage.findMany({ where: { subject: SessionEvents.QUESTION_ASKED.subject } })).map(
+      (row) => row.payload as Record<string, unknown>,
+    );
+    expect(asked).toContainEqual(
+      expect.objectContaining({ sessionId, userId, question: { id: card!.id, kind: 'ask_user', question: 'Ship tonight?', options: ['Tonight', 'Wait'] } }),
+    );
 
     questionService.answer(card!.id, 'Tonight');
     expect(await untilStatus(turnId, 'done', 'error')).toMatchObject({ status: 'done', replyText: 'You chose Tonight.', pendingQuestions: [] });

@@ -11,7 +11,15 @@ const NOW = new Date('2026-12-03T10:00:00.000Z');
 const RUNNER = 'runner-1';
 
 /** A turn in the fake store: whose runner holds it, whether its lease ran out, and its resume point if it has one. */
-type FakeTurn = { sessionId: string; userId: string; messageId: string; runnerId: string; expired: boolean; questions: PendingQuestion[]; resume?: { step: number } };
+type FakeTurn = {
+  sessionId: string;
+  userId: string;
+  messageId: string;
+  runnerId: string;
+  expired: boolean;
+  questions: PendingQuestion[];
+  resume?: { step: number };
+};
 
 /**
  * The TurnTransaction port in memory: it keeps the statements in the order the use case ran them (so the lock order
@@ -138,7 +146,13 @@ describe('claimNextTurn', () => {
     const store = new FakeTurnStore();
     store.queued = queued({ stopRequested: true });
     expect(await claim(store)).toEqual({ kind: 'ended', turnId: 't-1' });
-    expect(store.statements).toEqual(['claimCandidate', 'markClaimedEnded t-1 stopped ', 'countUnfinishedTurns', 'updateSession s-1', 'recordEvent turn_ended']);
+    expect(store.statements).toEqual([
+      'claimCandidate',
+      'markClaimedEnded t-1 stopped ',
+      'countUnfinishedTurns',
+      'updateSession s-1',
+      'recordEvent turn_ended',
+    ]);
     expect(store.sessions.get('s-1')).toEqual({ state: 'idle', newMessages: 0 });
     expect(store.events[0]).toMatchObject({ type: 'turn_ended', status: 'stopped', text: '', senderSessionId: 's-sender' });
   });
@@ -169,7 +183,15 @@ describe('endTurn', () => {
     store.otherUnfinished = 1;
     const reply = 'x'.repeat(600);
     expect(await endTurn(store.deps, 't-1', RUNNER, endTurnAs({ kind: 'replied', text: reply, model: 'model-a' }), NOW)).toBe(true);
-    expect(store.statements).toEqual(['sessionOfTurn', 'lockSession s-1', 'endRunningTurn t-1', 'appendMessage', 'countUnfinishedTurns', 'updateSession s-1', 'recordEvent turn_ended']);
+    expect(store.statements).toEqual([
+      'sessionOfTurn',
+      'lockSession s-1',
+      'endRunningTurn t-1',
+      'appendMessage',
+      'countUnfinishedTurns',
+      'updateSession s-1',
+      'recordEvent turn_ended',
+    ]);
     expect(store.messages).toEqual([{ sessionId: 's-1', role: 'assistant', text: reply, model: 'model-a' }]);
     // Another turn is queued: the session stays at work.
     expect(store.sessions.get('s-1')).toEqual({ state: 'running_turn', newMessages: 1 });
@@ -222,7 +244,13 @@ describe('raiseQuestion and settleQuestion', () => {
     expect(store.turns.get('t-1')!.questions).toEqual([card]);
     expect(store.events).toMatchObject([{ type: 'question_asked', sessionId: 's-1', userId: 'u-1', question: card, occurredAt: NOW }]);
     await settleQuestion(store.deps, 't-1', RUNNER, 'card-1');
-    expect(store.statements).toEqual(['lockRunningTurn t-1', 'setQuestions t-1 waiting_for_answer', 'recordEvent question_asked', 'lockRunningTurn t-1', 'setQuestions t-1 running']);
+    expect(store.statements).toEqual([
+      'lockRunningTurn t-1',
+      'setQuestions t-1 waiting_for_answer',
+      'recordEvent question_asked',
+      'lockRunningTurn t-1',
+      'setQuestions t-1 running',
+    ]);
   });
 
   it('does nothing to a turn that is not this runner’s', async () => {

@@ -44,7 +44,10 @@ function deps(stopped = true) {
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof AppError)) throw new Error('expected an AppError');
   return error.code;
 }
@@ -119,7 +122,9 @@ describe('waitForTurn', () => {
   it('ends without a result when the caller goes away', async () => {
     const signals = new TurnSignals();
     const abort = new AbortController();
-    const waiting = collect(waitForTurn({ turns: { findTurn: async () => turn }, signals, clock: new ManualClock('2026-11-30T10:00:00Z') }, turn, 60, abort.signal));
+    const waiting = collect(
+      waitForTurn({ turns: { findTurn: async () => turn }, signals, clock: new ManualClock('2026-11-30T10:00:00Z') }, turn, 60, abort.signal),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     abort.abort();
     expect(await waiting).toEqual([]);

@@ -27,7 +27,16 @@ const create = (request: Partial<CreateSessionRequest>) => callUnary(h.client, '
 
 /** A claude-api turn of this month that cost `usd`. */
 async function spend(usd: number, messageId: string): Promise<void> {
-  await ledger.record({ messageId, sessionId: 's-any', provider: 'claude-api', model: 'claude-opus-5-5', inputTokens: 1000, outputTokens: 200, costUsd: usd, recordedAt: NOW });
+  await ledger.record({
+    messageId,
+    sessionId: 's-any',
+    provider: 'claude-api',
+    model: 'claude-opus-5-5',
+    inputTokens: 1000,
+    outputTokens: 200,
+    costUsd: usd,
+    recordedAt: NOW,
+  });
 }
 
 describe('the claude-api monthly cap', () => {
@@ -38,7 +47,13 @@ describe('the claude-api monthly cap', () => {
     expect(info.providers.find((p) => p.id === 'claude-api')).toMatchObject({ available: true, reason: '' });
     const usage = info.usage!.providers.find((p) => p.provider === 'claude-api')!;
     expect(usage.status).toBe('ok');
-    expect(usage.meters.find((m) => m.name === 'cost_usd')).toMatchObject({ used: 4, allowance: 10, remaining: 6, utilization: 0.4, resetsAt: new Date('2026-12-01T00:00:00.000Z') });
+    expect(usage.meters.find((m) => m.name === 'cost_usd')).toMatchObject({
+      used: 4,
+      allowance: 10,
+      remaining: 6,
+      utilization: 0.4,
+      resetsAt: new Date('2026-12-01T00:00:00.000Z'),
+    });
     expect(usage.meters.find((m) => m.name === 'tokens')).toMatchObject({ used: 1200 });
     expect(JSON.stringify(info)).not.toMatch(/sk-ant-secret|ghp-secret|sk-image/);
   });
@@ -95,7 +110,10 @@ describe('providers configured but not runnable here', () => {
     const userId = await h.newUser();
     const info = await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false });
     expect(info.providers.find((p) => p.id === 'copilot')).toMatchObject({ available: false, reason: 'this relay cannot run Copilot sessions yet' });
-    expect(info.usage!.providers.find((p) => p.provider === 'copilot')).toMatchObject({ status: 'not_set_up', reason: 'this relay cannot run Copilot sessions yet' });
+    expect(info.usage!.providers.find((p) => p.provider === 'copilot')).toMatchObject({
+      status: 'not_set_up',
+      reason: 'this relay cannot run Copilot sessions yet',
+    });
     const error = await refusal(create({ userId, text: 'hello', provider: 'copilot', model: 'gpt-5.4', cwd: '/home/dev/shop' }));
     expect(error.code).toBe('REMOTE_RELAY_PROVIDER_UNAVAILABLE');
   });

@@ -33,7 +33,9 @@ const provider = (id: string, family: ProviderInfo['family'], available = true):
   efforts: [],
 });
 /** claude (cost tracked), openai without prices (tokens only), script (not tracked), deepseek (not set up, unused). */
-const catalogue = { providers: async () => [provider('claude', 'claude'), provider('openai', 'openai'), provider('script', 'script'), provider('deepseek', 'deepseek', false)] };
+const catalogue = {
+  providers: async () => [provider('claude', 'claude'), provider('openai', 'openai'), provider('script', 'script'), provider('deepseek', 'deepseek', false)],
+};
 
 let database: TestDatabase;
 let prisma: PrismaClient;
@@ -103,13 +105,21 @@ describe('the daily usage series', () => {
     expect(report.providers[1]).toMatchObject({ provider: 'openai', costTracked: false });
     expect(report.providers[1]!.days.at(-1)).toEqual({ day: '2026-11-30', inputTokens: 50, outputTokens: 5, costUsd: 0, turns: 1 });
     expect(report.providers[1]!.days.slice(0, 6).every((day) => day.turns === 0 && day.inputTokens === 0)).toBe(true);
-    expect(report.providers[2]!.days.find((day) => day.day === '2026-11-25')).toEqual({ day: '2026-11-25', inputTokens: 7, outputTokens: 3, costUsd: 0.01, turns: 1 });
+    expect(report.providers[2]!.days.find((day) => day.day === '2026-11-25')).toEqual({
+      day: '2026-11-25',
+      inputTokens: 7,
+      outputTokens: 3,
+      costUsd: 0.01,
+      turns: 1,
+    });
   });
 
   it('one day is today alone; the day before the window is never counted', async () => {
     const report = await getDailyUsage(deps(), { days: 1 }, new Date('2026-11-27T00:00:00.000Z'));
     expect(report.days).toEqual(['2026-11-27']);
-    expect(report.providers.find((p) => p.provider === 'claude')!.days).toEqual([{ day: '2026-11-27', inputTokens: 1_300, outputTokens: 130, costUsd: 2.25, turns: 2 }]);
+    expect(report.providers.find((p) => p.provider === 'claude')!.days).toEqual([
+      { day: '2026-11-27', inputTokens: 1_300, outputTokens: 130, costUsd: 2.25, turns: 2 },
+    ]);
     // Nothing of openai's or retired's on that day: openai (set up) shows zeros; retired (not configured) is left out.
     expect(report.providers.map((p) => p.provider)).toEqual(['claude', 'openai']);
   });

@@ -36,7 +36,8 @@ let baseUrl: string;
 
 /** One streamed answer, then the usage chunk as OpenAI sends it with include_usage (cached tokens in prompt_tokens_details). */
 function answer(model: string): string {
-  const chunk = (body: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model, ...body })}\n\n`;
+  const chunk = (body: Record<string, unknown>) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_764_000_000, model, ...body })}\n\n`;
   return (
     chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Done.' }, finish_reason: null }] }) +
     chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
@@ -98,10 +99,15 @@ describe('the cost of an OpenAI-compatible endpoint’s turns', () => {
   it('is its tokens at the configured price, reaches the usage report, and is not reported for a model without a price', async () => {
     // Configured as an operator would: grok prices grok-4 only; ollama has no prices.
     const config = loadConfig({
-  ...CREDENTIALS,
+      ...CREDENTIALS,
       DATABASE_URL: database.url,
       RELAY_OPENAI_ENDPOINTS: JSON.stringify([
-        { id: 'grok', baseUrl, models: ['grok-4', 'grok-4-mini'], prices: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } } },
+        {
+          id: 'grok',
+          baseUrl,
+          models: ['grok-4', 'grok-4-mini'],
+          prices: { 'grok-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.75 } },
+        },
         { id: 'ollama', baseUrl, models: ['llama4'] },
       ]),
       RELAY_USAGE_ALLOWANCES: JSON.stringify({ grok: { monthlyUsd: 1 } }),

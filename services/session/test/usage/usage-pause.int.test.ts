@@ -109,7 +109,18 @@ function startReplica(): TurnRunner {
 async function newSession(provider: string): Promise<string> {
   const id = randomUUID();
   await prisma.session.create({
-    data: { id, userId, title: provider, provider, model: `${provider}-1`, origin: 'hosted', state: 'idle', cwd: '/tmp', createdAt: clock.now(), lastActivityAt: clock.now() },
+    data: {
+      id,
+      userId,
+      title: provider,
+      provider,
+      model: `${provider}-1`,
+      origin: 'hosted',
+      state: 'idle',
+      cwd: '/tmp',
+      createdAt: clock.now(),
+      lastActivityAt: clock.now(),
+    },
   });
   return id;
 }
@@ -117,7 +128,8 @@ async function newSession(provider: string): Promise<string> {
 let queuedCount = 0;
 
 /** Queues a message as SendMessage does, the session running; returns the turn id. */
-const queue = (sessionId: string, text: string): Promise<string> => queueTurn(prisma, sessionId, text, new Date(clock.now().getTime() + queuedCount++), { sessionRunning: true });
+const queue = (sessionId: string, text: string): Promise<string> =>
+  queueTurn(prisma, sessionId, text, new Date(clock.now().getTime() + queuedCount++), { sessionRunning: true });
 
 const untilStatus = (turnId: string, ...statuses: string[]) => untilTurnStatus(prisma, turnId, ...statuses);
 

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderInfo } from '../../src/domain/catalogue/provider-catalogue.ts';
-import { buildUsageReport, hasPlanCap, heldProviders, metersOf, monthStart, nextMonthStart, planRefusal, tracksCost, type UsageTotals } from '../../src/domain/usage/usage.ts';
+import {
+  buildUsageReport,
+  hasPlanCap,
+  heldProviders,
+  metersOf,
+  monthStart,
+  nextMonthStart,
+  planRefusal,
+  tracksCost,
+  type UsageTotals,
+} from '../../src/domain/usage/usage.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
 
@@ -8,7 +18,12 @@ function provider(id: string, family: ProviderInfo['family'], available = true, 
   return { id, name: id, family, available, reason, reasonCode: '', defaultModel: '', models: [], modelsKnown: true, efforts: [] };
 }
 
-const totals = (provider: string, inputTokens: number, outputTokens: number, costUsd: number): UsageTotals => ({ provider, inputTokens, outputTokens, costUsd });
+const totals = (provider: string, inputTokens: number, outputTokens: number, costUsd: number): UsageTotals => ({
+  provider,
+  inputTokens,
+  outputTokens,
+  costUsd,
+});
 
 describe('the month the meters count', () => {
   it.each([
@@ -46,7 +61,14 @@ describe('metersOf', () => {
   });
 
   it('without an allowance shows what was used only', () => {
-    expect(metersOf(undefined, undefined, NOW)[0]).toEqual({ name: 'tokens', used: 0, allowance: null, remaining: null, utilization: null, resetsAt: new Date('2026-12-01T00:00:00.000Z') });
+    expect(metersOf(undefined, undefined, NOW)[0]).toEqual({
+      name: 'tokens',
+      used: 0,
+      allowance: null,
+      remaining: null,
+      utilization: null,
+      resetsAt: new Date('2026-12-01T00:00:00.000Z'),
+    });
   });
 });
 
@@ -71,7 +93,13 @@ describe('buildUsageReport', () => {
     expect(byId['openai']).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 15 }] });
     expect(byId['openai']!.meters).toHaveLength(1);
     expect(byId['claude']).toMatchObject({ status: 'ok', meters: [{ used: 0 }, { used: 0 }] });
-    expect(byId['copilot']).toEqual({ provider: 'copilot', status: 'not_set_up', reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN)', meters: [], pausedUntil: null });
+    expect(byId['copilot']).toEqual({
+      provider: 'copilot',
+      status: 'not_set_up',
+      reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN)',
+      meters: [],
+      pausedUntil: null,
+    });
     expect(byId['deepseek']!.status).toBe('not_set_up');
     expect(report.claudeUsageLimitPaused).toBe(false);
   });
@@ -95,7 +123,14 @@ describe('buildUsageReport', () => {
   });
 
   it('marks a provider whose allowance is used up as at its limit, with when it resets', () => {
-    const report = buildUsageReport({ providers, totals: [totals('openai', 900, 200, 0)], allowances: { openai: { monthlyTokens: 1000 } }, pauses: [], priced: [], now: NOW });
+    const report = buildUsageReport({
+      providers,
+      totals: [totals('openai', 900, 200, 0)],
+      allowances: { openai: { monthlyTokens: 1000 } },
+      pauses: [],
+      priced: [],
+      now: NOW,
+    });
     expect(report.providers.find((p) => p.provider === 'openai')).toMatchObject({
       status: 'limit_reached',
       reason: 'the monthly allowance of 1000 tokens for openai is reached; it resets 2026-12-01T00:00:00.000Z',
@@ -103,7 +138,11 @@ describe('buildUsageReport', () => {
   });
 
   it('shows a Claude usage limit pause while it holds, and not after', () => {
-    const pause = { provider: 'claude', until: new Date('2026-11-30T13:00:00.000Z'), reason: 'a Claude usage limit holds turns until 2026-11-30T13:00:00.000Z' };
+    const pause = {
+      provider: 'claude',
+      until: new Date('2026-11-30T13:00:00.000Z'),
+      reason: 'a Claude usage limit holds turns until 2026-11-30T13:00:00.000Z',
+    };
     const during = buildUsageReport({ providers, totals: [], allowances: {}, pauses: [pause], priced: [], now: NOW });
     expect(during.claudeUsageLimitPaused).toBe(true);
     expect(during.providers.find((p) => p.provider === 'claude')).toMatchObject({ status: 'paused', pausedUntil: pause.until, reason: pause.reason });

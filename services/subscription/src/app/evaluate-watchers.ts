@@ -57,7 +57,11 @@ export async function evaluateWatchers(
   // arriving ones they have) in one statement; the events are read again only when computed ones were stored
   // meanwhile. An event of a subscription that ended since (a held event of an unsubscribed subscription) needs one
   // more read.
-  const read = await tx.readWatched(ids, true, arriving.map((item) => watcherEventId(item.watcherSessionId, item.sourceEventId)));
+  const read = await tx.readWatched(
+    ids,
+    true,
+    arriving.map((item) => watcherEventId(item.watcherSessionId, item.sourceEventId)),
+  );
   const arrivedById = new Map<string, WatchedEvent>();
   for (const item of arriving) {
     const id = watcherEventId(item.watcherSessionId, item.sourceEventId);
@@ -116,7 +120,18 @@ export async function evaluateWatchers(
 
 /** An arriving event as a new row, before planning. */
 function arrivedEvent(id: string, item: NewWatcherEvent): WatcherEvent {
-  return { id, sourceEventId: item.sourceEventId, event: item.event, subscriptionIds: item.subscriptionIds, status: 'new', releaseAt: null, deliverAt: null, heldBy: null, capDigest: false, wakeupId: null };
+  return {
+    id,
+    sourceEventId: item.sourceEventId,
+    event: item.event,
+    subscriptionIds: item.subscriptionIds,
+    status: 'new',
+    releaseAt: null,
+    deliverAt: null,
+    heldBy: null,
+    capDigest: false,
+    wakeupId: null,
+  };
 }
 
 /**
@@ -134,7 +149,9 @@ async function storeComputedEvents(
     const subscriptions = (active.get(watcher.sessionId) ?? []).filter((subscription) => subscription.relay === '' && computesEvents(subscription));
     if (subscriptions.length === 0) return [];
     // A subscription to all sessions needs every session of the user; lists need only theirs.
-    const listed = subscriptions.some((subscription) => subscription.scope === 'all') ? null : new Set(subscriptions.flatMap((subscription) => subscription.sessions.map((session) => session.id)));
+    const listed = subscriptions.some((subscription) => subscription.scope === 'all')
+      ? null
+      : new Set(subscriptions.flatMap((subscription) => subscription.sessions.map((session) => session.id)));
     return [{ watcher, subscriptions, listed }];
   });
   const nextDueAt = new Map<string, Date | null>();
@@ -151,7 +168,13 @@ async function storeComputedEvents(
       const computed = computeEvents(subscription, theirs, now);
       next = earliest(next, computed.nextDueAt);
       made.push(
-        ...computed.events.map(({ traceParent: madeBy, ...item }) => ({ ...item, subscriptionIds: [subscription.id], watcherSessionId: watcher.sessionId, userId: watcher.userId, traceParent: madeBy ?? traceParent })),
+        ...computed.events.map(({ traceParent: madeBy, ...item }) => ({
+          ...item,
+          subscriptionIds: [subscription.id],
+          watcherSessionId: watcher.sessionId,
+          userId: watcher.userId,
+          traceParent: madeBy ?? traceParent,
+        })),
       );
     }
     nextDueAt.set(watcher.sessionId, next);

@@ -24,7 +24,10 @@ export type IngestedBatch = { ingested: number; nextDueAt: Date | null };
  */
 export async function ingestWatchEvents(deps: WatchDeps, consumer: string, items: readonly IngestItem[], now: Date): Promise<IngestedBatch> {
   return deps.store.pipelineTransaction(async (tx) => {
-    const fresh = await tx.processEachOnce(consumer, items.map((item) => item.messageId));
+    const fresh = await tx.processEachOnce(
+      consumer,
+      items.map((item) => item.messageId),
+    );
     const taken = items.filter((item) => fresh.delete(item.messageId));
     const arriving: NewWatcherEvent[] = [];
     let matching: IngestItem[] = [];
@@ -42,7 +45,9 @@ export async function ingestWatchEvents(deps: WatchDeps, consumer: string, items
         await endForArchive(tx, input.sessionId, now);
       } else {
         const event = { sourceEventId: input.sourceEventId, event: input.event, subscriptionIds: [] };
-        arriving.push(...input.watcherSessionIds.map((watcherSessionId) => ({ ...event, watcherSessionId, userId: input.userId, traceParent: item.traceParent })));
+        arriving.push(
+          ...input.watcherSessionIds.map((watcherSessionId) => ({ ...event, watcherSessionId, userId: input.userId, traceParent: item.traceParent })),
+        );
       }
     }
     await matchPending();
@@ -67,7 +72,10 @@ function withTitle(candidate: SessionCandidate, sessionId: string, title: string
 async function matchSessionEvents(tx: PipelineTransaction, items: readonly IngestItem[]): Promise<NewWatcherEvent[]> {
   const inputs = items.flatMap((item) => (item.input.type === 'session_events' ? [{ ...item.input, traceParent: item.traceParent }] : []));
   if (inputs.length === 0) return [];
-  const { subscriptions, titles } = await tx.subscriptionsWatching([...new Set(inputs.map((input) => input.userId))], [...new Set(inputs.map((input) => input.sessionId))]);
+  const { subscriptions, titles } = await tx.subscriptionsWatching(
+    [...new Set(inputs.map((input) => input.userId))],
+    [...new Set(inputs.map((input) => input.sessionId))],
+  );
   if (subscriptions.length === 0) return [];
   const made = new Map<string, NewWatcherEvent>();
   for (const input of inputs) {

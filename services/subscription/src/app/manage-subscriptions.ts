@@ -46,7 +46,10 @@ export async function unsubscribe(deps: WatchDeps, input: { watcherSessionId: st
   return deps.store.transaction(async (tx) => {
     const ids = await tx.activeSubscriptionIds(input.watcherSessionId, input.subscriptionId);
     if (input.subscriptionId !== null && ids.length === 0) {
-      throw subscriptionRefusal('REMOTE_RELAY_NOT_FOUND', `No active subscription ${input.subscriptionId} in this conversation; list_subscriptions shows them.`);
+      throw subscriptionRefusal(
+        'REMOTE_RELAY_NOT_FOUND',
+        `No active subscription ${input.subscriptionId} in this conversation; list_subscriptions shows them.`,
+      );
     }
     await tx.endSubscriptions(ids, input.now, 'unsubscribed');
     return ids;
@@ -70,7 +73,10 @@ export function listUserSubscriptions(deps: WatchDeps, userId: string): Promise<
 }
 
 /** Moves every active subscription of `from` to `to`, their held events and own-prompt states with them (or only checks it, with dryRun). */
-export async function transferSubscriptions(deps: WatchDeps, input: { userId: string; from: string; to: string; now: Date; dryRun: boolean }): Promise<Subscription[]> {
+export async function transferSubscriptions(
+  deps: WatchDeps,
+  input: { userId: string; from: string; to: string; now: Date; dryRun: boolean },
+): Promise<Subscription[]> {
   if (input.from === input.to) {
     throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'transfer_subscriptions: from names this conversation; name the conversation to take them from.');
   }
@@ -79,7 +85,11 @@ export async function transferSubscriptions(deps: WatchDeps, input: { userId: st
     const moving = await tx.activeSubscriptions(input.from, input.userId);
     requireRoomFor(await tx.countActiveSubscriptions(input.to), moving.length);
     if (input.dryRun || moving.length === 0) return moving;
-    await tx.moveSubscriptions(moving.map((s) => s.id), input.from, input.to);
+    await tx.moveSubscriptions(
+      moving.map((s) => s.id),
+      input.from,
+      input.to,
+    );
     // The new watcher is evaluated at once.
     await tx.makeWatcherDue(input.to, input.now);
     return moving.map((s) => ({ ...s, watcherSessionId: input.to }));
@@ -87,7 +97,10 @@ export async function transferSubscriptions(deps: WatchDeps, input: { userId: st
 }
 
 /** Records where the watcher stands with its prompt; events held while it waited are planned again. */
-export async function notePromptState(deps: WatchDeps, input: { watcherSessionId: string; messageId: string; state: OwnPromptState; now: Date }): Promise<void> {
+export async function notePromptState(
+  deps: WatchDeps,
+  input: { watcherSessionId: string; messageId: string; state: OwnPromptState; now: Date },
+): Promise<void> {
   await deps.store.transaction(async (tx) => {
     const state = await tx.lockWatcherState(input.watcherSessionId);
     if (state === undefined) return;

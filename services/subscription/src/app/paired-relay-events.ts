@@ -5,7 +5,14 @@
 import { activeTraceParent } from '@relay/telemetry';
 import type { RelayEvent } from '../domain/delivery/index.ts';
 import { subscriptionRefusal } from '../domain/errors.ts';
-import { afterArchives, parseRemoteEvents, remoteArchives, remoteSourceId, takesRemoteEvent, type RemoteEventInput } from '../domain/subscriptions/remote-events.ts';
+import {
+  afterArchives,
+  parseRemoteEvents,
+  remoteArchives,
+  remoteSourceId,
+  takesRemoteEvent,
+  type RemoteEventInput,
+} from '../domain/subscriptions/remote-events.ts';
 import { computeRemoteWatchEvents, type ComputedRemoteEvent, type RemoteWatchSpec } from '../domain/subscriptions/remote-watch-events.ts';
 import type { Subscription } from '../domain/subscriptions/subscription.ts';
 import type { WatchDeps, WatchTransaction } from './ports.ts';
@@ -43,13 +50,18 @@ export async function ingestRemoteEvents(
  * The link to the subscription's relay went down or came back at `at`: a link_lost row, or a link_restored line
  * with the replayed events taken since. Answers false when the link already was in that state.
  */
-export async function reportLinkState(deps: WatchDeps, input: { subscriptionId: string; relay: string; online: boolean; at: Date; now: Date }): Promise<boolean> {
+export async function reportLinkState(
+  deps: WatchDeps,
+  input: { subscriptionId: string; relay: string; online: boolean; at: Date; now: Date },
+): Promise<boolean> {
   return deps.store.transaction(async (tx) => {
     const subscription = await lockRelaySubscription(tx, input.subscriptionId, input.relay);
     const link = await tx.linkState(subscription.id);
     if (link.online === input.online) return false;
     const base = { id: `link:${subscription.id}:${input.online ? 'restored' : 'lost'}:${input.at.toISOString()}`, occurredAt: input.at, relay: input.relay };
-    const event: RelayEvent = input.online ? { ...base, kind: 'link_restored', replayedCount: link.replayedPending, heldCount: 0 } : { ...base, kind: 'link_lost' };
+    const event: RelayEvent = input.online
+      ? { ...base, kind: 'link_restored', replayedCount: link.replayedPending, heldCount: 0 }
+      : { ...base, kind: 'link_lost' };
     await tx.setLinkState(subscription.id, input.online, input.at);
     await addEvents(tx, subscription, [{ sourceEventId: event.id, event }], input.now);
     return true;
@@ -69,7 +81,11 @@ export async function endRelaySubscriptions(deps: WatchDeps, input: { userId: st
  * The watched side: stalled, all_idle and the heartbeat due now for a paired relay's subscription to our sessions,
  * from the session activity here (nothing is stored); answers when to ask again.
  */
-export async function computeRemoteWatch(deps: WatchDeps, watch: RemoteWatchSpec, now: Date): Promise<{ events: ComputedRemoteEvent[]; nextDueAt: Date | null }> {
+export async function computeRemoteWatch(
+  deps: WatchDeps,
+  watch: RemoteWatchSpec,
+  now: Date,
+): Promise<{ events: ComputedRemoteEvent[]; nextDueAt: Date | null }> {
   const where = watch.scope === 'all' ? { userIds: [watch.userId], sessionIds: [] } : { userIds: [], sessionIds: watch.sessions.map((session) => session.id) };
   const activity = (await deps.store.sessionActivity(where)).filter((row) => row.userId === watch.userId);
   return computeRemoteWatchEvents(watch, activity, now);
@@ -85,11 +101,22 @@ async function lockRelaySubscription(tx: WatchTransaction, id: string, relay: st
 }
 
 /** Stores events of one subscription for its watcher, with the active span's trace, and makes it due; answers how many were new. */
-async function addEvents(tx: WatchTransaction, subscription: Subscription, events: readonly { sourceEventId: string; event: RelayEvent }[], now: Date): Promise<number> {
+async function addEvents(
+  tx: WatchTransaction,
+  subscription: Subscription,
+  events: readonly { sourceEventId: string; event: RelayEvent }[],
+  now: Date,
+): Promise<number> {
   if (events.length === 0) return 0;
   const traceParent = activeTraceParent();
   return tx.addEvents(
-    events.map((event) => ({ ...event, subscriptionIds: [subscription.id], watcherSessionId: subscription.watcherSessionId, userId: subscription.userId, traceParent })),
+    events.map((event) => ({
+      ...event,
+      subscriptionIds: [subscription.id],
+      watcherSessionId: subscription.watcherSessionId,
+      userId: subscription.userId,
+      traceParent,
+    })),
     now,
   );
 }

@@ -28,7 +28,8 @@ export async function recordSessionEvents(store: SessionActivityStore, events: r
       saved.set(event.sessionId, next);
       const changed = current === undefined || runsKey(next.runs) !== runsKey(current.runs) || next.archivedAt?.getTime() !== current.archivedAt?.getTime();
       const due = wake.get(event.sessionId);
-      if (changed && (due === undefined || next.lastEventAt.getTime() < due.at.getTime())) wake.set(event.sessionId, { userId: next.userId, at: next.lastEventAt });
+      if (changed && (due === undefined || next.lastEventAt.getTime() < due.at.getTime()))
+        wake.set(event.sessionId, { userId: next.userId, at: next.lastEventAt });
     }
     await tx.saveSessions([...saved.values()]);
     await tx.makeWatchersDue(wake);

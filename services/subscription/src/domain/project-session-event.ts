@@ -25,7 +25,13 @@ function applyRunsOnly(runs: SessionRuns, event: SessionEvent): SessionRuns {
     }
     case 'turn_ended': {
       const ends = runs.turn !== null && (runs.turn.id === event.turnId || runs.turn.startedAt.getTime() <= at.getTime());
-      return { ...runs, turn: ends ? null : runs.turn, turnActivityAt: ends ? null : runs.turnActivityAt, lastTurnEndedAt: later(runs.lastTurnEndedAt, at), lastEndedAt: later(runs.lastEndedAt, at) };
+      return {
+        ...runs,
+        turn: ends ? null : runs.turn,
+        turnActivityAt: ends ? null : runs.turnActivityAt,
+        lastTurnEndedAt: later(runs.lastTurnEndedAt, at),
+        lastEndedAt: later(runs.lastEndedAt, at),
+      };
     }
     case 'turn_activity':
       return runs.turn === null ? runs : { ...runs, turnActivityAt: later(runs.turnActivityAt, at) };

@@ -50,7 +50,7 @@ const sessionShape = {
   messageCount: count,
   tasks: z.array(Task),
   group: z.strictObject(groupShape).optional().describe('Its session group and its role there.'),
-  mayCreateSessions: flag.describe("The owner let agents in this conversation start sessions."),
+  mayCreateSessions: flag.describe('The owner let agents in this conversation start sessions.'),
   startedBy: idAndTitle.optional().describe('The conversation whose agent started it.'),
   archived: flag,
 };
@@ -71,14 +71,24 @@ export const UserSession = z
     ...sessionShape,
     mode: z.string().describe('Its relay mode: agent, ask or plan.'),
     external: flag.describe("Its agent runs in the user's own MCP client: nothing is sent to it from the relay."),
-    watching: z.union([count, z.literal('all')]).optional().describe('How many sessions this conversation watches ("all": every one).'),
+    watching: z
+      .union([count, z.literal('all')])
+      .optional()
+      .describe('How many sessions this conversation watches ("all": every one).'),
     watched: flag.describe("One of the user's conversations watches it."),
     status: SessionStatus.optional(),
   })
   .meta({ id: 'UserSession', description: 'A session as the user API shows it to its owner.' });
 
 export const Provenance = z
-  .strictObject({ originRelay: z.string(), originSessionId: z.string(), originSessionTitle: z.string(), model: z.string(), hops: count, viaRelays: z.array(z.string()) })
+  .strictObject({
+    originRelay: z.string(),
+    originSessionId: z.string(),
+    originSessionTitle: z.string(),
+    model: z.string(),
+    hops: count,
+    viaRelays: z.array(z.string()),
+  })
   .meta({ id: 'Provenance', description: "Where a prompt another relay's agent sent came from." });
 
 export const Message = z
@@ -91,7 +101,10 @@ export const Message = z
     createdAt: time.nullable(),
     model: z.string().optional(),
     provenance: Provenance.optional(),
-    delivery: z.enum(['queued', 'delivered', 'failed']).optional().describe('How far a message sent to the session has come; absent on replies and error rows.'),
+    delivery: z
+      .enum(['queued', 'delivered', 'failed'])
+      .optional()
+      .describe('How far a message sent to the session has come; absent on replies and error rows.'),
   })
   .meta({ id: 'Message' });
 
@@ -110,7 +123,10 @@ export const SessionRead = z
     note: z.string().optional(),
     pendingQuestions: z.array(PendingQuestion),
     group: z
-      .strictObject({ ...groupShape, members: z.array(z.strictObject({ id: z.string(), title: z.string(), role: z.string(), state: z.enum(SESSION_STATES), archived: flag })) })
+      .strictObject({
+        ...groupShape,
+        members: z.array(z.strictObject({ id: z.string(), title: z.string(), role: z.string(), state: z.enum(SESSION_STATES), archived: flag })),
+      })
       .optional(),
   })
   .meta({ id: 'SessionRead', description: 'A session with its last messages, as read_session shows it.' });
@@ -128,7 +144,10 @@ export const TurnResult = z
     delivery: z.enum(['queued', 'delivered', 'failed']),
     note: z.string().optional(),
   })
-  .meta({ id: 'TurnResult', description: 'Where the turn a message started stands: done with its reply, error, stopped, waiting for an answer, or still queued or running.' });
+  .meta({
+    id: 'TurnResult',
+    description: 'Where the turn a message started stands: done with its reply, error, stopped, waiting for an answer, or still queued or running.',
+  });
 
 export const Card = z
   .strictObject({
@@ -144,7 +163,10 @@ export const Card = z
     createdAt: time.nullable(),
     decidedAt: time.nullable(),
   })
-  .meta({ id: 'Card', description: `An approval card (decided with ${CARD_DECISIONS.slice(0, 2).join(' or ')}) or a question card (${CARD_DECISIONS.slice(2).join(' or ')}).` });
+  .meta({
+    id: 'Card',
+    description: `An approval card (decided with ${CARD_DECISIONS.slice(0, 2).join(' or ')}) or a question card (${CARD_DECISIONS.slice(2).join(' or ')}).`,
+  });
 
 export const Ask = z
   .strictObject({
@@ -214,4 +236,6 @@ export const Pairing = z
 
 export const UserRole = z.enum(USER_ROLES);
 
-export const User = z.strictObject({ id: z.string(), name: z.string(), role: UserRole, createdAt: time }).meta({ id: 'User', description: 'A user of the relay (never a token).' });
+export const User = z
+  .strictObject({ id: z.string(), name: z.string(), role: UserRole, createdAt: time })
+  .meta({ id: 'User', description: 'A user of the relay (never a token).' });

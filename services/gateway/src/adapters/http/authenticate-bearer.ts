@@ -10,9 +10,7 @@ import { callerOf, type AuthenticatedCaller } from '../../domain/caller.ts';
 import type { SessionClient } from '../../app/ports.ts';
 import { credentialKeyOf } from './failure-limits.ts';
 
-export type BearerOutcome =
-  | { ok: true; caller: AuthenticatedCaller }
-  | { ok: false; status: 401 | 429 | 503; message: string; retryAfterSeconds?: number };
+export type BearerOutcome = { ok: true; caller: AuthenticatedCaller } | { ok: false; status: 401 | 429 | 503; message: string; retryAfterSeconds?: number };
 
 /** No token this relay mints is near this long; a longer one is unknown without asking anyone. */
 export const MAX_TOKEN_LENGTH = 256;

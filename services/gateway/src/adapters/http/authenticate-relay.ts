@@ -14,8 +14,7 @@ import type { AgentLevelName } from '../../domain/agent-levels.ts';
 import { checkIncomingRelayCall } from '../../domain/paired-relay-policy.ts';
 
 export type RelayAuthOutcome =
-  | { ok: true; caller: RelayCaller }
-  | { ok: false; status: 401 | 429 | 503; code: string; message: string; retryAfterSeconds?: number };
+  { ok: true; caller: RelayCaller } | { ok: false; status: 401 | 429 | 503; code: string; message: string; retryAfterSeconds?: number };
 
 /** The paired relay (its name as paired here) and the local user who owns that pairing; 401 for any other token, 429 while the client must wait, 503 when tokens cannot be checked. */
 export async function authenticateRelay(request: FastifyRequest, pairing: PairingClient): Promise<RelayAuthOutcome> {

@@ -104,7 +104,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.after(() => {
     registerConsoleRoutes(app, deps);
     registerHealthRoutes(app);
-  if (deps.oauth) registerOAuthRoutes(app, { ...deps, oauth: deps.oauth, insecureClientIds: deps.oauthInsecureClientIds === true });
+    if (deps.oauth) registerOAuthRoutes(app, { ...deps, oauth: deps.oauth, insecureClientIds: deps.oauthInsecureClientIds === true });
     registerMcpRoutes(app, deps, new AllowedHosts({ publicUrl: deps.publicUrl, listenHost: edges.listenHost, configured: edges.allowedHosts }));
     registerSessionRoutes(app, deps);
     registerBudgetRoutes(app, deps);

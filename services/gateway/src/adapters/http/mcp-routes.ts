@@ -52,7 +52,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
   const checkHost = async (request: FastifyRequest, reply: FastifyReply) => {
     const { host, origin } = request.headers;
     if (!allowedHosts.allowsHost(host)) {
-      return sendJsonRpcError(reply, 403, -32000, `This relay does not answer /mcp as ${preview(host ?? '')}; its address, loopback and RELAY_ALLOWED_HOSTS are allowed.`);
+      return sendJsonRpcError(
+        reply,
+        403,
+        -32000,
+        `This relay does not answer /mcp as ${preview(host ?? '')}; its address, loopback and RELAY_ALLOWED_HOSTS are allowed.`,
+      );
     }
     if (!allowedHosts.allowsOrigin(origin)) {
       return sendJsonRpcError(reply, 403, -32000, `This relay does not answer /mcp for pages of the origin ${preview(origin ?? '')}.`);
@@ -70,7 +75,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
         reply,
         403,
         -32001,
-        "This is a user's token; /mcp takes a session's token. Create one with POST /api/v1/sessions {\"external\": true}.",
+        'This is a user\'s token; /mcp takes a session\'s token. Create one with POST /api/v1/sessions {"external": true}.',
       );
     }
 

@@ -6,7 +6,14 @@
  */
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  hasZodFastifySchemaValidationErrors,
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { RELAY_VERSION } from '../../domain/version.ts';
 import { sendError } from './user-api.ts';
@@ -65,12 +72,16 @@ export function registerOpenApi(app: FastifyInstance): void {
       info: {
         title: 'Relay user API',
         version: RELAY_VERSION,
-        description: "A person's own side of the relay: their sessions, Inbox, cards, asks, schedules, settings and users. Every route takes a user's own bearer token.",
+        description:
+          "A person's own side of the relay: their sessions, Inbox, cards, asks, schedules, settings and users. Every route takes a user's own bearer token.",
       },
-      components: { securitySchemes: { userToken: { type: 'http', scheme: 'bearer', description: "A user's own token (rly_u_…); a session's token is refused." } } },
+      components: {
+        securitySchemes: { userToken: { type: 'http', scheme: 'bearer', description: "A user's own token (rly_u_…); a session's token is refused." } },
+      },
       security: [{ userToken: [] }],
     },
-    transform: (route) => (route.url.startsWith('/api/v1/') && route.url !== OPENAPI_PATH ? jsonSchemaTransform(route) : { schema: { hide: true }, url: route.url }),
+    transform: (route) =>
+      route.url.startsWith('/api/v1/') && route.url !== OPENAPI_PATH ? jsonSchemaTransform(route) : { schema: { hide: true }, url: route.url },
     transformObject: (document) => referencedOnly(jsonSchemaTransformObject(document)),
   });
   app.after(() => {

@@ -66,4 +66,3 @@ export interface ActionContext extends Owners {
   /** Set for an external caller: the reads that can ask for its pending note along do. */
   pendingAlong?: PendingAlong;
 }
-

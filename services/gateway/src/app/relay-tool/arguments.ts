@@ -61,7 +61,9 @@ export function parseArguments({ action, input }: NamedCall): ParsedArguments {
   const others = given.filter(([name]) => !Object.hasOwn(shape, name)).map(([name]) => name);
 
   if (definition.refusesOthers && others.length > 0) {
-    throw invalid(`${action} does not take: ${others.slice(0, IGNORED_LIMIT).map(shortName).join(', ')}. Its arguments: ${Object.keys(shape).join(', ')}. ${nothingOf(definition)}`);
+    throw invalid(
+      `${action} does not take: ${others.slice(0, IGNORED_LIMIT).map(shortName).join(', ')}. Its arguments: ${Object.keys(shape).join(', ')}. ${nothingOf(definition)}`,
+    );
   }
 
   const args: Record<string, unknown> = {};
@@ -82,7 +84,6 @@ export function parseArguments({ action, input }: NamedCall): ParsedArguments {
 function shortName(name: string): string {
   return preview(name) === JSON.stringify(name) ? name : preview(name);
 }
-
 
 /** An empty value counts as no argument, because some providers send every field (spec, Actions). */
 export function isEmpty(value: unknown): boolean {

@@ -30,7 +30,15 @@ export async function askApproval(card: CardText, conversation: Conversation, co
     );
   }
   const { caller, questions, settings } = context;
-  const request: Omit<RaiseCardRequest, 'raiseId'> = { userId: caller.userId, sessionId: caller.sessionId, kind: CardKind.CARD_KIND_APPROVAL, title: card.title, lines: card.lines, options: [], callKey: '' };
+  const request: Omit<RaiseCardRequest, 'raiseId'> = {
+    userId: caller.userId,
+    sessionId: caller.sessionId,
+    kind: CardKind.CARD_KIND_APPROVAL,
+    title: card.title,
+    lines: card.lines,
+    options: [],
+    callKey: '',
+  };
   if (external) {
     const { session } = conversation;
     request.lines = [...card.lines, `Asked by the external session "${session.title}" (${shortId(session.id)}), an MCP client you run.`];

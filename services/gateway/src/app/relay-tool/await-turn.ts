@@ -28,7 +28,11 @@ async function notePrompt(input: WaitInput, context: ActionContext, state: Promp
 export async function awaitTurn(input: WaitInput, context: ActionContext): Promise<TurnResult> {
   if (input.waitSeconds > 0) await notePrompt(input, context, PromptState.PROMPT_STATE_WAITING);
   const result = await awaitResult(input, context);
-  await notePrompt(input, context, FINISHED.includes(turnStatusName(result.status)) ? PromptState.PROMPT_STATE_REPLY_RETURNED : PromptState.PROMPT_STATE_NOT_WAITING);
+  await notePrompt(
+    input,
+    context,
+    FINISHED.includes(turnStatusName(result.status)) ? PromptState.PROMPT_STATE_REPLY_RETURNED : PromptState.PROMPT_STATE_NOT_WAITING,
+  );
   return result;
 }
 
@@ -46,5 +50,14 @@ async function awaitResult(input: WaitInput, context: ActionContext): Promise<Tu
   });
   if (result) return result;
   // Nobody reads this: the agent's request is gone. The turn itself goes on.
-  return { sessionId: input.sessionId, messageId: input.messageId, status: TurnStatus.TURN_STATUS_RUNNING, replyText: '', replyModel: '', error: '', pendingQuestions: [], delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED };
+  return {
+    sessionId: input.sessionId,
+    messageId: input.messageId,
+    status: TurnStatus.TURN_STATUS_RUNNING,
+    replyText: '',
+    replyModel: '',
+    error: '',
+    pendingQuestions: [],
+    delivery: MessageDelivery.MESSAGE_DELIVERY_UNSPECIFIED,
+  };
 }

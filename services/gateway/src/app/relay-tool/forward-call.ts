@@ -35,7 +35,13 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
   const action = definition.name;
   const conversation = await getConversation(sessions, caller.sessionId);
   const prompting = definition.toPaired?.sendsPrompt === true;
-  checkPairedRelayCall({ action: definition, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: prompting });
+  checkPairedRelayCall({
+    action: definition,
+    relay: pairingView(relay),
+    unlocks: conversation.unlockedRelays,
+    turnProvenance: conversation.turnProvenance,
+    sendsPrompt: prompting,
+  });
   requireVersion(definition, args, relay);
   // An action that waits for a turn: the forwarded call may take as long as the wait.
   const wait = Object.hasOwn(definition.args.shape, 'wait_seconds') ? planWait(action, args.wait_seconds, context.settings.maxWaitSeconds) : undefined;
@@ -46,7 +52,15 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
   const budget = prompting ? await carriedBudget(args, context, definition.toPaired?.startsSession === true) : undefined;
   const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}), ...(budget ? { budget } : {}) };
   const timeoutSeconds = (wait?.waitSeconds ?? 0) + CALL_SECONDS;
-  const call: ForwardToolCallRequest = { relay: relay.name, action, argumentsJson: JSON.stringify(forwarded), provenance, timeoutSeconds, allowed: false, dryRun: false };
+  const call: ForwardToolCallRequest = {
+    relay: relay.name,
+    action,
+    argumentsJson: JSON.stringify(forwarded),
+    provenance,
+    timeoutSeconds,
+    allowed: false,
+    dryRun: false,
+  };
   // The other relay may take as long as its wait, plus the way there and back.
   const options = { deadlineMs: timeoutSeconds * 1000 + FORWARD_MARGIN_MS };
   const forward = (change: Pick<ForwardToolCallRequest, 'dryRun'>) =>
@@ -104,10 +118,21 @@ async function keepAlive(context: ActionContext, relay: string, call: () => Prom
 function shapeResult(result: Record<string, unknown>, relay: string, note: string | undefined): ToolResult {
   const { needsAllow: _needsAllow, ...rest } = result;
   if (rest.ok !== true) {
-    return { ...rest, ok: false, code: typeof rest.code === 'string' ? rest.code : 'REMOTE_RELAY_INTERNAL', error: typeof rest.error === 'string' ? rest.error : `Relay "${relay}" refused the call.` };
+    return {
+      ...rest,
+      ok: false,
+      code: typeof rest.code === 'string' ? rest.code : 'REMOTE_RELAY_INTERNAL',
+      error: typeof rest.error === 'string' ? rest.error : `Relay "${relay}" refused the call.`,
+    };
   }
   const notes = [rest.note, note].filter((part): part is string => typeof part === 'string' && part !== '');
-  return { ...rest, ok: true, relay, summary: typeof rest.summary === 'string' ? rest.summary : `${relay}: done`, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
+  return {
+    ...rest,
+    ok: true,
+    relay,
+    summary: typeof rest.summary === 'string' ? rest.summary : `${relay}: done`,
+    ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
+  };
 }
 
 /** The card for a forwarded call whose action has none of its own: it lists the call's arguments. */

@@ -30,5 +30,8 @@ async function relaySettingsOf(sessions: SessionClient): Promise<RelaySettings> 
 
 /** Whether relay_tool is on with `state` (domain/is-relay-tool-on.ts), the paired relays' levels read by name. */
 export function relayToolOn({ settings, paired }: RelayState): boolean {
-  return isRelayToolOn(settings, paired.map((relay) => agentLevelName(relay.level)));
+  return isRelayToolOn(
+    settings,
+    paired.map((relay) => agentLevelName(relay.level)),
+  );
 }

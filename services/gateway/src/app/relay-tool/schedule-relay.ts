@@ -12,7 +12,10 @@ import type { SchedulerClient } from '../ports.ts';
 export function scheduleRelay(action: string, relay: string | undefined, context: ActionContext): { relay: string; scheduler: SchedulerClient } {
   const target = resolveRelay(relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
-    throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action}: schedules work on this relay only; "${target.relay.name}" keeps no schedules for agents here. Leave out relay.`);
+    throw toolError(
+      'REMOTE_RELAY_UNSUPPORTED',
+      `${action}: schedules work on this relay only; "${target.relay.name}" keeps no schedules for agents here. Leave out relay.`,
+    );
   }
   requireAgentSessions(context.settings);
   if (!context.schedules) throw toolError('REMOTE_RELAY_UNSUPPORTED', `${action} is not available on this relay yet.`);

@@ -3,7 +3,10 @@ import { toolCallAttributes } from './tool-call-metrics.ts';
 
 describe('toolCallAttributes', () => {
   it('an answered call: its action and ok', () => {
-    expect(toolCallAttributes('list_sessions', { ok: true, summary: 'No sessions.' })).toEqual({ 'relay.tool.action': 'list_sessions', 'relay.tool.outcome': 'ok' });
+    expect(toolCallAttributes('list_sessions', { ok: true, summary: 'No sessions.' })).toEqual({
+      'relay.tool.action': 'list_sessions',
+      'relay.tool.outcome': 'ok',
+    });
   });
 
   it('a refusal: its code, outcome refused', () => {

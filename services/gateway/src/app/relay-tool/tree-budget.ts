@@ -30,7 +30,14 @@ export async function withTreeSpent(result: Success, sessions: SessionClient, in
   return { ...result, treeSpent: { session: input.sessionId, sessionsStarted: view.sessionsStarted, totals: view.totals, rows: view.rows } };
 }
 
-const ReportedRow = z.object({ session: z.string(), provider: z.string(), turns: z.number(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() });
+const ReportedRow = z.object({
+  session: z.string(),
+  provider: z.string(),
+  turns: z.number(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number(),
+});
 const TreeSpent = z.object({ session: z.string(), sessionsStarted: z.number(), rows: z.array(ReportedRow) });
 
 /**

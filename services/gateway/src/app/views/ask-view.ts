@@ -8,7 +8,11 @@ import { boundedFields } from './session-view.ts';
  */
 export function askView(ask: Ask) {
   const status = askStatusName(ask.status);
-  const { question, detail, answer, ...bounded } = boundedFields({ question: ask.question, detail: ask.detail, answer: status === 'answered' ? ask.answer : '' });
+  const { question, detail, answer, ...bounded } = boundedFields({
+    question: ask.question,
+    detail: ask.detail,
+    answer: status === 'answered' ? ask.answer : '',
+  });
   return {
     question_id: ask.id,
     question,

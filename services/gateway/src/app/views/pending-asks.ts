@@ -6,6 +6,8 @@ import { AskStatus, type Ask } from '@relay/proto/relay/question/v1/question_ser
  * turn waits on: the session service knows those, the question service owns asks.
  */
 export function withPendingAsks(read: SessionRead, asks: Ask[]): SessionRead {
-  const pending = asks.filter((one) => one.status === AskStatus.ASK_STATUS_PENDING).map((one) => ({ id: one.id, kind: 'ask', question: one.question, options: one.options }));
+  const pending = asks
+    .filter((one) => one.status === AskStatus.ASK_STATUS_PENDING)
+    .map((one) => ({ id: one.id, kind: 'ask', question: one.question, options: one.options }));
   return pending.length === 0 ? read : { ...read, pendingQuestions: [...read.pendingQuestions, ...pending] };
 }

@@ -59,7 +59,10 @@ function waitingWords(cards: number, asks: number): string {
 }
 
 /** How many cards and asks wait for the person in each session, from the question service's pending lists. */
-export function waitingBySession(cards: readonly { sessionId: string }[], asks: readonly { askingSessionId: string }[]): (sessionId: string) => { cards: number; asks: number } {
+export function waitingBySession(
+  cards: readonly { sessionId: string }[],
+  asks: readonly { askingSessionId: string }[],
+): (sessionId: string) => { cards: number; asks: number } {
   const counts = new Map<string, { cards: number; asks: number }>();
   const of = (id: string) => counts.get(id) ?? counts.set(id, { cards: 0, asks: 0 }).get(id)!;
   for (const card of cards) of(card.sessionId).cards += 1;

@@ -197,7 +197,13 @@ function boundedMessageView(message: ChatMessage, limit: number) {
 }
 
 function memberView(member: GroupMember) {
-  return { id: member.id, title: member.title, role: member.role, state: sessionStateName(member.state), ...(member.archived ? { archived: true as const } : {}) };
+  return {
+    id: member.id,
+    title: member.title,
+    role: member.role,
+    state: sessionStateName(member.state),
+    ...(member.archived ? { archived: true as const } : {}),
+  };
 }
 
 /** A question a turn waits on (read_session, and send, create_session and wait while one waits), its text bounded. */

@@ -27,6 +27,11 @@ export function subscriptionView(subscription: Subscription) {
  */
 export function listedSubscriptionView(subscription: Subscription) {
   const ended = subscription.endedAt !== undefined;
-  const held = !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
-  return { ...subscriptionView(subscription), ...held, ...(ended ? { ended: true as const, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}) };
+  const held =
+    !ended || subscription.heldCount > 0 ? { heldCount: subscription.heldCount, nextDeliveryAt: subscription.nextDeliveryAt?.toISOString() ?? null } : {};
+  return {
+    ...subscriptionView(subscription),
+    ...held,
+    ...(ended ? { ended: true as const, endedAt: subscription.endedAt?.toISOString(), reason: subscription.endReason } : {}),
+  };
 }

@@ -19,7 +19,12 @@ export interface AuthorizationRequest {
 /** A refusal: shown to the person (no trustworthy redirect URI), or sent back to the client as an OAuth error. */
 export type AuthorizationRefusal =
   | { show: string }
-  | { error: 'invalid_request' | 'unsupported_response_type' | 'invalid_target' | 'access_denied'; description: string; redirectUri: string; state: string | undefined };
+  | {
+      error: 'invalid_request' | 'unsupported_response_type' | 'invalid_target' | 'access_denied';
+      description: string;
+      redirectUri: string;
+      state: string | undefined;
+    };
 
 /** An S256 challenge: BASE64URL of a SHA-256, 43 characters (RFC 7636, 4.2). */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -36,7 +41,9 @@ export function checkAuthorizationRequest(
   const redirectUri = params.redirect_uri;
   if (redirectUri === undefined) return { refused: { show: 'The client sent no redirect_uri; this relay needs it to send you back.' } };
   if (!client.redirectUris.includes(redirectUri)) {
-    return { refused: { show: `${client.name} asked to send you back to an address it did not register (${redirectUri.slice(0, 200)}). Nothing was granted.` } };
+    return {
+      refused: { show: `${client.name} asked to send you back to an address it did not register (${redirectUri.slice(0, 200)}). Nothing was granted.` },
+    };
   }
   const state = params.state;
   const refuse = (error: Exclude<AuthorizationRefusal, { show: string }>['error'], description: string) => ({

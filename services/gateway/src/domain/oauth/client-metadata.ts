@@ -99,7 +99,9 @@ export function clientOfDocument(clientId: string, document: unknown): { client:
   const metadata = parsed.data;
   if (metadata.client_id !== clientId) return { problem: 'its client_id is not the URL it was fetched from' };
   if (metadata.token_endpoint_auth_method !== undefined && metadata.token_endpoint_auth_method !== 'none') {
-    return { problem: `token_endpoint_auth_method ${metadata.token_endpoint_auth_method} is not offered; this relay signs in public clients ("none") with PKCE` };
+    return {
+      problem: `token_endpoint_auth_method ${metadata.token_endpoint_auth_method} is not offered; this relay signs in public clients ("none") with PKCE`,
+    };
   }
   return { client: clientOf(clientId, metadata, true) };
 }

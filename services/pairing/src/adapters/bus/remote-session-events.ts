@@ -67,7 +67,18 @@ export function decodeRemoteSessionEvent(event: WatchedSessionEvent): RemoteEven
       const message = event.data;
       const occurredAt = occurred(subject, message.eventId, message.occurredAt);
       const question = message.question;
-      return [{ id: message.eventId, kind: 'question_asked', userId: message.userId, sessionId: message.sessionId, text: question?.question ?? '', status: '', refId: question?.id ?? '', occurredAt }];
+      return [
+        {
+          id: message.eventId,
+          kind: 'question_asked',
+          userId: message.userId,
+          sessionId: message.sessionId,
+          text: question?.question ?? '',
+          status: '',
+          refId: question?.id ?? '',
+          occurredAt,
+        },
+      ];
     }
     case SessionEvents.ARCHIVED.subject: {
       const message = event.data;
@@ -77,7 +88,18 @@ export function decodeRemoteSessionEvent(event: WatchedSessionEvent): RemoteEven
     case SessionEvents.SUBAGENT_FINISHED.subject: {
       const message = event.data;
       const occurredAt = occurred(subject, message.eventId, message.occurredAt);
-      return [{ id: message.eventId, kind: 'subagent_finished', userId: message.userId, sessionId: message.sessionId, text: message.description, status: '', refId: '', occurredAt }];
+      return [
+        {
+          id: message.eventId,
+          kind: 'subagent_finished',
+          userId: message.userId,
+          sessionId: message.sessionId,
+          text: message.description,
+          status: '',
+          refId: '',
+          occurredAt,
+        },
+      ];
     }
     case SessionEvents.TASK_STARTED.subject:
     case SessionEvents.TASK_FINISHED.subject:
@@ -88,7 +110,12 @@ export function decodeRemoteSessionEvent(event: WatchedSessionEvent): RemoteEven
       if (task === undefined || task.id === '') throw invalidEvent(subject, 'task.id is missing');
       const exitCode = task.exitCode ?? null;
       // A task that exited non-zero failed, whatever subject it came on (spec: "any task that failed or exited non-zero").
-      const kind = subject === SessionEvents.TASK_STARTED.subject ? 'task_started' : subject === SessionEvents.TASK_FAILED.subject || (exitCode !== null && exitCode !== 0) ? 'task_failed' : 'task_finished';
+      const kind =
+        subject === SessionEvents.TASK_STARTED.subject
+          ? 'task_started'
+          : subject === SessionEvents.TASK_FAILED.subject || (exitCode !== null && exitCode !== 0)
+            ? 'task_failed'
+            : 'task_finished';
       const status = kind === 'task_started' || exitCode === null ? '' : String(exitCode);
       return [{ id: message.eventId, kind, userId: message.userId, sessionId: message.sessionId, text: task.description, status, refId: task.id, occurredAt }];
     }

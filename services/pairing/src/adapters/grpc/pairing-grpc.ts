@@ -51,7 +51,11 @@ export function pairingGrpc(deps: PairingGrpcDeps): ReturnType<typeof serveUnary
     },
     acceptPairing: async (request) => {
       const self = { name: request.selfName, version: request.selfVersion };
-      const answer = await acceptPairing(deps, { code: request.code, name: request.name, url: request.url, version: request.version, token: request.token, self }, now());
+      const answer = await acceptPairing(
+        deps,
+        { code: request.code, name: request.name, url: request.url, version: request.version, token: request.token, self },
+        now(),
+      );
       deps.logger.info({ relay: request.name, url: request.url }, 'a relay paired with this one');
       return answer;
     },

@@ -10,7 +10,15 @@ const DEADLINE_MS = 10_000;
 export class RemoteAnswerClient implements RemoteAnswerSink {
   constructor(private readonly client: QuestionServiceClient) {}
 
-  async publish(answer: { userId: string; askingSessionId: string; askId: string; answer: string; choice: string; dismissed: boolean; via: string }): Promise<void> {
+  async publish(answer: {
+    userId: string;
+    askingSessionId: string;
+    askId: string;
+    answer: string;
+    choice: string;
+    dismissed: boolean;
+    via: string;
+  }): Promise<void> {
     await callUnary(this.client, 'publishRemoteAnswer', answer, { deadlineMs: DEADLINE_MS });
   }
 }

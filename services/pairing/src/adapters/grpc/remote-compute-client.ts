@@ -16,7 +16,7 @@ export class RemoteComputeClient implements WatchEventComputer {
   async compute(watch: RegisteredWatch): Promise<RemoteEventInput[]> {
     const request = {
       subscriptionId: watch.id,
-        userId: watch.userId,
+      userId: watch.userId,
       scope: watch.scope,
       sessions: watch.sessions,
       exclude: watch.exclude,

@@ -65,6 +65,8 @@ export function remoteEventsGrpc(deps: {
       return { ask: kept };
     },
     listRemoteAsks: async (request) => ({ asks: await deps.asksLine.list(request.relay, request.askingSessionId) }),
-    withdrawRemoteAsk: async (request) => ({ ask: await withdrawRemoteAsk(request.relay, request.askingSessionId, request.askId, { line: deps.asksLine, asks: deps.asks }) }),
+    withdrawRemoteAsk: async (request) => ({
+      ask: await withdrawRemoteAsk(request.relay, request.askingSessionId, request.askId, { line: deps.asksLine, asks: deps.asks }),
+    }),
   });
 }

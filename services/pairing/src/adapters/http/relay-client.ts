@@ -12,7 +12,6 @@ import { tracer } from '@relay/telemetry';
 import { auth, offline } from '../../domain/errors.ts';
 import type { PairAnswer, Provenance, RelayLink } from '../../app/ports.ts';
 
-
 const DEFAULT_TIMEOUT_MS = 15_000;
 
 export interface RelayRequest {
@@ -46,18 +45,22 @@ export class RelayClient {
    */
   request(request: RelayRequest): Promise<RelayResponse> {
     const method = request.method ?? 'POST';
-    return tracer('pairing').startActiveSpan(`${method} ${request.path}`, { kind: SpanKind.CLIENT, attributes: { 'server.address': this.baseUrl } }, async (span) => {
-      try {
-        const response = await this.#send(method, request);
-        span.setAttribute('http.response.status_code', response.status);
-        return response;
-      } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return tracer('pairing').startActiveSpan(
+      `${method} ${request.path}`,
+      { kind: SpanKind.CLIENT, attributes: { 'server.address': this.baseUrl } },
+      async (span) => {
+        try {
+          const response = await this.#send(method, request);
+          span.setAttribute('http.response.status_code', response.status);
+          return response;
+        } catch (error) {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   async #send(method: string, request: RelayRequest): Promise<RelayResponse> {

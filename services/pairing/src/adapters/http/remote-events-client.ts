@@ -30,13 +30,23 @@ export class RemoteEventsClient implements RemoteEventsLine {
   constructor(private readonly relays: PairedRelayAddresses) {}
 
   async register(relay: string, spec: RemoteWatchSpec): Promise<{ sessions: { id: string; title: string }[] }> {
-    const body = { id: spec.id, sessions: spec.sessions, exclude: spec.exclude, events: spec.events, stalledMinutes: spec.stalledMinutes, heartbeatMinutes: spec.heartbeatMinutes, dryRun: spec.dryRun };
+    const body = {
+      id: spec.id,
+      sessions: spec.sessions,
+      exclude: spec.exclude,
+      events: spec.events,
+      stalledMinutes: spec.stalledMinutes,
+      heartbeatMinutes: spec.heartbeatMinutes,
+      dryRun: spec.dryRun,
+    };
     return registeredBody.parse(await callPairedRelay(this.relays, relay, 'POST', '/relay/v1/subscriptions', body));
   }
 
   async fetch(relay: string, id: string, after: number): Promise<FetchOutcome<IngestEvent>> {
     try {
-      const answer = fetchedBody.parse(await callPairedRelay(this.relays, relay, 'GET', `/relay/v1/subscriptions/${encodeURIComponent(id)}/events?after=${after}`));
+      const answer = fetchedBody.parse(
+        await callPairedRelay(this.relays, relay, 'GET', `/relay/v1/subscriptions/${encodeURIComponent(id)}/events?after=${after}`),
+      );
       return { ok: true, ...answer };
     } catch {
       // No answer, a refusal or an answer we cannot read: the link counts as down until a fetch succeeds.

@@ -18,7 +18,13 @@ export interface PairedRelayAddresses {
 
 const refusalBody = z.object({ code: z.string(), error: z.string() });
 
-export async function callPairedRelay(relays: PairedRelayAddresses, relay: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
+export async function callPairedRelay(
+  relays: PairedRelayAddresses,
+  relay: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const paired = await relays.find(relay);
   if (paired === undefined) throw unknownRelay(relay);
   const response = await new RelayClient(paired.url, paired.outboundToken).request({ method, path, body, timeoutMs: TIMEOUT_MS });

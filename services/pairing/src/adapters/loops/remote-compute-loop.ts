@@ -47,7 +47,10 @@ export class RemoteComputeLoop {
           try {
             await keepComputedEvents(watch, this.deps);
           } catch (error) {
-            logger.error({ err: error, relay: watch.relay, watch: watch.id }, 'computing a watch\'s stalled, all_idle and heartbeat failed; the next pass tries again');
+            logger.error(
+              { err: error, relay: watch.relay, watch: watch.id },
+              "computing a watch's stalled, all_idle and heartbeat failed; the next pass tries again",
+            );
           }
         }
       } catch (error) {

@@ -67,7 +67,13 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
     return count;
   }
 
-  async append(consumer: string, messageId: string, events: RemoteEventInput[], keeps: (watch: RemoteWatch, event: RemoteEventInput) => boolean, now: Date): Promise<void> {
+  async append(
+    consumer: string,
+    messageId: string,
+    events: RemoteEventInput[],
+    keeps: (watch: RemoteWatch, event: RemoteEventInput) => boolean,
+    now: Date,
+  ): Promise<void> {
     await this.#prisma.$transaction(async (tx) => {
       if (!(await processOnce(tx, consumer, messageId))) return;
       const userIds = [...new Set(events.map((event) => event.userId))];
@@ -76,7 +82,13 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
       const watches = await tx.remoteWatch.findMany({ where: { userId: { in: userIds } }, orderBy: [{ relay: 'asc' }, { id: 'asc' }] });
       for (const row of watches) {
         const watch = toWatch(row);
-        await this.#keep(tx, watch, row.lastSeq, events.filter((event) => keeps(watch, event)), now);
+        await this.#keep(
+          tx,
+          watch,
+          row.lastSeq,
+          events.filter((event) => keeps(watch, event)),
+          now,
+        );
       }
     });
   }
@@ -99,7 +111,12 @@ export class PrismaRemoteWatchStore implements RemoteWatchStore {
     });
   }
 
-  async fetch(relay: string, id: string, after: number, now: Date): Promise<{ events: KeptEvent[]; cursor: number; dropped: number; userId: string } | undefined> {
+  async fetch(
+    relay: string,
+    id: string,
+    after: number,
+    now: Date,
+  ): Promise<{ events: KeptEvent[]; cursor: number; dropped: number; userId: string } | undefined> {
     return this.#prisma.$transaction(async (tx) => {
       const held = await tx.$queryRaw<{ last_seq: number }[]>`SELECT last_seq FROM remote_watches WHERE relay = ${relay} AND id = ${id} FOR UPDATE`;
       const row = await tx.remoteWatch.findUnique({ where: { relay_id: { relay, id } } });

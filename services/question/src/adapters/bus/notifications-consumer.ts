@@ -39,7 +39,13 @@ export function startNotificationsConsumer(bus: Bus, deps: NotificationsConsumer
 
 function cardNotice(event: CardRaised): Notice | undefined {
   if (event.card === undefined) return undefined;
-  return { eventId: event.eventId, userId: event.card.userId, kind: 'card', text: event.card.title, path: `/sessions/${encodeURIComponent(event.card.sessionId)}` };
+  return {
+    eventId: event.eventId,
+    userId: event.card.userId,
+    kind: 'card',
+    text: event.card.title,
+    path: `/sessions/${encodeURIComponent(event.card.sessionId)}`,
+  };
 }
 
 function askNotice(event: AskCreated): Notice | undefined {

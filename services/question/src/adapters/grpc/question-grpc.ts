@@ -44,7 +44,16 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
       raiseCard: async (request) => {
         const card = await raiseCard(
           deps,
-          { userId: request.userId, sessionId: request.sessionId, kind: cardKindOf(request.kind), title: request.title, lines: request.lines, options: request.options, callKey: request.callKey, raiseId: request.raiseId },
+          {
+            userId: request.userId,
+            sessionId: request.sessionId,
+            kind: cardKindOf(request.kind),
+            title: request.title,
+            lines: request.lines,
+            options: request.options,
+            callKey: request.callKey,
+            raiseId: request.raiseId,
+          },
           clock.now(),
         );
         return { card: toCardMessage(card) };
@@ -97,13 +106,22 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
         ).map(toAskMessage),
       }),
       withdrawAsk: async (request) => ({
-        ask: toAskMessage(await withdrawAsk(deps.asks, { userId: request.userId, askingSessionId: request.askingSessionId, askId: request.askId }, clock.now())),
+        ask: toAskMessage(
+          await withdrawAsk(deps.asks, { userId: request.userId, askingSessionId: request.askingSessionId, askId: request.askId }, clock.now()),
+        ),
       }),
       answerAsk: async (request) => ({
         ask: toAskMessage(
           await answerAsk(
             deps,
-            { userId: request.userId, askId: request.askId, decision: request.decision, answer: request.answer, choice: request.choice, via: request.via || deps.relayName },
+            {
+              userId: request.userId,
+              askId: request.askId,
+              decision: request.decision,
+              answer: request.answer,
+              choice: request.choice,
+              via: request.via || deps.relayName,
+            },
             clock.now(),
           ),
         ),

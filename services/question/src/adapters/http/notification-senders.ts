@@ -40,7 +40,11 @@ export function notificationSenders(options: SenderOptions): NotificationSenders
         TTL: PUSH_TTL_SECONDS,
         contentEncoding: 'aes128gcm',
       });
-      return post(request.endpoint, { headers: request.headers as Record<string, string>, body: request.body === null ? null : new Uint8Array(request.body) }, 'push');
+      return post(
+        request.endpoint,
+        { headers: request.headers as Record<string, string>, body: request.body === null ? null : new Uint8Array(request.body) },
+        'push',
+      );
     },
     makeVapidKeys: () => webpush.generateVAPIDKeys(),
   };

@@ -65,7 +65,14 @@ export function processGroups(options: { sessionGid: number; homes: string }): R
     },
     start: ({ argv, folder, env, uid, stdin }) =>
       new Promise((resolve, reject) => {
-        const child = spawn(argv[0]!, argv.slice(1), { cwd: folder, env: { ...env }, uid, gid: uid, detached: true, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+        const child = spawn(argv[0]!, argv.slice(1), {
+          cwd: folder,
+          env: { ...env },
+          uid,
+          gid: uid,
+          detached: true,
+          stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        });
         const group = new ProcessGroup(child.stdin);
         child.stdout!.on('data', (chunk: Buffer) => group.push({ stdout: chunk }));
         child.stderr!.on('data', (chunk: Buffer) => group.push({ stderr: chunk }));

@@ -14,7 +14,13 @@ import {
   type StatusObject,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { RunnerServiceClient, type ExecRequest, type ExecResponse, type RunCommandRequest, type RunCommandResponse } from '@relay/proto/relay/runner/v1/runner_service';
+import {
+  RunnerServiceClient,
+  type ExecRequest,
+  type ExecResponse,
+  type RunCommandRequest,
+  type RunCommandResponse,
+} from '@relay/proto/relay/runner/v1/runner_service';
 import { MAX_MESSAGE_BYTES } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
 

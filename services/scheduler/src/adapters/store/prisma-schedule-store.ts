@@ -153,7 +153,12 @@ class PrismaFiringTransaction implements FiringTransaction {
       ended_at: update.endedAt?.toISOString() ?? null,
       end_reason: update.endReason,
     }));
-    const fired = firings.map(({ firing }) => ({ id: firing.id, schedule_id: firing.scheduleId, due_at: firing.dueAt.toISOString(), fired_at: firing.firedAt.toISOString() }));
+    const fired = firings.map(({ firing }) => ({
+      id: firing.id,
+      schedule_id: firing.scheduleId,
+      due_at: firing.dueAt.toISOString(),
+      fired_at: firing.firedAt.toISOString(),
+    }));
     // The firings and the schedules' updates in one statement (a firing's schedule exists: it is locked).
     await this.tx.$executeRaw`WITH firings_made AS (
         INSERT INTO firings (id, schedule_id, due_at, fired_at)

@@ -13,7 +13,11 @@ export const BUDGET_CARDS = { durable: 'session-budget-cards', contract: Questio
  * decision is the question service's durable state and this consumer is durable, so a decision taken while this
  * service was away is applied once it is back. The question service declares the stream; until it exists this waits.
  */
-export async function startBudgetCardConsumer(bus: Bus, deps: BudgetDeps & { clock: Clock; logger: Logger }, signal: AbortSignal): Promise<Consumer | undefined> {
+export async function startBudgetCardConsumer(
+  bus: Bus,
+  deps: BudgetDeps & { clock: Clock; logger: Logger },
+  signal: AbortSignal,
+): Promise<Consumer | undefined> {
   if (!(await waitForStream(bus, BUDGET_CARDS.contract.stream, { logger: deps.logger, signal }))) return undefined;
   return consume(bus, {
     durable: BUDGET_CARDS.durable,

@@ -19,7 +19,11 @@ interface SteerRequest {
  * replica answers a steer request only when its provider took the text (the one running the turn); the
  * asker tries itself first, then asks the others, and queues the text when nobody takes it in time.
  */
-export function busSteering(bus: Bus, providers: ProviderRegistry, logger: Logger): { steer(providerId: string, sessionId: string, text: string): Promise<boolean>; stop(): void } {
+export function busSteering(
+  bus: Bus,
+  providers: ProviderRegistry,
+  logger: Logger,
+): { steer(providerId: string, sessionId: string, text: string): Promise<boolean>; stop(): void } {
   const subscription = bus.nc.subscribe(STEER_SUBJECT, {
     callback: (error, message) => {
       if (error) return logger.warn({ err: error }, 'steer subscription failed');
@@ -36,7 +40,9 @@ export function busSteering(bus: Bus, providers: ProviderRegistry, logger: Logge
       if (providers.get(providerId)?.canSteer !== true) return false;
       if (providers.steer(providerId, sessionId, text)) return true;
       try {
-        const answer = await bus.nc.request(STEER_SUBJECT, JSON.stringify({ providerId, sessionId, text } satisfies SteerRequest), { timeout: STEER_TIMEOUT_MS });
+        const answer = await bus.nc.request(STEER_SUBJECT, JSON.stringify({ providerId, sessionId, text } satisfies SteerRequest), {
+          timeout: STEER_TIMEOUT_MS,
+        });
         return answer.json<{ taken?: boolean }>().taken === true;
       } catch {
         // No replica took it (none runs the turn any more, or it ended meanwhile): the caller queues it.

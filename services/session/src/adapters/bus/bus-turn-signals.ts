@@ -10,7 +10,9 @@ import type { TurnSignals } from '../../app/turns/turn-signals.ts';
  */
 export function listenForTurnSignals(bus: Bus, signals: TurnSignals, logger: Logger): { stop(): void } {
   const subscriptions: ReturnType<Bus['nc']['subscribe']>[] = [
-    bus.nc.subscribe(SessionEvents.TURN_QUEUED.subject, { callback: (error) => (error ? logger.warn({ err: error }, 'turn_queued subscription failed') : signals.work()) }),
+    bus.nc.subscribe(SessionEvents.TURN_QUEUED.subject, {
+      callback: (error) => (error ? logger.warn({ err: error }, 'turn_queued subscription failed') : signals.work()),
+    }),
     bus.nc.subscribe(SessionEvents.TURN_ENDED.subject, {
       callback: (error, message) => {
         if (error) return logger.warn({ err: error }, 'turn_ended subscription failed');

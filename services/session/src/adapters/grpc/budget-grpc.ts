@@ -30,7 +30,14 @@ export function budgetGrpc(deps: BudgetDeps & { clock: Clock; logger: Logger }):
       return { carried: carried === undefined ? undefined : toBudgetLimitsMessage(carried) };
     },
     noteRemoteTreeSpend: async (request) => {
-      const rows = request.rows.map(({ sessionId, provider, turns, inputTokens, outputTokens, costUsd }) => ({ sessionId, provider, turns, inputTokens, outputTokens, costUsd }));
+      const rows = request.rows.map(({ sessionId, provider, turns, inputTokens, outputTokens, costUsd }) => ({
+        sessionId,
+        provider,
+        turns,
+        inputTokens,
+        outputTokens,
+        costUsd,
+      }));
       await noteRemoteTreeSpend(deps, { ...request, rows }, clock.now());
       return {};
     },

@@ -112,7 +112,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     endSignIn: async (request) => ({ ended: await endSignIn(deps, request.token) }),
     listSessions: async (request) => {
       const { sessions, pending } = await listSessions(deps.reads, { userId: request.userId, scope: request.scope, pendingFor: agentOf(request) }, clock.now());
-      const withTheirTasks = await tasksOfSessions(deps.tasks, sessions.filter((session) => session.hasTasks).map((session) => session.id));
+      const withTheirTasks = await tasksOfSessions(
+        deps.tasks,
+        sessions.filter((session) => session.hasTasks).map((session) => session.id),
+      );
       return { sessions: withTheirTasks(sessions.map(toSessionMessage)), pending };
     },
     createExternalSession: async (request) => {
@@ -137,12 +140,21 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       const [info, settings, usage] = await Promise.all([
         getRelayInfo(deps, input),
         getRelaySettings(store),
-        getUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {}, priced: deps.usage?.priced ?? [] }, clock.now()),
+        getUsage(
+          { catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, allowances: deps.usage?.allowances ?? {}, priced: deps.usage?.priced ?? [] },
+          clock.now(),
+        ),
       ]);
       return { ...relayInfoFields(info), usage: toUsageReportMessage(usage), settings: toRelaySettingsMessage(settings) };
     },
     getDailyUsage: async (request) =>
-      toDailyUsageMessage(await getDailyUsage({ catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, priced: deps.usage?.priced ?? [] }, { days: request.days }, clock.now())),
+      toDailyUsageMessage(
+        await getDailyUsage(
+          { catalogue: deps.catalogue, ledger: deps.usage?.ledger ?? NO_USAGE, priced: deps.usage?.priced ?? [] },
+          { days: request.days },
+          clock.now(),
+        ),
+      ),
     readSession: async (request) => {
       const now = clock.now();
       // An external session's agent reading its own conversation has read what was pending for it: its note is read
@@ -153,7 +165,11 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         { userId: request.userId, sessionId: request.sessionId, last: request.last, pendingFor: ownInbox ? undefined : agentOf(request) },
         now,
       );
-      if (ownInbox && read.session.origin === 'external') await deps.inbox?.markRead(read.session.id, read.messages.map((message) => message.id));
+      if (ownInbox && read.session.origin === 'external')
+        await deps.inbox?.markRead(
+          read.session.id,
+          read.messages.map((message) => message.id),
+        );
       const pending = ownInbox ? pendingAlong(deps, request.pendingForSessionId) : read.pending;
       const [members, withTheirTasks] = await Promise.all([
         withCallsInFlight(deps.calls, read.groupMembers, now),
@@ -219,7 +235,13 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         // An agent's prompt (here or from a paired relay) is refused at once; the person's own message waits, queued.
         const byAgent = request.callerSessionId !== '' || request.provenance !== undefined;
         if (byAgent) await refuseOverBudget(deps.budgets, { sessionId: target.id, startsSession: false, nothingDone: 'Nothing was sent.' }, now);
-        const narrowing = { userId: request.userId, sessionId: target.id, startedBySessionId: target.startedBySessionId, callerSessionId: request.callerSessionId, limits: budget };
+        const narrowing = {
+          userId: request.userId,
+          sessionId: target.id,
+          startedBySessionId: target.startedBySessionId,
+          callerSessionId: request.callerSessionId,
+          limits: budget,
+        };
         await narrowBudget(deps.budgets, { ...narrowing, dryRun: true }, now);
       }
       const sent = await sendMessage(
@@ -240,7 +262,13 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
         now,
       );
       if (deps.budgets !== undefined && target !== undefined && !request.dryRun) {
-        const narrowing = { userId: request.userId, sessionId: target.id, startedBySessionId: target.startedBySessionId, callerSessionId: request.callerSessionId, limits: budget };
+        const narrowing = {
+          userId: request.userId,
+          sessionId: target.id,
+          startedBySessionId: target.startedBySessionId,
+          callerSessionId: request.callerSessionId,
+          limits: budget,
+        };
         await narrowBudget(deps.budgets, { ...narrowing, dryRun: false }, now);
       }
       return { session: toSessionMessage(sent.session), messageId: sent.messageId, modelNote: sent.modelNote, billingSwitch: sent.billingSwitch };
@@ -307,7 +335,8 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       return holdExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
     },
     releaseExternalCall: async (request) => {
-      if (deps.calls !== undefined) await releaseExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
+      if (deps.calls !== undefined)
+        await releaseExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
       return {};
     },
     getConversation: async (request) => {

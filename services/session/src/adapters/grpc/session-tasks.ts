@@ -3,7 +3,12 @@
  * running and those that ended within the hour, each with whether it has output, its health while it runs and its
  * test-run counts; a session whose only work left is a task is background_only.
  */
-import { SessionState, type GroupMember as GroupMemberMessage, type Session as SessionMessage, type Task as TaskMessage } from '@relay/proto/relay/session/v1/session';
+import {
+  SessionState,
+  type GroupMember as GroupMemberMessage,
+  type Session as SessionMessage,
+  type Task as TaskMessage,
+} from '@relay/proto/relay/session/v1/session';
 import type { TaskOutputReader, TaskStore } from '../../app/tasks/ports.ts';
 import { readConsole } from '../../domain/tasks/console-text.ts';
 import { hasReadableOutput, isBackgroundOnly, stallOf, TASK_OUTPUT_KEPT_MS, type Task } from '../../domain/tasks/task.ts';
@@ -22,14 +27,22 @@ export interface SessionTasksDeps {
 
 /** `sessions` with their tasks, and background_only where an idle session's task still runs. */
 export async function withTasks(deps: SessionTasksDeps | undefined, sessions: SessionMessage[]): Promise<SessionMessage[]> {
-  return (await tasksOfSessions(deps, sessions.map((session) => session.id)))(sessions);
+  return (
+    await tasksOfSessions(
+      deps,
+      sessions.map((session) => session.id),
+    )
+  )(sessions);
 }
 
 /**
  * Reads the tasks of the sessions `sessionIds` (withTasks' reads), so that the caller may read anything else about
  * them meanwhile; the answer puts them on the sessions, as withTasks does.
  */
-export async function tasksOfSessions(deps: SessionTasksDeps | undefined, sessionIds: readonly string[]): Promise<(sessions: SessionMessage[]) => SessionMessage[]> {
+export async function tasksOfSessions(
+  deps: SessionTasksDeps | undefined,
+  sessionIds: readonly string[],
+): Promise<(sessions: SessionMessage[]) => SessionMessage[]> {
   if (deps === undefined || sessionIds.length === 0) return (sessions) => sessions;
   const now = deps.now();
   const tasks = await deps.store.tasksOf(sessionIds, new Date(now.getTime() - TASK_OUTPUT_KEPT_MS));
@@ -47,8 +60,17 @@ export async function withMemberStates(deps: SessionTasksDeps | undefined, membe
   const idle = members.filter((member) => member.state === SessionState.SESSION_STATE_IDLE);
   if (deps === undefined || idle.length === 0) return members;
   // Ended "since now": only the running ones.
-  const tasks = await deps.store.tasksOf(idle.map((member) => member.id), deps.now());
-  return members.map((member) => ({ ...member, state: stateWith(member.state, tasks.filter((task) => task.sessionId === member.id)) }));
+  const tasks = await deps.store.tasksOf(
+    idle.map((member) => member.id),
+    deps.now(),
+  );
+  return members.map((member) => ({
+    ...member,
+    state: stateWith(
+      member.state,
+      tasks.filter((task) => task.sessionId === member.id),
+    ),
+  }));
 }
 
 function stateWith(state: SessionState, tasks: readonly { status: string }[]): SessionState {

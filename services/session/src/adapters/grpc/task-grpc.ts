@@ -25,13 +25,16 @@ export function taskGrpc(deps: {
 }): ReturnType<typeof serveUnary> {
   return serveUnary<Pick<SessionServiceMethods, TaskMethod>>(deps.logger, {
     readTaskOutput: async (request) => {
-      const read = await readTaskOutput({ ...deps, quietAfterMinutes: await deps.quietAfterMinutes() }, {
-        userId: request.userId,
-        sessionId: request.sessionId,
-        taskId: request.taskId,
-        lines: request.lines,
-        now: deps.clock.now(),
-      });
+      const read = await readTaskOutput(
+        { ...deps, quietAfterMinutes: await deps.quietAfterMinutes() },
+        {
+          userId: request.userId,
+          sessionId: request.sessionId,
+          taskId: request.taskId,
+          lines: request.lines,
+          now: deps.clock.now(),
+        },
+      );
       return {
         task: toTaskMessage(read.task, { hasOutput: read.tail.length > 0, counts: read.counts }),
         tail: read.tail,

@@ -37,7 +37,12 @@ export function turnGrpc(deps: TurnGrpcDeps): ReturnType<typeof serveUnary> {
     ...serveStream<Pick<Methods, 'wait'>>(deps.logger, {
       wait: async function* (request, signal) {
         const turn = await findWaitedTurn(deps, request);
-        for await (const event of waitForTurn({ ...deps.wait, turns: deps.turns, signals: deps.signals, clock: deps.clock }, turn, request.waitSeconds, signal)) {
+        for await (const event of waitForTurn(
+          { ...deps.wait, turns: deps.turns, signals: deps.signals, clock: deps.clock },
+          turn,
+          request.waitSeconds,
+          signal,
+        )) {
           yield event.kind === 'progress' ? { progressSeconds: event.seconds } : { result: toTurnResult(event.turn) };
         }
       },

@@ -77,7 +77,12 @@ export class ConfiguredCatalogue implements ProviderCatalogue {
     const now = usage.now();
     const totals = await usage.ledger.totalsSince(monthStart(now));
     for (const row of this.#rows) {
-      const refusal = planRefusal(row, totals.find((t) => t.provider === row.id), usage.allowances[row.id], now);
+      const refusal = planRefusal(
+        row,
+        totals.find((t) => t.provider === row.id),
+        usage.allowances[row.id],
+        now,
+      );
       if (refusal !== undefined) refusals.set(row.id, refusal);
     }
     return refusals;

@@ -14,7 +14,10 @@ export function configuredProviders(config: Config, ports: ProviderPorts): Provi
 
 /** Per provider id, the prices of the providers that meter reported tokens (undefined: tokens only). */
 export function providerPrices(config: Config): Record<string, Readonly<Record<string, ModelPriceConfig>> | undefined> {
-  return Object.assign({}, ...PROVIDER_DEFINITIONS.map((definition) => definition.prices?.(config) ?? {})) as Record<string, Readonly<Record<string, ModelPriceConfig>> | undefined>;
+  return Object.assign({}, ...PROVIDER_DEFINITIONS.map((definition) => definition.prices?.(config) ?? {})) as Record<
+    string,
+    Readonly<Record<string, ModelPriceConfig>> | undefined
+  >;
 }
 
 /**

@@ -39,7 +39,9 @@ export class GatewayMcp {
 
   /** Calls a tool; answers its result's content as the gateway sent it (a refusal's too: it is a result). */
   async call(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const result = await (await this.#connect(signal)).callTool({ name, arguments: input }, undefined, {
+    const result = await (
+      await this.#connect(signal)
+    ).callTool({ name, arguments: input }, undefined, {
       signal,
       timeout: TOOL_TIMEOUT_MS,
       resetTimeoutOnProgress: true,

@@ -33,7 +33,13 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
     return `command runner — runs in ${folder} on the sessions' workspace as your own sandbox user; no relay secret, token or process, no other user's folder`;
   }
 
-  start(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string>>; onOutput: (chunk: Uint8Array) => void }): SandboxedCommand {
+  start(input: {
+    sessionId: string;
+    folder: string;
+    argv: readonly string[];
+    env: Readonly<Record<string, string>>;
+    onOutput: (chunk: Uint8Array) => void;
+  }): SandboxedCommand {
     const abort = new AbortController();
     let began = false;
     let settle!: { resolve: (value: { localPid: number | null }) => void; reject: (error: Error) => void };
@@ -52,7 +58,9 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
         }
         if (!began) settle.reject(new Error('it was stopped before the command runner started it'));
         // Stopped here: the call's cancel ended its process group on the runner.
-        return abort.signal.aborted ? { exitCode: null, signal: 'SIGTERM' } : { exitCode: null, signal: null, lost: 'the command runner ended the call without the command\'s end' };
+        return abort.signal.aborted
+          ? { exitCode: null, signal: 'SIGTERM' }
+          : { exitCode: null, signal: null, lost: "the command runner ended the call without the command's end" };
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         if (!began) settle.reject(new Error(`the command runner refused it or could not be reached (${why})`));
@@ -67,7 +75,8 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
     const env = Object.fromEntries(Object.entries(input.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const { sessionId } = input;
     // Each process runs as a user's: one that is no session's (an agent's model discovery) has none to run as.
-    if (sessionId === undefined) return new RunnerCli(this.#client.exec(), Promise.reject(new Error('the command runner runs a process only for a session, as its user')));
+    if (sessionId === undefined)
+      return new RunnerCli(this.#client.exec(), Promise.reject(new Error('the command runner runs a process only for a session, as its user')));
     return new RunnerCli(this.#client.exec(), this.#request({ ...input, sessionId, env }));
   }
 
@@ -94,7 +103,11 @@ class RunnerCli extends EventEmitter implements SandboxedCli {
     const sent = request.then((start) => void call.write({ start }));
     // Its stdin goes after `start`, in order (a Writable hands over one chunk at a time). Once it ended, or when it
     // never started (the 'error' event says why), what is still written goes nowhere, as to a closed pipe.
-    const send = (input: ExecRequest, done: () => void): void => void sent.then(() => (this.#ended ? done() : call.write(input, () => done())), () => done());
+    const send = (input: ExecRequest, done: () => void): void =>
+      void sent.then(
+        () => (this.#ended ? done() : call.write(input, () => done())),
+        () => done(),
+      );
     this.stdin = new Writable({
       write: (chunk: Buffer, _encoding, done) => send({ stdin: chunk }, done),
       final: (done) => send({ stdinClosed: {} }, done),

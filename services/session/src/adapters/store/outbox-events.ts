@@ -47,7 +47,14 @@ export function toSessionArchived(event: SessionArchivedEvent): SessionArchived 
 }
 
 /** The outbox entry of a task_output event: when the running task last wrote. */
-export function taskOutputEvent(event: { eventId: string; occurredAt: Date; sessionId: string; userId: string; taskId: string; lastOutputAt: Date }): OutboxEntry {
+export function taskOutputEvent(event: {
+  eventId: string;
+  occurredAt: Date;
+  sessionId: string;
+  userId: string;
+  taskId: string;
+  lastOutputAt: Date;
+}): OutboxEntry {
   return outgoing(SessionEvents.TASK_OUTPUT, event, { id: event.eventId });
 }
 
@@ -62,8 +69,18 @@ export function taskEvent(
   kind: 'started' | 'ended',
   event: { eventId: string; occurredAt: Date; userId: string; task: Task },
 ): OutboxEntry {
-  const message = { eventId: event.eventId, occurredAt: event.occurredAt, sessionId: event.task.sessionId, userId: event.userId, task: api.toTaskMessage(event.task) };
+  const message = {
+    eventId: event.eventId,
+    occurredAt: event.occurredAt,
+    sessionId: event.task.sessionId,
+    userId: event.userId,
+    task: api.toTaskMessage(event.task),
+  };
   const id = { id: event.eventId };
   if (kind === 'started') return outgoing(SessionEvents.TASK_STARTED, message, id);
-  return outgoing(event.task.status === 'completed' || event.task.type === 'local_agent' ? SessionEvents.TASK_FINISHED : SessionEvents.TASK_FAILED, message, id);
+  return outgoing(
+    event.task.status === 'completed' || event.task.type === 'local_agent' ? SessionEvents.TASK_FINISHED : SessionEvents.TASK_FAILED,
+    message,
+    id,
+  );
 }

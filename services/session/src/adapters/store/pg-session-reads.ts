@@ -193,7 +193,10 @@ function along(pendingFor: string | undefined): unknown[] {
 /** The note pendingColumns read; undefined where they are NULL (no external session was the agent), or no row. */
 function noteOf(row: PendingRow | undefined): PendingNote | undefined {
   if (row?.pendingCount == null) return undefined;
-  return pendingNote(Number(row.pendingCount), (row.pendingOldest ?? []).map((text) => ({ text })));
+  return pendingNote(
+    Number(row.pendingCount),
+    (row.pendingOldest ?? []).map((text) => ({ text })),
+  );
 }
 
 function toListedSession(row: ListedRow): ListedSession {
@@ -201,7 +204,8 @@ function toListedSession(row: ListedRow): ListedSession {
   // Added to the new session, not spread into a copy: each key added after a spread cost V8 (Node 20) 2–3 µs, which
   // made this mapping a sixth of a listing's CPU.
   return Object.assign(session, {
-    group: row.groupId === null ? null : toGroupRef({ id: row.groupId, name: row.groupName, headTitle: row.groupHeadTitle ?? '' }, session.groupRole ?? 'member'),
+    group:
+      row.groupId === null ? null : toGroupRef({ id: row.groupId, name: row.groupName, headTitle: row.groupHeadTitle ?? '' }, session.groupRole ?? 'member'),
     startedByTitle: row.startedByTitle ?? '',
     callsHeldUntil: row.callsHeldUntil,
     hasTasks: row.hasTasks,

@@ -91,7 +91,17 @@ export class PrismaBudgetStore implements BudgetStore {
 
   async treeUsage(sessionId: string): Promise<TreeUsageRow[]> {
     const rows = await this.prisma.$queryRawUnsafe<
-      { session_id: string; provider: string; relay: string | null; turns: number; input_tokens: number; output_tokens: number; cost_usd: number; largest_cost: number; largest_tokens: number }[]
+      {
+        session_id: string;
+        provider: string;
+        relay: string | null;
+        turns: number;
+        input_tokens: number;
+        output_tokens: number;
+        cost_usd: number;
+        largest_cost: number;
+        largest_tokens: number;
+      }[]
     >(
       `${TREE}
        SELECT u.session_id, u.provider, NULL AS relay, COUNT(*)::int AS turns,

@@ -23,7 +23,10 @@ export class PrismaExternalCalls implements ExternalCallStore {
       });
       if (userId === undefined) return;
       const eventId = `external_call_held:${sessionId}:${callId}:${expiresAt.getTime()}`;
-      await enqueue(tx, outgoing(SessionEvents.EXTERNAL_CALL_HELD, { eventId, occurredAt: now, sessionId, userId, callId, heldUntil: expiresAt }, { id: eventId }));
+      await enqueue(
+        tx,
+        outgoing(SessionEvents.EXTERNAL_CALL_HELD, { eventId, occurredAt: now, sessionId, userId, callId, heldUntil: expiresAt }, { id: eventId }),
+      );
     });
   }
 

@@ -33,7 +33,9 @@ export class PrismaOAuthStore implements OAuthStore {
   ) {}
 
   async saveClient(client: { id: string; metadataJson: string; createdAt: Date }): Promise<void> {
-    await this.db.oAuthClient.create({ data: { id: client.id, metadata: JSON.parse(client.metadataJson) as Prisma.InputJsonValue, createdAt: client.createdAt } });
+    await this.db.oAuthClient.create({
+      data: { id: client.id, metadata: JSON.parse(client.metadataJson) as Prisma.InputJsonValue, createdAt: client.createdAt },
+    });
   }
 
   async findClientMetadata(clientId: string): Promise<string | undefined> {

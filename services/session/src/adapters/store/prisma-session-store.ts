@@ -10,12 +10,7 @@ import type { ApiToken, SignInLink, User } from '../../domain/users/user.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import { STARTED_REMOTE_GRANT } from '../../app/sessions/remote-sessions.ts';
 import type { ConversationStore, SessionEvent, SessionFilter, SessionStore, UsersTransaction } from '../../app/ports.ts';
-import {
-  Prisma,
-  type Message as MessageRow,
-  type PrismaClient,
-  type Session as SessionRow,
-} from '../../generated/prisma/client.ts';
+import { Prisma, type Message as MessageRow, type PrismaClient, type Session as SessionRow } from '../../generated/prisma/client.ts';
 import { toSessionArchived, toSessionCreated, toTurnQueued, type ApiMessages } from './outbox-events.ts';
 import { toTurn } from './turn-row.ts';
 
@@ -391,7 +386,12 @@ export class PrismaSessionStore implements SessionStore, ConversationStore {
 
 /** The settings of a relay_settings row (as Prisma or pg-token-reads.ts reads it), without its other columns. */
 export function toRelaySettings(row: RelaySettings): RelaySettings {
-  return { agentSessionsEnabled: row.agentSessionsEnabled, maxWaitSeconds: row.maxWaitSeconds, maxTurnMinutes: row.maxTurnMinutes, taskQuietMinutes: row.taskQuietMinutes };
+  return {
+    agentSessionsEnabled: row.agentSessionsEnabled,
+    maxWaitSeconds: row.maxWaitSeconds,
+    maxTurnMinutes: row.maxTurnMinutes,
+    taskQuietMinutes: row.taskQuietMinutes,
+  };
 }
 
 function jsonOrNull(value: Provenance | null): Prisma.InputJsonValue | typeof Prisma.DbNull {

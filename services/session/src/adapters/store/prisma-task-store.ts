@@ -61,7 +61,9 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader, RunningTask
   async appendOutput(taskId: string, batch: OutputBatch): Promise<void> {
     const dropped = batch.dropThroughSeq !== undefined || batch.droppedUnwritten;
     await this.#prisma.$transaction(async (tx) => {
-      await tx.taskOutputChunk.createMany({ data: batch.chunks.map((chunk) => ({ taskId, seq: chunk.seq, data: new Uint8Array(chunk.data), size: chunk.data.byteLength })) });
+      await tx.taskOutputChunk.createMany({
+        data: batch.chunks.map((chunk) => ({ taskId, seq: chunk.seq, data: new Uint8Array(chunk.data), size: chunk.data.byteLength })),
+      });
       const row = await tx.task.update({
         where: { id: taskId },
         data: { outputBytes: { increment: batch.bytes }, lastOutputAt: batch.lastOutputAt, ...(dropped ? { outputDropped: true } : {}) },
@@ -70,7 +72,17 @@ export class PrismaTaskStore implements TaskStore, TaskOutputReader, RunningTask
       if (batch.dropThroughSeq !== undefined) await tx.taskOutputChunk.deleteMany({ where: { taskId, seq: { lte: batch.dropThroughSeq } } });
       if (batch.announce) {
         const eventId = randomUUID();
-        await enqueue(tx, taskOutputEvent({ eventId, occurredAt: batch.lastOutputAt, sessionId: row.sessionId, userId: row.session.userId, taskId, lastOutputAt: batch.lastOutputAt }));
+        await enqueue(
+          tx,
+          taskOutputEvent({
+            eventId,
+            occurredAt: batch.lastOutputAt,
+            sessionId: row.sessionId,
+            userId: row.session.userId,
+            taskId,
+            lastOutputAt: batch.lastOutputAt,
+          }),
+        );
       }
     });
   }

@@ -375,7 +375,11 @@ function toOutboxEntry(api: Api, event: TurnEvent): OutboxEntry {
     case 'question_asked':
       return outgoing(SessionEvents.QUESTION_ASKED, { ...base, question: api.toPendingQuestion(event.question) }, id);
     case 'subagent_finished':
-      return outgoing(SessionEvents.SUBAGENT_FINISHED, { ...base, turnId: event.turnId, description: event.description, status: event.status, summary: event.summary }, id);
+      return outgoing(
+        SessionEvents.SUBAGENT_FINISHED,
+        { ...base, turnId: event.turnId, description: event.description, status: event.status, summary: event.summary },
+        id,
+      );
     case 'turn_activity':
       return outgoing(SessionEvents.TURN_ACTIVITY, { ...base, turnId: event.turnId, lastActivityAt: event.lastActivityAt }, id);
   }

@@ -36,7 +36,14 @@ export class PrismaUsageLedger implements UsageLedger, UsageHistory {
        WHERE recorded_at >= (${since.toISOString()}::timestamptz AT TIME ZONE 'UTC')
        GROUP BY provider, day
        ORDER BY provider, day`;
-    return rows.map((row) => ({ provider: row.provider, day: row.day, inputTokens: row.input_tokens, outputTokens: row.output_tokens, costUsd: row.cost_usd, turns: row.turns }));
+    return rows.map((row) => ({
+      provider: row.provider,
+      day: row.day,
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      costUsd: row.cost_usd,
+      turns: row.turns,
+    }));
   }
 
   async pause(pause: ProviderPause): Promise<void> {

@@ -87,7 +87,13 @@ export class BackgroundTasks {
     const log = logger.child({ taskId: id, sessionId: input.sessionId });
     const output = new TaskOutputLog({ taskId: id, store, logger: log });
     // Its own process group, so a stop ends the sandbox (and with it the command's children).
-    const command = sandbox.start({ sessionId: input.sessionId, folder: cwd, argv: ['sh', '-c', input.command], env: this.#o.env, onOutput: (chunk) => output.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), clock.now()) });
+    const command = sandbox.start({
+      sessionId: input.sessionId,
+      folder: cwd,
+      argv: ['sh', '-c', input.command],
+      env: this.#o.env,
+      onOutput: (chunk) => output.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), clock.now()),
+    });
     const running: RunningTask = { command, stopping: false, ended: Promise.resolve() };
     const started = await command.started.catch((error: unknown) => error as Error);
     if (started instanceof Error) throw new TaskStartRefused(`could not start the command: ${started.message}`);
@@ -140,7 +146,17 @@ export class BackgroundTasks {
     const id = `task_${randomBytes(8).toString('hex')}`;
     const startedAt = clock.now();
     const task = await store.insertTask(
-      { id, sessionId: input.sessionId, description: input.description, type: 'local_agent', cwd: input.cwd, host, runnerId, startedAt, leaseUntil: new Date(startedAt.getTime() + TASK_LEASE_MS) },
+      {
+        id,
+        sessionId: input.sessionId,
+        description: input.description,
+        type: 'local_agent',
+        cwd: input.cwd,
+        host,
+        runnerId,
+        startedAt,
+        leaseUntil: new Date(startedAt.getTime() + TASK_LEASE_MS),
+      },
       null,
     );
     if (task === undefined) throw new TaskStartRefused('the session is gone');

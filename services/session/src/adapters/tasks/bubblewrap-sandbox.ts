@@ -23,8 +23,26 @@ const SYSTEM_TOPS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
  * read-only. Never the rest of /etc: it holds the machine's configuration, some of it secret (npmrc, pip.conf, …).
  */
 const ETC_FILES = [
-  'alternatives', 'ca-certificates', 'ssl', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'nsswitch.conf', 'host.conf', 'hosts',
-  'resolv.conf', 'gai.conf', 'services', 'protocols', 'passwd', 'group', 'mime.types', 'os-release', 'debian_version', 'inputrc',
+  'alternatives',
+  'ca-certificates',
+  'ssl',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'nsswitch.conf',
+  'host.conf',
+  'hosts',
+  'resolv.conf',
+  'gai.conf',
+  'services',
+  'protocols',
+  'passwd',
+  'group',
+  'mime.types',
+  'os-release',
+  'debian_version',
+  'inputrc',
 ].map((name) => `/etc/${name}`);
 /** The user a command runs as inside its user namespace (it maps to the relay's own account outside, without its capabilities). */
 const SANDBOX_ID = '1000';
@@ -50,7 +68,11 @@ export function bubblewrapSandbox(options: BubblewrapOptions): BubblewrapSandbox
   const probe = spawnSync(bwrap, sandbox.wrap({ folder: '/tmp', argv: ['true'] }).args, { env: {}, encoding: 'utf8', timeout: 10_000 });
   if (probe.status !== 0) {
     const why = (probe.stderr || probe.error?.message || `exit code ${probe.status ?? probe.signal}`).trim();
-    return new BubblewrapSandbox(undefined, `bubblewrap cannot make its namespaces here (${why}); user namespaces may be off (sysctl kernel.unprivileged_userns_clone) or the container may forbid them`, []);
+    return new BubblewrapSandbox(
+      undefined,
+      `bubblewrap cannot make its namespaces here (${why}); user namespaces may be off (sysctl kernel.unprivileged_userns_clone) or the container may forbid them`,
+      [],
+    );
   }
   return sandbox;
 }
@@ -78,19 +100,48 @@ export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
     if (this.#bwrap === undefined) throw new Error(this.unavailable);
     const { folder } = input;
     const args = [
-      '--unshare-user', '--uid', SANDBOX_ID, '--gid', SANDBOX_ID, '--disable-userns',
-      '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-      '--die-with-parent', '--new-session', '--hostname', 'sandbox',
-      '--ro-bind', '/usr', '/usr',
+      '--unshare-user',
+      '--uid',
+      SANDBOX_ID,
+      '--gid',
+      SANDBOX_ID,
+      '--disable-userns',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--die-with-parent',
+      '--new-session',
+      '--hostname',
+      'sandbox',
+      '--ro-bind',
+      '/usr',
+      '/usr',
       ...SYSTEM_TOPS.flatMap(systemTop),
       ...ETC_FILES.flatMap((path) => ['--ro-bind-try', path, path]),
-      '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', SANDBOX_HOME,
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--tmpfs',
+      '/tmp',
+      '--dir',
+      SANDBOX_HOME,
       ...(input.readOnly ?? []).flatMap((path) => ['--ro-bind', path, path]),
-      '--bind', folder, folder,
+      '--bind',
+      folder,
+      folder,
       ...stateFoldersWithin(folder, this.#stateFolders).flatMap((path) => ['--tmpfs', path, '--remount-ro', path]),
-      '--setenv', 'HOME', SANDBOX_HOME, '--setenv', 'TMPDIR', '/tmp',
-      '--chdir', folder,
-      '--', ...input.argv,
+      '--setenv',
+      'HOME',
+      SANDBOX_HOME,
+      '--setenv',
+      'TMPDIR',
+      '/tmp',
+      '--chdir',
+      folder,
+      '--',
+      ...input.argv,
     ];
     return { file: this.#bwrap, args };
   }
@@ -109,7 +160,9 @@ export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
     const confined = this.wrap({ folder: input.folder, argv: input.argv });
     const child = spawn(confined.file, confined.args, { cwd: input.folder, env: { ...input.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     // Listened to at once: a quick command ends before its caller looks.
-    const ended = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => child.once('close', (exitCode, signal) => resolve({ exitCode, signal })));
+    const ended = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) =>
+      child.once('close', (exitCode, signal) => resolve({ exitCode, signal })),
+    );
     child.stdout?.on('data', input.onOutput);
     child.stderr?.on('data', input.onOutput);
     const started = new Promise<{ localPid: number | null }>((resolve, reject) => {

@@ -94,7 +94,8 @@ export class TaskOutputLog {
     const all = Buffer.concat(taken.buffers);
     const data = all.subarray(Math.max(0, all.length - TASK_OUTPUT_KEPT_BYTES));
     const chunks: OutputBatch['chunks'] = [];
-    for (let start = 0; start < data.length; start += CHUNK_BYTES) chunks.push({ seq: this.#nextSeq + chunks.length, data: data.subarray(start, start + CHUNK_BYTES) });
+    for (let start = 0; start < data.length; start += CHUNK_BYTES)
+      chunks.push({ seq: this.#nextSeq + chunks.length, data: data.subarray(start, start + CHUNK_BYTES) });
     // The oldest kept chunks that no longer fit with the new ones (the new ones alone always fit).
     const kept = [...this.#kept, ...chunks.map((chunk) => ({ seq: chunk.seq, size: chunk.data.length }))];
     let keptSize = this.#keptSize + data.length;
@@ -108,14 +109,16 @@ export class TaskOutputLog {
     const announce = this.#announcedAt === null || lastOutputAt.getTime() - this.#announcedAt.getTime() >= OUTPUT_ANNOUNCE_MS;
     try {
       // A write every few seconds of a task that may run for hours: not a span each in the trace that started it.
-      await outsideTrace(() => this.#store.appendOutput(this.#taskId, {
-        chunks,
-        bytes: taken.written,
-        lastOutputAt,
-        dropThroughSeq,
-        droppedUnwritten: taken.dropped || data.length < all.length,
-        announce,
-      }));
+      await outsideTrace(() =>
+        this.#store.appendOutput(this.#taskId, {
+          chunks,
+          bytes: taken.written,
+          lastOutputAt,
+          dropThroughSeq,
+          droppedUnwritten: taken.dropped || data.length < all.length,
+          announce,
+        }),
+      );
       if (announce) this.#announcedAt = lastOutputAt;
     } catch (error) {
       // Back in front of what came meanwhile: the next append carries it.

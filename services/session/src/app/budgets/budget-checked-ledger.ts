@@ -17,7 +17,10 @@ export class BudgetCheckedLedger implements UsageLedger {
   async record(usage: TurnUsage): Promise<void> {
     await this.ledger.record(usage);
     await checkBudgets(this.deps, usage.sessionId, usage.recordedAt).catch((error: unknown) =>
-      this.deps.logger?.warn({ err: error, sessionId: usage.sessionId }, 'could not check the budgets over the turn’s tree; the next record or setting checks again'),
+      this.deps.logger?.warn(
+        { err: error, sessionId: usage.sessionId },
+        'could not check the budgets over the turn’s tree; the next record or setting checks again',
+      ),
     );
   }
 

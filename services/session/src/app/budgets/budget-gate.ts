@@ -12,7 +12,8 @@ import { checkedLimits, setBudget } from './set-budget.ts';
  */
 export async function refuseOverBudget(deps: BudgetDeps, input: { sessionId: string; startsSession: boolean; nothingDone: string }, now: Date): Promise<void> {
   for (const budget of await deps.budgets.governing(input.sessionId)) {
-    if (budget.state !== 'active') throw budgetReached(`The budget of this tree is ${budget.state === 'ended' ? 'ended' : 'reached'}.`, budget.sessionId, input.nothingDone);
+    if (budget.state !== 'active')
+      throw budgetReached(`The budget of this tree is ${budget.state === 'ended' ? 'ended' : 'reached'}.`, budget.sessionId, input.nothingDone);
     if (!input.startsSession || budget.limits.sessions === null) continue;
     const { spend } = await measure(deps, budget, now);
     if (mayStartSession(budget, spend)) continue;
@@ -48,7 +49,11 @@ export async function narrowBudget(
  * carries there — the tightest of what each budget over the tree leaves (undefined when none is over it) — which that
  * relay enforces on its side.
  */
-export async function checkTreeBudget(deps: BudgetDeps, input: { userId: string; sessionId: string; startsSession: boolean }, now: Date): Promise<BudgetLimits | undefined> {
+export async function checkTreeBudget(
+  deps: BudgetDeps,
+  input: { userId: string; sessionId: string; startsSession: boolean },
+  now: Date,
+): Promise<BudgetLimits | undefined> {
   const session = await deps.sessions.findSession(input.sessionId);
   if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
   await refuseOverBudget(deps, { sessionId: session.id, startsSession: input.startsSession, nothingDone: 'Nothing was sent to the paired relay.' }, now);
@@ -64,7 +69,8 @@ export async function checkTreeBudget(deps: BudgetDeps, input: { userId: string;
 export async function noteRemoteTreeSpend(deps: BudgetDeps, input: RemoteTreeReport & { userId: string }, now: Date): Promise<void> {
   const session = await deps.sessions.findSession(input.sessionId);
   if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
-  if (input.relay === '' || input.remoteSessionId === '') throw invalidInput('relay and remote_session_id are required', { field: input.relay === '' ? 'relay' : 'remote_session_id' });
+  if (input.relay === '' || input.remoteSessionId === '')
+    throw invalidInput('relay and remote_session_id are required', { field: input.relay === '' ? 'relay' : 'remote_session_id' });
   const { userId: _userId, ...report } = input;
   if (await deps.budgets.noteRemoteReport(report, now)) await checkBudgets(deps, session.id, now);
 }

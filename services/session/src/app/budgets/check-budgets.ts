@@ -56,7 +56,11 @@ export async function applyBudgetCard(deps: BudgetDeps, card: { id: string; stat
   const budget = await deps.budgets.byCard(card.id);
   if (budget === undefined) return;
   if (card.status === 'denied') {
-    if (await deps.budgets.transition(budget, { ...budget, state: 'ended', cardId: null }, now) && (await deps.budgets.stopRunningTurns(budget.sessionId)) > 0) deps.turnsMayRun();
+    if (
+      (await deps.budgets.transition(budget, { ...budget, state: 'ended', cardId: null }, now)) &&
+      (await deps.budgets.stopRunningTurns(budget.sessionId)) > 0
+    )
+      deps.turnsMayRun();
     return;
   }
   if (card.status === 'allowed' && budget.state === 'reached') {
@@ -90,7 +94,12 @@ async function raiseCard(deps: BudgetDeps, budget: Budget, meters: readonly Budg
         lines: [`Used: ${metersLine(meters)}`, 'Allow lets the tree go on; Deny ends its work now (its running turns stop).'],
       };
   try {
-    const cardId = await deps.cards.raise({ userId: budget.userId, sessionId: budget.sessionId, key: `budget:${budget.sessionId}:${budget.state}:${now.getTime()}`, ...text });
+    const cardId = await deps.cards.raise({
+      userId: budget.userId,
+      sessionId: budget.sessionId,
+      key: `budget:${budget.sessionId}:${budget.state}:${now.getTime()}`,
+      ...text,
+    });
     await deps.budgets.transition(budget, { ...budget, cardId }, now);
   } catch (error) {
     // The hold is in force without the card; the next check raises it.

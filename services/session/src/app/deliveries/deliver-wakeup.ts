@@ -38,7 +38,12 @@ export async function deliverWakeup(deps: WakeupDeps, delivery: Delivery, wakeup
       return;
     }
     if (session.origin === 'external') {
-      const { message: written, event } = buildQueuedMessage(deps.ids, session, { text: wakeup.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode }, deps.clock.now());
+      const { message: written, event } = buildQueuedMessage(
+        deps.ids,
+        session,
+        { text: wakeup.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode },
+        deps.clock.now(),
+      );
       await tx.writeExternal(written, event.eventId);
       return;
     }
@@ -56,7 +61,12 @@ export async function deliverWakeup(deps: WakeupDeps, delivery: Delivery, wakeup
       await tx.setMessageText(last.id, `${last.text}\n${rows}`);
       return;
     }
-    const records = buildQueuedMessage(deps.ids, session, { text: wakeup.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode }, deps.clock.now());
+    const records = buildQueuedMessage(
+      deps.ids,
+      session,
+      { text: wakeup.text, role: 'event', provenance: null, senderSessionId: null, mode: session.mode },
+      deps.clock.now(),
+    );
     await tx.queueMessage(records);
   });
 }

@@ -28,11 +28,7 @@ export interface ScheduledPrompt {
  * nothing. The message id is the firing id, so the scheduler can tell from turn_started/turn_ended when the message
  * stops waiting.
  */
-export async function queueScheduledPrompt(
-  deps: ScheduledPromptDeps,
-  delivery: Delivery,
-  prompt: ScheduledPrompt,
-): Promise<void> {
+export async function queueScheduledPrompt(deps: ScheduledPromptDeps, delivery: Delivery, prompt: ScheduledPrompt): Promise<void> {
   await deps.deliveries.once(delivery, async (tx) => {
     const session = await tx.lockSession(prompt.targetSessionId);
     if (!session || session.archived) {

@@ -23,7 +23,10 @@ export async function getPendingMessages(
 export const MAX_PENDING_LOOKS = 1_000;
 
 /** ListPendingMessages: GetPendingMessages for several external sessions at once, by id; any other id is left out. */
-export async function listPendingMessages(deps: { reads: Pick<SessionReads, 'pendingOf'> }, input: { sessionIds: readonly string[] }): Promise<Map<string, PendingNote>> {
+export async function listPendingMessages(
+  deps: { reads: Pick<SessionReads, 'pendingOf'> },
+  input: { sessionIds: readonly string[] },
+): Promise<Map<string, PendingNote>> {
   if (input.sessionIds.length > MAX_PENDING_LOOKS) {
     throw invalidInput(`at most ${MAX_PENDING_LOOKS} session ids at once`, { field: 'session_ids', max: MAX_PENDING_LOOKS });
   }

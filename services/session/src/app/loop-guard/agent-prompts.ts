@@ -45,21 +45,29 @@ export interface AgentPromptCount {
  */
 export async function countAgentPrompt(store: LoopGuardStore, input: { sessionId: string; dryRun: boolean }, now: Date): Promise<AgentPromptCount> {
   if (input.sessionId === '') throw invalidInput('session_id is required', { field: 'session_id' });
-  return store.change(input.sessionId, now, onCurrentGuard((guard) => {
-    if (input.dryRun) return { result: { sent: guard.sent, allowed: guard.allowed, usedUp: isUsedUp(guard) } };
-    const next = countPrompt(guard);
-    if (next === undefined) throw loopGuard(guard);
-    return { next, result: { sent: next.sent, allowed: next.allowed, usedUp: false } };
-  }));
+  return store.change(
+    input.sessionId,
+    now,
+    onCurrentGuard((guard) => {
+      if (input.dryRun) return { result: { sent: guard.sent, allowed: guard.allowed, usedUp: isUsedUp(guard) } };
+      const next = countPrompt(guard);
+      if (next === undefined) throw loopGuard(guard);
+      return { next, result: { sent: next.sent, allowed: next.allowed, usedUp: false } };
+    }),
+  );
 }
 
 /** The user allowed more prompts on the loop-guard card: another 30 from what was sent. */
 export async function grantAgentPrompts(store: LoopGuardStore, sessionId: string, now: Date): Promise<{ sent: number; allowed: number }> {
   if (sessionId === '') throw invalidInput('session_id is required', { field: 'session_id' });
-  return store.change(sessionId, now, onCurrentGuard((guard) => {
-    const next = grantPrompts(guard);
-    return { next, result: { sent: next.sent, allowed: next.allowed } };
-  }));
+  return store.change(
+    sessionId,
+    now,
+    onCurrentGuard((guard) => {
+      const next = grantPrompts(guard);
+      return { next, result: { sent: next.sent, allowed: next.allowed } };
+    }),
+  );
 }
 
 /**
@@ -75,7 +83,9 @@ function onCurrentGuard<T>(decide: (guard: LoopGuard) => { next?: LoopGuard; res
 }
 
 function loopGuard(guard: LoopGuard): AppError {
-  return appError('REMOTE_RELAY_LOOP_GUARD', `This conversation has sent ${guard.sent} prompts to other agents since the user last wrote; the user must allow more first.`,
+  return appError(
+    'REMOTE_RELAY_LOOP_GUARD',
+    `This conversation has sent ${guard.sent} prompts to other agents since the user last wrote; the user must allow more first.`,
     { details: { sent: guard.sent, allowed: guard.allowed } },
   );
 }

@@ -81,7 +81,12 @@ export async function redeemAuthorizationCode(
   now: Date,
 ): Promise<OAuthTokens> {
   if (!input.code.startsWith(CODE_PREFIX)) throw unauthenticated();
-  const request = { clientId: input.clientId, redirectUri: input.redirectUri, resource: input.resource, challengeOfVerifier: deps.pkce.challengeOf(input.codeVerifier) };
+  const request = {
+    clientId: input.clientId,
+    redirectUri: input.redirectUri,
+    resource: input.resource,
+    challengeOfVerifier: deps.pkce.challengeOf(input.codeVerifier),
+  };
   const tokens = await deps.oauth.withGrantOfCode(deps.hasher.hash(input.code), async (grant, tx) => {
     if (grant === undefined) return undefined;
     const redemption = redeemCode(grant, request, now);
@@ -112,6 +117,10 @@ async function settle(deps: OAuthDeps, grant: OAuthGrant, redemption: Redemption
   const expiries = expiriesFrom(now);
   const access = mintToken(deps, { kind: 'session', userId: grant.userId, sessionId: grant.sessionId }, now, expiries.accessToken);
   const refreshToken = REFRESH_TOKEN_PREFIX + deps.secrets.newSecret();
-  await tx.issue(access.record, { tokenHash: deps.hasher.hash(refreshToken), grantId: grant.id, createdAt: now, expiresAt: expiries.refreshToken, usedAt: null }, now);
+  await tx.issue(
+    access.record,
+    { tokenHash: deps.hasher.hash(refreshToken), grantId: grant.id, createdAt: now, expiresAt: expiries.refreshToken, usedAt: null },
+    now,
+  );
   return { accessToken: access.token, expiresInSeconds: ACCESS_TOKEN_MINUTES * 60, refreshToken };
 }

@@ -28,10 +28,7 @@ export interface OAuthStore {
   /** Runs `work` holding the grant whose code hashes to `codeHash` (undefined when none), in one transaction. */
   withGrantOfCode<T>(codeHash: string, work: (grant: OAuthGrant | undefined, tx: GrantTransaction) => Promise<T>): Promise<T>;
   /** Runs `work` holding the refresh token stored under `tokenHash` and its grant (undefined when none), in one transaction. */
-  withRefreshToken<T>(
-    tokenHash: string,
-    work: (found: { token: RefreshToken; grant: OAuthGrant } | undefined, tx: GrantTransaction) => Promise<T>,
-  ): Promise<T>;
+  withRefreshToken<T>(tokenHash: string, work: (found: { token: RefreshToken; grant: OAuthGrant } | undefined, tx: GrantTransaction) => Promise<T>): Promise<T>;
 }
 
 /** The PKCE S256 transform (RFC 7636): BASE64URL(SHA256(verifier)). */

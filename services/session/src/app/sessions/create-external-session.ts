@@ -26,11 +26,7 @@ export async function createExternalSession(
  * A new external session of the user's, titled `title` (trimmed; a default when empty), not yet stored. Refuses an
  * empty user id, a title too long and an unknown user.
  */
-export async function newExternalSession(
-  deps: Pick<SessionDeps, 'store' | 'ids'>,
-  input: { userId: string; title: string },
-  now: Date,
-): Promise<Session> {
+export async function newExternalSession(deps: Pick<SessionDeps, 'store' | 'ids'>, input: { userId: string; title: string }, now: Date): Promise<Session> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   const title = input.title.trim() || DEFAULT_EXTERNAL_TITLE;
   if (title.length > MAX_TITLE_LENGTH) {

@@ -43,11 +43,7 @@ export function tasksShownSince(now: Date): Date {
 
 /** Most recent activity first; ties by newest creation, then id, so the order is stable. */
 export function byRecentActivity(a: Session, b: Session): number {
-  return (
-    b.lastActivityAt.getTime() - a.lastActivityAt.getTime() ||
-    b.createdAt.getTime() - a.createdAt.getTime() ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  );
+  return b.lastActivityAt.getTime() - a.lastActivityAt.getTime() || b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 function isScope(value: string): value is SessionScope {

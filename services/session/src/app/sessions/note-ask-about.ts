@@ -7,7 +7,10 @@ import type { ConversationStore } from '../ports.ts';
  * mark has none pending, and read_session need not ask the question service about it (ReadSession's
  * never_asked_about).
  */
-export async function noteAskAbout(deps: { store: Pick<ConversationStore, 'noteAskAbout'>; relay: { name: string } }, input: { userId: string; sessionId: string }): Promise<void> {
+export async function noteAskAbout(
+  deps: { store: Pick<ConversationStore, 'noteAskAbout'>; relay: { name: string } },
+  input: { userId: string; sessionId: string },
+): Promise<void> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   if (!(await deps.store.noteAskAbout(input.userId, input.sessionId))) throw noSuchSession(deps.relay.name, input.sessionId);
 }

@@ -15,7 +15,8 @@ export async function noteRemoteSessionStarted(
   input: { sessionId: string; relay: string; remoteSessionId: string },
   now: Date,
 ): Promise<void> {
-  if (input.relay === '' || input.remoteSessionId === '') throw invalidInput('relay and remote_session_id are required', { field: input.relay === '' ? 'relay' : 'remote_session_id' });
+  if (input.relay === '' || input.remoteSessionId === '')
+    throw invalidInput('relay and remote_session_id are required', { field: input.relay === '' ? 'relay' : 'remote_session_id' });
   if ((await deps.store.findSession(input.sessionId)) === undefined) {
     throw noSuchSession(deps.relay.name, input.sessionId);
   }

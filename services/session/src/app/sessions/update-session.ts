@@ -107,7 +107,14 @@ export async function updateSession(deps: ActionDeps, input: UpdateSessionInput,
       const oldGroupId = plan.target.groupId;
       const wasHead = plan.target.groupRole === 'head';
       if (move.kind === 'create') {
-        const group = { id: newGroupId(deps.ids), userId: input.userId, name: move.name, madeBy: caller === undefined ? ('user' as const) : ('agent' as const), createdAt: now, lastActivityAt: now };
+        const group = {
+          id: newGroupId(deps.ids),
+          userId: input.userId,
+          name: move.name,
+          madeBy: caller === undefined ? ('user' as const) : ('agent' as const),
+          createdAt: now,
+          lastActivityAt: now,
+        };
         await tx.insertGroup(group);
         await tx.updateSession(plan.target.id, { groupId: group.id, groupRole: 'head' });
       } else if (move.kind === 'join') {

@@ -5,5 +5,10 @@ export interface BackgroundTaskStarter {
   /** Where a command in `cwd` runs (its sandbox), as the command's approval card says. */
   where(cwd: string): string;
   /** Starts `command` in `cwd`, described by `description` when given (else the command); throws with a message to show when it cannot. */
-  start(input: { sessionId: string; cwd: string; command: string; description?: string | undefined }): Promise<{ id: string; status: string; description: string }>;
+  start(input: {
+    sessionId: string;
+    cwd: string;
+    command: string;
+    description?: string | undefined;
+  }): Promise<{ id: string; status: string; description: string }>;
 }

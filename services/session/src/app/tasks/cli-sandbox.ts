@@ -30,5 +30,11 @@ export interface CliSandbox {
    * tells no users apart runs) in `folder` with exactly `env`, its stdio the caller's; `readOnly`: where its program lies, when outside the system's folders. It emits 'spawn' once it runs,
    * 'error' when it could not start, then 'exit' and 'close' (code, signal) as a child process does.
    */
-  spawn(input: { sessionId: string | undefined; folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>>; readOnly?: readonly string[] }): SandboxedCli;
+  spawn(input: {
+    sessionId: string | undefined;
+    folder: string;
+    argv: readonly string[];
+    env: Readonly<Record<string, string | undefined>>;
+    readOnly?: readonly string[];
+  }): SandboxedCli;
 }

@@ -6,7 +6,16 @@
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { readConsole, tailOf } from '../../domain/tasks/console-text.ts';
 import type { TaskOutputReader, TaskStore } from './ports.ts';
-import { DEFAULT_TASK_LINES, hasReadableOutput, isOutputKept, MAX_TASK_LINES, stallOf, TASK_OUTPUT_KEPT_BYTES, type Task, type TaskStall } from '../../domain/tasks/task.ts';
+import {
+  DEFAULT_TASK_LINES,
+  hasReadableOutput,
+  isOutputKept,
+  MAX_TASK_LINES,
+  stallOf,
+  TASK_OUTPUT_KEPT_BYTES,
+  type Task,
+  type TaskStall,
+} from '../../domain/tasks/task.ts';
 import type { TestCounts } from '../../domain/tasks/test-counts.ts';
 
 export interface TaskOutput {
@@ -29,7 +38,11 @@ export async function readTaskOutput(
 ): Promise<TaskOutput> {
   const lines = input.lines === 0 ? DEFAULT_TASK_LINES : input.lines;
   if (!Number.isInteger(lines) || lines < 1 || lines > MAX_TASK_LINES) {
-    throw invalidInput(`lines must be a whole number from 1 to ${MAX_TASK_LINES} (default ${DEFAULT_TASK_LINES}).`, { field: 'lines', min: 1, max: MAX_TASK_LINES });
+    throw invalidInput(`lines must be a whole number from 1 to ${MAX_TASK_LINES} (default ${DEFAULT_TASK_LINES}).`, {
+      field: 'lines',
+      min: 1,
+      max: MAX_TASK_LINES,
+    });
   }
   const task = await deps.tasks.findTask(input.taskId);
   if (task === undefined || task.userId !== input.userId || task.sessionId !== input.sessionId) {
@@ -54,7 +67,9 @@ export async function readTaskOutput(
   const { lines: consoleView, counts } = readConsole(read.text);
   if (task.outputDropped) {
     const partial = counts !== undefined && !counts.final ? '; the counts so far cover only that end' : '';
-    notes.push(`Only the end of the output exists: the relay keeps the last ${TASK_OUTPUT_KEPT_BYTES / 1024} KB of the ${formatBytes(task.outputBytes)} written${partial}.`);
+    notes.push(
+      `Only the end of the output exists: the relay keeps the last ${TASK_OUTPUT_KEPT_BYTES / 1024} KB of the ${formatBytes(task.outputBytes)} written${partial}.`,
+    );
   }
   const { tail, truncated } = tailOf(consoleView, lines);
   return { task: plainTask, tail, truncated: truncated || read.cut || task.outputDropped, stall, counts, notes };

@@ -29,5 +29,11 @@ export interface TaskSandbox {
    * Starts `argv` for the session `sessionId` (whose user's sandbox it runs in) in `folder` (a real path) with exactly
    * `env`; its stdout and stderr go to onOutput as they come.
    */
-  start(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string>>; onOutput: (chunk: Uint8Array) => void }): SandboxedCommand;
+  start(input: {
+    sessionId: string;
+    folder: string;
+    argv: readonly string[];
+    env: Readonly<Record<string, string>>;
+    onOutput: (chunk: Uint8Array) => void;
+  }): SandboxedCommand;
 }

@@ -17,7 +17,8 @@ export async function askOwner(input: TurnInput, cards: QuestionCards, text: App
     return (await cards.awaitAnswer(cardId, input.signal)) === APPROVAL_ANSWERS.allowed;
   } catch (error) {
     if (input.signal.aborted) {
-      if (!isHandedOver(input.signal)) await cards.cancel(sessionId).catch((cause: unknown) => logger.warn({ err: cause, sessionId }, 'could not withdraw the agent’s card'));
+      if (!isHandedOver(input.signal))
+        await cards.cancel(sessionId).catch((cause: unknown) => logger.warn({ err: cause, sessionId }, 'could not withdraw the agent’s card'));
       throw error;
     }
     if (error instanceof TurnFailed) return false;

@@ -21,7 +21,10 @@ export async function claimNextTurn(
     if (queued === undefined) return undefined;
     const { session } = queued;
 
-    const plan = planClaim({ stopRequested: queued.stopRequested, sessionArchived: queued.sessionArchived, provider: session.provider }, { now, canRun: options.canRun, leaseMs: options.leaseMs });
+    const plan = planClaim(
+      { stopRequested: queued.stopRequested, sessionArchived: queued.sessionArchived, provider: session.provider },
+      { now, canRun: options.canRun, leaseMs: options.leaseMs },
+    );
     if (plan.kind === 'end') {
       await tx.markClaimedEnded(queued.turnId, runnerId, plan.ending, now);
       const ended = { turnId: queued.turnId, sessionId: session.id, messageId: queued.messageId, senderSessionId: queued.senderSessionId };
@@ -32,11 +35,27 @@ export async function claimNextTurn(
     await tx.markRunning(queued.turnId, runnerId, plan.startedAt, plan.leaseUntil);
     await tx.updateSession(session.id, { state: 'running_turn', lastActivityAt: now, newMessages: 0 });
     // The runner claims outside any trace: the turn's start is announced in the trace of the call that queued it.
-    const started = { type: 'turn_started', eventId: deps.ids.newId(), occurredAt: now, sessionId: session.id, userId: session.userId, turnId: queued.turnId, messageId: queued.messageId } as const;
+    const started = {
+      type: 'turn_started',
+      eventId: deps.ids.newId(),
+      occurredAt: now,
+      sessionId: session.id,
+      userId: session.userId,
+      turnId: queued.turnId,
+      messageId: queued.messageId,
+    } as const;
     await inTraceOf(queued.traceParent, () => tx.recordEvent(started));
     return {
       kind: 'run',
-      claimed: { turnId: queued.turnId, messageId: queued.messageId, text: queued.text, traceParent: queued.traceParent, mode: queued.mode, startedAt: plan.startedAt, session },
+      claimed: {
+        turnId: queued.turnId,
+        messageId: queued.messageId,
+        text: queued.text,
+        traceParent: queued.traceParent,
+        mode: queued.mode,
+        startedAt: plan.startedAt,
+        session,
+      },
     };
   });
 }

@@ -16,7 +16,10 @@ export interface WaitRequest {
  * The turn a wait is for. Refuses waiting on the caller's own conversation, and answers not found
  * when the message is not one of that session's, or the session is not the user's.
  */
-export async function findWaitedTurn(deps: { sessions: Pick<SessionStore, 'findSession'>; turns: Pick<TurnStore, 'findTurnByMessage'> }, request: WaitRequest): Promise<Turn> {
+export async function findWaitedTurn(
+  deps: { sessions: Pick<SessionStore, 'findSession'>; turns: Pick<TurnStore, 'findTurnByMessage'> },
+  request: WaitRequest,
+): Promise<Turn> {
   if (request.callerSessionId !== '' && request.callerSessionId === request.sessionId) {
     throw forbidden('An agent cannot wait for the conversation it runs in.');
   }

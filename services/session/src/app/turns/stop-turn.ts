@@ -15,7 +15,10 @@ export interface StopTurnRequest {
  * Returns whether a stop was requested (false: nothing was running or queued). Never on the
  * caller's own conversation; only on the user's own sessions.
  */
-export async function stopTurn(deps: { sessions: Pick<SessionStore, 'findSession'>; turns: Pick<TurnStore, 'requestStop'> }, request: StopTurnRequest): Promise<boolean> {
+export async function stopTurn(
+  deps: { sessions: Pick<SessionStore, 'findSession'>; turns: Pick<TurnStore, 'requestStop'> },
+  request: StopTurnRequest,
+): Promise<boolean> {
   if (request.callerSessionId !== '' && request.callerSessionId === request.sessionId) {
     throw forbidden('An agent cannot stop the conversation it runs in.');
   }

@@ -5,7 +5,15 @@ export async function recordSubagentFinished(deps: TurnDeps, turnId: string, run
   await deps.store.transaction(async (tx) => {
     const turn = await tx.findRunningTurn(turnId, runnerId);
     if (turn === undefined) return;
-    await tx.recordEvent({ type: 'subagent_finished', eventId: deps.ids.newId(), occurredAt: now, sessionId: turn.sessionId, userId: turn.userId, turnId, ...subagent });
+    await tx.recordEvent({
+      type: 'subagent_finished',
+      eventId: deps.ids.newId(),
+      occurredAt: now,
+      sessionId: turn.sessionId,
+      userId: turn.userId,
+      turnId,
+      ...subagent,
+    });
   });
 }
 
@@ -14,6 +22,14 @@ export async function recordTurnActivity(deps: TurnDeps, turnId: string, runnerI
   await deps.store.transaction(async (tx) => {
     const turn = await tx.findRunningTurn(turnId, runnerId);
     if (turn === undefined) return;
-    await tx.recordEvent({ type: 'turn_activity', eventId: deps.ids.newId(), occurredAt: now, sessionId: turn.sessionId, userId: turn.userId, turnId, lastActivityAt: now });
+    await tx.recordEvent({
+      type: 'turn_activity',
+      eventId: deps.ids.newId(),
+      occurredAt: now,
+      sessionId: turn.sessionId,
+      userId: turn.userId,
+      turnId,
+      lastActivityAt: now,
+    });
   });
 }

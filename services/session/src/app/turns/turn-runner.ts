@@ -345,7 +345,13 @@ export class TurnRunner {
         return;
       case 'subagent_finished':
         log.info({ subagent: event.description, status: event.status }, 'sub-agent finished');
-        await recordSubagentFinished(this.#o, turnId, this.runnerId, { description: event.description, status: event.status, summary: event.summary }, this.#o.clock.now());
+        await recordSubagentFinished(
+          this.#o,
+          turnId,
+          this.runnerId,
+          { description: event.description, status: event.status, summary: event.summary },
+          this.#o.clock.now(),
+        );
         return;
       case 'resume_point':
         await this.#keepResumePoint(turnId, turn, event.point, event.parked);

@@ -11,11 +11,7 @@ export const MAX_USER_NAME_LENGTH = 100;
  * are members unless `role` says admin. An empty role means "the default". Names are unique, case aside
  * (REMOTE_RELAY_USER_EXISTS). Under the users lock, so two first users at once make one admin.
  */
-export async function createUser(
-  deps: SessionDeps,
-  input: { name: string; role?: string },
-  now: Date,
-): Promise<{ user: User; token: string }> {
+export async function createUser(deps: SessionDeps, input: { name: string; role?: string }, now: Date): Promise<{ user: User; token: string }> {
   const name = input.name.trim();
   if (name === '') throw invalidInput('name is required', { field: 'name' });
   if (name.length > MAX_USER_NAME_LENGTH) {

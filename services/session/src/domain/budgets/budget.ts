@@ -153,7 +153,13 @@ export function settle(existing: BudgetLimits | undefined, asked: BudgetLimits, 
  * The budget's state after a setting: a person's setting reopens a reached budget (the tree runs again when the
  * meters allow it) and is warned anew; an agent's narrowing keeps the state.
  */
-export function afterSetting(budget: Budget | undefined, limits: BudgetLimits, setBy: BudgetSetBy, now: Date, identity: Pick<Budget, 'sessionId' | 'userId'>): Budget {
+export function afterSetting(
+  budget: Budget | undefined,
+  limits: BudgetLimits,
+  setBy: BudgetSetBy,
+  now: Date,
+  identity: Pick<Budget, 'sessionId' | 'userId'>,
+): Budget {
   if (budget === undefined) return { ...identity, setBy, limits, startedAt: now, state: 'active', warned: false, cardId: null };
   if (setBy !== 'person') return { ...budget, limits };
   return { ...budget, setBy, limits, state: 'active', warned: false, cardId: null };

@@ -68,9 +68,7 @@ export function checkModel(input: {
 
   const foreignIdCode = FOREIGN_ID_REFUSALS[provider.family];
   if (foreignIdCode !== undefined) {
-    const listedBy = input.providers.filter(
-      (other) => other.family !== provider.family && other.models.some((id) => id.toLowerCase() === model.toLowerCase()),
-    );
+    const listedBy = input.providers.filter((other) => other.family !== provider.family && other.models.some((id) => id.toLowerCase() === model.toLowerCase()));
     const families = [...new Set(listedBy.map((other) => other.family))];
     if (action === 'create' && families.length === 1) {
       const ids = listedBy.map((other) => other.id);
@@ -118,7 +116,10 @@ export function suggestModels(model: string, models: readonly string[]): string[
 
 /** Lower case, with dots, underscores and spaces as dashes: the spellings of one id compare equal. */
 export function normaliseModelId(id: string): string {
-  return id.trim().toLowerCase().replace(/[._\s]+/g, '-');
+  return id
+    .trim()
+    .toLowerCase()
+    .replace(/[._\s]+/g, '-');
 }
 
 /** Levenshtein distance. */

@@ -35,4 +35,3 @@ export function previewOf(text: string): string {
   const line = first.startsWith('[relay event ·') && lines.length > 1 ? lines[1]! : first;
   return line.length > PENDING_PREVIEW_CHARS ? `${line.slice(0, PENDING_PREVIEW_CHARS - 1)}…` : line;
 }
-

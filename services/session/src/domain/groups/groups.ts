@@ -23,12 +23,7 @@ export function toGroupRef(group: Pick<GroupInfo, 'id' | 'name' | 'headTitle'>, 
  * Refuses an unknown id, an unknown name in create_session, and a name that fits several groups, listing the
  * groups there. In update_session an unknown name is not an error: it returns undefined and a group is made.
  */
-export function findNamedGroup(input: {
-  groups: readonly GroupInfo[];
-  value: string;
-  relayName: string;
-  action: 'create' | 'update';
-}): GroupInfo | undefined {
+export function findNamedGroup(input: { groups: readonly GroupInfo[]; value: string; relayName: string; action: 'create' | 'update' }): GroupInfo | undefined {
   const { groups, relayName, action } = input;
   const value = input.value.trim();
   const byId = groups.find((group) => group.id === value);
@@ -36,10 +31,10 @@ export function findNamedGroup(input: {
   const named = groups.filter((group) => groupDisplayName(group).toLowerCase() === value.toLowerCase());
   const nothing = action === 'create' ? 'No session was created.' : 'Nothing was changed.';
   if (named.length > 1) {
-    throw unknownGroup(
-      `Relay "${relayName}" has ${named.length} session groups named "${value}": ${listGroups(named)}. Pass the id. ${nothing}`,
-      { groups: named.slice(0, MAX_GROUPS_IN_ERROR).map(groupSummary), groupsTotal: named.length },
-    );
+    throw unknownGroup(`Relay "${relayName}" has ${named.length} session groups named "${value}": ${listGroups(named)}. Pass the id. ${nothing}`, {
+      groups: named.slice(0, MAX_GROUPS_IN_ERROR).map(groupSummary),
+      groupsTotal: named.length,
+    });
   }
   if (named.length === 1) return named[0];
   if (action === 'update' && !value.startsWith(GROUP_ID_PREFIX)) return undefined;

@@ -92,11 +92,7 @@ export function planCreateSession(input: CreateSessionInput, context: CreateSess
   requireAvailable(provider, relay.name, 'create');
 
   const effort =
-    input.effort !== ''
-      ? checkEffort(provider, input.effort, 'create')
-      : caller !== undefined && provider.efforts.includes(caller.effort)
-        ? caller.effort
-        : '';
+    input.effort !== '' ? checkEffort(provider, input.effort, 'create') : caller !== undefined && provider.efforts.includes(caller.effort) ? caller.effort : '';
   const mode = input.mode !== '' ? checkMode(input.mode, 'create') : (caller?.mode ?? 'agent');
   const place = resolvePlace(input, provider, caller, relay);
   const title = input.title.trim() !== '' ? checkTitle(input.title, 'create') : titleFromText(input.text);
@@ -121,12 +117,7 @@ export function planCreateSession(input: CreateSessionInput, context: CreateSess
   };
 }
 
-function resolveProvider(
-  asked: string,
-  caller: Session | undefined,
-  providers: readonly ProviderInfo[],
-  relayName: string,
-): ProviderInfo {
+function resolveProvider(asked: string, caller: Session | undefined, providers: readonly ProviderInfo[], relayName: string): ProviderInfo {
   if (asked !== '') {
     const provider = findProvider(providers, asked);
     if (provider === undefined) {

@@ -98,8 +98,6 @@ export function planSendMessage(input: SendMessageInput, context: SendMessageCon
   }
 
   const wanted: SessionChanges = { provider: provider.id, model, effort, mode };
-  const changes = Object.fromEntries(
-    Object.entries(wanted).filter(([key, value]) => target[key as keyof Session] !== value),
-  ) as SessionChanges;
+  const changes = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => target[key as keyof Session] !== value)) as SessionChanges;
   return { target, changes, mode, modelNote, billingSwitch: switching ? (CLAUDE_BILLINGS[provider.id] ?? '') : '' };
 }

@@ -13,17 +13,7 @@ export const UPDATE_OTHERS_GRANT = 'update_others';
 export const THIS_RELAY = 'this';
 
 /** The settings update_session takes, in the order `changed` lists them. */
-export const UPDATE_SETTINGS = [
-  'model',
-  'effort',
-  'mode',
-  'auto_compact_window',
-  'title',
-  'group',
-  'thinking_enabled',
-  'thinking_display',
-  'cwd',
-] as const;
+export const UPDATE_SETTINGS = ['model', 'effort', 'mode', 'auto_compact_window', 'title', 'group', 'thinking_enabled', 'thinking_display', 'cwd'] as const;
 export type UpdateSetting = (typeof UPDATE_SETTINGS)[number];
 
 /** Auto-compaction windows a family offers, in tokens; a number in between is taken as the nearest. */
@@ -182,16 +172,13 @@ export function planUpdateSession(input: UpdateSessionInput, context: UpdateSess
     }
   }
 
-  const changed = UPDATE_SETTINGS.filter((setting) =>
-    setting === 'group' ? groupMove !== undefined : Object.hasOwn(changes, FIELD[setting]),
-  );
+  const changed = UPDATE_SETTINGS.filter((setting) => (setting === 'group' ? groupMove !== undefined : Object.hasOwn(changes, FIELD[setting])));
   // A paired relay's agent changes freely only a session its own conversation started here (that relay's rules
   // hold the Allow, asked on a card there); this relay's agents, only sessions their conversation started.
   const remote = input.remoteCaller;
   const startedByRemote = remote !== undefined && context.remoteStarter?.relay === remote.relay && context.remoteStarter.sessionId === remote.sessionId;
   const mustAsk =
-    changed.length > 0 &&
-    (remote !== undefined ? !startedByRemote : caller !== undefined && target.startedBySessionId !== caller.id && !context.hasGrant);
+    changed.length > 0 && (remote !== undefined ? !startedByRemote : caller !== undefined && target.startedBySessionId !== caller.id && !context.hasGrant);
   return {
     target,
     changes,
@@ -251,14 +238,15 @@ export function resolveWindow(value: string, provider: ProviderInfo): { value: s
   }
   if (!windowApplies(provider.family)) return { value: undefined, note: claudeOnlyNote(provider) };
   const family = provider.family === 'deepseek' ? 'deepseek' : 'claude';
-  const deepseekNote =
-    family === 'deepseek' ? 'On a DeepSeek session the window takes effect (0 means 400,000 tokens); thinking stays on. ' : '';
+  const deepseekNote = family === 'deepseek' ? 'On a DeepSeek session the window takes effect (0 means 400,000 tokens); thinking stays on. ' : '';
   if (parsed === null) return { value: 'auto', note: deepseekNote.trim() };
   const tokens = Number(parsed[1]!.replace(/[,_]/g, '')) * (parsed[2] === 'k' ? 1000 : 1);
   const asked = family === 'deepseek' && tokens === 0 ? DEEPSEEK_ZERO_WINDOW : tokens;
   const nearest = WINDOWS[family].reduce((best, window) => (Math.abs(window - asked) < Math.abs(best - asked) ? window : best));
   const nearestNote =
-    nearest === asked ? '' : `auto_compact_window ${tokens.toLocaleString('en-US')} was taken as ${nearest.toLocaleString('en-US')}, the nearest window ${provider.name} offers.`;
+    nearest === asked
+      ? ''
+      : `auto_compact_window ${tokens.toLocaleString('en-US')} was taken as ${nearest.toLocaleString('en-US')}, the nearest window ${provider.name} offers.`;
   return { value: String(nearest), note: `${deepseekNote}${nearestNote}`.trim() };
 }
 

@@ -88,7 +88,11 @@ export function promptOf(
 ): { text: string; role: MessageRole; unlocks: RelayUnlock[] } {
   const remote = input.provenance !== null && input.provenance.originRelay !== '' && input.provenance.originRelay !== relayName;
   if (remote) {
-    return { text: `${remotePromptHeader(input.provenance!)}\n${input.text}`, role: 'agent', unlocks: [{ relay: input.provenance!.originRelay, byMention: false }] };
+    return {
+      text: `${remotePromptHeader(input.provenance!)}\n${input.text}`,
+      role: 'agent',
+      unlocks: [{ relay: input.provenance!.originRelay, byMention: false }],
+    };
   }
   if (fromAgent) return { text: input.text, role: 'agent', unlocks: [] };
   return { text: input.text, role: 'user', unlocks: input.mentioned.map((relay) => ({ relay, byMention: true })) };

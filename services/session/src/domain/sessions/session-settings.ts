@@ -62,7 +62,11 @@ export function checkTitle(title: string, action: ModelAction): string {
 
 /** The title a session gets from its first prompt: the first non-empty line, cut to 60 characters. */
 export function titleFromText(text: string): string {
-  const line = text.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? '';
+  const line =
+    text
+      .split('\n')
+      .map((part) => part.trim())
+      .find((part) => part !== '') ?? '';
   const chars = [...line];
   return chars.length <= DEFAULT_TITLE_LENGTH ? line : `${chars.slice(0, DEFAULT_TITLE_LENGTH - 1).join('')}…`;
 }

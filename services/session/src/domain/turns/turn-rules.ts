@@ -46,9 +46,7 @@ export interface ClaimCandidate {
 }
 
 /** What a claim does with its turn: run it under a lease, or end it at once. */
-export type ClaimPlan =
-  | { kind: 'run'; startedAt: Date; leaseUntil: Date }
-  | { kind: 'end'; ending: TurnEnding };
+export type ClaimPlan = { kind: 'run'; startedAt: Date; leaseUntil: Date } | { kind: 'end'; ending: TurnEnding };
 
 /**
  * Decides what the runner does with the queued turn it claimed at `now`: a stop requested before it

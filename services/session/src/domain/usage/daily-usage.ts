@@ -95,6 +95,11 @@ export function buildDailyUsage(input: {
   const others = [...used]
     .filter((provider) => !known.has(provider))
     .sort()
-    .map((provider) => series(provider, totals.some((row) => row.provider === provider && row.costUsd > 0)));
+    .map((provider) =>
+      series(
+        provider,
+        totals.some((row) => row.provider === provider && row.costUsd > 0),
+      ),
+    );
   return { days, providers: [...configured, ...others] };
 }

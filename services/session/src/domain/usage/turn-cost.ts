@@ -28,7 +28,6 @@ export function turnCostUsd(used: TokensUsed, price: ModelPrice | undefined): nu
   if (price === undefined) return null;
   const cached = Math.min(Math.max(used.cachedInputTokens ?? 0, 0), used.inputTokens);
   const uncached = used.inputTokens - cached;
-  const usd =
-    uncached * price.inputUsdPerMTok + cached * (price.cachedInputUsdPerMTok ?? price.inputUsdPerMTok) + used.outputTokens * price.outputUsdPerMTok;
+  const usd = uncached * price.inputUsdPerMTok + cached * (price.cachedInputUsdPerMTok ?? price.inputUsdPerMTok) + used.outputTokens * price.outputUsdPerMTok;
   return usd / PER_MTOK;
 }

@@ -92,7 +92,14 @@ export function nextMonthStart(now: Date): Date {
 
 /** Whether the relay accounts this provider's turns: the plug-ins that report tokens or cost. */
 export function tracksUsage(provider: Pick<ProviderInfo, 'id' | 'family'>): boolean {
-  return provider.family === 'openai' || provider.family === 'deepseek' || provider.family === 'claude' || provider.family === 'acp' || provider.family === 'copilot' || provider.family === 'codex';
+  return (
+    provider.family === 'openai' ||
+    provider.family === 'deepseek' ||
+    provider.family === 'claude' ||
+    provider.family === 'acp' ||
+    provider.family === 'copilot' ||
+    provider.family === 'codex'
+  );
 }
 
 /**
@@ -203,6 +210,9 @@ export function planRefusal(
   now: Date,
 ): { reason: string; reasonCode: string } | undefined {
   if (provider.id !== CAPPED_PROVIDER) return undefined;
-  const reason = limitReason(provider, metersOf(totals, allowance, now).filter((m) => m.name === 'cost_usd'));
+  const reason = limitReason(
+    provider,
+    metersOf(totals, allowance, now).filter((m) => m.name === 'cost_usd'),
+  );
   return reason === '' ? undefined : { reason, reasonCode: CLAUDE_API_CAP_REACHED };
 }

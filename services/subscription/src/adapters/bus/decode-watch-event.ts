@@ -38,7 +38,12 @@ function taskEvent(subject: string, message: TaskStarted | TaskEnded): WatchInpu
   const task = message.task;
   if (task === undefined || task.id === '') throw invalidEvent(subject, 'task.id is missing');
   const exitCode = task.exitCode ?? null;
-  const kind = subject === SessionEvents.TASK_STARTED.subject ? 'task_started' : subject === SessionEvents.TASK_FAILED.subject || (exitCode !== null && exitCode !== 0) ? 'task_failed' : 'task_finished';
+  const kind =
+    subject === SessionEvents.TASK_STARTED.subject
+      ? 'task_started'
+      : subject === SessionEvents.TASK_FAILED.subject || (exitCode !== null && exitCode !== 0)
+        ? 'task_failed'
+        : 'task_finished';
   return {
     type: 'session_events',
     userId: message.userId,
@@ -49,7 +54,16 @@ function taskEvent(subject: string, message: TaskStarted | TaskEnded): WatchInpu
         sourceEventId: message.eventId,
         kind,
         text: task.description,
-        event: { id: message.eventId, kind, occurredAt, relay: null, session: { id: message.sessionId, title: '' }, taskId: task.id, description: task.description, exitCode: kind === 'task_started' ? null : exitCode },
+        event: {
+          id: message.eventId,
+          kind,
+          occurredAt,
+          relay: null,
+          session: { id: message.sessionId, title: '' },
+          taskId: task.id,
+          description: task.description,
+          exitCode: kind === 'task_started' ? null : exitCode,
+        },
       },
     ],
   };
@@ -127,7 +141,14 @@ export function decodeWatchEvent(message: WatchedMessage): WatchInput {
     case SessionEvents.SUBAGENT_FINISHED.subject: {
       const data = message.data;
       const occurredAt = required(subject, data.eventId, data.occurredAt);
-      const event = { id: data.eventId, kind: 'subagent_finished' as const, occurredAt, relay: null, session: { id: data.sessionId, title: '' }, description: data.description };
+      const event = {
+        id: data.eventId,
+        kind: 'subagent_finished' as const,
+        occurredAt,
+        relay: null,
+        session: { id: data.sessionId, title: '' },
+        description: data.description,
+      };
       return {
         type: 'session_events',
         userId: data.userId,

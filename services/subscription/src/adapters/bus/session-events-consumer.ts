@@ -33,7 +33,10 @@ export async function startSessionEventsConsumer(bus: Bus, options: { store: Ses
     // others go through.
     batchHandler: async (messages) => {
       // Each event keeps the trace it came in with (its consumer span's): all_idle links to the event that ended a run.
-      const events = messages.map((message) => ({ messageId: message.id, event: { ...decodeSessionEvent(message), traceParent: message.traceParent ?? null } }));
+      const events = messages.map((message) => ({
+        messageId: message.id,
+        event: { ...decodeSessionEvent(message), traceParent: message.traceParent ?? null },
+      }));
       const applied = await recordSessionEvents(store, events);
       for (const { messageId } of events) if (!applied.has(messageId)) logger.debug({ messageId }, 'session event already processed');
     },

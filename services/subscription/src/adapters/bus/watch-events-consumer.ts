@@ -22,7 +22,10 @@ export const WATCH_CONSUMERS = [
  * Starts both consumers in the background, each once its stream is declared (its publisher may start after
  * this service). stop() ends those that started and gives up waiting for the others.
  */
-export function startWatchEventsConsumers(bus: Bus, options: { watch: WatchDeps; clock: Clock; logger: Logger; onIngested: (batch: IngestedBatch) => void }): Consumer {
+export function startWatchEventsConsumers(
+  bus: Bus,
+  options: { watch: WatchDeps; clock: Clock; logger: Logger; onIngested: (batch: IngestedBatch) => void },
+): Consumer {
   const { watch, clock, logger } = options;
   const stopping = new AbortController();
   const started = WATCH_CONSUMERS.map(async (spec): Promise<Consumer | undefined> => {

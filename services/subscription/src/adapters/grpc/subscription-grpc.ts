@@ -2,14 +2,18 @@
  * relay.subscription.v1.SubscriptionService: decode the request, run the use case, encode the answer.
  */
 import type { Clock } from '@relay/clock';
-import {
-  PromptState,
-  type Subscription as SubscriptionMessage,
-  type SubscriptionServiceServer,
-} from '@relay/proto/relay/subscription/v1/subscription_service';
+import { PromptState, type Subscription as SubscriptionMessage, type SubscriptionServiceServer } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { serveUnary } from '@relay/rpc';
 import type { Logger } from '@relay/telemetry';
-import { listSubscriptions, listUserSubscriptions, notePromptState, subscribe, transferSubscriptions, unsubscribe, type ListedSubscription } from '../../app/manage-subscriptions.ts';
+import {
+  listSubscriptions,
+  listUserSubscriptions,
+  notePromptState,
+  subscribe,
+  transferSubscriptions,
+  unsubscribe,
+  type ListedSubscription,
+} from '../../app/manage-subscriptions.ts';
 import { computeRemoteWatch, endRelaySubscriptions, ingestRemoteEvents, reportLinkState } from '../../app/paired-relay-events.ts';
 import type { WatchDeps } from '../../app/ports.ts';
 import type { OwnPromptState } from '../../domain/delivery/index.ts';
@@ -83,23 +87,39 @@ export function subscriptionGrpc(deps: { watch: WatchDeps; clock: Clock; logger:
       if (id === '') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'unsubscribe needs subscription_id: a subscription id, or "all".');
       return { endedIds: await unsubscribe(watch, { watcherSessionId: request.watcherSessionId, subscriptionId: id, now: clock.now() }) };
     },
-    listSubscriptions: async (request) => ({ subscriptions: (await listSubscriptions(watch, request.watcherSessionId, clock.now())).map(toSubscriptionMessage) }),
+    listSubscriptions: async (request) => ({
+      subscriptions: (await listSubscriptions(watch, request.watcherSessionId, clock.now())).map(toSubscriptionMessage),
+    }),
     listUserSubscriptions: async (request) => ({ subscriptions: (await listUserSubscriptions(watch, request.userId)).map(toSubscriptionMessage) }),
     transferSubscriptions: async (request) => {
-      const moved = await transferSubscriptions(watch, { userId: request.userId, from: request.fromSessionId, to: request.watcherSessionId, now: clock.now(), dryRun: request.dryRun });
+      const moved = await transferSubscriptions(watch, {
+        userId: request.userId,
+        from: request.fromSessionId,
+        to: request.watcherSessionId,
+        now: clock.now(),
+        dryRun: request.dryRun,
+      });
       if (!request.dryRun) deps.onChange();
       return { subscriptions: moved.map(toSubscriptionMessage) };
     },
     notePromptState: async (request) => {
       const state = PROMPT_STATES[request.state];
-      if (state === undefined || request.messageId === '') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'notePromptState needs a message_id and a state.');
+      if (state === undefined || request.messageId === '')
+        throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', 'notePromptState needs a message_id and a state.');
       await notePromptState(watch, { watcherSessionId: request.watcherSessionId, messageId: request.messageId, state, now: clock.now() });
       deps.onChange();
       return {};
     },
     ingestRemoteEvents: async (request) => {
       const relay = requireRelay(request.relay, 'IngestRemoteEvents');
-      const result = await ingestRemoteEvents(watch, { subscriptionId: request.subscriptionId, relay, events: request.events, replayed: request.replayed, dropped: request.dropped, now: clock.now() });
+      const result = await ingestRemoteEvents(watch, {
+        subscriptionId: request.subscriptionId,
+        relay,
+        events: request.events,
+        replayed: request.replayed,
+        dropped: request.dropped,
+        now: clock.now(),
+      });
       if (result.accepted > 0) deps.onChange();
       return result;
     },
@@ -116,9 +136,13 @@ export function subscriptionGrpc(deps: { watch: WatchDeps; clock: Clock; logger:
     },
     computeWatchEvents: async (request) => {
       const { createdAt } = request;
-      const missing = [request.subscriptionId === '' && 'subscription_id', request.userId === '' && 'user_id', createdAt === undefined && 'created_at'].filter(Boolean);
-      if (missing.length > 0 || createdAt === undefined) throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents needs ${missing.join(', ')}.`);
-      if (request.scope !== 'sessions' && request.scope !== 'all') throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents scope is "sessions" or "all", got "${request.scope}".`);
+      const missing = [request.subscriptionId === '' && 'subscription_id', request.userId === '' && 'user_id', createdAt === undefined && 'created_at'].filter(
+        Boolean,
+      );
+      if (missing.length > 0 || createdAt === undefined)
+        throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents needs ${missing.join(', ')}.`);
+      if (request.scope !== 'sessions' && request.scope !== 'all')
+        throw subscriptionRefusal('REMOTE_RELAY_INVALID_INPUT', `ComputeWatchEvents scope is "sessions" or "all", got "${request.scope}".`);
       const computed = await computeRemoteWatch(
         watch,
         {

@@ -50,7 +50,9 @@ async function lockSessions(run: SqlRunner, sessionIds: readonly string[]): Prom
   // of one session would both read "none". A transaction-scoped lock on each id serialises them (released with
   // the transaction's own connection, unlike a session-level advisory lock through the pool), taken in the order given.
   // The rows are read by a statement of their own, whose snapshot comes after the locks.
-  await run.rows(sql`SELECT count(pg_advisory_xact_lock(hashtextextended('session_activity:' || k, 0)))::int AS locked FROM unnest(${sessionIds}::text[]) AS k`);
+  await run.rows(
+    sql`SELECT count(pg_advisory_xact_lock(hashtextextended('session_activity:' || k, 0)))::int AS locked FROM unnest(${sessionIds}::text[]) AS k`,
+  );
   const rows = await run.rows<SessionActivityRow>(sql`SELECT ${SESSION_ACTIVITY_COLUMNS} FROM session_activity WHERE session_id = ANY(${sessionIds}::text[])`);
   return new Map(rows.map((row) => [row.sessionId, toSessionActivity(row)]));
 }

@@ -28,7 +28,8 @@ class PrismaWatchStatements extends SqlWatchStatements implements WatchTransacti
   }
 
   async lockWatcher(sessionId: string, userId: string): Promise<void> {
-    await this.db.$executeRaw`INSERT INTO watchers (session_id, user_id, state) VALUES (${sessionId}, ${userId}, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb)
+    await this.db
+      .$executeRaw`INSERT INTO watchers (session_id, user_id, state) VALUES (${sessionId}, ${userId}, ${JSON.stringify(stateToJson(EMPTY_WATCHER_STATE))}::jsonb)
       ON CONFLICT (session_id) DO NOTHING`;
     await this.db.$queryRaw`SELECT session_id FROM watchers WHERE session_id = ${sessionId} FOR UPDATE`;
   }
@@ -62,16 +63,24 @@ class PrismaWatchStatements extends SqlWatchStatements implements WatchTransacti
 
   async createSubscription(subscription: Subscription): Promise<void> {
     const { quietHours, sessions, exclude, events, ...rest } = subscription;
-    await this.db.subscription.create({ data: { ...rest, sessions: json(sessions), exclude: json(exclude), events: json(events), quietHours: quietHours === null ? undefined : json(quietHours) } });
+    await this.db.subscription.create({
+      data: { ...rest, sessions: json(sessions), exclude: json(exclude), events: json(events), quietHours: quietHours === null ? undefined : json(quietHours) },
+    });
   }
 
   async activeSubscriptions(watcherSessionId: string, userId?: string): Promise<Subscription[]> {
-    const rows = await this.db.subscription.findMany({ where: { watcherSessionId, endedAt: null, ...(userId === undefined ? {} : { userId }) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const rows = await this.db.subscription.findMany({
+      where: { watcherSessionId, endedAt: null, ...(userId === undefined ? {} : { userId }) },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
     return rows.map(toSubscription);
   }
 
   async activeSubscriptionIds(watcherSessionId: string, subscriptionId: string | null): Promise<string[]> {
-    const rows = await this.db.subscription.findMany({ where: { watcherSessionId, endedAt: null, ...(subscriptionId === null ? {} : { id: subscriptionId }) }, select: { id: true } });
+    const rows = await this.db.subscription.findMany({
+      where: { watcherSessionId, endedAt: null, ...(subscriptionId === null ? {} : { id: subscriptionId }) },
+      select: { id: true },
+    });
     return rows.map((row) => row.id);
   }
 
@@ -113,7 +122,10 @@ class PrismaWatchStatements extends SqlWatchStatements implements WatchTransacti
   }
 
   async setLinkState(subscriptionId: string, online: boolean, at: Date): Promise<void> {
-    await this.db.subscription.update({ where: { id: subscriptionId }, data: { linkOnline: online, linkChangedAt: at, ...(online ? { replayedPending: 0 } : {}) } });
+    await this.db.subscription.update({
+      where: { id: subscriptionId },
+      data: { linkOnline: online, linkChangedAt: at, ...(online ? { replayedPending: 0 } : {}) },
+    });
   }
 
   async addReplayed(subscriptionId: string, count: number): Promise<void> {
@@ -131,7 +143,6 @@ class PrismaWatchStatements extends SqlWatchStatements implements WatchTransacti
   async releaseWaitingEvents(watcherSessionId: string): Promise<void> {
     await this.db.watcherEvent.updateMany({ where: { watcherSessionId, status: 'waiting' }, data: { status: 'new' } });
   }
-
 }
 
 /**

@@ -75,7 +75,10 @@ async function connection(pool: pg.Pool, maxWaitMs: number | undefined): Promise
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      connecting.then((client) => client.release(), () => undefined);
+      connecting.then(
+        (client) => client.release(),
+        () => undefined,
+      );
       reject(new Error(`no database connection within ${maxWaitMs} ms`));
     }, maxWaitMs);
   });

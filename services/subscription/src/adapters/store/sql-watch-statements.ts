@@ -233,7 +233,10 @@ export class SqlWatchStatements implements PipelineTransaction {
     return due.map(toDueWatcher);
   }
 
-  async subscriptionsWatching(userIds: readonly string[], sessionIds: readonly string[]): Promise<{ subscriptions: Subscription[]; titles: Map<string, string> }> {
+  async subscriptionsWatching(
+    userIds: readonly string[],
+    sessionIds: readonly string[],
+  ): Promise<{ subscriptions: Subscription[]; titles: Map<string, string> }> {
     // Indexed: a subscription to all sessions by its user, a list by the GIN index on `sessions`; the sessions'
     // titles come in the same statement. One `@> ANY` for the lists, not an OR of one `@>` per session: past a few
     // sessions the planner priced the ORs above reading every subscription of the user and testing each against every
@@ -283,7 +286,10 @@ export class SqlWatchStatements implements PipelineTransaction {
            FROM (SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE watcher_session_id = ANY(${ids}::text[]) AND ended_at IS NULL) s
          UNION ALL `
       : raw('');
-    const stored = storedOf.length > 0 ? sql`UNION ALL SELECT 'stored' AS kind, 0 AS ord, to_jsonb(id) AS row FROM watcher_events WHERE id = ANY(${storedOf}::text[])` : raw('');
+    const stored =
+      storedOf.length > 0
+        ? sql`UNION ALL SELECT 'stored' AS kind, 0 AS ord, to_jsonb(id) AS row FROM watcher_events WHERE id = ANY(${storedOf}::text[])`
+        : raw('');
     const rows = await this.run.rows<{ kind: 'subscription' | 'event' | 'stored'; row: Record<string, unknown> }>(sql`${subscriptions}
       SELECT 'event' AS kind, (row_number() OVER (ORDER BY e."receivedAt", e.id))::int AS ord, to_jsonb(e) AS row
         FROM (SELECT ${EVENT_COLUMNS} FROM watcher_events WHERE watcher_session_id = ANY(${ids}::text[]) AND status IN ('new', 'held', 'released')) e
@@ -292,11 +298,23 @@ export class SqlWatchStatements implements PipelineTransaction {
     const read: { subscriptions: Subscription[]; events: WatchedEvent[]; stored: Set<string> } = { subscriptions: [], events: [], stored: new Set() };
     for (const { kind, row } of rows) {
       if (kind === 'subscription') {
-        read.subscriptions.push(toSubscription({ ...row, createdAt: fromSqlJson(row.createdAt)!, lastDeliveredAt: fromSqlJson(row.lastDeliveredAt), endedAt: fromSqlJson(row.endedAt) } as SubscriptionRow));
+        read.subscriptions.push(
+          toSubscription({
+            ...row,
+            createdAt: fromSqlJson(row.createdAt)!,
+            lastDeliveredAt: fromSqlJson(row.lastDeliveredAt),
+            endedAt: fromSqlJson(row.endedAt),
+          } as SubscriptionRow),
+        );
       } else if (kind === 'stored') {
         read.stored.add(row as unknown as string);
       } else {
-        const event = { ...row, releaseAt: fromSqlJson(row.releaseAt), deliverAt: fromSqlJson(row.deliverAt), receivedAt: fromSqlJson(row.receivedAt)! } as EventRow;
+        const event = {
+          ...row,
+          releaseAt: fromSqlJson(row.releaseAt),
+          deliverAt: fromSqlJson(row.deliverAt),
+          receivedAt: fromSqlJson(row.receivedAt)!,
+        } as EventRow;
         read.events.push({ watcherSessionId: event.watcherSessionId, traceParent: event.traceParent, event: toWatcherEvent(event) });
       }
     }
@@ -357,7 +375,12 @@ export class SqlWatchStatements implements PipelineTransaction {
     if (wakeUps.length === 0) return;
     const entries: OutboxEntry[] = [];
     for (const { watcher, wakeUp } of wakeUps) {
-      const attributes = { [Attr.SESSION_ID]: watcher.sessionId, [Attr.USER_ID]: watcher.userId, [Attr.WAKEUP_ID]: wakeUp.wakeupId, [Attr.WAKEUP_EVENTS]: wakeUp.sourceEventIds.length };
+      const attributes = {
+        [Attr.SESSION_ID]: watcher.sessionId,
+        [Attr.USER_ID]: watcher.userId,
+        [Attr.WAKEUP_ID]: wakeUp.wakeupId,
+        [Attr.WAKEUP_EVENTS]: wakeUp.sourceEventIds.length,
+      };
       const links = linksTo(wakeUp.eventIds.map((id) => traceParents.get(id)));
       // The span covers the wake-up's making; the command continues it.
       await inNewTrace('subscription', 'wake-up', { attributes, links }, async () => {

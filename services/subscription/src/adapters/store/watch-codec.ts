@@ -44,7 +44,10 @@ export function stateFromJson(json: unknown): WatcherState {
 /** A session's runs as stored. */
 export function runsToJson(runs: SessionRuns): Json {
   return {
-    turn: runs.turn === null ? null : { id: runs.turn.id, startedAt: runs.turn.startedAt.toISOString(), ...(runs.turn.heldUntil ? { heldUntil: runs.turn.heldUntil.toISOString() } : {}) },
+    turn:
+      runs.turn === null
+        ? null
+        : { id: runs.turn.id, startedAt: runs.turn.startedAt.toISOString(), ...(runs.turn.heldUntil ? { heldUntil: runs.turn.heldUntil.toISOString() } : {}) },
     turnActivityAt: runs.turnActivityAt?.toISOString() ?? null,
     tasks: runs.tasks.map((task) => ({ ...task, startedAt: task.startedAt.toISOString(), lastOutputAt: task.lastOutputAt?.toISOString() ?? null })),
     lastEndedAt: runs.lastEndedAt?.toISOString() ?? null,
@@ -62,7 +65,12 @@ export function runsFromJson(json: unknown): SessionRuns {
   return {
     turn: turn ? { id: turn.id, startedAt: new Date(turn.startedAt), ...(turn.heldUntil ? { heldUntil: new Date(turn.heldUntil) } : {}) } : null,
     turnActivityAt: dateOrNull(data.turnActivityAt),
-    tasks: tasks.map((task) => ({ id: String(task.id), description: String(task.description), startedAt: new Date(String(task.startedAt)), lastOutputAt: dateOrNull(task.lastOutputAt) })),
+    tasks: tasks.map((task) => ({
+      id: String(task.id),
+      description: String(task.description),
+      startedAt: new Date(String(task.startedAt)),
+      lastOutputAt: dateOrNull(task.lastOutputAt),
+    })),
     lastEndedAt: dateOrNull(data.lastEndedAt),
     lastTurnEndedAt: dateOrNull(data.lastTurnEndedAt),
     endedTaskIds: Array.isArray(data.endedTaskIds) ? data.endedTaskIds.map(String) : [],

@@ -23,7 +23,13 @@ export interface SubscriptionMetrics {
 type ConsumerName = { durable: string; contracts: readonly { stream: string }[] };
 
 /** Registers the gauges on the global MeterProvider; with metrics off nothing is ever read. `consumers`: the service's durables. */
-export function registerSubscriptionMetrics(deps: { prisma: PrismaClient; bus: Bus; clock: Clock; logger: Logger; consumers: readonly ConsumerName[] }): SubscriptionMetrics {
+export function registerSubscriptionMetrics(deps: {
+  prisma: PrismaClient;
+  bus: Bus;
+  clock: Clock;
+  logger: Logger;
+  consumers: readonly ConsumerName[];
+}): SubscriptionMetrics {
   const meter = metrics.getMeter('@relay/subscription');
   const held = observableGauge(meter, Metric.SUBSCRIPTION_HELD_EVENTS);
   const due = observableGauge(meter, Metric.SUBSCRIPTION_DUE_DELIVERIES);
@@ -68,7 +74,8 @@ async function consumerLags(bus: Bus, consumers: readonly ConsumerName[]): Promi
         return { stream, durable, pending: info.num_pending };
       } catch (error) {
         // Not created yet (its stream's publisher has not started): nothing to report.
-        if (error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.ConsumerNotFound || error.code === JetStreamApiCodes.StreamNotFound)) return undefined;
+        if (error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.ConsumerNotFound || error.code === JetStreamApiCodes.StreamNotFound))
+          return undefined;
         throw error;
       }
     }),

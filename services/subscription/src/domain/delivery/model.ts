@@ -179,8 +179,7 @@ export const DEFAULT_DELIVERY_TIMINGS: DeliveryTimings = {
 
 /** Why an event was held: what the row's message says about it. */
 export type HeldBy =
-  | { kind: 'digest'; subscriptionId: string; digestMinutes: number }
-  | { kind: 'quiet_hours'; subscriptionId: string; quietHours: QuietHours };
+  { kind: 'digest'; subscriptionId: string; digestMinutes: number } | { kind: 'quiet_hours'; subscriptionId: string; quietHours: QuietHours };
 
 /** Why an event is released when it is. */
 export type ReleaseReason =

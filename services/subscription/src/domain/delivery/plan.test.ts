@@ -16,10 +16,28 @@ const digest30 = subscription({ id: 'sub_digest', digestMinutes: 30 });
 const quiet = subscription({ id: 'sub_quiet', quietHours: BERLIN_NIGHT });
 
 function turnEnd(occurredAt: string, promptMessageId: string | null = null): RelayEvent {
-  return { kind: 'turn_end', id: `ev_${occurredAt}`, occurredAt: at(occurredAt), relay: null, session: SESSION, status: 'done', text: 'Done.', promptMessageId };
+  return {
+    kind: 'turn_end',
+    id: `ev_${occurredAt}`,
+    occurredAt: at(occurredAt),
+    relay: null,
+    session: SESSION,
+    status: 'done',
+    text: 'Done.',
+    promptMessageId,
+  };
 }
 function taskFailed(occurredAt: string): RelayEvent {
-  return { kind: 'task_failed', id: `ev_${occurredAt}`, occurredAt: at(occurredAt), relay: null, session: SESSION, taskId: 'b7k2m9q4', description: 'npm test', exitCode: 1 };
+  return {
+    kind: 'task_failed',
+    id: `ev_${occurredAt}`,
+    occurredAt: at(occurredAt),
+    relay: null,
+    session: SESSION,
+    taskId: 'b7k2m9q4',
+    description: 'npm test',
+    exitCode: 1,
+  };
 }
 function urgentEvent(kind: 'question_asked' | 'question_answered' | 'error', occurredAt: string): RelayEvent {
   const base = { id: `ev_${kind}`, occurredAt: at(occurredAt), relay: null };
@@ -151,7 +169,7 @@ describe('planRelease: digest_minutes', () => {
     expect(plan.heldBy).toBeNull();
   });
 
-  it('releases a held event when planned again at its due time, still marked as the digest\'s', () => {
+  it("releases a held event when planned again at its due time, still marked as the digest's", () => {
     const plan = released(planRelease(turnEnd('2026-06-10T08:10:00Z'), [digest30], idle, at('2026-06-10T08:30:00Z')));
     expect(plan.reasons).toEqual(['digest']);
     expect(plan.heldBy).toEqual({ kind: 'digest', subscriptionId: 'sub_digest', digestMinutes: 30 });
@@ -202,18 +220,14 @@ describe('planRelease: quiet hours', () => {
 
   it('holds to the first end when to falls in the repeated hour (Berlin, 2026-10-25)', () => {
     const toInRepeat = subscription({ id: 'sub_q', quietHours: { from: '23:00', to: '02:30', tz: 'Europe/Berlin' } });
-    expect(held(planRelease(taskFailed('2026-10-25T00:10:00Z'), [toInRepeat], idle, at('2026-10-25T00:10:00Z'))).releaseAt).toEqual(
-      at('2026-10-25T00:30:00Z'),
-    );
+    expect(held(planRelease(taskFailed('2026-10-25T00:10:00Z'), [toInRepeat], idle, at('2026-10-25T00:10:00Z'))).releaseAt).toEqual(at('2026-10-25T00:30:00Z'));
     // 02:10 CET, the second pass: the window is not entered again.
     expect(planRelease(taskFailed('2026-10-25T01:10:00Z'), [toInRepeat], idle, at('2026-10-25T01:10:00Z')).action).toBe('release');
   });
 
   it('holds to the jump when to falls in the skipped hour (Berlin, 2026-03-29)', () => {
     const toInGap = subscription({ id: 'sub_q', quietHours: { from: '22:00', to: '02:30', tz: 'Europe/Berlin' } });
-    expect(held(planRelease(taskFailed('2026-03-29T00:30:00Z'), [toInGap], idle, at('2026-03-29T00:30:00Z'))).releaseAt).toEqual(
-      at('2026-03-29T01:00:00Z'),
-    );
+    expect(held(planRelease(taskFailed('2026-03-29T00:30:00Z'), [toInGap], idle, at('2026-03-29T00:30:00Z'))).releaseAt).toEqual(at('2026-03-29T01:00:00Z'));
   });
 
   describe('the known limit: from inside the repeated hour (Berlin 02:30–06:00 on 2026-10-25)', () => {
@@ -265,7 +279,7 @@ describe('planRelease: quiet hours and digest together', () => {
     expect(plan.heldBy?.kind).toBe('digest');
   });
 
-  it('keeps an event of the window to the window\'s end when the digest was due before it', () => {
+  it("keeps an event of the window to the window's end when the digest was due before it", () => {
     const sub = subscription({ id: 'sub_both', digestMinutes: 30, quietHours: BERLIN_NIGHT, lastDeliveredAt: at('2026-06-10T20:00:00Z') });
     const plan = held(planRelease(taskFailed('2026-06-10T23:00:00Z'), [sub], idle, at('2026-06-10T23:00:00Z')));
     expect(plan.releaseAt).toEqual(at('2026-06-11T04:00:00Z'));
@@ -295,7 +309,7 @@ describe('planRelease: several subscriptions', () => {
   });
 });
 
-describe('planRelease: no echo of the watcher\'s own prompts', () => {
+describe("planRelease: no echo of the watcher's own prompts", () => {
   const watcher = (state: 'waiting' | 'reply_returned' | 'not_waiting'): WatcherState => ({ ...idle, ownPrompts: { msg_b41e: state } });
 
   it('holds the turn_end while the watcher still waits for that turn', () => {
@@ -319,11 +333,11 @@ describe('planRelease: no echo of the watcher\'s own prompts', () => {
     expect(plan.reasons).toEqual(['own_prompt_not_waited', 'not_held']);
   });
 
-  it('releases the turn_end of a prompt that is not the watcher\'s', () => {
+  it("releases the turn_end of a prompt that is not the watcher's", () => {
     expect(planRelease(turnEnd('2026-06-10T09:00:00Z', 'msg_other'), [plain], watcher('reply_returned'), at('2026-06-10T09:00:00Z')).action).toBe('release');
   });
 
-  it.each(['error', 'question_asked'] as const)('still delivers the turn\'s %s', (kind) => {
+  it.each(['error', 'question_asked'] as const)("still delivers the turn's %s", (kind) => {
     expect(planRelease(urgentEvent(kind, '2026-06-10T09:00:00Z'), [plain], watcher('waiting'), at('2026-06-10T09:00:00Z')).action).toBe('release');
   });
 
@@ -354,7 +368,7 @@ describe('planRelease: once with digest and quiet hours', () => {
     expect(plan.releaseAt).toEqual(at('2026-06-11T04:00:00Z'));
   });
 
-  it('holds the once turn_end of the watcher\'s own prompt by quiet hours, not by the wait', () => {
+  it("holds the once turn_end of the watcher's own prompt by quiet hours, not by the wait", () => {
     const onceQuiet = subscription({ id: 'sub_once', once: true, quietHours: BERLIN_NIGHT });
     const waiting: WatcherState = { ...idle, ownPrompts: { msg_b41e: 'waiting' } };
     const plan = held(planRelease(turnEnd('2026-06-10T22:00:00Z', 'msg_b41e'), [onceQuiet], waiting, at('2026-06-10T22:00:00Z')));
@@ -422,7 +436,9 @@ describe('planRelease: the hourly cap', () => {
   });
 
   it('defers a digest released while the cap is reached to the slot (the two digests meet)', () => {
-    const plan = released(planRelease(taskFailed('2026-06-10T09:10:00Z'), [{ ...digest30, createdAt: at('2026-06-10T09:00:00Z') }], capped(), at('2026-06-10T09:30:00Z')));
+    const plan = released(
+      planRelease(taskFailed('2026-06-10T09:10:00Z'), [{ ...digest30, createdAt: at('2026-06-10T09:00:00Z') }], capped(), at('2026-06-10T09:30:00Z')),
+    );
     expect(plan.heldBy?.kind).toBe('digest');
     expect(plan.delivery.capDigest).toBe(true);
     expect(plan.delivery.deliverAt).toEqual(at('2026-06-10T09:40:00Z'));
@@ -434,11 +450,56 @@ describe('planRelease: a held event goes at its release, not 30 s later', () => 
   /** A watcher whose window, opened by a new event at `openedAt`, is still open. */
   const windowOpenedAt = (openedAt: string) => released(planRelease(turnEnd(openedAt), [plain], idle, at(openedAt))).delivery.watcherState;
   it.each([
-    { name: "a digest at its due time", event: taskFailed('2026-06-10T08:10:00Z'), sub: digestFrom8, watcher: idle, now: '2026-06-10T08:30:00Z', deliverAt: '2026-06-10T08:30:00Z', reasons: ['hold_ended'], takes: null },
-    { name: "quiet hours' end", event: taskFailed('2026-06-10T22:00:00Z'), sub: quiet, watcher: idle, now: '2026-06-11T04:00:00Z', deliverAt: '2026-06-11T04:00:00Z', reasons: ['hold_ended'], takes: null },
-    { name: 'a release planned late goes when planned', event: taskFailed('2026-06-10T08:10:00Z'), sub: digestFrom8, watcher: idle, now: '2026-06-10T08:30:05Z', deliverAt: '2026-06-10T08:30:05Z', reasons: ['hold_ended'], takes: null },
-    { name: 'a release takes the events that arrived in the 30 s before', event: taskFailed('2026-06-10T22:00:00Z'), sub: quiet, watcher: windowOpenedAt('2026-06-11T03:59:50Z'), now: '2026-06-11T04:00:00Z', deliverAt: '2026-06-11T04:00:00Z', reasons: ['hold_ended', 'takes_open_window'], takes: '2026-06-11T04:00:20Z' },
-    { name: "the cap's slot is the release + 10 min", event: taskFailed('2026-06-10T09:10:00Z'), sub: { ...digestFrom8, createdAt: at('2026-06-10T09:00:00Z') }, watcher: capped(), now: '2026-06-10T09:30:00Z', deliverAt: '2026-06-10T09:40:00Z', reasons: ['hold_ended', 'hourly_cap'], takes: null },
+    {
+      name: 'a digest at its due time',
+      event: taskFailed('2026-06-10T08:10:00Z'),
+      sub: digestFrom8,
+      watcher: idle,
+      now: '2026-06-10T08:30:00Z',
+      deliverAt: '2026-06-10T08:30:00Z',
+      reasons: ['hold_ended'],
+      takes: null,
+    },
+    {
+      name: "quiet hours' end",
+      event: taskFailed('2026-06-10T22:00:00Z'),
+      sub: quiet,
+      watcher: idle,
+      now: '2026-06-11T04:00:00Z',
+      deliverAt: '2026-06-11T04:00:00Z',
+      reasons: ['hold_ended'],
+      takes: null,
+    },
+    {
+      name: 'a release planned late goes when planned',
+      event: taskFailed('2026-06-10T08:10:00Z'),
+      sub: digestFrom8,
+      watcher: idle,
+      now: '2026-06-10T08:30:05Z',
+      deliverAt: '2026-06-10T08:30:05Z',
+      reasons: ['hold_ended'],
+      takes: null,
+    },
+    {
+      name: 'a release takes the events that arrived in the 30 s before',
+      event: taskFailed('2026-06-10T22:00:00Z'),
+      sub: quiet,
+      watcher: windowOpenedAt('2026-06-11T03:59:50Z'),
+      now: '2026-06-11T04:00:00Z',
+      deliverAt: '2026-06-11T04:00:00Z',
+      reasons: ['hold_ended', 'takes_open_window'],
+      takes: '2026-06-11T04:00:20Z',
+    },
+    {
+      name: "the cap's slot is the release + 10 min",
+      event: taskFailed('2026-06-10T09:10:00Z'),
+      sub: { ...digestFrom8, createdAt: at('2026-06-10T09:00:00Z') },
+      watcher: capped(),
+      now: '2026-06-10T09:30:00Z',
+      deliverAt: '2026-06-10T09:40:00Z',
+      reasons: ['hold_ended', 'hourly_cap'],
+      takes: null,
+    },
   ])('$name', ({ event, sub, watcher, now, deliverAt, reasons, takes }) => {
     const plan = released(planRelease(event, [sub], watcher, at(now)));
     expect(plan.delivery.deliverAt).toEqual(at(deliverAt));
@@ -454,7 +515,9 @@ describe('planRelease: a held event goes at its release, not 30 s later', () => 
 
   it('blocked by the cap, leaves the open window to close on its own', () => {
     const opened = released(planRelease(turnEnd('2026-06-10T09:29:50Z'), [plain], capped(), at('2026-06-10T09:29:50Z'))).delivery.watcherState;
-    const plan = released(planRelease(taskFailed('2026-06-10T09:10:00Z'), [{ ...digestFrom8, createdAt: at('2026-06-10T09:00:00Z') }], opened, at('2026-06-10T09:30:00Z')));
+    const plan = released(
+      planRelease(taskFailed('2026-06-10T09:10:00Z'), [{ ...digestFrom8, createdAt: at('2026-06-10T09:00:00Z') }], opened, at('2026-06-10T09:30:00Z')),
+    );
     expect(plan.delivery.takesWindowClosingAt).toBeNull();
     expect(plan.delivery.watcherState.windowClosesAt).toEqual(opened.windowClosesAt);
   });

@@ -14,8 +14,7 @@ import {
 
 const BERLIN = 'Europe/Berlin';
 const NEW_YORK = 'America/New_York';
-const notIana = (shown: string) =>
-  `quiet_hours tz ${shown} is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC")`;
+const notIana = (shown: string) => `quiet_hours tz ${shown} is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC")`;
 
 describe('parseQuietHours', () => {
   it.each([
@@ -32,12 +31,30 @@ describe('parseQuietHours', () => {
   });
 
   it.each([
-    [{ from: '23:00', to: '06:00', tz: 'Europe/Berlin' }, { from: '23:00', to: '06:00', tz: 'Europe/Berlin' }],
-    [{ from: '00:00', to: '23:59', tz: 'UTC' }, { from: '00:00', to: '23:59', tz: 'UTC' }],
-    [{ from: '09:00', to: '17:30', tz: 'europe/berlin' }, { from: '09:00', to: '17:30', tz: 'Europe/Berlin' }],
-    [{ from: '22:00', to: '07:00', tz: 'AMERICA/NEW_YORK' }, { from: '22:00', to: '07:00', tz: 'America/New_York' }],
-    [{ from: '22:00', to: '07:00', tz: 'utc' }, { from: '22:00', to: '07:00', tz: 'UTC' }],
-    [{ from: '22:00', to: '07:00', tz: 'Europe/Berlin', days: null }, { from: '22:00', to: '07:00', tz: 'Europe/Berlin' }],
+    [
+      { from: '23:00', to: '06:00', tz: 'Europe/Berlin' },
+      { from: '23:00', to: '06:00', tz: 'Europe/Berlin' },
+    ],
+    [
+      { from: '00:00', to: '23:59', tz: 'UTC' },
+      { from: '00:00', to: '23:59', tz: 'UTC' },
+    ],
+    [
+      { from: '09:00', to: '17:30', tz: 'europe/berlin' },
+      { from: '09:00', to: '17:30', tz: 'Europe/Berlin' },
+    ],
+    [
+      { from: '22:00', to: '07:00', tz: 'AMERICA/NEW_YORK' },
+      { from: '22:00', to: '07:00', tz: 'America/New_York' },
+    ],
+    [
+      { from: '22:00', to: '07:00', tz: 'utc' },
+      { from: '22:00', to: '07:00', tz: 'UTC' },
+    ],
+    [
+      { from: '22:00', to: '07:00', tz: 'Europe/Berlin', days: null },
+      { from: '22:00', to: '07:00', tz: 'Europe/Berlin' },
+    ],
   ])('accepts %j as %j', (input, quietHours) => {
     expect(parseQuietHours(input)).toEqual({ ok: true, quietHours });
   });
@@ -57,11 +74,11 @@ describe('parseQuietHours', () => {
     expect(parseQuietHours(input)).toEqual({ ok: false, error: QUIET_HOURS_TIMES_ERROR });
   });
 
-  it('has the spec\'s sentence for the times', () => {
+  it("has the spec's sentence for the times", () => {
     expect(QUIET_HOURS_TIMES_ERROR).toBe('quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)');
   });
 
-  it('refuses from equal to to with the spec\'s sentence', () => {
+  it("refuses from equal to to with the spec's sentence", () => {
     expect(parseQuietHours({ from: '06:00', to: '06:00', tz: BERLIN })).toEqual({ ok: false, error: 'quiet_hours from and to must differ' });
     expect(QUIET_HOURS_DIFFER_ERROR).toBe('quiet_hours from and to must differ');
   });
@@ -80,7 +97,7 @@ describe('parseQuietHours', () => {
     expect(parseQuietHours({ from: '23:00', to: '06:00', tz })).toEqual({ ok: false, error: notIana(shown) });
   });
 
-  it('names the spec\'s example exactly', () => {
+  it("names the spec's example exactly", () => {
     expect(parseQuietHours({ from: '23:00', to: '06:00', tz: 'Berlin' })).toEqual({
       ok: false,
       error: 'quiet_hours tz "Berlin" is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC")',
@@ -129,12 +146,9 @@ describe('canonicalTimeZone', () => {
     expect(canonicalTimeZone(name)).toBe(canonical);
   });
 
-  it.each([['UTC+7'], ['utc-05:00'], ['+07:00'], ['-0500'], ['local'], ['Berlin'], [''], ['Europe//Berlin'], ['../etc/passwd']])(
-    'refuses %j',
-    (name) => {
-      expect(canonicalTimeZone(name)).toBeNull();
-    },
-  );
+  it.each([['UTC+7'], ['utc-05:00'], ['+07:00'], ['-0500'], ['local'], ['Berlin'], [''], ['Europe//Berlin'], ['../etc/passwd']])('refuses %j', (name) => {
+    expect(canonicalTimeZone(name)).toBeNull();
+  });
 });
 
 describe('boundaryInstant', () => {
@@ -171,7 +185,7 @@ describe('boundaryInstant', () => {
     expect(boundaryInstant(localDate, time, tz).toISOString()).toBe(expected);
   });
 
-  it('differs from luxon\'s defaults, which the spec\'s rules forbid here', () => {
+  it("differs from luxon's defaults, which the spec's rules forbid here", () => {
     const repeated = DateTime.fromObject({ year: 2026, month: 10, day: 25, hour: 2, minute: 30 }, { zone: BERLIN });
     const skipped = DateTime.fromObject({ year: 2026, month: 3, day: 29, hour: 2, minute: 30 }, { zone: BERLIN });
     expect(repeated.toJSDate().toISOString()).toBe('2026-10-25T01:30:00.000Z');

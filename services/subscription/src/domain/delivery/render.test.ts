@@ -35,11 +35,18 @@ describe('renderEventRow: the rows the spec shows', () => {
   });
 
   it('all_idle', () => {
-    const event: RelayEvent = { kind: 'all_idle', id: 'ev', occurredAt: at('2026-06-10T09:00:00Z'), relay: null, subscriptionId: 'sub_ab12cd34ef', sessionCount: 2 };
+    const event: RelayEvent = {
+      kind: 'all_idle',
+      id: 'ev',
+      occurredAt: at('2026-06-10T09:00:00Z'),
+      relay: null,
+      subscriptionId: 'sub_ab12cd34ef',
+      sessionCount: 2,
+    };
     expect(renderEventRow(event)).toBe('[relay event] all_idle: no turn or task is running in the 2 watched sessions (subscription sub_ab12cd34ef)');
   });
 
-  it('a paired relay\'s event, prefixed with its name', () => {
+  it("a paired relay's event, prefixed with its name", () => {
     const event = turnEnd('Deployed. The health check is green.', { relay: 'build-box', session: { id: '77aa19f0', title: 'Nightly deploy' } });
     expect(renderEventRow(event)).toBe('[relay event] build-box · session "Nightly deploy" (77aa…): turn_end (done) "Deployed. The health check is green."');
   });
@@ -48,8 +55,16 @@ describe('renderEventRow: the rows the spec shows', () => {
 describe('renderEventRow: the rows designed here', () => {
   const base = { id: 'ev', occurredAt: at('2026-06-10T09:00:00Z'), relay: null };
   it.each<[string, RelayEvent, string]>([
-    ['a stopped turn', { ...base, kind: 'turn_end', session: SERVER, status: 'stopped', text: null, promptMessageId: null }, 'session "Review: server/" (3f9c…): turn_end (stopped)'],
-    ['a failed turn', { ...base, kind: 'turn_end', session: SERVER, status: 'error', text: 'Rate limited.', promptMessageId: null }, 'session "Review: server/" (3f9c…): turn_end (error) "Rate limited."'],
+    [
+      'a stopped turn',
+      { ...base, kind: 'turn_end', session: SERVER, status: 'stopped', text: null, promptMessageId: null },
+      'session "Review: server/" (3f9c…): turn_end (stopped)',
+    ],
+    [
+      'a failed turn',
+      { ...base, kind: 'turn_end', session: SERVER, status: 'error', text: 'Rate limited.', promptMessageId: null },
+      'session "Review: server/" (3f9c…): turn_end (error) "Rate limited."',
+    ],
     [
       'question_asked',
       { ...base, kind: 'question_asked', session: SERVER, questionId: 'q_7d2a91', question: 'Merge now or wait for the review?' },
@@ -70,8 +85,16 @@ describe('renderEventRow: the rows designed here', () => {
       { ...base, kind: 'question_answered', questionId: 'ask_7d2c', answer: null, choices: [], dismissed: true, via: 'desk' },
       'question_answered: question ask_7d2c dismissed (via desk)',
     ],
-    ['error', { ...base, kind: 'error', session: SERVER, message: 'The provider refused the request.' }, 'session "Review: server/" (3f9c…): error "The provider refused the request."'],
-    ['subagent_finished', { ...base, kind: 'subagent_finished', session: SERVER, description: 'Check web/ for XSS' }, 'session "Review: server/" (3f9c…): subagent_finished "Check web/ for XSS"'],
+    [
+      'error',
+      { ...base, kind: 'error', session: SERVER, message: 'The provider refused the request.' },
+      'session "Review: server/" (3f9c…): error "The provider refused the request."',
+    ],
+    [
+      'subagent_finished',
+      { ...base, kind: 'subagent_finished', session: SERVER, description: 'Check web/ for XSS' },
+      'session "Review: server/" (3f9c…): subagent_finished "Check web/ for XSS"',
+    ],
     [
       'task_started',
       { ...base, kind: 'task_started', session: SERVER, taskId: 'b7k2m9q4', description: 'npm test', exitCode: null },
@@ -92,13 +115,21 @@ describe('renderEventRow: the rows designed here', () => {
       { ...base, kind: 'task_finished', session: SERVER, taskId: 'b7k2m9q4', description: 'npm run build', exitCode: 0 },
       'session "Review: server/" (3f9c…): task_finished "npm run build" (exit 0; task_id b7k2m9q4)',
     ],
-    ['a stalled turn', { ...base, kind: 'stalled', session: SERVER, minutes: 15, task: null }, 'session "Review: server/" (3f9c…): stalled: no output for 15 min'],
+    [
+      'a stalled turn',
+      { ...base, kind: 'stalled', session: SERVER, minutes: 15, task: null },
+      'session "Review: server/" (3f9c…): stalled: no output for 15 min',
+    ],
     [
       'a stalled task',
       { ...base, kind: 'stalled', session: SERVER, minutes: 15, task: { id: 'b7k2m9q4', description: 'npm test' } },
       'session "Review: server/" (3f9c…): stalled: no output for 15 min from task "npm test" (task_id b7k2m9q4)',
     ],
-    ['all_idle of one session', { ...base, kind: 'all_idle', subscriptionId: 'sub_ab12cd34ef', sessionCount: 1 }, 'all_idle: no turn or task is running in the watched session (subscription sub_ab12cd34ef)'],
+    [
+      'all_idle of one session',
+      { ...base, kind: 'all_idle', subscriptionId: 'sub_ab12cd34ef', sessionCount: 1 },
+      'all_idle: no turn or task is running in the watched session (subscription sub_ab12cd34ef)',
+    ],
     [
       'heartbeat',
       {
@@ -112,7 +143,11 @@ describe('renderEventRow: the rows designed here', () => {
       },
       'heartbeat: 2 watched sessions: session "Review: server/" (3f9c…) running_turn, session "Review: web/" (a12b…) idle (subscription sub_ab12cd34ef)',
     ],
-    ['heartbeat of nothing', { ...base, kind: 'heartbeat', subscriptionId: 'sub_ab12cd34ef', sessions: [] }, 'heartbeat: no watched sessions (subscription sub_ab12cd34ef)'],
+    [
+      'heartbeat of nothing',
+      { ...base, kind: 'heartbeat', subscriptionId: 'sub_ab12cd34ef', sessions: [] },
+      'heartbeat: no watched sessions (subscription sub_ab12cd34ef)',
+    ],
     [
       'link_lost',
       { ...base, relay: 'build-box', kind: 'link_lost' },
@@ -123,17 +158,33 @@ describe('renderEventRow: the rows designed here', () => {
       { ...base, relay: 'build-box', kind: 'link_restored', replayedCount: 12, heldCount: 3 },
       'build-box · link_restored: the relay answers again; 12 events replayed, 3 of them held by digest or quiet hours and coming later',
     ],
-    ['link_restored, one event', { ...base, relay: 'build-box', kind: 'link_restored', replayedCount: 1, heldCount: 0 }, 'build-box · link_restored: the relay answers again; 1 event replayed'],
+    [
+      'link_restored, one event',
+      { ...base, relay: 'build-box', kind: 'link_restored', replayedCount: 1, heldCount: 0 },
+      'build-box · link_restored: the relay answers again; 1 event replayed',
+    ],
   ])('%s', (_, event, text) => {
     expect(renderEventRow(event)).toBe(`[relay event] ${text}`);
   });
 });
 
-describe('renderWakeUpMessage: a paired relay\'s replayed events', () => {
+describe("renderWakeUpMessage: a paired relay's replayed events", () => {
   it('come as one row tagged replayed: how many, how many that relay dropped, then each event', () => {
-    const replayed = (text: string): MessageItem => ({ event: turnEnd(text, { relay: 'build-box', session: { id: '77aa19f0', title: 'Nightly deploy' }, replayed: { dropped: 7 } }), heldBy: null });
-    const restored: RelayEvent = { kind: 'link_restored', id: 'lr', occurredAt: at('2026-06-10T10:00:00Z'), relay: 'build-box', replayedCount: 2, heldCount: 0 };
-    expect(renderWakeUpMessage({ items: [{ event: restored, heldBy: null }, replayed('Step one.'), replayed('Step two.')], capDigest: false }).split('\n')).toEqual([
+    const replayed = (text: string): MessageItem => ({
+      event: turnEnd(text, { relay: 'build-box', session: { id: '77aa19f0', title: 'Nightly deploy' }, replayed: { dropped: 7 } }),
+      heldBy: null,
+    });
+    const restored: RelayEvent = {
+      kind: 'link_restored',
+      id: 'lr',
+      occurredAt: at('2026-06-10T10:00:00Z'),
+      relay: 'build-box',
+      replayedCount: 2,
+      heldCount: 0,
+    };
+    expect(
+      renderWakeUpMessage({ items: [{ event: restored, heldBy: null }, replayed('Step one.'), replayed('Step two.')], capDigest: false }).split('\n'),
+    ).toEqual([
       HEADER_LINE,
       '[relay event] build-box · replayed: 2 events kept there while the link was down; 7 older events dropped there, which keeps only the newest:',
       '  session "Nightly deploy" (77aa…): turn_end (done) "Step one."',
@@ -144,7 +195,9 @@ describe('renderWakeUpMessage: a paired relay\'s replayed events', () => {
 
   it('say nothing of drops when that relay dropped none', () => {
     const item: MessageItem = { event: turnEnd('Only one.', { relay: 'build-box', replayed: { dropped: 0 } }), heldBy: null };
-    expect(renderWakeUpMessage({ items: [item], capDigest: false }).split('\n')[1]).toBe('[relay event] build-box · replayed: 1 event kept there while the link was down:');
+    expect(renderWakeUpMessage({ items: [item], capDigest: false }).split('\n')[1]).toBe(
+      '[relay event] build-box · replayed: 1 event kept there while the link was down:',
+    );
   });
 });
 
@@ -197,10 +250,15 @@ describe('renderWakeUpMessage', () => {
   it('orders the rows by when the events happened', () => {
     const [first, second] = items(2, null);
     const text = renderWakeUpMessage({ items: [second!, first!], capDigest: false });
-    expect(text.split('\n').slice(1).map((line) => line.slice(-10))).toEqual(['"Reply 1."', '"Reply 2."']);
+    expect(
+      text
+        .split('\n')
+        .slice(1)
+        .map((line) => line.slice(-10)),
+    ).toEqual(['"Reply 1."', '"Reply 2."']);
   });
 
-  it('names a subscription\'s digest in the spec\'s words', () => {
+  it("names a subscription's digest in the spec's words", () => {
     const lines = renderWakeUpMessage({ items: items(4, digestOf('sub_ab12cd34ef', 30)), capDigest: false }).split('\n');
     expect(lines[1]).toBe('Digest of 4 events (subscription sub_ab12cd34ef every 30 min; questions and errors come at once):');
     expect(lines).toHaveLength(6);
@@ -213,7 +271,7 @@ describe('renderWakeUpMessage', () => {
     ]);
   });
 
-  it('names the hourly cap\'s digest', () => {
+  it("names the hourly cap's digest", () => {
     const lines = renderWakeUpMessage({ items: items(3, null), capDigest: true }).split('\n');
     expect(lines[1]).toBe('Digest of 3 events (past 20 wake-ups an hour, every 10 min; questions and errors come at once):');
   });
@@ -233,7 +291,9 @@ describe('renderWakeUpMessage', () => {
 
   it('names every subscription digest that meets in one message', () => {
     const text = renderWakeUpMessage({ items: [...items(2, digestOf('sub_a', 30)), ...items(1, digestOf('sub_b', 60))], capDigest: false });
-    expect(text.split('\n')[1]).toBe('Digest of 3 events (subscription sub_a every 30 min; subscription sub_b every 60 min; questions and errors come at once):');
+    expect(text.split('\n')[1]).toBe(
+      'Digest of 3 events (subscription sub_a every 30 min; subscription sub_b every 60 min; questions and errors come at once):',
+    );
   });
 
   it('puts rows that were not held before the digest', () => {
@@ -246,7 +306,7 @@ describe('renderWakeUpMessage', () => {
     expect(lines[2]).toMatch(/^Digest of 2 events/);
   });
 
-  it('says what quiet hours held, in the spec\'s words', () => {
+  it("says what quiet hours held, in the spec's words", () => {
     const lines = renderWakeUpMessage({ items: items(3, quietOf('sub_ab12cd34ef', BERLIN_NIGHT)), capDigest: false }).split('\n');
     expect(lines[1]).toBe(
       'Held during quiet hours (23:00–06:00 Europe/Berlin): 3 events, delivered now that the window has ended; questions and errors came at once.',
@@ -256,7 +316,9 @@ describe('renderWakeUpMessage', () => {
 
   it('says "1 event" for a single held event', () => {
     const lines = renderWakeUpMessage({ items: items(1, quietOf('sub_ab12cd34ef', BERLIN_NIGHT)), capDigest: false }).split('\n');
-    expect(lines[1]).toBe('Held during quiet hours (23:00–06:00 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.');
+    expect(lines[1]).toBe(
+      'Held during quiet hours (23:00–06:00 Europe/Berlin): 1 event, delivered now that the window has ended; questions and errors came at once.',
+    );
   });
 
   it('gives each quiet window its own line, after the other rows', () => {

@@ -190,7 +190,9 @@ export function renderWakeUpMessage(message: WakeUpMessage, timings: DeliveryTim
     lines.push(...rows(digested));
   }
   for (const [label, items] of quiet) {
-    lines.push(`Held during quiet hours (${label}): ${plural(items.length, 'event', 'events')}, delivered now that the window has ended; questions and errors came at once.`);
+    lines.push(
+      `Held during quiet hours (${label}): ${plural(items.length, 'event', 'events')}, delivered now that the window has ended; questions and errors came at once.`,
+    );
     lines.push(...rows(items));
   }
   return lines.join('\n');

@@ -40,7 +40,10 @@ describe('computeEvents: stalled', () => {
     expect(before.nextDueAt).toEqual(at('2026-10-24T09:20:00Z'));
     const due = computeEvents(subscription(), [activity('3f9c2a1e', turn)], at('2026-10-24T09:20:00Z'));
     expect(rows(due)).toEqual(['[relay event] session "Review: server/" (3f9c…): stalled: no output for 15 min']);
-    expect(due.events[0]).toMatchObject({ sourceEventId: 'stalled:sub_ab12cd34ef:3f9c2a1e:turn:t1:2026-10-24T09:05:00.000Z', event: { occurredAt: at('2026-10-24T09:20:00Z') } });
+    expect(due.events[0]).toMatchObject({
+      sourceEventId: 'stalled:sub_ab12cd34ef:3f9c2a1e:turn:t1:2026-10-24T09:05:00.000Z',
+      event: { occurredAt: at('2026-10-24T09:20:00Z') },
+    });
   });
 
   it('fires the same id however often it is computed, and a new silence makes a new one', () => {
@@ -67,15 +70,26 @@ describe('computeEvents: stalled', () => {
 describe('computeEvents: all_idle', () => {
   const ended = (iso: string) => ({ lastEndedAt: at(iso) });
 
-  it('fires when the last run of the watched sessions ended, with the spec\'s row', () => {
-    const result = computeEvents(subscription(), [activity('3f9c2a1e', ended('2026-10-24T09:00:00Z')), activity('a12b77aa', ended('2026-10-24T09:30:00Z'))], at('2026-10-24T09:30:05Z'));
+  it("fires when the last run of the watched sessions ended, with the spec's row", () => {
+    const result = computeEvents(
+      subscription(),
+      [activity('3f9c2a1e', ended('2026-10-24T09:00:00Z')), activity('a12b77aa', ended('2026-10-24T09:30:00Z'))],
+      at('2026-10-24T09:30:05Z'),
+    );
     expect(rows(result)).toEqual(['[relay event] all_idle: no turn or task is running in the 2 watched sessions (subscription sub_ab12cd34ef)']);
-    expect(result.events[0]).toMatchObject({ sourceEventId: 'all_idle:sub_ab12cd34ef:2026-10-24T09:30:00.000Z', event: { occurredAt: at('2026-10-24T09:30:00Z') } });
+    expect(result.events[0]).toMatchObject({
+      sourceEventId: 'all_idle:sub_ab12cd34ef:2026-10-24T09:30:00.000Z',
+      event: { occurredAt: at('2026-10-24T09:30:00Z') },
+    });
   });
 
   it('does not fire while one turn or task runs, nor for an idleness older than the subscription', () => {
-    const busy = activity('a12b77aa', { tasks: [{ id: 'task_1', description: 'build', startedAt: at('2026-10-24T09:00:00Z'), lastOutputAt: at('2026-10-24T09:29:00Z') }] });
-    expect(computeEvents(subscription({ events: ['all_idle'] }), [activity('3f9c2a1e', ended('2026-10-24T09:00:00Z')), busy], at('2026-10-24T09:30:00Z')).events).toEqual([]);
+    const busy = activity('a12b77aa', {
+      tasks: [{ id: 'task_1', description: 'build', startedAt: at('2026-10-24T09:00:00Z'), lastOutputAt: at('2026-10-24T09:29:00Z') }],
+    });
+    expect(
+      computeEvents(subscription({ events: ['all_idle'] }), [activity('3f9c2a1e', ended('2026-10-24T09:00:00Z')), busy], at('2026-10-24T09:30:00Z')).events,
+    ).toEqual([]);
     expect(computeEvents(subscription(), [activity('3f9c2a1e', ended('2026-10-24T07:00:00Z'))], at('2026-10-24T09:30:00Z')).events).toEqual([]);
   });
 
@@ -84,19 +98,29 @@ describe('computeEvents: all_idle', () => {
     const busy = activity('77aa0000', { turn: { id: 't9', startedAt: at('2026-10-24T09:00:00Z') } });
     const archived = activity('dead0000', { turn: { id: 't8', startedAt: at('2026-10-24T09:00:00Z') } }, { archivedAt: at('2026-10-24T09:01:00Z') });
     const watcherItself = activity('watcher', { turn: { id: 't7', startedAt: at('2026-10-24T09:00:00Z') } });
-    const result = computeEvents(all, [activity('3f9c2a1e', ended('2026-10-24T09:10:00Z')), activity('a12b77aa', ended('2026-10-24T09:20:00Z')), busy, archived, watcherItself], at('2026-10-24T09:21:00Z'));
-    expect(rows(result).filter((row) => row.includes('all_idle'))).toEqual(['[relay event] all_idle: no turn or task is running in the 2 watched sessions (subscription sub_ab12cd34ef)']);
+    const result = computeEvents(
+      all,
+      [activity('3f9c2a1e', ended('2026-10-24T09:10:00Z')), activity('a12b77aa', ended('2026-10-24T09:20:00Z')), busy, archived, watcherItself],
+      at('2026-10-24T09:21:00Z'),
+    );
+    expect(rows(result).filter((row) => row.includes('all_idle'))).toEqual([
+      '[relay event] all_idle: no turn or task is running in the 2 watched sessions (subscription sub_ab12cd34ef)',
+    ]);
   });
 });
 
 describe('computeEvents: the heartbeat', () => {
   const every30 = subscription({ events: ['error'], heartbeatMinutes: 30 });
 
-  it('is on the grid from the subscription\'s creation and lists the watched sessions\' states', () => {
+  it("is on the grid from the subscription's creation and lists the watched sessions' states", () => {
     const first = computeEvents(every30, [], at('2026-10-24T08:29:00Z'));
     expect(first.events).toEqual([]);
     expect(first.nextDueAt).toEqual(at('2026-10-24T08:30:00Z'));
-    const due = computeEvents(every30, [activity('3f9c2a1e', { turn: { id: 't1', startedAt: at('2026-10-24T08:10:00Z') } }, { title: 'Review: server/' })], at('2026-10-24T08:30:00Z'));
+    const due = computeEvents(
+      every30,
+      [activity('3f9c2a1e', { turn: { id: 't1', startedAt: at('2026-10-24T08:10:00Z') } }, { title: 'Review: server/' })],
+      at('2026-10-24T08:30:00Z'),
+    );
     expect(rows(due)).toEqual([
       '[relay event] heartbeat: 2 watched sessions: session "Review: server/" (3f9c…) running_turn, session "Review: web/" (a12b…) idle (subscription sub_ab12cd34ef)',
     ]);
@@ -109,7 +133,12 @@ describe('computeEvents: the heartbeat', () => {
   });
 
   it('is not made inside quiet hours, and the next one is the first grid time after them', () => {
-    const quiet = subscription({ events: ['error'], heartbeatMinutes: 60, quietHours: { from: '11:30', to: '13:15', tz: 'Europe/Berlin' }, createdAt: at('2026-10-24T08:00:00Z') });
+    const quiet = subscription({
+      events: ['error'],
+      heartbeatMinutes: 60,
+      quietHours: { from: '11:30', to: '13:15', tz: 'Europe/Berlin' },
+      createdAt: at('2026-10-24T08:00:00Z'),
+    });
     // 10:00Z is 12:00 in Berlin (CEST): inside the window.
     const result = computeEvents(quiet, [], at('2026-10-24T10:00:00Z'));
     expect(result.events).toEqual([]);

@@ -42,7 +42,18 @@ export function watchedSessions(subscription: ComputingSubscription, activity: r
     return subscription.sessions.map((session) => {
       const row = byId.get(session.id);
       const title = row?.title || session.title;
-      return row ? { ...row, title } : { sessionId: session.id, userId: '', title, state: 'idle' as SessionState, lastEventAt: new Date(0), lastEventId: '', runs: NO_RUNS, archivedAt: null };
+      return row
+        ? { ...row, title }
+        : {
+            sessionId: session.id,
+            userId: '',
+            title,
+            state: 'idle' as SessionState,
+            lastEventAt: new Date(0),
+            lastEventId: '',
+            runs: NO_RUNS,
+            archivedAt: null,
+          };
     });
   }
   return activity.filter((row) => row.archivedAt === null && row.sessionId !== subscription.watcherSessionId && !subscription.exclude.includes(row.sessionId));
@@ -52,7 +63,11 @@ const later = (a: Date, b: Date): Date => (a.getTime() >= b.getTime() ? a : b);
 const session = (row: SessionActivity) => ({ id: row.sessionId, title: row.title || row.sessionId });
 
 /** What is due now for one subscription, and when it should be computed again (null: only when activity changes). */
-export function computeEvents(subscription: ComputingSubscription, activity: readonly SessionActivity[], now: Date): { events: ComputedEvent[]; nextDueAt: Date | null } {
+export function computeEvents(
+  subscription: ComputingSubscription,
+  activity: readonly SessionActivity[],
+  now: Date,
+): { events: ComputedEvent[]; nextDueAt: Date | null } {
   // An external session's held call counts as its running turn until it is released or its hold lapses.
   const watched = watchedSessions(subscription, activity).map((row) => activityAt(row, now));
   const events: ComputedEvent[] = [];
@@ -72,7 +87,8 @@ export function computeEvents(subscription: ComputingSubscription, activity: rea
       const silences: { key: string; since: Date; task: { id: string; description: string } | null }[] = [];
       const { turn, turnActivityAt, tasks } = row.runs;
       if (turn !== null) silences.push({ key: `turn:${turn.id}`, since: turnActivityAt ?? turn.startedAt, task: null });
-      for (const task of tasks) silences.push({ key: `task:${task.id}`, since: task.lastOutputAt ?? task.startedAt, task: { id: task.id, description: task.description } });
+      for (const task of tasks)
+        silences.push({ key: `task:${task.id}`, since: task.lastOutputAt ?? task.startedAt, task: { id: task.id, description: task.description } });
       for (const silence of silences) {
         const at = later(new Date(silence.since.getTime() + stallMs), subscription.createdAt);
         if (at.getTime() > now.getTime()) {
@@ -80,7 +96,10 @@ export function computeEvents(subscription: ComputingSubscription, activity: rea
           continue;
         }
         const id = `stalled:${subscription.id}:${row.sessionId}:${silence.key}:${silence.since.toISOString()}`;
-        events.push({ sourceEventId: id, event: { ...base, id, kind: 'stalled', occurredAt: at, session: session(row), minutes: subscription.stalledMinutes, task: silence.task } });
+        events.push({
+          sourceEventId: id,
+          event: { ...base, id, kind: 'stalled', occurredAt: at, session: session(row), minutes: subscription.stalledMinutes, task: silence.task },
+        });
       }
     }
   }
@@ -93,7 +112,11 @@ export function computeEvents(subscription: ComputingSubscription, activity: rea
       // Linked to the event that ended the last run: the one that made them all idle.
       const last = watched.find((row) => row.runs.lastEndedAt?.getTime() === idleAt.getTime());
       const traceParent = last?.runs.lastEndedTraceParent ?? null;
-      events.push({ sourceEventId: id, event: { ...base, id, kind: 'all_idle', occurredAt: idleAt, subscriptionId: subscription.id, sessionCount: watched.length }, ...(traceParent ? { traceParent } : {}) });
+      events.push({
+        sourceEventId: id,
+        event: { ...base, id, kind: 'all_idle', occurredAt: idleAt, subscriptionId: subscription.id, sessionCount: watched.length },
+        ...(traceParent ? { traceParent } : {}),
+      });
     }
   }
 

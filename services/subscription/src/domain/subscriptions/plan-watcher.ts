@@ -100,7 +100,13 @@ export function evaluateWatcher(input: {
     } else {
       const delivery = plan.delivery;
       state = delivery.watcherState;
-      Object.assign(event, { status: 'released', releaseAt: plan.releaseAt, deliverAt: delivery.deliverAt, heldBy: plan.heldBy, capDigest: delivery.capDigest });
+      Object.assign(event, {
+        status: 'released',
+        releaseAt: plan.releaseAt,
+        deliverAt: delivery.deliverAt,
+        heldBy: plan.heldBy,
+        capDigest: delivery.capDigest,
+      });
       const takes = delivery.takesWindowClosingAt;
       if (takes !== null) {
         // The urgent event takes the open window's events along.
@@ -142,7 +148,10 @@ export function evaluateWatcher(input: {
   if (due.length > 0) {
     seq += 1;
     const wakeupId = wakeupIdOf(watcherSessionId, seq);
-    const text = renderWakeUpMessage({ items: due.map((event) => ({ event: event.event, heldBy: event.heldBy })), capDigest: due.some((event) => event.capDigest) }, timings);
+    const text = renderWakeUpMessage(
+      { items: due.map((event) => ({ event: event.event, heldBy: event.heldBy })), capDigest: due.some((event) => event.capDigest) },
+      timings,
+    );
     for (const event of due) {
       // deliverAt becomes when it went: the instant the cap's log records for this message.
       Object.assign(event, { status: 'delivered', wakeupId, deliverAt: now });

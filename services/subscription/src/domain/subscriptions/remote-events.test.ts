@@ -5,23 +5,63 @@ import { parseSubscribe } from './subscribe-rules.ts';
 
 const at = new Date('2026-06-10T09:00:00Z');
 function remote(overrides: Partial<RemoteEventInput> = {}): RemoteEventInput {
-  return { id: 'ev1', kind: 'turn_end', sessionId: '77aa19f0', sessionTitle: 'Nightly deploy', text: 'Deployed. The health check is green.', status: 'done', refId: '', occurredAt: at, ...overrides };
+  return {
+    id: 'ev1',
+    kind: 'turn_end',
+    sessionId: '77aa19f0',
+    sessionTitle: 'Nightly deploy',
+    text: 'Deployed. The health check is green.',
+    status: 'done',
+    refId: '',
+    occurredAt: at,
+    ...overrides,
+  };
 }
 function subscription(overrides: Partial<Parameters<typeof parseSubscribe>[0]> = {}) {
   const spec = parseSubscribe({
-    watcherSessionId: 'watcher', sessions: ['77aa19f0'], exclude: [], events: [], once: false, match: '', stalledMinutes: 0, heartbeatMinutes: 0, digestMinutes: 0,
-    quietHours: null, resolved: [{ id: '77aa19f0', title: 'Nightly deploy' }], ...overrides,
+    watcherSessionId: 'watcher',
+    sessions: ['77aa19f0'],
+    exclude: [],
+    events: [],
+    once: false,
+    match: '',
+    stalledMinutes: 0,
+    heartbeatMinutes: 0,
+    digestMinutes: 0,
+    quietHours: null,
+    resolved: [{ id: '77aa19f0', title: 'Nightly deploy' }],
+    ...overrides,
   });
   return { ...spec, watcherSessionId: 'watcher' };
 }
 
-describe('parseRemoteEvents: rows with the relay\'s name', () => {
+describe("parseRemoteEvents: rows with the relay's name", () => {
   it.each<[string, Partial<RemoteEventInput>, string]>([
-    ['turn_end, as the spec shows it', {}, '[relay event] build-box · session "Nightly deploy" (77aa…): turn_end (done) "Deployed. The health check is green."'],
-    ['question_asked with its id', { kind: 'question_asked', text: 'Roll back?', status: '', refId: 'q_12' }, '[relay event] build-box · session "Nightly deploy" (77aa…): question_asked "Roll back?" (question_id q_12)'],
-    ['task_failed with its exit', { kind: 'task_failed', text: 'npm test', status: '1', refId: 'task_9' }, '[relay event] build-box · session "Nightly deploy" (77aa…): task_failed "npm test" (exit 1; task_id task_9)'],
-    ['task_failed by a signal', { kind: 'task_failed', text: 'npm test', status: '', refId: 'task_9' }, '[relay event] build-box · session "Nightly deploy" (77aa…): task_failed "npm test" (no exit code; task_id task_9)'],
-    ['stalled, in that relay\'s words', { kind: 'stalled', text: 'no output for 15 min', status: '' }, '[relay event] build-box · session "Nightly deploy" (77aa…): stalled: no output for 15 min'],
+    [
+      'turn_end, as the spec shows it',
+      {},
+      '[relay event] build-box · session "Nightly deploy" (77aa…): turn_end (done) "Deployed. The health check is green."',
+    ],
+    [
+      'question_asked with its id',
+      { kind: 'question_asked', text: 'Roll back?', status: '', refId: 'q_12' },
+      '[relay event] build-box · session "Nightly deploy" (77aa…): question_asked "Roll back?" (question_id q_12)',
+    ],
+    [
+      'task_failed with its exit',
+      { kind: 'task_failed', text: 'npm test', status: '1', refId: 'task_9' },
+      '[relay event] build-box · session "Nightly deploy" (77aa…): task_failed "npm test" (exit 1; task_id task_9)',
+    ],
+    [
+      'task_failed by a signal',
+      { kind: 'task_failed', text: 'npm test', status: '', refId: 'task_9' },
+      '[relay event] build-box · session "Nightly deploy" (77aa…): task_failed "npm test" (no exit code; task_id task_9)',
+    ],
+    [
+      "stalled, in that relay's words",
+      { kind: 'stalled', text: 'no output for 15 min', status: '' },
+      '[relay event] build-box · session "Nightly deploy" (77aa…): stalled: no output for 15 min',
+    ],
     [
       'all_idle, about the subscription',
       { kind: 'all_idle', sessionId: '', sessionTitle: '', text: 'no turn or task is running in the 2 watched sessions', status: '' },
@@ -40,11 +80,19 @@ describe('parseRemoteEvents: rows with the relay\'s name', () => {
 
   it.each<[string, Partial<RemoteEventInput>, string]>([
     ['no id', { id: '' }, 'events[0] (no id): id is missing.'],
-    ['an unknown kind', { kind: 'turn_started' }, 'events[0] (ev1): kind "turn_started" is not one of question_asked, error, turn_end, subagent_finished, task_started, task_finished, task_failed, stalled, all_idle, heartbeat, archived.'],
+    [
+      'an unknown kind',
+      { kind: 'turn_started' },
+      'events[0] (ev1): kind "turn_started" is not one of question_asked, error, turn_end, subagent_finished, task_started, task_finished, task_failed, stalled, all_idle, heartbeat, archived.',
+    ],
     ['no session', { sessionId: '' }, 'events[0] (ev1): turn_end needs session_id.'],
     ['no instant', { occurredAt: undefined }, 'events[0] (ev1): occurred_at is missing.'],
     ['a turn status of its own', { status: 'finished' }, 'events[0] (ev1): turn_end status is done, error or stopped, got "finished".'],
-    ['an exit code that is not one', { kind: 'task_finished', status: 'ok' }, 'events[0] (ev1): status of task_finished is the exit code as a whole number or empty, got "ok".'],
+    [
+      'an exit code that is not one',
+      { kind: 'task_finished', status: 'ok' },
+      'events[0] (ev1): status of task_finished is the exit code as a whole number or empty, got "ok".',
+    ],
   ])('refuses %s with REMOTE_RELAY_INVALID_INPUT', (_, overrides, message) => {
     expect(() => parseRemoteEvents('build-box', [remote(overrides)], null)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT', message }));
   });
@@ -90,12 +138,22 @@ describe('an archive on the other relay', () => {
     const events = [remote(), remote({ id: 'ev2', kind: 'archived', text: '', status: '' })];
     expect(parseRemoteEvents('build-box', events, null).map((candidate) => candidate.eventId)).toEqual(['ev1']);
     expect(remoteArchives(events)).toEqual(['77aa19f0']);
-    expect(() => parseRemoteEvents('build-box', [remote({ kind: 'archived', sessionId: '' })], null)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT' }));
-    expect(() => parseRemoteEvents('build-box', [remote({ kind: 'archived', occurredAt: undefined })], null)).toThrow(expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT' }));
+    expect(() => parseRemoteEvents('build-box', [remote({ kind: 'archived', sessionId: '' })], null)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT' }),
+    );
+    expect(() => parseRemoteEvents('build-box', [remote({ kind: 'archived', occurredAt: undefined })], null)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_RELAY_INVALID_INPUT' }),
+    );
   });
 
   it('takes the session off a list, ends a list left empty, and leaves a subscription to all sessions alone', () => {
-    const two = { scope: 'sessions' as const, sessions: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }] };
+    const two = {
+      scope: 'sessions' as const,
+      sessions: [
+        { id: 'a', title: 'A' },
+        { id: 'b', title: 'B' },
+      ],
+    };
     expect(afterArchives(two, ['a'])).toEqual({ sessions: [{ id: 'b', title: 'B' }], ended: false });
     expect(afterArchives(two, ['a', 'b'])).toEqual({ sessions: [], ended: true });
     expect(afterArchives(two, ['c'])).toBeNull();

@@ -76,7 +76,14 @@ function toRelayEvent(index: number, input: RemoteEventInput, relay: string, rep
     case 'task_started':
     case 'task_finished':
     case 'task_failed':
-      return { ...base, kind: input.kind, session, taskId: input.refId, description: input.text, exitCode: input.kind === 'task_started' ? null : exitCode(index, input) };
+      return {
+        ...base,
+        kind: input.kind,
+        session,
+        taskId: input.refId,
+        description: input.text,
+        exitCode: input.kind === 'task_started' ? null : exitCode(index, input),
+      };
     default:
       // stalled, all_idle, heartbeat: computed there over sessions this relay does not see, shown in its words.
       return { ...base, kind: 'remote', remoteKind: input.kind, session: SESSIONLESS_KINDS.includes(input.kind) ? null : session, text: input.text };
@@ -92,7 +99,8 @@ export function parseRemoteEvents(relay: string, events: readonly RemoteEventInp
   const seen = new Set<string>();
   return events.flatMap((input, index) => {
     if (input.id.trim() === '') refuse(index, input, 'id is missing');
-    if (!(REMOTE_EVENT_KINDS as readonly string[]).includes(input.kind)) refuse(index, input, `kind "${input.kind}" is not one of ${REMOTE_EVENT_KINDS.join(', ')}`);
+    if (!(REMOTE_EVENT_KINDS as readonly string[]).includes(input.kind))
+      refuse(index, input, `kind "${input.kind}" is not one of ${REMOTE_EVENT_KINDS.join(', ')}`);
     if (input.sessionId === '' && !SESSIONLESS_KINDS.includes(input.kind)) refuse(index, input, `${input.kind} needs session_id`);
     // The same id twice in one batch is one event.
     if (seen.has(input.id)) return [];
@@ -112,8 +120,12 @@ export function parseRemoteEvents(relay: string, events: readonly RemoteEventInp
  * the quiet hours (which are applied here, so that relay makes it regardless); all_idle when it names it (the
  * other relay judged it over the watched sessions but `exclude`); the rest as this relay's own events.
  */
-export function takesRemoteEvent(subscription: Matchable & { heartbeatMinutes: number | null; quietHours: QuietHours | null }, candidate: RemoteCandidate): boolean {
-  if (candidate.kind === 'heartbeat') return subscription.heartbeatMinutes !== null && !(subscription.quietHours !== null && quietWindowAt(candidate.event.occurredAt, subscription.quietHours));
+export function takesRemoteEvent(
+  subscription: Matchable & { heartbeatMinutes: number | null; quietHours: QuietHours | null },
+  candidate: RemoteCandidate,
+): boolean {
+  if (candidate.kind === 'heartbeat')
+    return subscription.heartbeatMinutes !== null && !(subscription.quietHours !== null && quietWindowAt(candidate.event.occurredAt, subscription.quietHours));
   if (candidate.sessionId === null) return (subscription.events as readonly string[]).includes(candidate.kind);
   return takesEvent(subscription, candidate.sessionId, candidate.kind, candidate.text);
 }
@@ -128,7 +140,10 @@ export function remoteArchives(events: readonly RemoteEventInput[]): string[] {
  * a list left empty ends it (session_archived). A subscription to all sessions keeps going (its sessions are
  * whatever is not archived). Null when nothing changes.
  */
-export function afterArchives(subscription: { scope: 'sessions' | 'all'; sessions: readonly { id: string; title: string }[] }, archived: readonly string[]): { sessions: { id: string; title: string }[]; ended: boolean } | null {
+export function afterArchives(
+  subscription: { scope: 'sessions' | 'all'; sessions: readonly { id: string; title: string }[] },
+  archived: readonly string[],
+): { sessions: { id: string; title: string }[]; ended: boolean } | null {
   if (subscription.scope !== 'sessions') return null;
   const sessions = subscription.sessions.filter((session) => !archived.includes(session.id));
   if (sessions.length === subscription.sessions.length) return null;

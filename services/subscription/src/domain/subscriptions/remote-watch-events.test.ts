@@ -10,7 +10,18 @@ const at = (iso: string) => new Date(iso);
 const CREATED = at('2026-10-24T08:00:00Z');
 
 function watch(overrides: Partial<RemoteWatchSpec> = {}): RemoteWatchSpec {
-  return { subscriptionId: 'sub_ab12cd34ef', userId: 'u1', scope: 'all', sessions: [], exclude: [], events: [], stalledMinutes: 0, heartbeatMinutes: 0, createdAt: CREATED, ...overrides };
+  return {
+    subscriptionId: 'sub_ab12cd34ef',
+    userId: 'u1',
+    scope: 'all',
+    sessions: [],
+    exclude: [],
+    events: [],
+    stalledMinutes: 0,
+    heartbeatMinutes: 0,
+    createdAt: CREATED,
+    ...overrides,
+  };
 }
 function activity(sessionId: string, title: string, runs: Partial<SessionRuns> = {}, overrides: Partial<SessionActivity> = {}): SessionActivity {
   const merged = { ...NO_RUNS, ...runs };
@@ -31,7 +42,9 @@ const excluded = activity('a12b77aa', 'Scratch', { turn: { id: 't9', startedAt: 
 describe('computeRemoteWatchEvents', () => {
   it('makes all_idle over the sessions not excluded (the default events), worded as a local all_idle', () => {
     const result = computeRemoteWatchEvents(watch({ exclude: ['a12b77aa'] }), [deploy, tests, excluded], at('2026-10-24T09:11:00Z'));
-    expect(rowsThere(result)).toEqual(['[relay event] build-box · all_idle: no turn or task is running in the 2 watched sessions (subscription sub_ab12cd34ef)']);
+    expect(rowsThere(result)).toEqual([
+      '[relay event] build-box · all_idle: no turn or task is running in the 2 watched sessions (subscription sub_ab12cd34ef)',
+    ]);
     expect(result.events[0]).toMatchObject({ id: 'all_idle:sub_ab12cd34ef:2026-10-24T09:10:00.000Z', kind: 'all_idle', sessionId: '', occurredAt: idleAt });
     // Without the exclude, the running session there keeps it from being idle.
     expect(computeRemoteWatchEvents(watch(), [deploy, tests, excluded], at('2026-10-24T09:11:00Z')).events).toEqual([]);
@@ -45,8 +58,14 @@ describe('computeRemoteWatchEvents', () => {
   });
 
   it('makes the heartbeat on its grid, listing the watched sessions but the excluded, and says when it is due next', () => {
-    const result = computeRemoteWatchEvents(watch({ events: ['turn_end'], heartbeatMinutes: 60, exclude: ['a12b77aa'] }), [deploy, excluded], at('2026-10-24T09:30:00Z'));
-    expect(rowsThere(result)).toEqual(['[relay event] build-box · heartbeat: 1 watched session: session "Nightly deploy" (77aa…) idle (subscription sub_ab12cd34ef)']);
+    const result = computeRemoteWatchEvents(
+      watch({ events: ['turn_end'], heartbeatMinutes: 60, exclude: ['a12b77aa'] }),
+      [deploy, excluded],
+      at('2026-10-24T09:30:00Z'),
+    );
+    expect(rowsThere(result)).toEqual([
+      '[relay event] build-box · heartbeat: 1 watched session: session "Nightly deploy" (77aa…) idle (subscription sub_ab12cd34ef)',
+    ]);
     expect(result.nextDueAt).toEqual(at('2026-10-24T10:00:00Z'));
   });
 });

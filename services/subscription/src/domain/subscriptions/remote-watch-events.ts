@@ -28,14 +28,25 @@ export type RemoteWatchSpec = {
 };
 
 /** A computed event as it travels to the watching relay (a RemoteEvent). */
-export type ComputedRemoteEvent = { id: string; kind: 'stalled' | 'all_idle' | 'heartbeat'; sessionId: string; sessionTitle: string; text: string; occurredAt: Date };
+export type ComputedRemoteEvent = {
+  id: string;
+  kind: 'stalled' | 'all_idle' | 'heartbeat';
+  sessionId: string;
+  sessionTitle: string;
+  text: string;
+  occurredAt: Date;
+};
 
 /**
  * What is due now for the watch, each under its deterministic id (made once however often it is computed), and
  * when to compute again. The watcher is on the other relay, so no session here is left out as "the watcher"; the
  * quiet hours are the watching relay's, which drops a heartbeat made inside them.
  */
-export function computeRemoteWatchEvents(watch: RemoteWatchSpec, activity: readonly SessionActivity[], now: Date): { events: ComputedRemoteEvent[]; nextDueAt: Date | null } {
+export function computeRemoteWatchEvents(
+  watch: RemoteWatchSpec,
+  activity: readonly SessionActivity[],
+  now: Date,
+): { events: ComputedRemoteEvent[]; nextDueAt: Date | null } {
   const named = watch.events.filter((event): event is SubscribableEvent => (SUBSCRIBABLE_EVENTS as readonly string[]).includes(event));
   const computed = computeEvents(
     {
@@ -56,7 +67,9 @@ export function computeRemoteWatchEvents(watch: RemoteWatchSpec, activity: reado
   const events = computed.events.flatMap(({ event }): ComputedRemoteEvent[] => {
     if (event.kind !== 'stalled' && event.kind !== 'all_idle' && event.kind !== 'heartbeat') return [];
     const session = event.kind === 'stalled' ? event.session : { id: '', title: '' };
-    return [{ id: event.id, kind: event.kind, sessionId: session.id, sessionTitle: session.title, text: computedEventText(event), occurredAt: event.occurredAt }];
+    return [
+      { id: event.id, kind: event.kind, sessionId: session.id, sessionTitle: session.title, text: computedEventText(event), occurredAt: event.occurredAt },
+    ];
   });
   return { events, nextDueAt: computed.nextDueAt };
 }

@@ -41,13 +41,29 @@ describe('parseSubscribe', () => {
   });
 
   it('takes ["all"] with exclude, and canonical quiet hours', () => {
-    const spec = parseSubscribe({ ...base, sessions: ['all'], exclude: ['77aa'], digestMinutes: 30, quietHours: { from: '23:00', to: '06:00', tz: 'europe/berlin' } });
-    expect(spec).toMatchObject({ scope: 'all', sessions: [], exclude: ['77aa'], digestMinutes: 30, quietHours: { from: '23:00', to: '06:00', tz: 'Europe/Berlin' } });
+    const spec = parseSubscribe({
+      ...base,
+      sessions: ['all'],
+      exclude: ['77aa'],
+      digestMinutes: 30,
+      quietHours: { from: '23:00', to: '06:00', tz: 'europe/berlin' },
+    });
+    expect(spec).toMatchObject({
+      scope: 'all',
+      sessions: [],
+      exclude: ['77aa'],
+      digestMinutes: 30,
+      quietHours: { from: '23:00', to: '06:00', tz: 'Europe/Berlin' },
+    });
   });
 
   it.each([
     [{ exclude: ['77aa'] }, 'REMOTE_RELAY_INVALID_INPUT', 'exclude goes with sessions ["all"] only; a list of sessions names what it watches.'],
-    [{ quietHours: { from: '7:00', to: '06:00', tz: 'UTC' } }, 'REMOTE_RELAY_INVALID_INPUT', 'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)'],
+    [
+      { quietHours: { from: '7:00', to: '06:00', tz: 'UTC' } },
+      'REMOTE_RELAY_INVALID_INPUT',
+      'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)',
+    ],
     [{ quietHours: { from: '06:00', to: '06:00', tz: 'UTC' } }, 'REMOTE_RELAY_INVALID_INPUT', 'quiet_hours from and to must differ'],
     [{ events: ['turn_end', 'lunch'] }, 'REMOTE_RELAY_INVALID_INPUT', 'unknown event "lunch"'],
     [{ sessions: ['me'] }, 'REMOTE_RELAY_FORBIDDEN', 'never watched'],

@@ -48,10 +48,7 @@ export function setSignInCookies(request: FastifyRequest, reply: FastifyReply, t
 
 /** Clears both cookies (sign out). */
 export function clearSignInCookies(reply: FastifyReply): void {
-  reply.header('set-cookie', [
-    `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`,
-    `${CSRF_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict`,
-  ]);
+  reply.header('set-cookie', [`${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`, `${CSRF_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict`]);
 }
 
 /**

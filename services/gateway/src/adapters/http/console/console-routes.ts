@@ -30,8 +30,14 @@ export interface ConsoleOptions extends ConsoleEventsOptions {
 const BODY_EXAMPLE = 'the body must be a JSON object, for example {"token": "rly_u_…"} or {"link": "rly_l_…"}';
 const SignInBody = z.union(
   [
-    z.object({ token: z.string({ error: 'token (your user token, rly_u_…) must be a string' }).trim().min(1, { error: 'token must not be empty' }) }, { error: BODY_EXAMPLE }),
-    z.object({ link: z.string({ error: 'link (from a sign-in link, rly_l_…) must be a string' }).trim().min(1, { error: 'link must not be empty' }) }, { error: BODY_EXAMPLE }),
+    z.object(
+      { token: z.string({ error: 'token (your user token, rly_u_…) must be a string' }).trim().min(1, { error: 'token must not be empty' }) },
+      { error: BODY_EXAMPLE },
+    ),
+    z.object(
+      { link: z.string({ error: 'link (from a sign-in link, rly_l_…) must be a string' }).trim().min(1, { error: 'link must not be empty' }) },
+      { error: BODY_EXAMPLE },
+    ),
   ],
   { error: `give token or link: ${BODY_EXAMPLE}` },
 );
@@ -45,7 +51,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps, o
   // A one-time sign-in link for the caller (relay up prints one). The secret rides in the address's fragment,
   // which the browser never sends to a server, so it stays out of logs and Referer headers, and a link preview
   // cannot spend it: only the page's own sign-in posts it.
-  const SignInLink = z.strictObject({ url: z.string().describe('The link; its secret rides in the fragment.'), expiresAt: z.string() }).meta({ id: 'SignInLink' });
+  const SignInLink = z
+    .strictObject({ url: z.string().describe('The link; its secret rides in the fragment.'), expiresAt: z.string() })
+    .meta({ id: 'SignInLink' });
   typed(app).post('/api/v1/sign-in-links', { schema: { response: answers(SignInLink) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;

@@ -13,7 +13,20 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 export const CONSENT_PAGE = '/oauth/consent';
 
 /** The console's own addresses; each answers the page, which routes in the browser. */
-export const CONSOLE_PAGES = ['/', '/sign-in', '/sessions', '/sessions/:id', '/inbox', '/cards/:id', '/schedules', '/relays', '/settings', '/usage', '/notifications', CONSENT_PAGE];
+export const CONSOLE_PAGES = [
+  '/',
+  '/sign-in',
+  '/sessions',
+  '/sessions/:id',
+  '/inbox',
+  '/cards/:id',
+  '/schedules',
+  '/relays',
+  '/settings',
+  '/usage',
+  '/notifications',
+  CONSENT_PAGE,
+];
 
 // The page loads only its own files and talks only to this relay; nothing frames it.
 const CONSOLE_CSP = [
@@ -66,11 +79,7 @@ export function registerConsoleStatic(app: FastifyInstance, distDir: string | un
     const body = await readFile(join(distDir, 'assets', name)).catch(() => undefined);
     if (body === undefined) return notFound(reply);
     // Vite names each asset by its content's hash: a name never changes its bytes.
-    return reply
-      .header('content-security-policy', CONSOLE_CSP)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .type(type)
-      .send(body);
+    return reply.header('content-security-policy', CONSOLE_CSP).header('cache-control', 'public, max-age=31536000, immutable').type(type).send(body);
   });
 }
 

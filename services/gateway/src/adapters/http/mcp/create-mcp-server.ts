@@ -4,7 +4,16 @@
  * same server serves both eras: a 2025-era request (after its `initialize`) and a 2026-07-28 one, which carries its
  * revision and the client's capabilities in its own `_meta` (docs/adr/0036-mcp-2026.md).
  */
-import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type InputRequiredResult, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type InputRequiredResult,
+  type RequestId,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { Clock } from '@relay/clock';
 import type { Logger } from '@relay/telemetry';
@@ -75,7 +84,13 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
     const client = clientOf(ctx);
     if (tasks !== undefined && client.tasks && runsAsTask(input, deps.relayName)) {
       // The extension's CreateTaskResult (resultType "task") is a tools/call result the SDK passes through as it is.
-      return (await startTask(input ?? {}, caller, tasks, inFlight, client.traceparent === undefined ? {} : { traceparent: client.traceparent })) as unknown as CallToolResult;
+      return (await startTask(
+        input ?? {},
+        caller,
+        tasks,
+        inFlight,
+        client.traceparent === undefined ? {} : { traceparent: client.traceparent },
+      )) as unknown as CallToolResult;
     }
     // A hosted agent's call is part of a turn the person watches, its card in the conversation: it waits as before.
     const urlCards = client.opensUrls && caller.external === true;

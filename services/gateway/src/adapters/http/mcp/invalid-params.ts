@@ -32,7 +32,9 @@ export function invalidParamsOf(body: unknown): { id: RequestId | null; message:
     if (method === 'tools/call' && typeof (params as { name?: unknown } | null | undefined)?.name !== 'string') {
       return { id: requestId, message: 'Invalid params: tools/call needs params.name, the name of the tool to call (relay_tool).' };
     }
-    const issues = parsed.issues.slice(0, MAX_ISSUES).map((issue) => `${(issue.path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.') || 'the message'}: ${issue.message}`);
+    const issues = parsed.issues
+      .slice(0, MAX_ISSUES)
+      .map((issue) => `${(issue.path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.') || 'the message'}: ${issue.message}`);
     return { id: requestId, message: `Invalid params for ${method}: ${issues.join('; ')}.` };
   }
   return undefined;

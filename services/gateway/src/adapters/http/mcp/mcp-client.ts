@@ -3,7 +3,13 @@
  * and the client's capabilities in its `_meta` envelope; a 2025-era request carries neither (its server was built for
  * it after its `initialize`, and knows nothing of the client beyond the request).
  */
-import { CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+  type ClientCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION } from './mcp-tasks.ts';
 
 export interface McpClientView {

@@ -144,7 +144,9 @@ const TASK_PARAMS = { params: z.looseObject({ taskId: z.string() }) };
  */
 export function serveTasks(server: Server, caller: Caller & { sessionId: string }, deps: McpDeps & { mcpTasks: McpTaskClient }, inFlight: InFlightCalls): void {
   const { sessionId } = caller;
-  server.setRequestHandler('tasks/get', TASK_PARAMS, async ({ taskId }) => taskView(await ownTask(taskId, () => deps.mcpTasks.getMcpTask({ id: taskId, sessionId })), deps.publicUrl));
+  server.setRequestHandler('tasks/get', TASK_PARAMS, async ({ taskId }) =>
+    taskView(await ownTask(taskId, () => deps.mcpTasks.getMcpTask({ id: taskId, sessionId })), deps.publicUrl),
+  );
   server.setRequestHandler('tasks/cancel', TASK_PARAMS, async ({ taskId }) => {
     await ownTask(taskId, () => deps.mcpTasks.cancelMcpTask({ id: taskId, sessionId }));
     inFlight.cancel(sessionId, inFlightKey(taskId));

@@ -25,10 +25,25 @@ const MAX_DOCUMENT_BYTES = 5 * 1024;
 
 // Addresses a metadata document's host must not resolve to: this machine, private networks, link-local.
 const NOT_PUBLIC = new BlockList();
-for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
 }
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['::ffff:0:0', 96]] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['::ffff:0:0', 96],
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 
 /** A client that cannot sign in here, with why (shown to the person or answered to the client). */
 export class UnknownClient extends Error {}
@@ -47,7 +62,8 @@ export class ClientDirectory {
       const { metadataJson } = await this.oauth.getClient({ clientId });
       return clientOfRegistration(clientId, ClientMetadata.parse(JSON.parse(metadataJson)));
     } catch (error) {
-      if (isAppError(error) && error.kind === 'not_found') throw new UnknownClient(`No client ${JSON.stringify(clientId.slice(0, 80))} is registered on this relay.`);
+      if (isAppError(error) && error.kind === 'not_found')
+        throw new UnknownClient(`No client ${JSON.stringify(clientId.slice(0, 80))} is registered on this relay.`);
       throw error;
     }
   }
@@ -65,7 +81,9 @@ export class ClientDirectory {
     try {
       document = JSON.parse(await fetchBounded(url, this.allowHttp ? lookup : publicLookup));
     } catch (error) {
-      throw new UnknownClient(`The client's metadata document at ${clientId.slice(0, 200)} could not be read (${error instanceof Error ? error.message : String(error)}).`);
+      throw new UnknownClient(
+        `The client's metadata document at ${clientId.slice(0, 200)} could not be read (${error instanceof Error ? error.message : String(error)}).`,
+      );
     }
     const found = clientOfDocument(clientId, document);
     if ('problem' in found) throw new UnknownClient(`The client's metadata document at ${clientId.slice(0, 200)} is not usable: ${found.problem}.`);
@@ -76,7 +94,11 @@ export class ClientDirectory {
 type Lookup = typeof lookup;
 
 /** dns.lookup that fails for a host with any address that is not public (the socket connects to what it answers). */
-const publicLookup = ((hostname: string, options: LookupOptions, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+const publicLookup = ((
+  hostname: string,
+  options: LookupOptions,
+  callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+) => {
   lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const refused = addresses.find(({ address, family }) => NOT_PUBLIC.check(address, family === 6 ? 'ipv6' : 'ipv4'));
@@ -91,24 +113,28 @@ const publicLookup = ((hostname: string, options: LookupOptions, callback: (erro
 function fetchBounded(url: URL, resolve: Lookup): Promise<string> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((settle, fail) => {
-    const sent = request(url, { method: 'GET', headers: { accept: 'application/json' }, lookup: resolve, timeout: FETCH_TIMEOUT_MS }, (response: IncomingMessage) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        return fail(new Error(`it answered ${response.statusCode}`));
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.byteLength;
-        if (size > MAX_DOCUMENT_BYTES) {
-          response.destroy();
-          return fail(new Error(`it is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+    const sent = request(
+      url,
+      { method: 'GET', headers: { accept: 'application/json' }, lookup: resolve, timeout: FETCH_TIMEOUT_MS },
+      (response: IncomingMessage) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          return fail(new Error(`it answered ${response.statusCode}`));
         }
-        chunks.push(chunk);
-      });
-      response.on('end', () => settle(Buffer.concat(chunks).toString('utf8')));
-      response.on('error', fail);
-    });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size > MAX_DOCUMENT_BYTES) {
+            response.destroy();
+            return fail(new Error(`it is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => settle(Buffer.concat(chunks).toString('utf8')));
+        response.on('error', fail);
+      },
+    );
     sent.on('timeout', () => sent.destroy(new Error(`it did not answer within ${FETCH_TIMEOUT_MS / 1000} s`)));
     sent.on('error', fail);
     sent.end();

@@ -67,10 +67,16 @@ const AuthorizationView = z
     redirectUri: z.string(),
     resource: z.string(),
   })
-  .meta({ id: 'OAuthAuthorization', description: 'What the consent page shows of an MCP client signing in: the client as its metadata names it, where it sends the person back, the resource.' });
+  .meta({
+    id: 'OAuthAuthorization',
+    description: 'What the consent page shows of an MCP client signing in: the client as its metadata names it, where it sends the person back, the resource.',
+  });
 const DecisionView = z
   .strictObject({ redirectTo: z.string(), session: z.strictObject({ id: z.string(), title: z.string() }).optional() })
-  .meta({ id: 'OAuthDecision', description: "Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied." });
+  .meta({
+    id: 'OAuthDecision',
+    description: "Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied.",
+  });
 
 /** Registers the metadata documents, /oauth/authorize, /oauth/token, /oauth/register and the console's consent API. */
 export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
@@ -188,13 +194,15 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
       if (form === undefined) return tokenError(reply, 'invalid_request', 'send the parameters as application/x-www-form-urlencoded, each once');
       const clientId = form.client_id;
       if (clientId === undefined) return tokenError(reply, 'invalid_request', 'client_id is required (this relay signs in public clients)');
-      if (form.resource !== undefined && !sameResource(form.resource, resource)) return tokenError(reply, 'invalid_target', `this relay issues tokens for ${resource} only`);
+      if (form.resource !== undefined && !sameResource(form.resource, resource))
+        return tokenError(reply, 'invalid_target', `this relay issues tokens for ${resource} only`);
       let secret: string;
       let redeem: (value: string) => Promise<{ tokens?: { accessToken: string; expiresInSeconds: number; refreshToken: string } }>;
       if (form.grant_type === 'authorization_code') {
         const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
         if (code === undefined || redirectUri === undefined) return tokenError(reply, 'invalid_request', 'code and redirect_uri are required');
-        if (codeVerifier === undefined || !CODE_VERIFIER.test(codeVerifier)) return tokenError(reply, 'invalid_request', 'code_verifier (PKCE, 43 to 128 characters) is required');
+        if (codeVerifier === undefined || !CODE_VERIFIER.test(codeVerifier))
+          return tokenError(reply, 'invalid_request', 'code_verifier (PKCE, 43 to 128 characters) is required');
         secret = code;
         redeem = (value) => deps.oauth.redeemAuthorizationCode({ code: value, clientId, redirectUri, codeVerifier, resource });
       } else if (form.grant_type === 'refresh_token') {
@@ -216,7 +224,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return reply.code(429).header('retry-after', String(outcome.seconds)).send({ error: 'slow_down', error_description: refusal.message });
       }
       const tokens = outcome.kind === 'ok' ? outcome.value.tokens : undefined;
-      if (tokens === undefined) return tokenError(reply, 'invalid_grant', 'the code or refresh token is unknown, used, expired, or not for this client, redirect_uri or code_verifier');
+      if (tokens === undefined)
+        return tokenError(reply, 'invalid_grant', 'the code or refresh token is unknown, used, expired, or not for this client, redirect_uri or code_verifier');
       return { access_token: tokens.accessToken, token_type: 'Bearer', expires_in: tokens.expiresInSeconds, refresh_token: tokens.refreshToken };
     });
   });
@@ -228,12 +237,20 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     reply.header('cache-control', 'no-store');
     const seconds = await registrations.failed(request);
     if (seconds !== undefined) {
-      return reply.code(429).header('retry-after', String(seconds)).send({ error: 'slow_down', error_description: `too many registrations from your address; try again in ${seconds} s` });
+      return reply
+        .code(429)
+        .header('retry-after', String(seconds))
+        .send({ error: 'slow_down', error_description: `too many registrations from your address; try again in ${seconds} s` });
     }
     const parsed = ClientMetadata.safeParse(request.body);
     if (!parsed.success) {
       const redirect = parsed.error.issues.some((issue) => issue.path[0] === 'redirect_uris');
-      return reply.code(400).send({ error: redirect ? 'invalid_redirect_uri' : 'invalid_client_metadata', error_description: parsed.error.issues.map((issue) => issue.message).join('; ') });
+      return reply
+        .code(400)
+        .send({
+          error: redirect ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+          error_description: parsed.error.issues.map((issue) => issue.message).join('; '),
+        });
     }
     const { client_id: _ignored, token_endpoint_auth_method: _secretless, ...metadata } = parsed.data;
     const registered = { ...metadata, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };

@@ -33,7 +33,9 @@ const AskParams = z.object({ id: z.string().min(1) });
 /** Registers GET /api/v1/inbox, GET /api/v1/asks and POST /api/v1/asks/:id on `app`. */
 export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
   const api = typed(app);
-  const Inbox = z.strictObject({ asks: z.array(AskSchema), cards: z.array(Card) }).meta({ id: 'Inbox', description: 'What waits for the person: pending asks and pending cards.' });
+  const Inbox = z
+    .strictObject({ asks: z.array(AskSchema), cards: z.array(Card) })
+    .meta({ id: 'Inbox', description: 'What waits for the person: pending asks and pending cards.' });
   api.get('/api/v1/inbox', { schema: { response: answers(Inbox) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined) return reply;
@@ -48,26 +50,34 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
     return { asks: asks.map(askApiView), cards: cards.map(cardView) };
   });
 
-  api.get('/api/v1/asks', { schema: { querystring: ListQuery, response: answers(z.strictObject({ asks: z.array(AskSchema) })) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { session, asked_by: askedBy } = request.query;
-    const listed = await callOwner(reply, deps.logger, () =>
-      deps.questions.listAsks({ userId, aboutSessionId: session ?? '', askingSessionId: askedBy ?? '', pendingOnly: !session && !askedBy }),
-    );
-    if (listed === undefined) return reply;
-    return { asks: listed.asks.map(askApiView) };
-  });
+  api.get(
+    '/api/v1/asks',
+    { schema: { querystring: ListQuery, response: answers(z.strictObject({ asks: z.array(AskSchema) })) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { session, asked_by: askedBy } = request.query;
+      const listed = await callOwner(reply, deps.logger, () =>
+        deps.questions.listAsks({ userId, aboutSessionId: session ?? '', askingSessionId: askedBy ?? '', pendingOnly: !session && !askedBy }),
+      );
+      if (listed === undefined) return reply;
+      return { asks: listed.asks.map(askApiView) };
+    },
+  );
 
-  api.post('/api/v1/asks/:id', { schema: { params: AskParams, body: AnswerBody, response: answers(z.strictObject({ ask: AskSchema })) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id } = request.params;
-    const { decision, answer = '', choice = '' } = request.body;
-    const answeredAsk = await callOwner(reply, deps.logger, () => deps.questions.answerAsk({ userId, askId: id, decision, answer, choice, via: '' }));
-    if (answeredAsk === undefined) return reply;
-    return { ask: askApiView(answered(answeredAsk.ask, 'AnswerAsk', 'ask')) };
-  });
+  api.post(
+    '/api/v1/asks/:id',
+    { schema: { params: AskParams, body: AnswerBody, response: answers(z.strictObject({ ask: AskSchema })) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id } = request.params;
+      const { decision, answer = '', choice = '' } = request.body;
+      const answeredAsk = await callOwner(reply, deps.logger, () => deps.questions.answerAsk({ userId, askId: id, decision, answer, choice, via: '' }));
+      if (answeredAsk === undefined) return reply;
+      return { ask: askApiView(answered(answeredAsk.ask, 'AnswerAsk', 'ask')) };
+    },
+  );
 }
 
 /** An ask as the user API shows it. */

@@ -13,7 +13,10 @@ import { callOwner, userOf, type UserApiDeps } from '../user-api.ts';
 const Params = z.strictObject({ id: z.string().min(1, { error: 'the session id must not be empty' }) });
 
 const limit = (name: string, whole: boolean) =>
-  (whole ? z.number({ error: `${name} must be a whole number` }).int({ error: `${name} must be a whole number` }) : z.number({ error: `${name} must be a number` }))
+  (whole
+    ? z.number({ error: `${name} must be a whole number` }).int({ error: `${name} must be a whole number` })
+    : z.number({ error: `${name} must be a number` })
+  )
     .min(0, { error: `${name} must be 0 or more` })
     .nullable()
     .optional();
@@ -27,12 +30,16 @@ const BudgetBody = z
 
 /** Registers GET /api/v1/sessions/:id/tree-usage, PUT and DELETE /api/v1/sessions/:id/budget on `app`. */
 export function registerBudgetRoutes(app: FastifyInstance, deps: UserApiDeps): void {
-  typed(app).get('/api/v1/sessions/:id/tree-usage', { schema: { params: Params, response: answers(TreeUsageView) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply) !== undefined) return reply;
-    const answer = await callOwner(reply, deps.logger, () => deps.sessions.getTreeUsage({ userId, sessionId: request.params.id }));
-    return answer === undefined ? reply : treeUsageView(answer.usage);
-  });
+  typed(app).get(
+    '/api/v1/sessions/:id/tree-usage',
+    { schema: { params: Params, response: answers(TreeUsageView) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply) !== undefined) return reply;
+      const answer = await callOwner(reply, deps.logger, () => deps.sessions.getTreeUsage({ userId, sessionId: request.params.id }));
+      return answer === undefined ? reply : treeUsageView(answer.usage);
+    },
+  );
 
   typed(app).put(
     '/api/v1/sessions/:id/budget',
@@ -47,10 +54,14 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: UserApiDeps): v
     },
   );
 
-  typed(app).delete('/api/v1/sessions/:id/budget', { schema: { params: Params, response: answers(TreeUsageView) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply) !== undefined) return reply;
-    const answer = await callOwner(reply, deps.logger, () => deps.sessions.removeBudget({ userId, sessionId: request.params.id }));
-    return answer === undefined ? reply : treeUsageView(answer.usage);
-  });
+  typed(app).delete(
+    '/api/v1/sessions/:id/budget',
+    { schema: { params: Params, response: answers(TreeUsageView) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply) !== undefined) return reply;
+      const answer = await callOwner(reply, deps.logger, () => deps.sessions.removeBudget({ userId, sessionId: request.params.id }));
+      return answer === undefined ? reply : treeUsageView(answer.usage);
+    },
+  );
 }

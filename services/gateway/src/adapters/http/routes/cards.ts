@@ -52,24 +52,45 @@ const CardParams = z.object({ id: z.string().min(1) });
 /** Registers GET /api/v1/cards and POST /api/v1/cards/:id on `app`. */
 export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
   const api = typed(app);
-  api.get('/api/v1/cards', { schema: { querystring: ListQuery, response: answers(z.strictObject({ cards: z.array(CardSchema) })) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { session, pending } = request.query;
-    const listed = await callOwner(reply, deps.logger, () => deps.questions.listCards({ userId, sessionId: session ?? '', pendingOnly: pending === '1' || pending === 'true' }));
-    if (listed === undefined) return reply;
-    return { cards: listed.cards.map(cardView) };
-  });
+  api.get(
+    '/api/v1/cards',
+    { schema: { querystring: ListQuery, response: answers(z.strictObject({ cards: z.array(CardSchema) })) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { session, pending } = request.query;
+      const listed = await callOwner(reply, deps.logger, () =>
+        deps.questions.listCards({ userId, sessionId: session ?? '', pendingOnly: pending === '1' || pending === 'true' }),
+      );
+      if (listed === undefined) return reply;
+      return { cards: listed.cards.map(cardView) };
+    },
+  );
 
-  api.post('/api/v1/cards/:id', { schema: { params: CardParams, body: DecideBody, response: answers(z.strictObject({ card: CardSchema })) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id } = request.params;
-    const { decision, answer = '', choices = [] } = request.body;
-    const decided = await callOwner(reply, deps.logger, () => deps.questions.decideCard({ userId, cardId: id, decision, answer, choices, agentSessionId: '', decidedBy: CardDecider.CARD_DECIDER_USER, dryRun: false }));
-    if (decided === undefined) return reply;
-    return { card: cardView(answered(decided.card, 'DecideCard', 'card')) };
-  });
+  api.post(
+    '/api/v1/cards/:id',
+    { schema: { params: CardParams, body: DecideBody, response: answers(z.strictObject({ card: CardSchema })) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id } = request.params;
+      const { decision, answer = '', choices = [] } = request.body;
+      const decided = await callOwner(reply, deps.logger, () =>
+        deps.questions.decideCard({
+          userId,
+          cardId: id,
+          decision,
+          answer,
+          choices,
+          agentSessionId: '',
+          decidedBy: CardDecider.CARD_DECIDER_USER,
+          dryRun: false,
+        }),
+      );
+      if (decided === undefined) return reply;
+      return { card: cardView(answered(decided.card, 'DecideCard', 'card')) };
+    },
+  );
 }
 
 /** The JSON view of a card. */

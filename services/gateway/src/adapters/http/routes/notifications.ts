@@ -21,7 +21,10 @@ const FIELDS = ['webhook_url', 'cards', 'asks'] as const;
 
 const SettingsBody = z.strictObject(
   {
-    webhook_url: z.string({ error: 'webhook_url must be a URL, or "" for none' }).max(2000, { error: 'webhook_url is longer than 2,000 characters' }).optional(),
+    webhook_url: z
+      .string({ error: 'webhook_url must be a URL, or "" for none' })
+      .max(2000, { error: 'webhook_url is longer than 2,000 characters' })
+      .optional(),
     cards: z.boolean({ error: 'cards must be true or false' }).optional(),
     asks: z.boolean({ error: 'asks must be true or false' }).optional(),
   },
@@ -33,9 +36,16 @@ const SettingsBody = z.strictObject(
   },
 );
 
-const endpoint = z.string({ error: 'endpoint must be the push subscription\'s URL' }).min(1).max(2000);
-const key = (name: string) => z.string({ error: `keys.${name} must be the subscription's ${name} key` }).min(1).max(200);
-const SubscriptionBody = z.object({ endpoint, keys: z.object({ p256dh: key('p256dh'), auth: key('auth') }, { error: 'keys must hold p256dh and auth' }) }, { error: 'the body must be a PushSubscription as JSON: {"endpoint": …, "keys": {"p256dh": …, "auth": …}}' });
+const endpoint = z.string({ error: "endpoint must be the push subscription's URL" }).min(1).max(2000);
+const key = (name: string) =>
+  z
+    .string({ error: `keys.${name} must be the subscription's ${name} key` })
+    .min(1)
+    .max(200);
+const SubscriptionBody = z.object(
+  { endpoint, keys: z.object({ p256dh: key('p256dh'), auth: key('auth') }, { error: 'keys must hold p256dh and auth' }) },
+  { error: 'the body must be a PushSubscription as JSON: {"endpoint": …, "keys": {"p256dh": …, "auth": …}}' },
+);
 const EndpointBody = z.object({ endpoint }, { error: 'the body must be {"endpoint": …}' });
 
 const Settings = z
@@ -63,29 +73,38 @@ export function registerNotificationRoutes(app: FastifyInstance, deps: CardRoute
     const userId = await userOf(deps, request, reply);
     if (userId === undefined || invalidInput(request, reply)) return reply;
     const { body } = request;
-    if (FIELDS.every((field) => body[field] === undefined)) return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', `give at least one of ${FIELDS.join(', ')}`);
+    if (FIELDS.every((field) => body[field] === undefined))
+      return sendError(reply, 400, 'REMOTE_RELAY_INVALID_INPUT', `give at least one of ${FIELDS.join(', ')}`);
     const change = { userId, webhookUrl: body.webhook_url, cards: body.cards, asks: body.asks };
     const updated = await callOwner(reply, deps.logger, () => deps.questions.updateNotificationSettings(change));
     return updated === undefined ? reply : { settings: settingsView(answered(updated.settings, 'UpdateNotificationSettings', 'settings')) };
   });
 
-  api.post('/api/v1/notifications/push-subscriptions', { schema: { body: SubscriptionBody, response: madeAnswers(SettingsAnswer) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { endpoint: url, keys } = request.body;
-    const subscription = { userId, endpoint: url, p256dh: keys.p256dh, auth: keys.auth };
-    const added = await callOwner(reply, deps.logger, () => deps.questions.addPushSubscription(subscription));
-    if (added === undefined) return reply;
-    return reply.code(201).send({ settings: settingsView(answered(added.settings, 'AddPushSubscription', 'settings')) });
-  });
+  api.post(
+    '/api/v1/notifications/push-subscriptions',
+    { schema: { body: SubscriptionBody, response: madeAnswers(SettingsAnswer) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { endpoint: url, keys } = request.body;
+      const subscription = { userId, endpoint: url, p256dh: keys.p256dh, auth: keys.auth };
+      const added = await callOwner(reply, deps.logger, () => deps.questions.addPushSubscription(subscription));
+      if (added === undefined) return reply;
+      return reply.code(201).send({ settings: settingsView(answered(added.settings, 'AddPushSubscription', 'settings')) });
+    },
+  );
 
-  api.delete('/api/v1/notifications/push-subscriptions', { schema: { body: EndpointBody, response: answers(SettingsAnswer) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { endpoint: url } = request.body;
-    const removed = await callOwner(reply, deps.logger, () => deps.questions.removePushSubscription({ userId, endpoint: url }));
-    return removed === undefined ? reply : { settings: settingsView(answered(removed.settings, 'RemovePushSubscription', 'settings')) };
-  });
+  api.delete(
+    '/api/v1/notifications/push-subscriptions',
+    { schema: { body: EndpointBody, response: answers(SettingsAnswer) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { endpoint: url } = request.body;
+      const removed = await callOwner(reply, deps.logger, () => deps.questions.removePushSubscription({ userId, endpoint: url }));
+      return removed === undefined ? reply : { settings: settingsView(answered(removed.settings, 'RemovePushSubscription', 'settings')) };
+    },
+  );
 }
 
 /** The settings as the user API shows them. */

@@ -29,7 +29,7 @@ export interface PairingRouteDeps extends UserApiDeps {
 
 const PairBody = z.object(
   {
-    url: z.string({ error: 'url (the other relay\'s address) is required' }).trim().min(1, { error: 'url must not be empty' }),
+    url: z.string({ error: "url (the other relay's address) is required" }).trim().min(1, { error: 'url must not be empty' }),
     code: z.string({ error: 'code (made on the other relay) is required' }).trim().min(1, { error: 'code must not be empty' }),
   },
   { error: 'the body must be a JSON object, for example {"url": "https://build-box.example.com", "code": "ABCD-EFGH-JKMN"}' },
@@ -51,14 +51,26 @@ const NameParams = z.object({ name: z.string().min(1) });
 export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDeps): void {
   const api = typed(app);
   const PairingCode = z
-    .strictObject({ code: z.string(), expiresAt: z.string(), relay: z.string().describe("This relay's name."), url: z.string().describe("This relay's address.") })
+    .strictObject({
+      code: z.string(),
+      expiresAt: z.string(),
+      relay: z.string().describe("This relay's name."),
+      url: z.string().describe("This relay's address."),
+    })
     .meta({ id: 'PairingCode', description: 'A one-time code another relay pairs with, and the relay that made it.' });
   api.post('/api/v1/pairing-codes', { schema: { response: madeAnswers(PairingCode) } }, async (request, reply) => {
     const userId = await adminOf(deps, request, reply, 'make pairing codes');
     if (userId === undefined) return reply;
     const made = await callOwner(reply, deps.logger, () => deps.pairing.createPairingCode({ userId }));
     if (made === undefined) return reply;
-    return reply.code(201).send({ code: made.code, expiresAt: answered(made.expiresAt, 'CreatePairingCode', 'expires_at').toISOString(), relay: deps.relayName, url: deps.publicUrl });
+    return reply
+      .code(201)
+      .send({
+        code: made.code,
+        expiresAt: answered(made.expiresAt, 'CreatePairingCode', 'expires_at').toISOString(),
+        relay: deps.relayName,
+        url: deps.publicUrl,
+      });
   });
 
   const PairingAnswer = z.strictObject({ pairing: Pairing });
@@ -80,15 +92,19 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     return { pairings: listed.relays.map(pairingView) };
   });
 
-  api.patch('/api/v1/pairings/:name', { schema: { params: NameParams, body: LevelBody, response: answers(PairingAnswer) }, attachValidation: true }, async (request, reply) => {
-    const userId = await adminOf(deps, request, reply, "change what a paired relay's agents may do");
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { name } = request.params;
-    const { level } = request.body;
-    const set = await callOwner(reply, deps.logger, () => deps.pairing.setAgentLevel({ name, level: agentLevelOf(level) }));
-    if (set === undefined) return reply;
-    return { pairing: pairingView(answered(set.relay, 'SetAgentLevel', 'relay')) };
-  });
+  api.patch(
+    '/api/v1/pairings/:name',
+    { schema: { params: NameParams, body: LevelBody, response: answers(PairingAnswer) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await adminOf(deps, request, reply, "change what a paired relay's agents may do");
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { name } = request.params;
+      const { level } = request.body;
+      const set = await callOwner(reply, deps.logger, () => deps.pairing.setAgentLevel({ name, level: agentLevelOf(level) }));
+      if (set === undefined) return reply;
+      return { pairing: pairingView(answered(set.relay, 'SetAgentLevel', 'relay')) };
+    },
+  );
 
   const Unpaired = z.strictObject({ pairing: Pairing, unpaired: z.literal(true) });
   api.delete('/api/v1/pairings/:name', { schema: { params: NameParams, response: answers(Unpaired) }, attachValidation: true }, async (request, reply) => {
@@ -111,12 +127,16 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     return { accept_prompts: acceptsPrompts(read.settings) };
   });
 
-  api.put('/api/v1/pairing-settings', { schema: { body: SettingsBody, response: answers(PairingSettings) }, attachValidation: true }, async (request, reply) => {
-    const userId = await adminOf(deps, request, reply, "change whether other relays' agents may send prompts");
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { accept_prompts: acceptPrompts } = request.body;
-    const set = await callOwner(reply, deps.logger, () => deps.pairing.setPairingSettings({ acceptPrompts }));
-    if (set === undefined) return reply;
-    return { accept_prompts: acceptsPrompts(set.settings) };
-  });
+  api.put(
+    '/api/v1/pairing-settings',
+    { schema: { body: SettingsBody, response: answers(PairingSettings) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await adminOf(deps, request, reply, "change whether other relays' agents may send prompts");
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { accept_prompts: acceptPrompts } = request.body;
+      const set = await callOwner(reply, deps.logger, () => deps.pairing.setPairingSettings({ acceptPrompts }));
+      if (set === undefined) return reply;
+      return { accept_prompts: acceptsPrompts(set.settings) };
+    },
+  );
 }

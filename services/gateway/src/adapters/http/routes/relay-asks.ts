@@ -30,7 +30,9 @@ export interface RelayAsksRouteDeps {
 
 const AskBody = z.object(
   {
-    askingSessionId: z.string({ error: 'askingSessionId (the asking conversation on the calling relay) is required' }).min(1, { error: 'askingSessionId is required' }),
+    askingSessionId: z
+      .string({ error: 'askingSessionId (the asking conversation on the calling relay) is required' })
+      .min(1, { error: 'askingSessionId is required' }),
     session: z.string({ error: 'session (the session here the ask is about) is required' }).min(1, { error: 'session is required' }),
     question: z.string({ error: 'question is required' }).min(1, { error: 'question is required' }),
     options: z.array(z.string(), { error: 'options must be a list of strings' }).default([]),

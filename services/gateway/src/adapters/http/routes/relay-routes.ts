@@ -19,8 +19,8 @@ export type RelayRouteDeps = RelayCallDeps;
 const PairBody = z.object(
   {
     code: z.string({ error: 'code is required' }).min(1, { error: 'code is required' }),
-    name: z.string({ error: 'name (the pairing relay\'s) is required' }).min(1, { error: 'name is required' }),
-    url: z.string({ error: 'url (the pairing relay\'s) is required' }).min(1, { error: 'url is required' }),
+    name: z.string({ error: "name (the pairing relay's) is required" }).min(1, { error: 'name is required' }),
+    url: z.string({ error: "url (the pairing relay's) is required" }).min(1, { error: 'url is required' }),
     version: z.string({ error: 'version must be a string' }).default(''),
     token: z.string({ error: 'token (to call the pairing relay with) is required' }).min(1, { error: 'token is required' }),
   },
@@ -48,7 +48,9 @@ export function registerRelayRoutes(app: FastifyInstance, deps: RelayRouteDeps):
     }
     const body = PairBody.safeParse(request.body ?? {});
     if (!body.success) return sendInvalid(reply, body.error);
-    const answer = await callOwner(reply, deps.logger, () => deps.pairing.acceptPairing({ ...body.data, selfName: deps.relayName, selfVersion: RELAY_VERSION }));
+    const answer = await callOwner(reply, deps.logger, () =>
+      deps.pairing.acceptPairing({ ...body.data, selfName: deps.relayName, selfVersion: RELAY_VERSION }),
+    );
     if (answer === undefined) {
       // 401 is the pairing service's "unknown, used or expired code".
       if (reply.statusCode === 401) await tries.failed(request);
@@ -96,7 +98,10 @@ function provenanceOf(request: FastifyRequest, relayName: string): Provenance {
     }
   };
   const hops = Number.parseInt(header(PROVENANCE_HEADERS.hops), 10);
-  const claimed = header(PROVENANCE_HEADERS.viaRelays).split(',').map(decodedName).filter((name) => name !== '');
+  const claimed = header(PROVENANCE_HEADERS.viaRelays)
+    .split(',')
+    .map(decodedName)
+    .filter((name) => name !== '');
   return {
     originRelay: relayName,
     originSessionId: header(PROVENANCE_HEADERS.originSessionId),

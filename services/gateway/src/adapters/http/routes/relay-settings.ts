@@ -15,7 +15,10 @@ import { answered } from '../../../domain/answers.ts';
 const FIELDS = ['agent_sessions_enabled', 'max_wait_seconds', 'max_turn_minutes', 'task_quiet_minutes'] as const;
 
 const wholeNumber = (field: string, unit: string) =>
-  z.number({ error: `${field} must be a whole number of ${unit}` }).int({ error: `${field} must be a whole number of ${unit}` }).optional();
+  z
+    .number({ error: `${field} must be a whole number of ${unit}` })
+    .int({ error: `${field} must be a whole number of ${unit}` })
+    .optional();
 
 const SettingsBody = z.strictObject(
   {

@@ -29,8 +29,10 @@ const minutes = z.number({ error: 'minutes must be whole numbers' }).int().min(0
 
 const WatchBody = z.object(
   {
-    id: z.string({ error: 'id (the subscription\'s id on the calling relay) must be a string' }).default(''),
-    sessions: z.array(z.string(), { error: 'sessions must be a list of session ids, or ["all"]' }).min(1, { error: 'sessions must name at least one session, or "all"' }),
+    id: z.string({ error: "id (the subscription's id on the calling relay) must be a string" }).default(''),
+    sessions: z
+      .array(z.string(), { error: 'sessions must be a list of session ids, or ["all"]' })
+      .min(1, { error: 'sessions must name at least one session, or "all"' }),
     exclude: z.array(z.string(), { error: 'exclude must be a list of session ids' }).default([]),
     events: z.array(z.string(), { error: 'events must be a list of event kinds' }).default([]),
     stalledMinutes: minutes,
@@ -55,7 +57,7 @@ export function registerRelaySubscriptionRoutes(app: FastifyInstance, deps: Rela
   });
 
   app.get<{ Params: { id: string } }>('/relay/v1/subscriptions/:id/events', async (request, reply) => {
-    const caller = await relayCallerOf(request, reply, deps, { what: 'reading a watch\'s events', needs: 'read', changesOrWatches: false });
+    const caller = await relayCallerOf(request, reply, deps, { what: "reading a watch's events", needs: 'read', changesOrWatches: false });
     if (caller === undefined) return reply;
     const query = FetchQuery.safeParse(request.query ?? {});
     if (!query.success) return sendInvalid(reply, query.error);

@@ -34,16 +34,22 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: ScheduleRoute
   });
 
   // Cancel in the ⏰ list: ends the schedule with endReason "unscheduled".
-  api.delete('/api/v1/schedules/:id', { schema: { params: ScheduleParams, response: answers(z.strictObject({ schedule: Schedule })) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
-    if (invalidInput(request, reply)) return reply;
-    const { id } = request.params;
-    const scheduler = deps.schedules;
-    const ended = await callOwner(reply, deps.logger, async () => answered((await scheduler.endSchedule({ userId, sessionId: '', scheduleId: id })).schedule, 'EndSchedule', 'schedule'));
-    if (ended === undefined) return reply;
-    return { schedule: scheduleView(ended) };
-  });
+  api.delete(
+    '/api/v1/schedules/:id',
+    { schema: { params: ScheduleParams, response: answers(z.strictObject({ schedule: Schedule })) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
+      if (invalidInput(request, reply)) return reply;
+      const { id } = request.params;
+      const scheduler = deps.schedules;
+      const ended = await callOwner(reply, deps.logger, async () =>
+        answered((await scheduler.endSchedule({ userId, sessionId: '', scheduleId: id })).schedule, 'EndSchedule', 'schedule'),
+      );
+      if (ended === undefined) return reply;
+      return { schedule: scheduleView(ended) };
+    },
+  );
 }
 
 function unsupported(reply: FastifyReply): FastifyReply {

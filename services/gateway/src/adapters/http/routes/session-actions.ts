@@ -27,7 +27,15 @@ const time = z.string().nullable();
 const TaskOutput = z
   .strictObject({
     session: z.string(),
-    task: z.strictObject({ id: z.string(), description: z.string(), type: z.string(), start: time, status: z.string(), exitCode: z.number().int().nullable(), reason: z.string().optional() }),
+    task: z.strictObject({
+      id: z.string(),
+      description: z.string(),
+      type: z.string(),
+      start: time,
+      status: z.string(),
+      exitCode: z.number().int().nullable(),
+      reason: z.string().optional(),
+    }),
     stall: z.strictObject({ minutes: z.number(), since: time, quiet: z.boolean(), quietAfterMinutes: z.number() }).optional(),
     counts: TestCounts.optional(),
     tail: z.array(z.string()).describe("The output's last lines."),
@@ -44,7 +52,14 @@ const UsageReport = z
         status: z.string().describe('ok, limit_reached, paused, not_tracked or not_set_up.'),
         reason: z.string().optional(),
         meters: z.array(
-          z.strictObject({ name: z.string(), used: z.number(), allowance: z.number().nullable(), remaining: z.number().nullable(), utilization: z.number().nullable(), resetsAt: time }),
+          z.strictObject({
+            name: z.string(),
+            used: z.number(),
+            allowance: z.number().nullable(),
+            remaining: z.number().nullable(),
+            utilization: z.number().nullable(),
+            resetsAt: time,
+          }),
         ),
         pausedUntil: z.string().optional(),
       }),
@@ -60,7 +75,16 @@ const DailyUsage = z
       z.strictObject({
         provider: z.string(),
         costTracked: z.boolean(),
-        days: z.array(z.strictObject({ day: z.string(), tokens: z.number(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number(), turns: z.number().int() })),
+        days: z.array(
+          z.strictObject({
+            day: z.string(),
+            tokens: z.number(),
+            inputTokens: z.number(),
+            outputTokens: z.number(),
+            costUsd: z.number(),
+            turns: z.number().int(),
+          }),
+        ),
       }),
     ),
   })
@@ -96,23 +120,31 @@ export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiD
     return { session: id, stopRequested: stopped.stopRequested };
   });
 
-  api.post('/api/v1/sessions/:id/archive', { schema: { params: SessionParams, response: answers(SessionAnswer) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id } = request.params;
-    const archived = await callOwner(reply, deps.logger, () => deps.sessions.archiveSession({ userId, callerSessionId: '', sessionId: id }));
-    if (archived === undefined) return reply;
-    return { session: sessionView(answered(archived.session, 'ArchiveSession', 'session')) };
-  });
+  api.post(
+    '/api/v1/sessions/:id/archive',
+    { schema: { params: SessionParams, response: answers(SessionAnswer) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id } = request.params;
+      const archived = await callOwner(reply, deps.logger, () => deps.sessions.archiveSession({ userId, callerSessionId: '', sessionId: id }));
+      if (archived === undefined) return reply;
+      return { session: sessionView(answered(archived.session, 'ArchiveSession', 'session')) };
+    },
+  );
 
-  api.post('/api/v1/sessions/:id/unarchive', { schema: { params: SessionParams, response: answers(SessionAnswer) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id } = request.params;
-    const unarchived = await callOwner(reply, deps.logger, () => deps.sessions.unarchiveSession({ userId, sessionId: id }));
-    if (unarchived === undefined) return reply;
-    return { session: sessionView(answered(unarchived.session, 'UnarchiveSession', 'session')) };
-  });
+  api.post(
+    '/api/v1/sessions/:id/unarchive',
+    { schema: { params: SessionParams, response: answers(SessionAnswer) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id } = request.params;
+      const unarchived = await callOwner(reply, deps.logger, () => deps.sessions.unarchiveSession({ userId, sessionId: id }));
+      if (unarchived === undefined) return reply;
+      return { session: sessionView(answered(unarchived.session, 'UnarchiveSession', 'session')) };
+    },
+  );
 
   // Renaming and regrouping are update_session's title and group, made by the session's own user.
   const SettingsChange = z.strictObject({
@@ -121,43 +153,55 @@ export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiD
     groupCreated: z.strictObject({ id: z.string(), name: z.string() }).optional().describe('The group a new name made.'),
     note: z.string().optional(),
   });
-  api.patch('/api/v1/sessions/:id/settings', { schema: { params: SessionParams, body: SettingsBody, response: answers(SettingsChange) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { params, body } = request;
-    const change = { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.group !== undefined ? { group: body.group } : {}) };
-    const updated = await callOwner(reply, deps.logger, () => updateUserSession(deps.sessions, userId, params.id, change));
-    if (updated === undefined) return reply;
-    const { result, session } = updated;
-    return {
-      session: sessionView(session),
-      changed: result.changed,
-      ...(result.groupCreated ? { groupCreated: { id: result.groupCreated.id, name: result.groupCreated.name } } : {}),
-      ...(result.note ? { note: result.note } : {}),
-    };
-  });
+  api.patch(
+    '/api/v1/sessions/:id/settings',
+    { schema: { params: SessionParams, body: SettingsBody, response: answers(SettingsChange) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { params, body } = request;
+      const change = { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.group !== undefined ? { group: body.group } : {}) };
+      const updated = await callOwner(reply, deps.logger, () => updateUserSession(deps.sessions, userId, params.id, change));
+      if (updated === undefined) return reply;
+      const { result, session } = updated;
+      return {
+        session: sessionView(session),
+        changed: result.changed,
+        ...(result.groupCreated ? { groupCreated: { id: result.groupCreated.id, name: result.groupCreated.name } } : {}),
+        ...(result.note ? { note: result.note } : {}),
+      };
+    },
+  );
 
   // The whole of a message a session read cut at MESSAGE_TEXT_LIMIT characters, for its user.
   const WholeMessage = z.strictObject({ session: z.string(), message: Message });
-  api.get('/api/v1/sessions/:id/messages/:messageId', { schema: { params: MessageParams, response: answers(WholeMessage) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id, messageId } = request.params;
-    const message = await callOwner(reply, deps.logger, () => readUserMessage(deps.sessions, userId, id, messageId));
-    if (message === undefined) return reply;
-    return { session: id, message: messageView(message) };
-  });
+  api.get(
+    '/api/v1/sessions/:id/messages/:messageId',
+    { schema: { params: MessageParams, response: answers(WholeMessage) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id, messageId } = request.params;
+      const message = await callOwner(reply, deps.logger, () => readUserMessage(deps.sessions, userId, id, messageId));
+      if (message === undefined) return reply;
+      return { session: id, message: messageView(message) };
+    },
+  );
 
   // The end of a task's output, as read_task_output answers it; the session service answers only the user's own
   // sessions' tasks (another's is REMOTE_RELAY_NOT_FOUND, like one that does not exist).
-  api.get('/api/v1/sessions/:id/tasks/:taskId/output', { schema: { params: TaskParams, querystring: TaskOutputQuery, response: answers(TaskOutput) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id, taskId } = request.params;
-    const read = await callOwner(reply, deps.logger, () => deps.sessions.readTaskOutput({ userId, sessionId: id, taskId, lines: request.query.lines }));
-    if (read === undefined) return reply;
-    return { session: id, ...taskOutputView(read) };
-  });
+  api.get(
+    '/api/v1/sessions/:id/tasks/:taskId/output',
+    { schema: { params: TaskParams, querystring: TaskOutputQuery, response: answers(TaskOutput) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id, taskId } = request.params;
+      const read = await callOwner(reply, deps.logger, () => deps.sessions.readTaskOutput({ userId, sessionId: id, taskId, lines: request.query.lines }));
+      if (read === undefined) return reply;
+      return { session: id, ...taskOutputView(read) };
+    },
+  );
 
   api.get('/api/v1/usage', { schema: { response: answers(UsageReport) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
@@ -168,11 +212,15 @@ export function registerSessionActionRoutes(app: FastifyInstance, deps: UserApiD
   });
 
   // Usage over time: relay-wide per provider, as the monthly meters above; ?days=N (1–366, default 30) UTC days to today.
-  api.get('/api/v1/usage/daily', { schema: { querystring: DailyUsageQuery, response: answers(DailyUsage) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const answer = await callOwner(reply, deps.logger, () => deps.sessions.getDailyUsage({ days: request.query.days }));
-    if (answer === undefined) return reply;
-    return dailyUsageView(answer);
-  });
+  api.get(
+    '/api/v1/usage/daily',
+    { schema: { querystring: DailyUsageQuery, response: answers(DailyUsage) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const answer = await callOwner(reply, deps.logger, () => deps.sessions.getDailyUsage({ days: request.query.days }));
+      if (answer === undefined) return reply;
+      return dailyUsageView(answer);
+    },
+  );
 }

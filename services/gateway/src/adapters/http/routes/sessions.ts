@@ -43,7 +43,7 @@ const RelayInfo = z
     version: z.string(),
     urls: z.strictObject({ base: z.string(), api: z.string(), mcp: z.string() }),
   })
-  .meta({ id: 'RelayInfo', description: "What this relay is: its name, version and where its user API and MCP endpoint are." });
+  .meta({ id: 'RelayInfo', description: 'What this relay is: its name, version and where its user API and MCP endpoint are.' });
 
 const ListQuery = z.object({
   scope: z.enum(SESSION_SCOPES, { error: `scope must be one of: ${SESSION_SCOPES.join(', ')}` }).default('active'),
@@ -120,23 +120,27 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     };
   });
 
-  api.get('/api/v1/sessions', { schema: { querystring: ListQuery, response: answers(z.strictObject({ sessions: z.array(UserSession) })) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { scope } = request.query;
-    const [listed, marks, waiting] = await Promise.all([
-      callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope })),
-      watchMarksOf(deps, userId),
-      waitingOf(deps, userId),
-    ]);
-    if (listed === undefined) return reply;
-    return {
-      sessions: listed.sessions.map((session) => {
-        const view = userSessionView(session, marks(session.id));
-        return { ...view, status: sessionStatus({ state: view.state, ...waiting(session.id), lastTurn: session.lastTurn }) };
-      }),
-    };
-  });
+  api.get(
+    '/api/v1/sessions',
+    { schema: { querystring: ListQuery, response: answers(z.strictObject({ sessions: z.array(UserSession) })) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { scope } = request.query;
+      const [listed, marks, waiting] = await Promise.all([
+        callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope })),
+        watchMarksOf(deps, userId),
+        waitingOf(deps, userId),
+      ]);
+      if (listed === undefined) return reply;
+      return {
+        sessions: listed.sessions.map((session) => {
+          const view = userSessionView(session, marks(session.id));
+          return { ...view, status: sessionStatus({ state: view.state, ...waiting(session.id), lastTurn: session.lastTurn }) };
+        }),
+      };
+    },
+  );
 
   const CreatedSession = z.union([
     z.strictObject({ session: Session, token: z.string().describe("The external session's bearer token, shown this once."), mcpUrl: z.string() }),
@@ -154,11 +158,15 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     if (body.external === true) {
       const created = await callOwner(reply, deps.logger, () => deps.sessions.createExternalSession({ userId, title: body.title ?? '' }));
       if (created === undefined) return reply;
-      return reply.code(201).send({ session: sessionView(answered(created.session, 'CreateExternalSession', 'session')), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
+      return reply
+        .code(201)
+        .send({ session: sessionView(answered(created.session, 'CreateExternalSession', 'session')), token: created.token, mcpUrl: `${deps.publicUrl}/mcp` });
     }
     const { external: _none, ...hosted } = body;
     const mentionedRelays = await mentionsIn(deps, hosted.text);
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...hosted, mentionedRelays, dryRun: false })));
+    const created = await callOwner(reply, deps.logger, () =>
+      deps.sessions.createSession(CreateSessionRequest.fromPartial({ userId, ...hosted, mentionedRelays, dryRun: false })),
+    );
     if (created === undefined) return reply;
     return reply.code(201).send({
       session: sessionView(answered(created.session, 'CreateSession', 'session')),
@@ -167,59 +175,77 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     });
   });
 
-  api.get('/api/v1/sessions/:id', { schema: { params: SessionParams, querystring: ReadQuery, response: answers(SessionRead) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id } = request.params;
-    const [read, marks, waiting] = await Promise.all([
-      callOwner(reply, deps.logger, () => readUserSession(deps, userId, id, request.query.last)),
-      watchMarksOf(deps, userId),
-      waitingOf(deps, userId, id),
-    ]);
-    if (read === undefined) return reply;
-    const view = sessionReadView(read);
-    // The user's cards there count too: a card a relay_tool call raised holds no turn's question.
-    const asks = view.pendingQuestions.filter((question) => question.kind === 'ask').length;
-    const cards = Math.max(view.pendingQuestions.length - asks, waiting(id).cards);
-    const status = sessionStatus({ state: view.state, cards, asks, lastTurn: read.session.lastTurn });
-    return { ...view, status, session: userSessionView(read.session, marks(id), status) };
-  });
+  api.get(
+    '/api/v1/sessions/:id',
+    { schema: { params: SessionParams, querystring: ReadQuery, response: answers(SessionRead) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id } = request.params;
+      const [read, marks, waiting] = await Promise.all([
+        callOwner(reply, deps.logger, () => readUserSession(deps, userId, id, request.query.last)),
+        watchMarksOf(deps, userId),
+        waitingOf(deps, userId, id),
+      ]);
+      if (read === undefined) return reply;
+      const view = sessionReadView(read);
+      // The user's cards there count too: a card a relay_tool call raised holds no turn's question.
+      const asks = view.pendingQuestions.filter((question) => question.kind === 'ask').length;
+      const cards = Math.max(view.pendingQuestions.length - asks, waiting(id).cards);
+      const status = sessionStatus({ state: view.state, cards, asks, lastTurn: read.session.lastTurn });
+      return { ...view, status, session: userSessionView(read.session, marks(id), status) };
+    },
+  );
 
   const OptionsAnswer = z.strictObject({ session: Session, mode: z.string(), mayCreateSessions: z.boolean() });
-  api.patch('/api/v1/sessions/:id', { schema: { params: SessionParams, body: OptionsBody, response: answers(OptionsAnswer) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { params, body } = request;
-    const options = { userId, sessionId: params.id, mode: body.mode, mayCreateSessions: body.may_create_sessions };
-    const set = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(options));
-    if (set === undefined) return reply;
-    const session = answered(set.session, 'SetConversationOptions', 'session');
-    return { session: sessionView(session), mode: session.mode, mayCreateSessions: session.mayCreateSessions };
-  });
+  api.patch(
+    '/api/v1/sessions/:id',
+    { schema: { params: SessionParams, body: OptionsBody, response: answers(OptionsAnswer) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { params, body } = request;
+      const options = { userId, sessionId: params.id, mode: body.mode, mayCreateSessions: body.may_create_sessions };
+      const set = await callOwner(reply, deps.logger, () => deps.sessions.setConversationOptions(options));
+      if (set === undefined) return reply;
+      const session = answered(set.session, 'SetConversationOptions', 'session');
+      return { session: sessionView(session), mode: session.mode, mayCreateSessions: session.mayCreateSessions };
+    },
+  );
 
   const SentMessage = z.strictObject({ message_id: z.string().describe('The message, to wait on.') });
-  api.post('/api/v1/sessions/:id/messages', { schema: { params: SessionParams, body: MessageBody, response: madeAnswers(SentMessage) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    const { id } = request.params;
-    const { text } = request.body;
-    const mentionedRelays = await mentionsIn(deps, text);
-    const sent = await callOwner(reply, deps.logger, () => deps.sessions.sendMessage(SendMessageRequest.fromPartial({ userId, sessionId: id, text, mentionedRelays, dryRun: false })));
-    if (sent === undefined) return reply;
-    return reply.code(201).send({ message_id: sent.messageId });
-  });
+  api.post(
+    '/api/v1/sessions/:id/messages',
+    { schema: { params: SessionParams, body: MessageBody, response: madeAnswers(SentMessage) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const { id } = request.params;
+      const { text } = request.body;
+      const mentionedRelays = await mentionsIn(deps, text);
+      const sent = await callOwner(reply, deps.logger, () =>
+        deps.sessions.sendMessage(SendMessageRequest.fromPartial({ userId, sessionId: id, text, mentionedRelays, dryRun: false })),
+      );
+      if (sent === undefined) return reply;
+      return reply.code(201).send({ message_id: sent.messageId });
+    },
+  );
 
   // The turn a message started, once it ends or wait_seconds (capped by the relay's longest wait) runs out.
-  api.get('/api/v1/sessions/:id/wait', { schema: { params: SessionParams, querystring: WaitQuery, response: answers(TurnResult) }, attachValidation: true }, async (request, reply) => {
-    const userId = await userOf(deps, request, reply);
-    if (userId === undefined || invalidInput(request, reply)) return reply;
-    // A client that goes away ends the wait; the turn goes on.
-    const gone = new AbortController();
-    reply.raw.once('close', () => gone.abort());
-    const wait = { userId, sessionId: request.params.id, messageId: request.query.message_id, waitSeconds: request.query.wait_seconds };
-    const waited = await callOwner(reply, deps.logger, () => awaitUserTurn(deps.sessions, wait, gone.signal, deps.clock));
-    if (waited?.result === undefined) return reply;
-    const { result, plan } = waited;
-    return { ...turnFields(result, deps.openUrlBase, { whole: true }), ...(plan.note ? { note: plan.note } : {}) };
-  });
+  api.get(
+    '/api/v1/sessions/:id/wait',
+    { schema: { params: SessionParams, querystring: WaitQuery, response: answers(TurnResult) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      // A client that goes away ends the wait; the turn goes on.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const wait = { userId, sessionId: request.params.id, messageId: request.query.message_id, waitSeconds: request.query.wait_seconds };
+      const waited = await callOwner(reply, deps.logger, () => awaitUserTurn(deps.sessions, wait, gone.signal, deps.clock));
+      if (waited?.result === undefined) return reply;
+      const { result, plan } = waited;
+      return { ...turnFields(result, deps.openUrlBase, { whole: true }), ...(plan.note ? { note: plan.note } : {}) };
+    },
+  );
 }

@@ -21,10 +21,7 @@ import { User, UserRole } from '../api-schemas.ts';
 
 const NewUserBody = z.strictObject(
   {
-    name: z
-      .string({ error: 'name (the new user\'s name) is required' })
-      .trim()
-      .min(1, { error: 'name must not be empty' }),
+    name: z.string({ error: "name (the new user's name) is required" }).trim().min(1, { error: 'name must not be empty' }),
     role: z.enum(USER_ROLES, { error: `role must be one of: ${USER_ROLES.join(', ')}` }).optional(),
   },
   {
@@ -49,15 +46,19 @@ function userView(user: UserSummary) {
 /** Registers /api/v1/me, /api/v1/users[/:id[/token]] and /api/v1/sessions/:id/token on `app`. */
 export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): void {
   const api = typed(app);
-  api.get('/api/v1/me', { schema: { response: answers(z.strictObject({ user: NewUser }).meta({ id: 'Me', description: 'Who the token is.' })) } }, async (request, reply) => {
-    const caller = await callerOf(deps, request, reply);
-    if (caller === undefined) return reply;
-    // Authenticate answers the id and role only; the name comes from the users list (a team's, so short).
-    const listed = await callOwner(reply, deps.logger, () => deps.sessions.listUsers({}));
-    if (listed === undefined) return reply;
-    const me = listed.users.find((user) => user.id === caller.userId);
-    return { user: { id: caller.userId, name: me?.name ?? '', role: caller.role } };
-  });
+  api.get(
+    '/api/v1/me',
+    { schema: { response: answers(z.strictObject({ user: NewUser }).meta({ id: 'Me', description: 'Who the token is.' })) } },
+    async (request, reply) => {
+      const caller = await callerOf(deps, request, reply);
+      if (caller === undefined) return reply;
+      // Authenticate answers the id and role only; the name comes from the users list (a team's, so short).
+      const listed = await callOwner(reply, deps.logger, () => deps.sessions.listUsers({}));
+      if (listed === undefined) return reply;
+      const me = listed.users.find((user) => user.id === caller.userId);
+      return { user: { id: caller.userId, name: me?.name ?? '', role: caller.role } };
+    },
+  );
 
   api.get('/api/v1/users', { schema: { response: answers(z.strictObject({ users: z.array(User) })) } }, async (request, reply) => {
     if ((await adminOf(deps, request, reply, "list the relay's users")) === undefined) return reply;
@@ -66,15 +67,23 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): voi
     return { users: listed.users.map(userView) };
   });
 
-  api.post('/api/v1/users', { schema: { body: NewUserBody, response: madeAnswers(z.strictObject({ user: NewUser, token: NewToken })) }, attachValidation: true }, async (request, reply) => {
-    if ((await adminOf(deps, request, reply, 'add users')) === undefined || invalidInput(request, reply)) return reply;
-    const { name, role } = request.body;
-    const created = await callOwner(reply, deps.logger, () => deps.sessions.createUser({ name, role }));
-    if (created === undefined) return reply;
-    return reply.code(201).send({ user: { id: created.userId, name, role: userRoleOf(created.role) }, token: created.token });
-  });
+  api.post(
+    '/api/v1/users',
+    { schema: { body: NewUserBody, response: madeAnswers(z.strictObject({ user: NewUser, token: NewToken })) }, attachValidation: true },
+    async (request, reply) => {
+      if ((await adminOf(deps, request, reply, 'add users')) === undefined || invalidInput(request, reply)) return reply;
+      const { name, role } = request.body;
+      const created = await callOwner(reply, deps.logger, () => deps.sessions.createUser({ name, role }));
+      if (created === undefined) return reply;
+      return reply.code(201).send({ user: { id: created.userId, name, role: userRoleOf(created.role) }, token: created.token });
+    },
+  );
 
-  const Removed = z.strictObject({ user: User, removed: z.literal(true), archivedSessions: z.number().int().describe('How many of their sessions were archived.') });
+  const Removed = z.strictObject({
+    user: User,
+    removed: z.literal(true),
+    archivedSessions: z.number().int().describe('How many of their sessions were archived.'),
+  });
   api.delete('/api/v1/users/:id', { schema: { params: IdParams, response: answers(Removed) }, attachValidation: true }, async (request, reply) => {
     const callerId = await adminOf(deps, request, reply, 'remove users');
     if (callerId === undefined || invalidInput(request, reply)) return reply;
@@ -124,4 +133,3 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserApiDeps): voi
     return (await sessionToken(request, reply, id, true)) === undefined ? reply : { session: { id }, revoked: true as const };
   });
 }
-

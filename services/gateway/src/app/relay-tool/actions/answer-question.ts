@@ -57,7 +57,10 @@ async function runAnswerQuestion(args: ToolArguments, context: ActionContext): P
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const card = {
       title: `Answer a question in session ${shortId(checked.sessionId)} on ${relay}`,
-      lines: [`Question: ${quoteStart(checked.title, 200)}`, `Answer: ${quoteStart([...(args.choices ?? []), args.answer ?? ''].filter(Boolean).join(' · '), 200)}`],
+      lines: [
+        `Question: ${quoteStart(checked.title, 200)}`,
+        `Answer: ${quoteStart([...(args.choices ?? []), args.answer ?? ''].filter(Boolean).join(' · '), 200)}`,
+      ],
       asked: `answering question ${checked.id} on ${relay}`,
       nothing: 'Nothing was answered.',
     };

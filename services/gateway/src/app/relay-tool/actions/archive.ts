@@ -46,12 +46,17 @@ async function runArchive(args: ToolArguments, context: ActionContext): Promise<
 
 async function serveArchive(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
-  if (origin.dryRun) return checkedOnly('archive', context.relayName, { session: (await readSession(context.sessions, origin.userId, args.session, 1)).session.id });
+  if (origin.dryRun)
+    return checkedOnly('archive', context.relayName, { session: (await readSession(context.sessions, origin.userId, args.session, 1)).session.id });
   const { session } = await context.sessions.archiveSession({ userId: origin.userId, callerSessionId: '', sessionId: args.session });
   return archivedResult(context.relayName, session);
 }
 
 function archivedResult(relay: string, archived: Session | undefined): Success {
   const session = answered(archived, 'ArchiveSession', 'session');
-  return success(`archive → ${relay} session ${shortId(session.id)} "${session.title}": archived`, { session: session.id, title: session.title, archived: true }, relay);
+  return success(
+    `archive → ${relay} session ${shortId(session.id)} "${session.title}": archived`,
+    { session: session.id, title: session.title, archived: true },
+    relay,
+  );
 }

@@ -86,12 +86,24 @@ async function runAsk(args: ToolArguments, context: ActionContext): Promise<Succ
 async function askThere(args: ToolArguments & { question: string }, relay: PairedRelay, context: ActionContext) {
   const { caller, sessions } = context;
   if (args.session === undefined || args.session === caller.sessionId) {
-    throw toolError('REMOTE_RELAY_INVALID_INPUT', `ask on relay "${relay.name}" needs session: the session there it is about. An ask about this conversation is kept on this relay (leave relay out). Nothing was asked.`);
+    throw toolError(
+      'REMOTE_RELAY_INVALID_INPUT',
+      `ask on relay "${relay.name}" needs session: the session there it is about. An ask about this conversation is kept on this relay (leave relay out). Nothing was asked.`,
+    );
   }
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: true });
+  checkPairedRelayCall({
+    action: context.action,
+    relay: pairingView(relay),
+    unlocks: conversation.unlockedRelays,
+    turnProvenance: conversation.turnProvenance,
+    sendsPrompt: true,
+  });
   if (relay.version !== '' && compareVersions(relay.version, ASKS_SINCE) < 0) {
-    throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which keeps no asks (${ASKS_SINCE}). Nothing was asked.`, { version: relay.version, needs: ASKS_SINCE });
+    throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which keeps no asks (${ASKS_SINCE}). Nothing was asked.`, {
+      version: relay.version,
+      needs: ASKS_SINCE,
+    });
   }
   const remote = remoteEventsOwner(context);
   const request = {
@@ -116,5 +128,9 @@ async function askThere(args: ToolArguments & { question: string }, relay: Paire
     await askApproval(card, conversation, context);
   }
   const asked = answered((await remote.openRemoteAsk({ ...request, dryRun: false }, options)).ask, 'OpenRemoteAsk', 'ask');
-  return success(`ask → ${relay.name}: question ${asked.id} about session ${shortId(args.session)} pending`, { question_id: asked.id, status: 'pending' }, relay.name);
+  return success(
+    `ask → ${relay.name}: question ${asked.id} about session ${shortId(args.session)} pending`,
+    { question_id: asked.id, status: 'pending' },
+    relay.name,
+  );
 }

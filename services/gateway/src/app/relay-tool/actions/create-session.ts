@@ -151,6 +151,9 @@ async function serveCreateSession(args: ToolArguments, context: ActionContext, o
     return checkedOnly('create_session', relayName, { ...startedWith(checked.session), ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
   }
   const created = await startSession(sessions, { ...request, dryRun: false });
-  const result = await awaitTurn({ userId, callerSessionId: '', sessionId: created.session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds }, context);
+  const result = await awaitTurn(
+    { userId, callerSessionId: '', sessionId: created.session.id, messageId: created.messageId, waitSeconds: plan.waitSeconds },
+    context,
+  );
   return withTreeSpent(createdResult(relayName, created, result, plan.note, context.openUrlBase), sessions, { userId, sessionId: created.session.id });
 }

@@ -39,7 +39,12 @@ async function runListQuestions(args: ToolArguments, context: ActionContext): Pr
   const about = args.session !== undefined && args.session !== caller.sessionId ? args.session : undefined;
   // Another user's session is not found, like one that does not exist.
   if (about !== undefined) await readSession(sessions, caller.userId, about, 1);
-  const { asks } = await questions.listAsks({ userId: caller.userId, askingSessionId: about === undefined ? caller.sessionId : '', aboutSessionId: about ?? '', pendingOnly: false });
+  const { asks } = await questions.listAsks({
+    userId: caller.userId,
+    askingSessionId: about === undefined ? caller.sessionId : '',
+    aboutSessionId: about ?? '',
+    pendingOnly: false,
+  });
   const pending = asks.filter((one) => askStatusName(one.status) === 'pending').length;
   const whose = about === undefined ? '' : ` about session ${shortId(about)}`;
   return success(
@@ -52,8 +57,17 @@ async function runListQuestions(args: ToolArguments, context: ActionContext): Pr
 async function listThere(relay: PairedRelay, session: string | undefined, context: ActionContext) {
   const { caller, sessions } = context;
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
-  const { asks: all } = await remoteEventsOwner(context).listRemoteAsks({ relay: relay.name, askingSessionId: caller.sessionId }, { deadlineMs: REMOTE_DEADLINE_MS });
+  checkPairedRelayCall({
+    action: context.action,
+    relay: pairingView(relay),
+    unlocks: conversation.unlockedRelays,
+    turnProvenance: conversation.turnProvenance,
+    sendsPrompt: false,
+  });
+  const { asks: all } = await remoteEventsOwner(context).listRemoteAsks(
+    { relay: relay.name, askingSessionId: caller.sessionId },
+    { deadlineMs: REMOTE_DEADLINE_MS },
+  );
   const asks = session === undefined ? all : all.filter((ask) => ask.aboutSessionId === session);
   const pending = asks.filter((ask) => ask.status === 'pending').length;
   const whose = session === undefined ? '' : ` about session ${shortId(session)}`;

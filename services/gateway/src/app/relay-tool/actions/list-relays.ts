@@ -23,9 +23,7 @@ export const listRelays = defineAction({
 });
 
 async function runListRelays(_args: ToolArguments, { caller, relayName, settings, paired, sessions }: ActionContext): Promise<Success> {
-  const self = settings.agentSessionsEnabled
-    ? [{ name: relayName, self: true, online: true, version: RELAY_VERSION, permission: 'full', unlocked: true }]
-    : [];
+  const self = settings.agentSessionsEnabled ? [{ name: relayName, self: true, online: true, version: RELAY_VERSION, permission: 'full', unlocked: true }] : [];
   const unlocked = paired.length === 0 ? [] : (await getConversation(sessions, caller.sessionId)).unlockedRelays;
   const others = paired.map((relay) => ({
     name: relay.name,

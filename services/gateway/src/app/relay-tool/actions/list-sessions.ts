@@ -26,7 +26,11 @@ export const listSessions = defineAction({
 async function runListSessions(args: ToolArguments, context: ActionContext): Promise<Success> {
   const scope = parseScope(args.scope);
   const relay = thisRelay(args.relay, context);
-  const { sessions: found, pending } = await context.sessions.listSessions({ userId: context.caller.userId, scope, pendingForSessionId: context.pendingAlong?.sessionId });
+  const { sessions: found, pending } = await context.sessions.listSessions({
+    userId: context.caller.userId,
+    scope,
+    pendingForSessionId: context.pendingAlong?.sessionId,
+  });
   context.pendingAlong?.answered(pending);
   return success(`list_sessions → ${relay}: ${count(found.length, 'session')}`, { sessions: found.map(sessionView) }, relay);
 }

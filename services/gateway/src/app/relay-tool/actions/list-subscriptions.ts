@@ -30,7 +30,13 @@ async function runListSubscriptions(args: ToolArguments, context: ActionContext)
   const target = resolveRelay(args.relay, context.relayName, context.paired);
   if (target.kind === 'paired') {
     const conversation = await getConversation(sessions, caller.sessionId);
-    checkPairedRelayCall({ action: context.action, relay: pairingView(target.relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+    checkPairedRelayCall({
+      action: context.action,
+      relay: pairingView(target.relay),
+      unlocks: conversation.unlockedRelays,
+      turnProvenance: conversation.turnProvenance,
+      sendsPrompt: false,
+    });
   }
   const relay = target.kind === 'paired' ? target.relay.name : thisRelay(args.relay, context);
   const watcher = args.watcher?.trim() || caller.sessionId;

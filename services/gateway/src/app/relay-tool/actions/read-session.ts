@@ -35,7 +35,8 @@ async function runReadSession(args: ToolArguments, context: ActionContext): Prom
   const { caller } = context;
   const ownInbox = caller.external === true && args.session === caller.sessionId;
   // An external agent reading itself sees at least what waited for it (the read marks all of it read).
-  const pendingCount = ownInbox && args.last === undefined ? ((await context.sessions.getPendingMessages({ sessionId: caller.sessionId })).pending?.count ?? 0) : 0;
+  const pendingCount =
+    ownInbox && args.last === undefined ? ((await context.sessions.getPendingMessages({ sessionId: caller.sessionId })).pending?.count ?? 0) : 0;
   const last = args.last ?? Math.min(READ_LAST_MAX, Math.max(READ_LAST_DEFAULT, pendingCount));
   if (last < 1 || last > READ_LAST_MAX) {
     throw toolError('REMOTE_RELAY_INVALID_INPUT', `read_session: last must be from 1 to ${READ_LAST_MAX}; got ${last}.`);

@@ -62,7 +62,14 @@ export function taskOutputView(read: ReadTaskOutputResponse) {
       ...(task.reason ? { reason: task.reason } : {}),
     },
     ...(read.stall
-      ? { stall: { minutes: read.stall.minutes, since: read.stall.since?.toISOString() ?? null, quiet: read.stall.quiet, quietAfterMinutes: read.stall.quietAfterMinutes } }
+      ? {
+          stall: {
+            minutes: read.stall.minutes,
+            since: read.stall.since?.toISOString() ?? null,
+            quiet: read.stall.quiet,
+            quietAfterMinutes: read.stall.quietAfterMinutes,
+          },
+        }
       : {}),
     ...(read.counts ? { counts: { ...read.counts } } : {}),
     tail: read.tail,

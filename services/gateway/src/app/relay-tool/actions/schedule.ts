@@ -31,7 +31,11 @@ export const schedule = defineAction({
 async function runSchedule(args: ToolArguments, context: ActionContext): Promise<Success> {
   requireArguments(context.action, args, ['title', 'text']);
   if (args.at === undefined && args.every_minutes === undefined) {
-    throw toolError('REMOTE_RELAY_INVALID_INPUT', 'schedule needs at (an ISO 8601 time), every_minutes (a whole number of minutes), or both. Nothing was scheduled.', { field: 'at' });
+    throw toolError(
+      'REMOTE_RELAY_INVALID_INPUT',
+      'schedule needs at (an ISO 8601 time), every_minutes (a whole number of minutes), or both. Nothing was scheduled.',
+      { field: 'at' },
+    );
   }
   const { relay, scheduler } = scheduleRelay('schedule', args.relay, context);
   const { caller, sessions } = context;
@@ -42,7 +46,8 @@ async function runSchedule(args: ToolArguments, context: ActionContext): Promise
   // An external target's firings are written into its conversation for its agent to read (no turn runs them).
   if (args.session !== undefined && args.session !== caller.sessionId) {
     const read = await readSession(sessions, caller.userId, args.session, 1);
-    if (read.session.archived) throw toolError('REMOTE_RELAY_ARCHIVED', `Session ${args.session} is archived; it takes no scheduled prompts. Nothing was scheduled.`);
+    if (read.session.archived)
+      throw toolError('REMOTE_RELAY_ARCHIVED', `Session ${args.session} is archived; it takes no scheduled prompts. Nothing was scheduled.`);
     target = { id: read.session.id, title: read.session.title };
   }
   const input = {

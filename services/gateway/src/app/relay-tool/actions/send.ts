@@ -108,7 +108,10 @@ async function serveSend(args: ToolArguments, context: ActionContext, origin: Re
     return checkedOnly('send', relayName, { session: checked.session.id, ...(checked.modelNote ? { modelNote: checked.modelNote } : {}) });
   }
   const sent = await sendMessage(sessions, { ...message, dryRun: false });
-  const result = await awaitTurn({ userId, callerSessionId: '', sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds }, context);
+  const result = await awaitTurn(
+    { userId, callerSessionId: '', sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: plan.waitSeconds },
+    context,
+  );
   return withTreeSpent(sentResult(relayName, sent, result, plan.note, context.openUrlBase), sessions, { userId, sessionId: sent.session.id });
 }
 

@@ -45,11 +45,16 @@ async function runStop(args: ToolArguments, context: ActionContext): Promise<Suc
 
 async function serveStop(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session']);
-  if (origin.dryRun) return checkedOnly('stop', context.relayName, { session: (await readSession(context.sessions, origin.userId, args.session, 1)).session.id });
+  if (origin.dryRun)
+    return checkedOnly('stop', context.relayName, { session: (await readSession(context.sessions, origin.userId, args.session, 1)).session.id });
   const { stopRequested } = await context.sessions.stopTurn({ userId: origin.userId, callerSessionId: '', sessionId: args.session });
   return stoppedResult(context.relayName, args.session, stopRequested);
 }
 
 function stoppedResult(relay: string, sessionId: string, stopRequested: boolean): Success {
-  return success(`stop → ${relay} session ${shortId(sessionId)}: ${stopRequested ? 'stop requested' : 'nothing was running'}`, { session: sessionId, stopRequested }, relay);
+  return success(
+    `stop → ${relay} session ${shortId(sessionId)}: ${stopRequested ? 'stop requested' : 'nothing was running'}`,
+    { session: sessionId, stopRequested },
+    relay,
+  );
 }

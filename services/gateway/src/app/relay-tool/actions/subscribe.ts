@@ -142,9 +142,19 @@ async function subscribeThere(args: ToolArguments, relay: PairedRelay, context: 
   const remote = remoteEventsOwner(context);
   const { caller, sessions } = context;
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({
+    action: context.action,
+    relay: pairingView(relay),
+    unlocks: conversation.unlockedRelays,
+    turnProvenance: conversation.turnProvenance,
+    sendsPrompt: false,
+  });
   if (older(relay, SUBSCRIPTIONS_SINCE)) {
-    throw toolError('REMOTE_RELAY_UNSUPPORTED', `Relay "${relay.name}" runs OAR ${relay.version}, which has no subscriptions (${SUBSCRIPTIONS_SINCE}); it needs an update. No subscription was made.`, { version: relay.version, needs: SUBSCRIPTIONS_SINCE });
+    throw toolError(
+      'REMOTE_RELAY_UNSUPPORTED',
+      `Relay "${relay.name}" runs OAR ${relay.version}, which has no subscriptions (${SUBSCRIPTIONS_SINCE}); it needs an update. No subscription was made.`,
+      { version: relay.version, needs: SUBSCRIPTIONS_SINCE },
+    );
   }
   const input = { ...subscribeInput(args, context), relay: relay.name };
   const listed = input.sessions.filter((id) => id.toLowerCase() !== 'all');

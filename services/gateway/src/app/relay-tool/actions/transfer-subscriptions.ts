@@ -28,7 +28,8 @@ async function runTransferSubscriptions(args: ToolArguments, context: ActionCont
   const relay = thisRelay(args.relay, context);
   const { caller, sessions } = context;
   const from = args.from.trim();
-  if (from === caller.sessionId) throw toolError('REMOTE_RELAY_INVALID_INPUT', 'transfer_subscriptions: from names this conversation; name the conversation to take them from.');
+  if (from === caller.sessionId)
+    throw toolError('REMOTE_RELAY_INVALID_INPUT', 'transfer_subscriptions: from names this conversation; name the conversation to take them from.');
   const { session } = await readSession(sessions, caller.userId, from, 1);
   const owner = subscriptionOwner(context);
   const request = { userId: caller.userId, watcherSessionId: caller.sessionId, fromSessionId: from };
@@ -37,7 +38,9 @@ async function runTransferSubscriptions(args: ToolArguments, context: ActionCont
   await askApproval(
     {
       title: `Move ${count(planned.length, 'subscription')} of "${session.title}" to this conversation on ${relay}`,
-      lines: planned.map((subscription) => `${subscription.id}: ${subscription.scope === 'all' ? 'all sessions' : subscription.sessions.map((s) => `"${s.title}"`).join(', ')}`),
+      lines: planned.map(
+        (subscription) => `${subscription.id}: ${subscription.scope === 'all' ? 'all sessions' : subscription.sessions.map((s) => `"${s.title}"`).join(', ')}`,
+      ),
       asked: `moving the subscriptions of "${session.title}" here`,
       nothing: 'No subscription was moved.',
     },
@@ -45,5 +48,9 @@ async function runTransferSubscriptions(args: ToolArguments, context: ActionCont
     context,
   );
   const { subscriptions: moved } = await owner.transferSubscriptions({ ...request, dryRun: false });
-  return success(`transfer_subscriptions → ${relay}: ${count(moved.length, 'subscription')} from ${from}`, { from, subscriptions: moved.map(subscriptionView) }, relay);
+  return success(
+    `transfer_subscriptions → ${relay}: ${count(moved.length, 'subscription')} from ${from}`,
+    { from, subscriptions: moved.map(subscriptionView) },
+    relay,
+  );
 }

@@ -36,11 +36,20 @@ async function runUnschedule(args: ToolArguments, context: ActionContext): Promi
   const conversation = await getConversation(sessions, caller.sessionId);
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     await askApproval(
-      { title: `End the schedule "${found.title}" on ${relay}`, lines: [`Schedule: ${found.id}`], asked: `ending the schedule "${found.title}"`, nothing: 'Nothing was ended.' },
+      {
+        title: `End the schedule "${found.title}" on ${relay}`,
+        lines: [`Schedule: ${found.id}`],
+        asked: `ending the schedule "${found.title}"`,
+        nothing: 'Nothing was ended.',
+      },
       conversation,
       context,
     );
   }
-  const ended = answered((await scheduler.endSchedule({ userId: caller.userId, sessionId: caller.sessionId, scheduleId: found.id })).schedule, 'EndSchedule', 'schedule');
+  const ended = answered(
+    (await scheduler.endSchedule({ userId: caller.userId, sessionId: caller.sessionId, scheduleId: found.id })).schedule,
+    'EndSchedule',
+    'schedule',
+  );
   return success(`unschedule → ${relay}: ended "${ended.title}" (${ended.id})`, { schedule: scheduleView(ended) }, relay);
 }

@@ -36,7 +36,8 @@ async function runUnsubscribe(args: ToolArguments, context: ActionContext): Prom
   const ended =
     target.kind === 'paired'
       ? await endThere(target.relay, all ? 'all' : id, context)
-      : (await subscriptionOwner(context).unsubscribe({ userId: caller.userId, watcherSessionId: caller.sessionId, subscriptionId: all ? '' : id, all })).endedIds;
+      : (await subscriptionOwner(context).unsubscribe({ userId: caller.userId, watcherSessionId: caller.sessionId, subscriptionId: all ? '' : id, all }))
+          .endedIds;
   // Those that watched a paired relay are no longer fetched, and end there too.
   for (const endedId of ended) await context.remoteEvents?.closeRemoteSubscription({ subscriptionId: endedId }, { deadlineMs: REMOTE_DEADLINE_MS });
   const summary = all ? `unsubscribe → ${relay}: ${count(ended.length, 'subscription')} ended` : `unsubscribe → ${relay}: ${id} ended`;
@@ -47,15 +48,24 @@ async function runUnsubscribe(args: ToolArguments, context: ActionContext): Prom
 async function endThere(relay: PairedRelay, id: string, context: ActionContext): Promise<string[]> {
   const { caller, sessions } = context;
   const conversation = await getConversation(sessions, caller.sessionId);
-  checkPairedRelayCall({ action: context.action, relay: pairingView(relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+  checkPairedRelayCall({
+    action: context.action,
+    relay: pairingView(relay),
+    unlocks: conversation.unlockedRelays,
+    turnProvenance: conversation.turnProvenance,
+    sendsPrompt: false,
+  });
   const owner = subscriptionOwner(context);
   const { subscriptions } = await owner.listSubscriptions({ userId: caller.userId, watcherSessionId: caller.sessionId });
   const held = subscriptions.filter((subscription) => subscription.endedAt === undefined && subscription.relay === relay.name);
   const chosen = id === 'all' ? held : held.filter((subscription) => subscription.id === id);
-  if (id !== 'all' && chosen.length === 0) throw toolError('REMOTE_RELAY_NOT_FOUND', `This conversation holds no active subscription ${id} on relay "${relay.name}".`);
+  if (id !== 'all' && chosen.length === 0)
+    throw toolError('REMOTE_RELAY_NOT_FOUND', `This conversation holds no active subscription ${id} on relay "${relay.name}".`);
   const ended: string[] = [];
   for (const subscription of chosen) {
-    ended.push(...(await owner.unsubscribe({ userId: caller.userId, watcherSessionId: caller.sessionId, subscriptionId: subscription.id, all: false })).endedIds);
+    ended.push(
+      ...(await owner.unsubscribe({ userId: caller.userId, watcherSessionId: caller.sessionId, subscriptionId: subscription.id, all: false })).endedIds,
+    );
   }
   return ended;
 }

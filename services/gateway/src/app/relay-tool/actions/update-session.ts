@@ -160,7 +160,13 @@ async function serveUpdateSession(args: ToolArguments, context: ActionContext, o
   if (origin.dryRun) return { ...result(context.relayName, args.session, checked), dryRun: true };
   if (checked.needsAllow) {
     const title = change.title === undefined ? settings.title : `session ${shortId(args.session)}`;
-    await askPersonHere(updateSessionCard(context.relayName, title, change, groupOf(settings), false), args.session, { action: 'update_session', args }, origin, context);
+    await askPersonHere(
+      updateSessionCard(context.relayName, title, change, groupOf(settings), false),
+      args.session,
+      { action: 'update_session', args },
+      origin,
+      context,
+    );
   }
   const updated = await context.sessions.updateSession(UpdateSessionRequest.fromPartial({ ...request, allowed: checked.needsAllow, dryRun: false }));
   return result(context.relayName, args.session, updated);

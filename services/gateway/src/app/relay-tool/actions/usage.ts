@@ -42,7 +42,11 @@ async function runUsage(args: ToolArguments, context: ActionContext): Promise<Su
   const tree = treeUsageView((await context.sessions.getTreeUsage({ userId: caller.userId, sessionId: caller.sessionId })).usage);
   const spent = `tree ${tree.rows.length === 0 ? 'spent nothing' : `spent US$${tree.totals.costUsd} and ${tree.totals.inputTokens + tree.totals.outputTokens} tokens in ${tree.totals.turns} turns`}`;
   const note = budgetNote(tree);
-  return success(`usage → ${relay}: ${parts.join(', ')}; ${spent}`, { providers, claudeUsageLimitPaused, tree, ...(note === undefined ? {} : { budgetNote: note }) }, relay);
+  return success(
+    `usage → ${relay}: ${parts.join(', ')}; ${spent}`,
+    { providers, claudeUsageLimitPaused, tree, ...(note === undefined ? {} : { budgetNote: note }) },
+    relay,
+  );
 }
 
 /** The usage report as the usage action and GET /api/v1/usage show it: per provider its status and meters. */
@@ -53,7 +57,13 @@ export function usageReportView(info: GetRelayInfoResponse) {
 }
 
 function untracked(provider: ProviderInfo): ProviderUsage {
-  return { provider: provider.id, status: provider.available ? 'not_tracked' : 'not_set_up', reason: provider.available ? '' : provider.reason, meters: [], pausedUntil: undefined };
+  return {
+    provider: provider.id,
+    status: provider.available ? 'not_tracked' : 'not_set_up',
+    reason: provider.available ? '' : provider.reason,
+    meters: [],
+    pausedUntil: undefined,
+  };
 }
 
 function providerView(usage: ProviderUsage) {

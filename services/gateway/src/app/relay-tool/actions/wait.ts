@@ -56,7 +56,11 @@ async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: Act
   const note = plan.note ? { note: plan.note } : {};
   const pending = await awaitPending(context, plan.waitSeconds);
   if (pending === undefined) {
-    return success(`wait → ${relay} session ${shortId(caller.sessionId)} (your own): nothing arrived within ${plan.waitSeconds} s`, { session: caller.sessionId, arrived: 0, messages: [], ...note }, relay);
+    return success(
+      `wait → ${relay} session ${shortId(caller.sessionId)} (your own): nothing arrived within ${plan.waitSeconds} s`,
+      { session: caller.sessionId, arrived: 0, messages: [], ...note },
+      relay,
+    );
   }
   const read = await readSession(sessions, caller.userId, caller.sessionId, Math.min(READ_LAST_MAX, pending.count), caller.sessionId);
   const { messages, note: cut } = sessionReadView(read);
@@ -71,11 +75,21 @@ async function waitOnOwnConversation(relay: string, plan: WaitPlan, context: Act
 async function serveWait(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   requireArguments(context.action, args, ['session', 'message_id']);
   const plan = planWait('wait', args.wait_seconds, context.settings.maxWaitSeconds);
-  const result = await awaitTurn({ userId: origin.userId, callerSessionId: '', sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds }, context);
+  const result = await awaitTurn(
+    { userId: origin.userId, callerSessionId: '', sessionId: args.session, messageId: args.message_id, waitSeconds: plan.waitSeconds },
+    context,
+  );
   // What the session's tree spent by the time the wait ends: the calling relay counts it in its own tree.
-  return withTreeSpent(waitedResult(context.relayName, result, plan.note, context.openUrlBase), context.sessions, { userId: origin.userId, sessionId: args.session });
+  return withTreeSpent(waitedResult(context.relayName, result, plan.note, context.openUrlBase), context.sessions, {
+    userId: origin.userId,
+    sessionId: args.session,
+  });
 }
 
 function waitedResult(relay: string, result: TurnResult, waitNote: string | undefined, openUrlBase: string | undefined): Success {
-  return success(`wait → ${relay} session ${shortId(result.sessionId)}: ${turnPhrase(result)}`, { ...turnFields(result, openUrlBase), ...(waitNote ? { note: waitNote } : {}) }, relay);
+  return success(
+    `wait → ${relay} session ${shortId(result.sessionId)}: ${turnPhrase(result)}`,
+    { ...turnFields(result, openUrlBase), ...(waitNote ? { note: waitNote } : {}) },
+    relay,
+  );
 }

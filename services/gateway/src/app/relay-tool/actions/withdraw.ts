@@ -32,13 +32,31 @@ async function runWithdraw(args: ToolArguments, context: ActionContext): Promise
   if (target.kind === 'paired') {
     const { caller, sessions } = context;
     const conversation = await getConversation(sessions, caller.sessionId);
-    checkPairedRelayCall({ action: context.action, relay: pairingView(target.relay), unlocks: conversation.unlockedRelays, turnProvenance: conversation.turnProvenance, sendsPrompt: false });
+    checkPairedRelayCall({
+      action: context.action,
+      relay: pairingView(target.relay),
+      unlocks: conversation.unlockedRelays,
+      turnProvenance: conversation.turnProvenance,
+      sendsPrompt: false,
+    });
     const request = { relay: target.relay.name, askingSessionId: caller.sessionId, askId: args.question_id };
-    const withdrawn = answered((await remoteEventsOwner(context).withdrawRemoteAsk(request, { deadlineMs: REMOTE_DEADLINE_MS })).ask, 'WithdrawRemoteAsk', 'ask');
-    return success(`withdraw → ${target.relay.name}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: withdrawn.status }, target.relay.name);
+    const withdrawn = answered(
+      (await remoteEventsOwner(context).withdrawRemoteAsk(request, { deadlineMs: REMOTE_DEADLINE_MS })).ask,
+      'WithdrawRemoteAsk',
+      'ask',
+    );
+    return success(
+      `withdraw → ${target.relay.name}: question ${withdrawn.id} withdrawn`,
+      { question_id: withdrawn.id, status: withdrawn.status },
+      target.relay.name,
+    );
   }
   const relay = ownRelay(args.relay, context);
   const { caller, questions } = context;
-  const withdrawn = answered((await questions.withdrawAsk({ userId: caller.userId, askingSessionId: caller.sessionId, askId: args.question_id })).ask, 'WithdrawAsk', 'ask');
+  const withdrawn = answered(
+    (await questions.withdrawAsk({ userId: caller.userId, askingSessionId: caller.sessionId, askId: args.question_id })).ask,
+    'WithdrawAsk',
+    'ask',
+  );
   return success(`withdraw → ${relay}: question ${withdrawn.id} withdrawn`, { question_id: withdrawn.id, status: askStatusName(withdrawn.status) }, relay);
 }

@@ -3,7 +3,12 @@
  * transactions: main.ts hands it toCardDecided, so adapters/store imports no other adapter.
  */
 import type { CardDecided, CardRaised } from '@relay/proto/relay/question/v1/events';
-import { CardDecider as CardDeciderMessage, CardKind as CardKindMessage, CardStatus as CardStatusMessage, type Card as CardMessage } from '@relay/proto/relay/question/v1/question_service';
+import {
+  CardDecider as CardDeciderMessage,
+  CardKind as CardKindMessage,
+  CardStatus as CardStatusMessage,
+  type Card as CardMessage,
+} from '@relay/proto/relay/question/v1/question_service';
 import type { CardDecider } from '../../../domain/cards.ts';
 import type { Card, CardDecidedEvent, CardKind, CardStatus } from '../../../domain/entities.ts';
 import { invalidInput } from '../../../domain/errors.ts';
@@ -52,7 +57,7 @@ export function cardKindOf(kind: CardKindMessage): string {
 export function deciderOf(decidedBy: CardDeciderMessage, agentSessionId: string): CardDecider {
   if (decidedBy === CardDeciderMessage.CARD_DECIDER_USER && agentSessionId === '') return { kind: 'user' };
   if (decidedBy === CardDeciderMessage.CARD_DECIDER_AGENT && agentSessionId !== '') return { kind: 'agent', sessionId: agentSessionId };
-  throw invalidInput('decided_by must be USER (with no agent_session_id) or AGENT (with the agent\'s agent_session_id)', { field: 'decided_by' });
+  throw invalidInput("decided_by must be USER (with no agent_session_id) or AGENT (with the agent's agent_session_id)", { field: 'decided_by' });
 }
 
 /** The card_decided event. */

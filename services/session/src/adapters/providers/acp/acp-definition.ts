@@ -41,7 +41,12 @@ export const acpDefinition = defineProvider({
 
 /** The program as an absolute path: as given, or the first on PATH; else why not (naming the variable to fix). */
 export function findProgram(program: string, path: string): { path: string; reason: '' } | { path: undefined; reason: string } {
-  const candidates = isAbsolute(program) ? [program] : path.split(delimiter).filter((folder) => folder !== '').map((folder) => join(folder, program));
+  const candidates = isAbsolute(program)
+    ? [program]
+    : path
+        .split(delimiter)
+        .filter((folder) => folder !== '')
+        .map((folder) => join(folder, program));
   const found = candidates.find(isExecutable);
   return found === undefined
     ? { path: undefined, reason: `the ACP agent's program ${program} is not ${isAbsolute(program) ? 'executable' : "on this relay's PATH"} (RELAY_ACP_AGENTS)` }

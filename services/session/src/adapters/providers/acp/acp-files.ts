@@ -42,6 +42,8 @@ function inSandbox(target: FileTarget, argv: string[], stdin: string | undefined
     child.stdin.on('error', () => undefined);
     child.stdin.end(stdin);
     child.once('error', (error: Error) => resolve({ ok: false, output: '', error: error.message }));
-    child.once('close', (code: number | null) => resolve({ ok: code === 0, output: Buffer.concat(output).toString('utf8'), error: Buffer.concat(errors).toString('utf8').trim() }));
+    child.once('close', (code: number | null) =>
+      resolve({ ok: code === 0, output: Buffer.concat(output).toString('utf8'), error: Buffer.concat(errors).toString('utf8').trim() }),
+    );
   });
 }

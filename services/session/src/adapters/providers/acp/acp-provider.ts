@@ -10,7 +10,18 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContext, type McpServer, type NewSessionRequest, type PromptRequest, type SessionConfigOption, type SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  client,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+  type ClientContext,
+  type McpServer,
+  type NewSessionRequest,
+  type PromptRequest,
+  type SessionConfigOption,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import type { Logger } from '@relay/telemetry';
 import type { AcpAgentConfig } from '../../../config.ts';
 import type { CliSandbox, SandboxedCli } from '../../../app/tasks/cli-sandbox.ts';
@@ -79,7 +90,8 @@ export class AcpProvider implements Provider {
 
   availability(): Availability {
     if (this.#o.program.path === undefined) return { available: false, reason: this.#o.program.reason };
-    if (this.#o.sandbox.unavailable !== undefined) return { available: false, reason: `${this.#name} runs only in the relay's sandbox: ${this.#o.sandbox.unavailable}` };
+    if (this.#o.sandbox.unavailable !== undefined)
+      return { available: false, reason: `${this.#name} runs only in the relay's sandbox: ${this.#o.sandbox.unavailable}` };
     return { available: true, reason: '' };
   }
 
@@ -117,7 +129,12 @@ export class AcpProvider implements Provider {
         clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
         clientInfo: { name: 'relay', version: '1' },
       });
-      const relayTool: McpServer = { type: 'http', name: 'relay', url: new URL('/mcp', this.#o.gatewayUrl).toString(), headers: [{ name: 'Authorization', value: `Bearer ${input.token}` }] };
+      const relayTool: McpServer = {
+        type: 'http',
+        name: 'relay',
+        url: new URL('/mcp', this.#o.gatewayUrl).toString(),
+        headers: [{ name: 'Authorization', value: `Bearer ${input.token}` }],
+      };
       const newSession: NewSessionRequest = { cwd: input.session.cwd, mcpServers: init.agentCapabilities?.mcpCapabilities?.http === true ? [relayTool] : [] };
       const session = await running.agent.request('session/new', newSession);
       this.#sessionId = session.sessionId;
@@ -161,7 +178,13 @@ export class AcpProvider implements Provider {
   }
 
   async #record(input: TurnInput, tally: Tally): Promise<void> {
-    await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd: tally.costUsd }, this.#o.logger);
+    await recordTurnUsage(
+      this.#o.usage,
+      this.id,
+      input,
+      { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd: tally.costUsd },
+      this.#o.logger,
+    );
   }
 
   /** Starts the agent's command in the sandbox and connects to it; `turn` undefined: no card, file or terminal is served. */
@@ -169,7 +192,13 @@ export class AcpProvider implements Provider {
     const program = this.#o.program.path!;
     const [, ...args] = this.#o.agent.command;
     // Model discovery (no turn) is no session's: the command runner refuses it, as it runs a process only as a user's.
-    const child = this.#o.sandbox.spawn({ sessionId: input?.session.id, folder: cwd, argv: [program, ...args], env: this.#o.agentEnv, readOnly: [dirname(program), ...(this.#o.agent.readOnly ?? [])] });
+    const child = this.#o.sandbox.spawn({
+      sessionId: input?.session.id,
+      folder: cwd,
+      argv: [program, ...args],
+      env: this.#o.agentEnv,
+      readOnly: [dirname(program), ...(this.#o.agent.readOnly ?? [])],
+    });
     const log = this.#o.logger.child({ provider: this.id, ...(input ? { sessionId: input.session.id } : {}) });
     child.stderr.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'acp agent'));
     child.once('error', (error: Error) => log.warn({ err: error }, 'the ACP agent could not start'));
@@ -199,7 +228,9 @@ export class AcpProvider implements Provider {
       .onNotification('session/update', ({ params }) => {
         if (input === undefined || turn === undefined) return;
         // Applied in arrival order: text deltas must not overtake each other.
-        turn.tally.updates = turn.tally.updates.then(() => onUpdate(input, turn.tally, params.update)).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'an ACP update was lost'));
+        turn.tally.updates = turn.tally.updates
+          .then(() => onUpdate(input, turn.tally, params.update))
+          .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'an ACP update was lost'));
         return turn.tally.updates;
       })
       .onRequest('session/request_permission', async ({ params }) => {
@@ -223,7 +254,9 @@ export class AcpProvider implements Provider {
           }
         }
         await input.emit({ type: 'tool_call', name: 'terminal', input: { command, cwd: folder } });
-        return { terminalId: turn.terminals.create({ folder, command: params.command, args: params.args, env: params.env, outputByteLimit: params.outputByteLimit }) };
+        return {
+          terminalId: turn.terminals.create({ folder, command: params.command, args: params.args, env: params.env, outputByteLimit: params.outputByteLimit }),
+        };
       })
       .onRequest('terminal/output', ({ params }) => turn!.terminals.output(params.terminalId))
       .onRequest('terminal/wait_for_exit', ({ params, signal }) => turn!.terminals.waitForExit(params.terminalId, signal))

@@ -32,7 +32,13 @@ export class AcpTerminals {
   }
 
   /** Starts `command` (with `args`, else through sh -c) in `folder`, inside the sandbox; its id. */
-  create(input: { folder: string; command: string; args?: readonly string[] | undefined; env?: readonly { name: string; value: string }[] | undefined; outputByteLimit?: number | null | undefined }): string {
+  create(input: {
+    folder: string;
+    command: string;
+    args?: readonly string[] | undefined;
+    env?: readonly { name: string; value: string }[] | undefined;
+    outputByteLimit?: number | null | undefined;
+  }): string {
     const argv = input.args === undefined || input.args.length === 0 ? ['sh', '-c', input.command] : [input.command, ...input.args];
     const env = { ...this.#env, ...Object.fromEntries((input.env ?? []).map((variable) => [variable.name, variable.value])) };
     const child = this.#sandbox.spawn({ sessionId: this.#sessionId, folder: input.folder, argv, env });

@@ -14,7 +14,8 @@ export function toolCard(session: RunnableSession, use: ToolUse): ApprovalCardTe
   const agent = `Claude Cloud (${session.model})`;
   const where = [`Repository: ${session.repo || '(none)'}`, `Branch: ${session.branch || "(the repository's default)"}`];
   const command = use.type === 'agent.tool_use' && use.name === 'bash' ? use.input['command'] : undefined;
-  if (typeof command === 'string' && command.trim() !== '') return approvalCardText(`${agent} wants to run a command`, [...where, `Command: ${command}`, `Runs in: ${RUNS_IN}`]);
+  if (typeof command === 'string' && command.trim() !== '')
+    return approvalCardText(`${agent} wants to run a command`, [...where, `Command: ${command}`, `Runs in: ${RUNS_IN}`]);
   const tool = use.type === 'agent.mcp_tool_use' ? `${use.mcp_server_name}/${use.name}` : use.name;
   return approvalCardText(`${agent} wants to use ${tool}`, [...where, `Input: ${JSON.stringify(use.input)}`, `Runs in: ${RUNS_IN}`]);
 }

@@ -41,7 +41,16 @@ import type { UsageLedger } from '../../../app/usage/ports.ts';
 import { recordTurnUsage } from '../../../app/usage/record-turn-usage.ts';
 import type { ClaudeSessionStates } from '../../../app/turns/claude-session-states.ts';
 import type { QuestionCards } from '../../../app/turns/question-cards.ts';
-import { isHandedOver, TurnFailed, type Availability, type ConversationHistory, type Provider, type ResumePoint, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import {
+  isHandedOver,
+  TurnFailed,
+  type Availability,
+  type ConversationHistory,
+  type Provider,
+  type ResumePoint,
+  type TurnInput,
+  type TurnReply,
+} from '../../../app/turns/provider.ts';
 import type { RunnableSession } from '../../../app/turns/turn-store.ts';
 import { askOwner } from '../../../app/turns/ask-owner.ts';
 import { withEarlierConversation } from '../../../app/turns/earlier-conversation.ts';
@@ -73,9 +82,17 @@ export interface ClaudeCloudOptions {
 }
 
 /** Why Claude Cloud cannot run with these settings ('' when it can): the variables it still needs. */
-export function claudeCloudMissing(settings: { ANTHROPIC_API_KEY?: string | undefined; RELAY_CLAUDE_CLOUD_AGENT_ID?: string | undefined; RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID?: string | undefined }): string {
-  const missing = (['ANTHROPIC_API_KEY', 'RELAY_CLAUDE_CLOUD_AGENT_ID', 'RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID'] as const).filter((name) => settings[name] === undefined);
-  return missing.length === 0 ? '' : `Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: ${missing.join(', ')} not configured`;
+export function claudeCloudMissing(settings: {
+  ANTHROPIC_API_KEY?: string | undefined;
+  RELAY_CLAUDE_CLOUD_AGENT_ID?: string | undefined;
+  RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID?: string | undefined;
+}): string {
+  const missing = (['ANTHROPIC_API_KEY', 'RELAY_CLAUDE_CLOUD_AGENT_ID', 'RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID'] as const).filter(
+    (name) => settings[name] === undefined,
+  );
+  return missing.length === 0
+    ? ''
+    : `Claude Cloud needs an Anthropic API key, a Managed Agents agent and a cloud environment: ${missing.join(', ')} not configured`;
 }
 
 type CloudEvent = BetaManagedAgentsStreamSessionEvents | BetaManagedAgentsSessionEvent;
@@ -117,7 +134,11 @@ export class ClaudeCloudProvider implements Provider {
   }
 
   availability(): Availability {
-    const reason = claudeCloudMissing({ ANTHROPIC_API_KEY: this.#o.apiKey, RELAY_CLAUDE_CLOUD_AGENT_ID: this.#o.agentId, RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: this.#o.environmentId });
+    const reason = claudeCloudMissing({
+      ANTHROPIC_API_KEY: this.#o.apiKey,
+      RELAY_CLAUDE_CLOUD_AGENT_ID: this.#o.agentId,
+      RELAY_CLAUDE_CLOUD_ENVIRONMENT_ID: this.#o.environmentId,
+    });
     return { available: reason === '', reason };
   }
 
@@ -148,7 +169,10 @@ export class ClaudeCloudProvider implements Provider {
     try {
       const taken = pointOf(input.resume);
       // The stream carries only what happens after it opens: open it before the message goes, or the history is read.
-      const started = taken === undefined ? await this.#send(client, input, following.signal) : { point: taken, events: await this.#readBack(client, input, taken, following.signal) };
+      const started =
+        taken === undefined
+          ? await this.#send(client, input, following.signal)
+          : { point: taken, events: await this.#readBack(client, input, taken, following.signal) };
       remote = started.point;
       // From here the cloud runs the turn: a stop interrupts it, at once when it came meanwhile.
       input.signal.addEventListener('abort', onAbort, { once: true });
@@ -209,7 +233,8 @@ export class ClaudeCloudProvider implements Provider {
         throw error;
       });
       if (existing !== undefined && existing.status !== 'terminated' && existing.archived_at === null) {
-        if (existing.status === 'running' || existing.status === 'rescheduling') await client.beta.sessions.events.send(existing.id, { events: [{ type: 'user.interrupt' }] });
+        if (existing.status === 'running' || existing.status === 'rescheduling')
+          await client.beta.sessions.events.send(existing.id, { events: [{ type: 'user.interrupt' }] });
         await passToken(client, existing.metadata, input.token);
         return { id: existing.id, costUsdBefore: kept.costUsdTotal, text: message.text };
       }
@@ -225,7 +250,9 @@ export class ClaudeCloudProvider implements Provider {
   async #vault(client: Anthropic, input: TurnInput): Promise<RelayToolVault | undefined> {
     if (this.#o.mcpUrl === undefined) return undefined;
     const vault = await client.beta.vaults.create({ display_name: `relay session ${input.session.id}` });
-    const credential = await client.beta.vaults.credentials.create(vault.id, { auth: { type: 'static_bearer', token: input.token, mcp_server_url: this.#o.mcpUrl } });
+    const credential = await client.beta.vaults.credentials.create(vault.id, {
+      auth: { type: 'static_bearer', token: input.token, mcp_server_url: this.#o.mcpUrl },
+    });
     return { url: this.#o.mcpUrl, vault: vault.id, credential: credential.id };
   }
 
@@ -239,7 +266,15 @@ export class ClaudeCloudProvider implements Provider {
         ...(vault === undefined ? {} : { mcp_servers: [{ type: 'url', name: RELAY_MCP_SERVER, url: vault.url }] }),
         tools: [
           { type: 'agent_toolset_20260401', default_config: { enabled: true, permission_policy: { type: 'always_ask' } } },
-          ...(vault === undefined ? [] : [{ type: 'mcp_toolset' as const, mcp_server_name: RELAY_MCP_SERVER, default_config: { enabled: true, permission_policy: { type: 'always_allow' as const } } }]),
+          ...(vault === undefined
+            ? []
+            : [
+                {
+                  type: 'mcp_toolset' as const,
+                  mcp_server_name: RELAY_MCP_SERVER,
+                  default_config: { enabled: true, permission_policy: { type: 'always_allow' as const } },
+                },
+              ]),
         ],
       },
       environment_id: this.#o.environmentId!,
@@ -257,7 +292,9 @@ export class ClaudeCloudProvider implements Provider {
                 ...(this.#o.githubToken === undefined ? {} : { authorization_token: this.#o.githubToken }),
               },
             ],
-      ...(this.#o.budgetUsd === undefined ? {} : { budget: { type: 'limit', max_list_cost: { amount: String(Math.round(this.#o.budgetUsd * 100)), currency: 'USD' } } }),
+      ...(this.#o.budgetUsd === undefined
+        ? {}
+        : { budget: { type: 'limit', max_list_cost: { amount: String(Math.round(this.#o.budgetUsd * 100)), currency: 'USD' } } }),
     };
   }
 
@@ -283,7 +320,11 @@ export class ClaudeCloudProvider implements Provider {
         }
         case 'agent.tool_use':
         case 'agent.mcp_tool_use':
-          await input.emit({ type: 'tool_call', name: event.type === 'agent.mcp_tool_use' ? `${event.mcp_server_name}/${event.name}` : event.name, input: event.input });
+          await input.emit({
+            type: 'tool_call',
+            name: event.type === 'agent.mcp_tool_use' ? `${event.mcp_server_name}/${event.name}` : event.name,
+            input: event.input,
+          });
           if (event.evaluated_permission === 'ask') asked.set(event.id, event);
           break;
         case 'span.model_request_end':
@@ -325,7 +366,11 @@ export class ClaudeCloudProvider implements Provider {
       // A call the relay did not see ask (or cannot show whole) is never allowed.
       const allowed = card !== undefined && (await askOwner(input, this.#o.cards, card, this.#o.logger, `${input.message.id}:${id}`));
       await client.beta.sessions.events.send(point.cloudSession, {
-        events: [allowed ? { type: 'user.tool_confirmation', tool_use_id: id, result: 'allow' } : { type: 'user.tool_confirmation', tool_use_id: id, result: 'deny', deny_message: 'The user did not allow this on the relay: it did not run.' }],
+        events: [
+          allowed
+            ? { type: 'user.tool_confirmation', tool_use_id: id, result: 'allow' }
+            : { type: 'user.tool_confirmation', tool_use_id: id, result: 'deny', deny_message: 'The user did not allow this on the relay: it did not run.' },
+        ],
       });
       tally.confirmed.add(id);
       if (point.message !== '') await input.emit({ type: 'resume_point', point: { ...point }, parked: false });
@@ -336,7 +381,9 @@ export class ClaudeCloudProvider implements Provider {
   async #account(input: TurnInput, remote: CloudPoint, tally: Tally): Promise<void> {
     const costUsd = tally.listCostUsd === undefined ? null : Math.max(0, tally.listCostUsd - remote.costUsdBefore);
     if (tally.listCostUsd !== undefined) {
-      await this.#o.states.set(input.session.id, { resumeId: remote.cloudSession, costUsdTotal: tally.listCostUsd }).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'could not keep the Claude Cloud session’s cost'));
+      await this.#o.states
+        .set(input.session.id, { resumeId: remote.cloudSession, costUsdTotal: tally.listCostUsd })
+        .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'could not keep the Claude Cloud session’s cost'));
     }
     if (tally.inputTokens + tally.outputTokens > 0 || (costUsd ?? 0) > 0) {
       await recordTurnUsage(this.#o.usage, this.id, input, { inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, costUsd }, this.#o.logger);
@@ -362,7 +409,8 @@ async function passToken(client: Anthropic, metadata: Readonly<Record<string, st
 function pointOf(resume: ResumePoint | undefined): CloudPoint | undefined {
   if (resume === undefined) return undefined;
   const { cloudSession, message, costUsdBefore } = resume;
-  if (typeof cloudSession !== 'string' || typeof message !== 'string' || typeof costUsdBefore !== 'number') throw new TurnFailed('Claude Cloud: the turn was handed over with a resume point it cannot read');
+  if (typeof cloudSession !== 'string' || typeof message !== 'string' || typeof costUsdBefore !== 'number')
+    throw new TurnFailed('Claude Cloud: the turn was handed over with a resume point it cannot read');
   return { cloudSession, message, costUsdBefore };
 }
 
@@ -380,6 +428,7 @@ function endTurn(event: BetaManagedAgentsSessionStatusIdleEvent, tally: Tally): 
     if (tally.text === '') tally.text = `Claude declined to answer${event.stop_details?.explanation ? `: ${event.stop_details.explanation}` : '.'}`;
     return;
   }
-  if (reason === 'budget_reached') throw new TurnFailed("Claude Cloud: the session's budget is used up (RELAY_CLAUDE_CLOUD_BUDGET_USD); nothing more runs in it");
+  if (reason === 'budget_reached')
+    throw new TurnFailed("Claude Cloud: the session's budget is used up (RELAY_CLAUDE_CLOUD_BUDGET_USD); nothing more runs in it");
   throw new TurnFailed(`Claude Cloud: a model request failed and was not retried${tally.lastError === '' ? '' : `: ${tally.lastError}`}`);
 }

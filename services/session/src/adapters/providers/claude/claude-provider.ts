@@ -19,7 +19,16 @@ import { dirname } from 'node:path';
 import type { CanUseTool, Options, PermissionResult, SDKMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Logger } from '@relay/telemetry';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
-import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type ResumePoint, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import {
+  ALWAYS_AVAILABLE,
+  TurnFailed,
+  type Availability,
+  type ConversationHistory,
+  type Provider,
+  type ResumePoint,
+  type TurnInput,
+  type TurnReply,
+} from '../../../app/turns/provider.ts';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
 import type { CliSandbox } from '../../../app/tasks/cli-sandbox.ts';
 import { approvalCardText } from '../../../app/turns/command-card.ts';
@@ -158,7 +167,8 @@ export class ClaudeProvider implements Provider {
 
   async startTurn(input: TurnInput): Promise<TurnReply> {
     const { billing, executable } = this.#o;
-    if (billing === undefined || executable.path === undefined) throw new TurnFailed(`${this.id} is not available on this relay: ${this.availability().reason}`);
+    if (billing === undefined || executable.path === undefined)
+      throw new TurnFailed(`${this.id} is not available on this relay: ${this.availability().reason}`);
     const handedOver = handedOverState(input.resume);
     const stored = handedOver ?? (await this.#o.states.get(input.session.id));
     const resumable = stored !== undefined && (await this.#o.hasTranscript(stored.resumeId, input.session.cwd));
@@ -189,7 +199,13 @@ export class ClaudeProvider implements Provider {
       stderr: (data) => log.debug({ stderr: data.trimEnd() }, 'claude code'),
       spawnClaudeCodeProcess: (spawnOptions) => {
         const folder = spawnOptions.cwd ?? input.session.cwd;
-        const child = this.#o.sandbox.spawn({ sessionId: input.session.id, folder, argv: [spawnOptions.command, ...spawnOptions.args], env: spawnOptions.env, readOnly: [dirname(executable.path!)] });
+        const child = this.#o.sandbox.spawn({
+          sessionId: input.session.id,
+          folder,
+          argv: [spawnOptions.command, ...spawnOptions.args],
+          env: spawnOptions.env,
+          readOnly: [dirname(executable.path!)],
+        });
         spawnOptions.signal?.addEventListener('abort', () => child.kill('SIGTERM'), { once: true });
         return child;
       },
@@ -248,13 +264,7 @@ export class ClaudeProvider implements Provider {
   }
 
   /** One SDK message: text deltas, tool calls and sub-agents go out as events; a result ends the turn. */
-  async #handle(
-    message: SDKMessage,
-    input: TurnInput,
-    turn: TurnTally,
-    subagents: TurnSubagents,
-    prompt: PromptQueue,
-  ): Promise<Handled> {
+  async #handle(message: SDKMessage, input: TurnInput, turn: TurnTally, subagents: TurnSubagents, prompt: PromptQueue): Promise<Handled> {
     const next = { ...turn, resumeId: 'session_id' in message && typeof message.session_id === 'string' ? message.session_id : turn.resumeId };
     if (next.resumeId !== undefined && next.resumeId !== turn.resumeId) {
       // Claude Code's session now holds this turn's message: another replica can go on in it (never parked: Claude
@@ -300,7 +310,8 @@ export class ClaudeProvider implements Provider {
           ...next,
           costUsdTotal: message.total_cost_usd,
           costUsd: turn.costUsd + costUsd,
-          inputTokens: turn.inputTokens + message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0),
+          inputTokens:
+            turn.inputTokens + message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0),
           outputTokens: turn.outputTokens + message.usage.output_tokens,
         };
         if (message.subtype !== 'success' || message.is_error) {
@@ -338,7 +349,8 @@ export class ClaudeProvider implements Provider {
       }
       const title = options.title ?? `Claude wants to use ${toolName}${options.decisionReason ? ` (${options.decisionReason})` : ''}`;
       const card = approvalCardText(title, [...permissionFields(cwd, toolName, toolInput), `Runs in: ${this.#o.tasks.where(cwd)}`]);
-      if (card === undefined) return { behavior: 'deny', message: `The ${toolName} call is too long to show the user on a card; it was not run. Make it shorter.` };
+      if (card === undefined)
+        return { behavior: 'deny', message: `The ${toolName} call is too long to show the user on a card; it was not run. Make it shorter.` };
       const answer = await this.#ask(input, { kind: 'approval', userId, sessionId, ...card }, options.signal);
       if (answer !== APPROVAL_ANSWERS.allowed) return { behavior: 'deny', message: 'The user chose Deny.' };
       const background = backgroundBashCall(toolName, toolInput);

@@ -12,9 +12,7 @@ export const RELAY_MCP_SERVER = 'relay';
 export const RELAY_TOOL_FOR_CLAUDE = `mcp__${RELAY_MCP_SERVER}__relay_tool`;
 
 /** The two billings of Claude Code and the one credential each passes to it. */
-export type ClaudeBilling =
-  | { provider: 'claude'; oauthToken: string }
-  | { provider: 'claude-api'; apiKey: string };
+export type ClaudeBilling = { provider: 'claude'; oauthToken: string } | { provider: 'claude-api'; apiKey: string };
 
 export interface ClaudeQueryInput {
   billing: ClaudeBilling;
@@ -46,9 +44,7 @@ const EFFORTS = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
 /** The query() options of one turn, without the host's callbacks (canUseTool, abortController, stderr). */
 export function buildClaudeQueryOptions(input: ClaudeQueryInput): Options {
   const { billing, session } = input;
-  const env: Record<string, string | undefined> = Object.fromEntries(
-    Object.entries(input.baseEnv).filter(([name]) => !CREDENTIAL_VARIABLES.includes(name)),
-  );
+  const env: Record<string, string | undefined> = Object.fromEntries(Object.entries(input.baseEnv).filter(([name]) => !CREDENTIAL_VARIABLES.includes(name)));
   if (billing.provider === 'claude') env['CLAUDE_CODE_OAUTH_TOKEN'] = billing.oauthToken;
   else env['ANTHROPIC_API_KEY'] = billing.apiKey;
 

@@ -66,6 +66,8 @@ export class TurnSubagents {
   }
 
   async #end(taskId: string, status: 'completed' | 'failed' | 'stopped', reason: string): Promise<void> {
-    await this.#log.end(taskId, status, reason).catch((error: unknown) => this.#logger.warn({ err: error, taskId }, 'could not record the sub-agent task’s end'));
+    await this.#log
+      .end(taskId, status, reason)
+      .catch((error: unknown) => this.#logger.warn({ err: error, taskId }, 'could not record the sub-agent task’s end'));
   }
 }

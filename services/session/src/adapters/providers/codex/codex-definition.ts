@@ -62,7 +62,9 @@ const TARGETS: Readonly<Record<string, string>> = {
 /** The CLI configured (when executable), else the one Codex's SDK brings for this platform (when installed); else why not. */
 function findCli(configured: string | undefined): CodexProviderOptions['cli'] {
   if (configured !== undefined) {
-    return isExecutable(configured) ? { path: configured, folder: dirname(configured), reason: '' } : { path: undefined, reason: `the Codex CLI ${configured} is not executable (RELAY_CODEX_CLI_PATH)` };
+    return isExecutable(configured)
+      ? { path: configured, folder: dirname(configured), reason: '' }
+      : { path: undefined, reason: `the Codex CLI ${configured} is not executable (RELAY_CODEX_CLI_PATH)` };
   }
   const platform = `${process.platform}-${process.arch}`;
   const target = TARGETS[platform];

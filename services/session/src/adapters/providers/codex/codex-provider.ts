@@ -108,7 +108,8 @@ export class CodexProvider implements Provider {
   availability(): Availability {
     if (this.#o.endpoint === undefined) return { available: false, reason: this.#o.notConfigured };
     if (this.#o.cli.path === undefined) return { available: false, reason: this.#o.cli.reason };
-    if (this.#o.sandbox.unavailable !== undefined) return { available: false, reason: `Codex runs only in the relay's sandbox: ${this.#o.sandbox.unavailable}` };
+    if (this.#o.sandbox.unavailable !== undefined)
+      return { available: false, reason: `Codex runs only in the relay's sandbox: ${this.#o.sandbox.unavailable}` };
     return { available: true, reason: '' };
   }
 
@@ -125,7 +126,11 @@ export class CodexProvider implements Provider {
     const tally: Tally = { thread: undefined, messages: [], tokens: new Map(), reports: Promise.resolve(), changes: new Map() };
     const { cwd, model } = input.session;
     const child = this.#spawn(input);
-    const exit = new Promise<never>((_, reject) => child.once('close', (code: number | null, signal: string | null) => reject(new TurnFailed(`Codex exited before its turn ended (${signal ?? `exit ${code}`})`))));
+    const exit = new Promise<never>((_, reject) =>
+      child.once('close', (code: number | null, signal: string | null) =>
+        reject(new TurnFailed(`Codex exited before its turn ended (${signal ?? `exit ${code}`})`)),
+      ),
+    );
     exit.catch(() => undefined); // Read only while the turn runs.
     let ended!: (turn: CodexTurn) => void;
     const completed = new Promise<CodexTurn>((resolve) => (ended = resolve));
@@ -157,7 +162,13 @@ export class CodexProvider implements Provider {
       // Codex asks before every command and file change. Read-only keeps the folder an untrusted project (its own
       // .codex configuration, hooks and rules are not loaded: they could start processes no card allowed); the turn
       // then runs in an external sandbox, the relay's, which encloses the CLI and its commands.
-      const started = await connection.request<{ thread: { id: string } }>('thread/start', { model, cwd, sandbox: 'read-only', approvalPolicy: 'untrusted', ephemeral: true });
+      const started = await connection.request<{ thread: { id: string } }>('thread/start', {
+        model,
+        cwd,
+        sandbox: 'read-only',
+        approvalPolicy: 'untrusted',
+        ephemeral: true,
+      });
       tally.thread = started.thread.id;
       const earlier = await this.#o.history(input.session.id, input.message.id);
       const prompt = [{ type: 'text', text: withEarlierConversation(earlier, input.message.text), text_elements: [] }];
@@ -265,7 +276,12 @@ export class CodexProvider implements Provider {
   async #askCommand(input: TurnInput, params: unknown): Promise<boolean> {
     const asked = params as { command?: string | null; cwd?: string | null; reason?: string | null };
     const folder = asked.cwd ?? input.session.cwd;
-    const text = commandCard({ agent: this.#agent(input), cwd: folder, command: asked.command ?? '(not given)', runsIn: this.#o.sandbox.where(input.session.cwd) });
+    const text = commandCard({
+      agent: this.#agent(input),
+      cwd: folder,
+      command: asked.command ?? '(not given)',
+      runsIn: this.#o.sandbox.where(input.session.cwd),
+    });
     return this.#ask(input, text);
   }
 
@@ -292,7 +308,10 @@ export class CodexProvider implements Provider {
 
   /** Records the tokens of the turn's threads, if it used any. */
   async #record(input: TurnInput, tally: Tally): Promise<void> {
-    const used = [...tally.tokens.values()].reduce((sum, thread) => ({ inputTokens: sum.inputTokens + thread.inputTokens, outputTokens: sum.outputTokens + thread.outputTokens }), { inputTokens: 0, outputTokens: 0 });
+    const used = [...tally.tokens.values()].reduce(
+      (sum, thread) => ({ inputTokens: sum.inputTokens + thread.inputTokens, outputTokens: sum.outputTokens + thread.outputTokens }),
+      { inputTokens: 0, outputTokens: 0 },
+    );
     if (used.inputTokens + used.outputTokens > 0) await recordTurnUsage(this.#o.usage, this.id, input, { ...used, costUsd: null }, this.#o.logger);
   }
 }
@@ -300,7 +319,9 @@ export class CodexProvider implements Provider {
 /** A value as TOML reads it on the CLI's command line (`-c key=value`): JSON's strings are TOML's, its objects inline tables. */
 function toml(value: string | Record<string, string>): string {
   if (typeof value === 'string') return JSON.stringify(value);
-  return `{ ${Object.entries(value).map(([key, inner]) => `${key} = ${JSON.stringify(inner)}`).join(', ')} }`;
+  return `{ ${Object.entries(value)
+    .map(([key, inner]) => `${key} = ${JSON.stringify(inner)}`)
+    .join(', ')} }`;
 }
 
 function kill(child: SandboxedCli): void {

@@ -15,7 +15,8 @@ export const RUN_COMMAND_PARAMETERS = {
   additionalProperties: false,
 };
 
-export const RUN_COMMAND_DESCRIPTION = "Runs a shell command (sh -c) in the session's folder, inside the relay's sandbox, once the user allows it on a card; returns its exit code and output.";
+export const RUN_COMMAND_DESCRIPTION =
+  "Runs a shell command (sh -c) in the session's folder, inside the relay's sandbox, once the user allows it on a card; returns its exit code and output.";
 
 /** What a command's output is cut to before the model reads it. */
 const OUTPUT_CHARS = 20_000;
@@ -31,7 +32,12 @@ export function commandArgument(args: unknown): string | undefined {
  * with exactly `env`; killed when `signal` aborts. Its exit code and output (stdout and stderr as they came, cut to
  * OUTPUT_CHARS) as the model reads them.
  */
-export async function runInSandbox(sandbox: CliSandbox, where: { sessionId: string; folder: string; env: Readonly<Record<string, string>> }, command: string, signal: AbortSignal): Promise<string> {
+export async function runInSandbox(
+  sandbox: CliSandbox,
+  where: { sessionId: string; folder: string; env: Readonly<Record<string, string>> },
+  command: string,
+  signal: AbortSignal,
+): Promise<string> {
   if (sandbox.unavailable !== undefined) return `The command did not run: ${sandbox.unavailable}.`;
   if (signal.aborted) return 'The command did not run: the turn was stopped.';
   const child = sandbox.spawn({ ...where, argv: ['sh', '-c', command] });
@@ -47,7 +53,9 @@ export async function runInSandbox(sandbox: CliSandbox, where: { sessionId: stri
   try {
     return await new Promise<string>((resolve) => {
       child.once('error', (error: Error) => resolve(`The command did not run: ${error.message}`));
-      child.once('close', (code: number | null, killedBy: string | null) => resolve(`${killedBy === null ? `exit ${code}` : `killed (${killedBy})`}\n${output.slice(0, OUTPUT_CHARS)}`));
+      child.once('close', (code: number | null, killedBy: string | null) =>
+        resolve(`${killedBy === null ? `exit ${code}` : `killed (${killedBy})`}\n${output.slice(0, OUTPUT_CHARS)}`),
+      );
     });
   } finally {
     signal.removeEventListener('abort', kill);

@@ -61,5 +61,8 @@ export function findCopilotRuntime(configured: string | undefined): CopilotProvi
   } catch {
     // Not installed: npm skips an optional package for another platform.
   }
-  return { path: undefined, reason: `the Copilot runtime for this machine (${platformPackage}) is not installed, or not executable; set RELAY_COPILOT_CLI_PATH to a Copilot CLI` };
+  return {
+    path: undefined,
+    reason: `the Copilot runtime for this machine (${platformPackage}) is not installed, or not executable; set RELAY_COPILOT_CLI_PATH to a Copilot CLI`,
+  };
 }

@@ -13,7 +13,15 @@
  * The tokens it reports are recorded in usage.
  */
 import { dirname } from 'node:path';
-import { CopilotClient, RuntimeConnection, ToolSet, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionEvent } from '@github/copilot-sdk';
+import {
+  CopilotClient,
+  RuntimeConnection,
+  ToolSet,
+  type CopilotSession,
+  type PermissionRequest,
+  type PermissionRequestResult,
+  type SessionEvent,
+} from '@github/copilot-sdk';
 import type { Logger } from '@relay/telemetry';
 import type { CliSandbox } from '../../../app/tasks/cli-sandbox.ts';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
@@ -83,7 +91,11 @@ export class CopilotProvider implements Provider {
   }
 
   availability(): Availability {
-    if (this.#o.byok === undefined && this.#o.token === undefined) return { available: false, reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)' };
+    if (this.#o.byok === undefined && this.#o.token === undefined)
+      return {
+        available: false,
+        reason: 'GitHub Copilot token not configured (COPILOT_GITHUB_TOKEN), nor a bring-your-own-key endpoint (RELAY_COPILOT_BASE_URL)',
+      };
     if (this.#o.runtime.reason !== '') return { available: false, reason: this.#o.runtime.reason };
     // The runtime never runs unconfined.
     if (this.#o.sandbox.unavailable !== undefined) return { available: false, reason: this.#o.sandbox.unavailable };
@@ -122,9 +134,16 @@ export class CopilotProvider implements Provider {
         streaming: true,
         workingDirectory: input.session.cwd,
         infiniteSessions: { enabled: false },
-        ...(this.#o.byok === undefined ? {} : { provider: { type: 'openai', baseUrl: this.#o.byok.baseUrl, ...(this.#o.byok.apiKey === undefined ? {} : { apiKey: this.#o.byok.apiKey }) } }),
+        ...(this.#o.byok === undefined
+          ? {}
+          : { provider: { type: 'openai', baseUrl: this.#o.byok.baseUrl, ...(this.#o.byok.apiKey === undefined ? {} : { apiKey: this.#o.byok.apiKey }) } }),
         mcpServers: {
-          [RELAY_MCP_SERVER]: { type: 'http', url: new URL('/mcp', this.#o.gatewayUrl).toString(), headers: { Authorization: `Bearer ${input.token}` }, tools: [RELAY_TOOL] },
+          [RELAY_MCP_SERVER]: {
+            type: 'http',
+            url: new URL('/mcp', this.#o.gatewayUrl).toString(),
+            headers: { Authorization: `Bearer ${input.token}` },
+            tools: [RELAY_TOOL],
+          },
         },
         availableTools: new ToolSet().addCustom(RUN_COMMAND_TOOL).addMcp(RELAY_TOOL_FOR_COPILOT),
         tools: [
@@ -133,7 +152,13 @@ export class CopilotProvider implements Provider {
             description: RUN_COMMAND_DESCRIPTION,
             parameters: RUN_COMMAND_PARAMETERS,
             // Asked only after the owner's Allow (onPermissionRequest).
-            handler: (args: unknown) => runInSandbox(this.#o.sandbox, { sessionId: input.session.id, folder: input.session.cwd, env: this.#o.commandEnv }, commandArgument(args) ?? 'true', input.signal),
+            handler: (args: unknown) =>
+              runInSandbox(
+                this.#o.sandbox,
+                { sessionId: input.session.id, folder: input.session.cwd, env: this.#o.commandEnv },
+                commandArgument(args) ?? 'true',
+                input.signal,
+              ),
           },
         ],
         onPermissionRequest: (request) => this.#decide(input, request),
@@ -151,7 +176,9 @@ export class CopilotProvider implements Provider {
       if (input.signal.aborted) throw input.signal.reason;
       if (error instanceof TurnFailed) throw error;
       const why = runtime.failure();
-      throw new TurnFailed(`Copilot: ${error instanceof Error ? error.message : String(error)}${why === undefined ? '' : ` (the runtime: ${why})`}`, { cause: error });
+      throw new TurnFailed(`Copilot: ${error instanceof Error ? error.message : String(error)}${why === undefined ? '' : ` (the runtime: ${why})`}`, {
+        cause: error,
+      });
     } finally {
       input.signal.removeEventListener('abort', onAbort);
       if (killed !== undefined) clearTimeout(killed);
@@ -223,9 +250,15 @@ export class CopilotProvider implements Provider {
     const text =
       command !== undefined
         ? commandCard({ agent, cwd, command, runsIn: this.#o.sandbox.where(cwd) })
-        : approvalCardText(`${agent} wants to use ${typeof asked.toolName === 'string' ? asked.toolName : asked.kind}`, [`Folder: ${cwd}`, `Kind: ${asked.kind}`, `Input: ${JSON.stringify(asked.args ?? {})}`]);
-    if (command !== undefined && this.#o.sandbox.unavailable !== undefined) return { kind: 'reject', feedback: 'No sandbox can be had on this relay: the command did not run.' };
-    if (text === undefined || !(await askOwner(input, this.#o.cards, text, this.#o.logger))) return { kind: 'reject', feedback: 'The user did not allow this: it did not run.' };
+        : approvalCardText(`${agent} wants to use ${typeof asked.toolName === 'string' ? asked.toolName : asked.kind}`, [
+            `Folder: ${cwd}`,
+            `Kind: ${asked.kind}`,
+            `Input: ${JSON.stringify(asked.args ?? {})}`,
+          ]);
+    if (command !== undefined && this.#o.sandbox.unavailable !== undefined)
+      return { kind: 'reject', feedback: 'No sandbox can be had on this relay: the command did not run.' };
+    if (text === undefined || !(await askOwner(input, this.#o.cards, text, this.#o.logger)))
+      return { kind: 'reject', feedback: 'The user did not allow this: it did not run.' };
     return { kind: 'approve-once' };
   }
 

@@ -18,7 +18,7 @@ import type { CliSandbox, SandboxedCli } from '../../../app/tasks/cli-sandbox.ts
  * runtime's arguments and environment, then its stdin; what comes back is its stdout. It ends when the socket does.
  */
 const BRIDGE = [
-  "const [socketPath, ...args] = process.argv.slice(1);",
+  'const [socketPath, ...args] = process.argv.slice(1);',
   "const socket = require('node:net').connect(socketPath);",
   "socket.write(JSON.stringify({ args, env: process.env }) + '\\n');",
   'process.stdin.pipe(socket);',
@@ -50,7 +50,13 @@ export interface SandboxedRuntime {
  * Listens for one bridge on a fresh socket; its runtime is `argv` followed by the SDK's arguments, started for the
  * session in `folder` with the SDK's environment (which holds none of the relay's: the SDK's `env` and what it adds).
  */
-export async function sandboxedRuntime(input: { sandbox: CliSandbox; sessionId: string; folder: string; argv: readonly string[]; readOnly: readonly string[] }): Promise<SandboxedRuntime> {
+export async function sandboxedRuntime(input: {
+  sandbox: CliSandbox;
+  sessionId: string;
+  folder: string;
+  argv: readonly string[];
+  readOnly: readonly string[];
+}): Promise<SandboxedRuntime> {
   // mkdtemp makes it 0700: no other user of this machine reaches the socket.
   const dir = await mkdtemp(join(tmpdir(), 'relay-copilot-'));
   const socketPath = join(dir, 'runtime.sock');
@@ -74,7 +80,13 @@ export async function sandboxedRuntime(input: { sandbox: CliSandbox; sessionId: 
     );
   });
   const start = (socket: Socket, args: readonly string[], env: Record<string, string>): SandboxedCli => {
-    const cli = input.sandbox.spawn({ sessionId: input.sessionId, folder: input.folder, argv: [...IN_SANDBOX_HOME, ...input.argv, ...args], env, readOnly: input.readOnly });
+    const cli = input.sandbox.spawn({
+      sessionId: input.sessionId,
+      folder: input.folder,
+      argv: [...IN_SANDBOX_HOME, ...input.argv, ...args],
+      env,
+      readOnly: input.readOnly,
+    });
     cli.once('error', (error: Error) => {
       refusal = error.message;
       socket.destroy();

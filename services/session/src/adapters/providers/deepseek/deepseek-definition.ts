@@ -19,6 +19,14 @@ export const deepSeekDefinition = defineProvider({
   plugIns: (config, ports) =>
     config.DEEPSEEK_API_KEY === undefined
       ? []
-      : [openAIPlugIn(config, ports, { id: 'deepseek', baseUrl: config.RELAY_DEEPSEEK_BASE_URL, apiKey: config.DEEPSEEK_API_KEY, models: config.RELAY_DEEPSEEK_MODELS, prices: config.RELAY_DEEPSEEK_PRICES })],
+      : [
+          openAIPlugIn(config, ports, {
+            id: 'deepseek',
+            baseUrl: config.RELAY_DEEPSEEK_BASE_URL,
+            apiKey: config.DEEPSEEK_API_KEY,
+            models: config.RELAY_DEEPSEEK_MODELS,
+            prices: config.RELAY_DEEPSEEK_PRICES,
+          }),
+        ],
   prices: (config) => ({ deepseek: config.RELAY_DEEPSEEK_PRICES }),
 });

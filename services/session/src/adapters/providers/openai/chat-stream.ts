@@ -59,7 +59,12 @@ export class ChatStreamReader {
   answer(): ChatAnswer {
     if (this.#buffer.trim() !== '') this.#line(this.#buffer.trim());
     this.#buffer = '';
-    return { content: this.#content, toolCalls: [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call), finishReason: this.#finishReason, usage: this.#usage };
+    return {
+      content: this.#content,
+      toolCalls: [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+      finishReason: this.#finishReason,
+      usage: this.#usage,
+    };
   }
 
   #line(line: string): void {

@@ -12,7 +12,10 @@ export interface FunctionTool {
 
 /** The gateway's tools, their JSON schemas as function parameters. */
 export async function functionTools(mcp: GatewayMcp, signal: AbortSignal): Promise<FunctionTool[]> {
-  return (await mcp.tools(signal)).map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+  return (await mcp.tools(signal)).map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  }));
 }
 
 /** Calls a tool and returns its text content (a refusal's too: the model reads it). */

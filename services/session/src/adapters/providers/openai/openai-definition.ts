@@ -7,7 +7,11 @@ import { defineProvider, type ProviderPorts } from '../define-provider.ts';
 import { OpenAIProvider } from './openai-provider.ts';
 
 /** An OpenAI-compatible plug-in (deepseek's too). */
-export function openAIPlugIn(config: Config, ports: ProviderPorts, endpoint: { id: string; baseUrl: string; apiKey: string | undefined; models: string[] | undefined; prices: OpenAIPrices }): OpenAIProvider {
+export function openAIPlugIn(
+  config: Config,
+  ports: ProviderPorts,
+  endpoint: { id: string; baseUrl: string; apiKey: string | undefined; models: string[] | undefined; prices: OpenAIPrices },
+): OpenAIProvider {
   return new OpenAIProvider({
     id: endpoint.id,
     baseUrl: endpoint.baseUrl,
@@ -49,8 +53,21 @@ export const openAIDefinition = defineProvider({
   plugIns: (config, ports) => [
     ...(config.RELAY_OPENAI_BASE_URL === undefined
       ? []
-      : [openAIPlugIn(config, ports, { id: 'openai', baseUrl: config.RELAY_OPENAI_BASE_URL, apiKey: config.RELAY_OPENAI_API_KEY, models: config.RELAY_OPENAI_MODELS, prices: config.RELAY_OPENAI_PRICES })]),
-    ...config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => openAIPlugIn(config, ports, { ...endpoint, apiKey: endpoint.apiKey, models: endpoint.models, prices: endpoint.prices })),
+      : [
+          openAIPlugIn(config, ports, {
+            id: 'openai',
+            baseUrl: config.RELAY_OPENAI_BASE_URL,
+            apiKey: config.RELAY_OPENAI_API_KEY,
+            models: config.RELAY_OPENAI_MODELS,
+            prices: config.RELAY_OPENAI_PRICES,
+          }),
+        ]),
+    ...config.RELAY_OPENAI_ENDPOINTS.map((endpoint) =>
+      openAIPlugIn(config, ports, { ...endpoint, apiKey: endpoint.apiKey, models: endpoint.models, prices: endpoint.prices }),
+    ),
   ],
-  prices: (config) => ({ openai: config.RELAY_OPENAI_PRICES, ...Object.fromEntries(config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => [endpoint.id, endpoint.prices])) }),
+  prices: (config) => ({
+    openai: config.RELAY_OPENAI_PRICES,
+    ...Object.fromEntries(config.RELAY_OPENAI_ENDPOINTS.map((endpoint) => [endpoint.id, endpoint.prices])),
+  }),
 });

@@ -13,7 +13,15 @@ import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards
 import { commandRefused } from '../script/script-provider.ts';
 import { turnCostUsd, type ModelPrice, type TokensUsed } from '../../../domain/usage/turn-cost.ts';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
-import { ALWAYS_AVAILABLE, TurnFailed, type Availability, type ConversationHistory, type Provider, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import {
+  ALWAYS_AVAILABLE,
+  TurnFailed,
+  type Availability,
+  type ConversationHistory,
+  type Provider,
+  type TurnInput,
+  type TurnReply,
+} from '../../../app/turns/provider.ts';
 import { ChatStreamReader, type ChatAnswer } from './chat-stream.ts';
 import { discoverModels } from './discover-models.ts';
 import { GatewayMcp } from '../gateway-mcp.ts';
@@ -62,7 +70,6 @@ const RUN_COMMAND: FunctionTool = {
     },
   },
 };
-
 
 type ChatMessage =
   | { role: 'user' | 'system'; content: string }
@@ -151,9 +158,11 @@ export class OpenAIProvider implements Provider {
     } catch {
       return JSON.stringify({ ok: false, error: `the arguments of ${name} are not JSON: ${json.slice(0, 200)}` });
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return JSON.stringify({ ok: false, error: `the arguments of ${name} must be a JSON object` });
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return JSON.stringify({ ok: false, error: `the arguments of ${name} must be a JSON object` });
     await input.emit({ type: 'tool_call', name, input: args });
-    if (name === RUN_COMMAND_TOOL && this.#options.commands !== undefined) return JSON.stringify(await this.#runCommand(args as Record<string, unknown>, input, this.#options.commands));
+    if (name === RUN_COMMAND_TOOL && this.#options.commands !== undefined)
+      return JSON.stringify(await this.#runCommand(args as Record<string, unknown>, input, this.#options.commands));
     try {
       return await callForText(tools, name, args as Record<string, unknown>, input.signal);
     } catch (error) {

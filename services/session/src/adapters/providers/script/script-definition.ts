@@ -18,5 +18,7 @@ export const scriptDefinition = defineProvider({
   ],
   // Off, the relay has no plug-in for it: a script session's turn ends as an error, and the catalogue says why.
   plugIns: (config, ports) =>
-    config.RELAY_SCRIPT_PROVIDER === 'off' ? [] : [new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: ports.cards, logger: ports.logger, tasks: ports.tasks })],
+    config.RELAY_SCRIPT_PROVIDER === 'off'
+      ? []
+      : [new ScriptProvider({ gatewayUrl: config.RELAY_GATEWAY_URL, cards: ports.cards, logger: ports.logger, tasks: ports.tasks })],
 });

@@ -6,7 +6,16 @@
  */
 import type { Logger } from '@relay/telemetry';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
-import { ALWAYS_AVAILABLE, isHandedOver, TurnFailed, type Availability, type Provider, type ResumePoint, type TurnInput, type TurnReply } from '../../../app/turns/provider.ts';
+import {
+  ALWAYS_AVAILABLE,
+  isHandedOver,
+  TurnFailed,
+  type Availability,
+  type Provider,
+  type ResumePoint,
+  type TurnInput,
+  type TurnReply,
+} from '../../../app/turns/provider.ts';
 import { commandCard } from '../../../app/turns/command-card.ts';
 import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import { interpolate, type ScriptVariables } from './interpolate.ts';
@@ -23,7 +32,18 @@ export const TASK_UNAVAILABLE = 'task is not available yet';
  * relay_tool actions that only read or wait: one under way when the turn was handed over is made again by the replica
  * that took it over. Any other action's call is not repeated.
  */
-const REPEATABLE_ACTIONS: ReadonlySet<string> = new Set(['wait', 'read_session', 'list_sessions', 'list_relays', 'list_questions', 'list_subscriptions', 'list_schedules', 'read_task_output', 'relay_info', 'usage']);
+const REPEATABLE_ACTIONS: ReadonlySet<string> = new Set([
+  'wait',
+  'read_session',
+  'list_sessions',
+  'list_relays',
+  'list_questions',
+  'list_subscriptions',
+  'list_schedules',
+  'read_task_output',
+  'relay_info',
+  'usage',
+]);
 
 /** Where a script turn is: the resume point it saves before each step and goes on from on another replica. */
 interface ScriptPosition extends ResumePoint {
@@ -185,7 +205,10 @@ export class ScriptProvider implements Provider {
   }
 
   async #askUser(input: TurnInput, cardRaiseId: string, question: string, options: string[]): Promise<string> {
-    return this.#answer(input, await this.#raise(input, { kind: 'question', userId: input.session.userId, sessionId: input.session.id, raiseId: cardRaiseId, question, options }));
+    return this.#answer(
+      input,
+      await this.#raise(input, { kind: 'question', userId: input.session.userId, sessionId: input.session.id, raiseId: cardRaiseId, question, options }),
+    );
   }
 
   /** Raises a card in the turn's own session and reports that the turn waits on it; the card's id. */
@@ -203,7 +226,9 @@ export class ScriptProvider implements Provider {
     } catch (error) {
       if (input.signal.aborted && !isHandedOver(input.signal)) {
         // The turn is over: the card must not stay open for an answer nobody waits for. One handed over waits on.
-        await cards.cancel(input.session.id).catch((cause: unknown) => logger.warn({ err: cause, sessionId: input.session.id }, 'could not withdraw the question card'));
+        await cards
+          .cancel(input.session.id)
+          .catch((cause: unknown) => logger.warn({ err: cause, sessionId: input.session.id }, 'could not withdraw the question card'));
       }
       throw error;
     } finally {
