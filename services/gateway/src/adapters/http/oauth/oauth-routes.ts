@@ -71,12 +71,10 @@ const AuthorizationView = z
     id: 'OAuthAuthorization',
     description: 'What the consent page shows of an MCP client signing in: the client as its metadata names it, where it sends the person back, the resource.',
   });
-const DecisionView = z
-  .strictObject({ redirectTo: z.string(), session: z.strictObject({ id: z.string(), title: z.string() }).optional() })
-  .meta({
-    id: 'OAuthDecision',
-    description: "Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied.",
-  });
+const DecisionView = z.strictObject({ redirectTo: z.string(), session: z.strictObject({ id: z.string(), title: z.string() }).optional() }).meta({
+  id: 'OAuthDecision',
+  description: "Where the person's browser goes back to the client: with a one-time code and the client's new session, or with access_denied.",
+});
 
 /** Registers the metadata documents, /oauth/authorize, /oauth/token, /oauth/register and the console's consent API. */
 export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
@@ -245,12 +243,10 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     const parsed = ClientMetadata.safeParse(request.body);
     if (!parsed.success) {
       const redirect = parsed.error.issues.some((issue) => issue.path[0] === 'redirect_uris');
-      return reply
-        .code(400)
-        .send({
-          error: redirect ? 'invalid_redirect_uri' : 'invalid_client_metadata',
-          error_description: parsed.error.issues.map((issue) => issue.message).join('; '),
-        });
+      return reply.code(400).send({
+        error: redirect ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+        error_description: parsed.error.issues.map((issue) => issue.message).join('; '),
+      });
     }
     const { client_id: _ignored, token_endpoint_auth_method: _secretless, ...metadata } = parsed.data;
     const registered = { ...metadata, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };

@@ -63,14 +63,12 @@ export function registerPairingRoutes(app: FastifyInstance, deps: PairingRouteDe
     if (userId === undefined) return reply;
     const made = await callOwner(reply, deps.logger, () => deps.pairing.createPairingCode({ userId }));
     if (made === undefined) return reply;
-    return reply
-      .code(201)
-      .send({
-        code: made.code,
-        expiresAt: answered(made.expiresAt, 'CreatePairingCode', 'expires_at').toISOString(),
-        relay: deps.relayName,
-        url: deps.publicUrl,
-      });
+    return reply.code(201).send({
+      code: made.code,
+      expiresAt: answered(made.expiresAt, 'CreatePairingCode', 'expires_at').toISOString(),
+      relay: deps.relayName,
+      url: deps.publicUrl,
+    });
   });
 
   const PairingAnswer = z.strictObject({ pairing: Pairing });
