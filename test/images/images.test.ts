@@ -121,10 +121,11 @@ describe.skipIf(pattern === undefined)('the images', () => {
     }
   });
 
-  describe('a relay of the six service images', () => {
+  // The six service images, once with the session image and once with session-slim in its place.
+  describe.each(['session', 'session-slim'])('a relay of the six service images, the session service from %s', (sessionImage) => {
     let relay: Relay;
     beforeAll(async () => {
-      relay = await startRelay({ name: 'images', images: (service) => image(service) });
+      relay = await startRelay({ name: 'images', images: (service) => image(service === 'session' ? sessionImage : service) });
     });
     afterAll(async () => {
       await relay?.stop();
