@@ -121,7 +121,9 @@ function buildImages() {
   rmSync(statusFile, { force: true });
   Object.assign(env, { RELAY_TEST_IMAGES: 'relay/*:ci', RELAY_IMAGES_BUILT: statusFile, RELAY_IMAGES_BUILD_LOG: log });
   const began = Date.now();
-  const script = 'NODE_IMAGE="${NODE_IMAGE:-$(scripts/build-local-base.sh)}" TAG=ci scripts/build-images.sh';
+  // What earlier runs left untagged (their build layers, images a newer build took the tag from) goes first: each
+  // run stores some 10 GB, and JetStream refuses new streams once the disk runs low.
+  const script = 'buildah rmi --prune >/dev/null 2>&1; NODE_IMAGE="${NODE_IMAGE:-$(scripts/build-local-base.sh)}" TAG=ci scripts/build-images.sh';
   const child = spawn('bash', ['-c', `nice -n 10 bash -c '${script}' > '${log}' 2>&1; echo $? > '${statusFile}'`], { cwd: root, env, stdio: 'ignore' });
   return exited(child).then(() => {
     steps.push(['images (scripts/build-images.sh, beside the tests)', (Date.now() - began) / 1000]);
