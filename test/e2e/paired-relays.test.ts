@@ -225,11 +225,12 @@ describe('two relays paired on loopback', () => {
       const turn = await say(
         a,
         hub.id,
-        ['# relay-b', tool({ action: 'send', relay: 'relay-b', session: middle.id, text: onMiddle, wait_seconds: 120 }), 'reply {{result.reply.text}}'].join(
-          '\n',
-        ),
+        ['# relay-b', tool({ action: 'send', relay: 'relay-b', session: middle.id, text: onMiddle, wait_seconds: 120 }), 'reply {{result}}'].join('\n'),
       );
-      const middleResult = JSON.parse(turn.reply.text);
+      // Hub's whole result first, so a send that ended otherwise (a status, a code) shows how.
+      const hubResult = JSON.parse(turn.reply.text);
+      expect(hubResult).toMatchObject({ ok: true, relay: 'relay-b', status: 'done' });
+      const middleResult = JSON.parse(hubResult.reply.text);
       expect(middleResult).toMatchObject({ ok: true, relay: 'relay-c', status: 'done' });
       expect(middleResult.reply.text).toBe('REMOTE_RELAY_HOP_LIMIT\ntrue relay-a');
       const read = await a.api('GET', `/api/v1/sessions/${hub.id}?last=100`);
