@@ -40,7 +40,7 @@ import { PrismaExternalInbox } from './adapters/store/prisma-external-inbox.ts';
 import { PrismaClaudeSessionStates } from './adapters/store/prisma-claude-session-states.ts';
 import { PrismaUsageLedger } from './adapters/store/prisma-usage-ledger.ts';
 import { busSteering } from './adapters/bus/bus-steering.ts';
-import { listenForTurnSignals } from './adapters/bus/bus-turn-signals.ts';
+import { listenForTurnSignals, publishBudgetChanged } from './adapters/bus/bus-turn-signals.ts';
 import { GrpcQuestionCards } from './adapters/grpc/grpc-question-cards.ts';
 import { SessionWorkers } from './app/turns/session-workers.ts';
 import { TurnRunner } from './app/turns/turn-runner.ts';
@@ -109,7 +109,12 @@ await startService({
       cards: new GrpcBudgetCards(questions),
       sessions: store,
       relay: { name: config.RELAY_NAME },
-      turnsMayRun: () => signals.work(),
+      // This replica's runner at once, and every other replica's (budget_changed): a stop or a raise is not left to
+      // their next poll.
+      turnsMayRun: () => {
+        signals.work();
+        publishBudgetChanged(bus);
+      },
       logger,
     };
     // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
