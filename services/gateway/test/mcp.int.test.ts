@@ -145,6 +145,35 @@ describe('list_sessions', () => {
     expect((all.body.sessions as unknown[]).length).toBeGreaterThan((archived.body.sessions as unknown[]).length);
   });
 
+  it('lists a page of 100 with sessionsTotal and a note, and page reads the rest', async () => {
+    const client = await connect();
+    const before = ((await call(client, { action: 'list_sessions', relay: 'this' })).body.sessions as unknown[]).length;
+    for (let n = before; n < 250; n++) gateway.owners.addAgentSession('u1', { title: `Worker ${n}` });
+    const first = await call(client, { action: 'list_sessions', relay: 'this' });
+    expect(first.body).toMatchObject({ ok: true, summary: 'list_sessions → desk: 100 of 250 sessions (page 1 of 3)', sessionsTotal: 250, page: 1 });
+    expect(first.body.note).toBe('Sessions 1–100 of 250, the most recently active first. Call list_sessions with "page": 2 for the next 100.');
+    expect((first.body.sessions as unknown[]).length).toBe(100);
+    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'listSessions', request: { limit: 100, offset: 0 } });
+
+    const last = await call(client, { action: 'list_sessions', relay: 'this', page: 3 });
+    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'listSessions', request: { limit: 100, offset: 200 } });
+    expect(last.body).toMatchObject({
+      summary: 'list_sessions → desk: 50 of 250 sessions (page 3 of 3)',
+      note: 'Sessions 201–250 of 250, the most recently active first.',
+    });
+    expect((last.body.sessions as { title: string }[]).map((s) => s.title).at(-1)).toBe('Worker 249');
+
+    const past = await call(client, { action: 'list_sessions', relay: 'this', page: 4 });
+    expect(past.body).toMatchObject({ ok: true, sessions: [], sessionsTotal: 250, note: 'Page 4 is past the last one: 250 sessions fill 3 pages of 100.' });
+  });
+
+  it.each([0, -1, 100_001])('refuses page %d', async (page) => {
+    const { isError, body } = await call(await connect(), { action: 'list_sessions', relay: 'this', page });
+    expect(isError).toBe(true);
+    expect(body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: `list_sessions: page must be from 1 to 100000; got ${page}.` });
+    expect(gateway.owners.calls.some((c) => c.method === 'listSessions')).toBe(false);
+  });
+
   it('refuses an unknown scope', async () => {
     const { isError, body } = await call(await connect(), { action: 'list_sessions', relay: 'this', scope: 'recent' });
     expect(isError).toBe(true);

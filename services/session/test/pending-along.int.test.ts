@@ -13,6 +13,8 @@ import { toMessage } from '../src/adapters/store/prisma-session-store.ts';
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-03T10:00:00.000Z');
 const SINCE = new Date(NOW.getTime() - 3_600_000);
+/** Every session, no page. */
+const ALL = { limit: 0, offset: 0 };
 /** What waits for the agent: two of its four messages (a user's line and one it read are not pending). */
 const NOTE = { count: 2, previews: ['[relay event] session "Worker": turn_end (done)', '[relay schedule sch_1 "Check"]'] };
 
@@ -79,17 +81,17 @@ it('reads the note alone as GetPendingMessages answers it', async () => {
 });
 
 it("lists the sessions with the agent's note in the listing's one statement", async () => {
-  const { answer, statements } = await counted(() => reads.listSessions('u1', { archived: false }, SINCE, 'agent'));
+  const { answer, statements } = await counted(() => reads.listSessions('u1', { archived: false }, ALL, SINCE, 'agent'));
   expect(answer.pending).toEqual(NOTE);
   expect(answer.sessions.map((session) => session.id).sort()).toEqual(['agent', 'hosted', 'other']);
   expect(statements).toBe(1);
   // The note rides on the agent's own row and leaves the session as listed without it.
-  const { sessions } = await reads.listSessions('u1', { archived: false }, SINCE);
+  const { sessions } = await reads.listSessions('u1', { archived: false }, ALL, SINCE);
   expect(answer.sessions).toEqual(sessions);
 });
 
 it("reads the note apart, the same, when the listing does not hold the agent's own session", async () => {
-  const { answer, statements } = await counted(() => reads.listSessions('u1', { archived: true }, SINCE, 'agent'));
+  const { answer, statements } = await counted(() => reads.listSessions('u1', { archived: true }, ALL, SINCE, 'agent'));
   expect(answer.sessions.map((session) => session.id)).toEqual(['shelved']);
   expect(answer.pending).toEqual(NOTE);
   expect(statements).toBe(2);
@@ -122,7 +124,7 @@ it("answers relay_info's folders and groups with the note in one statement", asy
 
 it('answers no note for a session that is not external or not there, and the read whole', async () => {
   for (const pendingFor of ['hosted', 'nope']) {
-    const listed = await reads.listSessions('u1', { archived: false }, SINCE, pendingFor);
+    const listed = await reads.listSessions('u1', { archived: false }, ALL, SINCE, pendingFor);
     expect(listed.pending).toBeUndefined();
     expect(listed.sessions).toHaveLength(3);
     const read = await reads.readSession('agent', 10, SINCE, pendingFor);

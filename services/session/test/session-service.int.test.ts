@@ -124,9 +124,9 @@ describe('SessionService over gRPC', () => {
 
     clock.advance(60_000);
     const later = await callUnary(client, 'createExternalSession', { userId, title: '' });
-    const listed = await callUnary(client, 'listSessions', { userId, scope: '' });
+    const listed = await callUnary(client, 'listSessions', { userId, scope: '', limit: 0, offset: 0 });
     expect(listed.sessions.map((s) => s.id)).toEqual([later.session!.id, sessionId]);
-    expect((await callUnary(client, 'listSessions', { userId, scope: 'archived' })).sessions).toEqual([]);
+    expect((await callUnary(client, 'listSessions', { userId, scope: 'archived', limit: 0, offset: 0 })).sessions).toEqual([]);
 
     // Only hashes are stored.
     const stored = await prisma.apiToken.findMany();
@@ -145,7 +145,7 @@ describe('SessionService over gRPC', () => {
     expect((await refusal(callUnary(client, 'createUser', { name: ' ' }))).code).toBe('REMOTE_RELAY_INVALID_INPUT');
     const unknown = await refusal(callUnary(client, 'createExternalSession', { userId: 'nobody', title: 't' }));
     expect([unknown.code, unknown.kind]).toEqual(['REMOTE_RELAY_NOT_FOUND', 'not_found']);
-    const scope = await refusal(callUnary(client, 'listSessions', { userId: 'u', scope: 'recent' }));
+    const scope = await refusal(callUnary(client, 'listSessions', { userId: 'u', scope: 'recent', limit: 0, offset: 0 }));
     expect([scope.code, scope.kind, scope.details['field']]).toEqual(['REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'scope']);
   });
 

@@ -242,14 +242,15 @@ describe('listSessions', () => {
   const at = (minute: number) => new Date(NOW.getTime() + minute * 60_000);
 
   /**
-   * The listing read from an in-memory store: no groups, starters or tasks; `held` is each session's calls' latest
-   * expiry; the note along names the session it was read for.
+   * The listing read from an in-memory store, in the order added (the order and pages are PgSessionReads',
+   * session-listing.int.test.ts): no groups, starters or tasks; `held` is each session's calls' latest expiry; the note
+   * along names the session it was read for.
    */
   function storeWith(sessions: Session[], held: Record<string, Date> = {}): Pick<SessionReads, 'listSessions'> {
     const store = new InMemorySessionStore();
     for (const s of sessions) store.sessions.set(s.id, s);
     return {
-      listSessions: async (userId, filter, _tasksEndedSince, pendingFor) => ({
+      listSessions: async (userId, filter, _page, _tasksEndedSince, pendingFor) => ({
         sessions: (await store.listSessions(userId, filter)).map((s) => ({
           ...s,
           group: null,
@@ -263,23 +264,11 @@ describe('listSessions', () => {
     };
   }
 
-  it('lists the most recently active first, ties by newest creation, then id', async () => {
-    const store = storeWith([
-      session({ id: 'old', lastActivityAt: at(1) }),
-      session({ id: 'new', lastActivityAt: at(5) }),
-      session({ id: 'tie-b', lastActivityAt: at(3), createdAt: at(0) }),
-      session({ id: 'tie-newer', lastActivityAt: at(3), createdAt: at(2) }),
-      session({ id: 'tie-a', lastActivityAt: at(3), createdAt: at(0) }),
-    ]);
-    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
-    expect(listed.map((s) => s.id)).toEqual(['new', 'tie-newer', 'tie-a', 'tie-b', 'old']);
-  });
-
   it.each([
     ['', ['live']],
     ['active', ['live']],
     ['archived', ['gone']],
-    ['all', ['live', 'gone']],
+    ['all', ['gone', 'live']],
   ])('scope "%s" lists %j', async (scope, expected) => {
     const store = storeWith([
       session({ id: 'gone', archived: true, lastActivityAt: at(1) }),

@@ -22,7 +22,7 @@ export async function readConsoleUpdate(
   sessionId: string | undefined,
 ): Promise<ConsoleUpdate> {
   const [sessions, asks, cards, read] = await Promise.all([
-    owners.sessions.listSessions({ userId, scope: 'all' }).then((listed) => listed.sessions),
+    owners.sessions.listSessions({ userId, scope: 'all', limit: 0, offset: 0 }).then((listed) => listed.sessions),
     owners.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }).then(({ asks }) => asks),
     owners.questions.listCards({ userId, sessionId: '', pendingOnly: true }).then(({ cards }) => cards),
     sessionId === undefined ? undefined : readSession(owners.sessions, userId, sessionId, 20).catch(() => null),

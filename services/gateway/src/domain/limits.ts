@@ -12,3 +12,10 @@ export const GROUP_MEMBERS_LIMIT = 50;
 /** read_session's `last`: the default and the most. */
 export const READ_LAST_DEFAULT = 10;
 export const READ_LAST_MAX = 100;
+
+/**
+ * list_sessions through relay_tool: the most sessions a page lists (the most recently active first; `page` reads the
+ * rest), and the highest page it takes.
+ */
+export const LIST_SESSIONS_PAGE = 100;
+export const LIST_SESSIONS_PAGES_MAX = 100_000;

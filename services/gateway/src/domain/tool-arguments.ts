@@ -36,6 +36,7 @@ const stringOrInteger = (bound: Bound, description: string) =>
 export const ARGUMENTS = {
   relay: string('name', '"this" (the relay you run on) or a paired relay\'s name or host, as list_relays shows it.'),
   scope: string('name', 'list_sessions: "active" (default), "archived" or "all".'),
+  page: integer('list_sessions: which page of 100 sessions, the most recently active first (default 1).'),
   session: string('id', 'A session id, as list_sessions shows it.'),
   last: integer('read_session: how many recent messages (default 10, at most 100).'),
   task_id: string('id', 'read_task_output: the task id, as read_session shows it.'),

@@ -109,7 +109,10 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
           throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown scope "${request.scope}"`);
         }
         const mine = sessions.filter((s) => s.userId === request.userId && (wanted === 'all' || s.archived === (wanted === 'archived')));
-        return { sessions: mine, pending: pendingOf(request.pendingForSessionId) };
+        // In the order added; a limit asks for a page and the scope's total.
+        if (request.limit === 0) return { sessions: mine, pending: pendingOf(request.pendingForSessionId) };
+        const page = mine.slice(request.offset, request.offset + request.limit);
+        return { sessions: page, total: mine.length, pending: pendingOf(request.pendingForSessionId) };
       },
       createExternalSession: async (request) => {
         record('createExternalSession', request);

@@ -158,9 +158,17 @@ export interface PendingAlong {
   pending: PendingNote | undefined;
 }
 
-/** A user's sessions as list_sessions reads them, in no particular order. */
+/** A user's sessions as list_sessions reads them, the most recently active first (ties: newest creation, then id). */
 export interface SessionListing extends PendingAlong {
   sessions: ListedSession[];
+  /** How many sessions the filter holds, when a page was asked for; undefined otherwise. */
+  total?: number;
+}
+
+/** Which part of a listing to read: at most `limit` sessions (0: every one) after the first `offset`. */
+export interface SessionPage {
+  limit: number;
+  offset: number;
 }
 
 /** A session as read_session reads it: its listing, its last messages (newest last) and its running turn's. */
@@ -187,8 +195,11 @@ export interface RelayInfoReading extends PendingAlong {
  * every call of an external session's agent carries; and that note alone, for the calls that read nothing else.
  */
 export interface SessionReads {
-  /** The user's sessions matching the filter, and the pending note of `pendingFor` (PendingAlong). */
-  listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date, pendingFor?: string): Promise<SessionListing>;
+  /**
+   * The page of the user's sessions matching the filter (with their total when the page has a limit), and the pending
+   * note of `pendingFor` (PendingAlong).
+   */
+  listSessions(userId: string, filter: SessionFilter, page: SessionPage, tasksEndedSince: Date, pendingFor?: string): Promise<SessionListing>;
   /** A session (any user's) with its `last` messages, and the pending note of `pendingFor`; undefined when there is none. */
   readSession(sessionId: string, last: number, tasksEndedSince: Date, pendingFor?: string): Promise<SessionReading | undefined>;
   /** The user's recent folders (at most `cwdLimit`) and groups, and the pending note of `pendingFor`, in one read. */

@@ -111,12 +111,14 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     },
     endSignIn: async (request) => ({ ended: await endSignIn(deps, request.token) }),
     listSessions: async (request) => {
-      const { sessions, pending } = await listSessions(deps.reads, { userId: request.userId, scope: request.scope, pendingFor: agentOf(request) }, clock.now());
+      const page = { limit: request.limit, offset: request.offset };
+      const input = { userId: request.userId, scope: request.scope, page, pendingFor: agentOf(request) };
+      const { sessions, total, pending } = await listSessions(deps.reads, input, clock.now());
       const withTheirTasks = await tasksOfSessions(
         deps.tasks,
         sessions.filter((session) => session.hasTasks).map((session) => session.id),
       );
-      return { sessions: withTheirTasks(sessions.map(toSessionMessage)), pending };
+      return { sessions: withTheirTasks(sessions.map(toSessionMessage)), total, pending };
     },
     createExternalSession: async (request) => {
       const { session, token } = await createExternalSession(deps, { userId: request.userId, title: request.title }, clock.now());

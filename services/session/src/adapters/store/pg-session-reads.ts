@@ -13,7 +13,7 @@ import type { EndedTurnStatus, PendingQuestion, TurnStatus } from '../../domain/
 import { messageDelivery } from '../../domain/sessions/delivery.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
-import type { ListedSession, RelayInfoReading, SessionFilter, SessionListing, SessionReading, SessionReads } from '../../app/ports.ts';
+import type { ListedSession, RelayInfoReading, SessionFilter, SessionListing, SessionPage, SessionReading, SessionReads } from '../../app/ports.ts';
 import { toMessage, toSession } from './prisma-session-store.ts';
 
 /** pendingColumns as read: NULL where no external session is the agent. */
@@ -74,8 +74,7 @@ const LISTED_COLUMNS = `
          EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = s.id AND (t.status = 'running' OR t.ended_at >= $2)) AS "hasTasks",
          last_turn.status AS "lastTurnStatus", last_turn.error AS "lastTurnError", last_turn.ended_at AS "lastTurnEndedAt"`;
 // The turn that ended last (turns_session_id_ended_at_idx); of two that ended at one instant, the one queued later.
-const LISTED_FROM = `
-    FROM sessions s
+const LISTED_JOINS = `
     LEFT JOIN groups g ON g.id = s.group_id
     LEFT JOIN sessions starter ON starter.id = s.started_by_session_id
     LEFT JOIN LATERAL (SELECT t.status, t.error, t.ended_at FROM turns t
@@ -88,12 +87,25 @@ const RUNNING_TURN = `
      FROM turns t WHERE t.session_id = s.id AND t.status IN ('running', 'waiting_for_answer')
     ORDER BY t.queued_at, t.id LIMIT 1)`;
 
-// The agent's note rides on its own session's row; a listing without that row reads it apart (PENDING).
+/** A listing's order, most recently active first (sessions_user_id_archived_last_activity_at_idx serves it). */
+const LISTING_ORDER = (s: string) => `${s}.last_activity_at DESC, ${s}.created_at DESC, ${s}.id`;
+/** The user's ($1) sessions in a listing's scope (the parameter `archived`: archived or not, NULL: both). */
+const inScope = (archived: string) => `user_id = $1 AND (${archived}::boolean IS NULL OR archived = ${archived})`;
+
+// The page first ($7 sessions, NULL: all, past the first $8), by the index alone; only its rows are joined. The agent's
+// note rides on its own session's row; a listing without that row reads it apart (PENDING).
 const LIST: PreparedRead = {
   name: 'session_reads_list',
   text: `
-  SELECT ${LISTED_COLUMNS}, ${pendingColumns('$5', '$6')} ${LISTED_FROM} ${agentJoin('$4')} AND agent.id = s.id
-   WHERE s.user_id = $1 AND ($3::boolean IS NULL OR s.archived = $3)`,
+  WITH page AS (SELECT id FROM sessions WHERE ${inScope('$3')} ORDER BY ${LISTING_ORDER('sessions')} LIMIT $7 OFFSET $8)
+  SELECT ${LISTED_COLUMNS}, ${pendingColumns('$5', '$6')}
+    FROM page JOIN sessions s ON s.id = page.id ${LISTED_JOINS} ${agentJoin('$4')} AND agent.id = s.id
+   ORDER BY ${LISTING_ORDER('s')}`,
+};
+// How many sessions a listing's scope holds.
+const LIST_TOTAL: PreparedRead = {
+  name: 'session_reads_list_total',
+  text: `SELECT count(*)::int AS total FROM sessions WHERE ${inScope('$2')}`,
 };
 /**
  * The session's last $3 messages, newest last, as one JSON array; created_at as timestamptz, which JSON writes with
@@ -112,7 +124,7 @@ const READ: PreparedRead = {
   text: `
   SELECT ${LISTED_COLUMNS}, s.ask_mark AS "askMark", ${RUNNING_TURN} AS "running", ${RECENT_MESSAGES} AS "messages",
          ${pendingColumns('$5', '$6')}
-    ${LISTED_FROM} ${agentJoin('$4')}
+    FROM sessions s ${LISTED_JOINS} ${agentJoin('$4')}
    WHERE s.id = $1`,
 };
 
@@ -143,13 +155,19 @@ const PENDING: PreparedRead = {
 export class PgSessionReads implements SessionReads {
   constructor(private readonly pool: pg.Pool) {}
 
-  async listSessions(userId: string, filter: SessionFilter, tasksEndedSince: Date, pendingFor?: string): Promise<SessionListing> {
-    const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, filter.archived ?? null, ...along(pendingFor)]);
+  async listSessions(userId: string, filter: SessionFilter, page: SessionPage, tasksEndedSince: Date, pendingFor?: string): Promise<SessionListing> {
+    const archived = filter.archived ?? null;
+    // One more than the page: a page that is not full tells the total without counting.
+    const limit = page.limit === 0 ? null : page.limit + 1;
+    const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, archived, ...along(pendingFor), limit, page.offset]);
     const own = rows.find((row) => row.id === pendingFor);
-    return {
-      sessions: rows.map(toListedSession),
-      pending: own !== undefined || pendingFor === undefined ? noteOf(own) : await this.pending(pendingFor),
-    };
+    const pending = own !== undefined || pendingFor === undefined ? noteOf(own) : await this.pending(pendingFor);
+    const shown = page.limit === 0 ? rows : rows.slice(0, page.limit);
+    const sessions = shown.map(toListedSession);
+    if (page.limit === 0) return { sessions, pending };
+    const known = rows.length <= page.limit && (rows.length > 0 || page.offset === 0);
+    const total = known ? page.offset + rows.length : (await this.query<{ total: number }>(LIST_TOTAL, [userId, archived])).rows[0]!.total;
+    return { sessions, total, pending };
   }
 
   async readSession(sessionId: string, last: number, tasksEndedSince: Date, pendingFor?: string): Promise<SessionReading | undefined> {

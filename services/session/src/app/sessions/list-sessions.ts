@@ -1,8 +1,7 @@
-import type { Session } from '../../domain/sessions/session.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { TASK_OUTPUT_KEPT_MS } from '../../domain/tasks/task.ts';
 import { stateWithCalls } from '../../domain/external/external-calls.ts';
-import type { ListedSession, SessionFilter, SessionListing, SessionReads } from '../ports.ts';
+import type { ListedSession, SessionFilter, SessionListing, SessionPage, SessionReads } from '../ports.ts';
 
 /** Which of a user's sessions to list. */
 export type SessionScope = 'active' | 'archived' | 'all';
@@ -14,12 +13,13 @@ const FILTERS: Record<SessionScope, SessionFilter> = {
 };
 
 /**
- * Lists a user's sessions in a scope ('' means active), most recently active first, with their groups; a session
- * with an external call in flight at `now` is running_turn. With the pending note of `pendingFor` (PendingAlong).
+ * Lists a user's sessions in a scope ('' means active), most recently active first, with their groups: every one, or
+ * the page asked for with the scope's total. A session with an external call in flight at `now` is running_turn.
+ * With the pending note of `pendingFor` (PendingAlong).
  */
 export async function listSessions(
   reads: Pick<SessionReads, 'listSessions'>,
-  input: { userId: string; scope: string; pendingFor?: string },
+  input: { userId: string; scope: string; page?: SessionPage; pendingFor?: string },
   now: Date,
 ): Promise<SessionListing> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
@@ -27,8 +27,9 @@ export async function listSessions(
   if (!isScope(scope)) {
     throw invalidInput(`unknown scope "${scope}"`, { field: 'scope', allowed: Object.keys(FILTERS) });
   }
-  const { sessions, pending } = await reads.listSessions(input.userId, FILTERS[scope], tasksShownSince(now), input.pendingFor);
-  return { sessions: sessions.sort(byRecentActivity).map((session) => withCallsAt(session, now)), pending };
+  const page = input.page ?? { limit: 0, offset: 0 };
+  const listing = await reads.listSessions(input.userId, FILTERS[scope], page, tasksShownSince(now), input.pendingFor);
+  return { ...listing, sessions: listing.sessions.map((session) => withCallsAt(session, now)) };
 }
 
 /** The session with running_turn while a call of its agent is in flight at `now` (only external sessions hold any). */
@@ -39,11 +40,6 @@ export function withCallsAt(session: ListedSession, now: Date): ListedSession {
 /** Tasks that ended before this are no longer shown on their session. */
 export function tasksShownSince(now: Date): Date {
   return new Date(now.getTime() - TASK_OUTPUT_KEPT_MS);
-}
-
-/** Most recent activity first; ties by newest creation, then id, so the order is stable. */
-export function byRecentActivity(a: Session, b: Session): number {
-  return b.lastActivityAt.getTime() - a.lastActivityAt.getTime() || b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 function isScope(value: string): value is SessionScope {

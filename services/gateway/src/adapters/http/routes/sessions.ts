@@ -128,7 +128,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       if (userId === undefined || invalidInput(request, reply)) return reply;
       const { scope } = request.query;
       const [listed, marks, waiting] = await Promise.all([
-        callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope })),
+        callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope, limit: 0, offset: 0 })),
         watchMarksOf(deps, userId),
         waitingOf(deps, userId),
       ]);

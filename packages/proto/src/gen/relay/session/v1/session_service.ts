@@ -180,14 +180,26 @@ export interface ListSessionsRequest {
    * read after what the call itself marks read; a session that has none or cannot be read leaves pending unset,
    * never fails the call.
    */
-  pendingForSessionId?: string | undefined;
+  pendingForSessionId?:
+    | string
+    | undefined;
+  /**
+   * At most this many sessions (0: every one), after skipping `offset` of them in the same order: relay_tool's
+   * list_sessions pages the listing (the user API and the console's stream list every session).
+   */
+  limit: number;
+  offset: number;
 }
 
 /** The sessions, most recently active first. */
 export interface ListSessionsResponse {
   sessions: Session[];
   /** What waits unread for pending_for_session_id's agent, when asked. */
-  pending: PendingMessages | undefined;
+  pending:
+    | PendingMessages
+    | undefined;
+  /** How many sessions the scope holds, when a limit was asked; unset otherwise. */
+  total?: number | undefined;
 }
 
 /** A session for the user's own MCP client. */
@@ -2475,7 +2487,7 @@ export const RotateSessionTokenResponse: MessageFns<RotateSessionTokenResponse> 
 };
 
 function createBaseListSessionsRequest(): ListSessionsRequest {
-  return { userId: "", scope: "", pendingForSessionId: undefined };
+  return { userId: "", scope: "", pendingForSessionId: undefined, limit: 0, offset: 0 };
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
@@ -2488,6 +2500,12 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     }
     if (message.pendingForSessionId !== undefined) {
       writer.uint32(26).string(message.pendingForSessionId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).uint32(message.limit);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(40).uint32(message.offset);
     }
     return writer;
   },
@@ -2529,6 +2547,22 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
             message.pendingForSessionId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.offset = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2554,6 +2588,8 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
         : isSet(object.pending_for_session_id)
         ? globalThis.String(object.pending_for_session_id)
         : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
     };
   },
 
@@ -2568,6 +2604,12 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     if (message.pendingForSessionId !== undefined) {
       obj.pendingForSessionId = message.pendingForSessionId;
     }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.offset !== 0) {
+      obj.offset = Math.round(message.offset);
+    }
     return obj;
   },
 
@@ -2579,12 +2621,14 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     message.userId = object.userId ?? "";
     message.scope = object.scope ?? "";
     message.pendingForSessionId = object.pendingForSessionId ?? undefined;
+    message.limit = object.limit ?? 0;
+    message.offset = object.offset ?? 0;
     return message;
   },
 };
 
 function createBaseListSessionsResponse(): ListSessionsResponse {
-  return { sessions: [], pending: undefined };
+  return { sessions: [], pending: undefined, total: undefined };
 }
 
 export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
@@ -2594,6 +2638,9 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
     }
     if (message.pending !== undefined) {
       PendingMessages.encode(message.pending, writer.uint32(18).fork()).join();
+    }
+    if (message.total !== undefined) {
+      writer.uint32(24).uint32(message.total);
     }
     return writer;
   },
@@ -2627,6 +2674,14 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
             message.pending = PendingMessages.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.total = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2643,6 +2698,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
     return {
       sessions: globalThis.Array.isArray(object?.sessions) ? object.sessions.map((e: any) => Session.fromJSON(e)) : [],
       pending: isSet(object.pending) ? PendingMessages.fromJSON(object.pending) : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -2653,6 +2709,9 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
     }
     if (message.pending !== undefined) {
       obj.pending = PendingMessages.toJSON(message.pending);
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -2666,6 +2725,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
     message.pending = (object.pending !== undefined && object.pending !== null)
       ? PendingMessages.fromPartial(object.pending)
       : undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
