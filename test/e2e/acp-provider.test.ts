@@ -58,7 +58,7 @@ describe('an ACP agent as a provider', () => {
     });
     expect(info.providers.find((provider: any) => provider.id === 'gemini')).toMatchObject({
       available: false,
-      reason: "the ACP agent's program gemini-not-installed is not on this relay's PATH (RELAY_ACP_AGENTS)",
+      reason: "the ACP agent's program gemini-not-installed is not on the relay's PATH on this machine (RELAY_ACP_AGENTS)",
     });
     expect(JSON.stringify(info)).not.toContain('acp-secret-key');
   });

@@ -28,7 +28,7 @@ describe('Claude on a relay that cannot run it', () => {
     const byId = Object.fromEntries(info.providers.map((provider: any) => [provider.id, provider]));
     expect(byId['claude']).toMatchObject({
       available: false,
-      reason: "Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable",
+      reason: "Claude Code's executable /nonexistent/claude (RELAY_CLAUDE_EXECUTABLE) is missing or not executable on this machine",
     });
     expect(byId['claude-api']).toMatchObject({ available: false, reason: 'no Anthropic API key configured (ANTHROPIC_API_KEY)' });
     expect(byId['claude']!.models).toEqual(['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5']);

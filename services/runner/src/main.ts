@@ -7,6 +7,8 @@
  */
 import { chmod, mkdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthCheckResponse_ServingStatus as ServingStatus } from '@relay/proto/grpc/health/v1/health';
 import { RunnerServiceService } from '@relay/proto/relay/runner/v1/runner_service';
@@ -48,7 +50,9 @@ async function serveCommands(config: Config, logger: Logger): Promise<void> {
   const ports = processGroups({ sessionGid: config.RUNNER_SESSION_GID, homes: config.RUNNER_HOMES });
   const limits = { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': MAX_MESSAGE_BYTES };
   const server = new Server(limits);
-  server.addService(RunnerServiceService, runnerGrpc({ realWorkspace, ports, logger }));
+  // The agents' CLIs' packages lie where Node finds this code's (the image's node_modules).
+  const codeFolder = dirname(fileURLToPath(import.meta.url));
+  server.addService(RunnerServiceService, runnerGrpc({ realWorkspace, codeFolder, ports, logger }));
   // A socket a restarted container left in the shared folder would refuse the bind.
   await rm(config.RUNNER_SOCKET, { force: true });
   await bind(server, `unix:${config.RUNNER_SOCKET}`);
@@ -75,7 +79,13 @@ async function serveTls(config: Config, logger: Logger): Promise<void> {
     host: config.RUNNER_HOST,
     auth: runnerTlsAuth({ ca: config.GRPC_TLS_CA!, cert: config.GRPC_TLS_CERT!, key: config.GRPC_TLS_KEY! }),
     // The same caller check as every relay service's: a client certificate from the relay's CA that names `session`.
-    services: [{ definition: RunnerServiceService, callers: { runCommand: ['session'], exec: ['session'] }, implementation: forwarder.implementation }],
+    services: [
+      {
+        definition: RunnerServiceService,
+        callers: { runCommand: ['session'], exec: ['session'], locateClis: ['session'] },
+        implementation: forwarder.implementation,
+      },
+    ],
     logger,
   });
   logger.info({ port: server.port, socket: config.RUNNER_SOCKET }, 'runner tls side passing session calls on');

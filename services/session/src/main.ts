@@ -38,6 +38,7 @@ import { PrismaDeliveries } from './adapters/store/prisma-deliveries.ts';
 import { PrismaExternalCalls } from './adapters/store/prisma-external-calls.ts';
 import { PrismaExternalInbox } from './adapters/store/prisma-external-inbox.ts';
 import { PrismaClaudeSessionStates } from './adapters/store/prisma-claude-session-states.ts';
+import { PrismaCodexThreads } from './adapters/store/prisma-codex-threads.ts';
 import { PrismaUsageLedger } from './adapters/store/prisma-usage-ledger.ts';
 import { busSteering } from './adapters/bus/bus-steering.ts';
 import { listenForTurnSignals, publishBudgetChanged } from './adapters/bus/bus-turn-signals.ts';
@@ -120,14 +121,16 @@ await startService({
     // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
     // fifth of the service's CPU at start, and ~30 MB at rest).
     const claudeAgentSdk = () => import('@anthropic-ai/claude-agent-sdk');
+    // The agents' CLIs are located where they run: on Kubernetes the command runner is asked (waiting for it to be up).
     const providers = new ProviderRegistry(
-      configuredProviders(config, {
+      await configuredProviders(config, {
         cards: new GrpcQuestionCards(questions),
         tasks: backgroundTasks,
         cli: runnerSandbox ?? sandbox,
         history: prismaConversationHistory(prisma),
         usage: new BudgetCheckedLedger(usageLedger, budgets),
         claudeStates: new PrismaClaudeSessionStates(prisma, clock),
+        codexThreads: new PrismaCodexThreads(prisma, clock),
         claudeQuery: async function* (params) {
           yield* (await claudeAgentSdk()).query(params);
         },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@relay/config';
 import { loadConfig } from '../../src/config.ts';
-import { acpDefinition, findProgram } from '../../src/adapters/providers/acp/acp-definition.ts';
+import { acpDefinition, agentProgram } from '../../src/adapters/providers/acp/acp-definition.ts';
+import { BubblewrapSandbox } from '../../src/adapters/tasks/bubblewrap-sandbox.ts';
 import { ConfiguredCatalogue } from '../../src/adapters/providers/configured-catalogue.ts';
 
 /** A service starts only with its gRPC credentials (relay up makes them); the tests give a valid set. */
@@ -44,15 +45,27 @@ describe('RELAY_ACP_AGENTS', () => {
     ).toThrow(/RELAY_ACP_AGENTS/);
   });
 
-  it('finds the program on PATH, or says why not', () => {
-    expect(findProgram('sh', '/nonexistent:/bin:/usr/bin')).toMatchObject({ path: expect.stringMatching(/\/sh$/), reason: '' });
-    expect(findProgram('gemini-not-here', '/bin')).toEqual({
-      path: undefined,
-      reason: "the ACP agent's program gemini-not-here is not on this relay's PATH (RELAY_ACP_AGENTS)",
+  it('finds the program on PATH where its sandbox runs it, or says why not', async () => {
+    const config = loadConfig({
+      ...CREDENTIALS,
+      DATABASE_URL,
+      RELAY_ACP_AGENTS: JSON.stringify([
+        { id: 'shell', command: ['sh'] },
+        { id: 'gemini', command: ['gemini-not-here'] },
+        { id: 'absolute', command: ['/nonexistent/agent'] },
+      ]),
     });
-    expect(findProgram('/nonexistent/agent', '')).toEqual({
+    const programs = acpDefinition.clis!(config, { childEnv: { PATH: '/nonexistent:/bin:/usr/bin' } } as never);
+    const sandbox = new BubblewrapSandbox(undefined, 'not asked to run', []);
+    const found = await sandbox.locate(Object.values(programs));
+    expect(agentProgram('sh', found[0], sandbox.machine)).toMatchObject({ path: expect.stringMatching(/\/sh$/), reason: '' });
+    expect(agentProgram('gemini-not-here', found[1], sandbox.machine)).toEqual({
       path: undefined,
-      reason: "the ACP agent's program /nonexistent/agent is not executable (RELAY_ACP_AGENTS)",
+      reason: "the ACP agent's program gemini-not-here is not on the relay's PATH on this machine (RELAY_ACP_AGENTS)",
+    });
+    expect(agentProgram('/nonexistent/agent', found[2], 'on the command runner')).toEqual({
+      path: undefined,
+      reason: "the ACP agent's program /nonexistent/agent is not executable on the command runner (RELAY_ACP_AGENTS)",
     });
   });
 });

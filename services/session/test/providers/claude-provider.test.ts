@@ -127,6 +127,8 @@ function setUp(query: QueryFn, overrides: Partial<ClaudeProviderOptions> = {}, s
     tasks,
     sandbox: {
       unavailable: undefined,
+      machine: 'on this machine',
+      locate: async () => [],
       where: (folder: string) => `test sandbox of ${folder}`,
       spawn: () => {
         throw new Error('not spawned in this test');
@@ -165,6 +167,8 @@ describe('the Claude provider', () => {
     expect(setUp(query).provider.availability()).toEqual({ available: true, reason: '' });
     const noSandbox = {
       unavailable: 'commands do not run on this relay: no sandbox can be had here (bwrap missing)',
+      machine: 'on this machine',
+      locate: async () => [],
       where: () => '',
       spawn: () => {
         throw new Error('not spawned in this test');

@@ -4,13 +4,26 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { AppError } from '@relay/errors';
-import { callStream, checkHealth, createClient, grpcAuth } from '@relay/rpc';
+import { callStream, callUnary, checkHealth, createClient, grpcAuth } from '@relay/rpc';
 import { createTestCa, createTestDatabase, freePort, startServiceProcess, type CertificateFiles, type ServiceProcess, type TestCa } from '@relay/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -22,9 +35,12 @@ import { RunnerSandbox } from '../../src/adapters/runner/runner-sandbox.ts';
 import { prismaSandboxUids } from '../../src/adapters/store/prisma-sandbox-users.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { ClaudeProvider } from '../../src/adapters/providers/claude/claude-provider.ts';
-import { findClaudeExecutable } from '../../src/adapters/providers/claude/claude-executable.ts';
+import { claudeExecutable, claudeProgram } from '../../src/adapters/providers/claude/claude-executable.ts';
 import { CopilotProvider } from '../../src/adapters/providers/copilot/copilot-provider.ts';
-import { findCopilotRuntime } from '../../src/adapters/providers/copilot/copilot-definition.ts';
+import { copilotProgram, copilotRuntime } from '../../src/adapters/providers/copilot/copilot-definition.ts';
+import { configuredProviders } from '../../src/adapters/providers/configured-providers.ts';
+import type { ProviderPorts } from '../../src/adapters/providers/define-provider.ts';
+import { loadConfig } from '../../src/config.ts';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk } from '../../../../test/harness/fake-openai-api.ts';
 
 const RUNNER_DIR = fileURLToPath(new URL('../../../runner/', import.meta.url));
@@ -440,7 +456,9 @@ describe("the command runner, through the session service's RunnerSandbox over m
   });
 
   it("runs a Claude turn whose Claude Code process (the real CLI, through the provider's one port) lives on the runner as the session's user", async () => {
-    const executable = findClaudeExecutable(undefined);
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    // Found by the runner, on its own filesystem (here the same checkout's).
+    const executable = claudeExecutable(undefined, (await sandbox.locate([claudeProgram(undefined)]))[0], sandbox.machine);
     expect(executable.reason).toBe('');
     // The model: a Messages API on loopback that answers every streamed request with one reply, and tells who asked.
     const keys: (string | undefined)[] = [];
@@ -476,7 +494,6 @@ describe("the command runner, through the session service's RunnerSandbox over m
     });
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const spawned: string[] = [];
     const provider = new ClaudeProvider('claude-api', {
       billing: { provider: 'claude-api', apiKey: 'sk-ant-alice' },
@@ -495,7 +512,13 @@ describe("the command runner, through the session service's RunnerSandbox over m
         progress: async () => {},
         end: async () => {},
       } as never,
-      sandbox: { unavailable: undefined, where: (folder) => sandbox.where(folder), spawn: (input) => (spawned.push(input.folder), sandbox.spawn(input)) },
+      sandbox: {
+        unavailable: undefined,
+        machine: sandbox.machine,
+        locate: (programs) => sandbox.locate(programs),
+        where: (folder) => sandbox.where(folder),
+        spawn: (input) => (spawned.push(input.folder), sandbox.spawn(input)),
+      },
       states: { get: async () => undefined, set: async () => {} },
       usage: { record: async () => {}, pause: async () => {} },
       logger: createLogger({ name: 'claude-on-runner', level: 'silent' }),
@@ -540,7 +563,8 @@ describe("the command runner, through the session service's RunnerSandbox over m
   }, 60_000);
 
   it("runs a Copilot turn whose runtime (the real one, through the provider's bridge) lives on the runner as the session's user, its command too", async () => {
-    const runtime = findCopilotRuntime(undefined);
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const runtime = copilotRuntime(undefined, (await sandbox.locate([copilotProgram(undefined)]))[0], sandbox.machine);
     expect(runtime.reason).toBe('');
     // The uid of each copilot-runtime process in alice's folder while the model is asked: the runtime asking is one.
     const runtimeUids = () =>
@@ -575,7 +599,6 @@ describe("the command runner, through the session service's RunnerSandbox over m
         return [chunk({ role: 'assistant', content: `the tool said: ${said.trim()}` }), chunk({}, 'stop'), usageChunk(50, 5), DONE];
       },
     });
-    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
     const spawned: string[][] = [];
     const cards: string[] = [];
     const provider = new CopilotProvider({
@@ -585,7 +608,13 @@ describe("the command runner, through the session service's RunnerSandbox over m
       models: ['gpt-5.4'],
       gatewayUrl: 'http://127.0.0.1:9',
       cards: { raise: async (card) => (cards.push(card.kind), 'card'), awaitAnswer: async () => 'Allow', cancel: async () => undefined },
-      sandbox: { unavailable: undefined, where: (folder) => sandbox.where(folder), spawn: (input) => (spawned.push([...input.argv]), sandbox.spawn(input)) },
+      sandbox: {
+        unavailable: undefined,
+        machine: sandbox.machine,
+        locate: (programs) => sandbox.locate(programs),
+        where: (folder) => sandbox.where(folder),
+        spawn: (input) => (spawned.push([...input.argv]), sandbox.spawn(input)),
+      },
       history: async () => [],
       usage: { record: async () => {} },
       runtimeEnv: { PATH: '/usr/bin:/bin' },
@@ -630,6 +659,81 @@ describe("the command runner, through the session service's RunnerSandbox over m
     await until(() => runtimeUids().length === 0);
   }, 90_000);
 
+  it("says where the agents' CLIs lie on its own filesystem, executable, and which are not there", async () => {
+    const client = clientAs('session', ca.issue('session', ['session']));
+    const sandbox = new RunnerSandbox(client, uids);
+    const notExecutable = join(dir, 'not-executable');
+    mkdirSync(join(dir, 'a-folder'));
+    writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+    const found = await sandbox.locate([
+      claudeProgram(undefined),
+      copilotProgram(undefined),
+      { path: '/bin/sh' },
+      { command: 'sh', search: '/nonexistent:relative:/bin' },
+      { command: 'no-such-agent', search: '/bin:/usr/bin' },
+      { path: notExecutable },
+      { path: join(dir, 'a-folder') },
+      { path: 'bin/sh' },
+      { package: '@relay/no-such-package', file: 'cli' },
+      { package: 'typescript', file: 'bin/tsc', via: ['@relay/no-such-package'] },
+    ]);
+    expect(found[0]).toEqual({ path: expect.stringMatching(/\/@anthropic-ai\/claude-agent-sdk-[^/]+\/claude$/), folder: expect.any(String) });
+    // Copilot's runtime runs beside its whole package (shown read-only in a sandbox).
+    expect(found[1]!.path).toBe(join(found[1]!.folder, 'prebuilds', `${process.platform}-${process.arch}`, 'copilot-runtime'));
+    expect(found.slice(2)).toEqual([
+      { path: '/bin/sh', folder: '/bin' },
+      { path: '/bin/sh', folder: '/bin' },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(await sandbox.locate([])).toEqual([]);
+    // More than a call may ask is refused whole.
+    const tooMany = await callUnary(client, 'locateClis', { programs: Array.from({ length: 101 }, () => ({ path: '/bin/sh' })) }).catch(
+      (error: unknown) => error,
+    );
+    expect((tooMany as AppError).code).toBe('REMOTE_RELAY_INVALID_INPUT');
+  });
+
+  it('lists a provider whose CLI the runner lacks as unavailable, saying so; one whose CLI it has, available', async () => {
+    const sandbox = new RunnerSandbox(clientAs('session', ca.issue('session', ['session'])), uids);
+    const ports = {
+      cli: sandbox,
+      childEnv: { PATH: '/usr/bin:/bin' },
+      commandEnv: {},
+      logger: createLogger({ name: 'providers-on-runner', level: 'silent' }),
+    } as unknown as ProviderPorts;
+    const config = loadConfig({
+      RELAY_SERVICE_TOKEN: 't'.repeat(43),
+      RELAY_SERVICE_KEYS: `gateway:${'0'.repeat(64)}`,
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/relay_session',
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      RELAY_CLAUDE_EXECUTABLE: join(dir, 'no-claude-here'),
+      OPENAI_API_KEY: 'sk-test',
+      RELAY_COPILOT_BASE_URL: 'http://127.0.0.1:9/v1',
+      RELAY_ACP_AGENTS: JSON.stringify([
+        { id: 'shell-agent', command: ['sh'], models: ['m'] },
+        { id: 'gemini', command: ['gemini-not-on-the-runner'], models: ['m'] },
+      ]),
+    });
+    const providers = Object.fromEntries((await configuredProviders(config, ports)).map((provider) => [provider.id, provider.availability()]));
+    expect(providers['claude-api']).toEqual({
+      available: false,
+      reason: `Claude Code's executable ${join(dir, 'no-claude-here')} (RELAY_CLAUDE_EXECUTABLE) is missing or not executable on the command runner`,
+    });
+    // Codex's CLI found on the runner through its SDK's packages, Copilot's runtime in its platform package.
+    expect(providers['codex']).toEqual({ available: true, reason: '' });
+    expect(providers['copilot']).toEqual({ available: true, reason: '' });
+    expect(providers['shell-agent']).toEqual({ available: true, reason: '' });
+    expect(providers['gemini']).toEqual({
+      available: false,
+      reason: "the ACP agent's program gemini-not-on-the-runner is not on the relay's PATH on the command runner (RELAY_ACP_AGENTS)",
+    });
+  });
+
   it('refuses a caller whose certificate does not name session, and one with no client certificate', async () => {
     const gateway = clientAs('gateway', ca.issue('gateway', ['gateway']));
     const forbidden = await callStream(gateway, 'runCommand', { folder: project, argv: ['sh', '-c', 'touch by-gateway'], env: {}, uid: 100_001 })
@@ -650,5 +754,7 @@ describe("the command runner, through the session service's RunnerSandbox over m
     expect((unauthenticated as AppError).code).toBe('REMOTE_RELAY_AUTH');
     expect(existsSync(join(project, 'by-gateway'))).toBe(false);
     expect(existsSync(join(project, 'by-nobody'))).toBe(false);
+    // Nor may it ask where the CLIs lie.
+    await expect(sandbox.locate([{ path: '/bin/sh' }])).rejects.toMatchObject({ code: 'REMOTE_RELAY_FORBIDDEN' });
   });
 });

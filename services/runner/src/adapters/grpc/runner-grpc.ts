@@ -5,13 +5,26 @@
  */
 import type { handleServerStreamingCall, ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { appError } from '@relay/errors';
-import type { ExecRequest, ExecResponse, RunCommandRequest, RunCommandResponse } from '@relay/proto/relay/runner/v1/runner_service';
-import { serveStream } from '@relay/rpc';
+import type {
+  CliProgram as CliProgramMessage,
+  ExecRequest,
+  ExecResponse,
+  LocateClisRequest,
+  LocateClisResponse,
+  RunCommandRequest,
+  RunCommandResponse,
+  RunnerServiceServer,
+} from '@relay/proto/relay/runner/v1/runner_service';
+import { serveStream, serveUnary } from '@relay/rpc';
+import type { CliProgram } from '@relay/service/cli-programs';
 import type { Logger } from '@relay/telemetry';
+import { locateClis } from '../../app/locate-clis.ts';
 import { runCommand, type GroupProcess, type RunnerPorts } from '../../app/run-command.ts';
 
 interface RunnerContext {
   realWorkspace: string;
+  /** Where the agents' CLIs' packages are found from (the runner's own code). */
+  codeFolder: string;
   ports: RunnerPorts;
   logger: Logger;
 }
@@ -27,7 +40,13 @@ interface StreamedMethods {
 
 export function runnerGrpc(context: RunnerContext): UntypedServiceImplementation {
   const { logger } = context;
-  return serveStream<StreamedMethods>(logger, {
+  const unary = serveUnary<RunnerServiceServer>(logger, {
+    async locateClis(request: LocateClisRequest): Promise<LocateClisResponse> {
+      const found = locateClis(request.programs.map(cliProgram), context.codeFolder);
+      return { locations: found.map((location) => location ?? { path: '', folder: '' }) };
+    },
+  });
+  const streamed = serveStream<StreamedMethods>(logger, {
     async *runCommand(request, signal): AsyncIterable<RunCommandResponse> {
       yield* followCommand(await runCommand(request, context), request, signal, logger);
     },
@@ -41,6 +60,16 @@ export function runnerGrpc(context: RunnerContext): UntypedServiceImplementation
       yield* followCommand(command, start, signal, logger);
     },
   });
+  return { ...unary, ...streamed };
+}
+
+/** A program as LocateClis carries it; REMOTE_RELAY_INVALID_INPUT for one of no kind. */
+function cliProgram(message: CliProgramMessage): CliProgram {
+  if (message.path !== undefined) return { path: message.path };
+  if (message.command !== undefined) return { command: message.command.name, search: message.command.searchPath };
+  const found = message.packageFile;
+  if (found === undefined) throw appError('REMOTE_RELAY_INVALID_INPUT', 'a program is a path, a command or a package file', { details: { field: 'programs' } });
+  return { package: found.package, file: found.file, ...(found.folder === '' ? {} : { folder: found.folder }), via: found.via };
 }
 
 /** The call's stdin messages to the command, until `stdin_closed` or the caller's half-close (end of file either way). */

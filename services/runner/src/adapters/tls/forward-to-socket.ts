@@ -9,7 +9,9 @@ import {
   credentials,
   status as grpcStatus,
   type ClientReadableStream,
+  type sendUnaryData,
   type ServerDuplexStream,
+  type ServerUnaryCall,
   type ServerWritableStream,
   type StatusObject,
   type UntypedServiceImplementation,
@@ -18,6 +20,8 @@ import {
   RunnerServiceClient,
   type ExecRequest,
   type ExecResponse,
+  type LocateClisRequest,
+  type LocateClisResponse,
   type RunCommandRequest,
   type RunCommandResponse,
 } from '@relay/proto/relay/runner/v1/runner_service';
@@ -29,7 +33,7 @@ export interface SocketForwarder {
   close(): void;
 }
 
-/** Passes RunCommand and Exec calls on to the commands side at `socketPath`. */
+/** Passes RunCommand, Exec and LocateClis calls on to the commands side at `socketPath`. */
 export function forwardToSocket(socketPath: string, logger: Logger): SocketForwarder {
   const client = new RunnerServiceClient(`unix:${socketPath}`, credentials.createInsecure(), {
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
@@ -46,7 +50,12 @@ export function forwardToSocket(socketPath: string, logger: Logger): SocketForwa
     call.on('error', () => undefined);
     passBack(upstream, call, logger);
   };
-  return { implementation: { runCommand, exec }, close: () => client.close() };
+  // LocateClis (a unary call): its answer or its status passed back as it is.
+  const locateClis = (call: ServerUnaryCall<LocateClisRequest, LocateClisResponse>, callback: sendUnaryData<LocateClisResponse>): void => {
+    const upstream = client.locateClis(call.request, (error, response) => callback(error, response));
+    call.once('cancelled', () => upstream.cancel());
+  };
+  return { implementation: { runCommand, exec, locateClis }, close: () => client.close() };
 }
 
 /** What both kinds of call (RunCommand's and Exec's) give their responses to. */

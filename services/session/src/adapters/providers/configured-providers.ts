@@ -1,6 +1,7 @@
 /**
- * The provider plug-ins this relay's configuration sets up, read off the definitions (provider-list.ts), each one's
- * model list at start, and the prices usage meters them at.
+ * The provider plug-ins this relay's configuration sets up, read off the definitions (provider-list.ts), with the
+ * agents' CLIs they start located where the sandbox starts them, each one's model list at start, and the prices usage
+ * meters them at.
  */
 import type { Logger } from '@relay/telemetry';
 import type { Config, ModelPriceConfig } from '../../config.ts';
@@ -8,8 +9,15 @@ import type { Provider } from '../../app/turns/provider.ts';
 import type { ProviderPorts } from './define-provider.ts';
 import { PROVIDER_DEFINITIONS } from './provider-list.ts';
 
-export function configuredProviders(config: Config, ports: ProviderPorts): Provider[] {
-  return PROVIDER_DEFINITIONS.flatMap((definition) => definition.plugIns?.(config, ports) ?? []);
+/** The plug-ins, once the sandbox said where their CLIs are (all asked at once: one call to the command runner). */
+export async function configuredProviders(config: Config, ports: ProviderPorts): Promise<Provider[]> {
+  const named = PROVIDER_DEFINITIONS.map((definition) => Object.entries(definition.clis?.(config, ports) ?? {}));
+  const found = await ports.cli.locate(named.flat().map(([, program]) => program));
+  let next = 0;
+  return PROVIDER_DEFINITIONS.flatMap((definition, index) => {
+    const clis = Object.fromEntries(named[index]!.map(([name]) => [name, found[next++]]));
+    return definition.plugIns?.(config, ports, clis) ?? [];
+  });
 }
 
 /** Per provider id, the prices of the providers that meter reported tokens (undefined: tokens only). */

@@ -11,8 +11,9 @@ import type { Config, ModelPriceConfig } from '../../config.ts';
 import type { ProviderFamily } from '../../domain/catalogue/provider-catalogue.ts';
 import type { UsageLedger } from '../../app/usage/ports.ts';
 import type { BackgroundTaskStarter } from '../../app/tasks/background-task-starter.ts';
-import type { CliSandbox } from '../../app/tasks/cli-sandbox.ts';
+import type { CliLocation, CliProgram, CliSandbox } from '../../app/tasks/cli-sandbox.ts';
 import type { ClaudeSessionStates } from '../../app/turns/claude-session-states.ts';
+import type { CodexThreads } from '../../app/turns/codex-threads.ts';
 import type { ConversationHistory, Provider } from '../../app/turns/provider.ts';
 import type { QuestionCards } from '../../app/turns/question-cards.ts';
 import type { QueryFn } from './claude/claude-provider.ts';
@@ -58,6 +59,7 @@ export interface ProviderPorts {
   usage: UsageLedger;
   claudeStates: ClaudeSessionStates;
   claudeQuery: QueryFn;
+  codexThreads: CodexThreads;
   /** Whether Claude Code's session is on this machine to resume (its transcript, for the folder). */
   claudeTranscripts: (resumeId: string, cwd: string) => Promise<boolean>;
   /** The environment an agent's CLI starts from, without credentials (config.ts, childProcessEnv). */
@@ -74,8 +76,16 @@ export interface ProviderDefinition {
   env: readonly (keyof Config)[];
   /** Its rows in relay_info, in order, listed whether or not configured (an entry list: one row per entry). */
   list(settings: ProviderSettings): ProviderListing[];
-  /** The plug-ins this configuration sets up; none: listed, but this relay cannot run its sessions ("NOT_RUNNABLE"). */
-  plugIns?(config: Config, ports: ProviderPorts): Provider[];
+  /**
+   * The agents' CLIs its plug-ins start, by a name of its own: located where the sandbox starts them
+   * (CliSandbox.locate, at start) and handed to plugIns under the same names.
+   */
+  clis?(config: Config, ports: ProviderPorts): Readonly<Record<string, CliProgram>>;
+  /**
+   * The plug-ins this configuration sets up; none: listed, but this relay cannot run its sessions ("NOT_RUNNABLE").
+   * `clis`: where each CLI it named lies, undefined where the sandbox has none.
+   */
+  plugIns?(config: Config, ports: ProviderPorts, clis: Readonly<Record<string, CliLocation | undefined>>): Provider[];
   /** Per provider id, the prices its reported tokens cost (undefined: tokens only, cost not tracked). */
   prices?(config: Config): Record<string, Readonly<Record<string, ModelPriceConfig>> | undefined>;
 }

@@ -9,11 +9,20 @@
  */
 import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
-import type { ClientDuplexStream } from '@grpc/grpc-js';
-import type { ExecRequest, ExecResponse, RunCommandRequest, RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
-import { callStream } from '@relay/rpc';
-import type { CliSandbox, SandboxedCli } from '../../app/tasks/cli-sandbox.ts';
+import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
+import type {
+  CliProgram as CliProgramMessage,
+  ExecRequest,
+  ExecResponse,
+  RunCommandRequest,
+  RunnerServiceClient,
+} from '@relay/proto/relay/runner/v1/runner_service';
+import { callStream, callUnary } from '@relay/rpc';
+import type { CliLocation, CliProgram, CliSandbox, SandboxedCli } from '../../app/tasks/cli-sandbox.ts';
 import type { SandboxedCommand, TaskSandbox } from '../../app/tasks/task-sandbox.ts';
+
+/** How long the session service waits at its start for the runner to say where the agents' CLIs are. */
+const LOCATE_DEADLINE_MS = 60_000;
 
 /** The sandbox user (OS uid on the runner) of a session's user. */
 export type SandboxUids = (sessionId: string) => Promise<number>;
@@ -27,6 +36,22 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
   constructor(client: RunnerServiceClient, uids: SandboxUids) {
     this.#client = client;
     this.#uids = uids;
+  }
+
+  readonly machine = 'on the command runner';
+
+  /**
+   * Asked of the runner (LocateClis), which looks on its own filesystem: the CLIs are its image's, not the session
+   * service's. Waits for the runner to be up (it may start after this service), up to a minute.
+   */
+  async locate(programs: readonly CliProgram[]): Promise<(CliLocation | undefined)[]> {
+    if (programs.length === 0) return [];
+    const metadata = new Metadata();
+    metadata.setOptions({ waitForReady: true });
+    const answer = await callUnary(this.#client, 'locateClis', { programs: programs.map(programMessage) }, { deadlineMs: LOCATE_DEADLINE_MS, metadata });
+    if (answer.locations.length !== programs.length)
+      throw new Error(`the command runner answered ${answer.locations.length} locations for ${programs.length} CLIs`);
+    return answer.locations.map((location) => (location.path === '' ? undefined : { path: location.path, folder: location.folder }));
   }
 
   where(folder: string): string {
@@ -83,6 +108,13 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
   async #request(input: { sessionId: string; folder: string; argv: readonly string[]; env: Readonly<Record<string, string>> }): Promise<RunCommandRequest> {
     return { folder: input.folder, argv: [...input.argv], env: { ...input.env }, uid: await this.#uids(input.sessionId) };
   }
+}
+
+/** A program as LocateClis carries it. */
+function programMessage(program: CliProgram): CliProgramMessage {
+  if ('path' in program) return { path: program.path };
+  if ('command' in program) return { command: { name: program.command, searchPath: program.search } };
+  return { packageFile: { package: program.package, file: program.file, folder: program.folder ?? '', via: [...(program.via ?? [])] } };
 }
 
 /** A CLI on the runner as a child process: its stdio and its end carried by one Exec call. */

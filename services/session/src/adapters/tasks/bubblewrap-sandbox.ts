@@ -11,6 +11,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { locateCli, type CliLocation, type CliProgram } from '@relay/service/cli-programs';
 import { RELAY_STATE_FOLDER } from '../../domain/sessions/folders.ts';
 import { noSandboxRefusal, type SandboxedProcess } from '../../app/tasks/command-sandbox.ts';
 import type { CliSandbox, SandboxedCli } from '../../app/tasks/cli-sandbox.ts';
@@ -86,6 +88,14 @@ export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
     this.#bwrap = bwrap;
     this.unavailable = unavailable === undefined ? undefined : noSandboxRefusal(unavailable);
     this.#stateFolders = stateFolders;
+  }
+
+  readonly machine = 'on this machine';
+
+  /** Looked for on this machine's filesystem, packages from the session service's own code (bwrap shows them read-only). */
+  async locate(programs: readonly CliProgram[]): Promise<(CliLocation | undefined)[]> {
+    const from = dirname(fileURLToPath(import.meta.url));
+    return programs.map((program) => locateCli(program, from));
   }
 
   where(folder: string): string {

@@ -2,9 +2,9 @@
  * Agents that speak the Agent Client Protocol (RELAY_ACP_AGENTS): each configured agent is its own provider id, run by
  * the one ACP plug-in (acp-provider.ts). Unavailable, with why, while its program is not found or no sandbox can be had.
  */
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
+import type { CliLocation } from '../../../app/tasks/cli-sandbox.ts';
 import { defineProvider } from '../define-provider.ts';
-import { isExecutable } from '../is-executable.ts';
 import { AcpProvider } from './acp-provider.ts';
 
 export const acpDefinition = defineProvider({
@@ -20,12 +20,15 @@ export const acpDefinition = defineProvider({
       models: agent.models,
       efforts: [],
     })),
-  plugIns: (config, ports) =>
+  // Each agent's program, looked for on the PATH its process starts with, where the sandbox starts it.
+  clis: (config, ports) =>
+    Object.fromEntries(config.RELAY_ACP_AGENTS.map((agent) => [agent.id, { command: agent.command[0]!, search: ports.childEnv['PATH'] ?? '' }])),
+  plugIns: (config, ports, clis) =>
     config.RELAY_ACP_AGENTS.map(
       (agent) =>
         new AcpProvider({
           agent,
-          program: findProgram(agent.command[0]!, ports.childEnv['PATH'] ?? ''),
+          program: agentProgram(agent.command[0]!, clis[agent.id], ports.cli.machine),
           gatewayUrl: config.RELAY_GATEWAY_URL,
           discoveryCwd: config.RELAY_DEFAULT_CWD,
           cards: ports.cards,
@@ -39,16 +42,16 @@ export const acpDefinition = defineProvider({
     ),
 });
 
-/** The program as an absolute path: as given, or the first on PATH; else why not (naming the variable to fix). */
-export function findProgram(program: string, path: string): { path: string; reason: '' } | { path: undefined; reason: string } {
-  const candidates = isAbsolute(program)
-    ? [program]
-    : path
-        .split(delimiter)
-        .filter((folder) => folder !== '')
-        .map((folder) => join(folder, program));
-  const found = candidates.find(isExecutable);
+/** The program the sandbox found (absolute), else why not (`machine`: where it looked; naming the variable to fix). */
+export function agentProgram(
+  program: string,
+  found: CliLocation | undefined,
+  machine: string,
+): { path: string; reason: '' } | { path: undefined; reason: string } {
   return found === undefined
-    ? { path: undefined, reason: `the ACP agent's program ${program} is not ${isAbsolute(program) ? 'executable' : "on this relay's PATH"} (RELAY_ACP_AGENTS)` }
-    : { path: found, reason: '' };
+    ? {
+        path: undefined,
+        reason: `the ACP agent's program ${program} is not ${isAbsolute(program) ? 'executable' : "on the relay's PATH"} ${machine} (RELAY_ACP_AGENTS)`,
+      }
+    : { path: found.path, reason: '' };
 }

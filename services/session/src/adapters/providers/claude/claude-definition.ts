@@ -1,10 +1,10 @@
 /**
  * Claude Code (decisions.md, Providers), billed to the subscription ("claude", CLAUDE_CODE_OAUTH_TOKEN) or the API key
- * ("claude-api", ANTHROPIC_API_KEY); its CLI runs in the relay's sandbox, found by findClaudeExecutable.
+ * ("claude-api", ANTHROPIC_API_KEY); its CLI runs in the relay's sandbox, which finds it (claude-executable.ts).
  */
 import { defineProvider } from '../define-provider.ts';
 import { ClaudeProvider } from './claude-provider.ts';
-import { findClaudeExecutable } from './claude-executable.ts';
+import { claudeExecutable, claudeProgram } from './claude-executable.ts';
 
 /** The efforts a Claude session may be set to. */
 export const CLAUDE_EFFORTS = ['low', 'medium', 'high'];
@@ -32,9 +32,10 @@ export const claudeDefinition = defineProvider({
       efforts: CLAUDE_EFFORTS,
     },
   ],
-  plugIns: (config, ports) => {
+  clis: (config) => ({ claude: claudeProgram(config.RELAY_CLAUDE_EXECUTABLE) }),
+  plugIns: (config, ports, clis) => {
     const claude = {
-      executable: findClaudeExecutable(config.RELAY_CLAUDE_EXECUTABLE),
+      executable: claudeExecutable(config.RELAY_CLAUDE_EXECUTABLE, clis['claude'], ports.cli.machine),
       models: config.RELAY_CLAUDE_MODELS ?? [],
       gatewayUrl: config.RELAY_GATEWAY_URL,
       cards: ports.cards,

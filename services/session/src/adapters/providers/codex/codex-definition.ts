@@ -4,11 +4,9 @@
  * RELAY_CODEX_API_KEY). Its models are RELAY_CODEX_MODELS, else the endpoint's GET /models. Unavailable, with why,
  * without either, without the CLI, or where no sandbox can be had.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import type { CliLocation, CliProgram } from '../../../app/tasks/cli-sandbox.ts';
 import type { Config } from '../../../config.ts';
 import { defineProvider } from '../define-provider.ts';
-import { isExecutable } from '../is-executable.ts';
 import { CodexProvider, OPENAI_API, type CodexProviderOptions } from './codex-provider.ts';
 
 const NOT_CONFIGURED = 'OpenAI API key for Codex not configured (OPENAI_API_KEY), nor an OpenAI-compatible endpoint (RELAY_CODEX_BASE_URL)';
@@ -27,16 +25,18 @@ export const codexDefinition = defineProvider({
       efforts: [],
     },
   ],
-  plugIns: (config, ports) => [
+  clis: (config) => ({ codex: codexProgram(config.RELAY_CODEX_CLI_PATH) }),
+  plugIns: (config, ports, clis) => [
     new CodexProvider({
       endpoint: endpointOf(config),
       notConfigured: NOT_CONFIGURED,
-      cli: findCli(config.RELAY_CODEX_CLI_PATH),
+      cli: codexCli(config.RELAY_CODEX_CLI_PATH, clis['codex'], ports.cli.machine),
       models: config.RELAY_CODEX_MODELS,
       gatewayUrl: config.RELAY_GATEWAY_URL,
       cards: ports.cards,
       sandbox: ports.cli,
       history: ports.history,
+      threads: ports.codexThreads,
       usage: ports.usage,
       cliEnv: ports.childEnv,
       logger: ports.logger,
@@ -59,26 +59,23 @@ const TARGETS: Readonly<Record<string, string>> = {
   'darwin-arm64': 'aarch64-apple-darwin',
 };
 
-/** The CLI configured (when executable), else the one Codex's SDK brings for this platform (when installed); else why not. */
-function findCli(configured: string | undefined): CodexProviderOptions['cli'] {
-  if (configured !== undefined) {
-    return isExecutable(configured)
-      ? { path: configured, folder: dirname(configured), reason: '' }
-      : { path: undefined, reason: `the Codex CLI ${configured} is not executable (RELAY_CODEX_CLI_PATH)` };
-  }
+/**
+ * The CLI configured, else the one Codex's SDK brings for this platform (its CLI package's platform package), as the
+ * sandbox is asked for it; the binary's folder holds what it runs beside it (its helpers, rg).
+ */
+function codexProgram(configured: string | undefined): CliProgram {
+  if (configured !== undefined) return { path: configured };
   const platform = `${process.platform}-${process.arch}`;
-  const target = TARGETS[platform];
-  const why = `the Codex CLI for this machine (@openai/codex-${platform}) is not installed; set RELAY_CODEX_CLI_PATH to a Codex CLI`;
-  if (target === undefined) return { path: undefined, reason: why };
-  try {
-    // The SDK's package depends on the CLI's, which brings this platform's binary.
-    const codex = createRequire(import.meta.resolve('@openai/codex-sdk')).resolve('@openai/codex/package.json');
-    const binaries = createRequire(codex).resolve(`@openai/codex-${platform}/package.json`);
-    // The binary's folder holds what it runs beside it (its helpers, rg).
-    const folder = join(dirname(binaries), 'vendor', target);
-    const path = join(folder, 'bin', 'codex');
-    return isExecutable(path) ? { path, folder, reason: '' } : { path: undefined, reason: why };
-  } catch {
-    return { path: undefined, reason: why };
-  }
+  const folder = `vendor/${TARGETS[platform] ?? platform}`;
+  return { package: `@openai/codex-${platform}`, via: ['@openai/codex-sdk', '@openai/codex'], file: `${folder}/bin/codex`, folder };
+}
+
+/** The CLI the sandbox found (`machine`: where it looked), or why there is none. */
+function codexCli(configured: string | undefined, found: CliLocation | undefined, machine: string): CodexProviderOptions['cli'] {
+  if (found !== undefined) return { path: found.path, folder: found.folder, reason: '' };
+  if (configured !== undefined) return { path: undefined, reason: `the Codex CLI ${configured} is not executable ${machine} (RELAY_CODEX_CLI_PATH)` };
+  return {
+    path: undefined,
+    reason: `the Codex CLI (@openai/codex-${process.platform}-${process.arch}) is not installed ${machine}; set RELAY_CODEX_CLI_PATH to a Codex CLI`,
+  };
 }

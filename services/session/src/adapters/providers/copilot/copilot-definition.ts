@@ -4,10 +4,8 @@
  * endpoint (RELAY_COPILOT_BASE_URL). Unavailable, with why, without either, without the CLI's runtime, or without
  * the sandbox it runs in.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import type { CliLocation, CliProgram } from '../../../app/tasks/cli-sandbox.ts';
 import { defineProvider } from '../define-provider.ts';
-import { isExecutable } from '../is-executable.ts';
 import { CopilotProvider, type CopilotProviderOptions } from './copilot-provider.ts';
 
 export const copilotDefinition = defineProvider({
@@ -24,11 +22,12 @@ export const copilotDefinition = defineProvider({
       efforts: [],
     },
   ],
-  plugIns: (config, ports) => [
+  clis: (config) => ({ runtime: copilotProgram(config.RELAY_COPILOT_CLI_PATH) }),
+  plugIns: (config, ports, clis) => [
     new CopilotProvider({
       token: config.COPILOT_GITHUB_TOKEN,
       byok: config.RELAY_COPILOT_BASE_URL === undefined ? undefined : { baseUrl: config.RELAY_COPILOT_BASE_URL, apiKey: config.RELAY_COPILOT_API_KEY },
-      runtime: findCopilotRuntime(config.RELAY_COPILOT_CLI_PATH),
+      runtime: copilotRuntime(config.RELAY_COPILOT_CLI_PATH, clis['runtime'], ports.cli.machine),
       models: config.RELAY_COPILOT_MODELS ?? [],
       gatewayUrl: config.RELAY_GATEWAY_URL,
       cards: ports.cards,
@@ -43,26 +42,21 @@ export const copilotDefinition = defineProvider({
 });
 
 /**
- * The CLI configured (when executable), else the runtime the SDK's package for this platform ships (when installed),
- * with the folder the sandbox shows it read-only; else why not.
+ * The CLI configured, else the runtime the SDK's package for this platform ships, as the sandbox is asked for it; the
+ * package's folder is what the sandbox shows it read-only.
  */
-export function findCopilotRuntime(configured: string | undefined): CopilotProviderOptions['runtime'] {
-  if (configured !== undefined) {
-    return isExecutable(configured)
-      ? { path: configured, folder: dirname(configured), reason: '' }
-      : { path: undefined, reason: `the Copilot CLI ${configured} is not executable (RELAY_COPILOT_CLI_PATH)` };
-  }
+export function copilotProgram(configured: string | undefined): CliProgram {
+  if (configured !== undefined) return { path: configured };
   const platform = `${process.platform}-${process.arch}`;
-  const platformPackage = `@github/copilot-sdk-${platform}`;
-  try {
-    const folder = dirname(createRequire(import.meta.url).resolve(`${platformPackage}/package.json`));
-    const path = join(folder, 'prebuilds', platform, 'copilot-runtime');
-    if (isExecutable(path)) return { path, folder, reason: '' };
-  } catch {
-    // Not installed: npm skips an optional package for another platform.
-  }
+  return { package: `@github/copilot-sdk-${platform}`, file: `prebuilds/${platform}/copilot-runtime`, folder: '.' };
+}
+
+/** The runtime the sandbox found (`machine`: where it looked), or why there is none. */
+export function copilotRuntime(configured: string | undefined, found: CliLocation | undefined, machine: string): CopilotProviderOptions['runtime'] {
+  if (found !== undefined) return { path: found.path, folder: found.folder, reason: '' };
+  if (configured !== undefined) return { path: undefined, reason: `the Copilot CLI ${configured} is not executable ${machine} (RELAY_COPILOT_CLI_PATH)` };
   return {
     path: undefined,
-    reason: `the Copilot runtime for this machine (${platformPackage}) is not installed, or not executable; set RELAY_COPILOT_CLI_PATH to a Copilot CLI`,
+    reason: `the Copilot runtime (@github/copilot-sdk-${process.platform}-${process.arch}) is not installed ${machine}, or not executable; set RELAY_COPILOT_CLI_PATH to a Copilot CLI`,
   };
 }

@@ -13,10 +13,13 @@ import {
   type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
+  type ClientUnaryCall,
   type handleBidiStreamingCall,
   type handleServerStreamingCall,
+  type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
+  type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 
@@ -87,6 +90,53 @@ export interface CommandExited {
     | undefined;
   /** The signal's name (SIGTERM, SIGKILL), or empty when it exited by itself. */
   signal: string;
+}
+
+/** The agents' CLIs to look for. */
+export interface LocateClisRequest {
+  programs: CliProgram[];
+}
+
+/** One CLI, as the provider that runs it names it. */
+export interface CliProgram {
+  /** An absolute path (a configured one); one that is not absolute is not there. */
+  path?:
+    | string
+    | undefined;
+  /** A program name, looked for in each folder of a PATH. */
+  command?:
+    | CommandOnPath
+    | undefined;
+  /** A file in an installed package (a CLI's platform package), found as Node finds a package from the runner's own code. */
+  packageFile?: PackageFile | undefined;
+}
+
+/** A program name and the PATH (folders separated by ':') it is looked for in. */
+export interface CommandOnPath {
+  name: string;
+  searchPath: string;
+}
+
+/**
+ * A file in a package: `package` found from the last of `via` (each found from the one before, from the runner's
+ * own code for the first), the file at `file` in it, and the folder it runs beside at `folder` (empty: the file's).
+ */
+export interface PackageFile {
+  package: string;
+  file: string;
+  folder: string;
+  via: string[];
+}
+
+/** One location per program asked for, in the same order. */
+export interface LocateClisResponse {
+  locations: CliLocation[];
+}
+
+/** Where a program lies (absolute) and the folder it runs beside; both empty when it is not there or not executable. */
+export interface CliLocation {
+  path: string;
+  folder: string;
 }
 
 function createBaseRunCommandRequest(): RunCommandRequest {
@@ -880,6 +930,548 @@ export const CommandExited: MessageFns<CommandExited> = {
   },
 };
 
+function createBaseLocateClisRequest(): LocateClisRequest {
+  return { programs: [] };
+}
+
+export const LocateClisRequest: MessageFns<LocateClisRequest> = {
+  encode(message: LocateClisRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.programs) {
+      CliProgram.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LocateClisRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLocateClisRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.programs.push(CliProgram.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LocateClisRequest {
+    return {
+      programs: globalThis.Array.isArray(object?.programs)
+        ? object.programs.map((e: any) => CliProgram.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: LocateClisRequest): unknown {
+    const obj: any = {};
+    if (message.programs?.length) {
+      obj.programs = message.programs.map((e) => CliProgram.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LocateClisRequest>, I>>(base?: I): LocateClisRequest {
+    return LocateClisRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LocateClisRequest>, I>>(object: I): LocateClisRequest {
+    const message = createBaseLocateClisRequest();
+    message.programs = object.programs?.map((e) => CliProgram.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCliProgram(): CliProgram {
+  return { path: undefined, command: undefined, packageFile: undefined };
+}
+
+export const CliProgram: MessageFns<CliProgram> = {
+  encode(message: CliProgram, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== undefined) {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.command !== undefined) {
+      CommandOnPath.encode(message.command, writer.uint32(18).fork()).join();
+    }
+    if (message.packageFile !== undefined) {
+      PackageFile.encode(message.packageFile, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CliProgram {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCliProgram();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.command = CommandOnPath.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.packageFile = PackageFile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CliProgram {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : undefined,
+      command: isSet(object.command) ? CommandOnPath.fromJSON(object.command) : undefined,
+      packageFile: isSet(object.packageFile)
+        ? PackageFile.fromJSON(object.packageFile)
+        : isSet(object.package_file)
+        ? PackageFile.fromJSON(object.package_file)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CliProgram): unknown {
+    const obj: any = {};
+    if (message.path !== undefined) {
+      obj.path = message.path;
+    }
+    if (message.command !== undefined) {
+      obj.command = CommandOnPath.toJSON(message.command);
+    }
+    if (message.packageFile !== undefined) {
+      obj.packageFile = PackageFile.toJSON(message.packageFile);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CliProgram>, I>>(base?: I): CliProgram {
+    return CliProgram.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CliProgram>, I>>(object: I): CliProgram {
+    const message = createBaseCliProgram();
+    message.path = object.path ?? undefined;
+    message.command = (object.command !== undefined && object.command !== null)
+      ? CommandOnPath.fromPartial(object.command)
+      : undefined;
+    message.packageFile = (object.packageFile !== undefined && object.packageFile !== null)
+      ? PackageFile.fromPartial(object.packageFile)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCommandOnPath(): CommandOnPath {
+  return { name: "", searchPath: "" };
+}
+
+export const CommandOnPath: MessageFns<CommandOnPath> = {
+  encode(message: CommandOnPath, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.searchPath !== "") {
+      writer.uint32(18).string(message.searchPath);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CommandOnPath {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCommandOnPath();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.searchPath = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CommandOnPath {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      searchPath: isSet(object.searchPath)
+        ? globalThis.String(object.searchPath)
+        : isSet(object.search_path)
+        ? globalThis.String(object.search_path)
+        : "",
+    };
+  },
+
+  toJSON(message: CommandOnPath): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.searchPath !== "") {
+      obj.searchPath = message.searchPath;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CommandOnPath>, I>>(base?: I): CommandOnPath {
+    return CommandOnPath.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CommandOnPath>, I>>(object: I): CommandOnPath {
+    const message = createBaseCommandOnPath();
+    message.name = object.name ?? "";
+    message.searchPath = object.searchPath ?? "";
+    return message;
+  },
+};
+
+function createBasePackageFile(): PackageFile {
+  return { package: "", file: "", folder: "", via: [] };
+}
+
+export const PackageFile: MessageFns<PackageFile> = {
+  encode(message: PackageFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.package !== "") {
+      writer.uint32(10).string(message.package);
+    }
+    if (message.file !== "") {
+      writer.uint32(18).string(message.file);
+    }
+    if (message.folder !== "") {
+      writer.uint32(26).string(message.folder);
+    }
+    for (const v of message.via) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackageFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackageFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.package = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.file = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.folder = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.via.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PackageFile {
+    return {
+      package: isSet(object.package) ? globalThis.String(object.package) : "",
+      file: isSet(object.file) ? globalThis.String(object.file) : "",
+      folder: isSet(object.folder) ? globalThis.String(object.folder) : "",
+      via: globalThis.Array.isArray(object?.via) ? object.via.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: PackageFile): unknown {
+    const obj: any = {};
+    if (message.package !== "") {
+      obj.package = message.package;
+    }
+    if (message.file !== "") {
+      obj.file = message.file;
+    }
+    if (message.folder !== "") {
+      obj.folder = message.folder;
+    }
+    if (message.via?.length) {
+      obj.via = message.via;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PackageFile>, I>>(base?: I): PackageFile {
+    return PackageFile.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PackageFile>, I>>(object: I): PackageFile {
+    const message = createBasePackageFile();
+    message.package = object.package ?? "";
+    message.file = object.file ?? "";
+    message.folder = object.folder ?? "";
+    message.via = object.via?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseLocateClisResponse(): LocateClisResponse {
+  return { locations: [] };
+}
+
+export const LocateClisResponse: MessageFns<LocateClisResponse> = {
+  encode(message: LocateClisResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.locations) {
+      CliLocation.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LocateClisResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLocateClisResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.locations.push(CliLocation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LocateClisResponse {
+    return {
+      locations: globalThis.Array.isArray(object?.locations)
+        ? object.locations.map((e: any) => CliLocation.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: LocateClisResponse): unknown {
+    const obj: any = {};
+    if (message.locations?.length) {
+      obj.locations = message.locations.map((e) => CliLocation.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LocateClisResponse>, I>>(base?: I): LocateClisResponse {
+    return LocateClisResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LocateClisResponse>, I>>(object: I): LocateClisResponse {
+    const message = createBaseLocateClisResponse();
+    message.locations = object.locations?.map((e) => CliLocation.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCliLocation(): CliLocation {
+  return { path: "", folder: "" };
+}
+
+export const CliLocation: MessageFns<CliLocation> = {
+  encode(message: CliLocation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.folder !== "") {
+      writer.uint32(18).string(message.folder);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CliLocation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCliLocation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.folder = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CliLocation {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      folder: isSet(object.folder) ? globalThis.String(object.folder) : "",
+    };
+  },
+
+  toJSON(message: CliLocation): unknown {
+    const obj: any = {};
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.folder !== "") {
+      obj.folder = message.folder;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CliLocation>, I>>(base?: I): CliLocation {
+    return CliLocation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CliLocation>, I>>(object: I): CliLocation {
+    const message = createBaseCliLocation();
+    message.path = object.path ?? "";
+    message.folder = object.folder ?? "";
+    return message;
+  },
+};
+
 /**
  * The command runner (services/runner, docs/adr/0031-command-runner.md): on Kubernetes, where an agent's allowed
  * command runs. It holds none of the relay's secrets and no service-account token; it shares only the sessions'
@@ -921,6 +1513,21 @@ export const RunnerServiceService = {
     responseSerialize: (value: ExecResponse): Buffer => Buffer.from(ExecResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExecResponse => ExecResponse.decode(value),
   },
+  /**
+   * Where each agent CLI asked for lies on the runner's filesystem, executable, or that it is not there: the session
+   * service asks at its start, so a provider whose CLI the runner's image lacks is listed unavailable, with why, and
+   * the session service's own image need not carry the CLIs. Answers one location per program, in order.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (more than 100 programs, a program of no kind).
+   */
+  locateClis: {
+    path: "/relay.runner.v1.RunnerService/LocateClis" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LocateClisRequest): Buffer => Buffer.from(LocateClisRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LocateClisRequest => LocateClisRequest.decode(value),
+    responseSerialize: (value: LocateClisResponse): Buffer => Buffer.from(LocateClisResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LocateClisResponse => LocateClisResponse.decode(value),
+  },
 } as const;
 
 export interface RunnerServiceServer extends UntypedServiceImplementation {
@@ -938,6 +1545,13 @@ export interface RunnerServiceServer extends UntypedServiceImplementation {
    * Codes: as RunCommand's.
    */
   exec: handleBidiStreamingCall<ExecRequest, ExecResponse>;
+  /**
+   * Where each agent CLI asked for lies on the runner's filesystem, executable, or that it is not there: the session
+   * service asks at its start, so a provider whose CLI the runner's image lacks is listed unavailable, with why, and
+   * the session service's own image need not carry the CLIs. Answers one location per program, in order.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (more than 100 programs, a program of no kind).
+   */
+  locateClis: handleUnaryCall<LocateClisRequest, LocateClisResponse>;
 }
 
 export interface RunnerServiceClient extends Client {
@@ -962,6 +1576,27 @@ export interface RunnerServiceClient extends Client {
   exec(): ClientDuplexStream<ExecRequest, ExecResponse>;
   exec(options: Partial<CallOptions>): ClientDuplexStream<ExecRequest, ExecResponse>;
   exec(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<ExecRequest, ExecResponse>;
+  /**
+   * Where each agent CLI asked for lies on the runner's filesystem, executable, or that it is not there: the session
+   * service asks at its start, so a provider whose CLI the runner's image lacks is listed unavailable, with why, and
+   * the session service's own image need not carry the CLIs. Answers one location per program, in order.
+   * Codes: REMOTE_RELAY_INVALID_INPUT (more than 100 programs, a program of no kind).
+   */
+  locateClis(
+    request: LocateClisRequest,
+    callback: (error: ServiceError | null, response: LocateClisResponse) => void,
+  ): ClientUnaryCall;
+  locateClis(
+    request: LocateClisRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LocateClisResponse) => void,
+  ): ClientUnaryCall;
+  locateClis(
+    request: LocateClisRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LocateClisResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const RunnerServiceClient = makeGenericClientConstructor(
