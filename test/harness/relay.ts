@@ -86,9 +86,10 @@ class ServiceProcess {
     this.child.stderr?.on('data', keep);
   }
 
-  /** Another replica of this service: the same environment but its gRPC port. */
+  /** Another replica of this service: the same environment but its port (the gateway's HTTP one, another's gRPC one). */
   replica(port: number): ServiceProcess {
-    return new ServiceProcess(this.name, { ...this.env, GRPC_PORT: String(port) }, this.nodeArgs, this.image);
+    const listens = this.name === 'gateway' ? { PORT: String(port) } : { GRPC_PORT: String(port) };
+    return new ServiceProcess(this.name, { ...this.env, ...listens }, this.nodeArgs, this.image);
   }
 
   /** The process id while it runs (a benchmark reads its CPU time and memory from /proc). */

@@ -25,6 +25,7 @@ import { toCallToolResult } from './mcp/call-tool-result.ts';
 import { createMcpServer, type McpDeps } from './mcp/create-mcp-server.ts';
 import { answersAtOnce, immediateReadOf, type ImmediateRead } from './mcp/immediate-read.ts';
 import { InFlightCalls } from './mcp/in-flight-calls.ts';
+import { McpTaskRunner } from './mcp/mcp-task-runner.ts';
 import { invalidParamsOf } from './mcp/invalid-params.ts';
 import type { AllowedHosts } from './allowed-hosts.ts';
 import { authenticateBearer, setRefusalHeaders } from './authenticate-bearer.ts';
@@ -41,8 +42,15 @@ type McpCaller = Caller & { sessionId: string };
 export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHosts: AllowedHosts): void {
   const inFlight = new InFlightCalls();
   const pendingStreams = new PendingStreams(deps);
+  // MCP tasks: this replica runs those it takes and those others stopped running, and hands its own over on SIGTERM.
+  const { mcpTasks } = deps;
+  const taskRunner = mcpTasks === undefined ? undefined : new McpTaskRunner({ ...deps, mcpTasks }, inFlight);
+  if (taskRunner !== undefined) {
+    taskRunner.claimEvery();
+    app.addHook('preClose', () => taskRunner.handOver());
+  }
   // The 2026-07-28 leg: the SDK builds a server per request from this factory, for the caller the route authenticated.
-  const modern = createMcpHandler(({ authInfo }) => createMcpServer(callerOf(authInfo), deps, inFlight, true), {
+  const modern = createMcpHandler(({ authInfo }) => createMcpServer(callerOf(authInfo), deps, inFlight, taskRunner), {
     legacy: 'reject',
     onerror: (error) => deps.logger.debug({ err: error }, 'MCP request refused or failed'),
   });

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { ActionTraits } from '../../domain/action-traits.ts';
 import type { CallShape } from '../../domain/call-key.ts';
 import type { Owners } from '../ports.ts';
+import type { MakeOnce } from './made-once.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 
@@ -63,6 +64,11 @@ export interface ActionContext extends Owners {
   progress(message: string): Promise<void>;
   /** The call in flight (action and arguments), which keys an external session's cards; unset for a paired relay's call. */
   call?: CallShape;
+  /**
+   * Set for a call run as an MCP task: its effects that must not be made twice (a message sent, a session created) go
+   * through it (made-once.ts), so a replica that takes the task over finds them made; its cards are keyed by the call.
+   */
+  makeOnce?: MakeOnce;
   /** Set for an external caller: the reads that can ask for its pending note along do. */
   pendingAlong?: PendingAlong;
 }

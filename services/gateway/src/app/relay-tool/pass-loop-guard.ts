@@ -7,6 +7,8 @@ import type { Conversation } from '../../domain/answers.ts';
 import { loopGuardCard, loopGuardRefusal } from '../../domain/loop-guard.ts';
 import type { ActionContext } from './action-context.ts';
 import { askApproval } from './ask-approval.ts';
+import { madeOnce } from './made-once.ts';
+import { CountAgentPromptResponse } from '@relay/proto/relay/session/v1/session_service';
 
 /** Passes the loop guard for one prompt (asking the user when it is used up) and counts it. `nothing` ends a refusal. */
 export async function passLoopGuard(conversation: Conversation, context: ActionContext, nothing: string): Promise<void> {
@@ -23,5 +25,6 @@ export async function passLoopGuard(conversation: Conversation, context: ActionC
     }
     await sessions.grantAgentPrompts({ sessionId: caller.sessionId });
   }
-  await sessions.countAgentPrompt({ sessionId: caller.sessionId, dryRun: false });
+  // Counted once: a replica that takes a task over finds this prompt counted.
+  await madeOnce(context, 'count_agent_prompt', () => sessions.countAgentPrompt({ sessionId: caller.sessionId, dryRun: false }), CountAgentPromptResponse);
 }

@@ -1,8 +1,10 @@
 /**
  * The tasks of MCP's Tasks extension (docs/adr/0036-mcp-2026.md): a relay_tool call an MCP client asked to run as a
- * task. The gateway replica that took the call runs it and writes its status here as it goes, each write renewing its
- * lease; any replica reads it for the client's tasks/get. A task that ended keeps its end. A task still at work whose
- * lease ran out (its gateway stopped before it ended) reads as failed, since nobody will end it.
+ * task. The gateway replica that runs it (its runner) writes its status here as it goes, each write renewing its lease;
+ * any replica reads it for the client's tasks/get. A task that ended keeps its end. The task keeps the call, its caller
+ * and the effects it made, so when its runner stops (its lease ran out, or it let the task go) another replica claims
+ * it and finishes it; a write of a runner that no longer holds the task changes nothing
+ * (docs/adr/0042-mcp-tasks-taken-over.md).
  */
 import { notFound } from '../../domain/errors.ts';
 import type { IdGenerator } from '../ports.ts';
@@ -24,6 +26,14 @@ export interface McpTask {
   resultJson: string;
   /** The card the task waits on while input_required; empty otherwise. */
   cardId: string;
+  /** The relay_tool call's arguments (JSON), and its caller: the session's user, and whether it is external. */
+  inputJson: string;
+  userId: string;
+  external: boolean;
+  /** The call's effects begun and done (the gateway's JSON). */
+  progressJson: string;
+  /** The gateway replica that runs it; empty once it let the task go. */
+  runnerId: string;
   leaseExpiresAt: Date;
   createdAt: Date;
   updatedAt: Date;
@@ -34,13 +44,25 @@ export interface McpTaskStore {
   create(task: McpTask): Promise<void>;
   /** The task of that id in that session, or undefined. */
   find(id: string, sessionId: string): Promise<McpTask | undefined>;
-  /** Writes the task unless it has ended meanwhile; answers the task as it stands after. */
-  updateUnlessEnded(task: McpTask): Promise<McpTask | undefined>;
+  /** Writes the task unless it has ended meanwhile, or (with `runnerId`) another runner holds it; answers the task as it stands after. */
+  updateUnlessEnded(task: McpTask, runnerId?: string): Promise<McpTask | undefined>;
+  /** Gives `runnerId` up to `limit` tasks still at work whose lease ran out by `now`, each under `leaseExpiresAt`; none twice. */
+  claimExpired(runnerId: string, now: Date, leaseExpiresAt: Date, limit: number): Promise<McpTask[]>;
 }
 
 export interface McpTaskDeps {
   mcpTasks: McpTaskStore;
   ids: IdGenerator;
+}
+
+/** The task to record: its session's call and caller, and the runner that takes it. */
+interface NewMcpTask {
+  sessionId: string;
+  inputJson: string;
+  userId: string;
+  external: boolean;
+  runnerId: string;
+  leaseMs: number;
 }
 
 /** What the running gateway writes of a task. */
@@ -51,34 +73,52 @@ interface McpTaskUpdate {
   statusMessage: string;
   resultJson: string;
   cardId: string;
+  progressJson: string;
+  runnerId: string;
   leaseMs: number;
+  /** The runner lets the task go: no runner holds it, and the next claim takes it over. */
+  release: boolean;
 }
 
-/** Records a new task of `sessionId`'s agent, working, held by its gateway for `leaseMs`. */
-export async function createMcpTask(deps: McpTaskDeps, sessionId: string, leaseMs: number, now: Date): Promise<McpTask> {
-  const task: McpTask = {
+/** Records a new task of its session's agent, working, held by its runner for `leaseMs`. */
+export async function createMcpTask(deps: McpTaskDeps, task: NewMcpTask, now: Date): Promise<McpTask> {
+  const { leaseMs, ...fields } = task;
+  const created: McpTask = {
+    ...fields,
     id: deps.ids.newId(),
-    sessionId,
     status: 'working',
     statusMessage: '',
     resultJson: '',
     cardId: '',
+    progressJson: '',
     leaseExpiresAt: new Date(now.getTime() + leaseMs),
     createdAt: now,
     updatedAt: now,
   };
-  await deps.mcpTasks.create(task);
-  return task;
+  await deps.mcpTasks.create(created);
+  return created;
 }
 
-/** Writes a task's status and renews its lease; a task that has ended keeps its end. NOT_FOUND for no such task. */
+/**
+ * Writes a task's status and renews its lease, or (release) lets it go. A task that has ended keeps its end, and one
+ * another runner holds (or none) is answered unchanged: its writer has lost it and stops. NOT_FOUND for no such task.
+ */
 export async function updateMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, update: McpTaskUpdate, now: Date): Promise<McpTask> {
   const found = await deps.mcpTasks.find(update.id, update.sessionId);
   if (found === undefined) throw notFound(`No task ${update.id} of this session.`, { field: 'id' });
-  if (ENDED_MCP_TASK_STATUSES.includes(found.status)) return found;
-  const { leaseMs, ...fields } = update;
-  const written = await deps.mcpTasks.updateUnlessEnded({ ...found, ...fields, leaseExpiresAt: new Date(now.getTime() + leaseMs), updatedAt: now });
+  if (ENDED_MCP_TASK_STATUSES.includes(found.status) || found.runnerId !== update.runnerId) return found;
+  const { leaseMs, release, runnerId, ...fields } = update;
+  const held = release ? { runnerId: '', leaseExpiresAt: now } : { runnerId, leaseExpiresAt: new Date(now.getTime() + leaseMs) };
+  const written = await deps.mcpTasks.updateUnlessEnded({ ...found, ...fields, ...held, updatedAt: now }, runnerId);
   return written ?? found;
+}
+
+/**
+ * Claims for `runnerId` up to `limit` tasks still at work that no runner holds (their lease ran out, or their runner
+ * let them go), each now its own under a lease of `leaseMs`.
+ */
+export function claimMcpTasks(deps: Pick<McpTaskDeps, 'mcpTasks'>, runnerId: string, leaseMs: number, limit: number, now: Date): Promise<McpTask[]> {
+  return deps.mcpTasks.claimExpired(runnerId, now, new Date(now.getTime() + leaseMs), limit);
 }
 
 /**
@@ -87,26 +127,15 @@ export async function updateMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, update:
  * it stands. NOT_FOUND for no such task in that session.
  */
 export async function cancelMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, id: string, sessionId: string, now: Date): Promise<McpTask> {
-  const found = await getMcpTask(deps, id, sessionId, now);
+  const found = await getMcpTask(deps, id, sessionId);
   if (ENDED_MCP_TASK_STATUSES.includes(found.status)) return found;
   const cancelled: McpTask = { ...found, status: 'cancelled', statusMessage: 'Cancelled by its client.', cardId: '', updatedAt: now };
   return (await deps.mcpTasks.updateUnlessEnded(cancelled)) ?? found;
 }
 
-/** A task of `sessionId`'s agent as it stands `now`. NOT_FOUND for no such task in that session. */
-export async function getMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, id: string, sessionId: string, now: Date): Promise<McpTask> {
+/** A task of `sessionId`'s agent. NOT_FOUND for no such task in that session. */
+export async function getMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, id: string, sessionId: string): Promise<McpTask> {
   const found = await deps.mcpTasks.find(id, sessionId);
   if (found === undefined) throw notFound(`No task ${id} of this session.`, { field: 'id' });
-  return standing(found, now);
-}
-
-/** The task as it stands: one still at work past its lease has lost its gateway and will not end by itself. */
-function standing(task: McpTask, now: Date): McpTask {
-  if (ENDED_MCP_TASK_STATUSES.includes(task.status) || task.leaseExpiresAt.getTime() > now.getTime()) return task;
-  return {
-    ...task,
-    status: 'failed',
-    statusMessage:
-      'The gateway running this task stopped before it ended, and no other takes it over. What the call started goes on: read_session of the session it called shows whether its message was delivered (do not send it again), and wait with that message’s id waits for the reply; a card it raised stays in the Inbox, and the same call made again finds its decision.',
-  };
+  return found;
 }

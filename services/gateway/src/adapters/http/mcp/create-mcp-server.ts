@@ -30,6 +30,7 @@ import { clientOf, type McpClientView } from './mcp-client.ts';
 import type { ToolResult } from '../../../domain/result.ts';
 import type { McpTaskClient, PairingClient, QuestionClient, SessionClient } from '../../../app/ports.ts';
 import { runsAsTask, serveTasks, startTask, TASKS_EXTENSION } from './mcp-tasks.ts';
+import type { McpTaskRunner } from './mcp-task-runner.ts';
 
 // The SDK would build an Ajv instance (with its formats) for every server, so for every request; it is only used
 // for elicitation schemas, and one serves them all.
@@ -55,11 +56,12 @@ export interface McpDeps {
 
 /**
  * A low-level MCP server offering relay_tool to the agent of `caller`'s session; `inFlight` spans the process. A server
- * of the 2026-07-28 revision (`modern`) offers the Tasks extension too, when the deps have the tasks' store.
+ * of the 2026-07-28 revision given the process's task runner (`taskRunner`) offers the Tasks extension too, when the
+ * deps have the tasks' store.
  */
-export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls, modern = false): Server {
+export function createMcpServer(caller: Caller & { sessionId: string }, deps: McpDeps, inFlight: InFlightCalls, taskRunner?: McpTaskRunner): Server {
   const { mcpTasks } = deps;
-  const tasks = modern && mcpTasks !== undefined ? { ...deps, mcpTasks } : undefined;
+  const tasks = taskRunner !== undefined && mcpTasks !== undefined ? { ...deps, mcpTasks } : undefined;
   const server = new Server(
     { name: 'relay', title: `Relay ${deps.relayName}`, version: RELAY_VERSION },
     // logging: a 2025 client that gave no progressToken still hears what a long call waits for (notifications/message).
@@ -68,7 +70,7 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
       jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
     },
   );
-  if (tasks !== undefined) serveTasks(server, caller, tasks, inFlight);
+  if (tasks !== undefined && taskRunner !== undefined) serveTasks(server, caller, tasks, taskRunner);
 
   server.setRequestHandler('tools/list', async () => {
     return { tools: relayToolOn(await readRelayState(deps, true)) ? [RELAY_TOOL_DEFINITION] : [] };
@@ -82,13 +84,13 @@ export function createMcpServer(caller: Caller & { sessionId: string }, deps: Mc
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${preview(name)}. This server offers ${TOOL_NAME}.`);
     }
     const client = clientOf(ctx);
-    if (tasks !== undefined && client.tasks && runsAsTask(input, deps.relayName)) {
+    if (tasks !== undefined && taskRunner !== undefined && client.tasks && runsAsTask(input, deps.relayName)) {
       // The extension's CreateTaskResult (resultType "task") is a tools/call result the SDK passes through as it is.
       return (await startTask(
         input ?? {},
         caller,
-        tasks,
-        inFlight,
+        taskRunner,
+        deps.publicUrl,
         client.traceparent === undefined ? {} : { traceparent: client.traceparent },
       )) as unknown as CallToolResult;
     }

@@ -1,26 +1,24 @@
 /**
  * MCP's Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) for relay_tool's calls that may hold: a client that
  * declares it gets every such call (`send`, `create_session`, `wait`, an action a card gates, a call to a paired relay)
- * as a task, so no response of its is held. The call answers at once with the task; this replica runs the call and
- * writes the task's status to the session service as it goes (McpTaskService, Postgres), so the client's tasks/get,
- * tasks/update and tasks/cancel are answered by any replica: working until the reply, input_required while a card waits
- * for the person (with the card's page as a URL request), then completed with the result the call would have given, or
- * cancelled. Each write renews the task's lease and reads back a cancel; a task whose replica stopped reads as failed
- * once its lease has run out (docs/adr/0036-mcp-2026.md).
+ * as a task, so no response of its is held. The call answers at once with the task; a gateway replica runs the call
+ * (mcp-task-runner.ts: this one, or another once this one stops) and writes the task's status to the session service as
+ * it goes (McpTaskService, Postgres), so the client's tasks/get, tasks/update and tasks/cancel are answered by any
+ * replica: working until the reply, input_required while a card waits for the person (with the card's page as a URL
+ * request), then completed with the result the call would have given, or cancelled (docs/adr/0036-mcp-2026.md,
+ * docs/adr/0042-mcp-tasks-taken-over.md).
  */
 import { inputRequired, ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
-import { SystemClock, type Timer } from '@relay/clock';
 import { isAppError } from '@relay/errors';
 import { z } from 'zod';
 import type { McpTask } from '@relay/proto/relay/session/v1/mcp_task_service';
-import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
+import type { CallChannel } from '../../../app/relay-tool/dispatch.ts';
 import type { McpTaskClient } from '../../../app/ports.ts';
 import type { Caller } from '../../../domain/caller.ts';
 import { cardUrl } from '../../../app/views/turn-result.ts';
 import { namesThisRelay } from '../../../domain/relay-name.ts';
-import { toCallToolResult } from './call-tool-result.ts';
 import type { McpDeps } from './create-mcp-server.ts';
-import type { InFlightCalls } from './in-flight-calls.ts';
+import type { McpTaskRunner } from './mcp-task-runner.ts';
 
 /** The extension's identifier, as clients and servers declare it in their capabilities. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -44,10 +42,6 @@ const ANSWERED_AT_ONCE: ReadonlySet<string> = new Set([
   'withdraw',
 ]);
 
-/** How long a task stays held without a write from its replica, and how often the replica renews it (relay clock). */
-const LEASE_MS = 60_000;
-const RENEW_MS = 20_000;
-
 /** How often the client is asked to poll tasks/get. */
 const POLL_INTERVAL_MS = 1_000;
 
@@ -57,80 +51,20 @@ export function runsAsTask(input: unknown, relayName: string): boolean {
   return !(typeof action === 'string' && ANSWERED_AT_ONCE.has(action) && namesThisRelay(relay, relayName));
 }
 
-/** The key a running task's call is known by among the process's calls in flight (its tasks/cancel finds it there). */
-function inFlightKey(taskId: string): string {
-  return `task ${taskId}`;
-}
-
 /**
  * Starts relay_tool's call `input` as a task of `caller`'s session and answers the task (working) at once; the call
- * goes on here, its status written as it changes, until it ends or its client cancels it: through this process
- * (`inFlight`) at once, through another replica at this one's next write, which finds the task cancelled.
+ * goes on on this replica (`tasks`), or on another that takes it over once this one stops (mcp-task-runner.ts).
  */
 export async function startTask(
   input: unknown,
   caller: Caller & { sessionId: string },
-  deps: McpDeps & { mcpTasks: McpTaskClient },
-  inFlight: InFlightCalls,
+  tasks: McpTaskRunner,
+  publicUrl: string,
   channel: Pick<CallChannel, 'traceparent'>,
 ): Promise<Record<string, unknown>> {
-  const { sessionId } = caller;
-  const { task } = await deps.mcpTasks.createMcpTask({ sessionId, leaseMs: String(LEASE_MS) });
-  if (task === undefined) throw new Error('CreateMcpTask answered no task');
-  const cancelled = new AbortController();
-  const forget = inFlight.register(sessionId, inFlightKey(task.id), cancelled);
-  const state = { status: 'working', statusMessage: '', resultJson: '', cardId: '' };
-  // One write at a time, in order: the last one written is the last state. A write that finds the task cancelled (its
-  // client's tasks/cancel, answered by any replica) stops the call.
-  let writing: Promise<unknown> = Promise.resolve();
-  const write = () => {
-    const fields = { ...state };
-    writing = writing
-      .then(async () => {
-        const written = await deps.mcpTasks.updateMcpTask({ id: task.id, sessionId, ...fields, leaseMs: String(LEASE_MS) });
-        if (written.task?.status === 'cancelled') cancelled.abort();
-      })
-      .catch((error: unknown) => deps.logger.warn({ err: error, task: task.id }, 'an MCP task’s status could not be written; the next write tries again'));
-    return writing;
-  };
-  // Renewed on the relay's clock, the one the session service measures the lease on.
-  const clock = deps.clock ?? new SystemClock();
-  let renewal: Timer | undefined;
-  const renew = () => {
-    renewal = clock.setTimer(RENEW_MS, () => {
-      void write();
-      renew();
-    });
-  };
-  renew();
-  void (async () => {
-    try {
-      const result = await dispatchToolCall(input, caller, deps, {
-        signal: cancelled.signal,
-        inTask: true,
-        ...channel,
-        progress: async (message) => {
-          state.statusMessage = message;
-          await write();
-        },
-        onCardWait: (cardId) => {
-          Object.assign(state, { status: cardId === undefined ? 'working' : 'input_required', cardId: cardId ?? '' });
-          void write();
-        },
-      });
-      Object.assign(state, { status: 'completed', resultJson: JSON.stringify(toCallToolResult(result)), cardId: '', statusMessage: '' });
-    } catch (error) {
-      // dispatchToolCall answers every refusal as a result; this is a fault of ours, said as one.
-      deps.logger.error({ err: error, task: task.id }, 'an MCP task failed');
-      Object.assign(state, { status: 'failed', statusMessage: 'Something went wrong on this relay while the task ran.', cardId: '' });
-    } finally {
-      renewal?.cancel();
-      forget();
-      await write();
-    }
-  })();
+  const task = await tasks.start(input, caller, channel);
   // The SDK checks every tools/call result as a CallToolResult, which has content: an empty one passes the check.
-  return { resultType: 'task', task: taskView(task, deps.publicUrl), content: [] };
+  return { resultType: 'task', task: taskView(task, publicUrl), content: [] };
 }
 
 const TASK_PARAMS = { params: z.looseObject({ taskId: z.string() }) };
@@ -138,18 +72,18 @@ const TASK_PARAMS = { params: z.looseObject({ taskId: z.string() }) };
 /**
  * Answers the extension's requests on `server` for the tasks of `caller`'s session only, from the session service (any
  * replica's): another session's task is no task of this one. tasks/get shows a task; tasks/cancel ends one still at
- * work, stopping its call (`inFlight`, when this process runs it); tasks/update takes a client's answers to a task's
+ * work, stopping its call (at once when this replica runs it); tasks/update takes a client's answers to a task's
  * input requests and reads none of them, since the only one we make is a card's page, which the person decides in the
  * console. The extension defines no tasks/list.
  */
-export function serveTasks(server: Server, caller: Caller & { sessionId: string }, deps: McpDeps & { mcpTasks: McpTaskClient }, inFlight: InFlightCalls): void {
+export function serveTasks(server: Server, caller: Caller & { sessionId: string }, deps: McpDeps & { mcpTasks: McpTaskClient }, tasks: McpTaskRunner): void {
   const { sessionId } = caller;
   server.setRequestHandler('tasks/get', TASK_PARAMS, async ({ taskId }) =>
     taskView(await ownTask(taskId, () => deps.mcpTasks.getMcpTask({ id: taskId, sessionId })), deps.publicUrl),
   );
   server.setRequestHandler('tasks/cancel', TASK_PARAMS, async ({ taskId }) => {
     await ownTask(taskId, () => deps.mcpTasks.cancelMcpTask({ id: taskId, sessionId }));
-    inFlight.cancel(sessionId, inFlightKey(taskId));
+    tasks.cancel(sessionId, taskId);
     return {};
   });
   server.setRequestHandler('tasks/update', TASK_PARAMS, async ({ taskId }) => {

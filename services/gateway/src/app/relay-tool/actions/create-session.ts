@@ -7,12 +7,13 @@
  * session did not land in the group asked for, the result has groupWarning, its summary ends with
  * "(no group: …)" and the note asks the agent to tell the user.
  */
-import { CreateSessionRequest, type CreateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
+import { CreateSessionRequest, CreateSessionResponse } from '@relay/proto/relay/session/v1/session_service';
 import type { Session, TurnResult } from '@relay/proto/relay/session/v1/session';
 import { groupOf } from '../../../domain/answers.ts';
 import { groupView } from '../../views/session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
+import { madeOnce, type OutcomeCodec } from '../made-once.ts';
 import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
@@ -70,7 +71,8 @@ async function runCreateSession(args: ToolArguments, context: ActionContext): Pr
   }
   await passLoopGuard(conversation, context, 'Nothing was created.');
 
-  const created = await startSession(sessions, { ...request, dryRun: false });
+  // Created once: a replica that takes a task over reads the session this call created.
+  const created = await madeOnce(context, 'create_session', () => startSession(sessions, { ...request, dryRun: false }), CREATED);
   const result = await awaitTurn(
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: wait.waitSeconds },
     context,
@@ -97,6 +99,15 @@ export function sessionChoices(args: ToolArguments & { text: string }) {
 }
 
 type Created = CreateSessionResponse & { session: Session };
+
+/** A session created, as a task's progress keeps it. */
+const CREATED: OutcomeCodec<Created> = {
+  toJSON: (created) => CreateSessionResponse.toJSON(created),
+  fromJSON: (json) => {
+    const created = CreateSessionResponse.fromJSON(json);
+    return { ...created, session: answered(created.session, 'CreateSession', 'session') };
+  },
+};
 
 /** CreateSession, its session always there; what the call leaves out follows the caller's session or the relay's defaults. */
 async function startSession(sessions: SessionClient, request: Partial<CreateSessionRequest>): Promise<Created> {

@@ -4,10 +4,11 @@
  * both before anything is queued. The prompt carries the provenance of the caller's turn. In the
  * ask and plan modes the user allows it on a card first.
  */
-import { SendMessageRequest, type SendMessageResponse } from '@relay/proto/relay/session/v1/session_service';
+import { SendMessageRequest, SendMessageResponse } from '@relay/proto/relay/session/v1/session_service';
 import type { Session, TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
+import { madeOnce, type OutcomeCodec } from '../made-once.ts';
 import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
@@ -78,7 +79,8 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
   }
   await passLoopGuard(conversation, context, 'Nothing was sent.');
 
-  const sent = await sendMessage(sessions, { ...message, dryRun: false });
+  // Sent once: a replica that takes a task over reads the message this call sent.
+  const sent = await madeOnce(context, 'send', () => sendMessage(sessions, { ...message, dryRun: false }), SENT);
   const result = await awaitTurn(
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: wait.waitSeconds },
     context,
@@ -116,6 +118,15 @@ async function serveSend(args: ToolArguments, context: ActionContext, origin: Re
 }
 
 type Sent = SendMessageResponse & { session: Session };
+
+/** A message sent, as a task's progress keeps it. */
+const SENT: OutcomeCodec<Sent> = {
+  toJSON: (sent) => SendMessageResponse.toJSON(sent),
+  fromJSON: (json) => {
+    const sent = SendMessageResponse.fromJSON(json);
+    return { ...sent, session: answered(sent.session, 'SendMessage', 'session') };
+  },
+};
 
 /** SendMessage, its session always there; what the call leaves out is the session's or the relay's default. */
 async function sendMessage(sessions: SessionClient, message: Partial<SendMessageRequest>): Promise<Sent> {

@@ -36,13 +36,28 @@ export interface McpTask {
   /** The card the task waits on for the person while input_required; empty otherwise. */
   cardId: string;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /** The relay_tool call's arguments (JSON), as its client sent them; what a replica taking the task over runs. */
+  inputJson: string;
+  /** The caller: the session's user, and whether the session is an external one. */
+  userId: string;
+  external: boolean;
+  /** The call's effects begun and done (JSON, the gateway's): a replica taking the task over makes none of them twice. */
+  progressJson: string;
+  /** The gateway replica that runs the task; empty once it let the task go. */
+  runnerId: string;
 }
 
 export interface CreateMcpTaskRequest {
   sessionId: string;
   /** How long the task's gateway holds it without renewing (milliseconds). */
   leaseMs: string;
+  inputJson: string;
+  userId: string;
+  external: boolean;
+  runnerId: string;
 }
 
 export interface UpdateMcpTaskRequest {
@@ -53,6 +68,11 @@ export interface UpdateMcpTaskRequest {
   resultJson: string;
   cardId: string;
   leaseMs: string;
+  progressJson: string;
+  /** The runner writing: a task another runner holds (or none) is answered unchanged, and its writer stops. */
+  runnerId: string;
+  /** Lets the task go (its runner stops): no runner holds it, and the next claim of any replica takes it over. */
+  release: boolean;
 }
 
 export interface GetMcpTaskRequest {
@@ -63,6 +83,16 @@ export interface GetMcpTaskRequest {
 export interface CancelMcpTaskRequest {
   id: string;
   sessionId: string;
+}
+
+export interface ClaimMcpTasksRequest {
+  runnerId: string;
+  leaseMs: string;
+  limit: number;
+}
+
+export interface ClaimMcpTasksResponse {
+  tasks: McpTask[];
 }
 
 export interface CreateMcpTaskResponse {
@@ -91,6 +121,11 @@ function createBaseMcpTask(): McpTask {
     cardId: "",
     createdAt: undefined,
     updatedAt: undefined,
+    inputJson: "",
+    userId: "",
+    external: false,
+    progressJson: "",
+    runnerId: "",
   };
 }
 
@@ -119,6 +154,21 @@ export const McpTask: MessageFns<McpTask> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.inputJson !== "") {
+      writer.uint32(74).string(message.inputJson);
+    }
+    if (message.userId !== "") {
+      writer.uint32(82).string(message.userId);
+    }
+    if (message.external !== false) {
+      writer.uint32(88).bool(message.external);
+    }
+    if (message.progressJson !== "") {
+      writer.uint32(98).string(message.progressJson);
+    }
+    if (message.runnerId !== "") {
+      writer.uint32(106).string(message.runnerId);
     }
     return writer;
   },
@@ -200,6 +250,46 @@ export const McpTask: MessageFns<McpTask> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.inputJson = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.external = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.progressJson = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.runnerId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -246,6 +336,27 @@ export const McpTask: MessageFns<McpTask> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      inputJson: isSet(object.inputJson)
+        ? globalThis.String(object.inputJson)
+        : isSet(object.input_json)
+        ? globalThis.String(object.input_json)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      external: isSet(object.external) ? globalThis.Boolean(object.external) : false,
+      progressJson: isSet(object.progressJson)
+        ? globalThis.String(object.progressJson)
+        : isSet(object.progress_json)
+        ? globalThis.String(object.progress_json)
+        : "",
+      runnerId: isSet(object.runnerId)
+        ? globalThis.String(object.runnerId)
+        : isSet(object.runner_id)
+        ? globalThis.String(object.runner_id)
+        : "",
     };
   },
 
@@ -275,6 +386,21 @@ export const McpTask: MessageFns<McpTask> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.inputJson !== "") {
+      obj.inputJson = message.inputJson;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.external !== false) {
+      obj.external = message.external;
+    }
+    if (message.progressJson !== "") {
+      obj.progressJson = message.progressJson;
+    }
+    if (message.runnerId !== "") {
+      obj.runnerId = message.runnerId;
+    }
     return obj;
   },
 
@@ -291,12 +417,17 @@ export const McpTask: MessageFns<McpTask> = {
     message.cardId = object.cardId ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.inputJson = object.inputJson ?? "";
+    message.userId = object.userId ?? "";
+    message.external = object.external ?? false;
+    message.progressJson = object.progressJson ?? "";
+    message.runnerId = object.runnerId ?? "";
     return message;
   },
 };
 
 function createBaseCreateMcpTaskRequest(): CreateMcpTaskRequest {
-  return { sessionId: "", leaseMs: "0" };
+  return { sessionId: "", leaseMs: "0", inputJson: "", userId: "", external: false, runnerId: "" };
 }
 
 export const CreateMcpTaskRequest: MessageFns<CreateMcpTaskRequest> = {
@@ -306,6 +437,18 @@ export const CreateMcpTaskRequest: MessageFns<CreateMcpTaskRequest> = {
     }
     if (message.leaseMs !== "0") {
       writer.uint32(16).int64(message.leaseMs);
+    }
+    if (message.inputJson !== "") {
+      writer.uint32(26).string(message.inputJson);
+    }
+    if (message.userId !== "") {
+      writer.uint32(34).string(message.userId);
+    }
+    if (message.external !== false) {
+      writer.uint32(40).bool(message.external);
+    }
+    if (message.runnerId !== "") {
+      writer.uint32(50).string(message.runnerId);
     }
     return writer;
   },
@@ -339,6 +482,38 @@ export const CreateMcpTaskRequest: MessageFns<CreateMcpTaskRequest> = {
             message.leaseMs = reader.int64().toString();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.inputJson = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.external = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.runnerId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -363,6 +538,22 @@ export const CreateMcpTaskRequest: MessageFns<CreateMcpTaskRequest> = {
         : isSet(object.lease_ms)
         ? globalThis.String(object.lease_ms)
         : "0",
+      inputJson: isSet(object.inputJson)
+        ? globalThis.String(object.inputJson)
+        : isSet(object.input_json)
+        ? globalThis.String(object.input_json)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      external: isSet(object.external) ? globalThis.Boolean(object.external) : false,
+      runnerId: isSet(object.runnerId)
+        ? globalThis.String(object.runnerId)
+        : isSet(object.runner_id)
+        ? globalThis.String(object.runner_id)
+        : "",
     };
   },
 
@@ -374,6 +565,18 @@ export const CreateMcpTaskRequest: MessageFns<CreateMcpTaskRequest> = {
     if (message.leaseMs !== "0") {
       obj.leaseMs = message.leaseMs;
     }
+    if (message.inputJson !== "") {
+      obj.inputJson = message.inputJson;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.external !== false) {
+      obj.external = message.external;
+    }
+    if (message.runnerId !== "") {
+      obj.runnerId = message.runnerId;
+    }
     return obj;
   },
 
@@ -384,12 +587,27 @@ export const CreateMcpTaskRequest: MessageFns<CreateMcpTaskRequest> = {
     const message = createBaseCreateMcpTaskRequest();
     message.sessionId = object.sessionId ?? "";
     message.leaseMs = object.leaseMs ?? "0";
+    message.inputJson = object.inputJson ?? "";
+    message.userId = object.userId ?? "";
+    message.external = object.external ?? false;
+    message.runnerId = object.runnerId ?? "";
     return message;
   },
 };
 
 function createBaseUpdateMcpTaskRequest(): UpdateMcpTaskRequest {
-  return { id: "", sessionId: "", status: "", statusMessage: "", resultJson: "", cardId: "", leaseMs: "0" };
+  return {
+    id: "",
+    sessionId: "",
+    status: "",
+    statusMessage: "",
+    resultJson: "",
+    cardId: "",
+    leaseMs: "0",
+    progressJson: "",
+    runnerId: "",
+    release: false,
+  };
 }
 
 export const UpdateMcpTaskRequest: MessageFns<UpdateMcpTaskRequest> = {
@@ -414,6 +632,15 @@ export const UpdateMcpTaskRequest: MessageFns<UpdateMcpTaskRequest> = {
     }
     if (message.leaseMs !== "0") {
       writer.uint32(56).int64(message.leaseMs);
+    }
+    if (message.progressJson !== "") {
+      writer.uint32(66).string(message.progressJson);
+    }
+    if (message.runnerId !== "") {
+      writer.uint32(74).string(message.runnerId);
+    }
+    if (message.release !== false) {
+      writer.uint32(80).bool(message.release);
     }
     return writer;
   },
@@ -487,6 +714,30 @@ export const UpdateMcpTaskRequest: MessageFns<UpdateMcpTaskRequest> = {
             message.leaseMs = reader.int64().toString();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.progressJson = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.runnerId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.release = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -528,6 +779,17 @@ export const UpdateMcpTaskRequest: MessageFns<UpdateMcpTaskRequest> = {
         : isSet(object.lease_ms)
         ? globalThis.String(object.lease_ms)
         : "0",
+      progressJson: isSet(object.progressJson)
+        ? globalThis.String(object.progressJson)
+        : isSet(object.progress_json)
+        ? globalThis.String(object.progress_json)
+        : "",
+      runnerId: isSet(object.runnerId)
+        ? globalThis.String(object.runnerId)
+        : isSet(object.runner_id)
+        ? globalThis.String(object.runner_id)
+        : "",
+      release: isSet(object.release) ? globalThis.Boolean(object.release) : false,
     };
   },
 
@@ -554,6 +816,15 @@ export const UpdateMcpTaskRequest: MessageFns<UpdateMcpTaskRequest> = {
     if (message.leaseMs !== "0") {
       obj.leaseMs = message.leaseMs;
     }
+    if (message.progressJson !== "") {
+      obj.progressJson = message.progressJson;
+    }
+    if (message.runnerId !== "") {
+      obj.runnerId = message.runnerId;
+    }
+    if (message.release !== false) {
+      obj.release = message.release;
+    }
     return obj;
   },
 
@@ -569,6 +840,9 @@ export const UpdateMcpTaskRequest: MessageFns<UpdateMcpTaskRequest> = {
     message.resultJson = object.resultJson ?? "";
     message.cardId = object.cardId ?? "";
     message.leaseMs = object.leaseMs ?? "0";
+    message.progressJson = object.progressJson ?? "";
+    message.runnerId = object.runnerId ?? "";
+    message.release = object.release ?? false;
     return message;
   },
 };
@@ -747,6 +1021,182 @@ export const CancelMcpTaskRequest: MessageFns<CancelMcpTaskRequest> = {
     const message = createBaseCancelMcpTaskRequest();
     message.id = object.id ?? "";
     message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseClaimMcpTasksRequest(): ClaimMcpTasksRequest {
+  return { runnerId: "", leaseMs: "0", limit: 0 };
+}
+
+export const ClaimMcpTasksRequest: MessageFns<ClaimMcpTasksRequest> = {
+  encode(message: ClaimMcpTasksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runnerId !== "") {
+      writer.uint32(10).string(message.runnerId);
+    }
+    if (message.leaseMs !== "0") {
+      writer.uint32(16).int64(message.leaseMs);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimMcpTasksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimMcpTasksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runnerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.leaseMs = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimMcpTasksRequest {
+    return {
+      runnerId: isSet(object.runnerId)
+        ? globalThis.String(object.runnerId)
+        : isSet(object.runner_id)
+        ? globalThis.String(object.runner_id)
+        : "",
+      leaseMs: isSet(object.leaseMs)
+        ? globalThis.String(object.leaseMs)
+        : isSet(object.lease_ms)
+        ? globalThis.String(object.lease_ms)
+        : "0",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ClaimMcpTasksRequest): unknown {
+    const obj: any = {};
+    if (message.runnerId !== "") {
+      obj.runnerId = message.runnerId;
+    }
+    if (message.leaseMs !== "0") {
+      obj.leaseMs = message.leaseMs;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClaimMcpTasksRequest>, I>>(base?: I): ClaimMcpTasksRequest {
+    return ClaimMcpTasksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClaimMcpTasksRequest>, I>>(object: I): ClaimMcpTasksRequest {
+    const message = createBaseClaimMcpTasksRequest();
+    message.runnerId = object.runnerId ?? "";
+    message.leaseMs = object.leaseMs ?? "0";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseClaimMcpTasksResponse(): ClaimMcpTasksResponse {
+  return { tasks: [] };
+}
+
+export const ClaimMcpTasksResponse: MessageFns<ClaimMcpTasksResponse> = {
+  encode(message: ClaimMcpTasksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tasks) {
+      McpTask.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimMcpTasksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimMcpTasksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tasks.push(McpTask.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimMcpTasksResponse {
+    return { tasks: globalThis.Array.isArray(object?.tasks) ? object.tasks.map((e: any) => McpTask.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ClaimMcpTasksResponse): unknown {
+    const obj: any = {};
+    if (message.tasks?.length) {
+      obj.tasks = message.tasks.map((e) => McpTask.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClaimMcpTasksResponse>, I>>(base?: I): ClaimMcpTasksResponse {
+    return ClaimMcpTasksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClaimMcpTasksResponse>, I>>(object: I): ClaimMcpTasksResponse {
+    const message = createBaseClaimMcpTasksResponse();
+    message.tasks = object.tasks?.map((e) => McpTask.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1021,9 +1471,10 @@ export const CancelMcpTaskResponse: MessageFns<CancelMcpTaskResponse> = {
 
 /**
  * The tasks of MCP's Tasks extension (io.modelcontextprotocol/tasks): a relay_tool call a client asked to run as a
- * task, kept here so that any gateway replica answers a client's tasks/get. The gateway replica that took the call
- * runs it and writes its status as it goes, renewing a lease; a task still working whose lease ran out (its gateway
- * stopped) reads as failed. A task is its session's agent's: another session never finds it.
+ * task, kept here so that any gateway replica answers a client's tasks/get. The gateway replica that runs a task (its
+ * runner) writes its status as it goes, renewing a lease; the task keeps the call, its caller and its progress, so
+ * when the runner stops (its lease ran out, or it let the task go on SIGTERM) another replica claims it and finishes
+ * it (docs/adr/0042-mcp-tasks-taken-over.md). A task is its session's agent's: another session never finds it.
  */
 export type McpTaskServiceService = typeof McpTaskServiceService;
 export const McpTaskServiceService = {
@@ -1078,6 +1529,20 @@ export const McpTaskServiceService = {
       Buffer.from(CancelMcpTaskResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CancelMcpTaskResponse => CancelMcpTaskResponse.decode(value),
   },
+  /**
+   * Claims for the runner up to `limit` tasks still at work that no runner holds: their lease ran out, or their runner
+   * let them go. Each claimed task is the runner's, under a new lease, and no other replica claims it while that holds.
+   */
+  claimMcpTasks: {
+    path: "/relay.session.v1.McpTaskService/ClaimMcpTasks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ClaimMcpTasksRequest): Buffer => Buffer.from(ClaimMcpTasksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClaimMcpTasksRequest => ClaimMcpTasksRequest.decode(value),
+    responseSerialize: (value: ClaimMcpTasksResponse): Buffer =>
+      Buffer.from(ClaimMcpTasksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ClaimMcpTasksResponse => ClaimMcpTasksResponse.decode(value),
+  },
 } as const;
 
 export interface McpTaskServiceServer extends UntypedServiceImplementation {
@@ -1097,6 +1562,11 @@ export interface McpTaskServiceServer extends UntypedServiceImplementation {
    * Codes: NOT_FOUND (REMOTE_RELAY_NOT_FOUND) for a task of no such id in the session.
    */
   cancelMcpTask: handleUnaryCall<CancelMcpTaskRequest, CancelMcpTaskResponse>;
+  /**
+   * Claims for the runner up to `limit` tasks still at work that no runner holds: their lease ran out, or their runner
+   * let them go. Each claimed task is the runner's, under a new lease, and no other replica claims it while that holds.
+   */
+  claimMcpTasks: handleUnaryCall<ClaimMcpTasksRequest, ClaimMcpTasksResponse>;
 }
 
 export interface McpTaskServiceClient extends Client {
@@ -1171,6 +1641,25 @@ export interface McpTaskServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CancelMcpTaskResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Claims for the runner up to `limit` tasks still at work that no runner holds: their lease ran out, or their runner
+   * let them go. Each claimed task is the runner's, under a new lease, and no other replica claims it while that holds.
+   */
+  claimMcpTasks(
+    request: ClaimMcpTasksRequest,
+    callback: (error: ServiceError | null, response: ClaimMcpTasksResponse) => void,
+  ): ClientUnaryCall;
+  claimMcpTasks(
+    request: ClaimMcpTasksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ClaimMcpTasksResponse) => void,
+  ): ClientUnaryCall;
+  claimMcpTasks(
+    request: ClaimMcpTasksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ClaimMcpTasksResponse) => void,
   ): ClientUnaryCall;
 }
 
