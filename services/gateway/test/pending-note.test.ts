@@ -70,6 +70,7 @@ function owners(options: { pending?: () => Promise<PendingMessages | undefined>;
       return { pending: await pending() };
     },
     holdExternalCall: async () => ({ leaseMs: 60_000 }),
+    renewExternalCalls: async () => ({ leaseMs: 60_000, gone: [] }),
     releaseExternalCall: async () => ({}),
   };
   const deps = {

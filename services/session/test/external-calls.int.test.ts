@@ -1,5 +1,6 @@
 // External sessions' calls in flight in a real PostgreSQL: one row per call, the latest expiry per session, a
-// release removes only its call, a hold clears the session's lapsed rows, and a session's removal takes its rows.
+// release removes only its call, a hold clears the session's lapsed rows, a batch renews only the holds in force (each
+// announced), and a session's removal takes its rows.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
@@ -52,6 +53,38 @@ it('releases only the call named; a hold drops the session’s lapsed rows', asy
   await calls.hold('editor', 'c3', at(200_000), at(100_000));
   expect((await prisma.externalCall.findMany({ where: { sessionId: 'editor' } })).map((row) => row.callId)).toEqual(['c3']);
   expect(await prisma.externalCall.count({ where: { sessionId: 'cursor' } })).toBe(1);
+});
+
+it('renews the holds in force in one batch, announcing each, and answers the ones gone without setting them again', async () => {
+  await calls.hold('cursor', 'c2', at(160_000), at(100_000));
+  await calls.hold('editor', 'c4', at(120_000), at(100_000));
+  const announced = () => prisma.outboxMessage.count({ where: { subject: { endsWith: 'external_call_held' } } });
+  const before = await announced();
+  // editor/c3 holds until 200 s, cursor/c2 until 160 s; cursor/c1 lapsed (cursor/c2's hold dropped it), editor/c4 lapsed at 120 s, editor/c1 was released.
+  const gone = await calls.renew(
+    [
+      { sessionId: 'editor', callId: 'c3' },
+      { sessionId: 'cursor', callId: 'c1' },
+      { sessionId: 'cursor', callId: 'c2' },
+      { sessionId: 'editor', callId: 'c1' },
+      { sessionId: 'editor', callId: 'c4' },
+    ],
+    at(210_000),
+    at(150_000),
+  );
+  expect(gone).toEqual([
+    { sessionId: 'cursor', callId: 'c1' },
+    { sessionId: 'editor', callId: 'c1' },
+    { sessionId: 'editor', callId: 'c4' },
+  ]);
+  const rows = await prisma.externalCall.findMany({ orderBy: [{ sessionId: 'asc' }, { callId: 'asc' }] });
+  expect(rows.map((row) => [row.sessionId, row.callId, row.expiresAt])).toEqual([
+    ['cursor', 'c2', at(210_000)],
+    ['editor', 'c3', at(210_000)],
+    ['editor', 'c4', at(120_000)],
+  ]);
+  expect((await announced()) - before).toBe(2);
+  expect(await calls.renew([], at(220_000), at(160_000))).toEqual([]);
 });
 
 it('a removed session takes its holds with it', async () => {

@@ -3,7 +3,7 @@
 import { isAppError } from '@relay/errors';
 import { describe, expect, it } from 'vitest';
 import { EXTERNAL_CALL_LEASE_MS, stateWithCalls } from '../src/domain/external/external-calls.ts';
-import { holdExternalCall, withCallsInFlight, type ExternalCallStore } from '../src/app/external/external-calls.ts';
+import { holdExternalCall, renewExternalCalls, withCallsInFlight, type ExternalCallStore } from '../src/app/external/external-calls.ts';
 import type { Session } from '../src/domain/sessions/session.ts';
 
 const NOW = new Date('2026-12-03T10:00:00.000Z');
@@ -17,6 +17,14 @@ function memoryCalls(): ExternalCallStore & { rows: Map<string, { sessionId: str
     async hold(sessionId, callId, expiresAt, now) {
       for (const [key, row] of rows) if (row.sessionId === sessionId && row.expiresAt <= now) rows.delete(key);
       rows.set(`${sessionId}/${callId}`, { sessionId, expiresAt });
+    },
+    async renew(calls, expiresAt, now) {
+      return calls.filter((call) => {
+        const row = rows.get(`${call.sessionId}/${call.callId}`);
+        if (row === undefined || row.expiresAt <= now) return true;
+        row.expiresAt = expiresAt;
+        return false;
+      });
     },
     async release(sessionId, callId) {
       rows.delete(`${sessionId}/${callId}`);
@@ -100,5 +108,40 @@ describe('holdExternalCall', () => {
     expect(await codeOf(holdExternalCall({ store, calls }, { sessionId: 'editor', callId: '' }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
     expect(await codeOf(holdExternalCall({ store, calls }, { sessionId: 'editor', callId: 'x'.repeat(65) }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
     expect(calls.rows.size).toBe(0);
+  });
+});
+
+describe('renewExternalCalls', () => {
+  it('holds the calls in force a lease from now and answers the ones gone, which it does not hold again', async () => {
+    const calls = memoryCalls();
+    await holdExternalCall({ store, calls }, { sessionId: 'editor', callId: 'c1' }, NOW);
+    const renewed = await renewExternalCalls(
+      calls,
+      {
+        calls: [
+          { sessionId: 'editor', callId: 'c1' },
+          { sessionId: 'editor', callId: 'released' },
+        ],
+      },
+      at(20_000),
+    );
+    expect(renewed).toEqual({ leaseMs: EXTERNAL_CALL_LEASE_MS, gone: [{ sessionId: 'editor', callId: 'released' }] });
+    expect(calls.rows.get('editor/c1')?.expiresAt).toEqual(at(20_000 + EXTERNAL_CALL_LEASE_MS));
+    expect(calls.rows.has('editor/released')).toBe(false);
+  });
+
+  it('refuses more than 1,000 calls and an empty or overlong call id, renewing none of them', async () => {
+    const calls = memoryCalls();
+    await holdExternalCall({ store, calls }, { sessionId: 'editor', callId: 'c1' }, NOW);
+    const many = Array.from({ length: 1_001 }, () => ({ sessionId: 'editor', callId: 'c1' }));
+    expect(await codeOf(renewExternalCalls(calls, { calls: many }, at(20_000)))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    for (const callId of ['', 'x'.repeat(65)]) {
+      const batch = [
+        { sessionId: 'editor', callId: 'c1' },
+        { sessionId: 'editor', callId },
+      ];
+      expect(await codeOf(renewExternalCalls(calls, { calls: batch }, at(20_000)))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    }
+    expect(calls.rows.get('editor/c1')?.expiresAt).toEqual(at(EXTERNAL_CALL_LEASE_MS));
   });
 });

@@ -418,6 +418,10 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
         record('holdExternalCall', request);
         return { leaseMs: 60_000 };
       },
+      renewExternalCalls: async (request) => {
+        record('renewExternalCalls', request);
+        return { leaseMs: 60_000, gone: [] };
+      },
       releaseExternalCall: async (request) => {
         record('releaseExternalCall', request);
         return {};

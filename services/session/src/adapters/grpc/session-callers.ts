@@ -47,6 +47,7 @@ export const SESSION_CALLERS = {
   noteAskAbout: GATEWAY,
   clearAskMark: GATEWAY,
   holdExternalCall: GATEWAY,
+  renewExternalCalls: GATEWAY,
   releaseExternalCall: GATEWAY,
   getPendingMessages: GATEWAY,
   listPendingMessages: GATEWAY,

@@ -8,7 +8,7 @@ import { authenticate } from '../../app/users/authenticate.ts';
 import { createExternalSession } from '../../app/sessions/create-external-session.ts';
 import { createSession } from '../../app/sessions/create-session.ts';
 import { createUser } from '../../app/users/create-user.ts';
-import { holdExternalCall, releaseExternalCall, withCallsInFlight, type ExternalCallStore } from '../../app/external/external-calls.ts';
+import { holdExternalCall, releaseExternalCall, renewExternalCalls, withCallsInFlight, type ExternalCallStore } from '../../app/external/external-calls.ts';
 import type { PendingNote } from '../../domain/external/external-inbox.ts';
 import type { ExternalInbox } from '../../app/external/ports.ts';
 import { getConversation } from '../../app/sessions/get-conversation.ts';
@@ -335,6 +335,10 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
     holdExternalCall: async (request) => {
       if (deps.calls === undefined) return { leaseMs: 0 };
       return holdExternalCall({ store, calls: deps.calls }, { sessionId: request.sessionId, callId: request.callId }, clock.now());
+    },
+    renewExternalCalls: async (request) => {
+      if (deps.calls === undefined) return { leaseMs: 0, gone: [] };
+      return renewExternalCalls(deps.calls, { calls: request.calls }, clock.now());
     },
     releaseExternalCall: async (request) => {
       if (deps.calls !== undefined)

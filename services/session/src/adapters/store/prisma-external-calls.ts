@@ -1,7 +1,7 @@
-import { enqueue, outgoing } from '@relay/bus';
+import { enqueue, enqueueAll, outgoing } from '@relay/bus';
 import { SessionEvents } from '@relay/proto/relay/bus-contracts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
-import type { ExternalCallStore } from '../../app/external/external-calls.ts';
+import type { ExternalCallRef, ExternalCallStore } from '../../app/external/external-calls.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -27,6 +27,28 @@ export class PrismaExternalCalls implements ExternalCallStore {
         tx,
         outgoing(SessionEvents.EXTERNAL_CALL_HELD, { eventId, occurredAt: now, sessionId, userId, callId, heldUntil: expiresAt }, { id: eventId }),
       );
+    });
+  }
+
+  async renew(calls: readonly ExternalCallRef[], expiresAt: Date, now: Date): Promise<ExternalCallRef[]> {
+    const sessionIds = calls.map((call) => call.sessionId);
+    const callIds = calls.map((call) => call.callId);
+    return this.db.$transaction(async (tx) => {
+      // Only holds still in force: one released, or lapsed (a hold drops them), is not set again here.
+      const renewed = await tx.$queryRaw<(ExternalCallRef & { userId: string })[]>`
+        UPDATE external_calls c SET expires_at = ${expiresAt}
+          FROM unnest(${sessionIds}::text[], ${callIds}::text[]) AS r(session_id, call_id), sessions s
+         WHERE c.session_id = r.session_id AND c.call_id = r.call_id AND c.expires_at > ${now} AND s.id = c.session_id
+        RETURNING c.session_id AS "sessionId", c.call_id AS "callId", s.user_id AS "userId"`;
+      await enqueueAll(
+        tx,
+        renewed.map(({ sessionId, callId, userId }) => {
+          const eventId = `external_call_held:${sessionId}:${callId}:${expiresAt.getTime()}`;
+          return outgoing(SessionEvents.EXTERNAL_CALL_HELD, { eventId, occurredAt: now, sessionId, userId, callId, heldUntil: expiresAt }, { id: eventId });
+        }),
+      );
+      const held = new Set(renewed.map((call) => `${call.sessionId}\n${call.callId}`));
+      return calls.filter((call) => !held.has(`${call.sessionId}\n${call.callId}`));
     });
   }
 

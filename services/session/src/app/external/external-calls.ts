@@ -12,6 +12,15 @@ import type { SessionStore } from '../ports.ts';
 /** A call id is the gateway's own (a UUID); anything longer is not one. */
 const MAX_CALL_ID_LENGTH = 64;
 
+/** A held call, as HoldExternalCall named it. */
+export interface ExternalCallRef {
+  sessionId: string;
+  callId: string;
+}
+
+/** The most calls one RenewExternalCalls renews. */
+export const RENEWED_AT_ONCE = 1_000;
+
 /** Where the holds are kept. */
 export interface ExternalCallStore {
   /**
@@ -19,6 +28,11 @@ export interface ExternalCallStore {
    * session's user, announces the hold (the call is the session's running turn until then).
    */
   hold(sessionId: string, callId: string, expiresAt: Date, now: Date, userId?: string): Promise<void>;
+  /**
+   * Renews the holds of these calls that have not lapsed at `now` until `expiresAt`, announcing each as hold does, in
+   * one transaction; answers the calls whose hold was not there (released, lapsed), which it leaves alone.
+   */
+  renew(calls: readonly ExternalCallRef[], expiresAt: Date, now: Date): Promise<ExternalCallRef[]>;
   /** Drops the call's hold; with `now` and the user, announces that the session's turn ended when no other call is held. */
   release(sessionId: string, callId: string, now?: Date, userId?: string): Promise<void>;
   /** The latest expiry of each of these sessions' holds (a session without holds is left out). */
@@ -41,6 +55,26 @@ export async function holdExternalCall(
   }
   await deps.calls.hold(session.id, input.callId, new Date(now.getTime() + EXTERNAL_CALL_LEASE_MS), now, session.userId);
   return { leaseMs: EXTERNAL_CALL_LEASE_MS };
+}
+
+/**
+ * RenewExternalCalls: a gateway's calls still in flight are held a lease from `now`, all in one write; a call whose
+ * hold is gone is answered in `gone` and not held again (the gateway holds it with HoldExternalCall, which checks it).
+ */
+export async function renewExternalCalls(
+  calls: Pick<ExternalCallStore, 'renew'>,
+  input: { calls: readonly ExternalCallRef[] },
+  now: Date,
+): Promise<{ leaseMs: number; gone: ExternalCallRef[] }> {
+  if (input.calls.length > RENEWED_AT_ONCE) {
+    throw invalidInput(`at most ${RENEWED_AT_ONCE} calls are renewed at once; got ${input.calls.length}`, { field: 'calls' });
+  }
+  if (input.calls.some((call) => call.callId === '' || call.callId.length > MAX_CALL_ID_LENGTH)) {
+    throw invalidInput(`call_id must be 1 to ${MAX_CALL_ID_LENGTH} characters`, { field: 'call_id' });
+  }
+  if (input.calls.length === 0) return { leaseMs: EXTERNAL_CALL_LEASE_MS, gone: [] };
+  const gone = await calls.renew(input.calls, new Date(now.getTime() + EXTERNAL_CALL_LEASE_MS), now);
+  return { leaseMs: EXTERNAL_CALL_LEASE_MS, gone };
 }
 
 /** ReleaseExternalCall: the call ended; the session's running turn ends with it unless another call is held. */

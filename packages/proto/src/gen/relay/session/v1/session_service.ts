@@ -685,6 +685,23 @@ export interface HoldExternalCallResponse {
   leaseMs: number;
 }
 
+/** A held call, as HoldExternalCall named it. */
+export interface ExternalCallRef {
+  sessionId: string;
+  callId: string;
+}
+
+/** The calls to renew: at most 1,000. */
+export interface RenewExternalCallsRequest {
+  calls: ExternalCallRef[];
+}
+
+/** How long the renewed holds last from now, and the calls whose hold was no longer there. */
+export interface RenewExternalCallsResponse {
+  leaseMs: number;
+  gone: ExternalCallRef[];
+}
+
 export interface ReleaseExternalCallRequest {
   sessionId: string;
   callId: string;
@@ -8583,6 +8600,257 @@ export const HoldExternalCallResponse: MessageFns<HoldExternalCallResponse> = {
   },
 };
 
+function createBaseExternalCallRef(): ExternalCallRef {
+  return { sessionId: "", callId: "" };
+}
+
+export const ExternalCallRef: MessageFns<ExternalCallRef> = {
+  encode(message: ExternalCallRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.callId !== "") {
+      writer.uint32(18).string(message.callId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExternalCallRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExternalCallRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExternalCallRef {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ExternalCallRef): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExternalCallRef>, I>>(base?: I): ExternalCallRef {
+    return ExternalCallRef.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExternalCallRef>, I>>(object: I): ExternalCallRef {
+    const message = createBaseExternalCallRef();
+    message.sessionId = object.sessionId ?? "";
+    message.callId = object.callId ?? "";
+    return message;
+  },
+};
+
+function createBaseRenewExternalCallsRequest(): RenewExternalCallsRequest {
+  return { calls: [] };
+}
+
+export const RenewExternalCallsRequest: MessageFns<RenewExternalCallsRequest> = {
+  encode(message: RenewExternalCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      ExternalCallRef.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewExternalCallsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewExternalCallsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(ExternalCallRef.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewExternalCallsRequest {
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => ExternalCallRef.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RenewExternalCallsRequest): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => ExternalCallRef.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewExternalCallsRequest>, I>>(base?: I): RenewExternalCallsRequest {
+    return RenewExternalCallsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewExternalCallsRequest>, I>>(object: I): RenewExternalCallsRequest {
+    const message = createBaseRenewExternalCallsRequest();
+    message.calls = object.calls?.map((e) => ExternalCallRef.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRenewExternalCallsResponse(): RenewExternalCallsResponse {
+  return { leaseMs: 0, gone: [] };
+}
+
+export const RenewExternalCallsResponse: MessageFns<RenewExternalCallsResponse> = {
+  encode(message: RenewExternalCallsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leaseMs !== 0) {
+      writer.uint32(8).uint32(message.leaseMs);
+    }
+    for (const v of message.gone) {
+      ExternalCallRef.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewExternalCallsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewExternalCallsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.leaseMs = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.gone.push(ExternalCallRef.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewExternalCallsResponse {
+    return {
+      leaseMs: isSet(object.leaseMs)
+        ? globalThis.Number(object.leaseMs)
+        : isSet(object.lease_ms)
+        ? globalThis.Number(object.lease_ms)
+        : 0,
+      gone: globalThis.Array.isArray(object?.gone) ? object.gone.map((e: any) => ExternalCallRef.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RenewExternalCallsResponse): unknown {
+    const obj: any = {};
+    if (message.leaseMs !== 0) {
+      obj.leaseMs = Math.round(message.leaseMs);
+    }
+    if (message.gone?.length) {
+      obj.gone = message.gone.map((e) => ExternalCallRef.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewExternalCallsResponse>, I>>(base?: I): RenewExternalCallsResponse {
+    return RenewExternalCallsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewExternalCallsResponse>, I>>(object: I): RenewExternalCallsResponse {
+    const message = createBaseRenewExternalCallsResponse();
+    message.leaseMs = object.leaseMs ?? 0;
+    message.gone = object.gone?.map((e) => ExternalCallRef.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseReleaseExternalCallRequest(): ReleaseExternalCallRequest {
   return { sessionId: "", callId: "" };
 }
@@ -11426,6 +11694,23 @@ export const SessionServiceService = {
       Buffer.from(HoldExternalCallResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): HoldExternalCallResponse => HoldExternalCallResponse.decode(value),
   },
+  /**
+   * Renews the holds of calls a HoldExternalCall set, all in one transaction: a gateway renews every call it holds
+   * with one of these a second (the calls whose renewal is due), not one HoldExternalCall per call. A hold that is
+   * gone (released, or lapsed and dropped) is not set again here: the call is answered in `gone`, and the gateway
+   * holds it again with HoldExternalCall. Codes: REMOTE_RELAY_INVALID_INPUT (too many calls, a call_id too long).
+   */
+  renewExternalCalls: {
+    path: "/relay.session.v1.SessionService/RenewExternalCalls" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewExternalCallsRequest): Buffer =>
+      Buffer.from(RenewExternalCallsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewExternalCallsRequest => RenewExternalCallsRequest.decode(value),
+    responseSerialize: (value: RenewExternalCallsResponse): Buffer =>
+      Buffer.from(RenewExternalCallsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewExternalCallsResponse => RenewExternalCallsResponse.decode(value),
+  },
   /** The call ended: its hold goes (nothing when there is none). */
   releaseExternalCall: {
     path: "/relay.session.v1.SessionService/ReleaseExternalCall" as const,
@@ -11752,6 +12037,13 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * it lapse. Codes: REMOTE_RELAY_NOT_FOUND, REMOTE_RELAY_INVALID_INPUT (not an external session, no call_id).
    */
   holdExternalCall: handleUnaryCall<HoldExternalCallRequest, HoldExternalCallResponse>;
+  /**
+   * Renews the holds of calls a HoldExternalCall set, all in one transaction: a gateway renews every call it holds
+   * with one of these a second (the calls whose renewal is due), not one HoldExternalCall per call. A hold that is
+   * gone (released, or lapsed and dropped) is not set again here: the call is answered in `gone`, and the gateway
+   * holds it again with HoldExternalCall. Codes: REMOTE_RELAY_INVALID_INPUT (too many calls, a call_id too long).
+   */
+  renewExternalCalls: handleUnaryCall<RenewExternalCallsRequest, RenewExternalCallsResponse>;
   /** The call ended: its hold goes (nothing when there is none). */
   releaseExternalCall: handleUnaryCall<ReleaseExternalCallRequest, ReleaseExternalCallResponse>;
   /**
@@ -12381,6 +12673,27 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: HoldExternalCallResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Renews the holds of calls a HoldExternalCall set, all in one transaction: a gateway renews every call it holds
+   * with one of these a second (the calls whose renewal is due), not one HoldExternalCall per call. A hold that is
+   * gone (released, or lapsed and dropped) is not set again here: the call is answered in `gone`, and the gateway
+   * holds it again with HoldExternalCall. Codes: REMOTE_RELAY_INVALID_INPUT (too many calls, a call_id too long).
+   */
+  renewExternalCalls(
+    request: RenewExternalCallsRequest,
+    callback: (error: ServiceError | null, response: RenewExternalCallsResponse) => void,
+  ): ClientUnaryCall;
+  renewExternalCalls(
+    request: RenewExternalCallsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewExternalCallsResponse) => void,
+  ): ClientUnaryCall;
+  renewExternalCalls(
+    request: RenewExternalCallsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewExternalCallsResponse) => void,
   ): ClientUnaryCall;
   /** The call ended: its hold goes (nothing when there is none). */
   releaseExternalCall(
