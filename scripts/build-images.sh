@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the relay's images from the repository root with buildah (or podman), on the Node base pinned by digest, and
-# prints each image's size: the six services, the command runner, the migration runner, and session-slim (the
-# session service without the agent CLIs' native binaries: the script, OpenAI-compatible, ACP and Claude Cloud
-# providers, Claude Code, Codex and Copilot listed unavailable). All service images share one build stage, built once.
+# prints each image's size: the six services, the command runner (with the agent CLIs: AGENT_CLIS, default all
+# three) and the migration runner. All service images share one build stage, built once.
 #
 #   scripts/build-images.sh                      # tags relay/<name>:dev
 #   TAG=1.4.0 REGISTRY=registry.example.com/relay scripts/build-images.sh
 #   NODE_IMAGE=docker.io/library/node:24-slim@sha256:<digest> scripts/build-images.sh
+#   AGENT_CLIS=claude scripts/build-images.sh    # the runner with Claude Code only (none: without any)
 #
 # NODE_IMAGE must name its digest. Unset, the script pulls docker.io/library/node:24-slim once, resolves the digest
 # it got and builds every image on exactly that (printed, so a release can record and reuse it). Where docker.io
@@ -63,14 +63,15 @@ build() { # <name> <Dockerfile> [build args…]
     --label "org.opencontainers.image.base.name=$NODE_IMAGE" "$@" -f "$dockerfile" -t "$image" .
 }
 
-for service in "${SERVICES[@]}"; do build "$service" docker/service/Dockerfile --build-arg "SERVICE=$service"; done
-build session-slim docker/service/Dockerfile --build-arg SERVICE=session --build-arg AGENT_CLIS=none
+for service in "${SERVICES[@]}"; do
+  build "$service" docker/service/Dockerfile --build-arg "SERVICE=$service" --build-arg "AGENT_CLIS=${AGENT_CLIS:-claude,codex,copilot}"
+done
 build migrate docker/migrate/Dockerfile
 
 echo
 printf '%-48s %s\n' IMAGE SIZE
 printf '%-48s %s\n' "(base) ${NODE_IMAGE%%@*}" "$("$TOOL" images --noheading --format '{{.Size}}' "$NODE_IMAGE" | head -1)"
-for name in "${SERVICES[@]}" session-slim migrate; do
+for name in "${SERVICES[@]}" migrate; do
   image="$REGISTRY/$name:$TAG"
   printf '%-48s %s\n' "$image" "$("$TOOL" images --noheading --format '{{.Size}}' "$image" | head -1)"
 done

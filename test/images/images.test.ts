@@ -1,19 +1,26 @@
 // The images as a team deploys them (scripts/build-images.sh), built by .ci/run before the suite: each within its
-// size budget, the migration image migrating a fresh database, the command runner answering its health check, and
-// a whole relay of the six service images answering an agent. RELAY_TEST_IMAGES names them (`relay/*:ci`, the `*`
+// size budget, the migration image migrating a fresh database, the command runner answering its health check and
+// finding the agents' CLIs it carries, and a whole relay of the six service images answering an agent. RELAY_TEST_IMAGES names them (`relay/*:ci`, the `*`
 // standing for each image's name); without it (a machine with no buildah) the file says so and skips. When npm test
 // builds them beside the tests (RELAY_BUILD_IMAGES=1), RELAY_IMAGES_BUILT is the file that gets the build's exit status.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkHealth } from '@relay/rpc';
+import { checkHealth, createClient, grpcAuth } from '@relay/rpc';
 import { createTestDatabase, freePort } from '@relay/testing';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { finish, scriptSession } from '../harness/script-turns.ts';
 import { imageMegabytes, launchImage } from '../harness/service-image.ts';
 import { until } from '../harness/until.ts';
+import { RunnerSandbox } from '../../services/session/src/adapters/runner/runner-sandbox.ts';
+import { claudeDefinition } from '../../services/session/src/adapters/providers/claude/claude-definition.ts';
+import { codexDefinition } from '../../services/session/src/adapters/providers/codex/codex-definition.ts';
+import { copilotDefinition } from '../../services/session/src/adapters/providers/copilot/copilot-definition.ts';
 
 const pattern = process.env['RELAY_TEST_IMAGES'];
 const image = (name: string) => pattern!.replace('*', name);
@@ -21,9 +28,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Each image's size budget in MB (10^6 bytes, as buildah counts): the Node base is some 220 MB of it, and every image
- * but two holds its bundle and the packages it loads, under 300 MB. The agent CLIs are native binaries (Claude Code
- * 356 MB, Codex 411 MB, Copilot 113 MB), which the session service finds and names and, on Kubernetes, the command
- * runner runs as the session's sandbox user: both images carry all three, session-slim none.
+ * holds its bundle and the packages it loads, the session service's with its providers' SDKs. The agent CLIs are
+ * native binaries (Claude Code 356 MB, Codex 411 MB, Copilot 113 MB) that only the command runner's image carries:
+ * on Kubernetes it runs them, as the session's sandbox user, and says where they are.
  */
 const BUDGETS: Record<string, number> = {
   gateway: 300,
@@ -32,8 +39,7 @@ const BUDGETS: Record<string, number> = {
   question: 300,
   pairing: 300,
   migrate: 240,
-  'session-slim': 360,
-  session: 1300,
+  session: 360,
   runner: 1300,
 };
 
@@ -90,18 +96,22 @@ describe.skipIf(pattern === undefined)('the images', () => {
     }
   });
 
-  it('the command runner starts and answers its health check', async () => {
+  it("the command runner starts, answers its health check and finds the agents' CLIs in its image", async () => {
     const healthPort = await freePort();
+    // Its socket in a folder shared with this machine, to ask it over the socket as its tls side does.
+    const socketFolder = mkdtempSync(join(tmpdir(), 'relay-runner-image-'));
     // Its commands side starts as root, as its container does (k8s/base/runner/deployment.yaml), to run each user's
     // commands as that user's own uid.
     const env = {
       RUNNER_ROLE: 'commands',
-      RUNNER_SOCKET: '/tmp/runner.sock',
+      RUNNER_SOCKET: join(socketFolder, 'runner.sock'),
       RUNNER_WORKSPACE: '/tmp',
       RUNNER_HEALTH_PORT: String(healthPort),
       RUNNER_HOST: '127.0.0.1',
     };
-    const launch = launchImage(image('runner'), env, { user: '0:0' });
+    const launch = launchImage(image('runner'), env, { user: '0:0', shared: [socketFolder] });
+    // The socket takes calls as they are (its tls side checks the caller): the token goes unread.
+    const client = createClient(RunnerServiceClient, `unix:${env.RUNNER_SOCKET}`, grpcAuth('session', { RELAY_SERVICE_TOKEN: 'unread' }));
     const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -114,18 +124,30 @@ describe.skipIf(pattern === undefined)('the images', () => {
         return (await checkHealth(`127.0.0.1:${healthPort}`)) ? true : undefined;
       };
       await until('the runner answering its health check', healthy, { timeoutMs: 60_000, detail: () => output });
+      // What the session service asks at its start: each provider's CLI, found in the runner's image (its own paths).
+      const sandbox = new RunnerSandbox(client, async () => Promise.reject(new Error('no command runs here')));
+      const config = {} as never;
+      const programs = [claudeDefinition, codexDefinition, copilotDefinition].flatMap((definition) => Object.values(definition.clis!(config, {} as never)));
+      const found = await sandbox.locate(programs);
+      expect(found.map((location) => location?.path)).toEqual([
+        expect.stringMatching(/^\/app\/node_modules\/@anthropic-ai\/claude-agent-sdk-[^/]+\/claude$/),
+        expect.stringMatching(/^\/app\/node_modules\/@openai\/codex-[^/]+\/vendor\/[^/]+\/bin\/codex$/),
+        expect.stringMatching(/^\/app\/node_modules\/@github\/copilot-sdk-[^/]+\/prebuilds\/[^/]+\/copilot-runtime$/),
+      ]);
     } finally {
+      client.close();
       child.kill('SIGTERM');
       await exited;
       launch.remove();
+      rmSync(socketFolder, { recursive: true, force: true });
     }
   });
 
-  // The six service images, once with the session image and once with session-slim in its place.
-  describe.each(['session', 'session-slim'])('a relay of the six service images, the session service from %s', (sessionImage) => {
+  // The six service images, the session service's without any agent CLI.
+  describe('a relay of the six service images', () => {
     let relay: Relay;
     beforeAll(async () => {
-      relay = await startRelay({ name: 'images', images: (service) => image(service === 'session' ? sessionImage : service) });
+      relay = await startRelay({ name: 'images', images: image });
     });
     afterAll(async () => {
       await relay?.stop();
