@@ -9,7 +9,8 @@
 import type { Logger } from '@relay/telemetry';
 import type { BackgroundTaskStarter } from '../../../app/tasks/background-task-starter.ts';
 import { commandCard } from '../../../app/turns/command-card.ts';
-import { APPROVAL_ANSWERS, pendingQuestion, type CardRequest, type QuestionCards } from '../../../app/turns/question-cards.ts';
+import { ownerAnswer } from '../../../app/turns/ask-owner.ts';
+import { APPROVAL_ANSWERS, type QuestionCards } from '../../../app/turns/question-cards.ts';
 import { commandRefused } from '../script/script-provider.ts';
 import { turnCostUsd, type ModelPrice, type TokensUsed } from '../../../domain/usage/turn-cost.ts';
 import type { UsageLedger } from '../../../app/usage/ports.ts';
@@ -181,26 +182,12 @@ export class OpenAIProvider implements Provider {
     if (command.trim() === '') return { ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: 'run_command needs a command.' };
     const refusal = ports.tasks.refusal();
     if (refusal !== undefined) return { ok: false, code: 'REMOTE_RELAY_UNSUPPORTED', error: `The command did not run: ${refusal}.` };
-    const { cwd, userId, id: sessionId } = input.session;
+    const { cwd, id: sessionId } = input.session;
     const text = commandCard({ agent: input.session.model, cwd, command, runsIn: ports.tasks.where(cwd) });
     if (text === undefined) return { ok: false, code: 'REMOTE_RELAY_INVALID_INPUT', error: 'The command is too long to show on a card: it did not run.' };
-    const card: CardRequest = { kind: 'approval', userId, sessionId, ...text };
-    const cardId = await ports.cards.raise(card);
-    await input.emit({ type: 'question_raised', question: pendingQuestion(cardId, card) });
-    let answer: string | undefined;
-    try {
-      answer = await ports.cards.awaitAnswer(cardId, input.signal);
-    } catch (error) {
-      if (input.signal.aborted) {
-        // The turn is over: the card must not stay open for an answer nobody waits for.
-        await ports.cards.cancel(sessionId).catch((cause: unknown) => ports.logger.warn({ err: cause, sessionId }, 'could not withdraw the command card'));
-        throw error;
-      }
-      // Withdrawn (or lost) while the turn runs on: no Allow, nothing ran.
-      if (!(error instanceof TurnFailed)) throw error;
-    } finally {
-      if (!input.signal.aborted) await input.emit({ type: 'question_answered', questionId: cardId });
-    }
+    // Withdrawn while the turn runs on: no Allow, nothing ran. The turn stopped: the card is withdrawn with it; handed
+    // over: it stays pending for the replica that takes the turn (ADR 0034).
+    const answer = await ownerAnswer(input, ports.cards, text, ports.logger);
     if (answer !== APPROVAL_ANSWERS.allowed) return commandRefused(answer);
     try {
       const task = await ports.tasks.start({ sessionId, cwd, command, description });
