@@ -137,6 +137,7 @@ describe('relay_tool’s budget extension', () => {
           cardId: 'card_1',
         },
       ],
+      remoteSessions: [],
     };
     const { body } = await agent.call({ action: 'usage', relay: 'this', tree: true });
     expect(body.summary).toMatch(/; tree spent US\$4.2 and 400 tokens in 2 turns$/);
@@ -195,6 +196,60 @@ describe('across a pairing', () => {
         },
       },
     ]);
+  });
+
+  it('asks the paired relay for its part of the tree before it checks, and carries the budget only into the tree', async () => {
+    const agent = await newAgent();
+    pairBuildBox(agent);
+    gateway.owners.carried = { costUsd: 3 };
+    gateway.owners.treeUsage = {
+      sessionId: agent.session.id,
+      rows: [],
+      totals: undefined,
+      sessionsStarted: 1,
+      budgets: [
+        {
+          sessionId: agent.session.id,
+          setBy: 'person',
+          limits: { costUsd: 5 },
+          startedAt: new Date('2026-12-07T10:00:00.000Z'),
+          state: 'active',
+          level: 'ok',
+          meters: [],
+          remaining: { costUsd: 3 },
+          cardId: '',
+        },
+      ],
+      remoteSessions: [{ startedBySessionId: agent.session.id, relay: 'build-box', sessionId: 'far-1' }],
+    };
+    gateway.owners.treeSpent = {
+      session: 'far-1',
+      sessionsStarted: 0,
+      totals: {},
+      rows: [{ session: 'far-1', provider: 'openai', turns: 2, inputTokens: 200, outputTokens: 0, costUsd: 2 }],
+    };
+    const calls = () => gateway.owners.forwarded.filter((call) => !call.dryRun).map((call) => ({ action: call.action, ...JSON.parse(call.argumentsJson) }));
+
+    // Into the session the tree started there: what it spent there since is asked for first, then the budget goes.
+    expect((await agent.call({ action: 'send', relay: 'build-box', session: 'far-1', text: 'reply hi' })).body).toMatchObject({ ok: true });
+    expect(calls()).toEqual([
+      { action: 'usage', relay: 'this', tree: true, session: 'far-1' },
+      expect.objectContaining({ action: 'send', session: 'far-1', budget: { cost_usd: 3 } }),
+    ]);
+    expect(budgetCalls().map((call) => call.method)).toEqual(['noteRemoteTreeSpend', 'checkTreeBudget', 'noteRemoteTreeSpend']);
+    expect(budgetCalls()[0]!.request).toMatchObject({ sessionId: agent.session.id, relay: 'build-box', remoteSessionId: 'far-1', rows: [{ costUsd: 2 }] });
+
+    // Into a session the tree did not start there: no budget goes with it, and the agent's own is refused.
+    gateway.owners.forwarded.length = 0;
+    expect((await agent.call({ action: 'send', relay: 'build-box', session: 'theirs-1', text: 'reply hi' })).body).toMatchObject({ ok: true });
+    expect(calls().map((call) => [call.action, call.budget])).toEqual([
+      ['usage', undefined],
+      ['send', undefined],
+    ]);
+    gateway.owners.forwarded.length = 0;
+    const refused = await agent.call({ action: 'send', relay: 'build-box', session: 'theirs-1', text: 'reply hi', budget: { cost_usd: 1 } });
+    expect(refused.body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(calls().map((call) => call.action)).toEqual(['usage']);
   });
 
   it('carries nothing for a tree without a budget', async () => {

@@ -85,7 +85,9 @@ export const ARGUMENTS = {
     'name',
     'create_session, send (this relay\'s extension): a budget for the session you start or started, { "cost_usd": 2, "tokens": 200000, "minutes": 30, "sessions": 3 }; it only narrows the budget over your tree.',
   ),
-  tree: boolean("usage (this relay's extension): what your conversation's delegation tree spent, by session, provider and relay, and the budgets over it."),
+  tree: boolean(
+    "usage (this relay's extension): what your conversation's delegation tree (or, with session, that session's) spent, by session, provider and relay, and the budgets over it.",
+  ),
 };
 
 export type ArgumentName = keyof typeof ARGUMENTS;

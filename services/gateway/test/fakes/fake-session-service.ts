@@ -183,7 +183,7 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
       // The tree the test set (owners.treeUsage), else one with nothing spent and no budget over it. Not recorded: every
       // prompting call reads it after its wait, for the budget note.
       getTreeUsage: async (request) => ({
-        usage: owners.treeUsage ?? { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [] },
+        usage: owners.treeUsage ?? { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [], remoteSessions: [] },
       }),
       checkTreeBudget: async (request) => {
         record('checkTreeBudget', request);
@@ -212,13 +212,14 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
                 cardId: '',
               },
             ],
+            remoteSessions: [],
           },
         };
       },
       removeBudget: async (request) => {
         record('removeBudget', request);
         sessionOf(request.userId, request.sessionId);
-        return { usage: { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [] } };
+        return { usage: { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [], remoteSessions: [] } };
       },
       noteRemoteTreeSpend: async (request) => {
         record('noteRemoteTreeSpend', request);

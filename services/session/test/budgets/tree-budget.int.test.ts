@@ -19,7 +19,7 @@ import { PrismaSessionStore } from '../../src/adapters/store/prisma-session-stor
 import { PrismaTurnStore } from '../../src/adapters/store/prisma-turn-store.ts';
 import { PrismaUsageLedger } from '../../src/adapters/store/prisma-usage-ledger.ts';
 import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
-import { checkTreeBudget, noteRemoteTreeSpend, refuseOverBudget } from '../../src/app/budgets/budget-gate.ts';
+import { checkTreeBudget, narrowBudget, noteRemoteTreeSpend, refuseOverBudget } from '../../src/app/budgets/budget-gate.ts';
 import { BudgetCheckedLedger } from '../../src/app/budgets/budget-checked-ledger.ts';
 import { applyBudgetCard, checkRunOutMinutes, type BudgetDeps } from '../../src/app/budgets/check-budgets.ts';
 import { getTreeUsage } from '../../src/app/budgets/get-tree-usage.ts';
@@ -325,6 +325,63 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     await expect(checkTreeBudget(deps, { userId, sessionId: root, startsSession: false }, clock.now())).rejects.toMatchObject({
       code: 'REMOTE_RELAY_BUDGET_REACHED',
     });
+  });
+
+  it('names the sessions the tree started on paired relays, and keeps a report only over an older one', async () => {
+    const root = await newSession('reported', null);
+    const child = await newSession('reported child', root);
+    await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 10, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
+    for (const [sessionId, relay] of [
+      [root, 'build-box/far-a'],
+      [child, 'lab/far-b'],
+    ] as const) {
+      await prisma.conversationGrant.create({ data: { sessionId, kind: 'started_remote', relay, createdAt: clock.now() } });
+    }
+    expect((await getTreeUsage(deps, { userId, sessionId: root }, clock.now())).remoteSessions).toEqual([
+      { startedBySessionId: root, relay: 'build-box', sessionId: 'far-a' },
+      { startedBySessionId: child, relay: 'lab', sessionId: 'far-b' },
+    ]);
+    expect((await getTreeUsage(deps, { userId, sessionId: child }, clock.now())).remoteSessions).toEqual([
+      { startedBySessionId: child, relay: 'lab', sessionId: 'far-b' },
+    ]);
+
+    // A fetch and a call's result read build-box at about the same time; the one read later (more spent) arrives first.
+    const report = { userId, sessionId: root, relay: 'build-box', remoteSessionId: 'far-a', sessionsStarted: 1 };
+    const row = { sessionId: 'far-a', provider: 'openai', turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 };
+    await noteRemoteTreeSpend(deps, { ...report, rows: [row] }, clock.now());
+    await noteRemoteTreeSpend(deps, { ...report, sessionsStarted: 0, rows: [{ ...row, turns: 2, inputTokens: 200, costUsd: 2 }] }, clock.now());
+    expect((await getTreeUsage(deps, { userId, sessionId: root }, clock.now())).totals).toEqual({ turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 });
+    // A later one replaces it.
+    await noteRemoteTreeSpend(deps, { ...report, sessionsStarted: 2, rows: [row, { ...row, sessionId: 'far-c', costUsd: 1.5 }] }, clock.now());
+    const usage = await getTreeUsage(deps, { userId, sessionId: root }, clock.now());
+    expect(usage.totals).toEqual({ turns: 6, inputTokens: 600, outputTokens: 0, costUsd: 4.5 });
+    expect(usage.sessionsStarted).toBe(1 + 2 + 2);
+  });
+
+  it('narrows, with a paired relay’s budget, only a session that relay’s agents started here', async () => {
+    const started = async (title: string, originRelay: string | null) => {
+      const id = await newSession(title, null);
+      const provenance =
+        originRelay === null
+          ? undefined
+          : { originRelay, originSessionId: 'far-conversation', originSessionTitle: 'Far', model: 'm', hops: 1, viaRelays: [originRelay] };
+      await prisma.message.create({ data: { id: randomUUID(), sessionId: id, role: 'user', text: 'first', createdAt: clock.now(), provenance } });
+      return id;
+    };
+    const byDesk = await started('started by hub', 'hub');
+    const byPerson = await started('the person’s own', null);
+    const byAnother = await started('started by lab', 'lab');
+    const limits = { costUsd: 2, tokens: null, minutes: null, sessions: 1 };
+    const carried = (sessionId: string, pairedRelay: string) =>
+      narrowBudget(deps, { userId, sessionId, startedBySessionId: null, callerSessionId: '', pairedRelay, limits, dryRun: false }, clock.now());
+    for (const sessionId of [byDesk, byPerson, byAnother]) await carried(sessionId, 'hub');
+    expect(await deps.budgets.find(byDesk)).toMatchObject({ setBy: 'relay', limits });
+    // hub's prompt to a session it did not start leaves that session's budget as it is (here: none).
+    expect(await deps.budgets.find(byPerson)).toBeUndefined();
+    expect(await deps.budgets.find(byAnother)).toBeUndefined();
+    await setBudget(deps, { userId, sessionId: byPerson, limits: { costUsd: 50, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
+    await carried(byPerson, 'hub');
+    expect((await deps.budgets.find(byPerson))?.limits).toEqual({ costUsd: 50, tokens: null, minutes: null, sessions: null });
   });
 
   it('stops a turn that records as it goes once the tree is past the budget by more than one finished turn', async () => {

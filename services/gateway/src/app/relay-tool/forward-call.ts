@@ -49,7 +49,7 @@ export async function forwardCall(args: ToolArguments, relay: PairedRelay, conte
   const local = provenanceOf(context.relayName, conversation);
   const provenance: Provenance = { ...local, hops: local.hops + 1, viaRelays: chainThrough(local.viaRelays, context.relayName) };
   // This relay's extension: a prompt carries the budget over the caller's tree (docs/adr/0039-tree-budgets.md).
-  const budget = prompting ? await carriedBudget(args, context, definition.toPaired?.startsSession === true) : undefined;
+  const budget = prompting ? await carriedBudget(args, context, { relay: relay.name, startsSession: definition.toPaired?.startsSession === true }) : undefined;
   const forwarded = { ...args, relay: 'this', ...(wait ? { wait_seconds: wait.waitSeconds } : {}), ...(budget ? { budget } : {}) };
   const timeoutSeconds = (wait?.waitSeconds ?? 0) + CALL_SECONDS;
   const call: ForwardToolCallRequest = {

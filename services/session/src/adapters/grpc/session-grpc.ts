@@ -218,7 +218,13 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
       );
       if (deps.budgets !== undefined) {
         const { session } = created;
-        const narrowing = { userId: request.userId, startedBySessionId: session.startedBySessionId, callerSessionId: request.callerSessionId, limits: budget };
+        const narrowing = {
+          userId: request.userId,
+          startedBySessionId: session.startedBySessionId,
+          callerSessionId: request.callerSessionId,
+          pairedRelay: request.provenance?.originRelay ?? '',
+          limits: budget,
+        };
         await narrowBudget(deps.budgets, { ...narrowing, sessionId: session.id, dryRun: request.dryRun }, now);
       }
       return {
@@ -242,6 +248,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
           sessionId: target.id,
           startedBySessionId: target.startedBySessionId,
           callerSessionId: request.callerSessionId,
+          pairedRelay: request.provenance?.originRelay ?? '',
           limits: budget,
         };
         await narrowBudget(deps.budgets, { ...narrowing, dryRun: true }, now);
@@ -269,6 +276,7 @@ export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary
           sessionId: target.id,
           startedBySessionId: target.startedBySessionId,
           callerSessionId: request.callerSessionId,
+          pairedRelay: request.provenance?.originRelay ?? '',
           limits: budget,
         };
         await narrowBudget(deps.budgets, { ...narrowing, dryRun: false }, now);

@@ -1,5 +1,5 @@
 import type { Budget, BudgetSetBy, BudgetState } from '../../domain/budgets/budget.ts';
-import type { RemoteTreeReport, TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
+import type { RemoteTreeReport, RemoteTreeSession, TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
 import type { BudgetStore } from '../../app/budgets/ports.ts';
 import { STARTED_REMOTE_GRANT } from '../../app/sessions/remote-sessions.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
@@ -147,18 +147,49 @@ export class PrismaBudgetStore implements BudgetStore {
     return row === undefined ? 0 : Math.max(0, row.here) + row.paired + row.beyond;
   }
 
+  async remoteSessions(sessionId: string): Promise<RemoteTreeSession[]> {
+    const rows = await this.prisma.$queryRawUnsafe<{ session_id: string; relay: string }[]>(
+      `${TREE}
+       SELECT g.session_id, g.relay FROM conversation_grants g JOIN tree ON g.session_id = tree.id WHERE g.kind = $2 ORDER BY g.created_at, g.relay`,
+      sessionId,
+      STARTED_REMOTE_GRANT,
+    );
+    // The grant names "<relay>/<session id>"; a relay's name has no "/" in it, a session id may.
+    return rows.flatMap(({ session_id, relay }) => {
+      const slash = relay.indexOf('/');
+      return slash <= 0 ? [] : [{ startedBySessionId: session_id, relay: relay.slice(0, slash), sessionId: relay.slice(slash + 1) }];
+    });
+  }
+
   async noteRemoteReport(report: RemoteTreeReport, now: Date): Promise<boolean> {
     const started = await this.prisma.conversationGrant.findUnique({
       where: { sessionId_kind_relay: { sessionId: report.sessionId, kind: STARTED_REMOTE_GRANT, relay: `${report.relay}/${report.remoteSessionId}` } },
     });
     if (started === null) return false;
-    const data = { sessionId: report.sessionId, rows: report.rows, sessionsStarted: report.sessionsStarted, reportedAt: now };
-    await this.prisma.remoteTreeReport.upsert({
-      where: { relay_remoteSessionId: { relay: report.relay, remoteSessionId: report.remoteSessionId } },
-      create: { relay: report.relay, remoteSessionId: report.remoteSessionId, ...data },
-      update: data,
-    });
-    return true;
+    const sum = (of: (row: RemoteTreeReport['rows'][number]) => number) => report.rows.reduce((total, row) => total + of(row), 0);
+    // Replaced unless the kept report reads more in any meter (it was read later): reports read at once — a call's
+    // result and a fetch — may arrive in either order.
+    const kept = await this.prisma.$executeRaw`
+      INSERT INTO remote_tree_reports (relay, remote_session_id, session_id, rows, sessions_started, reported_at)
+      VALUES (${report.relay}, ${report.remoteSessionId}, ${report.sessionId}, ${JSON.stringify(report.rows)}::jsonb, ${report.sessionsStarted},
+              ${now.toISOString()}::timestamp(3))
+      ON CONFLICT (relay, remote_session_id) DO UPDATE
+         SET session_id = EXCLUDED.session_id, rows = EXCLUDED.rows, sessions_started = EXCLUDED.sessions_started, reported_at = EXCLUDED.reported_at
+       WHERE remote_tree_reports.sessions_started <= EXCLUDED.sessions_started
+         AND (SELECT COALESCE(SUM((x->>'turns')::float8), 0) FROM jsonb_array_elements(remote_tree_reports.rows) x) <= ${sum((row) => row.turns)}
+         AND (SELECT COALESCE(SUM((x->>'inputTokens')::float8 + (x->>'outputTokens')::float8), 0) FROM jsonb_array_elements(remote_tree_reports.rows) x)
+             <= ${sum((row) => row.inputTokens + row.outputTokens)}
+         AND (SELECT COALESCE(SUM((x->>'costUsd')::float8), 0) FROM jsonb_array_elements(remote_tree_reports.rows) x) <= ${sum((row) => row.costUsd) + 1e-9}`;
+    return kept === 1;
+  }
+
+  async startingRelay(sessionId: string): Promise<string | undefined> {
+    // The session's first message is the prompt it was started with; a paired relay's carries its provenance, whose
+    // origin relay the receiving gateway sets to the caller as paired (never what the caller claims).
+    const [first] = await this.prisma.$queryRaw<{ relay: string | null }[]>`
+      SELECT provenance->>'originRelay' AS relay FROM messages WHERE session_id = ${sessionId} ORDER BY seq LIMIT 1`;
+    const relay = first?.relay ?? '';
+    return relay === '' || relay === this.relayName ? undefined : relay;
   }
 
   async stopRunningTurns(sessionId: string): Promise<number> {

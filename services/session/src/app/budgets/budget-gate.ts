@@ -28,11 +28,22 @@ async function reachBySessions(deps: BudgetDeps, budget: Budget, now: Date): Pro
 
 /**
  * The budget an agent (or a paired relay, carrying its own) gives a session it starts or prompts: it only narrows
- * (settle), and an agent narrows only the sessions it started.
+ * (settle). An agent narrows only the sessions its conversation started, and says so when asked for another. A paired
+ * relay's (`pairedRelay`, a call with no calling session here) narrows only a session that relay's agents started
+ * here: its prompt to any other session — one this relay's person or agents started — leaves that session's budget
+ * as it is (the calling relay carries a budget only into its own tree, and does not count that session's spend in it).
  */
 export async function narrowBudget(
   deps: BudgetDeps,
-  input: { userId: string; sessionId: string; startedBySessionId: string | null; callerSessionId: string; limits: BudgetLimits | undefined; dryRun: boolean },
+  input: {
+    userId: string;
+    sessionId: string;
+    startedBySessionId: string | null;
+    callerSessionId: string;
+    pairedRelay: string;
+    limits: BudgetLimits | undefined;
+    dryRun: boolean;
+  },
   now: Date,
 ): Promise<void> {
   if (input.limits === undefined) return;
@@ -41,7 +52,9 @@ export async function narrowBudget(
   if (setBy === 'agent' && input.startedBySessionId !== input.callerSessionId) {
     throw invalidInput('budget narrows only a session this conversation started; the person sets the others’ budgets.', { field: 'budget' });
   }
-  if (!input.dryRun) await setBudget(deps, { userId: input.userId, sessionId: input.sessionId, limits, setBy }, now);
+  if (input.dryRun) return;
+  if (setBy === 'relay' && (input.pairedRelay === '' || (await deps.budgets.startingRelay(input.sessionId)) !== input.pairedRelay)) return;
+  await setBudget(deps, { userId: input.userId, sessionId: input.sessionId, limits, setBy }, now);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { budgetLevel, budgetMeters, remaining, type Budget, type BudgetLevel, type BudgetLimits, type BudgetMeter } from '../../domain/budgets/budget.ts';
-import { spendOf, totalsOf, type TreeUsageRow, type TreeUsageTotals } from '../../domain/budgets/tree-usage.ts';
+import { spendOf, totalsOf, type RemoteTreeSession, type TreeUsageRow, type TreeUsageTotals } from '../../domain/budgets/tree-usage.ts';
 import { noSuchSession } from '../../domain/errors.ts';
 import type { BudgetDeps } from './check-budgets.ts';
 
@@ -19,19 +19,22 @@ export interface TreeUsageReport {
   sessionsStarted: number;
   /** The session's own budget and its ancestors', nearest first. */
   budgets: BudgetReport[];
+  /** The sessions the tree started on paired relays, whose spend there counts from those relays' reports. */
+  remoteSessions: RemoteTreeSession[];
 }
 
 /** The tree usage of the user's session `sessionId`, at `now`. */
 export async function getTreeUsage(deps: BudgetDeps, input: { userId: string; sessionId: string }, now: Date): Promise<TreeUsageReport> {
   const session = await deps.sessions.findSession(input.sessionId);
   if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
-  const [rows, sessionsStarted, governing] = await Promise.all([
+  const [rows, sessionsStarted, governing, remoteSessions] = await Promise.all([
     deps.budgets.treeUsage(session.id),
     deps.budgets.sessionsStarted(session.id),
     deps.budgets.governing(session.id),
+    deps.budgets.remoteSessions(session.id),
   ]);
   const budgets = await Promise.all(governing.map((budget) => measure(deps, budget, now)));
-  return { sessionId: session.id, rows, totals: totalsOf(rows), sessionsStarted, budgets };
+  return { sessionId: session.id, rows, totals: totalsOf(rows), sessionsStarted, budgets, remoteSessions };
 }
 
 /** A budget against its own tree's spend, at `now`. */

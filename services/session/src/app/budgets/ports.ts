@@ -1,5 +1,5 @@
 import type { Budget } from '../../domain/budgets/budget.ts';
-import type { RemoteTreeReport, TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
+import type { RemoteTreeReport, RemoteTreeSession, TreeUsageRow } from '../../domain/budgets/tree-usage.ts';
 
 /** Where budgets are kept, and the reads of a delegation tree they are measured on (the usage ledger, the sessions). */
 export interface BudgetStore {
@@ -30,11 +30,19 @@ export interface BudgetStore {
    * the ones those started there (as the paired relays reported).
    */
   sessionsStarted(sessionId: string): Promise<number>;
+  /** The sessions the conversations of the tree under `sessionId` started on paired relays (NoteRemoteSessionStarted). */
+  remoteSessions(sessionId: string): Promise<RemoteTreeSession[]>;
   /**
    * Keeps a paired relay's report in place of its earlier one, when the conversation started that session there
-   * (noted by NoteRemoteSessionStarted); whether it did.
+   * (noted by NoteRemoteSessionStarted) and the report is not older than the kept one (a tree's spend only grows: a
+   * report that reads less in any meter was read before it); whether it did.
    */
   noteRemoteReport(report: RemoteTreeReport, now: Date): Promise<boolean>;
+  /**
+   * The paired relay whose agent started the session here (its first prompt came from that relay, as the pairing
+   * named the caller); undefined for a session started on this relay.
+   */
+  startingRelay(sessionId: string): Promise<string | undefined>;
   /** Asks every running or waiting turn of the tree under `sessionId` to stop; how many were asked. */
   stopRunningTurns(sessionId: string): Promise<number>;
 }

@@ -32,6 +32,14 @@ export interface RemoteTreeReport {
   sessionsStarted: number;
 }
 
+/** A session a conversation of the tree started on a paired relay. */
+export interface RemoteTreeSession {
+  /** The conversation here that started it. */
+  startedBySessionId: string;
+  relay: string;
+  sessionId: string;
+}
+
 export interface TreeUsageTotals {
   turns: number;
   inputTokens: number;

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { TreeUsageView, treeUsageView } from '../../../app/views/tree-usage-view.ts';
+import { refreshRemoteSpend, type RemoteSpendReaders } from '../../../app/relay-tool/tree-budget.ts';
 import { answers, invalidInput, typed } from '../openapi.ts';
 import { callOwner, userOf, type UserApiDeps } from '../user-api.ts';
 
@@ -29,14 +30,18 @@ const BudgetBody = z
   .meta({ id: 'BudgetSetting', description: 'The limits to set; a meter left out or null is not limited. At least one.' });
 
 /** Registers GET /api/v1/sessions/:id/tree-usage, PUT and DELETE /api/v1/sessions/:id/budget on `app`. */
-export function registerBudgetRoutes(app: FastifyInstance, deps: UserApiDeps): void {
+export function registerBudgetRoutes(app: FastifyInstance, deps: UserApiDeps & RemoteSpendReaders): void {
   typed(app).get(
     '/api/v1/sessions/:id/tree-usage',
     { schema: { params: Params, response: answers(TreeUsageView) }, attachValidation: true },
     async (request, reply) => {
       const userId = await userOf(deps, request, reply);
       if (userId === undefined || invalidInput(request, reply) !== undefined) return reply;
-      const answer = await callOwner(reply, deps.logger, () => deps.sessions.getTreeUsage({ userId, sessionId: request.params.id }));
+      // The paired relays' parts as they report them now (their last reports when they do not answer).
+      const answer = await callOwner(reply, deps.logger, async () => {
+        await refreshRemoteSpend(deps, { userId, sessionId: request.params.id });
+        return deps.sessions.getTreeUsage({ userId, sessionId: request.params.id });
+      });
       return answer === undefined ? reply : treeUsageView(answer.usage);
     },
   );

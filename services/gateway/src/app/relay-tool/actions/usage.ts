@@ -12,18 +12,30 @@ import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.
 import { success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
 import { budgetNote, treeUsageView } from '../../views/tree-usage-view.ts';
+import { refreshRemoteSpend, withTreeSpent } from '../tree-budget.ts';
+import type { RelayCallOrigin } from '../relay-call-origin.ts';
 
 export const usage = defineAction({
   name: 'usage',
-  args: argumentsOf('relay', 'tree'),
+  args: argumentsOf('relay', 'tree', 'session'),
   relay: 'required',
   write: false,
   inboxBlind: true,
   toPaired: { level: 'read', forwarded: true },
   handler: runUsage,
-  // A paired relay's agent has no conversation here: tree reads nothing there.
-  fromPaired: (args, context) => runUsage({ ...args, tree: undefined }, context),
+  fromPaired: serveUsage,
 });
+
+/**
+ * A paired relay's agent has no conversation here: `tree` alone reads nothing. With `session`, the answer carries
+ * treeSpent — what the tree under that session spent here — which the calling relay asks for before it checks the
+ * budget over its own tree (docs/adr/0039-tree-budgets.md); the pairing's level is checked as for any usage read.
+ */
+async function serveUsage(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
+  const result = await runUsage({ ...args, tree: undefined }, context);
+  if (args.tree !== true || args.session === undefined) return result;
+  return withTreeSpent(result, context.sessions, { userId: origin.userId, sessionId: args.session });
+}
 
 async function runUsage(args: ToolArguments, context: ActionContext): Promise<Success> {
   const relay = thisRelay(args.relay, context);
@@ -37,9 +49,11 @@ async function runUsage(args: ToolArguments, context: ActionContext): Promise<Su
     `${by('not_set_up')} not set up`,
   ];
   if (args.tree !== true) return success(`usage → ${relay}: ${parts.join(', ')}`, { providers, claudeUsageLimitPaused }, relay);
-  // This relay's extension: what the caller's delegation tree spent, and the budgets over it.
-  const { caller } = context;
-  const tree = treeUsageView((await context.sessions.getTreeUsage({ userId: caller.userId, sessionId: caller.sessionId })).usage);
+  // This relay's extension: what the caller's delegation tree (or the session's) spent, and the budgets over it, with
+  // the paired relays' parts as they report them now.
+  const whose = { userId: context.caller.userId, sessionId: args.session ?? context.caller.sessionId };
+  await refreshRemoteSpend(context, whose);
+  const tree = treeUsageView((await context.sessions.getTreeUsage(whose)).usage);
   const spent = `tree ${tree.rows.length === 0 ? 'spent nothing' : `spent US$${tree.totals.costUsd} and ${tree.totals.inputTokens + tree.totals.outputTokens} tokens in ${tree.totals.turns} turns`}`;
   const note = budgetNote(tree);
   return success(

@@ -39,5 +39,6 @@ export function toTreeUsageMessage(report: TreeUsageReport): TreeUsage {
       remaining: toBudgetLimitsMessage(remaining),
       cardId: budget.cardId === null || budget.cardId === CARD_BEING_RAISED ? '' : budget.cardId,
     })),
+    remoteSessions: report.remoteSessions,
   };
 }

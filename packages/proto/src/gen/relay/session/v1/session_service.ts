@@ -804,6 +804,20 @@ export interface TreeUsage {
   sessionsStarted: number;
   /** The session's own budget and its ancestors', nearest first. */
   budgets: TreeBudget[];
+  /**
+   * The sessions the tree's conversations started on paired relays (NoteRemoteSessionStarted): what their trees spent
+   * there counts from those relays' reports, which the gateway asks them for before it checks the tree's budgets.
+   */
+  remoteSessions: RemoteTreeSession[];
+}
+
+/** A session a conversation of the tree started on a paired relay. */
+export interface RemoteTreeSession {
+  /** The conversation here that started it. */
+  startedBySessionId: string;
+  /** The paired relay, as named here. */
+  relay: string;
+  sessionId: string;
 }
 
 /** One session's turns of one provider (totals: session_id, provider and relay empty). */
@@ -10181,7 +10195,7 @@ export const GetTreeUsageResponse: MessageFns<GetTreeUsageResponse> = {
 };
 
 function createBaseTreeUsage(): TreeUsage {
-  return { sessionId: "", rows: [], totals: undefined, sessionsStarted: 0, budgets: [] };
+  return { sessionId: "", rows: [], totals: undefined, sessionsStarted: 0, budgets: [], remoteSessions: [] };
 }
 
 export const TreeUsage: MessageFns<TreeUsage> = {
@@ -10200,6 +10214,9 @@ export const TreeUsage: MessageFns<TreeUsage> = {
     }
     for (const v of message.budgets) {
       TreeBudget.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.remoteSessions) {
+      RemoteTreeSession.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -10257,6 +10274,14 @@ export const TreeUsage: MessageFns<TreeUsage> = {
             message.budgets.push(TreeBudget.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.remoteSessions.push(RemoteTreeSession.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -10284,6 +10309,11 @@ export const TreeUsage: MessageFns<TreeUsage> = {
         ? globalThis.Number(object.sessions_started)
         : 0,
       budgets: globalThis.Array.isArray(object?.budgets) ? object.budgets.map((e: any) => TreeBudget.fromJSON(e)) : [],
+      remoteSessions: globalThis.Array.isArray(object?.remoteSessions)
+        ? object.remoteSessions.map((e: any) => RemoteTreeSession.fromJSON(e))
+        : globalThis.Array.isArray(object?.remote_sessions)
+        ? object.remote_sessions.map((e: any) => RemoteTreeSession.fromJSON(e))
+        : [],
     };
   },
 
@@ -10304,6 +10334,9 @@ export const TreeUsage: MessageFns<TreeUsage> = {
     if (message.budgets?.length) {
       obj.budgets = message.budgets.map((e) => TreeBudget.toJSON(e));
     }
+    if (message.remoteSessions?.length) {
+      obj.remoteSessions = message.remoteSessions.map((e) => RemoteTreeSession.toJSON(e));
+    }
     return obj;
   },
 
@@ -10319,6 +10352,116 @@ export const TreeUsage: MessageFns<TreeUsage> = {
       : undefined;
     message.sessionsStarted = object.sessionsStarted ?? 0;
     message.budgets = object.budgets?.map((e) => TreeBudget.fromPartial(e)) || [];
+    message.remoteSessions = object.remoteSessions?.map((e) => RemoteTreeSession.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRemoteTreeSession(): RemoteTreeSession {
+  return { startedBySessionId: "", relay: "", sessionId: "" };
+}
+
+export const RemoteTreeSession: MessageFns<RemoteTreeSession> = {
+  encode(message: RemoteTreeSession, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.startedBySessionId !== "") {
+      writer.uint32(10).string(message.startedBySessionId);
+    }
+    if (message.relay !== "") {
+      writer.uint32(18).string(message.relay);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoteTreeSession {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoteTreeSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.startedBySessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.relay = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoteTreeSession {
+    return {
+      startedBySessionId: isSet(object.startedBySessionId)
+        ? globalThis.String(object.startedBySessionId)
+        : isSet(object.started_by_session_id)
+        ? globalThis.String(object.started_by_session_id)
+        : "",
+      relay: isSet(object.relay) ? globalThis.String(object.relay) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoteTreeSession): unknown {
+    const obj: any = {};
+    if (message.startedBySessionId !== "") {
+      obj.startedBySessionId = message.startedBySessionId;
+    }
+    if (message.relay !== "") {
+      obj.relay = message.relay;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoteTreeSession>, I>>(base?: I): RemoteTreeSession {
+    return RemoteTreeSession.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoteTreeSession>, I>>(object: I): RemoteTreeSession {
+    const message = createBaseRemoteTreeSession();
+    message.startedBySessionId = object.startedBySessionId ?? "";
+    message.relay = object.relay ?? "";
+    message.sessionId = object.sessionId ?? "";
     return message;
   },
 };
