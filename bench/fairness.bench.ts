@@ -6,16 +6,18 @@
 // Two users of one relay: the other user's agent calls list_sessions one call at a time, first with the relay idle,
 // then while the busy user's 50 MCP clients (16 external sessions) call list_sessions as fast as they are answered.
 // It prints the other user's p50 and p99 idle and under the burst, their ratio (the goal: within 2×), the burst's
-// rate and its refusals (REMOTE_RELAY_CALL_LIMIT), on a relay with the bounds off (RELAY_CALLS_* set higher than the
-// burst can reach) and on one with the default bounds (docs/relay-tool.md, Fair shares between users). Each mode runs
-// BENCH_ROUNDS rounds, each idle then under the burst, so both meet the machine in the same minutes.
+// rate and its refusals (REMOTE_RELAY_CALL_LIMIT), and each process's share of a core under the burst (the bench's
+// own, its 51 clients, beside the relay's), on a relay with the bounds off (RELAY_CALLS_* set higher than the burst
+// can reach), on one whose busy user keeps their whole bound beside the other user (RELAY_CALLS_PER_USER_SHARED=4,
+// the bound before it was shared) and on one with the default bounds (docs/relay-tool.md, Fair shares between users).
+// Each mode runs BENCH_ROUNDS rounds, each idle then under the burst, so both meet the machine in the same minutes.
 //
 //   BENCH_ROUNDS   rounds per mode (default 3)
 //   BENCH_CALLS    the other user's sequential calls, idle and under the burst, per round (default 200)
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { signIn, startRelay, type Relay } from '../test/harness/relay.ts';
-import { fixed, loadAverage, median, percentile } from './support/figures.ts';
-import { externalAgentTokens, mcpClient } from './support/relay-agents.ts';
+import { cpuBetween, cpuMs, cpuOf, fixed, loadAverage, median, percentile } from './support/figures.ts';
+import { externalAgentTokens, mcpClient, relayBackends } from './support/relay-agents.ts';
 
 /** scripts/build.mjs (no type declarations): rebuilds the service bundles older than their sources. */
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
@@ -28,7 +30,14 @@ const BURST_SESSIONS = 16;
 const LISTED_SESSIONS = 15;
 const WARM_UP = 20;
 /** Bounds no burst of this bench reaches: the gate is there, and never holds a call back. */
-const BOUNDS_OFF = { RELAY_CALLS_PER_USER: '100000', RELAY_CALLS_QUEUED_PER_USER: '100000', RELAY_CALLS_AT_WORK: '100000' };
+const BOUNDS_OFF = {
+  RELAY_CALLS_PER_USER: '100000',
+  RELAY_CALLS_PER_USER_SHARED: '100000',
+  RELAY_CALLS_QUEUED_PER_USER: '100000',
+  RELAY_CALLS_AT_WORK: '100000',
+};
+/** The default bounds but a user's whole bound whoever else is present, as before the bound was shared. */
+const BOUND_NOT_SHARED = { RELAY_CALLS_PER_USER_SHARED: '4' };
 
 /** What a list_sessions call answered: ok, refused for the bound, or another failure. */
 async function listSessions(client: Client): Promise<'ok' | 'limit' | 'failed'> {
@@ -58,10 +67,18 @@ interface Round {
   idle: { p50: number; p99: number };
   busy: { p50: number; p99: number };
   burst: { rate: number; limited: number; failed: number };
+  /** Each process's CPU while the other user's calls were timed under the burst, in % of one core. */
+  cores: Record<'gateway' | 'session' | 'postgres' | 'bench', number>;
+}
+
+/** What a round reads the CPU of: the gateway, the session service, the bench itself and the relay's PostgreSQL backends. */
+interface Processes {
+  pids: Record<'gateway' | 'session' | 'bench', number | undefined>;
+  backends(): Promise<number[]>;
 }
 
 /** One round: the other user's calls idle, then under the burst; the burst's clients call until those are done. */
-async function round(other: Client, burst: Client[]): Promise<Round> {
+async function round(other: Client, burst: Client[], processes: Processes): Promise<Round> {
   const idle = await sequential(other, CALLS);
   let stop = false;
   const tally = { ok: 0, limit: 0, failed: 0 };
@@ -73,7 +90,18 @@ async function round(other: Client, burst: Client[]): Promise<Round> {
   );
   // The burst reaches its pace before the other user's calls are timed.
   await sequential(other, WARM_UP);
+  const cpuBefore = Object.fromEntries(Object.entries(processes.pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  const backendsBefore = cpuOf(await processes.backends());
+  const timed = performance.now();
   const busy = await sequential(other, CALLS);
+  const busyMs = performance.now() - timed;
+  const share = (ms: number) => (100 * ms) / busyMs;
+  const cores = {
+    gateway: share(cpuMs(processes.pids.gateway) - cpuBefore.gateway!),
+    session: share(cpuMs(processes.pids.session) - cpuBefore.session!),
+    bench: share(cpuMs(processes.pids.bench) - cpuBefore.bench!),
+    postgres: share(cpuBetween(backendsBefore, cpuOf(await processes.backends()))),
+  };
   stop = true;
   await burstDone;
   const seconds = (performance.now() - started) / 1000;
@@ -81,6 +109,7 @@ async function round(other: Client, burst: Client[]): Promise<Round> {
     idle: { p50: percentile(idle, 50), p99: percentile(idle, 99) },
     busy: { p50: percentile(busy, 50), p99: percentile(busy, 99) },
     burst: { rate: tally.ok / seconds, limited: tally.limit, failed: tally.failed },
+    cores,
   };
 }
 
@@ -88,6 +117,11 @@ async function round(other: Client, burst: Client[]): Promise<Round> {
 async function measureMode(mode: string, env: Record<string, string>): Promise<Round> {
   const relay: Relay = await startRelay({ name: 'fairness', readyTimeoutMs: 180_000, env });
   const clients: Client[] = [];
+  const backends = await relayBackends(relay);
+  const processes: Processes = {
+    pids: { gateway: relay.services.gateway.pid, session: relay.services.session.pid, bench: process.pid },
+    backends: backends.pids,
+  };
   try {
     // The relay's first user is the other user (an admin, as on a team relay); the busy one a member.
     for (let i = 0; i < LISTED_SESSIONS; i++) await relay.createExternalSession(`the other user's session ${i}`);
@@ -101,12 +135,14 @@ async function measureMode(mode: string, env: Record<string, string>): Promise<R
     await sequential(other, WARM_UP);
     const rounds: Round[] = [];
     for (let i = 1; i <= ROUNDS; i++) {
-      const figures = await round(other, burst);
+      const figures = await round(other, burst, processes);
       rounds.push(figures);
       console.log(
         `${mode}, round ${i}: the other user's p50 ${fixed(figures.idle.p50)} → ${fixed(figures.busy.p50)} ms (${fixed(figures.busy.p50 / figures.idle.p50)}×), ` +
           `p99 ${fixed(figures.idle.p99)} → ${fixed(figures.busy.p99)} ms (${fixed(figures.busy.p99 / figures.idle.p99)}×); ` +
-          `the burst ${fixed(figures.burst.rate, 0)} calls/s, ${figures.burst.limited} refused for the bound, ${figures.burst.failed} failed; load average ${loadAverage()}`,
+          `the burst ${fixed(figures.burst.rate, 0)} calls/s, ${figures.burst.limited} refused for the bound, ${figures.burst.failed} failed; ` +
+          `CPU under the burst, % of a core: gateway ${fixed(figures.cores.gateway, 0)}, session ${fixed(figures.cores.session, 0)}, ` +
+          `PostgreSQL ${fixed(figures.cores.postgres, 0)}, the bench's clients ${fixed(figures.cores.bench, 0)}; load average ${loadAverage()}`,
       );
     }
     const of = (pick: (r: Round) => number) => median(rounds.map(pick));
@@ -114,9 +150,16 @@ async function measureMode(mode: string, env: Record<string, string>): Promise<R
       idle: { p50: of((r) => r.idle.p50), p99: of((r) => r.idle.p99) },
       busy: { p50: of((r) => r.busy.p50), p99: of((r) => r.busy.p99) },
       burst: { rate: of((r) => r.burst.rate), limited: of((r) => r.burst.limited), failed: of((r) => r.burst.failed) },
+      cores: {
+        gateway: of((r) => r.cores.gateway),
+        session: of((r) => r.cores.session),
+        postgres: of((r) => r.cores.postgres),
+        bench: of((r) => r.cores.bench),
+      },
     };
   } finally {
     await Promise.all(clients.map((client) => client.close()));
+    await backends.close();
     await relay.stop();
   }
 }
@@ -125,16 +168,17 @@ await buildStaleServices();
 console.log(`load average at the start: ${loadAverage()}`);
 const modes: [string, Round][] = [
   ['bounds off', await measureMode('bounds off', BOUNDS_OFF)],
+  ['4 per user, not shared', await measureMode('4 per user, not shared', BOUND_NOT_SHARED)],
   ['default bounds', await measureMode('default bounds', {})],
 ];
 const lines = [
   `\nmedian of ${ROUNDS} rounds (${CALLS} sequential calls of the other user idle and under the burst per round; the burst: ${BURST_CLIENTS} clients of ${BURST_SESSIONS} sessions):`,
-  "| relay | other user's p50 idle → under the burst | p99 idle → under the burst | the burst's rate | refused |",
-  '|---|---|---|---|---|',
+  "| relay | other user's p50 idle → under the burst | p99 idle → under the burst | the burst's rate | refused | CPU, % of a core: gateway, session, PostgreSQL, bench |",
+  '|---|---|---|---|---|---|',
 ];
 for (const [mode, r] of modes) {
   lines.push(
-    `| ${mode} | ${fixed(r.idle.p50)} → ${fixed(r.busy.p50)} ms (${fixed(r.busy.p50 / r.idle.p50)}×) | ${fixed(r.idle.p99)} → ${fixed(r.busy.p99)} ms (${fixed(r.busy.p99 / r.idle.p99)}×) | ${fixed(r.burst.rate, 0)} calls/s | ${r.burst.limited} |`,
+    `| ${mode} | ${fixed(r.idle.p50)} → ${fixed(r.busy.p50)} ms (${fixed(r.busy.p50 / r.idle.p50)}×) | ${fixed(r.idle.p99)} → ${fixed(r.busy.p99)} ms (${fixed(r.busy.p99 / r.idle.p99)}×) | ${fixed(r.burst.rate, 0)} calls/s | ${r.burst.limited} | ${fixed(r.cores.gateway, 0)}, ${fixed(r.cores.session, 0)}, ${fixed(r.cores.postgres, 0)}, ${fixed(r.cores.bench, 0)} |`,
   );
 }
 console.log(lines.join('\n'));

@@ -45,10 +45,11 @@ const schema = z
     RELAY_PAIRING_TRIES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     /**
      * Fair shares (docs/relay-tool.md): the calls of one user that work without waiting (relay_tool's reads, the user
-     * API's requests) at work at once on this gateway, those waiting their turn (one more is refused with
-     * REMOTE_RELAY_CALL_LIMIT), and the calls of all users at work at once.
+     * API's requests) at work at once on this gateway while no other user is present, and while another is; those
+     * waiting their turn (one more is refused with REMOTE_RELAY_CALL_LIMIT); and the calls of all users at work at once.
      */
     RELAY_CALLS_PER_USER: z.coerce.number().int().min(1).default(4),
+    RELAY_CALLS_PER_USER_SHARED: z.coerce.number().int().min(1).default(1),
     RELAY_CALLS_QUEUED_PER_USER: z.coerce.number().int().min(0).default(64),
     RELAY_CALLS_AT_WORK: z.coerce.number().int().min(1).default(16),
     /**

@@ -44,6 +44,7 @@ const app = buildApp({
     authFailuresPerMinute: config.RELAY_AUTH_FAILURES_PER_MINUTE,
     pairingTriesPerMinute: config.RELAY_PAIRING_TRIES_PER_MINUTE,
     callsPerUser: config.RELAY_CALLS_PER_USER,
+    callsPerUserShared: config.RELAY_CALLS_PER_USER_SHARED,
     callsQueuedPerUser: config.RELAY_CALLS_QUEUED_PER_USER,
     callsAtWork: config.RELAY_CALLS_AT_WORK,
   },

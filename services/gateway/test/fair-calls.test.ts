@@ -1,12 +1,14 @@
 // The gateway's fair shares on the real app (Fastify inject, fair-calls.ts): one user's calls past the bound are
 // refused with REMOTE_RELAY_CALL_LIMIT, at once and before anything is read, on /mcp and on the user API, while
-// another user's calls still answer. The owners behind it are in-process fakes of the gateway's ports whose reads
+// another user's calls still answer; another user's call goes ahead of a busy user's line, and the busy user keeps
+// one call at work while the other is present. The owners behind it are in-process fakes of the gateway's ports whose reads
 // of a session wait until the test lets them answer; nothing is timed.
 import { AppError } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/adapters/http/build-app.ts';
+import type { FairCallSettings } from '../src/adapters/http/fair-calls.ts';
 import type { PairingClient, QuestionClient, SessionClient } from '../src/app/ports.ts';
 
 const CALLERS: Record<string, { userId: string; sessionId: string }> = {
@@ -23,11 +25,16 @@ afterEach(async () => {
   app = undefined;
 });
 
-/** The app with one call of a user at work and one waiting; `reads` lists the sessions read, `answerReads` lets them answer. */
-function start() {
+/**
+ * The app with `edges` (by default one call of a user at work and one waiting); `reads` lists the sessions read,
+ * `answerReads` lets them all answer and `answerRead` the read of one session.
+ */
+function start(edges: Partial<FairCallSettings> = { callsPerUser: 1, callsQueuedPerUser: 1, callsAtWork: 10 }) {
   const reads: string[] = [];
   let answerReads = () => {};
   const readsMayAnswer = new Promise<void>((resolve) => (answerReads = resolve));
+  const answered = new Map<string, () => void>();
+  const answerRead = (sessionId: string) => answered.get(sessionId)!();
   const sessions = {
     async authenticate({ token }: { token: string }) {
       const caller = CALLERS[token];
@@ -36,7 +43,7 @@ function start() {
     },
     async readSession({ sessionId }: { sessionId: string }) {
       reads.push(sessionId);
-      await readsMayAnswer;
+      await Promise.race([readsMayAnswer, new Promise<void>((resolve) => answered.set(sessionId, resolve))]);
       throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `No session ${sessionId} on this relay.`);
     },
     async getRelaySettings() {
@@ -60,9 +67,9 @@ function start() {
       },
     } as unknown as QuestionClient,
     logger: createLogger({ name: 'fair-calls-test', level: 'silent' }),
-    edges: { callsPerUser: 1, callsQueuedPerUser: 1, callsAtWork: 10 },
+    edges,
   });
-  return { app, reads, answerReads };
+  return { app, reads, answerReads, answerRead };
 }
 
 function readSession(target: FastifyInstance, token: string, sessionId: string) {
@@ -149,5 +156,35 @@ describe("one user's calls past the bound are refused while another user's answe
     answerReads();
     await Promise.all([atWork, waiting, bobs]);
     expect(reads).toEqual(['x1', 'y1', 'x2']);
+  });
+});
+
+describe("another user's calls beside one user's burst (the default shares: 4 alone, 1 beside another user)", () => {
+  it("reads the other user's call ahead of the busy user's line, and keeps the busy user to one call at work while the other is present", async () => {
+    const { app: target, reads, answerRead, answerReads } = start({});
+    const tokens = ['rly_s_alice1', 'rly_s_alice2'];
+    const burst = Array.from({ length: 8 }, (_, i) => readSession(target, tokens[i % 2]!, `x${i + 1}`));
+    await until(() => reads.length === 4);
+    const bobs = readSession(target, 'rly_s_bob', 'y1');
+    await until(() => reads.length === 5);
+    expect(reads).toEqual(['x1', 'x2', 'x3', 'x4', 'y1']);
+
+    // Three of Alice's four answer: none of her waiting calls is read while one of hers is still at work.
+    for (const id of ['x1', 'x2', 'x3']) answerRead(id);
+    await Promise.all(burst.slice(0, 3));
+    for (let turn = 0; turn < 100; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(reads).toEqual(['x1', 'x2', 'x3', 'x4', 'y1']);
+    // Her last one answers: the next of hers is read, one at a time; Bob's next call, after his first, at once.
+    answerRead('x4');
+    await until(() => reads.length === 6);
+    answerRead('y1');
+    await bobs;
+    const bobsNext = readSession(target, 'rly_s_bob', 'y2');
+    await until(() => reads.length === 7);
+    expect(reads).toEqual(['x1', 'x2', 'x3', 'x4', 'y1', 'x5', 'y2']);
+
+    answerReads();
+    for (const answer of await Promise.all([...burst, bobsNext])) expect(resultOf(answer.body)).toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    expect(reads).toEqual(['x1', 'x2', 'x3', 'x4', 'y1', 'x5', 'y2', 'x6', 'x7', 'x8']);
   });
 });

@@ -1,7 +1,8 @@
-// The fair shares of the gateway's work (domain/fair-shares.ts): the order calls get their turn in, the bounds, the
-// refusal, and nothing held once calls are over or gone. No clock: turns are given as places are given back.
+// The fair shares of the gateway's work (domain/fair-shares.ts): the order calls get their turn in, the bounds, a
+// user's smaller share while another is present, the refusal, and nothing held once calls are over or gone. No clock:
+// turns are given as places are given back, and presence is counted in calls let in.
 import { describe, expect, it } from 'vitest';
-import { FairShares, type Entry, type Release } from '../src/domain/fair-shares.ts';
+import { FairShares, RECENT_CALLS, type Entry, type Release } from '../src/domain/fair-shares.ts';
 
 /** Enters a call and records, under `name`, when its turn comes. */
 function enter(shares: FairShares, started: string[], name: string, user: string, lane = 's1', signal?: AbortSignal) {
@@ -26,7 +27,7 @@ async function releaseOf(call: { turn: Promise<Release | undefined> }): Promise<
 
 describe('FairShares', () => {
   it("lets a user's calls work up to the bound, and the next waits its turn until a place is given back", async () => {
-    const shares = new FairShares({ perUser: 2, queuedPerUser: 5, total: 10 });
+    const shares = new FairShares({ perUser: 2, perUserShared: 2, queuedPerUser: 5, total: 10 });
     const started: string[] = [];
     enter(shares, started, 'a1', 'alice');
     const a2 = enter(shares, started, 'a2', 'alice');
@@ -41,7 +42,7 @@ describe('FairShares', () => {
   });
 
   it("gives a freed place to the users in turn: another user's call does not wait behind a burst", async () => {
-    const shares = new FairShares({ perUser: 1, queuedPerUser: 10, total: 1 });
+    const shares = new FairShares({ perUser: 1, perUserShared: 1, queuedPerUser: 10, total: 1 });
     const started: string[] = [];
     const calls = new Map(
       (['a1', 'a2', 'a3', 'a4', 'b1', 'b2'] as const).map((name) => [name, enter(shares, started, name, name.startsWith('a') ? 'alice' : 'bob')]),
@@ -55,7 +56,7 @@ describe('FairShares', () => {
   });
 
   it("gives a user's freed places to their sessions in turn", async () => {
-    const shares = new FairShares({ perUser: 1, queuedPerUser: 10, total: 10 });
+    const shares = new FairShares({ perUser: 1, perUserShared: 1, queuedPerUser: 10, total: 10 });
     const started: string[] = [];
     const first = enter(shares, started, 'first', 'alice', 's1');
     const names = ['s1-a', 's1-b', 's1-c', 's2-a', 's3-a'];
@@ -70,7 +71,7 @@ describe('FairShares', () => {
   });
 
   it('refuses at once a call past what a user may have at work and waiting, and lets other users in', async () => {
-    const shares = new FairShares({ perUser: 2, queuedPerUser: 1, total: 10 });
+    const shares = new FairShares({ perUser: 2, perUserShared: 2, queuedPerUser: 1, total: 10 });
     const started: string[] = [];
     for (const name of ['a1', 'a2', 'a3']) enter(shares, started, name, 'alice');
     const refused: Entry = enter(shares, started, 'a4', 'alice').entry;
@@ -83,7 +84,7 @@ describe('FairShares', () => {
   });
 
   it('holds back every user once all places of the gateway are at work', async () => {
-    const shares = new FairShares({ perUser: 2, queuedPerUser: 5, total: 2 });
+    const shares = new FairShares({ perUser: 2, perUserShared: 2, queuedPerUser: 5, total: 2 });
     const started: string[] = [];
     const a1 = enter(shares, started, 'a1', 'alice');
     enter(shares, started, 'a2', 'alice');
@@ -96,7 +97,7 @@ describe('FairShares', () => {
   });
 
   it('takes a waiting call whose caller went away out of the line, and holds nothing once all are over', async () => {
-    const shares = new FairShares({ perUser: 1, queuedPerUser: 2, total: 10 });
+    const shares = new FairShares({ perUser: 1, perUserShared: 1, queuedPerUser: 2, total: 10 });
     const started: string[] = [];
     const a1 = enter(shares, started, 'a1', 'alice');
     const gone = new AbortController();
@@ -116,10 +117,66 @@ describe('FairShares', () => {
   });
 
   it('lets a call whose caller is already gone in without a turn and without holding anything', async () => {
-    const shares = new FairShares({ perUser: 1, queuedPerUser: 0, total: 1 });
+    const shares = new FairShares({ perUser: 1, perUserShared: 1, queuedPerUser: 0, total: 1 });
     const entry = shares.enter('alice', 's1', AbortSignal.abort());
     expect(entry.refused).toBe(false);
     if (!entry.refused) expect(await entry.turn).toBeUndefined();
     expect(shares.users).toBe(0);
+  });
+
+  it("keeps a busy user to their shared bound once another user is present: the burst's freed places are not refilled until it is below it", async () => {
+    const shares = new FairShares({ perUser: 4, perUserShared: 1, queuedPerUser: 10, total: 16 });
+    const started: string[] = [];
+    const alice = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'].map((name) => enter(shares, started, name, 'alice'));
+    await settled();
+    expect(started).toEqual(['a1', 'a2', 'a3', 'a4']);
+    const bob = enter(shares, started, 'b1', 'bob');
+    await settled();
+    expect(started.at(-1)).toBe('b1');
+    for (const call of alice.slice(0, 3)) (await releaseOf(call))();
+    await settled();
+    // Three of Alice's places given back, and still one of hers at work: her waiting calls wait.
+    expect(started).toEqual(['a1', 'a2', 'a3', 'a4', 'b1']);
+    expect(shares.loadOf('alice')).toEqual({ working: 1, waiting: 2 });
+    (await releaseOf(alice[3]!))();
+    await settled();
+    expect(started.at(-1)).toBe('a5');
+    expect(shares.loadOf('alice')).toEqual({ working: 1, waiting: 1 });
+    // Bob between his calls is still present: Alice's next call waits for her one place, and Bob's next goes at once.
+    (await releaseOf(bob))();
+    await settled();
+    expect(shares.loadOf('alice')).toEqual({ working: 1, waiting: 1 });
+    enter(shares, started, 'b2', 'bob');
+    await settled();
+    expect(started.at(-1)).toBe('b2');
+  });
+
+  it(`gives a user their whole bound again once ${RECENT_CALLS} calls were let in since another user's last`, async () => {
+    const shares = new FairShares({ perUser: 4, perUserShared: 1, queuedPerUser: 10, total: 16 });
+    const started: string[] = [];
+    (await releaseOf(enter(shares, started, 'b1', 'bob')))();
+    // Alice's calls one at a time while Bob is among the latest calls let in, the next always waiting...
+    let current = enter(shares, started, 'a0', 'alice');
+    for (let i = 1; i < RECENT_CALLS; i++) {
+      const next = enter(shares, started, `a${i}`, 'alice');
+      await settled();
+      expect(shares.loadOf('alice')).toEqual({ working: 1, waiting: 1 });
+      (await releaseOf(current))();
+      current = next;
+    }
+    // ...until the last of them pushed Bob's out: then four at once.
+    const more = ['x1', 'x2', 'x3', 'x4'].map((name) => enter(shares, started, name, 'alice'));
+    await settled();
+    expect(shares.loadOf('alice')).toEqual({ working: 4, waiting: 1 });
+    for (const call of [current, ...more]) void call.turn.then((release) => release?.());
+  });
+
+  it('gives a user alone their whole bound, and the shared one is never more than it', async () => {
+    const shares = new FairShares({ perUser: 2, perUserShared: 5, queuedPerUser: 10, total: 16 });
+    const started: string[] = [];
+    for (const name of ['a1', 'a2', 'a3']) enter(shares, started, name, 'alice');
+    for (const name of ['b1', 'b2', 'b3']) enter(shares, started, name, 'bob');
+    await settled();
+    expect(started).toEqual(['a1', 'a2', 'b1', 'b2']);
   });
 });

@@ -25,15 +25,17 @@ declare module 'fastify' {
 
 /** The bounds of one user's calls on this gateway (config.ts names the variables). */
 export interface FairCallSettings {
-  /** Calls of one user at work at once (RELAY_CALLS_PER_USER). */
+  /** Calls of one user at work at once while no other user is present (RELAY_CALLS_PER_USER). */
   callsPerUser: number;
+  /** Calls of one user at work at once while another user is present (RELAY_CALLS_PER_USER_SHARED). */
+  callsPerUserShared: number;
   /** Calls of one user waiting for their turn; one more is refused (RELAY_CALLS_QUEUED_PER_USER). */
   callsQueuedPerUser: number;
   /** Calls of all users at work at once (RELAY_CALLS_AT_WORK). */
   callsAtWork: number;
 }
 
-export const DEFAULT_FAIR_CALLS: FairCallSettings = { callsPerUser: 4, callsQueuedPerUser: 64, callsAtWork: 16 };
+export const DEFAULT_FAIR_CALLS: FairCallSettings = { callsPerUser: 4, callsPerUserShared: 1, callsQueuedPerUser: 64, callsAtWork: 16 };
 
 /** How long a refused caller is told to wait before it tries again. */
 const RETRY_AFTER_SECONDS = 1;
@@ -52,7 +54,12 @@ export interface FairCalls {
 
 /** Registers `app.fairCalls` with `settings`; `relayName` tells this relay's reads from a paired relay's. */
 export function registerFairCalls(app: FastifyInstance, relayName: string, settings: FairCallSettings): void {
-  const shares = new FairShares({ perUser: settings.callsPerUser, queuedPerUser: settings.callsQueuedPerUser, total: settings.callsAtWork });
+  const shares = new FairShares({
+    perUser: settings.callsPerUser,
+    perUserShared: settings.callsPerUserShared,
+    queuedPerUser: settings.callsQueuedPerUser,
+    total: settings.callsAtWork,
+  });
   // What ends a bounded request's share: its wait for a turn, then its place. Fastify says when the answer is sent or the
   // client went away; the response's 'close' says it too, and over HTTP also of a client gone before its answer began.
   const ends = new WeakMap<FastifyRequest, () => void>();
