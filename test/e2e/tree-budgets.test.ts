@@ -4,15 +4,17 @@
 // (its admin's price table). The tree hits its money budget (the turn that must not start does not: its session is
 // never made and the endpoint never hears its prompt), the owner's card raises it; build-box enforces what desk
 // carried with the call, refusing the session past the count there, and reports back what the tree spent there; desk
-// then refuses its twelfth session until the owner's card raises the count. The tree's usage, split by session,
-// provider and relay, equals the two ledgers' sums. Last, a runaway model on another tree is stopped mid-turn once the
-// tree is past its money by more than one finished turn.
+// then refuses its twelfth session until the owner's card raises the count. An agent's answer on the budget's card
+// is refused and changes nothing. The tree's usage, split by session, provider and relay, equals the two ledgers'
+// sums. A session started on build-box that goes on spending there after the call returned is counted when desk reads
+// the tree (it asks build-box), which holds the tree on desk. Last, a runaway model on another tree is stopped
+// mid-turn once the tree is past its money by more than one finished turn.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { runRelayCli } from '../harness/relay-cli.ts';
-import { decideCard, finish, scriptSession } from '../harness/script-turns.ts';
+import { decideCard, finish, relayToolResult, scriptSession } from '../harness/script-turns.ts';
 import { until } from '../harness/until.ts';
 
 let desk: Relay;
@@ -164,6 +166,18 @@ describe('a budget over a tree of 1 → 3 → 9 sessions on two relays', () => {
     const held = await send(desk, children.c1!, 'reply still here');
     expect((await desk.api('GET', `/api/v1/sessions/${children.c1}/wait?message_id=${held}&wait_seconds=1`)).body.status).toBe('queued');
 
+    // An agent cannot decide the budget's card: its answer_question is refused, and by effect the held turn stays
+    // queued and the budget is as it was.
+    const before = (await desk.api('GET', `/api/v1/sessions/${root}/tree-usage`)).body.budgets[0];
+    for (const choice of [{ choices: ['Allow'] }, { answer: 'allow' }]) {
+      const meddled = await relayToolResult(desk, { action: 'answer_question', relay: 'this', session: root, question_id: reached.id, ...choice }, 'Meddler');
+      expect(meddled).toMatchObject({ ok: false, code: 'REMOTE_RELAY_FORBIDDEN' });
+    }
+    expect((await desk.api('GET', `/api/v1/sessions/${children.c1}/wait?message_id=${held}&wait_seconds=1`)).body.status).toBe('queued');
+    expect((await desk.api('GET', `/api/v1/sessions/${root}/tree-usage`)).body.budgets[0]).toEqual(before);
+    expect(before).toMatchObject({ state: 'reached', limits: { costUsd: 5 }, cardId: reached.id });
+    expect((await budgetCard(desk, root, 'Budget reached')).id).toBe(reached.id);
+
     // The owner's Allow raises the money to what was used plus US$5: the held turn runs, and c2 starts g6.
     expect((await desk.api('POST', `/api/v1/cards/${reached.id}`, { decision: 'allow' })).status).toBe(200);
     expect((await finish(desk, children.c1!, held)).reply.text).toBe('still here');
@@ -231,6 +245,31 @@ describe('a budget over a tree of 1 → 3 → 9 sessions on two relays', () => {
     const cli = await runRelayCli(desk, desk.userToken, 'usage', '--tree', root, '--json');
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual(tree);
+  });
+
+  it('learns what a session it started on build-box spends there after the call returned, and holds the tree', async () => {
+    const started = await scriptSession(desk, 'Far spender', 'reply ready');
+    await finish(desk, started.id, started.messageId);
+    expect((await desk.api('PUT', `/api/v1/sessions/${started.id}/budget`, { costUsd: 3 })).status).toBe(200);
+    const create = tool({ action: 'create_session', relay: 'build-box', provider: 'openai', model: 'fake-1', title: 'Far', text: 'hi Far', wait_seconds: 120 });
+    const messageId = await send(desk, started.id, [create, 'reply {{result.session}}'].join('\n'));
+    await decideCard(desk, started.id, 'allow');
+    const far = (await finish(desk, started.id, messageId)).reply.text as string;
+    expect((await desk.api('GET', `/api/v1/sessions/${started.id}/tree-usage`)).body.totals).toMatchObject({ turns: 1, costUsd: 1 });
+
+    // The session goes on spending on build-box with no call from desk: its person prompts it there twice.
+    for (const text of ['hi again', 'hi once more']) {
+      const prompt = await send(buildBox, far, text);
+      expect((await finish(buildBox, far, prompt)).status).toBe('done');
+    }
+    // desk asks build-box for its part when it reads the tree: US$3 of US$3, as build-box's ledger holds it.
+    const { body: tree } = await desk.api('GET', `/api/v1/sessions/${started.id}/tree-usage`);
+    expect(tree.rows).toEqual([expect.objectContaining({ session: far, relay: 'build-box', provider: 'openai', turns: 3, costUsd: 3 })]);
+    expect(await ledgerOf(buildBox, [far])).toEqual({ turns: 3, costUsd: 3 });
+    expect(tree.budgets[0]).toMatchObject({ state: 'reached' });
+    // The hold is in force on desk: the person's next message to the conversation waits, queued.
+    const held = await send(desk, started.id, 'reply still here');
+    expect((await desk.api('GET', `/api/v1/sessions/${started.id}/wait?message_id=${held}&wait_seconds=1`)).body.status).toBe('queued');
   });
 
   it('stops a running turn once its tree is past the money by more than one finished turn', async () => {

@@ -6,6 +6,7 @@
  * relay reports back is noted. The session service's own tests cover the arithmetic and the enforcement.
  */
 import { AppError } from '@relay/errors';
+import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentsClosedAfterEach, type TestAgent } from './mcp-agent.ts';
 import { startGateway, type TestGateway } from './start-gateway.ts';
@@ -250,6 +251,37 @@ describe('across a pairing', () => {
     const refused = await agent.call({ action: 'send', relay: 'build-box', session: 'theirs-1', text: 'reply hi', budget: { cost_usd: 1 } });
     expect(refused.body).toMatchObject({ ok: false, code: 'REMOTE_RELAY_INVALID_INPUT' });
     expect(calls().map((call) => call.action)).toEqual(['usage']);
+  });
+
+  it('answers a paired relay’s usage with tree and session with what that session’s tree spent here, at read level', async () => {
+    const { session } = gateway.owners.addAgentSession('u1', { title: 'Started from lab' });
+    gateway.owners.treeUsage = {
+      sessionId: session.id,
+      rows: [{ sessionId: session.id, provider: 'openai', relay: 'desk', turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 }],
+      totals: { sessionId: '', provider: '', relay: '', turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 },
+      sessionsStarted: 1,
+      budgets: [],
+      remoteSessions: [],
+    };
+    const asked = async (level: AgentLevel) => {
+      const token = `t-lab-${level}`;
+      gateway.owners.relayTokens.set(token, { relayName: 'lab', userId: 'u1', acceptPrompts: false, level });
+      const response = await fetch(`${gateway.url}/relay/v1/tool`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ action: 'usage', arguments: { relay: 'this', tree: true, session: session.id } }),
+      });
+      return (await response.json()) as any;
+    };
+    expect((await asked(AgentLevel.AGENT_LEVEL_READ)).treeSpent).toEqual({
+      session: session.id,
+      sessionsStarted: 1,
+      totals: { turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 },
+      rows: [{ session: session.id, provider: 'openai', relay: 'desk', turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 }],
+    });
+    const refused = await asked(AgentLevel.AGENT_LEVEL_OFF);
+    expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
+    expect(refused.treeSpent).toBeUndefined();
   });
 
   it('carries nothing for a tree without a budget', async () => {
