@@ -70,13 +70,13 @@ export class McpTaskRunner {
     this.inFlight.cancel(sessionId, inFlightKey(taskId));
   }
 
-  /** Claims the tasks no replica holds now and every CLAIM_EVERY_MS of the relay's clock, until handOver. */
+  /** Claims the tasks no replica holds every CLAIM_EVERY_MS of the relay's clock, until handOver. */
   claimEvery(): void {
     const clock = this.deps.clock ?? new SystemClock();
     const next = () => {
       if (!this.stopping) this.claims = clock.setTimer(CLAIM_EVERY_MS, () => void this.claim().finally(next));
     };
-    void this.claim().finally(next);
+    next();
   }
 
   /**
