@@ -64,6 +64,8 @@ interface Tally {
   /** The session/update notifications still being reported, in arrival order. */
   updates: Promise<void>;
   costUsd: number | null;
+  /** Whether the owner denied one of its permission requests (an agent may end its turn on that: Codex does). */
+  denied: boolean;
   inputTokens: number;
   outputTokens: number;
 }
@@ -114,7 +116,7 @@ export class AcpProvider implements Provider {
   async startTurn(input: TurnInput): Promise<TurnReply> {
     const why = this.availability();
     if (!why.available) throw new TurnFailed(`${this.id} is not available on this relay: ${why.reason}`);
-    const tally: Tally = { text: '', updates: Promise.resolve(), costUsd: null, inputTokens: 0, outputTokens: 0 };
+    const tally: Tally = { text: '', updates: Promise.resolve(), costUsd: null, denied: false, inputTokens: 0, outputTokens: 0 };
     const terminals = new AcpTerminals(this.#o.sandbox, this.#o.commandEnv, input.session.id);
     const running = this.#start(input.session.cwd, input, { tally, terminals });
     let stopped: Promise<void> | undefined;
@@ -148,7 +150,11 @@ export class AcpProvider implements Provider {
       // The updates sent before the response are in; the reply waits until each is reported.
       await new Promise((resolve) => setImmediate(resolve));
       await tally.updates;
-      if (response.stopReason === 'cancelled' || input.signal.aborted) throw input.signal.reason ?? new TurnFailed(`${this.#name} cancelled the turn`);
+      if (input.signal.aborted) throw input.signal.reason;
+      if (response.stopReason === 'cancelled')
+        throw new TurnFailed(
+          tally.denied ? `${this.#name} ended the turn on the owner's Deny: what it asked for did not run` : `${this.#name} cancelled the turn`,
+        );
       if (response.stopReason === 'refusal') throw new TurnFailed(`${this.#name} refused to go on with this turn`);
       return { text: tally.text, model: input.session.model };
     } catch (error) {
@@ -238,6 +244,7 @@ export class AcpProvider implements Provider {
         const text = permissionCard(agentName, cwd, runsIn, params.toolCall);
         if (text === undefined) return permissionOutcome(params.options, false);
         const yes = await askOwner(input, this.#o.cards, text, this.#o.logger);
+        if (!yes && turn !== undefined) turn.tally.denied = true;
         const command = commandOf(params.toolCall);
         if (yes && command !== undefined) allowed.add(command);
         return permissionOutcome(params.options, yes);
