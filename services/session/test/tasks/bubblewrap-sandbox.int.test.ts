@@ -99,6 +99,27 @@ describe('a command in the bubblewrap sandbox', () => {
   });
 });
 
+describe("the agents' CLIs, looked for on this machine", () => {
+  it("finds a package's CLI from the session service's code, a configured path and a program on a PATH; says which are not there", async () => {
+    const sandbox = bubblewrapSandbox({ path: process.env.PATH });
+    await writeFile(join(root, 'not-executable'), '#!/bin/sh\n', { mode: 0o644 });
+    const platform = `${process.platform}-${process.arch}`;
+    const found = await sandbox.locate([
+      { package: `@github/copilot-sdk-${platform}`, file: `prebuilds/${platform}/copilot-runtime`, folder: '.' },
+      { path: '/bin/sh' },
+      { command: 'sh', search: `/nonexistent:${root}:/bin` },
+      { command: 'no-such-agent', search: '/bin:/usr/bin' },
+      { path: join(root, 'not-executable') },
+      { path: root },
+      { package: '@relay/no-such-package', file: 'cli' },
+    ]);
+    expect(found[0]!.path).toBe(join(found[0]!.folder, 'prebuilds', platform, 'copilot-runtime'));
+    expect(found[0]!.folder).toMatch(new RegExp(`/node_modules/@github/copilot-sdk-${platform}$`));
+    expect(found.slice(1)).toEqual([{ path: '/bin/sh', folder: '/bin' }, { path: '/bin/sh', folder: '/bin' }, undefined, undefined, undefined, undefined]);
+    expect(sandbox.machine).toBe('on this machine');
+  });
+});
+
 describe('where no sandbox can be had', () => {
   it('bwrap missing or unable to make its namespaces: unavailable, with why, and nothing is wrapped', () => {
     const missing = bubblewrapSandbox({ path: '/nonexistent', executable: join(root, 'no-bwrap') });
