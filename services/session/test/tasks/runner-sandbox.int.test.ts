@@ -60,6 +60,8 @@ let outside: string;
 let port: number;
 let commandsSide: ServiceProcess;
 let tlsSide: ServiceProcess;
+/** How a tls side is started (a second one, late, in a test). */
+let startTlsSide: (port: number) => Promise<ServiceProcess>;
 const clients: RunnerServiceClient[] = [];
 
 const tlsOf = (files: CertificateFiles) => ({ GRPC_TLS_CA: files.ca, GRPC_TLS_CERT: files.cert, GRPC_TLS_KEY: files.key });
@@ -127,11 +129,13 @@ beforeAll(async () => {
     ready: () => checkHealth(`127.0.0.1:${healthPort}`),
   });
   const session = ca.issue('session', ['session', 'session.relay.svc']);
-  tlsSide = await startServiceProcess({
-    serviceDir: RUNNER_DIR,
-    env: { ...common, RUNNER_ROLE: 'tls', RUNNER_PORT: String(port), ...tlsOf(ca.issue('runner', ['runner', 'runner.relay.svc'])) },
-    ready: () => checkHealth(`127.0.0.1:${port}`, '', 2000, grpcAuth('session', tlsOf(session))),
-  });
+  startTlsSide = (tlsPort) =>
+    startServiceProcess({
+      serviceDir: RUNNER_DIR,
+      env: { ...common, RUNNER_ROLE: 'tls', RUNNER_PORT: String(tlsPort), ...tlsOf(ca.issue('runner', ['runner', 'runner.relay.svc'])) },
+      ready: () => checkHealth(`127.0.0.1:${tlsPort}`, '', 2000, grpcAuth('session', tlsOf(session))),
+    });
+  tlsSide = await startTlsSide(port);
 });
 
 afterAll(async () => {
@@ -696,6 +700,24 @@ describe("the command runner, through the session service's RunnerSandbox over m
       (error: unknown) => error,
     );
     expect((tooMany as AppError).code).toBe('REMOTE_RELAY_INVALID_INPUT');
+  });
+
+  it('asked before the runner is up, waits for it and gets its answer', async () => {
+    const latePort = await freePort();
+    const client = createClient(RunnerServiceClient, `127.0.0.1:${latePort}`, grpcAuth('session', tlsOf(ca.issue('session', ['session']))));
+    clients.push(client);
+    const sandbox = new RunnerSandbox(client, uids);
+    let answered = false;
+    const asked = sandbox.locate([{ path: '/bin/sh' }]).finally(() => (answered = true));
+    // Nothing listens there yet: the ask waits (and is made again) rather than failing.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(answered).toBe(false);
+    const late = await startTlsSide(latePort);
+    try {
+      expect(await asked).toEqual([{ path: '/bin/sh', folder: '/bin' }]);
+    } finally {
+      await late.terminate();
+    }
   });
 
   it('lists a provider whose CLI the runner lacks as unavailable, saying so; one whose CLI it has, available', async () => {

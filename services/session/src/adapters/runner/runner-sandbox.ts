@@ -17,12 +17,12 @@ import type {
   RunCommandRequest,
   RunnerServiceClient,
 } from '@relay/proto/relay/runner/v1/runner_service';
-import { callStream, callUnary } from '@relay/rpc';
+import { callStream, callUnary, retriedOnTransportFailure } from '@relay/rpc';
 import type { CliLocation, CliProgram, CliSandbox, SandboxedCli } from '../../app/tasks/cli-sandbox.ts';
 import type { SandboxedCommand, TaskSandbox } from '../../app/tasks/task-sandbox.ts';
 
-/** How long the session service waits at its start for the runner to say where the agents' CLIs are. */
-const LOCATE_DEADLINE_MS = 60_000;
+/** How long each ask of where the CLIs are waits for the runner to be up (retried on a transport failure: about a minute in all). */
+const LOCATE_DEADLINE_MS = 5_000;
 
 /** The sandbox user (OS uid on the runner) of a session's user. */
 export type SandboxUids = (sessionId: string) => Promise<number>;
@@ -31,6 +31,7 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
   readonly #client: RunnerServiceClient;
   readonly #uids: SandboxUids;
   readonly unavailable = undefined;
+  readonly machine = 'on the command runner';
 
   /** `client` reaches the runner over mutual TLS (createClient with the service's TLS credentials). */
   constructor(client: RunnerServiceClient, uids: SandboxUids) {
@@ -38,17 +39,19 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
     this.#uids = uids;
   }
 
-  readonly machine = 'on the command runner';
-
   /**
    * Asked of the runner (LocateClis), which looks on its own filesystem: the CLIs are its image's, not the session
-   * service's. Waits for the runner to be up (it may start after this service), up to a minute.
+   * service's. It may start after this service: each ask waits for it to be up, and one that finds no runner is made
+   * again (retriedOnTransportFailure, the asks about a minute in all); then it rejects.
    */
   async locate(programs: readonly CliProgram[]): Promise<(CliLocation | undefined)[]> {
     if (programs.length === 0) return [];
-    const metadata = new Metadata();
-    metadata.setOptions({ waitForReady: true });
-    const answer = await callUnary(this.#client, 'locateClis', { programs: programs.map(programMessage) }, { deadlineMs: LOCATE_DEADLINE_MS, metadata });
+    const request = { programs: programs.map(programMessage) };
+    const answer = await retriedOnTransportFailure(() => {
+      const metadata = new Metadata();
+      metadata.setOptions({ waitForReady: true });
+      return callUnary(this.#client, 'locateClis', request, { deadlineMs: LOCATE_DEADLINE_MS, metadata });
+    });
     if (answer.locations.length !== programs.length)
       throw new Error(`the command runner answered ${answer.locations.length} locations for ${programs.length} CLIs`);
     return answer.locations.map((location) => (location.path === '' ? undefined : { path: location.path, folder: location.folder }));
