@@ -6,7 +6,10 @@
 // does not; so is a file change (its apply_patch): Allow writes the file, Deny does not; a .codex configuration in
 // the folder is not loaded (it would start a process no card allowed); stop ends a turn mid-way
 // within 5 s; a model the endpoint does not list is refused with suggestions before anything is created, another
-// provider's id with that provider's code; the tokens Codex reports show in usage. Only the model is a fake.
+// provider's id with that provider's code; the tokens Codex reports show in usage. A session is one Codex thread: the
+// next turn, after the session service restarted, resumes it from the rollout the relay kept (the model reads the
+// earlier turn's tool call from Codex's own history); a turn waiting on its card when the service stops is taken
+// over: the same card, and its Allow applies once, to the command Codex asks for again. Only the model is a fake.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseEvents, startFakeOpenAiApi, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { createSession, finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
+import { until } from '../harness/until.ts';
 
 let relay: Relay;
 let api: FakeOpenAiApi;
@@ -23,16 +27,24 @@ let folder: string;
 /** Text as the Responses API gives it: a string, or parts with text. */
 const textOfParts = (parts: any): string => (typeof parts === 'string' ? parts : (parts ?? []).map((part: any) => part.text ?? '').join(''));
 
+/** What a user message of the request says. */
+const userTexts = (input: any[]): string[] => input.filter((item) => item.type === 'message' && item.role === 'user').map((item) => textOfParts(item.content));
+
 /**
  * The fake model: "run: <command>" asks for Codex's exec_command, "relay_tool: <arguments>" for relay_tool (the
  * relay's MCP server, as Codex offers it), "add: <file>" for Codex's apply_patch adding the file, then answers with
- * what the tool returned; anything else is answered at once. Each answer reports 50 + 5 tokens.
+ * what the tool returned; anything else is answered at once. Told that its turn moved and its command was allowed,
+ * it asks for the conversation's last command again. Each answer reports 50 + 5 tokens.
  */
 function respond(body: any): string[] {
   const input: any[] = body.input;
-  const lastUser = [...input].reverse().find((item) => item.type === 'message' && item.role === 'user');
-  const said = textOfParts(lastUser.content);
-  const asked = /run: (.*)$/m.exec(said)?.[1];
+  const said = userTexts(input).at(-1)!;
+  const askedAgain = /moved this turn.*The owner allowed it/s.test(said)
+    ? userTexts(input)
+        .flatMap((text) => /run: (.*)$/m.exec(text)?.[1] ?? [])
+        .at(-1)
+    : undefined;
+  const asked = /run: (.*)$/m.exec(said)?.[1] ?? askedAgain;
   const relayCall = /relay_tool: (.*)$/m.exec(said)?.[1];
   const added = /add: (.*)$/m.exec(said)?.[1];
   const output = ['function_call_output', 'custom_tool_call_output'].includes(input.at(-1)?.type) ? input.at(-1) : undefined;
@@ -202,5 +214,62 @@ describe('Codex as a provider (its CLI against an OpenAI-compatible endpoint)', 
     // configuration's Deny: two each; the two stopped turns: one each (a command running, a card waiting) — 55
     // tokens each.
     expect(usage.providers.find((provider: any) => provider.provider === 'codex')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 15 * 55 }] });
+  });
+});
+
+describe('a Codex session is one thread, kept by the relay', () => {
+  const send = async (sessionId: string, text: string): Promise<string> => {
+    const sent = await relay.api('POST', `/api/v1/sessions/${sessionId}/messages`, { text });
+    expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);
+    return sent.body.message_id;
+  };
+  /** Starts the session service again, once the gateway reaches it. */
+  const restartSessionService = async () => {
+    await relay.services.session.stop();
+    relay.services.session.start();
+    await relay.waitReady('session');
+    await until('the gateway reaches the session service again', async () => ((await relay.api('GET', '/api/v1/sessions')).status === 200 ? true : undefined));
+  };
+
+  it("resumes the session's Codex thread on the next turn, after the session service restarted", async () => {
+    const { id: sessionId, messageId } = await startTurn('relay_tool: {"action":"relay_info","relay":"this"}');
+    expect((await finish(relay, sessionId, messageId)).status).toBe('done');
+    const first = api.requests.at(-1)!.body;
+    await restartSessionService();
+    const before = api.requests.length;
+    const next = await send(sessionId, 'and now?');
+    const turn = await finish(relay, sessionId, next);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    const resumed = api.requests.slice(before).map((request) => request.body);
+    expect(resumed).toHaveLength(1);
+    // The same thread (Codex keys its requests' cache by it), its earlier turn as Codex recorded it: the relay_tool
+    // call and its output, which the relay's own record of the conversation does not hold; and the new message as
+    // it was sent, not replayed after the relay's record.
+    expect(resumed[0].prompt_cache_key).toBe(first.prompt_cache_key);
+    const call = resumed[0].input.find((item: any) => item.type === 'function_call' && item.name === 'relay_tool');
+    expect(call).toMatchObject({ namespace: 'mcp__relay', arguments: '{"action":"relay_info","relay":"this"}' });
+    expect(resumed[0].input.find((item: any) => item.type === 'function_call_output' && item.call_id === call.call_id)).toBeDefined();
+    expect(userTexts(resumed[0].input).at(-1)).toBe('and now?');
+    expect(JSON.stringify(resumed[0].input)).not.toContain('Earlier in this conversation');
+  });
+
+  it('hands a turn waiting on its card over when the session service stops: the same card, its Allow applied once', async () => {
+    const { id: sessionId, messageId } = await startTurn('run: echo moved >> moved.txt');
+    const card = await pendingCard(relay, sessionId);
+    const before = api.requests.length;
+    await restartSessionService();
+    // Decided after the hand-over: the replica that took the turn over waits on this very card.
+    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+    const turn = await finish(relay, sessionId, messageId);
+    expect(turn.status, JSON.stringify(turn)).toBe('done');
+    expect(turn.reply.text).toMatch(/^the tool said: /);
+    // Codex asked again for the command its old CLI waited on, and it ran on that one Allow: once, no second card.
+    expect(await readFile(join(folder, 'moved.txt'), 'utf8')).toBe('moved\n');
+    // The replica that took the turn over resumed Codex's thread as it was at the card: its command call, then the
+    // note that the turn moved and how the owner decided.
+    const resumed = api.requests[before]!.body.input;
+    expect(resumed.find((item: any) => item.type === 'function_call' && item.name === 'exec_command')).toBeDefined();
+    expect(userTexts(resumed).at(-1)).toMatch(/moved this turn .*The owner allowed it/s);
+    expect((await relay.api('GET', `/api/v1/cards?session=${sessionId}`)).body.cards.map((shown: any) => shown.id)).toEqual([card.id]);
   });
 });

@@ -1,0 +1,21 @@
+import type { Clock } from '@relay/clock';
+import type { CodexThread, CodexThreads } from '../../app/turns/codex-threads.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+
+/** Codex sessions' threads, kept with the session in the session service's database. */
+export class PrismaCodexThreads implements CodexThreads {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(sessionId: string): Promise<CodexThread | undefined> {
+    const row = await this.prisma.codexThread.findUnique({ where: { sessionId } });
+    return row === null ? undefined : { threadId: row.threadId, rolloutPath: row.rolloutPath, rollout: row.rollout };
+  }
+
+  async set(sessionId: string, thread: CodexThread): Promise<void> {
+    const row = { threadId: thread.threadId, rolloutPath: thread.rolloutPath, rollout: Buffer.from(thread.rollout), updatedAt: this.clock.now() };
+    await this.prisma.codexThread.upsert({ where: { sessionId }, create: { sessionId, ...row }, update: row });
+  }
+}
