@@ -169,6 +169,36 @@ describe('across a pairing', () => {
     gateway.owners.unlocked.set(agent.session.id, [{ relay: 'build-box', byMention: true }]);
   }
 
+  /** A budget over the agent's conversation, whose tree started far-1 on build-box; build-box reports US$2 there. */
+  function spentOnBuildBox(agent: TestAgent): void {
+    gateway.owners.treeUsage = {
+      sessionId: agent.session.id,
+      rows: [],
+      totals: undefined,
+      sessionsStarted: 1,
+      budgets: [
+        {
+          sessionId: agent.session.id,
+          setBy: 'person',
+          limits: { costUsd: 5 },
+          startedAt: new Date('2026-12-07T10:00:00.000Z'),
+          state: 'active',
+          level: 'ok',
+          meters: [],
+          remaining: { costUsd: 3 },
+          cardId: '',
+        },
+      ],
+      remoteSessions: [{ startedBySessionId: agent.session.id, relay: 'build-box', sessionId: 'far-1' }],
+    };
+    gateway.owners.treeSpent = {
+      session: 'far-1',
+      sessionsStarted: 0,
+      totals: {},
+      rows: [{ session: 'far-1', provider: 'openai', turns: 2, inputTokens: 200, outputTokens: 0, costUsd: 2 }],
+    };
+  }
+
   it('carries the tightest of the agent’s budget and what the tree has left, and notes what the relay reports back', async () => {
     const agent = await newAgent();
     pairBuildBox(agent);
@@ -203,32 +233,7 @@ describe('across a pairing', () => {
     const agent = await newAgent();
     pairBuildBox(agent);
     gateway.owners.carried = { costUsd: 3 };
-    gateway.owners.treeUsage = {
-      sessionId: agent.session.id,
-      rows: [],
-      totals: undefined,
-      sessionsStarted: 1,
-      budgets: [
-        {
-          sessionId: agent.session.id,
-          setBy: 'person',
-          limits: { costUsd: 5 },
-          startedAt: new Date('2026-12-07T10:00:00.000Z'),
-          state: 'active',
-          level: 'ok',
-          meters: [],
-          remaining: { costUsd: 3 },
-          cardId: '',
-        },
-      ],
-      remoteSessions: [{ startedBySessionId: agent.session.id, relay: 'build-box', sessionId: 'far-1' }],
-    };
-    gateway.owners.treeSpent = {
-      session: 'far-1',
-      sessionsStarted: 0,
-      totals: {},
-      rows: [{ session: 'far-1', provider: 'openai', turns: 2, inputTokens: 200, outputTokens: 0, costUsd: 2 }],
-    };
+    spentOnBuildBox(agent);
     const calls = () => gateway.owners.forwarded.filter((call) => !call.dryRun).map((call) => ({ action: call.action, ...JSON.parse(call.argumentsJson) }));
 
     // Into the session the tree started there: what it spent there since is asked for first, then the budget goes.
@@ -282,6 +287,18 @@ describe('across a pairing', () => {
     const refused = await asked(AgentLevel.AGENT_LEVEL_OFF);
     expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
     expect(refused.treeSpent).toBeUndefined();
+  });
+
+  it('asks build-box for the tree’s part there before a prompt of the tree here, which the session service checks', async () => {
+    const agent = await newAgent();
+    pairBuildBox(agent);
+    spentOnBuildBox(agent);
+    const { session: child } = gateway.owners.addAgentSession('u1', { title: 'Child', startedBySessionId: agent.session.id });
+    gateway.owners.calls.splice(0);
+    expect((await agent.call({ action: 'send', relay: 'this', session: child.id, text: 'reply hi', wait_seconds: 0 })).body).toMatchObject({ ok: true });
+    expect(gateway.owners.forwarded.map((call) => [call.action, JSON.parse(call.argumentsJson).session])).toEqual([['usage', 'far-1']]);
+    const order = gateway.owners.calls.map((call) => call.method).filter((method) => ['noteRemoteTreeSpend', 'sendMessage'].includes(method));
+    expect(order).toEqual(['noteRemoteTreeSpend', 'sendMessage', 'sendMessage']);
   });
 
   it('carries nothing for a tree without a budget', async () => {

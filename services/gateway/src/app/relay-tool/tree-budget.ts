@@ -57,10 +57,15 @@ export interface RemoteSpendReaders {
  * Asks each paired relay where the tree of the outermost budget over `caller`'s conversation started sessions what
  * their trees spent there by now (usage with tree and session: that relay checks the pairing and its level as for any
  * read), and keeps each report, which checks the budgets here. A relay that does not answer, or refuses, leaves its
- * last report (its own side enforces the budget carried to it). The sessions the tree started there.
+ * last report (its own side enforces the budget carried to it). The sessions the tree started there (none when the
+ * session cannot be read).
  */
 export async function refreshRemoteSpend(readers: RemoteSpendReaders, caller: { userId: string; sessionId: string }): Promise<RemoteTreeSession[]> {
-  const { usage } = await readers.sessions.getTreeUsage(caller);
+  // A session that cannot be read refuses the call that names it on its own, with that call's words.
+  const usage = await readers.sessions.getTreeUsage(caller).then(
+    (answer) => answer.usage,
+    () => undefined,
+  );
   const outermost = usage?.budgets.at(-1)?.sessionId;
   if (usage === undefined || outermost === undefined) return [];
   const tree = outermost === usage.sessionId ? usage : (await readers.sessions.getTreeUsage({ userId: caller.userId, sessionId: outermost })).usage;

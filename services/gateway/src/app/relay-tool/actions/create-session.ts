@@ -31,7 +31,7 @@ import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
 import type { SessionClient } from '../../ports.ts';
 import { budgetArgument } from '../../../domain/budget-argument.ts';
-import { withBudgetNote, withTreeSpent } from '../tree-budget.ts';
+import { refreshRemoteSpend, withBudgetNote, withTreeSpent } from '../tree-budget.ts';
 
 export const createSession = defineAction({
   name: 'create_session',
@@ -65,6 +65,8 @@ async function runCreateSession(args: ToolArguments, context: ActionContext): Pr
 
   const conversation = await getConversation(sessions, caller.sessionId);
   const request = { ...sessionChoices(args), userId: caller.userId, callerSessionId: caller.sessionId, provenance: provenanceOf(relay, conversation) };
+  // The session service refuses a start from a held tree: what the tree spent on paired relays is asked for first.
+  await refreshRemoteSpend(context, caller);
   const checked = await startSession(sessions, { ...request, dryRun: true });
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write, firstStartedByCaller: checked.firstStartedByCaller })) {
     await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);

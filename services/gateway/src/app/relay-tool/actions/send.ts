@@ -27,7 +27,7 @@ import { answered } from '../../../domain/answers.ts';
 import { getConversation } from '../../session-reads.ts';
 import type { SessionClient } from '../../ports.ts';
 import { budgetArgument } from '../../../domain/budget-argument.ts';
-import { withBudgetNote, withTreeSpent } from '../tree-budget.ts';
+import { refreshRemoteSpend, withBudgetNote, withTreeSpent } from '../tree-budget.ts';
 
 export const send = defineAction({
   name: 'send',
@@ -72,6 +72,8 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
     // This relay's extension: narrows the budget of a session this conversation started.
     budget: budgetArgument(args.budget, 'Nothing was sent.'),
   };
+  // The session service refuses a prompt into a held tree: what the tree spent on paired relays is asked for first.
+  await refreshRemoteSpend(context, { userId: caller.userId, sessionId: args.session });
   const checked = await sendMessage(sessions, { ...message, dryRun: true });
   if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
     const choice = { text: args.text, model: args.model, effort: args.effort, mode: args.mode, billingSwitch: checked.billingSwitch };
