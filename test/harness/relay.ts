@@ -88,7 +88,7 @@ class ServiceProcess {
 
   /** Another replica of this service: the same environment but its port (the gateway's HTTP one, another's gRPC one). */
   replica(port: number): ServiceProcess {
-    const listens = this.name === 'gateway' ? { PORT: String(port) } : { GRPC_PORT: String(port) };
+    const listens: Record<string, string> = this.name === 'gateway' ? { PORT: String(port) } : { GRPC_PORT: String(port) };
     return new ServiceProcess(this.name, { ...this.env, ...listens }, this.nodeArgs, this.image);
   }
 
