@@ -35,7 +35,7 @@ const ports: ProviderPorts = {
   history: async () => [],
   usage: { record: async () => undefined, totalsSince: async () => [], pause: async () => undefined, pausesAt: async () => [] },
   claudeStates: { get: async () => undefined, set: async () => undefined },
-  codexThreads: { get: async () => undefined, set: async () => undefined },
+  codexThreads: { get: async () => undefined, set: async () => undefined, forget: async () => undefined },
   claudeQuery: () => {
     throw new Error('not called');
   },

@@ -18,4 +18,8 @@ export class PrismaCodexThreads implements CodexThreads {
     const row = { threadId: thread.threadId, rolloutPath: thread.rolloutPath, rollout: Buffer.from(thread.rollout), updatedAt: this.clock.now() };
     await this.prisma.codexThread.upsert({ where: { sessionId }, create: { sessionId, ...row }, update: row });
   }
+
+  async forget(sessionId: string): Promise<void> {
+    await this.prisma.codexThread.deleteMany({ where: { sessionId } });
+  }
 }

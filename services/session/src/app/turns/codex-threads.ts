@@ -15,4 +15,6 @@ export interface CodexThread {
 export interface CodexThreads {
   get(sessionId: string): Promise<CodexThread | undefined>;
   set(sessionId: string, thread: CodexThread): Promise<void>;
+  /** Forgets the session's thread: its next turn starts a new one from the relay's record of the conversation. */
+  forget(sessionId: string): Promise<void>;
 }

@@ -69,27 +69,23 @@ export class CodexThreadKeeper {
     return { id: started.thread.id, path: started.thread.path ?? undefined, resumed: false };
   }
 
-  /** Keeps the thread's rollout as it is now for the session (what the next turn, or replica, resumes); false when it could not. */
+  /**
+   * Keeps the thread's rollout as it is now for the session (what the next turn, or replica, resumes); false when it
+   * could not, and then the session's thread is forgotten: an older rollout would miss what the thread did since, the
+   * relay's record does not.
+   */
   async keep(thread: OpenedThread): Promise<boolean> {
     const relative = thread.path?.startsWith(`${this.#home}/`) ? thread.path.slice(this.#home.length + 1) : undefined;
-    if (relative === undefined || !ROLLOUT_PATH.test(relative)) {
-      this.#log.warn({ threadId: thread.id, path: thread.path }, "Codex's rollout is not in its sessions folder; the next turn replays the relay's record");
-      return false;
-    }
     try {
+      if (relative === undefined || !ROLLOUT_PATH.test(relative)) throw new Error(`the rollout ${thread.path} is not in Codex's sessions folder`);
       const read = await this.#connection.request<{ dataBase64: string }>('fs/readFile', { path: thread.path });
       const rollout = Buffer.from(read.dataBase64, 'base64');
-      if (rollout.byteLength > MAX_ROLLOUT_BYTES) {
-        this.#log.warn({ threadId: thread.id, bytes: rollout.byteLength }, "Codex's rollout is too big to keep; the next turn replays the relay's record");
-        return false;
-      }
+      if (rollout.byteLength > MAX_ROLLOUT_BYTES) throw new Error(`the rollout is ${rollout.byteLength} bytes, more than the ${MAX_ROLLOUT_BYTES} kept`);
       await this.#threads.set(this.#sessionId, { threadId: thread.id, rolloutPath: relative, rollout });
       return true;
     } catch (error) {
-      this.#log.warn(
-        { err: error, threadId: thread.id },
-        "Codex's rollout could not be kept; the next turn resumes an earlier one or replays the relay's record",
-      );
+      this.#log.warn({ err: error, threadId: thread.id }, "Codex's rollout could not be kept; the next turn replays the relay's record");
+      await this.#threads.forget(this.#sessionId).catch((cause: unknown) => this.#log.warn({ err: cause }, "Codex's thread could not be forgotten"));
       return false;
     }
   }
