@@ -310,11 +310,16 @@ async function onUpdate(input: TurnInput, tally: Tally, update: SessionUpdate): 
   }
 }
 
-/** The tokens a prompt response reports (ACP's `usage`, where the agent sends it). */
+/** The tokens a prompt response reports: ACP's `usage`, else Gemini CLI's `_meta.quota.token_count`. */
 function countTokens(tally: Tally, response: object): void {
-  const usage = (response as { usage?: { inputTokens?: unknown; outputTokens?: unknown } }).usage;
-  if (typeof usage?.inputTokens === 'number') tally.inputTokens += usage.inputTokens;
-  if (typeof usage?.outputTokens === 'number') tally.outputTokens += usage.outputTokens;
+  const reported = response as {
+    usage?: { inputTokens?: unknown; outputTokens?: unknown };
+    _meta?: { quota?: { token_count?: { input_tokens?: unknown; output_tokens?: unknown } } } | null;
+  };
+  const quota = reported._meta?.quota?.token_count;
+  const [input, output] = reported.usage ? [reported.usage.inputTokens, reported.usage.outputTokens] : [quota?.input_tokens, quota?.output_tokens];
+  if (typeof input === 'number') tally.inputTokens += input;
+  if (typeof output === 'number') tally.outputTokens += output;
 }
 
 /** The agent's "model" select option: its id, current value and values. */
