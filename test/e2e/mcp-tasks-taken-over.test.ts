@@ -3,8 +3,9 @@
 // `send` waits for its reply: once the lease has run out (the relay's virtual clock moved past it, never slept out)
 // the first replica takes the task over and completes it with the reply, the target session holding the one message.
 // Killed while a task-run `create_session` waits on its card, the task is taken over waiting on the same card; the
-// person's Allow through the user API then creates one session, whose command runs once. On SIGTERM the replica hands
-// its task over at once, with no lease to wait out.
+// person's Allow through the user API then creates one session, whose command runs once. A card-gated write that is not
+// made again ends failed, saying it may or may not have taken effect, and acts on no later Allow. On SIGTERM the
+// replica hands its task over at once, with no lease to wait out.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -192,6 +193,25 @@ it('takes over a create_session waiting on its card: the same card, and after th
   expect(textOf(done.result)).toMatchObject({ ok: true, status: 'done', reply: { text: expect.stringMatching(/^command /) } });
   expect(((await relay.api('GET', '/api/v1/sessions')).body.sessions as { title: string }[]).filter((session) => session.title === title)).toHaveLength(1);
   expect(await until('the command’s line', async () => (await readFile(join(folder, 'ran.txt'), 'utf8').catch(() => '')) || undefined)).toBe('ran\n');
+});
+
+it('ends visibly a card-gated write whose replica was killed: failed, saying it may or may not have taken effect, and a later Allow changes nothing', async () => {
+  await startSecond();
+  const target = await idleWorker('Kept title');
+  // A session this client did not start: renaming it takes the person's Allow, and update_session is not made again.
+  const taskId = await startOnSecond({ action: 'update_session', relay: 'this', session: target, title: 'Never renamed' });
+  const waiting = await rowWhen('the task waiting on its card', taskId, (row) => row.status === 'input_required');
+
+  await second.kill();
+  await relay.jumpTo(new Date(relay.now().getTime() + PAST_THE_LEASE_MS));
+  const failed = await reaches(taskId, 'failed');
+  expect(failed.statusMessage).toContain('update_session is not made again by another gateway: it may or may not have taken effect');
+  expect((await relay.api('POST', `/api/v1/cards/${waiting.card_id}`, { decision: 'allow' })).status).toBe(200);
+  const title = async () => (await relay.api('GET', `/api/v1/sessions/${target}`)).body.session.title;
+  expect(await title()).toBe('Kept title');
+  await relay.settled();
+  expect(await title()).toBe('Kept title');
+  expect(await request(relay.gatewayUrl, 'tasks/get', { taskId })).toMatchObject({ status: 'failed' });
 });
 
 it('hands a task over on SIGTERM at once: the other replica finishes it, no lease waited out', async () => {

@@ -109,10 +109,12 @@ export class McpTaskRunner {
     if (refusal !== undefined || this.stopping) {
       // A replica stopping meanwhile lets the task go for another.
       const end =
-        refusal === undefined ? { status: task.status, statusMessage: '', release: true } : { status: 'failed', statusMessage: refusal, release: false };
+        refusal === undefined
+          ? { status: task.status, statusMessage: task.statusMessage, cardId: task.cardId, release: true }
+          : { status: 'failed', statusMessage: refusal, cardId: '', release: false };
       const { id, sessionId, progressJson } = task;
       void this.deps.mcpTasks
-        .updateMcpTask({ id, sessionId, progressJson, resultJson: '', cardId: '', runnerId: this.id, leaseMs: String(LEASE_MS), ...end })
+        .updateMcpTask({ id, sessionId, progressJson, resultJson: '', runnerId: this.id, leaseMs: String(LEASE_MS), ...end })
         .catch((error: unknown) => this.deps.logger.warn({ err: error, task: task.id }, 'an MCP task taken over could not be ended; its lease runs out'));
       return;
     }
