@@ -237,6 +237,9 @@ describe('a Codex session is one thread, kept by the relay', () => {
     const first = api.requests.at(-1)!.body;
     await restartSessionService();
     const before = api.requests.length;
+    const tokens = async () =>
+      (await relayToolResult(relay, { action: 'usage', relay: 'this' })).providers.find((provider: any) => provider.provider === 'codex').meters[0].used;
+    const used = await tokens();
     const next = await send(sessionId, 'and now?');
     const turn = await finish(relay, sessionId, next);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
@@ -251,6 +254,8 @@ describe('a Codex session is one thread, kept by the relay', () => {
     expect(resumed[0].input.find((item: any) => item.type === 'function_call_output' && item.call_id === call.call_id)).toBeDefined();
     expect(userTexts(resumed[0].input).at(-1)).toBe('and now?');
     expect(JSON.stringify(resumed[0].input)).not.toContain('Earlier in this conversation');
+    // Its one answer's tokens only: not the thread's total, which holds the earlier turn's.
+    expect((await tokens()) - used).toBe(55);
   });
 
   it('hands a turn waiting on its card over when the session service stops: the same card, its Allow applied once', async () => {

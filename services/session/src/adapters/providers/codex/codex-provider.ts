@@ -86,6 +86,8 @@ interface Tokens {
 interface Tally {
   /** The turn's thread, once Codex has opened it: its messages are the reply (a sub-agent's thread has its own). */
   thread: string | undefined;
+  /** The turn Codex runs on that thread, once started. */
+  turn: string | undefined;
   /** Keeps the thread's rollout, once the CLI is up. */
   keeper: CodexThreadKeeper | undefined;
   opened: OpenedThread | undefined;
@@ -169,6 +171,7 @@ export class CodexProvider implements Provider {
     const resume = input.resume as CodexResumePoint | undefined;
     const tally: Tally = {
       thread: undefined,
+      turn: undefined,
       keeper: undefined,
       opened: undefined,
       messages: [...(resume?.messages ?? [])],
@@ -227,6 +230,7 @@ export class CodexProvider implements Provider {
         sandboxPolicy: { type: 'externalSandbox', networkAccess: 'enabled' },
       });
       running = { threadId: opened.id, turnId: begun.turn.id };
+      tally.turn = begun.turn.id;
       if (input.signal.aborted) interrupt();
       // Stopped, the turn still ends here: by Codex's own end of it after turn/interrupt, else with its CLI.
       const result = await Promise.race([completed, exit]);
@@ -313,8 +317,9 @@ export class CodexProvider implements Provider {
       }
       case 'thread/tokenUsage/updated': {
         // Each thread's total so far, its earlier turns' with it (a resumed thread's): what it was before its first
-        // answer in this turn is taken off.
-        const { threadId, tokenUsage } = params as { threadId: string; tokenUsage: { total: Tokens; last: Tokens } };
+        // answer in this turn is taken off. The turn's own thread reports its earlier total as it resumes: not this turn's.
+        const { threadId, turnId, tokenUsage } = params as { threadId: string; turnId: string; tokenUsage: { total: Tokens; last: Tokens } };
+        if (ours && turnId !== tally.turn) break;
         const total = { inputTokens: tokenUsage.total.inputTokens, outputTokens: tokenUsage.total.outputTokens };
         const before = tally.tokens.get(threadId)?.before ?? {
           inputTokens: total.inputTokens - tokenUsage.last.inputTokens,
