@@ -15,8 +15,8 @@ import type { AppServerConnection } from './app-server-connection.ts';
 /** A rollout bigger than this is not kept (the next turn replays the relay's record instead). */
 export const MAX_ROLLOUT_BYTES = 16 * 1024 * 1024;
 
-/** Where a rollout may lie under Codex's home: its sessions folder, never above it. */
-const ROLLOUT_PATH = /^sessions\/(?:[\w.-]+\/)*rollout-[\w.-]+\.jsonl$/;
+/** Where a rollout may lie under Codex's home: its sessions folder, never above it (no segment starts with a dot). */
+const ROLLOUT_PATH = /^sessions\/(?:[\w-][\w.-]*\/)*rollout-[\w.-]+\.jsonl$/;
 
 /** How every turn's thread runs: Codex asks before each command and file change; the relay's sandbox encloses it. */
 export interface ThreadSettings {
@@ -36,11 +36,11 @@ export class CodexThreadKeeper {
   readonly #threads: CodexThreads;
   readonly #log: Logger;
   readonly #sessionId: string;
-  readonly #connection: AppServerConnection;
+  readonly #connection: Pick<AppServerConnection, 'request'>;
   readonly #home: string;
 
   /** `home`: the CLI's CODEX_HOME (its initialize answer). */
-  constructor(input: { threads: CodexThreads; log: Logger; sessionId: string; connection: AppServerConnection; home: string }) {
+  constructor(input: { threads: CodexThreads; log: Logger; sessionId: string; connection: Pick<AppServerConnection, 'request'>; home: string }) {
     this.#threads = input.threads;
     this.#log = input.log;
     this.#sessionId = input.sessionId;
