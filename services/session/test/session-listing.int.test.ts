@@ -1,5 +1,6 @@
 // list_sessions' order and pages as PgSessionReads reads them from a real PostgreSQL: the most recently active first
-// (ties by newest creation, then id), a page of the scope with its total, counted apart only when the page is full.
+// (ties by newest creation, then id), a page of the scope with its total, counted apart only when the page is full, and
+// read through the index in that order, whatever plan PostgreSQL keeps for the prepared statement.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -22,7 +23,8 @@ const ACTIVE: string[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
-  pool = new pg.Pool({ connectionString: database.url });
+  // One connection: the one the listing's statement is prepared on.
+  pool = new pg.Pool({ connectionString: database.url, max: 1 });
   prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   reads = new PgSessionReads(pool);
   await prisma.user.createMany({ data: ['u1', 'u2'].map((id) => ({ id, name: id, createdAt: NOW })) });
@@ -80,4 +82,29 @@ it('tells the total of the last page, and of a scope smaller than a page, withou
 it('counts the scope for a page past the last', async () => {
   expect(await listed({ limit: 100, offset: 300 }, false)).toEqual({ ids: [], total: 250, statements: 2 });
   expect(await listed({ limit: 100, offset: 300 })).toEqual({ ids: [], total: 251, statements: 2 });
+});
+
+it("reads a page through the listing's index, never every session of the user, in the generic plan too", async () => {
+  // A user with as many sessions as a busy relay's: a plan that scans them all is one the planner would pick.
+  await prisma.user.create({ data: { id: 'busy', name: 'busy', createdAt: NOW } });
+  await pool.query(
+    `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at)
+     SELECT 'busy-' || n, 'busy', 'Busy ' || n, 'script', '', 'hosted', 'idle', '', $1::timestamp - n * interval '1 minute', $1::timestamp - n * interval '1 minute'
+       FROM generate_series(1, 10000) AS n`,
+    [NOW],
+  );
+  await pool.query('ANALYZE sessions');
+  await reads.listSessions('busy', { archived: false }, { limit: 100, offset: 0 }, SINCE);
+  const client = await pool.connect();
+  try {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    const values = `'busy', '${SINCE.toISOString()}', false, NULL, '{}', 3, 101, 100`;
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) EXECUTE session_reads_list(${values})`);
+    const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(plan).toContain('Index Scan using sessions_user_id_last_activity_at_created_at_id_idx on sessions');
+    expect(plan).not.toMatch(/Seq Scan on sessions(?! h)/);
+  } finally {
+    await client.query('RESET plan_cache_mode');
+    client.release();
+  }
 });

@@ -92,14 +92,15 @@ const LISTING_ORDER = (s: string) => `${s}.last_activity_at DESC, ${s}.created_a
 /** The user's ($1) sessions in a listing's scope (the parameter `archived`: archived or not, NULL: both). */
 const inScope = (archived: string) => `user_id = $1 AND (${archived}::boolean IS NULL OR archived = ${archived})`;
 
-// The page first ($7 sessions, NULL: all, past the first $8), by the index alone; only its rows are joined. The agent's
-// note rides on its own session's row; a listing without that row reads it apart (PENDING).
+// The page first ($7 sessions, NULL: all, past the first $8), read in the index's order; only its rows are joined and
+// given their columns (joining the page back to sessions let the generic plan hash it and scan every session). The
+// agent's note rides on its own session's row; a listing without that row reads it apart (PENDING).
 const LIST: PreparedRead = {
   name: 'session_reads_list',
   text: `
-  WITH page AS (SELECT id FROM sessions WHERE ${inScope('$3')} ORDER BY ${LISTING_ORDER('sessions')} LIMIT $7 OFFSET $8)
+  WITH s AS (SELECT * FROM sessions WHERE ${inScope('$3')} ORDER BY ${LISTING_ORDER('sessions')} LIMIT $7 OFFSET $8)
   SELECT ${LISTED_COLUMNS}, ${pendingColumns('$5', '$6')}
-    FROM page JOIN sessions s ON s.id = page.id ${LISTED_JOINS} ${agentJoin('$4')} AND agent.id = s.id
+    FROM s ${LISTED_JOINS} ${agentJoin('$4')} AND agent.id = s.id
    ORDER BY ${LISTING_ORDER('s')}`,
 };
 // How many sessions a listing's scope holds.
