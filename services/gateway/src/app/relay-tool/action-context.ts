@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { ActionTraits } from '../../domain/action-traits.ts';
 import type { CallShape } from '../../domain/call-key.ts';
 import type { Owners } from '../ports.ts';
-import type { MakeOnce } from './made-once.ts';
+import type { CallEffects } from './made-once.ts';
 import type { PairedRelay } from '@relay/proto/relay/pairing/v1/pairing_service';
 import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 
@@ -68,7 +68,7 @@ export interface ActionContext extends Owners {
    * Set for a call run as an MCP task: its effects that must not be made twice (a message sent, a session created) go
    * through it (made-once.ts), so a replica that takes the task over finds them made; its cards are keyed by the call.
    */
-  makeOnce?: MakeOnce;
+  effects?: CallEffects;
   /** Set for an external caller: the reads that can ask for its pending note along do. */
   pendingAlong?: PendingAlong;
 }

@@ -7,7 +7,7 @@
  * running turn (decisions.md, External sessions). Its card names it, is keyed by the call (call-key.ts), and
  * stays in the Inbox when the wait runs out, so the same call made again picks up the decision. A 2026 client that opens
  * URLs (cardsAnswerAtOnce) is not kept waiting at all: its card is keyed by the call too and answered at once, pending.
- * A call run as an MCP task (makeOnce) keys its card by the call as well, so the replica that takes it over waits on it.
+ * A call run as an MCP task (effects) keys its card by the call as well, so the replica that takes it over waits on it.
  */
 import type { ActionContext } from './action-context.ts';
 import { raisedCard } from './raised-card.ts';
@@ -46,7 +46,7 @@ export async function askApproval(card: CardText, conversation: Conversation, co
   }
   const answersAtOnce = context.cardsAnswerAtOnce === true;
   // A task's card too: the replica that takes the task over raises it again and finds the same card and its decision.
-  const keyed = external || answersAtOnce || context.makeOnce !== undefined;
+  const keyed = external || answersAtOnce || context.effects !== undefined;
   if (keyed && context.call !== undefined) request.callKey = callKeyOf(caller.sessionId, context.call, card.title);
   const raised = await raisedCard(questions, request);
   let decided: Card | undefined = cardStatusName(raised.status) === 'pending' ? undefined : raised;

@@ -41,7 +41,7 @@ export interface DispatchDeps extends Owners {
 export const EXTERNAL_CALL_SECONDS = 50;
 
 /** The call's line to the agent: whether it is still there, and progress while it waits. */
-export type CallChannel = Pick<ActionContext, 'signal' | 'progress' | 'cardsAnswerAtOnce' | 'onCardWait' | 'makeOnce'> & {
+export type CallChannel = Pick<ActionContext, 'signal' | 'progress' | 'cardsAnswerAtOnce' | 'onCardWait' | 'effects'> & {
   /** How long the client says it bears a call (MCP `_meta` "relay/answerWithinSeconds"); shortens an external caller's bound. */
   answerWithinSeconds?: number;
   /** The caller's W3C trace context (MCP `_meta.traceparent`): the call's span continues the caller's trace. */
@@ -106,7 +106,7 @@ export function dispatchToolCall(input: unknown, caller: Caller & { sessionId: s
           ...(release === undefined || channel.inTask === true ? {} : { answerBy: answerBy(deps, channel.answerWithinSeconds) }),
           ...(channel.cardsAnswerAtOnce === true ? { cardsAnswerAtOnce: true } : {}),
           ...(channel.onCardWait === undefined ? {} : { onCardWait: channel.onCardWait }),
-          ...(channel.makeOnce === undefined ? {} : { makeOnce: channel.makeOnce }),
+          ...(channel.effects === undefined ? {} : { effects: channel.effects }),
           call: { action, args: parsed.args },
           ...(pendingAlong === undefined ? {} : { pendingAlong }),
         };

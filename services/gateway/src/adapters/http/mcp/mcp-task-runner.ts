@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { SystemClock, type Timer } from '@relay/clock';
 import type { McpTask } from '@relay/proto/relay/session/v1/mcp_task_service';
 import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
-import type { MakeOnce } from '../../../app/relay-tool/made-once.ts';
+import type { CallEffects } from '../../../app/relay-tool/made-once.ts';
 import type { McpTaskClient } from '../../../app/ports.ts';
 import type { Caller } from '../../../domain/caller.ts';
 import { whyNotMadeAgain, type Effects } from '../../../domain/why-not-made-again.ts';
@@ -145,8 +145,9 @@ export class McpTaskRunner {
         if (!held) return false;
         try {
           const { task: written } = await deps.mcpTasks.updateMcpTask({ id: task.id, sessionId, ...fields });
-          if (written?.status === 'cancelled') cancelled.abort();
-          if (written?.runnerId !== this.id) {
+          // Cancelled by its client (through any replica), or held by another runner (or none): the write did not land,
+          // and nothing more of this replica's does — an effect not yet begun is never made.
+          if (written?.status === 'cancelled' || written?.runnerId !== this.id) {
             held = false;
             cancelled.abort();
           }
@@ -165,10 +166,14 @@ export class McpTaskRunner {
     };
     let effectUnderWay: Promise<unknown> = Promise.resolve();
     let leaving = false;
-    const makeOnce: MakeOnce = async (name, make, codec) => {
+    const made: CallEffects['made'] = (name, codec) => {
       const recorded = effects[name];
-      if (recorded !== undefined && 'outcome' in recorded) return codec.fromJSON(recorded.outcome);
-      if (recorded !== undefined) throw new Error(`the effect ${name} of task ${task.id} was begun and not recorded made`);
+      return recorded !== undefined && 'outcome' in recorded ? codec.fromJSON(recorded.outcome) : undefined;
+    };
+    const once: CallEffects['once'] = async (name, make, codec) => {
+      const recorded = made(name, codec);
+      if (recorded !== undefined) return recorded;
+      if (effects[name] !== undefined) throw new Error(`the effect ${name} of task ${task.id} was begun and not recorded made`);
       if (leaving || cancelled.signal.aborted) throw new Error(`task ${task.id} stopped before its effect ${name}`);
       // Begun, recorded before it is made: a replica that finds it begun and not made does not make it again.
       effects[name] = {};
@@ -207,7 +212,7 @@ export class McpTaskRunner {
           signal: cancelled.signal,
           inTask: true,
           ...channel,
-          makeOnce,
+          effects: { once, made },
           progress: async (message) => {
             state.statusMessage = message;
             await write();

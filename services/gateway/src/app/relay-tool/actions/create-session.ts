@@ -13,7 +13,7 @@ import { groupOf } from '../../../domain/answers.ts';
 import { groupView } from '../../views/session-view.ts';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
-import { madeOnce, type OutcomeCodec } from '../made-once.ts';
+import { madeBefore, madeOnce, type OutcomeCodec } from '../made-once.ts';
 import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
@@ -65,16 +65,19 @@ async function runCreateSession(args: ToolArguments, context: ActionContext): Pr
 
   const conversation = await getConversation(sessions, caller.sessionId);
   const request = { ...sessionChoices(args), userId: caller.userId, callerSessionId: caller.sessionId, provenance: provenanceOf(relay, conversation) };
-  // The session service refuses a start from a held tree: what the tree spent on paired relays is asked for first.
-  await refreshRemoteSpend(context, caller);
-  const checked = await startSession(sessions, { ...request, dryRun: true });
-  if (needsCard({ mode: conversation.session.mode, writes: context.action.write, firstStartedByCaller: checked.firstStartedByCaller })) {
-    await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
+  // A task taken over after its session was created goes on from there: the checks before it were passed.
+  let created = madeBefore(context, 'create_session', CREATED);
+  if (created === undefined) {
+    // The session service refuses a start from a held tree: what the tree spent on paired relays is asked for first.
+    await refreshRemoteSpend(context, caller);
+    const checked = await startSession(sessions, { ...request, dryRun: true });
+    if (needsCard({ mode: conversation.session.mode, writes: context.action.write, firstStartedByCaller: checked.firstStartedByCaller })) {
+      await askApproval(createSessionCard(relay, checked.session, args.text), conversation, context);
+    }
+    await passLoopGuard(conversation, context, 'Nothing was created.');
+    // Created once: a replica that takes a task over reads the session this call created.
+    created = await madeOnce(context, 'create_session', () => startSession(sessions, { ...request, dryRun: false }), CREATED);
   }
-  await passLoopGuard(conversation, context, 'Nothing was created.');
-
-  // Created once: a replica that takes a task over reads the session this call created.
-  const created = await madeOnce(context, 'create_session', () => startSession(sessions, { ...request, dryRun: false }), CREATED);
   const result = await awaitTurn(
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: created.session.id, messageId: created.messageId, waitSeconds: wait.waitSeconds },
     context,

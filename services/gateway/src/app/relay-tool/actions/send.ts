@@ -8,7 +8,7 @@ import { SendMessageRequest, SendMessageResponse } from '@relay/proto/relay/sess
 import type { Session, TurnResult } from '@relay/proto/relay/session/v1/session';
 import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
-import { madeOnce, type OutcomeCodec } from '../made-once.ts';
+import { madeBefore, madeOnce, type OutcomeCodec } from '../made-once.ts';
 import type { RelayCallOrigin } from '../relay-call-origin.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { requireArguments } from '../../../domain/require-arguments.ts';
@@ -72,17 +72,20 @@ async function runSend(args: ToolArguments, context: ActionContext): Promise<Suc
     // This relay's extension: narrows the budget of a session this conversation started.
     budget: budgetArgument(args.budget, 'Nothing was sent.'),
   };
-  // The session service refuses a prompt into a held tree: what the tree spent on paired relays is asked for first.
-  await refreshRemoteSpend(context, { userId: caller.userId, sessionId: args.session });
-  const checked = await sendMessage(sessions, { ...message, dryRun: true });
-  if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
-    const choice = { text: args.text, model: args.model, effort: args.effort, mode: args.mode, billingSwitch: checked.billingSwitch };
-    await askApproval(sendCard(relay, checked.session, choice), conversation, context);
+  // A task taken over after its message was sent goes on from there: the checks before it were passed.
+  let sent = madeBefore(context, 'send', SENT);
+  if (sent === undefined) {
+    // The session service refuses a prompt into a held tree: what the tree spent on paired relays is asked for first.
+    await refreshRemoteSpend(context, { userId: caller.userId, sessionId: args.session });
+    const checked = await sendMessage(sessions, { ...message, dryRun: true });
+    if (needsCard({ mode: conversation.session.mode, writes: context.action.write })) {
+      const choice = { text: args.text, model: args.model, effort: args.effort, mode: args.mode, billingSwitch: checked.billingSwitch };
+      await askApproval(sendCard(relay, checked.session, choice), conversation, context);
+    }
+    await passLoopGuard(conversation, context, 'Nothing was sent.');
+    // Sent once: a replica that takes a task over reads the message this call sent.
+    sent = await madeOnce(context, 'send', () => sendMessage(sessions, { ...message, dryRun: false }), SENT);
   }
-  await passLoopGuard(conversation, context, 'Nothing was sent.');
-
-  // Sent once: a replica that takes a task over reads the message this call sent.
-  const sent = await madeOnce(context, 'send', () => sendMessage(sessions, { ...message, dryRun: false }), SENT);
   const result = await awaitTurn(
     { userId: caller.userId, callerSessionId: caller.sessionId, sessionId: sent.session.id, messageId: sent.messageId, waitSeconds: wait.waitSeconds },
     context,
