@@ -7,7 +7,10 @@
 // Each read at 1×, 10× and 100× its data, seeded straight into the services' own databases: `list_sessions` for a
 // user with 100, 1,000 and 10,000 sessions, `read_session` of a conversation of 100, 1,000 and 10,000 messages, and
 // `list_questions` of a conversation with 10, 100 and 1,000 pending asks (past the 20 a conversation may ask: the
-// seed goes round the rule, to see what the listing costs).
+// seed goes round the rule, to see what the listing costs; the question service lists at most 500, and so does its
+// SQL here), and `list_subscriptions` of a conversation with 10, 100 and 1,000 active subscriptions (past its limit
+// the same way). `list_sessions` answers a page of 100 (the most recently active, with their total): its SQL is that
+// page and the count.
 // Beside each, measured in the same minutes (a call of each in turn), the bare SQL that returns the same rows, run by
 // this process over one PostgreSQL connection: the goal is the read within 2× of it at every size. It prints p50 and
 // the answer's size.
@@ -70,6 +73,16 @@ async function sideBySide(read: Timed, sql: Timed): Promise<{ read: number; sql:
   };
 }
 
+/** list_sessions' rows as bare SQL: the page of the 100 most recently active sessions, and how many there are. */
+function sqlPage(db: pg.Client, userId: string): Timed {
+  return async () => {
+    const start = performance.now();
+    await db.query('SELECT * FROM sessions WHERE user_id = $1 AND archived = false ORDER BY last_activity_at DESC, created_at DESC, id LIMIT 100', [userId]);
+    await db.query('SELECT count(*) FROM sessions WHERE user_id = $1 AND archived = false', [userId]);
+    return performance.now() - start;
+  };
+}
+
 await buildStaleServices();
 console.log(`load average at the start: ${loadAverage()} (the machine is shared with other work: compare the read with its SQL, not across runs)`);
 const relay = await startRelay({ name: 'read-costs', readyTimeoutMs: 180_000 });
@@ -77,6 +90,8 @@ const db = new pg.Client({ connectionString: relay.databaseUrls.session });
 await db.connect();
 const questions = new pg.Client({ connectionString: relay.databaseUrls.question });
 await questions.connect();
+const subscriptions = new pg.Client({ connectionString: relay.databaseUrls.subscription });
+await subscriptions.connect();
 const lines = ['| read | data | read p50 | bare SQL p50 | ratio | answer |', '|---|---|---|---|---|---|'];
 try {
   const agent = await relay.createExternalSession('the reading agent');
@@ -84,6 +99,7 @@ try {
   const conversation = await relay.createExternalSession('a long conversation');
   let sessions = 2;
   let asks = 0;
+  let subscribed = 0;
   let messages = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE session_id = $1', [conversation.id])).rows[0]!.n;
   for (const size of SIZES) {
     // Seeded as the service writes them: sessions of the user, messages of one conversation, in order.
@@ -111,12 +127,17 @@ try {
     );
     asks = size / 10;
     await questions.query('ANALYZE asks');
+    await subscriptions.query(
+      `INSERT INTO subscriptions (id, user_id, watcher_session_id, scope, sessions, events, created_at)
+       SELECT 'bench-sub-' || n, $1, $2, 'sessions', jsonb_build_array('bench-s-' || n), '["turn_end","error"]', now() - (100000 - n) * interval '1 second'
+       FROM generate_series($3::int, $4::int) AS n`,
+      [relay.userId, agent.id, subscribed, size / 10 - 1],
+    );
+    subscribed = size / 10;
+    await subscriptions.query('ANALYZE subscriptions');
 
     const listed: number[] = [];
-    const list = await sideBySide(
-      relayRead(client, { action: 'list_sessions', relay: 'this' }, listed),
-      sqlRead(db, 'SELECT * FROM sessions WHERE user_id = $1 AND archived = false ORDER BY last_activity_at DESC', [relay.userId]),
-    );
+    const list = await sideBySide(relayRead(client, { action: 'list_sessions', relay: 'this' }, listed), sqlPage(db, relay.userId));
     lines.push(
       `| \`list_sessions\` | ${size.toLocaleString('en')} sessions | ${fixed(list.read)} ms | ${fixed(list.sql)} ms | ${fixed(list.read / list.sql)}× | ${fixed(listed[0]! / 1024, 0)} KB |`,
     );
@@ -133,17 +154,30 @@ try {
       relayRead(client, { action: 'list_questions' }, asked),
       sqlRead(
         questions,
-        "SELECT * FROM asks WHERE asking_session_id = $1 AND (status = 'pending' OR ended_at > now() - interval '1 day') ORDER BY created_at",
+        "SELECT * FROM asks WHERE asking_session_id = $1 AND (status = 'pending' OR ended_at > now() - interval '1 day') ORDER BY created_at DESC, id DESC LIMIT 500",
         [agent.id],
       ),
     );
     lines.push(
       `| \`list_questions\` | ${(size / 10).toLocaleString('en')} pending asks | ${fixed(pending.read)} ms | ${fixed(pending.sql)} ms | ${fixed(pending.read / pending.sql)}× | ${fixed(asked[0]! / 1024, 0)} KB |`,
     );
+    const watched: number[] = [];
+    const watching = await sideBySide(
+      relayRead(client, { action: 'list_subscriptions' }, watched),
+      sqlRead(
+        subscriptions,
+        "SELECT * FROM subscriptions WHERE watcher_session_id = $1 AND (ended_at IS NULL OR ended_at > now() - interval '1 hour') ORDER BY created_at",
+        [agent.id],
+      ),
+    );
+    lines.push(
+      `| \`list_subscriptions\` | ${(size / 10).toLocaleString('en')} subscriptions | ${fixed(watching.read)} ms | ${fixed(watching.sql)} ms | ${fixed(watching.read / watching.sql)}× | ${fixed(watched[0]! / 1024, 0)} KB |`,
+    );
     console.log(`${size.toLocaleString('en')} done; load average ${loadAverage()}`);
   }
   await client.close();
 } finally {
+  await subscriptions.end();
   await questions.end();
   await db.end();
   await relay.stop();

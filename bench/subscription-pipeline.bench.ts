@@ -207,7 +207,11 @@ async function pipeline(nats: NatsServer, replicas: number): Promise<Result> {
   const database = await createTestDatabase({ migrationsDir });
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
+  const filling = performance.now();
   await fillSubscriptions(admin);
+  console.log(
+    `${SUBSCRIPTIONS.toLocaleString('en')} subscriptions filled (one INSERT … SELECT, and ANALYZE) in ${fixed((performance.now() - filling) / 1000, 1)} s`,
+  );
   // The fill's own counts are reported before the phase starts (once this backend is idle again).
   await admin.query('SELECT pg_stat_force_next_flush()');
   const publisher: Bus = await connectBus({ url: nats.url, name: 'bench-publisher', logger, ...nats.credentials(TEST_NATS_USER) });

@@ -3,14 +3,19 @@
 // (needs the local PostgreSQL at 127.0.0.1:5432; starts a relay of its own with test/harness/relay.ts, rebuilding
 // stale service bundles first).
 //
-// BENCH_WAITS external sessions' agents each call `wait` on their own conversation (nothing arrives, so each call is
-// held: the relay holds an external call's answer for up to RELAY_EXTERNAL_CALL_SECONDS, 50 s). Over BENCH_SECONDS
-// while they wait, it reads each process's CPU (the six services, and the relay's PostgreSQL backends as `postgres`)
-// and PostgreSQL transactions per second, against the same window with no call in flight before, and each process's
-// resident memory before and during, per wait.
+// BENCH_WAITS external sessions' agents each make a call that waits (the relay holds an external call's answer for up
+// to RELAY_EXTERNAL_CALL_SECONDS, 50 s; its hold as the session's running turn is renewed every 20 s meanwhile), one
+// scenario after the other:
+//   wait   `wait` on their own conversation, nothing arriving;
+//   cards  in plan mode, `ask` on behalf of another session: each call waits on its approval card, which nobody decides.
+// Over BENCH_SECONDS while they wait (from SETTLE_MS after they started, the cards' over RAMP_MS, so the window holds
+// a round of the holds' renewals) it reads each process's CPU (the six services, and the relay's PostgreSQL backends
+// as `postgres`) and PostgreSQL transactions per second, against the same window with no call in flight before, and
+// each process's resident memory before and during, per wait.
 //
-//   BENCH_WAITS     concurrent waits (default 1000)
-//   BENCH_SECONDS   the window measured, at rest and while they wait (default 15)
+//   BENCH_WAITS      concurrent waits (default 1000)
+//   BENCH_SECONDS    the window measured, at rest and while they wait (default 30)
+//   BENCH_SCENARIOS  which, in order (default wait,cards)
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -22,10 +27,17 @@ import { mcpClient, relayBackends } from './support/relay-agents.ts';
 const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { buildStaleServices(): Promise<void> };
 
 const WAITS = Number(process.env.BENCH_WAITS ?? 1000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'wait,cards').split(',') as Scenario[];
 /** The calls wait longer than the window and its settling: the relay answers an external call by 50 s. */
 const WAIT_SECONDS = 45;
-const SETTLE_MS = 3_000;
+const SETTLE_MS = 5_000;
+/** How long the cards' calls take to start, evenly spread (the waits start at once). */
+const RAMP_MS = 10_000;
+/** The sessions the cards' asks are about: an ask may have 20 pending per session it is about. */
+const ASKED_ABOUT = 60;
+
+type Scenario = 'wait' | 'cards';
 
 /** Resident memory of a process in MB. */
 function rssMb(pid: number | undefined): number {
@@ -70,42 +82,74 @@ await stats.connect();
 try {
   const agents: { id: string; token: string }[] = [];
   for (let i = 0; i < WAITS; i++) agents.push(await relay.createExternalSession(`waiting agent ${i}`));
+  const about: string[] = [];
+  for (let i = 0; i < ASKED_ABOUT; i++) about.push((await relay.createExternalSession(`asked about ${i}`)).id);
   for (const agent of agents) clients.push(await mcpClient(relay.mcpUrl, agent.token));
   const services = ['gateway', ...STATEFUL] as const;
-  const memoryAtRest = Object.fromEntries(services.map((name) => [name, rssMb(relay.services[name].pid)]));
-  const atRest = await window(relay, backends.pids, stats);
 
-  let answered = 0;
-  const waits = clients.map((client, i) =>
-    client
-      .callTool({ name: 'relay_tool', arguments: { action: 'wait', relay: 'this', session: agents[i]!.id, wait_seconds: WAIT_SECONDS } }, undefined, {
-        timeout: 120_000,
-      })
-      .then((result) => {
-        answered += 1;
-        if (answered === 1) console.log(`the first answer: ${JSON.stringify(result.content).slice(0, 300)}`);
-      }),
-  );
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const memoryWaiting = Object.fromEntries(services.map((name) => [name, rssMb(relay.services[name].pid)]));
-  const waiting = await window(relay, backends.pids, stats);
-  const answeredInWindow = answered;
-  await Promise.all(waits);
+  /** What each agent's call is in a scenario. */
+  const callOf = (scenario: Scenario, i: number): Record<string, unknown> =>
+    scenario === 'wait'
+      ? { action: 'wait', relay: 'this', session: agents[i]!.id, wait_seconds: WAIT_SECONDS }
+      : { action: 'ask', relay: 'this', session: about[i % ASKED_ABOUT], question: `Go on with part ${i}?`, options: ['Yes', 'No'] };
 
-  const lines = [
-    `\n${WAITS} concurrent waits (external sessions' own \`wait\`, nothing arriving), ${SECONDS} s windows; ${answeredInWindow} answered before the window ended:`,
-    '| process | CPU at rest | CPU while they wait | memory at rest | memory while they wait | per wait |',
-    '|---|---|---|---|---|---|',
-  ];
-  for (const name of services) {
-    const perWaitKb = ((memoryWaiting[name]! - memoryAtRest[name]!) * 1024) / WAITS;
-    lines.push(
-      `| ${name} | ${fixed(atRest.cpu[name]!, 2)} % | ${fixed(waiting.cpu[name]!, 2)} % | ${fixed(memoryAtRest[name]!, 0)} MB | ${fixed(memoryWaiting[name]!, 0)} MB | ${fixed(perWaitKb, 1)} KB |`,
-    );
+  for (const scenario of SCENARIOS) {
+    if (scenario === 'cards') {
+      for (const agent of agents) {
+        const changed = await relay.api('PATCH', `/api/v1/sessions/${agent.id}`, { mode: 'plan' });
+        if (changed.status !== 200) throw new Error(`PATCH mode answered ${changed.status}: ${JSON.stringify(changed.body)}`);
+      }
+    }
+    const memoryAtRest = Object.fromEntries(services.map((name) => [name, rssMb(relay.services[name].pid)]));
+    const atRest = await window(relay, backends.pids, stats);
+
+    let answered = 0;
+    let failed = 0;
+    // The cards' calls start over RAMP_MS: 1,000 at once time out the token checks and the session service's pool
+    // (the relay answers some REMOTE_RELAY_INTERNAL), which is a burst's cost, not a wait's.
+    const ramp = scenario === 'cards' ? RAMP_MS : 0;
+    const waits = clients.map(async (client, i) => {
+      await new Promise((resolve) => setTimeout(resolve, (ramp * i) / WAITS));
+      return client.callTool({ name: 'relay_tool', arguments: callOf(scenario, i) }, undefined, { timeout: 120_000 }).then(
+        (result) => {
+          answered += 1;
+          if (answered === 1) console.log(`${scenario}: the first answer: ${JSON.stringify(result.content).slice(0, 300)}`);
+        },
+        (error: unknown) => {
+          failed += 1;
+          if (failed === 1) console.log(`${scenario}: the first call that failed: ${String(error).slice(0, 300)}`);
+        },
+      );
+    });
+    await new Promise((resolve) => setTimeout(resolve, ramp + SETTLE_MS));
+    const memoryWaiting = Object.fromEntries(services.map((name) => [name, rssMb(relay.services[name].pid)]));
+    const cards = scenario === 'cards' ? ((await relay.api('GET', '/api/v1/cards')).body.cards as unknown[] | undefined)?.length : undefined;
+    const waiting = await window(relay, backends.pids, stats);
+    const answeredInWindow = answered;
+    await Promise.all(waits);
+
+    const what =
+      scenario === 'wait' ? "external sessions' own `wait`, nothing arriving" : `external agents' \`ask\` waiting on approval cards, ${cards} cards pending`;
+    const lines = [
+      `\n${WAITS} concurrent waits (${what}), ${SECONDS} s windows; ${answeredInWindow} answered before the window ended, ${failed} failed; load average ${loadAverage()}:`,
+      '| process | CPU at rest | CPU while they wait | memory at rest | memory while they wait | per wait |',
+      '|---|---|---|---|---|---|',
+    ];
+    for (const name of services) {
+      const perWaitKb = ((memoryWaiting[name]! - memoryAtRest[name]!) * 1024) / WAITS;
+      lines.push(
+        `| ${name} | ${fixed(atRest.cpu[name]!, 2)} % | ${fixed(waiting.cpu[name]!, 2)} % | ${fixed(memoryAtRest[name]!, 0)} MB | ${fixed(memoryWaiting[name]!, 0)} MB | ${fixed(perWaitKb, 1)} KB |`,
+      );
+    }
+    lines.push(`| postgres (the relay's backends) | ${fixed(atRest.cpu.postgres!, 2)} % | ${fixed(waiting.cpu.postgres!, 2)} % | | | |`);
+    lines.push(`PostgreSQL transactions per second, all the relay's databases: ${fixed(atRest.tps, 1)} at rest, ${fixed(waiting.tps, 1)} while they wait`);
+    console.log(lines.join('\n'));
+    const errors = relay
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"level":"error"') || line.includes('"level":"fatal"'));
+    if (errors.length > 0) console.log(`the relay logged ${errors.length} errors; the first: ${errors.slice(0, 2).join('\n').slice(0, 1500)}`);
   }
-  lines.push(`| postgres (the relay's backends) | ${fixed(atRest.cpu.postgres!, 2)} % | ${fixed(waiting.cpu.postgres!, 2)} % | | | |`);
-  lines.push(`PostgreSQL transactions per second, all the relay's databases: ${fixed(atRest.tps, 1)} at rest, ${fixed(waiting.tps, 1)} while they wait`);
-  console.log(lines.join('\n'));
 } finally {
   await Promise.all(clients.map((client) => client.close()));
   await stats.end();
