@@ -1,7 +1,8 @@
 // How a Codex session keeps its thread (codex-thread-keeper.ts) against a scripted app-server: a kept rollout is
 // written back under Codex's home and the thread resumed by id with the relay's policy; nothing kept, or a kept path
 // outside Codex's sessions folder, is a new thread; a rollout is kept by its path under the home, and one that cannot
-// be kept (outside the sessions folder, too big) forgets the session's thread.
+// be kept (outside the sessions folder, too big) forgets the session's thread. The thread's token total is kept with
+// its rollout, and a resumed thread opens with it (a resumed turn meters its own tokens from there).
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@relay/telemetry';
 import type { CodexThread, CodexThreads } from '../../src/app/turns/codex-threads.ts';
@@ -10,6 +11,9 @@ import { CodexThreadKeeper, MAX_ROLLOUT_BYTES } from '../../src/adapters/provide
 const log = createLogger({ name: 'codex-thread-keeper-test', level: 'silent' });
 const HOME = '/tmp/home/.codex';
 const ROLLOUT = 'sessions/2026/12/07/rollout-2026-12-07T10-00-00-t-1.jsonl';
+const NONE = { inputTokens: 0, outputTokens: 0 };
+/** The session's thread as a turn opened it (resumed, from 100 + 10 tokens). */
+const thread = { id: 't-1', resumed: true, tokens: { inputTokens: 100, outputTokens: 10 } };
 const POLICY = { model: 'gpt-5.4', cwd: '/work/s-1', sandbox: 'read-only', approvalPolicy: 'untrusted' };
 
 class Threads implements CodexThreads {
@@ -46,20 +50,20 @@ describe('CodexThreadKeeper', () => {
   it('opens a new, non-ephemeral thread with the relay’s policy when none is kept', async () => {
     const server = appServer({ 'thread/start': () => ({ thread: { id: 't-new', path: `${HOME}/${ROLLOUT}` } }) });
     const opened = await keeper(new Threads(), server.connection).open({ model: 'gpt-5.4', cwd: '/work/s-1' });
-    expect(opened).toEqual({ id: 't-new', path: `${HOME}/${ROLLOUT}`, resumed: false });
+    expect(opened).toEqual({ id: 't-new', path: `${HOME}/${ROLLOUT}`, resumed: false, tokens: NONE });
     expect(server.requests).toEqual([['thread/start', { ...POLICY, ephemeral: false }]]);
   });
 
   it('writes the kept rollout back under Codex’s home and resumes the thread by id', async () => {
     const threads = new Threads();
-    threads.kept.set('s-1', { threadId: 't-1', rolloutPath: ROLLOUT, rollout: Buffer.from('{"kept":true}\n') });
+    threads.kept.set('s-1', { threadId: 't-1', rolloutPath: ROLLOUT, rollout: Buffer.from('{"kept":true}\n'), tokens: { inputTokens: 100, outputTokens: 10 } });
     const server = appServer({
       'fs/createDirectory': () => ({}),
       'fs/writeFile': () => ({}),
       'thread/resume': () => ({ thread: { id: 't-1', path: `${HOME}/${ROLLOUT}` } }),
     });
     const opened = await keeper(threads, server.connection).open({ model: 'gpt-5.4', cwd: '/work/s-1' });
-    expect(opened).toEqual({ id: 't-1', path: `${HOME}/${ROLLOUT}`, resumed: true });
+    expect(opened).toEqual({ id: 't-1', path: `${HOME}/${ROLLOUT}`, resumed: true, tokens: { inputTokens: 100, outputTokens: 10 } });
     expect(server.requests).toEqual([
       ['fs/createDirectory', { path: `${HOME}/sessions/2026/12/07`, recursive: true }],
       ['fs/writeFile', { path: `${HOME}/${ROLLOUT}`, dataBase64: Buffer.from('{"kept":true}\n').toString('base64') }],
@@ -69,12 +73,12 @@ describe('CodexThreadKeeper', () => {
 
   it('starts a new thread, writing nothing, when the kept path leaves Codex’s sessions folder or Codex cannot resume it', async () => {
     const threads = new Threads();
-    threads.kept.set('s-1', { threadId: 't-1', rolloutPath: 'sessions/../../../etc/rollout-x.jsonl', rollout: Buffer.from('x') });
+    threads.kept.set('s-1', { threadId: 't-1', rolloutPath: 'sessions/../../../etc/rollout-x.jsonl', rollout: Buffer.from('x'), tokens: NONE });
     const escaping = appServer({ 'thread/start': () => ({ thread: { id: 't-new', path: null } }) });
     expect(await keeper(threads, escaping.connection).open({ model: 'gpt-5.4', cwd: '/work/s-1' })).toMatchObject({ id: 't-new', resumed: false });
     expect(escaping.requests.map(([method]) => method)).toEqual(['thread/start']);
 
-    threads.kept.set('s-1', { threadId: 't-1', rolloutPath: ROLLOUT, rollout: Buffer.from('x') });
+    threads.kept.set('s-1', { threadId: 't-1', rolloutPath: ROLLOUT, rollout: Buffer.from('x'), tokens: NONE });
     const refusing = appServer({
       'fs/createDirectory': () => ({}),
       'fs/writeFile': () => ({}),
@@ -88,15 +92,20 @@ describe('CodexThreadKeeper', () => {
     const threads = new Threads();
     const server = appServer({ 'fs/readFile': () => ({ dataBase64: Buffer.from('{"turn":2}\n').toString('base64') }) });
     const keeping = keeper(threads, server.connection);
-    expect(await keeping.keep({ id: 't-1', path: `${HOME}/${ROLLOUT}`, resumed: true })).toBe(true);
-    expect(threads.kept.get('s-1')).toEqual({ threadId: 't-1', rolloutPath: ROLLOUT, rollout: Buffer.from('{"turn":2}\n') });
+    expect(await keeping.keep({ ...thread, path: `${HOME}/${ROLLOUT}` }, { inputTokens: 150, outputTokens: 15 })).toBe(true);
+    expect(threads.kept.get('s-1')).toEqual({
+      threadId: 't-1',
+      rolloutPath: ROLLOUT,
+      rollout: Buffer.from('{"turn":2}\n'),
+      tokens: { inputTokens: 150, outputTokens: 15 },
+    });
 
-    expect(await keeping.keep({ id: 't-1', path: '/tmp/elsewhere/rollout-t-1.jsonl', resumed: true })).toBe(false);
+    expect(await keeping.keep({ ...thread, path: '/tmp/elsewhere/rollout-t-1.jsonl' }, NONE)).toBe(false);
     expect(threads.kept.has('s-1')).toBe(false);
 
-    await threads.set('s-1', { threadId: 't-1', rolloutPath: ROLLOUT, rollout: Buffer.from('older') });
+    await threads.set('s-1', { threadId: 't-1', rolloutPath: ROLLOUT, rollout: Buffer.from('older'), tokens: NONE });
     const big = appServer({ 'fs/readFile': () => ({ dataBase64: Buffer.alloc(MAX_ROLLOUT_BYTES + 1).toString('base64') }) });
-    expect(await keeper(threads, big.connection).keep({ id: 't-1', path: `${HOME}/${ROLLOUT}`, resumed: true })).toBe(false);
+    expect(await keeper(threads, big.connection).keep({ ...thread, path: `${HOME}/${ROLLOUT}` }, NONE)).toBe(false);
     expect(threads.kept.has('s-1')).toBe(false);
   });
 });

@@ -11,11 +11,25 @@ export class PrismaCodexThreads implements CodexThreads {
 
   async get(sessionId: string): Promise<CodexThread | undefined> {
     const row = await this.prisma.codexThread.findUnique({ where: { sessionId } });
-    return row === null ? undefined : { threadId: row.threadId, rolloutPath: row.rolloutPath, rollout: row.rollout };
+    return row === null
+      ? undefined
+      : {
+          threadId: row.threadId,
+          rolloutPath: row.rolloutPath,
+          rollout: row.rollout,
+          tokens: { inputTokens: row.inputTokens, outputTokens: row.outputTokens },
+        };
   }
 
   async set(sessionId: string, thread: CodexThread): Promise<void> {
-    const row = { threadId: thread.threadId, rolloutPath: thread.rolloutPath, rollout: Buffer.from(thread.rollout), updatedAt: this.clock.now() };
+    const row = {
+      threadId: thread.threadId,
+      rolloutPath: thread.rolloutPath,
+      rollout: Buffer.from(thread.rollout),
+      inputTokens: thread.tokens.inputTokens,
+      outputTokens: thread.tokens.outputTokens,
+      updatedAt: this.clock.now(),
+    };
     await this.prisma.codexThread.upsert({ where: { sessionId }, create: { sessionId, ...row }, update: row });
   }
 

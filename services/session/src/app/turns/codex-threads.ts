@@ -9,6 +9,8 @@ export interface CodexThread {
   /** The rollout's path under Codex's home (CODEX_HOME): sessions/YYYY/MM/DD/rollout-….jsonl. */
   rolloutPath: string;
   rollout: Uint8Array;
+  /** The thread's token total when the rollout was kept: a turn that resumes it counts its own tokens from there. */
+  tokens: { inputTokens: number; outputTokens: number };
 }
 
 /** Where Codex sessions' threads are kept, with the session. */

@@ -86,8 +86,6 @@ interface Tokens {
 interface Tally {
   /** The turn's thread, once Codex has opened it: its messages are the reply (a sub-agent's thread has its own). */
   thread: string | undefined;
-  /** The turn Codex runs on that thread, once started. */
-  turn: string | undefined;
   /** Keeps the thread's rollout, once the CLI is up. */
   keeper: CodexThreadKeeper | undefined;
   opened: OpenedThread | undefined;
@@ -171,7 +169,6 @@ export class CodexProvider implements Provider {
     const resume = input.resume as CodexResumePoint | undefined;
     const tally: Tally = {
       thread: undefined,
-      turn: undefined,
       keeper: undefined,
       opened: undefined,
       messages: [...(resume?.messages ?? [])],
@@ -230,7 +227,6 @@ export class CodexProvider implements Provider {
         sandboxPolicy: { type: 'externalSandbox', networkAccess: 'enabled' },
       });
       running = { threadId: opened.id, turnId: begun.turn.id };
-      tally.turn = begun.turn.id;
       if (input.signal.aborted) interrupt();
       // Stopped, the turn still ends here: by Codex's own end of it after turn/interrupt, else with its CLI.
       const result = await Promise.race([completed, exit]);
@@ -247,7 +243,7 @@ export class CodexProvider implements Provider {
       input.signal.removeEventListener('abort', onAbort);
       // The thread as the turn left it, for the next turn; not a turn handed over (the replica taking it keeps it now).
       if (tally.opened !== undefined && !isHandedOver(input.signal) && child.exitCode === null && child.signalCode === null) {
-        if (await tally.keeper!.keep(tally.opened)) await tally.keeper!.tidy(tally.opened);
+        if (await tally.keeper!.keep(tally.opened, threadTokens(tally))) await tally.keeper!.tidy(tally.opened);
       }
       if (killed !== undefined) clearTimeout(killed);
       connection.close();
@@ -316,15 +312,18 @@ export class CodexProvider implements Provider {
         break;
       }
       case 'thread/tokenUsage/updated': {
-        // Each thread's total so far, its earlier turns' with it (a resumed thread's): what it was before its first
-        // answer in this turn is taken off. The turn's own thread reports its earlier total as it resumes: not this turn's.
-        const { threadId, turnId, tokenUsage } = params as { threadId: string; turnId: string; tokenUsage: { total: Tokens; last: Tokens } };
-        if (ours && turnId !== tally.turn) break;
+        // Each thread's total so far, its earlier turns' with it (a resumed thread's): what it was before the turn is
+        // taken off. The turn's own thread: its total as it was kept (it reports it again as it resumes, at no fixed
+        // point); a sub-agent's: the total before its first answer.
+        const { threadId, tokenUsage } = params as { threadId: string; tokenUsage: { total: Tokens; last: Tokens } };
         const total = { inputTokens: tokenUsage.total.inputTokens, outputTokens: tokenUsage.total.outputTokens };
-        const before = tally.tokens.get(threadId)?.before ?? {
-          inputTokens: total.inputTokens - tokenUsage.last.inputTokens,
-          outputTokens: total.outputTokens - tokenUsage.last.outputTokens,
-        };
+        const before =
+          ours && tally.opened !== undefined
+            ? tally.opened.tokens
+            : (tally.tokens.get(threadId)?.before ?? {
+                inputTokens: total.inputTokens - tokenUsage.last.inputTokens,
+                outputTokens: total.outputTokens - tokenUsage.last.outputTokens,
+              });
         tally.tokens.set(threadId, { before, total });
         break;
       }
@@ -373,7 +372,7 @@ export class CodexProvider implements Provider {
       return true;
     }
     const raiseId = `${input.message.id}:codex:${randomUUID()}`;
-    const inThread = tally.opened !== undefined && (await tally.keeper!.keep(tally.opened));
+    const inThread = tally.opened !== undefined && (await tally.keeper!.keep(tally.opened, threadTokens(tally)));
     await this.#save(input, tally, inThread, { raiseId, card: text });
     const allowed = await askOwner(input, this.#o.cards, text, this.#o.logger, raiseId);
     await this.#save(input, tally, inThread, undefined);
@@ -423,6 +422,11 @@ export class CodexProvider implements Provider {
     );
     if (used.inputTokens + used.outputTokens > 0) await recordTurnUsage(this.#o.usage, this.id, input, { ...used, costUsd: null }, this.#o.logger);
   }
+}
+
+/** The turn's thread's token total so far (what it was before the turn, if it has not answered yet). */
+function threadTokens(tally: Tally): Tokens {
+  return (tally.thread === undefined ? undefined : tally.tokens.get(tally.thread)?.total) ?? tally.opened?.tokens ?? { inputTokens: 0, outputTokens: 0 };
 }
 
 /** A card's text as one string, whatever order its fields came back in (the resume point is JSONB). */

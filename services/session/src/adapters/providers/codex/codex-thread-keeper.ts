@@ -30,6 +30,8 @@ export interface OpenedThread {
   /** Its rollout, absolute, in this CLI's home (undefined when Codex names none). */
   path: string | undefined;
   resumed: boolean;
+  /** The thread's token total before this turn (its kept total; none for a new thread). */
+  tokens: { inputTokens: number; outputTokens: number };
 }
 
 export class CodexThreadKeeper {
@@ -66,22 +68,23 @@ export class CodexThreadKeeper {
       }
     }
     const started = await this.#connection.request<{ thread: { id: string; path?: string | null } }>('thread/start', { ...policy, ephemeral: false });
-    return { id: started.thread.id, path: started.thread.path ?? undefined, resumed: false };
+    return { id: started.thread.id, path: started.thread.path ?? undefined, resumed: false, tokens: { inputTokens: 0, outputTokens: 0 } };
   }
 
   /**
-   * Keeps the thread's rollout as it is now for the session (what the next turn, or replica, resumes); false when it
+   * Keeps the thread's rollout as it is now, with its token total `tokens`, for the session (what the next turn, or
+   * replica, resumes); false when it
    * could not, and then the session's thread is forgotten: an older rollout would miss what the thread did since, the
    * relay's record does not.
    */
-  async keep(thread: OpenedThread): Promise<boolean> {
+  async keep(thread: OpenedThread, tokens: OpenedThread['tokens']): Promise<boolean> {
     const relative = thread.path?.startsWith(`${this.#home}/`) ? thread.path.slice(this.#home.length + 1) : undefined;
     try {
       if (relative === undefined || !ROLLOUT_PATH.test(relative)) throw new Error(`the rollout ${thread.path} is not in Codex's sessions folder`);
       const read = await this.#connection.request<{ dataBase64: string }>('fs/readFile', { path: thread.path });
       const rollout = Buffer.from(read.dataBase64, 'base64');
       if (rollout.byteLength > MAX_ROLLOUT_BYTES) throw new Error(`the rollout is ${rollout.byteLength} bytes, more than the ${MAX_ROLLOUT_BYTES} kept`);
-      await this.#threads.set(this.#sessionId, { threadId: thread.id, rolloutPath: relative, rollout });
+      await this.#threads.set(this.#sessionId, { threadId: thread.id, rolloutPath: relative, rollout, tokens });
       return true;
     } catch (error) {
       this.#log.warn({ err: error, threadId: thread.id }, "Codex's rollout could not be kept; the next turn replays the relay's record");
@@ -106,6 +109,6 @@ export class CodexThreadKeeper {
       ...policy,
       excludeTurns: true,
     });
-    return { id: resumed.thread.id, path: resumed.thread.path ?? path, resumed: true };
+    return { id: resumed.thread.id, path: resumed.thread.path ?? path, resumed: true, tokens: kept.tokens };
   }
 }
